@@ -1,0 +1,291 @@
+/* Exact encode and decode between bit patterns and (sign, exponent,
+ * significand), and the exact constants of a format. */
+#include "fpref_format.h"
+
+static uint64_t low_mask(int bits)
+{
+	return bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
+}
+
+static uint64_t exp_all_ones(const struct fpref_format *f)
+{
+	return low_mask(f->exp_bits);
+}
+
+int fpref_format_width(const struct fpref_format *f)
+{
+	return (f->is_signed ? 1 : 0) + f->exp_bits + f->man_bits;
+}
+
+int fpref_format_container_bits(const struct fpref_format *f)
+{
+	return fpref_format_width(f) + f->pad_bits;
+}
+
+int fpref_format_precision(const struct fpref_format *f)
+{
+	return f->man_bits + 1;
+}
+
+/* The least exponent field that holds normal numbers. */
+static int min_normal_field(const struct fpref_format *f)
+{
+	return f->has_zero ? 1 : 0;
+}
+
+/* The greatest exponent field that holds finite numbers. */
+static int max_finite_field(const struct fpref_format *f)
+{
+	int top = (int)exp_all_ones(f);
+	if (f->specials == FPREF_SPECIALS_IEEE)
+		return top - 1;
+	if (f->specials == FPREF_SPECIALS_FN && f->man_bits == 0)
+		return top - 1; /* the all-ones field is the NaN */
+	return top;
+}
+
+/* The greatest mantissa in the top finite binade. */
+static uint64_t max_finite_mantissa(const struct fpref_format *f)
+{
+	uint64_t all = low_mask(f->man_bits);
+	if (f->specials == FPREF_SPECIALS_FN && f->man_bits > 0)
+		return all - 1;
+	return all;
+}
+
+int fpref_format_min_exponent(const struct fpref_format *f)
+{
+	return min_normal_field(f) - f->bias;
+}
+
+int fpref_format_max_exponent(const struct fpref_format *f)
+{
+	return max_finite_field(f) - f->bias;
+}
+
+bool fpref_format_has_inf(const struct fpref_format *f)
+{
+	return f->specials == FPREF_SPECIALS_IEEE;
+}
+
+bool fpref_format_has_nan(const struct fpref_format *f)
+{
+	return f->specials != FPREF_SPECIALS_NONE;
+}
+
+bool fpref_format_has_negative_zero(const struct fpref_format *f)
+{
+	return f->is_signed && f->has_zero && f->specials != FPREF_SPECIALS_FNUZ;
+}
+
+static uint64_t sign_bit(const struct fpref_format *f, bool negative)
+{
+	if (!negative || !f->is_signed)
+		return 0;
+	return (uint64_t)1 << (f->exp_bits + f->man_bits + f->pad_bits);
+}
+
+static uint64_t pack(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
+{
+	return sign_bit(f, negative) | (((field << f->man_bits) | mantissa) << f->pad_bits);
+}
+
+void fpref_format_max_finite(const struct fpref_format *f, struct fpref_unpacked *out)
+{
+	out->cls = FPREF_CLASS_NORMAL;
+	out->negative = false;
+	out->signaling = false;
+	out->significand = ((uint64_t)1 << f->man_bits) | max_finite_mantissa(f);
+	out->exponent = fpref_format_max_exponent(f) - f->man_bits;
+}
+
+void fpref_format_min_normal(const struct fpref_format *f, struct fpref_unpacked *out)
+{
+	out->cls = FPREF_CLASS_NORMAL;
+	out->negative = false;
+	out->signaling = false;
+	out->significand = 1;
+	out->exponent = fpref_format_min_exponent(f);
+}
+
+void fpref_format_min_positive(const struct fpref_format *f, struct fpref_unpacked *out)
+{
+	fpref_format_min_normal(f, out);
+	if (f->subnormals && f->man_bits > 0) {
+		out->cls = FPREF_CLASS_SUBNORMAL;
+		out->exponent -= f->man_bits;
+	}
+}
+
+void fpref_format_epsilon(const struct fpref_format *f, struct fpref_unpacked *out)
+{
+	out->cls = FPREF_CLASS_NORMAL;
+	out->negative = false;
+	out->signaling = false;
+	out->significand = 1;
+	out->exponent = -f->man_bits;
+}
+
+bool fpref_format_nan_bits(const struct fpref_format *f, bool negative, uint64_t *bits)
+{
+	switch (f->specials) {
+	case FPREF_SPECIALS_IEEE:
+		*bits = pack(f, negative, exp_all_ones(f), (uint64_t)1 << (f->man_bits - 1));
+		return true;
+	case FPREF_SPECIALS_FN:
+		*bits = pack(f, negative, exp_all_ones(f), low_mask(f->man_bits));
+		return true;
+	case FPREF_SPECIALS_FNUZ:
+		*bits = pack(f, true, 0, 0);
+		return true;
+	case FPREF_SPECIALS_NONE:
+		break;
+	}
+	return false;
+}
+
+bool fpref_format_inf_bits(const struct fpref_format *f, bool negative, uint64_t *bits)
+{
+	if (!fpref_format_has_inf(f))
+		return false;
+	*bits = pack(f, negative, exp_all_ones(f), 0);
+	return true;
+}
+
+uint64_t fpref_format_max_bits(const struct fpref_format *f, bool negative)
+{
+	return pack(f, negative, (uint64_t)max_finite_field(f), max_finite_mantissa(f));
+}
+
+uint64_t fpref_format_zero_bits(const struct fpref_format *f, bool negative)
+{
+	return pack(f, negative && fpref_format_has_negative_zero(f), 0, 0);
+}
+
+void fpref_fields(const struct fpref_format *f, uint64_t bits, unsigned *sign, uint64_t *exponent, uint64_t *mantissa)
+{
+	uint64_t raw = bits >> f->pad_bits;
+	*mantissa = raw & low_mask(f->man_bits);
+	*exponent = (raw >> f->man_bits) & exp_all_ones(f);
+	*sign = f->is_signed ? (unsigned)((raw >> (f->man_bits + f->exp_bits)) & 1) : 0;
+}
+
+enum fpref_decode_status fpref_decode(const struct fpref_format *f, uint64_t bits, struct fpref_unpacked *out)
+{
+	int container = fpref_format_container_bits(f);
+	if (container < 64 && (bits >> container) != 0)
+		return FPREF_DECODE_INVALID;
+	if ((bits & low_mask(f->pad_bits)) != 0)
+		return FPREF_DECODE_INVALID;
+
+	unsigned sign;
+	uint64_t field, mantissa;
+	fpref_fields(f, bits, &sign, &field, &mantissa);
+	out->negative = sign != 0;
+	out->signaling = false;
+	out->exponent = 0;
+	out->significand = 0;
+
+	bool top = field == exp_all_ones(f);
+	if ((f->specials == FPREF_SPECIALS_IEEE && top) ||
+	    (f->specials == FPREF_SPECIALS_FN && top && mantissa == low_mask(f->man_bits)) ||
+	    (f->specials == FPREF_SPECIALS_FNUZ && sign && field == 0 && mantissa == 0)) {
+		if (f->specials == FPREF_SPECIALS_IEEE && mantissa == 0) {
+			out->cls = FPREF_CLASS_INF;
+		} else {
+			out->cls = FPREF_CLASS_NAN;
+			out->signaling = f->specials == FPREF_SPECIALS_IEEE &&
+					 (mantissa >> (f->man_bits - 1)) == 0;
+		}
+		return FPREF_DECODE_OK;
+	}
+	if (f->has_zero && field == 0) {
+		out->cls = FPREF_CLASS_ZERO;
+		if (mantissa == 0)
+			return FPREF_DECODE_OK;
+		if (!f->subnormals)
+			return FPREF_DECODE_NONCANONICAL;
+		out->cls = FPREF_CLASS_SUBNORMAL;
+		out->significand = mantissa;
+		out->exponent = fpref_format_min_exponent(f) - f->man_bits;
+		return FPREF_DECODE_OK;
+	}
+	out->cls = FPREF_CLASS_NORMAL;
+	out->significand = ((uint64_t)1 << f->man_bits) | mantissa;
+	out->exponent = (int32_t)field - f->bias - f->man_bits;
+	return FPREF_DECODE_OK;
+}
+
+static int top_bit(uint64_t x)
+{
+	return 63 - __builtin_clzll(x);
+}
+
+static int trailing_zeros(uint64_t x)
+{
+	return __builtin_ctzll(x);
+}
+
+int fpref_encode(const struct fpref_format *f, const struct fpref_unpacked *v, uint64_t *bits)
+{
+	if (v->negative && !f->is_signed && v->cls != FPREF_CLASS_NAN)
+		return -1;
+	switch (v->cls) {
+	case FPREF_CLASS_NAN:
+		if (!fpref_format_nan_bits(f, v->negative, bits))
+			return -1;
+		if (v->signaling && f->specials == FPREF_SPECIALS_IEEE) {
+			if (f->man_bits < 2)
+				return -1;
+			*bits = pack(f, v->negative, exp_all_ones(f), 1);
+		}
+		return 0;
+	case FPREF_CLASS_INF:
+		return fpref_format_inf_bits(f, v->negative, bits) ? 0 : -1;
+	case FPREF_CLASS_ZERO:
+		if (!f->has_zero || (v->negative && !fpref_format_has_negative_zero(f)))
+			return -1;
+		*bits = fpref_format_zero_bits(f, v->negative);
+		return 0;
+	case FPREF_CLASS_SUBNORMAL:
+	case FPREF_CLASS_NORMAL:
+		break;
+	}
+	if (v->significand == 0)
+		return -1;
+
+	int64_t lead = (int64_t)v->exponent + top_bit(v->significand); /* exponent of the leading bit */
+	int64_t lsb = (int64_t)v->exponent + trailing_zeros(v->significand);
+	int64_t min_exp = fpref_format_min_exponent(f);
+	if (lead >= min_exp) {
+		if (lsb < lead - f->man_bits)
+			return -1;
+		int64_t field = lead + f->bias;
+		if (field > max_finite_field(f))
+			return -1;
+		/* mantissa = value / 2^(lead - man_bits) without the leading bit */
+		uint64_t scaled = v->significand >> trailing_zeros(v->significand);
+		uint64_t mantissa = (scaled << (f->man_bits - (lead - lsb))) & low_mask(f->man_bits);
+		if (field == max_finite_field(f) && mantissa > max_finite_mantissa(f))
+			return -1;
+		*bits = pack(f, v->negative, (uint64_t)field, mantissa);
+		return 0;
+	}
+	if (!f->subnormals || !f->has_zero || lsb < min_exp - f->man_bits)
+		return -1;
+	uint64_t scaled = v->significand >> trailing_zeros(v->significand);
+	*bits = pack(f, v->negative, 0, scaled << (lsb - (min_exp - f->man_bits)));
+	return 0;
+}
+
+const char *fpref_class_name(enum fpref_class c)
+{
+	static const char *const names[] = { "zero", "subnormal", "normal", "inf", "nan" };
+	return names[c];
+}
+
+const char *fpref_specials_name(enum fpref_specials s)
+{
+	static const char *const names[] = { "ieee", "fn", "fnuz", "none" };
+	return names[s];
+}

@@ -1,0 +1,155 @@
+/* The environment: names, the stochastic-rounding stream, flag words. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpref_env.h"
+
+static const char *const rounding_names[] = { "rne", "rna", "rtz", "rup", "rdn", "rod", "sr" };
+
+void fpref_env_default(struct fpref_env *env)
+{
+	memset(env, 0, sizeof *env);
+	env->rounding = FPREF_RNE;
+	env->overflow = FPREF_OVERFLOW_IEEE;
+	env->tininess = FPREF_TININESS_AFTER;
+	env->sr_width = 32;
+}
+
+const char *fpref_rounding_name(enum fpref_rounding r)
+{
+	return rounding_names[r];
+}
+
+const char *fpref_rounding_choices(void)
+{
+	return "rne, rna, rtz, rup, rdn, rod, sr";
+}
+
+int fpref_rounding_parse(const char *s, enum fpref_rounding *out)
+{
+	for (int i = 0; i <= FPREF_SR; i++)
+		if (strcmp(s, rounding_names[i]) == 0) {
+			*out = (enum fpref_rounding)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_hex_u64(const char *s, uint64_t *out, int *digits)
+{
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	size_t n = strlen(s);
+	if (n == 0 || n > 16)
+		return -1;
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		int c = tolower((unsigned char)s[i]);
+		if (!isxdigit(c))
+			return -1;
+		v = v << 4 | (uint64_t)(isdigit(c) ? c - '0' : c - 'a' + 10);
+	}
+	*out = v;
+	*digits = (int)n;
+	return 0;
+}
+
+int fpref_env_parse_sr(const char *s, struct fpref_env *env, char *err, size_t errlen)
+{
+	const char *colon = strchr(s, ':');
+	long width = -1;
+	const char *body = s;
+	if (colon) {
+		char *end;
+		errno = 0;
+		width = strtol(s, &end, 10);
+		if (errno || end != colon || width < 1 || width > 64) {
+			snprintf(err, errlen, "bad --sr-bits '%s': the width before ':' must be 1..64", s);
+			return -1;
+		}
+		body = colon + 1;
+	}
+	if (strncmp(body, "seed=", 5) == 0) {
+		char *end;
+		errno = 0;
+		unsigned long long seed = strtoull(body + 5, &end, 0);
+		if (errno || end == body + 5 || *end != '\0' || body[5] == '-') {
+			snprintf(err, errlen, "bad --sr-bits '%s': seed=N needs a non-negative integer", s);
+			return -1;
+		}
+		env->sr_seeded = true;
+		env->sr_seed = seed;
+		if (width > 0)
+			env->sr_width = (unsigned)width;
+		return 0;
+	}
+	uint64_t bits;
+	int digits;
+	if (parse_hex_u64(body, &bits, &digits) != 0) {
+		snprintf(err, errlen, "bad --sr-bits '%s' (expected hex random bits such as 0x3a5, "
+			 "WIDTH:HEX such as 12:3a5, seed=N or WIDTH:seed=N)", s);
+		return -1;
+	}
+	if (width < 0)
+		width = 4 * digits;
+	if (width < 64 && (bits >> width) != 0) {
+		snprintf(err, errlen, "bad --sr-bits '%s': 0x%llx does not fit in %ld bits", s,
+			 (unsigned long long)bits, width);
+		return -1;
+	}
+	env->sr_seeded = false;
+	env->sr_width = (unsigned)width;
+	env->sr_random = bits;
+	return 0;
+}
+
+/* A counter-based generator (the SplitMix64 finaliser applied to the
+ * counter): no state, so any value of a batch can be computed alone. */
+uint64_t fpref_sr_stream(uint64_t seed, uint64_t index)
+{
+	uint64_t z = seed + (index + 1) * UINT64_C(0x9e3779b97f4a7c15);
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+uint64_t fpref_env_sr_random(const struct fpref_env *env, uint64_t index)
+{
+	if (!env->sr_seeded)
+		return env->sr_random;
+	uint64_t r = fpref_sr_stream(env->sr_seed, index);
+	return env->sr_width >= 64 ? r : r >> (64 - env->sr_width);
+}
+
+void fpref_flags_describe(unsigned flags, char *buf, size_t len)
+{
+	static const char *const words[] = { "inexact", "underflow", "overflow", "infinite", "invalid" };
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < 5; i++)
+		if (flags & (1u << i)) {
+			int w = snprintf(buf + n, len - n, "%s%s", n ? " " : "", words[i]);
+			if (w < 0 || (size_t)w >= len - n)
+				return;
+			n += (size_t)w;
+		}
+	if (n == 0)
+		snprintf(buf, len, "none");
+}
+
+void fpref_env_describe(const struct fpref_env *env, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "round=%s overflow=%s ftz=%s daz=%s tininess=%s",
+			 fpref_rounding_name(env->rounding),
+			 env->overflow == FPREF_OVERFLOW_SAT ? "sat" : "ieee", env->ftz ? "on" : "off",
+			 env->daz ? "on" : "off", env->tininess == FPREF_TININESS_BEFORE ? "before" : "after");
+	if (n < 0 || (size_t)n >= len || env->rounding != FPREF_SR)
+		return;
+	if (env->sr_seeded)
+		snprintf(buf + n, len - (size_t)n, " sr=%u:seed=%llu", env->sr_width, (unsigned long long)env->sr_seed);
+	else
+		snprintf(buf + n, len - (size_t)n, " sr=%u:%llx", env->sr_width, (unsigned long long)env->sr_random);
+}

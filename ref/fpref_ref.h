@@ -1,0 +1,123 @@
+/* fpref — the MPFR oracle: exact values and correctly rounded results.
+ *
+ * Slow and obviously right.  Every input becomes an mpfr_t that is either
+ * exact or rounded to odd at FPREF_REF_WORK_PREC bits (far more than any
+ * format's precision plus the widest stochastic-rounding window), so that a
+ * single later rounding to a format is the correct rounding of the original
+ * input in every mode.  Rounding to a format is done by MPFR in the format's
+ * exponent range with subnormals (mpfr_set_emin, mpfr_check_range,
+ * mpfr_subnormalize); then the format's overflow and special-value rules of
+ * the environment are applied.  Never goes through float or double. */
+#ifndef FPREF_REF_H
+#define FPREF_REF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <mpfr.h>
+
+#include "fpref_format.h"
+#include "fpref_env.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FPREF_REF_WORK_PREC 192
+
+/* An oracle operand: a number (exact, or rounded to odd with sticky
+ * information when `inexact`), or a NaN that may be signaling. */
+struct fpref_ref_value {
+	mpfr_t x;
+	bool signaling;
+	bool inexact;
+};
+
+void fpref_ref_value_init(struct fpref_ref_value *v);
+void fpref_ref_value_clear(struct fpref_ref_value *v);
+
+/* Parse a decimal ("-1.5e-3", any length), a C99 hex float ("0x1.8p3"),
+ * "inf", "-inf", "nan", "snan".  0, or -1 with a message naming the token. */
+int fpref_ref_parse(const char *text, struct fpref_ref_value *v, char *err, size_t errlen);
+/* The exact value of a bit pattern of format f (daz reads subnormals as
+ * zero).  0, or -1 for an invalid pattern. */
+int fpref_ref_from_bits(const struct fpref_format *f, uint64_t bits, bool daz, struct fpref_ref_value *v);
+
+/* How the rounded value was chosen between the two neighbours. */
+enum fpref_ref_rule {
+	FPREF_RULE_EXACT,        /* representable: no choice */
+	FPREF_RULE_NEAREST,      /* one neighbour is closer */
+	FPREF_RULE_TIE_EVEN,     /* a tie, to the even neighbour */
+	FPREF_RULE_TIE_AWAY,     /* a tie, away from zero */
+	FPREF_RULE_TOWARD_ZERO,
+	FPREF_RULE_TOWARD_POS,
+	FPREF_RULE_TOWARD_NEG,
+	FPREF_RULE_ODD,          /* round to odd: the neighbour with an odd last bit */
+	FPREF_RULE_STOCHASTIC,   /* discarded bits + random bits compared with 2^r */
+	FPREF_RULE_SPECIAL       /* input was NaN, inf or zero: no neighbours */
+};
+
+/* What the format and environment did after that choice. */
+enum fpref_ref_outcome {
+	FPREF_OUTCOME_PLAIN,            /* the chosen neighbour is the result */
+	FPREF_OUTCOME_OVERFLOW_INF,     /* beyond max finite, to inf */
+	FPREF_OUTCOME_OVERFLOW_MAX,     /* beyond max finite, the mode rounds toward zero: max finite */
+	FPREF_OUTCOME_OVERFLOW_NAN,     /* beyond max finite, to inf, but the format has no inf: NaN */
+	FPREF_OUTCOME_SATURATED,        /* overflow=sat clamped to max finite */
+	FPREF_OUTCOME_OVERFLOW_NO_SPECIALS, /* to inf, but the format has neither inf nor NaN: max finite */
+	FPREF_OUTCOME_FLUSHED,          /* ftz: tiny result flushed to zero */
+	FPREF_OUTCOME_ZERO_UNSIGNED,    /* -0 where the format has none: +0 */
+	FPREF_OUTCOME_NO_ZERO_NAN,      /* zero result, the format has no zero: NaN */
+	FPREF_OUTCOME_NO_ZERO_MIN,      /* zero result, no zero, sat: least value */
+	FPREF_OUTCOME_NEGATIVE_UNSIGNED,/* negative number, unsigned format: NaN (ieee) */
+	FPREF_OUTCOME_NEGATIVE_CLAMPED, /* negative number, unsigned format, sat: least value */
+	FPREF_OUTCOME_NAN,              /* NaN input: the format's NaN */
+	FPREF_OUTCOME_NAN_NO_NAN,       /* NaN input, the format has no NaN: +max finite */
+	FPREF_OUTCOME_INF,              /* inf input to a format with inf */
+	FPREF_OUTCOME_INF_NAN,          /* inf input, no inf: NaN (overflow=ieee) */
+	FPREF_OUTCOME_INF_MAX,          /* inf input, no inf and no NaN: max finite */
+	FPREF_OUTCOME_INF_SATURATED,    /* inf input, overflow=sat: max finite */
+	FPREF_OUTCOME_ZERO              /* zero input */
+};
+
+/* Everything `fpref explain` shows.  Initialise with fpref_ref_trace_init. */
+struct fpref_ref_trace {
+	enum fpref_ref_rule rule;
+	enum fpref_ref_outcome outcome;
+	bool bracketed;        /* lo and hi are meaningful (finite nonzero input) */
+	mpfr_t lo, hi;         /* neighbours on the format's grid; hi may lie beyond max finite */
+	mpfr_t result;         /* value of the result when finite */
+	bool tiny;             /* tininess by the environment's rule */
+	unsigned sr_width;
+	uint64_t sr_random;    /* R */
+	mpz_t sr_discarded;    /* T: the first r discarded bits */
+	mpfr_t err_abs, err_rel, err_ulp; /* result - exact, relative, in units of the spacing at the input; NaN when n/a */
+};
+
+void fpref_ref_trace_init(struct fpref_ref_trace *t);
+void fpref_ref_trace_clear(struct fpref_ref_trace *t);
+
+/* Round v to format f under env (sr uses sr_random as R).  Writes the
+ * result's bits and ORs the raised flags into *flags.  trace may be NULL. */
+void fpref_ref_round(const struct fpref_ref_value *v, const struct fpref_format *f, const struct fpref_env *env,
+		     uint64_t sr_random, uint64_t *bits, unsigned *flags, struct fpref_ref_trace *trace);
+
+/* Convert a bit pattern between formats.  0, or -1 for an invalid source pattern. */
+int fpref_ref_convert(const struct fpref_format *from, uint64_t bits, const struct fpref_format *to,
+		      const struct fpref_env *env, uint64_t sr_random, uint64_t *out, unsigned *flags);
+
+/* The exact decimal expansion of a finite x ("448", "-0", "1.5e-45" style
+ * when the exponent is large); inf and nan as words.  Free with free(). */
+char *fpref_ref_decimal(mpfr_srcptr x);
+/* The shortest decimal that reads back (round to nearest even) as the same
+ * bits of format f.  Free with free(). */
+char *fpref_ref_shortest(const struct fpref_format *f, uint64_t bits);
+/* The exact decimal of an unpacked finite value (sign included). */
+char *fpref_ref_unpacked_decimal(const struct fpref_unpacked *u);
+/* C99 hex float of a finite x ("0x1.cp+8"); free with free(). */
+char *fpref_ref_hexfloat(mpfr_srcptr x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

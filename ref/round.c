@@ -1,0 +1,449 @@
+/* The oracle's rounding to a format: MPFR chooses between the two
+ * neighbours on the format's grid; the environment and the format's special
+ * values decide what becomes of the choice. */
+#include <string.h>
+
+#include "fpref_ref.h"
+
+/* Round x onto the grid of format f: precision p, no bound above; below,
+ * the subnormal grid (or {0, least normal} when subnormals are off) when
+ * `bounded`, else no bound either (for tininess after rounding). */
+static int grid_round(mpfr_ptr y, mpfr_srcptr x, const struct fpref_format *f, bool bounded, mpfr_rnd_t rnd)
+{
+	mpfr_set_prec(y, fpref_format_precision(f));
+	int t = mpfr_set(y, x, rnd);
+	if (!bounded)
+		return t;
+	/* MPFR writes numbers as m * 2^E with m in [1/2, 1): the least
+	 * positive number of the range is 2^(emin-1). */
+	mpfr_exp_t least = fpref_format_min_exponent(f) - (f->subnormals ? f->man_bits : 0);
+	mpfr_exp_t saved = mpfr_get_emin();
+	mpfr_set_emin(least + 1);
+	t = mpfr_check_range(y, t, rnd);
+	if (f->subnormals)
+		t = mpfr_subnormalize(y, t, rnd);
+	mpfr_set_emin(saved);
+	return t;
+}
+
+static void unpacked_to_mpfr(mpfr_ptr y, const struct fpref_unpacked *u)
+{
+	mpfr_set_prec(y, 64);
+	mpfr_set_uj_2exp(y, u->significand, u->exponent, MPFR_RNDN);
+	if (u->negative)
+		mpfr_neg(y, y, MPFR_RNDN);
+}
+
+static uint64_t mpz_to_u64(mpz_srcptr z)
+{
+	uint64_t out = 0;
+	size_t count = 0;
+	if (mpz_sizeinbase(z, 2) <= 64)
+		mpz_export(&out, &count, -1, sizeof out, 0, 0, z);
+	return count ? out : 0;
+}
+
+struct choice {
+	mpfr_t lo, hi, chosen;     /* lo toward zero, hi away from zero */
+	enum fpref_ref_rule rule;
+	bool inexact;
+	bool away;                 /* chose hi */
+	mpz_t discarded;           /* sr: T */
+};
+
+static void choice_init(struct choice *c)
+{
+	mpfr_inits2(64, c->lo, c->hi, c->chosen, (mpfr_ptr)0);
+	mpz_init(c->discarded);
+}
+
+static void choice_clear(struct choice *c)
+{
+	mpfr_clears(c->lo, c->hi, c->chosen, (mpfr_ptr)0);
+	mpz_clear(c->discarded);
+}
+
+static bool is_midpoint(mpfr_srcptr x, mpfr_srcptr lo, mpfr_srcptr hi)
+{
+	mpfr_t mid;
+	mpfr_init2(mid, mpfr_get_prec(hi) + 2);
+	mpfr_add(mid, lo, hi, MPFR_RNDN); /* exact: neighbours one grid step apart */
+	mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+	bool tie = mpfr_cmp(x, mid) == 0;
+	mpfr_clear(mid);
+	return tie;
+}
+
+/* |hi - lo| is a power of two: the grid step between the neighbours. */
+static void grid_step(mpfr_ptr step, mpfr_srcptr lo, mpfr_srcptr hi)
+{
+	mpfr_set_prec(step, mpfr_get_prec(hi) + 2);
+	mpfr_sub(step, hi, lo, MPFR_RNDN);
+	mpfr_abs(step, step, MPFR_RNDN);
+}
+
+static bool last_bit_odd(mpfr_srcptr lo, mpfr_srcptr step)
+{
+	if (mpfr_zero_p(lo))
+		return false;
+	mpfr_t k;
+	mpz_t z;
+	mpfr_init2(k, mpfr_get_prec(lo) + 2);
+	mpz_init(z);
+	mpfr_div(k, lo, step, MPFR_RNDN); /* exact: step is a power of two */
+	mpfr_get_z(z, k, MPFR_RNDN);
+	bool odd = mpz_odd_p(z);
+	mpz_clear(z);
+	mpfr_clear(k);
+	return odd;
+}
+
+/* T = the first r bits of |x - lo| / step, truncated. */
+static void discarded_bits(mpz_ptr T, mpfr_srcptr x, mpfr_srcptr lo, mpfr_srcptr step, unsigned r)
+{
+	mpfr_t d;
+	mpfr_init2(d, mpfr_get_prec(x) + mpfr_get_prec(lo) + 4);
+	mpfr_sub(d, x, lo, MPFR_RNDN); /* exact: both are multiples of x's last place */
+	mpfr_abs(d, d, MPFR_RNDN);
+	mpfr_div(d, d, step, MPFR_RNDN);
+	mpfr_mul_2ui(d, d, r, MPFR_RNDN);
+	mpfr_get_z(T, d, MPFR_RNDZ);
+	mpfr_clear(d);
+}
+
+/* Choose the rounded value of a finite nonzero x on f's grid. */
+static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f, bool bounded,
+		   const struct fpref_env *env, uint64_t sr_random)
+{
+	bool negative = mpfr_signbit(x);
+	int t = grid_round(c->lo, x, f, bounded, MPFR_RNDZ);
+	grid_round(c->hi, x, f, bounded, MPFR_RNDA);
+	mpfr_set_prec(c->chosen, fpref_format_precision(f));
+	c->inexact = t != 0;
+	c->away = false;
+	mpz_set_ui(c->discarded, 0);
+	if (!c->inexact) {
+		mpfr_set(c->chosen, c->lo, MPFR_RNDN);
+		c->rule = FPREF_RULE_EXACT;
+		return;
+	}
+	bool tie = is_midpoint(x, c->lo, c->hi);
+	mpfr_t step;
+	mpfr_init2(step, 2);
+	grid_step(step, c->lo, c->hi);
+	switch (env->rounding) {
+	case FPREF_RNE:
+		grid_round(c->chosen, x, f, bounded, MPFR_RNDN);
+		c->away = mpfr_equal_p(c->chosen, c->hi);
+		c->rule = tie ? FPREF_RULE_TIE_EVEN : FPREF_RULE_NEAREST;
+		break;
+	case FPREF_RNA:
+		if (!tie)
+			grid_round(c->chosen, x, f, bounded, MPFR_RNDN);
+		c->away = tie || mpfr_equal_p(c->chosen, c->hi);
+		c->rule = tie ? FPREF_RULE_TIE_AWAY : FPREF_RULE_NEAREST;
+		break;
+	case FPREF_RTZ:
+		c->rule = FPREF_RULE_TOWARD_ZERO;
+		break;
+	case FPREF_RUP:
+		c->away = !negative;
+		c->rule = FPREF_RULE_TOWARD_POS;
+		break;
+	case FPREF_RDN:
+		c->away = negative;
+		c->rule = FPREF_RULE_TOWARD_NEG;
+		break;
+	case FPREF_ROD:
+		c->away = !last_bit_odd(c->lo, step);
+		c->rule = FPREF_RULE_ODD;
+		break;
+	case FPREF_SR: {
+		discarded_bits(c->discarded, x, c->lo, step, env->sr_width);
+		uint64_t T = mpz_to_u64(c->discarded);
+		uint64_t R = sr_random;
+		if (env->sr_width >= 64)
+			c->away = R != 0 && T >= (uint64_t)0 - R;
+		else
+			c->away = T + R >= ((uint64_t)1 << env->sr_width);
+		c->rule = FPREF_RULE_STOCHASTIC;
+		break;
+	}
+	}
+	mpfr_set(c->chosen, c->away ? c->hi : c->lo, MPFR_RNDN);
+	mpfr_clear(step);
+}
+
+void fpref_ref_trace_init(struct fpref_ref_trace *t)
+{
+	memset(t, 0, sizeof *t);
+	mpfr_inits2(64, t->lo, t->hi, t->result, t->err_abs, t->err_rel, t->err_ulp, (mpfr_ptr)0);
+	mpz_init(t->sr_discarded);
+}
+
+void fpref_ref_trace_clear(struct fpref_ref_trace *t)
+{
+	mpfr_clears(t->lo, t->hi, t->result, t->err_abs, t->err_rel, t->err_ulp, (mpfr_ptr)0);
+	mpz_clear(t->sr_discarded);
+}
+
+/* The least value an unsigned or zero-free format holds. */
+static uint64_t lowest_bits(const struct fpref_format *f)
+{
+	if (f->has_zero)
+		return fpref_format_zero_bits(f, false);
+	struct fpref_unpacked least;
+	uint64_t bits = 0;
+	fpref_format_min_positive(f, &least);
+	fpref_encode(f, &least, &bits);
+	return bits;
+}
+
+/* A result of zero (by rounding, flushing or input). */
+static uint64_t zero_result(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+			    unsigned *flags, enum fpref_ref_outcome *outcome)
+{
+	if (f->has_zero) {
+		if (negative && !fpref_format_has_negative_zero(f) && *outcome != FPREF_OUTCOME_FLUSHED)
+			*outcome = FPREF_OUTCOME_ZERO_UNSIGNED;
+		return fpref_format_zero_bits(f, negative);
+	}
+	uint64_t bits;
+	if (env->overflow == FPREF_OVERFLOW_SAT) {
+		*outcome = FPREF_OUTCOME_NO_ZERO_MIN;
+		*flags |= FPREF_FLAG_INEXACT;
+		return lowest_bits(f);
+	}
+	*outcome = FPREF_OUTCOME_NO_ZERO_NAN;
+	*flags |= FPREF_FLAG_INVALID;
+	return fpref_format_nan_bits(f, false, &bits) ? bits : lowest_bits(f);
+}
+
+static bool overflow_goes_to_inf(const struct fpref_env *env, bool negative, bool away)
+{
+	switch (env->rounding) {
+	case FPREF_RNE:
+	case FPREF_RNA:
+		return true;
+	case FPREF_RTZ:
+	case FPREF_ROD:
+		return false;
+	case FPREF_RUP:
+		return !negative;
+	case FPREF_RDN:
+		return negative;
+	case FPREF_SR:
+		return away;
+	}
+	return true;
+}
+
+static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const struct fpref_env *env,
+			     uint64_t sr_random, unsigned *flags, struct fpref_ref_trace *trace)
+{
+	bool negative = mpfr_signbit(x);
+	uint64_t bits = 0;
+	trace->outcome = FPREF_OUTCOME_PLAIN;
+	if (negative && !f->is_signed) {
+		trace->rule = FPREF_RULE_SPECIAL;
+		if (env->overflow == FPREF_OVERFLOW_SAT) {
+			trace->outcome = FPREF_OUTCOME_NEGATIVE_CLAMPED;
+			*flags |= FPREF_FLAG_INEXACT;
+			return lowest_bits(f);
+		}
+		trace->outcome = FPREF_OUTCOME_NEGATIVE_UNSIGNED;
+		*flags |= FPREF_FLAG_INVALID;
+		return fpref_format_nan_bits(f, false, &bits) ? bits : lowest_bits(f);
+	}
+
+	struct choice c, unbounded;
+	choice_init(&c);
+	choose(&c, x, f, true, env, sr_random);
+	trace->rule = c.rule;
+	trace->bracketed = true;
+	mpfr_set_prec(trace->lo, mpfr_get_prec(c.lo));
+	mpfr_set_prec(trace->hi, mpfr_get_prec(c.hi));
+	mpfr_set(trace->lo, c.lo, MPFR_RNDN);
+	mpfr_set(trace->hi, c.hi, MPFR_RNDN);
+	mpz_set(trace->sr_discarded, c.discarded);
+
+	struct fpref_unpacked u;
+	mpfr_t least_normal, largest;
+	mpfr_inits2(64, least_normal, largest, (mpfr_ptr)0);
+	fpref_format_min_normal(f, &u);
+	unpacked_to_mpfr(least_normal, &u);
+	fpref_format_max_finite(f, &u);
+	unpacked_to_mpfr(largest, &u);
+
+	if (env->tininess == FPREF_TININESS_BEFORE) {
+		trace->tiny = mpfr_cmpabs(x, least_normal) < 0;
+	} else {
+		choice_init(&unbounded);
+		choose(&unbounded, x, f, false, env, sr_random);
+		trace->tiny = mpfr_cmpabs(unbounded.chosen, least_normal) < 0;
+		choice_clear(&unbounded);
+	}
+	if (c.inexact)
+		*flags |= FPREF_FLAG_INEXACT;
+	if (c.inexact && trace->tiny)
+		*flags |= FPREF_FLAG_UNDERFLOW;
+
+	if (env->ftz && trace->tiny) {
+		trace->outcome = FPREF_OUTCOME_FLUSHED;
+		*flags |= FPREF_FLAG_UNDERFLOW | FPREF_FLAG_INEXACT;
+		bits = zero_result(f, env, negative, flags, &trace->outcome);
+	} else if (mpfr_cmpabs(c.chosen, largest) > 0) {
+		*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
+		if (env->overflow == FPREF_OVERFLOW_SAT) {
+			trace->outcome = FPREF_OUTCOME_SATURATED;
+			bits = fpref_format_max_bits(f, negative);
+		} else if (!overflow_goes_to_inf(env, negative, c.away)) {
+			trace->outcome = FPREF_OUTCOME_OVERFLOW_MAX;
+			bits = fpref_format_max_bits(f, negative);
+		} else if (fpref_format_inf_bits(f, negative, &bits)) {
+			trace->outcome = FPREF_OUTCOME_OVERFLOW_INF;
+		} else if (fpref_format_nan_bits(f, negative, &bits)) {
+			trace->outcome = FPREF_OUTCOME_OVERFLOW_NAN;
+		} else {
+			trace->outcome = FPREF_OUTCOME_OVERFLOW_NO_SPECIALS;
+			bits = fpref_format_max_bits(f, negative);
+		}
+	} else if (mpfr_zero_p(c.chosen)) {
+		bits = zero_result(f, env, negative, flags, &trace->outcome);
+	} else {
+		mpz_t m;
+		mpz_init(m);
+		mpfr_exp_t e = mpfr_get_z_2exp(m, c.chosen);
+		mpz_abs(m, m);
+		u.cls = FPREF_CLASS_NORMAL; /* encode works out the class */
+		u.negative = negative;
+		u.signaling = false;
+		u.significand = mpz_to_u64(m);
+		u.exponent = (int32_t)e;
+		if (fpref_encode(f, &u, &bits) != 0)
+			bits = 0; /* cannot happen: the grid holds only representable values */
+		mpz_clear(m);
+	}
+	mpfr_clears(least_normal, largest, (mpfr_ptr)0);
+	choice_clear(&c);
+	return bits;
+}
+
+static uint64_t round_special(const struct fpref_ref_value *v, const struct fpref_format *f,
+			      const struct fpref_env *env, unsigned *flags, struct fpref_ref_trace *trace)
+{
+	bool negative = mpfr_signbit(v->x) != 0;
+	uint64_t bits = 0;
+	trace->rule = FPREF_RULE_SPECIAL;
+	if (mpfr_nan_p(v->x)) {
+		if (v->signaling)
+			*flags |= FPREF_FLAG_INVALID;
+		if (fpref_format_nan_bits(f, negative && f->is_signed, &bits)) {
+			trace->outcome = FPREF_OUTCOME_NAN;
+			return bits;
+		}
+		trace->outcome = FPREF_OUTCOME_NAN_NO_NAN;
+		*flags |= FPREF_FLAG_INVALID;
+		return fpref_format_max_bits(f, false);
+	}
+	if (mpfr_inf_p(v->x)) {
+		if (negative && !f->is_signed) {
+			mpfr_t minus_one;
+			mpfr_init2(minus_one, 2);
+			mpfr_set_si(minus_one, -1, MPFR_RNDN);
+			bits = round_finite(minus_one, f, env, 0, flags, trace);
+			mpfr_clear(minus_one);
+			trace->bracketed = false;
+			return bits;
+		}
+		if (fpref_format_inf_bits(f, negative, &bits)) {
+			trace->outcome = FPREF_OUTCOME_INF;
+		} else if (env->overflow == FPREF_OVERFLOW_SAT) {
+			trace->outcome = FPREF_OUTCOME_INF_SATURATED;
+			*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
+			bits = fpref_format_max_bits(f, negative);
+		} else if (fpref_format_nan_bits(f, negative, &bits)) {
+			trace->outcome = FPREF_OUTCOME_INF_NAN;
+			*flags |= FPREF_FLAG_INVALID;
+		} else {
+			trace->outcome = FPREF_OUTCOME_INF_MAX;
+			*flags |= FPREF_FLAG_INVALID;
+			bits = fpref_format_max_bits(f, negative);
+		}
+		return bits;
+	}
+	trace->outcome = FPREF_OUTCOME_ZERO;
+	return zero_result(f, env, negative, flags, &trace->outcome);
+}
+
+static void measure_error(struct fpref_ref_trace *t, mpfr_srcptr x)
+{
+	mpfr_set_nan(t->err_abs);
+	mpfr_set_nan(t->err_rel);
+	mpfr_set_nan(t->err_ulp);
+	if (!mpfr_number_p(t->result) || !mpfr_number_p(x))
+		return;
+	mpfr_prec_t prec = mpfr_get_prec(x) + 80;
+	mpfr_set_prec(t->err_abs, prec);
+	mpfr_set_prec(t->err_rel, 64);
+	mpfr_set_prec(t->err_ulp, 64);
+	mpfr_sub(t->err_abs, t->result, x, MPFR_RNDN);
+	if (!mpfr_zero_p(x))
+		mpfr_div(t->err_rel, t->err_abs, x, MPFR_RNDN);
+	if (mpfr_zero_p(t->err_abs)) {
+		mpfr_set_zero(t->err_ulp, 1);
+	} else if (t->bracketed) {
+		mpfr_t step;
+		mpfr_init2(step, 2);
+		grid_step(step, t->lo, t->hi);
+		mpfr_div(t->err_ulp, t->err_abs, step, MPFR_RNDN);
+		mpfr_clear(step);
+	}
+}
+
+void fpref_ref_round(const struct fpref_ref_value *v, const struct fpref_format *f, const struct fpref_env *env,
+		     uint64_t sr_random, uint64_t *bits, unsigned *flags, struct fpref_ref_trace *trace)
+{
+	mpfr_flags_t saved = mpfr_flags_save();
+	struct fpref_ref_trace local;
+	struct fpref_ref_trace *t = trace ? trace : &local;
+	if (!trace)
+		fpref_ref_trace_init(&local);
+	t->bracketed = false;
+	t->tiny = false;
+	t->sr_width = env->sr_width;
+	t->sr_random = sr_random;
+	mpz_set_ui(t->sr_discarded, 0);
+
+	unsigned raised = 0;
+	if (mpfr_regular_p(v->x))
+		*bits = round_finite(v->x, f, env, sr_random, &raised, t);
+	else
+		*bits = round_special(v, f, env, &raised, t);
+	*flags |= raised;
+
+	if (trace) {
+		struct fpref_ref_value r;
+		fpref_ref_value_init(&r);
+		fpref_ref_from_bits(f, *bits, false, &r);
+		mpfr_set_prec(t->result, mpfr_get_prec(r.x));
+		mpfr_set(t->result, r.x, MPFR_RNDN);
+		fpref_ref_value_clear(&r);
+		measure_error(t, v->x);
+	} else {
+		fpref_ref_trace_clear(&local);
+	}
+	mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
+}
+
+int fpref_ref_convert(const struct fpref_format *from, uint64_t bits, const struct fpref_format *to,
+		      const struct fpref_env *env, uint64_t sr_random, uint64_t *out, unsigned *flags)
+{
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	int r = fpref_ref_from_bits(from, bits, env->daz, &v);
+	if (r == 0)
+		fpref_ref_round(&v, to, env, sr_random, out, flags, NULL);
+	fpref_ref_value_clear(&v);
+	return r;
+}

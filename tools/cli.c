@@ -1,0 +1,172 @@
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("fpref: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_parse_format(const char *text, struct fpref_format *f)
+{
+	char err[1024];
+	if (fpref_format_parse(text, f, err, sizeof err) != 0) {
+		cli_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+void cli_hex(const struct fpref_format *f, uint64_t bits, char *buf, size_t len)
+{
+	int digits = (fpref_format_container_bits(f) + 3) / 4;
+	snprintf(buf, len, "%0*llX", digits, (unsigned long long)bits);
+}
+
+int cli_parse_bits(const struct fpref_format *f, const char *text, uint64_t *bits, char *err, size_t errlen)
+{
+	const char *s = text;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	size_t n = strlen(s);
+	uint64_t v = 0;
+	bool ok = n > 0 && n <= 16;
+	for (size_t i = 0; ok && i < n; i++) {
+		int c = tolower((unsigned char)s[i]);
+		ok = isxdigit(c);
+		v = v << 4 | (uint64_t)(isdigit(c) ? c - '0' : c - 'a' + 10);
+	}
+	if (!ok) {
+		snprintf(err, errlen, "'%s' is not a hex bit pattern of %s", text, f->name);
+		return -1;
+	}
+	struct fpref_unpacked u;
+	if (fpref_decode(f, v, &u) == FPREF_DECODE_INVALID) {
+		snprintf(err, errlen, "'%s' is not a bit pattern of %s (%d bits%s)", text, f->name,
+			 fpref_format_container_bits(f), f->pad_bits ? ", low pad bits zero" : "");
+		return -1;
+	}
+	*bits = v;
+	return 0;
+}
+
+void cli_put(FILE *out, char *s)
+{
+	fputs(s ? s : "?", out);
+	free(s);
+}
+
+static bool looks_like_number(const char *s)
+{
+	if (s[0] != '-')
+		return true;
+	return isdigit((unsigned char)s[1]) || s[1] == '.' || strncmp(s + 1, "inf", 3) == 0 ||
+	       strncmp(s + 1, "nan", 3) == 0 || strncmp(s + 1, "snan", 4) == 0;
+}
+
+static const char *take_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc) {
+		cli_error("option %s needs a value", argv[*i]);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o)
+{
+	memset(o, 0, sizeof *o);
+	fpref_env_default(&o->env);
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v;
+		char err[256];
+		if (strcmp(a, "--") == 0) {
+			for (i++; i < argc; i++) {
+				if (o->npositional == CLI_MAX_POSITIONAL) {
+					cli_error("too many values (at most %d)", CLI_MAX_POSITIONAL);
+					return CLI_EXIT_USAGE;
+				}
+				o->positional[o->npositional++] = argv[i];
+			}
+			break;
+		}
+		if (looks_like_number(a) || a[1] != '-') {
+			if (a[0] == '-' && !looks_like_number(a)) {
+				cli_error("unknown option '%s'", a);
+				return CLI_EXIT_USAGE;
+			}
+			if (o->npositional == CLI_MAX_POSITIONAL) {
+				cli_error("too many values (at most %d)", CLI_MAX_POSITIONAL);
+				return CLI_EXIT_USAGE;
+			}
+			o->positional[o->npositional++] = a;
+			continue;
+		}
+		if ((allowed & CLI_TO) && strcmp(a, "--to") == 0) {
+			if (!(v = take_value(argc, argv, &i)) || cli_parse_format(v, &o->to) != 0)
+				return CLI_EXIT_USAGE;
+			o->have_to = true;
+		} else if ((allowed & CLI_FROM) && strcmp(a, "--from") == 0) {
+			if (!(v = take_value(argc, argv, &i)) || cli_parse_format(v, &o->from) != 0)
+				return CLI_EXIT_USAGE;
+			o->have_from = true;
+		} else if ((allowed & CLI_JSON) && strcmp(a, "--json") == 0) {
+			o->json = true;
+		} else if ((allowed & CLI_ENV) && strcmp(a, "--round") == 0) {
+			if (!(v = take_value(argc, argv, &i)))
+				return CLI_EXIT_USAGE;
+			if (fpref_rounding_parse(v, &o->env.rounding) != 0) {
+				cli_error("unknown rounding mode '%s' (choices: %s)", v, fpref_rounding_choices());
+				return CLI_EXIT_USAGE;
+			}
+		} else if ((allowed & CLI_ENV) && strcmp(a, "--sat") == 0) {
+			o->env.overflow = FPREF_OVERFLOW_SAT;
+		} else if ((allowed & CLI_ENV) && strcmp(a, "--overflow") == 0) {
+			if (!(v = take_value(argc, argv, &i)))
+				return CLI_EXIT_USAGE;
+			if (strcmp(v, "ieee") == 0)
+				o->env.overflow = FPREF_OVERFLOW_IEEE;
+			else if (strcmp(v, "sat") == 0)
+				o->env.overflow = FPREF_OVERFLOW_SAT;
+			else {
+				cli_error("unknown overflow policy '%s' (choices: ieee, sat)", v);
+				return CLI_EXIT_USAGE;
+			}
+		} else if ((allowed & CLI_ENV) && strcmp(a, "--ftz") == 0) {
+			o->env.ftz = true;
+		} else if ((allowed & CLI_ENV) && strcmp(a, "--daz") == 0) {
+			o->env.daz = true;
+		} else if ((allowed & CLI_ENV) && strcmp(a, "--tininess") == 0) {
+			if (!(v = take_value(argc, argv, &i)))
+				return CLI_EXIT_USAGE;
+			if (strcmp(v, "before") == 0)
+				o->env.tininess = FPREF_TININESS_BEFORE;
+			else if (strcmp(v, "after") == 0)
+				o->env.tininess = FPREF_TININESS_AFTER;
+			else {
+				cli_error("unknown tininess '%s' (choices: before, after)", v);
+				return CLI_EXIT_USAGE;
+			}
+		} else if ((allowed & CLI_ENV) && strcmp(a, "--sr-bits") == 0) {
+			if (!(v = take_value(argc, argv, &i)))
+				return CLI_EXIT_USAGE;
+			if (fpref_env_parse_sr(v, &o->env, err, sizeof err) != 0) {
+				cli_error("%s", err);
+				return CLI_EXIT_USAGE;
+			}
+		} else {
+			cli_error("unknown option '%s'", a);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* Shared command-line parsing for the fpref subcommands: options, formats,
+ * environments, and error reporting (exit status 2 for bad input). */
+#ifndef FPREF_CLI_H
+#define FPREF_CLI_H
+
+#include <stdio.h>
+#include "fpref.h"
+
+enum cli_allow {
+	CLI_TO = 1,
+	CLI_FROM = 2,
+	CLI_ENV = 4,
+	CLI_JSON = 8
+};
+
+#define CLI_MAX_POSITIONAL 256
+
+struct cli_options {
+	struct fpref_env env;
+	struct fpref_format to, from;
+	bool have_to, have_from, json;
+	const char *positional[CLI_MAX_POSITIONAL];
+	int npositional;
+};
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
+
+/* Parse argv (after the subcommand name).  Returns 0, or prints a message
+ * and returns CLI_EXIT_USAGE. */
+int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o);
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_parse_format(const char *text, struct fpref_format *f);
+/* Hex digits of a pattern in the width of f's container, upper case, no 0x. */
+void cli_hex(const struct fpref_format *f, uint64_t bits, char *buf, size_t len);
+/* Parse a bit pattern of f written in hex, with or without 0x.  0 or -1 with a message in err. */
+int cli_parse_bits(const struct fpref_format *f, const char *text, uint64_t *bits, char *err, size_t errlen);
+/* Print a string from the library and free it. */
+void cli_put(FILE *out, char *s);
+
+int cmd_formats(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_table(int argc, char **argv);
+
+#endif

@@ -1,0 +1,117 @@
+/* fpref convert: round values to a format with the oracle, for people or
+ * as a TestFloat-style batch filter. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define LINE_MAX_BYTES 4096
+
+/* Read one operand: bits of --from, or a number. */
+static int read_operand(const struct cli_options *o, const char *text, struct fpref_ref_value *v, char *err,
+			size_t errlen)
+{
+	if (!o->have_from)
+		return fpref_ref_parse(text, v, err, errlen);
+	uint64_t bits;
+	if (cli_parse_bits(&o->from, text, &bits, err, errlen) != 0)
+		return -1;
+	fpref_ref_from_bits(&o->from, bits, o->env.daz, v);
+	return 0;
+}
+
+static void convert_one(const struct cli_options *o, const struct fpref_ref_value *v, uint64_t index,
+			uint64_t *bits, unsigned *flags)
+{
+	*flags = 0;
+	fpref_ref_round(v, &o->to, &o->env, fpref_env_sr_random(&o->env, index), bits, flags, NULL);
+}
+
+static int convert_values(const struct cli_options *o)
+{
+	struct fpref_ref_value v, result;
+	fpref_ref_value_init(&v);
+	fpref_ref_value_init(&result);
+	int status = CLI_EXIT_OK;
+	for (int i = 0; i < o->npositional; i++) {
+		char err[512];
+		if (read_operand(o, o->positional[i], &v, err, sizeof err) != 0) {
+			cli_error("%s", err);
+			status = CLI_EXIT_USAGE;
+			break;
+		}
+		uint64_t bits;
+		unsigned flags;
+		convert_one(o, &v, (uint64_t)i, &bits, &flags);
+		char hex[32], words[96];
+		cli_hex(&o->to, bits, hex, sizeof hex);
+		fpref_flags_describe(flags, words, sizeof words);
+		fpref_ref_from_bits(&o->to, bits, false, &result);
+		printf("%s -> %s %s = ", o->positional[i], o->to.name, hex);
+		cli_put(stdout, fpref_ref_decimal(result.x));
+		printf("  flags %02X (%s)\n", flags, words);
+	}
+	fpref_ref_value_clear(&v);
+	fpref_ref_value_clear(&result);
+	return status;
+}
+
+static int convert_stream(const struct cli_options *o, FILE *in)
+{
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long lineno = 0;
+	uint64_t index = 0;
+	int status = CLI_EXIT_OK;
+	while ((len = getline(&line, &cap, in)) != -1) {
+		lineno++;
+		if (len > LINE_MAX_BYTES) {
+			cli_error("line %lu: longer than %d bytes", lineno, LINE_MAX_BYTES);
+			status = CLI_EXIT_USAGE;
+			break;
+		}
+		if (memchr(line, '\0', (size_t)len)) {
+			cli_error("line %lu: binary data (a NUL byte)", lineno);
+			status = CLI_EXIT_USAGE;
+			break;
+		}
+		char *token = strtok(line, " \t\r\n");
+		if (!token)
+			continue; /* blank line */
+		char err[512];
+		if (read_operand(o, token, &v, err, sizeof err) != 0) {
+			cli_error("line %lu: %s", lineno, err);
+			status = CLI_EXIT_USAGE;
+			break;
+		}
+		uint64_t bits;
+		unsigned flags;
+		convert_one(o, &v, index++, &bits, &flags);
+		char hex[32];
+		cli_hex(&o->to, bits, hex, sizeof hex);
+		printf("%s %s %02X\n", token, hex, flags);
+	}
+	if (status == CLI_EXIT_OK && ferror(in)) {
+		cli_error("cannot read standard input");
+		status = CLI_EXIT_FAIL;
+	}
+	free(line);
+	fpref_ref_value_clear(&v);
+	return status;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct cli_options o;
+	int r = cli_parse(argc, argv, CLI_TO | CLI_FROM | CLI_ENV, &o);
+	if (r)
+		return r;
+	if (!o.have_to) {
+		cli_error("convert needs --to FMT (see fpref formats)");
+		return CLI_EXIT_USAGE;
+	}
+	return o.npositional > 0 ? convert_values(&o) : convert_stream(&o, stdin);
+}

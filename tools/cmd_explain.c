@@ -1,0 +1,193 @@
+/* fpref explain: the teaching view of one rounding. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *rule_text(enum fpref_ref_rule r)
+{
+	switch (r) {
+	case FPREF_RULE_EXACT: return "exact: the value is representable, nothing to choose";
+	case FPREF_RULE_NEAREST: return "nearest: one neighbour is closer";
+	case FPREF_RULE_TIE_EVEN: return "tie: exactly halfway, so the neighbour with the even last bit wins (rne)";
+	case FPREF_RULE_TIE_AWAY: return "tie: exactly halfway, so the neighbour away from zero wins (rna)";
+	case FPREF_RULE_TOWARD_ZERO: return "toward zero (rtz): the neighbour nearer zero";
+	case FPREF_RULE_TOWARD_POS: return "toward +inf (rup): the upper neighbour";
+	case FPREF_RULE_TOWARD_NEG: return "toward -inf (rdn): the lower neighbour";
+	case FPREF_RULE_ODD: return "round to odd (rod): the neighbour whose last bit is 1";
+	case FPREF_RULE_STOCHASTIC: return "stochastic (sr): away from zero iff T + R >= 2^r";
+	case FPREF_RULE_SPECIAL: return "special input: no neighbours";
+	}
+	return "?";
+}
+
+static const char *outcome_text(enum fpref_ref_outcome o)
+{
+	switch (o) {
+	case FPREF_OUTCOME_PLAIN: return NULL;
+	case FPREF_OUTCOME_OVERFLOW_INF: return "overflow: the rounded value exceeds max finite, the mode goes to inf";
+	case FPREF_OUTCOME_OVERFLOW_MAX: return "overflow: the mode rounds toward zero here, so max finite";
+	case FPREF_OUTCOME_OVERFLOW_NAN: return "overflow: the mode goes to inf, the format has no inf, so NaN (use --sat to clamp)";
+	case FPREF_OUTCOME_SATURATED: return "saturated: overflow=sat clamps to max finite";
+	case FPREF_OUTCOME_OVERFLOW_NO_SPECIALS: return "overflow: no inf and no NaN in this format, so max finite";
+	case FPREF_OUTCOME_FLUSHED: return "flushed: ftz turns a tiny result into zero";
+	case FPREF_OUTCOME_ZERO_UNSIGNED: return "zero: the format has no -0, so +0";
+	case FPREF_OUTCOME_NO_ZERO_NAN: return "the format has no zero: NaN, invalid (use --sat for the least value)";
+	case FPREF_OUTCOME_NO_ZERO_MIN: return "the format has no zero: saturated to the least value";
+	case FPREF_OUTCOME_NEGATIVE_UNSIGNED: return "negative value, unsigned format: invalid";
+	case FPREF_OUTCOME_NEGATIVE_CLAMPED: return "negative value, unsigned format: saturated to the least value";
+	case FPREF_OUTCOME_NAN: return "NaN stays NaN (the format's canonical NaN)";
+	case FPREF_OUTCOME_NAN_NO_NAN: return "NaN, but the format has no NaN: +max finite, invalid";
+	case FPREF_OUTCOME_INF: return "inf stays inf";
+	case FPREF_OUTCOME_INF_NAN: return "inf, but the format has no inf: NaN, invalid (use --sat to clamp)";
+	case FPREF_OUTCOME_INF_MAX: return "inf, but the format has neither inf nor NaN: max finite, invalid";
+	case FPREF_OUTCOME_INF_SATURATED: return "inf saturated to max finite (overflow=sat)";
+	case FPREF_OUTCOME_ZERO: return "zero stays zero";
+	}
+	return "?";
+}
+
+static void put_bits_fields(const struct fpref_format *f, uint64_t bits)
+{
+	unsigned sign;
+	uint64_t e, m;
+	char hex[32];
+	fpref_fields(f, bits, &sign, &e, &m);
+	cli_hex(f, bits, hex, sizeof hex);
+	printf("%s [", hex);
+	if (f->is_signed)
+		printf("%u ", sign);
+	for (int i = f->exp_bits - 1; i >= 0; i--)
+		putchar('0' + (int)((e >> i) & 1));
+	putchar(' ');
+	for (int i = f->man_bits - 1; i >= 0; i--)
+		putchar('0' + (int)((m >> i) & 1));
+	putchar(']');
+}
+
+/* A neighbour: its value, and its bits when the format holds it. */
+static void put_neighbour(const struct fpref_format *f, mpfr_srcptr x)
+{
+	cli_put(stdout, fpref_ref_decimal(x));
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	mpfr_set(v.x, x, MPFR_RNDN);
+	struct fpref_env exact;
+	fpref_env_default(&exact);
+	uint64_t bits;
+	unsigned flags = 0;
+	fpref_ref_round(&v, f, &exact, 0, &bits, &flags, NULL);
+	fpref_ref_value_clear(&v);
+	if (flags == 0) {
+		fputs(" = ", stdout);
+		put_bits_fields(f, bits);
+	} else {
+		fputs(" (not in the format: beyond max finite, or a zero it lacks)", stdout);
+	}
+}
+
+static void put_number(mpfr_srcptr x)
+{
+	mpfr_printf("%.6Rg", x);
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	struct cli_options o;
+	int r = cli_parse(argc, argv, CLI_TO | CLI_FROM | CLI_ENV, &o);
+	if (r)
+		return r;
+	if (o.npositional != 1 || !o.have_to) {
+		cli_error("explain needs one VALUE and --to FMT, e.g. fpref explain 464 --to e4m3");
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	char err[512];
+	int status = CLI_EXIT_OK;
+	if (o.have_from) {
+		uint64_t in;
+		if (cli_parse_bits(&o.from, o.positional[0], &in, err, sizeof err) != 0)
+			status = CLI_EXIT_USAGE;
+		else
+			fpref_ref_from_bits(&o.from, in, o.env.daz, &v);
+	} else if (fpref_ref_parse(o.positional[0], &v, err, sizeof err) != 0) {
+		status = CLI_EXIT_USAGE;
+	}
+	if (status != CLI_EXIT_OK) {
+		cli_error("%s", err);
+		fpref_ref_value_clear(&v);
+		return status;
+	}
+
+	const struct fpref_format *f = &o.to;
+	struct fpref_ref_trace t;
+	fpref_ref_trace_init(&t);
+	uint64_t bits;
+	unsigned flags = 0;
+	uint64_t R = fpref_env_sr_random(&o.env, 0);
+	fpref_ref_round(&v, f, &o.env, R, &bits, &flags, &t);
+
+	char envtext[160], words[96];
+	fpref_env_describe(&o.env, envtext, sizeof envtext);
+	fpref_flags_describe(flags, words, sizeof words);
+
+	printf("input        %s%s\n", o.positional[0], o.have_from ? "" : "");
+	printf("  exact      ");
+	cli_put(stdout, fpref_ref_decimal(v.x));
+	if (v.inexact)
+		fputs("  (a decimal with no finite binary form: shown to 192 bits)", stdout);
+	putchar('\n');
+	printf("format       %s: %s%d exponent bits, %d mantissa bits, bias %d, specials %s%s\n", f->name,
+	       f->is_signed ? "sign, " : "unsigned, ", f->exp_bits, f->man_bits, f->bias,
+	       fpref_specials_name(f->specials), f->subnormals ? ", subnormals" : ", no subnormals");
+	printf("environment  %s\n", envtext);
+	if (t.bracketed) {
+		printf("neighbours   ");
+		put_neighbour(f, t.lo);
+		printf("\n         and ");
+		put_neighbour(f, t.hi);
+		putchar('\n');
+	}
+	printf("rule         %s\n", rule_text(t.rule));
+	if (t.rule == FPREF_RULE_STOCHASTIC) {
+		gmp_printf("             T = %Zd (first %u discarded bits), R = %llu, 2^r = 2^%u\n", t.sr_discarded,
+			   t.sr_width, (unsigned long long)t.sr_random, t.sr_width);
+	}
+	const char *out = outcome_text(t.outcome);
+	if (out)
+		printf("             %s\n", out);
+	if (t.tiny)
+		printf("             tiny: below the least normal (tininess %s rounding)\n",
+		       o.env.tininess == FPREF_TININESS_BEFORE ? "before" : "after");
+	printf("result       ");
+	put_bits_fields(f, bits);
+	fputs(" = ", stdout);
+	cli_put(stdout, fpref_ref_decimal(t.result));
+	putchar('\n');
+	if (mpfr_regular_p(t.result)) {
+		printf("  shortest   ");
+		cli_put(stdout, fpref_ref_shortest(f, bits));
+		printf("  (the shortest decimal that reads back as these bits)\n");
+	}
+	printf("flags        %02X (%s)\n", flags, words);
+	if (!mpfr_nan_p(t.err_abs)) {
+		printf("error        ");
+		put_number(t.err_abs);
+		fputs(" absolute", stdout);
+		if (!mpfr_nan_p(t.err_rel)) {
+			fputs(", ", stdout);
+			put_number(t.err_rel);
+			fputs(" relative", stdout);
+		}
+		if (!mpfr_nan_p(t.err_ulp)) {
+			fputs(", ", stdout);
+			put_number(t.err_ulp);
+			fputs(" ulp", stdout);
+		}
+		putchar('\n');
+	}
+	fpref_ref_trace_clear(&t);
+	fpref_ref_value_clear(&v);
+	return status;
+}

@@ -1,0 +1,52 @@
+/* fpref table: every encoding of a small format with its exact value. */
+#include <stdlib.h>
+
+#include "cli.h"
+
+int cmd_table(int argc, char **argv)
+{
+	struct cli_options o;
+	int r = cli_parse(argc, argv, 0, &o);
+	if (r)
+		return r;
+	if (o.npositional != 1) {
+		cli_error("table needs exactly one format, e.g. fpref table e4m3");
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_format f;
+	if (cli_parse_format(o.positional[0], &f) != 0)
+		return CLI_EXIT_USAGE;
+	int bits = fpref_format_container_bits(&f);
+	if (bits > 8) {
+		cli_error("table lists formats of 8 bits or fewer; %s has %d (use fpref explain for single values)",
+			  f.name, bits);
+		return CLI_EXIT_USAGE;
+	}
+	printf("# %s: %d bits, sign|exponent|mantissa, %s\n", f.name, bits, f.note ? f.note : "custom format");
+	for (uint64_t code = 0; code < ((uint64_t)1 << bits); code++) {
+		struct fpref_unpacked u;
+		enum fpref_decode_status st = fpref_decode(&f, code, &u);
+		unsigned sign;
+		uint64_t e, m;
+		fpref_fields(&f, code, &sign, &e, &m);
+		char hex[8], fields[48];
+		cli_hex(&f, code, hex, sizeof hex);
+		int n = 0;
+		if (f.is_signed)
+			n += snprintf(fields + n, sizeof fields - (size_t)n, "%u ", sign);
+		for (int i = f.exp_bits - 1; i >= 0; i--)
+			fields[n++] = (char)('0' + ((e >> i) & 1));
+		fields[n++] = ' ';
+		for (int i = f.man_bits - 1; i >= 0; i--)
+			fields[n++] = (char)('0' + ((m >> i) & 1));
+		fields[n] = '\0';
+		printf("%s  %-*s  %-11s ", hex, 2 + f.exp_bits + f.man_bits, fields,
+		       st == FPREF_DECODE_NONCANONICAL ? "unused" : fpref_class_name(u.cls));
+		if (st == FPREF_DECODE_NONCANONICAL)
+			fputs("(never produced; reads as zero)", stdout);
+		else
+			cli_put(stdout, fpref_ref_unpacked_decimal(&u));
+		putchar('\n');
+	}
+	return CLI_EXIT_OK;
+}

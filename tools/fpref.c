@@ -1,0 +1,66 @@
+/* fpref: the command.  One subcommand per file; this one only dispatches. */
+#include <string.h>
+
+#include "config.h"
+#include "cli.h"
+
+static const char usage[] =
+	"usage: fpref COMMAND [OPTIONS]\n"
+	"\n"
+	"commands:\n"
+	"  formats [--json]                      the format catalogue and its exact constants\n"
+	"  convert --to FMT [--from FMT] [ENV] [VALUE...]\n"
+	"                                        round values to FMT; with no VALUE, read TestFloat\n"
+	"                                        lines (hex operand first) and write 'operand result flags'\n"
+	"  explain VALUE --to FMT [--from FMT] [ENV]\n"
+	"                                        how one value rounds: fields, neighbours, rule, error\n"
+	"  table FMT                             every encoding of a format of 8 bits or fewer\n"
+	"\n"
+	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
+	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
+	"FMT:   a name from 'fpref formats' (float8_e4m3fn, e4m3, bf16, ...) or a custom\n"
+	"       eXmY[,bias=N][,specials=ieee|fn|fnuz|none][,subnormals=on|off][,unsigned][,zero=off]\n"
+	"ENV:   --round rne|rna|rtz|rup|rdn|rod|sr   rounding (default rne)\n"
+	"       --sat | --overflow ieee|sat          overflow policy (default ieee)\n"
+	"       --ftz  --daz                         flush tiny results / read subnormal inputs as zero\n"
+	"       --tininess before|after              underflow detection (default after)\n"
+	"       --sr-bits HEX|W:HEX|seed=N|W:seed=N  random bits for --round sr\n"
+	"Flags (two hex digits): inexact 01, underflow 02, overflow 04, infinite 08, invalid 10.\n"
+	"Exit status: 0 done, 1 failure, 2 bad input.\n";
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return CLI_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(usage, stdout);
+		return CLI_EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("fpref %s (MPFR %s, GMP %s)\n", PACKAGE_VERSION, mpfr_get_version(), gmp_version);
+		return CLI_EXIT_OK;
+	}
+	static const struct {
+		const char *name;
+		int (*run)(int, char **);
+	} commands[] = {
+		{ "formats", cmd_formats },
+		{ "convert", cmd_convert },
+		{ "explain", cmd_explain },
+		{ "table", cmd_table },
+	};
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(cmd, commands[i].name) == 0) {
+			int status = commands[i].run(argc - 2, argv + 2);
+			if (fflush(stdout) != 0 || ferror(stdout)) {
+				cli_error("cannot write the output");
+				return CLI_EXIT_FAIL;
+			}
+			return status;
+		}
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table; see fpref --help)", cmd);
+	return CLI_EXIT_USAGE;
+}
