@@ -28,7 +28,8 @@ static char *layout(bool negative, const char *digits, long point)
 	char *p = out;
 	if (negative)
 		*p++ = '-';
-	if (point > -6 && point <= 21) {
+	/* Python's repr switches to scientific below 1e-4 and from 1e16. */
+	if (point > -4 && point <= 16) {
 		if (point <= 0) {
 			p += sprintf(p, "0.");
 			for (long i = 0; i < -point; i++)

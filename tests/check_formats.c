@@ -1,2 +1,318 @@
+/* The format catalogue: published constants, every encoding of every
+ * format of 16 bits or fewer round-trips, names and custom spellings. */
+#include <math.h>
+#include <string.h>
+
 #include "testutil.h"
-int main(void) { return 1; }
+
+/* The value of a finite unpacked number as a double (exact for every
+ * constant checked here: they are all doubles). */
+static double unpacked_value(const struct fpref_unpacked *u)
+{
+	double v = ldexp((double)u->significand, u->exponent);
+	return u->negative ? -v : v;
+}
+
+static double bits_value(const struct fpref_format *f, uint64_t bits)
+{
+	struct fpref_unpacked u;
+	ck_assert_int_eq(fpref_decode(f, bits, &u), FPREF_DECODE_OK);
+	ck_assert(u.cls != FPREF_CLASS_NAN && u.cls != FPREF_CLASS_INF);
+	return unpacked_value(&u);
+}
+
+struct published {
+	const char *name;
+	double max_finite, min_normal, min_positive;
+	long long inf_bits; /* -1: none */
+	long long nan_bits; /* canonical positive NaN, -1: none */
+	int nan_patterns;   /* how many encodings are NaN */
+};
+
+/* Figures from the OCP OFP8 and MX specifications, IEEE 754, NVIDIA's
+ * documentation and ml_dtypes, typed in from those sources. */
+static const struct published published[] = {
+	{ "float16", 65504.0, 0x1p-14, 0x1p-24, 0x7C00, 0x7E00, 2 * 1023 },
+	{ "bfloat16", 0x1.fep127, 0x1p-126, 0x1p-133, 0x7F80, 0x7FC0, 2 * 127 },
+	{ "float32", 0x1.fffffep127, 0x1p-126, 0x1p-149, 0x7F800000, 0x7FC00000, 2 * 8388607 },
+	{ "tf32", 0x1.ffcp127, 0x1p-126, 0x1p-136, 0x7F800000, 0x7FC00000, 2 * 1023 },
+	{ "float8_e5m2", 57344.0, 0x1p-14, 0x1p-16, 0x7C, 0x7E, 6 },
+	{ "float8_e4m3fn", 448.0, 0x1p-6, 0x1p-9, -1, 0x7F, 2 },
+	{ "float8_e4m3", 240.0, 0x1p-6, 0x1p-9, 0x78, 0x7C, 14 },
+	{ "float8_e4m3fnuz", 240.0, 0x1p-7, 0x1p-10, -1, 0x80, 1 },
+	{ "float8_e5m2fnuz", 57344.0, 0x1p-15, 0x1p-17, -1, 0x80, 1 },
+	{ "float8_e4m3b11fnuz", 30.0, 0x1p-10, 0x1p-13, -1, 0x80, 1 },
+	{ "float8_e3m4", 15.5, 0.25, 0x1p-6, 0x70, 0x78, 30 },
+	{ "float8_e8m0fnu", 0x1p127, 0x1p-127, 0x1p-127, -1, 0xFF, 1 },
+	{ "float6_e2m3fn", 7.5, 1.0, 0.125, -1, -1, 0 },
+	{ "float6_e3m2fn", 28.0, 0.25, 0.0625, -1, -1, 0 },
+	{ "float4_e2m1fn", 6.0, 1.0, 0.5, -1, -1, 0 },
+};
+
+START_TEST(published_constants)
+{
+	const struct published *p = &published[_i];
+	struct fpref_format f = test_format(p->name);
+	struct fpref_unpacked u;
+	fpref_format_max_finite(&f, &u);
+	ck_assert_msg(unpacked_value(&u) == p->max_finite, "%s max %a", p->name, unpacked_value(&u));
+	ck_assert(bits_value(&f, fpref_format_max_bits(&f, false)) == p->max_finite);
+	fpref_format_min_normal(&f, &u);
+	ck_assert_msg(unpacked_value(&u) == p->min_normal, "%s min normal %a", p->name, unpacked_value(&u));
+	fpref_format_min_positive(&f, &u);
+	ck_assert_msg(unpacked_value(&u) == p->min_positive, "%s min positive %a", p->name, unpacked_value(&u));
+	fpref_format_epsilon(&f, &u);
+	ck_assert(unpacked_value(&u) == ldexp(1.0, -f.man_bits));
+
+	uint64_t bits;
+	ck_assert_int_eq(fpref_format_inf_bits(&f, false, &bits), p->inf_bits >= 0);
+	if (p->inf_bits >= 0)
+		ck_assert_uint_eq(bits, (uint64_t)p->inf_bits);
+	ck_assert_int_eq(fpref_format_nan_bits(&f, false, &bits), p->nan_bits >= 0);
+	if (p->nan_bits >= 0)
+		ck_assert_uint_eq(bits, (uint64_t)p->nan_bits);
+
+	/* Count NaN encodings over the whole code space (32-bit: skip). */
+	int container = fpref_format_container_bits(&f);
+	if (container <= 20) {
+		int nans = 0;
+		for (uint64_t c = 0; c < ((uint64_t)1 << container); c++) {
+			if (fpref_decode(&f, c, &u) == FPREF_DECODE_OK && u.cls == FPREF_CLASS_NAN)
+				nans++;
+		}
+		ck_assert_msg(nans == p->nan_patterns, "%s has %d NaN patterns", p->name, nans);
+	}
+}
+END_TEST
+
+START_TEST(specific_encodings)
+{
+	struct fpref_format e4m3 = test_format("e4m3"), e5m2 = test_format("e5m2");
+	struct fpref_format fnuz = test_format("float8_e4m3fnuz"), e8m0 = test_format("e8m0");
+	struct fpref_unpacked u;
+	/* E4M3: NaN only at S.1111.111; S.1111.110 is 448, S.0000.001 is 2^-9. */
+	ck_assert_int_eq(fpref_decode(&e4m3, 0xFF, &u), FPREF_DECODE_OK);
+	ck_assert_int_eq(u.cls, FPREF_CLASS_NAN);
+	ck_assert(bits_value(&e4m3, 0xFE) == -448.0);
+	ck_assert(bits_value(&e4m3, 0x78) == 256.0);
+	ck_assert(bits_value(&e4m3, 0x01) == 0x1p-9);
+	ck_assert(bits_value(&e4m3, 0x08) == 0x1p-6);
+	/* E5M2 follows IEEE: 0x7C inf, 0x7D signaling NaN, 0x7E quiet NaN. */
+	fpref_decode(&e5m2, 0x7C, &u);
+	ck_assert_int_eq(u.cls, FPREF_CLASS_INF);
+	fpref_decode(&e5m2, 0x7D, &u);
+	ck_assert(u.cls == FPREF_CLASS_NAN && u.signaling);
+	fpref_decode(&e5m2, 0xFE, &u);
+	ck_assert(u.cls == FPREF_CLASS_NAN && !u.signaling && u.negative);
+	/* FNUZ: 0x80 is the only NaN, no -0. */
+	fpref_decode(&fnuz, 0x80, &u);
+	ck_assert_int_eq(u.cls, FPREF_CLASS_NAN);
+	ck_assert(!fpref_format_has_negative_zero(&fnuz));
+	ck_assert_uint_eq(fpref_format_zero_bits(&fnuz, true), 0x00);
+	u = (struct fpref_unpacked){ .cls = FPREF_CLASS_ZERO, .negative = true };
+	uint64_t bits;
+	ck_assert_int_eq(fpref_encode(&fnuz, &u, &bits), -1);
+	/* E8M0: 0x00 is 2^-127, 0x7F is 1, 0xFE is 2^127, 0xFF NaN, no zero, no sign. */
+	ck_assert(bits_value(&e8m0, 0x00) == 0x1p-127);
+	ck_assert(bits_value(&e8m0, 0x7F) == 1.0);
+	ck_assert(bits_value(&e8m0, 0xFE) == 0x1p127);
+	fpref_decode(&e8m0, 0xFF, &u);
+	ck_assert_int_eq(u.cls, FPREF_CLASS_NAN);
+	u = (struct fpref_unpacked){ .cls = FPREF_CLASS_ZERO };
+	ck_assert_int_eq(fpref_encode(&e8m0, &u, &bits), -1);
+	u = (struct fpref_unpacked){ .cls = FPREF_CLASS_NORMAL, .negative = true, .significand = 1 };
+	ck_assert_int_eq(fpref_encode(&e8m0, &u, &bits), -1);
+	ck_assert_int_eq(fpref_decode(&e8m0, 0x100, &u), FPREF_DECODE_INVALID);
+	/* TF32 lives in the top 19 bits of an FP32 word. */
+	struct fpref_format tf32 = test_format("tf32");
+	ck_assert(bits_value(&tf32, 0x3F800000) == 1.0);
+	ck_assert(bits_value(&tf32, 0x3F802000) == 1.0 + 0x1p-10);
+	ck_assert_int_eq(fpref_decode(&tf32, 0x3F801000, &u), FPREF_DECODE_INVALID);
+	/* Encoding needs exactness: 1 + 2^-11 is not a float16. */
+	struct fpref_format f16 = test_format("f16");
+	u = (struct fpref_unpacked){ .cls = FPREF_CLASS_NORMAL, .significand = 2049, .exponent = -11 };
+	ck_assert_int_eq(fpref_encode(&f16, &u, &bits), -1);
+	u.significand = 2050; /* 1 + 2^-10, written with a spare factor of two */
+	ck_assert_int_eq(fpref_encode(&f16, &u, &bits), 0);
+	ck_assert_uint_eq(bits, 0x3C01);
+	u = (struct fpref_unpacked){ .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 16 };
+	ck_assert_int_eq(fpref_encode(&f16, &u, &bits), -1); /* 65536 overflows */
+}
+END_TEST
+
+/* Formats swept in full: every named one of 20 bits or fewer, and custom
+ * rows that exercise each option. */
+static const char *const swept[] = {
+	"tf32", "bfloat16", "float16", "float8_e5m2", "float8_e4m3fn", "float8_e4m3", "float8_e4m3fnuz",
+	"float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e3m4", "float8_e8m0fnu", "float6_e2m3fn",
+	"float6_e3m2fn", "float4_e2m1fn", "e4m3,subnormals=off", "e5m2,bias=10,specials=fn",
+	"e3m2,specials=fnuz,bias=4", "e2m2,specials=none,unsigned", "e5m0,specials=fn,unsigned,zero=off,subnormals=off",
+	"e6m9", "e1m3,specials=none", "e3m0,specials=none,subnormals=off",
+};
+
+/* Every pattern decodes and re-encodes to itself (NaNs to the canonical
+ * NaN of the same sign and kind); positive values rise strictly with the
+ * pattern, negatives mirror them; the extremes are the published constants. */
+START_TEST(every_encoding_round_trips)
+{
+	struct fpref_format f = test_format(swept[_i]);
+	int container = fpref_format_container_bits(&f);
+	uint64_t step = (uint64_t)1 << f.pad_bits;
+	uint64_t sign = f.is_signed ? (uint64_t)1 << (container - 1) : 0;
+	double previous = -INFINITY;
+	uint64_t finite = 0, noncanonical = 0;
+	for (uint64_t c = 0; c < ((uint64_t)1 << container); c += step) {
+		struct fpref_unpacked u, back;
+		enum fpref_decode_status st = fpref_decode(&f, c, &u);
+		ck_assert_msg(st != FPREF_DECODE_INVALID, "%s %llx invalid", f.name, (unsigned long long)c);
+		if (st == FPREF_DECODE_NONCANONICAL) {
+			noncanonical++;
+			ck_assert_int_eq(u.cls, FPREF_CLASS_ZERO);
+			continue;
+		}
+		uint64_t bits;
+		ck_assert_msg(fpref_encode(&f, &u, &bits) == 0, "%s %llx does not encode", f.name, (unsigned long long)c);
+		if (u.cls == FPREF_CLASS_NAN) {
+			ck_assert_int_eq(fpref_decode(&f, bits, &back), FPREF_DECODE_OK);
+			ck_assert(back.cls == FPREF_CLASS_NAN && back.negative == u.negative && back.signaling == u.signaling);
+			continue;
+		}
+		ck_assert_msg(bits == c, "%s %llx re-encodes as %llx", f.name, (unsigned long long)c,
+			      (unsigned long long)bits);
+		if (u.cls == FPREF_CLASS_INF)
+			continue;
+		finite++;
+		double v = unpacked_value(&u);
+		if (c < sign || !sign) {
+			ck_assert_msg(v > previous || (v == 0 && previous == -INFINITY), "%s not increasing at %llx",
+				      f.name, (unsigned long long)c);
+			previous = v;
+		} else {
+			struct fpref_unpacked mirror;
+			if (fpref_decode(&f, c - sign, &mirror) == FPREF_DECODE_OK && mirror.cls != FPREF_CLASS_NAN)
+				ck_assert_msg(v == -unpacked_value(&mirror) && signbit(v), "%s %llx is not -(%llx)",
+					      f.name, (unsigned long long)c, (unsigned long long)(c - sign));
+		}
+	}
+	struct fpref_unpacked maxv;
+	fpref_format_max_finite(&f, &maxv);
+	ck_assert_msg(previous == unpacked_value(&maxv), "%s: largest decoded %a, max_finite %a", f.name, previous,
+		      unpacked_value(&maxv));
+	ck_assert(finite > 0);
+	if (!f.subnormals && f.has_zero)
+		ck_assert_uint_eq(noncanonical, (f.is_signed ? 2 : 1) * (((uint64_t)1 << f.man_bits) - 1));
+	else
+		ck_assert_uint_eq(noncanonical, 0);
+}
+END_TEST
+
+START_TEST(names_and_aliases)
+{
+	for (size_t i = 0; i < fpref_format_count(); i++) {
+		const struct fpref_format *row = fpref_format_at(i);
+		char err[512];
+		ck_assert_msg(fpref_format_validate(row, err, sizeof err) == 0, "%s: %s", row->name, err);
+		struct fpref_format f = test_format(row->name);
+		ck_assert_str_eq(f.name, row->name);
+		if (row->alias[0]) {
+			f = test_format(row->alias);
+			ck_assert_str_eq(f.name, row->name);
+		}
+	}
+	ck_assert_str_eq(test_format("E4M3").name, "float8_e4m3fn");
+	ck_assert_str_eq(test_format("BF16").name, "bfloat16");
+	ck_assert_ptr_null(fpref_format_at(fpref_format_count()));
+}
+END_TEST
+
+START_TEST(custom_spellings)
+{
+	struct fpref_format f = test_format("e4m3,bias=8,specials=fnuz");
+	ck_assert_str_eq(f.name, "e4m3,bias=8,specials=fnuz");
+	struct fpref_format named = test_format("float8_e4m3fnuz");
+	ck_assert_int_eq(f.exp_bits, named.exp_bits);
+	ck_assert_int_eq(f.bias, named.bias);
+	ck_assert_int_eq(f.specials, named.specials);
+	f = test_format("e5m2,specials=ieee");
+	ck_assert_str_eq(f.name, "e5m2"); /* canonical spelling drops defaults */
+	ck_assert_int_eq(f.bias, 15);
+	f = test_format("e7m5");
+	ck_assert_int_eq(f.bias, 63);
+	ck_assert_int_eq(fpref_format_width(&f), 13);
+	f = test_format("e2m1,specials=none,subnormals=off,unsigned");
+	ck_assert(!f.is_signed && !f.subnormals);
+}
+END_TEST
+
+static void expect_error(const char *spelling, const char *needle)
+{
+	struct fpref_format f;
+	char err[1024] = "";
+	ck_assert_msg(fpref_format_parse(spelling, &f, err, sizeof err) == -1, "%s accepted", spelling);
+	ck_assert_msg(strstr(err, needle) != NULL, "%s: message '%s' lacks '%s'", spelling, err, needle);
+}
+
+START_TEST(bad_names)
+{
+	expect_error("float8_e4m3fx", "unknown format 'float8_e4m3fx'");
+	expect_error("float8_e4m3fx", "e4m3"); /* lists the choices */
+	expect_error("e4m3,bias=x", "bad format option 'bias=x'");
+	expect_error("e4m3,colour=red", "bad format option 'colour=red'");
+	expect_error("e4m3,specials=odd", "bad format option 'specials=odd'");
+	expect_error("e0m3", "exponent bits must be 1..15");
+	expect_error("e4m70", "mantissa bits 0..62");
+	expect_error("e4m0", "specials=ieee needs");
+	expect_error("e4m3,specials=fnuz,unsigned", "needs a sign bit");
+	expect_error("e8m0,specials=fn,zero=off", "add subnormals=off");
+	expect_error("e15m62", "fit in 64 bits");
+	expect_error("", "unknown format ''");
+}
+END_TEST
+
+START_TEST(sr_options)
+{
+	struct fpref_env env;
+	char err[256];
+	fpref_env_default(&env);
+	ck_assert_int_eq(fpref_env_parse_sr("0x3a5", &env, err, sizeof err), 0);
+	ck_assert_uint_eq(env.sr_width, 12);
+	ck_assert_uint_eq(env.sr_random, 0x3a5);
+	ck_assert_int_eq(fpref_env_parse_sr("5:1f", &env, err, sizeof err), 0);
+	ck_assert_uint_eq(env.sr_width, 5);
+	ck_assert_int_eq(fpref_env_parse_sr("4:1f", &env, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "does not fit in 4 bits"));
+	ck_assert_int_eq(fpref_env_parse_sr("xyz", &env, err, sizeof err), -1);
+	ck_assert_int_eq(fpref_env_parse_sr("65:1", &env, err, sizeof err), -1);
+	ck_assert_int_eq(fpref_env_parse_sr("16:seed=42", &env, err, sizeof err), 0);
+	ck_assert(env.sr_seeded && env.sr_seed == 42 && env.sr_width == 16);
+	ck_assert_uint_lt(fpref_env_sr_random(&env, 7), 1u << 16);
+	ck_assert_int_eq(fpref_env_parse_sr("seed=-1", &env, err, sizeof err), -1);
+}
+END_TEST
+
+/* The counter-based stream is SplitMix64 read at a counter: its published
+ * first outputs from state 0 are these. */
+START_TEST(sr_stream_is_splitmix64)
+{
+	ck_assert_uint_eq(fpref_sr_stream(0, 0), UINT64_C(0xe220a8397b1dcdaf));
+	ck_assert_uint_eq(fpref_sr_stream(0, 1), UINT64_C(0x6e789e6aa1b965f4));
+	ck_assert_uint_eq(fpref_sr_stream(0, 2), UINT64_C(0x06c45d188009454f));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("formats");
+	TCase *tc = tcase_create("catalogue");
+	tcase_add_loop_test(tc, published_constants, 0, (int)(sizeof published / sizeof published[0]));
+	tcase_add_test(tc, specific_encodings);
+	tcase_add_loop_test(tc, every_encoding_round_trips, 0, (int)(sizeof swept / sizeof swept[0]));
+	tcase_add_test(tc, names_and_aliases);
+	tcase_add_test(tc, custom_spellings);
+	tcase_add_test(tc, bad_names);
+	tcase_add_test(tc, sr_options);
+	tcase_add_test(tc, sr_stream_is_splitmix64);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	return test_run(s);
+}

@@ -86,6 +86,37 @@ static void put_neighbour(const struct fpref_format *f, mpfr_srcptr x)
 	}
 }
 
+/* The spellings people meet elsewhere: the shortest decimal that reads back
+ * as these bits, and the shortest for the same value as a float64 (what
+ * Python and NumPy print after a cast to double). */
+static void put_shortest(const struct fpref_format *f, uint64_t bits, mpfr_srcptr value)
+{
+	struct fpref_format f64;
+	fpref_format_parse("float64", &f64, NULL, 0);
+	char *exact = fpref_ref_decimal(value);
+	char *mine = fpref_ref_shortest(f, bits);
+	char *as_double = NULL;
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	mpfr_set(v.x, value, MPFR_RNDN);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	uint64_t dbits;
+	unsigned flags = 0;
+	fpref_ref_round(&v, &f64, &env, 0, &dbits, &flags, NULL);
+	if (flags == 0)
+		as_double = fpref_ref_shortest(&f64, dbits);
+	fpref_ref_value_clear(&v);
+	bool integer = mpfr_integer_p(value) && strlen(exact) <= 17;
+	if (!integer && mine && exact && strcmp(mine, exact) != 0)
+		printf("  shortest   %s  (the shortest decimal that reads back as these bits)\n", mine);
+	if (as_double && exact && strcmp(as_double, exact) != 0 && (!mine || strcmp(as_double, mine) != 0))
+		printf("  as float64 %s  (shortest repr of the same value as a double, as Python prints it)\n", as_double);
+	free(exact);
+	free(mine);
+	free(as_double);
+}
+
 static void put_number(mpfr_srcptr x)
 {
 	mpfr_printf("%.6Rg", x);
@@ -132,12 +163,16 @@ int cmd_explain(int argc, char **argv)
 	fpref_env_describe(&o.env, envtext, sizeof envtext);
 	fpref_flags_describe(flags, words, sizeof words);
 
-	printf("input        %s%s\n", o.positional[0], o.have_from ? "" : "");
-	printf("  exact      ");
-	cli_put(stdout, fpref_ref_decimal(v.x));
-	if (v.inexact)
-		fputs("  (a decimal with no finite binary form: shown to 192 bits)", stdout);
-	putchar('\n');
+	printf("input        %s%s%s\n", o.positional[0], o.have_from ? " as " : "", o.have_from ? o.from.name : "");
+	if (v.inexact) {
+		printf("  exact      %s as written: no finite binary form, so the oracle holds it to %d bits,\n"
+		       "             rounded to odd, which keeps every later rounding correct\n",
+		       o.positional[0], FPREF_REF_WORK_PREC);
+	} else {
+		printf("  exact      ");
+		cli_put(stdout, fpref_ref_decimal(v.x));
+		putchar('\n');
+	}
 	printf("format       %s: %s%d exponent bits, %d mantissa bits, bias %d, specials %s%s\n", f->name,
 	       f->is_signed ? "sign, " : "unsigned, ", f->exp_bits, f->man_bits, f->bias,
 	       fpref_specials_name(f->specials), f->subnormals ? ", subnormals" : ", no subnormals");
@@ -165,11 +200,8 @@ int cmd_explain(int argc, char **argv)
 	fputs(" = ", stdout);
 	cli_put(stdout, fpref_ref_decimal(t.result));
 	putchar('\n');
-	if (mpfr_regular_p(t.result)) {
-		printf("  shortest   ");
-		cli_put(stdout, fpref_ref_shortest(f, bits));
-		printf("  (the shortest decimal that reads back as these bits)\n");
-	}
+	if (mpfr_regular_p(t.result))
+		put_shortest(f, bits, t.result);
 	printf("flags        %02X (%s)\n", flags, words);
 	if (!mpfr_nan_p(t.err_abs)) {
 		printf("error        ");

@@ -1,15 +1,23 @@
 /* fpref formats: the catalogue with its exact constants. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
 static void put_value(const struct fpref_unpacked *u, bool json)
 {
 	char *s = fpref_ref_unpacked_decimal(u);
-	if (json)
+	if (json) {
 		printf("\"%s\"", s ? s : "");
-	else
-		fputs(s ? s : "?", stdout);
+	} else if (s && strlen(s) <= 24) {
+		fputs(s, stdout);
+	} else {
+		/* Long exact decimals hide the table: the power of two is as exact. */
+		if (u->significand == 1)
+			printf("2^%d", (int)u->exponent);
+		else
+			printf("%llux2^%d", (unsigned long long)u->significand, (int)u->exponent);
+	}
 	free(s);
 }
 
