@@ -1,2 +1,568 @@
+/* The oracle against a brute-force model written here from the rules in
+ * README.md: every representable value of a format is listed as an exact
+ * rational (GMP mpq, no MPFR rounding), the neighbours of an input are found
+ * by search, and the mode, overflow, flush and special-value rules pick the
+ * result and the flags.  Two independent computations of the same answer. */
+#include <stdio.h>
+#include <string.h>
+
 #include "testutil.h"
-int main(void) { return 1; }
+
+/* ---- the model ---- */
+
+struct point {
+	mpq_t value;     /* magnitude */
+	uint64_t sig;    /* integer significand: its last bit decides ties and rod */
+	long exp;
+	bool next_ok;    /* the next point listed is this one's successor in the format */
+};
+
+struct grid {
+	struct point *p;
+	size_t n;
+};
+
+/* Facts about a format, derived here from its row by the definitions. */
+struct model {
+	const struct fpref_format *f;
+	long emin, emax;     /* exponents of the least normal and of the top binade */
+	uint64_t top_sig;    /* significand of max finite */
+	mpq_t max_finite, min_normal;
+	mpq_t below_min_normal; /* the largest value of precision p below the least normal */
+	struct grid grid;    /* zero, subnormals, normals, one binade past max; sparse for wide formats */
+	bool has_inf, has_nan;
+};
+
+static void set_dyadic(mpq_ptr q, uint64_t sig, long exp)
+{
+	mpq_set_ui(q, 1, 1);
+	mpz_set_ui(mpq_numref(q), (unsigned long)sig);
+	if (exp >= 0)
+		mpz_mul_2exp(mpq_numref(q), mpq_numref(q), (mp_bitcnt_t)exp);
+	else
+		mpz_mul_2exp(mpq_denref(q), mpq_denref(q), (mp_bitcnt_t)-exp);
+	mpq_canonicalize(q);
+}
+
+static void grid_push(const struct model *m, struct grid *g, uint64_t sig, long exp)
+{
+	uint64_t full = (uint64_t)1 << m->f->man_bits;
+	g->p = realloc(g->p, (g->n + 1) * sizeof *g->p);
+	struct point *pt = &g->p[g->n++];
+	mpq_init(pt->value);
+	set_dyadic(pt->value, sig, exp);
+	pt->sig = sig;
+	pt->exp = exp;
+	pt->next_ok = false;
+	if (g->n > 1) {
+		struct point *prev = &g->p[g->n - 2];
+		prev->next_ok = prev->sig == 0 || (prev->exp == exp && prev->sig + 1 == sig) ||
+				(prev->sig == 2 * full - 1 && sig == full && prev->exp + 1 == exp);
+	}
+}
+
+static void grid_free(struct grid *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		mpq_clear(g->p[i].value);
+	free(g->p);
+}
+
+/* Significands listed per binade: all of them for narrow formats, the
+ * first and last few for wide ones.  Returns the next k to list after k. */
+static uint64_t next_listed(uint64_t k, uint64_t count)
+{
+	const uint64_t edge = 24;
+	if (count > 4096 && k + 1 == edge)
+		return count - edge;
+	return k + 1;
+}
+
+static bool binade_listed(const struct model *m, long e)
+{
+	if (m->f->man_bits <= 12)
+		return true;
+	return e <= m->emin + 2 || e >= m->emax - 1 || (e >= -1 && e <= 0);
+}
+
+static void model_init(struct model *m, const struct fpref_format *f)
+{
+	memset(m, 0, sizeof *m);
+	m->f = f;
+	int M = f->man_bits;
+	long top_field = (1L << f->exp_bits) - 1;
+	m->emin = (f->has_zero ? 1 : 0) - f->bias;
+	bool top_is_special = f->specials == FPREF_SPECIALS_IEEE || (f->specials == FPREF_SPECIALS_FN && M == 0);
+	m->emax = (top_is_special ? top_field - 1 : top_field) - f->bias;
+	uint64_t full = (uint64_t)1 << M;
+	m->top_sig = full + (full - 1) - (f->specials == FPREF_SPECIALS_FN && M > 0 ? 1 : 0);
+	m->has_inf = f->specials == FPREF_SPECIALS_IEEE;
+	m->has_nan = f->specials != FPREF_SPECIALS_NONE;
+	mpq_inits(m->max_finite, m->min_normal, m->below_min_normal, (mpq_ptr)0);
+	set_dyadic(m->max_finite, m->top_sig, m->emax - M);
+	set_dyadic(m->min_normal, 1, m->emin);
+	set_dyadic(m->below_min_normal, 2 * full - 1, m->emin - 1 - M);
+
+	grid_push(m, &m->grid, 0, m->emin - M);
+	if (f->subnormals && f->has_zero)
+		for (uint64_t s = 1; s < full; s = next_listed(s, full))
+			grid_push(m, &m->grid, s, m->emin - M);
+	for (long e = m->emin; e <= m->emax + 1; e++)
+		if (binade_listed(m, e))
+			for (uint64_t k = 0; k < full; k = next_listed(k, full))
+				grid_push(m, &m->grid, full + k, e - M);
+	grid_push(m, &m->grid, full, m->emax + 2 - M);
+}
+
+static void model_clear(struct model *m)
+{
+	grid_free(&m->grid);
+	mpq_clears(m->max_finite, m->min_normal, m->below_min_normal, (mpq_ptr)0);
+}
+
+/* Index of the largest point <= a. */
+static size_t floor_index(const struct grid *g, mpq_srcptr a)
+{
+	size_t lo = 0, hi = g->n - 1;
+	while (lo < hi) {
+		size_t mid = (lo + hi + 1) / 2;
+		if (mpq_cmp(g->p[mid].value, a) <= 0)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+struct env_case {
+	struct fpref_env env;
+	uint64_t R;
+};
+
+/* Whether the mode takes the upper neighbour hi of a in (lo, hi), lo with
+ * significand lo_sig. */
+static bool model_away(mpq_srcptr lo, uint64_t lo_sig, mpq_srcptr hi, mpq_srcptr a, bool negative,
+		       const struct env_case *c)
+{
+	bool away = false;
+	mpq_t dlo, dhi;
+	mpq_inits(dlo, dhi, (mpq_ptr)0);
+	mpq_sub(dlo, a, lo);
+	mpq_sub(dhi, hi, a);
+	int cmp = mpq_cmp(dlo, dhi);
+	switch (c->env.rounding) {
+	case FPREF_RNE:
+		away = cmp > 0 || (cmp == 0 && (lo_sig & 1));
+		break;
+	case FPREF_RNA:
+		away = cmp >= 0;
+		break;
+	case FPREF_RTZ:
+		break;
+	case FPREF_RUP:
+		away = !negative;
+		break;
+	case FPREF_RDN:
+		away = negative;
+		break;
+	case FPREF_ROD:
+		away = !(lo_sig & 1);
+		break;
+	case FPREF_SR: {
+		/* T = floor(dlo / (hi - lo) * 2^r); away iff T + R >= 2^r */
+		mpq_t frac;
+		mpz_t T, limit;
+		mpq_init(frac);
+		mpz_inits(T, limit, (mpz_ptr)0);
+		mpq_add(dhi, dhi, dlo);
+		mpq_div(frac, dlo, dhi);
+		mpz_mul_2exp(mpq_numref(frac), mpq_numref(frac), c->env.sr_width);
+		mpz_fdiv_q(T, mpq_numref(frac), mpq_denref(frac));
+		mpz_add_ui(T, T, (unsigned long)c->R);
+		mpz_setbit(limit, c->env.sr_width);
+		away = mpz_cmp(T, limit) >= 0;
+		mpq_clear(frac);
+		mpz_clears(T, limit, (mpz_ptr)0);
+		break;
+	}
+	}
+	mpq_clears(dlo, dhi, (mpq_ptr)0);
+	return away;
+}
+
+/* Tiny after rounding: |x| rounded with unbounded exponent range stays
+ * below the least normal.  Only values between the largest precision-p
+ * number under the least normal and the least normal itself can round up
+ * to it. */
+static bool tiny_after(const struct model *m, mpq_srcptr a, bool negative, const struct env_case *c)
+{
+	if (mpq_cmp(a, m->min_normal) >= 0)
+		return false;
+	if (mpq_cmp(a, m->below_min_normal) <= 0)
+		return true;
+	uint64_t odd_sig = 1; /* 2^p - 1 */
+	return !model_away(m->below_min_normal, odd_sig, m->min_normal, a, negative, c);
+}
+
+enum kind { K_NUMBER, K_INF, K_NAN };
+
+struct expected {
+	enum kind kind;
+	bool negative;
+	mpq_t value; /* magnitude */
+	unsigned flags;
+};
+
+static void expect_lowest(const struct model *m, struct expected *e)
+{
+	e->kind = K_NUMBER;
+	e->negative = false;
+	if (m->f->has_zero)
+		mpq_set_ui(e->value, 0, 1);
+	else
+		mpq_set(e->value, m->min_normal);
+}
+
+/* A zero result: signed zero where the format has it, else the rules for formats without zero. */
+static void expect_zero(const struct model *m, const struct env_case *c, bool negative, struct expected *e)
+{
+	e->kind = K_NUMBER;
+	mpq_set_ui(e->value, 0, 1);
+	e->negative = negative && m->f->is_signed && m->f->specials != FPREF_SPECIALS_FNUZ;
+	if (m->f->has_zero)
+		return;
+	if (c->env.overflow == FPREF_OVERFLOW_SAT) {
+		expect_lowest(m, e);
+		e->flags |= FPREF_FLAG_INEXACT;
+	} else {
+		e->flags |= FPREF_FLAG_INVALID;
+		if (m->has_nan)
+			e->kind = K_NAN, e->negative = false;
+		else
+			expect_lowest(m, e);
+	}
+}
+
+static void model_round(const struct model *m, mpq_srcptr x, const struct env_case *c, struct expected *e)
+{
+	bool negative = mpq_sgn(x) < 0;
+	mpq_t a;
+	mpq_init(a);
+	mpq_abs(a, x);
+	e->flags = 0;
+	if (negative && !m->f->is_signed) {
+		if (c->env.overflow == FPREF_OVERFLOW_SAT) {
+			expect_lowest(m, e);
+			e->flags = FPREF_FLAG_INEXACT;
+		} else {
+			expect_lowest(m, e);
+			e->flags = FPREF_FLAG_INVALID;
+			if (m->has_nan)
+				e->kind = K_NAN;
+		}
+		mpq_clear(a);
+		return;
+	}
+	if (mpq_sgn(a) == 0) {
+		expect_zero(m, c, negative, e);
+		mpq_clear(a);
+		return;
+	}
+	size_t i = floor_index(&m->grid, a);
+	const struct point *lo = &m->grid.p[i];
+	/* Beyond the last point listed, callers pass only values of precision p. */
+	bool exact = i + 1 == m->grid.n || mpq_equal(lo->value, a);
+	bool away = !exact && model_away(lo->value, lo->sig, m->grid.p[i + 1].value, a, negative, c);
+	mpq_srcptr r_value = i + 1 == m->grid.n ? a : away ? m->grid.p[i + 1].value : lo->value;
+	bool tiny = c->env.tininess == FPREF_TININESS_BEFORE ? mpq_cmp(a, m->min_normal) < 0
+							      : tiny_after(m, a, negative, c);
+	if (!exact)
+		e->flags |= FPREF_FLAG_INEXACT;
+	if (!exact && tiny)
+		e->flags |= FPREF_FLAG_UNDERFLOW;
+	e->negative = negative;
+	e->kind = K_NUMBER;
+	if (c->env.ftz && tiny) {
+		e->flags |= FPREF_FLAG_UNDERFLOW | FPREF_FLAG_INEXACT;
+		expect_zero(m, c, negative, e);
+	} else if (mpq_cmp(r_value, m->max_finite) > 0) {
+		e->flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
+		bool to_inf;
+		switch (c->env.rounding) {
+		case FPREF_RNE: case FPREF_RNA: to_inf = true; break;
+		case FPREF_RTZ: case FPREF_ROD: to_inf = false; break;
+		case FPREF_RUP: to_inf = !negative; break;
+		case FPREF_RDN: to_inf = negative; break;
+		default: to_inf = away; break;
+		}
+		mpq_set(e->value, m->max_finite);
+		if (c->env.overflow == FPREF_OVERFLOW_IEEE && to_inf)
+			e->kind = m->has_inf ? K_INF : m->has_nan ? K_NAN : K_NUMBER;
+	} else if (mpq_sgn(r_value) == 0) {
+		expect_zero(m, c, negative, e);
+	} else {
+		mpq_set(e->value, r_value);
+	}
+	mpq_clear(a);
+}
+
+/* ---- comparing the oracle with the model ---- */
+
+static unsigned long mismatches;
+
+/* Compare on x; when text is given, the oracle reads the decimal text
+ * (whose exact value is x) instead of an exact binary operand. */
+static void compare_text(const struct fpref_format *f, const struct model *m, mpq_srcptr x, const char *text,
+			 const struct env_case *c)
+{
+	struct expected e;
+	mpq_init(e.value);
+	model_round(m, x, c, &e);
+
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	if (text) {
+		char err[256];
+		ck_assert_msg(fpref_ref_parse(text, &v, err, sizeof err) == 0, "%s", err);
+	} else {
+		mpfr_set_prec(v.x, 512);
+		mpfr_set_q(v.x, x, MPFR_RNDN); /* exact: x is dyadic and short */
+		if (mpq_sgn(x) == 0 && e.negative)
+			mpfr_neg(v.x, v.x, MPFR_RNDN);
+	}
+	uint64_t bits;
+	unsigned flags = 0;
+	fpref_ref_round(&v, f, &c->env, c->R, &bits, &flags, NULL);
+	fpref_ref_value_clear(&v);
+
+	struct fpref_unpacked u;
+	bool ok = fpref_decode(f, bits, &u) == FPREF_DECODE_OK && flags == e.flags;
+	if (ok) {
+		switch (e.kind) {
+		case K_NAN:
+			ok = u.cls == FPREF_CLASS_NAN &&
+			     (f->specials == FPREF_SPECIALS_FNUZ || !f->is_signed || u.negative == e.negative);
+			break;
+		case K_INF:
+			ok = u.cls == FPREF_CLASS_INF && u.negative == e.negative;
+			break;
+		case K_NUMBER: {
+			mpq_t got;
+			mpq_init(got);
+			if (u.cls != FPREF_CLASS_INF && u.cls != FPREF_CLASS_NAN) {
+				mpz_set_ui(mpq_numref(got), (unsigned long)u.significand);
+				if (u.exponent >= 0)
+					mpz_mul_2exp(mpq_numref(got), mpq_numref(got), (mp_bitcnt_t)u.exponent);
+				else
+					mpz_mul_2exp(mpq_denref(got), mpq_denref(got), (mp_bitcnt_t)-u.exponent);
+				mpq_canonicalize(got);
+				ok = mpq_equal(got, e.value) && u.negative == e.negative;
+			} else {
+				ok = false;
+			}
+			mpq_clear(got);
+			break;
+		}
+		}
+	}
+	if (!ok && mismatches++ < 20) {
+		char envtext[160];
+		fpref_env_describe(&c->env, envtext, sizeof envtext);
+		gmp_fprintf(stderr, "%s: x=%s%Qd %s R=%llu: oracle bits %llx flags %02x; model %s%s%Qd flags %02x\n",
+			    f->name, text ? text : "", x, envtext, (unsigned long long)c->R, (unsigned long long)bits, flags,
+			    e.kind == K_NAN ? "NaN " : e.kind == K_INF ? "inf " : "", e.negative ? "-" : "", e.value,
+			    e.flags);
+	}
+	mpq_clear(e.value);
+}
+
+static void compare(const struct fpref_format *f, const struct model *m, mpq_srcptr x, const struct env_case *c)
+{
+	compare_text(f, m, x, NULL, c);
+}
+
+/* The exact decimal spelling of x, which must have a denominator dividing 10^k. */
+static char *decimal_spelling(mpq_srcptr x, unsigned k)
+{
+	mpz_t n, ten;
+	mpz_inits(n, ten, (mpz_ptr)0);
+	mpz_ui_pow_ui(ten, 10, k);
+	mpz_mul(n, mpq_numref(x), ten);
+	ck_assert(mpz_divisible_p(n, mpq_denref(x)));
+	mpz_divexact(n, n, mpq_denref(x));
+	char *digits = mpz_get_str(NULL, 10, n);
+	size_t len = strlen(digits) + 32;
+	char *out = malloc(len);
+	snprintf(out, len, "%se-%u", digits, k);
+	void (*release)(void *, size_t);
+	mp_get_memory_functions(NULL, NULL, &release);
+	release(digits, strlen(digits) + 1);
+	mpz_clears(n, ten, (mpz_ptr)0);
+	return out;
+}
+
+/* The environments swept: every mode (sr with several random words), both
+ * overflow policies, ftz on and off, both tininess rules. */
+static size_t build_envs(struct env_case *out)
+{
+	size_t n = 0;
+	static const uint64_t sr_words[] = { 0, 1, 7, 8, 15 };
+	for (int mode = FPREF_RNE; mode <= FPREF_SR; mode++)
+		for (size_t w = 0; w < (mode == FPREF_SR ? 5u : 1u); w++)
+			for (int sat = 0; sat < 2; sat++)
+				for (int ftz = 0; ftz < 2; ftz++)
+					for (int before = 0; before < 2; before++) {
+						struct env_case *c = &out[n++];
+						fpref_env_default(&c->env);
+						c->env.rounding = (enum fpref_rounding)mode;
+						c->env.overflow = sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+						c->env.ftz = ftz;
+						c->env.tininess = before ? FPREF_TININESS_BEFORE : FPREF_TININESS_AFTER;
+						c->env.sr_width = 4;
+						c->R = sr_words[w];
+					}
+	return n;
+}
+
+/* Inputs around grid point i: the point, a quarter, half and three
+ * quarters of the way to the next, with both signs. */
+static void sweep_interval(const struct model *m, size_t i, const struct env_case *envs, size_t nenv)
+{
+	const struct grid *g = &m->grid;
+	mpq_t x, step;
+	mpq_inits(x, step, (mpq_ptr)0);
+	mpq_sub(step, g->p[i + 1].value, g->p[i].value);
+	mpz_mul_2exp(mpq_denref(step), mpq_denref(step), 2);
+	mpq_canonicalize(step);
+	for (int k = 0; k < 4; k++) {
+		mpq_set(x, g->p[i].value);
+		for (int j = 0; j < k; j++)
+			mpq_add(x, x, step);
+		for (int s = 0; s < 2; s++) {
+			for (size_t c = 0; c < nenv; c++)
+				compare(m->f, m, x, &envs[c]);
+			mpq_neg(x, x);
+		}
+	}
+	mpq_clears(x, step, (mpq_ptr)0);
+}
+
+static const char *const rounded_formats[] = {
+	"float8_e4m3fn", "float8_e5m2", "float8_e4m3", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
+	"float8_e3m4", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "float16", "bfloat16",
+	"tf32", "float32", "float64", "e4m3,subnormals=off", "e2m2,specials=none,unsigned",
+	"e5m0,specials=fn,unsigned,zero=off,subnormals=off", "e3m1,specials=fn,bias=2",
+};
+
+/* Narrow formats are swept over every interval; wider ones over windows
+ * around zero, the least normal, 1 and max finite. */
+START_TEST(oracle_matches_model)
+{
+	struct fpref_format f = test_format(rounded_formats[_i]);
+	struct env_case envs[128];
+	size_t nenv = build_envs(envs);
+	struct model m;
+	model_init(&m, &f);
+	mismatches = 0;
+	const struct grid *g = &m.grid;
+	size_t least = floor_index(g, m.min_normal);
+	mpq_t one;
+	mpq_init(one);
+	mpq_set_ui(one, 1, 1);
+	size_t unit = floor_index(g, one);
+	const size_t window = 20;
+	unsigned long swept = 0;
+	for (size_t i = 0; i + 1 < g->n; i++) {
+		if (!g->p[i].next_ok)
+			continue;
+		bool near = i < window || i + window > g->n || (i + window > least && i < least + window) ||
+			    (i + window > unit && i < unit + window);
+		if (g->n <= 600 || near) {
+			sweep_interval(&m, i, envs, nenv);
+			swept++;
+		}
+	}
+	/* Far beyond the grid, and far below it. */
+	mpq_t x;
+	mpq_init(x);
+	mpq_set(x, g->p[g->n - 1].value);
+	mpz_mul_2exp(mpq_numref(x), mpq_numref(x), 40);
+	mpq_canonicalize(x);
+	for (size_t c = 0; c < nenv; c++)
+		compare(&f, &m, x, &envs[c]);
+	set_dyadic(x, 3, m.emin - f.man_bits - 7);
+	for (size_t c = 0; c < nenv; c++)
+		compare(&f, &m, x, &envs[c]);
+	mpq_clears(x, one, (mpq_ptr)0);
+	ck_assert_uint_gt(swept, g->n <= 600 ? g->n / 2 : 100);
+	ck_assert_msg(mismatches == 0, "%s: %lu mismatches in %lu intervals (first ones on stderr)", f.name,
+		      mismatches, swept);
+	model_clear(&m);
+}
+END_TEST
+
+/* Decimal inputs, which the oracle holds rounded to odd: an exact tie
+ * written in decimal, and the same tie nudged by one unit in the 60th
+ * digit either way, must round as the model says. */
+static const char *const decimal_formats[] = {
+	"float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float4_e2m1fn", "float16", "bfloat16", "float32", "float64",
+};
+
+START_TEST(decimal_inputs_round_correctly)
+{
+	struct fpref_format f = test_format(decimal_formats[_i]);
+	struct env_case envs[128];
+	size_t nenv = build_envs(envs);
+	struct model m;
+	model_init(&m, &f);
+	mismatches = 0;
+	const struct grid *g = &m.grid;
+	size_t least = floor_index(g, m.min_normal);
+	mpq_t mid, nudge, x;
+	mpq_inits(mid, nudge, x, (mpq_ptr)0);
+	unsigned long cases = 0;
+	for (size_t i = 0; i + 1 < g->n; i++) {
+		if (!g->p[i].next_ok || !(i < 6 || i + 6 > g->n || (i + 6 > least && i < least + 6)))
+			continue;
+		mpq_add(mid, g->p[i].value, g->p[i + 1].value);
+		mpz_mul_2exp(mpq_denref(mid), mpq_denref(mid), 1);
+		mpq_canonicalize(mid);
+		/* digits after the point: the binary exponent of the denominator */
+		unsigned k = (unsigned)mpz_sizeinbase(mpq_denref(mid), 2) + 60;
+		mpz_ui_pow_ui(mpq_denref(nudge), 10, k);
+		mpz_set_ui(mpq_numref(nudge), 1);
+		mpq_canonicalize(nudge);
+		for (int d = -1; d <= 1; d++) {
+			mpq_set(x, mid);
+			if (d < 0)
+				mpq_sub(x, x, nudge);
+			else if (d > 0)
+				mpq_add(x, x, nudge);
+			for (int sgn = 0; sgn < 2; sgn++) {
+				char *text = decimal_spelling(x, k);
+				for (size_t c = 0; c < nenv; c++)
+					compare_text(&f, &m, x, text, &envs[c]);
+				free(text);
+				cases++;
+				mpq_neg(x, x);
+			}
+		}
+	}
+	mpq_clears(mid, nudge, x, (mpq_ptr)0);
+	ck_assert_uint_gt(cases, 30);
+	ck_assert_msg(mismatches == 0, "%s: %lu mismatches (first ones on stderr)", f.name, mismatches);
+	model_clear(&m);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ref");
+	TCase *tc = tcase_create("model");
+	tcase_add_loop_test(tc, oracle_matches_model, 0, (int)(sizeof rounded_formats / sizeof rounded_formats[0]));
+	tcase_add_loop_test(tc, decimal_inputs_round_correctly, 0,
+			    (int)(sizeof decimal_formats / sizeof decimal_formats[0]));
+	tcase_set_timeout(tc, 300);
+	suite_add_tcase(s, tc);
+	return test_run(s);
+}
