@@ -356,12 +356,13 @@ static uint64_t round_special(const struct fpref_ref_value *v, const struct fpre
 			trace->bracketed = false;
 			return bits;
 		}
-		if (fpref_format_inf_bits(f, negative, &bits)) {
-			trace->outcome = FPREF_OUTCOME_INF;
-		} else if (env->overflow == FPREF_OVERFLOW_SAT) {
+		if (env->overflow == FPREF_OVERFLOW_SAT) {
+			/* satfinite: inf clamps too, even where the format has inf */
 			trace->outcome = FPREF_OUTCOME_INF_SATURATED;
 			*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
 			bits = fpref_format_max_bits(f, negative);
+		} else if (fpref_format_inf_bits(f, negative, &bits)) {
+			trace->outcome = FPREF_OUTCOME_INF;
 		} else if (fpref_format_nan_bits(f, negative, &bits)) {
 			trace->outcome = FPREF_OUTCOME_INF_NAN;
 			*flags |= FPREF_FLAG_INVALID;

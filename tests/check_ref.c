@@ -555,6 +555,246 @@ START_TEST(decimal_inputs_round_correctly)
 }
 END_TEST
 
+/* The rules of README.md, one hand-worked cell each.  Input text, target,
+ * mode, overflow policy, extra switches, expected bits and flags
+ * (inexact 01, underflow 02, overflow 04, invalid 10). */
+struct cell {
+	const char *fmt, *input, *mode;
+	bool sat, ftz, before;
+	uint64_t bits;
+	unsigned flags;
+};
+
+static const struct cell cells[] = {
+	/* E4M3 (fn): max 448 = S.1111.110, NaN S.1111.111 */
+	{ "e4m3", "448", "rne", 0, 0, 0, 0x7E, 0x00 },
+	{ "e4m3", "464", "rne", 0, 0, 0, 0x7E, 0x01 },       /* tie between 448 and 480: even */
+	{ "e4m3", "464.0001", "rne", 0, 0, 0, 0x7F, 0x05 },  /* past the tie: overflow, no inf: NaN */
+	{ "e4m3", "-465", "rne", 0, 0, 0, 0xFF, 0x05 },      /* NaN keeps the sign */
+	{ "e4m3", "465", "rne", 1, 0, 0, 0x7E, 0x05 },       /* sat */
+	{ "e4m3", "480", "rtz", 0, 0, 0, 0x7E, 0x05 },       /* toward zero: max finite */
+	{ "e4m3", "1000", "rod", 0, 0, 0, 0x7E, 0x05 },
+	{ "e4m3", "480", "rup", 0, 0, 0, 0x7F, 0x05 },
+	{ "e4m3", "-480", "rup", 0, 0, 0, 0xFE, 0x05 },
+	{ "e4m3", "480", "rdn", 0, 0, 0, 0x7E, 0x05 },
+	{ "e4m3", "-480", "rdn", 0, 0, 0, 0xFF, 0x05 },
+	{ "e4m3", "inf", "rne", 0, 0, 0, 0x7F, 0x10 },
+	{ "e4m3", "-inf", "rne", 0, 0, 0, 0xFF, 0x10 },
+	{ "e4m3", "inf", "rne", 1, 0, 0, 0x7E, 0x05 },
+	{ "e4m3", "-inf", "rne", 1, 0, 0, 0xFE, 0x05 },
+	{ "e4m3", "nan", "rne", 0, 0, 0, 0x7F, 0x00 },
+	{ "e4m3", "-nan", "rne", 0, 0, 0, 0xFF, 0x00 },
+	{ "e4m3", "snan", "rne", 0, 0, 0, 0x7F, 0x10 },
+	{ "e4m3", "nan", "rne", 1, 0, 0, 0x7F, 0x00 },       /* sat leaves NaN alone */
+	{ "e4m3", "-0", "rne", 0, 0, 0, 0x80, 0x00 },
+	{ "e4m3", "0x1p-10", "rne", 0, 0, 0, 0x00, 0x03 },   /* half the least subnormal: tie to 0 */
+	{ "e4m3", "-0x1p-10", "rne", 0, 0, 0, 0x80, 0x03 },
+	{ "e4m3", "0x1p-10", "rna", 0, 0, 0, 0x01, 0x03 },
+	{ "e4m3", "0x1p-9", "rne", 0, 0, 0, 0x01, 0x00 },    /* least subnormal, exact */
+	{ "e4m3", "0x1p-9", "rne", 0, 1, 0, 0x00, 0x03 },    /* ftz flushes it */
+	{ "e4m3", "0x1.fp-7", "rne", 0, 0, 0, 0x08, 0x01 },  /* rounds up to the least normal: not tiny after */
+	{ "e4m3", "0x1.fp-7", "rne", 0, 0, 1, 0x08, 0x03 },  /* tiny before rounding */
+	{ "e4m3", "0x1.fp-7", "rne", 0, 1, 1, 0x00, 0x03 },  /* ftz with tininess before */
+	{ "e4m3", "0x1.fp-7", "rne", 0, 1, 0, 0x08, 0x01 },  /* ftz with tininess after: not tiny */
+	/* E5M2 (ieee): max 57344, inf 0x7C */
+	{ "e5m2", "57344", "rne", 0, 0, 0, 0x7B, 0x00 },
+	{ "e5m2", "61440", "rne", 0, 0, 0, 0x7C, 0x05 },     /* tie to the even 65536: inf */
+	{ "e5m2", "61439", "rne", 0, 0, 0, 0x7B, 0x01 },
+	{ "e5m2", "61440", "rne", 1, 0, 0, 0x7B, 0x05 },
+	{ "e5m2", "-inf", "rne", 0, 0, 0, 0xFC, 0x00 },
+	{ "e5m2", "inf", "rne", 1, 0, 0, 0x7B, 0x05 },       /* satfinite clamps inf too */
+	{ "e5m2", "1e9", "rtz", 0, 0, 0, 0x7B, 0x05 },
+	{ "e5m2", "0x1.8p-17", "rne", 0, 0, 0, 0x01, 0x03 },
+	{ "e5m2", "snan", "rne", 0, 0, 0, 0x7E, 0x10 },
+	/* E4M3FNUZ: max 240, NaN 0x80, no -0 */
+	{ "e4m3fnuz", "240", "rne", 0, 0, 0, 0x7F, 0x00 },
+	{ "e4m3fnuz", "248", "rne", 0, 0, 0, 0x80, 0x05 },   /* tie to 256: overflow, NaN */
+	{ "e4m3fnuz", "247", "rne", 0, 0, 0, 0x7F, 0x01 },
+	{ "e4m3fnuz", "-0", "rne", 0, 0, 0, 0x00, 0x00 },
+	{ "e4m3fnuz", "-0x1p-12", "rne", 0, 0, 0, 0x00, 0x03 },
+	{ "e4m3fnuz", "inf", "rne", 0, 0, 0, 0x80, 0x10 },
+	{ "e4m3fnuz", "-inf", "rne", 1, 0, 0, 0xFF, 0x05 },
+	{ "e4m3fnuz", "-nan", "rne", 0, 0, 0, 0x80, 0x00 },
+	/* E2M1 (finite only): max 6 */
+	{ "e2m1", "6", "rne", 0, 0, 0, 0x7, 0x00 },
+	{ "e2m1", "7", "rne", 0, 0, 0, 0x7, 0x05 },          /* tie to the even 8: overflow, nothing but max */
+	{ "e2m1", "6.5", "rne", 0, 0, 0, 0x7, 0x01 },
+	{ "e2m1", "-inf", "rne", 0, 0, 0, 0xF, 0x10 },
+	{ "e2m1", "inf", "rne", 1, 0, 0, 0x7, 0x05 },
+	{ "e2m1", "-nan", "rne", 0, 0, 0, 0x7, 0x10 },       /* no NaN: +max, invalid */
+	{ "e2m1", "0.25", "rne", 0, 0, 0, 0x0, 0x03 },
+	{ "e2m1", "0.75", "rne", 0, 0, 0, 0x2, 0x03 },       /* tie to the even 1.0; tiny after rounding */
+	{ "e2m1", "-0", "rne", 0, 0, 0, 0x8, 0x00 },
+	/* E8M0: 2^-127..2^127, NaN 0xFF, no zero, no sign */
+	{ "e8m0", "1", "rne", 0, 0, 0, 0x7F, 0x00 },
+	{ "e8m0", "3", "rne", 0, 0, 0, 0x81, 0x01 },         /* one significand bit: a tie goes up */
+	{ "e8m0", "3", "rtz", 0, 0, 0, 0x80, 0x01 },
+	{ "e8m0", "0", "rne", 0, 0, 0, 0xFF, 0x10 },
+	{ "e8m0", "0", "rne", 1, 0, 0, 0x00, 0x01 },
+	{ "e8m0", "-1", "rne", 0, 0, 0, 0xFF, 0x10 },
+	{ "e8m0", "-1", "rne", 1, 0, 0, 0x00, 0x01 },
+	{ "e8m0", "0x1p128", "rne", 0, 0, 0, 0xFF, 0x05 },
+	{ "e8m0", "0x1p128", "rne", 1, 0, 0, 0xFE, 0x05 },
+	{ "e8m0", "0x1p-128", "rne", 0, 0, 0, 0xFF, 0x13 },  /* ties to zero, which it lacks */
+	{ "e8m0", "0x1p-128", "rne", 1, 0, 0, 0x00, 0x03 },
+	{ "e8m0", "inf", "rne", 0, 0, 0, 0xFF, 0x10 },
+	/* bfloat16 and tf32 ties, odd and stochastic rounding */
+	{ "bf16", "0x1.01p0", "rne", 0, 0, 0, 0x3F80, 0x01 },
+	{ "bf16", "0x1.03p0", "rne", 0, 0, 0, 0x3F82, 0x01 },
+	{ "bf16", "0x1.008p0", "rod", 0, 0, 0, 0x3F81, 0x01 },
+	{ "bf16", "0x1.028p0", "rod", 0, 0, 0, 0x3F81, 0x01 },
+	{ "bf16", "0x1.02p0", "rod", 0, 0, 0, 0x3F81, 0x00 },
+	{ "tf32", "0x1.002p0", "rne", 0, 0, 0, 0x3F800000, 0x01 },
+	{ "tf32", "0x1.002p0", "rna", 0, 0, 0, 0x3F802000, 0x01 },
+	{ "f16", "65520", "rne", 0, 0, 0, 0x7C00, 0x05 },
+	{ "f16", "65519", "rne", 0, 0, 0, 0x7BFF, 0x01 },
+	{ "f16", "1e-8", "rne", 0, 0, 0, 0x0000, 0x03 },
+	{ "f16", "inf", "rne", 1, 0, 0, 0x7BFF, 0x05 },
+};
+
+START_TEST(readme_cells)
+{
+	const struct cell *c = &cells[_i];
+	struct fpref_format f = test_format(c->fmt);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	ck_assert_int_eq(fpref_rounding_parse(c->mode, &env.rounding), 0);
+	env.overflow = c->sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+	env.ftz = c->ftz;
+	env.tininess = c->before ? FPREF_TININESS_BEFORE : FPREF_TININESS_AFTER;
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	char err[256];
+	ck_assert_msg(fpref_ref_parse(c->input, &v, err, sizeof err) == 0, "%s", err);
+	uint64_t bits;
+	unsigned flags = 0;
+	fpref_ref_round(&v, &f, &env, 0, &bits, &flags, NULL);
+	fpref_ref_value_clear(&v);
+	ck_assert_msg(bits == c->bits && flags == c->flags, "%s %s %s%s: got %llx flags %02x, want %llx flags %02x",
+		      c->fmt, c->input, c->mode, c->sat ? " sat" : "", (unsigned long long)bits, flags,
+		      (unsigned long long)c->bits, c->flags);
+}
+END_TEST
+
+/* Stochastic rounding of 1 + 2^-8 to bfloat16: the discarded part is one
+ * half, so T = 8 of 16 with r = 4, and R decides. */
+START_TEST(stochastic_threshold)
+{
+	struct fpref_format f = test_format("bf16");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.rounding = FPREF_SR;
+	env.sr_width = 4;
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	char err[256];
+	ck_assert_int_eq(fpref_ref_parse("0x1.01p0", &v, err, sizeof err), 0);
+	for (uint64_t R = 0; R < 16; R++) {
+		uint64_t bits;
+		unsigned flags = 0;
+		fpref_ref_round(&v, &f, &env, R, &bits, &flags, NULL);
+		ck_assert_uint_eq(bits, R >= 8 ? 0x3F81 : 0x3F80);
+		ck_assert_uint_eq(flags, 0x01);
+	}
+	/* exact values never move, whatever R */
+	ck_assert_int_eq(fpref_ref_parse("1.5", &v, err, sizeof err), 0);
+	uint64_t bits;
+	unsigned flags = 0;
+	fpref_ref_round(&v, &f, &env, 15, &bits, &flags, NULL);
+	ck_assert_uint_eq(bits, 0x3FC0);
+	ck_assert_uint_eq(flags, 0);
+	fpref_ref_value_clear(&v);
+}
+END_TEST
+
+/* daz reads subnormal inputs as zero; signaling NaNs raise invalid. */
+START_TEST(convert_bits)
+{
+	struct fpref_format f32 = test_format("f32"), f16 = test_format("f16"), e5m2 = test_format("e5m2");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	uint64_t out;
+	unsigned flags = 0;
+	ck_assert_int_eq(fpref_ref_convert(&f32, 0x00000001, &f16, &env, 0, &out, &flags), 0);
+	ck_assert(out == 0x0000 && flags == 0x03);
+	env.daz = true;
+	flags = 0;
+	fpref_ref_convert(&f32, 0x80000001, &f16, &env, 0, &out, &flags);
+	ck_assert(out == 0x8000 && flags == 0x00);
+	flags = 0;
+	fpref_ref_convert(&f16, 0x0001, &f32, &env, 0, &out, &flags);
+	ck_assert(out == 0 && flags == 0);
+	env.daz = false;
+	flags = 0;
+	fpref_ref_convert(&f16, 0x0001, &f32, &env, 0, &out, &flags);
+	ck_assert(out == 0x33800000 && flags == 0);
+	flags = 0;
+	fpref_ref_convert(&f16, 0xFD01, &e5m2, &env, 0, &out, &flags); /* signaling */
+	ck_assert(out == 0xFE && flags == 0x10);
+	flags = 0;
+	fpref_ref_convert(&f16, 0x7E00, &f32, &env, 0, &out, &flags);
+	ck_assert(out == 0x7FC00000 && flags == 0);
+	ck_assert_int_eq(fpref_ref_convert(&f16, 0x10000, &f32, &env, 0, &out, &flags), -1);
+}
+END_TEST
+
+START_TEST(parse_errors)
+{
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	char err[256];
+	static const char *const bad[] = { "", "abc", "1.2.3", "0x", "1e", "--1", "1e+", " 1", "1 ", "0x1.8q", "@inf@", "0b101", "1e999999999999" };
+	static const char *const good[] = { "1", "-1.5e-3", ".5", "5.", "0x1.8p3", "0X.8P-1", "0x10", "0x1.8", "inf", "-Infinity", "nan", "sNaN", "+2" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ck_assert_msg(fpref_ref_parse(bad[i], &v, err, sizeof err) == -1, "'%s' accepted", bad[i]);
+		ck_assert_msg(strstr(err, bad[i]) != NULL, "message for '%s' does not name it: %s", bad[i], err);
+	}
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+		ck_assert_msg(fpref_ref_parse(good[i], &v, err, sizeof err) == 0, "'%s' rejected: %s", good[i], err);
+	fpref_ref_value_clear(&v);
+}
+END_TEST
+
+/* Exact decimal printing, and the seeds' figures. */
+START_TEST(printing)
+{
+	struct fpref_format f16 = test_format("f16"), f32 = test_format("f32"), f64 = test_format("f64");
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	char *s;
+	fpref_ref_from_bits(&f16, 0x0001, false, &v);
+	ck_assert_str_eq(s = fpref_ref_decimal(v.x), "5.9604644775390625e-08");
+	free(s);
+	fpref_ref_from_bits(&f16, 0x7BFF, false, &v);
+	ck_assert_str_eq(s = fpref_ref_decimal(v.x), "65504");
+	free(s);
+	fpref_ref_from_bits(&f16, 0x8000, false, &v);
+	ck_assert_str_eq(s = fpref_ref_decimal(v.x), "-0");
+	free(s);
+	fpref_ref_from_bits(&f16, 0x3555, false, &v);
+	ck_assert_str_eq(s = fpref_ref_decimal(v.x), "0.333251953125");
+	free(s);
+	/* np.float16(np.float32(1e-8) * 1024) printed as a double */
+	fpref_ref_from_bits(&f16, 0x00AC, false, &v);
+	ck_assert_str_eq(s = fpref_ref_decimal(v.x), "1.02519989013671875e-05");
+	free(s);
+	ck_assert_str_eq(s = fpref_ref_shortest(&f64, 0x3EE5800000000000), "1.0251998901367188e-05");
+	free(s);
+	ck_assert_str_eq(s = fpref_ref_shortest(&f16, 0x00AC), "1.025e-05");
+	free(s);
+	/* ... divided by 1024 in float32: 1.0011717677116394e-08 as a double */
+	ck_assert_str_eq(s = fpref_ref_shortest(&f64, 0x3E45800000000000), "1.0011717677116394e-08");
+	free(s);
+	ck_assert_str_eq(s = fpref_ref_shortest(&f32, 0x322C0000), "1.0011718e-08");
+	free(s);
+	ck_assert_str_eq(s = fpref_ref_shortest(&f64, 0x3FB999999999999A), "0.1");
+	free(s);
+	ck_assert_str_eq(s = fpref_ref_shortest(&f32, 0x7F7FFFFF), "3.4028235e+38");
+	free(s);
+	fpref_ref_value_clear(&v);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ref");
@@ -562,6 +802,11 @@ int main(void)
 	tcase_add_loop_test(tc, oracle_matches_model, 0, (int)(sizeof rounded_formats / sizeof rounded_formats[0]));
 	tcase_add_loop_test(tc, decimal_inputs_round_correctly, 0,
 			    (int)(sizeof decimal_formats / sizeof decimal_formats[0]));
+	tcase_add_loop_test(tc, readme_cells, 0, (int)(sizeof cells / sizeof cells[0]));
+	tcase_add_test(tc, stochastic_threshold);
+	tcase_add_test(tc, convert_bits);
+	tcase_add_test(tc, parse_errors);
+	tcase_add_test(tc, printing);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return test_run(s);
