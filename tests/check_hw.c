@@ -795,7 +795,8 @@ START_TEST(parse_random)
 	const char *fixed[] = { "0", "-0", "1", "0.1", "1e400", "-1e400", "1e-400", "-1e-400", "123456789e-333" };
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		parse_case(&p, fixed[i]);
-	for (long i = 0; i < count(N_DECIMAL); i++) {
+	long n = count(N_DECIMAL);
+	for (long i = 0; i < n; i++) {
 		/* Alternately the float64 range and the float32 range, each a little beyond both ends. */
 		if (i % 2 == 0)
 			random_decimal(&s, -345, 310, buf, sizeof buf);

@@ -1,2 +1,635 @@
 #!/bin/sh
-exit 1
+# Command-line tests for fpref: run by `make check` (FPREF is exported by
+# TESTS_ENVIRONMENT), or by hand: sh tests/cli.sh.  POSIX sh only (runs under
+# dash); uses sh, grep, sed, cmp, printf, head, wc, mktemp (and rm to clean up).
+#
+# Every expected value below comes from the format specifications (IEEE 754,
+# OCP OFP8 / MX, ml_dtypes names), worked by hand, not from running fpref:
+#   float8_e4m3fn: bias 7, max 448 = 0 1111 110 = 7E, NaN S.1111.111, no inf;
+#     between 256 and 512 the step is 32, so 464 is the tie 448|480 -> even 448,
+#     and 465 rounds to 480 > max -> overflow -> NaN (7F, flags inexact|overflow).
+#   float8_e5m2: max 57344 = 7B; 61440 is the tie 57344|65536 -> 65536 -> inf 7C.
+#   float16: 1e-8 < half the least subnormal 2^-24 -> +0, inexact|underflow.
+#   Flags: inexact 01, underflow 02, overflow 04, infinite 08, invalid 10.
+
+FPREF=${FPREF:-"$(dirname "$0")/../fpref"}
+
+pass=0
+fail=0
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fpref-cli.XXXXXX") || {
+	printf 'not ok - mktemp\n0 passed, 1 failed\n'
+	exit 1
+}
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+# ---- reporting ----------------------------------------------------------
+
+ok() {
+	pass=$((pass + 1))
+	printf 'ok - %s\n' "$1"
+}
+
+# not_ok NAME EXPECTED GOT
+not_ok() {
+	fail=$((fail + 1))
+	printf 'not ok - %s\n' "$1"
+	printf '#   expected: %s\n' "$2"
+	printf '#   got:      %s\n' "$3"
+}
+
+# Show a file (at most 20 lines) under a 'not ok' line.
+show() {
+	printf '#   %s:\n' "$1"
+	if [ -s "$2" ]; then
+		head -n 20 "$2" | sed 's/^/#     | /'
+	else
+		printf '#     (empty)\n'
+	fi
+}
+
+# ---- running ------------------------------------------------------------
+
+# run ARGS...: fpref with no input; stdout in $tmp/out, stderr in $tmp/err, status in $rc.
+run() {
+	"$FPREF" "$@" <"$tmp/empty" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+# run_in FILE ARGS...: the same, FILE on standard input.
+run_in() {
+	_in=$1
+	shift
+	"$FPREF" "$@" <"$_in" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+# ---- checks on the last run -----------------------------------------------
+
+# check_rc NAME STATUS
+check_rc() {
+	if [ "$rc" = "$2" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "exit status $2" "exit status $rc"
+		show stderr "$tmp/err"
+	fi
+}
+
+# check_out NAME LINE...: stdout is exactly these lines.
+check_out() {
+	_name=$1
+	shift
+	if [ $# -eq 0 ]; then
+		: >"$tmp/want"
+	else
+		printf '%s\n' "$@" >"$tmp/want"
+	fi
+	if cmp -s "$tmp/want" "$tmp/out"; then
+		ok "$_name"
+	else
+		fail=$((fail + 1))
+		printf 'not ok - %s\n' "$_name"
+		show 'expected stdout' "$tmp/want"
+		show 'got stdout' "$tmp/out"
+		show 'stderr' "$tmp/err"
+	fi
+}
+
+# check_result NAME STATUS LINE...: exit status and exact stdout, one check.
+check_result() {
+	_name=$1
+	_status=$2
+	shift 2
+	if [ $# -eq 0 ]; then
+		: >"$tmp/want"
+	else
+		printf '%s\n' "$@" >"$tmp/want"
+	fi
+	if [ "$rc" = "$_status" ] && cmp -s "$tmp/want" "$tmp/out"; then
+		ok "$_name"
+	else
+		fail=$((fail + 1))
+		printf 'not ok - %s\n' "$_name"
+		printf '#   expected exit status %s, got %s\n' "$_status" "$rc"
+		show 'expected stdout' "$tmp/want"
+		show 'got stdout' "$tmp/out"
+		show 'stderr' "$tmp/err"
+	fi
+}
+
+# check_has NAME FILE STRING: FILE holds STRING (fixed string).
+check_has() {
+	if grep -F -e "$3" "$2" >/dev/null; then
+		ok "$1"
+	else
+		not_ok "$1" "a line containing '$3'" "none"
+		show "${2##*/}" "$2"
+	fi
+}
+
+# check_match NAME FILE REGEX: some line of FILE matches the basic regex.
+check_match() {
+	if grep -e "$3" "$2" >/dev/null; then
+		ok "$1"
+	else
+		not_ok "$1" "a line matching /$3/" "none"
+		show "${2##*/}" "$2"
+	fi
+}
+
+
+# check_count NAME FILE REGEX N: N lines of FILE match the extended regex.
+check_count() {
+	_n=$(grep -c -E -e "$3" "$2")
+	if [ "$_n" = "$4" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "$4 lines matching /$3/" "$_n"
+		show "${2##*/}" "$2"
+	fi
+}
+
+# check_lines NAME FILE N: FILE has exactly N lines.
+check_lines() {
+	_n=$(wc -l <"$2" | sed 's/[^0-9]//g')
+	if [ "$_n" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "$3 lines" "$_n lines"
+		show "${2##*/}" "$2"
+	fi
+}
+
+# check_bad NAME STATUS WORD...: the last run failed with STATUS, wrote
+# nothing on stdout, and its message on stderr contains every WORD.
+check_bad() {
+	_name=$1
+	_status=$2
+	shift 2
+	check_rc "$_name: exit status $_status" "$_status"
+	check_out "$_name: nothing on stdout"
+	for _w in "$@"; do
+		check_has "$_name: message names '$_w'" "$tmp/err" "$_w"
+	done
+}
+
+# ---- the binary -----------------------------------------------------------
+
+: >"$tmp/empty"
+if [ ! -x "$FPREF" ]; then
+	not_ok "fpref binary" "an executable at $FPREF" "none"
+	printf '%s passed, %s failed\n' "$pass" "$fail"
+	exit 1
+fi
+
+# =========================================================================
+# 1. convert for people
+# =========================================================================
+
+run convert --to e4m3 464
+check_result 'convert e4m3 464: tie rounds to even 448' 0 \
+	'464 -> float8_e4m3fn 7E = 448  flags 01 (inexact)'
+
+run convert --to e4m3 448
+check_result 'convert e4m3 448: max finite, exact' 0 \
+	'448 -> float8_e4m3fn 7E = 448  flags 00 (none)'
+
+run convert --to e4m3 465
+check_result 'convert e4m3 465: overflow to NaN' 0 \
+	'465 -> float8_e4m3fn 7F = nan  flags 05 (inexact overflow)'
+
+run convert --to e4m3 -465
+check_result 'convert e4m3 -465: a negative value, not an option' 0 \
+	'-465 -> float8_e4m3fn FF = -nan  flags 05 (inexact overflow)'
+
+run convert -464 --to e4m3
+check_result 'convert -464 before --to' 0 \
+	'-464 -> float8_e4m3fn FE = -448  flags 01 (inexact)'
+
+run convert --to e4m3 -0 -.5 -0x1p3
+check_result 'convert e4m3 -0 -.5 -0x1p3: negative spellings' 0 \
+	'-0 -> float8_e4m3fn 80 = -0  flags 00 (none)' \
+	'-.5 -> float8_e4m3fn B0 = -0.5  flags 00 (none)' \
+	'-0x1p3 -> float8_e4m3fn D0 = -8  flags 00 (none)'
+
+run convert --to e5m2 -inf
+check_result 'convert e5m2 -inf' 0 \
+	'-inf -> float8_e5m2 FC = -inf  flags 00 (none)'
+
+# The value parser takes Inf in any case (see 'Inf' below), so -Inf is a value too.
+run convert --to e5m2 Inf
+check_result 'convert e5m2 Inf' 0 \
+	'Inf -> float8_e5m2 7C = inf  flags 00 (none)'
+run convert --to e5m2 -Inf
+check_result 'convert e5m2 -Inf: a negative value, not an option' 0 \
+	'-Inf -> float8_e5m2 FC = -inf  flags 00 (none)'
+
+run convert --to e4m3 -- -465
+check_result 'convert -- -465' 0 \
+	'-465 -> float8_e4m3fn FF = -nan  flags 05 (inexact overflow)'
+
+run convert --to e4m3 464 465 0.1
+check_result 'convert e4m3 several values, one line each, in order' 0 \
+	'464 -> float8_e4m3fn 7E = 448  flags 01 (inexact)' \
+	'465 -> float8_e4m3fn 7F = nan  flags 05 (inexact overflow)' \
+	'0.1 -> float8_e4m3fn 1D = 0.1015625  flags 01 (inexact)'
+
+run convert --to e5m2 61440 57344
+check_result 'convert e5m2 61440 overflows to inf, 57344 is max' 0 \
+	'61440 -> float8_e5m2 7C = inf  flags 05 (inexact overflow)' \
+	'57344 -> float8_e5m2 7B = 57344  flags 00 (none)'
+
+run convert --to f16 1e-8
+check_result 'convert f16 1e-8 underflows to 0' 0 \
+	'1e-8 -> float16 0000 = 0  flags 03 (inexact underflow)'
+
+run convert --to f16 65519 65520
+check_result 'convert f16 65519 / 65520 (max 65504, tie to inf)' 0 \
+	'65519 -> float16 7BFF = 65504  flags 01 (inexact)' \
+	'65520 -> float16 7C00 = inf  flags 05 (inexact overflow)'
+
+run convert --to e2m1 5 7
+check_result 'convert e2m1 5 (tie to 4) and 7 (no specials: max 6)' 0 \
+	'5 -> float4_e2m1fn 6 = 4  flags 01 (inexact)' \
+	'7 -> float4_e2m1fn 7 = 6  flags 05 (inexact overflow)'
+
+run convert --to e4m3 --sat 465 -1000
+check_result 'convert e4m3 --sat clamps to +-448' 0 \
+	'465 -> float8_e4m3fn 7E = 448  flags 05 (inexact overflow)' \
+	'-1000 -> float8_e4m3fn FE = -448  flags 05 (inexact overflow)'
+
+run convert --to e4m3 --overflow sat 465
+check_result 'convert e4m3 --overflow sat' 0 \
+	'465 -> float8_e4m3fn 7E = 448  flags 05 (inexact overflow)'
+
+run convert --to e4m3 --round rtz 479 -479 0.1 1000
+check_result 'convert e4m3 --round rtz' 0 \
+	'479 -> float8_e4m3fn 7E = 448  flags 01 (inexact)' \
+	'-479 -> float8_e4m3fn FE = -448  flags 01 (inexact)' \
+	'0.1 -> float8_e4m3fn 1C = 0.09375  flags 01 (inexact)' \
+	'1000 -> float8_e4m3fn 7E = 448  flags 05 (inexact overflow)'
+
+run convert --to e4m3 --round rna 464
+check_result 'convert e4m3 --round rna 464: tie away, overflow to NaN' 0 \
+	'464 -> float8_e4m3fn 7F = nan  flags 05 (inexact overflow)'
+
+run convert --to e4m3 --round rdn 449 -449
+check_result 'convert e4m3 --round rdn 449 -449' 0 \
+	'449 -> float8_e4m3fn 7E = 448  flags 01 (inexact)' \
+	'-449 -> float8_e4m3fn FF = -nan  flags 05 (inexact overflow)'
+
+run convert --from f32 --to f16 3F800000 0x7F800000 3f800001
+check_result 'convert --from f32 hex bits' 0 \
+	'3F800000 -> float16 3C00 = 1  flags 00 (none)' \
+	'0x7F800000 -> float16 7C00 = inf  flags 00 (none)' \
+	'3f800001 -> float16 3C00 = 1  flags 01 (inexact)'
+
+run convert --from f16 --to f32 0001 0x8001
+check_result 'convert --from f16 subnormals to f32' 0 \
+	'0001 -> float32 33800000 = 5.9604644775390625e-08  flags 00 (none)' \
+	'0x8001 -> float32 B3800000 = -5.9604644775390625e-08  flags 00 (none)'
+
+run convert --from f16 --to f32 --daz 0001
+check_result 'convert --daz reads a subnormal input as 0' 0 \
+	'0001 -> float32 00000000 = 0  flags 00 (none)'
+
+run convert --from f32 --to f16 35800000
+check_result 'convert f32 2^-20 to an f16 subnormal' 0 \
+	'35800000 -> float16 0010 = 9.5367431640625e-07  flags 00 (none)'
+run convert --from f32 --to f16 --ftz 35800000
+check_result 'convert --ftz flushes the f16 subnormal' 0 \
+	'35800000 -> float16 0000 = 0  flags 03 (inexact underflow)'
+
+# The seed's loss-scaling chain as conversions: 1e-8*1024 in FP32 is 372BCC77
+# (scaling by 2^10 commutes with rounding), FP16 of it is 00AC = 172*2^-24,
+# back in FP32 that is 372C0000, and /1024 is 322C0000 = 0x1.58p-27.
+run convert --to f32 1e-8 1.024e-5
+check_result 'convert f32 1e-8 and 1.024e-5 (seed: 322BCC77, 372BCC77)' 0 \
+	'1e-8 -> float32 322BCC77 = 9.99999993922529029077850282192230224609375e-09  flags 01 (inexact)' \
+	'1.024e-5 -> float32 372BCC77 = 1.02399999377666972577571868896484375e-05  flags 01 (inexact)'
+run convert --from f32 --to f16 372BCC77
+check_result 'convert f32 372BCC77 to f16 00AC' 0 \
+	'372BCC77 -> float16 00AC = 1.02519989013671875e-05  flags 03 (inexact underflow)'
+run convert --from f16 --to f32 00AC
+check_result 'convert f16 00AC to f32 372C0000' 0 \
+	'00AC -> float32 372C0000 = 1.02519989013671875e-05  flags 00 (none)'
+
+# =========================================================================
+# 2. convert batch: TestFloat lines on stdin
+# =========================================================================
+
+printf '3F800000\n7F800000\n00000001\n' >"$tmp/in"
+run_in "$tmp/in" convert --from f32 --to f16
+check_result 'batch f32->f16: operand result flags' 0 \
+	'3F800000 3C00 00' \
+	'7F800000 7C00 00' \
+	'00000001 0000 03'
+
+# As testfloat_gen writes them: operand, expected result, flags; only the
+# operand counts (the other tokens here are deliberately wrong).
+printf '3F800000 FFFF 1F\n40000000\t0000 00 extra\n' >"$tmp/in"
+run_in "$tmp/in" convert --from f32 --to f16
+check_result 'batch uses only the first token of each line' 0 \
+	'3F800000 3C00 00' \
+	'40000000 4000 00'
+
+printf '3F800000\r\n' >"$tmp/in"
+run_in "$tmp/in" convert --from f32 --to f16
+check_result 'batch accepts CRLF line ends' 0 '3F800000 3C00 00'
+
+printf '3F800000\n40000000' >"$tmp/in"
+run_in "$tmp/in" convert --from f32 --to f16
+check_result 'batch reads a last line without newline' 0 \
+	'3F800000 3C00 00' \
+	'40000000 4000 00'
+
+printf '7E\n7F\nFE\n01\n' >"$tmp/in"
+run_in "$tmp/in" convert --from e4m3 --to f16
+check_result 'batch e4m3->f16 (448, NaN, -448, 2^-9)' 0 \
+	'7E 5F00 00' \
+	'7F 7E00 00' \
+	'FE DF00 00' \
+	'01 1800 00'
+
+printf '1.5\n-2\n464\n' >"$tmp/in"
+run_in "$tmp/in" convert --to e4m3
+check_result 'batch of decimals without --from' 0 \
+	'1.5 3C 00' \
+	'-2 C0 00' \
+	'464 7E 01'
+
+run_in "$tmp/empty" convert --from f32 --to f16
+check_result 'batch: empty input, empty output, exit 0' 0
+
+# =========================================================================
+# 3. bad input: exit 2, a message naming the problem, nothing on stdout
+# =========================================================================
+
+run convert --to e9m9x 1
+check_bad 'unknown format' 2 "'e9m9x'" 'choices' 'e4m3' 'bf16' 'e2m1'
+
+run convert --to e4m3 --round banana 1
+check_bad 'unknown rounding mode' 2 "'banana'" 'rne' 'rna' 'rtz' 'rup' 'rdn' 'rod' 'sr'
+
+run convert --to e4m3 --overflow clamp 1
+check_bad 'unknown overflow policy' 2 "'clamp'" 'ieee' 'sat'
+
+run convert --to e4m3 abc
+check_bad 'malformed number' 2 "'abc'"
+
+run convert --to e4m3 1 abc
+check_rc 'malformed second value: exit status 2' 2
+check_out 'malformed second value: stdout holds only the first' \
+	'1 -> float8_e4m3fn 38 = 1  flags 00 (none)'
+
+run convert 1
+check_bad 'missing --to' 2 '--to'
+
+run convert --to
+check_bad '--to without a value' 2 '--to'
+
+run convert --to e4m3 --frobnicate 1
+check_bad 'unknown option' 2 "'--frobnicate'"
+
+run convert --to e4m3 -x
+check_bad 'unknown short option' 2 "'-x'"
+
+run frobnicate
+check_bad 'unknown command' 2 "'frobnicate'" 'convert'
+
+run
+check_rc 'no command: exit status 2' 2
+check_out 'no command: nothing on stdout'
+check_has 'no command: usage on stderr' "$tmp/err" 'usage: fpref'
+
+run convert --to e4m3 --round sr --sr-bits zz 1
+check_bad 'malformed --sr-bits' 2 'zz'
+
+run explain --to e4m3
+check_bad 'explain without a value' 2 'explain'
+
+run table
+check_bad 'table without a format' 2 'table'
+
+run formats extra
+check_bad 'formats with a stray value' 2 "'extra'"
+
+printf '3F800000\n40000000\nxyz\n40400000\n' >"$tmp/in"
+run_in "$tmp/in" convert --from f32 --to f16
+check_rc 'batch bad line 3: exit status 2' 2
+check_out 'batch bad line 3: stdout holds exactly the 2 good lines' \
+	'3F800000 3C00 00' \
+	'40000000 4000 00'
+check_has "batch bad line 3: message says 'line 3'" "$tmp/err" 'line 3'
+check_has 'batch bad line 3: message names the token' "$tmp/err" "'xyz'"
+
+# A line of 16 + 8 + 1 + 4096 bytes.
+s=0123456789abcdef
+for i in 1 2 3 4 5 6 7 8; do
+	s=$s$s
+done
+printf '3F800000\n3F800000 %s\n' "$s" >"$tmp/in"
+run_in "$tmp/in" convert --from f32 --to f16
+check_rc 'batch line over 4096 bytes: exit status 2' 2
+check_out 'batch line over 4096 bytes: stdout holds only line 1' '3F800000 3C00 00'
+check_has "batch line over 4096 bytes: message says 'line 2'" "$tmp/err" 'line 2'
+check_has 'batch line over 4096 bytes: message says 4096' "$tmp/err" '4096'
+
+printf '3F800000\n4000' >"$tmp/in"
+printf '\000' >>"$tmp/in"
+printf '0000\n40400000\n' >>"$tmp/in"
+run_in "$tmp/in" convert --from f32 --to f16
+check_rc 'batch NUL byte: exit status 2' 2
+check_out 'batch NUL byte: stdout holds only line 1' '3F800000 3C00 00'
+check_has "batch NUL byte: message says 'line 2'" "$tmp/err" 'line 2'
+
+run convert --from e4m3 --to f16 1FF
+check_bad 'hex 1FF too wide for e4m3' 2 "'1FF'"
+
+run convert --from e2m1 --to f16 10
+check_bad 'hex 10 too wide for e2m1' 2 "'10'"
+
+run convert --from f64 --to f16 10000000000000000
+check_bad 'hex of 17 digits too wide for f64' 2 '10000000000000000'
+
+run convert --from e4m3 --to f16 zz
+check_bad 'not hex for --from' 2 "'zz'"
+
+printf '7E\n1FF\n' >"$tmp/in"
+run_in "$tmp/in" convert --from e4m3 --to f16
+check_rc 'batch hex too wide: exit status 2' 2
+check_out 'batch hex too wide: stdout holds only line 1' '7E 5F00 00'
+check_has "batch hex too wide: message says 'line 2'" "$tmp/err" 'line 2'
+check_has 'batch hex too wide: message names the token' "$tmp/err" "'1FF'"
+
+run explain 1FF --from e4m3 --to f16
+check_bad 'explain hex too wide' 2 "'1FF'"
+
+run explain abc --to e4m3
+check_bad 'explain malformed number' 2 "'abc'"
+
+# =========================================================================
+# 4. explain
+# =========================================================================
+
+run explain 464 --to e4m3
+check_rc 'explain 464 e4m3: exit status 0' 0
+check_match 'explain 464 e4m3: rule is a tie' "$tmp/out" '^rule .*tie'
+check_match 'explain 464 e4m3: neighbour 448 (7E)' "$tmp/out" '^neighbours *448 = 7E'
+check_match 'explain 464 e4m3: neighbour 480' "$tmp/out" '^ *and 480 '
+check_match 'explain 464 e4m3: result 7E = 448' "$tmp/out" '^result *7E .*= 448$'
+check_match 'explain 464 e4m3: flags 01' "$tmp/out" '^flags *01 (inexact)$'
+
+run explain -465 --to e4m3
+check_rc 'explain -465 e4m3: exit status 0' 0
+check_match 'explain -465 e4m3: result FF' "$tmp/out" '^result *FF '
+check_match 'explain -465 e4m3: flags 05' "$tmp/out" '^flags *05 '
+
+# The seed's worked example: a gradient of 1e-8 is 0 in FP16 ...
+run explain 1e-8 --to f16
+check_rc 'explain 1e-8 f16: exit status 0' 0
+check_match 'explain 1e-8 f16: result 0000' "$tmp/out" '^result *0000 .*= 0$'
+check_match 'explain 1e-8 f16: flags 03' "$tmp/out" '^flags *03 '
+
+# ... scaled by 1024 in FP32 it becomes FP16 00AC, 1.0251998901367188e-05 in NumPy ...
+run explain 372BCC77 --from f32 --to f16
+check_rc 'explain 372BCC77 f32->f16: exit status 0' 0
+check_match 'explain 372BCC77 f32->f16: result 00AC' "$tmp/out" '^result *00AC '
+check_has 'explain 372BCC77 f32->f16: NumPy spelling' "$tmp/out" '1.0251998901367188e-05'
+
+# ... and /1024 in FP32 recovers 1.0011717677116394e-08.
+run explain 0x1.58p-27 --to f32
+check_rc 'explain 0x1.58p-27 f32: exit status 0' 0
+check_match 'explain 0x1.58p-27 f32: result 322C0000' "$tmp/out" '^result *322C0000 '
+check_has 'explain 0x1.58p-27 f32: NumPy spelling' "$tmp/out" '1.0011717677116394e-08'
+check_match 'explain 0x1.58p-27 f32: flags 00' "$tmp/out" '^flags *00 '
+
+# =========================================================================
+# 5. table
+# =========================================================================
+
+run table e2m1
+check_rc 'table e2m1: exit status 0' 0
+check_lines 'table e2m1: header + 16 lines' "$tmp/out" 17
+check_count 'table e2m1: 16 encoding lines 0..F' "$tmp/out" '^[0-9A-F] ' 16
+check_match 'table e2m1: header line first' "$tmp/out" '^#.*float4_e2m1fn'
+check_match 'table e2m1: code 7 is 6' "$tmp/out" '^7 .* 6$'
+check_match 'table e2m1: code F is -6' "$tmp/out" '^F .* -6$'
+check_match 'table e2m1: code 1 is 0.5' "$tmp/out" '^1 .* 0\.5$'
+
+run table e4m3
+check_rc 'table e4m3: exit status 0' 0
+check_lines 'table e4m3: header + 256 lines' "$tmp/out" 257
+check_match 'table e4m3: 7E is 448' "$tmp/out" '^7E .* 448$'
+
+run table f16
+check_bad 'table f16 refused' 2 'float16'
+
+# =========================================================================
+# 6. formats
+# =========================================================================
+
+run formats
+check_rc 'formats: exit status 0' 0
+check_count 'formats: 16 format rows' "$tmp/out" '^(float|tf32|bfloat)' 16
+for name in float64 float32 tf32 bfloat16 float16 float8_e5m2 float8_e4m3fn \
+	float8_e4m3 float8_e4m3fnuz float8_e5m2fnuz float8_e4m3b11fnuz float8_e3m4 \
+	float8_e8m0fnu float6_e2m3fn float6_e3m2fn float4_e2m1fn; do
+	check_match "formats: lists $name" "$tmp/out" "^$name "
+done
+
+run formats --json
+check_rc 'formats --json: exit status 0' 0
+first=$(sed -n '1p' "$tmp/out")
+last=$(sed -n '$p' "$tmp/out")
+if [ "$first" = '[' ]; then ok 'formats --json: starts with ['; else not_ok 'formats --json: starts with [' '[' "$first"; fi
+if [ "$last" = ']' ]; then ok 'formats --json: ends with ]'; else not_ok 'formats --json: ends with ]' ']' "$last"; fi
+check_count 'formats --json: 16 objects' "$tmp/out" '"name":' 16
+grep -F '"name":"float8_e4m3fn"' "$tmp/out" >"$tmp/obj"
+check_has 'formats --json: e4m3fn max_finite 448' "$tmp/obj" '"max_finite":"448"'
+grep -F '"name":"float8_e5m2"' "$tmp/out" >"$tmp/obj"
+check_has 'formats --json: e5m2 max_finite 57344' "$tmp/obj" '"max_finite":"57344"'
+grep -F '"name":"float16"' "$tmp/out" >"$tmp/obj"
+check_has 'formats --json: float16 max_finite 65504' "$tmp/obj" '"max_finite":"65504"'
+
+# =========================================================================
+# 7. --help and --version
+# =========================================================================
+
+run --help
+check_rc '--help: exit status 0' 0
+check_match '--help: usage on stdout' "$tmp/out" '^usage: fpref '
+
+run --version
+check_rc '--version: exit status 0' 0
+check_match "--version: prints 'fpref '" "$tmp/out" '^fpref '
+
+# =========================================================================
+# 8. stochastic rounding
+# =========================================================================
+
+# 0x1.01p0 = 1 + 2^-8 lies halfway between bf16 1 (3F80) and 1 + 2^-7 (3F81);
+# with 4 random bits the discarded bits are T = 1000b = 8 and the value goes
+# up iff T + R >= 2^4.
+run convert --to bf16 --round sr --sr-bits 4:7 0x1.01p0
+check_result 'sr 4:7 keeps 3F80' 0 '0x1.01p0 -> bfloat16 3F80 = 1  flags 01 (inexact)'
+run convert --to bf16 --round sr --sr-bits 4:8 0x1.01p0
+check_result 'sr 4:8 goes up to 3F81' 0 '0x1.01p0 -> bfloat16 3F81 = 1.0078125  flags 01 (inexact)'
+
+i=0
+: >"$tmp/in"
+while [ $i -lt 20 ]; do
+	printf '3F808%03X\n' $((i * 37)) >>"$tmp/in"
+	i=$((i + 1))
+done
+run_in "$tmp/in" convert --from f32 --to bf16 --round sr --sr-bits seed=5
+rc1=$rc
+saved=0
+sed -n p "$tmp/out" >"$tmp/sr1" && saved=1
+run_in "$tmp/in" convert --from f32 --to bf16 --round sr --sr-bits seed=5
+if [ "$rc1" = 0 ] && [ "$rc" = 0 ] && [ "$saved" = 1 ] && cmp -s "$tmp/sr1" "$tmp/out"; then
+	ok 'sr seed=5: two runs give identical output'
+else
+	not_ok 'sr seed=5: two runs give identical output' 'identical output, exit 0 twice' "exit $rc1 and $rc"
+	show 'first run' "$tmp/sr1"
+	show 'second run' "$tmp/out"
+fi
+check_count 'sr seed=5: 20 lines, each 3F80 or 3F81, inexact' "$tmp/out" \
+	'^3F808[0-9A-F]{3} 3F8[01] 01$' 20
+check_match 'sr seed=5: some round down' "$tmp/out" ' 3F80 01$'
+check_match 'sr seed=5: some round up' "$tmp/out" ' 3F81 01$'
+run_in "$tmp/in" convert --from f32 --to bf16 --round sr --sr-bits seed=6
+if cmp -s "$tmp/sr1" "$tmp/out"; then
+	not_ok 'sr seed=6 differs from seed=5' 'different output' 'identical output'
+else
+	ok 'sr seed=6 differs from seed=5'
+fi
+
+# =========================================================================
+# 9. output and input errors
+# =========================================================================
+
+if [ -w /dev/full ]; then
+	"$FPREF" formats >/dev/full 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" != 0 ]; then ok 'formats > /dev/full: non-zero exit'; else not_ok 'formats > /dev/full: non-zero exit' 'non-zero' "$rc"; fi
+	check_match 'formats > /dev/full: message on stderr' "$tmp/err" '^fpref: .'
+
+	"$FPREF" convert --from f32 --to f16 <"$tmp/in" >/dev/full 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" != 0 ]; then ok 'batch > /dev/full: non-zero exit'; else not_ok 'batch > /dev/full: non-zero exit' 'non-zero' "$rc"; fi
+	check_match 'batch > /dev/full: message on stderr' "$tmp/err" '^fpref: .'
+else
+	printf '# skip: no writable /dev/full\n'
+fi
+
+# Reading a directory fails (EISDIR): a failure, exit 1, not bad input.
+"$FPREF" convert --from f32 --to f16 </ >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check_rc 'batch read error: exit status 1' 1
+check_match 'batch read error: message on stderr' "$tmp/err" '^fpref: .'
+
+printf '%s passed, %s failed\n' "$pass" "$fail"
+[ "$fail" -eq 0 ]

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -68,8 +69,9 @@ static bool looks_like_number(const char *s)
 {
 	if (s[0] != '-')
 		return true;
-	return isdigit((unsigned char)s[1]) || s[1] == '.' || strncmp(s + 1, "inf", 3) == 0 ||
-	       strncmp(s + 1, "nan", 3) == 0 || strncmp(s + 1, "snan", 4) == 0;
+	return isdigit((unsigned char)s[1]) || s[1] == '.' || strncasecmp(s + 1, "inf", 3) == 0 ||
+	       strncasecmp(s + 1, "nan", 3) == 0 || strncasecmp(s + 1, "snan", 4) == 0 ||
+	       strncasecmp(s + 1, "qnan", 4) == 0;
 }
 
 static const char *take_value(int argc, char **argv, int *i)

@@ -68,7 +68,8 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 	int status = CLI_EXIT_OK;
 	while ((len = getline(&line, &cap, in)) != -1) {
 		lineno++;
-		if (len > LINE_MAX_BYTES) {
+		size_t content = (size_t)len - (line[len - 1] == '\n' ? 1 : 0);
+		if (content > LINE_MAX_BYTES) {
 			cli_error("line %lu: longer than %d bytes", lineno, LINE_MAX_BYTES);
 			status = CLI_EXIT_USAGE;
 			break;

@@ -1,0 +1,224 @@
+/* Bulk conversion: a generic loop over the core, and two fast paths that
+ * are checked exhaustively against it (tests/check_emu.c):
+ *  - "table": a source of 8 bits or fewer has at most 256 patterns, so
+ *    every result (bits and flags) is computed once by the core;
+ *  - "fp32-vector": FP32 to a narrower format under round to nearest even,
+ *    bits only, as branch-free integer arithmetic that compilers vectorise. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpref_emu.h"
+
+enum path { PATH_GENERIC, PATH_TABLE, PATH_FP32_VECTOR };
+
+/* Constants of the FP32 fast path, all derived from the target's row. */
+struct fp32_plan {
+	uint32_t man_bits;
+	int32_t bias;
+	int32_t least_normal;  /* unbiased exponent of the target's least normal */
+	uint32_t max_code;     /* positive max finite pattern */
+	uint32_t inf_code;     /* pattern for overflow to "inf" (inf, NaN, or max) */
+	uint32_t nan_code;     /* pattern for NaN inputs (sign added where the format keeps it) */
+	uint32_t sign_shift;
+	bool nan_signed;
+	bool zero_unsigned;    /* fnuz: no -0 (its NaN already holds the sign bit) */
+};
+
+struct fpref_emu_converter {
+	struct fpref_format from, to;
+	struct fpref_env env;
+	enum path path;
+	size_t in_bytes, out_bytes;
+	uint64_t table_bits[256];
+	uint8_t table_flags[256];
+	bool table_invalid[256];
+	struct fp32_plan plan;
+};
+
+size_t fpref_emu_element_bytes(const struct fpref_format *f)
+{
+	int bits = fpref_format_container_bits(f);
+	return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : 8;
+}
+
+static uint64_t load(const void *in, size_t i, size_t bytes)
+{
+	const unsigned char *p = (const unsigned char *)in + i * bytes;
+	uint64_t v = 0;
+	for (size_t b = 0; b < bytes; b++)
+		v |= (uint64_t)p[b] << (8 * b);
+	return v;
+}
+
+static void store(void *out, size_t i, size_t bytes, uint64_t v)
+{
+	unsigned char *p = (unsigned char *)out + i * bytes;
+	for (size_t b = 0; b < bytes; b++)
+		p[b] = (unsigned char)(v >> (8 * b));
+}
+
+static bool is_float32(const struct fpref_format *f)
+{
+	return f->exp_bits == 8 && f->man_bits == 23 && f->bias == 127 && f->is_signed && f->has_zero &&
+	       f->subnormals && f->specials == FPREF_SPECIALS_IEEE && f->pad_bits == 0;
+}
+
+/* The FP32 path covers targets whose whole range lies inside FP32's normal
+ * range, with subnormals and zero, under rne without ftz/daz. */
+static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env, struct fp32_plan *plan)
+{
+	if (env->rounding != FPREF_RNE || env->ftz || env->daz)
+		return false;
+	if (!to->is_signed || !to->has_zero || !to->subnormals || to->pad_bits != 0 || to->man_bits > 22 ||
+	    fpref_format_container_bits(to) > 16)
+		return false;
+	int least = fpref_format_min_exponent(to) - to->man_bits;
+	if (least < -149 || fpref_format_min_exponent(to) < -126 || fpref_format_max_exponent(to) > 127)
+		return false;
+	unsigned ignored = 0;
+	plan->man_bits = (uint32_t)to->man_bits;
+	plan->bias = to->bias;
+	plan->least_normal = fpref_format_min_exponent(to);
+	plan->max_code = (uint32_t)fpref_format_max_bits(to, false);
+	plan->sign_shift = (uint32_t)(to->exp_bits + to->man_bits);
+	plan->nan_code = (uint32_t)fpref_emu_pack_nan(to, false, false, &ignored);
+	plan->nan_signed = to->specials == FPREF_SPECIALS_IEEE || to->specials == FPREF_SPECIALS_FN;
+	plan->zero_unsigned = to->specials == FPREF_SPECIALS_FNUZ;
+	/* Overflow under rne goes to inf, or NaN where there is no inf. */
+	if (env->overflow == FPREF_OVERFLOW_SAT || to->specials == FPREF_SPECIALS_NONE)
+		plan->inf_code = plan->max_code;
+	else if (to->specials == FPREF_SPECIALS_IEEE)
+		plan->inf_code = (uint32_t)(((1u << to->exp_bits) - 1) << to->man_bits);
+	else
+		plan->inf_code = plan->nan_code;
+	return true;
+}
+
+/* One FP32 element: round the significand at the target's last place
+ * (deeper below the target's least normal), rebias, then clamp. */
+static inline uint32_t fp32_element(const struct fp32_plan *p, uint32_t x)
+{
+	uint32_t sign = x >> 31;
+	uint32_t mag = x & 0x7FFFFFFFu;
+	int32_t biased = (int32_t)(mag >> 23);
+	uint32_t sig = (mag & 0x7FFFFFu) | (biased ? 0x800000u : 0);
+	int32_t unbiased = (biased ? biased : 1) - 127;
+	int32_t below = p->least_normal - unbiased;
+	below = below < 0 ? 0 : below;
+	int32_t shift = 23 - (int32_t)p->man_bits + below;
+	shift = shift > 25 ? 25 : shift; /* beyond that everything rounds to zero alike */
+	uint32_t half = (1u << (shift - 1)) - 1;
+	uint32_t k = (sig + half + ((sig >> shift) & 1)) >> shift;
+	int32_t field = unbiased + p->bias - 1;
+	field = field < 0 ? 0 : field;
+	uint32_t code = ((uint32_t)field << p->man_bits) + k;
+	code = code > p->max_code ? p->inf_code : code;
+	bool nan = mag > 0x7F800000u;
+	code = nan ? p->nan_code : code;
+	/* NaN keeps its sign only where the format has signed NaNs (the NaN of
+	 * a format without NaN is +max); fnuz has no -0. */
+	bool keep_sign = (!nan || p->nan_signed) && !(p->zero_unsigned && code == 0);
+	return code | ((sign & keep_sign) << p->sign_shift);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
+
+VECTOR_CLONES
+static void fp32_to_u8(const struct fp32_plan *p, const uint32_t *in, uint8_t *out, size_t n)
+{
+	const struct fp32_plan plan = *p;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (uint8_t)fp32_element(&plan, in[i]);
+}
+
+VECTOR_CLONES
+static void fp32_to_u16(const struct fp32_plan *p, const uint32_t *in, uint16_t *out, size_t n)
+{
+	const struct fp32_plan plan = *p;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (uint16_t)fp32_element(&plan, in[i]);
+}
+
+struct fpref_emu_converter *fpref_emu_converter_new(const struct fpref_format *from, const struct fpref_format *to,
+						    const struct fpref_env *env)
+{
+	char err[128];
+	if (fpref_format_validate(from, err, sizeof err) != 0 || fpref_format_validate(to, err, sizeof err) != 0)
+		return NULL;
+	struct fpref_emu_converter *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->from = *from;
+	c->to = *to;
+	c->env = *env;
+	c->in_bytes = fpref_emu_element_bytes(from);
+	c->out_bytes = fpref_emu_element_bytes(to);
+	c->path = PATH_GENERIC;
+	if (fpref_format_container_bits(from) <= 8 && env->rounding != FPREF_SR) {
+		c->path = PATH_TABLE;
+		for (uint64_t b = 0; b < 256; b++) {
+			unsigned flags = 0;
+			c->table_invalid[b] = fpref_emu_convert(from, b, to, env, 0, &c->table_bits[b], &flags) != 0;
+			c->table_flags[b] = (uint8_t)flags;
+		}
+	} else if (is_float32(from) && plan_fp32(to, env, &c->plan)) {
+		c->path = PATH_FP32_VECTOR;
+	}
+	return c;
+}
+
+void fpref_emu_converter_free(struct fpref_emu_converter *c)
+{
+	free(c);
+}
+
+const char *fpref_emu_converter_path(const struct fpref_emu_converter *c)
+{
+	static const char *const names[] = { "generic", "table", "fp32-vector" };
+	return names[c->path];
+}
+
+static uint64_t invalid_result(const struct fpref_format *to)
+{
+	unsigned ignored = 0;
+	return to->specials == FPREF_SPECIALS_NONE ? 0 : fpref_emu_pack_nan(to, false, false, &ignored);
+}
+
+size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *in, void *out, size_t n,
+			       uint8_t *flags, uint64_t first_index)
+{
+	size_t invalid = 0;
+	if (c->path == PATH_FP32_VECTOR && !flags) {
+		if (c->out_bytes == 1)
+			fp32_to_u8(&c->plan, in, out, n);
+		else
+			fp32_to_u16(&c->plan, in, out, n);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = load(in, i, c->in_bytes), y;
+		unsigned f = 0;
+		bool bad;
+		if (c->path == PATH_TABLE && x < 256) {
+			y = c->table_bits[x];
+			f = c->table_flags[x];
+			bad = c->table_invalid[x];
+		} else {
+			bad = fpref_emu_convert(&c->from, x, &c->to, &c->env, fpref_env_sr_random(&c->env, first_index + i),
+						&y, &f) != 0;
+		}
+		if (bad) {
+			y = invalid_result(&c->to);
+			f = FPREF_FLAG_INVALID;
+			invalid++;
+		}
+		store(out, i, c->out_bytes, y);
+		if (flags)
+			flags[i] = (uint8_t)f;
+	}
+	return invalid;
+}

@@ -1,0 +1,31 @@
+/* Conversion of one bit pattern: decode exactly, then the rounding core. */
+#include "fpref_emu.h"
+
+int fpref_emu_convert(const struct fpref_format *from, uint64_t bits, const struct fpref_format *to,
+		      const struct fpref_env *env, uint64_t sr_random, uint64_t *out, unsigned *flags)
+{
+	struct fpref_unpacked u;
+	if (fpref_decode(from, bits, &u) == FPREF_DECODE_INVALID)
+		return -1;
+	switch (u.cls) {
+	case FPREF_CLASS_NAN:
+		*out = fpref_emu_pack_nan(to, u.negative && to->is_signed, u.signaling, flags);
+		return 0;
+	case FPREF_CLASS_INF:
+		*out = fpref_emu_pack_inf(to, env, u.negative, flags);
+		return 0;
+	case FPREF_CLASS_ZERO:
+		*out = fpref_emu_pack_zero(to, env, u.negative, flags);
+		return 0;
+	case FPREF_CLASS_SUBNORMAL:
+		if (env->daz) {
+			*out = fpref_emu_pack_zero(to, env, u.negative, flags);
+			return 0;
+		}
+		break;
+	case FPREF_CLASS_NORMAL:
+		break;
+	}
+	*out = fpref_emu_round_pack(to, env, sr_random, u.negative, u.exponent, u.significand, false, flags);
+	return 0;
+}

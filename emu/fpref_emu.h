@@ -1,0 +1,72 @@
+/* fpref — the emulator: integer-only rounding, conversions and bulk arrays.
+ *
+ * The fast, independent second implementation.  It depends on formats/
+ * only, never on MPFR, so that every comparison with the oracle (ref/)
+ * means something.  Every path ends in fpref_emu_round_pack. */
+#ifndef FPREF_EMU_H
+#define FPREF_EMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fpref_format.h"
+#include "fpref_env.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An unrounded significand: 128 bits, so that an operation can hand the
+ * core the target's precision plus every stochastic-rounding bit and more. */
+typedef unsigned __int128 fpref_u128;
+
+/* The one rounding core.  Rounds (-1)^negative * (sig + sticky) * 2^exp to
+ * format f under env, where sticky means "and something nonzero below bit
+ * 0" (callers keep at least sr_width + 2 exact bits below the target's last
+ * place whenever sticky is set).  sig == 0 with sticky clear is an exact
+ * zero.  ORs the raised flags into *flags and returns the bits. */
+uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_env *env, uint64_t sr_random,
+			      bool negative, int32_t exp, fpref_u128 sig, bool sticky, unsigned *flags);
+
+/* What format f makes of a special result: a NaN (signaling inputs raise
+ * invalid), an infinity, or an exact zero. */
+uint64_t fpref_emu_pack_nan(const struct fpref_format *f, bool negative, bool signaling, unsigned *flags);
+uint64_t fpref_emu_pack_inf(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+			    unsigned *flags);
+uint64_t fpref_emu_pack_zero(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+			     unsigned *flags);
+
+/* Convert one bit pattern.  Returns 0, or -1 for an invalid source pattern. */
+int fpref_emu_convert(const struct fpref_format *from, uint64_t bits, const struct fpref_format *to,
+		      const struct fpref_env *env, uint64_t sr_random, uint64_t *out, unsigned *flags);
+
+/* ---- arrays ----
+ * Elements sit in little-endian containers of 1, 2, 4 or 8 bytes (the
+ * smallest that holds the format's container bits: FP4 and FP6 take a byte
+ * each).  A converter holds what the fast paths precompute, so that no
+ * global state is needed; build one per (from, to, env) and reuse it. */
+struct fpref_emu_converter;
+
+/* NULL on allocation failure or an invalid format. */
+struct fpref_emu_converter *fpref_emu_converter_new(const struct fpref_format *from, const struct fpref_format *to,
+						    const struct fpref_env *env);
+void fpref_emu_converter_free(struct fpref_emu_converter *c);
+/* Which path the converter takes: "table", "fp32-vector" or "generic". */
+const char *fpref_emu_converter_path(const struct fpref_emu_converter *c);
+
+/* Convert n elements.  flags may be NULL; otherwise flags[i] receives the
+ * flags of element i.  Stochastic rounding takes the random bits of element
+ * i from env (fixed bits, or the seeded stream at index first_index + i).
+ * Returns the number of invalid source patterns met (their outputs are the
+ * target's NaN, or 0 where it has none, with the invalid flag). */
+size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *in, void *out, size_t n,
+			       uint8_t *flags, uint64_t first_index);
+
+/* Bytes per element of format f in arrays. */
+size_t fpref_emu_element_bytes(const struct fpref_format *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

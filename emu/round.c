@@ -1,0 +1,264 @@
+/* The emulator's one rounding core: round, detect tininess and overflow,
+ * apply the format's special-value rules, pack. */
+#include "fpref_emu.h"
+
+static int top_bit(fpref_u128 x)
+{
+	uint64_t hi = (uint64_t)(x >> 64);
+	return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll((uint64_t)x);
+}
+
+static uint64_t low_mask(int bits)
+{
+	return bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
+}
+
+static fpref_u128 mask128(int bits)
+{
+	return bits >= 128 ? ~(fpref_u128)0 : (((fpref_u128)1 << bits) - 1);
+}
+
+/* Exponent of the least normal, and of the top finite binade, and the
+ * significand (with its leading bit) of max finite. */
+static int least_normal_exp(const struct fpref_format *f)
+{
+	return (f->has_zero ? 1 : 0) - f->bias;
+}
+
+static int top_exp(const struct fpref_format *f)
+{
+	int top_field = (1 << f->exp_bits) - 1;
+	bool top_special = f->specials == FPREF_SPECIALS_IEEE || (f->specials == FPREF_SPECIALS_FN && f->man_bits == 0);
+	return (top_special ? top_field - 1 : top_field) - f->bias;
+}
+
+static uint64_t max_significand(const struct fpref_format *f)
+{
+	uint64_t full = (uint64_t)1 << f->man_bits;
+	return full + (full - 1) - (f->specials == FPREF_SPECIALS_FN && f->man_bits > 0 ? 1 : 0);
+}
+
+static uint64_t pack(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
+{
+	uint64_t sign = negative && f->is_signed ? (uint64_t)1 << (f->exp_bits + f->man_bits) : 0;
+	return (sign | (field << f->man_bits) | mantissa) << f->pad_bits;
+}
+
+static uint64_t least_value(const struct fpref_format *f)
+{
+	return f->has_zero ? 0 : pack(f, false, 0, 0);
+}
+
+uint64_t fpref_emu_pack_nan(const struct fpref_format *f, bool negative, bool signaling, unsigned *flags)
+{
+	uint64_t all = (uint64_t)((1u << f->exp_bits) - 1);
+	if (signaling)
+		*flags |= FPREF_FLAG_INVALID;
+	switch (f->specials) {
+	case FPREF_SPECIALS_IEEE:
+		return pack(f, negative, all, (uint64_t)1 << (f->man_bits - 1));
+	case FPREF_SPECIALS_FN:
+		return pack(f, negative, all, low_mask(f->man_bits));
+	case FPREF_SPECIALS_FNUZ:
+		return pack(f, true, 0, 0);
+	case FPREF_SPECIALS_NONE:
+		break;
+	}
+	*flags |= FPREF_FLAG_INVALID;
+	return pack(f, false, (uint64_t)top_exp(f) + (uint64_t)f->bias, max_significand(f) & low_mask(f->man_bits));
+}
+
+static uint64_t max_finite(const struct fpref_format *f, bool negative)
+{
+	return pack(f, negative, (uint64_t)(top_exp(f) + f->bias), max_significand(f) & low_mask(f->man_bits));
+}
+
+/* A result that cannot be had: NaN and invalid where the format has NaN,
+ * else the fallback value, still invalid. */
+static uint64_t invalid_or(const struct fpref_format *f, bool negative, uint64_t fallback, unsigned *flags)
+{
+	*flags |= FPREF_FLAG_INVALID;
+	if (f->specials == FPREF_SPECIALS_NONE)
+		return fallback;
+	unsigned ignored = 0;
+	return fpref_emu_pack_nan(f, negative, false, &ignored);
+}
+
+uint64_t fpref_emu_pack_zero(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+			     unsigned *flags)
+{
+	if (f->has_zero)
+		return pack(f, negative && f->specials != FPREF_SPECIALS_FNUZ, 0, 0);
+	if (env->overflow == FPREF_OVERFLOW_SAT) {
+		*flags |= FPREF_FLAG_INEXACT;
+		return least_value(f);
+	}
+	return invalid_or(f, false, least_value(f), flags);
+}
+
+uint64_t fpref_emu_pack_inf(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+			    unsigned *flags)
+{
+	if (negative && !f->is_signed) {
+		if (env->overflow == FPREF_OVERFLOW_SAT) {
+			*flags |= FPREF_FLAG_INEXACT;
+			return least_value(f);
+		}
+		return invalid_or(f, false, least_value(f), flags);
+	}
+	if (env->overflow == FPREF_OVERFLOW_SAT) {
+		*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
+		return max_finite(f, negative);
+	}
+	if (f->specials == FPREF_SPECIALS_IEEE)
+		return pack(f, negative, (uint64_t)((1u << f->exp_bits) - 1), 0);
+	return invalid_or(f, negative, max_finite(f, negative), flags);
+}
+
+/* Round sig * 2^exp (+ sticky) to a multiple of 2^q: returns the multiple,
+ * with *inexact set when anything was discarded and *away when the
+ * magnitude went up. */
+static fpref_u128 round_to(fpref_u128 sig, bool sticky, int32_t exp, int32_t q, bool negative,
+			  const struct fpref_env *env, uint64_t sr_random, bool *inexact, bool *away)
+{
+	int64_t shift = (int64_t)q - exp;
+	if (shift <= 0) {
+		*inexact = sticky;
+		fpref_u128 k = sig << -shift;
+		/* Only a sticky remainder below: less than half a unit. */
+		bool up = sticky && ((env->rounding == FPREF_RUP && !negative) ||
+				     (env->rounding == FPREF_RDN && negative) ||
+				     (env->rounding == FPREF_ROD && !(k & 1)));
+		*away = up;
+		return k + up;
+	}
+	fpref_u128 k = shift >= 128 ? 0 : sig >> shift;
+	fpref_u128 dropped = shift >= 128 ? sig : sig & mask128((int)shift);
+	bool guard = shift <= 128 && ((sig >> (shift - 1)) & 1);
+	bool rest = (shift >= 2 && (shift > 128 ? sig != 0 : (sig & mask128((int)shift - 1)) != 0)) || sticky;
+	*inexact = dropped != 0 || sticky;
+	bool up = false;
+	switch (env->rounding) {
+	case FPREF_RNE:
+		up = guard && (rest || (k & 1));
+		break;
+	case FPREF_RNA:
+		up = guard;
+		break;
+	case FPREF_RTZ:
+		break;
+	case FPREF_RUP:
+		up = *inexact && !negative;
+		break;
+	case FPREF_RDN:
+		up = *inexact && negative;
+		break;
+	case FPREF_ROD:
+		up = *inexact && !(k & 1);
+		break;
+	case FPREF_SR: {
+		unsigned r = env->sr_width;
+		fpref_u128 T;
+		if (shift >= (int64_t)r)
+			T = shift - r >= 128 ? 0 : dropped >> (shift - r);
+		else
+			T = dropped << (r - shift);
+		up = T + sr_random >= ((fpref_u128)1 << r);
+		break;
+	}
+	}
+	*away = up;
+	return k + up;
+}
+
+uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_env *env, uint64_t sr_random,
+			      bool negative, int32_t exp, fpref_u128 sig, bool sticky, unsigned *flags)
+{
+	if (sig == 0)
+		return fpref_emu_pack_zero(f, env, negative, flags);
+	if (negative && !f->is_signed) {
+		if (env->overflow == FPREF_OVERFLOW_SAT) {
+			*flags |= FPREF_FLAG_INEXACT;
+			return least_value(f);
+		}
+		return invalid_or(f, false, least_value(f), flags);
+	}
+	const int M = f->man_bits;
+	const int emin = least_normal_exp(f);
+	int32_t lead = exp + top_bit(sig);
+	bool subnormal_grid = f->subnormals && f->has_zero;
+	/* The grid's last place: below the least normal it is the subnormal
+	 * step, or with no subnormals the least normal itself ({0, 2^emin}). */
+	int32_t q = lead >= emin ? lead - M : subnormal_grid ? emin - M : emin;
+
+	bool inexact, away;
+	fpref_u128 k = round_to(sig, sticky, exp, q, negative, env, sr_random, &inexact, &away);
+
+	bool tiny;
+	if (lead >= emin) {
+		tiny = false;
+	} else if (env->tininess == FPREF_TININESS_BEFORE || lead < emin - 1) {
+		tiny = true;
+	} else {
+		/* Just below the least normal: tiny unless rounding at full
+		 * precision carries into 2^emin. */
+		bool ignored, ignored_too;
+		fpref_u128 ku = round_to(sig, sticky, exp, lead - M, negative, env, sr_random, &ignored, &ignored_too);
+		tiny = ku < ((fpref_u128)1 << (M + 1));
+	}
+	if (inexact)
+		*flags |= FPREF_FLAG_INEXACT;
+	if (inexact && tiny)
+		*flags |= FPREF_FLAG_UNDERFLOW;
+	if (env->ftz && tiny) {
+		*flags |= FPREF_FLAG_UNDERFLOW | FPREF_FLAG_INEXACT;
+		return fpref_emu_pack_zero(f, env, negative, flags);
+	}
+	if (k == 0)
+		return fpref_emu_pack_zero(f, env, negative, flags);
+
+	/* Normalise k to M+1 bits where it is normal. */
+	int32_t lead_r = q + top_bit(k);
+	int emax = top_exp(f);
+	uint64_t mantissa, field;
+	if (lead_r >= emin) {
+		fpref_u128 normal = top_bit(k) > M ? k >> (top_bit(k) - M) : k << (M - top_bit(k));
+		if (lead_r > emax || (lead_r == emax && normal > max_significand(f))) {
+			*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
+			bool to_inf;
+			switch (env->rounding) {
+			case FPREF_RNE:
+			case FPREF_RNA:
+				to_inf = true;
+				break;
+			case FPREF_RUP:
+				to_inf = !negative;
+				break;
+			case FPREF_RDN:
+				to_inf = negative;
+				break;
+			case FPREF_SR:
+				/* overflows toward inf only when it took the upper neighbour */
+				to_inf = away;
+				break;
+			default:
+				to_inf = false;
+				break;
+			}
+			if (env->overflow == FPREF_OVERFLOW_SAT || !to_inf)
+				return max_finite(f, negative);
+			if (f->specials == FPREF_SPECIALS_IEEE)
+				return pack(f, negative, (uint64_t)((1u << f->exp_bits) - 1), 0);
+			unsigned ignored = 0;
+			if (f->specials == FPREF_SPECIALS_NONE)
+				return max_finite(f, negative);
+			return fpref_emu_pack_nan(f, negative, false, &ignored);
+		}
+		field = (uint64_t)(lead_r + f->bias);
+		mantissa = (uint64_t)normal & low_mask(M);
+	} else {
+		field = 0;
+		mantissa = (uint64_t)k; /* a subnormal: q is the subnormal step */
+	}
+	return pack(f, negative, field, mantissa);
+}
