@@ -521,8 +521,9 @@ START_TEST(f64_to_f16)
 }
 END_TEST
 
-/* Exhaustive only: every stride-th float32 pattern, all of them classes of
- * sign, exponent and mantissa, to float16. */
+/* Exhaustive only: every stride-th float32 pattern to float16, so every
+ * sign and exponent is visited with many mantissas, not only the target's
+ * range. */
 START_TEST(f32_to_f16_strided)
 {
 	struct conv c = f16_conv("float32->float16 (strided)", "float32", host_f32_to_f16);

@@ -121,6 +121,17 @@ int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o)
 			if (!(v = take_value(argc, argv, &i)) || cli_parse_format(v, &o->from) != 0)
 				return CLI_EXIT_USAGE;
 			o->have_from = true;
+		} else if ((allowed & CLI_ENGINE) && strcmp(a, "--engine") == 0) {
+			if (!(v = take_value(argc, argv, &i)))
+				return CLI_EXIT_USAGE;
+			if (strcmp(v, "emu") == 0)
+				o->engine = CLI_ENGINE_EMU;
+			else if (strcmp(v, "ref") == 0)
+				o->engine = CLI_ENGINE_REF;
+			else {
+				cli_error("unknown engine '%s' (choices: emu, the integer emulator; ref, the MPFR oracle)", v);
+				return CLI_EXIT_USAGE;
+			}
 		} else if ((allowed & CLI_JSON) && strcmp(a, "--json") == 0) {
 			o->json = true;
 		} else if ((allowed & CLI_ENV) && strcmp(a, "--round") == 0) {

@@ -10,8 +10,11 @@ enum cli_allow {
 	CLI_TO = 1,
 	CLI_FROM = 2,
 	CLI_ENV = 4,
-	CLI_JSON = 8
+	CLI_JSON = 8,
+	CLI_ENGINE = 16
 };
+
+enum cli_engine { CLI_ENGINE_EMU, CLI_ENGINE_REF };
 
 #define CLI_MAX_POSITIONAL 256
 
@@ -19,6 +22,7 @@ struct cli_options {
 	struct fpref_env env;
 	struct fpref_format to, from;
 	bool have_to, have_from, json;
+	enum cli_engine engine;
 	const char *positional[CLI_MAX_POSITIONAL];
 	int npositional;
 };

@@ -1,5 +1,6 @@
-/* fpref convert: round values to a format with the oracle, for people or
- * as a TestFloat-style batch filter. */
+/* fpref convert: round values to a format, for people or as a
+ * TestFloat-style batch filter.  Bit patterns go through the emulator by
+ * default (--engine ref: the oracle); decimal numbers through the oracle. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,23 +9,28 @@
 #define LINE_MAX_BYTES 4096
 
 /* Read one operand: bits of --from, or a number. */
-static int read_operand(const struct cli_options *o, const char *text, struct fpref_ref_value *v, char *err,
-			size_t errlen)
+static int read_operand(const struct cli_options *o, const char *text, struct fpref_ref_value *v, uint64_t *raw,
+			char *err, size_t errlen)
 {
 	if (!o->have_from)
 		return fpref_ref_parse(text, v, err, errlen);
-	uint64_t bits;
-	if (cli_parse_bits(&o->from, text, &bits, err, errlen) != 0)
+	if (cli_parse_bits(&o->from, text, raw, err, errlen) != 0)
 		return -1;
-	fpref_ref_from_bits(&o->from, bits, o->env.daz, v);
+	fpref_ref_from_bits(&o->from, *raw, o->env.daz, v);
 	return 0;
 }
 
-static void convert_one(const struct cli_options *o, const struct fpref_ref_value *v, uint64_t index,
+/* The emulator takes bit patterns; numbers written in decimal are the
+ * oracle's to round (the emulator has no decimal reader). */
+static void convert_one(const struct cli_options *o, const struct fpref_ref_value *v, uint64_t raw, uint64_t index,
 			uint64_t *bits, unsigned *flags)
 {
 	*flags = 0;
-	fpref_ref_round(v, &o->to, &o->env, fpref_env_sr_random(&o->env, index), bits, flags, NULL);
+	uint64_t R = fpref_env_sr_random(&o->env, index);
+	if (o->have_from && o->engine == CLI_ENGINE_EMU)
+		fpref_emu_convert(&o->from, raw, &o->to, &o->env, R, bits, flags);
+	else
+		fpref_ref_round(v, &o->to, &o->env, R, bits, flags, NULL);
 }
 
 static int convert_values(const struct cli_options *o)
@@ -35,14 +41,15 @@ static int convert_values(const struct cli_options *o)
 	int status = CLI_EXIT_OK;
 	for (int i = 0; i < o->npositional; i++) {
 		char err[512];
-		if (read_operand(o, o->positional[i], &v, err, sizeof err) != 0) {
+		uint64_t raw = 0;
+		if (read_operand(o, o->positional[i], &v, &raw, err, sizeof err) != 0) {
 			cli_error("%s", err);
 			status = CLI_EXIT_USAGE;
 			break;
 		}
 		uint64_t bits;
 		unsigned flags;
-		convert_one(o, &v, (uint64_t)i, &bits, &flags);
+		convert_one(o, &v, raw, (uint64_t)i, &bits, &flags);
 		char hex[32], words[96];
 		cli_hex(&o->to, bits, hex, sizeof hex);
 		fpref_flags_describe(flags, words, sizeof words);
@@ -83,14 +90,15 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 		if (!token)
 			continue; /* blank line */
 		char err[512];
-		if (read_operand(o, token, &v, err, sizeof err) != 0) {
+		uint64_t raw = 0;
+		if (read_operand(o, token, &v, &raw, err, sizeof err) != 0) {
 			cli_error("line %lu: %s", lineno, err);
 			status = CLI_EXIT_USAGE;
 			break;
 		}
 		uint64_t bits;
 		unsigned flags;
-		convert_one(o, &v, index++, &bits, &flags);
+		convert_one(o, &v, raw, index++, &bits, &flags);
 		char hex[32];
 		cli_hex(&o->to, bits, hex, sizeof hex);
 		printf("%s %s %02X\n", token, hex, flags);
@@ -107,7 +115,7 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 int cmd_convert(int argc, char **argv)
 {
 	struct cli_options o;
-	int r = cli_parse(argc, argv, CLI_TO | CLI_FROM | CLI_ENV, &o);
+	int r = cli_parse(argc, argv, CLI_TO | CLI_FROM | CLI_ENV | CLI_ENGINE, &o);
 	if (r)
 		return r;
 	if (!o.have_to) {
