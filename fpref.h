@@ -6,6 +6,7 @@
 
 #include "fpref_format.h"
 #include "fpref_env.h"
+#include "fpref_op.h"
 #include "fpref_ref.h"
 #include "fpref_emu.h"
 

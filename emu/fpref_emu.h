@@ -12,6 +12,7 @@
 
 #include "fpref_format.h"
 #include "fpref_env.h"
+#include "fpref_op.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +41,12 @@ uint64_t fpref_emu_pack_zero(const struct fpref_format *f, const struct fpref_en
 /* Convert one bit pattern.  Returns 0, or -1 for an invalid source pattern. */
 int fpref_emu_convert(const struct fpref_format *from, uint64_t bits, const struct fpref_format *to,
 		      const struct fpref_env *env, uint64_t sr_random, uint64_t *out, unsigned *flags);
+
+/* Compute op on bit patterns in[0..arity) of format f, rounded once to f.
+ * Comparisons write 1 or 0.  0, or -1 for an invalid pattern or a format
+ * wider than FPREF_OP_MAX_MAN_BITS. */
+int fpref_emu_op(enum fpref_op op, const struct fpref_format *f, const uint64_t *in, const struct fpref_env *env,
+		 uint64_t sr_random, uint64_t *out, unsigned *flags);
 
 /* ---- arrays ----
  * Elements sit in little-endian containers of 1, 2, 4 or 8 bytes (the

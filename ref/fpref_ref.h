@@ -18,6 +18,7 @@
 
 #include "fpref_format.h"
 #include "fpref_env.h"
+#include "fpref_op.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,6 +106,12 @@ void fpref_ref_round(const struct fpref_ref_value *v, const struct fpref_format 
 /* Convert a bit pattern between formats.  0, or -1 for an invalid source pattern. */
 int fpref_ref_convert(const struct fpref_format *from, uint64_t bits, const struct fpref_format *to,
 		      const struct fpref_env *env, uint64_t sr_random, uint64_t *out, unsigned *flags);
+
+/* Compute op on bit patterns in[0..arity) of format f, rounded once to f.
+ * Comparisons write 1 or 0.  0, or -1 for an invalid pattern or a format
+ * wider than FPREF_OP_MAX_MAN_BITS. */
+int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t *in, const struct fpref_env *env,
+		 uint64_t sr_random, uint64_t *out, unsigned *flags);
 
 /* The exact decimal expansion of a finite x ("448", "-0", "1.5e-45" style
  * when the exponent is large); inf and nan as words.  Free with free(). */

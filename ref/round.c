@@ -275,7 +275,8 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 	fpref_format_max_finite(f, &u);
 	unpacked_to_mpfr(largest, &u);
 
-	if (env->tininess == FPREF_TININESS_BEFORE) {
+	if (env->tininess == FPREF_TININESS_BEFORE || mpfr_cmpabs(x, least_normal) >= 0) {
+		/* at or above the least normal nothing is tiny, by either rule */
 		trace->tiny = mpfr_cmpabs(x, least_normal) < 0;
 	} else {
 		choice_init(&unbounded);

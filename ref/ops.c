@@ -1,0 +1,215 @@
+/* The oracle's arithmetic: each result computed by MPFR exactly, or rounded
+ * to odd at FPREF_REF_WORK_PREC bits (which any later rounding to a format
+ * sees as the exact value), then rounded once by fpref_ref_round. */
+#include "fpref_ref.h"
+
+/* MPFR's ternary t says which side the exact value lies; setting the last
+ * bit when inexact gives round to odd. */
+static void make_odd(struct fpref_ref_value *r, int t)
+{
+	if (t == 0)
+		return;
+	r->inexact = true;
+	if (mpfr_min_prec(r->x) < mpfr_get_prec(r->x)) {
+		if (mpfr_signbit(r->x))
+			mpfr_nextbelow(r->x);
+		else
+			mpfr_nextabove(r->x);
+	}
+}
+
+static void set_nan(struct fpref_ref_value *r, bool negative)
+{
+	mpfr_set_nan(r->x);
+	mpfr_setsign(r->x, r->x, negative, MPFR_RNDN);
+	r->signaling = false;
+}
+
+/* An exact zero sum of operands that are not both zeros of one sign is +0,
+ * or -0 when rounding toward -inf (IEEE 754 6.3). */
+static void zero_sum_sign(struct fpref_ref_value *r, const struct fpref_env *env)
+{
+	mpfr_set_zero(r->x, env->rounding == FPREF_RDN ? -1 : 1);
+}
+
+static bool is_zero(const struct fpref_ref_value *v)
+{
+	return mpfr_zero_p(v->x);
+}
+
+/* The first NaN operand, if any; invalid when any operand signals. */
+static const struct fpref_ref_value *first_nan(const struct fpref_ref_value *v, int n, unsigned *flags)
+{
+	const struct fpref_ref_value *nan = NULL;
+	for (int i = 0; i < n; i++) {
+		if (v[i].signaling)
+			*flags |= FPREF_FLAG_INVALID;
+		if (mpfr_nan_p(v[i].x) && !nan)
+			nan = &v[i];
+	}
+	return nan;
+}
+
+static void add(struct fpref_ref_value *r, const struct fpref_ref_value *a, const struct fpref_ref_value *b,
+		bool subtract, const struct fpref_env *env, unsigned *flags)
+{
+	mpfr_t nb;
+	mpfr_init2(nb, mpfr_get_prec(b->x));
+	mpfr_set(nb, b->x, MPFR_RNDN);
+	if (subtract)
+		mpfr_neg(nb, nb, MPFR_RNDN);
+	if (mpfr_inf_p(a->x) && mpfr_inf_p(nb) && mpfr_signbit(a->x) != mpfr_signbit(nb)) {
+		*flags |= FPREF_FLAG_INVALID;
+		set_nan(r, false);
+	} else if (is_zero(a) && mpfr_zero_p(nb) && mpfr_signbit(a->x) == mpfr_signbit(nb)) {
+		mpfr_set(r->x, a->x, MPFR_RNDN);
+	} else {
+		make_odd(r, mpfr_add(r->x, a->x, nb, MPFR_RNDZ));
+		if (mpfr_zero_p(r->x))
+			zero_sum_sign(r, env);
+	}
+	mpfr_clear(nb);
+}
+
+static void fma3(struct fpref_ref_value *r, const struct fpref_ref_value *v, const struct fpref_env *env,
+		 unsigned *flags)
+{
+	const struct fpref_ref_value *a = &v[0], *b = &v[1], *c = &v[2];
+	bool product_negative = mpfr_signbit(a->x) != mpfr_signbit(b->x);
+	bool product_inf = mpfr_inf_p(a->x) || mpfr_inf_p(b->x);
+	if (product_inf && mpfr_inf_p(c->x) && product_negative != (mpfr_signbit(c->x) != 0)) {
+		*flags |= FPREF_FLAG_INVALID;
+		set_nan(r, false);
+		return;
+	}
+	if (product_inf) {
+		mpfr_set_inf(r->x, product_negative ? -1 : 1);
+		return;
+	}
+	if (mpfr_inf_p(c->x)) {
+		mpfr_set(r->x, c->x, MPFR_RNDN);
+		return;
+	}
+	bool product_zero = is_zero(a) || is_zero(b);
+	if (product_zero && is_zero(c) && product_negative == (mpfr_signbit(c->x) != 0)) {
+		mpfr_set(r->x, c->x, MPFR_RNDN);
+		return;
+	}
+	make_odd(r, mpfr_fma(r->x, a->x, b->x, c->x, MPFR_RNDZ));
+	if (mpfr_zero_p(r->x))
+		zero_sum_sign(r, env);
+}
+
+/* min, max and the comparisons select or compare; they never round. */
+static int select_or_compare(enum fpref_op op, const struct fpref_format *f, const uint64_t *in,
+			     const struct fpref_ref_value *v, const struct fpref_env *env, uint64_t *out,
+			     unsigned *flags)
+{
+	bool any_nan = mpfr_nan_p(v[0].x) || mpfr_nan_p(v[1].x);
+	const struct fpref_ref_value *nan = first_nan(v, 2, flags);
+	if (fpref_op_is_compare(op)) {
+		if (any_nan) {
+			if (op != FPREF_OP_EQ)
+				*flags |= FPREF_FLAG_INVALID;
+			*out = 0;
+			return 0;
+		}
+		int c = mpfr_cmp(v[0].x, v[1].x);
+		*out = op == FPREF_OP_EQ ? c == 0 : op == FPREF_OP_LT ? c < 0 : c <= 0;
+		return 0;
+	}
+	if (nan) {
+		unsigned ignored = 0;
+		fpref_ref_round(nan, f, env, 0, out, &ignored, NULL);
+		return 0;
+	}
+	int c = mpfr_cmp(v[0].x, v[1].x);
+	if (c == 0 && mpfr_zero_p(v[0].x)) /* -0 is the lesser zero */
+		c = (mpfr_signbit(v[0].x) ? -1 : 0) + (mpfr_signbit(v[1].x) ? 1 : 0);
+	int pick = (op == FPREF_OP_MIN) == (c <= 0) ? 0 : 1;
+	if (c == 0)
+		pick = 0;
+	if (mpfr_zero_p(v[pick].x))
+		*out = fpref_format_zero_bits(f, mpfr_signbit(v[pick].x)); /* a subnormal read as zero (daz) */
+	else
+		*out = in[pick];
+	return 0;
+}
+
+int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t *in, const struct fpref_env *env,
+		 uint64_t sr_random, uint64_t *out, unsigned *flags)
+{
+	if (f->man_bits > FPREF_OP_MAX_MAN_BITS)
+		return -1;
+	int n = fpref_op_arity(op);
+	struct fpref_ref_value v[3], r;
+	int status = 0;
+	for (int i = 0; i < 3; i++)
+		fpref_ref_value_init(&v[i]);
+	fpref_ref_value_init(&r);
+	for (int i = 0; i < n && status == 0; i++)
+		status = fpref_ref_from_bits(f, in[i], env->daz, &v[i]);
+	if (status != 0)
+		goto done;
+	mpfr_flags_t saved = mpfr_flags_save();
+	if (op >= FPREF_OP_MIN) {
+		status = select_or_compare(op, f, in, v, env, out, flags);
+		mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
+		goto done;
+	}
+	bool invalid_product = op == FPREF_OP_FMA && ((is_zero(&v[0]) && mpfr_inf_p(v[1].x)) ||
+						      (mpfr_inf_p(v[0].x) && is_zero(&v[1])));
+	if (invalid_product)
+		*flags |= FPREF_FLAG_INVALID;
+	const struct fpref_ref_value *nan = first_nan(v, n, flags);
+	if (nan) {
+		set_nan(&r, mpfr_signbit(nan->x));
+	} else if (invalid_product) {
+		set_nan(&r, false);
+	} else {
+		switch (op) {
+		case FPREF_OP_ADD:
+		case FPREF_OP_SUB:
+			add(&r, &v[0], &v[1], op == FPREF_OP_SUB, env, flags);
+			break;
+		case FPREF_OP_MUL:
+			if ((is_zero(&v[0]) && mpfr_inf_p(v[1].x)) || (mpfr_inf_p(v[0].x) && is_zero(&v[1]))) {
+				*flags |= FPREF_FLAG_INVALID;
+				set_nan(&r, false);
+			} else {
+				make_odd(&r, mpfr_mul(r.x, v[0].x, v[1].x, MPFR_RNDZ));
+			}
+			break;
+		case FPREF_OP_DIV:
+			if ((is_zero(&v[0]) && is_zero(&v[1])) || (mpfr_inf_p(v[0].x) && mpfr_inf_p(v[1].x))) {
+				*flags |= FPREF_FLAG_INVALID;
+				set_nan(&r, false);
+			} else {
+				if (is_zero(&v[1]) && !mpfr_inf_p(v[0].x))
+					*flags |= FPREF_FLAG_INFINITE;
+				make_odd(&r, mpfr_div(r.x, v[0].x, v[1].x, MPFR_RNDZ));
+			}
+			break;
+		case FPREF_OP_SQRT:
+			if (mpfr_signbit(v[0].x) && !is_zero(&v[0])) {
+				*flags |= FPREF_FLAG_INVALID;
+				set_nan(&r, false);
+			} else {
+				make_odd(&r, mpfr_sqrt(r.x, v[0].x, MPFR_RNDZ));
+			}
+			break;
+		case FPREF_OP_FMA:
+			fma3(&r, v, env, flags);
+			break;
+		default:
+			break;
+		}
+	}
+	mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
+	fpref_ref_round(&r, f, env, sr_random, out, flags, NULL);
+done:
+	for (int i = 0; i < 3; i++)
+		fpref_ref_value_clear(&v[i]);
+	fpref_ref_value_clear(&r);
+	return status;
+}

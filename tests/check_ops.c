@@ -1,0 +1,290 @@
+/* Arithmetic: the emulator against the oracle, bit for bit and flag for
+ * flag, on every operand pair of the narrow formats and on structured and
+ * random operands of the wide ones. */
+#include <stdio.h>
+#include <string.h>
+
+#include "testutil.h"
+
+struct env_case {
+	struct fpref_env env;
+	uint64_t R;
+};
+
+/* Every mode (stochastic with two random words) under the default
+ * policies, and every combination of the policies under rne and rup. */
+static size_t op_envs(struct env_case *out, bool all_combinations)
+{
+	static const struct {
+		unsigned width;
+		uint64_t R;
+	} sr[] = { { 4, 7 }, { 13, 0x1234 }, { 64, UINT64_C(0xfedcba9876543210) } };
+	size_t n = 0;
+	for (int mode = FPREF_RNE; mode <= FPREF_SR; mode++)
+		for (size_t w = 0; w < (mode == FPREF_SR ? sizeof sr / sizeof sr[0] : 1u); w++)
+			for (int bits = 0; bits < 16; bits++) {
+				bool every = all_combinations || mode == FPREF_RNE || mode == FPREF_RUP;
+				if (bits != 0 && !every)
+					continue;
+				struct env_case *c = &out[n++];
+				fpref_env_default(&c->env);
+				c->env.rounding = (enum fpref_rounding)mode;
+				c->env.overflow = bits & 1 ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+				c->env.ftz = bits & 2;
+				c->env.daz = bits & 4;
+				c->env.tininess = bits & 8 ? FPREF_TININESS_BEFORE : FPREF_TININESS_AFTER;
+				c->env.sr_width = mode == FPREF_SR ? sr[w].width : 32;
+				c->R = mode == FPREF_SR ? sr[w].R : 0;
+			}
+	return n;
+}
+
+static unsigned long mismatches, compared;
+
+static void compare_op(enum fpref_op op, const struct fpref_format *f, const uint64_t *in, const struct env_case *c)
+{
+	uint64_t want = 0, got = 0;
+	unsigned want_flags = 0, got_flags = 0;
+	int rr = fpref_ref_op(op, f, in, &c->env, c->R, &want, &want_flags);
+	int re = fpref_emu_op(op, f, in, &c->env, c->R, &got, &got_flags);
+	compared++;
+	if (rr == re && want == got && want_flags == got_flags)
+		return;
+	if (mismatches++ < 20) {
+		char envtext[160];
+		fpref_env_describe(&c->env, envtext, sizeof envtext);
+		fprintf(stderr, "%s %s(%llx, %llx, %llx) [%s R=%llx]: oracle %llx/%02x (%d), emulator %llx/%02x (%d)\n",
+			f->name, fpref_op_name(op), (unsigned long long)in[0], (unsigned long long)in[1],
+			(unsigned long long)in[2], envtext, (unsigned long long)c->R, (unsigned long long)want,
+			want_flags, rr, (unsigned long long)got, got_flags, re);
+	}
+}
+
+static const char *const narrow[] = {
+	"float8_e4m3fn", "float8_e5m2", "float8_e4m3", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
+	"float8_e3m4", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+	"e4m3,subnormals=off", "e2m2,specials=none,unsigned", "e3m1,specials=fn,bias=2",
+};
+
+/* Every operand pair (every operand for sqrt) of a narrow format through
+ * every operation; fma on every triple of the formats of 6 bits or fewer. */
+START_TEST(narrow_every_pair)
+{
+	struct fpref_format f = test_format(narrow[_i]);
+	struct env_case envs[512];
+	size_t nenv = op_envs(envs, getenv("FPREF_EXHAUSTIVE") != NULL);
+	uint64_t codes = (uint64_t)1 << fpref_format_container_bits(&f);
+	mismatches = compared = 0;
+	for (int op = 0; op < FPREF_OP_COUNT; op++) {
+		int arity = fpref_op_arity((enum fpref_op)op);
+		bool rounds = op < FPREF_OP_MIN;
+		if (arity == 3 && codes > 64)
+			continue;
+		uint64_t total = arity == 1 ? codes : arity == 2 ? codes * codes : codes * codes * codes;
+		for (uint64_t k = 0; k < total; k++) {
+			uint64_t in[3] = { k % codes, (k / codes) % codes, k / codes / codes };
+			for (size_t c = 0; c < nenv; c++) {
+				/* min, max and the comparisons never round: two environments (daz or not) suffice */
+				if (!rounds && c > 0 && !(envs[c].env.daz && envs[c].env.rounding == FPREF_RNE &&
+							  !envs[c].env.ftz && envs[c].env.overflow == FPREF_OVERFLOW_IEEE &&
+							  envs[c].env.tininess == FPREF_TININESS_AFTER))
+					continue;
+				compare_op((enum fpref_op)op, &f, in, &envs[c]);
+			}
+		}
+	}
+	ck_assert_msg(mismatches == 0, "%s: %lu of %lu results differ (first ones on stderr)", f.name, mismatches,
+		      compared);
+}
+END_TEST
+
+static uint64_t next_random(uint64_t *state)
+{
+	*state += UINT64_C(0x9e3779b97f4a7c15);
+	uint64_t z = *state;
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* A structured operand of f: zeros, infinities, NaNs, the extremes and
+ * their neighbours, subnormals, powers of two, runs of ones, or random. */
+static uint64_t structured(const struct fpref_format *f, uint64_t *state)
+{
+	uint64_t r = next_random(state);
+	int M = f->man_bits, E = f->exp_bits;
+	uint64_t mant_mask = (UINT64_C(1) << M) - 1, top = (UINT64_C(1) << E) - 1;
+	uint64_t sign = (r >> 63) ? UINT64_C(1) << (E + M) : 0;
+	uint64_t field, mant;
+	uint64_t pick = (r >> 4) & 15;
+	uint64_t rm = next_random(state);
+	switch (pick) {
+	case 0: field = 0; mant = 0; break;                                     /* zero */
+	case 1: field = top; mant = (r & 1) ? 0 : rm & mant_mask; break;        /* inf, NaN */
+	case 2: field = 0; mant = rm & mant_mask; break;                         /* subnormal */
+	case 3: field = 0; mant = (r >> 8 & 1) ? mant_mask : 1; break;          /* subnormal extremes */
+	case 4: field = 1 + (r >> 8 & 1); mant = rm & mant_mask; break;         /* near the least normal */
+	case 5: field = top - 1 - (r >> 8 & 1); mant = rm & mant_mask; break;   /* near max */
+	case 6: field = top - 1; mant = mant_mask; break;                        /* max */
+	case 7: field = (r >> 8) % top; mant = 0; break;                         /* power of two */
+	case 8: field = (r >> 8) % top; mant = mant_mask; break;                 /* all ones */
+	case 9: field = (r >> 8) % top; mant = mant_mask ^ ((rm & 3)); break;
+	case 10: field = (top >> 1) + ((r >> 8) & 7) - 3; mant = rm & mant_mask; break; /* near 1 */
+	case 11: field = (top >> 1) + ((r >> 8) & 63) - 31; mant = rm & mant_mask; break;
+	default: field = (r >> 8) % (top + 1); mant = rm & mant_mask; break;    /* anywhere */
+	}
+	return (sign | field << M | mant) << f->pad_bits;
+}
+
+/* The second operand is often tied to the first: equal, negated, a unit
+ * apart, or scaled, to reach cancellation and ties. */
+static uint64_t partner(const struct fpref_format *f, uint64_t a, uint64_t *state)
+{
+	uint64_t r = next_random(state);
+	uint64_t sign = UINT64_C(1) << (f->exp_bits + f->man_bits + f->pad_bits);
+	uint64_t unit = UINT64_C(1) << f->pad_bits;
+	switch (r & 7) {
+	case 0: return a;
+	case 1: return a ^ sign;
+	case 2: return (a ^ sign) + unit;
+	case 3: return (a ^ sign) - unit;
+	case 4: return a + ((r >> 8) & 3) * (unit << f->man_bits);
+	default: return structured(f, state);
+	}
+}
+
+static const char *const wide_formats[] = { "float16", "bfloat16", "tf32", "float32", "float64" };
+
+START_TEST(wide_structured)
+{
+	struct fpref_format f = test_format(wide_formats[_i]);
+	struct env_case envs[512];
+	size_t nenv = op_envs(envs, false);
+	unsigned long per_op = getenv("FPREF_EXHAUSTIVE") ? 4000000 : 40000;
+	uint64_t mask = fpref_format_container_bits(&f) >= 64 ? ~UINT64_C(0)
+							     : (UINT64_C(1) << fpref_format_container_bits(&f)) - 1;
+	uint64_t state = 1000 + (uint64_t)_i;
+	mismatches = compared = 0;
+	for (int op = 0; op < FPREF_OP_COUNT; op++) {
+		for (unsigned long k = 0; k < per_op; k++) {
+			uint64_t in[3];
+			in[0] = structured(&f, &state);
+			in[1] = partner(&f, in[0], &state) & mask;
+			in[2] = (next_random(&state) & 1 ? partner(&f, in[0], &state) : structured(&f, &state)) & mask;
+			/* every mode on every case, the policies in turn */
+			for (size_t c = 0; c < nenv; c++)
+				if (c < 11 || c % 4 == k % 4)
+					compare_op((enum fpref_op)op, &f, in, &envs[c]);
+		}
+	}
+	ck_assert_msg(mismatches == 0, "%s: %lu of %lu results differ (first ones on stderr)", f.name, mismatches,
+		      compared);
+}
+END_TEST
+
+/* Every float16 and bfloat16 square root, every environment. */
+START_TEST(sqrt_sixteen_bit_exhaustive)
+{
+	struct fpref_format f = test_format(_i ? "bfloat16" : "float16");
+	struct env_case envs[512];
+	size_t nenv = op_envs(envs, false);
+	mismatches = compared = 0;
+	for (uint64_t a = 0; a < 65536; a++)
+		for (size_t c = 0; c < nenv; c++)
+			compare_op(FPREF_OP_SQRT, &f, (uint64_t[3]){ a, 0, 0 }, &envs[c]);
+	ck_assert_msg(mismatches == 0, "%s: %lu of %lu square roots differ", f.name, mismatches, compared);
+}
+END_TEST
+
+/* Hand-worked cases of the rules in README.md. */
+START_TEST(rules)
+{
+	struct fpref_format f16 = test_format("f16"), e4m3 = test_format("e4m3"), e2m1 = test_format("e2m1");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	struct {
+		enum fpref_op op;
+		const struct fpref_format *f;
+		uint64_t a, b, c;
+		bool rdn, sat;
+		uint64_t want;
+		unsigned flags;
+	} cases[] = {
+		{ FPREF_OP_ADD, &f16, 0x3C00, 0xBC00, 0, 0, 0, 0x0000, 0x00 },  /* 1 - 1 = +0 */
+		{ FPREF_OP_ADD, &f16, 0x3C00, 0xBC00, 0, 1, 0, 0x8000, 0x00 },  /* ... -0 toward -inf */
+		{ FPREF_OP_ADD, &f16, 0x8000, 0x8000, 0, 0, 0, 0x8000, 0x00 },  /* -0 + -0 = -0 */
+		{ FPREF_OP_ADD, &f16, 0x7C00, 0xFC00, 0, 0, 0, 0x7E00, 0x10 },  /* inf - inf: invalid */
+		{ FPREF_OP_ADD, &f16, 0x7BFF, 0x7BFF, 0, 0, 0, 0x7C00, 0x05 },  /* overflow */
+		{ FPREF_OP_ADD, &f16, 0x7BFF, 0x7BFF, 0, 0, 1, 0x7BFF, 0x05 },  /* saturated */
+		{ FPREF_OP_ADD, &f16, 0x3C00, 0x0001, 0, 0, 0, 0x3C00, 0x01 },  /* swamped */
+		{ FPREF_OP_ADD, &f16, 0x6800, 0x3C00, 0, 0, 0, 0x6800, 0x01 },  /* 2048 + 1: the seed's swamping tie */
+		{ FPREF_OP_ADD, &f16, 0x6800, 0x4000, 0, 0, 0, 0x6801, 0x00 },  /* 2048 + 2 */
+		{ FPREF_OP_MUL, &f16, 0x0000, 0x7C00, 0, 0, 0, 0x7E00, 0x10 },  /* 0 * inf */
+		{ FPREF_OP_MUL, &f16, 0x0400, 0x3800, 0, 0, 0, 0x0200, 0x00 },  /* exact subnormal: no underflow */
+		{ FPREF_OP_MUL, &f16, 0x0001, 0x3800, 0, 0, 0, 0x0000, 0x03 },  /* half the least subnormal: tie to 0 */
+		{ FPREF_OP_DIV, &f16, 0x3C00, 0x0000, 0, 0, 0, 0x7C00, 0x08 },  /* 1/0 */
+		{ FPREF_OP_DIV, &f16, 0xBC00, 0x0000, 0, 0, 0, 0xFC00, 0x08 },
+		{ FPREF_OP_DIV, &f16, 0x0000, 0x0000, 0, 0, 0, 0x7E00, 0x10 },
+		{ FPREF_OP_DIV, &f16, 0x3C00, 0x4200, 0, 0, 0, 0x3555, 0x01 },  /* 1/3 */
+		{ FPREF_OP_SQRT, &f16, 0x8000, 0, 0, 0, 0, 0x8000, 0x00 },       /* sqrt(-0) = -0 */
+		{ FPREF_OP_SQRT, &f16, 0xBC00, 0, 0, 0, 0, 0x7E00, 0x10 },
+		{ FPREF_OP_SQRT, &f16, 0x4400, 0, 0, 0, 0, 0x4000, 0x00 },       /* sqrt(4) = 2 */
+		{ FPREF_OP_FMA, &f16, 0x0000, 0x7C00, 0x7E00, 0, 0, 0x7E00, 0x10 }, /* 0*inf + qNaN: invalid */
+		{ FPREF_OP_FMA, &f16, 0x3C00, 0x3C00, 0xBC00, 0, 0, 0x0000, 0x00 },
+		{ FPREF_OP_MIN, &f16, 0x0000, 0x8000, 0, 0, 0, 0x8000, 0x00 },  /* -0 < +0 */
+		{ FPREF_OP_MAX, &f16, 0x8000, 0x0000, 0, 0, 0, 0x0000, 0x00 },
+		{ FPREF_OP_MIN, &f16, 0x3C00, 0x7E00, 0, 0, 0, 0x7E00, 0x00 },  /* NaN propagates */
+		{ FPREF_OP_MAX, &f16, 0x3C00, 0x7D00, 0, 0, 0, 0x7E00, 0x10 },  /* signaling */
+		{ FPREF_OP_EQ, &f16, 0x0000, 0x8000, 0, 0, 0, 1, 0x00 },
+		{ FPREF_OP_EQ, &f16, 0x7E00, 0x7E00, 0, 0, 0, 0, 0x00 },        /* quiet */
+		{ FPREF_OP_LT, &f16, 0x7E00, 0x3C00, 0, 0, 0, 0, 0x10 },        /* signaling */
+		{ FPREF_OP_LE, &f16, 0xFC00, 0x7C00, 0, 0, 0, 1, 0x00 },
+		{ FPREF_OP_ADD, &e4m3, 0x7E, 0x7E, 0, 0, 0, 0x7F, 0x05 },       /* 448 + 448: NaN */
+		{ FPREF_OP_ADD, &e4m3, 0x7E, 0x7E, 0, 0, 1, 0x7E, 0x05 },
+		{ FPREF_OP_DIV, &e4m3, 0x38, 0x00, 0, 0, 0, 0x7F, 0x18 },       /* 1/0: no inf, so NaN */
+		{ FPREF_OP_DIV, &e4m3, 0x38, 0x80, 0, 0, 1, 0xFE, 0x0D },       /* 1/-0 saturated */
+		{ FPREF_OP_MUL, &e2m1, 0x7, 0x7, 0, 0, 0, 0x7, 0x05 },          /* 6*6: max, nothing else */
+		{ FPREF_OP_DIV, &e2m1, 0x0, 0x0, 0, 0, 0, 0x7, 0x10 },          /* 0/0: no NaN, +max */
+		{ FPREF_OP_SUB, &e2m1, 0x2, 0x2, 0, 0, 0, 0x0, 0x00 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		env.rounding = cases[i].rdn ? FPREF_RDN : FPREF_RNE;
+		env.overflow = cases[i].sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+		uint64_t in[3] = { cases[i].a, cases[i].b, cases[i].c };
+		for (int engine = 0; engine < 2; engine++) {
+			uint64_t out = 0;
+			unsigned flags = 0;
+			int r = engine ? fpref_emu_op(cases[i].op, cases[i].f, in, &env, 0, &out, &flags)
+				       : fpref_ref_op(cases[i].op, cases[i].f, in, &env, 0, &out, &flags);
+			ck_assert_msg(r == 0 && out == cases[i].want && flags == cases[i].flags,
+				      "case %zu %s (%s): got %llx/%02x, want %llx/%02x", i, fpref_op_name(cases[i].op),
+				      engine ? "emu" : "ref", (unsigned long long)out, flags,
+				      (unsigned long long)cases[i].want, cases[i].flags);
+		}
+	}
+	/* Too wide for the arithmetic: refused by both engines. */
+	struct fpref_format wide = test_format("e8m55");
+	uint64_t in[3] = { 0, 0, 0 }, out;
+	unsigned flags = 0;
+	ck_assert_int_eq(fpref_ref_op(FPREF_OP_ADD, &wide, in, &env, 0, &out, &flags), -1);
+	ck_assert_int_eq(fpref_emu_op(FPREF_OP_ADD, &wide, in, &env, 0, &out, &flags), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ops");
+	TCase *rules_case = tcase_create("rules");
+	tcase_add_test(rules_case, rules);
+	TCase *narrow_case = tcase_create("narrow");
+	tcase_add_loop_test(narrow_case, narrow_every_pair, 0, (int)(sizeof narrow / sizeof narrow[0]));
+	TCase *wide_case = tcase_create("wide");
+	tcase_add_loop_test(wide_case, wide_structured, 0, (int)(sizeof wide_formats / sizeof wide_formats[0]));
+	tcase_add_loop_test(wide_case, sqrt_sixteen_bit_exhaustive, 0, 2);
+	TCase *cases[] = { rules_case, narrow_case, wide_case };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tcase_set_timeout(cases[i], 1800);
+		suite_add_tcase(s, cases[i]);
+	}
+	return test_run(s);
+}
