@@ -631,5 +631,46 @@ rc=$?
 check_rc 'batch read error: exit status 1' 1
 check_match 'batch read error: message on stderr' "$tmp/err" '^fpref: .'
 
+# =========================================================================
+# 10. op: arithmetic, for people and as a TestFloat filter
+#   f16: 1 = 3C00, 2^-10 = 1400, 1 + 2^-10 = 3C01; 2048 = 6800, and 2048 + 1
+#   is the tie 2048|2050 -> even 2048 (the seeds' swamping); max 65504 = 7BFF,
+#   doubled it overflows to inf 7C00; 2^-24 * 0.5 ties to 0 (inexact|underflow).
+#   e4m3: 1 = 38; 1/0 has no inf to go to: NaN 7F, infinite|invalid.
+# =========================================================================
+
+run op add --fmt f16 3C00 1400
+check_result 'op add for people' 0 'add float16 3C00 (1) 1400 (0.0009765625) = 3C01 (1.0009765625)  flags 00 (none)'
+run op add --fmt f16 --numbers 2048 1
+check_result 'op add --numbers: swamped tie' 0 'add float16 6800 (2048) 3C00 (1) = 6800 (2048)  flags 01 (inexact)'
+run op div --fmt e4m3 38 00
+check_result 'op div e4m3 1/0' 0 'div float8_e4m3fn 38 (1) 00 (0) = 7F (nan)  flags 18 (infinite invalid)'
+printf '3C00 3C00\n7BFF 7BFF\n0001 3800\n' >"$tmp/mul"
+for engine in emu ref; do
+	run_in "$tmp/mul" op mul --fmt f16 --engine $engine
+	check_result "op mul batch ($engine)" 0 '3C00 3C00 3C00 00' '7BFF 7BFF 7C00 05' '0001 3800 0000 03'
+done
+printf '3C00 3C00\n7E00 7E00\n' >"$tmp/eq"
+run_in "$tmp/eq" op eq --fmt f16
+check_result 'op eq batch: NaN is not equal to itself' 0 '3C00 3C00 1 00' '7E00 7E00 0 00'
+printf '3C00 3C00 BC00\n' >"$tmp/fma"
+run_in "$tmp/fma" op fma --fmt f16 --round rdn
+check_result 'op fma exact zero toward -inf is -0' 0 '3C00 3C00 BC00 8000 00'
+printf '3C00 3C00\n3C00\n' >"$tmp/short"
+run_in "$tmp/short" op add --fmt f16
+check_result 'op batch: lines before a bad one answered' 2 '3C00 3C00 4000 00'
+check_has 'op batch: message names the line' "$tmp/err" 'line 2'
+check_has 'op batch: message says what is missing' "$tmp/err" 'needs 2 operands'
+run op add --fmt f16 3C00
+check_bad 'op: wrong operand count' 2 'takes 2 operands'
+run op frob --fmt f16 3C00
+check_bad 'op: unknown operation' 2 "'frob'" 'add, sub'
+run op add 3C00 3C00
+check_bad 'op: missing --fmt' 2 '--fmt'
+run op add --fmt e8m55 0 0
+check_bad 'op: too wide for the arithmetic' 2 'up to 52'
+run op add --fmt f16 3C00 GG
+check_bad 'op: bad pattern' 2 "'GG'"
+
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]

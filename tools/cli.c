@@ -113,7 +113,7 @@ int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o)
 			o->positional[o->npositional++] = a;
 			continue;
 		}
-		if ((allowed & CLI_TO) && strcmp(a, "--to") == 0) {
+		if (((allowed & CLI_TO) && strcmp(a, "--to") == 0) || ((allowed & CLI_FMT) && strcmp(a, "--fmt") == 0)) {
 			if (!(v = take_value(argc, argv, &i)) || cli_parse_format(v, &o->to) != 0)
 				return CLI_EXIT_USAGE;
 			o->have_to = true;

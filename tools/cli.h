@@ -11,7 +11,8 @@ enum cli_allow {
 	CLI_FROM = 2,
 	CLI_ENV = 4,
 	CLI_JSON = 8,
-	CLI_ENGINE = 16
+	CLI_ENGINE = 16,
+	CLI_FMT = 32 /* --fmt FMT, stored as the target */
 };
 
 enum cli_engine { CLI_ENGINE_EMU, CLI_ENGINE_REF };
@@ -45,5 +46,6 @@ int cmd_formats(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_table(int argc, char **argv);
+int cmd_op(int argc, char **argv);
 
 #endif

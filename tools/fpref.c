@@ -16,6 +16,10 @@ static const char usage[] =
 	"  explain VALUE --to FMT [--from FMT] [ENV]\n"
 	"                                        how one value rounds: fields, neighbours, rule, error\n"
 	"  table FMT                             every encoding of a format of 8 bits or fewer\n"
+	"  op OP --fmt FMT [ENV] [--engine emu|ref] [--numbers] [A [B [C]]]\n"
+	"                                        one operation (add sub mul div sqrt fma min max eq lt le)\n"
+	"                                        on hex patterns of FMT (--numbers: decimals, rounded first);\n"
+	"                                        with no operands, TestFloat lines 'a b' -> 'a b result flags'\n"
 	"\n"
 	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
@@ -52,6 +56,7 @@ int main(int argc, char **argv)
 		{ "convert", cmd_convert },
 		{ "explain", cmd_explain },
 		{ "table", cmd_table },
+		{ "op", cmd_op },
 	};
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0) {
@@ -62,6 +67,6 @@ int main(int argc, char **argv)
 			}
 			return status;
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table; see fpref --help)", cmd);
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op; see fpref --help)", cmd);
 	return CLI_EXIT_USAGE;
 }

@@ -1,0 +1,192 @@
+/* fpref op: one arithmetic operation for people, or a TestFloat-style
+ * batch filter ("a b" or "a b c" in, "a b result flags" out). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define LINE_MAX_BYTES 4096
+
+static int compute(const struct cli_options *o, enum fpref_op op, const uint64_t *in, uint64_t index, uint64_t *out,
+		   unsigned *flags)
+{
+	*flags = 0;
+	uint64_t R = fpref_env_sr_random(&o->env, index);
+	return o->engine == CLI_ENGINE_REF ? fpref_ref_op(op, &o->to, in, &o->env, R, out, flags)
+					   : fpref_emu_op(op, &o->to, in, &o->env, R, out, flags);
+}
+
+static void put_result(const struct cli_options *o, enum fpref_op op, uint64_t bits)
+{
+	char hex[32];
+	if (fpref_op_is_compare(op)) {
+		printf("%u", (unsigned)bits);
+		return;
+	}
+	cli_hex(&o->to, bits, hex, sizeof hex);
+	fputs(hex, stdout);
+}
+
+/* An operand for people: bits of FMT, or with --numbers a number rounded
+ * into FMT under the environment first. */
+static int read_operand(const struct cli_options *o, bool numbers, const char *text, uint64_t *bits, char *err,
+			size_t errlen)
+{
+	if (!numbers)
+		return cli_parse_bits(&o->to, text, bits, err, errlen);
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	int r = fpref_ref_parse(text, &v, err, errlen);
+	if (r == 0) {
+		unsigned flags = 0;
+		fpref_ref_round(&v, &o->to, &o->env, fpref_env_sr_random(&o->env, 0), bits, &flags, NULL);
+		if (flags) {
+			char words[96], hex[32];
+			fpref_flags_describe(flags, words, sizeof words);
+			cli_hex(&o->to, *bits, hex, sizeof hex);
+			printf("# %s is not a %s: rounded to %s (%s)\n", text, o->to.name, hex, words);
+		}
+	}
+	fpref_ref_value_clear(&v);
+	return r;
+}
+
+static void put_operand(const struct cli_options *o, uint64_t bits)
+{
+	char hex[32];
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	cli_hex(&o->to, bits, hex, sizeof hex);
+	fpref_ref_from_bits(&o->to, bits, false, &v);
+	printf("%s (", hex);
+	cli_put(stdout, fpref_ref_decimal(v.x));
+	putchar(')');
+	fpref_ref_value_clear(&v);
+}
+
+static int op_values(const struct cli_options *o, enum fpref_op op, bool numbers)
+{
+	uint64_t in[3] = { 0, 0, 0 };
+	char err[512];
+	for (int i = 0; i < o->npositional; i++)
+		if (read_operand(o, numbers, o->positional[i], &in[i], err, sizeof err) != 0) {
+			cli_error("%s", err);
+			return CLI_EXIT_USAGE;
+		}
+	uint64_t out;
+	unsigned flags;
+	compute(o, op, in, 0, &out, &flags);
+	printf("%s %s", fpref_op_name(op), o->to.name);
+	for (int i = 0; i < o->npositional; i++) {
+		putchar(' ');
+		put_operand(o, in[i]);
+	}
+	fputs(" = ", stdout);
+	if (fpref_op_is_compare(op))
+		printf("%s", out ? "true" : "false");
+	else
+		put_operand(o, out);
+	char words[96];
+	fpref_flags_describe(flags, words, sizeof words);
+	printf("  flags %02X (%s)\n", flags, words);
+	return CLI_EXIT_OK;
+}
+
+static int op_stream(const struct cli_options *o, enum fpref_op op, FILE *in)
+{
+	int arity = fpref_op_arity(op);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long lineno = 0;
+	uint64_t index = 0;
+	int status = CLI_EXIT_OK;
+	while ((len = getline(&line, &cap, in)) != -1) {
+		lineno++;
+		size_t content = (size_t)len - (line[len - 1] == '\n' ? 1 : 0);
+		if (content > LINE_MAX_BYTES || memchr(line, '\0', (size_t)len)) {
+			cli_error("line %lu: %s", lineno, content > LINE_MAX_BYTES ? "longer than 4096 bytes" : "binary data (a NUL byte)");
+			status = CLI_EXIT_USAGE;
+			break;
+		}
+		char *tokens[3];
+		int n = 0;
+		for (char *t = strtok(line, " \t\r\n"); t && n < arity; t = strtok(NULL, " \t\r\n"))
+			tokens[n++] = t;
+		if (n == 0)
+			continue;
+		if (n < arity) {
+			cli_error("line %lu: %s needs %d operands, found %d", lineno, fpref_op_name(op), arity, n);
+			status = CLI_EXIT_USAGE;
+			break;
+		}
+		uint64_t operands[3] = { 0, 0, 0 };
+		char err[512];
+		int bad = 0;
+		for (int i = 0; i < arity && !bad; i++)
+			bad = cli_parse_bits(&o->to, tokens[i], &operands[i], err, sizeof err);
+		if (bad) {
+			cli_error("line %lu: %s", lineno, err);
+			status = CLI_EXIT_USAGE;
+			break;
+		}
+		uint64_t out;
+		unsigned flags;
+		compute(o, op, operands, index++, &out, &flags);
+		for (int i = 0; i < arity; i++)
+			printf("%s ", tokens[i]);
+		put_result(o, op, out);
+		printf(" %02X\n", flags);
+	}
+	if (status == CLI_EXIT_OK && ferror(in)) {
+		cli_error("cannot read standard input");
+		status = CLI_EXIT_FAIL;
+	}
+	free(line);
+	return status;
+}
+
+int cmd_op(int argc, char **argv)
+{
+	if (argc < 1) {
+		cli_error("op needs an operation (choices: %s)", fpref_op_choices());
+		return CLI_EXIT_USAGE;
+	}
+	enum fpref_op op;
+	if (fpref_op_parse(argv[0], &op) != 0) {
+		cli_error("unknown operation '%s' (choices: %s)", argv[0], fpref_op_choices());
+		return CLI_EXIT_USAGE;
+	}
+	/* --numbers is this command's own switch; the rest is shared. */
+	bool numbers = false;
+	char **rest = malloc((size_t)argc * sizeof *rest);
+	int nrest = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--numbers") == 0)
+			numbers = true;
+		else
+			rest[nrest++] = argv[i];
+	}
+	struct cli_options o;
+	int r = cli_parse(nrest, rest, CLI_FMT | CLI_ENV | CLI_ENGINE, &o);
+	free(rest);
+	if (r)
+		return r;
+	if (!o.have_to) {
+		cli_error("op needs --fmt FMT (see fpref formats)");
+		return CLI_EXIT_USAGE;
+	}
+	if (o.to.man_bits > FPREF_OP_MAX_MAN_BITS) {
+		cli_error("%s has %d fraction bits; the arithmetic handles up to %d", o.to.name, o.to.man_bits,
+			  FPREF_OP_MAX_MAN_BITS);
+		return CLI_EXIT_USAGE;
+	}
+	int arity = fpref_op_arity(op);
+	if (o.npositional == 0)
+		return op_stream(&o, op, stdin);
+	if (o.npositional != arity) {
+		cli_error("%s takes %d operand%s, given %d", fpref_op_name(op), arity, arity > 1 ? "s" : "", o.npositional);
+		return CLI_EXIT_USAGE;
+	}
+	return op_values(&o, op, numbers);
+}
