@@ -20,6 +20,7 @@ static const char usage[] =
 	"                                        one operation (add sub mul div sqrt fma min max eq lt le)\n"
 	"                                        on hex patterns of FMT (--numbers: decimals, rounded first);\n"
 	"                                        with no operands, TestFloat lines 'a b' -> 'a b result flags'\n"
+	"  bench [size=LOG2N] [repeat=N]         elements/s of the emulator and the oracle beside memcpy\n"
 	"\n"
 	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
@@ -57,6 +58,7 @@ int main(int argc, char **argv)
 		{ "explain", cmd_explain },
 		{ "table", cmd_table },
 		{ "op", cmd_op },
+		{ "bench", cmd_bench },
 	};
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0) {
@@ -67,6 +69,6 @@ int main(int argc, char **argv)
 			}
 			return status;
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op; see fpref --help)", cmd);
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench; see fpref --help)", cmd);
 	return CLI_EXIT_USAGE;
 }

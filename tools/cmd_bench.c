@@ -1,0 +1,196 @@
+/* fpref bench: elements per second of the emulator and the oracle, beside
+ * memcpy on the same machine.  A benchmark, never a test: timings on a
+ * shared machine are noisy, so each figure is the median of several runs. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, by_value);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+	return fpref_sr_stream(12345, (*state)++);
+}
+
+/* FP32 inputs spread over the target's range: mostly within it, some
+ * beyond max, some tiny. */
+static void fill_fp32(uint32_t *x, size_t n, const struct fpref_format *target)
+{
+	uint64_t state = 0;
+	int lo = fpref_format_min_exponent(target) - target->man_bits - 2;
+	int hi = fpref_format_max_exponent(target) + 2;
+	if (lo < -126)
+		lo = -126;
+	if (hi > 127)
+		hi = 127;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = next_random(&state);
+		int e = lo + (int)(r % (uint64_t)(hi - lo + 1));
+		x[i] = (uint32_t)((r >> 40) & 1) << 31 | (uint32_t)(e + 127) << 23 | (uint32_t)(r >> 8 & 0x7FFFFF);
+	}
+}
+
+struct row {
+	const char *what;
+	double emu, ref;       /* elements per second */
+	double bytes;          /* bytes read and written per element */
+	const char *path;
+};
+
+static void print_row(const struct row *r, double copy_rate)
+{
+	double limit = copy_rate / r->bytes;
+	printf("%-28s %12.3g %7.3f %12.3g %9.0f  %s\n", r->what, r->emu, r->emu / limit, r->ref, r->emu / r->ref,
+	       r->path);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct cli_options o;
+	int r = cli_parse(argc, argv, 0, &o);
+	if (r)
+		return r;
+	long log2n = 24, repeats = 5;
+	for (int i = 0; i < o.npositional; i++) {
+		char *end;
+		long v = strtol(o.positional[i], &end, 10);
+		if (strncmp(o.positional[i], "size=", 5) == 0)
+			v = strtol(o.positional[i] + 5, &end, 10), log2n = *end || v < 4 || v > 28 ? -1 : v;
+		else if (strncmp(o.positional[i], "repeat=", 7) == 0)
+			v = strtol(o.positional[i] + 7, &end, 10), repeats = *end || v < 1 || v > 100 ? -1 : v;
+		else
+			log2n = -1;
+		if (log2n < 0 || repeats < 0) {
+			cli_error("bad bench argument '%s' (expected size=LOG2N with 4..28, repeat=N with 1..100)",
+				  o.positional[i]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	size_t n = (size_t)1 << log2n;
+	size_t oracle_n = n < 65536 ? n : 65536; /* the oracle is timed on a slice */
+	uint32_t *in = malloc(n * sizeof *in);
+	uint32_t *copy = malloc(n * sizeof *copy);
+	uint16_t *out = malloc(n * sizeof *out);
+	if (!in || !copy || !out) {
+		cli_error("cannot allocate %zu elements", n);
+		return CLI_EXIT_FAIL;
+	}
+	double t[100];
+
+	memset(in, 1, n * sizeof *in);
+	memset(copy, 0, n * sizeof *copy);
+	for (long k = 0; k < repeats; k++) {
+		double t0 = now();
+		memcpy(copy, in, n * sizeof *in);
+		t[k] = now() - t0;
+	}
+	double copy_rate = 2.0 * (double)(n * sizeof *in) / median(t, (int)repeats); /* bytes read + written per second */
+	printf("fpref bench: 2^%ld elements, median of %ld runs, one thread\n", log2n, repeats);
+	printf("memcpy: %.3g bytes/s read+written; 'of memcpy' = elements/s over (memcpy rate / bytes per element)\n\n",
+	       copy_rate);
+	printf("%-28s %12s %7s %12s %9s  %s\n", "row", "emu elem/s", "of mcpy", "ref elem/s", "emu/ref", "emulator path");
+
+	struct fpref_format f32;
+	fpref_format_parse("f32", &f32, NULL, 0);
+	static const struct {
+		const char *to;
+		bool sat;
+	} conversions[] = { { "bf16", false }, { "f16", false }, { "e4m3", false }, { "e4m3", true }, { "e5m2", false },
+			    { "e2m1", false } };
+	for (size_t c = 0; c < sizeof conversions / sizeof conversions[0]; c++) {
+		struct fpref_format to;
+		fpref_format_parse(conversions[c].to, &to, NULL, 0);
+		struct fpref_env env;
+		fpref_env_default(&env);
+		env.overflow = conversions[c].sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+		fill_fp32(in, n, &to);
+		struct fpref_emu_converter *conv = fpref_emu_converter_new(&f32, &to, &env);
+		for (long k = 0; k < repeats; k++) {
+			double t0 = now();
+			fpref_emu_convert_array(conv, in, out, n, NULL, 0);
+			t[k] = now() - t0;
+		}
+		struct row row = { NULL, (double)n / median(t, (int)repeats), 0,
+				   (double)(4 + fpref_emu_element_bytes(&to)), fpref_emu_converter_path(conv) };
+		for (long k = 0; k < (repeats < 3 ? repeats : 3); k++) {
+			double t0 = now();
+			for (size_t i = 0; i < oracle_n; i++) {
+				uint64_t bits;
+				unsigned flags = 0;
+				fpref_ref_convert(&f32, in[i], &to, &env, 0, &bits, &flags);
+			}
+			t[k] = now() - t0;
+		}
+		row.ref = (double)oracle_n / median(t, (int)(repeats < 3 ? repeats : 3));
+		char what[64];
+		snprintf(what, sizeof what, "f32 -> %s rne%s", to.name, conversions[c].sat ? " sat" : "");
+		row.what = what;
+		print_row(&row, copy_rate);
+		fpref_emu_converter_free(conv);
+	}
+
+	static const struct {
+		const char *fmt;
+		enum fpref_op op;
+	} ops[] = { { "f16", FPREF_OP_ADD }, { "f16", FPREF_OP_MUL }, { "e4m3", FPREF_OP_ADD }, { "e4m3", FPREF_OP_MUL } };
+	for (size_t c = 0; c < sizeof ops / sizeof ops[0]; c++) {
+		struct fpref_format f;
+		fpref_format_parse(ops[c].fmt, &f, NULL, 0);
+		struct fpref_env env;
+		fpref_env_default(&env);
+		uint64_t state = 0, mask = ((uint64_t)1 << fpref_format_container_bits(&f)) - 1;
+		size_t elem = fpref_emu_element_bytes(&f);
+		for (size_t i = 0; i < n; i++)
+			in[i] = (uint32_t)(next_random(&state) & (mask | mask << 16));
+		uint64_t sink = 0;
+		for (long k = 0; k < repeats; k++) {
+			double t0 = now();
+			for (size_t i = 0; i < n; i++) {
+				uint64_t operands[3] = { in[i] & mask, in[i] >> 16 & mask, 0 }, res;
+				unsigned flags = 0;
+				fpref_emu_op(ops[c].op, &f, operands, &env, 0, &res, &flags);
+				sink += res;
+			}
+			t[k] = now() - t0;
+		}
+		struct row row = { NULL, (double)n / median(t, (int)repeats), 0, (double)(3 * elem), "scalar fpref_emu_op" };
+		for (long k = 0; k < (repeats < 3 ? repeats : 3); k++) {
+			double t0 = now();
+			for (size_t i = 0; i < oracle_n; i++) {
+				uint64_t operands[3] = { in[i] & mask, in[i] >> 16 & mask, 0 }, res;
+				unsigned flags = 0;
+				fpref_ref_op(ops[c].op, &f, operands, &env, 0, &res, &flags);
+				sink += res;
+			}
+			t[k] = now() - t0;
+		}
+		row.ref = (double)oracle_n / median(t, (int)(repeats < 3 ? repeats : 3));
+		char what[64];
+		snprintf(what, sizeof what, "%s %s rne%s", f.name, fpref_op_name(ops[c].op), sink == 1 ? " " : "");
+		row.what = what;
+		print_row(&row, copy_rate);
+	}
+	free(in);
+	free(copy);
+	free(out);
+	return CLI_EXIT_OK;
+}
