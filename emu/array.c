@@ -161,8 +161,6 @@ static inline __attribute__((always_inline)) u32x8 fp32_lanes(const struct fp32_
 	return code | ((sign & keep & 1u) << p->sign_shift);
 }
 
-#pragma GCC diagnostic pop
-
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 #define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
@@ -196,6 +194,7 @@ static void fp32_to_u16(const struct fp32_plan *p, const uint32_t *in, uint16_t 
 	for (; i < n; i++)
 		out[i] = (uint16_t)fp32_element(p, in[i]);
 }
+#pragma GCC diagnostic pop
 
 struct fpref_emu_converter *fpref_emu_converter_new(const struct fpref_format *from, const struct fpref_format *to,
 						    const struct fpref_env *env)
