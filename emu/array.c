@@ -124,7 +124,7 @@ static inline uint32_t fp32_element(const struct fp32_plan *p, uint32_t x)
 /* The same computation eight lanes at a time, in GCC/Clang vector
  * extensions (per-lane shifts become single instructions with AVX2). */
 #pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi" /* the helpers are always inlined: no call passes a vector */
+#pragma GCC diagnostic ignored "-Wpsabi" /* the vector helpers are always inlined: no call passes a vector; GCC reports at the end of the file */
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
 typedef int32_t i32x8 __attribute__((vector_size(32)));
 typedef uint16_t u16x8 __attribute__((vector_size(16)));
@@ -194,7 +194,6 @@ static void fp32_to_u16(const struct fp32_plan *p, const uint32_t *in, uint16_t 
 	for (; i < n; i++)
 		out[i] = (uint16_t)fp32_element(p, in[i]);
 }
-#pragma GCC diagnostic pop
 
 struct fpref_emu_converter *fpref_emu_converter_new(const struct fpref_format *from, const struct fpref_format *to,
 						    const struct fpref_env *env)
