@@ -67,7 +67,7 @@ static bool is_float32(const struct fpref_format *f)
  * range, with subnormals and zero, under rne without ftz/daz. */
 static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env, struct fp32_plan *plan)
 {
-	if (env->rounding != FPREF_RNE || env->ftz || env->daz)
+	if (env->rounding != FPREF_RNE || env->ftz || env->daz || env->sat_inf_to_nan)
 		return false;
 	if (!to->is_signed || !to->has_zero || !to->subnormals || to->pad_bits != 0 || to->man_bits > 22 ||
 	    fpref_format_container_bits(to) > 16)
@@ -76,21 +76,23 @@ static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env
 	if (least < -149 || fpref_format_min_exponent(to) < -126 || fpref_format_max_exponent(to) > 127)
 		return false;
 	unsigned ignored = 0;
+	uint64_t nan = 0;
 	plan->man_bits = (uint32_t)to->man_bits;
 	plan->bias = to->bias;
 	plan->least_normal = fpref_format_min_exponent(to);
 	plan->max_code = (uint32_t)fpref_format_max_bits(to, false);
 	plan->sign_shift = (uint32_t)(to->exp_bits + to->man_bits);
-	plan->nan_code = (uint32_t)fpref_emu_pack_nan(to, false, false, &ignored);
-	plan->nan_signed = to->specials == FPREF_SPECIALS_IEEE || to->specials == FPREF_SPECIALS_FN;
+	plan->nan_code = (uint32_t)fpref_emu_pack_nan(to, env, false, false, &ignored);
+	plan->nan_signed = (to->specials == FPREF_SPECIALS_IEEE || to->specials == FPREF_SPECIALS_FN) &&
+			   env->nan_style == FPREF_NAN_SIGNED_QUIET;
 	plan->zero_unsigned = to->specials == FPREF_SPECIALS_FNUZ;
 	/* Overflow under rne goes to inf, or NaN where there is no inf. */
 	if (env->overflow == FPREF_OVERFLOW_SAT || to->specials == FPREF_SPECIALS_NONE)
 		plan->inf_code = plan->max_code;
 	else if (to->specials == FPREF_SPECIALS_IEEE)
 		plan->inf_code = (uint32_t)(((1u << to->exp_bits) - 1) << to->man_bits);
-	else
-		plan->inf_code = plan->nan_code;
+	else if (fpref_format_nan_bits(to, false, &nan))
+		plan->inf_code = (uint32_t)nan; /* the sign is added as for numbers */
 	return true;
 }
 
@@ -234,10 +236,10 @@ const char *fpref_emu_converter_path(const struct fpref_emu_converter *c)
 	return names[c->path];
 }
 
-static uint64_t invalid_result(const struct fpref_format *to)
+static uint64_t invalid_result(const struct fpref_format *to, const struct fpref_env *env)
 {
 	unsigned ignored = 0;
-	return to->specials == FPREF_SPECIALS_NONE ? 0 : fpref_emu_pack_nan(to, false, false, &ignored);
+	return to->specials == FPREF_SPECIALS_NONE ? 0 : fpref_emu_pack_nan(to, env, false, false, &ignored);
 }
 
 size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *in, void *out, size_t n,
@@ -264,7 +266,7 @@ size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *
 						&y, &f) != 0;
 		}
 		if (bad) {
-			y = invalid_result(&c->to);
+			y = invalid_result(&c->to, &c->env);
 			f = FPREF_FLAG_INVALID;
 			invalid++;
 		}

@@ -9,7 +9,7 @@ int fpref_emu_convert(const struct fpref_format *from, uint64_t bits, const stru
 		return -1;
 	switch (u.cls) {
 	case FPREF_CLASS_NAN:
-		*out = fpref_emu_pack_nan(to, u.negative && to->is_signed, u.signaling, flags);
+		*out = fpref_emu_pack_nan(to, env, u.negative, u.signaling, flags);
 		return 0;
 	case FPREF_CLASS_INF:
 		*out = fpref_emu_pack_inf(to, env, u.negative, flags);

@@ -32,7 +32,8 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 
 /* What format f makes of a special result: a NaN (signaling inputs raise
  * invalid), an infinity, or an exact zero. */
-uint64_t fpref_emu_pack_nan(const struct fpref_format *f, bool negative, bool signaling, unsigned *flags);
+uint64_t fpref_emu_pack_nan(const struct fpref_format *f, const struct fpref_env *env, bool negative, bool signaling,
+			    unsigned *flags);
 uint64_t fpref_emu_pack_inf(const struct fpref_format *f, const struct fpref_env *env, bool negative,
 			    unsigned *flags);
 uint64_t fpref_emu_pack_zero(const struct fpref_format *f, const struct fpref_env *env, bool negative,

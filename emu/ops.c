@@ -72,7 +72,7 @@ static uint64_t add_op(const struct fpref_format *f, const struct fpref_env *env
 {
 	if (a->cls == FPREF_CLASS_INF || b.cls == FPREF_CLASS_INF) {
 		if (a->cls == FPREF_CLASS_INF && b.cls == FPREF_CLASS_INF && a->negative != b.negative)
-			return fpref_emu_pack_nan(f, false, true, flags); /* inf - inf: invalid */
+			return fpref_emu_pack_nan(f, env, false, true, flags); /* inf - inf: invalid */
 		return fpref_emu_pack_inf(f, env, a->cls == FPREF_CLASS_INF ? a->negative : b.negative, flags);
 	}
 	if (a->cls == FPREF_CLASS_ZERO && b.cls == FPREF_CLASS_ZERO)
@@ -92,7 +92,7 @@ static uint64_t mul_op(const struct fpref_format *f, const struct fpref_env *env
 	bool negative = a->negative != b->negative;
 	bool a_inf = a->cls == FPREF_CLASS_INF, b_inf = b->cls == FPREF_CLASS_INF;
 	if ((a_inf && b->cls == FPREF_CLASS_ZERO) || (b_inf && a->cls == FPREF_CLASS_ZERO))
-		return fpref_emu_pack_nan(f, false, true, flags);
+		return fpref_emu_pack_nan(f, env, false, true, flags);
 	if (a_inf || b_inf)
 		return fpref_emu_pack_inf(f, env, negative, flags);
 	if (a->cls == FPREF_CLASS_ZERO || b->cls == FPREF_CLASS_ZERO)
@@ -109,7 +109,7 @@ static uint64_t div_op(const struct fpref_format *f, const struct fpref_env *env
 	bool a_inf = a->cls == FPREF_CLASS_INF, b_inf = b->cls == FPREF_CLASS_INF;
 	bool a_zero = a->cls == FPREF_CLASS_ZERO, b_zero = b->cls == FPREF_CLASS_ZERO;
 	if ((a_zero && b_zero) || (a_inf && b_inf))
-		return fpref_emu_pack_nan(f, false, true, flags);
+		return fpref_emu_pack_nan(f, env, false, true, flags);
 	if (a_inf)
 		return fpref_emu_pack_inf(f, env, negative, flags);
 	if (b_zero) {
@@ -137,7 +137,7 @@ static uint64_t sqrt_op(const struct fpref_format *f, const struct fpref_env *en
 	if (a->cls == FPREF_CLASS_ZERO)
 		return fpref_emu_pack_zero(f, env, a->negative, flags);
 	if (a->negative)
-		return fpref_emu_pack_nan(f, false, true, flags);
+		return fpref_emu_pack_nan(f, env, false, true, flags);
 	if (a->cls == FPREF_CLASS_INF)
 		return fpref_emu_pack_inf(f, env, false, flags);
 	/* radicand = sig * 2^shift with exp - shift even and 238 bits in all */
@@ -173,7 +173,7 @@ static uint64_t fma_op(const struct fpref_format *f, const struct fpref_env *env
 	bool p_inf = a->cls == FPREF_CLASS_INF || b->cls == FPREF_CLASS_INF;
 	bool p_zero = a->cls == FPREF_CLASS_ZERO || b->cls == FPREF_CLASS_ZERO;
 	if (p_inf && c->cls == FPREF_CLASS_INF && pn != c->negative)
-		return fpref_emu_pack_nan(f, false, true, flags);
+		return fpref_emu_pack_nan(f, env, false, true, flags);
 	if (p_inf)
 		return fpref_emu_pack_inf(f, env, pn, flags);
 	if (c->cls == FPREF_CLASS_INF)
@@ -218,8 +218,8 @@ static int compare(const struct operand *a, const struct operand *b)
 	return sa > 0 ? m : -m;
 }
 
-static uint64_t select_or_compare(enum fpref_op op, const struct fpref_format *f, const uint64_t *in,
-				  const struct operand *v, unsigned *flags)
+static uint64_t select_or_compare(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
+				  const uint64_t *in, const struct operand *v, unsigned *flags)
 {
 	bool signaling = v[0].signaling || v[1].signaling;
 	bool nan0 = v[0].cls == FPREF_CLASS_NAN, nan1 = v[1].cls == FPREF_CLASS_NAN;
@@ -229,7 +229,7 @@ static uint64_t select_or_compare(enum fpref_op op, const struct fpref_format *f
 		if (fpref_op_is_compare(op))
 			return 0;
 		unsigned ignored = 0;
-		return fpref_emu_pack_nan(f, (nan0 ? v[0].negative : v[1].negative) && f->is_signed, false, &ignored);
+		return fpref_emu_pack_nan(f, env, nan0 ? v[0].negative : v[1].negative, false, &ignored);
 	}
 	int c = compare(&v[0], &v[1]);
 	switch (op) {
@@ -265,7 +265,7 @@ int fpref_emu_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
 		if (unpack(f, in[i], env->daz, &v[i]) != 0)
 			return -1;
 	if (op >= FPREF_OP_MIN) {
-		*out = select_or_compare(op, f, in, v, flags);
+		*out = select_or_compare(op, f, env, in, v, flags);
 		return 0;
 	}
 	bool invalid_product = op == FPREF_OP_FMA &&
@@ -282,7 +282,7 @@ int fpref_emu_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
 		*flags |= FPREF_FLAG_INVALID;
 	if (nan || invalid_product) {
 		unsigned ignored = 0;
-		*out = fpref_emu_pack_nan(f, nan && nan->negative && f->is_signed, false, &ignored);
+		*out = fpref_emu_pack_nan(f, env, nan && nan->negative, false, &ignored);
 		if (f->specials == FPREF_SPECIALS_NONE)
 			*flags |= FPREF_FLAG_INVALID;
 		return 0;

@@ -49,22 +49,15 @@ static uint64_t least_value(const struct fpref_format *f)
 	return f->has_zero ? 0 : pack(f, false, 0, 0);
 }
 
-uint64_t fpref_emu_pack_nan(const struct fpref_format *f, bool negative, bool signaling, unsigned *flags)
+uint64_t fpref_emu_pack_nan(const struct fpref_format *f, const struct fpref_env *env, bool negative, bool signaling,
+			    unsigned *flags)
 {
-	uint64_t all = (uint64_t)((1u << f->exp_bits) - 1);
+	uint64_t bits;
 	if (signaling)
 		*flags |= FPREF_FLAG_INVALID;
-	switch (f->specials) {
-	case FPREF_SPECIALS_IEEE:
-		return pack(f, negative, all, (uint64_t)1 << (f->man_bits - 1));
-	case FPREF_SPECIALS_FN:
-		return pack(f, negative, all, low_mask(f->man_bits));
-	case FPREF_SPECIALS_FNUZ:
-		return pack(f, true, 0, 0);
-	case FPREF_SPECIALS_NONE:
-		break;
-	}
-	*flags |= FPREF_FLAG_INVALID;
+	if (fpref_format_nan_result(f, env, negative, &bits))
+		return bits;
+	*flags |= FPREF_FLAG_INVALID; /* no NaN to give: +max */
 	return pack(f, false, (uint64_t)top_exp(f) + (uint64_t)f->bias, max_significand(f) & low_mask(f->man_bits));
 }
 
@@ -73,15 +66,22 @@ static uint64_t max_finite(const struct fpref_format *f, bool negative)
 	return pack(f, negative, (uint64_t)(top_exp(f) + f->bias), max_significand(f) & low_mask(f->man_bits));
 }
 
+/* The NaN that overflow or an unrepresentable value turns into: the
+ * format's own, keeping the sign (profiles restyle only NaNs that came in
+ * as NaN or from an invalid operation). */
+static uint64_t signed_nan(const struct fpref_format *f, bool negative)
+{
+	uint64_t bits = 0;
+	fpref_format_nan_bits(f, negative && f->is_signed, &bits);
+	return bits;
+}
+
 /* A result that cannot be had: NaN and invalid where the format has NaN,
  * else the fallback value, still invalid. */
 static uint64_t invalid_or(const struct fpref_format *f, bool negative, uint64_t fallback, unsigned *flags)
 {
 	*flags |= FPREF_FLAG_INVALID;
-	if (f->specials == FPREF_SPECIALS_NONE)
-		return fallback;
-	unsigned ignored = 0;
-	return fpref_emu_pack_nan(f, negative, false, &ignored);
+	return f->specials == FPREF_SPECIALS_NONE ? fallback : signed_nan(f, negative);
 }
 
 uint64_t fpref_emu_pack_zero(const struct fpref_format *f, const struct fpref_env *env, bool negative,
@@ -106,6 +106,8 @@ uint64_t fpref_emu_pack_inf(const struct fpref_format *f, const struct fpref_env
 		}
 		return invalid_or(f, false, least_value(f), flags);
 	}
+	if (env->overflow == FPREF_OVERFLOW_SAT && env->sat_inf_to_nan && f->specials != FPREF_SPECIALS_NONE)
+		return invalid_or(f, negative, max_finite(f, negative), flags);
 	if (env->overflow == FPREF_OVERFLOW_SAT) {
 		*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
 		return max_finite(f, negative);
@@ -249,10 +251,9 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 				return max_finite(f, negative);
 			if (f->specials == FPREF_SPECIALS_IEEE)
 				return pack(f, negative, (uint64_t)((1u << f->exp_bits) - 1), 0);
-			unsigned ignored = 0;
 			if (f->specials == FPREF_SPECIALS_NONE)
 				return max_finite(f, negative);
-			return fpref_emu_pack_nan(f, negative, false, &ignored);
+			return signed_nan(f, negative);
 		}
 		field = (uint64_t)(lead_r + f->bias);
 		mantissa = (uint64_t)normal & low_mask(M);

@@ -196,6 +196,8 @@ enum fpref_decode_status fpref_decode(const struct fpref_format *f, uint64_t bit
 			out->cls = FPREF_CLASS_NAN;
 			out->signaling = f->specials == FPREF_SPECIALS_IEEE &&
 					 (mantissa >> (f->man_bits - 1)) == 0;
+			/* FNUZ's NaN borrows the sign bit: it is not a negative NaN */
+			out->negative = out->negative && f->specials != FPREF_SPECIALS_FNUZ;
 		}
 		return FPREF_DECODE_OK;
 	}

@@ -146,10 +146,82 @@ void fpref_env_describe(const struct fpref_env *env, char *buf, size_t len)
 			 fpref_rounding_name(env->rounding),
 			 env->overflow == FPREF_OVERFLOW_SAT ? "sat" : "ieee", env->ftz ? "on" : "off",
 			 env->daz ? "on" : "off", env->tininess == FPREF_TININESS_BEFORE ? "before" : "after");
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (env->nan_style == FPREF_NAN_POSITIVE_ALL_ONES)
+		n += snprintf(buf + n, len - (size_t)n, " nan=positive-all-ones");
+	if (env->sat_inf_to_nan && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " sat-inf=nan");
 	if (n < 0 || (size_t)n >= len || env->rounding != FPREF_SR)
 		return;
 	if (env->sr_seeded)
 		snprintf(buf + n, len - (size_t)n, " sr=%u:seed=%llu", env->sr_width, (unsigned long long)env->sr_seed);
 	else
 		snprintf(buf + n, len - (size_t)n, " sr=%u:%llx", env->sr_width, (unsigned long long)env->sr_random);
+}
+
+bool fpref_format_nan_result(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+			     uint64_t *bits)
+{
+	if (!fpref_format_nan_bits(f, negative && f->is_signed, bits))
+		return false;
+	if (env->nan_style == FPREF_NAN_POSITIVE_ALL_ONES && f->specials == FPREF_SPECIALS_IEEE) {
+		fpref_format_inf_bits(f, false, bits);
+		*bits |= (((uint64_t)1 << f->man_bits) - 1) << f->pad_bits;
+	} else if (env->nan_style == FPREF_NAN_POSITIVE_ALL_ONES) {
+		fpref_format_nan_bits(f, false, bits);
+	}
+	return true;
+}
+
+/* Profiles as data: rows for a profile apply in order; a row may match
+ * only FNUZ targets or only zero-free (E8M0-like) targets.  -1 leaves a
+ * field as the previous row set it. */
+enum profile_match { MATCH_ANY, MATCH_FNUZ, MATCH_NO_ZERO };
+
+static const struct profile_row {
+	const char *name;
+	enum profile_match match;
+	int rounding, overflow, nan_style, sat_inf_to_nan;
+} profile_rows[] = {
+	/* CUDA __nv_cvt_*: rne; NaN becomes 0x7F / 0x7FFF whatever its sign; --sat is __NV_SATFINITE */
+	{ "cuda", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_POSITIVE_ALL_ONES, 0 },
+	/* ONNX Cast, saturate=1 by default (--overflow ieee: saturate=0); opsets 19-23 send inf to NaN in FNUZ */
+	{ "onnx-cast-19", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, 0 },
+	{ "onnx-cast-19", MATCH_FNUZ, -1, -1, -1, 1 },
+	/* opsets 24-25: inf saturates in all four FP8 types; E8M0 rounds up by default */
+	{ "onnx-cast-24", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, 0 },
+	{ "onnx-cast-24", MATCH_NO_ZERO, FPREF_RUP, -1, -1, -1 },
+	/* ml_dtypes casts: rne, NaN (or inf) on overflow, FP4/FP6 clamp (they have neither) */
+	{ "ml_dtypes", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0 },
+	/* OCP OFP8 and MX: round to nearest even; --sat is the SAT mode */
+	{ "ocp", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0 },
+};
+
+const char *fpref_profile_choices(void)
+{
+	return "cuda, onnx-cast-19, onnx-cast-24, ml_dtypes, ocp";
+}
+
+int fpref_profile_apply(const char *name, const struct fpref_format *target, struct fpref_env *env)
+{
+	bool known = false;
+	for (size_t i = 0; i < sizeof profile_rows / sizeof profile_rows[0]; i++) {
+		const struct profile_row *r = &profile_rows[i];
+		if (strcmp(r->name, name) != 0)
+			continue;
+		known = true;
+		if ((r->match == MATCH_FNUZ && target->specials != FPREF_SPECIALS_FNUZ) ||
+		    (r->match == MATCH_NO_ZERO && target->has_zero))
+			continue;
+		if (r->rounding >= 0)
+			env->rounding = (enum fpref_rounding)r->rounding;
+		if (r->overflow >= 0)
+			env->overflow = (enum fpref_overflow)r->overflow;
+		if (r->nan_style >= 0)
+			env->nan_style = (enum fpref_nan_style)r->nan_style;
+		if (r->sat_inf_to_nan >= 0)
+			env->sat_inf_to_nan = r->sat_inf_to_nan;
+	}
+	return known ? 0 : -1;
 }

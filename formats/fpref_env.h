@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "fpref_format.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,6 +45,12 @@ enum fpref_flag {
  * rounds away from zero exactly when the first r discarded bits, read as an
  * integer, plus R reach 2^r.  When sr_seeded is set, R for the i-th value of
  * a batch is fpref_sr_stream(sr_seed, i) masked to r bits instead. */
+/* Which NaN a result takes (profiles of known implementations differ). */
+enum fpref_nan_style {
+	FPREF_NAN_SIGNED_QUIET,     /* the canonical quiet NaN, keeping the sign where the format has one */
+	FPREF_NAN_POSITIVE_ALL_ONES /* positive, all mantissa bits set (CUDA: 0x7FFF, 0x7F) */
+};
+
 struct fpref_env {
 	enum fpref_rounding rounding;
 	enum fpref_overflow overflow;
@@ -53,6 +61,8 @@ struct fpref_env {
 	uint64_t sr_random;
 	bool sr_seeded;
 	uint64_t sr_seed;
+	enum fpref_nan_style nan_style;
+	bool sat_inf_to_nan; /* under sat, an infinite input becomes NaN where the format has NaN (ONNX opsets 19-23, FNUZ) */
 };
 
 /* rne, ieee overflow, no ftz/daz, tininess after rounding, sr 32 zero bits. */
@@ -72,6 +82,16 @@ uint64_t fpref_env_sr_random(const struct fpref_env *env, uint64_t index);
 /* Counter-based generator: the same (seed, index) gives the same bits on any
  * machine and any thread count. */
 uint64_t fpref_sr_stream(uint64_t seed, uint64_t index);
+
+/* Profiles: the environment that reproduces a known implementation when
+ * converting to `target` (README.md tables them).  Sets rounding, overflow
+ * and the NaN and inf knobs; 0, or -1 for an unknown name. */
+int fpref_profile_apply(const char *name, const struct fpref_format *target, struct fpref_env *env);
+const char *fpref_profile_choices(void);
+
+/* The NaN pattern a result takes in format f under env (false: f has no NaN). */
+bool fpref_format_nan_result(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+			     uint64_t *bits);
 
 /* Flags as words ("inexact underflow"), "none" for 0. */
 void fpref_flags_describe(unsigned flags, char *buf, size_t len);

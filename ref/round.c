@@ -339,7 +339,7 @@ static uint64_t round_special(const struct fpref_ref_value *v, const struct fpre
 	if (mpfr_nan_p(v->x)) {
 		if (v->signaling)
 			*flags |= FPREF_FLAG_INVALID;
-		if (fpref_format_nan_bits(f, negative && f->is_signed, &bits)) {
+		if (fpref_format_nan_result(f, env, negative, &bits)) {
 			trace->outcome = FPREF_OUTCOME_NAN;
 			return bits;
 		}
@@ -357,7 +357,11 @@ static uint64_t round_special(const struct fpref_ref_value *v, const struct fpre
 			trace->bracketed = false;
 			return bits;
 		}
-		if (env->overflow == FPREF_OVERFLOW_SAT) {
+		if (env->overflow == FPREF_OVERFLOW_SAT && env->sat_inf_to_nan &&
+		    fpref_format_nan_bits(f, negative, &bits)) {
+			trace->outcome = FPREF_OUTCOME_INF_NAN;
+			*flags |= FPREF_FLAG_INVALID;
+		} else if (env->overflow == FPREF_OVERFLOW_SAT) {
 			/* satfinite: inf clamps too, even where the format has inf */
 			trace->outcome = FPREF_OUTCOME_INF_SATURATED;
 			*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;

@@ -42,6 +42,15 @@ static size_t full_envs(struct env_case *out)
 				c->env.sr_width = mode == FPREF_SR ? sr[w].width : 32;
 				c->R = mode == FPREF_SR ? sr[w].R : 0;
 			}
+	/* the profiles' knobs: CUDA's NaN, ONNX's inf under saturation */
+	for (int k = 0; k < 2; k++) {
+		struct env_case *c = &out[n++];
+		fpref_env_default(&c->env);
+		c->env.nan_style = FPREF_NAN_POSITIVE_ALL_ONES;
+		c->env.overflow = k ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+		c->env.sat_inf_to_nan = k;
+		c->R = 0;
+	}
 	return n;
 }
 
@@ -57,6 +66,8 @@ static size_t light_envs(struct env_case *out)
 		bool keep = policies == 0 ||
 			    (policies == 1 && (e->rounding == FPREF_RNE || e->rounding == FPREF_RUP)) ||
 			    (policies == 4 && e->rounding == FPREF_RDN);
+		if (e->nan_style != FPREF_NAN_SIGNED_QUIET || e->sat_inf_to_nan)
+			keep = true;
 		if (keep && !(e->rounding == FPREF_SR && all[i].R == 8 && policies > 0))
 			out[n++] = all[i];
 	}

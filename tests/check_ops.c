@@ -36,6 +36,13 @@ static size_t op_envs(struct env_case *out, bool all_combinations)
 				c->env.sr_width = mode == FPREF_SR ? sr[w].width : 32;
 				c->R = mode == FPREF_SR ? sr[w].R : 0;
 			}
+	/* the profiles' knobs: CUDA's NaN, ONNX's inf under saturation */
+	struct env_case *c = &out[n++];
+	fpref_env_default(&c->env);
+	c->env.nan_style = FPREF_NAN_POSITIVE_ALL_ONES;
+	c->env.overflow = FPREF_OVERFLOW_SAT;
+	c->env.sat_inf_to_nan = true;
+	c->R = 0;
 	return n;
 }
 

@@ -137,15 +137,28 @@ int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o)
 		} else if ((allowed & CLI_ENV) && strcmp(a, "--round") == 0) {
 			if (!(v = take_value(argc, argv, &i)))
 				return CLI_EXIT_USAGE;
+			o->have_round = true;
 			if (fpref_rounding_parse(v, &o->env.rounding) != 0) {
 				cli_error("unknown rounding mode '%s' (choices: %s)", v, fpref_rounding_choices());
 				return CLI_EXIT_USAGE;
 			}
 		} else if ((allowed & CLI_ENV) && strcmp(a, "--sat") == 0) {
 			o->env.overflow = FPREF_OVERFLOW_SAT;
+			o->have_overflow = true;
+		} else if ((allowed & CLI_ENV) && strcmp(a, "--profile") == 0) {
+			if (!(v = take_value(argc, argv, &i)))
+				return CLI_EXIT_USAGE;
+			struct fpref_env probe;
+			fpref_env_default(&probe);
+			if (fpref_profile_apply(v, &o->to, &probe) != 0) {
+				cli_error("unknown profile '%s' (choices: %s)", v, fpref_profile_choices());
+				return CLI_EXIT_USAGE;
+			}
+			o->profile = v;
 		} else if ((allowed & CLI_ENV) && strcmp(a, "--overflow") == 0) {
 			if (!(v = take_value(argc, argv, &i)))
 				return CLI_EXIT_USAGE;
+			o->have_overflow = true;
 			if (strcmp(v, "ieee") == 0)
 				o->env.overflow = FPREF_OVERFLOW_IEEE;
 			else if (strcmp(v, "sat") == 0)
@@ -182,4 +195,17 @@ int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o)
 		}
 	}
 	return 0;
+}
+
+struct fpref_env cli_target_env(const struct cli_options *o, const struct fpref_format *target)
+{
+	struct fpref_env env = o->env;
+	if (o->profile) {
+		fpref_profile_apply(o->profile, target, &env);
+		if (o->have_round)
+			env.rounding = o->env.rounding;
+		if (o->have_overflow)
+			env.overflow = o->env.overflow;
+	}
+	return env;
 }

@@ -24,6 +24,8 @@ struct cli_options {
 	struct fpref_format to, from;
 	bool have_to, have_from, json;
 	enum cli_engine engine;
+	const char *profile;            /* --profile NAME, applied by cli_target_env */
+	bool have_round, have_overflow; /* given explicitly: they override the profile */
 	const char *positional[CLI_MAX_POSITIONAL];
 	int npositional;
 };
@@ -35,6 +37,9 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_parse_format(const char *text, struct fpref_format *f);
+/* The environment for a target format: the profile's, then the explicit
+ * --round and --sat/--overflow on top. */
+struct fpref_env cli_target_env(const struct cli_options *o, const struct fpref_format *target);
 /* Hex digits of a pattern in the width of f's container, upper case, no 0x. */
 void cli_hex(const struct fpref_format *f, uint64_t bits, char *buf, size_t len);
 /* Parse a bit pattern of f written in hex, with or without 0x.  0 or -1 with a message in err. */

@@ -141,7 +141,7 @@ int cmd_bench(int argc, char **argv)
 			t[k] = now() - t0;
 		}
 		row.ref = (double)oracle_n / median(t, (int)(repeats < 3 ? repeats : 3));
-		char what[64];
+		char what[128];
 		snprintf(what, sizeof what, "f32 -> %s rne%s", to.name, conversions[c].sat ? " sat" : "");
 		row.what = what;
 		print_row(&row, copy_rate);
@@ -184,7 +184,7 @@ int cmd_bench(int argc, char **argv)
 			t[k] = now() - t0;
 		}
 		row.ref = (double)oracle_n / median(t, (int)(repeats < 3 ? repeats : 3));
-		char what[64];
+		char what[128];
 		snprintf(what, sizeof what, "%s %s rne%s", f.name, fpref_op_name(ops[c].op), sink == 1 ? " " : "");
 		row.what = what;
 		print_row(&row, copy_rate);

@@ -122,5 +122,6 @@ int cmd_convert(int argc, char **argv)
 		cli_error("convert needs --to FMT (see fpref formats)");
 		return CLI_EXIT_USAGE;
 	}
+	o.env = cli_target_env(&o, &o.to);
 	return o.npositional > 0 ? convert_values(&o) : convert_stream(&o, stdin);
 }

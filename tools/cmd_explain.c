@@ -132,6 +132,7 @@ int cmd_explain(int argc, char **argv)
 		cli_error("explain needs one VALUE and --to FMT, e.g. fpref explain 464 --to e4m3");
 		return CLI_EXIT_USAGE;
 	}
+	o.env = cli_target_env(&o, &o.to);
 	struct fpref_ref_value v;
 	fpref_ref_value_init(&v);
 	char err[512];

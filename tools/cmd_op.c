@@ -176,6 +176,7 @@ int cmd_op(int argc, char **argv)
 		cli_error("op needs --fmt FMT (see fpref formats)");
 		return CLI_EXIT_USAGE;
 	}
+	o.env = cli_target_env(&o, &o.to);
 	if (o.to.man_bits > FPREF_OP_MAX_MAN_BITS) {
 		cli_error("%s has %d fraction bits; the arithmetic handles up to %d", o.to.name, o.to.man_bits,
 			  FPREF_OP_MAX_MAN_BITS);

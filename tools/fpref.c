@@ -31,6 +31,8 @@ static const char usage[] =
 	"       --ftz  --daz                         flush tiny results / read subnormal inputs as zero\n"
 	"       --tininess before|after              underflow detection (default after)\n"
 	"       --sr-bits HEX|W:HEX|seed=N|W:seed=N  random bits for --round sr\n"
+	"       --profile cuda|onnx-cast-19|onnx-cast-24|ml_dtypes|ocp\n"
+	"                                            behave as that implementation (--round/--sat override)\n"
 	"Flags (two hex digits): inexact 01, underflow 02, overflow 04, infinite 08, invalid 10.\n"
 	"Exit status: 0 done, 1 failure, 2 bad input.\n";
 
