@@ -71,6 +71,19 @@ const char *fpref_emu_converter_path(const struct fpref_emu_converter *c);
 size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *in, void *out, size_t n,
 			       uint8_t *flags, uint64_t first_index);
 
+/* Arithmetic on arrays: a context per (op, format, environment); formats
+ * of 8 bits or fewer answer unary and binary operations from a table of
+ * every result.  NULL on allocation failure or an unsupported format. */
+struct fpref_emu_op_context;
+struct fpref_emu_op_context *fpref_emu_op_context_new(enum fpref_op op, const struct fpref_format *f,
+						      const struct fpref_env *env);
+void fpref_emu_op_context_free(struct fpref_emu_op_context *c);
+/* out[i] = op(a[i], b[i], c[i]) for n elements (b and c unused below the
+ * operation's arity), comparisons as 1 or 0; flags and stochastic bits as
+ * in fpref_emu_convert_array.  Returns the number of invalid patterns met. */
+size_t fpref_emu_op_array(const struct fpref_emu_op_context *c, const void *a, const void *b, const void *cc,
+			  void *out, size_t n, uint8_t *flags, uint64_t first_index);
+
 /* Bytes per element of format f in arrays. */
 size_t fpref_emu_element_bytes(const struct fpref_format *f);
 

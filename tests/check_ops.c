@@ -20,9 +20,10 @@ static size_t op_envs(struct env_case *out, bool all_combinations)
 		uint64_t R;
 	} sr[] = { { 4, 7 }, { 13, 0x1234 }, { 64, UINT64_C(0xfedcba9876543210) } };
 	size_t n = 0;
-	for (int mode = FPREF_RNE; mode <= FPREF_SR; mode++)
-		for (size_t w = 0; w < (mode == FPREF_SR ? sizeof sr / sizeof sr[0] : 1u); w++)
-			for (int bits = 0; bits < 16; bits++) {
+	/* first the default policies under every mode, then the combinations */
+	for (int bits = 0; bits < 16; bits++)
+		for (int mode = FPREF_RNE; mode <= FPREF_SR; mode++)
+			for (size_t w = 0; w < (mode == FPREF_SR ? sizeof sr / sizeof sr[0] : 1u); w++) {
 				bool every = all_combinations || mode == FPREF_RNE || mode == FPREF_RUP;
 				if (bits != 0 && !every)
 					continue;
@@ -162,28 +163,42 @@ static uint64_t partner(const struct fpref_format *f, uint64_t a, uint64_t *stat
 
 static const char *const wide_formats[] = { "float16", "bfloat16", "tf32", "float32", "float64" };
 
+/* 16-bit formats: a million structured cases per operation, each under
+ * every rounding mode; wider formats: a million per operation, the modes
+ * taken in turn.  Every 32nd case also runs under every policy
+ * combination of rne and rup. */
 START_TEST(wide_structured)
 {
 	struct fpref_format f = test_format(wide_formats[_i]);
 	struct env_case envs[512];
 	size_t nenv = op_envs(envs, false);
-	unsigned long per_op = getenv("FPREF_EXHAUSTIVE") ? 4000000 : 40000;
+	size_t nbase = 9; /* rne rna rtz rup rdn rod and three stochastic words: the default policies */
+	bool sixteen = fpref_format_container_bits(&f) <= 16;
+	unsigned long per_op = getenv("FPREF_EXHAUSTIVE") ? 20000000 : 1000000;
 	uint64_t mask = fpref_format_container_bits(&f) >= 64 ? ~UINT64_C(0)
 							     : (UINT64_C(1) << fpref_format_container_bits(&f)) - 1;
 	uint64_t state = 1000 + (uint64_t)_i;
 	mismatches = compared = 0;
 	for (int op = 0; op < FPREF_OP_COUNT; op++) {
-		for (unsigned long k = 0; k < per_op; k++) {
+		bool rounds = op < FPREF_OP_MIN;
+		unsigned long cases = rounds ? per_op : per_op / 10;
+		for (unsigned long k = 0; k < cases; k++) {
 			uint64_t in[3];
 			in[0] = structured(&f, &state);
 			in[1] = partner(&f, in[0], &state) & mask;
 			in[2] = (next_random(&state) & 1 ? partner(&f, in[0], &state) : structured(&f, &state)) & mask;
-			/* every mode on every case, the policies in turn */
-			for (size_t c = 0; c < nenv; c++)
-				if (c < 11 || c % 4 == k % 4)
+			if (sixteen || !rounds) {
+				for (size_t c = 0; c < nbase; c++)
+					compare_op((enum fpref_op)op, &f, in, &envs[c]);
+			} else {
+				compare_op((enum fpref_op)op, &f, in, &envs[k % nbase]);
+			}
+			if (k % 32 == 0)
+				for (size_t c = nbase; c < nenv; c++)
 					compare_op((enum fpref_op)op, &f, in, &envs[c]);
 		}
 	}
+	ck_assert_uint_ge(compared, 6 * per_op);
 	ck_assert_msg(mismatches == 0, "%s: %lu of %lu results differ (first ones on stderr)", f.name, mismatches,
 		      compared);
 }
@@ -200,6 +215,48 @@ START_TEST(sqrt_sixteen_bit_exhaustive)
 		for (size_t c = 0; c < nenv; c++)
 			compare_op(FPREF_OP_SQRT, &f, (uint64_t[3]){ a, 0, 0 }, &envs[c]);
 	ck_assert_msg(mismatches == 0, "%s: %lu of %lu square roots differ", f.name, mismatches, compared);
+}
+END_TEST
+
+/* The array API (tables for narrow formats) against fpref_emu_op. */
+START_TEST(op_array_matches_op)
+{
+	struct fpref_format f = test_format(narrow[_i]);
+	struct env_case envs[512];
+	size_t nenv = op_envs(envs, false);
+	unsigned codes = 1u << fpref_format_container_bits(&f);
+	size_t n = (size_t)codes * codes;
+	uint8_t *a = malloc(n), *b = malloc(n), *out = malloc(n), *flags = malloc(n);
+	for (size_t k = 0; k < n; k++) {
+		a[k] = (uint8_t)(k % codes);
+		b[k] = (uint8_t)(k / codes);
+	}
+	unsigned long bad = 0;
+	for (int op = 0; op < FPREF_OP_COUNT; op++) {
+		if (fpref_op_arity((enum fpref_op)op) == 3)
+			continue;
+		for (size_t c = 0; c < nenv; c += 5) {
+			struct fpref_emu_op_context *ctx = fpref_emu_op_context_new((enum fpref_op)op, &f, &envs[c].env);
+			ck_assert_ptr_nonnull(ctx);
+			fpref_emu_op_array(ctx, a, b, NULL, out, n, flags, 0);
+			fpref_emu_op_context_free(ctx);
+			for (size_t k = 0; k < n; k++) {
+				uint64_t in[3] = { a[k], b[k], 0 }, want = 0;
+				unsigned want_flags = 0;
+				fpref_emu_op((enum fpref_op)op, &f, in, &envs[c].env,
+					     fpref_env_sr_random(&envs[c].env, k), &want, &want_flags);
+				if ((out[k] != want || flags[k] != want_flags) && bad++ < 10)
+					fprintf(stderr, "%s %s(%x, %x): array %x/%02x, op %llx/%02x\n", f.name,
+						fpref_op_name((enum fpref_op)op), a[k], b[k], out[k], flags[k],
+						(unsigned long long)want, want_flags);
+			}
+		}
+	}
+	free(a);
+	free(b);
+	free(out);
+	free(flags);
+	ck_assert_msg(bad == 0, "%s: %lu array elements differ", f.name, bad);
 }
 END_TEST
 
@@ -288,7 +345,9 @@ int main(void)
 	TCase *wide_case = tcase_create("wide");
 	tcase_add_loop_test(wide_case, wide_structured, 0, (int)(sizeof wide_formats / sizeof wide_formats[0]));
 	tcase_add_loop_test(wide_case, sqrt_sixteen_bit_exhaustive, 0, 2);
-	TCase *cases[] = { rules_case, narrow_case, wide_case };
+	TCase *array_case = tcase_create("array");
+	tcase_add_loop_test(array_case, op_array_matches_op, 0, (int)(sizeof narrow / sizeof narrow[0]));
+	TCase *cases[] = { rules_case, narrow_case, wide_case, array_case };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		tcase_set_timeout(cases[i], 1800);
 		suite_add_tcase(s, cases[i]);

@@ -159,24 +159,33 @@ int cmd_bench(int argc, char **argv)
 		fpref_env_default(&env);
 		uint64_t state = 0, mask = ((uint64_t)1 << fpref_format_container_bits(&f)) - 1;
 		size_t elem = fpref_emu_element_bytes(&f);
-		for (size_t i = 0; i < n; i++)
-			in[i] = (uint32_t)(next_random(&state) & (mask | mask << 16));
-		uint64_t sink = 0;
+		/* operands a and b side by side in `copy`, results in `out` */
+		unsigned char *a = (unsigned char *)copy, *b = a + n * elem;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t x = next_random(&state);
+			for (size_t k = 0; k < elem; k++) {
+				a[i * elem + k] = (unsigned char)((x & mask) >> (8 * k));
+				b[i * elem + k] = (unsigned char)(((x >> 32) & mask) >> (8 * k));
+			}
+		}
+		struct fpref_emu_op_context *ctx = fpref_emu_op_context_new(ops[c].op, &f, &env);
 		for (long k = 0; k < repeats; k++) {
 			double t0 = now();
-			for (size_t i = 0; i < n; i++) {
-				uint64_t operands[3] = { in[i] & mask, in[i] >> 16 & mask, 0 }, res;
-				unsigned flags = 0;
-				fpref_emu_op(ops[c].op, &f, operands, &env, 0, &res, &flags);
-				sink += res;
-			}
+			fpref_emu_op_array(ctx, a, b, NULL, out, n, NULL, 0);
 			t[k] = now() - t0;
 		}
-		struct row row = { NULL, (double)n / median(t, (int)repeats), 0, (double)(3 * elem), "scalar fpref_emu_op" };
+		fpref_emu_op_context_free(ctx);
+		struct row row = { NULL, (double)n / median(t, (int)repeats), 0, (double)(3 * elem),
+				   elem == 1 ? "op table" : "fpref_emu_op per element" };
+		uint64_t sink = 0;
 		for (long k = 0; k < (repeats < 3 ? repeats : 3); k++) {
 			double t0 = now();
 			for (size_t i = 0; i < oracle_n; i++) {
-				uint64_t operands[3] = { in[i] & mask, in[i] >> 16 & mask, 0 }, res;
+				uint64_t operands[3] = { 0, 0, 0 }, res;
+				for (size_t e = 0; e < elem; e++) {
+					operands[0] |= (uint64_t)a[i * elem + e] << (8 * e);
+					operands[1] |= (uint64_t)b[i * elem + e] << (8 * e);
+				}
 				unsigned flags = 0;
 				fpref_ref_op(ops[c].op, &f, operands, &env, 0, &res, &flags);
 				sink += res;
