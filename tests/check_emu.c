@@ -295,6 +295,40 @@ START_TEST(fp32_vector_path_matches_core)
 }
 END_TEST
 
+/* make check-exhaustive only: every FP32 pattern to every format of 16
+ * bits or fewer under every rounding mode, emulator against oracle.  About
+ * 4.3e9 oracle calls per (format, mode): run it in shards (FPREF_SHARD). */
+START_TEST(fp32_every_pattern)
+{
+	if (!getenv("FPREF_EXHAUSTIVE"))
+		return;
+	struct test_shard shard = test_shard_from_env();
+	struct fpref_format f32 = test_format("f32"), to = test_format(all_formats[_i]);
+	if (fpref_format_container_bits(&to) > 16)
+		return;
+	struct env_case envs[256];
+	size_t nenv = full_envs(envs);
+	mismatches = 0;
+	unsigned long long chunk = 0;
+	for (size_t c = 0; c < nenv; c++) {
+		if (envs[c].env.overflow != FPREF_OVERFLOW_IEEE || envs[c].env.ftz || envs[c].env.daz ||
+		    envs[c].env.tininess != FPREF_TININESS_AFTER || envs[c].env.nan_style != FPREF_NAN_SIGNED_QUIET)
+			continue; /* every mode, default policies; the policies are swept on 16-bit sources */
+		for (uint64_t hi = 0; hi < 65536; hi++, chunk++) {
+			if (!test_shard_owns(shard, chunk))
+				continue;
+			for (uint64_t lo = 0; lo < 65536; lo++)
+				compare_convert(&f32, hi << 16 | lo, &to, &envs[c]);
+			if (hi % 4096 == 4095)
+				fprintf(stderr, "fp32 -> %s, %s R=%llx: %llu/65536 blocks\n", to.name,
+					fpref_rounding_name(envs[c].env.rounding), (unsigned long long)envs[c].R,
+					(unsigned long long)hi + 1);
+		}
+	}
+	ck_assert_msg(mismatches == 0, "f32 -> %s: %lu conversions differ", to.name, mismatches);
+}
+END_TEST
+
 /* Stochastic arrays: the seeded stream gives the same bits whatever the
  * split of the array into calls. */
 START_TEST(seeded_stream_is_split_invariant)
@@ -335,7 +369,9 @@ int main(void)
 	tcase_add_loop_test(fast, table_path_matches_core, 0, (int)NFORMATS);
 	tcase_add_loop_test(fast, fp32_vector_path_matches_core, 0, (int)(sizeof vector_targets / sizeof vector_targets[0]));
 	tcase_add_test(fast, seeded_stream_is_split_invariant);
-	TCase *cases[] = { narrow, sixteen_bit, wide_sources, fast };
+	TCase *every = tcase_create("fp32-every-pattern");
+	tcase_add_loop_test(every, fp32_every_pattern, 0, (int)NFORMATS);
+	TCase *cases[] = { narrow, sixteen_bit, wide_sources, fast, every };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		tcase_set_timeout(cases[i], 900);
 		suite_add_tcase(s, cases[i]);

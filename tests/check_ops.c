@@ -218,6 +218,31 @@ START_TEST(sqrt_sixteen_bit_exhaustive)
 }
 END_TEST
 
+/* make check-exhaustive only: every FP16 operand pair through add, sub, mul
+ * and div under every rounding mode (2^32 pairs each; FPREF_SHARD splits). */
+START_TEST(f16_every_pair)
+{
+	if (!getenv("FPREF_EXHAUSTIVE"))
+		return;
+	static const enum fpref_op binary[] = { FPREF_OP_ADD, FPREF_OP_SUB, FPREF_OP_MUL, FPREF_OP_DIV };
+	struct test_shard shard = test_shard_from_env();
+	struct fpref_format f = test_format("float16");
+	struct env_case envs[512];
+	op_envs(envs, false);
+	mismatches = compared = 0;
+	unsigned long long chunk = 0;
+	for (size_t o = 0; o < 4; o++)
+		for (size_t c = 0; c < 9; c++)
+			for (uint64_t a = 0; a < 65536; a++, chunk++) {
+				if (!test_shard_owns(shard, chunk))
+					continue;
+				for (uint64_t b = 0; b < 65536; b++)
+					compare_op(binary[o], &f, (uint64_t[3]){ a, b, 0 }, &envs[c]);
+			}
+	ck_assert_msg(mismatches == 0, "float16: %lu of %lu results differ", mismatches, compared);
+}
+END_TEST
+
 /* The array API (tables for narrow formats) against fpref_emu_op. */
 START_TEST(op_array_matches_op)
 {
@@ -347,7 +372,9 @@ int main(void)
 	tcase_add_loop_test(wide_case, sqrt_sixteen_bit_exhaustive, 0, 2);
 	TCase *array_case = tcase_create("array");
 	tcase_add_loop_test(array_case, op_array_matches_op, 0, (int)(sizeof narrow / sizeof narrow[0]));
-	TCase *cases[] = { rules_case, narrow_case, wide_case, array_case };
+	TCase *every = tcase_create("f16-every-pair");
+	tcase_add_test(every, f16_every_pair);
+	TCase *cases[] = { rules_case, narrow_case, wide_case, array_case, every };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		tcase_set_timeout(cases[i], 1800);
 		suite_add_tcase(s, cases[i]);
