@@ -78,6 +78,8 @@ struct fpref_emu_op_context;
 struct fpref_emu_op_context *fpref_emu_op_context_new(enum fpref_op op, const struct fpref_format *f,
 						      const struct fpref_env *env);
 void fpref_emu_op_context_free(struct fpref_emu_op_context *c);
+/* Which path the context takes: "table", "fixed-point" (bits only) or "generic". */
+const char *fpref_emu_op_context_path(const struct fpref_emu_op_context *c);
 /* out[i] = op(a[i], b[i], c[i]) for n elements (b and c unused below the
  * operation's arity), comparisons as 1 or 0; flags and stochastic bits as
  * in fpref_emu_convert_array.  Returns the number of invalid patterns met. */

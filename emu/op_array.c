@@ -1,8 +1,12 @@
 /* Arithmetic on arrays.  A context is built once per (operation, format,
- * environment); for formats of 8 bits or fewer it holds every result of
- * the operation, computed by fpref_emu_op, so that each element is a
- * lookup (checked against fpref_emu_op on every operand pair in
- * tests/check_ops.c). */
+ * environment), with two fast paths beside fpref_emu_op:
+ *  - formats of 8 bits or fewer: a table of every result, computed by
+ *    fpref_emu_op (checked on every operand pair in tests/check_ops.c);
+ *  - add, sub and mul in 16-bit formats whose whole range fits 62 bits of
+ *    fixed point (FP16, E5M2-like), under rne with bits only: exact
+ *    integer sums and products, rounded in fixed point (checked against
+ *    fpref_emu_op on millions of pairs in make check, every pair in make
+ *    check-exhaustive). */
 #include <stdlib.h>
 
 #include "fpref_emu.h"
@@ -16,7 +20,110 @@ struct fpref_emu_op_context {
 	unsigned codes_bits;  /* container bits when tabled, else 0 */
 	uint8_t *bits;        /* results, indexed a | b << codes_bits */
 	uint8_t *flags;
+	struct fixed_plan *fixed;
 };
+
+/* The fixed-point path: values in units of the least subnormal. */
+struct fixed_plan {
+	int man_bits;
+	int top_units;        /* exponent, in units, of max finite's leading bit */
+	int unit;             /* the least subnormal is 2^unit */
+	uint32_t max_code, inf_code, sign_bit;
+	bool zero_unsigned;   /* fnuz: no -0 */
+	struct {
+		int64_t value; /* signed fixed-point value, or SPECIAL */
+		uint32_t sig;  /* significand and exponent in units, for products */
+		int32_t exp;
+	} code[65536];         /* one cache line holds everything about an operand */
+};
+#define SPECIAL INT64_MIN
+
+static struct fixed_plan *fixed_plan_new(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env)
+{
+	if ((op != FPREF_OP_ADD && op != FPREF_OP_SUB && op != FPREF_OP_MUL) || env->rounding != FPREF_RNE ||
+	    env->ftz || env->daz || env->sat_inf_to_nan || !f->is_signed || !f->has_zero || !f->subnormals ||
+	    f->pad_bits != 0 || fpref_format_container_bits(f) > 16 || fpref_format_container_bits(f) <= 8)
+		return NULL;
+	int unit = fpref_format_min_exponent(f) - f->man_bits;
+	int top = fpref_format_max_exponent(f) - unit;
+	if (top > 60)
+		return NULL;
+	struct fixed_plan *p = malloc(sizeof *p);
+	if (!p)
+		return NULL;
+	p->man_bits = f->man_bits;
+	p->top_units = top;
+	p->max_code = (uint32_t)fpref_format_max_bits(f, false);
+	p->sign_bit = 1u << (f->exp_bits + f->man_bits);
+	p->zero_unsigned = f->specials == FPREF_SPECIALS_FNUZ;
+	/* overflow under rne: inf, else NaN (its sign is added as for numbers), or max */
+	uint64_t special = p->max_code;
+	if (env->overflow != FPREF_OVERFLOW_SAT && !fpref_format_inf_bits(f, false, &special))
+		fpref_format_nan_bits(f, false, &special);
+	p->inf_code = (uint32_t)special;
+	p->unit = unit;
+	for (uint64_t c = 0; c < 65536; c++) {
+		struct fpref_unpacked u;
+		/* patterns outside the format are left to the core, as NaN and inf are */
+		bool valid = fpref_decode(f, c, &u) != FPREF_DECODE_INVALID;
+		bool finite = valid && u.cls != FPREF_CLASS_NAN && u.cls != FPREF_CLASS_INF;
+		int64_t v = finite && u.significand ? (int64_t)(u.significand << (u.exponent - unit)) : 0;
+		p->code[c].value = finite ? (u.negative ? -v : v) : SPECIAL;
+		p->code[c].sig = (uint32_t)u.significand;
+		p->code[c].exp = u.exponent - unit;
+	}
+	return p;
+}
+
+/* Round m * 2^s units (m > 0) to the format's pattern, nearest even. */
+static uint32_t fixed_round(const struct fixed_plan *p, uint64_t m, int s)
+{
+	int lead = 63 - __builtin_clzll(m) + s;
+	if (lead > p->top_units + 1)
+		return p->inf_code;
+	int q = lead - p->man_bits > 0 ? lead - p->man_bits : 0; /* the grid's last place, in units */
+	int shift = q - s;
+	uint64_t k;
+	if (shift <= 0) {
+		k = m << -shift;
+	} else if (shift >= 64) {
+		k = 0;
+	} else {
+		k = m >> shift;
+		uint64_t guard = (m >> (shift - 1)) & 1, rest = m & ((UINT64_C(1) << (shift - 1)) - 1);
+		k += guard & ((rest != 0) | (k & 1));
+	}
+	uint64_t code = ((uint64_t)q << p->man_bits) + k;
+	return code > p->max_code ? p->inf_code : (uint32_t)code;
+}
+
+/* One element, or UINT32_MAX when an operand is NaN or inf (left to the core). */
+static uint32_t fixed_element(const struct fixed_plan *p, enum fpref_op op, uint32_t a, uint32_t b)
+{
+	int64_t x = p->code[a].value, y = p->code[b].value;
+	if (x == SPECIAL || y == SPECIAL)
+		return UINT32_MAX;
+	uint32_t code, negative;
+	if (op == FPREF_OP_MUL) {
+		negative = ((a ^ b) & p->sign_bit) != 0;
+		/* sa 2^ea * sb 2^eb, with ea and eb counted in units: eb + ea + unit in units */
+		code = x == 0 || y == 0 ? 0
+				       : fixed_round(p, (uint64_t)p->code[a].sig * p->code[b].sig,
+						     p->code[a].exp + p->code[b].exp + p->unit);
+	} else {
+		if (op == FPREF_OP_SUB)
+			y = -y, b ^= p->sign_bit;
+		int64_t sum = x + y;
+		if (sum == 0) /* -0 only from two negative zeros (nearest even) */
+			negative = x == 0 && y == 0 && (a & b & p->sign_bit);
+		else
+			negative = sum < 0;
+		code = sum == 0 ? 0 : fixed_round(p, (uint64_t)(sum < 0 ? -sum : sum), 0);
+	}
+	if (p->zero_unsigned && code == 0)
+		negative = 0;
+	return code | (negative ? p->sign_bit : 0);
+}
 
 static uint64_t load(const void *in, size_t i, size_t bytes)
 {
@@ -67,23 +174,31 @@ struct fpref_emu_op_context *fpref_emu_op_context_new(enum fpref_op op, const st
 			c->flags[k] = (uint8_t)fl;
 		}
 	}
+	c->fixed = fixed_plan_new(op, f, env);
 	return c;
+}
+
+const char *fpref_emu_op_context_path(const struct fpref_emu_op_context *c)
+{
+	return c->codes_bits ? "table" : c->fixed ? "fixed-point" : "generic";
 }
 
 void fpref_emu_op_context_free(struct fpref_emu_op_context *c)
 {
 	if (!c)
 		return;
+	free(c->fixed);
 	free(c->bits);
 	free(c->flags);
 	free(c);
 }
 
+static size_t elements_by_core(const struct fpref_emu_op_context *c, const void *a, const void *b, const void *cc,
+			       void *out, size_t start, size_t end, uint8_t *flags, uint64_t first_index);
+
 size_t fpref_emu_op_array(const struct fpref_emu_op_context *c, const void *a, const void *b, const void *cc,
 			  void *out, size_t n, uint8_t *flags, uint64_t first_index)
 {
-	const void *operands[3] = { a, b, cc };
-	size_t invalid = 0;
 	if (c->codes_bits && c->bytes == 1) {
 		const uint8_t *x = a, *y = b;
 		uint8_t *z = out;
@@ -100,7 +215,28 @@ size_t fpref_emu_op_array(const struct fpref_emu_op_context *c, const void *a, c
 			return 0;
 		/* rare: patterns outside the format; redo those elements below */
 	}
-	for (size_t i = 0; i < n; i++) {
+	if (c->fixed && !flags && c->bytes == 2) {
+		const uint16_t *x = a, *y = b;
+		uint16_t *z = out;
+		size_t invalid = 0;
+		for (size_t i = 0; i < n; i++) {
+			uint32_t r = fixed_element(c->fixed, c->op, x[i], y[i]);
+			if (r == UINT32_MAX) /* a NaN or inf operand: the core */
+				invalid += elements_by_core(c, a, b, cc, out, i, i + 1, NULL, first_index);
+			else
+				z[i] = (uint16_t)r;
+		}
+		return invalid;
+	}
+	return elements_by_core(c, a, b, cc, out, 0, n, flags, first_index);
+}
+
+static size_t elements_by_core(const struct fpref_emu_op_context *c, const void *a, const void *b, const void *cc,
+			       void *out, size_t start, size_t end, uint8_t *flags, uint64_t first_index)
+{
+	const void *operands[3] = { a, b, cc };
+	size_t invalid = 0;
+	for (size_t i = start; i < end; i++) {
 		uint64_t in[3] = { 0, 0, 0 }, result = 0;
 		for (int j = 0; j < c->arity; j++)
 			in[j] = load(operands[j], i, c->bytes);

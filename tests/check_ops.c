@@ -285,6 +285,65 @@ START_TEST(op_array_matches_op)
 }
 END_TEST
 
+/* The fixed-point path of 16-bit add, sub and mul (rne, bits only)
+ * against fpref_emu_op: 2^22 structured and random pairs per operation,
+ * policy and format here, every pair of FP16 in make check-exhaustive. */
+static const char *const fixed_formats[] = {
+	"float16", "e5m10,specials=fn", "e5m10,specials=fnuz,bias=16", "e4m9", "e5m8,specials=none",
+};
+
+START_TEST(fixed_point_path_matches_op)
+{
+	struct fpref_format f = test_format(fixed_formats[_i]);
+	static const enum fpref_op ops[] = { FPREF_OP_ADD, FPREF_OP_SUB, FPREF_OP_MUL };
+	bool exhaustive = getenv("FPREF_EXHAUSTIVE") != NULL && _i == 0;
+	struct test_shard shard = test_shard_from_env();
+	size_t n = (size_t)1 << 20;
+	uint16_t *a = malloc(n * 2), *b = malloc(n * 2), *out = malloc(n * 2);
+	uint64_t state = 77, mask = (UINT64_C(1) << fpref_format_container_bits(&f)) - 1;
+	unsigned long bad = 0;
+	for (int sat = 0; sat < 2; sat++)
+		for (size_t o = 0; o < 3; o++) {
+			struct fpref_env env;
+			fpref_env_default(&env);
+			env.overflow = sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+			struct fpref_emu_op_context *ctx = fpref_emu_op_context_new(ops[o], &f, &env);
+			uint64_t blocks = exhaustive ? 4096 : 4;
+			for (uint64_t blk = 0; blk < blocks; blk++) {
+				if (exhaustive && !test_shard_owns(shard, blk + 4096 * (o + 3 * (uint64_t)sat)))
+					continue;
+				for (size_t i = 0; i < n; i++) {
+					if (exhaustive) {
+						uint64_t k = blk * n + i;
+						a[i] = (uint16_t)(k >> 16), b[i] = (uint16_t)k;
+					} else if (i % 2) {
+						a[i] = (uint16_t)(structured(&f, &state) & mask);
+						b[i] = (uint16_t)(partner(&f, a[i], &state) & mask);
+					} else {
+						a[i] = (uint16_t)(next_random(&state) & mask);
+						b[i] = (uint16_t)(next_random(&state) & mask);
+					}
+				}
+				fpref_emu_op_array(ctx, a, b, NULL, out, n, NULL, 0);
+				for (size_t i = 0; i < n; i++) {
+					uint64_t in[3] = { a[i], b[i], 0 }, want = 0;
+					unsigned fl = 0;
+					fpref_emu_op(ops[o], &f, in, &env, 0, &want, &fl);
+					if (out[i] != want && bad++ < 10)
+						fprintf(stderr, "%s %s%s(%04x, %04x): fixed %04x, core %04llx\n", f.name,
+							fpref_op_name(ops[o]), sat ? " sat" : "", a[i], b[i], out[i],
+							(unsigned long long)want);
+				}
+			}
+			fpref_emu_op_context_free(ctx);
+		}
+	free(a);
+	free(b);
+	free(out);
+	ck_assert_msg(bad == 0, "%s: %lu elements differ from the core", f.name, bad);
+}
+END_TEST
+
 /* Hand-worked cases of the rules in README.md. */
 START_TEST(rules)
 {
@@ -372,6 +431,8 @@ int main(void)
 	tcase_add_loop_test(wide_case, sqrt_sixteen_bit_exhaustive, 0, 2);
 	TCase *array_case = tcase_create("array");
 	tcase_add_loop_test(array_case, op_array_matches_op, 0, (int)(sizeof narrow / sizeof narrow[0]));
+	tcase_add_loop_test(array_case, fixed_point_path_matches_op, 0,
+			    (int)(sizeof fixed_formats / sizeof fixed_formats[0]));
 	TCase *every = tcase_create("f16-every-pair");
 	tcase_add_test(every, f16_every_pair);
 	TCase *cases[] = { rules_case, narrow_case, wide_case, array_case, every };
