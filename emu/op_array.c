@@ -30,12 +30,12 @@ struct fixed_plan {
 	int unit;             /* the least subnormal is 2^unit */
 	uint32_t max_code, inf_code, sign_bit;
 	bool zero_unsigned;   /* fnuz: no -0 */
-	struct {
-		int64_t value; /* signed fixed-point value, or SPECIAL */
-		uint32_t sig;  /* significand and exponent in units, for products */
-		int32_t exp;
-	} code[65536];         /* one cache line holds everything about an operand */
+	/* One table per use, each as small as it can be, so that random
+	 * operands stay in cache. */
+	int64_t value[65536];   /* sums: signed fixed-point value, or SPECIAL */
+	uint32_t factor[65536]; /* products: significand | (exponent in units + 64) << 16, or FACTOR_SPECIAL */
 };
+#define FACTOR_SPECIAL UINT32_MAX
 #define SPECIAL INT64_MIN
 
 static struct fixed_plan *fixed_plan_new(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env)
@@ -68,9 +68,8 @@ static struct fixed_plan *fixed_plan_new(enum fpref_op op, const struct fpref_fo
 		bool valid = fpref_decode(f, c, &u) != FPREF_DECODE_INVALID;
 		bool finite = valid && u.cls != FPREF_CLASS_NAN && u.cls != FPREF_CLASS_INF;
 		int64_t v = finite && u.significand ? (int64_t)(u.significand << (u.exponent - unit)) : 0;
-		p->code[c].value = finite ? (u.negative ? -v : v) : SPECIAL;
-		p->code[c].sig = (uint32_t)u.significand;
-		p->code[c].exp = u.exponent - unit;
+		p->value[c] = finite ? (u.negative ? -v : v) : SPECIAL;
+		p->factor[c] = finite ? (uint32_t)u.significand | (uint32_t)(u.exponent - unit + 64) << 16 : FACTOR_SPECIAL;
 	}
 	return p;
 }
@@ -98,28 +97,34 @@ static uint32_t fixed_round(const struct fixed_plan *p, uint64_t m, int s)
 }
 
 /* One element, or UINT32_MAX when an operand is NaN or inf (left to the core). */
-static uint32_t fixed_element(const struct fixed_plan *p, enum fpref_op op, uint32_t a, uint32_t b)
+static inline uint32_t fixed_sum(const struct fixed_plan *p, uint32_t a, uint32_t b, bool subtract)
 {
-	int64_t x = p->code[a].value, y = p->code[b].value;
+	int64_t x = p->value[a], y = p->value[b];
 	if (x == SPECIAL || y == SPECIAL)
 		return UINT32_MAX;
-	uint32_t code, negative;
-	if (op == FPREF_OP_MUL) {
-		negative = ((a ^ b) & p->sign_bit) != 0;
-		/* sa 2^ea * sb 2^eb, with ea and eb counted in units: eb + ea + unit in units */
-		code = x == 0 || y == 0 ? 0
-				       : fixed_round(p, (uint64_t)p->code[a].sig * p->code[b].sig,
-						     p->code[a].exp + p->code[b].exp + p->unit);
-	} else {
-		if (op == FPREF_OP_SUB)
-			y = -y, b ^= p->sign_bit;
-		int64_t sum = x + y;
-		if (sum == 0) /* -0 only from two negative zeros (nearest even) */
-			negative = x == 0 && y == 0 && (a & b & p->sign_bit);
-		else
-			negative = sum < 0;
-		code = sum == 0 ? 0 : fixed_round(p, (uint64_t)(sum < 0 ? -sum : sum), 0);
-	}
+	/* negate the value, not the pattern: in FNUZ the flipped +0 is the NaN */
+	uint32_t b_sign = (b & p->sign_bit) ^ (subtract ? p->sign_bit : 0);
+	int64_t sum = subtract ? x - y : x + y;
+	uint32_t negative;
+	if (sum == 0) /* -0 only from two negative zeros (nearest even) */
+		negative = x == 0 && y == 0 && (a & b_sign & p->sign_bit);
+	else
+		negative = sum < 0;
+	uint32_t code = sum == 0 ? 0 : fixed_round(p, (uint64_t)(sum < 0 ? -sum : sum), 0);
+	if (p->zero_unsigned && code == 0)
+		negative = 0;
+	return code | (negative ? p->sign_bit : 0);
+}
+
+static inline uint32_t fixed_product(const struct fixed_plan *p, uint32_t a, uint32_t b)
+{
+	uint32_t x = p->factor[a], y = p->factor[b];
+	if (x == FACTOR_SPECIAL || y == FACTOR_SPECIAL)
+		return UINT32_MAX;
+	uint32_t negative = ((a ^ b) & p->sign_bit) != 0;
+	uint64_t sig = (uint64_t)(x & 0xFFFF) * (y & 0xFFFF);
+	/* sa 2^ea * sb 2^eb with ea, eb counted in units: ea + eb + unit in units */
+	uint32_t code = sig == 0 ? 0 : fixed_round(p, sig, (int)(x >> 16) + (int)(y >> 16) - 128 + p->unit);
 	if (p->zero_unsigned && code == 0)
 		negative = 0;
 	return code | (negative ? p->sign_bit : 0);
@@ -219,12 +224,25 @@ size_t fpref_emu_op_array(const struct fpref_emu_op_context *c, const void *a, c
 		const uint16_t *x = a, *y = b;
 		uint16_t *z = out;
 		size_t invalid = 0;
-		for (size_t i = 0; i < n; i++) {
-			uint32_t r = fixed_element(c->fixed, c->op, x[i], y[i]);
-			if (r == UINT32_MAX) /* a NaN or inf operand: the core */
-				invalid += elements_by_core(c, a, b, cc, out, i, i + 1, NULL, first_index);
-			else
-				z[i] = (uint16_t)r;
+		const struct fixed_plan *p = c->fixed;
+		const bool subtract = c->op == FPREF_OP_SUB;
+		/* one loop per operation, so that each stays small and branch-light */
+		if (c->op == FPREF_OP_MUL) {
+			for (size_t i = 0; i < n; i++) {
+				uint32_t r = fixed_product(p, x[i], y[i]);
+				if (__builtin_expect(r == UINT32_MAX, 0)) /* a NaN or inf operand: the core */
+					invalid += elements_by_core(c, a, b, cc, out, i, i + 1, NULL, first_index);
+				else
+					z[i] = (uint16_t)r;
+			}
+		} else {
+			for (size_t i = 0; i < n; i++) {
+				uint32_t r = fixed_sum(p, x[i], y[i], subtract);
+				if (__builtin_expect(r == UINT32_MAX, 0))
+					invalid += elements_by_core(c, a, b, cc, out, i, i + 1, NULL, first_index);
+				else
+					z[i] = (uint16_t)r;
+			}
 		}
 		return invalid;
 	}
