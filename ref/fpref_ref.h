@@ -93,6 +93,7 @@ struct fpref_ref_trace {
 	uint64_t sr_random;    /* R */
 	mpz_t sr_discarded;    /* T: the first r discarded bits */
 	mpfr_t err_abs, err_rel, err_ulp; /* result - exact, relative, in units of the spacing at the input; NaN when n/a */
+	bool initialised;      /* set by fpref_ref_trace_init: the mpfr fields may be written */
 };
 
 void fpref_ref_trace_init(struct fpref_ref_trace *t);

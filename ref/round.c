@@ -179,6 +179,7 @@ void fpref_ref_trace_init(struct fpref_ref_trace *t)
 	memset(t, 0, sizeof *t);
 	mpfr_inits2(64, t->lo, t->hi, t->result, t->err_abs, t->err_rel, t->err_ulp, (mpfr_ptr)0);
 	mpz_init(t->sr_discarded);
+	t->initialised = true;
 }
 
 void fpref_ref_trace_clear(struct fpref_ref_trace *t)
@@ -261,11 +262,13 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 	choose(&c, x, f, true, env, sr_random);
 	trace->rule = c.rule;
 	trace->bracketed = true;
-	mpfr_set_prec(trace->lo, mpfr_get_prec(c.lo));
-	mpfr_set_prec(trace->hi, mpfr_get_prec(c.hi));
-	mpfr_set(trace->lo, c.lo, MPFR_RNDN);
-	mpfr_set(trace->hi, c.hi, MPFR_RNDN);
-	mpz_set(trace->sr_discarded, c.discarded);
+	if (trace->initialised) {
+		mpfr_set_prec(trace->lo, mpfr_get_prec(c.lo));
+		mpfr_set_prec(trace->hi, mpfr_get_prec(c.hi));
+		mpfr_set(trace->lo, c.lo, MPFR_RNDN);
+		mpfr_set(trace->hi, c.hi, MPFR_RNDN);
+		mpz_set(trace->sr_discarded, c.discarded);
+	}
 
 	struct fpref_unpacked u;
 	mpfr_t least_normal, largest;
@@ -411,15 +414,16 @@ void fpref_ref_round(const struct fpref_ref_value *v, const struct fpref_format 
 		     uint64_t sr_random, uint64_t *bits, unsigned *flags, struct fpref_ref_trace *trace)
 {
 	mpfr_flags_t saved = mpfr_flags_save();
-	struct fpref_ref_trace local;
+	/* Without a trace, a plain one records the choice but no numbers:
+	 * its mpfr fields are never touched (initialised is false). */
+	struct fpref_ref_trace local = { .initialised = false };
 	struct fpref_ref_trace *t = trace ? trace : &local;
-	if (!trace)
-		fpref_ref_trace_init(&local);
 	t->bracketed = false;
 	t->tiny = false;
 	t->sr_width = env->sr_width;
 	t->sr_random = sr_random;
-	mpz_set_ui(t->sr_discarded, 0);
+	if (t->initialised)
+		mpz_set_ui(t->sr_discarded, 0);
 
 	unsigned raised = 0;
 	if (mpfr_regular_p(v->x))
@@ -436,8 +440,6 @@ void fpref_ref_round(const struct fpref_ref_value *v, const struct fpref_format 
 		mpfr_set(t->result, r.x, MPFR_RNDN);
 		fpref_ref_value_clear(&r);
 		measure_error(t, v->x);
-	} else {
-		fpref_ref_trace_clear(&local);
 	}
 	mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
 }
