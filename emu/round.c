@@ -57,7 +57,9 @@ uint64_t fpref_emu_pack_nan(const struct fpref_format *f, const struct fpref_env
 		*flags |= FPREF_FLAG_INVALID;
 	if (fpref_format_nan_result(f, env, negative, &bits))
 		return bits;
-	*flags |= FPREF_FLAG_INVALID; /* no NaN to give: +max */
+	*flags |= FPREF_FLAG_INVALID; /* no NaN to give: +max, or ml_dtypes' zero of the other sign */
+	if (env->nan_to_flipped_zero && f->has_zero)
+		return pack(f, !negative, 0, 0);
 	return pack(f, false, (uint64_t)top_exp(f) + (uint64_t)f->bias, max_significand(f) & low_mask(f->man_bits));
 }
 
@@ -216,6 +218,8 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 		*flags |= FPREF_FLAG_UNDERFLOW | FPREF_FLAG_INEXACT;
 		return fpref_emu_pack_zero(f, env, negative, flags);
 	}
+	if (k == 0 && !f->has_zero && env->underflow_to_least)
+		return least_value(f);
 	if (k == 0)
 		return fpref_emu_pack_zero(f, env, negative, flags);
 

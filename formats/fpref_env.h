@@ -62,7 +62,9 @@ struct fpref_env {
 	bool sr_seeded;
 	uint64_t sr_seed;
 	enum fpref_nan_style nan_style;
-	bool sat_inf_to_nan; /* under sat, an infinite input becomes NaN where the format has NaN (ONNX opsets 19-23, FNUZ) */
+	bool sat_inf_to_nan;     /* under sat, an infinite input becomes NaN where the format has NaN (ONNX opsets 19-23, FNUZ) */
+	bool nan_to_flipped_zero; /* formats without NaN: a NaN becomes zero with its sign bit inverted (ml_dtypes), not +max */
+	bool underflow_to_least;  /* formats without zero: a nonzero value that rounds to zero gives the least value (ml_dtypes E8M0) */
 };
 
 /* rne, ieee overflow, no ftz/daz, tininess after rounding, sr 32 zero bits. */

@@ -312,6 +312,9 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 			trace->outcome = FPREF_OUTCOME_OVERFLOW_NO_SPECIALS;
 			bits = fpref_format_max_bits(f, negative);
 		}
+	} else if (mpfr_zero_p(c.chosen) && !f->has_zero && env->underflow_to_least) {
+		trace->outcome = FPREF_OUTCOME_NO_ZERO_MIN;
+		bits = lowest_bits(f);
 	} else if (mpfr_zero_p(c.chosen)) {
 		bits = zero_result(f, env, negative, flags, &trace->outcome);
 	} else {
@@ -348,6 +351,8 @@ static uint64_t round_special(const struct fpref_ref_value *v, const struct fpre
 		}
 		trace->outcome = FPREF_OUTCOME_NAN_NO_NAN;
 		*flags |= FPREF_FLAG_INVALID;
+		if (env->nan_to_flipped_zero && f->has_zero)
+			return fpref_format_zero_bits(f, !negative);
 		return fpref_format_max_bits(f, false);
 	}
 	if (mpfr_inf_p(v->x)) {

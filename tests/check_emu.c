@@ -42,13 +42,15 @@ static size_t full_envs(struct env_case *out)
 				c->env.sr_width = mode == FPREF_SR ? sr[w].width : 32;
 				c->R = mode == FPREF_SR ? sr[w].R : 0;
 			}
-	/* the profiles' knobs: CUDA's NaN, ONNX's inf under saturation */
-	for (int k = 0; k < 2; k++) {
+	/* the profiles' knobs: CUDA's NaN, ONNX's inf under saturation, ml_dtypes' NaN and underflow */
+	for (int k = 0; k < 3; k++) {
 		struct env_case *c = &out[n++];
 		fpref_env_default(&c->env);
-		c->env.nan_style = FPREF_NAN_POSITIVE_ALL_ONES;
-		c->env.overflow = k ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
-		c->env.sat_inf_to_nan = k;
+		c->env.nan_style = k < 2 ? FPREF_NAN_POSITIVE_ALL_ONES : FPREF_NAN_SIGNED_QUIET;
+		c->env.overflow = k == 1 ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+		c->env.sat_inf_to_nan = k == 1;
+		c->env.nan_to_flipped_zero = k == 2;
+		c->env.underflow_to_least = k == 2;
 		c->R = 0;
 	}
 	return n;
@@ -66,7 +68,7 @@ static size_t light_envs(struct env_case *out)
 		bool keep = policies == 0 ||
 			    (policies == 1 && (e->rounding == FPREF_RNE || e->rounding == FPREF_RUP)) ||
 			    (policies == 4 && e->rounding == FPREF_RDN);
-		if (e->nan_style != FPREF_NAN_SIGNED_QUIET || e->sat_inf_to_nan)
+		if (e->nan_style != FPREF_NAN_SIGNED_QUIET || e->sat_inf_to_nan || e->nan_to_flipped_zero)
 			keep = true;
 		if (keep && !(e->rounding == FPREF_SR && all[i].R == 8 && policies > 0))
 			out[n++] = all[i];
@@ -312,7 +314,8 @@ START_TEST(fp32_every_pattern)
 	unsigned long long chunk = 0;
 	for (size_t c = 0; c < nenv; c++) {
 		if (envs[c].env.overflow != FPREF_OVERFLOW_IEEE || envs[c].env.ftz || envs[c].env.daz ||
-		    envs[c].env.tininess != FPREF_TININESS_AFTER || envs[c].env.nan_style != FPREF_NAN_SIGNED_QUIET)
+		    envs[c].env.tininess != FPREF_TININESS_AFTER || envs[c].env.nan_style != FPREF_NAN_SIGNED_QUIET ||
+		    envs[c].env.nan_to_flipped_zero)
 			continue; /* every mode, default policies; the policies are swept on 16-bit sources */
 		for (uint64_t hi = 0; hi < 65536; hi++, chunk++) {
 			if (!test_shard_owns(shard, chunk))

@@ -40,12 +40,17 @@ static size_t op_envs(struct env_case *out, bool all_combinations)
 				c->env.sr_width = mode == FPREF_SR ? sr[w].width : 32;
 				c->R = mode == FPREF_SR ? sr[w].R : 0;
 			}
-	/* the profiles' knobs: CUDA's NaN, ONNX's inf under saturation */
+	/* the profiles' knobs: CUDA's NaN, ONNX's inf under saturation, ml_dtypes' NaN and underflow */
 	struct env_case *c = &out[n++];
 	fpref_env_default(&c->env);
 	c->env.nan_style = FPREF_NAN_POSITIVE_ALL_ONES;
 	c->env.overflow = FPREF_OVERFLOW_SAT;
 	c->env.sat_inf_to_nan = true;
+	c->R = 0;
+	c = &out[n++];
+	fpref_env_default(&c->env);
+	c->env.nan_to_flipped_zero = true;
+	c->env.underflow_to_least = true;
 	c->R = 0;
 	return n;
 }

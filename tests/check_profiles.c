@@ -56,6 +56,12 @@ static const struct cell cells[] = {
 	{ "ml_dtypes", "e5m2", -1, 0x497423F0, 0x7C }, { "ml_dtypes", "e2m1", -1, 0x42C80000, 0x7 },
 	{ "ml_dtypes", "e3m2", -1, 0x42C80000, 0x1F }, { "ml_dtypes", "e2m3", -1, 0x42C80000, 0x1F },
 	{ "ml_dtypes", "e8m0", -1, 0x00000000, 0xFF },
+	/* found by sweeping ml_dtypes 0.6 itself: FP4/FP6 turn NaN into zero with the sign bit inverted,
+	 * and E8M0 sends a nonzero value that rounds to zero to its least value 2^-127 */
+	{ "ml_dtypes", "e2m1", -1, 0x7FC00000, 0x8 }, { "ml_dtypes", "e2m1", -1, 0xFFC00000, 0x0 },
+	{ "ml_dtypes", "e2m3", -1, 0x7FC00000, 0x20 }, { "ml_dtypes", "e3m2", -1, 0xFFC00000, 0x00 },
+	{ "ml_dtypes", "e8m0", -1, 0x00000001, 0x00 }, { "ml_dtypes", "e8m0", -1, 0x80000001, 0xFF },
+	{ "ml_dtypes", "e8m0", -1, 0x40400000, 0x81 }, { "ml_dtypes", "e8m0", -1, 0x3FC00000, 0x80 },
 	/* OCP OFP8: SAT and NONSAT; MX E8M0 NaN 0xFF */
 	{ "ocp", "e4m3", 1, 0x7F800000, 0x7E }, { "ocp", "e4m3", 1, 0x7FC00000, 0x7F },
 	{ "ocp", "e5m2", 1, 0x7F800000, 0x7B }, { "ocp", "e4m3", 0, 0x447A0000, 0x7F },
