@@ -672,5 +672,24 @@ check_bad 'op: too wide for the arithmetic' 2 'up to 52'
 run op add --fmt f16 3C00 GG
 check_bad 'op: bad pattern' 2 "'GG'"
 
+# =========================================================================
+# 11. profiles (../shared/SEMANTICS.md): CUDA turns any NaN into 7F and
+#   saturates with --sat; ONNX opsets 19-23 saturate by default but send inf
+#   to NaN (80) in FNUZ; explicit options override the profile.
+# =========================================================================
+
+run convert --profile cuda --from f32 --to e4m3 FFC00000 43E88000
+check_result 'profile cuda: NaN is 7F, overflow NaN keeps its sign' 0 \
+	'FFC00000 -> float8_e4m3fn 7F = nan  flags 00 (none)' \
+	'43E88000 -> float8_e4m3fn 7F = nan  flags 05 (inexact overflow)'
+run convert --profile onnx-cast-19 --from f32 --to e4m3fnuz 7F800000 447A0000
+check_result 'profile onnx-cast-19: FNUZ inf is NaN, finite overflow saturates' 0 \
+	'7F800000 -> float8_e4m3fnuz 80 = nan  flags 10 (invalid)' \
+	'447A0000 -> float8_e4m3fnuz 7F = 240  flags 05 (inexact overflow)'
+run convert --profile onnx-cast-19 --overflow ieee --from f32 --to e4m3fnuz 447A0000
+check_result 'profile with --overflow ieee (saturate=0)' 0 '447A0000 -> float8_e4m3fnuz 80 = nan  flags 05 (inexact overflow)'
+run convert --profile tensorflow --to e4m3 1
+check_bad 'unknown profile' 2 "'tensorflow'" 'cuda' 'ml_dtypes'
+
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]
