@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fpref_emu.h"
+#include "element.h"
 
 enum path { PATH_GENERIC, PATH_TABLE, PATH_FP32_VECTOR };
 
@@ -39,22 +40,6 @@ size_t fpref_emu_element_bytes(const struct fpref_format *f)
 {
 	int bits = fpref_format_container_bits(f);
 	return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : 8;
-}
-
-static uint64_t load(const void *in, size_t i, size_t bytes)
-{
-	const unsigned char *p = (const unsigned char *)in + i * bytes;
-	uint64_t v = 0;
-	for (size_t b = 0; b < bytes; b++)
-		v |= (uint64_t)p[b] << (8 * b);
-	return v;
-}
-
-static void store(void *out, size_t i, size_t bytes, uint64_t v)
-{
-	unsigned char *p = (unsigned char *)out + i * bytes;
-	for (size_t b = 0; b < bytes; b++)
-		p[b] = (unsigned char)(v >> (8 * b));
 }
 
 static bool is_float32(const struct fpref_format *f)
@@ -254,7 +239,7 @@ size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint64_t x = load(in, i, c->in_bytes), y;
+		uint64_t x = fpref_element_load(in, i, c->in_bytes), y;
 		unsigned f = 0;
 		bool bad;
 		if (c->path == PATH_TABLE && x < 256) {
@@ -270,7 +255,7 @@ size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *
 			f = FPREF_FLAG_INVALID;
 			invalid++;
 		}
-		store(out, i, c->out_bytes, y);
+		fpref_element_store(out, i, c->out_bytes, y);
 		if (flags)
 			flags[i] = (uint8_t)f;
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "fpref_emu.h"
+#include "element.h"
 
 struct fpref_emu_op_context {
 	enum fpref_op op;
@@ -130,22 +131,6 @@ static inline uint32_t fixed_product(const struct fixed_plan *p, uint32_t a, uin
 	return code | (negative ? p->sign_bit : 0);
 }
 
-static uint64_t load(const void *in, size_t i, size_t bytes)
-{
-	const unsigned char *p = (const unsigned char *)in + i * bytes;
-	uint64_t v = 0;
-	for (size_t b = 0; b < bytes; b++)
-		v |= (uint64_t)p[b] << (8 * b);
-	return v;
-}
-
-static void store(void *out, size_t i, size_t bytes, uint64_t v)
-{
-	unsigned char *p = (unsigned char *)out + i * bytes;
-	for (size_t b = 0; b < bytes; b++)
-		p[b] = (unsigned char)(v >> (8 * b));
-}
-
 struct fpref_emu_op_context *fpref_emu_op_context_new(enum fpref_op op, const struct fpref_format *f,
 						      const struct fpref_env *env)
 {
@@ -257,7 +242,7 @@ static size_t elements_by_core(const struct fpref_emu_op_context *c, const void 
 	for (size_t i = start; i < end; i++) {
 		uint64_t in[3] = { 0, 0, 0 }, result = 0;
 		for (int j = 0; j < c->arity; j++)
-			in[j] = load(operands[j], i, c->bytes);
+			in[j] = fpref_element_load(operands[j], i, c->bytes);
 		unsigned fl = 0;
 		if (fpref_emu_op(c->op, &c->f, in, &c->env, fpref_env_sr_random(&c->env, first_index + i), &result, &fl) !=
 		    0) {
@@ -267,7 +252,7 @@ static size_t elements_by_core(const struct fpref_emu_op_context *c, const void 
 			fl = FPREF_FLAG_INVALID;
 			invalid++;
 		}
-		store(out, i, c->bytes, result);
+		fpref_element_store(out, i, c->bytes, result);
 		if (flags)
 			flags[i] = (uint8_t)fl;
 	}

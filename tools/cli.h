@@ -44,6 +44,22 @@ struct fpref_env cli_target_env(const struct cli_options *o, const struct fpref_
 void cli_hex(const struct fpref_format *f, uint64_t bits, char *buf, size_t len);
 /* Parse a bit pattern of f written in hex, with or without 0x.  0 or -1 with a message in err. */
 int cli_parse_bits(const struct fpref_format *f, const char *text, uint64_t *bits, char *err, size_t errlen);
+/* Reading TestFloat-style batch lines from a stream. */
+struct cli_lines {
+	FILE *in;
+	char *line;
+	size_t cap;
+	unsigned long lineno;
+};
+
+#define CLI_LINE_MAX_BYTES 4096
+
+/* The next non-blank line split into at most max tokens: returns how many
+ * (> 0), 0 at the end of the input, or -1 after reporting a line that is
+ * too long, holds a NUL byte, or cannot be read (*status is then set). */
+int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status);
+void cli_lines_free(struct cli_lines *r);
+
 /* Print a string from the library and free it. */
 void cli_put(FILE *out, char *s);
 

@@ -6,8 +6,6 @@
 
 #include "cli.h"
 
-#define LINE_MAX_BYTES 4096
-
 /* Read one operand: bits of --from, or a number. */
 static int read_operand(const struct cli_options *o, const char *text, struct fpref_ref_value *v, uint64_t *raw,
 			char *err, size_t errlen)
@@ -67,32 +65,15 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 {
 	struct fpref_ref_value v;
 	fpref_ref_value_init(&v);
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	unsigned long lineno = 0;
+	struct cli_lines lines = { .in = in };
 	uint64_t index = 0;
 	int status = CLI_EXIT_OK;
-	while ((len = getline(&line, &cap, in)) != -1) {
-		lineno++;
-		size_t content = (size_t)len - (line[len - 1] == '\n' ? 1 : 0);
-		if (content > LINE_MAX_BYTES) {
-			cli_error("line %lu: longer than %d bytes", lineno, LINE_MAX_BYTES);
-			status = CLI_EXIT_USAGE;
-			break;
-		}
-		if (memchr(line, '\0', (size_t)len)) {
-			cli_error("line %lu: binary data (a NUL byte)", lineno);
-			status = CLI_EXIT_USAGE;
-			break;
-		}
-		char *token = strtok(line, " \t\r\n");
-		if (!token)
-			continue; /* blank line */
+	char *token;
+	while (cli_next_tokens(&lines, &token, 1, &status) > 0) {
 		char err[512];
 		uint64_t raw = 0;
 		if (read_operand(o, token, &v, &raw, err, sizeof err) != 0) {
-			cli_error("line %lu: %s", lineno, err);
+			cli_error("line %lu: %s", lines.lineno, err);
 			status = CLI_EXIT_USAGE;
 			break;
 		}
@@ -103,11 +84,7 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 		cli_hex(&o->to, bits, hex, sizeof hex);
 		printf("%s %s %02X\n", token, hex, flags);
 	}
-	if (status == CLI_EXIT_OK && ferror(in)) {
-		cli_error("cannot read standard input");
-		status = CLI_EXIT_FAIL;
-	}
-	free(line);
+	cli_lines_free(&lines);
 	fpref_ref_value_clear(&v);
 	return status;
 }

@@ -5,8 +5,6 @@
 
 #include "cli.h"
 
-#define LINE_MAX_BYTES 4096
-
 static int compute(const struct cli_options *o, enum fpref_op op, const uint64_t *in, uint64_t index, uint64_t *out,
 		   unsigned *flags)
 {
@@ -95,28 +93,14 @@ static int op_values(const struct cli_options *o, enum fpref_op op, bool numbers
 static int op_stream(const struct cli_options *o, enum fpref_op op, FILE *in)
 {
 	int arity = fpref_op_arity(op);
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	unsigned long lineno = 0;
+	struct cli_lines lines = { .in = in };
 	uint64_t index = 0;
 	int status = CLI_EXIT_OK;
-	while ((len = getline(&line, &cap, in)) != -1) {
-		lineno++;
-		size_t content = (size_t)len - (line[len - 1] == '\n' ? 1 : 0);
-		if (content > LINE_MAX_BYTES || memchr(line, '\0', (size_t)len)) {
-			cli_error("line %lu: %s", lineno, content > LINE_MAX_BYTES ? "longer than 4096 bytes" : "binary data (a NUL byte)");
-			status = CLI_EXIT_USAGE;
-			break;
-		}
-		char *tokens[3];
-		int n = 0;
-		for (char *t = strtok(line, " \t\r\n"); t && n < arity; t = strtok(NULL, " \t\r\n"))
-			tokens[n++] = t;
-		if (n == 0)
-			continue;
+	char *tokens[3];
+	int n;
+	while ((n = cli_next_tokens(&lines, tokens, arity, &status)) > 0) {
 		if (n < arity) {
-			cli_error("line %lu: %s needs %d operands, found %d", lineno, fpref_op_name(op), arity, n);
+			cli_error("line %lu: %s needs %d operands, found %d", lines.lineno, fpref_op_name(op), arity, n);
 			status = CLI_EXIT_USAGE;
 			break;
 		}
@@ -126,7 +110,7 @@ static int op_stream(const struct cli_options *o, enum fpref_op op, FILE *in)
 		for (int i = 0; i < arity && !bad; i++)
 			bad = cli_parse_bits(&o->to, tokens[i], &operands[i], err, sizeof err);
 		if (bad) {
-			cli_error("line %lu: %s", lineno, err);
+			cli_error("line %lu: %s", lines.lineno, err);
 			status = CLI_EXIT_USAGE;
 			break;
 		}
@@ -138,11 +122,7 @@ static int op_stream(const struct cli_options *o, enum fpref_op op, FILE *in)
 		put_result(o, op, out);
 		printf(" %02X\n", flags);
 	}
-	if (status == CLI_EXIT_OK && ferror(in)) {
-		cli_error("cannot read standard input");
-		status = CLI_EXIT_FAIL;
-	}
-	free(line);
+	cli_lines_free(&lines);
 	return status;
 }
 
