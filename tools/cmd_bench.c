@@ -71,17 +71,15 @@ int cmd_bench(int argc, char **argv)
 		return r;
 	long log2n = 24, repeats = 5;
 	for (int i = 0; i < o.npositional; i++) {
-		char *end;
-		long v = strtol(o.positional[i], &end, 10);
-		if (strncmp(o.positional[i], "size=", 5) == 0)
-			v = strtol(o.positional[i] + 5, &end, 10), log2n = *end || v < 4 || v > 28 ? -1 : v;
-		else if (strncmp(o.positional[i], "repeat=", 7) == 0)
-			v = strtol(o.positional[i] + 7, &end, 10), repeats = *end || v < 1 || v > 100 ? -1 : v;
-		else
-			log2n = -1;
-		if (log2n < 0 || repeats < 0) {
-			cli_error("bad bench argument '%s' (expected size=LOG2N with 4..28, repeat=N with 1..100)",
-				  o.positional[i]);
+		const char *arg = o.positional[i];
+		char *end = NULL;
+		long v = -1;
+		if (strncmp(arg, "size=", 5) == 0 && (v = strtol(arg + 5, &end, 10)) >= 4 && v <= 28 && !*end)
+			log2n = v;
+		else if (strncmp(arg, "repeat=", 7) == 0 && (v = strtol(arg + 7, &end, 10)) >= 1 && v <= 100 && !*end)
+			repeats = v;
+		else {
+			cli_error("bad bench argument '%s' (expected size=LOG2N with 4..28, repeat=N with 1..100)", arg);
 			return CLI_EXIT_USAGE;
 		}
 	}
@@ -94,7 +92,7 @@ int cmd_bench(int argc, char **argv)
 		cli_error("cannot allocate %zu elements", n);
 		return CLI_EXIT_FAIL;
 	}
-	double t[100];
+	double t[100] = { 0 };
 
 	memset(in, 1, n * sizeof *in);
 	memset(copy, 0, n * sizeof *copy);
