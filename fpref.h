@@ -9,5 +9,6 @@
 #include "fpref_op.h"
 #include "fpref_ref.h"
 #include "fpref_emu.h"
+#include "fpref_tc.h"
 
 #endif
