@@ -691,5 +691,22 @@ check_result 'profile with --overflow ieee (saturate=0)' 0 '447A0000 -> float8_e
 run convert --profile tensorflow --to e4m3 1
 check_bad 'unknown profile' 2 "'tensorflow'" 'cuda' 'ml_dtypes'
 
+# =========================================================================
+# 12. dot: tensor-core models.  Eight products 1*1 plus C = 1 is 5 on any
+#   model; with FP16 output 1*1 + 2 = 3 (4200).
+# =========================================================================
+
+printf '3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3F800000\n' >"$tmp/dot"
+run_in "$tmp/dot" dot --model a100 --in f16
+check_result 'dot a100 f16' 0 '3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3F800000 40A00000'
+printf '3C00 3C00 4000\n' >"$tmp/dot16"
+run_in "$tmp/dot16" dot --model h100 --in f16 --out f16
+check_result 'dot h100 f16 -> f16' 0 '3C00 3C00 4000 4200'
+run dot --model tpu --in f16
+check_bad 'dot: unknown model' 2 'tpu' 'h100'
+printf '3C00 3C00\n' >"$tmp/dotbad"
+run_in "$tmp/dotbad" dot --model v100 --in f16
+check_bad 'dot: even token count' 2 'line 1' 'odd count'
+
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]

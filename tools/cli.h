@@ -69,5 +69,6 @@ int cmd_explain(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_op(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_dot(int argc, char **argv);
 
 #endif

@@ -21,6 +21,9 @@ static const char usage[] =
 	"                                        on hex patterns of FMT (--numbers: decimals, rounded first);\n"
 	"                                        with no operands, TestFloat lines 'a b' -> 'a b result flags'\n"
 	"  bench [size=LOG2N] [repeat=N]         elements/s of the emulator and the oracle beside memcpy\n"
+	"  dot --model GPU --in FMT [--out f32|f16]\n"
+	"                                        tensor-core dot products: lines 'a_1..a_K b_1..b_K c' (hex)\n"
+	"                                        answered with d appended; GPU: v100, a100, h100, ada\n"
 	"\n"
 	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
@@ -61,6 +64,7 @@ int main(int argc, char **argv)
 		{ "table", cmd_table },
 		{ "op", cmd_op },
 		{ "bench", cmd_bench },
+		{ "dot", cmd_dot },
 	};
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0) {
@@ -71,6 +75,6 @@ int main(int argc, char **argv)
 			}
 			return status;
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench; see fpref --help)", cmd);
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot; see fpref --help)", cmd);
 	return CLI_EXIT_USAGE;
 }
