@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "fpref_format.h"
+#include "fpref_env.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,6 +39,24 @@ const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct f
  * -1 for an invalid pattern or an output the model does not cover. */
 int fpref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		 const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d);
+
+/* Plain accumulations for comparison (emu/accumulate.c). */
+enum fpref_sum_order {
+	FPREF_SUM_RECURSIVE, /* s = c; s = s + a_k*b_k in K order */
+	FPREF_SUM_PAIRWISE,  /* the products summed as a balanced tree, then added to c */
+	FPREF_SUM_BLOCKED,   /* blocks of `block` products summed, each block sum added to s */
+	FPREF_SUM_FMA_CHAIN, /* s = fma(a_k, b_k, s): one rounding per step */
+	FPREF_SUM_KAHAN      /* compensated (Kahan) summation of the rounded products */
+};
+const char *fpref_sum_order_name(enum fpref_sum_order o);
+int fpref_sum_order_parse(const char *s, enum fpref_sum_order *o);
+
+/* d = a . b + c with every step rounded in format `acc` under env (the
+ * inputs converted to acc first, exactly when it is wider).  0, or -1 for
+ * an invalid pattern, a block of 0, or an accumulator too wide to compute. */
+int fpref_emu_dot(enum fpref_sum_order order, size_t block, const struct fpref_format *in, const uint64_t *a,
+		  const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc, const struct fpref_env *env,
+		  uint64_t *d, unsigned *flags);
 
 #ifdef __cplusplus
 }

@@ -114,6 +114,12 @@ int fpref_ref_convert(const struct fpref_format *from, uint64_t bits, const stru
 int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t *in, const struct fpref_env *env,
 		 uint64_t sr_random, uint64_t *out, unsigned *flags);
 
+/* The exact dot product: sum of a_k * b_k (inputs of `in`) and c (of
+ * `acc`), computed exactly (mpfr_sum) and rounded once to `acc` under env;
+ * an exact zero is +0, or -0 under rdn.  0, or -1 for an invalid pattern. */
+int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+			const struct fpref_format *acc, const struct fpref_env *env, uint64_t *d, unsigned *flags);
+
 /* The exact decimal expansion of a finite x ("448", "-0", "1.5e-45" style
  * when the exponent is large); inf and nan as words.  Free with free(). */
 char *fpref_ref_decimal(mpfr_srcptr x);

@@ -1,6 +1,8 @@
 /* The oracle's arithmetic: each result computed by MPFR exactly, or rounded
  * to odd at FPREF_REF_WORK_PREC bits (which any later rounding to a format
  * sees as the exact value), then rounded once by fpref_ref_round. */
+#include <stdlib.h>
+
 #include "fpref_ref.h"
 
 /* MPFR's ternary t says which side the exact value lies; setting the last
@@ -210,6 +212,63 @@ int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
 done:
 	for (int i = 0; i < 3; i++)
 		fpref_ref_value_clear(&v[i]);
+	fpref_ref_value_clear(&r);
+	return status;
+}
+
+int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+			const struct fpref_format *acc, const struct fpref_env *env, uint64_t *d, unsigned *flags)
+{
+	mpfr_t *terms = malloc((K + 1) * sizeof *terms);
+	mpfr_ptr *refs = malloc((K + 1) * sizeof *refs);
+	struct fpref_ref_value x, y, r;
+	fpref_ref_value_init(&x);
+	fpref_ref_value_init(&y);
+	fpref_ref_value_init(&r);
+	int status = terms && refs ? 0 : -1;
+	size_t n = 0;
+	bool nan = false, pos_inf = false, neg_inf = false;
+	mpfr_flags_t saved = mpfr_flags_save();
+	for (size_t k = 0; k <= K && status == 0; k++) {
+		bool is_c = k == K;
+		status = fpref_ref_from_bits(is_c ? acc : in, is_c ? c : a[k], env->daz, &x);
+		if (status == 0 && !is_c)
+			status = fpref_ref_from_bits(in, b[k], env->daz, &y);
+		if (status != 0)
+			break;
+		mpfr_init2(terms[n], 2 * 64 + 2);
+		if (is_c)
+			mpfr_set(terms[n], x.x, MPFR_RNDN);
+		else
+			mpfr_mul(terms[n], x.x, y.x, MPFR_RNDN); /* exact: two significands of at most 64 bits */
+		if (mpfr_nan_p(terms[n]))
+			nan = true;
+		else if (mpfr_inf_p(terms[n]))
+			*(mpfr_signbit(terms[n]) ? &neg_inf : &pos_inf) = true;
+		refs[n] = terms[n];
+		n++;
+	}
+	if (status == 0) {
+		if (nan || (pos_inf && neg_inf)) {
+			*flags |= FPREF_FLAG_INVALID;
+			set_nan(&r, false);
+		} else if (pos_inf || neg_inf) {
+			mpfr_set_inf(r.x, neg_inf ? -1 : 1);
+		} else {
+			mpfr_set_prec(r.x, FPREF_REF_WORK_PREC);
+			make_odd(&r, mpfr_sum(r.x, refs, (unsigned long)n, MPFR_RNDZ));
+			if (mpfr_zero_p(r.x) && !r.inexact)
+				zero_sum_sign(&r, env);
+		}
+		mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
+		fpref_ref_round(&r, acc, env, env->sr_random, d, flags, NULL);
+	}
+	for (size_t i = 0; i < n; i++)
+		mpfr_clear(terms[i]);
+	free(terms);
+	free(refs);
+	fpref_ref_value_clear(&x);
+	fpref_ref_value_clear(&y);
 	fpref_ref_value_clear(&r);
 	return status;
 }

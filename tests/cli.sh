@@ -708,5 +708,23 @@ printf '3C00 3C00\n' >"$tmp/dotbad"
 run_in "$tmp/dotbad" dot --model v100 --in f16
 check_bad 'dot: even token count' 2 'line 1' 'odd count'
 
+# =========================================================================
+# 13. dot with plain orders: 2048 + eight 1*1 in FP16.  Recursive: every +1
+#   is a tie that stays at 2048 (6800); exact: 2056 (6804); FP32: 45008000.
+# =========================================================================
+
+printf '6800 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 0000\n' >"$tmp/swamp"
+run_in "$tmp/swamp" dot --model recursive --in f16 --out f16
+check_has 'dot recursive: swamped' "$tmp/out" ' 0000 6800'
+run_in "$tmp/swamp" dot --model exact --in f16 --out f16
+check_has 'dot exact: 2056' "$tmp/out" ' 0000 6804'
+run_in "$tmp/swamp" dot --model kahan --in f16 --out f16
+check_has 'dot kahan recovers 2056' "$tmp/out" ' 0000 6804'
+printf '6800 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 00000000\n' >"$tmp/swamp32"
+run_in "$tmp/swamp32" dot --model recursive --in f16 --out f32
+check_has 'dot recursive in FP32: 2056' "$tmp/out" ' 00000000 45008000'
+run dot --model blocked --block 0 --in f16
+check_bad 'dot: bad --block' 2 "'0'"
+
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]
