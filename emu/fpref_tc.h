@@ -40,6 +40,15 @@ const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct f
 int fpref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		 const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d);
 
+/* Promotion (DeepSeek-V3): every nc products the tensor-core partial sum p
+ * (FP32 output, started from +0) enters an FP32 accumulator as
+ * acc = fma(sa_j * sb_j, p, acc), in FP32 arithmetic with rne; sa_j, sb_j
+ * are the FP32 dequantisation scales of chunk j (NULL: 1).  c and d are
+ * FP32 patterns.  0, or -1 for an invalid pattern or nc = 0. */
+int fpref_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			  const uint64_t *b, size_t K, size_t nc, const uint64_t *scale_a, const uint64_t *scale_b,
+			  uint64_t c, uint64_t *d);
+
 /* Plain accumulations for comparison (emu/accumulate.c). */
 enum fpref_sum_order {
 	FPREF_SUM_RECURSIVE, /* s = c; s = s + a_k*b_k in K order */

@@ -175,3 +175,30 @@ int fpref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *inpu
 	*d = acc;
 	return 0;
 }
+
+int fpref_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			  const uint64_t *b, size_t K, size_t nc, const uint64_t *scale_a, const uint64_t *scale_b,
+			  uint64_t c, uint64_t *d)
+{
+	if (nc == 0)
+		return -1;
+	struct fpref_format f32;
+	fpref_format_parse("float32", &f32, NULL, 0);
+	struct fpref_env env; /* FP32 arithmetic on ordinary cores: rne */
+	fpref_env_default(&env);
+	const uint64_t one = 0x3F800000;
+	uint64_t acc = c;
+	for (size_t k = 0, j = 0; k < K; k += nc, j++) {
+		size_t len = K - k < nc ? K - k : nc;
+		uint64_t p, s;
+		unsigned flags = 0;
+		if (fpref_tc_dot(m, input, a + k, b + k, len, 0, &f32, &p) != 0)
+			return -1;
+		uint64_t scales[3] = { scale_a ? scale_a[j] : one, scale_b ? scale_b[j] : one, 0 };
+		fpref_emu_op(FPREF_OP_MUL, &f32, scales, &env, 0, &s, &flags);
+		uint64_t args[3] = { s, p, acc };
+		fpref_emu_op(FPREF_OP_FMA, &f32, args, &env, 0, &acc, &flags);
+	}
+	*d = acc;
+	return 0;
+}

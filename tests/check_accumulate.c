@@ -191,6 +191,32 @@ START_TEST(recursive_bound_holds)
 }
 END_TEST
 
+/* Promotion: 32 products 1*1 then 32 products 2^-9 * 2^-9 in E4M3 on the
+ * H100 model.  Alone, the second block's terms (2^-18 each) fall below the
+ * 13 fraction bits kept under 32 and vanish: 32 (42000000).  Promoted every
+ * 32 products, the second partial sum 2^-13 is added in FP32: 32 + 2^-13
+ * (42000020).  With scales 2 and 0.5 on the second chunk, the same. */
+START_TEST(promotion_keeps_small_blocks)
+{
+	struct fpref_format e4m3 = test_format("e4m3"), f32 = test_format("f32");
+	const struct fpref_tc_model *m = fpref_tc_model_find("h100", &e4m3);
+	uint64_t a[64], b[64], d;
+	for (int k = 0; k < 64; k++)
+		a[k] = b[k] = k < 32 ? 0x38 : 0x01;
+	ck_assert_int_eq(fpref_tc_dot(m, &e4m3, a, b, 64, 0, &f32, &d), 0);
+	ck_assert_uint_eq(d, 0x42000000);
+	ck_assert_int_eq(fpref_tc_dot_promoted(m, &e4m3, a, b, 64, 32, NULL, NULL, 0, &d), 0);
+	ck_assert_uint_eq(d, 0x42000020);
+	uint64_t sa[2] = { 0x3F800000, 0x40000000 }, sb[2] = { 0x3F800000, 0x3F000000 };
+	ck_assert_int_eq(fpref_tc_dot_promoted(m, &e4m3, a, b, 64, 32, sa, sb, 0, &d), 0);
+	ck_assert_uint_eq(d, 0x42000020);
+	/* one chunk holding everything: the accumulator alone, then + c in FP32 */
+	ck_assert_int_eq(fpref_tc_dot_promoted(m, &e4m3, a, b, 64, 128, NULL, NULL, 0x3F800000, &d), 0);
+	ck_assert_uint_eq(d, 0x42040000); /* 32 + 1 */
+	ck_assert_int_eq(fpref_tc_dot_promoted(m, &e4m3, a, b, 64, 0, NULL, NULL, 0, &d), -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("accumulate");
@@ -199,6 +225,7 @@ int main(void)
 	tcase_add_test(tc, exact_when_wide);
 	tcase_add_loop_test(tc, orders_against_oracle_steps, 0, 4);
 	tcase_add_test(tc, recursive_bound_holds);
+	tcase_add_test(tc, promotion_keeps_small_blocks);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return test_run(s);

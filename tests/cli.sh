@@ -726,5 +726,15 @@ check_has 'dot recursive in FP32: 2056' "$tmp/out" ' 00000000 45008000'
 run dot --model blocked --block 0 --in f16
 check_bad 'dot: bad --block' 2 "'0'"
 
+# 14. promotion (DeepSeek-V3): see README; 32 x 1*1 then 32 x 2^-9*2^-9 in E4M3 on H100.
+line=$(i=0; while [ $i -lt 32 ]; do printf '38 '; i=$((i + 1)); done; i=0; while [ $i -lt 32 ]; do printf '01 '; i=$((i + 1)); done)
+printf '%s%s%s0\n' "$line" "$line" "" >"$tmp/promo"
+run_in "$tmp/promo" dot --model h100 --in e4m3
+check_has 'dot h100 e4m3 alone: 32' "$tmp/out" ' 0 42000000'
+run_in "$tmp/promo" dot --model h100 --in e4m3 --promote 32
+check_has 'dot h100 e4m3 promoted every 32: 32 + 2^-13' "$tmp/out" ' 0 42000020'
+run dot --model recursive --in f16 --promote 32
+check_bad 'dot: --promote needs a tensor-core model' 2 '--promote'
+
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]

@@ -11,7 +11,7 @@
 
 int cmd_dot(int argc, char **argv)
 {
-	const char *gpu = NULL, *in_name = NULL, *out_name = "float32", *block_text = "32";
+	const char *gpu = NULL, *in_name = NULL, *out_name = "float32", *block_text = "32", *promote_text = NULL;
 	char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
 	int nrest = 0;
 	for (int i = 0; i < argc; i++) {
@@ -19,6 +19,7 @@ int cmd_dot(int argc, char **argv)
 				    : strcmp(argv[i], "--in") == 0  ? &in_name
 				    : strcmp(argv[i], "--out") == 0 ? &out_name
 				    : strcmp(argv[i], "--block") == 0 ? &block_text
+				    : strcmp(argv[i], "--promote") == 0 ? &promote_text
 								    : NULL;
 		if (slot && i + 1 < argc)
 			*slot = argv[++i];
@@ -58,6 +59,15 @@ int cmd_dot(int argc, char **argv)
 			  "kahan; exact)", gpu, in.name);
 		return CLI_EXIT_USAGE;
 	}
+	long promote = 0;
+	if (promote_text) {
+		promote = strtol(promote_text, &end, 10);
+		if (*end || promote < 1 || promote > 1 << 20 || !m || strcmp(out.name, "float32") != 0) {
+			cli_error("--promote N needs a tensor-core model, FP32 output and a count 1..1048576, not '%s'",
+				  promote_text);
+			return CLI_EXIT_USAGE;
+		}
+	}
 	if (m && strcmp(out.name, "float32") != 0 && strcmp(out.name, "float16") != 0) {
 		cli_error("--out must be float32 or float16 for a tensor-core model, not '%s'", out.name);
 		return CLI_EXIT_USAGE;
@@ -90,7 +100,10 @@ int cmd_dot(int argc, char **argv)
 		}
 		uint64_t d = 0;
 		unsigned flags = 0;
-		if (m)
+		if (m && promote)
+			fpref_tc_dot_promoted(m, &in, values, values + K, (size_t)K, (size_t)promote, NULL, NULL,
+					      values[n - 1], &d);
+		else if (m)
 			fpref_tc_dot(m, &in, values, values + K, (size_t)K, values[n - 1], &out, &d);
 		else if (exact)
 			fpref_ref_dot_exact(&in, values, values + K, (size_t)K, values[n - 1], &out, &o.env, &d, &flags);
