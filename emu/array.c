@@ -81,35 +81,10 @@ static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env
 	return true;
 }
 
-/* One FP32 element: round the significand at the target's last place
- * (deeper below the target's least normal), rebias, then clamp. */
-static inline uint32_t fp32_element(const struct fp32_plan *p, uint32_t x)
-{
-	uint32_t sign = x >> 31;
-	uint32_t mag = x & 0x7FFFFFFFu;
-	int32_t biased = (int32_t)(mag >> 23);
-	uint32_t sig = (mag & 0x7FFFFFu) | (biased ? 0x800000u : 0);
-	int32_t unbiased = (biased ? biased : 1) - 127;
-	int32_t below = p->least_normal - unbiased;
-	below = below < 0 ? 0 : below;
-	int32_t shift = 23 - (int32_t)p->man_bits + below;
-	shift = shift > 25 ? 25 : shift; /* beyond that everything rounds to zero alike */
-	uint32_t half = (1u << (shift - 1)) - 1;
-	uint32_t k = (sig + half + ((sig >> shift) & 1)) >> shift;
-	int32_t field = unbiased + p->bias - 1;
-	field = field < 0 ? 0 : field;
-	uint32_t code = ((uint32_t)field << p->man_bits) + k;
-	code = code > p->max_code ? p->inf_code : code;
-	bool nan = mag > 0x7F800000u;
-	code = nan ? p->nan_code : code;
-	/* NaN keeps its sign only where the format has signed NaNs (the NaN of
-	 * a format without NaN is +max); fnuz has no -0. */
-	bool keep_sign = (!nan || p->nan_signed) && !(p->zero_unsigned && code == 0);
-	return code | ((sign & keep_sign) << p->sign_shift);
-}
-
-/* The same computation eight lanes at a time, in GCC/Clang vector
- * extensions (per-lane shifts become single instructions with AVX2). */
+/* FP32 to the target, eight lanes at a time in GCC/Clang vector
+ * extensions (per-lane shifts become single instructions with AVX2): round
+ * the significand at the target's last place (deeper below its least
+ * normal), rebias, then clamp. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi" /* the vector helpers are always inlined: no call passes a vector; GCC reports at the end of the file */
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
@@ -154,32 +129,36 @@ static inline __attribute__((always_inline)) u32x8 fp32_lanes(const struct fp32_
 #define VECTOR_CLONES
 #endif
 
+/* Every element through the lanes: whole blocks of eight, then the last
+ * partial block through a zero-padded copy, so that one piece of code
+ * computes every element.  The store width is fixed per loop, which keeps
+ * each loop a straight run of vector instructions. */
 VECTOR_CLONES
-static void fp32_to_u8(const struct fp32_plan *p, const uint32_t *in, uint8_t *out, size_t n)
+static void fp32_to_narrow(const struct fp32_plan *p, const uint32_t *in, void *out, size_t n, size_t out_bytes)
 {
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		u32x8 x;
-		memcpy(&x, in + i, sizeof x);
-		u8x8 y = __builtin_convertvector(fp32_lanes(p, x), u8x8);
-		memcpy(out + i, &y, sizeof y);
+	size_t whole = n / 8 * 8;
+	if (out_bytes == 1) {
+		for (size_t i = 0; i < whole; i += 8) {
+			u32x8 x;
+			memcpy(&x, in + i, sizeof x);
+			u8x8 y = __builtin_convertvector(fp32_lanes(p, x), u8x8);
+			memcpy((uint8_t *)out + i, &y, sizeof y);
+		}
+	} else {
+		for (size_t i = 0; i < whole; i += 8) {
+			u32x8 x;
+			memcpy(&x, in + i, sizeof x);
+			u16x8 y = __builtin_convertvector(fp32_lanes(p, x), u16x8);
+			memcpy((uint16_t *)out + i, &y, sizeof y);
+		}
 	}
-	for (; i < n; i++)
-		out[i] = (uint8_t)fp32_element(p, in[i]);
-}
-
-VECTOR_CLONES
-static void fp32_to_u16(const struct fp32_plan *p, const uint32_t *in, uint16_t *out, size_t n)
-{
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		u32x8 x;
-		memcpy(&x, in + i, sizeof x);
-		u16x8 y = __builtin_convertvector(fp32_lanes(p, x), u16x8);
-		memcpy(out + i, &y, sizeof y);
-	}
-	for (; i < n; i++)
-		out[i] = (uint16_t)fp32_element(p, in[i]);
+	if (whole == n)
+		return;
+	u32x8 x = { 0 };
+	memcpy(&x, in + whole, (n - whole) * sizeof *in);
+	u32x8 r = fp32_lanes(p, x);
+	for (size_t k = 0; k < n - whole; k++)
+		fpref_element_store(out, whole + k, out_bytes, r[k]);
 }
 
 struct fpref_emu_converter *fpref_emu_converter_new(const struct fpref_format *from, const struct fpref_format *to,
@@ -232,10 +211,7 @@ size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *
 {
 	size_t invalid = 0;
 	if (c->path == PATH_FP32_VECTOR && !flags) {
-		if (c->out_bytes == 1)
-			fp32_to_u8(&c->plan, in, out, n);
-		else
-			fp32_to_u16(&c->plan, in, out, n);
+		fp32_to_narrow(&c->plan, in, out, n, c->out_bytes);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {

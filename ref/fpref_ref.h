@@ -87,6 +87,8 @@ struct fpref_ref_trace {
 	enum fpref_ref_outcome outcome;
 	bool bracketed;        /* lo and hi are meaningful (finite nonzero input) */
 	mpfr_t lo, hi;         /* neighbours on the format's grid; hi may lie beyond max finite */
+	bool lo_held, hi_held; /* the format holds the neighbour (not beyond max, not a zero it lacks) */
+	uint64_t lo_bits, hi_bits;
 	mpfr_t result;         /* value of the result when finite */
 	bool tiny;             /* tininess by the environment's rule */
 	unsigned sr_width;
@@ -126,10 +128,12 @@ char *fpref_ref_decimal(mpfr_srcptr x);
 /* The shortest decimal that reads back (round to nearest even) as the same
  * bits of format f.  Free with free(). */
 char *fpref_ref_shortest(const struct fpref_format *f, uint64_t bits);
+/* The same for a value, or NULL when format f does not hold it exactly. */
+char *fpref_ref_shortest_value(const struct fpref_format *f, mpfr_srcptr value);
+/* Whether format f holds the finite value x exactly, and its bits. */
+bool fpref_ref_held(const struct fpref_format *f, mpfr_srcptr x, uint64_t *bits);
 /* The exact decimal of an unpacked finite value (sign included). */
 char *fpref_ref_unpacked_decimal(const struct fpref_unpacked *u);
-/* C99 hex float of a finite x ("0x1.cp+8"); free with free(). */
-char *fpref_ref_hexfloat(mpfr_srcptr x);
 
 #ifdef __cplusplus
 }

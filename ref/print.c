@@ -90,18 +90,6 @@ char *fpref_ref_decimal(mpfr_srcptr x)
 	return out;
 }
 
-char *fpref_ref_hexfloat(mpfr_srcptr x)
-{
-	if (!mpfr_number_p(x) || mpfr_zero_p(x))
-		return fpref_ref_decimal(x);
-	char *s = NULL;
-	if (mpfr_asprintf(&s, "%Ra", x) < 0)
-		return NULL;
-	char *out = dup_string(s);
-	mpfr_free_str(s);
-	return out;
-}
-
 char *fpref_ref_shortest(const struct fpref_format *f, uint64_t bits)
 {
 	struct fpref_ref_value v, back;
@@ -163,4 +151,10 @@ char *fpref_ref_unpacked_decimal(const struct fpref_unpacked *u)
 	char *s = fpref_ref_decimal(x);
 	mpfr_clear(x);
 	return s;
+}
+
+char *fpref_ref_shortest_value(const struct fpref_format *f, mpfr_srcptr value)
+{
+	uint64_t bits;
+	return fpref_ref_held(f, value, &bits) ? fpref_ref_shortest(f, bits) : NULL;
 }

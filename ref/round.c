@@ -111,6 +111,27 @@ static void discarded_bits(mpz_ptr T, mpfr_srcptr x, mpfr_srcptr lo, mpfr_srcptr
 	mpfr_clear(d);
 }
 
+bool fpref_ref_held(const struct fpref_format *f, mpfr_srcptr x, uint64_t *bits)
+{
+	if (!mpfr_number_p(x))
+		return false;
+	struct fpref_unpacked u = { .cls = mpfr_zero_p(x) ? FPREF_CLASS_ZERO : FPREF_CLASS_NORMAL,
+				    .negative = mpfr_signbit(x) != 0 };
+	if (!mpfr_zero_p(x)) {
+		mpz_t m;
+		mpz_init(m);
+		mpfr_exp_t e = mpfr_get_z_2exp(m, x);
+		mpz_abs(m, m);
+		bool fits = mpz_sizeinbase(m, 2) <= 64;
+		u.significand = fits ? mpz_to_u64(m) : 0;
+		u.exponent = (int32_t)e;
+		mpz_clear(m);
+		if (!fits)
+			return false;
+	}
+	return fpref_encode(f, &u, bits) == 0;
+}
+
 /* Choose the rounded value of a finite nonzero x on f's grid. */
 static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f, bool bounded,
 		   const struct fpref_env *env, uint64_t sr_random)
@@ -268,6 +289,8 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		mpfr_set(trace->lo, c.lo, MPFR_RNDN);
 		mpfr_set(trace->hi, c.hi, MPFR_RNDN);
 		mpz_set(trace->sr_discarded, c.discarded);
+		trace->lo_held = fpref_ref_held(f, c.lo, &trace->lo_bits);
+		trace->hi_held = fpref_ref_held(f, c.hi, &trace->hi_bits);
 	}
 
 	struct fpref_unpacked u;

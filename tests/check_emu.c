@@ -15,11 +15,6 @@ static const char *const all_formats[] = {
 };
 #define NFORMATS (sizeof all_formats / sizeof all_formats[0])
 
-struct env_case {
-	struct fpref_env env;
-	uint64_t R;
-};
-
 /* Every mode (stochastic with several random words and widths), both
  * overflow policies, ftz, daz, both tininess rules. */
 static size_t full_envs(struct env_case *out)

@@ -9,11 +9,6 @@
 /* This file builds three programs, each registering some of the tests. */
 #pragma GCC diagnostic ignored "-Wunused-variable"
 
-struct env_case {
-	struct fpref_env env;
-	uint64_t R;
-};
-
 /* Every mode (stochastic with two random words) under the default
  * policies, and every combination of the policies under rne and rup. */
 static size_t op_envs(struct env_case *out, bool all_combinations)

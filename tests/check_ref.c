@@ -134,11 +134,6 @@ static size_t floor_index(const struct grid *g, mpq_srcptr a)
 	return lo;
 }
 
-struct env_case {
-	struct fpref_env env;
-	uint64_t R;
-};
-
 /* Whether the mode takes the upper neighbour hi of a in (lo, hi), lo with
  * significand lo_sig. */
 static bool model_away(mpq_srcptr lo, uint64_t lo_sig, mpq_srcptr hi, mpq_srcptr a, bool negative,

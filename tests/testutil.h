@@ -16,6 +16,12 @@ static inline struct fpref_format test_format(const char *name)
 	return f;
 }
 
+/* An environment under test, with the random word stochastic rounding uses. */
+struct env_case {
+	struct fpref_env env;
+	uint64_t R;
+};
+
 /* Shards for the long sweeps of make check-exhaustive: FPREF_SHARD=i/N
  * runs the i-th of N disjoint slices (0 <= i < N); their union is the
  * whole sweep.  Unset: one shard holding everything. */

@@ -66,19 +66,10 @@ static void put_bits_fields(const struct fpref_format *f, uint64_t bits)
 }
 
 /* A neighbour: its value, and its bits when the format holds it. */
-static void put_neighbour(const struct fpref_format *f, mpfr_srcptr x)
+static void put_neighbour(const struct fpref_format *f, mpfr_srcptr x, bool held, uint64_t bits)
 {
 	cli_put(stdout, fpref_ref_decimal(x));
-	struct fpref_ref_value v;
-	fpref_ref_value_init(&v);
-	mpfr_set(v.x, x, MPFR_RNDN);
-	struct fpref_env exact;
-	fpref_env_default(&exact);
-	uint64_t bits;
-	unsigned flags = 0;
-	fpref_ref_round(&v, f, &exact, 0, &bits, &flags, NULL);
-	fpref_ref_value_clear(&v);
-	if (flags == 0) {
+	if (held) {
 		fputs(" = ", stdout);
 		put_bits_fields(f, bits);
 	} else {
@@ -95,18 +86,7 @@ static void put_shortest(const struct fpref_format *f, uint64_t bits, mpfr_srcpt
 	fpref_format_parse("float64", &f64, NULL, 0);
 	char *exact = fpref_ref_decimal(value);
 	char *mine = fpref_ref_shortest(f, bits);
-	char *as_double = NULL;
-	struct fpref_ref_value v;
-	fpref_ref_value_init(&v);
-	mpfr_set(v.x, value, MPFR_RNDN);
-	struct fpref_env env;
-	fpref_env_default(&env);
-	uint64_t dbits;
-	unsigned flags = 0;
-	fpref_ref_round(&v, &f64, &env, 0, &dbits, &flags, NULL);
-	if (flags == 0)
-		as_double = fpref_ref_shortest(&f64, dbits);
-	fpref_ref_value_clear(&v);
+	char *as_double = fpref_ref_shortest_value(&f64, value);
 	bool integer = mpfr_integer_p(value) && strlen(exact) <= 17;
 	if (!integer && mine && exact && strcmp(mine, exact) != 0)
 		printf("  shortest   %s  (the shortest decimal that reads back as these bits)\n", mine);
@@ -180,9 +160,9 @@ int cmd_explain(int argc, char **argv)
 	printf("environment  %s\n", envtext);
 	if (t.bracketed) {
 		printf("neighbours   ");
-		put_neighbour(f, t.lo);
+		put_neighbour(f, t.lo, t.lo_held, t.lo_bits);
 		printf("\n         and ");
-		put_neighbour(f, t.hi);
+		put_neighbour(f, t.hi, t.hi_held, t.hi_bits);
 		putchar('\n');
 	}
 	printf("rule         %s\n", rule_text(t.rule));
