@@ -9,23 +9,6 @@
 #include "fpref_emu.h"
 #include "fpref_tc.h"
 
-static const char *const order_names[] = { "recursive", "pairwise", "blocked", "fma-chain", "kahan" };
-
-const char *fpref_sum_order_name(enum fpref_sum_order o)
-{
-	return order_names[o];
-}
-
-int fpref_sum_order_parse(const char *s, enum fpref_sum_order *o)
-{
-	for (int i = 0; i <= FPREF_SUM_KAHAN; i++)
-		if (strcmp(s, order_names[i]) == 0) {
-			*o = (enum fpref_sum_order)i;
-			return 0;
-		}
-	return -1;
-}
-
 static uint64_t op2(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env, uint64_t x,
 		    uint64_t y, unsigned *flags)
 {

@@ -1,204 +1,275 @@
-/* Tensor-core block-FMA models: the parameters as data, one block routine,
- * and the emulator's rounding core for the single rounding of each block. */
+/* Tensor-core block-FMA models (the rows are in formats/tc_model.c): one
+ * block routine over pre-decoded operands, shared by the dot product and
+ * the GEMM, ending in the emulator's rounding core. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fpref_emu.h"
 #include "fpref_tc.h"
 
-static const struct fpref_tc_model models[] = {
-	{ "v100", "float16", 4, 0, FPREF_TC_NO_FLOOR, -19, "Khattak & Mikaitis 2025, Table (V100)" },
-	{ "a100", "float16,bfloat16", 8, 1, -132, -20, "Khattak & Mikaitis 2025 (A100)" },
-	{ "a100", "tf32", 4, 1, -132, -20, "Khattak & Mikaitis 2025 (A100)" },
-	{ "h100", "float16,bfloat16", 16, 2, -133, -21, "Khattak & Mikaitis 2025 (H100)" },
-	{ "h100", "tf32", 8, 2, -133, -21, "Khattak & Mikaitis 2025 (H100)" },
-	{ "h100", "float8_e4m3fn,float8_e5m2", 32, -10, -133, -133, "Khattak & Mikaitis 2025 (H100 FP8, the 14-bit accumulator)" },
-	{ "ada", "float16,bfloat16", 8, 1, -132, -132, "Khattak & Mikaitis 2025 (Ada)" },
-	{ "ada", "tf32", 4, 1, -132, -132, "Khattak & Mikaitis 2025 (Ada)" },
-	{ "ada", "float8_e4m3fn,float8_e5m2", 16, -10, -132, -132, "Khattak & Mikaitis 2025 (Ada FP8)" },
+enum kind { FINITE = 0, ZERO = 1, INF = 2, NOT_A_NUMBER = 4 };
+
+/* An input decoded once: (-1)^negative * sig * 2^exp, exp the place of
+ * the leading bit of a normal significand (subnormals keep the format's
+ * least exponent: the hardware does not normalise them). */
+struct operand {
+	uint32_t sig;
+	int16_t exp;
+	uint8_t kind;
+	uint8_t negative;
 };
 
-size_t fpref_tc_model_count(void)
+/* What one (model, input, output) needs in the inner loop. */
+struct plan {
+	const struct fpref_format *input, *output;
+	struct fpref_format target; /* the output, narrowed to F fraction bits when F is fewer */
+	struct fpref_env env;       /* the block's one rounding */
+	int frac, floor, shift_in, block;
+	unsigned target_shift;      /* target pattern to output pattern */
+};
+
+static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struct fpref_format *input,
+		     const struct fpref_format *output)
 {
-	return sizeof models / sizeof models[0];
+	bool fp16_out = strcmp(output->name, "float16") == 0;
+	if ((!fp16_out && strcmp(output->name, "float32") != 0) || !fpref_tc_input_ok(input))
+		return -1;
+	p->input = input;
+	p->output = output;
+	p->frac = m->frac;
+	p->block = m->block;
+	p->floor = fp16_out ? m->floor_fp16 : m->floor_fp32;
+	p->shift_in = 23 - 2 * input->man_bits;
+	fpref_env_default(&p->env);
+	p->env.rounding = fp16_out ? m->round_fp16 : m->round_fp32;
+	p->target = *output;
+	p->target_shift = 0;
+	if (m->frac < output->man_bits) {
+		p->target.man_bits = m->frac;
+		p->target_shift = (unsigned)(output->man_bits - m->frac);
+	}
+	return 0;
 }
 
-const struct fpref_tc_model *fpref_tc_model_at(size_t i)
+static int operand(const struct fpref_format *f, uint64_t bits, struct operand *o)
 {
-	return i < fpref_tc_model_count() ? &models[i] : NULL;
-}
-
-static bool lists(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-			return true;
-	return false;
-}
-
-const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct fpref_format *input)
-{
-	for (size_t i = 0; i < fpref_tc_model_count(); i++)
-		if (strcmp(models[i].gpu, gpu) == 0 && lists(models[i].inputs, input->name))
-			return &models[i];
-	return NULL;
+	struct fpref_unpacked u;
+	if (fpref_decode(f, bits, &u) == FPREF_DECODE_INVALID)
+		return -1;
+	o->negative = u.negative;
+	o->sig = (uint32_t)u.significand;
+	o->exp = (int16_t)(u.exponent + f->man_bits);
+	o->kind = u.cls == FPREF_CLASS_NAN ? NOT_A_NUMBER
+		  : u.cls == FPREF_CLASS_INF ? INF
+		  : u.cls == FPREF_CLASS_ZERO ? ZERO
+					       : FINITE;
+	return 0;
 }
 
 /* A term: (-1)^negative * sig * 2^(exp - 23), sig an integer. */
 struct term {
-	bool negative;
-	int exp;
 	int64_t sig;
+	int32_t exp;
+	bool negative;
 };
 
-enum special { FINITE, POS_INF, NEG_INF, NOT_A_NUMBER };
+struct special {
+	bool nan, pos_inf, neg_inf;
+};
 
-static enum special merge(enum special s, enum special t)
+static void special_add(struct special *s, const struct operand *x, const struct operand *y)
 {
-	if (s == NOT_A_NUMBER || t == NOT_A_NUMBER || (s == POS_INF && t == NEG_INF) || (s == NEG_INF && t == POS_INF))
-		return NOT_A_NUMBER;
-	return s != FINITE ? s : t;
+	bool negative = x->negative != y->negative;
+	if ((x->kind | y->kind) & NOT_A_NUMBER || ((x->kind & INF) && (y->kind & ZERO)) ||
+	    ((y->kind & INF) && (x->kind & ZERO)))
+		s->nan = true;
+	else if ((x->kind | y->kind) & INF)
+		*(negative ? &s->neg_inf : &s->pos_inf) = true;
 }
 
-static uint64_t pack_special(const struct fpref_format *out, enum special s)
+/* c, a pattern of the output, as an FP32-style term: a 24-bit significand
+ * (normalised as FP32 holds it, exponent -126 when subnormal there). */
+static void accumulator_term(const struct plan *p, uint64_t c, struct special *s, struct term *t, size_t *count)
 {
-	uint64_t bits = 0;
-	if (s == NOT_A_NUMBER)
-		fpref_format_nan_bits(out, false, &bits);
-	else
-		fpref_format_inf_bits(out, s == NEG_INF, &bits);
-	return bits;
-}
-
-/* One block: n products and c, rounded once to `output`. */
-static int block(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		 const uint64_t *b, size_t n, uint64_t c, const struct fpref_format *output, uint64_t *d)
-{
-	struct term terms[65];
-	size_t count = 0;
-	enum special special = FINITE;
-	int shift_in = 23 - 2 * input->man_bits;
-	for (size_t i = 0; i < n; i++) {
-		struct fpref_unpacked x, y;
-		if (fpref_decode(input, a[i], &x) == FPREF_DECODE_INVALID ||
-		    fpref_decode(input, b[i], &y) == FPREF_DECODE_INVALID)
-			return -1;
-		bool nx = x.cls == FPREF_CLASS_NAN, ny = y.cls == FPREF_CLASS_NAN;
-		bool ix = x.cls == FPREF_CLASS_INF, iy = y.cls == FPREF_CLASS_INF;
-		bool zx = x.cls == FPREF_CLASS_ZERO, zy = y.cls == FPREF_CLASS_ZERO;
-		bool negative = x.negative != y.negative;
-		if (nx || ny || (ix && zy) || (iy && zx)) {
-			special = merge(special, NOT_A_NUMBER);
-			continue;
-		}
-		if (ix || iy) {
-			special = merge(special, negative ? NEG_INF : POS_INF);
-			continue;
-		}
-		if (zx || zy)
-			continue; /* zero products are dropped */
-		/* unnormalised: the exponent of the leading place, the input's least for subnormals */
-		terms[count++] = (struct term){ negative, x.exponent + y.exponent + 2 * input->man_bits,
-						(int64_t)(x.significand * y.significand) << shift_in };
-	}
-	/* c as an FP32-style 24-bit significand and exponent (-126 when subnormal) */
-	struct fpref_format f32;
-	fpref_format_parse("float32", &f32, NULL, 0);
-	struct fpref_env exact;
-	fpref_env_default(&exact);
-	uint64_t c32;
-	unsigned flags = 0;
-	if (fpref_emu_convert(output, c, &f32, &exact, 0, &c32, &flags) != 0)
-		return -1;
 	struct fpref_unpacked z;
-	fpref_decode(&f32, c32, &z);
+	fpref_decode(p->output, c, &z);
 	if (z.cls == FPREF_CLASS_NAN)
-		special = merge(special, NOT_A_NUMBER);
+		s->nan = true;
 	else if (z.cls == FPREF_CLASS_INF)
-		special = merge(special, z.negative ? NEG_INF : POS_INF);
-	else if (z.cls != FPREF_CLASS_ZERO)
-		terms[count++] = (struct term){ z.negative, z.exponent + 23, (int64_t)z.significand };
-	if (special != FINITE) {
-		*d = pack_special(output, special);
-		return 0;
+		*(z.negative ? &s->neg_inf : &s->pos_inf) = true;
+	else if (z.cls != FPREF_CLASS_ZERO) {
+		int64_t sig = (int64_t)z.significand;
+		int32_t exp = z.exponent + 23;
+		while (sig < (1 << 23) && exp > -126) {
+			sig <<= 1;
+			exp--;
+		}
+		t[(*count)++] = (struct term){ sig, exp, z.negative };
 	}
-	bool fp16_out = output->man_bits == 10;
-	int floor = fp16_out ? m->floor_fp16 : m->floor_fp32;
-	int E = floor;
-	for (size_t i = 0; i < count; i++)
-		if (terms[i].exp > E)
-			E = terms[i].exp;
-	/* each term to F = 23 + neab fraction bits below E, magnitude truncated */
+}
+
+/* One block: n products a[i*sa] * b[i*sb] and the accumulator c, rounded once. */
+static uint64_t block(const struct plan *p, const struct operand *a, size_t sa, const struct operand *b, size_t sb,
+		      size_t n, uint64_t c)
+{
+	struct term t[FPREF_TC_MAX_BLOCK + 1];
+	size_t count = 0;
+	struct special s = { false, false, false };
+	int32_t E = p->floor;
+	for (size_t i = 0; i < n; i++) {
+		const struct operand *x = &a[i * sa], *y = &b[i * sb];
+		if ((x->kind | y->kind) == FINITE) {
+			struct term *u = &t[count++];
+			u->sig = (int64_t)((uint64_t)x->sig * y->sig) << p->shift_in;
+			u->exp = x->exp + y->exp;
+			u->negative = x->negative != y->negative;
+			if (u->exp > E)
+				E = u->exp;
+		} else if ((x->kind | y->kind) != ZERO)
+			special_add(&s, x, y); /* zero products are dropped */
+	}
+	size_t products = count;
+	accumulator_term(p, c, &s, t, &count);
+	if (s.nan || (s.pos_inf && s.neg_inf)) {
+		uint64_t bits = 0;
+		fpref_format_nan_bits(p->output, false, &bits);
+		return bits;
+	}
+	if (s.pos_inf || s.neg_inf) {
+		uint64_t bits = 0;
+		fpref_format_inf_bits(p->output, s.neg_inf, &bits);
+		return bits;
+	}
+	if (count > products && t[products].exp > E)
+		E = t[products].exp;
+	/* every term to F fraction bits below E, its magnitude truncated */
 	int64_t sum = 0;
+	int base = E + 23 - p->frac;
 	for (size_t i = 0; i < count; i++) {
-		int right = E - terms[i].exp - m->neab; /* sig * 2^(exp-23) in units of 2^(E-F) */
-		int64_t t = right >= 63 ? 0 : right >= 0 ? terms[i].sig >> right : terms[i].sig << -right;
-		sum += terms[i].negative ? -t : t;
+		int right = base - t[i].exp;
+		int64_t v = right >= 63 ? 0 : right >= 0 ? t[i].sig >> right : t[i].sig << -right;
+		sum += t[i].negative ? -v : v;
 	}
-	struct fpref_env env;
-	fpref_env_default(&env);
-	env.rounding = fp16_out ? FPREF_RNE : FPREF_RTZ;
-	const struct fpref_format *target = output;
-	struct fpref_format narrow;
-	if (!fp16_out && m->neab < 0) {
-		/* FP8 inputs: truncated to 23 + neab fraction bits, in FP32's range */
-		narrow = f32;
-		narrow.man_bits = 23 + m->neab;
-		target = &narrow;
-	}
-	flags = 0;
-	uint64_t r = fpref_emu_round_pack(target, &env, 0, sum < 0, E - (23 + m->neab),
-					  (fpref_u128)(sum < 0 ? -sum : sum), false, &flags);
-	if (flags & FPREF_FLAG_OVERFLOW)
-		r = pack_special(target, sum < 0 ? NEG_INF : POS_INF);
-	*d = target == &narrow ? r << -m->neab : r;
+	unsigned flags = 0;
+	bool negative = sum < 0;
+	uint64_t r = fpref_emu_round_pack(&p->target, &p->env, 0, negative, E - p->frac,
+					  (fpref_u128)(negative ? -sum : sum), false, &flags);
+	if (flags & FPREF_FLAG_OVERFLOW) /* the hardware gives inf even when rounding toward zero */
+		fpref_format_inf_bits(&p->target, negative, &r);
+	return r << p->target_shift;
+}
+
+/* d = chain of blocks over K products with strides, from accumulator c. */
+static uint64_t chain(const struct plan *p, const struct operand *a, size_t sa, const struct operand *b, size_t sb,
+		      size_t K, uint64_t c)
+{
+	size_t n = (size_t)p->block;
+	for (size_t k = 0; k < K; k += n) /* a short last block is the same as one padded with zero products */
+		c = block(p, a + k * sa, sa, b + k * sb, sb, K - k < n ? K - k : n, c);
+	return c;
+}
+
+static int decode_all(const struct fpref_format *f, const uint64_t *bits, size_t n, struct operand *o)
+{
+	for (size_t i = 0; i < n; i++)
+		if (operand(f, bits[i], &o[i]) != 0)
+			return -1;
 	return 0;
 }
 
 int fpref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		 const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
-	if (strcmp(output->name, "float32") != 0 && strcmp(output->name, "float16") != 0)
+	struct plan p;
+	struct fpref_unpacked z;
+	if (plan_init(&p, m, input, output) != 0 || fpref_decode(output, c, &z) == FPREF_DECODE_INVALID)
 		return -1;
-	uint64_t acc = c, zeros_a[64] = { 0 }, zeros_b[64] = { 0 };
-	for (size_t k = 0; k < K; k += (size_t)m->block) {
-		size_t n = K - k < (size_t)m->block ? K - k : (size_t)m->block;
-		uint64_t pa[64], pb[64];
-		/* pad the last block with zero products */
-		memcpy(pa, zeros_a, sizeof pa);
-		memcpy(pb, zeros_b, sizeof pb);
-		memcpy(pa, a + k, n * sizeof *a);
-		memcpy(pb, b + k, n * sizeof *b);
-		if (block(m, input, pa, pb, (size_t)m->block, acc, output, &acc) != 0)
-			return -1;
+	struct operand *x = malloc((2 * K + 1) * sizeof *x);
+	if (!x)
+		return -1;
+	int r = decode_all(input, a, K, x) | decode_all(input, b, K, x + K);
+	if (r == 0)
+		*d = chain(&p, x, 1, x + K, 1, K, c);
+	free(x);
+	return r ? -1 : 0;
+}
+
+/* The promoted accumulation of one chunk's partial sum p with scales. */
+static uint64_t promote(const struct fpref_format *f32, const struct fpref_env *env, uint64_t scale_a,
+			uint64_t scale_b, uint64_t p, uint64_t acc)
+{
+	uint64_t scales[3] = { scale_a, scale_b, 0 }, s = 0;
+	unsigned flags = 0;
+	fpref_emu_op(FPREF_OP_MUL, f32, scales, env, 0, &s, &flags);
+	uint64_t args[3] = { s, p, acc };
+	fpref_emu_op(FPREF_OP_FMA, f32, args, env, 0, &acc, &flags);
+	return acc;
+}
+
+static const uint64_t fp32_one = 0x3F800000;
+
+static uint64_t chain_promoted(const struct plan *p, const struct fpref_env *env, const struct operand *a, size_t sa,
+			       const struct operand *b, size_t sb, size_t K, size_t nc, const uint64_t *scale_a,
+			       const uint64_t *scale_b, uint64_t acc)
+{
+	for (size_t k = 0, j = 0; k < K; k += nc, j++) {
+		uint64_t partial = chain(p, a + k * sa, sa, b + k * sb, sb, K - k < nc ? K - k : nc, 0);
+		acc = promote(p->output, env, scale_a ? scale_a[j] : fp32_one, scale_b ? scale_b[j] : fp32_one, partial,
+			      acc);
 	}
-	*d = acc;
-	return 0;
+	return acc;
 }
 
 int fpref_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 			  const uint64_t *b, size_t K, size_t nc, const uint64_t *scale_a, const uint64_t *scale_b,
 			  uint64_t c, uint64_t *d)
 {
-	if (nc == 0)
-		return -1;
 	struct fpref_format f32;
-	fpref_format_parse("float32", &f32, NULL, 0);
+	struct plan p;
+	struct fpref_unpacked z;
+	if (nc == 0 || fpref_format_parse("float32", &f32, NULL, 0) != 0 || plan_init(&p, m, input, &f32) != 0 ||
+	    fpref_decode(&f32, c, &z) == FPREF_DECODE_INVALID)
+		return -1;
 	struct fpref_env env; /* FP32 arithmetic on ordinary cores: rne */
 	fpref_env_default(&env);
-	const uint64_t one = 0x3F800000;
-	uint64_t acc = c;
-	for (size_t k = 0, j = 0; k < K; k += nc, j++) {
-		size_t len = K - k < nc ? K - k : nc;
-		uint64_t p, s;
-		unsigned flags = 0;
-		if (fpref_tc_dot(m, input, a + k, b + k, len, 0, &f32, &p) != 0)
-			return -1;
-		uint64_t scales[3] = { scale_a ? scale_a[j] : one, scale_b ? scale_b[j] : one, 0 };
-		fpref_emu_op(FPREF_OP_MUL, &f32, scales, &env, 0, &s, &flags);
-		uint64_t args[3] = { s, p, acc };
-		fpref_emu_op(FPREF_OP_FMA, &f32, args, &env, 0, &acc, &flags);
+	struct operand *x = malloc((2 * K + 1) * sizeof *x);
+	if (!x)
+		return -1;
+	int r = decode_all(input, a, K, x) | decode_all(input, b, K, x + K);
+	if (r == 0)
+		*d = chain_promoted(&p, &env, x, 1, x + K, 1, K, nc, scale_a, scale_b, c);
+	free(x);
+	return r ? -1 : 0;
+}
+
+int fpref_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
+		  size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
+		  uint64_t *D)
+{
+	struct plan p;
+	if (plan_init(&p, m, input, output) != 0 || (nc && strcmp(output->name, "float32") != 0))
+		return -1;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	struct operand *a = malloc((M * K + K * N + 1) * sizeof *a);
+	if (!a)
+		return -1;
+	struct operand *bt = a + M * K; /* B transposed: each column contiguous */
+	int r = decode_all(input, A, M * K, a);
+	for (size_t k = 0; k < K && r == 0; k++)
+		for (size_t j = 0; j < N && r == 0; j++)
+			r = operand(input, B[k * N + j], &bt[j * K + k]);
+	for (size_t i = 0; i < M * N && r == 0 && C; i++) {
+		struct fpref_unpacked z;
+		r = fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID ? -1 : 0;
 	}
-	*d = acc;
-	return 0;
+	if (r == 0)
+		for (size_t i = 0; i < M; i++)
+			for (size_t j = 0; j < N; j++) {
+				uint64_t c = C ? C[i * N + j] : 0;
+				D[i * N + j] = nc ? chain_promoted(&p, &env, a + i * K, 1, bt + j * K, 1, K, nc, NULL, NULL, c)
+						  : chain(&p, a + i * K, 1, bt + j * K, 1, K, c);
+			}
+	free(a);
+	return r ? -1 : 0;
 }

@@ -19,6 +19,7 @@
 #include "fpref_format.h"
 #include "fpref_env.h"
 #include "fpref_op.h"
+#include "fpref_tc_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,6 +122,28 @@ int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
  * an exact zero is +0, or -0 under rdn.  0, or -1 for an invalid pattern. */
 int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
 			const struct fpref_format *acc, const struct fpref_env *env, uint64_t *d, unsigned *flags);
+
+/* The tensor-core block model (formats/fpref_tc_model.h) computed by the
+ * oracle: the same rules as fpref_tc_dot, through MPFR and exact integer
+ * sums.  0, or -1 for an invalid pattern or an output other than float32
+ * and float16. */
+int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		     const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d);
+
+/* A priori bounds on |d - exact| for d = a . b + c, from the inputs alone
+ * (docs/accumulation.md derives them), evaluated rounding upward.  Writes
+ * +inf where the result may overflow, NaN where no bound applies (an input
+ * NaN or inf; for plain orders also inputs the accumulator does not hold,
+ * daz, or Kahan's order).  fpref_ref_tc_bound: the block model, promoted
+ * every nc products when nc > 0 (FP32 output, no scales).
+ * fpref_ref_sum_bound: the plain orders of fpref_emu_dot.  0, or -1 for an
+ * invalid pattern or unsupported formats. */
+int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, size_t nc,
+		       mpfr_ptr bound);
+int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct fpref_format *in, const uint64_t *a,
+			const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
+			const struct fpref_env *env, mpfr_ptr bound);
 
 /* The exact decimal expansion of a finite x ("448", "-0", "1.5e-45" style
  * when the exponent is large); inf and nan as words.  Free with free(). */

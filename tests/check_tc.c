@@ -114,7 +114,7 @@ START_TEST(silicon)
 		/* H100 FP8 with FP16 output: no published model fits (tc-hw's README); with C
 		 * from the file 1887 (E4M3) and 1660 (E5M2) of 5000 cases still differ under
 		 * this model.  Reported above, not asserted, until a model is found. */
-		if (out16 && strcmp(s->gpu, "h100") == 0 && m->neab < 0) {
+		if (out16 && strcmp(s->gpu, "h100") == 0 && m->frac < 23) {
 			ck_assert_uint_lt(mismatches, cases); /* still a sanity bound: most cases agree */
 			continue;
 		}

@@ -1,0 +1,65 @@
+/* fpref — tensor-core block-FMA models as data (Khattak and Mikaitis,
+ * "Accurate Models of NVIDIA Tensor Cores", arXiv:2512.07004; Fasi, Higham,
+ * Mikaitis and Pranesh, PeerJ Comput. Sci. 7:e330).  One block takes n
+ * exact products and the incoming accumulator, aligns every term to the
+ * largest exponent (not below a floor), truncates each term's magnitude to
+ * F fraction bits below it, sums exactly and rounds once; longer dot
+ * products chain blocks in K order.  Both engines read these rows: the
+ * emulator runs the model, the oracle bounds its error. */
+#ifndef FPREF_TC_MODEL_H
+#define FPREF_TC_MODEL_H
+
+#include <stddef.h>
+
+#include "fpref_format.h"
+#include "fpref_env.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FPREF_TC_NO_FLOOR (-100000)
+#define FPREF_TC_MAX_BLOCK 64
+#define FPREF_TC_MAX_FRAC 36
+
+struct fpref_tc_model {
+	const char *gpu;       /* v100, a100, h100, ada, or "generic" */
+	const char *inputs;    /* the input formats it covers, comma-separated names ("" for any) */
+	int block;             /* products per block, n */
+	int frac;              /* F: fraction bits kept below the alignment exponent */
+	int floor_fp32;        /* the alignment exponent's floor with FP32 output */
+	int floor_fp16;        /* ... with FP16 output */
+	enum fpref_rounding round_fp32; /* the block's one rounding, FP32 output */
+	enum fpref_rounding round_fp16; /* ... FP16 output */
+	const char *source;
+};
+
+size_t fpref_tc_model_count(void);
+const struct fpref_tc_model *fpref_tc_model_at(size_t i);
+/* The model of a GPU for an input format, or NULL. */
+const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct fpref_format *input);
+/* Whether the models can take inputs of this format (products must be exact
+ * at 23 fraction bits: at most 11 significand bits). */
+bool fpref_tc_input_ok(const struct fpref_format *input);
+
+/* A model from parameters: block 1..FPREF_TC_MAX_BLOCK, frac
+ * 1..FPREF_TC_MAX_FRAC, floor (FPREF_TC_NO_FLOOR for none) for both
+ * outputs, rounding rtz or rne.  0, or -1 with a message in err. */
+int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding rounding, struct fpref_tc_model *m,
+			  char *err, size_t errlen);
+
+/* Plain accumulation orders (emu/accumulate.c runs them), for comparison. */
+enum fpref_sum_order {
+	FPREF_SUM_RECURSIVE, /* s = c; s = s + a_k*b_k in K order */
+	FPREF_SUM_PAIRWISE,  /* the products summed as a balanced tree, then added to c */
+	FPREF_SUM_BLOCKED,   /* blocks of `block` products summed, each block sum added to s */
+	FPREF_SUM_FMA_CHAIN, /* s = fma(a_k, b_k, s): one rounding per step */
+	FPREF_SUM_KAHAN      /* compensated (Kahan) summation of the rounded products */
+};
+const char *fpref_sum_order_name(enum fpref_sum_order o);
+int fpref_sum_order_parse(const char *s, enum fpref_sum_order *o);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,92 @@
+/* The tensor-core model rows (parameters and their sources) and the names
+ * of the plain accumulation orders: data, nothing else. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fpref_tc_model.h"
+
+#define KM "Khattak & Mikaitis, arXiv:2512.07004"
+static const struct fpref_tc_model models[] = {
+	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, KM " (V100)" },
+	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, KM " (A100)" },
+	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, KM " (A100)" },
+	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, KM " (H100)" },
+	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, KM " (H100)" },
+	{ "h100", "float8_e4m3fn,float8_e5m2", 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE,
+	  KM " (H100 FP8: the 14-bit accumulator; FP16 output is not modelled yet)" },
+	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, KM " (Ada)" },
+	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, KM " (Ada)" },
+	{ "ada", "float8_e4m3fn,float8_e5m2", 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, KM " (Ada FP8)" },
+};
+
+size_t fpref_tc_model_count(void)
+{
+	return sizeof models / sizeof models[0];
+}
+
+const struct fpref_tc_model *fpref_tc_model_at(size_t i)
+{
+	return i < fpref_tc_model_count() ? &models[i] : NULL;
+}
+
+static bool lists(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct fpref_format *input)
+{
+	for (size_t i = 0; i < fpref_tc_model_count(); i++)
+		if (strcmp(models[i].gpu, gpu) == 0 && lists(models[i].inputs, input->name))
+			return &models[i];
+	return NULL;
+}
+
+bool fpref_tc_input_ok(const struct fpref_format *input)
+{
+	return input->man_bits <= 10 && input->exp_bits <= 8 && input->is_signed && input->has_zero;
+}
+
+int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding rounding, struct fpref_tc_model *m,
+			  char *err, size_t errlen)
+{
+	if (block < 1 || block > FPREF_TC_MAX_BLOCK) {
+		snprintf(err, errlen, "block %d out of range (1..%d products)", block, FPREF_TC_MAX_BLOCK);
+		return -1;
+	}
+	if (frac < 1 || frac > FPREF_TC_MAX_FRAC) {
+		snprintf(err, errlen, "fraction bits %d out of range (1..%d)", frac, FPREF_TC_MAX_FRAC);
+		return -1;
+	}
+	if (floor != FPREF_TC_NO_FLOOR && (floor < -400 || floor > 400)) {
+		snprintf(err, errlen, "alignment floor %d out of range (-400..400, or none)", floor);
+		return -1;
+	}
+	if (rounding != FPREF_RTZ && rounding != FPREF_RNE) {
+		snprintf(err, errlen, "the block's rounding must be rtz or rne, not %s", fpref_rounding_name(rounding));
+		return -1;
+	}
+	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, "custom parameters" };
+	return 0;
+}
+
+static const char *const order_names[] = { "recursive", "pairwise", "blocked", "fma-chain", "kahan" };
+
+const char *fpref_sum_order_name(enum fpref_sum_order o)
+{
+	return order_names[o];
+}
+
+int fpref_sum_order_parse(const char *s, enum fpref_sum_order *o)
+{
+	for (int i = 0; i <= FPREF_SUM_KAHAN; i++)
+		if (strcmp(s, order_names[i]) == 0) {
+			*o = (enum fpref_sum_order)i;
+			return 0;
+		}
+	return -1;
+}

@@ -1,0 +1,462 @@
+/* The oracle's side of the accumulators: the tensor-core block model
+ * computed a second way (MPFR exponents and exact integer sums instead of
+ * the emulator's shifts), and the a priori error bounds of every
+ * accumulation, evaluated in MPFR rounding upward so that each is a true
+ * upper bound. */
+#include <gmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpref_ref.h"
+
+/* floor(log2 |x|) for a nonzero x, but not below least_exp (subnormals
+ * are aligned as if at the format's least normal exponent). */
+static long lead_exponent(mpfr_srcptr x, long least_exp)
+{
+	long e = (long)mpfr_get_exp(x) - 1;
+	return e > least_exp ? e : least_exp;
+}
+
+static long least_normal_exponent(const struct fpref_format *f)
+{
+	struct fpref_unpacked u;
+	fpref_format_min_normal(f, &u);
+	long e = u.exponent;
+	for (uint64_t s = u.significand; s > 1; s >>= 1)
+		e++;
+	return e;
+}
+
+struct specials {
+	bool nan, pos_inf, neg_inf;
+};
+
+static void note_special(struct specials *s, mpfr_srcptr t)
+{
+	if (mpfr_nan_p(t))
+		s->nan = true;
+	else if (mpfr_inf_p(t))
+		*(mpfr_signbit(t) ? &s->neg_inf : &s->pos_inf) = true;
+}
+
+/* One block of the model: terms[0..n) are exact products, acc the incoming
+ * accumulator's value; the result is rounded to target and returned. */
+static uint64_t model_block(const struct fpref_tc_model *m, const struct fpref_format *output, const struct fpref_format *target, mpfr_t *terms, size_t n,
+			    mpfr_srcptr acc, long *lead)
+{
+	int floor = strcmp(output->name, "float16") == 0 ? m->floor_fp16 : m->floor_fp32;
+	struct specials s = { false, false, false };
+	for (size_t i = 0; i < n; i++)
+		note_special(&s, terms[i]);
+	note_special(&s, acc);
+	uint64_t bits = 0;
+	if (s.nan || (s.pos_inf && s.neg_inf)) {
+		fpref_format_nan_bits(output, false, &bits);
+		return bits;
+	}
+	if (s.pos_inf || s.neg_inf) {
+		fpref_format_inf_bits(output, s.neg_inf, &bits);
+		return bits;
+	}
+	long E = floor;
+	for (size_t i = 0; i <= n; i++) {
+		mpfr_srcptr t = i < n ? terms[i] : acc;
+		if (!mpfr_zero_p(t) && lead[i] > E)
+			E = lead[i];
+	}
+	mpz_t sum, q;
+	mpz_init(sum);
+	mpz_init(q);
+	mpfr_t scaled;
+	mpfr_init2(scaled, 160);
+	for (size_t i = 0; i <= n; i++) {
+		mpfr_srcptr t = i < n ? terms[i] : acc;
+		if (mpfr_zero_p(t))
+			continue;
+		mpfr_mul_2si(scaled, t, m->frac - E, MPFR_RNDN); /* exact */
+		mpfr_get_z(q, scaled, MPFR_RNDZ);                /* each term truncated toward zero */
+		mpz_add(sum, sum, q);
+	}
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	mpfr_set_prec(v.x, 256);
+	mpfr_set_z_2exp(v.x, sum, -(long)m->frac + E, MPFR_RNDN); /* exact: the sum has under 64 bits */
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.rounding = strcmp(output->name, "float16") == 0 ? m->round_fp16 : m->round_fp32;
+	unsigned flags = 0;
+	fpref_ref_round(&v, target, &env, 0, &bits, &flags, NULL);
+	if (flags & FPREF_FLAG_OVERFLOW) /* the units give inf even when rounding toward zero */
+		fpref_format_inf_bits(target, mpfr_signbit(v.x), &bits);
+	fpref_ref_value_clear(&v);
+	mpfr_clear(scaled);
+	mpz_clear(q);
+	mpz_clear(sum);
+	return bits << (output->man_bits - target->man_bits);
+}
+
+int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		     const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
+{
+	if ((strcmp(output->name, "float32") != 0 && strcmp(output->name, "float16") != 0) || !fpref_tc_input_ok(input))
+		return -1;
+	struct fpref_format target = *output;
+	if (m->frac < output->man_bits)
+		target.man_bits = m->frac;
+	size_t n = (size_t)m->block;
+	mpfr_t terms[FPREF_TC_MAX_BLOCK];
+	long lead[FPREF_TC_MAX_BLOCK + 1];
+	for (size_t i = 0; i < n; i++)
+		mpfr_init2(terms[i], 64);
+	struct fpref_ref_value x, y, acc;
+	fpref_ref_value_init(&x);
+	fpref_ref_value_init(&y);
+	fpref_ref_value_init(&acc);
+	long least_in = least_normal_exponent(input);
+	int status = 0;
+	uint64_t cur = c;
+	for (size_t k = 0; k < K && status == 0; k += n) {
+		size_t len = K - k < n ? K - k : n;
+		for (size_t i = 0; i < len && status == 0; i++) {
+			status = fpref_ref_from_bits(input, a[k + i], false, &x) | fpref_ref_from_bits(input, b[k + i], false, &y);
+			if (status == 0) {
+				mpfr_mul(terms[i], x.x, y.x, MPFR_RNDN); /* exact: 22 bits at most */
+				if (mpfr_number_p(terms[i]) && !mpfr_zero_p(terms[i]))
+					lead[i] = lead_exponent(x.x, least_in) + lead_exponent(y.x, least_in);
+			}
+		}
+		if (status == 0)
+			status = fpref_ref_from_bits(output, cur, false, &acc);
+		if (status != 0)
+			break;
+		if (mpfr_number_p(acc.x) && !mpfr_zero_p(acc.x))
+			lead[len] = lead_exponent(acc.x, -126); /* the accumulator enters as an FP32 */
+		cur = model_block(m, output, &target, terms, len, acc.x, lead);
+	}
+	if (status == 0)
+		*d = cur;
+	fpref_ref_value_clear(&x);
+	fpref_ref_value_clear(&y);
+	fpref_ref_value_clear(&acc);
+	for (size_t i = 0; i < n; i++)
+		mpfr_clear(terms[i]);
+	return status ? -1 : 0;
+}
+
+/* ---- a priori bounds ----
+ * Every quantity below is nonnegative and every operation rounds upward,
+ * so each running value is an upper bound of what it names. */
+#define BOUND_PREC 64
+
+struct running {
+	mpfr_t err;   /* bound on |computed - exact| so far */
+	mpfr_t mag;   /* bound on |computed| so far */
+};
+
+static void running_init(struct running *r, mpfr_srcptr start)
+{
+	mpfr_init2(r->err, BOUND_PREC);
+	mpfr_init2(r->mag, BOUND_PREC);
+	mpfr_set_zero(r->err, 1);
+	mpfr_abs(r->mag, start, MPFR_RNDU);
+}
+
+static void running_clear(struct running *r)
+{
+	mpfr_clear(r->err);
+	mpfr_clear(r->mag);
+}
+
+/* One rounding of a value whose magnitude is at most t (that is, x with
+ * |x| <= t): adds u*t + eta to err and sets *mag to t*(1+u) + eta. */
+static void rounding_step(mpfr_ptr err, mpfr_ptr mag, mpfr_srcptr t, long log2_u, long log2_eta)
+{
+	mpfr_t e;
+	mpfr_init2(e, BOUND_PREC);
+	mpfr_mul_2si(e, t, log2_u, MPFR_RNDU);
+	mpfr_add(err, err, e, MPFR_RNDU);
+	mpfr_add(mag, t, e, MPFR_RNDU);
+	mpfr_set_ui_2exp(e, 1, log2_eta, MPFR_RNDU);
+	mpfr_add(err, err, e, MPFR_RNDU);
+	mpfr_add(mag, mag, e, MPFR_RNDU);
+	mpfr_clear(e);
+}
+
+static long log2_unit_roundoff(int precision, enum fpref_rounding r)
+{
+	return r == FPREF_RNE || r == FPREF_RNA ? -precision : 1 - precision;
+}
+
+/* The absolute error a rounding can add in the subnormal range: the least
+ * subnormal's place (or the least normal under ftz). */
+static long log2_underflow(const struct fpref_format *f, bool ftz)
+{
+	return least_normal_exponent(f) - (ftz || f->subnormals == false ? 0 : f->man_bits);
+}
+
+static bool beyond_max(const struct fpref_format *f, mpfr_srcptr x)
+{
+	struct fpref_unpacked u;
+	fpref_format_max_finite(f, &u);
+	mpfr_t max;
+	mpfr_init2(max, 72);
+	mpfr_set_ui_2exp(max, (unsigned long)u.significand, u.exponent, MPFR_RNDN);
+	bool beyond = mpfr_cmp(x, max) > 0;
+	mpfr_clear(max);
+	return beyond;
+}
+
+/* Exact inputs: 0, or 1 when some input is NaN or inf (no bound), -1 invalid. */
+static int read_inputs(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, mpfr_t *abs_a,
+		       mpfr_t *abs_b)
+{
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	int status = 0;
+	for (size_t k = 0; k < 2 * K && status == 0; k++) {
+		mpfr_ptr dst = k < K ? abs_a[k] : abs_b[k - K];
+		if (fpref_ref_from_bits(in, k < K ? a[k] : b[k - K], false, &v) != 0)
+			status = -1;
+		else if (!mpfr_number_p(v.x))
+			status = 1;
+		else
+			mpfr_abs(dst, v.x, MPFR_RNDN);
+	}
+	fpref_ref_value_clear(&v);
+	return status;
+}
+
+static mpfr_t *new_values(size_t n)
+{
+	mpfr_t *v = malloc((n ? n : 1) * sizeof *v);
+	for (size_t i = 0; v && i < n; i++)
+		mpfr_init2(v[i], 64);
+	return v;
+}
+
+static void free_values(mpfr_t *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		mpfr_clear(v[i]);
+	free(v);
+}
+
+/* The chain of blocks from an accumulator bounded by r->mag (exactly zero
+ * when that is 0): the recurrence of docs/accumulation.md. */
+static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input,
+			   const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, size_t K, struct running *r)
+{
+	bool fp16_out = strcmp(output->name, "float16") == 0;
+	int floor = fp16_out ? m->floor_fp16 : m->floor_fp32;
+	int target_man = m->frac < output->man_bits ? m->frac : output->man_bits;
+	long log2_u = log2_unit_roundoff(target_man + 1, fp16_out ? m->round_fp16 : m->round_fp32);
+	long log2_eta = least_normal_exponent(output) - target_man;
+	long least_in = least_normal_exponent(input);
+	mpfr_t X, q, p, tau, unit, t, S;
+	mpfr_inits2(BOUND_PREC, X, q, p, tau, unit, t, S, (mpfr_ptr)0);
+	for (size_t k = 0; k < K; k += (size_t)m->block) {
+		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block;
+		/* X bounds 2^E: the floor, each product's alignment place, the accumulator's */
+		if (floor == FPREF_TC_NO_FLOOR)
+			mpfr_set_zero(X, 1);
+		else
+			mpfr_set_ui_2exp(X, 1, floor, MPFR_RNDU);
+		mpfr_set_zero(S, 1);
+		for (size_t i = k; i < k + len; i++) {
+			if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]))
+				continue;
+			mpfr_set_ui_2exp(t, 1, least_in, MPFR_RNDU);
+			mpfr_max(q, abs_a[i], t, MPFR_RNDU);
+			mpfr_max(t, abs_b[i], t, MPFR_RNDU);
+			mpfr_mul(q, q, t, MPFR_RNDU);
+			mpfr_max(X, X, q, MPFR_RNDU);
+		}
+		bool acc_nonzero = !mpfr_zero_p(r->mag);
+		if (acc_nonzero) {
+			mpfr_set_ui_2exp(t, 1, -126, MPFR_RNDU);
+			mpfr_max(t, t, r->mag, MPFR_RNDU);
+			mpfr_max(X, X, t, MPFR_RNDU);
+		}
+		mpfr_mul_2si(unit, X, -m->frac, MPFR_RNDU); /* a term loses less than 2^(E-F), and never more than itself */
+		mpfr_set_zero(tau, 1);
+		for (size_t i = k; i < k + len; i++) {
+			mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
+			mpfr_add(S, S, p, MPFR_RNDU);
+			if (!mpfr_zero_p(p)) {
+				mpfr_min(t, p, unit, MPFR_RNDU);
+				mpfr_add(tau, tau, t, MPFR_RNDU);
+			}
+		}
+		if (acc_nonzero) {
+			mpfr_min(t, r->mag, unit, MPFR_RNDU);
+			mpfr_add(tau, tau, t, MPFR_RNDU);
+		}
+		/* the truncated sum is at most |acc| + S + tau, then one rounding */
+		mpfr_add(t, r->mag, S, MPFR_RNDU);
+		mpfr_add(t, t, tau, MPFR_RNDU);
+		mpfr_add(r->err, r->err, tau, MPFR_RNDU);
+		rounding_step(r->err, r->mag, t, log2_u, log2_eta);
+	}
+	mpfr_clears(X, q, p, tau, unit, t, S, (mpfr_ptr)0);
+}
+
+static void finish_bound(const struct fpref_format *out, const struct running *r, mpfr_ptr bound)
+{
+	if (beyond_max(out, r->mag))
+		mpfr_set_inf(bound, 1); /* the result may overflow: no finite bound */
+	else
+		mpfr_set(bound, r->err, MPFR_RNDU);
+}
+
+int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, size_t nc,
+		       mpfr_ptr bound)
+{
+	if ((strcmp(output->name, "float32") != 0 && strcmp(output->name, "float16") != 0) ||
+	    !fpref_tc_input_ok(input) || (nc && strcmp(output->name, "float32") != 0))
+		return -1;
+	mpfr_t *abs_a = new_values(K), *abs_b = new_values(K);
+	struct fpref_ref_value cv;
+	fpref_ref_value_init(&cv);
+	int status = !abs_a || !abs_b ? -1 : read_inputs(input, a, b, K, abs_a, abs_b);
+	if (status == 0 && fpref_ref_from_bits(output, c, false, &cv) != 0)
+		status = -1;
+	if (status == 0 && !mpfr_number_p(cv.x))
+		status = 1;
+	if (status == 1)
+		mpfr_set_nan(bound);
+	if (status == 0) {
+		struct running acc;
+		running_init(&acc, cv.x);
+		if (nc == 0)
+			tc_chain_bound(m, input, output, abs_a, abs_b, K, &acc);
+		else {
+			/* each chunk from zero, then acc = fma(1, partial, acc) in FP32, rne */
+			for (size_t k = 0; k < K; k += nc) {
+				struct running part;
+				mpfr_t zero, t;
+				mpfr_init2(zero, 8);
+				mpfr_init2(t, BOUND_PREC);
+				mpfr_set_zero(zero, 1);
+				running_init(&part, zero);
+				tc_chain_bound(m, input, output, abs_a + k, abs_b + k, K - k < nc ? K - k : nc, &part);
+				mpfr_add(acc.err, acc.err, part.err, MPFR_RNDU);
+				mpfr_add(t, acc.mag, part.mag, MPFR_RNDU);
+				rounding_step(acc.err, acc.mag, t, -24, -149);
+				running_clear(&part);
+				mpfr_clear(zero);
+				mpfr_clear(t);
+			}
+		}
+		finish_bound(output, &acc, bound);
+		running_clear(&acc);
+	}
+	fpref_ref_value_clear(&cv);
+	free_values(abs_a, K);
+	free_values(abs_b, K);
+	return status < 0 ? -1 : 0;
+}
+
+/* Plain orders: a product rounded to the accumulator (none in the fma
+ * chain), then additions, each one rounding. */
+struct plain {
+	long log2_u, log2_eta;
+};
+
+static void product_bound(const struct plain *pl, mpfr_srcptr x, mpfr_srcptr y, bool rounded, struct running *r)
+{
+	mpfr_set_zero(r->err, 1);
+	mpfr_mul(r->mag, x, y, MPFR_RNDU);
+	if (rounded && !mpfr_zero_p(r->mag)) {
+		mpfr_t t;
+		mpfr_init2(t, BOUND_PREC);
+		mpfr_set(t, r->mag, MPFR_RNDU);
+		rounding_step(r->err, r->mag, t, pl->log2_u, pl->log2_eta);
+		mpfr_clear(t);
+	}
+}
+
+/* r = fl(r + s) */
+static void add_bound(const struct plain *pl, struct running *r, const struct running *s)
+{
+	mpfr_t t;
+	mpfr_init2(t, BOUND_PREC);
+	mpfr_add(r->err, r->err, s->err, MPFR_RNDU);
+	mpfr_add(t, r->mag, s->mag, MPFR_RNDU);
+	rounding_step(r->err, r->mag, t, pl->log2_u, pl->log2_eta);
+	mpfr_clear(t);
+}
+
+static void pairwise_bound(const struct plain *pl, mpfr_t *abs_a, mpfr_t *abs_b, size_t n, struct running *r)
+{
+	if (n == 1) {
+		product_bound(pl, abs_a[0], abs_b[0], true, r);
+		return;
+	}
+	struct running right;
+	running_init(&right, r->mag);
+	pairwise_bound(pl, abs_a, abs_b, n / 2, r);
+	pairwise_bound(pl, abs_a + n / 2, abs_b + n / 2, n - n / 2, &right);
+	add_bound(pl, r, &right);
+	running_clear(&right);
+}
+
+int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct fpref_format *in, const uint64_t *a,
+			const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
+			const struct fpref_env *env, mpfr_ptr bound)
+{
+	if (acc->man_bits > FPREF_OP_MAX_MAN_BITS || (order == FPREF_SUM_BLOCKED && block == 0))
+		return -1;
+	mpfr_t *abs_a = new_values(K), *abs_b = new_values(K);
+	struct fpref_ref_value cv;
+	fpref_ref_value_init(&cv);
+	int status = !abs_a || !abs_b ? -1 : read_inputs(in, a, b, K, abs_a, abs_b);
+	if (status == 0 && fpref_ref_from_bits(acc, c, false, &cv) != 0)
+		status = -1;
+	if (status == 0 && !mpfr_number_p(cv.x))
+		status = 1;
+	/* the bound assumes inputs the accumulator holds (no conversion error),
+	 * no flushing of inputs, and no compensation (Kahan has none here) */
+	uint64_t held_bits;
+	for (size_t k = 0; k < 2 * K && status == 0; k++)
+		if (!fpref_ref_held(acc, k < K ? abs_a[k] : abs_b[k - K], &held_bits))
+			status = 1;
+	if (status == 0 && (env->daz || order == FPREF_SUM_KAHAN))
+		status = 1;
+	if (status == 1)
+		mpfr_set_nan(bound);
+	if (status == 0) {
+		struct plain pl = { log2_unit_roundoff(acc->man_bits + 1, env->rounding), log2_underflow(acc, env->ftz) };
+		struct running s, p;
+		running_init(&s, cv.x);
+		running_init(&p, cv.x);
+		if (order == FPREF_SUM_PAIRWISE && K > 0) {
+			pairwise_bound(&pl, abs_a, abs_b, K, &p);
+			add_bound(&pl, &s, &p);
+		} else if (order == FPREF_SUM_BLOCKED) {
+			for (size_t k = 0; k < K; k += block) {
+				product_bound(&pl, abs_a[k], abs_b[k], true, &p);
+				struct running q;
+				running_init(&q, cv.x);
+				for (size_t j = k + 1; j < K && j < k + block; j++) {
+					product_bound(&pl, abs_a[j], abs_b[j], true, &q);
+					add_bound(&pl, &p, &q);
+				}
+				running_clear(&q);
+				add_bound(&pl, &s, &p);
+			}
+		} else if (order == FPREF_SUM_RECURSIVE || order == FPREF_SUM_FMA_CHAIN) {
+			for (size_t k = 0; k < K; k++) {
+				product_bound(&pl, abs_a[k], abs_b[k], order == FPREF_SUM_RECURSIVE, &p);
+				add_bound(&pl, &s, &p); /* the fma's one rounding */
+			}
+		}
+		finish_bound(acc, &s, bound);
+		running_clear(&s);
+		running_clear(&p);
+	}
+	fpref_ref_value_clear(&cv);
+	free_values(abs_a, K);
+	free_values(abs_b, K);
+	return status < 0 ? -1 : 0;
+}

@@ -1,0 +1,367 @@
+/* The tensor-core block model, emulator against oracle (two
+ * implementations of the same rules) for every preset and for custom
+ * parameters, and the a priori bounds of docs/accumulation.md checked on
+ * generated cases for the models and every plain order (with tightness
+ * reported).  Runs without the hardware data of check_tc. */
+#include <string.h>
+
+#include "testutil.h"
+#include "fpref_tc.h"
+
+static uint64_t next_random(uint64_t *state)
+{
+	return fpref_sr_stream(2026, (*state)++);
+}
+
+/* A pattern of f with sign, biased exponent field and mantissa given. */
+static uint64_t pattern(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
+{
+	uint64_t bits = (field << f->man_bits) | (mantissa & ((1ull << f->man_bits) - 1));
+	if (negative && f->is_signed)
+		bits |= 1ull << (f->man_bits + f->exp_bits);
+	return bits << f->pad_bits;
+}
+
+/* A finite value with biased exponent in [lo, hi] (0: subnormal or zero),
+ * or, one time in `special_odds` (0: never), any pattern of the format. */
+static uint64_t random_input(const struct fpref_format *f, uint64_t *state, int lo, int hi, unsigned special_odds)
+{
+	uint64_t r = next_random(state);
+	if (special_odds && r % special_odds == 0)
+		return pattern(f, r >> 63, (r >> 8) & ((1ull << f->exp_bits) - 1), r >> 20);
+	uint64_t field = (uint64_t)lo + (r >> 8) % (uint64_t)(hi - lo + 1);
+	uint64_t bits = pattern(f, (r >> 62) & 1, field, r >> 20);
+	struct fpref_unpacked u;
+	if (fpref_decode(f, bits, &u) != FPREF_DECODE_OK || u.cls == FPREF_CLASS_NAN || u.cls == FPREF_CLASS_INF)
+		bits = pattern(f, false, (uint64_t)lo, 0);
+	return bits;
+}
+
+static int max_field(const struct fpref_format *f)
+{
+	return (1 << f->exp_bits) - 1 - (f->specials == FPREF_SPECIALS_IEEE ? 1 : 0);
+}
+
+struct model_case {
+	const char *gpu, *input;
+	int block, frac, floor;
+	enum fpref_rounding rounding;
+};
+
+/* Every preset (by GPU and input) and custom parameter sets. */
+static const struct model_case models[] = {
+	{ "v100", "float16", 0, 0, 0, 0 },
+	{ "a100", "float16", 0, 0, 0, 0 },
+	{ "a100", "bfloat16", 0, 0, 0, 0 },
+	{ "a100", "tf32", 0, 0, 0, 0 },
+	{ "h100", "float16", 0, 0, 0, 0 },
+	{ "h100", "bfloat16", 0, 0, 0, 0 },
+	{ "h100", "tf32", 0, 0, 0, 0 },
+	{ "h100", "float8_e4m3fn", 0, 0, 0, 0 },
+	{ "h100", "float8_e5m2", 0, 0, 0, 0 },
+	{ "ada", "float16", 0, 0, 0, 0 },
+	{ "ada", "bfloat16", 0, 0, 0, 0 },
+	{ "ada", "tf32", 0, 0, 0, 0 },
+	{ "ada", "float8_e4m3fn", 0, 0, 0, 0 },
+	{ "ada", "float8_e5m2", 0, 0, 0, 0 },
+	{ NULL, "float16", 1, 10, FPREF_TC_NO_FLOOR, FPREF_RNE },
+	{ NULL, "bfloat16", 64, 36, -140, FPREF_RTZ },
+	{ NULL, "float8_e4m3fn", 7, 5, -20, FPREF_RNE },
+	{ NULL, "float6_e3m2fn", 3, 20, -3, FPREF_RTZ },
+	{ NULL, "float4_e2m1fn", 24, 1, FPREF_TC_NO_FLOOR, FPREF_RTZ },
+	{ NULL, "float8_e5m2fnuz", 16, 30, -10, FPREF_RNE },
+};
+
+static struct fpref_tc_model model_of(const struct model_case *mc, const struct fpref_format *in)
+{
+	if (mc->gpu) {
+		const struct fpref_tc_model *m = fpref_tc_model_find(mc->gpu, in);
+		ck_assert_ptr_nonnull(m);
+		return *m;
+	}
+	struct fpref_tc_model m;
+	char err[256];
+	ck_assert_int_eq(fpref_tc_model_custom(mc->block, mc->frac, mc->floor, mc->rounding, &m, err, sizeof err), 0);
+	return m;
+}
+
+/* Emulator against oracle: bits of d, FP32 and FP16 outputs, inputs over
+ * the whole range (subnormals, zeros, now and then NaN and inf), a nonzero
+ * c half of the time, K up to three blocks and a bit. */
+START_TEST(model_against_oracle)
+{
+	const struct model_case *mc = &models[_i];
+	struct fpref_format in = test_format(mc->input);
+	struct fpref_tc_model m = model_of(mc, &in);
+	uint64_t state = (uint64_t)_i << 32;
+	unsigned long cases = 0;
+	for (int out16 = 0; out16 < 2; out16++) {
+		struct fpref_format out = test_format(out16 ? "float16" : "float32");
+		for (int rep = 0; rep < 10000; rep++) {
+			size_t K = 1 + next_random(&state) % (size_t)(3 * m.block + 2);
+			uint64_t a[200], b[200];
+			int top = max_field(&in), lo = (int)(next_random(&state) % (unsigned)top);
+			int hi = lo + (int)(next_random(&state) % (unsigned)(top - lo + 1));
+			for (size_t k = 0; k < K; k++) {
+				a[k] = random_input(&in, &state, lo, hi, 97);
+				b[k] = random_input(&in, &state, 0, top, 97);
+			}
+			uint64_t c = next_random(&state) % 2 ? 0 : random_input(&out, &state, 0, max_field(&out), 200);
+			uint64_t want = 0, got = 0;
+			ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, a, b, K, c, &out, &want), 0);
+			ck_assert_int_eq(fpref_tc_dot(&m, &in, a, b, K, c, &out, &got), 0);
+			if (got != want) { /* the case as a line of fpref dot */
+				for (size_t k = 0; k < 2 * K; k++)
+					fprintf(stderr, "%llx ", (unsigned long long)(k < K ? a[k] : b[k - K]));
+				fprintf(stderr, "%llx\n", (unsigned long long)c);
+			}
+			ck_assert_msg(got == want, "%s %s %s out, K=%zu case %d: emulator %llx, oracle %llx", m.gpu, in.name,
+				      out.name, K, rep, (unsigned long long)got, (unsigned long long)want);
+			cases++;
+		}
+	}
+	printf("%-8s %-16s block %2d, F %2d: %lu cases, emulator = oracle\n", m.gpu, in.name, m.block, m.frac, cases);
+}
+END_TEST
+
+/* The exact value of a . b + c. */
+static void exact_dot(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+		      const struct fpref_format *out, mpfr_ptr exact)
+{
+	mpfr_t *t = malloc((K + 1) * sizeof *t);
+	mpfr_ptr *p = malloc((K + 1) * sizeof *p);
+	struct fpref_ref_value x, y;
+	fpref_ref_value_init(&x);
+	fpref_ref_value_init(&y);
+	for (size_t k = 0; k <= K; k++) {
+		mpfr_init2(t[k], 64);
+		if (k == K) {
+			fpref_ref_from_bits(out, c, false, &x);
+			mpfr_set(t[k], x.x, MPFR_RNDN);
+		} else {
+			fpref_ref_from_bits(in, a[k], false, &x);
+			fpref_ref_from_bits(in, b[k], false, &y);
+			mpfr_mul(t[k], x.x, y.x, MPFR_RNDN);
+		}
+		p[k] = t[k];
+	}
+	ck_assert_int_eq(mpfr_sum(exact, p, K + 1, MPFR_RNDN), 0); /* exact at the caller's precision */
+	for (size_t k = 0; k <= K; k++)
+		mpfr_clear(t[k]);
+	free(t);
+	free(p);
+	fpref_ref_value_clear(&x);
+	fpref_ref_value_clear(&y);
+}
+
+struct tightness {
+	unsigned long cases;
+	double max_ratio, sum_ratio;
+};
+
+/* |d - exact| <= bound, exactly compared; the ratio recorded. */
+static void check_bound(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+			const struct fpref_format *out, uint64_t d, mpfr_srcptr bound, struct tightness *t,
+			const char *what)
+{
+	mpfr_t exact, err;
+	mpfr_init2(exact, 1200);
+	mpfr_init2(err, 1200);
+	exact_dot(in, a, b, K, c, out, exact);
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	fpref_ref_from_bits(out, d, false, &v);
+	ck_assert_msg(mpfr_number_p(bound) && mpfr_number_p(v.x), "%s: no finite bound or result", what);
+	mpfr_sub(err, v.x, exact, MPFR_RNDN); /* exact at 1200 bits */
+	mpfr_abs(err, err, MPFR_RNDN);
+	ck_assert_msg(mpfr_cmp(err, bound) <= 0, "%s K=%zu: error %g exceeds the bound %g", what, K,
+		      mpfr_get_d(err, MPFR_RNDU), mpfr_get_d(bound, MPFR_RNDD));
+	if (!mpfr_zero_p(bound)) {
+		double r = mpfr_get_d(err, MPFR_RNDN) / mpfr_get_d(bound, MPFR_RNDN);
+		t->max_ratio = r > t->max_ratio ? r : t->max_ratio;
+		t->sum_ratio += r;
+	}
+	t->cases++;
+	fpref_ref_value_clear(&v);
+	mpfr_clear(exact);
+	mpfr_clear(err);
+}
+
+static void report(const char *what, const struct tightness *t)
+{
+	printf("%-44s bound held on %5lu cases; error/bound max %.3g, mean %.3g\n", what, t->cases, t->max_ratio,
+	       t->cases ? t->sum_ratio / (double)t->cases : 0.0);
+	fflush(stdout);
+}
+
+/* Inputs of one sign or both, magnitudes within a few binades (or across
+ * the whole range, subnormals included), K up to 300. */
+static size_t bound_case(const struct fpref_format *in, const struct fpref_format *out, uint64_t *state, uint64_t *a,
+			 uint64_t *b, uint64_t *c, int rep)
+{
+	size_t K = 1 + next_random(state) % 300;
+	int top = max_field(in), bias_field = in->bias;
+	bool wide = rep % 4 == 3, same_sign = rep % 2 == 0;
+	int lo = wide ? 0 : bias_field - 3, hi = wide ? top : bias_field + 1;
+	if (lo < 0)
+		lo = 0;
+	if (hi > top)
+		hi = top;
+	for (size_t k = 0; k < K; k++) {
+		a[k] = random_input(in, state, lo, hi, 0);
+		b[k] = random_input(in, state, lo, hi, 0);
+		if (same_sign) {
+			a[k] &= ~(1ull << (in->man_bits + in->exp_bits + in->pad_bits));
+			b[k] &= ~(1ull << (in->man_bits + in->exp_bits + in->pad_bits));
+		}
+	}
+	*c = rep % 3 == 0 ? random_input(out, state, out->bias - 2, out->bias + 4, 0) : 0;
+	return K;
+}
+
+START_TEST(model_bound_holds)
+{
+	const struct model_case *mc = &models[_i];
+	struct fpref_format in = test_format(mc->input);
+	struct fpref_tc_model m = model_of(mc, &in);
+	uint64_t state = 77 + ((uint64_t)_i << 32);
+	for (int promoted = 0; promoted < 2; promoted++)
+		for (int out16 = 0; out16 < 2 - promoted; out16++) {
+			struct fpref_format out = test_format(out16 ? "float16" : "float32");
+			struct tightness t = { 0, 0, 0 };
+			mpfr_t bound;
+			mpfr_init2(bound, 64);
+			for (int rep = 0; rep < 400; rep++) {
+				uint64_t a[300], b[300], c, d;
+				size_t K = bound_case(&in, &out, &state, a, b, &c, rep);
+				size_t nc = promoted ? (size_t)(1 + rep % 4) * (size_t)m.block : 0;
+				if (nc)
+					ck_assert_int_eq(fpref_tc_dot_promoted(&m, &in, a, b, K, nc, NULL, NULL, c, &d), 0);
+				else
+					ck_assert_int_eq(fpref_tc_dot(&m, &in, a, b, K, c, &out, &d), 0);
+				ck_assert_int_eq(fpref_ref_tc_bound(&m, &in, a, b, K, c, &out, nc, bound), 0);
+				if (mpfr_inf_p(bound))
+					continue; /* may overflow FP16: no finite bound claimed */
+				check_bound(&in, a, b, K, c, &out, d, bound, &t, in.name);
+			}
+			char what[160];
+			snprintf(what, sizeof what, "%s %s, %s out%s", m.gpu, in.name, out.name, promoted ? ", promoted" : "");
+			report(what, &t);
+			ck_assert_uint_gt(t.cases, 100);
+			mpfr_clear(bound);
+		}
+}
+END_TEST
+
+/* The plain orders' bounds: accumulators of several widths, every mode,
+ * ftz on and off. */
+START_TEST(plain_bounds_hold)
+{
+	static const char *const accs[] = { "float32", "float16", "bfloat16" };
+	struct fpref_format in = test_format("float8_e4m3fn"), acc = test_format(accs[_i]);
+	uint64_t state = 901 + (uint64_t)_i;
+	for (int order = FPREF_SUM_RECURSIVE; order <= FPREF_SUM_FMA_CHAIN; order++) {
+		struct tightness t = { 0, 0, 0 };
+		mpfr_t bound;
+		mpfr_init2(bound, 64);
+		for (int rep = 0; rep < 400; rep++) {
+			struct fpref_env env;
+			fpref_env_default(&env);
+			env.rounding = (enum fpref_rounding)(rep % 6); /* rne .. rod */
+			env.ftz = rep % 5 == 4;
+			uint64_t a[300], b[300], c, d;
+			unsigned flags = 0;
+			size_t K = bound_case(&in, &acc, &state, a, b, &c, rep);
+			size_t block = 1 + next_random(&state) % 40;
+			ck_assert_int_eq(fpref_emu_dot((enum fpref_sum_order)order, block, &in, a, b, K, c, &acc, &env, &d,
+						       &flags), 0);
+			ck_assert_int_eq(fpref_ref_sum_bound((enum fpref_sum_order)order, block, &in, a, b, K, c, &acc, &env,
+							     bound), 0);
+			if (mpfr_inf_p(bound))
+				continue;
+			check_bound(&in, a, b, K, c, &acc, d, bound, &t, fpref_sum_order_name((enum fpref_sum_order)order));
+		}
+		char what[160];
+		snprintf(what, sizeof what, "%s in %s, all modes", fpref_sum_order_name((enum fpref_sum_order)order),
+			 acc.name);
+		report(what, &t);
+		ck_assert_uint_gt(t.cases, 100);
+		mpfr_clear(bound);
+	}
+}
+END_TEST
+
+/* The bound is not vacuous: a case built to lose the most (every product
+ * just under a power of two, all truncated against a large accumulator)
+ * comes close to it. */
+START_TEST(bound_is_reached)
+{
+	struct fpref_format e4m3 = test_format("e4m3"), f32 = test_format("f32");
+	const struct fpref_tc_model *m = fpref_tc_model_find("h100", &e4m3);
+	uint64_t a[32], b[32], d;
+	for (int k = 0; k < 32; k++) {
+		a[k] = 0x37; /* 0.9375 */
+		b[k] = 0x30; /* 0.5 */
+	}
+	uint64_t c = 0x46000000; /* 8192: each product is 0.46875 and falls below the 13 fraction bits kept */
+	ck_assert_int_eq(fpref_tc_dot(m, &e4m3, a, b, 32, c, &f32, &d), 0);
+	ck_assert_uint_eq(d, c); /* every product lost */
+	mpfr_t bound;
+	mpfr_init2(bound, 64);
+	ck_assert_int_eq(fpref_ref_tc_bound(m, &e4m3, a, b, 32, c, &f32, 0, bound), 0);
+	struct tightness t = { 0, 0, 0 };
+	check_bound(&e4m3, a, b, 32, c, &f32, d, bound, &t, "worst case");
+	ck_assert_msg(t.max_ratio > 0.4, "error/bound only %g on the worst case", t.max_ratio);
+	report("h100 e4m3 worst case (all products swamped)", &t);
+	mpfr_clear(bound);
+}
+END_TEST
+
+START_TEST(custom_model_errors)
+{
+	struct fpref_tc_model m;
+	char err[256];
+	ck_assert_int_eq(fpref_tc_model_custom(0, 13, -133, FPREF_RTZ, &m, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "block"));
+	ck_assert_int_eq(fpref_tc_model_custom(65, 13, -133, FPREF_RTZ, &m, err, sizeof err), -1);
+	ck_assert_int_eq(fpref_tc_model_custom(32, 0, -133, FPREF_RTZ, &m, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "fraction"));
+	ck_assert_int_eq(fpref_tc_model_custom(32, 37, -133, FPREF_RTZ, &m, err, sizeof err), -1);
+	ck_assert_int_eq(fpref_tc_model_custom(32, 13, -133, FPREF_RUP, &m, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "rtz or rne"));
+	ck_assert_int_eq(fpref_tc_model_custom(32, 13, FPREF_TC_NO_FLOOR, FPREF_RNE, &m, err, sizeof err), 0);
+	/* the custom model with H100 FP8's parameters is the preset */
+	struct fpref_format e4m3 = test_format("e4m3"), f32 = test_format("f32"), f64 = test_format("f64");
+	ck_assert_int_eq(fpref_tc_model_custom(32, 13, -133, FPREF_RTZ, &m, err, sizeof err), 0);
+	const struct fpref_tc_model *h100 = fpref_tc_model_find("h100", &e4m3);
+	uint64_t state = 5, a[100], b[100], d1, d2;
+	for (int rep = 0; rep < 200; rep++) {
+		for (int k = 0; k < 100; k++) {
+			a[k] = random_input(&e4m3, &state, 0, 15, 0);
+			b[k] = random_input(&e4m3, &state, 0, 15, 0);
+		}
+		fpref_tc_dot(&m, &e4m3, a, b, 100, 0, &f32, &d1);
+		fpref_tc_dot(h100, &e4m3, a, b, 100, 0, &f32, &d2);
+		ck_assert_uint_eq(d1, d2);
+	}
+	/* outputs other than FP32 and FP16, and inputs too wide, are refused */
+	ck_assert_int_eq(fpref_tc_dot(&m, &e4m3, a, b, 4, 0, &f64, &d1), -1);
+	ck_assert_int_eq(fpref_tc_dot(&m, &f32, a, b, 4, 0, &f32, &d1), -1);
+	ck_assert_int_eq(fpref_ref_tc_dot(&m, &f32, a, b, 4, 0, &f32, &d1), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("tensor-core model");
+	TCase *tc = tcase_create("model");
+	int n = (int)(sizeof models / sizeof models[0]);
+	tcase_add_loop_test(tc, model_against_oracle, 0, n);
+	tcase_add_loop_test(tc, model_bound_holds, 0, n);
+	tcase_add_loop_test(tc, plain_bounds_hold, 0, 3);
+	tcase_add_test(tc, bound_is_reached);
+	tcase_add_test(tc, custom_model_errors);
+	tcase_set_timeout(tc, 600);
+	suite_add_tcase(s, tc);
+	return test_run(s);
+}
