@@ -10,5 +10,6 @@
 #include "fpref_ref.h"
 #include "fpref_emu.h"
 #include "fpref_tc.h"
+#include "fpref_npy.h"
 
 #endif

@@ -86,6 +86,17 @@ const char *fpref_emu_op_context_path(const struct fpref_emu_op_context *c);
 size_t fpref_emu_op_array(const struct fpref_emu_op_context *c, const void *a, const void *b, const void *cc,
 			  void *out, size_t n, uint8_t *flags, uint64_t first_index);
 
+/* Seeded test data.  normal: the Irwin-Hall sum of twelve uniforms minus
+ * 6 (mean 0, variance 1, within +-6); uniform: [-1, 1); positive: [0, 1).  Element i is
+ * made from the counter-based stream (seed, first + i), times
+ * 2^scale_log2, rounded once to f under env: the same bits on every
+ * machine and for any split into calls.  Returns how many were inexact. */
+enum fpref_dist { FPREF_DIST_NORMAL, FPREF_DIST_UNIFORM, FPREF_DIST_POSITIVE };
+const char *fpref_dist_name(enum fpref_dist d);
+int fpref_dist_parse(const char *s, enum fpref_dist *d);
+size_t fpref_emu_random(const struct fpref_format *f, const struct fpref_env *env, enum fpref_dist d, int scale_log2,
+			uint64_t seed, uint64_t first, size_t n, uint64_t *out);
+
 /* Bytes per element of format f in arrays. */
 size_t fpref_emu_element_bytes(const struct fpref_format *f);
 

@@ -9,9 +9,10 @@
 
 enum kind { FINITE = 0, ZERO = 1, INF = 2, NOT_A_NUMBER = 4 };
 
-/* An input decoded once: (-1)^negative * sig * 2^exp, exp the place of
- * the leading bit of a normal significand (subnormals keep the format's
- * least exponent: the hardware does not normalise them). */
+/* An input decoded once: (-1)^negative * sig * 2^(exp - man_bits), exp
+ * the place of the leading bit of a normal significand (subnormals keep
+ * the format's least exponent: the hardware does not normalise them).
+ * Zeros get an exponent so low that they never set the alignment. */
 struct operand {
 	uint32_t sig;
 	int16_t exp;
@@ -19,12 +20,16 @@ struct operand {
 	uint8_t negative;
 };
 
+#define ZERO_EXPONENT (-16000)
+
 /* What one (model, input, output) needs in the inner loop. */
 struct plan {
 	const struct fpref_format *input, *output;
 	struct fpref_format target; /* the output, narrowed to F fraction bits when F is fewer */
 	struct fpref_env env;       /* the block's one rounding */
-	int frac, floor, shift_in, block;
+	int frac, floor, block;
+	int shift_in;               /* product significand to 23 + lift fraction bits */
+	int lift;                   /* extra bits kept so that aligning only ever shifts right */
 	unsigned target_shift;      /* target pattern to output pattern */
 };
 
@@ -39,7 +44,8 @@ static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struc
 	p->frac = m->frac;
 	p->block = m->block;
 	p->floor = fp16_out ? m->floor_fp16 : m->floor_fp32;
-	p->shift_in = 23 - 2 * input->man_bits;
+	p->lift = m->frac > 23 ? m->frac - 23 : 0;
+	p->shift_in = 23 - 2 * input->man_bits + p->lift;
 	fpref_env_default(&p->env);
 	p->env.rounding = fp16_out ? m->round_fp16 : m->round_fp32;
 	p->target = *output;
@@ -63,99 +69,96 @@ static int operand(const struct fpref_format *f, uint64_t bits, struct operand *
 		  : u.cls == FPREF_CLASS_INF ? INF
 		  : u.cls == FPREF_CLASS_ZERO ? ZERO
 					       : FINITE;
+	if (o->kind != FINITE) {
+		o->sig = 0;
+		o->exp = ZERO_EXPONENT;
+	}
 	return 0;
 }
 
-/* A term: (-1)^negative * sig * 2^(exp - 23), sig an integer. */
-struct term {
-	int64_t sig;
-	int32_t exp;
-	bool negative;
-};
-
-struct special {
-	bool nan, pos_inf, neg_inf;
-};
-
-static void special_add(struct special *s, const struct operand *x, const struct operand *y)
+/* NaN or an infinity among the products of a block and c: the result's
+ * pattern, or false when they are all finite. */
+static bool special_result(const struct plan *p, const struct operand *a, size_t sa, const struct operand *b,
+			   size_t sb, size_t n, uint64_t c, uint64_t *bits)
 {
-	bool negative = x->negative != y->negative;
-	if ((x->kind | y->kind) & NOT_A_NUMBER || ((x->kind & INF) && (y->kind & ZERO)) ||
-	    ((y->kind & INF) && (x->kind & ZERO)))
-		s->nan = true;
-	else if ((x->kind | y->kind) & INF)
-		*(negative ? &s->neg_inf : &s->pos_inf) = true;
-}
-
-/* c, a pattern of the output, as an FP32-style term: a 24-bit significand
- * (normalised as FP32 holds it, exponent -126 when subnormal there). */
-static void accumulator_term(const struct plan *p, uint64_t c, struct special *s, struct term *t, size_t *count)
-{
+	bool nan = false, pos_inf = false, neg_inf = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct operand *x = &a[i * sa], *y = &b[i * sb];
+		bool negative = x->negative != y->negative;
+		if ((x->kind | y->kind) & NOT_A_NUMBER || ((x->kind & INF) && (y->kind & ZERO)) ||
+		    ((y->kind & INF) && (x->kind & ZERO)))
+			nan = true;
+		else if ((x->kind | y->kind) & INF)
+			*(negative ? &neg_inf : &pos_inf) = true;
+	}
 	struct fpref_unpacked z;
 	fpref_decode(p->output, c, &z);
 	if (z.cls == FPREF_CLASS_NAN)
-		s->nan = true;
+		nan = true;
 	else if (z.cls == FPREF_CLASS_INF)
-		*(z.negative ? &s->neg_inf : &s->pos_inf) = true;
-	else if (z.cls != FPREF_CLASS_ZERO) {
-		int64_t sig = (int64_t)z.significand;
-		int32_t exp = z.exponent + 23;
-		while (sig < (1 << 23) && exp > -126) {
-			sig <<= 1;
-			exp--;
-		}
-		t[(*count)++] = (struct term){ sig, exp, z.negative };
-	}
+		*(z.negative ? &neg_inf : &pos_inf) = true;
+	if (nan || (pos_inf && neg_inf))
+		return fpref_format_nan_bits(p->output, false, bits) || true;
+	if (pos_inf || neg_inf)
+		return fpref_format_inf_bits(p->output, neg_inf, bits) || true;
+	return false;
 }
 
 /* One block: n products a[i*sa] * b[i*sb] and the accumulator c, rounded once. */
 static uint64_t block(const struct plan *p, const struct operand *a, size_t sa, const struct operand *b, size_t sb,
 		      size_t n, uint64_t c)
 {
-	struct term t[FPREF_TC_MAX_BLOCK + 1];
-	size_t count = 0;
-	struct special s = { false, false, false };
+	/* terms: magnitude * 2^(exp - 23 - lift), sign apart */
+	uint64_t mag[FPREF_TC_MAX_BLOCK + 1];
+	int32_t exp[FPREF_TC_MAX_BLOCK + 1];
+	uint64_t negative[FPREF_TC_MAX_BLOCK + 1];
 	int32_t E = p->floor;
+	unsigned kinds = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct operand *x = &a[i * sa], *y = &b[i * sb];
-		if ((x->kind | y->kind) == FINITE) {
-			struct term *u = &t[count++];
-			u->sig = (int64_t)((uint64_t)x->sig * y->sig) << p->shift_in;
-			u->exp = x->exp + y->exp;
-			u->negative = x->negative != y->negative;
-			if (u->exp > E)
-				E = u->exp;
-		} else if ((x->kind | y->kind) != ZERO)
-			special_add(&s, x, y); /* zero products are dropped */
+		kinds |= x->kind | y->kind;
+		mag[i] = ((uint64_t)x->sig * y->sig) << p->shift_in;
+		exp[i] = x->exp + y->exp;
+		negative[i] = (uint64_t)(x->negative ^ y->negative);
+		E = exp[i] > E ? exp[i] : E;
 	}
-	size_t products = count;
-	accumulator_term(p, c, &s, t, &count);
-	if (s.nan || (s.pos_inf && s.neg_inf)) {
-		uint64_t bits = 0;
-		fpref_format_nan_bits(p->output, false, &bits);
+	uint64_t bits;
+	if (kinds & (INF | NOT_A_NUMBER) && special_result(p, a, sa, b, sb, n, c, &bits))
 		return bits;
-	}
-	if (s.pos_inf || s.neg_inf) {
-		uint64_t bits = 0;
-		fpref_format_inf_bits(p->output, s.neg_inf, &bits);
+	/* c enters as an FP32-style term: a 24-bit significand, normalised as
+	 * FP32 holds it (the exponent -126 when subnormal there) */
+	const struct fpref_format *o = p->output;
+	uint64_t field = (c >> o->man_bits) & ((1u << o->exp_bits) - 1), c_mag = c & ((1ull << o->man_bits) - 1);
+	if (field == (1u << o->exp_bits) - 1 && special_result(p, a, sa, b, sb, n, c, &bits))
 		return bits;
+	size_t count = n;
+	if (field || c_mag) {
+		int32_t e = (field ? (int32_t)field : 1) - o->bias;
+		c_mag = (field ? c_mag | 1ull << o->man_bits : c_mag) << (23 - o->man_bits);
+		while (c_mag < 1u << 23 && e > -126) {
+			c_mag <<= 1;
+			e--;
+		}
+		mag[count] = c_mag << p->lift;
+		exp[count] = e;
+		negative[count] = (c >> (o->man_bits + o->exp_bits)) & 1;
+		E = e > E ? e : E;
+		count++;
 	}
-	if (count > products && t[products].exp > E)
-		E = t[products].exp;
 	/* every term to F fraction bits below E, its magnitude truncated */
 	int64_t sum = 0;
-	int base = E + 23 - p->frac;
+	int32_t base = E + 23 + p->lift - p->frac;
 	for (size_t i = 0; i < count; i++) {
-		int right = base - t[i].exp;
-		int64_t v = right >= 63 ? 0 : right >= 0 ? t[i].sig >> right : t[i].sig << -right;
-		sum += t[i].negative ? -v : v;
+		int32_t right = base - exp[i];
+		uint64_t v = mag[i] >> (right < 63 ? right : 63);
+		sum += (int64_t)((v ^ -negative[i]) + negative[i]);
 	}
 	unsigned flags = 0;
-	bool negative = sum < 0;
-	uint64_t r = fpref_emu_round_pack(&p->target, &p->env, 0, negative, E - p->frac,
-					  (fpref_u128)(negative ? -sum : sum), false, &flags);
+	bool neg = sum < 0;
+	uint64_t r = fpref_emu_round_pack(&p->target, &p->env, 0, neg, E - p->frac,
+					  (fpref_u128)(neg ? -(uint64_t)sum : (uint64_t)sum), false, &flags);
 	if (flags & FPREF_FLAG_OVERFLOW) /* the hardware gives inf even when rounding toward zero */
-		fpref_format_inf_bits(&p->target, negative, &r);
+		fpref_format_inf_bits(&p->target, neg, &r);
 	return r << p->target_shift;
 }
 

@@ -123,6 +123,18 @@ int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
 int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
 			const struct fpref_format *acc, const struct fpref_env *env, uint64_t *d, unsigned *flags);
 
+/* The exact value of a . b + c (inputs of `in`, c of `acc`): exact holds
+ * it exactly (its precision is set as needed); NaN or inf as the IEEE
+ * rules give them.  0, or -1 for an invalid pattern. */
+int fpref_ref_dot_value(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+			const struct fpref_format *acc, mpfr_ptr exact);
+/* The error of a result (bits of f) against an exact value: absolute,
+ * relative (inf for a nonzero error against 0), and in units of f's spacing
+ * at the exact value, each rounded upward to a double.  0, or -1 when the
+ * result or the exact value is not finite. */
+int fpref_ref_error(const struct fpref_format *f, uint64_t bits, mpfr_srcptr exact, double *abs_err, double *rel_err,
+		    double *ulps);
+
 /* The tensor-core block model (formats/fpref_tc_model.h) computed by the
  * oracle: the same rules as fpref_tc_dot, through MPFR and exact integer
  * sums.  0, or -1 for an invalid pattern or an output other than float32

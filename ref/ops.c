@@ -1,6 +1,7 @@
 /* The oracle's arithmetic: each result computed by MPFR exactly, or rounded
  * to odd at FPREF_REF_WORK_PREC bits (which any later rounding to a format
  * sees as the exact value), then rounded once by fpref_ref_round. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "fpref_ref.h"
@@ -271,4 +272,86 @@ int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const 
 	fpref_ref_value_clear(&y);
 	fpref_ref_value_clear(&r);
 	return status;
+}
+
+int fpref_ref_dot_value(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+			const struct fpref_format *acc, mpfr_ptr exact)
+{
+	mpfr_t *terms = malloc((K + 1) * sizeof *terms);
+	mpfr_ptr *refs = malloc((K + 1) * sizeof *refs);
+	struct fpref_ref_value x, y;
+	fpref_ref_value_init(&x);
+	fpref_ref_value_init(&y);
+	int status = terms && refs ? 0 : -1;
+	size_t n = 0;
+	mpfr_exp_t top = MPFR_EMIN_MIN, bottom = MPFR_EMAX_MAX;
+	for (size_t k = 0; k <= K && status == 0; k++) {
+		bool is_c = k == K;
+		status = fpref_ref_from_bits(is_c ? acc : in, is_c ? c : a[k], false, &x);
+		if (status == 0 && !is_c)
+			status = fpref_ref_from_bits(in, b[k], false, &y);
+		if (status != 0)
+			break;
+		mpfr_init2(terms[n], 2 * 64 + 2);
+		if (is_c)
+			mpfr_set(terms[n], x.x, MPFR_RNDN);
+		else
+			mpfr_mul(terms[n], x.x, y.x, MPFR_RNDN); /* exact */
+		if (mpfr_regular_p(terms[n])) {
+			mpfr_exp_t e = mpfr_get_exp(terms[n]);
+			top = e > top ? e : top;
+			bottom = e - 2 * 64 - 2 < bottom ? e - 2 * 64 - 2 : bottom;
+		}
+		refs[n] = terms[n];
+		n++;
+	}
+	if (status == 0) {
+		/* enough bits for every term's place and the carries: the sum is exact */
+		mpfr_prec_t prec = top > bottom ? (mpfr_prec_t)(top - bottom) + 72 : 64;
+		mpfr_set_prec(exact, prec);
+		mpfr_sum(exact, refs, (unsigned long)n, MPFR_RNDN);
+	}
+	for (size_t i = 0; i < n; i++)
+		mpfr_clear(terms[i]);
+	free(terms);
+	free(refs);
+	fpref_ref_value_clear(&x);
+	fpref_ref_value_clear(&y);
+	return status;
+}
+
+int fpref_ref_error(const struct fpref_format *f, uint64_t bits, mpfr_srcptr exact, double *abs_err, double *rel_err,
+		    double *ulps)
+{
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	if (fpref_ref_from_bits(f, bits, false, &v) != 0 || !mpfr_number_p(v.x) || !mpfr_number_p(exact)) {
+		fpref_ref_value_clear(&v);
+		return -1;
+	}
+	mpfr_t err, t;
+	mpfr_init2(err, mpfr_get_prec(exact) + 128);
+	mpfr_init2(t, 64);
+	mpfr_sub(err, v.x, exact, MPFR_RNDN); /* exact */
+	mpfr_abs(err, err, MPFR_RNDN);
+	*abs_err = mpfr_get_d(err, MPFR_RNDU);
+	if (mpfr_zero_p(exact))
+		*rel_err = mpfr_zero_p(err) ? 0 : INFINITY;
+	else {
+		mpfr_div(t, err, exact, MPFR_RNDU);
+		*rel_err = fabs(mpfr_get_d(t, MPFR_RNDU));
+	}
+	/* the spacing of f at the exact value: 2^(max(floor(log2 |x|), emin) - man_bits) */
+	struct fpref_unpacked u;
+	fpref_format_min_normal(f, &u);
+	long emin = u.exponent;
+	for (uint64_t s = u.significand; s > 1; s >>= 1)
+		emin++;
+	long e = mpfr_zero_p(exact) ? emin : (long)mpfr_get_exp(exact) - 1;
+	mpfr_div_2si(t, err, (e > emin ? e : emin) - f->man_bits, MPFR_RNDU);
+	*ulps = mpfr_get_d(t, MPFR_RNDU);
+	mpfr_clear(err);
+	mpfr_clear(t);
+	fpref_ref_value_clear(&v);
+	return 0;
 }

@@ -63,6 +63,27 @@ void cli_lines_free(struct cli_lines *r);
 /* Print a string from the library and free it. */
 void cli_put(FILE *out, char *s);
 
+/* The accumulation model of dot and gemm (tools/model.c). */
+struct cli_model_text {
+	const char *model, *block, *frac, *floor, *final, *promote;
+};
+enum cli_model_kind { CLI_MODEL_TC, CLI_MODEL_PLAIN, CLI_MODEL_EXACT };
+struct cli_model {
+	enum cli_model_kind kind;
+	struct fpref_tc_model tc;
+	enum fpref_sum_order order;
+	size_t block, promote;
+};
+/* Take the model's options out of argv; the others go to rest. */
+int cli_model_options(int argc, char **argv, struct cli_model_text *t, char **rest, int *nrest);
+int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
+		      struct cli_model *m);
+const char *cli_model_describe(const struct cli_model *m, char *buf, size_t len);
+int cli_model_dot(const struct cli_model *m, const struct fpref_format *in, const uint64_t *a, const uint64_t *b,
+		  size_t K, uint64_t c, const struct fpref_format *out, const struct fpref_env *env, uint64_t *d);
+int cli_model_bound(const struct cli_model *m, const struct fpref_format *in, const uint64_t *a, const uint64_t *b,
+		    size_t K, uint64_t c, const struct fpref_format *out, const struct fpref_env *env, mpfr_ptr bound);
+
 int cmd_formats(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
@@ -70,5 +91,6 @@ int cmd_table(int argc, char **argv);
 int cmd_op(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
+int cmd_gemm(int argc, char **argv);
 
 #endif

@@ -63,6 +63,66 @@ static void print_row(const struct row *r, double copy_rate)
 	       r->path);
 }
 
+/* Emulated GEMM (the tensor-core models, 512 x 512 x 512, normal inputs)
+ * in multiply-accumulates per second, beside the exact product through the
+ * oracle (timed on a slice of rows). */
+static int bench_gemm(long repeats)
+{
+	static const struct {
+		const char *gpu, *in;
+	} rows[] = { { "h100", "float8_e4m3fn" }, { "a100", "float16" }, { "h100", "bfloat16" } };
+	const size_t M = 512, N = 512, K = 512, oracle_rows = 4;
+	uint64_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *D = malloc(M * N * sizeof *D);
+	uint64_t *col = malloc(K * sizeof *col);
+	if (!A || !B || !D || !col) {
+		cli_error("cannot allocate the GEMM operands");
+		return CLI_EXIT_FAIL;
+	}
+	printf("\n%-28s %12s %7s %12s %9s  %s\n", "gemm 512x512x512", "emu MAC/s", "", "ref MAC/s", "emu/ref",
+	       "model");
+	struct fpref_format f32;
+	fpref_format_parse("float32", &f32, NULL, 0);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	double t[100];
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		struct fpref_format in;
+		fpref_format_parse(rows[r].in, &in, NULL, 0);
+		const struct fpref_tc_model *m = fpref_tc_model_find(rows[r].gpu, &in);
+		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, A);
+		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, B);
+		for (long k = 0; k < repeats; k++) {
+			double t0 = now();
+			fpref_tc_gemm(m, &in, &f32, M, N, K, A, B, NULL, 0, D);
+			t[k] = now() - t0;
+		}
+		double emu = (double)(M * N * K) / median(t, (int)repeats);
+		long oracle_repeats = repeats < 3 ? repeats : 3;
+		for (long k = 0; k < oracle_repeats; k++) {
+			double t0 = now();
+			for (size_t i = 0; i < oracle_rows; i++)
+				for (size_t j = 0; j < N; j++) {
+					for (size_t q = 0; q < K; q++)
+						col[q] = B[q * N + j];
+					unsigned flags = 0;
+					fpref_ref_dot_exact(&in, A + i * K, col, K, 0, &f32, &env, &D[i * N + j], &flags);
+				}
+			t[k] = now() - t0;
+		}
+		double ref = (double)(oracle_rows * N * K) / median(t, (int)oracle_repeats);
+		char what[96], model[128];
+		snprintf(what, sizeof what, "%s %s -> f32", rows[r].gpu, in.name);
+		snprintf(model, sizeof model, "blocks of %d, %d fraction bits; ref: exact sum, one rounding", m->block,
+			 m->frac);
+		printf("%-28s %12.3g %7s %12.3g %9.0f  %s\n", what, emu, "", ref, emu / ref, model);
+	}
+	free(A);
+	free(B);
+	free(D);
+	free(col);
+	return CLI_EXIT_OK;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct cli_options o;
@@ -205,5 +265,5 @@ int cmd_bench(int argc, char **argv)
 	free(in);
 	free(copy);
 	free(out);
-	return CLI_EXIT_OK;
+	return bench_gemm(repeats);
 }

@@ -1,7 +1,7 @@
 /* fpref dot: dot products, one case per line: "a_1 ... a_K b_1 ... b_K c"
  * in hex patterns of --in (a, b) and --out (c), answered by the same line
- * with d appended.  --model is a GPU's tensor-core model, a plain
- * accumulation order rounded in --out under ENV, or exact (the oracle). */
+ * with d appended.  The model is a GPU's tensor core, the generic block
+ * model, a plain accumulation order rounded in --out under ENV, or exact. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,74 +9,49 @@
 
 #define MAX_TOKENS 1025
 
+static int parse_io(int argc, char **argv, const char **in_name, const char **out_name, char **rest, int *nrest)
+{
+	*nrest = 0;
+	for (int i = 0; i < argc; i++) {
+		bool in = strcmp(argv[i], "--in") == 0, out = strcmp(argv[i], "--out") == 0;
+		if ((in || out) && i + 1 >= argc) {
+			cli_error("option %s needs a value", argv[i]);
+			return CLI_EXIT_USAGE;
+		}
+		if (in || out)
+			*(in ? in_name : out_name) = argv[++i];
+		else
+			rest[(*nrest)++] = argv[i];
+	}
+	return 0;
+}
+
 int cmd_dot(int argc, char **argv)
 {
-	const char *gpu = NULL, *in_name = NULL, *out_name = "float32", *block_text = "32", *promote_text = NULL;
-	char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
-	int nrest = 0;
-	for (int i = 0; i < argc; i++) {
-		const char **slot = strcmp(argv[i], "--model") == 0 ? &gpu
-				    : strcmp(argv[i], "--in") == 0  ? &in_name
-				    : strcmp(argv[i], "--out") == 0 ? &out_name
-				    : strcmp(argv[i], "--block") == 0 ? &block_text
-				    : strcmp(argv[i], "--promote") == 0 ? &promote_text
-								    : NULL;
-		if (slot && i + 1 < argc)
-			*slot = argv[++i];
-		else if (slot) {
-			cli_error("option %s needs a value", argv[i]);
-			free(rest);
-			return CLI_EXIT_USAGE;
-		} else
-			rest[nrest++] = argv[i];
-	}
+	const char *in_name = NULL, *out_name = "float32";
+	struct cli_model_text text = { 0 };
+	char **rest = malloc((size_t)(argc + 1) * sizeof *rest), **rest2 = malloc((size_t)(argc + 1) * sizeof *rest2);
+	int nrest = 0, nrest2 = 0;
 	struct cli_options o;
-	int r = cli_parse(nrest, rest, CLI_ENV, &o);
+	int r = !rest || !rest2 ? CLI_EXIT_FAIL : cli_model_options(argc, argv, &text, rest, &nrest);
+	if (!r)
+		r = parse_io(nrest, rest, &in_name, &out_name, rest2, &nrest2);
+	if (!r)
+		r = cli_parse(nrest2, rest2, CLI_ENV, &o);
 	free(rest);
+	free(rest2);
 	if (r)
 		return r;
-	if (!gpu || !in_name) {
-		cli_error("dot needs --model (v100, a100, h100, ada; recursive, pairwise, blocked, fma-chain, kahan; "
-			  "exact) and --in FMT");
+	if (!in_name) {
+		cli_error("dot needs --in FMT (the format of a and b)");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_format in, out;
-	if (cli_parse_format(in_name, &in) != 0 || cli_parse_format(out_name, &out) != 0)
+	struct cli_model m;
+	if (cli_parse_format(in_name, &in) != 0 || cli_parse_format(out_name, &out) != 0 ||
+	    cli_model_resolve(&text, &in, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
 	o.env = cli_target_env(&o, &out);
-	enum fpref_sum_order order;
-	bool plain = fpref_sum_order_parse(gpu, &order) == 0, exact = strcmp(gpu, "exact") == 0;
-	char *end;
-	long block = strtol(block_text, &end, 10);
-	if (*end || block < 1 || block > 1 << 20) {
-		cli_error("bad --block '%s' (a count of products, 1..1048576)", block_text);
-		return CLI_EXIT_USAGE;
-	}
-	const struct fpref_tc_model *m = plain || exact ? NULL : fpref_tc_model_find(gpu, &in);
-	if (!plain && !exact && !m) {
-		cli_error("no model '%s' for %s inputs (tensor cores: v100 float16; a100, h100, ada float16, bfloat16, "
-			  "tf32; h100, ada float8_e4m3fn, float8_e5m2; plain: recursive, pairwise, blocked, fma-chain, "
-			  "kahan; exact)", gpu, in.name);
-		return CLI_EXIT_USAGE;
-	}
-	long promote = 0;
-	if (promote_text) {
-		promote = strtol(promote_text, &end, 10);
-		if (*end || promote < 1 || promote > 1 << 20 || !m || strcmp(out.name, "float32") != 0) {
-			cli_error("--promote N needs a tensor-core model, FP32 output and a count 1..1048576, not '%s'",
-				  promote_text);
-			return CLI_EXIT_USAGE;
-		}
-	}
-	if (m && strcmp(out.name, "float32") != 0 && strcmp(out.name, "float16") != 0) {
-		cli_error("--out must be float32 or float16 for a tensor-core model, not '%s'", out.name);
-		return CLI_EXIT_USAGE;
-	}
-	if ((plain || exact) && out.man_bits > FPREF_OP_MAX_MAN_BITS) {
-		cli_error("%s has %d fraction bits; accumulators of up to %d compute", out.name, out.man_bits,
-			  FPREF_OP_MAX_MAN_BITS);
-		return CLI_EXIT_USAGE;
-	}
 	struct cli_lines lines = { .in = stdin };
 	char **tokens = malloc(MAX_TOKENS * sizeof *tokens);
 	uint64_t *values = malloc(MAX_TOKENS * sizeof *values);
@@ -99,17 +74,7 @@ int cmd_dot(int argc, char **argv)
 			break;
 		}
 		uint64_t d = 0;
-		unsigned flags = 0;
-		if (m && promote)
-			fpref_tc_dot_promoted(m, &in, values, values + K, (size_t)K, (size_t)promote, NULL, NULL,
-					      values[n - 1], &d);
-		else if (m)
-			fpref_tc_dot(m, &in, values, values + K, (size_t)K, values[n - 1], &out, &d);
-		else if (exact)
-			fpref_ref_dot_exact(&in, values, values + K, (size_t)K, values[n - 1], &out, &o.env, &d, &flags);
-		else
-			fpref_emu_dot(order, (size_t)block, &in, values, values + K, (size_t)K, values[n - 1], &out, &o.env,
-				      &d, &flags);
+		cli_model_dot(&m, &in, values, values + K, (size_t)K, values[n - 1], &out, &o.env, &d);
 		char hex[32];
 		cli_hex(&out, d, hex, sizeof hex);
 		for (int i = 0; i < n; i++)

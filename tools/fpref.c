@@ -21,12 +21,13 @@ static const char usage[] =
 	"                                        on hex patterns of FMT (--numbers: decimals, rounded first);\n"
 	"                                        with no operands, TestFloat lines 'a b' -> 'a b result flags'\n"
 	"  bench [size=LOG2N] [repeat=N]         elements/s of the emulator and the oracle beside memcpy\n"
-	"  dot --model MODEL --in FMT [--out FMT] [--block N] [--promote NC] [ENV]\n"
+	"  dot --model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV]\n"
 	"                                        dot products: lines 'a_1..a_K b_1..b_K c' (hex) answered\n"
-	"                                        with d appended; MODEL: v100, a100, h100, ada (tensor\n"
-	"                                        cores), recursive, pairwise, blocked, fma-chain, kahan\n"
-	"                                        (rounded in --out under ENV), exact (the oracle);\n"
-	"                                        --promote NC: tensor-core sums added to FP32 every NC\n"
+	"                                        with d appended\n"
+	"  gemm --model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV] [--json] [--save D.npy]\n"
+	"       (--a A.npy --b B.npy [--c C.npy] | --size MxNxK [--dist normal|uniform|positive] [--seed N]\n"
+	"       [--scale-log2 P])                D = A B + C; each element's error against the exact\n"
+	"                                        product, and its a priori bound\n"
 	"\n"
 	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
@@ -39,6 +40,10 @@ static const char usage[] =
 	"       --sr-bits HEX|W:HEX|seed=N|W:seed=N  random bits for --round sr\n"
 	"       --profile cuda|onnx-cast-19|onnx-cast-24|ml_dtypes|ocp\n"
 	"                                            behave as that implementation (--round/--sat override)\n"
+	"MODEL: v100, a100, h100, ada (tensor cores; --out float32 or float16), generic (--block N\n"
+	"       --frac F [--floor E|none] [--final rtz|rne]); recursive, pairwise, blocked [--block N],\n"
+	"       fma-chain, kahan (rounded in --out under ENV); exact (the oracle).\n"
+	"       --promote NC: tensor-core partial sums added to an FP32 accumulator every NC products\n"
 	"Flags (two hex digits): inexact 01, underflow 02, overflow 04, infinite 08, invalid 10.\n"
 	"Exit status: 0 done, 1 failure, 2 bad input.\n";
 
@@ -68,6 +73,7 @@ int main(int argc, char **argv)
 		{ "op", cmd_op },
 		{ "bench", cmd_bench },
 		{ "dot", cmd_dot },
+		{ "gemm", cmd_gemm },
 	};
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0) {
@@ -78,6 +84,6 @@ int main(int argc, char **argv)
 			}
 			return status;
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot; see fpref --help)", cmd);
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm; see fpref --help)", cmd);
 	return CLI_EXIT_USAGE;
 }
