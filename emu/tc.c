@@ -180,6 +180,53 @@ static int decode_all(const struct fpref_format *f, const uint64_t *bits, size_t
 	return 0;
 }
 
+static bool lowered(const struct fpref_tc_model *m, const struct fpref_format *output)
+{
+	return m->lowered_k > 0 && strcmp(output->name, "float16") == 0;
+}
+
+/* The lowered FP16-output path: per instruction, each group of products
+ * (in the order of the instruction's lanes) through the FP16 block model
+ * from zero, then c added by an FP16 addition. */
+static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *f16, uint64_t *d)
+{
+	struct fpref_tc_model inner = fpref_tc_model_lowered_blocks(m);
+	struct plan p;
+	size_t L = (size_t)m->lowered_k, groups = L / (size_t)m->lowered_block, lanes = (size_t)m->interleave;
+	if (plan_init(&p, &inner, f16, f16) != 0 || L > 2 * FPREF_TC_MAX_BLOCK || groups == 0 || lanes == 0)
+		return -1;
+	struct fpref_env env;
+	fpref_env_default(&env); /* exact conversions to FP16, then rne additions */
+	struct operand x[2 * FPREF_TC_MAX_BLOCK], y[2 * FPREF_TC_MAX_BLOCK];
+	uint64_t acc = c;
+	for (size_t k0 = 0; k0 < K; k0 += L) {
+		size_t len = K - k0 < L ? K - k0 : L;
+		uint64_t partial = 0;
+		for (size_t h = 0; h < groups; h++) {
+			size_t n = 0;
+			for (size_t k = 0; k < len; k++) {
+				if ((k / lanes) % groups != h)
+					continue;
+				uint64_t u, v;
+				unsigned flags = 0;
+				if (fpref_emu_convert(input, a[k0 + k], f16, &env, 0, &u, &flags) != 0 ||
+				    fpref_emu_convert(input, b[k0 + k], f16, &env, 0, &v, &flags) != 0)
+					return -1;
+				operand(f16, u, &x[n]);
+				operand(f16, v, &y[n]);
+				n++;
+			}
+			partial = block(&p, x, 1, y, 1, n, partial);
+		}
+		uint64_t args[3] = { partial, acc, 0 };
+		unsigned flags = 0;
+		fpref_emu_op(FPREF_OP_ADD, f16, args, &env, 0, &acc, &flags);
+	}
+	*d = acc;
+	return 0;
+}
+
 int fpref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		 const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
@@ -187,6 +234,8 @@ int fpref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *inpu
 	struct fpref_unpacked z;
 	if (plan_init(&p, m, input, output) != 0 || fpref_decode(output, c, &z) == FPREF_DECODE_INVALID)
 		return -1;
+	if (lowered(m, output))
+		return lowered_dot(m, input, a, b, K, c, output, d);
 	struct operand *x = malloc((2 * K + 1) * sizeof *x);
 	if (!x)
 		return -1;
@@ -266,13 +315,23 @@ int fpref_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *inp
 		struct fpref_unpacked z;
 		r = fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID ? -1 : 0;
 	}
-	if (r == 0)
+	uint64_t *col = lowered(m, output) ? malloc((K + 1) * sizeof *col) : NULL;
+	if (lowered(m, output) && !col)
+		r = -1;
+	for (size_t i = 0; i < M && r == 0 && col; i++) /* the lowered path, element by element */
+		for (size_t j = 0; j < N && r == 0; j++) {
+			for (size_t k = 0; k < K; k++)
+				col[k] = B[k * N + j];
+			r = lowered_dot(m, input, A + i * K, col, K, C ? C[i * N + j] : 0, output, &D[i * N + j]);
+		}
+	if (r == 0 && !col)
 		for (size_t i = 0; i < M; i++)
 			for (size_t j = 0; j < N; j++) {
 				uint64_t c = C ? C[i * N + j] : 0;
 				D[i * N + j] = nc ? chain_promoted(&p, &env, a + i * K, 1, bt + j * K, 1, K, nc, NULL, NULL, c)
 						  : chain(&p, a + i * K, 1, bt + j * K, 1, K, c);
 			}
+	free(col);
 	free(a);
 	return r ? -1 : 0;
 }

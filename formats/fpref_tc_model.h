@@ -31,6 +31,16 @@ struct fpref_tc_model {
 	int floor_fp16;        /* ... with FP16 output */
 	enum fpref_rounding round_fp32; /* the block's one rounding, FP32 output */
 	enum fpref_rounding round_fp16; /* ... FP16 output */
+	/* FP16 output through the compiler's lowering instead (mma.sync FP8 on
+	 * sm_90 becomes conversions to FP16 and two FP16 tensor-core
+	 * instructions): per instruction of lowered_k products, the inputs
+	 * converted to FP16, blocks of lowered_block products from a zero
+	 * accumulator (block h of the instruction takes the k with
+	 * (k / interleave) mod (lowered_k / lowered_block) = h), each rounded
+	 * to FP16 by nearest-even with lowered_frac fraction bits kept and
+	 * floor lowered_floor; then C added by an FP16 addition (rne).
+	 * lowered_k = 0: the native path above. */
+	int lowered_k, lowered_block, lowered_frac, lowered_floor, interleave;
 	const char *source;
 };
 
@@ -41,6 +51,10 @@ const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct f
 /* Whether the models can take inputs of this format (products must be exact
  * at 23 fraction bits: at most 11 significand bits). */
 bool fpref_tc_input_ok(const struct fpref_format *input);
+
+/* The native block model that one lowered instruction runs (FP16 inputs
+ * and output), from a model with lowered_k > 0. */
+struct fpref_tc_model fpref_tc_model_lowered_blocks(const struct fpref_tc_model *m);
 
 /* A model from parameters: block 1..FPREF_TC_MAX_BLOCK, frac
  * 1..FPREF_TC_MAX_FRAC, floor (FPREF_TC_NO_FLOOR for none) for both

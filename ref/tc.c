@@ -95,9 +95,61 @@ static uint64_t model_block(const struct fpref_tc_model *m, const struct fpref_f
 	return bits << (output->man_bits - target->man_bits);
 }
 
+static bool lowered(const struct fpref_tc_model *m, const struct fpref_format *output)
+{
+	return m->lowered_k > 0 && strcmp(output->name, "float16") == 0;
+}
+
+/* The lowered FP16-output path (fpref_tc_model.h): the inputs converted to
+ * FP16, each instruction's lane groups through the FP16 block model from
+ * zero, c added by an FP16 addition. */
+static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *f16, uint64_t *d)
+{
+	struct fpref_tc_model inner = fpref_tc_model_lowered_blocks(m);
+	size_t L = (size_t)m->lowered_k, groups = L / (size_t)m->lowered_block, lanes = (size_t)m->interleave;
+	if (groups == 0 || lanes == 0)
+		return -1;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	uint64_t *x = malloc((2 * L + 1) * sizeof *x), *y = x ? x + L : NULL, acc = c;
+	int status = x ? 0 : -1;
+	for (size_t k0 = 0; k0 < K && status == 0; k0 += L) {
+		uint64_t partial = 0;
+		for (size_t h = 0; h < groups && status == 0; h++) {
+			size_t n = 0;
+			for (size_t k = k0; k < K && k < k0 + L && status == 0; k++) {
+				unsigned flags = 0;
+				if (((k - k0) / lanes) % groups == h) {
+					status = fpref_ref_convert(input, a[k], f16, &env, 0, &x[n], &flags) |
+						 fpref_ref_convert(input, b[k], f16, &env, 0, &y[n], &flags);
+					n++;
+				}
+			}
+			if (status == 0)
+				status = fpref_ref_tc_dot(&inner, f16, x, y, n, partial, f16, &partial);
+		}
+		uint64_t args[3] = { partial, acc, 0 };
+		unsigned flags = 0;
+		if (status == 0)
+			status = fpref_ref_op(FPREF_OP_ADD, f16, args, &env, 0, &acc, &flags);
+	}
+	if (status == 0)
+		*d = acc;
+	free(x);
+	return status ? -1 : 0;
+}
+
 int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		     const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
+	if (lowered(m, output)) {
+		struct fpref_ref_value v;
+		fpref_ref_value_init(&v);
+		int status = fpref_tc_input_ok(input) ? fpref_ref_from_bits(output, c, false, &v) : -1;
+		fpref_ref_value_clear(&v);
+		return status ? -1 : lowered_dot(m, input, a, b, K, c, output, d);
+	}
 	if ((strcmp(output->name, "float32") != 0 && strcmp(output->name, "float16") != 0) || !fpref_tc_input_ok(input))
 		return -1;
 	struct fpref_format target = *output;
@@ -300,6 +352,40 @@ static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_fo
 	mpfr_clears(X, q, p, tau, unit, t, S, (mpfr_ptr)0);
 }
 
+/* The lowered path: per instruction, the lane groups chained from zero
+ * through the FP16 block model, then one FP16 addition of the accumulator. */
+static void lowered_bound(const struct fpref_tc_model *m, mpfr_t *abs_a, mpfr_t *abs_b, size_t K,
+			  const struct fpref_format *f16, struct running *acc)
+{
+	struct fpref_tc_model inner = fpref_tc_model_lowered_blocks(m);
+	size_t L = (size_t)m->lowered_k, groups = L / (size_t)m->lowered_block, lanes = (size_t)m->interleave;
+	mpfr_t *x = new_values(L), *y = new_values(L), zero, t;
+	mpfr_init2(zero, 8);
+	mpfr_init2(t, BOUND_PREC);
+	mpfr_set_zero(zero, 1);
+	for (size_t k0 = 0; k0 < K; k0 += L) {
+		struct running part;
+		running_init(&part, zero);
+		for (size_t h = 0; h < groups; h++) {
+			size_t n = 0;
+			for (size_t k = k0; k < K && k < k0 + L; k++)
+				if (((k - k0) / lanes) % groups == h) {
+					mpfr_set(x[n], abs_a[k], MPFR_RNDN);
+					mpfr_set(y[n++], abs_b[k], MPFR_RNDN);
+				}
+			tc_chain_bound(&inner, f16, f16, x, y, n, &part);
+		}
+		mpfr_add(acc->err, acc->err, part.err, MPFR_RNDU);
+		mpfr_add(t, acc->mag, part.mag, MPFR_RNDU);
+		rounding_step(acc->err, acc->mag, t, -11, -24); /* the FP16 addition */
+		running_clear(&part);
+	}
+	mpfr_clear(zero);
+	mpfr_clear(t);
+	free_values(x, L);
+	free_values(y, L);
+}
+
 static void finish_bound(const struct fpref_format *out, const struct running *r, mpfr_ptr bound)
 {
 	if (beyond_max(out, r->mag))
@@ -328,7 +414,9 @@ int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format
 	if (status == 0) {
 		struct running acc;
 		running_init(&acc, cv.x);
-		if (nc == 0)
+		if (lowered(m, output))
+			lowered_bound(m, abs_a, abs_b, K, output, &acc);
+		else if (nc == 0)
 			tc_chain_bound(m, input, output, abs_a, abs_b, K, &acc);
 		else {
 			/* each chunk from zero, then acc = fma(1, partial, acc) in FP32, rne */
