@@ -136,10 +136,20 @@ static fpref_u128 round_to(fpref_u128 sig, bool sticky, int32_t exp, int32_t q, 
 		*away = up;
 		return k + up;
 	}
-	fpref_u128 k = shift >= 128 ? 0 : sig >> shift;
-	fpref_u128 dropped = shift >= 128 ? sig : sig & mask128((int)shift);
-	bool guard = shift <= 128 && ((sig >> (shift - 1)) & 1);
-	bool rest = (shift >= 2 && (shift > 128 ? sig != 0 : (sig & mask128((int)shift - 1)) != 0)) || sticky;
+	fpref_u128 k, dropped;
+	bool guard, rest;
+	if (shift < 64 && (uint64_t)(sig >> 64) == 0) { /* the common case, in 64-bit words */
+		uint64_t s = (uint64_t)sig;
+		k = s >> shift;
+		dropped = s & low_mask((int)shift);
+		guard = (s >> (shift - 1)) & 1;
+		rest = (s & low_mask((int)shift - 1)) != 0 || sticky;
+	} else {
+		k = shift >= 128 ? 0 : sig >> shift;
+		dropped = shift >= 128 ? sig : sig & mask128((int)shift);
+		guard = shift <= 128 && ((sig >> (shift - 1)) & 1);
+		rest = (shift >= 2 && (shift > 128 ? sig != 0 : (sig & mask128((int)shift - 1)) != 0)) || sticky;
+	}
 	*inexact = dropped != 0 || sticky;
 	bool up = false;
 	switch (env->rounding) {

@@ -1,6 +1,6 @@
 /* Tensor-core block-FMA models (the rows are in formats/tc_model.c): one
- * block routine over pre-decoded operands, shared by the dot product and
- * the GEMM, ending in the emulator's rounding core. */
+ * block routine over operands decoded once, shared by the dot product, the
+ * promoted dot product and the GEMM, ending in the emulator's rounding core. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,18 +9,70 @@
 
 enum kind { FINITE = 0, ZERO = 1, INF = 2, NOT_A_NUMBER = 4 };
 
-/* An input decoded once: (-1)^negative * sig * 2^(exp - man_bits), exp
- * the place of the leading bit of a normal significand (subnormals keep
- * the format's least exponent: the hardware does not normalise them).
- * Zeros get an exponent so low that they never set the alignment. */
-struct operand {
-	uint32_t sig;
-	int16_t exp;
-	uint8_t kind;
-	uint8_t negative;
+/* Operands decoded once, as columns so that the block loops vectorise:
+ * operand i is (-1)^negative * sig * 2^(exp - man_bits), exp the place of
+ * the leading bit of a normal significand (subnormals keep the format's
+ * least exponent: the hardware does not normalise them).  Zeros, infs and
+ * NaNs have sig 0; a zero's exponent is so low that it never sets the
+ * alignment, an inf's or NaN's so high that any product with one shows
+ * as an exponent above SPECIAL_SEEN (the kinds then say what it is). */
+struct operands {
+	uint32_t *sig;
+	int32_t *exp;
+	uint64_t *negative; /* 0, or all ones */
+	uint8_t *kind;
 };
 
 #define ZERO_EXPONENT (-16000)
+#define SPECIAL_EXPONENT 20000
+#define SPECIAL_SEEN 2000
+
+static int operands_new(struct operands *o, size_t n)
+{
+	n = n ? n : 1;
+	char *m = malloc(n * (sizeof *o->sig + sizeof *o->exp + sizeof *o->negative + sizeof *o->kind));
+	o->negative = (uint64_t *)m;
+	o->sig = (uint32_t *)(m + n * sizeof *o->negative);
+	o->exp = (int32_t *)(m + n * (sizeof *o->negative + sizeof *o->sig));
+	o->kind = (uint8_t *)(m + n * (sizeof *o->negative + sizeof *o->sig + sizeof *o->exp));
+	return m ? 0 : -1;
+}
+
+static void operands_free(struct operands *o)
+{
+	free(o->negative);
+}
+
+/* The operands from index i on. */
+static struct operands operands_at(const struct operands *o, size_t i)
+{
+	return (struct operands){ o->sig + i, o->exp + i, o->negative + i, o->kind + i };
+}
+
+static int decode_one(const struct fpref_format *f, uint64_t bits, const struct operands *o, size_t i)
+{
+	struct fpref_unpacked u;
+	if (fpref_decode(f, bits, &u) == FPREF_DECODE_INVALID)
+		return -1;
+	o->negative[i] = u.negative ? ~(uint64_t)0 : 0;
+	o->kind[i] = u.cls == FPREF_CLASS_NAN ? NOT_A_NUMBER
+		     : u.cls == FPREF_CLASS_INF ? INF
+		     : u.cls == FPREF_CLASS_ZERO ? ZERO
+						  : FINITE;
+	o->sig[i] = o->kind[i] == FINITE ? (uint32_t)u.significand : 0;
+	o->exp[i] = o->kind[i] == FINITE ? u.exponent + f->man_bits
+		    : o->kind[i] == ZERO ? ZERO_EXPONENT
+					 : SPECIAL_EXPONENT;
+	return 0;
+}
+
+static int decode_all(const struct fpref_format *f, const uint64_t *bits, size_t n, const struct operands *o)
+{
+	for (size_t i = 0; i < n; i++)
+		if (decode_one(f, bits[i], o, i) != 0)
+			return -1;
+	return 0;
+}
 
 /* What one (model, input, output) needs in the inner loop. */
 struct plan {
@@ -57,38 +109,18 @@ static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struc
 	return 0;
 }
 
-static int operand(const struct fpref_format *f, uint64_t bits, struct operand *o)
-{
-	struct fpref_unpacked u;
-	if (fpref_decode(f, bits, &u) == FPREF_DECODE_INVALID)
-		return -1;
-	o->negative = u.negative;
-	o->sig = (uint32_t)u.significand;
-	o->exp = (int16_t)(u.exponent + f->man_bits);
-	o->kind = u.cls == FPREF_CLASS_NAN ? NOT_A_NUMBER
-		  : u.cls == FPREF_CLASS_INF ? INF
-		  : u.cls == FPREF_CLASS_ZERO ? ZERO
-					       : FINITE;
-	if (o->kind != FINITE) {
-		o->sig = 0;
-		o->exp = ZERO_EXPONENT;
-	}
-	return 0;
-}
-
 /* NaN or an infinity among the products of a block and c: the result's
  * pattern, or false when they are all finite. */
-static bool special_result(const struct plan *p, const struct operand *a, size_t sa, const struct operand *b,
-			   size_t sb, size_t n, uint64_t c, uint64_t *bits)
+static bool special_result(const struct plan *p, const struct operands *a, const struct operands *b, size_t n,
+			   uint64_t c, uint64_t *bits)
 {
 	bool nan = false, pos_inf = false, neg_inf = false;
 	for (size_t i = 0; i < n; i++) {
-		const struct operand *x = &a[i * sa], *y = &b[i * sb];
-		bool negative = x->negative != y->negative;
-		if ((x->kind | y->kind) & NOT_A_NUMBER || ((x->kind & INF) && (y->kind & ZERO)) ||
-		    ((y->kind & INF) && (x->kind & ZERO)))
+		unsigned x = a->kind[i], y = b->kind[i];
+		bool negative = (a->negative[i] ^ b->negative[i]) != 0;
+		if ((x | y) & NOT_A_NUMBER || ((x & INF) && (y & ZERO)) || ((y & INF) && (x & ZERO)))
 			nan = true;
-		else if ((x->kind | y->kind) & INF)
+		else if ((x | y) & INF)
 			*(negative ? &neg_inf : &pos_inf) = true;
 	}
 	struct fpref_unpacked z;
@@ -104,32 +136,61 @@ static bool special_result(const struct plan *p, const struct operand *a, size_t
 	return false;
 }
 
-/* One block: n products a[i*sa] * b[i*sb] and the accumulator c, rounded once. */
-static uint64_t block(const struct plan *p, const struct operand *a, size_t sa, const struct operand *b, size_t sb,
-		      size_t n, uint64_t c)
+/* The two loops of a block over columns, written so that compilers
+ * vectorise them; the clones pick AVX2 where the machine has it. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define BLOCK_CLONES __attribute__((target_clones("avx2", "default"), optimize("tree-vectorize", "vect-cost-model=dynamic")))
+#else
+#define BLOCK_CLONES
+#endif
+
+/* Each product as a term: magnitude (23 + lift fraction bits), exponent
+ * and sign mask.  Returns the largest exponent, not below E. */
+BLOCK_CLONES static int32_t product_terms(const uint32_t *restrict sa, const int32_t *restrict ea,
+					  const uint64_t *restrict na, const uint32_t *restrict sb,
+					  const int32_t *restrict eb, const uint64_t *restrict nb, size_t n, int shift,
+					  int32_t E, uint64_t *restrict mag, int32_t *restrict exp,
+					  uint64_t *restrict neg)
 {
-	/* terms: magnitude * 2^(exp - 23 - lift), sign apart */
-	uint64_t mag[FPREF_TC_MAX_BLOCK + 1];
-	int32_t exp[FPREF_TC_MAX_BLOCK + 1];
-	uint64_t negative[FPREF_TC_MAX_BLOCK + 1];
-	int32_t E = p->floor;
-	unsigned kinds = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct operand *x = &a[i * sa], *y = &b[i * sb];
-		kinds |= x->kind | y->kind;
-		mag[i] = ((uint64_t)x->sig * y->sig) << p->shift_in;
-		exp[i] = x->exp + y->exp;
-		negative[i] = (uint64_t)(x->negative ^ y->negative);
+		mag[i] = ((uint64_t)sa[i] * sb[i]) << shift;
+		exp[i] = ea[i] + eb[i];
+		neg[i] = na[i] ^ nb[i];
 		E = exp[i] > E ? exp[i] : E;
 	}
+	return E;
+}
+
+/* The exact sum of the terms, each magnitude truncated to a multiple of
+ * 2^(base - 23 - lift) relative to its own exponent: right-shifted by
+ * base - exp (63 at most, which leaves 0), then signed. */
+BLOCK_CLONES static int64_t aligned_sum(const uint64_t *restrict mag, const int32_t *restrict exp,
+					const uint64_t *restrict neg, size_t n, int32_t base)
+{
+	int64_t sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		int32_t right = base - exp[i];
+		uint64_t v = mag[i] >> (right < 63 ? right : 63);
+		sum += (int64_t)((v ^ neg[i]) - neg[i]);
+	}
+	return sum;
+}
+
+/* One block: n products a_i * b_i and the accumulator c, rounded once. */
+static uint64_t block(const struct plan *p, const struct operands *a, const struct operands *b, size_t n, uint64_t c)
+{
+	uint64_t mag[FPREF_TC_MAX_BLOCK + 1], neg[FPREF_TC_MAX_BLOCK + 1];
+	int32_t exp[FPREF_TC_MAX_BLOCK + 1];
+	int32_t E = product_terms(a->sig, a->exp, a->negative, b->sig, b->exp, b->negative, n, p->shift_in, p->floor,
+				  mag, exp, neg);
 	uint64_t bits;
-	if (kinds & (INF | NOT_A_NUMBER) && special_result(p, a, sa, b, sb, n, c, &bits))
+	if (E > SPECIAL_SEEN && special_result(p, a, b, n, c, &bits))
 		return bits;
 	/* c enters as an FP32-style term: a 24-bit significand, normalised as
 	 * FP32 holds it (the exponent -126 when subnormal there) */
 	const struct fpref_format *o = p->output;
 	uint64_t field = (c >> o->man_bits) & ((1u << o->exp_bits) - 1), c_mag = c & ((1ull << o->man_bits) - 1);
-	if (field == (1u << o->exp_bits) - 1 && special_result(p, a, sa, b, sb, n, c, &bits))
+	if (field == (1u << o->exp_bits) - 1 && special_result(p, a, b, n, c, &bits))
 		return bits;
 	size_t count = n;
 	if (field || c_mag) {
@@ -141,43 +202,30 @@ static uint64_t block(const struct plan *p, const struct operand *a, size_t sa, 
 		}
 		mag[count] = c_mag << p->lift;
 		exp[count] = e;
-		negative[count] = (c >> (o->man_bits + o->exp_bits)) & 1;
+		neg[count] = (c >> (o->man_bits + o->exp_bits)) & 1 ? ~(uint64_t)0 : 0;
 		E = e > E ? e : E;
 		count++;
 	}
 	/* every term to F fraction bits below E, its magnitude truncated */
-	int64_t sum = 0;
-	int32_t base = E + 23 + p->lift - p->frac;
-	for (size_t i = 0; i < count; i++) {
-		int32_t right = base - exp[i];
-		uint64_t v = mag[i] >> (right < 63 ? right : 63);
-		sum += (int64_t)((v ^ -negative[i]) + negative[i]);
-	}
+	int64_t sum = aligned_sum(mag, exp, neg, count, E + 23 + p->lift - p->frac);
 	unsigned flags = 0;
-	bool neg = sum < 0;
-	uint64_t r = fpref_emu_round_pack(&p->target, &p->env, 0, neg, E - p->frac,
-					  (fpref_u128)(neg ? -(uint64_t)sum : (uint64_t)sum), false, &flags);
+	bool negative = sum < 0;
+	uint64_t r = fpref_emu_round_pack(&p->target, &p->env, 0, negative, E - p->frac,
+					  (fpref_u128)(negative ? -(uint64_t)sum : (uint64_t)sum), false, &flags);
 	if (flags & FPREF_FLAG_OVERFLOW) /* the hardware gives inf even when rounding toward zero */
-		fpref_format_inf_bits(&p->target, neg, &r);
+		fpref_format_inf_bits(&p->target, negative, &r);
 	return r << p->target_shift;
 }
 
-/* d = chain of blocks over K products with strides, from accumulator c. */
-static uint64_t chain(const struct plan *p, const struct operand *a, size_t sa, const struct operand *b, size_t sb,
-		      size_t K, uint64_t c)
+/* d = chain of blocks over K products, from accumulator c. */
+static uint64_t chain(const struct plan *p, const struct operands *a, const struct operands *b, size_t K, uint64_t c)
 {
 	size_t n = (size_t)p->block;
-	for (size_t k = 0; k < K; k += n) /* a short last block is the same as one padded with zero products */
-		c = block(p, a + k * sa, sa, b + k * sb, sb, K - k < n ? K - k : n, c);
+	for (size_t k = 0; k < K; k += n) { /* a short last block is the same as one padded with zero products */
+		struct operands x = operands_at(a, k), y = operands_at(b, k);
+		c = block(p, &x, &y, K - k < n ? K - k : n, c);
+	}
 	return c;
-}
-
-static int decode_all(const struct fpref_format *f, const uint64_t *bits, size_t n, struct operand *o)
-{
-	for (size_t i = 0; i < n; i++)
-		if (operand(f, bits[i], &o[i]) != 0)
-			return -1;
-	return 0;
 }
 
 static bool lowered(const struct fpref_tc_model *m, const struct fpref_format *output)
@@ -194,36 +242,63 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 	struct fpref_tc_model inner = fpref_tc_model_lowered_blocks(m);
 	struct plan p;
 	size_t L = (size_t)m->lowered_k, groups = L / (size_t)m->lowered_block, lanes = (size_t)m->interleave;
-	if (plan_init(&p, &inner, f16, f16) != 0 || L > 2 * FPREF_TC_MAX_BLOCK || groups == 0 || lanes == 0)
+	if (plan_init(&p, &inner, f16, f16) != 0 || groups == 0 || lanes == 0)
 		return -1;
 	struct fpref_env env;
 	fpref_env_default(&env); /* exact conversions to FP16, then rne additions */
-	struct operand x[2 * FPREF_TC_MAX_BLOCK], y[2 * FPREF_TC_MAX_BLOCK];
+	struct operands x, y;
+	if (operands_new(&x, L) != 0)
+		return -1;
+	if (operands_new(&y, L) != 0) {
+		operands_free(&x);
+		return -1;
+	}
+	int status = 0;
 	uint64_t acc = c;
-	for (size_t k0 = 0; k0 < K; k0 += L) {
+	for (size_t k0 = 0; k0 < K && status == 0; k0 += L) {
 		size_t len = K - k0 < L ? K - k0 : L;
 		uint64_t partial = 0;
-		for (size_t h = 0; h < groups; h++) {
+		for (size_t h = 0; h < groups && status == 0; h++) {
 			size_t n = 0;
-			for (size_t k = 0; k < len; k++) {
+			for (size_t k = 0; k < len && status == 0; k++) {
 				if ((k / lanes) % groups != h)
 					continue;
 				uint64_t u, v;
 				unsigned flags = 0;
-				if (fpref_emu_convert(input, a[k0 + k], f16, &env, 0, &u, &flags) != 0 ||
-				    fpref_emu_convert(input, b[k0 + k], f16, &env, 0, &v, &flags) != 0)
-					return -1;
-				operand(f16, u, &x[n]);
-				operand(f16, v, &y[n]);
-				n++;
+				status = fpref_emu_convert(input, a[k0 + k], f16, &env, 0, &u, &flags) |
+					 fpref_emu_convert(input, b[k0 + k], f16, &env, 0, &v, &flags);
+				if (status == 0) {
+					decode_one(f16, u, &x, n);
+					decode_one(f16, v, &y, n);
+					n++;
+				}
 			}
-			partial = block(&p, x, 1, y, 1, n, partial);
+			if (status == 0)
+				partial = block(&p, &x, &y, n, partial);
 		}
 		uint64_t args[3] = { partial, acc, 0 };
 		unsigned flags = 0;
 		fpref_emu_op(FPREF_OP_ADD, f16, args, &env, 0, &acc, &flags);
 	}
-	*d = acc;
+	operands_free(&x);
+	operands_free(&y);
+	if (status == 0)
+		*d = acc;
+	return status ? -1 : 0;
+}
+
+/* a and b decoded into one allocation of 2K operands. */
+static int decode_pair(const struct fpref_format *input, const uint64_t *a, const uint64_t *b, size_t K,
+		       struct operands *all, struct operands *x, struct operands *y)
+{
+	if (operands_new(all, 2 * K) != 0)
+		return -1;
+	*x = *all;
+	*y = operands_at(all, K);
+	if (decode_all(input, a, K, x) != 0 || decode_all(input, b, K, y) != 0) {
+		operands_free(all);
+		return -1;
+	}
 	return 0;
 }
 
@@ -236,36 +311,35 @@ int fpref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *inpu
 		return -1;
 	if (lowered(m, output))
 		return lowered_dot(m, input, a, b, K, c, output, d);
-	struct operand *x = malloc((2 * K + 1) * sizeof *x);
-	if (!x)
+	struct operands all, x, y;
+	if (decode_pair(input, a, b, K, &all, &x, &y) != 0)
 		return -1;
-	int r = decode_all(input, a, K, x) | decode_all(input, b, K, x + K);
-	if (r == 0)
-		*d = chain(&p, x, 1, x + K, 1, K, c);
-	free(x);
-	return r ? -1 : 0;
+	*d = chain(&p, &x, &y, K, c);
+	operands_free(&all);
+	return 0;
 }
 
-/* The promoted accumulation of one chunk's partial sum p with scales. */
+/* The promoted accumulation of one chunk's partial sum with scales. */
 static uint64_t promote(const struct fpref_format *f32, const struct fpref_env *env, uint64_t scale_a,
-			uint64_t scale_b, uint64_t p, uint64_t acc)
+			uint64_t scale_b, uint64_t partial, uint64_t acc)
 {
 	uint64_t scales[3] = { scale_a, scale_b, 0 }, s = 0;
 	unsigned flags = 0;
 	fpref_emu_op(FPREF_OP_MUL, f32, scales, env, 0, &s, &flags);
-	uint64_t args[3] = { s, p, acc };
+	uint64_t args[3] = { s, partial, acc };
 	fpref_emu_op(FPREF_OP_FMA, f32, args, env, 0, &acc, &flags);
 	return acc;
 }
 
 static const uint64_t fp32_one = 0x3F800000;
 
-static uint64_t chain_promoted(const struct plan *p, const struct fpref_env *env, const struct operand *a, size_t sa,
-			       const struct operand *b, size_t sb, size_t K, size_t nc, const uint64_t *scale_a,
+static uint64_t chain_promoted(const struct plan *p, const struct fpref_env *env, const struct operands *a,
+			       const struct operands *b, size_t K, size_t nc, const uint64_t *scale_a,
 			       const uint64_t *scale_b, uint64_t acc)
 {
 	for (size_t k = 0, j = 0; k < K; k += nc, j++) {
-		uint64_t partial = chain(p, a + k * sa, sa, b + k * sb, sb, K - k < nc ? K - k : nc, 0);
+		struct operands x = operands_at(a, k), y = operands_at(b, k);
+		uint64_t partial = chain(p, &x, &y, K - k < nc ? K - k : nc, 0);
 		acc = promote(p->output, env, scale_a ? scale_a[j] : fp32_one, scale_b ? scale_b[j] : fp32_one, partial,
 			      acc);
 	}
@@ -284,14 +358,12 @@ int fpref_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_for
 		return -1;
 	struct fpref_env env; /* FP32 arithmetic on ordinary cores: rne */
 	fpref_env_default(&env);
-	struct operand *x = malloc((2 * K + 1) * sizeof *x);
-	if (!x)
+	struct operands all, x, y;
+	if (decode_pair(input, a, b, K, &all, &x, &y) != 0)
 		return -1;
-	int r = decode_all(input, a, K, x) | decode_all(input, b, K, x + K);
-	if (r == 0)
-		*d = chain_promoted(&p, &env, x, 1, x + K, 1, K, nc, scale_a, scale_b, c);
-	free(x);
-	return r ? -1 : 0;
+	*d = chain_promoted(&p, &env, &x, &y, K, nc, scale_a, scale_b, c);
+	operands_free(&all);
+	return 0;
 }
 
 int fpref_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
@@ -301,37 +373,39 @@ int fpref_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *inp
 	struct plan p;
 	if (plan_init(&p, m, input, output) != 0 || (nc && strcmp(output->name, "float32") != 0))
 		return -1;
+	for (size_t i = 0; C && i < M * N; i++) {
+		struct fpref_unpacked z;
+		if (fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID)
+			return -1;
+	}
+	if (lowered(m, output)) { /* element by element */
+		uint64_t *col = malloc((K + 1) * sizeof *col);
+		int r = col ? 0 : -1;
+		for (size_t i = 0; i < M && r == 0; i++)
+			for (size_t j = 0; j < N && r == 0; j++) {
+				for (size_t k = 0; k < K; k++)
+					col[k] = B[k * N + j];
+				r = lowered_dot(m, input, A + i * K, col, K, C ? C[i * N + j] : 0, output, &D[i * N + j]);
+			}
+		free(col);
+		return r;
+	}
 	struct fpref_env env;
 	fpref_env_default(&env);
-	struct operand *a = malloc((M * K + K * N + 1) * sizeof *a);
-	if (!a)
+	struct operands all;
+	if (operands_new(&all, M * K + K * N) != 0)
 		return -1;
-	struct operand *bt = a + M * K; /* B transposed: each column contiguous */
-	int r = decode_all(input, A, M * K, a);
+	struct operands bt = operands_at(&all, M * K); /* B transposed: each column contiguous */
+	int r = decode_all(input, A, M * K, &all);
 	for (size_t k = 0; k < K && r == 0; k++)
 		for (size_t j = 0; j < N && r == 0; j++)
-			r = operand(input, B[k * N + j], &bt[j * K + k]);
-	for (size_t i = 0; i < M * N && r == 0 && C; i++) {
-		struct fpref_unpacked z;
-		r = fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID ? -1 : 0;
-	}
-	uint64_t *col = lowered(m, output) ? malloc((K + 1) * sizeof *col) : NULL;
-	if (lowered(m, output) && !col)
-		r = -1;
-	for (size_t i = 0; i < M && r == 0 && col; i++) /* the lowered path, element by element */
-		for (size_t j = 0; j < N && r == 0; j++) {
-			for (size_t k = 0; k < K; k++)
-				col[k] = B[k * N + j];
-			r = lowered_dot(m, input, A + i * K, col, K, C ? C[i * N + j] : 0, output, &D[i * N + j]);
+			r = decode_one(input, B[k * N + j], &bt, j * K + k);
+	for (size_t i = 0; i < M && r == 0; i++)
+		for (size_t j = 0; j < N; j++) {
+			struct operands x = operands_at(&all, i * K), y = operands_at(&bt, j * K);
+			uint64_t c = C ? C[i * N + j] : 0;
+			D[i * N + j] = nc ? chain_promoted(&p, &env, &x, &y, K, nc, NULL, NULL, c) : chain(&p, &x, &y, K, c);
 		}
-	if (r == 0 && !col)
-		for (size_t i = 0; i < M; i++)
-			for (size_t j = 0; j < N; j++) {
-				uint64_t c = C ? C[i * N + j] : 0;
-				D[i * N + j] = nc ? chain_promoted(&p, &env, a + i * K, 1, bt + j * K, 1, K, nc, NULL, NULL, c)
-						  : chain(&p, a + i * K, 1, bt + j * K, 1, K, c);
-			}
-	free(col);
-	free(a);
+	operands_free(&all);
 	return r ? -1 : 0;
 }
