@@ -343,9 +343,9 @@ static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_fo
 			mpfr_min(t, r->mag, unit, MPFR_RNDU);
 			mpfr_add(tau, tau, t, MPFR_RNDU);
 		}
-		/* the truncated sum is at most |acc| + S + tau, then one rounding */
+		/* truncation never raises a magnitude: the truncated sum is at most
+		 * |acc| + S, then one rounding */
 		mpfr_add(t, r->mag, S, MPFR_RNDU);
-		mpfr_add(t, t, tau, MPFR_RNDU);
 		mpfr_add(r->err, r->err, tau, MPFR_RNDU);
 		rounding_step(r->err, r->mag, t, log2_u, log2_eta);
 	}

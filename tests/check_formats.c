@@ -1,7 +1,9 @@
 /* The format catalogue: published constants, every encoding of every
  * format of 16 bits or fewer round-trips, names and custom spellings. */
 #include <math.h>
+
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -300,6 +302,102 @@ START_TEST(sr_stream_is_splitmix64)
 }
 END_TEST
 
+/* .npy: files laid out as the format's description says (magic, version,
+ * header length, dict, data), version 1.0 and a big-endian 2.0, our writer
+ * read back, and every malformed file refused with a message. */
+static void write_npy(const char *path, int version, const char *dict, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	size_t len = strlen(dict) + 1;
+	unsigned char pre[12] = { 0x93, 'N', 'U', 'M', 'P', 'Y', (unsigned char)version, 0,
+				  (unsigned char)len, (unsigned char)(len >> 8), 0, 0 };
+	fwrite(pre, 1, version == 1 ? 10 : 12, f);
+	fprintf(f, "%s\n", dict);
+	fwrite(data, 1, n, f);
+	fclose(f);
+}
+
+START_TEST(npy_files)
+{
+	char dir[] = "/tmp/fpref-npy.XXXXXX", path[256], err[512];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/a.npy", dir);
+	static const unsigned char u2[] = { 1, 0, 2, 0, 0, 0x80 };
+	write_npy(path, 1, "{'descr': '<u2', 'fortran_order': False, 'shape': (3,), }", u2, sizeof u2);
+	struct fpref_npy a;
+	ck_assert_int_eq(fpref_npy_read(path, &a, err, sizeof err), 0);
+	ck_assert_int_eq(a.kind, 'u');
+	ck_assert_uint_eq(a.item_bytes, 2);
+	ck_assert_int_eq(a.ndim, 1);
+	ck_assert_uint_eq(a.count, 3);
+	const uint16_t *u = a.data;
+	ck_assert_uint_eq(u[0], 1);
+	ck_assert_uint_eq(u[2], 0x8000);
+	fpref_npy_free(&a);
+	/* big-endian >f4, shape (1, 2): 1.0 and -2.0, swapped on reading */
+	static const unsigned char f4[] = { 0x3f, 0x80, 0, 0, 0xc0, 0, 0, 0 };
+	write_npy(path, 2, "{\"descr\": \">f4\", \"fortran_order\": False, \"shape\": (1, 2)}", f4, sizeof f4);
+	ck_assert_int_eq(fpref_npy_read(path, &a, err, sizeof err), 0);
+	ck_assert_int_eq(a.ndim, 2);
+	ck_assert_uint_eq(a.shape[1], 2);
+	const uint32_t *w = a.data;
+	ck_assert_uint_eq(w[0], 0x3F800000);
+	ck_assert_uint_eq(w[1], 0xC0000000);
+	fpref_npy_free(&a);
+	/* our writer, read back; the data starts on a 64-byte boundary */
+	uint16_t items[6] = { 1, 2, 3, 4, 5, 6 };
+	size_t shape[2] = { 2, 3 };
+	ck_assert_int_eq(fpref_npy_write(path, "<f2", shape, 2, items, 2, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_npy_read(path, &a, err, sizeof err), 0);
+	ck_assert_uint_eq(a.shape[0], 2);
+	ck_assert_uint_eq(a.shape[1], 3);
+	ck_assert_int_eq(memcmp(a.data, items, sizeof items), 0);
+	fpref_npy_free(&a);
+	FILE *f = fopen(path, "rb");
+	fseek(f, 0, SEEK_END);
+	ck_assert_int_eq(ftell(f), 128 + 12);
+	fclose(f);
+	/* refused: each names the file and the problem */
+	static const struct {
+		int version;
+		const char *dict;
+		size_t data_bytes;
+		const char *says;
+	} bad[] = {
+		{ 1, "{'descr': '<u2', 'fortran_order': False, 'shape': (3,), }", 5, "truncated" },
+		{ 1, "{'descr': '<u2', 'fortran_order': False, 'shape': (3,), }", 7, "more data" },
+		{ 1, "{'descr': '<u2', 'fortran_order': True, 'shape': (3,), }", 6, "Fortran" },
+		{ 1, "{'descr': '|O8', 'fortran_order': False, 'shape': (3,), }", 24, "descr" },
+		{ 1, "{'descr': [('x', '<u2')], 'fortran_order': False, 'shape': (3,), }", 6, "structured" },
+		{ 1, "{'descr': '<u2', 'fortran_order': False}", 0, "shape" },
+		{ 1, "{'descr': '<u2', 'fortran_order': False, 'shape': (-3,), }", 0, "shape" },
+		{ 9, "{'descr': '<u2', 'fortran_order': False, 'shape': (3,), }", 6, "version" },
+	};
+	static const unsigned char zeros[32] = { 0 };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		write_npy(path, bad[i].version, bad[i].dict, zeros, bad[i].data_bytes);
+		err[0] = '\0';
+		ck_assert_int_eq(fpref_npy_read(path, &a, err, sizeof err), -1);
+		ck_assert_msg(strstr(err, bad[i].says) && strstr(err, "a.npy"), "case %zu: '%s'", i, err);
+	}
+	f = fopen(path, "wb");
+	fputs("GIF89a", f);
+	fclose(f);
+	ck_assert_int_eq(fpref_npy_read(path, &a, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "magic"));
+	ck_assert_int_eq(fpref_npy_read("/nonexistent/x.npy", &a, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "x.npy"));
+	/* an unwritable place: an error, and nothing left behind */
+	snprintf(path, sizeof path, "%s/missing/b.npy", dir);
+	ck_assert_int_eq(fpref_npy_write(path, "<f2", shape, 2, items, 2, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "b.npy"));
+	snprintf(path, sizeof path, "%s/a.npy", dir);
+	remove(path);
+	ck_assert_int_eq(rmdir(dir), 0); /* empty: no temporary file was left */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("formats");
@@ -312,6 +410,7 @@ int main(void)
 	tcase_add_test(tc, bad_names);
 	tcase_add_test(tc, sr_options);
 	tcase_add_test(tc, sr_stream_is_splitmix64);
+	tcase_add_test(tc, npy_files);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return test_run(s);

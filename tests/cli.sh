@@ -736,5 +736,61 @@ check_has 'dot h100 e4m3 promoted every 32: 32 + 2^-13' "$tmp/out" ' 0 42000020'
 run dot --model recursive --in f16 --promote 32
 check_bad 'dot: --promote needs a tensor-core model' 2 '--promote'
 
+# 14. The generic block model: H100 FP8's parameters give the preset's
+# answer (32 without promotion, section 12); its options are checked.
+run_in "$tmp/promo" dot --model generic --block 32 --frac 13 --floor -133 --final rtz --in e4m3
+check_has 'dot generic = h100 e4m3' "$tmp/out" ' 0 42000000'
+run dot --model generic --block 32 --in e4m3
+check_bad 'dot generic: --frac missing' 2 '--frac'
+run dot --model generic --block 99 --frac 13 --in e4m3
+check_bad 'dot generic: block out of range' 2 'block 99'
+run dot --model generic --block 32 --frac 13 --final rup --in e4m3
+check_bad 'dot generic: --final' 2 'rtz or rne'
+run dot --model h100 --block 4 --in e4m3
+check_bad 'dot h100: --block is the model'"'"'s' 2 'generic'
+run dot --model recursive --frac 13 --in f16
+check_bad 'dot: --frac without generic' 2 '--frac'
+# H100 FP8 with FP16 output (the lowered path): 1*1 + C = 1 is 2 (4000).
+printf '38 38 3C00\n' >"$tmp/low"
+run_in "$tmp/low" dot --model h100 --in e4m3 --out f16
+check_result 'dot h100 e4m3 -> f16' 0 '38 38 3C00 4000'
+
+# 15. gemm.  A = [[1, 2], [3, 4]] and B = I as .npy float16 (bytes worked
+# from the .npy format: magic, version 1.0, header length 118, the dict
+# padded to 64 bytes, little-endian data); D = A exactly, saved as float32.
+printf '\223NUMPY\001\000v\000{\047descr\047: \047<f2\047, \047fortran_order\047: False, \047shape\047: (2, 2), }                                                          \012\000<\000@\000B\000D' >"$tmp/A.npy"
+printf '\223NUMPY\001\000v\000{\047descr\047: \047<f2\047, \047fortran_order\047: False, \047shape\047: (2, 2), }                                                          \012\000<\000\000\000\000\000<' >"$tmp/B.npy"
+printf '\223NUMPY\001\000v\000{\047descr\047: \047<f4\047, \047fortran_order\047: False, \047shape\047: (2, 2), }                                                          \012\000\000\200?\000\000\000@\000\000@@\000\000\200@' >"$tmp/Dwant.npy"
+run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp/D.npy"
+check_rc 'gemm npy: exit 0' 0
+check_has 'gemm npy: no error' "$tmp/out" 'absolute        max 0 '
+if cmp -s "$tmp/D.npy" "$tmp/Dwant.npy"; then ok 'gemm --save: D.npy as numpy writes it'; else not_ok 'gemm --save' 'D.npy = Dwant.npy' 'different bytes'; fi
+run gemm --model exact --in e4m3 --out f64 --size 3x3x4 --seed 5
+check_has 'gemm exact in f64: no error' "$tmp/out" 'absolute        max 0 '
+check_has 'gemm: names the model' "$tmp/out" 'model: exact'
+run gemm --model a100 --in f16 --size 4x4x64 --json
+check_match 'gemm --json' "$tmp/out" '^{"elements": 16, "nonfinite": 0,.*"above_bound": 0,'
+head -c 100 "$tmp/A.npy" >"$tmp/short.npy"
+run gemm --model h100 --in f16 --a "$tmp/short.npy" --b "$tmp/B.npy"
+check_bad 'gemm: truncated .npy' 2 'short.npy' 'truncated'
+printf 'not a numpy file' >"$tmp/junk.npy"
+run gemm --model h100 --in f16 --a "$tmp/junk.npy" --b "$tmp/B.npy"
+check_bad 'gemm: not .npy' 2 'junk.npy' 'magic'
+printf '\223NUMPY\001\000v\000{\047descr\047: \047<u4\047, \047fortran_order\047: False, \047shape\047: (2, 2), }                                                          \012\000\000\200?\000\000\000@\000\000@@\000\000\200@' >"$tmp/u4.npy"
+run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/u4.npy"
+check_bad 'gemm: 4-byte patterns for float16' 2 'u4.npy' '2-byte bit patterns'
+run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/Dwant.npy"
+check_has 'gemm: float32 values are rounded to the input format' "$tmp/out" 'absolute        max 0 '
+run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp/no/such/dir/D.npy"
+check_rc 'gemm: unwritable --save: exit 1' 1
+check_has 'gemm: unwritable --save: message' "$tmp/err" 'D.npy'
+if ls "$tmp/no" >/dev/null 2>&1; then not_ok 'gemm: unwritable --save leaves nothing' 'no file' 'a file'; else ok 'gemm: unwritable --save leaves nothing'; fi
+run gemm --model h100 --in f16 --size 2x2
+check_bad 'gemm: bad --size' 2 'MxNxK'
+run gemm --model h100 --in f16
+check_bad 'gemm: no inputs' 2 '--size'
+run gemm --model h100 --in f16 --size 2x2x2 --dist cauchy
+check_bad 'gemm: bad --dist' 2 'cauchy'
+
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]
