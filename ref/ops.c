@@ -217,59 +217,87 @@ done:
 	return status;
 }
 
+/* The exact terms of a . b + c: K products and c, each exact in 130 bits,
+ * with the exponent range they span.  0, or -1 for an invalid pattern (the
+ * terms made so far are still counted in *n, for clearing). */
+struct dot_terms {
+	mpfr_t *terms;
+	mpfr_ptr *refs;
+	size_t n;
+	bool nan, pos_inf, neg_inf;
+	mpfr_exp_t top, bottom;
+};
+
+static int dot_terms(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+		     const struct fpref_format *acc, bool daz, struct dot_terms *t)
+{
+	*t = (struct dot_terms){ malloc((K + 1) * sizeof *t->terms), malloc((K + 1) * sizeof *t->refs), 0, false,
+				 false, false, MPFR_EMIN_MIN, MPFR_EMAX_MAX };
+	struct fpref_ref_value x, y;
+	fpref_ref_value_init(&x);
+	fpref_ref_value_init(&y);
+	int status = t->terms && t->refs ? 0 : -1;
+	for (size_t k = 0; k <= K && status == 0; k++) {
+		bool is_c = k == K;
+		status = fpref_ref_from_bits(is_c ? acc : in, is_c ? c : a[k], daz, &x);
+		if (status == 0 && !is_c)
+			status = fpref_ref_from_bits(in, b[k], daz, &y);
+		if (status != 0)
+			break;
+		mpfr_ptr term = t->terms[t->n];
+		mpfr_init2(term, 2 * 64 + 2);
+		if (is_c)
+			mpfr_set(term, x.x, MPFR_RNDN);
+		else
+			mpfr_mul(term, x.x, y.x, MPFR_RNDN); /* exact: two significands of at most 64 bits */
+		if (mpfr_nan_p(term))
+			t->nan = true;
+		else if (mpfr_inf_p(term))
+			*(mpfr_signbit(term) ? &t->neg_inf : &t->pos_inf) = true;
+		else if (mpfr_regular_p(term)) {
+			mpfr_exp_t e = mpfr_get_exp(term);
+			t->top = e > t->top ? e : t->top;
+			t->bottom = e - 2 * 64 - 2 < t->bottom ? e - 2 * 64 - 2 : t->bottom;
+		}
+		t->refs[t->n++] = term;
+	}
+	fpref_ref_value_clear(&x);
+	fpref_ref_value_clear(&y);
+	return status;
+}
+
+static void dot_terms_clear(struct dot_terms *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		mpfr_clear(t->terms[i]);
+	free(t->terms);
+	free(t->refs);
+}
+
 int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
 			const struct fpref_format *acc, const struct fpref_env *env, uint64_t *d, unsigned *flags)
 {
-	mpfr_t *terms = malloc((K + 1) * sizeof *terms);
-	mpfr_ptr *refs = malloc((K + 1) * sizeof *refs);
-	struct fpref_ref_value x, y, r;
-	fpref_ref_value_init(&x);
-	fpref_ref_value_init(&y);
+	struct fpref_ref_value r;
 	fpref_ref_value_init(&r);
-	int status = terms && refs ? 0 : -1;
-	size_t n = 0;
-	bool nan = false, pos_inf = false, neg_inf = false;
 	mpfr_flags_t saved = mpfr_flags_save();
-	for (size_t k = 0; k <= K && status == 0; k++) {
-		bool is_c = k == K;
-		status = fpref_ref_from_bits(is_c ? acc : in, is_c ? c : a[k], env->daz, &x);
-		if (status == 0 && !is_c)
-			status = fpref_ref_from_bits(in, b[k], env->daz, &y);
-		if (status != 0)
-			break;
-		mpfr_init2(terms[n], 2 * 64 + 2);
-		if (is_c)
-			mpfr_set(terms[n], x.x, MPFR_RNDN);
-		else
-			mpfr_mul(terms[n], x.x, y.x, MPFR_RNDN); /* exact: two significands of at most 64 bits */
-		if (mpfr_nan_p(terms[n]))
-			nan = true;
-		else if (mpfr_inf_p(terms[n]))
-			*(mpfr_signbit(terms[n]) ? &neg_inf : &pos_inf) = true;
-		refs[n] = terms[n];
-		n++;
-	}
+	struct dot_terms t;
+	int status = dot_terms(in, a, b, K, c, acc, env->daz, &t);
 	if (status == 0) {
-		if (nan || (pos_inf && neg_inf)) {
+		if (t.nan || (t.pos_inf && t.neg_inf)) {
 			*flags |= FPREF_FLAG_INVALID;
 			set_nan(&r, false);
-		} else if (pos_inf || neg_inf) {
-			mpfr_set_inf(r.x, neg_inf ? -1 : 1);
+		} else if (t.pos_inf || t.neg_inf) {
+			mpfr_set_inf(r.x, t.neg_inf ? -1 : 1);
 		} else {
 			mpfr_set_prec(r.x, FPREF_REF_WORK_PREC);
-			make_odd(&r, mpfr_sum(r.x, refs, (unsigned long)n, MPFR_RNDZ));
+			make_odd(&r, mpfr_sum(r.x, t.refs, (unsigned long)t.n, MPFR_RNDZ));
 			if (mpfr_zero_p(r.x) && !r.inexact)
 				zero_sum_sign(&r, env);
 		}
 		mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
 		fpref_ref_round(&r, acc, env, env->sr_random, d, flags, NULL);
 	}
-	for (size_t i = 0; i < n; i++)
-		mpfr_clear(terms[i]);
-	free(terms);
-	free(refs);
-	fpref_ref_value_clear(&x);
-	fpref_ref_value_clear(&y);
+	dot_terms_clear(&t);
 	fpref_ref_value_clear(&r);
 	return status;
 }
@@ -277,46 +305,14 @@ int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const 
 int fpref_ref_dot_value(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
 			const struct fpref_format *acc, mpfr_ptr exact)
 {
-	mpfr_t *terms = malloc((K + 1) * sizeof *terms);
-	mpfr_ptr *refs = malloc((K + 1) * sizeof *refs);
-	struct fpref_ref_value x, y;
-	fpref_ref_value_init(&x);
-	fpref_ref_value_init(&y);
-	int status = terms && refs ? 0 : -1;
-	size_t n = 0;
-	mpfr_exp_t top = MPFR_EMIN_MIN, bottom = MPFR_EMAX_MAX;
-	for (size_t k = 0; k <= K && status == 0; k++) {
-		bool is_c = k == K;
-		status = fpref_ref_from_bits(is_c ? acc : in, is_c ? c : a[k], false, &x);
-		if (status == 0 && !is_c)
-			status = fpref_ref_from_bits(in, b[k], false, &y);
-		if (status != 0)
-			break;
-		mpfr_init2(terms[n], 2 * 64 + 2);
-		if (is_c)
-			mpfr_set(terms[n], x.x, MPFR_RNDN);
-		else
-			mpfr_mul(terms[n], x.x, y.x, MPFR_RNDN); /* exact */
-		if (mpfr_regular_p(terms[n])) {
-			mpfr_exp_t e = mpfr_get_exp(terms[n]);
-			top = e > top ? e : top;
-			bottom = e - 2 * 64 - 2 < bottom ? e - 2 * 64 - 2 : bottom;
-		}
-		refs[n] = terms[n];
-		n++;
-	}
+	struct dot_terms t;
+	int status = dot_terms(in, a, b, K, c, acc, false, &t);
 	if (status == 0) {
 		/* enough bits for every term's place and the carries: the sum is exact */
-		mpfr_prec_t prec = top > bottom ? (mpfr_prec_t)(top - bottom) + 72 : 64;
-		mpfr_set_prec(exact, prec);
-		mpfr_sum(exact, refs, (unsigned long)n, MPFR_RNDN);
+		mpfr_set_prec(exact, t.top > t.bottom ? (mpfr_prec_t)(t.top - t.bottom) + 72 : 64);
+		mpfr_sum(exact, t.refs, (unsigned long)t.n, MPFR_RNDN);
 	}
-	for (size_t i = 0; i < n; i++)
-		mpfr_clear(terms[i]);
-	free(terms);
-	free(refs);
-	fpref_ref_value_clear(&x);
-	fpref_ref_value_clear(&y);
+	dot_terms_clear(&t);
 	return status;
 }
 
@@ -330,7 +326,7 @@ int fpref_ref_error(const struct fpref_format *f, uint64_t bits, mpfr_srcptr exa
 		return -1;
 	}
 	mpfr_t err, t;
-	mpfr_init2(err, mpfr_get_prec(exact) + 128);
+	mpfr_init2(err, mpfr_get_prec(exact) + 2200); /* room for any value of FP64 or narrower beside it: exact */
 	mpfr_init2(t, 64);
 	mpfr_sub(err, v.x, exact, MPFR_RNDN); /* exact */
 	mpfr_abs(err, err, MPFR_RNDN);

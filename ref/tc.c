@@ -293,6 +293,36 @@ static void free_values(mpfr_t *v, size_t n)
 	free(v);
 }
 
+/* The inputs of a bound: |a_k|, |b_k| and c.  Status 0, 1 when some input
+ * is NaN or inf (no bound), -1 for an invalid pattern or no memory. */
+struct bound_inputs {
+	mpfr_t *abs_a, *abs_b;
+	size_t K;
+	struct fpref_ref_value c;
+};
+
+static int bound_inputs_read(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K,
+			     const struct fpref_format *acc, uint64_t c, struct bound_inputs *bi)
+{
+	bi->K = K;
+	bi->abs_a = new_values(K);
+	bi->abs_b = new_values(K);
+	fpref_ref_value_init(&bi->c);
+	int status = !bi->abs_a || !bi->abs_b ? -1 : read_inputs(in, a, b, K, bi->abs_a, bi->abs_b);
+	if (status == 0 && fpref_ref_from_bits(acc, c, false, &bi->c) != 0)
+		status = -1;
+	if (status == 0 && !mpfr_number_p(bi->c.x))
+		status = 1;
+	return status;
+}
+
+static void bound_inputs_clear(struct bound_inputs *bi)
+{
+	fpref_ref_value_clear(&bi->c);
+	free_values(bi->abs_a, bi->K);
+	free_values(bi->abs_b, bi->K);
+}
+
 /* The chain of blocks from an accumulator bounded by r->mag (exactly zero
  * when that is 0): the recurrence of docs/accumulation.md. */
 static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input,
@@ -401,19 +431,14 @@ int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format
 	if ((strcmp(output->name, "float32") != 0 && strcmp(output->name, "float16") != 0) ||
 	    !fpref_tc_input_ok(input) || (nc && strcmp(output->name, "float32") != 0))
 		return -1;
-	mpfr_t *abs_a = new_values(K), *abs_b = new_values(K);
-	struct fpref_ref_value cv;
-	fpref_ref_value_init(&cv);
-	int status = !abs_a || !abs_b ? -1 : read_inputs(input, a, b, K, abs_a, abs_b);
-	if (status == 0 && fpref_ref_from_bits(output, c, false, &cv) != 0)
-		status = -1;
-	if (status == 0 && !mpfr_number_p(cv.x))
-		status = 1;
+	struct bound_inputs bi;
+	int status = bound_inputs_read(input, a, b, K, output, c, &bi);
+	mpfr_t *abs_a = bi.abs_a, *abs_b = bi.abs_b;
 	if (status == 1)
 		mpfr_set_nan(bound);
 	if (status == 0) {
 		struct running acc;
-		running_init(&acc, cv.x);
+		running_init(&acc, bi.c.x);
 		if (lowered(m, output))
 			lowered_bound(m, abs_a, abs_b, K, output, &acc);
 		else if (nc == 0)
@@ -439,9 +464,7 @@ int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format
 		finish_bound(output, &acc, bound);
 		running_clear(&acc);
 	}
-	fpref_ref_value_clear(&cv);
-	free_values(abs_a, K);
-	free_values(abs_b, K);
+	bound_inputs_clear(&bi);
 	return status < 0 ? -1 : 0;
 }
 
@@ -495,14 +518,9 @@ int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct f
 {
 	if (acc->man_bits > FPREF_OP_MAX_MAN_BITS || (order == FPREF_SUM_BLOCKED && block == 0))
 		return -1;
-	mpfr_t *abs_a = new_values(K), *abs_b = new_values(K);
-	struct fpref_ref_value cv;
-	fpref_ref_value_init(&cv);
-	int status = !abs_a || !abs_b ? -1 : read_inputs(in, a, b, K, abs_a, abs_b);
-	if (status == 0 && fpref_ref_from_bits(acc, c, false, &cv) != 0)
-		status = -1;
-	if (status == 0 && !mpfr_number_p(cv.x))
-		status = 1;
+	struct bound_inputs bi;
+	int status = bound_inputs_read(in, a, b, K, acc, c, &bi);
+	mpfr_t *abs_a = bi.abs_a, *abs_b = bi.abs_b;
 	/* the bound assumes inputs the accumulator holds (no conversion error),
 	 * no flushing of inputs, and no compensation (Kahan has none here) */
 	uint64_t held_bits;
@@ -516,8 +534,8 @@ int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct f
 	if (status == 0) {
 		struct plain pl = { log2_unit_roundoff(acc->man_bits + 1, env->rounding), log2_underflow(acc, env->ftz) };
 		struct running s, p;
-		running_init(&s, cv.x);
-		running_init(&p, cv.x);
+		running_init(&s, bi.c.x);
+		running_init(&p, bi.c.x);
 		if (order == FPREF_SUM_PAIRWISE && K > 0) {
 			pairwise_bound(&pl, abs_a, abs_b, K, &p);
 			add_bound(&pl, &s, &p);
@@ -525,7 +543,7 @@ int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct f
 			for (size_t k = 0; k < K; k += block) {
 				product_bound(&pl, abs_a[k], abs_b[k], true, &p);
 				struct running q;
-				running_init(&q, cv.x);
+				running_init(&q, bi.c.x);
 				for (size_t j = k + 1; j < K && j < k + block; j++) {
 					product_bound(&pl, abs_a[j], abs_b[j], true, &q);
 					add_bound(&pl, &p, &q);
@@ -543,8 +561,6 @@ int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct f
 		running_clear(&s);
 		running_clear(&p);
 	}
-	fpref_ref_value_clear(&cv);
-	free_values(abs_a, K);
-	free_values(abs_b, K);
+	bound_inputs_clear(&bi);
 	return status < 0 ? -1 : 0;
 }

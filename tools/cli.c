@@ -59,6 +59,26 @@ int cli_parse_bits(const struct fpref_format *f, const char *text, uint64_t *bit
 	return 0;
 }
 
+int cli_take_options(int argc, char **argv, const char *const *names, const char ***slots, size_t count, char **rest,
+		     int *nrest)
+{
+	*nrest = 0;
+	for (int i = 0; i < argc; i++) {
+		size_t j = 0;
+		while (j < count && strcmp(argv[i], names[j]) != 0)
+			j++;
+		if (j == count)
+			rest[(*nrest)++] = argv[i];
+		else if (i + 1 < argc)
+			*slots[j] = argv[++i];
+		else {
+			cli_error("option %s needs a value", argv[i]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 void cli_put(FILE *out, char *s)
 {
 	fputs(s ? s : "?", out);

@@ -60,6 +60,12 @@ struct cli_lines {
 int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status);
 void cli_lines_free(struct cli_lines *r);
 
+/* Take the options named in names[0..count) (each with a value) out of
+ * argv into *slots[i]; everything else goes to rest.  0, or a message and
+ * CLI_EXIT_USAGE for an option without its value. */
+int cli_take_options(int argc, char **argv, const char *const *names, const char ***slots, size_t count, char **rest,
+		     int *nrest);
+
 /* Print a string from the library and free it. */
 void cli_put(FILE *out, char *s);
 

@@ -9,23 +9,6 @@
 
 #define MAX_TOKENS 1025
 
-static int parse_io(int argc, char **argv, const char **in_name, const char **out_name, char **rest, int *nrest)
-{
-	*nrest = 0;
-	for (int i = 0; i < argc; i++) {
-		bool in = strcmp(argv[i], "--in") == 0, out = strcmp(argv[i], "--out") == 0;
-		if ((in || out) && i + 1 >= argc) {
-			cli_error("option %s needs a value", argv[i]);
-			return CLI_EXIT_USAGE;
-		}
-		if (in || out)
-			*(in ? in_name : out_name) = argv[++i];
-		else
-			rest[(*nrest)++] = argv[i];
-	}
-	return 0;
-}
-
 int cmd_dot(int argc, char **argv)
 {
 	const char *in_name = NULL, *out_name = "float32";
@@ -34,8 +17,10 @@ int cmd_dot(int argc, char **argv)
 	int nrest = 0, nrest2 = 0;
 	struct cli_options o;
 	int r = !rest || !rest2 ? CLI_EXIT_FAIL : cli_model_options(argc, argv, &text, rest, &nrest);
+	static const char *const names[] = { "--in", "--out" };
+	const char **slots[] = { &in_name, &out_name };
 	if (!r)
-		r = parse_io(nrest, rest, &in_name, &out_name, rest2, &nrest2);
+		r = cli_take_options(nrest, rest, names, slots, 2, rest2, &nrest2);
 	if (!r)
 		r = cli_parse(nrest2, rest2, CLI_ENV, &o);
 	free(rest);

@@ -18,21 +18,13 @@ static int take_args(int argc, char **argv, struct gemm_args *g, char **rest, in
 					     "--dist", "--seed", "--scale-log2", "--save", "--source", "--quantize" };
 	const char **slots[] = { &g->in,   &g->out,  &g->a,     &g->b,    &g->c,      &g->size,
 				 &g->dist, &g->seed, &g->scale, &g->save, &g->source, &g->quantize };
-	*nrest = 0;
-	for (int i = 0; i < argc; i++) {
-		size_t j = 0;
-		while (j < sizeof names / sizeof names[0] && strcmp(argv[i], names[j]) != 0)
-			j++;
-		if (j == sizeof names / sizeof names[0])
-			rest[(*nrest)++] = argv[i];
-		else if (i + 1 < argc)
-			*slots[j] = argv[++i];
-		else {
-			cli_error("option %s needs a value", argv[i]);
-			return CLI_EXIT_USAGE;
-		}
-	}
-	return 0;
+	return cli_take_options(argc, argv, names, slots, sizeof names / sizeof names[0], rest, nrest);
+}
+
+static int out_of_memory(void)
+{
+	cli_error("out of memory");
+	return CLI_EXIT_FAIL;
 }
 
 /* An .npy matrix as patterns of f: floating-point items (f2, f4, f8) are
@@ -65,7 +57,7 @@ static int load_matrix(const char *path, const char *what, const struct fpref_fo
 	*cols = a.ndim == 2 ? a.shape[1] : 0;
 	*out = status ? NULL : malloc((a.count ? a.count : 1) * sizeof **out);
 	if (!status && !*out)
-		status = CLI_EXIT_FAIL;
+		status = out_of_memory();
 	struct fpref_env env;
 	fpref_env_default(&env);
 	for (size_t i = 0; i < a.count && !status; i++) {
@@ -148,6 +140,209 @@ static void print_report(const struct stats *s, bool json)
 		       "hold, possible overflow, or NaN/inf)\n", s->no_bound);
 }
 
+/* The matrices: A, B (source values), Aq, Bq (quantised to --in: the same
+ * arrays when there is no --source), C (or NULL), D. */
+struct matrices {
+	size_t M, N, K;
+	uint64_t *A, *B, *Aq, *Bq, *C, *D;
+	size_t inexact, quantized;
+	char source[512];
+};
+
+static void matrices_free(struct matrices *x)
+{
+	if (x->Aq != x->A)
+		free(x->Aq);
+	if (x->Bq != x->B)
+		free(x->Bq);
+	free(x->A);
+	free(x->B);
+	free(x->C);
+	free(x->D);
+}
+
+static int load_inputs(const struct gemm_args *g, const struct fpref_format *src, const struct fpref_format *out,
+		       struct matrices *x)
+{
+	if (g->a) {
+		size_t rows, cols;
+		int status = load_matrix(g->a, "A", src, 0, &x->M, &x->K, &x->A, &x->inexact);
+		if (!status)
+			status = load_matrix(g->b, "B", src, x->K, &rows, &x->N, &x->B, &x->inexact);
+		if (!status && g->c) {
+			status = load_matrix(g->c, "C", out, x->M, &rows, &cols, &x->C, &x->inexact);
+			if (!status && cols != x->N) {
+				cli_error("%s: C must be %zu x %zu", g->c, x->M, x->N);
+				status = CLI_EXIT_USAGE;
+			}
+		}
+		snprintf(x->source, sizeof x->source, "A %s, B %s%s%s", g->a, g->b, g->c ? ", C " : "", g->c ? g->c : "");
+		return status;
+	}
+	enum fpref_dist dist = FPREF_DIST_NORMAL;
+	char *end = NULL;
+	unsigned long long seed = 1;
+	long scale = 0;
+	if (parse_size(g->size, &x->M, &x->N, &x->K))
+		return CLI_EXIT_USAGE;
+	if (g->dist && fpref_dist_parse(g->dist, &dist) != 0) {
+		cli_error("bad --dist '%s' (normal, uniform or positive)", g->dist);
+		return CLI_EXIT_USAGE;
+	}
+	if (g->seed && (seed = strtoull(g->seed, &end, 10), !*g->seed || *end || *g->seed == '-')) {
+		cli_error("bad --seed '%s' (an unsigned integer)", g->seed);
+		return CLI_EXIT_USAGE;
+	}
+	if (g->scale && (scale = strtol(g->scale, &end, 10), !*g->scale || *end || scale < -200 || scale > 200)) {
+		cli_error("bad --scale-log2 '%s' (an integer -200..200)", g->scale);
+		return CLI_EXIT_USAGE;
+	}
+	x->A = malloc(x->M * x->K * sizeof *x->A);
+	x->B = malloc(x->K * x->N * sizeof *x->B);
+	if (!x->A || !x->B)
+		return out_of_memory();
+	struct fpref_env rne;
+	fpref_env_default(&rne);
+	x->inexact += fpref_emu_random(src, &rne, dist, (int)scale, seed, 0, x->M * x->K, x->A);
+	x->inexact += fpref_emu_random(src, &rne, dist, (int)scale, seed, x->M * x->K, x->K * x->N, x->B);
+	snprintf(x->source, sizeof x->source, "%s x 2^%ld, seed %llu (A first, then B, row-major)",
+		 fpref_dist_name(dist), scale, seed);
+	return 0;
+}
+
+/* The model's inputs: the source values quantised to in. */
+static int quantize_inputs(const struct fpref_format *src, const struct fpref_format *in,
+			   const struct fpref_env *quantize, struct matrices *x)
+{
+	if (strcmp(src->name, in->name) == 0) {
+		x->Aq = x->A;
+		x->Bq = x->B;
+		return 0;
+	}
+	size_t na = x->M * x->K, nb = x->K * x->N;
+	x->Aq = malloc(na * sizeof *x->Aq);
+	x->Bq = malloc(nb * sizeof *x->Bq);
+	if (!x->Aq || !x->Bq)
+		return out_of_memory();
+	for (size_t i = 0; i < na + nb; i++) {
+		unsigned flags = 0;
+		if (i < na)
+			fpref_emu_convert(src, x->A[i], in, quantize, 0, &x->Aq[i], &flags);
+		else
+			fpref_emu_convert(src, x->B[i - na], in, quantize, 0, &x->Bq[i - na], &flags);
+		x->quantized += (flags & FPREF_FLAG_INEXACT) != 0;
+	}
+	return 0;
+}
+
+static void add_element(struct stats *s, const struct fpref_format *out, uint64_t d, mpfr_srcptr exact,
+			mpfr_srcptr bound, mpfr_ptr t)
+{
+	double abs_err, rel_err, ulps;
+	s->count++;
+	if (fpref_ref_error(out, d, exact, &abs_err, &rel_err, &ulps) != 0) {
+		s->nonfinite++;
+		return;
+	}
+	double x = fabs(mpfr_get_d(exact, MPFR_RNDN));
+	s->max_abs = abs_err > s->max_abs ? abs_err : s->max_abs;
+	s->sum_abs_exact += x;
+	s->sum_sq_exact += x * x;
+	s->sum_sq_err += abs_err * abs_err;
+	s->max_rel = rel_err > s->max_rel ? rel_err : s->max_rel;
+	s->sum_rel += rel_err;
+	s->max_ulps = ulps > s->max_ulps ? ulps : s->max_ulps;
+	s->sum_ulps += ulps;
+	if (!mpfr_number_p(bound)) {
+		s->no_bound++;
+		return;
+	}
+	double bound_d = mpfr_get_d(bound, MPFR_RNDU);
+	if (abs_err > bound_d)
+		s->above_bound++;
+	if (!mpfr_zero_p(exact)) {
+		mpfr_div(t, bound, exact, MPFR_RNDU);
+		double br = fabs(mpfr_get_d(t, MPFR_RNDU));
+		s->max_bound_rel = br > s->max_bound_rel ? br : s->max_bound_rel;
+	}
+	if (bound_d > 0) {
+		double ratio = abs_err / bound_d;
+		s->max_ratio = ratio > s->max_ratio ? ratio : s->max_ratio;
+		s->sum_ratio += ratio;
+		s->ratio_count++;
+	}
+}
+
+/* D through the model; each element against the exact product of the
+ * source values, with the model's bound where one applies. */
+static int run_and_measure(const struct cli_model *m, const struct fpref_format *src, const struct fpref_format *in,
+			   const struct fpref_format *out, const struct fpref_env *env, struct matrices *x,
+			   struct stats *s)
+{
+	size_t M = x->M, N = x->N, K = x->K;
+	x->D = malloc(M * N * sizeof *x->D);
+	uint64_t *col = malloc((2 * K + 1) * sizeof *col);
+	if (!x->D || !col) {
+		free(col);
+		return out_of_memory();
+	}
+	if (m->kind == CLI_MODEL_TC)
+		fpref_tc_gemm(&m->tc, in, out, M, N, K, x->Aq, x->Bq, x->C, m->promote, x->D);
+	bool sourced = x->Aq != x->A;
+	mpfr_t exact, bound, t;
+	mpfr_inits2(64, exact, bound, t, (mpfr_ptr)0);
+	bool progress = isatty(STDERR_FILENO) && M * N * K > 1 << 22;
+	uint64_t zero = fpref_format_zero_bits(out, false);
+	for (size_t i = 0; i < M; i++) {
+		for (size_t j = 0; j < N; j++) {
+			for (size_t k = 0; k < K; k++) {
+				col[k] = x->Bq[k * N + j];
+				col[K + k] = x->B[k * N + j];
+			}
+			const uint64_t *row = x->Aq + i * K;
+			uint64_t c = x->C ? x->C[i * N + j] : zero, *d = &x->D[i * N + j];
+			if (m->kind != CLI_MODEL_TC)
+				cli_model_dot(m, in, row, col, K, c, out, env, d);
+			fpref_ref_dot_value(src, x->A + i * K, col + K, K, c, out, exact);
+			if (sourced)
+				mpfr_set_nan(bound);
+			else
+				cli_model_bound(m, in, row, col, K, c, out, env, bound);
+			add_element(s, out, *d, exact, bound, t);
+		}
+		if (progress)
+			fprintf(stderr, "\rrow %zu of %zu", i + 1, M);
+	}
+	if (progress)
+		fprintf(stderr, "\r\033[K");
+	mpfr_clears(exact, bound, t, (mpfr_ptr)0);
+	free(col);
+	return 0;
+}
+
+static int save(const char *path, const struct fpref_format *out, const struct matrices *x)
+{
+	size_t shape[2] = { x->M, x->N }, bytes = fpref_emu_element_bytes(out);
+	unsigned char *packed = malloc(x->M * x->N * bytes);
+	char err[512];
+	for (size_t i = 0; packed && i < x->M * x->N; i++)
+		memcpy(packed + i * bytes, &x->D[i], bytes); /* little-endian host */
+	const char *descr = strcmp(out->name, "float32") == 0   ? "<f4"
+			    : strcmp(out->name, "float16") == 0 ? "<f2"
+			    : strcmp(out->name, "float64") == 0 ? "<f8"
+			    : bytes == 1			? "|u1"
+			    : bytes == 2			? "<u2"
+			    : bytes == 4			? "<u4"
+								: "<u8";
+	int status = 0;
+	if (!packed || fpref_npy_write(path, descr, shape, 2, packed, bytes, err, sizeof err) != 0) {
+		cli_error("%s", packed ? err : "out of memory");
+		status = CLI_EXIT_FAIL;
+	}
+	free(packed);
+	return status;
+}
+
 int cmd_gemm(int argc, char **argv)
 {
 	struct gemm_args g = { 0 };
@@ -184,179 +379,32 @@ int cmd_gemm(int argc, char **argv)
 		cli_error("bad --quantize '%s' (rne, rna, rtz, rup, rdn or rod)", g.quantize);
 		return CLI_EXIT_USAGE;
 	}
-	bool sourced = strcmp(src.name, in.name) != 0;
 	o.env = cli_target_env(&o, &out);
-	size_t M, N, K, inexact = 0;
-	uint64_t *A = NULL, *B = NULL, *C = NULL;
-	int status = 0;
-	char source[256];
-	if (g.a) {
-		size_t rows, cols;
-		status = load_matrix(g.a, "A", &src, 0, &M, &K, &A, &inexact);
-		if (!status)
-			status = load_matrix(g.b, "B", &src, K, &rows, &N, &B, &inexact);
-		if (!status && g.c) {
-			status = load_matrix(g.c, "C", &out, M, &rows, &cols, &C, &inexact);
-			if (!status && cols != N) {
-				cli_error("%s: C must be %zu x %zu", g.c, M, N);
-				status = CLI_EXIT_USAGE;
-			}
-		}
-		snprintf(source, sizeof source, "A %s, B %s%s%s", g.a, g.b, g.c ? ", C " : "", g.c ? g.c : "");
-	} else {
-		enum fpref_dist dist = FPREF_DIST_NORMAL;
-		char *end;
-		unsigned long long seed = g.seed ? strtoull(g.seed, &end, 10) : 1;
-		long scale = g.scale ? strtol(g.scale, &end, 10) : 0;
-		status = parse_size(g.size, &M, &N, &K);
-		if (!status && g.dist && fpref_dist_parse(g.dist, &dist) != 0) {
-			cli_error("bad --dist '%s' (normal, uniform or positive)", g.dist);
-			status = CLI_EXIT_USAGE;
-		}
-		if (!status && ((g.seed && (*end || !*g.seed)) || (g.scale && (*end || scale < -200 || scale > 200)))) {
-			cli_error("bad --seed or --scale-log2 (an unsigned integer; an integer -200..200)");
-			status = CLI_EXIT_USAGE;
-		}
-		A = status ? NULL : malloc(M * K * sizeof *A);
-		B = status ? NULL : malloc(K * N * sizeof *B);
-		if (!status && (!A || !B))
-			status = CLI_EXIT_FAIL;
-		if (!status) {
-			struct fpref_env rne;
-			fpref_env_default(&rne);
-			inexact += fpref_emu_random(&src, &rne, dist, (int)scale, seed, 0, M * K, A);
-			inexact += fpref_emu_random(&src, &rne, dist, (int)scale, seed, M * K, K * N, B);
-		}
-		snprintf(source, sizeof source, "%s x 2^%ld, seed %llu (A first, then B, row-major)",
-			 fpref_dist_name(dist), scale, seed);
-	}
-	uint64_t *D = status ? NULL : malloc(M * N * sizeof *D), *col = status ? NULL : malloc(2 * K * sizeof *col);
-	/* the model's inputs: the source values quantised to --in */
-	uint64_t *Aq = sourced && !status ? malloc(M * K * sizeof *Aq) : A, *Bq = sourced && !status ? malloc(K * N * sizeof *Bq) : B;
-	if (!status && (!D || !col || !Aq || !Bq))
-		status = CLI_EXIT_FAIL;
-	size_t quantized = 0;
-	for (size_t i = 0; sourced && !status && i < M * K + K * N; i++) {
-		unsigned flags = 0;
-		if (i < M * K)
-			fpref_emu_convert(&src, A[i], &in, &quantize, 0, &Aq[i], &flags);
-		else
-			fpref_emu_convert(&src, B[i - M * K], &in, &quantize, 0, &Bq[i - M * K], &flags);
-		quantized += (flags & FPREF_FLAG_INEXACT) != 0;
-	}
-	if (status) {
-		if (sourced) {
-			free(Aq);
-			free(Bq);
-		}
-		free(A);
-		free(B);
-		free(C);
-		free(D);
-		free(col);
-		return status;
-	}
-	char desc[256];
-	if (!o.json) {
-		printf("gemm %zux%zux%zu (MxNxK), %s inputs -> %s\n", M, N, K, in.name, out.name);
+	struct matrices x = { 0 };
+	struct stats s = { 0 };
+	int status = load_inputs(&g, &src, &out, &x);
+	if (!status)
+		status = quantize_inputs(&src, &in, &quantize, &x);
+	if (!status && !o.json) {
+		char desc[256];
+		printf("gemm %zux%zux%zu (MxNxK), %s inputs -> %s\n", x.M, x.N, x.K, in.name, out.name);
 		printf("model: %s\n", cli_model_describe(&m, desc, sizeof desc));
-		printf("inputs: %s; %zu rounded to %s (nearest even)\n", source, inexact, src.name);
-		if (sourced)
+		printf("inputs: %s; %zu rounded to %s (nearest even)\n", x.source, x.inexact, src.name);
+		if (x.Aq != x.A)
 			printf("quantised to %s (%s): %zu of %zu changed; errors are against the exact product of the %s "
 			       "values, so no model bound applies\n", in.name, fpref_rounding_name(quantize.rounding),
-			       quantized, M * K + K * N, src.name);
+			       x.quantized, x.M * x.K + x.K * x.N, src.name);
 	}
-	if (m.kind == CLI_MODEL_TC)
-		fpref_tc_gemm(&m.tc, &in, &out, M, N, K, Aq, Bq, C, m.promote, D);
-	struct stats s = { 0 };
-	mpfr_t exact, bound, t;
-	mpfr_inits2(64, exact, bound, t, (mpfr_ptr)0);
-	bool progress = isatty(STDERR_FILENO) && M * N * K > 1 << 22;
-	uint64_t zero = fpref_format_zero_bits(&out, false);
-	for (size_t i = 0; i < M; i++) {
-		for (size_t j = 0; j < N; j++) {
-			for (size_t k = 0; k < K; k++) {
-				col[k] = Bq[k * N + j];
-				col[K + k] = B[k * N + j];
-			}
-			const uint64_t *row = Aq + i * K;
-			uint64_t c = C ? C[i * N + j] : zero, *d = &D[i * N + j];
-			if (m.kind != CLI_MODEL_TC)
-				cli_model_dot(&m, &in, row, col, K, c, &out, &o.env, d);
-			fpref_ref_dot_value(&src, A + i * K, col + K, K, c, &out, exact);
-			double abs_err, rel_err, ulps;
-			s.count++;
-			if (fpref_ref_error(&out, *d, exact, &abs_err, &rel_err, &ulps) != 0) {
-				s.nonfinite++;
-				continue;
-			}
-			s.max_abs = abs_err > s.max_abs ? abs_err : s.max_abs;
-			double x = fabs(mpfr_get_d(exact, MPFR_RNDN));
-			s.sum_abs_exact += x;
-			s.sum_sq_exact += x * x;
-			s.sum_sq_err += abs_err * abs_err;
-			s.max_rel = rel_err > s.max_rel ? rel_err : s.max_rel;
-			s.sum_rel += rel_err;
-			s.max_ulps = ulps > s.max_ulps ? ulps : s.max_ulps;
-			s.sum_ulps += ulps;
-			if (sourced)
-				mpfr_set_nan(bound);
-			else
-				cli_model_bound(&m, &in, row, col, K, c, &out, &o.env, bound);
-			if (!mpfr_number_p(bound)) {
-				s.no_bound++;
-				continue;
-			}
-			double bound_d = mpfr_get_d(bound, MPFR_RNDU);
-			if (abs_err > bound_d)
-				s.above_bound++;
-			if (!mpfr_zero_p(exact)) {
-				mpfr_div(t, bound, exact, MPFR_RNDU);
-				double br = mpfr_get_d(t, MPFR_RNDU);
-				br = br < 0 ? -br : br;
-				s.max_bound_rel = br > s.max_bound_rel ? br : s.max_bound_rel;
-			}
-			if (bound_d > 0) {
-				double ratio = abs_err / bound_d;
-				s.max_ratio = ratio > s.max_ratio ? ratio : s.max_ratio;
-				s.sum_ratio += ratio;
-				s.ratio_count++;
-			}
-		}
-		if (progress)
-			fprintf(stderr, "\rrow %zu of %zu", i + 1, M);
-	}
-	if (progress)
-		fprintf(stderr, "\r\033[K");
-	mpfr_clears(exact, bound, t, (mpfr_ptr)0);
-	print_report(&s, o.json);
-	if (g.save) {
-		size_t shape[2] = { M, N }, bytes = fpref_emu_element_bytes(&out);
-		unsigned char *packed = malloc(M * N * bytes);
-		char err[512];
-		for (size_t i = 0; packed && i < M * N; i++)
-			memcpy(packed + i * bytes, &D[i], bytes);
-		const char *descr = strcmp(out.name, "float32") == 0 ? "<f4" : strcmp(out.name, "float16") == 0 ? "<f2"
-				    : strcmp(out.name, "float64") == 0 ? "<f8" : bytes == 1 ? "|u1" : bytes == 2 ? "<u2"
-				    : bytes == 4 ? "<u4" : "<u8";
-		if (!packed || fpref_npy_write(g.save, descr, shape, 2, packed, bytes, err, sizeof err) != 0) {
-			cli_error("%s", packed ? err : "out of memory");
-			status = CLI_EXIT_FAIL;
-		}
-		free(packed);
-	}
-	if (s.above_bound) {
+	if (!status)
+		status = run_and_measure(&m, &src, &in, &out, &o.env, &x, &s);
+	if (!status)
+		print_report(&s, o.json);
+	if (!status && g.save)
+		status = save(g.save, &out, &x);
+	if (!status && s.above_bound) {
 		cli_error("%zu elements exceed their a priori bound: a defect in fpref; please report it", s.above_bound);
 		status = CLI_EXIT_FAIL;
 	}
-	if (sourced) {
-		free(Aq);
-		free(Bq);
-	}
-	free(A);
-	free(B);
-	free(C);
-	free(D);
-	free(col);
+	matrices_free(&x);
 	return status;
 }

@@ -10,12 +10,6 @@ static const char model_choices[] =
 	"float8_e5m2), generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
 	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact";
 
-static bool is_model_option(const char *s)
-{
-	return strcmp(s, "--model") == 0 || strcmp(s, "--block") == 0 || strcmp(s, "--frac") == 0 ||
-	       strcmp(s, "--floor") == 0 || strcmp(s, "--final") == 0 || strcmp(s, "--promote") == 0;
-}
-
 static int parse_count(const char *option, const char *text, long lo, long hi, long *out)
 {
 	char *end;
@@ -30,25 +24,9 @@ static int parse_count(const char *option, const char *text, long lo, long hi, l
 
 int cli_model_options(int argc, char **argv, struct cli_model_text *t, char **rest, int *nrest)
 {
-	*nrest = 0;
-	for (int i = 0; i < argc; i++) {
-		if (!is_model_option(argv[i])) {
-			rest[(*nrest)++] = argv[i];
-			continue;
-		}
-		if (i + 1 >= argc) {
-			cli_error("option %s needs a value", argv[i]);
-			return CLI_EXIT_USAGE;
-		}
-		const char *o = argv[i], *v = argv[++i];
-		*(strcmp(o, "--model") == 0   ? &t->model
-		  : strcmp(o, "--block") == 0 ? &t->block
-		  : strcmp(o, "--frac") == 0  ? &t->frac
-		  : strcmp(o, "--floor") == 0 ? &t->floor
-		  : strcmp(o, "--final") == 0 ? &t->final
-					      : &t->promote) = v;
-	}
-	return 0;
+	static const char *const names[] = { "--model", "--block", "--frac", "--floor", "--final", "--promote" };
+	const char **slots[] = { &t->model, &t->block, &t->frac, &t->floor, &t->final, &t->promote };
+	return cli_take_options(argc, argv, names, slots, sizeof names / sizeof names[0], rest, nrest);
 }
 
 int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
