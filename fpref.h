@@ -11,5 +11,6 @@
 #include "fpref_emu.h"
 #include "fpref_tc.h"
 #include "fpref_npy.h"
+#include "fpref_golden.h"
 
 #endif

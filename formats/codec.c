@@ -1,5 +1,9 @@
 /* Exact encode and decode between bit patterns and (sign, exponent,
  * significand), and the exact constants of a format. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "fpref_format.h"
 
 static uint64_t low_mask(int bits)
@@ -290,4 +294,37 @@ const char *fpref_specials_name(enum fpref_specials s)
 {
 	static const char *const names[] = { "ieee", "fn", "fnuz", "none" };
 	return names[s];
+}
+
+void fpref_format_hex(const struct fpref_format *f, uint64_t bits, char *buf, size_t len)
+{
+	int digits = (fpref_format_container_bits(f) + 3) / 4;
+	snprintf(buf, len, "%0*llX", digits, (unsigned long long)bits);
+}
+
+int fpref_format_parse_bits(const struct fpref_format *f, const char *text, uint64_t *bits, char *err, size_t errlen)
+{
+	const char *s = text;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	size_t n = strlen(s);
+	uint64_t v = 0;
+	bool ok = n > 0 && n <= 16;
+	for (size_t i = 0; ok && i < n; i++) {
+		int c = tolower((unsigned char)s[i]);
+		ok = isxdigit(c);
+		v = v << 4 | (uint64_t)(isdigit(c) ? c - '0' : c - 'a' + 10);
+	}
+	if (!ok) {
+		snprintf(err, errlen, "'%s' is not a hex bit pattern of %s", text, f->name);
+		return -1;
+	}
+	struct fpref_unpacked u;
+	if (fpref_decode(f, v, &u) == FPREF_DECODE_INVALID) {
+		snprintf(err, errlen, "'%s' is not a bit pattern of %s (%d bits%s)", text, f->name,
+			 fpref_format_container_bits(f), f->pad_bits ? ", low pad bits zero" : "");
+		return -1;
+	}
+	*bits = v;
+	return 0;
 }

@@ -100,6 +100,13 @@ enum fpref_decode_status fpref_decode(const struct fpref_format *f, uint64_t bit
  * Returns 0, or -1 when the value is not representable exactly. */
 int fpref_encode(const struct fpref_format *f, const struct fpref_unpacked *v, uint64_t *bits);
 
+/* A pattern in upper-case hex, as many digits as the container needs, no
+ * 0x (TestFloat's spelling). */
+void fpref_format_hex(const struct fpref_format *f, uint64_t bits, char *buf, size_t len);
+/* Parse a pattern of f written in hex, with or without 0x.  0, or -1 with
+ * a message naming the text. */
+int fpref_format_parse_bits(const struct fpref_format *f, const char *text, uint64_t *bits, char *err, size_t errlen);
+
 /* Split a pattern into its fields (for display). */
 void fpref_fields(const struct fpref_format *f, uint64_t bits, unsigned *sign, uint64_t *exponent, uint64_t *mantissa);
 

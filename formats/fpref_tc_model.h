@@ -56,6 +56,10 @@ bool fpref_tc_input_ok(const struct fpref_format *input);
  * and output), from a model with lowered_k > 0. */
 struct fpref_tc_model fpref_tc_model_lowered_blocks(const struct fpref_tc_model *m);
 
+/* The model as a line of text, for an output format ("float32" or
+ * "float16"), saying which path it takes. */
+void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output, char *buf, size_t len);
+
 /* A model from parameters: block 1..FPREF_TC_MAX_BLOCK, frac
  * 1..FPREF_TC_MAX_FRAC, floor (FPREF_TC_NO_FLOOR for none) for both
  * outputs, rounding rtz or rne.  0, or -1 with a message in err. */

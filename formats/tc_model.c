@@ -58,6 +58,27 @@ struct fpref_tc_model fpref_tc_model_lowered_blocks(const struct fpref_tc_model 
 					m->lowered_floor, FPREF_RNE, FPREF_RNE, 0, 0, 0, 0, 0, m->source };
 }
 
+void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output, char *buf, size_t len)
+{
+	bool fp16 = strcmp(output, "float16") == 0;
+	if (fp16 && m->lowered_k) {
+		snprintf(buf, len,
+			 "%s tensor core, FP16 output as the compiler lowers mma.sync: per %d products, inputs to FP16, groups "
+			 "of %d (k / %d mod %d) in blocks of %d fraction bits, floor %d, rne, from zero; C added in FP16",
+			 m->gpu, m->lowered_k, m->lowered_block, m->interleave, m->lowered_k / m->lowered_block, m->lowered_frac,
+			 m->lowered_floor);
+		return;
+	}
+	int floor = fp16 ? m->floor_fp16 : m->floor_fp32;
+	char floor_text[16];
+	if (floor == FPREF_TC_NO_FLOOR)
+		snprintf(floor_text, sizeof floor_text, "none");
+	else
+		snprintf(floor_text, sizeof floor_text, "%d", floor);
+	snprintf(buf, len, "%s tensor core: blocks of %d, %d fraction bits, floor %s, %s", m->gpu, m->block, m->frac,
+		 floor_text, fpref_rounding_name(fp16 ? m->round_fp16 : m->round_fp32));
+}
+
 int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding rounding, struct fpref_tc_model *m,
 			  char *err, size_t errlen)
 {

@@ -128,6 +128,11 @@ int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const 
  * rules give them.  0, or -1 for an invalid pattern. */
 int fpref_ref_dot_value(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
 			const struct fpref_format *acc, mpfr_ptr exact);
+/* The unrounded value of op on patterns of f: exact for add, sub, mul,
+ * fma, min and max, correct to thousands of bits for div and sqrt.  0, or
+ * -1 for a comparison or an invalid pattern. */
+int fpref_ref_op_value(enum fpref_op op, const struct fpref_format *f, const uint64_t *in, mpfr_ptr value);
+
 /* The error of a result (bits of f) against an exact value: absolute,
  * relative (inf for a nonzero error against 0), and in units of f's spacing
  * at the exact value, each rounded upward to a double.  0, or -1 when the

@@ -351,3 +351,60 @@ int fpref_ref_error(const struct fpref_format *f, uint64_t bits, mpfr_srcptr exa
 	fpref_ref_value_clear(&v);
 	return 0;
 }
+
+int fpref_ref_op_value(enum fpref_op op, const struct fpref_format *f, const uint64_t *in, mpfr_ptr value)
+{
+	if (fpref_op_is_compare(op))
+		return -1;
+	struct fpref_ref_value v[3];
+	int arity = fpref_op_arity(op), status = 0;
+	for (int i = 0; i < 3; i++)
+		fpref_ref_value_init(&v[i]);
+	for (int i = 0; i < arity && status == 0; i++)
+		status = fpref_ref_from_bits(f, in[i], false, &v[i]);
+	if (status == 0) {
+		/* enough bits to hold any sum of two products of f exactly: twice
+		 * its exponent span plus its precision; division and square root
+		 * are correct to that many bits instead */
+		long span = (long)fpref_format_max_exponent(f) - fpref_format_min_exponent(f) + f->man_bits + 2;
+		mpfr_set_prec(value, (mpfr_prec_t)(2 * span + 2 * f->man_bits + 64));
+		switch (op) {
+		case FPREF_OP_ADD:
+			mpfr_add(value, v[0].x, v[1].x, MPFR_RNDN);
+			break;
+		case FPREF_OP_SUB:
+			mpfr_sub(value, v[0].x, v[1].x, MPFR_RNDN);
+			break;
+		case FPREF_OP_MUL:
+			mpfr_mul(value, v[0].x, v[1].x, MPFR_RNDN);
+			break;
+		case FPREF_OP_DIV:
+			mpfr_div(value, v[0].x, v[1].x, MPFR_RNDN);
+			break;
+		case FPREF_OP_SQRT:
+			mpfr_sqrt(value, v[0].x, MPFR_RNDN);
+			break;
+		case FPREF_OP_FMA:
+			mpfr_fma(value, v[0].x, v[1].x, v[2].x, MPFR_RNDN);
+			break;
+		case FPREF_OP_MIN:
+		case FPREF_OP_MAX: {
+			int c = mpfr_cmp(v[0].x, v[1].x);
+			bool first = op == FPREF_OP_MIN ? c < 0 : c > 0;
+			if (c == 0) /* -0 below +0 */
+				first = op == FPREF_OP_MIN ? mpfr_signbit(v[0].x) != 0 : mpfr_signbit(v[0].x) == 0;
+			if (mpfr_nan_p(v[0].x) || mpfr_nan_p(v[1].x))
+				mpfr_set_nan(value);
+			else
+				mpfr_set(value, first ? v[0].x : v[1].x, MPFR_RNDN);
+			break;
+		}
+		default:
+			status = -1;
+			break;
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		fpref_ref_value_clear(&v[i]);
+	return status;
+}

@@ -84,7 +84,7 @@ struct cli_model {
 int cli_model_options(int argc, char **argv, struct cli_model_text *t, char **rest, int *nrest);
 int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
 		      struct cli_model *m);
-const char *cli_model_describe(const struct cli_model *m, char *buf, size_t len);
+const char *cli_model_describe(const struct cli_model *m, const char *out_name, char *buf, size_t len);
 int cli_model_dot(const struct cli_model *m, const struct fpref_format *in, const uint64_t *a, const uint64_t *b,
 		  size_t K, uint64_t c, const struct fpref_format *out, const struct fpref_env *env, uint64_t *d);
 int cli_model_bound(const struct cli_model *m, const struct fpref_format *in, const uint64_t *a, const uint64_t *b,
@@ -98,5 +98,7 @@ int cmd_op(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 #endif

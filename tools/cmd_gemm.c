@@ -388,7 +388,7 @@ int cmd_gemm(int argc, char **argv)
 	if (!status && !o.json) {
 		char desc[256];
 		printf("gemm %zux%zux%zu (MxNxK), %s inputs -> %s\n", x.M, x.N, x.K, in.name, out.name);
-		printf("model: %s\n", cli_model_describe(&m, desc, sizeof desc));
+		printf("model: %s\n", cli_model_describe(&m, out.name, desc, sizeof desc));
 		printf("inputs: %s; %zu rounded to %s (nearest even)\n", x.source, x.inexact, src.name);
 		if (x.Aq != x.A)
 			printf("quantised to %s (%s): %zu of %zu changed; errors are against the exact product of the %s "

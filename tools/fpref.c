@@ -31,6 +31,13 @@ static const char usage[] =
 	"                                        product, and its a priori bound; --source: A and B are\n"
 	"                                        values of FMT, quantised to --in (rne), errors against\n"
 	"                                        the exact product of the FMT values (PyTorch's protocol)\n"
+	"  gen [--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--list]\n"
+	"                                        golden files of a suite (default: default), every\n"
+	"                                        vector computed by the emulator and the oracle\n"
+	"  verify GOLDEN [RESULTS] [--tolerance Nulp|Xrel] [--show N] [--json]\n"
+	"                                        judge RESULTS (lines, or .npy) against a golden file,\n"
+	"                                        or a folder of results against a folder of golden\n"
+	"                                        files; without RESULTS, recheck with the oracle\n"
 	"\n"
 	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
@@ -77,6 +84,8 @@ int main(int argc, char **argv)
 		{ "bench", cmd_bench },
 		{ "dot", cmd_dot },
 		{ "gemm", cmd_gemm },
+		{ "gen", cmd_gen },
+		{ "verify", cmd_verify },
 	};
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0) {
@@ -87,6 +96,6 @@ int main(int argc, char **argv)
 			}
 			return status;
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm; see fpref --help)", cmd);
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify; see fpref --help)", cmd);
 	return CLI_EXIT_USAGE;
 }

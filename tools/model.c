@@ -107,7 +107,7 @@ int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format 
 	return 0;
 }
 
-const char *cli_model_describe(const struct cli_model *m, char *buf, size_t len)
+const char *cli_model_describe(const struct cli_model *m, const char *out_name, char *buf, size_t len)
 {
 	if (m->kind == CLI_MODEL_EXACT)
 		snprintf(buf, len, "exact (MPFR, one rounding)");
@@ -116,15 +116,10 @@ const char *cli_model_describe(const struct cli_model *m, char *buf, size_t len)
 	else if (m->kind == CLI_MODEL_PLAIN)
 		snprintf(buf, len, "%s", fpref_sum_order_name(m->order));
 	else {
-		char floor[16];
-		if (m->tc.floor_fp32 == FPREF_TC_NO_FLOOR)
-			snprintf(floor, sizeof floor, "none");
-		else
-			snprintf(floor, sizeof floor, "%d", m->tc.floor_fp32);
-		int n = snprintf(buf, len, "%s tensor core: blocks of %d, %d fraction bits, floor %s, %s", m->tc.gpu,
-				 m->tc.block, m->tc.frac, floor, fpref_rounding_name(m->tc.round_fp32));
-		if (m->promote && n > 0 && (size_t)n < len)
-			snprintf(buf + n, len - (size_t)n, ", promoted to FP32 every %zu", m->promote);
+		fpref_tc_model_describe(&m->tc, out_name, buf, len);
+		size_t n = strlen(buf);
+		if (m->promote && n < len)
+			snprintf(buf + n, len - n, ", promoted to FP32 every %zu", m->promote);
 	}
 	return buf;
 }

@@ -1,0 +1,212 @@
+/* fpref — golden vectors: suites as data, files with a header and a
+ * closing SHA-256, generation checked by both engines, and verification of
+ * anyone's results against them. */
+#ifndef FPREF_GOLDEN_H
+#define FPREF_GOLDEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fpref_format.h"
+#include "fpref_env.h"
+#include "fpref_op.h"
+#include "fpref_tc_model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- SHA-256 (FIPS 180-4) ---- */
+struct fpref_sha256 {
+	uint32_t h[8];
+	uint64_t length;        /* bytes hashed so far */
+	unsigned char block[64];
+	size_t used;
+};
+void fpref_sha256_init(struct fpref_sha256 *s);
+void fpref_sha256_update(struct fpref_sha256 *s, const void *data, size_t n);
+/* The digest as 64 lower-case hex digits and a NUL. */
+void fpref_sha256_hex(struct fpref_sha256 *s, char hex[65]);
+
+#define FPREF_GOLDEN_FORMAT_VERSION 1
+
+/* ---- suites ----
+ * A suite file is lines of words ('#' starts a comment):
+ *   suite NAME
+ *   seed N
+ *   convert FROMS TOS ENVS GENERATOR
+ *   op OPS FORMATS ENVS GENERATOR
+ *   dot GPUS INPUTS OUTPUTS GENERATOR
+ * Lists are comma-separated: format names, or the groups "all" (the
+ * catalogue) and "narrow" (its formats of 8 bits or fewer); ops, or "all".
+ * An ENV is '+'-joined: a rounding mode, sat, ftz, daz, before (tininess),
+ * or a profile name (cuda, onnx-cast-19, ...) applied for the target.
+ * GENERATOR: exhaustive, edge, random:N, edge+random:N; for dot,
+ * random:N:K.  Each line expands to one job (one file) per combination. */
+enum fpref_golden_kind { FPREF_GOLDEN_CONVERT, FPREF_GOLDEN_OP, FPREF_GOLDEN_DOT };
+
+struct fpref_golden_job {
+	enum fpref_golden_kind kind;
+	enum fpref_op op;            /* OP */
+	struct fpref_format in, out; /* CONVERT: from, to; OP: the format twice; DOT: inputs, output */
+	struct fpref_env env;        /* resolved for the target */
+	char env_text[96];           /* as the suite wrote it */
+	struct fpref_tc_model model; /* DOT */
+	bool exhaustive, edge;
+	unsigned long random_count;
+	unsigned K;                  /* DOT: products per case */
+	uint64_t seed;
+	char path[256];              /* relative to the output folder: "add/float8_e4m3fn.rne.txt" */
+};
+
+struct fpref_golden_suite {
+	char name[64];
+	uint64_t seed;
+	struct fpref_golden_job *jobs;
+	size_t njobs;
+};
+
+/* Read a suite.  0, or -1 with a message naming the file and line. */
+int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char *err, size_t errlen);
+void fpref_golden_suite_free(struct fpref_golden_suite *s);
+/* Parse one ENV spelling for a target format. */
+int fpref_golden_env_parse(const char *text, const struct fpref_format *target, struct fpref_env *env, char *err,
+			   size_t errlen);
+
+/* ---- generation ----
+ * The job's vectors, each computed by the emulator and by the oracle; the
+ * body is TestFloat-style lines ("a [b [c]] result flags"; for dot
+ * "a_1..a_K b_1..b_K c d").  0, or -1 with a message naming the first case
+ * on which the engines disagree (or no memory).  *body is malloc'ed. */
+int fpref_golden_compute(const struct fpref_golden_job *j, char **body, size_t *len, unsigned long *vectors, char *err,
+			 size_t errlen);
+/* The header the job's file carries (without the closing checksum). */
+void fpref_golden_header(const struct fpref_golden_job *j, const char *suite, unsigned long vectors, char *buf,
+			 size_t len);
+/* Write header, body and "# sha256 HEX" to dir/job->path: a temporary file
+ * beside it, then renamed, so that the path is either absent, old or
+ * complete.  Creates the job's subfolder.  0, or -1 with a message. */
+int fpref_golden_write(const char *dir, const struct fpref_golden_job *j, const char *suite, const char *body,
+		       size_t len, unsigned long vectors, char *err, size_t errlen);
+/* Whether dir/job->path is already a complete, intact file with the
+ * header this job would write (so that a resumed run can skip it). */
+bool fpref_golden_is_done(const char *dir, const struct fpref_golden_job *j, const char *suite,
+			  unsigned long *vectors);
+
+/* ---- a whole suite ---- */
+struct fpref_golden_progress {
+	size_t files, files_total, skipped;
+	unsigned long long vectors;
+};
+/* Called now and then from the calling thread while a suite runs. */
+typedef void (*fpref_golden_progress_fn)(const struct fpref_golden_progress *p, void *arg);
+/* Make every file of the suite that belongs to shard `index` of `count`
+ * (file k belongs to shard k mod count) in dir, skipping those already
+ * complete, on `threads` threads.  0, or -1 with a message naming the
+ * file and case that failed (finished files stay). */
+int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count,
+			  unsigned threads, fpref_golden_progress_fn fn, void *arg, struct fpref_golden_progress *done,
+			  char *err, size_t errlen);
+
+/* ---- reading ---- */
+struct fpref_golden_file {
+	int format_version;
+	char fpref_version[32], suite[64], op[16], formats[160], env[256], oracle[64], generator[128], columns[64];
+	char *text;                  /* the whole file */
+	size_t header_len;           /* bytes of header at the start of text */
+	char **lines;                /* body lines (NUL-terminated in text) */
+	size_t nlines;
+	char sha256[65];
+};
+/* Read and check a golden file: the header fields, every body line, the
+ * closing SHA-256 of the body.  0, or -1 with a message saying what is
+ * wrong (not a golden file, truncated, checksum mismatch, bad header). */
+int fpref_golden_read(const char *path, struct fpref_golden_file *g, char *err, size_t errlen);
+void fpref_golden_file_free(struct fpref_golden_file *g);
+/* The job a golden file's header describes (formats, op, env, model). */
+int fpref_golden_job_of(const struct fpref_golden_file *g, struct fpref_golden_job *j, char *err, size_t errlen);
+
+/* ---- verification ---- */
+enum fpref_mismatch {
+	FPREF_MISMATCH_DIRECTION,    /* the other neighbour: rounded the wrong way */
+	FPREF_MISMATCH_FLUSHED,      /* a subnormal result given as zero, or a zero as a subnormal */
+	FPREF_MISMATCH_NAN_ENCODING, /* both NaN, other bits */
+	FPREF_MISMATCH_SATURATION,   /* max finite against inf or NaN (or the reverse) */
+	FPREF_MISMATCH_ZERO_SIGN,    /* +0 against -0 */
+	FPREF_MISMATCH_FLAGS,        /* the same bits, other flags */
+	FPREF_MISMATCH_OTHER,
+	FPREF_MISMATCH_COUNT
+};
+const char *fpref_mismatch_name(enum fpref_mismatch m);
+/* The class of a result r (with flags rf, or -1 when not given) against
+ * the golden g (flags gf); call only when they differ. */
+enum fpref_mismatch fpref_golden_classify(const struct fpref_format *f, uint64_t g, unsigned gf, uint64_t r, int rf);
+
+/* One body line of a golden file: its inputs, the golden result and flags
+ * (-1 for dot lines, which have none).  0, or -1 with a message. */
+struct fpref_golden_line {
+	uint64_t in[2 * 512 + 1];
+	size_t nin;
+	uint64_t result;
+	int flags;
+};
+int fpref_golden_parse_line(const struct fpref_golden_job *j, const char *line, struct fpref_golden_line *l, char *err,
+			    size_t errlen);
+
+/* Results to judge, one per golden line: bits, and flags or -1. */
+struct fpref_golden_results {
+	uint64_t *bits;
+	int *flags;
+	size_t n;
+};
+void fpref_golden_results_free(struct fpref_golden_results *r);
+/* Read results from a file: lines in the golden file's format (its inputs
+ * repeated, then the result and optionally flags; '#' lines ignored except
+ * "# op", "# formats" and "# env", which must match the golden header),
+ * or a .npy array of one result per golden line (items of the output's
+ * container width, or float items of that width).  0, or -1 with a
+ * message naming the file, the line and what is wrong. */
+int fpref_golden_results_read(const char *path, const struct fpref_golden_file *g, const struct fpref_golden_job *j,
+			      struct fpref_golden_results *r, char *err, size_t errlen);
+/* The oracle's results for every golden line, computed afresh. */
+int fpref_golden_results_oracle(const struct fpref_golden_file *g, const struct fpref_golden_job *j,
+				struct fpref_golden_results *r, char *err, size_t errlen);
+
+struct fpref_verify_options {
+	double tolerance_ulps;  /* < 0: none */
+	double tolerance_rel;   /* < 0: none */
+	size_t show;            /* how many mismatches to keep for display */
+};
+
+#define FPREF_VERIFY_BUCKETS 7 /* ulps: 0, (0, 0.5], (0.5, 1], (1, 2], (2, 4], (4, 16], > 16 */
+
+struct fpref_verify_case {
+	size_t line;            /* 1-based body line */
+	enum fpref_mismatch kind;
+	uint64_t golden, got;
+	int golden_flags, got_flags;
+	double ulps;            /* against the golden value; NaN when not finite */
+	char inputs[160];
+};
+
+struct fpref_verify_report {
+	size_t cases, exact, within, outside;
+	size_t by_kind[FPREF_MISMATCH_COUNT];
+	size_t ulps_golden[FPREF_VERIFY_BUCKETS], ulps_exact[FPREF_VERIFY_BUCKETS];
+	size_t nonfinite;       /* results or golden values with no error in ulps */
+	double max_ulps_golden, max_rel_golden, max_ulps_exact, max_rel_exact, sum_ulps_exact;
+	size_t with_bound, above_bound;
+	struct fpref_verify_case *shown;
+	size_t nshown;
+};
+void fpref_verify_report_free(struct fpref_verify_report *r);
+/* Judge results against a golden file.  0, or -1 with a message. */
+int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_golden_job *j,
+			const struct fpref_golden_results *r, const struct fpref_verify_options *o,
+			struct fpref_verify_report *rep, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,476 @@
+/* Generation: the inputs of a job (every pattern, edge cases, a seeded
+ * sample), each vector computed by the emulator and by the oracle, the
+ * file written whole or not at all. */
+#include <errno.h>
+#include <fcntl.h>
+#include <mpfr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fpref_emu.h"
+#include "fpref_golden.h"
+#include "fpref_ref.h"
+#include "fpref_tc.h"
+
+/* ---- a growing text buffer ---- */
+struct text {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+
+static void put(struct text *t, const char *s, size_t n)
+{
+	if (t->failed)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 1 << 16;
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		char *bigger = realloc(t->s, cap);
+		if (!bigger) {
+			t->failed = true;
+			return;
+		}
+		t->s = bigger;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, s, n);
+	t->len += n;
+	t->s[t->len] = '\0';
+}
+
+static void put_str(struct text *t, const char *s)
+{
+	put(t, s, strlen(s));
+}
+
+static void put_hex(struct text *t, const struct fpref_format *f, uint64_t bits)
+{
+	char hex[24];
+	fpref_format_hex(f, bits, hex, sizeof hex);
+	put_str(t, hex);
+}
+
+/* ---- inputs ---- */
+
+static uint64_t pattern(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
+{
+	uint64_t bits = field << f->man_bits | (mantissa & ((1ull << f->man_bits) - 1));
+	if (negative && f->is_signed)
+		bits |= 1ull << (f->exp_bits + f->man_bits);
+	return bits << f->pad_bits;
+}
+
+static bool valid(const struct fpref_format *f, uint64_t bits)
+{
+	struct fpref_unpacked u;
+	return fpref_decode(f, bits, &u) == FPREF_DECODE_OK;
+}
+
+static void add_unique(uint64_t *v, size_t *n, size_t max, const struct fpref_format *f, uint64_t bits)
+{
+	if (!valid(f, bits) || *n == max)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (v[i] == bits)
+			return;
+	v[(*n)++] = bits;
+}
+
+/* The values where formats have their edges: zeros, the subnormal range,
+ * the least normal, one and its neighbours, the largest finite, inf, NaNs;
+ * both signs. */
+static size_t edge_values(const struct fpref_format *f, uint64_t *v, size_t max)
+{
+	size_t n = 0;
+	uint64_t mask = (1ull << f->man_bits) - 1, top = (1ull << f->exp_bits) - 1;
+	for (int sign = 0; sign < 2; sign++) {
+		bool neg = sign == 1;
+		add_unique(v, &n, max, f, pattern(f, neg, 0, 0));
+		add_unique(v, &n, max, f, pattern(f, neg, 0, 1));
+		add_unique(v, &n, max, f, pattern(f, neg, 0, mask));
+		add_unique(v, &n, max, f, pattern(f, neg, 1, 0));
+		add_unique(v, &n, max, f, pattern(f, neg, 1, 1));
+		struct fpref_unpacked one = { .cls = FPREF_CLASS_NORMAL, .negative = neg, .significand = 1, .exponent = 0 };
+		uint64_t b;
+		if (fpref_encode(f, &one, &b) == 0) {
+			add_unique(v, &n, max, f, b);
+			add_unique(v, &n, max, f, b + (1ull << f->pad_bits));
+			add_unique(v, &n, max, f, b - (1ull << f->pad_bits));
+		}
+		uint64_t m = fpref_format_max_bits(f, neg);
+		add_unique(v, &n, max, f, m);
+		add_unique(v, &n, max, f, m - (1ull << f->pad_bits));
+		if (fpref_format_inf_bits(f, neg, &b))
+			add_unique(v, &n, max, f, b);
+		if (fpref_format_nan_bits(f, neg, &b))
+			add_unique(v, &n, max, f, b);
+		add_unique(v, &n, max, f, pattern(f, neg, top, 1));    /* a signaling NaN where IEEE */
+		add_unique(v, &n, max, f, pattern(f, neg, top, mask)); /* all ones */
+	}
+	return n;
+}
+
+/* Source patterns around the target's rounding thresholds: its largest
+ * finite and the overflow tie above it, its least normal, its least
+ * subnormal and the ties at half and three halves of it, and the tie just
+ * above one; each rounded into the source both ways, both signs. */
+static size_t threshold_values(const struct fpref_format *src, const struct fpref_format *tgt, uint64_t *v, size_t max)
+{
+	size_t n = 0;
+	struct fpref_unpacked u;
+	struct threshold {
+		uint64_t sig;
+		int32_t exp;
+	} t[8];
+	size_t nt = 0;
+	fpref_format_max_finite(tgt, &u);
+	t[nt++] = (struct threshold){ u.significand, u.exponent };
+	t[nt++] = (struct threshold){ 2 * u.significand + 1, u.exponent - 1 };
+	fpref_format_min_normal(tgt, &u);
+	t[nt++] = (struct threshold){ u.significand, u.exponent };
+	fpref_format_min_positive(tgt, &u);
+	t[nt++] = (struct threshold){ u.significand, u.exponent };
+	t[nt++] = (struct threshold){ u.significand, u.exponent - 1 };
+	t[nt++] = (struct threshold){ 3 * u.significand, u.exponent - 1 };
+	t[nt++] = (struct threshold){ (2ull << tgt->man_bits) + 1, -tgt->man_bits - 1 };
+	for (size_t i = 0; i < nt; i++)
+		for (int sign = 0; sign < 2; sign++)
+			for (int up = 0; up < 2; up++) {
+				struct fpref_env env;
+				fpref_env_default(&env);
+				env.overflow = FPREF_OVERFLOW_SAT;
+				env.rounding = (up != 0) != (sign != 0) ? FPREF_RUP : FPREF_RDN;
+				unsigned flags = 0;
+				uint64_t b = fpref_emu_round_pack(src, &env, 0, sign != 0, t[i].exp, (fpref_u128)t[i].sig, false,
+								  &flags);
+				add_unique(v, &n, max, src, b);
+			}
+	return n;
+}
+
+/* A seeded operand: one time in four any pattern, otherwise finite with a
+ * random exponent (near `near` when that is not UINT64_MAX). */
+static uint64_t random_operand(const struct fpref_format *f, uint64_t seed, uint64_t index, uint64_t near)
+{
+	uint64_t top = (1ull << f->exp_bits) - 1;
+	for (uint64_t k = 0;; k++) {
+		uint64_t r = fpref_sr_stream(seed, 8 * index + k);
+		uint64_t bits;
+		if (r % 4 == 0 && k < 4)
+			bits = (r >> 8) & ((1ull << fpref_format_width(f)) - 1);
+		else {
+			uint64_t field = (r >> 2) % (top + 1);
+			if (near != UINT64_MAX && (r >> 20) % 2) {
+				int64_t shifted = (int64_t)near + (int64_t)((r >> 24) % 7) - 3;
+				field = shifted < 0 ? 0 : (uint64_t)shifted > top ? top : (uint64_t)shifted;
+			}
+			uint64_t mantissa = r >> 28;
+			if ((r >> 12) % 8 == 0)
+				mantissa = (r >> 15) % 2 ? ~0ull : 0;
+			bits = pattern(f, (r >> 16) & 1, field, mantissa) >> f->pad_bits;
+		}
+		bits <<= f->pad_bits;
+		if (valid(f, bits))
+			return bits;
+	}
+}
+
+static uint64_t exponent_field(const struct fpref_format *f, uint64_t bits)
+{
+	return (bits >> (f->pad_bits + f->man_bits)) & ((1ull << f->exp_bits) - 1);
+}
+
+/* ---- one vector, both engines ---- */
+
+struct job_state {
+	const struct fpref_golden_job *job;
+	struct text body;
+	unsigned long vectors;
+	char *err;
+	size_t errlen;
+	int status;
+};
+
+static void disagree(struct job_state *st, const uint64_t *in, int arity, uint64_t r1, unsigned f1, uint64_t r2,
+		     unsigned f2)
+{
+	const struct fpref_golden_job *j = st->job;
+	char inputs[128] = "", hex[24];
+	for (int i = 0; i < arity; i++) {
+		fpref_format_hex(&j->in, in[i], hex, sizeof hex);
+		strncat(inputs, hex, sizeof inputs - strlen(inputs) - 2);
+		strcat(inputs, " ");
+	}
+	snprintf(st->err, st->errlen,
+		 "%s, case %lu (inputs %s): emulator %llx flags %02x, oracle %llx flags %02x: the engines disagree", j->path,
+		 st->vectors + 1, inputs, (unsigned long long)r1, f1, (unsigned long long)r2, f2);
+	st->status = -1;
+}
+
+static void vector(struct job_state *st, const uint64_t *in)
+{
+	if (st->status)
+		return;
+	const struct fpref_golden_job *j = st->job;
+	int arity = j->kind == FPREF_GOLDEN_OP ? fpref_op_arity(j->op) : 1;
+	uint64_t r1 = 0, r2 = 0;
+	unsigned f1 = 0, f2 = 0;
+	if (j->kind == FPREF_GOLDEN_CONVERT) {
+		fpref_emu_convert(&j->in, in[0], &j->out, &j->env, 0, &r1, &f1);
+		fpref_ref_convert(&j->in, in[0], &j->out, &j->env, 0, &r2, &f2);
+	} else {
+		fpref_emu_op(j->op, &j->in, in, &j->env, 0, &r1, &f1);
+		fpref_ref_op(j->op, &j->in, in, &j->env, 0, &r2, &f2);
+	}
+	if (r1 != r2 || f1 != f2) {
+		disagree(st, in, arity, r1, f1, r2, f2);
+		return;
+	}
+	for (int i = 0; i < arity; i++) {
+		put_hex(&st->body, &j->in, in[i]);
+		put(&st->body, " ", 1);
+	}
+	char tail[32];
+	if (j->kind == FPREF_GOLDEN_OP && fpref_op_is_compare(j->op))
+		snprintf(tail, sizeof tail, "%u", (unsigned)r1);
+	else
+		fpref_format_hex(&j->out, r1, tail, sizeof tail);
+	put_str(&st->body, tail);
+	snprintf(tail, sizeof tail, " %02X\n", f1);
+	put_str(&st->body, tail);
+	st->vectors++;
+}
+
+static void dot_cases(struct job_state *st)
+{
+	const struct fpref_golden_job *j = st->job;
+	size_t K = j->K;
+	uint64_t *v = malloc((2 * K + 1) * sizeof *v);
+	if (!v) {
+		st->status = -1;
+		snprintf(st->err, st->errlen, "out of memory");
+		return;
+	}
+	int bias = j->in.bias;
+	for (unsigned long c = 0; c < j->random_count && !st->status; c++) {
+		/* finite inputs within a few binades of one, mixed signs; a nonzero c half the time */
+		for (size_t k = 0; k < 2 * K; k++) {
+			uint64_t r = fpref_sr_stream(j->seed, (2 * K + 1) * c + k);
+			uint64_t field = (uint64_t)(bias - 3) + (r >> 4) % 5;
+			v[k] = pattern(&j->in, r & 1, field, r >> 20);
+			if (!valid(&j->in, v[k]) || exponent_field(&j->in, v[k]) == (1ull << j->in.exp_bits) - 1)
+				v[k] = 0;
+		}
+		uint64_t r = fpref_sr_stream(j->seed, (2 * K + 1) * c + 2 * K);
+		v[2 * K] = r % 2 ? 0 : pattern(&j->out, (r >> 1) & 1, (uint64_t)j->out.bias - 2 + (r >> 4) % 6, r >> 20);
+		uint64_t d1 = 0, d2 = 0;
+		fpref_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d1);
+		fpref_ref_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d2);
+		if (d1 != d2) {
+			snprintf(st->err, st->errlen, "%s, case %lu: emulator %llx, oracle %llx: the engines disagree", j->path,
+				 c + 1, (unsigned long long)d1, (unsigned long long)d2);
+			st->status = -1;
+			break;
+		}
+		for (size_t k = 0; k <= 2 * K; k++) {
+			put_hex(&st->body, k < 2 * K ? &j->in : &j->out, v[k]);
+			put(&st->body, " ", 1);
+		}
+		put_hex(&st->body, &j->out, d1);
+		put(&st->body, "\n", 1);
+		st->vectors++;
+	}
+	free(v);
+}
+
+#define EDGE_MAX 96
+
+int fpref_golden_compute(const struct fpref_golden_job *j, char **body, size_t *len, unsigned long *vectors, char *err,
+			 size_t errlen)
+{
+	struct job_state st = { j, { NULL, 0, 0, false }, 0, err, errlen, 0 };
+	put(&st.body, "", 0);
+	if (j->kind == FPREF_GOLDEN_DOT)
+		dot_cases(&st);
+	else {
+		int arity = j->kind == FPREF_GOLDEN_OP ? fpref_op_arity(j->op) : 1;
+		uint64_t in[3] = { 0, 0, 0 };
+		if (j->exhaustive) {
+			int w = fpref_format_width(&j->in);
+			uint64_t per = 1ull << w, total = arity == 1 ? per : arity == 2 ? per * per : per * per * per;
+			for (uint64_t i = 0; i < total && !st.status; i++) {
+				uint64_t rest = i;
+				bool ok = true;
+				for (int a = 0; a < arity; a++) {
+					in[a] = (rest % per) << j->in.pad_bits;
+					rest /= per;
+					ok = ok && valid(&j->in, in[a]);
+				}
+				if (ok)
+					vector(&st, in);
+			}
+		}
+		if (j->edge) {
+			uint64_t e[EDGE_MAX];
+			size_t n = edge_values(&j->in, e, EDGE_MAX);
+			if (j->kind == FPREF_GOLDEN_CONVERT)
+				n += threshold_values(&j->in, &j->out, e + n, EDGE_MAX - n);
+			size_t m = arity == 3 ? (n < 16 ? n : 16) : n; /* fma: triples of the first 16 */
+			for (size_t x = 0; x < n && !st.status; x++)
+				for (size_t y = 0; y < (arity > 1 ? (arity == 3 ? m : n) : 1) && !st.status; y++)
+					for (size_t z = 0; z < (arity > 2 ? m : 1) && !st.status; z++) {
+						if (arity == 3 && x >= m)
+							continue;
+						in[0] = e[x];
+						in[1] = e[y];
+						in[2] = e[z];
+						vector(&st, in);
+					}
+		}
+		for (unsigned long c = 0; c < j->random_count && !st.status; c++) {
+			in[0] = random_operand(&j->in, j->seed, 3 * c, UINT64_MAX);
+			for (int a = 1; a < arity; a++)
+				in[a] = random_operand(&j->in, j->seed, 3 * c + (uint64_t)a, exponent_field(&j->in, in[0]));
+			vector(&st, in);
+		}
+	}
+	if (st.body.failed && !st.status) {
+		snprintf(err, errlen, "out of memory");
+		st.status = -1;
+	}
+	if (st.status) {
+		free(st.body.s);
+		return -1;
+	}
+	*body = st.body.s;
+	*len = st.body.len;
+	*vectors = st.vectors;
+	return 0;
+}
+
+/* ---- the file ---- */
+
+static void describe_formats(const struct fpref_golden_job *j, char *buf, size_t len)
+{
+	if (j->kind == FPREF_GOLDEN_OP)
+		snprintf(buf, len, "%s", j->in.name);
+	else if (j->kind == FPREF_GOLDEN_CONVERT)
+		snprintf(buf, len, "%s -> %s", j->in.name, j->out.name);
+	else
+		snprintf(buf, len, "%s %s -> %s", j->model.gpu, j->in.name, j->out.name);
+}
+
+void fpref_golden_header(const struct fpref_golden_job *j, const char *suite, unsigned long vectors, char *buf,
+			 size_t len)
+{
+	(void)vectors;
+	char formats[200], env[256], gen[160], columns[64];
+	describe_formats(j, formats, sizeof formats);
+	if (j->kind == FPREF_GOLDEN_DOT)
+		fpref_tc_model_describe(&j->model, j->out.name, env, sizeof env);
+	else {
+		fpref_env_describe(&j->env, env, sizeof env);
+		size_t n = strlen(env);
+		snprintf(env + n, sizeof env - n, " (%s)", j->env_text);
+	}
+	int n = 0;
+	if (j->exhaustive)
+		n = snprintf(gen, sizeof gen, "exhaustive");
+	if (j->edge)
+		n += snprintf(gen + n, sizeof gen - (size_t)n, "%sedge", n ? "+" : "");
+	if (j->random_count && j->K)
+		snprintf(gen + n, sizeof gen - (size_t)n, "random:%lu:%u seed %llu", j->random_count, j->K,
+			 (unsigned long long)j->seed);
+	else if (j->random_count)
+		snprintf(gen + n, sizeof gen - (size_t)n, "%srandom:%lu seed %llu", n ? "+" : "", j->random_count,
+			 (unsigned long long)j->seed);
+	int arity = j->kind == FPREF_GOLDEN_OP ? fpref_op_arity(j->op) : 1;
+	if (j->kind == FPREF_GOLDEN_DOT)
+		snprintf(columns, sizeof columns, "a_1..a_%u b_1..b_%u c d", j->K, j->K);
+	else
+		snprintf(columns, sizeof columns, "%s result flags", arity == 1 ? "a" : arity == 2 ? "a b" : "a b c");
+	snprintf(buf, len,
+		 "# fpref golden vectors, format %d\n"
+		 "# fpref %s\n"
+		 "# suite %s\n"
+		 "# op %s\n"
+		 "# formats %s\n"
+		 "# env %s\n"
+		 "# oracle GNU MPFR %s\n"
+		 "# generator %s\n"
+		 "# columns %s\n",
+		 FPREF_GOLDEN_FORMAT_VERSION, PACKAGE_VERSION, suite,
+		 j->kind == FPREF_GOLDEN_OP ? fpref_op_name(j->op) : j->kind == FPREF_GOLDEN_CONVERT ? "convert" : "dot",
+		 formats, env, mpfr_get_version(), gen, columns);
+}
+
+static int make_dirs(char *path)
+{
+	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		int r = mkdir(path, 0777);
+		*p = '/';
+		if (r != 0 && errno != EEXIST)
+			return -1;
+	}
+	return 0;
+}
+
+int fpref_golden_write(const char *dir, const struct fpref_golden_job *j, const char *suite, const char *body,
+		       size_t len, unsigned long vectors, char *err, size_t errlen)
+{
+	char path[1024], tmp[1100], header[2048], hex[65];
+	snprintf(path, sizeof path, "%s/%s", dir, j->path);
+	char *slash = strrchr(path, '/');
+	snprintf(tmp, sizeof tmp, "%.*s/.%s.partial", (int)(slash - path), path, slash + 1);
+	if (make_dirs(path) != 0) {
+		snprintf(err, errlen, "%s: cannot create its folder (%s)", path, strerror(errno));
+		return -1;
+	}
+	fpref_golden_header(j, suite, vectors, header, sizeof header);
+	struct fpref_sha256 sha;
+	fpref_sha256_init(&sha);
+	fpref_sha256_update(&sha, body, len);
+	fpref_sha256_hex(&sha, hex);
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	bool ok = fputs(header, f) >= 0 && fwrite(body, 1, len, f) == len && fprintf(f, "# sha256 %s\n", hex) > 0;
+	ok = fflush(f) == 0 && ok;
+	ok = fsync(fileno(f)) == 0 && ok; /* on disk before the rename makes it visible */
+	int saved = errno;
+	if (fclose(f) != 0 && ok) {
+		ok = false;
+		saved = errno;
+	}
+	if (ok && rename(tmp, path) == 0)
+		return 0;
+	if (ok)
+		saved = errno;
+	remove(tmp);
+	snprintf(err, errlen, "%s: cannot write (%s)", path, strerror(saved ? saved : EIO));
+	return -1;
+}
+
+bool fpref_golden_is_done(const char *dir, const struct fpref_golden_job *j, const char *suite,
+			  unsigned long *vectors)
+{
+	char path[1024], header[2048], err[256];
+	snprintf(path, sizeof path, "%s/%s", dir, j->path);
+	struct fpref_golden_file g;
+	if (access(path, F_OK) != 0 || fpref_golden_read(path, &g, err, sizeof err) != 0)
+		return false;
+	fpref_golden_header(j, suite, 0, header, sizeof header);
+	bool same = g.header_len == strlen(header) && memcmp(g.text, header, g.header_len) == 0;
+	*vectors = g.nlines;
+	fpref_golden_file_free(&g);
+	return same;
+}

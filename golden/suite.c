@@ -1,0 +1,324 @@
+/* Suites: the data that says which golden files to make, read and expanded
+ * into one job per file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpref_golden.h"
+
+int fpref_golden_env_parse(const char *text, const struct fpref_format *target, struct fpref_env *env, char *err,
+			   size_t errlen)
+{
+	fpref_env_default(env);
+	char copy[96];
+	if (snprintf(copy, sizeof copy, "%s", text) >= (int)sizeof copy) {
+		snprintf(err, errlen, "environment '%s' too long", text);
+		return -1;
+	}
+	/* a profile first, so that the words after it override it */
+	for (char *save = NULL, *w = strtok_r(copy, "+", &save); w; w = strtok_r(NULL, "+", &save))
+		if (fpref_profile_apply(w, target, env) == 0)
+			break;
+	snprintf(copy, sizeof copy, "%s", text);
+	for (char *save = NULL, *w = strtok_r(copy, "+", &save); w; w = strtok_r(NULL, "+", &save)) {
+		enum fpref_rounding r;
+		struct fpref_env probe;
+		if (fpref_rounding_parse(w, &r) == 0 && r != FPREF_SR)
+			env->rounding = r;
+		else if (strcmp(w, "sat") == 0)
+			env->overflow = FPREF_OVERFLOW_SAT;
+		else if (strcmp(w, "ftz") == 0)
+			env->ftz = true;
+		else if (strcmp(w, "daz") == 0)
+			env->daz = true;
+		else if (strcmp(w, "before") == 0)
+			env->tininess = FPREF_TININESS_BEFORE;
+		else if (fpref_profile_apply(w, target, &probe) != 0) {
+			snprintf(err, errlen,
+				 "unknown environment word '%s' in '%s' (a rounding mode other than sr, sat, ftz, daz, "
+				 "before, or a profile: %s)", w, text, fpref_profile_choices());
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The formats a list names: "all", "narrow", or names. */
+static int format_list(const char *text, struct fpref_format *out, size_t max, size_t *n, char *err, size_t errlen)
+{
+	*n = 0;
+	char copy[1024];
+	snprintf(copy, sizeof copy, "%s", text);
+	for (char *save = NULL, *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		bool all = strcmp(w, "all") == 0, narrow = strcmp(w, "narrow") == 0;
+		if (all || narrow) {
+			for (size_t i = 0; i < fpref_format_count() && *n < max; i++)
+				if (all || fpref_format_container_bits(fpref_format_at(i)) <= 8)
+					out[(*n)++] = *fpref_format_at(i);
+			continue;
+		}
+		if (*n == max) {
+			snprintf(err, errlen, "too many formats in '%s'", text);
+			return -1;
+		}
+		if (fpref_format_parse(w, &out[*n], err, errlen) != 0)
+			return -1;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int generator(const char *text, bool dot, struct fpref_golden_job *j, char *err, size_t errlen)
+{
+	j->exhaustive = strcmp(text, "exhaustive") == 0;
+	j->edge = strcmp(text, "edge") == 0 || strncmp(text, "edge+", 5) == 0;
+	const char *r = strncmp(text, "edge+", 5) == 0 ? text + 5 : text;
+	j->random_count = 0;
+	j->K = 0;
+	if (strncmp(r, "random:", 7) == 0) {
+		char *end;
+		errno = 0;
+		j->random_count = strtoul(r + 7, &end, 10);
+		if (dot && *end == ':')
+			j->K = (unsigned)strtoul(end + 1, &end, 10);
+		if (*end || errno || j->random_count == 0 || j->random_count > 100000000 || (dot && (j->K < 1 || j->K > 512)))
+			goto bad;
+	} else if (!j->exhaustive && strcmp(text, "edge") != 0)
+		goto bad;
+	if (dot != (j->K > 0))
+		goto bad;
+	return 0;
+bad:
+	snprintf(err, errlen, "bad generator '%s' (%s)", text,
+		 dot ? "random:N:K, with N cases of K products, K at most 512"
+		     : "exhaustive, edge, random:N or edge+random:N");
+	return -1;
+}
+
+/* The job's file name, and its own seed: the suite's mixed with the name
+ * (FNV-1a), so that files do not share a stream. */
+static void job_path(struct fpref_golden_job *j)
+{
+	switch (j->kind) {
+	case FPREF_GOLDEN_CONVERT:
+		snprintf(j->path, sizeof j->path, "convert/%s-%s.%s.txt", j->in.name, j->out.name, j->env_text);
+		break;
+	case FPREF_GOLDEN_OP:
+		snprintf(j->path, sizeof j->path, "%s/%s.%s.txt", fpref_op_name(j->op), j->in.name, j->env_text);
+		break;
+	case FPREF_GOLDEN_DOT:
+		snprintf(j->path, sizeof j->path, "dot/%s.%s-%s.txt", j->model.gpu, j->in.name, j->out.name);
+		break;
+	}
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const char *p = j->path; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	j->seed ^= h;
+}
+
+/* Whether the generator can run: exhaustive sweeps only where they fit. */
+static int check_job(const struct fpref_golden_job *j, char *err, size_t errlen)
+{
+	int width = fpref_format_width(&j->in);
+	int arity = j->kind == FPREF_GOLDEN_OP ? fpref_op_arity(j->op) : 1;
+	int limit = arity == 1 ? 20 : arity == 2 ? 8 : 6;
+	if (j->exhaustive && width > limit) {
+		snprintf(err, errlen, "exhaustive %s of %s: %d-bit operands, at most %d bits for %d operand%s",
+			 j->kind == FPREF_GOLDEN_OP ? fpref_op_name(j->op) : "conversion", j->in.name, width, limit, arity,
+			 arity > 1 ? "s" : "");
+		return -1;
+	}
+	if (j->kind == FPREF_GOLDEN_OP && j->in.man_bits > FPREF_OP_MAX_MAN_BITS) {
+		snprintf(err, errlen, "%s: arithmetic is for formats of up to %d fraction bits", j->in.name,
+			 FPREF_OP_MAX_MAN_BITS);
+		return -1;
+	}
+	return 0;
+}
+
+static int add_job(struct fpref_golden_suite *s, const struct fpref_golden_job *j, size_t *cap)
+{
+	if (s->njobs == *cap) {
+		size_t bigger = *cap ? 2 * *cap : 64;
+		struct fpref_golden_job *more = realloc(s->jobs, bigger * sizeof *more);
+		if (!more)
+			return -1;
+		s->jobs = more;
+		*cap = bigger;
+	}
+	s->jobs[s->njobs++] = *j;
+	return 0;
+}
+
+#define MAX_LIST 64
+
+/* One suite line's jobs. */
+static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, char *err, size_t errlen)
+{
+	bool dot = strcmp(w[0], "dot") == 0, convert = strcmp(w[0], "convert") == 0, op = strcmp(w[0], "op") == 0;
+	if ((!dot && !convert && !op) || n != 5) {
+		snprintf(err, errlen, "expected 'convert FROMS TOS ENVS GEN', 'op OPS FORMATS ENVS GEN' or "
+				      "'dot GPUS INPUTS OUTPUTS GEN'");
+		return -1;
+	}
+	struct fpref_golden_job proto = { 0 };
+	proto.seed = s->seed;
+	if (generator(w[4], dot, &proto, err, errlen) != 0)
+		return -1;
+	struct fpref_format a[MAX_LIST], b[MAX_LIST];
+	size_t na = 0, nb = 0;
+	if (convert || dot) {
+		if (format_list(w[dot ? 2 : 1], a, MAX_LIST, &na, err, errlen) != 0 ||
+		    format_list(w[dot ? 3 : 2], b, MAX_LIST, &nb, err, errlen) != 0)
+			return -1;
+	}
+	if (convert) {
+		proto.kind = FPREF_GOLDEN_CONVERT;
+		for (size_t i = 0; i < na; i++)
+			for (size_t k = 0; k < nb; k++) {
+				char copy[1024];
+				snprintf(copy, sizeof copy, "%s", w[3]);
+				for (char *save = NULL, *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+					struct fpref_golden_job j = proto;
+					j.in = a[i];
+					j.out = b[k];
+					snprintf(j.env_text, sizeof j.env_text, "%s", e);
+					if (fpref_golden_env_parse(e, &j.out, &j.env, err, errlen) != 0 ||
+					    check_job(&j, err, errlen) != 0)
+						return -1;
+					job_path(&j);
+					if (add_job(s, &j, cap) != 0)
+						return -1;
+				}
+			}
+		return 0;
+	}
+	if (dot) {
+		proto.kind = FPREF_GOLDEN_DOT;
+		char copy[1024];
+		snprintf(copy, sizeof copy, "%s", w[1]);
+		for (char *save = NULL, *g = strtok_r(copy, ",", &save); g; g = strtok_r(NULL, ",", &save))
+			for (size_t i = 0; i < na; i++)
+				for (size_t k = 0; k < nb; k++) {
+					const struct fpref_tc_model *m = fpref_tc_model_find(g, &a[i]);
+					if (!m)
+						continue; /* a GPU without that input: nothing to make */
+					if (strcmp(b[k].name, "float32") != 0 && strcmp(b[k].name, "float16") != 0) {
+						snprintf(err, errlen, "dot outputs are float32 or float16, not %.64s", b[k].name);
+						return -1;
+					}
+					struct fpref_golden_job j = proto;
+					j.model = *m;
+					j.in = a[i];
+					j.out = b[k];
+					snprintf(j.env_text, sizeof j.env_text, "model");
+					fpref_env_default(&j.env);
+					job_path(&j);
+					if (add_job(s, &j, cap) != 0)
+						return -1;
+				}
+		return 0;
+	}
+	proto.kind = FPREF_GOLDEN_OP;
+	enum fpref_op ops[FPREF_OP_COUNT];
+	size_t nops = 0;
+	char copy[1024];
+	snprintf(copy, sizeof copy, "%s", w[1]);
+	for (char *save = NULL, *o = strtok_r(copy, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		if (strcmp(o, "all") == 0) {
+			for (int i = 0; i < FPREF_OP_COUNT && nops < FPREF_OP_COUNT; i++)
+				ops[nops++] = (enum fpref_op)i;
+		} else if (nops < FPREF_OP_COUNT && fpref_op_parse(o, &ops[nops]) == 0)
+			nops++;
+		else {
+			snprintf(err, errlen, "unknown operation '%s' (%s, or all)", o, fpref_op_choices());
+			return -1;
+		}
+	}
+	if (format_list(w[2], a, MAX_LIST, &na, err, errlen) != 0)
+		return -1;
+	for (size_t q = 0; q < nops; q++)
+		for (size_t i = 0; i < na; i++) {
+			snprintf(copy, sizeof copy, "%s", w[3]);
+			for (char *save = NULL, *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+				struct fpref_golden_job j = proto;
+				j.op = ops[q];
+				j.in = j.out = a[i];
+				snprintf(j.env_text, sizeof j.env_text, "%s", e);
+				if (fpref_golden_env_parse(e, &j.out, &j.env, err, errlen) != 0 || check_job(&j, err, errlen) != 0)
+					return -1;
+				job_path(&j);
+				if (add_job(s, &j, cap) != 0)
+					return -1;
+			}
+		}
+	return 0;
+}
+
+int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof *s);
+	s->seed = 1;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	char line[2048], msg[1024];
+	unsigned long lineno = 0;
+	size_t cap = 0;
+	int status = 0;
+	while (status == 0 && fgets(line, sizeof line, f)) {
+		lineno++;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		char *w[8];
+		int n = 0;
+		for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t && n < 8; t = strtok_r(NULL, " \t\r\n", &save))
+			w[n++] = t;
+		if (n == 0)
+			continue;
+		msg[0] = '\0';
+		if (strcmp(w[0], "suite") == 0 && n == 2)
+			snprintf(s->name, sizeof s->name, "%s", w[1]);
+		else if (strcmp(w[0], "seed") == 0 && n == 2) {
+			char *end;
+			s->seed = strtoull(w[1], &end, 10);
+			if (*end || w[1][0] == '-') {
+				snprintf(msg, sizeof msg, "bad seed '%s'", w[1]);
+				status = -1;
+			}
+		} else
+			status = expand(s, w, n, &cap, msg, sizeof msg);
+		if (status != 0)
+			snprintf(err, errlen, "%s:%lu: %s", path, lineno, msg[0] ? msg : "out of memory");
+	}
+	fclose(f);
+	if (status == 0 && !s->name[0]) {
+		snprintf(err, errlen, "%s: no 'suite NAME' line", path);
+		status = -1;
+	}
+	if (status == 0 && s->njobs == 0) {
+		snprintf(err, errlen, "%s: no jobs", path);
+		status = -1;
+	}
+	for (size_t i = 0; status == 0 && i < s->njobs; i++)
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(s->jobs[i].path, s->jobs[k].path) == 0) {
+				snprintf(err, errlen, "%s: two jobs make %s", path, s->jobs[i].path);
+				status = -1;
+				break;
+			}
+	if (status != 0)
+		fpref_golden_suite_free(s);
+	return status;
+}
+
+void fpref_golden_suite_free(struct fpref_golden_suite *s)
+{
+	free(s->jobs);
+	s->jobs = NULL;
+	s->njobs = 0;
+}

@@ -1,0 +1,470 @@
+/* Verification: results from any implementation judged against a golden
+ * file, bit for bit or within a tolerance, with every mismatch classified
+ * and the errors measured against the golden and the exact values. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpref_golden.h"
+#include "fpref_npy.h"
+#include "fpref_ref.h"
+
+static const char *const mismatch_names[FPREF_MISMATCH_COUNT] = {
+	"rounding direction", "subnormal flushed (or kept)", "NaN encoding", "saturation vs inf", "sign of zero", "flags only",
+	"other",
+};
+
+const char *fpref_mismatch_name(enum fpref_mismatch m)
+{
+	return mismatch_names[m];
+}
+
+enum fpref_mismatch fpref_golden_classify(const struct fpref_format *f, uint64_t g, unsigned gf, uint64_t r, int rf)
+{
+	(void)gf;
+	if (g == r)
+		return rf >= 0 ? FPREF_MISMATCH_FLAGS : FPREF_MISMATCH_OTHER;
+	struct fpref_unpacked x, y;
+	if (fpref_decode(f, g, &x) == FPREF_DECODE_INVALID || fpref_decode(f, r, &y) == FPREF_DECODE_INVALID)
+		return FPREF_MISMATCH_OTHER;
+	if (x.cls == FPREF_CLASS_NAN && y.cls == FPREF_CLASS_NAN)
+		return FPREF_MISMATCH_NAN_ENCODING;
+	if (x.cls == FPREF_CLASS_ZERO && y.cls == FPREF_CLASS_ZERO)
+		return FPREF_MISMATCH_ZERO_SIGN;
+	if ((x.cls == FPREF_CLASS_SUBNORMAL && y.cls == FPREF_CLASS_ZERO) ||
+	    (x.cls == FPREF_CLASS_ZERO && y.cls == FPREF_CLASS_SUBNORMAL))
+		return FPREF_MISMATCH_FLUSHED;
+	uint64_t max_g = fpref_format_max_bits(f, x.negative), max_r = fpref_format_max_bits(f, y.negative);
+	bool g_big = x.cls == FPREF_CLASS_INF || x.cls == FPREF_CLASS_NAN, r_big = y.cls == FPREF_CLASS_INF || y.cls == FPREF_CLASS_NAN;
+	if ((g == max_g && r_big) || (r == max_r && g_big))
+		return FPREF_MISMATCH_SATURATION;
+	/* adjacent finite values of one sign: the other neighbour */
+	bool finite = x.cls != FPREF_CLASS_INF && x.cls != FPREF_CLASS_NAN && y.cls != FPREF_CLASS_INF &&
+		      y.cls != FPREF_CLASS_NAN;
+	uint64_t step = 1ull << f->pad_bits;
+	if (finite && x.negative == y.negative && (g - r == step || r - g == step))
+		return FPREF_MISMATCH_DIRECTION;
+	return FPREF_MISMATCH_OTHER;
+}
+
+int fpref_golden_job_of(const struct fpref_golden_file *g, struct fpref_golden_job *j, char *err, size_t errlen)
+{
+	memset(j, 0, sizeof *j);
+	char a[160] = "", b[160] = "", gpu[32] = "";
+	const char *arrow = strstr(g->formats, " -> ");
+	if (strcmp(g->op, "dot") == 0) {
+		j->kind = FPREF_GOLDEN_DOT;
+		if (!arrow || sscanf(g->formats, "%31s %159s -> %159s", gpu, a, b) != 3)
+			goto bad;
+	} else if (strcmp(g->op, "convert") == 0) {
+		j->kind = FPREF_GOLDEN_CONVERT;
+		if (!arrow || sscanf(g->formats, "%159s -> %159s", a, b) != 2)
+			goto bad;
+	} else {
+		j->kind = FPREF_GOLDEN_OP;
+		if (fpref_op_parse(g->op, &j->op) != 0) {
+			snprintf(err, errlen, "unknown op '%s' in the header", g->op);
+			return -1;
+		}
+		snprintf(a, sizeof a, "%s", g->formats);
+		snprintf(b, sizeof b, "%s", g->formats);
+	}
+	if (fpref_format_parse(a, &j->in, err, errlen) != 0 || fpref_format_parse(b, &j->out, err, errlen) != 0)
+		return -1;
+	if (j->kind == FPREF_GOLDEN_DOT) {
+		const struct fpref_tc_model *m = fpref_tc_model_find(gpu, &j->in);
+		unsigned K;
+		if (!m || sscanf(g->columns, "a_1..a_%u", &K) != 1 || K == 0 || K > 512) {
+			snprintf(err, errlen, "no model '%s' for %s, or bad columns '%s'", gpu, j->in.name, g->columns);
+			return -1;
+		}
+		j->model = *m;
+		j->K = K;
+		return 0;
+	}
+	/* the environment as the suite spelt it, in the last parentheses */
+	const char *open = strrchr(g->env, '('), *close = strrchr(g->env, ')');
+	if (!open || !close || close < open || (size_t)(close - open) >= sizeof j->env_text)
+		goto bad;
+	snprintf(j->env_text, sizeof j->env_text, "%.*s", (int)(close - open - 1), open + 1);
+	return fpref_golden_env_parse(j->env_text, &j->out, &j->env, err, errlen);
+bad:
+	snprintf(err, errlen, "unreadable header: formats '%s', env '%s'", g->formats, g->env);
+	return -1;
+}
+
+static size_t inputs_of(const struct fpref_golden_job *j)
+{
+	return j->kind == FPREF_GOLDEN_DOT ? 2 * (size_t)j->K + 1
+	       : j->kind == FPREF_GOLDEN_OP ? (size_t)fpref_op_arity(j->op)
+					    : 1;
+}
+
+/* Parse the tokens of a line: inputs, then the result, then (not for dot)
+ * flags; `need_flags` 0: no flags, 1: flags required, -1: optional. */
+static int parse_tokens(const struct fpref_golden_job *j, const char *line, struct fpref_golden_line *l, int need_flags,
+			char *err, size_t errlen)
+{
+	size_t nin = inputs_of(j), n = 0;
+	const char *p = line;
+	char tok[40];
+	l->nin = nin;
+	l->flags = -1;
+	bool compare = j->kind == FPREF_GOLDEN_OP && fpref_op_is_compare(j->op);
+	while (*p) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (!*p)
+			break;
+		size_t len = strcspn(p, " \t\r");
+		if (len >= sizeof tok) {
+			snprintf(err, errlen, "token too long");
+			return -1;
+		}
+		memcpy(tok, p, len);
+		tok[len] = '\0';
+		p += len;
+		if (n < nin) {
+			const struct fpref_format *f = j->kind == FPREF_GOLDEN_DOT && n == nin - 1 ? &j->out : &j->in;
+			if (fpref_format_parse_bits(f, tok, &l->in[n], err, errlen) != 0)
+				return -1;
+		} else if (n == nin) {
+			if (compare) {
+				if (strcmp(tok, "0") != 0 && strcmp(tok, "1") != 0) {
+					snprintf(err, errlen, "'%s' is not a comparison result (0 or 1)", tok);
+					return -1;
+				}
+				l->result = tok[0] == '1';
+			} else if (fpref_format_parse_bits(&j->out, tok, &l->result, err, errlen) != 0)
+				return -1;
+		} else if (n == nin + 1 && j->kind != FPREF_GOLDEN_DOT && need_flags != 0) {
+			char *end;
+			unsigned long v = strtoul(tok, &end, 16);
+			if (*end || v > 0x1F) {
+				snprintf(err, errlen, "'%s' is not a flags byte (two hex digits, at most 1F)", tok);
+				return -1;
+			}
+			l->flags = (int)v;
+		} else {
+			snprintf(err, errlen, "too many tokens (expected %zu inputs, the result%s)", nin,
+				 j->kind == FPREF_GOLDEN_DOT ? "" : " and flags");
+			return -1;
+		}
+		n++;
+	}
+	if (n < nin + 1 || (need_flags == 1 && n < nin + 2)) {
+		snprintf(err, errlen, "too few tokens: %zu (expected %zu inputs, the result%s)", n, nin,
+			 need_flags == 1 ? " and flags" : "");
+		return -1;
+	}
+	return 0;
+}
+
+int fpref_golden_parse_line(const struct fpref_golden_job *j, const char *line, struct fpref_golden_line *l, char *err,
+			    size_t errlen)
+{
+	return parse_tokens(j, line, l, j->kind == FPREF_GOLDEN_DOT ? 0 : 1, err, errlen);
+}
+
+void fpref_golden_results_free(struct fpref_golden_results *r)
+{
+	free(r->bits);
+	free(r->flags);
+	r->bits = NULL;
+	r->flags = NULL;
+}
+
+static int results_alloc(struct fpref_golden_results *r, size_t n)
+{
+	r->n = n;
+	r->bits = malloc((n ? n : 1) * sizeof *r->bits);
+	r->flags = malloc((n ? n : 1) * sizeof *r->flags);
+	return r->bits && r->flags ? 0 : -1;
+}
+
+static int results_npy(const char *path, const struct fpref_golden_file *g, const struct fpref_golden_job *j,
+		       struct fpref_golden_results *r, char *err, size_t errlen)
+{
+	struct fpref_npy a;
+	if (fpref_npy_read(path, &a, err, errlen) != 0)
+		return -1;
+	size_t bytes = (size_t)(fpref_format_container_bits(&j->out) + 7) / 8;
+	bytes = bytes <= 1 ? 1 : bytes <= 2 ? 2 : bytes <= 4 ? 4 : 8;
+	int status = 0;
+	if (a.count != g->nlines) {
+		snprintf(err, errlen, "%s: %zu results for %zu golden vectors", path, a.count, g->nlines);
+		status = -1;
+	} else if (a.item_bytes != bytes || !strchr("uifVb", a.kind)) {
+		snprintf(err, errlen, "%s: items of %zu bytes, kind '%c': expected %zu-byte patterns of %s", path,
+			 a.item_bytes, a.kind, bytes, j->out.name);
+		status = -1;
+	} else if (results_alloc(r, a.count) != 0) {
+		snprintf(err, errlen, "out of memory");
+		status = -1;
+	}
+	for (size_t i = 0; status == 0 && i < a.count; i++) {
+		uint64_t v = 0;
+		memcpy(&v, (unsigned char *)a.data + i * bytes, bytes); /* little-endian host */
+		r->bits[i] = v;
+		r->flags[i] = -1;
+	}
+	fpref_npy_free(&a);
+	if (status)
+		fpref_golden_results_free(r);
+	return status;
+}
+
+int fpref_golden_results_read(const char *path, const struct fpref_golden_file *g, const struct fpref_golden_job *j,
+			      struct fpref_golden_results *r, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot open it", path);
+		return -1;
+	}
+	unsigned char m[6] = { 0 };
+	size_t got = fread(m, 1, 6, f);
+	fclose(f);
+	if (got == 6 && memcmp(m, "\x93NUMPY", 6) == 0)
+		return results_npy(path, g, j, r, err, errlen);
+	/* a text file: read it line by line (it has no checksum of its own) */
+	f = fopen(path, "r");
+	if (!f || results_alloc(r, g->nlines) != 0) {
+		if (f)
+			fclose(f);
+		snprintf(err, errlen, "%s: cannot read it", path);
+		fpref_golden_results_free(r);
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0, n = 0, lineno = 0;
+	ssize_t len;
+	int status = 0;
+	struct fpref_golden_line *l = malloc(sizeof *l), *want = malloc(sizeof *want);
+	if (!l || !want)
+		status = -1;
+	while (status == 0 && (len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if ((size_t)len != strlen(line)) {
+			snprintf(err, errlen, "%s:%zu: a NUL byte", path, lineno);
+			status = -1;
+			break;
+		}
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#') {
+			static const char *const keys[] = { "op", "formats", "env" };
+			const char *vals[] = { g->op, g->formats, g->env };
+			for (int k = 0; k < 3; k++) {
+				size_t kl = strlen(keys[k]);
+				if (strncmp(line + 2, keys[k], kl) == 0 && line[2 + kl] == ' ' && strcmp(line + 3 + kl, vals[k]) != 0) {
+					snprintf(err, errlen, "%s:%zu: header '# %s %s' does not match the golden file's '%s'", path,
+						 lineno, keys[k], line + 3 + kl, vals[k]);
+					status = -1;
+				}
+			}
+			continue;
+		}
+		if (line[strspn(line, " \t\r")] == '\0')
+			continue;
+		char msg[256];
+		if (n == g->nlines) {
+			snprintf(err, errlen, "%s:%zu: more result lines than the %zu golden vectors", path, lineno, g->nlines);
+			status = -1;
+		} else if (parse_tokens(j, line, l, j->kind == FPREF_GOLDEN_DOT ? 0 : -1, msg, sizeof msg) != 0) {
+			snprintf(err, errlen, "%s:%zu: %s", path, lineno, msg);
+			status = -1;
+		} else if (fpref_golden_parse_line(j, g->lines[n], want, msg, sizeof msg) != 0) {
+			snprintf(err, errlen, "golden line %zu: %s", n + 1, msg);
+			status = -1;
+		} else if (memcmp(l->in, want->in, l->nin * sizeof *l->in) != 0) {
+			snprintf(err, errlen, "%s:%zu: the inputs differ from golden line %zu (results out of order or for "
+					      "another file)", path, lineno, n + 1);
+			status = -1;
+		} else {
+			r->bits[n] = l->result;
+			r->flags[n] = l->flags;
+			n++;
+		}
+	}
+	free(line);
+	free(l);
+	free(want);
+	fclose(f);
+	if (status == 0 && n != g->nlines) {
+		snprintf(err, errlen, "%s: %zu result lines for %zu golden vectors (truncated?)", path, n, g->nlines);
+		status = -1;
+	}
+	if (status)
+		fpref_golden_results_free(r);
+	return status;
+}
+
+int fpref_golden_results_oracle(const struct fpref_golden_file *g, const struct fpref_golden_job *j,
+				struct fpref_golden_results *r, char *err, size_t errlen)
+{
+	struct fpref_golden_line *l = malloc(sizeof *l);
+	if (!l || results_alloc(r, g->nlines) != 0) {
+		free(l);
+		fpref_golden_results_free(r);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int status = 0;
+	for (size_t i = 0; i < g->nlines && status == 0; i++) {
+		char msg[256];
+		if (fpref_golden_parse_line(j, g->lines[i], l, msg, sizeof msg) != 0) {
+			snprintf(err, errlen, "golden line %zu: %s", i + 1, msg);
+			status = -1;
+			break;
+		}
+		unsigned flags = 0;
+		if (j->kind == FPREF_GOLDEN_CONVERT)
+			fpref_ref_convert(&j->in, l->in[0], &j->out, &j->env, 0, &r->bits[i], &flags);
+		else if (j->kind == FPREF_GOLDEN_OP)
+			fpref_ref_op(j->op, &j->in, l->in, &j->env, 0, &r->bits[i], &flags);
+		else
+			fpref_ref_tc_dot(&j->model, &j->in, l->in, l->in + j->K, j->K, l->in[2 * j->K], &j->out, &r->bits[i]);
+		r->flags[i] = j->kind == FPREF_GOLDEN_DOT ? -1 : (int)flags;
+	}
+	free(l);
+	if (status)
+		fpref_golden_results_free(r);
+	return status;
+}
+
+void fpref_verify_report_free(struct fpref_verify_report *r)
+{
+	free(r->shown);
+	r->shown = NULL;
+}
+
+static int bucket(double ulps)
+{
+	static const double edges[] = { 0, 0.5, 1, 2, 4, 16 };
+	for (int i = 0; i < 6; i++)
+		if (ulps <= edges[i])
+			return i;
+	return 6;
+}
+
+/* The exact value of a line's operation. */
+static int exact_value(const struct fpref_golden_job *j, const struct fpref_golden_line *l, mpfr_ptr exact)
+{
+	if (j->kind == FPREF_GOLDEN_CONVERT) {
+		struct fpref_ref_value v;
+		fpref_ref_value_init(&v);
+		int s = fpref_ref_from_bits(&j->in, l->in[0], false, &v);
+		mpfr_set_prec(exact, mpfr_get_prec(v.x));
+		mpfr_set(exact, v.x, MPFR_RNDN);
+		fpref_ref_value_clear(&v);
+		return s;
+	}
+	if (j->kind == FPREF_GOLDEN_OP)
+		return fpref_ref_op_value(j->op, &j->in, l->in, exact);
+	return fpref_ref_dot_value(&j->in, l->in, l->in + j->K, j->K, l->in[2 * j->K], &j->out, exact);
+}
+
+int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_golden_job *j,
+			const struct fpref_golden_results *r, const struct fpref_verify_options *o,
+			struct fpref_verify_report *rep, char *err, size_t errlen)
+{
+	memset(rep, 0, sizeof *rep);
+	if (r->n != g->nlines) {
+		snprintf(err, errlen, "%zu results for %zu golden vectors", r->n, g->nlines);
+		return -1;
+	}
+	rep->shown = malloc((o->show ? o->show : 1) * sizeof *rep->shown);
+	struct fpref_golden_line *l = malloc(sizeof *l);
+	if (!rep->shown || !l) {
+		free(l);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	bool compare = j->kind == FPREF_GOLDEN_OP && fpref_op_is_compare(j->op);
+	bool tolerant = o->tolerance_ulps >= 0 || o->tolerance_rel >= 0;
+	mpfr_t exact, gold, bound;
+	mpfr_inits2(64, exact, gold, bound, (mpfr_ptr)0);
+	int status = 0;
+	for (size_t i = 0; i < g->nlines; i++) {
+		char msg[256];
+		if (fpref_golden_parse_line(j, g->lines[i], l, msg, sizeof msg) != 0) {
+			snprintf(err, errlen, "golden line %zu: %s", i + 1, msg);
+			status = -1;
+			break;
+		}
+		rep->cases++;
+		uint64_t got = r->bits[i];
+		int got_flags = r->flags[i];
+		bool same_bits = got == l->result, same_flags = got_flags < 0 || l->flags < 0 || got_flags == l->flags;
+		double ulps_g = NAN, rel_g = NAN, ulps_x = NAN, rel_x = NAN, abs_x = NAN;
+		if (!compare) {
+			double a;
+			struct fpref_ref_value gv;
+			fpref_ref_value_init(&gv);
+			fpref_ref_from_bits(&j->out, l->result, false, &gv);
+			if (fpref_ref_error(&j->out, got, gv.x, &a, &rel_g, &ulps_g) != 0)
+				ulps_g = rel_g = NAN;
+			fpref_ref_value_clear(&gv);
+			if (exact_value(j, l, exact) != 0 || fpref_ref_error(&j->out, got, exact, &abs_x, &rel_x, &ulps_x) != 0)
+				ulps_x = rel_x = abs_x = NAN;
+		}
+		if (isnan(ulps_g) || isnan(ulps_x))
+			rep->nonfinite += !compare;
+		else {
+			rep->ulps_golden[bucket(ulps_g)]++;
+			rep->ulps_exact[bucket(ulps_x)]++;
+			rep->max_ulps_golden = fmax(rep->max_ulps_golden, ulps_g);
+			rep->max_rel_golden = fmax(rep->max_rel_golden, rel_g);
+			rep->max_ulps_exact = fmax(rep->max_ulps_exact, ulps_x);
+			rep->max_rel_exact = fmax(rep->max_rel_exact, rel_x);
+			rep->sum_ulps_exact += ulps_x;
+		}
+		if (j->kind == FPREF_GOLDEN_DOT && !isnan(abs_x) &&
+		    fpref_ref_tc_bound(&j->model, &j->in, l->in, l->in + j->K, j->K, l->in[2 * j->K], &j->out, 0, bound) == 0 &&
+		    mpfr_number_p(bound)) {
+			rep->with_bound++;
+			rep->above_bound += abs_x > mpfr_get_d(bound, MPFR_RNDU);
+		}
+		if (same_bits && same_flags) {
+			rep->exact++;
+			rep->within++;
+			continue;
+		}
+		enum fpref_mismatch kind = fpref_golden_classify(&j->out, l->result, (unsigned)(l->flags < 0 ? 0 : l->flags), got,
+								 got_flags);
+		rep->by_kind[kind]++;
+		/* within tolerance: numerically close enough, or the same kind of special */
+		struct fpref_unpacked x, y;
+		fpref_decode(&j->out, l->result, &x);
+		fpref_decode(&j->out, got, &y);
+		bool specials_agree = (x.cls == FPREF_CLASS_NAN && y.cls == FPREF_CLASS_NAN) ||
+				      (x.cls == FPREF_CLASS_INF && y.cls == FPREF_CLASS_INF && x.negative == y.negative);
+		bool close = !isnan(ulps_g) && ((o->tolerance_ulps >= 0 && ulps_g <= o->tolerance_ulps) ||
+						(o->tolerance_rel >= 0 && rel_g <= o->tolerance_rel));
+		if (tolerant && !compare && (close || specials_agree || (same_bits && !same_flags))) {
+			rep->within++;
+			continue;
+		}
+		rep->outside++;
+		if (rep->nshown < o->show) {
+			struct fpref_verify_case *c = &rep->shown[rep->nshown++];
+			*c = (struct fpref_verify_case){ i + 1, kind, l->result, got, l->flags, got_flags, ulps_g, "" };
+			size_t n = 0;
+			for (size_t k = 0; k < l->nin && n + 20 < sizeof c->inputs; k++) {
+				char hex[24];
+				fpref_format_hex(j->kind == FPREF_GOLDEN_DOT && k == l->nin - 1 ? &j->out : &j->in, l->in[k], hex,
+						 sizeof hex);
+				n += (size_t)snprintf(c->inputs + n, sizeof c->inputs - n, "%s%s", k ? " " : "", hex);
+			}
+			if (n + 20 >= sizeof c->inputs)
+				snprintf(c->inputs + sizeof c->inputs - 5, 5, " ...");
+		}
+	}
+	mpfr_clears(exact, gold, bound, (mpfr_ptr)0);
+	free(l);
+	if (status)
+		fpref_verify_report_free(rep);
+	return status;
+}

@@ -1,0 +1,137 @@
+/* fpref gen: make the golden files of a suite, both engines agreeing on
+ * every vector, with progress on a terminal, shards and resumption. */
+#include <mpfr.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "cli.h"
+#include "fpref_golden.h"
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* A suite by path, or by name among the installed and the source tree's suites. */
+static int find_suite(const char *name, char *path, size_t len)
+{
+	if (strchr(name, '/') || strstr(name, ".suite")) {
+		snprintf(path, len, "%s", name);
+		return access(path, R_OK) == 0 ? 0 : -1;
+	}
+	const char *dirs[] = { getenv("FPREF_SUITES"), FPREF_SOURCE_SUITES, FPREF_INSTALLED_SUITES };
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		snprintf(path, len, "%s/%s.suite", dirs[i], name);
+		if (access(path, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+struct progress_state {
+	double start;
+	bool tty;
+};
+
+static void show_progress(const struct fpref_golden_progress *p, void *arg)
+{
+	struct progress_state *st = arg;
+	if (!st->tty)
+		return;
+	double elapsed = now() - st->start, fraction = p->files_total ? (double)p->files / (double)p->files_total : 1;
+	int width = 30, filled = (int)(fraction * width);
+	char bar[40];
+	for (int i = 0; i < width; i++)
+		bar[i] = i < filled ? '#' : '.';
+	bar[width] = '\0';
+	double left = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0;
+	fprintf(stderr, "\r[%s] %zu/%zu files, %.3g vectors, %.3g vectors/s, %d:%02d left ", bar, p->files,
+		p->files_total, (double)p->vectors, elapsed > 0 ? (double)p->vectors / elapsed : 0.0, (int)left / 60,
+		(int)left % 60);
+}
+
+int cmd_gen(int argc, char **argv)
+{
+	const char *suite_name = "default", *out = NULL, *shard = NULL, *jobs = NULL;
+	static const char *const names[] = { "--suite", "--out", "--shard", "--jobs" };
+	const char **slots[] = { &suite_name, &out, &shard, &jobs };
+	char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
+	int nrest = 0;
+	int r = rest ? cli_take_options(argc, argv, names, slots, 4, rest, &nrest) : CLI_EXIT_FAIL;
+	bool list = false;
+	for (int i = 0; r == 0 && i < nrest; i++) {
+		if (strcmp(rest[i], "--list") == 0)
+			list = true;
+		else {
+			cli_error("unknown argument '%s' (gen [--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--list])",
+				  rest[i]);
+			r = CLI_EXIT_USAGE;
+		}
+	}
+	free(rest);
+	if (r)
+		return r;
+	unsigned index = 0, count = 1, threads = 1;
+	char tail;
+	if (shard && (sscanf(shard, "%u/%u%c", &index, &count, &tail) != 2 || count == 0 || index >= count)) {
+		cli_error("bad --shard '%s' (i/N with 0 <= i < N)", shard);
+		return CLI_EXIT_USAGE;
+	}
+	if (jobs && (sscanf(jobs, "%u%c", &threads, &tail) != 1 || threads == 0 || threads > 256)) {
+		cli_error("bad --jobs '%s' (1..256)", jobs);
+		return CLI_EXIT_USAGE;
+	}
+	if (threads > 1 && !mpfr_buildopt_tls_p()) {
+		fprintf(stderr, "fpref: this MPFR is not thread-safe; running on one thread\n");
+		threads = 1;
+	}
+	char path[1024], err[2048];
+	if (find_suite(suite_name, path, sizeof path) != 0) {
+		cli_error("no suite '%s' (a path, or a name in golden/suites: default, committed)", suite_name);
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_golden_suite s;
+	if (fpref_golden_suite_read(path, &s, err, sizeof err) != 0) {
+		cli_error("%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (list) {
+		for (size_t k = 0; k < s.njobs; k++)
+			if (k % count == index)
+				printf("%s\n", s.jobs[k].path);
+		fpref_golden_suite_free(&s);
+		return CLI_EXIT_OK;
+	}
+	if (!out) {
+		cli_error("gen needs --out DIR (where the golden files go)");
+		fpref_golden_suite_free(&s);
+		return CLI_EXIT_USAGE;
+	}
+	if (mkdir(out, 0777) != 0 && access(out, W_OK) != 0) {
+		cli_error("cannot create or write to '%s'", out);
+		fpref_golden_suite_free(&s);
+		return CLI_EXIT_FAIL;
+	}
+	struct progress_state st = { now(), isatty(STDERR_FILENO) != 0 };
+	struct fpref_golden_progress done;
+	int status = fpref_golden_generate(&s, out, index, count, threads, show_progress, &st, &done, err, sizeof err);
+	if (st.tty)
+		fprintf(stderr, "\r\033[K");
+	if (status != 0) {
+		cli_error("%s", err);
+		fpref_golden_suite_free(&s);
+		return CLI_EXIT_FAIL;
+	}
+	printf("suite %s%s: %zu files (%zu already complete), %llu vectors, %.1f s -> %s\n", s.name,
+	       count > 1 ? " (shard)" : "", done.files, done.skipped, done.vectors, now() - st.start, out);
+	fpref_golden_suite_free(&s);
+	return CLI_EXIT_OK;
+}
