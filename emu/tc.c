@@ -89,7 +89,7 @@ static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struc
 		     const struct fpref_format *output)
 {
 	bool fp16_out = strcmp(output->name, "float16") == 0;
-	if ((!fp16_out && strcmp(output->name, "float32") != 0) || !fpref_tc_input_ok(input))
+	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input))
 		return -1;
 	p->input = input;
 	p->output = output;

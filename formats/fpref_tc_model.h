@@ -31,6 +31,7 @@ struct fpref_tc_model {
 	int floor_fp16;        /* ... with FP16 output */
 	enum fpref_rounding round_fp32; /* the block's one rounding, FP32 output */
 	enum fpref_rounding round_fp16; /* ... FP16 output */
+	const char *fp16_inputs;        /* the inputs with an FP16-output instruction (PTX mma: f16 and FP8, not bf16 or tf32) */
 	/* FP16 output through the compiler's lowering instead (mma.sync FP8 on
 	 * sm_90 becomes conversions to FP16 and two FP16 tensor-core
 	 * instructions): per instruction of lowered_k products, the inputs
@@ -48,6 +49,10 @@ size_t fpref_tc_model_count(void);
 const struct fpref_tc_model *fpref_tc_model_at(size_t i);
 /* The model of a GPU for an input format, or NULL. */
 const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct fpref_format *input);
+/* Whether the model has an instruction for this input and output (float32
+ * always; float16 for the inputs in fp16_inputs). */
+bool fpref_tc_output_ok(const struct fpref_tc_model *m, const struct fpref_format *input,
+			const struct fpref_format *output);
 /* Whether the models can take inputs of this format (products must be exact
  * at 23 fraction bits: at most 11 significand bits). */
 bool fpref_tc_input_ok(const struct fpref_format *input);

@@ -7,17 +7,19 @@
 
 #define KM "Khattak & Mikaitis, arXiv:2512.07004"
 static const struct fpref_tc_model models[] = {
-	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, 0, 0, 0, 0, 0, KM " (V100)" },
-	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, 0, 0, 0, 0, 0, KM " (A100)" },
-	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, 0, 0, 0, 0, 0, KM " (A100)" },
-	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, 0, 0, 0, 0, 0, KM " (H100)" },
-	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, 0, 0, 0, 0, 0, KM " (H100)" },
-	{ "h100", "float8_e4m3fn,float8_e5m2", 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, 32, 16, 25, -21, 2,
+	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, 0, 0, 0, 0, KM " (V100)" },
+	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, 0, 0, 0, 0, KM " (A100)" },
+	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, 0, 0, 0, 0, KM " (A100)" },
+	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, 0, 0, 0, 0, KM " (H100)" },
+	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, 0, 0, 0, 0, KM " (H100)" },
+	{ "h100", "float8_e4m3fn,float8_e5m2", 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, "float8_e4m3fn,float8_e5m2",
+	  32, 16, 25, -21, 2,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: mma.sync as the compiler lowers it for sm_90, "
 	     "found by matching ../shared/tc-hw and the SASS of that instruction" },
-	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, 0, 0, 0, 0, 0, KM " (Ada)" },
-	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, 0, 0, 0, 0, 0, KM " (Ada)" },
-	{ "ada", "float8_e4m3fn,float8_e5m2", 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, 0, 0, 0, 0, 0, KM " (Ada FP8)" },
+	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, 0, 0, 0, 0, KM " (Ada)" },
+	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, 0, 0, 0, 0, KM " (Ada)" },
+	{ "ada", "float8_e4m3fn,float8_e5m2", 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, "float8_e4m3fn,float8_e5m2",
+	  0, 0, 0, 0, 0, KM " (Ada FP8)" },
 };
 
 size_t fpref_tc_model_count(void)
@@ -47,6 +49,15 @@ const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct f
 	return NULL;
 }
 
+bool fpref_tc_output_ok(const struct fpref_tc_model *m, const struct fpref_format *input,
+			const struct fpref_format *output)
+{
+	if (strcmp(output->name, "float32") == 0)
+		return true;
+	/* a custom model (no list) may take FP16 output for any input */
+	return strcmp(output->name, "float16") == 0 && (!m->fp16_inputs || lists(m->fp16_inputs, input->name));
+}
+
 bool fpref_tc_input_ok(const struct fpref_format *input)
 {
 	return input->man_bits <= 10 && input->exp_bits <= 8 && input->is_signed && input->has_zero;
@@ -55,7 +66,7 @@ bool fpref_tc_input_ok(const struct fpref_format *input)
 struct fpref_tc_model fpref_tc_model_lowered_blocks(const struct fpref_tc_model *m)
 {
 	return (struct fpref_tc_model){ m->gpu, "float16", m->lowered_block, m->lowered_frac, m->lowered_floor,
-					m->lowered_floor, FPREF_RNE, FPREF_RNE, 0, 0, 0, 0, 0, m->source };
+					m->lowered_floor, FPREF_RNE, FPREF_RNE, "float16", 0, 0, 0, 0, 0, m->source };
 }
 
 void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output, char *buf, size_t len)
@@ -98,7 +109,7 @@ int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding ro
 		snprintf(err, errlen, "the block's rounding must be rtz or rne, not %s", fpref_rounding_name(rounding));
 		return -1;
 	}
-	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, 0, 0, 0, 0, 0,
+	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, NULL, 0, 0, 0, 0, 0,
 				      "custom parameters" };
 	return 0;
 }

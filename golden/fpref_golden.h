@@ -109,6 +109,11 @@ int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, u
 			  unsigned threads, fpref_golden_progress_fn fn, void *arg, struct fpref_golden_progress *done,
 			  char *err, size_t errlen);
 
+/* Write dir/MANIFEST: "SHA256  PATH" for every file of the suite, in the
+ * suite's order (the format sha256sum -c reads), atomically.  0, or -1
+ * with a message (a file missing, or unwritable). */
+int fpref_golden_write_manifest(const struct fpref_golden_suite *s, const char *dir, char *err, size_t errlen);
+
 /* ---- reading ---- */
 struct fpref_golden_file {
 	int format_version;

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <errno.h>
+#include <unistd.h>
+
 #include "fpref_golden.h"
 
 struct shared {
@@ -113,4 +116,46 @@ int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, u
 	free(sh);
 	free(t);
 	return failed ? -1 : 0;
+}
+
+int fpref_golden_write_manifest(const struct fpref_golden_suite *s, const char *dir, char *err, size_t errlen)
+{
+	char path[1024], tmp[1100];
+	snprintf(path, sizeof path, "%s/MANIFEST", dir);
+	snprintf(tmp, sizeof tmp, "%s/.MANIFEST.partial", dir);
+	FILE *out = fopen(tmp, "w");
+	if (!out) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	int status = 0;
+	for (size_t k = 0; k < s->njobs && status == 0; k++) {
+		char file[1024], hex[65], buf[1 << 16];
+		snprintf(file, sizeof file, "%s/%s", dir, s->jobs[k].path);
+		FILE *f = fopen(file, "rb");
+		if (!f) {
+			snprintf(err, errlen, "%s: %s (make the whole suite before its manifest)", file, strerror(errno));
+			status = -1;
+			break;
+		}
+		struct fpref_sha256 sha;
+		fpref_sha256_init(&sha);
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+			fpref_sha256_update(&sha, buf, n);
+		fclose(f);
+		fpref_sha256_hex(&sha, hex);
+		if (fprintf(out, "%s  %s\n", hex, s->jobs[k].path) < 0)
+			status = -1;
+	}
+	if (fclose(out) != 0 && status == 0)
+		status = -1;
+	if (status == 0 && rename(tmp, path) != 0)
+		status = -1;
+	if (status != 0) {
+		if (!err[0] || strstr(err, "MANIFEST"))
+			snprintf(err, errlen, "%s: cannot write it", path);
+		remove(tmp);
+	}
+	return status;
 }

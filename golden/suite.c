@@ -202,12 +202,12 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 			for (size_t i = 0; i < na; i++)
 				for (size_t k = 0; k < nb; k++) {
 					const struct fpref_tc_model *m = fpref_tc_model_find(g, &a[i]);
-					if (!m)
-						continue; /* a GPU without that input: nothing to make */
 					if (strcmp(b[k].name, "float32") != 0 && strcmp(b[k].name, "float16") != 0) {
 						snprintf(err, errlen, "dot outputs are float32 or float16, not %.64s", b[k].name);
 						return -1;
 					}
+					if (!m || !fpref_tc_output_ok(m, &a[i], &b[k]))
+						continue; /* no such instruction on that GPU: nothing to make */
 					struct fpref_golden_job j = proto;
 					j.model = *m;
 					j.in = a[i];

@@ -143,14 +143,14 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		     const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
-	if (lowered(m, output)) {
+	if (lowered(m, output) && fpref_tc_output_ok(m, input, output)) {
 		struct fpref_ref_value v;
 		fpref_ref_value_init(&v);
 		int status = fpref_tc_input_ok(input) ? fpref_ref_from_bits(output, c, false, &v) : -1;
 		fpref_ref_value_clear(&v);
 		return status ? -1 : lowered_dot(m, input, a, b, K, c, output, d);
 	}
-	if ((strcmp(output->name, "float32") != 0 && strcmp(output->name, "float16") != 0) || !fpref_tc_input_ok(input))
+	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input))
 		return -1;
 	struct fpref_format target = *output;
 	if (m->frac < output->man_bits)
@@ -428,8 +428,8 @@ int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format
 		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, size_t nc,
 		       mpfr_ptr bound)
 {
-	if ((strcmp(output->name, "float32") != 0 && strcmp(output->name, "float16") != 0) ||
-	    !fpref_tc_input_ok(input) || (nc && strcmp(output->name, "float32") != 0))
+	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input) ||
+	    (nc && strcmp(output->name, "float32") != 0))
 		return -1;
 	struct bound_inputs bi;
 	int status = bound_inputs_read(input, a, b, K, output, c, &bi);

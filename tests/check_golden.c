@@ -119,7 +119,7 @@ static void fingerprint(const char *dir, const char *sub, struct fpref_sha256 *s
 	ck_assert_int_ge(n, 0);
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
-		char child[1024], rel[1024];
+		char child[1400], rel[1024];
 		snprintf(child, sizeof child, "%s/%s", path, name);
 		snprintf(rel, sizeof rel, "%s%s%s", sub, sub[0] ? "/" : "", name);
 		struct stat st;
@@ -214,6 +214,22 @@ START_TEST(generation_is_deterministic)
 		ck_assert_uint_gt(rep.cases, 0);
 		ck_assert_uint_eq(rep.exact, rep.cases);
 		fpref_verify_report_free(&rep);
+		/* the same results as a kernel would save them: a .npy of patterns */
+		size_t bytes = fpref_emu_element_bytes(&j.out), shape[1] = { r.n };
+		unsigned char *packed = malloc(r.n * bytes);
+		for (size_t i = 0; i < r.n; i++)
+			memcpy(packed + i * bytes, &r.bits[i], bytes);
+		char npy[1100];
+		snprintf(npy, sizeof npy, "%s/results.npy", base);
+		ck_assert_int_eq(fpref_npy_write(npy, bytes == 1 ? "|u1" : bytes == 2 ? "<u2" : bytes == 4 ? "<u4" : "<u8", shape,
+						 1, packed, bytes, err, sizeof err), 0);
+		free(packed);
+		struct fpref_golden_results from_npy;
+		ck_assert_msg(fpref_golden_results_read(npy, &g, &j, &from_npy, err, sizeof err) == 0, "%s", err);
+		ck_assert_int_eq(fpref_golden_verify(&g, &j, &from_npy, &o, &rep, err, sizeof err), 0);
+		ck_assert_uint_eq(rep.exact, rep.cases);
+		fpref_verify_report_free(&rep);
+		fpref_golden_results_free(&from_npy);
 		fpref_golden_results_free(&r);
 		fpref_golden_file_free(&g);
 	}

@@ -792,5 +792,57 @@ check_bad 'gemm: no inputs' 2 '--size'
 run gemm --model h100 --in f16 --size 2x2x2 --dist cauchy
 check_bad 'gemm: bad --dist' 2 'cauchy'
 
+# 16. gen and verify.  A two-job suite: every E2M1 pair through add (the
+# sum 1 + 1 = 2 is 2 0 in that line), and E2M1 to E4M3.
+printf 'suite tiny\nop add float4_e2m1fn rne exhaustive\nconvert float4_e2m1fn float8_e4m3fn rne exhaustive\n' >"$tmp/tiny.suite"
+run gen --suite "$tmp/tiny.suite" --out "$tmp/g"
+check_rc 'gen: exit 0' 0
+check_has 'gen: summary' "$tmp/out" 'suite tiny: 2 files (0 already complete), 272 vectors'
+check_match 'gen: add file, 1 + 1 = 2 (E2M1 2 is 0x4), exact' "$tmp/g/add/float4_e2m1fn.rne.txt" '^2 2 4 00$'
+check_match 'gen: header names the op' "$tmp/g/add/float4_e2m1fn.rne.txt" '^# op add$'
+check_match 'gen: closing checksum' "$tmp/g/add/float4_e2m1fn.rne.txt" '^# sha256 [0-9a-f]\{64\}$'
+check_match 'gen: MANIFEST' "$tmp/g/MANIFEST" '^[0-9a-f]\{64\}  convert/float4_e2m1fn-float8_e4m3fn.rne.txt$'
+run gen --suite "$tmp/tiny.suite" --out "$tmp/g"
+check_has 'gen again: both files kept' "$tmp/out" '2 files (2 already complete)'
+run gen --suite "$tmp/tiny.suite" --list
+check_result 'gen --list' 0 'add/float4_e2m1fn.rne.txt' 'convert/float4_e2m1fn-float8_e4m3fn.rne.txt'
+run gen --suite "$tmp/tiny.suite" --out "$tmp/g" --shard 2/2
+check_bad 'gen: bad --shard' 2 '2/2'
+printf 'suite bad\nop add float32 rne exhaustive\n' >"$tmp/bad.suite"
+run gen --suite "$tmp/bad.suite" --out "$tmp/g2"
+check_bad 'gen: exhaustive on a wide format' 2 'bad.suite:2' 'at most 8 bits'
+run gen --suite nosuchsuite --out "$tmp/g2"
+check_bad 'gen: unknown suite' 2 'nosuchsuite'
+run verify "$tmp/g/add/float4_e2m1fn.rne.txt"
+check_rc 'verify against the oracle: exit 0' 0
+check_has 'verify: all exact' "$tmp/out" 'exact     256 of 256'
+# A kernel's results: the golden lines with one sum rounded the wrong way
+# (2 + 0.5 = 2.5 is a tie between 2 and 3 that goes to 2: 4 1 4 01; 5 is 3)
+grep -v '^#' "$tmp/g/add/float4_e2m1fn.rne.txt" | sed 's/^4 1 4 01$/4 1 5 01/' >"$tmp/mine"
+run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/mine"
+check_rc 'verify: a wrong result fails (exit 1)' 1
+check_has 'verify: classed as the other neighbour' "$tmp/out" 'rounding direction           1'
+check_has 'verify: the line shown' "$tmp/out" '4 1 -> golden 4 01, got 5 01 (rounding direction, 1 ulp)'
+run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/mine" --tolerance 1ulp
+check_rc 'verify --tolerance 1ulp: passes' 0
+run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/mine" --json
+check_match 'verify --json' "$tmp/out" '"outside": 1, "mismatches": {"rounding direction": 1}.*"pass": false}$'
+head -5 "$tmp/mine" >"$tmp/short"
+run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/short"
+check_bad 'verify: too few results' 2 'short' '5 result lines for 256'
+sed 's/^4 1 /4 2 /' "$tmp/mine" >"$tmp/other"
+run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/other"
+check_bad 'verify: inputs that differ' 2 'inputs differ'
+sed 's/^2 2 4 00$/2 2 5 00/' "$tmp/g/add/float4_e2m1fn.rne.txt" >"$tmp/edited.txt"
+run verify "$tmp/edited.txt"
+check_bad 'verify: an edited golden file' 2 'edited.txt' 'checksum mismatch'
+head -c 200 "$tmp/g/add/float4_e2m1fn.rne.txt" >"$tmp/cut.txt"
+run verify "$tmp/cut.txt"
+check_bad 'verify: a truncated golden file' 2 'cut.txt' 'truncated'
+run verify "$tmp/g"
+check_has 'verify a folder' "$tmp/out" '2 files, 272 vectors; 0 outside tolerance'
+run verify "$tmp/g/add/float4_e2m1fn.rne.txt" --tolerance 3
+check_bad 'verify: bad --tolerance' 2 "'3'"
+
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]

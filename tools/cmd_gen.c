@@ -130,6 +130,12 @@ int cmd_gen(int argc, char **argv)
 		fpref_golden_suite_free(&s);
 		return CLI_EXIT_FAIL;
 	}
+	err[0] = '\0';
+	if (count == 1 && fpref_golden_write_manifest(&s, out, err, sizeof err) != 0) {
+		cli_error("%s", err);
+		fpref_golden_suite_free(&s);
+		return CLI_EXIT_FAIL;
+	}
 	printf("suite %s%s: %zu files (%zu already complete), %llu vectors, %.1f s -> %s\n", s.name,
 	       count > 1 ? " (shard)" : "", done.files, done.skipped, done.vectors, now() - st.start, out);
 	fpref_golden_suite_free(&s);

@@ -91,8 +91,9 @@ int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format 
 			cli_error("tensor-core models take signed inputs of at most 10 fraction bits, not %s", in->name);
 			return CLI_EXIT_USAGE;
 		}
-		if (strcmp(out->name, "float32") != 0 && strcmp(out->name, "float16") != 0) {
-			cli_error("--out must be float32 or float16 for a tensor-core model, not '%s'", out->name);
+		if (!fpref_tc_output_ok(&m->tc, in, out)) {
+			cli_error("the %s tensor core has no %s output for %s inputs (float32 always; float16 for %s)",
+				  m->tc.gpu, out->name, in->name, m->tc.fp16_inputs && *m->tc.fp16_inputs ? m->tc.fp16_inputs : "none");
 			return CLI_EXIT_USAGE;
 		}
 	} else if (out->man_bits > FPREF_OP_MAX_MAN_BITS) {
