@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "fpref_file.h"
 #include "fpref_npy.h"
 
 static const char magic[6] = { '\x93', 'N', 'U', 'M', 'P', 'Y' };
@@ -180,29 +180,13 @@ int fpref_npy_write(const char *path, const char *descr, const size_t *shape, in
 	size_t hlen = (size_t)n + pad + 1;
 	pre[8] = (unsigned char)(hlen & 0xFF);
 	pre[9] = (unsigned char)(hlen >> 8);
-	char tmp[4096];
-	if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp)
-		return fail(err, errlen, path, "path too long");
-	FILE *fp = fopen(tmp, "wb");
-	if (!fp) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+	struct fpref_atomic file;
+	if (fpref_atomic_open(&file, path, err, errlen) != 0)
 		return -1;
-	}
+	FILE *fp = file.f;
 	bool ok = fwrite(pre, 1, 10, fp) == 10 && fwrite(dict, 1, (size_t)n, fp) == (size_t)n;
 	for (size_t i = 0; ok && i < pad; i++)
 		ok = fputc(' ', fp) != EOF;
 	ok = ok && fputc('\n', fp) != EOF && fwrite(data, item_bytes, count, fp) == count;
-	ok = fflush(fp) == 0 && ok;
-	int saved = errno;
-	if (fclose(fp) != 0 && ok) {
-		ok = false;
-		saved = errno;
-	}
-	if (ok && rename(tmp, path) == 0)
-		return 0;
-	if (ok)
-		saved = errno;
-	remove(tmp);
-	snprintf(err, errlen, "%s: cannot write (%s)", path, strerror(saved ? saved : EIO));
-	return -1;
+	return fpref_atomic_commit(&file, ok, err, errlen);
 }

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "fpref_emu.h"
+#include "fpref_file.h"
 #include "fpref_golden.h"
 #include "fpref_ref.h"
 #include "fpref_tc.h"
@@ -425,10 +426,8 @@ static int make_dirs(char *path)
 int fpref_golden_write(const char *dir, const struct fpref_golden_job *j, const char *suite, const char *body,
 		       size_t len, unsigned long vectors, char *err, size_t errlen)
 {
-	char path[1024], tmp[1100], header[2048], hex[65];
+	char path[1024], header[2048], hex[65];
 	snprintf(path, sizeof path, "%s/%s", dir, j->path);
-	char *slash = strrchr(path, '/');
-	snprintf(tmp, sizeof tmp, "%.*s/.%s.partial", (int)(slash - path), path, slash + 1);
 	if (make_dirs(path) != 0) {
 		snprintf(err, errlen, "%s: cannot create its folder (%s)", path, strerror(errno));
 		return -1;
@@ -438,26 +437,12 @@ int fpref_golden_write(const char *dir, const struct fpref_golden_job *j, const 
 	fpref_sha256_init(&sha);
 	fpref_sha256_update(&sha, body, len);
 	fpref_sha256_hex(&sha, hex);
-	FILE *f = fopen(tmp, "wb");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+	struct fpref_atomic file;
+	if (fpref_atomic_open(&file, path, err, errlen) != 0)
 		return -1;
-	}
-	bool ok = fputs(header, f) >= 0 && fwrite(body, 1, len, f) == len && fprintf(f, "# sha256 %s\n", hex) > 0;
-	ok = fflush(f) == 0 && ok;
-	ok = fsync(fileno(f)) == 0 && ok; /* on disk before the rename makes it visible */
-	int saved = errno;
-	if (fclose(f) != 0 && ok) {
-		ok = false;
-		saved = errno;
-	}
-	if (ok && rename(tmp, path) == 0)
-		return 0;
-	if (ok)
-		saved = errno;
-	remove(tmp);
-	snprintf(err, errlen, "%s: cannot write (%s)", path, strerror(saved ? saved : EIO));
-	return -1;
+	bool ok = fputs(header, file.f) >= 0 && fwrite(body, 1, len, file.f) == len &&
+		  fprintf(file.f, "# sha256 %s\n", hex) > 0;
+	return fpref_atomic_commit(&file, ok, err, errlen);
 }
 
 bool fpref_golden_is_done(const char *dir, const struct fpref_golden_job *j, const char *suite,

@@ -8,8 +8,8 @@
 #include <time.h>
 
 #include <errno.h>
-#include <unistd.h>
 
+#include "fpref_file.h"
 #include "fpref_golden.h"
 
 struct shared {
@@ -120,23 +120,20 @@ int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, u
 
 int fpref_golden_write_manifest(const struct fpref_golden_suite *s, const char *dir, char *err, size_t errlen)
 {
-	char path[1024], tmp[1100];
+	char path[1024];
 	snprintf(path, sizeof path, "%s/MANIFEST", dir);
-	snprintf(tmp, sizeof tmp, "%s/.MANIFEST.partial", dir);
-	FILE *out = fopen(tmp, "w");
-	if (!out) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+	struct fpref_atomic out;
+	if (fpref_atomic_open(&out, path, err, errlen) != 0)
 		return -1;
-	}
-	int status = 0;
-	for (size_t k = 0; k < s->njobs && status == 0; k++) {
+	bool ok = true;
+	for (size_t k = 0; k < s->njobs && ok; k++) {
 		char file[1024], hex[65], buf[1 << 16];
 		snprintf(file, sizeof file, "%s/%s", dir, s->jobs[k].path);
 		FILE *f = fopen(file, "rb");
 		if (!f) {
+			fpref_atomic_commit(&out, false, err, errlen);
 			snprintf(err, errlen, "%s: %s (make the whole suite before its manifest)", file, strerror(errno));
-			status = -1;
-			break;
+			return -1;
 		}
 		struct fpref_sha256 sha;
 		fpref_sha256_init(&sha);
@@ -145,17 +142,7 @@ int fpref_golden_write_manifest(const struct fpref_golden_suite *s, const char *
 			fpref_sha256_update(&sha, buf, n);
 		fclose(f);
 		fpref_sha256_hex(&sha, hex);
-		if (fprintf(out, "%s  %s\n", hex, s->jobs[k].path) < 0)
-			status = -1;
+		ok = fprintf(out.f, "%s  %s\n", hex, s->jobs[k].path) > 0;
 	}
-	if (fclose(out) != 0 && status == 0)
-		status = -1;
-	if (status == 0 && rename(tmp, path) != 0)
-		status = -1;
-	if (status != 0) {
-		if (!err[0] || strstr(err, "MANIFEST"))
-			snprintf(err, errlen, "%s: cannot write it", path);
-		remove(tmp);
-	}
-	return status;
+	return fpref_atomic_commit(&out, ok, err, errlen);
 }
