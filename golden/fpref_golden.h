@@ -63,6 +63,7 @@ struct fpref_golden_job {
 struct fpref_golden_suite {
 	char name[64];
 	uint64_t seed;
+	bool npy;                    /* also write .npy arrays beside each file (suite line "npy", or gen --npy) */
 	struct fpref_golden_job *jobs;
 	size_t njobs;
 };
@@ -89,6 +90,12 @@ void fpref_golden_header(const struct fpref_golden_job *j, const char *suite, un
  * complete.  Creates the job's subfolder.  0, or -1 with a message. */
 int fpref_golden_write(const char *dir, const struct fpref_golden_job *j, const char *suite, const char *body,
 		       size_t len, unsigned long vectors, char *err, size_t errlen);
+/* The body as NumPy arrays beside the file: NAME.inputs.npy (vectors x
+ * inputs, unsigned items wide enough for every input's container),
+ * NAME.results.npy (the result patterns, or 0/1) and, except for dot,
+ * NAME.flags.npy (|u1).  Each written atomically.  0, or -1 with a message. */
+int fpref_golden_write_npy(const char *dir, const struct fpref_golden_job *j, const char *body, char *err,
+			   size_t errlen);
 /* Whether dir/job->path is already a complete, intact file with the
  * header this job would write (so that a resumed run can skip it). */
 bool fpref_golden_is_done(const char *dir, const struct fpref_golden_job *j, const char *suite,

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "fpref_emu.h"
 #include "fpref_file.h"
+#include "fpref_npy.h"
 #include "fpref_golden.h"
 #include "fpref_ref.h"
 #include "fpref_tc.h"
@@ -443,6 +444,81 @@ int fpref_golden_write(const char *dir, const struct fpref_golden_job *j, const 
 	bool ok = fputs(header, file.f) >= 0 && fwrite(body, 1, len, file.f) == len &&
 		  fprintf(file.f, "# sha256 %s\n", hex) > 0;
 	return fpref_atomic_commit(&file, ok, err, errlen);
+}
+
+static size_t item_bytes(const struct fpref_format *f)
+{
+	size_t b = (size_t)(fpref_format_container_bits(f) + 7) / 8;
+	return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8;
+}
+
+static const char *unsigned_descr(size_t bytes)
+{
+	return bytes == 1 ? "|u1" : bytes == 2 ? "<u2" : bytes == 4 ? "<u4" : "<u8";
+}
+
+int fpref_golden_write_npy(const char *dir, const struct fpref_golden_job *j, const char *body, char *err,
+			   size_t errlen)
+{
+	size_t n = 0;
+	for (const char *p = body; *p; p++)
+		n += *p == '\n';
+	size_t nin = j->kind == FPREF_GOLDEN_DOT ? 2 * (size_t)j->K + 1
+		     : j->kind == FPREF_GOLDEN_OP ? (size_t)fpref_op_arity(j->op)
+						  : 1;
+	size_t in_bytes = item_bytes(&j->in), out_bytes = item_bytes(&j->out);
+	if (j->kind == FPREF_GOLDEN_DOT && out_bytes > in_bytes)
+		in_bytes = out_bytes; /* c sits among the inputs */
+	struct fpref_golden_line *l = malloc(sizeof *l);
+	unsigned char *inputs = calloc(n * nin + 1, in_bytes), *results = calloc(n + 1, out_bytes), *flags = calloc(n + 1, 1);
+	char *line = malloc(1 << 16);
+	int status = l && inputs && results && flags && line ? 0 : -1;
+	err[0] = '\0';
+	size_t row = 0;
+	for (const char *p = body; status == 0 && *p; row++) {
+		const char *nl = strchr(p, '\n');
+		size_t len = (size_t)(nl - p);
+		if (len >= 1 << 16) {
+			status = -1;
+			break;
+		}
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p = nl + 1;
+		if (fpref_golden_parse_line(j, line, l, err, errlen) != 0) {
+			status = -1;
+			break;
+		}
+		for (size_t k = 0; k < nin; k++)
+			memcpy(inputs + (row * nin + k) * in_bytes, &l->in[k], in_bytes); /* little-endian host */
+		memcpy(results + row * out_bytes, &l->result, out_bytes);
+		flags[row] = (unsigned char)(l->flags < 0 ? 0 : l->flags);
+	}
+	char base[1024], path[1100];
+	snprintf(base, sizeof base, "%s/%.*s", dir, (int)(strlen(j->path) - 4), j->path); /* without ".txt" */
+	size_t shape[2] = { n, nin };
+	if (status == 0 && make_dirs(base) != 0)
+		status = -1;
+	if (status == 0) {
+		snprintf(path, sizeof path, "%s.inputs.npy", base);
+		status = fpref_npy_write(path, unsigned_descr(in_bytes), shape, 2, inputs, in_bytes, err, errlen);
+	}
+	if (status == 0) {
+		snprintf(path, sizeof path, "%s.results.npy", base);
+		status = fpref_npy_write(path, unsigned_descr(out_bytes), shape, 1, results, out_bytes, err, errlen);
+	}
+	if (status == 0 && j->kind != FPREF_GOLDEN_DOT) {
+		snprintf(path, sizeof path, "%s.flags.npy", base);
+		status = fpref_npy_write(path, "|u1", shape, 1, flags, 1, err, errlen);
+	}
+	if (status != 0 && !err[0])
+		snprintf(err, errlen, "%s: cannot make its arrays (out of memory, or its folder)", j->path);
+	free(l);
+	free(inputs);
+	free(results);
+	free(flags);
+	free(line);
+	return status;
 }
 
 bool fpref_golden_is_done(const char *dir, const struct fpref_golden_job *j, const char *suite,

@@ -41,7 +41,9 @@ static void *worker(void *arg)
 		} else {
 			char *body = NULL;
 			size_t len = 0;
+			/* the arrays first: the golden file, written last, marks the job done */
 			if (fpref_golden_compute(j, &body, &len, &vectors, err, sizeof err) != 0 ||
+			    (sh->suite->npy && fpref_golden_write_npy(sh->dir, j, body, err, sizeof err) != 0) ||
 			    fpref_golden_write(sh->dir, j, sh->suite->name, body, len, vectors, err, sizeof err) != 0) {
 				free(body);
 				pthread_mutex_lock(&sh->lock);

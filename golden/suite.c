@@ -283,6 +283,8 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 		msg[0] = '\0';
 		if (strcmp(w[0], "suite") == 0 && n == 2)
 			snprintf(s->name, sizeof s->name, "%s", w[1]);
+		else if (strcmp(w[0], "npy") == 0 && n == 1)
+			s->npy = true;
 		else if (strcmp(w[0], "seed") == 0 && n == 2) {
 			char *end;
 			s->seed = strtoull(w[1], &end, 10);

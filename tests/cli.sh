@@ -804,6 +804,13 @@ check_match 'gen: closing checksum' "$tmp/g/add/float4_e2m1fn.rne.txt" '^# sha25
 check_match 'gen: MANIFEST' "$tmp/g/MANIFEST" '^[0-9a-f]\{64\}  convert/float4_e2m1fn-float8_e4m3fn.rne.txt$'
 run gen --suite "$tmp/tiny.suite" --out "$tmp/g"
 check_has 'gen again: both files kept' "$tmp/out" '2 files (2 already complete)'
+run gen --suite "$tmp/tiny.suite" --out "$tmp/gn" --npy
+check_rc 'gen --npy: exit 0' 0
+# the inputs of E2M1 add as (256, 2) |u1, the header worked from the .npy format
+check_has 'gen --npy: inputs array' "$tmp/gn/add/float4_e2m1fn.rne.inputs.npy" "{'descr': '|u1', 'fortran_order': False, 'shape': (256, 2), }"
+check_has 'gen --npy: results array' "$tmp/gn/add/float4_e2m1fn.rne.results.npy" "'shape': (256,), }"
+run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/gn/add/float4_e2m1fn.rne.results.npy"
+check_has 'verify: results from .npy' "$tmp/out" 'exact     256 of 256'
 run gen --suite "$tmp/tiny.suite" --list
 check_result 'gen --list' 0 'add/float4_e2m1fn.rne.txt' 'convert/float4_e2m1fn-float8_e4m3fn.rne.txt'
 run gen --suite "$tmp/tiny.suite" --out "$tmp/g" --shard 2/2

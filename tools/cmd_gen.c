@@ -66,12 +66,14 @@ int cmd_gen(int argc, char **argv)
 	char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
 	int nrest = 0;
 	int r = rest ? cli_take_options(argc, argv, names, slots, 4, rest, &nrest) : CLI_EXIT_FAIL;
-	bool list = false;
+	bool list = false, npy = false;
 	for (int i = 0; r == 0 && i < nrest; i++) {
 		if (strcmp(rest[i], "--list") == 0)
 			list = true;
+		else if (strcmp(rest[i], "--npy") == 0)
+			npy = true;
 		else {
-			cli_error("unknown argument '%s' (gen [--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--list])",
+			cli_error("unknown argument '%s' (gen [--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--npy] [--list])",
 				  rest[i]);
 			r = CLI_EXIT_USAGE;
 		}
@@ -103,6 +105,7 @@ int cmd_gen(int argc, char **argv)
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
 	}
+	s.npy = s.npy || npy;
 	if (list) {
 		for (size_t k = 0; k < s.njobs; k++)
 			if (k % count == index)

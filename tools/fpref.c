@@ -31,7 +31,7 @@ static const char usage[] =
 	"                                        product, and its a priori bound; --source: A and B are\n"
 	"                                        values of FMT, quantised to --in (rne), errors against\n"
 	"                                        the exact product of the FMT values (PyTorch's protocol)\n"
-	"  gen [--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--list]\n"
+	"  gen [--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--npy] [--list]\n"
 	"                                        golden files of a suite (default: default), every\n"
 	"                                        vector computed by the emulator and the oracle\n"
 	"  verify GOLDEN [RESULTS] [--tolerance Nulp|Xrel] [--show N] [--json]\n"
