@@ -96,7 +96,7 @@ START_TEST(silicon)
 				c32 = 0; /* WGMMA ran with C = 0; the FP16-output runs (mma.sync) used C */
 			fpref_emu_convert(&f32, c32, out, &exact, 0, &c, &flags); /* FP16: C rounded first */
 			fpref_emu_convert(&f32, d32, out, &exact, 0, &want, &flags);
-			ck_assert_msg((flags & ~FPREF_FLAG_INEXACT & ~FPREF_FLAG_UNDERFLOW) == 0 || out16,
+			ck_assert_msg((flags & ~(unsigned)(FPREF_FLAG_INEXACT | FPREF_FLAG_UNDERFLOW)) == 0 || out16,
 				      "%s: inputs not exact", s->folder);
 			ck_assert_int_eq(fpref_tc_dot(m, &in, a, b, (size_t)K, c, out, &got), 0);
 			cases++;
