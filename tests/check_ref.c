@@ -19,7 +19,7 @@ struct point {
 
 struct grid {
 	struct point *p;
-	size_t n;
+	size_t n, cap;
 };
 
 /* Facts about a format, derived here from its row by the definitions. */
@@ -47,7 +47,11 @@ static void set_dyadic(mpq_ptr q, uint64_t sig, long exp)
 static void grid_push(const struct model *m, struct grid *g, uint64_t sig, long exp)
 {
 	uint64_t full = (uint64_t)1 << m->f->man_bits;
-	g->p = realloc(g->p, (g->n + 1) * sizeof *g->p);
+	if (g->n == g->cap) { /* doubling: a realloc per point is quadratic where realloc always moves (ASan) */
+		g->cap = g->cap ? 2 * g->cap : 256;
+		g->p = realloc(g->p, g->cap * sizeof *g->p);
+		ck_assert_ptr_nonnull(g->p);
+	}
 	struct point *pt = &g->p[g->n++];
 	mpq_init(pt->value);
 	set_dyadic(pt->value, sig, exp);
