@@ -46,5 +46,50 @@ check "regenerated files equal the $files committed ones" "$differ"
 made=$(find "$tmp/again" -name '*.txt' | wc -l)
 [ "$made" -eq "$files" ]
 check "the suite makes exactly the $files files of the MANIFEST" $? "made $made"
+# Interrupted (SIGINT) part way, gen leaves only complete, intact files;
+# run again, it finishes the rest, and the result equals an uninterrupted run.
+printf 'suite interrupted\nconvert float16 all rne,rtz exhaustive\n' >"$tmp/int.suite"
+# (a background job of a script ignores SIGINT: env restores its default)
+signal=INT
+env --default-signal=INT true 2>/dev/null || signal=TERM
+if [ "$signal" = INT ]; then
+	env --default-signal=INT "$FPREF" gen --suite "$tmp/int.suite" --out "$tmp/int" --jobs 1 >/dev/null 2>&1 &
+else
+	"$FPREF" gen --suite "$tmp/int.suite" --out "$tmp/int" --jobs 1 >/dev/null 2>&1 &
+fi
+pid=$!
+tries=0
+while [ "$(find "$tmp/int" -name '*.txt' 2>/dev/null | wc -l)" -lt 2 ] && [ "$tries" -lt 500 ]; do
+	sleep 0.01
+	tries=$((tries + 1))
+done
+kill -"$signal" "$pid" 2>/dev/null
+wait "$pid"
+interrupted=$?
+partial=$(find "$tmp/int" -name '*.txt' 2>/dev/null | wc -l)
+bad=0
+if [ "$partial" -gt 0 ]; then
+	"$FPREF" verify "$tmp/int" >"$tmp/int.verify" 2>&1 || bad=1
+fi
+check "after SIG$signal ($partial of 32 files made, exit $interrupted): every file made is intact" "$bad" "$(tail -2 "$tmp/int.verify" 2>/dev/null)"
+"$FPREF" gen --suite "$tmp/int.suite" --out "$tmp/int" --jobs 2 >"$tmp/int.gen" 2>&1
+resumed=$?
+"$FPREF" gen --suite "$tmp/int.suite" --out "$tmp/whole" --jobs 2 >/dev/null 2>&1
+diff -r -x MANIFEST "$tmp/int" "$tmp/whole" >"$tmp/int.diff" 2>&1
+check 'resumed after SIGINT: equal to an uninterrupted run' $((resumed + $?)) "$(head -3 "$tmp/int.diff") $(cat "$tmp/int.gen")"
+cmp -s "$tmp/int/MANIFEST" "$tmp/whole/MANIFEST"
+check 'resumed after SIGINT: the same MANIFEST' $?
+
+# Seeded experiments give the same figures on every build (threads,
+# optimisation levels: the sanitizer pass of tools/check builds at -O0):
+# golden/experiments.txt holds what these commands printed.
+{
+	"$FPREF" gemm --model h100 --in e4m3 --size 8x8x512 --dist positive --seed 3 --json
+	"$FPREF" gemm --model h100 --in e4m3 --size 8x8x512 --dist positive --seed 3 --promote 128 --json
+	"$FPREF" gemm --model a100 --in tf32 --source float32 --size 8x8x128 --seed 4 --json
+	"$FPREF" gemm --model recursive --in f16 --out f16 --size 4x4x64 --seed 5 --round rtz --json
+} >"$tmp/experiments" 2>&1
+cmp -s "$tmp/experiments" "$top/golden/experiments.txt"
+check 'seeded gemm experiments print golden/experiments.txt byte for byte' $? "$(diff "$top/golden/experiments.txt" "$tmp/experiments" | head -4)"
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]
