@@ -31,11 +31,13 @@ static int operands_new(struct operands *o, size_t n)
 {
 	n = n ? n : 1;
 	char *m = malloc(n * (sizeof *o->sig + sizeof *o->exp + sizeof *o->negative + sizeof *o->kind));
+	if (!m)
+		return -1;
 	o->negative = (uint64_t *)m;
 	o->sig = (uint32_t *)(m + n * sizeof *o->negative);
 	o->exp = (int32_t *)(m + n * (sizeof *o->negative + sizeof *o->sig));
 	o->kind = (uint8_t *)(m + n * (sizeof *o->negative + sizeof *o->sig + sizeof *o->exp));
-	return m ? 0 : -1;
+	return 0;
 }
 
 static void operands_free(struct operands *o)

@@ -180,7 +180,7 @@ int fpref_npy_write(const char *path, const char *descr, const size_t *shape, in
 	size_t hlen = (size_t)n + pad + 1;
 	pre[8] = (unsigned char)(hlen & 0xFF);
 	pre[9] = (unsigned char)(hlen >> 8);
-	struct fpref_atomic file;
+	struct fpref_atomic file = { 0 };
 	if (fpref_atomic_open(&file, path, err, errlen) != 0)
 		return -1;
 	FILE *fp = file.f;

@@ -438,7 +438,7 @@ int fpref_golden_write(const char *dir, const struct fpref_golden_job *j, const 
 	fpref_sha256_init(&sha);
 	fpref_sha256_update(&sha, body, len);
 	fpref_sha256_hex(&sha, hex);
-	struct fpref_atomic file;
+	struct fpref_atomic file = { 0 };
 	if (fpref_atomic_open(&file, path, err, errlen) != 0)
 		return -1;
 	bool ok = fputs(header, file.f) >= 0 && fwrite(body, 1, len, file.f) == len &&

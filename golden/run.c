@@ -124,7 +124,7 @@ int fpref_golden_write_manifest(const struct fpref_golden_suite *s, const char *
 {
 	char path[1024];
 	snprintf(path, sizeof path, "%s/MANIFEST", dir);
-	struct fpref_atomic out;
+	struct fpref_atomic out = { 0 };
 	if (fpref_atomic_open(&out, path, err, errlen) != 0)
 		return -1;
 	bool ok = true;

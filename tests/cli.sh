@@ -811,6 +811,24 @@ check_has 'gen --npy: inputs array' "$tmp/gn/add/float4_e2m1fn.rne.inputs.npy" "
 check_has 'gen --npy: results array' "$tmp/gn/add/float4_e2m1fn.rne.results.npy" "'shape': (256,), }"
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/gn/add/float4_e2m1fn.rne.results.npy"
 check_has 'verify: results from .npy' "$tmp/out" 'exact     256 of 256'
+# Nowhere to write: a folder below a plain file, and a full disk (a file
+# size limit of 1 KiB, the signal ignored so that writes fail with EFBIG).
+: >"$tmp/plainfile"
+run gen --suite "$tmp/tiny.suite" --out "$tmp/plainfile/sub"
+check_bad 'gen: unwritable --out' 1 'plainfile/sub'
+(ulimit -f 2; trap '' XFSZ; "$FPREF" gen --suite "$tmp/tiny.suite" --out "$tmp/full" >"$tmp/out" 2>"$tmp/err"); rc=$?
+check_bad 'gen: a full disk' 1 'cannot write'
+if [ -n "$(find "$tmp/full" -name '*.txt' -size +0 2>/dev/null | while read -r f; do "$FPREF" verify "$f" >/dev/null 2>&1 || echo "$f"; done)" ]; then
+	not_ok 'gen: a full disk leaves no damaged file' 'every file made intact' 'a damaged file'
+else
+	ok 'gen: a full disk leaves no damaged file'
+fi
+if [ -e /dev/full ]; then
+	run_in "$tmp/empty" convert --to e4m3 1 2 3
+	"$FPREF" convert --to e4m3 1 2 3 >/dev/full 2>"$tmp/err"; rc=$?
+	check_rc 'convert: stdout on a full disk: exit 1' 1
+	check_has 'convert: stdout on a full disk: message' "$tmp/err" 'cannot write'
+fi
 run gen --suite "$tmp/tiny.suite" --list
 check_result 'gen --list' 0 'add/float4_e2m1fn.rne.txt' 'convert/float4_e2m1fn-float8_e4m3fn.rne.txt'
 run gen --suite "$tmp/tiny.suite" --out "$tmp/g" --shard 2/2

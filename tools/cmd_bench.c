@@ -84,7 +84,7 @@ static int bench_gemm(long repeats)
 	fpref_format_parse("float32", &f32, NULL, 0);
 	struct fpref_env env;
 	fpref_env_default(&env);
-	double t[100];
+	double t[100] = { 0 };
 	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
 		struct fpref_format in;
 		fpref_format_parse(rows[r].in, &in, NULL, 0);
