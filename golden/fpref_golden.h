@@ -105,13 +105,16 @@ bool fpref_golden_is_done(const char *dir, const struct fpref_golden_job *j, con
 struct fpref_golden_progress {
 	size_t files, files_total, skipped;
 	unsigned long long vectors;
+	int signal;                  /* the signal that stopped the run, or 0 */
 };
 /* Called now and then from the calling thread while a suite runs. */
 typedef void (*fpref_golden_progress_fn)(const struct fpref_golden_progress *p, void *arg);
 /* Make every file of the suite that belongs to shard `index` of `count`
  * (file k belongs to shard k mod count) in dir, skipping those already
- * complete, on `threads` threads.  0, or -1 with a message naming the
- * file and case that failed (finished files stay). */
+ * complete, on `threads` threads.  SIGINT and SIGTERM are held while it
+ * runs: on either, the threads finish the files they are writing, start
+ * no more, and it returns -2 (done->signal says which).  0, or -1 with a
+ * message naming the file and case that failed (finished files stay). */
 int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count,
 			  unsigned threads, fpref_golden_progress_fn fn, void *arg, struct fpref_golden_progress *done,
 			  char *err, size_t errlen);

@@ -1,6 +1,7 @@
 /* A whole suite: its files shared out among threads, each made whole or
  * not at all, with progress reported from the calling thread. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ struct shared {
 	atomic_size_t files, skipped;
 	atomic_ullong vectors;
 	atomic_int failed;
+	atomic_int stop;          /* a signal came: take no more jobs */
 	pthread_mutex_t lock;     /* guards err */
 	char err[1024];
 };
@@ -29,7 +31,7 @@ static void *worker(void *arg)
 	struct shared *sh = arg;
 	for (;;) {
 		size_t k = atomic_fetch_add(&sh->next, 1);
-		if (k >= sh->suite->njobs || atomic_load(&sh->failed))
+		if (k >= sh->suite->njobs || atomic_load(&sh->failed) || atomic_load(&sh->stop))
 			break;
 		if (k % sh->count != sh->index)
 			continue;
@@ -92,32 +94,51 @@ int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, u
 	size_t total = 0;
 	for (size_t k = 0; k < s->njobs; k++)
 		total += k % count == index;
+	/* SIGINT and SIGTERM are held while the threads run (they inherit the
+	 * mask) and taken here: the threads then finish the files they are
+	 * writing and start no more, so no file is left half made */
+	sigset_t held, before;
+	sigemptyset(&held);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &held, &before);
 	unsigned started = 0;
 	while (started < threads && pthread_create(&t[started], NULL, worker, sh) == 0)
 		started++;
 	if (started == 0)
 		worker(sh);
 	struct fpref_golden_progress p;
-	while (fn && started) {
+	int signal = 0;
+	while (started) {
 		snapshot(sh, total, &p);
-		fn(&p, arg);
-		if (p.files >= total || atomic_load(&sh->failed))
+		if (fn)
+			fn(&p, arg);
+		if (p.files >= total || atomic_load(&sh->failed) || signal)
 			break;
 		struct timespec pause = { 0, 200 * 1000 * 1000 };
-		nanosleep(&pause, NULL);
+		int got = sigtimedwait(&held, NULL, &pause);
+		if (got == SIGINT || got == SIGTERM) {
+			signal = got;
+			atomic_store(&sh->stop, 1);
+		}
 	}
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	snapshot(sh, total, done);
+	done->signal = signal;
 	if (fn)
 		fn(done, arg);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
 	int failed = atomic_load(&sh->failed);
 	if (failed)
 		snprintf(err, errlen, "%s", sh->err);
+	else if (signal)
+		snprintf(err, errlen, "interrupted (signal %d): %zu of %zu files complete, kept; run again to finish",
+			 signal, done->files, total);
 	pthread_mutex_destroy(&sh->lock);
 	free(sh);
 	free(t);
-	return failed ? -1 : 0;
+	return failed ? -1 : signal ? -2 : 0;
 }
 
 int fpref_golden_write_manifest(const struct fpref_golden_suite *s, const char *dir, char *err, size_t errlen)

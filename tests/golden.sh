@@ -72,6 +72,8 @@ if [ "$partial" -gt 0 ]; then
 	"$FPREF" verify "$tmp/int" >"$tmp/int.verify" 2>&1 || bad=1
 fi
 check "after SIG$signal ($partial of 32 files made, exit $interrupted): every file made is intact" "$bad" "$(tail -2 "$tmp/int.verify" 2>/dev/null)"
+leftover=$(find "$tmp/int" -name '.*' -type f | wc -l)
+check "after SIG$signal: no temporary left, exit status 128 + signal" $((leftover + (interrupted != 130 && interrupted != 143))) "$leftover temporaries, exit $interrupted"
 "$FPREF" gen --suite "$tmp/int.suite" --out "$tmp/int" --jobs 2 >"$tmp/int.gen" 2>&1
 resumed=$?
 "$FPREF" gen --suite "$tmp/int.suite" --out "$tmp/whole" --jobs 2 >/dev/null 2>&1

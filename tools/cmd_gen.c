@@ -131,7 +131,7 @@ int cmd_gen(int argc, char **argv)
 	if (status != 0) {
 		cli_error("%s", err);
 		fpref_golden_suite_free(&s);
-		return CLI_EXIT_FAIL;
+		return status == -2 ? 128 + done.signal : CLI_EXIT_FAIL;
 	}
 	err[0] = '\0';
 	if (count == 1 && fpref_golden_write_manifest(&s, out, err, sizeof err) != 0) {
