@@ -18,6 +18,7 @@ check 'emu/ includes no MPFR or GMP header' "$(grep -l -E '#include *[<"](mpfr|g
 check 'emu/ calls no MPFR or GMP function' "$(grep -l -E '\<(mpfr|mpz|mpq)_' "$top"/emu/*.[ch] 2>/dev/null)"
 check 'emu/ includes nothing from ref/' "$(grep -l 'fpref_ref' "$top"/emu/*.[ch] 2>/dev/null)"
 check 'formats/ includes no MPFR, GMP or engine header' "$(grep -l -E '#include *[<"](mpfr|gmp|fpref_ref|fpref_emu)' "$top"/formats/*.[ch] 2>/dev/null)"
+check 'formats/, ref/ and emu/ include nothing from golden/ (data flows down)' "$(grep -l 'fpref_golden' "$top"/formats/*.[ch] "$top"/ref/*.[ch] "$top"/emu/*.[ch] 2>/dev/null)"
 check 'tools/ does no rounding of its own' "$(grep -l -E 'mpfr_(set_emin|subnormalize|check_range|prec_round)|round_pack' "$top"/tools/*.c 2>/dev/null)"
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]
