@@ -165,7 +165,7 @@ static uint64_t random_operand(const struct fpref_format *f, uint64_t seed, uint
 		uint64_t r = fpref_sr_stream(seed, 8 * index + k);
 		uint64_t bits;
 		if (r % 4 == 0 && k < 4)
-			bits = (r >> 8) & ((1ull << fpref_format_width(f)) - 1);
+			bits = (r >> 8) & (fpref_format_width(f) >= 56 ? ~0ull : (1ull << fpref_format_width(f)) - 1);
 		else {
 			uint64_t field = (r >> 2) % (top + 1);
 			if (near != UINT64_MAX && (r >> 20) % 2) {

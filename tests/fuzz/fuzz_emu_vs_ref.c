@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum fpref_op op = (enum fpref_op)(take(&p, &n, 1) % FPREF_OP_COUNT);
 	uint64_t in[3];
 	for (int i = 0; i < 3; i++) {
-		in[i] = take(&p, &n, 8) & ((1ull << fpref_format_width(f)) - 1);
+		int width = fpref_format_width(f);
+		in[i] = take(&p, &n, 8) & (width >= 64 ? ~0ull : (1ull << width) - 1);
 		in[i] <<= f->pad_bits;
 	}
 	uint64_t r1 = 0, r2 = 0;
