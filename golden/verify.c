@@ -384,8 +384,8 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 	}
 	bool compare = j->kind == FPREF_GOLDEN_OP && fpref_op_is_compare(j->op);
 	bool tolerant = o->tolerance_ulps >= 0 || o->tolerance_rel >= 0;
-	mpfr_t exact, gold, bound;
-	mpfr_inits2(64, exact, gold, bound, (mpfr_ptr)0);
+	mpfr_t exact, bound;
+	mpfr_inits2(64, exact, bound, (mpfr_ptr)0);
 	int status = 0;
 	for (size_t i = 0; i < g->nlines; i++) {
 		char msg[256];
@@ -462,7 +462,7 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 				snprintf(c->inputs + sizeof c->inputs - 5, 5, " ...");
 		}
 	}
-	mpfr_clears(exact, gold, bound, (mpfr_ptr)0);
+	mpfr_clears(exact, bound, (mpfr_ptr)0);
 	free(l);
 	if (status)
 		fpref_verify_report_free(rep);
