@@ -10,6 +10,7 @@
 #include "fpref_ref.h"
 #include "fpref_emu.h"
 #include "fpref_tc.h"
+#include "fpref_lossscale.h"
 #include "fpref_npy.h"
 #include "fpref_golden.h"
 
