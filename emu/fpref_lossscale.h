@@ -76,9 +76,11 @@ const struct fpref_format *fpref_scaler_scale_format(const struct fpref_scaler *
 /* One iteration that found inf/NaN (overflow) or not.  Does nothing after
  * a raise (out->raised stays set). */
 void fpref_scaler_update(struct fpref_scaler *s, bool overflow, struct fpref_scaler_step *out);
-/* PyTorch's update(new_scale): the FP64 value rounded to FP32, tracker kept.
- * Other scalers take the value as it is. */
+/* Set the scale: an FP64 value, rounded to FP32 for PyTorch (fill_). */
 void fpref_scaler_set_scale(struct fpref_scaler *s, uint64_t fp64_bits);
+/* PyTorch's update(new_scale): the iteration's update rule is replaced by
+ * setting the scale; the growth tracker is left as it was. */
+void fpref_scaler_update_to(struct fpref_scaler *s, bool overflow, uint64_t fp64_bits, struct fpref_scaler_step *out);
 /* The scale as FP32 (the multiplier of an FP32 loss), and the inverse the
  * framework unscales with: float(1 / double(scale)), as FP32 bits. */
 uint64_t fpref_scaler_scale_fp32(const struct fpref_scaler *s);

@@ -228,16 +228,34 @@ static void update_apex(struct fpref_scaler *s, bool overflow, struct fpref_scal
 	}
 }
 
-void fpref_scaler_update(struct fpref_scaler *s, bool overflow, struct fpref_scaler_step *out)
+/* The counters: an iteration either steps the optimizer or is skipped. */
+static void count(struct fpref_scaler *s, struct fpref_scaler_step *out)
+{
+	out->scale_next = s->scale;
+	if (out->raised)
+		return;
+	out->applied = !out->overflow || (s->cfg.kind == FPREF_SCALER_STATIC && !s->cfg.static_skips);
+	s->iterations++;
+	if (out->applied)
+		s->optimizer_steps++;
+	else
+		s->skipped_steps++;
+}
+
+static bool begin(struct fpref_scaler *s, bool overflow, struct fpref_scaler_step *out)
 {
 	memset(out, 0, sizeof *out);
 	out->scale_used = s->scale;
 	out->overflow = overflow;
-	if (s->stopped) {
-		out->raised = true;
-		out->scale_next = s->scale;
+	out->raised = s->stopped;
+	out->scale_next = s->scale;
+	return !s->stopped;
+}
+
+void fpref_scaler_update(struct fpref_scaler *s, bool overflow, struct fpref_scaler_step *out)
+{
+	if (!begin(s, overflow, out))
 		return;
-	}
 	switch (s->cfg.kind) {
 	case FPREF_SCALER_PYTORCH:
 		update_pytorch(s, overflow, out);
@@ -251,20 +269,20 @@ void fpref_scaler_update(struct fpref_scaler *s, bool overflow, struct fpref_sca
 	case FPREF_SCALER_STATIC:
 		break;
 	}
-	out->scale_next = s->scale;
-	if (out->raised)
-		return;
-	out->applied = !overflow || (s->cfg.kind == FPREF_SCALER_STATIC && !s->cfg.static_skips);
-	s->iterations++;
-	if (out->applied)
-		s->optimizer_steps++;
-	else
-		s->skipped_steps++;
+	count(s, out);
 }
 
 void fpref_scaler_set_scale(struct fpref_scaler *s, uint64_t fp64_bits)
 {
 	s->scale = s->cfg.kind == FPREF_SCALER_PYTORCH ? convert(&s->f64, &s->f32, fp64_bits) : fp64_bits;
+}
+
+void fpref_scaler_update_to(struct fpref_scaler *s, bool overflow, uint64_t fp64_bits, struct fpref_scaler_step *out)
+{
+	if (!begin(s, overflow, out))
+		return;
+	fpref_scaler_set_scale(s, fp64_bits);
+	count(s, out);
 }
 
 uint64_t fpref_scaler_scale_fp32(const struct fpref_scaler *s)

@@ -135,16 +135,21 @@ START_TEST(pytorch_double_factor)
 }
 END_TEST
 
-/* update(new_scale): fills the FP32 tensor (1e-3 -> 0x3A83126F) and keeps
- * the tracker; the inverse is float(1 / double(scale)). */
+/* update(new_scale): fills the FP32 tensor (1e-3 -> 0x3A83126F) instead
+ * of the update rule, so the tracker stays as it was even after an
+ * overflow; the inverse is float(1 / double(scale)). */
 START_TEST(pytorch_new_scale_and_inverse)
 {
 	struct fpref_scaler s = make(FPREF_SCALER_PYTORCH, 1024.0, 10);
 	step(&s, false);
 	step(&s, false);
-	fpref_scaler_set_scale(&s, f64_bits(1e-3));
+	struct fpref_scaler_step st;
+	fpref_scaler_update_to(&s, true, f64_bits(1e-3), &st);
+	ck_assert(!st.applied);
+	ck_assert_uint_eq(st.scale_used, F32_1024);
 	ck_assert_uint_eq(s.scale, 0x3A83126F);
 	ck_assert_int_eq(s.growth_tracker, 2);
+	ck_assert_uint_eq(s.skipped_steps, 1);
 	s.scale = F32_1024;
 	ck_assert_uint_eq(fpref_scaler_inverse_fp32(&s), 0x3A800000); /* 2^-10 */
 	s.scale = 0x40400000; /* 3: float(1/3.0) = 0x3EAAAAAB */

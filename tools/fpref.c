@@ -38,6 +38,12 @@ static const char usage[] =
 	"                                        judge RESULTS (lines, or .npy) against a golden file,\n"
 	"                                        or a folder of results against a folder of golden\n"
 	"                                        files; without RESULTS, recheck with the oracle\n"
+	"  lossscale --scaler pytorch|deepspeed|apex|static [SCALER OPTIONS] [--json] [--summary]\n"
+	"       (--overflow-at 4,17,.. --steps N | --steps-file F | --grads G.npy [--grads H.npy ..] |\n"
+	"       --simulate --steps N [--dist D] [--scale-log2 A] [--scale-log2-end B] [--values N] [--seed S])\n"
+	"                                        replay a loss scaler: each iteration's scale, applied or\n"
+	"                                        skipped, its counters; with gradients, the FP16 underflow\n"
+	"                                        with and without the scale (README: Loss scaling)\n"
 	"\n"
 	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
@@ -86,6 +92,7 @@ int main(int argc, char **argv)
 		{ "gemm", cmd_gemm },
 		{ "gen", cmd_gen },
 		{ "verify", cmd_verify },
+		{ "lossscale", cmd_lossscale },
 	};
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0) {
@@ -96,6 +103,6 @@ int main(int argc, char **argv)
 			}
 			return status;
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify; see fpref --help)", cmd);
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify, lossscale; see fpref --help)", cmd);
 	return CLI_EXIT_USAGE;
 }
