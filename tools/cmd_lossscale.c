@@ -506,11 +506,12 @@ static const char *result_word(const struct fpref_scaler_step *st)
 	return st->raised ? "raised" : st->applied ? "applied" : "skipped";
 }
 
-static void events(const struct fpref_scaler_step *st, char *buf, size_t len)
+static void events(const struct fpref_scaler_step *st, bool manual, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s%s%s", st->grew ? "grew " : "", st->backed_off ? "backoff " : "",
+	snprintf(buf, len, "%s%s%s%s%s%s%s%s", st->grew ? "grew " : "", st->backed_off ? "backoff " : "",
 		 st->growth_refused ? "growth-refused " : "", st->hysteresis_spent ? "hysteresis " : "",
-		 st->clamped ? "clamped " : "", st->raised ? "raised-at-min " : "");
+		 st->clamped ? "clamped " : "", st->raised ? "raised-at-min " : "",
+		 st->overflow && st->applied ? "nonfinite-applied " : "", manual ? "new-scale " : "");
 	size_t n = strlen(buf);
 	if (n)
 		buf[n - 1] = 0;
@@ -577,19 +578,21 @@ static void print_counters(const struct fpref_scaler *s, bool json)
 	}
 }
 
-static void print_step(const struct fpref_scaler *s, size_t k, const struct fpref_scaler_step *st,
+static void print_step(const struct fpref_scaler *s, size_t k, const struct fpref_scaler_step *st, bool manual,
 		       const struct fpref_grad_stats *g, bool grads, bool json, bool first)
 {
 	const struct fpref_format *f = fpref_scaler_scale_format(s);
-	char ev[128];
-	events(st, ev, sizeof ev);
+	char ev[160];
+	events(st, manual, ev, sizeof ev);
 	if (json) {
 		printf("%s\n    {\"step\": %zu, \"scale\": ", first ? "" : ",", k + 1);
 		put_scale(f, st->scale_used, true);
 		printf(", \"overflow\": %s, \"result\": \"%s\", \"next_scale\": ", st->overflow ? "true" : "false",
 		       result_word(st));
 		put_scale(f, st->scale_next, true);
-		printf(", \"events\": \"%s\", ", ev);
+		char hex[32];
+		cli_hex(f, st->scale_next, hex, sizeof hex);
+		printf(", \"next_scale_bits\": \"%s\", \"events\": \"%s\", ", hex, ev);
 		print_counters(s, true);
 		printf("\"optimizer_steps\": %llu, \"skipped_steps\": %llu", (unsigned long long)s->optimizer_steps,
 		       (unsigned long long)s->skipped_steps);
@@ -699,7 +702,7 @@ static int run(const struct ls_args *a, struct fpref_scaler *s, const struct ls_
 		stopped = st.raised;
 		add_totals(&t, &g, &st);
 		if (!a->summary_only)
-			print_step(s, k, &st, &g, grads, a->json, k == 0);
+			print_step(s, k, &st, manual, &g, grads, a->json, k == 0);
 	}
 	if (a->json)
 		printf("%s],\n  ", src->steps && !a->summary_only ? "\n  " : "");
