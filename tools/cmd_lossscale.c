@@ -71,6 +71,12 @@ static int usage_error(const char *fmt, ...)
 	return CLI_EXIT_USAGE;
 }
 
+static int out_of_memory(void)
+{
+	cli_error("out of memory");
+	return CLI_EXIT_FAIL;
+}
+
 /* A number as a Python float: the decimal rounded once to FP64 (rne). */
 static int parse_float64(const char *opt, const char *text, uint64_t *bits)
 {
@@ -227,6 +233,8 @@ static int parse_args(int argc, char **argv, struct ls_args *a)
 		return usage_error("give exactly one of --overflow-at (with --steps), --steps-file, --grads, --simulate");
 	if ((a->overflow_at || a->simulate) && a->steps < 0)
 		return usage_error("%s needs --steps N", a->simulate ? "--simulate" : "--overflow-at");
+	if (a->steps >= 0 && !a->overflow_at && !a->simulate)
+		return usage_error("--steps goes with --overflow-at or --simulate (a steps file or .npy sets the count)");
 	if ((a->dist || a->seed || a->scale_log2 || a->scale_log2_end || a->values) && !a->simulate)
 		return usage_error("--dist, --seed, --scale-log2, --scale-log2-end and --values belong to --simulate");
 	return 0;
@@ -253,7 +261,7 @@ static int parse_overflow_at(const struct ls_args *a, struct ls_source *src)
 	src->steps = (size_t)a->steps;
 	src->flags = calloc(src->steps ? src->steps : 1, 1);
 	if (!src->flags)
-		return usage_error("out of memory");
+		return out_of_memory();
 	const char *p = a->overflow_at;
 	while (*p) {
 		char *end = NULL;
@@ -297,7 +305,7 @@ static int read_steps_file(const char *path, struct ls_source *src)
 			cap = cap ? 2 * cap : 1024;
 			unsigned char *grown = realloc(src->flags, cap);
 			if (!grown) {
-				status = usage_error("out of memory");
+				status = out_of_memory();
 				break;
 			}
 			src->flags = grown;
@@ -337,7 +345,7 @@ static int load_grads(const struct ls_args *a, struct ls_source *src)
 		src->row_cap = per > src->row_cap ? per : src->row_cap;
 	}
 	src->row = malloc((src->row_cap ? src->row_cap : 1) * sizeof *src->row);
-	return src->row ? 0 : usage_error("out of memory");
+	return src->row ? 0 : out_of_memory();
 }
 
 static int setup_simulation(const struct ls_args *a, struct ls_source *src)
@@ -373,7 +381,7 @@ static int setup_simulation(const struct ls_args *a, struct ls_source *src)
 	}
 	src->row_cap = src->values;
 	src->row = malloc(src->row_cap * sizeof *src->row);
-	return src->row ? 0 : usage_error("out of memory");
+	return src->row ? 0 : out_of_memory();
 }
 
 static void source_free(struct ls_source *src)
