@@ -37,6 +37,9 @@ struct fpref_scaler_config {
 	uint64_t min_scale;      /* DeepSpeed min_loss_scale; Apex min_loss_scale (0: none, as Python's falsy None) */
 	uint64_t max_scale;      /* Apex max_loss_scale */
 	bool static_skips;       /* static: skip non-finite steps (DeepSpeed's FP16 optimizer) or apply them (Apex) */
+	const char *profile;     /* the gradient path's environment: NULL for IEEE defaults (rne, canonical quiet
+				  * NaN, as on a CPU), or a profile of fpref_profile_apply ("cuda": NaN results
+				  * 0x7FFF / 0x7FFFFFFF, as PyTorch's CUDA kernels give them) */
 };
 
 /* The framework's defaults: PyTorch 2^16, 2.0, 0.5, 2000; DeepSpeed's fp16

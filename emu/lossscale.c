@@ -135,6 +135,12 @@ int fpref_scaler_init(struct fpref_scaler *s, const struct fpref_scaler_config *
 		return bad_config(err, errlen, "the growth and backoff factors must be positive and finite");
 	if ((c->min_scale && !positive_finite(&s->f64, c->min_scale)) || !positive_finite(&s->f64, c->max_scale))
 		return bad_config(err, errlen, "the minimum and maximum scales must be positive and finite");
+	struct fpref_env probe;
+	fpref_env_default(&probe);
+	if (c->profile && fpref_profile_apply(c->profile, &s->f32, &probe) != 0) {
+		snprintf(err, errlen, "unknown profile '%s' (%s)", c->profile, fpref_profile_choices());
+		return -1;
+	}
 	s->scale = c->init_scale;
 	if (c->kind == FPREF_SCALER_PYTORCH)
 		s->scale = convert(&s->f64, &s->f32, c->init_scale); /* torch.full((), init_scale, dtype=float32) */

@@ -67,6 +67,8 @@ int fpref_scaler_check_tensor(const struct fpref_scaler *s, const uint64_t *g, s
 		return -1;
 	struct fpref_env env;
 	fpref_env_default(&env);
+	if (s->cfg.profile && fpref_profile_apply(s->cfg.profile, &f16, &env) != 0)
+		return -1;
 	uint64_t S = fpref_scaler_scale_fp32(s), inv = fpref_scaler_inverse_fp32(s);
 	uint64_t sum = 0; /* DeepSpeed: x.float().sum() from +0 */
 	size_t bad_before = st->nonfinite_scaled;

@@ -348,6 +348,82 @@ START_TEST(overflow_verdicts)
 }
 END_TEST
 
+/* ---- PyTorch itself: 2.11.0+cu130 on an H200 (tests/data/lossscale-torch.py) ---- */
+
+/* torch._amp_update_scale_ on CUDA and on the CPU printed these scales
+ * (after each of three clean steps, growth_interval 1). */
+START_TEST(torch_measured_traces)
+{
+	struct fpref_scaler_config c;
+	fpref_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
+	c.init_scale = f64_bits(3.0);
+	c.growth_factor = f64_bits(1.1);
+	c.interval = 1;
+	struct fpref_scaler s = make_from(&c);
+	const uint64_t want[3] = { 0x40533333, 0x406851EB, 0x407F8D4F };
+	for (int i = 0; i < 3; i++)
+		ck_assert_uint_eq(step(&s, false).scale_next, want[i]);
+	s = make(FPREF_SCALER_PYTORCH, 3.4028234663852886e38, 1);
+	step(&s, false);
+	ck_assert_uint_eq(step(&s, true).scale_next, 0x7EFFFFFF);
+}
+END_TEST
+
+/* The gradient path against PyTorch's kernels on the GPU: h = (g * S)
+ * .half().float(), unscaled by _amp_foreach_non_finite_check_and_unscale_,
+ * for 1043 values and six scales, bit for bit under the cuda profile
+ * (whose NaN is 0x7FFFFFFF, as the GPU gives it). */
+START_TEST(torch_measured_gradients)
+{
+	const char *path = FPREF_TEST_DATA "/lossscale-torch-h200.txt";
+	FILE *in = fopen(path, "r");
+	ck_assert_msg(in != NULL, "cannot open %s", path);
+	enum { MAXV = 1100, SCALES = 6 };
+	static uint64_t g[MAXV], want[SCALES][MAXV], got[MAXV];
+	unsigned scale[SCALES], inv[SCALES];
+	int found[SCALES], ns = 0;
+	size_t n = 0;
+	char line[256];
+	while (fgets(line, sizeof line, in)) {
+		unsigned v[7];
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "scale %x %x %d", &scale[ns], &inv[ns], &found[ns]) == 3) {
+			ck_assert_int_lt(ns, SCALES);
+			ns++;
+		} else {
+			ck_assert_int_eq(sscanf(line, "%x %x %x %x %x %x %x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]), 7);
+			ck_assert_uint_lt(n, MAXV);
+			g[n] = v[0];
+			for (int k = 0; k < SCALES; k++)
+				want[k][n] = v[k + 1];
+			n++;
+		}
+	}
+	fclose(in);
+	ck_assert_int_eq(ns, SCALES);
+	ck_assert_uint_eq(n, 1043);
+	struct fpref_format f32 = test_format("f32"), f64 = test_format("f64");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	for (int k = 0; k < SCALES; k++) {
+		struct fpref_scaler_config c;
+		fpref_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
+		unsigned fl = 0;
+		fpref_emu_convert(&f32, scale[k], &f64, &env, 0, &c.init_scale, &fl);
+		c.profile = "cuda";
+		struct fpref_scaler s = make_from(&c);
+		ck_assert_uint_eq(fpref_scaler_inverse_fp32(&s), inv[k]);
+		struct fpref_grad_stats st = { 0 };
+		ck_assert_int_eq(fpref_scaler_check_tensor(&s, g, n, got, &st), 0);
+		ck_assert_int_eq(st.overflow, found[k]);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_msg(got[i] == want[k][i], "scale %08x value %zu (g %08llx): %08llx, PyTorch %08llx", scale[k], i,
+				      (unsigned long long)g[i], (unsigned long long)got[i], (unsigned long long)want[k][i]);
+	}
+}
+END_TEST
+
 /* ---- the oracle recomputes the gradient path and the scale products ---- */
 
 static enum fpref_class cls(const struct fpref_format *f, uint64_t b)
@@ -473,6 +549,8 @@ static Suite *lossscale_suite(void)
 	tcase_add_test(g, overflow_verdicts);
 	tcase_add_test(g, grads_against_oracle);
 	tcase_add_test(g, scale_products_against_oracle);
+	tcase_add_test(g, torch_measured_traces);
+	tcase_add_test(g, torch_measured_gradients);
 	suite_add_tcase(s, g);
 	return s;
 }

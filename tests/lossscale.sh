@@ -126,6 +126,7 @@ check_bad 'negative init' 'positive' --scaler apex --init-scale -4 --overflow-at
 printf '0\nmaybe\n' >"$tmp/badsteps"
 check_bad 'bad steps file line' 'badsteps:2' --scaler static --steps-file "$tmp/badsteps"
 check_bad 'steps with a steps file' 'goes with' --scaler static --steps-file "$tmp/steps" --steps 3
+check_bad 'unknown profile' 'unknown profile' --scaler pytorch --overflow-at 1 --steps 2 --profile bogus
 check_bad 'missing npy' 'nope.npy' --scaler pytorch --grads "$tmp/nope.npy"
 check_bad 'bad new-scale' 'new-scale' --scaler pytorch --overflow-at 1 --steps 2 --new-scale 2:8
 

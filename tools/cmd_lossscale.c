@@ -54,6 +54,7 @@ static const struct ls_option ls_options[] = {
 	{ "--scale-log2", FOR_ALL, true },
 	{ "--scale-log2-end", FOR_ALL, true },
 	{ "--values", FOR_ALL, true },
+	{ "--profile", FOR_ALL, true },
 	{ "--summary", FOR_ALL, false },
 	{ "--json", FOR_ALL, false },
 };
@@ -180,6 +181,8 @@ static int apply_run_option(struct ls_args *a, const char *name, const char *val
 		a->json = true;
 	else if (strcmp(name, "--summary") == 0)
 		a->summary_only = true;
+	else if (strcmp(name, "--profile") == 0)
+		a->cfg.profile = value;
 	else if (strcmp(name, "--dist") == 0)
 		a->dist = value;
 	else if (strcmp(name, "--seed") == 0)
@@ -555,6 +558,8 @@ static void print_header(const struct fpref_scaler *s, bool grads)
 	} else {
 		printf(", %s non-finite steps", c->static_skips ? "skips" : "applies");
 	}
+	if (c->profile)
+		printf(", gradient path as profile %s", c->profile);
 	printf("\n");
 	const char *counter = c->kind == FPREF_SCALER_PYTORCH ? " tracker"
 			      : c->kind == FPREF_SCALER_APEX ? " unskipped"

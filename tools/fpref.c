@@ -38,7 +38,7 @@ static const char usage[] =
 	"                                        judge RESULTS (lines, or .npy) against a golden file,\n"
 	"                                        or a folder of results against a folder of golden\n"
 	"                                        files; without RESULTS, recheck with the oracle\n"
-	"  lossscale --scaler pytorch|deepspeed|apex|static [SCALER OPTIONS] [--json] [--summary]\n"
+	"  lossscale --scaler pytorch|deepspeed|apex|static [SCALER OPTIONS] [--profile cuda] [--json] [--summary]\n"
 	"       (--overflow-at 4,17,.. --steps N | --steps-file F | --grads G.npy [--grads H.npy ..] |\n"
 	"       --simulate --steps N [--dist D] [--scale-log2 A] [--scale-log2-end B] [--values N] [--seed S])\n"
 	"                                        replay a loss scaler: each iteration's scale, applied or\n"
