@@ -45,7 +45,7 @@ fi
 bin=$(dirname "$FPREF_CUDA")
 kernels=$("$FPREF_CUDA" --list | wc -l)
 # Every kernel's golden file is in the suites: the table and the suites agree.
-missing=$("$FPREF_CUDA" --list | while IFS='	' read -r name g cc what; do [ -f "$tmp/gen/$g" ] || echo "$name: $g"; done)
+missing=$("$FPREF_CUDA" --list | while IFS='	' read -r name g _; do [ -f "$tmp/gen/$g" ] || echo "$name: $g"; done)
 check 'every kernel of the table has its golden file in the suites' test -z "$missing"
 [ -z "$missing" ] || echo "#   $missing"
 
