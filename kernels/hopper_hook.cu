@@ -1,0 +1,85 @@
+// HOPPER HOOK. The WGMMA and cuBLASLt kernels live in kernels/wgmma.cu and
+// kernels/cublaslt.cu (declared in kernels/hopper.h, owned by the Hopper
+// work). They are declared here weak, with the contract's signature, so that
+// fpref-cuda links whether or not those files are built in: an unresolved
+// weak function is a null pointer, reported as "not built in".
+//
+// Contract: one dot product per line, like mma; a and b are lines x K FP8
+// patterns, c and d lines of float (float32 output) or of FP16 patterns as
+// uint16_t (float16 output). Returns 0, 1 = unsupported on this device,
+// -1 = error (message in err).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels.h"
+
+int fpref_cuda_wgmma_dot(const char *in_format, const char *out_format, int K, const uint8_t *a, const uint8_t *b,
+			 const void *c, void *d, size_t lines, char *err, size_t errlen) __attribute__((weak));
+int fpref_cuda_cublaslt_dot(const char *in_format, const char *out_format, int K, const uint8_t *a, const uint8_t *b,
+			    const void *c, void *d, size_t lines, char *err, size_t errlen) __attribute__((weak));
+
+typedef int (*hopper_fn)(const char *, const char *, int, const uint8_t *, const uint8_t *, const void *, void *, size_t,
+			 char *, size_t);
+
+// "float8_e4m3fn -> float32" into its two names.
+static int split_formats(const char *formats, char *in, char *out, size_t len)
+{
+	const char *arrow = strstr(formats, " -> ");
+	if (!arrow || (size_t)(arrow - formats) >= len || strlen(arrow + 4) >= len)
+		return -1;
+	snprintf(in, len, "%.*s", (int)(arrow - formats), formats);
+	snprintf(out, len, "%s", arrow + 4);
+	return 0;
+}
+
+static int call(hopper_fn fn, const struct fk_golden *g, const char *in, const char *out, uint64_t *result, char *err,
+		size_t errlen)
+{
+	size_t n = g->lines, K = (size_t)g->K;
+	int f32 = strcmp(out, "float32") == 0;
+	uint8_t *ab = (uint8_t *)malloc(2 * n * K);
+	uint32_t *c = (uint32_t *)calloc(n, sizeof *c), *d = (uint32_t *)calloc(n, sizeof *d);
+	uint16_t *c16 = (uint16_t *)calloc(n, sizeof *c16), *d16 = (uint16_t *)calloc(n, sizeof *d16);
+	int status = FK_ERROR;
+	if (!ab || !c || !d || !c16 || !d16) {
+		snprintf(err, errlen, "out of memory");
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			const uint64_t *row = g->in + i * (size_t)g->nin;
+			for (size_t j = 0; j < K; j++) {
+				ab[i * K + j] = (uint8_t)row[j];
+				ab[n * K + i * K + j] = (uint8_t)row[K + j];
+			}
+			c[i] = (uint32_t)row[2 * K];
+			c16[i] = (uint16_t)row[2 * K];
+		}
+		status = fn(in, out, g->K, ab, ab + n * K, f32 ? (const void *)c : (const void *)c16,
+			    f32 ? (void *)d : (void *)d16, n, err, errlen);
+		for (size_t i = 0; status == 0 && i < n; i++)
+			result[i] = f32 ? d[i] : d16[i];
+	}
+	free(ab);
+	free(c);
+	free(d);
+	free(c16);
+	free(d16);
+	return status == 0 ? FK_OK : status == 1 ? FK_UNSUPPORTED : FK_ERROR;
+}
+
+int fk_run_hopper(const struct fk_kernel *k, struct fk_job *job, char *err, size_t errlen)
+{
+	hopper_fn fn = k->arg == FK_HOPPER_WGMMA ? fpref_cuda_wgmma_dot : fpref_cuda_cublaslt_dot;
+	const char *file = k->arg == FK_HOPPER_WGMMA ? "kernels/wgmma.cu" : "kernels/cublaslt.cu";
+	char in[64], out[64];
+	if (!fn) {
+		snprintf(err, errlen, "not built in (%s was not linked into this fpref-cuda)", file);
+		return FK_UNSUPPORTED;
+	}
+	if (split_formats(k->formats, in, out, sizeof in) != 0) {
+		snprintf(err, errlen, "bad formats '%s' in the kernel table", k->formats);
+		return FK_ERROR;
+	}
+	snprintf(job->path, sizeof job->path, "%s", file);
+	return call(fn, job->golden, in, out, job->out, err, errlen);
+}

@@ -1,0 +1,111 @@
+// The kernel table: each kernel of fpref-cuda, the golden file it answers
+// (relative to the folder gpu-check generates: hw/ from kernels/hw.suite,
+// chain/ from kernels/hw-chain.suite), and its least compute capability.
+// Each conversion's environment is the one the golden file was made in:
+// the `cuda` profile with the instruction's rounding and saturation.
+#include "convert.h"
+#include "kernels.h"
+#include "mma.h"
+
+#define CV(name, file, formats, cc, op, what) { name, "hw/convert/" file, formats, cc, fk_run_convert, op, what }
+#define MMA(name, dir, file, formats, cc, op, what) { name, dir "/dot/h100." file, formats, cc, fk_run_mma, op, what }
+#define HOP(name, dir, file, formats, op, what) { name, dir "/dot/h100." file, formats, 90, fk_run_hopper, op, what }
+
+const struct fk_kernel fk_kernels[] = {
+	CV("float2half_rn", "float32-float16.cuda.txt", "float32 -> float16", 53, FK_F32_F16_RN, "__float2half_rn"),
+	CV("float2half_rz", "float32-float16.cuda+rtz.txt", "float32 -> float16", 53, FK_F32_F16_RZ, "__float2half_rz"),
+	CV("float2half_rd", "float32-float16.cuda+rdn.txt", "float32 -> float16", 53, FK_F32_F16_RD, "__float2half_rd"),
+	CV("float2half_ru", "float32-float16.cuda+rup.txt", "float32 -> float16", 53, FK_F32_F16_RU, "__float2half_ru"),
+	CV("float2bfloat16_rn", "float32-bfloat16.cuda.txt", "float32 -> bfloat16", 53, FK_F32_BF16_RN, "__float2bfloat16_rn"),
+	CV("float2bfloat16_rz", "float32-bfloat16.cuda+rtz.txt", "float32 -> bfloat16", 53, FK_F32_BF16_RZ, "__float2bfloat16_rz"),
+	CV("float2bfloat16_rd", "float32-bfloat16.cuda+rdn.txt", "float32 -> bfloat16", 53, FK_F32_BF16_RD, "__float2bfloat16_rd"),
+	CV("float2bfloat16_ru", "float32-bfloat16.cuda+rup.txt", "float32 -> bfloat16", 53, FK_F32_BF16_RU, "__float2bfloat16_ru"),
+	CV("fp8_e4m3_sat", "float32-float8_e4m3fn.cuda+sat.txt", "float32 -> float8_e4m3fn", 53, FK_F32_E4M3_SAT,
+	   "__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3)"),
+	CV("fp8_e4m3_nosat", "float32-float8_e4m3fn.cuda.txt", "float32 -> float8_e4m3fn", 53, FK_F32_E4M3,
+	   "__nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3)"),
+	CV("fp8_e5m2_sat", "float32-float8_e5m2.cuda+sat.txt", "float32 -> float8_e5m2", 53, FK_F32_E5M2_SAT,
+	   "__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2)"),
+	CV("fp8_e5m2_nosat", "float32-float8_e5m2.cuda.txt", "float32 -> float8_e5m2", 53, FK_F32_E5M2,
+	   "__nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E5M2)"),
+	CV("fp6_e2m3", "float32-float6_e2m3fn.cuda+sat.txt", "float32 -> float6_e2m3fn", 53, FK_F32_E2M3,
+	   "__nv_cvt_float_to_fp6(x, __NV_E2M3, cudaRoundNearest)"),
+	CV("fp6_e3m2", "float32-float6_e3m2fn.cuda+sat.txt", "float32 -> float6_e3m2fn", 53, FK_F32_E3M2,
+	   "__nv_cvt_float_to_fp6(x, __NV_E3M2, cudaRoundNearest)"),
+	CV("fp4_e2m1", "float32-float4_e2m1fn.cuda+sat.txt", "float32 -> float4_e2m1fn", 53, FK_F32_E2M1,
+	   "__nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest)"),
+	CV("e8m0_rz", "float32-float8_e8m0fnu.cuda+rtz.txt", "float32 -> float8_e8m0fnu", 53, FK_F32_E8M0_RZ,
+	   "__nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundZero)"),
+	CV("e8m0_rz_sat", "float32-float8_e8m0fnu.cuda+rtz+sat.txt", "float32 -> float8_e8m0fnu", 53, FK_F32_E8M0_RZ_SAT,
+	   "__nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero)"),
+	CV("e8m0_rp", "float32-float8_e8m0fnu.cuda+rup.txt", "float32 -> float8_e8m0fnu", 53, FK_F32_E8M0_RP,
+	   "__nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundPosInf)"),
+	CV("e8m0_rp_sat", "float32-float8_e8m0fnu.cuda+rup+sat.txt", "float32 -> float8_e8m0fnu", 53, FK_F32_E8M0_RP_SAT,
+	   "__nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundPosInf)"),
+	CV("cvt.rn.f16.f32", "float32-float16.cuda.txt", "float32 -> float16", 53, FK_PTX_F32_F16_RN, "PTX cvt.rn.f16.f32"),
+	CV("cvt.rz.f16.f32", "float32-float16.cuda+rtz.txt", "float32 -> float16", 53, FK_PTX_F32_F16_RZ, "PTX cvt.rz.f16.f32"),
+	CV("cvt.rn.bf16.f32", "float32-bfloat16.cuda.txt", "float32 -> bfloat16", 80, FK_PTX_F32_BF16_RN, "PTX cvt.rn.bf16.f32"),
+	CV("cvt.rz.bf16.f32", "float32-bfloat16.cuda+rtz.txt", "float32 -> bfloat16", 80, FK_PTX_F32_BF16_RZ, "PTX cvt.rz.bf16.f32"),
+	CV("cvt.rm.bf16.f32", "float32-bfloat16.cuda+rdn.txt", "float32 -> bfloat16", 90, FK_PTX_F32_BF16_RM, "PTX cvt.rm.bf16.f32"),
+	CV("cvt.rp.bf16.f32", "float32-bfloat16.cuda+rup.txt", "float32 -> bfloat16", 90, FK_PTX_F32_BF16_RP, "PTX cvt.rp.bf16.f32"),
+	CV("cvt.rn.satfinite.e4m3x2.f32", "float32-float8_e4m3fn.cuda+sat.txt", "float32 -> float8_e4m3fn", 89, FK_PTX_F32_E4M3_SAT,
+	   "PTX cvt.rn.satfinite.e4m3x2.f32"),
+	CV("cvt.rn.satfinite.e5m2x2.f32", "float32-float8_e5m2.cuda+sat.txt", "float32 -> float8_e5m2", 89, FK_PTX_F32_E5M2_SAT,
+	   "PTX cvt.rn.satfinite.e5m2x2.f32"),
+	CV("half2float", "float16-float32.cuda.txt", "float16 -> float32", 53, FK_F16_F32, "__half2float"),
+	CV("bfloat162float", "bfloat16-float32.cuda.txt", "bfloat16 -> float32", 53, FK_BF16_F32, "__bfloat162float"),
+	CV("fp8_e4m3_to_half", "float8_e4m3fn-float16.cuda.txt", "float8_e4m3fn -> float16", 53, FK_E4M3_F16,
+	   "__nv_cvt_fp8_to_halfraw(x, __NV_E4M3)"),
+	CV("fp8_e5m2_to_half", "float8_e5m2-float16.cuda.txt", "float8_e5m2 -> float16", 53, FK_E5M2_F16,
+	   "__nv_cvt_fp8_to_halfraw(x, __NV_E5M2)"),
+	CV("fp8_e4m3_to_float", "float8_e4m3fn-float32.cuda.txt", "float8_e4m3fn -> float32", 53, FK_E4M3_F32,
+	   "__half2float(__nv_cvt_fp8_to_halfraw(x, __NV_E4M3))"),
+	CV("fp8_e5m2_to_float", "float8_e5m2-float32.cuda.txt", "float8_e5m2 -> float32", 53, FK_E5M2_F32,
+	   "__half2float(__nv_cvt_fp8_to_halfraw(x, __NV_E5M2))"),
+	CV("fp6_e2m3_to_half", "float6_e2m3fn-float16.cuda.txt", "float6_e2m3fn -> float16", 53, FK_E2M3_F16,
+	   "__nv_cvt_fp6_to_halfraw(x, __NV_E2M3)"),
+	CV("fp6_e3m2_to_half", "float6_e3m2fn-float16.cuda.txt", "float6_e3m2fn -> float16", 53, FK_E3M2_F16,
+	   "__nv_cvt_fp6_to_halfraw(x, __NV_E3M2)"),
+	CV("fp4_e2m1_to_half", "float4_e2m1fn-float16.cuda.txt", "float4_e2m1fn -> float16", 53, FK_E2M1_F16,
+	   "__nv_cvt_fp4_to_halfraw(x, __NV_E2M1)"),
+	CV("e8m0_to_bfloat16", "float8_e8m0fnu-bfloat16.cuda.txt", "float8_e8m0fnu -> bfloat16", 53, FK_E8M0_BF16,
+	   "__nv_cvt_e8m0_to_bf16raw"),
+	CV("e8m0_to_float", "float8_e8m0fnu-float32.cuda.txt", "float8_e8m0fnu -> float32", 53, FK_E8M0_F32,
+	   "__bfloat162float(__nv_cvt_e8m0_to_bf16raw(x))"),
+	CV("cvt.rn.f16x2.e4m3x2", "float8_e4m3fn-float16.cuda.txt", "float8_e4m3fn -> float16", 89, FK_PTX_E4M3_F16,
+	   "PTX cvt.rn.f16x2.e4m3x2"),
+	CV("cvt.rn.f16x2.e5m2x2", "float8_e5m2-float16.cuda.txt", "float8_e5m2 -> float16", 89, FK_PTX_E5M2_F16,
+	   "PTX cvt.rn.f16x2.e5m2x2"),
+
+	MMA("mma.f16.f32", "hw", "float16-float32.txt", "float16 -> float32", 80, FK_MMA_F16_F32, "mma.sync m16n8k16 f32.f16.f16.f32"),
+	MMA("mma.f16.f16", "hw", "float16-float16.txt", "float16 -> float16", 80, FK_MMA_F16_F16, "mma.sync m16n8k16 f16.f16.f16.f16"),
+	MMA("mma.bf16.f32", "hw", "bfloat16-float32.txt", "bfloat16 -> float32", 80, FK_MMA_BF16_F32, "mma.sync m16n8k16 f32.bf16.bf16.f32"),
+	MMA("mma.tf32.f32", "hw", "tf32-float32.txt", "tf32 -> float32", 80, FK_MMA_TF32_F32, "mma.sync m16n8k8 f32.tf32.tf32.f32"),
+	MMA("mma.e4m3.f32", "hw", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", 89, FK_MMA_E4M3_F32, "mma.sync m16n8k32 f32.e4m3.e4m3.f32"),
+	MMA("mma.e4m3.f16", "hw", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", 89, FK_MMA_E4M3_F16, "mma.sync m16n8k32 f16.e4m3.e4m3.f16"),
+	MMA("mma.e5m2.f32", "hw", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", 89, FK_MMA_E5M2_F32, "mma.sync m16n8k32 f32.e5m2.e5m2.f32"),
+	MMA("mma.e5m2.f16", "hw", "float8_e5m2-float16.txt", "float8_e5m2 -> float16", 89, FK_MMA_E5M2_F16, "mma.sync m16n8k32 f16.e5m2.e5m2.f16"),
+	MMA("mma4.f16.f32", "chain", "float16-float32.txt", "float16 -> float32", 80, FK_MMA_F16_F32, "4 chained mma.sync m16n8k16 f32.f16.f16.f32"),
+	MMA("mma4.f16.f16", "chain", "float16-float16.txt", "float16 -> float16", 80, FK_MMA_F16_F16, "4 chained mma.sync m16n8k16 f16.f16.f16.f16"),
+	MMA("mma4.bf16.f32", "chain", "bfloat16-float32.txt", "bfloat16 -> float32", 80, FK_MMA_BF16_F32, "4 chained mma.sync m16n8k16 f32.bf16.bf16.f32"),
+	MMA("mma4.tf32.f32", "chain", "tf32-float32.txt", "tf32 -> float32", 80, FK_MMA_TF32_F32, "4 chained mma.sync m16n8k8 f32.tf32.tf32.f32"),
+	MMA("mma4.e4m3.f32", "chain", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", 89, FK_MMA_E4M3_F32, "4 chained mma.sync m16n8k32 f32.e4m3.e4m3.f32"),
+	MMA("mma4.e4m3.f16", "chain", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", 89, FK_MMA_E4M3_F16, "4 chained mma.sync m16n8k32 f16.e4m3.e4m3.f16"),
+	MMA("mma4.e5m2.f32", "chain", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", 89, FK_MMA_E5M2_F32, "4 chained mma.sync m16n8k32 f32.e5m2.e5m2.f32"),
+	MMA("mma4.e5m2.f16", "chain", "float8_e5m2-float16.txt", "float8_e5m2 -> float16", 89, FK_MMA_E5M2_F16, "4 chained mma.sync m16n8k32 f16.e5m2.e5m2.f16"),
+
+	// HOPPER HOOK: kernels/wgmma.cu and kernels/cublaslt.cu (another helper's)
+	// define these functions; until they are linked in, the kernels report
+	// "not built in" (see hopper_hook.cu).
+	HOP("wgmma.e4m3.f32", "hw", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_WGMMA, "wgmma FP8, C from the golden file"),
+	HOP("wgmma.e4m3.f16", "hw", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", FK_HOPPER_WGMMA, "wgmma FP8, C from the golden file"),
+	HOP("wgmma.e5m2.f32", "hw", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_HOPPER_WGMMA, "wgmma FP8, C from the golden file"),
+	HOP("wgmma.e5m2.f16", "hw", "float8_e5m2-float16.txt", "float8_e5m2 -> float16", FK_HOPPER_WGMMA, "wgmma FP8, C from the golden file"),
+	HOP("wgmma4.e4m3.f32", "chain", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_WGMMA, "wgmma FP8, K = 128"),
+	HOP("wgmma4.e5m2.f32", "chain", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_HOPPER_WGMMA, "wgmma FP8, K = 128"),
+	HOP("cublaslt.e4m3.f32", "hw", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_CUBLASLT, "cuBLASLt FP8 GEMM"),
+	HOP("cublaslt.e5m2.f32", "hw", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_HOPPER_CUBLASLT, "cuBLASLt FP8 GEMM"),
+	HOP("cublaslt4.e4m3.f32", "chain", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_CUBLASLT, "cuBLASLt FP8 GEMM, K = 128"),
+};
+
+const size_t fk_kernel_count = sizeof fk_kernels / sizeof fk_kernels[0];
