@@ -543,13 +543,15 @@ void cublaslt_random(const Fmt &fa, const Fmt &fb, const std::string &dump, Rng 
     std::vector<uint8_t> a(static_cast<size_t>(M) * K), b(static_cast<size_t>(K) * N);
     narrow_inputs(a, fa, r);
     narrow_inputs(b, fb, r);
-    std::vector<double> exact(static_cast<size_t>(M) * N, 0.0);
+    std::vector<double> exact(static_cast<size_t>(M) * N, 0.0), bv(b.size());
+    for (size_t i = 0; i < b.size(); ++i)
+        bv[i] = decode(fb, b[i]);
     for (int i = 0; i < M; ++i)
         for (int k = 0; k < K; ++k) {
             double av = decode(fa, a[static_cast<size_t>(i) * K + static_cast<size_t>(k)]);
             for (int j = 0; j < N; ++j)
                 exact[static_cast<size_t>(i) * N + static_cast<size_t>(j)] +=
-                    av * decode(fb, b[static_cast<size_t>(k) * N + static_cast<size_t>(j)]);
+                    av * bv[static_cast<size_t>(k) * N + static_cast<size_t>(j)];
         }
     std::string tag = std::string(fa.name) + "-" + fb.name;
     if (!dump.empty()) {
@@ -598,7 +600,7 @@ void cublaslt_random(const Fmt &fa, const Fmt &fb, const std::string &dump, Rng 
 // not in d; chunk_end = where the dropping stops = the next promotion to FP32.
 void cublaslt_promotion_probe()
 {
-    const int M = 64, N = 16, K = 4096;
+    const int M = 128, N = 128, K = 4096;
     std::vector<uint8_t> a(static_cast<size_t>(M) * K, 0x01), b(static_cast<size_t>(K) * N, 0x01);
     std::vector<int> pos(M);
     for (int i = 0; i < M; ++i) {
@@ -626,7 +628,7 @@ void cublaslt_promotion_probe()
             double lost = (K - 1) - kept;
             int p = pos[static_cast<size_t>(i)];
             double chunk_end = (p / 32 + 1) * 32 + (lost - 31);
-            if (i < 12 || i % 8 == 0)
+            if (i < 12 || i % 16 == 0)
                 std::printf("    big product at k=%4d: d = %.9g, lost %6.0f small products, "
                             "dropping ends at k=%.0f\n",
                             p, got, lost, chunk_end);
