@@ -1,23 +1,14 @@
-// HOPPER HOOK. The WGMMA and cuBLASLt kernels live in kernels/wgmma.cu and
-// kernels/cublaslt.cu (declared in kernels/hopper.h, owned by the Hopper
-// work). They are declared here weak, with the contract's signature, so that
-// fpref-cuda links whether or not those files are built in: an unresolved
-// weak function is a null pointer, reported as "not built in".
-//
-// Contract: one dot product per line, like mma; a and b are lines x K FP8
-// patterns, c and d lines of float (float32 output) or of FP16 patterns as
-// uint16_t (float16 output). Returns 0, 1 = unsupported on this device,
-// -1 = error (message in err).
+// The table's Hopper rows: golden dot files through fpref_cuda_wgmma_dot
+// (kernels/wgmma.cu, declared in kernels/hopper.h).  a and b are lines x K
+// patterns (one byte for FP8, two for FP16/BF16); c and d are lines of float
+// (float32 output) or of FP16 patterns as uint16_t (float16 output).
+// The function returns 0, 1 = unsupported on this device, -1 = error.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "hopper.h"
 #include "kernels.h"
-
-int fpref_cuda_wgmma_dot(const char *in_format, const char *out_format, int K, const uint8_t *a, const uint8_t *b,
-			 const void *c, void *d, size_t lines, char *err, size_t errlen) __attribute__((weak));
-int fpref_cuda_cublaslt_dot(const char *in_format, const char *out_format, int K, const uint8_t *a, const uint8_t *b,
-			    const void *c, void *d, size_t lines, char *err, size_t errlen) __attribute__((weak));
 
 typedef int (*hopper_fn)(const char *, const char *, int, const uint8_t *, const uint8_t *, const void *, void *, size_t,
 			 char *, size_t);
@@ -38,7 +29,9 @@ static int call(hopper_fn fn, const struct fk_golden *g, const char *in, const c
 {
 	size_t n = g->lines, K = (size_t)g->K;
 	int f32 = strcmp(out, "float32") == 0;
-	uint8_t *ab = (uint8_t *)malloc(2 * n * K);
+	// FP8 patterns take one byte; FP16 and BF16 two, little-endian (as the GPU stores them).
+	size_t eb = strncmp(in, "float8", 6) == 0 ? 1 : 2;
+	uint8_t *ab = (uint8_t *)malloc(2 * n * K * eb);
 	uint32_t *c = (uint32_t *)calloc(n, sizeof *c), *d = (uint32_t *)calloc(n, sizeof *d);
 	uint16_t *c16 = (uint16_t *)calloc(n, sizeof *c16), *d16 = (uint16_t *)calloc(n, sizeof *d16);
 	int status = FK_ERROR;
@@ -47,14 +40,15 @@ static int call(hopper_fn fn, const struct fk_golden *g, const char *in, const c
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			const uint64_t *row = g->in + i * (size_t)g->nin;
-			for (size_t j = 0; j < K; j++) {
-				ab[i * K + j] = (uint8_t)row[j];
-				ab[n * K + i * K + j] = (uint8_t)row[K + j];
-			}
+			for (size_t j = 0; j < K; j++)
+				for (size_t byte = 0; byte < eb; byte++) {
+					ab[(i * K + j) * eb + byte] = (uint8_t)(row[j] >> (8 * byte));
+					ab[(n * K + i * K + j) * eb + byte] = (uint8_t)(row[K + j] >> (8 * byte));
+				}
 			c[i] = (uint32_t)row[2 * K];
 			c16[i] = (uint16_t)row[2 * K];
 		}
-		status = fn(in, out, g->K, ab, ab + n * K, f32 ? (const void *)c : (const void *)c16,
+		status = fn(in, out, g->K, ab, ab + n * K * eb, f32 ? (const void *)c : (const void *)c16,
 			    f32 ? (void *)d : (void *)d16, n, err, errlen);
 		for (size_t i = 0; status == 0 && i < n; i++)
 			result[i] = f32 ? d[i] : d16[i];
@@ -69,13 +63,9 @@ static int call(hopper_fn fn, const struct fk_golden *g, const char *in, const c
 
 int fk_run_hopper(const struct fk_kernel *k, struct fk_job *job, char *err, size_t errlen)
 {
-	hopper_fn fn = k->arg == FK_HOPPER_WGMMA ? fpref_cuda_wgmma_dot : fpref_cuda_cublaslt_dot;
-	const char *file = k->arg == FK_HOPPER_WGMMA ? "kernels/wgmma.cu" : "kernels/cublaslt.cu";
+	hopper_fn fn = fpref_cuda_wgmma_dot;
+	const char *file = "kernels/wgmma.cu";
 	char in[64], out[64];
-	if (!fn) {
-		snprintf(err, errlen, "not built in (%s was not linked into this fpref-cuda)", file);
-		return FK_UNSUPPORTED;
-	}
 	if (split_formats(k->formats, in, out, sizeof in) != 0) {
 		snprintf(err, errlen, "bad formats '%s' in the kernel table", k->formats);
 		return FK_ERROR;

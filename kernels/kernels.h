@@ -11,7 +11,7 @@
 enum fk_status { FK_OK = 0, FK_UNSUPPORTED = 1, FK_ERROR = -1 };
 
 /* fk_run_hopper's selector: which external function runs the kernel. */
-enum fk_hopper { FK_HOPPER_WGMMA, FK_HOPPER_CUBLASLT };
+enum fk_hopper { FK_HOPPER_WGMMA };
 
 struct fk_job {
 	const struct fk_golden *golden;

@@ -94,18 +94,20 @@ const struct fk_kernel fk_kernels[] = {
 	MMA("mma4.e5m2.f32", "chain", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", 89, FK_MMA_E5M2_F32, "4 chained mma.sync m16n8k32 f32.e5m2.e5m2.f32"),
 	MMA("mma4.e5m2.f16", "chain", "float8_e5m2-float16.txt", "float8_e5m2 -> float16", 89, FK_MMA_E5M2_F16, "4 chained mma.sync m16n8k32 f16.e5m2.e5m2.f16"),
 
-	// HOPPER HOOK: kernels/wgmma.cu and kernels/cublaslt.cu (another helper's)
-	// define these functions; until they are linked in, the kernels report
-	// "not built in" (see hopper_hook.cu).
-	HOP("wgmma.e4m3.f32", "hw", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_WGMMA, "wgmma FP8, C from the golden file"),
-	HOP("wgmma.e4m3.f16", "hw", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", FK_HOPPER_WGMMA, "wgmma FP8, C from the golden file"),
-	HOP("wgmma.e5m2.f32", "hw", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_HOPPER_WGMMA, "wgmma FP8, C from the golden file"),
-	HOP("wgmma.e5m2.f16", "hw", "float8_e5m2-float16.txt", "float8_e5m2 -> float16", FK_HOPPER_WGMMA, "wgmma FP8, C from the golden file"),
-	HOP("wgmma4.e4m3.f32", "chain", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_WGMMA, "wgmma FP8, K = 128"),
-	HOP("wgmma4.e5m2.f32", "chain", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_HOPPER_WGMMA, "wgmma FP8, K = 128"),
-	HOP("cublaslt.e4m3.f32", "hw", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_CUBLASLT, "cuBLASLt FP8 GEMM"),
-	HOP("cublaslt.e5m2.f32", "hw", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_HOPPER_CUBLASLT, "cuBLASLt FP8 GEMM"),
-	HOP("cublaslt4.e4m3.f32", "chain", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_CUBLASLT, "cuBLASLt FP8 GEMM, K = 128"),
+	// WGMMA (kernels/wgmma.cu, sm_90a): one warpgroup per 64 lines, C loaded
+	// into the accumulator (scale-d = 1), so the unit itself adds C.  cuBLASLt
+	// has no per-line C: it runs in kernels/hopper-selftest (gpu-check runs it).
+	HOP("wgmma.e4m3.f32", "hw", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k32 f32.e4m3.e4m3"),
+	HOP("wgmma.e4m3.f16", "hw", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", FK_HOPPER_WGMMA, "wgmma m64n64k32 f16.e4m3.e4m3"),
+	HOP("wgmma.e5m2.f32", "hw", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k32 f32.e5m2.e5m2"),
+	HOP("wgmma.e5m2.f16", "hw", "float8_e5m2-float16.txt", "float8_e5m2 -> float16", FK_HOPPER_WGMMA, "wgmma m64n64k32 f16.e5m2.e5m2"),
+	HOP("wgmma.f16.f32", "hw", "float16-float32.txt", "float16 -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k16 f32.f16.f16"),
+	HOP("wgmma.f16.f16", "hw", "float16-float16.txt", "float16 -> float16", FK_HOPPER_WGMMA, "wgmma m64n64k16 f16.f16.f16"),
+	HOP("wgmma.bf16.f32", "hw", "bfloat16-float32.txt", "bfloat16 -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k16 f32.bf16.bf16"),
+	HOP("wgmma4.e4m3.f32", "chain", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_WGMMA, "4 chained wgmma k32 f32.e4m3.e4m3"),
+	HOP("wgmma4.e4m3.f16", "chain", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", FK_HOPPER_WGMMA, "4 chained wgmma k32 f16.e4m3.e4m3"),
+	HOP("wgmma4.e5m2.f32", "chain", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_HOPPER_WGMMA, "4 chained wgmma k32 f32.e5m2.e5m2"),
+	HOP("wgmma4.f16.f32", "chain", "float16-float32.txt", "float16 -> float32", FK_HOPPER_WGMMA, "4 chained wgmma k16 f32.f16.f16"),
 };
 
 const size_t fk_kernel_count = sizeof fk_kernels / sizeof fk_kernels[0];
