@@ -91,7 +91,7 @@ uint64_t fpref_emu_pack_zero(const struct fpref_format *f, const struct fpref_en
 {
 	if (f->has_zero)
 		return pack(f, negative && f->specials != FPREF_SPECIALS_FNUZ, 0, 0);
-	if (env->overflow == FPREF_OVERFLOW_SAT) {
+	if (env->overflow == FPREF_OVERFLOW_SAT || env->zero_to_least) {
 		*flags |= FPREF_FLAG_INEXACT;
 		return least_value(f);
 	}
@@ -101,6 +101,8 @@ uint64_t fpref_emu_pack_zero(const struct fpref_format *f, const struct fpref_en
 uint64_t fpref_emu_pack_inf(const struct fpref_format *f, const struct fpref_env *env, bool negative,
 			    unsigned *flags)
 {
+	if (negative && !f->is_signed && env->unsigned_magnitude)
+		negative = false;
 	if (negative && !f->is_signed) {
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
 			*flags |= FPREF_FLAG_INEXACT;
@@ -190,6 +192,8 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 {
 	if (sig == 0)
 		return fpref_emu_pack_zero(f, env, negative, flags);
+	if (negative && !f->is_signed && env->unsigned_magnitude)
+		negative = false;
 	if (negative && !f->is_signed) {
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
 			*flags |= FPREF_FLAG_INEXACT;

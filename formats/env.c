@@ -156,6 +156,10 @@ void fpref_env_describe(const struct fpref_env *env, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n, " nan-without-nan=flipped-zero");
 	if (env->underflow_to_least && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " underflow-without-zero=least");
+	if (env->zero_to_least && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " zero-without-zero=least");
+	if (env->unsigned_magnitude && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " negative-to-unsigned=magnitude");
 	if (n < 0 || (size_t)n >= len || env->rounding != FPREF_SR)
 		return;
 	if (env->sr_seeded)
@@ -187,21 +191,25 @@ static const struct profile_row {
 	const char *name;
 	enum profile_match match;
 	int rounding, overflow, nan_style, sat_inf_to_nan, nan_to_flipped_zero, underflow_to_least;
+	int zero_to_least, unsigned_magnitude;
 } profile_rows[] = {
 	/* CUDA __nv_cvt_*: rne; NaN becomes 0x7F / 0x7FFF whatever its sign; --sat is __NV_SATFINITE */
-	{ "cuda", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_POSITIVE_ALL_ONES, 0, 0, 0 },
+	{ "cuda", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_POSITIVE_ALL_ONES, 0, 0, 0, 0, 0 },
+	/* __nv_cvt_*_to_e8m0 (cuda_fp8.hpp) converts |x|, and clips zero and every result below 2^-127
+	 * to 2^-127 (0x00) with or without __NV_SATFINITE (found by tests/check_cuda_host.cc) */
+	{ "cuda", MATCH_NO_ZERO, -1, -1, -1, -1, -1, 1, 1, 1 },
 	/* ONNX Cast, saturate=1 by default (--overflow ieee: saturate=0); opsets 19-23 send inf to NaN in FNUZ */
-	{ "onnx-cast-19", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, 0, 0, 0 },
-	{ "onnx-cast-19", MATCH_FNUZ, -1, -1, -1, 1, -1, -1 },
+	{ "onnx-cast-19", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, 0, 0, 0, 0, 0 },
+	{ "onnx-cast-19", MATCH_FNUZ, -1, -1, -1, 1, -1, -1, -1, -1 },
 	/* opsets 24-25: inf saturates in all four FP8 types; E8M0 rounds up by default */
-	{ "onnx-cast-24", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, 0, 0, 0 },
-	{ "onnx-cast-24", MATCH_NO_ZERO, FPREF_RUP, -1, -1, -1, -1, -1 },
+	{ "onnx-cast-24", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, 0, 0, 0, 0, 0 },
+	{ "onnx-cast-24", MATCH_NO_ZERO, FPREF_RUP, -1, -1, -1, -1, -1, -1, -1 },
 	/* ml_dtypes 0.6 casts: rne, NaN (or inf) on overflow, FP4/FP6 clamp (they have neither) and
 	 * turn NaN into zero with the sign bit inverted; E8M0 sends tiny nonzero values to 2^-127
 	 * (found by sweeping ml_dtypes itself, see the README) */
-	{ "ml_dtypes", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0, 1, 1 },
+	{ "ml_dtypes", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0, 1, 1, 0, 0 },
 	/* OCP OFP8 and MX: round to nearest even; --sat is the SAT mode */
-	{ "ocp", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0, 0, 0 },
+	{ "ocp", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0, 0, 0, 0, 0 },
 };
 
 const char *fpref_profile_choices(void)
@@ -232,6 +240,10 @@ int fpref_profile_apply(const char *name, const struct fpref_format *target, str
 			env->nan_to_flipped_zero = r->nan_to_flipped_zero;
 		if (r->underflow_to_least >= 0)
 			env->underflow_to_least = r->underflow_to_least;
+		if (r->zero_to_least >= 0)
+			env->zero_to_least = r->zero_to_least;
+		if (r->unsigned_magnitude >= 0)
+			env->unsigned_magnitude = r->unsigned_magnitude;
 	}
 	return known ? 0 : -1;
 }

@@ -65,6 +65,8 @@ struct fpref_env {
 	bool sat_inf_to_nan;     /* under sat, an infinite input becomes NaN where the format has NaN (ONNX opsets 19-23, FNUZ) */
 	bool nan_to_flipped_zero; /* formats without NaN: a NaN becomes zero with its sign bit inverted (ml_dtypes), not +max */
 	bool underflow_to_least;  /* formats without zero: a nonzero value that rounds to zero gives the least value (ml_dtypes E8M0) */
+	bool zero_to_least;       /* formats without zero: any zero, an input one too, gives the least value, never NaN (CUDA E8M0) */
+	bool unsigned_magnitude;  /* formats without a sign convert |x|: a negative value is not out of range (CUDA E8M0) */
 };
 
 /* rne, ieee overflow, no ftz/daz, tininess after rounding, sr 32 zero bits. */
