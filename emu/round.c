@@ -52,10 +52,16 @@ static uint64_t least_value(const struct fpref_format *f)
 uint64_t fpref_emu_pack_nan(const struct fpref_format *f, const struct fpref_env *env, bool negative, bool signaling,
 			    unsigned *flags)
 {
+	return fpref_emu_pack_nan_converted(f, env, negative, signaling, (uint64_t)1 << 63, flags);
+}
+
+uint64_t fpref_emu_pack_nan_converted(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+				      bool signaling, uint64_t payload, unsigned *flags)
+{
 	uint64_t bits;
 	if (signaling)
 		*flags |= FPREF_FLAG_INVALID;
-	if (fpref_format_nan_result(f, env, negative, &bits))
+	if (fpref_format_nan_converted(f, env, negative, payload, &bits))
 		return bits;
 	*flags |= FPREF_FLAG_INVALID; /* no NaN to give: +max, or ml_dtypes' zero of the other sign */
 	if (env->nan_to_flipped_zero && f->has_zero)

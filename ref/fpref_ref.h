@@ -33,6 +33,7 @@ struct fpref_ref_value {
 	mpfr_t x;
 	bool signaling;
 	bool inexact;
+	uint64_t nan_payload; /* NaN read from bits: as struct fpref_unpacked's; else the quiet bit */
 };
 
 void fpref_ref_value_init(struct fpref_ref_value *v);

@@ -376,7 +376,7 @@ static uint64_t round_special(const struct fpref_ref_value *v, const struct fpre
 	if (mpfr_nan_p(v->x)) {
 		if (v->signaling)
 			*flags |= FPREF_FLAG_INVALID;
-		if (fpref_format_nan_result(f, env, negative, &bits)) {
+		if (fpref_format_nan_converted(f, env, negative, v->nan_payload, &bits)) {
 			trace->outcome = FPREF_OUTCOME_NAN;
 			return bits;
 		}

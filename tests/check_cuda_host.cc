@@ -19,6 +19,7 @@
 #include <cuda_fp6.h>
 #include <cuda_fp4.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -294,7 +295,7 @@ bool fpref_side_init(const cuda_function &fn, fpref_side *s)
 		return false;
 	}
 	fpref_env_default(&s->env);
-	if (fpref_profile_apply("cuda", &s->to, &s->env) != 0) {
+	if (fpref_profile_apply_conversion("cuda", &s->from, &s->to, &s->env) != 0) {
 		std::fprintf(stderr, "no cuda profile\n");
 		return false;
 	}
@@ -467,6 +468,10 @@ int main()
 	if (!exhaustive)
 		f32_sample(&f32_in);
 	f64_sample(&f64_in);
+	for (std::vector<uint64_t> *v : { &f32_in, &f64_in }) { /* distinct inputs only */
+		std::sort(v->begin(), v->end());
+		v->erase(std::unique(v->begin(), v->end()), v->end());
+	}
 	unsigned long long compared = 0, differ = 0;
 	for (const cuda_function &fn : functions) {
 		fpref_side s;
