@@ -7,7 +7,8 @@
  * Every 16-, 8-, 6- and 4-bit source pattern is swept; FP32 and FP64
  * sources get structured patterns (every exponent and sign, with the bits
  * just below each possible rounding position set to a tie, a tie plus or
- * minus one, zero or all ones, over an even and an odd kept bit) plus a
+ * minus one, zero or all ones, under kept bits through every value of the
+ * leading mantissa bits and at the binade's edges: structured()) plus a
  * seeded random sample, and the specials.  FPREF_EXHAUSTIVE=1 (make
  * check-exhaustive) sweeps all 2^32 FP32 patterns instead, in shards
  * (FPREF_SHARD=i/N over blocks of 2^16 patterns).
@@ -348,26 +349,32 @@ uint64_t rng_next(uint64_t *state)
 }
 
 /* Patterns of an IEEE format with e exponent and m mantissa bits: every
- * sign and exponent field, and for every cut position p (the number of
- * mantissa bits a rounding drops, 1..m+1 counting the implicit bit) the
- * dropped bits set to a tie, tie +- 1, 0, 1 or all ones, under random kept
- * bits ending in 0 and in 1; the exponent fields in [lo, hi] only. */
-void structured(int e, int m, unsigned lo, unsigned hi, std::vector<uint64_t> *out)
+ * sign and exponent field in [lo, hi], and for every cut position p (the
+ * number of mantissa bits a rounding drops) the dropped bits set to 0, 1, a
+ * tie, a tie +- 1, all ones or all ones - 1, under kept bits that run
+ * through every value of the top k mantissa bits (random below them),
+ * ending in 0 and in 1, and kept bits 0, 1, all ones and all ones - 1 (the
+ * edges of a binade: overflow and the least normal). */
+void structured(int e, int m, int k, unsigned lo, unsigned hi, std::vector<uint64_t> *out)
 {
 	uint64_t state = (uint64_t)m * 1000 + (uint64_t)e;
-	uint64_t man_mask = (m >= 64 ? ~0ull : (1ull << m) - 1);
+	uint64_t man_mask = (1ull << m) - 1;
+	std::vector<uint64_t> kept;
 	for (unsigned sign = 0; sign < 2; sign++)
 		for (unsigned ex = lo; ex <= hi; ex++)
 			for (int p = 1; p <= m; p++) {
-				uint64_t half = 1ull << (p - 1), full = (p >= 64 ? ~0ull : (1ull << p) - 1);
+				uint64_t half = 1ull << (p - 1), full = (1ull << p) - 1;
 				const uint64_t low[] = { 0, 1, half - 1, half, half + 1, full, full - 1 };
-				for (uint64_t lsb = 0; lsb < 2; lsb++)
-					for (int r = 0; r < 2; r++) {
-						uint64_t kept = p >= m ? 0 : ((rng_next(&state) << 1 | lsb) << p) & man_mask;
-						for (uint64_t l : low) {
-							uint64_t man = (kept | (l & full)) & man_mask;
-							out->push_back((uint64_t)sign << (e + m) | (uint64_t)ex << m | man);
-						}
+				kept.assign({ 0, 1ull << p, man_mask, man_mask - (1ull << p) });
+				for (uint64_t prefix = 0; prefix < (1ull << k); prefix++)
+					for (uint64_t lsb = 0; lsb < 2; lsb++) {
+						uint64_t middle = (rng_next(&state) << 1 | lsb) << p;
+						kept.push_back((prefix << (m - k) | (middle & ((1ull << (m - k)) - 1))) & man_mask);
+					}
+				for (uint64_t kb : kept)
+					for (uint64_t l : low) {
+						uint64_t man = ((kb & ~full) | l) & man_mask;
+						out->push_back((uint64_t)sign << (e + m) | (uint64_t)ex << m | man);
 					}
 			}
 }
@@ -382,7 +389,7 @@ void random_patterns(int bits, size_t n, uint64_t seed, std::vector<uint64_t> *o
 
 void f32_sample(std::vector<uint64_t> *out)
 {
-	structured(8, 23, 0, 255, out);
+	structured(8, 23, 4, 0, 255, out);
 	random_patterns(32, RANDOM_F32, 32, out);
 	/* random significands over the exponents where narrow targets round */
 	for (size_t i = 0; i < RANDOM_F32; i++) {
@@ -400,9 +407,9 @@ void f64_sample(std::vector<uint64_t> *out)
 {
 	/* the exponents that reach any target's range (FP32's, and 40 binades
 	 * beyond), and the extremes */
-	structured(11, 52, 1023 - 190, 1023 + 170, out);
-	structured(11, 52, 0, 2, out);
-	structured(11, 52, 2045, 2047, out);
+	structured(11, 52, 3, 1023 - 190, 1023 + 170, out);
+	structured(11, 52, 3, 0, 2, out);
+	structured(11, 52, 3, 2045, 2047, out);
 	random_patterns(64, RANDOM_F64, 64, out);
 	for (size_t i = 0; i < RANDOM_F64; i++) {
 		uint64_t r = fpref_sr_stream(65, i);
