@@ -9,7 +9,7 @@ int fpref_emu_convert(const struct fpref_format *from, uint64_t bits, const stru
 		return -1;
 	switch (u.cls) {
 	case FPREF_CLASS_NAN:
-		*out = fpref_emu_pack_nan(to, env, u.negative, u.signaling, flags);
+		*out = fpref_emu_pack_nan_converted(to, env, u.negative, u.signaling, u.nan_payload, flags);
 		return 0;
 	case FPREF_CLASS_INF:
 		*out = fpref_emu_pack_inf(to, env, u.negative, flags);

@@ -34,6 +34,10 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
  * invalid), an infinity, or an exact zero. */
 uint64_t fpref_emu_pack_nan(const struct fpref_format *f, const struct fpref_env *env, bool negative, bool signaling,
 			    unsigned *flags);
+/* A NaN converted from another format, with its payload (struct
+ * fpref_unpacked's nan_payload) for the NaN styles that keep it. */
+uint64_t fpref_emu_pack_nan_converted(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+				      bool signaling, uint64_t payload, unsigned *flags);
 uint64_t fpref_emu_pack_inf(const struct fpref_format *f, const struct fpref_env *env, bool negative,
 			    unsigned *flags);
 uint64_t fpref_emu_pack_zero(const struct fpref_format *f, const struct fpref_env *env, bool negative,

@@ -52,10 +52,16 @@ static uint64_t least_value(const struct fpref_format *f)
 uint64_t fpref_emu_pack_nan(const struct fpref_format *f, const struct fpref_env *env, bool negative, bool signaling,
 			    unsigned *flags)
 {
+	return fpref_emu_pack_nan_converted(f, env, negative, signaling, (uint64_t)1 << 63, flags);
+}
+
+uint64_t fpref_emu_pack_nan_converted(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+				      bool signaling, uint64_t payload, unsigned *flags)
+{
 	uint64_t bits;
 	if (signaling)
 		*flags |= FPREF_FLAG_INVALID;
-	if (fpref_format_nan_result(f, env, negative, &bits))
+	if (fpref_format_nan_converted(f, env, negative, payload, &bits))
 		return bits;
 	*flags |= FPREF_FLAG_INVALID; /* no NaN to give: +max, or ml_dtypes' zero of the other sign */
 	if (env->nan_to_flipped_zero && f->has_zero)
@@ -91,7 +97,7 @@ uint64_t fpref_emu_pack_zero(const struct fpref_format *f, const struct fpref_en
 {
 	if (f->has_zero)
 		return pack(f, negative && f->specials != FPREF_SPECIALS_FNUZ, 0, 0);
-	if (env->overflow == FPREF_OVERFLOW_SAT) {
+	if (env->overflow == FPREF_OVERFLOW_SAT || env->zero_to_least) {
 		*flags |= FPREF_FLAG_INEXACT;
 		return least_value(f);
 	}
@@ -101,6 +107,8 @@ uint64_t fpref_emu_pack_zero(const struct fpref_format *f, const struct fpref_en
 uint64_t fpref_emu_pack_inf(const struct fpref_format *f, const struct fpref_env *env, bool negative,
 			    unsigned *flags)
 {
+	if (negative && !f->is_signed && env->unsigned_magnitude)
+		negative = false;
 	if (negative && !f->is_signed) {
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
 			*flags |= FPREF_FLAG_INEXACT;
@@ -190,6 +198,8 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 {
 	if (sig == 0)
 		return fpref_emu_pack_zero(f, env, negative, flags);
+	if (negative && !f->is_signed && env->unsigned_magnitude)
+		negative = false;
 	if (negative && !f->is_signed) {
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
 			*flags |= FPREF_FLAG_INEXACT;

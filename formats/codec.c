@@ -189,6 +189,7 @@ enum fpref_decode_status fpref_decode(const struct fpref_format *f, uint64_t bit
 	out->signaling = false;
 	out->exponent = 0;
 	out->significand = 0;
+	out->nan_payload = 0;
 
 	bool top = field == exp_all_ones(f);
 	if ((f->specials == FPREF_SPECIALS_IEEE && top) ||
@@ -200,6 +201,8 @@ enum fpref_decode_status fpref_decode(const struct fpref_format *f, uint64_t bit
 			out->cls = FPREF_CLASS_NAN;
 			out->signaling = f->specials == FPREF_SPECIALS_IEEE &&
 					 (mantissa >> (f->man_bits - 1)) == 0;
+			out->nan_payload = f->specials == FPREF_SPECIALS_IEEE ? mantissa << (64 - f->man_bits)
+									    : (uint64_t)1 << 63;
 			/* FNUZ's NaN borrows the sign bit: it is not a negative NaN */
 			out->negative = out->negative && f->specials != FPREF_SPECIALS_FNUZ;
 		}

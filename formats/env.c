@@ -148,14 +148,19 @@ void fpref_env_describe(const struct fpref_env *env, char *buf, size_t len)
 			 env->daz ? "on" : "off", env->tininess == FPREF_TININESS_BEFORE ? "before" : "after");
 	if (n < 0 || (size_t)n >= len)
 		return;
-	if (env->nan_style == FPREF_NAN_POSITIVE_ALL_ONES)
-		n += snprintf(buf + n, len - (size_t)n, " nan=positive-all-ones");
+	static const char *const nan_words[] = { "", " nan=positive-all-ones", " nan=propagate", " nan=keep-bits" };
+	if (env->nan_style != FPREF_NAN_SIGNED_QUIET)
+		n += snprintf(buf + n, len - (size_t)n, "%s", nan_words[env->nan_style]);
 	if (env->sat_inf_to_nan && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " sat-inf=nan");
 	if (env->nan_to_flipped_zero && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " nan-without-nan=flipped-zero");
 	if (env->underflow_to_least && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " underflow-without-zero=least");
+	if (env->zero_to_least && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " zero-without-zero=least");
+	if (env->unsigned_magnitude && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " negative-to-unsigned=magnitude");
 	if (n < 0 || (size_t)n >= len || env->rounding != FPREF_SR)
 		return;
 	if (env->sr_seeded)
@@ -178,30 +183,58 @@ bool fpref_format_nan_result(const struct fpref_format *f, const struct fpref_en
 	return true;
 }
 
+bool fpref_format_nan_converted(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+				uint64_t payload, uint64_t *bits)
+{
+	bool keeps_payload = env->nan_style == FPREF_NAN_PROPAGATE || env->nan_style == FPREF_NAN_KEEP_BITS;
+	/* formats without a quiet bit have one NaN per sign: nothing to keep */
+	if (!keeps_payload || f->specials != FPREF_SPECIALS_IEEE || f->man_bits == 0)
+		return fpref_format_nan_result(f, env, negative, bits);
+	uint64_t quiet = (uint64_t)1 << (f->man_bits - 1);
+	uint64_t mantissa = payload >> (64 - f->man_bits);
+	if (env->nan_style == FPREF_NAN_PROPAGATE || mantissa == 0)
+		mantissa |= quiet;
+	fpref_format_inf_bits(f, negative, bits);
+	*bits |= mantissa << f->pad_bits;
+	return true;
+}
+
 /* Profiles as data: rows for a profile apply in order; a row may match
- * only FNUZ targets or only zero-free (E8M0-like) targets.  -1 leaves a
- * field as the previous row set it. */
+ * only FNUZ targets or only zero-free (E8M0-like) targets, and only a
+ * conversion from one named format to another (from/to: NULL for any).
+ * -1 leaves a field as the previous row set it. */
 enum profile_match { MATCH_ANY, MATCH_FNUZ, MATCH_NO_ZERO };
 
 static const struct profile_row {
 	const char *name;
 	enum profile_match match;
+	const char *from, *to;
 	int rounding, overflow, nan_style, sat_inf_to_nan, nan_to_flipped_zero, underflow_to_least;
+	int zero_to_least, unsigned_magnitude;
 } profile_rows[] = {
 	/* CUDA __nv_cvt_*: rne; NaN becomes 0x7F / 0x7FFF whatever its sign; --sat is __NV_SATFINITE */
-	{ "cuda", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_POSITIVE_ALL_ONES, 0, 0, 0 },
+	{ "cuda", MATCH_ANY, NULL, NULL, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_POSITIVE_ALL_ONES, 0, 0, 0, 0, 0 },
+	/* __nv_cvt_*_to_e8m0 (cuda_fp8.hpp) converts |x|, and clips zero and every result below 2^-127
+	 * to 2^-127 (0x00) with or without __NV_SATFINITE (found by tests/check_cuda_host.cc) */
+	{ "cuda", MATCH_NO_ZERO, NULL, NULL, -1, -1, -1, -1, -1, 1, 1, 1 },
+	/* __nv_cvt_double_to_fp8 keeps a NaN's sign and its leading payload bit (E5M2), unlike the
+	 * float, half and bfloat16 forms, which make every NaN 0x7F first; __bfloat162float shifts
+	 * the bits, signaling NaNs included, where __half2float gives 0x7FFFFFFF (check_cuda_host.cc) */
+	{ "cuda", MATCH_ANY, "float64", "float8_e4m3fn", -1, -1, FPREF_NAN_PROPAGATE, -1, -1, -1, -1, -1 },
+	{ "cuda", MATCH_ANY, "float64", "float8_e5m2", -1, -1, FPREF_NAN_PROPAGATE, -1, -1, -1, -1, -1 },
+	{ "cuda", MATCH_ANY, "bfloat16", "float32", -1, -1, FPREF_NAN_KEEP_BITS, -1, -1, -1, -1, -1 },
 	/* ONNX Cast, saturate=1 by default (--overflow ieee: saturate=0); opsets 19-23 send inf to NaN in FNUZ */
-	{ "onnx-cast-19", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, 0, 0, 0 },
-	{ "onnx-cast-19", MATCH_FNUZ, -1, -1, -1, 1, -1, -1 },
+	{ "onnx-cast-19", MATCH_ANY, NULL, NULL, FPREF_RNE, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, 0, 0, 0, 0, 0 },
+	{ "onnx-cast-19", MATCH_FNUZ, NULL, NULL, -1, -1, -1, 1, -1, -1, -1, -1 },
 	/* opsets 24-25: inf saturates in all four FP8 types; E8M0 rounds up by default */
-	{ "onnx-cast-24", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, 0, 0, 0 },
-	{ "onnx-cast-24", MATCH_NO_ZERO, FPREF_RUP, -1, -1, -1, -1, -1 },
+	{ "onnx-cast-24", MATCH_ANY, NULL, NULL, FPREF_RNE, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, 0, 0, 0, 0, 0 },
+	{ "onnx-cast-24", MATCH_NO_ZERO, NULL, NULL, FPREF_RUP, -1, -1, -1, -1, -1, -1, -1 },
 	/* ml_dtypes 0.6 casts: rne, NaN (or inf) on overflow, FP4/FP6 clamp (they have neither) and
 	 * turn NaN into zero with the sign bit inverted; E8M0 sends tiny nonzero values to 2^-127
 	 * (found by sweeping ml_dtypes itself, see the README) */
-	{ "ml_dtypes", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0, 1, 1 },
+	{ "ml_dtypes", MATCH_ANY, NULL, NULL, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0, 1, 1, 0, 0 },
 	/* OCP OFP8 and MX: round to nearest even; --sat is the SAT mode */
-	{ "ocp", MATCH_ANY, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0, 0, 0 },
+	{ "ocp", MATCH_ANY, NULL, NULL, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0, 0, 0, 0, 0 },
 };
 
 const char *fpref_profile_choices(void)
@@ -209,7 +242,18 @@ const char *fpref_profile_choices(void)
 	return "cuda, onnx-cast-19, onnx-cast-24, ml_dtypes, ocp";
 }
 
+static bool names_format(const char *name, const struct fpref_format *f)
+{
+	return name == NULL || (f != NULL && strcmp(name, f->name) == 0);
+}
+
 int fpref_profile_apply(const char *name, const struct fpref_format *target, struct fpref_env *env)
+{
+	return fpref_profile_apply_conversion(name, NULL, target, env);
+}
+
+int fpref_profile_apply_conversion(const char *name, const struct fpref_format *source,
+				   const struct fpref_format *target, struct fpref_env *env)
 {
 	bool known = false;
 	for (size_t i = 0; i < sizeof profile_rows / sizeof profile_rows[0]; i++) {
@@ -218,7 +262,8 @@ int fpref_profile_apply(const char *name, const struct fpref_format *target, str
 			continue;
 		known = true;
 		if ((r->match == MATCH_FNUZ && target->specials != FPREF_SPECIALS_FNUZ) ||
-		    (r->match == MATCH_NO_ZERO && target->has_zero))
+		    (r->match == MATCH_NO_ZERO && target->has_zero) || !names_format(r->from, source) ||
+		    !names_format(r->to, target))
 			continue;
 		if (r->rounding >= 0)
 			env->rounding = (enum fpref_rounding)r->rounding;
@@ -232,6 +277,10 @@ int fpref_profile_apply(const char *name, const struct fpref_format *target, str
 			env->nan_to_flipped_zero = r->nan_to_flipped_zero;
 		if (r->underflow_to_least >= 0)
 			env->underflow_to_least = r->underflow_to_least;
+		if (r->zero_to_least >= 0)
+			env->zero_to_least = r->zero_to_least;
+		if (r->unsigned_magnitude >= 0)
+			env->unsigned_magnitude = r->unsigned_magnitude;
 	}
 	return known ? 0 : -1;
 }

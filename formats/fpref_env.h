@@ -47,8 +47,16 @@ enum fpref_flag {
  * a batch is fpref_sr_stream(sr_seed, i) masked to r bits instead. */
 /* Which NaN a result takes (profiles of known implementations differ). */
 enum fpref_nan_style {
-	FPREF_NAN_SIGNED_QUIET,     /* the canonical quiet NaN, keeping the sign where the format has one */
-	FPREF_NAN_POSITIVE_ALL_ONES /* positive, all mantissa bits set (CUDA: 0x7FFF, 0x7F) */
+	FPREF_NAN_SIGNED_QUIET,      /* the canonical quiet NaN, keeping the sign where the format has one */
+	FPREF_NAN_POSITIVE_ALL_ONES, /* positive, all mantissa bits set (CUDA: 0x7FFF, 0x7F) */
+	/* A converted NaN keeps its sign and leading payload bits and gets the
+	 * quiet bit (IEEE 754's recommendation; CUDA's __nv_cvt_double_to_fp8). */
+	FPREF_NAN_PROPAGATE,
+	/* A converted NaN keeps its sign, quiet bit and leading payload bits as
+	 * they are, a signaling NaN staying signaling; the quiet bit is set only
+	 * where nothing of the payload would be left (CUDA's __bfloat162float
+	 * shifts the bits). */
+	FPREF_NAN_KEEP_BITS
 };
 
 struct fpref_env {
@@ -65,6 +73,8 @@ struct fpref_env {
 	bool sat_inf_to_nan;     /* under sat, an infinite input becomes NaN where the format has NaN (ONNX opsets 19-23, FNUZ) */
 	bool nan_to_flipped_zero; /* formats without NaN: a NaN becomes zero with its sign bit inverted (ml_dtypes), not +max */
 	bool underflow_to_least;  /* formats without zero: a nonzero value that rounds to zero gives the least value (ml_dtypes E8M0) */
+	bool zero_to_least;       /* formats without zero: any zero, an input one too, gives the least value, never NaN (CUDA E8M0) */
+	bool unsigned_magnitude;  /* formats without a sign convert |x|: a negative value is not out of range (CUDA E8M0) */
 };
 
 /* rne, ieee overflow, no ftz/daz, tininess after rounding, sr 32 zero bits. */
@@ -89,11 +99,19 @@ uint64_t fpref_sr_stream(uint64_t seed, uint64_t index);
  * converting to `target` (README.md tables them).  Sets rounding, overflow
  * and the NaN and inf knobs; 0, or -1 for an unknown name. */
 int fpref_profile_apply(const char *name, const struct fpref_format *target, struct fpref_env *env);
+/* The same for a conversion from `source` (NULL: unknown), where a profile
+ * reproduces functions that treat some source formats apart. */
+int fpref_profile_apply_conversion(const char *name, const struct fpref_format *source,
+				   const struct fpref_format *target, struct fpref_env *env);
 const char *fpref_profile_choices(void);
 
 /* The NaN pattern a result takes in format f under env (false: f has no NaN). */
 bool fpref_format_nan_result(const struct fpref_format *f, const struct fpref_env *env, bool negative,
 			     uint64_t *bits);
+/* The same for a NaN converted from another format, whose payload
+ * (struct fpref_unpacked's nan_payload) the propagating styles keep. */
+bool fpref_format_nan_converted(const struct fpref_format *f, const struct fpref_env *env, bool negative,
+				uint64_t payload, uint64_t *bits);
 
 /* Flags as words ("inexact underflow"), "none" for 0. */
 void fpref_flags_describe(unsigned flags, char *buf, size_t len);

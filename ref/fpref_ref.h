@@ -33,6 +33,7 @@ struct fpref_ref_value {
 	mpfr_t x;
 	bool signaling;
 	bool inexact;
+	uint64_t nan_payload; /* NaN read from bits: as struct fpref_unpacked's; else the quiet bit */
 };
 
 void fpref_ref_value_init(struct fpref_ref_value *v);
@@ -70,7 +71,7 @@ enum fpref_ref_outcome {
 	FPREF_OUTCOME_FLUSHED,          /* ftz: tiny result flushed to zero */
 	FPREF_OUTCOME_ZERO_UNSIGNED,    /* -0 where the format has none: +0 */
 	FPREF_OUTCOME_NO_ZERO_NAN,      /* zero result, the format has no zero: NaN */
-	FPREF_OUTCOME_NO_ZERO_MIN,      /* zero result, no zero, sat: least value */
+	FPREF_OUTCOME_NO_ZERO_MIN,      /* zero result, no zero, sat (or zero_to_least): least value */
 	FPREF_OUTCOME_NEGATIVE_UNSIGNED,/* negative number, unsigned format: NaN (ieee) */
 	FPREF_OUTCOME_NEGATIVE_CLAMPED, /* negative number, unsigned format, sat: least value */
 	FPREF_OUTCOME_NAN,              /* NaN input: the format's NaN */

@@ -26,6 +26,7 @@ static void set_nan(struct fpref_ref_value *r, bool negative)
 	mpfr_set_nan(r->x);
 	mpfr_setsign(r->x, r->x, negative, MPFR_RNDN);
 	r->signaling = false;
+	r->nan_payload = (uint64_t)1 << 63; /* an operation's NaN is the canonical one, as in emu/ops.c */
 }
 
 /* An exact zero sum of operands that are not both zeros of one sign is +0,

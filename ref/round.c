@@ -231,7 +231,7 @@ static uint64_t zero_result(const struct fpref_format *f, const struct fpref_env
 		return fpref_format_zero_bits(f, negative);
 	}
 	uint64_t bits;
-	if (env->overflow == FPREF_OVERFLOW_SAT) {
+	if (env->overflow == FPREF_OVERFLOW_SAT || env->zero_to_least) {
 		*outcome = FPREF_OUTCOME_NO_ZERO_MIN;
 		*flags |= FPREF_FLAG_INEXACT;
 		return lowest_bits(f);
@@ -266,6 +266,14 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 	bool negative = mpfr_signbit(x);
 	uint64_t bits = 0;
 	trace->outcome = FPREF_OUTCOME_PLAIN;
+	if (negative && !f->is_signed && env->unsigned_magnitude) {
+		mpfr_t magnitude;
+		mpfr_init2(magnitude, mpfr_get_prec(x));
+		mpfr_abs(magnitude, x, MPFR_RNDN); /* exact */
+		bits = round_finite(magnitude, f, env, sr_random, flags, trace);
+		mpfr_clear(magnitude);
+		return bits;
+	}
 	if (negative && !f->is_signed) {
 		trace->rule = FPREF_RULE_SPECIAL;
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
@@ -368,7 +376,7 @@ static uint64_t round_special(const struct fpref_ref_value *v, const struct fpre
 	if (mpfr_nan_p(v->x)) {
 		if (v->signaling)
 			*flags |= FPREF_FLAG_INVALID;
-		if (fpref_format_nan_result(f, env, negative, &bits)) {
+		if (fpref_format_nan_converted(f, env, negative, v->nan_payload, &bits)) {
 			trace->outcome = FPREF_OUTCOME_NAN;
 			return bits;
 		}
@@ -379,6 +387,8 @@ static uint64_t round_special(const struct fpref_ref_value *v, const struct fpre
 		return fpref_format_max_bits(f, false);
 	}
 	if (mpfr_inf_p(v->x)) {
+		if (negative && !f->is_signed && env->unsigned_magnitude)
+			negative = false;
 		if (negative && !f->is_signed) {
 			mpfr_t minus_one;
 			mpfr_init2(minus_one, 2);

@@ -11,6 +11,7 @@ void fpref_ref_value_init(struct fpref_ref_value *v)
 	mpfr_init2(v->x, FPREF_REF_WORK_PREC);
 	v->signaling = false;
 	v->inexact = false;
+	v->nan_payload = (uint64_t)1 << 63;
 }
 
 void fpref_ref_value_clear(struct fpref_ref_value *v)
@@ -72,6 +73,7 @@ int fpref_ref_parse(const char *text, struct fpref_ref_value *v, char *err, size
 		mpfr_set_nan(v->x);
 		mpfr_setsign(v->x, v->x, negative, MPFR_RNDN);
 		v->signaling = tolower((unsigned char)s[0]) == 's';
+		v->nan_payload = v->signaling ? 0 : (uint64_t)1 << 63; /* text carries no payload */
 		return 0;
 	}
 	if (!number_syntax_ok(text)) {
@@ -112,6 +114,7 @@ int fpref_ref_from_bits(const struct fpref_format *f, uint64_t bits, bool daz, s
 	mpfr_set_prec(v->x, 64);
 	v->signaling = false;
 	v->inexact = false;
+	v->nan_payload = u.nan_payload;
 	int sign = u.negative ? -1 : 1;
 	switch (u.cls) {
 	case FPREF_CLASS_NAN:

@@ -48,6 +48,17 @@ static size_t full_envs(struct env_case *out)
 		c->env.underflow_to_least = k == 2;
 		c->R = 0;
 	}
+	/* CUDA's E8M0 knobs, and the NaN styles that keep a payload, under rup (ieee) and rtz (sat) */
+	for (int k = 0; k < 2; k++) {
+		struct env_case *c = &out[n++];
+		fpref_env_default(&c->env);
+		c->env.rounding = k ? FPREF_RTZ : FPREF_RUP;
+		c->env.overflow = k ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+		c->env.nan_style = k ? FPREF_NAN_KEEP_BITS : FPREF_NAN_PROPAGATE;
+		c->env.zero_to_least = true;
+		c->env.unsigned_magnitude = true;
+		c->R = 0;
+	}
 	return n;
 }
 

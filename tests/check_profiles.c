@@ -96,6 +96,93 @@ START_TEST(profile_cells)
 }
 END_TEST
 
+/* Cells that need the source format or a rounding mode: conversions that
+ * CUDA's headers treat apart (cuda_fp8.hpp, cuda_bf16.hpp; every expected
+ * value read off the header's code, and swept by tests/check_cuda_host.cc
+ * where g++ finds the headers). */
+struct conversion_cell {
+	const char *profile, *from, *to;
+	int overflow; /* as in struct cell */
+	enum fpref_rounding rounding;
+	uint64_t in, want;
+};
+
+static const struct conversion_cell conversion_cells[] = {
+	/* __nv_cvt_double_to_fp8: E4M3 NaN keeps its sign, E5M2 NaN 0x7E | sign | double mantissa bit 50 */
+	{ "cuda", "f64", "e4m3", 0, FPREF_RNE, 0xFFF8000000000000u, 0xFF },
+	{ "cuda", "f64", "e4m3", 1, FPREF_RNE, 0x7FF8000000000000u, 0x7F },
+	{ "cuda", "f64", "e5m2", 0, FPREF_RNE, 0x7FF8000000000000u, 0x7E },
+	{ "cuda", "f64", "e5m2", 1, FPREF_RNE, 0x7FFC000000000000u, 0x7F },
+	{ "cuda", "f64", "e5m2", 0, FPREF_RNE, 0xFFF4000000000000u, 0xFF },
+	{ "cuda", "f64", "e5m2", 0, FPREF_RNE, 0x7FF0000000000001u, 0x7E },
+	/* the float form makes every NaN 0x7FFFFFFF first */
+	{ "cuda", "f32", "e5m2", 0, FPREF_RNE, 0xFFA00000u, 0x7F },
+	{ "cuda", "f32", "e4m3", 0, FPREF_RNE, 0xFFC00000u, 0x7F },
+	/* __bfloat162float shifts the bits: sign, payload and signaling kept; __half2float: 0x7FFFFFFF */
+	{ "cuda", "bf16", "f32", -1, FPREF_RNE, 0x7F81, 0x7F810000 },
+	{ "cuda", "bf16", "f32", -1, FPREF_RNE, 0xFFC1, 0xFFC10000 },
+	{ "cuda", "bf16", "f32", -1, FPREF_RNE, 0x7FFF, 0x7FFF0000 },
+	{ "cuda", "f16", "f32", -1, FPREF_RNE, 0xFE01, 0x7FFFFFFF },
+	/* __nv_cvt_*_to_e8m0: |x|; zero and anything below 2^-127 give 0x00 also without SATFINITE */
+	{ "cuda", "f32", "e8m0", 0, FPREF_RTZ, 0x00000000, 0x00 },
+	{ "cuda", "f32", "e8m0", 0, FPREF_RUP, 0x80000000, 0x00 },
+	{ "cuda", "f32", "e8m0", 0, FPREF_RTZ, 0x00000001, 0x00 },
+	{ "cuda", "f32", "e8m0", 0, FPREF_RTZ, 0xC0400000, 0x80 },
+	{ "cuda", "f32", "e8m0", 0, FPREF_RUP, 0xC0400000, 0x81 },
+	{ "cuda", "f32", "e8m0", 1, FPREF_RUP, 0x809B2DE0, 0x02 },
+	{ "cuda", "f32", "e8m0", 0, FPREF_RTZ, 0xFF800000, 0xFF },
+	{ "cuda", "f32", "e8m0", 1, FPREF_RTZ, 0xFF800000, 0xFE },
+	{ "cuda", "f32", "e8m0", 0, FPREF_RUP, 0x7F000001, 0xFF },
+	{ "cuda", "f32", "e8m0", 0, FPREF_RUP, 0xFFC00000, 0xFF },
+	{ "cuda", "bf16", "e8m0", 0, FPREF_RUP, 0x0041, 0x01 },
+	{ "cuda", "f64", "e8m0", 0, FPREF_RTZ, 0x0000000000000001u, 0x00 },
+	/* ml_dtypes keeps zero as NaN and negative values out of range */
+	{ "ml_dtypes", "f32", "e8m0", -1, FPREF_RNE, 0x00000000, 0xFF },
+	{ "ml_dtypes", "f32", "e8m0", -1, FPREF_RNE, 0xC0400000, 0xFF },
+};
+
+START_TEST(profile_conversion_cells)
+{
+	const struct conversion_cell *c = &conversion_cells[_i];
+	struct fpref_format from = test_format(c->from), to = test_format(c->to);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	ck_assert_int_eq(fpref_profile_apply_conversion(c->profile, &from, &to, &env), 0);
+	if (c->overflow >= 0)
+		env.overflow = c->overflow ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+	env.rounding = c->rounding;
+	for (int engine = 0; engine < 3; engine++) {
+		uint64_t out = 0;
+		unsigned flags = 0;
+		int r = 0;
+		if (engine == 0) {
+			r = fpref_ref_convert(&from, c->in, &to, &env, 0, &out, &flags);
+		} else if (engine == 1) {
+			r = fpref_emu_convert(&from, c->in, &to, &env, 0, &out, &flags);
+		} else {
+			struct fpref_emu_converter *conv = fpref_emu_converter_new(&from, &to, &env);
+			fpref_emu_convert_array(conv, &c->in, &out, 1, NULL, 0);
+			fpref_emu_converter_free(conv);
+		}
+		ck_assert_msg(r == 0 && out == c->want, "%s %s->%s %s %llx (%s): got %llx, want %llx", c->profile,
+			      c->from, c->to, fpref_rounding_name(c->rounding), (unsigned long long)c->in,
+			      engine == 0 ? "ref" : engine == 1 ? "emu" : "array", (unsigned long long)out,
+			      (unsigned long long)c->want);
+	}
+}
+END_TEST
+
+/* The source-blind form leaves the source-specific rows out. */
+START_TEST(profile_without_source)
+{
+	struct fpref_format f32 = test_format("f32");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	ck_assert_int_eq(fpref_profile_apply("cuda", &f32, &env), 0);
+	ck_assert_int_eq(env.nan_style, FPREF_NAN_POSITIVE_ALL_ONES);
+}
+END_TEST
+
 START_TEST(unknown_profile)
 {
 	struct fpref_format e4m3 = test_format("e4m3");
@@ -110,6 +197,8 @@ int main(void)
 	Suite *s = suite_create("profiles");
 	TCase *tc = tcase_create("cells");
 	tcase_add_loop_test(tc, profile_cells, 0, (int)(sizeof cells / sizeof cells[0]));
+	tcase_add_loop_test(tc, profile_conversion_cells, 0, (int)(sizeof conversion_cells / sizeof conversion_cells[0]));
+	tcase_add_test(tc, profile_without_source);
 	tcase_add_test(tc, unknown_profile);
 	suite_add_tcase(s, tc);
 	return test_run(s);

@@ -682,6 +682,13 @@ run convert --profile cuda --from f32 --to e4m3 FFC00000 43E88000
 check_result 'profile cuda: NaN is 7F, overflow NaN keeps its sign' 0 \
 	'FFC00000 -> float8_e4m3fn 7F = nan  flags 00 (none)' \
 	'43E88000 -> float8_e4m3fn 7F = nan  flags 05 (inexact overflow)'
+run convert --profile cuda --from bf16 --to f32 7F81
+check_result 'profile cuda: __bfloat162float keeps the bits of a NaN (source-specific row)' 0 \
+	'7F81 -> float32 7F810000 = nan  flags 10 (invalid)'
+run convert --profile cuda --round rtz --from f32 --to e8m0 C0400000 0
+check_result 'profile cuda: E8M0 takes |x|, zero clips to 2^-127' 0 \
+	'C0400000 -> float8_e8m0fnu 80 = 2  flags 01 (inexact)' \
+	'0 -> float8_e8m0fnu 00 = 5.8774717541114375398436826861112283890933277838604376075437585313920862972736358642578125e-39  flags 01 (inexact)'
 run convert --profile onnx-cast-19 --from f32 --to e4m3fnuz 7F800000 447A0000
 check_result 'profile onnx-cast-19: FNUZ inf is NaN, finite overflow saturates' 0 \
 	'7F800000 -> float8_e4m3fnuz 80 = nan  flags 10 (invalid)' \

@@ -198,7 +198,7 @@ struct fpref_env cli_target_env(const struct cli_options *o, const struct fpref_
 {
 	struct fpref_env env = o->env;
 	if (o->profile) {
-		fpref_profile_apply(o->profile, target, &env);
+		fpref_profile_apply_conversion(o->profile, o->have_from ? &o->from : NULL, target, &env);
 		if (o->have_round)
 			env.rounding = o->env.rounding;
 		if (o->have_overflow)
