@@ -71,9 +71,10 @@ struct fpref_golden_suite {
 /* Read a suite.  0, or -1 with a message naming the file and line. */
 int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char *err, size_t errlen);
 void fpref_golden_suite_free(struct fpref_golden_suite *s);
-/* Parse one ENV spelling for a target format. */
-int fpref_golden_env_parse(const char *text, const struct fpref_format *target, struct fpref_env *env, char *err,
-			   size_t errlen);
+/* Parse one ENV spelling for a conversion to target (source NULL: an
+ * operation in one format), so that profile rows for a source apply. */
+int fpref_golden_env_parse(const char *text, const struct fpref_format *source, const struct fpref_format *target,
+			   struct fpref_env *env, char *err, size_t errlen);
 
 /* ---- generation ----
  * The job's vectors, each computed by the emulator and by the oracle; the

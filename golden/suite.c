@@ -7,8 +7,8 @@
 
 #include "fpref_golden.h"
 
-int fpref_golden_env_parse(const char *text, const struct fpref_format *target, struct fpref_env *env, char *err,
-			   size_t errlen)
+int fpref_golden_env_parse(const char *text, const struct fpref_format *source, const struct fpref_format *target,
+			   struct fpref_env *env, char *err, size_t errlen)
 {
 	fpref_env_default(env);
 	char copy[96];
@@ -18,7 +18,7 @@ int fpref_golden_env_parse(const char *text, const struct fpref_format *target, 
 	}
 	/* a profile first, so that the words after it override it */
 	for (char *save = NULL, *w = strtok_r(copy, "+", &save); w; w = strtok_r(NULL, "+", &save))
-		if (fpref_profile_apply(w, target, env) == 0)
+		if (fpref_profile_apply_conversion(w, source, target, env) == 0)
 			break;
 	snprintf(copy, sizeof copy, "%s", text);
 	for (char *save = NULL, *w = strtok_r(copy, "+", &save); w; w = strtok_r(NULL, "+", &save)) {
@@ -184,7 +184,7 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 					j.in = a[i];
 					j.out = b[k];
 					snprintf(j.env_text, sizeof j.env_text, "%s", e);
-					if (fpref_golden_env_parse(e, &j.out, &j.env, err, errlen) != 0 ||
+					if (fpref_golden_env_parse(e, &j.in, &j.out, &j.env, err, errlen) != 0 ||
 					    check_job(&j, err, errlen) != 0)
 						return -1;
 					job_path(&j);
@@ -246,7 +246,7 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 				j.op = ops[q];
 				j.in = j.out = a[i];
 				snprintf(j.env_text, sizeof j.env_text, "%s", e);
-				if (fpref_golden_env_parse(e, &j.out, &j.env, err, errlen) != 0 || check_job(&j, err, errlen) != 0)
+				if (fpref_golden_env_parse(e, NULL, &j.out, &j.env, err, errlen) != 0 || check_job(&j, err, errlen) != 0)
 					return -1;
 				job_path(&j);
 				if (add_job(s, &j, cap) != 0)

@@ -88,7 +88,8 @@ int fpref_golden_job_of(const struct fpref_golden_file *g, struct fpref_golden_j
 	if (!open || !close || close < open || (size_t)(close - open) >= sizeof j->env_text)
 		goto bad;
 	snprintf(j->env_text, sizeof j->env_text, "%.*s", (int)(close - open - 1), open + 1);
-	return fpref_golden_env_parse(j->env_text, &j->out, &j->env, err, errlen);
+	return fpref_golden_env_parse(j->env_text, j->kind == FPREF_GOLDEN_CONVERT ? &j->in : NULL, &j->out, &j->env, err,
+				      errlen);
 bad:
 	snprintf(err, errlen, "unreadable header: formats '%s', env '%s'", g->formats, g->env);
 	return -1;

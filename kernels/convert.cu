@@ -102,7 +102,6 @@ static __device__ uint32_t intrinsic_back(int op, uint32_t x, int *unsupported)
 	case FK_E3M2_F16: return __nv_cvt_fp6_to_halfraw((__nv_fp6_storage_t)x, __NV_E3M2).x;
 	case FK_E2M1_F16: return __nv_cvt_fp4_to_halfraw((__nv_fp4_storage_t)x, __NV_E2M1).x;
 	case FK_E8M0_BF16: return __nv_cvt_e8m0_to_bf16raw((__nv_fp8_storage_t)x).x;
-	case FK_E8M0_F32: br = __nv_cvt_e8m0_to_bf16raw((__nv_fp8_storage_t)x); return float_bits(__bfloat162float(__nv_bfloat16(br)));
 	default: return ptx_back(op, x, unsupported);
 	}
 }

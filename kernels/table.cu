@@ -70,8 +70,6 @@ const struct fk_kernel fk_kernels[] = {
 	   "__nv_cvt_fp4_to_halfraw(x, __NV_E2M1)"),
 	CV("e8m0_to_bfloat16", "float8_e8m0fnu-bfloat16.cuda.txt", "float8_e8m0fnu -> bfloat16", 53, FK_E8M0_BF16,
 	   "__nv_cvt_e8m0_to_bf16raw"),
-	CV("e8m0_to_float", "float8_e8m0fnu-float32.cuda.txt", "float8_e8m0fnu -> float32", 53, FK_E8M0_F32,
-	   "__bfloat162float(__nv_cvt_e8m0_to_bf16raw(x))"),
 	CV("cvt.rn.f16x2.e4m3x2", "float8_e4m3fn-float16.cuda.txt", "float8_e4m3fn -> float16", 89, FK_PTX_E4M3_F16,
 	   "PTX cvt.rn.f16x2.e4m3x2"),
 	CV("cvt.rn.f16x2.e5m2x2", "float8_e5m2-float16.cuda.txt", "float8_e5m2 -> float16", 89, FK_PTX_E5M2_F16,

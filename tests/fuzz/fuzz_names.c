@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		}
 		struct fpref_env env;
-		fpref_golden_env_parse(s, &f, &env, err, sizeof err);
+		fpref_golden_env_parse(s, NULL, &f, &env, err, sizeof err);
 	}
 	struct fpref_env env;
 	fpref_env_default(&env);
