@@ -12,7 +12,7 @@
  * ceil(rows / 16) x ceil(cols / 16).
  *
  * Every FP32 operation goes through fpref_emu_op / fpref_emu_convert; the
- * oracle's independent version is in ref/fpref_ref_scale_mx.h. */
+ * oracle has an independent version of each (ref/scale_mx.c). */
 #ifndef FPREF_SCALE_MX_H
 #define FPREF_SCALE_MX_H
 
@@ -32,7 +32,7 @@ extern "C" {
 
 /* How a block's E8M0 scale 2^s comes from its amax (elements' largest
  * normal 2^emax_elem, largest magnitude max_elem):
- *   ocp-floor: s = floor(log2 amax) - emax_elem (OCP MX v1.0, 6.3);
+ *   ocp-floor: s = floor(log2 amax) - emax_elem (OCP MX v1.0);
  *   nv-ceil:   s = ceil(log2(amax * rcp(max_elem))) in FP32, as
  *              cvt.rp.satfinite.ue8m0 (Transformer Engine's MXFP8);
  *   rne:       s = floor(log2(amax rounded to the element's precision,
