@@ -74,6 +74,15 @@ static int mx_element_init(const struct f32_arith *a, const char *name, struct m
 	return 0;
 }
 
+static int check_size(size_t rows, size_t cols, char *err, size_t errlen)
+{
+	if (cols != 0 && rows > SIZE_MAX / cols) {
+		snprintf(err, errlen, "tensor of %zu x %zu elements is too large", rows, cols);
+		return -1;
+	}
+	return 0;
+}
+
 static int check_params(const struct fpref_mx_params *p, size_t rows, size_t cols, char *err, size_t errlen)
 {
 	if (p->element_rounding != FPREF_RNE && p->element_rounding != FPREF_RNA) {
@@ -85,11 +94,7 @@ static int check_params(const struct fpref_mx_params *p, size_t rows, size_t col
 		snprintf(err, errlen, "unknown MX scale rule %d", (int)p->rule);
 		return -1;
 	}
-	if (cols != 0 && rows > SIZE_MAX / cols) {
-		snprintf(err, errlen, "tensor of %zu x %zu elements is too large", rows, cols);
-		return -1;
-	}
-	return 0;
+	return check_size(rows, cols, err, errlen);
 }
 
 const char *fpref_mx_scale_rule_name(enum fpref_mx_scale_rule rule)
@@ -256,8 +261,8 @@ int fpref_emu_mx_dequantize(const struct fpref_mx_params *p, const uint8_t *code
 			    size_t rows, size_t cols, uint32_t *out_f32, char *err, size_t errlen)
 {
 	struct f32_arith a;
-	struct mx_element el;
-	if (check_params(p, rows, cols, err, errlen) != 0 || f32_arith_init(&a, err, errlen) != 0 ||
+	struct mx_element el; /* the scale rule and the rounding play no part here */
+	if (check_size(rows, cols, err, errlen) != 0 || f32_arith_init(&a, err, errlen) != 0 ||
 	    mx_element_init(&a, p->element, &el, err, errlen) != 0)
 		return -1;
 	size_t per_row = (cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK;

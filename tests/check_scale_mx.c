@@ -140,11 +140,17 @@ static void check_nvfp4_all(const uint32_t *x, size_t rows, size_t cols, const c
 
 /* ---- emu against ref ---- */
 
+/* Seeds per sweep: a few in make check, many in make check-exhaustive. */
+static uint64_t sweep_seeds(uint64_t quick)
+{
+	return getenv("FPREF_EXHAUSTIVE") ? 100 * quick : quick;
+}
+
 START_TEST(mx_random_tensors)
 {
 	enum { ROWS = 24, COLS = 96 };
 	static uint32_t x[ROWS * COLS];
-	for (uint64_t seed = 1; seed <= 4; seed++) {
+	for (uint64_t seed = 1; seed <= sweep_seeds(4); seed++) {
 		fill_random(x, ROWS, COLS, 32, seed);
 		check_mx_all(x, ROWS, COLS, "random");
 	}
@@ -194,7 +200,7 @@ START_TEST(nvfp4_random_tensors)
 {
 	enum { ROWS = 40, COLS = 48 }; /* 2-D: 3 x 3 blocks, the last row of blocks 8 high */
 	static uint32_t x[ROWS * COLS];
-	for (uint64_t seed = 1; seed <= 3; seed++) {
+	for (uint64_t seed = 1; seed <= sweep_seeds(3); seed++) {
 		fill_random(x, ROWS, COLS, 16, seed);
 		check_nvfp4_all(x, ROWS, COLS, "random");
 		for (size_t i = 0; i < ROWS * COLS; i++) /* a narrower range: all blocks live */
