@@ -84,6 +84,20 @@ static uint32_t element_encode(const struct nvfp4 *q, uint8_t scale)
 	return f32_op(&q->a, FPREF_OP_MIN, f32_op(&q->a, FPREF_OP_DIV, F32_ONE, decode), F32_MAX);
 }
 
+/* Each block's amax into amax[], and the tensor's; TE's amax is a chain of
+ * fmaxf, so NaNs drop out. */
+static uint32_t block_maxima(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows, size_t cols,
+			     uint32_t *amax)
+{
+	uint32_t global = 0;
+	for (size_t i = 0; i < rows * cols; i++) {
+		size_t b = block_of(p, cols, i / cols, i % cols);
+		amax[b] = f32_amax_update(amax[b], x[i]);
+		global = f32_amax_update(global, x[i]);
+	}
+	return global;
+}
+
 int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
 			     uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32, char *err,
 			     size_t errlen)
@@ -91,37 +105,27 @@ int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t 
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
 		return -1;
-	size_t n = rows * cols, blocks = fpref_nvfp4_scale_count(p, rows, cols);
-	uint32_t *amax = calloc(blocks ? blocks : 1, sizeof *amax);
-	if (!amax) {
-		snprintf(err, errlen, "out of memory for %zu block maxima", blocks);
+	size_t blocks = fpref_nvfp4_scale_count(p, rows, cols);
+	uint32_t *per_block = calloc(blocks ? blocks : 1, sizeof *per_block); /* amax, then the multiplier */
+	if (!per_block) {
+		snprintf(err, errlen, "out of memory for %zu blocks", blocks);
 		return -1;
 	}
-	/* TE's amax is a chain of fmaxf: NaNs drop out. */
-	uint32_t global = 0;
-	for (size_t r = 0; r < rows; r++) {
-		for (size_t c = 0; c < cols; c++) {
-			uint32_t x = x_f32[r * cols + c];
-			size_t b = block_of(p, cols, r, c);
-			amax[b] = f32_amax_update(amax[b], x);
-			global = f32_amax_update(global, x);
-		}
-	}
-	uint32_t S = tensor_scale(&q.a, global);
+	uint32_t S = tensor_scale(&q.a, block_maxima(p, x_f32, rows, cols, per_block));
 	q.block_encode = f32_op(&q.a, FPREF_OP_MUL, S, f32_op(&q.a, FPREF_OP_DIV, F32_ONE, F32_SIX));
 	q.tensor_decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, S);
-	for (size_t b = 0; b < blocks; b++)
-		block_scales_e4m3[b] = block_scale(&q, amax[b]);
-	for (size_t b = 0; b < blocks; b++)
-		amax[b] = element_encode(&q, block_scales_e4m3[b]); /* reuse: the block's multiplier */
-	for (size_t i = 0; i < n; i++) {
-		uint32_t y = f32_op(&q.a, FPREF_OP_MUL, x_f32[i], amax[block_of(p, cols, i / cols, i % cols)]);
+	for (size_t b = 0; b < blocks; b++) {
+		block_scales_e4m3[b] = block_scale(&q, per_block[b]);
+		per_block[b] = element_encode(&q, block_scales_e4m3[b]);
+	}
+	for (size_t i = 0; i < rows * cols; i++) {
+		uint32_t y = f32_op(&q.a, FPREF_OP_MUL, x_f32[i], per_block[block_of(p, cols, i / cols, i % cols)]);
 		uint64_t out = 0;
 		unsigned flags = 0;
 		fpref_emu_convert(&q.a.f32, y, &q.e2m1, &q.element, fpref_env_sr_random(&q.element, i), &out, &flags);
 		codes[i] = (uint8_t)out;
 	}
-	free(amax);
+	free(per_block);
 	*tensor_scale_f32 = S;
 	return 0;
 }

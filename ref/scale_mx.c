@@ -331,6 +331,39 @@ static uint32_t decode_f32(struct oracle *o, const struct fpref_format *f, uint8
 	return (uint32_t)out;
 }
 
+/* The element of largest magnitude in each block (amax[b], as its FP32
+ * bits) and in the tensor (returned), by exact comparisons; NaNs take no
+ * part, as with fmaxf. */
+static uint32_t block_maxima(struct oracle *o, bool two_d, const uint32_t *x, size_t rows, size_t cols,
+			     uint32_t *amax)
+{
+	uint32_t global = 0;
+	for (size_t i = 0; i < rows * cols; i++) {
+		f32_value(o, x[i], o->a);
+		if (mpfr_nan_p(o->a))
+			continue;
+		uint32_t *m = &amax[nvfp4_block(two_d, cols, i)];
+		f32_value(o, *m, o->b);
+		if (mpfr_cmpabs(o->a, o->b) > 0)
+			*m = x[i];
+		f32_value(o, global, o->b);
+		if (mpfr_cmpabs(o->a, o->b) > 0)
+			global = x[i];
+	}
+	return global;
+}
+
+/* S = min(2688 / amax, FLT_MAX), or 1 for an amax of 0 or an S of 0. */
+static uint32_t tensor_scale(struct oracle *o, uint32_t amax)
+{
+	f32_value(o, amax, o->a);
+	if (mpfr_zero_p(o->a))
+		return 0x3F800000u;
+	mpfr_abs(o->a, o->a, MPFR_RNDN);
+	uint32_t q = f32_min_max_finite(o, f32_op(o, FPREF_OP_DIV, 0x45280000u /* 2688 */, f32_round(o, o->a)));
+	return q == 0 ? 0x3F800000u : q;
+}
+
 int fpref_ref_nvfp4_quantize(bool two_d, bool stochastic, uint64_t seed, const uint32_t *x_f32, size_t rows,
 			     size_t cols, uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32,
 			     char *err, size_t errlen)
@@ -339,47 +372,22 @@ int fpref_ref_nvfp4_quantize(bool two_d, bool stochastic, uint64_t seed, const u
 	if (oracle_init(&o, err, errlen) != 0)
 		return -1;
 	size_t blocks = nvfp4_blocks(two_d, rows, cols);
-	mpfr_t *amax = malloc((blocks ? blocks : 1) * sizeof *amax);
-	uint32_t *encode = malloc((blocks ? blocks : 1) * sizeof *encode);
-	if (!amax || !encode) {
-		free(amax);
-		free(encode);
+	uint32_t *per_block = calloc(blocks ? blocks : 1, sizeof *per_block); /* amax, then the multiplier */
+	if (!per_block) {
 		oracle_clear(&o);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	mpfr_t global, x;
-	mpfr_inits2(FPREF_REF_WORK_PREC, global, x, (mpfr_ptr)0);
-	mpfr_set_zero(global, 1);
-	for (size_t b = 0; b < blocks; b++) {
-		mpfr_init2(amax[b], FPREF_REF_WORK_PREC);
-		mpfr_set_zero(amax[b], 1);
-	}
-	for (size_t i = 0; i < rows * cols; i++) { /* NaNs take no part, as with fmaxf */
-		f32_value(&o, x_f32[i], x);
-		if (mpfr_nan_p(x))
-			continue;
-		mpfr_ptr m = amax[nvfp4_block(two_d, cols, i)];
-		if (mpfr_cmpabs(x, m) > 0)
-			mpfr_abs(m, x, MPFR_RNDN);
-		if (mpfr_cmpabs(x, global) > 0)
-			mpfr_abs(global, x, MPFR_RNDN);
-	}
-	uint32_t S = 0x3F800000u;
-	if (!mpfr_zero_p(global)) {
-		uint32_t q = f32_min_max_finite(&o, f32_op(&o, FPREF_OP_DIV, 0x45280000u /* 2688 */, f32_round(&o, global)));
-		S = q == 0 ? S : q;
-	}
+	uint32_t S = tensor_scale(&o, block_maxima(&o, two_d, x_f32, rows, cols, per_block));
 	uint32_t block_encode = f32_mul(&o, S, f32_op(&o, FPREF_OP_DIV, 0x3F800000u, 0x40C00000u /* 6 */));
 	uint32_t tensor_decode = f32_op(&o, FPREF_OP_DIV, 0x3F800000u, S);
 	struct fpref_env sat = o.rne;
 	sat.overflow = FPREF_OVERFLOW_SAT;
 	for (size_t b = 0; b < blocks; b++) {
-		uint32_t u = f32_mul(&o, f32_round(&o, amax[b]), block_encode);
-		f32_value(&o, u, x);
-		block_scales_e4m3[b] = (uint8_t)round_exact(&o, x, &o.e4m3, &sat, 0);
+		f32_value(&o, f32_mul(&o, per_block[b] & 0x7FFFFFFFu, block_encode), o.a);
+		block_scales_e4m3[b] = (uint8_t)round_exact(&o, o.a, &o.e4m3, &sat, 0);
 		uint32_t decode = f32_mul(&o, decode_f32(&o, &o.e4m3, block_scales_e4m3[b]), tensor_decode);
-		encode[b] = f32_min_max_finite(&o, f32_op(&o, FPREF_OP_DIV, 0x3F800000u, decode));
+		per_block[b] = f32_min_max_finite(&o, f32_op(&o, FPREF_OP_DIV, 0x3F800000u, decode));
 	}
 	struct fpref_env element = sat;
 	if (stochastic) {
@@ -387,16 +395,12 @@ int fpref_ref_nvfp4_quantize(bool two_d, bool stochastic, uint64_t seed, const u
 		element.sr_width = 32;
 	}
 	for (size_t i = 0; i < rows * cols; i++) {
-		f32_value(&o, f32_mul(&o, x_f32[i], encode[nvfp4_block(two_d, cols, i)]), x);
+		f32_value(&o, f32_mul(&o, x_f32[i], per_block[nvfp4_block(two_d, cols, i)]), o.a);
 		uint64_t random = stochastic ? fpref_sr_stream(seed, i) >> 32 : 0;
-		codes[i] = (uint8_t)round_exact(&o, x, &o.e2m1, &element, random);
+		codes[i] = (uint8_t)round_exact(&o, o.a, &o.e2m1, &element, random);
 	}
 	*tensor_scale_f32 = S;
-	for (size_t b = 0; b < blocks; b++)
-		mpfr_clear(amax[b]);
-	free(amax);
-	free(encode);
-	mpfr_clears(global, x, (mpfr_ptr)0);
+	free(per_block);
 	oracle_clear(&o);
 	return 0;
 }
