@@ -1,0 +1,89 @@
+/* fpref — block-scaled quantisers in the emulator: OCP MX v1.0 (blocks of
+ * 32 with an E8M0 scale) and NVIDIA NVFP4 (blocks of 16 E2M1 values with an
+ * E4M3 block scale and an FP32 tensor scale).  docs/scaling-mx.md gives
+ * each recipe's formula, its order of FP32 operations and its edge cases.
+ *
+ * Tensors are row-major FP32 bit patterns, rows x cols.  Blocks run along
+ * each row and never cross a row; when cols is not a multiple of the
+ * block, the last block of a row is short (the same as padding it with
+ * zeros, which never changes an amax).  Codes take one byte each (the
+ * element code in the low bits; INT8 as a two's complement byte); scales
+ * are row-major: rows x ceil(cols / block), or for NVFP4's 16x16 blocks
+ * ceil(rows / 16) x ceil(cols / 16).
+ *
+ * Every FP32 operation goes through fpref_emu_op / fpref_emu_convert; the
+ * oracle has an independent version of each (ref/scale_mx.c). */
+#ifndef FPREF_SCALE_MX_H
+#define FPREF_SCALE_MX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fpref_env.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FPREF_MX_BLOCK 32
+#define FPREF_NVFP4_BLOCK 16
+#define FPREF_E8M0_NAN 0xFF
+
+/* How a block's E8M0 scale 2^s comes from its amax (elements' largest
+ * normal 2^emax_elem, largest magnitude max_elem):
+ *   ocp-floor: s = floor(log2 amax) - emax_elem (OCP MX v1.0);
+ *   nv-ceil:   s = ceil(log2(amax * rcp(max_elem))) in FP32, as
+ *              cvt.rp.satfinite.ue8m0 (Transformer Engine's MXFP8);
+ *   rne:       s = floor(log2(amax rounded to the element's precision,
+ *              ties to even)) - emax_elem (torchao's and Mojo's "even"). */
+enum fpref_mx_scale_rule { FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_SCALE_NV_CEIL, FPREF_MX_SCALE_RNE };
+
+struct fpref_mx_params {
+	const char *element; /* float8_e4m3fn, float8_e5m2, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, int8 (aliases too) */
+	enum fpref_mx_scale_rule rule;
+	enum fpref_rounding element_rounding; /* FPREF_RNE or FPREF_RNA */
+};
+
+/* "ocp-floor", "nv-ceil", "rne". */
+const char *fpref_mx_scale_rule_name(enum fpref_mx_scale_rule rule);
+int fpref_mx_scale_rule_parse(const char *name, enum fpref_mx_scale_rule *rule);
+const char *fpref_mx_scale_rule_choices(void);
+
+/* rows x ceil(cols / 32). */
+size_t fpref_mx_scale_count(size_t rows, size_t cols);
+
+/* Quantise: codes[rows*cols], scales_e8m0[fpref_mx_scale_count].  0, or -1
+ * with a message (unknown element, rounding other than rne/rna, a size
+ * that overflows). */
+int fpref_emu_mx_quantize(const struct fpref_mx_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
+			  uint8_t *codes, uint8_t *scales_e8m0, char *err, size_t errlen);
+/* out = X * P rounded once to FP32 (ties to even); a NaN scale or element
+ * gives the quiet NaN 0x7FC00000.  -1 for a code outside the element. */
+int fpref_emu_mx_dequantize(const struct fpref_mx_params *p, const uint8_t *codes, const uint8_t *scales,
+			    size_t rows, size_t cols, uint32_t *out_f32, char *err, size_t errlen);
+
+struct fpref_nvfp4_params {
+	bool two_d;      /* 16x16 blocks (weights); else 1x16 along rows */
+	bool stochastic; /* elements by stochastic rounding from the seeded stream */
+	uint64_t seed;   /* element i = row * cols + col takes fpref_sr_stream(seed, i), 32 bits */
+};
+
+/* rows x ceil(cols / 16), or ceil(rows / 16) x ceil(cols / 16) for 2-D. */
+size_t fpref_nvfp4_scale_count(const struct fpref_nvfp4_params *p, size_t rows, size_t cols);
+
+/* Quantise: codes[rows*cols] (E2M1 in the low 4 bits), block scales
+ * (E4M3 bits), and the FP32 tensor scale S (the encoding scale: elements
+ * are multiplied by it on the way in).  0, or -1 with a message. */
+int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
+			     uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32, char *err,
+			     size_t errlen);
+/* out = e2m1 * (s_b * (1/S)), each product rounded to FP32. */
+int fpref_emu_nvfp4_dequantize(const struct fpref_nvfp4_params *p, const uint8_t *codes,
+			       const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows, size_t cols,
+			       uint32_t *out_f32, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,284 @@
+/* OCP MX v1.0 block quantisation in the emulator: blocks of 32 along each
+ * row, one E8M0 scale per block, by one of three scale rules
+ * (docs/scaling-mx.md). */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fpref_scale_mx.h"
+#include "scale_f32.h"
+
+#define E8M0_BIAS 127
+#define E8M0_MIN_EXP (-127)
+#define E8M0_MAX_EXP 127
+#define INT8_FRACTION_BITS 6 /* an MXINT8 element k means k * 2^-6 */
+#define INT8_MAX_CODE 127    /* symmetric: quantisation never writes -128 */
+
+/* An MX element type.  INT8 is two's complement fixed point, which the
+ * format descriptor (sign-magnitude, an exponent field) cannot hold, so it
+ * rounds on the grid of e2m6 with bias 1, whose step is 2^-6 below 2, and
+ * is then clamped to |k| <= 127. */
+struct mx_element {
+	bool is_int8;
+	struct fpref_format format;    /* the element, or INT8's grid */
+	int emax;                      /* exponent of the largest normal */
+	uint32_t max_f32;              /* the largest magnitude, in FP32 */
+	struct fpref_format amax_grid; /* FP32's range at the element's precision (rne rule) */
+	struct fpref_format e8m0;
+};
+
+static const char *const mx_float_elements[] = { "float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float6_e3m2fn",
+						  "float4_e2m1fn" };
+
+static int unknown_element(const char *name, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "unknown MX element '%s' (choices: float8_e4m3fn, float8_e5m2, float6_e2m3fn, "
+		 "float6_e3m2fn, float4_e2m1fn, int8)", name ? name : "(none)");
+	return -1;
+}
+
+static int mx_element_init(const struct f32_arith *a, const char *name, struct mx_element *el, char *err,
+			   size_t errlen)
+{
+	memset(el, 0, sizeof *el);
+	char why[256];
+	int precision;
+	if (name && strcasecmp(name, "int8") == 0) {
+		el->is_int8 = true;
+		if (fpref_format_parse("e2m6,bias=1,specials=none", &el->format, err, errlen) != 0)
+			return -1;
+		el->emax = 0;
+		precision = 7;
+		el->max_f32 = 0x3FFE0000u; /* 127/64 */
+	} else {
+		if (!name || fpref_format_parse(name, &el->format, why, sizeof why) != 0)
+			return unknown_element(name, err, errlen);
+		bool listed = false;
+		for (size_t i = 0; i < sizeof mx_float_elements / sizeof mx_float_elements[0]; i++)
+			listed = listed || strcmp(el->format.name, mx_float_elements[i]) == 0;
+		if (!listed)
+			return unknown_element(name, err, errlen);
+		el->emax = fpref_format_max_exponent(&el->format);
+		precision = fpref_format_precision(&el->format);
+		uint64_t max = 0;
+		unsigned flags = 0;
+		fpref_emu_convert(&el->format, fpref_format_max_bits(&el->format, false), &a->f32, &a->env, 0, &max,
+				  &flags);
+		el->max_f32 = (uint32_t)max;
+	}
+	char grid[16];
+	snprintf(grid, sizeof grid, "e9m%d", precision - 1);
+	if (fpref_format_parse(grid, &el->amax_grid, err, errlen) != 0 ||
+	    fpref_format_parse("float8_e8m0fnu", &el->e8m0, err, errlen) != 0)
+		return -1;
+	return 0;
+}
+
+static int check_size(size_t rows, size_t cols, char *err, size_t errlen)
+{
+	if (cols != 0 && rows > SIZE_MAX / cols) {
+		snprintf(err, errlen, "tensor of %zu x %zu elements is too large", rows, cols);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_params(const struct fpref_mx_params *p, size_t rows, size_t cols, char *err, size_t errlen)
+{
+	if (p->element_rounding != FPREF_RNE && p->element_rounding != FPREF_RNA) {
+		snprintf(err, errlen, "MX element rounding must be rne or rna, not %s",
+			 fpref_rounding_name(p->element_rounding));
+		return -1;
+	}
+	if (p->rule != FPREF_MX_SCALE_OCP_FLOOR && p->rule != FPREF_MX_SCALE_NV_CEIL && p->rule != FPREF_MX_SCALE_RNE) {
+		snprintf(err, errlen, "unknown MX scale rule %d", (int)p->rule);
+		return -1;
+	}
+	return check_size(rows, cols, err, errlen);
+}
+
+const char *fpref_mx_scale_rule_name(enum fpref_mx_scale_rule rule)
+{
+	switch (rule) {
+	case FPREF_MX_SCALE_OCP_FLOOR:
+		return "ocp-floor";
+	case FPREF_MX_SCALE_NV_CEIL:
+		return "nv-ceil";
+	case FPREF_MX_SCALE_RNE:
+		return "rne";
+	}
+	return "?";
+}
+
+int fpref_mx_scale_rule_parse(const char *name, enum fpref_mx_scale_rule *rule)
+{
+	static const enum fpref_mx_scale_rule all[] = { FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_SCALE_NV_CEIL,
+							FPREF_MX_SCALE_RNE };
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		if (strcasecmp(name, fpref_mx_scale_rule_name(all[i])) == 0) {
+			*rule = all[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *fpref_mx_scale_rule_choices(void)
+{
+	return "ocp-floor, nv-ceil, rne";
+}
+
+size_t fpref_mx_scale_count(size_t rows, size_t cols)
+{
+	return rows * ((cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK);
+}
+
+/* floor(log2 |v|) of a finite nonzero pattern of f. */
+static int floor_log2(const struct fpref_format *f, uint64_t bits)
+{
+	struct fpref_unpacked u;
+	fpref_decode(f, bits, &u);
+	return u.exponent + 63 - __builtin_clzll(u.significand);
+}
+
+/* The scale's exponent s (X = 2^s) for a block of finite values whose
+ * largest magnitude is amax. */
+static int shared_exponent(const struct f32_arith *a, const struct mx_element *el, enum fpref_mx_scale_rule rule,
+			   uint32_t amax)
+{
+	uint64_t out = 0;
+	unsigned flags = 0;
+	int s;
+	if (rule == FPREF_MX_SCALE_NV_CEIL) {
+		/* TE: amax * (1/max) in FP32, then cvt.rp.satfinite.ue8m0,
+		 * which maps 0 and everything up to 2^-127 to code 0. */
+		uint32_t v = f32_op(a, FPREF_OP_MUL, amax, f32_op(a, FPREF_OP_DIV, F32_ONE, el->max_f32));
+		struct fpref_env up = a->env;
+		up.rounding = FPREF_RUP;
+		up.overflow = FPREF_OVERFLOW_SAT;
+		fpref_emu_convert(&a->f32, v, &el->e8m0, &up, 0, &out, &flags);
+		return (int)out - E8M0_BIAS;
+	}
+	if (amax == 0)
+		return E8M0_MIN_EXP;
+	if (rule == FPREF_MX_SCALE_RNE) {
+		fpref_emu_convert(&a->f32, amax, &el->amax_grid, &a->env, 0, &out, &flags);
+		s = floor_log2(&el->amax_grid, out) - el->emax;
+	} else {
+		s = floor_log2(&a->f32, amax) - el->emax;
+	}
+	return s < E8M0_MIN_EXP ? E8M0_MIN_EXP : s > E8M0_MAX_EXP ? E8M0_MAX_EXP : s;
+}
+
+/* An FP32 value already divided by the scale, rounded to the element. */
+static uint8_t element_code(const struct f32_arith *a, const struct mx_element *el, const struct fpref_env *env,
+			    uint32_t y)
+{
+	uint64_t out = 0;
+	unsigned flags = 0;
+	fpref_emu_convert(&a->f32, y, &el->format, env, 0, &out, &flags);
+	if (!el->is_int8)
+		return (uint8_t)out;
+	struct fpref_unpacked u;
+	fpref_decode(&el->format, out, &u);
+	if (u.cls == FPREF_CLASS_ZERO)
+		return 0;
+	uint64_t k = u.significand << (u.exponent + INT8_FRACTION_BITS);
+	if (k > INT8_MAX_CODE)
+		k = INT8_MAX_CODE;
+	return (uint8_t)(u.negative ? 256 - k : k);
+}
+
+static void quantize_block(const struct f32_arith *a, const struct mx_element *el, const struct fpref_mx_params *p,
+			   const uint32_t *x, size_t n, uint8_t *codes, uint8_t *scale)
+{
+	uint32_t amax = 0;
+	bool special = false;
+	for (size_t i = 0; i < n; i++) {
+		special = special || (x[i] & F32_ABS_MASK) >= F32_INF;
+		amax = f32_amax_update(amax, x[i]);
+	}
+	if (special) { /* OCP: the block's scale is NaN; its elements are then immaterial */
+		*scale = FPREF_E8M0_NAN;
+		memset(codes, 0, n);
+		return;
+	}
+	int s = shared_exponent(a, el, p->rule, amax);
+	*scale = (uint8_t)(s + E8M0_BIAS);
+	struct fpref_env env = a->env;
+	env.rounding = p->element_rounding;
+	env.overflow = FPREF_OVERFLOW_SAT;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t y;
+		if (p->rule == FPREF_MX_SCALE_NV_CEIL) /* TE multiplies by 2^-s, taking 1 for code 0 */
+			y = f32_op(a, FPREF_OP_MUL, x[i], s == E8M0_MIN_EXP ? F32_ONE : f32_pow2(-s));
+		else
+			y = f32_op(a, FPREF_OP_DIV, x[i], f32_pow2(s));
+		codes[i] = element_code(a, el, &env, y);
+	}
+}
+
+int fpref_emu_mx_quantize(const struct fpref_mx_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
+			  uint8_t *codes, uint8_t *scales_e8m0, char *err, size_t errlen)
+{
+	struct f32_arith a;
+	struct mx_element el;
+	if (check_params(p, rows, cols, err, errlen) != 0 || f32_arith_init(&a, err, errlen) != 0 ||
+	    mx_element_init(&a, p->element, &el, err, errlen) != 0)
+		return -1;
+	size_t per_row = (cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK;
+	for (size_t r = 0; r < rows; r++) {
+		for (size_t b = 0; b < per_row; b++) {
+			size_t first = r * cols + b * FPREF_MX_BLOCK;
+			size_t n = cols - b * FPREF_MX_BLOCK < FPREF_MX_BLOCK ? cols - b * FPREF_MX_BLOCK : FPREF_MX_BLOCK;
+			quantize_block(&a, &el, p, x_f32 + first, n, codes + first, scales_e8m0 + r * per_row + b);
+		}
+	}
+	return 0;
+}
+
+/* An element code's value in FP32 (exact), or -1 for a code outside it. */
+static int element_value(const struct f32_arith *a, const struct mx_element *el, uint8_t code, uint32_t *value)
+{
+	if (el->is_int8) {
+		int k = code < 128 ? code : code - 256;
+		struct fpref_unpacked u = { k == 0 ? FPREF_CLASS_ZERO : FPREF_CLASS_NORMAL, k < 0, false,
+					    -INT8_FRACTION_BITS, (uint64_t)(k < 0 ? -k : k) };
+		uint64_t bits = 0;
+		fpref_encode(&a->f32, &u, &bits);
+		*value = (uint32_t)bits;
+		return 0;
+	}
+	uint64_t out = 0;
+	unsigned flags = 0;
+	if (fpref_emu_convert(&el->format, code, &a->f32, &a->env, 0, &out, &flags) != 0)
+		return -1;
+	*value = (uint32_t)out;
+	return 0;
+}
+
+int fpref_emu_mx_dequantize(const struct fpref_mx_params *p, const uint8_t *codes, const uint8_t *scales,
+			    size_t rows, size_t cols, uint32_t *out_f32, char *err, size_t errlen)
+{
+	struct f32_arith a;
+	struct mx_element el; /* the scale rule and the rounding play no part here */
+	if (check_size(rows, cols, err, errlen) != 0 || f32_arith_init(&a, err, errlen) != 0 ||
+	    mx_element_init(&a, p->element, &el, err, errlen) != 0)
+		return -1;
+	size_t per_row = (cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK;
+	for (size_t r = 0; r < rows; r++) {
+		for (size_t c = 0; c < cols; c++) {
+			size_t i = r * cols + c;
+			uint8_t e = scales[r * per_row + c / FPREF_MX_BLOCK];
+			uint32_t v;
+			if (element_value(&a, &el, codes[i], &v) != 0) {
+				snprintf(err, errlen, "code 0x%02X at element %zu is not a %s pattern", codes[i], i,
+					 el.format.name);
+				return -1;
+			}
+			bool nan = e == FPREF_E8M0_NAN || f32_is_nan(v);
+			out_f32[i] = nan ? F32_QUIET_NAN : f32_op(&a, FPREF_OP_MUL, v, f32_pow2(e - E8M0_BIAS));
+		}
+	}
+	return 0;
+}

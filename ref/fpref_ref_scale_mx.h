@@ -1,0 +1,39 @@
+/* fpref — the oracle's block-scaled quantisers: OCP MX v1.0 and NVFP4.
+ *
+ * The same recipes as emu/fpref_scale_mx.h (docs/scaling-mx.md), computed
+ * independently: amaxes, log2 and power-of-two scalings exactly in MPFR,
+ * every rounding by the oracle's rounding (fpref_ref_round, fpref_ref_op).
+ * Parameters come as plain values, because the oracle depends on formats/
+ * and MPFR only: the scale rule by name ("ocp-floor", "nv-ceil", "rne", as
+ * fpref_mx_scale_rule_name spells them).  Layouts of codes and scales are
+ * the emulator's.  Each returns 0, or -1 with a message. */
+#ifndef FPREF_REF_SCALE_MX_H
+#define FPREF_REF_SCALE_MX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fpref_env.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int fpref_ref_mx_quantize(const char *element, const char *scale_rule, enum fpref_rounding element_rounding,
+			  const uint32_t *x_f32, size_t rows, size_t cols, uint8_t *codes, uint8_t *scales_e8m0,
+			  char *err, size_t errlen);
+int fpref_ref_mx_dequantize(const char *element, const uint8_t *codes, const uint8_t *scales, size_t rows,
+			    size_t cols, uint32_t *out_f32, char *err, size_t errlen);
+
+int fpref_ref_nvfp4_quantize(bool two_d, bool stochastic, uint64_t seed, const uint32_t *x_f32, size_t rows,
+			     size_t cols, uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32,
+			     char *err, size_t errlen);
+int fpref_ref_nvfp4_dequantize(bool two_d, const uint8_t *codes, const uint8_t *block_scales_e4m3,
+			       uint32_t tensor_scale_f32, size_t rows, size_t cols, uint32_t *out_f32, char *err,
+			       size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
