@@ -242,8 +242,8 @@ static int element_value(const struct f32_arith *a, const struct mx_element *el,
 {
 	if (el->is_int8) {
 		int k = code < 128 ? code : code - 256;
-		struct fpref_unpacked u = { k == 0 ? FPREF_CLASS_ZERO : FPREF_CLASS_NORMAL, k < 0, false,
-					    -INT8_FRACTION_BITS, (uint64_t)(k < 0 ? -k : k) };
+		struct fpref_unpacked u = { .cls = k == 0 ? FPREF_CLASS_ZERO : FPREF_CLASS_NORMAL, .negative = k < 0,
+					    .exponent = -INT8_FRACTION_BITS, .significand = (uint64_t)(k < 0 ? -k : k) };
 		uint64_t bits = 0;
 		fpref_encode(&a->f32, &u, &bits);
 		*value = (uint32_t)bits;
