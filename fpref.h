@@ -12,5 +12,6 @@
 #include "fpref_tc.h"
 #include "fpref_npy.h"
 #include "fpref_golden.h"
+#include "fpref_probe.h"
 
 #endif
