@@ -38,6 +38,12 @@ static const char usage[] =
 	"                                        judge RESULTS (lines, or .npy) against a golden file,\n"
 	"                                        or a folder of results against a folder of golden\n"
 	"                                        files; without RESULTS, recheck with the oracle\n"
+	"  probe gen --inputs FMT --output FMT --k K [--out FILE] [--seed N] [--model MODEL ...]\n"
+	"                                        a golden dot file of inputs that reveal a tensor core's\n"
+	"                                        numerics (d by MODEL, default the newest preset)\n"
+	"  probe infer --results R [--golden G] [--in FMT --out FMT] [--block N] [--frac F]\n"
+	"                                        the block models that reproduce measured results\n"
+	"                                        (exit 0: exactly one class)\n"
 	"\n"
 	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
@@ -86,6 +92,7 @@ int main(int argc, char **argv)
 		{ "gemm", cmd_gemm },
 		{ "gen", cmd_gen },
 		{ "verify", cmd_verify },
+		{ "probe", cmd_probe },
 	};
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0) {
@@ -96,6 +103,6 @@ int main(int argc, char **argv)
 			}
 			return status;
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify; see fpref --help)", cmd);
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify, probe; see fpref --help)", cmd);
 	return CLI_EXIT_USAGE;
 }
