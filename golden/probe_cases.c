@@ -9,9 +9,10 @@
  *                   small term survives the alignment iff j <= F;
  *   rounding        B + B + B(2^-j + 2^-j-1), B - B 2^-j: carries, ties and
  *                   renormalisation under rtz or rne;
- *   floor           tiny pairs 2^e, -2^(e-d) and tiny c alone: below the
- *                   floor the alignment exponent stops falling, so terms
- *                   that a larger exponent would keep are cut off;
+ *   floor           tiny pairs 2^e, -2^(e-d), ties 2^e + half an ulp +
+ *                   2^-d of it, and tiny c alone: below the floor the
+ *                   alignment exponent stops falling, so terms that a
+ *                   larger exponent would keep are cut off;
  *   C               c large against small products, c small against large
  *                   ones, c cancelling the products;
  * then a seeded tail of dense (one binade) and wide random cases that
@@ -201,6 +202,16 @@ static void tiny_family(struct builder *b, const struct span *s)
 		begin(b);
 		term(b, 0, e % 2 != 0, 3, e);
 		finish(b);
+		/* 2^e, half its ulp in the output and a term below that: under
+		 * rne the last decides the tie, if the alignment kept it */
+		int half = (e - b->out->man_bits > s->omin ? e - b->out->man_bits : s->omin) - 1;
+		for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
+			begin(b);
+			term(b, 0, false, 1, e);
+			term(b, 1, false, 1, half);
+			term(b, 2, false, 1, half - gaps[g]);
+			finish(b);
+		}
 	}
 	/* c alone, and c with a tiny product: only c sets the exponent */
 	for (int e = s->omin; e <= hi; e++)

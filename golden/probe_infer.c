@@ -253,6 +253,8 @@ static int check_presets(struct search *s, struct fpref_probe_report *r)
 
 static void keep_near(struct fpref_probe_report *r, const struct fpref_tc_model *m, size_t n)
 {
+	if (r->nnear == FPREF_PROBE_NEAR && n >= r->near[FPREF_PROBE_NEAR - 1].misses)
+		return;
 	size_t at = r->nnear;
 	while (at > 0 && r->near[at - 1].misses > n)
 		at--;
@@ -270,26 +272,43 @@ static size_t near_limit(const struct fpref_probe_report *r, size_t count)
 	return r->nnear == FPREF_PROBE_NEAR ? r->near[FPREF_PROBE_NEAR - 1].misses : count;
 }
 
+/* The nearest models: every block, fraction count and rounding without a
+ * floor (counting stops once a model is worse than the fifth best), then
+ * each of the five best with every floor. */
 static void nearest(struct search *s, const struct grid *g, struct fpref_probe_report *r)
 {
 	const struct fpref_probe_data *d = s->data;
 	for (size_t i = 0; i < fpref_tc_model_count(); i++) {
 		const struct fpref_tc_model *m = fpref_tc_model_at(i);
-		if (preset_applies(m, d)) {
-			size_t n = misses(s, m, near_limit(r, d->count));
-			if (n < near_limit(r, d->count) || r->nnear < FPREF_PROBE_NEAR)
-				keep_near(r, m, n);
-		}
+		if (preset_applies(m, d))
+			keep_near(r, m, misses(s, m, near_limit(r, d->count)));
 	}
 	for (int rr = 0; rr < 2; rr++)
 		for (int frac = 1; frac <= FPREF_TC_MAX_FRAC; frac++)
-			for (int block = 1; block <= g->blocks; block++)
-				for (int f = 0; f < g->nfloors; f += f == 0 ? 1 : 4) { /* every fourth floor */
-					struct fpref_tc_model m = generic(block, frac, floor_value(g, f), roundings[rr]);
-					size_t limit = near_limit(r, d->count), n = misses(s, &m, limit);
-					if (n < limit || r->nnear < FPREF_PROBE_NEAR)
-						keep_near(r, &m, n);
-				}
+			for (int block = 1; block <= g->blocks; block++) {
+				struct fpref_tc_model m = generic(block, frac, FPREF_TC_NO_FLOOR, roundings[rr]);
+				keep_near(r, &m, misses(s, &m, near_limit(r, d->count)));
+			}
+	struct fpref_probe_near best[FPREF_PROBE_NEAR];
+	size_t nbest = r->nnear;
+	memcpy(best, r->near, sizeof best);
+	for (size_t i = 0; i < nbest; i++) {
+		const struct fpref_tc_model *m = &best[i].model;
+		if (strcmp(m->gpu, "generic") != 0)
+			continue;
+		size_t fewest = best[i].misses;
+		struct fpref_tc_model pick = *m;
+		for (int f = 1; f < g->nfloors; f++) {
+			struct fpref_tc_model t = generic(m->block, m->frac, floor_value(g, f), m->round_fp32);
+			size_t n = misses(s, &t, fewest);
+			if (n < fewest) {
+				fewest = n;
+				pick = t;
+			}
+		}
+		if (fewest < best[i].misses)
+			keep_near(r, &pick, fewest);
+	}
 }
 
 int fpref_probe_infer(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen)

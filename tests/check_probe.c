@@ -3,7 +3,8 @@
  * search runs, so that the two sides are independent), then inferred back.
  * The search must find exactly one class, holding the model, and as narrow
  * as K-product cases can make it: the block exact (or "K or more"), the
- * fraction count and rounding exact, the floor exact where a floor can act. */
+ * fraction count and rounding exact, the floor exact where the formats let
+ * its cut show (elsewhere the class holds it among floors that act alike). */
 #include <string.h>
 
 #include "testutil.h"
@@ -13,22 +14,23 @@ struct synthetic {
 	size_t K;
 	int block, frac, floor;
 	enum fpref_rounding rounding;
+	bool floor_exact; /* a floor the cases can pin (terms fall below it, and its cut shows in the output) */
 };
 
 /* Presets and models unlike any preset (rne for FP32, odd blocks, wide
  * and narrow fractions, floors where they act). */
 static const struct synthetic models[] = {
-	{ "float16", "float32", 16, 8, 24, -132, FPREF_RTZ },          /* A100 */
-	{ "bfloat16", "float32", 16, 16, 25, -133, FPREF_RTZ },        /* H100 */
-	{ "float8_e4m3fn", "float32", 32, 32, 13, -133, FPREF_RTZ },   /* H100 FP8: block = K */
-	{ "float16", "float32", 16, 4, 27, FPREF_TC_NO_FLOOR, FPREF_RNE },
-	{ "bfloat16", "float32", 16, 2, 20, -100, FPREF_RTZ },
-	{ "float16", "float16", 16, 5, 30, -20, FPREF_RTZ },
-	{ "float8_e5m2", "float16", 32, 16, 11, -10, FPREF_RNE },
-	{ "tf32", "float32", 8, 3, 26, -140, FPREF_RNE },
-	{ "float8_e4m3fn", "float32", 32, 1, 16, -60, FPREF_RTZ },
-	{ "float4_e2m1fn", "float32", 64, 12, 9, -8, FPREF_RTZ },
-	{ "float16", "float32", 8, 8, 34, -30, FPREF_RNE },
+	{ "float16", "float32", 16, 8, 24, -132, FPREF_RTZ, false }, /* A100: the floor never acts */          /* A100 */
+	{ "bfloat16", "float32", 16, 16, 25, -133, FPREF_RTZ, true },        /* H100 */
+	{ "float8_e4m3fn", "float32", 32, 32, 13, -133, FPREF_RTZ, false },   /* H100 FP8: block = K */
+	{ "float16", "float32", 16, 4, 27, FPREF_TC_NO_FLOOR, FPREF_RNE, false },
+	{ "bfloat16", "float32", 16, 2, 20, -100, FPREF_RTZ, true },
+	{ "float16", "float16", 16, 5, 30, -20, FPREF_RTZ, false }, /* cuts below 2^-50: no product is that small */
+	{ "float8_e5m2", "float16", 32, 16, 11, -10, FPREF_RNE, true },
+	{ "tf32", "float32", 8, 3, 26, -140, FPREF_RNE, true },
+	{ "float8_e4m3fn", "float32", 32, 1, 16, -60, FPREF_RTZ, true },
+	{ "float4_e2m1fn", "float32", 64, 12, 9, -8, FPREF_RTZ, true },
+	{ "float16", "float32", 8, 8, 34, -30, FPREF_RNE, true },
 };
 
 static void answer(const struct fpref_tc_model *m, const struct fpref_format *in, const struct fpref_format *out,
@@ -52,7 +54,7 @@ START_TEST(recovers_custom_models)
 	ck_assert_int_eq(fpref_probe_inputs(&in, &out, t->K, 7, &rows, &count), 0);
 	uint64_t *d = malloc(count * sizeof *d);
 	answer(&m, &in, &out, t->K, rows, count, d);
-	struct fpref_probe_data data = { in, out, t->K, count, rows, d };
+	struct fpref_probe_data data = { .in = in, .out = out, .K = t->K, .count = count, .rows = rows, .d = d };
 	struct fpref_probe_report r;
 	ck_assert_int_eq(fpref_probe_infer(&data, &r, err, sizeof err), 0);
 	for (size_t i = 0; i < r.nclasses; i++) {
@@ -74,6 +76,8 @@ START_TEST(recovers_custom_models)
 	int term_floor = fpref_probe_term_floor(&in, &out);
 	if (t->floor == FPREF_TC_NO_FLOOR || t->floor <= term_floor)
 		ck_assert(c->floor_none);
+	if (t->floor_exact)
+		ck_assert(!c->floor_none && c->has_floor_range && c->floor_lo == t->floor && c->floor_hi == t->floor);
 	free(rows);
 	free(d);
 	fpref_probe_report_free(&r);

@@ -310,10 +310,12 @@ static void print_report(const struct fpref_probe_report *r, const struct cases 
 		printf("one model class reproduces every case:\n");
 	else if (r->nclasses > 1)
 		printf("%zu model classes reproduce every case (ambiguous: the cases cannot tell them apart):\n", r->nclasses);
-	for (size_t i = 0; i < r->nclasses; i++)
+	for (size_t i = 0; i < r->nclasses && i < 10; i++)
 		print_class(&r->classes[i], d, i + 1);
+	if (r->nclasses > 10)
+		printf("... and %zu more: more cases are needed (fpref probe gen makes them)\n", r->nclasses - 10);
 	if (r->nclasses == 0) {
-		printf("no model reproduces every case; the nearest (every fourth floor searched):\n");
+		printf("no model reproduces every case; the nearest:\n");
 		for (size_t i = 0; i < r->nnear; i++) {
 			char text[512];
 			fpref_tc_model_describe(&r->near[i].model, d->out.name, text, sizeof text);
