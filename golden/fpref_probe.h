@@ -73,6 +73,11 @@ struct fpref_probe_report {
 	size_t npresets;
 	struct fpref_probe_near near[FPREF_PROBE_NEAR]; /* when no model fits: the nearest */
 	size_t nnear;
+	/* When no model fits: the classes that fit the cases with c = 0 alone
+	 * (c_zero_cases of them).  A class here, and none above, says that C
+	 * enters otherwise than aligned with the first block's products. */
+	struct fpref_probe_class *c_zero_classes;
+	size_t c_zero_nclasses, c_zero_cases;
 };
 
 /* Search blocks 1..min(K, 64), fractions 1..36, rtz and rne, floors from

@@ -311,7 +311,55 @@ static void nearest(struct search *s, const struct grid *g, struct fpref_probe_r
 	}
 }
 
+static int search_all(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen);
+
+static bool is_zero(const struct fpref_format *f, uint64_t bits)
+{
+	struct fpref_unpacked u;
+	return fpref_decode(f, bits, &u) != FPREF_DECODE_INVALID && u.cls == FPREF_CLASS_ZERO;
+}
+
+/* The search again over the cases whose c is zero. */
+static int without_c(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen)
+{
+	size_t w = 2 * data->K + 1, n = 0;
+	uint64_t *rows = malloc(data->count * w * sizeof *rows), *d = malloc(data->count * sizeof *d);
+	int status = rows && d ? 0 : -1;
+	for (size_t i = 0; status == 0 && i < data->count; i++)
+		if (is_zero(&data->out, data->rows[i * w + 2 * data->K])) {
+			memcpy(rows + n * w, data->rows + i * w, w * sizeof *rows);
+			d[n++] = data->d[i];
+		}
+	if (status == 0 && n > 0 && n < data->count) {
+		struct fpref_probe_data sub = *data;
+		struct fpref_probe_report part;
+		sub.rows = rows;
+		sub.d = d;
+		sub.count = n;
+		status = search_all(&sub, &part, err, errlen);
+		if (status == 0) {
+			r->c_zero_classes = part.classes;
+			r->c_zero_nclasses = part.nclasses;
+			r->c_zero_cases = n;
+		}
+	}
+	free(rows);
+	free(d);
+	return status;
+}
+
 int fpref_probe_infer(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen)
+{
+	int status = search_all(data, r, err, errlen);
+	if (status == 0 && r->nclasses == 0 && without_c(data, r, err, errlen) != 0) {
+		fpref_probe_report_free(r);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return status;
+}
+
+static int search_all(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
 	if (data->K < 1 || data->count == 0 || !fpref_tc_input_ok(&data->in) ||
@@ -350,6 +398,7 @@ int fpref_probe_infer(const struct fpref_probe_data *data, struct fpref_probe_re
 void fpref_probe_report_free(struct fpref_probe_report *r)
 {
 	free(r->classes);
-	r->classes = NULL;
-	r->nclasses = 0;
+	free(r->c_zero_classes);
+	r->classes = r->c_zero_classes = NULL;
+	r->nclasses = r->c_zero_nclasses = 0;
 }

@@ -84,6 +84,42 @@ START_TEST(recovers_custom_models)
 }
 END_TEST
 
+/* A unit that adds C after the products (their chain from zero, then one
+ * FP32 addition, rne): outside the model space.  Nothing fits every case,
+ * and the cases with c = 0 give the unit's block model back. */
+START_TEST(c_added_after)
+{
+	struct fpref_format in = test_format("float8_e4m3fn"), out = test_format("float32");
+	struct fpref_tc_model m;
+	char err[256];
+	ck_assert_int_eq(fpref_tc_model_custom(32, 13, -133, FPREF_RTZ, &m, err, sizeof err), 0);
+	size_t K = 32, count;
+	uint64_t *rows;
+	ck_assert_int_eq(fpref_probe_inputs(&in, &out, K, 7, &rows, &count), 0);
+	uint64_t *d = malloc(count * sizeof *d);
+	struct fpref_env rne;
+	fpref_env_default(&rne);
+	for (size_t i = 0; i < count; i++) {
+		const uint64_t *row = rows + i * (2 * K + 1);
+		uint64_t args[3] = { 0, row[2 * K], 0 };
+		unsigned flags = 0;
+		ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, row, row + K, K, 0, &out, &args[0]), 0);
+		ck_assert_int_eq(fpref_ref_op(FPREF_OP_ADD, &out, args, &rne, 0, &d[i], &flags), 0);
+	}
+	struct fpref_probe_data data = { .in = in, .out = out, .K = K, .count = count, .rows = rows, .d = d };
+	struct fpref_probe_report r;
+	ck_assert_int_eq(fpref_probe_infer(&data, &r, err, sizeof err), 0);
+	ck_assert_uint_eq(r.nclasses, 0);
+	ck_assert_uint_gt(r.nnear, 0);
+	ck_assert_uint_eq(r.c_zero_nclasses, 1);
+	ck_assert_uint_lt(r.c_zero_cases, count);
+	ck_assert(fpref_probe_class_holds(&r.c_zero_classes[0], &m, &out, K));
+	free(rows);
+	free(d);
+	fpref_probe_report_free(&r);
+}
+END_TEST
+
 /* Every probe input is a valid pattern, and the families are there: more
  * than the random tail alone. */
 START_TEST(inputs_are_valid)
@@ -136,6 +172,7 @@ int main(void)
 	TCase *tc = tcase_create("synthetic");
 	tcase_add_loop_test(tc, recovers_custom_models, 0, (int)(sizeof models / sizeof models[0]));
 	tcase_add_test(tc, inputs_are_valid);
+	tcase_add_test(tc, c_added_after);
 	tcase_add_test(tc, small_term_absorbed);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);

@@ -321,6 +321,12 @@ static void print_report(const struct fpref_probe_report *r, const struct cases 
 			fpref_tc_model_describe(&r->near[i].model, d->out.name, text, sizeof text);
 			printf("  %zu of %zu cases missed: %s\n", r->near[i].misses, d->count, text);
 		}
+		if (r->c_zero_nclasses)
+			printf("but %zu class%s fit%s the %zu cases with c = 0, so C enters otherwise than aligned with the "
+			       "first block's products:\n", r->c_zero_nclasses, r->c_zero_nclasses == 1 ? "" : "es",
+			       r->c_zero_nclasses == 1 ? "s" : "", r->c_zero_cases);
+		for (size_t i = 0; i < r->c_zero_nclasses && i < 10; i++)
+			print_class(&r->c_zero_classes[i], d, i + 1);
 	}
 	printf("presets that reproduce every case:");
 	for (size_t i = 0; i < r->npresets; i++)
