@@ -15,5 +15,6 @@
 #include "fpref_golden.h"
 #include "fpref_scale_mx.h"
 #include "fpref_ref_scale_mx.h"
+#include "fpref_probe.h"
 
 #endif

@@ -71,6 +71,11 @@ void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output,
 int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding rounding, struct fpref_tc_model *m,
 			  char *err, size_t errlen);
 
+/* A generic model read back from its description (the line
+ * fpref_tc_model_describe writes for it, as golden files carry it).  0, or
+ * -1 when the text is not such a line. */
+int fpref_tc_model_from_description(const char *text, struct fpref_tc_model *m);
+
 /* Plain accumulation orders (emu/accumulate.c runs them), for comparison. */
 enum fpref_sum_order {
 	FPREF_SUM_RECURSIVE, /* s = c; s = s + a_k*b_k in K order */

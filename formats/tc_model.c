@@ -1,6 +1,7 @@
 /* The tensor-core model rows (parameters and their sources) and the names
  * of the plain accumulation orders: data, nothing else. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fpref_tc_model.h"
@@ -112,6 +113,27 @@ int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding ro
 	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, NULL, 0, 0, 0, 0, 0,
 				      "custom parameters" };
 	return 0;
+}
+
+int fpref_tc_model_from_description(const char *text, struct fpref_tc_model *m)
+{
+	int block, frac, used = 0;
+	char floor_text[16], round_text[8], err[128];
+	if (sscanf(text, "generic tensor core: blocks of %d, %d fraction bits, floor %15[^,], %7s%n", &block, &frac,
+		   floor_text, round_text, &used) != 4 || text[used] != '\0')
+		return -1;
+	int floor = FPREF_TC_NO_FLOOR;
+	char *end = NULL;
+	if (strcmp(floor_text, "none") != 0) {
+		long v = strtol(floor_text, &end, 10);
+		if (*end)
+			return -1;
+		floor = (int)v;
+	}
+	enum fpref_rounding r;
+	if (fpref_rounding_parse(round_text, &r) != 0)
+		return -1;
+	return fpref_tc_model_custom(block, frac, floor, r, m, err, sizeof err);
 }
 
 static const char *const order_names[] = { "recursive", "pairwise", "blocked", "fma-chain", "kahan" };

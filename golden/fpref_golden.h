@@ -43,7 +43,7 @@ void fpref_sha256_hex(struct fpref_sha256 *s, char hex[65]);
  * An ENV is '+'-joined: a rounding mode, sat, ftz, daz, before (tininess),
  * or a profile name (cuda, onnx-cast-19, ...) applied for the target.
  * GENERATOR: exhaustive, edge, random:N, edge+random:N; for dot,
- * random:N:K.  Each line expands to one job (one file) per combination. */
+ * random:N:K, or probe:K (the probe inputs of golden/fpref_probe.h).  Each line expands to one job (one file) per combination. */
 enum fpref_golden_kind { FPREF_GOLDEN_CONVERT, FPREF_GOLDEN_OP, FPREF_GOLDEN_DOT };
 
 struct fpref_golden_job {
@@ -56,6 +56,7 @@ struct fpref_golden_job {
 	bool exhaustive, edge;
 	unsigned long random_count;
 	unsigned K;                  /* DOT: products per case */
+	bool probe;                  /* DOT: the probe inputs instead of random ones */
 	uint64_t seed;
 	char path[256];              /* relative to the output folder: "add/float8_e4m3fn.rne.txt" */
 };

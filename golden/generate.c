@@ -15,6 +15,7 @@
 #include "fpref_file.h"
 #include "fpref_npy.h"
 #include "fpref_golden.h"
+#include "fpref_probe.h"
 #include "fpref_ref.h"
 #include "fpref_tc.h"
 
@@ -260,9 +261,17 @@ static void dot_cases(struct job_state *st)
 		return;
 	}
 	int bias = j->in.bias;
-	for (unsigned long c = 0; c < j->random_count && !st->status; c++) {
+	uint64_t *probe = NULL;
+	size_t cases = j->random_count;
+	if (j->probe && fpref_probe_inputs(&j->in, &j->out, K, j->seed, &probe, &cases) != 0) {
+		st->status = -1;
+		snprintf(st->err, st->errlen, "%s: no probe inputs for %s", j->path, j->in.name);
+	}
+	for (unsigned long c = 0; c < cases && !st->status; c++) {
+		if (probe)
+			memcpy(v, probe + c * (2 * K + 1), (2 * K + 1) * sizeof *v);
 		/* finite inputs within a few binades of one, mixed signs; a nonzero c half the time */
-		for (size_t k = 0; k < 2 * K; k++) {
+		for (size_t k = 0; k < 2 * K && !probe; k++) {
 			uint64_t r = fpref_sr_stream(j->seed, (2 * K + 1) * c + k);
 			uint64_t field = (uint64_t)(bias - 3) + (r >> 4) % 5;
 			v[k] = pattern(&j->in, r & 1, field, r >> 20);
@@ -270,7 +279,8 @@ static void dot_cases(struct job_state *st)
 				v[k] = 0;
 		}
 		uint64_t r = fpref_sr_stream(j->seed, (2 * K + 1) * c + 2 * K);
-		v[2 * K] = r % 2 ? 0 : pattern(&j->out, (r >> 1) & 1, (uint64_t)j->out.bias - 2 + (r >> 4) % 6, r >> 20);
+		if (!probe)
+			v[2 * K] = r % 2 ? 0 : pattern(&j->out, (r >> 1) & 1, (uint64_t)j->out.bias - 2 + (r >> 4) % 6, r >> 20);
 		uint64_t d1 = 0, d2 = 0;
 		fpref_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d1);
 		fpref_ref_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d2);
@@ -288,6 +298,7 @@ static void dot_cases(struct job_state *st)
 		put(&st->body, "\n", 1);
 		st->vectors++;
 	}
+	free(probe);
 	free(v);
 }
 
@@ -386,7 +397,9 @@ void fpref_golden_header(const struct fpref_golden_job *j, const char *suite, un
 		n = snprintf(gen, sizeof gen, "exhaustive");
 	if (j->edge)
 		n += snprintf(gen + n, sizeof gen - (size_t)n, "%sedge", n ? "+" : "");
-	if (j->random_count && j->K)
+	if (j->probe)
+		snprintf(gen + n, sizeof gen - (size_t)n, "probe:%u seed %llu", j->K, (unsigned long long)j->seed);
+	else if (j->random_count && j->K)
 		snprintf(gen + n, sizeof gen - (size_t)n, "random:%lu:%u seed %llu", j->random_count, j->K,
 			 (unsigned long long)j->seed);
 	else if (j->random_count)

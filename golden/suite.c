@@ -76,6 +76,15 @@ static int generator(const char *text, bool dot, struct fpref_golden_job *j, cha
 	const char *r = strncmp(text, "edge+", 5) == 0 ? text + 5 : text;
 	j->random_count = 0;
 	j->K = 0;
+	j->probe = dot && strncmp(text, "probe:", 6) == 0;
+	if (j->probe) {
+		char *end;
+		errno = 0;
+		j->K = (unsigned)strtoul(text + 6, &end, 10);
+		if (*end || errno || j->K < 1 || j->K > 512)
+			goto bad;
+		return 0;
+	}
 	if (strncmp(r, "random:", 7) == 0) {
 		char *end;
 		errno = 0;
@@ -91,7 +100,7 @@ static int generator(const char *text, bool dot, struct fpref_golden_job *j, cha
 	return 0;
 bad:
 	snprintf(err, errlen, "bad generator '%s' (%s)", text,
-		 dot ? "random:N:K, with N cases of K products, K at most 512"
+		 dot ? "random:N:K, with N cases of K products, or probe:K; K at most 512"
 		     : "exhaustive, edge, random:N or edge+random:N");
 	return -1;
 }

@@ -74,6 +74,9 @@ int fpref_golden_job_of(const struct fpref_golden_file *g, struct fpref_golden_j
 		return -1;
 	if (j->kind == FPREF_GOLDEN_DOT) {
 		const struct fpref_tc_model *m = fpref_tc_model_find(gpu, &j->in);
+		struct fpref_tc_model custom;
+		if (!m && strcmp(gpu, "generic") == 0 && fpref_tc_model_from_description(g->env, &custom) == 0)
+			m = &custom; /* a generic model: its parameters are in the env line */
 		unsigned K;
 		if (!m || sscanf(g->columns, "a_1..a_%u", &K) != 1 || K == 0 || K > 512) {
 			snprintf(err, errlen, "no model '%s' for %s, or bad columns '%s'", gpu, j->in.name, g->columns);

@@ -101,5 +101,6 @@ int cmd_gemm(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_lossscale(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 #endif

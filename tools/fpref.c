@@ -44,6 +44,12 @@ static const char usage[] =
 	"                                        replay a loss scaler: each iteration's scale, applied or\n"
 	"                                        skipped, its counters; with gradients, the FP16 underflow\n"
 	"                                        with and without the scale (README: Loss scaling)\n"
+	"  probe gen --inputs FMT --output FMT --k K [--out FILE] [--seed N] [--model MODEL ...]\n"
+	"                                        a golden dot file of inputs that reveal a tensor core's\n"
+	"                                        numerics (d by MODEL, default the newest preset)\n"
+	"  probe infer --results R [--golden G] [--in FMT --out FMT] [--block N] [--frac F]\n"
+	"                                        the block models that reproduce measured results\n"
+	"                                        (exit 0: exactly one class)\n"
 	"\n"
 	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
@@ -93,6 +99,7 @@ int main(int argc, char **argv)
 		{ "gen", cmd_gen },
 		{ "verify", cmd_verify },
 		{ "lossscale", cmd_lossscale },
+		{ "probe", cmd_probe },
 	};
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0) {
@@ -103,6 +110,6 @@ int main(int argc, char **argv)
 			}
 			return status;
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify, lossscale; see fpref --help)", cmd);
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify, lossscale, probe; see fpref --help)", cmd);
 	return CLI_EXIT_USAGE;
 }

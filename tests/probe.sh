@@ -1,0 +1,116 @@
+#!/bin/sh
+# Command-line tests for fpref probe: a probe file is an ordinary golden
+# dot file (verify rechecks it; fpref gen makes the same file from a suite
+# line), and infer, given results that another command computed (fpref dot
+# under a generic model, the emulator's line interface), names that model,
+# through --golden and from plain dot lines.  POSIX sh; run by make check.
+
+FPREF=${FPREF:-"$(dirname "$0")/../fpref"}
+pass=0
+fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fpref-probe.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+ok() {
+	pass=$((pass + 1))
+	printf 'ok - %s\n' "$1"
+}
+
+not_ok() {
+	fail=$((fail + 1))
+	printf 'not ok - %s\n' "$1"
+	[ -f "$tmp/out" ] && sed 's/^/#   /' "$tmp/out" | head -n 20
+}
+
+# check NAME EXPECTED_RC COMMAND...: the exit status
+check() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then ok "$name"; else not_ok "$name (exit $rc, expected $want)"; fi
+}
+
+# has NAME TEXT: the last command's output holds TEXT
+has() {
+	if grep -F -- "$2" "$tmp/out" >/dev/null; then ok "$1"; else not_ok "$1 (no '$2')"; fi
+}
+
+# answer FILE MODEL-OPTIONS...: the probe file's inputs answered by fpref dot
+answer() {
+	file=$1
+	shift
+	grep -v '^#' "$file" | sed 's/ [^ ]*$//' | "$FPREF" dot "$@"
+}
+
+# ---- gen ----
+check "gen writes a probe file" 0 "$FPREF" probe gen --inputs f16 --output f32 --k 16 --out "$tmp/p16.txt"
+head -n 9 "$tmp/p16.txt" >"$tmp/out"
+has "its header names the reference model" "# formats h100 float16 -> float32"
+has "its generator is probe:K" "# generator probe:16 seed 20261130"
+has "its columns are the harness's" "# columns a_1..a_16 b_1..b_16 c d"
+check "verify rechecks it with the oracle" 0 "$FPREF" verify "$tmp/p16.txt"
+has "bit-exact" "verdict   pass (bit-exact)"
+"$FPREF" probe gen --inputs f16 --output f32 --k 16 >"$tmp/stdout.txt" 2>/dev/null
+if cmp -s "$tmp/stdout.txt" "$tmp/p16.txt"; then ok "gen to stdout equals gen to a file"; else not_ok "gen to stdout"; fi
+check "gen with a generic reference model" 0 "$FPREF" probe gen --inputs e5m2 --output f16 --k 32 \
+	--model generic --block 8 --frac 14 --floor -12 --final rne --out "$tmp/g.txt"
+check "verify reads a generic model back from the header" 0 "$FPREF" verify "$tmp/g.txt"
+
+printf 'suite probes\nseed 20261130\ndot h100 float16 float32 probe:16\n' >"$tmp/probe.suite"
+check "fpref gen takes probe:K in a suite" 0 "$FPREF" gen --suite "$tmp/probe.suite" --out "$tmp/suite"
+check "verify the suite's probe file" 0 "$FPREF" verify "$tmp/suite/dot/h100.float16-float32.txt"
+
+# ---- infer: a unit unlike any preset, its results from fpref dot ----
+answer "$tmp/p16.txt" --model generic --block 4 --frac 27 --floor none --final rne --in f16 --out f32 >"$tmp/r.txt"
+check "infer against the golden file finds one class" 0 "$FPREF" probe infer --results "$tmp/r.txt" --golden "$tmp/p16.txt"
+has "and names the model" "fpref dot --model generic --block 4 --frac 27 --floor none --final rne --in float16 --out float32"
+has "as a row" "row: { \"probed\", \"float16\", 4, 27, FPREF_TC_NO_FLOOR"
+has "no preset fits it" "presets that reproduce every case: none"
+check "infer from dot lines with --in/--out" 0 "$FPREF" probe infer --results "$tmp/r.txt" --in f16 --out f32
+has "the same model" "--block 4 --frac 27 --floor none --final rne"
+check "verify judges the same results" 1 "$FPREF" verify "$tmp/p16.txt" "$tmp/r.txt"
+
+# a preset: the H100 FP8 unit, fed as lines with a '# formats' header
+"$FPREF" probe gen --inputs e4m3 --output f32 --k 32 --out "$tmp/p8.txt" 2>/dev/null
+{
+	printf '# formats h100 float8_e4m3fn -> float32\n'
+	answer "$tmp/p8.txt" --model h100 --in e4m3 --out f32
+} >"$tmp/r8.txt"
+check "infer finds the H100 FP8 model" 0 "$FPREF" probe infer --results "$tmp/r8.txt"
+has "block 32 or more" "block: 32 or more"
+has "13 fraction bits, rtz" "fraction bits: 13; block rounding: rtz"
+has "the preset is named" "presets that reproduce every case: h100"
+
+# a floor: bf16 inputs let tiny terms fall below it
+"$FPREF" probe gen --inputs bf16 --output f32 --k 16 --out "$tmp/pb.txt" 2>/dev/null
+answer "$tmp/pb.txt" --model generic --block 2 --frac 20 --floor -100 --in bf16 --out f32 >"$tmp/rb.txt"
+check "infer finds a floor" 0 "$FPREF" probe infer --results "$tmp/rb.txt" --golden "$tmp/pb.txt"
+has "the floor" "--block 2 --frac 20 --floor -100 --final rtz"
+
+# too few cases: several classes, exit 1
+head -n 30 "$tmp/r.txt" >"$tmp/few.txt"
+check "a few random-free cases leave it ambiguous" 1 "$FPREF" probe infer --results "$tmp/few.txt" --in f16 --out f32
+has "ambiguous" "ambiguous"
+
+# a plain recursive FP32 sum is no block model: nothing fits, the nearest shown
+answer "$tmp/p16.txt" --model recursive --in f16 --out f32 >"$tmp/rec.txt"
+check "no block model fits a recursive sum" 1 "$FPREF" probe infer --results "$tmp/rec.txt" --in f16 --out f32
+has "nearest listed" "no model reproduces every case; the nearest"
+
+# ---- bad input ----
+check "probe alone" 2 "$FPREF" probe
+check "gen without --k" 2 "$FPREF" probe gen --inputs f16 --output f32
+check "gen with a bad --k" 2 "$FPREF" probe gen --inputs f16 --output f32 --k 0
+check "gen with inputs no model takes" 2 "$FPREF" probe gen --inputs f32 --output f32 --k 8
+check "gen with no preset for the formats" 2 "$FPREF" probe gen --inputs e2m1 --output f32 --k 8
+check "infer without --results" 2 "$FPREF" probe infer
+check "infer without formats" 2 "$FPREF" probe infer --results "$tmp/r.txt"
+printf '3C00 3C00 3C00\n' >"$tmp/odd.txt"
+check "infer with an odd line" 2 "$FPREF" probe infer --results "$tmp/odd.txt" --in f16 --out f32
+check "infer against a golden file that is not one" 2 "$FPREF" probe infer --results "$tmp/r.txt" --golden "$tmp/odd.txt"
+check "infer with a missing file" 2 "$FPREF" probe infer --results "$tmp/none.txt" --in f16 --out f32
+
+printf '%d passed, %d failed\n' "$pass" "$fail"
+[ "$fail" -eq 0 ]
