@@ -100,5 +100,6 @@ int cmd_dot(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_quantize(int argc, char **argv);
 
 #endif

@@ -38,6 +38,12 @@ static const char usage[] =
 	"                                        judge RESULTS (lines, or .npy) against a golden file,\n"
 	"                                        or a folder of results against a folder of golden\n"
 	"                                        files; without RESULTS, recheck with the oracle\n"
+	"  quantize --scheme tensor|delayed|tile128|block128|mxfp8|mxfp6|mxfp4|nvfp4 --in X.npy\n"
+	"       --codes C.npy --scales S.npy [--dequant D.npy] [--format e4m3|e5m2] [--pow2|--no-pow2]\n"
+	"       [--recipe deepseek|te] [--eps E] [--margin M --history L --amax-algo max|most_recent]\n"
+	"       [--nan keep|reject] [--json]\n"
+	"                                        quantise a tensor with a scaling recipe; codes, scales\n"
+	"                                        and the error of the round trip (docs/scaling.md)\n"
 	"\n"
 	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
@@ -86,6 +92,7 @@ int main(int argc, char **argv)
 		{ "gemm", cmd_gemm },
 		{ "gen", cmd_gen },
 		{ "verify", cmd_verify },
+		{ "quantize", cmd_quantize },
 	};
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0) {
@@ -96,6 +103,6 @@ int main(int argc, char **argv)
 			}
 			return status;
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify; see fpref --help)", cmd);
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify, quantize; see fpref --help)", cmd);
 	return CLI_EXIT_USAGE;
 }
