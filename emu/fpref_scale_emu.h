@@ -19,9 +19,10 @@
 extern "C" {
 #endif
 
-/* max |x[i]| as FP32 bits (+0 for n == 0); NaN (0x7FC00000) when any
- * element is NaN, as torch.amax gives it. */
-uint32_t fpref_emu_amax(const uint32_t *x, size_t n);
+/* max |x[i]| as FP32 bits (+0 for n == 0).  A NaN element gives NaN
+ * (0x7FC00000) as torch.amax does, or is passed over as fmaxf does
+ * (ignore_nan). */
+uint32_t fpref_emu_amax(const uint32_t *x, size_t n, bool ignore_nan);
 
 /* Transformer Engine's compute_scale_from_amax: amax < eps -> eps; amax
  * 0, inf or NaN -> 1; scale = fp8_max / amax rounded once; inf -> FLT_MAX;

@@ -83,10 +83,12 @@ static uint32_t element_to_f32(const struct f32_engine *e, uint8_t code)
 }
 
 /* Magnitudes of non-NaN FP32 patterns order like the integers they are. */
-uint32_t fpref_emu_amax(const uint32_t *x, size_t n)
+uint32_t fpref_emu_amax(const uint32_t *x, size_t n, bool ignore_nan)
 {
 	uint32_t amax = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (f32_is_nan(x[i]) && ignore_nan)
+			continue;
 		if (f32_is_nan(x[i]))
 			return F32_NAN;
 		if ((x[i] & ~F32_SIGN) > amax)
@@ -96,11 +98,12 @@ uint32_t fpref_emu_amax(const uint32_t *x, size_t n)
 }
 
 /* amax over rows [r0, r1) and columns [c0, c1) of a matrix cols wide. */
-static uint32_t amax_region(const uint32_t *x, size_t cols, size_t r0, size_t r1, size_t c0, size_t c1)
+static uint32_t amax_region(const uint32_t *x, size_t cols, size_t r0, size_t r1, size_t c0, size_t c1,
+			    bool ignore_nan)
 {
 	uint32_t amax = 0;
 	for (size_t r = r0; r < r1; r++) {
-		uint32_t row = fpref_emu_amax(x + r * cols + c0, c1 - c0);
+		uint32_t row = fpref_emu_amax(x + r * cols + c0, c1 - c0, ignore_nan);
 		if (f32_is_nan(row))
 			return F32_NAN;
 		if (row > amax)
@@ -139,7 +142,7 @@ int fpref_emu_current_quantize(const struct fpref_current_params *p, const uint3
 	struct f32_engine e;
 	if (fpref_current_params_check(p, err, errlen) != 0 || engine_init(&e, p->element, err, errlen) != 0)
 		return -1;
-	uint32_t a = fpref_emu_amax(x, n);
+	uint32_t a = fpref_emu_amax(x, n, fpref_amax_nan_ignored(p->amax_nan, true));
 	uint32_t s = te_scale(&e, a, p->eps, p->pow2);
 	for (size_t i = 0; i < n; i++)
 		codes[i] = cast_to_element(&e, f32_op(&e, FPREF_OP_MUL, x[i], s));
@@ -198,7 +201,7 @@ int fpref_emu_delayed_step(struct fpref_delayed_state *s, const uint32_t *x, siz
 		codes[i] = cast_to_element(&e, f32_op(&e, FPREF_OP_MUL, x[i], s->scale));
 	if (scale_inv_used)
 		*scale_inv_used = s->scale_inv;
-	s->history[0] = fpref_emu_amax(x, n);
+	s->history[0] = fpref_emu_amax(x, n, fpref_amax_nan_ignored(s->params.amax_nan, true));
 	if (amax_recorded)
 		*amax_recorded = s->history[0];
 	uint32_t newest = s->history[0];
@@ -217,7 +220,8 @@ int fpref_emu_delayed_step(struct fpref_delayed_state *s, const uint32_t *x, siz
 static uint32_t quantize_block(const struct f32_engine *e, const struct fpref_block_params *p, const uint32_t *x,
 			       size_t cols, size_t r0, size_t r1, size_t c0, size_t c1, uint8_t *codes)
 {
-	uint32_t amax = amax_region(x, cols, r0, r1, c0, c1);
+	uint32_t amax = amax_region(x, cols, r0, r1, c0, c1,
+				    fpref_amax_nan_ignored(p->amax_nan, p->recipe == FPREF_BLOCK_TE));
 	uint32_t factor, scale = 0;
 	if (p->recipe == FPREF_BLOCK_DEEPSEEK) {
 		if (f32_less(e, amax, p->eps))

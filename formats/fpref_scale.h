@@ -20,11 +20,21 @@ extern "C" {
 #define FPREF_F32_MAX 0x7F7FFFFFu /* FLT_MAX: Transformer Engine's scale when fp8_max / amax overflows */
 #define FPREF_F32_DEEPSEEK_EPS 0x38D1B717u /* 1e-4f: DeepGEMM's clamp of a tile's amax */
 
+/* What a NaN element does to an amax.  TE's kernels reduce with fmaxf and
+ * __hmax, which pass over NaN; torch.amax (DeepSeek's reference code, TE's
+ * Python reference) returns NaN. */
+enum fpref_amax_nan {
+	FPREF_AMAX_NAN_DEFAULT,  /* the recipe's own: ignore for TE, propagate for DeepSeek-V3 */
+	FPREF_AMAX_NAN_IGNORE,
+	FPREF_AMAX_NAN_PROPAGATE
+};
+
 /* Transformer Engine current (per-tensor) scaling. */
 struct fpref_current_params {
 	const struct fpref_format *element; /* float8_e4m3fn or float8_e5m2 */
 	bool pow2;                          /* round the scale down to a power of two */
 	uint32_t eps;                       /* FP32 floor of amax (TE's amax_epsilon); 0: none */
+	enum fpref_amax_nan amax_nan;
 };
 
 /* Transformer Engine delayed scaling. */
@@ -35,6 +45,7 @@ struct fpref_delayed_params {
 	size_t history_len; /* L >= 1, TE's default 1024 */
 	enum fpref_amax_algo algo;
 	int margin;         /* 0..126: scale = (fp8_max * 2^-margin) / amax */
+	enum fpref_amax_nan amax_nan; /* of the amax each step records */
 };
 
 /* The quantiser between steps: the amax history (FP32 bits, slot 0 the
@@ -59,6 +70,7 @@ struct fpref_block_params {
 	size_t block_rows, block_cols; /* 1x128 tiles, 128x128 blocks */
 	bool pow2;                     /* FPREF_BLOCK_TE only */
 	uint32_t eps;                  /* FP32 floor of a block's amax; 0: none */
+	enum fpref_amax_nan amax_nan;
 };
 
 /* Whether element is a target the recipes allow (E4M3 or E5M2).  0, or -1
@@ -75,6 +87,10 @@ void fpref_delayed_free(struct fpref_delayed_state *s);
 
 /* Blocks along a dimension of n elements: ceil(n / block). */
 size_t fpref_scale_blocks(size_t n, size_t block);
+
+/* Whether an amax under policy p of a recipe (te: a TE recipe) passes over NaN. */
+bool fpref_amax_nan_ignored(enum fpref_amax_nan p, bool te);
+int fpref_amax_nan_parse(const char *s, enum fpref_amax_nan *out);
 
 const char *fpref_amax_algo_name(enum fpref_amax_algo a);
 int fpref_amax_algo_parse(const char *s, enum fpref_amax_algo *out);

@@ -101,3 +101,19 @@ int fpref_amax_algo_parse(const char *s, enum fpref_amax_algo *out)
 		return -1;
 	return 0;
 }
+
+bool fpref_amax_nan_ignored(enum fpref_amax_nan p, bool te)
+{
+	return p == FPREF_AMAX_NAN_IGNORE || (p == FPREF_AMAX_NAN_DEFAULT && te);
+}
+
+int fpref_amax_nan_parse(const char *s, enum fpref_amax_nan *out)
+{
+	if (strcmp(s, "ignore") == 0)
+		*out = FPREF_AMAX_NAN_IGNORE;
+	else if (strcmp(s, "propagate") == 0)
+		*out = FPREF_AMAX_NAN_PROPAGATE;
+	else
+		return -1;
+	return 0;
+}

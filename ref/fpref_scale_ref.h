@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-uint32_t fpref_ref_amax(const uint32_t *x, size_t n);
+uint32_t fpref_ref_amax(const uint32_t *x, size_t n, bool ignore_nan);
 int fpref_ref_te_scale(const struct fpref_format *element, uint32_t amax, uint32_t eps, bool pow2, uint32_t *scale);
 int fpref_ref_current_quantize(const struct fpref_current_params *p, const uint32_t *x, size_t n, uint8_t *codes,
 			       uint32_t *amax, uint32_t *scale, uint32_t *scale_inv, char *err, size_t errlen);

@@ -110,10 +110,10 @@ static uint32_t code_times(const struct ref_engine *e, uint8_t code, uint32_t fa
 	return r;
 }
 
-/* Running amax: NaN wins, else the larger magnitude. */
+/* Running amax: NaN wins unless ignored, else the larger magnitude. */
 struct amax_acc {
 	mpfr_t best;
-	bool nan;
+	bool nan, ignore_nan;
 };
 
 static void amax_take(const struct ref_engine *e, struct amax_acc *a, uint32_t bits)
@@ -122,7 +122,7 @@ static void amax_take(const struct ref_engine *e, struct amax_acc *a, uint32_t b
 	mpfr_init2(v, FPREF_REF_WORK_PREC);
 	from_f32(e, bits, v);
 	if (mpfr_nan_p(v))
-		a->nan = true;
+		a->nan = a->nan || !a->ignore_nan;
 	else if (mpfr_cmpabs(v, a->best) > 0)
 		mpfr_abs(a->best, v, MPFR_RNDN);
 	mpfr_clear(v);
@@ -133,14 +133,14 @@ static uint32_t amax_result(const struct ref_engine *e, const struct amax_acc *a
 	return a->nan ? e->nan : to_f32(e, a->best);
 }
 
-uint32_t fpref_ref_amax(const uint32_t *x, size_t n)
+uint32_t fpref_ref_amax(const uint32_t *x, size_t n, bool ignore_nan)
 {
 	struct ref_engine e;
 	char err[256];
 	struct fpref_format e4m3;
 	fpref_format_parse("float8_e4m3fn", &e4m3, err, sizeof err);
 	engine_init(&e, &e4m3, err, sizeof err);
-	struct amax_acc a = { .nan = false };
+	struct amax_acc a = { .nan = false, .ignore_nan = ignore_nan };
 	mpfr_init2(a.best, FPREF_REF_WORK_PREC);
 	mpfr_set_zero(a.best, 1);
 	for (size_t i = 0; i < n; i++)
@@ -191,7 +191,8 @@ int fpref_ref_current_quantize(const struct fpref_current_params *p, const uint3
 	struct ref_engine e;
 	if (fpref_current_params_check(p, err, errlen) != 0 || engine_init(&e, p->element, err, errlen) != 0)
 		return -1;
-	uint32_t a = fpref_ref_amax(x, n), s = te_scale(&e, a, p->eps, p->pow2);
+	uint32_t a = fpref_ref_amax(x, n, p->amax_nan != FPREF_AMAX_NAN_PROPAGATE);
+	uint32_t s = te_scale(&e, a, p->eps, p->pow2);
 	for (size_t i = 0; i < n; i++)
 		codes[i] = cast(&e, mul_f32(&e, x[i], s));
 	if (amax)
@@ -247,7 +248,7 @@ int fpref_ref_delayed_step(struct fpref_delayed_state *s, const uint32_t *x, siz
 		codes[i] = cast(&e, mul_f32(&e, x[i], s->scale));
 	if (scale_inv_used)
 		*scale_inv_used = s->scale_inv;
-	uint32_t recorded = fpref_ref_amax(x, n);
+	uint32_t recorded = fpref_ref_amax(x, n, s->params.amax_nan != FPREF_AMAX_NAN_PROPAGATE);
 	if (amax_recorded)
 		*amax_recorded = recorded;
 	size_t L = s->params.history_len;
@@ -295,7 +296,11 @@ static int plan_blocks(const struct ref_engine *e, const struct fpref_block_para
 	b->apply = calloc(nb ? nb : 1, sizeof *b->apply);
 	if (!b->amax || !b->factor || !b->apply)
 		return -1;
+	/* DeepSeek's reference takes torch.amax (NaN wins) unless told otherwise */
+	bool ignore = p->amax_nan == FPREF_AMAX_NAN_IGNORE ||
+		      (p->amax_nan == FPREF_AMAX_NAN_DEFAULT && p->recipe == FPREF_BLOCK_TE);
 	for (size_t k = 0; k < nb; k++) {
+		b->amax[k].ignore_nan = ignore;
 		mpfr_init2(b->amax[k].best, FPREF_REF_WORK_PREC);
 		mpfr_set_zero(b->amax[k].best, 1);
 	}

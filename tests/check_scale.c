@@ -74,8 +74,9 @@ static const int magnitudes[] = { -140, -20, 0, 7, 60, 126 };
 
 START_TEST(current_emu_against_ref)
 {
-	/* _i: target x pow2 x eps x kind x magnitude */
+	/* _i: amax NaN policy x target x pow2 x eps x kind x magnitude */
 	int i = _i;
+	enum fpref_amax_nan policy = (enum fpref_amax_nan)(i / (8 * KINDS * (int)NMAG));
 	int mag = magnitudes[i % (int)NMAG];
 	i /= (int)NMAG;
 	enum shape_kind kind = (enum shape_kind)(i % KINDS);
@@ -83,7 +84,7 @@ START_TEST(current_emu_against_ref)
 	bool eps = i % 2;
 	bool pow2 = (i / 2) % 2;
 	struct fpref_format element = test_format(targets[(i / 4) % 2]);
-	struct fpref_current_params p = { &element, pow2, eps ? bits_of(0x1p-100f) : 0 };
+	struct fpref_current_params p = { &element, pow2, eps ? bits_of(0x1p-100f) : 0, policy };
 	enum { N = 257 };
 	uint32_t x[N], ea, es, esi, ra, rs, rsi, edq[N], rdq[N];
 	uint8_t ec[N], rc[N];
@@ -145,7 +146,7 @@ START_TEST(delayed_emu_against_ref)
 	enum fpref_amax_algo algo = (i / 4) % 2 ? FPREF_AMAX_MOST_RECENT : FPREF_AMAX_MAX;
 	int margin = (i / 8) % 2 ? 3 : 0;
 	struct fpref_format element = test_format(targets[(i / 16) % 2]);
-	struct fpref_delayed_params p = { &element, L, algo, margin };
+	struct fpref_delayed_params p = { &element, L, algo, margin, (enum fpref_amax_nan)(i / 32) };
 	struct fpref_delayed_state se, sr;
 	char err[256];
 	ck_assert_int_eq(fpref_delayed_init(&se, &p, err, sizeof err), 0);
@@ -180,7 +181,8 @@ START_TEST(blocks_emu_against_ref)
 	if (variant == 0 && (_i / 6) % 2)
 		return; /* DeepSeek-V3 is E4M3 only: the parameter check, tested below */
 	struct fpref_block_params p = { &element, variant == 0 ? FPREF_BLOCK_DEEPSEEK : FPREF_BLOCK_TE,
-					tile ? 1 : 128, 128, variant == 2, variant == 0 ? FPREF_F32_DEEPSEEK_EPS : 0 };
+					tile ? 1 : 128, 128, variant == 2, variant == 0 ? FPREF_F32_DEEPSEEK_EPS : 0,
+					(enum fpref_amax_nan)(_i / 12) };
 	/* partial blocks on both edges: 130 rows, 300 columns */
 	size_t rows = tile ? 7 : 130, cols = 300, n = rows * cols;
 	size_t nf = fpref_scale_blocks(rows, p.block_rows) * fpref_scale_blocks(cols, 128);
@@ -267,7 +269,7 @@ START_TEST(current_seed_example)
 	uint8_t c[3];
 	uint32_t amax, scale, scale_inv;
 	char err[256];
-	struct fpref_current_params p = { &e4m3, false, 0 };
+	struct fpref_current_params p = { &e4m3, false, 0, FPREF_AMAX_NAN_DEFAULT };
 	ck_assert_int_eq(fpref_emu_current_quantize(&p, x, 3, c, &amax, &scale, &scale_inv, err, sizeof err), 0);
 	ck_assert_uint_eq(amax, bits_of(800.0f));
 	ck_assert_uint_eq(scale, 0x3F0F5C29u);
@@ -281,6 +283,31 @@ START_TEST(current_seed_example)
 	ck_assert_uint_eq(scale, bits_of(0.5f));
 	ck_assert_uint_eq(scale_inv, bits_of(2.0f));
 	ck_assert_uint_eq(c[0], 0x7C); /* 400 is the midpoint of 384 (0x7C) and 416 (0x7D): to even, 384 */
+}
+END_TEST
+
+/* A NaN element: TE's amax kernels reduce with fmaxf, which passes over it,
+ * so the scale comes from the other elements and the NaN quantises to
+ * CUDA's 0x7F; torch.amax (DeepSeek's reference) gives NaN, so TE's rule
+ * "amax NaN -> scale 1" applies. */
+START_TEST(current_nan_element)
+{
+	struct fpref_format e4m3 = test_format("e4m3");
+	uint32_t x[3] = { bits_of(2.0f), 0xFFC00000u, bits_of(-1.0f) }, amax, scale, scale_inv;
+	uint8_t c[3];
+	char err[256];
+	struct fpref_current_params p = { &e4m3, false, 0, FPREF_AMAX_NAN_DEFAULT };
+	ck_assert_int_eq(fpref_emu_current_quantize(&p, x, 3, c, &amax, &scale, &scale_inv, err, sizeof err), 0);
+	ck_assert_uint_eq(amax, bits_of(2.0f));
+	ck_assert_uint_eq(scale, bits_of(224.0f));
+	ck_assert_uint_eq(c[0], 0x7E);
+	ck_assert_uint_eq(c[1], 0x7F);
+	ck_assert_uint_eq(c[2], 0xF6); /* -224 */
+	p.amax_nan = FPREF_AMAX_NAN_PROPAGATE;
+	ck_assert_int_eq(fpref_emu_current_quantize(&p, x, 3, c, &amax, &scale, &scale_inv, err, sizeof err), 0);
+	ck_assert_uint_eq(amax, F32_NAN);
+	ck_assert_uint_eq(scale, bits_of(1.0f));
+	ck_assert_uint_eq(c[0], 0x40); /* 2 */
 }
 END_TEST
 
@@ -304,7 +331,7 @@ START_TEST(delayed_documented_sequence)
 		      { 1024, FPREF_AMAX_MAX, 2, want_margin },
 		      { 1, FPREF_AMAX_MAX, 0, want_len1 } };
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-		struct fpref_delayed_params p = { &e4m3, cases[k].L, cases[k].algo, cases[k].margin };
+		struct fpref_delayed_params p = { &e4m3, cases[k].L, cases[k].algo, cases[k].margin, FPREF_AMAX_NAN_DEFAULT };
 		struct fpref_delayed_state s;
 		char err[256];
 		ck_assert_int_eq(fpref_delayed_init(&s, &p, err, sizeof err), 0);
@@ -327,7 +354,7 @@ END_TEST
 START_TEST(delayed_history_roll)
 {
 	struct fpref_format e4m3 = test_format("e4m3");
-	struct fpref_delayed_params p = { &e4m3, 3, FPREF_AMAX_MAX, 0 };
+	struct fpref_delayed_params p = { &e4m3, 3, FPREF_AMAX_MAX, 0, FPREF_AMAX_NAN_DEFAULT };
 	struct fpref_delayed_state s;
 	char err[256];
 	ck_assert_int_eq(fpref_delayed_init(&s, &p, err, sizeof err), 0);
@@ -354,7 +381,8 @@ END_TEST
 START_TEST(deepseek_tiles_example)
 {
 	struct fpref_format e4m3 = test_format("e4m3");
-	struct fpref_block_params p = { &e4m3, FPREF_BLOCK_DEEPSEEK, 1, 128, false, FPREF_F32_DEEPSEEK_EPS };
+	struct fpref_block_params p = { &e4m3, FPREF_BLOCK_DEEPSEEK, 1, 128, false, FPREF_F32_DEEPSEEK_EPS,
+					FPREF_AMAX_NAN_DEFAULT };
 	enum { COLS = 130 }; /* a full tile and a partial one of 2 */
 	uint32_t x[2 * COLS], f[4];
 	uint8_t c[2 * COLS];
@@ -428,14 +456,15 @@ static Suite *scale_suite(void)
 	Suite *s = suite_create("scale");
 	TCase *cross = tcase_create("emu against ref");
 	tcase_set_timeout(cross, 600);
-	tcase_add_loop_test(cross, current_emu_against_ref, 0, 2 * 2 * 2 * KINDS * (int)NMAG);
+	tcase_add_loop_test(cross, current_emu_against_ref, 0, 3 * 2 * 2 * 2 * KINDS * (int)NMAG);
 	tcase_add_loop_test(cross, te_scale_emu_against_ref, 0, 2);
-	tcase_add_loop_test(cross, delayed_emu_against_ref, 0, 32);
-	tcase_add_loop_test(cross, blocks_emu_against_ref, 0, 12);
+	tcase_add_loop_test(cross, delayed_emu_against_ref, 0, 3 * 32);
+	tcase_add_loop_test(cross, blocks_emu_against_ref, 0, 3 * 12);
 	suite_add_tcase(s, cross);
 	TCase *docs = tcase_create("worked examples");
 	tcase_add_test(docs, te_scale_documented_cases);
 	tcase_add_test(docs, current_seed_example);
+	tcase_add_test(docs, current_nan_element);
 	tcase_add_test(docs, delayed_documented_sequence);
 	tcase_add_test(docs, delayed_history_roll);
 	tcase_add_test(docs, deepseek_tiles_example);

@@ -10,14 +10,14 @@
 #include "quantize.h"
 
 struct quantize_args {
-	const char *scheme, *in, *codes, *scales, *dequant, *format, *eps, *margin, *history, *algo, *recipe, *nan;
+	const char *scheme, *in, *codes, *scales, *dequant, *format, *eps, *margin, *history, *algo, *recipe, *nan, *amax_nan;
 	bool json, pow2, no_pow2;
 };
 
 static const char quantize_usage[] =
 	"quantize --scheme SCHEME --in X.npy --codes C.npy --scales S.npy [--dequant D.npy] [--format e4m3|e5m2] "
 	"[--pow2|--no-pow2] [--recipe deepseek|te] [--eps E] [--margin M] [--history L] [--amax-algo max|most_recent] "
-	"[--nan keep|reject] [--json]";
+	"[--amax-nan ignore|propagate] [--nan keep|reject] [--json]";
 
 static int usage_error(const char *what, const char *value)
 {
@@ -43,6 +43,7 @@ static const char **value_slot(struct quantize_args *a, const char *opt)
 		{ "--amax-algo", offsetof(struct quantize_args, algo) },
 		{ "--recipe", offsetof(struct quantize_args, recipe) },
 		{ "--nan", offsetof(struct quantize_args, nan) },
+		{ "--amax-nan", offsetof(struct quantize_args, amax_nan) },
 	};
 	for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
 		if (strcmp(opt, slots[i].name) == 0)
@@ -137,6 +138,8 @@ static int build_request(const struct quantize_args *a, struct quantize_request 
 	q->history = a->history ? (size_t)v : 1024;
 	if (a->algo && fpref_amax_algo_parse(a->algo, &q->algo) != 0)
 		return usage_error("--amax-algo must be max or most_recent, not", a->algo);
+	if (a->amax_nan && fpref_amax_nan_parse(a->amax_nan, &q->amax_nan) != 0)
+		return usage_error("--amax-nan must be ignore or propagate, not", a->amax_nan);
 	if (a->nan && strcmp(a->nan, "keep") != 0 && strcmp(a->nan, "reject") != 0)
 		return usage_error("--nan must be keep or reject, not", a->nan);
 	return 0;

@@ -41,7 +41,7 @@ static const char usage[] =
 	"  quantize --scheme tensor|delayed|tile128|block128|mxfp8|mxfp6|mxfp4|nvfp4 --in X.npy\n"
 	"       --codes C.npy --scales S.npy [--dequant D.npy] [--format e4m3|e5m2] [--pow2|--no-pow2]\n"
 	"       [--recipe deepseek|te] [--eps E] [--margin M --history L --amax-algo max|most_recent]\n"
-	"       [--nan keep|reject] [--json]\n"
+	"       [--amax-nan ignore|propagate] [--nan keep|reject] [--json]\n"
 	"                                        quantise a tensor with a scaling recipe; codes, scales\n"
 	"                                        and the error of the round trip (docs/scaling.md)\n"
 	"\n"

@@ -26,6 +26,7 @@ struct quantize_request {
 	size_t history;              /* delayed: --history, default 1024 */
 	enum fpref_amax_algo algo;   /* delayed: --amax-algo */
 	int margin;                  /* delayed: --margin */
+	enum fpref_amax_nan amax_nan; /* --amax-nan, the recipe's own unless given */
 };
 
 /* What a scheme hands back; the command writes and reports it. */

@@ -38,7 +38,7 @@ static void add_fact(struct quantize_result *r, const char *name, uint32_t bits)
 
 static int run_tensor(const struct quantize_request *q, struct quantize_result *r)
 {
-	struct fpref_current_params p = { &q->element, q->pow2 == 1, q->have_eps ? q->eps : 0 };
+	struct fpref_current_params p = { &q->element, q->pow2 == 1, q->have_eps ? q->eps : 0, q->amax_nan };
 	char err[512];
 	uint32_t amax, scale, scale_inv;
 	int status = alloc_result(q, r, 1);
@@ -64,7 +64,7 @@ static int run_delayed(const struct quantize_request *q, struct quantize_result 
 			  "(steps, ...), not 1");
 		return CLI_EXIT_USAGE;
 	}
-	struct fpref_delayed_params p = { &q->element, q->history, q->algo, q->margin };
+	struct fpref_delayed_params p = { &q->element, q->history, q->algo, q->margin, q->amax_nan };
 	struct fpref_delayed_state s;
 	char err[512];
 	size_t T = q->shape[0], n = q->count / T;
@@ -100,7 +100,7 @@ static int run_blocks(const struct quantize_request *q, struct quantize_result *
 	size_t cols = q->shape[q->ndim - 1], rows = q->count / cols;
 	struct fpref_block_params p = { &q->element, q->te_recipe ? FPREF_BLOCK_TE : FPREF_BLOCK_DEEPSEEK, block_rows,
 					128, q->te_recipe && q->pow2 != 0,
-					q->have_eps ? q->eps : q->te_recipe ? 0 : FPREF_F32_DEEPSEEK_EPS };
+					q->have_eps ? q->eps : q->te_recipe ? 0 : FPREF_F32_DEEPSEEK_EPS, q->amax_nan };
 	char err[512];
 	size_t grid_rows = fpref_scale_blocks(rows, block_rows), grid_cols = fpref_scale_blocks(cols, 128);
 	if (!q->te_recipe && q->pow2 == 1) {
