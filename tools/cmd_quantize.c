@@ -2,6 +2,7 @@
  * the codes, the scales (and the dequantised values) as .npy, and report
  * the error of the round trip (docs/scaling.md). */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,15 +248,26 @@ static void print_result(const struct quantize_args *a, const struct quantize_re
 		print_report_text(rep);
 }
 
+/* Each file is written atomically; when one fails, those this run already
+ * wrote are removed, so that codes and scales never come from two runs. */
 static int write_outputs(const struct quantize_args *a, const struct quantize_request *q,
 			 const struct quantize_result *r)
 {
+	const char *written[2] = { NULL, NULL };
 	int status = quantize_save(a->codes, "|u1", q->shape, q->ndim, r->codes, 1);
-	if (!status)
+	if (!status) {
+		written[0] = a->codes;
 		status = quantize_save(a->scales, r->scales_descr, r->scales_shape, r->scales_ndim, r->scales,
 				       r->scales_item_bytes);
-	if (!status && a->dequant)
-		status = quantize_save(a->dequant, "<f4", q->shape, q->ndim, r->dequant, 4);
+	}
+	if (!status) {
+		written[1] = a->scales;
+		if (a->dequant)
+			status = quantize_save(a->dequant, "<f4", q->shape, q->ndim, r->dequant, 4);
+	}
+	for (int i = 0; status && i < 2; i++)
+		if (written[i])
+			remove(written[i]);
 	return status;
 }
 
