@@ -411,6 +411,75 @@ START_TEST(deepseek_tiles_example)
 }
 END_TEST
 
+/* ---- against hardware ----
+ * tests/data/scale-h200.bin was written by an NVIDIA H200 (sm_90) running
+ * the recipes with the GPU's own arithmetic: amax by fmaxf, __fdiv_rn,
+ * __fmul_rn, and __nv_cvt_float_to_fp8(..., __NV_SATFINITE, ...).  T = 256
+ * tensors of N = 128 FP32 patterns from the hash below, exponents spread
+ * over every binade (subnormals, inf and NaN included).  Tensor t: TE
+ * current scaling to E5M2 when t & 2 else E4M3, power-of-two scale when
+ * t & 1; and a DeepSeek 1x128 tile, s = max(amax, 1e-4f) / 448, E4M3.
+ * Layout: TE codes (T*N), TE scales (T words), DeepSeek codes (T*N),
+ * DeepSeek s (T words), little-endian.  tests/data/scale-h200.cu wrote it. */
+enum { HW_T = 256, HW_N = 128 };
+
+static uint32_t hw_hash(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x;
+}
+
+static void hw_tensor(uint32_t t, uint32_t *x)
+{
+	uint32_t e = hw_hash(t) % 256;
+	for (uint32_t i = 0; i < HW_N; i++) {
+		uint32_t b = hw_hash(t * HW_N + i + 777);
+		x[i] = (b & 0x807FFFFFu) | (((e + (b >> 23 & 15)) & 255) << 23);
+	}
+}
+
+static uint32_t load_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+START_TEST(recipes_against_h200)
+{
+	const char *dir = getenv("srcdir") ? getenv("srcdir") : ".";
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tests/data/scale-h200.bin", dir);
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	static unsigned char data[2 * HW_T * HW_N + 8 * HW_T];
+	ck_assert_uint_eq(fread(data, 1, sizeof data, f), sizeof data);
+	fclose(f);
+	const unsigned char *te_codes = data, *te_scales = data + HW_T * HW_N;
+	const unsigned char *ds_codes = te_scales + 4 * HW_T, *ds_scales = ds_codes + HW_T * HW_N;
+	struct fpref_format e4m3 = test_format("e4m3"), e5m2 = test_format("e5m2");
+	char err[256];
+	for (uint32_t t = 0; t < HW_T; t++) {
+		uint32_t x[HW_N], scale, factor;
+		uint8_t c[HW_N];
+		hw_tensor(t, x);
+		struct fpref_current_params cp = { t & 2 ? &e5m2 : &e4m3, t & 1, 0, FPREF_AMAX_NAN_IGNORE };
+		ck_assert_int_eq(fpref_emu_current_quantize(&cp, x, HW_N, c, NULL, &scale, NULL, err, sizeof err), 0);
+		ck_assert_msg(scale == load_le32(te_scales + 4 * t), "tensor %u: scale emu 0x%08X, H200 0x%08X", t, scale,
+			      load_le32(te_scales + 4 * t));
+		assert_same_bytes(c, te_codes + t * HW_N, HW_N, "TE codes against the H200");
+		struct fpref_block_params bp = { &e4m3, FPREF_BLOCK_DEEPSEEK, 1, HW_N, false, FPREF_F32_DEEPSEEK_EPS,
+						 FPREF_AMAX_NAN_IGNORE };
+		ck_assert_int_eq(fpref_emu_block_quantize(&bp, x, 1, HW_N, c, &factor, err, sizeof err), 0);
+		ck_assert_msg(factor == load_le32(ds_scales + 4 * t), "tensor %u: s emu 0x%08X, H200 0x%08X", t, factor,
+			      load_le32(ds_scales + 4 * t));
+		assert_same_bytes(c, ds_codes + t * HW_N, HW_N, "DeepSeek codes against the H200");
+	}
+}
+END_TEST
+
 /* ---- the report ---- */
 
 START_TEST(report_hand_worked)
@@ -469,6 +538,7 @@ static Suite *scale_suite(void)
 	tcase_add_test(docs, delayed_history_roll);
 	tcase_add_test(docs, deepseek_tiles_example);
 	tcase_add_test(docs, report_hand_worked);
+	tcase_add_test(docs, recipes_against_h200);
 	tcase_add_test(docs, report_errors_exact);
 	suite_add_tcase(s, docs);
 	return s;
