@@ -137,7 +137,7 @@ uint32_t fpref_ref_amax(const uint32_t *x, size_t n, bool ignore_nan)
 {
 	struct ref_engine e;
 	char err[256];
-	struct fpref_format e4m3;
+	struct fpref_format e4m3; /* any target: only the engine's FP32 side is used */
 	fpref_format_parse("float8_e4m3fn", &e4m3, err, sizeof err);
 	engine_init(&e, &e4m3, err, sizeof err);
 	struct amax_acc a = { .nan = false, .ignore_nan = ignore_nan };

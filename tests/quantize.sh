@@ -1,7 +1,7 @@
 #!/bin/sh
 # Command-line tests of `fpref quantize`: run by `make check` (FPREF is
 # exported by TESTS_ENVIRONMENT), or by hand: sh tests/quantize.sh.  POSIX
-# sh only; uses printf, od, tail, tr, grep, mktemp, ls (and rm to clean up).
+# sh only; uses printf, od, tail, head, cut, tr, grep, mktemp, ls (and rm to clean up).
 #
 # Expected values are worked by hand from the recipes (docs/scaling.md), not
 # taken from fpref:

@@ -18,7 +18,7 @@ struct quantize_request {
 	int ndim;
 	size_t shape[FPREF_NPY_MAX_DIMS];
 	struct fpref_format element; /* --format, e4m3 unless given */
-	bool have_format;
+	bool have_format;            /* given: schemes with another default (MX, NVFP4) can tell */
 	int pow2;                    /* --pow2 1, --no-pow2 0, neither -1 */
 	bool te_recipe;              /* --recipe te (tile128, block128) */
 	uint32_t eps;                /* --eps as FP32 bits */
