@@ -102,5 +102,6 @@ int cmd_gen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_lossscale(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_quantize(int argc, char **argv);
 
 #endif

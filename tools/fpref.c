@@ -50,6 +50,12 @@ static const char usage[] =
 	"  probe infer --results R [--golden G] [--in FMT --out FMT] [--block N] [--frac F]\n"
 	"                                        the block models that reproduce measured results\n"
 	"                                        (exit 0: exactly one class)\n"
+	"  quantize --scheme tensor|delayed|tile128|block128|mxfp8|mxfp6|mxfp4|nvfp4 --in X.npy\n"
+	"       --codes C.npy --scales S.npy [--dequant D.npy] [--format e4m3|e5m2] [--pow2|--no-pow2]\n"
+	"       [--recipe deepseek|te] [--eps E] [--margin M --history L --amax-algo max|most_recent]\n"
+	"       [--amax-nan ignore|propagate] [--nan keep|reject] [--json]\n"
+	"                                        quantise a tensor with a scaling recipe; codes, scales\n"
+	"                                        and the error of the round trip (docs/scaling.md)\n"
 	"\n"
 	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
@@ -100,6 +106,7 @@ int main(int argc, char **argv)
 		{ "verify", cmd_verify },
 		{ "lossscale", cmd_lossscale },
 		{ "probe", cmd_probe },
+		{ "quantize", cmd_quantize },
 	};
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0) {
@@ -110,6 +117,6 @@ int main(int argc, char **argv)
 			}
 			return status;
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify, lossscale, probe; see fpref --help)", cmd);
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify, lossscale, probe, quantize; see fpref --help)", cmd);
 	return CLI_EXIT_USAGE;
 }

@@ -1,0 +1,135 @@
+/* The quantisation report (fpref_quant_report.h), in binary64 through the
+ * emulator's operations. */
+#include <string.h>
+
+#include "fpref_emu.h"
+#include "fpref_quant_report.h"
+
+#define F32_SIGN 0x80000000u
+#define F32_INF 0x7F800000u
+#define F64_SIGN ((uint64_t)1 << 63)
+
+struct f64_engine {
+	struct fpref_format f32, f64;
+	struct fpref_env env;
+};
+
+static uint64_t f64_op(const struct f64_engine *e, enum fpref_op op, uint64_t a, uint64_t b)
+{
+	uint64_t in[2] = { a, b }, out = 0;
+	unsigned flags = 0;
+	fpref_emu_op(op, &e->f64, in, &e->env, 0, &out, &flags);
+	return out;
+}
+
+static uint64_t f32_to_f64(const struct f64_engine *e, uint32_t v)
+{
+	uint64_t out = 0;
+	unsigned flags = 0;
+	fpref_emu_convert(&e->f32, v, &e->f64, &e->env, 0, &out, &flags);
+	return out;
+}
+
+/* A count as binary64 (exact below 2^53, rounded by the core above). */
+static uint64_t count_to_f64(const struct f64_engine *e, size_t count)
+{
+	unsigned flags = 0;
+	return fpref_emu_round_pack(&e->f64, &e->env, 0, false, 0, (fpref_u128)count, false, &flags);
+}
+
+static double f64_value(uint64_t bits)
+{
+	double d;
+	memcpy(&d, &bits, sizeof d);
+	return d;
+}
+
+/* Larger of two non-NaN nonnegative binary64 patterns: they order as integers. */
+static uint64_t f64_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static bool f32_finite(uint32_t v)
+{
+	return (v & ~F32_SIGN) < F32_INF;
+}
+
+static bool f32_zero(uint32_t v)
+{
+	return (v & ~F32_SIGN) == 0;
+}
+
+static double fraction(const struct f64_engine *e, size_t part, size_t whole)
+{
+	if (whole == 0)
+		return 0.0;
+	return f64_value(f64_op(e, FPREF_OP_DIV, count_to_f64(e, part), count_to_f64(e, whole)));
+}
+
+struct sums {
+	uint64_t max_abs, sum_abs, max_rel, sum_rel;
+};
+
+static void add_error(const struct f64_engine *e, uint32_t x, uint32_t dq, struct sums *s,
+		      struct fpref_quant_report *r)
+{
+	uint64_t xd = f32_to_f64(e, x);
+	uint64_t abs_err = f64_op(e, FPREF_OP_SUB, f32_to_f64(e, dq), xd) & ~F64_SIGN;
+	r->compared++;
+	s->max_abs = f64_max(s->max_abs, abs_err);
+	s->sum_abs = f64_op(e, FPREF_OP_ADD, s->sum_abs, abs_err);
+	if (f32_zero(x))
+		return;
+	uint64_t rel = f64_op(e, FPREF_OP_DIV, abs_err, xd & ~F64_SIGN);
+	r->compared_nonzero++;
+	s->max_rel = f64_max(s->max_rel, rel);
+	s->sum_rel = f64_op(e, FPREF_OP_ADD, s->sum_rel, rel);
+}
+
+static bool code_saturated(const struct fpref_format *element, uint8_t code)
+{
+	return code == fpref_format_max_bits(element, false) ||
+	       (element->is_signed && code == fpref_format_max_bits(element, true));
+}
+
+int fpref_quant_report_compute(const uint32_t *x, const uint32_t *dequant, size_t n,
+			       const struct fpref_format *element, const uint8_t *codes, struct fpref_quant_report *r)
+{
+	struct f64_engine e;
+	char err[256];
+	memset(r, 0, sizeof *r);
+	if (element && fpref_format_container_bits(element) > 8)
+		return -1;
+	if (fpref_format_parse("float32", &e.f32, err, sizeof err) != 0 ||
+	    fpref_format_parse("float64", &e.f64, err, sizeof err) != 0)
+		return -1;
+	fpref_env_default(&e.env);
+	struct sums s = { 0, 0, 0, 0 };
+	r->count = n;
+	for (size_t i = 0; i < n; i++) {
+		if (codes && element && code_saturated(element, codes[i]))
+			r->saturated++;
+		if (!f32_finite(x[i])) {
+			r->nonfinite_inputs++;
+			continue;
+		}
+		if (!f32_zero(x[i])) {
+			r->nonzero_inputs++;
+			r->flushed += f32_zero(dequant[i]);
+		}
+		if (!f32_finite(dequant[i]))
+			r->nonfinite_outputs++;
+		else
+			add_error(&e, x[i], dequant[i], &s, r);
+	}
+	r->max_abs = f64_value(s.max_abs);
+	r->max_rel = f64_value(s.max_rel);
+	r->mean_abs = r->compared ? f64_value(f64_op(&e, FPREF_OP_DIV, s.sum_abs, count_to_f64(&e, r->compared))) : 0.0;
+	r->mean_rel = r->compared_nonzero
+			      ? f64_value(f64_op(&e, FPREF_OP_DIV, s.sum_rel, count_to_f64(&e, r->compared_nonzero)))
+			      : 0.0;
+	r->flushed_fraction = fraction(&e, r->flushed, r->nonzero_inputs);
+	r->saturated_fraction = fraction(&e, r->saturated, r->count);
+	return 0;
+}
