@@ -106,6 +106,24 @@ const struct fk_kernel fk_kernels[] = {
 	HOP("wgmma4.e4m3.f16", "chain", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", FK_HOPPER_WGMMA, "4 chained wgmma k32 f16.e4m3.e4m3"),
 	HOP("wgmma4.e5m2.f32", "chain", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_HOPPER_WGMMA, "4 chained wgmma k32 f32.e5m2.e5m2"),
 	HOP("wgmma4.f16.f32", "chain", "float16-float32.txt", "float16 -> float32", FK_HOPPER_WGMMA, "4 chained wgmma k16 f32.f16.f16"),
+
+	// The probe inputs (kernels/hw-probe.suite): `fpref probe infer` on these
+	// results names the model each instruction fits.
+	MMA("probe.mma.f16.f32", "probe", "float16-float32.txt", "float16 -> float32", 80, FK_MMA_F16_F32, "mma.sync m16n8k16 f32.f16.f16.f32 on probe inputs"),
+	MMA("probe.mma.f16.f16", "probe", "float16-float16.txt", "float16 -> float16", 80, FK_MMA_F16_F16, "mma.sync m16n8k16 f16.f16.f16.f16 on probe inputs"),
+	MMA("probe.mma.bf16.f32", "probe", "bfloat16-float32.txt", "bfloat16 -> float32", 80, FK_MMA_BF16_F32, "mma.sync m16n8k16 f32.bf16.bf16.f32 on probe inputs"),
+	MMA("probe.mma.tf32.f32", "probe", "tf32-float32.txt", "tf32 -> float32", 80, FK_MMA_TF32_F32, "mma.sync m16n8k8 f32.tf32.tf32.f32 on probe inputs"),
+	MMA("probe.mma.e4m3.f32", "probe", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", 89, FK_MMA_E4M3_F32, "mma.sync m16n8k32 f32.e4m3.e4m3.f32 on probe inputs"),
+	MMA("probe.mma.e4m3.f16", "probe", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", 89, FK_MMA_E4M3_F16, "mma.sync m16n8k32 f16.e4m3.e4m3.f16 on probe inputs"),
+	MMA("probe.mma.e5m2.f32", "probe", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", 89, FK_MMA_E5M2_F32, "mma.sync m16n8k32 f32.e5m2.e5m2.f32 on probe inputs"),
+	MMA("probe.mma.e5m2.f16", "probe", "float8_e5m2-float16.txt", "float8_e5m2 -> float16", 89, FK_MMA_E5M2_F16, "mma.sync m16n8k32 f16.e5m2.e5m2.f16 on probe inputs"),
+	HOP("probe.wgmma.e4m3.f32", "probe", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k32 f32.e4m3.e4m3 on probe inputs"),
+	HOP("probe.wgmma.e4m3.f16", "probe", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", FK_HOPPER_WGMMA, "wgmma m64n64k32 f16.e4m3.e4m3 on probe inputs"),
+	HOP("probe.wgmma.e5m2.f32", "probe", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k32 f32.e5m2.e5m2 on probe inputs"),
+	HOP("probe.wgmma.e5m2.f16", "probe", "float8_e5m2-float16.txt", "float8_e5m2 -> float16", FK_HOPPER_WGMMA, "wgmma m64n64k32 f16.e5m2.e5m2 on probe inputs"),
+	HOP("probe.wgmma.f16.f32", "probe", "float16-float32.txt", "float16 -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k16 f32.f16.f16 on probe inputs"),
+	HOP("probe.wgmma.f16.f16", "probe", "float16-float16.txt", "float16 -> float16", FK_HOPPER_WGMMA, "wgmma m64n64k16 f16.f16.f16 on probe inputs"),
+	HOP("probe.wgmma.bf16.f32", "probe", "bfloat16-float32.txt", "bfloat16 -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k16 f32.bf16.bf16 on probe inputs"),
 };
 
 const size_t fk_kernel_count = sizeof fk_kernels / sizeof fk_kernels[0];

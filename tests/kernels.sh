@@ -32,9 +32,10 @@ exit_is() { # expected status, then a command
 	[ "$got" -eq "$want" ] || { echo "exit status $got, wanted $want"; return 1; }
 }
 
-mkdir -p "$tmp/gen/hw" "$tmp/gen/chain"
+mkdir -p "$tmp/gen/hw" "$tmp/gen/chain" "$tmp/gen/probe"
 check 'fpref gen --suite kernels/hw.suite' "$FPREF" gen --suite "$top/kernels/hw.suite" --out "$tmp/gen/hw"
 check 'fpref gen --suite kernels/hw-chain.suite' "$FPREF" gen --suite "$top/kernels/hw-chain.suite" --out "$tmp/gen/chain"
+check 'fpref gen --suite kernels/hw-probe.suite' "$FPREF" gen --suite "$top/kernels/hw-probe.suite" --out "$tmp/gen/probe"
 
 if [ ! -x "$FPREF_CUDA" ]; then
 	printf '%s passed, %s failed; fpref-cuda not built (no nvcc): the rest skipped\n' "$pass" "$fail"
