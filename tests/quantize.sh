@@ -1,7 +1,7 @@
 #!/bin/sh
 # Command-line tests of `fpref quantize`: run by `make check` (FPREF is
 # exported by TESTS_ENVIRONMENT), or by hand: sh tests/quantize.sh.  POSIX
-# sh only; uses printf, od, tail, head, cut, tr, grep, mktemp, ls (and rm to clean up).
+# sh only; uses printf, od, tail, head, cut, tr, grep, sed, sort, uniq, mktemp, ls (and rm to clean up).
 #
 # Expected values are worked by hand from the recipes (docs/scaling.md), not
 # taken from fpref:
@@ -15,6 +15,10 @@
 #   Delayed, amaxes 2, 4, 1: scale_inv used 1, then 1/224 = 0x3B924925, then
 #     1/112 = 0x3C124925 (1/7 * 2^-5 and 2^-4: mantissa 0x124925).
 #   DeepSeek tiles: amax 448 -> s = 1 (0x3F800000); amax 896 -> s = 2 (0x40000000).
+# The MX and NVFP4 expectations are docs/scaling-mx.md's worked examples,
+# the same inputs and bytes that tests/check_scale_mx.c's example_* tests
+# assert of the library (so the command writes what the library computes),
+# and a few more worked here by hand (E5M2, FP6, 2-D tiles, shapes).
 
 FPREF=${FPREF:-"$(dirname "$0")/../fpref"}
 pass=0
@@ -133,8 +137,6 @@ expect_status() { # NAME STATUS ARGS...
 	check "$name" "$want" $?
 }
 expect_status 'unknown scheme: exit 2' 2 --scheme nope --in "$x" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
-expect_status 'mxfp8 not built yet: exit 1' 1 --scheme mxfp8 --in "$x" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
-grep -q 'not built yet' "$tmp/err" && ok 'mxfp8 says not built yet' || not_ok 'mxfp8 says not built yet'
 expect_status 'missing --codes: exit 2' 2 --scheme tensor --in "$x" --scales "$tmp/s.npy"
 expect_status 'delayed on a 1-D tensor: exit 2' 2 --scheme delayed --in "$tmp/h.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
 expect_status '--recipe on tensor: exit 2' 2 --scheme tensor --recipe te --in "$x" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
@@ -155,6 +157,226 @@ expect_status 'unwritable dequant: exit 1' 1 --scheme tensor --in "$x" --codes "
 [ ! -e "$tmp/c9.npy" ] && [ ! -e "$tmp/s9.npy" ] && ok 'unwritable dequant: no codes or scales left' ||
 	not_ok 'unwritable dequant: no codes or scales left'
 [ -z "$(ls -A "$tmp" | grep partial)" ] && ok 'no temporary files left' || not_ok 'no temporary files left' "$(ls -A "$tmp")"
+
+# ---- OCP MX (docs/scaling-mx.md) ----
+byte_at() { # byte_at FILE COUNT K: byte K (from 1) of the last COUNT bytes, as hex
+	tail_hex "$1" "$2" | cut -c$((2 * $3 - 1))-$((2 * $3))
+}
+q() { "$FPREF" quantize --codes "$tmp/c.npy" --scales "$tmp/s.npy" "$@"; }
+# example_e4m3_scale_rules: E4M3, {1000, 3, -0}
+npy "$tmp/mx.npy" '<f4' '1, 3' 4 447A0000 40400000 80000000
+rm -f "$tmp/c.npy" "$tmp/s.npy"
+q --scheme mxfp8 --in "$tmp/mx.npy" --dequant "$tmp/d.npy" >"$tmp/out" 2>"$tmp/err"
+check 'mxfp8: exit 0' 0 $?
+check 'mxfp8 ocp-floor (default): s = 1, scale code 80' 80 "$(tail_hex "$tmp/s.npy" 1)"
+check 'mxfp8 ocp-floor: 500 clamps to 448 (7E), 1.5 (3C), -0 (80)' 7e3c80 "$(tail_hex "$tmp/c.npy" 3)"
+check 'mxfp8 ocp-floor: dequant 896, 3, -0' 0000604400004040''00000080 "$(tail_hex "$tmp/d.npy" 12)"
+grep -q "'descr': '|u1'" "$tmp/s.npy" && ok 'mxfp8: scales are uint8 E8M0 codes' || not_ok 'mxfp8: scales are uint8 E8M0 codes'
+grep -q "'shape': (1, 1)" "$tmp/s.npy" && ok 'mxfp8: scales shape (1, 1)' || not_ok 'mxfp8: scales shape (1, 1)'
+grep -q '^rule ocp-floor  element_rounding rne$' "$tmp/out" && ok 'mxfp8: prints rule and rounding' ||
+	not_ok 'mxfp8: prints rule and rounding' "$(cat "$tmp/out")"
+grep -q '^saturated  1 of 3 codes' "$tmp/out" && ok 'mxfp8: report counts the clamped 448' ||
+	not_ok 'mxfp8: report counts the clamped 448' "$(cat "$tmp/out")"
+q --scheme mxfp8 --rule nv-ceil --in "$tmp/mx.npy" --json >"$tmp/out"
+check 'mxfp8 nv-ceil: s = 2 (81)' 81 "$(tail_hex "$tmp/s.npy" 1)"
+check 'mxfp8 nv-ceil: 250 -> 256 (78), 0.75 (34), -0 (80)' 783480 "$(tail_hex "$tmp/c.npy" 3)"
+grep -q '"rule": "nv-ceil", "element_rounding": "rne"' "$tmp/out" && ok 'mxfp8 --json: rule' || not_ok 'mxfp8 --json: rule' "$(cat "$tmp/out")"
+q --scheme mxfp8 --rule rne --in "$tmp/mx.npy" >/dev/null
+check 'mxfp8 rne: 1000 rounds to 1024 at 4 bits, s = 2 (81)' 81 "$(tail_hex "$tmp/s.npy" 1)"
+check 'mxfp8 rne: codes as nv-ceil' 78 "$(byte_at "$tmp/c.npy" 3 1)"
+# By hand: E5M2 (emax 15): s = 9 - 15 = -6 (79); 1000 * 64 = 64000 clamps to
+# 57344 (7B); 3 * 64 = 192 = 1.5 * 2^7: exponent field 22, mantissa 10 (5A).
+q --scheme mxfp8 --format e5m2 --in "$tmp/mx.npy" >"$tmp/out"
+check 'mxfp8 e5m2: s = -6 (79)' 79 "$(tail_hex "$tmp/s.npy" 1)"
+check 'mxfp8 e5m2: codes 7B 5A 80' 7b5a80 "$(tail_hex "$tmp/c.npy" 3)"
+grep -q 'format float8_e5m2' "$tmp/out" && ok 'mxfp8 e5m2: prints the element' || not_ok 'mxfp8 e5m2: prints the element'
+# By hand: FP6.  E2M3 (emax 2, max 7.5, step 1/8 below 1): s = 7 (86),
+# 1000/128 = 7.81 clamps to 7.5 (1F), 3/128 = 0.023 -> 0 (00), -0 (20).
+# E3M2 (emax 4, max 28, step 1/16 below 1/4): s = 5 (84), 31.25 clamps to
+# 28 (1F), 3/32 = 0.09375 ties 1/16 (01) and 1/8 (02): even 02; -0 (20).
+q --scheme mxfp6 --in "$tmp/mx.npy" >/dev/null
+check 'mxfp6 e2m3 (default): s = 7 (86)' 86 "$(tail_hex "$tmp/s.npy" 1)"
+check 'mxfp6 e2m3: codes 1F 00 20' 1f0020 "$(tail_hex "$tmp/c.npy" 3)"
+q --scheme mxfp6 --format e3m2 --in "$tmp/mx.npy" >/dev/null
+check 'mxfp6 e3m2: s = 5 (84)' 84 "$(tail_hex "$tmp/s.npy" 1)"
+check 'mxfp6 e3m2: codes 1F 02 20 (a tie to even)' 1f0220 "$(tail_hex "$tmp/c.npy" 3)"
+q --scheme mxfp6 --format e3m2 --element-rounding rna --in "$tmp/mx.npy" >/dev/null
+check 'mxfp6 e3m2 rna: away from zero is 02 as well' 1f0220 "$(tail_hex "$tmp/c.npy" 3)"
+# example_e2m1_ties: {6, 1.25, 0.25, -5}, s = 0 (7F)
+npy "$tmp/fp4.npy" '<f4' '4,' 4 40C00000 3FA00000 3E800000 C0A00000
+q --scheme mxfp4 --in "$tmp/fp4.npy" >"$tmp/out"
+check 'mxfp4: s = 0 (7F)' 7f "$(tail_hex "$tmp/s.npy" 1)"
+check 'mxfp4 rne: 7 2 0 E' 0702000e "$(tail_hex "$tmp/c.npy" 4)"
+grep -q "'shape': (1,)" "$tmp/s.npy" && ok 'mxfp4: a 1-D tensor has scales of shape (1,)' || not_ok 'mxfp4: scales (1,)'
+grep -q '^flushed to zero  1 of 4' "$tmp/out" && ok 'mxfp4 rne: 0.25 flushed' || not_ok 'mxfp4 rne: 0.25 flushed' "$(cat "$tmp/out")"
+q --scheme mxfp4 --format e2m1 --element-rounding rna --in "$tmp/fp4.npy" >/dev/null
+check 'mxfp4 rna: 7 3 1 F' 0703010f "$(tail_hex "$tmp/c.npy" 4)"
+# example_int8: {1.5, -0.5, 0.0078125}, s = 0; {FLT_MAX, -1}, s = 127
+npy "$tmp/i8.npy" '<f4' '3,' 4 3FC00000 BF000000 3C000000
+q --scheme mxint8 --in "$tmp/i8.npy" --dequant "$tmp/d.npy" >"$tmp/out"
+check 'mxint8: s = 0 (7F)' 7f "$(tail_hex "$tmp/s.npy" 1)"
+check 'mxint8 rne: 60 E0 00' 60e000 "$(tail_hex "$tmp/c.npy" 3)"
+check 'mxint8: dequant 96/64 = 1.5' 0000c03f "$(tail_hex "$tmp/d.npy" 12 | cut -c1-8)"
+grep -q '^saturated  not counted (INT8 codes)$' "$tmp/out" && ok 'mxint8: saturation not counted' ||
+	not_ok 'mxint8: saturation not counted' "$(cat "$tmp/out")"
+grep -q 'format int8' "$tmp/out" && ok 'mxint8: prints format int8' || not_ok 'mxint8: prints format int8'
+q --scheme mxint8 --element-rounding rna --in "$tmp/i8.npy" --json >"$tmp/out"
+check 'mxint8 rna: 60 E0 01' 60e001 "$(tail_hex "$tmp/c.npy" 3)"
+grep -q '"saturated": null' "$tmp/out" && ok 'mxint8 --json: saturated null' || not_ok 'mxint8 --json: saturated null'
+npy "$tmp/i8big.npy" '<f4' '2,' 4 7F7FFFFF BF800000
+q --scheme mxint8 --in "$tmp/i8big.npy" >/dev/null
+check 'mxint8 FLT_MAX: s = 127 (FE), codes 7F 00' fe7f00 "$(tail_hex "$tmp/s.npy" 1)$(tail_hex "$tmp/c.npy" 2)"
+# Range ends: least subnormal -> 00 in every rule; FLT_MAX E4M3 -> F6 / F7;
+# a NaN or inf in a block -> FF with zero codes.
+npy "$tmp/tiny.npy" '<f4' '1,' 4 00000001
+for rule in ocp-floor nv-ceil rne; do
+	q --scheme mxfp8 --rule $rule --in "$tmp/tiny.npy" >/dev/null
+	check "mxfp8 $rule: least subnormal -> scale 00" 00 "$(tail_hex "$tmp/s.npy" 1)"
+done
+npy "$tmp/top.npy" '<f4' '1,' 4 7F7FFFFF
+q --scheme mxfp8 --in "$tmp/top.npy" >/dev/null
+check 'mxfp8 ocp-floor: FLT_MAX -> scale F6, element 7E' f67e "$(tail_hex "$tmp/s.npy" 1)$(tail_hex "$tmp/c.npy" 1)"
+q --scheme mxfp8 --rule nv-ceil --in "$tmp/top.npy" >/dev/null
+check 'mxfp8 nv-ceil: FLT_MAX -> scale F7' f7 "$(tail_hex "$tmp/s.npy" 1)"
+# Shape: 2x3x40 holds two blocks per row (32 and a short 8); block (0, 0, 1)
+# holds a NaN: scale FF and zero codes; row (0, 1) holds 1.0: s = -8 (77),
+# 1 * 2^8 = 256 (78).
+set -- 447A0000 40400000
+k=2
+while [ $k -lt 32 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+set -- "$@" 7FC00000 3F800000 00000000 00000000 00000000 00000000 00000000 00000000 3F800000 # NaN 1 ... | row 1
+k=41
+while [ $k -lt 240 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+npy "$tmp/mx3.npy" '<f4' '2, 3, 40' 4 "$@"
+q --scheme mxfp8 --in "$tmp/mx3.npy" >"$tmp/out"
+grep -q "'shape': (2, 3, 2)" "$tmp/s.npy" && ok 'mxfp8: scales keep the leading axes (2, 3, 2)' ||
+	not_ok 'mxfp8: scales keep the leading axes (2, 3, 2)' "$(head -c 80 "$tmp/s.npy")"
+check 'mxfp8: scales 80, FF (NaN block), 77' 80ff77 "$(tail_hex "$tmp/s.npy" 12 | cut -c1-6)"
+check 'mxfp8: the NaN block codes are 00' 0000 "$(tail_hex "$tmp/c.npy" 208 | cut -c1-4)"
+check 'mxfp8: row 1 starts with 256 (78)' 78 "$(byte_at "$tmp/c.npy" 200 1)"
+grep -q '(1 non-finite inputs, 7 non-finite outputs left out)' "$tmp/out" && ok 'mxfp8: NaN block in the report' ||
+	not_ok 'mxfp8: NaN block in the report' "$(cat "$tmp/out")"
+
+# ---- NVFP4 (docs/scaling-mx.md) ----
+# example_nvfp4: {2688, 1344, 0...} | {1, 0.5, 0.25, -0.1, 0...}
+set -- 45280000 44A80000
+k=2
+while [ $k -lt 16 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+set -- "$@" 3F800000 3F000000 3E800000 BDCCCCCD
+k=20
+while [ $k -lt 32 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+npy "$tmp/nv.npy" '<f4' '1, 32' 4 "$@"
+q --scheme nvfp4 --in "$tmp/nv.npy" --tensor-scale "$tmp/t.npy" --dequant "$tmp/d.npy" >"$tmp/out" 2>"$tmp/err"
+check 'nvfp4: exit 0' 0 $?
+check 'nvfp4: block scales 448 (7E), 0.171875 (23)' 7e23 "$(tail_hex "$tmp/s.npy" 2)"
+check 'nvfp4: block 0 codes 6 (7), 3 (5)' 0705 "$(tail_hex "$tmp/c.npy" 32 | cut -c1-4)"
+check 'nvfp4: block 1 codes 6 3 1.5 -0.5 (7 5 3 9)' 07050309 "$(tail_hex "$tmp/c.npy" 16 | cut -c1-8)"
+check 'nvfp4: tensor scale file holds S = 1' 0000803f "$(tail_hex "$tmp/t.npy" 4)"
+grep -q "'descr': '<f4', 'fortran_order': False, 'shape': (1,)" "$tmp/t.npy" && ok 'nvfp4: tensor scale is float32 (1,)' ||
+	not_ok 'nvfp4: tensor scale is float32 (1,)'
+check 'nvfp4: dequant 6 * 0.171875 = 1.03125' 0000843f "$(tail_hex "$tmp/d.npy" 64 | cut -c1-8)"
+grep -q '^tensor_scale 1 (0x3F800000)$' "$tmp/out" && ok 'nvfp4: prints the tensor scale' ||
+	not_ok 'nvfp4: prints the tensor scale' "$(cat "$tmp/out")"
+grep -q '^blocks 1x16  rounding rne$' "$tmp/out" && ok 'nvfp4: prints blocks and rounding' || not_ok 'nvfp4: prints blocks'
+# example_recipe_order: S = 0x4527FFAD; the block's s_b = 60 (67), not 56
+set -- 3F80003F 3F00003F
+k=2
+while [ $k -lt 16 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+set -- "$@" 3E04928B 3DC6DBD0
+k=18
+while [ $k -lt 32 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+npy "$tmp/ord.npy" '<f4' '1, 32' 4 "$@"
+q --scheme nvfp4 --in "$tmp/ord.npy" --tensor-scale "$tmp/t.npy" --json >"$tmp/out"
+check 'nvfp4 order: S = 0x4527FFAD' adff2745 "$(tail_hex "$tmp/t.npy" 4)"
+check 'nvfp4 order: block scales 7E 67' 7e67 "$(tail_hex "$tmp/s.npy" 2)"
+check 'nvfp4 order: codes 7 6' 0706 "$(tail_hex "$tmp/c.npy" 16 | cut -c1-4)"
+grep -q '"tensor_scale": {"value": "[0-9.]*", "bits": "0x4527FFAD"}' "$tmp/out" && ok 'nvfp4 --json: tensor_scale' ||
+	not_ok 'nvfp4 --json: tensor_scale' "$(cat "$tmp/out")"
+# By hand, 2-D: 17x16, 2688 at (0, 0) and 1 at (16, 0): S = 1, tiles of
+# 16x16 rows 0-15 and row 16: scales 7E and 23 (as above), shape (2, 1).
+set -- 45280000
+k=1
+while [ $k -lt 256 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+set -- "$@" 3F800000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 \
+	00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000
+npy "$tmp/w2.npy" '<f4' '17, 16' 4 "$@"
+q --scheme nvfp4 --2d --in "$tmp/w2.npy" --tensor-scale "$tmp/t.npy" >"$tmp/out"
+grep -q "'shape': (2, 1)" "$tmp/s.npy" && ok 'nvfp4 --2d: scales (2, 1)' || not_ok 'nvfp4 --2d: scales (2, 1)'
+check 'nvfp4 --2d: scales 7E 23' 7e23 "$(tail_hex "$tmp/s.npy" 2)"
+check 'nvfp4 --2d: row 16 codes 1 -> 6 (7)' 07 "$(byte_at "$tmp/c.npy" 16 1)"
+grep -q '^blocks 16x16' "$tmp/out" && ok 'nvfp4 --2d: prints 16x16' || not_ok 'nvfp4 --2d: prints 16x16'
+# Stochastic rounding: S = 1, s_b = 448 (2688 heads each block), 1008 =
+# 2.25 * 448 rounds to 2 (4) or 3 (5); the same seed gives the same codes.
+set --
+k=0
+while [ $k -lt 256 ]; do
+	if [ $((k % 16)) -eq 0 ]; then set -- "$@" 45280000; else set -- "$@" 447C0000; fi
+	k=$((k + 1))
+done
+npy "$tmp/sr.npy" '<f4' '1, 256' 4 "$@"
+q --scheme nvfp4 --sr --seed 7 --in "$tmp/sr.npy" --tensor-scale "$tmp/t.npy" --json >"$tmp/out"
+sr7=$(tail_hex "$tmp/c.npy" 256)
+rest=$(printf '%s\n' "$sr7" | sed 's/\(..\)/\1 /g' | tr ' ' '\n' | grep -v '^$' | sort | uniq -c | tr -s ' ' | tr '\n' ',')
+case $rest in
+*' 04,'*' 05,'*' 16 07,') ok 'nvfp4 --sr: codes 7 (heads), 4 and 5 only, both drawn' ;;
+*) not_ok 'nvfp4 --sr: codes 7 (heads), 4 and 5 only, both drawn' "$rest" ;;
+esac
+[ "$(printf '%s' "$rest" | tr ',' '\n' | grep -c .)" -eq 3 ] && ok 'nvfp4 --sr: no other code' || not_ok 'nvfp4 --sr: no other code' "$rest"
+grep -q '"rounding": "sr", "seed": 7' "$tmp/out" && ok 'nvfp4 --sr --json: seed' || not_ok 'nvfp4 --sr --json: seed' "$(cat "$tmp/out")"
+q --scheme nvfp4 --sr --seed 7 --in "$tmp/sr.npy" --tensor-scale "$tmp/t.npy" >/dev/null
+check 'nvfp4 --sr: the same seed, the same codes' "$sr7" "$(tail_hex "$tmp/c.npy" 256)"
+q --scheme nvfp4 --sr --seed 8 --in "$tmp/sr.npy" --tensor-scale "$tmp/t.npy" >/dev/null
+[ "$sr7" != "$(tail_hex "$tmp/c.npy" 256)" ] && ok 'nvfp4 --sr: another seed, other codes' ||
+	not_ok 'nvfp4 --sr: another seed, other codes'
+
+# ---- MX and NVFP4 refusals ----
+mx=$tmp/mx.npy
+expect_status 'mxfp8 --format e2m1: exit 2' 2 --scheme mxfp8 --format e2m1 --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+grep -q 'e4m3 or e5m2' "$tmp/err" && ok 'mxfp8 --format refusal names the choices' || not_ok 'mxfp8 --format refusal' "$(cat "$tmp/err")"
+expect_status 'mxfp6 --format e4m3: exit 2' 2 --scheme mxfp6 --format e4m3 --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'mxfp4 --format e3m2: exit 2' 2 --scheme mxfp4 --format e3m2 --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'mxint8 --format: exit 2' 2 --scheme mxint8 --format e4m3 --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'nvfp4 --format e4m3: exit 2' 2 --scheme nvfp4 --format e4m3 --tensor-scale "$tmp/t.npy" --in "$mx" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'mxfp8 --rule floor: exit 2' 2 --scheme mxfp8 --rule floor --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'mxfp8 --element-rounding rtz: exit 2' 2 --scheme mxfp8 --element-rounding rtz --in "$mx" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'mxfp8 --pow2: exit 2' 2 --scheme mxfp8 --pow2 --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'mxfp4 --eps: exit 2' 2 --scheme mxfp4 --eps 1 --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'mxfp8 --amax-nan: exit 2' 2 --scheme mxfp8 --amax-nan ignore --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'mxfp8 --recipe: exit 2' 2 --scheme mxfp8 --recipe te --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'mxfp8 --margin: exit 2' 2 --scheme mxfp8 --margin 1 --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'mxfp8 --2d: exit 2' 2 --scheme mxfp8 --2d --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'mxfp8 --tensor-scale: exit 2' 2 --scheme mxfp8 --tensor-scale "$tmp/t.npy" --in "$mx" --codes "$tmp/c.npy" \
+	--scales "$tmp/s.npy"
+expect_status 'tensor --rule: exit 2' 2 --scheme tensor --rule rne --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'tile128 --sr: exit 2' 2 --scheme tile128 --sr --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'nvfp4 without --tensor-scale: exit 2' 2 --scheme nvfp4 --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'nvfp4 --rule: exit 2' 2 --scheme nvfp4 --rule nv-ceil --tensor-scale "$tmp/t.npy" --in "$mx" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'nvfp4 --element-rounding: exit 2' 2 --scheme nvfp4 --element-rounding rna --tensor-scale "$tmp/t.npy" \
+	--in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'nvfp4 --seed without --sr: exit 2' 2 --scheme nvfp4 --seed 3 --tensor-scale "$tmp/t.npy" --in "$mx" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'nvfp4 --seed -3: exit 2' 2 --scheme nvfp4 --sr --seed -3 --tensor-scale "$tmp/t.npy" --in "$mx" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'nvfp4 --seed 2^64: exit 2' 2 --scheme nvfp4 --sr --seed 18446744073709551616 --tensor-scale "$tmp/t.npy" \
+	--in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+rm -f "$tmp/c9.npy" "$tmp/s9.npy"
+expect_status 'nvfp4 unwritable tensor scale: exit 1' 1 --scheme nvfp4 --tensor-scale "$tmp/no/such/dir/t.npy" --in "$mx" \
+	--codes "$tmp/c9.npy" --scales "$tmp/s9.npy"
+[ ! -e "$tmp/c9.npy" ] && [ ! -e "$tmp/s9.npy" ] && ok 'unwritable tensor scale: no codes or scales left' ||
+	not_ok 'unwritable tensor scale: no codes or scales left'
+expect_status 'nvfp4 unwritable dequant: exit 1' 1 --scheme nvfp4 --tensor-scale "$tmp/t9.npy" --in "$mx" \
+	--codes "$tmp/c9.npy" --scales "$tmp/s9.npy" --dequant "$tmp/no/such/dir/d.npy"
+[ ! -e "$tmp/c9.npy" ] && [ ! -e "$tmp/s9.npy" ] && [ ! -e "$tmp/t9.npy" ] &&
+	ok 'nvfp4 unwritable dequant: no codes, scales or tensor scale left' ||
+	not_ok 'nvfp4 unwritable dequant: no codes, scales or tensor scale left'
+for scheme in tensor tile128 block128 mxfp8 mxfp6 mxfp4 mxint8; do
+	"$FPREF" quantize --scheme $scheme --in "$mx" --codes "$tmp/c.npy" --scales "$tmp/s.npy" >/dev/null 2>"$tmp/err"
+	check "$scheme: built (exit 0)" 0 $?
+done
+[ -z "$(ls -A "$tmp" | grep partial)" ] && ok 'no temporary files left (MX, NVFP4)' || not_ok 'no temporary files left (MX, NVFP4)'
 
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]

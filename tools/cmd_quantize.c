@@ -1,6 +1,7 @@
 /* fpref quantize: quantise a tensor from .npy with a scaling scheme, write
  * the codes, the scales (and the dequantised values) as .npy, and report
- * the error of the round trip (docs/scaling.md). */
+ * the error of the round trip (docs/scaling.md, docs/scaling-mx.md). */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +13,16 @@
 
 struct quantize_args {
 	const char *scheme, *in, *codes, *scales, *dequant, *format, *eps, *margin, *history, *algo, *recipe, *nan, *amax_nan;
-	bool json, pow2, no_pow2;
+	const char *rule, *element_rounding, *seed, *tensor_scale; /* MX, NVFP4 */
+	bool json, pow2, no_pow2, two_d, sr;
 };
 
 static const char quantize_usage[] =
 	"quantize --scheme SCHEME --in X.npy --codes C.npy --scales S.npy [--dequant D.npy] [--format e4m3|e5m2] "
 	"[--pow2|--no-pow2] [--recipe deepseek|te] [--eps E] [--margin M] [--history L] [--amax-algo max|most_recent] "
-	"[--amax-nan ignore|propagate] [--nan keep|reject] [--json]";
+	"[--amax-nan ignore|propagate] [--nan keep|reject] [--json]; MX (mxfp8 e4m3|e5m2, mxfp6 e2m3|e3m2, mxfp4 e2m1, "
+	"mxint8): [--rule ocp-floor|nv-ceil|rne] [--element-rounding rne|rna]; nvfp4: --tensor-scale F.npy [--2d] "
+	"[--sr [--seed N]]";
 
 static int usage_error(const char *what, const char *value)
 {
@@ -45,6 +49,10 @@ static const char **value_slot(struct quantize_args *a, const char *opt)
 		{ "--recipe", offsetof(struct quantize_args, recipe) },
 		{ "--nan", offsetof(struct quantize_args, nan) },
 		{ "--amax-nan", offsetof(struct quantize_args, amax_nan) },
+		{ "--rule", offsetof(struct quantize_args, rule) },
+		{ "--element-rounding", offsetof(struct quantize_args, element_rounding) },
+		{ "--seed", offsetof(struct quantize_args, seed) },
+		{ "--tensor-scale", offsetof(struct quantize_args, tensor_scale) },
 	};
 	for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
 		if (strcmp(opt, slots[i].name) == 0)
@@ -67,6 +75,10 @@ static int parse_args(int argc, char **argv, struct quantize_args *a)
 			a->pow2 = true;
 		else if (strcmp(argv[i], "--no-pow2") == 0)
 			a->no_pow2 = true;
+		else if (strcmp(argv[i], "--2d") == 0)
+			a->two_d = true;
+		else if (strcmp(argv[i], "--sr") == 0)
+			a->sr = true;
 		else
 			return usage_error("unknown argument", argv[i]);
 	}
@@ -114,12 +126,76 @@ static int parse_eps(const char *text, uint32_t *eps)
 	return 0;
 }
 
-static int build_request(const struct quantize_args *a, struct quantize_request *q)
+/* --seed: any 64-bit unsigned integer (the stream's key). */
+static int parse_seed(const char *text, uint64_t *seed)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 0);
+	if (*text < '0' || *text > '9' || *end != '\0' || errno == ERANGE) {
+		cli_error("--seed must be an integer 0 to 18446744073709551615, not '%s'", text);
+		return CLI_EXIT_USAGE;
+	}
+	*seed = (uint64_t)v;
+	return 0;
+}
+
+/* The MX or NVFP4 element: the scheme's first unless --format names another
+ * of its elements. */
+static int pick_element(const struct quantize_args *a, const struct quantize_scheme *scheme,
+			struct quantize_request *q)
+{
+	if (strcmp(scheme->elements[0], "int8") == 0) {
+		if (a->format) {
+			cli_error("--scheme %s has one element, INT8: --format does not apply", scheme->name);
+			return CLI_EXIT_USAGE;
+		}
+		q->mx_element = scheme->elements[0];
+		return 0;
+	}
+	if (cli_parse_format(a->format ? a->format : scheme->elements[0], &q->element) != 0)
+		return CLI_EXIT_USAGE;
+	for (int i = 0; scheme->elements[i]; i++)
+		if (strcmp(q->element.name, scheme->elements[i]) == 0) {
+			q->mx_element = scheme->elements[i];
+			return 0;
+		}
+	cli_error("--scheme %s takes --format %s, not '%s'", scheme->name, scheme->format_choices, a->format);
+	return CLI_EXIT_USAGE;
+}
+
+static int build_block_scaled(const struct quantize_args *a, const struct quantize_scheme *scheme,
+			      struct quantize_request *q)
+{
+	int status = pick_element(a, scheme, q);
+	if (status)
+		return status;
+	q->have_format = a->format != NULL;
+	q->mx_rule = FPREF_MX_SCALE_OCP_FLOOR;
+	q->element_rounding = FPREF_RNE;
+	if (a->rule && fpref_mx_scale_rule_parse(a->rule, &q->mx_rule) != 0) {
+		cli_error("--rule must be one of %s, not '%s'", fpref_mx_scale_rule_choices(), a->rule);
+		return CLI_EXIT_USAGE;
+	}
+	if (a->element_rounding && (fpref_rounding_parse(a->element_rounding, &q->element_rounding) != 0 ||
+				    (q->element_rounding != FPREF_RNE && q->element_rounding != FPREF_RNA)))
+		return usage_error("--element-rounding must be rne or rna, not", a->element_rounding);
+	q->nvfp4.two_d = a->two_d;
+	q->nvfp4.stochastic = a->sr;
+	if (a->seed && (status = parse_seed(a->seed, &q->nvfp4.seed)) != 0)
+		return status;
+	return 0;
+}
+
+static int build_request(const struct quantize_args *a, const struct quantize_scheme *scheme,
+			 struct quantize_request *q)
 {
 	memset(q, 0, sizeof *q);
 	q->pow2 = a->pow2 ? 1 : a->no_pow2 ? 0 : -1;
 	q->history = 1024;
 	q->algo = FPREF_AMAX_MAX;
+	if (scheme->family != QUANTIZE_FP8)
+		return build_block_scaled(a, scheme, q);
 	long v;
 	int status = 0;
 	if (cli_parse_format(a->format ? a->format : "e4m3", &q->element) != 0)
@@ -146,9 +222,33 @@ static int build_request(const struct quantize_args *a, struct quantize_request 
 	return 0;
 }
 
-/* Options that the scheme would silently ignore are errors. */
-static int check_scheme_options(const struct quantize_args *a, const char *scheme)
+/* Options that the MX and NVFP4 schemes would silently ignore are errors. */
+static int check_block_scaled_options(const struct quantize_args *a, const struct quantize_scheme *scheme)
 {
+	const char *name = scheme->name;
+	if (scheme->family != QUANTIZE_FP8 && (a->pow2 || a->no_pow2 || a->eps || a->amax_nan))
+		return usage_error("--pow2, --no-pow2, --eps and --amax-nan belong to the FP8 schemes (tensor, delayed, "
+				   "tile128, block128); the scale and NaN handling are fixed (docs/scaling-mx.md) in", name);
+	if (scheme->family != QUANTIZE_MX && (a->rule || a->element_rounding))
+		return usage_error("--rule and --element-rounding belong to the MX schemes (mxfp8, mxfp6, mxfp4, "
+				   "mxint8), not", name);
+	if (scheme->family != QUANTIZE_NVFP4 && (a->two_d || a->sr || a->seed || a->tensor_scale))
+		return usage_error("--2d, --sr, --seed and --tensor-scale belong to --scheme nvfp4, not", name);
+	if (a->seed && !a->sr)
+		return usage_error("--seed seeds stochastic rounding: it needs --sr", NULL);
+	if (scheme->family == QUANTIZE_NVFP4 && !a->tensor_scale)
+		return usage_error("--scheme nvfp4 needs --tensor-scale F.npy for the FP32 tensor scale, without which "
+				   "the codes and block scales cannot be decoded", NULL);
+	return 0;
+}
+
+/* Options that the scheme would silently ignore are errors. */
+static int check_scheme_options(const struct quantize_args *a, const struct quantize_scheme *s)
+{
+	const char *scheme = s->name;
+	int status = check_block_scaled_options(a, s);
+	if (status)
+		return status;
 	bool delayed = strcmp(scheme, "delayed") == 0;
 	bool blocks = strcmp(scheme, "tile128") == 0 || strcmp(scheme, "block128") == 0;
 	if (!delayed && (a->margin || a->history || a->algo))
@@ -185,7 +285,7 @@ static void print_f32(const char *name, uint32_t bits, bool json, bool last)
 	free(dec);
 }
 
-static void print_report_text(const struct fpref_quant_report *r)
+static void print_report_text(const struct fpref_quant_report *r, bool saturation_counted)
 {
 	printf("compared %zu of %zu elements (%zu non-finite inputs, %zu non-finite outputs left out)\n", r->compared,
 	       r->count, r->nonfinite_inputs, r->nonfinite_outputs);
@@ -194,18 +294,34 @@ static void print_report_text(const struct fpref_quant_report *r)
 	       r->compared_nonzero);
 	printf("flushed to zero  %zu of %zu nonzero inputs (%.17g)\n", r->flushed, r->nonzero_inputs,
 	       r->flushed_fraction);
-	printf("saturated  %zu of %zu codes (%.17g)\n", r->saturated, r->count, r->saturated_fraction);
+	if (saturation_counted)
+		printf("saturated  %zu of %zu codes (%.17g)\n", r->saturated, r->count, r->saturated_fraction);
+	else
+		printf("saturated  not counted (INT8 codes)\n");
 }
 
-static void print_report_json(const struct fpref_quant_report *r)
+static void print_report_json(const struct fpref_quant_report *r, bool saturation_counted)
 {
 	printf("\"report\": {\"count\": %zu, \"compared\": %zu, \"compared_nonzero\": %zu, \"nonfinite_inputs\": %zu, "
 	       "\"nonfinite_outputs\": %zu, \"max_abs\": %.17g, \"mean_abs\": %.17g, \"max_rel\": %.17g, "
-	       "\"mean_rel\": %.17g, \"nonzero_inputs\": %zu, \"flushed\": %zu, \"flushed_fraction\": %.17g, "
-	       "\"saturated\": %zu, \"saturated_fraction\": %.17g}",
+	       "\"mean_rel\": %.17g, \"nonzero_inputs\": %zu, \"flushed\": %zu, \"flushed_fraction\": %.17g, ",
 	       r->count, r->compared, r->compared_nonzero, r->nonfinite_inputs, r->nonfinite_outputs, r->max_abs,
-	       r->mean_abs, r->max_rel, r->mean_rel, r->nonzero_inputs, r->flushed, r->flushed_fraction, r->saturated,
-	       r->saturated_fraction);
+	       r->mean_abs, r->max_rel, r->mean_rel, r->nonzero_inputs, r->flushed, r->flushed_fraction);
+	if (saturation_counted)
+		printf("\"saturated\": %zu, \"saturated_fraction\": %.17g}", r->saturated, r->saturated_fraction);
+	else
+		printf("\"saturated\": null, \"saturated_fraction\": null}");
+}
+
+static void print_labels(const struct quantize_result *r, bool json)
+{
+	for (int i = 0; i < r->nlabels; i++) {
+		const struct quantize_label *l = &r->labels[i];
+		if (json)
+			printf(l->number ? "\"%s\": %s, " : "\"%s\": \"%s\", ", l->name, l->value);
+		else
+			printf("%s %s%s", l->name, l->value, i + 1 < r->nlabels ? "  " : "\n");
+	}
 }
 
 static void print_steps(const struct quantize_result *r, bool json)
@@ -232,20 +348,21 @@ static void print_result(const struct quantize_args *a, const struct quantize_re
 			 const struct quantize_result *r, const struct fpref_quant_report *rep)
 {
 	if (a->json)
-		printf("{\"scheme\": \"%s\", \"format\": \"%s\", \"shape\": [", a->scheme, r->element->name);
+		printf("{\"scheme\": \"%s\", \"format\": \"%s\", \"shape\": [", a->scheme, r->element_name);
 	else
-		printf("scheme %s  format %s  shape ", a->scheme, r->element->name);
+		printf("scheme %s  format %s  shape ", a->scheme, r->element_name);
 	for (int d = 0; d < q->ndim; d++)
 		printf(a->json ? "%s%zu" : "%s%zu", d ? (a->json ? ", " : "x") : "", q->shape[d]);
 	printf(a->json ? "], " : "\n");
+	print_labels(r, a->json);
 	print_steps(r, a->json);
 	for (int i = 0; i < r->nfacts; i++)
 		print_f32(r->facts[i].name, r->facts[i].bits, a->json, !a->json && i + 1 == r->nfacts);
 	if (a->json) {
-		print_report_json(rep);
+		print_report_json(rep, r->element != NULL);
 		printf("}\n");
 	} else
-		print_report_text(rep);
+		print_report_text(rep, r->element != NULL);
 }
 
 /* Each file is written atomically; when one fails, those this run already
@@ -253,21 +370,28 @@ static void print_result(const struct quantize_args *a, const struct quantize_re
 static int write_outputs(const struct quantize_args *a, const struct quantize_request *q,
 			 const struct quantize_result *r)
 {
-	const char *written[2] = { NULL, NULL };
-	int status = quantize_save(a->codes, "|u1", q->shape, q->ndim, r->codes, 1);
-	if (!status) {
-		written[0] = a->codes;
-		status = quantize_save(a->scales, r->scales_descr, r->scales_shape, r->scales_ndim, r->scales,
-				       r->scales_item_bytes);
-	}
-	if (!status) {
-		written[1] = a->scales;
-		if (a->dequant)
-			status = quantize_save(a->dequant, "<f4", q->shape, q->ndim, r->dequant, 4);
-	}
-	for (int i = 0; status && i < 2; i++)
-		if (written[i])
-			remove(written[i]);
+	const size_t one[1] = { 1 };
+	const struct {
+		const char *path, *descr;
+		const size_t *shape;
+		int ndim;
+		const void *data;
+		size_t item_bytes;
+	} files[] = {
+		{ a->codes, "|u1", q->shape, q->ndim, r->codes, 1 },
+		{ a->scales, r->scales_descr, r->scales_shape, r->scales_ndim, r->scales, r->scales_item_bytes },
+		{ r->has_tensor_scale ? a->tensor_scale : NULL, "<f4", one, 1, &r->tensor_scale, 4 },
+		{ a->dequant, "<f4", q->shape, q->ndim, r->dequant, 4 },
+	};
+	size_t n = sizeof files / sizeof files[0], done = 0;
+	int status = 0;
+	for (; done < n && status == 0; done++)
+		if (files[done].path)
+			status = quantize_save(files[done].path, files[done].descr, files[done].shape, files[done].ndim,
+					       files[done].data, files[done].item_bytes);
+	for (size_t i = 0; status && i + 1 < done; i++) /* the last one tried was not written */
+		if (files[i].path)
+			remove(files[i].path);
 	return status;
 }
 
@@ -287,7 +411,7 @@ int cmd_quantize(int argc, char **argv)
 		cli_error("--scheme %s: not built yet (%s)", a.scheme, scheme->what);
 		return CLI_EXIT_FAIL;
 	}
-	if ((status = check_scheme_options(&a, a.scheme)) != 0 || (status = build_request(&a, &q)) != 0)
+	if ((status = check_scheme_options(&a, scheme)) != 0 || (status = build_request(&a, scheme, &q)) != 0)
 		return status;
 	uint32_t *x = NULL;
 	if ((status = quantize_load(a.in, &q, &x)) != 0)
@@ -301,7 +425,7 @@ int cmd_quantize(int argc, char **argv)
 		status = scheme->run(&q, &r);
 	struct fpref_quant_report rep;
 	if (!status && fpref_quant_report_compute(q.x, r.dequant, q.count, r.element, r.codes, &rep) != 0) {
-		cli_error("cannot report on codes of %s", r.element->name);
+		cli_error("cannot report on codes of %s", r.element_name);
 		status = CLI_EXIT_FAIL;
 	}
 	if (!status)

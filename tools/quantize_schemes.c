@@ -1,5 +1,7 @@
 /* fpref quantize: the scheme table and the runners of the per-tensor,
- * delayed and tile/block schemes.  Each runner only calls the library. */
+ * delayed, tile/block, MX and NVFP4 schemes.  Each runner only calls the
+ * library. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,20 +15,28 @@ static int library_error(const char *err)
 	return CLI_EXIT_USAGE;
 }
 
-/* codes and dequant for count elements, and nscales FP32 scales. */
-static int alloc_result(const struct quantize_request *q, struct quantize_result *r, size_t nscales)
+/* codes and dequant for count elements, and nscales scales of item_bytes
+ * each: FP32 ("<f4") or one-byte codes ("|u1"). */
+static int alloc_items(const struct quantize_request *q, struct quantize_result *r, size_t nscales,
+		       size_t item_bytes)
 {
 	r->codes = malloc(q->count);
 	r->dequant = malloc(q->count * sizeof *r->dequant);
-	r->scales = malloc(nscales * sizeof(uint32_t));
-	r->scales_descr = "<f4";
-	r->scales_item_bytes = 4;
+	r->scales = malloc(nscales * item_bytes);
+	r->scales_descr = item_bytes == 1 ? "|u1" : "<f4";
+	r->scales_item_bytes = item_bytes;
 	r->element_store = q->element;
 	r->element = &r->element_store;
+	r->element_name = r->element_store.name;
 	if (r->codes && r->dequant && r->scales)
 		return 0;
 	cli_error("out of memory");
 	return CLI_EXIT_FAIL;
+}
+
+static int alloc_result(const struct quantize_request *q, struct quantize_result *r, size_t nscales)
+{
+	return alloc_items(q, r, nscales, sizeof(uint32_t));
 }
 
 static void add_fact(struct quantize_result *r, const char *name, uint32_t bits)
@@ -34,6 +44,14 @@ static void add_fact(struct quantize_result *r, const char *name, uint32_t bits)
 	r->facts[r->nfacts].name = name;
 	r->facts[r->nfacts].bits = bits;
 	r->nfacts++;
+}
+
+static void add_label(struct quantize_result *r, const char *name, const char *value, bool number)
+{
+	struct quantize_label *l = &r->labels[r->nlabels++];
+	l->name = name;
+	snprintf(l->value, sizeof l->value, "%s", value);
+	l->number = number;
 }
 
 static int run_tensor(const struct quantize_request *q, struct quantize_result *r)
@@ -136,16 +154,82 @@ static int run_block128(const struct quantize_request *q, struct quantize_result
 	return run_blocks(q, r, 128);
 }
 
+/* Scales of blocks along the last axis keep the leading axes, as tiles do. */
+static void row_block_shape(const struct quantize_request *q, struct quantize_result *r, size_t block)
+{
+	r->scales_ndim = q->ndim;
+	memcpy(r->scales_shape, q->shape, sizeof r->scales_shape);
+	r->scales_shape[q->ndim - 1] = fpref_scale_blocks(q->shape[q->ndim - 1], block);
+}
+
+static int run_mx(const struct quantize_request *q, struct quantize_result *r)
+{
+	struct fpref_mx_params p = { q->mx_element, q->mx_rule, q->element_rounding };
+	size_t cols = q->shape[q->ndim - 1], rows = q->count / cols;
+	char err[512];
+	int status = alloc_items(q, r, fpref_mx_scale_count(rows, cols), 1);
+	if (status)
+		return status;
+	if (fpref_emu_mx_quantize(&p, q->x, rows, cols, r->codes, r->scales, err, sizeof err) != 0 ||
+	    fpref_emu_mx_dequantize(&p, r->codes, r->scales, rows, cols, r->dequant, err, sizeof err) != 0)
+		return library_error(err);
+	row_block_shape(q, r, FPREF_MX_BLOCK);
+	if (strcmp(q->mx_element, "int8") == 0) { /* two's complement: no format for the report to count */
+		r->element = NULL;
+		r->element_name = "int8";
+	}
+	add_label(r, "rule", fpref_mx_scale_rule_name(q->mx_rule), false);
+	add_label(r, "element_rounding", fpref_rounding_name(q->element_rounding), false);
+	return 0;
+}
+
+static int run_nvfp4(const struct quantize_request *q, struct quantize_result *r)
+{
+	size_t cols = q->shape[q->ndim - 1], rows = q->count / cols;
+	char err[512], seed[24];
+	int status = alloc_items(q, r, fpref_nvfp4_scale_count(&q->nvfp4, rows, cols), 1);
+	if (status)
+		return status;
+	if (fpref_emu_nvfp4_quantize(&q->nvfp4, q->x, rows, cols, r->codes, r->scales, &r->tensor_scale, err,
+				     sizeof err) != 0 ||
+	    fpref_emu_nvfp4_dequantize(&q->nvfp4, r->codes, r->scales, r->tensor_scale, rows, cols, r->dequant, err,
+				       sizeof err) != 0)
+		return library_error(err);
+	r->has_tensor_scale = true;
+	if (q->nvfp4.two_d) {
+		r->scales_ndim = 2;
+		r->scales_shape[0] = fpref_scale_blocks(rows, FPREF_NVFP4_BLOCK);
+		r->scales_shape[1] = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK);
+	} else
+		row_block_shape(q, r, FPREF_NVFP4_BLOCK);
+	add_label(r, "blocks", q->nvfp4.two_d ? "16x16" : "1x16", false);
+	add_label(r, "rounding", q->nvfp4.stochastic ? "sr" : "rne", false);
+	if (q->nvfp4.stochastic) {
+		snprintf(seed, sizeof seed, "%llu", (unsigned long long)q->nvfp4.seed);
+		add_label(r, "seed", seed, true);
+	}
+	add_fact(r, "tensor_scale", r->tensor_scale);
+	return 0;
+}
+
 static const struct quantize_scheme schemes[] = {
-	{ "tensor", "Transformer Engine current scaling, one FP32 scale", run_tensor },
-	{ "delayed", "Transformer Engine delayed scaling, one step per slice of the first axis", run_delayed },
-	{ "tile128", "1x128 tiles along the last axis (DeepSeek-V3 activations; --recipe te)", run_tile128 },
-	{ "block128", "128x128 blocks (DeepSeek-V3 weights; --recipe te)", run_block128 },
-	/* The MX and NVFP4 rows: the coordinator wires them to emu/fpref_scale_mx.h. */
-	{ "mxfp8", "OCP MX FP8 (E4M3/E5M2), blocks of 32, E8M0 scale", NULL },
-	{ "mxfp6", "OCP MX FP6 (E2M3/E3M2), blocks of 32, E8M0 scale", NULL },
-	{ "mxfp4", "OCP MX FP4 (E2M1), blocks of 32, E8M0 scale", NULL },
-	{ "nvfp4", "NVFP4: E2M1, blocks of 16, E4M3 block scale and FP32 tensor scale", NULL },
+	{ "tensor", "Transformer Engine current scaling, one FP32 scale", run_tensor, QUANTIZE_FP8, { NULL }, NULL },
+	{ "delayed", "Transformer Engine delayed scaling, one step per slice of the first axis", run_delayed,
+	  QUANTIZE_FP8, { NULL }, NULL },
+	{ "tile128", "1x128 tiles along the last axis (DeepSeek-V3 activations; --recipe te)", run_tile128,
+	  QUANTIZE_FP8, { NULL }, NULL },
+	{ "block128", "128x128 blocks (DeepSeek-V3 weights; --recipe te)", run_block128, QUANTIZE_FP8, { NULL },
+	  NULL },
+	{ "mxfp8", "OCP MX FP8 (E4M3/E5M2), blocks of 32, E8M0 scale", run_mx, QUANTIZE_MX,
+	  { "float8_e4m3fn", "float8_e5m2", NULL }, "e4m3 or e5m2" },
+	{ "mxfp6", "OCP MX FP6 (E2M3/E3M2), blocks of 32, E8M0 scale", run_mx, QUANTIZE_MX,
+	  { "float6_e2m3fn", "float6_e3m2fn", NULL }, "e2m3 or e3m2" },
+	{ "mxfp4", "OCP MX FP4 (E2M1), blocks of 32, E8M0 scale", run_mx, QUANTIZE_MX, { "float4_e2m1fn", NULL },
+	  "e2m1" },
+	{ "mxint8", "OCP MX INT8 (k * 2^-6), blocks of 32, E8M0 scale", run_mx, QUANTIZE_MX, { "int8", NULL },
+	  "none (the element is INT8)" },
+	{ "nvfp4", "NVFP4: E2M1, blocks of 16, E4M3 block scale and FP32 tensor scale", run_nvfp4, QUANTIZE_NVFP4,
+	  { "float4_e2m1fn", NULL }, "e2m1" },
 };
 
 const struct quantize_scheme *quantize_scheme_find(const char *name)
@@ -158,7 +242,7 @@ const struct quantize_scheme *quantize_scheme_find(const char *name)
 
 const char *quantize_scheme_choices(void)
 {
-	return "tensor, delayed, tile128, block128, mxfp8, mxfp6, mxfp4, nvfp4";
+	return "tensor, delayed, tile128, block128, mxfp8, mxfp6, mxfp4, mxint8, nvfp4";
 }
 
 void quantize_result_free(struct quantize_result *r)
