@@ -230,21 +230,20 @@ static uint64_t chain(const struct plan *p, const struct operands *a, const stru
 	return c;
 }
 
-static bool lowered(const struct fpref_tc_model *m, const struct fpref_format *output)
-{
-	return m->lowered_k > 0 && strcmp(output->name, "float16") == 0;
-}
-
-/* The lowered FP16-output path: per instruction, each group of products
- * (in the order of the instruction's lanes) through the FP16 block model
- * from zero, then c added by an FP16 addition. */
+/* The lowered path: per instruction, the inputs converted to FP16, each
+ * group of products (in the order of the instruction's lanes) through the
+ * FP16 unit's block model, chained from zero, then c added by one
+ * addition in the output format. */
 static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *f16, uint64_t *d)
+		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
-	struct fpref_tc_model inner = fpref_tc_model_lowered_blocks(m);
+	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(m);
+	struct fpref_format f16;
 	struct plan p;
-	size_t L = (size_t)m->lowered_k, groups = L / (size_t)m->lowered_block, lanes = (size_t)m->interleave;
-	if (plan_init(&p, &inner, f16, f16) != 0 || groups == 0 || lanes == 0)
+	if (!inner || fpref_format_parse("float16", &f16, NULL, 0) != 0 || plan_init(&p, inner, &f16, output) != 0)
+		return -1;
+	size_t L = (size_t)m->lowered_k, groups = L / (size_t)inner->block, lanes = (size_t)m->interleave;
+	if (groups == 0 || lanes == 0)
 		return -1;
 	struct fpref_env env;
 	fpref_env_default(&env); /* exact conversions to FP16, then rne additions */
@@ -267,11 +266,11 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 					continue;
 				uint64_t u, v;
 				unsigned flags = 0;
-				status = fpref_emu_convert(input, a[k0 + k], f16, &env, 0, &u, &flags) |
-					 fpref_emu_convert(input, b[k0 + k], f16, &env, 0, &v, &flags);
+				status = fpref_emu_convert(input, a[k0 + k], &f16, &env, 0, &u, &flags) |
+					 fpref_emu_convert(input, b[k0 + k], &f16, &env, 0, &v, &flags);
 				if (status == 0) {
-					decode_one(f16, u, &x, n);
-					decode_one(f16, v, &y, n);
+					decode_one(&f16, u, &x, n);
+					decode_one(&f16, v, &y, n);
 					n++;
 				}
 			}
@@ -280,7 +279,7 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 		}
 		uint64_t args[3] = { partial, acc, 0 };
 		unsigned flags = 0;
-		fpref_emu_op(FPREF_OP_ADD, f16, args, &env, 0, &acc, &flags);
+		fpref_emu_op(FPREF_OP_ADD, output, args, &env, 0, &acc, &flags);
 	}
 	operands_free(&x);
 	operands_free(&y);
@@ -311,7 +310,7 @@ int fpref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *inpu
 	struct fpref_unpacked z;
 	if (plan_init(&p, m, input, output) != 0 || fpref_decode(output, c, &z) == FPREF_DECODE_INVALID)
 		return -1;
-	if (lowered(m, output))
+	if (fpref_tc_lowered(m, output))
 		return lowered_dot(m, input, a, b, K, c, output, d);
 	struct operands all, x, y;
 	if (decode_pair(input, a, b, K, &all, &x, &y) != 0)
@@ -356,8 +355,8 @@ int fpref_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_for
 	struct plan p;
 	struct fpref_unpacked z;
 	if (nc == 0 || fpref_format_parse("float32", &f32, NULL, 0) != 0 || plan_init(&p, m, input, &f32) != 0 ||
-	    fpref_decode(&f32, c, &z) == FPREF_DECODE_INVALID)
-		return -1;
+	    fpref_tc_lowered(m, &f32) || fpref_decode(&f32, c, &z) == FPREF_DECODE_INVALID)
+		return -1; /* promotion of lowered partial sums is not modelled */
 	struct fpref_env env; /* FP32 arithmetic on ordinary cores: rne */
 	fpref_env_default(&env);
 	struct operands all, x, y;
@@ -373,14 +372,14 @@ int fpref_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *inp
 		  uint64_t *D)
 {
 	struct plan p;
-	if (plan_init(&p, m, input, output) != 0 || (nc && strcmp(output->name, "float32") != 0))
+	if (plan_init(&p, m, input, output) != 0 || (nc && (strcmp(output->name, "float32") != 0 || fpref_tc_lowered(m, output))))
 		return -1;
 	for (size_t i = 0; C && i < M * N; i++) {
 		struct fpref_unpacked z;
 		if (fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID)
 			return -1;
 	}
-	if (lowered(m, output)) { /* element by element */
+	if (fpref_tc_lowered(m, output)) { /* element by element */
 		uint64_t *col = malloc((K + 1) * sizeof *col);
 		int r = col ? 0 : -1;
 		for (size_t i = 0; i < M && r == 0; i++)

@@ -23,7 +23,7 @@ extern "C" {
 #define FPREF_TC_MAX_FRAC 36
 
 struct fpref_tc_model {
-	const char *gpu;       /* v100, a100, h100, ada, or "generic" */
+	const char *gpu;       /* v100, a100, h100, h100-mma, h100-wgmma, ada, or "generic" */
 	const char *inputs;    /* the input formats it covers, comma-separated names ("" for any) */
 	int block;             /* products per block, n */
 	int frac;              /* F: fraction bits kept below the alignment exponent */
@@ -32,16 +32,19 @@ struct fpref_tc_model {
 	enum fpref_rounding round_fp32; /* the block's one rounding, FP32 output */
 	enum fpref_rounding round_fp16; /* ... FP16 output */
 	const char *fp16_inputs;        /* the inputs with an FP16-output instruction (PTX mma: f16 and FP8, not bf16 or tf32) */
-	/* FP16 output through the compiler's lowering instead (mma.sync FP8 on
-	 * sm_90 becomes conversions to FP16 and two FP16 tensor-core
-	 * instructions): per instruction of lowered_k products, the inputs
-	 * converted to FP16, blocks of lowered_block products from a zero
-	 * accumulator (block h of the instruction takes the k with
-	 * (k / interleave) mod (lowered_k / lowered_block) = h), each rounded
-	 * to FP16 by nearest-even with lowered_frac fraction bits kept and
-	 * floor lowered_floor; then C added by an FP16 addition (rne).
-	 * lowered_k = 0: the native path above. */
-	int lowered_k, lowered_block, lowered_frac, lowered_floor, interleave;
+	/* The outputs in lowered_outputs go through the compiler's lowering
+	 * instead (mma.sync FP8 on sm_90 becomes conversions to FP16 and two
+	 * FP16 tensor-core instructions, HMMA.16816): per instruction of
+	 * lowered_k products, the inputs converted to FP16 (exactly), then the
+	 * same GPU's float16 row for this output (its n, F, floor and
+	 * rounding) chained over its lane groups from a zero accumulator
+	 * (group h of the instruction takes the k with
+	 * (k / interleave) mod (lowered_k / n) = h, in order of h), then C
+	 * added by one addition in the output format (rne).  lowered_k = 0:
+	 * the native path above for every output. */
+	int lowered_k;
+	const char *lowered_outputs; /* "float16", "float16,float32" */
+	int interleave;
 	const char *source;
 };
 
@@ -57,9 +60,12 @@ bool fpref_tc_output_ok(const struct fpref_tc_model *m, const struct fpref_forma
  * at 23 fraction bits: at most 11 significand bits). */
 bool fpref_tc_input_ok(const struct fpref_format *input);
 
-/* The native block model that one lowered instruction runs (FP16 inputs
- * and output), from a model with lowered_k > 0. */
-struct fpref_tc_model fpref_tc_model_lowered_blocks(const struct fpref_tc_model *m);
+/* Whether an output takes the lowered path of a model (lowered_k > 0 and
+ * the output in lowered_outputs). */
+bool fpref_tc_lowered(const struct fpref_tc_model *m, const struct fpref_format *output);
+/* The block model that one lowered instruction runs: the same GPU's row
+ * for float16 inputs, or NULL when the table has none. */
+const struct fpref_tc_model *fpref_tc_model_lowered_blocks(const struct fpref_tc_model *m);
 
 /* The model as a line of text, for an output format ("float32" or
  * "float16"), saying which path it takes. */

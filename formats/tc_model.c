@@ -7,20 +7,34 @@
 #include "fpref_tc_model.h"
 
 #define KM "Khattak & Mikaitis, arXiv:2512.07004"
+#define FP8 "float8_e4m3fn,float8_e5m2"
+#define H200 "; measured on an H200 (docs/accumulation.md, tests/data/h200-*.txt)"
+/* h100 is the preset golden/vectors pins: FP8 with FP32 output from the
+ * WGMMA unit, FP8 with FP16 output as mma.sync lowers it.  h100-mma and
+ * h100-wgmma are what each instruction gives on sm_90 for every output. */
 static const struct fpref_tc_model models[] = {
-	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, 0, 0, 0, 0, KM " (V100)" },
-	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, 0, 0, 0, 0, KM " (A100)" },
-	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, 0, 0, 0, 0, KM " (A100)" },
-	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, 0, 0, 0, 0, KM " (H100)" },
-	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, 0, 0, 0, 0, KM " (H100)" },
-	{ "h100", "float8_e4m3fn,float8_e5m2", 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, "float8_e4m3fn,float8_e5m2",
-	  32, 16, 25, -21, 2,
+	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)" },
+	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)" },
+	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)" },
+	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)" },
+	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" },
+	{ "h100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16", 2,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: mma.sync as the compiler lowers it for sm_90, "
 	     "found by matching ../shared/tc-hw and the SASS of that instruction" },
-	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, 0, 0, 0, 0, KM " (Ada)" },
-	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, 0, 0, 0, 0, KM " (Ada)" },
-	{ "ada", "float8_e4m3fn,float8_e5m2", 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, "float8_e4m3fn,float8_e5m2",
-	  0, 0, 0, 0, 0, KM " (Ada FP8)" },
+	{ "h100-mma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
+	  KM " (H100)" H200 },
+	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200 },
+	{ "h100-mma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
+	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200 },
+	{ "h100-wgmma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
+	  KM " (H100)" H200 },
+	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)" },
+	{ "h100-wgmma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
+	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: the same block rounded to nearest even, C in the "
+	     "block" H200 },
+	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)" },
+	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)" },
+	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)" },
 };
 
 size_t fpref_tc_model_count(void)
@@ -42,12 +56,17 @@ static bool lists(const char *list, const char *name)
 	return false;
 }
 
-const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct fpref_format *input)
+static const struct fpref_tc_model *find_by_name(const char *gpu, const char *input)
 {
 	for (size_t i = 0; i < fpref_tc_model_count(); i++)
-		if (strcmp(models[i].gpu, gpu) == 0 && lists(models[i].inputs, input->name))
+		if (strcmp(models[i].gpu, gpu) == 0 && lists(models[i].inputs, input))
 			return &models[i];
 	return NULL;
+}
+
+const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct fpref_format *input)
+{
+	return find_by_name(gpu, input->name);
 }
 
 bool fpref_tc_output_ok(const struct fpref_tc_model *m, const struct fpref_format *input,
@@ -64,23 +83,18 @@ bool fpref_tc_input_ok(const struct fpref_format *input)
 	return input->man_bits <= 10 && input->exp_bits <= 8 && input->is_signed && input->has_zero;
 }
 
-struct fpref_tc_model fpref_tc_model_lowered_blocks(const struct fpref_tc_model *m)
+bool fpref_tc_lowered(const struct fpref_tc_model *m, const struct fpref_format *output)
 {
-	return (struct fpref_tc_model){ m->gpu, "float16", m->lowered_block, m->lowered_frac, m->lowered_floor,
-					m->lowered_floor, FPREF_RNE, FPREF_RNE, "float16", 0, 0, 0, 0, 0, m->source };
+	return m->lowered_k > 0 && m->lowered_outputs && lists(m->lowered_outputs, output->name);
 }
 
-void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output, char *buf, size_t len)
+const struct fpref_tc_model *fpref_tc_model_lowered_blocks(const struct fpref_tc_model *m)
 {
-	bool fp16 = strcmp(output, "float16") == 0;
-	if (fp16 && m->lowered_k) {
-		snprintf(buf, len,
-			 "%s tensor core, FP16 output as the compiler lowers mma.sync: per %d products, inputs to FP16, groups "
-			 "of %d (k / %d mod %d) in blocks of %d fraction bits, floor %d, rne, from zero; C added in FP16",
-			 m->gpu, m->lowered_k, m->lowered_block, m->interleave, m->lowered_k / m->lowered_block, m->lowered_frac,
-			 m->lowered_floor);
-		return;
-	}
+	return find_by_name(m->gpu, "float16");
+}
+
+static void describe_native(const struct fpref_tc_model *m, bool fp16, char *buf, size_t len)
+{
 	int floor = fp16 ? m->floor_fp16 : m->floor_fp32;
 	char floor_text[16];
 	if (floor == FPREF_TC_NO_FLOOR)
@@ -89,6 +103,22 @@ void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output,
 		snprintf(floor_text, sizeof floor_text, "%d", floor);
 	snprintf(buf, len, "%s tensor core: blocks of %d, %d fraction bits, floor %s, %s", m->gpu, m->block, m->frac,
 		 floor_text, fpref_rounding_name(fp16 ? m->round_fp16 : m->round_fp32));
+}
+
+void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output, char *buf, size_t len)
+{
+	bool fp16 = strcmp(output, "float16") == 0;
+	const struct fpref_tc_model *inner = m->lowered_k ? fpref_tc_model_lowered_blocks(m) : NULL;
+	if (inner && m->lowered_outputs && lists(m->lowered_outputs, output)) {
+		snprintf(buf, len,
+			 "%s tensor core, %s output as the compiler lowers mma.sync: per %d products, inputs to FP16, groups "
+			 "of %d (k / %d mod %d) in blocks of %d fraction bits, floor %d, %s, from zero; C added in %s",
+			 m->gpu, fp16 ? "FP16" : "FP32", m->lowered_k, inner->block, m->interleave, m->lowered_k / inner->block,
+			 inner->frac, fp16 ? inner->floor_fp16 : inner->floor_fp32,
+			 fpref_rounding_name(fp16 ? inner->round_fp16 : inner->round_fp32), fp16 ? "FP16" : "FP32");
+		return;
+	}
+	describe_native(m, fp16, buf, len);
 }
 
 int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding rounding, struct fpref_tc_model *m,
@@ -110,7 +140,7 @@ int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding ro
 		snprintf(err, errlen, "the block's rounding must be rtz or rne, not %s", fpref_rounding_name(rounding));
 		return -1;
 	}
-	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, NULL, 0, 0, 0, 0, 0,
+	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, NULL, 0, NULL, 0,
 				      "custom parameters" };
 	return 0;
 }

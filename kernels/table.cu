@@ -8,8 +8,10 @@
 #include "mma.h"
 
 #define CV(name, file, formats, cc, op, what) { name, "hw/convert/" file, formats, cc, fk_run_convert, op, what }
-#define MMA(name, dir, file, formats, cc, op, what) { name, dir "/dot/h100." file, formats, cc, fk_run_mma, op, what }
-#define HOP(name, dir, file, formats, op, what) { name, dir "/dot/h100." file, formats, 90, fk_run_hopper, op, what }
+// The dot files name the sm_90 presets: h100-mma for mma.sync, h100-wgmma for
+// WGMMA (they differ for FP8); gpu-check puts another GPU's preset in their place.
+#define MMA(name, dir, file, formats, cc, op, what) { name, dir "/dot/h100-mma." file, formats, cc, fk_run_mma, op, what }
+#define HOP(name, dir, file, formats, op, what) { name, dir "/dot/h100-wgmma." file, formats, 90, fk_run_hopper, op, what }
 
 const struct fk_kernel fk_kernels[] = {
 	CV("float2half_rn", "float32-float16.cuda.txt", "float32 -> float16", 53, FK_F32_F16_RN, "__float2half_rn"),

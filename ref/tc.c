@@ -95,19 +95,17 @@ static uint64_t model_block(const struct fpref_tc_model *m, const struct fpref_f
 	return bits << (output->man_bits - target->man_bits);
 }
 
-static bool lowered(const struct fpref_tc_model *m, const struct fpref_format *output)
-{
-	return m->lowered_k > 0 && strcmp(output->name, "float16") == 0;
-}
-
-/* The lowered FP16-output path (fpref_tc_model.h): the inputs converted to
- * FP16, each instruction's lane groups through the FP16 block model from
- * zero, c added by an FP16 addition. */
+/* The lowered path (fpref_tc_model.h): the inputs converted to FP16, each
+ * instruction's lane groups through the FP16 unit's block model, chained
+ * from zero, c added by one addition in the output format. */
 static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *f16, uint64_t *d)
+		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
-	struct fpref_tc_model inner = fpref_tc_model_lowered_blocks(m);
-	size_t L = (size_t)m->lowered_k, groups = L / (size_t)m->lowered_block, lanes = (size_t)m->interleave;
+	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(m);
+	struct fpref_format f16;
+	if (!inner || fpref_format_parse("float16", &f16, NULL, 0) != 0)
+		return -1;
+	size_t L = (size_t)m->lowered_k, groups = L / (size_t)inner->block, lanes = (size_t)m->interleave;
 	if (groups == 0 || lanes == 0)
 		return -1;
 	struct fpref_env env;
@@ -121,18 +119,18 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 			for (size_t k = k0; k < K && k < k0 + L && status == 0; k++) {
 				unsigned flags = 0;
 				if (((k - k0) / lanes) % groups == h) {
-					status = fpref_ref_convert(input, a[k], f16, &env, 0, &x[n], &flags) |
-						 fpref_ref_convert(input, b[k], f16, &env, 0, &y[n], &flags);
+					status = fpref_ref_convert(input, a[k], &f16, &env, 0, &x[n], &flags) |
+						 fpref_ref_convert(input, b[k], &f16, &env, 0, &y[n], &flags);
 					n++;
 				}
 			}
 			if (status == 0)
-				status = fpref_ref_tc_dot(&inner, f16, x, y, n, partial, f16, &partial);
+				status = fpref_ref_tc_dot(inner, &f16, x, y, n, partial, output, &partial);
 		}
 		uint64_t args[3] = { partial, acc, 0 };
 		unsigned flags = 0;
 		if (status == 0)
-			status = fpref_ref_op(FPREF_OP_ADD, f16, args, &env, 0, &acc, &flags);
+			status = fpref_ref_op(FPREF_OP_ADD, output, args, &env, 0, &acc, &flags);
 	}
 	if (status == 0)
 		*d = acc;
@@ -143,7 +141,7 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		     const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
-	if (lowered(m, output) && fpref_tc_output_ok(m, input, output)) {
+	if (fpref_tc_lowered(m, output) && fpref_tc_output_ok(m, input, output)) {
 		struct fpref_ref_value v;
 		fpref_ref_value_init(&v);
 		int status = fpref_tc_input_ok(input) ? fpref_ref_from_bits(output, c, false, &v) : -1;
@@ -383,12 +381,16 @@ static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_fo
 }
 
 /* The lowered path: per instruction, the lane groups chained from zero
- * through the FP16 block model, then one FP16 addition of the accumulator. */
+ * through the FP16 unit's block model, then one addition of the
+ * accumulator in the output format. */
 static void lowered_bound(const struct fpref_tc_model *m, mpfr_t *abs_a, mpfr_t *abs_b, size_t K,
-			  const struct fpref_format *f16, struct running *acc)
+			  const struct fpref_format *output, struct running *acc)
 {
-	struct fpref_tc_model inner = fpref_tc_model_lowered_blocks(m);
-	size_t L = (size_t)m->lowered_k, groups = L / (size_t)m->lowered_block, lanes = (size_t)m->interleave;
+	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(m);
+	struct fpref_format f16;
+	fpref_format_parse("float16", &f16, NULL, 0);
+	size_t L = (size_t)m->lowered_k, groups = L / (size_t)inner->block, lanes = (size_t)m->interleave;
+	long log2_u = -(long)output->man_bits - 1, log2_eta = least_normal_exponent(output) - (long)output->man_bits;
 	mpfr_t *x = new_values(L), *y = new_values(L), zero, t;
 	mpfr_init2(zero, 8);
 	mpfr_init2(t, BOUND_PREC);
@@ -403,11 +405,11 @@ static void lowered_bound(const struct fpref_tc_model *m, mpfr_t *abs_a, mpfr_t 
 					mpfr_set(x[n], abs_a[k], MPFR_RNDN);
 					mpfr_set(y[n++], abs_b[k], MPFR_RNDN);
 				}
-			tc_chain_bound(&inner, f16, f16, x, y, n, &part);
+			tc_chain_bound(inner, &f16, output, x, y, n, &part);
 		}
 		mpfr_add(acc->err, acc->err, part.err, MPFR_RNDU);
 		mpfr_add(t, acc->mag, part.mag, MPFR_RNDU);
-		rounding_step(acc->err, acc->mag, t, -11, -24); /* the FP16 addition */
+		rounding_step(acc->err, acc->mag, t, log2_u, log2_eta); /* the addition of C */
 		running_clear(&part);
 	}
 	mpfr_clear(zero);
@@ -429,7 +431,8 @@ int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format
 		       mpfr_ptr bound)
 {
 	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input) ||
-	    (nc && strcmp(output->name, "float32") != 0))
+	    (nc && (strcmp(output->name, "float32") != 0 || fpref_tc_lowered(m, output))) ||
+	    (fpref_tc_lowered(m, output) && !fpref_tc_model_lowered_blocks(m)))
 		return -1;
 	struct bound_inputs bi;
 	int status = bound_inputs_read(input, a, b, K, output, c, &bi);
@@ -439,7 +442,7 @@ int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format
 	if (status == 0) {
 		struct running acc;
 		running_init(&acc, bi.c.x);
-		if (lowered(m, output))
+		if (fpref_tc_lowered(m, output))
 			lowered_bound(m, abs_a, abs_b, K, output, &acc);
 		else if (nc == 0)
 			tc_chain_bound(m, input, output, abs_a, abs_b, K, &acc);

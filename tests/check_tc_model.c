@@ -59,6 +59,10 @@ static const struct model_case models[] = {
 	{ "h100", "tf32", 0, 0, 0, 0 },
 	{ "h100", "float8_e4m3fn", 0, 0, 0, 0 },
 	{ "h100", "float8_e5m2", 0, 0, 0, 0 },
+	{ "h100-mma", "float8_e4m3fn", 0, 0, 0, 0 },
+	{ "h100-mma", "float8_e5m2", 0, 0, 0, 0 },
+	{ "h100-wgmma", "float8_e4m3fn", 0, 0, 0, 0 },
+	{ "h100-wgmma", "float8_e5m2", 0, 0, 0, 0 },
 	{ "ada", "float16", 0, 0, 0, 0 },
 	{ "ada", "bfloat16", 0, 0, 0, 0 },
 	{ "ada", "tf32", 0, 0, 0, 0 },
@@ -206,6 +210,15 @@ START_TEST(model_bound_holds)
 			struct fpref_format out = test_format(out16 ? "float16" : "float32");
 			if (!fpref_tc_output_ok(&m, &in, &out))
 				continue;
+			if (promoted && fpref_tc_lowered(&m, &out)) { /* promotion of lowered sums: refused by both */
+				uint64_t a = 0, d;
+				mpfr_t bound;
+				mpfr_init2(bound, 64);
+				ck_assert_int_eq(fpref_tc_dot_promoted(&m, &in, &a, &a, 1, 32, NULL, NULL, 0, &d), -1);
+				ck_assert_int_eq(fpref_ref_tc_bound(&m, &in, &a, &a, 1, 0, &out, 32, bound), -1);
+				mpfr_clear(bound);
+				continue;
+			}
 			struct tightness t = { 0, 0, 0 };
 			mpfr_t bound;
 			mpfr_init2(bound, 64);
@@ -329,6 +342,53 @@ START_TEST(custom_model_errors)
 }
 END_TEST
 
+/* The sm_90 presets: the FP16/BF16/TF32 units are h100's, and the FP8 rows
+ * differ only in which outputs are lowered to FP16 instructions.  The
+ * FP8 difference, worked by hand: C = 1 and 32 products 2^-9 * 2^-9 (sum
+ * 2^-13).  The native unit truncates the products to 13 fraction bits
+ * below C's exponent: d = 1 (measured on an H200 with WGMMA: 3F800000).
+ * Lowered, the 32 products sum exactly in the FP16 blocks (FP32 output)
+ * and C is added by an FP32 addition: d = 1 + 2^-13 (3F800400). */
+START_TEST(sm90_presets)
+{
+	static const char *const inputs[] = { "float16", "bfloat16", "tf32", "float8_e4m3fn", "float8_e5m2" };
+	struct fpref_format f32 = test_format("float32"), f16 = test_format("float16");
+	for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+		struct fpref_format in = test_format(inputs[i]);
+		const struct fpref_tc_model *h = fpref_tc_model_find("h100", &in), *mma = fpref_tc_model_find("h100-mma", &in),
+					    *wg = fpref_tc_model_find("h100-wgmma", &in);
+		ck_assert_ptr_nonnull(h);
+		ck_assert_ptr_nonnull(mma);
+		ck_assert_ptr_nonnull(wg);
+		const struct fpref_tc_model *rows[2] = { mma, wg };
+		for (int r = 0; r < 2; r++) {
+			ck_assert_int_eq(rows[r]->block, h->block);
+			ck_assert_int_eq(rows[r]->frac, h->frac);
+			ck_assert_int_eq(rows[r]->floor_fp32, h->floor_fp32);
+			ck_assert_int_eq(rows[r]->floor_fp16, h->floor_fp16);
+			ck_assert_int_eq(rows[r]->round_fp32, h->round_fp32);
+			ck_assert_int_eq(rows[r]->round_fp16, h->round_fp16);
+		}
+		bool fp8 = in.man_bits < 7;
+		ck_assert(fpref_tc_lowered(h, &f16) == fp8 && !fpref_tc_lowered(h, &f32));
+		ck_assert(fpref_tc_lowered(mma, &f16) == fp8 && fpref_tc_lowered(mma, &f32) == fp8);
+		ck_assert(!fpref_tc_lowered(wg, &f16) && !fpref_tc_lowered(wg, &f32));
+	}
+	struct fpref_format e4m3 = test_format("float8_e4m3fn");
+	uint64_t a[32], b[32], d = 0;
+	for (int k = 0; k < 32; k++)
+		a[k] = b[k] = 0x01; /* 2^-9 */
+	for (int engine = 0; engine < 2; engine++) {
+		int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const uint64_t *, const uint64_t *,
+			   size_t, uint64_t, const struct fpref_format *, uint64_t *) = engine ? fpref_ref_tc_dot : fpref_tc_dot;
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-wgmma", &e4m3), &e4m3, a, b, 32, 0x3F800000, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0x3F800000);
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &e4m3), &e4m3, a, b, 32, 0x3F800000, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0x3F800400);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tensor-core model");
@@ -339,6 +399,7 @@ int main(void)
 	tcase_add_loop_test(tc, plain_bounds_hold, 0, 3);
 	tcase_add_test(tc, bound_is_reached);
 	tcase_add_test(tc, custom_model_errors);
+	tcase_add_test(tc, sm90_presets);
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);
 	return test_run(s);

@@ -761,6 +761,18 @@ check_bad 'dot: --frac without generic' 2 '--frac'
 printf '38 38 3C00\n' >"$tmp/low"
 run_in "$tmp/low" dot --model h100 --in e4m3 --out f16
 check_result 'dot h100 e4m3 -> f16' 0 '38 38 3C00 4000'
+# The sm_90 FP8 paths (docs/accumulation.md): C = 1 and 32 products
+# 2^-9 * 2^-9 = 2^-13 in all.  WGMMA truncates them below C's 13 fraction
+# bits (1, as measured on an H200); mma.sync lowered to FP16 adds their
+# exact sum to C in FP32 (1 + 2^-13).
+ones=$(printf '01 %.0s' $(seq 64))
+printf '%s3F800000\n' "$ones" >"$tmp/sm90"
+run_in "$tmp/sm90" dot --model h100-wgmma --in e4m3
+check_result 'dot h100-wgmma e4m3: C = 1 swallows 32 x 2^-18' 0 "${ones}3F800000 3F800000"
+run_in "$tmp/sm90" dot --model h100-mma --in e4m3
+check_result 'dot h100-mma e4m3: 1 + 2^-13' 0 "${ones}3F800000 3F800400"
+run_in "$tmp/sm90" dot --model h100-mma --in e4m3 --promote 32
+check_bad 'dot h100-mma: --promote refused' 2 'h100-wgmma'
 
 # 15. gemm.  A = [[1, 2], [3, 4]] and B = I as .npy float16 (bytes worked
 # from the .npy format: magic, version 1.0, header length 118, the dict

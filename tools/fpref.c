@@ -68,9 +68,9 @@ static const char usage[] =
 	"       --sr-bits HEX|W:HEX|seed=N|W:seed=N  random bits for --round sr\n"
 	"       --profile cuda|onnx-cast-19|onnx-cast-24|ml_dtypes|ocp\n"
 	"                                            behave as that implementation (--round/--sat override)\n"
-	"MODEL: v100, a100, h100, ada (tensor cores; --out float32 or float16), generic (--block N\n"
-	"       --frac F [--floor E|none] [--final rtz|rne]); recursive, pairwise, blocked [--block N],\n"
-	"       fma-chain, kahan (rounded in --out under ENV); exact (the oracle).\n"
+	"MODEL: v100, a100, h100, h100-mma, h100-wgmma, ada (tensor cores; --out float32 or float16),\n"
+	"       generic (--block N --frac F [--floor E|none] [--final rtz|rne]); recursive, pairwise,\n"
+	"       blocked [--block N], fma-chain, kahan (rounded in --out under ENV); exact (the oracle).\n"
 	"       --promote NC: tensor-core partial sums added to an FP32 accumulator every NC products\n"
 	"Flags (two hex digits): inexact 01, underflow 02, overflow 04, infinite 08, invalid 10.\n"
 	"Exit status: 0 done, 1 failure, 2 bad input.\n";

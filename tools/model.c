@@ -6,7 +6,7 @@
 #include "cli.h"
 
 static const char model_choices[] =
-	"tensor cores: v100 (float16), a100, h100, ada (float16, bfloat16, tf32; h100 and ada also float8_e4m3fn, "
+	"tensor cores: v100 (float16), a100, h100, h100-mma, h100-wgmma, ada (float16, bfloat16, tf32; h100* and ada also float8_e4m3fn, "
 	"float8_e5m2), generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
 	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact";
 
@@ -103,6 +103,11 @@ int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format 
 	}
 	if (promote && (m->kind != CLI_MODEL_TC || strcmp(out->name, "float32") != 0)) {
 		cli_error("--promote needs a tensor-core model and --out float32");
+		return CLI_EXIT_USAGE;
+	}
+	if (promote && fpref_tc_lowered(&m->tc, out)) {
+		cli_error("--promote: the %s model lowers %s inputs to FP16 instructions; promotion is modelled only for "
+			  "the native unit (try h100-wgmma)", m->tc.gpu, in->name);
 		return CLI_EXIT_USAGE;
 	}
 	return 0;
