@@ -230,6 +230,14 @@ static bool preset_applies(const struct fpref_tc_model *m, const struct fpref_pr
 	return fpref_tc_model_find(m->gpu, &d->in) == m && fpref_tc_output_ok(m, &d->in, &d->out);
 }
 
+static bool has_preset_class(const struct fpref_probe_report *r)
+{
+	for (size_t i = 0; i < r->nclasses; i++)
+		if (r->classes[i].preset)
+			return true;
+	return false;
+}
+
 static int check_presets(struct search *s, struct fpref_probe_report *r)
 {
 	const struct fpref_probe_data *d = s->data;
@@ -240,7 +248,10 @@ static int check_presets(struct search *s, struct fpref_probe_report *r)
 			continue;
 		if (r->npresets < sizeof r->presets / sizeof r->presets[0])
 			r->presets[r->npresets++] = m;
-		if (fp16 && m->lowered_k) { /* outside the generic space: a class of its own */
+		/* Outside the generic space: one class, whichever presets share
+		 * it (h100 and h100-mma lower FP8 alike for FP16 output), since
+		 * the cases fit them all and so cannot tell them apart. */
+		if (fp16 && m->lowered_k && !has_preset_class(r)) {
 			struct fpref_probe_class c = { 0 };
 			c.preset = m;
 			r->consistent++;
