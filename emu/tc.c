@@ -82,6 +82,7 @@ struct plan {
 	struct fpref_format target; /* the output, narrowed to F fraction bits when F is fewer */
 	struct fpref_env env;       /* the block's one rounding */
 	int frac, floor, block;
+	bool zero_positive;         /* a zero result is +0 (the model's row) */
 	int shift_in;               /* product significand to 23 + lift fraction bits */
 	int lift;                   /* extra bits kept so that aligning only ever shifts right */
 	unsigned target_shift;      /* target pattern to output pattern */
@@ -97,6 +98,7 @@ static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struc
 	p->output = output;
 	p->frac = m->frac;
 	p->block = m->block;
+	p->zero_positive = m->zero_positive;
 	p->floor = fp16_out ? m->floor_fp16 : m->floor_fp32;
 	p->lift = m->frac > 23 ? m->frac - 23 : 0;
 	p->shift_in = 23 - 2 * input->man_bits + p->lift;
@@ -216,6 +218,9 @@ static uint64_t block(const struct plan *p, const struct operands *a, const stru
 					  (fpref_u128)(negative ? -(uint64_t)sum : (uint64_t)sum), false, &flags);
 	if (flags & FPREF_FLAG_OVERFLOW) /* the hardware gives inf even when rounding toward zero */
 		fpref_format_inf_bits(&p->target, negative, &r);
+	uint64_t sign = 1ull << (p->target.man_bits + p->target.exp_bits);
+	if (p->zero_positive && (r & ~sign) == 0) /* -0 (an underflow of a negative sum) becomes +0 */
+		r = 0;
 	return r << p->target_shift;
 }
 

@@ -46,6 +46,12 @@ struct fpref_tc_model {
 	const char *lowered_outputs; /* "float16", "float16,float32" */
 	int interleave;
 	const char *source;
+	/* A block whose result is zero gives +0, whatever the sign of the sum
+	 * it rounds (an exact zero from -0 terms, or a negative sum that rounds
+	 * or truncates to zero), where IEEE 754 would give -0: measured on an
+	 * H200 (docs/accumulation.md).  false: IEEE's sign (older GPUs: not
+	 * measured here). */
+	bool zero_positive;
 };
 
 size_t fpref_tc_model_count(void);

@@ -52,7 +52,7 @@ struct fpref_probe_class {
 	int none_up_to;       /* the least term exponent: no floor at or below it ever acts */
 	bool has_floor_range; /* floors floor_lo..floor_hi fit */
 	int floor_lo, floor_hi;
-	const struct fpref_tc_model *preset; /* a preset outside the generic space (lowered FP16 path), else NULL */
+	const struct fpref_tc_model *preset; /* a preset outside the generic space (a lowered path, or +0 zeros where no generic model fits), else NULL; rows that compute alike make one class */
 };
 
 /* A model that misses: its parameters and how many cases it gets wrong. */

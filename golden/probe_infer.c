@@ -230,10 +230,31 @@ static bool preset_applies(const struct fpref_tc_model *m, const struct fpref_pr
 	return fpref_tc_model_find(m->gpu, &d->in) == m && fpref_tc_output_ok(m, &d->in, &d->out);
 }
 
-static bool has_preset_class(const struct fpref_probe_report *r)
+/* Whether two rows compute the same for this output (h100 and its sm_90
+ * variants share most rows): the same class, not two. */
+static bool same_rows(const struct fpref_tc_model *x, const struct fpref_tc_model *y, const struct fpref_format *out)
+{
+	bool lowered = fpref_tc_lowered(x, out);
+	if (lowered != fpref_tc_lowered(y, out))
+		return false;
+	if (lowered) {
+		if (x->lowered_k != y->lowered_k || x->interleave != y->interleave)
+			return false;
+		x = fpref_tc_model_lowered_blocks(x);
+		y = fpref_tc_model_lowered_blocks(y);
+		if (!x || !y)
+			return false;
+	}
+	return x->block == y->block && x->frac == y->frac && x->floor_fp32 == y->floor_fp32 &&
+	       x->floor_fp16 == y->floor_fp16 && x->round_fp32 == y->round_fp32 && x->round_fp16 == y->round_fp16 &&
+	       x->zero_positive == y->zero_positive;
+}
+
+static bool preset_class_known(const struct fpref_probe_report *r, const struct fpref_tc_model *m,
+			       const struct fpref_format *out)
 {
 	for (size_t i = 0; i < r->nclasses; i++)
-		if (r->classes[i].preset)
+		if (r->classes[i].preset && same_rows(r->classes[i].preset, m, out))
 			return true;
 	return false;
 }
@@ -241,17 +262,17 @@ static bool has_preset_class(const struct fpref_probe_report *r)
 static int check_presets(struct search *s, struct fpref_probe_report *r)
 {
 	const struct fpref_probe_data *d = s->data;
-	bool fp16 = strcmp(d->out.name, "float16") == 0;
+	size_t generic_classes = r->nclasses;
 	for (size_t i = 0; i < fpref_tc_model_count(); i++) {
 		const struct fpref_tc_model *m = fpref_tc_model_at(i);
 		if (!preset_applies(m, d) || !fits(s, m))
 			continue;
 		if (r->npresets < sizeof r->presets / sizeof r->presets[0])
 			r->presets[r->npresets++] = m;
-		/* Outside the generic space: one class, whichever presets share
-		 * it (h100 and h100-mma lower FP8 alike for FP16 output), since
-		 * the cases fit them all and so cannot tell them apart. */
-		if (fp16 && m->lowered_k && !has_preset_class(r)) {
+		/* outside the generic space, a class of its own: a lowered path,
+		 * or a row that fits where no generic model does (its sign of
+		 * zero, say: generic models keep IEEE's) */
+		if ((fpref_tc_lowered(m, &d->out) || generic_classes == 0) && !preset_class_known(r, m, &d->out)) {
 			struct fpref_probe_class c = { 0 };
 			c.preset = m;
 			r->consistent++;

@@ -88,6 +88,9 @@ static uint64_t model_block(const struct fpref_tc_model *m, const struct fpref_f
 	fpref_ref_round(&v, target, &env, 0, &bits, &flags, NULL);
 	if (flags & FPREF_FLAG_OVERFLOW) /* the units give inf even when rounding toward zero */
 		fpref_format_inf_bits(target, mpfr_signbit(v.x), &bits);
+	struct fpref_unpacked u;
+	if (m->zero_positive && fpref_decode(target, bits, &u) == FPREF_DECODE_OK && u.cls == FPREF_CLASS_ZERO)
+		bits = fpref_format_zero_bits(target, false); /* the units give +0 for any zero result */
 	fpref_ref_value_clear(&v);
 	mpfr_clear(scaled);
 	mpz_clear(q);

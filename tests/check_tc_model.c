@@ -389,6 +389,110 @@ START_TEST(sm90_presets)
 }
 END_TEST
 
+/* The sign of a zero result, worked from the H200's measured lines: the
+ * units give +0 where IEEE 754 gives -0 (fpref_tc_model.h, zero_positive).
+ * (1) hopper/wgmma-c-probes.txt line 5: WGMMA e4m3 -> f32, 32 products
+ *     -0 * +0 and C = -0: d = 00000000.
+ * (2) results/probe.mma.f16.f16.txt line 708: 1 - 1 + (-2^-13)(1.5 * 2^-12),
+ *     C = +0: the sum, -1.5 * 2^-25, rounds to zero: d = 0000; and line 704
+ *     (the last product -2^-13 * 2^-11): d = 8002, a nonzero result keeps
+ *     its sign.
+ * (3) results/probe.mma.bf16.f32.txt line 5235: 2^-75 * 2^-75 and
+ *     C = -2^-149 (80000001): d = 00000000.
+ * a100 (not measured, IEEE's sign) gives -0 (80000000) for (3) in one
+ * block (K = 8): the sum, -2^-150, truncated toward zero. */
+START_TEST(zero_sign_measured)
+{
+	struct fpref_format f32 = test_format("float32"), f16 = test_format("float16"), e4m3 = test_format("float8_e4m3fn"),
+			    bf16 = test_format("bfloat16");
+	uint64_t a[32] = { 0 }, b[32] = { 0 }, d = 1;
+	for (int engine = 0; engine < 2; engine++) {
+		int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const uint64_t *, const uint64_t *,
+			   size_t, uint64_t, const struct fpref_format *, uint64_t *) = engine ? fpref_ref_tc_dot : fpref_tc_dot;
+		for (int k = 0; k < 32; k++) {
+			a[k] = 0x80;
+			b[k] = 0x00;
+		}
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-wgmma", &e4m3), &e4m3, a, b, 32, 0x80000000, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0x00000000);
+		memset(a, 0, sizeof a);
+		memset(b, 0, sizeof b);
+		a[0] = 0x3C00, a[1] = 0xBC00, a[2] = 0x8800, b[0] = 0x3C00, b[1] = 0x3C00, b[2] = 0x0E00;
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &f16), &f16, a, b, 16, 0x0000, &f16, &d), 0);
+		ck_assert_uint_eq(d, 0x0000);
+		b[2] = 0x1200;
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &f16), &f16, a, b, 16, 0x0000, &f16, &d), 0);
+		ck_assert_uint_eq(d, 0x8002);
+		memset(a, 0, sizeof a);
+		memset(b, 0, sizeof b);
+		a[0] = b[0] = 0x1A00;
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &bf16), &bf16, a, b, 16, 0x80000001, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0x00000000);
+		ck_assert_int_eq(dot(fpref_tc_model_find("a100", &bf16), &bf16, a, b, 8, 0x80000001, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0x80000000);
+	}
+}
+END_TEST
+
+/* Emulator against oracle where the result is zero: products that cancel
+ * in pairs (x, -x), now and then a tiny product of either sign, -0 and
+ * +0 terms, C = +0, -0 or tiny; the sm_90 presets never give -0, a100
+ * (IEEE's sign) does. */
+START_TEST(zero_results_against_oracle)
+{
+	static const struct {
+		const char *gpu, *input;
+	} rows[] = { { "h100", "float16" },        { "h100", "bfloat16" },         { "h100", "tf32" },
+		     { "h100", "float8_e4m3fn" },  { "h100", "float8_e5m2" },      { "h100-mma", "float16" },
+		     { "h100-mma", "float8_e4m3fn" }, { "h100-mma", "float8_e5m2" }, { "h100-wgmma", "bfloat16" },
+		     { "h100-wgmma", "float8_e4m3fn" }, { "h100-wgmma", "float8_e5m2" }, { "a100", "float16" } };
+	const size_t i = (size_t)_i;
+	struct fpref_format in = test_format(rows[i].input);
+	const struct fpref_tc_model *m = fpref_tc_model_find(rows[i].gpu, &in);
+	ck_assert_ptr_nonnull(m);
+	uint64_t state = 0x5eed0000u + i;
+	unsigned long zeros = 0, negative_zeros = 0, cases = 0;
+	for (int out16 = 0; out16 < 2; out16++) {
+		struct fpref_format out = test_format(out16 ? "float16" : "float32");
+		if (!fpref_tc_output_ok(m, &in, &out))
+			continue;
+		uint64_t in_sign = 1ull << (in.man_bits + in.exp_bits + in.pad_bits), out_sign = 1ull << (out.man_bits + out.exp_bits);
+		for (int rep = 0; rep < 4000; rep++) {
+			size_t K = 2 + next_random(&state) % (size_t)(2 * m->block + 30);
+			uint64_t a[200], b[200];
+			int top = max_field(&in);
+			for (size_t k = 0; k + 1 < K; k += 2) { /* x and -x */
+				a[k] = random_input(&in, &state, 0, top, 0);
+				b[k] = random_input(&in, &state, 0, top, 0);
+				a[k + 1] = a[k] ^ in_sign;
+				b[k + 1] = b[k];
+			}
+			if (K % 2) /* a tiny product, or a signed zero */
+				a[K - 1] = random_input(&in, &state, 0, 1, 0), b[K - 1] = random_input(&in, &state, 0, 1, 0);
+			if (rep % 3 == 0)
+				for (size_t k = 0; k < K; k++)
+					a[k] = in_sign, b[k] = rep % 2 ? 0 : in_sign ^ in_sign * (k % 2);
+			uint64_t r = next_random(&state), c = r % 4 == 0 ? 0 : r % 4 == 1 ? out_sign : random_input(&out, &state, 0, 1, 0);
+			uint64_t want = 0, got = 0;
+			ck_assert_int_eq(fpref_ref_tc_dot(m, &in, a, b, K, c, &out, &want), 0);
+			ck_assert_int_eq(fpref_tc_dot(m, &in, a, b, K, c, &out, &got), 0);
+			ck_assert_msg(got == want, "%s %s -> %s K=%zu case %d: emulator %llx, oracle %llx", m->gpu, in.name,
+				      out.name, K, rep, (unsigned long long)got, (unsigned long long)want);
+			zeros += (got & ~out_sign) == 0;
+			negative_zeros += got == out_sign;
+			cases++;
+		}
+	}
+	printf("%-10s %-14s %lu cases, %lu zero results (%lu -0), emulator = oracle\n", m->gpu, in.name, cases, zeros,
+	       negative_zeros);
+	ck_assert_uint_gt(zeros, cases / 4);
+	if (m->zero_positive)
+		ck_assert_uint_eq(negative_zeros, 0);
+	else
+		ck_assert_uint_gt(negative_zeros, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tensor-core model");
@@ -400,6 +504,8 @@ int main(void)
 	tcase_add_test(tc, bound_is_reached);
 	tcase_add_test(tc, custom_model_errors);
 	tcase_add_test(tc, sm90_presets);
+	tcase_add_test(tc, zero_sign_measured);
+	tcase_add_loop_test(tc, zero_results_against_oracle, 0, 12);
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);
 	return test_run(s);
