@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,4 +238,14 @@ void cli_lines_free(struct cli_lines *r)
 {
 	free(r->line);
 	r->line = NULL;
+}
+
+struct cli_json_num cli_json_num(double x)
+{
+	struct cli_json_num n;
+	if (isfinite(x))
+		snprintf(n.text, sizeof n.text, "%.17g", x);
+	else
+		snprintf(n.text, sizeof n.text, "null");
+	return n;
 }

@@ -68,6 +68,12 @@ int cli_take_options(int argc, char **argv, const char *const *names, const char
 
 /* Print a string from the library and free it. */
 void cli_put(FILE *out, char *s);
+/* A number for JSON, which has no inf or NaN: "%.17g", or "null" where x is
+ * not finite.  printf("%s", cli_json_num(x).text) */
+struct cli_json_num {
+	char text[32];
+};
+struct cli_json_num cli_json_num(double x);
 
 /* The accumulation model of dot and gemm (tools/model.c). */
 struct cli_model_text {

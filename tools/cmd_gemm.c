@@ -112,14 +112,17 @@ static void print_report(const struct stats *s, bool json)
 {
 	double n = s->count > s->nonfinite ? (double)(s->count - s->nonfinite) : 1;
 	if (json) {
-		printf("{\"elements\": %zu, \"nonfinite\": %zu, \"max_abs\": %.17g, \"max_abs_over_mean_exact\": %.17g, "
-		       "\"normwise_rel\": %.17g, \"max_rel\": %.17g, \"mean_rel\": %.17g, "
-		       "\"max_ulps\": %.17g, \"mean_ulps\": %.17g, \"bound_max_rel\": %.17g, \"error_over_bound_max\": %.17g, "
-		       "\"error_over_bound_mean\": %.17g, \"above_bound\": %zu, \"without_bound\": %zu}\n",
-		       s->count, s->nonfinite, s->max_abs, s->max_abs / (s->sum_abs_exact / n), sqrt(s->sum_sq_err / s->sum_sq_exact),
-		       s->max_rel, s->sum_rel / n, s->max_ulps, s->sum_ulps / n,
-		       s->max_bound_rel, s->max_ratio, s->ratio_count ? s->sum_ratio / (double)s->ratio_count : 0,
-		       s->above_bound, s->no_bound);
+		printf("{\"elements\": %zu, \"nonfinite\": %zu, \"max_abs\": %s, \"max_abs_over_mean_exact\": %s, "
+		       "\"normwise_rel\": %s, \"max_rel\": %s, \"mean_rel\": %s, "
+		       "\"max_ulps\": %s, \"mean_ulps\": %s, \"bound_max_rel\": %s, \"error_over_bound_max\": %s, "
+		       "\"error_over_bound_mean\": %s, \"above_bound\": %zu, \"without_bound\": %zu}\n",
+		       s->count, s->nonfinite, cli_json_num(s->max_abs).text,
+		       cli_json_num(s->max_abs / (s->sum_abs_exact / n)).text,
+		       cli_json_num(sqrt(s->sum_sq_err / s->sum_sq_exact)).text, cli_json_num(s->max_rel).text,
+		       cli_json_num(s->sum_rel / n).text, cli_json_num(s->max_ulps).text, cli_json_num(s->sum_ulps / n).text,
+		       cli_json_num(s->max_bound_rel).text, cli_json_num(s->max_ratio).text,
+		       cli_json_num(s->ratio_count ? s->sum_ratio / (double)s->ratio_count : 0).text, s->above_bound,
+		       s->no_bound);
 		return;
 	}
 	printf("error against the exact product, per element (%zu elements", s->count);

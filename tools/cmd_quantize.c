@@ -303,12 +303,14 @@ static void print_report_text(const struct fpref_quant_report *r, bool saturatio
 static void print_report_json(const struct fpref_quant_report *r, bool saturation_counted)
 {
 	printf("\"report\": {\"count\": %zu, \"compared\": %zu, \"compared_nonzero\": %zu, \"nonfinite_inputs\": %zu, "
-	       "\"nonfinite_outputs\": %zu, \"max_abs\": %.17g, \"mean_abs\": %.17g, \"max_rel\": %.17g, "
-	       "\"mean_rel\": %.17g, \"nonzero_inputs\": %zu, \"flushed\": %zu, \"flushed_fraction\": %.17g, ",
-	       r->count, r->compared, r->compared_nonzero, r->nonfinite_inputs, r->nonfinite_outputs, r->max_abs,
-	       r->mean_abs, r->max_rel, r->mean_rel, r->nonzero_inputs, r->flushed, r->flushed_fraction);
+	       "\"nonfinite_outputs\": %zu, \"max_abs\": %s, \"mean_abs\": %s, \"max_rel\": %s, "
+	       "\"mean_rel\": %s, \"nonzero_inputs\": %zu, \"flushed\": %zu, \"flushed_fraction\": %s, ",
+	       r->count, r->compared, r->compared_nonzero, r->nonfinite_inputs, r->nonfinite_outputs,
+	       cli_json_num(r->max_abs).text, cli_json_num(r->mean_abs).text, cli_json_num(r->max_rel).text,
+	       cli_json_num(r->mean_rel).text, r->nonzero_inputs, r->flushed, cli_json_num(r->flushed_fraction).text);
 	if (saturation_counted)
-		printf("\"saturated\": %zu, \"saturated_fraction\": %.17g}", r->saturated, r->saturated_fraction);
+		printf("\"saturated\": %zu, \"saturated_fraction\": %s}", r->saturated,
+		       cli_json_num(r->saturated_fraction).text);
 	else
 		printf("\"saturated\": null, \"saturated_fraction\": null}");
 }

@@ -53,9 +53,10 @@ static void print_report(const char *golden, const struct fpref_golden_file *g, 
 				printf("%s\"%s\": %zu", first ? "" : ", ", fpref_mismatch_name((enum fpref_mismatch)k), r->by_kind[k]);
 				first = false;
 			}
-		printf("}, \"max_ulps_golden\": %.17g, \"max_rel_golden\": %.17g, \"max_ulps_exact\": %.17g, "
-		       "\"max_rel_exact\": %.17g, \"with_bound\": %zu, \"above_bound\": %zu, \"pass\": %s}\n",
-		       r->max_ulps_golden, r->max_rel_golden, r->max_ulps_exact, r->max_rel_exact, r->with_bound,
+		printf("}, \"max_ulps_golden\": %s, \"max_rel_golden\": %s, \"max_ulps_exact\": %s, "
+		       "\"max_rel_exact\": %s, \"with_bound\": %zu, \"above_bound\": %zu, \"pass\": %s}\n",
+		       cli_json_num(r->max_ulps_golden).text, cli_json_num(r->max_rel_golden).text,
+		       cli_json_num(r->max_ulps_exact).text, cli_json_num(r->max_rel_exact).text, r->with_bound,
 		       r->above_bound, r->outside ? "false" : "true");
 		return;
 	}
