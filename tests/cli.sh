@@ -14,27 +14,15 @@
 
 FPREF=${FPREF:-"$(dirname "$0")/../fpref"}
 
-pass=0
-fail=0
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fpref-cli.XXXXXX") || {
-	printf 'not ok - mktemp\n0 passed, 1 failed\n'
-	exit 1
-}
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
+tap_name=cli
+. "$(dirname "$0")/tap.sh"
 
 # ---- reporting ----------------------------------------------------------
 
-ok() {
-	pass=$((pass + 1))
-	printf 'ok - %s\n' "$1"
-}
 
 # not_ok NAME EXPECTED GOT
 not_ok() {
-	fail=$((fail + 1))
-	printf 'not ok - %s\n' "$1"
+	failed "$1"
 	printf '#   expected: %s\n' "$2"
 	printf '#   got:      %s\n' "$3"
 }
@@ -89,8 +77,7 @@ check_out() {
 	if cmp -s "$tmp/want" "$tmp/out"; then
 		ok "$_name"
 	else
-		fail=$((fail + 1))
-		printf 'not ok - %s\n' "$_name"
+		failed "$_name"
 		show 'expected stdout' "$tmp/want"
 		show 'got stdout' "$tmp/out"
 		show 'stderr' "$tmp/err"
@@ -110,8 +97,7 @@ check_result() {
 	if [ "$rc" = "$_status" ] && cmp -s "$tmp/want" "$tmp/out"; then
 		ok "$_name"
 	else
-		fail=$((fail + 1))
-		printf 'not ok - %s\n' "$_name"
+		failed "$_name"
 		printf '#   expected exit status %s, got %s\n' "$_status" "$rc"
 		show 'expected stdout' "$tmp/want"
 		show 'got stdout' "$tmp/out"
@@ -888,5 +874,4 @@ check_has 'verify a folder' "$tmp/out" '2 files, 272 vectors; 0 outside toleranc
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" --tolerance 3
 check_bad 'verify: bad --tolerance' 2 "'3'"
 
-printf '%s passed, %s failed\n' "$pass" "$fail"
-[ "$fail" -eq 0 ]
+tap_end

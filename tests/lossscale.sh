@@ -13,21 +13,14 @@
 #   70000 > 65504 + half an ulp (65520): inf in FP16 (IEEE 754 binary16).
 
 FPREF=${FPREF:-"$(dirname "$0")/../fpref"}
-pass=0
-fail=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fpref-ls.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
+tap_name=ls
+. "$(dirname "$0")/tap.sh"
 : >"$tmp/empty"
 
-ok() {
-	pass=$((pass + 1))
-	printf 'ok - %s\n' "$1"
-}
 
 not_ok() {
-	fail=$((fail + 1))
-	printf 'not ok - %s\n#   expected: %s\n#   got:      %s\n' "$1" "$2" "$3"
+	failed "$1"
+	printf '#   expected: %s\n#   got:      %s\n' "$2" "$3"
 	sed 's/^/#   stderr: /' "$tmp/err" | head -n 5
 }
 
@@ -130,5 +123,4 @@ check_bad 'unknown profile' 'unknown profile' --scaler pytorch --overflow-at 1 -
 check_bad 'missing npy' 'nope.npy' --scaler pytorch --grads "$tmp/nope.npy"
 check_bad 'bad new-scale' 'new-scale' --scaler pytorch --overflow-at 1 --steps 2 --new-scale 2:8
 
-printf '%d passed, %d failed\n' "$pass" "$fail"
-[ "$fail" -eq 0 ]
+tap_end

@@ -6,20 +6,12 @@
 # through --golden and from plain dot lines.  POSIX sh; run by make check.
 
 FPREF=${FPREF:-"$(dirname "$0")/../fpref"}
-pass=0
-fail=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fpref-probe.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
+tap_name=probe
+. "$(dirname "$0")/tap.sh"
 
-ok() {
-	pass=$((pass + 1))
-	printf 'ok - %s\n' "$1"
-}
 
 not_ok() {
-	fail=$((fail + 1))
-	printf 'not ok - %s\n' "$1"
+	failed "$1"
 	[ -f "$tmp/out" ] && sed 's/^/#   /' "$tmp/out" | head -n 20
 }
 
@@ -112,5 +104,4 @@ check "infer with an odd line" 2 "$FPREF" probe infer --results "$tmp/odd.txt" -
 check "infer against a golden file that is not one" 2 "$FPREF" probe infer --results "$tmp/r.txt" --golden "$tmp/odd.txt"
 check "infer with a missing file" 2 "$FPREF" probe infer --results "$tmp/none.txt" --in f16 --out f32
 
-printf '%d passed, %d failed\n' "$pass" "$fail"
-[ "$fail" -eq 0 ]
+tap_end

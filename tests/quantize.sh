@@ -21,22 +21,11 @@
 # and a few more worked here by hand (E5M2, FP6, 2-D tiles, shapes).
 
 FPREF=${FPREF:-"$(dirname "$0")/../fpref"}
-pass=0
-fail=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fpref-quantize.XXXXXX") || {
-	printf 'not ok - mktemp\n0 passed, 1 failed\n'
-	exit 1
-}
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
+tap_name=quantize
+. "$(dirname "$0")/tap.sh"
 
-ok() {
-	pass=$((pass + 1))
-	printf 'ok - %s\n' "$1"
-}
 not_ok() {
-	fail=$((fail + 1))
-	printf 'not ok - %s\n' "$1"
+	failed "$1"
 	[ -n "$2" ] && printf '#   %s\n' "$2"
 }
 check() { # check NAME WANT GOT
@@ -378,5 +367,4 @@ for scheme in tensor tile128 block128 mxfp8 mxfp6 mxfp4 mxint8; do
 done
 [ -z "$(ls -A "$tmp" | grep partial)" ] && ok 'no temporary files left (MX, NVFP4)' || not_ok 'no temporary files left (MX, NVFP4)'
 
-printf '%s passed, %s failed\n' "$pass" "$fail"
-[ "$fail" -eq 0 ]
+tap_end
