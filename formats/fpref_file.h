@@ -16,7 +16,9 @@ struct fpref_atomic {
 	char tmp[1100];
 };
 
-/* Open the temporary for path (".NAME.partial" in path's folder).  0, or
+/* Open a temporary of this process's own for path (".NAME.PID.N.partial"
+ * in path's folder, created exclusively, so that concurrent writers of one
+ * path never share it).  0, or
  * -1 with a message. */
 int fpref_atomic_open(struct fpref_atomic *a, const char *path, char *err, size_t errlen);
 /* Flush, sync, close and rename; ok false (a write failed) only cleans up.

@@ -1,5 +1,6 @@
 /* Reading golden files: the header's fields, the body's lines, and the
- * closing SHA-256, which must match the body. */
+ * closing SHA-256, which must match the header and the body (format 2) or
+ * the body alone (format 1, still read). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,7 +137,7 @@ int fpref_golden_read(const char *path, struct fpref_golden_file *g, char *err, 
 	}
 	if (body_start == sha_line)
 		g->header_len = (size_t)(sha_line - g->text);
-	if (g->format_version != FPREF_GOLDEN_FORMAT_VERSION || !g->op[0] || !g->formats[0] || !g->columns[0]) {
+	if (g->format_version < 1 || g->format_version > FPREF_GOLDEN_FORMAT_VERSION || !g->op[0] || !g->formats[0] || !g->columns[0]) {
 		fpref_golden_file_free(g);
 		return fail(err, errlen, path, "bad header (format version, op, formats or columns missing)");
 	}
@@ -145,10 +146,13 @@ int fpref_golden_read(const char *path, struct fpref_golden_file *g, char *err, 
 		if (g->text[i] == '\0')
 			g->text[i] = '\n';
 	/* the body's bytes are the text between the header and the sha256
-	 * line, with the newlines this reader replaced */
+	 * line, with the newlines this reader replaced; from format 2 on the
+	 * header is hashed too, so that an edited '# op' is damage, not a FAIL */
 	struct fpref_sha256 sha;
 	char hex[65];
 	fpref_sha256_init(&sha);
+	if (g->format_version >= 2)
+		fpref_sha256_update(&sha, g->text, g->header_len);
 	for (size_t i = 0; i < g->nlines; i++) {
 		fpref_sha256_update(&sha, g->lines[i], strlen(g->lines[i]));
 		fpref_sha256_update(&sha, "\n", 1);
@@ -156,7 +160,9 @@ int fpref_golden_read(const char *path, struct fpref_golden_file *g, char *err, 
 	fpref_sha256_hex(&sha, hex);
 	if (strlen(g->sha256) != 64 || strcmp(hex, g->sha256) != 0) {
 		fpref_golden_file_free(g);
-		return fail(err, errlen, path, "checksum mismatch: the body is not what was written (damaged or edited)");
+		return fail(err, errlen, path,
+			    g->format_version >= 2 ? "checksum mismatch: the header or body is not what was written (damaged or edited)"
+						   : "checksum mismatch: the body is not what was written (damaged or edited)");
 	}
 	return 0;
 }

@@ -29,7 +29,10 @@ void fpref_sha256_update(struct fpref_sha256 *s, const void *data, size_t n);
 /* The digest as 64 lower-case hex digits and a NUL. */
 void fpref_sha256_hex(struct fpref_sha256 *s, char hex[65]);
 
-#define FPREF_GOLDEN_FORMAT_VERSION 1
+/* Format 2: the closing SHA-256 covers the header and the body, and the
+ * header carries each format's descriptor and the flags legend.  Format 1
+ * files (the checksum of the body alone) are still read. */
+#define FPREF_GOLDEN_FORMAT_VERSION 2
 
 /* ---- suites ----
  * A suite file is lines of words ('#' starts a comment):
@@ -106,6 +109,7 @@ bool fpref_golden_is_done(const char *dir, const struct fpref_golden_job *j, con
 /* ---- a whole suite ---- */
 struct fpref_golden_progress {
 	size_t files, files_total, skipped;
+	size_t arrays_added;         /* complete files whose missing .npy arrays were made */
 	unsigned long long vectors;
 	int signal;                  /* the signal that stopped the run, or 0 */
 };
@@ -121,10 +125,39 @@ int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, u
 			  unsigned threads, fpref_golden_progress_fn fn, void *arg, struct fpref_golden_progress *done,
 			  char *err, size_t errlen);
 
-/* Write dir/MANIFEST: "SHA256  PATH" for every file of the suite, in the
- * suite's order (the format sha256sum -c reads), atomically.  0, or -1
- * with a message (a file missing, or unwritable). */
-int fpref_golden_write_manifest(const struct fpref_golden_suite *s, const char *dir, char *err, size_t errlen);
+/* ---- manifests ----
+ * dir/MANIFEST: "SHA256  PATH" for every file of the suite, in the suite's
+ * order (the format sha256sum -c reads); after each golden file, when the
+ * suite makes arrays, its .npy arrays (inputs, results, flags).  A shard
+ * writes MANIFEST.shard-I-of-N with its own files, in the same order;
+ * merging the N of them gives the MANIFEST an unsharded run writes, byte
+ * for byte.  Each written atomically.  0, or -1 with a message (a file
+ * missing, or unwritable). */
+int fpref_golden_write_manifest(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count,
+				char *err, size_t errlen);
+/* MANIFEST from the shard manifests in dir: every shard's must be there,
+ * for one N, and list every file of the suite.  0, or -1 with a message
+ * naming the missing shard or file. */
+int fpref_golden_merge_manifests(const struct fpref_golden_suite *s, const char *dir, char *err, size_t errlen);
+/* The .npy arrays beside a job's file, relative to the output folder:
+ * NAME.inputs.npy, NAME.results.npy and (except for dot) NAME.flags.npy.
+ * Returns how many (2 or 3). */
+int fpref_golden_arrays(const struct fpref_golden_job *j, char names[3][300]);
+
+/* The golden files (*.txt) below a folder, relative to it, sorted; hidden
+ * ones (temporaries) left out.  0, or -1 (unreadable, or no memory). */
+struct fpref_golden_list {
+	char **paths;
+	size_t n, cap;
+};
+int fpref_golden_list_files(const char *dir, struct fpref_golden_list *l);
+void fpref_golden_list_free(struct fpref_golden_list *l);
+/* Check dir against dir/MANIFEST: every file it lists present and with
+ * its checksum, and no golden file that it does not list.  1: there is
+ * no MANIFEST; 0: the folder is what it lists (*listed: how many files);
+ * -1: not, with a message naming the first missing, changed or extra
+ * file. */
+int fpref_golden_manifest_check(const char *dir, size_t *listed, char *err, size_t errlen);
 
 /* ---- reading ---- */
 struct fpref_golden_file {

@@ -379,6 +379,17 @@ static void describe_formats(const struct fpref_golden_job *j, char *buf, size_t
 		snprintf(buf, len, "%s %s -> %s", j->model.gpu, j->in.name, j->out.name);
 }
 
+/* "# descriptor NAME exp=E man=M bias=B specials=S subnormals=on|off
+ * zero=on|off signed|unsigned bits=W": the whole format, so that a reader
+ * needs no catalogue (and a custom format is as plain as a named one). */
+static int describe_format(const struct fpref_format *f, char *buf, size_t len)
+{
+	return snprintf(buf, len, "# descriptor %s exp=%d man=%d bias=%d specials=%s subnormals=%s zero=%s %s bits=%d\n",
+			f->name, f->exp_bits, f->man_bits, f->bias, fpref_specials_name(f->specials),
+			f->subnormals ? "on" : "off", f->has_zero ? "on" : "off", f->is_signed ? "signed" : "unsigned",
+			fpref_format_container_bits(f));
+}
+
 void fpref_golden_header(const struct fpref_golden_job *j, const char *suite, unsigned long vectors, char *buf,
 			 size_t len)
 {
@@ -410,7 +421,7 @@ void fpref_golden_header(const struct fpref_golden_job *j, const char *suite, un
 		snprintf(columns, sizeof columns, "a_1..a_%u b_1..b_%u c d", j->K, j->K);
 	else
 		snprintf(columns, sizeof columns, "%s result flags", arity == 1 ? "a" : arity == 2 ? "a b" : "a b c");
-	snprintf(buf, len,
+	int at = snprintf(buf, len,
 		 "# fpref golden vectors, format %d\n"
 		 "# fpref %s\n"
 		 "# suite %s\n"
@@ -423,6 +434,14 @@ void fpref_golden_header(const struct fpref_golden_job *j, const char *suite, un
 		 FPREF_GOLDEN_FORMAT_VERSION, PACKAGE_VERSION, suite,
 		 j->kind == FPREF_GOLDEN_OP ? fpref_op_name(j->op) : j->kind == FPREF_GOLDEN_CONVERT ? "convert" : "dot",
 		 formats, env, mpfr_get_version(), gen, columns);
+	/* format 2: the descriptors, and what the flags column's bits mean */
+	if (at > 0 && (size_t)at < len)
+		at += describe_format(&j->in, buf + at, len - (size_t)at);
+	if (at > 0 && (size_t)at < len && j->kind != FPREF_GOLDEN_OP)
+		at += describe_format(&j->out, buf + at, len - (size_t)at);
+	if (at > 0 && (size_t)at < len && j->kind != FPREF_GOLDEN_DOT)
+		snprintf(buf + at, len - (size_t)at, "# flags hex, the OR of inexact 01 underflow 02 overflow 04 infinite 08 "
+						     "invalid 10 (SoftFloat's order)\n");
 }
 
 static int make_dirs(char *path)
@@ -449,6 +468,7 @@ int fpref_golden_write(const char *dir, const struct fpref_golden_job *j, const 
 	fpref_golden_header(j, suite, vectors, header, sizeof header);
 	struct fpref_sha256 sha;
 	fpref_sha256_init(&sha);
+	fpref_sha256_update(&sha, header, strlen(header)); /* format 2: the header is covered too */
 	fpref_sha256_update(&sha, body, len);
 	fpref_sha256_hex(&sha, hex);
 	struct fpref_atomic file = { 0 };
@@ -507,21 +527,22 @@ int fpref_golden_write_npy(const char *dir, const struct fpref_golden_job *j, co
 		memcpy(results + row * out_bytes, &l->result, out_bytes);
 		flags[row] = (unsigned char)(l->flags < 0 ? 0 : l->flags);
 	}
-	char base[1024], path[1100];
-	snprintf(base, sizeof base, "%s/%.*s", dir, (int)(strlen(j->path) - 4), j->path); /* without ".txt" */
+	char names[3][300], path[1400];
+	int arrays = fpref_golden_arrays(j, names); /* inputs, results, and flags except for dot */
 	size_t shape[2] = { n, nin };
-	if (status == 0 && make_dirs(base) != 0)
+	snprintf(path, sizeof path, "%s/%s", dir, names[0]);
+	if (status == 0 && make_dirs(path) != 0)
 		status = -1;
 	if (status == 0) {
-		snprintf(path, sizeof path, "%s.inputs.npy", base);
+		snprintf(path, sizeof path, "%s/%s", dir, names[0]);
 		status = fpref_npy_write(path, unsigned_descr(in_bytes), shape, 2, inputs, in_bytes, err, errlen);
 	}
 	if (status == 0) {
-		snprintf(path, sizeof path, "%s.results.npy", base);
+		snprintf(path, sizeof path, "%s/%s", dir, names[1]);
 		status = fpref_npy_write(path, unsigned_descr(out_bytes), shape, 1, results, out_bytes, err, errlen);
 	}
-	if (status == 0 && j->kind != FPREF_GOLDEN_DOT) {
-		snprintf(path, sizeof path, "%s.flags.npy", base);
+	if (status == 0 && arrays == 3) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[2]);
 		status = fpref_npy_write(path, "|u1", shape, 1, flags, 1, err, errlen);
 	}
 	if (status != 0 && !err[0])

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include <errno.h>
+#include <unistd.h>
 
 #include "fpref_file.h"
 #include "fpref_golden.h"
@@ -18,13 +19,64 @@ struct shared {
 	const char *dir;
 	unsigned index, count;
 	atomic_size_t next;       /* the next job to take */
-	atomic_size_t files, skipped;
+	atomic_size_t files, skipped, arrays_added;
 	atomic_ullong vectors;
 	atomic_int failed;
 	atomic_int stop;          /* a signal came: take no more jobs */
 	pthread_mutex_t lock;     /* guards err */
 	char err[1024];
 };
+
+/* Whether any of the job's .npy arrays is missing from dir. */
+static bool arrays_missing(const char *dir, const struct fpref_golden_job *j)
+{
+	char names[3][300], path[1400];
+	int n = fpref_golden_arrays(j, names);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		if (access(path, F_OK) != 0)
+			return true;
+	}
+	return false;
+}
+
+/* The arrays of a file that is already complete, from its body (a run
+ * with --npy over a folder made without it). */
+static int arrays_from_file(const char *dir, const struct fpref_golden_job *j, char *err, size_t errlen)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", dir, j->path);
+	struct fpref_golden_file g;
+	if (fpref_golden_read(path, &g, err, errlen) != 0)
+		return -1;
+	size_t len = 0;
+	for (size_t i = 0; i < g.nlines; i++)
+		len += strlen(g.lines[i]) + 1;
+	char *body = malloc(len + 1), *p = body;
+	for (size_t i = 0; body && i < g.nlines; i++) {
+		size_t n = strlen(g.lines[i]);
+		memcpy(p, g.lines[i], n);
+		p[n] = '\n';
+		p += n + 1;
+	}
+	int status = -1;
+	if (body) {
+		*p = '\0';
+		status = fpref_golden_write_npy(dir, j, body, err, errlen);
+	} else
+		snprintf(err, errlen, "out of memory");
+	free(body);
+	fpref_golden_file_free(&g);
+	return status;
+}
+
+static void worker_failed(struct shared *sh, const char *err)
+{
+	pthread_mutex_lock(&sh->lock);
+	if (!atomic_exchange(&sh->failed, 1))
+		snprintf(sh->err, sizeof sh->err, "%s", err);
+	pthread_mutex_unlock(&sh->lock);
+}
 
 static void *worker(void *arg)
 {
@@ -40,6 +92,13 @@ static void *worker(void *arg)
 		char err[1024];
 		if (fpref_golden_is_done(sh->dir, j, sh->suite->name, &vectors)) {
 			atomic_fetch_add(&sh->skipped, 1);
+			if (sh->suite->npy && arrays_missing(sh->dir, j)) {
+				if (arrays_from_file(sh->dir, j, err, sizeof err) != 0) {
+					worker_failed(sh, err);
+					break;
+				}
+				atomic_fetch_add(&sh->arrays_added, 1);
+			}
 		} else {
 			char *body = NULL;
 			size_t len = 0;
@@ -48,10 +107,7 @@ static void *worker(void *arg)
 			    (sh->suite->npy && fpref_golden_write_npy(sh->dir, j, body, err, sizeof err) != 0) ||
 			    fpref_golden_write(sh->dir, j, sh->suite->name, body, len, vectors, err, sizeof err) != 0) {
 				free(body);
-				pthread_mutex_lock(&sh->lock);
-				if (!atomic_exchange(&sh->failed, 1))
-					snprintf(sh->err, sizeof sh->err, "%s", err);
-				pthread_mutex_unlock(&sh->lock);
+				worker_failed(sh, err);
 				break;
 			}
 			free(body);
@@ -66,6 +122,7 @@ static void snapshot(struct shared *sh, size_t total, struct fpref_golden_progre
 {
 	p->files = atomic_load(&sh->files);
 	p->skipped = atomic_load(&sh->skipped);
+	p->arrays_added = atomic_load(&sh->arrays_added);
 	p->vectors = atomic_load(&sh->vectors);
 	p->files_total = total;
 }
@@ -139,33 +196,4 @@ int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, u
 	free(sh);
 	free(t);
 	return failed ? -1 : signal ? -2 : 0;
-}
-
-int fpref_golden_write_manifest(const struct fpref_golden_suite *s, const char *dir, char *err, size_t errlen)
-{
-	char path[1024];
-	snprintf(path, sizeof path, "%s/MANIFEST", dir);
-	struct fpref_atomic out = { 0 };
-	if (fpref_atomic_open(&out, path, err, errlen) != 0)
-		return -1;
-	bool ok = true;
-	for (size_t k = 0; k < s->njobs && ok; k++) {
-		char file[1024], hex[65], buf[1 << 16];
-		snprintf(file, sizeof file, "%s/%s", dir, s->jobs[k].path);
-		FILE *f = fopen(file, "rb");
-		if (!f) {
-			fpref_atomic_commit(&out, false, err, errlen);
-			snprintf(err, errlen, "%s: %s (make the whole suite before its manifest)", file, strerror(errno));
-			return -1;
-		}
-		struct fpref_sha256 sha;
-		fpref_sha256_init(&sha);
-		size_t n;
-		while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-			fpref_sha256_update(&sha, buf, n);
-		fclose(f);
-		fpref_sha256_hex(&sha, hex);
-		ok = fprintf(out.f, "%s  %s\n", hex, s->jobs[k].path) > 0;
-	}
-	return fpref_atomic_commit(&out, ok, err, errlen);
 }

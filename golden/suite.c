@@ -44,13 +44,41 @@ int fpref_golden_env_parse(const char *text, const struct fpref_format *source, 
 	return 0;
 }
 
+/* The next item of a comma-separated list, at *p: a comma inside [brackets]
+ * does not split, so "[e5m3,subnormals=off],float16" is two formats; the
+ * brackets are taken off.  NULL at the end, or on an unclosed bracket. */
+static char *next_item(char **p, bool *bad)
+{
+	char *s = *p;
+	if (!s || !*s)
+		return NULL;
+	if (*s == '[') {
+		char *close = strchr(s, ']');
+		if (!close || (close[1] != ',' && close[1] != '\0')) {
+			*bad = true;
+			return NULL;
+		}
+		*close = '\0';
+		*p = close[1] ? close + 2 : close + 1;
+		return s + 1;
+	}
+	char *comma = strchr(s, ',');
+	if (comma)
+		*comma = '\0';
+	*p = comma ? comma + 1 : s + strlen(s);
+	return s;
+}
+
 /* The formats a list names: "all", "narrow", or names. */
 static int format_list(const char *text, struct fpref_format *out, size_t max, size_t *n, char *err, size_t errlen)
 {
 	*n = 0;
-	char copy[1024];
+	char copy[1024], *rest = copy, *w;
+	bool unclosed = false;
 	snprintf(copy, sizeof copy, "%s", text);
-	for (char *save = NULL, *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+	while ((w = next_item(&rest, &unclosed)) != NULL) {
+		if (!*w)
+			continue;
 		bool all = strcmp(w, "all") == 0, narrow = strcmp(w, "narrow") == 0;
 		if (all || narrow) {
 			for (size_t i = 0; i < fpref_format_count() && *n < max; i++)
@@ -62,9 +90,18 @@ static int format_list(const char *text, struct fpref_format *out, size_t max, s
 			snprintf(err, errlen, "too many formats in '%s'", text);
 			return -1;
 		}
-		if (fpref_format_parse(w, &out[*n], err, errlen) != 0)
+		if (fpref_format_parse(w, &out[*n], err, errlen) != 0) {
+			if (strchr(w, '=') || strcmp(w, "unsigned") == 0) { /* an option split from its format */
+				size_t used = strlen(err);
+				snprintf(err + used, errlen - used, "; a format with options goes in brackets: [e5m3,subnormals=off]");
+			}
 			return -1;
+		}
 		(*n)++;
+	}
+	if (unclosed) {
+		snprintf(err, errlen, "'%s': a '[' without its ']' (or text after it before the next comma)", text);
+		return -1;
 	}
 	return 0;
 }
@@ -280,6 +317,13 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 	int status = 0;
 	while (status == 0 && fgets(line, sizeof line, f)) {
 		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			/* fgets would hand the rest over as a line of its own: a long
+			 * comment's tail could then add a job nobody wrote */
+			snprintf(err, errlen, "%s:%lu: line too long (at most %zu characters)", path, lineno, sizeof line - 2);
+			status = -1;
+			break;
+		}
 		char *hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';

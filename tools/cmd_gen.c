@@ -66,14 +66,17 @@ int cmd_gen(int argc, char **argv)
 	char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
 	int nrest = 0;
 	int r = rest ? cli_take_options(argc, argv, names, slots, 4, rest, &nrest) : CLI_EXIT_FAIL;
-	bool list = false, npy = false;
+	bool list = false, npy = false, merge = false;
 	for (int i = 0; r == 0 && i < nrest; i++) {
 		if (strcmp(rest[i], "--list") == 0)
 			list = true;
 		else if (strcmp(rest[i], "--npy") == 0)
 			npy = true;
+		else if (strcmp(rest[i], "--merge-manifests") == 0)
+			merge = true;
 		else {
-			cli_error("unknown argument '%s' (gen [--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--npy] [--list])",
+			cli_error("unknown argument '%s' (gen [--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--npy] [--list] "
+				  "[--merge-manifests])",
 				  rest[i]);
 			r = CLI_EXIT_USAGE;
 		}
@@ -118,6 +121,16 @@ int cmd_gen(int argc, char **argv)
 		fpref_golden_suite_free(&s);
 		return CLI_EXIT_USAGE;
 	}
+	if (merge) {
+		/* the shards' manifests into the whole one; nothing is generated */
+		int m = fpref_golden_merge_manifests(&s, out, err, sizeof err);
+		if (m != 0)
+			cli_error("%s", err);
+		else
+			printf("suite %s: MANIFEST merged from the shard manifests -> %s/MANIFEST\n", s.name, out);
+		fpref_golden_suite_free(&s);
+		return m != 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	}
 	if (mkdir(out, 0777) != 0 && access(out, W_OK) != 0) {
 		cli_error("cannot create or write to '%s'", out);
 		fpref_golden_suite_free(&s);
@@ -134,13 +147,19 @@ int cmd_gen(int argc, char **argv)
 		return status == -2 ? 128 + done.signal : CLI_EXIT_FAIL;
 	}
 	err[0] = '\0';
-	if (count == 1 && fpref_golden_write_manifest(&s, out, err, sizeof err) != 0) {
+	if (fpref_golden_write_manifest(&s, out, index, count, err, sizeof err) != 0) {
 		cli_error("%s", err);
 		fpref_golden_suite_free(&s);
 		return CLI_EXIT_FAIL;
 	}
-	printf("suite %s%s: %zu files (%zu already complete), %llu vectors, %.1f s -> %s\n", s.name,
-	       count > 1 ? " (shard)" : "", done.files, done.skipped, done.vectors, now() - st.start, out);
+	char arrays[96] = "";
+	if (done.arrays_added)
+		snprintf(arrays, sizeof arrays, ", .npy arrays added to %zu complete files", done.arrays_added);
+	char shard_text[64] = "";
+	if (count > 1)
+		snprintf(shard_text, sizeof shard_text, " (shard %u/%u, MANIFEST.shard-%u-of-%u)", index, count, index, count);
+	printf("suite %s%s: %zu files (%zu already complete%s), %llu vectors, %.1f s -> %s\n", s.name, shard_text,
+	       done.files, done.skipped, arrays, done.vectors, now() - st.start, out);
 	fpref_golden_suite_free(&s);
 	return CLI_EXIT_OK;
 }
