@@ -245,7 +245,15 @@ struct fpref_verify_report {
 	size_t by_kind[FPREF_MISMATCH_COUNT];
 	size_t ulps_golden[FPREF_VERIFY_BUCKETS], ulps_exact[FPREF_VERIFY_BUCKETS];
 	size_t nonfinite;       /* results or golden values with no error in ulps */
+	/* the error against the exact value leaves out, and counts apart, the
+	 * finite cases whose exact value lies beyond the largest finite
+	 * (saturated) and those whose golden value is zero: measured_exact
+	 * cases are in ulps_exact, max_*_exact and sum_ulps_exact */
+	size_t saturated, zero_golden, measured_exact;
 	double max_ulps_golden, max_rel_golden, max_ulps_exact, max_rel_exact, sum_ulps_exact;
+	/* results that carry flags: with none (a kernel's values, a .npy),
+	 * the cases are judged on the values alone */
+	size_t with_flags;
 	size_t with_bound, above_bound;
 	struct fpref_verify_case *shown;
 	size_t nshown;

@@ -370,6 +370,52 @@ static int exact_value(const struct fpref_golden_job *j, const struct fpref_gold
 	return fpref_ref_dot_value(&j->in, l->in, l->in + j->K, j->K, l->in[2 * j->K], &j->out, exact);
 }
 
+/* Where the output overflows: its largest finite value and half an ulp
+ * above it (round to nearest's threshold), so that an exact value just
+ * above the largest finite, correctly rounded down to it, stays measured. */
+static void overflow_threshold(const struct fpref_format *f, mpfr_ptr t)
+{
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	fpref_ref_from_bits(f, fpref_format_max_bits(f, false), false, &v);
+	mpfr_set(t, v.x, MPFR_RNDN);
+	fpref_ref_value_clear(&v);
+	if (!mpfr_regular_p(t))
+		return;
+	/* t in [2^(E-1), 2^E): an ulp is 2^(E-1-man_bits) */
+	mpfr_exp_t e = mpfr_get_exp(t);
+	mpfr_t half;
+	mpfr_init2(half, 8);
+	mpfr_set_ui_2exp(half, 1, e - 2 - f->man_bits, MPFR_RNDN);
+	mpfr_add(t, t, half, MPFR_RNDN);
+	mpfr_clear(half);
+}
+
+/* The error against the exact value, in the statistics unless the case
+ * says nothing about rounding: an exact value beyond the largest finite
+ * (saturated: 3.4e38 to 448 would read as a 16-ulp error), from the
+ * overflow threshold up, or a zero golden
+ * value (an underflow or a cancellation, where ulps are meaningless); those
+ * are counted apart. */
+static void add_exact(struct fpref_verify_report *rep, const struct fpref_golden_job *j, uint64_t golden, mpfr_srcptr exact,
+		      mpfr_srcptr overflow, double ulps, double rel)
+{
+	struct fpref_unpacked g;
+	if (mpfr_number_p(exact) && mpfr_cmpabs(exact, overflow) >= 0) {
+		rep->saturated++;
+		return;
+	}
+	if (fpref_decode(&j->out, golden, &g) != FPREF_DECODE_INVALID && g.cls == FPREF_CLASS_ZERO) {
+		rep->zero_golden++;
+		return;
+	}
+	rep->measured_exact++;
+	rep->ulps_exact[bucket(ulps)]++;
+	rep->max_ulps_exact = fmax(rep->max_ulps_exact, ulps);
+	rep->max_rel_exact = fmax(rep->max_rel_exact, rel);
+	rep->sum_ulps_exact += ulps;
+}
+
 int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_golden_job *j,
 			const struct fpref_golden_results *r, const struct fpref_verify_options *o,
 			struct fpref_verify_report *rep, char *err, size_t errlen)
@@ -388,8 +434,10 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 	}
 	bool compare = j->kind == FPREF_GOLDEN_OP && fpref_op_is_compare(j->op);
 	bool tolerant = o->tolerance_ulps >= 0 || o->tolerance_rel >= 0;
-	mpfr_t exact, bound;
+	mpfr_t exact, bound, overflow;
 	mpfr_inits2(64, exact, bound, (mpfr_ptr)0);
+	mpfr_init2(overflow, 160);
+	overflow_threshold(&j->out, overflow);
 	int status = 0;
 	for (size_t i = 0; i < g->nlines; i++) {
 		char msg[256];
@@ -414,16 +462,14 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 			if (exact_value(j, l, exact) != 0 || fpref_ref_error(&j->out, got, exact, &abs_x, &rel_x, &ulps_x) != 0)
 				ulps_x = rel_x = abs_x = NAN;
 		}
+		rep->with_flags += got_flags >= 0;
 		if (isnan(ulps_g) || isnan(ulps_x))
 			rep->nonfinite += !compare;
 		else {
 			rep->ulps_golden[bucket(ulps_g)]++;
-			rep->ulps_exact[bucket(ulps_x)]++;
 			rep->max_ulps_golden = fmax(rep->max_ulps_golden, ulps_g);
 			rep->max_rel_golden = fmax(rep->max_rel_golden, rel_g);
-			rep->max_ulps_exact = fmax(rep->max_ulps_exact, ulps_x);
-			rep->max_rel_exact = fmax(rep->max_rel_exact, rel_x);
-			rep->sum_ulps_exact += ulps_x;
+			add_exact(rep, j, l->result, exact, overflow, ulps_x, rel_x);
 		}
 		if (j->kind == FPREF_GOLDEN_DOT && !isnan(abs_x) &&
 		    fpref_ref_tc_bound(&j->model, &j->in, l->in, l->in + j->K, j->K, l->in[2 * j->K], &j->out, 0, bound) == 0 &&
@@ -466,7 +512,7 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 				snprintf(c->inputs + sizeof c->inputs - 5, 5, " ...");
 		}
 	}
-	mpfr_clears(exact, bound, (mpfr_ptr)0);
+	mpfr_clears(exact, bound, overflow, (mpfr_ptr)0);
 	free(l);
 	if (status)
 		fpref_verify_report_free(rep);

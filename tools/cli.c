@@ -249,3 +249,17 @@ struct cli_json_num cli_json_num(double x)
 		snprintf(n.text, sizeof n.text, "null");
 	return n;
 }
+
+void cli_json_string(const char *s)
+{
+	putchar('"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}

@@ -74,6 +74,9 @@ struct cli_json_num {
 	char text[32];
 };
 struct cli_json_num cli_json_num(double x);
+/* A string for JSON on stdout: quoted, with '"', '\\' and control
+ * characters escaped. */
+void cli_json_string(const char *s);
 
 /* The accumulation model of dot and gemm (tools/model.c). */
 struct cli_model_text {
