@@ -874,4 +874,95 @@ check_has 'verify a folder' "$tmp/out" '2 files, 272 vectors; 0 outside toleranc
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" --tolerance 3
 check_bad 'verify: bad --tolerance' 2 "'3'"
 
+# 17. Golden I/O (issues 13 and 22).  Results without flags are judged on
+# their values, and the report says so.
+grep -v '^#' "$tmp/g/add/float4_e2m1fn.rne.txt" | cut -d' ' -f1-3 >"$tmp/noflags"
+run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/noflags"
+check_rc 'verify, results without flags: exit 0' 0
+check_has 'verify, results without flags: said' "$tmp/out" 'flags     not given: judged on the values alone'
+run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/gn/add/float4_e2m1fn.rne.results.npy" --json
+check_match 'verify --json, a .npy: "flags": "not given"' "$tmp/out" '"flags": "not given".*"pass": true}$'
+sed 's/^4 1 4$/4 1 5/' "$tmp/noflags" >"$tmp/noflags.bad"
+run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/noflags.bad" --json
+check_match 'verify --json, without flags: no flags-only mismatch' "$tmp/out" '"mismatches": {"rounding direction": 1}, '
+# A folder's --json is one JSON document, failures included.
+mkdir -p "$tmp/mine.d/add" "$tmp/mine.d/convert"
+cp "$tmp/mine" "$tmp/mine.d/add/float4_e2m1fn.rne.txt"
+cp "$tmp/g/convert/float4_e2m1fn-float8_e4m3fn.rne.txt" "$tmp/mine.d/convert/"
+run verify "$tmp/g" "$tmp/mine.d" --json
+check_rc 'verify DIR --json with a failing file: exit 1' 1
+if command -v python3 >/dev/null 2>&1; then
+	if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["failed_files"] == 1 and d["problems"][0]["outside"] == 1' <"$tmp/out"; then
+		ok 'verify DIR --json: one JSON document, the failing file in it'
+	else
+		failed 'verify DIR --json: one JSON document, the failing file in it'
+		show stdout "$tmp/out"
+	fi
+fi
+# MANIFEST: a deleted or an extra file is damage (exit 2), and a folder without one says so.
+cp -r "$tmp/g" "$tmp/gm"
+rm "$tmp/gm/add/float4_e2m1fn.rne.txt"
+run verify "$tmp/gm"
+check_bad 'verify DIR, a file of MANIFEST deleted' 2 'add/float4_e2m1fn.rne.txt' 'missing'
+cp "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/gm/add/"
+cp "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/gm/add/more.txt"
+run verify "$tmp/gm"
+check_bad 'verify DIR, a file MANIFEST does not list' 2 'add/more.txt' 'does not list'
+rm "$tmp/gm/add/more.txt" "$tmp/gm/MANIFEST"
+run verify "$tmp/gm"
+check_rc 'verify DIR without MANIFEST: exit 0' 0
+check_has 'verify DIR without MANIFEST: says so' "$tmp/out" 'no MANIFEST: the files found are checked, not whether any is missing'
+# An edited header (add -> mul) breaks the checksum: damage, not a FAIL.
+sed 's/^# op add$/# op mul/' "$tmp/g/add/float4_e2m1fn.rne.txt" >"$tmp/header.txt"
+run verify "$tmp/header.txt"
+check_bad 'verify: an edited header' 2 'header.txt' 'checksum mismatch'
+check_match 'gen: format 2 header' "$tmp/g/add/float4_e2m1fn.rne.txt" '^# fpref golden vectors, format 2$'
+check_match 'gen: the format descriptor' "$tmp/g/add/float4_e2m1fn.rne.txt" '^# descriptor float4_e2m1fn exp=2 man=1 bias=1 specials=none subnormals=on zero=on signed bits=4$'
+check_match 'gen: the flags legend' "$tmp/g/add/float4_e2m1fn.rne.txt" '^# flags hex, the OR of inexact 01 underflow 02 overflow 04 infinite 08 invalid 10'
+# gen --npy over a complete folder makes the missing arrays, and says so;
+# the arrays are in MANIFEST, after their file.
+run gen --suite "$tmp/tiny.suite" --out "$tmp/g" --npy
+check_has 'gen --npy, a complete folder: says so' "$tmp/out" '2 files (2 already complete, .npy arrays added to 2 complete files)'
+check_has 'gen --npy, a complete folder: the arrays' "$tmp/g/add/float4_e2m1fn.rne.results.npy" "'shape': (256,), }"
+sed -n 2p "$tmp/g/MANIFEST" >"$tmp/line2"
+check_match 'gen --npy: the arrays in MANIFEST' "$tmp/line2" '^[0-9a-f]\{64\}  add/float4_e2m1fn.rne.inputs.npy$'
+run verify "$tmp/g"
+check_rc 'verify DIR, MANIFEST with arrays: exit 0' 0
+# Shards: each writes its own manifest; merged, they are the whole MANIFEST, byte for byte.
+printf 'suite sharded\nop add,mul,sub float4_e2m1fn rne,rtz exhaustive\nconvert float4_e2m1fn float8_e4m3fn,float16 rne exhaustive\n' >"$tmp/sharded.suite"
+"$FPREF" gen --suite "$tmp/sharded.suite" --out "$tmp/whole" >/dev/null 2>&1
+for i in 0 1 2; do
+	"$FPREF" gen --suite "$tmp/sharded.suite" --out "$tmp/shards" --shard "$i/3" >/dev/null 2>&1
+done
+run gen --suite "$tmp/sharded.suite" --out "$tmp/shards" --merge-manifests
+check_rc 'gen --merge-manifests: exit 0' 0
+if cmp -s "$tmp/whole/MANIFEST" "$tmp/shards/MANIFEST" && [ -s "$tmp/shards/MANIFEST.shard-2-of-3" ]; then
+	ok 'shards 0/3, 1/3, 2/3 merged: the unsharded MANIFEST byte for byte'
+else
+	failed 'shards 0/3, 1/3, 2/3 merged: the unsharded MANIFEST byte for byte'
+	show merged "$tmp/shards/MANIFEST"
+fi
+rm "$tmp/shards/MANIFEST.shard-1-of-3"
+run gen --suite "$tmp/sharded.suite" --out "$tmp/shards" --merge-manifests
+check_bad 'gen --merge-manifests, a shard missing' 1 'MANIFEST.shard-1-of-3'
+# A format with options in a suite list, in brackets.
+printf 'suite opts\nop add [e3m2,subnormals=off],float4_e2m1fn rne exhaustive\n' >"$tmp/opts.suite"
+run gen --suite "$tmp/opts.suite" --out "$tmp/opts"
+check_rc 'gen: a bracketed format with options' 0
+check_match 'gen: its descriptor' "$tmp/opts/add/e3m2,subnormals=off.rne.txt" '^# descriptor e3m2,subnormals=off exp=3 man=2 bias=3 specials=ieee subnormals=off zero=on signed bits=6$'
+run verify "$tmp/opts"
+check_rc 'verify: the option format against the oracle' 0
+printf 'suite opts\nop add e3m2,subnormals=off rne exhaustive\n' >"$tmp/opts2.suite"
+run gen --suite "$tmp/opts2.suite" --out "$tmp/opts2"
+check_bad 'gen: an option without brackets' 2 'opts2.suite:2' 'in brackets'
+# A suite line too long for the reader is refused, not split into two.
+{
+	printf 'suite long\nop add float4_e2m1fn rne edge\n# '
+	i=0
+	while [ $i -lt 300 ]; do printf 'xxxxxxxxxx'; i=$((i + 1)); done
+	printf ' op mul float4_e2m1fn rne edge\n'
+} >"$tmp/long.suite"
+run gen --suite "$tmp/long.suite" --list
+check_bad 'gen: a suite line too long' 2 'long.suite:3' 'too long'
+
 tap_end
