@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fpref_file.h"
 #include "testutil.h"
 
 static void sha_hex(const void *data, size_t n, char hex[65])
@@ -288,6 +289,283 @@ START_TEST(damaged_files_are_refused)
 }
 END_TEST
 
+/* A format with options goes whole into a suite list in brackets; without
+ * them the message says so.  A line too long for the reader is refused with
+ * its number, not split into a second line (a comment's tail made a job). */
+START_TEST(suite_syntax)
+{
+	char dir[] = "/tmp/fpref-syntax.XXXXXX", path[256], err[1024];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/s.suite", dir);
+	struct fpref_golden_suite s;
+	write_text(path, "suite x\nop add [e5m3,subnormals=off],float16,[e3m2,bias=2,unsigned] rne edge\n");
+	ck_assert_msg(fpref_golden_suite_read(path, &s, err, sizeof err) == 0, "%s", err);
+	ck_assert_uint_eq(s.njobs, 3);
+	ck_assert_str_eq(s.jobs[0].path, "add/e5m3,subnormals=off.rne.txt");
+	ck_assert(!s.jobs[0].in.subnormals);
+	ck_assert_str_eq(s.jobs[1].in.name, "float16");
+	ck_assert_int_eq(s.jobs[2].in.bias, 2);
+	ck_assert(!s.jobs[2].in.is_signed);
+	fpref_golden_suite_free(&s);
+	static const struct {
+		const char *text, *says;
+	} bad[] = {
+		{ "suite x\nop add e5m3,subnormals=off rne edge\n", "in brackets" },
+		{ "suite x\nop add [e5m3,subnormals=off rne edge\n", "without its ']'" },
+		{ "suite x\nop add [e5m3]x,float16 rne edge\n", "without its ']'" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		write_text(path, bad[i].text);
+		err[0] = '\0';
+		ck_assert_int_eq(fpref_golden_suite_read(path, &s, err, sizeof err), -1);
+		ck_assert_msg(strstr(err, bad[i].says) && strstr(err, "s.suite:2"), "case %zu: '%s'", i, err);
+	}
+	char *text = malloc(4000);
+	int n = snprintf(text, 4000, "suite x\n# ");
+	memset(text + n, 'x', 3000);
+	snprintf(text + n + 3000, 4000 - (size_t)n - 3000, " op add float4_e2m1fn rne edge\n");
+	write_text(path, text);
+	free(text);
+	err[0] = '\0';
+	ck_assert_int_eq(fpref_golden_suite_read(path, &s, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "s.suite:2: line too long"), "'%s'", err);
+	remove(path);
+	rmdir(dir);
+}
+END_TEST
+
+static const char io_suite[] = "suite io\n"
+			       "op add,mul float4_e2m1fn rne exhaustive\n"
+			       "convert float4_e2m1fn float8_e4m3fn,float16 rne exhaustive\n"
+			       "dot h100 float8_e4m3fn float32 random:5:4\n";
+
+static void rm_rf(const char *dir)
+{
+	char command[600];
+	snprintf(command, sizeof command, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(command), 0);
+}
+
+/* Format 2: the header carries the descriptors and the flags legend, and
+ * the checksum covers it: "# op add" edited to "# op mul" is damage. */
+START_TEST(header_in_checksum)
+{
+	char base[] = "/tmp/fpref-hdr.XXXXXX", path[512], err[2048];
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(path, sizeof path, "%s/s.suite", base);
+	write_text(path, io_suite);
+	struct fpref_golden_suite s;
+	ck_assert_int_eq(fpref_golden_suite_read(path, &s, err, sizeof err), 0);
+	struct fpref_golden_progress p;
+	ck_assert_int_eq(fpref_golden_generate(&s, base, 0, 1, 1, NULL, NULL, &p, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/add/float4_e2m1fn.rne.txt", base);
+	size_t len;
+	char *text = read_all(path, &len);
+	ck_assert_ptr_nonnull(strstr(text, "# fpref golden vectors, format 2\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# descriptor float4_e2m1fn exp=2 man=1 bias=1 specials=none subnormals=on "
+					   "zero=on signed bits=4\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# flags hex, the OR of inexact 01 underflow 02 overflow 04 infinite 08 invalid 10"));
+	char *op = strstr(text, "# op add\n");
+	ck_assert_ptr_nonnull(op);
+	memcpy(op, "# op mul\n", 9);
+	write_text(path, text);
+	free(text);
+	struct fpref_golden_file g;
+	err[0] = '\0';
+	ck_assert_int_eq(fpref_golden_read(path, &g, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "checksum mismatch"), "'%s'", err);
+	fpref_golden_suite_free(&s);
+	rm_rf(base);
+}
+END_TEST
+
+static void generate_into(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count)
+{
+	char err[2048];
+	struct fpref_golden_progress p;
+	mkdir(dir, 0777);
+	ck_assert_msg(fpref_golden_generate(s, dir, index, count, 1, NULL, NULL, &p, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(fpref_golden_write_manifest(s, dir, index, count, err, sizeof err) == 0, "%s", err);
+}
+
+/* Shard manifests merged give the unsharded MANIFEST byte for byte, arrays
+ * included after their file; a folder is checked against its MANIFEST. */
+START_TEST(manifests)
+{
+	char base[] = "/tmp/fpref-manifest.XXXXXX", path[512], whole[300], shards[300], err[2048];
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(path, sizeof path, "%s/s.suite", base);
+	write_text(path, io_suite);
+	struct fpref_golden_suite s;
+	ck_assert_int_eq(fpref_golden_suite_read(path, &s, err, sizeof err), 0);
+	s.npy = true;
+	snprintf(whole, sizeof whole, "%s/whole", base);
+	snprintf(shards, sizeof shards, "%s/shards", base);
+	generate_into(&s, whole, 0, 1);
+	for (unsigned i = 0; i < 3; i++)
+		generate_into(&s, shards, i, 3);
+	ck_assert_msg(fpref_golden_merge_manifests(&s, shards, err, sizeof err) == 0, "%s", err);
+	size_t la, lb, listed;
+	snprintf(path, sizeof path, "%s/MANIFEST", whole);
+	char *a = read_all(path, &la);
+	snprintf(path, sizeof path, "%s/MANIFEST", shards);
+	char *b = read_all(path, &lb);
+	ck_assert_uint_eq(la, lb);
+	ck_assert_int_eq(memcmp(a, b, la), 0);
+	/* 4 files with 3 arrays each, the dot file with 2 */
+	ck_assert_ptr_nonnull(strstr(a, "  add/float4_e2m1fn.rne.txt\n"));
+	ck_assert_ptr_nonnull(strstr(a, "  add/float4_e2m1fn.rne.flags.npy\n"));
+	ck_assert_ptr_nonnull(strstr(a, "  dot/h100.float8_e4m3fn-float32.results.npy\n"));
+	ck_assert_ptr_null(strstr(a, "dot/h100.float8_e4m3fn-float32.flags.npy"));
+	ck_assert(strstr(a, "add/float4_e2m1fn.rne.txt") < strstr(a, "add/float4_e2m1fn.rne.inputs.npy"));
+	free(a);
+	free(b);
+	ck_assert_int_eq(fpref_golden_manifest_check(whole, &listed, err, sizeof err), 0);
+	ck_assert_uint_eq(listed, 4 * 4 + 3);
+	/* a shard manifest missing: no merge */
+	snprintf(path, sizeof path, "%s/MANIFEST.shard-1-of-3", shards);
+	remove(path);
+	err[0] = '\0';
+	ck_assert_int_eq(fpref_golden_merge_manifests(&s, shards, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "MANIFEST.shard-1-of-3"), "'%s'", err);
+	/* missing, changed, extra */
+	snprintf(path, sizeof path, "%s/mul/float4_e2m1fn.rne.txt", whole);
+	size_t len;
+	char *text = read_all(path, &len);
+	remove(path);
+	ck_assert_int_eq(fpref_golden_manifest_check(whole, &listed, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "mul/float4_e2m1fn.rne.txt") && strstr(err, "missing"), "'%s'", err);
+	text[len - 70] ^= 1;
+	write_text(path, text);
+	ck_assert_int_eq(fpref_golden_manifest_check(whole, &listed, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "mul/float4_e2m1fn.rne.txt") && strstr(err, "changed"), "'%s'", err);
+	text[len - 70] ^= 1;
+	write_text(path, text);
+	snprintf(path, sizeof path, "%s/mul/extra.txt", whole);
+	write_text(path, text);
+	free(text);
+	ck_assert_int_eq(fpref_golden_manifest_check(whole, &listed, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "mul/extra.txt") && strstr(err, "does not list"), "'%s'", err);
+	remove(path);
+	ck_assert_int_eq(fpref_golden_manifest_check(whole, &listed, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/MANIFEST", whole);
+	remove(path);
+	ck_assert_int_eq(fpref_golden_manifest_check(whole, &listed, err, sizeof err), 1);
+	fpref_golden_suite_free(&s);
+	rm_rf(base);
+}
+END_TEST
+
+/* A run with arrays over a folder made without them makes the arrays of
+ * the files already complete, the same bytes as a run with arrays. */
+START_TEST(arrays_for_complete_files)
+{
+	char base[] = "/tmp/fpref-arrays.XXXXXX", path[512], plain[300], npy[300], err[2048];
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(path, sizeof path, "%s/s.suite", base);
+	write_text(path, io_suite);
+	struct fpref_golden_suite s;
+	ck_assert_int_eq(fpref_golden_suite_read(path, &s, err, sizeof err), 0);
+	snprintf(plain, sizeof plain, "%s/plain", base);
+	snprintf(npy, sizeof npy, "%s/npy", base);
+	generate_into(&s, plain, 0, 1);
+	s.npy = true;
+	generate_into(&s, npy, 0, 1);
+	struct fpref_golden_progress p;
+	ck_assert_int_eq(fpref_golden_generate(&s, plain, 0, 1, 2, NULL, NULL, &p, err, sizeof err), 0);
+	ck_assert_uint_eq(p.skipped, s.njobs);
+	ck_assert_uint_eq(p.arrays_added, s.njobs);
+	ck_assert_int_eq(fpref_golden_write_manifest(&s, plain, 0, 1, err, sizeof err), 0);
+	char h1[65], h2[65];
+	size_t f1, f2;
+	fingerprint_hex(plain, h1, &f1);
+	fingerprint_hex(npy, h2, &f2);
+	ck_assert_uint_eq(f1, 1 + 4 * 4 + 3);
+	ck_assert_str_eq(h1, h2);
+	ck_assert_int_eq(fpref_golden_generate(&s, plain, 0, 1, 1, NULL, NULL, &p, err, sizeof err), 0);
+	ck_assert_uint_eq(p.arrays_added, 0);
+	fpref_golden_suite_free(&s);
+	rm_rf(base);
+}
+END_TEST
+
+/* The error against the exact value leaves out saturated cases (3.4e38 to
+ * 448) and zero golden values, counted apart; results without flags are
+ * judged on their values. */
+START_TEST(verify_apart_and_without_flags)
+{
+	char base[] = "/tmp/fpref-apart.XXXXXX", path[512], err[2048];
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(path, sizeof path, "%s/s.suite", base);
+	write_text(path, "suite apart\nconvert float32 float8_e4m3fn rne+sat edge\n");
+	struct fpref_golden_suite s;
+	ck_assert_int_eq(fpref_golden_suite_read(path, &s, err, sizeof err), 0);
+	struct fpref_golden_progress p;
+	ck_assert_int_eq(fpref_golden_generate(&s, base, 0, 1, 1, NULL, NULL, &p, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/%s", base, s.jobs[0].path);
+	struct fpref_golden_file g;
+	struct fpref_golden_job j;
+	struct fpref_golden_results r;
+	struct fpref_verify_report rep;
+	struct fpref_verify_options o = { -1, -1, 3 };
+	ck_assert_int_eq(fpref_golden_read(path, &g, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_golden_job_of(&g, &j, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_golden_results_oracle(&g, &j, &r, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_golden_verify(&g, &j, &r, &o, &rep, err, sizeof err), 0);
+	ck_assert_uint_eq(rep.exact, rep.cases);
+	ck_assert_uint_eq(rep.with_flags, rep.cases);
+	ck_assert_uint_gt(rep.saturated, 0);
+	ck_assert_uint_gt(rep.zero_golden, 0);
+	ck_assert_uint_eq(rep.measured_exact + rep.saturated + rep.zero_golden + rep.nonfinite, rep.cases);
+	ck_assert_msg(rep.max_ulps_exact <= 0.5, "max %g ulp against the exact: correctly rounded is at most 0.5",
+		      rep.max_ulps_exact);
+	size_t measured = rep.measured_exact;
+	fpref_verify_report_free(&rep);
+	/* the same values without flags, and one result with other flags: no failure */
+	for (size_t i = 0; i < r.n; i++)
+		r.flags[i] = -1;
+	ck_assert_int_eq(fpref_golden_verify(&g, &j, &r, &o, &rep, err, sizeof err), 0);
+	ck_assert_uint_eq(rep.with_flags, 0);
+	ck_assert_uint_eq(rep.exact, rep.cases);
+	ck_assert_uint_eq(rep.by_kind[FPREF_MISMATCH_FLAGS], 0);
+	ck_assert_uint_eq(rep.measured_exact, measured);
+	fpref_verify_report_free(&rep);
+	fpref_golden_results_free(&r);
+	fpref_golden_file_free(&g);
+	fpref_golden_suite_free(&s);
+	rm_rf(base);
+}
+END_TEST
+
+/* Two writers of one path at once: each its own temporary, both commit,
+ * the path holds one of them whole, and no temporary is left. */
+START_TEST(atomic_temporaries_are_unique)
+{
+	char dir[] = "/tmp/fpref-atomic.XXXXXX", path[256], err[512];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/f.txt", dir);
+	struct fpref_atomic a = { 0 }, b = { 0 };
+	ck_assert_int_eq(fpref_atomic_open(&a, path, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_atomic_open(&b, path, err, sizeof err), 0);
+	ck_assert_str_ne(a.tmp, b.tmp);
+	ck_assert_ptr_nonnull(strstr(a.tmp, "/.f.txt."));
+	fputs("first\n", a.f);
+	fputs("second\n", b.f);
+	ck_assert_int_eq(fpref_atomic_commit(&a, 1, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_atomic_commit(&b, 1, err, sizeof err), 0);
+	size_t len;
+	char *text = read_all(path, &len);
+	ck_assert_str_eq(text, "second\n");
+	free(text);
+	char h[65];
+	size_t files;
+	fingerprint_hex(dir, h, &files); /* aborts on a leftover temporary */
+	ck_assert_uint_eq(files, 1);
+	remove(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(mismatch_classes)
 {
 	struct fpref_format e4m3 = test_format("e4m3"), f16 = test_format("f16");
@@ -314,6 +592,12 @@ int main(void)
 	tcase_add_test(tc, generation_is_deterministic);
 	tcase_add_test(tc, damaged_files_are_refused);
 	tcase_add_test(tc, mismatch_classes);
+	tcase_add_test(tc, suite_syntax);
+	tcase_add_test(tc, header_in_checksum);
+	tcase_add_test(tc, manifests);
+	tcase_add_test(tc, arrays_for_complete_files);
+	tcase_add_test(tc, verify_apart_and_without_flags);
+	tcase_add_test(tc, atomic_temporaries_are_unique);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return test_run(s);

@@ -71,6 +71,40 @@ START_TEST(reads_a_conversion_file)
 }
 END_TEST
 
+/* Format 2 (golden/fpref_golden.h) adds header lines after '# columns':
+ * the descriptors and the flags legend.  The reader takes them as header. */
+static const char *const convert_file_v2 =
+	"# fpref golden vectors, format 2\n"
+	"# fpref 0.1.0\n"
+	"# suite hw\n"
+	"# op convert\n"
+	"# formats float32 -> float16\n"
+	"# env round=rne overflow=ieee ftz=off daz=off tininess=after (rne)\n"
+	"# oracle GNU MPFR 4.2.0\n"
+	"# generator edge\n"
+	"# columns a result flags\n"
+	"# descriptor float32 exp=8 man=23 bias=127 specials=ieee subnormals=on zero=on signed bits=32\n"
+	"# descriptor float16 exp=5 man=10 bias=15 specials=ieee subnormals=on zero=on signed bits=16\n"
+	"# flags hex, the OR of inexact 01 underflow 02 overflow 04 infinite 08 invalid 10 (SoftFloat's order)\n"
+	"3F800000 3C00 00\n"
+	"00000001 0000 03\n"
+	"# sha256 0000000000000000000000000000000000000000000000000000000000000000\n";
+
+START_TEST(reads_a_format_2_file)
+{
+	struct fk_golden g;
+	char err[512] = "";
+	ck_assert_msg(read_text(convert_file_v2, &g, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(g.op, "convert");
+	ck_assert_str_eq(g.formats, "float32 -> float16");
+	ck_assert_uint_eq(g.lines, 2);
+	ck_assert_int_eq(g.nin, 1);
+	ck_assert_uint_eq(g.in[1], 1);
+	ck_assert_uint_eq(g.result[1], 0);
+	fk_golden_free(&g);
+}
+END_TEST
+
 START_TEST(reads_a_dot_file)
 {
 	struct fk_golden g;
@@ -166,6 +200,7 @@ int main(void)
 	Suite *s = suite_create("kernel_io");
 	TCase *tc = tcase_create("io");
 	tcase_add_test(tc, reads_a_conversion_file);
+	tcase_add_test(tc, reads_a_format_2_file);
 	tcase_add_test(tc, reads_a_dot_file);
 	tcase_add_test(tc, writes_results_verify_reads);
 	tcase_add_loop_test(tc, refuses_damaged_files, 0, (int)(sizeof damaged / sizeof damaged[0]));
