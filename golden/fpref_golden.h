@@ -43,6 +43,10 @@ void fpref_sha256_hex(struct fpref_sha256 *s, char hex[65]);
  *   dot GPUS INPUTS OUTPUTS GENERATOR
  * Lists are comma-separated: format names, or the groups "all" (the
  * catalogue) and "narrow" (its formats of 8 bits or fewer); ops, or "all".
+ * A format with options, whose spelling has commas of its own, goes whole
+ * in brackets: "op add [e5m3,subnormals=off],float16 rne edge".  A line
+ * holds at most 2046 characters; a longer one is refused (file:line), not
+ * split.
  * An ENV is '+'-joined: a rounding mode, sat, ftz, daz, before (tininess),
  * or a profile name (cuda, onnx-cast-19, ...) applied for the target.
  * GENERATOR: exhaustive, edge, random:N, edge+random:N; for dot,
@@ -90,9 +94,19 @@ int fpref_golden_compute(const struct fpref_golden_job *j, char **body, size_t *
 /* The header the job's file carries (without the closing checksum). */
 void fpref_golden_header(const struct fpref_golden_job *j, const char *suite, unsigned long vectors, char *buf,
 			 size_t len);
-/* Write header, body and "# sha256 HEX" to dir/job->path: a temporary file
- * beside it, then renamed, so that the path is either absent, old or
- * complete.  Creates the job's subfolder.  0, or -1 with a message. */
+/* Write header, body and "# sha256 HEX" (of header and body) to
+ * dir/job->path: a temporary of this process's own beside it, then renamed,
+ * so that the path is either absent, old or complete, however many runs
+ * write it at once.  Creates the job's subfolder.  0, or -1 with a message.
+ * The header, format 2:
+ *   # fpref golden vectors, format 2
+ *   # fpref VERSION / # suite NAME / # op OP / # formats F / # env ENV
+ *   # oracle GNU MPFR VERSION / # generator GEN / # columns COLUMNS
+ *   # descriptor NAME exp=E man=M bias=B specials=S subnormals=on|off
+ *     zero=on|off signed|unsigned bits=W   (the input format, then for
+ *     convert and dot the output format)
+ *   # flags hex, the OR of inexact 01 underflow 02 overflow 04 infinite 08
+ *     invalid 10 (SoftFloat's order)   (not for dot, which has no flags) */
 int fpref_golden_write(const char *dir, const struct fpref_golden_job *j, const char *suite, const char *body,
 		       size_t len, unsigned long vectors, char *err, size_t errlen);
 /* The body as NumPy arrays beside the file: NAME.inputs.npy (vectors x
@@ -170,7 +184,8 @@ struct fpref_golden_file {
 	char sha256[65];
 };
 /* Read and check a golden file: the header fields, every body line, the
- * closing SHA-256 of the body.  0, or -1 with a message saying what is
+ * closing SHA-256 of the header and body (format 2) or of the body alone
+ * (format 1).  0, or -1 with a message saying what is
  * wrong (not a golden file, truncated, checksum mismatch, bad header). */
 int fpref_golden_read(const char *path, struct fpref_golden_file *g, char *err, size_t errlen);
 void fpref_golden_file_free(struct fpref_golden_file *g);
@@ -212,7 +227,7 @@ struct fpref_golden_results {
 };
 void fpref_golden_results_free(struct fpref_golden_results *r);
 /* Read results from a file: lines in the golden file's format (its inputs
- * repeated, then the result and optionally flags; '#' lines ignored except
+ * repeated, then the result and optionally flags, -1 where absent; '#' lines ignored except
  * "# op", "# formats" and "# env", which must match the golden header),
  * or a .npy array of one result per golden line (items of the output's
  * container width, or float items of that width).  0, or -1 with a
