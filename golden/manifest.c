@@ -3,6 +3,8 @@
  * folder (missing, changed and extra files). */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +55,20 @@ static void manifest_name(const char *dir, unsigned index, unsigned count, char 
 		snprintf(buf, len, "%s/MANIFEST.shard-%u-of-%u", dir, index, count);
 }
 
-int fpref_golden_write_manifest(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count,
-				char *err, size_t errlen)
+/* SIGINT and SIGTERM held while a manifest is written, so that an
+ * interrupt leaves no temporary: it takes effect once the file is renamed
+ * (or removed). */
+static void hold_signals(sigset_t *before)
+{
+	sigset_t held;
+	sigemptyset(&held);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &held, before);
+}
+
+static int write_entries(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count,
+			 char *err, size_t errlen)
 {
 	char path[1024];
 	manifest_name(dir, index, count, path, sizeof path);
@@ -168,7 +182,17 @@ static unsigned shard_count(const char *dir, char *err, size_t errlen)
 	return count;
 }
 
-int fpref_golden_merge_manifests(const struct fpref_golden_suite *s, const char *dir, char *err, size_t errlen)
+int fpref_golden_write_manifest(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count,
+				char *err, size_t errlen)
+{
+	sigset_t before;
+	hold_signals(&before);
+	int status = write_entries(s, dir, index, count, err, errlen);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	return status;
+}
+
+static int merge(const struct fpref_golden_suite *s, const char *dir, char *err, size_t errlen)
 {
 	err[0] = '\0';
 	unsigned count = shard_count(dir, err, errlen);
@@ -212,6 +236,15 @@ int fpref_golden_merge_manifests(const struct fpref_golden_suite *s, const char 
 		}
 	}
 	entries_free(&all);
+	return status;
+}
+
+int fpref_golden_merge_manifests(const struct fpref_golden_suite *s, const char *dir, char *err, size_t errlen)
+{
+	sigset_t before;
+	hold_signals(&before);
+	int status = merge(s, dir, err, errlen);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
 	return status;
 }
 
