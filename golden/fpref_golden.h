@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fpref_format.h"
 #include "fpref_env.h"
@@ -109,6 +110,10 @@ void fpref_golden_header(const struct fpref_golden_job *j, const char *suite, un
  *     invalid 10 (SoftFloat's order)   (not for dot, which has no flags) */
 int fpref_golden_write(const char *dir, const struct fpref_golden_job *j, const char *suite, const char *body,
 		       size_t len, unsigned long vectors, char *err, size_t errlen);
+/* The same file (header, body, checksum) on an open stream.  0, or -1 when
+ * a write failed. */
+int fpref_golden_put(FILE *f, const struct fpref_golden_job *j, const char *suite, const char *body, size_t len,
+		     unsigned long vectors);
 /* The body as NumPy arrays beside the file: NAME.inputs.npy (vectors x
  * inputs, unsigned items wide enough for every input's container),
  * NAME.results.npy (the result patterns, or 0/1) and, except for dot,

@@ -459,24 +459,30 @@ static int make_dirs(char *path)
 int fpref_golden_write(const char *dir, const struct fpref_golden_job *j, const char *suite, const char *body,
 		       size_t len, unsigned long vectors, char *err, size_t errlen)
 {
-	char path[1024], header[2048], hex[65];
+	char path[1024];
 	snprintf(path, sizeof path, "%s/%s", dir, j->path);
 	if (make_dirs(path) != 0) {
 		snprintf(err, errlen, "%s: cannot create its folder (%s)", path, strerror(errno));
 		return -1;
 	}
+	struct fpref_atomic file = { 0 };
+	if (fpref_atomic_open(&file, path, err, errlen) != 0)
+		return -1;
+	bool ok = fpref_golden_put(file.f, j, suite, body, len, vectors) == 0;
+	return fpref_atomic_commit(&file, ok, err, errlen);
+}
+
+int fpref_golden_put(FILE *f, const struct fpref_golden_job *j, const char *suite, const char *body, size_t len,
+		     unsigned long vectors)
+{
+	char header[2048], hex[65];
 	fpref_golden_header(j, suite, vectors, header, sizeof header);
 	struct fpref_sha256 sha;
 	fpref_sha256_init(&sha);
 	fpref_sha256_update(&sha, header, strlen(header)); /* format 2: the header is covered too */
 	fpref_sha256_update(&sha, body, len);
 	fpref_sha256_hex(&sha, hex);
-	struct fpref_atomic file = { 0 };
-	if (fpref_atomic_open(&file, path, err, errlen) != 0)
-		return -1;
-	bool ok = fputs(header, file.f) >= 0 && fwrite(body, 1, len, file.f) == len &&
-		  fprintf(file.f, "# sha256 %s\n", hex) > 0;
-	return fpref_atomic_commit(&file, ok, err, errlen);
+	return fputs(header, f) >= 0 && fwrite(body, 1, len, f) == len && fprintf(f, "# sha256 %s\n", hex) > 0 ? 0 : -1;
 }
 
 static size_t item_bytes(const struct fpref_format *f)

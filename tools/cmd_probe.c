@@ -89,15 +89,9 @@ static int probe_gen(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	if (!file) { /* the file on stdout, checksum and all */
-		char header[2048], hex[65];
-		struct fpref_sha256 sha;
-		fpref_golden_header(&j, "probe", vectors, header, sizeof header);
-		fpref_sha256_init(&sha);
-		fpref_sha256_update(&sha, body, len);
-		fpref_sha256_hex(&sha, hex);
-		printf("%s%s# sha256 %s\n", header, body, hex);
+		int put = fpref_golden_put(stdout, &j, "probe", body, len, vectors);
 		free(body);
-		return CLI_EXIT_OK;
+		return put == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 	}
 	char dir_copy[1024], base_copy[1024];
 	snprintf(dir_copy, sizeof dir_copy, "%s", file);
