@@ -346,16 +346,23 @@ static void rm_rf(const char *dir)
 	ck_assert_int_eq(system(command), 0);
 }
 
+/* A suite from text, written to base/s.suite and read. */
+static void suite_in(const char *base, const char *text, struct fpref_golden_suite *s)
+{
+	char path[512], err[1024];
+	snprintf(path, sizeof path, "%s/s.suite", base);
+	write_text(path, text);
+	ck_assert_msg(fpref_golden_suite_read(path, s, err, sizeof err) == 0, "%s", err);
+}
+
 /* Format 2: the header carries the descriptors and the flags legend, and
  * the checksum covers it: "# op add" edited to "# op mul" is damage. */
 START_TEST(header_in_checksum)
 {
 	char base[] = "/tmp/fpref-hdr.XXXXXX", path[512], err[2048];
 	ck_assert_ptr_nonnull(mkdtemp(base));
-	snprintf(path, sizeof path, "%s/s.suite", base);
-	write_text(path, io_suite);
 	struct fpref_golden_suite s;
-	ck_assert_int_eq(fpref_golden_suite_read(path, &s, err, sizeof err), 0);
+	suite_in(base, io_suite, &s);
 	struct fpref_golden_progress p;
 	ck_assert_int_eq(fpref_golden_generate(&s, base, 0, 1, 1, NULL, NULL, &p, err, sizeof err), 0);
 	snprintf(path, sizeof path, "%s/add/float4_e2m1fn.rne.txt", base);
@@ -394,10 +401,8 @@ START_TEST(manifests)
 {
 	char base[] = "/tmp/fpref-manifest.XXXXXX", path[512], whole[300], shards[300], err[2048];
 	ck_assert_ptr_nonnull(mkdtemp(base));
-	snprintf(path, sizeof path, "%s/s.suite", base);
-	write_text(path, io_suite);
 	struct fpref_golden_suite s;
-	ck_assert_int_eq(fpref_golden_suite_read(path, &s, err, sizeof err), 0);
+	suite_in(base, io_suite, &s);
 	s.npy = true;
 	snprintf(whole, sizeof whole, "%s/whole", base);
 	snprintf(shards, sizeof shards, "%s/shards", base);
@@ -460,12 +465,10 @@ END_TEST
  * the files already complete, the same bytes as a run with arrays. */
 START_TEST(arrays_for_complete_files)
 {
-	char base[] = "/tmp/fpref-arrays.XXXXXX", path[512], plain[300], npy[300], err[2048];
+	char base[] = "/tmp/fpref-arrays.XXXXXX", plain[300], npy[300], err[2048];
 	ck_assert_ptr_nonnull(mkdtemp(base));
-	snprintf(path, sizeof path, "%s/s.suite", base);
-	write_text(path, io_suite);
 	struct fpref_golden_suite s;
-	ck_assert_int_eq(fpref_golden_suite_read(path, &s, err, sizeof err), 0);
+	suite_in(base, io_suite, &s);
 	snprintf(plain, sizeof plain, "%s/plain", base);
 	snprintf(npy, sizeof npy, "%s/npy", base);
 	generate_into(&s, plain, 0, 1);
@@ -496,10 +499,8 @@ START_TEST(verify_apart_and_without_flags)
 {
 	char base[] = "/tmp/fpref-apart.XXXXXX", path[512], err[2048];
 	ck_assert_ptr_nonnull(mkdtemp(base));
-	snprintf(path, sizeof path, "%s/s.suite", base);
-	write_text(path, "suite apart\nconvert float32 float8_e4m3fn rne+sat edge\n");
 	struct fpref_golden_suite s;
-	ck_assert_int_eq(fpref_golden_suite_read(path, &s, err, sizeof err), 0);
+	suite_in(base, "suite apart\nconvert float32 float8_e4m3fn rne+sat edge\n", &s);
 	struct fpref_golden_progress p;
 	ck_assert_int_eq(fpref_golden_generate(&s, base, 0, 1, 1, NULL, NULL, &p, err, sizeof err), 0);
 	snprintf(path, sizeof path, "%s/%s", base, s.jobs[0].path);
