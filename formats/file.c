@@ -1,6 +1,7 @@
 /* Atomic files: write a temporary, sync it, rename it over the target. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -16,10 +17,11 @@ static FILE *open_unique(struct fpref_atomic *a, int dir_len, const char *path)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_REALTIME, &t);
-	unsigned long n = (unsigned long)t.tv_nsec ^ (unsigned long)(size_t)a;
+	unsigned long n = (unsigned long)t.tv_nsec ^ (unsigned long)(uintptr_t)a;
 	for (int attempt = 0; attempt < 100; attempt++, n = n * 6364136223846793005ul + 1442695040888963407ul) {
-		if (snprintf(a->tmp, sizeof a->tmp, "%.*s.%s.%ld.%lx.partial", dir_len, path, path + dir_len, (long)getpid(),
-			     n & 0xffffffu) >= (int)sizeof a->tmp) {
+		int len = snprintf(a->tmp, sizeof a->tmp, "%.*s.%s.%ld.%lx.partial", dir_len, path, path + dir_len,
+				   (long)getpid(), n & 0xffffffu);
+		if (len >= (int)sizeof a->tmp) {
 			errno = ENAMETOOLONG;
 			return NULL;
 		}

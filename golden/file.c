@@ -159,10 +159,10 @@ int fpref_golden_read(const char *path, struct fpref_golden_file *g, char *err, 
 	}
 	fpref_sha256_hex(&sha, hex);
 	if (strlen(g->sha256) != 64 || strcmp(hex, g->sha256) != 0) {
+		const char *what = g->format_version >= 2 ? "header or body" : "body";
 		fpref_golden_file_free(g);
-		return fail(err, errlen, path,
-			    g->format_version >= 2 ? "checksum mismatch: the header or body is not what was written (damaged or edited)"
-						   : "checksum mismatch: the body is not what was written (damaged or edited)");
+		snprintf(err, errlen, "%s: checksum mismatch: the %s is not what was written (damaged or edited)", path, what);
+		return -1;
 	}
 	return 0;
 }

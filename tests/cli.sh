@@ -904,6 +904,15 @@ cp -r "$tmp/g" "$tmp/gm"
 rm "$tmp/gm/add/float4_e2m1fn.rne.txt"
 run verify "$tmp/gm"
 check_bad 'verify DIR, a file of MANIFEST deleted' 2 'add/float4_e2m1fn.rne.txt' 'missing'
+if command -v python3 >/dev/null 2>&1; then
+	run verify "$tmp/gm" --json
+	if [ "$rc" = 2 ] && python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["manifest"] == "mismatch" and "float4_e2m1fn.rne.txt" in d["error"]' <"$tmp/out"; then
+		ok 'verify DIR --json, a file of MANIFEST deleted: exit 2, one JSON document naming it'
+	else
+		failed 'verify DIR --json, a file of MANIFEST deleted: exit 2, one JSON document naming it'
+		show stdout "$tmp/out"
+	fi
+fi
 cp "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/gm/add/"
 cp "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/gm/add/more.txt"
 run verify "$tmp/gm"
