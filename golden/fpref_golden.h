@@ -136,7 +136,8 @@ struct fpref_golden_progress {
 typedef void (*fpref_golden_progress_fn)(const struct fpref_golden_progress *p, void *arg);
 /* Make every file of the suite that belongs to shard `index` of `count`
  * (file k belongs to shard k mod count) in dir, skipping those already
- * complete, on `threads` threads.  SIGINT and SIGTERM are held while it
+ * complete (but making, when the suite makes arrays, the .npy arrays such
+ * a file lacks: progress arrays_added), on `threads` threads.  SIGINT and SIGTERM are held while it
  * runs: on either, the threads finish the files they are writing, start
  * no more, and it returns -2 (done->signal says which).  0, or -1 with a
  * message naming the file and case that failed (finished files stay). */
