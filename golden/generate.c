@@ -69,6 +69,11 @@ static uint64_t pattern(const struct fpref_format *f, bool negative, uint64_t fi
 	return bits << f->pad_bits;
 }
 
+static uint64_t exponent_field_of(const struct fpref_format *f, uint64_t bits)
+{
+	return (bits >> (f->pad_bits + f->man_bits)) & ((1ull << f->exp_bits) - 1);
+}
+
 static bool valid(const struct fpref_format *f, uint64_t bits)
 {
 	struct fpref_unpacked u;
@@ -119,42 +124,179 @@ static size_t edge_values(const struct fpref_format *f, uint64_t *v, size_t max)
 	return n;
 }
 
-/* Source patterns around the target's rounding thresholds: its largest
- * finite and the overflow tie above it, its least normal, its least
- * subnormal and the ties at half and three halves of it, and the tie just
- * above one; each rounded into the source both ways, both signs. */
-static size_t threshold_values(const struct fpref_format *src, const struct fpref_format *tgt, uint64_t *v, size_t max)
+/* ---- conversions: the source values nearest every rounding threshold ---- */
+
+/* A growing set of source patterns, sorted and made unique at the end. */
+struct values {
+	uint64_t *v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void push(struct values *s, uint64_t bits)
 {
-	size_t n = 0;
+	if (s->failed)
+		return;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		uint64_t *bigger = realloc(s->v, cap * sizeof *bigger);
+		if (!bigger) {
+			s->failed = true;
+			return;
+		}
+		s->v = bigger;
+		s->cap = cap;
+	}
+	s->v[s->n++] = bits;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void sort_unique(struct values *s)
+{
+	if (!s->n)
+		return;
+	qsort(s->v, s->n, sizeof *s->v, compare_u64);
+	size_t k = 1;
+	for (size_t i = 1; i < s->n; i++)
+		if (s->v[i] != s->v[k - 1])
+			s->v[k++] = s->v[i];
+	s->n = k;
+}
+
+static uint64_t sign_of(const struct fpref_format *f)
+{
+	return f->is_signed ? 1ull << (f->exp_bits + f->man_bits + f->pad_bits) : 0;
+}
+
+/* A positive finite pattern of src (bits below its largest finite), both signs. */
+static void push_both(struct values *s, const struct fpref_format *src, uint64_t bits)
+{
 	struct fpref_unpacked u;
-	struct threshold {
-		uint64_t sig;
-		int32_t exp;
-	} t[8];
-	size_t nt = 0;
-	fpref_format_max_finite(tgt, &u);
-	t[nt++] = (struct threshold){ u.significand, u.exponent };
-	t[nt++] = (struct threshold){ 2 * u.significand + 1, u.exponent - 1 };
-	fpref_format_min_normal(tgt, &u);
-	t[nt++] = (struct threshold){ u.significand, u.exponent };
-	fpref_format_min_positive(tgt, &u);
-	t[nt++] = (struct threshold){ u.significand, u.exponent };
-	t[nt++] = (struct threshold){ u.significand, u.exponent - 1 };
-	t[nt++] = (struct threshold){ 3 * u.significand, u.exponent - 1 };
-	t[nt++] = (struct threshold){ (2ull << tgt->man_bits) + 1, -tgt->man_bits - 1 };
-	for (size_t i = 0; i < nt; i++)
-		for (int sign = 0; sign < 2; sign++)
-			for (int up = 0; up < 2; up++) {
-				struct fpref_env env;
-				fpref_env_default(&env);
-				env.overflow = FPREF_OVERFLOW_SAT;
-				env.rounding = (up != 0) != (sign != 0) ? FPREF_RUP : FPREF_RDN;
-				unsigned flags = 0;
-				uint64_t b = fpref_emu_round_pack(src, &env, 0, sign != 0, t[i].exp, (fpref_u128)t[i].sig, false,
-								  &flags);
-				add_unique(v, &n, max, src, b);
-			}
-	return n;
+	if (fpref_decode(src, bits, &u) != FPREF_DECODE_OK || u.cls == FPREF_CLASS_NAN || u.cls == FPREF_CLASS_INF)
+		return;
+	push(s, bits);
+	if (src->is_signed)
+		push(s, bits | sign_of(src));
+}
+
+/* The source values on both sides of the exact positive value sig * 2^exp
+ * (the one equal to it, where there is one), and `reach` more on each side. */
+static void around(struct values *s, const struct fpref_format *src, uint64_t sig, int32_t exp, int reach)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.overflow = FPREF_OVERFLOW_SAT;
+	unsigned flags = 0;
+	env.rounding = FPREF_RDN;
+	uint64_t below = fpref_emu_round_pack(src, &env, 0, false, exp, (fpref_u128)sig, false, &flags);
+	env.rounding = FPREF_RUP;
+	uint64_t above = fpref_emu_round_pack(src, &env, 0, false, exp, (fpref_u128)sig, false, &flags);
+	uint64_t step = 1ull << src->pad_bits, top = fpref_format_max_bits(src, false);
+	for (int k = 0; k <= reach; k++) {
+		if (below >= (uint64_t)k * step)
+			push_both(s, src, below - (uint64_t)k * step);
+		if (above + (uint64_t)k * step <= top)
+			push_both(s, src, above + (uint64_t)k * step);
+	}
+}
+
+/* The target values whose neighbourhoods hold its thresholds: every
+ * positive finite value of a format of 8 bits or fewer; for wider ones the
+ * zero, subnormal, least-normal, one, mid-range and largest binades, with
+ * even and odd last bits. */
+static void anchors(const struct fpref_format *t, struct values *a)
+{
+	uint64_t top = fpref_format_max_bits(t, false), step = 1ull << t->pad_bits;
+	if (fpref_format_width(t) <= 8) {
+		for (uint64_t b = 0; b <= top; b += step)
+			push(a, b);
+		return;
+	}
+	uint64_t mask = (1ull << t->man_bits) - 1, half = 1ull << (t->man_bits - 1);
+	uint64_t field_top = exponent_field_of(t, top), mid = (uint64_t)t->bias / 2;
+	const uint64_t spots[][2] = {
+		{ 0, 0 }, { 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, half - 1 }, { 0, half }, { 0, half + 1 }, { 0, mask - 1 },
+		{ 0, mask }, { 1, 0 }, { 1, 1 }, { 1, 2 }, { mid, 0x5555555555555555ull & mask },
+		{ mid, 0xAAAAAAAAAAAAAAAAull & mask }, { (uint64_t)t->bias - 1, mask }, { (uint64_t)t->bias, 0 },
+		{ (uint64_t)t->bias, 1 }, { (uint64_t)t->bias, 2 }, { (uint64_t)t->bias, 3 },
+		{ (uint64_t)t->bias + mid, 0x3333333333333333ull & mask }, { (uint64_t)t->bias + mid, 0xCCCCCCCCCCCCCCCCull & mask },
+	};
+	for (size_t i = 0; i < sizeof spots / sizeof spots[0]; i++) {
+		uint64_t b = pattern(t, false, spots[i][0], spots[i][1]);
+		if (b <= top)
+			push(a, b);
+	}
+	for (uint64_t k = 0; k < 4 && k * step <= top; k++)
+		push(a, top - k * step);
+	(void)field_top;
+}
+
+/* Source patterns around every rounding threshold of the target: each
+ * anchor value itself and the midpoint above it, as the nearest source
+ * values on both sides and their neighbours; the overflow tie, the band up
+ * to the next binade, values far beyond; values below half the least
+ * positive; the source's subnormals and NaNs of many payloads.  Both signs. */
+static void threshold_values(const struct fpref_format *src, const struct fpref_format *tgt, struct values *s)
+{
+	struct values a = { 0 };
+	anchors(tgt, &a);
+	uint64_t tmax = fpref_format_max_bits(tgt, false);
+	for (size_t i = 0; i < a.n; i++) {
+		struct fpref_unpacked u;
+		if ((a.v[i] & sign_of(tgt)) || fpref_decode(tgt, a.v[i], &u) != FPREF_DECODE_OK)
+			continue;
+		if (u.cls == FPREF_CLASS_ZERO) {
+			struct fpref_unpacked least;
+			fpref_format_min_positive(tgt, &least);
+			around(s, src, 1, least.exponent - 1, 2);     /* the tie above zero */
+			around(s, src, 3, least.exponent - 2, 1);     /* between it and the least */
+			around(s, src, 1, least.exponent - 2, 1);     /* below it */
+			around(s, src, 1, least.exponent - 4, 1);
+			continue;
+		}
+		around(s, src, u.significand, u.exponent, 1);
+		if (a.v[i] != tmax) {
+			around(s, src, 2 * u.significand + 1, u.exponent - 1, 2);
+			continue;
+		}
+		/* the overflow band: (max, tie), the tie, [tie, max + ulp), beyond */
+		around(s, src, 4 * u.significand + 1, u.exponent - 2, 1);
+		around(s, src, 2 * u.significand + 1, u.exponent - 1, 3);
+		around(s, src, 4 * u.significand + 3, u.exponent - 2, 1);
+		around(s, src, u.significand + 1, u.exponent, 2);
+		around(s, src, u.significand, u.exponent + 1, 0);
+		around(s, src, u.significand, u.exponent + 8, 0);
+		push_both(s, src, fpref_format_max_bits(src, false));
+	}
+	free(a.v);
+	s->failed = s->failed || a.failed;
+	uint64_t mask = (1ull << src->man_bits) - 1;
+	if (src->subnormals && src->man_bits > 0 && src->has_zero) {
+		const uint64_t subs[] = { 1, 2, 3, mask / 3, mask / 2, mask / 2 + 1, mask - 1, mask };
+		for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+			push_both(s, src, pattern(src, false, 0, subs[i]));
+	}
+	if (src->specials == FPREF_SPECIALS_IEEE && src->man_bits >= 2) {
+		uint64_t quiet = 1ull << (src->man_bits - 1), top = (1ull << src->exp_bits) - 1;
+		const uint64_t payloads[] = { quiet,
+					      quiet | 1,
+					      quiet | (quiet >> 1),
+					      mask,
+					      quiet | (0x5555555555555555ull & (quiet - 1)),
+					      1,
+					      quiet >> 1,
+					      quiet - 1,
+					      0x2AAAAAAAAAAAAAAAull & (quiet - 1) };
+		for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++)
+			for (int neg = 0; neg < 2; neg++)
+				if (payloads[i])
+					push(s, pattern(src, neg != 0, top, payloads[i]));
+	}
 }
 
 /* A seeded operand: one time in four any pattern, otherwise finite with a
@@ -304,6 +446,52 @@ static void dot_cases(struct job_state *st)
 
 #define EDGE_MAX 96
 
+/* A conversion's edge vectors: the source's edge values and the values
+ * around every threshold of the target, sorted by pattern. */
+static void convert_edges(struct job_state *st)
+{
+	const struct fpref_golden_job *j = st->job;
+	uint64_t e[EDGE_MAX];
+	size_t n = edge_values(&j->in, e, EDGE_MAX);
+	struct values s = { 0 };
+	for (size_t i = 0; i < n; i++)
+		push(&s, e[i]);
+	threshold_values(&j->in, &j->out, &s);
+	sort_unique(&s);
+	if (s.failed) {
+		snprintf(st->err, st->errlen, "out of memory");
+		st->status = -1;
+	}
+	for (size_t i = 0; i < s.n && !st->status; i++)
+		if (valid(&j->in, s.v[i]))
+			vector(st, &s.v[i]);
+	free(s.v);
+}
+
+/* A seeded source value for a conversion: three times in four a finite
+ * value inside the target's range (its subnormals to just above its
+ * largest finite, log-uniform), otherwise any operand. */
+static uint64_t random_in_range(const struct fpref_format *src, const struct fpref_format *tgt, uint64_t seed,
+				uint64_t index)
+{
+	uint64_t r = fpref_sr_stream(seed, 4 * index + 3);
+	if (r % 4 == 0)
+		return random_operand(src, seed, 3 * index, UINT64_MAX);
+	struct fpref_unpacked least, most;
+	fpref_format_min_positive(tgt, &least);
+	fpref_format_max_finite(tgt, &most);
+	int32_t lo = least.exponent - 2, hi = most.exponent + 64 - __builtin_clzll(most.significand);
+	int32_t e = lo + (int32_t)((r >> 2) % (uint64_t)(hi - lo + 1));
+	uint64_t sig = fpref_sr_stream(seed, 4 * index + 2) | 1ull << 63;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.rounding = FPREF_RTZ;
+	env.overflow = FPREF_OVERFLOW_SAT;
+	unsigned flags = 0;
+	uint64_t bits = fpref_emu_round_pack(src, &env, 0, (r >> 1) & 1, e - 63, (fpref_u128)sig, false, &flags);
+	return valid(src, bits) ? bits : random_operand(src, seed, 3 * index, UINT64_MAX);
+}
+
 int fpref_golden_compute(const struct fpref_golden_job *j, char **body, size_t *len, unsigned long *vectors, char *err,
 			 size_t errlen)
 {
@@ -329,11 +517,11 @@ int fpref_golden_compute(const struct fpref_golden_job *j, char **body, size_t *
 					vector(&st, in);
 			}
 		}
-		if (j->edge) {
+		if (j->edge && j->kind == FPREF_GOLDEN_CONVERT)
+			convert_edges(&st);
+		else if (j->edge) {
 			uint64_t e[EDGE_MAX];
 			size_t n = edge_values(&j->in, e, EDGE_MAX);
-			if (j->kind == FPREF_GOLDEN_CONVERT)
-				n += threshold_values(&j->in, &j->out, e + n, EDGE_MAX - n);
 			size_t m = arity == 3 ? (n < 16 ? n : 16) : n; /* fma: triples of the first 16 */
 			for (size_t x = 0; x < n && !st.status; x++)
 				for (size_t y = 0; y < (arity > 1 ? (arity == 3 ? m : n) : 1) && !st.status; y++)
@@ -347,6 +535,11 @@ int fpref_golden_compute(const struct fpref_golden_job *j, char **body, size_t *
 					}
 		}
 		for (unsigned long c = 0; c < j->random_count && !st.status; c++) {
+			if (j->kind == FPREF_GOLDEN_CONVERT) {
+				in[0] = random_in_range(&j->in, &j->out, j->seed, c);
+				vector(&st, in);
+				continue;
+			}
 			in[0] = random_operand(&j->in, j->seed, 3 * c, UINT64_MAX);
 			for (int a = 1; a < arity; a++)
 				in[a] = random_operand(&j->in, j->seed, 3 * c + (uint64_t)a, exponent_field(&j->in, in[0]));

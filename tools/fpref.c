@@ -34,6 +34,9 @@ static const char usage[] =
 	"  gen [--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--npy] [--list]\n"
 	"                                        golden files of a suite (default: default), every\n"
 	"                                        vector computed by the emulator and the oracle\n"
+	"  mutants [--suite NAME|FILE] [--mutant NAME] [--jobs N] [--all] [--json] [--list]\n"
+	"                                        the kill matrix: which realistic kernel bugs each\n"
+	"                                        golden file of a suite exposes, by how many vectors\n"
 	"  verify GOLDEN [RESULTS] [--tolerance Nulp|Xrel] [--show N] [--json]\n"
 	"                                        judge RESULTS (lines, or .npy) against a golden file,\n"
 	"                                        or a folder of results against a folder of golden\n"
@@ -103,6 +106,7 @@ int main(int argc, char **argv)
 		{ "dot", cmd_dot },
 		{ "gemm", cmd_gemm },
 		{ "gen", cmd_gen },
+		{ "mutants", cmd_mutants },
 		{ "verify", cmd_verify },
 		{ "lossscale", cmd_lossscale },
 		{ "probe", cmd_probe },
