@@ -72,23 +72,32 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 int fpref_mutant_result(const struct fpref_mutant *m, const struct fpref_golden_job *j, const uint64_t *in,
 			uint64_t *result);
 
+/* The bar a suite is held to: every applicable mutant exposed by this
+ * many distinct input vectors of every file, or by every input of the whole space that
+ * exposes it where fewer do. */
+#define FPREF_MUTANT_BAR 8
+
 /* One cell of the kill matrix: how many vectors of a file expose a
  * mutant (the mutated result differs from the golden one), and the first. */
 struct fpref_kill {
 	const struct fpref_mutant *mutant;
-	unsigned long exposed;
+	unsigned long exposed;  /* vectors */
+	unsigned long distinct; /* distinct inputs among them, counted up to FPREF_MUTANT_BAR */
+	uint64_t seen[FPREF_MUTANT_BAR];
 	size_t first_line; /* 1-based body line, 0 when none */
+	/* How many inputs of the job's whole input space expose it, where that
+	 * is known (the space swept: a source of up to 20 bits, pairs of formats
+	 * of up to 10, triples of up to 6), else ULONG_MAX. */
+	unsigned long possible;
 };
 
-/* The bar a suite is held to: every applicable mutant exposed by this
- * many vectors of every file (or by all it can be, in an exhaustive file). */
-#define FPREF_MUTANT_BAR 8
 
 /* Judge one job's vectors (a golden body, as fpref_golden_compute makes
  * it) against every applicable mutant: kills[0..*nkills) in catalogue
- * order, malloc'ed.  An exhaustive job holds the whole input space, so
- * there a mutant that no vector exposes is left out as equivalent (it
- * changes no result).  0, or -1 with a message. */
+ * order, malloc'ed.  A mutant exposed by fewer than FPREF_MUTANT_BAR
+ * vectors is run over the whole input space where that is small: one that
+ * no input exposes is left out as equivalent (it changes no result of this
+ * job).  0, or -1 with a message. */
 int fpref_mutants_judge(const struct fpref_golden_job *j, const char *body, struct fpref_kill **kills, size_t *nkills,
 			char *err, size_t errlen);
 
@@ -104,10 +113,9 @@ struct fpref_kill_file {
 int fpref_mutants_suite(const struct fpref_golden_suite *s, unsigned threads, struct fpref_kill_file **files,
 			char *err, size_t errlen);
 void fpref_kill_files_free(struct fpref_kill_file *files, size_t n);
-/* The exposure a file must reach for a mutant to count as caught there:
- * FPREF_MUTANT_BAR, or 1 in an exhaustive file, which holds every input
- * on which the mutant differs. */
-unsigned long fpref_kill_bar(const struct fpref_golden_job *j);
+/* Whether a cell meets the bar: exposed by FPREF_MUTANT_BAR vectors, or by
+ * every input that can expose it. */
+bool fpref_kill_caught(const struct fpref_kill *k);
 
 #ifdef __cplusplus
 }

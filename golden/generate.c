@@ -250,14 +250,15 @@ static void threshold_values(const struct fpref_format *src, const struct fpref_
 		struct fpref_unpacked u;
 		if ((a.v[i] & sign_of(tgt)) || fpref_decode(tgt, a.v[i], &u) != FPREF_DECODE_OK)
 			continue;
-		if (u.cls == FPREF_CLASS_ZERO) {
+		if (u.cls == FPREF_CLASS_ZERO || (!tgt->has_zero && a.v[i] == 0)) {
 			struct fpref_unpacked least;
 			fpref_format_min_positive(tgt, &least);
 			around(s, src, 1, least.exponent - 1, 2);     /* the tie above zero */
 			around(s, src, 3, least.exponent - 2, 1);     /* between it and the least */
 			around(s, src, 1, least.exponent - 2, 1);     /* below it */
 			around(s, src, 1, least.exponent - 4, 1);
-			continue;
+			if (u.cls == FPREF_CLASS_ZERO)
+				continue;
 		}
 		around(s, src, u.significand, u.exponent, 1);
 		if (a.v[i] != tmax) {
@@ -446,6 +447,237 @@ static void dot_cases(struct job_state *st)
 
 #define EDGE_MAX 96
 
+/* ---- operations: results at the places kernels get wrong ---- */
+
+struct op_cases {
+	struct job_state *st;
+	const struct fpref_format *f;
+	uint64_t seed, counter;
+	int p;                       /* precision */
+};
+
+static uint64_t next_random(struct op_cases *c)
+{
+	return fpref_sr_stream(c->seed ^ 0x6f70636173657321ull, c->counter++);
+}
+
+/* The pattern nearest sig * 2^exp (rne, saturating). */
+static uint64_t make(const struct fpref_format *f, bool negative, fpref_u128 sig, int32_t exp)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.overflow = FPREF_OVERFLOW_SAT;
+	unsigned flags = 0;
+	return fpref_emu_round_pack(f, &env, 0, negative, exp, sig, false, &flags);
+}
+
+/* A random significand of exactly p bits. */
+static uint64_t full_significand(struct op_cases *c)
+{
+	uint64_t top = 1ull << (c->p - 1);
+	return top | (next_random(c) & (top - 1));
+}
+
+static void op_vector(struct op_cases *c, uint64_t a, uint64_t b, uint64_t x)
+{
+	const struct fpref_golden_job *j = c->st->job;
+	uint64_t in[3] = { a, b, x };
+	for (int i = 0; i < fpref_op_arity(j->op); i++)
+		if (!valid(c->f, in[i]))
+			return;
+	vector(c->st, in);
+}
+
+static uint64_t apply(struct op_cases *c, enum fpref_op op, uint64_t a, uint64_t b, enum fpref_rounding r)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.rounding = r;
+	env.overflow = FPREF_OVERFLOW_SAT;
+	uint64_t in[3] = { a, b, 0 }, out = 0;
+	unsigned flags = 0;
+	fpref_emu_op(op, c->f, in, &env, 0, &out, &flags);
+	return out;
+}
+
+/* NaNs of many payloads and both signs in every operand position. */
+static void nan_cases(struct op_cases *c, uint64_t one)
+{
+	const struct fpref_format *f = c->f;
+	if (f->specials != FPREF_SPECIALS_IEEE || f->man_bits < 2)
+		return;
+	uint64_t quiet = 1ull << (f->man_bits - 1), top = (1ull << f->exp_bits) - 1, mask = (1ull << f->man_bits) - 1;
+	const uint64_t payloads[] = { quiet, quiet | 1, mask, quiet | (0x5555555555555555ull & (quiet - 1)), 1, quiet - 1,
+				      0x2AAAAAAAAAAAAAAAull & (quiet - 1) };
+	enum fpref_op op = c->st->job->op;
+	for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++)
+		for (int neg = 0; neg < 2; neg++) {
+			uint64_t n = pattern(f, neg != 0, top, payloads[i]);
+			if (!payloads[i])
+				continue;
+			if (fpref_op_is_compare(op))
+				op_vector(c, n, n, 0);
+			op_vector(c, n, one, one);
+			op_vector(c, one, n, one);
+			if (op == FPREF_OP_FMA)
+				op_vector(c, one, one, n);
+		}
+}
+
+/* Exact zeros of both signs: x - x, x + (-x), products and quotients of
+ * zero, fma(a, b, -(a b)) with a b exact. */
+static void zero_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	enum fpref_op op = c->st->job->op;
+	uint64_t sign = sign_of(f);
+	for (int i = 0; i < 8; i++) {
+		uint64_t x = make(f, false, full_significand(c), (int32_t)(next_random(c) % 8) - 4 - (c->p - 1));
+		uint64_t zero = fpref_format_zero_bits(f, false), neg = i & 1 ? sign : 0;
+		op_vector(c, x | neg, (x | neg) ^ (op == FPREF_OP_ADD ? sign : 0), 0);
+		op_vector(c, x | neg, zero | (i & 2 ? sign : 0), 0);
+		op_vector(c, zero | (i & 2 ? sign : 0), x | neg, 0);
+		if (op == FPREF_OP_FMA) {
+			uint64_t small = make(f, false, 3 + 2 * (next_random(c) % 4), (int32_t)(next_random(c) % 4));
+			uint64_t prod = apply(c, FPREF_OP_MUL, x, small, FPREF_RNE);
+			op_vector(c, x | neg, small, prod ^ (neg ? 0 : sign));
+		}
+	}
+	uint64_t zeros[2] = { fpref_format_zero_bits(f, false), fpref_format_zero_bits(f, true) };
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 2; b++)
+			op_vector(c, zeros[a], zeros[b], zeros[b]);
+}
+
+/* Results in the overflow band: just below, at and just above the tie
+ * above max finite, and up to the next binade. */
+static void overflow_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	enum fpref_op op = c->st->job->op;
+	uint64_t max = fpref_format_max_bits(f, false), step = 1ull << f->pad_bits, sign = sign_of(f);
+	struct fpref_unpacked m;
+	fpref_format_max_finite(f, &m);
+	int32_t top = m.exponent + c->p - 1; /* exponent of max's leading bit */
+	for (int i = 0; i < 32; i++) {
+		uint64_t neg = i & 1 ? sign : 0, a = max - (uint64_t)(i / 2 % 2) * step, b, x = 0;
+		if (op == FPREF_OP_ADD || op == FPREF_OP_SUB) {
+			/* max + b with b in [h/2, h) or [h, 2h), h half an ulp of max */
+			b = make(f, false, full_significand(c), top - 2 * c->p + 1 - (int32_t)(i / 4 % 2));
+			op_vector(c, max | neg, b | (op == FPREF_OP_SUB ? neg ^ sign : neg), 0);
+		} else if (op == FPREF_OP_MUL || op == FPREF_OP_FMA) {
+			b = make(f, false, full_significand(c), -(c->p - 1) + (int32_t)(next_random(c) % 5));
+			a = apply(c, FPREF_OP_DIV, max, b, i % 8 == 6 ? FPREF_RDN : FPREF_RUP);
+			if (op == FPREF_OP_FMA)
+				x = i & 4 ? fpref_format_zero_bits(f, false)
+					  : make(f, false, full_significand(c), top - 2 * c->p - (int32_t)(next_random(c) % 3));
+			op_vector(c, a | neg, b, x | neg);
+		} else if (op == FPREF_OP_DIV) {
+			/* a / (1 - k 2^-p): a little above a */
+			b = make(f, false, (1ull << c->p) - 1 - (uint64_t)(i / 4 % 3), -c->p);
+			op_vector(c, a | neg, b, 0);
+		}
+	}
+}
+
+/* Products that are exact midpoints of the format (two odd significands
+ * whose product has p + 1 bits), and fma of such a product with a c far
+ * below it, whose sum double rounding through a wider format loses. */
+static void tie_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	enum fpref_op op = c->st->job->op;
+	if (c->p < 3 || (op != FPREF_OP_MUL && op != FPREF_OP_FMA))
+		return;
+	int found = 0;
+	for (int tries = 0; tries < 4000 && found < 32; tries++) {
+		int bits_a = 2 + (int)(next_random(c) % (uint64_t)(c->p - 1));
+		uint64_t A = (next_random(c) & ((1ull << (bits_a - 1)) - 1)) | 1ull << (bits_a - 1) | 1;
+		int bits_b = c->p + 2 - bits_a;
+		if (bits_b < 1 || bits_b > c->p)
+			continue;
+		uint64_t B = (bits_b > 1 ? (next_random(c) & ((1ull << (bits_b - 1)) - 1)) | 1ull << (bits_b - 1) : 1) | 1;
+		fpref_u128 P = (fpref_u128)A * B;
+		int len = 0;
+		for (fpref_u128 t = P; t; t >>= 1)
+			len++;
+		if (len != c->p + 1)
+			continue;
+		found++;
+		uint64_t neg = found & 1 ? sign_of(f) : 0;
+		uint64_t a = make(f, false, A, -(bits_a - 1)), b = make(f, false, B, -(bits_b - 1) + (int32_t)(found % 3));
+		if (op == FPREF_OP_MUL) {
+			op_vector(c, a | neg, b, 0);
+			continue;
+		}
+		int32_t e = len - 1 - (bits_a - 1) - (bits_b - 1) + (int32_t)(found % 3); /* the product's leading exponent */
+		const int below[] = { c->p + 2, 25, 26, 54, 55 };
+		for (size_t k = 0; k < sizeof below / sizeof below[0]; k++)
+			op_vector(c, a | neg, b, make(f, (k + (size_t)found) % 2 != 0, 1, e - below[k]));
+	}
+}
+
+/* Results at the top of the subnormal range, where rounding first at full
+ * precision leaves one bit and a tie. */
+static void subnormal_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	enum fpref_op op = c->st->job->op;
+	if (!f->subnormals || f->man_bits == 0 || (op != FPREF_OP_MUL && op != FPREF_OP_DIV && op != FPREF_OP_FMA))
+		return;
+	int32_t emin = fpref_format_min_exponent(f);
+	for (int i = 0; i < 32; i++) {
+		uint64_t neg = i & 1 ? sign_of(f) : 0;
+		int32_t ea = (int32_t)(next_random(c) % 5) - 2;
+		uint64_t a = make(f, false, full_significand(c), ea - (c->p - 1)), b;
+		int32_t target = emin - 1 - (int32_t)(i / 2 % 3);
+		if (op == FPREF_OP_DIV)
+			b = make(f, false, full_significand(c), ea - target - (c->p - 1));
+		else
+			b = make(f, false, full_significand(c), target - ea - (c->p - 1));
+		op_vector(c, a | neg, b, fpref_format_zero_bits(f, i & 2));
+	}
+}
+
+/* Orderings of negative numbers and of the two zeros. */
+static void compare_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	uint64_t sign = sign_of(f);
+	if (!sign)
+		return;
+	for (int i = 0; i < 16; i++) {
+		uint64_t x = make(f, true, full_significand(c), (int32_t)(next_random(c) % 8) - 4 - (c->p - 1));
+		uint64_t y = i & 1 ? x : make(f, true, full_significand(c), (int32_t)(next_random(c) % 8) - 4 - (c->p - 1));
+		op_vector(c, x | sign, y | sign, 0);
+		op_vector(c, x & ~sign, y | sign, 0);
+	}
+}
+
+static void op_structured(struct job_state *st)
+{
+	const struct fpref_golden_job *j = st->job;
+	struct op_cases c = { st, &j->in, j->seed, 0, fpref_format_precision(&j->in) };
+	if (j->in.pad_bits || !j->in.has_zero)
+		return;
+	struct fpref_unpacked one_value = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
+	uint64_t one;
+	if (fpref_encode(&j->in, &one_value, &one) != 0)
+		one = fpref_format_max_bits(&j->in, false);
+	nan_cases(&c, one);
+	if (fpref_op_is_compare(j->op)) {
+		compare_cases(&c);
+		return;
+	}
+	if (j->op == FPREF_OP_MIN || j->op == FPREF_OP_MAX)
+		return;
+	zero_cases(&c);
+	if (j->op != FPREF_OP_SQRT)
+		overflow_cases(&c);
+	tie_cases(&c);
+	subnormal_cases(&c);
+}
+
 /* A conversion's edge vectors: the source's edge values and the values
  * around every threshold of the target, sorted by pattern. */
 static void convert_edges(struct job_state *st)
@@ -480,7 +712,13 @@ static uint64_t random_in_range(const struct fpref_format *src, const struct fpr
 	struct fpref_unpacked least, most;
 	fpref_format_min_positive(tgt, &least);
 	fpref_format_max_finite(tgt, &most);
+	struct fpref_unpacked src_least;
+	fpref_format_min_positive(src, &src_least);
 	int32_t lo = least.exponent - 2, hi = most.exponent + 64 - __builtin_clzll(most.significand);
+	if (lo < src_least.exponent)
+		lo = src_least.exponent; /* below the source's least: no value, only zeros again */
+	if (hi < lo)
+		hi = lo;
 	int32_t e = lo + (int32_t)((r >> 2) % (uint64_t)(hi - lo + 1));
 	uint64_t sig = fpref_sr_stream(seed, 4 * index + 2) | 1ull << 63;
 	struct fpref_env env;
@@ -520,6 +758,7 @@ int fpref_golden_compute(const struct fpref_golden_job *j, char **body, size_t *
 		if (j->edge && j->kind == FPREF_GOLDEN_CONVERT)
 			convert_edges(&st);
 		else if (j->edge) {
+			op_structured(&st);
 			uint64_t e[EDGE_MAX];
 			size_t n = edge_values(&j->in, e, EDGE_MAX);
 			size_t m = arity == 3 ? (n < 16 ? n : 16) : n; /* fma: triples of the first 16 */

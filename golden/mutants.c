@@ -1,6 +1,7 @@
 /* The mutant catalogue: each row a kernel bug seen in the wild, run by the
  * emulator as a variant of the correct computation, so that a golden suite
  * is judged by the bugs its vectors expose (docs/mutants.md). */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,7 +294,9 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 		return nearest(e->rounding) || !finite_within(&j->out, &via);
 	}
 	case FPREF_MUT_VIA_WIDE_RANGE:
-		return (convert || (op && arithmetic(j->op))) && nearest(e->rounding) && has_subnormals(&j->out) &&
+		/* a sum that lands among the subnormals is exact, and so is a square root */
+		return (convert || (op && arithmetic(j->op) && j->op != FPREF_OP_ADD && j->op != FPREF_OP_SUB)) &&
+		       nearest(e->rounding) && has_subnormals(&j->out) &&
 		       !e->ftz && wide_range(&j->out, &f) && rounds(j) &&
 		       (convert ? fpref_format_precision(&j->in) > fpref_format_precision(&j->out) ||
 					  quantum_exponent(&j->in) < quantum_exponent(&j->out)
@@ -645,6 +648,69 @@ int fpref_mutant_result(const struct fpref_mutant *m, const struct fpref_golden_
 
 /* ---- the kill matrix of one file ---- */
 
+/* Input spaces small enough to sweep: every pattern of a unary job's
+ * source of up to 20 bits, every pair of formats of up to 10 bits, every
+ * triple of up to 6. */
+#define SWEEP_BITS 20
+
+static bool sweepable(const struct fpref_golden_job *j, int *arity, int *width)
+{
+	*arity = j->kind == FPREF_GOLDEN_OP ? fpref_op_arity(j->op) : 1;
+	*width = fpref_format_width(&j->in);
+	return j->kind != FPREF_GOLDEN_DOT && *arity * *width <= SWEEP_BITS;
+}
+
+/* How many inputs of the job's whole space expose the mutant: swept where
+ * the space is small, known where the bug can only show on -0 (an exact
+ * conversion), else ULONG_MAX (unknown). */
+static unsigned long exposing_inputs(const struct fpref_mutant *m, const struct fpref_golden_job *j)
+{
+	int arity, width;
+	if (m->how == FPREF_MUT_NEG_ZERO && j->kind == FPREF_GOLDEN_CONVERT && !rounds(j))
+		return fpref_format_has_negative_zero(&j->in) ? 1 : 0;
+	/* a sum is -0 only as -0 + -0 (or -0 - +0), a square root only of -0,
+	 * except when rounding down (IEEE 754, 6.3) */
+	if (m->how == FPREF_MUT_NEG_ZERO && j->kind == FPREF_GOLDEN_OP && j->env.rounding != FPREF_RDN &&
+	    (j->op == FPREF_OP_ADD || j->op == FPREF_OP_SUB || j->op == FPREF_OP_SQRT))
+		return 1;
+	/* only min(+0, -0) and max(-0, +0): the first operand wins wrongly there alone */
+	if (m->how == FPREF_MUT_MINMAX_ZERO)
+		return 1;
+	if (!sweepable(j, &arity, &width))
+		return ULONG_MAX;
+	uint64_t per = 1ull << width, total = 1ull << (arity * width);
+	unsigned long count = 0;
+	for (uint64_t i = 0; i < total; i++) {
+		uint64_t in[3], rest = i, good, bad;
+		bool ok = true;
+		for (int a = 0; a < arity && ok; a++) {
+			in[a] = (rest % per) << j->in.pad_bits;
+			rest /= per;
+			struct fpref_unpacked u;
+			ok = fpref_decode(&j->in, in[a], &u) == FPREF_DECODE_OK;
+		}
+		unsigned flags;
+		if (!ok || run_env(j, &j->env, in, &good, &flags) != 0 || mutate(m, j, in, &bad) != 0)
+			continue;
+		count += good != bad;
+	}
+	return count;
+}
+
+
+/* Count the distinct inputs (by a hash of the line's inputs) that expose a
+ * mutant, up to the bar: a file that repeats one vector is not caught by it
+ * twice. */
+static void note_distinct(struct fpref_kill *k, uint64_t hash)
+{
+	if (k->distinct >= FPREF_MUTANT_BAR)
+		return;
+	for (unsigned long i = 0; i < k->distinct; i++)
+		if (k->seen[i] == hash)
+			return;
+	k->seen[k->distinct++] = hash;
+}
+
 int fpref_mutants_judge(const struct fpref_golden_job *j, const char *body, struct fpref_kill **kills, size_t *nkills,
 			char *err, size_t errlen)
 {
@@ -680,6 +746,10 @@ int fpref_mutants_judge(const struct fpref_golden_job *j, const char *body, stru
 			status = -1;
 			break;
 		}
+		size_t nin = j->kind == FPREF_GOLDEN_DOT ? 2 * (size_t)j->K + 1 : l->nin;
+		uint64_t hash = 1469598103934665603ull;
+		for (size_t x = 0; x < nin; x++)
+			hash = (hash ^ l->in[x]) * 1099511628211ull;
 		for (size_t i = 0; i < n; i++) {
 			uint64_t r;
 			if (mutate(k[i].mutant, j, l->in, &r) != 0 || r == l->result)
@@ -687,6 +757,7 @@ int fpref_mutants_judge(const struct fpref_golden_job *j, const char *body, stru
 			if (!k[i].exposed)
 				k[i].first_line = lineno;
 			k[i].exposed++;
+			note_distinct(&k[i], hash);
 		}
 	}
 	free(l);
@@ -695,13 +766,13 @@ int fpref_mutants_judge(const struct fpref_golden_job *j, const char *body, stru
 		free(k);
 		return -1;
 	}
-	if (j->exhaustive) { /* the whole input space: a mutant no input exposes changes nothing here */
-		size_t kept = 0;
-		for (size_t i = 0; i < n; i++)
-			if (k[i].exposed)
-				k[kept++] = k[i];
-		n = kept;
-	}
+	for (size_t i = 0; i < n; i++)
+		k[i].possible = k[i].distinct >= FPREF_MUTANT_BAR ? ULONG_MAX : exposing_inputs(k[i].mutant, j);
+	size_t kept = 0; /* a mutant that no input of the whole space exposes changes nothing here */
+	for (size_t i = 0; i < n; i++)
+		if (k[i].possible != 0)
+			k[kept++] = k[i];
+	n = kept;
 	*kills = k;
 	*nkills = n;
 	return 0;
@@ -789,7 +860,7 @@ void fpref_kill_files_free(struct fpref_kill_file *files, size_t n)
 	free(files);
 }
 
-unsigned long fpref_kill_bar(const struct fpref_golden_job *j)
+bool fpref_kill_caught(const struct fpref_kill *k)
 {
-	return j->exhaustive ? 1 : FPREF_MUTANT_BAR;
+	return k->distinct >= FPREF_MUTANT_BAR || k->distinct >= k->possible;
 }
