@@ -393,6 +393,79 @@ static void vector(struct job_state *st, const uint64_t *in)
 	st->vectors++;
 }
 
+/* Dot products where units differ (edge+random:N:K): after the N random
+ * cases, DOT_STRUCTURED cases in four kinds, in turn: every product -0 (an
+ * exact zero whose sign IEEE 754 and the H100's units give apart); tiny
+ * products below the alignment floor; one product near one with the rest
+ * straddling the F-bit cut; and a C far above or below the products. */
+#define DOT_STRUCTURED 96
+
+static uint64_t dot_input(const struct fpref_format *f, uint64_t r, int64_t field)
+{
+	uint64_t top = (1ull << f->exp_bits) - 1;
+	if (field < 0)
+		field = 0;
+	if ((uint64_t)field >= top)
+		field = (int64_t)top - 1;
+	uint64_t b = pattern(f, r & 1, (uint64_t)field, r >> 20);
+	return valid(f, b) ? b : 0;
+}
+
+/* An input pattern of about 2^e (mantissa bits from r), the sign from r. */
+static uint64_t dot_power(const struct fpref_format *f, uint64_t r, int64_t e, bool exact)
+{
+	return dot_input(f, exact ? r & 1 : r, f->bias + e);
+}
+
+static void dot_structured(const struct fpref_golden_job *j, unsigned long c, uint64_t *v)
+{
+	size_t K = j->K;
+	const struct fpref_format *in = &j->in, *out = &j->out;
+	int frac = j->model.frac, kind = (int)(c % 4), variant = (int)(c / 4 % 2);
+	int floor = out->exp_bits == 8 ? j->model.floor_fp32 : j->model.floor_fp16;
+	uint64_t sign = in->is_signed ? 1ull << (in->exp_bits + in->man_bits + in->pad_bits) : 0;
+	for (size_t k = 0; k < K; k++) {
+		uint64_t ra = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + k);
+		uint64_t rb = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + K + k);
+		int64_t ea = -2 + (int64_t)((ra >> 4) % 5), eb = -2 + (int64_t)((rb >> 4) % 5);
+		bool exact = false;
+		if (kind == 1) { /* products just below the alignment floor, or in the least binades */
+			int64_t t = floor == FPREF_TC_NO_FLOOR ? -2 * (int64_t)in->bias : floor - 1 - (int64_t)((ra >> 4) % 8);
+			ea = t / 2;
+			eb = t - t / 2;
+		} else if (kind == 2) { /* C at one, the first product at the output's tie, the rest below the F-bit cut */
+			int64_t t = k == 0 ? -(int64_t)fpref_format_precision(out) : -frac - 2 - (int64_t)((ra >> 4) % 4);
+			ea = t / 2;
+			eb = t - t / 2;
+			exact = k == 0;
+		}
+		v[k] = dot_power(in, exact ? 0 : ra, ea, exact);
+		v[K + k] = dot_power(in, exact ? 0 : rb, eb, exact);
+		if (kind == 0) /* a zero of the sign that makes the product -0 */
+			v[K + k] = fpref_format_zero_bits(in, !(v[k] & sign));
+		if (kind == 1 || kind == 2) { /* products of one sign: negative, or (2, variant 0) positive */
+			v[k] &= ~sign;
+			v[K + k] = (v[K + k] & ~sign) | (kind == 1 || variant ? sign : 0);
+		}
+	}
+	uint64_t r = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + 2 * K);
+	struct fpref_unpacked one = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
+	if (kind == 0 || kind == 1)
+		v[2 * K] = fpref_format_zero_bits(out, true);
+	else if (kind == 2) {
+		/* variant 0: 1 + a tie + tiny terms (rounding to nearest goes up, a truncating block to even);
+		 * variant 1: one ulp above 1 less tiny terms (truncation toward zero goes down only if they count) */
+		fpref_encode(out, &one, &v[2 * K]);
+		if (variant)
+			v[2 * K] += 1ull << out->pad_bits;
+		if (variant) {
+			v[0] &= ~sign;
+			v[K] = fpref_format_zero_bits(in, false);
+		}
+	} else /* C far above (absorbing the products) or far below them */
+		v[2 * K] = pattern(out, (r >> 1) & 1, (uint64_t)out->bias + (r & 4 ? 12 : 0) - (r & 4 ? 0 : 12) + (r >> 4) % 4, r >> 20);
+}
+
 static void dot_cases(struct job_state *st)
 {
 	const struct fpref_golden_job *j = st->job;
@@ -410,7 +483,12 @@ static void dot_cases(struct job_state *st)
 		st->status = -1;
 		snprintf(st->err, st->errlen, "%s: no probe inputs for %s", j->path, j->in.name);
 	}
-	for (unsigned long c = 0; c < cases && !st->status; c++) {
+	unsigned long structured = j->edge && !probe ? DOT_STRUCTURED : 0;
+	for (unsigned long c = 0; c < cases + structured && !st->status; c++) {
+		if (c >= cases) {
+			dot_structured(j, c - cases, v);
+			goto computed;
+		}
 		if (probe)
 			memcpy(v, probe + c * (2 * K + 1), (2 * K + 1) * sizeof *v);
 		/* finite inputs within a few binades of one, mixed signs; a nonzero c half the time */
@@ -424,6 +502,7 @@ static void dot_cases(struct job_state *st)
 		uint64_t r = fpref_sr_stream(j->seed, (2 * K + 1) * c + 2 * K);
 		if (!probe)
 			v[2 * K] = r % 2 ? 0 : pattern(&j->out, (r >> 1) & 1, (uint64_t)j->out.bias - 2 + (r >> 4) % 6, r >> 20);
+	computed:;
 		uint64_t d1 = 0, d2 = 0;
 		fpref_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d1);
 		fpref_ref_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d2);
@@ -574,7 +653,7 @@ static void overflow_cases(struct op_cases *c)
 			op_vector(c, a | neg, b, x | neg);
 		} else if (op == FPREF_OP_DIV) {
 			/* a / (1 - k 2^-p): a little above a */
-			b = make(f, false, (1ull << c->p) - 1 - (uint64_t)(i / 4 % 3), -c->p);
+			b = make(f, false, (1ull << c->p) - 1 - (unsigned)i / 4 % 3, -c->p);
 			op_vector(c, a | neg, b, 0);
 		}
 	}

@@ -359,8 +359,8 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 			return false; /* the lowered path runs the float16 row, not this one */
 		if (m->how == FPREF_MUT_DOT_BLOCK)
 			return m->param == 1 ? j->model.block >= 2 : 2 * j->model.block <= FPREF_TC_MAX_BLOCK;
-		if (m->how == FPREF_MUT_DOT_NO_FLOOR)
-			return dot_floor(j) != FPREF_TC_NO_FLOOR;
+		if (m->how == FPREF_MUT_DOT_NO_FLOOR) /* the floor must lie above the least products */
+			return dot_floor(j) != FPREF_TC_NO_FLOOR && 2 * quantum_exponent(&j->in) + 2 * j->in.man_bits < dot_floor(j);
 		return true;
 	case FPREF_MUT_DOT_C_LAST:
 		return !dot_lowered_inner(j);
