@@ -69,6 +69,11 @@ static uint64_t pattern(const struct fpref_format *f, bool negative, uint64_t fi
 	return bits << f->pad_bits;
 }
 
+static uint64_t exponent_field_of(const struct fpref_format *f, uint64_t bits)
+{
+	return (bits >> (f->pad_bits + f->man_bits)) & ((1ull << f->exp_bits) - 1);
+}
+
 static bool valid(const struct fpref_format *f, uint64_t bits)
 {
 	struct fpref_unpacked u;
@@ -119,42 +124,180 @@ static size_t edge_values(const struct fpref_format *f, uint64_t *v, size_t max)
 	return n;
 }
 
-/* Source patterns around the target's rounding thresholds: its largest
- * finite and the overflow tie above it, its least normal, its least
- * subnormal and the ties at half and three halves of it, and the tie just
- * above one; each rounded into the source both ways, both signs. */
-static size_t threshold_values(const struct fpref_format *src, const struct fpref_format *tgt, uint64_t *v, size_t max)
+/* ---- conversions: the source values nearest every rounding threshold ---- */
+
+/* A growing set of source patterns, sorted and made unique at the end. */
+struct values {
+	uint64_t *v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void push(struct values *s, uint64_t bits)
 {
-	size_t n = 0;
+	if (s->failed)
+		return;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		uint64_t *bigger = realloc(s->v, cap * sizeof *bigger);
+		if (!bigger) {
+			s->failed = true;
+			return;
+		}
+		s->v = bigger;
+		s->cap = cap;
+	}
+	s->v[s->n++] = bits;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void sort_unique(struct values *s)
+{
+	if (!s->n)
+		return;
+	qsort(s->v, s->n, sizeof *s->v, compare_u64);
+	size_t k = 1;
+	for (size_t i = 1; i < s->n; i++)
+		if (s->v[i] != s->v[k - 1])
+			s->v[k++] = s->v[i];
+	s->n = k;
+}
+
+static uint64_t sign_of(const struct fpref_format *f)
+{
+	return f->is_signed ? 1ull << (f->exp_bits + f->man_bits + f->pad_bits) : 0;
+}
+
+/* A positive finite pattern of src (bits below its largest finite), both signs. */
+static void push_both(struct values *s, const struct fpref_format *src, uint64_t bits)
+{
 	struct fpref_unpacked u;
-	struct threshold {
-		uint64_t sig;
-		int32_t exp;
-	} t[8];
-	size_t nt = 0;
-	fpref_format_max_finite(tgt, &u);
-	t[nt++] = (struct threshold){ u.significand, u.exponent };
-	t[nt++] = (struct threshold){ 2 * u.significand + 1, u.exponent - 1 };
-	fpref_format_min_normal(tgt, &u);
-	t[nt++] = (struct threshold){ u.significand, u.exponent };
-	fpref_format_min_positive(tgt, &u);
-	t[nt++] = (struct threshold){ u.significand, u.exponent };
-	t[nt++] = (struct threshold){ u.significand, u.exponent - 1 };
-	t[nt++] = (struct threshold){ 3 * u.significand, u.exponent - 1 };
-	t[nt++] = (struct threshold){ (2ull << tgt->man_bits) + 1, -tgt->man_bits - 1 };
-	for (size_t i = 0; i < nt; i++)
-		for (int sign = 0; sign < 2; sign++)
-			for (int up = 0; up < 2; up++) {
-				struct fpref_env env;
-				fpref_env_default(&env);
-				env.overflow = FPREF_OVERFLOW_SAT;
-				env.rounding = (up != 0) != (sign != 0) ? FPREF_RUP : FPREF_RDN;
-				unsigned flags = 0;
-				uint64_t b = fpref_emu_round_pack(src, &env, 0, sign != 0, t[i].exp, (fpref_u128)t[i].sig, false,
-								  &flags);
-				add_unique(v, &n, max, src, b);
-			}
-	return n;
+	if (fpref_decode(src, bits, &u) != FPREF_DECODE_OK || u.cls == FPREF_CLASS_NAN || u.cls == FPREF_CLASS_INF)
+		return;
+	push(s, bits);
+	if (src->is_signed)
+		push(s, bits | sign_of(src));
+}
+
+/* The source values on both sides of the exact positive value sig * 2^exp
+ * (the one equal to it, where there is one), and `reach` more on each side. */
+static void around(struct values *s, const struct fpref_format *src, uint64_t sig, int32_t exp, int reach)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.overflow = FPREF_OVERFLOW_SAT;
+	unsigned flags = 0;
+	env.rounding = FPREF_RDN;
+	uint64_t below = fpref_emu_round_pack(src, &env, 0, false, exp, (fpref_u128)sig, false, &flags);
+	env.rounding = FPREF_RUP;
+	uint64_t above = fpref_emu_round_pack(src, &env, 0, false, exp, (fpref_u128)sig, false, &flags);
+	uint64_t step = 1ull << src->pad_bits, top = fpref_format_max_bits(src, false);
+	for (int k = 0; k <= reach; k++) {
+		if (below >= (uint64_t)k * step)
+			push_both(s, src, below - (uint64_t)k * step);
+		if (above + (uint64_t)k * step <= top)
+			push_both(s, src, above + (uint64_t)k * step);
+	}
+}
+
+/* The target values whose neighbourhoods hold its thresholds: every
+ * positive finite value of a format of 8 bits or fewer; for wider ones the
+ * zero, subnormal, least-normal, one, mid-range and largest binades, with
+ * even and odd last bits. */
+static void anchors(const struct fpref_format *t, struct values *a)
+{
+	uint64_t top = fpref_format_max_bits(t, false), step = 1ull << t->pad_bits;
+	if (fpref_format_width(t) <= 8) {
+		for (uint64_t b = 0; b <= top; b += step)
+			push(a, b);
+		return;
+	}
+	uint64_t mask = (1ull << t->man_bits) - 1, half = 1ull << (t->man_bits - 1);
+	uint64_t field_top = exponent_field_of(t, top), mid = (uint64_t)t->bias / 2;
+	const uint64_t spots[][2] = {
+		{ 0, 0 }, { 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, half - 1 }, { 0, half }, { 0, half + 1 }, { 0, mask - 1 },
+		{ 0, mask }, { 1, 0 }, { 1, 1 }, { 1, 2 }, { mid, 0x5555555555555555ull & mask },
+		{ mid, 0xAAAAAAAAAAAAAAAAull & mask }, { (uint64_t)t->bias - 1, mask }, { (uint64_t)t->bias, 0 },
+		{ (uint64_t)t->bias, 1 }, { (uint64_t)t->bias, 2 }, { (uint64_t)t->bias, 3 },
+		{ (uint64_t)t->bias + mid, 0x3333333333333333ull & mask }, { (uint64_t)t->bias + mid, 0xCCCCCCCCCCCCCCCCull & mask },
+	};
+	for (size_t i = 0; i < sizeof spots / sizeof spots[0]; i++) {
+		uint64_t b = pattern(t, false, spots[i][0], spots[i][1]);
+		if (b <= top)
+			push(a, b);
+	}
+	for (uint64_t k = 0; k < 4 && k * step <= top; k++)
+		push(a, top - k * step);
+	(void)field_top;
+}
+
+/* Source patterns around every rounding threshold of the target: each
+ * anchor value itself and the midpoint above it, as the nearest source
+ * values on both sides and their neighbours; the overflow tie, the band up
+ * to the next binade, values far beyond; values below half the least
+ * positive; the source's subnormals and NaNs of many payloads.  Both signs. */
+static void threshold_values(const struct fpref_format *src, const struct fpref_format *tgt, struct values *s)
+{
+	struct values a = { 0 };
+	anchors(tgt, &a);
+	uint64_t tmax = fpref_format_max_bits(tgt, false);
+	for (size_t i = 0; i < a.n; i++) {
+		struct fpref_unpacked u;
+		if ((a.v[i] & sign_of(tgt)) || fpref_decode(tgt, a.v[i], &u) != FPREF_DECODE_OK)
+			continue;
+		if (u.cls == FPREF_CLASS_ZERO || (!tgt->has_zero && a.v[i] == 0)) {
+			struct fpref_unpacked least;
+			fpref_format_min_positive(tgt, &least);
+			around(s, src, 1, least.exponent - 1, 2);     /* the tie above zero */
+			around(s, src, 3, least.exponent - 2, 1);     /* between it and the least */
+			around(s, src, 1, least.exponent - 2, 1);     /* below it */
+			around(s, src, 1, least.exponent - 4, 1);
+			if (u.cls == FPREF_CLASS_ZERO)
+				continue;
+		}
+		around(s, src, u.significand, u.exponent, 1);
+		if (a.v[i] != tmax) {
+			around(s, src, 2 * u.significand + 1, u.exponent - 1, 2);
+			continue;
+		}
+		/* the overflow band: (max, tie), the tie, [tie, max + ulp), beyond */
+		around(s, src, 4 * u.significand + 1, u.exponent - 2, 1);
+		around(s, src, 2 * u.significand + 1, u.exponent - 1, 3);
+		around(s, src, 4 * u.significand + 3, u.exponent - 2, 1);
+		around(s, src, u.significand + 1, u.exponent, 2);
+		around(s, src, u.significand, u.exponent + 1, 0);
+		around(s, src, u.significand, u.exponent + 8, 0);
+		push_both(s, src, fpref_format_max_bits(src, false));
+	}
+	free(a.v);
+	s->failed = s->failed || a.failed;
+	uint64_t mask = (1ull << src->man_bits) - 1;
+	if (src->subnormals && src->man_bits > 0 && src->has_zero) {
+		const uint64_t subs[] = { 1, 2, 3, mask / 3, mask / 2, mask / 2 + 1, mask - 1, mask };
+		for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+			push_both(s, src, pattern(src, false, 0, subs[i]));
+	}
+	if (src->specials == FPREF_SPECIALS_IEEE && src->man_bits >= 2) {
+		uint64_t quiet = 1ull << (src->man_bits - 1), top = (1ull << src->exp_bits) - 1;
+		const uint64_t payloads[] = { quiet,
+					      quiet | 1,
+					      quiet | (quiet >> 1),
+					      mask,
+					      quiet | (0x5555555555555555ull & (quiet - 1)),
+					      1,
+					      quiet >> 1,
+					      quiet - 1,
+					      0x2AAAAAAAAAAAAAAAull & (quiet - 1) };
+		for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++)
+			for (int neg = 0; neg < 2; neg++)
+				if (payloads[i])
+					push(s, pattern(src, neg != 0, top, payloads[i]));
+	}
 }
 
 /* A seeded operand: one time in four any pattern, otherwise finite with a
@@ -250,6 +393,79 @@ static void vector(struct job_state *st, const uint64_t *in)
 	st->vectors++;
 }
 
+/* Dot products where units differ (edge+random:N:K): after the N random
+ * cases, DOT_STRUCTURED cases in four kinds, in turn: every product -0 (an
+ * exact zero whose sign IEEE 754 and the H100's units give apart); tiny
+ * products below the alignment floor; one product near one with the rest
+ * straddling the F-bit cut; and a C far above or below the products. */
+#define DOT_STRUCTURED 96
+
+static uint64_t dot_input(const struct fpref_format *f, uint64_t r, int64_t field)
+{
+	uint64_t top = (1ull << f->exp_bits) - 1;
+	if (field < 0)
+		field = 0;
+	if ((uint64_t)field >= top)
+		field = (int64_t)top - 1;
+	uint64_t b = pattern(f, r & 1, (uint64_t)field, r >> 20);
+	return valid(f, b) ? b : 0;
+}
+
+/* An input pattern of about 2^e (mantissa bits from r), the sign from r. */
+static uint64_t dot_power(const struct fpref_format *f, uint64_t r, int64_t e, bool exact)
+{
+	return dot_input(f, exact ? r & 1 : r, f->bias + e);
+}
+
+static void dot_structured(const struct fpref_golden_job *j, unsigned long c, uint64_t *v)
+{
+	size_t K = j->K;
+	const struct fpref_format *in = &j->in, *out = &j->out;
+	int frac = j->model.frac, kind = (int)(c % 4), variant = (int)(c / 4 % 2);
+	int floor = out->exp_bits == 8 ? j->model.floor_fp32 : j->model.floor_fp16;
+	uint64_t sign = in->is_signed ? 1ull << (in->exp_bits + in->man_bits + in->pad_bits) : 0;
+	for (size_t k = 0; k < K; k++) {
+		uint64_t ra = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + k);
+		uint64_t rb = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + K + k);
+		int64_t ea = -2 + (int64_t)((ra >> 4) % 5), eb = -2 + (int64_t)((rb >> 4) % 5);
+		bool exact = false;
+		if (kind == 1) { /* products just below the alignment floor, or in the least binades */
+			int64_t t = floor == FPREF_TC_NO_FLOOR ? -2 * (int64_t)in->bias : floor - 1 - (int64_t)((ra >> 4) % 8);
+			ea = t / 2;
+			eb = t - t / 2;
+		} else if (kind == 2) { /* C at one, the first product at the output's tie, the rest below the F-bit cut */
+			int64_t t = k == 0 ? -(int64_t)fpref_format_precision(out) : -frac - 2 - (int64_t)((ra >> 4) % 4);
+			ea = t / 2;
+			eb = t - t / 2;
+			exact = k == 0;
+		}
+		v[k] = dot_power(in, exact ? 0 : ra, ea, exact);
+		v[K + k] = dot_power(in, exact ? 0 : rb, eb, exact);
+		if (kind == 0) /* a zero of the sign that makes the product -0 */
+			v[K + k] = fpref_format_zero_bits(in, !(v[k] & sign));
+		if (kind == 1 || kind == 2) { /* products of one sign: negative, or (2, variant 0) positive */
+			v[k] &= ~sign;
+			v[K + k] = (v[K + k] & ~sign) | (kind == 1 || variant ? sign : 0);
+		}
+	}
+	uint64_t r = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + 2 * K);
+	struct fpref_unpacked one = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
+	if (kind == 0 || kind == 1)
+		v[2 * K] = fpref_format_zero_bits(out, true);
+	else if (kind == 2) {
+		/* variant 0: 1 + a tie + tiny terms (rounding to nearest goes up, a truncating block to even);
+		 * variant 1: one ulp above 1 less tiny terms (truncation toward zero goes down only if they count) */
+		fpref_encode(out, &one, &v[2 * K]);
+		if (variant)
+			v[2 * K] += 1ull << out->pad_bits;
+		if (variant) {
+			v[0] &= ~sign;
+			v[K] = fpref_format_zero_bits(in, false);
+		}
+	} else /* C far above (absorbing the products) or far below them */
+		v[2 * K] = pattern(out, (r >> 1) & 1, (uint64_t)out->bias + (r & 4 ? 12 : 0) - (r & 4 ? 0 : 12) + (r >> 4) % 4, r >> 20);
+}
+
 static void dot_cases(struct job_state *st)
 {
 	const struct fpref_golden_job *j = st->job;
@@ -267,7 +483,12 @@ static void dot_cases(struct job_state *st)
 		st->status = -1;
 		snprintf(st->err, st->errlen, "%s: no probe inputs for %s", j->path, j->in.name);
 	}
-	for (unsigned long c = 0; c < cases && !st->status; c++) {
+	unsigned long structured = j->edge && !probe ? DOT_STRUCTURED : 0;
+	for (unsigned long c = 0; c < cases + structured && !st->status; c++) {
+		if (c >= cases) {
+			dot_structured(j, c - cases, v);
+			goto computed;
+		}
 		if (probe)
 			memcpy(v, probe + c * (2 * K + 1), (2 * K + 1) * sizeof *v);
 		/* finite inputs within a few binades of one, mixed signs; a nonzero c half the time */
@@ -281,6 +502,7 @@ static void dot_cases(struct job_state *st)
 		uint64_t r = fpref_sr_stream(j->seed, (2 * K + 1) * c + 2 * K);
 		if (!probe)
 			v[2 * K] = r % 2 ? 0 : pattern(&j->out, (r >> 1) & 1, (uint64_t)j->out.bias - 2 + (r >> 4) % 6, r >> 20);
+	computed:;
 		uint64_t d1 = 0, d2 = 0;
 		fpref_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d1);
 		fpref_ref_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d2);
@@ -303,6 +525,289 @@ static void dot_cases(struct job_state *st)
 }
 
 #define EDGE_MAX 96
+
+/* ---- operations: results at the places kernels get wrong ---- */
+
+struct op_cases {
+	struct job_state *st;
+	const struct fpref_format *f;
+	uint64_t seed, counter;
+	int p;                       /* precision */
+};
+
+static uint64_t next_random(struct op_cases *c)
+{
+	return fpref_sr_stream(c->seed ^ 0x6f70636173657321ull, c->counter++);
+}
+
+/* The pattern nearest sig * 2^exp (rne, saturating). */
+static uint64_t make(const struct fpref_format *f, bool negative, fpref_u128 sig, int32_t exp)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.overflow = FPREF_OVERFLOW_SAT;
+	unsigned flags = 0;
+	return fpref_emu_round_pack(f, &env, 0, negative, exp, sig, false, &flags);
+}
+
+/* A random significand of exactly p bits. */
+static uint64_t full_significand(struct op_cases *c)
+{
+	uint64_t top = 1ull << (c->p - 1);
+	return top | (next_random(c) & (top - 1));
+}
+
+static void op_vector(struct op_cases *c, uint64_t a, uint64_t b, uint64_t x)
+{
+	const struct fpref_golden_job *j = c->st->job;
+	uint64_t in[3] = { a, b, x };
+	for (int i = 0; i < fpref_op_arity(j->op); i++)
+		if (!valid(c->f, in[i]))
+			return;
+	vector(c->st, in);
+}
+
+static uint64_t apply(struct op_cases *c, enum fpref_op op, uint64_t a, uint64_t b, enum fpref_rounding r)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.rounding = r;
+	env.overflow = FPREF_OVERFLOW_SAT;
+	uint64_t in[3] = { a, b, 0 }, out = 0;
+	unsigned flags = 0;
+	fpref_emu_op(op, c->f, in, &env, 0, &out, &flags);
+	return out;
+}
+
+/* NaNs of many payloads and both signs in every operand position. */
+static void nan_cases(struct op_cases *c, uint64_t one)
+{
+	const struct fpref_format *f = c->f;
+	if (f->specials != FPREF_SPECIALS_IEEE || f->man_bits < 2)
+		return;
+	uint64_t quiet = 1ull << (f->man_bits - 1), top = (1ull << f->exp_bits) - 1, mask = (1ull << f->man_bits) - 1;
+	const uint64_t payloads[] = { quiet, quiet | 1, mask, quiet | (0x5555555555555555ull & (quiet - 1)), 1, quiet - 1,
+				      0x2AAAAAAAAAAAAAAAull & (quiet - 1) };
+	enum fpref_op op = c->st->job->op;
+	for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++)
+		for (int neg = 0; neg < 2; neg++) {
+			uint64_t n = pattern(f, neg != 0, top, payloads[i]);
+			if (!payloads[i])
+				continue;
+			if (fpref_op_is_compare(op))
+				op_vector(c, n, n, 0);
+			op_vector(c, n, one, one);
+			op_vector(c, one, n, one);
+			if (op == FPREF_OP_FMA)
+				op_vector(c, one, one, n);
+		}
+}
+
+/* Exact zeros of both signs: x - x, x + (-x), products and quotients of
+ * zero, fma(a, b, -(a b)) with a b exact. */
+static void zero_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	enum fpref_op op = c->st->job->op;
+	uint64_t sign = sign_of(f);
+	for (int i = 0; i < 8; i++) {
+		uint64_t x = make(f, false, full_significand(c), (int32_t)(next_random(c) % 8) - 4 - (c->p - 1));
+		uint64_t zero = fpref_format_zero_bits(f, false), neg = i & 1 ? sign : 0;
+		op_vector(c, x | neg, (x | neg) ^ (op == FPREF_OP_ADD ? sign : 0), 0);
+		op_vector(c, x | neg, zero | (i & 2 ? sign : 0), 0);
+		op_vector(c, zero | (i & 2 ? sign : 0), x | neg, 0);
+		if (op == FPREF_OP_FMA) {
+			uint64_t small = make(f, false, 3 + 2 * (next_random(c) % 4), (int32_t)(next_random(c) % 4));
+			uint64_t prod = apply(c, FPREF_OP_MUL, x, small, FPREF_RNE);
+			op_vector(c, x | neg, small, prod ^ (neg ? 0 : sign));
+		}
+	}
+	uint64_t zeros[2] = { fpref_format_zero_bits(f, false), fpref_format_zero_bits(f, true) };
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 2; b++)
+			op_vector(c, zeros[a], zeros[b], zeros[b]);
+}
+
+/* Results in the overflow band: just below, at and just above the tie
+ * above max finite, and up to the next binade. */
+static void overflow_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	enum fpref_op op = c->st->job->op;
+	uint64_t max = fpref_format_max_bits(f, false), step = 1ull << f->pad_bits, sign = sign_of(f);
+	struct fpref_unpacked m;
+	fpref_format_max_finite(f, &m);
+	int32_t top = m.exponent + c->p - 1; /* exponent of max's leading bit */
+	for (int i = 0; i < 32; i++) {
+		uint64_t neg = i & 1 ? sign : 0, a = max - (uint64_t)(i / 2 % 2) * step, b, x = 0;
+		if (op == FPREF_OP_ADD || op == FPREF_OP_SUB) {
+			/* max + b with b in [h/2, h) or [h, 2h), h half an ulp of max */
+			b = make(f, false, full_significand(c), top - 2 * c->p + 1 - (int32_t)(i / 4 % 2));
+			op_vector(c, max | neg, b | (op == FPREF_OP_SUB ? neg ^ sign : neg), 0);
+		} else if (op == FPREF_OP_MUL || op == FPREF_OP_FMA) {
+			b = make(f, false, full_significand(c), -(c->p - 1) + (int32_t)(next_random(c) % 5));
+			a = apply(c, FPREF_OP_DIV, max, b, i % 8 == 6 ? FPREF_RDN : FPREF_RUP);
+			if (op == FPREF_OP_FMA)
+				x = i & 4 ? fpref_format_zero_bits(f, false)
+					  : make(f, false, full_significand(c), top - 2 * c->p - (int32_t)(next_random(c) % 3));
+			op_vector(c, a | neg, b, x | neg);
+		} else if (op == FPREF_OP_DIV) {
+			/* a / (1 - k 2^-p): a little above a */
+			b = make(f, false, (1ull << c->p) - 1 - (unsigned)i / 4 % 3, -c->p);
+			op_vector(c, a | neg, b, 0);
+		}
+	}
+}
+
+/* Products that are exact midpoints of the format (two odd significands
+ * whose product has p + 1 bits), and fma of such a product with a c far
+ * below it, whose sum double rounding through a wider format loses. */
+static void tie_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	enum fpref_op op = c->st->job->op;
+	if (c->p < 3 || (op != FPREF_OP_MUL && op != FPREF_OP_FMA))
+		return;
+	int found = 0;
+	for (int tries = 0; tries < 4000 && found < 32; tries++) {
+		int bits_a = 2 + (int)(next_random(c) % (uint64_t)(c->p - 1));
+		uint64_t A = (next_random(c) & ((1ull << (bits_a - 1)) - 1)) | 1ull << (bits_a - 1) | 1;
+		int bits_b = c->p + 2 - bits_a;
+		if (bits_b < 1 || bits_b > c->p)
+			continue;
+		uint64_t B = (bits_b > 1 ? (next_random(c) & ((1ull << (bits_b - 1)) - 1)) | 1ull << (bits_b - 1) : 1) | 1;
+		fpref_u128 P = (fpref_u128)A * B;
+		int len = 0;
+		for (fpref_u128 t = P; t; t >>= 1)
+			len++;
+		if (len != c->p + 1)
+			continue;
+		found++;
+		uint64_t neg = found & 1 ? sign_of(f) : 0;
+		uint64_t a = make(f, false, A, -(bits_a - 1)), b = make(f, false, B, -(bits_b - 1) + (int32_t)(found % 3));
+		if (op == FPREF_OP_MUL) {
+			op_vector(c, a | neg, b, 0);
+			continue;
+		}
+		int32_t e = len - 1 - (bits_a - 1) - (bits_b - 1) + (int32_t)(found % 3); /* the product's leading exponent */
+		const int below[] = { c->p + 2, 25, 26, 54, 55 };
+		for (size_t k = 0; k < sizeof below / sizeof below[0]; k++)
+			op_vector(c, a | neg, b, make(f, (k + (size_t)found) % 2 != 0, 1, e - below[k]));
+	}
+}
+
+/* Results at the top of the subnormal range, where rounding first at full
+ * precision leaves one bit and a tie. */
+static void subnormal_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	enum fpref_op op = c->st->job->op;
+	if (!f->subnormals || f->man_bits == 0 || (op != FPREF_OP_MUL && op != FPREF_OP_DIV && op != FPREF_OP_FMA))
+		return;
+	int32_t emin = fpref_format_min_exponent(f);
+	for (int i = 0; i < 32; i++) {
+		uint64_t neg = i & 1 ? sign_of(f) : 0;
+		int32_t ea = (int32_t)(next_random(c) % 5) - 2;
+		uint64_t a = make(f, false, full_significand(c), ea - (c->p - 1)), b;
+		int32_t target = emin - 1 - (int32_t)(i / 2 % 3);
+		if (op == FPREF_OP_DIV)
+			b = make(f, false, full_significand(c), ea - target - (c->p - 1));
+		else
+			b = make(f, false, full_significand(c), target - ea - (c->p - 1));
+		op_vector(c, a | neg, b, fpref_format_zero_bits(f, i & 2));
+	}
+}
+
+/* Orderings of negative numbers and of the two zeros. */
+static void compare_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	uint64_t sign = sign_of(f);
+	if (!sign)
+		return;
+	for (int i = 0; i < 16; i++) {
+		uint64_t x = make(f, true, full_significand(c), (int32_t)(next_random(c) % 8) - 4 - (c->p - 1));
+		uint64_t y = i & 1 ? x : make(f, true, full_significand(c), (int32_t)(next_random(c) % 8) - 4 - (c->p - 1));
+		op_vector(c, x | sign, y | sign, 0);
+		op_vector(c, x & ~sign, y | sign, 0);
+	}
+}
+
+static void op_structured(struct job_state *st)
+{
+	const struct fpref_golden_job *j = st->job;
+	struct op_cases c = { st, &j->in, j->seed, 0, fpref_format_precision(&j->in) };
+	if (j->in.pad_bits || !j->in.has_zero)
+		return;
+	struct fpref_unpacked one_value = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
+	uint64_t one;
+	if (fpref_encode(&j->in, &one_value, &one) != 0)
+		one = fpref_format_max_bits(&j->in, false);
+	nan_cases(&c, one);
+	if (fpref_op_is_compare(j->op)) {
+		compare_cases(&c);
+		return;
+	}
+	if (j->op == FPREF_OP_MIN || j->op == FPREF_OP_MAX)
+		return;
+	zero_cases(&c);
+	if (j->op != FPREF_OP_SQRT)
+		overflow_cases(&c);
+	tie_cases(&c);
+	subnormal_cases(&c);
+}
+
+/* A conversion's edge vectors: the source's edge values and the values
+ * around every threshold of the target, sorted by pattern. */
+static void convert_edges(struct job_state *st)
+{
+	const struct fpref_golden_job *j = st->job;
+	uint64_t e[EDGE_MAX];
+	size_t n = edge_values(&j->in, e, EDGE_MAX);
+	struct values s = { 0 };
+	for (size_t i = 0; i < n; i++)
+		push(&s, e[i]);
+	threshold_values(&j->in, &j->out, &s);
+	sort_unique(&s);
+	if (s.failed) {
+		snprintf(st->err, st->errlen, "out of memory");
+		st->status = -1;
+	}
+	for (size_t i = 0; i < s.n && !st->status; i++)
+		if (valid(&j->in, s.v[i]))
+			vector(st, &s.v[i]);
+	free(s.v);
+}
+
+/* A seeded source value for a conversion: three times in four a finite
+ * value inside the target's range (its subnormals to just above its
+ * largest finite, log-uniform), otherwise any operand. */
+static uint64_t random_in_range(const struct fpref_format *src, const struct fpref_format *tgt, uint64_t seed,
+				uint64_t index)
+{
+	uint64_t r = fpref_sr_stream(seed, 4 * index + 3);
+	if (r % 4 == 0)
+		return random_operand(src, seed, 3 * index, UINT64_MAX);
+	struct fpref_unpacked least, most;
+	fpref_format_min_positive(tgt, &least);
+	fpref_format_max_finite(tgt, &most);
+	struct fpref_unpacked src_least;
+	fpref_format_min_positive(src, &src_least);
+	int32_t lo = least.exponent - 2, hi = most.exponent + 64 - __builtin_clzll(most.significand);
+	if (lo < src_least.exponent)
+		lo = src_least.exponent; /* below the source's least: no value, only zeros again */
+	if (hi < lo)
+		hi = lo;
+	int32_t e = lo + (int32_t)((r >> 2) % (uint64_t)(hi - lo + 1));
+	uint64_t sig = fpref_sr_stream(seed, 4 * index + 2) | 1ull << 63;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.rounding = FPREF_RTZ;
+	env.overflow = FPREF_OVERFLOW_SAT;
+	unsigned flags = 0;
+	uint64_t bits = fpref_emu_round_pack(src, &env, 0, (r >> 1) & 1, e - 63, (fpref_u128)sig, false, &flags);
+	return valid(src, bits) ? bits : random_operand(src, seed, 3 * index, UINT64_MAX);
+}
 
 int fpref_golden_compute(const struct fpref_golden_job *j, char **body, size_t *len, unsigned long *vectors, char *err,
 			 size_t errlen)
@@ -329,11 +834,12 @@ int fpref_golden_compute(const struct fpref_golden_job *j, char **body, size_t *
 					vector(&st, in);
 			}
 		}
-		if (j->edge) {
+		if (j->edge && j->kind == FPREF_GOLDEN_CONVERT)
+			convert_edges(&st);
+		else if (j->edge) {
+			op_structured(&st);
 			uint64_t e[EDGE_MAX];
 			size_t n = edge_values(&j->in, e, EDGE_MAX);
-			if (j->kind == FPREF_GOLDEN_CONVERT)
-				n += threshold_values(&j->in, &j->out, e + n, EDGE_MAX - n);
 			size_t m = arity == 3 ? (n < 16 ? n : 16) : n; /* fma: triples of the first 16 */
 			for (size_t x = 0; x < n && !st.status; x++)
 				for (size_t y = 0; y < (arity > 1 ? (arity == 3 ? m : n) : 1) && !st.status; y++)
@@ -347,6 +853,11 @@ int fpref_golden_compute(const struct fpref_golden_job *j, char **body, size_t *
 					}
 		}
 		for (unsigned long c = 0; c < j->random_count && !st.status; c++) {
+			if (j->kind == FPREF_GOLDEN_CONVERT) {
+				in[0] = random_in_range(&j->in, &j->out, j->seed, c);
+				vector(&st, in);
+				continue;
+			}
 			in[0] = random_operand(&j->in, j->seed, 3 * c, UINT64_MAX);
 			for (int a = 1; a < arity; a++)
 				in[a] = random_operand(&j->in, j->seed, 3 * c + (uint64_t)a, exponent_field(&j->in, in[0]));

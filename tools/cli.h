@@ -66,6 +66,9 @@ void cli_lines_free(struct cli_lines *r);
 int cli_take_options(int argc, char **argv, const char *const *names, const char ***slots, size_t count, char **rest,
 		     int *nrest);
 
+/* A suite by path, or by name among $FPREF_SUITES, the source tree's and
+ * the installed suites: 0 and its path, or -1. */
+int cli_find_suite(const char *name, char *path, size_t len);
 /* Print a string from the library and free it. */
 void cli_put(FILE *out, char *s);
 /* A number for JSON, which has no inf or NaN: "%.17g", or "null" where x is
@@ -108,6 +111,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_mutants(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_lossscale(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

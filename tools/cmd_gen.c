@@ -18,24 +18,6 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* A suite by path, or by name among the installed and the source tree's suites. */
-static int find_suite(const char *name, char *path, size_t len)
-{
-	if (strchr(name, '/') || strstr(name, ".suite")) {
-		snprintf(path, len, "%s", name);
-		return access(path, R_OK) == 0 ? 0 : -1;
-	}
-	const char *dirs[] = { getenv("FPREF_SUITES"), FPREF_SOURCE_SUITES, FPREF_INSTALLED_SUITES };
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		snprintf(path, len, "%s/%s.suite", dirs[i], name);
-		if (access(path, R_OK) == 0)
-			return 0;
-	}
-	return -1;
-}
-
 struct progress_state {
 	double start;
 	bool tty;
@@ -99,7 +81,7 @@ int cmd_gen(int argc, char **argv)
 		threads = 1;
 	}
 	char path[1024], err[2048];
-	if (find_suite(suite_name, path, sizeof path) != 0) {
+	if (cli_find_suite(suite_name, path, sizeof path) != 0) {
 		cli_error("no suite '%s' (a path, or a name in golden/suites: default, committed)", suite_name);
 		return CLI_EXIT_USAGE;
 	}

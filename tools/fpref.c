@@ -35,6 +35,9 @@ static const char usage[] =
 	"                                        golden files of a suite (default: default), every\n"
 	"                                        vector computed by the emulator and the oracle;\n"
 	"                                        --merge-manifests: MANIFEST from the shards' ones\n"
+	"  mutants [--suite NAME|FILE] [--mutant NAME] [--jobs N] [--all] [--json] [--list]\n"
+	"                                        the kill matrix: which realistic kernel bugs each\n"
+	"                                        golden file of a suite exposes, by how many vectors\n"
 	"  verify GOLDEN [RESULTS] [--tolerance Nulp|Xrel] [--show N] [--json]\n"
 	"                                        judge RESULTS (lines, or .npy) against a golden file,\n"
 	"                                        or a folder of results against a folder of golden\n"
@@ -104,6 +107,7 @@ int main(int argc, char **argv)
 		{ "dot", cmd_dot },
 		{ "gemm", cmd_gemm },
 		{ "gen", cmd_gen },
+		{ "mutants", cmd_mutants },
 		{ "verify", cmd_verify },
 		{ "lossscale", cmd_lossscale },
 		{ "probe", cmd_probe },

@@ -1,0 +1,866 @@
+/* The mutant catalogue: each row a kernel bug seen in the wild, run by the
+ * emulator as a variant of the correct computation, so that a golden suite
+ * is judged by the bugs its vectors expose (docs/mutants.md). */
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpref_emu.h"
+#include "fpref_mutants.h"
+#include "fpref_tc.h"
+
+#define CONVERT (1u << FPREF_GOLDEN_CONVERT)
+#define OP (1u << FPREF_GOLDEN_OP)
+#define DOT (1u << FPREF_GOLDEN_DOT)
+
+static const struct fpref_mutant catalogue[] = {
+	{ "double-round-f16", "double rounding", "rounds to float16 first, then to the target (a cvt through half)",
+	  FPREF_MUT_VIA, 0, "float16" },
+	{ "double-round-bf16", "double rounding", "rounds to bfloat16 first, then to the target", FPREF_MUT_VIA, 0,
+	  "bfloat16" },
+	{ "double-round-f32", "double rounding", "rounds a float64 to float32 first, then to the target", FPREF_MUT_VIA, 0,
+	  "float32" },
+	{ "subnormal-double-round", "double rounding",
+	  "rounds a tiny result at full precision as if normal, then shifts it into the subnormal range, rounding again",
+	  FPREF_MUT_VIA_WIDE_RANGE, 0, NULL },
+	{ "ties-away", "rounding mode", "breaks ties away from zero instead of to even", FPREF_MUT_ROUNDING, FPREF_RNA,
+	  NULL },
+	{ "truncate", "rounding mode", "truncates (rounds toward zero) instead of rounding to nearest", FPREF_MUT_ROUNDING,
+	  FPREF_RTZ, NULL },
+	{ "ceil", "rounding mode", "rounds toward +inf (ceil of the exponent for E8M0 scales) instead of to nearest",
+	  FPREF_MUT_ROUNDING, FPREF_RUP, NULL },
+	{ "floor", "rounding mode", "rounds toward -inf (floor of the exponent for E8M0 scales) instead of to nearest",
+	  FPREF_MUT_ROUNDING, FPREF_RDN, NULL },
+	{ "nearest-for-rtz", "rounding mode", "rounds to nearest even where the operation truncates", FPREF_MUT_ROUNDING,
+	  -FPREF_RNE - 1, NULL },
+	{ "ftz-output", "subnormals", "flushes subnormal results to zero", FPREF_MUT_FTZ, 0, NULL },
+	{ "daz-input", "subnormals", "reads subnormal inputs as zero", FPREF_MUT_DAZ, 0, NULL },
+	{ "sat-for-ieee", "overflow", "saturates to max finite where the overflow is IEEE's (inf or NaN)", FPREF_MUT_SAT, 0,
+	  NULL },
+	{ "ieee-for-sat", "overflow", "overflows to inf or NaN where the conversion saturates", FPREF_MUT_IEEE, 0, NULL },
+	{ "overflow-above-max", "overflow",
+	  "overflows every value above max finite, the round-down below the overflow tie missing (E4M3 449 -> NaN)",
+	  FPREF_MUT_OVERFLOW_ABOVE_MAX, 0, NULL },
+	{ "overflow-past-tie", "overflow",
+	  "gives max finite up to max + 1 ulp, the overflow threshold taken at the next binade (E4M3 464 -> 448 is "
+	  "right, 470 -> 448 is not)",
+	  FPREF_MUT_OVERFLOW_PAST_TIE, 0, NULL },
+	{ "overflow-to-nan", "overflow", "overflows to NaN instead of inf (E5M2 treated like E4M3)", FPREF_MUT_OVERFLOW_NAN,
+	  0, NULL },
+	{ "nan-sign-dropped", "special values", "writes every NaN with its sign bit clear", FPREF_MUT_NAN_SIGN, 0, NULL },
+	{ "nan-sign-set", "special values", "writes every NaN with its sign bit set", FPREF_MUT_NAN_SIGN, 1, NULL },
+	{ "negative-zero-lost", "special values", "turns -0 into +0", FPREF_MUT_NEG_ZERO, 0, NULL },
+	{ "fn-fnuz-confused", "encoding", "encodes with the FNUZ variant's bias and specials where the format is FN (or the "
+	  "reverse)",
+	  FPREF_MUT_SPECIALS, 0, NULL },
+	{ "bias-plus-one", "encoding", "encodes the result with the exponent bias one too large", FPREF_MUT_BIAS, 1, NULL },
+	{ "bias-minus-one", "encoding", "encodes the result with the exponent bias one too small", FPREF_MUT_BIAS, -1,
+	  NULL },
+	{ "fma-unfused", "operations", "computes fma(a, b, c) as a rounded product plus c, rounded again",
+	  FPREF_MUT_FMA_UNFUSED, 0, NULL },
+	{ "fma-via-f32", "double rounding", "computes fma in float32, then rounds to the format", FPREF_MUT_FMA_VIA, 0,
+	  "float32" },
+	{ "fma-via-f64", "double rounding", "computes fma in float64, then rounds to the format", FPREF_MUT_FMA_VIA, 0,
+	  "float64" },
+	{ "div-by-reciprocal", "operations", "computes a / b as a * (1 / b), rounding twice (fast-math)",
+	  FPREF_MUT_DIV_RECIPROCAL, 0, NULL },
+	{ "compare-as-integers", "operations", "compares the bit patterns as signed integers (-0 < +0, negatives reversed, "
+	  "NaN ordered)",
+	  FPREF_MUT_COMPARE_BITS, 0, NULL },
+	{ "minmax-number", "operations", "min and max return the other operand for a quiet NaN (IEEE 754-2008 minNum)",
+	  FPREF_MUT_MINMAX_NUMBER, 0, NULL },
+	{ "minmax-zero-unordered", "operations", "min and max treat -0 and +0 as equal, returning the first",
+	  FPREF_MUT_MINMAX_ZERO, 0, NULL },
+	{ "dot-frac-13-25", "accumulator", "keeps 13 fraction bits in a 25-bit unit's block, or 25 in a 13-bit FP8 block",
+	  FPREF_MUT_DOT_FRAC, 0, NULL },
+	{ "dot-block-half", "accumulator", "sums blocks of n/2 products", FPREF_MUT_DOT_BLOCK, 1, NULL },
+	{ "dot-block-double", "accumulator", "sums blocks of 2n products", FPREF_MUT_DOT_BLOCK, 2, NULL },
+	{ "dot-final-rounding", "accumulator", "rounds the block to nearest where the unit truncates, or the reverse",
+	  FPREF_MUT_DOT_FINAL, 0, NULL },
+	{ "dot-c-last", "accumulator", "adds C after the products by one rounded addition instead of inside the block",
+	  FPREF_MUT_DOT_C_LAST, 0, NULL },
+	{ "dot-zero-sign", "accumulator", "gives an exact zero IEEE's sign where the unit gives +0, or the reverse",
+	  FPREF_MUT_DOT_ZERO_SIGN, 0, NULL },
+	{ "dot-no-floor", "accumulator", "aligns tiny blocks below the unit's floor exponent", FPREF_MUT_DOT_NO_FLOOR, 0,
+	  NULL },
+	{ "dot-exact-block", "accumulator", "sums each block exactly, with no truncation of the aligned terms",
+	  FPREF_MUT_DOT_EXACT, 0, NULL },
+	{ "dot-no-interleave", "accumulator", "runs sm_90's lowered FP8 path without its k mod 4 lane interleave",
+	  FPREF_MUT_DOT_INTERLEAVE, 0, NULL },
+	{ "dot-lowering-missing", "accumulator", "models sm_90's mma.sync FP8 as the native FP8 unit, not as the compiler "
+	  "lowers it",
+	  FPREF_MUT_DOT_NATIVE, 0, NULL },
+};
+
+size_t fpref_mutant_count(void)
+{
+	return sizeof catalogue / sizeof catalogue[0];
+}
+
+const struct fpref_mutant *fpref_mutant_at(size_t i)
+{
+	return i < fpref_mutant_count() ? &catalogue[i] : NULL;
+}
+
+const struct fpref_mutant *fpref_mutant_find(const char *name)
+{
+	for (size_t i = 0; i < fpref_mutant_count(); i++)
+		if (strcmp(catalogue[i].name, name) == 0)
+			return &catalogue[i];
+	return NULL;
+}
+
+/* ---- what the formats allow ---- */
+
+static bool catalogue_format(const char *name, struct fpref_format *f)
+{
+	char err[128];
+	return fpref_format_parse(name, f, err, sizeof err) == 0;
+}
+
+static bool same_format(const struct fpref_format *a, const struct fpref_format *b)
+{
+	return a->exp_bits == b->exp_bits && a->man_bits == b->man_bits && a->bias == b->bias &&
+	       a->is_signed == b->is_signed && a->has_zero == b->has_zero && a->subnormals == b->subnormals &&
+	       a->specials == b->specials && a->pad_bits == b->pad_bits;
+}
+
+/* The exponent of a format's least positive value's last place. */
+static int quantum_exponent(const struct fpref_format *f)
+{
+	struct fpref_unpacked u;
+	fpref_format_min_positive(f, &u);
+	return u.exponent;
+}
+
+/* value(a) <= value(b) for two positive unpacked values */
+static bool not_above(const struct fpref_unpacked *a, const struct fpref_unpacked *b)
+{
+	int la = 63 - __builtin_clzll(a->significand) + a->exponent, lb = 63 - __builtin_clzll(b->significand) + b->exponent;
+	if (la != lb)
+		return la < lb;
+	int shift = a->exponent - b->exponent;
+	uint64_t sa = a->significand, sb = b->significand;
+	if (shift > 0)
+		sa <<= shift > 63 ? 63 : shift;
+	else
+		sb <<= -shift > 63 ? 63 : -shift;
+	return sa <= sb;
+}
+
+/* Whether every finite value of a is a value of b. */
+static bool finite_within(const struct fpref_format *a, const struct fpref_format *b)
+{
+	if ((a->is_signed && !b->is_signed) || (a->has_zero && !b->has_zero))
+		return false;
+	if (fpref_format_precision(a) > fpref_format_precision(b))
+		return false;
+	struct fpref_unpacked ma, mb, la, lb;
+	fpref_format_max_finite(a, &ma);
+	fpref_format_max_finite(b, &mb);
+	if (!not_above(&ma, &mb))
+		return false;
+	fpref_format_min_positive(a, &la);
+	if (b->subnormals) {
+		if (quantum_exponent(a) < quantum_exponent(b))
+			return false;
+		fpref_format_min_positive(b, &lb);
+	} else
+		fpref_format_min_normal(b, &lb);
+	return not_above(&lb, &la) && (b->subnormals || quantum_exponent(a) >= quantum_exponent(b) ||
+				       fpref_format_min_exponent(a) >= fpref_format_min_exponent(b));
+}
+
+static bool has_subnormals(const struct fpref_format *f)
+{
+	return f->subnormals && f->man_bits > 0;
+}
+
+static bool has_signed_nan(const struct fpref_format *f)
+{
+	return f->is_signed && (f->specials == FPREF_SPECIALS_IEEE || f->specials == FPREF_SPECIALS_FN);
+}
+
+static bool nearest(enum fpref_rounding r)
+{
+	return r == FPREF_RNE || r == FPREF_RNA;
+}
+
+static bool arithmetic(enum fpref_op op)
+{
+	return op <= FPREF_OP_FMA;
+}
+
+/* Whether the job's results can be inexact (some input does not fit). */
+static bool rounds(const struct fpref_golden_job *j)
+{
+	if (j->kind == FPREF_GOLDEN_CONVERT)
+		return !finite_within(&j->in, &j->out);
+	return arithmetic(j->op);
+}
+
+/* Whether some result of the job exceeds the target's range. */
+static bool can_overflow(const struct fpref_golden_job *j)
+{
+	if (j->kind == FPREF_GOLDEN_CONVERT) {
+		struct fpref_unpacked ma, mb;
+		fpref_format_max_finite(&j->in, &ma);
+		fpref_format_max_finite(&j->out, &mb);
+		return !not_above(&ma, &mb);
+	}
+	return arithmetic(j->op) && j->op != FPREF_OP_SQRT;
+}
+
+static bool target_format(const struct fpref_golden_job *j, struct fpref_format *out)
+{
+	*out = j->out;
+	return true;
+}
+
+/* The FN/FNUZ partner of a format: the same widths, the other specials, the
+ * bias moved by one as between float8_e4m3fn and float8_e4m3fnuz. */
+static bool specials_partner(const struct fpref_format *f, struct fpref_format *p)
+{
+	if (!f->is_signed || !f->has_zero || f->pad_bits)
+		return false;
+	*p = *f;
+	if (f->specials == FPREF_SPECIALS_FN) {
+		p->specials = FPREF_SPECIALS_FNUZ;
+		p->bias = f->bias + 1;
+	} else if (f->specials == FPREF_SPECIALS_FNUZ) {
+		p->specials = FPREF_SPECIALS_FN;
+		p->bias = f->bias - 1;
+	} else
+		return false;
+	snprintf(p->name, sizeof p->name, "%.40s (partner)", f->name);
+	return true;
+}
+
+/* The target's precision with an exponent range wide enough that nothing of
+ * the target is subnormal or overflows in it. */
+static bool wide_range(const struct fpref_format *f, struct fpref_format *w)
+{
+	if (f->exp_bits + 3 > 15 || f->man_bits == 0)
+		return false;
+	*w = *f;
+	w->exp_bits = f->exp_bits + 3;
+	w->bias = f->bias + (1 << (f->exp_bits + 1));
+	w->specials = FPREF_SPECIALS_IEEE;
+	w->subnormals = true;
+	w->has_zero = true;
+	w->is_signed = true;
+	w->pad_bits = 0;
+	snprintf(w->name, sizeof w->name, "%.40s (wide range)", f->name);
+	return true;
+}
+
+static const struct fpref_tc_model *dot_lowered_inner(const struct fpref_golden_job *j)
+{
+	return fpref_tc_lowered(&j->model, &j->out) ? fpref_tc_model_lowered_blocks(&j->model) : NULL;
+}
+
+static int dot_floor(const struct fpref_golden_job *j)
+{
+	return j->out.exp_bits == 8 ? j->model.floor_fp32 : j->model.floor_fp16;
+}
+
+bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golden_job *j)
+{
+	const struct fpref_env *e = &j->env;
+	struct fpref_format f;
+	bool convert = j->kind == FPREF_GOLDEN_CONVERT, op = j->kind == FPREF_GOLDEN_OP, dot = j->kind == FPREF_GOLDEN_DOT;
+	if (dot != (m->how >= FPREF_MUT_DOT_FRAC))
+		return false;
+	if (e->rounding == FPREF_SR || (!dot && j->out.pad_bits))
+		return false; /* SR files carry no random bits; TF32 results are kernels' FP32 words */
+	switch (m->how) {
+	case FPREF_MUT_ROUNDING:
+		if (m->param < 0)
+			return e->rounding == FPREF_RTZ && rounds(j);
+		if (!nearest(e->rounding) || (FPREF_RNA == m->param && e->rounding == FPREF_RNA))
+			return false;
+		if (m->param == FPREF_RUP || m->param == FPREF_RDN) /* one side is truncation already */
+			if (!j->out.is_signed && m->param == FPREF_RDN)
+				return false; /* floor of a magnitude is truncation: the truncate mutant */
+		return rounds(j) && (m->param != FPREF_RNA || j->kind != FPREF_GOLDEN_OP || j->op != FPREF_OP_DIV) &&
+		       (m->param != FPREF_RNA || j->op != FPREF_OP_SQRT || convert);
+	case FPREF_MUT_VIA: {
+		struct fpref_format via;
+		if (!convert || !catalogue_format(m->via, &via) || same_format(&via, &j->out) ||
+		    same_format(&via, &j->in) || finite_within(&j->in, &via))
+			return false;
+		return nearest(e->rounding) || !finite_within(&j->out, &via);
+	}
+	case FPREF_MUT_VIA_WIDE_RANGE:
+		/* a sum that lands among the subnormals is exact, and so is a square root */
+		return (convert || (op && arithmetic(j->op) && j->op != FPREF_OP_ADD && j->op != FPREF_OP_SUB)) &&
+		       nearest(e->rounding) && has_subnormals(&j->out) &&
+		       !e->ftz && wide_range(&j->out, &f) && rounds(j) &&
+		       (convert ? fpref_format_precision(&j->in) > fpref_format_precision(&j->out) ||
+					  quantum_exponent(&j->in) < quantum_exponent(&j->out)
+				: j->op != FPREF_OP_SQRT);
+	case FPREF_MUT_FTZ:
+		return !e->ftz && has_subnormals(&j->out) && (convert ? quantum_exponent(&j->in) < fpref_format_min_exponent(&j->out)
+									: arithmetic(j->op) && j->op != FPREF_OP_SQRT);
+	case FPREF_MUT_DAZ: {
+		if (e->daz || !has_subnormals(&j->in))
+			return false;
+		if (op)
+			return true;
+		/* the source's largest subnormal must not vanish in the target anyway */
+		return fpref_format_min_exponent(&j->in) >= quantum_exponent(&j->out) + (nearest(e->rounding) ? 0 : 1);
+	}
+	case FPREF_MUT_SAT:
+		return e->overflow == FPREF_OVERFLOW_IEEE && nearest(e->rounding) && j->out.specials != FPREF_SPECIALS_NONE &&
+		       can_overflow(j);
+	case FPREF_MUT_IEEE:
+		return e->overflow == FPREF_OVERFLOW_SAT && j->out.specials != FPREF_SPECIALS_NONE && can_overflow(j);
+	case FPREF_MUT_OVERFLOW_ABOVE_MAX:
+	case FPREF_MUT_OVERFLOW_PAST_TIE:
+		return e->overflow == FPREF_OVERFLOW_IEEE && nearest(e->rounding) && j->out.specials != FPREF_SPECIALS_NONE &&
+		       can_overflow(j) && j->out.man_bits > 0;
+	case FPREF_MUT_OVERFLOW_NAN:
+		return e->overflow == FPREF_OVERFLOW_IEEE && nearest(e->rounding) && fpref_format_has_inf(&j->out) &&
+		       fpref_format_has_nan(&j->out) && can_overflow(j);
+	case FPREF_MUT_NAN_SIGN:
+		return has_signed_nan(&j->out) && (op ? arithmetic(j->op) || j->op == FPREF_OP_MIN || j->op == FPREF_OP_MAX
+						      : fpref_format_has_nan(&j->in) ||
+								(j->out.specials == FPREF_SPECIALS_FN && can_overflow(j) &&
+								 e->overflow == FPREF_OVERFLOW_IEEE));
+	case FPREF_MUT_NEG_ZERO:
+		return fpref_format_has_negative_zero(&j->out) && (op ? !fpref_op_is_compare(j->op) : j->in.is_signed);
+	case FPREF_MUT_BIAS:
+		return convert && j->out.man_bits + j->out.exp_bits <= 16 && j->out.exp_bits > 1 && target_format(j, &f);
+	case FPREF_MUT_SPECIALS:
+		return convert && specials_partner(&j->out, &f);
+	case FPREF_MUT_FMA_UNFUSED:
+		return op && j->op == FPREF_OP_FMA;
+	case FPREF_MUT_FMA_VIA: {
+		struct fpref_format via;
+		return op && j->op == FPREF_OP_FMA && catalogue_format(m->via, &via) && !same_format(&via, &j->in) &&
+		       finite_within(&j->in, &via) && fpref_format_precision(&via) < 3 * fpref_format_precision(&j->in) + 2;
+	}
+	case FPREF_MUT_DIV_RECIPROCAL:
+		return op && j->op == FPREF_OP_DIV && j->in.man_bits > 0;
+	case FPREF_MUT_COMPARE_BITS:
+		return op && fpref_op_is_compare(j->op) && j->in.is_signed;
+	case FPREF_MUT_MINMAX_NUMBER:
+		return op && (j->op == FPREF_OP_MIN || j->op == FPREF_OP_MAX) && fpref_format_has_nan(&j->in);
+	case FPREF_MUT_MINMAX_ZERO:
+		return op && (j->op == FPREF_OP_MIN || j->op == FPREF_OP_MAX) && fpref_format_has_negative_zero(&j->in);
+	case FPREF_MUT_DOT_FRAC:
+	case FPREF_MUT_DOT_BLOCK:
+	case FPREF_MUT_DOT_FINAL:
+	case FPREF_MUT_DOT_NO_FLOOR:
+	case FPREF_MUT_DOT_EXACT:
+		if (dot_lowered_inner(j))
+			return false; /* the lowered path runs the float16 row, not this one */
+		if (m->how == FPREF_MUT_DOT_BLOCK)
+			return m->param == 1 ? j->model.block >= 2 : 2 * j->model.block <= FPREF_TC_MAX_BLOCK;
+		if (m->how == FPREF_MUT_DOT_NO_FLOOR) /* the floor must lie above the least products */
+			return dot_floor(j) != FPREF_TC_NO_FLOOR && 2 * quantum_exponent(&j->in) + 2 * j->in.man_bits < dot_floor(j);
+		return true;
+	case FPREF_MUT_DOT_C_LAST:
+		return !dot_lowered_inner(j);
+	case FPREF_MUT_DOT_ZERO_SIGN:
+		return true;
+	case FPREF_MUT_DOT_INTERLEAVE:
+		return dot_lowered_inner(j) && j->model.interleave > 1;
+	case FPREF_MUT_DOT_NATIVE:
+		return dot_lowered_inner(j) != NULL;
+	}
+	return false;
+}
+
+/* ---- running a mutant ---- */
+
+static bool is_nan(const struct fpref_format *f, uint64_t bits)
+{
+	struct fpref_unpacked u;
+	return fpref_decode(f, bits, &u) >= 0 && u.cls == FPREF_CLASS_NAN;
+}
+
+static bool is_inf(const struct fpref_format *f, uint64_t bits)
+{
+	struct fpref_unpacked u;
+	return fpref_decode(f, bits, &u) >= 0 && u.cls == FPREF_CLASS_INF;
+}
+
+static uint64_t sign_bit(const struct fpref_format *f)
+{
+	return 1ull << (f->exp_bits + f->man_bits + f->pad_bits);
+}
+
+/* The correct computation under another environment. */
+static int run_env(const struct fpref_golden_job *j, const struct fpref_env *env, const uint64_t *in, uint64_t *r,
+		   unsigned *flags)
+{
+	*flags = 0;
+	if (j->kind == FPREF_GOLDEN_CONVERT)
+		return fpref_emu_convert(&j->in, in[0], &j->out, env, 0, r, flags);
+	return fpref_emu_op(j->op, &j->in, in, env, 0, r, flags);
+}
+
+/* The exact result's magnitude above max finite: rounded away from zero it
+ * overflows (the flag of one of the two directed modes). */
+static bool above_max(const struct fpref_golden_job *j, const uint64_t *in)
+{
+	struct fpref_env env = j->env;
+	env.overflow = FPREF_OVERFLOW_IEEE;
+	uint64_t r;
+	unsigned f1, f2;
+	env.rounding = FPREF_RUP;
+	run_env(j, &env, in, &r, &f1);
+	env.rounding = FPREF_RDN;
+	run_env(j, &env, in, &r, &f2);
+	return ((f1 | f2) & FPREF_FLAG_OVERFLOW) != 0;
+}
+
+static bool negative_result(const struct fpref_golden_job *j, const uint64_t *in)
+{
+	struct fpref_env env = j->env;
+	env.rounding = FPREF_RTZ;
+	env.overflow = FPREF_OVERFLOW_SAT;
+	uint64_t r;
+	unsigned flags;
+	run_env(j, &env, in, &r, &flags);
+	return j->out.is_signed && (r & sign_bit(&j->out)) && !is_nan(&j->out, r);
+}
+
+/* What a value far beyond the range gives under the job's environment. */
+static uint64_t overflowed(const struct fpref_golden_job *j, bool negative)
+{
+	unsigned flags = 0;
+	return fpref_emu_round_pack(&j->out, &j->env, 0, negative, 100000, 1, false, &flags);
+}
+
+static int via_format(const struct fpref_golden_job *j, const struct fpref_format *via, const uint64_t *in,
+		      uint64_t *result)
+{
+	struct fpref_env first = j->env;
+	first.overflow = FPREF_OVERFLOW_IEEE;
+	first.ftz = first.daz = false;
+	uint64_t mid;
+	unsigned flags = 0;
+	if (j->kind == FPREF_GOLDEN_CONVERT) {
+		if (fpref_emu_convert(&j->in, in[0], via, &first, 0, &mid, &flags) != 0)
+			return -1;
+	} else {
+		uint64_t wide[3];
+		int arity = fpref_op_arity(j->op);
+		for (int a = 0; a < arity; a++)
+			if (fpref_emu_convert(&j->in, in[a], via, &first, 0, &wide[a], &flags) != 0)
+				return -1;
+		if (fpref_emu_op(j->op, via, wide, &first, 0, &mid, &flags) != 0)
+			return -1;
+	}
+	struct fpref_env second = j->env;
+	second.daz = false;
+	return fpref_emu_convert(via, mid, &j->out, &second, 0, result, &flags);
+}
+
+static int dot_result(const struct fpref_mutant *m, const struct fpref_golden_job *j, const uint64_t *in,
+		      uint64_t *result)
+{
+	struct fpref_tc_model model = j->model;
+	size_t K = j->K;
+	uint64_t c = in[2 * K];
+	bool fp32 = j->out.exp_bits == 8;
+	enum fpref_rounding *rounding = fp32 ? &model.round_fp32 : &model.round_fp16;
+	int *floor = fp32 ? &model.floor_fp32 : &model.floor_fp16;
+	switch (m->how) {
+	case FPREF_MUT_DOT_FRAC:
+		model.frac = model.frac >= 20 ? 13 : 25;
+		break;
+	case FPREF_MUT_DOT_BLOCK:
+		model.block = m->param == 1 ? model.block / 2 : model.block * 2;
+		break;
+	case FPREF_MUT_DOT_FINAL:
+		*rounding = *rounding == FPREF_RTZ ? FPREF_RNE : FPREF_RTZ;
+		break;
+	case FPREF_MUT_DOT_NO_FLOOR:
+		*floor = FPREF_TC_NO_FLOOR;
+		break;
+	case FPREF_MUT_DOT_EXACT:
+		model.frac = FPREF_TC_MAX_FRAC;
+		break;
+	case FPREF_MUT_DOT_ZERO_SIGN:
+		model.zero_positive = !model.zero_positive;
+		break;
+	case FPREF_MUT_DOT_INTERLEAVE:
+		model.interleave = 1;
+		break;
+	case FPREF_MUT_DOT_NATIVE:
+		model.lowered_k = 0;
+		break;
+	case FPREF_MUT_DOT_C_LAST: {
+		uint64_t d, sum[2];
+		uint64_t zero = fpref_format_zero_bits(&j->out, false);
+		if (fpref_tc_dot(&model, &j->in, in, in + K, K, zero, &j->out, &d) != 0)
+			return -1;
+		struct fpref_env env;
+		fpref_env_default(&env);
+		env.rounding = *rounding;
+		sum[0] = d;
+		sum[1] = c;
+		unsigned flags = 0;
+		return fpref_emu_op(FPREF_OP_ADD, &j->out, sum, &env, 0, result, &flags);
+	}
+	default:
+		return -1;
+	}
+	return fpref_tc_dot(&model, &j->in, in, in + K, K, c, &j->out, result);
+}
+
+static int mutate(const struct fpref_mutant *m, const struct fpref_golden_job *j, const uint64_t *in, uint64_t *result)
+{
+	if (j->kind == FPREF_GOLDEN_DOT)
+		return dot_result(m, j, in, result);
+	struct fpref_env env = j->env;
+	struct fpref_format f;
+	unsigned flags = 0;
+	uint64_t r;
+	switch (m->how) {
+	case FPREF_MUT_ROUNDING:
+		env.rounding = m->param < 0 ? (enum fpref_rounding)(-m->param - 1) : (enum fpref_rounding)m->param;
+		return run_env(j, &env, in, result, &flags);
+	case FPREF_MUT_VIA:
+		return catalogue_format(m->via, &f) ? via_format(j, &f, in, result) : -1;
+	case FPREF_MUT_VIA_WIDE_RANGE:
+		return wide_range(&j->out, &f) ? via_format(j, &f, in, result) : -1;
+	case FPREF_MUT_FTZ:
+		env.ftz = true;
+		return run_env(j, &env, in, result, &flags);
+	case FPREF_MUT_DAZ:
+		env.daz = true;
+		return run_env(j, &env, in, result, &flags);
+	case FPREF_MUT_SAT:
+		env.overflow = FPREF_OVERFLOW_SAT;
+		return run_env(j, &env, in, result, &flags);
+	case FPREF_MUT_IEEE:
+		env.overflow = FPREF_OVERFLOW_IEEE;
+		return run_env(j, &env, in, result, &flags);
+	case FPREF_MUT_OVERFLOW_ABOVE_MAX:
+		if (run_env(j, &env, in, &r, &flags) != 0)
+			return -1;
+		*result = !is_nan(&j->out, r) && !is_inf(&j->out, r) && above_max(j, in) ? overflowed(j, negative_result(j, in)) : r;
+		return 0;
+	case FPREF_MUT_OVERFLOW_PAST_TIE: {
+		if (run_env(j, &env, in, &r, &flags) != 0)
+			return -1;
+		struct fpref_env rtz = j->env;
+		rtz.rounding = FPREF_RTZ;
+		unsigned tf = 0;
+		uint64_t t;
+		run_env(j, &rtz, in, &t, &tf);
+		bool overflow = (flags & FPREF_FLAG_OVERFLOW) && !(tf & FPREF_FLAG_OVERFLOW);
+		*result = overflow ? fpref_format_max_bits(&j->out, negative_result(j, in)) : r;
+		return 0;
+	}
+	case FPREF_MUT_OVERFLOW_NAN:
+		if (run_env(j, &env, in, &r, &flags) != 0)
+			return -1;
+		if ((flags & FPREF_FLAG_OVERFLOW) && is_inf(&j->out, r))
+			fpref_format_nan_bits(&j->out, (r & sign_bit(&j->out)) != 0, &r);
+		*result = r;
+		return 0;
+	case FPREF_MUT_NAN_SIGN:
+		if (run_env(j, &env, in, &r, &flags) != 0)
+			return -1;
+		if (is_nan(&j->out, r))
+			r = m->param ? r | sign_bit(&j->out) : r & ~sign_bit(&j->out);
+		*result = r;
+		return 0;
+	case FPREF_MUT_NEG_ZERO:
+		if (run_env(j, &env, in, &r, &flags) != 0)
+			return -1;
+		*result = r == fpref_format_zero_bits(&j->out, true) ? fpref_format_zero_bits(&j->out, false) : r;
+		return 0;
+	case FPREF_MUT_BIAS:
+	case FPREF_MUT_SPECIALS:
+		/* the kernel's encoder believes in another format: its bits, read as the target's */
+		f = j->out;
+		if (m->how == FPREF_MUT_BIAS)
+			f.bias += m->param;
+		else if (!specials_partner(&j->out, &f))
+			return -1;
+		return fpref_emu_convert(&j->in, in[0], &f, &env, 0, result, &flags);
+	case FPREF_MUT_FMA_UNFUSED: {
+		uint64_t p, sum[2];
+		if (fpref_emu_op(FPREF_OP_MUL, &j->in, in, &env, 0, &p, &flags) != 0)
+			return -1;
+		sum[0] = p;
+		sum[1] = in[2];
+		return fpref_emu_op(FPREF_OP_ADD, &j->in, sum, &env, 0, result, &flags);
+	}
+	case FPREF_MUT_FMA_VIA:
+		return catalogue_format(m->via, &f) ? via_format(j, &f, in, result) : -1;
+	case FPREF_MUT_DIV_RECIPROCAL: {
+		uint64_t one_over[2], q[2];
+		struct fpref_unpacked one = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
+		if (fpref_encode(&j->in, &one, &one_over[0]) != 0)
+			return -1;
+		one_over[1] = in[1];
+		if (fpref_emu_op(FPREF_OP_DIV, &j->in, one_over, &env, 0, &q[1], &flags) != 0)
+			return -1;
+		q[0] = in[0];
+		return fpref_emu_op(FPREF_OP_MUL, &j->in, q, &env, 0, result, &flags);
+	}
+	case FPREF_MUT_COMPARE_BITS: {
+		int w = fpref_format_container_bits(&j->in);
+		int64_t a = (int64_t)(in[0] << (64 - w)), b = (int64_t)(in[1] << (64 - w));
+		*result = j->op == FPREF_OP_EQ ? a == b : j->op == FPREF_OP_LT ? a < b : a <= b;
+		return 0;
+	}
+	case FPREF_MUT_MINMAX_NUMBER: {
+		struct fpref_unpacked u0, u1;
+		fpref_decode(&j->in, in[0], &u0);
+		fpref_decode(&j->in, in[1], &u1);
+		bool n0 = u0.cls == FPREF_CLASS_NAN && !u0.signaling, n1 = u1.cls == FPREF_CLASS_NAN && !u1.signaling;
+		if (n0 != n1 && (u0.cls != FPREF_CLASS_NAN || u1.cls != FPREF_CLASS_NAN)) {
+			*result = n0 ? in[1] : in[0];
+			return 0;
+		}
+		return run_env(j, &env, in, result, &flags);
+	}
+	case FPREF_MUT_MINMAX_ZERO: {
+		struct fpref_unpacked u0, u1;
+		fpref_decode(&j->in, in[0], &u0);
+		fpref_decode(&j->in, in[1], &u1);
+		if (u0.cls == FPREF_CLASS_ZERO && u1.cls == FPREF_CLASS_ZERO) {
+			*result = in[0];
+			return 0;
+		}
+		return run_env(j, &env, in, result, &flags);
+	}
+	default:
+		return -1;
+	}
+}
+
+int fpref_mutant_result(const struct fpref_mutant *m, const struct fpref_golden_job *j, const uint64_t *in,
+			uint64_t *result)
+{
+	return fpref_mutant_applies(m, j) ? mutate(m, j, in, result) : -1;
+}
+
+/* ---- the kill matrix of one file ---- */
+
+/* Input spaces small enough to sweep: every pattern of a unary job's
+ * source of up to 20 bits, every pair of formats of up to 10 bits, every
+ * triple of up to 6. */
+#define SWEEP_BITS 20
+
+static bool sweepable(const struct fpref_golden_job *j, int *arity, int *width)
+{
+	*arity = j->kind == FPREF_GOLDEN_OP ? fpref_op_arity(j->op) : 1;
+	*width = fpref_format_width(&j->in);
+	return j->kind != FPREF_GOLDEN_DOT && *arity * *width <= SWEEP_BITS;
+}
+
+/* How many inputs of the job's whole space expose the mutant: swept where
+ * the space is small, known where the bug can only show on -0 (an exact
+ * conversion), else ULONG_MAX (unknown). */
+static unsigned long exposing_inputs(const struct fpref_mutant *m, const struct fpref_golden_job *j)
+{
+	int arity, width;
+	if (m->how == FPREF_MUT_NEG_ZERO && j->kind == FPREF_GOLDEN_CONVERT && !rounds(j))
+		return fpref_format_has_negative_zero(&j->in) ? 1 : 0;
+	/* a sum is -0 only as -0 + -0 (or -0 - +0), a square root only of -0,
+	 * except when rounding down (IEEE 754, 6.3) */
+	if (m->how == FPREF_MUT_NEG_ZERO && j->kind == FPREF_GOLDEN_OP && j->env.rounding != FPREF_RDN &&
+	    (j->op == FPREF_OP_ADD || j->op == FPREF_OP_SUB || j->op == FPREF_OP_SQRT))
+		return 1;
+	/* only min(+0, -0) and max(-0, +0): the first operand wins wrongly there alone */
+	if (m->how == FPREF_MUT_MINMAX_ZERO)
+		return 1;
+	if (!sweepable(j, &arity, &width))
+		return ULONG_MAX;
+	uint64_t per = 1ull << width, total = 1ull << (arity * width);
+	unsigned long count = 0;
+	for (uint64_t i = 0; i < total; i++) {
+		uint64_t in[3], rest = i, good, bad;
+		bool ok = true;
+		for (int a = 0; a < arity && ok; a++) {
+			in[a] = (rest % per) << j->in.pad_bits;
+			rest /= per;
+			struct fpref_unpacked u;
+			ok = fpref_decode(&j->in, in[a], &u) == FPREF_DECODE_OK;
+		}
+		unsigned flags;
+		if (!ok || run_env(j, &j->env, in, &good, &flags) != 0 || mutate(m, j, in, &bad) != 0)
+			continue;
+		count += good != bad;
+	}
+	return count;
+}
+
+
+/* Count the distinct inputs (by a hash of the line's inputs) that expose a
+ * mutant, up to the bar: a file that repeats one vector is not caught by it
+ * twice. */
+static void note_distinct(struct fpref_kill *k, uint64_t hash)
+{
+	if (k->distinct >= FPREF_MUTANT_BAR)
+		return;
+	for (unsigned long i = 0; i < k->distinct; i++)
+		if (k->seen[i] == hash)
+			return;
+	k->seen[k->distinct++] = hash;
+}
+
+int fpref_mutants_judge(const struct fpref_golden_job *j, const char *body, struct fpref_kill **kills, size_t *nkills,
+			char *err, size_t errlen)
+{
+	size_t n = 0;
+	struct fpref_kill *k = calloc(fpref_mutant_count(), sizeof *k);
+	struct fpref_golden_line *l = malloc(sizeof *l);
+	char *line = malloc(1 << 16);
+	if (!k || !l || !line) {
+		free(k);
+		free(l);
+		free(line);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < fpref_mutant_count(); i++)
+		if (fpref_mutant_applies(&catalogue[i], j))
+			k[n++].mutant = &catalogue[i];
+	int status = 0;
+	size_t lineno = 0;
+	for (const char *p = body; n && *p && status == 0;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		lineno++;
+		if (len >= 1 << 16) {
+			snprintf(err, errlen, "%s: line %zu: too long", j->path, lineno);
+			status = -1;
+			break;
+		}
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p += len + (nl != NULL);
+		if (fpref_golden_parse_line(j, line, l, err, errlen) != 0) {
+			status = -1;
+			break;
+		}
+		size_t nin = j->kind == FPREF_GOLDEN_DOT ? 2 * (size_t)j->K + 1 : l->nin;
+		uint64_t hash = 1469598103934665603ull;
+		for (size_t x = 0; x < nin; x++)
+			hash = (hash ^ l->in[x]) * 1099511628211ull;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t r;
+			if (mutate(k[i].mutant, j, l->in, &r) != 0 || r == l->result)
+				continue;
+			if (!k[i].exposed)
+				k[i].first_line = lineno;
+			k[i].exposed++;
+			note_distinct(&k[i], hash);
+		}
+	}
+	free(l);
+	free(line);
+	if (status != 0) {
+		free(k);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i].possible = k[i].distinct >= FPREF_MUTANT_BAR ? ULONG_MAX : exposing_inputs(k[i].mutant, j);
+	size_t kept = 0; /* a mutant that no input of the whole space exposes changes nothing here */
+	for (size_t i = 0; i < n; i++)
+		if (k[i].possible != 0)
+			k[kept++] = k[i];
+	n = kept;
+	*kills = k;
+	*nkills = n;
+	return 0;
+}
+
+/* ---- a whole suite, on threads ---- */
+
+struct suite_work {
+	const struct fpref_golden_suite *suite;
+	struct fpref_kill_file *files;
+	size_t next;
+	int status;
+	char *err;
+	size_t errlen;
+	pthread_mutex_t lock;
+};
+
+static int judge_job(const struct fpref_golden_job *j, struct fpref_kill_file *out, char *err, size_t errlen)
+{
+	char *body = NULL;
+	size_t len;
+	out->job = j;
+	if (fpref_golden_compute(j, &body, &len, &out->vectors, err, errlen) != 0)
+		return -1;
+	int status = fpref_mutants_judge(j, body, &out->kills, &out->nkills, err, errlen);
+	free(body);
+	return status;
+}
+
+static void *suite_worker(void *arg)
+{
+	struct suite_work *w = arg;
+	char err[512];
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		size_t i = w->status ? w->suite->njobs : w->next++;
+		pthread_mutex_unlock(&w->lock);
+		if (i >= w->suite->njobs)
+			return NULL;
+		if (judge_job(&w->suite->jobs[i], &w->files[i], err, sizeof err) != 0) {
+			pthread_mutex_lock(&w->lock);
+			if (!w->status)
+				snprintf(w->err, w->errlen, "%s", err);
+			w->status = -1;
+			pthread_mutex_unlock(&w->lock);
+		}
+	}
+}
+
+int fpref_mutants_suite(const struct fpref_golden_suite *s, unsigned threads, struct fpref_kill_file **files,
+			char *err, size_t errlen)
+{
+	struct suite_work w = { s, calloc(s->njobs ? s->njobs : 1, sizeof *w.files), 0, 0, err, errlen,
+				PTHREAD_MUTEX_INITIALIZER };
+	pthread_t *t = calloc(threads ? threads : 1, sizeof *t);
+	if (!w.files || !t) {
+		free(w.files);
+		free(t);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	unsigned started = 0;
+	for (unsigned i = 1; i < threads; i++)
+		if (pthread_create(&t[i], NULL, suite_worker, &w) == 0)
+			started = i;
+		else
+			break;
+	suite_worker(&w);
+	for (unsigned i = 1; i <= started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	pthread_mutex_destroy(&w.lock);
+	if (w.status) {
+		fpref_kill_files_free(w.files, s->njobs);
+		return -1;
+	}
+	*files = w.files;
+	return 0;
+}
+
+void fpref_kill_files_free(struct fpref_kill_file *files, size_t n)
+{
+	for (size_t i = 0; files && i < n; i++)
+		free(files[i].kills);
+	free(files);
+}
+
+bool fpref_kill_caught(const struct fpref_kill *k)
+{
+	return k->distinct >= FPREF_MUTANT_BAR || k->distinct >= k->possible;
+}
