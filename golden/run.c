@@ -7,11 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include <errno.h>
 #include <unistd.h>
 
-#include "fpref_file.h"
 #include "fpref_golden.h"
 
 struct shared {
