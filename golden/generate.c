@@ -586,7 +586,16 @@ static void nan_cases(struct op_cases *c, uint64_t one)
 	if (f->specials != FPREF_SPECIALS_IEEE || f->man_bits < 2)
 		return;
 	uint64_t quiet = 1ull << (f->man_bits - 1), top = (1ull << f->exp_bits) - 1, mask = (1ull << f->man_bits) - 1;
-	const uint64_t payloads[] = { quiet, quiet | 1, mask, quiet | (0x5555555555555555ull & (quiet - 1)), 1, quiet - 1,
+	const uint64_t payloads[] = { quiet,
+				      quiet | 1,
+				      quiet | 2,
+				      quiet | (quiet >> 1),
+				      mask,
+				      quiet | (0x5555555555555555ull & (quiet - 1)),
+				      1,
+				      2,
+				      quiet >> 1,
+				      quiet - 1,
 				      0x2AAAAAAAAAAAAAAAull & (quiet - 1) };
 	enum fpref_op op = c->st->job->op;
 	for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++)
@@ -638,7 +647,7 @@ static void overflow_cases(struct op_cases *c)
 	struct fpref_unpacked m;
 	fpref_format_max_finite(f, &m);
 	int32_t top = m.exponent + c->p - 1; /* exponent of max's leading bit */
-	for (int i = 0; i < 32; i++) {
+	for (int i = 0; i < 64; i++) {
 		uint64_t neg = i & 1 ? sign : 0, a = max - (uint64_t)(i / 2 % 2) * step, b, x = 0;
 		if (op == FPREF_OP_ADD || op == FPREF_OP_SUB) {
 			/* max + b with b in [h/2, h) or [h, 2h), h half an ulp of max */
@@ -652,8 +661,9 @@ static void overflow_cases(struct op_cases *c)
 					  : make(f, false, full_significand(c), top - 2 * c->p - (int32_t)(next_random(c) % 3));
 			op_vector(c, a | neg, b, x | neg);
 		} else if (op == FPREF_OP_DIV) {
-			/* a / (1 - k 2^-p): a little above a */
-			b = make(f, false, (1ull << c->p) - 1 - (unsigned)i / 4 % 3, -c->p);
+			/* a = b max rounded up, b in [1/2, 1): a / b a little above max */
+			b = make(f, false, full_significand(c), -c->p);
+			a = apply(c, FPREF_OP_MUL, max, b, FPREF_RUP);
 			op_vector(c, a | neg, b, 0);
 		}
 	}
@@ -733,11 +743,58 @@ static void compare_cases(struct op_cases *c)
 	}
 }
 
+/* Formats of 8 bits or fewer: for every positive finite b, the a that puts
+ * a * b (a / b) at each side of max finite and of each midpoint at the top
+ * of the subnormal range. */
+static void narrow_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	enum fpref_op op = c->st->job->op;
+	uint64_t max = fpref_format_max_bits(f, false), step = 1ull << f->pad_bits;
+	if (fpref_format_width(f) > 8 || (op != FPREF_OP_MUL && op != FPREF_OP_DIV && op != FPREF_OP_FMA))
+		return;
+	if (op == FPREF_OP_FMA && fpref_format_width(f) <= 6) { /* every product, with c = 0 and the least of both signs */
+		uint64_t cs[3] = { fpref_format_zero_bits(f, false), 1ull << f->pad_bits, (1ull << f->pad_bits) | sign_of(f) };
+		for (uint64_t a = 0; a <= fpref_format_max_bits(f, true); a += step)
+			for (uint64_t b = 0; b <= fpref_format_max_bits(f, true); b += step)
+				for (int k = 0; k < 3; k++)
+					op_vector(c, a, b, cs[k]);
+		return;
+	}
+	enum fpref_op inverse = op == FPREF_OP_DIV ? FPREF_OP_MUL : FPREF_OP_DIV;
+	struct fpref_unpacked least;
+	fpref_format_min_positive(f, &least);
+	uint64_t targets[8];
+	size_t nt = 0;
+	targets[nt++] = max;
+	targets[nt++] = f->has_zero ? step : 0; /* the least positive: a step below it lies the tie above zero */
+	if (f->subnormals && f->man_bits > 0) /* the largest subnormals: their ties sit below them */
+		for (uint64_t m = (1ull << f->man_bits) - 1; m > 0 && nt < 4; m--)
+			targets[nt++] = pattern(f, false, 0, m);
+	(void)least;
+	for (uint64_t b = step; b <= max; b += step) {
+		if (!valid(f, b))
+			continue;
+		for (size_t t = 0; t < nt; t++)
+			for (int up = 0; up < 2; up++) {
+				uint64_t a = apply(c, inverse, targets[t], b, up ? FPREF_RUP : FPREF_RDN);
+				op_vector(c, a, b, fpref_format_zero_bits(f, false));
+				if (a >= step && !up)
+					op_vector(c, a - step, b, fpref_format_zero_bits(f, false));
+				if (a + step <= max && up)
+					op_vector(c, a + step, b, fpref_format_zero_bits(f, false));
+			}
+	}
+}
+
 static void op_structured(struct job_state *st)
 {
 	const struct fpref_golden_job *j = st->job;
 	struct op_cases c = { st, &j->in, j->seed, 0, fpref_format_precision(&j->in) };
-	if (j->in.pad_bits || !j->in.has_zero)
+	if (j->in.pad_bits)
+		return;
+	narrow_cases(&c);
+	if (!j->in.has_zero)
 		return;
 	struct fpref_unpacked one_value = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
 	uint64_t one;

@@ -256,6 +256,13 @@ static bool wide_range(const struct fpref_format *f, struct fpref_format *w)
 	return true;
 }
 
+static bool max_all_ones(const struct fpref_format *f)
+{
+	struct fpref_unpacked m;
+	fpref_format_max_finite(f, &m);
+	return m.significand == (1ull << (f->man_bits + 1)) - 1;
+}
+
 static const struct fpref_tc_model *dot_lowered_inner(const struct fpref_golden_job *j)
 {
 	return fpref_tc_lowered(&j->model, &j->out) ? fpref_tc_model_lowered_blocks(&j->model) : NULL;
@@ -319,6 +326,11 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 		return e->overflow == FPREF_OVERFLOW_SAT && j->out.specials != FPREF_SPECIALS_NONE && can_overflow(j);
 	case FPREF_MUT_OVERFLOW_ABOVE_MAX:
 	case FPREF_MUT_OVERFLOW_PAST_TIE:
+		/* A quotient of two p-bit numbers never lies strictly between a max
+		 * finite of all-ones significand and the next binade (A / B within
+		 * 2^-p below a power of two forces B - A < 1 or 2B - A < 2). */
+		if (op && j->op == FPREF_OP_DIV && max_all_ones(&j->out))
+			return false;
 		return e->overflow == FPREF_OVERFLOW_IEEE && nearest(e->rounding) && j->out.specials != FPREF_SPECIALS_NONE &&
 		       can_overflow(j) && j->out.man_bits > 0;
 	case FPREF_MUT_OVERFLOW_NAN:
@@ -339,7 +351,9 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 		return op && j->op == FPREF_OP_FMA;
 	case FPREF_MUT_FMA_VIA: {
 		struct fpref_format via;
-		return op && j->op == FPREF_OP_FMA && catalogue_format(m->via, &via) && !same_format(&via, &j->in) &&
+		/* directed roundings compose: truncating twice is truncating once */
+		return op && j->op == FPREF_OP_FMA && nearest(e->rounding) && catalogue_format(m->via, &via) &&
+		       !same_format(&via, &j->in) &&
 		       finite_within(&j->in, &via) && fpref_format_precision(&via) < 3 * fpref_format_precision(&j->in) + 2;
 	}
 	case FPREF_MUT_DIV_RECIPROCAL:
@@ -649,15 +663,56 @@ int fpref_mutant_result(const struct fpref_mutant *m, const struct fpref_golden_
 /* ---- the kill matrix of one file ---- */
 
 /* Input spaces small enough to sweep: every pattern of a unary job's
- * source of up to 20 bits, every pair of formats of up to 10 bits, every
- * triple of up to 6. */
-#define SWEEP_BITS 20
+ * source of up to 24 bits, every pair of formats of up to 12 bits, every
+ * triple of up to 8 (16.7 million inputs: a few seconds, for a weak cell only). */
+#define SWEEP_BITS 24
 
 static bool sweepable(const struct fpref_golden_job *j, int *arity, int *width)
 {
 	*arity = j->kind == FPREF_GOLDEN_OP ? fpref_op_arity(j->op) : 1;
 	*width = fpref_format_width(&j->in);
 	return j->kind != FPREF_GOLDEN_DOT && *arity * *width <= SWEEP_BITS;
+}
+
+/* Ties away and ties to even part only on exact ties: the midpoints of a
+ * narrow target (between its values, below its least, above its largest)
+ * that the source holds, each one input a sign. */
+static unsigned long tie_inputs(const struct fpref_mutant *m, const struct fpref_golden_job *j)
+{
+	const struct fpref_format *t = &j->out;
+	uint64_t top = fpref_format_max_bits(t, false), step = 1ull << t->pad_bits;
+	unsigned long count = 0;
+	for (uint64_t b = 0;; b += step) {
+		struct fpref_unpacked u;
+		bool last = b >= top;
+		if (fpref_decode(t, b, &u) == FPREF_DECODE_OK && u.cls != FPREF_CLASS_NAN && u.cls != FPREF_CLASS_INF) {
+			uint64_t sig[2] = { 2 * u.significand + 1, 1 };
+			int32_t exp[2] = { u.exponent - 1, u.exponent - 1 };
+			if (u.cls == FPREF_CLASS_ZERO)
+				fpref_format_min_positive(t, &u), exp[0] = u.exponent - 1, sig[0] = 1;
+			int n = b == 0 && t->has_zero ? 1 : b == 0 ? 2 : 1;
+			if (b == 0 && !t->has_zero)
+				exp[1] = u.exponent - 1; /* the tie below the least, too */
+			for (int k = 0; k < n; k++)
+				for (int neg = 0; neg < 2; neg++) {
+					struct fpref_env env;
+					fpref_env_default(&env);
+					env.overflow = FPREF_OVERFLOW_SAT;
+					unsigned flags = 0;
+					env.rounding = FPREF_RDN;
+					uint64_t lo = fpref_emu_round_pack(&j->in, &env, 0, neg, exp[k], sig[k], false, &flags);
+					env.rounding = FPREF_RUP;
+					uint64_t hi = fpref_emu_round_pack(&j->in, &env, 0, neg, exp[k], sig[k], false, &flags);
+					uint64_t good, bad;
+					if (lo != hi || run_env(j, &j->env, &lo, &good, &flags) != 0 || mutate(m, j, &lo, &bad) != 0)
+						continue;
+					count += good != bad;
+				}
+		}
+		if (last)
+			break;
+	}
+	return count;
 }
 
 /* How many inputs of the job's whole space expose the mutant: swept where
@@ -676,6 +731,9 @@ static unsigned long exposing_inputs(const struct fpref_mutant *m, const struct 
 	/* only min(+0, -0) and max(-0, +0): the first operand wins wrongly there alone */
 	if (m->how == FPREF_MUT_MINMAX_ZERO)
 		return 1;
+	if (m->how == FPREF_MUT_ROUNDING && m->param == FPREF_RNA && j->kind == FPREF_GOLDEN_CONVERT &&
+	    fpref_format_width(&j->out) <= 8 && !sweepable(j, &arity, &width))
+		return tie_inputs(m, j);
 	if (!sweepable(j, &arity, &width))
 		return ULONG_MAX;
 	uint64_t per = 1ull << width, total = 1ull << (arity * width);
