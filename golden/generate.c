@@ -411,6 +411,16 @@ static uint64_t dot_input(const struct fpref_format *f, uint64_t r, int64_t fiel
 	return valid(f, b) ? b : 0;
 }
 
+/* Exactly 2^e in f (a subnormal where it must be; the nearest where f has no such value). */
+static uint64_t dot_exact_power(const struct fpref_format *f, bool negative, int64_t e)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.overflow = FPREF_OVERFLOW_SAT;
+	unsigned flags = 0;
+	return fpref_emu_round_pack(f, &env, 0, negative, (int32_t)e, 1, false, &flags);
+}
+
 /* An input pattern of about 2^e (mantissa bits from r), the sign from r. */
 static uint64_t dot_power(const struct fpref_format *f, uint64_t r, int64_t e, bool exact)
 {
@@ -421,18 +431,35 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 {
 	size_t K = j->K;
 	const struct fpref_format *in = &j->in, *out = &j->out;
-	int frac = j->model.frac, kind = (int)(c % 4), variant = (int)(c / 4 % 2);
+	int frac = j->model.frac, kind = (int)(c % 4), variant = (int)(c / 4 % 2), sub = (int)(c / 4 % 3);
 	int floor = out->exp_bits == 8 ? j->model.floor_fp32 : j->model.floor_fp16;
+	bool rne = (out->exp_bits == 8 ? j->model.round_fp32 : j->model.round_fp16) == FPREF_RNE;
+	struct fpref_unpacked least;
+	fpref_format_min_positive(out, &least);
+	int64_t q_out = least.exponent;
 	uint64_t sign = in->is_signed ? 1ull << (in->exp_bits + in->man_bits + in->pad_bits) : 0;
 	for (size_t k = 0; k < K; k++) {
 		uint64_t ra = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + k);
 		uint64_t rb = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + K + k);
 		int64_t ea = -2 + (int64_t)((ra >> 4) % 5), eb = -2 + (int64_t)((rb >> 4) % 5);
 		bool exact = false;
-		if (kind == 1) { /* products just below the alignment floor, or in the least binades */
+		if (kind == 1 && sub == 0) { /* products just below the alignment floor, or in the least binades */
 			int64_t t = floor == FPREF_TC_NO_FLOOR ? -2 * (int64_t)in->bias : floor - 1 - (int64_t)((ra >> 4) % 8);
 			ea = t / 2;
 			eb = t - t / 2;
+		} else if (kind == 1) {
+			/* sub 1: one negative product below half the output's least, the last (IEEE's -0 against +0);
+			 * sub 2: the output's least (rtz) or its half (rne) below the floor, and terms that
+			 * only a block aligned to them keeps, pulling it across (rtz: negative; rne: positive) */
+			int64_t t = sub == 1 ? q_out - 2 - (int64_t)((ra >> 4) % 3)
+					     : k == 0 ? q_out - (rne ? 1 : 0) : q_out - frac + 1 + (int64_t)((ra >> 4) % 2);
+			if (sub == 1 && k + 1 < K) { /* in the last block: a later all-zero block would give +0 */
+				v[k] = v[K + k] = fpref_format_zero_bits(in, false);
+				continue;
+			}
+			v[k] = sub == 1 ? dot_power(in, ra, t / 2, false) & ~sign : dot_exact_power(in, false, t / 2);
+			v[K + k] = dot_exact_power(in, sub == 1 || (k > 0 && !rne), t - t / 2);
+			continue;
 		} else if (kind == 2) { /* C at one, the first product at the output's tie, the rest below the F-bit cut */
 			int64_t t = k == 0 ? -(int64_t)fpref_format_precision(out) : -frac - 2 - (int64_t)((ra >> 4) % 4);
 			ea = t / 2;
@@ -450,8 +477,10 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 	}
 	uint64_t r = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + 2 * K);
 	struct fpref_unpacked one = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
-	if (kind == 0 || kind == 1)
+	if (kind == 0 || (kind == 1 && sub < 2))
 		v[2 * K] = fpref_format_zero_bits(out, true);
+	else if (kind == 1)
+		v[2 * K] = fpref_format_zero_bits(out, false);
 	else if (kind == 2) {
 		/* variant 0: 1 + a tie + tiny terms (rounding to nearest goes up, a truncating block to even);
 		 * variant 1: one ulp above 1 less tiny terms (truncation toward zero goes down only if they count) */

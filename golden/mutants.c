@@ -379,7 +379,10 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 	case FPREF_MUT_DOT_C_LAST:
 		return !dot_lowered_inner(j);
 	case FPREF_MUT_DOT_ZERO_SIGN:
-		return true;
+		/* the two signs part only on a negative sum that rounds to zero: products below half
+		 * the output's least (an exact zero is +0 either way); the lowered path runs the
+		 * float16 row, whose rule this row's flag does not change */
+		return !dot_lowered_inner(j) && 2 * quantum_exponent(&j->in) < quantum_exponent(&j->out) - 1;
 	case FPREF_MUT_DOT_INTERLEAVE:
 		return dot_lowered_inner(j) && j->model.interleave > 1;
 	case FPREF_MUT_DOT_NATIVE:
