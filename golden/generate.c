@@ -241,7 +241,8 @@ static void anchors(const struct fpref_format *t, struct values *a)
  * values on both sides and their neighbours; the overflow tie, the band up
  * to the next binade, values far beyond; values below half the least
  * positive; the source's subnormals and NaNs of many payloads.  Both signs. */
-static void threshold_values(const struct fpref_format *src, const struct fpref_format *tgt, struct values *s)
+static void threshold_values(const struct fpref_format *src, const struct fpref_format *tgt, unsigned omit,
+			     struct values *s)
 {
 	struct values a = { 0 };
 	anchors(tgt, &a);
@@ -250,7 +251,7 @@ static void threshold_values(const struct fpref_format *src, const struct fpref_
 		struct fpref_unpacked u;
 		if ((a.v[i] & sign_of(tgt)) || fpref_decode(tgt, a.v[i], &u) != FPREF_DECODE_OK)
 			continue;
-		if (u.cls == FPREF_CLASS_ZERO || (!tgt->has_zero && a.v[i] == 0)) {
+		if ((u.cls == FPREF_CLASS_ZERO || (!tgt->has_zero && a.v[i] == 0)) && !(omit & FPREF_GOLDEN_OMIT_MIDPOINTS)) {
 			struct fpref_unpacked least;
 			fpref_format_min_positive(tgt, &least);
 			around(s, src, 1, least.exponent - 1, 2);     /* the tie above zero */
@@ -262,9 +263,12 @@ static void threshold_values(const struct fpref_format *src, const struct fpref_
 		}
 		around(s, src, u.significand, u.exponent, 1);
 		if (a.v[i] != tmax) {
-			around(s, src, 2 * u.significand + 1, u.exponent - 1, 2);
+			if (!(omit & FPREF_GOLDEN_OMIT_MIDPOINTS))
+				around(s, src, 2 * u.significand + 1, u.exponent - 1, 2);
 			continue;
 		}
+		if (omit & FPREF_GOLDEN_OMIT_OVERFLOW)
+			continue;
 		/* the overflow band: (max, tie), the tie, [tie, max + ulp), beyond */
 		around(s, src, 4 * u.significand + 1, u.exponent - 2, 1);
 		around(s, src, 2 * u.significand + 1, u.exponent - 1, 3);
@@ -512,7 +516,7 @@ static void dot_cases(struct job_state *st)
 		st->status = -1;
 		snprintf(st->err, st->errlen, "%s: no probe inputs for %s", j->path, j->in.name);
 	}
-	unsigned long structured = j->edge && !probe ? DOT_STRUCTURED : 0;
+	unsigned long structured = j->edge && !probe && !(j->omit & FPREF_GOLDEN_OMIT_DOT_CASES) ? DOT_STRUCTURED : 0;
 	for (unsigned long c = 0; c < cases + structured && !st->status; c++) {
 		if (c >= cases) {
 			dot_structured(j, c - cases, v);
@@ -820,7 +824,7 @@ static void op_structured(struct job_state *st)
 {
 	const struct fpref_golden_job *j = st->job;
 	struct op_cases c = { st, &j->in, j->seed, 0, fpref_format_precision(&j->in) };
-	if (j->in.pad_bits)
+	if (j->in.pad_bits || (j->omit & FPREF_GOLDEN_OMIT_OP_CASES))
 		return;
 	narrow_cases(&c);
 	if (!j->in.has_zero)
@@ -853,7 +857,7 @@ static void convert_edges(struct job_state *st)
 	struct values s = { 0 };
 	for (size_t i = 0; i < n; i++)
 		push(&s, e[i]);
-	threshold_values(&j->in, &j->out, &s);
+	threshold_values(&j->in, &j->out, j->omit, &s);
 	sort_unique(&s);
 	if (s.failed) {
 		snprintf(st->err, st->errlen, "out of memory");
