@@ -213,12 +213,6 @@ static bool can_overflow(const struct fpref_golden_job *j)
 	return arithmetic(j->op) && j->op != FPREF_OP_SQRT;
 }
 
-static bool target_format(const struct fpref_golden_job *j, struct fpref_format *out)
-{
-	*out = j->out;
-	return true;
-}
-
 /* The FN/FNUZ partner of a format: the same widths, the other specials, the
  * bias moved by one as between float8_e4m3fn and float8_e4m3fnuz. */
 static bool specials_partner(const struct fpref_format *f, struct fpref_format *p)
@@ -286,13 +280,12 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 	case FPREF_MUT_ROUNDING:
 		if (m->param < 0)
 			return e->rounding == FPREF_RTZ && rounds(j);
-		if (!nearest(e->rounding) || (FPREF_RNA == m->param && e->rounding == FPREF_RNA))
+		if (!nearest(e->rounding) || (m->param == FPREF_RNA && e->rounding == FPREF_RNA))
 			return false;
-		if (m->param == FPREF_RUP || m->param == FPREF_RDN) /* one side is truncation already */
-			if (!j->out.is_signed && m->param == FPREF_RDN)
-				return false; /* floor of a magnitude is truncation: the truncate mutant */
-		return rounds(j) && (m->param != FPREF_RNA || j->kind != FPREF_GOLDEN_OP || j->op != FPREF_OP_DIV) &&
-		       (m->param != FPREF_RNA || j->op != FPREF_OP_SQRT || convert);
+		/* a quotient or a square root is never an exact tie: ties away changes nothing there */
+		if (m->param == FPREF_RNA && op && (j->op == FPREF_OP_DIV || j->op == FPREF_OP_SQRT))
+			return false;
+		return rounds(j);
 	case FPREF_MUT_VIA: {
 		struct fpref_format via;
 		if (!convert || !catalogue_format(m->via, &via) || same_format(&via, &j->out) ||
@@ -344,7 +337,7 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 	case FPREF_MUT_NEG_ZERO:
 		return fpref_format_has_negative_zero(&j->out) && (op ? !fpref_op_is_compare(j->op) : j->in.is_signed);
 	case FPREF_MUT_BIAS:
-		return convert && j->out.man_bits + j->out.exp_bits <= 16 && j->out.exp_bits > 1 && target_format(j, &f);
+		return convert && j->out.man_bits + j->out.exp_bits <= 16 && j->out.exp_bits > 1;
 	case FPREF_MUT_SPECIALS:
 		return convert && specials_partner(&j->out, &f);
 	case FPREF_MUT_FMA_UNFUSED:
