@@ -124,6 +124,33 @@ static size_t edge_values(const struct fpref_format *f, uint64_t *v, size_t max)
 	return n;
 }
 
+/* NaNs of an IEEE format with many payloads, quiet and signaling, both
+ * signs: into out (2 * NAN_PAYLOADS at most), their count. */
+#define NAN_PAYLOADS 11
+static size_t nan_patterns(const struct fpref_format *f, uint64_t *out)
+{
+	if (f->specials != FPREF_SPECIALS_IEEE || f->man_bits < 2)
+		return 0;
+	uint64_t quiet = 1ull << (f->man_bits - 1), top = (1ull << f->exp_bits) - 1, mask = (1ull << f->man_bits) - 1;
+	const uint64_t payloads[NAN_PAYLOADS] = { quiet,
+						  quiet | 1,
+						  quiet | 2,
+						  quiet | (quiet >> 1),
+						  mask,
+						  quiet | (0x5555555555555555ull & (quiet - 1)),
+						  1,
+						  2,
+						  quiet >> 1,
+						  quiet - 1,
+						  0x2AAAAAAAAAAAAAAAull & (quiet - 1) };
+	size_t n = 0;
+	for (size_t i = 0; i < NAN_PAYLOADS; i++)
+		for (int neg = 0; neg < 2; neg++)
+			if (payloads[i] & mask)
+				out[n++] = pattern(f, neg != 0, top, payloads[i]);
+	return n;
+}
+
 /* ---- conversions: the source values nearest every rounding threshold ---- */
 
 /* A growing set of source patterns, sorted and made unique at the end. */
@@ -286,22 +313,10 @@ static void threshold_values(const struct fpref_format *src, const struct fpref_
 		for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
 			push_both(s, src, pattern(src, false, 0, subs[i]));
 	}
-	if (src->specials == FPREF_SPECIALS_IEEE && src->man_bits >= 2) {
-		uint64_t quiet = 1ull << (src->man_bits - 1), top = (1ull << src->exp_bits) - 1;
-		const uint64_t payloads[] = { quiet,
-					      quiet | 1,
-					      quiet | (quiet >> 1),
-					      mask,
-					      quiet | (0x5555555555555555ull & (quiet - 1)),
-					      1,
-					      quiet >> 1,
-					      quiet - 1,
-					      0x2AAAAAAAAAAAAAAAull & (quiet - 1) };
-		for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++)
-			for (int neg = 0; neg < 2; neg++)
-				if (payloads[i])
-					push(s, pattern(src, neg != 0, top, payloads[i]));
-	}
+	uint64_t nans[2 * NAN_PAYLOADS];
+	size_t nn = nan_patterns(src, nans);
+	for (size_t i = 0; i < nn; i++)
+		push(s, nans[i]);
 }
 
 /* A seeded operand: one time in four any pattern, otherwise finite with a
@@ -615,34 +630,18 @@ static uint64_t apply(struct op_cases *c, enum fpref_op op, uint64_t a, uint64_t
 /* NaNs of many payloads and both signs in every operand position. */
 static void nan_cases(struct op_cases *c, uint64_t one)
 {
-	const struct fpref_format *f = c->f;
-	if (f->specials != FPREF_SPECIALS_IEEE || f->man_bits < 2)
-		return;
-	uint64_t quiet = 1ull << (f->man_bits - 1), top = (1ull << f->exp_bits) - 1, mask = (1ull << f->man_bits) - 1;
-	const uint64_t payloads[] = { quiet,
-				      quiet | 1,
-				      quiet | 2,
-				      quiet | (quiet >> 1),
-				      mask,
-				      quiet | (0x5555555555555555ull & (quiet - 1)),
-				      1,
-				      2,
-				      quiet >> 1,
-				      quiet - 1,
-				      0x2AAAAAAAAAAAAAAAull & (quiet - 1) };
+	uint64_t nans[2 * NAN_PAYLOADS];
+	size_t nn = nan_patterns(c->f, nans);
 	enum fpref_op op = c->st->job->op;
-	for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++)
-		for (int neg = 0; neg < 2; neg++) {
-			uint64_t n = pattern(f, neg != 0, top, payloads[i]);
-			if (!payloads[i])
-				continue;
-			if (fpref_op_is_compare(op))
-				op_vector(c, n, n, 0);
-			op_vector(c, n, one, one);
-			op_vector(c, one, n, one);
-			if (op == FPREF_OP_FMA)
-				op_vector(c, one, one, n);
-		}
+	for (size_t i = 0; i < nn; i++) {
+		uint64_t n = nans[i];
+		if (fpref_op_is_compare(op))
+			op_vector(c, n, n, 0);
+		op_vector(c, n, one, one);
+		op_vector(c, one, n, one);
+		if (op == FPREF_OP_FMA)
+			op_vector(c, one, one, n);
+	}
 }
 
 /* Exact zeros of both signs: x - x, x + (-x), products and quotients of
