@@ -247,7 +247,8 @@ static void anchors(const struct fpref_format *t, struct values *a)
 	uint64_t mask = (1ull << t->man_bits) - 1, half = 1ull << (t->man_bits - 1);
 	uint64_t field_top = exponent_field_of(t, top), mid = (uint64_t)t->bias / 2;
 	const uint64_t spots[][2] = {
-		{ 0, 0 }, { 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, half - 1 }, { 0, half }, { 0, half + 1 }, { 0, mask - 1 },
+		{ 0, 0 }, { 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, 4 }, { 0, 5 }, { 0, 6 }, { 0, 7 }, { 0, mask / 4 },
+		{ 0, mask / 4 + 1 }, { 0, half - 1 }, { 0, half }, { 0, half + 1 }, { 0, mask - 1 },
 		{ 0, mask }, { 1, 0 }, { 1, 1 }, { 1, 2 }, { mid, 0x5555555555555555ull & mask },
 		{ mid, 0xAAAAAAAAAAAAAAAAull & mask }, { (uint64_t)t->bias - 1, mask }, { (uint64_t)t->bias, 0 },
 		{ (uint64_t)t->bias, 1 }, { (uint64_t)t->bias, 2 }, { (uint64_t)t->bias, 3 },
@@ -760,6 +761,23 @@ static void subnormal_cases(struct op_cases *c)
 	}
 }
 
+/* The format's subnormals (least, 2, 3, a third, a half, the largest two)
+ * of both signs as operands, beside one. */
+static void subnormal_operands(struct op_cases *c, uint64_t one)
+{
+	const struct fpref_format *f = c->f;
+	uint64_t mask = (1ull << f->man_bits) - 1;
+	if (!f->subnormals || f->man_bits == 0 || !f->has_zero)
+		return;
+	const uint64_t subs[] = { 1, 2, 3, mask / 3, mask / 2, mask / 2 + 1, mask - 1, mask };
+	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+		for (int neg = 0; neg < 2; neg++) {
+			uint64_t x = pattern(f, neg != 0, 0, subs[i]);
+			op_vector(c, x, one, one);
+			op_vector(c, one, x, x);
+		}
+}
+
 /* Orderings of negative numbers and of the two zeros. */
 static void compare_cases(struct op_cases *c)
 {
@@ -833,6 +851,7 @@ static void op_structured(struct job_state *st)
 	if (fpref_encode(&j->in, &one_value, &one) != 0)
 		one = fpref_format_max_bits(&j->in, false);
 	nan_cases(&c, one);
+	subnormal_operands(&c, one);
 	if (fpref_op_is_compare(j->op)) {
 		compare_cases(&c);
 		return;

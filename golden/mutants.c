@@ -305,8 +305,8 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 		return !e->ftz && has_subnormals(&j->out) && (convert ? quantum_exponent(&j->in) < fpref_format_min_exponent(&j->out)
 									: arithmetic(j->op) && j->op != FPREF_OP_SQRT);
 	case FPREF_MUT_DAZ: {
-		if (e->daz || !has_subnormals(&j->in))
-			return false;
+		if (e->daz || !has_subnormals(&j->in) || (!j->out.has_zero && e->zero_to_least))
+			return false; /* zero_to_least: a zero and a tiny value give the least alike */
 		if (op)
 			return true;
 		/* the source's largest subnormal must not vanish in the target anyway */
@@ -330,6 +330,8 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 		return e->overflow == FPREF_OVERFLOW_IEEE && nearest(e->rounding) && fpref_format_has_inf(&j->out) &&
 		       fpref_format_has_nan(&j->out) && can_overflow(j);
 	case FPREF_MUT_NAN_SIGN:
+		if (m->param == 0 && e->nan_style == FPREF_NAN_POSITIVE_ALL_ONES)
+			return false; /* every NaN it gives is positive already (CUDA's 7FFF) */
 		return has_signed_nan(&j->out) && (op ? arithmetic(j->op) || j->op == FPREF_OP_MIN || j->op == FPREF_OP_MAX
 						      : fpref_format_has_nan(&j->in) ||
 								(j->out.specials == FPREF_SPECIALS_FN && can_overflow(j) &&
@@ -364,8 +366,9 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 	case FPREF_MUT_DOT_EXACT:
 		if (dot_lowered_inner(j))
 			return false; /* the lowered path runs the float16 row, not this one */
-		if (m->how == FPREF_MUT_DOT_BLOCK)
-			return m->param == 1 ? j->model.block >= 2 : 2 * j->model.block <= FPREF_TC_MAX_BLOCK;
+		if (m->how == FPREF_MUT_DOT_BLOCK) /* a block of 2n over K <= n products is the same one block */
+			return m->param == 1 ? j->model.block >= 2 && j->K >= 2
+					     : 2 * j->model.block <= FPREF_TC_MAX_BLOCK && j->K > (unsigned)j->model.block;
 		if (m->how == FPREF_MUT_DOT_NO_FLOOR) /* the floor must lie above the least products */
 			return dot_floor(j) != FPREF_TC_NO_FLOOR && 2 * quantum_exponent(&j->in) + 2 * j->in.man_bits < dot_floor(j);
 		return true;
@@ -717,13 +720,35 @@ static unsigned long tie_inputs(const struct fpref_mutant *m, const struct fpref
 static unsigned long exposing_inputs(const struct fpref_mutant *m, const struct fpref_golden_job *j)
 {
 	int arity, width;
-	if (m->how == FPREF_MUT_NEG_ZERO && j->kind == FPREF_GOLDEN_CONVERT && !rounds(j))
+	/* an exact conversion, or one rounding down (a negative value goes to
+	 * -least, not to -0), gives -0 only from -0 */
+	if (m->how == FPREF_MUT_NEG_ZERO && j->kind == FPREF_GOLDEN_CONVERT && (!rounds(j) || j->env.rounding == FPREF_RDN))
 		return fpref_format_has_negative_zero(&j->in) ? 1 : 0;
 	/* a sum is -0 only as -0 + -0 (or -0 - +0), a square root only of -0,
 	 * except when rounding down (IEEE 754, 6.3) */
 	if (m->how == FPREF_MUT_NEG_ZERO && j->kind == FPREF_GOLDEN_OP && j->env.rounding != FPREF_RDN &&
 	    (j->op == FPREF_OP_ADD || j->op == FPREF_OP_SUB || j->op == FPREF_OP_SQRT))
 		return 1;
+	/* Rounding toward zero, a conversion whose source's largest finite does
+	 * not overflow the target overflows only from an infinity: the
+	 * saturation mutants can differ on the two infinities alone. */
+	if ((m->how == FPREF_MUT_SAT || m->how == FPREF_MUT_IEEE) && j->kind == FPREF_GOLDEN_CONVERT &&
+	    j->env.rounding == FPREF_RTZ && fpref_format_has_inf(&j->in)) {
+		unsigned long count = 0;
+		bool finite_overflows = false;
+		for (int neg = 0; neg < 2; neg++) {
+			uint64_t in, good, bad;
+			unsigned flags = 0;
+			in = fpref_format_max_bits(&j->in, neg);
+			run_env(j, &j->env, &in, &good, &flags);
+			finite_overflows = finite_overflows || (flags & FPREF_FLAG_OVERFLOW);
+			fpref_format_inf_bits(&j->in, neg, &in);
+			if (run_env(j, &j->env, &in, &good, &flags) == 0 && mutate(m, j, &in, &bad) == 0)
+				count += good != bad;
+		}
+		if (!finite_overflows)
+			return count;
+	}
 	/* only min(+0, -0) and max(-0, +0): the first operand wins wrongly there alone */
 	if (m->how == FPREF_MUT_MINMAX_ZERO)
 		return 1;
