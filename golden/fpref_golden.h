@@ -67,6 +67,16 @@ struct fpref_golden_job {
 	bool probe;                  /* DOT: the probe inputs instead of random ones */
 	uint64_t seed;
 	char path[256];              /* relative to the output folder: "add/float8_e4m3fn.rne.txt" */
+	unsigned omit;               /* edge targets left out (FPREF_GOLDEN_OMIT_*): 0 but in tests of the suite's strength */
+};
+
+/* Edge targets a job can leave out, so that a test shows which mutants
+ * (fpref_mutants.h) each one is there to expose. */
+enum {
+	FPREF_GOLDEN_OMIT_MIDPOINTS = 1, /* conversions: the values around each midpoint below max finite and below the least */
+	FPREF_GOLDEN_OMIT_OVERFLOW = 2,  /* conversions: the overflow band above max finite */
+	FPREF_GOLDEN_OMIT_OP_CASES = 4,  /* operations: the aimed cases (NaNs, zeros, overflow band, ties, subnormals) */
+	FPREF_GOLDEN_OMIT_DOT_CASES = 8  /* dot products: the cases after the random ones */
 };
 
 struct fpref_golden_suite {

@@ -86,8 +86,8 @@ struct fpref_kill {
 	uint64_t seen[FPREF_MUTANT_BAR];
 	size_t first_line; /* 1-based body line, 0 when none */
 	/* How many inputs of the job's whole input space expose it, where that
-	 * is known (the space swept: a source of up to 20 bits, pairs of formats
-	 * of up to 10, triples of up to 6), else ULONG_MAX. */
+	 * is known (the space swept: a source of up to 24 bits, pairs of formats
+	 * of up to 12, triples of up to 8), else ULONG_MAX. */
 	unsigned long possible;
 };
 

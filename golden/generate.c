@@ -124,6 +124,33 @@ static size_t edge_values(const struct fpref_format *f, uint64_t *v, size_t max)
 	return n;
 }
 
+/* NaNs of an IEEE format with many payloads, quiet and signaling, both
+ * signs: into out (2 * NAN_PAYLOADS at most), their count. */
+#define NAN_PAYLOADS 11
+static size_t nan_patterns(const struct fpref_format *f, uint64_t *out)
+{
+	if (f->specials != FPREF_SPECIALS_IEEE || f->man_bits < 2)
+		return 0;
+	uint64_t quiet = 1ull << (f->man_bits - 1), top = (1ull << f->exp_bits) - 1, mask = (1ull << f->man_bits) - 1;
+	const uint64_t payloads[NAN_PAYLOADS] = { quiet,
+						  quiet | 1,
+						  quiet | 2,
+						  quiet | (quiet >> 1),
+						  mask,
+						  quiet | (0x5555555555555555ull & (quiet - 1)),
+						  1,
+						  2,
+						  quiet >> 1,
+						  quiet - 1,
+						  0x2AAAAAAAAAAAAAAAull & (quiet - 1) };
+	size_t n = 0;
+	for (size_t i = 0; i < NAN_PAYLOADS; i++)
+		for (int neg = 0; neg < 2; neg++)
+			if (payloads[i] & mask)
+				out[n++] = pattern(f, neg != 0, top, payloads[i]);
+	return n;
+}
+
 /* ---- conversions: the source values nearest every rounding threshold ---- */
 
 /* A growing set of source patterns, sorted and made unique at the end. */
@@ -220,7 +247,8 @@ static void anchors(const struct fpref_format *t, struct values *a)
 	uint64_t mask = (1ull << t->man_bits) - 1, half = 1ull << (t->man_bits - 1);
 	uint64_t field_top = exponent_field_of(t, top), mid = (uint64_t)t->bias / 2;
 	const uint64_t spots[][2] = {
-		{ 0, 0 }, { 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, half - 1 }, { 0, half }, { 0, half + 1 }, { 0, mask - 1 },
+		{ 0, 0 }, { 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, 4 }, { 0, 5 }, { 0, 6 }, { 0, 7 }, { 0, mask / 4 },
+		{ 0, mask / 4 + 1 }, { 0, half - 1 }, { 0, half }, { 0, half + 1 }, { 0, mask - 1 },
 		{ 0, mask }, { 1, 0 }, { 1, 1 }, { 1, 2 }, { mid, 0x5555555555555555ull & mask },
 		{ mid, 0xAAAAAAAAAAAAAAAAull & mask }, { (uint64_t)t->bias - 1, mask }, { (uint64_t)t->bias, 0 },
 		{ (uint64_t)t->bias, 1 }, { (uint64_t)t->bias, 2 }, { (uint64_t)t->bias, 3 },
@@ -241,7 +269,8 @@ static void anchors(const struct fpref_format *t, struct values *a)
  * values on both sides and their neighbours; the overflow tie, the band up
  * to the next binade, values far beyond; values below half the least
  * positive; the source's subnormals and NaNs of many payloads.  Both signs. */
-static void threshold_values(const struct fpref_format *src, const struct fpref_format *tgt, struct values *s)
+static void threshold_values(const struct fpref_format *src, const struct fpref_format *tgt, unsigned omit,
+			     struct values *s)
 {
 	struct values a = { 0 };
 	anchors(tgt, &a);
@@ -250,7 +279,7 @@ static void threshold_values(const struct fpref_format *src, const struct fpref_
 		struct fpref_unpacked u;
 		if ((a.v[i] & sign_of(tgt)) || fpref_decode(tgt, a.v[i], &u) != FPREF_DECODE_OK)
 			continue;
-		if (u.cls == FPREF_CLASS_ZERO || (!tgt->has_zero && a.v[i] == 0)) {
+		if ((u.cls == FPREF_CLASS_ZERO || (!tgt->has_zero && a.v[i] == 0)) && !(omit & FPREF_GOLDEN_OMIT_MIDPOINTS)) {
 			struct fpref_unpacked least;
 			fpref_format_min_positive(tgt, &least);
 			around(s, src, 1, least.exponent - 1, 2);     /* the tie above zero */
@@ -262,9 +291,12 @@ static void threshold_values(const struct fpref_format *src, const struct fpref_
 		}
 		around(s, src, u.significand, u.exponent, 1);
 		if (a.v[i] != tmax) {
-			around(s, src, 2 * u.significand + 1, u.exponent - 1, 2);
+			if (!(omit & FPREF_GOLDEN_OMIT_MIDPOINTS))
+				around(s, src, 2 * u.significand + 1, u.exponent - 1, 2);
 			continue;
 		}
+		if (omit & FPREF_GOLDEN_OMIT_OVERFLOW)
+			continue;
 		/* the overflow band: (max, tie), the tie, [tie, max + ulp), beyond */
 		around(s, src, 4 * u.significand + 1, u.exponent - 2, 1);
 		around(s, src, 2 * u.significand + 1, u.exponent - 1, 3);
@@ -282,22 +314,10 @@ static void threshold_values(const struct fpref_format *src, const struct fpref_
 		for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
 			push_both(s, src, pattern(src, false, 0, subs[i]));
 	}
-	if (src->specials == FPREF_SPECIALS_IEEE && src->man_bits >= 2) {
-		uint64_t quiet = 1ull << (src->man_bits - 1), top = (1ull << src->exp_bits) - 1;
-		const uint64_t payloads[] = { quiet,
-					      quiet | 1,
-					      quiet | (quiet >> 1),
-					      mask,
-					      quiet | (0x5555555555555555ull & (quiet - 1)),
-					      1,
-					      quiet >> 1,
-					      quiet - 1,
-					      0x2AAAAAAAAAAAAAAAull & (quiet - 1) };
-		for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++)
-			for (int neg = 0; neg < 2; neg++)
-				if (payloads[i])
-					push(s, pattern(src, neg != 0, top, payloads[i]));
-	}
+	uint64_t nans[2 * NAN_PAYLOADS];
+	size_t nn = nan_patterns(src, nans);
+	for (size_t i = 0; i < nn; i++)
+		push(s, nans[i]);
 }
 
 /* A seeded operand: one time in four any pattern, otherwise finite with a
@@ -411,6 +431,16 @@ static uint64_t dot_input(const struct fpref_format *f, uint64_t r, int64_t fiel
 	return valid(f, b) ? b : 0;
 }
 
+/* Exactly 2^e in f (a subnormal where it must be; the nearest where f has no such value). */
+static uint64_t dot_exact_power(const struct fpref_format *f, bool negative, int64_t e)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.overflow = FPREF_OVERFLOW_SAT;
+	unsigned flags = 0;
+	return fpref_emu_round_pack(f, &env, 0, negative, (int32_t)e, 1, false, &flags);
+}
+
 /* An input pattern of about 2^e (mantissa bits from r), the sign from r. */
 static uint64_t dot_power(const struct fpref_format *f, uint64_t r, int64_t e, bool exact)
 {
@@ -421,18 +451,35 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 {
 	size_t K = j->K;
 	const struct fpref_format *in = &j->in, *out = &j->out;
-	int frac = j->model.frac, kind = (int)(c % 4), variant = (int)(c / 4 % 2);
+	int frac = j->model.frac, kind = (int)(c % 4), variant = (int)(c / 4 % 2), sub = (int)(c / 4 % 3);
 	int floor = out->exp_bits == 8 ? j->model.floor_fp32 : j->model.floor_fp16;
+	bool rne = (out->exp_bits == 8 ? j->model.round_fp32 : j->model.round_fp16) == FPREF_RNE;
+	struct fpref_unpacked least;
+	fpref_format_min_positive(out, &least);
+	int64_t q_out = least.exponent;
 	uint64_t sign = in->is_signed ? 1ull << (in->exp_bits + in->man_bits + in->pad_bits) : 0;
 	for (size_t k = 0; k < K; k++) {
 		uint64_t ra = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + k);
 		uint64_t rb = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + K + k);
 		int64_t ea = -2 + (int64_t)((ra >> 4) % 5), eb = -2 + (int64_t)((rb >> 4) % 5);
 		bool exact = false;
-		if (kind == 1) { /* products just below the alignment floor, or in the least binades */
+		if (kind == 1 && sub == 0) { /* products just below the alignment floor, or in the least binades */
 			int64_t t = floor == FPREF_TC_NO_FLOOR ? -2 * (int64_t)in->bias : floor - 1 - (int64_t)((ra >> 4) % 8);
 			ea = t / 2;
 			eb = t - t / 2;
+		} else if (kind == 1) {
+			/* sub 1: one negative product below half the output's least, the last (IEEE's -0 against +0);
+			 * sub 2: the output's least (rtz) or its half (rne) below the floor, and terms that
+			 * only a block aligned to them keeps, pulling it across (rtz: negative; rne: positive) */
+			int64_t t = sub == 1 ? q_out - 2 - (int64_t)((ra >> 4) % 3)
+					     : k == 0 ? q_out - (rne ? 1 : 0) : q_out - frac + 1 + (int64_t)((ra >> 4) % 2);
+			if (sub == 1 && k + 1 < K) { /* in the last block: a later all-zero block would give +0 */
+				v[k] = v[K + k] = fpref_format_zero_bits(in, false);
+				continue;
+			}
+			v[k] = sub == 1 ? dot_power(in, ra, t / 2, false) & ~sign : dot_exact_power(in, false, t / 2);
+			v[K + k] = dot_exact_power(in, sub == 1 || (k > 0 && !rne), t - t / 2);
+			continue;
 		} else if (kind == 2) { /* C at one, the first product at the output's tie, the rest below the F-bit cut */
 			int64_t t = k == 0 ? -(int64_t)fpref_format_precision(out) : -frac - 2 - (int64_t)((ra >> 4) % 4);
 			ea = t / 2;
@@ -450,8 +497,10 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 	}
 	uint64_t r = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + 2 * K);
 	struct fpref_unpacked one = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
-	if (kind == 0 || kind == 1)
+	if (kind == 0 || (kind == 1 && sub < 2))
 		v[2 * K] = fpref_format_zero_bits(out, true);
+	else if (kind == 1)
+		v[2 * K] = fpref_format_zero_bits(out, false);
 	else if (kind == 2) {
 		/* variant 0: 1 + a tie + tiny terms (rounding to nearest goes up, a truncating block to even);
 		 * variant 1: one ulp above 1 less tiny terms (truncation toward zero goes down only if they count) */
@@ -483,7 +532,7 @@ static void dot_cases(struct job_state *st)
 		st->status = -1;
 		snprintf(st->err, st->errlen, "%s: no probe inputs for %s", j->path, j->in.name);
 	}
-	unsigned long structured = j->edge && !probe ? DOT_STRUCTURED : 0;
+	unsigned long structured = j->edge && !probe && !(j->omit & FPREF_GOLDEN_OMIT_DOT_CASES) ? DOT_STRUCTURED : 0;
 	for (unsigned long c = 0; c < cases + structured && !st->status; c++) {
 		if (c >= cases) {
 			dot_structured(j, c - cases, v);
@@ -582,25 +631,18 @@ static uint64_t apply(struct op_cases *c, enum fpref_op op, uint64_t a, uint64_t
 /* NaNs of many payloads and both signs in every operand position. */
 static void nan_cases(struct op_cases *c, uint64_t one)
 {
-	const struct fpref_format *f = c->f;
-	if (f->specials != FPREF_SPECIALS_IEEE || f->man_bits < 2)
-		return;
-	uint64_t quiet = 1ull << (f->man_bits - 1), top = (1ull << f->exp_bits) - 1, mask = (1ull << f->man_bits) - 1;
-	const uint64_t payloads[] = { quiet, quiet | 1, mask, quiet | (0x5555555555555555ull & (quiet - 1)), 1, quiet - 1,
-				      0x2AAAAAAAAAAAAAAAull & (quiet - 1) };
+	uint64_t nans[2 * NAN_PAYLOADS];
+	size_t nn = nan_patterns(c->f, nans);
 	enum fpref_op op = c->st->job->op;
-	for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++)
-		for (int neg = 0; neg < 2; neg++) {
-			uint64_t n = pattern(f, neg != 0, top, payloads[i]);
-			if (!payloads[i])
-				continue;
-			if (fpref_op_is_compare(op))
-				op_vector(c, n, n, 0);
-			op_vector(c, n, one, one);
-			op_vector(c, one, n, one);
-			if (op == FPREF_OP_FMA)
-				op_vector(c, one, one, n);
-		}
+	for (size_t i = 0; i < nn; i++) {
+		uint64_t n = nans[i];
+		if (fpref_op_is_compare(op))
+			op_vector(c, n, n, 0);
+		op_vector(c, n, one, one);
+		op_vector(c, one, n, one);
+		if (op == FPREF_OP_FMA)
+			op_vector(c, one, one, n);
+	}
 }
 
 /* Exact zeros of both signs: x - x, x + (-x), products and quotients of
@@ -638,7 +680,7 @@ static void overflow_cases(struct op_cases *c)
 	struct fpref_unpacked m;
 	fpref_format_max_finite(f, &m);
 	int32_t top = m.exponent + c->p - 1; /* exponent of max's leading bit */
-	for (int i = 0; i < 32; i++) {
+	for (int i = 0; i < 64; i++) {
 		uint64_t neg = i & 1 ? sign : 0, a = max - (uint64_t)(i / 2 % 2) * step, b, x = 0;
 		if (op == FPREF_OP_ADD || op == FPREF_OP_SUB) {
 			/* max + b with b in [h/2, h) or [h, 2h), h half an ulp of max */
@@ -652,8 +694,9 @@ static void overflow_cases(struct op_cases *c)
 					  : make(f, false, full_significand(c), top - 2 * c->p - (int32_t)(next_random(c) % 3));
 			op_vector(c, a | neg, b, x | neg);
 		} else if (op == FPREF_OP_DIV) {
-			/* a / (1 - k 2^-p): a little above a */
-			b = make(f, false, (1ull << c->p) - 1 - (unsigned)i / 4 % 3, -c->p);
+			/* a = b max rounded up, b in [1/2, 1): a / b a little above max */
+			b = make(f, false, full_significand(c), -c->p);
+			a = apply(c, FPREF_OP_MUL, max, b, FPREF_RUP);
 			op_vector(c, a | neg, b, 0);
 		}
 	}
@@ -718,6 +761,23 @@ static void subnormal_cases(struct op_cases *c)
 	}
 }
 
+/* The format's subnormals (least, 2, 3, a third, a half, the largest two)
+ * of both signs as operands, beside one. */
+static void subnormal_operands(struct op_cases *c, uint64_t one)
+{
+	const struct fpref_format *f = c->f;
+	uint64_t mask = (1ull << f->man_bits) - 1;
+	if (!f->subnormals || f->man_bits == 0 || !f->has_zero)
+		return;
+	const uint64_t subs[] = { 1, 2, 3, mask / 3, mask / 2, mask / 2 + 1, mask - 1, mask };
+	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+		for (int neg = 0; neg < 2; neg++) {
+			uint64_t x = pattern(f, neg != 0, 0, subs[i]);
+			op_vector(c, x, one, one);
+			op_vector(c, one, x, x);
+		}
+}
+
 /* Orderings of negative numbers and of the two zeros. */
 static void compare_cases(struct op_cases *c)
 {
@@ -733,17 +793,65 @@ static void compare_cases(struct op_cases *c)
 	}
 }
 
+/* Formats of 8 bits or fewer: for every positive finite b, the a that puts
+ * a * b (a / b) at each side of max finite and of each midpoint at the top
+ * of the subnormal range. */
+static void narrow_cases(struct op_cases *c)
+{
+	const struct fpref_format *f = c->f;
+	enum fpref_op op = c->st->job->op;
+	uint64_t max = fpref_format_max_bits(f, false), step = 1ull << f->pad_bits;
+	if (fpref_format_width(f) > 8 || (op != FPREF_OP_MUL && op != FPREF_OP_DIV && op != FPREF_OP_FMA))
+		return;
+	if (op == FPREF_OP_FMA && fpref_format_width(f) <= 6) { /* every product, with c = 0 and the least of both signs */
+		uint64_t cs[3] = { fpref_format_zero_bits(f, false), 1ull << f->pad_bits, (1ull << f->pad_bits) | sign_of(f) };
+		for (uint64_t a = 0; a <= fpref_format_max_bits(f, true); a += step)
+			for (uint64_t b = 0; b <= fpref_format_max_bits(f, true); b += step)
+				for (int k = 0; k < 3; k++)
+					op_vector(c, a, b, cs[k]);
+		return;
+	}
+	enum fpref_op inverse = op == FPREF_OP_DIV ? FPREF_OP_MUL : FPREF_OP_DIV;
+	struct fpref_unpacked least;
+	fpref_format_min_positive(f, &least);
+	uint64_t targets[8];
+	size_t nt = 0;
+	targets[nt++] = max;
+	targets[nt++] = f->has_zero ? step : 0; /* the least positive: a step below it lies the tie above zero */
+	if (f->subnormals && f->man_bits > 0) /* the largest subnormals: their ties sit below them */
+		for (uint64_t m = (1ull << f->man_bits) - 1; m > 0 && nt < 4; m--)
+			targets[nt++] = pattern(f, false, 0, m);
+	(void)least;
+	for (uint64_t b = step; b <= max; b += step) {
+		if (!valid(f, b))
+			continue;
+		for (size_t t = 0; t < nt; t++)
+			for (int up = 0; up < 2; up++) {
+				uint64_t a = apply(c, inverse, targets[t], b, up ? FPREF_RUP : FPREF_RDN);
+				op_vector(c, a, b, fpref_format_zero_bits(f, false));
+				if (a >= step && !up)
+					op_vector(c, a - step, b, fpref_format_zero_bits(f, false));
+				if (a + step <= max && up)
+					op_vector(c, a + step, b, fpref_format_zero_bits(f, false));
+			}
+	}
+}
+
 static void op_structured(struct job_state *st)
 {
 	const struct fpref_golden_job *j = st->job;
 	struct op_cases c = { st, &j->in, j->seed, 0, fpref_format_precision(&j->in) };
-	if (j->in.pad_bits || !j->in.has_zero)
+	if (j->in.pad_bits || (j->omit & FPREF_GOLDEN_OMIT_OP_CASES))
+		return;
+	narrow_cases(&c);
+	if (!j->in.has_zero)
 		return;
 	struct fpref_unpacked one_value = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
 	uint64_t one;
 	if (fpref_encode(&j->in, &one_value, &one) != 0)
 		one = fpref_format_max_bits(&j->in, false);
 	nan_cases(&c, one);
+	subnormal_operands(&c, one);
 	if (fpref_op_is_compare(j->op)) {
 		compare_cases(&c);
 		return;
@@ -767,7 +875,7 @@ static void convert_edges(struct job_state *st)
 	struct values s = { 0 };
 	for (size_t i = 0; i < n; i++)
 		push(&s, e[i]);
-	threshold_values(&j->in, &j->out, &s);
+	threshold_values(&j->in, &j->out, j->omit, &s);
 	sort_unique(&s);
 	if (s.failed) {
 		snprintf(st->err, st->errlen, "out of memory");

@@ -213,12 +213,6 @@ static bool can_overflow(const struct fpref_golden_job *j)
 	return arithmetic(j->op) && j->op != FPREF_OP_SQRT;
 }
 
-static bool target_format(const struct fpref_golden_job *j, struct fpref_format *out)
-{
-	*out = j->out;
-	return true;
-}
-
 /* The FN/FNUZ partner of a format: the same widths, the other specials, the
  * bias moved by one as between float8_e4m3fn and float8_e4m3fnuz. */
 static bool specials_partner(const struct fpref_format *f, struct fpref_format *p)
@@ -256,6 +250,13 @@ static bool wide_range(const struct fpref_format *f, struct fpref_format *w)
 	return true;
 }
 
+static bool max_all_ones(const struct fpref_format *f)
+{
+	struct fpref_unpacked m;
+	fpref_format_max_finite(f, &m);
+	return m.significand == (1ull << (f->man_bits + 1)) - 1;
+}
+
 static const struct fpref_tc_model *dot_lowered_inner(const struct fpref_golden_job *j)
 {
 	return fpref_tc_lowered(&j->model, &j->out) ? fpref_tc_model_lowered_blocks(&j->model) : NULL;
@@ -279,13 +280,12 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 	case FPREF_MUT_ROUNDING:
 		if (m->param < 0)
 			return e->rounding == FPREF_RTZ && rounds(j);
-		if (!nearest(e->rounding) || (FPREF_RNA == m->param && e->rounding == FPREF_RNA))
+		if (!nearest(e->rounding) || (m->param == FPREF_RNA && e->rounding == FPREF_RNA))
 			return false;
-		if (m->param == FPREF_RUP || m->param == FPREF_RDN) /* one side is truncation already */
-			if (!j->out.is_signed && m->param == FPREF_RDN)
-				return false; /* floor of a magnitude is truncation: the truncate mutant */
-		return rounds(j) && (m->param != FPREF_RNA || j->kind != FPREF_GOLDEN_OP || j->op != FPREF_OP_DIV) &&
-		       (m->param != FPREF_RNA || j->op != FPREF_OP_SQRT || convert);
+		/* a quotient or a square root is never an exact tie: ties away changes nothing there */
+		if (m->param == FPREF_RNA && op && (j->op == FPREF_OP_DIV || j->op == FPREF_OP_SQRT))
+			return false;
+		return rounds(j);
 	case FPREF_MUT_VIA: {
 		struct fpref_format via;
 		if (!convert || !catalogue_format(m->via, &via) || same_format(&via, &j->out) ||
@@ -305,8 +305,8 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 		return !e->ftz && has_subnormals(&j->out) && (convert ? quantum_exponent(&j->in) < fpref_format_min_exponent(&j->out)
 									: arithmetic(j->op) && j->op != FPREF_OP_SQRT);
 	case FPREF_MUT_DAZ: {
-		if (e->daz || !has_subnormals(&j->in))
-			return false;
+		if (e->daz || !has_subnormals(&j->in) || (!j->out.has_zero && e->zero_to_least))
+			return false; /* zero_to_least: a zero and a tiny value give the least alike */
 		if (op)
 			return true;
 		/* the source's largest subnormal must not vanish in the target anyway */
@@ -319,12 +319,19 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 		return e->overflow == FPREF_OVERFLOW_SAT && j->out.specials != FPREF_SPECIALS_NONE && can_overflow(j);
 	case FPREF_MUT_OVERFLOW_ABOVE_MAX:
 	case FPREF_MUT_OVERFLOW_PAST_TIE:
+		/* A quotient of two p-bit numbers never lies strictly between a max
+		 * finite of all-ones significand and the next binade (A / B within
+		 * 2^-p below a power of two forces B - A < 1 or 2B - A < 2). */
+		if (op && j->op == FPREF_OP_DIV && max_all_ones(&j->out))
+			return false;
 		return e->overflow == FPREF_OVERFLOW_IEEE && nearest(e->rounding) && j->out.specials != FPREF_SPECIALS_NONE &&
 		       can_overflow(j) && j->out.man_bits > 0;
 	case FPREF_MUT_OVERFLOW_NAN:
 		return e->overflow == FPREF_OVERFLOW_IEEE && nearest(e->rounding) && fpref_format_has_inf(&j->out) &&
 		       fpref_format_has_nan(&j->out) && can_overflow(j);
 	case FPREF_MUT_NAN_SIGN:
+		if (m->param == 0 && e->nan_style == FPREF_NAN_POSITIVE_ALL_ONES)
+			return false; /* every NaN it gives is positive already (CUDA's 7FFF) */
 		return has_signed_nan(&j->out) && (op ? arithmetic(j->op) || j->op == FPREF_OP_MIN || j->op == FPREF_OP_MAX
 						      : fpref_format_has_nan(&j->in) ||
 								(j->out.specials == FPREF_SPECIALS_FN && can_overflow(j) &&
@@ -332,14 +339,16 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 	case FPREF_MUT_NEG_ZERO:
 		return fpref_format_has_negative_zero(&j->out) && (op ? !fpref_op_is_compare(j->op) : j->in.is_signed);
 	case FPREF_MUT_BIAS:
-		return convert && j->out.man_bits + j->out.exp_bits <= 16 && j->out.exp_bits > 1 && target_format(j, &f);
+		return convert && j->out.man_bits + j->out.exp_bits <= 16 && j->out.exp_bits > 1;
 	case FPREF_MUT_SPECIALS:
 		return convert && specials_partner(&j->out, &f);
 	case FPREF_MUT_FMA_UNFUSED:
 		return op && j->op == FPREF_OP_FMA;
 	case FPREF_MUT_FMA_VIA: {
 		struct fpref_format via;
-		return op && j->op == FPREF_OP_FMA && catalogue_format(m->via, &via) && !same_format(&via, &j->in) &&
+		/* directed roundings compose: truncating twice is truncating once */
+		return op && j->op == FPREF_OP_FMA && nearest(e->rounding) && catalogue_format(m->via, &via) &&
+		       !same_format(&via, &j->in) &&
 		       finite_within(&j->in, &via) && fpref_format_precision(&via) < 3 * fpref_format_precision(&j->in) + 2;
 	}
 	case FPREF_MUT_DIV_RECIPROCAL:
@@ -357,15 +366,19 @@ bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golde
 	case FPREF_MUT_DOT_EXACT:
 		if (dot_lowered_inner(j))
 			return false; /* the lowered path runs the float16 row, not this one */
-		if (m->how == FPREF_MUT_DOT_BLOCK)
-			return m->param == 1 ? j->model.block >= 2 : 2 * j->model.block <= FPREF_TC_MAX_BLOCK;
+		if (m->how == FPREF_MUT_DOT_BLOCK) /* a block of 2n over K <= n products is the same one block */
+			return m->param == 1 ? j->model.block >= 2 && j->K >= 2
+					     : 2 * j->model.block <= FPREF_TC_MAX_BLOCK && j->K > (unsigned)j->model.block;
 		if (m->how == FPREF_MUT_DOT_NO_FLOOR) /* the floor must lie above the least products */
 			return dot_floor(j) != FPREF_TC_NO_FLOOR && 2 * quantum_exponent(&j->in) + 2 * j->in.man_bits < dot_floor(j);
 		return true;
 	case FPREF_MUT_DOT_C_LAST:
 		return !dot_lowered_inner(j);
 	case FPREF_MUT_DOT_ZERO_SIGN:
-		return true;
+		/* the two signs part only on a negative sum that rounds to zero: products below half
+		 * the output's least (an exact zero is +0 either way); the lowered path runs the
+		 * float16 row, whose rule this row's flag does not change */
+		return !dot_lowered_inner(j) && 2 * quantum_exponent(&j->in) < quantum_exponent(&j->out) - 1;
 	case FPREF_MUT_DOT_INTERLEAVE:
 		return dot_lowered_inner(j) && j->model.interleave > 1;
 	case FPREF_MUT_DOT_NATIVE:
@@ -649,9 +662,9 @@ int fpref_mutant_result(const struct fpref_mutant *m, const struct fpref_golden_
 /* ---- the kill matrix of one file ---- */
 
 /* Input spaces small enough to sweep: every pattern of a unary job's
- * source of up to 20 bits, every pair of formats of up to 10 bits, every
- * triple of up to 6. */
-#define SWEEP_BITS 20
+ * source of up to 24 bits, every pair of formats of up to 12 bits, every
+ * triple of up to 8 (16.7 million inputs: a few seconds, for a weak cell only). */
+#define SWEEP_BITS 24
 
 static bool sweepable(const struct fpref_golden_job *j, int *arity, int *width)
 {
@@ -660,22 +673,88 @@ static bool sweepable(const struct fpref_golden_job *j, int *arity, int *width)
 	return j->kind != FPREF_GOLDEN_DOT && *arity * *width <= SWEEP_BITS;
 }
 
+/* Ties away and ties to even part only on exact ties: the midpoints of a
+ * narrow target (between its values, below its least, above its largest)
+ * that the source holds, each one input a sign. */
+static unsigned long tie_inputs(const struct fpref_mutant *m, const struct fpref_golden_job *j)
+{
+	const struct fpref_format *t = &j->out;
+	uint64_t top = fpref_format_max_bits(t, false), step = 1ull << t->pad_bits;
+	unsigned long count = 0;
+	for (uint64_t b = 0;; b += step) {
+		struct fpref_unpacked u;
+		bool last = b >= top;
+		if (fpref_decode(t, b, &u) == FPREF_DECODE_OK && u.cls != FPREF_CLASS_NAN && u.cls != FPREF_CLASS_INF) {
+			uint64_t sig[2] = { 2 * u.significand + 1, 1 };
+			int32_t exp[2] = { u.exponent - 1, u.exponent - 1 };
+			if (u.cls == FPREF_CLASS_ZERO)
+				fpref_format_min_positive(t, &u), exp[0] = u.exponent - 1, sig[0] = 1;
+			int n = b == 0 && t->has_zero ? 1 : b == 0 ? 2 : 1;
+			if (b == 0 && !t->has_zero)
+				exp[1] = u.exponent - 1; /* the tie below the least, too */
+			for (int k = 0; k < n; k++)
+				for (int neg = 0; neg < 2; neg++) {
+					struct fpref_env env;
+					fpref_env_default(&env);
+					env.overflow = FPREF_OVERFLOW_SAT;
+					unsigned flags = 0;
+					env.rounding = FPREF_RDN;
+					uint64_t lo = fpref_emu_round_pack(&j->in, &env, 0, neg, exp[k], sig[k], false, &flags);
+					env.rounding = FPREF_RUP;
+					uint64_t hi = fpref_emu_round_pack(&j->in, &env, 0, neg, exp[k], sig[k], false, &flags);
+					uint64_t good, bad;
+					if (lo != hi || run_env(j, &j->env, &lo, &good, &flags) != 0 || mutate(m, j, &lo, &bad) != 0)
+						continue;
+					count += good != bad;
+				}
+		}
+		if (last)
+			break;
+	}
+	return count;
+}
+
 /* How many inputs of the job's whole space expose the mutant: swept where
  * the space is small, known where the bug can only show on -0 (an exact
  * conversion), else ULONG_MAX (unknown). */
 static unsigned long exposing_inputs(const struct fpref_mutant *m, const struct fpref_golden_job *j)
 {
 	int arity, width;
-	if (m->how == FPREF_MUT_NEG_ZERO && j->kind == FPREF_GOLDEN_CONVERT && !rounds(j))
+	/* an exact conversion, or one rounding down (a negative value goes to
+	 * -least, not to -0), gives -0 only from -0 */
+	if (m->how == FPREF_MUT_NEG_ZERO && j->kind == FPREF_GOLDEN_CONVERT && (!rounds(j) || j->env.rounding == FPREF_RDN))
 		return fpref_format_has_negative_zero(&j->in) ? 1 : 0;
 	/* a sum is -0 only as -0 + -0 (or -0 - +0), a square root only of -0,
 	 * except when rounding down (IEEE 754, 6.3) */
 	if (m->how == FPREF_MUT_NEG_ZERO && j->kind == FPREF_GOLDEN_OP && j->env.rounding != FPREF_RDN &&
 	    (j->op == FPREF_OP_ADD || j->op == FPREF_OP_SUB || j->op == FPREF_OP_SQRT))
 		return 1;
+	/* Rounding toward zero, a conversion whose source's largest finite does
+	 * not overflow the target overflows only from an infinity: the
+	 * saturation mutants can differ on the two infinities alone. */
+	if ((m->how == FPREF_MUT_SAT || m->how == FPREF_MUT_IEEE) && j->kind == FPREF_GOLDEN_CONVERT &&
+	    j->env.rounding == FPREF_RTZ && fpref_format_has_inf(&j->in)) {
+		unsigned long count = 0;
+		bool finite_overflows = false;
+		for (int neg = 0; neg < 2; neg++) {
+			uint64_t in, good, bad;
+			unsigned flags = 0;
+			in = fpref_format_max_bits(&j->in, neg);
+			run_env(j, &j->env, &in, &good, &flags);
+			finite_overflows = finite_overflows || (flags & FPREF_FLAG_OVERFLOW);
+			fpref_format_inf_bits(&j->in, neg, &in);
+			if (run_env(j, &j->env, &in, &good, &flags) == 0 && mutate(m, j, &in, &bad) == 0)
+				count += good != bad;
+		}
+		if (!finite_overflows)
+			return count;
+	}
 	/* only min(+0, -0) and max(-0, +0): the first operand wins wrongly there alone */
 	if (m->how == FPREF_MUT_MINMAX_ZERO)
 		return 1;
+	if (m->how == FPREF_MUT_ROUNDING && m->param == FPREF_RNA && j->kind == FPREF_GOLDEN_CONVERT &&
+	    fpref_format_width(&j->out) <= 8 && !sweepable(j, &arity, &width))
+		return tie_inputs(m, j);
 	if (!sweepable(j, &arity, &width))
 		return ULONG_MAX;
 	uint64_t per = 1ull << width, total = 1ull << (arity * width);

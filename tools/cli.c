@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -263,22 +262,4 @@ void cli_json_string(const char *s)
 			putchar(*p);
 	}
 	putchar('"');
-}
-
-/* A suite by path, or by name among the installed and the source tree's suites. */
-int cli_find_suite(const char *name, char *path, size_t len)
-{
-	if (strchr(name, '/') || strstr(name, ".suite")) {
-		snprintf(path, len, "%s", name);
-		return access(path, R_OK) == 0 ? 0 : -1;
-	}
-	const char *dirs[] = { getenv("FPREF_SUITES"), FPREF_SOURCE_SUITES, FPREF_INSTALLED_SUITES };
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		snprintf(path, len, "%s/%s.suite", dirs[i], name);
-		if (access(path, R_OK) == 0)
-			return 0;
-	}
-	return -1;
 }
