@@ -95,6 +95,11 @@ def _as_array(x: Any) -> np.ndarray:
     return np.asarray(x)
 
 
+def _contiguous(a: np.ndarray) -> np.ndarray:
+    # np.ascontiguousarray makes a 0-d array 1-d; keep the shape
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(a.shape)
+
+
 def _codes_in(x: Any, frm: Optional[str]) -> Tuple[np.ndarray, str]:
     """The input as contiguous little-endian codes of its format, without a
     copy when it is already so."""
@@ -118,11 +123,11 @@ def _codes_in(x: Any, frm: Optional[str]) -> Tuple[np.ndarray, str]:
         if a.dtype.itemsize != info["element_bytes"]:
             raise ValueError(f"{a.dtype} items are {a.dtype.itemsize} bytes, {info['name']} takes "
                              f"{info['element_bytes']}")
-        a = np.ascontiguousarray(a)
+        a = _contiguous(a)
         if a.dtype.byteorder == ">":
             a = a.byteswap().view(a.dtype.newbyteorder("<"))
         a = a.view(code_dtype)
-    return np.ascontiguousarray(a), info["name"]
+    return _contiguous(a), info["name"]
 
 
 def _env(round: Optional[str], sat: Optional[bool], ftz: bool, daz: bool, profile: Optional[str],
@@ -209,8 +214,8 @@ def decode(codes: Any, fmt: Optional[str] = None, *, exact: bool = True) -> np.n
     ValueError, or with exact=False rounds to nearest even (overflowing to
     inf).
 
-    >>> decode([0x7E, 0x7F, 0x01], "e4m3")
-    array([4.48e+02,      nan, 1.953125e-03])
+    >>> decode([0x7E, 0x7F, 0x01], "e4m3").tolist()
+    [448.0, nan, 0.001953125]
     """
     src, name = _codes_in(codes, fmt)
     out = np.empty(src.shape, dtype="<u8")
@@ -252,7 +257,7 @@ def op(name: str, a: Any, b: Any = None, c: Any = None, *, fmt: str, round: Opti
         raise TypeError(f"{name} takes {arity} operand(s), more were given")
     arrays = [_codes_in(v, info["name"])[0] for v in given]
     try:
-        arrays = [np.ascontiguousarray(v) for v in np.broadcast_arrays(*arrays)]
+        arrays = [_contiguous(v) for v in np.broadcast_arrays(*arrays)]
     except ValueError:
         raise ValueError(f"operand shapes {[v.shape for v in arrays]} do not broadcast") from None
     shape = arrays[0].shape
@@ -323,6 +328,8 @@ def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional
     """
     env = _env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width)
     to_name = format_info(to)["name"]
+    if isinstance(value, int) and not isinstance(value, bool) and frm is None:
+        value = str(value)  # a Python int is a number, read exactly by the oracle
     if isinstance(value, str):
         if frm is not None:
             d = _fpref.explain(None, format_info(frm)["name"], int(value, 16), to_name, *env)

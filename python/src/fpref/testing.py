@@ -1,7 +1,8 @@
 """Assertions for tests of ML kernels, usable from pytest: each raises
 AssertionError listing the first mismatches, with the inputs, both codes
 and the mismatch class of golden/fpref_golden.h's fpref_golden_classify
-(direction, flushed, nan_encoding, saturation, zero_sign, flags, other)."""
+("rounding direction", "subnormal flushed (or kept)", "NaN encoding",
+"saturation vs inf", "sign of zero", "flags only", "other")."""
 from __future__ import annotations
 
 from typing import Any, Optional

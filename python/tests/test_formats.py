@@ -1,0 +1,33 @@
+import json
+import subprocess
+
+import pytest
+
+import fpref
+from conftest import CLI
+
+
+def test_formats_match_cli(cli):
+    rows = json.loads(subprocess.run([CLI, "formats", "--json"], capture_output=True, text=True, check=True).stdout)
+    mine = fpref.formats()
+    assert [r["name"] for r in rows] == [f["name"] for f in mine]
+    for r, f in zip(rows, mine):
+        assert (r["exponent_bits"], r["mantissa_bits"], r["bias"], r["specials"], r["subnormals"]) == \
+            (f["exp_bits"], f["man_bits"], f["bias"], f["specials"], f["subnormals"])
+
+
+def test_format_info_and_aliases():
+    assert fpref.format_info("e4m3")["name"] == "float8_e4m3fn"
+    assert fpref.format_info("e3m2,bias=4")["bias"] == 4
+    assert fpref.format_info("e2m1")["element_bytes"] == 1
+    with pytest.raises(ValueError, match="fpref.formats"):
+        fpref.format_info("float7")
+    with pytest.raises(TypeError):
+        fpref.format_info(8)
+
+
+def test_helpers():
+    assert fpref.flags_describe(5) == "inexact overflow"
+    assert fpref.hex_codes([0x7F, 1], "e4m3") == ["7F", "01"]
+    assert fpref.__version__
+    assert {m["gpu"] for m in fpref.models()} >= {"v100", "a100", "h100", "ada"}
