@@ -57,7 +57,7 @@ def assert_bitexact(actual: Any, expected_codes: Any, fmt: Optional[str] = None,
     shown = None if inputs is None else np.asarray(inputs).reshape(-1)
 
     def describe(i: int) -> str:
-        return "" if shown is None else f"input {shown[i]!r}, "
+        return "" if shown is None else f"input {shown[i]}, "
 
     _report("not bit-exact", name, got, want, describe, show)
 
