@@ -31,3 +31,27 @@ def test_helpers():
     assert fpref.hex_codes([0x7F, 1], "e4m3") == ["7F", "01"]
     assert fpref.__version__
     assert {m["gpu"] for m in fpref.models()} >= {"v100", "a100", "h100", "ada"}
+
+
+def test_time_convert_for_the_benchmark():
+    import numpy as np
+    from fpref import _fpref
+    x = np.arange(64, dtype=np.float32)
+    out = np.empty(64, np.uint8)
+    times = _fpref.time_convert("float32", "float8_e4m3fn", x.view(np.uint32), out, 3)
+    assert len(times) == 3 and all(t >= 0 for t in times)
+    assert out.tolist() == fpref.convert(x, "e4m3").tolist()
+
+
+def test_threads_share_nothing():
+    """The GIL is released around the library calls; results stay the same."""
+    from concurrent.futures import ThreadPoolExecutor
+    import numpy as np
+    x = np.random.default_rng(0).standard_normal(1 << 16).astype(np.float32)
+    want = fpref.convert(x, "e5m2").tolist()
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: fpref.convert(x, "e5m2").tolist(), range(8)))
+    assert all(g == want for g in got)
+    with ThreadPoolExecutor(4) as pool:
+        ref = list(pool.map(lambda i: fpref.convert(x[i::4][:500], "e5m2", engine="ref").tolist(), range(4)))
+    assert all(r == fpref.convert(x[i::4][:500], "e5m2").tolist() for i, r in enumerate(ref))

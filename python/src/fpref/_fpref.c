@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fpref.h"
 
@@ -649,7 +650,58 @@ static PyObject *py_hex(PyObject *self, PyObject *args)
 	return PyUnicode_FromString(buf);
 }
 
+/* time_convert(from, to, in, out, repeats) -> [seconds]: the bulk
+ * converter's own time on a whole buffer, without Python around it (for
+ * python/bench.py; the converter is built once, outside the timings). */
+static PyObject *py_time_convert(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *from_name, *to_name;
+	Py_buffer in, out;
+	int repeats;
+	if (!PyArg_ParseTuple(args, "ssy*w*i", &from_name, &to_name, &in, &out, &repeats))
+		return NULL;
+	PyObject *list = NULL;
+	struct fpref_format from, to;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	struct fpref_emu_converter *c = NULL;
+	if (get_format(from_name, &from) != 0 || get_format(to_name, &to) != 0)
+		goto done;
+	size_t n = (size_t)in.len / fpref_emu_element_bytes(&from);
+	if (check_elements(&in, fpref_emu_element_bytes(&from), n, "input") != 0 ||
+	    check_elements(&out, fpref_emu_element_bytes(&to), n, "output") != 0)
+		goto done;
+	if (!(c = fpref_emu_converter_new(&from, &to, &env))) {
+		PyErr_NoMemory();
+		goto done;
+	}
+	if (!(list = PyList_New(0)))
+		goto done;
+	for (int k = 0; k < repeats; k++) {
+		struct timespec t0, t1;
+		Py_BEGIN_ALLOW_THREADS
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		fpref_emu_convert_array(c, in.buf, out.buf, n, NULL, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		Py_END_ALLOW_THREADS
+		PyObject *t = PyFloat_FromDouble((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+		if (!t || PyList_Append(list, t) != 0) {
+			Py_XDECREF(t);
+			Py_CLEAR(list);
+			goto done;
+		}
+		Py_DECREF(t);
+	}
+done:
+	fpref_emu_converter_free(c);
+	PyBuffer_Release(&in);
+	PyBuffer_Release(&out);
+	return list;
+}
+
 static PyMethodDef methods[] = {
+	{ "time_convert", py_time_convert, METH_VARARGS, "seconds of fpref_emu_convert_array per run, for bench.py" },
 	{ "format_info", py_format_info, METH_VARARGS, "format_info(spelling) -> dict of the format's row" },
 	{ "format_names", py_format_names, METH_NOARGS, "the catalogue's names" },
 	{ "env_describe", py_env_describe, METH_VARARGS, "the environment as one line" },
