@@ -28,3 +28,10 @@ def test_decode_wider_than_float64():
 def test_decode_rejects_invalid_patterns():
     with pytest.raises(ValueError, match="invalid"):
         fpref.decode([0x7FC00001], "tf32")
+
+
+def test_decode_needs_a_format_for_integers():
+    with pytest.raises(TypeError, match="fmt=FMT"):
+        fpref.decode([1, 2])
+    with pytest.raises(ValueError, match="fmt="):
+        fpref.decode(np.float32([1.0]), "f16")

@@ -52,3 +52,14 @@ def test_op_environment_and_broadcast():
 def test_op_bad_arguments(call, exc, words):
     with pytest.raises(exc, match=words):
         call()
+
+
+@pytest.mark.parametrize("env", [dict(round="sr", sr_seed=5), dict(round="rdn", ftz=True, daz=True),
+                                 dict(round="rtz", sat=True), dict(tininess="before")])
+def test_op_environments_engines_agree(env):
+    ins = _operands("e5m2", 500, 3, seed=9)
+    for name in ("add", "mul", "div", "fma", "sqrt"):
+        arity = {"sqrt": 1, "fma": 3}.get(name, 2)
+        emu = fpref.op(name, *ins[:arity], fmt="e5m2", return_flags=True, **env)
+        ref = fpref.op(name, *ins[:arity], fmt="e5m2", return_flags=True, engine="ref", **env)
+        assert emu[0].tolist() == ref[0].tolist() and emu[1].tolist() == ref[1].tolist(), name

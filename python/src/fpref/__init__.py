@@ -100,19 +100,19 @@ def _contiguous(a: np.ndarray) -> np.ndarray:
     return a if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(a.shape)
 
 
-def _codes_in(x: Any, frm: Optional[str]) -> Tuple[np.ndarray, str]:
+def _codes_in(x: Any, frm: Optional[str], param: str = "frm") -> Tuple[np.ndarray, str]:
     """The input as contiguous little-endian codes of its format, without a
     copy when it is already so."""
     a = _as_array(x)
     own = _dtype_format(a.dtype)
     if frm is None:
         if own is None:
-            raise TypeError("an integer array holds bit patterns: say whose with frm=FMT "
+            raise TypeError(f"an integer array holds bit patterns: say whose with {param}=FMT "
                             "(or pass floats, or an ml_dtypes array)")
         frm = own
     info = format_info(frm)
     if own is not None and own != info["name"]:
-        raise ValueError(f"the array is {own}, but frm={frm!r} ({info['name']})")
+        raise ValueError(f"the array is {own}, but {param}={frm!r} ({info['name']})")
     code_dtype = _UINT[info["element_bytes"]]
     if own is None:
         if a.size and (a.min() < 0 or int(a.max()) >= (1 << (8 * info["element_bytes"]))):
@@ -217,7 +217,7 @@ def decode(codes: Any, fmt: Optional[str] = None, *, exact: bool = True) -> np.n
     >>> decode([0x7E, 0x7F, 0x01], "e4m3").tolist()
     [448.0, nan, 0.001953125]
     """
-    src, name = _codes_in(codes, fmt)
+    src, name = _codes_in(codes, fmt, "fmt")
     out = np.empty(src.shape, dtype="<u8")
     flags = np.empty(src.shape, dtype=np.uint8)
     invalid, first = _fpref.convert(name, "float64", "emu", src, out, flags, src.size, 0,
@@ -255,7 +255,7 @@ def op(name: str, a: Any, b: Any = None, c: Any = None, *, fmt: str, round: Opti
         raise TypeError(f"{name} takes {arity} operand(s)")
     if any(v is not None for v in [a, b, c][arity:]):
         raise TypeError(f"{name} takes {arity} operand(s), more were given")
-    arrays = [_codes_in(v, info["name"])[0] for v in given]
+    arrays = [_codes_in(v, info["name"], "fmt")[0] for v in given]
     try:
         arrays = [_contiguous(v) for v in np.broadcast_arrays(*arrays)]
     except ValueError:
