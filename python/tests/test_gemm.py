@@ -83,6 +83,9 @@ def test_gemm_takes_float_and_ml_dtypes_arrays():
     (dict(model="h100", promote=4, out="f16"), "output|float32"),
     (dict(model="generic", block=4, frac=24, inp="f32"), "10 fraction bits"),
     (dict(model="h100", promote=0), "promote"),
+    (dict(model="pairwise", promote=4), "tensor-core"),
+    (dict(model="h100", round="rtz"), "plain orders"),
+    (dict(model="exact", out="e11m60"), "fit|fraction bits"),
 ])
 def test_gemm_bad_arguments(kw, words):
     A = np.zeros((2, 4), np.uint8)
@@ -99,3 +102,20 @@ def test_gemm_shape_errors():
         fpref.gemm(np.zeros(4, np.uint8), np.zeros((4, 2), np.uint8))
     with pytest.raises(ValueError, match="one shape"):
         fpref.dot(np.zeros(4, np.uint8), np.zeros(3, np.uint8))
+
+
+@pytest.mark.parametrize("model, extra", [("recursive", {}), ("pairwise", {}), ("blocked", dict(block=8)),
+                                          ("fma-chain", {}), ("kahan", {}), ("exact", {}),
+                                          ("recursive", dict(round="rtz"))])
+@pytest.mark.parametrize("out", ["f32", "bf16", "f16"])
+def test_plain_orders_match_cli_dot(cli, model, extra, out):
+    A, B = _random("e4m3", (3, 37), 10), _random("e4m3", (37, 2), 11)
+    C = fpref.convert(np.random.default_rng(12).standard_normal((3, 2)), out)
+    D = fpref.gemm(A, B, C, model=model, out=out, **extra)
+    args = ["--model", model]
+    if "block" in extra:
+        args += ["--block", str(extra["block"])]
+    if "round" in extra:
+        args += ["--round", extra["round"]]
+    assert D.tolist() == _cli_dot(cli, args, "e4m3", out, A, B, C).tolist()
+    fpref.testing.assert_matches_model(D, A, B, C, model=model, out=out, **extra)

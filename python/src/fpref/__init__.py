@@ -351,16 +351,23 @@ def _gemm_codes(x: Any, fmt: str, ndim: int, what: str) -> np.ndarray:
     return np.ascontiguousarray(codes, dtype=np.uint64)
 
 
+_TC_MODELS = ("v100", "a100", "h100", "h100-mma", "h100-wgmma", "ada", "generic")
+
+
 def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
          promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
-         floor: Optional[int] = None, final: str = "rtz", as_ml_dtypes: bool = False) -> np.ndarray:
+         floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None,
+         as_ml_dtypes: bool = False) -> np.ndarray:
     """D = A B + C as a tensor core computes it (fpref_tc_gemm): A (M x K) and B
     (K x N) are codes (or float/ml_dtypes arrays) of inp, C (M x N, None:
     zeros) codes of out; D comes back as codes of out.
 
     model: a GPU preset (v100, a100, h100, h100-mma, h100-wgmma, ada; see
     models()) or "generic" with block=N products per block, frac=F fraction
-    bits kept, floor=E (None: no floor) and final="rtz" or "rne".  promote=nc:
+    bits kept, floor=E (None: no floor) and final="rtz" or "rne"; or, for
+    comparison, a plain order whose every step rounds in out under `round`:
+    recursive, pairwise, blocked (block=N, default 32), fma-chain, kahan;
+    or "exact" (the oracle: the exact sum, rounded once).  promote=nc:
     DeepSeek-V3's promotion to an FP32 accumulator every nc products
     (out="f32" only).
 
@@ -381,19 +388,24 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3
         c = _gemm_codes(C, out_name, 2, "C")
         if c.shape != (M, N):
             raise ValueError(f"C has shape {c.shape}, A B has ({M}, {N})")
+    if not isinstance(model, str):
+        raise TypeError(f"model is a name such as 'h100', not {type(model).__name__}")
     if model != "generic" and (frac is not None or floor is not None or final != "rtz"):
         raise ValueError(f"frac, floor and final describe model='generic', not {model!r}")
     if promote is not None and (not isinstance(promote, int) or promote < 1):
         raise ValueError(f"promote is a count of products >= 1, not {promote!r}")
     d = np.empty((M, N), dtype=np.uint64)
-    _fpref.gemm(model, inp_name, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor, final)
+    if model in _TC_MODELS and round is not None:
+        raise ValueError(f"round is for the plain orders; the {model} model rounds as the hardware does")
+    _fpref.gemm(model, inp_name, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor, final,
+                *_env(round, None, False, False, None, None, None, 32))
     codes = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return _ml_view(codes, out_name) if as_ml_dtypes else codes
 
 
 def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
         promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
-        floor: Optional[int] = None, final: str = "rtz") -> np.ndarray:
+        floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None) -> np.ndarray:
     """d = a . b + c over the last axis, as gemm computes each element: a and b
     of shape (..., K) (codes or arrays of inp), c (...) codes of out (None:
     +0); the codes of out with shape (...).
@@ -420,7 +432,7 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3"
     for i in range(rows_a.shape[0]):
         ci = None if cv is None else cv[i:i + 1].reshape(1, 1)
         res[i] = gemm(rows_a[i:i + 1], rows_b[i].reshape(K, 1), ci, model=model, inp=inp_name, out=out_name,
-                      promote=promote, block=block, frac=frac, floor=floor, final=final)[0, 0]
+                      promote=promote, block=block, frac=frac, floor=floor, final=final, round=round)[0, 0]
     return res.reshape(lead)
 
 

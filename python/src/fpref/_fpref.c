@@ -482,9 +482,37 @@ static PyObject *py_explain(PyObject *self, PyObject *args)
 
 /* ---- dot products and gemm ---- */
 
+/* A plain accumulation order (emu/accumulate.c) or the exact dot product,
+ * rounded in `out` under env, for every element of D: the dispatch of
+ * tools/model.c's cli_model_dot for these models. */
+static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, const struct fpref_format *in,
+		      const struct fpref_format *out, const struct fpref_env *env, size_t M, size_t N, size_t K,
+		      const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *D)
+{
+	uint64_t *col = malloc((K ? K : 1) * sizeof *col);
+	if (!col)
+		return -2;
+	int rc = 0;
+	uint64_t zero = fpref_format_zero_bits(out, false);
+	for (size_t j = 0; j < N && rc == 0; j++) {
+		for (size_t k = 0; k < K; k++)
+			col[k] = B[k * N + j];
+		for (size_t i = 0; i < M && rc == 0; i++) {
+			unsigned flags = 0;
+			uint64_t c = C ? C[i * N + j] : zero;
+			rc = exact ? fpref_ref_dot_exact(in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags)
+				   : fpref_emu_dot(order, block, in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags);
+		}
+	}
+	free(col);
+	return rc;
+}
+
 /* gemm(model, inp, out, M, N, K, A, B, C|None, D, promote, block, frac,
- * floor|None, final) with A, B, C as uint64 patterns; model is a GPU
- * preset or "generic" (block, frac, floor, final). */
+ * floor|None, final, env...) with A, B, C as uint64 patterns; model is a
+ * GPU preset, "generic" (block, frac, floor, final), a plain order
+ * (recursive, pairwise, blocked, fma-chain, kahan: rounded in out under
+ * env) or "exact". */
 static PyObject *py_gemm(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -493,16 +521,31 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 	PyObject *c_obj, *floor_obj;
 	Py_buffer A, B, C, D;
 	bool have_c = false;
-	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*nnnOs", &model_name, &in_name, &out_name, &M, &N, &K, &A, &B, &c_obj,
-			      &D, &promote, &block, &frac, &floor_obj, &final))
+	struct env_args ea;
+	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*nnnOs" ENV_FORMAT, &model_name, &in_name, &out_name, &M, &N, &K, &A,
+			      &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, ENV_REFS(ea)))
 		return NULL;
+	enum fpref_sum_order order = FPREF_SUM_RECURSIVE;
+	bool plain = fpref_sum_order_parse(model_name, &order) == 0, exact = strcmp(model_name, "exact") == 0;
+	struct fpref_env env;
 	PyObject *result = NULL;
 	struct fpref_format in, out;
 	struct fpref_tc_model model;
+	memset(&model, 0, sizeof model);
 	char err[256];
-	if (get_format(in_name, &in) != 0 || get_format(out_name, &out) != 0)
+	if (get_format(in_name, &in) != 0 || get_format(out_name, &out) != 0 || make_env(&ea, NULL, &out, &env) != 0)
 		goto done;
-	if (strcmp(model_name, "generic") == 0) {
+	if (plain || exact) {
+		if (promote > 0) {
+			PyErr_SetString(PyExc_ValueError, "promote needs a tensor-core model");
+			goto done;
+		}
+		if (out.man_bits > FPREF_OP_MAX_MAN_BITS) {
+			PyErr_Format(PyExc_ValueError, "%s has %d fraction bits; accumulators of up to %d compute",
+				     out.name, out.man_bits, FPREF_OP_MAX_MAN_BITS);
+			goto done;
+		}
+	} else if (strcmp(model_name, "generic") == 0) {
 		long floor = FPREF_TC_NO_FLOOR;
 		if (floor_obj != Py_None) {
 			floor = PyLong_AsLong(floor_obj);
@@ -537,12 +580,12 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 		}
 		model = *row;
 	}
-	if (!fpref_tc_input_ok(&in)) {
+	if (!plain && !exact && !fpref_tc_input_ok(&in)) {
 		PyErr_Format(PyExc_ValueError, "tensor-core models take signed inputs of at most 10 fraction bits, not %s",
 			     in.name);
 		goto done;
 	}
-	if (!fpref_tc_output_ok(&model, &in, &out)) {
+	if (!plain && !exact && !fpref_tc_output_ok(&model, &in, &out)) {
 		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", model.gpu, out.name,
 			     in.name);
 		goto done;
@@ -551,7 +594,7 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 		PyErr_SetString(PyExc_ValueError, "promote needs out='float32'");
 		goto done;
 	}
-	if (promote > 0 && fpref_tc_lowered(&model, &out)) {
+	if (promote > 0 && !plain && !exact && fpref_tc_lowered(&model, &out)) {
 		PyErr_Format(PyExc_ValueError, "promote: the %s model lowers %s inputs to FP16 instructions; promotion is "
 					       "modelled only for the native unit (try h100-wgmma)", model.gpu, in.name);
 		goto done;
@@ -567,17 +610,31 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 	    check_elements(&D, 8, (size_t)(M * N), "D") != 0)
 		goto done;
 	int rc;
+	size_t plain_block = block > 0 ? (size_t)block : 32;
 	Py_BEGIN_ALLOW_THREADS
-	rc = fpref_tc_gemm(&model, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, have_c ? C.buf : NULL,
-			   (size_t)(promote > 0 ? promote : 0), D.buf);
+	if (plain || exact)
+		rc = plain_gemm(exact, order, plain_block, &in, &out, &env, (size_t)M, (size_t)N, (size_t)K, A.buf,
+				B.buf, have_c ? C.buf : NULL, D.buf);
+	else
+		rc = fpref_tc_gemm(&model, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf,
+				   have_c ? C.buf : NULL, (size_t)(promote > 0 ? promote : 0), D.buf);
 	Py_END_ALLOW_THREADS
+	if (rc == -2) {
+		PyErr_NoMemory();
+		goto done;
+	}
 	if (rc != 0) {
 		PyErr_Format(PyExc_ValueError, "fpref_tc_gemm failed: an invalid pattern of %s in A or B, or of %s in C",
 			     in.name, out.name);
 		goto done;
 	}
 	char desc[512];
-	fpref_tc_model_describe(&model, out.name, desc, sizeof desc);
+	if (exact)
+		snprintf(desc, sizeof desc, "exact (MPFR, one rounding)");
+	else if (plain)
+		snprintf(desc, sizeof desc, "%s", fpref_sum_order_name(order));
+	else
+		fpref_tc_model_describe(&model, out.name, desc, sizeof desc);
 	result = PyUnicode_FromString(desc);
 done:
 	PyBuffer_Release(&A);

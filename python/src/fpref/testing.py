@@ -65,7 +65,7 @@ def assert_bitexact(actual: Any, expected_codes: Any, fmt: Optional[str] = None,
 def assert_matches_model(D: Any, A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3",
                          out: str = "f32", promote: Optional[int] = None, block: Optional[int] = None,
                          frac: Optional[int] = None, floor: Optional[int] = None, final: str = "rtz",
-                         show: int = 10) -> None:
+                         round: Optional[str] = None, show: int = 10) -> None:
     """Assert that D (M x N, codes or a float array of out) is what the
     tensor-core model computes for A B + C (fpref.gemm with the same
     arguments); each mismatch lists the row of A and column of B it came
@@ -78,7 +78,7 @@ def assert_matches_model(D: Any, A: Any, B: Any, C: Any = None, *, model: str = 
     out_name = format_info(out)["name"]
     inp_name = format_info(inp)["name"]
     want = gemm(A, B, C, model=model, inp=inp_name, out=out_name, promote=promote, block=block, frac=frac,
-                floor=floor, final=final)
+                floor=floor, final=final, round=round)
     got, _ = _codes_in(D, out_name)
     if got.shape != want.shape:
         raise AssertionError(f"D has shape {got.shape}, A B has {want.shape}")
