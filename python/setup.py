@@ -65,6 +65,9 @@ class build_ext_with_library(build_ext):
     def build_extensions(self):
         for ext in self.extensions:
             ext.sources = ext.sources + [s for s in library_sources() if s not in ext.sources]
+            # so that a changed header rebuilds the extension (setuptools compares times)
+            ext.depends = ext.depends + [str(h) for d in ("", "formats", "ref", "emu", "golden")
+                                         for h in sorted((top / d).glob("*.h"))]
         super().build_extensions()
 
 
