@@ -129,10 +129,26 @@ def test_flags_and_profile_sat():
     (lambda: fpref.convert([300], "f32", frm="e4m3"), ValueError, "fit"),
     (lambda: fpref.convert(np.float32([1.0]), "f16", frm="f16"), ValueError, "float32"),
     (lambda: fpref.convert([0x7FC00001], "f32", frm="tf32"), ValueError, "invalid"),
-    (lambda: fpref.convert(np.array(["1"]), "f16"), TypeError, "dtype"),
+    (lambda: fpref.convert(np.array([b"\x00"], dtype="V1"), "f16"), (TypeError, ValueError), "dtype"),
+    (lambda: fpref.convert(["1.5", "one"], "f16"), ValueError, "element 1"),
+    (lambda: fpref.convert(["1.5"], "f16", frm="f32"), ValueError, "strings"),
     (lambda: fpref.convert([1.0], 5), TypeError, "format"),
 ])
 def test_bad_arguments(call, exc, words):
     with pytest.raises(exc, match=words):
         call()
 
+
+
+DECIMALS = ["465", "464", "0.1", "-1.5e-3", "1e-50", "0x1.8p3", "inf", "-inf", "nan", "-0",
+            "0.30000000000000000000000000000000001", "448.00000000000000000000000000001", "57344", "61440"]
+
+
+@pytest.mark.parametrize("to", ["e4m3", "e5m2", "bf16", "f16", "f32", "e2m1", "e8m0", "tf32"])
+def test_decimal_strings_match_cli(cli, to):
+    codes, flags = fpref.convert(DECIMALS, to, return_flags=True)
+    rows = cli(["convert", "--to", to, "--"] + DECIMALS)
+    assert [int(r[3], 16) for r in rows] == codes.tolist()
+    assert [int(r[r.index("flags") + 1], 16) for r in rows] == flags.tolist()
+    assert fpref.convert(np.array(DECIMALS), to).tolist() == codes.tolist()
+    assert fpref.convert("465", to).shape == ()

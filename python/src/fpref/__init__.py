@@ -100,6 +100,18 @@ def _contiguous(a: np.ndarray) -> np.ndarray:
     return a if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(a.shape)
 
 
+def _decimal_texts(x: Any) -> Optional[np.ndarray]:
+    """Strings (a str, a list of them, a NumPy array of str): numbers that
+    the oracle reads exactly; None for anything else."""
+    if isinstance(x, str):
+        return np.array(x)
+    if isinstance(x, (list, tuple)) and x and all(isinstance(v, str) for v in np.asarray(x, dtype=object).ravel()):
+        return np.asarray(x, dtype=object)
+    if isinstance(x, np.ndarray) and x.dtype.kind in "US":
+        return x.astype(str).astype(object)
+    return None
+
+
 def _codes_in(x: Any, frm: Optional[str], param: str = "frm") -> Tuple[np.ndarray, str]:
     """The input as contiguous little-endian codes of its format, without a
     copy when it is already so."""
@@ -174,7 +186,9 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     x: a NumPy array of float16/32/64, an ml_dtypes array (read as its bit
     patterns, the format from the dtype), a list, or anything with
     __array__ or __dlpack__.  With frm given, an integer array holds bit
-    patterns of frm.  round: rne (default), rna, rtz, rup, rdn, rod, sr
+    patterns of frm.  Strings ("0.1", "1e-50", "0x1.8p3", "nan") are
+    numbers read exactly and rounded once by the oracle, as `fpref convert
+    VALUE` does.  round: rne (default), rna, rtz, rup, rdn, rod, sr
     (needs sr_seed: element i takes the counter-based stream's bits
     (sr_seed, i), sr_width of them).  sat: clamp to max finite (default:
     IEEE overflow, or the profile's).  profile: cuda, onnx-cast-19,
@@ -187,12 +201,25 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
 
     >>> convert([464.0, 465.0], "e4m3")
     array([126, 127], dtype=uint8)
+    >>> convert(["0.1", "465"], "e4m3")
+    array([ 29, 127], dtype=uint8)
     >>> convert(np.float32(1.0), "bf16", return_flags=True)
     (array(16256, dtype=uint16), array(0, dtype=uint8))
     """
     _check_engine(engine)
-    src, frm_name = _codes_in(x, frm)
     to_name = format_info(to)["name"]
+    texts = _decimal_texts(x)
+    if texts is not None:
+        if frm is not None:
+            raise ValueError("strings are numbers, read exactly; frm= is for integer bit patterns")
+        out = np.empty(texts.shape, dtype=_UINT[format_info(to_name)["element_bytes"]])
+        flags = np.empty(texts.shape, dtype=np.uint8) if return_flags else None
+        _fpref.convert_decimal([str(t) for t in texts.reshape(-1)], to_name, out, flags,
+                               *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width))
+        if as_ml_dtypes:
+            out = _ml_view(out, to_name)
+        return (out, flags) if return_flags else out
+    src, frm_name = _codes_in(x, frm)
     out = np.empty(src.shape, dtype=_UINT[format_info(to_name)["element_bytes"]])
     flags = np.empty(src.shape, dtype=np.uint8) if return_flags else None
     invalid, first = _fpref.convert(frm_name, to_name, engine, src, out, flags, src.size, 0,

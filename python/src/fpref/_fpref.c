@@ -261,6 +261,65 @@ done:
 	return result;
 }
 
+/* convert_decimal(texts, to, out, flags|None, env...): each text read
+ * exactly by the oracle (fpref_ref_parse: decimals of any length, hex
+ * floats, inf, nan, snan) and rounded to `to`, as `fpref convert VALUE`
+ * does; stochastic bits of element i from index i. */
+static PyObject *py_convert_decimal(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *texts, *flags_obj;
+	const char *to_name;
+	Py_buffer out, flags;
+	bool have_flags = false;
+	struct env_args ea;
+	if (!PyArg_ParseTuple(args, "O!sw*O" ENV_FORMAT, &PyList_Type, &texts, &to_name, &out, &flags_obj, ENV_REFS(ea)))
+		return NULL;
+	PyObject *result = NULL;
+	struct fpref_format to;
+	struct fpref_env env;
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	Py_ssize_t n = PyList_GET_SIZE(texts);
+	size_t osz = 0;
+	if (get_format(to_name, &to) != 0 || make_env(&ea, NULL, &to, &env) != 0)
+		goto done;
+	osz = fpref_emu_element_bytes(&to);
+	if (check_elements(&out, osz, (size_t)n, "output") != 0)
+		goto done;
+	if (flags_obj != Py_None) {
+		if (PyObject_GetBuffer(flags_obj, &flags, PyBUF_WRITABLE) != 0)
+			goto done;
+		have_flags = true;
+		if (check_elements(&flags, 1, (size_t)n, "flags") != 0)
+			goto done;
+	}
+	for (Py_ssize_t i = 0; i < n; i++) {
+		const char *text = PyUnicode_AsUTF8(PyList_GET_ITEM(texts, i));
+		char err[512];
+		if (!text)
+			goto done;
+		if (fpref_ref_parse(text, &v, err, sizeof err) != 0) {
+			PyErr_Format(PyExc_ValueError, "element %zd: %s", i, err);
+			goto done;
+		}
+		uint64_t bits = 0;
+		unsigned fl = 0;
+		fpref_ref_round(&v, &to, &env, fpref_env_sr_random(&env, (uint64_t)i), &bits, &fl, NULL);
+		store(out.buf, osz, (size_t)i, bits);
+		if (have_flags)
+			((uint8_t *)flags.buf)[i] = (uint8_t)fl;
+	}
+	Py_INCREF(Py_None);
+	result = Py_None;
+done:
+	fpref_ref_value_clear(&v);
+	PyBuffer_Release(&out);
+	if (have_flags)
+		PyBuffer_Release(&flags);
+	return result;
+}
+
 /* ---- op ---- */
 
 /* op(name, fmt, engine, a, b|None, c|None, out, flags|None, n, env...)
@@ -763,6 +822,7 @@ static PyMethodDef methods[] = {
 	{ "format_names", py_format_names, METH_NOARGS, "the catalogue's names" },
 	{ "env_describe", py_env_describe, METH_VARARGS, "the environment as one line" },
 	{ "convert", py_convert, METH_VARARGS, "bulk conversion of patterns (fpref_emu_convert_array or fpref_ref_convert)" },
+	{ "convert_decimal", py_convert_decimal, METH_VARARGS, "decimal strings rounded by the oracle" },
 	{ "op", py_op, METH_VARARGS, "arithmetic on arrays of patterns (fpref_emu_op_array or fpref_ref_op)" },
 	{ "explain", py_explain, METH_VARARGS, "the oracle's trace of one rounding" },
 	{ "gemm", py_gemm, METH_VARARGS, "D = A B + C through fpref_tc_gemm" },
