@@ -59,3 +59,9 @@ def test_explain_bad_arguments():
         fpref.explain([1.0, 2.0], "e4m3")
     with pytest.raises(ValueError, match="e4m9z"):
         fpref.explain("1", "e4m9z")
+
+
+def test_explain_ml_dtypes_scalar():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    e = fpref.explain(ml_dtypes.bfloat16(0.1), "e4m3")
+    assert e.exact == "0.10009765625" and e.hex == "1D"

@@ -14,12 +14,15 @@ def test_formats_match_cli(cli):
     for r, f in zip(rows, mine):
         assert (r["exponent_bits"], r["mantissa_bits"], r["bias"], r["specials"], r["subnormals"]) == \
             (f["exp_bits"], f["man_bits"], f["bias"], f["specials"], f["subnormals"])
+        for k in ("max_finite", "min_normal", "min_positive", "epsilon"):
+            assert r[k] == f[k], (f["name"], k)
 
 
 def test_format_info_and_aliases():
     assert fpref.format_info("e4m3")["name"] == "float8_e4m3fn"
     assert fpref.format_info("e3m2,bias=4")["bias"] == 4
     assert fpref.format_info("e2m1")["element_bytes"] == 1
+    assert fpref.format_info("e4m3")["max_finite"] == "448"
     with pytest.raises(ValueError, match="fpref.formats"):
         fpref.format_info("float7")
     with pytest.raises(TypeError):

@@ -37,6 +37,32 @@ static PyObject *format_dict(const struct fpref_format *f)
 		fpref_format_has_negative_zero(f) ? Py_True : Py_False, "note", f->note ? f->note : "");
 }
 
+/* The exact constants, as decimals (fpref formats --json prints the same). */
+static int add_constants(PyObject *d, const struct fpref_format *f)
+{
+	static const char *const keys[] = { "max_finite", "min_normal", "min_positive", "epsilon" };
+	void (*const get[])(const struct fpref_format *, struct fpref_unpacked *) = {
+		fpref_format_max_finite, fpref_format_min_normal, fpref_format_min_positive, fpref_format_epsilon
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		struct fpref_unpacked u;
+		get[i](f, &u);
+		char *text = fpref_ref_unpacked_decimal(&u);
+		if (!text) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		PyObject *s = PyUnicode_FromString(text);
+		free(text);
+		if (!s || PyDict_SetItemString(d, keys[i], s) != 0) {
+			Py_XDECREF(s);
+			return -1;
+		}
+		Py_DECREF(s);
+	}
+	return 0;
+}
+
 static PyObject *py_format_info(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -44,7 +70,10 @@ static PyObject *py_format_info(PyObject *self, PyObject *args)
 	struct fpref_format f;
 	if (!PyArg_ParseTuple(args, "s", &name) || get_format(name, &f) != 0)
 		return NULL;
-	return format_dict(&f);
+	PyObject *d = format_dict(&f);
+	if (d && add_constants(d, &f) != 0)
+		Py_CLEAR(d);
+	return d;
 }
 
 static PyObject *py_format_names(PyObject *self, PyObject *noargs)
