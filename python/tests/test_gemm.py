@@ -56,6 +56,19 @@ def test_promote_matches_cli(cli):
     assert D.tolist() == _cli_dot(cli, ["--model", "h100-wgmma", "--promote", "128"], "e4m3", "f32", A, B, C).tolist()
 
 
+@pytest.mark.parametrize("kw", [dict(model="h100"), dict(model="h100-wgmma", promote=32), dict(model="pairwise"),
+                                dict(model="exact", out="bf16"), dict(model="generic", block=8, frac=20),
+                                dict(model="h100", out="f16"), dict(model="blocked", block=4, round="rtz")])
+def test_dot_rows_are_gemm_elements(kw):
+    a, b = _random("e4m3", (5, 70), 13), _random("e4m3", (5, 70), 14)
+    out = kw.get("out", "f32")
+    c = fpref.convert(np.random.default_rng(15).standard_normal(5), out)
+    d = fpref.dot(a, b, c, **kw)
+    for i in range(5):
+        assert d[i] == fpref.gemm(a[i][None, :], b[i][:, None], c[i:i + 1][:, None], **kw)[0, 0]
+    assert fpref.dot(np.zeros((2, 0), np.uint8), np.zeros((2, 0), np.uint8), **kw).shape == (2,)
+
+
 def test_dot_is_gemm_per_row():
     a, b = _random("e4m3", (4, 3, 20), 8), _random("e4m3", (4, 3, 20), 9)
     d = fpref.dot(a, b)

@@ -381,6 +381,17 @@ def _gemm_codes(x: Any, fmt: str, ndim: int, what: str) -> np.ndarray:
 _TC_MODELS = ("v100", "a100", "h100", "h100-mma", "h100-wgmma", "ada", "generic")
 
 
+def _check_gemm_args(model, promote, frac, floor, final, round) -> None:
+    if not isinstance(model, str):
+        raise TypeError(f"model is a name such as 'h100', not {type(model).__name__}")
+    if model != "generic" and (frac is not None or floor is not None or final != "rtz"):
+        raise ValueError(f"frac, floor and final describe model='generic', not {model!r}")
+    if promote is not None and (not isinstance(promote, int) or promote < 1):
+        raise ValueError(f"promote is a count of products >= 1, not {promote!r}")
+    if model in _TC_MODELS and round is not None:
+        raise ValueError(f"round is for the plain orders; the {model} model rounds as the hardware does")
+
+
 def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
          promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None,
@@ -415,17 +426,12 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3
         c = _gemm_codes(C, out_name, 2, "C")
         if c.shape != (M, N):
             raise ValueError(f"C has shape {c.shape}, A B has ({M}, {N})")
-    if not isinstance(model, str):
-        raise TypeError(f"model is a name such as 'h100', not {type(model).__name__}")
-    if model != "generic" and (frac is not None or floor is not None or final != "rtz"):
-        raise ValueError(f"frac, floor and final describe model='generic', not {model!r}")
-    if promote is not None and (not isinstance(promote, int) or promote < 1):
-        raise ValueError(f"promote is a count of products >= 1, not {promote!r}")
+    _check_gemm_args(model, promote, frac, floor, final, round)
     d = np.empty((M, N), dtype=np.uint64)
     if model in _TC_MODELS and round is not None:
         raise ValueError(f"round is for the plain orders; the {model} model rounds as the hardware does")
     _fpref.gemm(model, inp_name, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor, final,
-                *_env(round, None, False, False, None, None, None, 32))
+                False, *_env(round, None, False, False, None, None, None, 32))
     codes = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return _ml_view(codes, out_name) if as_ml_dtypes else codes
 
@@ -447,19 +453,20 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3"
     if av.shape != bv.shape or av.ndim < 1:
         raise ValueError(f"a and b must have one shape (..., K), not {av.shape} and {bv.shape}")
     lead, K = av.shape[:-1], av.shape[-1]
-    rows_a = av.reshape(-1, K)
-    rows_b = bv.reshape(-1, K)
+    R = int(np.prod(lead, dtype=np.int64))
+    rows_a = np.ascontiguousarray(av.reshape(R, K), dtype=np.uint64)
+    rows_b = np.ascontiguousarray(bv.reshape(R, K), dtype=np.uint64)
     cv = None
     if c is not None:
         cv, _ = _codes_in(c, out_name)
         if cv.shape != lead:
             raise ValueError(f"c has shape {cv.shape}, the dot products {lead}")
-        cv = cv.reshape(-1)
-    res = np.empty(rows_a.shape[0], dtype=_UINT[format_info(out_name)["element_bytes"]])
-    for i in range(rows_a.shape[0]):
-        ci = None if cv is None else cv[i:i + 1].reshape(1, 1)
-        res[i] = gemm(rows_a[i:i + 1], rows_b[i].reshape(K, 1), ci, model=model, inp=inp_name, out=out_name,
-                      promote=promote, block=block, frac=frac, floor=floor, final=final, round=round)[0, 0]
+        cv = np.ascontiguousarray(cv.reshape(-1), dtype=np.uint64)
+    _check_gemm_args(model, promote, frac, floor, final, round)
+    d = np.empty(rows_a.shape[0], dtype=np.uint64)
+    _fpref.gemm(model, inp_name, out_name, rows_a.shape[0], 1, K, rows_a, rows_b, cv, d, promote or 0, block or 0,
+                frac or 0, floor, final, True, *_env(round, None, False, False, None, None, None, 32))
+    res = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return res.reshape(lead)
 
 

@@ -596,8 +596,31 @@ static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, cons
 	return rc;
 }
 
+/* d_r = a_r . b_r + c_r for the R rows of A and B (R x K each), by the
+ * same model: the elements fpref_tc_gemm and plain_gemm compute. */
+static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum fpref_sum_order order, size_t block,
+		    size_t promote, const struct fpref_format *in, const struct fpref_format *out,
+		    const struct fpref_env *env, size_t R, size_t K, const uint64_t *A, const uint64_t *B,
+		    const uint64_t *C, uint64_t *D)
+{
+	uint64_t zero = fpref_format_zero_bits(out, false);
+	for (size_t r = 0; r < R; r++) {
+		const uint64_t *a = A + r * K, *b = B + r * K;
+		uint64_t c = C ? C[r] : zero;
+		unsigned flags = 0;
+		int rc = exact	 ? fpref_ref_dot_exact(in, a, b, K, c, out, env, &D[r], &flags)
+			 : plain ? fpref_emu_dot(order, block, in, a, b, K, c, out, env, &D[r], &flags)
+			 : promote ? fpref_tc_dot_promoted(m, in, a, b, K, promote, NULL, NULL, c, &D[r])
+				   : fpref_tc_dot(m, in, a, b, K, c, out, &D[r]);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* gemm(model, inp, out, M, N, K, A, B, C|None, D, promote, block, frac,
- * floor|None, final, env...) with A, B, C as uint64 patterns; model is a
+ * floor|None, final, rows, env...); rows: D holds M dot products of the
+ * rows of A and B (both M x K), C and D M long (N unused). with A, B, C as uint64 patterns; model is a
  * GPU preset, "generic" (block, frac, floor, final), a plain order
  * (recursive, pairwise, blocked, fma-chain, kahan: rounded in out under
  * env) or "exact". */
@@ -610,8 +633,9 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 	Py_buffer A, B, C, D;
 	bool have_c = false;
 	struct env_args ea;
-	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*nnnOs" ENV_FORMAT, &model_name, &in_name, &out_name, &M, &N, &K, &A,
-			      &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, ENV_REFS(ea)))
+	int rows;
+	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*nnnOsp" ENV_FORMAT, &model_name, &in_name, &out_name, &M, &N, &K, &A,
+			      &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, ENV_REFS(ea)))
 		return NULL;
 	enum fpref_sum_order order = FPREF_SUM_RECURSIVE;
 	bool plain = fpref_sum_order_parse(model_name, &order) == 0, exact = strcmp(model_name, "exact") == 0;
@@ -691,16 +715,20 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 		if (PyObject_GetBuffer(c_obj, &C, PyBUF_SIMPLE) != 0)
 			goto done;
 		have_c = true;
-		if (check_elements(&C, 8, (size_t)(M * N), "C") != 0)
+		if (check_elements(&C, 8, (size_t)(rows ? M : M * N), "C") != 0)
 			goto done;
 	}
-	if (check_elements(&A, 8, (size_t)(M * K), "A") != 0 || check_elements(&B, 8, (size_t)(K * N), "B") != 0 ||
-	    check_elements(&D, 8, (size_t)(M * N), "D") != 0)
+	if (check_elements(&A, 8, (size_t)(M * K), "A") != 0 ||
+	    check_elements(&B, 8, (size_t)(rows ? M * K : K * N), "B") != 0 ||
+	    check_elements(&D, 8, (size_t)(rows ? M : M * N), "D") != 0)
 		goto done;
 	int rc;
 	size_t plain_block = block > 0 ? (size_t)block : 32;
 	Py_BEGIN_ALLOW_THREADS
-	if (plain || exact)
+	if (rows)
+		rc = dot_rows(&model, plain, exact, order, plain_block, (size_t)(promote > 0 ? promote : 0), &in, &out,
+			      &env, (size_t)M, (size_t)K, A.buf, B.buf, have_c ? C.buf : NULL, D.buf);
+	else if (plain || exact)
 		rc = plain_gemm(exact, order, plain_block, &in, &out, &env, (size_t)M, (size_t)N, (size_t)K, A.buf,
 				B.buf, have_c ? C.buf : NULL, D.buf);
 	else
