@@ -206,6 +206,17 @@ static void store(void *base, size_t size, size_t i, uint64_t v)
 		p[k] = (unsigned char)(v >> (8 * k));
 }
 
+/* The optional flags array (None: no flags): one byte per element. */
+static int get_flags(PyObject *obj, Py_ssize_t n, Py_buffer *b, bool *have)
+{
+	if (obj == Py_None)
+		return 0;
+	if (PyObject_GetBuffer(obj, b, PyBUF_WRITABLE) != 0)
+		return -1;
+	*have = true;
+	return check_elements(b, 1, (size_t)n, "flags");
+}
+
 /* ---- convert ---- */
 
 /* convert(from, to, engine, in, out, flags|None, n, first_index, env...)
@@ -234,13 +245,8 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 			     engine);
 		goto done;
 	}
-	if (flags_obj != Py_None) {
-		if (PyObject_GetBuffer(flags_obj, &flags, PyBUF_WRITABLE) != 0)
-			goto done;
-		have_flags = true;
-		if (check_elements(&flags, 1, (size_t)n, "flags") != 0)
-			goto done;
-	}
+	if (get_flags(flags_obj, n, &flags, &have_flags) != 0)
+		goto done;
 	size_t isz = fpref_emu_element_bytes(&from), osz = fpref_emu_element_bytes(&to);
 	if (check_elements(&in, isz, (size_t)n, "input") != 0 || check_elements(&out, osz, (size_t)n, "output") != 0)
 		goto done;
@@ -316,13 +322,8 @@ static PyObject *py_convert_decimal(PyObject *self, PyObject *args)
 	osz = fpref_emu_element_bytes(&to);
 	if (check_elements(&out, osz, (size_t)n, "output") != 0)
 		goto done;
-	if (flags_obj != Py_None) {
-		if (PyObject_GetBuffer(flags_obj, &flags, PyBUF_WRITABLE) != 0)
-			goto done;
-		have_flags = true;
-		if (check_elements(&flags, 1, (size_t)n, "flags") != 0)
-			goto done;
-	}
+	if (get_flags(flags_obj, n, &flags, &have_flags) != 0)
+		goto done;
 	for (Py_ssize_t i = 0; i < n; i++) {
 		const char *text = PyUnicode_AsUTF8(PyList_GET_ITEM(texts, i));
 		char err[512];
@@ -403,13 +404,8 @@ static PyObject *py_op(PyObject *self, PyObject *args)
 		if (check_elements(&bufs[k], sz, (size_t)n, k == 3 ? "output" : "operand") != 0)
 			goto done;
 	}
-	if (flags_obj != Py_None) {
-		if (PyObject_GetBuffer(flags_obj, &flags, PyBUF_WRITABLE) != 0)
-			goto done;
-		have_flags = true;
-		if (check_elements(&flags, 1, (size_t)n, "flags") != 0)
-			goto done;
-	}
+	if (get_flags(flags_obj, n, &flags, &have_flags) != 0)
+		goto done;
 	const void *a = bufs[0].buf, *b = held[1] ? bufs[1].buf : NULL, *c = held[2] ? bufs[2].buf : NULL;
 	void *out = bufs[3].buf;
 	size_t invalid = 0;
