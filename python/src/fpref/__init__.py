@@ -1,0 +1,473 @@
+"""fpref: bit-exact reference for the number formats of machine learning.
+
+A thin binding of libfpref (the C library beside this package): every
+result is computed by the library, the integer emulator (engine="emu") or
+the GNU MPFR oracle (engine="ref").  Python only moves arrays: values in,
+bit patterns ("codes") out, as unsigned integer arrays of the format's
+container width (uint8 for FP8, FP6 and FP4; uint16 for FP16 and BF16 ...).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _fpref
+
+__version__: str = _fpref.__version__
+
+__all__ = ["convert", "decode", "formats", "format_info", "op", "explain", "Explanation", "dot", "gemm", "models",
+           "flags_describe", "hex_codes", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE",
+           "FLAG_INVALID", "testing"]
+
+FLAG_INEXACT = 1
+FLAG_UNDERFLOW = 2
+FLAG_OVERFLOW = 4
+FLAG_INFINITE = 8
+FLAG_INVALID = 16
+
+_UINT = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
+_NATIVE_FLOAT = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
+_ENGINES = ("emu", "ref")
+
+
+def format_info(fmt: str) -> Dict[str, Any]:
+    """The row of a format (a name, an alias or a custom spelling such as
+    "e3m2" or "e5m2,bias=16"): exp_bits, man_bits, bias, specials, width,
+    element_bytes ... as the library holds it.  ValueError if unknown."""
+    if not isinstance(fmt, str):
+        raise TypeError(f"a format is a name such as 'e4m3', not {type(fmt).__name__}")
+    return _fpref.format_info(fmt)
+
+
+def formats() -> List[Dict[str, Any]]:
+    """The catalogue: one dict per format (fpref formats prints the same rows)."""
+    return [_fpref.format_info(n) for n in _fpref.format_names()]
+
+
+def models() -> List[Dict[str, Any]]:
+    """The tensor-core model rows (gpu, inputs, block, frac, fp16_inputs)."""
+    return _fpref.models()
+
+
+def flags_describe(flags: int) -> str:
+    """Flags as words: 5 -> "inexact overflow"."""
+    return _fpref.flags_describe(int(flags))
+
+
+def hex_codes(codes: Any, fmt: str) -> List[str]:
+    """Codes as hex strings in the container's width, as the CLI prints them."""
+    name = format_info(fmt)["name"]
+    return [_fpref.hex(name, int(c)) for c in np.asarray(codes).ravel()]
+
+
+def _ml_dtypes():
+    try:
+        import ml_dtypes
+        return ml_dtypes
+    except ImportError:
+        return None
+
+
+def _dtype_format(dt: np.dtype) -> Optional[str]:
+    """The fpref format of a float dtype: NumPy's three, or an ml_dtypes type
+    (read by its name, which fpref's catalogue shares); None for integers."""
+    if dt.kind in "ui":
+        return None
+    if dt.kind == "f" and dt.name in _NATIVE_FLOAT:
+        return dt.name
+    if dt.kind == "V" or (dt.kind == "f" and dt.type.__module__.startswith("ml_dtypes")):
+        try:
+            return format_info(dt.name)["name"]
+        except ValueError:
+            raise ValueError(f"the dtype {dt.name} is not a format fpref knows (fpref.formats() lists them)") from None
+    raise TypeError(f"cannot take an array of dtype {dt} (floats, ml_dtypes types or integer bit patterns)")
+
+
+def _as_array(x: Any) -> np.ndarray:
+    if isinstance(x, np.ndarray):
+        return x
+    if hasattr(x, "__array__") or isinstance(x, (list, tuple, int, float)):
+        return np.asarray(x)
+    if hasattr(x, "__dlpack__"):
+        return np.from_dlpack(x)
+    return np.asarray(x)
+
+
+def _contiguous(a: np.ndarray) -> np.ndarray:
+    # np.ascontiguousarray makes a 0-d array 1-d; keep the shape
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(a.shape)
+
+
+def _decimal_texts(x: Any) -> Optional[np.ndarray]:
+    """Strings (a str, a list of them, a NumPy array of str): numbers that
+    the oracle reads exactly; None for anything else."""
+    if isinstance(x, str):
+        return np.array(x)
+    if isinstance(x, (list, tuple)) and x and all(isinstance(v, str) for v in np.asarray(x, dtype=object).ravel()):
+        return np.asarray(x, dtype=object)
+    if isinstance(x, np.ndarray) and x.dtype.kind in "US":
+        return x.astype(str).astype(object)
+    return None
+
+
+def _codes_in(x: Any, frm: Optional[str], param: str = "frm") -> Tuple[np.ndarray, str]:
+    """The input as contiguous little-endian codes of its format, without a
+    copy when it is already so."""
+    a = _as_array(x)
+    own = _dtype_format(a.dtype)
+    if frm is None:
+        if own is None:
+            raise TypeError(f"an integer array holds bit patterns: say whose with {param}=FMT "
+                            "(or pass floats, or an ml_dtypes array)")
+        frm = own
+    info = format_info(frm)
+    if own is not None and own != info["name"]:
+        raise ValueError(f"the array is {own}, but {param}={frm!r} ({info['name']})")
+    code_dtype = _UINT[info["element_bytes"]]
+    if own is None:
+        if a.size and (a.min() < 0 or int(a.max()) >= (1 << (8 * info["element_bytes"]))):
+            raise ValueError(f"bit patterns of {info['name']} fit in {info['element_bytes']} byte(s); "
+                             "these do not")
+        a = a.astype(code_dtype, copy=False)
+    else:
+        if a.dtype.itemsize != info["element_bytes"]:
+            raise ValueError(f"{a.dtype} items are {a.dtype.itemsize} bytes, {info['name']} takes "
+                             f"{info['element_bytes']}")
+        a = _contiguous(a)
+        if a.dtype.byteorder == ">":
+            a = a.byteswap().view(a.dtype.newbyteorder("<"))
+        a = a.view(code_dtype)
+    return _contiguous(a), info["name"]
+
+
+def _env(round: Optional[str], sat: Optional[bool], ftz: bool, daz: bool, profile: Optional[str],
+         tininess: Optional[str], sr_seed: Optional[int], sr_width: int) -> tuple:
+    if round is not None and not isinstance(round, str):
+        raise TypeError(f"round is a mode name such as 'rne', not {type(round).__name__}")
+    if profile is not None and not isinstance(profile, str):
+        raise TypeError(f"profile is a name such as 'cuda', not {type(profile).__name__}")
+    return (round, -1 if sat is None else int(bool(sat)), int(bool(ftz)), int(bool(daz)), profile, tininess,
+            sr_seed, int(sr_width))
+
+
+def _check_engine(engine: str) -> None:
+    if engine not in _ENGINES:
+        raise ValueError(f"unknown engine {engine!r} (choices: emu, the integer emulator; ref, the MPFR oracle)")
+
+
+def _raise_invalid(invalid: int, first: int, fmt: str, src: np.ndarray) -> None:
+    if invalid:
+        flat = src.reshape(-1)
+        raise ValueError(f"{invalid} invalid pattern(s) of {fmt} (bits outside the container or nonzero pad "
+                         f"bits), the first at flat index {first}: 0x{int(flat[first]):X}")
+
+
+def _ml_view(codes: np.ndarray, fmt: str) -> np.ndarray:
+    if fmt in _NATIVE_FLOAT:
+        return codes.view(_NATIVE_FLOAT[fmt])
+    ml = _ml_dtypes()
+    if ml is None:
+        raise ValueError("as_ml_dtypes=True needs the ml_dtypes package (pip install ml_dtypes)")
+    t = getattr(ml, fmt, None)
+    if t is None or np.dtype(t).itemsize != codes.dtype.itemsize:
+        raise ValueError(f"ml_dtypes {ml.__version__} has no type for {fmt}")
+    return codes.view(t)
+
+
+def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] = None, sat: Optional[bool] = None,
+            ftz: bool = False, daz: bool = False, profile: Optional[str] = None, tininess: Optional[str] = None,
+            sr_seed: Optional[int] = None, sr_width: int = 32, engine: str = "emu", return_flags: bool = False,
+            as_ml_dtypes: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+    """Round x to format `to`; the codes (bit patterns) as an unsigned array
+    of x's shape.
+
+    x: a NumPy array of float16/32/64, an ml_dtypes array (read as its bit
+    patterns, the format from the dtype), a list, or anything with
+    __array__ or __dlpack__.  With frm given, an integer array holds bit
+    patterns of frm.  Strings ("0.1", "1e-50", "0x1.8p3", "nan") are
+    numbers read exactly and rounded once by the oracle, as `fpref convert
+    VALUE` does.  round: rne (default), rna, rtz, rup, rdn, rod, sr
+    (needs sr_seed: element i takes the counter-based stream's bits
+    (sr_seed, i), sr_width of them).  sat: clamp to max finite (default:
+    IEEE overflow, or the profile's).  profile: cuda, onnx-cast-19,
+    onnx-cast-24, ml_dtypes, ocp; round and sat given explicitly override
+    it.  engine: "emu" (the bulk converter, GIL released) or "ref" (the MPFR
+    oracle, element by element).  return_flags: also the IEEE flags of each
+    element (uint8: inexact 1, underflow 2, overflow 4, infinite 8,
+    invalid 16).  as_ml_dtypes: the codes viewed as the ml_dtypes (or NumPy)
+    type of `to`.
+
+    >>> convert([464.0, 465.0], "e4m3")
+    array([126, 127], dtype=uint8)
+    >>> convert(["0.1", "465"], "e4m3")
+    array([ 29, 127], dtype=uint8)
+    >>> convert(np.float32(1.0), "bf16", return_flags=True)
+    (array(16256, dtype=uint16), array(0, dtype=uint8))
+    """
+    _check_engine(engine)
+    to_name = format_info(to)["name"]
+    texts = _decimal_texts(x)
+    if texts is not None:
+        if frm is not None:
+            raise ValueError("strings are numbers, read exactly; frm= is for integer bit patterns")
+        out = np.empty(texts.shape, dtype=_UINT[format_info(to_name)["element_bytes"]])
+        flags = np.empty(texts.shape, dtype=np.uint8) if return_flags else None
+        _fpref.convert_decimal([str(t) for t in texts.reshape(-1)], to_name, out, flags,
+                               *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width))
+        if as_ml_dtypes:
+            out = _ml_view(out, to_name)
+        return (out, flags) if return_flags else out
+    src, frm_name = _codes_in(x, frm)
+    out = np.empty(src.shape, dtype=_UINT[format_info(to_name)["element_bytes"]])
+    flags = np.empty(src.shape, dtype=np.uint8) if return_flags else None
+    invalid, first = _fpref.convert(frm_name, to_name, engine, src, out, flags, src.size, 0,
+                                    *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width))
+    _raise_invalid(invalid, first, frm_name, src)
+    if as_ml_dtypes:
+        out = _ml_view(out, to_name)
+    return (out, flags) if return_flags else out
+
+
+def decode(codes: Any, fmt: Optional[str] = None, *, exact: bool = True) -> np.ndarray:
+    """The values of codes of fmt as float64 (fmt may be left out for an
+    ml_dtypes array).  The library converts them (fpref_emu_convert_array
+    to float64, no rounding mode involved for the formats float64 holds:
+    every format of the catalogue but the custom ones wider than float64).
+    NaNs decode to float64's quiet NaN of the same sign, infinities to inf.
+    Where float64 does not hold a value exactly (a custom format with more
+    than 52 fraction bits or a wider exponent range), decode raises
+    ValueError, or with exact=False rounds to nearest even (overflowing to
+    inf).
+
+    >>> decode([0x7E, 0x7F, 0x01], "e4m3").tolist()
+    [448.0, nan, 0.001953125]
+    """
+    src, name = _codes_in(codes, fmt, "fmt")
+    out = np.empty(src.shape, dtype="<u8")
+    flags = np.empty(src.shape, dtype=np.uint8)
+    invalid, first = _fpref.convert(name, "float64", "emu", src, out, flags, src.size, 0,
+                                    *_env(None, None, False, False, None, None, None, 32))
+    _raise_invalid(invalid, first, name, src)
+    if exact and src.size and np.any(flags & (FLAG_INEXACT | FLAG_OVERFLOW | FLAG_UNDERFLOW)):
+        i = int(np.flatnonzero(flags & (FLAG_INEXACT | FLAG_OVERFLOW | FLAG_UNDERFLOW))[0])
+        raise ValueError(f"float64 does not hold the value of {name} pattern 0x{int(src.reshape(-1)[i]):X} "
+                         "exactly (decode(..., exact=False) rounds to nearest even)")
+    return out.view(np.float64)
+
+
+_ARITY = {"add": 2, "sub": 2, "mul": 2, "div": 2, "sqrt": 1, "fma": 3, "min": 2, "max": 2, "eq": 2, "lt": 2,
+          "le": 2}
+
+
+def op(name: str, a: Any, b: Any = None, c: Any = None, *, fmt: str, round: Optional[str] = None,
+       sat: Optional[bool] = None, ftz: bool = False, daz: bool = False, tininess: Optional[str] = None,
+       sr_seed: Optional[int] = None, sr_width: int = 32, engine: str = "emu",
+       return_flags: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+    """One operation of `add sub mul div sqrt fma min max eq lt le` on codes of
+    fmt (or float/ml_dtypes arrays of fmt), element by element, rounded once
+    to fmt; comparisons give 1 or 0.  Operands broadcast against each other.
+
+    >>> op("add", [0x3C00], [0x3C00], fmt="f16")   # 1 + 1 in float16
+    array([16384], dtype=uint16)
+    """
+    if not isinstance(name, str) or name not in _ARITY:
+        raise ValueError(f"unknown operation {name!r} (choices: {' '.join(_ARITY)})")
+    _check_engine(engine)
+    info = format_info(fmt)
+    arity = _ARITY[name]
+    given = [a, b, c][:arity]
+    if any(v is None for v in given):
+        raise TypeError(f"{name} takes {arity} operand(s)")
+    if any(v is not None for v in [a, b, c][arity:]):
+        raise TypeError(f"{name} takes {arity} operand(s), more were given")
+    arrays = [_codes_in(v, info["name"], "fmt")[0] for v in given]
+    try:
+        arrays = [_contiguous(v) for v in np.broadcast_arrays(*arrays)]
+    except ValueError:
+        raise ValueError(f"operand shapes {[v.shape for v in arrays]} do not broadcast") from None
+    shape = arrays[0].shape
+    out = np.empty(shape, dtype=_UINT[info["element_bytes"]])
+    flags = np.empty(shape, dtype=np.uint8) if return_flags else None
+    operands = arrays + [None] * (3 - arity)
+    invalid, first = _fpref.op(name, info["name"], engine, operands[0], operands[1], operands[2], out, flags,
+                               out.size, *_env(round, sat, ftz, daz, None, tininess, sr_seed, sr_width))
+    if invalid:
+        raise ValueError(f"{invalid} invalid pattern(s) of {info['name']}, the first at flat index {first}")
+    return (out, flags) if return_flags else out
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What `fpref explain` shows for one rounding, from the oracle's trace.
+
+    exact: the input's exact decimal (None when the decimal written has no
+    finite binary form, inexact_input then True); bits/hex/fields: the
+    result and its (sign, exponent field, mantissa field); value: its exact
+    decimal; shortest: the shortest decimal reading back as it; lo, hi: the
+    neighbours bracketing the input (None for special inputs), *_held
+    whether the format holds them, *_bits their patterns; rule: exact,
+    nearest, tie_even, tie_away, toward_zero, toward_pos, toward_neg, odd,
+    stochastic or special; outcome: what the format's overflow and special
+    rules did (plain, overflow_nan, saturated, flushed, ...); tiny; flags
+    and flag_names; err_abs, err_rel, err_ulp (NaN where none applies)."""
+    exact: Optional[str]
+    inexact_input: bool
+    format: str
+    environment: str
+    bits: int
+    hex: str
+    fields: Tuple[int, int, int]
+    value: str
+    shortest: Optional[str]
+    lo: Optional[str]
+    hi: Optional[str]
+    lo_held: bool
+    hi_held: bool
+    lo_bits: int
+    hi_bits: int
+    lo_hex: str
+    hi_hex: str
+    rule: str
+    outcome: str
+    tiny: bool
+    flags: int
+    flag_names: str
+    err_abs: float
+    err_rel: float
+    err_ulp: float
+
+
+def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional[str] = None,
+            round: Optional[str] = None, sat: Optional[bool] = None, ftz: bool = False, daz: bool = False,
+            profile: Optional[str] = None, tininess: Optional[str] = None, sr_seed: Optional[int] = None,
+            sr_width: int = 32) -> Explanation:
+    """The teaching view of one rounding to `to`, by the oracle.
+
+    value: a decimal string of any length ("0.1", "0x1.8p3", "nan"), a
+    Python float (its float64 value), a NumPy or ml_dtypes scalar (its own
+    format), or with frm an integer bit pattern of frm.
+
+    >>> e = explain("465", "e4m3")
+    >>> e.hex, e.rule, e.outcome, e.flag_names
+    ('7F', 'nearest', 'overflow_nan', 'inexact overflow')
+    """
+    env = _env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width)
+    to_name = format_info(to)["name"]
+    if isinstance(value, int) and not isinstance(value, bool) and frm is None:
+        value = str(value)  # a Python int is a number, read exactly by the oracle
+    if isinstance(value, str):
+        if frm is not None:
+            d = _fpref.explain(None, format_info(frm)["name"], int(value, 16), to_name, *env)
+        else:
+            d = _fpref.explain(value, None, 0, to_name, *env)
+    elif isinstance(value, (bool,)) or not isinstance(value, (int, float, np.generic)):
+        raise TypeError(f"explain takes one value (a decimal string, a float, a scalar), not {type(value).__name__}")
+    else:
+        codes, frm_name = _codes_in(value, frm)
+        d = _fpref.explain(None, frm_name, int(codes), to_name, *env)
+    d["fields"] = tuple(d["fields"])
+    return Explanation(**d)
+
+
+def _gemm_codes(x: Any, fmt: str, ndim: int, what: str) -> np.ndarray:
+    codes, _ = _codes_in(x, fmt)
+    if codes.ndim != ndim:
+        raise ValueError(f"{what} must have {ndim} dimension(s), not shape {codes.shape}")
+    return np.ascontiguousarray(codes, dtype=np.uint64)
+
+
+_TC_MODELS = ("v100", "a100", "h100", "h100-mma", "h100-wgmma", "ada", "generic")
+
+
+def _check_gemm_args(model, promote, frac, floor, final, round) -> None:
+    if not isinstance(model, str):
+        raise TypeError(f"model is a name such as 'h100', not {type(model).__name__}")
+    if model != "generic" and (frac is not None or floor is not None or final != "rtz"):
+        raise ValueError(f"frac, floor and final describe model='generic', not {model!r}")
+    if promote is not None and (not isinstance(promote, int) or promote < 1):
+        raise ValueError(f"promote is a count of products >= 1, not {promote!r}")
+    if model in _TC_MODELS and round is not None:
+        raise ValueError(f"round is for the plain orders; the {model} model rounds as the hardware does")
+
+
+def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
+         promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
+         floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None,
+         as_ml_dtypes: bool = False) -> np.ndarray:
+    """D = A B + C as a tensor core computes it (fpref_tc_gemm): A (M x K) and B
+    (K x N) are codes (or float/ml_dtypes arrays) of inp, C (M x N, None:
+    zeros) codes of out; D comes back as codes of out.
+
+    model: a GPU preset (v100, a100, h100, h100-mma, h100-wgmma, ada; see
+    models()) or "generic" with block=N products per block, frac=F fraction
+    bits kept, floor=E (None: no floor) and final="rtz" or "rne"; or, for
+    comparison, a plain order whose every step rounds in out under `round`:
+    recursive, pairwise, blocked (block=N, default 32), fma-chain, kahan;
+    or "exact" (the oracle: the exact sum, rounded once).  promote=nc:
+    DeepSeek-V3's promotion to an FP32 accumulator every nc products
+    (out="f32" only).
+
+    >>> A = convert([[1.0, 2.0]], "e4m3"); B = convert([[3.0], [4.0]], "e4m3")
+    >>> decode(gemm(A, B, model="h100"), "f32")
+    array([[11.]])
+    """
+    inp_name = format_info(inp)["name"]
+    out_name = format_info(out)["name"]
+    a = _gemm_codes(A, inp_name, 2, "A")
+    b = _gemm_codes(B, inp_name, 2, "B")
+    M, K = a.shape
+    if b.shape[0] != K:
+        raise ValueError(f"shapes {a.shape} and {b.shape} do not multiply (A's columns must be B's rows)")
+    N = b.shape[1]
+    c = None
+    if C is not None:
+        c = _gemm_codes(C, out_name, 2, "C")
+        if c.shape != (M, N):
+            raise ValueError(f"C has shape {c.shape}, A B has ({M}, {N})")
+    _check_gemm_args(model, promote, frac, floor, final, round)
+    d = np.empty((M, N), dtype=np.uint64)
+    if model in _TC_MODELS and round is not None:
+        raise ValueError(f"round is for the plain orders; the {model} model rounds as the hardware does")
+    _fpref.gemm(model, inp_name, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor, final,
+                False, *_env(round, None, False, False, None, None, None, 32))
+    codes = d.astype(_UINT[format_info(out_name)["element_bytes"]])
+    return _ml_view(codes, out_name) if as_ml_dtypes else codes
+
+
+def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
+        promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
+        floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None) -> np.ndarray:
+    """d = a . b + c over the last axis, as gemm computes each element: a and b
+    of shape (..., K) (codes or arrays of inp), c (...) codes of out (None:
+    +0); the codes of out with shape (...).
+
+    >>> dot(convert([1.0, 2.0], "e4m3"), convert([3.0, 4.0], "e4m3"))
+    array(1093664768, dtype=uint32)
+    """
+    inp_name = format_info(inp)["name"]
+    out_name = format_info(out)["name"]
+    av, _ = _codes_in(a, inp_name)
+    bv, _ = _codes_in(b, inp_name)
+    if av.shape != bv.shape or av.ndim < 1:
+        raise ValueError(f"a and b must have one shape (..., K), not {av.shape} and {bv.shape}")
+    lead, K = av.shape[:-1], av.shape[-1]
+    R = int(np.prod(lead, dtype=np.int64))
+    rows_a = np.ascontiguousarray(av.reshape(R, K), dtype=np.uint64)
+    rows_b = np.ascontiguousarray(bv.reshape(R, K), dtype=np.uint64)
+    cv = None
+    if c is not None:
+        cv, _ = _codes_in(c, out_name)
+        if cv.shape != lead:
+            raise ValueError(f"c has shape {cv.shape}, the dot products {lead}")
+        cv = np.ascontiguousarray(cv.reshape(-1), dtype=np.uint64)
+    _check_gemm_args(model, promote, frac, floor, final, round)
+    d = np.empty(rows_a.shape[0], dtype=np.uint64)
+    _fpref.gemm(model, inp_name, out_name, rows_a.shape[0], 1, K, rows_a, rows_b, cv, d, promote or 0, block or 0,
+                frac or 0, floor, final, True, *_env(round, None, False, False, None, None, None, 32))
+    res = d.astype(_UINT[format_info(out_name)["element_bytes"]])
+    return res.reshape(lead)
+
+
+from . import testing  # noqa: E402  (testing uses the functions above)

@@ -1,0 +1,900 @@
+/* fpref._fpref: the C side of the Python package.  A thin binding: it
+ * parses arguments, finds the formats and the environment, and calls
+ * libfpref on the caller's buffers (the buffer protocol, so NumPy arrays
+ * pass without copies), with the GIL released for the bulk work.  No
+ * numerics of its own. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fpref.h"
+
+/* ---- formats and environments ---- */
+
+static int get_format(const char *spelling, struct fpref_format *f)
+{
+	char err[512];
+	if (fpref_format_parse(spelling, f, err, sizeof err) != 0) {
+		PyErr_Format(PyExc_ValueError, "%s (fpref.formats() lists the known formats)", err);
+		return -1;
+	}
+	return 0;
+}
+
+static PyObject *format_dict(const struct fpref_format *f)
+{
+	return Py_BuildValue(
+		"{s:s,s:s,s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:i,s:i,s:i,s:n,s:O,s:O,s:O,s:s}", "name", f->name, "alias",
+		f->alias, "exp_bits", f->exp_bits, "man_bits", f->man_bits, "bias", f->bias, "is_signed",
+		f->is_signed ? Py_True : Py_False, "has_zero", f->has_zero ? Py_True : Py_False, "subnormals",
+		f->subnormals ? Py_True : Py_False, "specials", fpref_specials_name(f->specials), "pad_bits", f->pad_bits,
+		"width", fpref_format_width(f), "container_bits", fpref_format_container_bits(f), "element_bytes",
+		(Py_ssize_t)fpref_emu_element_bytes(f), "has_inf", fpref_format_has_inf(f) ? Py_True : Py_False,
+		"has_nan", fpref_format_has_nan(f) ? Py_True : Py_False, "has_negative_zero",
+		fpref_format_has_negative_zero(f) ? Py_True : Py_False, "note", f->note ? f->note : "");
+}
+
+/* The exact constants, as decimals (fpref formats --json prints the same). */
+static int add_constants(PyObject *d, const struct fpref_format *f)
+{
+	static const char *const keys[] = { "max_finite", "min_normal", "min_positive", "epsilon" };
+	void (*const get[])(const struct fpref_format *, struct fpref_unpacked *) = {
+		fpref_format_max_finite, fpref_format_min_normal, fpref_format_min_positive, fpref_format_epsilon
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		struct fpref_unpacked u;
+		get[i](f, &u);
+		char *text = fpref_ref_unpacked_decimal(&u);
+		if (!text) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		PyObject *s = PyUnicode_FromString(text);
+		free(text);
+		if (!s || PyDict_SetItemString(d, keys[i], s) != 0) {
+			Py_XDECREF(s);
+			return -1;
+		}
+		Py_DECREF(s);
+	}
+	return 0;
+}
+
+static PyObject *py_format_info(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *name;
+	struct fpref_format f;
+	if (!PyArg_ParseTuple(args, "s", &name) || get_format(name, &f) != 0)
+		return NULL;
+	PyObject *d = format_dict(&f);
+	if (d && add_constants(d, &f) != 0)
+		Py_CLEAR(d);
+	return d;
+}
+
+static PyObject *py_format_names(PyObject *self, PyObject *noargs)
+{
+	(void)self;
+	(void)noargs;
+	size_t n = fpref_format_count();
+	PyObject *list = PyList_New((Py_ssize_t)n);
+	if (!list)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		PyObject *s = PyUnicode_FromString(fpref_format_at(i)->name);
+		if (!s) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, s);
+	}
+	return list;
+}
+
+/* The environment of a conversion from `from` (NULL: an operation in one
+ * format) to `to`, as the command line builds it: the defaults, the
+ * profile's rows, then what the caller gave explicitly on top.  round and
+ * profile may be NULL; sat is -1 when not given. */
+struct env_args {
+	const char *round;
+	int sat, ftz, daz;
+	const char *profile;
+	const char *tininess;
+	PyObject *sr_seed;
+	unsigned sr_width;
+};
+
+static int make_env(const struct env_args *a, const struct fpref_format *from, const struct fpref_format *to,
+		    struct fpref_env *env)
+{
+	fpref_env_default(env);
+	if (a->profile && fpref_profile_apply_conversion(a->profile, from, to, env) != 0) {
+		PyErr_Format(PyExc_ValueError, "unknown profile '%s' (choices: %s)", a->profile, fpref_profile_choices());
+		return -1;
+	}
+	if (a->round && fpref_rounding_parse(a->round, &env->rounding) != 0) {
+		PyErr_Format(PyExc_ValueError, "unknown rounding mode '%s' (choices: %s)", a->round,
+			     fpref_rounding_choices());
+		return -1;
+	}
+	if (a->sat >= 0)
+		env->overflow = a->sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+	env->ftz = a->ftz != 0;
+	env->daz = a->daz != 0;
+	if (a->tininess) {
+		if (strcmp(a->tininess, "before") == 0)
+			env->tininess = FPREF_TININESS_BEFORE;
+		else if (strcmp(a->tininess, "after") == 0)
+			env->tininess = FPREF_TININESS_AFTER;
+		else {
+			PyErr_Format(PyExc_ValueError, "unknown tininess '%s' (choices: before, after)", a->tininess);
+			return -1;
+		}
+	}
+	if (a->sr_width < 1 || a->sr_width > 64) {
+		PyErr_Format(PyExc_ValueError, "sr_width must be 1..64, not %u", a->sr_width);
+		return -1;
+	}
+	env->sr_width = a->sr_width;
+	if (a->sr_seed && a->sr_seed != Py_None) {
+		unsigned long long seed = PyLong_AsUnsignedLongLong(a->sr_seed);
+		if (PyErr_Occurred()) {
+			PyErr_Clear();
+			PyErr_SetString(PyExc_ValueError, "sr_seed must be an integer 0..2^64-1");
+			return -1;
+		}
+		env->sr_seeded = true;
+		env->sr_seed = seed;
+	} else if (env->rounding == FPREF_SR) {
+		PyErr_SetString(PyExc_ValueError, "round='sr' needs sr_seed (the seed of the counter-based random stream)");
+		return -1;
+	}
+	return 0;
+}
+
+/* The environment's arguments, at the end of each call's tuple:
+ * round, sat, ftz, daz, profile, tininess, sr_seed, sr_width. */
+#define ENV_FORMAT "zippzzOI"
+#define ENV_REFS(a) &(a).round, &(a).sat, &(a).ftz, &(a).daz, &(a).profile, &(a).tininess, &(a).sr_seed, &(a).sr_width
+
+static PyObject *py_env_describe(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *from_name, *to_name;
+	struct env_args ea;
+	struct fpref_format from, to;
+	struct fpref_env env;
+	if (!PyArg_ParseTuple(args, "zs" ENV_FORMAT, &from_name, &to_name, ENV_REFS(ea)))
+		return NULL;
+	if ((from_name && get_format(from_name, &from) != 0) || get_format(to_name, &to) != 0 ||
+	    make_env(&ea, from_name ? &from : NULL, &to, &env) != 0)
+		return NULL;
+	char buf[256];
+	fpref_env_describe(&env, buf, sizeof buf);
+	return PyUnicode_FromString(buf);
+}
+
+/* ---- buffers ---- */
+
+static int check_elements(const Py_buffer *b, size_t size, size_t n, const char *what)
+{
+	if ((size_t)b->len != size * n) {
+		PyErr_Format(PyExc_ValueError, "%s: %zd bytes, expected %zu elements of %zu bytes", what, b->len, n,
+			     size);
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t load(const void *base, size_t size, size_t i)
+{
+	const unsigned char *p = (const unsigned char *)base + i * size;
+	uint64_t v = 0;
+	for (size_t k = 0; k < size; k++)
+		v |= (uint64_t)p[k] << (8 * k);
+	return v;
+}
+
+static void store(void *base, size_t size, size_t i, uint64_t v)
+{
+	unsigned char *p = (unsigned char *)base + i * size;
+	for (size_t k = 0; k < size; k++)
+		p[k] = (unsigned char)(v >> (8 * k));
+}
+
+/* The optional flags array (None: no flags): one byte per element. */
+static int get_flags(PyObject *obj, Py_ssize_t n, Py_buffer *b, bool *have)
+{
+	if (obj == Py_None)
+		return 0;
+	if (PyObject_GetBuffer(obj, b, PyBUF_WRITABLE) != 0)
+		return -1;
+	*have = true;
+	return check_elements(b, 1, (size_t)n, "flags");
+}
+
+/* ---- convert ---- */
+
+/* convert(from, to, engine, in, out, flags|None, n, first_index, env...)
+ * -> (number of invalid source patterns, index of the first or -1). */
+static PyObject *py_convert(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *from_name, *to_name, *engine;
+	Py_buffer in, out, flags = { 0 };
+	PyObject *flags_obj;
+	Py_ssize_t n;
+	unsigned long long first_index;
+	struct env_args ea;
+	if (!PyArg_ParseTuple(args, "sssy*w*OnK" ENV_FORMAT, &from_name, &to_name, &engine, &in, &out, &flags_obj, &n,
+			      &first_index, ENV_REFS(ea)))
+		return NULL;
+	PyObject *result = NULL;
+	bool have_flags = false;
+	struct fpref_format from, to;
+	struct fpref_env env;
+	if (get_format(from_name, &from) != 0 || get_format(to_name, &to) != 0 || make_env(&ea, &from, &to, &env) != 0)
+		goto done;
+	bool ref = strcmp(engine, "ref") == 0;
+	if (!ref && strcmp(engine, "emu") != 0) {
+		PyErr_Format(PyExc_ValueError, "unknown engine '%s' (choices: emu, the integer emulator; ref, the MPFR oracle)",
+			     engine);
+		goto done;
+	}
+	if (get_flags(flags_obj, n, &flags, &have_flags) != 0)
+		goto done;
+	size_t isz = fpref_emu_element_bytes(&from), osz = fpref_emu_element_bytes(&to);
+	if (check_elements(&in, isz, (size_t)n, "input") != 0 || check_elements(&out, osz, (size_t)n, "output") != 0)
+		goto done;
+	size_t invalid = 0;
+	Py_ssize_t first_invalid = -1;
+	if (!ref) {
+		struct fpref_emu_converter *c = fpref_emu_converter_new(&from, &to, &env);
+		if (!c) {
+			PyErr_NoMemory();
+			goto done;
+		}
+		Py_BEGIN_ALLOW_THREADS
+		invalid = fpref_emu_convert_array(c, in.buf, out.buf, (size_t)n, have_flags ? flags.buf : NULL,
+						 first_index);
+		Py_END_ALLOW_THREADS
+		fpref_emu_converter_free(c);
+		if (invalid) {
+			for (Py_ssize_t i = 0; i < n && first_invalid < 0; i++) {
+				struct fpref_unpacked u;
+				if (fpref_decode(&from, load(in.buf, isz, (size_t)i), &u) == FPREF_DECODE_INVALID)
+					first_invalid = i;
+			}
+		}
+	} else {
+		Py_BEGIN_ALLOW_THREADS
+		for (Py_ssize_t i = 0; i < n; i++) {
+			uint64_t bits = 0;
+			unsigned fl = 0;
+			uint64_t R = fpref_env_sr_random(&env, first_index + (uint64_t)i);
+			if (fpref_ref_convert(&from, load(in.buf, isz, (size_t)i), &to, &env, R, &bits, &fl) != 0) {
+				if (first_invalid < 0)
+					first_invalid = i;
+				invalid++;
+			}
+			store(out.buf, osz, (size_t)i, bits);
+			if (have_flags)
+				((uint8_t *)flags.buf)[i] = (uint8_t)fl;
+		}
+		Py_END_ALLOW_THREADS
+	}
+	result = Py_BuildValue("nn", (Py_ssize_t)invalid, first_invalid);
+done:
+	PyBuffer_Release(&in);
+	PyBuffer_Release(&out);
+	if (have_flags)
+		PyBuffer_Release(&flags);
+	return result;
+}
+
+/* convert_decimal(texts, to, out, flags|None, env...): each text read
+ * exactly by the oracle (fpref_ref_parse: decimals of any length, hex
+ * floats, inf, nan, snan) and rounded to `to`, as `fpref convert VALUE`
+ * does; stochastic bits of element i from index i. */
+static PyObject *py_convert_decimal(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *texts, *flags_obj;
+	const char *to_name;
+	Py_buffer out, flags;
+	bool have_flags = false;
+	struct env_args ea;
+	if (!PyArg_ParseTuple(args, "O!sw*O" ENV_FORMAT, &PyList_Type, &texts, &to_name, &out, &flags_obj, ENV_REFS(ea)))
+		return NULL;
+	PyObject *result = NULL;
+	struct fpref_format to;
+	struct fpref_env env;
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	Py_ssize_t n = PyList_GET_SIZE(texts);
+	size_t osz = 0;
+	if (get_format(to_name, &to) != 0 || make_env(&ea, NULL, &to, &env) != 0)
+		goto done;
+	osz = fpref_emu_element_bytes(&to);
+	if (check_elements(&out, osz, (size_t)n, "output") != 0)
+		goto done;
+	if (get_flags(flags_obj, n, &flags, &have_flags) != 0)
+		goto done;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		const char *text = PyUnicode_AsUTF8(PyList_GET_ITEM(texts, i));
+		char err[512];
+		if (!text)
+			goto done;
+		if (fpref_ref_parse(text, &v, err, sizeof err) != 0) {
+			PyErr_Format(PyExc_ValueError, "element %zd: %s", i, err);
+			goto done;
+		}
+		uint64_t bits = 0;
+		unsigned fl = 0;
+		fpref_ref_round(&v, &to, &env, fpref_env_sr_random(&env, (uint64_t)i), &bits, &fl, NULL);
+		store(out.buf, osz, (size_t)i, bits);
+		if (have_flags)
+			((uint8_t *)flags.buf)[i] = (uint8_t)fl;
+	}
+	Py_INCREF(Py_None);
+	result = Py_None;
+done:
+	fpref_ref_value_clear(&v);
+	PyBuffer_Release(&out);
+	if (have_flags)
+		PyBuffer_Release(&flags);
+	return result;
+}
+
+/* ---- op ---- */
+
+/* op(name, fmt, engine, a, b|None, c|None, out, flags|None, n, env...)
+ * -> (invalid count, first invalid index or -1). */
+static PyObject *py_op(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *op_name, *fmt_name, *engine;
+	PyObject *objs[4];
+	Py_buffer bufs[4];
+	bool held[4] = { false, false, false, false };
+	PyObject *flags_obj;
+	Py_buffer flags;
+	bool have_flags = false;
+	Py_ssize_t n;
+	struct env_args ea;
+	if (!PyArg_ParseTuple(args, "sssOOOOOn" ENV_FORMAT, &op_name, &fmt_name, &engine, &objs[0], &objs[1],
+			      &objs[2], &objs[3], &flags_obj, &n, ENV_REFS(ea)))
+		return NULL;
+	PyObject *result = NULL;
+	enum fpref_op op;
+	struct fpref_format f;
+	struct fpref_env env;
+	if (fpref_op_parse(op_name, &op) != 0) {
+		PyErr_Format(PyExc_ValueError, "unknown operation '%s' (choices: %s)", op_name, fpref_op_choices());
+		return NULL;
+	}
+	if (get_format(fmt_name, &f) != 0 || make_env(&ea, NULL, &f, &env) != 0)
+		return NULL;
+	if (f.man_bits > FPREF_OP_MAX_MAN_BITS) {
+		PyErr_Format(PyExc_ValueError, "%s has %d fraction bits; arithmetic takes formats of up to %d", f.name,
+			     f.man_bits, FPREF_OP_MAX_MAN_BITS);
+		return NULL;
+	}
+	bool ref = strcmp(engine, "ref") == 0;
+	if (!ref && strcmp(engine, "emu") != 0) {
+		PyErr_Format(PyExc_ValueError, "unknown engine '%s' (choices: emu, ref)", engine);
+		return NULL;
+	}
+	int arity = fpref_op_arity(op);
+	size_t sz = fpref_emu_element_bytes(&f);
+	for (int k = 0; k < 4; k++) {
+		if (k > 0 && k < 3 && k >= arity)
+			continue;
+		if (objs[k] == Py_None) {
+			PyErr_Format(PyExc_TypeError, "%s takes %d operand%s", fpref_op_name(op), arity, arity > 1 ? "s" : "");
+			goto done;
+		}
+		if (PyObject_GetBuffer(objs[k], &bufs[k], k == 3 ? PyBUF_WRITABLE : PyBUF_SIMPLE) != 0)
+			goto done;
+		held[k] = true;
+		if (check_elements(&bufs[k], sz, (size_t)n, k == 3 ? "output" : "operand") != 0)
+			goto done;
+	}
+	if (get_flags(flags_obj, n, &flags, &have_flags) != 0)
+		goto done;
+	const void *a = bufs[0].buf, *b = held[1] ? bufs[1].buf : NULL, *c = held[2] ? bufs[2].buf : NULL;
+	void *out = bufs[3].buf;
+	size_t invalid = 0;
+	Py_ssize_t first_invalid = -1;
+	if (!ref) {
+		struct fpref_emu_op_context *ctx = fpref_emu_op_context_new(op, &f, &env);
+		if (!ctx) {
+			PyErr_Format(PyExc_MemoryError, "no memory for %s in %s", fpref_op_name(op), f.name);
+			goto done;
+		}
+		Py_BEGIN_ALLOW_THREADS
+		invalid = fpref_emu_op_array(ctx, a, b, c, out, (size_t)n, have_flags ? flags.buf : NULL, 0);
+		Py_END_ALLOW_THREADS
+		fpref_emu_op_context_free(ctx);
+		for (Py_ssize_t i = 0; invalid && i < n && first_invalid < 0; i++)
+			for (int k = 0; k < arity; k++) {
+				struct fpref_unpacked u;
+				const void *src = k == 0 ? a : k == 1 ? b : c;
+				if (fpref_decode(&f, load(src, sz, (size_t)i), &u) == FPREF_DECODE_INVALID)
+					first_invalid = i;
+			}
+	} else {
+		Py_BEGIN_ALLOW_THREADS
+		for (Py_ssize_t i = 0; i < n; i++) {
+			uint64_t in[3] = { 0, 0, 0 }, r = 0;
+			unsigned fl = 0;
+			for (int k = 0; k < arity; k++)
+				in[k] = load(k == 0 ? a : k == 1 ? b : c, sz, (size_t)i);
+			if (fpref_ref_op(op, &f, in, &env, fpref_env_sr_random(&env, (uint64_t)i), &r, &fl) != 0) {
+				if (first_invalid < 0)
+					first_invalid = i;
+				invalid++;
+			}
+			store(out, sz, (size_t)i, r);
+			if (have_flags)
+				((uint8_t *)flags.buf)[i] = (uint8_t)fl;
+		}
+		Py_END_ALLOW_THREADS
+	}
+	result = Py_BuildValue("nn", (Py_ssize_t)invalid, first_invalid);
+done:
+	for (int k = 0; k < 4; k++)
+		if (held[k])
+			PyBuffer_Release(&bufs[k]);
+	if (have_flags)
+		PyBuffer_Release(&flags);
+	return result;
+}
+
+/* ---- explain ---- */
+
+static const char *rule_name(enum fpref_ref_rule r)
+{
+	static const char *const names[] = { "exact", "nearest", "tie_even", "tie_away", "toward_zero",
+					     "toward_pos", "toward_neg", "odd", "stochastic", "special" };
+	return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
+}
+
+static const char *outcome_name(enum fpref_ref_outcome o)
+{
+	static const char *const names[] = {
+		"plain", "overflow_inf", "overflow_max", "overflow_nan", "saturated", "overflow_no_specials", "flushed",
+		"zero_unsigned", "no_zero_nan", "no_zero_min", "negative_unsigned", "negative_clamped", "nan",
+		"nan_no_nan", "inf", "inf_nan", "inf_max", "inf_saturated", "zero"
+	};
+	return (unsigned)o < sizeof names / sizeof names[0] ? names[o] : "?";
+}
+
+/* A library string as a Python str (None for NULL), freed. */
+static PyObject *take_string(char *s)
+{
+	if (!s)
+		Py_RETURN_NONE;
+	PyObject *o = PyUnicode_FromString(s);
+	free(s);
+	return o;
+}
+
+static PyObject *mpfr_float(mpfr_srcptr x)
+{
+	return PyFloat_FromDouble(mpfr_get_d(x, MPFR_RNDN));
+}
+
+/* explain(text|None, from|None, bits, to, env...) -> dict: the oracle's
+ * trace of one rounding.  text is a decimal for fpref_ref_parse; otherwise
+ * bits is a pattern of from. */
+static PyObject *py_explain(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *text, *from_name, *to_name;
+	unsigned long long in_bits;
+	struct env_args ea;
+	if (!PyArg_ParseTuple(args, "zzKs" ENV_FORMAT, &text, &from_name, &in_bits, &to_name, ENV_REFS(ea)))
+		return NULL;
+	struct fpref_format from, to;
+	struct fpref_env env;
+	if ((from_name && get_format(from_name, &from) != 0) || get_format(to_name, &to) != 0 ||
+	    make_env(&ea, from_name ? &from : NULL, &to, &env) != 0)
+		return NULL;
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	char err[512];
+	if (text) {
+		if (fpref_ref_parse(text, &v, err, sizeof err) != 0) {
+			fpref_ref_value_clear(&v);
+			PyErr_SetString(PyExc_ValueError, err);
+			return NULL;
+		}
+	} else if (!from_name || fpref_ref_from_bits(&from, in_bits, env.daz, &v) != 0) {
+		fpref_ref_value_clear(&v);
+		PyErr_Format(PyExc_ValueError, "0x%llx is not a valid pattern of %s", in_bits, from_name ? from.name : "?");
+		return NULL;
+	}
+	struct fpref_ref_trace t;
+	fpref_ref_trace_init(&t);
+	uint64_t bits = 0;
+	unsigned flags = 0;
+	fpref_ref_round(&v, &to, &env, fpref_env_sr_random(&env, 0), &bits, &flags, &t);
+	char hex[32], lo_hex[32], hi_hex[32], words[96], envtext[256];
+	fpref_format_hex(&to, bits, hex, sizeof hex);
+	fpref_format_hex(&to, t.lo_bits, lo_hex, sizeof lo_hex);
+	fpref_format_hex(&to, t.hi_bits, hi_hex, sizeof hi_hex);
+	fpref_flags_describe(flags, words, sizeof words);
+	fpref_env_describe(&env, envtext, sizeof envtext);
+	unsigned sign;
+	uint64_t e, m;
+	fpref_fields(&to, bits, &sign, &e, &m);
+	PyObject *none = Py_None;
+	PyObject *exact = v.inexact ? (Py_INCREF(none), none) : take_string(fpref_ref_decimal(v.x));
+	PyObject *result_dec = take_string(fpref_ref_decimal(t.result));
+	PyObject *shortest = mpfr_regular_p(t.result) ? take_string(fpref_ref_shortest(&to, bits))
+						      : (Py_INCREF(none), none);
+	PyObject *lo = t.bracketed ? take_string(fpref_ref_decimal(t.lo)) : (Py_INCREF(none), none);
+	PyObject *hi = t.bracketed ? take_string(fpref_ref_decimal(t.hi)) : (Py_INCREF(none), none);
+	PyObject *d = NULL;
+	if (exact && result_dec && shortest && lo && hi)
+		d = Py_BuildValue(
+			"{s:O,s:O,s:s,s:s,s:K,s:s,s:(IKK),s:O,s:O,s:O,s:O,s:O,s:O,s:K,s:K,s:s,s:s,s:s,s:s,s:O,s:I,s:s,"
+			"s:N,s:N,s:N}",
+			"exact", exact, "inexact_input", v.inexact ? Py_True : Py_False, "format", to.name, "environment",
+			envtext, "bits", (unsigned long long)bits, "hex", hex, "fields", sign, (unsigned long long)e,
+			(unsigned long long)m, "value", result_dec, "shortest", shortest, "lo", lo, "hi", hi, "lo_held",
+			t.bracketed && t.lo_held ? Py_True : Py_False, "hi_held",
+			t.bracketed && t.hi_held ? Py_True : Py_False, "lo_bits", (unsigned long long)t.lo_bits, "hi_bits",
+			(unsigned long long)t.hi_bits, "lo_hex", lo_hex, "hi_hex", hi_hex, "rule", rule_name(t.rule),
+			"outcome", outcome_name(t.outcome), "tiny", t.tiny ? Py_True : Py_False, "flags", flags,
+			"flag_names", words, "err_abs", mpfr_float(t.err_abs), "err_rel", mpfr_float(t.err_rel), "err_ulp",
+			mpfr_float(t.err_ulp));
+	Py_XDECREF(exact);
+	Py_XDECREF(result_dec);
+	Py_XDECREF(shortest);
+	Py_XDECREF(lo);
+	Py_XDECREF(hi);
+	fpref_ref_trace_clear(&t);
+	fpref_ref_value_clear(&v);
+	return d;
+}
+
+/* ---- dot products and gemm ---- */
+
+/* A plain accumulation order (emu/accumulate.c) or the exact dot product,
+ * rounded in `out` under env, for every element of D: the dispatch of
+ * tools/model.c's cli_model_dot for these models. */
+static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, const struct fpref_format *in,
+		      const struct fpref_format *out, const struct fpref_env *env, size_t M, size_t N, size_t K,
+		      const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *D)
+{
+	uint64_t *col = malloc((K ? K : 1) * sizeof *col);
+	if (!col)
+		return -2;
+	int rc = 0;
+	uint64_t zero = fpref_format_zero_bits(out, false);
+	for (size_t j = 0; j < N && rc == 0; j++) {
+		for (size_t k = 0; k < K; k++)
+			col[k] = B[k * N + j];
+		for (size_t i = 0; i < M && rc == 0; i++) {
+			unsigned flags = 0;
+			uint64_t c = C ? C[i * N + j] : zero;
+			rc = exact ? fpref_ref_dot_exact(in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags)
+				   : fpref_emu_dot(order, block, in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags);
+		}
+	}
+	free(col);
+	return rc;
+}
+
+/* d_r = a_r . b_r + c_r for the R rows of A and B (R x K each), by the
+ * same model: the elements fpref_tc_gemm and plain_gemm compute. */
+static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum fpref_sum_order order, size_t block,
+		    size_t promote, const struct fpref_format *in, const struct fpref_format *out,
+		    const struct fpref_env *env, size_t R, size_t K, const uint64_t *A, const uint64_t *B,
+		    const uint64_t *C, uint64_t *D)
+{
+	uint64_t zero = fpref_format_zero_bits(out, false);
+	for (size_t r = 0; r < R; r++) {
+		const uint64_t *a = A + r * K, *b = B + r * K;
+		uint64_t c = C ? C[r] : zero;
+		unsigned flags = 0;
+		int rc = exact	 ? fpref_ref_dot_exact(in, a, b, K, c, out, env, &D[r], &flags)
+			 : plain ? fpref_emu_dot(order, block, in, a, b, K, c, out, env, &D[r], &flags)
+			 : promote ? fpref_tc_dot_promoted(m, in, a, b, K, promote, NULL, NULL, c, &D[r])
+				   : fpref_tc_dot(m, in, a, b, K, c, out, &D[r]);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* gemm(model, inp, out, M, N, K, A, B, C|None, D, promote, block, frac,
+ * floor|None, final, rows, env...); rows: D holds M dot products of the
+ * rows of A and B (both M x K), C and D M long (N unused). with A, B, C as uint64 patterns; model is a
+ * GPU preset, "generic" (block, frac, floor, final), a plain order
+ * (recursive, pairwise, blocked, fma-chain, kahan: rounded in out under
+ * env) or "exact". */
+static PyObject *py_gemm(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *model_name, *in_name, *out_name, *final;
+	Py_ssize_t M, N, K, promote, block, frac;
+	PyObject *c_obj, *floor_obj;
+	Py_buffer A, B, C, D;
+	bool have_c = false;
+	struct env_args ea;
+	int rows;
+	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*nnnOsp" ENV_FORMAT, &model_name, &in_name, &out_name, &M, &N, &K, &A,
+			      &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, ENV_REFS(ea)))
+		return NULL;
+	enum fpref_sum_order order = FPREF_SUM_RECURSIVE;
+	bool plain = fpref_sum_order_parse(model_name, &order) == 0, exact = strcmp(model_name, "exact") == 0;
+	struct fpref_env env;
+	PyObject *result = NULL;
+	struct fpref_format in, out;
+	struct fpref_tc_model model;
+	memset(&model, 0, sizeof model);
+	char err[256];
+	if (get_format(in_name, &in) != 0 || get_format(out_name, &out) != 0 || make_env(&ea, NULL, &out, &env) != 0)
+		goto done;
+	if (plain || exact) {
+		if (promote > 0) {
+			PyErr_SetString(PyExc_ValueError, "promote needs a tensor-core model");
+			goto done;
+		}
+		if (out.man_bits > FPREF_OP_MAX_MAN_BITS) {
+			PyErr_Format(PyExc_ValueError, "%s has %d fraction bits; accumulators of up to %d compute",
+				     out.name, out.man_bits, FPREF_OP_MAX_MAN_BITS);
+			goto done;
+		}
+	} else if (strcmp(model_name, "generic") == 0) {
+		long floor = FPREF_TC_NO_FLOOR;
+		if (floor_obj != Py_None) {
+			floor = PyLong_AsLong(floor_obj);
+			if (PyErr_Occurred())
+				goto done;
+		}
+		enum fpref_rounding r;
+		if (fpref_rounding_parse(final, &r) != 0) {
+			PyErr_Format(PyExc_ValueError, "bad final rounding '%s' (rtz or rne)", final);
+			goto done;
+		}
+		if (block < 1 || frac < 1) {
+			PyErr_SetString(PyExc_ValueError, "model='generic' needs block=N (products per block) and frac=F "
+							  "(fraction bits kept)");
+			goto done;
+		}
+		if (fpref_tc_model_custom((int)block, (int)frac, (int)floor, r, &model, err, sizeof err) != 0) {
+			PyErr_Format(PyExc_ValueError, "model='generic': %s", err);
+			goto done;
+		}
+	} else {
+		const struct fpref_tc_model *row = fpref_tc_model_find(model_name, &in);
+		if (!row) {
+			PyErr_Format(PyExc_ValueError, "no tensor-core model '%s' for %s inputs (fpref.models() lists them)",
+				     model_name, in.name);
+			goto done;
+		}
+		if (block > 0) {
+			PyErr_Format(PyExc_ValueError, "block is part of the %s model (%d); use model='generic' to change it",
+				     model_name, row->block);
+			goto done;
+		}
+		model = *row;
+	}
+	if (!plain && !exact && !fpref_tc_input_ok(&in)) {
+		PyErr_Format(PyExc_ValueError, "tensor-core models take signed inputs of at most 10 fraction bits, not %s",
+			     in.name);
+		goto done;
+	}
+	if (!plain && !exact && !fpref_tc_output_ok(&model, &in, &out)) {
+		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", model.gpu, out.name,
+			     in.name);
+		goto done;
+	}
+	if (promote > 0 && strcmp(out.name, "float32") != 0) {
+		PyErr_SetString(PyExc_ValueError, "promote needs out='float32'");
+		goto done;
+	}
+	if (promote > 0 && !plain && !exact && fpref_tc_lowered(&model, &out)) {
+		PyErr_Format(PyExc_ValueError, "promote: the %s model lowers %s inputs to FP16 instructions; promotion is "
+					       "modelled only for the native unit (try h100-wgmma)", model.gpu, in.name);
+		goto done;
+	}
+	if (c_obj != Py_None) {
+		if (PyObject_GetBuffer(c_obj, &C, PyBUF_SIMPLE) != 0)
+			goto done;
+		have_c = true;
+		if (check_elements(&C, 8, (size_t)(rows ? M : M * N), "C") != 0)
+			goto done;
+	}
+	if (check_elements(&A, 8, (size_t)(M * K), "A") != 0 ||
+	    check_elements(&B, 8, (size_t)(rows ? M * K : K * N), "B") != 0 ||
+	    check_elements(&D, 8, (size_t)(rows ? M : M * N), "D") != 0)
+		goto done;
+	int rc;
+	size_t plain_block = block > 0 ? (size_t)block : 32;
+	Py_BEGIN_ALLOW_THREADS
+	if (rows)
+		rc = dot_rows(&model, plain, exact, order, plain_block, (size_t)(promote > 0 ? promote : 0), &in, &out,
+			      &env, (size_t)M, (size_t)K, A.buf, B.buf, have_c ? C.buf : NULL, D.buf);
+	else if (plain || exact)
+		rc = plain_gemm(exact, order, plain_block, &in, &out, &env, (size_t)M, (size_t)N, (size_t)K, A.buf,
+				B.buf, have_c ? C.buf : NULL, D.buf);
+	else
+		rc = fpref_tc_gemm(&model, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf,
+				   have_c ? C.buf : NULL, (size_t)(promote > 0 ? promote : 0), D.buf);
+	Py_END_ALLOW_THREADS
+	if (rc == -2) {
+		PyErr_NoMemory();
+		goto done;
+	}
+	if (rc != 0) {
+		PyErr_Format(PyExc_ValueError, "fpref_tc_gemm failed: an invalid pattern of %s in A or B, or of %s in C",
+			     in.name, out.name);
+		goto done;
+	}
+	char desc[512];
+	if (exact)
+		snprintf(desc, sizeof desc, "exact (MPFR, one rounding)");
+	else if (plain)
+		snprintf(desc, sizeof desc, "%s", fpref_sum_order_name(order));
+	else
+		fpref_tc_model_describe(&model, out.name, desc, sizeof desc);
+	result = PyUnicode_FromString(desc);
+done:
+	PyBuffer_Release(&A);
+	PyBuffer_Release(&B);
+	PyBuffer_Release(&D);
+	if (have_c)
+		PyBuffer_Release(&C);
+	return result;
+}
+
+static PyObject *py_models(PyObject *self, PyObject *noargs)
+{
+	(void)self;
+	(void)noargs;
+	size_t n = fpref_tc_model_count();
+	PyObject *list = PyList_New(0);
+	if (!list)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct fpref_tc_model *m = fpref_tc_model_at(i);
+		PyObject *row = Py_BuildValue("{s:s,s:s,s:i,s:i,s:s}", "gpu", m->gpu, "inputs", m->inputs ? m->inputs : "",
+					      "block", m->block, "frac", m->frac, "fp16_inputs",
+					      m->fp16_inputs ? m->fp16_inputs : "");
+		if (!row || PyList_Append(list, row) != 0) {
+			Py_XDECREF(row);
+			Py_DECREF(list);
+			return NULL;
+		}
+		Py_DECREF(row);
+	}
+	return list;
+}
+
+/* ---- mismatch classes ---- */
+
+static PyObject *py_classify(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *fmt_name;
+	unsigned long long g, r;
+	unsigned gf;
+	int rf;
+	struct fpref_format f;
+	if (!PyArg_ParseTuple(args, "sKIKi", &fmt_name, &g, &gf, &r, &rf) || get_format(fmt_name, &f) != 0)
+		return NULL;
+	return PyUnicode_FromString(fpref_mismatch_name(fpref_golden_classify(&f, g, gf, r, rf)));
+}
+
+static PyObject *py_flags_describe(PyObject *self, PyObject *args)
+{
+	(void)self;
+	unsigned flags;
+	if (!PyArg_ParseTuple(args, "I", &flags))
+		return NULL;
+	char buf[96];
+	fpref_flags_describe(flags, buf, sizeof buf);
+	return PyUnicode_FromString(buf);
+}
+
+static PyObject *py_hex(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *fmt_name;
+	unsigned long long bits;
+	struct fpref_format f;
+	if (!PyArg_ParseTuple(args, "sK", &fmt_name, &bits) || get_format(fmt_name, &f) != 0)
+		return NULL;
+	char buf[32];
+	fpref_format_hex(&f, bits, buf, sizeof buf);
+	return PyUnicode_FromString(buf);
+}
+
+/* time_convert(from, to, in, out, repeats) -> [seconds]: the bulk
+ * converter's own time on a whole buffer, without Python around it (for
+ * python/bench.py; the converter is built once, outside the timings). */
+static PyObject *py_time_convert(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *from_name, *to_name;
+	Py_buffer in, out;
+	int repeats;
+	if (!PyArg_ParseTuple(args, "ssy*w*i", &from_name, &to_name, &in, &out, &repeats))
+		return NULL;
+	PyObject *list = NULL;
+	struct fpref_format from, to;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	struct fpref_emu_converter *c = NULL;
+	if (get_format(from_name, &from) != 0 || get_format(to_name, &to) != 0)
+		goto done;
+	size_t n = (size_t)in.len / fpref_emu_element_bytes(&from);
+	if (check_elements(&in, fpref_emu_element_bytes(&from), n, "input") != 0 ||
+	    check_elements(&out, fpref_emu_element_bytes(&to), n, "output") != 0)
+		goto done;
+	if (!(c = fpref_emu_converter_new(&from, &to, &env))) {
+		PyErr_NoMemory();
+		goto done;
+	}
+	if (!(list = PyList_New(0)))
+		goto done;
+	for (int k = 0; k < repeats; k++) {
+		struct timespec t0, t1;
+		Py_BEGIN_ALLOW_THREADS
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		fpref_emu_convert_array(c, in.buf, out.buf, n, NULL, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		Py_END_ALLOW_THREADS
+		PyObject *t = PyFloat_FromDouble((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+		if (!t || PyList_Append(list, t) != 0) {
+			Py_XDECREF(t);
+			Py_CLEAR(list);
+			goto done;
+		}
+		Py_DECREF(t);
+	}
+done:
+	fpref_emu_converter_free(c);
+	PyBuffer_Release(&in);
+	PyBuffer_Release(&out);
+	return list;
+}
+
+static PyMethodDef methods[] = {
+	{ "time_convert", py_time_convert, METH_VARARGS, "seconds of fpref_emu_convert_array per run, for bench.py" },
+	{ "format_info", py_format_info, METH_VARARGS, "format_info(spelling) -> dict of the format's row" },
+	{ "format_names", py_format_names, METH_NOARGS, "the catalogue's names" },
+	{ "env_describe", py_env_describe, METH_VARARGS, "the environment as one line" },
+	{ "convert", py_convert, METH_VARARGS, "bulk conversion of patterns (fpref_emu_convert_array or fpref_ref_convert)" },
+	{ "convert_decimal", py_convert_decimal, METH_VARARGS, "decimal strings rounded by the oracle" },
+	{ "op", py_op, METH_VARARGS, "arithmetic on arrays of patterns (fpref_emu_op_array or fpref_ref_op)" },
+	{ "explain", py_explain, METH_VARARGS, "the oracle's trace of one rounding" },
+	{ "gemm", py_gemm, METH_VARARGS, "D = A B + C through fpref_tc_gemm" },
+	{ "models", py_models, METH_NOARGS, "the tensor-core model rows" },
+	{ "classify", py_classify, METH_VARARGS, "fpref_golden_classify's mismatch class" },
+	{ "flags_describe", py_flags_describe, METH_VARARGS, "flags as words" },
+	{ "hex", py_hex, METH_VARARGS, "a pattern in the container's hex digits" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static struct PyModuleDef module = { PyModuleDef_HEAD_INIT, "fpref._fpref", "The C side of fpref: calls into libfpref.",
+				     -1, methods, NULL, NULL, NULL, NULL };
+
+PyMODINIT_FUNC PyInit__fpref(void)
+{
+	PyObject *m = PyModule_Create(&module);
+	if (m && PyModule_AddStringConstant(m, "__version__", PACKAGE_VERSION) != 0) {
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
+}

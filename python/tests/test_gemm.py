@@ -1,0 +1,134 @@
+import numpy as np
+import pytest
+
+import fpref
+
+PRESETS = sorted({(m["gpu"], name) for m in fpref.models() if m["gpu"] != "generic"
+                  for name in (m["inputs"].split(",") if m["inputs"] else ["float16"])})
+
+
+def _random(fmt, shape, seed):
+    rng = np.random.default_rng(seed)
+    return fpref.convert(rng.standard_normal(shape) * 4, fmt, sat=True)
+
+
+def _cli_dot(cli, model_args, inp, out, a_rows, b_cols, c):
+    lines = []
+    for i in range(a_rows.shape[0]):
+        for j in range(b_cols.shape[1]):
+            lines.append(" ".join(fpref.hex_codes(a_rows[i], inp) + fpref.hex_codes(b_cols[:, j], inp)
+                                  + fpref.hex_codes([c[i, j]], out)))
+    rows = cli(["dot", "--in", inp, "--out", out] + model_args, lines)
+    return np.array([int(r[-1], 16) for r in rows]).reshape(a_rows.shape[0], b_cols.shape[1])
+
+
+@pytest.mark.parametrize("gpu, inp", PRESETS)
+@pytest.mark.parametrize("out", ["f32", "f16"])
+def test_every_preset_matches_cli_dot(cli, gpu, inp, out):
+    model = next(m for m in fpref.models() if m["gpu"] == gpu and inp in m["inputs"].split(","))
+    if out == "f16" and inp not in model["fp16_inputs"].split(","):
+        with pytest.raises(ValueError, match="output"):
+            fpref.gemm(np.zeros((1, 1), np.uint64), np.zeros((1, 1), np.uint64), model=gpu, inp=inp, out=out)
+        return
+    A, B = _random(inp, (3, 40), 1), _random(inp, (40, 2), 2)
+    C = fpref.convert(np.random.default_rng(3).standard_normal((3, 2)), out)
+    D = fpref.gemm(A, B, C, model=gpu, inp=inp, out=out)
+    assert D.dtype == (np.uint32 if out == "f32" else np.uint16)
+    assert D.tolist() == _cli_dot(cli, ["--model", gpu], inp, out, A, B, C).tolist()
+    fpref.testing.assert_matches_model(D, A, B, C, model=gpu, inp=inp, out=out)
+
+
+@pytest.mark.parametrize("block, frac, floor, final", [(4, 24, None, "rtz"), (16, 25, -130, "rne"), (1, 3, None, "rtz")])
+def test_generic_model_matches_cli(cli, block, frac, floor, final):
+    A, B = _random("bf16", (2, 33), 4), _random("bf16", (33, 3), 5)
+    C = np.zeros((2, 3), np.uint32)
+    D = fpref.gemm(A, B, model="generic", inp="bf16", block=block, frac=frac, floor=floor, final=final)
+    args = ["--model", "generic", "--block", str(block), "--frac", str(frac), "--final", final]
+    if floor is not None:
+        args += ["--floor", str(floor)]
+    assert D.tolist() == _cli_dot(cli, args, "bfloat16", "float32", A, B, C).tolist()
+
+
+def test_promote_matches_cli(cli):
+    A, B = _random("e4m3", (2, 256), 6), _random("e4m3", (256, 2), 7)
+    D = fpref.gemm(A, B, model="h100-wgmma", promote=128)
+    C = np.zeros((2, 2), np.uint32)
+    assert D.tolist() == _cli_dot(cli, ["--model", "h100-wgmma", "--promote", "128"], "e4m3", "f32", A, B, C).tolist()
+
+
+@pytest.mark.parametrize("kw", [dict(model="h100"), dict(model="h100-wgmma", promote=32), dict(model="pairwise"),
+                                dict(model="exact", out="bf16"), dict(model="generic", block=8, frac=20),
+                                dict(model="h100", out="f16"), dict(model="blocked", block=4, round="rtz")])
+def test_dot_rows_are_gemm_elements(kw):
+    a, b = _random("e4m3", (5, 70), 13), _random("e4m3", (5, 70), 14)
+    out = kw.get("out", "f32")
+    c = fpref.convert(np.random.default_rng(15).standard_normal(5), out)
+    d = fpref.dot(a, b, c, **kw)
+    for i in range(5):
+        assert d[i] == fpref.gemm(a[i][None, :], b[i][:, None], c[i:i + 1][:, None], **kw)[0, 0]
+    assert fpref.dot(np.zeros((2, 0), np.uint8), np.zeros((2, 0), np.uint8), **kw).shape == (2,)
+
+
+def test_dot_is_gemm_per_row():
+    a, b = _random("e4m3", (4, 3, 20), 8), _random("e4m3", (4, 3, 20), 9)
+    d = fpref.dot(a, b)
+    assert d.shape == (4, 3) and d.dtype == np.uint32
+    for i in range(4):
+        for j in range(3):
+            assert d[i, j] == fpref.gemm(a[i, j][None, :], b[i, j][:, None])[0, 0]
+    c = fpref.convert(np.ones((4, 3)), "f32")
+    assert fpref.dot(a, b, c).shape == (4, 3)
+
+
+def test_gemm_takes_float_and_ml_dtypes_arrays():
+    A = np.array([[1.0, 2.0]], np.float16)
+    B = np.array([[3.0], [4.0]], np.float16)
+    assert fpref.decode(fpref.gemm(A, B, model="v100", inp="f16"), "f32").tolist() == [[11.0]]
+    assert fpref.gemm(A, B, model="v100", inp="f16", as_ml_dtypes=True).dtype == np.float32
+
+
+@pytest.mark.parametrize("kw, words", [
+    (dict(model="tpu"), "no tensor-core model"),
+    (dict(model="a100"), "no tensor-core model"),          # a100 has no FP8
+    (dict(model="generic"), "block"),
+    (dict(model="h100", frac=3), "generic"),
+    (dict(model="h100", block=8), "part of"),
+    (dict(model="h100", promote=4, out="f16"), "output|float32"),
+    (dict(model="generic", block=4, frac=24, inp="f32"), "10 fraction bits"),
+    (dict(model="h100", promote=0), "promote"),
+    (dict(model="pairwise", promote=4), "tensor-core"),
+    (dict(model="h100", round="rtz"), "plain orders"),
+    (dict(model="exact", out="e11m60"), "fit|fraction bits"),
+])
+def test_gemm_bad_arguments(kw, words):
+    A = np.zeros((2, 4), np.uint8)
+    with pytest.raises(ValueError, match=words):
+        fpref.gemm(A, np.zeros((4, 2), np.uint8), **kw)
+
+
+def test_gemm_shape_errors():
+    with pytest.raises(ValueError, match="multiply"):
+        fpref.gemm(np.zeros((2, 4), np.uint8), np.zeros((3, 2), np.uint8))
+    with pytest.raises(ValueError, match="C has shape"):
+        fpref.gemm(np.zeros((2, 4), np.uint8), np.zeros((4, 2), np.uint8), np.zeros((2, 3), np.uint32))
+    with pytest.raises(ValueError, match="dimension"):
+        fpref.gemm(np.zeros(4, np.uint8), np.zeros((4, 2), np.uint8))
+    with pytest.raises(ValueError, match="one shape"):
+        fpref.dot(np.zeros(4, np.uint8), np.zeros(3, np.uint8))
+
+
+@pytest.mark.parametrize("model, extra", [("recursive", {}), ("pairwise", {}), ("blocked", dict(block=8)),
+                                          ("fma-chain", {}), ("kahan", {}), ("exact", {}),
+                                          ("recursive", dict(round="rtz"))])
+@pytest.mark.parametrize("out", ["f32", "bf16", "f16"])
+def test_plain_orders_match_cli_dot(cli, model, extra, out):
+    A, B = _random("e4m3", (3, 37), 10), _random("e4m3", (37, 2), 11)
+    C = fpref.convert(np.random.default_rng(12).standard_normal((3, 2)), out)
+    D = fpref.gemm(A, B, C, model=model, out=out, **extra)
+    args = ["--model", model]
+    if "block" in extra:
+        args += ["--block", str(extra["block"])]
+    if "round" in extra:
+        args += ["--round", extra["round"]]
+    assert D.tolist() == _cli_dot(cli, args, "e4m3", out, A, B, C).tolist()
+    fpref.testing.assert_matches_model(D, A, B, C, model=model, out=out, **extra)
