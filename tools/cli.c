@@ -257,8 +257,6 @@ struct cli_json_num cli_json_num(double x)
 
 FILE *cli_open_input(const char *path, int *status)
 {
-	if (strcmp(path, "-") == 0)
-		return stdin;
 	FILE *f = fopen(path, "r");
 	struct stat st;
 	const char *why = !f ? strerror(errno) : fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode) ? "is a directory" : NULL;

@@ -60,7 +60,7 @@ struct cli_lines {
  * too long, holds a NUL byte, or cannot be read (*status is then set). */
 int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status);
 void cli_lines_free(struct cli_lines *r);
-/* A file to read lines from ("-": standard input), or NULL after a
+/* A file to read lines from, or NULL after a
  * message naming it (missing, unreadable, a directory) with *status set
  * to CLI_EXIT_USAGE. */
 FILE *cli_open_input(const char *path, int *status);

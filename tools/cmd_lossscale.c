@@ -293,7 +293,7 @@ static int parse_step_word(const char *w, unsigned char *flag)
 static int read_steps_file(const char *path, struct ls_source *src)
 {
 	int n, status = 0;
-	FILE *in = cli_open_input(path, &status);
+	FILE *in = strcmp(path, "-") == 0 ? stdin : cli_open_input(path, &status);
 	if (!in)
 		return status;
 	struct cli_lines r = { .in = in, .name = in == stdin ? NULL : path };

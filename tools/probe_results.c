@@ -43,19 +43,20 @@ int probe_cases_from_golden(const char *golden, const char *results, struct prob
 		return CLI_EXIT_USAGE;
 	}
 	int status = 0;
-	bool have_results = false;
+	bool have_results;
 	if (fpref_golden_job_of(&g, &j, err, sizeof err) != 0) {
 		cli_error("%s", err);
 		status = CLI_EXIT_USAGE;
 	} else if (j.kind != FPREF_GOLDEN_DOT) {
 		cli_error("%s: a %s file, not a dot file", golden, g.op);
 		status = CLI_EXIT_USAGE;
-	} else if (c->have_formats && (status = same_formats(golden, c, &j.in, &j.out)) != 0) {
-	} else if (fpref_golden_results_read(results, &g, &j, &res, err, sizeof err) != 0) {
+	} else if (c->have_formats)
+		status = same_formats(golden, c, &j.in, &j.out);
+	if (status == 0 && fpref_golden_results_read(results, &g, &j, &res, err, sizeof err) != 0) {
 		cli_error("%s", err);
 		status = CLI_EXIT_USAGE;
-	} else
-		have_results = true;
+	}
+	have_results = status == 0;
 	struct fpref_golden_line *l = malloc(sizeof *l);
 	if (!status) {
 		c->in = j.in;

@@ -26,10 +26,13 @@ for src in $FUZZ_SOURCES; do
 	$FUZZ_CC $flags -fsanitize=fuzzer-no-link,address,undefined $FUZZ_CPPFLAGS -c "$srcdir/$src" -o "$obj" || exit 2
 done
 
-# The last libFuzzer status line's runs, exec/s and, in fork mode, the
-# oom/timeout/crash counts ("#N: cov: ... exec/s E oom/timeout/crash: O/T/C").
+# Runs and exec/s from the last libFuzzer status line: in fork mode
+# "#N: cov: ... exec/s E oom/timeout/crash: O/T/C time: Ss ...", where E is
+# the last job's rate, so the rate given is N / S; else "#N ... exec/s: E".
 figures() {
-	sed -n 's/^#\([0-9][0-9]*\):* .*exec\/s:* \([0-9][0-9]*\).*/\1 \2/p' "$1" | tail -n 1
+	sed -n -e 's/^#\([0-9][0-9]*\): .* time: \([0-9][0-9]*\)s.*/\1 \2 fork/p' \
+		-e 's/^#\([0-9][0-9]*\) .*exec\/s: \([0-9][0-9]*\).*/\1 \2 rate/p' "$1" | tail -n 1 |
+		awk '{ print $1, ($3 == "fork" ? int($1 / ($2 > 0 ? $2 : 1)) : $2) }'
 }
 
 summary=
