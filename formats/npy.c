@@ -1,11 +1,13 @@
 /* .npy reading and writing: the magic, a version, a header length, a
  * Python dict literal with descr, fortran_order and shape, then the data. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fpref_file.h"
 #include "fpref_npy.h"
@@ -40,49 +42,86 @@ static int fail(char *err, size_t errlen, const char *path, const char *what)
 	return -1;
 }
 
-static int parse_header(const char *path, const char *h, struct fpref_npy *a, bool *big_endian, char *err,
-			size_t errlen)
+/* descr as a quoted string: a byte order, a type letter, a decimal item
+ * size and the same closing quote.  Each character is looked at only after
+ * the one before it was found not to end the header. */
+static int parse_descr(const char *path, const char *d, struct fpref_npy *a, bool *big_endian, char *err,
+		       size_t errlen)
 {
-	const char *d = dict_value(h, "descr"), *f = dict_value(h, "fortran_order"), *s = dict_value(h, "shape");
-	if (!d || !f || !s)
-		return fail(err, errlen, path, "the header lacks descr, fortran_order or shape");
-	if (*d != '\'' && *d != '"')
+	char quote = d[0];
+	if (quote != '\'' && quote != '"')
 		return fail(err, errlen, path, "structured dtypes are not supported (descr is not a string)");
-	char order = d[1], kind = d[2];
-	char *end;
-	if (!strchr("<>|=", order) || !kind)
+	char order = d[1];
+	if (order == '\0' || !strchr("<>|=", order) || !isalpha((unsigned char)d[2]))
 		return fail(err, errlen, path, "unreadable descr");
-	unsigned long bytes = strtoul(d + 3, &end, 10);
-	if ((*end != '\'' && *end != '"') || bytes == 0 || bytes > 16 || kind == 'O')
+	char kind = d[2];
+	size_t bytes = 0;
+	const char *p = d + 3;
+	for (int digits = 0; isdigit((unsigned char)*p) && digits < 3; digits++)
+		bytes = bytes * 10 + (size_t)(*p++ - '0');
+	if (*p != quote || bytes == 0 || bytes > 16 || kind == 'O')
 		return fail(err, errlen, path, "unsupported descr (fixed-size items of 1 to 16 bytes only)");
-	if (strncmp(f, "False", 5) != 0)
-		return fail(err, errlen, path,
-			    "Fortran-order arrays are not supported (save np.ascontiguousarray(x) instead)");
-	if (*s != '(')
-		return fail(err, errlen, path, "unreadable shape");
 	a->kind = kind;
 	a->item_bytes = bytes;
 	*big_endian = order == '>' && bytes > 1;
+	return 0;
+}
+
+/* shape as a tuple of decimals.  The product of its nonzero dimensions,
+ * times 16 bytes an item at most, must fit a size_t: a zero dimension
+ * elsewhere must not let a consumer multiply the others into an overflow. */
+static int parse_shape(const char *path, const char *s, struct fpref_npy *a, char *err, size_t errlen)
+{
+	if (*s != '(')
+		return fail(err, errlen, path, "unreadable shape");
+	size_t nonzero = 1;
 	a->ndim = 0;
 	a->count = 1;
 	for (s++;;) {
 		while (*s == ' ' || *s == ',')
 			s++;
 		if (*s == ')')
-			break;
+			return 0;
 		if (a->ndim == FPREF_NPY_MAX_DIMS)
 			return fail(err, errlen, path, "more than 8 dimensions");
+		if (!isdigit((unsigned char)*s)) /* strtoull would skip blanks and take a sign */
+			return fail(err, errlen, path, "unreadable shape");
+		char *end;
 		errno = 0;
 		unsigned long long n = strtoull(s, &end, 10);
-		if (end == s || errno || *s == '-')
-			return fail(err, errlen, path, "unreadable shape");
+		if (errno || n > SIZE_MAX / 16 || (n && nonzero > SIZE_MAX / 16 / n))
+			return fail(err, errlen, path, "truncated (the shape claims more bytes than any file holds)");
 		a->shape[a->ndim++] = (size_t)n;
-		if (n && a->count > SIZE_MAX / 16 / n)
-			return fail(err, errlen, path, "the array is too large");
+		nonzero *= n ? (size_t)n : 1;
 		a->count *= (size_t)n;
 		s = end;
 	}
-	return 0;
+}
+
+static int parse_header(const char *path, const char *h, struct fpref_npy *a, bool *big_endian, char *err,
+			size_t errlen)
+{
+	const char *d = dict_value(h, "descr"), *f = dict_value(h, "fortran_order"), *s = dict_value(h, "shape");
+	if (!d || !f || !s)
+		return fail(err, errlen, path, "the header lacks descr, fortran_order or shape");
+	if (parse_descr(path, d, a, big_endian, err, errlen) != 0)
+		return -1;
+	if (strncmp(f, "False", 5) != 0)
+		return fail(err, errlen, path,
+			    "Fortran-order arrays are not supported (save np.ascontiguousarray(x) instead)");
+	return parse_shape(path, s, a, err, errlen);
+}
+
+/* The bytes left after the header in a regular file, so that a huge shape
+ * in a small file is refused before its buffer is allocated; -1 where the
+ * size cannot be known (a pipe), and reading finds the truncation. */
+static long long bytes_left(FILE *fp)
+{
+	struct stat st;
+	long here = ftell(fp);
+	if (here < 0 || fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return (long long)st.st_size - here;
 }
 
 int fpref_npy_read(const char *path, struct fpref_npy *a, char *err, size_t errlen)
@@ -96,6 +135,11 @@ int fpref_npy_read(const char *path, struct fpref_npy *a, char *err, size_t errl
 	unsigned char pre[12];
 	int r = -1;
 	char *header = NULL;
+	struct stat st;
+	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen takes a directory; fread then fails */
+		fail(err, errlen, path, "is a directory");
+		goto out;
+	}
 	if (fread(pre, 1, 8, fp) != 8 || memcmp(pre, magic, 6) != 0) {
 		fail(err, errlen, path, "not a .npy file (no \\x93NUMPY magic)");
 		goto out;
@@ -125,6 +169,9 @@ int fpref_npy_read(const char *path, struct fpref_npy *a, char *err, size_t errl
 	if (parse_header(path, header, a, &big_endian, err, errlen) != 0)
 		goto out;
 	size_t bytes = a->count * a->item_bytes;
+	long long left = bytes_left(fp);
+	if (left >= 0 && (unsigned long long)left < bytes)
+		goto truncated;
 	a->data = malloc(bytes ? bytes : 1);
 	if (!a->data) {
 		fail(err, errlen, path, "out of memory");

@@ -318,6 +318,18 @@ static void write_npy(const char *path, int version, const char *dict, const voi
 	fclose(f);
 }
 
+/* A version 1.0 file whose header is exactly dict: no newline, no data. */
+static void write_npy_exact(const char *path, const char *dict)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	size_t len = strlen(dict);
+	unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)len, (unsigned char)(len >> 8) };
+	fwrite(pre, 1, sizeof pre, f);
+	fwrite(dict, 1, len, f);
+	fclose(f);
+}
+
 START_TEST(npy_files)
 {
 	char dir[] = "/tmp/fpref-npy.XXXXXX", path[256], err[512];
@@ -381,6 +393,42 @@ START_TEST(npy_files)
 		ck_assert_int_eq(fpref_npy_read(path, &a, err, sizeof err), -1);
 		ck_assert_msg(strstr(err, bad[i].says) && strstr(err, "a.npy"), "case %zu: '%s'", i, err);
 	}
+	/* headers that end inside descr, with no newline or padding after
+	 * them: each byte is read only after the one before it was checked */
+	static const char *const cut[] = { "{'shape': (3,), 'fortran_order': False, 'descr': '",
+					   "{'shape': (3,), 'fortran_order': False, 'descr': '<",
+					   "{'shape': (3,), 'fortran_order': False, 'descr': '<u",
+					   "{'shape': (3,), 'fortran_order': False, 'descr': '<u2" };
+	for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+		write_npy_exact(path, cut[i]);
+		err[0] = '\0';
+		ck_assert_int_eq(fpref_npy_read(path, &a, err, sizeof err), -1);
+		ck_assert_msg(strstr(err, i < 2 ? "unreadable descr" : "unsupported descr"),
+			      "cut %zu: '%s'", i, err);
+	}
+	/* a huge shape in a small file: refused as truncated before its buffer
+	 * is allocated; a product that overflows, and signs and blanks that
+	 * strtoull would take */
+	static const struct {
+		const char *dict, *says;
+	} huge[] = {
+		{ "{'descr': '<u2', 'fortran_order': False, 'shape': (1099511627776,), }", "truncated" },
+		{ "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", "truncated" },
+		{ "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 18446744073709551615), }", "truncated" },
+		{ "{'descr': '<u2', 'fortran_order': False, 'shape': ( -3,), }", "shape" },
+		{ "{'descr': '<u2', 'fortran_order': False, 'shape': (\t-3,), }", "shape" },
+		{ "{'descr': '<u2', 'fortran_order': False, 'shape': (+3,), }", "shape" },
+		{ "{'descr': '<u 2', 'fortran_order': False, 'shape': (3,), }", "descr" },
+		{ "{'descr': '<u2\", 'fortran_order': False, 'shape': (3,), }", "descr" },
+	};
+	for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+		write_npy(path, 1, huge[i].dict, zeros, 6);
+		err[0] = '\0';
+		ck_assert_int_eq(fpref_npy_read(path, &a, err, sizeof err), -1);
+		ck_assert_msg(strstr(err, huge[i].says), "huge %zu: '%s'", i, err);
+	}
+	ck_assert_int_eq(fpref_npy_read(dir, &a, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "is a directory"), "'%s'", err);
 	f = fopen(path, "wb");
 	fputs("GIF89a", f);
 	fclose(f);

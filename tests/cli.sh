@@ -790,6 +790,21 @@ run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp/no
 check_rc 'gemm: unwritable --save: exit 1' 1
 check_has 'gemm: unwritable --save: message' "$tmp/err" 'D.npy'
 if ls "$tmp/no" >/dev/null 2>&1; then not_ok 'gemm: unwritable --save leaves nothing' 'no file' 'a file'; else ok 'gemm: unwritable --save leaves nothing'; fi
+# an empty A (0 x 2): no product to judge, refused (it exited 0 with -nan)
+printf '\223NUMPY\001\000v\000{\047descr\047: \047<f2\047, \047fortran_order\047: False, \047shape\047: (0, 2), }                                                          \012' >"$tmp/A0.npy"
+run gemm --model exact --in f16 --a "$tmp/A0.npy" --b "$tmp/B.npy"
+check_bad 'gemm: an empty A' 2 'A0.npy' 'empty'
+# all zeros: the ratios to |exact| are 0/0, printed n/a (text) and null (JSON), never nan
+printf '\223NUMPY\001\000v\000{\047descr\047: \047<f2\047, \047fortran_order\047: False, \047shape\047: (2, 2), }                                                          \012\000\000\000\000\000\000\000\000' >"$tmp/Z.npy"
+run gemm --model exact --in f16 --a "$tmp/Z.npy" --b "$tmp/B.npy"
+check_rc 'gemm zeros: exit 0' 0
+check_has 'gemm zeros: n/a for 0/0' "$tmp/out" 'max / mean |exact| n/a'
+check_count 'gemm zeros: no nan in the text' "$tmp/out" 'nan' 0
+run gemm --model exact --in f16 --a "$tmp/Z.npy" --b "$tmp/B.npy" --json
+check_has 'gemm zeros --json: null for 0/0' "$tmp/out" '"normwise_rel": null'
+check_count 'gemm zeros --json: no nan' "$tmp/out" 'nan' 0
+run gemm --model h100 --in f16 --a "$tmp" --b "$tmp/B.npy"
+check_bad 'gemm: a directory for --a' 2 'is a directory'
 run gemm --model h100 --in f16 --size 2x2
 check_bad 'gemm: bad --size' 2 'MxNxK'
 run gemm --model h100 --in f16

@@ -122,5 +122,10 @@ check_bad 'steps with a steps file' 'goes with' --scaler static --steps-file "$t
 check_bad 'unknown profile' 'unknown profile' --scaler pytorch --overflow-at 1 --steps 2 --profile bogus
 check_bad 'missing npy' 'nope.npy' --scaler pytorch --grads "$tmp/nope.npy"
 check_bad 'bad new-scale' 'new-scale' --scaler pytorch --overflow-at 1 --steps 2 --new-scale 2:8
+check_bad 'steps file a directory' "$tmp: is a directory" --scaler static --steps-file "$tmp"
+awk 'BEGIN { s = ""; for (i = 0; i < 4100; i++) s = s "0"; print "0"; print s }' >"$tmp/longsteps"
+check_bad 'over-long steps line names the file' 'longsteps:2: longer than 4096 bytes' --scaler static --steps-file "$tmp/longsteps"
+printf '\223NUMPY\001\000v\000{\047descr\047: \047<f4\047, \047fortran_order\047: False, \047shape\047: (3, 0), }                                                          \012' >"$tmp/empty.npy"
+check_bad 'empty grads' 'empty.npy: the array is empty' --scaler pytorch --grads "$tmp/empty.npy"
 
 tap_end

@@ -103,5 +103,18 @@ printf '3C00 3C00 3C00\n' >"$tmp/odd.txt"
 check "infer with an odd line" 2 "$FPREF" probe infer --results "$tmp/odd.txt" --in f16 --out f32
 check "infer against a golden file that is not one" 2 "$FPREF" probe infer --results "$tmp/r.txt" --golden "$tmp/odd.txt"
 check "infer with a missing file" 2 "$FPREF" probe infer --results "$tmp/none.txt" --in f16 --out f32
+# --in/--out against the file's own formats: refused, not searched for nothing
+check "infer: --in/--out differ from the '# formats' line" 2 "$FPREF" probe infer --results "$tmp/r8.txt" --in f16 --out f32
+has "names both" "r8.txt: its cases are float8_e4m3fn -> float32, not float16 -> float32"
+check "infer: --in/--out differ from the golden file" 2 "$FPREF" probe infer --results "$tmp/r.txt" --golden "$tmp/p16.txt" --in e4m3 --out f32
+has "names the golden file" "p16.txt: its cases are float16 -> float32, not float8_e4m3fn -> float32"
+{ printf '# formats h100 float99 -> float32\n'; grep -v '^#' "$tmp/r8.txt"; } >"$tmp/unknown.txt"
+check "infer: an unknown format in the '# formats' line" 2 "$FPREF" probe infer --results "$tmp/unknown.txt"
+has "names the file, line and token" "unknown.txt:1: unknown format 'float99'"
+check "infer: a directory for --results" 2 "$FPREF" probe infer --results "$tmp" --in f16 --out f32
+has "says so" "is a directory"
+awk 'BEGIN { s = ""; for (i = 0; i < 1100; i++) s = s "3C00 "; print s }' >"$tmp/long.txt"
+check "infer: an over-long line" 2 "$FPREF" probe infer --results "$tmp/long.txt" --in f16 --out f32
+has "names the file" "long.txt:1: longer than 4096 bytes"
 
 tap_end

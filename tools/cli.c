@@ -1,9 +1,11 @@
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -215,8 +217,11 @@ int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status)
 		r->lineno++;
 		size_t content = (size_t)len - (r->line[len - 1] == '\n' ? 1 : 0);
 		if (content > CLI_LINE_MAX_BYTES || memchr(r->line, '\0', (size_t)len)) {
-			cli_error("line %lu: %s", r->lineno,
-				  content > CLI_LINE_MAX_BYTES ? "longer than 4096 bytes" : "binary data (a NUL byte)");
+			const char *why = content > CLI_LINE_MAX_BYTES ? "longer than 4096 bytes" : "binary data (a NUL byte)";
+			if (r->name)
+				cli_error("%s:%lu: %s", r->name, r->lineno, why);
+			else
+				cli_error("line %lu: %s", r->lineno, why);
 			*status = CLI_EXIT_USAGE;
 			return -1;
 		}
@@ -227,7 +232,7 @@ int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status)
 			return n;
 	}
 	if (ferror(r->in)) {
-		cli_error("cannot read standard input");
+		cli_error("cannot read %s", r->name ? r->name : "standard input");
 		*status = CLI_EXIT_FAIL;
 		return -1;
 	}
@@ -262,4 +267,28 @@ void cli_json_string(const char *s)
 			putchar(*p);
 	}
 	putchar('"');
+}
+
+FILE *cli_open_input(const char *path, int *status)
+{
+	FILE *f = fopen(path, "r");
+	struct stat st;
+	const char *why = !f ? strerror(errno) : fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode) ? "is a directory" : NULL;
+	if (!why)
+		return f;
+	cli_error("%s: %s", path, why); /* fopen takes a directory, and reading it fails later as EISDIR */
+	if (f)
+		fclose(f);
+	*status = CLI_EXIT_USAGE;
+	return NULL;
+}
+
+struct cli_json_num cli_text_num(double x, int digits)
+{
+	struct cli_json_num n;
+	if (isfinite(x))
+		snprintf(n.text, sizeof n.text, "%.*g", digits, x);
+	else
+		snprintf(n.text, sizeof n.text, "n/a");
+	return n;
 }

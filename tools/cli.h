@@ -47,6 +47,7 @@ int cli_parse_bits(const struct fpref_format *f, const char *text, uint64_t *bit
 /* Reading TestFloat-style batch lines from a stream. */
 struct cli_lines {
 	FILE *in;
+	const char *name; /* the file, for messages; NULL: standard input */
 	char *line;
 	size_t cap;
 	unsigned long lineno;
@@ -59,6 +60,10 @@ struct cli_lines {
  * too long, holds a NUL byte, or cannot be read (*status is then set). */
 int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status);
 void cli_lines_free(struct cli_lines *r);
+/* A file to read lines from, or NULL after a
+ * message naming it (missing, unreadable, a directory) with *status set
+ * to CLI_EXIT_USAGE. */
+FILE *cli_open_input(const char *path, int *status);
 
 /* Take the options named in names[0..count) (each with a value) out of
  * argv into *slots[i]; everything else goes to rest.  0, or a message and
@@ -80,6 +85,9 @@ struct cli_json_num cli_json_num(double x);
 /* A string for JSON on stdout: quoted, with '"', '\\' and control
  * characters escaped. */
 void cli_json_string(const char *s);
+/* A number for text: "%.*g" with digits, or "n/a" where x is not finite
+ * (a ratio of zeros, say), never "-nan". */
+struct cli_json_num cli_text_num(double x, int digits);
 
 /* The accumulation model of dot and gemm (tools/model.c). */
 struct cli_model_text {

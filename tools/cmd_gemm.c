@@ -46,6 +46,9 @@ static int load_matrix(const char *path, const char *what, const struct fpref_fo
 	if (a.ndim != 2 || (rows_want && a.shape[0] != rows_want)) {
 		cli_error("%s: %s must be a 2-D array%s", path, what, rows_want ? " with matching dimensions" : "");
 		status = CLI_EXIT_USAGE;
+	} else if (a.count == 0) { /* an empty product has no error to report */
+		cli_error("%s: %s is empty (%zu x %zu); gemm needs at least one element", path, what, a.shape[0], a.shape[1]);
+		status = CLI_EXIT_USAGE;
 	} else if (!values && !patterns) {
 		cli_error("%s: items of kind '%c' and %zu bytes: expected float16/32/64 values, or %zu-byte bit patterns "
 			  "of %s", path, a.kind, a.item_bytes, fpref_emu_element_bytes(f), f->name);
@@ -129,15 +132,15 @@ static void print_report(const struct stats *s, bool json)
 	if (s->nonfinite)
 		printf(", %zu not finite and left out", s->nonfinite);
 	printf("):\n");
-	printf("  absolute        max %.6g   max / mean |exact| %.6g (PyTorch's TF32 protocol)\n", s->max_abs,
-	       s->max_abs / (s->sum_abs_exact / n));
-	printf("  normwise        ||D - exact||_F / ||exact||_F %.6g\n", sqrt(s->sum_sq_err / s->sum_sq_exact));
-	printf("  relative        max %.6g   mean %.6g\n", s->max_rel, s->sum_rel / n);
-	printf("  ulps of output  max %.6g   mean %.6g\n", s->max_ulps, s->sum_ulps / n);
+	printf("  absolute        max %s   max / mean |exact| %s (PyTorch's TF32 protocol)\n", cli_text_num(s->max_abs, 6).text,
+	       cli_text_num(s->max_abs / (s->sum_abs_exact / n), 6).text);
+	printf("  normwise        ||D - exact||_F / ||exact||_F %s\n", cli_text_num(sqrt(s->sum_sq_err / s->sum_sq_exact), 6).text);
+	printf("  relative        max %s   mean %s\n", cli_text_num(s->max_rel, 6).text, cli_text_num(s->sum_rel / n, 6).text);
+	printf("  ulps of output  max %s   mean %s\n", cli_text_num(s->max_ulps, 6).text, cli_text_num(s->sum_ulps / n, 6).text);
 	if (s->ratio_count || s->above_bound)
-		printf("a priori bound:   max bound/|exact| %.6g; error/bound max %.4g, mean %.4g; above the bound: %zu\n",
-		       s->max_bound_rel, s->max_ratio, s->sum_ratio / (double)(s->ratio_count ? s->ratio_count : 1),
-		       s->above_bound);
+		printf("a priori bound:   max bound/|exact| %s; error/bound max %s, mean %s; above the bound: %zu\n",
+		       cli_text_num(s->max_bound_rel, 6).text, cli_text_num(s->max_ratio, 4).text,
+		       cli_text_num(s->sum_ratio / (double)(s->ratio_count ? s->ratio_count : 1), 4).text, s->above_bound);
 	if (s->no_bound)
 		printf("no a priori bound for %zu elements (exact model, Kahan, --source, inputs the accumulator does not "
 		       "hold, possible overflow, or NaN/inf)\n", s->no_bound);

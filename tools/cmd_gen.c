@@ -18,6 +18,24 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* A suite by path, or by name among the installed and the source tree's suites. */
+int cli_find_suite(const char *name, char *path, size_t len)
+{
+	if (strchr(name, '/') || strstr(name, ".suite")) {
+		snprintf(path, len, "%s", name);
+		return access(path, R_OK) == 0 ? 0 : -1;
+	}
+	const char *dirs[] = { getenv("FPREF_SUITES"), FPREF_SOURCE_SUITES, FPREF_INSTALLED_SUITES };
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		snprintf(path, len, "%s/%s.suite", dirs[i], name);
+		if (access(path, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
 struct progress_state {
 	double start;
 	bool tty;

@@ -292,14 +292,12 @@ static int parse_step_word(const char *w, unsigned char *flag)
 
 static int read_steps_file(const char *path, struct ls_source *src)
 {
-	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	if (!in) {
-		cli_error("%s: %s", path, strerror(errno));
-		return CLI_EXIT_USAGE;
-	}
-	struct cli_lines r = { .in = in };
-	char *tok[2];
 	int n, status = 0;
+	FILE *in = strcmp(path, "-") == 0 ? stdin : cli_open_input(path, &status);
+	if (!in)
+		return status;
+	struct cli_lines r = { .in = in, .name = in == stdin ? NULL : path };
+	char *tok[2];
 	size_t cap = 0;
 	while ((n = cli_next_tokens(&r, tok, 2, &status)) > 0) {
 		if (tok[0][0] == '#')
@@ -341,6 +339,8 @@ static int load_grads(const struct ls_args *a, struct ls_source *src)
 		if (x->kind != 'f' || (x->item_bytes != 2 && x->item_bytes != 4 && x->item_bytes != 8) || x->ndim < 1)
 			return usage_error("%s: expected a float16/32/64 array with the iterations along its first axis",
 					   a->grads[t]);
+		if (x->count == 0) /* (N, 0) would replay N iterations of nothing */
+			return usage_error("%s: the array is empty; --grads needs at least one gradient", a->grads[t]);
 		if (t > 0 && x->shape[0] != src->steps)
 			return usage_error("%s: its first axis (iterations) differs from %s's", a->grads[t], a->grads[0]);
 		src->steps = x->shape[0];

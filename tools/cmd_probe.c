@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "probe_io.h"
 
 static const char probe_usage[] =
 	"usage: fpref probe gen --inputs FMT --output FMT --k K [--out FILE] [--seed N] [--model MODEL [MODEL OPTIONS]]\n"
@@ -108,143 +109,6 @@ static int probe_gen(int argc, char **argv)
 	return CLI_EXIT_OK;
 }
 
-/* ---- infer: reading the cases ---- */
-struct cases {
-	struct fpref_format in, out;
-	bool have_formats;
-	size_t K, count, cap;
-	uint64_t *rows, *d;
-};
-
-static int grow(struct cases *c)
-{
-	if (c->count < c->cap)
-		return 0;
-	size_t cap = c->cap ? 2 * c->cap : 4096;
-	uint64_t *rows = realloc(c->rows, cap * (2 * c->K + 1) * sizeof *rows);
-	if (rows)
-		c->rows = rows;
-	uint64_t *d = rows ? realloc(c->d, cap * sizeof *d) : NULL;
-	if (!rows || !d)
-		return -1;
-	c->d = d;
-	c->cap = cap;
-	return 0;
-}
-
-/* The golden file's inputs and the results judged against it. */
-static int cases_from_golden(const char *golden, const char *results, struct cases *c)
-{
-	struct fpref_golden_file g;
-	struct fpref_golden_job j;
-	struct fpref_golden_results res;
-	char err[512];
-	if (fpref_golden_read(golden, &g, err, sizeof err) != 0 || fpref_golden_job_of(&g, &j, err, sizeof err) != 0) {
-		cli_error("%s", err);
-		return CLI_EXIT_USAGE;
-	}
-	int status = 0;
-	bool have_results = false;
-	if (j.kind != FPREF_GOLDEN_DOT) {
-		cli_error("%s: a %s file, not a dot file", golden, g.op);
-		status = CLI_EXIT_USAGE;
-	} else if (fpref_golden_results_read(results, &g, &j, &res, err, sizeof err) != 0) {
-		cli_error("%s", err);
-		status = CLI_EXIT_USAGE;
-	} else
-		have_results = true;
-	struct fpref_golden_line *l = malloc(sizeof *l);
-	c->in = j.in;
-	c->out = j.out;
-	c->K = j.K;
-	for (size_t i = 0; status == 0 && i < g.nlines; i++) {
-		if (!l || grow(c) != 0) {
-			status = CLI_EXIT_FAIL;
-			break;
-		}
-		if (fpref_golden_parse_line(&j, g.lines[i], l, err, sizeof err) != 0) {
-			cli_error("%s, line %zu: %s", golden, i + 1, err);
-			status = CLI_EXIT_USAGE;
-			break;
-		}
-		memcpy(c->rows + c->count * (2 * c->K + 1), l->in, (2 * c->K + 1) * sizeof *l->in);
-		c->d[c->count++] = res.bits[i];
-	}
-	if (have_results)
-		fpref_golden_results_free(&res);
-	free(l);
-	fpref_golden_file_free(&g);
-	return status;
-}
-
-/* "# formats MODEL IN -> OUT" from a results file names its formats. */
-static void formats_line(const char *line, struct cases *c)
-{
-	char model[64], in[128], out[128];
-	if (c->have_formats || sscanf(line, "# formats %63s %127s -> %127s", model, in, out) != 3)
-		return;
-	char err[256];
-	c->have_formats = fpref_format_parse(in, &c->in, err, sizeof err) == 0 &&
-			  fpref_format_parse(out, &c->out, err, sizeof err) == 0;
-}
-
-/* Dot lines "a_1..a_K b_1..b_K c d" as they come. */
-static int cases_from_lines(const char *path, struct cases *c)
-{
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		cli_error("%s: cannot open it", path);
-		return CLI_EXIT_USAGE;
-	}
-	struct cli_lines lines = { .in = f };
-	enum { MAX = 2 * 512 + 2 };
-	char **tok = malloc(MAX * sizeof *tok);
-	int status = tok ? 0 : CLI_EXIT_FAIL, n;
-	while (status == 0 && (n = cli_next_tokens(&lines, tok, MAX, &status)) > 0) {
-		if (tok[0][0] == '#') {
-			char line[512] = "";
-			for (int i = 0; i < n; i++)
-				snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", i ? " " : "", tok[i]);
-			formats_line(line, c);
-			continue;
-		}
-		if (!c->have_formats) {
-			cli_error("%s: no formats: give --in FMT --out FMT, or --golden G, or a '# formats' line", path);
-			status = CLI_EXIT_USAGE;
-			break;
-		}
-		if (n % 2 || n < 4 || (c->K && (size_t)n != 2 * c->K + 2)) {
-			cli_error("%s:%lu: expected a_1..a_K b_1..b_K c d (%s), found %d tokens", path, lines.lineno,
-				  c->K ? "the same K on every line" : "an even count, at least 4", n);
-			status = CLI_EXIT_USAGE;
-			break;
-		}
-		c->K = (size_t)(n - 2) / 2;
-		if (grow(c) != 0) {
-			status = CLI_EXIT_FAIL;
-			break;
-		}
-		uint64_t *row = c->rows + c->count * (2 * c->K + 1);
-		char err[256];
-		for (int i = 0; i < n && status == 0; i++) {
-			const struct fpref_format *fmt = i < n - 2 ? &c->in : &c->out;
-			if (cli_parse_bits(fmt, tok[i], i < n - 1 ? &row[i] : &c->d[c->count], err, sizeof err) != 0) {
-				cli_error("%s:%lu: %s", path, lines.lineno, err);
-				status = CLI_EXIT_USAGE;
-			}
-		}
-		c->count += status == 0;
-	}
-	cli_lines_free(&lines);
-	free(tok);
-	fclose(f);
-	if (status == 0 && c->count == 0) {
-		cli_error("%s: no result lines", path);
-		status = CLI_EXIT_USAGE;
-	}
-	return status;
-}
-
 /* ---- infer: printing ---- */
 static void print_floor(int floor)
 {
@@ -254,7 +118,7 @@ static void print_floor(int floor)
 		printf("%d", floor);
 }
 
-static void print_class(const struct fpref_probe_class *c, const struct cases *d, size_t index)
+static void print_class(const struct fpref_probe_class *c, const struct probe_cases *d, size_t index)
 {
 	bool fp16 = strcmp(d->out.name, "float16") == 0;
 	if (c->preset) {
@@ -296,7 +160,7 @@ static void print_class(const struct fpref_probe_class *c, const struct cases *d
 	printf("  (the %s output was probed; the other output's floor and rounding are placeholders)\n", d->out.name);
 }
 
-static void print_report(const struct fpref_probe_report *r, const struct cases *d, const char *path)
+static void print_report(const struct fpref_probe_report *r, const struct probe_cases *d, const char *path)
 {
 	printf("%s: %zu cases of %zu products, %s -> %s; %zu models run\n", path, d->count, d->K, d->in.name, d->out.name,
 	       r->tried);
@@ -361,11 +225,11 @@ static int probe_infer(int argc, char **argv)
 		cli_error("probe infer needs --results R (and --in with --out, or neither)\n%s", probe_usage);
 		return CLI_EXIT_USAGE;
 	}
-	struct cases c = { 0 };
+	struct probe_cases c = { 0 };
 	if (in && (cli_parse_format(in, &c.in) != 0 || cli_parse_format(out, &c.out) != 0))
 		return CLI_EXIT_USAGE;
 	c.have_formats = in != NULL;
-	r = golden ? cases_from_golden(golden, results, &c) : cases_from_lines(results, &c);
+	r = golden ? probe_cases_from_golden(golden, results, &c) : probe_cases_from_lines(results, &c);
 	struct fpref_probe_report rep;
 	char err[512];
 	if (r == 0) {
@@ -385,8 +249,7 @@ static int probe_infer(int argc, char **argv)
 		r = rep.nclasses == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 		fpref_probe_report_free(&rep);
 	}
-	free(c.rows);
-	free(c.d);
+	probe_cases_free(&c);
 	return r;
 }
 

@@ -289,13 +289,13 @@ static void print_report_text(const struct fpref_quant_report *r, bool saturatio
 {
 	printf("compared %zu of %zu elements (%zu non-finite inputs, %zu non-finite outputs left out)\n", r->compared,
 	       r->count, r->nonfinite_inputs, r->nonfinite_outputs);
-	printf("abs error  max %.17g  mean %.17g\n", r->max_abs, r->mean_abs);
-	printf("rel error  max %.17g  mean %.17g  (over %zu nonzero inputs)\n", r->max_rel, r->mean_rel,
-	       r->compared_nonzero);
-	printf("flushed to zero  %zu of %zu nonzero inputs (%.17g)\n", r->flushed, r->nonzero_inputs,
-	       r->flushed_fraction);
+	printf("abs error  max %s  mean %s\n", cli_text_num(r->max_abs, 17).text, cli_text_num(r->mean_abs, 17).text);
+	printf("rel error  max %s  mean %s  (over %zu nonzero inputs)\n", cli_text_num(r->max_rel, 17).text,
+	       cli_text_num(r->mean_rel, 17).text, r->compared_nonzero);
+	printf("flushed to zero  %zu of %zu nonzero inputs (%s)\n", r->flushed, r->nonzero_inputs,
+	       cli_text_num(r->flushed_fraction, 17).text);
 	if (saturation_counted)
-		printf("saturated  %zu of %zu codes (%.17g)\n", r->saturated, r->count, r->saturated_fraction);
+		printf("saturated  %zu of %zu codes (%s)\n", r->saturated, r->count, cli_text_num(r->saturated_fraction, 17).text);
 	else
 		printf("saturated  not counted (INT8 codes)\n");
 }

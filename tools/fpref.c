@@ -1,7 +1,5 @@
 /* fpref: the command.  One subcommand per file; this one only dispatches. */
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "cli.h"
@@ -124,24 +122,6 @@ int main(int argc, char **argv)
 			}
 			return status;
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, verify, lossscale, probe, quantize; see fpref --help)", cmd);
+	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, mutants, verify, lossscale, probe, quantize; see fpref --help)", cmd);
 	return CLI_EXIT_USAGE;
-}
-
-/* A suite by path, or by name among the installed and the source tree's suites. */
-int cli_find_suite(const char *name, char *path, size_t len)
-{
-	if (strchr(name, '/') || strstr(name, ".suite")) {
-		snprintf(path, len, "%s", name);
-		return access(path, R_OK) == 0 ? 0 : -1;
-	}
-	const char *dirs[] = { getenv("FPREF_SUITES"), FPREF_SOURCE_SUITES, FPREF_INSTALLED_SUITES };
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		snprintf(path, len, "%s/%s.suite", dirs[i], name);
-		if (access(path, R_OK) == 0)
-			return 0;
-	}
-	return -1;
 }

@@ -13,20 +13,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int status = 0, n;
 	struct fpref_format f;
 	fpref_format_parse("float16", &f, NULL, 0);
-	FILE *devnull = fopen("/dev/null", "w");
-	int saved = dup(2);
-	if (devnull)
-		dup2(fileno(devnull), 2); /* the reader reports bad lines on stderr */
+	struct fuzz_quiet q = fuzz_quiet_begin(); /* the reader reports bad lines on stderr */
 	while ((n = cli_next_tokens(&lines, tokens, 8, &status)) > 0)
 		for (int i = 0; i < n; i++) {
 			uint64_t bits;
 			fpref_format_parse_bits(&f, tokens[i], &bits, err, sizeof err);
 		}
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	if (devnull)
-		fclose(devnull);
+	fuzz_quiet_end(q);
 	cli_lines_free(&lines);
 	fclose(in);
 	return 0;

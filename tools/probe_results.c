@@ -1,0 +1,163 @@
+/* fpref probe infer: the measured cases, read from a golden dot file with
+ * its results, or from dot lines "a_1..a_K b_1..b_K c d". */
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe_io.h"
+
+static int grow(struct probe_cases *c)
+{
+	if (c->count < c->cap)
+		return 0;
+	size_t cap = c->cap ? 2 * c->cap : 4096;
+	uint64_t *rows = realloc(c->rows, cap * (2 * c->K + 1) * sizeof *rows);
+	if (rows)
+		c->rows = rows;
+	uint64_t *d = rows ? realloc(c->d, cap * sizeof *d) : NULL;
+	if (!rows || !d)
+		return -1;
+	c->d = d;
+	c->cap = cap;
+	return 0;
+}
+
+/* The formats a file names against those of --in and --out. */
+static int same_formats(const char *path, const struct probe_cases *c, const struct fpref_format *in,
+			const struct fpref_format *out)
+{
+	if (strcmp(in->name, c->in.name) == 0 && strcmp(out->name, c->out.name) == 0)
+		return 0;
+	cli_error("%s: its cases are %s -> %s, not %s -> %s as --in and --out say", path, in->name, out->name,
+		  c->in.name, c->out.name);
+	return CLI_EXIT_USAGE;
+}
+
+int probe_cases_from_golden(const char *golden, const char *results, struct probe_cases *c)
+{
+	struct fpref_golden_file g;
+	struct fpref_golden_job j;
+	struct fpref_golden_results res;
+	char err[512];
+	if (fpref_golden_read(golden, &g, err, sizeof err) != 0) {
+		cli_error("%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	int status = 0;
+	bool have_results;
+	if (fpref_golden_job_of(&g, &j, err, sizeof err) != 0) {
+		cli_error("%s", err);
+		status = CLI_EXIT_USAGE;
+	} else if (j.kind != FPREF_GOLDEN_DOT) {
+		cli_error("%s: a %s file, not a dot file", golden, g.op);
+		status = CLI_EXIT_USAGE;
+	} else if (c->have_formats)
+		status = same_formats(golden, c, &j.in, &j.out);
+	if (status == 0 && fpref_golden_results_read(results, &g, &j, &res, err, sizeof err) != 0) {
+		cli_error("%s", err);
+		status = CLI_EXIT_USAGE;
+	}
+	have_results = status == 0;
+	struct fpref_golden_line *l = malloc(sizeof *l);
+	if (!status) {
+		c->in = j.in;
+		c->out = j.out;
+		c->K = j.K;
+	}
+	for (size_t i = 0; status == 0 && i < g.nlines; i++) {
+		if (!l || grow(c) != 0) {
+			status = CLI_EXIT_FAIL;
+			break;
+		}
+		if (fpref_golden_parse_line(&j, g.lines[i], l, err, sizeof err) != 0) {
+			cli_error("%s, line %zu: %s", golden, i + 1, err);
+			status = CLI_EXIT_USAGE;
+			break;
+		}
+		memcpy(c->rows + c->count * (2 * c->K + 1), l->in, (2 * c->K + 1) * sizeof *l->in);
+		c->d[c->count++] = res.bits[i];
+	}
+	if (have_results)
+		fpref_golden_results_free(&res);
+	free(l);
+	fpref_golden_file_free(&g);
+	return status;
+}
+
+/* "# formats MODEL IN -> OUT" names the file's formats: they are taken
+ * where none were given, and must agree where --in and --out were.  Other
+ * comment lines are skipped. */
+static int formats_line(const struct cli_lines *lines, char **tok, int n, struct probe_cases *c)
+{
+	if (n < 6 || strcmp(tok[0], "#") != 0 || strcmp(tok[1], "formats") != 0 || strcmp(tok[4], "->") != 0)
+		return 0;
+	struct fpref_format in, out;
+	char err[256];
+	for (int i = 3; i <= 5; i += 2)
+		if (fpref_format_parse(tok[i], i == 3 ? &in : &out, err, sizeof err) != 0) {
+			cli_error("%s:%lu: unknown format '%s' in the '# formats' line", lines->name, lines->lineno, tok[i]);
+			return CLI_EXIT_USAGE;
+		}
+	if (c->have_formats)
+		return same_formats(lines->name, c, &in, &out);
+	c->in = in;
+	c->out = out;
+	c->have_formats = true;
+	return 0;
+}
+
+/* One dot line into the next row. */
+static int dot_line(const struct cli_lines *lines, char **tok, int n, struct probe_cases *c)
+{
+	if (!c->have_formats) {
+		cli_error("%s: no formats: give --in FMT --out FMT, or --golden G, or a '# formats' line", lines->name);
+		return CLI_EXIT_USAGE;
+	}
+	if (n % 2 || n < 4 || (c->K && (size_t)n != 2 * c->K + 2)) {
+		cli_error("%s:%lu: expected a_1..a_K b_1..b_K c d (%s), found %d tokens", lines->name, lines->lineno,
+			  c->K ? "the same K on every line" : "an even count, at least 4", n);
+		return CLI_EXIT_USAGE;
+	}
+	c->K = (size_t)(n - 2) / 2;
+	if (grow(c) != 0)
+		return CLI_EXIT_FAIL;
+	uint64_t *row = c->rows + c->count * (2 * c->K + 1);
+	char err[256];
+	for (int i = 0; i < n; i++) {
+		const struct fpref_format *fmt = i < n - 2 ? &c->in : &c->out;
+		if (cli_parse_bits(fmt, tok[i], i < n - 1 ? &row[i] : &c->d[c->count], err, sizeof err) != 0) {
+			cli_error("%s:%lu: %s", lines->name, lines->lineno, err);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	c->count++;
+	return 0;
+}
+
+int probe_cases_from_lines(const char *path, struct probe_cases *c)
+{
+	int status = 0, n;
+	FILE *f = cli_open_input(path, &status);
+	if (!f)
+		return status;
+	struct cli_lines lines = { .in = f, .name = path };
+	enum { MAX = 2 * 512 + 2 };
+	char **tok = malloc(MAX * sizeof *tok);
+	status = tok ? 0 : CLI_EXIT_FAIL;
+	while (status == 0 && (n = cli_next_tokens(&lines, tok, MAX, &status)) > 0)
+		status = tok[0][0] == '#' ? formats_line(&lines, tok, n, c) : dot_line(&lines, tok, n, c);
+	cli_lines_free(&lines);
+	free(tok);
+	fclose(f);
+	if (status == 0 && c->count == 0) {
+		cli_error("%s: no result lines", path);
+		status = CLI_EXIT_USAGE;
+	}
+	return status;
+}
+
+void probe_cases_free(struct probe_cases *c)
+{
+	free(c->rows);
+	free(c->d);
+	c->rows = c->d = NULL;
+}
