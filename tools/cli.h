@@ -74,6 +74,9 @@ int cli_take_options(int argc, char **argv, const char *const *names, const char
 /* A suite by path, or by name among $FPREF_SUITES, the source tree's and
  * the installed suites: 0 and its path, or -1. */
 int cli_find_suite(const char *name, char *path, size_t len);
+/* --jobs N (1..256; NULL: 1), one thread where MPFR is not thread-safe (said
+ * on stderr).  0, or -1 after a message. */
+int cli_parse_jobs(const char *text, unsigned *threads);
 /* Print a string from the library and free it. */
 void cli_put(FILE *out, char *s);
 /* A number for JSON, which has no inf or NaN: "%.17g", or "null" where x is

@@ -18,6 +18,21 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+int cli_parse_jobs(const char *text, unsigned *threads)
+{
+	char tail;
+	*threads = 1;
+	if (text && (sscanf(text, "%u%c", threads, &tail) != 1 || *threads == 0 || *threads > 256)) {
+		cli_error("bad --jobs '%s' (1..256)", text);
+		return -1;
+	}
+	if (*threads > 1 && !mpfr_buildopt_tls_p()) {
+		fprintf(stderr, "fpref: this MPFR is not thread-safe; running on one thread\n");
+		*threads = 1;
+	}
+	return 0;
+}
+
 /* A suite by path, or by name among the installed and the source tree's suites. */
 int cli_find_suite(const char *name, char *path, size_t len)
 {
@@ -90,14 +105,8 @@ int cmd_gen(int argc, char **argv)
 		cli_error("bad --shard '%s' (i/N with 0 <= i < N)", shard);
 		return CLI_EXIT_USAGE;
 	}
-	if (jobs && (sscanf(jobs, "%u%c", &threads, &tail) != 1 || threads == 0 || threads > 256)) {
-		cli_error("bad --jobs '%s' (1..256)", jobs);
+	if (cli_parse_jobs(jobs, &threads) != 0)
 		return CLI_EXIT_USAGE;
-	}
-	if (threads > 1 && !mpfr_buildopt_tls_p()) {
-		fprintf(stderr, "fpref: this MPFR is not thread-safe; running on one thread\n");
-		threads = 1;
-	}
 	char path[1024], err[2048];
 	if (cli_find_suite(suite_name, path, sizeof path) != 0) {
 		cli_error("no suite '%s' (a path, or a name in golden/suites: default, committed)", suite_name);

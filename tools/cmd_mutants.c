@@ -2,7 +2,6 @@
  * every realistic kernel bug that applies to it (golden/fpref_mutants.h),
  * how many of its vectors expose the bug. */
 #include <limits.h>
-#include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -103,14 +102,9 @@ int cmd_mutants(int argc, char **argv)
 		cli_error("no mutant '%s' (fpref mutants --list names them)", only);
 		return CLI_EXIT_USAGE;
 	}
-	unsigned threads = 1;
-	char tail;
-	if (jobs && (sscanf(jobs, "%u%c", &threads, &tail) != 1 || threads == 0 || threads > 256)) {
-		cli_error("bad --jobs '%s' (1..256)", jobs);
+	unsigned threads;
+	if (cli_parse_jobs(jobs, &threads) != 0)
 		return CLI_EXIT_USAGE;
-	}
-	if (threads > 1 && !mpfr_buildopt_tls_p())
-		threads = 1;
 	char path[1024], err[2048];
 	if (cli_find_suite(suite_name, path, sizeof path) != 0) {
 		cli_error("no suite '%s' (a path, or a name in golden/suites: default, committed)", suite_name);
