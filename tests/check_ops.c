@@ -78,13 +78,16 @@ static const char *const narrow[] = {
 };
 
 /* Every operand pair (every operand for sqrt) of a narrow format through
- * every operation; fma on every triple of the formats of 6 bits or fewer. */
+ * every operation; fma on every triple of the formats of 6 bits or fewer.
+ * Under FPREF_TEST_SAMPLE=reduced, a seeded sample of the (operands,
+ * environment) cases. */
 START_TEST(narrow_every_pair)
 {
 	struct fpref_format f = test_format(narrow[_i]);
 	struct env_case envs[512];
 	size_t nenv = op_envs(envs, true);
 	uint64_t codes = (uint64_t)1 << fpref_format_container_bits(&f);
+	unsigned stride = test_sample_stride();
 	mismatches = compared = 0;
 	for (int op = 0; op < FPREF_OP_COUNT; op++) {
 		int arity = fpref_op_arity((enum fpref_op)op);
@@ -99,6 +102,8 @@ START_TEST(narrow_every_pair)
 				if (!rounds && c > 0 && !(envs[c].env.daz && envs[c].env.rounding == FPREF_RNE &&
 							  !envs[c].env.ftz && envs[c].env.overflow == FPREF_OVERFLOW_IEEE &&
 							  envs[c].env.tininess == FPREF_TININESS_AFTER))
+					continue;
+				if (!test_sample_keep(stride, (((uint64_t)_i << 8 | (uint64_t)op) << 40 | k) * nenv + c))
 					continue;
 				compare_op((enum fpref_op)op, &f, in, &envs[c]);
 			}
@@ -177,7 +182,7 @@ START_TEST(wide_structured)
 	size_t nenv = op_envs(envs, false);
 	size_t nbase = 9; /* rne rna rtz rup rdn rod and three stochastic words: the default policies */
 	bool sixteen = fpref_format_container_bits(&f) <= 16;
-	unsigned long per_op = getenv("FPREF_EXHAUSTIVE") ? 20000000 : 1000000;
+	unsigned long per_op = (getenv("FPREF_EXHAUSTIVE") ? 20000000 : 1000000) / test_sample_stride();
 	uint64_t mask = fpref_format_container_bits(&f) >= 64 ? ~UINT64_C(0)
 							     : (UINT64_C(1) << fpref_format_container_bits(&f)) - 1;
 	uint64_t state = 1000 + (uint64_t)_i;
@@ -213,10 +218,12 @@ START_TEST(sqrt_sixteen_bit_exhaustive)
 	struct fpref_format f = test_format(_i ? "bfloat16" : "float16");
 	struct env_case envs[512];
 	size_t nenv = op_envs(envs, false);
+	unsigned stride = test_sample_stride();
 	mismatches = compared = 0;
 	for (uint64_t a = 0; a < 65536; a++)
 		for (size_t c = 0; c < nenv; c++)
-			compare_op(FPREF_OP_SQRT, &f, (uint64_t[3]){ a, 0, 0 }, &envs[c]);
+			if (test_sample_keep(stride, ((uint64_t)_i << 40 | a) * nenv + c))
+				compare_op(FPREF_OP_SQRT, &f, (uint64_t[3]){ a, 0, 0 }, &envs[c]);
 	ck_assert_msg(mismatches == 0, "%s: %lu of %lu square roots differ", f.name, mismatches, compared);
 }
 END_TEST
@@ -260,6 +267,7 @@ START_TEST(op_array_matches_op)
 		b[k] = (uint8_t)(k / codes);
 	}
 	unsigned long bad = 0;
+	unsigned stride = test_sample_stride();
 	for (int op = 0; op < FPREF_OP_COUNT; op++) {
 		if (fpref_op_arity((enum fpref_op)op) == 3)
 			continue;
@@ -269,6 +277,8 @@ START_TEST(op_array_matches_op)
 			fpref_emu_op_array(ctx, a, b, NULL, out, n, flags, 0);
 			fpref_emu_op_context_free(ctx);
 			for (size_t k = 0; k < n; k++) {
+				if (!test_sample_keep(stride, ((uint64_t)op << 32 | c) * n + k))
+					continue;
 				uint64_t in[3] = { a[k], b[k], 0 }, want = 0;
 				unsigned want_flags = 0;
 				fpref_emu_op((enum fpref_op)op, &f, in, &envs[c].env,
@@ -305,6 +315,7 @@ START_TEST(fixed_point_path_matches_op)
 	uint16_t *a = malloc(n * 2), *b = malloc(n * 2), *out = malloc(n * 2);
 	uint64_t state = 77, mask = (UINT64_C(1) << fpref_format_container_bits(&f)) - 1;
 	unsigned long bad = 0;
+	unsigned stride = exhaustive ? 1 : test_sample_stride();
 	for (int sat = 0; sat < 2; sat++)
 		for (size_t o = 0; o < 3; o++) {
 			struct fpref_env env;
@@ -329,6 +340,8 @@ START_TEST(fixed_point_path_matches_op)
 				}
 				fpref_emu_op_array(ctx, a, b, NULL, out, n, NULL, 0);
 				for (size_t i = 0; i < n; i++) {
+					if (!test_sample_keep(stride, (blk * 6 + o + 3 * (uint64_t)sat) * n + i))
+						continue;
 					uint64_t in[3] = { a[i], b[i], 0 }, want = 0;
 					unsigned fl = 0;
 					fpref_emu_op(ops[o], &f, in, &env, 0, &want, &fl);
