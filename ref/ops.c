@@ -166,10 +166,12 @@ int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
 	if (invalid_product)
 		*flags |= FPREF_FLAG_INVALID;
 	const struct fpref_ref_value *nan = first_nan(v, n, flags);
-	if (nan) {
-		set_nan(&r, mpfr_signbit(nan->x));
-	} else if (invalid_product) {
+	if (invalid_product) {
+		/* before a NaN c: 0 * inf is invalid whatever c is, and an
+		 * invalid operation's NaN is positive (README, "Arithmetic") */
 		set_nan(&r, false);
+	} else if (nan) {
+		set_nan(&r, mpfr_signbit(nan->x));
 	} else {
 		switch (op) {
 		case FPREF_OP_ADD:

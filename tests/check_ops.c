@@ -435,6 +435,66 @@ START_TEST(rules)
 }
 END_TEST
 
+/* NaN signs, both engines: a NaN operand of either sign in every position
+ * of every operation that returns a number gives the canonical NaN with the
+ * first NaN's sign (invalid when it signals); fma(0, inf, c) and
+ * fma(inf, 0, c) are invalid operations and give +NaN whatever c is. */
+START_TEST(nan_signs)
+{
+	struct fpref_format f16 = test_format("f16");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	static const enum fpref_op ops[] = { FPREF_OP_ADD, FPREF_OP_SUB, FPREF_OP_MUL, FPREF_OP_DIV,
+					     FPREF_OP_SQRT, FPREF_OP_FMA, FPREF_OP_MIN, FPREF_OP_MAX };
+	static const uint64_t nans[] = { 0x7E00, 0xFE00, 0x7D00, 0xFD00 }; /* +q, -q, +s, -s */
+	unsigned checked = 0;
+	for (int engine = 0; engine < 2; engine++) {
+		for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+			int n = fpref_op_arity(ops[o]);
+			for (int pos = 0; pos < n; pos++)
+				for (size_t k = 0; k < 4; k++) {
+					/* the other operands 1.5; a second NaN of the other sign after it */
+					for (int second = 0; second < 2 && (second == 0 || pos + 1 < n); second++) {
+						uint64_t in[3] = { 0x3E00, 0x3E00, 0x3E00 }, out = 0;
+						in[pos] = nans[k];
+						if (second)
+							in[pos + 1] = 0x7E00 ^ (nans[k] & 0x8000) ^ 0x8000;
+						unsigned flags = 0;
+						int r = engine ? fpref_emu_op(ops[o], &f16, in, &env, 0, &out, &flags)
+							       : fpref_ref_op(ops[o], &f16, in, &env, 0, &out, &flags);
+						uint64_t want = 0x7E00 | (nans[k] & 0x8000);
+						unsigned want_flags = k >= 2 ? FPREF_FLAG_INVALID : 0;
+						ck_assert_msg(r == 0 && out == want && flags == want_flags,
+							      "%s %s(%04llx, %04llx, %04llx): %04llx/%02x, want %04llx/%02x",
+							      engine ? "emu" : "ref", fpref_op_name(ops[o]),
+							      (unsigned long long)in[0], (unsigned long long)in[1],
+							      (unsigned long long)in[2], (unsigned long long)out, flags,
+							      (unsigned long long)want, want_flags);
+						checked++;
+					}
+				}
+		}
+		/* fma(+-0, +-inf, NaN c) and fma(+-inf, +-0, c): +NaN, invalid, for every c */
+		for (int swap = 0; swap < 2; swap++)
+			for (int signs = 0; signs < 4; signs++)
+				for (size_t k = 0; k < 4; k++) {
+					uint64_t zero = signs & 1 ? 0x8000 : 0x0000, inf = signs & 2 ? 0xFC00 : 0x7C00;
+					uint64_t in[3] = { swap ? inf : zero, swap ? zero : inf, nans[k] }, out = 0;
+					unsigned flags = 0;
+					int r = engine ? fpref_emu_op(FPREF_OP_FMA, &f16, in, &env, 0, &out, &flags)
+						       : fpref_ref_op(FPREF_OP_FMA, &f16, in, &env, 0, &out, &flags);
+					ck_assert_msg(r == 0 && out == 0x7E00 && flags == FPREF_FLAG_INVALID,
+						      "%s fma(%04llx, %04llx, %04llx): %04llx/%02x, want 7e00/10",
+						      engine ? "emu" : "ref", (unsigned long long)in[0],
+						      (unsigned long long)in[1], (unsigned long long)in[2],
+						      (unsigned long long)out, flags);
+					checked++;
+				}
+	}
+	ck_assert_uint_eq(checked, 2 * (4 * (2 + 2 + 2 + 2 + 1 + 3 + 2 + 2) + 4 * (1 + 1 + 1 + 1 + 0 + 2 + 1 + 1) + 32));
+}
+END_TEST
+
 /* The narrow sweep is the longest: it is built into two more programs,
  * each taking half of the formats, so that make -j2 check runs them side by
  * side (FPREF_OPS_NARROW_PART is 0 or 1 there). */
@@ -451,6 +511,7 @@ int main(void)
 #else
 	TCase *rules_case = tcase_create("rules");
 	tcase_add_test(rules_case, rules);
+	tcase_add_test(rules_case, nan_signs);
 	TCase *wide_case = tcase_create("wide");
 	tcase_add_loop_test(wide_case, wide_structured, 0, (int)(sizeof wide_formats / sizeof wide_formats[0]));
 	tcase_add_loop_test(wide_case, sqrt_sixteen_bit_exhaustive, 0, 2);
