@@ -82,7 +82,7 @@ static void choice_clear(struct choice *c)
 
 static bool is_midpoint(mpfr_srcptr x, mpfr_srcptr lo, mpfr_srcptr hi)
 {
-	mpfr_t mid;
+	mpfr_t mid = { { 0 } }; /* set by small_init; initialised for the analysers */
 	mp_limb_t mid_limbs[SMALL_LIMBS];
 	small_init(mid, mid_limbs, mpfr_get_prec(hi) + 2);
 	mpfr_add(mid, lo, hi, MPFR_RNDN); /* exact: neighbours one grid step apart */
@@ -307,7 +307,7 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		return fpref_format_nan_bits(f, false, &bits) ? bits : lowest_bits(f);
 	}
 
-	struct choice c, unbounded;
+	struct choice c = { 0 }, unbounded = { 0 };
 	choice_init(&c, f);
 	choose(&c, x, f, true, env, sr_random);
 	trace->rule = c.rule;
@@ -323,7 +323,7 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 	}
 
 	struct fpref_unpacked u;
-	mpfr_t least_normal, largest;
+	mpfr_t least_normal = { { 0 } }, largest = { { 0 } };
 	mp_limb_t least_normal_limbs[SMALL_LIMBS], largest_limbs[SMALL_LIMBS];
 	small_init(least_normal, least_normal_limbs, 64);
 	small_init(largest, largest_limbs, 64);
@@ -374,7 +374,7 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 	} else {
 		/* |chosen| = m 2^e, m of the format's precision (at most 63
 		 * bits): scaled to an integer in small storage, not an mpz */
-		mpfr_t m;
+		mpfr_t m = { { 0 } };
 		mp_limb_t m_limbs[SMALL_LIMBS];
 		mpfr_prec_t p = mpfr_get_prec(c.chosen);
 		small_init(m, m_limbs, p);
