@@ -54,25 +54,23 @@ static const struct fpref_ref_value *first_nan(const struct fpref_ref_value *v, 
 	return nan;
 }
 
+/* a + b, or a - b: the sign of b as the operation sees it is flipped by
+ * `subtract` (no negated copy: the oracle runs billions of these). */
 static void add(struct fpref_ref_value *r, const struct fpref_ref_value *a, const struct fpref_ref_value *b,
 		bool subtract, const struct fpref_env *env, unsigned *flags)
 {
-	mpfr_t nb;
-	mpfr_init2(nb, mpfr_get_prec(b->x));
-	mpfr_set(nb, b->x, MPFR_RNDN);
-	if (subtract)
-		mpfr_neg(nb, nb, MPFR_RNDN);
-	if (mpfr_inf_p(a->x) && mpfr_inf_p(nb) && mpfr_signbit(a->x) != mpfr_signbit(nb)) {
+	bool b_negative = (mpfr_signbit(b->x) != 0) != subtract;
+	if (mpfr_inf_p(a->x) && mpfr_inf_p(b->x) && (mpfr_signbit(a->x) != 0) != b_negative) {
 		*flags |= FPREF_FLAG_INVALID;
 		set_nan(r, false);
-	} else if (is_zero(a) && mpfr_zero_p(nb) && mpfr_signbit(a->x) == mpfr_signbit(nb)) {
+	} else if (is_zero(a) && mpfr_zero_p(b->x) && (mpfr_signbit(a->x) != 0) == b_negative) {
 		mpfr_set(r->x, a->x, MPFR_RNDN);
 	} else {
-		make_odd(r, mpfr_add(r->x, a->x, nb, MPFR_RNDZ));
+		int t = subtract ? mpfr_sub(r->x, a->x, b->x, MPFR_RNDZ) : mpfr_add(r->x, a->x, b->x, MPFR_RNDZ);
+		make_odd(r, t);
 		if (mpfr_zero_p(r->x))
 			zero_sum_sign(r, env);
 	}
-	mpfr_clear(nb);
 }
 
 static void fma3(struct fpref_ref_value *r, const struct fpref_ref_value *v, const struct fpref_env *env,
@@ -148,7 +146,7 @@ int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
 	int n = fpref_op_arity(op);
 	struct fpref_ref_value v[3], r;
 	int status = 0;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < n; i++) /* only the operands the operation reads: each is an allocation */
 		fpref_ref_value_init(&v[i]);
 	fpref_ref_value_init(&r);
 	for (int i = 0; i < n && status == 0; i++)
@@ -166,10 +164,12 @@ int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
 	if (invalid_product)
 		*flags |= FPREF_FLAG_INVALID;
 	const struct fpref_ref_value *nan = first_nan(v, n, flags);
-	if (nan) {
-		set_nan(&r, mpfr_signbit(nan->x));
-	} else if (invalid_product) {
+	if (invalid_product) {
+		/* before a NaN c: 0 * inf is invalid whatever c is, and an
+		 * invalid operation's NaN is positive (README, "Arithmetic") */
 		set_nan(&r, false);
+	} else if (nan) {
+		set_nan(&r, mpfr_signbit(nan->x));
 	} else {
 		switch (op) {
 		case FPREF_OP_ADD:
@@ -212,7 +212,7 @@ int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
 	mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
 	fpref_ref_round(&r, f, env, sr_random, out, flags, NULL);
 done:
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < n; i++)
 		fpref_ref_value_clear(&v[i]);
 	fpref_ref_value_clear(&r);
 	return status;

@@ -5,12 +5,25 @@
 
 #include "fpref_ref.h"
 
-/* Round x onto the grid of format f: precision p, no bound above; below,
- * the subnormal grid (or {0, least normal} when subnormals are off) when
- * `bounded`, else no bound either (for tininess after rounding). */
+/* Numbers of at most 64 bits (a format's grid points, its extremes) live in
+ * storage of their own on the stack, through MPFR's custom interface: the
+ * oracle rounds billions of values in the test sweeps, and an mpfr_init2
+ * for each was a third of its time.  Such a number is never given to
+ * mpfr_set_prec or mpfr_clear. */
+#define SMALL_LIMBS ((66 + GMP_NUMB_BITS - 1) / GMP_NUMB_BITS) /* 64 bits, and the 2 more of a midpoint */
+
+static void small_init(mpfr_ptr y, mp_limb_t *limbs, mpfr_prec_t prec)
+{
+	mpfr_custom_init(limbs, prec);
+	mpfr_custom_init_set(y, MPFR_NAN_KIND, 0, prec, limbs);
+}
+
+/* Round x onto the grid of format f: precision p (y's own, set by its
+ * owner), no bound above; below, the subnormal grid (or {0, least normal}
+ * when subnormals are off) when `bounded`, else no bound either (for
+ * tininess after rounding). */
 static int grid_round(mpfr_ptr y, mpfr_srcptr x, const struct fpref_format *f, bool bounded, mpfr_rnd_t rnd)
 {
-	mpfr_set_prec(y, fpref_format_precision(f));
 	int t = mpfr_set(y, x, rnd);
 	if (!bounded)
 		return t;
@@ -26,9 +39,9 @@ static int grid_round(mpfr_ptr y, mpfr_srcptr x, const struct fpref_format *f, b
 	return t;
 }
 
+/* y of 64 bits: exact. */
 static void unpacked_to_mpfr(mpfr_ptr y, const struct fpref_unpacked *u)
 {
-	mpfr_set_prec(y, 64);
 	mpfr_set_uj_2exp(y, u->significand, u->exponent, MPFR_RNDN);
 	if (u->negative)
 		mpfr_neg(y, y, MPFR_RNDN);
@@ -44,34 +57,37 @@ static uint64_t mpz_to_u64(mpz_srcptr z)
 }
 
 struct choice {
-	mpfr_t lo, hi, chosen;     /* lo toward zero, hi away from zero */
+	mpfr_t lo, hi, chosen;     /* lo toward zero, hi away from zero; in the format's precision */
+	mp_limb_t lo_limbs[SMALL_LIMBS], hi_limbs[SMALL_LIMBS], chosen_limbs[SMALL_LIMBS];
 	enum fpref_ref_rule rule;
 	bool inexact;
 	bool away;                 /* chose hi */
 	mpz_t discarded;           /* sr: T */
 };
 
-static void choice_init(struct choice *c)
+/* Its numbers point into the struct itself: a choice is never copied. */
+static void choice_init(struct choice *c, const struct fpref_format *f)
 {
-	mpfr_inits2(64, c->lo, c->hi, c->chosen, (mpfr_ptr)0);
+	mpfr_prec_t p = fpref_format_precision(f); /* at most 63: parse allows 62 fraction bits */
+	small_init(c->lo, c->lo_limbs, p);
+	small_init(c->hi, c->hi_limbs, p);
+	small_init(c->chosen, c->chosen_limbs, p);
 	mpz_init(c->discarded);
 }
 
 static void choice_clear(struct choice *c)
 {
-	mpfr_clears(c->lo, c->hi, c->chosen, (mpfr_ptr)0);
 	mpz_clear(c->discarded);
 }
 
 static bool is_midpoint(mpfr_srcptr x, mpfr_srcptr lo, mpfr_srcptr hi)
 {
-	mpfr_t mid;
-	mpfr_init2(mid, mpfr_get_prec(hi) + 2);
+	mpfr_t mid = { { 0 } }; /* set by small_init; initialised for the analysers */
+	mp_limb_t mid_limbs[SMALL_LIMBS];
+	small_init(mid, mid_limbs, mpfr_get_prec(hi) + 2);
 	mpfr_add(mid, lo, hi, MPFR_RNDN); /* exact: neighbours one grid step apart */
 	mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
-	bool tie = mpfr_cmp(x, mid) == 0;
-	mpfr_clear(mid);
-	return tie;
+	return mpfr_cmp(x, mid) == 0;
 }
 
 /* |hi - lo| is a power of two: the grid step between the neighbours. */
@@ -139,7 +155,6 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 	bool negative = mpfr_signbit(x);
 	int t = grid_round(c->lo, x, f, bounded, MPFR_RNDZ);
 	grid_round(c->hi, x, f, bounded, MPFR_RNDA);
-	mpfr_set_prec(c->chosen, fpref_format_precision(f));
 	c->inexact = t != 0;
 	c->away = false;
 	mpz_set_ui(c->discarded, 0);
@@ -148,10 +163,15 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 		c->rule = FPREF_RULE_EXACT;
 		return;
 	}
-	bool tie = is_midpoint(x, c->lo, c->hi);
+	/* the tie and the grid step only where a mode needs them: each
+	 * costs an allocation, and the oracle rounds billions of values */
+	bool tie = (env->rounding == FPREF_RNE || env->rounding == FPREF_RNA) && is_midpoint(x, c->lo, c->hi);
 	mpfr_t step;
-	mpfr_init2(step, 2);
-	grid_step(step, c->lo, c->hi);
+	bool stepped = env->rounding == FPREF_ROD || env->rounding == FPREF_SR;
+	if (stepped) {
+		mpfr_init2(step, mpfr_get_prec(c->hi) + 2);
+		grid_step(step, c->lo, c->hi);
+	}
 	switch (env->rounding) {
 	case FPREF_RNE:
 		grid_round(c->chosen, x, f, bounded, MPFR_RNDN);
@@ -192,7 +212,8 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 	}
 	}
 	mpfr_set(c->chosen, c->away ? c->hi : c->lo, MPFR_RNDN);
-	mpfr_clear(step);
+	if (stepped)
+		mpfr_clear(step);
 }
 
 void fpref_ref_trace_init(struct fpref_ref_trace *t)
@@ -286,8 +307,8 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		return fpref_format_nan_bits(f, false, &bits) ? bits : lowest_bits(f);
 	}
 
-	struct choice c, unbounded;
-	choice_init(&c);
+	struct choice c = { 0 }, unbounded = { 0 };
+	choice_init(&c, f);
 	choose(&c, x, f, true, env, sr_random);
 	trace->rule = c.rule;
 	trace->bracketed = true;
@@ -302,8 +323,10 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 	}
 
 	struct fpref_unpacked u;
-	mpfr_t least_normal, largest;
-	mpfr_inits2(64, least_normal, largest, (mpfr_ptr)0);
+	mpfr_t least_normal = { { 0 } }, largest = { { 0 } };
+	mp_limb_t least_normal_limbs[SMALL_LIMBS], largest_limbs[SMALL_LIMBS];
+	small_init(least_normal, least_normal_limbs, 64);
+	small_init(largest, largest_limbs, 64);
 	fpref_format_min_normal(f, &u);
 	unpacked_to_mpfr(least_normal, &u);
 	fpref_format_max_finite(f, &u);
@@ -313,7 +336,7 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		/* at or above the least normal nothing is tiny, by either rule */
 		trace->tiny = mpfr_cmpabs(x, least_normal) < 0;
 	} else {
-		choice_init(&unbounded);
+		choice_init(&unbounded, f);
 		choose(&unbounded, x, f, false, env, sr_random);
 		trace->tiny = mpfr_cmpabs(unbounded.chosen, least_normal) < 0;
 		choice_clear(&unbounded);
@@ -349,20 +372,23 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 	} else if (mpfr_zero_p(c.chosen)) {
 		bits = zero_result(f, env, negative, flags, &trace->outcome);
 	} else {
-		mpz_t m;
-		mpz_init(m);
-		mpfr_exp_t e = mpfr_get_z_2exp(m, c.chosen);
-		mpz_abs(m, m);
+		/* |chosen| = m 2^e, m of the format's precision (at most 63
+		 * bits): scaled to an integer in small storage, not an mpz */
+		mpfr_t m = { { 0 } };
+		mp_limb_t m_limbs[SMALL_LIMBS];
+		mpfr_prec_t p = mpfr_get_prec(c.chosen);
+		small_init(m, m_limbs, p);
+		mpfr_exp_t e = mpfr_get_exp(c.chosen) - p;
+		mpfr_abs(m, c.chosen, MPFR_RNDN);  /* exact: the same precision */
+		mpfr_mul_2si(m, m, -e, MPFR_RNDN); /* exact: a power of two, in range */
 		u.cls = FPREF_CLASS_NORMAL; /* encode works out the class */
 		u.negative = negative;
 		u.signaling = false;
-		u.significand = mpz_to_u64(m);
+		u.significand = (uint64_t)mpfr_get_uj(m, MPFR_RNDZ);
 		u.exponent = (int32_t)e;
 		if (fpref_encode(f, &u, &bits) != 0)
 			bits = 0; /* cannot happen: the grid holds only representable values */
-		mpz_clear(m);
 	}
-	mpfr_clears(least_normal, largest, (mpfr_ptr)0);
 	choice_clear(&c);
 	return bits;
 }

@@ -78,13 +78,16 @@ static const char *const narrow[] = {
 };
 
 /* Every operand pair (every operand for sqrt) of a narrow format through
- * every operation; fma on every triple of the formats of 6 bits or fewer. */
+ * every operation; fma on every triple of the formats of 6 bits or fewer.
+ * Under FPREF_TEST_SAMPLE=reduced, a seeded sample of the (operands,
+ * environment) cases. */
 START_TEST(narrow_every_pair)
 {
 	struct fpref_format f = test_format(narrow[_i]);
 	struct env_case envs[512];
 	size_t nenv = op_envs(envs, true);
 	uint64_t codes = (uint64_t)1 << fpref_format_container_bits(&f);
+	unsigned stride = test_sample_stride();
 	mismatches = compared = 0;
 	for (int op = 0; op < FPREF_OP_COUNT; op++) {
 		int arity = fpref_op_arity((enum fpref_op)op);
@@ -99,6 +102,8 @@ START_TEST(narrow_every_pair)
 				if (!rounds && c > 0 && !(envs[c].env.daz && envs[c].env.rounding == FPREF_RNE &&
 							  !envs[c].env.ftz && envs[c].env.overflow == FPREF_OVERFLOW_IEEE &&
 							  envs[c].env.tininess == FPREF_TININESS_AFTER))
+					continue;
+				if (!test_sample_keep(stride, (((uint64_t)_i << 8 | (uint64_t)op) << 40 | k) * nenv + c))
 					continue;
 				compare_op((enum fpref_op)op, &f, in, &envs[c]);
 			}
@@ -177,7 +182,7 @@ START_TEST(wide_structured)
 	size_t nenv = op_envs(envs, false);
 	size_t nbase = 9; /* rne rna rtz rup rdn rod and three stochastic words: the default policies */
 	bool sixteen = fpref_format_container_bits(&f) <= 16;
-	unsigned long per_op = getenv("FPREF_EXHAUSTIVE") ? 20000000 : 1000000;
+	unsigned long per_op = (getenv("FPREF_EXHAUSTIVE") ? 20000000 : 1000000) / test_sample_stride();
 	uint64_t mask = fpref_format_container_bits(&f) >= 64 ? ~UINT64_C(0)
 							     : (UINT64_C(1) << fpref_format_container_bits(&f)) - 1;
 	uint64_t state = 1000 + (uint64_t)_i;
@@ -213,10 +218,12 @@ START_TEST(sqrt_sixteen_bit_exhaustive)
 	struct fpref_format f = test_format(_i ? "bfloat16" : "float16");
 	struct env_case envs[512];
 	size_t nenv = op_envs(envs, false);
+	unsigned stride = test_sample_stride();
 	mismatches = compared = 0;
 	for (uint64_t a = 0; a < 65536; a++)
 		for (size_t c = 0; c < nenv; c++)
-			compare_op(FPREF_OP_SQRT, &f, (uint64_t[3]){ a, 0, 0 }, &envs[c]);
+			if (test_sample_keep(stride, ((uint64_t)_i << 40 | a) * nenv + c))
+				compare_op(FPREF_OP_SQRT, &f, (uint64_t[3]){ a, 0, 0 }, &envs[c]);
 	ck_assert_msg(mismatches == 0, "%s: %lu of %lu square roots differ", f.name, mismatches, compared);
 }
 END_TEST
@@ -260,6 +267,7 @@ START_TEST(op_array_matches_op)
 		b[k] = (uint8_t)(k / codes);
 	}
 	unsigned long bad = 0;
+	unsigned stride = test_sample_stride();
 	for (int op = 0; op < FPREF_OP_COUNT; op++) {
 		if (fpref_op_arity((enum fpref_op)op) == 3)
 			continue;
@@ -269,6 +277,8 @@ START_TEST(op_array_matches_op)
 			fpref_emu_op_array(ctx, a, b, NULL, out, n, flags, 0);
 			fpref_emu_op_context_free(ctx);
 			for (size_t k = 0; k < n; k++) {
+				if (!test_sample_keep(stride, ((uint64_t)op << 32 | c) * n + k))
+					continue;
 				uint64_t in[3] = { a[k], b[k], 0 }, want = 0;
 				unsigned want_flags = 0;
 				fpref_emu_op((enum fpref_op)op, &f, in, &envs[c].env,
@@ -305,6 +315,7 @@ START_TEST(fixed_point_path_matches_op)
 	uint16_t *a = malloc(n * 2), *b = malloc(n * 2), *out = malloc(n * 2);
 	uint64_t state = 77, mask = (UINT64_C(1) << fpref_format_container_bits(&f)) - 1;
 	unsigned long bad = 0;
+	unsigned stride = exhaustive ? 1 : test_sample_stride();
 	for (int sat = 0; sat < 2; sat++)
 		for (size_t o = 0; o < 3; o++) {
 			struct fpref_env env;
@@ -329,6 +340,8 @@ START_TEST(fixed_point_path_matches_op)
 				}
 				fpref_emu_op_array(ctx, a, b, NULL, out, n, NULL, 0);
 				for (size_t i = 0; i < n; i++) {
+					if (!test_sample_keep(stride, (blk * 6 + o + 3 * (uint64_t)sat) * n + i))
+						continue;
 					uint64_t in[3] = { a[i], b[i], 0 }, want = 0;
 					unsigned fl = 0;
 					fpref_emu_op(ops[o], &f, in, &env, 0, &want, &fl);
@@ -422,6 +435,66 @@ START_TEST(rules)
 }
 END_TEST
 
+/* NaN signs, both engines: a NaN operand of either sign in every position
+ * of every operation that returns a number gives the canonical NaN with the
+ * first NaN's sign (invalid when it signals); fma(0, inf, c) and
+ * fma(inf, 0, c) are invalid operations and give +NaN whatever c is. */
+START_TEST(nan_signs)
+{
+	struct fpref_format f16 = test_format("f16");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	static const enum fpref_op ops[] = { FPREF_OP_ADD, FPREF_OP_SUB, FPREF_OP_MUL, FPREF_OP_DIV,
+					     FPREF_OP_SQRT, FPREF_OP_FMA, FPREF_OP_MIN, FPREF_OP_MAX };
+	static const uint64_t nans[] = { 0x7E00, 0xFE00, 0x7D00, 0xFD00 }; /* +q, -q, +s, -s */
+	unsigned checked = 0;
+	for (int engine = 0; engine < 2; engine++) {
+		for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+			int n = fpref_op_arity(ops[o]);
+			for (int pos = 0; pos < n; pos++)
+				for (size_t k = 0; k < 4; k++) {
+					/* the other operands 1.5; a second NaN of the other sign after it */
+					for (int second = 0; second < 2 && (second == 0 || pos + 1 < n); second++) {
+						uint64_t in[3] = { 0x3E00, 0x3E00, 0x3E00 }, out = 0;
+						in[pos] = nans[k];
+						if (second)
+							in[pos + 1] = 0x7E00 ^ (nans[k] & 0x8000) ^ 0x8000;
+						unsigned flags = 0;
+						int r = engine ? fpref_emu_op(ops[o], &f16, in, &env, 0, &out, &flags)
+							       : fpref_ref_op(ops[o], &f16, in, &env, 0, &out, &flags);
+						uint64_t want = 0x7E00 | (nans[k] & 0x8000);
+						unsigned want_flags = k >= 2 ? FPREF_FLAG_INVALID : 0;
+						ck_assert_msg(r == 0 && out == want && flags == want_flags,
+							      "%s %s(%04llx, %04llx, %04llx): %04llx/%02x, want %04llx/%02x",
+							      engine ? "emu" : "ref", fpref_op_name(ops[o]),
+							      (unsigned long long)in[0], (unsigned long long)in[1],
+							      (unsigned long long)in[2], (unsigned long long)out, flags,
+							      (unsigned long long)want, want_flags);
+						checked++;
+					}
+				}
+		}
+		/* fma(+-0, +-inf, NaN c) and fma(+-inf, +-0, c): +NaN, invalid, for every c */
+		for (int swap = 0; swap < 2; swap++)
+			for (int signs = 0; signs < 4; signs++)
+				for (size_t k = 0; k < 4; k++) {
+					uint64_t zero = signs & 1 ? 0x8000 : 0x0000, inf = signs & 2 ? 0xFC00 : 0x7C00;
+					uint64_t in[3] = { swap ? inf : zero, swap ? zero : inf, nans[k] }, out = 0;
+					unsigned flags = 0;
+					int r = engine ? fpref_emu_op(FPREF_OP_FMA, &f16, in, &env, 0, &out, &flags)
+						       : fpref_ref_op(FPREF_OP_FMA, &f16, in, &env, 0, &out, &flags);
+					ck_assert_msg(r == 0 && out == 0x7E00 && flags == FPREF_FLAG_INVALID,
+						      "%s fma(%04llx, %04llx, %04llx): %04llx/%02x, want 7e00/10",
+						      engine ? "emu" : "ref", (unsigned long long)in[0],
+						      (unsigned long long)in[1], (unsigned long long)in[2],
+						      (unsigned long long)out, flags);
+					checked++;
+				}
+	}
+	ck_assert_uint_eq(checked, 2 * (4 * (2 + 2 + 2 + 2 + 1 + 3 + 2 + 2) + 4 * (1 + 1 + 1 + 1 + 0 + 2 + 1 + 1) + 32));
+}
+END_TEST
+
 /* The narrow sweep is the longest: it is built into two more programs,
  * each taking half of the formats, so that make -j2 check runs them side by
  * side (FPREF_OPS_NARROW_PART is 0 or 1 there). */
@@ -438,6 +511,7 @@ int main(void)
 #else
 	TCase *rules_case = tcase_create("rules");
 	tcase_add_test(rules_case, rules);
+	tcase_add_test(rules_case, nan_signs);
 	TCase *wide_case = tcase_create("wide");
 	tcase_add_loop_test(wide_case, wide_structured, 0, (int)(sizeof wide_formats / sizeof wide_formats[0]));
 	tcase_add_loop_test(wide_case, sqrt_sixteen_bit_exhaustive, 0, 2);

@@ -770,6 +770,15 @@ run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp/D.
 check_rc 'gemm npy: exit 0' 0
 check_has 'gemm npy: no error' "$tmp/out" 'absolute        max 0 '
 if cmp -s "$tmp/D.npy" "$tmp/Dwant.npy"; then ok 'gemm --save: D.npy as numpy writes it'; else not_ok 'gemm --save' 'D.npy = Dwant.npy' 'different bytes'; fi
+run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --report none --save "$tmp/D2.npy"
+check_rc 'gemm --report none: exit 0' 0
+if grep -q 'absolute\|bound' "$tmp/out"; then not_ok 'gemm --report none: no report' 'no error lines' "$(cat "$tmp/out")"; else ok 'gemm --report none: no report'; fi
+if cmp -s "$tmp/D2.npy" "$tmp/Dwant.npy"; then ok 'gemm --report none --save: the same D'; else not_ok 'gemm --report none --save' 'D2.npy = Dwant.npy' 'different bytes'; fi
+run gemm --model kahan --in f16 --size 5x3x7 --seed 2 --save "$tmp/Dk.npy"
+run gemm --model kahan --in f16 --size 5x3x7 --seed 2 --report none --save "$tmp/Dk2.npy"
+if cmp -s "$tmp/Dk.npy" "$tmp/Dk2.npy"; then ok 'gemm --report none: a plain order gives the same D'; else not_ok 'gemm --report none, kahan' 'the same D' 'different bytes'; fi
+run gemm --model h100 --in f16 --size 2x2x2 --report some
+check_bad 'gemm: bad --report' 2 "'some'"
 run gemm --model exact --in e4m3 --out f64 --size 3x3x4 --seed 5
 check_has 'gemm exact in f64: no error' "$tmp/out" 'absolute        max 0 '
 check_has 'gemm: names the model' "$tmp/out" 'model: exact'

@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "fpref.h"
 
 static inline struct fpref_format test_format(const char *name)
@@ -41,6 +42,37 @@ static inline struct test_shard test_shard_from_env(void)
 static inline bool test_shard_owns(struct test_shard s, unsigned long long k)
 {
 	return k % s.count == s.index;
+}
+
+/* FPREF_TEST_SAMPLE=reduced (set by tools/check for its sanitizer pass,
+ * where a case costs some ten times what it costs at -O2): the long sweeps
+ * compare a seeded sample of their cases, one in TEST_SAMPLE_STRIDE, picked
+ * by a hash of the case's index so that the sample spreads over formats,
+ * operands and environments alike and is the same on every run.  Unset (or
+ * "full"), every case is compared: make check loses nothing. */
+#define TEST_SAMPLE_STRIDE 16u
+
+static inline unsigned test_sample_stride(void)
+{
+	const char *v = getenv("FPREF_TEST_SAMPLE");
+	if (!v || strcmp(v, "full") == 0)
+		return 1;
+	if (strcmp(v, "reduced") != 0)
+		ck_abort_msg("FPREF_TEST_SAMPLE must be reduced or full, not '%s'", v);
+	return TEST_SAMPLE_STRIDE;
+}
+
+/* Whether case k is in the sample (always, with stride 1).  SplitMix64's
+ * finaliser: neighbouring indices land far apart, so no stride-sized
+ * pattern of the sweep (a format, a mode) is skipped as a whole. */
+static inline bool test_sample_keep(unsigned stride, unsigned long long k)
+{
+	if (stride <= 1)
+		return true;
+	uint64_t z = (uint64_t)k + UINT64_C(0x9e3779b97f4a7c15);
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return (z ^ (z >> 31)) % stride == 0;
 }
 
 /* Run a suite and return the process exit status. */

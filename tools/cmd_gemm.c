@@ -1,6 +1,8 @@
 /* fpref gemm: D = A B + C through an accumulation model, with the error of
  * every element against the exact product and its a priori bound.  A, B
- * and C come from .npy files or are generated from a seed. */
+ * and C come from .npy files or are generated from a seed.  With --report
+ * none (a caller that wants D alone, as in --save) neither the exact
+ * products nor the bounds are computed: they cost far more than D. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,15 +11,17 @@
 #include "cli.h"
 
 struct gemm_args {
-	const char *in, *out, *a, *b, *c, *size, *dist, *seed, *scale, *save, *source, *quantize;
+	const char *in, *out, *a, *b, *c, *size, *dist, *seed, *scale, *save, *source, *quantize, *report;
 };
 
 static int take_args(int argc, char **argv, struct gemm_args *g, char **rest, int *nrest)
 {
 	static const char *const names[] = { "--in",   "--out",  "--a",          "--b",    "--c",      "--size",
-					     "--dist", "--seed", "--scale-log2", "--save", "--source", "--quantize" };
+					     "--dist", "--seed", "--scale-log2", "--save", "--source", "--quantize",
+					     "--report" };
 	const char **slots[] = { &g->in,   &g->out,  &g->a,     &g->b,    &g->c,      &g->size,
-				 &g->dist, &g->seed, &g->scale, &g->save, &g->source, &g->quantize };
+				 &g->dist, &g->seed, &g->scale, &g->save, &g->source, &g->quantize,
+				 &g->report };
 	return cli_take_options(argc, argv, names, slots, sizeof names / sizeof names[0], rest, nrest);
 }
 
@@ -279,11 +283,11 @@ static void add_element(struct stats *s, const struct fpref_format *out, uint64_
 	}
 }
 
-/* D through the model; each element against the exact product of the
- * source values, with the model's bound where one applies. */
+/* D through the model; with measure, each element against the exact
+ * product of the source values, with the model's bound where one applies. */
 static int run_and_measure(const struct cli_model *m, const struct fpref_format *src, const struct fpref_format *in,
 			   const struct fpref_format *out, const struct fpref_env *env, struct matrices *x,
-			   struct stats *s)
+			   bool measure, struct stats *s)
 {
 	size_t M = x->M, N = x->N, K = x->K;
 	x->D = malloc(M * N * sizeof *x->D);
@@ -294,6 +298,10 @@ static int run_and_measure(const struct cli_model *m, const struct fpref_format 
 	}
 	if (m->kind == CLI_MODEL_TC)
 		fpref_tc_gemm(&m->tc, in, out, M, N, K, x->Aq, x->Bq, x->C, m->promote, x->D);
+	if (!measure && m->kind == CLI_MODEL_TC) {
+		free(col);
+		return 0;
+	}
 	bool sourced = x->Aq != x->A;
 	mpfr_t exact, bound, t;
 	mpfr_inits2(64, exact, bound, t, (mpfr_ptr)0);
@@ -309,6 +317,8 @@ static int run_and_measure(const struct cli_model *m, const struct fpref_format 
 			uint64_t c = x->C ? x->C[i * N + j] : zero, *d = &x->D[i * N + j];
 			if (m->kind != CLI_MODEL_TC)
 				cli_model_dot(m, in, row, col, K, c, out, env, d);
+			if (!measure)
+				continue;
 			fpref_ref_dot_value(src, x->A + i * K, col + K, K, c, out, exact);
 			if (sourced)
 				mpfr_set_nan(bound);
@@ -379,6 +389,11 @@ int cmd_gemm(int argc, char **argv)
 	if (cli_parse_format(g.in, &in) != 0 || cli_parse_format(g.out ? g.out : "float32", &out) != 0 ||
 	    cli_parse_format(g.source ? g.source : g.in, &src) != 0 || cli_model_resolve(&text, &in, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
+	bool measure = !g.report || strcmp(g.report, "errors") == 0;
+	if (g.report && !measure && strcmp(g.report, "none") != 0) {
+		cli_error("bad --report '%s' (errors or none)", g.report);
+		return CLI_EXIT_USAGE;
+	}
 	struct fpref_env quantize;
 	fpref_env_default(&quantize);
 	if (g.quantize && (fpref_rounding_parse(g.quantize, &quantize.rounding) != 0 || quantize.rounding == FPREF_SR)) {
@@ -402,8 +417,8 @@ int cmd_gemm(int argc, char **argv)
 			       x.quantized, x.M * x.K + x.K * x.N, src.name);
 	}
 	if (!status)
-		status = run_and_measure(&m, &src, &in, &out, &o.env, &x, &s);
-	if (!status)
+		status = run_and_measure(&m, &src, &in, &out, &o.env, &x, measure, &s);
+	if (!status && measure)
 		print_report(&s, o.json);
 	if (!status && g.save)
 		status = save(g.save, &out, &x);
