@@ -232,15 +232,19 @@ static bool specials_partner(const struct fpref_format *f, struct fpref_format *
 	return true;
 }
 
-/* The target's precision with an exponent range wide enough that nothing of
- * the target is subnormal or overflows in it. */
+/* The target's precision with one more exponent bit, biased so that the
+ * target's subnormals are normal in it and its largest finite fits: no
+ * result of the target is subnormal or overflows there.  false where that
+ * needs more than a 64-bit container (float64) or the range cannot grow
+ * enough. */
 static bool wide_range(const struct fpref_format *f, struct fpref_format *w)
 {
-	if (f->exp_bits + 3 > 15 || f->man_bits == 0)
+	if (f->man_bits == 0 || f->exp_bits + 1 > 15 || f->exp_bits + 1 + f->man_bits + 1 > 64 ||
+	    (1 << f->exp_bits) < f->man_bits + 1)
 		return false;
 	*w = *f;
-	w->exp_bits = f->exp_bits + 3;
-	w->bias = f->bias + (1 << (f->exp_bits + 1));
+	w->exp_bits = f->exp_bits + 1;
+	w->bias = f->bias + f->man_bits + 1;
 	w->specials = FPREF_SPECIALS_IEEE;
 	w->subnormals = true;
 	w->has_zero = true;
