@@ -606,6 +606,16 @@ static uint64_t full_significand(struct op_cases *c)
 	return top | (next_random(c) & (top - 1));
 }
 
+/* A random p-bit significand times 2^(base + a random 0..span-1), drawn in
+ * that order (one statement each: the order of a call's arguments is
+ * unspecified, and the files must not depend on the compiler). */
+static uint64_t random_near(struct op_cases *c, bool negative, int32_t base, unsigned span)
+{
+	uint64_t sig = full_significand(c);
+	int32_t e = base + (int32_t)(next_random(c) % span);
+	return make(c->f, negative, sig, e);
+}
+
 static void op_vector(struct op_cases *c, uint64_t a, uint64_t b, uint64_t x)
 {
 	const struct fpref_golden_job *j = c->st->job;
@@ -653,13 +663,15 @@ static void zero_cases(struct op_cases *c)
 	enum fpref_op op = c->st->job->op;
 	uint64_t sign = sign_of(f);
 	for (int i = 0; i < 8; i++) {
-		uint64_t x = make(f, false, full_significand(c), (int32_t)(next_random(c) % 8) - 4 - (c->p - 1));
+		uint64_t x = random_near(c, false, -4 - (c->p - 1), 8);
 		uint64_t zero = fpref_format_zero_bits(f, false), neg = i & 1 ? sign : 0;
 		op_vector(c, x | neg, (x | neg) ^ (op == FPREF_OP_ADD ? sign : 0), 0);
 		op_vector(c, x | neg, zero | (i & 2 ? sign : 0), 0);
 		op_vector(c, zero | (i & 2 ? sign : 0), x | neg, 0);
 		if (op == FPREF_OP_FMA) {
-			uint64_t small = make(f, false, 3 + 2 * (next_random(c) % 4), (int32_t)(next_random(c) % 4));
+			uint64_t odd = 3 + 2 * (next_random(c) % 4);
+			int32_t e = (int32_t)(next_random(c) % 4);
+			uint64_t small = make(f, false, odd, e);
 			uint64_t prod = apply(c, FPREF_OP_MUL, x, small, FPREF_RNE);
 			op_vector(c, x | neg, small, prod ^ (neg ? 0 : sign));
 		}
@@ -687,11 +699,11 @@ static void overflow_cases(struct op_cases *c)
 			b = make(f, false, full_significand(c), top - 2 * c->p + 1 - (int32_t)(i / 4 % 2));
 			op_vector(c, max | neg, b | (op == FPREF_OP_SUB ? neg ^ sign : neg), 0);
 		} else if (op == FPREF_OP_MUL || op == FPREF_OP_FMA) {
-			b = make(f, false, full_significand(c), -(c->p - 1) + (int32_t)(next_random(c) % 5));
+			b = random_near(c, false, -(c->p - 1), 5);
 			a = apply(c, FPREF_OP_DIV, max, b, i % 8 == 6 ? FPREF_RDN : FPREF_RUP);
 			if (op == FPREF_OP_FMA)
 				x = i & 4 ? fpref_format_zero_bits(f, false)
-					  : make(f, false, full_significand(c), top - 2 * c->p - (int32_t)(next_random(c) % 3));
+					  : random_near(c, false, top - 2 * c->p - 2, 3);
 			op_vector(c, a | neg, b, x | neg);
 		} else if (op == FPREF_OP_DIV) {
 			/* a = b max rounded up, b in [1/2, 1): a / b a little above max */
@@ -786,8 +798,8 @@ static void compare_cases(struct op_cases *c)
 	if (!sign)
 		return;
 	for (int i = 0; i < 16; i++) {
-		uint64_t x = make(f, true, full_significand(c), (int32_t)(next_random(c) % 8) - 4 - (c->p - 1));
-		uint64_t y = i & 1 ? x : make(f, true, full_significand(c), (int32_t)(next_random(c) % 8) - 4 - (c->p - 1));
+		uint64_t x = random_near(c, true, -4 - (c->p - 1), 8);
+		uint64_t y = i & 1 ? x : random_near(c, true, -4 - (c->p - 1), 8);
 		op_vector(c, x | sign, y | sign, 0);
 		op_vector(c, x & ~sign, y | sign, 0);
 	}
