@@ -17,6 +17,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 here = Path(__file__).resolve().parent
 top = Path(os.environ.get("FPREF_SOURCE_DIR", here.parent)).resolve()
@@ -71,4 +72,17 @@ class build_ext_with_library(build_ext):
         super().build_extensions()
 
 
-setup(version=VERSION, ext_modules=[extension], cmdclass={"build_ext": build_ext_with_library})
+class build_py_with_suites(build_py):
+    """Carries golden/suites/*.suite into the package (fpref/suites), so that
+    fpref.gen finds the suites by name wherever the package is installed."""
+
+    def run(self):
+        super().run()
+        dest = Path(self.build_lib) / "fpref" / "suites"
+        dest.mkdir(parents=True, exist_ok=True)
+        for suite in sorted((top / "golden" / "suites").glob("*.suite")):
+            self.copy_file(str(suite), str(dest / suite.name))
+
+
+setup(version=VERSION, ext_modules=[extension],
+      cmdclass={"build_ext": build_ext_with_library, "build_py": build_py_with_suites})

@@ -49,3 +49,17 @@ def f32_edge_and_random(n=3000, seed=1):
     x = (rng.integers(0, 2, size=n).astype(np.uint32) << 31) | (exps << 23) | \
         rng.integers(0, 1 << 23, size=n).astype(np.uint32)
     return np.concatenate([edge, x])
+
+
+@pytest.fixture(scope="session")
+def cli_json(cli):
+    """Run the fpref command and parse its JSON output (--json is added)."""
+    import json
+
+    def run(args, check=True):
+        r = subprocess.run([CLI] + list(args) + ["--json"], capture_output=True, text=True)
+        if check and r.returncode != 0:
+            raise AssertionError(f"fpref {' '.join(args)}: exit {r.returncode}: {r.stderr}")
+        return json.loads(r.stdout)
+
+    return run

@@ -17,7 +17,9 @@ from . import _fpref
 
 __version__: str = _fpref.__version__
 
-__all__ = ["convert", "decode", "formats", "format_info", "op", "explain", "Explanation", "dot", "gemm", "models",
+__all__ = ["convert", "decode", "formats", "format_info", "op", "explain", "Explanation", "dot", "gemm", "bound", "models",
+           "quantize", "Quantized", "lossscale", "LossScaleRun", "gen", "GenResult", "verify", "VerifyResult",
+           "VerifyReport", "Mismatch", "suite_files",
            "flags_describe", "hex_codes", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE",
            "FLAG_INVALID", "testing"]
 
@@ -392,6 +394,31 @@ def _check_gemm_args(model, promote, frac, floor, final, round) -> None:
         raise ValueError(f"round is for the plain orders; the {model} model rounds as the hardware does")
 
 
+def _gemm_inputs(A: Any, B: Any, C: Any, inp: str, out: str):
+    """A, B, C as uint64 patterns (M x K, K x N, M x N or None), checked."""
+    inp_name = format_info(inp)["name"]
+    out_name = format_info(out)["name"]
+    a = _gemm_codes(A, inp_name, 2, "A")
+    b = _gemm_codes(B, inp_name, 2, "B")
+    M, K = a.shape
+    if b.shape[0] != K:
+        raise ValueError(f"shapes {a.shape} and {b.shape} do not multiply (A's columns must be B's rows)")
+    N = b.shape[1]
+    c = None
+    if C is not None:
+        c = _gemm_codes(C, out_name, 2, "C")
+        if c.shape != (M, N):
+            raise ValueError(f"C has shape {c.shape}, A B has ({M}, {N})")
+    return inp_name, out_name, a, b, c, M, N, K
+
+
+def _gemm_call(model, inp_name, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, rows,
+               bounds) -> None:
+    _check_gemm_args(model, promote, frac, floor, final, round)
+    _fpref.gemm(model, inp_name, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor, final,
+                rows, bounds, *_env(round, None, False, False, None, None, None, 32))
+
+
 def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
          promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None,
@@ -413,27 +440,36 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3
     >>> decode(gemm(A, B, model="h100"), "f32")
     array([[11.]])
     """
-    inp_name = format_info(inp)["name"]
-    out_name = format_info(out)["name"]
-    a = _gemm_codes(A, inp_name, 2, "A")
-    b = _gemm_codes(B, inp_name, 2, "B")
-    M, K = a.shape
-    if b.shape[0] != K:
-        raise ValueError(f"shapes {a.shape} and {b.shape} do not multiply (A's columns must be B's rows)")
-    N = b.shape[1]
-    c = None
-    if C is not None:
-        c = _gemm_codes(C, out_name, 2, "C")
-        if c.shape != (M, N):
-            raise ValueError(f"C has shape {c.shape}, A B has ({M}, {N})")
-    _check_gemm_args(model, promote, frac, floor, final, round)
+    inp_name, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
     d = np.empty((M, N), dtype=np.uint64)
-    if model in _TC_MODELS and round is not None:
-        raise ValueError(f"round is for the plain orders; the {model} model rounds as the hardware does")
-    _fpref.gemm(model, inp_name, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor, final,
-                False, *_env(round, None, False, False, None, None, None, 32))
+    _gemm_call(model, inp_name, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
+               False)
     codes = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return _ml_view(codes, out_name) if as_ml_dtypes else codes
+
+
+def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
+          promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
+          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None) -> np.ndarray:
+    """The a priori error bound of each element of gemm(A, B, C, ...) with the
+    same arguments: a float64 array (M x N) of bounds on |D - exact|, as
+    `fpref gemm` checks every element against (docs/accumulation.md derives
+    them).  The library evaluates each (fpref_ref_tc_bound for a tensor-core
+    model, promoted every `promote` products when given; fpref_ref_sum_bound
+    for a plain order) rounding upward, and it comes back rounded up to
+    float64: +inf where the sum may overflow, NaN where no bound applies
+    (model="exact", kahan, an input NaN or inf, inputs a plain order's
+    accumulator does not hold).
+
+    >>> A = convert([[1.0, 2.0**-7]], "e4m3"); B = convert([[1.0], [2.0**-7]], "e4m3")
+    >>> bound(A, B, model="h100").tolist()   # the product 2^-14 dropped: within 2^-12
+    [[0.000244140625]]
+    """
+    inp_name, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
+    d = np.empty((M, N), dtype=np.float64)
+    _gemm_call(model, inp_name, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
+               True)
+    return d
 
 
 def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
@@ -462,12 +498,13 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3"
         if cv.shape != lead:
             raise ValueError(f"c has shape {cv.shape}, the dot products {lead}")
         cv = np.ascontiguousarray(cv.reshape(-1), dtype=np.uint64)
-    _check_gemm_args(model, promote, frac, floor, final, round)
     d = np.empty(rows_a.shape[0], dtype=np.uint64)
-    _fpref.gemm(model, inp_name, out_name, rows_a.shape[0], 1, K, rows_a, rows_b, cv, d, promote or 0, block or 0,
-                frac or 0, floor, final, True, *_env(round, None, False, False, None, None, None, 32))
+    _gemm_call(model, inp_name, out_name, rows_a.shape[0], 1, K, rows_a, rows_b, cv, d, promote, block, frac, floor,
+               final, round, True, False)
     res = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return res.reshape(lead)
 
 
+from ._scaling import LossScaleRun, Quantized, lossscale, quantize  # noqa: E402
+from ._golden import GenResult, Mismatch, VerifyReport, VerifyResult, gen, suite_files, verify  # noqa: E402
 from . import testing  # noqa: E402  (testing uses the functions above)

@@ -11,6 +11,8 @@
 #include <time.h>
 
 #include "fpref.h"
+#include "fpref_quant_report.h"
+#include "fpref_scale_emu.h"
 
 /* ---- formats and environments ---- */
 
@@ -614,12 +616,53 @@ static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum
 	return 0;
 }
 
+/* The a priori bound of every element of D = A B + C (rows: of the M dot
+ * products of the rows of A and B) under the model, as tools/model.c's
+ * cli_model_bound dispatches it: fpref_ref_tc_bound for a tensor core,
+ * fpref_ref_sum_bound for a plain order, NaN for exact (one rounding).
+ * Each bound (64 bits, as fpref gemm keeps it) rounded up to a double. */
+static int bound_elements(const struct fpref_tc_model *m, bool plain, bool exact, enum fpref_sum_order order,
+			  size_t block, size_t promote, const struct fpref_format *in, const struct fpref_format *out,
+			  const struct fpref_env *env, bool rows, size_t M, size_t N, size_t K, const uint64_t *A,
+			  const uint64_t *B, const uint64_t *C, double *D)
+{
+	uint64_t *col = malloc((K ? K : 1) * sizeof *col);
+	if (!col)
+		return -2;
+	mpfr_t bound;
+	mpfr_init2(bound, 64);
+	uint64_t zero = fpref_format_zero_bits(out, false);
+	size_t ncols = rows ? 1 : N;
+	int rc = 0;
+	for (size_t i = 0; i < M && rc == 0; i++)
+		for (size_t j = 0; j < ncols && rc == 0; j++) {
+			const uint64_t *a = A + i * K, *b = col;
+			if (rows)
+				b = B + i * K;
+			else
+				for (size_t k = 0; k < K; k++)
+					col[k] = B[k * N + j];
+			uint64_t c = C ? C[i * ncols + j] : zero;
+			if (exact)
+				mpfr_set_nan(bound);
+			else if (plain)
+				rc = fpref_ref_sum_bound(order, block, in, a, b, K, c, out, env, bound);
+			else
+				rc = fpref_ref_tc_bound(m, in, a, b, K, c, out, promote, bound);
+			D[i * ncols + j] = mpfr_get_d(bound, MPFR_RNDU);
+		}
+	mpfr_clear(bound);
+	free(col);
+	return rc;
+}
+
 /* gemm(model, inp, out, M, N, K, A, B, C|None, D, promote, block, frac,
- * floor|None, final, rows, env...); rows: D holds M dot products of the
- * rows of A and B (both M x K), C and D M long (N unused). with A, B, C as uint64 patterns; model is a
- * GPU preset, "generic" (block, frac, floor, final), a plain order
- * (recursive, pairwise, blocked, fma-chain, kahan: rounded in out under
- * env) or "exact". */
+ * floor|None, final, rows, bounds, env...), A, B, C as uint64 patterns;
+ * rows: D holds M dot products of the rows of A and B (both M x K), C and
+ * D M long (N unused); bounds: D is float64, each element's a priori
+ * bound instead of its value.  model is a GPU preset, "generic" (block,
+ * frac, floor, final), a plain order (recursive, pairwise, blocked,
+ * fma-chain, kahan: rounded in out under env) or "exact". */
 static PyObject *py_gemm(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -629,9 +672,9 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 	Py_buffer A, B, C, D;
 	bool have_c = false;
 	struct env_args ea;
-	int rows;
-	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*nnnOsp" ENV_FORMAT, &model_name, &in_name, &out_name, &M, &N, &K, &A,
-			      &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, ENV_REFS(ea)))
+	int rows, bounds;
+	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*nnnOspp" ENV_FORMAT, &model_name, &in_name, &out_name, &M, &N, &K, &A,
+			      &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, &bounds, ENV_REFS(ea)))
 		return NULL;
 	enum fpref_sum_order order = FPREF_SUM_RECURSIVE;
 	bool plain = fpref_sum_order_parse(model_name, &order) == 0, exact = strcmp(model_name, "exact") == 0;
@@ -721,7 +764,11 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 	int rc;
 	size_t plain_block = block > 0 ? (size_t)block : 32;
 	Py_BEGIN_ALLOW_THREADS
-	if (rows)
+	if (bounds)
+		rc = bound_elements(&model, plain, exact, order, plain_block, (size_t)(promote > 0 ? promote : 0), &in, &out,
+				    &env, rows, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, have_c ? C.buf : NULL,
+				    D.buf);
+	else if (rows)
 		rc = dot_rows(&model, plain, exact, order, plain_block, (size_t)(promote > 0 ? promote : 0), &in, &out,
 			      &env, (size_t)M, (size_t)K, A.buf, B.buf, have_c ? C.buf : NULL, D.buf);
 	else if (plain || exact)
@@ -869,6 +916,689 @@ done:
 	return list;
 }
 
+/* ---- quantize ---- */
+
+/* A bytes object of n bytes to be written in place (n may be 0). */
+static PyObject *new_bytes(size_t n, void **data)
+{
+	PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+	if (b)
+		*data = PyBytes_AS_STRING(b);
+	return b;
+}
+
+struct quantize_out {
+	uint8_t *codes;
+	uint32_t *dequant, tensor_scale;
+	void *scales;
+	uint32_t *step_amax, *step_scale_inv;
+	const char *fact_names[4];
+	uint32_t facts[4];
+	int nfacts;
+	char err[512];
+};
+
+static void fact(struct quantize_out *o, const char *name, uint32_t bits)
+{
+	o->fact_names[o->nfacts] = name;
+	o->facts[o->nfacts++] = bits;
+}
+
+/* The library calls of one scheme, as tools/quantize_schemes.c makes them
+ * (that table moves into the library; this dispatch then becomes one call).
+ * 0, or -1 with o->err. */
+static int quantize_run(const char *scheme, const struct fpref_format *element, const char *element_name,
+			const uint32_t *x, size_t count, size_t steps, size_t rows, size_t cols, int pow2, bool te,
+			bool have_eps, uint32_t eps, size_t history, enum fpref_amax_algo algo, int margin,
+			enum fpref_amax_nan amax_nan, enum fpref_mx_scale_rule rule, enum fpref_rounding element_rounding,
+			const struct fpref_nvfp4_params *nv, struct quantize_out *o)
+{
+	char *err = o->err;
+	size_t len = sizeof o->err;
+	if (strcmp(scheme, "tensor") == 0) {
+		struct fpref_current_params p = { element, pow2 == 1, have_eps ? eps : 0, amax_nan };
+		uint32_t amax, scale, scale_inv;
+		if (fpref_emu_current_quantize(&p, x, count, o->codes, &amax, &scale, &scale_inv, err, len) != 0 ||
+		    fpref_emu_dequantize_scaled(element, o->codes, count, scale_inv, o->dequant, err, len) != 0)
+			return -1;
+		((uint32_t *)o->scales)[0] = scale_inv;
+		fact(o, "amax", amax);
+		fact(o, "scale", scale);
+		fact(o, "scale_inv", scale_inv);
+		return 0;
+	}
+	if (strcmp(scheme, "delayed") == 0) {
+		struct fpref_delayed_params p = { element, history, algo, margin, amax_nan };
+		struct fpref_delayed_state s;
+		size_t n = count / steps;
+		if (fpref_delayed_init(&s, &p, err, len) != 0)
+			return -1;
+		int rc = 0;
+		for (size_t t = 0; t < steps && rc == 0; t++)
+			if (fpref_emu_delayed_step(&s, x + t * n, n, o->codes + t * n, &o->step_scale_inv[t], &o->step_amax[t],
+						   err, len) != 0 ||
+			    fpref_emu_dequantize_scaled(element, o->codes + t * n, n, o->step_scale_inv[t],
+							o->dequant + t * n, err, len) != 0)
+				rc = -1;
+		fact(o, "next_scale", s.scale);
+		fact(o, "next_scale_inv", s.scale_inv);
+		fpref_delayed_free(&s);
+		return rc;
+	}
+	if (strcmp(scheme, "tile128") == 0 || strcmp(scheme, "block128") == 0) {
+		struct fpref_block_params p = { element, te ? FPREF_BLOCK_TE : FPREF_BLOCK_DEEPSEEK,
+						strcmp(scheme, "tile128") == 0 ? 1 : 128, 128, te && pow2 != 0,
+						have_eps ? eps : te ? 0 : FPREF_F32_DEEPSEEK_EPS, amax_nan };
+		if (fpref_emu_block_quantize(&p, x, rows, cols, o->codes, o->scales, err, len) != 0 ||
+		    fpref_emu_block_dequantize(&p, o->codes, o->scales, rows, cols, o->dequant, err, len) != 0)
+			return -1;
+		fact(o, "eps", p.eps);
+		return 0;
+	}
+	if (strcmp(scheme, "nvfp4") == 0) {
+		if (fpref_emu_nvfp4_quantize(nv, x, rows, cols, o->codes, o->scales, &o->tensor_scale, err, len) != 0 ||
+		    fpref_emu_nvfp4_dequantize(nv, o->codes, o->scales, o->tensor_scale, rows, cols, o->dequant, err, len) !=
+			    0)
+			return -1;
+		fact(o, "tensor_scale", o->tensor_scale);
+		return 0;
+	}
+	struct fpref_mx_params p = { element_name, rule, element_rounding };
+	if (fpref_emu_mx_quantize(&p, x, rows, cols, o->codes, o->scales, err, len) != 0 ||
+	    fpref_emu_mx_dequantize(&p, o->codes, o->scales, rows, cols, o->dequant, err, len) != 0)
+		return -1;
+	return 0;
+}
+
+static PyObject *report_dict(const struct fpref_quant_report *r, bool saturation)
+{
+	PyObject *d = Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:d,s:d,s:d,s:d,s:n,s:n,s:d}", "count", (Py_ssize_t)r->count,
+				    "compared", (Py_ssize_t)r->compared, "compared_nonzero", (Py_ssize_t)r->compared_nonzero,
+				    "nonfinite_inputs", (Py_ssize_t)r->nonfinite_inputs, "nonfinite_outputs",
+				    (Py_ssize_t)r->nonfinite_outputs, "max_abs", r->max_abs, "mean_abs", r->mean_abs,
+				    "max_rel", r->max_rel, "mean_rel", r->mean_rel, "nonzero_inputs",
+				    (Py_ssize_t)r->nonzero_inputs, "flushed", (Py_ssize_t)r->flushed, "flushed_fraction",
+				    r->flushed_fraction);
+	PyObject *sat = saturation ? PyLong_FromSize_t(r->saturated) : (Py_INCREF(Py_None), Py_None);
+	PyObject *frac = saturation ? PyFloat_FromDouble(r->saturated_fraction) : (Py_INCREF(Py_None), Py_None);
+	if (!d || !sat || !frac || PyDict_SetItemString(d, "saturated", sat) != 0 ||
+	    PyDict_SetItemString(d, "saturated_fraction", frac) != 0)
+		Py_CLEAR(d);
+	Py_XDECREF(sat);
+	Py_XDECREF(frac);
+	return d;
+}
+
+/* quantize(scheme, element, x, steps, rows, cols, nscales, scale_bytes,
+ * pow2, te, eps|None, history, algo, margin, amax_nan, rule, element_rounding,
+ * two_d, sr, seed) -> dict: the scheme's codes, dequantised FP32, scales
+ * (bytes), its facts, the step records (delayed) and the report
+ * (fpref_quant_report_compute).  x: FP32 patterns; rows x cols the tensor
+ * as the block schemes see it, steps its first axis (delayed).  The
+ * option checks are the caller's (fpref.quantize mirrors fpref quantize). */
+static PyObject *py_quantize(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *scheme, *element_name, *algo_name, *amax_nan_name, *rule_name, *er_name;
+	Py_buffer x;
+	Py_ssize_t steps, rows, cols, nscales, scale_bytes, history, margin;
+	int pow2, te, two_d, sr;
+	PyObject *eps_obj;
+	unsigned long long seed;
+	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppK", &scheme, &element_name, &x, &steps, &rows, &cols, &nscales,
+			      &scale_bytes, &pow2, &te, &eps_obj, &history, &algo_name, &margin, &amax_nan_name,
+			      &rule_name, &er_name, &two_d, &sr, &seed))
+		return NULL;
+	PyObject *result = NULL, *codes = NULL, *dequant = NULL, *scales = NULL, *amaxes = NULL, *scale_invs = NULL;
+	struct fpref_format element;
+	bool int8 = strcmp(element_name, "int8") == 0;
+	size_t count = (size_t)rows * (size_t)cols;
+	struct quantize_out o;
+	memset(&o, 0, sizeof o);
+	enum fpref_amax_algo algo = FPREF_AMAX_MAX;
+	enum fpref_amax_nan amax_nan = FPREF_AMAX_NAN_DEFAULT;
+	enum fpref_mx_scale_rule rule = FPREF_MX_SCALE_OCP_FLOOR;
+	enum fpref_rounding er = FPREF_RNE;
+	uint32_t eps = 0;
+	if (!int8 && get_format(element_name, &element) != 0)
+		goto done;
+	if (check_elements(&x, 4, count, "x") != 0)
+		goto done;
+	if (*algo_name && fpref_amax_algo_parse(algo_name, &algo) != 0) {
+		PyErr_Format(PyExc_ValueError, "quantize: amax_algo must be max or most_recent, not '%s'", algo_name);
+		goto done;
+	}
+	if (*amax_nan_name && fpref_amax_nan_parse(amax_nan_name, &amax_nan) != 0) {
+		PyErr_Format(PyExc_ValueError, "quantize: amax_nan must be ignore or propagate, not '%s'", amax_nan_name);
+		goto done;
+	}
+	if (*rule_name && fpref_mx_scale_rule_parse(rule_name, &rule) != 0) {
+		PyErr_Format(PyExc_ValueError, "quantize: rule must be one of %s, not '%s'", fpref_mx_scale_rule_choices(),
+			     rule_name);
+		goto done;
+	}
+	if (*er_name && (fpref_rounding_parse(er_name, &er) != 0 || (er != FPREF_RNE && er != FPREF_RNA))) {
+		PyErr_Format(PyExc_ValueError, "quantize: element_rounding must be rne or rna, not '%s'", er_name);
+		goto done;
+	}
+	if (eps_obj != Py_None) {
+		eps = (uint32_t)PyLong_AsUnsignedLong(eps_obj);
+		if (PyErr_Occurred())
+			goto done;
+	}
+	bool delayed = strcmp(scheme, "delayed") == 0;
+	if (!(codes = new_bytes(count, (void **)&o.codes)) ||
+	    !(dequant = new_bytes(count * 4, (void **)&o.dequant)) ||
+	    !(scales = new_bytes((size_t)nscales * (size_t)scale_bytes, &o.scales)))
+		goto done;
+	if (delayed) {
+		o.step_amax = malloc((size_t)steps * sizeof *o.step_amax);
+		o.step_scale_inv = o.scales;
+		if (!o.step_amax) {
+			PyErr_NoMemory();
+			goto done;
+		}
+	}
+	struct fpref_nvfp4_params nv = { two_d != 0, sr != 0, seed };
+	struct fpref_quant_report rep;
+	int rc;
+	Py_BEGIN_ALLOW_THREADS
+	rc = quantize_run(scheme, &element, element_name, x.buf, count, (size_t)steps, (size_t)rows, (size_t)cols, pow2,
+			  te != 0, eps_obj != Py_None, eps, (size_t)history, algo, (int)margin, amax_nan, rule, er, &nv, &o);
+	if (rc == 0 && fpref_quant_report_compute(x.buf, o.dequant, count, int8 ? NULL : &element, o.codes, &rep) != 0) {
+		snprintf(o.err, sizeof o.err, "cannot report on codes of %s", element_name);
+		rc = -1;
+	}
+	Py_END_ALLOW_THREADS
+	if (rc != 0) {
+		PyErr_Format(PyExc_ValueError, "quantize --scheme %s: %s", scheme, o.err);
+		goto done;
+	}
+	PyObject *facts = PyDict_New();
+	for (int i = 0; facts && i < o.nfacts; i++) {
+		PyObject *v = PyLong_FromUnsignedLong(o.facts[i]);
+		if (!v || PyDict_SetItemString(facts, o.fact_names[i], v) != 0)
+			Py_CLEAR(facts);
+		Py_XDECREF(v);
+	}
+	if (!facts)
+		goto done;
+	amaxes = PyList_New(0);
+	scale_invs = PyList_New(0);
+	for (Py_ssize_t t = 0; delayed && amaxes && scale_invs && t < steps; t++) {
+		PyObject *a = PyLong_FromUnsignedLong(o.step_amax[t]), *s = PyLong_FromUnsignedLong(o.step_scale_inv[t]);
+		if (!a || !s || PyList_Append(amaxes, a) != 0 || PyList_Append(scale_invs, s) != 0)
+			Py_CLEAR(amaxes);
+		Py_XDECREF(a);
+		Py_XDECREF(s);
+	}
+	PyObject *report = amaxes && scale_invs ? report_dict(&rep, !int8) : NULL;
+	if (report)
+		result = Py_BuildValue("{s:O,s:O,s:O,s:N,s:O,s:O,s:N,s:k}", "codes", codes, "dequant", dequant, "scales",
+				       scales, "facts", facts, "step_amax", amaxes, "step_scale_inv", scale_invs, "report",
+				       report, "tensor_scale", (unsigned long)o.tensor_scale);
+	else
+		Py_DECREF(facts);
+done:
+	free(o.step_amax);
+	Py_XDECREF(codes);
+	Py_XDECREF(dequant);
+	Py_XDECREF(scales);
+	Py_XDECREF(amaxes);
+	Py_XDECREF(scale_invs);
+	PyBuffer_Release(&x);
+	return result;
+}
+
+/* ---- loss scaling ---- */
+
+static int config_bits(PyObject *d, const char *key, uint64_t *bits)
+{
+	PyObject *v = PyDict_GetItemString(d, key);
+	if (!v)
+		return 0;
+	double x = PyFloat_AsDouble(v);
+	if (x == -1.0 && PyErr_Occurred())
+		return -1;
+	memcpy(bits, &x, sizeof x); /* the Python float's own FP64 pattern */
+	return 0;
+}
+
+static int config_int(PyObject *d, const char *key, int64_t *out)
+{
+	PyObject *v = PyDict_GetItemString(d, key);
+	if (!v)
+		return 0;
+	long long x = PyLong_AsLongLong(v);
+	if (x == -1 && PyErr_Occurred())
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int config_bool(PyObject *d, const char *key, bool *out)
+{
+	PyObject *v = PyDict_GetItemString(d, key);
+	if (!v)
+		return 0;
+	int t = PyObject_IsTrue(v);
+	if (t < 0)
+		return -1;
+	*out = t != 0;
+	return 0;
+}
+
+/* lossscale(scaler, config, overflow|None, grads, steps, new_scale) ->
+ * (records, summary): the scaler (fpref_scaler_init, the framework's
+ * defaults under what config gives) replayed over steps iterations whose
+ * verdicts are overflow (one byte each) or come from fpref_scaler_check_tensor
+ * on each iteration's slice of every gradient tensor (grads: a list of
+ * (FP32 patterns as uint64, values per iteration)); new_scale: {step:
+ * float}, PyTorch's update(new_scale).  A record per iteration:
+ * (scale_used, scale_next, overflow, applied, grew, backed_off,
+ * growth_refused, hysteresis_spent, clamped, raised, manual, counter,
+ * cur_iter, last_overflow_iter, optimizer_steps, skipped_steps, values,
+ * nonzero, zero_unscaled, subnormal_unscaled, zero_scaled,
+ * subnormal_scaled, nonfinite_scaled, zero_recovered); scales as the bits of
+ * the scale's format. */
+static PyObject *py_lossscale(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *kind_name;
+	PyObject *cfg_obj, *flags_obj, *grads, *new_scale;
+	Py_ssize_t steps;
+	if (!PyArg_ParseTuple(args, "sO!OO!nO!", &kind_name, &PyDict_Type, &cfg_obj, &flags_obj, &PyList_Type, &grads,
+			      &steps, &PyDict_Type, &new_scale))
+		return NULL;
+	enum fpref_scaler_kind kind;
+	if (fpref_scaler_parse(kind_name, &kind) != 0) {
+		PyErr_Format(PyExc_ValueError, "lossscale: unknown scaler '%s' (pytorch, deepspeed, apex or static)",
+			     kind_name);
+		return NULL;
+	}
+	struct fpref_scaler_config cfg;
+	fpref_scaler_config_default(kind, &cfg);
+	PyObject *profile = PyDict_GetItemString(cfg_obj, "profile");
+	if (config_bits(cfg_obj, "init_scale", &cfg.init_scale) || config_bits(cfg_obj, "growth_factor", &cfg.growth_factor) ||
+	    config_bits(cfg_obj, "backoff_factor", &cfg.backoff_factor) ||
+	    config_bits(cfg_obj, "min_scale", &cfg.min_scale) || config_bits(cfg_obj, "max_scale", &cfg.max_scale) ||
+	    config_int(cfg_obj, "interval", &cfg.interval) || config_int(cfg_obj, "hysteresis", &cfg.hysteresis) ||
+	    config_bool(cfg_obj, "consecutive_hysteresis", &cfg.consecutive_hysteresis) ||
+	    config_bool(cfg_obj, "raise_at_min", &cfg.raise_at_min) ||
+	    config_bool(cfg_obj, "static_skips", &cfg.static_skips))
+		return NULL;
+	if (profile && !(cfg.profile = PyUnicode_AsUTF8(profile)))
+		return NULL;
+	struct fpref_scaler s;
+	char err[256];
+	if (fpref_scaler_init(&s, &cfg, err, sizeof err) != 0) {
+		PyErr_Format(PyExc_ValueError, "lossscale: %s", err);
+		return NULL;
+	}
+	Py_ssize_t ntensors = PyList_GET_SIZE(grads);
+	Py_buffer flags = { 0 }, *tensors = calloc((size_t)(ntensors ? ntensors : 1), sizeof *tensors);
+	Py_ssize_t *per = calloc((size_t)(ntensors ? ntensors : 1), sizeof *per);
+	bool have_flags = false;
+	Py_ssize_t held = 0;
+	PyObject *records = NULL, *result = NULL;
+	if (!tensors || !per) {
+		PyErr_NoMemory();
+		goto done;
+	}
+	if (flags_obj != Py_None) {
+		if (PyObject_GetBuffer(flags_obj, &flags, PyBUF_SIMPLE) != 0)
+			goto done;
+		have_flags = true;
+		if (check_elements(&flags, 1, (size_t)steps, "overflow") != 0)
+			goto done;
+	}
+	for (; held < ntensors; held++) {
+		PyObject *item = PyList_GET_ITEM(grads, held);
+		if (!PyArg_ParseTuple(item, "y*n", &tensors[held], &per[held]))
+			goto done;
+		if (check_elements(&tensors[held], 8, (size_t)(steps * per[held]), "gradients") != 0) {
+			held++;
+			goto done;
+		}
+	}
+	if (!(records = PyList_New(0)))
+		goto done;
+	size_t grown = 0, backed = 0;
+	struct fpref_grad_stats total;
+	memset(&total, 0, sizeof total);
+	bool stopped = false;
+	for (Py_ssize_t k = 0; k < steps && !stopped; k++) {
+		struct fpref_grad_stats g;
+		memset(&g, 0, sizeof g);
+		bool overflow = have_flags && ((const unsigned char *)flags.buf)[k] != 0;
+		int bad = 0;
+		Py_BEGIN_ALLOW_THREADS
+		for (Py_ssize_t t = 0; t < ntensors && !bad; t++)
+			bad = fpref_scaler_check_tensor(&s, (const uint64_t *)tensors[t].buf + k * per[t], (size_t)per[t],
+							NULL, &g);
+		Py_END_ALLOW_THREADS
+		if (bad) {
+			PyErr_Format(PyExc_ValueError, "lossscale: invalid gradient pattern at step %zd", k + 1);
+			Py_CLEAR(records);
+			goto done;
+		}
+		if (!have_flags)
+			overflow = g.overflow;
+		PyObject *key = PyLong_FromSsize_t(k + 1), *manual = key ? PyDict_GetItemWithError(new_scale, key) : NULL;
+		Py_XDECREF(key);
+		if (!manual && PyErr_Occurred()) {
+			Py_CLEAR(records);
+			goto done;
+		}
+		struct fpref_scaler_step st;
+		if (manual) {
+			uint64_t bits = 0;
+			double v = PyFloat_AsDouble(manual);
+			if (v == -1.0 && PyErr_Occurred()) {
+				Py_CLEAR(records);
+				goto done;
+			}
+			memcpy(&bits, &v, sizeof v);
+			fpref_scaler_update_to(&s, overflow, bits, &st);
+		} else
+			fpref_scaler_update(&s, overflow, &st);
+		stopped = st.raised;
+		grown += st.grew;
+		backed += st.backed_off;
+		total.values += g.values;
+		total.nonzero += g.nonzero;
+		total.zero_unscaled += g.zero_unscaled;
+		total.subnormal_unscaled += g.subnormal_unscaled;
+		total.zero_scaled += g.zero_scaled;
+		total.subnormal_scaled += g.subnormal_scaled;
+		total.nonfinite_scaled += g.nonfinite_scaled;
+		total.zero_recovered += g.zero_recovered;
+		PyObject *rec = Py_BuildValue(
+			"(KKOOOOOOOOOLLLKKnnnnnnnn)", (unsigned long long)st.scale_used, (unsigned long long)st.scale_next,
+			st.overflow ? Py_True : Py_False, st.applied ? Py_True : Py_False, st.grew ? Py_True : Py_False,
+			st.backed_off ? Py_True : Py_False, st.growth_refused ? Py_True : Py_False,
+			st.hysteresis_spent ? Py_True : Py_False, st.clamped ? Py_True : Py_False,
+			st.raised ? Py_True : Py_False, manual ? Py_True : Py_False,
+			(long long)(kind == FPREF_SCALER_DEEPSPEED ? s.cur_hysteresis : s.growth_tracker), (long long)s.cur_iter,
+			(long long)s.last_overflow_iter, (unsigned long long)s.optimizer_steps,
+			(unsigned long long)s.skipped_steps, (Py_ssize_t)g.values, (Py_ssize_t)g.nonzero,
+			(Py_ssize_t)g.zero_unscaled, (Py_ssize_t)g.subnormal_unscaled, (Py_ssize_t)g.zero_scaled,
+			(Py_ssize_t)g.subnormal_scaled, (Py_ssize_t)g.nonfinite_scaled, (Py_ssize_t)g.zero_recovered);
+		if (!rec || PyList_Append(records, rec) != 0) {
+			Py_XDECREF(rec);
+			Py_CLEAR(records);
+			goto done;
+		}
+		Py_DECREF(rec);
+	}
+	result = Py_BuildValue("(O{s:s,s:s,s:K,s:K,s:K,s:n,s:n,s:O,s:K,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n})", records, "scaler",
+			       fpref_scaler_name(kind), "scale_format", fpref_scaler_scale_format(&s)->name, "iterations",
+			       (unsigned long long)s.iterations, "optimizer_steps", (unsigned long long)s.optimizer_steps,
+			       "skipped_steps", (unsigned long long)s.skipped_steps, "growths", (Py_ssize_t)grown,
+			       "backoffs", (Py_ssize_t)backed, "raised_at_min", stopped ? Py_True : Py_False,
+			       "final_scale", (unsigned long long)s.scale, "values", (Py_ssize_t)total.values, "nonzero",
+			       (Py_ssize_t)total.nonzero, "zero_unscaled", (Py_ssize_t)total.zero_unscaled,
+			       "subnormal_unscaled", (Py_ssize_t)total.subnormal_unscaled, "zero_scaled",
+			       (Py_ssize_t)total.zero_scaled, "subnormal_scaled", (Py_ssize_t)total.subnormal_scaled,
+			       "nonfinite_scaled", (Py_ssize_t)total.nonfinite_scaled, "zero_recovered",
+			       (Py_ssize_t)total.zero_recovered);
+done:
+	Py_XDECREF(records);
+	if (have_flags)
+		PyBuffer_Release(&flags);
+	for (Py_ssize_t t = 0; tensors && t < held; t++)
+		PyBuffer_Release(&tensors[t]);
+	free(tensors);
+	free(per);
+	return result;
+}
+
+/* ---- golden files ---- */
+
+/* gen(suite_path, out_dir, index, count, threads, npy) -> dict of the
+ * run (fpref_golden_generate, then fpref_golden_write_manifest), GIL
+ * released. */
+static PyObject *py_gen(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *suite_path, *dir;
+	unsigned index, count, threads;
+	int npy;
+	if (!PyArg_ParseTuple(args, "ssIIIp", &suite_path, &dir, &index, &count, &threads, &npy))
+		return NULL;
+	struct fpref_golden_suite s;
+	char err[2048];
+	if (fpref_golden_suite_read(suite_path, &s, err, sizeof err) != 0) {
+		PyErr_Format(PyExc_ValueError, "gen: %s", err);
+		return NULL;
+	}
+	s.npy = s.npy || npy;
+	struct fpref_golden_progress done;
+	memset(&done, 0, sizeof done);
+	int rc;
+	Py_BEGIN_ALLOW_THREADS
+	rc = fpref_golden_generate(&s, dir, index, count, threads, NULL, NULL, &done, err, sizeof err);
+	if (rc == 0 && fpref_golden_write_manifest(&s, dir, index, count, err, sizeof err) != 0)
+		rc = -1;
+	Py_END_ALLOW_THREADS
+	PyObject *result = NULL;
+	if (rc == -2)
+		PyErr_SetString(PyExc_KeyboardInterrupt, "gen: stopped by a signal (finished files stay)");
+	else if (rc != 0)
+		PyErr_Format(PyExc_RuntimeError, "gen: %s", err);
+	else
+		result = Py_BuildValue("{s:s,s:n,s:n,s:n,s:K}", "suite", s.name, "files", (Py_ssize_t)done.files,
+				       "skipped", (Py_ssize_t)done.skipped, "arrays_added", (Py_ssize_t)done.arrays_added,
+				       "vectors", (unsigned long long)done.vectors);
+	fpref_golden_suite_free(&s);
+	return result;
+}
+
+/* suite_jobs(suite_path) -> [path of every job's file]. */
+static PyObject *py_suite_jobs(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *suite_path;
+	if (!PyArg_ParseTuple(args, "s", &suite_path))
+		return NULL;
+	struct fpref_golden_suite s;
+	char err[2048];
+	if (fpref_golden_suite_read(suite_path, &s, err, sizeof err) != 0) {
+		PyErr_Format(PyExc_ValueError, "gen: %s", err);
+		return NULL;
+	}
+	PyObject *list = PyList_New(0);
+	for (size_t k = 0; list && k < s.njobs; k++) {
+		PyObject *p = PyUnicode_FromString(s.jobs[k].path);
+		if (!p || PyList_Append(list, p) != 0)
+			Py_CLEAR(list);
+		Py_XDECREF(p);
+	}
+	fpref_golden_suite_free(&s);
+	return list;
+}
+
+/* golden_folder(dir) -> (manifest: "ok"|"none", listed, [relative paths]);
+ * ValueError naming the first missing, changed or extra file. */
+static PyObject *py_golden_folder(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *dir;
+	if (!PyArg_ParseTuple(args, "s", &dir))
+		return NULL;
+	char err[2048] = "";
+	size_t listed = 0;
+	int m = fpref_golden_manifest_check(dir, &listed, err, sizeof err);
+	if (m < 0) {
+		PyErr_Format(PyExc_ValueError, "verify: %s", err);
+		return NULL;
+	}
+	struct fpref_golden_list l;
+	memset(&l, 0, sizeof l);
+	if (fpref_golden_list_files(dir, &l) != 0) {
+		fpref_golden_list_free(&l);
+		PyErr_Format(PyExc_ValueError, "verify: %s: unreadable", dir);
+		return NULL;
+	}
+	PyObject *paths = PyList_New(0);
+	for (size_t i = 0; paths && i < l.n; i++) {
+		PyObject *p = PyUnicode_FromString(l.paths[i]);
+		if (!p || PyList_Append(paths, p) != 0)
+			Py_CLEAR(paths);
+		Py_XDECREF(p);
+	}
+	fpref_golden_list_free(&l);
+	return paths ? Py_BuildValue("(snN)", m == 1 ? "none" : "ok", (Py_ssize_t)listed, paths) : NULL;
+}
+
+/* verify(golden, results_path|None, results_bits|None, results_flags|None,
+ * tolerance_ulps, tolerance_rel, show) -> dict of fpref_golden_verify's
+ * report.  Results: a file (fpref_golden_results_read), an array of one
+ * pattern per golden line (uint64; flags int32, -1 where none), or None
+ * (the oracle afresh). */
+static PyObject *py_verify(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *golden, *results_path;
+	PyObject *bits_obj, *flags_obj;
+	double tol_ulps, tol_rel;
+	Py_ssize_t show;
+	if (!PyArg_ParseTuple(args, "szOOddn", &golden, &results_path, &bits_obj, &flags_obj, &tol_ulps, &tol_rel, &show))
+		return NULL;
+	char err[2048];
+	struct fpref_golden_file g;
+	struct fpref_golden_job j;
+	struct fpref_golden_results res;
+	struct fpref_verify_report rep;
+	memset(&res, 0, sizeof res);
+	memset(&rep, 0, sizeof rep);
+	Py_buffer bits = { 0 }, flags = { 0 };
+	bool have_bits = false, have_flags = false, have_res = false, have_rep = false;
+	PyObject *result = NULL;
+	if (fpref_golden_read(golden, &g, err, sizeof err) != 0) {
+		PyErr_Format(PyExc_ValueError, "verify: %s", err);
+		return NULL;
+	}
+	if (fpref_golden_job_of(&g, &j, err, sizeof err) != 0) {
+		PyErr_Format(PyExc_ValueError, "verify: %s: %s", golden, err);
+		goto done;
+	}
+	int rc;
+	if (bits_obj != Py_None) {
+		if (PyObject_GetBuffer(bits_obj, &bits, PyBUF_SIMPLE) != 0)
+			goto done;
+		have_bits = true;
+		if (flags_obj != Py_None) {
+			if (PyObject_GetBuffer(flags_obj, &flags, PyBUF_SIMPLE) != 0)
+				goto done;
+			have_flags = true;
+		}
+		if ((size_t)bits.len != g.nlines * 8 || (have_flags && (size_t)flags.len != g.nlines * sizeof(int))) {
+			PyErr_Format(PyExc_ValueError, "verify: %s has %zu vectors; the results must have one each", golden,
+				     g.nlines);
+			goto done;
+		}
+		res.n = g.nlines;
+		res.bits = malloc((g.nlines ? g.nlines : 1) * sizeof *res.bits);
+		res.flags = malloc((g.nlines ? g.nlines : 1) * sizeof *res.flags);
+		have_res = true;
+		if (!res.bits || !res.flags) {
+			PyErr_NoMemory();
+			goto done;
+		}
+		memcpy(res.bits, bits.buf, g.nlines * 8);
+		for (size_t i = 0; i < g.nlines; i++)
+			res.flags[i] = have_flags ? ((const int *)flags.buf)[i] : -1;
+		rc = 0;
+	} else {
+		Py_BEGIN_ALLOW_THREADS
+		rc = results_path ? fpref_golden_results_read(results_path, &g, &j, &res, err, sizeof err)
+				  : fpref_golden_results_oracle(&g, &j, &res, err, sizeof err);
+		Py_END_ALLOW_THREADS
+		have_res = rc == 0;
+	}
+	if (rc != 0) {
+		PyErr_Format(PyExc_ValueError, "verify: %s", err);
+		goto done;
+	}
+	struct fpref_verify_options o = { tol_ulps, tol_rel, (size_t)show };
+	Py_BEGIN_ALLOW_THREADS
+	rc = fpref_golden_verify(&g, &j, &res, &o, &rep, err, sizeof err);
+	Py_END_ALLOW_THREADS
+	if (rc != 0) {
+		PyErr_Format(PyExc_ValueError, "verify: %s", err);
+		goto done;
+	}
+	have_rep = true;
+	PyObject *kinds = PyDict_New(), *shown = PyList_New(0);
+	for (int k = 0; kinds && k < FPREF_MISMATCH_COUNT; k++) {
+		if (!rep.by_kind[k])
+			continue;
+		PyObject *v = PyLong_FromSize_t(rep.by_kind[k]);
+		if (!v || PyDict_SetItemString(kinds, fpref_mismatch_name((enum fpref_mismatch)k), v) != 0)
+			Py_CLEAR(kinds);
+		Py_XDECREF(v);
+	}
+	for (size_t i = 0; shown && i < rep.nshown; i++) {
+		const struct fpref_verify_case *c = &rep.shown[i];
+		PyObject *t = Py_BuildValue("{s:n,s:s,s:K,s:K,s:i,s:i,s:d,s:s}", "line", (Py_ssize_t)c->line, "kind",
+					    fpref_mismatch_name(c->kind), "golden", (unsigned long long)c->golden, "got",
+					    (unsigned long long)c->got, "golden_flags", c->golden_flags, "got_flags",
+					    c->got_flags, "ulps", c->ulps, "inputs", c->inputs);
+		if (!t || PyList_Append(shown, t) != 0)
+			Py_CLEAR(shown);
+		Py_XDECREF(t);
+	}
+	if (kinds && shown)
+		result = Py_BuildValue(
+			"{s:s,s:s,s:s,s:n,s:n,s:n,s:n,s:O,s:n,s:n,s:n,s:n,s:d,s:d,s:d,s:d,s:d,s:n,s:n,s:n,s:O}", "op", g.op,
+			"formats", g.formats, "output", j.out.name, "cases", (Py_ssize_t)rep.cases, "exact",
+			(Py_ssize_t)rep.exact, "within", (Py_ssize_t)rep.within, "outside", (Py_ssize_t)rep.outside,
+			"mismatches", kinds, "measured_exact", (Py_ssize_t)rep.measured_exact, "saturated",
+			(Py_ssize_t)rep.saturated, "zero_golden", (Py_ssize_t)rep.zero_golden, "nonfinite",
+			(Py_ssize_t)rep.nonfinite, "max_ulps_golden", rep.max_ulps_golden, "max_rel_golden",
+			rep.max_rel_golden, "max_ulps_exact", rep.max_ulps_exact, "max_rel_exact", rep.max_rel_exact,
+			"mean_ulps_exact", rep.measured_exact ? rep.sum_ulps_exact / (double)rep.measured_exact : 0.0,
+			"with_flags", (Py_ssize_t)rep.with_flags, "with_bound", (Py_ssize_t)rep.with_bound, "above_bound",
+			(Py_ssize_t)rep.above_bound, "shown", shown);
+	Py_XDECREF(kinds);
+	Py_XDECREF(shown);
+done:
+	if (have_rep)
+		fpref_verify_report_free(&rep);
+	if (have_res)
+		fpref_golden_results_free(&res);
+	if (have_bits)
+		PyBuffer_Release(&bits);
+	if (have_flags)
+		PyBuffer_Release(&flags);
+	fpref_golden_file_free(&g);
+	return result;
+}
+
+/* golden_info(path) -> (op, output format, vectors) of a golden file. */
+static PyObject *py_golden_info(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *path;
+	if (!PyArg_ParseTuple(args, "s", &path))
+		return NULL;
+	char err[2048];
+	struct fpref_golden_file g;
+	struct fpref_golden_job j;
+	if (fpref_golden_read(path, &g, err, sizeof err) != 0) {
+		PyErr_Format(PyExc_ValueError, "verify: %s", err);
+		return NULL;
+	}
+	PyObject *r = NULL;
+	if (fpref_golden_job_of(&g, &j, err, sizeof err) != 0)
+		PyErr_Format(PyExc_ValueError, "verify: %s: %s", path, err);
+	else
+		r = Py_BuildValue("(ssn)", g.op, j.out.name, (Py_ssize_t)g.nlines);
+	fpref_golden_file_free(&g);
+	return r;
+}
+
 static PyMethodDef methods[] = {
 	{ "time_convert", py_time_convert, METH_VARARGS, "seconds of fpref_emu_convert_array per run, for bench.py" },
 	{ "format_info", py_format_info, METH_VARARGS, "format_info(spelling) -> dict of the format's row" },
@@ -883,6 +1613,13 @@ static PyMethodDef methods[] = {
 	{ "classify", py_classify, METH_VARARGS, "fpref_golden_classify's mismatch class" },
 	{ "flags_describe", py_flags_describe, METH_VARARGS, "flags as words" },
 	{ "hex", py_hex, METH_VARARGS, "a pattern in the container's hex digits" },
+	{ "quantize", py_quantize, METH_VARARGS, "a scaling scheme's codes, scales and report" },
+	{ "lossscale", py_lossscale, METH_VARARGS, "a loss scaler replayed over iterations" },
+	{ "gen", py_gen, METH_VARARGS, "a suite's golden files (fpref_golden_generate)" },
+	{ "suite_jobs", py_suite_jobs, METH_VARARGS, "the files of a suite" },
+	{ "golden_folder", py_golden_folder, METH_VARARGS, "a golden folder's MANIFEST state and files" },
+	{ "golden_info", py_golden_info, METH_VARARGS, "a golden file's op, output format and vector count" },
+	{ "verify", py_verify, METH_VARARGS, "results judged against a golden file (fpref_golden_verify)" },
 	{ NULL, NULL, 0, NULL }
 };
 
