@@ -7,9 +7,12 @@ GMP.  No configure run is needed: the one thing the sources take from
 config.h, PACKAGE_VERSION, is read from ../configure.ac's AC_INIT and given
 as a macro (include/config.h stands in for the generated header).
 
-The repository above this folder must be there at build time: `pip install
-./python` from a clone builds in place, so it is.  FPREF_SOURCE_DIR names
-another checkout.
+The C sources are found, in this order: FPREF_SOURCE_DIR (a checkout); the
+repository above this folder (`pip install ./python` from a clone builds in
+place); csrc/ beside this file, which an sdist (`python -m build --sdist
+python`, or `python setup.py sdist` here) carries: the sdist command copies
+Makefile.am, configure.ac, the library's sources and headers and the golden
+suites into it, so that the archive builds anywhere.
 """
 import os
 import re
@@ -18,15 +21,33 @@ from pathlib import Path
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 
 here = Path(__file__).resolve().parent
-top = Path(os.environ.get("FPREF_SOURCE_DIR", here.parent)).resolve()
+
+
+def _has_sources(d: Path) -> bool:
+    return (d / "Makefile.am").is_file() and (d / "configure.ac").is_file()
+
+
+def source_tree() -> Path:
+    if os.environ.get("FPREF_SOURCE_DIR"):
+        candidates = [Path(os.environ["FPREF_SOURCE_DIR"])]
+    else:
+        candidates = [here.parent, here / "csrc"]
+    for d in candidates:
+        if _has_sources(d):
+            return d.resolve()
+    raise SystemExit(
+        f"fpref: the C sources are not at {' or '.join(str(d) for d in candidates)} (Makefile.am, configure.ac): "
+        "build the package from the fpref repository (pip install ./python), from an sdist made by "
+        "`python -m build --sdist python` (it carries them in csrc/), or set FPREF_SOURCE_DIR to a checkout")
+
+
+top = source_tree()
 makefile = top / "Makefile.am"
 configure = top / "configure.ac"
-if not makefile.is_file() or not configure.is_file():
-    raise SystemExit(
-        f"fpref: the C sources are not at {top} (Makefile.am, configure.ac): build the package from "
-        "the fpref repository (pip install ./python), or set FPREF_SOURCE_DIR to a checkout")
+HEADER_DIRS = ("", "formats", "ref", "emu", "golden")
 
 
 def library_sources():
@@ -49,7 +70,7 @@ VERSION = version()
 extension = Extension(
     "fpref._fpref",
     sources=["src/fpref/_fpref.c"],
-    include_dirs=[str(here / "include"), str(top)] + [str(top / d) for d in ("formats", "ref", "emu", "golden")],
+    include_dirs=[str(here / "include")] + [str(top / d) for d in HEADER_DIRS],
     define_macros=[("PACKAGE_VERSION", f'"{VERSION}"'), ("_POSIX_C_SOURCE", "200809L")],
     libraries=["mpfr", "gmp", "m"],
     extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-pthread"],
@@ -67,8 +88,7 @@ class build_ext_with_library(build_ext):
         for ext in self.extensions:
             ext.sources = ext.sources + [s for s in library_sources() if s not in ext.sources]
             # so that a changed header rebuilds the extension (setuptools compares times)
-            ext.depends = ext.depends + [str(h) for d in ("", "formats", "ref", "emu", "golden")
-                                         for h in sorted((top / d).glob("*.h"))]
+            ext.depends = ext.depends + [str(h) for d in HEADER_DIRS for h in sorted((top / d).glob("*.h"))]
         super().build_extensions()
 
 
@@ -84,5 +104,23 @@ class build_py_with_suites(build_py):
             self.copy_file(str(suite), str(dest / suite.name))
 
 
+class sdist_with_library(sdist):
+    """An sdist that builds outside the repository: the library's sources
+    (Makefile.am's list), every header of the source folders, Makefile.am,
+    configure.ac and the golden suites, copied into csrc/ of the archive."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        dest = Path(base_dir) / "csrc"
+        wanted = [Path(s).relative_to(top) for s in library_sources()]
+        wanted += [h.relative_to(top) for d in HEADER_DIRS for h in sorted((top / d).glob("*.h"))
+                   if h.name != "config.h"]  # configure's output, if there: include/config.h stands in
+        wanted += [Path("Makefile.am"), Path("configure.ac")]
+        wanted += [p.relative_to(top) for p in sorted((top / "golden" / "suites").glob("*.suite"))]
+        for rel in wanted:
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            self.copy_file(str(top / rel), str(dest / rel))
+
+
 setup(version=VERSION, ext_modules=[extension],
-      cmdclass={"build_ext": build_ext_with_library, "build_py": build_py_with_suites})
+      cmdclass={"build_ext": build_ext_with_library, "build_py": build_py_with_suites, "sdist": sdist_with_library})

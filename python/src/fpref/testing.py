@@ -43,10 +43,11 @@ def assert_bitexact(actual: Any, expected_codes: Any, fmt: Optional[str] = None,
     """
     if fmt is None:
         for v in (actual, expected_codes):
-            dt = getattr(v, "dtype", None)
-            if dt is not None and dt.kind not in "ui":
-                fmt = dt.name
+            try:  # a float, ml_dtypes or torch array names its format; integer codes do not
+                fmt = _codes_in(v, None)[1]
                 break
+            except TypeError:
+                continue
     if fmt is None:
         raise TypeError("assert_bitexact needs fmt= when both arrays hold integer codes")
     name = format_info(fmt)["name"]
