@@ -783,8 +783,9 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 		goto done;
 	}
 	if (rc != 0) {
-		PyErr_Format(PyExc_ValueError, "fpref_tc_gemm failed: an invalid pattern of %s in A or B, or of %s in C",
-			     in.name, out.name);
+		PyErr_Format(PyExc_ValueError, "%s failed: an invalid pattern of %s in A or B, or of %s in C%s",
+			     bounds ? "the bound" : "fpref_tc_gemm", in.name, out.name,
+			     bounds ? " (or formats the bound does not cover)" : "");
 		goto done;
 	}
 	char desc[512];
