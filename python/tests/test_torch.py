@@ -110,3 +110,13 @@ def test_scaled_mm_on_an_h100():
     one = torch.tensor(1.0, device="cuda")
     D = torch._scaled_mm(A.cuda(), B.cuda(), scale_a=one, scale_b=one, out_dtype=torch.float32).cpu()
     assert_matches_model(D, A, B, model="h100", inp="e4m3", out="f32")
+
+
+def test_quantize_and_lossscale_take_tensors():
+    x = torch.randn(4, 64, generator=torch.Generator().manual_seed(5))
+    q = fpref.quantize(x, "mxfp8")
+    assert np.array_equal(q.codes, fpref.quantize(x.numpy(), "mxfp8").codes)
+    assert np.array_equal(fpref.quantize(x.to(torch.bfloat16), "mxfp8").codes,
+                          fpref.quantize(x.to(torch.bfloat16).float().numpy(), "mxfp8").codes)
+    run = fpref.lossscale("pytorch", grads=x * 2.0 ** -20)
+    assert run.grads["values"].tolist() == [64] * 4

@@ -1395,6 +1395,14 @@ static PyObject *py_gen(PyObject *self, PyObject *args)
 	return result;
 }
 
+static int append_string(PyObject *list, const char *text)
+{
+	PyObject *p = PyUnicode_FromString(text);
+	int r = p ? PyList_Append(list, p) : -1;
+	Py_XDECREF(p);
+	return r;
+}
+
 /* suite_jobs(suite_path) -> [path of every job's file]. */
 static PyObject *py_suite_jobs(PyObject *self, PyObject *args)
 {
@@ -1409,12 +1417,9 @@ static PyObject *py_suite_jobs(PyObject *self, PyObject *args)
 		return NULL;
 	}
 	PyObject *list = PyList_New(0);
-	for (size_t k = 0; list && k < s.njobs; k++) {
-		PyObject *p = PyUnicode_FromString(s.jobs[k].path);
-		if (!p || PyList_Append(list, p) != 0)
+	for (size_t k = 0; list && k < s.njobs; k++)
+		if (append_string(list, s.jobs[k].path) != 0)
 			Py_CLEAR(list);
-		Py_XDECREF(p);
-	}
 	fpref_golden_suite_free(&s);
 	return list;
 }
@@ -1442,12 +1447,9 @@ static PyObject *py_golden_folder(PyObject *self, PyObject *args)
 		return NULL;
 	}
 	PyObject *paths = PyList_New(0);
-	for (size_t i = 0; paths && i < l.n; i++) {
-		PyObject *p = PyUnicode_FromString(l.paths[i]);
-		if (!p || PyList_Append(paths, p) != 0)
+	for (size_t i = 0; paths && i < l.n; i++)
+		if (append_string(paths, l.paths[i]) != 0)
 			Py_CLEAR(paths);
-		Py_XDECREF(p);
-	}
 	fpref_golden_list_free(&l);
 	return paths ? Py_BuildValue("(snN)", m == 1 ? "none" : "ok", (Py_ssize_t)listed, paths) : NULL;
 }

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _as_array, _fpref, convert, format_info
+from . import _as_array, _fpref, _torch_codes, convert, format_info
 
 # scheme -> (family, elements it takes as catalogue names, the first the default)
 _SCHEMES = {
@@ -61,6 +61,11 @@ def _f32_patterns(x: Any) -> np.ndarray:
     """x as FP32 patterns (uint32), as `fpref quantize` reads X.npy: float32
     as it is, float16 and bfloat16 widened exactly, float64 only when every
     element is a float32 exactly (never rounded twice)."""
+    tc = _torch_codes(x)
+    if tc is not None:  # a torch bfloat16 (or float8) tensor, read as its bit patterns
+        if tc[1] != "bfloat16":
+            raise TypeError(f"quantize takes float16, bfloat16, float32 or float64 values, not {tc[1]}")
+        return convert(x, "float32").reshape(tc[0].shape)
     a = _as_array(x)
     if a.dtype.kind in "ui" or a.dtype.kind == "b":
         raise TypeError(f"quantize takes float values (float16/32/64, bfloat16), not an array of {a.dtype}")
