@@ -69,6 +69,7 @@ def test_quantize_matches_cli(cli_json, tmp_path, scheme, kw):
         assert [f"0x{int(v):08X}" for v in q.step_scale_inv.view(np.uint32)] == \
             [s["scale_inv"]["bits"] for s in r["steps"]]
     assert q.report == r["report"]
+    assert q.codes.flags.writeable and q.scales.flags.writeable and q.dequant.flags.writeable
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float64"])

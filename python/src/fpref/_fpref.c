@@ -919,12 +919,13 @@ done:
 
 /* ---- quantize ---- */
 
-/* A bytes object of n bytes to be written in place (n may be 0). */
+/* A bytearray of n bytes to be written in place (n may be 0): NumPy views
+ * of it (np.frombuffer) are writable, as arrays handed back should be. */
 static PyObject *new_bytes(size_t n, void **data)
 {
-	PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+	PyObject *b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)n);
 	if (b)
-		*data = PyBytes_AS_STRING(b);
+		*data = PyByteArray_AS_STRING(b);
 	return b;
 }
 
@@ -1033,7 +1034,7 @@ static PyObject *report_dict(const struct fpref_quant_report *r, bool saturation
 /* quantize(scheme, element, x, steps, rows, cols, nscales, scale_bytes,
  * pow2, te, eps|None, history, algo, margin, amax_nan, rule, element_rounding,
  * two_d, sr, seed) -> dict: the scheme's codes, dequantised FP32, scales
- * (bytes), its facts, the step records (delayed) and the report
+ * (bytearrays), its facts, the step records (delayed) and the report
  * (fpref_quant_report_compute).  x: FP32 patterns; rows x cols the tensor
  * as the block schemes see it, steps its first axis (delayed).  The
  * option checks are the caller's (fpref.quantize mirrors fpref quantize). */
