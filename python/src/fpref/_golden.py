@@ -56,8 +56,11 @@ def gen(out: PathLike, suite: PathLike = "default", *, shard: Tuple[int, int] = 
     OUT`.  Files already complete are skipped, so a stopped run resumes.
     suite: a path, or a name (default, committed, full; $FPREF_SUITES
     first).  shard=(i, n): the files k with k % n == i.  jobs: threads.
-    npy: .npy arrays beside every file.  The GIL is released while it runs.
-    RuntimeError when the engines disagree or a file cannot be written."""
+    npy: .npy arrays beside every file.  The GIL is released while it runs;
+    SIGINT or SIGTERM reaching the calling thread stops it as it stops the
+    command (the files being written are finished, KeyboardInterrupt is
+    raised, a second run resumes).  RuntimeError when the engines disagree
+    or a file cannot be written."""
     path = _suite_path(suite)
     if (not isinstance(shard, tuple) or len(shard) != 2 or not all(isinstance(v, int) for v in shard)
             or shard[1] < 1 or not 0 <= shard[0] < shard[1]):
