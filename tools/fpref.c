@@ -134,9 +134,11 @@ int main(int argc, char **argv)
 	}
 	const struct cli_command *c = find_command(cmd);
 	if (!c) {
-		cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, "
-			  "mutants, verify, lossscale, probe, quantize; see fpref --help)",
-			  cmd);
+		char names[256];
+		size_t n = 0;
+		for (size_t i = 0; i < NCOMMANDS && n < sizeof names; i++)
+			n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", commands[i]->name);
+		cli_error("unknown command '%s' (choices: %s; see fpref --help)", cmd, names);
 		return CLI_EXIT_USAGE;
 	}
 	if (cli_help_wanted(c, argc - 2, argv + 2)) {
