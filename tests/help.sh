@@ -42,7 +42,7 @@ bad() {
 	shift
 	expect "$_name: exit status 2" 2 "$FPREF" "$@"
 	if [ -s "$tmp/out" ]; then failed "$_name: nothing on stdout"; else ok "$_name: nothing on stdout"; fi
-	has "$_name: the message names the subcommand" "$tmp/err" "fpref $1: "
+	has "$_name: the message names the subcommand" "$tmp/err" "fpref $1"
 }
 
 commands=$("$FPREF" --list-commands)
@@ -159,6 +159,17 @@ has 'a flag given a value: names it' "$tmp/err" '--json=yes'
 expect '--round sr --sr-bits' 0 "$FPREF" convert --to e4m3 --round sr --sr-bits 0 1.3
 expect '--engine ref --from' 0 "$FPREF" convert --from f16 --to e4m3 --engine ref 3C00
 expect '--sat --overflow sat' 0 "$FPREF" convert --to e4m3 --sat --overflow sat 465
+
+# ---- one wording for a missing file, whichever subcommand reads it ----
+missing=$tmp/no-such-file
+for args in "verify $missing" "verify $src/golden/vectors/add/float16.rne.txt $missing" \
+	"gemm --model exact --in f16 --a $missing --b $missing" "probe infer --results $missing" \
+	"quantize --scheme tensor --in $missing --codes $tmp/c.npy --scales $tmp/s.npy" \
+	"lossscale --scaler pytorch --steps-file $missing"; do
+	set -- $args
+	bad "$1 of a missing file" $args
+	has "$1 of a missing file: '$missing: No such file or directory'" "$tmp/err" "$missing: No such file or directory"
+done
 
 # ---- case: --round RNE is rne, as E4M3 is e4m3 ----
 "$FPREF" convert --to e4m3 --round rtz 465 >"$tmp/lower" 2>&1

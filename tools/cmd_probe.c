@@ -88,9 +88,13 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 	}
 	char *end;
 	long K = strtol(k_text, &end, 10);
+	if (!*k_text || *end || K < 1 || K > 512) {
+		cli_fail("probe gen", "bad --k '%s' (1..512, the instruction's k)", k_text);
+		return CLI_EXIT_USAGE;
+	}
 	unsigned long long seed = seed_text ? strtoull(seed_text, &end, 10) : 20261130;
-	if (K < 1 || K > 512 || (seed_text && *end)) {
-		cli_fail("probe gen", "--k must be 1..512 (the instruction's k) and --seed an integer");
+	if (seed_text && (!*seed_text || *end || *seed_text == '-')) {
+		cli_fail("probe gen", "bad --seed '%s' (an unsigned integer)", seed_text);
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_golden_job j = { .kind = FPREF_GOLDEN_DOT, .K = (unsigned)K, .probe = true, .seed = seed };

@@ -68,6 +68,12 @@ static int usage_error(const char *what, const char *value)
 	return CLI_EXIT_USAGE;
 }
 
+static int bad_value(const char *option, const char *value, const char *expected)
+{
+	cli_fail(cli_cmd_quantize.name, "bad %s '%s' (%s)", option, value, expected);
+	return CLI_EXIT_USAGE;
+}
+
 static int parse_args(int argc, char **argv, struct quantize_args *a)
 {
 	memset(a, 0, sizeof *a);
@@ -87,7 +93,7 @@ static int parse_count(const char *text, const char *what, long lo, long hi, lon
 	char *end;
 	long v = strtol(text, &end, 10);
 	if (*text == '\0' || *end != '\0' || v < lo || v > hi) {
-		cli_fail(cli_cmd_quantize.name, "%s must be an integer %ld to %ld, not '%s'", what, lo, hi, text);
+		cli_fail(cli_cmd_quantize.name, "bad %s '%s' (an integer %ld..%ld)", what, text, lo, hi);
 		return CLI_EXIT_USAGE;
 	}
 	*out = v;
@@ -112,7 +118,7 @@ static int parse_eps(const char *text, uint32_t *eps)
 		fpref_ref_round(&v, &f32, &env, 0, &bits, &flags, NULL);
 	fpref_ref_value_clear(&v);
 	if (status != 0 || bits >= 0x7F800000u) {
-		cli_fail(cli_cmd_quantize.name, "--eps must be a nonnegative finite number, not '%s'", text);
+		cli_fail(cli_cmd_quantize.name, "bad --eps '%s' (a nonnegative finite number)", text);
 		return CLI_EXIT_USAGE;
 	}
 	*eps = (uint32_t)bits;
@@ -126,7 +132,7 @@ static int parse_seed(const char *text, uint64_t *seed)
 	errno = 0;
 	unsigned long long v = strtoull(text, &end, 0);
 	if (*text < '0' || *text > '9' || *end != '\0' || errno == ERANGE) {
-		cli_fail(cli_cmd_quantize.name, "--seed must be an integer 0 to 18446744073709551615, not '%s'", text);
+		cli_fail(cli_cmd_quantize.name, "bad --seed '%s' (an integer 0..18446744073709551615)", text);
 		return CLI_EXIT_USAGE;
 	}
 	*seed = (uint64_t)v;
@@ -167,12 +173,12 @@ static int build_block_scaled(const struct quantize_args *a, const struct quanti
 	q->mx_rule = FPREF_MX_SCALE_OCP_FLOOR;
 	q->element_rounding = FPREF_RNE;
 	if (a->rule && fpref_mx_scale_rule_parse(a->rule, &q->mx_rule) != 0) {
-		cli_fail(cli_cmd_quantize.name, "--rule must be one of %s, not '%s'", fpref_mx_scale_rule_choices(), a->rule);
+		cli_fail(cli_cmd_quantize.name, "bad --rule '%s' (choices: %s)", a->rule, fpref_mx_scale_rule_choices());
 		return CLI_EXIT_USAGE;
 	}
 	if (a->element_rounding && (fpref_rounding_parse(a->element_rounding, &q->element_rounding) != 0 ||
 				    (q->element_rounding != FPREF_RNE && q->element_rounding != FPREF_RNA)))
-		return usage_error("--element-rounding must be rne or rna, not", a->element_rounding);
+		return bad_value("--element-rounding", a->element_rounding, "rne or rna");
 	q->nvfp4.two_d = a->two_d;
 	q->nvfp4.stochastic = a->sr;
 	if (a->seed && (status = parse_seed(a->seed, &q->nvfp4.seed)) != 0)
@@ -195,7 +201,7 @@ static int build_request(const struct quantize_args *a, const struct quantize_sc
 		return CLI_EXIT_USAGE;
 	q->have_format = a->format != NULL;
 	if (a->recipe && strcmp(a->recipe, "te") != 0 && strcmp(a->recipe, "deepseek") != 0)
-		return usage_error("--recipe must be deepseek or te, not", a->recipe);
+		return bad_value("--recipe", a->recipe, "deepseek or te");
 	q->te_recipe = a->recipe && strcmp(a->recipe, "te") == 0;
 	if (a->eps && (status = parse_eps(a->eps, &q->eps)) != 0)
 		return status;
@@ -207,11 +213,11 @@ static int build_request(const struct quantize_args *a, const struct quantize_sc
 		return status;
 	q->history = a->history ? (size_t)v : 1024;
 	if (a->algo && fpref_amax_algo_parse(a->algo, &q->algo) != 0)
-		return usage_error("--amax-algo must be max or most_recent, not", a->algo);
+		return bad_value("--amax-algo", a->algo, "max or most_recent");
 	if (a->amax_nan && fpref_amax_nan_parse(a->amax_nan, &q->amax_nan) != 0)
-		return usage_error("--amax-nan must be ignore or propagate, not", a->amax_nan);
+		return bad_value("--amax-nan", a->amax_nan, "ignore or propagate");
 	if (a->nan && strcmp(a->nan, "keep") != 0 && strcmp(a->nan, "reject") != 0)
-		return usage_error("--nan must be keep or reject, not", a->nan);
+		return bad_value("--nan", a->nan, "keep or reject");
 	return 0;
 }
 
