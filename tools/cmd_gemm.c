@@ -22,7 +22,7 @@ static const struct cli_opt gemm_opts[] = {
 	{ "--out", CLI_VALUE, "FMT", "float32", "the format of C and D", G(out), 0 },
 	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): float16/32/64 values, or bit patterns of --in", G(a), 0 },
 	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N)", G(b), 0 },
-	{ "--c", CLI_VALUE, "C.npy", NULL, "C (M x N), in --out (default: zero)", G(c), 0 },
+	{ "--c", CLI_VALUE, "C.npy", "zero", "C (M x N), in --out", G(c), 0 },
 	{ "--size", CLI_VALUE, "MxNxK", NULL, "generate A and B from a seed instead", G(size), 0 },
 	{ "--dist", CLI_VALUE, "normal|uniform|positive", "normal", "the distribution of generated inputs", G(dist), 0 },
 	{ "--seed", CLI_VALUE, "N", "1", "the seed of generated inputs", G(seed), 0 },
