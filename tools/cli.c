@@ -353,6 +353,25 @@ void cli_print_options(FILE *out, const struct cli_command *c)
 		fprintf(out, "%s%s%s\n", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
 }
 
+void cli_print_group(FILE *out, unsigned group, const char *label)
+{
+	fprintf(out, "%s\n", label);
+	for (size_t i = 0; i < CLI_NOPTS(shared_opts); i++) {
+		const struct cli_opt *r = &shared_opts[i];
+		if (!(r->tag & group))
+			continue;
+		char left[96];
+		snprintf(left, sizeof left, "%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+		if (strlen(left) > 30)
+			fprintf(out, "       %s\n       %-30s %s", left, "", r->help);
+		else
+			fprintf(out, "       %-30s %s", left, r->help);
+		if (r->def)
+			fprintf(out, " (default: %s)", r->def);
+		fputc('\n', out);
+	}
+}
+
 void cli_print_option_names(FILE *out, const struct cli_command *c)
 {
 	int col = fprintf(out, "      options:");

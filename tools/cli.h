@@ -101,6 +101,8 @@ bool cli_help_wanted(const struct cli_command *c, int argc, char **argv);
 void cli_print_help(FILE *out, const struct cli_command *c);
 /* The man page's section for one subcommand (roff). */
 void cli_print_man(FILE *out, const struct cli_command *c);
+/* A shared group's rows under a label, for fpref --help's notation. */
+void cli_print_group(FILE *out, unsigned group, const char *label);
 /* Every option's name on indented lines, for fpref --help. */
 void cli_print_option_names(FILE *out, const struct cli_command *c);
 /* Text for roff: a leading '.' or '\'' escaped, '-' as \-, '\\' as \e. */

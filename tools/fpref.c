@@ -1,28 +1,29 @@
 /* fpref: the command.  One subcommand per file; this one only dispatches. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "cli.h"
 
-/* The notation every subcommand's help refers to. */
-static const char notation[] =
-	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
-	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
-	"FMT:   a name from 'fpref formats' (float8_e4m3fn, e4m3, bf16, ...) or a custom\n"
-	"       eXmY[,bias=N][,specials=ieee|fn|fnuz|none][,subnormals=on|off][,unsigned][,zero=off]\n"
-	"ENV:   --round rne|rna|rtz|rup|rdn|rod|sr   rounding (default rne)\n"
-	"       --sat | --overflow ieee|sat          overflow policy (default ieee)\n"
-	"       --ftz  --daz                         flush tiny results / read subnormal inputs as zero\n"
-	"       --tininess before|after              underflow detection (default after)\n"
-	"       --sr-bits HEX|W:HEX|seed=N|W:seed=N  random bits for --round sr\n"
-	"       --profile cuda|onnx-cast-19|onnx-cast-24|ml_dtypes|ocp\n"
-	"                                            behave as that implementation (--round/--sat override)\n"
-	"MODEL: v100, a100, h100, h100-mma, h100-wgmma, ada (tensor cores; --out float32 or float16),\n"
-	"       generic (--block N --frac F [--floor E|none] [--final rtz|rne]); recursive, pairwise,\n"
-	"       blocked [--block N], fma-chain, kahan (rounded in --out under ENV); exact (the oracle).\n"
-	"       --promote NC: tensor-core partial sums added to an FP32 accumulator every NC products\n"
-	"Flags (two hex digits): inexact 01, underflow 02, overflow 04, infinite 08, invalid 10.\n"
-	"Exit status: 0 done, 1 failure, 2 bad input.\n";
+/* The notation every subcommand's help refers to; ENV's rows are the
+ * parser's own (cli_print_group). */
+static void notation(FILE *out)
+{
+	fputs("VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
+	      "       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
+	      "FMT:   a name from 'fpref formats' (float8_e4m3fn, e4m3, bf16, ...) or a custom\n"
+	      "       eXmY[,bias=N][,specials=ieee|fn|fnuz|none][,subnormals=on|off][,unsigned][,zero=off]\n",
+	      out);
+	cli_print_group(out, CLI_ENV, "ENV:");
+	fputs("MODEL: v100, a100, h100, h100-mma, h100-wgmma, ada (tensor cores; --out float32 or float16),\n"
+	      "       generic (--block N --frac F [--floor E|none] [--final rtz|rne]); recursive, pairwise,\n"
+	      "       blocked [--block N], fma-chain, kahan (rounded in --out under ENV); exact (the oracle).\n",
+	      out);
+	cli_print_group(out, CLI_MODEL, "MODEL OPTIONS:");
+	fputs("Flags (two hex digits): inexact 01, underflow 02, overflow 04, infinite 08, invalid 10.\n"
+	      "Exit status: 0 done, 1 failure, 2 bad input.\n",
+	      out);
+}
 
 static const struct cli_command *const commands[] = {
 	&cli_cmd_formats, &cli_cmd_convert, &cli_cmd_explain, &cli_cmd_table,   &cli_cmd_op,
@@ -62,7 +63,8 @@ static void usage(FILE *out)
 		put_indented(out, c->summary, "      ");
 		cli_print_option_names(out, c);
 	}
-	fprintf(out, "\n%s", notation);
+	fputc('\n', out);
+	notation(out);
 }
 
 /* fpref --help-man: the man page fpref.1, made from the same tables. */
@@ -81,7 +83,15 @@ static void man_page(FILE *out)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		cli_print_man(out, commands[i]);
 	fputs(".SH NOTATION\n.nf\n", out);
-	cli_man_text(out, notation);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (mem) {
+		notation(mem);
+		fclose(mem);
+		cli_man_text(out, text);
+	}
+	free(text);
 	fputs(".fi\n.SH SEE ALSO\nREADME.md and docs/ in the source tree.\n", out);
 }
 
