@@ -97,7 +97,7 @@ done
 if cmp -s "$tmp/fpref.1" "$src/fpref.1"; then
 	ok 'fpref.1 is what fpref --help-man makes'
 else
-	failed 'fpref.1 is what fpref --help-man makes (run: ./fpref --help-man > fpref.1)'
+	failed 'fpref.1 is what fpref --help-man makes (run: make update-help)'
 	diff "$src/fpref.1" "$tmp/fpref.1" | head -n 10 | sed 's/^/#   | /'
 fi
 for c in $commands; do
@@ -113,7 +113,7 @@ sed -n '/^<!-- fpref --help/,/^<!-- end of fpref --help -->/p' "$src/README.md" 
 if cmp -s "$tmp/readme" "$tmp/top"; then
 	ok "README's command section is fpref --help"
 else
-	failed "README's command section is fpref --help"
+	failed "README's command section is fpref --help (run: make update-help)"
 	diff "$tmp/readme" "$tmp/top" | head -n 10 | sed 's/^/#   | /'
 fi
 
