@@ -154,20 +154,10 @@ static int choice(const char *text, const char *choices)
 static int resolve_shared(const struct cli_command *c, struct cli_options *o)
 {
 	char err[1024];
-	if (o->text.to) {
-		if (fpref_format_parse(o->text.to, &o->to, err, sizeof err) != 0) {
-			cli_fail(c->name, "%s", err);
-			return CLI_EXIT_USAGE;
-		}
-		o->have_to = true;
-	}
-	if (o->text.from) {
-		if (fpref_format_parse(o->text.from, &o->from, err, sizeof err) != 0) {
-			cli_fail(c->name, "%s", err);
-			return CLI_EXIT_USAGE;
-		}
-		o->have_from = true;
-	}
+	if ((o->have_to = o->text.to != NULL) && cli_parse_format(c->name, o->text.to, &o->to) != 0)
+		return CLI_EXIT_USAGE;
+	if ((o->have_from = o->text.from != NULL) && cli_parse_format(c->name, o->text.from, &o->from) != 0)
+		return CLI_EXIT_USAGE;
 	if (o->text.engine) {
 		int k = choice(o->text.engine, "emu|ref");
 		if (k < 0) {
