@@ -22,7 +22,7 @@ static const struct cli_opt mutants_opts[] = {
 	{ "--mutant", CLI_VALUE, "NAME", NULL, "only this mutant (--list names them)", offsetof(struct mutants_args, mutant),
 	  0 },
 	{ "--jobs", CLI_VALUE, "N", "1", "threads, 1..256", offsetof(struct mutants_args, jobs), 0 },
-	{ "--all", CLI_FLAG, NULL, NULL, "every file's row, not only the files a mutant escapes", offsetof(struct mutants_args, all), 0 },
+	{ "--all", CLI_FLAG, NULL, NULL, "text output: every cell, caught ones too, not only WEAK ones", offsetof(struct mutants_args, all), 0 },
 	{ "--list", CLI_FLAG, NULL, NULL, "the catalogue of mutants, and stop", offsetof(struct mutants_args, list), 0 },
 };
 
