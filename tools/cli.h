@@ -6,18 +6,64 @@
 #include <stdio.h>
 #include "fpref.h"
 
-enum cli_allow {
-	CLI_TO = 1,
-	CLI_FROM = 2,
-	CLI_ENV = 4,
-	CLI_JSON = 8,
+/* The option groups a subcommand takes besides its own (bits of
+ * cli_command.groups; the rows live in cli.c). */
+enum cli_group {
+	CLI_TO = 1,     /* --to FMT */
+	CLI_FROM = 2,   /* --from FMT */
+	CLI_ENV = 4,    /* --round --sat --overflow --ftz --daz --tininess --sr-bits --profile */
+	CLI_JSON = 8,   /* --json */
 	CLI_ENGINE = 16,
-	CLI_FMT = 32 /* --fmt FMT, stored as the target */
+	CLI_FMT = 32,   /* --fmt FMT, stored as the target */
+	CLI_MODEL = 64  /* --model --block --frac --floor --final --promote */
 };
 
 enum cli_engine { CLI_ENGINE_EMU, CLI_ENGINE_REF };
 
 #define CLI_MAX_POSITIONAL 256
+#define CLI_MULTI_MAX 16
+
+/* What an option row stores: a flag (bool), its value (const char *), or
+ * every value of a repeatable option (struct cli_multi). */
+enum cli_kind { CLI_FLAG, CLI_VALUE, CLI_MULTI };
+
+struct cli_multi {
+	const char *v[CLI_MULTI_MAX];
+	int n;
+};
+
+/* One row of an option table.  The parser only stores; the subcommand
+ * reads the stored text, so each option's meaning is written once. */
+struct cli_opt {
+	const char *name;  /* "--to" */
+	enum cli_kind kind;
+	const char *arg;   /* the value's name in the help ("FMT"); NULL for a flag */
+	const char *def;   /* the default, as the help shows it; NULL: none */
+	const char *help;
+	size_t offset;     /* where it is stored in the subcommand's own struct */
+	unsigned tag;      /* the subcommand's own use (the scalers or actions it belongs to) */
+};
+
+/* A subcommand: its name, synopsis, options and examples, from which the
+ * help, the man page, the completion and the README check are made. */
+struct cli_command {
+	const char *name;
+	const char *synopsis;  /* after "fpref NAME " */
+	const char *summary;   /* one line */
+	const char *details;   /* more paragraphs for --help, or NULL */
+	unsigned groups;       /* enum cli_group bits */
+	const struct cli_opt *opts;
+	size_t nopts;
+	int max_positional;    /* -1: any number */
+	const char *examples[2];
+	int (*run)(int argc, char **argv);
+};
+
+#define CLI_NOPTS(t) (sizeof(t) / sizeof(t)[0])
+
+struct cli_model_text {
+	const char *model, *block, *frac, *floor, *final, *promote;
+};
 
 struct cli_options {
 	struct fpref_env env;
@@ -28,15 +74,43 @@ struct cli_options {
 	bool have_round, have_overflow; /* given explicitly: they override the profile */
 	const char *positional[CLI_MAX_POSITIONAL];
 	int npositional;
+	/* the shared groups' text, as given (NULL: not given) */
+	struct {
+		const char *to, *from, *engine, *round, *overflow, *tininess, *sr_bits, *profile;
+		bool sat, ftz, daz;
+	} text;
+	struct cli_model_text model;
 };
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
-/* Parse argv (after the subcommand name).  Returns 0, or prints a message
- * and returns CLI_EXIT_USAGE. */
-int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o);
+/* Parse argv (after the subcommand name) by c's table and groups: the
+ * shared groups into o (formats, environment and engine resolved), the
+ * command's own options into own.  Returns 0, or prints a message naming
+ * the subcommand and the bad token and returns CLI_EXIT_USAGE. */
+int cli_parse_command(const struct cli_command *c, int argc, char **argv, struct cli_options *o, void *own);
+/* Each of c's own options given in own whose tag (nonzero) lacks tag:
+ * a message "OPT does not apply to WHAT" and CLI_EXIT_USAGE; else 0. */
+int cli_check_tags(const struct cli_command *c, const void *own, unsigned tag, const char *what);
+/* A message naming the subcommand: "fpref CMD: ..." (cmd NULL: "fpref: ...") */
+void cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether argv asks for help (--help or -h as an option, not a value):
+ * then the help is printed on stdout. */
+bool cli_help_wanted(const struct cli_command *c, int argc, char **argv);
+/* The help of one subcommand (usage, options with defaults, examples). */
+void cli_print_help(FILE *out, const struct cli_command *c);
+/* The man page's section for one subcommand (roff). */
+void cli_print_man(FILE *out, const struct cli_command *c);
+/* A shared group's rows under a label, for fpref --help's notation. */
+void cli_print_group(FILE *out, unsigned group, const char *label);
+/* Every option's name on indented lines, for fpref --help. */
+void cli_print_option_names(FILE *out, const struct cli_command *c);
+/* Text for roff: a leading '.' or '\'' escaped, '-' as \-, '\\' as \e. */
+void cli_man_text(FILE *out, const char *s);
+/* Every option c accepts, one per line. */
+void cli_print_options(FILE *out, const struct cli_command *c);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int cli_parse_format(const char *text, struct fpref_format *f);
+int cli_parse_format(const char *cmd, const char *text, struct fpref_format *f);
 /* The environment for a target format: the profile's, then the explicit
  * --round and --sat/--overflow on top. */
 struct fpref_env cli_target_env(const struct cli_options *o, const struct fpref_format *target);
@@ -48,6 +122,7 @@ int cli_parse_bits(const struct fpref_format *f, const char *text, uint64_t *bit
 struct cli_lines {
 	FILE *in;
 	const char *name; /* the file, for messages; NULL: standard input */
+	const char *cmd;  /* the subcommand, for messages */
 	char *line;
 	size_t cap;
 	unsigned long lineno;
@@ -63,20 +138,14 @@ void cli_lines_free(struct cli_lines *r);
 /* A file to read lines from, or NULL after a
  * message naming it (missing, unreadable, a directory) with *status set
  * to CLI_EXIT_USAGE. */
-FILE *cli_open_input(const char *path, int *status);
-
-/* Take the options named in names[0..count) (each with a value) out of
- * argv into *slots[i]; everything else goes to rest.  0, or a message and
- * CLI_EXIT_USAGE for an option without its value. */
-int cli_take_options(int argc, char **argv, const char *const *names, const char ***slots, size_t count, char **rest,
-		     int *nrest);
+FILE *cli_open_input(const char *cmd, const char *path, int *status);
 
 /* A suite by path, or by name among $FPREF_SUITES, the source tree's and
  * the installed suites: 0 and its path, or -1. */
 int cli_find_suite(const char *name, char *path, size_t len);
 /* --jobs N (1..256; NULL: 1), one thread where MPFR is not thread-safe (said
  * on stderr).  0, or -1 after a message. */
-int cli_parse_jobs(const char *text, unsigned *threads);
+int cli_parse_jobs(const char *cmd, const char *text, unsigned *threads);
 /* Print a string from the library and free it. */
 void cli_put(FILE *out, char *s);
 /* A number for JSON, which has no inf or NaN: "%.17g", or "null" where x is
@@ -93,9 +162,6 @@ void cli_json_string(const char *s);
 struct cli_json_num cli_text_num(double x, int digits);
 
 /* The accumulation model of dot and gemm (tools/model.c). */
-struct cli_model_text {
-	const char *model, *block, *frac, *floor, *final, *promote;
-};
 enum cli_model_kind { CLI_MODEL_TC, CLI_MODEL_PLAIN, CLI_MODEL_EXACT };
 struct cli_model {
 	enum cli_model_kind kind;
@@ -103,9 +169,7 @@ struct cli_model {
 	enum fpref_sum_order order;
 	size_t block, promote;
 };
-/* Take the model's options out of argv; the others go to rest. */
-int cli_model_options(int argc, char **argv, struct cli_model_text *t, char **rest, int *nrest);
-int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
+int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
 		      struct cli_model *m);
 const char *cli_model_describe(const struct cli_model *m, const char *out_name, char *buf, size_t len);
 int cli_model_dot(const struct cli_model *m, const struct fpref_format *in, const uint64_t *a, const uint64_t *b,
@@ -127,5 +191,20 @@ int cmd_verify(int argc, char **argv);
 int cmd_lossscale(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
+
+extern const struct cli_command cli_cmd_formats;
+extern const struct cli_command cli_cmd_convert;
+extern const struct cli_command cli_cmd_explain;
+extern const struct cli_command cli_cmd_table;
+extern const struct cli_command cli_cmd_op;
+extern const struct cli_command cli_cmd_bench;
+extern const struct cli_command cli_cmd_dot;
+extern const struct cli_command cli_cmd_gemm;
+extern const struct cli_command cli_cmd_gen;
+extern const struct cli_command cli_cmd_mutants;
+extern const struct cli_command cli_cmd_verify;
+extern const struct cli_command cli_cmd_lossscale;
+extern const struct cli_command cli_cmd_probe;
+extern const struct cli_command cli_cmd_quantize;
 
 #endif

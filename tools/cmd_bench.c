@@ -1,6 +1,7 @@
 /* fpref bench: elements per second of the emulator and the oracle, beside
  * memcpy on the same machine.  A benchmark, never a test: timings on a
  * shared machine are noisy, so each figure is the median of several runs. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -75,7 +76,7 @@ static int bench_gemm(long repeats)
 	uint64_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *D = malloc(M * N * sizeof *D);
 	uint64_t *col = malloc(K * sizeof *col);
 	if (!A || !B || !D || !col) {
-		cli_error("cannot allocate the GEMM operands");
+		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
 		return CLI_EXIT_FAIL;
 	}
 	printf("\n%-28s %12s %7s %12s %9s  %s\n", "gemm 512x512x512", "emu MAC/s", "", "ref MAC/s", "emu/ref",
@@ -123,33 +124,70 @@ static int bench_gemm(long repeats)
 	return CLI_EXIT_OK;
 }
 
+struct bench_args {
+	const char *size, *repeat;
+};
+
+static const struct cli_opt bench_opts[] = {
+	{ "--size", CLI_VALUE, "LOG2N", "24", "2^LOG2N elements per conversion, 4..28", offsetof(struct bench_args, size),
+	  0 },
+	{ "--repeat", CLI_VALUE, "N", "5", "runs per figure, 1..100, the median reported",
+	  offsetof(struct bench_args, repeat), 0 },
+};
+
+const struct cli_command cli_cmd_bench = {
+	.name = "bench",
+	.synopsis = "[--size LOG2N] [--repeat N]",
+	.summary = "Elements per second of the emulator and the oracle, beside memcpy on the same machine (a\n"
+		   "benchmark, not a test).",
+	.details = "The older spellings size=LOG2N and repeat=N are the same options.\n",
+	.opts = bench_opts,
+	.nopts = CLI_NOPTS(bench_opts),
+	.max_positional = -1,
+	.examples = { "fpref bench", "fpref bench --size 16 --repeat 3" },
+	.run = cmd_bench,
+};
+
+/* A count in lo..hi, or -1. */
+static long count(const char *text, long lo, long hi)
+{
+	char *end = NULL;
+	long v = strtol(text, &end, 10);
+	return *text && !*end && v >= lo && v <= hi ? v : -1;
+}
+
 int cmd_bench(int argc, char **argv)
 {
+	struct bench_args a = { NULL, NULL };
 	struct cli_options o;
-	int r = cli_parse(argc, argv, 0, &o);
+	int r = cli_parse_command(&cli_cmd_bench, argc, argv, &o, &a);
 	if (r)
 		return r;
-	long log2n = 24, repeats = 5;
-	for (int i = 0; i < o.npositional; i++) {
+	for (int i = 0; i < o.npositional; i++) { /* size=LOG2N, repeat=N: what --size and --repeat were first */
 		const char *arg = o.positional[i];
-		char *end = NULL;
-		long v = -1;
-		if (strncmp(arg, "size=", 5) == 0 && (v = strtol(arg + 5, &end, 10)) >= 4 && v <= 28 && !*end)
-			log2n = v;
-		else if (strncmp(arg, "repeat=", 7) == 0 && (v = strtol(arg + 7, &end, 10)) >= 1 && v <= 100 && !*end)
-			repeats = v;
+		if (strncmp(arg, "size=", 5) == 0)
+			a.size = arg + 5;
+		else if (strncmp(arg, "repeat=", 7) == 0)
+			a.repeat = arg + 7;
 		else {
-			cli_error("bad bench argument '%s' (expected size=LOG2N with 4..28, repeat=N with 1..100)", arg);
+			cli_fail(cli_cmd_bench.name, "unexpected argument '%s' (see fpref bench --help)", arg);
 			return CLI_EXIT_USAGE;
 		}
 	}
+	long log2n = a.size ? count(a.size, 4, 28) : 24, repeats = a.repeat ? count(a.repeat, 1, 100) : 5;
+	if (log2n < 0)
+		cli_fail(cli_cmd_bench.name, "bad --size '%s' (LOG2N, 4..28)", a.size);
+	else if (repeats < 0)
+		cli_fail(cli_cmd_bench.name, "bad --repeat '%s' (N, 1..100)", a.repeat);
+	if (log2n < 0 || repeats < 0)
+		return CLI_EXIT_USAGE;
 	size_t n = (size_t)1 << log2n;
 	size_t oracle_n = n < 65536 ? n : 65536; /* the oracle is timed on a slice */
 	uint32_t *in = malloc(n * sizeof *in);
 	uint32_t *copy = malloc(n * sizeof *copy);
 	uint16_t *out = malloc(n * sizeof *out);
 	if (!in || !copy || !out) {
-		cli_error("cannot allocate %zu elements", n);
+		cli_fail(cli_cmd_bench.name, "cannot allocate %zu elements", n);
 		return CLI_EXIT_FAIL;
 	}
 	double t[100] = { 0 };

@@ -24,15 +24,15 @@ static int widen(const char *path, const struct fpref_npy *a, const char *from_n
 	struct fpref_format from, f32;
 	struct fpref_env env;
 	fpref_env_default(&env);
-	cli_parse_format(from_name, &from);
-	cli_parse_format("float32", &f32);
+	cli_parse_format(cli_cmd_quantize.name, from_name, &from);
+	cli_parse_format(cli_cmd_quantize.name, "float32", &f32);
 	for (size_t i = 0; i < a->count; i++) {
 		uint64_t item = 0, out = 0;
 		unsigned flags = 0;
 		memcpy(&item, (const unsigned char *)a->data + i * a->item_bytes, a->item_bytes); /* little-endian host */
 		fpref_emu_convert(&from, item, &f32, &env, 0, &out, &flags);
 		if (flags & (FPREF_FLAG_INEXACT | FPREF_FLAG_OVERFLOW)) {
-			cli_error("%s: element %zu (float64 0x%016llX) is not exactly a float32; the recipes quantise "
+			cli_fail(cli_cmd_quantize.name, "%s: element %zu (float64 0x%016llX) is not exactly a float32; the recipes quantise "
 				  "float32, and rounding it here first would round twice: convert the tensor to float32 "
 				  "yourself", path, i, (unsigned long long)item);
 			return CLI_EXIT_USAGE;
@@ -48,24 +48,24 @@ int quantize_load(const char *path, struct quantize_request *q, uint32_t **x)
 	char err[512];
 	*x = NULL;
 	if (fpref_npy_read(path, &a, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_quantize.name, "%s", err);
 		return CLI_EXIT_USAGE;
 	}
 	int status = 0;
 	const char *from = source_format(&a);
 	if (!from) {
-		cli_error("%s: items of kind '%c' and %zu bytes: expected float32, float16, bfloat16 (V2) or float64",
+		cli_fail(cli_cmd_quantize.name, "%s: items of kind '%c' and %zu bytes: expected float32, float16, bfloat16 (V2) or float64",
 			  path, a.kind, a.item_bytes);
 		status = CLI_EXIT_USAGE;
 	} else if (a.ndim == 0 || a.count == 0) {
-		cli_error("%s: the tensor is %s; quantize needs at least one element in one or more dimensions", path,
+		cli_fail(cli_cmd_quantize.name, "%s: the tensor is %s; quantize needs at least one element in one or more dimensions", path,
 			  a.ndim == 0 ? "a scalar" : "empty");
 		status = CLI_EXIT_USAGE;
 	}
 	if (!status) {
 		*x = malloc(a.count * sizeof **x);
 		if (!*x) {
-			cli_error("out of memory");
+			cli_fail(cli_cmd_quantize.name, "out of memory");
 			status = CLI_EXIT_FAIL;
 		}
 	}
@@ -88,7 +88,7 @@ int quantize_save(const char *path, const char *descr, const size_t *shape, int 
 {
 	char err[512];
 	if (fpref_npy_write(path, descr, shape, ndim, data, item_bytes, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_quantize.name, "%s", err);
 		return CLI_EXIT_FAIL;
 	}
 	return 0;
