@@ -82,7 +82,6 @@ struct plan {
 	struct fpref_format target; /* the output, narrowed to F fraction bits when F is fewer */
 	struct fpref_env env;       /* the block's one rounding */
 	int frac, floor, block;
-	bool zero_positive;         /* a zero result is +0 (the model's row) */
 	int shift_in;               /* product significand to 23 + lift fraction bits */
 	int lift;                   /* extra bits kept so that aligning only ever shifts right */
 	unsigned target_shift;      /* target pattern to output pattern */
@@ -91,19 +90,16 @@ struct plan {
 static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struct fpref_format *input,
 		     const struct fpref_format *output)
 {
-	bool fp16_out = fpref_format_is(output, FPREF_FORMAT_FLOAT16);
 	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input))
 		return -1;
 	p->input = input;
 	p->output = output;
 	p->frac = m->frac;
 	p->block = m->block;
-	p->zero_positive = m->zero_positive;
-	p->floor = fp16_out ? m->floor_fp16 : m->floor_fp32;
+	p->floor = fpref_tc_model_floor(m, output);
 	p->lift = m->frac > 23 ? m->frac - 23 : 0;
 	p->shift_in = 23 - 2 * input->man_bits + p->lift;
-	fpref_env_default(&p->env);
-	p->env.rounding = fp16_out ? m->round_fp16 : m->round_fp32;
+	fpref_tc_model_env(m, output, &p->env);
 	p->target = *output;
 	p->target_shift = 0;
 	if (m->frac < output->man_bits) {
@@ -216,11 +212,6 @@ static uint64_t block(const struct plan *p, const struct operands *a, const stru
 	bool negative = sum < 0;
 	uint64_t r = fpref_emu_round_pack(&p->target, &p->env, 0, negative, E - p->frac,
 					  (fpref_u128)(negative ? -(uint64_t)sum : (uint64_t)sum), false, &flags);
-	if (flags & FPREF_FLAG_OVERFLOW) /* the hardware gives inf even when rounding toward zero */
-		fpref_format_inf_bits(&p->target, negative, &r);
-	uint64_t sign = 1ull << (p->target.man_bits + p->target.exp_bits);
-	if (p->zero_positive && (r & ~sign) == 0) /* -0 (an underflow of a negative sum) becomes +0 */
-		r = 0;
 	return r << p->target_shift;
 }
 

@@ -44,7 +44,7 @@ static void note_special(struct specials *s, mpfr_srcptr t)
 static uint64_t model_block(const struct fpref_tc_model *m, const struct fpref_format *output, const struct fpref_format *target, mpfr_t *terms, size_t n,
 			    mpfr_srcptr acc, long *lead)
 {
-	int floor = fpref_format_is(output, FPREF_FORMAT_FLOAT16) ? m->floor_fp16 : m->floor_fp32;
+	int floor = fpref_tc_model_floor(m, output);
 	struct specials s = { false, false, false };
 	for (size_t i = 0; i < n; i++)
 		note_special(&s, terms[i]);
@@ -82,15 +82,9 @@ static uint64_t model_block(const struct fpref_tc_model *m, const struct fpref_f
 	mpfr_set_prec(v.x, 256);
 	mpfr_set_z_2exp(v.x, sum, -(long)m->frac + E, MPFR_RNDN); /* exact: the sum has under 64 bits */
 	struct fpref_env env;
-	fpref_env_default(&env);
-	env.rounding = fpref_format_is(output, FPREF_FORMAT_FLOAT16) ? m->round_fp16 : m->round_fp32;
+	fpref_tc_model_env(m, output, &env);
 	unsigned flags = 0;
 	fpref_ref_round(&v, target, &env, 0, &bits, &flags, NULL);
-	if (flags & FPREF_FLAG_OVERFLOW) /* the units give inf even when rounding toward zero */
-		fpref_format_inf_bits(target, mpfr_signbit(v.x), &bits);
-	struct fpref_unpacked u;
-	if (m->zero_positive && fpref_decode(target, bits, &u) == FPREF_DECODE_OK && u.cls == FPREF_CLASS_ZERO)
-		bits = fpref_format_zero_bits(target, false); /* the units give +0 for any zero result */
 	fpref_ref_value_clear(&v);
 	mpfr_clear(scaled);
 	mpz_clear(q);
@@ -329,10 +323,11 @@ static void bound_inputs_clear(struct bound_inputs *bi)
 static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input,
 			   const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, size_t K, struct running *r)
 {
-	bool fp16_out = fpref_format_is(output, FPREF_FORMAT_FLOAT16);
-	int floor = fp16_out ? m->floor_fp16 : m->floor_fp32;
+	int floor = fpref_tc_model_floor(m, output);
+	struct fpref_env env;
+	fpref_tc_model_env(m, output, &env);
 	int target_man = m->frac < output->man_bits ? m->frac : output->man_bits;
-	long log2_u = log2_unit_roundoff(target_man + 1, fp16_out ? m->round_fp16 : m->round_fp32);
+	long log2_u = log2_unit_roundoff(target_man + 1, env.rounding);
 	long log2_eta = least_normal_exponent(output) - target_man;
 	long least_in = least_normal_exponent(input);
 	mpfr_t X, q, p, tau, unit, t, S;
