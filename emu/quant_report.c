@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fpref_emu.h"
+#include "round_core.h"
 #include "fpref_quant_report.h"
 
 #define F32_SIGN 0x80000000u

@@ -1,6 +1,7 @@
 /* The emulator's one rounding core: round, detect tininess and overflow,
  * apply the format's special-value rules, pack. */
 #include "fpref_emu.h"
+#include "round_core.h"
 
 static int top_bit(fpref_u128 x)
 {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fpref_emu.h"
+#include "round_core.h"
 #include "fpref_tc.h"
 
 enum kind { FINITE = 0, ZERO = 1, INF = 2, NOT_A_NUMBER = 4 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fpref_emu.h"
+#include "round_core.h"
 #include "fpref_mutants.h"
 #include "fpref_tc.h"
 
