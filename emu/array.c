@@ -52,7 +52,7 @@ static bool is_float32(const struct fpref_format *f)
  * range, with subnormals and zero, under rne without ftz/daz. */
 static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env, struct fp32_plan *plan)
 {
-	if (env->rounding != FPREF_RNE || env->ftz || env->daz || env->sat_inf_to_nan || env->nan_to_flipped_zero ||
+	if (env->rounding != FPREF_RNE || env->ftz || env->daz || env->sat_inf_to_nan || env->nan_to_flipped_zero || env->zero_positive ||
 	    env->nan_style == FPREF_NAN_PROPAGATE || env->nan_style == FPREF_NAN_KEEP_BITS)
 		return false; /* a NaN's payload is not in the lanes */
 	if (!to->is_signed || !to->has_zero || !to->subnormals || to->pad_bits != 0 || to->man_bits > 22 ||

@@ -1,5 +1,6 @@
 /* Conversion of one bit pattern: decode exactly, then the rounding core. */
 #include "fpref_emu.h"
+#include "round_core.h"
 
 int fpref_emu_convert(const struct fpref_format *from, uint64_t bits, const struct fpref_format *to,
 		      const struct fpref_env *env, uint64_t sr_random, uint64_t *out, unsigned *flags)

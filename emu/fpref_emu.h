@@ -2,7 +2,9 @@
  *
  * The fast, independent second implementation.  It depends on formats/
  * only, never on MPFR, so that every comparison with the oracle (ref/)
- * means something.  Every path ends in fpref_emu_round_pack. */
+ * means something.  Every path ends in one rounding core (emu/round_core.h,
+ * internal: it takes a 128-bit significand, which public headers do not
+ * expose). */
 #ifndef FPREF_EMU_H
 #define FPREF_EMU_H
 
@@ -17,18 +19,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* An unrounded significand: 128 bits, so that an operation can hand the
- * core the target's precision plus every stochastic-rounding bit and more. */
-typedef unsigned __int128 fpref_u128;
-
-/* The one rounding core.  Rounds (-1)^negative * (sig + sticky) * 2^exp to
- * format f under env, where sticky means "and something nonzero below bit
- * 0" (callers keep at least sr_width + 2 exact bits below the target's last
- * place whenever sticky is set).  sig == 0 with sticky clear is an exact
- * zero.  ORs the raised flags into *flags and returns the bits. */
-uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_env *env, uint64_t sr_random,
-			      bool negative, int32_t exp, fpref_u128 sig, bool sticky, unsigned *flags);
 
 /* What format f makes of a special result: a NaN (signaling inputs raise
  * invalid), an infinity, or an exact zero. */

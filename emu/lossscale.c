@@ -123,8 +123,8 @@ int fpref_scaler_init(struct fpref_scaler *s, const struct fpref_scaler_config *
 {
 	memset(s, 0, sizeof *s);
 	s->cfg = *c;
-	if (fpref_format_parse("float32", &s->f32, err, errlen) != 0 || fpref_format_parse("float64", &s->f64, err, errlen) != 0)
-		return -1;
+	s->f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	s->f64 = *fpref_format_get(FPREF_FORMAT_FLOAT64);
 	if (!positive_finite(&s->f64, c->init_scale))
 		return bad_config(err, errlen, "the initial scale must be positive and finite");
 	if (c->interval < 1 || c->interval > INT32_MAX)

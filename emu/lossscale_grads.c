@@ -61,20 +61,17 @@ static int pass_one(const struct fpref_scaler *s, const struct fpref_format *f16
 int fpref_scaler_check_tensor(const struct fpref_scaler *s, const uint64_t *g, size_t n, uint64_t *unscaled,
 			      struct fpref_grad_stats *st)
 {
-	struct fpref_format f16;
-	char err[128];
-	if (fpref_format_parse("float16", &f16, err, sizeof err) != 0)
-		return -1;
+	const struct fpref_format *f16 = fpref_format_get(FPREF_FORMAT_FLOAT16);
 	struct fpref_env env;
 	fpref_env_default(&env);
-	if (s->cfg.profile && fpref_profile_apply(s->cfg.profile, &f16, &env) != 0)
+	if (s->cfg.profile && fpref_profile_apply(s->cfg.profile, f16, &env) != 0)
 		return -1;
 	uint64_t S = fpref_scaler_scale_fp32(s), inv = fpref_scaler_inverse_fp32(s);
 	uint64_t sum = 0; /* DeepSpeed: x.float().sum() from +0 */
 	size_t bad_before = st->nonfinite_scaled;
 	for (size_t i = 0; i < n; i++) {
 		struct one_value v;
-		if (pass_one(s, &f16, &env, g[i], S, inv, &v, st) != 0)
+		if (pass_one(s, f16, &env, g[i], S, inv, &v, st) != 0)
 			return -1;
 		if (unscaled)
 			unscaled[i] = v.u;

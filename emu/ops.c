@@ -2,6 +2,7 @@
  * fits 128 bits, otherwise with the lost bits jammed into the last bit
  * (an odd last bit keeps every later rounding right), then the core. */
 #include "fpref_emu.h"
+#include "round_core.h"
 
 struct operand {
 	enum fpref_class cls;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fpref_emu.h"
+#include "round_core.h"
 #include "fpref_quant_report.h"
 
 #define F32_SIGN 0x80000000u
@@ -97,13 +98,11 @@ int fpref_quant_report_compute(const uint32_t *x, const uint32_t *dequant, size_
 			       const struct fpref_format *element, const uint8_t *codes, struct fpref_quant_report *r)
 {
 	struct f64_engine e;
-	char err[256];
 	memset(r, 0, sizeof *r);
 	if (element && fpref_format_container_bits(element) > 8)
 		return -1;
-	if (fpref_format_parse("float32", &e.f32, err, sizeof err) != 0 ||
-	    fpref_format_parse("float64", &e.f64, err, sizeof err) != 0)
-		return -1;
+	e.f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	e.f64 = *fpref_format_get(FPREF_FORMAT_FLOAT64);
 	fpref_env_default(&e.env);
 	struct sums s = { 0, 0, 0, 0 };
 	r->count = n;

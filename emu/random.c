@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fpref_emu.h"
+#include "round_core.h"
 
 static const char *const dist_names[] = { "normal", "uniform", "positive" };
 

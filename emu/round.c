@@ -1,6 +1,7 @@
 /* The emulator's one rounding core: round, detect tininess and overflow,
  * apply the format's special-value rules, pack. */
 #include "fpref_emu.h"
+#include "round_core.h"
 
 static int top_bit(fpref_u128 x)
 {
@@ -96,7 +97,7 @@ uint64_t fpref_emu_pack_zero(const struct fpref_format *f, const struct fpref_en
 			     unsigned *flags)
 {
 	if (f->has_zero)
-		return pack(f, negative && f->specials != FPREF_SPECIALS_FNUZ, 0, 0);
+		return pack(f, negative && f->specials != FPREF_SPECIALS_FNUZ && !env->zero_positive, 0, 0);
 	if (env->overflow == FPREF_OVERFLOW_SAT || env->zero_to_least) {
 		*flags |= FPREF_FLAG_INEXACT;
 		return least_value(f);
@@ -271,6 +272,7 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 				to_inf = false;
 				break;
 			}
+			to_inf = to_inf || env->overflow == FPREF_OVERFLOW_INF;
 			if (env->overflow == FPREF_OVERFLOW_SAT || !to_inf)
 				return max_finite(f, negative);
 			if (f->specials == FPREF_SPECIALS_IEEE)

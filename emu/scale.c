@@ -23,9 +23,9 @@ struct f32_engine {
 
 static int engine_init(struct f32_engine *e, const struct fpref_format *element, char *err, size_t errlen)
 {
-	if (fpref_scale_element_check(element, err, errlen) != 0 ||
-	    fpref_format_parse("float32", &e->f32, err, errlen) != 0)
+	if (fpref_scale_element_check(element, err, errlen) != 0)
 		return -1;
+	e->f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
 	fpref_env_default(&e->arith);
 	e->cast = e->arith;
 	fpref_profile_apply("cuda", element, &e->cast);

@@ -18,10 +18,10 @@ struct f32_arith {
 	struct fpref_env env;
 };
 
-static inline int f32_arith_init(struct f32_arith *a, char *err, size_t errlen)
+static inline void f32_arith_init(struct f32_arith *a)
 {
 	fpref_env_default(&a->env);
-	return fpref_format_parse("float32", &a->f32, err, errlen);
+	a->f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
 }
 
 static inline uint32_t f32_op(const struct f32_arith *a, enum fpref_op op, uint32_t x, uint32_t y)

@@ -27,8 +27,9 @@ struct mx_element {
 	struct fpref_format e8m0;
 };
 
-static const char *const mx_float_elements[] = { "float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float6_e3m2fn",
-						  "float4_e2m1fn" };
+static const enum fpref_format_id mx_float_elements[] = { FPREF_FORMAT_FLOAT8_E4M3FN, FPREF_FORMAT_FLOAT8_E5M2,
+							  FPREF_FORMAT_FLOAT6_E2M3FN, FPREF_FORMAT_FLOAT6_E3M2FN,
+							  FPREF_FORMAT_FLOAT4_E2M1FN };
 
 static int unknown_element(const char *name, char *err, size_t errlen)
 {
@@ -55,7 +56,7 @@ static int mx_element_init(const struct f32_arith *a, const char *name, struct m
 			return unknown_element(name, err, errlen);
 		bool listed = false;
 		for (size_t i = 0; i < sizeof mx_float_elements / sizeof mx_float_elements[0]; i++)
-			listed = listed || strcmp(el->format.name, mx_float_elements[i]) == 0;
+			listed = listed || fpref_format_is(&el->format, mx_float_elements[i]);
 		if (!listed)
 			return unknown_element(name, err, errlen);
 		el->emax = fpref_format_max_exponent(&el->format);
@@ -68,9 +69,9 @@ static int mx_element_init(const struct f32_arith *a, const char *name, struct m
 	}
 	char grid[16];
 	snprintf(grid, sizeof grid, "e9m%d", precision - 1);
-	if (fpref_format_parse(grid, &el->amax_grid, err, errlen) != 0 ||
-	    fpref_format_parse("float8_e8m0fnu", &el->e8m0, err, errlen) != 0)
+	if (fpref_format_parse(grid, &el->amax_grid, err, errlen) != 0)
 		return -1;
+	el->e8m0 = *fpref_format_get(FPREF_FORMAT_FLOAT8_E8M0FNU);
 	return 0;
 }
 
@@ -223,8 +224,8 @@ int fpref_emu_mx_quantize(const struct fpref_mx_params *p, const uint32_t *x_f32
 {
 	struct f32_arith a;
 	struct mx_element el;
-	if (check_params(p, rows, cols, err, errlen) != 0 || f32_arith_init(&a, err, errlen) != 0 ||
-	    mx_element_init(&a, p->element, &el, err, errlen) != 0)
+	f32_arith_init(&a);
+	if (check_params(p, rows, cols, err, errlen) != 0 || mx_element_init(&a, p->element, &el, err, errlen) != 0)
 		return -1;
 	size_t per_row = (cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK;
 	for (size_t r = 0; r < rows; r++) {
@@ -262,8 +263,8 @@ int fpref_emu_mx_dequantize(const struct fpref_mx_params *p, const uint8_t *code
 {
 	struct f32_arith a;
 	struct mx_element el; /* the scale rule and the rounding play no part here */
-	if (check_size(rows, cols, err, errlen) != 0 || f32_arith_init(&a, err, errlen) != 0 ||
-	    mx_element_init(&a, p->element, &el, err, errlen) != 0)
+	f32_arith_init(&a);
+	if (check_size(rows, cols, err, errlen) != 0 || mx_element_init(&a, p->element, &el, err, errlen) != 0)
 		return -1;
 	size_t per_row = (cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK;
 	for (size_t r = 0; r < rows; r++) {

@@ -27,9 +27,9 @@ static int nvfp4_init(struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_
 		snprintf(err, errlen, "tensor of %zu x %zu elements is too large", rows, cols);
 		return -1;
 	}
-	if (f32_arith_init(&q->a, err, errlen) != 0 || fpref_format_parse("float8_e4m3fn", &q->e4m3, err, errlen) != 0 ||
-	    fpref_format_parse("float4_e2m1fn", &q->e2m1, err, errlen) != 0)
-		return -1;
+	f32_arith_init(&q->a);
+	q->e4m3 = *fpref_format_get(FPREF_FORMAT_FLOAT8_E4M3FN);
+	q->e2m1 = *fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN);
 	q->sat = q->a.env;
 	q->sat.overflow = FPREF_OVERFLOW_SAT;
 	q->element = q->sat;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fpref_emu.h"
+#include "round_core.h"
 #include "fpref_tc.h"
 
 enum kind { FINITE = 0, ZERO = 1, INF = 2, NOT_A_NUMBER = 4 };
@@ -82,7 +83,6 @@ struct plan {
 	struct fpref_format target; /* the output, narrowed to F fraction bits when F is fewer */
 	struct fpref_env env;       /* the block's one rounding */
 	int frac, floor, block;
-	bool zero_positive;         /* a zero result is +0 (the model's row) */
 	int shift_in;               /* product significand to 23 + lift fraction bits */
 	int lift;                   /* extra bits kept so that aligning only ever shifts right */
 	unsigned target_shift;      /* target pattern to output pattern */
@@ -91,19 +91,16 @@ struct plan {
 static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struct fpref_format *input,
 		     const struct fpref_format *output)
 {
-	bool fp16_out = strcmp(output->name, "float16") == 0;
 	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input))
 		return -1;
 	p->input = input;
 	p->output = output;
 	p->frac = m->frac;
 	p->block = m->block;
-	p->zero_positive = m->zero_positive;
-	p->floor = fp16_out ? m->floor_fp16 : m->floor_fp32;
+	p->floor = fpref_tc_model_floor(m, output);
 	p->lift = m->frac > 23 ? m->frac - 23 : 0;
 	p->shift_in = 23 - 2 * input->man_bits + p->lift;
-	fpref_env_default(&p->env);
-	p->env.rounding = fp16_out ? m->round_fp16 : m->round_fp32;
+	fpref_tc_model_env(m, output, &p->env);
 	p->target = *output;
 	p->target_shift = 0;
 	if (m->frac < output->man_bits) {
@@ -216,11 +213,6 @@ static uint64_t block(const struct plan *p, const struct operands *a, const stru
 	bool negative = sum < 0;
 	uint64_t r = fpref_emu_round_pack(&p->target, &p->env, 0, negative, E - p->frac,
 					  (fpref_u128)(negative ? -(uint64_t)sum : (uint64_t)sum), false, &flags);
-	if (flags & FPREF_FLAG_OVERFLOW) /* the hardware gives inf even when rounding toward zero */
-		fpref_format_inf_bits(&p->target, negative, &r);
-	uint64_t sign = 1ull << (p->target.man_bits + p->target.exp_bits);
-	if (p->zero_positive && (r & ~sign) == 0) /* -0 (an underflow of a negative sum) becomes +0 */
-		r = 0;
 	return r << p->target_shift;
 }
 
@@ -243,9 +235,9 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
 	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(m);
-	struct fpref_format f16;
+	const struct fpref_format *f16 = fpref_format_get(FPREF_FORMAT_FLOAT16);
 	struct plan p;
-	if (!inner || fpref_format_parse("float16", &f16, NULL, 0) != 0 || plan_init(&p, inner, &f16, output) != 0)
+	if (!inner || plan_init(&p, inner, f16, output) != 0)
 		return -1;
 	size_t L = (size_t)m->lowered_k, groups = L / (size_t)inner->block, lanes = (size_t)m->interleave;
 	if (groups == 0 || lanes == 0)
@@ -271,11 +263,11 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 					continue;
 				uint64_t u, v;
 				unsigned flags = 0;
-				status = fpref_emu_convert(input, a[k0 + k], &f16, &env, 0, &u, &flags) |
-					 fpref_emu_convert(input, b[k0 + k], &f16, &env, 0, &v, &flags);
+				status = fpref_emu_convert(input, a[k0 + k], f16, &env, 0, &u, &flags) |
+					 fpref_emu_convert(input, b[k0 + k], f16, &env, 0, &v, &flags);
 				if (status == 0) {
-					decode_one(&f16, u, &x, n);
-					decode_one(&f16, v, &y, n);
+					decode_one(f16, u, &x, n);
+					decode_one(f16, v, &y, n);
 					n++;
 				}
 			}
@@ -356,11 +348,11 @@ int fpref_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_for
 			  const uint64_t *b, size_t K, size_t nc, const uint64_t *scale_a, const uint64_t *scale_b,
 			  uint64_t c, uint64_t *d)
 {
-	struct fpref_format f32;
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct plan p;
 	struct fpref_unpacked z;
-	if (nc == 0 || fpref_format_parse("float32", &f32, NULL, 0) != 0 || plan_init(&p, m, input, &f32) != 0 ||
-	    fpref_tc_lowered(m, &f32) || fpref_decode(&f32, c, &z) == FPREF_DECODE_INVALID)
+	if (nc == 0 || plan_init(&p, m, input, f32) != 0 || fpref_tc_lowered(m, f32) ||
+	    fpref_decode(f32, c, &z) == FPREF_DECODE_INVALID)
 		return -1; /* promotion of lowered partial sums is not modelled */
 	struct fpref_env env; /* FP32 arithmetic on ordinary cores: rne */
 	fpref_env_default(&env);
@@ -377,7 +369,7 @@ int fpref_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *inp
 		  uint64_t *D)
 {
 	struct plan p;
-	if (plan_init(&p, m, input, output) != 0 || (nc && (strcmp(output->name, "float32") != 0 || fpref_tc_lowered(m, output))))
+	if (plan_init(&p, m, input, output) != 0 || (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output))))
 		return -1;
 	for (size_t i = 0; C && i < M * N; i++) {
 		struct fpref_unpacked z;

@@ -144,7 +144,10 @@ void fpref_env_describe(const struct fpref_env *env, char *buf, size_t len)
 {
 	int n = snprintf(buf, len, "round=%s overflow=%s ftz=%s daz=%s tininess=%s",
 			 fpref_rounding_name(env->rounding),
-			 env->overflow == FPREF_OVERFLOW_SAT ? "sat" : "ieee", env->ftz ? "on" : "off",
+			 env->overflow == FPREF_OVERFLOW_SAT   ? "sat"
+			 : env->overflow == FPREF_OVERFLOW_INF ? "inf"
+							       : "ieee",
+			 env->ftz ? "on" : "off",
 			 env->daz ? "on" : "off", env->tininess == FPREF_TININESS_BEFORE ? "before" : "after");
 	if (n < 0 || (size_t)n >= len)
 		return;
@@ -157,6 +160,8 @@ void fpref_env_describe(const struct fpref_env *env, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n, " nan-without-nan=flipped-zero");
 	if (env->underflow_to_least && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " underflow-without-zero=least");
+	if (env->zero_positive && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " zero=positive");
 	if (env->zero_to_least && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " zero-without-zero=least");
 	if (env->unsigned_magnitude && n > 0 && (size_t)n < len)

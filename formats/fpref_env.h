@@ -25,7 +25,8 @@ enum fpref_rounding {
 
 enum fpref_overflow {
 	FPREF_OVERFLOW_IEEE, /* inf or max finite as the mode says; NaN where the format has no inf */
-	FPREF_OVERFLOW_SAT   /* clamp to max finite; NaN stays NaN */
+	FPREF_OVERFLOW_SAT,  /* clamp to max finite; NaN stays NaN */
+	FPREF_OVERFLOW_INF   /* inf whatever the rounding mode (NVIDIA's tensor cores, even under rtz); NaN where the format has no inf */
 };
 
 enum fpref_tininess {
@@ -75,6 +76,7 @@ struct fpref_env {
 	bool underflow_to_least;  /* formats without zero: a nonzero value that rounds to zero gives the least value (ml_dtypes E8M0) */
 	bool zero_to_least;       /* formats without zero: any zero, an input one too, gives the least value, never NaN (CUDA E8M0) */
 	bool unsigned_magnitude;  /* formats without a sign convert |x|: a negative value is not out of range (CUDA E8M0) */
+	bool zero_positive;       /* a zero result is +0 whatever the sign it rounds from (the H200's tensor cores) */
 };
 
 /* rne, ieee overflow, no ftz/daz, tininess after rounding, sr 32 zero bits. */

@@ -68,8 +68,37 @@ enum fpref_decode_status {
 };
 
 /* ---- the catalogue ---- */
+/* The catalogue's rows, in its order: code that needs one particular
+ * format takes its row by constant (a lookup that cannot fail) and asks
+ * fpref_format_is, never compares names. */
+enum fpref_format_id {
+	FPREF_FORMAT_FLOAT64,
+	FPREF_FORMAT_FLOAT32,
+	FPREF_FORMAT_TF32,
+	FPREF_FORMAT_BFLOAT16,
+	FPREF_FORMAT_FLOAT16,
+	FPREF_FORMAT_FLOAT8_E5M2,
+	FPREF_FORMAT_FLOAT8_E4M3FN,
+	FPREF_FORMAT_FLOAT8_E4M3,
+	FPREF_FORMAT_FLOAT8_E4M3FNUZ,
+	FPREF_FORMAT_FLOAT8_E5M2FNUZ,
+	FPREF_FORMAT_FLOAT8_E4M3B11FNUZ,
+	FPREF_FORMAT_FLOAT8_E3M4,
+	FPREF_FORMAT_FLOAT8_E8M0FNU,
+	FPREF_FORMAT_FLOAT6_E2M3FN,
+	FPREF_FORMAT_FLOAT6_E3M2FN,
+	FPREF_FORMAT_FLOAT4_E2M1FN,
+	FPREF_FORMAT_COUNT
+};
 size_t fpref_format_count(void);
 const struct fpref_format *fpref_format_at(size_t index);
+/* The catalogue's row for a constant. */
+const struct fpref_format *fpref_format_get(enum fpref_format_id id);
+/* Whether two rows are the same format: the same data (fields, specials,
+ * container), whatever their names: "e5m10" is float16. */
+bool fpref_format_same(const struct fpref_format *a, const struct fpref_format *b);
+/* fpref_format_same(f, fpref_format_get(id)). */
+bool fpref_format_is(const struct fpref_format *f, enum fpref_format_id id);
 /* Look up a name, an alias, or a custom spelling "eXmY[,bias=N][,specials=ieee|fn|fnuz|none]
  * [,subnormals=on|off][,unsigned][,zero=off]".  Returns 0, or -1 with a message in err. */
 int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err, size_t errlen);

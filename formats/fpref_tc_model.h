@@ -73,6 +73,15 @@ bool fpref_tc_lowered(const struct fpref_tc_model *m, const struct fpref_format 
  * for float16 inputs, or NULL when the table has none. */
 const struct fpref_tc_model *fpref_tc_model_lowered_blocks(const struct fpref_tc_model *m);
 
+/* The alignment floor of a block with this output (float16: floor_fp16,
+ * else floor_fp32). */
+int fpref_tc_model_floor(const struct fpref_tc_model *m, const struct fpref_format *output);
+/* The environment of a block's one rounding, which each engine's rounding
+ * core applies: the row's rounding for this output, overflow to inf
+ * whatever the rounding (the units give inf even when rounding toward
+ * zero), and zero results +0 where the row says zero_positive. */
+void fpref_tc_model_env(const struct fpref_tc_model *m, const struct fpref_format *output, struct fpref_env *env);
+
 /* The model as a line of text, for an output format ("float32" or
  * "float16"), saying which path it takes. */
 void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output, char *buf, size_t len);

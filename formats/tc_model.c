@@ -88,6 +88,19 @@ bool fpref_tc_lowered(const struct fpref_tc_model *m, const struct fpref_format 
 	return m->lowered_k > 0 && m->lowered_outputs && lists(m->lowered_outputs, output->name);
 }
 
+int fpref_tc_model_floor(const struct fpref_tc_model *m, const struct fpref_format *output)
+{
+	return fpref_format_is(output, FPREF_FORMAT_FLOAT16) ? m->floor_fp16 : m->floor_fp32;
+}
+
+void fpref_tc_model_env(const struct fpref_tc_model *m, const struct fpref_format *output, struct fpref_env *env)
+{
+	fpref_env_default(env);
+	env->rounding = fpref_format_is(output, FPREF_FORMAT_FLOAT16) ? m->round_fp16 : m->round_fp32;
+	env->overflow = FPREF_OVERFLOW_INF;
+	env->zero_positive = m->zero_positive;
+}
+
 const struct fpref_tc_model *fpref_tc_model_lowered_blocks(const struct fpref_tc_model *m)
 {
 	return find_by_name(m->gpu, "float16");

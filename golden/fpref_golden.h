@@ -140,17 +140,22 @@ struct fpref_golden_progress {
 	size_t files, files_total, skipped;
 	size_t arrays_added;         /* complete files whose missing .npy arrays were made */
 	unsigned long long vectors;
-	int signal;                  /* the signal that stopped the run, or 0 */
+	unsigned threads;            /* the threads it runs on */
 };
-/* Called now and then from the calling thread while a suite runs. */
-typedef void (*fpref_golden_progress_fn)(const struct fpref_golden_progress *p, void *arg);
+/* Called now and then (every 0.2 s) from the calling thread while a suite
+ * runs, and once at the end; nonzero asks the run to stop. */
+typedef int (*fpref_golden_progress_fn)(const struct fpref_golden_progress *p, void *arg);
+/* The threads a run of the oracle may take: wanted, or 1 where this MPFR
+ * is not thread-safe (built without thread-local storage). */
+unsigned fpref_golden_threads(unsigned wanted);
 /* Make every file of the suite that belongs to shard `index` of `count`
  * (file k belongs to shard k mod count) in dir, skipping those already
  * complete (but making, when the suite makes arrays, the .npy arrays such
- * a file lacks: progress arrays_added), on `threads` threads.  SIGINT and SIGTERM are held while it
- * runs: on either, the threads finish the files they are writing, start
- * no more, and it returns -2 (done->signal says which).  0, or -1 with a
- * message naming the file and case that failed (finished files stay). */
+ * a file lacks: progress arrays_added), on `threads` threads (one where
+ * MPFR is not thread-safe).  When fn asks to stop, the threads finish the
+ * files they are writing, start no more, and it returns -2 with a message
+ * (the command asks on SIGINT and SIGTERM).  0, or -1 with a message naming
+ * the file and case that failed (finished files stay). */
 int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count,
 			  unsigned threads, fpref_golden_progress_fn fn, void *arg, struct fpref_golden_progress *done,
 			  char *err, size_t errlen);

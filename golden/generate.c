@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "fpref_emu.h"
+#include "round_core.h"
 #include "fpref_file.h"
 #include "fpref_npy.h"
 #include "fpref_golden.h"

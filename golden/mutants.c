@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fpref_emu.h"
+#include "round_core.h"
 #include "fpref_mutants.h"
 #include "fpref_tc.h"
 
@@ -908,6 +909,7 @@ static void *suite_worker(void *arg)
 int fpref_mutants_suite(const struct fpref_golden_suite *s, unsigned threads, struct fpref_kill_file **files,
 			char *err, size_t errlen)
 {
+	threads = fpref_golden_threads(threads); /* the oracle's MPFR must be thread-safe */
 	struct suite_work w = { s, calloc(s->njobs ? s->njobs : 1, sizeof *w.files), 0, 0, err, errlen,
 				PTHREAD_MUTEX_INITIALIZER };
 	pthread_t *t = calloc(threads ? threads : 1, sizeof *t);

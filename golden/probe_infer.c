@@ -210,7 +210,7 @@ static int classes_of(const struct grid *g, int term_floor, size_t K, struct fpr
 bool fpref_probe_class_holds(const struct fpref_probe_class *c, const struct fpref_tc_model *m,
 			     const struct fpref_format *out, size_t K)
 {
-	bool fp16 = strcmp(out->name, "float16") == 0;
+	bool fp16 = fpref_format_is(out, FPREF_FORMAT_FLOAT16);
 	if (c->preset)
 		return c->preset == m;
 	if (fp16 && m->lowered_k)
@@ -395,7 +395,7 @@ static int search_all(const struct fpref_probe_data *data, struct fpref_probe_re
 {
 	memset(r, 0, sizeof *r);
 	if (data->K < 1 || data->count == 0 || !fpref_tc_input_ok(&data->in) ||
-	    (strcmp(data->out.name, "float32") != 0 && strcmp(data->out.name, "float16") != 0)) {
+	    (!fpref_format_is(&data->out, FPREF_FORMAT_FLOAT32) && !fpref_format_is(&data->out, FPREF_FORMAT_FLOAT16))) {
 		snprintf(err, errlen, "nothing to search: %zu cases of %zu products, %s inputs (at most 10 fraction bits), "
 				      "%s output (float32 or float16)", data->count, data->K, data->in.name, data->out.name);
 		return -1;

@@ -1,7 +1,7 @@
 /* A whole suite: its files shared out among threads, each made whole or
  * not at all, with progress reported from the calling thread. */
+#include <mpfr.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@ struct shared {
 	atomic_size_t files, skipped, arrays_added;
 	atomic_ullong vectors;
 	atomic_int failed;
-	atomic_int stop;          /* a signal came: take no more jobs */
+	atomic_int stop;          /* the caller asked to stop: take no more jobs */
 	pthread_mutex_t lock;     /* guards err */
 	char err[1024];
 };
@@ -124,6 +124,11 @@ static void snapshot(struct shared *sh, size_t total, struct fpref_golden_progre
 	p->files_total = total;
 }
 
+unsigned fpref_golden_threads(unsigned wanted)
+{
+	return wanted > 1 && !mpfr_buildopt_tls_p() ? 1 : wanted;
+}
+
 int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count,
 			  unsigned threads, fpref_golden_progress_fn fn, void *arg, struct fpref_golden_progress *done,
 			  char *err, size_t errlen)
@@ -140,6 +145,7 @@ int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, u
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	threads = fpref_golden_threads(threads); /* the oracle's MPFR must be thread-safe */
 	sh->suite = s;
 	sh->dir = dir;
 	sh->index = index;
@@ -148,49 +154,40 @@ int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, u
 	size_t total = 0;
 	for (size_t k = 0; k < s->njobs; k++)
 		total += k % count == index;
-	/* SIGINT and SIGTERM are held while the threads run (they inherit the
-	 * mask) and taken here: the threads then finish the files they are
-	 * writing and start no more, so no file is left half made */
-	sigset_t held, before;
-	sigemptyset(&held);
-	sigaddset(&held, SIGINT);
-	sigaddset(&held, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &held, &before);
 	unsigned started = 0;
 	while (started < threads && pthread_create(&t[started], NULL, worker, sh) == 0)
 		started++;
 	if (started == 0)
 		worker(sh);
 	struct fpref_golden_progress p;
-	int signal = 0;
+	bool stopped = false;
 	while (started) {
 		snapshot(sh, total, &p);
-		if (fn)
-			fn(&p, arg);
-		if (p.files >= total || atomic_load(&sh->failed) || signal)
-			break;
-		struct timespec pause = { 0, 200 * 1000 * 1000 };
-		int got = sigtimedwait(&held, NULL, &pause);
-		if (got == SIGINT || got == SIGTERM) {
-			signal = got;
+		p.threads = threads;
+		/* a stop lets the threads finish the files they are writing and
+		 * start no more, so that no file is left half made */
+		if (fn && fn(&p, arg) != 0) {
+			stopped = true;
 			atomic_store(&sh->stop, 1);
 		}
+		if (p.files >= total || atomic_load(&sh->failed) || stopped)
+			break;
+		struct timespec pause = { 0, 200 * 1000 * 1000 };
+		nanosleep(&pause, NULL);
 	}
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	snapshot(sh, total, done);
-	done->signal = signal;
+	done->threads = threads;
 	if (fn)
 		fn(done, arg);
-	pthread_sigmask(SIG_SETMASK, &before, NULL);
 	int failed = atomic_load(&sh->failed);
 	if (failed)
 		snprintf(err, errlen, "%s", sh->err);
-	else if (signal)
-		snprintf(err, errlen, "interrupted (signal %d): %zu of %zu files complete, kept; run again to finish",
-			 signal, done->files, total);
+	else if (stopped)
+		snprintf(err, errlen, "%zu of %zu files complete, kept; run again to finish", done->files, total);
 	pthread_mutex_destroy(&sh->lock);
 	free(sh);
 	free(t);
-	return failed ? -1 : signal ? -2 : 0;
+	return failed ? -1 : stopped ? -2 : 0;
 }

@@ -248,7 +248,7 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 			for (size_t i = 0; i < na; i++)
 				for (size_t k = 0; k < nb; k++) {
 					const struct fpref_tc_model *m = fpref_tc_model_find(g, &a[i]);
-					if (strcmp(b[k].name, "float32") != 0 && strcmp(b[k].name, "float16") != 0) {
+					if (!fpref_format_is(&b[k], FPREF_FORMAT_FLOAT32) && !fpref_format_is(&b[k], FPREF_FORMAT_FLOAT16)) {
 						snprintf(err, errlen, "dot outputs are float32 or float16, not %.64s", b[k].name);
 						return -1;
 					}

@@ -1,8 +1,8 @@
 """Build fpref's Python extension from the repository's own C sources.
 
-The extension compiles libfpref's sources (the list is read from
-../Makefile.am's libfpref_la_SOURCES, so that it never drifts from the
-autotools build) together with src/fpref/_fpref.c, and links GNU MPFR and
+The extension compiles libfpref's sources (the lists are read from
+../Makefile.am's per-layer libfpref_LAYER_la_SOURCES, so that they never
+drift from the autotools build) together with src/fpref/_fpref.c, and links GNU MPFR and
 GMP.  No configure run is needed: the one thing the sources take from
 config.h, PACKAGE_VERSION, is read from ../configure.ac's AC_INIT and given
 as a macro (include/config.h stands in for the generated header).
@@ -50,12 +50,18 @@ configure = top / "configure.ac"
 HEADER_DIRS = ("", "formats", "ref", "emu", "golden")
 
 
+LAYERS = ("formats", "ref", "emu", "golden")
+
+
 def library_sources():
     text = makefile.read_text().replace("\\\n", " ")
-    m = re.search(r"^libfpref_la_SOURCES\s*=(.*)$", text, re.M)
-    if not m:
-        raise SystemExit(f"fpref: no libfpref_la_SOURCES in {makefile}")
-    return [str(top / s) for s in m.group(1).split() if s.endswith(".c")]
+    sources = []
+    for layer in LAYERS:
+        m = re.search(rf"^libfpref_{layer}_la_SOURCES\s*=(.*)$", text, re.M)
+        if not m:
+            raise SystemExit(f"fpref: no libfpref_{layer}_la_SOURCES in {makefile}")
+        sources += [str(top / s) for s in m.group(1).split() if s.endswith(".c")]
+    return sources
 
 
 def version():
@@ -70,7 +76,7 @@ VERSION = version()
 extension = Extension(
     "fpref._fpref",
     sources=["src/fpref/_fpref.c"],
-    include_dirs=[str(here / "include")] + [str(top / d) for d in HEADER_DIRS],
+    include_dirs=[str(here / "include"), str(top)] + [str(top / d) for d in LAYERS],
     define_macros=[("PACKAGE_VERSION", f'"{VERSION}"'), ("_POSIX_C_SOURCE", "200809L")],
     libraries=["mpfr", "gmp", "m"],
     extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-pthread"],
@@ -88,7 +94,8 @@ class build_ext_with_library(build_ext):
         for ext in self.extensions:
             ext.sources = ext.sources + [s for s in library_sources() if s not in ext.sources]
             # so that a changed header rebuilds the extension (setuptools compares times)
-            ext.depends = ext.depends + [str(h) for d in HEADER_DIRS for h in sorted((top / d).glob("*.h"))]
+            ext.depends = ext.depends + [str(h) for d in ("",) + LAYERS
+                                         for h in sorted((top / d).glob("*.h"))]
         super().build_extensions()
 
 

@@ -247,6 +247,7 @@ static uint64_t zero_result(const struct fpref_format *f, const struct fpref_env
 			    unsigned *flags, enum fpref_ref_outcome *outcome)
 {
 	if (f->has_zero) {
+		negative = negative && !env->zero_positive;
 		if (negative && !fpref_format_has_negative_zero(f) && *outcome != FPREF_OUTCOME_FLUSHED)
 			*outcome = FPREF_OUTCOME_ZERO_UNSIGNED;
 		return fpref_format_zero_bits(f, negative);
@@ -264,6 +265,8 @@ static uint64_t zero_result(const struct fpref_format *f, const struct fpref_env
 
 static bool overflow_goes_to_inf(const struct fpref_env *env, bool negative, bool away)
 {
+	if (env->overflow == FPREF_OVERFLOW_INF)
+		return true;
 	switch (env->rounding) {
 	case FPREF_RNE:
 	case FPREF_RNA:

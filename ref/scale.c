@@ -41,9 +41,9 @@ static void from_f32(const struct ref_engine *e, uint32_t bits, mpfr_ptr x)
 
 static int engine_init(struct ref_engine *e, const struct fpref_format *element, char *err, size_t errlen)
 {
-	if (fpref_scale_element_check(element, err, errlen) != 0 ||
-	    fpref_format_parse("float32", &e->f32, err, errlen) != 0)
+	if (fpref_scale_element_check(element, err, errlen) != 0)
 		return -1;
+	e->f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
 	fpref_env_default(&e->arith);
 	e->cast = e->arith;
 	fpref_profile_apply("cuda", element, &e->cast);
@@ -137,9 +137,8 @@ uint32_t fpref_ref_amax(const uint32_t *x, size_t n, bool ignore_nan)
 {
 	struct ref_engine e;
 	char err[256];
-	struct fpref_format e4m3; /* any target: only the engine's FP32 side is used */
-	fpref_format_parse("float8_e4m3fn", &e4m3, err, sizeof err);
-	engine_init(&e, &e4m3, err, sizeof err);
+	/* any target: only the engine's FP32 side is used */
+	engine_init(&e, fpref_format_get(FPREF_FORMAT_FLOAT8_E4M3FN), err, sizeof err);
 	struct amax_acc a = { .nan = false, .ignore_nan = ignore_nan };
 	mpfr_init2(a.best, FPREF_REF_WORK_PREC);
 	mpfr_set_zero(a.best, 1);

@@ -20,7 +20,8 @@
 /* The element types of OCP MX v1.0, from the spec's tables: emax, the
  * significant bits, and the largest magnitude max_num * 2^max_exp. */
 struct element_row {
-	const char *name;
+	enum fpref_format_id format; /* the catalogue's row, where not int8 */
+	bool int8;
 	int emax;
 	int precision;
 	unsigned max_num;
@@ -28,12 +29,12 @@ struct element_row {
 };
 
 static const struct element_row element_rows[] = {
-	{ "float8_e4m3fn", 8, 4, 7, 6 },  /* 448 */
-	{ "float8_e5m2", 15, 3, 7, 13 },  /* 57344 */
-	{ "float6_e2m3fn", 2, 4, 15, -1 }, /* 7.5 */
-	{ "float6_e3m2fn", 4, 3, 7, 2 },  /* 28 */
-	{ "float4_e2m1fn", 2, 2, 3, 1 },  /* 6 */
-	{ "int8", 0, 7, 127, -6 },        /* 127/64: two's complement k * 2^-6, |k| <= 127 */
+	{ FPREF_FORMAT_FLOAT8_E4M3FN, false, 8, 4, 7, 6 },  /* 448 */
+	{ FPREF_FORMAT_FLOAT8_E5M2, false, 15, 3, 7, 13 },  /* 57344 */
+	{ FPREF_FORMAT_FLOAT6_E2M3FN, false, 2, 4, 15, -1 }, /* 7.5 */
+	{ FPREF_FORMAT_FLOAT6_E3M2FN, false, 4, 3, 7, 2 },  /* 28 */
+	{ FPREF_FORMAT_FLOAT4_E2M1FN, false, 2, 2, 3, 1 },  /* 6 */
+	{ 0, true, 0, 7, 127, -6 },                         /* int8, 127/64: two's complement k * 2^-6, |k| <= 127 */
 };
 
 enum scale_rule { RULE_FLOOR, RULE_CEIL, RULE_RNE };
@@ -47,16 +48,14 @@ struct oracle {
 	mpfr_t a, b;
 };
 
-static int oracle_init(struct oracle *o, char *err, size_t errlen)
+static void oracle_init(struct oracle *o)
 {
 	fpref_env_default(&o->rne);
-	if (fpref_format_parse("float32", &o->f32, err, errlen) != 0 ||
-	    fpref_format_parse("float8_e4m3fn", &o->e4m3, err, errlen) != 0 ||
-	    fpref_format_parse("float4_e2m1fn", &o->e2m1, err, errlen) != 0)
-		return -1;
+	o->f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	o->e4m3 = *fpref_format_get(FPREF_FORMAT_FLOAT8_E4M3FN);
+	o->e2m1 = *fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN);
 	fpref_ref_value_init(&o->v);
 	mpfr_inits2(FPREF_REF_WORK_PREC, o->a, o->b, (mpfr_ptr)0);
-	return 0;
 }
 
 static void oracle_clear(struct oracle *o)
@@ -68,15 +67,11 @@ static void oracle_clear(struct oracle *o)
 static int element_lookup(struct oracle *o, const char *name, char *err, size_t errlen)
 {
 	char why[256];
-	const char *canonical = name;
-	if (name && strcasecmp(name, "int8") != 0) {
-		if (fpref_format_parse(name, &o->element, why, sizeof why) != 0)
-			canonical = NULL;
-		else
-			canonical = o->element.name;
-	}
-	for (size_t i = 0; canonical && i < sizeof element_rows / sizeof element_rows[0]; i++) {
-		if (strcasecmp(canonical, element_rows[i].name) == 0) {
+	bool int8 = name && strcasecmp(name, "int8") == 0;
+	bool parsed = !int8 && name && fpref_format_parse(name, &o->element, why, sizeof why) == 0;
+	for (size_t i = 0; (int8 || parsed) && i < sizeof element_rows / sizeof element_rows[0]; i++) {
+		const struct element_row *r = &element_rows[i];
+		if (int8 ? r->int8 : !r->int8 && fpref_format_is(&o->element, r->format)) {
 			o->row = &element_rows[i];
 			return 0;
 		}
@@ -159,7 +154,7 @@ static long shared_exponent(struct oracle *o, enum scale_rule rule, mpfr_srcptr 
 /* The element code of the exact value y (already divided by the scale). */
 static uint8_t element_code(struct oracle *o, mpfr_ptr y, enum fpref_rounding rounding)
 {
-	if (strcmp(o->row->name, "int8") != 0) {
+	if (!o->row->int8) {
 		struct fpref_env env = o->rne;
 		env.rounding = rounding;
 		env.overflow = FPREF_OVERFLOW_SAT;
@@ -236,8 +231,7 @@ int fpref_ref_mx_quantize(const char *element, const char *scale_rule, enum fpre
 		return -1;
 	}
 	struct oracle o;
-	if (oracle_init(&o, err, errlen) != 0)
-		return -1;
+	oracle_init(&o);
 	if (element_lookup(&o, element, err, errlen) != 0) {
 		oracle_clear(&o);
 		return -1;
@@ -257,7 +251,7 @@ int fpref_ref_mx_quantize(const char *element, const char *scale_rule, enum fpre
 /* The exact value of an element code; -1 for a pattern outside the element. */
 static int element_value(struct oracle *o, uint8_t code, mpfr_ptr out)
 {
-	if (strcmp(o->row->name, "int8") == 0) {
+	if (o->row->int8) {
 		mpfr_set_si_2exp(out, code < 128 ? code : code - 256, -6, MPFR_RNDN);
 		return 0;
 	}
@@ -271,8 +265,7 @@ int fpref_ref_mx_dequantize(const char *element, const uint8_t *codes, const uin
 			    size_t cols, uint32_t *out_f32, char *err, size_t errlen)
 {
 	struct oracle o;
-	if (oracle_init(&o, err, errlen) != 0)
-		return -1;
+	oracle_init(&o);
 	int status = element_lookup(&o, element, err, errlen);
 	size_t per_row = (cols + MX_BLOCK - 1) / MX_BLOCK;
 	for (size_t i = 0; status == 0 && i < rows * cols; i++) {
@@ -369,8 +362,7 @@ int fpref_ref_nvfp4_quantize(bool two_d, bool stochastic, uint64_t seed, const u
 			     char *err, size_t errlen)
 {
 	struct oracle o;
-	if (oracle_init(&o, err, errlen) != 0)
-		return -1;
+	oracle_init(&o);
 	size_t blocks = nvfp4_blocks(two_d, rows, cols);
 	uint32_t *per_block = calloc(blocks ? blocks : 1, sizeof *per_block); /* amax, then the multiplier */
 	if (!per_block) {
@@ -410,8 +402,7 @@ int fpref_ref_nvfp4_dequantize(bool two_d, const uint8_t *codes, const uint8_t *
 			       size_t errlen)
 {
 	struct oracle o;
-	if (oracle_init(&o, err, errlen) != 0)
-		return -1;
+	oracle_init(&o);
 	uint32_t decode = f32_op(&o, FPREF_OP_DIV, 0x3F800000u, tensor_scale_f32);
 	int status = 0;
 	for (size_t i = 0; i < rows * cols; i++) {

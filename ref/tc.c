@@ -44,7 +44,7 @@ static void note_special(struct specials *s, mpfr_srcptr t)
 static uint64_t model_block(const struct fpref_tc_model *m, const struct fpref_format *output, const struct fpref_format *target, mpfr_t *terms, size_t n,
 			    mpfr_srcptr acc, long *lead)
 {
-	int floor = strcmp(output->name, "float16") == 0 ? m->floor_fp16 : m->floor_fp32;
+	int floor = fpref_tc_model_floor(m, output);
 	struct specials s = { false, false, false };
 	for (size_t i = 0; i < n; i++)
 		note_special(&s, terms[i]);
@@ -82,15 +82,9 @@ static uint64_t model_block(const struct fpref_tc_model *m, const struct fpref_f
 	mpfr_set_prec(v.x, 256);
 	mpfr_set_z_2exp(v.x, sum, -(long)m->frac + E, MPFR_RNDN); /* exact: the sum has under 64 bits */
 	struct fpref_env env;
-	fpref_env_default(&env);
-	env.rounding = strcmp(output->name, "float16") == 0 ? m->round_fp16 : m->round_fp32;
+	fpref_tc_model_env(m, output, &env);
 	unsigned flags = 0;
 	fpref_ref_round(&v, target, &env, 0, &bits, &flags, NULL);
-	if (flags & FPREF_FLAG_OVERFLOW) /* the units give inf even when rounding toward zero */
-		fpref_format_inf_bits(target, mpfr_signbit(v.x), &bits);
-	struct fpref_unpacked u;
-	if (m->zero_positive && fpref_decode(target, bits, &u) == FPREF_DECODE_OK && u.cls == FPREF_CLASS_ZERO)
-		bits = fpref_format_zero_bits(target, false); /* the units give +0 for any zero result */
 	fpref_ref_value_clear(&v);
 	mpfr_clear(scaled);
 	mpz_clear(q);
@@ -105,8 +99,8 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
 	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(m);
-	struct fpref_format f16;
-	if (!inner || fpref_format_parse("float16", &f16, NULL, 0) != 0)
+	const struct fpref_format *f16 = fpref_format_get(FPREF_FORMAT_FLOAT16);
+	if (!inner)
 		return -1;
 	size_t L = (size_t)m->lowered_k, groups = L / (size_t)inner->block, lanes = (size_t)m->interleave;
 	if (groups == 0 || lanes == 0)
@@ -122,13 +116,13 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 			for (size_t k = k0; k < K && k < k0 + L && status == 0; k++) {
 				unsigned flags = 0;
 				if (((k - k0) / lanes) % groups == h) {
-					status = fpref_ref_convert(input, a[k], &f16, &env, 0, &x[n], &flags) |
-						 fpref_ref_convert(input, b[k], &f16, &env, 0, &y[n], &flags);
+					status = fpref_ref_convert(input, a[k], f16, &env, 0, &x[n], &flags) |
+						 fpref_ref_convert(input, b[k], f16, &env, 0, &y[n], &flags);
 					n++;
 				}
 			}
 			if (status == 0)
-				status = fpref_ref_tc_dot(inner, &f16, x, y, n, partial, output, &partial);
+				status = fpref_ref_tc_dot(inner, f16, x, y, n, partial, output, &partial);
 		}
 		uint64_t args[3] = { partial, acc, 0 };
 		unsigned flags = 0;
@@ -329,10 +323,11 @@ static void bound_inputs_clear(struct bound_inputs *bi)
 static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input,
 			   const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, size_t K, struct running *r)
 {
-	bool fp16_out = strcmp(output->name, "float16") == 0;
-	int floor = fp16_out ? m->floor_fp16 : m->floor_fp32;
+	int floor = fpref_tc_model_floor(m, output);
+	struct fpref_env env;
+	fpref_tc_model_env(m, output, &env);
 	int target_man = m->frac < output->man_bits ? m->frac : output->man_bits;
-	long log2_u = log2_unit_roundoff(target_man + 1, fp16_out ? m->round_fp16 : m->round_fp32);
+	long log2_u = log2_unit_roundoff(target_man + 1, env.rounding);
 	long log2_eta = least_normal_exponent(output) - target_man;
 	long least_in = least_normal_exponent(input);
 	mpfr_t X, q, p, tau, unit, t, S;
@@ -390,8 +385,7 @@ static void lowered_bound(const struct fpref_tc_model *m, mpfr_t *abs_a, mpfr_t 
 			  const struct fpref_format *output, struct running *acc)
 {
 	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(m);
-	struct fpref_format f16;
-	fpref_format_parse("float16", &f16, NULL, 0);
+	const struct fpref_format *f16 = fpref_format_get(FPREF_FORMAT_FLOAT16);
 	size_t L = (size_t)m->lowered_k, groups = L / (size_t)inner->block, lanes = (size_t)m->interleave;
 	long log2_u = -(long)output->man_bits - 1, log2_eta = least_normal_exponent(output) - (long)output->man_bits;
 	mpfr_t *x = new_values(L), *y = new_values(L), zero, t;
@@ -408,7 +402,7 @@ static void lowered_bound(const struct fpref_tc_model *m, mpfr_t *abs_a, mpfr_t 
 					mpfr_set(x[n], abs_a[k], MPFR_RNDN);
 					mpfr_set(y[n++], abs_b[k], MPFR_RNDN);
 				}
-			tc_chain_bound(inner, &f16, output, x, y, n, &part);
+			tc_chain_bound(inner, f16, output, x, y, n, &part);
 		}
 		mpfr_add(acc->err, acc->err, part.err, MPFR_RNDU);
 		mpfr_add(t, acc->mag, part.mag, MPFR_RNDU);
@@ -434,7 +428,7 @@ int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format
 		       mpfr_ptr bound)
 {
 	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input) ||
-	    (nc && (strcmp(output->name, "float32") != 0 || fpref_tc_lowered(m, output))) ||
+	    (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output))) ||
 	    (fpref_tc_lowered(m, output) && !fpref_tc_model_lowered_blocks(m)))
 		return -1;
 	struct bound_inputs bi;

@@ -227,6 +227,43 @@ START_TEST(names_and_aliases)
 }
 END_TEST
 
+/* The catalogue constants name the rows they say (the names below are
+ * ml_dtypes' spellings, written here, not read from the table), and
+ * fpref_format_same compares data, not names. */
+START_TEST(catalogue_constants)
+{
+	static const struct {
+		enum fpref_format_id id;
+		const char *name;
+	} rows[] = {
+		{ FPREF_FORMAT_FLOAT64, "float64" }, { FPREF_FORMAT_FLOAT32, "float32" },
+		{ FPREF_FORMAT_TF32, "tf32" }, { FPREF_FORMAT_BFLOAT16, "bfloat16" },
+		{ FPREF_FORMAT_FLOAT16, "float16" }, { FPREF_FORMAT_FLOAT8_E5M2, "float8_e5m2" },
+		{ FPREF_FORMAT_FLOAT8_E4M3FN, "float8_e4m3fn" }, { FPREF_FORMAT_FLOAT8_E4M3, "float8_e4m3" },
+		{ FPREF_FORMAT_FLOAT8_E4M3FNUZ, "float8_e4m3fnuz" }, { FPREF_FORMAT_FLOAT8_E5M2FNUZ, "float8_e5m2fnuz" },
+		{ FPREF_FORMAT_FLOAT8_E4M3B11FNUZ, "float8_e4m3b11fnuz" }, { FPREF_FORMAT_FLOAT8_E3M4, "float8_e3m4" },
+		{ FPREF_FORMAT_FLOAT8_E8M0FNU, "float8_e8m0fnu" }, { FPREF_FORMAT_FLOAT6_E2M3FN, "float6_e2m3fn" },
+		{ FPREF_FORMAT_FLOAT6_E3M2FN, "float6_e3m2fn" }, { FPREF_FORMAT_FLOAT4_E2M1FN, "float4_e2m1fn" },
+	};
+	ck_assert_uint_eq(sizeof rows / sizeof rows[0], FPREF_FORMAT_COUNT);
+	ck_assert_uint_eq(fpref_format_count(), FPREF_FORMAT_COUNT);
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		ck_assert_str_eq(fpref_format_get(rows[i].id)->name, rows[i].name);
+		for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) /* no two rows alike */
+			ck_assert(fpref_format_is(fpref_format_get(rows[k].id), rows[i].id) == (i == k));
+	}
+	struct fpref_format f;
+	ck_assert_int_eq(fpref_format_parse("e5m10", &f, NULL, 0), 0);
+	ck_assert(fpref_format_is(&f, FPREF_FORMAT_FLOAT16));
+	ck_assert(!fpref_format_is(&f, FPREF_FORMAT_BFLOAT16));
+	ck_assert_int_eq(fpref_format_parse("e4m3,specials=fn", &f, NULL, 0), 0);
+	ck_assert(fpref_format_is(&f, FPREF_FORMAT_FLOAT8_E4M3FN));
+	ck_assert(!fpref_format_is(&f, FPREF_FORMAT_FLOAT8_E4M3)); /* the specials differ */
+	ck_assert_int_eq(fpref_format_parse("e8m10", &f, NULL, 0), 0);
+	ck_assert(!fpref_format_is(&f, FPREF_FORMAT_TF32)); /* the container differs */
+}
+END_TEST
+
 START_TEST(custom_spellings)
 {
 	struct fpref_format f = test_format("e4m3,bias=8,specials=fnuz");
@@ -454,6 +491,7 @@ int main(void)
 	tcase_add_test(tc, specific_encodings);
 	tcase_add_loop_test(tc, every_encoding_round_trips, 0, (int)(sizeof swept / sizeof swept[0]));
 	tcase_add_test(tc, names_and_aliases);
+	tcase_add_test(tc, catalogue_constants);
 	tcase_add_test(tc, custom_spellings);
 	tcase_add_test(tc, bad_names);
 	tcase_add_test(tc, sr_options);

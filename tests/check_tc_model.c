@@ -434,6 +434,40 @@ START_TEST(zero_sign_measured)
 }
 END_TEST
 
+/* The block's rounding toward zero still overflows to inf (the policy
+ * fpref_tc_model.h states for the units, which both engines' rounding cores
+ * apply through the model's environment): BF16 max (0x7F7F) times 1 plus
+ * FP32 max exceeds FP32's range, so rtz alone would give max finite
+ * 0x7F7FFFFF; each sign, on every model whose FP32 rounding is rtz. */
+START_TEST(overflow_to_inf_under_rtz)
+{
+	struct fpref_format f32 = test_format("float32"), bf16 = test_format("bfloat16");
+	uint64_t a[64] = { 0 }, b[64] = { 0 }, d = 0;
+	size_t tried = 0;
+	for (size_t i = 0; i < fpref_tc_model_count(); i++) {
+		const struct fpref_tc_model *m = fpref_tc_model_at(i);
+		if (m->round_fp32 != FPREF_RTZ || !fpref_tc_output_ok(m, &bf16, &f32) || fpref_tc_lowered(m, &f32))
+			continue;
+		for (int negative = 0; negative < 2; negative++) {
+			uint64_t sign = negative ? 0x8000 : 0, big = negative ? 0xFF7FFFFF : 0x7F7FFFFF;
+			uint64_t inf = negative ? 0xFF800000 : 0x7F800000;
+			a[0] = 0x7F7F | sign;
+			b[0] = 0x3F80;
+			for (int engine = 0; engine < 2; engine++) {
+				int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const uint64_t *,
+					   const uint64_t *, size_t, uint64_t, const struct fpref_format *, uint64_t *) =
+					engine ? fpref_ref_tc_dot : fpref_tc_dot;
+				ck_assert_int_eq(dot(m, &bf16, a, b, (size_t)m->block, big, &f32, &d), 0);
+				ck_assert_msg(d == inf, "%s %s: %08llX, not %08llX", m->gpu, engine ? "oracle" : "emulator",
+					      (unsigned long long)d, (unsigned long long)inf);
+			}
+		}
+		tried++;
+	}
+	ck_assert_uint_gt(tried, 3);
+}
+END_TEST
+
 /* Emulator against oracle where the result is zero: products that cancel
  * in pairs (x, -x), now and then a tiny product of either sign, -0 and
  * +0 terms, C = +0, -0 or tiny; the sm_90 presets never give -0, a100
@@ -505,6 +539,7 @@ int main(void)
 	tcase_add_test(tc, custom_model_errors);
 	tcase_add_test(tc, sm90_presets);
 	tcase_add_test(tc, zero_sign_measured);
+	tcase_add_test(tc, overflow_to_inf_under_rtz);
 	tcase_add_loop_test(tc, zero_results_against_oracle, 0, 12);
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);

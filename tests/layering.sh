@@ -1,7 +1,12 @@
 #!/bin/sh
-# DESIGN.md's layering, checked on the sources: formats/ depends on nothing,
-# emu/ on formats/ only (never MPFR or GMP, so that the emulator stays an
-# independent second implementation), and tools/ holds no rounding.
+# DESIGN.md's layering, where the compiler cannot see it.  Which layer's
+# headers a layer can include is held by the include paths of the per-layer
+# libraries (Makefile.am; tests/layer-includes.sh shows that a wrong include
+# fails to compile).  What a path cannot hold is checked here on the
+# sources: an include written with a folder in it (found relative to the
+# file, whatever the include path), MPFR and GMP in emu/ (their headers
+# lie on the system path that every layer sees: the emulator must stay an
+# independent second implementation), and rounding in tools/.
 top=${srcdir:-$(dirname "$0")/..}
 pass=0
 fail=0
@@ -16,9 +21,21 @@ check() {
 }
 check 'emu/ includes no MPFR or GMP header' "$(grep -l -E '#include *[<"](mpfr|gmp)' "$top"/emu/*.[ch] 2>/dev/null)"
 check 'emu/ calls no MPFR or GMP function' "$(grep -l -E '\<(mpfr|mpz|mpq)_' "$top"/emu/*.[ch] 2>/dev/null)"
-check 'emu/ includes nothing from ref/' "$(grep -l 'fpref_ref' "$top"/emu/*.[ch] 2>/dev/null)"
-check 'formats/ includes no MPFR, GMP or engine header' "$(grep -l -E '#include *[<"](mpfr|gmp|fpref_ref|fpref_emu)' "$top"/formats/*.[ch] 2>/dev/null)"
-check 'formats/, ref/ and emu/ include nothing from golden/ (data flows down)' "$(grep -l 'fpref_golden' "$top"/formats/*.[ch] "$top"/ref/*.[ch] "$top"/emu/*.[ch] 2>/dev/null)"
+check 'formats/ includes no MPFR or GMP header' "$(grep -l -E '#include *[<"](mpfr|gmp)' "$top"/formats/*.[ch] 2>/dev/null)"
+check 'formats/, ref/, emu/ and golden/ include no header by a path (a "/" in the name)' \
+	"$(grep -n -E '#include *"[^"]*/' "$top"/formats/*.[ch] "$top"/ref/*.[ch] "$top"/emu/*.[ch] "$top"/golden/*.[ch] 2>/dev/null)"
+# A format is a row of data: outside formats/, code asks fpref_format_is /
+# fpref_format_same and takes catalogue rows by constant (fpref_format_get),
+# never compares or looks up a format by its name.  Looked for: strcmp or
+# strcasecmp with a catalogue name or alias as a literal, strcmp of two
+# .name fields, a .name against a list of element names, and
+# fpref_format_parse of a catalogue name or alias (a custom spelling, which
+# no constant names, may be parsed).
+names='"(float[0-9]|bfloat16|tf32|f16|f32|f64|bf16|e[0-9]m[0-9])'
+catalogue='"(float[0-9][^"]*|bfloat16|tf32|f16|f32|f64|bf16|e[0-9]m[0-9])"'
+check 'no format compared or looked up by name outside formats/' \
+	"$(grep -n -E "str(case)?cmp\([^;]*$names|str(case)?cmp\([^,;]*(->|\.)name, [^,;]*(->|\.)name\)|(->|\.)name, [^;]*elements\[|fpref_format_parse\($catalogue" \
+		"$top"/ref/*.[ch] "$top"/emu/*.[ch] "$top"/golden/*.[ch] "$top"/tools/*.[ch] "$top"/python/src/fpref/*.c 2>/dev/null)"
 check 'tools/ does no rounding of its own' "$(grep -l -E 'mpfr_(set_emin|subnormalize|check_range|prec_round)|round_pack' "$top"/tools/*.c 2>/dev/null)"
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]

@@ -81,8 +81,7 @@ static int bench_gemm(long repeats)
 	}
 	printf("\n%-28s %12s %7s %12s %9s  %s\n", "gemm 512x512x512", "emu MAC/s", "", "ref MAC/s", "emu/ref",
 	       "model");
-	struct fpref_format f32;
-	fpref_format_parse("float32", &f32, NULL, 0);
+	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);
 	double t[100] = { 0 };
@@ -205,8 +204,7 @@ int cmd_bench(int argc, char **argv)
 	       copy_rate);
 	printf("%-28s %12s %7s %12s %9s  %s\n", "row", "emu elem/s", "of mcpy", "ref elem/s", "emu/ref", "emulator path");
 
-	struct fpref_format f32;
-	fpref_format_parse("f32", &f32, NULL, 0);
+	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
 	static const struct {
 		const char *to;
 		bool sat;

@@ -82,8 +82,7 @@ static void put_neighbour(const struct fpref_format *f, mpfr_srcptr x, bool held
  * Python and NumPy print after a cast to double). */
 static void put_shortest(const struct fpref_format *f, uint64_t bits, mpfr_srcptr value)
 {
-	struct fpref_format f64;
-	fpref_format_parse("float64", &f64, NULL, 0);
+	struct fpref_format f64 = *fpref_format_get(FPREF_FORMAT_FLOAT64);
 	char *exact = fpref_ref_decimal(value);
 	char *mine = fpref_ref_shortest(f, bits);
 	char *as_double = fpref_ref_shortest_value(&f64, value);

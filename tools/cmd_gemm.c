@@ -252,7 +252,7 @@ static int load_inputs(const struct gemm_args *g, const struct fpref_format *src
 static int quantize_inputs(const struct fpref_format *src, const struct fpref_format *in,
 			   const struct fpref_env *quantize, struct matrices *x)
 {
-	if (strcmp(src->name, in->name) == 0) {
+	if (fpref_format_same(src, in)) {
 		x->Aq = x->A;
 		x->Bq = x->B;
 		return 0;
@@ -371,9 +371,9 @@ static int save(const char *path, const struct fpref_format *out, const struct m
 	char err[512];
 	for (size_t i = 0; packed && i < x->M * x->N; i++)
 		memcpy(packed + i * bytes, &x->D[i], bytes); /* little-endian host */
-	const char *descr = strcmp(out->name, "float32") == 0   ? "<f4"
-			    : strcmp(out->name, "float16") == 0 ? "<f2"
-			    : strcmp(out->name, "float64") == 0 ? "<f8"
+	const char *descr = fpref_format_is(out, FPREF_FORMAT_FLOAT32)   ? "<f4"
+			    : fpref_format_is(out, FPREF_FORMAT_FLOAT16) ? "<f2"
+			    : fpref_format_is(out, FPREF_FORMAT_FLOAT64) ? "<f8"
 			    : bytes == 1			? "|u1"
 			    : bytes == 2			? "<u2"
 			    : bytes == 4			? "<u4"

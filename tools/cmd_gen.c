@@ -1,6 +1,7 @@
 /* fpref gen: make the golden files of a suite, both engines agreeing on
  * every vector, with progress on a terminal, shards and resumption. */
-#include <mpfr.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ int cli_parse_jobs(const char *cmd, const char *text, unsigned *threads)
 		cli_fail(cmd, "bad --jobs '%s' (1..256)", text);
 		return -1;
 	}
-	if (*threads > 1 && !mpfr_buildopt_tls_p()) {
+	if (fpref_golden_threads(*threads) < *threads) {
 		fprintf(stderr, "fpref %s: this MPFR is not thread-safe; running on one thread\n", cmd);
 		*threads = 1;
 	}
@@ -55,13 +56,21 @@ int cli_find_suite(const char *name, char *path, size_t len)
 struct progress_state {
 	double start;
 	bool tty;
+	sigset_t held; /* SIGINT and SIGTERM, held while the suite runs */
+	int signal;    /* the one that came, or 0 */
 };
 
-static void show_progress(const struct fpref_golden_progress *p, void *arg)
+/* Shows the progress, and asks the run to stop when SIGINT or SIGTERM came
+ * (held while it runs, so that no file is left half made). */
+static int show_progress(const struct fpref_golden_progress *p, void *arg)
 {
 	struct progress_state *st = arg;
+	const struct timespec now_only = { 0, 0 };
+	int got = st->signal ? 0 : sigtimedwait(&st->held, NULL, &now_only);
+	if (got == SIGINT || got == SIGTERM)
+		st->signal = got;
 	if (!st->tty)
-		return;
+		return st->signal;
 	double elapsed = now() - st->start, fraction = p->files_total ? (double)p->files / (double)p->files_total : 1;
 	int width = 30, filled = (int)(fraction * width);
 	char bar[40];
@@ -72,6 +81,7 @@ static void show_progress(const struct fpref_golden_progress *p, void *arg)
 	fprintf(stderr, "\r[%s] %zu/%zu files, %.3g vectors, %.3g vectors/s, %d:%02d left ", bar, p->files,
 		p->files_total, (double)p->vectors, elapsed > 0 ? (double)p->vectors / elapsed : 0.0, (int)left / 60,
 		(int)left % 60);
+	return st->signal;
 }
 
 struct gen_args {
@@ -160,15 +170,24 @@ int cmd_gen(int argc, char **argv)
 		fpref_golden_suite_free(&s);
 		return CLI_EXIT_FAIL;
 	}
-	struct progress_state st = { now(), isatty(STDERR_FILENO) != 0 };
+	struct progress_state st = { .start = now(), .tty = isatty(STDERR_FILENO) != 0, .signal = 0 };
+	sigemptyset(&st.held);
+	sigaddset(&st.held, SIGINT);
+	sigaddset(&st.held, SIGTERM);
+	sigset_t before; /* the threads inherit the held mask */
+	pthread_sigmask(SIG_BLOCK, &st.held, &before);
 	struct fpref_golden_progress done;
 	int status = fpref_golden_generate(&s, out, index, count, threads, show_progress, &st, &done, err, sizeof err);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
 	if (st.tty)
 		fprintf(stderr, "\r\033[K");
 	if (status != 0) {
-		cli_fail(cli_cmd_gen.name, "%s", err);
+		if (status == -2)
+			cli_fail(cli_cmd_gen.name, "interrupted (signal %d): %s", st.signal, err);
+		else
+			cli_fail(cli_cmd_gen.name, "%s", err);
 		fpref_golden_suite_free(&s);
-		return status == -2 ? 128 + done.signal : CLI_EXIT_FAIL;
+		return status == -2 ? 128 + st.signal : CLI_EXIT_FAIL;
 	}
 	err[0] = '\0';
 	if (fpref_golden_write_manifest(&s, out, index, count, err, sizeof err) != 0) {

@@ -144,7 +144,7 @@ static void print_floor(int floor)
 
 static void print_class(const struct fpref_probe_class *c, const struct probe_cases *d, size_t index)
 {
-	bool fp16 = strcmp(d->out.name, "float16") == 0;
+	bool fp16 = fpref_format_is(&d->out, FPREF_FORMAT_FLOAT16);
 	if (c->preset) {
 		char text[512];
 		fpref_tc_model_describe(c->preset, d->out.name, text, sizeof text);

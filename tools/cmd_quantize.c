@@ -155,8 +155,9 @@ static int pick_element(const struct quantize_args *a, const struct quantize_sch
 	}
 	if (cli_parse_format(cli_cmd_quantize.name, a->format ? a->format : scheme->elements[0], &q->element) != 0)
 		return CLI_EXIT_USAGE;
+	struct fpref_format listed;
 	for (int i = 0; scheme->elements[i]; i++)
-		if (strcmp(q->element.name, scheme->elements[i]) == 0) {
+		if (fpref_format_parse(scheme->elements[i], &listed, NULL, 0) == 0 && fpref_format_same(&q->element, &listed)) {
 			q->mx_element = scheme->elements[i];
 			return 0;
 		}

@@ -94,7 +94,7 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 			  FPREF_OP_MAX_MAN_BITS);
 		return CLI_EXIT_USAGE;
 	}
-	if (promote && (m->kind != CLI_MODEL_TC || strcmp(out->name, "float32") != 0)) {
+	if (promote && (m->kind != CLI_MODEL_TC || !fpref_format_is(out, FPREF_FORMAT_FLOAT32))) {
 		cli_fail(cmd, "--promote needs a tensor-core model and --out float32");
 		return CLI_EXIT_USAGE;
 	}

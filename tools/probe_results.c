@@ -25,7 +25,7 @@ static int grow(struct probe_cases *c)
 static int same_formats(const char *path, const struct probe_cases *c, const struct fpref_format *in,
 			const struct fpref_format *out)
 {
-	if (strcmp(in->name, c->in.name) == 0 && strcmp(out->name, c->out.name) == 0)
+	if (fpref_format_same(in, &c->in) && fpref_format_same(out, &c->out))
 		return 0;
 	cli_fail("probe infer", "%s: its cases are %s -> %s, not %s -> %s as --in and --out say", path, in->name, out->name,
 		  c->in.name, c->out.name);

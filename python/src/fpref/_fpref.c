@@ -741,7 +741,7 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 			     in.name);
 		goto done;
 	}
-	if (promote > 0 && strcmp(out.name, "float32") != 0) {
+	if (promote > 0 && !fpref_format_is(&out, FPREF_FORMAT_FLOAT32)) {
 		PyErr_SetString(PyExc_ValueError, "promote needs out='float32'");
 		goto done;
 	}
