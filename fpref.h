@@ -7,27 +7,27 @@
 #define FPREF_H
 
 /* formats/: what a format is, the environment, data files */
-#include "fpref_format.h"
-#include "fpref_env.h"
-#include "fpref_op.h"
-#include "fpref_tc_model.h"
-#include "fpref_npy.h"
-#include "fpref_file.h"
-#include "fpref_scale.h"
+#include "fpref_formats.h"
+#include "fpref_formats_env.h"
+#include "fpref_formats_op.h"
+#include "fpref_formats_tc_model.h"
+#include "fpref_formats_npy.h"
+#include "fpref_formats_file.h"
+#include "fpref_formats_scale.h"
 /* ref/: the MPFR oracle (needs mpfr.h) */
 #include "fpref_ref.h"
 #include "fpref_ref_scale_mx.h"
-#include "fpref_scale_ref.h"
+#include "fpref_ref_scale.h"
 /* emu/: the integer emulator */
 #include "fpref_emu.h"
-#include "fpref_tc.h"
-#include "fpref_lossscale.h"
-#include "fpref_scale_mx.h"
-#include "fpref_scale_emu.h"
-#include "fpref_quant_report.h"
+#include "fpref_emu_tc.h"
+#include "fpref_emu_lossscale.h"
+#include "fpref_emu_scale_mx.h"
+#include "fpref_emu_scale.h"
+#include "fpref_emu_quant_report.h"
 /* golden/: vectors, suites, probes, mutants */
 #include "fpref_golden.h"
-#include "fpref_probe.h"
-#include "fpref_mutants.h"
+#include "fpref_golden_probe.h"
+#include "fpref_golden_mutants.h"
 
 #endif

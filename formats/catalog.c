@@ -1,10 +1,10 @@
 /* The named formats.  Adding a format is adding a row. */
-#include "fpref_format.h"
+#include "fpref_formats.h"
 
 #define ROW(nm, al, e, m, b, sgn, zero, sub, sp, pad, why) \
 	{ nm, al, e, m, b, sgn, zero, sub, sp, pad, why }
 
-/* Indexed by enum fpref_format_id (fpref_format.h), so that a row and its
+/* Indexed by enum fpref_format_id (fpref_formats.h), so that a row and its
  * constant cannot part. */
 static const struct fpref_format catalog[FPREF_FORMAT_COUNT] = {
 	[FPREF_FORMAT_FLOAT64] = ROW("float64", "f64", 11, 52, 1023, true, true, true, FPREF_SPECIALS_IEEE, 0, "IEEE 754 binary64"),
