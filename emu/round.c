@@ -27,15 +27,14 @@ static int least_normal_exp(const struct fpref_format *f)
 
 static int top_exp(const struct fpref_format *f)
 {
-	int top_field = (1 << f->exp_bits) - 1;
-	bool top_special = f->specials == FPREF_SPECIALS_IEEE || (f->specials == FPREF_SPECIALS_FN && f->man_bits == 0);
-	return (top_special ? top_field - 1 : top_field) - f->bias;
+	return fpref_format_max_exponent(f);
 }
 
 static uint64_t max_significand(const struct fpref_format *f)
 {
-	uint64_t full = (uint64_t)1 << f->man_bits;
-	return full + (full - 1) - (f->specials == FPREF_SPECIALS_FN && f->man_bits > 0 ? 1 : 0);
+	struct fpref_unpacked max;
+	fpref_format_max_finite(f, &max);
+	return max.significand;
 }
 
 static uint64_t pack(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
@@ -116,14 +115,18 @@ uint64_t fpref_emu_pack_inf(const struct fpref_format *f, const struct fpref_env
 		}
 		return invalid_or(f, false, least_value(f), flags);
 	}
+	uint64_t inf;
+	bool has_inf = fpref_format_inf_bits(f, negative, &inf);
+	if (env->overflow == FPREF_OVERFLOW_SAT && env->sat_keep_inf && has_inf)
+		return inf; /* P3109 SatPropagate */
 	if (env->overflow == FPREF_OVERFLOW_SAT && env->sat_inf_to_nan && f->specials != FPREF_SPECIALS_NONE)
 		return invalid_or(f, negative, max_finite(f, negative), flags);
 	if (env->overflow == FPREF_OVERFLOW_SAT) {
 		*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
 		return max_finite(f, negative);
 	}
-	if (f->specials == FPREF_SPECIALS_IEEE)
-		return pack(f, negative, (uint64_t)((1u << f->exp_bits) - 1), 0);
+	if (has_inf)
+		return inf;
 	return invalid_or(f, negative, max_finite(f, negative), flags);
 }
 
@@ -179,13 +182,26 @@ static fpref_u128 round_to(fpref_u128 sig, bool sticky, int32_t exp, int32_t q, 
 		up = *inexact && !(k & 1);
 		break;
 	case FPREF_SR: {
-		unsigned r = env->sr_width;
+		/* B looks at one bit more than it has random bits; C rounds
+		 * the discarded bits to r, ties to even (fpref_env.h) */
+		unsigned r = env->sr_width + (env->sr_rule == FPREF_SR_B ? 1 : 0);
 		fpref_u128 T;
-		if (shift >= (int64_t)r)
-			T = shift - r >= 128 ? 0 : dropped >> (shift - r);
-		else
+		bool half = false, below = sticky;
+		if (shift >= (int64_t)r) {
+			int64_t cut = shift - r;
+			T = cut >= 128 ? 0 : dropped >> cut;
+			half = cut >= 1 && cut <= 128 && ((dropped >> (cut - 1)) & 1);
+			below = below || (cut >= 2 && (dropped & mask128(cut - 1 >= 128 ? 128 : (int)cut - 1)) != 0);
+		} else {
 			T = dropped << (r - shift);
-		up = T + sr_random >= ((fpref_u128)1 << r);
+		}
+		fpref_u128 R = sr_random;
+		if (env->sr_rule == FPREF_SR_B)
+			up = T + 2 * R + 1 >= ((fpref_u128)1 << r);
+		else if (env->sr_rule == FPREF_SR_C)
+			up = T + (half && (below || (T & 1))) + R >= ((fpref_u128)1 << r);
+		else
+			up = T + R >= ((fpref_u128)1 << r);
 		break;
 	}
 	}
@@ -200,7 +216,8 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 		return fpref_emu_pack_zero(f, env, negative, flags);
 	if (negative && !f->is_signed && env->unsigned_magnitude)
 		negative = false;
-	if (negative && !f->is_signed) {
+	/* P3109 SatNone rounds a negative value first (below) */
+	if (negative && !f->is_signed && !env->p3109_sat_none) {
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
 			*flags |= FPREF_FLAG_INEXACT;
 			return least_value(f);
@@ -217,6 +234,15 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 
 	bool inexact, away;
 	fpref_u128 k = round_to(sig, sticky, exp, q, negative, env, sr_random, &inexact, &away);
+	if (negative && !f->is_signed) {
+		/* P3109 SatNone: 0 where the negative value rounded to zero or
+		 * the rounding points back into the range, else NaN */
+		if (k == 0 || env->rounding == FPREF_RTZ || env->rounding == FPREF_RUP) {
+			*flags |= FPREF_FLAG_INEXACT;
+			return least_value(f);
+		}
+		return invalid_or(f, false, least_value(f), flags);
+	}
 
 	bool tiny;
 	if (lead >= emin) {
@@ -267,14 +293,20 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 				/* overflows toward inf only when it took the upper neighbour */
 				to_inf = away;
 				break;
+			case FPREF_ROD:
+				/* IEEE 754 keeps round-to-odd finite; P3109 SatNone does
+				 * not, but for unsigned formats with inf */
+				to_inf = env->p3109_sat_none && !(!f->is_signed && fpref_format_has_inf(f));
+				break;
 			default:
 				to_inf = false;
 				break;
 			}
+			uint64_t inf;
 			if (env->overflow == FPREF_OVERFLOW_SAT || !to_inf)
 				return max_finite(f, negative);
-			if (f->specials == FPREF_SPECIALS_IEEE)
-				return pack(f, negative, (uint64_t)((1u << f->exp_bits) - 1), 0);
+			if (fpref_format_inf_bits(f, negative, &inf))
+				return inf;
 			if (f->specials == FPREF_SPECIALS_NONE)
 				return max_finite(f, negative);
 			return signed_nan(f, negative);

@@ -138,8 +138,8 @@ int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o)
 			if (!(v = take_value(argc, argv, &i)))
 				return CLI_EXIT_USAGE;
 			o->have_round = true;
-			if (fpref_rounding_parse(v, &o->env.rounding) != 0) {
-				cli_error("unknown rounding mode '%s' (choices: %s)", v, fpref_rounding_choices());
+			if (fpref_env_parse_rounding(v, &o->env) != 0) {
+				cli_error("unknown rounding mode '%s' (choices: %s)", v, fpref_env_rounding_choices());
 				return CLI_EXIT_USAGE;
 			}
 		} else if ((allowed & CLI_ENV) && strcmp(a, "--sat") == 0) {
@@ -159,12 +159,8 @@ int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o)
 			if (!(v = take_value(argc, argv, &i)))
 				return CLI_EXIT_USAGE;
 			o->have_overflow = true;
-			if (strcmp(v, "ieee") == 0)
-				o->env.overflow = FPREF_OVERFLOW_IEEE;
-			else if (strcmp(v, "sat") == 0)
-				o->env.overflow = FPREF_OVERFLOW_SAT;
-			else {
-				cli_error("unknown overflow policy '%s' (choices: ieee, sat)", v);
+			if (fpref_env_parse_overflow(v, &o->env) != 0) {
+				cli_error("unknown overflow policy '%s' (choices: %s)", v, fpref_env_overflow_choices());
 				return CLI_EXIT_USAGE;
 			}
 		} else if ((allowed & CLI_ENV) && strcmp(a, "--ftz") == 0) {
