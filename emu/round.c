@@ -133,8 +133,18 @@ uint64_t fpref_emu_pack_inf(const struct fpref_format *f, const struct fpref_env
 /* Round sig * 2^exp (+ sticky) to a multiple of 2^q: returns the multiple,
  * with *inexact set when anything was discarded and *away when the
  * magnitude went up. */
-static fpref_u128 round_to(fpref_u128 sig, bool sticky, int32_t exp, int32_t q, bool negative,
-			  const struct fpref_env *env, uint64_t sr_random, bool *inexact, bool *away)
+/* Whether the grid point k * 2^q (the lower neighbour) has an odd code:
+ * its last significand bit, or with code_parity and no fraction bits its
+ * exponent field's last bit (zero is even). */
+static bool odd_point(const struct fpref_format *f, fpref_u128 k, int32_t q)
+{
+	if (f->code_parity && f->man_bits == 0)
+		return k != 0 && (((int64_t)q + f->bias) & 1);
+	return k & 1;
+}
+
+static fpref_u128 round_to(const struct fpref_format *f, fpref_u128 sig, bool sticky, int32_t exp, int32_t q,
+			  bool negative, const struct fpref_env *env, uint64_t sr_random, bool *inexact, bool *away)
 {
 	int64_t shift = (int64_t)q - exp;
 	if (shift <= 0) {
@@ -143,7 +153,7 @@ static fpref_u128 round_to(fpref_u128 sig, bool sticky, int32_t exp, int32_t q, 
 		/* Only a sticky remainder below: less than half a unit. */
 		bool up = sticky && ((env->rounding == FPREF_RUP && !negative) ||
 				     (env->rounding == FPREF_RDN && negative) ||
-				     (env->rounding == FPREF_ROD && !(k & 1)));
+				     (env->rounding == FPREF_ROD && !odd_point(f, k, q)));
 		*away = up;
 		return k + up;
 	}
@@ -165,7 +175,7 @@ static fpref_u128 round_to(fpref_u128 sig, bool sticky, int32_t exp, int32_t q, 
 	bool up = false;
 	switch (env->rounding) {
 	case FPREF_RNE:
-		up = guard && (rest || (k & 1));
+		up = guard && (rest || odd_point(f, k, q));
 		break;
 	case FPREF_RNA:
 		up = guard;
@@ -179,7 +189,7 @@ static fpref_u128 round_to(fpref_u128 sig, bool sticky, int32_t exp, int32_t q, 
 		up = *inexact && negative;
 		break;
 	case FPREF_ROD:
-		up = *inexact && !(k & 1);
+		up = *inexact && !odd_point(f, k, q);
 		break;
 	case FPREF_SR: {
 		/* B looks at one bit more than it has random bits; C rounds
@@ -233,7 +243,7 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 	int32_t q = lead >= emin ? lead - M : subnormal_grid ? emin - M : emin;
 
 	bool inexact, away;
-	fpref_u128 k = round_to(sig, sticky, exp, q, negative, env, sr_random, &inexact, &away);
+	fpref_u128 k = round_to(f, sig, sticky, exp, q, negative, env, sr_random, &inexact, &away);
 	if (negative && !f->is_signed) {
 		/* P3109 SatNone: 0 where the negative value rounded to zero or
 		 * the rounding points back into the range, else NaN */
@@ -253,7 +263,7 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 		/* Just below the least normal: tiny unless rounding at full
 		 * precision carries into 2^emin. */
 		bool ignored, ignored_too;
-		fpref_u128 ku = round_to(sig, sticky, exp, lead - M, negative, env, sr_random, &ignored, &ignored_too);
+		fpref_u128 ku = round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &ignored, &ignored_too);
 		tiny = ku < ((fpref_u128)1 << (M + 1));
 	}
 	if (inexact)
@@ -290,8 +300,10 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 				to_inf = negative;
 				break;
 			case FPREF_SR:
-				/* overflows toward inf only when it took the upper neighbour */
-				to_inf = away;
+				/* overflows toward inf only when it took the upper
+				 * neighbour; P3109 SatNone whenever the rounded value
+				 * is beyond max */
+				to_inf = away || env->p3109_sat_none;
 				break;
 			case FPREF_ROD:
 				/* IEEE 754 keeps round-to-odd finite; P3109 SatNone does

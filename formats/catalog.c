@@ -2,7 +2,7 @@
 #include "fpref_format.h"
 
 #define ROW(nm, al, e, m, b, sgn, zero, sub, sp, pad, why) \
-	{ nm, al, e, m, b, sgn, zero, sub, sp, pad, why, false }
+	{ nm, al, e, m, b, sgn, zero, sub, sp, pad, why, false, false }
 
 static const struct fpref_format catalog[] = {
 	ROW("float64", "f64", 11, 52, 1023, true, true, true, FPREF_SPECIALS_IEEE, 0, "IEEE 754 binary64"),

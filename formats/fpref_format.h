@@ -41,6 +41,12 @@ struct fpref_format {
 	 * formats, with fnuz (signed) or fn (unsigned) specials.  Last, so
 	 * that rows written in order need not name it. */
 	bool inf_at_top;
+	/* Ties to even and round to odd read the parity of the code rather
+	 * than of the significand: the same wherever there are fraction bits,
+	 * but with none (P = 1) the exponent field's last bit decides, where
+	 * IEEE-style rounding sends every tie up (the lower neighbour's only
+	 * significand bit is 1).  IEEE P3109's rule; E8M0 keeps the other. */
+	bool code_parity;
 };
 
 enum fpref_class {

@@ -7,7 +7,9 @@
  * 2^K-1 (all ones, fpref's fn) when unsigned.  Extended formats (Δ = e)
  * give the greatest magnitude below the NaN to inf: ±inf at 2^(K-1)-1 and
  * 2^K-1 signed, +inf at 2^K-2 unsigned; finite ones (f) keep it a number.
- * Subnormals wherever there are fraction bits (P > 1). */
+ * Subnormals wherever there are fraction bits (P > 1).  With none (P = 1)
+ * a tie goes to the even code, the exponent field's parity (the report's
+ * rounding as the imandra-ai/ieee-p3109 formal model executes it). */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +62,7 @@ int fpref_format_p3109(const char *spelling, struct fpref_format *out, char *err
 	out->subnormals = p > 1;
 	out->specials = is_signed ? FPREF_SPECIALS_FNUZ : FPREF_SPECIALS_FN;
 	out->inf_at_top = delta == 'e';
+	out->code_parity = true; /* ties at P = 1 go to the even exponent field */
 	out->note = "IEEE P3109 interim report (family rule: fpref formats)";
 	return 0;
 }

@@ -114,6 +114,18 @@ static bool last_bit_odd(mpfr_srcptr lo, mpfr_srcptr step)
 	return odd;
 }
 
+/* Whether the lower neighbour lo has an odd code: its last significand
+ * bit, or with code_parity and no fraction bits its exponent field's last
+ * bit (lo = 2^e has the field e + bias; zero is even). */
+static bool lower_odd(const struct fpref_format *f, mpfr_srcptr lo, mpfr_srcptr step)
+{
+	if (!(f->code_parity && f->man_bits == 0))
+		return last_bit_odd(lo, step);
+	if (mpfr_zero_p(lo))
+		return false;
+	return ((int64_t)mpfr_get_exp(lo) - 1 + f->bias) & 1;
+}
+
 /* T = the first r bits of |x - lo| / step, rounded by rnd (truncated, or
  * to nearest even for P3109's StochasticC). */
 static void discarded_bits(mpz_ptr T, mpfr_srcptr x, mpfr_srcptr lo, mpfr_srcptr step, unsigned r, mpfr_rnd_t rnd)
@@ -168,14 +180,18 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 	 * costs an allocation, and the oracle rounds billions of values */
 	bool tie = (env->rounding == FPREF_RNE || env->rounding == FPREF_RNA) && is_midpoint(x, c->lo, c->hi);
 	mpfr_t step;
-	bool stepped = env->rounding == FPREF_ROD || env->rounding == FPREF_SR;
+	bool parity_ties = f->code_parity && f->man_bits == 0 && tie;
+	bool stepped = env->rounding == FPREF_ROD || env->rounding == FPREF_SR || parity_ties;
 	if (stepped) {
 		mpfr_init2(step, mpfr_get_prec(c->hi) + 2);
 		grid_step(step, c->lo, c->hi);
 	}
 	switch (env->rounding) {
 	case FPREF_RNE:
-		grid_round(c->chosen, x, f, bounded, MPFR_RNDN);
+		if (parity_ties)
+			mpfr_set(c->chosen, lower_odd(f, c->lo, step) ? c->hi : c->lo, MPFR_RNDN);
+		else
+			grid_round(c->chosen, x, f, bounded, MPFR_RNDN);
 		c->away = mpfr_equal_p(c->chosen, c->hi);
 		c->rule = tie ? FPREF_RULE_TIE_EVEN : FPREF_RULE_NEAREST;
 		break;
@@ -197,7 +213,7 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 		c->rule = FPREF_RULE_TOWARD_NEG;
 		break;
 	case FPREF_ROD:
-		c->away = !last_bit_odd(c->lo, step);
+		c->away = !lower_odd(f, c->lo, step);
 		c->rule = FPREF_RULE_ODD;
 		break;
 	case FPREF_SR: {
@@ -292,7 +308,7 @@ static bool overflow_goes_to_inf(const struct fpref_format *f, const struct fpre
 	case FPREF_RDN:
 		return negative;
 	case FPREF_SR:
-		return away;
+		return away || env->p3109_sat_none; /* P3109: beyond max after rounding is enough */
 	}
 	return true;
 }

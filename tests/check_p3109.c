@@ -376,9 +376,26 @@ static const struct hand_case hand[] = {
 	  "C: rne(3.5) = 4 = 2^N: away even with R = 0" },
 	{ "binary8p3se", "srb", "satnone", 0x3F9C0000u, 2, 0, 0x41, "B: floor(7) + 0 + 1 = 8: away with R = 0" },
 	{ "binary8p3se", "sra", "satnone", 0x3F9C0000u, 2, 0, 0x40, "A: floor(3.5) + 0 = 3: down with R = 0" },
+	/* 1000 into binary8p4se: the P = 4 grid at 2^9 has step 64, so the neighbours are
+	 * 960 and 1024 and ν = 40/64 = 0.625; A with N = 2, R = 0: floor(2.5) = 2 < 4, down
+	 * to 960, still beyond 224: SatNone overflows whichever neighbour was taken */
+	{ "binary8p4se", "sra", "satnone", 0x447A0000u, 2, 0, 0x7F, "960 > 224 after rounding: +inf" },
+	{ "binary8p4se", "sra", "satfinite", 0x447A0000u, 2, 0, 0x7E, "clamped" },
 	/* P = 1: no fraction bits, bias 2^(K-2); binary8p1se codes 1..126 are 2^(c-64) */
 	{ "binary8p1se", "rne", "satnone", 0x3FA00000u /* 1.25 */, 0, 0, 0x40, "1.25 is nearer 1 = 2^0, code 64" },
 	{ "binary8p1se", "rup", "satnone", 0x3FA00000u, 0, 0, 0x41, "toward +inf: 2, code 65" },
+	/* binary4p1se: bias 4, code c = 2^(c-4) for c = 1..6.  A tie between two
+	 * powers of two goes to the even code (the exponent field): the report's
+	 * rule as the formal model runs it, not IEEE's "larger magnitude" */
+	{ "binary4p1se", "rne", "satnone", 0x3F400000u /* 0.75 */, 0, 0, 0x4,
+	  "0.75 is the midpoint of 0.5 (code 3) and 1 (code 4): the even code, 1" },
+	{ "binary4p1se", "rne", "satnone", 0x3EC00000u /* 0.375 */, 0, 0, 0x2,
+	  "0.375 is the midpoint of 0.25 (code 2) and 0.5 (code 3): the even code, 0.25" },
+	{ "binary4p1se", "rod", "satnone", 0x3EC00000u, 0, 0, 0x3, "ToOdd: 0.25 has an even code, so 0.5 (code 3)" },
+	{ "binary4p1se", "rod", "satnone", 0x3F400000u, 0, 0, 0x3, "ToOdd: 0.5 has an odd code already" },
+	{ "binary4p1se", "rne", "satnone", 0x3D800000u /* 2^-4 */, 0, 0, 0x0,
+	  "2^-4 is the midpoint of 0 and the least value 2^-3: zero is even" },
+	{ "binary4p1se", "rod", "satnone", 0x3D800000u, 0, 0, 0x1, "ToOdd from zero: the least value, code 1" },
 };
 
 START_TEST(hand_worked)
