@@ -130,9 +130,6 @@ uint64_t fpref_emu_pack_inf(const struct fpref_format *f, const struct fpref_env
 	return invalid_or(f, negative, max_finite(f, negative), flags);
 }
 
-/* Round sig * 2^exp (+ sticky) to a multiple of 2^q: returns the multiple,
- * with *inexact set when anything was discarded and *away when the
- * magnitude went up. */
 /* Whether the grid point k * 2^q (the lower neighbour) has an odd code:
  * its last significand bit, or with code_parity and no fraction bits its
  * exponent field's last bit (zero is even). */
@@ -143,6 +140,9 @@ static bool odd_point(const struct fpref_format *f, fpref_u128 k, int32_t q)
 	return k & 1;
 }
 
+/* Round sig * 2^exp (+ sticky) to a multiple of 2^q: returns the multiple,
+ * with *inexact set when anything was discarded and *away when the
+ * magnitude went up. */
 static fpref_u128 round_to(const struct fpref_format *f, fpref_u128 sig, bool sticky, int32_t exp, int32_t q,
 			  bool negative, const struct fpref_env *env, uint64_t sr_random, bool *inexact, bool *away)
 {
@@ -227,7 +227,8 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 	if (negative && !f->is_signed && env->unsigned_magnitude)
 		negative = false;
 	/* P3109 SatNone rounds a negative value first (below) */
-	if (negative && !f->is_signed && !env->p3109_sat_none) {
+	bool round_negative_first = env->p3109_sat_none && env->overflow != FPREF_OVERFLOW_SAT;
+	if (negative && !f->is_signed && !round_negative_first) {
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
 			*flags |= FPREF_FLAG_INEXACT;
 			return least_value(f);
