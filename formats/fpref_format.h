@@ -89,7 +89,7 @@ int fpref_format_p3109(const char *spelling, struct fpref_format *out, char *err
 const char *fpref_format_p3109_rule(void);
 size_t fpref_format_count(void);
 const struct fpref_format *fpref_format_at(size_t index);
-/* Look up a name, an alias, or a custom spelling "eXmY[,bias=N][,specials=ieee|fn|fnuz|none]
+/* Look up a name, an alias, a P3109 name (fpref_format_p3109), or a custom spelling "eXmY[,bias=N][,specials=ieee|fn|fnuz|none]
  * [,subnormals=on|off][,unsigned][,zero=off]".  Returns 0, or -1 with a message in err. */
 int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err, size_t errlen);
 /* Check a hand-built row for consistency; 0 or -1 with a message. */
