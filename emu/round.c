@@ -193,7 +193,7 @@ static fpref_u128 round_to(const struct fpref_format *f, fpref_u128 sig, bool st
 		break;
 	case FPREF_SR: {
 		/* B looks at one bit more than it has random bits; C rounds
-		 * the discarded bits to r, ties to even (fpref_env.h) */
+		 * the discarded bits to r, ties to even (fpref_formats_env.h) */
 		unsigned r = env->sr_width + (env->sr_rule == FPREF_SR_B ? 1 : 0);
 		fpref_u128 T;
 		bool half = false, below = sticky;

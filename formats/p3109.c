@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fpref_format.h"
+#include "fpref_formats.h"
 
 static const char rule[] =
 	"binaryKpP{s,u}{e,f}: IEEE P3109 Binary{K,P,signed|unsigned,extended|finite}, 3 <= K <= 16, "

@@ -217,7 +217,7 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 		c->rule = FPREF_RULE_ODD;
 		break;
 	case FPREF_SR: {
-		/* P3109's rules (fpref_env.h), compared in whole numbers:
+		/* P3109's rules (fpref_formats_env.h), compared in whole numbers:
 		 * A: T + R >= 2^r, T truncated to r bits; B: T + 2R + 1 >=
 		 * 2^(r+1), T truncated to r+1 bits; C: T + R >= 2^r, T rounded
 		 * to r bits ties to even */

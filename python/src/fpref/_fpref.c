@@ -11,8 +11,8 @@
 #include <time.h>
 
 #include "fpref.h"
-#include "fpref_quant_report.h"
-#include "fpref_scale_emu.h"
+#include "fpref_emu_quant_report.h"
+#include "fpref_emu_scale.h"
 
 /* ---- formats and environments ---- */
 
@@ -595,7 +595,7 @@ static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, cons
 }
 
 /* d_r = a_r . b_r + c_r for the R rows of A and B (R x K each), by the
- * same model: the elements fpref_tc_gemm and plain_gemm compute. */
+ * same model: the elements fpref_emu_tc_gemm and plain_gemm compute. */
 static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum fpref_sum_order order, size_t block,
 		    size_t promote, const struct fpref_format *in, const struct fpref_format *out,
 		    const struct fpref_env *env, size_t R, size_t K, const uint64_t *A, const uint64_t *B,
@@ -608,8 +608,8 @@ static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum
 		unsigned flags = 0;
 		int rc = exact	 ? fpref_ref_dot_exact(in, a, b, K, c, out, env, &D[r], &flags)
 			 : plain ? fpref_emu_dot(order, block, in, a, b, K, c, out, env, &D[r], &flags)
-			 : promote ? fpref_tc_dot_promoted(m, in, a, b, K, promote, NULL, NULL, c, &D[r])
-				   : fpref_tc_dot(m, in, a, b, K, c, out, &D[r]);
+			 : promote ? fpref_emu_tc_dot_promoted(m, in, a, b, K, promote, NULL, NULL, c, &D[r])
+				   : fpref_emu_tc_dot(m, in, a, b, K, c, out, &D[r]);
 		if (rc != 0)
 			return rc;
 	}
@@ -775,7 +775,7 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 		rc = plain_gemm(exact, order, plain_block, &in, &out, &env, (size_t)M, (size_t)N, (size_t)K, A.buf,
 				B.buf, have_c ? C.buf : NULL, D.buf);
 	else
-		rc = fpref_tc_gemm(&model, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf,
+		rc = fpref_emu_tc_gemm(&model, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf,
 				   have_c ? C.buf : NULL, (size_t)(promote > 0 ? promote : 0), D.buf);
 	Py_END_ALLOW_THREADS
 	if (rc == -2) {
@@ -784,7 +784,7 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 	}
 	if (rc != 0) {
 		PyErr_Format(PyExc_ValueError, "%s failed: an invalid pattern of %s in A or B, or of %s in C%s",
-			     bounds ? "the bound" : "fpref_tc_gemm", in.name, out.name,
+			     bounds ? "the bound" : "fpref_emu_tc_gemm", in.name, out.name,
 			     bounds ? " (or formats the bound does not cover)" : "");
 		goto done;
 	}
@@ -840,7 +840,7 @@ static PyObject *py_classify(PyObject *self, PyObject *args)
 	struct fpref_format f;
 	if (!PyArg_ParseTuple(args, "sKIKi", &fmt_name, &g, &gf, &r, &rf) || get_format(fmt_name, &f) != 0)
 		return NULL;
-	return PyUnicode_FromString(fpref_mismatch_name(fpref_golden_classify(&f, g, gf, r, rf)));
+	return PyUnicode_FromString(fpref_golden_mismatch_name(fpref_golden_classify(&f, g, gf, r, rf)));
 }
 
 static PyObject *py_flags_describe(PyObject *self, PyObject *args)
@@ -1035,7 +1035,7 @@ static PyObject *report_dict(const struct fpref_quant_report *r, bool saturation
  * pow2, te, eps|None, history, algo, margin, amax_nan, rule, element_rounding,
  * two_d, sr, seed) -> dict: the scheme's codes, dequantised FP32, scales
  * (bytearrays), its facts, the step records (delayed) and the report
- * (fpref_quant_report_compute).  x: FP32 patterns; rows x cols the tensor
+ * (fpref_emu_quant_report_compute).  x: FP32 patterns; rows x cols the tensor
  * as the block schemes see it, steps its first axis (delayed).  The
  * option checks are the caller's (fpref.quantize mirrors fpref quantize). */
 static PyObject *py_quantize(PyObject *self, PyObject *args)
@@ -1074,8 +1074,8 @@ static PyObject *py_quantize(PyObject *self, PyObject *args)
 		PyErr_Format(PyExc_ValueError, "quantize: amax_nan must be ignore or propagate, not '%s'", amax_nan_name);
 		goto done;
 	}
-	if (*rule_name && fpref_mx_scale_rule_parse(rule_name, &rule) != 0) {
-		PyErr_Format(PyExc_ValueError, "quantize: rule must be one of %s, not '%s'", fpref_mx_scale_rule_choices(),
+	if (*rule_name && fpref_emu_mx_scale_rule_parse(rule_name, &rule) != 0) {
+		PyErr_Format(PyExc_ValueError, "quantize: rule must be one of %s, not '%s'", fpref_emu_mx_scale_rule_choices(),
 			     rule_name);
 		goto done;
 	}
@@ -1107,7 +1107,7 @@ static PyObject *py_quantize(PyObject *self, PyObject *args)
 	Py_BEGIN_ALLOW_THREADS
 	rc = quantize_run(scheme, &element, element_name, x.buf, count, (size_t)steps, (size_t)rows, (size_t)cols, pow2,
 			  te != 0, eps_obj != Py_None, eps, (size_t)history, algo, (int)margin, amax_nan, rule, er, &nv, &o);
-	if (rc == 0 && fpref_quant_report_compute(x.buf, o.dequant, count, int8 ? NULL : &element, o.codes, &rep) != 0) {
+	if (rc == 0 && fpref_emu_quant_report_compute(x.buf, o.dequant, count, int8 ? NULL : &element, o.codes, &rep) != 0) {
 		snprintf(o.err, sizeof o.err, "cannot report on codes of %s", element_name);
 		rc = -1;
 	}
@@ -1191,9 +1191,9 @@ static int config_bool(PyObject *d, const char *key, bool *out)
 }
 
 /* lossscale(scaler, config, overflow|None, grads, steps, new_scale) ->
- * (records, summary): the scaler (fpref_scaler_init, the framework's
+ * (records, summary): the scaler (fpref_emu_scaler_init, the framework's
  * defaults under what config gives) replayed over steps iterations whose
- * verdicts are overflow (one byte each) or come from fpref_scaler_check_tensor
+ * verdicts are overflow (one byte each) or come from fpref_emu_scaler_check_tensor
  * on each iteration's slice of every gradient tensor (grads: a list of
  * (FP32 patterns as uint64, values per iteration)); new_scale: {step:
  * float}, PyTorch's update(new_scale).  A record per iteration:
@@ -1213,13 +1213,13 @@ static PyObject *py_lossscale(PyObject *self, PyObject *args)
 			      &steps, &PyDict_Type, &new_scale))
 		return NULL;
 	enum fpref_scaler_kind kind;
-	if (fpref_scaler_parse(kind_name, &kind) != 0) {
+	if (fpref_emu_scaler_parse(kind_name, &kind) != 0) {
 		PyErr_Format(PyExc_ValueError, "lossscale: unknown scaler '%s' (pytorch, deepspeed, apex or static)",
 			     kind_name);
 		return NULL;
 	}
 	struct fpref_scaler_config cfg;
-	fpref_scaler_config_default(kind, &cfg);
+	fpref_emu_scaler_config_default(kind, &cfg);
 	PyObject *profile = PyDict_GetItemString(cfg_obj, "profile");
 	if (config_bits(cfg_obj, "init_scale", &cfg.init_scale) || config_bits(cfg_obj, "growth_factor", &cfg.growth_factor) ||
 	    config_bits(cfg_obj, "backoff_factor", &cfg.backoff_factor) ||
@@ -1233,7 +1233,7 @@ static PyObject *py_lossscale(PyObject *self, PyObject *args)
 		return NULL;
 	struct fpref_scaler s;
 	char err[256];
-	if (fpref_scaler_init(&s, &cfg, err, sizeof err) != 0) {
+	if (fpref_emu_scaler_init(&s, &cfg, err, sizeof err) != 0) {
 		PyErr_Format(PyExc_ValueError, "lossscale: %s", err);
 		return NULL;
 	}
@@ -1276,7 +1276,7 @@ static PyObject *py_lossscale(PyObject *self, PyObject *args)
 		int bad = 0;
 		Py_BEGIN_ALLOW_THREADS
 		for (Py_ssize_t t = 0; t < ntensors && !bad; t++)
-			bad = fpref_scaler_check_tensor(&s, (const uint64_t *)tensors[t].buf + k * per[t], (size_t)per[t],
+			bad = fpref_emu_scaler_check_tensor(&s, (const uint64_t *)tensors[t].buf + k * per[t], (size_t)per[t],
 							NULL, &g);
 		Py_END_ALLOW_THREADS
 		if (bad) {
@@ -1301,9 +1301,9 @@ static PyObject *py_lossscale(PyObject *self, PyObject *args)
 				goto done;
 			}
 			memcpy(&bits, &v, sizeof v);
-			fpref_scaler_update_to(&s, overflow, bits, &st);
+			fpref_emu_scaler_update_to(&s, overflow, bits, &st);
 		} else
-			fpref_scaler_update(&s, overflow, &st);
+			fpref_emu_scaler_update(&s, overflow, &st);
 		stopped = st.raised;
 		grown += st.grew;
 		backed += st.backed_off;
@@ -1334,7 +1334,7 @@ static PyObject *py_lossscale(PyObject *self, PyObject *args)
 		Py_DECREF(rec);
 	}
 	result = Py_BuildValue("(O{s:s,s:s,s:K,s:K,s:K,s:n,s:n,s:O,s:K,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n})", records, "scaler",
-			       fpref_scaler_name(kind), "scale_format", fpref_scaler_scale_format(&s)->name, "iterations",
+			       fpref_emu_scaler_name(kind), "scale_format", fpref_emu_scaler_scale_format(&s)->name, "iterations",
 			       (unsigned long long)s.iterations, "optimizer_steps", (unsigned long long)s.optimizer_steps,
 			       "skipped_steps", (unsigned long long)s.skipped_steps, "growths", (Py_ssize_t)grown,
 			       "backoffs", (Py_ssize_t)backed, "raised_at_min", stopped ? Py_True : Py_False,
@@ -1539,14 +1539,14 @@ static PyObject *py_verify(PyObject *self, PyObject *args)
 		if (!rep.by_kind[k])
 			continue;
 		PyObject *v = PyLong_FromSize_t(rep.by_kind[k]);
-		if (!v || PyDict_SetItemString(kinds, fpref_mismatch_name((enum fpref_mismatch)k), v) != 0)
+		if (!v || PyDict_SetItemString(kinds, fpref_golden_mismatch_name((enum fpref_mismatch)k), v) != 0)
 			Py_CLEAR(kinds);
 		Py_XDECREF(v);
 	}
 	for (size_t i = 0; shown && i < rep.nshown; i++) {
 		const struct fpref_verify_case *c = &rep.shown[i];
 		PyObject *t = Py_BuildValue("{s:n,s:s,s:K,s:K,s:i,s:i,s:d,s:s}", "line", (Py_ssize_t)c->line, "kind",
-					    fpref_mismatch_name(c->kind), "golden", (unsigned long long)c->golden, "got",
+					    fpref_golden_mismatch_name(c->kind), "golden", (unsigned long long)c->golden, "got",
 					    (unsigned long long)c->got, "golden_flags", c->golden_flags, "got_flags",
 					    c->got_flags, "ulps", c->ulps, "inputs", c->inputs);
 		if (!t || PyList_Append(shown, t) != 0)
@@ -1569,7 +1569,7 @@ static PyObject *py_verify(PyObject *self, PyObject *args)
 	Py_XDECREF(shown);
 done:
 	if (have_rep)
-		fpref_verify_report_free(&rep);
+		fpref_golden_verify_report_free(&rep);
 	if (have_res)
 		fpref_golden_results_free(&res);
 	if (have_bits)
@@ -1612,7 +1612,7 @@ static PyMethodDef methods[] = {
 	{ "convert_decimal", py_convert_decimal, METH_VARARGS, "decimal strings rounded by the oracle" },
 	{ "op", py_op, METH_VARARGS, "arithmetic on arrays of patterns (fpref_emu_op_array or fpref_ref_op)" },
 	{ "explain", py_explain, METH_VARARGS, "the oracle's trace of one rounding" },
-	{ "gemm", py_gemm, METH_VARARGS, "D = A B + C through fpref_tc_gemm" },
+	{ "gemm", py_gemm, METH_VARARGS, "D = A B + C through fpref_emu_tc_gemm" },
 	{ "models", py_models, METH_NOARGS, "the tensor-core model rows" },
 	{ "classify", py_classify, METH_VARARGS, "fpref_golden_classify's mismatch class" },
 	{ "flags_describe", py_flags_describe, METH_VARARGS, "flags as words" },

@@ -41,7 +41,7 @@ class Quantized:
     figures the CLI prints (amax, scale, scale_inv, eps, next_scale ...) as
     np.float32; settings: rule, element_rounding, blocks, rounding, seed;
     step_amax, step_scale_inv: delayed scaling's per-step records (float32);
-    report: the round trip's error figures (fpref_quant_report_compute, the
+    report: the round trip's error figures (fpref_emu_quant_report_compute, the
     keys of the CLI's JSON "report")."""
     scheme: str
     format: str
