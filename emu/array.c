@@ -53,6 +53,7 @@ static bool is_float32(const struct fpref_format *f)
 static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env, struct fp32_plan *plan)
 {
 	if (env->rounding != FPREF_RNE || env->ftz || env->daz || env->sat_inf_to_nan || env->nan_to_flipped_zero || env->zero_positive ||
+	    env->sat_keep_inf || env->p3109_sat_none ||
 	    env->nan_style == FPREF_NAN_PROPAGATE || env->nan_style == FPREF_NAN_KEEP_BITS)
 		return false; /* a NaN's payload is not in the lanes */
 	if (!to->is_signed || !to->has_zero || !to->subnormals || to->pad_bits != 0 || to->man_bits > 22 ||
@@ -75,8 +76,8 @@ static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env
 	/* Overflow under rne goes to inf, or NaN where there is no inf. */
 	if (env->overflow == FPREF_OVERFLOW_SAT || to->specials == FPREF_SPECIALS_NONE)
 		plan->inf_code = plan->max_code;
-	else if (to->specials == FPREF_SPECIALS_IEEE)
-		plan->inf_code = (uint32_t)(((1u << to->exp_bits) - 1) << to->man_bits);
+	else if (fpref_format_inf_bits(to, false, &nan))
+		plan->inf_code = (uint32_t)nan;
 	else if (fpref_format_nan_bits(to, false, &nan))
 		plan->inf_code = (uint32_t)nan; /* the sign is added as for numbers */
 	return true;

@@ -28,15 +28,14 @@ static int least_normal_exp(const struct fpref_format *f)
 
 static int top_exp(const struct fpref_format *f)
 {
-	int top_field = (1 << f->exp_bits) - 1;
-	bool top_special = f->specials == FPREF_SPECIALS_IEEE || (f->specials == FPREF_SPECIALS_FN && f->man_bits == 0);
-	return (top_special ? top_field - 1 : top_field) - f->bias;
+	return fpref_format_max_exponent(f);
 }
 
 static uint64_t max_significand(const struct fpref_format *f)
 {
-	uint64_t full = (uint64_t)1 << f->man_bits;
-	return full + (full - 1) - (f->specials == FPREF_SPECIALS_FN && f->man_bits > 0 ? 1 : 0);
+	struct fpref_unpacked max;
+	fpref_format_max_finite(f, &max);
+	return max.significand;
 }
 
 static uint64_t pack(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
@@ -117,22 +116,36 @@ uint64_t fpref_emu_pack_inf(const struct fpref_format *f, const struct fpref_env
 		}
 		return invalid_or(f, false, least_value(f), flags);
 	}
+	uint64_t inf;
+	bool has_inf = fpref_format_inf_bits(f, negative, &inf);
+	if (env->overflow == FPREF_OVERFLOW_SAT && env->sat_keep_inf && has_inf)
+		return inf; /* P3109 SatPropagate */
 	if (env->overflow == FPREF_OVERFLOW_SAT && env->sat_inf_to_nan && f->specials != FPREF_SPECIALS_NONE)
 		return invalid_or(f, negative, max_finite(f, negative), flags);
 	if (env->overflow == FPREF_OVERFLOW_SAT) {
 		*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
 		return max_finite(f, negative);
 	}
-	if (f->specials == FPREF_SPECIALS_IEEE)
-		return pack(f, negative, (uint64_t)((1u << f->exp_bits) - 1), 0);
+	if (has_inf)
+		return inf;
 	return invalid_or(f, negative, max_finite(f, negative), flags);
+}
+
+/* Whether the grid point k * 2^q (the lower neighbour) has an odd code:
+ * its last significand bit, or with code_parity and no fraction bits its
+ * exponent field's last bit (zero is even). */
+static bool odd_point(const struct fpref_format *f, fpref_u128 k, int32_t q)
+{
+	if (f->code_parity && f->man_bits == 0)
+		return k != 0 && (((int64_t)q + f->bias) & 1);
+	return k & 1;
 }
 
 /* Round sig * 2^exp (+ sticky) to a multiple of 2^q: returns the multiple,
  * with *inexact set when anything was discarded and *away when the
  * magnitude went up. */
-static fpref_u128 round_to(fpref_u128 sig, bool sticky, int32_t exp, int32_t q, bool negative,
-			  const struct fpref_env *env, uint64_t sr_random, bool *inexact, bool *away)
+static fpref_u128 round_to(const struct fpref_format *f, fpref_u128 sig, bool sticky, int32_t exp, int32_t q,
+			  bool negative, const struct fpref_env *env, uint64_t sr_random, bool *inexact, bool *away)
 {
 	int64_t shift = (int64_t)q - exp;
 	if (shift <= 0) {
@@ -141,7 +154,7 @@ static fpref_u128 round_to(fpref_u128 sig, bool sticky, int32_t exp, int32_t q, 
 		/* Only a sticky remainder below: less than half a unit. */
 		bool up = sticky && ((env->rounding == FPREF_RUP && !negative) ||
 				     (env->rounding == FPREF_RDN && negative) ||
-				     (env->rounding == FPREF_ROD && !(k & 1)));
+				     (env->rounding == FPREF_ROD && !odd_point(f, k, q)));
 		*away = up;
 		return k + up;
 	}
@@ -163,7 +176,7 @@ static fpref_u128 round_to(fpref_u128 sig, bool sticky, int32_t exp, int32_t q, 
 	bool up = false;
 	switch (env->rounding) {
 	case FPREF_RNE:
-		up = guard && (rest || (k & 1));
+		up = guard && (rest || odd_point(f, k, q));
 		break;
 	case FPREF_RNA:
 		up = guard;
@@ -177,16 +190,29 @@ static fpref_u128 round_to(fpref_u128 sig, bool sticky, int32_t exp, int32_t q, 
 		up = *inexact && negative;
 		break;
 	case FPREF_ROD:
-		up = *inexact && !(k & 1);
+		up = *inexact && !odd_point(f, k, q);
 		break;
 	case FPREF_SR: {
-		unsigned r = env->sr_width;
+		/* B looks at one bit more than it has random bits; C rounds
+		 * the discarded bits to r, ties to even (fpref_formats_env.h) */
+		unsigned r = env->sr_width + (env->sr_rule == FPREF_SR_B ? 1 : 0);
 		fpref_u128 T;
-		if (shift >= (int64_t)r)
-			T = shift - r >= 128 ? 0 : dropped >> (shift - r);
-		else
+		bool half = false, below = sticky;
+		if (shift >= (int64_t)r) {
+			int64_t cut = shift - r;
+			T = cut >= 128 ? 0 : dropped >> cut;
+			half = cut >= 1 && cut <= 128 && ((dropped >> (cut - 1)) & 1);
+			below = below || (cut >= 2 && (dropped & mask128(cut - 1 >= 128 ? 128 : (int)cut - 1)) != 0);
+		} else {
 			T = dropped << (r - shift);
-		up = T + sr_random >= ((fpref_u128)1 << r);
+		}
+		fpref_u128 R = sr_random;
+		if (env->sr_rule == FPREF_SR_B)
+			up = T + 2 * R + 1 >= ((fpref_u128)1 << r);
+		else if (env->sr_rule == FPREF_SR_C)
+			up = T + (half && (below || (T & 1))) + R >= ((fpref_u128)1 << r);
+		else
+			up = T + R >= ((fpref_u128)1 << r);
 		break;
 	}
 	}
@@ -201,7 +227,9 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 		return fpref_emu_pack_zero(f, env, negative, flags);
 	if (negative && !f->is_signed && env->unsigned_magnitude)
 		negative = false;
-	if (negative && !f->is_signed) {
+	/* P3109 SatNone rounds a negative value first (below) */
+	bool round_negative_first = env->p3109_sat_none && env->overflow != FPREF_OVERFLOW_SAT;
+	if (negative && !f->is_signed && !round_negative_first) {
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
 			*flags |= FPREF_FLAG_INEXACT;
 			return least_value(f);
@@ -217,7 +245,16 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 	int32_t q = lead >= emin ? lead - M : subnormal_grid ? emin - M : emin;
 
 	bool inexact, away;
-	fpref_u128 k = round_to(sig, sticky, exp, q, negative, env, sr_random, &inexact, &away);
+	fpref_u128 k = round_to(f, sig, sticky, exp, q, negative, env, sr_random, &inexact, &away);
+	if (negative && !f->is_signed) {
+		/* P3109 SatNone: 0 where the negative value rounded to zero or
+		 * the rounding points back into the range, else NaN */
+		if (k == 0 || env->rounding == FPREF_RTZ || env->rounding == FPREF_RUP) {
+			*flags |= FPREF_FLAG_INEXACT;
+			return least_value(f);
+		}
+		return invalid_or(f, false, least_value(f), flags);
+	}
 
 	bool tiny;
 	if (lead >= emin) {
@@ -228,7 +265,7 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 		/* Just below the least normal: tiny unless rounding at full
 		 * precision carries into 2^emin. */
 		bool ignored, ignored_too;
-		fpref_u128 ku = round_to(sig, sticky, exp, lead - M, negative, env, sr_random, &ignored, &ignored_too);
+		fpref_u128 ku = round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &ignored, &ignored_too);
 		tiny = ku < ((fpref_u128)1 << (M + 1));
 	}
 	if (inexact)
@@ -265,18 +302,26 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 				to_inf = negative;
 				break;
 			case FPREF_SR:
-				/* overflows toward inf only when it took the upper neighbour */
-				to_inf = away;
+				/* overflows toward inf only when it took the upper
+				 * neighbour; P3109 SatNone whenever the rounded value
+				 * is beyond max */
+				to_inf = away || env->p3109_sat_none;
+				break;
+			case FPREF_ROD:
+				/* IEEE 754 keeps round-to-odd finite; P3109 SatNone does
+				 * not, but for unsigned formats with inf */
+				to_inf = env->p3109_sat_none && !(!f->is_signed && fpref_format_has_inf(f));
 				break;
 			default:
 				to_inf = false;
 				break;
 			}
 			to_inf = to_inf || env->overflow == FPREF_OVERFLOW_INF;
+			uint64_t inf;
 			if (env->overflow == FPREF_OVERFLOW_SAT || !to_inf)
 				return max_finite(f, negative);
-			if (f->specials == FPREF_SPECIALS_IEEE)
-				return pack(f, negative, (uint64_t)((1u << f->exp_bits) - 1), 0);
+			if (fpref_format_inf_bits(f, negative, &inf))
+				return inf;
 			if (f->specials == FPREF_SPECIALS_NONE)
 				return max_finite(f, negative);
 			return signed_nan(f, negative);

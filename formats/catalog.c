@@ -2,7 +2,7 @@
 #include "fpref_formats.h"
 
 #define ROW(nm, al, e, m, b, sgn, zero, sub, sp, pad, why) \
-	{ nm, al, e, m, b, sgn, zero, sub, sp, pad, why }
+	{ nm, al, e, m, b, sgn, zero, sub, sp, pad, why, false, false }
 
 /* Indexed by enum fpref_format_id (fpref_formats.h), so that a row and its
  * constant cannot part. */

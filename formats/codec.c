@@ -37,24 +37,33 @@ static int min_normal_field(const struct fpref_format *f)
 	return f->has_zero ? 1 : 0;
 }
 
-/* The greatest exponent field that holds finite numbers. */
+/* The greatest magnitude code (exponent and mantissa fields together)
+ * that is not a NaN, and the code of the largest finite value below it or
+ * at it. */
+static uint64_t top_magnitude(const struct fpref_format *f)
+{
+	uint64_t all = low_mask(f->exp_bits + f->man_bits);
+	if (f->specials == FPREF_SPECIALS_IEEE)
+		return (exp_all_ones(f) << f->man_bits) - 1;
+	if (f->specials == FPREF_SPECIALS_FN)
+		return all - 1; /* the all-ones code is the NaN */
+	return all;
+}
+
+static uint64_t max_finite_magnitude(const struct fpref_format *f)
+{
+	return top_magnitude(f) - (f->inf_at_top ? 1 : 0);
+}
+
 static int max_finite_field(const struct fpref_format *f)
 {
-	int top = (int)exp_all_ones(f);
-	if (f->specials == FPREF_SPECIALS_IEEE)
-		return top - 1;
-	if (f->specials == FPREF_SPECIALS_FN && f->man_bits == 0)
-		return top - 1; /* the all-ones field is the NaN */
-	return top;
+	return (int)(max_finite_magnitude(f) >> f->man_bits);
 }
 
 /* The greatest mantissa in the top finite binade. */
 static uint64_t max_finite_mantissa(const struct fpref_format *f)
 {
-	uint64_t all = low_mask(f->man_bits);
-	if (f->specials == FPREF_SPECIALS_FN && f->man_bits > 0)
-		return all - 1;
-	return all;
+	return max_finite_magnitude(f) & low_mask(f->man_bits);
 }
 
 int fpref_format_min_exponent(const struct fpref_format *f)
@@ -69,7 +78,7 @@ int fpref_format_max_exponent(const struct fpref_format *f)
 
 bool fpref_format_has_inf(const struct fpref_format *f)
 {
-	return f->specials == FPREF_SPECIALS_IEEE;
+	return f->specials == FPREF_SPECIALS_IEEE || f->inf_at_top;
 }
 
 bool fpref_format_has_nan(const struct fpref_format *f)
@@ -152,7 +161,10 @@ bool fpref_format_inf_bits(const struct fpref_format *f, bool negative, uint64_t
 {
 	if (!fpref_format_has_inf(f))
 		return false;
-	*bits = pack(f, negative, exp_all_ones(f), 0);
+	if (f->inf_at_top)
+		*bits = pack(f, negative, top_magnitude(f) >> f->man_bits, top_magnitude(f) & low_mask(f->man_bits));
+	else
+		*bits = pack(f, negative, exp_all_ones(f), 0);
 	return true;
 }
 
@@ -192,6 +204,10 @@ enum fpref_decode_status fpref_decode(const struct fpref_format *f, uint64_t bit
 	out->nan_payload = 0;
 
 	bool top = field == exp_all_ones(f);
+	if (f->inf_at_top && ((field << f->man_bits) | mantissa) == top_magnitude(f)) {
+		out->cls = FPREF_CLASS_INF;
+		return FPREF_DECODE_OK;
+	}
 	if ((f->specials == FPREF_SPECIALS_IEEE && top) ||
 	    (f->specials == FPREF_SPECIALS_FN && top && mantissa == low_mask(f->man_bits)) ||
 	    (f->specials == FPREF_SPECIALS_FNUZ && sign && field == 0 && mantissa == 0)) {

@@ -38,6 +38,56 @@ int fpref_rounding_parse(const char *s, enum fpref_rounding *out)
 	return -1;
 }
 
+int fpref_env_parse_rounding(const char *s, struct fpref_env *env)
+{
+	static const char *const sr_rules[] = { "sra", "srb", "src" };
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, sr_rules[i]) == 0) {
+			env->rounding = FPREF_SR;
+			env->sr_rule = (enum fpref_sr_rule)i;
+			return 0;
+		}
+	if (fpref_rounding_parse(s, &env->rounding) != 0)
+		return -1;
+	env->sr_rule = FPREF_SR_A;
+	return 0;
+}
+
+const char *fpref_env_rounding_choices(void)
+{
+	return "rne, rna, rtz, rup, rdn, rod, sr (= sra), sra, srb, src";
+}
+
+/* name, overflow, sat_keep_inf, p3109_sat_none */
+static const struct overflow_row {
+	const char *name;
+	enum fpref_overflow overflow;
+	bool keep_inf, sat_none;
+} overflow_rows[] = {
+	{ "ieee", FPREF_OVERFLOW_IEEE, false, false },
+	{ "sat", FPREF_OVERFLOW_SAT, false, false },
+	{ "satfinite", FPREF_OVERFLOW_SAT, false, false },
+	{ "satpropagate", FPREF_OVERFLOW_SAT, true, false },
+	{ "satnone", FPREF_OVERFLOW_IEEE, false, true },
+};
+
+int fpref_env_parse_overflow(const char *s, struct fpref_env *env)
+{
+	for (size_t i = 0; i < sizeof overflow_rows / sizeof overflow_rows[0]; i++)
+		if (strcmp(s, overflow_rows[i].name) == 0) {
+			env->overflow = overflow_rows[i].overflow;
+			env->sat_keep_inf = overflow_rows[i].keep_inf;
+			env->p3109_sat_none = overflow_rows[i].sat_none;
+			return 0;
+		}
+	return -1;
+}
+
+const char *fpref_env_overflow_choices(void)
+{
+	return "ieee, sat, satfinite (= sat), satpropagate, satnone";
+}
+
 static int parse_hex_u64(const char *s, uint64_t *out, int *digits)
 {
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
@@ -166,6 +216,12 @@ void fpref_env_describe(const struct fpref_env *env, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n, " zero-without-zero=least");
 	if (env->unsigned_magnitude && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " negative-to-unsigned=magnitude");
+	if (env->sat_keep_inf && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " sat-inf=keep");
+	if (env->p3109_sat_none && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " p3109=satnone");
+	if (env->rounding == FPREF_SR && env->sr_rule != FPREF_SR_A && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " sr-rule=%c", "ABC"[env->sr_rule]);
 	if (n < 0 || (size_t)n >= len || env->rounding != FPREF_SR)
 		return;
 	if (env->sr_seeded)

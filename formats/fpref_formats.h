@@ -27,7 +27,7 @@ enum fpref_specials {
 struct fpref_format {
 	char name[FPREF_NAME_MAX]; /* ml_dtypes-style, or a custom spelling */
 	char alias[16];            /* short name, "" for none */
-	int exp_bits;              /* 1..15 */
+	int exp_bits;              /* 1..16 (16: only the unsigned P3109 binary16p1) */
 	int man_bits;              /* stored fraction bits, 0..62 */
 	int bias;
 	bool is_signed;            /* false: no sign bit (E8M0) */
@@ -36,6 +36,17 @@ struct fpref_format {
 	enum fpref_specials specials;
 	int pad_bits;              /* zero bits below the mantissa in the container (TF32 in FP32: 13) */
 	const char *note;          /* where the row comes from; NULL for custom formats */
+	/* The greatest non-NaN magnitude code holds inf instead of a number
+	 * (+inf, and -inf where there is a sign): IEEE P3109's extended
+	 * formats, with fnuz (signed) or fn (unsigned) specials.  Last, so
+	 * that rows written in order need not name it. */
+	bool inf_at_top;
+	/* Ties to even and round to odd read the parity of the code rather
+	 * than of the significand: the same wherever there are fraction bits,
+	 * but with none (P = 1) the exponent field's last bit decides, where
+	 * IEEE-style rounding sends every tie up (the lower neighbour's only
+	 * significand bit is 1).  IEEE P3109's rule; E8M0 keeps the other. */
+	bool code_parity;
 };
 
 enum fpref_class {
@@ -99,7 +110,15 @@ const struct fpref_format *fpref_format_get(enum fpref_format_id id);
 bool fpref_format_same(const struct fpref_format *a, const struct fpref_format *b);
 /* fpref_format_same(f, fpref_format_get(id)). */
 bool fpref_format_is(const struct fpref_format *f, enum fpref_format_id id);
-/* Look up a name, an alias, or a custom spelling "eXmY[,bias=N][,specials=ieee|fn|fnuz|none]
+/* The IEEE P3109 family Binary{K,P,signedness,domain} (interim report):
+ * a name binaryKpP{s,u}{e,f} for 3 <= K <= 16 and 1 <= P <= K-1 (signed)
+ * or P <= K (unsigned) gives its row.  Returns 0, 1 when the spelling is
+ * not of that shape, or -1 with a message when it is but K or P is out of
+ * range. */
+int fpref_format_p3109(const char *spelling, struct fpref_format *out, char *err, size_t errlen);
+/* One line stating the family rule, for `fpref formats`. */
+const char *fpref_format_p3109_rule(void);
+/* Look up a name, an alias, a P3109 name (fpref_format_p3109), or a custom spelling "eXmY[,bias=N][,specials=ieee|fn|fnuz|none]
  * [,subnormals=on|off][,unsigned][,zero=off]".  Returns 0, or -1 with a message in err. */
 int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err, size_t errlen);
 /* Check a hand-built row for consistency; 0 or -1 with a message. */

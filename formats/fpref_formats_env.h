@@ -42,10 +42,20 @@ enum fpref_flag {
 	FPREF_FLAG_INVALID = 16
 };
 
-/* Stochastic rounding: with r = sr_width random bits R = sr_random, a value
- * rounds away from zero exactly when the first r discarded bits, read as an
- * integer, plus R reach 2^r.  When sr_seeded is set, R for the i-th value of
- * a batch is fpref_sr_stream(sr_seed, i) masked to r bits instead. */
+/* Stochastic rounding: with r = sr_width random bits R = sr_random and ν the
+ * discarded fraction of a last place (0 <= ν < 1), a value rounds away from
+ * zero exactly when (the rules of IEEE P3109's StochasticA, B and C)
+ *   A: floor(ν 2^r) + R >= 2^r   (the first r discarded bits plus R)
+ *   B: floor(ν 2^(r+1)) + 2R + 1 >= 2^(r+1)   (one more bit, R centred)
+ *   C: rne(ν 2^r) + R >= 2^r     (the discarded bits rounded to r, ties even)
+ * When sr_seeded is set, R for the i-th value of a batch is
+ * fpref_sr_stream(sr_seed, i) masked to r bits instead. */
+enum fpref_sr_rule {
+	FPREF_SR_A, /* the default, and fpref's sr before P3109 named it */
+	FPREF_SR_B,
+	FPREF_SR_C
+};
+
 /* Which NaN a result takes (profiles of known implementations differ). */
 enum fpref_nan_style {
 	FPREF_NAN_SIGNED_QUIET,      /* the canonical quiet NaN, keeping the sign where the format has one */
@@ -77,6 +87,18 @@ struct fpref_env {
 	bool zero_to_least;       /* formats without zero: any zero, an input one too, gives the least value, never NaN (CUDA E8M0) */
 	bool unsigned_magnitude;  /* formats without a sign convert |x|: a negative value is not out of range (CUDA E8M0) */
 	bool zero_positive;       /* a zero result is +0 whatever the sign it rounds from (the H200's tensor cores) */
+	enum fpref_sr_rule sr_rule; /* which comparison sr makes (above) */
+	/* IEEE P3109's saturation modes are overflow policies plus these:
+	 * SatFinite is overflow=sat; SatPropagate is overflow=sat with
+	 * sat_keep_inf (an infinite input stays inf where the format has
+	 * one); SatNone is overflow=ieee with p3109_sat_none, whose rows
+	 * differ from IEEE 754's in two places: round-to-odd overflows to inf
+	 * (or NaN) like the nearest modes, except into unsigned formats with
+	 * inf, where it clamps; and a negative value into an unsigned format
+	 * is rounded first: a zero result, or rounding toward zero or +inf,
+	 * gives 0, anything else NaN (-inf gives NaN). */
+	bool sat_keep_inf;
+	bool p3109_sat_none;
 };
 
 /* rne, ieee overflow, no ftz/daz, tininess after rounding, sr 32 zero bits. */
@@ -85,6 +107,14 @@ void fpref_env_default(struct fpref_env *env);
 const char *fpref_rounding_name(enum fpref_rounding r);
 int fpref_rounding_parse(const char *s, enum fpref_rounding *out);
 const char *fpref_rounding_choices(void);
+/* The --round argument: a rounding name, or sra / srb / src (sr with
+ * P3109's rule A, B or C).  Sets rounding and sr_rule; 0, or -1. */
+int fpref_env_parse_rounding(const char *s, struct fpref_env *env);
+const char *fpref_env_rounding_choices(void);
+/* The --overflow argument: ieee, sat, or P3109's satfinite, satpropagate,
+ * satnone.  Sets overflow, sat_keep_inf and p3109_sat_none; 0, or -1. */
+int fpref_env_parse_overflow(const char *s, struct fpref_env *env);
+const char *fpref_env_overflow_choices(void);
 
 /* Parse the argument of --sr-bits: hex random bits "0x3a" or "3a" (width =
  * 4 bits per digit written), "W:HEX" for an explicit width of W bits, or

@@ -11,8 +11,8 @@
 int fpref_format_validate(const struct fpref_format *f, char *err, size_t errlen)
 {
 	const char *why = NULL;
-	if (f->exp_bits < 1 || f->exp_bits > 15)
-		why = "exponent bits must be 1..15";
+	if (f->exp_bits < 1 || f->exp_bits > 16)
+		why = "exponent bits must be 1..16";
 	else if (f->man_bits < 0 || f->man_bits > 62)
 		why = "mantissa bits must be 0..62";
 	else if (f->pad_bits < 0 || fpref_format_container_bits(f) > 64)
@@ -29,6 +29,8 @@ int fpref_format_validate(const struct fpref_format *f, char *err, size_t errlen
 		why = "zero=off leaves no room for subnormals: add subnormals=off";
 	else if (!f->has_zero && f->specials == FPREF_SPECIALS_IEEE)
 		why = "zero=off is only meaningful with specials fn or none";
+	else if (f->inf_at_top && (f->specials == FPREF_SPECIALS_IEEE || fpref_format_max_exponent(f) < fpref_format_min_exponent(f)))
+		why = "inf at the top code needs specials fn, fnuz or none and a normal number below it";
 	if (why) {
 		snprintf(err, errlen, "%s", why);
 		return -1;
@@ -158,7 +160,10 @@ int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err
 			}
 		}
 	}
-	int r = parse_custom(spelling, out, err, errlen);
+	int r = fpref_format_p3109(spelling, out, err, errlen);
+	if (r <= 0)
+		return r;
+	r = parse_custom(spelling, out, err, errlen);
 	if (r <= 0)
 		return r;
 	int n = snprintf(err, errlen, "unknown format '%s' (choices:", spelling);
@@ -167,6 +172,6 @@ int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err
 		n += snprintf(err + n, errlen - (size_t)n, " %s", f->alias[0] ? f->alias : f->name);
 	}
 	if (n > 0 && (size_t)n < errlen)
-		snprintf(err + n, errlen - (size_t)n, ", a full ml_dtypes name, or a custom eXmY[,bias=N,...])");
+		snprintf(err + n, errlen - (size_t)n, ", a full ml_dtypes name, a P3109 binaryKpP{s,u}{e,f}, or a custom eXmY[,bias=N,...])");
 	return -1;
 }

@@ -114,8 +114,21 @@ static bool last_bit_odd(mpfr_srcptr lo, mpfr_srcptr step)
 	return odd;
 }
 
-/* T = the first r bits of |x - lo| / step, truncated. */
-static void discarded_bits(mpz_ptr T, mpfr_srcptr x, mpfr_srcptr lo, mpfr_srcptr step, unsigned r)
+/* Whether the lower neighbour lo has an odd code: its last significand
+ * bit, or with code_parity and no fraction bits its exponent field's last
+ * bit (lo = 2^e has the field e + bias; zero is even). */
+static bool lower_odd(const struct fpref_format *f, mpfr_srcptr lo, mpfr_srcptr step)
+{
+	if (!(f->code_parity && f->man_bits == 0))
+		return last_bit_odd(lo, step);
+	if (mpfr_zero_p(lo))
+		return false;
+	return ((int64_t)mpfr_get_exp(lo) - 1 + f->bias) & 1;
+}
+
+/* T = the first r bits of |x - lo| / step, rounded by rnd (truncated, or
+ * to nearest even for P3109's StochasticC). */
+static void discarded_bits(mpz_ptr T, mpfr_srcptr x, mpfr_srcptr lo, mpfr_srcptr step, unsigned r, mpfr_rnd_t rnd)
 {
 	mpfr_t d;
 	mpfr_init2(d, mpfr_get_prec(x) + mpfr_get_prec(lo) + 4);
@@ -123,7 +136,7 @@ static void discarded_bits(mpz_ptr T, mpfr_srcptr x, mpfr_srcptr lo, mpfr_srcptr
 	mpfr_abs(d, d, MPFR_RNDN);
 	mpfr_div(d, d, step, MPFR_RNDN);
 	mpfr_mul_2ui(d, d, r, MPFR_RNDN);
-	mpfr_get_z(T, d, MPFR_RNDZ);
+	mpfr_get_z(T, d, rnd);
 	mpfr_clear(d);
 }
 
@@ -167,14 +180,18 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 	 * costs an allocation, and the oracle rounds billions of values */
 	bool tie = (env->rounding == FPREF_RNE || env->rounding == FPREF_RNA) && is_midpoint(x, c->lo, c->hi);
 	mpfr_t step;
-	bool stepped = env->rounding == FPREF_ROD || env->rounding == FPREF_SR;
+	bool parity_ties = f->code_parity && f->man_bits == 0 && tie;
+	bool stepped = env->rounding == FPREF_ROD || env->rounding == FPREF_SR || parity_ties;
 	if (stepped) {
 		mpfr_init2(step, mpfr_get_prec(c->hi) + 2);
 		grid_step(step, c->lo, c->hi);
 	}
 	switch (env->rounding) {
 	case FPREF_RNE:
-		grid_round(c->chosen, x, f, bounded, MPFR_RNDN);
+		if (parity_ties)
+			mpfr_set(c->chosen, lower_odd(f, c->lo, step) ? c->hi : c->lo, MPFR_RNDN);
+		else
+			grid_round(c->chosen, x, f, bounded, MPFR_RNDN);
 		c->away = mpfr_equal_p(c->chosen, c->hi);
 		c->rule = tie ? FPREF_RULE_TIE_EVEN : FPREF_RULE_NEAREST;
 		break;
@@ -196,17 +213,30 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 		c->rule = FPREF_RULE_TOWARD_NEG;
 		break;
 	case FPREF_ROD:
-		c->away = !last_bit_odd(c->lo, step);
+		c->away = !lower_odd(f, c->lo, step);
 		c->rule = FPREF_RULE_ODD;
 		break;
 	case FPREF_SR: {
-		discarded_bits(c->discarded, x, c->lo, step, env->sr_width);
-		uint64_t T = mpz_to_u64(c->discarded);
-		uint64_t R = sr_random;
-		if (env->sr_width >= 64)
-			c->away = R != 0 && T >= (uint64_t)0 - R;
-		else
-			c->away = T + R >= ((uint64_t)1 << env->sr_width);
+		/* P3109's rules (fpref_formats_env.h), compared in whole numbers:
+		 * A: T + R >= 2^r, T truncated to r bits; B: T + 2R + 1 >=
+		 * 2^(r+1), T truncated to r+1 bits; C: T + R >= 2^r, T rounded
+		 * to r bits ties to even */
+		bool b = env->sr_rule == FPREF_SR_B;
+		unsigned r = env->sr_width + (b ? 1 : 0);
+		discarded_bits(c->discarded, x, c->lo, step, r, env->sr_rule == FPREF_SR_C ? MPFR_RNDN : MPFR_RNDZ);
+		mpz_t sum, bound;
+		mpz_init(sum);
+		mpz_init(bound);
+		mpz_import(sum, 1, -1, sizeof sr_random, 0, 0, &sr_random);
+		if (b) {
+			mpz_mul_2exp(sum, sum, 1);
+			mpz_add_ui(sum, sum, 1);
+		}
+		mpz_add(sum, sum, c->discarded);
+		mpz_setbit(bound, r);
+		c->away = mpz_cmp(sum, bound) >= 0;
+		mpz_clear(sum);
+		mpz_clear(bound);
 		c->rule = FPREF_RULE_STOCHASTIC;
 		break;
 	}
@@ -263,7 +293,7 @@ static uint64_t zero_result(const struct fpref_format *f, const struct fpref_env
 	return fpref_format_nan_bits(f, false, &bits) ? bits : lowest_bits(f);
 }
 
-static bool overflow_goes_to_inf(const struct fpref_env *env, bool negative, bool away)
+static bool overflow_goes_to_inf(const struct fpref_format *f, const struct fpref_env *env, bool negative, bool away)
 {
 	if (env->overflow == FPREF_OVERFLOW_INF)
 		return true;
@@ -272,16 +302,42 @@ static bool overflow_goes_to_inf(const struct fpref_env *env, bool negative, boo
 	case FPREF_RNA:
 		return true;
 	case FPREF_RTZ:
-	case FPREF_ROD:
 		return false;
+	case FPREF_ROD:
+		/* P3109's SatNone row for ToOdd: inf, but for unsigned formats with inf */
+		return env->p3109_sat_none && (f->is_signed || !fpref_format_has_inf(f));
 	case FPREF_RUP:
 		return !negative;
 	case FPREF_RDN:
 		return negative;
 	case FPREF_SR:
-		return away;
+		return away || env->p3109_sat_none; /* P3109: beyond max after rounding is enough */
 	}
 	return true;
+}
+
+/* P3109 SatNone, a negative x into an unsigned format: round x as the
+ * mirror image of the format's grid would (the signed format of the same
+ * magnitudes, round_finite's own choice), then 0 where that gave zero or
+ * the mode rounds toward zero or +inf, else NaN. */
+static uint64_t negative_to_unsigned_p3109(mpfr_srcptr x, const struct fpref_format *f, const struct fpref_env *env,
+					   uint64_t sr_random, unsigned *flags, struct fpref_ref_trace *trace)
+{
+	struct choice c = { 0 };
+	choice_init(&c, f);
+	choose(&c, x, f, true, env, sr_random);
+	bool zero = mpfr_zero_p(c.chosen);
+	choice_clear(&c);
+	trace->rule = FPREF_RULE_SPECIAL;
+	uint64_t bits;
+	if (zero || env->rounding == FPREF_RTZ || env->rounding == FPREF_RUP) {
+		trace->outcome = FPREF_OUTCOME_NEGATIVE_CLAMPED;
+		*flags |= FPREF_FLAG_INEXACT;
+		return lowest_bits(f);
+	}
+	trace->outcome = FPREF_OUTCOME_NEGATIVE_UNSIGNED;
+	*flags |= FPREF_FLAG_INVALID;
+	return fpref_format_nan_bits(f, false, &bits) ? bits : lowest_bits(f);
 }
 
 static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const struct fpref_env *env,
@@ -298,6 +354,8 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		mpfr_clear(magnitude);
 		return bits;
 	}
+	if (negative && !f->is_signed && env->p3109_sat_none && env->overflow != FPREF_OVERFLOW_SAT)
+		return negative_to_unsigned_p3109(x, f, env, sr_random, flags, trace);
 	if (negative && !f->is_signed) {
 		trace->rule = FPREF_RULE_SPECIAL;
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
@@ -358,7 +416,7 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
 			trace->outcome = FPREF_OUTCOME_SATURATED;
 			bits = fpref_format_max_bits(f, negative);
-		} else if (!overflow_goes_to_inf(env, negative, c.away)) {
+		} else if (!overflow_goes_to_inf(f, env, negative, c.away)) {
 			trace->outcome = FPREF_OUTCOME_OVERFLOW_MAX;
 			bits = fpref_format_max_bits(f, negative);
 		} else if (fpref_format_inf_bits(f, negative, &bits)) {
@@ -418,6 +476,12 @@ static uint64_t round_special(const struct fpref_ref_value *v, const struct fpre
 	if (mpfr_inf_p(v->x)) {
 		if (negative && !f->is_signed && env->unsigned_magnitude)
 			negative = false;
+		if (negative && !f->is_signed && env->p3109_sat_none && env->overflow != FPREF_OVERFLOW_SAT) {
+			/* P3109 SatNone: -inf into an unsigned format is NaN, whatever the rounding */
+			trace->outcome = FPREF_OUTCOME_NEGATIVE_UNSIGNED;
+			*flags |= FPREF_FLAG_INVALID;
+			return fpref_format_nan_bits(f, false, &bits) ? bits : lowest_bits(f);
+		}
 		if (negative && !f->is_signed) {
 			mpfr_t minus_one;
 			mpfr_init2(minus_one, 2);
@@ -427,8 +491,10 @@ static uint64_t round_special(const struct fpref_ref_value *v, const struct fpre
 			trace->bracketed = false;
 			return bits;
 		}
-		if (env->overflow == FPREF_OVERFLOW_SAT && env->sat_inf_to_nan &&
-		    fpref_format_nan_bits(f, negative, &bits)) {
+		if (env->overflow == FPREF_OVERFLOW_SAT && env->sat_keep_inf && fpref_format_inf_bits(f, negative, &bits)) {
+			trace->outcome = FPREF_OUTCOME_INF; /* P3109 SatPropagate */
+		} else if (env->overflow == FPREF_OVERFLOW_SAT && env->sat_inf_to_nan &&
+			   fpref_format_nan_bits(f, negative, &bits)) {
 			trace->outcome = FPREF_OUTCOME_INF_NAN;
 			*flags |= FPREF_FLAG_INVALID;
 		} else if (env->overflow == FPREF_OVERFLOW_SAT) {

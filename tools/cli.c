@@ -76,9 +76,11 @@ static const struct cli_opt shared_opts[] = {
 	  "who computes from bit patterns: emu, the integer emulator; ref, the MPFR oracle", SHARED(text.engine),
 	  CLI_ENGINE },
 	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", SHARED(json), CLI_JSON },
-	{ "--round", CLI_VALUE, "rne|rna|rtz|rup|rdn|rod|sr", "rne", "rounding (any case)", SHARED(text.round), CLI_ENV },
+	{ "--round", CLI_VALUE, "rne|rna|rtz|rup|rdn|rod|sr|sra|srb|src", "rne",
+	  "rounding (any case); sr is sra, sra/srb/src are P3109's stochastic A, B, C", SHARED(text.round), CLI_ENV },
 	{ "--sat", CLI_FLAG, NULL, NULL, "overflow saturates to max finite (as --overflow sat)", SHARED(text.sat), CLI_ENV },
-	{ "--overflow", CLI_VALUE, "ieee|sat", "ieee", "overflow policy", SHARED(text.overflow), CLI_ENV },
+	{ "--overflow", CLI_VALUE, "ieee|sat|satfinite|satpropagate|satnone", "ieee",
+	  "overflow policy (satfinite = sat; satpropagate, satnone: P3109's)", SHARED(text.overflow), CLI_ENV },
 	{ "--ftz", CLI_FLAG, NULL, NULL, "flush tiny results to zero", SHARED(text.ftz), CLI_ENV },
 	{ "--daz", CLI_FLAG, NULL, NULL, "read subnormal inputs as zero", SHARED(text.daz), CLI_ENV },
 	{ "--tininess", CLI_VALUE, "before|after", "after", "underflow detection before or after rounding",
@@ -151,6 +153,18 @@ static int choice(const char *text, const char *choices)
 }
 
 /* The shared groups' text made into formats, environment and engine. */
+/* A choice word in lower case, as the parsers of formats/ want it (--round
+ * RNE is rne); false when it does not fit (then it is no choice). */
+static bool lower_word(const char *text, char *low, size_t size)
+{
+	size_t n = strlen(text);
+	if (n >= size)
+		return false;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)tolower((unsigned char)text[i]);
+	return true;
+}
+
 static int resolve_shared(const struct cli_command *c, struct cli_options *o)
 {
 	char err[1024];
@@ -169,27 +183,23 @@ static int resolve_shared(const struct cli_command *c, struct cli_options *o)
 	}
 	if (o->text.round) {
 		char low[16];
-		size_t n = strlen(o->text.round);
-		for (size_t i = 0; i < n && i + 1 < sizeof low; i++)
-			low[i] = (char)tolower((unsigned char)o->text.round[i]);
-		low[n < sizeof low ? n : sizeof low - 1] = '\0';
-		if (n >= sizeof low || fpref_rounding_parse(low, &o->env.rounding) != 0) {
-			cli_fail(c->name, "unknown rounding mode '%s' (choices: %s)", o->text.round, fpref_rounding_choices());
+		if (!lower_word(o->text.round, low, sizeof low) || fpref_env_parse_rounding(low, &o->env) != 0) {
+			cli_fail(c->name, "unknown rounding mode '%s' (choices: %s)", o->text.round, fpref_env_rounding_choices());
 			return CLI_EXIT_USAGE;
 		}
 		o->have_round = true;
 	}
 	if (o->text.overflow) {
-		int k = choice(o->text.overflow, "ieee|sat");
-		if (k < 0) {
-			cli_fail(c->name, "unknown overflow policy '%s' (choices: ieee, sat)", o->text.overflow);
+		char low[16];
+		if (!lower_word(o->text.overflow, low, sizeof low) || fpref_env_parse_overflow(low, &o->env) != 0) {
+			cli_fail(c->name, "unknown overflow policy '%s' (choices: %s)", o->text.overflow,
+				 fpref_env_overflow_choices());
 			return CLI_EXIT_USAGE;
 		}
-		if (o->text.sat && k == 0) {
+		if (o->text.sat && o->env.overflow != FPREF_OVERFLOW_SAT) {
 			cli_fail(c->name, "--sat and '--overflow %s' contradict each other", o->text.overflow);
 			return CLI_EXIT_USAGE;
 		}
-		o->env.overflow = k == 0 ? FPREF_OVERFLOW_IEEE : FPREF_OVERFLOW_SAT;
 		o->have_overflow = true;
 	}
 	if (o->text.sat) {

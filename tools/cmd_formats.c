@@ -117,5 +117,7 @@ int cmd_formats(int argc, char **argv)
 	}
 	if (o.json)
 		fputs("]\n", stdout);
+	else
+		printf("\nfamily %s\n", fpref_format_p3109_rule());
 	return CLI_EXIT_OK;
 }

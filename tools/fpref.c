@@ -12,7 +12,8 @@ static void notation(FILE *out)
 	fputs("VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	      "       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
 	      "FMT:   a name from 'fpref formats' (float8_e4m3fn, e4m3, bf16, ...) or a custom\n"
-	      "       eXmY[,bias=N][,specials=ieee|fn|fnuz|none][,subnormals=on|off][,unsigned][,zero=off]\n",
+	      "       eXmY[,bias=N][,specials=ieee|fn|fnuz|none][,subnormals=on|off][,unsigned][,zero=off],\n"
+	      "       or IEEE P3109 binaryKpP{s,u}{e,f} (binary8p4se, binary8p3sf, ...)\n",
 	      out);
 	cli_print_group(out, CLI_ENV, "ENV:");
 	fputs("MODEL: v100, a100, h100, h100-mma, h100-wgmma, ada (tensor cores; --out float32 or float16),\n"
