@@ -70,8 +70,23 @@ enum fpref_decode_status {
 /* ---- the catalogue ---- */
 size_t fpref_format_count(void);
 const struct fpref_format *fpref_format_at(size_t index);
-/* Look up a name, an alias, or a custom spelling "eXmY[,bias=N][,specials=ieee|fn|fnuz|none]
- * [,subnormals=on|off][,unsigned][,zero=off]".  Returns 0, or -1 with a message in err. */
+/* Other spellings of catalogue formats (PyTorch, NumPy, ONNX, shorthands). */
+struct fpref_format_alias {
+	const char *spelling;
+	const char *name; /* the catalogue name it stands for */
+};
+size_t fpref_format_alias_count(void);
+const struct fpref_format_alias *fpref_format_alias_at(size_t index);
+/* Why a known spelling of a format fpref does not model is refused, or NULL. */
+const char *fpref_format_refused(const char *spelling);
+/* Look up a name, an alias or another spelling (any case, with or without a
+ * "torch.", "np.", "jnp.", "ml_dtypes." or "TensorProto." prefix), or a
+ * custom format written deliberately: "custom:eXmY[,options]" or
+ * "eXmY,option[,option...]" with options bias=N, specials=ieee|fn|fnuz|none,
+ * subnormals=on|off, unsigned, zero=on|off.  A bare "eXmY" that names no
+ * catalogue format is refused with the nearest named one, so that a typo
+ * (e4m4 for e4m3) is not silently a new format.  Returns 0, or -1 with a
+ * message in err. */
 int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err, size_t errlen);
 /* Check a hand-built row for consistency; 0 or -1 with a message. */
 int fpref_format_validate(const struct fpref_format *f, char *err, size_t errlen);

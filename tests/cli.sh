@@ -653,7 +653,7 @@ run op frob --fmt f16 3C00
 check_bad 'op: unknown operation' 2 "'frob'" 'add, sub'
 run op add 3C00 3C00
 check_bad 'op: missing --fmt' 2 '--fmt'
-run op add --fmt e8m55 0 0
+run op add --fmt custom:e8m55 0 0
 check_bad 'op: too wide for the arithmetic' 2 'up to 52'
 run op add --fmt f16 3C00 GG
 check_bad 'op: bad pattern' 2 "'GG'"
