@@ -13,6 +13,7 @@
 #include "fpref_lossscale.h"
 #include "fpref_npy.h"
 #include "fpref_golden.h"
+#include "fpref_golden_gemm.h"
 #include "fpref_mutants.h"
 #include "fpref_scale_mx.h"
 #include "fpref_ref_scale_mx.h"

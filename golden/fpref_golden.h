@@ -290,6 +290,13 @@ struct fpref_verify_report {
 	size_t nshown;
 };
 void fpref_verify_report_free(struct fpref_verify_report *r);
+/* The error of got against want (patterns of f) as relative and in ulps
+ * of f; both NaN when either is not finite. */
+void fpref_verify_error(const struct fpref_format *f, uint64_t want, uint64_t got, double *rel, double *ulps);
+/* Whether got passes for want under o's tolerances, given their error:
+ * numerically close enough, or the same kind of special. */
+bool fpref_verify_tolerated(const struct fpref_format *f, uint64_t want, uint64_t got, double ulps, double rel,
+			    const struct fpref_verify_options *o);
 /* Judge results against a golden file.  0, or -1 with a message. */
 int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_golden_job *j,
 			const struct fpref_golden_results *r, const struct fpref_verify_options *o,

@@ -799,6 +799,11 @@ run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp/no
 check_rc 'gemm: unwritable --save: exit 1' 1
 check_has 'gemm: unwritable --save: message' "$tmp/err" 'D.npy'
 if ls "$tmp/no" >/dev/null 2>&1; then not_ok 'gemm: unwritable --save leaves nothing' 'no file' 'a file'; else ok 'gemm: unwritable --save leaves nothing'; fi
+check_has 'gemm: unwritable --save: said before the work' "$tmp/err" 'cannot write'
+if [ -s "$tmp/out" ]; then not_ok 'gemm: unwritable --save: checked before the work' 'no report' "$(head -n 1 "$tmp/out")"; else ok 'gemm: unwritable --save: checked before the work (no report)'; fi
+run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp"
+check_rc 'gemm: --save a folder: exit 1' 1
+check_has 'gemm: --save a folder: message' "$tmp/err" 'is a folder'
 # an empty A (0 x 2): no product to judge, refused (it exited 0 with -nan)
 printf '\223NUMPY\001\000v\000{\047descr\047: \047<f2\047, \047fortran_order\047: False, \047shape\047: (0, 2), }                                                          \012' >"$tmp/A0.npy"
 run gemm --model exact --in f16 --a "$tmp/A0.npy" --b "$tmp/B.npy"

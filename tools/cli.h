@@ -96,22 +96,38 @@ struct cli_json_num cli_text_num(double x, int digits);
 struct cli_model_text {
 	const char *model, *block, *frac, *floor, *final, *promote;
 };
-enum cli_model_kind { CLI_MODEL_TC, CLI_MODEL_PLAIN, CLI_MODEL_EXACT };
-struct cli_model {
-	enum cli_model_kind kind;
-	struct fpref_tc_model tc;
-	enum fpref_sum_order order;
-	size_t block, promote;
-};
-/* Take the model's options out of argv; the others go to rest. */
 int cli_model_options(int argc, char **argv, struct cli_model_text *t, char **rest, int *nrest);
+/* The model the options describe, checked against the formats (the
+ * library computes it: fpref_golden_model_dot, fpref_golden_gemm). */
 int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
-		      struct cli_model *m);
-const char *cli_model_describe(const struct cli_model *m, const char *out_name, char *buf, size_t len);
-int cli_model_dot(const struct cli_model *m, const struct fpref_format *in, const uint64_t *a, const uint64_t *b,
-		  size_t K, uint64_t c, const struct fpref_format *out, const struct fpref_env *env, uint64_t *d);
-int cli_model_bound(const struct cli_model *m, const struct fpref_format *in, const uint64_t *a, const uint64_t *b,
-		    size_t K, uint64_t c, const struct fpref_format *out, const struct fpref_env *env, mpfr_ptr bound);
+		      struct fpref_accum_model *m);
+const char *cli_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len);
+
+/* Arrays (tools/arrays.c).  Convert n patterns in place (env NULL: round
+ * to nearest even); how many were inexact. */
+size_t cli_convert_values(const struct fpref_format *from, uint64_t *bits, size_t n, const struct fpref_format *to,
+			  const struct fpref_env *env);
+/* 0, or -1 after a message naming the first element that is not a pattern of f. */
+int cli_check_patterns(const char *path, const struct fpref_format *f, const uint64_t *bits, size_t n);
+/* Patterns of f written as .npy (float16/32/64 as NumPy floats, others as
+ * unsigned codes).  0, or CLI_EXIT_FAIL after a message. */
+int cli_save_patterns(const char *path, const struct fpref_format *f, const uint64_t *bits, const size_t *shape,
+		      int ndim);
+/* Whether a file can be written at path (its folder takes new files, it is
+ * not a folder), before any work is done: 0, or CLI_EXIT_FAIL after a message
+ * (an unwritable output, as the README's exit statuses say). */
+int cli_check_writable(const char *path);
+/* Progress of a long command on stderr, only when stderr is a terminal and
+ * the work is large (wanted). */
+struct cli_progress {
+	const char *what;
+	bool wanted, shown;
+};
+void cli_progress(void *ctx, size_t done, size_t total); /* a fpref_gemm_progress */
+void cli_progress_done(struct cli_progress *p);
+/* --tolerance N ulp | X rel (tools/cmd_verify.c). */
+int cli_parse_tolerance(const char *text, struct fpref_verify_options *o);
+void cli_print_gemm_errors(const char *title, const struct fpref_gemm_summary *s);
 
 int cmd_formats(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
@@ -127,5 +143,6 @@ int cmd_verify(int argc, char **argv);
 int cmd_lossscale(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
+int cmd_verify_gemm(int argc, char **argv);
 
 #endif

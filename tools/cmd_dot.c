@@ -32,7 +32,7 @@ int cmd_dot(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_format in, out;
-	struct cli_model m;
+	struct fpref_accum_model m;
 	if (cli_parse_format(in_name, &in) != 0 || cli_parse_format(out_name, &out) != 0 ||
 	    cli_model_resolve(&text, &in, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
@@ -59,7 +59,7 @@ int cmd_dot(int argc, char **argv)
 			break;
 		}
 		uint64_t d = 0;
-		cli_model_dot(&m, &in, values, values + K, (size_t)K, values[n - 1], &out, &o.env, &d);
+		fpref_golden_model_dot(&m, &in, values, values + K, (size_t)K, values[n - 1], &out, &o.env, &d);
 		char hex[32];
 		cli_hex(&out, d, hex, sizeof hex);
 		for (int i = 0; i < n; i++)

@@ -20,10 +20,10 @@ static int reference_model(const struct cli_model_text *t, const struct fpref_fo
 			   const struct fpref_format *out, struct fpref_tc_model *m)
 {
 	if (t->model) {
-		struct cli_model cm;
+		struct fpref_accum_model cm;
 		if (cli_model_resolve(t, in, out, &cm) != 0)
 			return CLI_EXIT_USAGE;
-		if (cm.kind != CLI_MODEL_TC || cm.promote) {
+		if (cm.kind != FPREF_ACCUM_TC || cm.promote) {
 			cli_error("probe gen: --model must be a tensor-core model (a GPU or generic), without --promote");
 			return CLI_EXIT_USAGE;
 		}

@@ -13,7 +13,7 @@ struct verify_args {
 	bool json;
 };
 
-static int parse_tolerance(const char *text, struct fpref_verify_options *o)
+int cli_parse_tolerance(const char *text, struct fpref_verify_options *o)
 {
 	char *end;
 	double v = strtod(text, &end);
@@ -290,7 +290,7 @@ int cmd_verify(int argc, char **argv)
 	free(rest);
 	if (r)
 		return r;
-	if (tolerance && parse_tolerance(tolerance, &a.o) != 0)
+	if (tolerance && cli_parse_tolerance(tolerance, &a.o) != 0)
 		return CLI_EXIT_USAGE;
 	char tail;
 	if (show && (sscanf(show, "%zu%c", &a.o.show, &tail) != 1 || a.o.show > 100000)) {

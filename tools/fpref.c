@@ -44,6 +44,10 @@ static const char usage[] =
 	"                                        judge RESULTS (lines, or .npy) against a golden file,\n"
 	"                                        or a folder of results against a folder of golden\n"
 	"                                        files; without RESULTS, recheck with the oracle\n"
+	"  verify-gemm --a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL --in FMT --out FMT\n"
+	"       [MODEL OPTIONS] [ENV] [--tolerance Nulp|Xrel] [--show N] [--json]\n"
+	"                                        judge a kernel's D element by element against the\n"
+	"                                        model's, both against the exact product and the bound\n"
 	"  lossscale --scaler pytorch|deepspeed|apex|static [SCALER OPTIONS] [--profile cuda] [--json] [--summary]\n"
 	"       (--overflow-at 4,17,.. --steps N | --steps-file F | --grads G.npy [--grads H.npy ..] |\n"
 	"       --simulate --steps N [--dist D] [--scale-log2 A] [--scale-log2-end B] [--values N] [--seed S])\n"
@@ -108,6 +112,7 @@ int main(int argc, char **argv)
 		{ "bench", cmd_bench },
 		{ "dot", cmd_dot },
 		{ "gemm", cmd_gemm },
+		{ "verify-gemm", cmd_verify_gemm },
 		{ "gen", cmd_gen },
 		{ "mutants", cmd_mutants },
 		{ "verify", cmd_verify },

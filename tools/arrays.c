@@ -1,0 +1,112 @@
+/* Arrays on the command line: converting, checking and saving patterns,
+ * output paths checked before the work, progress on a terminal, and the
+ * error report of a GEMM.  The numbers come from the library. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+size_t cli_convert_values(const struct fpref_format *from, uint64_t *bits, size_t n, const struct fpref_format *to,
+			  const struct fpref_env *env)
+{
+	struct fpref_env rne;
+	fpref_env_default(&rne);
+	size_t inexact = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned flags = 0;
+		fpref_emu_convert(from, bits[i], to, env ? env : &rne, 0, &bits[i], &flags);
+		inexact += (flags & FPREF_FLAG_INEXACT) != 0;
+	}
+	return inexact;
+}
+
+int cli_check_patterns(const char *path, const struct fpref_format *f, const uint64_t *bits, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fpref_unpacked u;
+		if (fpref_decode(f, bits[i], &u) == FPREF_DECODE_INVALID) {
+			cli_error("%s: element %zu (0x%llx) is not a pattern of %s", path, i, (unsigned long long)bits[i],
+				  f->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cli_save_patterns(const char *path, const struct fpref_format *f, const uint64_t *bits, const size_t *shape,
+		      int ndim)
+{
+	size_t n = 1, bytes = fpref_emu_element_bytes(f);
+	for (int d = 0; d < ndim; d++)
+		n *= shape[d];
+	unsigned char *packed = malloc(n * bytes + 1);
+	char err[512];
+	for (size_t i = 0; packed && i < n; i++)
+		memcpy(packed + i * bytes, &bits[i], bytes); /* little-endian host */
+	int status = 0;
+	if (!packed || fpref_npy_write(path, fpref_npy_descr_of(f), shape, ndim, packed, bytes, err, sizeof err) != 0) {
+		cli_error("%s", packed ? err : "out of memory");
+		status = CLI_EXIT_FAIL;
+	}
+	free(packed);
+	return status;
+}
+
+int cli_check_writable(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		cli_error("cannot write '%s': it is a folder", path);
+		return CLI_EXIT_FAIL;
+	}
+	/* the file is written beside itself and renamed: its folder must take a new file */
+	char *copy = strdup(path);
+	if (!copy) {
+		cli_error("out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	const char *dir = dirname(copy);
+	int ok = access(dir, W_OK | X_OK) == 0;
+	int why = errno;
+	if (!ok)
+		cli_error("cannot write '%s': folder '%s': %s", path, dir, strerror(why));
+	free(copy);
+	return ok ? 0 : CLI_EXIT_FAIL;
+}
+
+void cli_progress(void *ctx, size_t done, size_t total)
+{
+	struct cli_progress *p = ctx;
+	if (!p->wanted || !isatty(STDERR_FILENO))
+		return;
+	p->shown = true;
+	fprintf(stderr, "\r%s %zu of %zu", p->what, done, total);
+}
+
+void cli_progress_done(struct cli_progress *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r\033[K");
+	p->shown = false;
+}
+
+void cli_print_gemm_errors(const char *title, const struct fpref_gemm_summary *s)
+{
+	printf("%s (%zu elements", title, s->elements);
+	if (s->nonfinite)
+		printf(", %zu not finite and left out", s->nonfinite);
+	printf("):\n");
+	printf("  absolute        max %s   max / mean |exact| %s (PyTorch's TF32 protocol)\n", cli_text_num(s->max_abs, 6).text,
+	       cli_text_num(s->max_abs_over_mean_exact, 6).text);
+	printf("  normwise        ||D - exact||_F / ||exact||_F %s\n", cli_text_num(s->normwise_rel, 6).text);
+	printf("  relative        max %s   mean %s\n", cli_text_num(s->max_rel, 6).text, cli_text_num(s->mean_rel, 6).text);
+	printf("  ulps of output  max %s   mean %s\n", cli_text_num(s->max_ulps, 6).text, cli_text_num(s->mean_ulps, 6).text);
+	if (s->with_bound || s->above_bound)
+		printf("a priori bound:   max bound/|exact| %s; error/bound max %s, mean %s; above the bound: %zu\n",
+		       cli_text_num(s->bound_max_rel, 6).text, cli_text_num(s->error_over_bound_max, 4).text,
+		       cli_text_num(s->error_over_bound_mean, 4).text, s->above_bound);
+}

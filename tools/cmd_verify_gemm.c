@@ -1,0 +1,211 @@
+/* fpref verify-gemm: a kernel's D = A B + C judged element by element
+ * against an accumulation model's, with both against the exact product
+ * and the model's bound.  Exit 0 when every element passes, 1 when some
+ * do not, 2 for bad input (as fpref verify). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct vg_args {
+	const char *a, *b, *c, *d, *in, *out, *tolerance, *show;
+};
+
+static int load(const char *path, const char *what, const struct fpref_format *f, size_t rows, size_t cols,
+		uint64_t **out, size_t *rows_got, size_t *cols_got)
+{
+	struct fpref_npy a;
+	char err[512];
+	*out = NULL;
+	if (fpref_npy_read(path, &a, err, sizeof err) != 0) {
+		cli_error("verify-gemm: %s", err);
+		return CLI_EXIT_USAGE;
+	}
+	const struct fpref_format *from = NULL;
+	enum fpref_npy_items items = fpref_npy_item_format(&a, f, &from);
+	int status = 0;
+	if (a.ndim != 2 || a.count == 0 || (rows && a.shape[0] != rows) || (cols && a.shape[1] != cols)) {
+		cli_error("verify-gemm: %s: %s must be a non-empty 2-D array%s", path, what,
+			  rows || cols ? " matching the other matrices" : "");
+		status = CLI_EXIT_USAGE;
+	} else if (items == FPREF_NPY_UNUSABLE) {
+		cli_error("verify-gemm: %s: items of kind '%c' and %zu bytes: expected %zu-byte patterns of %s or "
+			  "float16/32/64 values", path, a.kind, a.item_bytes, fpref_emu_element_bytes(f), f->name);
+		status = CLI_EXIT_USAGE;
+	} else if (!(*out = malloc(a.count * sizeof **out))) {
+		cli_error("out of memory");
+		status = CLI_EXIT_FAIL;
+	}
+	for (size_t i = 0; !status && i < a.count; i++)
+		(*out)[i] = fpref_npy_item(&a, i);
+	if (!status && items == FPREF_NPY_VALUES && cli_convert_values(from, *out, a.count, f, NULL) != 0) {
+		cli_error("verify-gemm: %s: %s holds values that are not exactly %s: give its bit patterns, or values %s "
+			  "holds", path, what, f->name, f->name);
+		status = CLI_EXIT_USAGE;
+	} else if (!status && items == FPREF_NPY_PATTERNS && cli_check_patterns(path, f, *out, a.count) != 0)
+		status = CLI_EXIT_USAGE;
+	*rows_got = a.shape[0];
+	*cols_got = a.ndim == 2 ? a.shape[1] : 0;
+	if (status) {
+		free(*out);
+		*out = NULL;
+	}
+	fpref_npy_free(&a);
+	return status;
+}
+
+static void put_case(const struct fpref_format *out, const struct fpref_gemm_case *c, bool json)
+{
+	char m[32], k[32];
+	cli_hex(out, c->model, m, sizeof m);
+	cli_hex(out, c->kernel, k, sizeof k);
+	if (json) {
+		printf("{\"row\": %zu, \"col\": %zu, \"model\": \"%s\", \"kernel\": \"%s\", \"kind\": \"%s\", \"ulps\": %s, "
+		       "\"kernel_error\": %s, \"model_error\": %s, \"bound\": %s}",
+		       c->row, c->col, m, k, fpref_mismatch_name(c->kind), cli_json_num(c->ulps).text,
+		       cli_json_num(c->kernel_abs).text, cli_json_num(c->model_abs).text, cli_json_num(c->bound).text);
+		return;
+	}
+	printf("  D[%zu][%zu]  model %s  kernel %s  %s, %s ulp; |error| kernel %s, model %s, bound %s\n", c->row, c->col,
+	       m, k, fpref_mismatch_name(c->kind), cli_text_num(c->ulps, 4).text, cli_text_num(c->kernel_abs, 6).text,
+	       cli_text_num(c->model_abs, 6).text, cli_text_num(c->bound, 6).text);
+}
+
+static void put_summary_json(const char *name, const struct fpref_gemm_stats *st)
+{
+	struct fpref_gemm_summary s;
+	fpref_gemm_summarize(st, &s);
+	printf("\"%s\": {\"max_abs\": %s, \"normwise_rel\": %s, \"max_rel\": %s, \"max_ulps\": %s, \"mean_ulps\": %s, "
+	       "\"error_over_bound_max\": %s, \"above_bound\": %zu, \"with_bound\": %zu, \"nonfinite\": %zu}",
+	       name, cli_json_num(s.max_abs).text, cli_json_num(s.normwise_rel).text, cli_json_num(s.max_rel).text,
+	       cli_json_num(s.max_ulps).text, cli_json_num(s.mean_ulps).text, cli_json_num(s.error_over_bound_max).text,
+	       s.above_bound, s.with_bound, s.nonfinite);
+}
+
+static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_verdict *v, const char *model_text,
+		   bool json)
+{
+	if (json) {
+		printf("{\"M\": %zu, \"N\": %zu, \"K\": %zu, \"in\": \"%s\", \"out\": \"%s\", \"model\": ", p->M, p->N, p->K,
+		       p->in->name, p->out->name);
+		cli_json_string(model_text);
+		printf(", \"elements\": %zu, \"matches\": %zu, \"within\": %zu, \"outside\": %zu, \"mismatches\": {",
+		       v->elements, v->matches, v->within, v->outside);
+		bool first = true;
+		for (int k = 0; k < FPREF_MISMATCH_COUNT; k++)
+			if (v->by_kind[k]) {
+				printf("%s\"%s\": %zu", first ? "" : ", ", fpref_mismatch_name((enum fpref_mismatch)k),
+				       v->by_kind[k]);
+				first = false;
+			}
+		printf("}, \"kernel_above_bound\": %zu, ", v->kernel_above_bound);
+		put_summary_json("model_error", &v->model_error);
+		printf(", ");
+		put_summary_json("kernel_error", &v->kernel_error);
+		printf(", \"worst\": [");
+		for (size_t i = 0; i < v->nworst; i++) {
+			printf(i ? ", " : "");
+			put_case(p->out, &v->worst[i], true);
+		}
+		printf("], \"pass\": %s}\n", v->outside ? "false" : "true");
+		return;
+	}
+	printf("verify-gemm %zux%zux%zu (MxNxK), %s inputs -> %s\n", p->M, p->N, p->K, p->in->name, p->out->name);
+	printf("model: %s\n", model_text);
+	printf("D: %zu elements, %zu equal to the model's, %zu within tolerance, %zu outside\n", v->elements, v->matches,
+	       v->within, v->outside);
+	for (int k = 0; k < FPREF_MISMATCH_COUNT; k++)
+		if (v->by_kind[k])
+			printf("  %-28s %zu\n", fpref_mismatch_name((enum fpref_mismatch)k), v->by_kind[k]);
+	if (v->nworst) {
+		printf("the largest differences (row, column from 0):\n");
+		for (size_t i = 0; i < v->nworst; i++)
+			put_case(p->out, &v->worst[i], false);
+	}
+	struct fpref_gemm_summary s;
+	fpref_gemm_summarize(&v->model_error, &s);
+	cli_print_gemm_errors("the model's D against the exact product", &s);
+	fpref_gemm_summarize(&v->kernel_error, &s);
+	cli_print_gemm_errors("the kernel's D against the exact product", &s);
+	if (v->kernel_above_bound)
+		printf("%zu kernel elements are farther from the exact product than the model's bound allows\n",
+		       v->kernel_above_bound);
+	printf("%s\n", v->outside ? "FAIL" : "PASS");
+}
+
+int cmd_verify_gemm(int argc, char **argv)
+{
+	static const char *const names[] = { "--a", "--b", "--c", "--d", "--in", "--out", "--tolerance", "--show" };
+	struct vg_args g = { 0 };
+	const char **slots[] = { &g.a, &g.b, &g.c, &g.d, &g.in, &g.out, &g.tolerance, &g.show };
+	struct cli_model_text text = { 0 };
+	char **rest = malloc((size_t)(argc + 1) * sizeof *rest), **rest2 = malloc((size_t)(argc + 1) * sizeof *rest2);
+	int nrest = 0, nrest2 = 0;
+	struct cli_options o;
+	int r = !rest || !rest2 ? CLI_EXIT_FAIL : cli_model_options(argc, argv, &text, rest, &nrest);
+	if (!r)
+		r = cli_take_options(nrest, rest, names, slots, sizeof names / sizeof names[0], rest2, &nrest2);
+	if (!r)
+		r = cli_parse(nrest2, rest2, CLI_ENV | CLI_JSON, &o);
+	free(rest);
+	free(rest2);
+	if (r)
+		return r;
+	if (!g.a || !g.b || !g.d || !g.in || !g.out) {
+		cli_error("verify-gemm needs --a A.npy --b B.npy --d D.npy --model MODEL --in FMT --out FMT "
+			  "([--c C.npy] [--promote N] [--tolerance N ulp|X rel] [--show N] [--json])");
+		return CLI_EXIT_USAGE;
+	}
+	if (o.npositional) {
+		cli_error("verify-gemm takes no values ('%s')", o.positional[0]);
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_verify_options vo = { -1, -1, 10 };
+	if (g.tolerance && cli_parse_tolerance(g.tolerance, &vo) != 0)
+		return CLI_EXIT_USAGE;
+	if (g.show) {
+		char *end;
+		unsigned long n = strtoul(g.show, &end, 10);
+		if (!*g.show || *end || *g.show == '-' || n > 100000) {
+			cli_error("verify-gemm: bad --show '%s' (a count 0..100000)", g.show);
+			return CLI_EXIT_USAGE;
+		}
+		vo.show = n;
+	}
+	struct fpref_format in, out;
+	struct fpref_accum_model m;
+	if (cli_parse_format(g.in, &in) != 0 || cli_parse_format(g.out, &out) != 0 ||
+	    cli_model_resolve(&text, &in, &out, &m) != 0)
+		return CLI_EXIT_USAGE;
+	o.env = cli_target_env(&o, &out);
+	uint64_t *A = NULL, *B = NULL, *C = NULL, *D = NULL;
+	size_t M = 0, K = 0, N = 0, rows, cols;
+	int status = load(g.a, "A", &in, 0, 0, &A, &M, &K);
+	if (!status)
+		status = load(g.b, "B", &in, K, 0, &B, &rows, &N);
+	if (!status && g.c)
+		status = load(g.c, "C", &out, M, N, &C, &rows, &cols);
+	if (!status)
+		status = load(g.d, "D", &out, M, N, &D, &rows, &cols);
+	if (!status) {
+		struct fpref_gemm_problem p = { M, N, K, &in, &in, &out, A, B, A, B, C, &m, &o.env };
+		struct fpref_gemm_verdict v;
+		struct cli_progress pr = { "verify-gemm: row", M * N * K > 1 << 20, false };
+		char err[512], desc[256];
+		if (fpref_golden_gemm_verify(&p, D, &vo, &v, cli_progress, &pr, err, sizeof err) != 0) {
+			cli_progress_done(&pr);
+			cli_error("verify-gemm: %s", err);
+			status = CLI_EXIT_USAGE;
+		} else {
+			cli_progress_done(&pr);
+			report(&p, &v, cli_model_describe(&m, out.name, desc, sizeof desc), o.json);
+			status = v.outside ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+			fpref_gemm_verdict_free(&v);
+		}
+	}
+	free(A);
+	free(B);
+	free(C);
+	free(D);
+	return status;
+}
