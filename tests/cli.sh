@@ -405,11 +405,29 @@ check_bad 'formats with a stray value' 2 "'extra'"
 printf '3F800000\n40000000\nxyz\n40400000\n' >"$tmp/in"
 run_in "$tmp/in" convert --from f32 --to f16
 check_rc 'batch bad line 3: exit status 2' 2
-check_out 'batch bad line 3: stdout holds exactly the 2 good lines' \
+check_out 'batch bad line 3: every good line is answered, line 3 is not' \
 	'3F800000 3C00 00' \
-	'40000000 4000 00'
+	'40000000 4000 00' \
+	'40400000 4200 00'
+check_has 'batch bad line 3: the summary on stderr' "$tmp/err" '4 lines, 1 rejected'
 check_has "batch bad line 3: message says 'line 3'" "$tmp/err" 'line 3'
 check_has 'batch bad line 3: message names the token' "$tmp/err" "'xyz'"
+printf '3C00 3C00\n3C00\n4000 zz\n4000 4000\n' >"$tmp/in"
+run_in "$tmp/in" op add --fmt f16
+check_rc 'op batch, two bad lines: exit status 2' 2
+check_out 'op batch, two bad lines: the good ones answered' '3C00 3C00 4000 00' '4000 4000 4400 00'
+check_has 'op batch: the line with too few operands' "$tmp/err" 'line 2: add needs 2 operands, found 1'
+check_has "op batch: the line with a bad token" "$tmp/err" "line 3: "
+check_has 'op batch: the summary' "$tmp/err" '4 lines, 2 rejected'
+printf '3C00 3C00 00000000\n3C00 3C00\n3C00 4000 3F800000\n' >"$tmp/in"
+run_in "$tmp/in" dot --model h100 --in f16
+check_rc 'dot batch, a bad line: exit status 2' 2
+check_out 'dot batch, a bad line: the others answered (1*1+0 = 1, 1*2+1 = 3)' '3C00 3C00 00000000 3F800000' '3C00 4000 3F800000 40400000'
+check_has 'dot batch: the summary' "$tmp/err" '3 lines, 1 rejected'
+printf '3F800000\n40000000\n' >"$tmp/in"
+run_in "$tmp/in" convert --from f32 --to f16
+check_result 'batch with no bad line: exit 0, no summary' 0 '3F800000 3C00 00' '40000000 4000 00'
+if [ -s "$tmp/err" ]; then not_ok 'batch with no bad line: stderr empty' '' "$(cat "$tmp/err")"; else ok 'batch with no bad line: stderr empty'; fi
 
 # A line of 16 + 8 + 1 + 4096 bytes.
 s=0123456789abcdef
@@ -419,7 +437,7 @@ done
 printf '3F800000\n3F800000 %s\n' "$s" >"$tmp/in"
 run_in "$tmp/in" convert --from f32 --to f16
 check_rc 'batch line over 4096 bytes: exit status 2' 2
-check_out 'batch line over 4096 bytes: stdout holds only line 1' '3F800000 3C00 00'
+check_out 'batch line over 4096 bytes: line 1 answered, line 2 not' '3F800000 3C00 00'
 check_has "batch line over 4096 bytes: message says 'line 2'" "$tmp/err" 'line 2'
 check_has 'batch line over 4096 bytes: message says 4096' "$tmp/err" '4096'
 
@@ -428,7 +446,7 @@ printf '\000' >>"$tmp/in"
 printf '0000\n40400000\n' >>"$tmp/in"
 run_in "$tmp/in" convert --from f32 --to f16
 check_rc 'batch NUL byte: exit status 2' 2
-check_out 'batch NUL byte: stdout holds only line 1' '3F800000 3C00 00'
+check_out 'batch NUL byte: lines 1 and 3 answered' '3F800000 3C00 00' '40400000 4200 00'
 check_has "batch NUL byte: message says 'line 2'" "$tmp/err" 'line 2'
 
 run convert --from e4m3 --to f16 1FF

@@ -51,14 +51,24 @@ struct cli_lines {
 	char *line;
 	size_t cap;
 	unsigned long lineno;
+	bool keep_going;        /* a batch filter: a bad line is rejected and reading goes on */
+	unsigned long lines;    /* non-blank lines read */
+	unsigned long rejected; /* lines rejected with a message */
 };
 
 #define CLI_LINE_MAX_BYTES 4096
 
 /* The next non-blank line split into at most max tokens: returns how many
  * (> 0), 0 at the end of the input, or -1 after reporting a line that is
- * too long, holds a NUL byte, or cannot be read (*status is then set). */
+ * too long, holds a NUL byte, or cannot be read (*status is then set).
+ * With keep_going a too long or NUL line is rejected (status 2) and the
+ * next line read instead (tools/batch.c). */
 int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status);
+/* "line N: message" (or "FILE:N: message") on stderr, and one more rejected. */
+void cli_line_reject(struct cli_lines *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The end of a batch: with rejected lines, "N lines, K rejected" on stderr
+ * and status 2 unless it is already worse. */
+int cli_lines_finish(struct cli_lines *r, int status);
 void cli_lines_free(struct cli_lines *r);
 /* A file to read lines from, or NULL after a
  * message naming it (missing, unreadable, a directory) with *status set

@@ -65,7 +65,7 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 {
 	struct fpref_ref_value v;
 	fpref_ref_value_init(&v);
-	struct cli_lines lines = { .in = in };
+	struct cli_lines lines = { .in = in, .keep_going = true };
 	uint64_t index = 0;
 	int status = CLI_EXIT_OK;
 	char *token;
@@ -73,9 +73,8 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 		char err[512];
 		uint64_t raw = 0;
 		if (read_operand(o, token, &v, &raw, err, sizeof err) != 0) {
-			cli_error("line %lu: %s", lines.lineno, err);
-			status = CLI_EXIT_USAGE;
-			break;
+			cli_line_reject(&lines, "%s", err);
+			continue;
 		}
 		uint64_t bits;
 		unsigned flags;
@@ -86,7 +85,7 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 	}
 	cli_lines_free(&lines);
 	fpref_ref_value_clear(&v);
-	return status;
+	return cli_lines_finish(&lines, status);
 }
 
 int cmd_convert(int argc, char **argv)

@@ -37,16 +37,14 @@ int cmd_dot(int argc, char **argv)
 	    cli_model_resolve(&text, &in, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
 	o.env = cli_target_env(&o, &out);
-	struct cli_lines lines = { .in = stdin };
+	struct cli_lines lines = { .in = stdin, .keep_going = true };
 	char **tokens = malloc(MAX_TOKENS * sizeof *tokens);
 	uint64_t *values = malloc(MAX_TOKENS * sizeof *values);
 	int status = CLI_EXIT_OK, n;
 	while ((n = cli_next_tokens(&lines, tokens, MAX_TOKENS, &status)) > 0) {
 		if (n % 2 == 0 || n < 3) {
-			cli_error("line %lu: expected a_1..a_K b_1..b_K c (an odd count, at least 3), found %d tokens",
-				  lines.lineno, n);
-			status = CLI_EXIT_USAGE;
-			break;
+			cli_line_reject(&lines, "expected a_1..a_K b_1..b_K c (an odd count, at least 3), found %d tokens", n);
+			continue;
 		}
 		int K = (n - 1) / 2;
 		char err[512];
@@ -54,9 +52,8 @@ int cmd_dot(int argc, char **argv)
 		for (int i = 0; i < n && !bad; i++)
 			bad = cli_parse_bits(i < n - 1 ? &in : &out, tokens[i], &values[i], err, sizeof err);
 		if (bad) {
-			cli_error("line %lu: %s", lines.lineno, err);
-			status = CLI_EXIT_USAGE;
-			break;
+			cli_line_reject(&lines, "%s", err);
+			continue;
 		}
 		uint64_t d = 0;
 		fpref_golden_model_dot(&m, &in, values, values + K, (size_t)K, values[n - 1], &out, &o.env, &d);
@@ -69,5 +66,5 @@ int cmd_dot(int argc, char **argv)
 	cli_lines_free(&lines);
 	free(tokens);
 	free(values);
-	return status;
+	return cli_lines_finish(&lines, status);
 }

@@ -93,16 +93,15 @@ static int op_values(const struct cli_options *o, enum fpref_op op, bool numbers
 static int op_stream(const struct cli_options *o, enum fpref_op op, FILE *in)
 {
 	int arity = fpref_op_arity(op);
-	struct cli_lines lines = { .in = in };
+	struct cli_lines lines = { .in = in, .keep_going = true };
 	uint64_t index = 0;
 	int status = CLI_EXIT_OK;
 	char *tokens[3];
 	int n;
 	while ((n = cli_next_tokens(&lines, tokens, arity, &status)) > 0) {
 		if (n < arity) {
-			cli_error("line %lu: %s needs %d operands, found %d", lines.lineno, fpref_op_name(op), arity, n);
-			status = CLI_EXIT_USAGE;
-			break;
+			cli_line_reject(&lines, "%s needs %d operands, found %d", fpref_op_name(op), arity, n);
+			continue;
 		}
 		uint64_t operands[3] = { 0, 0, 0 };
 		char err[512];
@@ -110,9 +109,8 @@ static int op_stream(const struct cli_options *o, enum fpref_op op, FILE *in)
 		for (int i = 0; i < arity && !bad; i++)
 			bad = cli_parse_bits(&o->to, tokens[i], &operands[i], err, sizeof err);
 		if (bad) {
-			cli_error("line %lu: %s", lines.lineno, err);
-			status = CLI_EXIT_USAGE;
-			break;
+			cli_line_reject(&lines, "%s", err);
+			continue;
 		}
 		uint64_t out;
 		unsigned flags;
@@ -123,7 +121,7 @@ static int op_stream(const struct cli_options *o, enum fpref_op op, FILE *in)
 		printf(" %02X\n", flags);
 	}
 	cli_lines_free(&lines);
-	return status;
+	return cli_lines_finish(&lines, status);
 }
 
 int cmd_op(int argc, char **argv)
