@@ -1,6 +1,7 @@
 /* Verification: results from any implementation judged against a golden
  * file, bit for bit or within a tolerance, with every mismatch classified
  * and the errors measured against the golden and the exact values. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,7 +226,7 @@ int fpref_golden_results_read(const char *path, const struct fpref_golden_file *
 	memset(r, 0, sizeof *r);
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		snprintf(err, errlen, "%s: cannot open it", path);
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	unsigned char m[6] = { 0 };

@@ -619,12 +619,12 @@ if [ -w /dev/full ]; then
 	"$FPREF" formats >/dev/full 2>"$tmp/err"
 	rc=$?
 	if [ "$rc" != 0 ]; then ok 'formats > /dev/full: non-zero exit'; else not_ok 'formats > /dev/full: non-zero exit' 'non-zero' "$rc"; fi
-	check_match 'formats > /dev/full: message on stderr' "$tmp/err" '^fpref: .'
+	check_match 'formats > /dev/full: message on stderr' "$tmp/err" '^fpref formats: .'
 
 	"$FPREF" convert --from f32 --to f16 <"$tmp/in" >/dev/full 2>"$tmp/err"
 	rc=$?
 	if [ "$rc" != 0 ]; then ok 'batch > /dev/full: non-zero exit'; else not_ok 'batch > /dev/full: non-zero exit' 'non-zero' "$rc"; fi
-	check_match 'batch > /dev/full: message on stderr' "$tmp/err" '^fpref: .'
+	check_match 'batch > /dev/full: message on stderr' "$tmp/err" '^fpref convert: .'
 else
 	printf '# skip: no writable /dev/full\n'
 fi
@@ -633,7 +633,7 @@ fi
 "$FPREF" convert --from f32 --to f16 </ >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check_rc 'batch read error: exit status 1' 1
-check_match 'batch read error: message on stderr' "$tmp/err" '^fpref: .'
+check_match 'batch read error: message on stderr' "$tmp/err" '^fpref convert: cannot read standard input'
 
 # =========================================================================
 # 10. op: arithmetic, for people and as a TestFloat filter

@@ -63,7 +63,7 @@ run verify-gemm --a "$tmp/A.npy" --b "$tmp/B.npy" --c "$tmp/D.npy" --d "$tmp/D.n
 expect 'C = D: A B + C is 2D, not D: all four differ' 1 '0 equal' '4 outside'
 
 run verify-gemm --a "$tmp/A.npy" --b "$tmp/B.npy" --d "$tmp/D.npy" --model h100 --in f16
-expect 'no --out: exit 2, the usage' 2 'verify-gemm needs'
+expect 'no --out: exit 2, the usage' 2 'fpref verify-gemm: needs'
 run verify-gemm --a "$tmp/A.npy" --b "$tmp/B.npy" --d "$tmp/nothing.npy" --model h100 --in f16 --out f32
 expect 'missing D: exit 2, the file named' 2 'nothing.npy'
 run verify-gemm --a "$tmp/A.npy" --b "$tmp/D.npy" --d "$tmp/D.npy" --model h100 --in f16 --out f32

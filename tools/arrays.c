@@ -24,21 +24,21 @@ size_t cli_convert_values(const struct fpref_format *from, uint64_t *bits, size_
 	return inexact;
 }
 
-int cli_check_patterns(const char *path, const struct fpref_format *f, const uint64_t *bits, size_t n)
+int cli_check_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct fpref_unpacked u;
 		if (fpref_decode(f, bits[i], &u) == FPREF_DECODE_INVALID) {
-			cli_error("%s: element %zu (0x%llx) is not a pattern of %s", path, i, (unsigned long long)bits[i],
-				  f->name);
+			cli_fail(cmd, "%s: element %zu (0x%llx) is not a pattern of %s", path, i, (unsigned long long)bits[i],
+				 f->name);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-int cli_save_patterns(const char *path, const struct fpref_format *f, const uint64_t *bits, const size_t *shape,
-		      int ndim)
+int cli_save_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits,
+		      const size_t *shape, int ndim)
 {
 	size_t n = 1, bytes = fpref_emu_element_bytes(f);
 	for (int d = 0; d < ndim; d++)
@@ -49,31 +49,31 @@ int cli_save_patterns(const char *path, const struct fpref_format *f, const uint
 		memcpy(packed + i * bytes, &bits[i], bytes); /* little-endian host */
 	int status = 0;
 	if (!packed || fpref_npy_write(path, fpref_npy_descr_of(f), shape, ndim, packed, bytes, err, sizeof err) != 0) {
-		cli_error("%s", packed ? err : "out of memory");
+		cli_fail(cmd, "%s", packed ? err : "out of memory");
 		status = CLI_EXIT_FAIL;
 	}
 	free(packed);
 	return status;
 }
 
-int cli_check_writable(const char *path)
+int cli_check_writable(const char *cmd, const char *path)
 {
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		cli_error("cannot write '%s': it is a folder", path);
+		cli_fail(cmd, "cannot write '%s': it is a folder", path);
 		return CLI_EXIT_FAIL;
 	}
 	/* the file is written beside itself and renamed: its folder must take a new file */
 	char *copy = strdup(path);
 	if (!copy) {
-		cli_error("out of memory");
+		cli_fail(cmd, "out of memory");
 		return CLI_EXIT_FAIL;
 	}
 	const char *dir = dirname(copy);
 	int ok = access(dir, W_OK | X_OK) == 0;
 	int why = errno;
 	if (!ok)
-		cli_error("cannot write '%s': folder '%s': %s", path, dir, strerror(why));
+		cli_fail(cmd, "cannot write '%s': folder '%s': %s", path, dir, strerror(why));
 	free(copy);
 	return ok ? 0 : CLI_EXIT_FAIL;
 }

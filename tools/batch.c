@@ -12,10 +12,11 @@
 void cli_line_reject(struct cli_lines *r, const char *fmt, ...)
 {
 	va_list ap;
+	fprintf(stderr, r->cmd ? "fpref %s: " : "fpref: ", r->cmd);
 	if (r->name)
-		fprintf(stderr, "fpref: %s:%lu: ", r->name, r->lineno);
+		fprintf(stderr, "%s:%lu: ", r->name, r->lineno);
 	else
-		fprintf(stderr, "fpref: line %lu: ", r->lineno);
+		fprintf(stderr, "line %lu: ", r->lineno);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -46,7 +47,7 @@ int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status)
 		}
 	}
 	if (ferror(r->in)) {
-		cli_error("cannot read %s", r->name ? r->name : "standard input");
+		cli_fail(r->cmd, "cannot read %s", r->name ? r->name : "standard input");
 		*status = CLI_EXIT_FAIL;
 		return -1;
 	}
@@ -56,7 +57,7 @@ int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status)
 int cli_lines_finish(struct cli_lines *r, int status)
 {
 	if (r->rejected) {
-		fprintf(stderr, "fpref: %lu lines, %lu rejected\n", r->lines, r->rejected);
+		cli_fail(r->cmd, "%lu lines, %lu rejected", r->lines, r->rejected);
 		if (status == CLI_EXIT_OK)
 			status = CLI_EXIT_USAGE;
 	}

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -19,11 +20,11 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int cli_parse_format(const char *text, struct fpref_format *f)
+int cli_parse_format(const char *cmd, const char *text, struct fpref_format *f)
 {
 	char err[1024];
 	if (fpref_format_parse(text, f, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cmd, "%s", err);
 		return -1;
 	}
 	return 0;
@@ -37,26 +38,6 @@ void cli_hex(const struct fpref_format *f, uint64_t bits, char *buf, size_t len)
 int cli_parse_bits(const struct fpref_format *f, const char *text, uint64_t *bits, char *err, size_t errlen)
 {
 	return fpref_format_parse_bits(f, text, bits, err, errlen);
-}
-
-int cli_take_options(int argc, char **argv, const char *const *names, const char ***slots, size_t count, char **rest,
-		     int *nrest)
-{
-	*nrest = 0;
-	for (int i = 0; i < argc; i++) {
-		size_t j = 0;
-		while (j < count && strcmp(argv[i], names[j]) != 0)
-			j++;
-		if (j == count)
-			rest[(*nrest)++] = argv[i];
-		else if (i + 1 < argc)
-			*slots[j] = argv[++i];
-		else {
-			cli_error("option %s needs a value", argv[i]);
-			return CLI_EXIT_USAGE;
-		}
-	}
-	return 0;
 }
 
 void cli_put(FILE *out, char *s)
@@ -74,127 +55,395 @@ static bool looks_like_number(const char *s)
 	       strncasecmp(s + 1, "qnan", 4) == 0;
 }
 
-static const char *take_value(int argc, char **argv, int *i)
+void cli_fail(const char *cmd, const char *fmt, ...)
 {
-	if (*i + 1 >= argc) {
-		cli_error("option %s needs a value", argv[*i]);
-		return NULL;
-	}
-	return argv[++*i];
+	va_list ap;
+	fprintf(stderr, cmd ? "fpref %s: " : "fpref: ", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
-int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o)
+#define SHARED(f) offsetof(struct cli_options, f)
+
+/* The options shared by several subcommands, each in its group. */
+static const struct cli_opt shared_opts[] = {
+	{ "--to", CLI_VALUE, "FMT", NULL, "the target format (fpref formats lists them)", SHARED(text.to), CLI_TO },
+	{ "--fmt", CLI_VALUE, "FMT", NULL, "the format of the operands and the result", SHARED(text.to), CLI_FMT },
+	{ "--from", CLI_VALUE, "FMT", NULL, "read each VALUE as a hex bit pattern of FMT", SHARED(text.from), CLI_FROM },
+	{ "--engine", CLI_VALUE, "emu|ref", "emu",
+	  "who computes from bit patterns: emu, the integer emulator; ref, the MPFR oracle", SHARED(text.engine),
+	  CLI_ENGINE },
+	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", SHARED(json), CLI_JSON },
+	{ "--round", CLI_VALUE, "rne|rna|rtz|rup|rdn|rod|sr", "rne", "rounding (any case)", SHARED(text.round), CLI_ENV },
+	{ "--sat", CLI_FLAG, NULL, NULL, "overflow saturates to max finite (as --overflow sat)", SHARED(text.sat), CLI_ENV },
+	{ "--overflow", CLI_VALUE, "ieee|sat", "ieee", "overflow policy", SHARED(text.overflow), CLI_ENV },
+	{ "--ftz", CLI_FLAG, NULL, NULL, "flush tiny results to zero", SHARED(text.ftz), CLI_ENV },
+	{ "--daz", CLI_FLAG, NULL, NULL, "read subnormal inputs as zero", SHARED(text.daz), CLI_ENV },
+	{ "--tininess", CLI_VALUE, "before|after", "after", "underflow detection before or after rounding",
+	  SHARED(text.tininess), CLI_ENV },
+	{ "--sr-bits", CLI_VALUE, "HEX|W:HEX|seed=N|W:seed=N", NULL, "random bits for --round sr (needs --round sr)",
+	  SHARED(text.sr_bits), CLI_ENV },
+	{ "--profile", CLI_VALUE, "cuda|onnx-cast-19|onnx-cast-24|ml_dtypes|ocp", NULL,
+	  "behave as that implementation (--round, --sat, --overflow override it)", SHARED(text.profile), CLI_ENV },
+	{ "--model", CLI_VALUE, "MODEL", NULL, "the accumulation model (see MODEL in fpref --help)", SHARED(model.model),
+	  CLI_MODEL },
+	{ "--block", CLI_VALUE, "N", "32", "products per block (generic, blocked)", SHARED(model.block), CLI_MODEL },
+	{ "--frac", CLI_VALUE, "F", NULL, "fraction bits kept in a block (generic)", SHARED(model.frac), CLI_MODEL },
+	{ "--floor", CLI_VALUE, "E|none", "none", "the exponent floor of a block (generic)", SHARED(model.floor),
+	  CLI_MODEL },
+	{ "--final", CLI_VALUE, "rtz|rne", "rtz", "the final rounding (generic)", SHARED(model.final), CLI_MODEL },
+	{ "--promote", CLI_VALUE, "NC", NULL,
+	  "tensor-core partial sums added to an FP32 accumulator every NC products", SHARED(model.promote), CLI_MODEL },
+};
+
+/* The row named name (the part before any '='), searched in c's own table
+ * and then its groups; *shared tells which. */
+static const struct cli_opt *find_opt(const struct cli_command *c, const char *name, size_t len, bool *shared)
+{
+	for (size_t i = 0; i < c->nopts; i++)
+		if (strlen(c->opts[i].name) == len && strncmp(c->opts[i].name, name, len) == 0) {
+			*shared = false;
+			return &c->opts[i];
+		}
+	for (size_t i = 0; i < CLI_NOPTS(shared_opts); i++)
+		if ((shared_opts[i].tag & c->groups) && strlen(shared_opts[i].name) == len &&
+		    strncmp(shared_opts[i].name, name, len) == 0) {
+			*shared = true;
+			return &shared_opts[i];
+		}
+	return NULL;
+}
+
+static bool is_positional(const char *a)
+{
+	return strcmp(a, "-") == 0 || looks_like_number(a);
+}
+
+static int add_positional(const struct cli_command *c, struct cli_options *o, const char *a)
+{
+	int max = c->max_positional < 0 || c->max_positional > CLI_MAX_POSITIONAL ? CLI_MAX_POSITIONAL
+										     : c->max_positional;
+	if (o->npositional == max) {
+		if (max == CLI_MAX_POSITIONAL)
+			cli_fail(c->name, "too many values (at most %d): '%s'", CLI_MAX_POSITIONAL, a);
+		else
+			cli_fail(c->name, "unexpected argument '%s' (usage: fpref %s %s)", a, c->name, c->synopsis);
+		return CLI_EXIT_USAGE;
+	}
+	o->positional[o->npositional++] = a;
+	return 0;
+}
+
+/* One of the words in choices ("a|b|c"), in any case: its index, or -1. */
+static int choice(const char *text, const char *choices)
+{
+	size_t n = strlen(text);
+	int k = 0;
+	for (const char *p = choices; *p; k++) {
+		size_t w = strcspn(p, "|");
+		if (w == n && strncasecmp(p, text, n) == 0)
+			return k;
+		p += w + (p[w] == '|');
+	}
+	return -1;
+}
+
+/* The shared groups' text made into formats, environment and engine. */
+static int resolve_shared(const struct cli_command *c, struct cli_options *o)
+{
+	char err[1024];
+	if (o->text.to) {
+		if (fpref_format_parse(o->text.to, &o->to, err, sizeof err) != 0) {
+			cli_fail(c->name, "%s", err);
+			return CLI_EXIT_USAGE;
+		}
+		o->have_to = true;
+	}
+	if (o->text.from) {
+		if (fpref_format_parse(o->text.from, &o->from, err, sizeof err) != 0) {
+			cli_fail(c->name, "%s", err);
+			return CLI_EXIT_USAGE;
+		}
+		o->have_from = true;
+	}
+	if (o->text.engine) {
+		int k = choice(o->text.engine, "emu|ref");
+		if (k < 0) {
+			cli_fail(c->name, "unknown engine '%s' (choices: emu, the integer emulator; ref, the MPFR oracle)",
+				 o->text.engine);
+			return CLI_EXIT_USAGE;
+		}
+		o->engine = k == 0 ? CLI_ENGINE_EMU : CLI_ENGINE_REF;
+	}
+	if (o->text.round) {
+		char low[16];
+		size_t n = strlen(o->text.round);
+		for (size_t i = 0; i < n && i + 1 < sizeof low; i++)
+			low[i] = (char)tolower((unsigned char)o->text.round[i]);
+		low[n < sizeof low ? n : sizeof low - 1] = '\0';
+		if (n >= sizeof low || fpref_rounding_parse(low, &o->env.rounding) != 0) {
+			cli_fail(c->name, "unknown rounding mode '%s' (choices: %s)", o->text.round, fpref_rounding_choices());
+			return CLI_EXIT_USAGE;
+		}
+		o->have_round = true;
+	}
+	if (o->text.overflow) {
+		int k = choice(o->text.overflow, "ieee|sat");
+		if (k < 0) {
+			cli_fail(c->name, "unknown overflow policy '%s' (choices: ieee, sat)", o->text.overflow);
+			return CLI_EXIT_USAGE;
+		}
+		if (o->text.sat && k == 0) {
+			cli_fail(c->name, "--sat and '--overflow %s' contradict each other", o->text.overflow);
+			return CLI_EXIT_USAGE;
+		}
+		o->env.overflow = k == 0 ? FPREF_OVERFLOW_IEEE : FPREF_OVERFLOW_SAT;
+		o->have_overflow = true;
+	}
+	if (o->text.sat) {
+		o->env.overflow = FPREF_OVERFLOW_SAT;
+		o->have_overflow = true;
+	}
+	o->env.ftz = o->text.ftz;
+	o->env.daz = o->text.daz;
+	if (o->text.tininess) {
+		int k = choice(o->text.tininess, "before|after");
+		if (k < 0) {
+			cli_fail(c->name, "unknown tininess '%s' (choices: before, after)", o->text.tininess);
+			return CLI_EXIT_USAGE;
+		}
+		o->env.tininess = k == 0 ? FPREF_TININESS_BEFORE : FPREF_TININESS_AFTER;
+	}
+	if (o->text.sr_bits) {
+		if (o->env.rounding != FPREF_SR) {
+			cli_fail(c->name, "--sr-bits '%s' needs --round sr (no other mode reads random bits)", o->text.sr_bits);
+			return CLI_EXIT_USAGE;
+		}
+		if (fpref_env_parse_sr(o->text.sr_bits, &o->env, err, sizeof err) != 0) {
+			cli_fail(c->name, "%s", err);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (o->text.profile) {
+		struct fpref_env probe;
+		fpref_env_default(&probe);
+		if (fpref_profile_apply(o->text.profile, &o->to, &probe) != 0) {
+			cli_fail(c->name, "unknown profile '%s' (choices: %s)", o->text.profile, fpref_profile_choices());
+			return CLI_EXIT_USAGE;
+		}
+		o->profile = o->text.profile;
+	}
+	return 0;
+}
+
+static int store(const struct cli_command *c, const struct cli_opt *r, void *base, const char *value)
+{
+	char *p = (char *)base + r->offset;
+	if (r->kind == CLI_FLAG) {
+		*(bool *)(void *)p = true;
+	} else if (r->kind == CLI_VALUE) {
+		*(const char **)(void *)p = value;
+	} else {
+		struct cli_multi *m = (struct cli_multi *)(void *)p;
+		if (m->n == CLI_MULTI_MAX) {
+			cli_fail(c->name, "at most %d %s options: '%s'", CLI_MULTI_MAX, r->name, value);
+			return CLI_EXIT_USAGE;
+		}
+		m->v[m->n++] = value;
+	}
+	return 0;
+}
+
+int cli_parse_command(const struct cli_command *c, int argc, char **argv, struct cli_options *o, void *own)
 {
 	memset(o, 0, sizeof *o);
 	fpref_env_default(&o->env);
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		const char *v;
-		char err[256];
 		if (strcmp(a, "--") == 0) {
-			for (i++; i < argc; i++) {
-				if (o->npositional == CLI_MAX_POSITIONAL) {
-					cli_error("too many values (at most %d)", CLI_MAX_POSITIONAL);
+			for (i++; i < argc; i++)
+				if (add_positional(c, o, argv[i]))
 					return CLI_EXIT_USAGE;
-				}
-				o->positional[o->npositional++] = argv[i];
-			}
 			break;
 		}
-		if (looks_like_number(a) || a[1] != '-') {
-			if (a[0] == '-' && !looks_like_number(a)) {
-				cli_error("unknown option '%s'", a);
+		if (is_positional(a)) {
+			if (add_positional(c, o, a))
 				return CLI_EXIT_USAGE;
-			}
-			if (o->npositional == CLI_MAX_POSITIONAL) {
-				cli_error("too many values (at most %d)", CLI_MAX_POSITIONAL);
-				return CLI_EXIT_USAGE;
-			}
-			o->positional[o->npositional++] = a;
 			continue;
 		}
-		if (((allowed & CLI_TO) && strcmp(a, "--to") == 0) || ((allowed & CLI_FMT) && strcmp(a, "--fmt") == 0)) {
-			if (!(v = take_value(argc, argv, &i)) || cli_parse_format(v, &o->to) != 0)
-				return CLI_EXIT_USAGE;
-			o->have_to = true;
-		} else if ((allowed & CLI_FROM) && strcmp(a, "--from") == 0) {
-			if (!(v = take_value(argc, argv, &i)) || cli_parse_format(v, &o->from) != 0)
-				return CLI_EXIT_USAGE;
-			o->have_from = true;
-		} else if ((allowed & CLI_ENGINE) && strcmp(a, "--engine") == 0) {
-			if (!(v = take_value(argc, argv, &i)))
-				return CLI_EXIT_USAGE;
-			if (strcmp(v, "emu") == 0)
-				o->engine = CLI_ENGINE_EMU;
-			else if (strcmp(v, "ref") == 0)
-				o->engine = CLI_ENGINE_REF;
+		/* --name=value as well as --name value */
+		const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+		bool shared = false;
+		const struct cli_opt *r = find_opt(c, a, eq ? (size_t)(eq - a) : strlen(a), &shared);
+		if (!r) {
+			cli_fail(c->name, "unknown option '%s' (see fpref %s --help)", a, c->name);
+			return CLI_EXIT_USAGE;
+		}
+		const char *value = NULL;
+		if (r->kind == CLI_FLAG && eq) {
+			cli_fail(c->name, "option %s takes no value: '%s'", r->name, a);
+			return CLI_EXIT_USAGE;
+		}
+		if (r->kind != CLI_FLAG) {
+			if (eq)
+				value = eq + 1;
+			else if (i + 1 < argc)
+				value = argv[++i];
 			else {
-				cli_error("unknown engine '%s' (choices: emu, the integer emulator; ref, the MPFR oracle)", v);
+				cli_fail(c->name, "option %s needs a value (%s)", a, r->arg);
 				return CLI_EXIT_USAGE;
 			}
-		} else if ((allowed & CLI_JSON) && strcmp(a, "--json") == 0) {
-			o->json = true;
-		} else if ((allowed & CLI_ENV) && strcmp(a, "--round") == 0) {
-			if (!(v = take_value(argc, argv, &i)))
-				return CLI_EXIT_USAGE;
-			o->have_round = true;
-			if (fpref_rounding_parse(v, &o->env.rounding) != 0) {
-				cli_error("unknown rounding mode '%s' (choices: %s)", v, fpref_rounding_choices());
-				return CLI_EXIT_USAGE;
-			}
-		} else if ((allowed & CLI_ENV) && strcmp(a, "--sat") == 0) {
-			o->env.overflow = FPREF_OVERFLOW_SAT;
-			o->have_overflow = true;
-		} else if ((allowed & CLI_ENV) && strcmp(a, "--profile") == 0) {
-			if (!(v = take_value(argc, argv, &i)))
-				return CLI_EXIT_USAGE;
-			struct fpref_env probe;
-			fpref_env_default(&probe);
-			if (fpref_profile_apply(v, &o->to, &probe) != 0) {
-				cli_error("unknown profile '%s' (choices: %s)", v, fpref_profile_choices());
-				return CLI_EXIT_USAGE;
-			}
-			o->profile = v;
-		} else if ((allowed & CLI_ENV) && strcmp(a, "--overflow") == 0) {
-			if (!(v = take_value(argc, argv, &i)))
-				return CLI_EXIT_USAGE;
-			o->have_overflow = true;
-			if (strcmp(v, "ieee") == 0)
-				o->env.overflow = FPREF_OVERFLOW_IEEE;
-			else if (strcmp(v, "sat") == 0)
-				o->env.overflow = FPREF_OVERFLOW_SAT;
-			else {
-				cli_error("unknown overflow policy '%s' (choices: ieee, sat)", v);
-				return CLI_EXIT_USAGE;
-			}
-		} else if ((allowed & CLI_ENV) && strcmp(a, "--ftz") == 0) {
-			o->env.ftz = true;
-		} else if ((allowed & CLI_ENV) && strcmp(a, "--daz") == 0) {
-			o->env.daz = true;
-		} else if ((allowed & CLI_ENV) && strcmp(a, "--tininess") == 0) {
-			if (!(v = take_value(argc, argv, &i)))
-				return CLI_EXIT_USAGE;
-			if (strcmp(v, "before") == 0)
-				o->env.tininess = FPREF_TININESS_BEFORE;
-			else if (strcmp(v, "after") == 0)
-				o->env.tininess = FPREF_TININESS_AFTER;
-			else {
-				cli_error("unknown tininess '%s' (choices: before, after)", v);
-				return CLI_EXIT_USAGE;
-			}
-		} else if ((allowed & CLI_ENV) && strcmp(a, "--sr-bits") == 0) {
-			if (!(v = take_value(argc, argv, &i)))
-				return CLI_EXIT_USAGE;
-			if (fpref_env_parse_sr(v, &o->env, err, sizeof err) != 0) {
-				cli_error("%s", err);
-				return CLI_EXIT_USAGE;
-			}
-		} else {
-			cli_error("unknown option '%s'", a);
+		}
+		if (store(c, r, shared ? (void *)o : own, value))
+			return CLI_EXIT_USAGE;
+	}
+	return resolve_shared(c, o);
+}
+
+int cli_check_tags(const struct cli_command *c, const void *own, unsigned tag, const char *what)
+{
+	for (size_t i = 0; i < c->nopts; i++) {
+		const struct cli_opt *r = &c->opts[i];
+		const char *p = (const char *)own + r->offset;
+		bool given = r->kind == CLI_FLAG    ? *(const bool *)(const void *)p
+			     : r->kind == CLI_VALUE ? *(const char *const *)(const void *)p != NULL
+						    : ((const struct cli_multi *)(const void *)p)->n > 0;
+		if (given && r->tag && !(r->tag & tag)) {
+			cli_fail(c->name, "%s does not apply to %s", r->name, what);
 			return CLI_EXIT_USAGE;
 		}
 	}
 	return 0;
+}
+
+bool cli_help_wanted(const struct cli_command *c, int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0)
+			return false;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+			return true;
+		bool shared;
+		const struct cli_opt *r = is_positional(a) || strchr(a, '=') ? NULL : find_opt(c, a, strlen(a), &shared);
+		if (r && r->kind != CLI_FLAG)
+			i++; /* its value, whatever it says */
+	}
+	return false;
+}
+
+/* Each row c accepts: its own, then its groups', in table order. */
+static const struct cli_opt *nth_opt(const struct cli_command *c, size_t n)
+{
+	if (n < c->nopts)
+		return &c->opts[n];
+	n -= c->nopts;
+	for (size_t i = 0; i < CLI_NOPTS(shared_opts); i++)
+		if ((shared_opts[i].tag & c->groups) && n-- == 0)
+			return &shared_opts[i];
+	return NULL;
+}
+
+void cli_print_options(FILE *out, const struct cli_command *c)
+{
+	const struct cli_opt *r;
+	for (size_t n = 0; (r = nth_opt(c, n)); n++)
+		fprintf(out, "%s%s%s\n", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+}
+
+void cli_print_option_names(FILE *out, const struct cli_command *c)
+{
+	int col = fprintf(out, "      options:");
+	const struct cli_opt *r;
+	for (size_t n = 0; (r = nth_opt(c, n)); n++) {
+		if (col + 1 + (int)strlen(r->name) > 100)
+			col = fprintf(out, "\n              ");
+		col += fprintf(out, " %s", r->name);
+	}
+	fprintf(out, "%s--help\n", col + 7 > 100 ? "\n               " : " ");
+}
+
+void cli_print_help(FILE *out, const struct cli_command *c)
+{
+	fprintf(out, "usage: fpref %s %s\n\n%s\n", c->name, c->synopsis, c->summary);
+	if (c->details)
+		fprintf(out, "\n%s", c->details);
+	fputs("\noptions:\n", out);
+	const struct cli_opt *r;
+	for (size_t n = 0; (r = nth_opt(c, n)); n++) {
+		char left[96];
+		snprintf(left, sizeof left, "%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+		if (strlen(left) > 26)
+			fprintf(out, "  %s\n  %-26s ", left, "");
+		else
+			fprintf(out, "  %-26s ", left);
+		fprintf(out, "%s", r->help);
+		if (r->def)
+			fprintf(out, " (default: %s)", r->def);
+		fputc('\n', out);
+	}
+	fputs("  -h, --help                 this help\n\nexamples:\n", out);
+	for (int k = 0; k < 2; k++)
+		fprintf(out, "  %s\n", c->examples[k]);
+}
+
+/* Text for roff: a leading '.' or '\'' and every backslash escaped, '-' as \-. */
+void cli_man_text(FILE *out, const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		if ((p == s || p[-1] == '\n') && (*p == '.' || *p == '\''))
+			fputs("\\&", out);
+		if (*p == '\\')
+			fputs("\\e", out);
+		else if (*p == '-')
+			fputs("\\-", out);
+		else
+			fputc(*p, out);
+	}
+}
+
+void cli_print_man(FILE *out, const struct cli_command *c)
+{
+	fputs(".SS \"", out);
+	cli_man_text(out, c->name);
+	fputs("\"\n\\fBfpref ", out);
+	cli_man_text(out, c->name);
+	fputs("\\fR ", out);
+	cli_man_text(out, c->synopsis);
+	fputs("\n.PP\n", out);
+	cli_man_text(out, c->summary);
+	fputc('\n', out);
+	if (c->details) {
+		fputs(".PP\n", out);
+		cli_man_text(out, c->details);
+	}
+	const struct cli_opt *r;
+	for (size_t n = 0; (r = nth_opt(c, n)); n++) {
+		fputs(".TP\n\\fB", out);
+		cli_man_text(out, r->name);
+		fputs("\\fR", out);
+		if (r->arg) {
+			fputs(" \\fI", out);
+			cli_man_text(out, r->arg);
+			fputs("\\fR", out);
+		}
+		fputc('\n', out);
+		cli_man_text(out, r->help);
+		if (r->def) {
+			fputs(" (default: ", out);
+			cli_man_text(out, r->def);
+			fputc(')', out);
+		}
+		fputc('\n', out);
+	}
+	fputs(".PP\nExamples:\n.RS\n.nf\n", out);
+	for (int k = 0; k < 2; k++) {
+		cli_man_text(out, c->examples[k]);
+		fputc('\n', out);
+	}
+	fputs(".fi\n.RE\n", out);
 }
 
 struct fpref_env cli_target_env(const struct cli_options *o, const struct fpref_format *target)
@@ -234,14 +483,14 @@ void cli_json_string(const char *s)
 	putchar('"');
 }
 
-FILE *cli_open_input(const char *path, int *status)
+FILE *cli_open_input(const char *cmd, const char *path, int *status)
 {
 	FILE *f = fopen(path, "r");
 	struct stat st;
 	const char *why = !f ? strerror(errno) : fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode) ? "is a directory" : NULL;
 	if (!why)
 		return f;
-	cli_error("%s: %s", path, why); /* fopen takes a directory, and reading it fails later as EISDIR */
+	cli_fail(cmd, "%s: %s", path, why); /* fopen takes a directory, and reading it fails later as EISDIR */
 	if (f)
 		fclose(f);
 	*status = CLI_EXIT_USAGE;

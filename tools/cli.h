@@ -6,18 +6,64 @@
 #include <stdio.h>
 #include "fpref.h"
 
-enum cli_allow {
-	CLI_TO = 1,
-	CLI_FROM = 2,
-	CLI_ENV = 4,
-	CLI_JSON = 8,
+/* The option groups a subcommand takes besides its own (bits of
+ * cli_command.groups; the rows live in cli.c). */
+enum cli_group {
+	CLI_TO = 1,     /* --to FMT */
+	CLI_FROM = 2,   /* --from FMT */
+	CLI_ENV = 4,    /* --round --sat --overflow --ftz --daz --tininess --sr-bits --profile */
+	CLI_JSON = 8,   /* --json */
 	CLI_ENGINE = 16,
-	CLI_FMT = 32 /* --fmt FMT, stored as the target */
+	CLI_FMT = 32,   /* --fmt FMT, stored as the target */
+	CLI_MODEL = 64  /* --model --block --frac --floor --final --promote */
 };
 
 enum cli_engine { CLI_ENGINE_EMU, CLI_ENGINE_REF };
 
 #define CLI_MAX_POSITIONAL 256
+#define CLI_MULTI_MAX 16
+
+/* What an option row stores: a flag (bool), its value (const char *), or
+ * every value of a repeatable option (struct cli_multi). */
+enum cli_kind { CLI_FLAG, CLI_VALUE, CLI_MULTI };
+
+struct cli_multi {
+	const char *v[CLI_MULTI_MAX];
+	int n;
+};
+
+/* One row of an option table.  The parser only stores; the subcommand
+ * reads the stored text, so each option's meaning is written once. */
+struct cli_opt {
+	const char *name;  /* "--to" */
+	enum cli_kind kind;
+	const char *arg;   /* the value's name in the help ("FMT"); NULL for a flag */
+	const char *def;   /* the default, as the help shows it; NULL: none */
+	const char *help;
+	size_t offset;     /* where it is stored in the subcommand's own struct */
+	unsigned tag;      /* the subcommand's own use (the scalers or actions it belongs to) */
+};
+
+/* A subcommand: its name, synopsis, options and examples, from which the
+ * help, the man page, the completion and the README check are made. */
+struct cli_command {
+	const char *name;
+	const char *synopsis;  /* after "fpref NAME " */
+	const char *summary;   /* one line */
+	const char *details;   /* more paragraphs for --help, or NULL */
+	unsigned groups;       /* enum cli_group bits */
+	const struct cli_opt *opts;
+	size_t nopts;
+	int max_positional;    /* -1: any number */
+	const char *examples[2];
+	int (*run)(int argc, char **argv);
+};
+
+#define CLI_NOPTS(t) (sizeof(t) / sizeof(t)[0])
+
+struct cli_model_text {
+	const char *model, *block, *frac, *floor, *final, *promote;
+};
 
 struct cli_options {
 	struct fpref_env env;
@@ -28,15 +74,41 @@ struct cli_options {
 	bool have_round, have_overflow; /* given explicitly: they override the profile */
 	const char *positional[CLI_MAX_POSITIONAL];
 	int npositional;
+	/* the shared groups' text, as given (NULL: not given) */
+	struct {
+		const char *to, *from, *engine, *round, *overflow, *tininess, *sr_bits, *profile;
+		bool sat, ftz, daz;
+	} text;
+	struct cli_model_text model;
 };
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
-/* Parse argv (after the subcommand name).  Returns 0, or prints a message
- * and returns CLI_EXIT_USAGE. */
-int cli_parse(int argc, char **argv, unsigned allowed, struct cli_options *o);
+/* Parse argv (after the subcommand name) by c's table and groups: the
+ * shared groups into o (formats, environment and engine resolved), the
+ * command's own options into own.  Returns 0, or prints a message naming
+ * the subcommand and the bad token and returns CLI_EXIT_USAGE. */
+int cli_parse_command(const struct cli_command *c, int argc, char **argv, struct cli_options *o, void *own);
+/* Each of c's own options given in own whose tag (nonzero) lacks tag:
+ * a message "OPT does not apply to WHAT" and CLI_EXIT_USAGE; else 0. */
+int cli_check_tags(const struct cli_command *c, const void *own, unsigned tag, const char *what);
+/* A message naming the subcommand: "fpref CMD: ..." (cmd NULL: "fpref: ...") */
+void cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether argv asks for help (--help or -h as an option, not a value):
+ * then the help is printed on stdout. */
+bool cli_help_wanted(const struct cli_command *c, int argc, char **argv);
+/* The help of one subcommand (usage, options with defaults, examples). */
+void cli_print_help(FILE *out, const struct cli_command *c);
+/* The man page's section for one subcommand (roff). */
+void cli_print_man(FILE *out, const struct cli_command *c);
+/* Every option's name on indented lines, for fpref --help. */
+void cli_print_option_names(FILE *out, const struct cli_command *c);
+/* Text for roff: a leading '.' or '\'' escaped, '-' as \-, '\\' as \e. */
+void cli_man_text(FILE *out, const char *s);
+/* Every option c accepts, one per line. */
+void cli_print_options(FILE *out, const struct cli_command *c);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int cli_parse_format(const char *text, struct fpref_format *f);
+int cli_parse_format(const char *cmd, const char *text, struct fpref_format *f);
 /* The environment for a target format: the profile's, then the explicit
  * --round and --sat/--overflow on top. */
 struct fpref_env cli_target_env(const struct cli_options *o, const struct fpref_format *target);
@@ -48,6 +120,7 @@ int cli_parse_bits(const struct fpref_format *f, const char *text, uint64_t *bit
 struct cli_lines {
 	FILE *in;
 	const char *name; /* the file, for messages; NULL: standard input */
+	const char *cmd;  /* the subcommand, for messages */
 	char *line;
 	size_t cap;
 	unsigned long lineno;
@@ -64,7 +137,7 @@ struct cli_lines {
  * With keep_going a too long or NUL line is rejected (status 2) and the
  * next line read instead (tools/batch.c). */
 int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status);
-/* "line N: message" (or "FILE:N: message") on stderr, and one more rejected. */
+/* "fpref CMD: line N: message" (or "FILE:N: message") on stderr, and one more rejected. */
 void cli_line_reject(struct cli_lines *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The end of a batch: with rejected lines, "N lines, K rejected" on stderr
  * and status 2 unless it is already worse. */
@@ -73,20 +146,14 @@ void cli_lines_free(struct cli_lines *r);
 /* A file to read lines from, or NULL after a
  * message naming it (missing, unreadable, a directory) with *status set
  * to CLI_EXIT_USAGE. */
-FILE *cli_open_input(const char *path, int *status);
-
-/* Take the options named in names[0..count) (each with a value) out of
- * argv into *slots[i]; everything else goes to rest.  0, or a message and
- * CLI_EXIT_USAGE for an option without its value. */
-int cli_take_options(int argc, char **argv, const char *const *names, const char ***slots, size_t count, char **rest,
-		     int *nrest);
+FILE *cli_open_input(const char *cmd, const char *path, int *status);
 
 /* A suite by path, or by name among $FPREF_SUITES, the source tree's and
  * the installed suites: 0 and its path, or -1. */
 int cli_find_suite(const char *name, char *path, size_t len);
 /* --jobs N (1..256; NULL: 1), one thread where MPFR is not thread-safe (said
  * on stderr).  0, or -1 after a message. */
-int cli_parse_jobs(const char *text, unsigned *threads);
+int cli_parse_jobs(const char *cmd, const char *text, unsigned *threads);
 /* Print a string from the library and free it. */
 void cli_put(FILE *out, char *s);
 /* A number for JSON, which has no inf or NaN: "%.17g", or "null" where x is
@@ -102,15 +169,11 @@ void cli_json_string(const char *s);
  * (a ratio of zeros, say), never "-nan". */
 struct cli_json_num cli_text_num(double x, int digits);
 
-/* The accumulation model of dot and gemm (tools/model.c). */
-struct cli_model_text {
-	const char *model, *block, *frac, *floor, *final, *promote;
-};
-int cli_model_options(int argc, char **argv, struct cli_model_text *t, char **rest, int *nrest);
-/* The model the options describe, checked against the formats (the
- * library computes it: fpref_golden_model_dot, fpref_golden_gemm). */
-int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
-		      struct fpref_accum_model *m);
+/* The accumulation model of dot, gemm and verify-gemm (tools/model.c):
+ * the options checked against the formats; the library computes it
+ * (fpref_golden_model_dot, fpref_golden_gemm). */
+int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const struct fpref_format *in,
+		      const struct fpref_format *out, struct fpref_accum_model *m);
 const char *cli_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len);
 
 /* Arrays (tools/arrays.c).  Convert n patterns in place (env NULL: round
@@ -118,15 +181,15 @@ const char *cli_model_describe(const struct fpref_accum_model *m, const char *ou
 size_t cli_convert_values(const struct fpref_format *from, uint64_t *bits, size_t n, const struct fpref_format *to,
 			  const struct fpref_env *env);
 /* 0, or -1 after a message naming the first element that is not a pattern of f. */
-int cli_check_patterns(const char *path, const struct fpref_format *f, const uint64_t *bits, size_t n);
+int cli_check_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits, size_t n);
 /* Patterns of f written as .npy (float16/32/64 as NumPy floats, others as
  * unsigned codes).  0, or CLI_EXIT_FAIL after a message. */
-int cli_save_patterns(const char *path, const struct fpref_format *f, const uint64_t *bits, const size_t *shape,
-		      int ndim);
+int cli_save_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits,
+		      const size_t *shape, int ndim);
 /* Whether a file can be written at path (its folder takes new files, it is
  * not a folder), before any work is done: 0, or CLI_EXIT_FAIL after a message
  * (an unwritable output, as the README's exit statuses say). */
-int cli_check_writable(const char *path);
+int cli_check_writable(const char *cmd, const char *path);
 /* Progress of a long command on stderr, only when stderr is a terminal and
  * the work is large (wanted). */
 struct cli_progress {
@@ -136,7 +199,7 @@ struct cli_progress {
 void cli_progress(void *ctx, size_t done, size_t total); /* a fpref_gemm_progress */
 void cli_progress_done(struct cli_progress *p);
 /* --tolerance N ulp | X rel (tools/cmd_verify.c). */
-int cli_parse_tolerance(const char *text, struct fpref_verify_options *o);
+int cli_parse_tolerance(const char *cmd, const char *text, struct fpref_verify_options *o);
 void cli_print_gemm_errors(const char *title, const struct fpref_gemm_summary *s);
 
 int cmd_formats(int argc, char **argv);
@@ -154,5 +217,21 @@ int cmd_lossscale(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
 int cmd_verify_gemm(int argc, char **argv);
+
+extern const struct cli_command cli_cmd_formats;
+extern const struct cli_command cli_cmd_convert;
+extern const struct cli_command cli_cmd_explain;
+extern const struct cli_command cli_cmd_table;
+extern const struct cli_command cli_cmd_op;
+extern const struct cli_command cli_cmd_bench;
+extern const struct cli_command cli_cmd_dot;
+extern const struct cli_command cli_cmd_gemm;
+extern const struct cli_command cli_cmd_gen;
+extern const struct cli_command cli_cmd_mutants;
+extern const struct cli_command cli_cmd_verify;
+extern const struct cli_command cli_cmd_lossscale;
+extern const struct cli_command cli_cmd_probe;
+extern const struct cli_command cli_cmd_quantize;
+extern const struct cli_command cli_cmd_verify_gemm;
 
 #endif

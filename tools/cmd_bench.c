@@ -75,7 +75,7 @@ static int bench_gemm(long repeats)
 	uint64_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *D = malloc(M * N * sizeof *D);
 	uint64_t *col = malloc(K * sizeof *col);
 	if (!A || !B || !D || !col) {
-		cli_error("cannot allocate the GEMM operands");
+		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
 		return CLI_EXIT_FAIL;
 	}
 	printf("\n%-28s %12s %7s %12s %9s  %s\n", "gemm 512x512x512", "emu MAC/s", "", "ref MAC/s", "emu/ref",
@@ -123,10 +123,22 @@ static int bench_gemm(long repeats)
 	return CLI_EXIT_OK;
 }
 
+const struct cli_command cli_cmd_bench = {
+	.name = "bench",
+	.synopsis = "[size=LOG2N] [repeat=N]",
+	.summary = "Elements per second of the emulator and the oracle, beside memcpy on the same machine (a\n"
+		   "benchmark, not a test).",
+	.details = "size=LOG2N: 2^LOG2N elements per conversion, 4..28 (default 24); repeat=N: runs per figure,\n"
+		   "1..100, the median reported (default 5).\n",
+	.max_positional = -1,
+	.examples = { "fpref bench", "fpref bench size=16 repeat=3" },
+	.run = cmd_bench,
+};
+
 int cmd_bench(int argc, char **argv)
 {
 	struct cli_options o;
-	int r = cli_parse(argc, argv, 0, &o);
+	int r = cli_parse_command(&cli_cmd_bench, argc, argv, &o, NULL);
 	if (r)
 		return r;
 	long log2n = 24, repeats = 5;
@@ -139,7 +151,7 @@ int cmd_bench(int argc, char **argv)
 		else if (strncmp(arg, "repeat=", 7) == 0 && (v = strtol(arg + 7, &end, 10)) >= 1 && v <= 100 && !*end)
 			repeats = v;
 		else {
-			cli_error("bad bench argument '%s' (expected size=LOG2N with 4..28, repeat=N with 1..100)", arg);
+			cli_fail(cli_cmd_bench.name, "bad argument '%s' (expected size=LOG2N with 4..28, repeat=N with 1..100)", arg);
 			return CLI_EXIT_USAGE;
 		}
 	}
@@ -149,7 +161,7 @@ int cmd_bench(int argc, char **argv)
 	uint32_t *copy = malloc(n * sizeof *copy);
 	uint16_t *out = malloc(n * sizeof *out);
 	if (!in || !copy || !out) {
-		cli_error("cannot allocate %zu elements", n);
+		cli_fail(cli_cmd_bench.name, "cannot allocate %zu elements", n);
 		return CLI_EXIT_FAIL;
 	}
 	double t[100] = { 0 };

@@ -41,7 +41,7 @@ static int convert_values(const struct cli_options *o)
 		char err[512];
 		uint64_t raw = 0;
 		if (read_operand(o, o->positional[i], &v, &raw, err, sizeof err) != 0) {
-			cli_error("%s", err);
+			cli_fail(cli_cmd_convert.name, "%s", err);
 			status = CLI_EXIT_USAGE;
 			break;
 		}
@@ -65,7 +65,7 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 {
 	struct fpref_ref_value v;
 	fpref_ref_value_init(&v);
-	struct cli_lines lines = { .in = in, .keep_going = true };
+	struct cli_lines lines = { .in = in, .cmd = cli_cmd_convert.name, .keep_going = true };
 	uint64_t index = 0;
 	int status = CLI_EXIT_OK;
 	char *token;
@@ -88,14 +88,33 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 	return cli_lines_finish(&lines, status);
 }
 
+const struct cli_command cli_cmd_convert = {
+	.name = "convert",
+	.synopsis = "--to FMT [--from FMT] [ENV] [--engine emu|ref] [VALUE...]",
+	.summary = "Round values to FMT.  With no VALUE, read TestFloat lines (the operand first) from stdin and\n"
+		   "write 'operand result flags'.",
+	.details = "VALUEs are decimals or hex floats, rounded by the MPFR oracle; with --from FMT they are hex bit\n"
+		   "patterns of FMT, converted by the emulator unless --engine ref.\n",
+	.groups = CLI_TO | CLI_FROM | CLI_ENV | CLI_ENGINE,
+	.max_positional = -1,
+	.examples = { "fpref convert --to e4m3 464 465", "printf '3C00\\n7BFF\\n' | fpref convert --from f16 --to e5m2" },
+	.run = cmd_convert,
+};
+
 int cmd_convert(int argc, char **argv)
 {
 	struct cli_options o;
-	int r = cli_parse(argc, argv, CLI_TO | CLI_FROM | CLI_ENV | CLI_ENGINE, &o);
+	int r = cli_parse_command(&cli_cmd_convert, argc, argv, &o, NULL);
 	if (r)
 		return r;
 	if (!o.have_to) {
-		cli_error("convert needs --to FMT (see fpref formats)");
+		cli_fail(cli_cmd_convert.name, "needs --to FMT (see fpref formats)");
+		return CLI_EXIT_USAGE;
+	}
+	if (o.text.engine && !o.have_from) {
+		/* decimals have no bit pattern for the emulator: the oracle rounds them either way */
+		cli_fail(cli_cmd_convert.name, "--engine %s needs --from FMT (decimal values are always rounded by the oracle)",
+			 o.text.engine);
 		return CLI_EXIT_USAGE;
 	}
 	o.env = cli_target_env(&o, &o.to);

@@ -2,6 +2,7 @@
  * in hex patterns of --in (a, b) and --out (c), answered by the same line
  * with d appended.  The model is a GPU's tensor core, the generic block
  * model, a plain accumulation order rounded in --out under ENV, or exact. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,35 +10,49 @@
 
 #define MAX_TOKENS 1025
 
+struct dot_args {
+	const char *in, *out;
+};
+
+static const struct cli_opt dot_opts[] = {
+	{ "--in", CLI_VALUE, "FMT", NULL, "the format of a and b", offsetof(struct dot_args, in), 0 },
+	{ "--out", CLI_VALUE, "FMT", "float32", "the format of c and d", offsetof(struct dot_args, out), 0 },
+};
+
+const struct cli_command cli_cmd_dot = {
+	.name = "dot",
+	.synopsis = "--model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV]",
+	.summary = "Dot products through an accumulation model: lines 'a_1..a_K b_1..b_K c' (hex) on stdin,\n"
+		   "answered with d appended.",
+	.groups = CLI_ENV | CLI_MODEL,
+	.opts = dot_opts,
+	.nopts = CLI_NOPTS(dot_opts),
+	.max_positional = 0,
+	.examples = { "printf '3C00 3C00 3C00 3C00 0\\n' | fpref dot --model h100 --in f16",
+		      "printf '3C00 3C00 0\\n' | fpref dot --model recursive --in f16 --out f16 --round rtz" },
+	.run = cmd_dot,
+};
+
 int cmd_dot(int argc, char **argv)
 {
-	const char *in_name = NULL, *out_name = "float32";
-	struct cli_model_text text = { 0 };
-	char **rest = malloc((size_t)(argc + 1) * sizeof *rest), **rest2 = malloc((size_t)(argc + 1) * sizeof *rest2);
-	int nrest = 0, nrest2 = 0;
+	struct dot_args a = { NULL, "float32" };
 	struct cli_options o;
-	int r = !rest || !rest2 ? CLI_EXIT_FAIL : cli_model_options(argc, argv, &text, rest, &nrest);
-	static const char *const names[] = { "--in", "--out" };
-	const char **slots[] = { &in_name, &out_name };
-	if (!r)
-		r = cli_take_options(nrest, rest, names, slots, 2, rest2, &nrest2);
-	if (!r)
-		r = cli_parse(nrest2, rest2, CLI_ENV, &o);
-	free(rest);
-	free(rest2);
+	int r = cli_parse_command(&cli_cmd_dot, argc, argv, &o, &a);
 	if (r)
 		return r;
+	const char *in_name = a.in, *out_name = a.out;
+	struct cli_model_text text = o.model;
 	if (!in_name) {
-		cli_error("dot needs --in FMT (the format of a and b)");
+		cli_fail(cli_cmd_dot.name, "needs --in FMT (the format of a and b)");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_format in, out;
 	struct fpref_accum_model m;
-	if (cli_parse_format(in_name, &in) != 0 || cli_parse_format(out_name, &out) != 0 ||
-	    cli_model_resolve(&text, &in, &out, &m) != 0)
+	if (cli_parse_format(cli_cmd_dot.name, in_name, &in) != 0 || cli_parse_format(cli_cmd_dot.name, out_name, &out) != 0 ||
+	    cli_model_resolve(cli_cmd_dot.name, &text, &in, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
 	o.env = cli_target_env(&o, &out);
-	struct cli_lines lines = { .in = stdin, .keep_going = true };
+	struct cli_lines lines = { .in = stdin, .cmd = cli_cmd_dot.name, .keep_going = true };
 	char **tokens = malloc(MAX_TOKENS * sizeof *tokens);
 	uint64_t *values = malloc(MAX_TOKENS * sizeof *values);
 	int status = CLI_EXIT_OK, n;

@@ -102,14 +102,25 @@ static void put_number(mpfr_srcptr x)
 	mpfr_printf("%.6Rg", x);
 }
 
+const struct cli_command cli_cmd_explain = {
+	.name = "explain",
+	.synopsis = "VALUE --to FMT [--from FMT] [ENV]",
+	.summary = "How one value rounds to FMT: its exact value, the format's fields, the two neighbours, the rule\n"
+		   "that picks one, the result, the flags and the error.",
+	.groups = CLI_TO | CLI_FROM | CLI_ENV,
+	.max_positional = -1,
+	.examples = { "fpref explain 464 --to e4m3", "fpref explain 3C01 --from f16 --to e4m3 --round rtz" },
+	.run = cmd_explain,
+};
+
 int cmd_explain(int argc, char **argv)
 {
 	struct cli_options o;
-	int r = cli_parse(argc, argv, CLI_TO | CLI_FROM | CLI_ENV, &o);
+	int r = cli_parse_command(&cli_cmd_explain, argc, argv, &o, NULL);
 	if (r)
 		return r;
 	if (o.npositional != 1 || !o.have_to) {
-		cli_error("explain needs one VALUE and --to FMT, e.g. fpref explain 464 --to e4m3");
+		cli_fail(cli_cmd_explain.name, "needs one VALUE and --to FMT, e.g. fpref explain 464 --to e4m3");
 		return CLI_EXIT_USAGE;
 	}
 	o.env = cli_target_env(&o, &o.to);
@@ -127,7 +138,7 @@ int cmd_explain(int argc, char **argv)
 		status = CLI_EXIT_USAGE;
 	}
 	if (status != CLI_EXIT_OK) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_explain.name, "%s", err);
 		fpref_ref_value_clear(&v);
 		return status;
 	}

@@ -82,14 +82,25 @@ static void put_format(const struct fpref_format *f, bool json)
 	putchar('\n');
 }
 
+const struct cli_command cli_cmd_formats = {
+	.name = "formats",
+	.synopsis = "[--json]",
+	.summary = "The format catalogue: each format's layout and exact constants (max finite, least normal, least\n"
+		   "positive, epsilon) and its inf and NaN patterns.",
+	.groups = CLI_JSON,
+	.max_positional = -1,
+	.examples = { "fpref formats", "fpref formats --json" },
+	.run = cmd_formats,
+};
+
 int cmd_formats(int argc, char **argv)
 {
 	struct cli_options o;
-	int r = cli_parse(argc, argv, CLI_JSON, &o);
+	int r = cli_parse_command(&cli_cmd_formats, argc, argv, &o, NULL);
 	if (r)
 		return r;
 	if (o.npositional > 0) {
-		cli_error("formats takes no values ('%s'); try fpref formats --json", o.positional[0]);
+		cli_fail(cli_cmd_formats.name, "takes no values ('%s'); try fpref formats --json", o.positional[0]);
 		return CLI_EXIT_USAGE;
 	}
 	if (o.json)

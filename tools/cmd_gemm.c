@@ -3,6 +3,7 @@
  * and C come from .npy files or are generated from a seed.  With --report
  * none (a caller that wants D alone, as in --save) neither the exact
  * products nor the bounds are computed: they cost far more than D. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,20 +13,47 @@ struct gemm_args {
 	const char *in, *out, *a, *b, *c, *size, *dist, *seed, *scale, *save, *source, *quantize, *report;
 };
 
-static int take_args(int argc, char **argv, struct gemm_args *g, char **rest, int *nrest)
-{
-	static const char *const names[] = { "--in",   "--out",  "--a",          "--b",    "--c",      "--size",
-					     "--dist", "--seed", "--scale-log2", "--save", "--source", "--quantize",
-					     "--report" };
-	const char **slots[] = { &g->in,   &g->out,  &g->a,     &g->b,    &g->c,      &g->size,
-				 &g->dist, &g->seed, &g->scale, &g->save, &g->source, &g->quantize,
-				 &g->report };
-	return cli_take_options(argc, argv, names, slots, sizeof names / sizeof names[0], rest, nrest);
-}
+#define G(f) offsetof(struct gemm_args, f)
+
+static const struct cli_opt gemm_opts[] = {
+	{ "--in", CLI_VALUE, "FMT", NULL, "the format of A and B", G(in), 0 },
+	{ "--out", CLI_VALUE, "FMT", "float32", "the format of C and D", G(out), 0 },
+	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): float16/32/64 values, or bit patterns of --in", G(a), 0 },
+	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N)", G(b), 0 },
+	{ "--c", CLI_VALUE, "C.npy", NULL, "C (M x N), in --out (default: zero)", G(c), 0 },
+	{ "--size", CLI_VALUE, "MxNxK", NULL, "generate A and B from a seed instead", G(size), 0 },
+	{ "--dist", CLI_VALUE, "normal|uniform|positive", "normal", "the distribution of generated inputs", G(dist), 0 },
+	{ "--seed", CLI_VALUE, "N", "1", "the seed of generated inputs", G(seed), 0 },
+	{ "--scale-log2", CLI_VALUE, "P", "0", "generated inputs scaled by 2^P", G(scale), 0 },
+	{ "--save", CLI_VALUE, "D.npy", NULL, "write D as .npy", G(save), 0 },
+	{ "--source", CLI_VALUE, "FMT", NULL,
+	  "A and B are values of FMT, quantised to --in; errors against the exact product of the FMT values",
+	  G(source), 0 },
+	{ "--quantize", CLI_VALUE, "rne|rna|rtz|rup|rdn|rod", "rne", "the rounding of --source values to --in",
+	  G(quantize), 0 },
+	{ "--report", CLI_VALUE, "errors|none", "errors", "none: D alone, no exact product or bound (fast)", G(report),
+	  0 },
+};
+
+const struct cli_command cli_cmd_gemm = {
+	.name = "gemm",
+	.synopsis = "--model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV] [--json] [--save D.npy]\n"
+		    "       [--report errors|none] (--a A.npy --b B.npy [--c C.npy] | --size MxNxK [--dist D] [--seed N]\n"
+		    "       [--scale-log2 P]) [--source FMT [--quantize MODE]]",
+	.summary = "D = A B + C through an accumulation model, with each element's error against the exact product\n"
+		   "and its a priori bound.",
+	.groups = CLI_ENV | CLI_JSON | CLI_MODEL,
+	.opts = gemm_opts,
+	.nopts = CLI_NOPTS(gemm_opts),
+	.max_positional = 0,
+	.examples = { "fpref gemm --model h100 --in e4m3 --size 64x64x256",
+		      "fpref gemm --model a100 --in f16 --a A.npy --b B.npy --save D.npy --report none" },
+	.run = cmd_gemm,
+};
 
 static int out_of_memory(void)
 {
-	cli_error("out of memory");
+	cli_fail(cli_cmd_gemm.name, "out of memory");
 	return CLI_EXIT_FAIL;
 }
 
@@ -38,21 +66,22 @@ static int load_matrix(const char *path, const char *what, const struct fpref_fo
 	struct fpref_npy a;
 	char err[512];
 	if (fpref_npy_read(path, &a, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_gemm.name, "%s", err);
 		return CLI_EXIT_USAGE;
 	}
 	int status = 0;
 	const struct fpref_format *from = NULL;
 	enum fpref_npy_items items = fpref_npy_item_format(&a, f, &from);
 	if (a.ndim != 2 || (rows_want && a.shape[0] != rows_want)) {
-		cli_error("%s: %s must be a 2-D array%s", path, what, rows_want ? " with matching dimensions" : "");
+		cli_fail(cli_cmd_gemm.name, "%s: %s must be a 2-D array%s", path, what, rows_want ? " with matching dimensions" : "");
 		status = CLI_EXIT_USAGE;
 	} else if (a.count == 0) { /* an empty product has no error to report */
-		cli_error("%s: %s is empty (%zu x %zu); gemm needs at least one element", path, what, a.shape[0], a.shape[1]);
+		cli_fail(cli_cmd_gemm.name, "%s: %s is empty (%zu x %zu); gemm needs at least one element", path, what,
+			 a.shape[0], a.shape[1]);
 		status = CLI_EXIT_USAGE;
 	} else if (items == FPREF_NPY_UNUSABLE) {
-		cli_error("%s: items of kind '%c' and %zu bytes: expected float16/32/64 values, or %zu-byte bit patterns "
-			  "of %s", path, a.kind, a.item_bytes, fpref_emu_element_bytes(f), f->name);
+		cli_fail(cli_cmd_gemm.name, "%s: items of kind '%c' and %zu bytes: expected float16/32/64 values, or %zu-byte "
+			 "bit patterns of %s", path, a.kind, a.item_bytes, fpref_emu_element_bytes(f), f->name);
 		status = CLI_EXIT_USAGE;
 	}
 	*rows = a.shape[0];
@@ -64,7 +93,7 @@ static int load_matrix(const char *path, const char *what, const struct fpref_fo
 		(*out)[i] = fpref_npy_item(&a, i);
 	if (!status && items == FPREF_NPY_VALUES)
 		*inexact += cli_convert_values(from, *out, a.count, f, NULL);
-	else if (!status && cli_check_patterns(path, f, *out, a.count) != 0)
+	else if (!status && cli_check_patterns(cli_cmd_gemm.name, path, f, *out, a.count) != 0)
 		status = CLI_EXIT_USAGE;
 	if (status) {
 		free(*out);
@@ -80,7 +109,7 @@ static int parse_size(const char *text, size_t *M, size_t *N, size_t *K)
 	char tail;
 	if (sscanf(text, "%lux%lux%lu%c", &m, &n, &k, &tail) != 3 || !m || !n || !k || m > 1 << 16 || n > 1 << 16 ||
 	    k > 1 << 20 || (unsigned long long)m * n * k > 1ull << 36) {
-		cli_error("bad --size '%s' (MxNxK, each at least 1, M and N up to 65536, K up to 1048576, MNK up to 2^36)",
+		cli_fail(cli_cmd_gemm.name, "bad --size '%s' (MxNxK, each at least 1, M and N up to 65536, K up to 1048576, MNK up to 2^36)",
 			  text);
 		return CLI_EXIT_USAGE;
 	}
@@ -144,7 +173,7 @@ static int load_inputs(const struct gemm_args *g, const struct fpref_format *src
 		if (!status && g->c) {
 			status = load_matrix(g->c, "C", out, x->M, &rows, &cols, &x->C, &x->inexact);
 			if (!status && cols != x->N) {
-				cli_error("%s: C must be %zu x %zu", g->c, x->M, x->N);
+				cli_fail(cli_cmd_gemm.name, "%s: C must be %zu x %zu", g->c, x->M, x->N);
 				status = CLI_EXIT_USAGE;
 			}
 		}
@@ -158,15 +187,15 @@ static int load_inputs(const struct gemm_args *g, const struct fpref_format *src
 	if (parse_size(g->size, &x->M, &x->N, &x->K))
 		return CLI_EXIT_USAGE;
 	if (g->dist && fpref_dist_parse(g->dist, &dist) != 0) {
-		cli_error("bad --dist '%s' (normal, uniform or positive)", g->dist);
+		cli_fail(cli_cmd_gemm.name, "bad --dist '%s' (normal, uniform or positive)", g->dist);
 		return CLI_EXIT_USAGE;
 	}
 	if (g->seed && (seed = strtoull(g->seed, &end, 10), !*g->seed || *end || *g->seed == '-')) {
-		cli_error("bad --seed '%s' (an unsigned integer)", g->seed);
+		cli_fail(cli_cmd_gemm.name, "bad --seed '%s' (an unsigned integer)", g->seed);
 		return CLI_EXIT_USAGE;
 	}
 	if (g->scale && (scale = strtol(g->scale, &end, 10), !*g->scale || *end || scale < -200 || scale > 200)) {
-		cli_error("bad --scale-log2 '%s' (an integer -200..200)", g->scale);
+		cli_fail(cli_cmd_gemm.name, "bad --scale-log2 '%s' (an integer -200..200)", g->scale);
 		return CLI_EXIT_USAGE;
 	}
 	x->A = malloc(x->M * x->K * sizeof *x->A);
@@ -205,54 +234,46 @@ static int quantize_inputs(const struct fpref_format *src, const struct fpref_fo
 static int save(const char *path, const struct fpref_format *out, const struct matrices *x)
 {
 	size_t shape[2] = { x->M, x->N };
-	return cli_save_patterns(path, out, x->D, shape, 2);
+	return cli_save_patterns(cli_cmd_gemm.name, path, out, x->D, shape, 2);
 }
 
 int cmd_gemm(int argc, char **argv)
 {
 	struct gemm_args g = { 0 };
-	struct cli_model_text text = { 0 };
-	char **rest = malloc((size_t)(argc + 1) * sizeof *rest), **rest2 = malloc((size_t)(argc + 1) * sizeof *rest2);
-	int nrest = 0, nrest2 = 0;
 	struct cli_options o;
-	int r = !rest || !rest2 ? CLI_EXIT_FAIL : cli_model_options(argc, argv, &text, rest, &nrest);
-	if (!r)
-		r = take_args(nrest, rest, &g, rest2, &nrest2);
-	if (!r)
-		r = cli_parse(nrest2, rest2, CLI_ENV | CLI_JSON, &o);
-	free(rest);
-	free(rest2);
+	int r = cli_parse_command(&cli_cmd_gemm, argc, argv, &o, &g);
 	if (r)
 		return r;
+	struct cli_model_text text = o.model;
 	if (!g.in) {
-		cli_error("gemm needs --in FMT (the format of A and B)");
+		cli_fail(cli_cmd_gemm.name, "needs --in FMT (the format of A and B)");
 		return CLI_EXIT_USAGE;
 	}
 	if (!g.a != !g.b || (g.a && (g.size || g.dist || g.seed || g.scale)) || (!g.a && !g.size) || (g.c && !g.a)) {
-		cli_error("gemm takes either --a A.npy --b B.npy [--c C.npy], or --size MxNxK [--dist normal|uniform|positive] "
+		cli_fail(cli_cmd_gemm.name, "takes either --a A.npy --b B.npy [--c C.npy], or --size MxNxK [--dist normal|uniform|positive] "
 			  "[--seed N] [--scale-log2 P]");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_format in, out, src;
 	struct fpref_accum_model m;
-	if (cli_parse_format(g.in, &in) != 0 || cli_parse_format(g.out ? g.out : "float32", &out) != 0 ||
-	    cli_parse_format(g.source ? g.source : g.in, &src) != 0 || cli_model_resolve(&text, &in, &out, &m) != 0)
+	if (cli_parse_format(cli_cmd_gemm.name, g.in, &in) != 0 || cli_parse_format(cli_cmd_gemm.name, g.out ? g.out : "float32", &out) != 0 ||
+	    cli_parse_format(cli_cmd_gemm.name, g.source ? g.source : g.in, &src) != 0 || cli_model_resolve(cli_cmd_gemm.name, &text, &in, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
 	bool measure = !g.report || strcmp(g.report, "errors") == 0;
 	if (g.report && !measure && strcmp(g.report, "none") != 0) {
-		cli_error("bad --report '%s' (errors or none)", g.report);
+		cli_fail(cli_cmd_gemm.name, "bad --report '%s' (errors or none)", g.report);
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_env quantize;
 	fpref_env_default(&quantize);
 	if (g.quantize && (fpref_rounding_parse(g.quantize, &quantize.rounding) != 0 || quantize.rounding == FPREF_SR)) {
-		cli_error("bad --quantize '%s' (rne, rna, rtz, rup, rdn or rod)", g.quantize);
+		cli_fail(cli_cmd_gemm.name, "bad --quantize '%s' (rne, rna, rtz, rup, rdn or rod)", g.quantize);
 		return CLI_EXIT_USAGE;
 	}
 	o.env = cli_target_env(&o, &out);
 	struct matrices x = { 0 };
 	struct fpref_gemm_stats s = { 0 };
-	int status = g.save ? cli_check_writable(g.save) : 0;
+	int status = g.save ? cli_check_writable(cli_cmd_gemm.name, g.save) : 0;
 	if (!status)
 		status = load_inputs(&g, &src, &out, &x);
 	if (!status)
@@ -274,7 +295,7 @@ int cmd_gemm(int argc, char **argv)
 		if (!x.D)
 			status = out_of_memory();
 		else if (fpref_golden_gemm(&p, x.D, measure ? &s : NULL, cli_progress, &pr) != 0) {
-			cli_error("gemm: the model cannot compute these inputs");
+			cli_fail(cli_cmd_gemm.name, "the model cannot compute these inputs");
 			status = CLI_EXIT_USAGE;
 		}
 		cli_progress_done(&pr);
@@ -284,7 +305,7 @@ int cmd_gemm(int argc, char **argv)
 	if (!status && g.save)
 		status = save(g.save, &out, &x);
 	if (!status && s.above_bound) {
-		cli_error("%zu elements exceed their a priori bound: a defect in fpref; please report it", s.above_bound);
+		cli_fail(cli_cmd_gemm.name, "%zu elements exceed their a priori bound: a defect in fpref; please report it", s.above_bound);
 		status = CLI_EXIT_FAIL;
 	}
 	matrices_free(&x);

@@ -1,6 +1,7 @@
 /* fpref gen: make the golden files of a suite, both engines agreeing on
  * every vector, with progress on a terminal, shards and resumption. */
 #include <mpfr.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,16 +19,16 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-int cli_parse_jobs(const char *text, unsigned *threads)
+int cli_parse_jobs(const char *cmd, const char *text, unsigned *threads)
 {
 	char tail;
 	*threads = 1;
 	if (text && (sscanf(text, "%u%c", threads, &tail) != 1 || *threads == 0 || *threads > 256)) {
-		cli_error("bad --jobs '%s' (1..256)", text);
+		cli_fail(cmd, "bad --jobs '%s' (1..256)", text);
 		return -1;
 	}
 	if (*threads > 1 && !mpfr_buildopt_tls_p()) {
-		fprintf(stderr, "fpref: this MPFR is not thread-safe; running on one thread\n");
+		fprintf(stderr, "fpref %s: this MPFR is not thread-safe; running on one thread\n", cmd);
 		*threads = 1;
 	}
 	return 0;
@@ -73,48 +74,62 @@ static void show_progress(const struct fpref_golden_progress *p, void *arg)
 		(int)left % 60);
 }
 
+struct gen_args {
+	const char *suite, *out, *shard, *jobs;
+	bool list, npy, merge;
+};
+
+static const struct cli_opt gen_opts[] = {
+	{ "--suite", CLI_VALUE, "NAME|FILE", "default", "the suite (a file, or a name in golden/suites)",
+	  offsetof(struct gen_args, suite), 0 },
+	{ "--out", CLI_VALUE, "DIR", NULL, "the folder to write (needed unless --list)", offsetof(struct gen_args, out),
+	  0 },
+	{ "--shard", CLI_VALUE, "i/N", "0/1", "only the jobs k with k mod N = i", offsetof(struct gen_args, shard), 0 },
+	{ "--jobs", CLI_VALUE, "N", "1", "threads, 1..256", offsetof(struct gen_args, jobs), 0 },
+	{ "--npy", CLI_FLAG, NULL, NULL, "also write each file's operands and results as .npy",
+	  offsetof(struct gen_args, npy), 0 },
+	{ "--list", CLI_FLAG, NULL, NULL, "print the files the suite (or shard) makes, and stop",
+	  offsetof(struct gen_args, list), 0 },
+	{ "--merge-manifests", CLI_FLAG, NULL, NULL, "write DIR's MANIFEST from the shards' ones",
+	  offsetof(struct gen_args, merge), 0 },
+};
+
+const struct cli_command cli_cmd_gen = {
+	.name = "gen",
+	.synopsis = "[--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--npy] [--list] [--merge-manifests]",
+	.summary = "The golden files of a suite, every vector computed by the emulator and the oracle.",
+	.opts = gen_opts,
+	.nopts = CLI_NOPTS(gen_opts),
+	.max_positional = 0,
+	.examples = { "fpref gen --out golden/vectors --jobs 2", "fpref gen --suite full --out /tmp/g --shard 0/4" },
+	.run = cmd_gen,
+};
+
 int cmd_gen(int argc, char **argv)
 {
-	const char *suite_name = "default", *out = NULL, *shard = NULL, *jobs = NULL;
-	static const char *const names[] = { "--suite", "--out", "--shard", "--jobs" };
-	const char **slots[] = { &suite_name, &out, &shard, &jobs };
-	char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
-	int nrest = 0;
-	int r = rest ? cli_take_options(argc, argv, names, slots, 4, rest, &nrest) : CLI_EXIT_FAIL;
-	bool list = false, npy = false, merge = false;
-	for (int i = 0; r == 0 && i < nrest; i++) {
-		if (strcmp(rest[i], "--list") == 0)
-			list = true;
-		else if (strcmp(rest[i], "--npy") == 0)
-			npy = true;
-		else if (strcmp(rest[i], "--merge-manifests") == 0)
-			merge = true;
-		else {
-			cli_error("unknown argument '%s' (gen [--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--npy] [--list] "
-				  "[--merge-manifests])",
-				  rest[i]);
-			r = CLI_EXIT_USAGE;
-		}
-	}
-	free(rest);
+	struct gen_args a = { "default", NULL, NULL, NULL, false, false, false };
+	struct cli_options o;
+	int r = cli_parse_command(&cli_cmd_gen, argc, argv, &o, &a);
 	if (r)
 		return r;
+	const char *suite_name = a.suite, *out = a.out, *shard = a.shard, *jobs = a.jobs;
+	bool list = a.list, npy = a.npy, merge = a.merge;
 	unsigned index = 0, count = 1, threads = 1;
 	char tail;
 	if (shard && (sscanf(shard, "%u/%u%c", &index, &count, &tail) != 2 || count == 0 || index >= count)) {
-		cli_error("bad --shard '%s' (i/N with 0 <= i < N)", shard);
+		cli_fail(cli_cmd_gen.name, "bad --shard '%s' (i/N with 0 <= i < N)", shard);
 		return CLI_EXIT_USAGE;
 	}
-	if (cli_parse_jobs(jobs, &threads) != 0)
+	if (cli_parse_jobs(cli_cmd_gen.name, jobs, &threads) != 0)
 		return CLI_EXIT_USAGE;
 	char path[1024], err[2048];
 	if (cli_find_suite(suite_name, path, sizeof path) != 0) {
-		cli_error("no suite '%s' (a path, or a name in golden/suites: default, committed)", suite_name);
+		cli_fail(cli_cmd_gen.name, "no suite '%s' (a path, or a name in golden/suites: default, committed)", suite_name);
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_golden_suite s;
 	if (fpref_golden_suite_read(path, &s, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_gen.name, "%s", err);
 		return CLI_EXIT_USAGE;
 	}
 	s.npy = s.npy || npy;
@@ -126,7 +141,7 @@ int cmd_gen(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	if (!out) {
-		cli_error("gen needs --out DIR (where the golden files go)");
+		cli_fail(cli_cmd_gen.name, "needs --out DIR (where the golden files go)");
 		fpref_golden_suite_free(&s);
 		return CLI_EXIT_USAGE;
 	}
@@ -134,14 +149,14 @@ int cmd_gen(int argc, char **argv)
 		/* the shards' manifests into the whole one; nothing is generated */
 		int m = fpref_golden_merge_manifests(&s, out, err, sizeof err);
 		if (m != 0)
-			cli_error("%s", err);
+			cli_fail(cli_cmd_gen.name, "%s", err);
 		else
 			printf("suite %s: MANIFEST merged from the shard manifests -> %s/MANIFEST\n", s.name, out);
 		fpref_golden_suite_free(&s);
 		return m != 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	}
 	if (mkdir(out, 0777) != 0 && access(out, W_OK) != 0) {
-		cli_error("cannot create or write to '%s'", out);
+		cli_fail(cli_cmd_gen.name, "cannot create or write to '%s'", out);
 		fpref_golden_suite_free(&s);
 		return CLI_EXIT_FAIL;
 	}
@@ -151,13 +166,13 @@ int cmd_gen(int argc, char **argv)
 	if (st.tty)
 		fprintf(stderr, "\r\033[K");
 	if (status != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_gen.name, "%s", err);
 		fpref_golden_suite_free(&s);
 		return status == -2 ? 128 + done.signal : CLI_EXIT_FAIL;
 	}
 	err[0] = '\0';
 	if (fpref_golden_write_manifest(&s, out, index, count, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_gen.name, "%s", err);
 		fpref_golden_suite_free(&s);
 		return CLI_EXIT_FAIL;
 	}

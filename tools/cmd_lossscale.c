@@ -3,6 +3,7 @@
  * each iteration's scale, verdict and counters. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,41 +23,82 @@ struct ls_args {
 	const char *dist, *seed, *scale_log2, *scale_log2_end, *values;
 };
 
-struct ls_option {
-	const char *name;
-	unsigned scalers; /* which scalers take it */
-	bool takes_value;
+struct ls_text {
+	const char *scaler;
+	const char *init_scale;
+	const char *growth_factor;
+	const char *backoff_factor;
+	const char *growth_interval;
+	const char *new_scale;
+	const char *initial_scale_power;
+	const char *loss_scale_window;
+	const char *hysteresis;
+	bool consecutive_hysteresis;
+	bool no_raise_at_min;
+	const char *min_loss_scale;
+	const char *scale_window;
+	const char *max_loss_scale;
+	bool no_skip;
+	const char *overflow_at;
+	const char *steps;
+	const char *steps_file;
+	struct cli_multi grads;
+	bool simulate;
+	const char *dist;
+	const char *seed;
+	const char *scale_log2;
+	const char *scale_log2_end;
+	const char *values;
+	const char *profile;
+	bool summary;
+	bool json;
 };
 
-static const struct ls_option ls_options[] = {
-	{ "--scaler", FOR_ALL, true },
-	{ "--init-scale", FOR_PYTORCH | FOR_APEX | FOR_STATIC | FOR_DEEPSPEED, true },
-	{ "--growth-factor", FOR_PYTORCH, true },
-	{ "--backoff-factor", FOR_PYTORCH, true },
-	{ "--growth-interval", FOR_PYTORCH, true },
-	{ "--new-scale", FOR_PYTORCH, true },
-	{ "--initial-scale-power", FOR_DEEPSPEED, true },
-	{ "--loss-scale-window", FOR_DEEPSPEED, true },
-	{ "--hysteresis", FOR_DEEPSPEED, true },
-	{ "--consecutive-hysteresis", FOR_DEEPSPEED, false },
-	{ "--no-raise-at-min", FOR_DEEPSPEED, false },
-	{ "--min-loss-scale", FOR_DEEPSPEED | FOR_APEX, true },
-	{ "--scale-window", FOR_APEX, true },
-	{ "--max-loss-scale", FOR_APEX, true },
-	{ "--no-skip", FOR_STATIC, false },
-	{ "--overflow-at", FOR_ALL, true },
-	{ "--steps", FOR_ALL, true },
-	{ "--steps-file", FOR_ALL, true },
-	{ "--grads", FOR_ALL, true },
-	{ "--simulate", FOR_ALL, false },
-	{ "--dist", FOR_ALL, true },
-	{ "--seed", FOR_ALL, true },
-	{ "--scale-log2", FOR_ALL, true },
-	{ "--scale-log2-end", FOR_ALL, true },
-	{ "--values", FOR_ALL, true },
-	{ "--profile", FOR_ALL, true },
-	{ "--summary", FOR_ALL, false },
-	{ "--json", FOR_ALL, false },
+static const struct cli_opt ls_opts[] = {
+	{ "--scaler", CLI_VALUE, "pytorch|deepspeed|apex|static", NULL, "the loss scaler to replay (needed)", offsetof(struct ls_text, scaler), FOR_ALL },
+	{ "--init-scale", CLI_VALUE, "S", "65536 (static: 1)", "the first scale", offsetof(struct ls_text, init_scale), FOR_PYTORCH | FOR_APEX | FOR_STATIC | FOR_DEEPSPEED },
+	{ "--growth-factor", CLI_VALUE, "F", "2.0", "pytorch: the scale's factor after growth-interval clean steps", offsetof(struct ls_text, growth_factor), FOR_PYTORCH },
+	{ "--backoff-factor", CLI_VALUE, "F", "0.5", "pytorch: the scale's factor after an overflow", offsetof(struct ls_text, backoff_factor), FOR_PYTORCH },
+	{ "--growth-interval", CLI_VALUE, "N", "2000", "pytorch: clean steps before growth", offsetof(struct ls_text, growth_interval), FOR_PYTORCH },
+	{ "--new-scale", CLI_VALUE, "STEP=VALUE,...", NULL, "pytorch: scaler.update(new_scale) at those iterations", offsetof(struct ls_text, new_scale), FOR_PYTORCH },
+	{ "--initial-scale-power", CLI_VALUE, "P", "16", "deepspeed: the first scale is 2^P", offsetof(struct ls_text, initial_scale_power), FOR_DEEPSPEED },
+	{ "--loss-scale-window", CLI_VALUE, "N", "1000", "deepspeed: clean steps before growth", offsetof(struct ls_text, loss_scale_window), FOR_DEEPSPEED },
+	{ "--hysteresis", CLI_VALUE, "N", "2", "deepspeed: overflows tolerated before backoff", offsetof(struct ls_text, hysteresis), FOR_DEEPSPEED },
+	{ "--consecutive-hysteresis", CLI_FLAG, NULL, NULL, "deepspeed: a clean step restores the hysteresis", offsetof(struct ls_text, consecutive_hysteresis), FOR_DEEPSPEED },
+	{ "--no-raise-at-min", CLI_FLAG, NULL, NULL, "deepspeed: overflow at the least scale does not raise", offsetof(struct ls_text, no_raise_at_min), FOR_DEEPSPEED },
+	{ "--min-loss-scale", CLI_VALUE, "S", "deepspeed 1, apex 0", "deepspeed, apex: the least scale", offsetof(struct ls_text, min_loss_scale), FOR_DEEPSPEED | FOR_APEX },
+	{ "--scale-window", CLI_VALUE, "N", "2000", "apex: clean steps before growth", offsetof(struct ls_text, scale_window), FOR_APEX },
+	{ "--max-loss-scale", CLI_VALUE, "S", "2^24", "apex: the greatest scale", offsetof(struct ls_text, max_loss_scale), FOR_APEX },
+	{ "--no-skip", CLI_FLAG, NULL, NULL, "static: apply steps that overflowed", offsetof(struct ls_text, no_skip), FOR_STATIC },
+	{ "--overflow-at", CLI_VALUE, "4,17,..", NULL, "the iterations whose gradients overflow (with --steps)", offsetof(struct ls_text, overflow_at), FOR_ALL },
+	{ "--steps", CLI_VALUE, "N", NULL, "the number of iterations (with --overflow-at or --simulate)", offsetof(struct ls_text, steps), FOR_ALL },
+	{ "--steps-file", CLI_VALUE, "F", NULL, "one overflow verdict (0 or 1) per line", offsetof(struct ls_text, steps_file), FOR_ALL },
+	{ "--grads", CLI_MULTI, "G.npy", NULL, "FP32 gradients, one row per iteration (repeatable, at most 16 files)", offsetof(struct ls_text, grads), FOR_ALL },
+	{ "--simulate", CLI_FLAG, NULL, NULL, "seeded synthetic gradients (with --steps)", offsetof(struct ls_text, simulate), FOR_ALL },
+	{ "--dist", CLI_VALUE, "normal|uniform|positive", "normal", "--simulate: the distribution of the gradients", offsetof(struct ls_text, dist), FOR_ALL },
+	{ "--seed", CLI_VALUE, "S", "1", "--simulate: the seed", offsetof(struct ls_text, seed), FOR_ALL },
+	{ "--scale-log2", CLI_VALUE, "A", "-20", "--simulate: the gradients' scale at the first iteration, 2^A", offsetof(struct ls_text, scale_log2), FOR_ALL },
+	{ "--scale-log2-end", CLI_VALUE, "B", "A", "--simulate: the scale at the last iteration, 2^B", offsetof(struct ls_text, scale_log2_end), FOR_ALL },
+	{ "--values", CLI_VALUE, "N", "1024", "--simulate: gradients per iteration", offsetof(struct ls_text, values), FOR_ALL },
+	{ "--profile", CLI_VALUE, "cuda", NULL, "the nonfinite check as CUDA's kernels do it", offsetof(struct ls_text, profile), FOR_ALL },
+	{ "--summary", CLI_FLAG, NULL, NULL, "only the summary, not every iteration", offsetof(struct ls_text, summary), FOR_ALL },
+	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", offsetof(struct ls_text, json), FOR_ALL },
+};
+
+const struct cli_command cli_cmd_lossscale = {
+	.name = "lossscale",
+	.synopsis = "--scaler pytorch|deepspeed|apex|static [SCALER OPTIONS] [--profile cuda] [--json] [--summary]\n"
+		    "       (--overflow-at 4,17,.. --steps N | --steps-file F | --grads G.npy [--grads H.npy ..] |\n"
+		    "       --simulate --steps N [--dist D] [--scale-log2 A] [--scale-log2-end B] [--values N] [--seed S])",
+	.summary = "Replay a loss scaler: each iteration's scale, applied or skipped, and its counters; with gradients,\n"
+		   "the FP16 underflow with and without the scale (README: Loss scaling).",
+	.details = "A scaler's options for another scaler are errors; the defaults are each scaler's own.\n",
+	.opts = ls_opts,
+	.nopts = CLI_NOPTS(ls_opts),
+	.max_positional = 0,
+	.examples = { "fpref lossscale --scaler pytorch --overflow-at 3,4 --steps 10",
+		      "fpref lossscale --scaler deepspeed --simulate --steps 100 --scale-log2 -20 --summary" },
+	.run = cmd_lossscale,
 };
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -68,13 +110,13 @@ static int usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	cli_error("%s", msg);
+	cli_fail(cli_cmd_lossscale.name, "%s", msg);
 	return CLI_EXIT_USAGE;
 }
 
 static int out_of_memory(void)
 {
-	cli_error("out of memory");
+	cli_fail(cli_cmd_lossscale.name, "out of memory");
 	return CLI_EXIT_FAIL;
 }
 
@@ -89,7 +131,7 @@ static int parse_float64(const char *opt, const char *text, uint64_t *bits)
 		struct fpref_format f64;
 		struct fpref_env env;
 		unsigned flags = 0;
-		cli_parse_format("float64", &f64);
+		cli_parse_format(cli_cmd_lossscale.name, "float64", &f64);
 		fpref_env_default(&env);
 		fpref_ref_round(&v, &f64, &env, 0, bits, &flags, NULL);
 	}
@@ -103,19 +145,11 @@ static int parse_integer(const char *opt, const char *text, long long lo, long l
 	errno = 0;
 	long long x = strtoll(text, &end, 10);
 	if (!*text || *end || errno || x < lo || x > hi) {
-		cli_error("bad %s '%s' (an integer from %lld to %lld)", opt, text, lo, hi);
+		cli_fail(cli_cmd_lossscale.name, "bad %s '%s' (an integer from %lld to %lld)", opt, text, lo, hi);
 		return CLI_EXIT_USAGE;
 	}
 	*out = x;
 	return 0;
-}
-
-static const struct ls_option *find_option(const char *name)
-{
-	for (size_t i = 0; i < sizeof ls_options / sizeof ls_options[0]; i++)
-		if (strcmp(name, ls_options[i].name) == 0)
-			return &ls_options[i];
-	return NULL;
 }
 
 /* Apply one scaler option to the configuration. */
@@ -198,38 +232,39 @@ static int apply_run_option(struct ls_args *a, const char *name, const char *val
 	return 0;
 }
 
-static const char *find_scaler(int argc, char **argv)
-{
-	for (int i = 0; i + 1 < argc; i++)
-		if (strcmp(argv[i], "--scaler") == 0)
-			return argv[i + 1];
-	return NULL;
-}
-
 static int parse_args(int argc, char **argv, struct ls_args *a)
 {
 	memset(a, 0, sizeof *a);
 	a->steps = -1;
-	const char *scaler = find_scaler(argc, argv);
-	if (!scaler)
-		return usage_error("lossscale needs --scaler pytorch|deepspeed|apex|static");
-	if (fpref_scaler_parse(scaler, &a->kind) != 0)
-		return usage_error("unknown --scaler '%s' (pytorch, deepspeed, apex or static)", scaler);
+	struct ls_text t;
+	memset(&t, 0, sizeof t);
+	struct cli_options o;
+	int r = cli_parse_command(&cli_cmd_lossscale, argc, argv, &o, &t);
+	if (r)
+		return r;
+	if (!t.scaler)
+		return usage_error("needs --scaler pytorch|deepspeed|apex|static (see fpref lossscale --help)");
+	if (fpref_scaler_parse(t.scaler, &a->kind) != 0)
+		return usage_error("unknown --scaler '%s' (pytorch, deepspeed, apex or static)", t.scaler);
 	fpref_scaler_config_default(a->kind, &a->cfg);
-	for (int i = 0; i < argc; i++) {
-		const struct ls_option *o = find_option(argv[i]);
-		if (!o)
-			return usage_error("unknown option '%s' for lossscale (see fpref --help)", argv[i]);
-		if (!(o->scalers & (1u << a->kind)))
-			return usage_error("%s does not apply to --scaler %s", argv[i], scaler);
-		const char *value = NULL;
-		if (o->takes_value) {
-			if (i + 1 >= argc)
-				return usage_error("%s needs a value", argv[i]);
-			value = argv[++i];
+	char what[64];
+	snprintf(what, sizeof what, "--scaler %s", t.scaler);
+	if (cli_check_tags(&cli_cmd_lossscale, &t, 1u << a->kind, what))
+		return CLI_EXIT_USAGE;
+	/* each option given, applied in the table's order (each sets its own field) */
+	for (size_t i = 1; i < CLI_NOPTS(ls_opts); i++) {
+		const struct cli_opt *row = &ls_opts[i];
+		const char *p = (const char *)&t + row->offset;
+		if (row->kind == CLI_MULTI) {
+			const struct cli_multi *m = (const struct cli_multi *)(const void *)p;
+			for (int k = 0; k < m->n; k++)
+				if (apply_run_option(a, row->name, m->v[k]))
+					return CLI_EXIT_USAGE;
+		} else if (row->kind == CLI_FLAG ? *(const bool *)(const void *)p : *(const char *const *)(const void *)p != NULL) {
+			const char *value = row->kind == CLI_FLAG ? NULL : *(const char *const *)(const void *)p;
+			if (apply_run_option(a, row->name, value))
+				return CLI_EXIT_USAGE;
 		}
-		if (strcmp(o->name, "--scaler") != 0 && apply_run_option(a, o->name, value))
-			return CLI_EXIT_USAGE;
 	}
 	int sources = (a->overflow_at != NULL) + (a->steps_file != NULL) + (a->ngrads > 0) + a->simulate;
 	if (sources != 1)
@@ -293,10 +328,10 @@ static int parse_step_word(const char *w, unsigned char *flag)
 static int read_steps_file(const char *path, struct ls_source *src)
 {
 	int n, status = 0;
-	FILE *in = strcmp(path, "-") == 0 ? stdin : cli_open_input(path, &status);
+	FILE *in = strcmp(path, "-") == 0 ? stdin : cli_open_input(cli_cmd_lossscale.name, path, &status);
 	if (!in)
 		return status;
-	struct cli_lines r = { .in = in, .name = in == stdin ? NULL : path };
+	struct cli_lines r = { .in = in, .name = in == stdin ? NULL : path, .cmd = cli_cmd_lossscale.name };
 	char *tok[2];
 	size_t cap = 0;
 	while ((n = cli_next_tokens(&r, tok, 2, &status)) > 0) {
@@ -312,7 +347,7 @@ static int read_steps_file(const char *path, struct ls_source *src)
 			src->flags = grown;
 		}
 		if (n != 1 || parse_step_word(tok[0], &src->flags[src->steps]) != 0) {
-			cli_error("%s:%lu: expected one of 0, 1, finite, inf, nan", path, r.lineno);
+			cli_fail(cli_cmd_lossscale.name, "%s:%lu: expected one of 0, 1, finite, inf, nan", path, r.lineno);
 			status = CLI_EXIT_USAGE;
 			break;
 		}
@@ -402,7 +437,7 @@ static size_t tensor_row(const struct fpref_npy *x, size_t k, uint64_t *out)
 {
 	struct fpref_format f32;
 	const struct fpref_format *from;
-	cli_parse_format("float32", &f32);
+	cli_parse_format(cli_cmd_lossscale.name, "float32", &f32);
 	fpref_npy_item_format(x, NULL, &from);
 	size_t per = x->count / x->shape[0];
 	for (size_t i = 0; i < per; i++)
@@ -438,7 +473,7 @@ static int iteration(const struct fpref_scaler *s, const struct ls_source *src, 
 		struct fpref_format f32;
 		struct fpref_env env;
 		fpref_env_default(&env);
-		cli_parse_format("float32", &f32);
+		cli_parse_format(cli_cmd_lossscale.name, "float32", &f32);
 		fpref_emu_random(&f32, &env, src->dist, simulation_log2(src, k), src->seed, (uint64_t)k * src->values,
 				 src->values, src->row);
 		if (fpref_scaler_check_tensor(s, src->row, src->values, NULL, st) != 0)
@@ -699,7 +734,7 @@ static int run(const struct ls_args *a, struct fpref_scaler *s, const struct ls_
 		if (new_scale_at(a->new_scale, k + 1, &manual, &manual_scale))
 			return CLI_EXIT_USAGE;
 		if (iteration(s, src, k, &overflow, &g, &have) != 0) {
-			cli_error("invalid gradient pattern at step %zu", k + 1);
+			cli_fail(cli_cmd_lossscale.name, "invalid gradient pattern at step %zu", k + 1);
 			return CLI_EXIT_FAIL;
 		}
 		if (manual)
@@ -726,7 +761,7 @@ int cmd_lossscale(int argc, char **argv)
 	struct fpref_scaler s;
 	char err[256];
 	if (fpref_scaler_init(&s, &a.cfg, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_lossscale.name, "%s", err);
 		return CLI_EXIT_USAGE;
 	}
 	struct ls_source src;

@@ -2,6 +2,7 @@
  * every realistic kernel bug that applies to it (golden/fpref_mutants.h),
  * how many of its vectors expose the bug. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,7 +11,33 @@
 #include "fpref_golden.h"
 #include "fpref_mutants.h"
 
-static const char usage[] = "mutants [--suite NAME|FILE] [--mutant NAME] [--jobs N] [--all] [--json] [--list]";
+struct mutants_args {
+	const char *suite, *mutant, *jobs;
+	bool all, list;
+};
+
+static const struct cli_opt mutants_opts[] = {
+	{ "--suite", CLI_VALUE, "NAME|FILE", "default", "the suite (a file, or a name in golden/suites)",
+	  offsetof(struct mutants_args, suite), 0 },
+	{ "--mutant", CLI_VALUE, "NAME", NULL, "only this mutant (--list names them)", offsetof(struct mutants_args, mutant),
+	  0 },
+	{ "--jobs", CLI_VALUE, "N", "1", "threads, 1..256", offsetof(struct mutants_args, jobs), 0 },
+	{ "--all", CLI_FLAG, NULL, NULL, "every file's row, not only the files a mutant escapes", offsetof(struct mutants_args, all), 0 },
+	{ "--list", CLI_FLAG, NULL, NULL, "the catalogue of mutants, and stop", offsetof(struct mutants_args, list), 0 },
+};
+
+const struct cli_command cli_cmd_mutants = {
+	.name = "mutants",
+	.synopsis = "[--suite NAME|FILE] [--mutant NAME] [--jobs N] [--all] [--json] [--list]",
+	.summary = "The kill matrix: which realistic kernel bugs each golden file of a suite exposes, and by how\n"
+		   "many vectors.",
+	.groups = CLI_JSON,
+	.opts = mutants_opts,
+	.nopts = CLI_NOPTS(mutants_opts),
+	.max_positional = 0,
+	.examples = { "fpref mutants --list", "fpref mutants --suite committed --mutant ftz-output --json" },
+	.run = cmd_mutants,
+};
 
 static void list_catalogue(bool json)
 {
@@ -72,52 +99,37 @@ static void print_json(const struct fpref_golden_suite *s, const struct fpref_ki
 
 int cmd_mutants(int argc, char **argv)
 {
-	const char *suite_name = "default", *only = NULL, *jobs = NULL;
-	static const char *const names[] = { "--suite", "--mutant", "--jobs" };
-	const char **slots[] = { &suite_name, &only, &jobs };
-	char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
-	int nrest = 0;
-	int r = rest ? cli_take_options(argc, argv, names, slots, 3, rest, &nrest) : CLI_EXIT_FAIL;
-	bool json = false, all = false, list = false;
-	for (int i = 0; r == 0 && i < nrest; i++) {
-		if (strcmp(rest[i], "--json") == 0)
-			json = true;
-		else if (strcmp(rest[i], "--all") == 0)
-			all = true;
-		else if (strcmp(rest[i], "--list") == 0)
-			list = true;
-		else {
-			cli_error("unknown argument '%s' (%s)", rest[i], usage);
-			r = CLI_EXIT_USAGE;
-		}
-	}
-	free(rest);
+	struct mutants_args a = { "default", NULL, NULL, false, false };
+	struct cli_options o;
+	int r = cli_parse_command(&cli_cmd_mutants, argc, argv, &o, &a);
 	if (r)
 		return r;
+	const char *suite_name = a.suite, *only = a.mutant, *jobs = a.jobs;
+	bool json = o.json, all = a.all, list = a.list;
 	if (list) {
 		list_catalogue(json);
 		return CLI_EXIT_OK;
 	}
 	if (only && !fpref_mutant_find(only)) {
-		cli_error("no mutant '%s' (fpref mutants --list names them)", only);
+		cli_fail(cli_cmd_mutants.name, "no mutant '%s' (fpref mutants --list names them)", only);
 		return CLI_EXIT_USAGE;
 	}
 	unsigned threads;
-	if (cli_parse_jobs(jobs, &threads) != 0)
+	if (cli_parse_jobs(cli_cmd_mutants.name, jobs, &threads) != 0)
 		return CLI_EXIT_USAGE;
 	char path[1024], err[2048];
 	if (cli_find_suite(suite_name, path, sizeof path) != 0) {
-		cli_error("no suite '%s' (a path, or a name in golden/suites: default, committed)", suite_name);
+		cli_fail(cli_cmd_mutants.name, "no suite '%s' (a path, or a name in golden/suites: default, committed)", suite_name);
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_golden_suite s;
 	if (fpref_golden_suite_read(path, &s, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_mutants.name, "%s", err);
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_kill_file *files;
 	if (fpref_mutants_suite(&s, threads, &files, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_mutants.name, "%s", err);
 		fpref_golden_suite_free(&s);
 		return CLI_EXIT_FAIL;
 	}
@@ -151,7 +163,7 @@ int cmd_mutants(int argc, char **argv)
 		}
 	}
 	if (!t) {
-		cli_error("out of memory");
+		cli_fail(cli_cmd_mutants.name, "out of memory");
 		r = CLI_EXIT_FAIL;
 	} else if (json)
 		print_json(&s, files, only, t, weak);

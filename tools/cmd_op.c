@@ -1,5 +1,6 @@
 /* fpref op: one arithmetic operation for people, or a TestFloat-style
  * batch filter ("a b" or "a b c" in, "a b result flags" out). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,7 +69,7 @@ static int op_values(const struct cli_options *o, enum fpref_op op, bool numbers
 	char err[512];
 	for (int i = 0; i < o->npositional; i++)
 		if (read_operand(o, numbers, o->positional[i], &in[i], err, sizeof err) != 0) {
-			cli_error("%s", err);
+			cli_fail(cli_cmd_op.name, "%s", err);
 			return CLI_EXIT_USAGE;
 		}
 	uint64_t out;
@@ -93,7 +94,7 @@ static int op_values(const struct cli_options *o, enum fpref_op op, bool numbers
 static int op_stream(const struct cli_options *o, enum fpref_op op, FILE *in)
 {
 	int arity = fpref_op_arity(op);
-	struct cli_lines lines = { .in = in, .keep_going = true };
+	struct cli_lines lines = { .in = in, .cmd = cli_cmd_op.name, .keep_going = true };
 	uint64_t index = 0;
 	int status = CLI_EXIT_OK;
 	char *tokens[3];
@@ -124,39 +125,60 @@ static int op_stream(const struct cli_options *o, enum fpref_op op, FILE *in)
 	return cli_lines_finish(&lines, status);
 }
 
+struct op_args {
+	bool numbers;
+};
+
+static const struct cli_opt op_opts[] = {
+	{ "--numbers", CLI_FLAG, NULL, NULL, "operands are decimals, rounded into FMT under ENV first",
+	  offsetof(struct op_args, numbers), 0 },
+};
+
+const struct cli_command cli_cmd_op = {
+	.name = "op",
+	.synopsis = "OP --fmt FMT [ENV] [--engine emu|ref] [--numbers] [A [B [C]]]",
+	.summary = "One operation (add sub mul div sqrt fma min max eq lt le) on hex patterns of FMT.  With no\n"
+		   "operands, read TestFloat lines 'a b' from stdin and write 'a b result flags'.",
+	.groups = CLI_FMT | CLI_ENV | CLI_ENGINE,
+	.opts = op_opts,
+	.nopts = CLI_NOPTS(op_opts),
+	.max_positional = -1,
+	.examples = { "fpref op add --fmt f16 3C00 3C01", "printf '7E 01\\n' | fpref op mul --fmt e4m3 --sat" },
+	.run = cmd_op,
+};
+
 int cmd_op(int argc, char **argv)
 {
-	if (argc < 1) {
-		cli_error("op needs an operation (choices: %s)", fpref_op_choices());
+	struct op_args a = { false };
+	struct cli_options o;
+	int r = cli_parse_command(&cli_cmd_op, argc, argv, &o, &a);
+	if (r)
+		return r;
+	bool numbers = a.numbers;
+	if (o.npositional < 1) {
+		cli_fail(cli_cmd_op.name, "needs an operation (choices: %s)", fpref_op_choices());
 		return CLI_EXIT_USAGE;
 	}
 	enum fpref_op op;
-	if (fpref_op_parse(argv[0], &op) != 0) {
-		cli_error("unknown operation '%s' (choices: %s)", argv[0], fpref_op_choices());
+	if (fpref_op_parse(o.positional[0], &op) != 0) {
+		cli_fail(cli_cmd_op.name, "unknown operation '%s' (choices: %s)", o.positional[0], fpref_op_choices());
 		return CLI_EXIT_USAGE;
 	}
-	/* --numbers is this command's own switch; the rest is shared. */
-	bool numbers = false;
-	char **rest = malloc((size_t)argc * sizeof *rest);
-	int nrest = 0;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--numbers") == 0)
-			numbers = true;
-		else
-			rest[nrest++] = argv[i];
-	}
-	struct cli_options o;
-	int r = cli_parse(nrest, rest, CLI_FMT | CLI_ENV | CLI_ENGINE, &o);
-	free(rest);
-	if (r)
-		return r;
+	/* the operands follow the operation */
+	for (int i = 1; i < o.npositional; i++)
+		o.positional[i - 1] = o.positional[i];
+	o.npositional--;
 	if (!o.have_to) {
-		cli_error("op needs --fmt FMT (see fpref formats)");
+		cli_fail(cli_cmd_op.name, "needs --fmt FMT (see fpref formats)");
+		return CLI_EXIT_USAGE;
+	}
+	if (numbers && o.npositional == 0) {
+		cli_fail(cli_cmd_op.name, "--numbers reads operands given on the command line; batch lines are hex patterns");
 		return CLI_EXIT_USAGE;
 	}
 	o.env = cli_target_env(&o, &o.to);
 	if (o.to.man_bits > FPREF_OP_MAX_MAN_BITS) {
-		cli_error("%s has %d fraction bits; the arithmetic handles up to %d", o.to.name, o.to.man_bits,
+		cli_fail(cli_cmd_op.name, "%s has %d fraction bits; the arithmetic handles up to %d", o.to.name, o.to.man_bits,
 			  FPREF_OP_MAX_MAN_BITS);
 		return CLI_EXIT_USAGE;
 	}
@@ -164,7 +186,7 @@ int cmd_op(int argc, char **argv)
 	if (o.npositional == 0)
 		return op_stream(&o, op, stdin);
 	if (o.npositional != arity) {
-		cli_error("%s takes %d operand%s, given %d", fpref_op_name(op), arity, arity > 1 ? "s" : "", o.npositional);
+		cli_fail(cli_cmd_op.name, "%s takes %d operand%s, given %d", fpref_op_name(op), arity, arity > 1 ? "s" : "", o.npositional);
 		return CLI_EXIT_USAGE;
 	}
 	return op_values(&o, op, numbers);

@@ -4,15 +4,49 @@
  * and the models that reproduce them printed as fpref dot options and as a
  * preset row. */
 #include <libgen.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "probe_io.h"
 
-static const char probe_usage[] =
-	"usage: fpref probe gen --inputs FMT --output FMT --k K [--out FILE] [--seed N] [--model MODEL [MODEL OPTIONS]]\n"
-	"       fpref probe infer --results R [--golden G] [--in FMT --out FMT] [--block N] [--frac F]\n";
+enum { PROBE_GEN = 1, PROBE_INFER = 2 };
+
+struct probe_args {
+	const char *inputs, *output, *k, *out, *seed, *results, *golden, *in;
+};
+
+#define P(f) offsetof(struct probe_args, f)
+
+static const struct cli_opt probe_opts[] = {
+	{ "--inputs", CLI_VALUE, "FMT", NULL, "gen: the format of a and b", P(inputs), PROBE_GEN },
+	{ "--output", CLI_VALUE, "FMT", NULL, "gen: the format of c and d", P(output), PROBE_GEN },
+	{ "--k", CLI_VALUE, "K", NULL, "gen: products per dot, 1..512 (the instruction's k)", P(k), PROBE_GEN },
+	{ "--seed", CLI_VALUE, "N", "20261130", "gen: the seed of the random cases", P(seed), PROBE_GEN },
+	{ "--out", CLI_VALUE, "FILE|FMT", NULL, "gen: the probe file (default: stdout); infer: the output format",
+	  P(out), PROBE_GEN | PROBE_INFER },
+	{ "--results", CLI_VALUE, "R", NULL, "infer: the measured results (dot lines, or d alone with --golden)",
+	  P(results), PROBE_INFER },
+	{ "--golden", CLI_VALUE, "G", NULL, "infer: the probe file the results answer", P(golden), PROBE_INFER },
+	{ "--in", CLI_VALUE, "FMT", NULL, "infer: the format of a and b (with --out)", P(in), PROBE_INFER },
+};
+
+const struct cli_command cli_cmd_probe = {
+	.name = "probe",
+	.synopsis = "gen --inputs FMT --output FMT --k K [--out FILE] [--seed N] [--model MODEL [MODEL OPTIONS]]\n"
+		    "       | infer --results R [--golden G] [--in FMT --out FMT] [--block N] [--frac F]",
+	.summary = "gen: a golden dot file of inputs that reveal a tensor core's numerics (d by --model, default the\n"
+		   "newest preset).  infer: the block models that reproduce measured results (exit 0: exactly one\n"
+		   "class).",
+	.groups = CLI_MODEL,
+	.opts = probe_opts,
+	.nopts = CLI_NOPTS(probe_opts),
+	.max_positional = 1,
+	.examples = { "fpref probe gen --inputs f16 --output f32 --k 16 --out probe.txt",
+		      "fpref probe infer --results measured.txt --golden probe.txt" },
+	.run = cmd_probe,
+};
 
 /* The reference model of a probe file: --model, or the newest preset with
  * an instruction for these formats. */
@@ -21,10 +55,10 @@ static int reference_model(const struct cli_model_text *t, const struct fpref_fo
 {
 	if (t->model) {
 		struct fpref_accum_model cm;
-		if (cli_model_resolve(t, in, out, &cm) != 0)
+		if (cli_model_resolve(cli_cmd_probe.name, t, in, out, &cm) != 0)
 			return CLI_EXIT_USAGE;
 		if (cm.kind != FPREF_ACCUM_TC || cm.promote) {
-			cli_error("probe gen: --model must be a tensor-core model (a GPU or generic), without --promote");
+			cli_fail("probe gen", "--model must be a tensor-core model (a GPU or generic), without --promote");
 			return CLI_EXIT_USAGE;
 		}
 		*m = cm.tc;
@@ -38,46 +72,32 @@ static int reference_model(const struct cli_model_text *t, const struct fpref_fo
 			return 0;
 		}
 	}
-	cli_error("probe gen: no preset has %s inputs with %s output; name one with --model generic --block N --frac F",
+	cli_fail("probe gen", "no preset has %s inputs with %s output; name one with --model generic --block N --frac F",
 		  in->name, out->name);
 	return CLI_EXIT_USAGE;
 }
 
-static int probe_gen(int argc, char **argv)
+static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 {
-	const char *inputs = NULL, *output = NULL, *k_text = NULL, *file = NULL, *seed_text = NULL;
-	struct cli_model_text t = { 0 };
-	char **rest = malloc((size_t)(argc + 1) * sizeof *rest), **rest2 = malloc((size_t)(argc + 1) * sizeof *rest2);
-	int nrest = 0, nrest2 = 0;
-	static const char *const names[] = { "--inputs", "--output", "--k", "--out", "--seed" };
-	const char **slots[] = { &inputs, &output, &k_text, &file, &seed_text };
-	int r = !rest || !rest2 ? CLI_EXIT_FAIL : cli_model_options(argc, argv, &t, rest, &nrest);
-	if (!r)
-		r = cli_take_options(nrest, rest, names, slots, 5, rest2, &nrest2);
-	if (!r && nrest2 > 0) {
-		cli_error("probe gen: unexpected '%s'\n%s", rest2[0], probe_usage);
-		r = CLI_EXIT_USAGE;
-	}
-	free(rest);
-	free(rest2);
-	if (r)
-		return r;
+	const char *inputs = a->inputs, *output = a->output, *k_text = a->k, *file = a->out, *seed_text = a->seed;
+	struct cli_model_text t = o->model;
+	int r;
 	if (!inputs || !output || !k_text) {
-		cli_error("probe gen needs --inputs FMT, --output FMT and --k K\n%s", probe_usage);
+		cli_fail("probe gen", "needs --inputs FMT, --output FMT and --k K (see fpref probe --help)");
 		return CLI_EXIT_USAGE;
 	}
 	char *end;
 	long K = strtol(k_text, &end, 10);
 	unsigned long long seed = seed_text ? strtoull(seed_text, &end, 10) : 20261130;
 	if (K < 1 || K > 512 || (seed_text && *end)) {
-		cli_error("probe gen: --k must be 1..512 (the instruction's k) and --seed an integer");
+		cli_fail("probe gen", "--k must be 1..512 (the instruction's k) and --seed an integer");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_golden_job j = { .kind = FPREF_GOLDEN_DOT, .K = (unsigned)K, .probe = true, .seed = seed };
-	if (cli_parse_format(inputs, &j.in) != 0 || cli_parse_format(output, &j.out) != 0)
+	if (cli_parse_format(cli_cmd_probe.name, inputs, &j.in) != 0 || cli_parse_format(cli_cmd_probe.name, output, &j.out) != 0)
 		return CLI_EXIT_USAGE;
 	if (!fpref_tc_input_ok(&j.in)) {
-		cli_error("probe gen: tensor-core models take signed inputs of at most 10 fraction bits, not %s", j.in.name);
+		cli_fail("probe gen", "tensor-core models take signed inputs of at most 10 fraction bits, not %s", j.in.name);
 		return CLI_EXIT_USAGE;
 	}
 	if ((r = reference_model(&t, &j.in, &j.out, &j.model)) != 0)
@@ -86,7 +106,7 @@ static int probe_gen(int argc, char **argv)
 	size_t len;
 	unsigned long vectors;
 	if (fpref_golden_compute(&j, &body, &len, &vectors, err, sizeof err) != 0) {
-		cli_error("probe gen: %s", err);
+		cli_fail("probe gen", "%s", err);
 		return CLI_EXIT_FAIL;
 	}
 	if (!file) { /* the file on stdout, checksum and all */
@@ -101,7 +121,7 @@ static int probe_gen(int argc, char **argv)
 	r = fpref_golden_write(dirname(dir_copy), &j, "probe", body, len, vectors, err, sizeof err);
 	free(body);
 	if (r != 0) {
-		cli_error("probe gen: %s", err);
+		cli_fail("probe gen", "%s", err);
 		return CLI_EXIT_FAIL;
 	}
 	fprintf(stderr, "%s: %lu probe cases of %ld products, %s -> %s, d by the %s model\n", file, vectors, K, j.in.name,
@@ -197,36 +217,32 @@ static int parse_known(const char *text, const char *option, int hi, int *v)
 	char *end;
 	long x = text ? strtol(text, &end, 10) : 0;
 	if (text && (*end || x < 1 || x > hi)) {
-		cli_error("probe infer: bad %s '%s' (1..%d)", option, text, hi);
+		cli_fail("probe infer", "bad %s '%s' (1..%d)", option, text, hi);
 		return CLI_EXIT_USAGE;
 	}
 	*v = (int)x;
 	return 0;
 }
 
-static int probe_infer(int argc, char **argv)
+static int probe_infer(const struct probe_args *a, const struct cli_options *o)
 {
-	const char *results = NULL, *golden = NULL, *in = NULL, *out = NULL, *block = NULL, *frac = NULL;
-	char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
-	int nrest = 0;
-	static const char *const names[] = { "--results", "--golden", "--in", "--out", "--block", "--frac" };
-	const char **slots[] = { &results, &golden, &in, &out, &block, &frac };
-	int r = rest ? cli_take_options(argc, argv, names, slots, 6, rest, &nrest) : CLI_EXIT_FAIL;
-	if (!r && nrest > 0) {
-		cli_error("probe infer: unexpected '%s'\n%s", rest[0], probe_usage);
-		r = CLI_EXIT_USAGE;
+	const char *results = a->results, *golden = a->golden, *in = a->in, *out = a->out;
+	const char *block = o->model.block, *frac = o->model.frac;
+	int r;
+	const char *model_only = o->model.model ? "--model" : o->model.floor ? "--floor" : o->model.final ? "--final"
+				 : o->model.promote ? "--promote" : NULL;
+	if (model_only) {
+		cli_fail(cli_cmd_probe.name, "%s does not apply to probe infer (it describes probe gen's model)", model_only);
+		return CLI_EXIT_USAGE;
 	}
-	free(rest);
-	if (r)
-		return r;
 	struct fpref_probe_data data = { 0 };
 	if (!results || (!in != !out) || parse_known(block, "--block", 1 << 20, &data.block) ||
 	    parse_known(frac, "--frac", FPREF_TC_MAX_FRAC, &data.frac)) {
-		cli_error("probe infer needs --results R (and --in with --out, or neither)\n%s", probe_usage);
+		cli_fail("probe infer", "needs --results R (and --in with --out, or neither) (see fpref probe --help)");
 		return CLI_EXIT_USAGE;
 	}
 	struct probe_cases c = { 0 };
-	if (in && (cli_parse_format(in, &c.in) != 0 || cli_parse_format(out, &c.out) != 0))
+	if (in && (cli_parse_format(cli_cmd_probe.name, in, &c.in) != 0 || cli_parse_format(cli_cmd_probe.name, out, &c.out) != 0))
 		return CLI_EXIT_USAGE;
 	c.have_formats = in != NULL;
 	r = golden ? probe_cases_from_golden(golden, results, &c) : probe_cases_from_lines(results, &c);
@@ -240,7 +256,7 @@ static int probe_infer(int argc, char **argv)
 		data.rows = c.rows;
 		data.d = c.d;
 		if (fpref_probe_infer(&data, &rep, err, sizeof err) != 0) {
-			cli_error("probe infer: %s", err);
+			cli_fail("probe infer", "%s", err);
 			r = CLI_EXIT_USAGE;
 		}
 	}
@@ -255,10 +271,18 @@ static int probe_infer(int argc, char **argv)
 
 int cmd_probe(int argc, char **argv)
 {
-	if (argc >= 1 && strcmp(argv[0], "gen") == 0)
-		return probe_gen(argc - 1, argv + 1);
-	if (argc >= 1 && strcmp(argv[0], "infer") == 0)
-		return probe_infer(argc - 1, argv + 1);
-	cli_error("probe needs gen or infer\n%s", probe_usage);
-	return CLI_EXIT_USAGE;
+	struct probe_args a = { 0 };
+	struct cli_options o;
+	int r = cli_parse_command(&cli_cmd_probe, argc, argv, &o, &a);
+	if (r)
+		return r;
+	const char *action = o.npositional ? o.positional[0] : "";
+	unsigned tag = strcmp(action, "gen") == 0 ? PROBE_GEN : strcmp(action, "infer") == 0 ? PROBE_INFER : 0;
+	if (!tag) {
+		cli_fail(cli_cmd_probe.name, "needs gen or infer, not '%s' (see fpref probe --help)", action);
+		return CLI_EXIT_USAGE;
+	}
+	if (cli_check_tags(&cli_cmd_probe, &a, tag, tag == PROBE_GEN ? "probe gen" : "probe infer"))
+		return CLI_EXIT_USAGE;
+	return tag == PROBE_GEN ? probe_gen(&a, &o) : probe_infer(&a, &o);
 }

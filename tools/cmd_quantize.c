@@ -17,73 +17,66 @@ struct quantize_args {
 	bool json, pow2, no_pow2, two_d, sr;
 };
 
-static const char quantize_usage[] =
-	"quantize --scheme SCHEME --in X.npy --codes C.npy --scales S.npy [--dequant D.npy] [--format e4m3|e5m2] "
-	"[--pow2|--no-pow2] [--recipe deepseek|te] [--eps E] [--margin M] [--history L] [--amax-algo max|most_recent] "
-	"[--amax-nan ignore|propagate] [--nan keep|reject] [--json]; MX (mxfp8 e4m3|e5m2, mxfp6 e2m3|e3m2, mxfp4 e2m1, "
-	"mxint8): [--rule ocp-floor|nv-ceil|rne] [--element-rounding rne|rna]; nvfp4: --tensor-scale F.npy [--2d] "
-	"[--sr [--seed N]]";
+#define Q(f) offsetof(struct quantize_args, f)
+
+static const struct cli_opt quantize_opts[] = {
+	{ "--scheme", CLI_VALUE, "tensor|delayed|tile128|block128|mxfp8|mxfp6|mxfp4|mxint8|nvfp4", NULL,
+	  "the scaling recipe (docs/scaling.md, docs/scaling-mx.md)", Q(scheme), 0 },
+	{ "--in", CLI_VALUE, "X.npy", NULL, "the tensor (float32)", Q(in), 0 },
+	{ "--codes", CLI_VALUE, "C.npy", NULL, "where to write the element codes", Q(codes), 0 },
+	{ "--scales", CLI_VALUE, "S.npy", NULL, "where to write the scales", Q(scales), 0 },
+	{ "--dequant", CLI_VALUE, "D.npy", NULL, "where to write the dequantised values", Q(dequant), 0 },
+	{ "--format", CLI_VALUE, "FMT", "the scheme's first", "the element format (FP8: e4m3|e5m2; mxfp8: e4m3|e5m2; "
+	  "mxfp6: e2m3|e3m2)", Q(format), 0 },
+	{ "--pow2", CLI_FLAG, NULL, NULL, "FP8: round scales to powers of two", Q(pow2), 0 },
+	{ "--no-pow2", CLI_FLAG, NULL, NULL, "FP8: keep scales exact", Q(no_pow2), 0 },
+	{ "--recipe", CLI_VALUE, "deepseek|te", "deepseek", "tile128, block128: whose recipe", Q(recipe), 0 },
+	{ "--eps", CLI_VALUE, "E", NULL, "FP8: the least amax (a number, rounded to FP32)", Q(eps), 0 },
+	{ "--margin", CLI_VALUE, "M", "0", "delayed: the scale's margin in powers of two, 0..126", Q(margin), 0 },
+	{ "--history", CLI_VALUE, "L", "1024", "delayed: the amax history length", Q(history), 0 },
+	{ "--amax-algo", CLI_VALUE, "max|most_recent", "max", "delayed: how the history gives amax", Q(algo), 0 },
+	{ "--amax-nan", CLI_VALUE, "ignore|propagate", NULL, "FP8: a NaN's effect on amax", Q(amax_nan), 0 },
+	{ "--nan", CLI_VALUE, "keep|reject", "keep", "reject: a NaN or inf in X is an error", Q(nan), 0 },
+	{ "--rule", CLI_VALUE, "ocp-floor|nv-ceil|rne", "ocp-floor", "MX: the rule of the E8M0 scale", Q(rule), 0 },
+	{ "--element-rounding", CLI_VALUE, "rne|rna", "rne", "MX: the rounding of elements", Q(element_rounding), 0 },
+	{ "--tensor-scale", CLI_VALUE, "F.npy", NULL, "nvfp4: where to write the FP32 tensor scale (needed)",
+	  Q(tensor_scale), 0 },
+	{ "--2d", CLI_FLAG, NULL, NULL, "nvfp4: 16 x 16 blocks", Q(two_d), 0 },
+	{ "--sr", CLI_FLAG, NULL, NULL, "nvfp4: stochastic rounding of elements", Q(sr), 0 },
+	{ "--seed", CLI_VALUE, "N", NULL, "nvfp4 --sr: the random stream's key", Q(seed), 0 },
+	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", Q(json), 0 },
+};
+
+const struct cli_command cli_cmd_quantize = {
+	.name = "quantize",
+	.synopsis = "--scheme SCHEME --in X.npy --codes C.npy --scales S.npy [--dequant D.npy] [--format FMT] "
+		    "[SCHEME OPTIONS] [--nan keep|reject] [--json]",
+	.summary = "Quantise a tensor with a scaling recipe: the codes, the scales, and the error of the round trip\n"
+		   "(docs/scaling.md).",
+	.details = "Options that the scheme would ignore are errors.\n",
+	.opts = quantize_opts,
+	.nopts = CLI_NOPTS(quantize_opts),
+	.max_positional = 0,
+	.examples = { "fpref quantize --scheme tensor --in x.npy --codes c.npy --scales s.npy",
+		      "fpref quantize --scheme mxfp4 --in x.npy --codes c.npy --scales s.npy --dequant d.npy --json" },
+	.run = cmd_quantize,
+};
 
 static int usage_error(const char *what, const char *value)
 {
-	cli_error("%s%s%s (%s)", what, value ? " " : "", value ? value : "", quantize_usage);
+	cli_fail(cli_cmd_quantize.name, "%s%s%s", what, value ? " " : "", value ? value : "");
 	return CLI_EXIT_USAGE;
-}
-
-static const char **value_slot(struct quantize_args *a, const char *opt)
-{
-	static const struct {
-		const char *name;
-		size_t offset;
-	} slots[] = {
-		{ "--scheme", offsetof(struct quantize_args, scheme) },
-		{ "--in", offsetof(struct quantize_args, in) },
-		{ "--codes", offsetof(struct quantize_args, codes) },
-		{ "--scales", offsetof(struct quantize_args, scales) },
-		{ "--dequant", offsetof(struct quantize_args, dequant) },
-		{ "--format", offsetof(struct quantize_args, format) },
-		{ "--eps", offsetof(struct quantize_args, eps) },
-		{ "--margin", offsetof(struct quantize_args, margin) },
-		{ "--history", offsetof(struct quantize_args, history) },
-		{ "--amax-algo", offsetof(struct quantize_args, algo) },
-		{ "--recipe", offsetof(struct quantize_args, recipe) },
-		{ "--nan", offsetof(struct quantize_args, nan) },
-		{ "--amax-nan", offsetof(struct quantize_args, amax_nan) },
-		{ "--rule", offsetof(struct quantize_args, rule) },
-		{ "--element-rounding", offsetof(struct quantize_args, element_rounding) },
-		{ "--seed", offsetof(struct quantize_args, seed) },
-		{ "--tensor-scale", offsetof(struct quantize_args, tensor_scale) },
-	};
-	for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
-		if (strcmp(opt, slots[i].name) == 0)
-			return (const char **)(void *)((char *)a + slots[i].offset);
-	return NULL;
 }
 
 static int parse_args(int argc, char **argv, struct quantize_args *a)
 {
 	memset(a, 0, sizeof *a);
-	for (int i = 0; i < argc; i++) {
-		const char **slot = value_slot(a, argv[i]);
-		if (slot) {
-			if (i + 1 >= argc)
-				return usage_error("missing value after", argv[i]);
-			*slot = argv[++i];
-		} else if (strcmp(argv[i], "--json") == 0)
-			a->json = true;
-		else if (strcmp(argv[i], "--pow2") == 0)
-			a->pow2 = true;
-		else if (strcmp(argv[i], "--no-pow2") == 0)
-			a->no_pow2 = true;
-		else if (strcmp(argv[i], "--2d") == 0)
-			a->two_d = true;
-		else if (strcmp(argv[i], "--sr") == 0)
-			a->sr = true;
-		else
-			return usage_error("unknown argument", argv[i]);
-	}
+	struct cli_options o;
+	int r = cli_parse_command(&cli_cmd_quantize, argc, argv, &o, a);
+	if (r)
+		return r;
 	if (!a->scheme || !a->in || !a->codes || !a->scales)
-		return usage_error("--scheme, --in, --codes and --scales are required", NULL);
+		return usage_error("--scheme, --in, --codes and --scales are required (see fpref quantize --help)", NULL);
 	if (a->pow2 && a->no_pow2)
 		return usage_error("--pow2 and --no-pow2 contradict each other", NULL);
 	return 0;
@@ -94,7 +87,7 @@ static int parse_count(const char *text, const char *what, long lo, long hi, lon
 	char *end;
 	long v = strtol(text, &end, 10);
 	if (*text == '\0' || *end != '\0' || v < lo || v > hi) {
-		cli_error("%s must be an integer %ld to %ld, not '%s'", what, lo, hi, text);
+		cli_fail(cli_cmd_quantize.name, "%s must be an integer %ld to %ld, not '%s'", what, lo, hi, text);
 		return CLI_EXIT_USAGE;
 	}
 	*out = v;
@@ -106,7 +99,7 @@ static int parse_count(const char *text, const char *what, long lo, long hi, lon
 static int parse_eps(const char *text, uint32_t *eps)
 {
 	struct fpref_format f32;
-	cli_parse_format("float32", &f32);
+	cli_parse_format(cli_cmd_quantize.name, "float32", &f32);
 	struct fpref_ref_value v;
 	fpref_ref_value_init(&v);
 	char err[512];
@@ -119,7 +112,7 @@ static int parse_eps(const char *text, uint32_t *eps)
 		fpref_ref_round(&v, &f32, &env, 0, &bits, &flags, NULL);
 	fpref_ref_value_clear(&v);
 	if (status != 0 || bits >= 0x7F800000u) {
-		cli_error("--eps must be a nonnegative finite number, not '%s'", text);
+		cli_fail(cli_cmd_quantize.name, "--eps must be a nonnegative finite number, not '%s'", text);
 		return CLI_EXIT_USAGE;
 	}
 	*eps = (uint32_t)bits;
@@ -133,7 +126,7 @@ static int parse_seed(const char *text, uint64_t *seed)
 	errno = 0;
 	unsigned long long v = strtoull(text, &end, 0);
 	if (*text < '0' || *text > '9' || *end != '\0' || errno == ERANGE) {
-		cli_error("--seed must be an integer 0 to 18446744073709551615, not '%s'", text);
+		cli_fail(cli_cmd_quantize.name, "--seed must be an integer 0 to 18446744073709551615, not '%s'", text);
 		return CLI_EXIT_USAGE;
 	}
 	*seed = (uint64_t)v;
@@ -147,20 +140,20 @@ static int pick_element(const struct quantize_args *a, const struct quantize_sch
 {
 	if (strcmp(scheme->elements[0], "int8") == 0) {
 		if (a->format) {
-			cli_error("--scheme %s has one element, INT8: --format does not apply", scheme->name);
+			cli_fail(cli_cmd_quantize.name, "--scheme %s has one element, INT8: --format does not apply", scheme->name);
 			return CLI_EXIT_USAGE;
 		}
 		q->mx_element = scheme->elements[0];
 		return 0;
 	}
-	if (cli_parse_format(a->format ? a->format : scheme->elements[0], &q->element) != 0)
+	if (cli_parse_format(cli_cmd_quantize.name, a->format ? a->format : scheme->elements[0], &q->element) != 0)
 		return CLI_EXIT_USAGE;
 	for (int i = 0; scheme->elements[i]; i++)
 		if (strcmp(q->element.name, scheme->elements[i]) == 0) {
 			q->mx_element = scheme->elements[i];
 			return 0;
 		}
-	cli_error("--scheme %s takes --format %s, not '%s'", scheme->name, scheme->format_choices, a->format);
+	cli_fail(cli_cmd_quantize.name, "--scheme %s takes --format %s, not '%s'", scheme->name, scheme->format_choices, a->format);
 	return CLI_EXIT_USAGE;
 }
 
@@ -174,7 +167,7 @@ static int build_block_scaled(const struct quantize_args *a, const struct quanti
 	q->mx_rule = FPREF_MX_SCALE_OCP_FLOOR;
 	q->element_rounding = FPREF_RNE;
 	if (a->rule && fpref_mx_scale_rule_parse(a->rule, &q->mx_rule) != 0) {
-		cli_error("--rule must be one of %s, not '%s'", fpref_mx_scale_rule_choices(), a->rule);
+		cli_fail(cli_cmd_quantize.name, "--rule must be one of %s, not '%s'", fpref_mx_scale_rule_choices(), a->rule);
 		return CLI_EXIT_USAGE;
 	}
 	if (a->element_rounding && (fpref_rounding_parse(a->element_rounding, &q->element_rounding) != 0 ||
@@ -198,7 +191,7 @@ static int build_request(const struct quantize_args *a, const struct quantize_sc
 		return build_block_scaled(a, scheme, q);
 	long v;
 	int status = 0;
-	if (cli_parse_format(a->format ? a->format : "e4m3", &q->element) != 0)
+	if (cli_parse_format(cli_cmd_quantize.name, a->format ? a->format : "e4m3", &q->element) != 0)
 		return CLI_EXIT_USAGE;
 	q->have_format = a->format != NULL;
 	if (a->recipe && strcmp(a->recipe, "te") != 0 && strcmp(a->recipe, "deepseek") != 0)
@@ -266,7 +259,7 @@ static int reject_nonfinite(const char *path, const struct quantize_request *q)
 {
 	for (size_t i = 0; i < q->count; i++)
 		if ((q->x[i] & 0x7F800000u) == 0x7F800000u) {
-			cli_error("%s: element %zu is %s (--nan reject)", path, i, (q->x[i] & 0x7FFFFFu) ? "NaN" : "infinite");
+			cli_fail(cli_cmd_quantize.name, "%s: element %zu is %s (--nan reject)", path, i, (q->x[i] & 0x7FFFFFu) ? "NaN" : "infinite");
 			return CLI_EXIT_USAGE;
 		}
 	return 0;
@@ -275,7 +268,7 @@ static int reject_nonfinite(const char *path, const struct quantize_request *q)
 static void print_f32(const char *name, uint32_t bits, bool json, bool last)
 {
 	struct fpref_format f32;
-	cli_parse_format("float32", &f32);
+	cli_parse_format(cli_cmd_quantize.name, "float32", &f32);
 	char *dec = fpref_ref_shortest(&f32, bits);
 	if (json)
 		printf("\"%s\": {\"value\": \"%s\", \"bits\": \"0x%08X\"}%s", name, dec ? dec : "?", (unsigned)bits,
@@ -406,11 +399,11 @@ int cmd_quantize(int argc, char **argv)
 		return status;
 	const struct quantize_scheme *scheme = quantize_scheme_find(a.scheme);
 	if (!scheme) {
-		cli_error("unknown scheme '%s' (choices: %s)", a.scheme, quantize_scheme_choices());
+		cli_fail(cli_cmd_quantize.name, "unknown scheme '%s' (choices: %s)", a.scheme, quantize_scheme_choices());
 		return CLI_EXIT_USAGE;
 	}
 	if (!scheme->run) {
-		cli_error("--scheme %s: not built yet (%s)", a.scheme, scheme->what);
+		cli_fail(cli_cmd_quantize.name, "--scheme %s: not built yet (%s)", a.scheme, scheme->what);
 		return CLI_EXIT_FAIL;
 	}
 	if ((status = check_scheme_options(&a, scheme)) != 0 || (status = build_request(&a, scheme, &q)) != 0)
@@ -427,7 +420,7 @@ int cmd_quantize(int argc, char **argv)
 		status = scheme->run(&q, &r);
 	struct fpref_quant_report rep;
 	if (!status && fpref_quant_report_compute(q.x, r.dequant, q.count, r.element, r.codes, &rep) != 0) {
-		cli_error("cannot report on codes of %s", r.element_name);
+		cli_fail(cli_cmd_quantize.name, "cannot report on codes of %s", r.element_name);
 		status = CLI_EXIT_FAIL;
 	}
 	if (!status)

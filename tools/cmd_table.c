@@ -3,22 +3,31 @@
 
 #include "cli.h"
 
+const struct cli_command cli_cmd_table = {
+	.name = "table",
+	.synopsis = "FMT",
+	.summary = "Every encoding of a format of 8 bits or fewer: its fields, class and exact value.",
+	.max_positional = -1,
+	.examples = { "fpref table e4m3", "fpref table e2m1" },
+	.run = cmd_table,
+};
+
 int cmd_table(int argc, char **argv)
 {
 	struct cli_options o;
-	int r = cli_parse(argc, argv, 0, &o);
+	int r = cli_parse_command(&cli_cmd_table, argc, argv, &o, NULL);
 	if (r)
 		return r;
 	if (o.npositional != 1) {
-		cli_error("table needs exactly one format, e.g. fpref table e4m3");
+		cli_fail(cli_cmd_table.name, "needs exactly one format, e.g. fpref table e4m3");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_format f;
-	if (cli_parse_format(o.positional[0], &f) != 0)
+	if (cli_parse_format(cli_cmd_table.name, o.positional[0], &f) != 0)
 		return CLI_EXIT_USAGE;
 	int bits = fpref_format_container_bits(&f);
 	if (bits > 8) {
-		cli_error("table lists formats of 8 bits or fewer; %s has %d (use fpref explain for single values)",
+		cli_fail(cli_cmd_table.name, "lists formats of 8 bits or fewer; %s has %d (use fpref explain for single values)",
 			  f.name, bits);
 		return CLI_EXIT_USAGE;
 	}

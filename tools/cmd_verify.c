@@ -1,6 +1,8 @@
 /* fpref verify: judge results against golden files, or recheck golden
  * files against the oracle; one file, or two folders side by side. */
+#include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,7 +15,7 @@ struct verify_args {
 	bool json;
 };
 
-int cli_parse_tolerance(const char *text, struct fpref_verify_options *o)
+int cli_parse_tolerance(const char *cmd, const char *text, struct fpref_verify_options *o)
 {
 	char *end;
 	double v = strtod(text, &end);
@@ -22,7 +24,7 @@ int cli_parse_tolerance(const char *text, struct fpref_verify_options *o)
 	else if (end != text && v >= 0 && strcmp(end, "rel") == 0)
 		o->tolerance_rel = v;
 	else {
-		cli_error("bad --tolerance '%s' (N ulp, or X rel: 2ulp, 1e-3rel)", text);
+		cli_fail(cmd, "bad --tolerance '%s' (N ulp, or X rel: 2ulp, 1e-3rel)", text);
 		return CLI_EXIT_USAGE;
 	}
 	return 0;
@@ -140,11 +142,11 @@ static int verify_one(const char *golden, const char *results, const struct veri
 	struct fpref_golden_file g;
 	struct fpref_golden_job j;
 	if (fpref_golden_read(golden, &g, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_verify.name, "%s", err);
 		return CLI_EXIT_USAGE;
 	}
 	if (fpref_golden_job_of(&g, &j, err, sizeof err) != 0) {
-		cli_error("%s: %s", golden, err);
+		cli_fail(cli_cmd_verify.name, "%s: %s", golden, err);
 		fpref_golden_file_free(&g);
 		return CLI_EXIT_USAGE;
 	}
@@ -152,14 +154,14 @@ static int verify_one(const char *golden, const char *results, const struct veri
 	int r = results ? fpref_golden_results_read(results, &g, &j, &res, err, sizeof err)
 			: fpref_golden_results_oracle(&g, &j, &res, err, sizeof err);
 	if (r != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_verify.name, "%s", err);
 		fpref_golden_file_free(&g);
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_verify_report rep;
 	r = fpref_golden_verify(&g, &j, &res, &a->o, &rep, err, sizeof err);
 	if (r != 0)
-		cli_error("%s", err);
+		cli_fail(cli_cmd_verify.name, "%s", err);
 	else if (!quiet)
 		print_report(golden, &g, &j.out, results, &rep, &a->o, a->json);
 	int status = r != 0 ? CLI_EXIT_USAGE : rep.outside ? CLI_EXIT_FAIL : CLI_EXIT_OK;
@@ -179,7 +181,7 @@ static const char *manifest_state(const char *golden, bool json, size_t *listed)
 	char err[2048] = "";
 	int m = fpref_golden_manifest_check(golden, listed, err, sizeof err);
 	if (m < 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_verify.name, "%s", err);
 		if (json) {
 			printf("{\"golden\": ");
 			cli_json_string(golden);
@@ -221,7 +223,7 @@ static int verify_dirs(const char *golden, const char *results, const struct ver
 		return CLI_EXIT_USAGE;
 	struct fpref_golden_list list;
 	if (fpref_golden_list_files(golden, &list) != 0 || list.n == 0) {
-		cli_error("%s: no golden files found (*.txt below it)", golden);
+		cli_fail(cli_cmd_verify.name, "%s: no golden files found (*.txt below it)", golden);
 		if (a->json) {
 			printf("{\"golden\": ");
 			cli_json_string(golden);
@@ -263,47 +265,57 @@ static int verify_dirs(const char *golden, const char *results, const struct ver
 	return status;
 }
 
+struct verify_text {
+	const char *tolerance, *show;
+};
+
+static const struct cli_opt verify_opts[] = {
+	{ "--tolerance", CLI_VALUE, "Nulp|Xrel", "bit-exact", "accept results within N ulps (2ulp), or a relative error X (1e-3rel)",
+	  offsetof(struct verify_text, tolerance), 0 },
+	{ "--show", CLI_VALUE, "N", "10", "print the first N mismatches", offsetof(struct verify_text, show), 0 },
+};
+
+const struct cli_command cli_cmd_verify = {
+	.name = "verify",
+	.synopsis = "GOLDEN [RESULTS] [--tolerance Nulp|Xrel] [--show N] [--json]",
+	.summary = "Judge RESULTS (lines, or .npy) against a golden file, or a folder of results against a folder\n"
+		   "of golden files; without RESULTS, recheck the golden file with the oracle.",
+	.details = "Exit status 0: every result matches; 1: a mismatch; 2: bad input.\n",
+	.groups = CLI_JSON,
+	.opts = verify_opts,
+	.nopts = CLI_NOPTS(verify_opts),
+	.max_positional = 2,
+	.examples = { "fpref verify golden/vectors/add/float16.rne.txt",
+		      "fpref verify golden/vectors my-results --tolerance 1ulp --show 5" },
+	.run = cmd_verify,
+};
+
 int cmd_verify(int argc, char **argv)
 {
 	struct verify_args a = { { -1, -1, 10 }, false };
-	const char *tolerance = NULL, *show = NULL;
-	static const char *const names[] = { "--tolerance", "--show" };
-	const char **slots[] = { &tolerance, &show };
-	char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
-	int nrest = 0;
-	int r = rest ? cli_take_options(argc, argv, names, slots, 2, rest, &nrest) : CLI_EXIT_FAIL;
-	const char *paths[2] = { NULL, NULL };
-	int npaths = 0;
-	for (int i = 0; r == 0 && i < nrest; i++) {
-		if (strcmp(rest[i], "--json") == 0)
-			a.json = true;
-		else if (rest[i][0] == '-' && rest[i][1]) {
-			cli_error("unknown option '%s'", rest[i]);
-			r = CLI_EXIT_USAGE;
-		} else if (npaths < 2)
-			paths[npaths++] = rest[i];
-		else {
-			cli_error("verify takes GOLDEN [RESULTS], not '%s' as well", rest[i]);
-			r = CLI_EXIT_USAGE;
-		}
-	}
-	free(rest);
+	struct verify_text t = { NULL, NULL };
+	struct cli_options o;
+	int r = cli_parse_command(&cli_cmd_verify, argc, argv, &o, &t);
 	if (r)
 		return r;
-	if (tolerance && cli_parse_tolerance(tolerance, &a.o) != 0)
+	a.json = o.json;
+	const char *tolerance = t.tolerance, *show = t.show;
+	const char *paths[2] = { o.npositional > 0 ? o.positional[0] : NULL, o.npositional > 1 ? o.positional[1] : NULL };
+	int npaths = o.npositional;
+	if (tolerance && cli_parse_tolerance(cli_cmd_verify.name, tolerance, &a.o) != 0)
 		return CLI_EXIT_USAGE;
 	char tail;
 	if (show && (sscanf(show, "%zu%c", &a.o.show, &tail) != 1 || a.o.show > 100000)) {
-		cli_error("bad --show '%s' (a count of mismatches to print)", show);
+		cli_fail(cli_cmd_verify.name, "bad --show '%s' (a count of mismatches to print)", show);
 		return CLI_EXIT_USAGE;
 	}
 	if (npaths == 0) {
-		cli_error("verify needs GOLDEN (a golden file or folder) and optionally RESULTS");
+		cli_fail(cli_cmd_verify.name, "needs GOLDEN (a golden file or folder) and optionally RESULTS");
 		return CLI_EXIT_USAGE;
 	}
 	struct stat st;
 	if (stat(paths[0], &st) != 0) {
-		cli_error("%s: no such file or folder", paths[0]);
+		cli_fail(cli_cmd_verify.name, "%s: %s", paths[0], strerror(errno));
 		return CLI_EXIT_USAGE;
 	}
 	if (S_ISDIR(st.st_mode))

@@ -2,6 +2,7 @@
  * against an accumulation model's, with both against the exact product
  * and the model's bound.  Exit 0 when every element passes, 1 when some
  * do not, 2 for bad input (as fpref verify). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,35 @@ struct vg_args {
 	const char *a, *b, *c, *d, *in, *out, *tolerance, *show;
 };
 
+#define V(f) offsetof(struct vg_args, f)
+
+static const struct cli_opt vg_opts[] = {
+	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): bit patterns of --in, or float16/32/64 values it holds", V(a), 0 },
+	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N), as A", V(b), 0 },
+	{ "--c", CLI_VALUE, "C.npy", NULL, "C (M x N) in --out (default: zero)", V(c), 0 },
+	{ "--d", CLI_VALUE, "D.npy", NULL, "the kernel's D (M x N) in --out", V(d), 0 },
+	{ "--in", CLI_VALUE, "FMT", NULL, "the format of A and B", V(in), 0 },
+	{ "--out", CLI_VALUE, "FMT", NULL, "the format of C and D", V(out), 0 },
+	{ "--tolerance", CLI_VALUE, "Nulp|Xrel", "none (bit for bit)",
+	  "an element passes within N ulps or a relative X of the model's", V(tolerance), 0 },
+	{ "--show", CLI_VALUE, "N", "10", "how many of the largest differences to list", V(show), 0 },
+};
+
+const struct cli_command cli_cmd_verify_gemm = {
+	.name = "verify-gemm",
+	.synopsis = "--a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL --in FMT --out FMT [MODEL OPTIONS]\n"
+		    "       [ENV] [--tolerance Nulp|Xrel] [--show N] [--json]",
+	.summary = "Judge a kernel's D = A B + C element by element against an accumulation model's D, with\n"
+		   "both against the exact product and the model's bound (exit 0 pass, 1 fail, 2 bad input).",
+	.groups = CLI_ENV | CLI_JSON | CLI_MODEL,
+	.opts = vg_opts,
+	.nopts = CLI_NOPTS(vg_opts),
+	.max_positional = 0,
+	.examples = { "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model h100 --in f16 --out f32",
+		      "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model recursive --in bf16 --out f32 --tolerance 2ulp --json" },
+	.run = cmd_verify_gemm,
+};
+
 static int load(const char *path, const char *what, const struct fpref_format *f, size_t rows, size_t cols,
 		uint64_t **out, size_t *rows_got, size_t *cols_got)
 {
@@ -18,31 +48,31 @@ static int load(const char *path, const char *what, const struct fpref_format *f
 	char err[512];
 	*out = NULL;
 	if (fpref_npy_read(path, &a, err, sizeof err) != 0) {
-		cli_error("verify-gemm: %s", err);
+		cli_fail(cli_cmd_verify_gemm.name, "%s", err);
 		return CLI_EXIT_USAGE;
 	}
 	const struct fpref_format *from = NULL;
 	enum fpref_npy_items items = fpref_npy_item_format(&a, f, &from);
 	int status = 0;
 	if (a.ndim != 2 || a.count == 0 || (rows && a.shape[0] != rows) || (cols && a.shape[1] != cols)) {
-		cli_error("verify-gemm: %s: %s must be a non-empty 2-D array%s", path, what,
+		cli_fail(cli_cmd_verify_gemm.name, "%s: %s must be a non-empty 2-D array%s", path, what,
 			  rows || cols ? " matching the other matrices" : "");
 		status = CLI_EXIT_USAGE;
 	} else if (items == FPREF_NPY_UNUSABLE) {
-		cli_error("verify-gemm: %s: items of kind '%c' and %zu bytes: expected %zu-byte patterns of %s or "
+		cli_fail(cli_cmd_verify_gemm.name, "%s: items of kind '%c' and %zu bytes: expected %zu-byte patterns of %s or "
 			  "float16/32/64 values", path, a.kind, a.item_bytes, fpref_emu_element_bytes(f), f->name);
 		status = CLI_EXIT_USAGE;
 	} else if (!(*out = malloc(a.count * sizeof **out))) {
-		cli_error("out of memory");
+		cli_fail(cli_cmd_verify_gemm.name, "out of memory");
 		status = CLI_EXIT_FAIL;
 	}
 	for (size_t i = 0; !status && i < a.count; i++)
 		(*out)[i] = fpref_npy_item(&a, i);
 	if (!status && items == FPREF_NPY_VALUES && cli_convert_values(from, *out, a.count, f, NULL) != 0) {
-		cli_error("verify-gemm: %s: %s holds values that are not exactly %s: give its bit patterns, or values %s "
+		cli_fail(cli_cmd_verify_gemm.name, "%s: %s holds values that are not exactly %s: give its bit patterns, or values %s "
 			  "holds", path, what, f->name, f->name);
 		status = CLI_EXIT_USAGE;
-	} else if (!status && items == FPREF_NPY_PATTERNS && cli_check_patterns(path, f, *out, a.count) != 0)
+	} else if (!status && items == FPREF_NPY_PATTERNS && cli_check_patterns(cli_cmd_verify_gemm.name, path, f, *out, a.count) != 0)
 		status = CLI_EXIT_USAGE;
 	*rows_got = a.shape[0];
 	*cols_got = a.ndim == 2 ? a.shape[1] : 0;
@@ -135,47 +165,34 @@ static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_v
 
 int cmd_verify_gemm(int argc, char **argv)
 {
-	static const char *const names[] = { "--a", "--b", "--c", "--d", "--in", "--out", "--tolerance", "--show" };
 	struct vg_args g = { 0 };
-	const char **slots[] = { &g.a, &g.b, &g.c, &g.d, &g.in, &g.out, &g.tolerance, &g.show };
-	struct cli_model_text text = { 0 };
-	char **rest = malloc((size_t)(argc + 1) * sizeof *rest), **rest2 = malloc((size_t)(argc + 1) * sizeof *rest2);
-	int nrest = 0, nrest2 = 0;
 	struct cli_options o;
-	int r = !rest || !rest2 ? CLI_EXIT_FAIL : cli_model_options(argc, argv, &text, rest, &nrest);
-	if (!r)
-		r = cli_take_options(nrest, rest, names, slots, sizeof names / sizeof names[0], rest2, &nrest2);
-	if (!r)
-		r = cli_parse(nrest2, rest2, CLI_ENV | CLI_JSON, &o);
-	free(rest);
-	free(rest2);
+	int r = cli_parse_command(&cli_cmd_verify_gemm, argc, argv, &o, &g);
 	if (r)
 		return r;
+	struct cli_model_text text = o.model;
 	if (!g.a || !g.b || !g.d || !g.in || !g.out) {
-		cli_error("verify-gemm needs --a A.npy --b B.npy --d D.npy --model MODEL --in FMT --out FMT "
+		cli_fail(cli_cmd_verify_gemm.name, "needs --a A.npy --b B.npy --d D.npy --model MODEL --in FMT --out FMT "
 			  "([--c C.npy] [--promote N] [--tolerance N ulp|X rel] [--show N] [--json])");
 		return CLI_EXIT_USAGE;
 	}
-	if (o.npositional) {
-		cli_error("verify-gemm takes no values ('%s')", o.positional[0]);
-		return CLI_EXIT_USAGE;
-	}
 	struct fpref_verify_options vo = { -1, -1, 10 };
-	if (g.tolerance && cli_parse_tolerance(g.tolerance, &vo) != 0)
+	if (g.tolerance && cli_parse_tolerance(cli_cmd_verify_gemm.name, g.tolerance, &vo) != 0)
 		return CLI_EXIT_USAGE;
 	if (g.show) {
 		char *end;
 		unsigned long n = strtoul(g.show, &end, 10);
 		if (!*g.show || *end || *g.show == '-' || n > 100000) {
-			cli_error("verify-gemm: bad --show '%s' (a count 0..100000)", g.show);
+			cli_fail(cli_cmd_verify_gemm.name, "bad --show '%s' (a count 0..100000)", g.show);
 			return CLI_EXIT_USAGE;
 		}
 		vo.show = n;
 	}
 	struct fpref_format in, out;
 	struct fpref_accum_model m;
-	if (cli_parse_format(g.in, &in) != 0 || cli_parse_format(g.out, &out) != 0 ||
-	    cli_model_resolve(&text, &in, &out, &m) != 0)
+	if (cli_parse_format(cli_cmd_verify_gemm.name, g.in, &in) != 0 ||
+	    cli_parse_format(cli_cmd_verify_gemm.name, g.out, &out) != 0 ||
+	    cli_model_resolve(cli_cmd_verify_gemm.name, &text, &in, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
 	o.env = cli_target_env(&o, &out);
 	uint64_t *A = NULL, *B = NULL, *C = NULL, *D = NULL;
@@ -194,7 +211,7 @@ int cmd_verify_gemm(int argc, char **argv)
 		char err[512], desc[256];
 		if (fpref_golden_gemm_verify(&p, D, &vo, &v, cli_progress, &pr, err, sizeof err) != 0) {
 			cli_progress_done(&pr);
-			cli_error("verify-gemm: %s", err);
+			cli_fail(cli_cmd_verify_gemm.name, "%s", err);
 			status = CLI_EXIT_USAGE;
 		} else {
 			cli_progress_done(&pr);

@@ -4,69 +4,8 @@
 #include "config.h"
 #include "cli.h"
 
-static const char usage[] =
-	"usage: fpref COMMAND [OPTIONS]\n"
-	"\n"
-	"commands:\n"
-	"  formats [--json]                      the format catalogue and its exact constants\n"
-	"  convert --to FMT [--from FMT] [ENV] [--engine emu|ref] [VALUE...]\n"
-	"                                        round values to FMT; with no VALUE, read TestFloat\n"
-	"                                        lines (hex operand first) and write 'operand result flags';\n"
-	"                                        bit patterns go through the emulator unless --engine ref\n"
-	"  explain VALUE --to FMT [--from FMT] [ENV]\n"
-	"                                        how one value rounds: fields, neighbours, rule, error\n"
-	"  table FMT                             every encoding of a format of 8 bits or fewer\n"
-	"  op OP --fmt FMT [ENV] [--engine emu|ref] [--numbers] [A [B [C]]]\n"
-	"                                        one operation (add sub mul div sqrt fma min max eq lt le)\n"
-	"                                        on hex patterns of FMT (--numbers: decimals, rounded first);\n"
-	"                                        with no operands, TestFloat lines 'a b' -> 'a b result flags'\n"
-	"  bench [size=LOG2N] [repeat=N]         elements/s of the emulator and the oracle beside memcpy\n"
-	"  dot --model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV]\n"
-	"                                        dot products: lines 'a_1..a_K b_1..b_K c' (hex) answered\n"
-	"                                        with d appended\n"
-	"  gemm --model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV] [--json] [--save D.npy]\n"
-	"       [--report errors|none]\n"
-	"       (--a A.npy --b B.npy [--c C.npy] | --size MxNxK [--dist normal|uniform|positive] [--seed N]\n"
-	"       [--scale-log2 P]) [--source FMT [--quantize MODE]]\n"
-	"                                        D = A B + C; each element's error against the exact\n"
-	"                                        product, and its a priori bound; --source: A and B are\n"
-	"                                        values of FMT, quantised to --in (rne), errors against\n"
-	"                                        the exact product of the FMT values (PyTorch's protocol)\n"
-	"                                        --report none: D alone, no exact product or bound (fast)\n"
-	"  gen [--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--npy] [--list] [--merge-manifests]\n"
-	"                                        golden files of a suite (default: default), every\n"
-	"                                        vector computed by the emulator and the oracle;\n"
-	"                                        --merge-manifests: MANIFEST from the shards' ones\n"
-	"  mutants [--suite NAME|FILE] [--mutant NAME] [--jobs N] [--all] [--json] [--list]\n"
-	"                                        the kill matrix: which realistic kernel bugs each\n"
-	"                                        golden file of a suite exposes, by how many vectors\n"
-	"  verify GOLDEN [RESULTS] [--tolerance Nulp|Xrel] [--show N] [--json]\n"
-	"                                        judge RESULTS (lines, or .npy) against a golden file,\n"
-	"                                        or a folder of results against a folder of golden\n"
-	"                                        files; without RESULTS, recheck with the oracle\n"
-	"  verify-gemm --a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL --in FMT --out FMT\n"
-	"       [MODEL OPTIONS] [ENV] [--tolerance Nulp|Xrel] [--show N] [--json]\n"
-	"                                        judge a kernel's D element by element against the\n"
-	"                                        model's, both against the exact product and the bound\n"
-	"  lossscale --scaler pytorch|deepspeed|apex|static [SCALER OPTIONS] [--profile cuda] [--json] [--summary]\n"
-	"       (--overflow-at 4,17,.. --steps N | --steps-file F | --grads G.npy [--grads H.npy ..] |\n"
-	"       --simulate --steps N [--dist D] [--scale-log2 A] [--scale-log2-end B] [--values N] [--seed S])\n"
-	"                                        replay a loss scaler: each iteration's scale, applied or\n"
-	"                                        skipped, its counters; with gradients, the FP16 underflow\n"
-	"                                        with and without the scale (README: Loss scaling)\n"
-	"  probe gen --inputs FMT --output FMT --k K [--out FILE] [--seed N] [--model MODEL ...]\n"
-	"                                        a golden dot file of inputs that reveal a tensor core's\n"
-	"                                        numerics (d by MODEL, default the newest preset)\n"
-	"  probe infer --results R [--golden G] [--in FMT --out FMT] [--block N] [--frac F]\n"
-	"                                        the block models that reproduce measured results\n"
-	"                                        (exit 0: exactly one class)\n"
-	"  quantize --scheme tensor|delayed|tile128|block128|mxfp8|mxfp6|mxfp4|nvfp4 --in X.npy\n"
-	"       --codes C.npy --scales S.npy [--dequant D.npy] [--format e4m3|e5m2] [--pow2|--no-pow2]\n"
-	"       [--recipe deepseek|te] [--eps E] [--margin M --history L --amax-algo max|most_recent]\n"
-	"       [--amax-nan ignore|propagate] [--nan keep|reject] [--json]\n"
-	"                                        quantise a tensor with a scaling recipe; codes, scales\n"
-	"                                        and the error of the round trip (docs/scaling.md)\n"
-	"\n"
+/* The notation every subcommand's help refers to. */
+static const char notation[] =
 	"VALUE: a decimal (-1.5e-3), a hex float (0x1.8p3), inf, nan, snan; with --from FMT,\n"
 	"       a hex bit pattern of FMT (3c00 or 0x3c00).\n"
 	"FMT:   a name from 'fpref formats' (float8_e4m3fn, e4m3, bf16, ...) or a custom\n"
@@ -85,50 +24,131 @@ static const char usage[] =
 	"Flags (two hex digits): inexact 01, underflow 02, overflow 04, infinite 08, invalid 10.\n"
 	"Exit status: 0 done, 1 failure, 2 bad input.\n";
 
+static const struct cli_command *const commands[] = {
+	&cli_cmd_formats, &cli_cmd_convert, &cli_cmd_explain, &cli_cmd_table,   &cli_cmd_op,
+	&cli_cmd_bench,   &cli_cmd_dot,     &cli_cmd_gemm,    &cli_cmd_gen,     &cli_cmd_mutants,
+	&cli_cmd_verify,  &cli_cmd_verify_gemm, &cli_cmd_lossscale, &cli_cmd_probe, &cli_cmd_quantize,
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const struct cli_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(name, commands[i]->name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+static void put_indented(FILE *out, const char *text, const char *indent)
+{
+	fputs(indent, out);
+	for (const char *p = text; *p; p++) {
+		fputc(*p, out);
+		if (*p == '\n' && p[1])
+			fputs(indent, out);
+	}
+	fputc('\n', out);
+}
+
+/* fpref --help: every subcommand with its synopsis and all its options. */
+static void usage(FILE *out)
+{
+	fputs("usage: fpref COMMAND [OPTIONS]\n"
+	      "       fpref help COMMAND | fpref COMMAND --help | fpref --version\n\ncommands:\n", out);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const struct cli_command *c = commands[i];
+		fprintf(out, "  %s %s\n", c->name, c->synopsis);
+		put_indented(out, c->summary, "      ");
+		cli_print_option_names(out, c);
+	}
+	fprintf(out, "\n%s", notation);
+}
+
+/* fpref --help-man: the man page fpref.1, made from the same tables. */
+static void man_page(FILE *out)
+{
+	fprintf(out, ".\\\" Made by fpref --help-man; do not edit (tests/help.sh compares them).\n"
+		     ".TH FPREF 1 \"\" \"fpref %s\" \"User Commands\"\n"
+		     ".SH NAME\nfpref \\- a bit\\-exact reference for machine\\-learning number formats\n"
+		     ".SH SYNOPSIS\n\\fBfpref\\fR \\fICOMMAND\\fR [\\fIOPTIONS\\fR]\n.br\n"
+		     "\\fBfpref help\\fR \\fICOMMAND\\fR | \\fBfpref\\fR \\fICOMMAND\\fR \\fB\\-\\-help\\fR | "
+		     "\\fBfpref \\-\\-version\\fR\n"
+		     ".SH DESCRIPTION\nRounds, converts and computes in the number formats of machine learning, "
+		     "bit for bit, through an integer emulator checked against an MPFR oracle.\n"
+		     ".SH COMMANDS\n",
+		PACKAGE_VERSION);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		cli_print_man(out, commands[i]);
+	fputs(".SH NOTATION\n.nf\n", out);
+	cli_man_text(out, notation);
+	fputs(".fi\n.SH SEE ALSO\nREADME.md and docs/ in the source tree.\n", out);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fputs(usage, stderr);
+		usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-		fputs(usage, stdout);
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || (strcmp(cmd, "help") == 0 && argc == 2)) {
+		usage(stdout);
 		return CLI_EXIT_OK;
 	}
 	if (strcmp(cmd, "--version") == 0) {
 		printf("fpref %s (MPFR %s, GMP %s)\n", PACKAGE_VERSION, mpfr_get_version(), gmp_version);
 		return CLI_EXIT_OK;
 	}
-	static const struct {
-		const char *name;
-		int (*run)(int, char **);
-	} commands[] = {
-		{ "formats", cmd_formats },
-		{ "convert", cmd_convert },
-		{ "explain", cmd_explain },
-		{ "table", cmd_table },
-		{ "op", cmd_op },
-		{ "bench", cmd_bench },
-		{ "dot", cmd_dot },
-		{ "gemm", cmd_gemm },
-		{ "verify-gemm", cmd_verify_gemm },
-		{ "gen", cmd_gen },
-		{ "mutants", cmd_mutants },
-		{ "verify", cmd_verify },
-		{ "lossscale", cmd_lossscale },
-		{ "probe", cmd_probe },
-		{ "quantize", cmd_quantize },
-	};
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (strcmp(cmd, commands[i].name) == 0) {
-			int status = commands[i].run(argc - 2, argv + 2);
-			if (fflush(stdout) != 0 || ferror(stdout)) {
-				cli_error("cannot write the output");
-				return CLI_EXIT_FAIL;
-			}
-			return status;
+	/* hidden: what the man page, the completion and the tests are made from */
+	if (strcmp(cmd, "--help-man") == 0) {
+		man_page(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (strcmp(cmd, "--list-commands") == 0) {
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			printf("%s\n", commands[i]->name);
+		return CLI_EXIT_OK;
+	}
+	if (strcmp(cmd, "--list-formats") == 0) {
+		for (size_t i = 0; i < fpref_format_count(); i++) {
+			const struct fpref_format *f = fpref_format_at(i);
+			printf("%s\n", f->name);
+			if (f->alias[0])
+				printf("%s\n", f->alias);
 		}
-	cli_error("unknown command '%s' (choices: formats, convert, explain, table, op, bench, dot, gemm, gen, mutants, verify, lossscale, probe, quantize; see fpref --help)", cmd);
-	return CLI_EXIT_USAGE;
+		return CLI_EXIT_OK;
+	}
+	bool help = strcmp(cmd, "help") == 0, list = strcmp(cmd, "--list-options") == 0;
+	if (help || list) {
+		const struct cli_command *c = argc == 3 ? find_command(argv[2]) : NULL;
+		if (!c) {
+			cli_error("%s needs one command name (see fpref --help), not '%s'", cmd, argc > 2 ? argv[2] : "");
+			return CLI_EXIT_USAGE;
+		}
+		if (help)
+			cli_print_help(stdout, c);
+		else
+			cli_print_options(stdout, c);
+		return CLI_EXIT_OK;
+	}
+	const struct cli_command *c = find_command(cmd);
+	if (!c) {
+		char names[256];
+		size_t n = 0;
+		for (size_t i = 0; i < NCOMMANDS && n < sizeof names; i++)
+			n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", commands[i]->name);
+		cli_error("unknown command '%s' (choices: %s; see fpref --help)", cmd, names);
+		return CLI_EXIT_USAGE;
+	}
+	if (cli_help_wanted(c, argc - 2, argv + 2)) {
+		cli_print_help(stdout, c);
+		return CLI_EXIT_OK;
+	}
+	int status = c->run(argc - 2, argv + 2);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_fail(c->name, "cannot write the output");
+		return CLI_EXIT_FAIL;
+	}
+	return status;
 }

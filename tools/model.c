@@ -10,43 +10,36 @@ static const char model_choices[] =
 	"float8_e5m2), generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
 	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact";
 
-static int parse_count(const char *option, const char *text, long lo, long hi, long *out)
+static int parse_count(const char *cmd, const char *option, const char *text, long lo, long hi, long *out)
 {
 	char *end;
 	long v = strtol(text, &end, 10);
 	if (!*text || *end || v < lo || v > hi) {
-		cli_error("bad %s '%s' (an integer %ld..%ld)", option, text, lo, hi);
+		cli_fail(cmd, "bad %s '%s' (an integer %ld..%ld)", option, text, lo, hi);
 		return CLI_EXIT_USAGE;
 	}
 	*out = v;
 	return 0;
 }
 
-int cli_model_options(int argc, char **argv, struct cli_model_text *t, char **rest, int *nrest)
-{
-	static const char *const names[] = { "--model", "--block", "--frac", "--floor", "--final", "--promote" };
-	const char **slots[] = { &t->model, &t->block, &t->frac, &t->floor, &t->final, &t->promote };
-	return cli_take_options(argc, argv, names, slots, sizeof names / sizeof names[0], rest, nrest);
-}
-
-int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
+int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
 		      struct fpref_accum_model *m)
 {
 	memset(m, 0, sizeof *m);
 	if (!t->model) {
-		cli_error("--model is needed (%s)", model_choices);
+		cli_fail(cmd, "--model is needed (%s)", model_choices);
 		return CLI_EXIT_USAGE;
 	}
 	long block = 32, frac = 0, floor = FPREF_TC_NO_FLOOR, promote = 0;
-	if (t->block && parse_count("--block", t->block, 1, 1 << 20, &block))
+	if (t->block && parse_count(cmd, "--block", t->block, 1, 1 << 20, &block))
 		return CLI_EXIT_USAGE;
-	if (t->promote && parse_count("--promote", t->promote, 1, 1 << 20, &promote))
+	if (t->promote && parse_count(cmd, "--promote", t->promote, 1, 1 << 20, &promote))
 		return CLI_EXIT_USAGE;
 	m->block = (size_t)block;
 	m->promote = (size_t)promote;
 	bool generic = strcmp(t->model, "generic") == 0;
 	if ((t->frac || t->floor || t->final) && !generic) {
-		cli_error("--frac, --floor and --final describe --model generic, not '%s'", t->model);
+		cli_fail(cmd, "--frac, --floor and --final describe --model generic, not '%s'", t->model);
 		return CLI_EXIT_USAGE;
 	}
 	if (fpref_sum_order_parse(t->model, &m->order) == 0)
@@ -56,30 +49,30 @@ int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format 
 	else if (generic) {
 		m->kind = FPREF_ACCUM_TC;
 		if (!t->block || !t->frac) {
-			cli_error("--model generic needs --block N (products per block) and --frac F (fraction bits kept)");
+			cli_fail(cmd, "--model generic needs --block N (products per block) and --frac F (fraction bits kept)");
 			return CLI_EXIT_USAGE;
 		}
-		if (parse_count("--frac", t->frac, 1, FPREF_TC_MAX_FRAC, &frac) ||
-		    (t->floor && strcmp(t->floor, "none") != 0 && parse_count("--floor", t->floor, -400, 400, &floor)))
+		if (parse_count(cmd, "--frac", t->frac, 1, FPREF_TC_MAX_FRAC, &frac) ||
+		    (t->floor && strcmp(t->floor, "none") != 0 && parse_count(cmd, "--floor", t->floor, -400, 400, &floor)))
 			return CLI_EXIT_USAGE;
 		enum fpref_rounding r = FPREF_RTZ;
 		if (t->final && fpref_rounding_parse(t->final, &r) != 0) {
-			cli_error("bad --final '%s' (rtz or rne)", t->final);
+			cli_fail(cmd, "bad --final '%s' (rtz or rne)", t->final);
 			return CLI_EXIT_USAGE;
 		}
 		char err[256];
 		if (fpref_tc_model_custom((int)block, (int)frac, (int)floor, r, &m->tc, err, sizeof err) != 0) {
-			cli_error("--model generic: %s", err);
+			cli_fail(cmd, "--model generic: %s", err);
 			return CLI_EXIT_USAGE;
 		}
 	} else {
 		const struct fpref_tc_model *row = fpref_tc_model_find(t->model, in);
 		if (!row) {
-			cli_error("no model '%s' for %s inputs (%s)", t->model, in->name, model_choices);
+			cli_fail(cmd, "no model '%s' for %s inputs (%s)", t->model, in->name, model_choices);
 			return CLI_EXIT_USAGE;
 		}
 		if (t->block) {
-			cli_error("--block is part of the %s model (%d); use --model generic to change it", t->model,
+			cli_fail(cmd, "--block is part of the %s model (%d); use --model generic to change it", t->model,
 				  row->block);
 			return CLI_EXIT_USAGE;
 		}
@@ -88,25 +81,25 @@ int cli_model_resolve(const struct cli_model_text *t, const struct fpref_format 
 	}
 	if (m->kind == FPREF_ACCUM_TC) {
 		if (!fpref_tc_input_ok(in)) {
-			cli_error("tensor-core models take signed inputs of at most 10 fraction bits, not %s", in->name);
+			cli_fail(cmd, "tensor-core models take signed inputs of at most 10 fraction bits, not %s", in->name);
 			return CLI_EXIT_USAGE;
 		}
 		if (!fpref_tc_output_ok(&m->tc, in, out)) {
-			cli_error("the %s tensor core has no %s output for %s inputs (float32 always; float16 for %s)",
+			cli_fail(cmd, "the %s tensor core has no %s output for %s inputs (float32 always; float16 for %s)",
 				  m->tc.gpu, out->name, in->name, m->tc.fp16_inputs && *m->tc.fp16_inputs ? m->tc.fp16_inputs : "none");
 			return CLI_EXIT_USAGE;
 		}
 	} else if (out->man_bits > FPREF_OP_MAX_MAN_BITS) {
-		cli_error("%s has %d fraction bits; accumulators of up to %d compute", out->name, out->man_bits,
+		cli_fail(cmd, "%s has %d fraction bits; accumulators of up to %d compute", out->name, out->man_bits,
 			  FPREF_OP_MAX_MAN_BITS);
 		return CLI_EXIT_USAGE;
 	}
 	if (promote && (m->kind != FPREF_ACCUM_TC || strcmp(out->name, "float32") != 0)) {
-		cli_error("--promote needs a tensor-core model and --out float32");
+		cli_fail(cmd, "--promote needs a tensor-core model and --out float32");
 		return CLI_EXIT_USAGE;
 	}
 	if (promote && fpref_tc_lowered(&m->tc, out)) {
-		cli_error("--promote: the %s model lowers %s inputs to FP16 instructions; promotion is modelled only for "
+		cli_fail(cmd, "--promote: the %s model lowers %s inputs to FP16 instructions; promotion is modelled only for "
 			  "the native unit (try h100-wgmma)", m->tc.gpu, in->name);
 		return CLI_EXIT_USAGE;
 	}

@@ -27,7 +27,7 @@ static int same_formats(const char *path, const struct probe_cases *c, const str
 {
 	if (strcmp(in->name, c->in.name) == 0 && strcmp(out->name, c->out.name) == 0)
 		return 0;
-	cli_error("%s: its cases are %s -> %s, not %s -> %s as --in and --out say", path, in->name, out->name,
+	cli_fail("probe infer", "%s: its cases are %s -> %s, not %s -> %s as --in and --out say", path, in->name, out->name,
 		  c->in.name, c->out.name);
 	return CLI_EXIT_USAGE;
 }
@@ -39,21 +39,21 @@ int probe_cases_from_golden(const char *golden, const char *results, struct prob
 	struct fpref_golden_results res;
 	char err[512];
 	if (fpref_golden_read(golden, &g, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail("probe infer", "%s", err);
 		return CLI_EXIT_USAGE;
 	}
 	int status = 0;
 	bool have_results;
 	if (fpref_golden_job_of(&g, &j, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail("probe infer", "%s", err);
 		status = CLI_EXIT_USAGE;
 	} else if (j.kind != FPREF_GOLDEN_DOT) {
-		cli_error("%s: a %s file, not a dot file", golden, g.op);
+		cli_fail("probe infer", "%s: a %s file, not a dot file", golden, g.op);
 		status = CLI_EXIT_USAGE;
 	} else if (c->have_formats)
 		status = same_formats(golden, c, &j.in, &j.out);
 	if (status == 0 && fpref_golden_results_read(results, &g, &j, &res, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail("probe infer", "%s", err);
 		status = CLI_EXIT_USAGE;
 	}
 	have_results = status == 0;
@@ -69,7 +69,7 @@ int probe_cases_from_golden(const char *golden, const char *results, struct prob
 			break;
 		}
 		if (fpref_golden_parse_line(&j, g.lines[i], l, err, sizeof err) != 0) {
-			cli_error("%s, line %zu: %s", golden, i + 1, err);
+			cli_fail("probe infer", "%s, line %zu: %s", golden, i + 1, err);
 			status = CLI_EXIT_USAGE;
 			break;
 		}
@@ -94,7 +94,7 @@ static int formats_line(const struct cli_lines *lines, char **tok, int n, struct
 	char err[256];
 	for (int i = 3; i <= 5; i += 2)
 		if (fpref_format_parse(tok[i], i == 3 ? &in : &out, err, sizeof err) != 0) {
-			cli_error("%s:%lu: unknown format '%s' in the '# formats' line", lines->name, lines->lineno, tok[i]);
+			cli_fail("probe infer", "%s:%lu: unknown format '%s' in the '# formats' line", lines->name, lines->lineno, tok[i]);
 			return CLI_EXIT_USAGE;
 		}
 	if (c->have_formats)
@@ -109,11 +109,11 @@ static int formats_line(const struct cli_lines *lines, char **tok, int n, struct
 static int dot_line(const struct cli_lines *lines, char **tok, int n, struct probe_cases *c)
 {
 	if (!c->have_formats) {
-		cli_error("%s: no formats: give --in FMT --out FMT, or --golden G, or a '# formats' line", lines->name);
+		cli_fail("probe infer", "%s: no formats: give --in FMT --out FMT, or --golden G, or a '# formats' line", lines->name);
 		return CLI_EXIT_USAGE;
 	}
 	if (n % 2 || n < 4 || (c->K && (size_t)n != 2 * c->K + 2)) {
-		cli_error("%s:%lu: expected a_1..a_K b_1..b_K c d (%s), found %d tokens", lines->name, lines->lineno,
+		cli_fail("probe infer", "%s:%lu: expected a_1..a_K b_1..b_K c d (%s), found %d tokens", lines->name, lines->lineno,
 			  c->K ? "the same K on every line" : "an even count, at least 4", n);
 		return CLI_EXIT_USAGE;
 	}
@@ -125,7 +125,7 @@ static int dot_line(const struct cli_lines *lines, char **tok, int n, struct pro
 	for (int i = 0; i < n; i++) {
 		const struct fpref_format *fmt = i < n - 2 ? &c->in : &c->out;
 		if (cli_parse_bits(fmt, tok[i], i < n - 1 ? &row[i] : &c->d[c->count], err, sizeof err) != 0) {
-			cli_error("%s:%lu: %s", lines->name, lines->lineno, err);
+			cli_fail("probe infer", "%s:%lu: %s", lines->name, lines->lineno, err);
 			return CLI_EXIT_USAGE;
 		}
 	}
@@ -136,10 +136,10 @@ static int dot_line(const struct cli_lines *lines, char **tok, int n, struct pro
 int probe_cases_from_lines(const char *path, struct probe_cases *c)
 {
 	int status = 0, n;
-	FILE *f = cli_open_input(path, &status);
+	FILE *f = cli_open_input("probe infer", path, &status);
 	if (!f)
 		return status;
-	struct cli_lines lines = { .in = f, .name = path };
+	struct cli_lines lines = { .in = f, .name = path, .cmd = "probe infer" };
 	enum { MAX = 2 * 512 + 2 };
 	char **tok = malloc(MAX * sizeof *tok);
 	status = tok ? 0 : CLI_EXIT_FAIL;
@@ -149,7 +149,7 @@ int probe_cases_from_lines(const char *path, struct probe_cases *c)
 	free(tok);
 	fclose(f);
 	if (status == 0 && c->count == 0) {
-		cli_error("%s: no result lines", path);
+		cli_fail("probe infer", "%s: no result lines", path);
 		status = CLI_EXIT_USAGE;
 	}
 	return status;

@@ -10,13 +10,13 @@
 static int widen(const char *path, const struct fpref_npy *a, const struct fpref_format *from, uint32_t *x)
 {
 	struct fpref_format f32;
-	cli_parse_format("float32", &f32);
+	cli_parse_format(cli_cmd_quantize.name, "float32", &f32);
 	for (size_t i = 0; i < a->count; i++) {
 		uint64_t item = fpref_npy_item(a, i), out = item;
 		if (cli_convert_values(from, &out, 1, &f32, NULL) != 0) {
-			cli_error("%s: element %zu (%s 0x%016llX) is not exactly a float32; the recipes quantise "
-				  "float32, and rounding it here first would round twice: convert the tensor to float32 "
-				  "yourself", path, i, from->name, (unsigned long long)item);
+			cli_fail(cli_cmd_quantize.name, "%s: element %zu (%s 0x%016llX) is not exactly a float32; the recipes "
+				 "quantise float32, and rounding it here first would round twice: convert the tensor to "
+				 "float32 yourself", path, i, from->name, (unsigned long long)item);
 			return CLI_EXIT_USAGE;
 		}
 		x[i] = (uint32_t)out;
@@ -30,24 +30,24 @@ int quantize_load(const char *path, struct quantize_request *q, uint32_t **x)
 	char err[512];
 	*x = NULL;
 	if (fpref_npy_read(path, &a, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_quantize.name, "%s", err);
 		return CLI_EXIT_USAGE;
 	}
 	int status = 0;
 	const struct fpref_format *from = NULL;
 	if (fpref_npy_item_format(&a, NULL, &from) != FPREF_NPY_VALUES) {
-		cli_error("%s: items of kind '%c' and %zu bytes: expected float32, float16, bfloat16 (V2) or float64",
+		cli_fail(cli_cmd_quantize.name, "%s: items of kind '%c' and %zu bytes: expected float32, float16, bfloat16 (V2) or float64",
 			  path, a.kind, a.item_bytes);
 		status = CLI_EXIT_USAGE;
 	} else if (a.ndim == 0 || a.count == 0) {
-		cli_error("%s: the tensor is %s; quantize needs at least one element in one or more dimensions", path,
+		cli_fail(cli_cmd_quantize.name, "%s: the tensor is %s; quantize needs at least one element in one or more dimensions", path,
 			  a.ndim == 0 ? "a scalar" : "empty");
 		status = CLI_EXIT_USAGE;
 	}
 	if (!status) {
 		*x = malloc(a.count * sizeof **x);
 		if (!*x) {
-			cli_error("out of memory");
+			cli_fail(cli_cmd_quantize.name, "out of memory");
 			status = CLI_EXIT_FAIL;
 		}
 	}
@@ -70,7 +70,7 @@ int quantize_save(const char *path, const char *descr, const size_t *shape, int 
 {
 	char err[512];
 	if (fpref_npy_write(path, descr, shape, ndim, data, item_bytes, err, sizeof err) != 0) {
-		cli_error("%s", err);
+		cli_fail(cli_cmd_quantize.name, "%s", err);
 		return CLI_EXIT_FAIL;
 	}
 	return 0;

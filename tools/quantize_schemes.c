@@ -11,7 +11,7 @@
 
 static int library_error(const char *err)
 {
-	cli_error("%s", err);
+	cli_fail(cli_cmd_quantize.name, "%s", err);
 	return CLI_EXIT_USAGE;
 }
 
@@ -30,7 +30,7 @@ static int alloc_items(const struct quantize_request *q, struct quantize_result 
 	r->element_name = r->element_store.name;
 	if (r->codes && r->dequant && r->scales)
 		return 0;
-	cli_error("out of memory");
+	cli_fail(cli_cmd_quantize.name, "out of memory");
 	return CLI_EXIT_FAIL;
 }
 
@@ -78,7 +78,7 @@ static int run_tensor(const struct quantize_request *q, struct quantize_result *
 static int run_delayed(const struct quantize_request *q, struct quantize_result *r)
 {
 	if (q->ndim < 2) {
-		cli_error("--scheme delayed steps along the first axis: the input must have at least 2 dimensions "
+		cli_fail(cli_cmd_quantize.name, "--scheme delayed steps along the first axis: the input must have at least 2 dimensions "
 			  "(steps, ...), not 1");
 		return CLI_EXIT_USAGE;
 	}
@@ -90,7 +90,7 @@ static int run_delayed(const struct quantize_request *q, struct quantize_result 
 	r->step_amax = malloc(T * sizeof *r->step_amax);
 	r->step_scale_inv = r->scales;
 	if (!status && !r->step_amax) {
-		cli_error("out of memory");
+		cli_fail(cli_cmd_quantize.name, "out of memory");
 		status = CLI_EXIT_FAIL;
 	}
 	if (status)
@@ -122,7 +122,7 @@ static int run_blocks(const struct quantize_request *q, struct quantize_result *
 	char err[512];
 	size_t grid_rows = fpref_scale_blocks(rows, block_rows), grid_cols = fpref_scale_blocks(cols, 128);
 	if (!q->te_recipe && q->pow2 == 1) {
-		cli_error("--pow2 belongs to --recipe te; DeepSeek-V3 scales are amax / 448");
+		cli_fail(cli_cmd_quantize.name, "--pow2 belongs to --recipe te; DeepSeek-V3 scales are amax / 448");
 		return CLI_EXIT_USAGE;
 	}
 	int status = alloc_result(q, r, grid_rows * grid_cols);

@@ -1,6 +1,8 @@
 /* Run a fuzz target over files and folders of inputs, without libFuzzer:
  * the corpus and every crash found become regression tests. */
 #include <dirent.h>
+#include <errno.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "fuzz.h"
@@ -36,7 +38,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) != 0) {
-			fprintf(stderr, "replay: %s: no such file or folder\n", argv[i]);
+			fprintf(stderr, "replay: %s: %s\n", argv[i], strerror(errno));
 			return 2;
 		}
 		if (!S_ISDIR(st.st_mode)) {
