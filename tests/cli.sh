@@ -778,6 +778,37 @@ check_result 'dot h100-mma e4m3: 1 + 2^-13' 0 "${ones}3F800000 3F800400"
 run_in "$tmp/sm90" dot --model h100-mma --in e4m3 --promote 32
 check_bad 'dot h100-mma: --promote refused' 2 'h100-wgmma'
 
+# convert --in/--out: an array converted element by element gives the bits
+# batch convert gives line by line.  x.npy: float32 1, 464 (the e4m3 tie
+# 448|480 -> 448), 465 (-> 480 > max -> NaN), -2^-149 (-> -0); built byte
+# by byte as the gemm arrays below.
+printf '\223NUMPY\001\000v\000{\047descr\047: \047<f4\047, \047fortran_order\047: False, \047shape\047: (2, 2), }                                                          \012\000\000\200?\000\000\350C\000\200\350C\001\000\000\200' >"$tmp/x.npy"
+printf '3F800000\n43E80000\n43E88000\n80000001\n' >"$tmp/xlines"
+run convert --to e4m3 --in "$tmp/x.npy" --out "$tmp/y.npy"
+check_rc 'convert --in/--out: exit 0' 0
+run_in "$tmp/xlines" convert --from f32 --to e4m3
+batch=$(cut -d' ' -f2 "$tmp/out" | tr 'A-F\n' 'a-f ')
+array=$(od -An -v -tx1 -j128 "$tmp/y.npy" | tr -s ' \n' '  ' | sed 's/^ //')
+if [ "$batch" = "$array" ] && [ "$array" = "38 7e 7f 80 " ]; then ok 'convert --in/--out: the bits of batch convert (38 7E 7F 80)'; else not_ok 'convert --in/--out = batch' "$batch" "$array"; fi
+if grep -q "'descr': '|u1'" "$tmp/y.npy"; then ok 'convert --out: e4m3 codes as uint8'; else not_ok 'convert --out descr' '|u1' "$(head -c 80 "$tmp/y.npy")"; fi
+run convert --to f16 --in "$tmp/x.npy" --out "$tmp/h.npy"
+array=$(od -An -v -tx1 -j128 "$tmp/h.npy" | tr -s ' \n' '  ' | sed 's/^ //')
+run_in "$tmp/xlines" convert --from f32 --to f16
+batch=$(cut -d' ' -f2 "$tmp/out" | sed 's/\(..\)\(..\)/\2 \1/' | tr 'A-F\n' 'a-f ')
+if [ "$batch" = "$array" ]; then ok 'convert --to f16 --in/--out: the bits of batch convert'; else not_ok 'convert f16 array = batch' "$batch" "$array"; fi
+if grep -q "'descr': '<f2'" "$tmp/h.npy"; then ok 'convert --out: float16 as NumPy <f2'; else not_ok 'convert --out descr' '<f2' "$(head -c 80 "$tmp/h.npy")"; fi
+run convert --from f16 --to e5m2 --in "$tmp/h.npy" --out "$tmp/z.npy"
+check_rc 'convert: float16 values with --from f16: exit 0' 0
+run convert --from bf16 --to e5m2 --in "$tmp/h.npy" --out "$tmp/z.npy"
+check_bad 'convert: float16 values with --from bf16' 2 'float16 values, not bfloat16'
+run convert --to e4m3 --in "$tmp/x.npy"
+check_bad 'convert: --in without --out' 2 'go together'
+run convert --to e4m3 --in "$tmp/x.npy" --out "$tmp/no/such/y.npy"
+check_rc 'convert: unwritable --out: exit 1' 1
+check_has 'convert: unwritable --out: said' "$tmp/err" 'cannot write'
+run convert --to e4m3 --json 464
+check_has 'convert --json: one document' "$tmp/out" '"bits": "7E", "decimal": "448"'
+
 # 15. gemm.  A = [[1, 2], [3, 4]] and B = I as .npy float16 (bytes worked
 # from the .npy format: magic, version 1.0, header length 118, the dict
 # padded to 64 bytes, little-endian data); D = A exactly, saved as float32.
