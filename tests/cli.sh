@@ -809,6 +809,16 @@ check_has 'convert: unwritable --out: said' "$tmp/err" 'cannot write'
 run convert --to e4m3 --json 464
 check_has 'convert --json: one document' "$tmp/out" '"bits": "7E", "decimal": "448"'
 
+run op add --fmt f16 --json 3C00 3C01
+check_has 'op --json: one object, the result with its decimal' "$tmp/out" '"result": {"bits": "4000", "decimal": "2"}, "flags": 1'
+printf '3C00 3C00\n' >"$tmp/in"
+run_in "$tmp/in" op mul --fmt f16 --json
+check_has 'op batch --json: the results array' "$tmp/out" '{"operands": ["3C00", "3C00"], "result": "3C00", "flags": 0'
+check_has 'op batch --json: the counts' "$tmp/out" '], "lines": 1, "rejected": 0}'
+printf '3C00 4000 3F800000\n' >"$tmp/in"
+run_in "$tmp/in" dot --model h100 --in f16 --json
+check_has 'dot --json: 1*2 + 1 = 3' "$tmp/out" '"d": "40400000"}'
+
 # 15. gemm.  A = [[1, 2], [3, 4]] and B = I as .npy float16 (bytes worked
 # from the .npy format: magic, version 1.0, header length 118, the dict
 # padded to 64 bytes, little-endian data); D = A exactly, saved as float32.

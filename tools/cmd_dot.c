@@ -21,10 +21,10 @@ static const struct cli_opt dot_opts[] = {
 
 const struct cli_command cli_cmd_dot = {
 	.name = "dot",
-	.synopsis = "--model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV]",
+	.synopsis = "--model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV] [--json]",
 	.summary = "Dot products through an accumulation model: lines 'a_1..a_K b_1..b_K c' (hex) on stdin,\n"
 		   "answered with d appended.",
-	.groups = CLI_ENV | CLI_MODEL,
+	.groups = CLI_ENV | CLI_MODEL | CLI_JSON,
 	.opts = dot_opts,
 	.nopts = CLI_NOPTS(dot_opts),
 	.max_positional = 0,
@@ -56,6 +56,13 @@ int cmd_dot(int argc, char **argv)
 	char **tokens = malloc(MAX_TOKENS * sizeof *tokens);
 	uint64_t *values = malloc(MAX_TOKENS * sizeof *values);
 	int status = CLI_EXIT_OK, n;
+	unsigned long answered = 0;
+	if (o.json) {
+		char desc[256];
+		printf("{\"in\": \"%s\", \"out\": \"%s\", \"model\": ", in.name, out.name);
+		cli_json_string(cli_model_describe(&m, out.name, desc, sizeof desc));
+		printf(", \"results\": [\n");
+	}
 	while ((n = cli_next_tokens(&lines, tokens, MAX_TOKENS, &status)) > 0) {
 		if (n % 2 == 0 || n < 3) {
 			cli_line_reject(&lines, "expected a_1..a_K b_1..b_K c (an odd count, at least 3), found %d tokens", n);
@@ -74,10 +81,21 @@ int cmd_dot(int argc, char **argv)
 		fpref_golden_model_dot(&m, &in, values, values + K, (size_t)K, values[n - 1], &out, &o.env, &d);
 		char hex[32];
 		cli_hex(&out, d, hex, sizeof hex);
+		if (o.json) {
+			printf("%s{\"K\": %d, \"inputs\": [", answered++ ? ",\n  " : "  ", K);
+			for (int i = 0; i < n; i++) {
+				printf(i ? ", " : "");
+				cli_json_string(tokens[i]);
+			}
+			printf("], \"d\": \"%s\"}", hex);
+			continue;
+		}
 		for (int i = 0; i < n; i++)
 			printf("%s ", tokens[i]);
 		printf("%s\n", hex);
 	}
+	if (o.json)
+		printf("%s], \"lines\": %lu, \"rejected\": %lu}\n", answered ? "\n" : "", lines.lines, lines.rejected);
 	cli_lines_free(&lines);
 	free(tokens);
 	free(values);
