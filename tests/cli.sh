@@ -819,6 +819,26 @@ printf '3C00 4000 3F800000\n' >"$tmp/in"
 run_in "$tmp/in" dot --model h100 --in f16 --json
 check_has 'dot --json: 1*2 + 1 = 3' "$tmp/out" '"d": "40400000"}'
 
+# explain for teaching.  464 is the e4m3 tie 448|480 (midpoint 464);
+# 460 lies below it, nearer 448.  1e-39 into e8m0: the neighbours are 0 (not
+# held) and 2^-127, whose exact decimal has 88 digits; their midpoint is 2^-128.
+run explain 460 --to e4m3
+check_has 'explain: the midpoint named' "$tmp/out" 'midpoint 464: the exact value lies below it in magnitude, nearer the neighbour nearer zero'
+run explain 464 --to e4m3
+check_has 'explain: a tie is the midpoint itself' "$tmp/out" 'midpoint 464: the exact value is the midpoint itself'
+check_has 'explain: signed errors, result - exact' "$tmp/out" 'error        -16 absolute, -0.0344828 relative, -0.5 ulp'
+run explain -464 --to e4m3
+check_has 'explain: the same sign rule for a negative value (-448 is above -464)' "$tmp/out" 'error        +16 absolute, +0.0344828 relative, +0.5 ulp'
+run explain 1e-39 --to e8m0
+check_has 'explain: 2^-127 as a power of two and a short decimal' "$tmp/out" '2^-127 (~5.87747e-39)'
+check_has 'explain: the midpoint 2^-128' "$tmp/out" 'midpoint 2^-128 (~2.93874e-39)'
+run explain 1.3 --to e4m3 --round sr
+check_bad 'explain --round sr without random bits' 2 'needs --sr-bits'
+run explain 1.3 --to e4m3 --round sr --sr-bits 8:a5
+check_has 'explain sr: P(away) = T/2^r' "$tmp/out" 'P(away from zero) = T/2^r = 102/2^8'
+run explain -1.3 --to e4m3 --json
+check_has 'explain --json: the neighbours and which is nearer' "$tmp/out" '"midpoint": "-1.3125", "exact_is_nearer": "nearer_zero"'
+
 # 15. gemm.  A = [[1, 2], [3, 4]] and B = I as .npy float16 (bytes worked
 # from the .npy format: magic, version 1.0, header length 118, the dict
 # padded to 64 bytes, little-endian data); D = A exactly, saved as float32.
