@@ -88,6 +88,10 @@ const char *fpref_format_refused(const char *spelling);
  * (e4m4 for e4m3) is not silently a new format.  Returns 0, or -1 with a
  * message in err. */
 int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err, size_t errlen);
+/* Every field of f spelt out as a custom spelling that reads back as the
+ * same format: "e4m3,bias=7,specials=fn,subnormals=on,zero=on" (",unsigned"
+ * when it has no sign bit; TF32's pad bits are not spellable and left out). */
+void fpref_format_descriptor(const struct fpref_format *f, char *buf, size_t len);
 /* Check a hand-built row for consistency; 0 or -1 with a message. */
 int fpref_format_validate(const struct fpref_format *f, char *err, size_t errlen);
 

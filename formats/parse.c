@@ -47,6 +47,13 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+void fpref_format_descriptor(const struct fpref_format *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "e%dm%d,bias=%d,specials=%s,subnormals=%s,zero=%s%s", f->exp_bits, f->man_bits, f->bias,
+		 fpref_specials_name(f->specials), f->subnormals ? "on" : "off", f->has_zero ? "on" : "off",
+		 f->is_signed ? "" : ",unsigned");
+}
+
 static void canonical_name(struct fpref_format *f)
 {
 	char buf[FPREF_NAME_MAX];

@@ -516,22 +516,30 @@ check_match 'explain 0x1.58p-27 f32: flags 00' "$tmp/out" '^flags *00 '
 
 run table e2m1
 check_rc 'table e2m1: exit status 0' 0
-check_lines 'table e2m1: header + 16 lines' "$tmp/out" 17
+check_lines 'table e2m1: header, column headings + 16 lines' "$tmp/out" 18
 check_count 'table e2m1: 16 encoding lines 0..F' "$tmp/out" '^[0-9A-F] ' 16
 check_match 'table e2m1: header line first' "$tmp/out" '^#.*float4_e2m1fn'
 check_match 'table e2m1: code 7 is 6' "$tmp/out" '^7 .* 6$'
+check_match 'table e2m1: column headings' "$tmp/out" '^code  s exp man  class'
 check_match 'table e2m1: code F is -6' "$tmp/out" '^F .* -6$'
 check_match 'table e2m1: code 1 is 0.5' "$tmp/out" '^1 .* 0\.5$'
 
 run table e4m3
 check_rc 'table e4m3: exit status 0' 0
-check_lines 'table e4m3: header + 256 lines' "$tmp/out" 257
+check_lines 'table e4m3: header, column headings + 256 lines' "$tmp/out" 258
 check_match 'table e4m3: 7E is 448' "$tmp/out" '^7E .* 448$'
 
 run table f16
 check_bad 'table f16 refused' 2 'float16'
 
 # =========================================================================
+run table e3m2,bias=2
+check_match 'table of a custom format: headed by its full descriptor' "$tmp/out" '^# e3m2,bias=2,specials=ieee,subnormals=on,zero=on: a custom format of 6 bits$'
+run formats
+check_match 'formats: column headings' "$tmp/out" '^name  *alias  *bits  *layout  *bias  *specials  *subnormals  *max finite'
+check_match 'formats: columns aligned (float16 max finite under its heading)' "$tmp/out" '^float16  .* 65504  '
+check_has 'formats: other spellings listed' "$tmp/out" 'half, fp16'
+
 # 6. formats
 # =========================================================================
 
