@@ -254,10 +254,15 @@ int fpref_golden_results_read(const char *path, const struct fpref_golden_file *
 int fpref_golden_results_oracle(const struct fpref_golden_file *g, const struct fpref_golden_job *j,
 				struct fpref_golden_results *r, char *err, size_t errlen);
 
+/* Called now and then during long work with the part done and the whole. */
+typedef void (*fpref_progress_fn)(void *ctx, size_t done, size_t total);
+
 struct fpref_verify_options {
 	double tolerance_ulps;  /* < 0: none */
 	double tolerance_rel;   /* < 0: none */
 	size_t show;            /* how many mismatches to keep for display */
+	fpref_progress_fn progress; /* NULL: none; called every 4096 cases */
+	void *progress_ctx;
 };
 
 #define FPREF_VERIFY_BUCKETS 7 /* ulps: 0, (0, 0.5], (0.5, 1], (1, 2], (2, 4], (4, 16], > 16 */

@@ -57,7 +57,7 @@ struct fpref_gemm_summary {
 void fpref_gemm_summarize(const struct fpref_gemm_stats *s, struct fpref_gemm_summary *out);
 
 /* Called after each row of D with the rows done and the total. */
-typedef void (*fpref_gemm_progress)(void *ctx, size_t done, size_t total);
+typedef fpref_progress_fn fpref_gemm_progress;
 
 /* D through the model (M x N patterns of out); with stats, each element
  * measured against the exact product of the source values and the bound.

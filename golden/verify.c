@@ -472,6 +472,8 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 			break;
 		}
 		rep->cases++;
+		if (o->progress && (i + 1) % 4096 == 0)
+			o->progress(o->progress_ctx, i + 1, g->nlines);
 		uint64_t got = r->bits[i];
 		int got_flags = r->flags[i];
 		bool same_bits = got == l->result, same_flags = got_flags < 0 || l->flags < 0 || got_flags == l->flags;

@@ -106,6 +106,8 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 	}
 	if ((r = reference_model(&t, &j.in, &j.out, &j.model)) != 0)
 		return r;
+	if (file && (r = cli_check_writable(cli_cmd_probe.name, file)) != 0)
+		return r;
 	char err[512], *body;
 	size_t len;
 	unsigned long vectors;
@@ -310,7 +312,12 @@ static int probe_infer(const struct probe_args *a, const struct cli_options *o)
 		data.count = c.count;
 		data.rows = c.rows;
 		data.d = c.d;
-		if (fpref_probe_infer(&data, &rep, err, sizeof err) != 0) {
+		struct cli_progress pr = { "probe infer: search step", true, false };
+		data.progress = cli_progress;
+		data.progress_ctx = &pr;
+		int failed = fpref_probe_infer(&data, &rep, err, sizeof err);
+		cli_progress_done(&pr);
+		if (failed) {
 			cli_fail("probe infer", "%s", err);
 			r = CLI_EXIT_USAGE;
 		}

@@ -159,7 +159,12 @@ static int verify_one(const char *golden, const char *results, const struct veri
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_verify_report rep;
-	r = fpref_golden_verify(&g, &j, &res, &a->o, &rep, err, sizeof err);
+	struct fpref_verify_options o = a->o;
+	struct cli_progress pr = { "verify: case", g.nlines > 1 << 18, false };
+	o.progress = cli_progress;
+	o.progress_ctx = &pr;
+	r = fpref_golden_verify(&g, &j, &res, &o, &rep, err, sizeof err);
+	cli_progress_done(&pr);
 	if (r != 0)
 		cli_fail(cli_cmd_verify.name, "%s", err);
 	else if (!quiet)
@@ -292,7 +297,7 @@ const struct cli_command cli_cmd_verify = {
 
 int cmd_verify(int argc, char **argv)
 {
-	struct verify_args a = { { -1, -1, 10 }, false };
+	struct verify_args a = { { -1, -1, 10, NULL, NULL }, false };
 	struct verify_text t = { NULL, NULL };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_verify, argc, argv, &o, &t);

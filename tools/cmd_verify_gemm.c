@@ -176,7 +176,7 @@ int cmd_verify_gemm(int argc, char **argv)
 			  "([--c C.npy] [--promote N] [--tolerance N ulp|X rel] [--show N] [--json])");
 		return CLI_EXIT_USAGE;
 	}
-	struct fpref_verify_options vo = { -1, -1, 10 };
+	struct fpref_verify_options vo = { -1, -1, 10, NULL, NULL };
 	if (g.tolerance && cli_parse_tolerance(cli_cmd_verify_gemm.name, g.tolerance, &vo) != 0)
 		return CLI_EXIT_USAGE;
 	if (g.show) {
