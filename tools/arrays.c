@@ -37,6 +37,55 @@ int cli_check_patterns(const char *cmd, const char *path, const struct fpref_for
 	return 0;
 }
 
+int cli_load_matrix(const char *cmd, const char *path, const char *what, const struct fpref_format *f, size_t rows,
+		    size_t cols, struct cli_matrix *m, size_t *inexact)
+{
+	struct fpref_npy a;
+	char err[512];
+	m->bits = NULL;
+	if (fpref_npy_read(path, &a, err, sizeof err) != 0) {
+		cli_fail(cmd, "%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	const struct fpref_format *from = NULL;
+	enum fpref_npy_items items = fpref_npy_item_format(&a, f, &from);
+	int status = 0;
+	if (a.ndim != 2 || (rows && a.shape[0] != rows) || (cols && a.shape[1] != cols)) {
+		cli_fail(cmd, "%s: %s must be a 2-D array%s", path, what, rows || cols ? " with matching dimensions" : "");
+		status = CLI_EXIT_USAGE;
+	} else if (a.count == 0) { /* an empty product has no error to report */
+		cli_fail(cmd, "%s: %s is empty (%zu x %zu); %s needs at least one element", path, what, a.shape[0],
+			 a.shape[1], cmd);
+		status = CLI_EXIT_USAGE;
+	} else if (items == FPREF_NPY_UNUSABLE) {
+		cli_fail(cmd, "%s: items of kind '%c' and %zu bytes: expected float16/32/64 values, or %zu-byte bit patterns "
+			 "of %s", path, a.kind, a.item_bytes, fpref_emu_element_bytes(f), f->name);
+		status = CLI_EXIT_USAGE;
+	} else if (!(m->bits = malloc(a.count * sizeof *m->bits))) {
+		cli_fail(cmd, "out of memory");
+		status = CLI_EXIT_FAIL;
+	}
+	for (size_t i = 0; !status && i < a.count; i++)
+		m->bits[i] = fpref_npy_item(&a, i);
+	size_t rounded = !status && items == FPREF_NPY_VALUES ? cli_convert_values(from, m->bits, a.count, f, NULL) : 0;
+	if (!inexact && rounded) {
+		cli_fail(cmd, "%s: %s holds %s values that are not exactly %s: give its bit patterns, or values %s holds",
+			 path, what, from->name, f->name, f->name);
+		status = CLI_EXIT_USAGE;
+	} else if (!status && items == FPREF_NPY_PATTERNS && cli_check_patterns(cmd, path, f, m->bits, a.count) != 0)
+		status = CLI_EXIT_USAGE;
+	if (inexact)
+		*inexact += rounded;
+	m->rows = a.shape[0];
+	m->cols = a.ndim == 2 ? a.shape[1] : 0;
+	if (status) {
+		free(m->bits);
+		m->bits = NULL;
+	}
+	fpref_npy_free(&a);
+	return status;
+}
+
 int cli_save_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits,
 		      const size_t *shape, int ndim)
 {

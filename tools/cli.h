@@ -182,6 +182,16 @@ size_t cli_convert_values(const struct fpref_format *from, uint64_t *bits, size_
 			  const struct fpref_env *env);
 /* 0, or -1 after a message naming the first element that is not a pattern of f. */
 int cli_check_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits, size_t n);
+/* A 2-D .npy matrix as patterns of f: float16/32/64 values (bfloat16 as
+ * V2) rounded to f, nearest even (with inexact NULL they must be exact),
+ * or integer/void items of f's width as its patterns.  rows, cols: 0, or
+ * the shape it must have.  0, or an exit status after a message. */
+struct cli_matrix {
+	uint64_t *bits;
+	size_t rows, cols;
+};
+int cli_load_matrix(const char *cmd, const char *path, const char *what, const struct fpref_format *f, size_t rows,
+		    size_t cols, struct cli_matrix *m, size_t *inexact);
 /* Patterns of f written as .npy (float16/32/64 as NumPy floats, others as
  * unsigned codes).  0, or CLI_EXIT_FAIL after a message. */
 int cli_save_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits,

@@ -35,16 +35,28 @@ static void put_bits(const struct fpref_format *f, bool have, uint64_t bits, boo
 		printf("%s", have ? hex : "-");
 }
 
+/* The published constants of a format, for both listings. */
+struct constants {
+	struct fpref_unpacked maxv, minn, minp, eps;
+	uint64_t nan, inf;
+	bool has_nan, has_inf;
+};
+
+static void constants_of(const struct fpref_format *f, struct constants *k)
+{
+	fpref_format_max_finite(f, &k->maxv);
+	fpref_format_min_normal(f, &k->minn);
+	fpref_format_min_positive(f, &k->minp);
+	fpref_format_epsilon(f, &k->eps);
+	k->nan = k->inf = 0;
+	k->has_nan = fpref_format_nan_bits(f, false, &k->nan);
+	k->has_inf = fpref_format_inf_bits(f, false, &k->inf);
+}
+
 static void put_format(const struct fpref_format *f, bool json)
 {
-	struct fpref_unpacked maxv, minn, minp, eps;
-	fpref_format_max_finite(f, &maxv);
-	fpref_format_min_normal(f, &minn);
-	fpref_format_min_positive(f, &minp);
-	fpref_format_epsilon(f, &eps);
-	uint64_t nan = 0, inf = 0;
-	bool has_nan = fpref_format_nan_bits(f, false, &nan);
-	bool has_inf = fpref_format_inf_bits(f, false, &inf);
+	struct constants k;
+	constants_of(f, &k);
 	if (json) {
 		printf("{\"name\":\"%s\",\"alias\":\"%s\",\"bits\":%d,\"container_bits\":%d,\"exponent_bits\":%d,"
 		       "\"mantissa_bits\":%d,\"bias\":%d,\"signed\":%s,\"zero\":%s,\"subnormals\":%s,\"specials\":\"%s\","
@@ -52,20 +64,20 @@ static void put_format(const struct fpref_format *f, bool json)
 		       f->name, f->alias, fpref_format_width(f), fpref_format_container_bits(f), f->exp_bits,
 		       f->man_bits, f->bias, f->is_signed ? "true" : "false", f->has_zero ? "true" : "false",
 		       f->subnormals ? "true" : "false", fpref_specials_name(f->specials));
-		put_value(&maxv, true);
+		put_value(&k.maxv, true);
 		fputs(",\"min_normal\":", stdout);
-		put_value(&minn, true);
+		put_value(&k.minn, true);
 		fputs(",\"min_positive\":", stdout);
-		put_value(&minp, true);
+		put_value(&k.minp, true);
 		fputs(",\"epsilon\":", stdout);
-		put_value(&eps, true);
+		put_value(&k.eps, true);
 		printf(",\"min_normal_exponent\":%d,\"max_exponent\":%d,\"max_bits\":", fpref_format_min_exponent(f),
 		       fpref_format_max_exponent(f));
 		put_bits(f, true, fpref_format_max_bits(f, false), true);
 		fputs(",\"inf_bits\":", stdout);
-		put_bits(f, has_inf, inf, true);
+		put_bits(f, k.has_inf, k.inf, true);
 		fputs(",\"nan_bits\":", stdout);
-		put_bits(f, has_nan, nan, true);
+		put_bits(f, k.has_nan, k.nan, true);
 		printf(",\"note\":\"%s\",\"spellings\":[", f->note ? f->note : "");
 		bool first = true;
 		for (size_t k = 0; k < fpref_format_alias_count(); k++)
@@ -85,14 +97,8 @@ static const char *const headings[NCOLS] = { "name", "alias", "bits", "layout", 
 
 static void row_cells(const struct fpref_format *f, char cells[NCOLS][CELL])
 {
-	struct fpref_unpacked maxv, minn, minp, eps;
-	fpref_format_max_finite(f, &maxv);
-	fpref_format_min_normal(f, &minn);
-	fpref_format_min_positive(f, &minp);
-	fpref_format_epsilon(f, &eps);
-	uint64_t nan = 0, inf = 0;
-	bool has_nan = fpref_format_nan_bits(f, false, &nan);
-	bool has_inf = fpref_format_inf_bits(f, false, &inf);
+	struct constants k;
+	constants_of(f, &k);
 	snprintf(cells[0], CELL, "%s", f->name);
 	snprintf(cells[1], CELL, "%s", f->alias[0] ? f->alias : "-");
 	snprintf(cells[2], CELL, "%d", fpref_format_width(f));
@@ -100,16 +106,16 @@ static void row_cells(const struct fpref_format *f, char cells[NCOLS][CELL])
 	snprintf(cells[4], CELL, "%d", f->bias);
 	snprintf(cells[5], CELL, "%s", fpref_specials_name(f->specials));
 	snprintf(cells[6], CELL, "%s", f->subnormals ? "yes" : "no");
-	value_text(&maxv, cells[7], CELL);
-	value_text(&minn, cells[8], CELL);
-	value_text(&minp, cells[9], CELL);
-	value_text(&eps, cells[10], CELL);
-	if (has_inf)
-		cli_hex(f, inf, cells[11], CELL);
+	value_text(&k.maxv, cells[7], CELL);
+	value_text(&k.minn, cells[8], CELL);
+	value_text(&k.minp, cells[9], CELL);
+	value_text(&k.eps, cells[10], CELL);
+	if (k.has_inf)
+		cli_hex(f, k.inf, cells[11], CELL);
 	else
 		snprintf(cells[11], CELL, "-");
-	if (has_nan)
-		cli_hex(f, nan, cells[12], CELL);
+	if (k.has_nan)
+		cli_hex(f, k.nan, cells[12], CELL);
 	else
 		snprintf(cells[12], CELL, "-");
 }

@@ -57,49 +57,14 @@ static int out_of_memory(void)
 	return CLI_EXIT_FAIL;
 }
 
-/* An .npy matrix as patterns of f: values (float16/32/64, bfloat16 as V2)
- * are rounded to f (nearest even), integer or void items of f's width are
- * taken as its bit patterns. */
 static int load_matrix(const char *path, const char *what, const struct fpref_format *f, size_t rows_want,
 		       size_t *rows, size_t *cols, uint64_t **out, size_t *inexact)
 {
-	struct fpref_npy a;
-	char err[512];
-	if (fpref_npy_read(path, &a, err, sizeof err) != 0) {
-		cli_fail(cli_cmd_gemm.name, "%s", err);
-		return CLI_EXIT_USAGE;
-	}
-	int status = 0;
-	const struct fpref_format *from = NULL;
-	enum fpref_npy_items items = fpref_npy_item_format(&a, f, &from);
-	if (a.ndim != 2 || (rows_want && a.shape[0] != rows_want)) {
-		cli_fail(cli_cmd_gemm.name, "%s: %s must be a 2-D array%s", path, what, rows_want ? " with matching dimensions" : "");
-		status = CLI_EXIT_USAGE;
-	} else if (a.count == 0) { /* an empty product has no error to report */
-		cli_fail(cli_cmd_gemm.name, "%s: %s is empty (%zu x %zu); gemm needs at least one element", path, what,
-			 a.shape[0], a.shape[1]);
-		status = CLI_EXIT_USAGE;
-	} else if (items == FPREF_NPY_UNUSABLE) {
-		cli_fail(cli_cmd_gemm.name, "%s: items of kind '%c' and %zu bytes: expected float16/32/64 values, or %zu-byte "
-			 "bit patterns of %s", path, a.kind, a.item_bytes, fpref_emu_element_bytes(f), f->name);
-		status = CLI_EXIT_USAGE;
-	}
-	*rows = a.shape[0];
-	*cols = a.ndim == 2 ? a.shape[1] : 0;
-	*out = status ? NULL : malloc((a.count ? a.count : 1) * sizeof **out);
-	if (!status && !*out)
-		status = out_of_memory();
-	for (size_t i = 0; i < a.count && !status; i++)
-		(*out)[i] = fpref_npy_item(&a, i);
-	if (!status && items == FPREF_NPY_VALUES)
-		*inexact += cli_convert_values(from, *out, a.count, f, NULL);
-	else if (!status && cli_check_patterns(cli_cmd_gemm.name, path, f, *out, a.count) != 0)
-		status = CLI_EXIT_USAGE;
-	if (status) {
-		free(*out);
-		*out = NULL;
-	}
-	fpref_npy_free(&a);
+	struct cli_matrix m;
+	int status = cli_load_matrix(cli_cmd_gemm.name, path, what, f, rows_want, 0, &m, inexact);
+	*out = m.bits;
+	*rows = m.rows;
+	*cols = m.cols;
 	return status;
 }
 

@@ -44,43 +44,11 @@ const struct cli_command cli_cmd_verify_gemm = {
 static int load(const char *path, const char *what, const struct fpref_format *f, size_t rows, size_t cols,
 		uint64_t **out, size_t *rows_got, size_t *cols_got)
 {
-	struct fpref_npy a;
-	char err[512];
-	*out = NULL;
-	if (fpref_npy_read(path, &a, err, sizeof err) != 0) {
-		cli_fail(cli_cmd_verify_gemm.name, "%s", err);
-		return CLI_EXIT_USAGE;
-	}
-	const struct fpref_format *from = NULL;
-	enum fpref_npy_items items = fpref_npy_item_format(&a, f, &from);
-	int status = 0;
-	if (a.ndim != 2 || a.count == 0 || (rows && a.shape[0] != rows) || (cols && a.shape[1] != cols)) {
-		cli_fail(cli_cmd_verify_gemm.name, "%s: %s must be a non-empty 2-D array%s", path, what,
-			  rows || cols ? " matching the other matrices" : "");
-		status = CLI_EXIT_USAGE;
-	} else if (items == FPREF_NPY_UNUSABLE) {
-		cli_fail(cli_cmd_verify_gemm.name, "%s: items of kind '%c' and %zu bytes: expected %zu-byte patterns of %s or "
-			  "float16/32/64 values", path, a.kind, a.item_bytes, fpref_emu_element_bytes(f), f->name);
-		status = CLI_EXIT_USAGE;
-	} else if (!(*out = malloc(a.count * sizeof **out))) {
-		cli_fail(cli_cmd_verify_gemm.name, "out of memory");
-		status = CLI_EXIT_FAIL;
-	}
-	for (size_t i = 0; !status && i < a.count; i++)
-		(*out)[i] = fpref_npy_item(&a, i);
-	if (!status && items == FPREF_NPY_VALUES && cli_convert_values(from, *out, a.count, f, NULL) != 0) {
-		cli_fail(cli_cmd_verify_gemm.name, "%s: %s holds values that are not exactly %s: give its bit patterns, or values %s "
-			  "holds", path, what, f->name, f->name);
-		status = CLI_EXIT_USAGE;
-	} else if (!status && items == FPREF_NPY_PATTERNS && cli_check_patterns(cli_cmd_verify_gemm.name, path, f, *out, a.count) != 0)
-		status = CLI_EXIT_USAGE;
-	*rows_got = a.shape[0];
-	*cols_got = a.ndim == 2 ? a.shape[1] : 0;
-	if (status) {
-		free(*out);
-		*out = NULL;
-	}
-	fpref_npy_free(&a);
+	struct cli_matrix m;
+	int status = cli_load_matrix(cli_cmd_verify_gemm.name, path, what, f, rows, cols, &m, NULL);
+	*out = m.bits;
+	*rows_got = m.rows;
+	*cols_got = m.cols;
 	return status;
 }
 
