@@ -1,7 +1,7 @@
 /* The named formats.  Adding a format is adding a row. */
 #include <strings.h>
 
-#include "fpref_format.h"
+#include "fpref_formats.h"
 
 #define ROW(nm, al, e, m, b, sgn, zero, sub, sp, pad, why) \
 	{ nm, al, e, m, b, sgn, zero, sub, sp, pad, why }

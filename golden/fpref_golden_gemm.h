@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpref_format.h"
-#include "fpref_env.h"
-#include "fpref_tc_model.h"
+#include "fpref_formats.h"
+#include "fpref_formats_env.h"
+#include "fpref_formats_tc_model.h"
 #include "fpref_golden.h"
 
 #ifdef __cplusplus

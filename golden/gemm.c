@@ -9,7 +9,7 @@
 #include "fpref_emu.h"
 #include "fpref_golden_gemm.h"
 #include "fpref_ref.h"
-#include "fpref_tc.h"
+#include "fpref_emu_tc.h"
 
 int fpref_golden_model_dot(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
 			   const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out,
@@ -132,7 +132,7 @@ int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fp
 	const struct fpref_accum_model *m = p->model;
 	int status = 0;
 	if (m->kind == FPREF_ACCUM_TC) /* the whole product at once: the emulator's fast path */
-		status = fpref_tc_gemm(&m->tc, p->in, p->out, M, N, K, p->Aq, p->Bq, p->C, m->promote, D);
+		status = fpref_emu_tc_gemm(&m->tc, p->in, p->out, M, N, K, p->Aq, p->Bq, p->C, m->promote, D);
 	if (status || (!stats && m->kind == FPREF_ACCUM_TC))
 		return status;
 	uint64_t *col = malloc((2 * K + 1) * sizeof *col);

@@ -315,7 +315,7 @@ static int probe_infer(const struct probe_args *a, const struct cli_options *o)
 		struct cli_progress pr = { "probe infer: search step", true, false };
 		data.progress = cli_progress;
 		data.progress_ctx = &pr;
-		int failed = fpref_probe_infer(&data, &rep, err, sizeof err);
+		int failed = fpref_golden_probe_infer(&data, &rep, err, sizeof err);
 		cli_progress_done(&pr);
 		if (failed) {
 			cli_fail("probe infer", "%s", err);
@@ -328,7 +328,7 @@ static int probe_infer(const struct probe_args *a, const struct cli_options *o)
 		else
 			print_report(&rep, &c, results);
 		r = rep.nclasses == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-		fpref_probe_report_free(&rep);
+		fpref_golden_probe_report_free(&rep);
 	}
 	probe_cases_free(&c);
 	return r;

@@ -60,12 +60,12 @@ static void put_case(const struct fpref_format *out, const struct fpref_gemm_cas
 	if (json) {
 		printf("{\"row\": %zu, \"col\": %zu, \"model\": \"%s\", \"kernel\": \"%s\", \"kind\": \"%s\", \"ulps\": %s, "
 		       "\"kernel_error\": %s, \"model_error\": %s, \"bound\": %s}",
-		       c->row, c->col, m, k, fpref_mismatch_name(c->kind), cli_json_num(c->ulps).text,
+		       c->row, c->col, m, k, fpref_golden_mismatch_name(c->kind), cli_json_num(c->ulps).text,
 		       cli_json_num(c->kernel_abs).text, cli_json_num(c->model_abs).text, cli_json_num(c->bound).text);
 		return;
 	}
 	printf("  D[%zu][%zu]  model %s  kernel %s  %s, %s ulp; |error| kernel %s, model %s, bound %s\n", c->row, c->col,
-	       m, k, fpref_mismatch_name(c->kind), cli_text_num(c->ulps, 4).text, cli_text_num(c->kernel_abs, 6).text,
+	       m, k, fpref_golden_mismatch_name(c->kind), cli_text_num(c->ulps, 4).text, cli_text_num(c->kernel_abs, 6).text,
 	       cli_text_num(c->model_abs, 6).text, cli_text_num(c->bound, 6).text);
 }
 
@@ -92,7 +92,7 @@ static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_v
 		bool first = true;
 		for (int k = 0; k < FPREF_MISMATCH_COUNT; k++)
 			if (v->by_kind[k]) {
-				printf("%s\"%s\": %zu", first ? "" : ", ", fpref_mismatch_name((enum fpref_mismatch)k),
+				printf("%s\"%s\": %zu", first ? "" : ", ", fpref_golden_mismatch_name((enum fpref_mismatch)k),
 				       v->by_kind[k]);
 				first = false;
 			}
@@ -114,7 +114,7 @@ static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_v
 	       v->within, v->outside);
 	for (int k = 0; k < FPREF_MISMATCH_COUNT; k++)
 		if (v->by_kind[k])
-			printf("  %-28s %zu\n", fpref_mismatch_name((enum fpref_mismatch)k), v->by_kind[k]);
+			printf("  %-28s %zu\n", fpref_golden_mismatch_name((enum fpref_mismatch)k), v->by_kind[k]);
 	if (v->nworst) {
 		printf("the largest differences (row, column from 0):\n");
 		for (size_t i = 0; i < v->nworst; i++)
