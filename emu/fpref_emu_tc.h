@@ -48,6 +48,14 @@ int fpref_emu_dot(enum fpref_sum_order order, size_t block, const struct fpref_f
 		  const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc, const struct fpref_env *env,
 		  uint64_t *d, unsigned *flags);
 
+/* d = a . b + c through an accumulation model the emulator runs: the
+ * tensor-core models (promoted or not) and the plain orders (rounded in
+ * out under env).  0, or -1 as the model's function says, and -1 for
+ * FPREF_ACCUM_EXACT, which is the oracle's (golden/gemm.c runs every kind). */
+int fpref_emu_model_dot(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
+			const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out, const struct fpref_env *env,
+			uint64_t *d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -67,8 +67,8 @@ static int mx_element_init(const struct f32_arith *a, const char *name, struct m
 				  &flags);
 		el->max_f32 = (uint32_t)max;
 	}
-	char grid[16];
-	snprintf(grid, sizeof grid, "e9m%d", precision - 1);
+	char grid[32];
+	snprintf(grid, sizeof grid, "custom:e9m%d", precision - 1);
 	if (fpref_format_parse(grid, &el->amax_grid, err, errlen) != 0)
 		return -1;
 	el->e8m0 = *fpref_format_get(FPREF_FORMAT_FLOAT8_E8M0FNU);

@@ -1,4 +1,7 @@
 /* The named formats.  Adding a format is adding a row. */
+#include <string.h>
+#include <strings.h>
+
 #include "fpref_formats.h"
 
 #define ROW(nm, al, e, m, b, sgn, zero, sub, sp, pad, why) \
@@ -31,6 +34,76 @@ static const struct fpref_format catalog[FPREF_FORMAT_COUNT] = {
 	[FPREF_FORMAT_FLOAT4_E2M1FN] = ROW("float4_e2m1fn", "e2m1", 2, 1, 1, true, true, true, FPREF_SPECIALS_NONE, 0, "OCP MX FP4 E2M1: finite only"),
 };
 
+/* Other spellings users bring from PyTorch, NumPy, JAX/ml_dtypes and ONNX,
+ * and common shorthands; matched without regard to case.  A spelling maps
+ * to a catalogue name, never to a second row. */
+static const struct fpref_format_alias aliases[] = {
+	/* NumPy and C */
+	{ "half", "float16" },
+	{ "single", "float32" },
+	{ "double", "float64" },
+	{ "float", "float32" }, /* ONNX FLOAT and C's float; NumPy's Python float would be float64 */
+	/* ONNX TensorProto data types (FLOAT16 and BFLOAT16 are the catalogue names in upper case) */
+	{ "FLOAT8E4M3FN", "float8_e4m3fn" },
+	{ "FLOAT8E4M3FNUZ", "float8_e4m3fnuz" },
+	{ "FLOAT8E5M2", "float8_e5m2" },
+	{ "FLOAT8E5M2FNUZ", "float8_e5m2fnuz" },
+	{ "FLOAT8E8M0", "float8_e8m0fnu" },
+	{ "FLOAT4E2M1", "float4_e2m1fn" },
+	/* PyTorch and ml_dtypes short forms */
+	{ "e4m3fn", "float8_e4m3fn" },
+	{ "e8m0fnu", "float8_e8m0fnu" },
+	{ "e2m3fn", "float6_e2m3fn" },
+	{ "e3m2fn", "float6_e3m2fn" },
+	{ "e2m1fn", "float4_e2m1fn" },
+	/* shorthands */
+	{ "fp64", "float64" },
+	{ "fp32", "float32" },
+	{ "fp16", "float16" },
+	{ "fp8_e4m3", "float8_e4m3fn" },
+	{ "fp8_e4m3fn", "float8_e4m3fn" },
+	{ "fp8_e5m2", "float8_e5m2" },
+	{ "fp8_e4m3fnuz", "float8_e4m3fnuz" },
+	{ "fp8_e5m2fnuz", "float8_e5m2fnuz" },
+	{ "fp8_e8m0", "float8_e8m0fnu" },
+	{ "fp6_e2m3", "float6_e2m3fn" },
+	{ "fp6_e3m2", "float6_e3m2fn" },
+	{ "fp4_e2m1", "float4_e2m1fn" },
+	{ "fp4", "float4_e2m1fn" },
+};
+
+/* Spellings of element formats fpref does not model, each with the reason. */
+static const struct fpref_format_alias refused[] = {
+	{ "float4_e2m1fn_x2", "PyTorch's float4_e2m1fn_x2 packs two FP4 elements in a byte; fpref reads one element "
+			      "per item: unpack the nibbles (low nibble first) and use float4_e2m1fn" },
+};
+
+size_t fpref_format_alias_count(void)
+{
+	return sizeof aliases / sizeof aliases[0];
+}
+
+const struct fpref_format_alias *fpref_format_alias_at(size_t index)
+{
+	return index < fpref_format_alias_count() ? &aliases[index] : NULL;
+}
+
+const char *fpref_format_spelling(const struct fpref_format *f, size_t k)
+{
+	for (size_t i = 0; i < fpref_format_alias_count(); i++)
+		if (strcmp(aliases[i].name, f->name) == 0 && k-- == 0)
+			return aliases[i].spelling;
+	return NULL;
+}
+
+const char *fpref_format_refused(const char *spelling)
+{
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		if (strcasecmp(spelling, refused[i].spelling) == 0)
+			return refused[i].name;
+	return NULL;
+}
+
 size_t fpref_format_count(void)
 {
 	return sizeof catalog / sizeof catalog[0];
@@ -50,7 +123,8 @@ bool fpref_format_same(const struct fpref_format *a, const struct fpref_format *
 {
 	return a->exp_bits == b->exp_bits && a->man_bits == b->man_bits && a->bias == b->bias &&
 	       a->is_signed == b->is_signed && a->has_zero == b->has_zero && a->subnormals == b->subnormals &&
-	       a->specials == b->specials && a->pad_bits == b->pad_bits;
+	       a->specials == b->specials && a->pad_bits == b->pad_bits && a->inf_at_top == b->inf_at_top &&
+	       a->code_parity == b->code_parity;
 }
 
 bool fpref_format_is(const struct fpref_format *f, enum fpref_format_id id)

@@ -118,9 +118,31 @@ bool fpref_format_is(const struct fpref_format *f, enum fpref_format_id id);
 int fpref_format_p3109(const char *spelling, struct fpref_format *out, char *err, size_t errlen);
 /* One line stating the family rule, for `fpref formats`. */
 const char *fpref_format_p3109_rule(void);
-/* Look up a name, an alias, a P3109 name (fpref_format_p3109), or a custom spelling "eXmY[,bias=N][,specials=ieee|fn|fnuz|none]
- * [,subnormals=on|off][,unsigned][,zero=off]".  Returns 0, or -1 with a message in err. */
+/* Other spellings of catalogue formats (PyTorch, NumPy, ONNX, shorthands). */
+struct fpref_format_alias {
+	const char *spelling;
+	const char *name; /* the catalogue name it stands for */
+};
+size_t fpref_format_alias_count(void);
+const struct fpref_format_alias *fpref_format_alias_at(size_t index);
+/* The k-th other spelling of catalogue row f (k = 0, 1, ...), or NULL
+ * after the last. */
+const char *fpref_format_spelling(const struct fpref_format *f, size_t k);
+/* Why a known spelling of a format fpref does not model is refused, or NULL. */
+const char *fpref_format_refused(const char *spelling);
+/* Look up a name, an alias or another spelling (any case, with or without a
+ * "torch.", "np.", "jnp.", "ml_dtypes." or "TensorProto." prefix), or a
+ * P3109 name (fpref_format_p3109), or a custom format written deliberately: "custom:eXmY[,options]" or
+ * "eXmY,option[,option...]" with options bias=N, specials=ieee|fn|fnuz|none,
+ * subnormals=on|off, unsigned, zero=on|off.  A bare "eXmY" that names no
+ * catalogue format is refused with the nearest named one, so that a typo
+ * (e4m4 for e4m3) is not silently a new format.  Returns 0, or -1 with a
+ * message in err. */
 int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err, size_t errlen);
+/* Every field of f spelt out as a custom spelling that reads back as the
+ * same format: "e4m3,bias=7,specials=fn,subnormals=on,zero=on" (",unsigned"
+ * when it has no sign bit; TF32's pad bits are not spellable and left out). */
+void fpref_format_descriptor(const struct fpref_format *f, char *buf, size_t len);
 /* Check a hand-built row for consistency; 0 or -1 with a message. */
 int fpref_format_validate(const struct fpref_format *f, char *err, size_t errlen);
 

@@ -108,6 +108,19 @@ enum fpref_sum_order {
 const char *fpref_sum_order_name(enum fpref_sum_order o);
 int fpref_sum_order_parse(const char *s, enum fpref_sum_order *o);
 
+/* An accumulation model of a dot product as fpref dot, gemm and
+ * verify-gemm take it: a tensor-core block model (promoted to an FP32
+ * accumulator every `promote` products when promote > 0), a plain order
+ * rounded in the output format (blocks of `block` for FPREF_SUM_BLOCKED),
+ * or one correct rounding of the exact value. */
+enum fpref_accum_kind { FPREF_ACCUM_TC, FPREF_ACCUM_PLAIN, FPREF_ACCUM_EXACT };
+struct fpref_accum_model {
+	enum fpref_accum_kind kind;
+	struct fpref_tc_model tc;
+	enum fpref_sum_order order;
+	size_t block, promote;
+};
+
 #ifdef __cplusplus
 }
 #endif

@@ -237,3 +237,64 @@ int fpref_npy_write(const char *path, const char *descr, const size_t *shape, in
 	ok = ok && fputc('\n', fp) != EOF && fwrite(data, item_bytes, count, fp) == count;
 	return fpref_atomic_commit(&file, ok, err, errlen);
 }
+
+/* The catalogue row called name (a catalogue name, not a user's spelling). */
+static const struct fpref_format *row_named(const char *name)
+{
+	for (size_t i = 0; i < fpref_format_count(); i++)
+		if (strcmp(fpref_format_at(i)->name, name) == 0)
+			return fpref_format_at(i);
+	return NULL;
+}
+
+/* Whether f has the geometry of the row called name, whatever it is called. */
+static bool same_geometry(const struct fpref_format *f, const char *name)
+{
+	const struct fpref_format *r = row_named(name);
+	return r && f->exp_bits == r->exp_bits && f->man_bits == r->man_bits && f->bias == r->bias &&
+	       f->is_signed == r->is_signed && f->has_zero == r->has_zero && f->subnormals == r->subnormals &&
+	       f->specials == r->specials && f->pad_bits == r->pad_bits;
+}
+
+static size_t container_bytes(const struct fpref_format *f)
+{
+	int bits = fpref_format_container_bits(f);
+	return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : 8;
+}
+
+enum fpref_npy_items fpref_npy_item_format(const struct fpref_npy *a, const struct fpref_format *patterns_of,
+					   const struct fpref_format **values)
+{
+	*values = NULL;
+	if (patterns_of && (a->kind == 'u' || a->kind == 'i' || a->kind == 'V') &&
+	    a->item_bytes == container_bytes(patterns_of))
+		return FPREF_NPY_PATTERNS;
+	if (a->kind == 'f' && a->item_bytes == 2)
+		*values = row_named("float16");
+	else if (a->kind == 'f' && a->item_bytes == 4)
+		*values = row_named("float32");
+	else if (a->kind == 'f' && a->item_bytes == 8)
+		*values = row_named("float64");
+	else if (a->kind == 'V' && a->item_bytes == 2)
+		*values = row_named("bfloat16");
+	return *values ? FPREF_NPY_VALUES : FPREF_NPY_UNUSABLE;
+}
+
+uint64_t fpref_npy_item(const struct fpref_npy *a, size_t i)
+{
+	uint64_t v = 0;
+	memcpy(&v, (const unsigned char *)a->data + i * a->item_bytes, a->item_bytes < 8 ? a->item_bytes : 8); /* little-endian host */
+	return v;
+}
+
+const char *fpref_npy_descr_of(const struct fpref_format *f)
+{
+	if (same_geometry(f, "float16"))
+		return "<f2";
+	if (same_geometry(f, "float32"))
+		return "<f4";
+	if (same_geometry(f, "float64"))
+		return "<f8";
+	size_t bytes = container_bytes(f);
+	return bytes == 1 ? "|u1" : bytes == 2 ? "<u2" : bytes == 4 ? "<u4" : "<u8";
+}

@@ -49,6 +49,13 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+void fpref_format_descriptor(const struct fpref_format *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "e%dm%d,bias=%d,specials=%s,subnormals=%s,zero=%s%s", f->exp_bits, f->man_bits, f->bias,
+		 fpref_specials_name(f->specials), f->subnormals ? "on" : "off", f->has_zero ? "on" : "off",
+		 f->is_signed ? "" : ",unsigned");
+}
+
 static void canonical_name(struct fpref_format *f)
 {
 	char buf[FPREF_NAME_MAX];
@@ -64,6 +71,11 @@ static void canonical_name(struct fpref_format *f)
 		n += snprintf(buf + n, sizeof buf - (size_t)n, ",unsigned");
 	if (!f->has_zero)
 		snprintf(buf + n, sizeof buf - (size_t)n, ",zero=off");
+	/* an option-free custom spelling keeps its prefix so that it reads back as itself */
+	if (!strchr(buf, ',')) { /* at most "e15m62": room to spare */
+		memmove(buf + 7, buf, strlen(buf) + 1);
+		memcpy(buf, "custom:", 7);
+	}
 	memcpy(f->name, buf, sizeof buf);
 }
 
@@ -105,21 +117,17 @@ static int parse_option(struct fpref_format *f, const char *opt, char *err, size
 	return -1;
 }
 
-static int parse_custom(const char *spelling, struct fpref_format *out, char *err, size_t errlen)
+/* A custom spelling "eXmY[,option...]" (buf, lower case, writable).
+ * 0 and the format; -1 with a message; 1 when buf is not of that shape. */
+static int parse_custom(char *buf, const char *spelling, struct fpref_format *out, char *err, size_t errlen)
 {
-	char buf[256];
-	if (strlen(spelling) >= sizeof buf) {
-		snprintf(err, errlen, "format name too long");
-		return -1;
-	}
-	strcpy(buf, spelling);
 	char *opts = strchr(buf, ',');
 	if (opts)
 		*opts++ = '\0';
 
 	int e, m, used = 0;
 	if (sscanf(buf, "e%dm%d%n", &e, &m, &used) != 2 || buf[used] != '\0' || !isdigit((unsigned char)buf[1]))
-		return 1; /* not a custom spelling */
+		return 1;
 	if (e < 1 || e > 15 || m < 0 || m > 62) {
 		snprintf(err, errlen, "custom format '%s': exponent bits must be 1..15 and mantissa bits 0..62", spelling);
 		return -1;
@@ -149,29 +157,155 @@ static int parse_custom(const char *spelling, struct fpref_format *out, char *er
 	return 0;
 }
 
-int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err, size_t errlen)
+/* The catalogue row a name, alias or other spelling stands for, or NULL. */
+static const struct fpref_format *find_named(const char *name)
 {
-	if (strchr(spelling, ',') == NULL) {
-		for (size_t i = 0; i < fpref_format_count(); i++) {
-			const struct fpref_format *f = fpref_format_at(i);
-			if (strcasecmp(spelling, f->name) == 0 || (f->alias[0] && strcasecmp(spelling, f->alias) == 0)) {
-				*out = *f;
-				return 0;
+	for (size_t i = 0; i < fpref_format_alias_count(); i++) {
+		const struct fpref_format_alias *a = fpref_format_alias_at(i);
+		if (strcasecmp(name, a->spelling) == 0) {
+			name = a->name;
+			break;
+		}
+	}
+	for (size_t i = 0; i < fpref_format_count(); i++) {
+		const struct fpref_format *f = fpref_format_at(i);
+		if (strcasecmp(name, f->name) == 0 || (f->alias[0] && strcasecmp(name, f->alias) == 0))
+			return f;
+	}
+	return NULL;
+}
+
+/* The named format closest in shape to e exponent and m mantissa bits
+ * (fewest bits changed; the earlier row on a tie). */
+static const struct fpref_format *nearest_shape(int e, int m)
+{
+	const struct fpref_format *best = NULL;
+	int best_d = 0;
+	for (size_t i = 0; i < fpref_format_count(); i++) {
+		const struct fpref_format *f = fpref_format_at(i);
+		int d = abs(f->exp_bits - e) + abs(f->man_bits - m);
+		if (!best || d < best_d) {
+			best = f;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+/* Edit distance of two short lower-case names, capped at 15. */
+static int distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 31 || lb > 31)
+		return 15;
+	int row[32];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int sub = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+			int best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+			row[j] = sub < best ? sub : best;
+			diag = up;
+		}
+	}
+	return row[lb] < 15 ? row[lb] : 15;
+}
+
+/* The catalogue name nearest in spelling to name, if it is near (at most a
+ * third of the letters differ), or NULL. */
+static const char *nearest_spelling(const char *name)
+{
+	const char *best = NULL;
+	int best_d = 15;
+	for (size_t i = 0; i < fpref_format_count() + fpref_format_alias_count(); i++) {
+		const struct fpref_format *f = i < fpref_format_count() ? fpref_format_at(i) : NULL;
+		const struct fpref_format_alias *a = f ? NULL : fpref_format_alias_at(i - fpref_format_count());
+		const char *cands[2] = { f ? f->name : a->spelling, f ? f->alias : "" };
+		for (int c = 0; c < 2; c++) {
+			if (!cands[c][0])
+				continue;
+			int d = distance(name, cands[c]);
+			if (d < best_d) {
+				best_d = d;
+				best = f ? f->name : a->name;
 			}
 		}
 	}
-	int r = fpref_format_p3109(spelling, out, err, errlen);
+	return best && best_d * 3 <= (int)strlen(name) ? best : NULL;
+}
+
+/* The framework prefixes a user may paste with a dtype name. */
+static const char *strip_prefix(const char *s)
+{
+	static const char *const prefixes[] = { "torch.", "numpy.", "np.", "jax.numpy.", "jnp.", "ml_dtypes.",
+						"onnx.TensorProto.", "TensorProto." };
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+		size_t n = strlen(prefixes[i]);
+		if (strncasecmp(s, prefixes[i], n) == 0)
+			return s + n;
+	}
+	return s;
+}
+
+int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err, size_t errlen)
+{
+	char buf[256];
+	if (strlen(spelling) >= sizeof buf) {
+		snprintf(err, errlen, "format name too long");
+		return -1;
+	}
+	const char *name = strip_prefix(spelling);
+	const char *why = fpref_format_refused(name);
+	if (why) {
+		snprintf(err, errlen, "format '%s' is not supported: %s", spelling, why);
+		return -1;
+	}
+	const struct fpref_format *row = strchr(name, ',') ? NULL : find_named(name);
+	if (row) {
+		*out = *row;
+		return 0;
+	}
+	int p3109 = fpref_format_p3109(name, out, err, errlen);
+	if (p3109 <= 0)
+		return p3109;
+	/* Custom formats: "custom:eXmY[,...]", or "eXmY,option..." whose
+	 * explicit option shows it is meant. */
+	bool deliberate = strncasecmp(name, "custom:", 7) == 0;
+	size_t i = 0;
+	for (const char *p = deliberate ? name + 7 : name; *p; p++)
+		buf[i++] = (char)tolower((unsigned char)*p);
+	buf[i] = '\0';
+	bool has_option = strchr(buf, ',') != NULL;
+	int e, m, used = 0;
+	if (!deliberate && !has_option && sscanf(buf, "e%dm%d%n", &e, &m, &used) == 2 && buf[used] == '\0' &&
+	    isdigit((unsigned char)buf[1])) {
+		const struct fpref_format *near = nearest_shape(e, m);
+		snprintf(err, errlen,
+			 "unknown format '%s': no named format has that name (the nearest is %s, %s); a custom format "
+			 "is written deliberately, as custom:%s or with an option such as %s,bias=N",
+			 spelling, near->alias[0] ? near->alias : near->name, near->name, buf, buf);
+		return -1;
+	}
+	int r = parse_custom(buf, spelling, out, err, errlen);
 	if (r <= 0)
 		return r;
-	r = parse_custom(spelling, out, err, errlen);
-	if (r <= 0)
-		return r;
-	int n = snprintf(err, errlen, "unknown format '%s' (choices:", spelling);
-	for (size_t i = 0; i < fpref_format_count() && n > 0 && (size_t)n < errlen; i++) {
-		const struct fpref_format *f = fpref_format_at(i);
+	const char *near = nearest_spelling(name);
+	int n = snprintf(err, errlen, "unknown format '%s'", spelling);
+	if (near && n > 0 && (size_t)n < errlen)
+		n += snprintf(err + n, errlen - (size_t)n, " (did you mean %s?)", near);
+	if (n > 0 && (size_t)n < errlen)
+		n += snprintf(err + n, errlen - (size_t)n, " (choices:");
+	for (size_t k = 0; k < fpref_format_count() && n > 0 && (size_t)n < errlen; k++) {
+		const struct fpref_format *f = fpref_format_at(k);
 		n += snprintf(err + n, errlen - (size_t)n, " %s", f->alias[0] ? f->alias : f->name);
 	}
 	if (n > 0 && (size_t)n < errlen)
-		snprintf(err + n, errlen - (size_t)n, ", a full ml_dtypes name, a P3109 binaryKpP{s,u}{e,f}, or a custom eXmY[,bias=N,...])");
+		snprintf(err + n, errlen - (size_t)n,
+			 ", a full ml_dtypes, PyTorch or ONNX name (fpref formats lists them), a P3109 "
+			 "binaryKpP{s,u}{e,f}, or custom:eXmY[,bias=N,...])");
 	return -1;
 }

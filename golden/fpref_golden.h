@@ -259,10 +259,15 @@ int fpref_golden_results_read(const char *path, const struct fpref_golden_file *
 int fpref_golden_results_oracle(const struct fpref_golden_file *g, const struct fpref_golden_job *j,
 				struct fpref_golden_results *r, char *err, size_t errlen);
 
+/* Called now and then during long work with the part done and the whole. */
+typedef void (*fpref_progress_fn)(void *ctx, size_t done, size_t total);
+
 struct fpref_verify_options {
 	double tolerance_ulps;  /* < 0: none */
 	double tolerance_rel;   /* < 0: none */
 	size_t show;            /* how many mismatches to keep for display */
+	fpref_progress_fn progress; /* NULL: none; called every 4096 cases */
+	void *progress_ctx;
 };
 
 #define FPREF_VERIFY_BUCKETS 7 /* ulps: 0, (0, 0.5], (0.5, 1], (1, 2], (2, 4], (4, 16], > 16 */
@@ -295,6 +300,13 @@ struct fpref_verify_report {
 	size_t nshown;
 };
 void fpref_golden_verify_report_free(struct fpref_verify_report *r);
+/* The error of got against want (patterns of f) as relative and in ulps
+ * of f; both NaN when either is not finite. */
+void fpref_golden_verify_error(const struct fpref_format *f, uint64_t want, uint64_t got, double *rel, double *ulps);
+/* Whether got passes for want under o's tolerances, given their error:
+ * numerically close enough, or the same kind of special. */
+bool fpref_golden_verify_tolerated(const struct fpref_format *f, uint64_t want, uint64_t got, double ulps, double rel,
+			    const struct fpref_verify_options *o);
 /* Judge results against a golden file.  0, or -1 with a message. */
 int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_golden_job *j,
 			const struct fpref_golden_results *r, const struct fpref_verify_options *o,

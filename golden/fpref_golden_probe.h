@@ -15,6 +15,7 @@
 #include "fpref_formats.h"
 #include "fpref_formats_env.h"
 #include "fpref_formats_tc_model.h"
+#include "fpref_golden.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,8 @@ struct fpref_probe_data {
 	/* Parameters already known (from results with the other output, which
 	 * share the block and the fraction count): 0 to search them. */
 	int block, frac;
+	fpref_progress_fn progress; /* NULL: none; called as the search moves on */
+	void *progress_ctx;
 };
 
 /* One class of generic models that reproduce every case: one fraction

@@ -141,7 +141,10 @@ static size_t search_grid(struct search *s, struct grid *g)
 {
 	size_t found = 0;
 	for (int r = 0; r < 2; r++)
-		for (int frac = 1; frac <= FPREF_TC_MAX_FRAC; frac++)
+		for (int frac = 1; frac <= FPREF_TC_MAX_FRAC; frac++) {
+			if (s->data->progress)
+				s->data->progress(s->data->progress_ctx, (size_t)(r * FPREF_TC_MAX_FRAC + frac),
+						  2 * FPREF_TC_MAX_FRAC);
 			for (int block = 1; block <= g->blocks; block++)
 				for (int f = 0; f < g->nfloors; f++) {
 					if (!searched(s->data->frac, frac, FPREF_TC_MAX_FRAC) ||
@@ -152,6 +155,7 @@ static size_t search_grid(struct search *s, struct grid *g)
 					g->ok[grid_at(g, r, frac, block, f)] = ok;
 					found += ok;
 				}
+		}
 	return found;
 }
 

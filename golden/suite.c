@@ -91,7 +91,8 @@ static int format_list(const char *text, struct fpref_format *out, size_t max, s
 			return -1;
 		}
 		if (fpref_format_parse(w, &out[*n], err, errlen) != 0) {
-			if (strchr(w, '=') || strcmp(w, "unsigned") == 0) { /* an option split from its format */
+			/* an option split from its format (the format before it reads as a bare eXmY) */
+			if (strchr(w, '=') || strcmp(w, "unsigned") == 0 || strchr(text, '=') || strstr(text, "unsigned")) {
 				size_t used = strlen(err);
 				snprintf(err + used, errlen - used, "; a format with options goes in brackets: [e5m3,subnormals=off]");
 			}

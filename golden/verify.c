@@ -417,6 +417,30 @@ static void add_exact(struct fpref_verify_report *rep, const struct fpref_golden
 	rep->sum_ulps_exact += ulps;
 }
 
+void fpref_golden_verify_error(const struct fpref_format *f, uint64_t want, uint64_t got, double *rel, double *ulps)
+{
+	double a;
+	struct fpref_ref_value w;
+	fpref_ref_value_init(&w);
+	fpref_ref_from_bits(f, want, false, &w);
+	if (fpref_ref_error(f, got, w.x, &a, rel, ulps) != 0)
+		*rel = *ulps = NAN;
+	fpref_ref_value_clear(&w);
+}
+
+bool fpref_golden_verify_tolerated(const struct fpref_format *f, uint64_t want, uint64_t got, double ulps, double rel,
+			    const struct fpref_verify_options *o)
+{
+	struct fpref_unpacked x, y;
+	fpref_decode(f, want, &x);
+	fpref_decode(f, got, &y);
+	bool specials_agree = (x.cls == FPREF_CLASS_NAN && y.cls == FPREF_CLASS_NAN) ||
+			      (x.cls == FPREF_CLASS_INF && y.cls == FPREF_CLASS_INF && x.negative == y.negative);
+	bool close = !isnan(ulps) && ((o->tolerance_ulps >= 0 && ulps <= o->tolerance_ulps) ||
+				      (o->tolerance_rel >= 0 && rel <= o->tolerance_rel));
+	return close || specials_agree;
+}
+
 int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_golden_job *j,
 			const struct fpref_golden_results *r, const struct fpref_verify_options *o,
 			struct fpref_verify_report *rep, char *err, size_t errlen)
@@ -448,18 +472,14 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 			break;
 		}
 		rep->cases++;
+		if (o->progress && (i + 1) % 4096 == 0)
+			o->progress(o->progress_ctx, i + 1, g->nlines);
 		uint64_t got = r->bits[i];
 		int got_flags = r->flags[i];
 		bool same_bits = got == l->result, same_flags = got_flags < 0 || l->flags < 0 || got_flags == l->flags;
 		double ulps_g = NAN, rel_g = NAN, ulps_x = NAN, rel_x = NAN, abs_x = NAN;
 		if (!compare) {
-			double a;
-			struct fpref_ref_value gv;
-			fpref_ref_value_init(&gv);
-			fpref_ref_from_bits(&j->out, l->result, false, &gv);
-			if (fpref_ref_error(&j->out, got, gv.x, &a, &rel_g, &ulps_g) != 0)
-				ulps_g = rel_g = NAN;
-			fpref_ref_value_clear(&gv);
+			fpref_golden_verify_error(&j->out, l->result, got, &rel_g, &ulps_g);
 			if (exact_value(j, l, exact) != 0 || fpref_ref_error(&j->out, got, exact, &abs_x, &rel_x, &ulps_x) != 0)
 				ulps_x = rel_x = abs_x = NAN;
 		}
@@ -486,15 +506,8 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 		enum fpref_mismatch kind = fpref_golden_classify(&j->out, l->result, (unsigned)(l->flags < 0 ? 0 : l->flags), got,
 								 got_flags);
 		rep->by_kind[kind]++;
-		/* within tolerance: numerically close enough, or the same kind of special */
-		struct fpref_unpacked x, y;
-		fpref_decode(&j->out, l->result, &x);
-		fpref_decode(&j->out, got, &y);
-		bool specials_agree = (x.cls == FPREF_CLASS_NAN && y.cls == FPREF_CLASS_NAN) ||
-				      (x.cls == FPREF_CLASS_INF && y.cls == FPREF_CLASS_INF && x.negative == y.negative);
-		bool close = !isnan(ulps_g) && ((o->tolerance_ulps >= 0 && ulps_g <= o->tolerance_ulps) ||
-						(o->tolerance_rel >= 0 && rel_g <= o->tolerance_rel));
-		if (tolerant && !compare && (close || specials_agree || (same_bits && !same_flags))) {
+		if (tolerant && !compare &&
+		    (fpref_golden_verify_tolerated(&j->out, l->result, got, ulps_g, rel_g, o) || (same_bits && !same_flags))) {
 			rep->within++;
 			continue;
 		}

@@ -96,7 +96,15 @@ struct fpref_ref_trace {
 	unsigned sr_width;
 	uint64_t sr_random;    /* R */
 	mpz_t sr_discarded;    /* T: the first r discarded bits */
-	mpfr_t err_abs, err_rel, err_ulp; /* result - exact, relative, in units of the spacing at the input; NaN when n/a */
+	/* result - exact; that over |exact|; that in units of the spacing at
+	 * the input.  One sign convention for all three: positive when the
+	 * result lies above the exact value (toward +inf).  NaN when n/a. */
+	mpfr_t err_abs, err_rel, err_ulp;
+	/* bracketed: the midpoint of lo and hi, and which neighbour the exact
+	 * value is nearer: -1 lo (the one nearer zero), +1 hi, 0 the midpoint
+	 * itself (a tie) */
+	mpfr_t mid;
+	int nearer;
 	bool initialised;      /* set by fpref_ref_trace_init: the mpfr fields may be written */
 };
 
@@ -171,6 +179,11 @@ char *fpref_ref_decimal(mpfr_srcptr x);
 char *fpref_ref_shortest(const struct fpref_format *f, uint64_t bits);
 /* The same for a value, or NULL when format f does not hold it exactly. */
 char *fpref_ref_shortest_value(const struct fpref_format *f, mpfr_srcptr value);
+/* x for people: its exact decimal when that has at most max_digits
+ * significant digits, else "2^-127 (~5.87747e-39)" or
+ * "3x2^-130 (~2.20405e-39)": the exact binary form and a 6-digit decimal.
+ * Free with free(). */
+char *fpref_ref_readable(mpfr_srcptr x, size_t max_digits);
 /* Whether format f holds the finite value x exactly, and its bits. */
 bool fpref_ref_held(const struct fpref_format *f, mpfr_srcptr x, uint64_t *bits);
 /* The exact decimal of an unpacked finite value (sign included). */

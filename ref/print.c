@@ -158,3 +158,37 @@ char *fpref_ref_shortest_value(const struct fpref_format *f, mpfr_srcptr value)
 	uint64_t bits;
 	return fpref_ref_held(f, value, &bits) ? fpref_ref_shortest(f, bits) : NULL;
 }
+
+char *fpref_ref_readable(mpfr_srcptr x, size_t max_digits)
+{
+	char *exact = fpref_ref_decimal(x);
+	if (!exact || !mpfr_regular_p(x))
+		return exact;
+	size_t digits = 0;
+	bool leading = true;
+	for (const char *p = exact; *p && *p != 'e'; p++) {
+		if (*p >= '1' && *p <= '9')
+			leading = false;
+		digits += !leading && *p >= '0' && *p <= '9';
+	}
+	if (digits <= max_digits)
+		return exact;
+	free(exact);
+	/* x = m * 2^e with m odd */
+	mpz_t m;
+	mpz_init(m);
+	mpfr_exp_t e = mpfr_get_z_2exp(m, x);
+	mp_bitcnt_t zeros = mpz_scan1(m, 0);
+	mpz_fdiv_q_2exp(m, m, zeros);
+	e += (mpfr_exp_t)zeros;
+	char buf[512], approx[64];
+	mpfr_snprintf(approx, sizeof approx, "%.6Rg", x);
+	if (mpz_cmpabs_ui(m, 1) == 0)
+		snprintf(buf, sizeof buf, "%s2^%ld (~%s)", mpz_sgn(m) < 0 ? "-" : "", (long)e, approx);
+	else if (mpz_sizeinbase(m, 10) < 200)
+		gmp_snprintf(buf, sizeof buf, "%Zdx2^%ld (~%s)", m, (long)e, approx);
+	else /* a value of many bits: the short decimal alone */
+		snprintf(buf, sizeof buf, "~%s", approx);
+	mpz_clear(m);
+	return dup_string(buf);
+}

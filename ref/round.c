@@ -249,14 +249,14 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 void fpref_ref_trace_init(struct fpref_ref_trace *t)
 {
 	memset(t, 0, sizeof *t);
-	mpfr_inits2(64, t->lo, t->hi, t->result, t->err_abs, t->err_rel, t->err_ulp, (mpfr_ptr)0);
+	mpfr_inits2(64, t->lo, t->hi, t->result, t->err_abs, t->err_rel, t->err_ulp, t->mid, (mpfr_ptr)0);
 	mpz_init(t->sr_discarded);
 	t->initialised = true;
 }
 
 void fpref_ref_trace_clear(struct fpref_ref_trace *t)
 {
-	mpfr_clears(t->lo, t->hi, t->result, t->err_abs, t->err_rel, t->err_ulp, (mpfr_ptr)0);
+	mpfr_clears(t->lo, t->hi, t->result, t->err_abs, t->err_rel, t->err_ulp, t->mid, (mpfr_ptr)0);
 	mpz_clear(t->sr_discarded);
 }
 
@@ -381,6 +381,13 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		mpz_set(trace->sr_discarded, c.discarded);
 		trace->lo_held = fpref_ref_held(f, c.lo, &trace->lo_bits);
 		trace->hi_held = fpref_ref_held(f, c.hi, &trace->hi_bits);
+		/* (lo + hi) / 2 exactly: one more bit than the wider of the two */
+		mpfr_prec_t p = mpfr_get_prec(c.lo) > mpfr_get_prec(c.hi) ? mpfr_get_prec(c.lo) : mpfr_get_prec(c.hi);
+		mpfr_set_prec(trace->mid, p + 2);
+		mpfr_add(trace->mid, c.lo, c.hi, MPFR_RNDN);
+		mpfr_div_2ui(trace->mid, trace->mid, 1, MPFR_RNDN);
+		int side = mpfr_cmpabs(x, trace->mid); /* lo is the neighbour nearer zero, whatever the sign */
+		trace->nearer = side < 0 ? -1 : side > 0 ? 1 : 0;
 	}
 
 	struct fpref_unpacked u;
@@ -530,8 +537,11 @@ static void measure_error(struct fpref_ref_trace *t, mpfr_srcptr x)
 	mpfr_set_prec(t->err_rel, 64);
 	mpfr_set_prec(t->err_ulp, 64);
 	mpfr_sub(t->err_abs, t->result, x, MPFR_RNDN);
-	if (!mpfr_zero_p(x))
+	if (!mpfr_zero_p(x)) {
 		mpfr_div(t->err_rel, t->err_abs, x, MPFR_RNDN);
+		mpfr_abs(t->err_rel, t->err_rel, MPFR_RNDN);
+		mpfr_setsign(t->err_rel, t->err_rel, mpfr_signbit(t->err_abs), MPFR_RNDN); /* over |exact| */
+	}
 	if (mpfr_zero_p(t->err_abs)) {
 		mpfr_set_zero(t->err_ulp, 1);
 	} else if (t->bracketed) {

@@ -10,7 +10,7 @@ static const char *const all_formats[] = {
 	"float64", "float32", "tf32", "bfloat16", "float16", "float8_e5m2", "float8_e4m3fn", "float8_e4m3",
 	"float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e3m4", "float8_e8m0fnu",
 	"float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "e4m3,subnormals=off", "e2m2,specials=none,unsigned",
-	"e5m0,specials=fn,unsigned,zero=off,subnormals=off", "e3m1,specials=fn,bias=2", "e6m9",
+	"e5m0,specials=fn,unsigned,zero=off,subnormals=off", "e3m1,specials=fn,bias=2", "custom:e6m9",
 	"e8m3,bias=120,specials=fnuz",
 };
 #define NFORMATS (sizeof all_formats / sizeof all_formats[0])
@@ -128,7 +128,7 @@ START_TEST(narrow_sources_exhaustive)
 END_TEST
 
 /* 16-bit sources: every pattern to every format, every mode, each policy. */
-static const char *const sixteen[] = { "float16", "bfloat16", "e6m9" };
+static const char *const sixteen[] = { "float16", "bfloat16", "custom:e6m9" };
 
 START_TEST(sixteen_bit_sources_exhaustive)
 {
@@ -281,7 +281,7 @@ END_TEST
  * target (every pattern in make check-exhaustive). */
 static const char *const vector_targets[] = {
 	"bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float8_e4m3fnuz", "float8_e5m2fnuz",
-	"float8_e4m3", "float8_e3m4", "float6_e2m3fn", "float6_e3m2fn", "float8_e4m3b11fnuz", "e6m5",
+	"float8_e4m3", "float8_e3m4", "float6_e2m3fn", "float6_e3m2fn", "float8_e4m3b11fnuz", "custom:e6m5",
 	"e3m3,specials=fn,bias=2",
 };
 

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -149,7 +150,7 @@ static const char *const swept[] = {
 	"float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e3m4", "float8_e8m0fnu", "float6_e2m3fn",
 	"float6_e3m2fn", "float4_e2m1fn", "e4m3,subnormals=off", "e5m2,bias=10,specials=fn",
 	"e3m2,specials=fnuz,bias=4", "e2m2,specials=none,unsigned", "e5m0,specials=fn,unsigned,zero=off,subnormals=off",
-	"e6m9", "e1m3,specials=none", "e3m0,specials=none,subnormals=off",
+	"custom:e6m9", "e1m3,specials=none", "e3m0,specials=none,subnormals=off",
 };
 
 /* Every pattern decodes and re-encodes to itself (NaNs to the canonical
@@ -253,14 +254,16 @@ START_TEST(catalogue_constants)
 			ck_assert(fpref_format_is(fpref_format_get(rows[k].id), rows[i].id) == (i == k));
 	}
 	struct fpref_format f;
-	ck_assert_int_eq(fpref_format_parse("e5m10", &f, NULL, 0), 0);
+	ck_assert_int_eq(fpref_format_parse("custom:e5m10", &f, NULL, 0), 0);
 	ck_assert(fpref_format_is(&f, FPREF_FORMAT_FLOAT16));
 	ck_assert(!fpref_format_is(&f, FPREF_FORMAT_BFLOAT16));
 	ck_assert_int_eq(fpref_format_parse("e4m3,specials=fn", &f, NULL, 0), 0);
 	ck_assert(fpref_format_is(&f, FPREF_FORMAT_FLOAT8_E4M3FN));
 	ck_assert(!fpref_format_is(&f, FPREF_FORMAT_FLOAT8_E4M3)); /* the specials differ */
-	ck_assert_int_eq(fpref_format_parse("e8m10", &f, NULL, 0), 0);
+	ck_assert_int_eq(fpref_format_parse("custom:e8m10", &f, NULL, 0), 0);
 	ck_assert(!fpref_format_is(&f, FPREF_FORMAT_TF32)); /* the container differs */
+	ck_assert_int_eq(fpref_format_parse("binary8p4se", &f, NULL, 0), 0);
+	ck_assert(!fpref_format_is(&f, FPREF_FORMAT_FLOAT8_E4M3FNUZ)); /* 0x7f is inf, not 240 */
 }
 END_TEST
 
@@ -273,9 +276,14 @@ START_TEST(custom_spellings)
 	ck_assert_int_eq(f.bias, named.bias);
 	ck_assert_int_eq(f.specials, named.specials);
 	f = test_format("e5m2,specials=ieee");
-	ck_assert_str_eq(f.name, "e5m2"); /* canonical spelling drops defaults */
+	ck_assert_str_eq(f.name, "custom:e5m2"); /* canonical spelling drops defaults, keeps "custom:" */
 	ck_assert_int_eq(f.bias, 15);
-	f = test_format("e7m5");
+	ck_assert_str_eq(test_format(f.name).name, "custom:e5m2"); /* and reads back as itself */
+	f = test_format("e4m3,specials=ieee"); /* not float8_e4m3fn, whose alias is e4m3 */
+	ck_assert_int_eq(test_format(f.name).specials, FPREF_SPECIALS_IEEE);
+	ck_assert_str_eq(test_format("CUSTOM:E6M9").name, "custom:e6m9");
+	ck_assert_str_eq(test_format("e6m9,bias=31").name, "custom:e6m9");
+	f = test_format("custom:e7m5");
 	ck_assert_int_eq(f.bias, 63);
 	ck_assert_int_eq(fpref_format_width(&f), 13);
 	f = test_format("e2m1,specials=none,subnormals=off,unsigned");
@@ -298,13 +306,112 @@ START_TEST(bad_names)
 	expect_error("e4m3,bias=x", "bad format option 'bias=x'");
 	expect_error("e4m3,colour=red", "bad format option 'colour=red'");
 	expect_error("e4m3,specials=odd", "bad format option 'specials=odd'");
-	expect_error("e0m3", "exponent bits must be 1..15");
-	expect_error("e4m70", "mantissa bits 0..62");
-	expect_error("e4m0", "specials=ieee needs");
+	expect_error("custom:e0m3", "exponent bits must be 1..15");
+	expect_error("custom:e4m70", "mantissa bits 0..62");
+	expect_error("custom:e4m0", "specials=ieee needs");
+	expect_error("custom:float16", "unknown format");
 	expect_error("e4m3,specials=fnuz,unsigned", "needs a sign bit");
 	expect_error("e8m0,specials=fn,zero=off", "add subnormals=off");
-	expect_error("e15m62", "fit in 64 bits");
+	expect_error("e15m62,bias=16383", "fit in 64 bits");
 	expect_error("", "unknown format ''");
+}
+END_TEST
+
+/* A bare eXmY that names nothing is a typo until written as custom. */
+START_TEST(bare_custom_names_are_refused)
+{
+	expect_error("e4m4", "unknown format 'e4m4'");
+	expect_error("e4m4", "nearest is e4m3, float8_e4m3fn");
+	expect_error("e4m4", "custom:e4m4");
+	expect_error("e5m3", "nearest is e5m2");
+	expect_error("e6m9", "nearest is f16");
+	expect_error("e8m22", "nearest is f32");
+	expect_error("E4M4", "custom:e4m4");
+	expect_error("float8_e4m3fm", "did you mean float8_e4m3fn?");
+	expect_error("float4_e2m1fn_x2", "two FP4 elements in a byte");
+	expect_error("torch.float4_e2m1fn_x2", "float4_e2m1fn");
+	struct fpref_format f = test_format("custom:e4m4");
+	ck_assert_int_eq(f.exp_bits, 4);
+	ck_assert_int_eq(f.man_bits, 4);
+	ck_assert_int_eq(f.bias, 7);
+	ck_assert_int_eq(f.specials, FPREF_SPECIALS_IEEE);
+	f = test_format("e4m4,specials=fn");
+	ck_assert_int_eq(f.specials, FPREF_SPECIALS_FN);
+}
+END_TEST
+
+/* The spellings of PyTorch, NumPy, JAX/ml_dtypes, ONNX and shorthands, each
+ * with the geometry it must have (written out here, not read from the
+ * catalogue), in any case and with a framework prefix. */
+static const struct {
+	const char *spelling, *name;
+	int e, m, bias;
+	enum fpref_specials specials;
+} spellings[] = {
+	{ "float8_e4m3fn", "float8_e4m3fn", 4, 3, 7, FPREF_SPECIALS_FN },
+	{ "e4m3fn", "float8_e4m3fn", 4, 3, 7, FPREF_SPECIALS_FN },
+	{ "float8_e5m2fnuz", "float8_e5m2fnuz", 5, 2, 16, FPREF_SPECIALS_FNUZ },
+	{ "float8_e4m3fnuz", "float8_e4m3fnuz", 4, 3, 8, FPREF_SPECIALS_FNUZ },
+	{ "float8_e5m2", "float8_e5m2", 5, 2, 15, FPREF_SPECIALS_IEEE },
+	{ "float8_e8m0fnu", "float8_e8m0fnu", 8, 0, 127, FPREF_SPECIALS_FN },
+	{ "e8m0fnu", "float8_e8m0fnu", 8, 0, 127, FPREF_SPECIALS_FN },
+	{ "torch.float8_e4m3fn", "float8_e4m3fn", 4, 3, 7, FPREF_SPECIALS_FN },
+	{ "half", "float16", 5, 10, 15, FPREF_SPECIALS_IEEE },
+	{ "float16", "float16", 5, 10, 15, FPREF_SPECIALS_IEEE },
+	{ "single", "float32", 8, 23, 127, FPREF_SPECIALS_IEEE },
+	{ "double", "float64", 11, 52, 1023, FPREF_SPECIALS_IEEE },
+	{ "np.float16", "float16", 5, 10, 15, FPREF_SPECIALS_IEEE },
+	{ "jnp.bfloat16", "bfloat16", 8, 7, 127, FPREF_SPECIALS_IEEE },
+	{ "ml_dtypes.float8_e4m3b11fnuz", "float8_e4m3b11fnuz", 4, 3, 11, FPREF_SPECIALS_FNUZ },
+	{ "float8_e3m4", "float8_e3m4", 3, 4, 3, FPREF_SPECIALS_IEEE },
+	{ "float8_e4m3", "float8_e4m3", 4, 3, 7, FPREF_SPECIALS_IEEE },
+	{ "float6_e2m3fn", "float6_e2m3fn", 2, 3, 1, FPREF_SPECIALS_NONE },
+	{ "float6_e3m2fn", "float6_e3m2fn", 3, 2, 3, FPREF_SPECIALS_NONE },
+	{ "float4_e2m1fn", "float4_e2m1fn", 2, 1, 1, FPREF_SPECIALS_NONE },
+	{ "FLOAT8E4M3FN", "float8_e4m3fn", 4, 3, 7, FPREF_SPECIALS_FN },
+	{ "FLOAT8E4M3FNUZ", "float8_e4m3fnuz", 4, 3, 8, FPREF_SPECIALS_FNUZ },
+	{ "FLOAT8E5M2", "float8_e5m2", 5, 2, 15, FPREF_SPECIALS_IEEE },
+	{ "FLOAT8E5M2FNUZ", "float8_e5m2fnuz", 5, 2, 16, FPREF_SPECIALS_FNUZ },
+	{ "FLOAT4E2M1", "float4_e2m1fn", 2, 1, 1, FPREF_SPECIALS_NONE },
+	{ "FLOAT8E8M0", "float8_e8m0fnu", 8, 0, 127, FPREF_SPECIALS_FN },
+	{ "FLOAT16", "float16", 5, 10, 15, FPREF_SPECIALS_IEEE },
+	{ "BFLOAT16", "bfloat16", 8, 7, 127, FPREF_SPECIALS_IEEE },
+	{ "FLOAT", "float32", 8, 23, 127, FPREF_SPECIALS_IEEE },
+	{ "TensorProto.FLOAT8E5M2", "float8_e5m2", 5, 2, 15, FPREF_SPECIALS_IEEE },
+	{ "fp16", "float16", 5, 10, 15, FPREF_SPECIALS_IEEE },
+	{ "FP32", "float32", 8, 23, 127, FPREF_SPECIALS_IEEE },
+	{ "fp8_e4m3", "float8_e4m3fn", 4, 3, 7, FPREF_SPECIALS_FN },
+	{ "fp8_e5m2", "float8_e5m2", 5, 2, 15, FPREF_SPECIALS_IEEE },
+	{ "bf16", "bfloat16", 8, 7, 127, FPREF_SPECIALS_IEEE },
+	{ "tf32", "tf32", 8, 10, 127, FPREF_SPECIALS_IEEE },
+	{ "Fp4_E2M1", "float4_e2m1fn", 2, 1, 1, FPREF_SPECIALS_NONE },
+};
+
+START_TEST(other_spellings)
+{
+	struct fpref_format f = test_format(spellings[_i].spelling);
+	ck_assert_str_eq(f.name, spellings[_i].name);
+	ck_assert_int_eq(f.exp_bits, spellings[_i].e);
+	ck_assert_int_eq(f.man_bits, spellings[_i].m);
+	ck_assert_int_eq(f.bias, spellings[_i].bias);
+	ck_assert_int_eq(f.specials, spellings[_i].specials);
+}
+END_TEST
+
+/* Every alias row names a catalogue format, and no alias hides another name. */
+START_TEST(alias_rows_resolve)
+{
+	for (size_t i = 0; i < fpref_format_alias_count(); i++) {
+		const struct fpref_format_alias *a = fpref_format_alias_at(i);
+		struct fpref_format f = test_format(a->name);
+		ck_assert_str_eq(f.name, a->name);
+		for (size_t k = 0; k < fpref_format_count(); k++) {
+			const struct fpref_format *row = fpref_format_at(k);
+			ck_assert_msg(strcasecmp(a->spelling, row->name) != 0 && strcasecmp(a->spelling, row->alias) != 0,
+				      "alias %s shadows %s", a->spelling, row->name);
+		}
+	}
+	ck_assert_ptr_null(fpref_format_alias_at(fpref_format_alias_count()));
 }
 END_TEST
 
@@ -494,6 +601,9 @@ int main(void)
 	tcase_add_test(tc, catalogue_constants);
 	tcase_add_test(tc, custom_spellings);
 	tcase_add_test(tc, bad_names);
+	tcase_add_test(tc, bare_custom_names_are_refused);
+	tcase_add_loop_test(tc, other_spellings, 0, (int)(sizeof spellings / sizeof spellings[0]));
+	tcase_add_test(tc, alias_rows_resolve);
 	tcase_add_test(tc, sr_options);
 	tcase_add_test(tc, sr_stream_is_splitmix64);
 	tcase_add_test(tc, npy_files);

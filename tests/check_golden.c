@@ -205,7 +205,7 @@ START_TEST(generation_is_deterministic)
 		struct fpref_golden_job j;
 		struct fpref_golden_results r;
 		struct fpref_verify_report rep;
-		struct fpref_verify_options o = { -1, -1, 3 };
+		struct fpref_verify_options o = { -1, -1, 3, NULL, NULL };
 		ck_assert_msg(fpref_golden_read(victim, &g, err, sizeof err) == 0, "%s", err);
 		ck_assert_msg(fpref_golden_job_of(&g, &j, err, sizeof err) == 0, "%s", err);
 		ck_assert_int_eq(j.kind, s.jobs[k].kind);
@@ -508,7 +508,7 @@ START_TEST(verify_apart_and_without_flags)
 	struct fpref_golden_job j;
 	struct fpref_golden_results r;
 	struct fpref_verify_report rep;
-	struct fpref_verify_options o = { -1, -1, 3 };
+	struct fpref_verify_options o = { -1, -1, 3, NULL, NULL };
 	ck_assert_int_eq(fpref_golden_read(path, &g, err, sizeof err), 0);
 	ck_assert_int_eq(fpref_golden_job_of(&g, &j, err, sizeof err), 0);
 	ck_assert_int_eq(fpref_golden_results_oracle(&g, &j, &r, err, sizeof err), 0);

@@ -302,7 +302,7 @@ END_TEST
  * against fpref_emu_op: 2^22 structured and random pairs per operation,
  * policy and format here, every pair of FP16 in make check-exhaustive. */
 static const char *const fixed_formats[] = {
-	"float16", "e5m10,specials=fn", "e5m10,specials=fnuz,bias=16", "e4m9", "e5m8,specials=none",
+	"float16", "e5m10,specials=fn", "e5m10,specials=fnuz,bias=16", "custom:e4m9", "e5m8,specials=none",
 };
 
 START_TEST(fixed_point_path_matches_op)
@@ -427,7 +427,7 @@ START_TEST(rules)
 		}
 	}
 	/* Too wide for the arithmetic: refused by both engines. */
-	struct fpref_format wide = test_format("e8m55");
+	struct fpref_format wide = test_format("custom:e8m55");
 	uint64_t in[3] = { 0, 0, 0 }, out;
 	unsigned flags = 0;
 	ck_assert_int_eq(fpref_ref_op(FPREF_OP_ADD, &wide, in, &env, 0, &out, &flags), -1);

@@ -405,11 +405,29 @@ check_bad 'formats with a stray value' 2 "'extra'"
 printf '3F800000\n40000000\nxyz\n40400000\n' >"$tmp/in"
 run_in "$tmp/in" convert --from f32 --to f16
 check_rc 'batch bad line 3: exit status 2' 2
-check_out 'batch bad line 3: stdout holds exactly the 2 good lines' \
+check_out 'batch bad line 3: every good line is answered, line 3 is not' \
 	'3F800000 3C00 00' \
-	'40000000 4000 00'
+	'40000000 4000 00' \
+	'40400000 4200 00'
+check_has 'batch bad line 3: the summary on stderr' "$tmp/err" '4 lines, 1 rejected'
 check_has "batch bad line 3: message says 'line 3'" "$tmp/err" 'line 3'
 check_has 'batch bad line 3: message names the token' "$tmp/err" "'xyz'"
+printf '3C00 3C00\n3C00\n4000 zz\n4000 4000\n' >"$tmp/in"
+run_in "$tmp/in" op add --fmt f16
+check_rc 'op batch, two bad lines: exit status 2' 2
+check_out 'op batch, two bad lines: the good ones answered' '3C00 3C00 4000 00' '4000 4000 4400 00'
+check_has 'op batch: the line with too few operands' "$tmp/err" 'line 2: add needs 2 operands, found 1'
+check_has "op batch: the line with a bad token" "$tmp/err" "line 3: "
+check_has 'op batch: the summary' "$tmp/err" '4 lines, 2 rejected'
+printf '3C00 3C00 00000000\n3C00 3C00\n3C00 4000 3F800000\n' >"$tmp/in"
+run_in "$tmp/in" dot --model h100 --in f16
+check_rc 'dot batch, a bad line: exit status 2' 2
+check_out 'dot batch, a bad line: the others answered (1*1+0 = 1, 1*2+1 = 3)' '3C00 3C00 00000000 3F800000' '3C00 4000 3F800000 40400000'
+check_has 'dot batch: the summary' "$tmp/err" '3 lines, 1 rejected'
+printf '3F800000\n40000000\n' >"$tmp/in"
+run_in "$tmp/in" convert --from f32 --to f16
+check_result 'batch with no bad line: exit 0, no summary' 0 '3F800000 3C00 00' '40000000 4000 00'
+if [ -s "$tmp/err" ]; then not_ok 'batch with no bad line: stderr empty' '' "$(cat "$tmp/err")"; else ok 'batch with no bad line: stderr empty'; fi
 
 # A line of 16 + 8 + 1 + 4096 bytes.
 s=0123456789abcdef
@@ -419,7 +437,7 @@ done
 printf '3F800000\n3F800000 %s\n' "$s" >"$tmp/in"
 run_in "$tmp/in" convert --from f32 --to f16
 check_rc 'batch line over 4096 bytes: exit status 2' 2
-check_out 'batch line over 4096 bytes: stdout holds only line 1' '3F800000 3C00 00'
+check_out 'batch line over 4096 bytes: line 1 answered, line 2 not' '3F800000 3C00 00'
 check_has "batch line over 4096 bytes: message says 'line 2'" "$tmp/err" 'line 2'
 check_has 'batch line over 4096 bytes: message says 4096' "$tmp/err" '4096'
 
@@ -428,7 +446,7 @@ printf '\000' >>"$tmp/in"
 printf '0000\n40400000\n' >>"$tmp/in"
 run_in "$tmp/in" convert --from f32 --to f16
 check_rc 'batch NUL byte: exit status 2' 2
-check_out 'batch NUL byte: stdout holds only line 1' '3F800000 3C00 00'
+check_out 'batch NUL byte: lines 1 and 3 answered' '3F800000 3C00 00' '40400000 4200 00'
 check_has "batch NUL byte: message says 'line 2'" "$tmp/err" 'line 2'
 
 run convert --from e4m3 --to f16 1FF
@@ -498,22 +516,30 @@ check_match 'explain 0x1.58p-27 f32: flags 00' "$tmp/out" '^flags *00 '
 
 run table e2m1
 check_rc 'table e2m1: exit status 0' 0
-check_lines 'table e2m1: header + 16 lines' "$tmp/out" 17
+check_lines 'table e2m1: header, column headings + 16 lines' "$tmp/out" 18
 check_count 'table e2m1: 16 encoding lines 0..F' "$tmp/out" '^[0-9A-F] ' 16
 check_match 'table e2m1: header line first' "$tmp/out" '^#.*float4_e2m1fn'
 check_match 'table e2m1: code 7 is 6' "$tmp/out" '^7 .* 6$'
+check_match 'table e2m1: column headings' "$tmp/out" '^code  s exp man  class'
 check_match 'table e2m1: code F is -6' "$tmp/out" '^F .* -6$'
 check_match 'table e2m1: code 1 is 0.5' "$tmp/out" '^1 .* 0\.5$'
 
 run table e4m3
 check_rc 'table e4m3: exit status 0' 0
-check_lines 'table e4m3: header + 256 lines' "$tmp/out" 257
+check_lines 'table e4m3: header, column headings + 256 lines' "$tmp/out" 258
 check_match 'table e4m3: 7E is 448' "$tmp/out" '^7E .* 448$'
 
 run table f16
 check_bad 'table f16 refused' 2 'float16'
 
 # =========================================================================
+run table e3m2,bias=2
+check_match 'table of a custom format: headed by its full descriptor' "$tmp/out" '^# e3m2,bias=2,specials=ieee,subnormals=on,zero=on: a custom format of 6 bits$'
+run formats
+check_match 'formats: column headings' "$tmp/out" '^name  *alias  *bits  *layout  *bias  *specials  *subnormals  *max finite'
+check_match 'formats: columns aligned (float16 max finite under its heading)' "$tmp/out" '^float16  .* 65504  '
+check_has 'formats: other spellings listed' "$tmp/out" 'half, fp16'
+
 # 6. formats
 # =========================================================================
 
@@ -653,7 +679,7 @@ run op frob --fmt f16 3C00
 check_bad 'op: unknown operation' 2 "'frob'" 'add, sub'
 run op add 3C00 3C00
 check_bad 'op: missing --fmt' 2 '--fmt'
-run op add --fmt e8m55 0 0
+run op add --fmt custom:e8m55 0 0
 check_bad 'op: too wide for the arithmetic' 2 'up to 52'
 run op add --fmt f16 3C00 GG
 check_bad 'op: bad pattern' 2 "'GG'"
@@ -760,6 +786,67 @@ check_result 'dot h100-mma e4m3: 1 + 2^-13' 0 "${ones}3F800000 3F800400"
 run_in "$tmp/sm90" dot --model h100-mma --in e4m3 --promote 32
 check_bad 'dot h100-mma: --promote refused' 2 'h100-wgmma'
 
+# convert --in/--out: an array converted element by element gives the bits
+# batch convert gives line by line.  x.npy: float32 1, 464 (the e4m3 tie
+# 448|480 -> 448), 465 (-> 480 > max -> NaN), -2^-149 (-> -0); built byte
+# by byte as the gemm arrays below.
+printf '\223NUMPY\001\000v\000{\047descr\047: \047<f4\047, \047fortran_order\047: False, \047shape\047: (2, 2), }                                                          \012\000\000\200?\000\000\350C\000\200\350C\001\000\000\200' >"$tmp/x.npy"
+printf '3F800000\n43E80000\n43E88000\n80000001\n' >"$tmp/xlines"
+run convert --to e4m3 --in "$tmp/x.npy" --out "$tmp/y.npy"
+check_rc 'convert --in/--out: exit 0' 0
+run_in "$tmp/xlines" convert --from f32 --to e4m3
+batch=$(cut -d' ' -f2 "$tmp/out" | tr 'A-F\n' 'a-f ')
+array=$(od -An -v -tx1 -j128 "$tmp/y.npy" | tr -s ' \n' '  ' | sed 's/^ //')
+if [ "$batch" = "$array" ] && [ "$array" = "38 7e 7f 80 " ]; then ok 'convert --in/--out: the bits of batch convert (38 7E 7F 80)'; else not_ok 'convert --in/--out = batch' "$batch" "$array"; fi
+if grep -q "'descr': '|u1'" "$tmp/y.npy"; then ok 'convert --out: e4m3 codes as uint8'; else not_ok 'convert --out descr' '|u1' "$(head -c 80 "$tmp/y.npy")"; fi
+run convert --to f16 --in "$tmp/x.npy" --out "$tmp/h.npy"
+array=$(od -An -v -tx1 -j128 "$tmp/h.npy" | tr -s ' \n' '  ' | sed 's/^ //')
+run_in "$tmp/xlines" convert --from f32 --to f16
+batch=$(cut -d' ' -f2 "$tmp/out" | sed 's/\(..\)\(..\)/\2 \1/' | tr 'A-F\n' 'a-f ')
+if [ "$batch" = "$array" ]; then ok 'convert --to f16 --in/--out: the bits of batch convert'; else not_ok 'convert f16 array = batch' "$batch" "$array"; fi
+if grep -q "'descr': '<f2'" "$tmp/h.npy"; then ok 'convert --out: float16 as NumPy <f2'; else not_ok 'convert --out descr' '<f2' "$(head -c 80 "$tmp/h.npy")"; fi
+run convert --from f16 --to e5m2 --in "$tmp/h.npy" --out "$tmp/z.npy"
+check_rc 'convert: float16 values with --from f16: exit 0' 0
+run convert --from bf16 --to e5m2 --in "$tmp/h.npy" --out "$tmp/z.npy"
+check_bad 'convert: float16 values with --from bf16' 2 'float16 values, not bfloat16'
+run convert --to e4m3 --in "$tmp/x.npy"
+check_bad 'convert: --in without --out' 2 'go together'
+run convert --to e4m3 --in "$tmp/x.npy" --out "$tmp/no/such/y.npy"
+check_rc 'convert: unwritable --out: exit 1' 1
+check_has 'convert: unwritable --out: said' "$tmp/err" 'cannot write'
+run convert --to e4m3 --json 464
+check_has 'convert --json: one document' "$tmp/out" '"bits": "7E", "decimal": "448"'
+
+run op add --fmt f16 --json 3C00 3C01
+check_has 'op --json: one object, the result with its decimal' "$tmp/out" '"result": {"bits": "4000", "decimal": "2"}, "flags": 1'
+printf '3C00 3C00\n' >"$tmp/in"
+run_in "$tmp/in" op mul --fmt f16 --json
+check_has 'op batch --json: the results array' "$tmp/out" '{"operands": ["3C00", "3C00"], "result": "3C00", "flags": 0'
+check_has 'op batch --json: the counts' "$tmp/out" '], "lines": 1, "rejected": 0}'
+printf '3C00 4000 3F800000\n' >"$tmp/in"
+run_in "$tmp/in" dot --model h100 --in f16 --json
+check_has 'dot --json: 1*2 + 1 = 3' "$tmp/out" '"d": "40400000"}'
+
+# explain for teaching.  464 is the e4m3 tie 448|480 (midpoint 464);
+# 460 lies below it, nearer 448.  1e-39 into e8m0: the neighbours are 0 (not
+# held) and 2^-127, whose exact decimal has 88 digits; their midpoint is 2^-128.
+run explain 460 --to e4m3
+check_has 'explain: the midpoint named' "$tmp/out" 'midpoint 464: the exact value lies below it in magnitude, nearer the neighbour nearer zero'
+run explain 464 --to e4m3
+check_has 'explain: a tie is the midpoint itself' "$tmp/out" 'midpoint 464: the exact value is the midpoint itself'
+check_has 'explain: signed errors, result - exact' "$tmp/out" 'error        -16 absolute, -0.0344828 relative, -0.5 ulp'
+run explain -464 --to e4m3
+check_has 'explain: the same sign rule for a negative value (-448 is above -464)' "$tmp/out" 'error        +16 absolute, +0.0344828 relative, +0.5 ulp'
+run explain 1e-39 --to e8m0
+check_has 'explain: 2^-127 as a power of two and a short decimal' "$tmp/out" '2^-127 (~5.87747e-39)'
+check_has 'explain: the midpoint 2^-128' "$tmp/out" 'midpoint 2^-128 (~2.93874e-39)'
+run explain 1.3 --to e4m3 --round sr
+check_bad 'explain --round sr without random bits' 2 'needs --sr-bits'
+run explain 1.3 --to e4m3 --round sr --sr-bits 8:a5
+check_has 'explain sr: P(away) = T/2^r' "$tmp/out" 'P(away from zero) = T/2^r = 102/2^8'
+run explain -1.3 --to e4m3 --json
+check_has 'explain --json: the neighbours and which is nearer' "$tmp/out" '"midpoint": "-1.3125", "exact_is_nearer": "nearer_zero"'
+
 # 15. gemm.  A = [[1, 2], [3, 4]] and B = I as .npy float16 (bytes worked
 # from the .npy format: magic, version 1.0, header length 118, the dict
 # padded to 64 bytes, little-endian data); D = A exactly, saved as float32.
@@ -799,6 +886,11 @@ run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp/no
 check_rc 'gemm: unwritable --save: exit 1' 1
 check_has 'gemm: unwritable --save: message' "$tmp/err" 'D.npy'
 if ls "$tmp/no" >/dev/null 2>&1; then not_ok 'gemm: unwritable --save leaves nothing' 'no file' 'a file'; else ok 'gemm: unwritable --save leaves nothing'; fi
+check_has 'gemm: unwritable --save: said before the work' "$tmp/err" 'cannot write'
+if [ -s "$tmp/out" ]; then not_ok 'gemm: unwritable --save: checked before the work' 'no report' "$(head -n 1 "$tmp/out")"; else ok 'gemm: unwritable --save: checked before the work (no report)'; fi
+run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp"
+check_rc 'gemm: --save a folder: exit 1' 1
+check_has 'gemm: --save a folder: message' "$tmp/err" 'is a folder'
 # an empty A (0 x 2): no product to judge, refused (it exited 0 with -nan)
 printf '\223NUMPY\001\000v\000{\047descr\047: \047<f2\047, \047fortran_order\047: False, \047shape\047: (0, 2), }                                                          \012' >"$tmp/A0.npy"
 run gemm --model exact --in f16 --a "$tmp/A0.npy" --b "$tmp/B.npy"

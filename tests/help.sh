@@ -101,7 +101,7 @@ else
 	diff "$src/fpref.1" "$tmp/fpref.1" | head -n 10 | sed 's/^/#   | /'
 fi
 for c in $commands; do
-	has "fpref.1 has $c" "$tmp/fpref.1" ".SS \"$c\""
+	has "fpref.1 has $c" "$tmp/fpref.1" ".SS \"$(printf '%s' "$c" | sed 's/-/\\-/g')\"" # roff writes - as \-
 done
 "$FPREF" --list-options convert | cut -d' ' -f1 | sed 's/-/\\-/g' >"$tmp/manopts"
 while read -r opt; do

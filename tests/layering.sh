@@ -34,8 +34,19 @@ check 'formats/, ref/, emu/ and golden/ include no header by a path (a "/" in th
 names='"(float[0-9]|bfloat16|tf32|f16|f32|f64|bf16|e[0-9]m[0-9])'
 catalogue='"(float[0-9][^"]*|bfloat16|tf32|f16|f32|f64|bf16|e[0-9]m[0-9])"'
 check 'no format compared or looked up by name outside formats/' \
-	"$(grep -n -E "str(case)?cmp\([^;]*$names|str(case)?cmp\([^,;]*(->|\.)name, [^,;]*(->|\.)name\)|(->|\.)name, [^;]*elements\[|fpref_format_parse\($catalogue" \
+	"$(grep -n -E "str(case)?cmp\([^;]*$names|str(case)?cmp\([^,;]*(->|\.)name, [^,;]*(->|\.)name\)|str(case)?cmp\([^,;]*(->|\.)name, [^;]*elements\[|fpref_format_parse\($catalogue" \
 		"$top"/ref/*.[ch] "$top"/emu/*.[ch] "$top"/golden/*.[ch] "$top"/tools/*.[ch] "$top"/python/src/fpref/*.c 2>/dev/null)"
 check 'tools/ does no rounding of its own' "$(grep -l -E 'mpfr_(set_emin|subnormalize|check_range|prec_round)|round_pack' "$top"/tools/*.c 2>/dev/null)"
+# No numerics in tools/ (DESIGN.md: parse, call the library, print).  What
+# counts as numerics here: <math.h>'s functions on values (fabs,
+# sqrt, frexp, ldexp, pow, exp2, log2, fma, floor, ceil, round, trunc,
+# fmax, fmin, scalbn), and any MPFR or GMP call except version queries,
+# printing (mpfr_printf) and the class predicates that choose what to print
+# (mpfr_nan_p, mpfr_regular_p, mpfr_integer_p ...); isnan and isfinite,
+# which pick a spelling for JSON, are allowed.  Timing arithmetic of
+# bench and progress (doubles of seconds) is not on values and not matched.
+check 'tools/ calls no floating-point math function' "$(grep -n -E '\<(fabs|sqrt|frexp|ldexp|pow|exp2|log2|fma|floor|ceil|round|trunc|fmax|fmin|scalbn)[fl]? *\(' "$top"/tools/*.c 2>/dev/null | grep -v -E '^[^:]*:[0-9]+: *(/?\*|")')"
+check 'tools/ calls no MPFR or GMP arithmetic' "$(grep -n -o -E '\<(mpfr|mpz|mpq|mpf)_[a-z0-9_]+' "$top"/tools/*.c 2>/dev/null | grep -v -E ':(mpfr_(get_version|buildopt_tls_p|printf|nan_p|inf_p|zero_p|regular_p|number_p|integer_p|srcptr|ptr|t))$')"
+
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]

@@ -63,6 +63,10 @@ has "no preset fits it" "presets that reproduce every case: none"
 check "infer from dot lines with --in/--out" 0 "$FPREF" probe infer --results "$tmp/r.txt" --in f16 --out f32
 has "the same model" "--block 4 --frac 27 --floor none --final rne"
 check "verify judges the same results" 1 "$FPREF" verify "$tmp/p16.txt" "$tmp/r.txt"
+check "infer --json: exit 0" 0 "$FPREF" probe infer --results "$tmp/r.txt" --golden "$tmp/p16.txt" --json
+has "infer --json: the class" '"classes": [{"block_lo": 4, "block_hi": 4, "block_open": false, "frac": 27, "rounding": "rne", "floor": null'
+has "infer --json: found" '"found": true}'
+check "gen --json is refused" 2 "$FPREF" probe gen --inputs f16 --output f32 --k 16 --json
 
 # a preset: the H100 FP8 unit, fed as lines with a '# formats' header
 "$FPREF" probe gen --inputs e4m3 --output f32 --k 32 --out "$tmp/p8.txt" 2>/dev/null

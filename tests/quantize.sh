@@ -145,6 +145,10 @@ expect_status 'unwritable dequant: exit 1' 1 --scheme tensor --in "$x" --codes "
 	--dequant "$tmp/no/such/dir/d.npy"
 [ ! -e "$tmp/c9.npy" ] && [ ! -e "$tmp/s9.npy" ] && ok 'unwritable dequant: no codes or scales left' ||
 	not_ok 'unwritable dequant: no codes or scales left'
+"$FPREF" quantize --scheme tensor --in "$tmp/absent.npy" --codes "$tmp/c9.npy" --scales "$tmp/no/such/dir/s.npy" \
+	>"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q 'cannot write' "$tmp/err" && ok 'unwritable scales: checked before the input is read' ||
+	not_ok 'unwritable scales: checked before the input is read'
 [ -z "$(ls -A "$tmp" | grep partial)" ] && ok 'no temporary files left' || not_ok 'no temporary files left' "$(ls -A "$tmp")"
 
 # ---- OCP MX (docs/scaling-mx.md) ----

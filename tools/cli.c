@@ -478,41 +478,6 @@ struct fpref_env cli_target_env(const struct cli_options *o, const struct fpref_
 	return env;
 }
 
-int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status)
-{
-	ssize_t len;
-	while ((len = getline(&r->line, &r->cap, r->in)) != -1) {
-		r->lineno++;
-		size_t content = (size_t)len - (r->line[len - 1] == '\n' ? 1 : 0);
-		if (content > CLI_LINE_MAX_BYTES || memchr(r->line, '\0', (size_t)len)) {
-			const char *why = content > CLI_LINE_MAX_BYTES ? "longer than 4096 bytes" : "binary data (a NUL byte)";
-			if (r->name)
-				cli_fail(r->cmd, "%s:%lu: %s", r->name, r->lineno, why);
-			else
-				cli_fail(r->cmd, "line %lu: %s", r->lineno, why);
-			*status = CLI_EXIT_USAGE;
-			return -1;
-		}
-		int n = 0;
-		for (char *t = strtok(r->line, " \t\r\n"); t && n < max; t = strtok(NULL, " \t\r\n"))
-			tokens[n++] = t;
-		if (n > 0)
-			return n;
-	}
-	if (ferror(r->in)) {
-		cli_fail(r->cmd, "cannot read %s", r->name ? r->name : "standard input");
-		*status = CLI_EXIT_FAIL;
-		return -1;
-	}
-	return 0;
-}
-
-void cli_lines_free(struct cli_lines *r)
-{
-	free(r->line);
-	r->line = NULL;
-}
-
 struct cli_json_num cli_json_num(double x)
 {
 	struct cli_json_num n;

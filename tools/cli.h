@@ -126,14 +126,24 @@ struct cli_lines {
 	char *line;
 	size_t cap;
 	unsigned long lineno;
+	bool keep_going;        /* a batch filter: a bad line is rejected and reading goes on */
+	unsigned long lines;    /* non-blank lines read */
+	unsigned long rejected; /* lines rejected with a message */
 };
 
 #define CLI_LINE_MAX_BYTES 4096
 
 /* The next non-blank line split into at most max tokens: returns how many
  * (> 0), 0 at the end of the input, or -1 after reporting a line that is
- * too long, holds a NUL byte, or cannot be read (*status is then set). */
+ * too long, holds a NUL byte, or cannot be read (*status is then set).
+ * With keep_going a too long or NUL line is rejected (status 2) and the
+ * next line read instead (tools/batch.c). */
 int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status);
+/* "fpref CMD: line N: message" (or "FILE:N: message") on stderr, and one more rejected. */
+void cli_line_reject(struct cli_lines *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The end of a batch: with rejected lines, "N lines, K rejected" on stderr
+ * and status 2 unless it is already worse. */
+int cli_lines_finish(struct cli_lines *r, int status);
 void cli_lines_free(struct cli_lines *r);
 /* A file to read lines from, or NULL after a
  * message naming it (missing, unreadable, a directory) with *status set
@@ -161,21 +171,48 @@ void cli_json_string(const char *s);
  * (a ratio of zeros, say), never "-nan". */
 struct cli_json_num cli_text_num(double x, int digits);
 
-/* The accumulation model of dot and gemm (tools/model.c). */
-enum cli_model_kind { CLI_MODEL_TC, CLI_MODEL_PLAIN, CLI_MODEL_EXACT };
-struct cli_model {
-	enum cli_model_kind kind;
-	struct fpref_tc_model tc;
-	enum fpref_sum_order order;
-	size_t block, promote;
+/* The accumulation model of dot, gemm and verify-gemm (tools/model.c):
+ * the options checked against the formats; the library computes it
+ * (fpref_golden_model_dot, fpref_golden_gemm). */
+int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const struct fpref_format *in,
+		      const struct fpref_format *out, struct fpref_accum_model *m);
+const char *cli_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len);
+
+/* Arrays (tools/arrays.c).  Convert n patterns in place (env NULL: round
+ * to nearest even); how many were inexact. */
+size_t cli_convert_values(const struct fpref_format *from, uint64_t *bits, size_t n, const struct fpref_format *to,
+			  const struct fpref_env *env);
+/* 0, or -1 after a message naming the first element that is not a pattern of f. */
+int cli_check_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits, size_t n);
+/* A 2-D .npy matrix as patterns of f: float16/32/64 values (bfloat16 as
+ * V2) rounded to f, nearest even (with inexact NULL they must be exact),
+ * or integer/void items of f's width as its patterns.  rows, cols: 0, or
+ * the shape it must have.  0, or an exit status after a message. */
+struct cli_matrix {
+	uint64_t *bits;
+	size_t rows, cols;
 };
-int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
-		      struct cli_model *m);
-const char *cli_model_describe(const struct cli_model *m, const char *out_name, char *buf, size_t len);
-int cli_model_dot(const struct cli_model *m, const struct fpref_format *in, const uint64_t *a, const uint64_t *b,
-		  size_t K, uint64_t c, const struct fpref_format *out, const struct fpref_env *env, uint64_t *d);
-int cli_model_bound(const struct cli_model *m, const struct fpref_format *in, const uint64_t *a, const uint64_t *b,
-		    size_t K, uint64_t c, const struct fpref_format *out, const struct fpref_env *env, mpfr_ptr bound);
+int cli_load_matrix(const char *cmd, const char *path, const char *what, const struct fpref_format *f, size_t rows,
+		    size_t cols, struct cli_matrix *m, size_t *inexact);
+/* Patterns of f written as .npy (float16/32/64 as NumPy floats, others as
+ * unsigned codes).  0, or CLI_EXIT_FAIL after a message. */
+int cli_save_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits,
+		      const size_t *shape, int ndim);
+/* Whether a file can be written at path (its folder takes new files, it is
+ * not a folder), before any work is done: 0, or CLI_EXIT_FAIL after a message
+ * (an unwritable output, as the README's exit statuses say). */
+int cli_check_writable(const char *cmd, const char *path);
+/* Progress of a long command on stderr, only when stderr is a terminal and
+ * the work is large (wanted). */
+struct cli_progress {
+	const char *what;
+	bool wanted, shown;
+};
+void cli_progress(void *ctx, size_t done, size_t total); /* a fpref_gemm_progress */
+void cli_progress_done(struct cli_progress *p);
+/* --tolerance N ulp | X rel (tools/cmd_verify.c). */
+int cli_parse_tolerance(const char *cmd, const char *text, struct fpref_verify_options *o);
+void cli_print_gemm_errors(const char *title, const struct fpref_gemm_summary *s);
 
 int cmd_formats(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
@@ -191,6 +228,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_lossscale(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
+int cmd_verify_gemm(int argc, char **argv);
 
 extern const struct cli_command cli_cmd_formats;
 extern const struct cli_command cli_cmd_convert;
@@ -206,5 +244,6 @@ extern const struct cli_command cli_cmd_verify;
 extern const struct cli_command cli_cmd_lossscale;
 extern const struct cli_command cli_cmd_probe;
 extern const struct cli_command cli_cmd_quantize;
+extern const struct cli_command cli_cmd_verify_gemm;
 
 #endif

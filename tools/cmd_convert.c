@@ -1,10 +1,24 @@
 /* fpref convert: round values to a format, for people or as a
  * TestFloat-style batch filter.  Bit patterns go through the emulator by
  * default (--engine ref: the oracle); decimal numbers through the oracle. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+struct convert_args {
+	const char *in, *out;
+};
+
+static const struct cli_opt convert_opts[] = {
+	{ "--in", CLI_VALUE, "X.npy", NULL,
+	  "convert a whole array: float16/32/64 values (or bfloat16 as V2), or bit patterns of --from in unsigned "
+	  "items of its width", offsetof(struct convert_args, in), 0 },
+	{ "--out", CLI_VALUE, "Y.npy", NULL,
+	  "where --in's array goes: float16/32/64 as NumPy floats, other formats as unsigned codes "
+	  "(np.load(Y).view(ml_dtypes.TYPE))", offsetof(struct convert_args, out), 0 },
+};
 
 /* Read one operand: bits of --from, or a number. */
 static int read_operand(const struct cli_options *o, const char *text, struct fpref_ref_value *v, uint64_t *raw,
@@ -52,10 +66,21 @@ static int convert_values(const struct cli_options *o)
 		cli_hex(&o->to, bits, hex, sizeof hex);
 		fpref_flags_describe(flags, words, sizeof words);
 		fpref_ref_from_bits(&o->to, bits, false, &result);
-		printf("%s -> %s %s = ", o->positional[i], o->to.name, hex);
-		cli_put(stdout, fpref_ref_decimal(result.x));
-		printf("  flags %02X (%s)\n", flags, words);
+		char *dec = fpref_ref_decimal(result.x);
+		if (o->json) {
+			printf("%s{\"value\": ", i ? ",\n  " : "[\n  ");
+			cli_json_string(o->positional[i]);
+			printf(", \"to\": \"%s\", \"bits\": \"%s\", \"decimal\": ", o->to.name, hex);
+			cli_json_string(dec ? dec : "");
+			printf(", \"flags\": %u, \"flag_words\": \"%s\"}", flags, words);
+		} else {
+			printf("%s -> %s %s = %s  flags %02X (%s)\n", o->positional[i], o->to.name, hex, dec ? dec : "", flags,
+			       words);
+		}
+		free(dec);
 	}
+	if (o->json && status == CLI_EXIT_OK)
+		printf("\n]\n");
 	fpref_ref_value_clear(&v);
 	fpref_ref_value_clear(&result);
 	return status;
@@ -65,38 +90,124 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 {
 	struct fpref_ref_value v;
 	fpref_ref_value_init(&v);
-	struct cli_lines lines = { .in = in, .cmd = cli_cmd_convert.name };
+	struct cli_lines lines = { .in = in, .cmd = cli_cmd_convert.name, .keep_going = true };
 	uint64_t index = 0;
 	int status = CLI_EXIT_OK;
 	char *token;
+	if (o->json)
+		printf("{\"to\": \"%s\", \"results\": [\n", o->to.name);
 	while (cli_next_tokens(&lines, &token, 1, &status) > 0) {
 		char err[512];
 		uint64_t raw = 0;
 		if (read_operand(o, token, &v, &raw, err, sizeof err) != 0) {
-			cli_fail(cli_cmd_convert.name, "line %lu: %s", lines.lineno, err);
-			status = CLI_EXIT_USAGE;
-			break;
+			cli_line_reject(&lines, "%s", err);
+			continue;
 		}
 		uint64_t bits;
 		unsigned flags;
 		convert_one(o, &v, raw, index++, &bits, &flags);
 		char hex[32];
 		cli_hex(&o->to, bits, hex, sizeof hex);
-		printf("%s %s %02X\n", token, hex, flags);
+		if (o->json) {
+			printf("%s{\"operand\": ", index > 1 ? ",\n  " : "  ");
+			cli_json_string(token);
+			printf(", \"bits\": \"%s\", \"flags\": %u}", hex, flags);
+		} else
+			printf("%s %s %02X\n", token, hex, flags);
 	}
+	if (o->json)
+		printf("%s], \"lines\": %lu, \"rejected\": %lu}\n", index ? "\n" : "", lines.lines, lines.rejected);
 	cli_lines_free(&lines);
 	fpref_ref_value_clear(&v);
+	return cli_lines_finish(&lines, status);
+}
+
+/* A whole .npy array: its items read as --from patterns or as values of
+ * their own float type, each converted as a batch line would be (the SR
+ * stream indexed by the element), written as --out. */
+static int convert_array(struct cli_options *o, const struct convert_args *a)
+{
+	const char *cmd = cli_cmd_convert.name;
+	int status = cli_check_writable(cmd, a->out);
+	if (status)
+		return status;
+	struct fpref_npy x;
+	char err[512];
+	if (fpref_npy_read(a->in, &x, err, sizeof err) != 0) {
+		cli_fail(cmd, "%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	const struct fpref_format *values = NULL;
+	enum fpref_npy_items items = fpref_npy_item_format(&x, o->have_from ? &o->from : NULL, &values);
+	uint64_t *bits = malloc((x.count + 1) * sizeof *bits);
+	if (!bits) {
+		cli_fail(cmd, "out of memory");
+		status = CLI_EXIT_FAIL;
+	} else if (items == FPREF_NPY_UNUSABLE) {
+		cli_fail(cmd, "%s: items of kind '%c' and %zu bytes: expected float16/32/64 values%s", a->in, x.kind,
+			 x.item_bytes, o->have_from ? ", or unsigned items of --from's width" : " (or bit patterns with --from FMT)");
+		status = CLI_EXIT_USAGE;
+	} else if (items == FPREF_NPY_VALUES && o->have_from && !fpref_format_same(values, &o->from)) {
+		cli_fail(cmd, "%s holds %s values, not %s patterns: drop --from, or give %zu-byte unsigned items", a->in,
+			 values->name, o->from.name, fpref_emu_element_bytes(&o->from));
+		status = CLI_EXIT_USAGE;
+	}
+	if (!status && items == FPREF_NPY_VALUES) {
+		o->from = *values;
+		o->have_from = true;
+	}
+	if (!status) {
+		for (size_t i = 0; i < x.count; i++)
+			bits[i] = fpref_npy_item(&x, i);
+		status = cli_check_patterns(cmd, a->in, &o->from, bits, x.count) ? CLI_EXIT_USAGE : 0;
+	}
+	size_t inexact = 0;
+	unsigned all = 0;
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	for (size_t i = 0; !status && i < x.count; i++) {
+		unsigned flags;
+		if (o->engine == CLI_ENGINE_REF)
+			fpref_ref_from_bits(&o->from, bits[i], o->env.daz, &v);
+		convert_one(o, &v, bits[i], i, &bits[i], &flags);
+		inexact += (flags & FPREF_FLAG_INEXACT) != 0;
+		all |= flags;
+	}
+	fpref_ref_value_clear(&v);
+	if (!status)
+		status = cli_save_patterns(cmd, a->out, &o->to, bits, x.shape, x.ndim);
+	if (!status) {
+		char words[96];
+		fpref_flags_describe(all, words, sizeof words);
+		if (o->json) {
+			printf("{\"in\": ");
+			cli_json_string(a->in);
+			printf(", \"out\": ");
+			cli_json_string(a->out);
+			printf(", \"from\": \"%s\", \"to\": \"%s\", \"descr\": \"%s\", \"elements\": %zu, \"inexact\": %zu, "
+			       "\"flags\": %u, \"flag_words\": \"%s\"}\n",
+			       o->from.name, o->to.name, fpref_npy_descr_of(&o->to), x.count, inexact, all, words);
+		} else
+			printf("%s (%zu %s) -> %s (%s, %s): %zu inexact; flags raised %02X (%s)\n", a->in, x.count, o->from.name,
+			       a->out, o->to.name, fpref_npy_descr_of(&o->to), inexact, all, words);
+	}
+	free(bits);
+	fpref_npy_free(&x);
 	return status;
 }
 
 const struct cli_command cli_cmd_convert = {
 	.name = "convert",
-	.synopsis = "--to FMT [--from FMT] [ENV] [--engine emu|ref] [VALUE...]",
+	.synopsis = "--to FMT [--from FMT] [ENV] [--engine emu|ref] [--json] [VALUE... | --in X.npy --out Y.npy]",
 	.summary = "Round values to FMT.  With no VALUE, read TestFloat lines (the operand first) from stdin and\n"
 		   "write 'operand result flags'.",
 	.details = "VALUEs are decimals or hex floats, rounded by the MPFR oracle; with --from FMT they are hex bit\n"
-		   "patterns of FMT, converted by the emulator unless --engine ref.\n",
-	.groups = CLI_TO | CLI_FROM | CLI_ENV | CLI_ENGINE,
+		   "patterns of FMT, converted by the emulator unless --engine ref.  --in/--out convert a whole .npy\n"
+		   "array, element i as batch line i would be.  --json: one JSON document (an array of results for\n"
+		   "VALUEs, {\"results\": [...]} for lines, a summary for arrays).\n",
+	.groups = CLI_TO | CLI_FROM | CLI_ENV | CLI_ENGINE | CLI_JSON,
+	.opts = convert_opts,
+	.nopts = CLI_NOPTS(convert_opts),
 	.max_positional = -1,
 	.examples = { "fpref convert --to e4m3 464 465", "printf '3C00\\n7BFF\\n' | fpref convert --from f16 --to e5m2" },
 	.run = cmd_convert,
@@ -105,19 +216,26 @@ const struct cli_command cli_cmd_convert = {
 int cmd_convert(int argc, char **argv)
 {
 	struct cli_options o;
-	int r = cli_parse_command(&cli_cmd_convert, argc, argv, &o, NULL);
+	struct convert_args a = { NULL, NULL };
+	int r = cli_parse_command(&cli_cmd_convert, argc, argv, &o, &a);
 	if (r)
 		return r;
 	if (!o.have_to) {
 		cli_fail(cli_cmd_convert.name, "needs --to FMT (see fpref formats)");
 		return CLI_EXIT_USAGE;
 	}
-	if (o.text.engine && !o.have_from) {
+	if (!a.in != !a.out || (a.in && o.npositional)) {
+		cli_fail(cli_cmd_convert.name, "--in X.npy and --out Y.npy go together, and without VALUEs");
+		return CLI_EXIT_USAGE;
+	}
+	if (o.text.engine && !o.have_from && !a.in) {
 		/* decimals have no bit pattern for the emulator: the oracle rounds them either way */
 		cli_fail(cli_cmd_convert.name, "--engine %s needs --from FMT (decimal values are always rounded by the oracle)",
 			 o.text.engine);
 		return CLI_EXIT_USAGE;
 	}
 	o.env = cli_target_env(&o, &o.to);
+	if (a.in)
+		return convert_array(&o, &a);
 	return o.npositional > 0 ? convert_values(&o) : convert_stream(&o, stdin);
 }

@@ -65,10 +65,13 @@ static void put_bits_fields(const struct fpref_format *f, uint64_t bits)
 	putchar(']');
 }
 
+/* Exact decimals longer than this are shown as m x 2^e and a short decimal. */
+#define READABLE_DIGITS 24
+
 /* A neighbour: its value, and its bits when the format holds it. */
 static void put_neighbour(const struct fpref_format *f, mpfr_srcptr x, bool held, uint64_t bits)
 {
-	cli_put(stdout, fpref_ref_decimal(x));
+	cli_put(stdout, fpref_ref_readable(x, READABLE_DIGITS));
 	if (held) {
 		fputs(" = ", stdout);
 		put_bits_fields(f, bits);
@@ -98,15 +101,95 @@ static void put_shortest(const struct fpref_format *f, uint64_t bits, mpfr_srcpt
 
 static void put_number(mpfr_srcptr x)
 {
-	mpfr_printf("%.6Rg", x);
+	mpfr_printf("%+.6Rg", x); /* signed: the error's sign says which side of the exact value */
+}
+
+/* A number as a JSON string (exact decimal), or null. */
+static void json_value(mpfr_srcptr x)
+{
+	if (mpfr_nan_p(x)) {
+		printf("null");
+		return;
+	}
+	char *d = fpref_ref_decimal(x);
+	cli_json_string(d ? d : "");
+	free(d);
+}
+
+static void json_bits(const struct fpref_format *f, bool held, uint64_t bits)
+{
+	char hex[32];
+	cli_hex(f, bits, hex, sizeof hex);
+	if (held)
+		printf("\"%s\"", hex);
+	else
+		printf("null");
+}
+
+static void put_json(const struct cli_options *o, const struct fpref_ref_value *v, const struct fpref_ref_trace *t,
+		     uint64_t bits, unsigned flags)
+{
+	/* the exact error values are decimals in strings: JSON numbers would round them */
+	const struct fpref_format *f = &o->to;
+	char envtext[160], words[96];
+	fpref_env_describe(&o->env, envtext, sizeof envtext);
+	fpref_flags_describe(flags, words, sizeof words);
+	printf("{\"input\": ");
+	cli_json_string(o->positional[0]);
+	printf(", \"from\": %s%s%s, \"exact\": ", o->have_from ? "\"" : "", o->have_from ? o->from.name : "null",
+	       o->have_from ? "\"" : "");
+	if (v->inexact)
+		printf("null");
+	else
+		json_value(v->x);
+	printf(", \"to\": \"%s\", \"environment\": ", f->name);
+	cli_json_string(envtext);
+	if (t->bracketed) {
+		printf(", \"nearer_zero\": {\"value\": ");
+		json_value(t->lo);
+		printf(", \"bits\": ");
+		json_bits(f, t->lo_held, t->lo_bits);
+		printf("}, \"farther_from_zero\": {\"value\": ");
+		json_value(t->hi);
+		printf(", \"bits\": ");
+		json_bits(f, t->hi_held, t->hi_bits);
+		printf("}, \"midpoint\": ");
+		json_value(t->mid);
+		printf(", \"exact_is_nearer\": \"%s\"", t->nearer < 0 ? "nearer_zero" : t->nearer > 0 ? "farther_from_zero" : "tie");
+	}
+	printf(", \"rule\": ");
+	cli_json_string(rule_text(t->rule));
+	if (t->rule == FPREF_RULE_STOCHASTIC) {
+		gmp_printf(", \"sr\": {\"T\": \"%Zd\", \"R\": %llu, \"r\": %u}", t->sr_discarded,
+			   (unsigned long long)t->sr_random, t->sr_width);
+	}
+	const char *out = outcome_text(t->outcome);
+	printf(", \"outcome\": ");
+	if (out)
+		cli_json_string(out);
+	else
+		printf("null");
+	char hex[32];
+	cli_hex(f, bits, hex, sizeof hex);
+	printf(", \"tiny\": %s, \"result\": {\"bits\": \"%s\", \"value\": ", t->tiny ? "true" : "false", hex);
+	json_value(t->result);
+	printf("}, \"flags\": %u, \"flag_words\": \"%s\", \"error\": {\"absolute\": ", flags, words);
+	json_value(t->err_abs);
+	printf(", \"relative\": ");
+	json_value(t->err_rel);
+	printf(", \"ulp\": ");
+	json_value(t->err_ulp);
+	printf("}, \"sign_convention\": \"result - exact, relative to |exact|: positive when the result is above\"}\n");
 }
 
 const struct cli_command cli_cmd_explain = {
 	.name = "explain",
-	.synopsis = "VALUE --to FMT [--from FMT] [ENV]",
+	.synopsis = "VALUE --to FMT [--from FMT] [ENV] [--json]",
 	.summary = "How one value rounds to FMT: its exact value, the format's fields, the two neighbours, the rule\n"
 		   "that picks one, the result, the flags and the error.",
-	.groups = CLI_TO | CLI_FROM | CLI_ENV,
+	.details = "Errors are result - exact: absolute, relative to |exact|, and in ulps; positive means the result\n"
+		   "lies above the exact value.  --round sr needs --sr-bits (the random bits, or a seed).\n",
+	.groups = CLI_TO | CLI_FROM | CLI_ENV | CLI_JSON,
 	.max_positional = -1,
 	.examples = { "fpref explain 464 --to e4m3", "fpref explain 3C01 --from f16 --to e4m3 --round rtz" },
 	.run = cmd_explain,
@@ -123,6 +206,11 @@ int cmd_explain(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	o.env = cli_target_env(&o, &o.to);
+	if (o.env.rounding == FPREF_SR && !o.text.sr_bits) {
+		cli_fail(cli_cmd_explain.name, "--round sr needs --sr-bits HEX, W:HEX or seed=N: the random bits R decide "
+			 "the rounding, and explain shows how");
+		return CLI_EXIT_USAGE;
+	}
 	struct fpref_ref_value v;
 	fpref_ref_value_init(&v);
 	char err[512];
@@ -150,6 +238,12 @@ int cmd_explain(int argc, char **argv)
 	uint64_t R = fpref_env_sr_random(&o.env, 0);
 	fpref_ref_round(&v, f, &o.env, R, &bits, &flags, &t);
 
+	if (o.json) {
+		put_json(&o, &v, &t, bits, flags);
+		fpref_ref_trace_clear(&t);
+		fpref_ref_value_clear(&v);
+		return status;
+	}
 	char envtext[160], words[96];
 	fpref_env_describe(&o.env, envtext, sizeof envtext);
 	fpref_flags_describe(flags, words, sizeof words);
@@ -161,7 +255,7 @@ int cmd_explain(int argc, char **argv)
 		       o.positional[0], FPREF_REF_WORK_PREC);
 	} else {
 		printf("  exact      ");
-		cli_put(stdout, fpref_ref_decimal(v.x));
+		cli_put(stdout, fpref_ref_readable(v.x, READABLE_DIGITS));
 		putchar('\n');
 	}
 	printf("format       %s: %s%d exponent bits, %d mantissa bits, bias %d, specials %s%s\n", f->name,
@@ -176,9 +270,21 @@ int cmd_explain(int argc, char **argv)
 		putchar('\n');
 	}
 	printf("rule         %s\n", rule_text(t.rule));
+	bool nearest = t.rule == FPREF_RULE_NEAREST || t.rule == FPREF_RULE_TIE_EVEN || t.rule == FPREF_RULE_TIE_AWAY;
+	if (t.bracketed && nearest) {
+		printf("             midpoint ");
+		cli_put(stdout, fpref_ref_readable(t.mid, READABLE_DIGITS));
+		if (t.nearer)
+			printf(": the exact value lies %s it in magnitude, nearer %s\n", t.nearer < 0 ? "below" : "above",
+			       t.nearer < 0 ? "the neighbour nearer zero (the first)" : "the neighbour farther from zero (the second)");
+		else
+			printf(": the exact value is the midpoint itself\n");
+	}
 	if (t.rule == FPREF_RULE_STOCHASTIC) {
 		gmp_printf("             T = %Zd (first %u discarded bits), R = %llu, 2^r = 2^%u\n", t.sr_discarded,
 			   t.sr_width, (unsigned long long)t.sr_random, t.sr_width);
+		gmp_printf("             P(away from zero) = T/2^r = %Zd/2^%u over uniform R; this R goes %s\n",
+			   t.sr_discarded, t.sr_width, t.hi_held && bits == t.hi_bits ? "away from zero" : "toward zero");
 	}
 	const char *out = outcome_text(t.outcome);
 	if (out)
@@ -189,7 +295,7 @@ int cmd_explain(int argc, char **argv)
 	printf("result       ");
 	put_bits_fields(f, bits);
 	fputs(" = ", stdout);
-	cli_put(stdout, fpref_ref_decimal(t.result));
+	cli_put(stdout, fpref_ref_readable(t.result, READABLE_DIGITS));
 	putchar('\n');
 	if (mpfr_regular_p(t.result))
 		put_shortest(f, bits, t.result);
@@ -208,6 +314,7 @@ int cmd_explain(int argc, char **argv)
 			put_number(t.err_ulp);
 			fputs(" ulp", stdout);
 		}
+		fputs("  (result - exact; relative to |exact|)", stdout);
 		putchar('\n');
 	}
 	fpref_ref_trace_clear(&t);

@@ -6,18 +6,22 @@
 
 static void put_value(const struct fpref_unpacked *u, bool json)
 {
+	(void)json; /* JSON only: exact decimals as strings */
 	char *s = fpref_ref_unpacked_decimal(u);
-	if (json) {
-		printf("\"%s\"", s ? s : "");
-	} else if (s && strlen(s) <= 24) {
-		fputs(s, stdout);
-	} else {
-		/* Long exact decimals hide the table: the power of two is as exact. */
-		if (u->significand == 1)
-			printf("2^%d", (int)u->exponent);
-		else
-			printf("%llux2^%d", (unsigned long long)u->significand, (int)u->exponent);
-	}
+	printf("\"%s\"", s ? s : "");
+	free(s);
+}
+
+/* A constant for the text table: exact when short, else m x 2^e (as exact). */
+static void value_text(const struct fpref_unpacked *u, char *buf, size_t len)
+{
+	char *s = fpref_ref_unpacked_decimal(u);
+	if (s && strlen(s) <= 24)
+		snprintf(buf, len, "%s", s);
+	else if (u->significand == 1)
+		snprintf(buf, len, "2^%d", (int)u->exponent);
+	else
+		snprintf(buf, len, "%llux2^%d", (unsigned long long)u->significand, (int)u->exponent);
 	free(s);
 }
 
@@ -31,16 +35,28 @@ static void put_bits(const struct fpref_format *f, bool have, uint64_t bits, boo
 		printf("%s", have ? hex : "-");
 }
 
+/* The published constants of a format, for both listings. */
+struct constants {
+	struct fpref_unpacked maxv, minn, minp, eps;
+	uint64_t nan, inf;
+	bool has_nan, has_inf;
+};
+
+static void constants_of(const struct fpref_format *f, struct constants *k)
+{
+	fpref_format_max_finite(f, &k->maxv);
+	fpref_format_min_normal(f, &k->minn);
+	fpref_format_min_positive(f, &k->minp);
+	fpref_format_epsilon(f, &k->eps);
+	k->nan = k->inf = 0;
+	k->has_nan = fpref_format_nan_bits(f, false, &k->nan);
+	k->has_inf = fpref_format_inf_bits(f, false, &k->inf);
+}
+
 static void put_format(const struct fpref_format *f, bool json)
 {
-	struct fpref_unpacked maxv, minn, minp, eps;
-	fpref_format_max_finite(f, &maxv);
-	fpref_format_min_normal(f, &minn);
-	fpref_format_min_positive(f, &minp);
-	fpref_format_epsilon(f, &eps);
-	uint64_t nan = 0, inf = 0;
-	bool has_nan = fpref_format_nan_bits(f, false, &nan);
-	bool has_inf = fpref_format_inf_bits(f, false, &inf);
+	struct constants k;
+	constants_of(f, &k);
 	if (json) {
 		printf("{\"name\":\"%s\",\"alias\":\"%s\",\"bits\":%d,\"container_bits\":%d,\"exponent_bits\":%d,"
 		       "\"mantissa_bits\":%d,\"bias\":%d,\"signed\":%s,\"zero\":%s,\"subnormals\":%s,\"specials\":\"%s\","
@@ -48,38 +64,99 @@ static void put_format(const struct fpref_format *f, bool json)
 		       f->name, f->alias, fpref_format_width(f), fpref_format_container_bits(f), f->exp_bits,
 		       f->man_bits, f->bias, f->is_signed ? "true" : "false", f->has_zero ? "true" : "false",
 		       f->subnormals ? "true" : "false", fpref_specials_name(f->specials));
-		put_value(&maxv, true);
+		put_value(&k.maxv, true);
 		fputs(",\"min_normal\":", stdout);
-		put_value(&minn, true);
+		put_value(&k.minn, true);
 		fputs(",\"min_positive\":", stdout);
-		put_value(&minp, true);
+		put_value(&k.minp, true);
 		fputs(",\"epsilon\":", stdout);
-		put_value(&eps, true);
+		put_value(&k.eps, true);
 		printf(",\"min_normal_exponent\":%d,\"max_exponent\":%d,\"max_bits\":", fpref_format_min_exponent(f),
 		       fpref_format_max_exponent(f));
 		put_bits(f, true, fpref_format_max_bits(f, false), true);
 		fputs(",\"inf_bits\":", stdout);
-		put_bits(f, has_inf, inf, true);
+		put_bits(f, k.has_inf, k.inf, true);
 		fputs(",\"nan_bits\":", stdout);
-		put_bits(f, has_nan, nan, true);
-		printf(",\"note\":\"%s\"}", f->note ? f->note : "");
+		put_bits(f, k.has_nan, k.nan, true);
+		printf(",\"note\":\"%s\",\"spellings\":[", f->note ? f->note : "");
+		const char *spelling;
+		for (size_t k = 0; (spelling = fpref_format_spelling(f, k)); k++)
+			printf(k == 0 ? "\"%s\"" : ",\"%s\"", spelling);
+		printf("]}");
 		return;
 	}
-	printf("%-20s %-12s %3d  e%-2d m%-2d %6d  %-4s %-3s ", f->name, f->alias[0] ? f->alias : "-",
-	       fpref_format_width(f), f->exp_bits, f->man_bits, f->bias, fpref_specials_name(f->specials),
-	       f->subnormals ? "yes" : "no");
-	put_value(&maxv, false);
-	fputs("  ", stdout);
-	put_value(&minn, false);
-	fputs("  ", stdout);
-	put_value(&minp, false);
-	fputs("  ", stdout);
-	put_value(&eps, false);
-	fputs("  inf=", stdout);
-	put_bits(f, has_inf, inf, false);
-	fputs(" nan=", stdout);
-	put_bits(f, has_nan, nan, false);
-	putchar('\n');
+}
+
+#define NCOLS 13
+#define CELL 80
+static const char *const headings[NCOLS] = { "name", "alias", "bits", "layout", "bias", "specials", "subnormals",
+					      "max finite", "min normal", "min positive", "epsilon", "inf", "nan" };
+
+static void row_cells(const struct fpref_format *f, char cells[NCOLS][CELL])
+{
+	struct constants k;
+	constants_of(f, &k);
+	snprintf(cells[0], CELL, "%s", f->name);
+	snprintf(cells[1], CELL, "%s", f->alias[0] ? f->alias : "-");
+	snprintf(cells[2], CELL, "%d", fpref_format_width(f));
+	snprintf(cells[3], CELL, "e%dm%d", f->exp_bits, f->man_bits);
+	snprintf(cells[4], CELL, "%d", f->bias);
+	snprintf(cells[5], CELL, "%s", fpref_specials_name(f->specials));
+	snprintf(cells[6], CELL, "%s", f->subnormals ? "yes" : "no");
+	value_text(&k.maxv, cells[7], CELL);
+	value_text(&k.minn, cells[8], CELL);
+	value_text(&k.minp, cells[9], CELL);
+	value_text(&k.eps, cells[10], CELL);
+	if (k.has_inf)
+		cli_hex(f, k.inf, cells[11], CELL);
+	else
+		snprintf(cells[11], CELL, "-");
+	if (k.has_nan)
+		cli_hex(f, k.nan, cells[12], CELL);
+	else
+		snprintf(cells[12], CELL, "-");
+}
+
+/* The table with every column as wide as its widest cell; numbers right-aligned. */
+static void put_table(void)
+{
+	size_t n = fpref_format_count();
+	char(*cells)[NCOLS][CELL] = malloc((n + 1) * sizeof *cells);
+	if (!cells)
+		return;
+	int width[NCOLS];
+	for (int c = 0; c < NCOLS; c++) {
+		snprintf(cells[0][c], CELL, "%s", headings[c]);
+		width[c] = (int)strlen(headings[c]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		row_cells(fpref_format_at(i), cells[i + 1]);
+		for (int c = 0; c < NCOLS; c++)
+			width[c] = (int)strlen(cells[i + 1][c]) > width[c] ? (int)strlen(cells[i + 1][c]) : width[c];
+	}
+	for (size_t i = 0; i <= n; i++) {
+		for (int c = 0; c < NCOLS; c++) {
+			bool number = c == 2 || c == 4;
+			printf(number ? "%*s" : "%-*s", c + 1 < NCOLS ? width[c] : 0, cells[i][c]);
+			fputs(c + 1 < NCOLS ? "  " : "\n", stdout);
+		}
+	}
+	free(cells);
+	printf("\nother spellings (any case; torch., np., jnp., ml_dtypes. or TensorProto. in front also read):\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct fpref_format *f = fpref_format_at(i);
+		const char *spelling;
+		for (size_t k = 0; (spelling = fpref_format_spelling(f, k)); k++)
+			if (k == 0)
+				printf("  %-20s %s", f->name, spelling);
+			else
+				printf(", %s", spelling);
+		if (fpref_format_spelling(f, 0))
+			putchar('\n');
+	}
+	printf("custom formats: custom:eXmY, or eXmY,OPTION[,OPTION...] with bias=N, specials=ieee|fn|fnuz|none,\n"
+	       "subnormals=on|off, zero=on|off, unsigned (README: Formats)\n");
+	printf("family %s\n", fpref_format_p3109_rule());
 }
 
 const struct cli_command cli_cmd_formats = {
@@ -103,11 +180,11 @@ int cmd_formats(int argc, char **argv)
 		cli_fail(cli_cmd_formats.name, "takes no values ('%s'); try fpref formats --json", o.positional[0]);
 		return CLI_EXIT_USAGE;
 	}
-	if (o.json)
-		fputs("[\n", stdout);
-	else
-		printf("%-20s %-12s %3s  %-7s %6s  %-4s %-3s max_finite  min_normal  min_positive  epsilon  encodings\n",
-		       "name", "alias", "bits", "layout", "bias", "spec", "sub");
+	if (!o.json) {
+		put_table();
+		return CLI_EXIT_OK;
+	}
+	fputs("[\n", stdout);
 	for (size_t i = 0; i < fpref_format_count(); i++) {
 		if (o.json)
 			fputs("  ", stdout);

@@ -371,8 +371,9 @@ static int load_grads(const struct ls_args *a, struct ls_source *src)
 			return usage_error("%s", err);
 		}
 		src->ntensors = t + 1;
-		if (x->kind != 'f' || (x->item_bytes != 2 && x->item_bytes != 4 && x->item_bytes != 8) || x->ndim < 1)
-			return usage_error("%s: expected a float16/32/64 array with the iterations along its first axis",
+		const struct fpref_format *from;
+		if (fpref_npy_item_format(x, NULL, &from) != FPREF_NPY_VALUES || x->ndim < 1)
+			return usage_error("%s: expected a float16/32/64 or bfloat16 array with the iterations along its first axis",
 					   a->grads[t]);
 		if (x->count == 0) /* (N, 0) would replay N iterations of nothing */
 			return usage_error("%s: the array is empty; --grads needs at least one gradient", a->grads[t]);
@@ -430,25 +431,18 @@ static void source_free(struct ls_source *src)
 		fpref_npy_free(&src->tensors[t]);
 }
 
-/* One tensor's slice for iteration k, as FP32 patterns (float16 and
- * float64 items are rounded to FP32, nearest even, by the emulator). */
+/* One tensor's slice for iteration k, as FP32 patterns (other items are
+ * rounded to FP32, nearest even, by the emulator). */
 static size_t tensor_row(const struct fpref_npy *x, size_t k, uint64_t *out)
 {
-	struct fpref_format from, f32;
-	struct fpref_env env;
-	fpref_env_default(&env);
+	struct fpref_format f32;
+	const struct fpref_format *from;
 	cli_parse_format(cli_cmd_lossscale.name, "float32", &f32);
-	cli_parse_format(cli_cmd_lossscale.name, x->item_bytes == 2 ? "float16" : x->item_bytes == 4 ? "float32" : "float64", &from);
+	fpref_npy_item_format(x, NULL, &from);
 	size_t per = x->count / x->shape[0];
-	const unsigned char *base = (const unsigned char *)x->data + k * per * x->item_bytes;
-	for (size_t i = 0; i < per; i++) {
-		uint64_t item = 0;
-		unsigned flags = 0;
-		memcpy(&item, base + i * x->item_bytes, x->item_bytes); /* little-endian host */
-		out[i] = item;
-		if (x->item_bytes != 4)
-			fpref_emu_convert(&from, item, &f32, &env, 0, &out[i], &flags);
-	}
+	for (size_t i = 0; i < per; i++)
+		out[i] = fpref_npy_item(x, k * per + i);
+	cli_convert_values(from, out, per, &f32, NULL);
 	return per;
 }
 

@@ -39,7 +39,7 @@ static int read_operand(const struct cli_options *o, bool numbers, const char *t
 	if (r == 0) {
 		unsigned flags = 0;
 		fpref_ref_round(&v, &o->to, &o->env, fpref_env_sr_random(&o->env, 0), bits, &flags, NULL);
-		if (flags) {
+		if (flags && !o->json) {
 			char words[96], hex[32];
 			fpref_flags_describe(flags, words, sizeof words);
 			cli_hex(&o->to, *bits, hex, sizeof hex);
@@ -63,6 +63,51 @@ static void put_operand(const struct cli_options *o, uint64_t bits)
 	fpref_ref_value_clear(&v);
 }
 
+/* {"bits": "3C00", "decimal": "1"} */
+static void put_operand_json(const struct cli_options *o, uint64_t bits)
+{
+	char hex[32];
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	cli_hex(&o->to, bits, hex, sizeof hex);
+	fpref_ref_from_bits(&o->to, bits, false, &v);
+	char *dec = fpref_ref_decimal(v.x);
+	printf("{\"bits\": \"%s\", \"decimal\": ", hex);
+	cli_json_string(dec ? dec : "");
+	putchar('}');
+	free(dec);
+	fpref_ref_value_clear(&v);
+}
+
+static void put_json(const struct cli_options *o, enum fpref_op op, const uint64_t *in, int n, uint64_t out,
+		     unsigned flags, bool detail)
+{
+	char words[96];
+	fpref_flags_describe(flags, words, sizeof words);
+	printf("{\"operands\": [");
+	for (int i = 0; i < n; i++) {
+		printf(i ? ", " : "");
+		if (detail)
+			put_operand_json(o, in[i]);
+		else {
+			char hex[32];
+			cli_hex(&o->to, in[i], hex, sizeof hex);
+			printf("\"%s\"", hex);
+		}
+	}
+	printf("], \"result\": ");
+	if (fpref_op_is_compare(op))
+		printf("%s", out ? "true" : "false");
+	else if (detail)
+		put_operand_json(o, out);
+	else {
+		char hex[32];
+		cli_hex(&o->to, out, hex, sizeof hex);
+		printf("\"%s\"", hex);
+	}
+	printf(", \"flags\": %u, \"flag_words\": \"%s\"}", flags, words);
+}
+
 static int op_values(const struct cli_options *o, enum fpref_op op, bool numbers)
 {
 	uint64_t in[3] = { 0, 0, 0 };
@@ -75,6 +120,12 @@ static int op_values(const struct cli_options *o, enum fpref_op op, bool numbers
 	uint64_t out;
 	unsigned flags;
 	compute(o, op, in, 0, &out, &flags);
+	if (o->json) {
+		printf("{\"op\": \"%s\", \"fmt\": \"%s\", \"case\": ", fpref_op_name(op), o->to.name);
+		put_json(o, op, in, o->npositional, out, flags, true);
+		printf("}\n");
+		return CLI_EXIT_OK;
+	}
 	printf("%s %s", fpref_op_name(op), o->to.name);
 	for (int i = 0; i < o->npositional; i++) {
 		putchar(' ');
@@ -94,16 +145,17 @@ static int op_values(const struct cli_options *o, enum fpref_op op, bool numbers
 static int op_stream(const struct cli_options *o, enum fpref_op op, FILE *in)
 {
 	int arity = fpref_op_arity(op);
-	struct cli_lines lines = { .in = in, .cmd = cli_cmd_op.name };
+	struct cli_lines lines = { .in = in, .cmd = cli_cmd_op.name, .keep_going = true };
 	uint64_t index = 0;
 	int status = CLI_EXIT_OK;
 	char *tokens[3];
 	int n;
+	if (o->json)
+		printf("{\"op\": \"%s\", \"fmt\": \"%s\", \"results\": [\n", fpref_op_name(op), o->to.name);
 	while ((n = cli_next_tokens(&lines, tokens, arity, &status)) > 0) {
 		if (n < arity) {
-			cli_fail(cli_cmd_op.name, "line %lu: %s needs %d operands, found %d", lines.lineno, fpref_op_name(op), arity, n);
-			status = CLI_EXIT_USAGE;
-			break;
+			cli_line_reject(&lines, "%s needs %d operands, found %d", fpref_op_name(op), arity, n);
+			continue;
 		}
 		uint64_t operands[3] = { 0, 0, 0 };
 		char err[512];
@@ -111,20 +163,26 @@ static int op_stream(const struct cli_options *o, enum fpref_op op, FILE *in)
 		for (int i = 0; i < arity && !bad; i++)
 			bad = cli_parse_bits(&o->to, tokens[i], &operands[i], err, sizeof err);
 		if (bad) {
-			cli_fail(cli_cmd_op.name, "line %lu: %s", lines.lineno, err);
-			status = CLI_EXIT_USAGE;
-			break;
+			cli_line_reject(&lines, "%s", err);
+			continue;
 		}
 		uint64_t out;
 		unsigned flags;
 		compute(o, op, operands, index++, &out, &flags);
+		if (o->json) {
+			printf(index > 1 ? ",\n  " : "  ");
+			put_json(o, op, operands, arity, out, flags, false);
+			continue;
+		}
 		for (int i = 0; i < arity; i++)
 			printf("%s ", tokens[i]);
 		put_result(o, op, out);
 		printf(" %02X\n", flags);
 	}
+	if (o->json)
+		printf("%s], \"lines\": %lu, \"rejected\": %lu}\n", index ? "\n" : "", lines.lines, lines.rejected);
 	cli_lines_free(&lines);
-	return status;
+	return cli_lines_finish(&lines, status);
 }
 
 struct op_args {
@@ -138,10 +196,10 @@ static const struct cli_opt op_opts[] = {
 
 const struct cli_command cli_cmd_op = {
 	.name = "op",
-	.synopsis = "OP --fmt FMT [ENV] [--engine emu|ref] [--numbers] [A [B [C]]]",
+	.synopsis = "OP --fmt FMT [ENV] [--engine emu|ref] [--numbers] [--json] [A [B [C]]]",
 	.summary = "One operation (add sub mul div sqrt fma min max eq lt le) on hex patterns of FMT.  With no\n"
 		   "operands, read TestFloat lines 'a b' from stdin and write 'a b result flags'.",
-	.groups = CLI_FMT | CLI_ENV | CLI_ENGINE,
+	.groups = CLI_FMT | CLI_ENV | CLI_ENGINE | CLI_JSON,
 	.opts = op_opts,
 	.nopts = CLI_NOPTS(op_opts),
 	.max_positional = -1,

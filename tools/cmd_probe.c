@@ -35,11 +35,11 @@ static const struct cli_opt probe_opts[] = {
 const struct cli_command cli_cmd_probe = {
 	.name = "probe",
 	.synopsis = "gen --inputs FMT --output FMT --k K [--out FILE] [--seed N] [--model MODEL [MODEL OPTIONS]]\n"
-		    "       | infer --results R [--golden G] [--in FMT --out FMT] [--block N] [--frac F]",
+		    "       | infer --results R [--golden G] [--in FMT --out FMT] [--block N] [--frac F] [--json]",
 	.summary = "gen: a golden dot file of inputs that reveal a tensor core's numerics (d by --model, default the\n"
 		   "newest preset).  infer: the block models that reproduce measured results (exit 0: exactly one\n"
 		   "class).",
-	.groups = CLI_MODEL,
+	.groups = CLI_MODEL | CLI_JSON,
 	.opts = probe_opts,
 	.nopts = CLI_NOPTS(probe_opts),
 	.max_positional = 1,
@@ -54,10 +54,10 @@ static int reference_model(const struct cli_model_text *t, const struct fpref_fo
 			   const struct fpref_format *out, struct fpref_tc_model *m)
 {
 	if (t->model) {
-		struct cli_model cm;
+		struct fpref_accum_model cm;
 		if (cli_model_resolve(cli_cmd_probe.name, t, in, out, &cm) != 0)
 			return CLI_EXIT_USAGE;
-		if (cm.kind != CLI_MODEL_TC || cm.promote) {
+		if (cm.kind != FPREF_ACCUM_TC || cm.promote) {
 			cli_fail("probe gen", "--model must be a tensor-core model (a GPU or generic), without --promote");
 			return CLI_EXIT_USAGE;
 		}
@@ -82,6 +82,10 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 	const char *inputs = a->inputs, *output = a->output, *k_text = a->k, *file = a->out, *seed_text = a->seed;
 	struct cli_model_text t = o->model;
 	int r;
+	if (o->json) {
+		cli_fail(cli_cmd_probe.name, "--json does not apply to probe gen (it writes a golden file)");
+		return CLI_EXIT_USAGE;
+	}
 	if (!inputs || !output || !k_text) {
 		cli_fail("probe gen", "needs --inputs FMT, --output FMT and --k K (see fpref probe --help)");
 		return CLI_EXIT_USAGE;
@@ -105,6 +109,8 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 		return CLI_EXIT_USAGE;
 	}
 	if ((r = reference_model(&t, &j.in, &j.out, &j.model)) != 0)
+		return r;
+	if (file && (r = cli_check_writable(cli_cmd_probe.name, file)) != 0)
 		return r;
 	char err[512], *body;
 	size_t len;
@@ -216,6 +222,57 @@ static void print_report(const struct fpref_probe_report *r, const struct probe_
 	printf("%s\n", r->npresets ? "" : " none");
 }
 
+static void class_json(const struct fpref_probe_class *c, const struct probe_cases *d)
+{
+	if (c->preset) {
+		char text[512];
+		fpref_tc_model_describe(c->preset, d->out.name, text, sizeof text);
+		printf("{\"preset\": \"%s\", \"description\": ", c->preset->gpu);
+		cli_json_string(text);
+		printf("}");
+		return;
+	}
+	printf("{\"block_lo\": %d, \"block_hi\": %d, \"block_open\": %s, \"frac\": %d, \"rounding\": \"%s\", ",
+	       c->block_lo, c->block_hi, c->block_open ? "true" : "false", c->frac, fpref_rounding_name(c->rounding));
+	if (c->floor_none)
+		printf("\"floor\": null, \"floor_none_up_to\": %d}", c->has_floor_range ? c->floor_hi : c->none_up_to);
+	else
+		printf("\"floor_lo\": %d, \"floor_hi\": %d}", c->floor_lo, c->floor_hi);
+}
+
+static void classes_json(const char *key, const struct fpref_probe_class *c, size_t n, const struct probe_cases *d)
+{
+	printf(", \"%s\": [", key);
+	for (size_t i = 0; i < n; i++) {
+		printf(i ? ", " : "");
+		class_json(&c[i], d);
+	}
+	printf("]");
+}
+
+static void report_json(const struct fpref_probe_report *r, const struct probe_cases *d, const char *path)
+{
+	printf("{\"results\": ");
+	cli_json_string(path);
+	printf(", \"cases\": %zu, \"K\": %zu, \"in\": \"%s\", \"out\": \"%s\", \"models_run\": %zu", d->count, d->K,
+	       d->in.name, d->out.name, r->tried);
+	classes_json("classes", r->classes, r->nclasses, d);
+	printf(", \"nearest\": [");
+	for (size_t i = 0; i < r->nnear; i++) {
+		char text[512];
+		fpref_tc_model_describe(&r->near[i].model, d->out.name, text, sizeof text);
+		printf("%s{\"misses\": %zu, \"model\": ", i ? ", " : "", r->near[i].misses);
+		cli_json_string(text);
+		printf("}");
+	}
+	printf("], \"c_zero_cases\": %zu", r->c_zero_cases);
+	classes_json("c_zero_classes", r->c_zero_classes, r->c_zero_nclasses, d);
+	printf(", \"presets\": [");
+	for (size_t i = 0; i < r->npresets; i++)
+		printf("%s\"%s\"", i ? ", " : "", r->presets[i]->gpu);
+	printf("], \"found\": %s}\n", r->nclasses == 1 ? "true" : "false");
+}
+
 static int parse_known(const char *text, const char *option, int hi, int *v)
 {
 	char *end;
@@ -259,13 +316,21 @@ static int probe_infer(const struct probe_args *a, const struct cli_options *o)
 		data.count = c.count;
 		data.rows = c.rows;
 		data.d = c.d;
-		if (fpref_golden_probe_infer(&data, &rep, err, sizeof err) != 0) {
+		struct cli_progress pr = { "probe infer: search step", true, false };
+		data.progress = cli_progress;
+		data.progress_ctx = &pr;
+		int failed = fpref_golden_probe_infer(&data, &rep, err, sizeof err);
+		cli_progress_done(&pr);
+		if (failed) {
 			cli_fail("probe infer", "%s", err);
 			r = CLI_EXIT_USAGE;
 		}
 	}
 	if (r == 0) {
-		print_report(&rep, &c, results);
+		if (o->json)
+			report_json(&rep, &c, results);
+		else
+			print_report(&rep, &c, results);
 		r = rep.nclasses == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 		fpref_golden_probe_report_free(&rep);
 	}

@@ -416,6 +416,11 @@ int cmd_quantize(int argc, char **argv)
 	}
 	if ((status = check_scheme_options(&a, scheme)) != 0 || (status = build_request(&a, scheme, &q)) != 0)
 		return status;
+	/* the outputs checked before the tensor is read and quantised */
+	const char *outputs[] = { a.codes, a.scales, a.dequant, a.tensor_scale };
+	for (int i = 0; i < 4; i++)
+		if (outputs[i] && (status = cli_check_writable(cli_cmd_quantize.name, outputs[i])) != 0)
+			return status;
 	uint32_t *x = NULL;
 	if ((status = quantize_load(a.in, &q, &x)) != 0)
 		return status;

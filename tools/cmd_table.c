@@ -1,5 +1,6 @@
 /* fpref table: every encoding of a small format with its exact value. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -31,7 +32,16 @@ int cmd_table(int argc, char **argv)
 			  f.name, bits);
 		return CLI_EXIT_USAGE;
 	}
-	printf("# %s: %d bits, sign|exponent|mantissa, %s\n", f.name, bits, f.note ? f.note : "custom format");
+	char desc[128];
+	fpref_format_descriptor(&f, desc, sizeof desc);
+	if (f.note)
+		printf("# %s (%s): %d bits, %s\n", f.name, desc, bits, f.note);
+	else
+		printf("# %s: a custom format of %d bits\n", desc, bits);
+	const char *label = f.is_signed ? "s exp man" : "exp man";
+	int width = (f.is_signed ? 2 : 0) + f.exp_bits + 1 + f.man_bits;
+	width = width > (int)strlen(label) ? width : (int)strlen(label);
+	printf("%-4s  %-*s  %-11s %s\n", "code", width, label, "class", "exact value");
 	for (uint64_t code = 0; code < ((uint64_t)1 << bits); code++) {
 		struct fpref_unpacked u;
 		enum fpref_decode_status st = fpref_decode(&f, code, &u);
@@ -49,7 +59,7 @@ int cmd_table(int argc, char **argv)
 		for (int i = f.man_bits - 1; i >= 0; i--)
 			fields[n++] = (char)('0' + ((m >> i) & 1));
 		fields[n] = '\0';
-		printf("%s  %-*s  %-11s ", hex, 2 + f.exp_bits + f.man_bits, fields,
+		printf("%-4s  %-*s  %-11s ", hex, width, fields,
 		       st == FPREF_DECODE_NONCANONICAL ? "unused" : fpref_class_name(u.cls));
 		if (st == FPREF_DECODE_NONCANONICAL)
 			fputs("(never produced; reads as zero)", stdout);

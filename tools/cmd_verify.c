@@ -15,7 +15,7 @@ struct verify_args {
 	bool json;
 };
 
-static int parse_tolerance(const char *text, struct fpref_verify_options *o)
+int cli_parse_tolerance(const char *cmd, const char *text, struct fpref_verify_options *o)
 {
 	char *end;
 	double v = strtod(text, &end);
@@ -24,7 +24,7 @@ static int parse_tolerance(const char *text, struct fpref_verify_options *o)
 	else if (end != text && v >= 0 && strcmp(end, "rel") == 0)
 		o->tolerance_rel = v;
 	else {
-		cli_fail(cli_cmd_verify.name, "bad --tolerance '%s' (N ulp, or X rel: 2ulp, 1e-3rel)", text);
+		cli_fail(cmd, "bad --tolerance '%s' (N ulp, or X rel: 2ulp, 1e-3rel)", text);
 		return CLI_EXIT_USAGE;
 	}
 	return 0;
@@ -159,7 +159,12 @@ static int verify_one(const char *golden, const char *results, const struct veri
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_verify_report rep;
-	r = fpref_golden_verify(&g, &j, &res, &a->o, &rep, err, sizeof err);
+	struct fpref_verify_options o = a->o;
+	struct cli_progress pr = { "verify: case", g.nlines > 1 << 18, false };
+	o.progress = cli_progress;
+	o.progress_ctx = &pr;
+	r = fpref_golden_verify(&g, &j, &res, &o, &rep, err, sizeof err);
+	cli_progress_done(&pr);
 	if (r != 0)
 		cli_fail(cli_cmd_verify.name, "%s", err);
 	else if (!quiet)
@@ -292,7 +297,7 @@ const struct cli_command cli_cmd_verify = {
 
 int cmd_verify(int argc, char **argv)
 {
-	struct verify_args a = { { -1, -1, 10 }, false };
+	struct verify_args a = { { -1, -1, 10, NULL, NULL }, false };
 	struct verify_text t = { NULL, NULL };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_verify, argc, argv, &o, &t);
@@ -302,7 +307,7 @@ int cmd_verify(int argc, char **argv)
 	const char *tolerance = t.tolerance, *show = t.show;
 	const char *paths[2] = { o.npositional > 0 ? o.positional[0] : NULL, o.npositional > 1 ? o.positional[1] : NULL };
 	int npaths = o.npositional;
-	if (tolerance && parse_tolerance(tolerance, &a.o) != 0)
+	if (tolerance && cli_parse_tolerance(cli_cmd_verify.name, tolerance, &a.o) != 0)
 		return CLI_EXIT_USAGE;
 	char tail;
 	if (show && (sscanf(show, "%zu%c", &a.o.show, &tail) != 1 || a.o.show > 100000)) {

@@ -1,5 +1,5 @@
-/* The accumulation model of fpref dot and fpref gemm: --model and its
- * parameters parsed once, then each dot product handed to the library. */
+/* The accumulation model of fpref dot, gemm and verify-gemm: --model and
+ * its parameters parsed once into the library's struct fpref_accum_model. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +23,7 @@ static int parse_count(const char *cmd, const char *option, const char *text, lo
 }
 
 int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
-		      struct cli_model *m)
+		      struct fpref_accum_model *m)
 {
 	memset(m, 0, sizeof *m);
 	if (!t->model) {
@@ -43,11 +43,11 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		return CLI_EXIT_USAGE;
 	}
 	if (fpref_sum_order_parse(t->model, &m->order) == 0)
-		m->kind = CLI_MODEL_PLAIN;
+		m->kind = FPREF_ACCUM_PLAIN;
 	else if (strcmp(t->model, "exact") == 0)
-		m->kind = CLI_MODEL_EXACT;
+		m->kind = FPREF_ACCUM_EXACT;
 	else if (generic) {
-		m->kind = CLI_MODEL_TC;
+		m->kind = FPREF_ACCUM_TC;
 		if (!t->block || !t->frac) {
 			cli_fail(cmd, "--model generic needs --block N (products per block) and --frac F (fraction bits kept)");
 			return CLI_EXIT_USAGE;
@@ -76,10 +76,10 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 				  row->block);
 			return CLI_EXIT_USAGE;
 		}
-		m->kind = CLI_MODEL_TC;
+		m->kind = FPREF_ACCUM_TC;
 		m->tc = *row;
 	}
-	if (m->kind == CLI_MODEL_TC) {
+	if (m->kind == FPREF_ACCUM_TC) {
 		if (!fpref_tc_input_ok(in)) {
 			cli_fail(cmd, "tensor-core models take signed inputs of at most 10 fraction bits, not %s", in->name);
 			return CLI_EXIT_USAGE;
@@ -94,7 +94,7 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 			  FPREF_OP_MAX_MAN_BITS);
 		return CLI_EXIT_USAGE;
 	}
-	if (promote && (m->kind != CLI_MODEL_TC || !fpref_format_is(out, FPREF_FORMAT_FLOAT32))) {
+	if (promote && (m->kind != FPREF_ACCUM_TC || !fpref_format_is(out, FPREF_FORMAT_FLOAT32))) {
 		cli_fail(cmd, "--promote needs a tensor-core model and --out float32");
 		return CLI_EXIT_USAGE;
 	}
@@ -106,13 +106,13 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 	return 0;
 }
 
-const char *cli_model_describe(const struct cli_model *m, const char *out_name, char *buf, size_t len)
+const char *cli_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len)
 {
-	if (m->kind == CLI_MODEL_EXACT)
+	if (m->kind == FPREF_ACCUM_EXACT)
 		snprintf(buf, len, "exact (MPFR, one rounding)");
-	else if (m->kind == CLI_MODEL_PLAIN && m->order == FPREF_SUM_BLOCKED)
+	else if (m->kind == FPREF_ACCUM_PLAIN && m->order == FPREF_SUM_BLOCKED)
 		snprintf(buf, len, "blocked, blocks of %zu", m->block);
-	else if (m->kind == CLI_MODEL_PLAIN)
+	else if (m->kind == FPREF_ACCUM_PLAIN)
 		snprintf(buf, len, "%s", fpref_sum_order_name(m->order));
 	else {
 		fpref_tc_model_describe(&m->tc, out_name, buf, len);
@@ -121,35 +121,4 @@ const char *cli_model_describe(const struct cli_model *m, const char *out_name, 
 			snprintf(buf + n, len - n, ", promoted to FP32 every %zu", m->promote);
 	}
 	return buf;
-}
-
-int cli_model_dot(const struct cli_model *m, const struct fpref_format *in, const uint64_t *a, const uint64_t *b,
-		  size_t K, uint64_t c, const struct fpref_format *out, const struct fpref_env *env, uint64_t *d)
-{
-	unsigned flags = 0;
-	switch (m->kind) {
-	case CLI_MODEL_TC:
-		return m->promote ? fpref_emu_tc_dot_promoted(&m->tc, in, a, b, K, m->promote, NULL, NULL, c, d)
-				  : fpref_emu_tc_dot(&m->tc, in, a, b, K, c, out, d);
-	case CLI_MODEL_PLAIN:
-		return fpref_emu_dot(m->order, m->block, in, a, b, K, c, out, env, d, &flags);
-	case CLI_MODEL_EXACT:
-		return fpref_ref_dot_exact(in, a, b, K, c, out, env, d, &flags);
-	}
-	return -1;
-}
-
-int cli_model_bound(const struct cli_model *m, const struct fpref_format *in, const uint64_t *a, const uint64_t *b,
-		    size_t K, uint64_t c, const struct fpref_format *out, const struct fpref_env *env, mpfr_ptr bound)
-{
-	switch (m->kind) {
-	case CLI_MODEL_TC:
-		return fpref_ref_tc_bound(&m->tc, in, a, b, K, c, out, m->promote, bound);
-	case CLI_MODEL_PLAIN:
-		return fpref_ref_sum_bound(m->order, m->block, in, a, b, K, c, out, env, bound);
-	case CLI_MODEL_EXACT: /* one correct rounding: the ulp error says it all */
-		mpfr_set_nan(bound);
-		return 0;
-	}
-	return -1;
 }

@@ -5,36 +5,18 @@
 #include "cli.h"
 #include "quantize.h"
 
-/* The source format of an .npy item type, or NULL. */
-static const char *source_format(const struct fpref_npy *a)
+/* The tensor as float32 patterns: values of other formats only when they
+ * are exactly float32 (the recipes quantise float32). */
+static int widen(const char *path, const struct fpref_npy *a, const struct fpref_format *from, uint32_t *x)
 {
-	if (a->kind == 'f' && a->item_bytes == 4)
-		return "float32";
-	if (a->kind == 'f' && a->item_bytes == 2)
-		return "float16";
-	if (a->kind == 'f' && a->item_bytes == 8)
-		return "float64";
-	if (a->kind == 'V' && a->item_bytes == 2)
-		return "bfloat16";
-	return NULL;
-}
-
-static int widen(const char *path, const struct fpref_npy *a, const char *from_name, uint32_t *x)
-{
-	struct fpref_format from, f32;
-	struct fpref_env env;
-	fpref_env_default(&env);
-	cli_parse_format(cli_cmd_quantize.name, from_name, &from);
+	struct fpref_format f32;
 	cli_parse_format(cli_cmd_quantize.name, "float32", &f32);
 	for (size_t i = 0; i < a->count; i++) {
-		uint64_t item = 0, out = 0;
-		unsigned flags = 0;
-		memcpy(&item, (const unsigned char *)a->data + i * a->item_bytes, a->item_bytes); /* little-endian host */
-		fpref_emu_convert(&from, item, &f32, &env, 0, &out, &flags);
-		if (flags & (FPREF_FLAG_INEXACT | FPREF_FLAG_OVERFLOW)) {
-			cli_fail(cli_cmd_quantize.name, "%s: element %zu (float64 0x%016llX) is not exactly a float32; the recipes quantise "
-				  "float32, and rounding it here first would round twice: convert the tensor to float32 "
-				  "yourself", path, i, (unsigned long long)item);
+		uint64_t item = fpref_npy_item(a, i), out = item;
+		if (cli_convert_values(from, &out, 1, &f32, NULL) != 0) {
+			cli_fail(cli_cmd_quantize.name, "%s: element %zu (%s 0x%016llX) is not exactly a float32; the recipes "
+				 "quantise float32, and rounding it here first would round twice: convert the tensor to "
+				 "float32 yourself", path, i, from->name, (unsigned long long)item);
 			return CLI_EXIT_USAGE;
 		}
 		x[i] = (uint32_t)out;
@@ -52,8 +34,8 @@ int quantize_load(const char *path, struct quantize_request *q, uint32_t **x)
 		return CLI_EXIT_USAGE;
 	}
 	int status = 0;
-	const char *from = source_format(&a);
-	if (!from) {
+	const struct fpref_format *from = NULL;
+	if (fpref_npy_item_format(&a, NULL, &from) != FPREF_NPY_VALUES) {
 		cli_fail(cli_cmd_quantize.name, "%s: items of kind '%c' and %zu bytes: expected float32, float16, bfloat16 (V2) or float64",
 			  path, a.kind, a.item_bytes);
 		status = CLI_EXIT_USAGE;

@@ -21,8 +21,8 @@ def test_decode_signs_and_specials():
 def test_decode_wider_than_float64():
     top = (1 << 61) | 1  # e2m61: 1 + 2^-61 is not a float64
     with pytest.raises(ValueError, match="exactly"):
-        fpref.decode([top], "e2m61")
-    assert fpref.decode([top], "e2m61", exact=False).tolist() == [1.0]
+        fpref.decode([top], "custom:e2m61")
+    assert fpref.decode([top], "custom:e2m61", exact=False).tolist() == [1.0]
 
 
 def test_decode_rejects_invalid_patterns():

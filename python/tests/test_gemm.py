@@ -98,7 +98,7 @@ def test_gemm_takes_float_and_ml_dtypes_arrays():
     (dict(model="h100", promote=0), "promote"),
     (dict(model="pairwise", promote=4), "tensor-core"),
     (dict(model="h100", round="rtz"), "plain orders"),
-    (dict(model="exact", out="e11m60"), "fit|fraction bits"),
+    (dict(model="exact", out="custom:e11m60"), "fit|fraction bits"),
 ])
 def test_gemm_bad_arguments(kw, words):
     A = np.zeros((2, 4), np.uint8)

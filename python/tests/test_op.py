@@ -46,7 +46,7 @@ def test_op_environment_and_broadcast():
     (lambda: fpref.op("sqrt", [1], [1], fmt="f16"), TypeError, "operand"),
     (lambda: fpref.op("add", [1, 2], [1, 2, 3], fmt="f16"), ValueError, "broadcast"),
     (lambda: fpref.op("add", [1], [1], fmt="f16", round="up"), ValueError, "rounding"),
-    (lambda: fpref.op("add", [1], [1], fmt="e2m60"), ValueError, "fraction bits"),
+    (lambda: fpref.op("add", [1], [1], fmt="custom:e2m60"), ValueError, "fraction bits"),
     (lambda: fpref.op("add", [1], [1], fmt="nope"), ValueError, "nope"),
 ])
 def test_op_bad_arguments(call, exc, words):

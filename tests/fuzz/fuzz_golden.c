@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct fpref_golden_results r;
 		if (fpref_golden_job_of(&g, &j, err, sizeof err) == 0 &&
 		    fpref_golden_results_read(path, &g, &j, &r, err, sizeof err) == 0) {
-			struct fpref_verify_options o = { -1, -1, 2 };
+			struct fpref_verify_options o = { -1, -1, 2, NULL, NULL };
 			struct fpref_verify_report rep;
 			if (fpref_golden_verify(&g, &j, &r, &o, &rep, err, sizeof err) == 0)
 				fpref_golden_verify_report_free(&rep);

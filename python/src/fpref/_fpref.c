@@ -570,7 +570,7 @@ static PyObject *py_explain(PyObject *self, PyObject *args)
 
 /* A plain accumulation order (emu/accumulate.c) or the exact dot product,
  * rounded in `out` under env, for every element of D: the dispatch of
- * tools/model.c's cli_model_dot for these models. */
+ * fpref_golden_model_dot (golden/gemm.c) for these models. */
 static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, const struct fpref_format *in,
 		      const struct fpref_format *out, const struct fpref_env *env, size_t M, size_t N, size_t K,
 		      const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *D)

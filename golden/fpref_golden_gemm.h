@@ -1,0 +1,96 @@
+/* fpref — a GEMM through an accumulation model, judged against the exact
+ * product: the error statistics of fpref gemm, and the element-by-element
+ * verdict on a kernel's D of fpref verify-gemm. */
+#ifndef FPREF_GOLDEN_GEMM_H
+#define FPREF_GOLDEN_GEMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fpref_formats.h"
+#include "fpref_formats_env.h"
+#include "fpref_formats_tc_model.h"
+#include "fpref_golden.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* d = a . b + c through any accumulation model: the emulator's
+ * (fpref_emu_model_dot), or for FPREF_ACCUM_EXACT the oracle's one
+ * rounding of the exact value.  0, or -1 for an invalid pattern. */
+int fpref_golden_model_dot(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
+			   const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out,
+			   const struct fpref_env *env, uint64_t *d);
+
+/* D = A B + C, A M x K and B K x N row-major.  A and B hold the source
+ * values (patterns of src); Aq and Bq the model's inputs (patterns of in:
+ * the same arrays when nothing was quantised, and then the model's bound
+ * applies); C (patterns of out) may be NULL for zeros. */
+struct fpref_gemm_problem {
+	size_t M, N, K;
+	const struct fpref_format *src, *in, *out;
+	const uint64_t *A, *B, *Aq, *Bq, *C;
+	const struct fpref_accum_model *model;
+	const struct fpref_env *env; /* the plain orders' and the exact model's environment */
+};
+
+/* Errors of one D against the exact product of the source values, per
+ * element (fpref_ref_error's absolute, relative and ulp errors), with the
+ * model's a priori bound where one applies.  The running sums; read them
+ * through fpref_golden_gemm_summarize. */
+struct fpref_gemm_stats {
+	size_t count, nonfinite, above_bound, no_bound, ratio_count;
+	double max_abs, max_rel, sum_rel, max_ulps, sum_ulps, max_bound_rel, max_ratio, sum_ratio;
+	double sum_abs_exact, sum_sq_err, sum_sq_exact;
+};
+struct fpref_gemm_summary {
+	size_t elements, nonfinite, above_bound, without_bound, with_bound;
+	double max_abs;
+	double max_abs_over_mean_exact; /* PyTorch's TF32 protocol */
+	double normwise_rel;            /* ||D - exact||_F / ||exact||_F */
+	double max_rel, mean_rel, max_ulps, mean_ulps;
+	double bound_max_rel;           /* max bound / |exact| */
+	double error_over_bound_max, error_over_bound_mean;
+};
+void fpref_golden_gemm_summarize(const struct fpref_gemm_stats *s, struct fpref_gemm_summary *out);
+
+/* Called after each row of D with the rows done and the total. */
+typedef fpref_progress_fn fpref_gemm_progress;
+
+/* D through the model (M x N patterns of out); with stats, each element
+ * measured against the exact product of the source values and the bound.
+ * 0, or -1 for an invalid pattern or no memory. */
+int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fpref_gemm_stats *stats,
+		      fpref_gemm_progress progress, void *ctx);
+
+/* One element of a kernel's D that differs from the model's. */
+struct fpref_gemm_case {
+	size_t row, col;
+	uint64_t model, kernel;
+	enum fpref_mismatch kind;   /* as fpref verify classifies */
+	double ulps;                /* kernel against model, in ulps of out; NaN when either is not finite */
+	double kernel_abs, model_abs, bound; /* against the exact product; NaN when none */
+};
+
+/* The verdict on a kernel's D against the model's (tolerances and show as
+ * fpref verify takes them), with both D's errors against the exact
+ * product.  Exact-value errors and bounds need p->A == p->Aq. */
+struct fpref_gemm_verdict {
+	size_t elements, matches, within, outside;
+	size_t by_kind[FPREF_MISMATCH_COUNT];
+	size_t kernel_above_bound;     /* kernel elements farther from the exact product than the model's bound */
+	struct fpref_gemm_stats model_error, kernel_error;
+	struct fpref_gemm_case *worst; /* the largest differences first (non-finite ones before all) */
+	size_t nworst;
+};
+void fpref_golden_gemm_verdict_free(struct fpref_gemm_verdict *v);
+int fpref_golden_gemm_verify(const struct fpref_gemm_problem *p, const uint64_t *kernel_D,
+			     const struct fpref_verify_options *o, struct fpref_gemm_verdict *v,
+			     fpref_gemm_progress progress, void *ctx, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

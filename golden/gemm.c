@@ -1,0 +1,258 @@
+/* A GEMM through an accumulation model, measured against the exact
+ * product: fpref gemm's statistics and fpref verify-gemm's verdict, both
+ * from the one per-element measurement below (fpref_ref_error, as verify
+ * measures). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpref_emu.h"
+#include "fpref_golden_gemm.h"
+#include "fpref_ref.h"
+#include "fpref_emu_tc.h"
+
+int fpref_golden_model_dot(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
+			   const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out,
+			   const struct fpref_env *env, uint64_t *d)
+{
+	unsigned flags = 0;
+	if (m->kind == FPREF_ACCUM_EXACT)
+		return fpref_ref_dot_exact(in, a, b, K, c, out, env, d, &flags);
+	return fpref_emu_model_dot(m, in, a, b, K, c, out, env, d);
+}
+
+/* The model's a priori bound on |d - exact|; NaN where none applies (the
+ * exact model: one correct rounding, which the ulp error says). */
+static int model_bound(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
+		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out,
+		       const struct fpref_env *env, mpfr_ptr bound)
+{
+	switch (m->kind) {
+	case FPREF_ACCUM_TC:
+		return fpref_ref_tc_bound(&m->tc, in, a, b, K, c, out, m->promote, bound);
+	case FPREF_ACCUM_PLAIN:
+		return fpref_ref_sum_bound(m->order, m->block, in, a, b, K, c, out, env, bound);
+	case FPREF_ACCUM_EXACT:
+		break;
+	}
+	mpfr_set_nan(bound);
+	return 0;
+}
+
+/* One element's errors against the exact value: abs (NaN when d or the
+ * exact value is not finite) into the statistics, with the bound. */
+static double add_element(struct fpref_gemm_stats *s, const struct fpref_format *out, uint64_t d, mpfr_srcptr exact,
+			  mpfr_srcptr bound, mpfr_ptr t)
+{
+	double abs_err, rel_err, ulps;
+	s->count++;
+	if (fpref_ref_error(out, d, exact, &abs_err, &rel_err, &ulps) != 0) {
+		s->nonfinite++;
+		return NAN;
+	}
+	double x = fabs(mpfr_get_d(exact, MPFR_RNDN));
+	s->max_abs = fmax(s->max_abs, abs_err);
+	s->sum_abs_exact += x;
+	s->sum_sq_exact += x * x;
+	s->sum_sq_err += abs_err * abs_err;
+	s->max_rel = fmax(s->max_rel, rel_err);
+	s->sum_rel += rel_err;
+	s->max_ulps = fmax(s->max_ulps, ulps);
+	s->sum_ulps += ulps;
+	if (!mpfr_number_p(bound)) {
+		s->no_bound++;
+		return abs_err;
+	}
+	double bound_d = mpfr_get_d(bound, MPFR_RNDU);
+	if (abs_err > bound_d)
+		s->above_bound++;
+	if (!mpfr_zero_p(exact)) {
+		mpfr_div(t, bound, exact, MPFR_RNDU);
+		s->max_bound_rel = fmax(s->max_bound_rel, fabs(mpfr_get_d(t, MPFR_RNDU)));
+	}
+	if (bound_d > 0) {
+		double ratio = abs_err / bound_d;
+		s->max_ratio = fmax(s->max_ratio, ratio);
+		s->sum_ratio += ratio;
+		s->ratio_count++;
+	}
+	return abs_err;
+}
+
+void fpref_golden_gemm_summarize(const struct fpref_gemm_stats *s, struct fpref_gemm_summary *o)
+{
+	double n = s->count > s->nonfinite ? (double)(s->count - s->nonfinite) : 1;
+	*o = (struct fpref_gemm_summary){
+		.elements = s->count,
+		.nonfinite = s->nonfinite,
+		.above_bound = s->above_bound,
+		.without_bound = s->no_bound,
+		.with_bound = s->ratio_count,
+		.max_abs = s->max_abs,
+		.max_abs_over_mean_exact = s->max_abs / (s->sum_abs_exact / n),
+		.normwise_rel = sqrt(s->sum_sq_err / s->sum_sq_exact),
+		.max_rel = s->max_rel,
+		.mean_rel = s->sum_rel / n,
+		.max_ulps = s->max_ulps,
+		.mean_ulps = s->sum_ulps / n,
+		.bound_max_rel = s->max_bound_rel,
+		.error_over_bound_max = s->max_ratio,
+		.error_over_bound_mean = s->ratio_count ? s->sum_ratio / (double)s->ratio_count : 0,
+	};
+}
+
+/* Column j of B (quantised and source) gathered for the dot products. */
+static void gather(const struct fpref_gemm_problem *p, size_t j, uint64_t *col)
+{
+	for (size_t k = 0; k < p->K; k++) {
+		col[k] = p->Bq[k * p->N + j];
+		col[p->K + k] = p->B[k * p->N + j];
+	}
+}
+
+/* Element (i, j) against the exact product: its abs error into s (NaN:
+ * none), the bound into bound (NaN: none). */
+static double measure(const struct fpref_gemm_problem *p, size_t i, size_t j, const uint64_t *col, uint64_t d,
+		      struct fpref_gemm_stats *s, mpfr_ptr exact, mpfr_ptr bound, mpfr_ptr t)
+{
+	size_t K = p->K;
+	uint64_t c = p->C ? p->C[i * p->N + j] : fpref_format_zero_bits(p->out, false);
+	fpref_ref_dot_value(p->src, p->A + i * K, col + K, K, c, p->out, exact);
+	if (p->Aq != p->A || p->Bq != p->B)
+		mpfr_set_nan(bound); /* errors against other inputs than the model's: no bound applies */
+	else
+		model_bound(p->model, p->in, p->Aq + i * K, col, K, c, p->out, p->env, bound);
+	return add_element(s, p->out, d, exact, bound, t);
+}
+
+int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fpref_gemm_stats *stats,
+		      fpref_gemm_progress progress, void *ctx)
+{
+	size_t M = p->M, N = p->N, K = p->K;
+	const struct fpref_accum_model *m = p->model;
+	int status = 0;
+	if (m->kind == FPREF_ACCUM_TC) /* the whole product at once: the emulator's fast path */
+		status = fpref_emu_tc_gemm(&m->tc, p->in, p->out, M, N, K, p->Aq, p->Bq, p->C, m->promote, D);
+	if (status || (!stats && m->kind == FPREF_ACCUM_TC))
+		return status;
+	uint64_t *col = malloc((2 * K + 1) * sizeof *col);
+	if (!col)
+		return -1;
+	mpfr_t exact, bound, t;
+	mpfr_inits2(64, exact, bound, t, (mpfr_ptr)0);
+	for (size_t i = 0; i < M && !status; i++) {
+		for (size_t j = 0; j < N && !status; j++) {
+			gather(p, j, col);
+			uint64_t c = p->C ? p->C[i * N + j] : fpref_format_zero_bits(p->out, false);
+			if (m->kind != FPREF_ACCUM_TC)
+				status = fpref_golden_model_dot(m, p->in, p->Aq + i * K, col, K, c, p->out, p->env,
+								&D[i * N + j]);
+			if (!status && stats)
+				measure(p, i, j, col, D[i * N + j], stats, exact, bound, t);
+		}
+		if (progress)
+			progress(ctx, i + 1, M);
+	}
+	mpfr_clears(exact, bound, t, (mpfr_ptr)0);
+	free(col);
+	return status;
+}
+
+void fpref_golden_gemm_verdict_free(struct fpref_gemm_verdict *v)
+{
+	free(v->worst);
+	v->worst = NULL;
+}
+
+/* Larger first: a difference with no ulp measure (NaN against a number,
+ * inf) before every finite one. */
+static bool worse(const struct fpref_gemm_case *a, const struct fpref_gemm_case *b)
+{
+	if (isnan(a->ulps) != isnan(b->ulps))
+		return isnan(a->ulps);
+	return !isnan(a->ulps) && a->ulps > b->ulps;
+}
+
+static void keep_worst(struct fpref_gemm_verdict *v, size_t show, const struct fpref_gemm_case *c)
+{
+	size_t at = v->nworst;
+	while (at > 0 && worse(c, &v->worst[at - 1]))
+		at--;
+	if (at >= show)
+		return;
+	size_t last = v->nworst < show ? v->nworst : show - 1;
+	memmove(&v->worst[at + 1], &v->worst[at], (last - at) * sizeof *v->worst);
+	v->worst[at] = *c;
+	if (v->nworst < show)
+		v->nworst++;
+}
+
+int fpref_golden_gemm_verify(const struct fpref_gemm_problem *p, const uint64_t *kernel_D,
+			     const struct fpref_verify_options *o, struct fpref_gemm_verdict *v,
+			     fpref_gemm_progress progress, void *ctx, char *err, size_t errlen)
+{
+	memset(v, 0, sizeof *v);
+	size_t M = p->M, N = p->N, K = p->K;
+	uint64_t *D = malloc((M * N + 1) * sizeof *D), *col = malloc((2 * K + 1) * sizeof *col);
+	v->worst = malloc((o->show ? o->show : 1) * sizeof *v->worst);
+	if (!D || !col || !v->worst) {
+		free(D);
+		free(col);
+		fpref_golden_gemm_verdict_free(v);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < M * N; i++) {
+		struct fpref_unpacked u;
+		if (fpref_decode(p->out, kernel_D[i], &u) == FPREF_DECODE_INVALID) {
+			snprintf(err, errlen, "element (%zu, %zu) of D (0x%llx) is not a pattern of %s", i / N, i % N,
+				 (unsigned long long)kernel_D[i], p->out->name);
+			free(D);
+			free(col);
+			fpref_golden_gemm_verdict_free(v);
+			return -1;
+		}
+	}
+	int status = fpref_golden_gemm(p, D, NULL, NULL, NULL);
+	if (status)
+		snprintf(err, errlen, "the model cannot compute these inputs");
+	bool tolerant = o->tolerance_ulps >= 0 || o->tolerance_rel >= 0;
+	mpfr_t exact, bound, t;
+	mpfr_inits2(64, exact, bound, t, (mpfr_ptr)0);
+	for (size_t i = 0; i < M && !status; i++) {
+		for (size_t j = 0; j < N; j++) {
+			size_t at = i * N + j;
+			uint64_t got = kernel_D[at], want = D[at];
+			gather(p, j, col);
+			double model_abs = measure(p, i, j, col, want, &v->model_error, exact, bound, t);
+			double kernel_abs = add_element(&v->kernel_error, p->out, got, exact, bound, t);
+			double bound_d = mpfr_number_p(bound) ? mpfr_get_d(bound, MPFR_RNDU) : NAN;
+			v->kernel_above_bound += !isnan(bound_d) && !isnan(kernel_abs) && kernel_abs > bound_d;
+			v->elements++;
+			if (got == want) {
+				v->matches++;
+				v->within++;
+				continue;
+			}
+			enum fpref_mismatch kind = fpref_golden_classify(p->out, want, 0, got, -1);
+			v->by_kind[kind]++;
+			double rel, ulps; /* the kernel's value against the model's, as verify measures against the golden one */
+			fpref_golden_verify_error(p->out, want, got, &rel, &ulps);
+			if (tolerant && fpref_golden_verify_tolerated(p->out, want, got, ulps, rel, o))
+				v->within++;
+			else
+				v->outside++;
+			struct fpref_gemm_case c = { i, j, want, got, kind, ulps, kernel_abs, model_abs, bound_d };
+			if (o->show)
+				keep_worst(v, o->show, &c);
+		}
+		if (progress)
+			progress(ctx, i + 1, M);
+	}
+	mpfr_clears(exact, bound, t, (mpfr_ptr)0);
+	free(D);
+	free(col);
+	if (status)
+		fpref_golden_gemm_verdict_free(v);
+	return status;
+}

@@ -1,0 +1,161 @@
+/* Arrays on the command line: converting, checking and saving patterns,
+ * output paths checked before the work, progress on a terminal, and the
+ * error report of a GEMM.  The numbers come from the library. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+size_t cli_convert_values(const struct fpref_format *from, uint64_t *bits, size_t n, const struct fpref_format *to,
+			  const struct fpref_env *env)
+{
+	struct fpref_env rne;
+	fpref_env_default(&rne);
+	size_t inexact = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned flags = 0;
+		fpref_emu_convert(from, bits[i], to, env ? env : &rne, 0, &bits[i], &flags);
+		inexact += (flags & FPREF_FLAG_INEXACT) != 0;
+	}
+	return inexact;
+}
+
+int cli_check_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fpref_unpacked u;
+		if (fpref_decode(f, bits[i], &u) == FPREF_DECODE_INVALID) {
+			cli_fail(cmd, "%s: element %zu (0x%llx) is not a pattern of %s", path, i, (unsigned long long)bits[i],
+				 f->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cli_load_matrix(const char *cmd, const char *path, const char *what, const struct fpref_format *f, size_t rows,
+		    size_t cols, struct cli_matrix *m, size_t *inexact)
+{
+	struct fpref_npy a;
+	char err[512];
+	m->bits = NULL;
+	if (fpref_npy_read(path, &a, err, sizeof err) != 0) {
+		cli_fail(cmd, "%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	const struct fpref_format *from = NULL;
+	enum fpref_npy_items items = fpref_npy_item_format(&a, f, &from);
+	int status = 0;
+	if (a.ndim != 2 || (rows && a.shape[0] != rows) || (cols && a.shape[1] != cols)) {
+		cli_fail(cmd, "%s: %s must be a 2-D array%s", path, what, rows || cols ? " with matching dimensions" : "");
+		status = CLI_EXIT_USAGE;
+	} else if (a.count == 0) { /* an empty product has no error to report */
+		cli_fail(cmd, "%s: %s is empty (%zu x %zu); %s needs at least one element", path, what, a.shape[0],
+			 a.shape[1], cmd);
+		status = CLI_EXIT_USAGE;
+	} else if (items == FPREF_NPY_UNUSABLE) {
+		cli_fail(cmd, "%s: items of kind '%c' and %zu bytes: expected float16/32/64 values, or %zu-byte bit patterns "
+			 "of %s", path, a.kind, a.item_bytes, fpref_emu_element_bytes(f), f->name);
+		status = CLI_EXIT_USAGE;
+	} else if (!(m->bits = malloc(a.count * sizeof *m->bits))) {
+		cli_fail(cmd, "out of memory");
+		status = CLI_EXIT_FAIL;
+	}
+	for (size_t i = 0; !status && i < a.count; i++)
+		m->bits[i] = fpref_npy_item(&a, i);
+	size_t rounded = !status && items == FPREF_NPY_VALUES ? cli_convert_values(from, m->bits, a.count, f, NULL) : 0;
+	if (!inexact && rounded) {
+		cli_fail(cmd, "%s: %s holds %s values that are not exactly %s: give its bit patterns, or values %s holds",
+			 path, what, from->name, f->name, f->name);
+		status = CLI_EXIT_USAGE;
+	} else if (!status && items == FPREF_NPY_PATTERNS && cli_check_patterns(cmd, path, f, m->bits, a.count) != 0)
+		status = CLI_EXIT_USAGE;
+	if (inexact)
+		*inexact += rounded;
+	m->rows = a.shape[0];
+	m->cols = a.ndim == 2 ? a.shape[1] : 0;
+	if (status) {
+		free(m->bits);
+		m->bits = NULL;
+	}
+	fpref_npy_free(&a);
+	return status;
+}
+
+int cli_save_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits,
+		      const size_t *shape, int ndim)
+{
+	size_t n = 1, bytes = fpref_emu_element_bytes(f);
+	for (int d = 0; d < ndim; d++)
+		n *= shape[d];
+	unsigned char *packed = malloc(n * bytes + 1);
+	char err[512];
+	for (size_t i = 0; packed && i < n; i++)
+		memcpy(packed + i * bytes, &bits[i], bytes); /* little-endian host */
+	int status = 0;
+	if (!packed || fpref_npy_write(path, fpref_npy_descr_of(f), shape, ndim, packed, bytes, err, sizeof err) != 0) {
+		cli_fail(cmd, "%s", packed ? err : "out of memory");
+		status = CLI_EXIT_FAIL;
+	}
+	free(packed);
+	return status;
+}
+
+int cli_check_writable(const char *cmd, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		cli_fail(cmd, "cannot write '%s': it is a folder", path);
+		return CLI_EXIT_FAIL;
+	}
+	/* the file is written beside itself and renamed: its folder must take a new file */
+	char *copy = strdup(path);
+	if (!copy) {
+		cli_fail(cmd, "out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	const char *dir = dirname(copy);
+	int ok = access(dir, W_OK | X_OK) == 0;
+	int why = errno;
+	if (!ok)
+		cli_fail(cmd, "cannot write '%s': folder '%s': %s", path, dir, strerror(why));
+	free(copy);
+	return ok ? 0 : CLI_EXIT_FAIL;
+}
+
+void cli_progress(void *ctx, size_t done, size_t total)
+{
+	struct cli_progress *p = ctx;
+	if (!p->wanted || !isatty(STDERR_FILENO))
+		return;
+	p->shown = true;
+	fprintf(stderr, "\r%s %zu of %zu", p->what, done, total);
+}
+
+void cli_progress_done(struct cli_progress *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r\033[K");
+	p->shown = false;
+}
+
+void cli_print_gemm_errors(const char *title, const struct fpref_gemm_summary *s)
+{
+	printf("%s (%zu elements", title, s->elements);
+	if (s->nonfinite)
+		printf(", %zu not finite and left out", s->nonfinite);
+	printf("):\n");
+	printf("  absolute        max %s   max / mean |exact| %s (PyTorch's TF32 protocol)\n", cli_text_num(s->max_abs, 6).text,
+	       cli_text_num(s->max_abs_over_mean_exact, 6).text);
+	printf("  normwise        ||D - exact||_F / ||exact||_F %s\n", cli_text_num(s->normwise_rel, 6).text);
+	printf("  relative        max %s   mean %s\n", cli_text_num(s->max_rel, 6).text, cli_text_num(s->mean_rel, 6).text);
+	printf("  ulps of output  max %s   mean %s\n", cli_text_num(s->max_ulps, 6).text, cli_text_num(s->mean_ulps, 6).text);
+	if (s->with_bound || s->above_bound)
+		printf("a priori bound:   max bound/|exact| %s; error/bound max %s, mean %s; above the bound: %zu\n",
+		       cli_text_num(s->bound_max_rel, 6).text, cli_text_num(s->error_over_bound_max, 4).text,
+		       cli_text_num(s->error_over_bound_mean, 4).text, s->above_bound);
+}

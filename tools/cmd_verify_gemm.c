@@ -1,0 +1,196 @@
+/* fpref verify-gemm: a kernel's D = A B + C judged element by element
+ * against an accumulation model's, with both against the exact product
+ * and the model's bound.  Exit 0 when every element passes, 1 when some
+ * do not, 2 for bad input (as fpref verify). */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct vg_args {
+	const char *a, *b, *c, *d, *in, *out, *tolerance, *show;
+};
+
+#define V(f) offsetof(struct vg_args, f)
+
+static const struct cli_opt vg_opts[] = {
+	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): bit patterns of --in, or float16/32/64 values it holds", V(a), 0 },
+	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N), as A", V(b), 0 },
+	{ "--c", CLI_VALUE, "C.npy", NULL, "C (M x N) in --out (default: zero)", V(c), 0 },
+	{ "--d", CLI_VALUE, "D.npy", NULL, "the kernel's D (M x N) in --out", V(d), 0 },
+	{ "--in", CLI_VALUE, "FMT", NULL, "the format of A and B", V(in), 0 },
+	{ "--out", CLI_VALUE, "FMT", NULL, "the format of C and D", V(out), 0 },
+	{ "--tolerance", CLI_VALUE, "Nulp|Xrel", "none (bit for bit)",
+	  "an element passes within N ulps or a relative X of the model's", V(tolerance), 0 },
+	{ "--show", CLI_VALUE, "N", "10", "how many of the largest differences to list", V(show), 0 },
+};
+
+const struct cli_command cli_cmd_verify_gemm = {
+	.name = "verify-gemm",
+	.synopsis = "--a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL --in FMT --out FMT [MODEL OPTIONS]\n"
+		    "       [ENV] [--tolerance Nulp|Xrel] [--show N] [--json]",
+	.summary = "Judge a kernel's D = A B + C element by element against an accumulation model's D, with\n"
+		   "both against the exact product and the model's bound (exit 0 pass, 1 fail, 2 bad input).",
+	.groups = CLI_ENV | CLI_JSON | CLI_MODEL,
+	.opts = vg_opts,
+	.nopts = CLI_NOPTS(vg_opts),
+	.max_positional = 0,
+	.examples = { "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model h100 --in f16 --out f32",
+		      "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model recursive --in bf16 --out f32 --tolerance 2ulp --json" },
+	.run = cmd_verify_gemm,
+};
+
+static int load(const char *path, const char *what, const struct fpref_format *f, size_t rows, size_t cols,
+		uint64_t **out, size_t *rows_got, size_t *cols_got)
+{
+	struct cli_matrix m;
+	int status = cli_load_matrix(cli_cmd_verify_gemm.name, path, what, f, rows, cols, &m, NULL);
+	*out = m.bits;
+	*rows_got = m.rows;
+	*cols_got = m.cols;
+	return status;
+}
+
+static void put_case(const struct fpref_format *out, const struct fpref_gemm_case *c, bool json)
+{
+	char m[32], k[32];
+	cli_hex(out, c->model, m, sizeof m);
+	cli_hex(out, c->kernel, k, sizeof k);
+	if (json) {
+		printf("{\"row\": %zu, \"col\": %zu, \"model\": \"%s\", \"kernel\": \"%s\", \"kind\": \"%s\", \"ulps\": %s, "
+		       "\"kernel_error\": %s, \"model_error\": %s, \"bound\": %s}",
+		       c->row, c->col, m, k, fpref_golden_mismatch_name(c->kind), cli_json_num(c->ulps).text,
+		       cli_json_num(c->kernel_abs).text, cli_json_num(c->model_abs).text, cli_json_num(c->bound).text);
+		return;
+	}
+	printf("  D[%zu][%zu]  model %s  kernel %s  %s, %s ulp; |error| kernel %s, model %s, bound %s\n", c->row, c->col,
+	       m, k, fpref_golden_mismatch_name(c->kind), cli_text_num(c->ulps, 4).text, cli_text_num(c->kernel_abs, 6).text,
+	       cli_text_num(c->model_abs, 6).text, cli_text_num(c->bound, 6).text);
+}
+
+static void put_summary_json(const char *name, const struct fpref_gemm_stats *st)
+{
+	struct fpref_gemm_summary s;
+	fpref_golden_gemm_summarize(st, &s);
+	printf("\"%s\": {\"max_abs\": %s, \"normwise_rel\": %s, \"max_rel\": %s, \"max_ulps\": %s, \"mean_ulps\": %s, "
+	       "\"error_over_bound_max\": %s, \"above_bound\": %zu, \"with_bound\": %zu, \"nonfinite\": %zu}",
+	       name, cli_json_num(s.max_abs).text, cli_json_num(s.normwise_rel).text, cli_json_num(s.max_rel).text,
+	       cli_json_num(s.max_ulps).text, cli_json_num(s.mean_ulps).text, cli_json_num(s.error_over_bound_max).text,
+	       s.above_bound, s.with_bound, s.nonfinite);
+}
+
+static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_verdict *v, const char *model_text,
+		   bool json)
+{
+	if (json) {
+		printf("{\"M\": %zu, \"N\": %zu, \"K\": %zu, \"in\": \"%s\", \"out\": \"%s\", \"model\": ", p->M, p->N, p->K,
+		       p->in->name, p->out->name);
+		cli_json_string(model_text);
+		printf(", \"elements\": %zu, \"matches\": %zu, \"within\": %zu, \"outside\": %zu, \"mismatches\": {",
+		       v->elements, v->matches, v->within, v->outside);
+		bool first = true;
+		for (int k = 0; k < FPREF_MISMATCH_COUNT; k++)
+			if (v->by_kind[k]) {
+				printf("%s\"%s\": %zu", first ? "" : ", ", fpref_golden_mismatch_name((enum fpref_mismatch)k),
+				       v->by_kind[k]);
+				first = false;
+			}
+		printf("}, \"kernel_above_bound\": %zu, ", v->kernel_above_bound);
+		put_summary_json("model_error", &v->model_error);
+		printf(", ");
+		put_summary_json("kernel_error", &v->kernel_error);
+		printf(", \"worst\": [");
+		for (size_t i = 0; i < v->nworst; i++) {
+			printf(i ? ", " : "");
+			put_case(p->out, &v->worst[i], true);
+		}
+		printf("], \"pass\": %s}\n", v->outside ? "false" : "true");
+		return;
+	}
+	printf("verify-gemm %zux%zux%zu (MxNxK), %s inputs -> %s\n", p->M, p->N, p->K, p->in->name, p->out->name);
+	printf("model: %s\n", model_text);
+	printf("D: %zu elements, %zu equal to the model's, %zu within tolerance, %zu outside\n", v->elements, v->matches,
+	       v->within, v->outside);
+	for (int k = 0; k < FPREF_MISMATCH_COUNT; k++)
+		if (v->by_kind[k])
+			printf("  %-28s %zu\n", fpref_golden_mismatch_name((enum fpref_mismatch)k), v->by_kind[k]);
+	if (v->nworst) {
+		printf("the largest differences (row, column from 0):\n");
+		for (size_t i = 0; i < v->nworst; i++)
+			put_case(p->out, &v->worst[i], false);
+	}
+	struct fpref_gemm_summary s;
+	fpref_golden_gemm_summarize(&v->model_error, &s);
+	cli_print_gemm_errors("the model's D against the exact product", &s);
+	fpref_golden_gemm_summarize(&v->kernel_error, &s);
+	cli_print_gemm_errors("the kernel's D against the exact product", &s);
+	if (v->kernel_above_bound)
+		printf("%zu kernel elements are farther from the exact product than the model's bound allows\n",
+		       v->kernel_above_bound);
+	printf("%s\n", v->outside ? "FAIL" : "PASS");
+}
+
+int cmd_verify_gemm(int argc, char **argv)
+{
+	struct vg_args g = { 0 };
+	struct cli_options o;
+	int r = cli_parse_command(&cli_cmd_verify_gemm, argc, argv, &o, &g);
+	if (r)
+		return r;
+	struct cli_model_text text = o.model;
+	if (!g.a || !g.b || !g.d || !g.in || !g.out) {
+		cli_fail(cli_cmd_verify_gemm.name, "needs --a A.npy --b B.npy --d D.npy --model MODEL --in FMT --out FMT "
+			  "([--c C.npy] [--promote N] [--tolerance N ulp|X rel] [--show N] [--json])");
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_verify_options vo = { -1, -1, 10, NULL, NULL };
+	if (g.tolerance && cli_parse_tolerance(cli_cmd_verify_gemm.name, g.tolerance, &vo) != 0)
+		return CLI_EXIT_USAGE;
+	if (g.show) {
+		char *end;
+		unsigned long n = strtoul(g.show, &end, 10);
+		if (!*g.show || *end || *g.show == '-' || n > 100000) {
+			cli_fail(cli_cmd_verify_gemm.name, "bad --show '%s' (a count 0..100000)", g.show);
+			return CLI_EXIT_USAGE;
+		}
+		vo.show = n;
+	}
+	struct fpref_format in, out;
+	struct fpref_accum_model m;
+	if (cli_parse_format(cli_cmd_verify_gemm.name, g.in, &in) != 0 ||
+	    cli_parse_format(cli_cmd_verify_gemm.name, g.out, &out) != 0 ||
+	    cli_model_resolve(cli_cmd_verify_gemm.name, &text, &in, &out, &m) != 0)
+		return CLI_EXIT_USAGE;
+	o.env = cli_target_env(&o, &out);
+	uint64_t *A = NULL, *B = NULL, *C = NULL, *D = NULL;
+	size_t M = 0, K = 0, N = 0, rows, cols;
+	int status = load(g.a, "A", &in, 0, 0, &A, &M, &K);
+	if (!status)
+		status = load(g.b, "B", &in, K, 0, &B, &rows, &N);
+	if (!status && g.c)
+		status = load(g.c, "C", &out, M, N, &C, &rows, &cols);
+	if (!status)
+		status = load(g.d, "D", &out, M, N, &D, &rows, &cols);
+	if (!status) {
+		struct fpref_gemm_problem p = { M, N, K, &in, &in, &out, A, B, A, B, C, &m, &o.env };
+		struct fpref_gemm_verdict v;
+		struct cli_progress pr = { "verify-gemm: row", M * N * K > 1 << 20, false };
+		char err[512], desc[256];
+		if (fpref_golden_gemm_verify(&p, D, &vo, &v, cli_progress, &pr, err, sizeof err) != 0) {
+			cli_progress_done(&pr);
+			cli_fail(cli_cmd_verify_gemm.name, "%s", err);
+			status = CLI_EXIT_USAGE;
+		} else {
+			cli_progress_done(&pr);
+			report(&p, &v, cli_model_describe(&m, out.name, desc, sizeof desc), o.json);
+			status = v.outside ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+			fpref_golden_gemm_verdict_free(&v);
+		}
+	}
+	free(A);
+	free(B);
+	free(C);
+	free(D);
+	return status;
+}
