@@ -273,6 +273,47 @@ START_TEST(seeded_stream_is_split_invariant)
 }
 END_TEST
 
+/* Stochastic rounding's tininess after rounding: the value rounded with an
+ * unbounded exponent by the same rule and the same R (IEEE 754 7.5 for
+ * the rule; README, "Rules the tables leave implicit").  E4M3, r = 4:
+ * 0x1.f8p-7 rounds up to the least normal 2^-6 at R = 8, both bounded (T =
+ * 14 of the subnormal step) and unbounded (T = 12), so it is not tiny;
+ * 0x1.ep-7 is exact at precision 4 with an unbounded exponent, so it is
+ * tiny whatever R, though its bounded rounding reaches 2^-6 too.  Both
+ * engines. */
+START_TEST(sr_tininess)
+{
+	struct fpref_format f32 = test_format("f32"), e4m3 = test_format("e4m3");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.rounding = FPREF_SR;
+	env.sr_width = 4;
+	static const struct {
+		uint32_t in;
+		uint64_t R, bits;
+		unsigned flags;
+		bool before;
+	} cases[] = {
+		{ 0x3C7C0000, 8, 0x08, 0x01, false }, { 0x3C7C0000, 8, 0x08, 0x03, true },
+		{ 0x3C7C0000, 0, 0x07, 0x03, false }, { 0x3C700000, 8, 0x08, 0x03, false },
+		{ 0x3C700000, 15, 0x08, 0x03, false }, { 0x3C700000, 1, 0x07, 0x03, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		for (int engine = 0; engine < 2; engine++) {
+			env.tininess = cases[i].before ? FPREF_TININESS_BEFORE : FPREF_TININESS_AFTER;
+			uint64_t out = 0;
+			unsigned flags = 0;
+			if (engine)
+				fpref_emu_convert(&f32, cases[i].in, &e4m3, &env, cases[i].R, &out, &flags);
+			else
+				fpref_ref_convert(&f32, cases[i].in, &e4m3, &env, cases[i].R, &out, &flags);
+			ck_assert_msg(out == cases[i].bits && flags == cases[i].flags, "%s case %zu: %llx/%02x, want %llx/%02x",
+				      engine ? "emu" : "ref", i, (unsigned long long)out, flags,
+				      (unsigned long long)cases[i].bits, cases[i].flags);
+		}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("emu");
@@ -286,6 +327,7 @@ int main(void)
 	tcase_add_loop_test(fast, table_path_matches_core, 0, (int)NFORMATS);
 	tcase_add_loop_test(fast, fp32_vector_path_matches_core, 0, (int)(sizeof vector_targets / sizeof vector_targets[0]));
 	tcase_add_test(fast, seeded_stream_is_split_invariant);
+	tcase_add_test(fast, sr_tininess);
 	TCase *every = tcase_create("fp32-every-pattern");
 	tcase_add_loop_test(every, fp32_every_pattern, 0, (int)NFORMATS);
 	TCase *cases[] = { narrow, sixteen_bit, wide_sources, fast, every };
