@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fpref_emu.h"
-#include "fpref_tc.h"
+#include "fpref_emu_tc.h"
 
 static uint64_t op2(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env, uint64_t x,
 		    uint64_t y, unsigned *flags)

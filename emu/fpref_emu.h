@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpref_format.h"
-#include "fpref_env.h"
-#include "fpref_op.h"
+#include "fpref_formats.h"
+#include "fpref_formats_env.h"
+#include "fpref_formats_op.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,8 +96,8 @@ size_t fpref_emu_op_array(const struct fpref_emu_op_context *c, const void *a, c
  * 2^scale_log2, rounded once to f under env: the same bits on every
  * machine and for any split into calls.  Returns how many were inexact. */
 enum fpref_dist { FPREF_DIST_NORMAL, FPREF_DIST_UNIFORM, FPREF_DIST_POSITIVE };
-const char *fpref_dist_name(enum fpref_dist d);
-int fpref_dist_parse(const char *s, enum fpref_dist *d);
+const char *fpref_emu_dist_name(enum fpref_dist d);
+int fpref_emu_dist_parse(const char *s, enum fpref_dist *d);
 size_t fpref_emu_random(const struct fpref_format *f, const struct fpref_env *env, enum fpref_dist d, int scale_log2,
 			uint64_t seed, uint64_t first, size_t n, uint64_t *out);
 

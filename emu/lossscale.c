@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fpref_emu.h"
-#include "fpref_lossscale.h"
+#include "fpref_emu_lossscale.h"
 
 #define F64_ONE 0x3FF0000000000000ull
 #define F64_TWO 0x4000000000000000ull
@@ -15,12 +15,12 @@
 
 static const char *const scaler_names[] = { "pytorch", "deepspeed", "apex", "static" };
 
-const char *fpref_scaler_name(enum fpref_scaler_kind k)
+const char *fpref_emu_scaler_name(enum fpref_scaler_kind k)
 {
 	return scaler_names[k];
 }
 
-int fpref_scaler_parse(const char *name, enum fpref_scaler_kind *k)
+int fpref_emu_scaler_parse(const char *name, enum fpref_scaler_kind *k)
 {
 	for (int i = 0; i <= FPREF_SCALER_STATIC; i++)
 		if (strcmp(name, scaler_names[i]) == 0) {
@@ -35,7 +35,7 @@ static uint64_t f64_power_of_two(int e)
 	return (uint64_t)(1023 + e) << 52;
 }
 
-void fpref_scaler_config_default(enum fpref_scaler_kind kind, struct fpref_scaler_config *c)
+void fpref_emu_scaler_config_default(enum fpref_scaler_kind kind, struct fpref_scaler_config *c)
 {
 	memset(c, 0, sizeof *c);
 	c->kind = kind;
@@ -108,7 +108,7 @@ static uint64_t fp32_times_double(const struct fpref_scaler *s, uint64_t scale32
 	return convert(&s->f64, &s->f32, binary(&s->f64, FPREF_OP_MUL, wide, factor64));
 }
 
-const struct fpref_format *fpref_scaler_scale_format(const struct fpref_scaler *s)
+const struct fpref_format *fpref_emu_scaler_scale_format(const struct fpref_scaler *s)
 {
 	return s->cfg.kind == FPREF_SCALER_PYTORCH ? &s->f32 : &s->f64;
 }
@@ -119,7 +119,7 @@ static int bad_config(char *err, size_t errlen, const char *what)
 	return -1;
 }
 
-int fpref_scaler_init(struct fpref_scaler *s, const struct fpref_scaler_config *c, char *err, size_t errlen)
+int fpref_emu_scaler_init(struct fpref_scaler *s, const struct fpref_scaler_config *c, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
 	s->cfg = *c;
@@ -258,7 +258,7 @@ static bool begin(struct fpref_scaler *s, bool overflow, struct fpref_scaler_ste
 	return !s->stopped;
 }
 
-void fpref_scaler_update(struct fpref_scaler *s, bool overflow, struct fpref_scaler_step *out)
+void fpref_emu_scaler_update(struct fpref_scaler *s, bool overflow, struct fpref_scaler_step *out)
 {
 	if (!begin(s, overflow, out))
 		return;
@@ -278,25 +278,25 @@ void fpref_scaler_update(struct fpref_scaler *s, bool overflow, struct fpref_sca
 	count(s, out);
 }
 
-void fpref_scaler_set_scale(struct fpref_scaler *s, uint64_t fp64_bits)
+void fpref_emu_scaler_set_scale(struct fpref_scaler *s, uint64_t fp64_bits)
 {
 	s->scale = s->cfg.kind == FPREF_SCALER_PYTORCH ? convert(&s->f64, &s->f32, fp64_bits) : fp64_bits;
 }
 
-void fpref_scaler_update_to(struct fpref_scaler *s, bool overflow, uint64_t fp64_bits, struct fpref_scaler_step *out)
+void fpref_emu_scaler_update_to(struct fpref_scaler *s, bool overflow, uint64_t fp64_bits, struct fpref_scaler_step *out)
 {
 	if (!begin(s, overflow, out))
 		return;
-	fpref_scaler_set_scale(s, fp64_bits);
+	fpref_emu_scaler_set_scale(s, fp64_bits);
 	count(s, out);
 }
 
-uint64_t fpref_scaler_scale_fp32(const struct fpref_scaler *s)
+uint64_t fpref_emu_scaler_scale_fp32(const struct fpref_scaler *s)
 {
 	return s->cfg.kind == FPREF_SCALER_PYTORCH ? s->scale : convert(&s->f64, &s->f32, s->scale);
 }
 
-uint64_t fpref_scaler_inverse_fp32(const struct fpref_scaler *s)
+uint64_t fpref_emu_scaler_inverse_fp32(const struct fpref_scaler *s)
 {
 	uint64_t wide = s->cfg.kind == FPREF_SCALER_PYTORCH ? convert(&s->f32, &s->f64, s->scale) : s->scale;
 	return convert(&s->f64, &s->f32, binary(&s->f64, FPREF_OP_DIV, F64_ONE, wide));

@@ -2,7 +2,7 @@
  * the framework's inf/NaN test, unscale in FP32; and what underflows in
  * FP16 with and without the scale.  Everything through the emulator. */
 #include "fpref_emu.h"
-#include "fpref_lossscale.h"
+#include "fpref_emu_lossscale.h"
 
 #define F32_ONE 0x3F800000u
 
@@ -58,7 +58,7 @@ static int pass_one(const struct fpref_scaler *s, const struct fpref_format *f16
 	return 0;
 }
 
-int fpref_scaler_check_tensor(const struct fpref_scaler *s, const uint64_t *g, size_t n, uint64_t *unscaled,
+int fpref_emu_scaler_check_tensor(const struct fpref_scaler *s, const uint64_t *g, size_t n, uint64_t *unscaled,
 			      struct fpref_grad_stats *st)
 {
 	struct fpref_format f16;
@@ -69,7 +69,7 @@ int fpref_scaler_check_tensor(const struct fpref_scaler *s, const uint64_t *g, s
 	fpref_env_default(&env);
 	if (s->cfg.profile && fpref_profile_apply(s->cfg.profile, &f16, &env) != 0)
 		return -1;
-	uint64_t S = fpref_scaler_scale_fp32(s), inv = fpref_scaler_inverse_fp32(s);
+	uint64_t S = fpref_emu_scaler_scale_fp32(s), inv = fpref_emu_scaler_inverse_fp32(s);
 	uint64_t sum = 0; /* DeepSpeed: x.float().sum() from +0 */
 	size_t bad_before = st->nonfinite_scaled;
 	for (size_t i = 0; i < n; i++) {

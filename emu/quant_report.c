@@ -1,9 +1,9 @@
-/* The quantisation report (fpref_quant_report.h), in binary64 through the
+/* The quantisation report (fpref_emu_quant_report.h), in binary64 through the
  * emulator's operations. */
 #include <string.h>
 
 #include "fpref_emu.h"
-#include "fpref_quant_report.h"
+#include "fpref_emu_quant_report.h"
 
 #define F32_SIGN 0x80000000u
 #define F32_INF 0x7F800000u
@@ -93,7 +93,7 @@ static bool code_saturated(const struct fpref_format *element, uint8_t code)
 	       (element->is_signed && code == fpref_format_max_bits(element, true));
 }
 
-int fpref_quant_report_compute(const uint32_t *x, const uint32_t *dequant, size_t n,
+int fpref_emu_quant_report_compute(const uint32_t *x, const uint32_t *dequant, size_t n,
 			       const struct fpref_format *element, const uint8_t *codes, struct fpref_quant_report *r)
 {
 	struct f64_engine e;

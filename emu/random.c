@@ -6,12 +6,12 @@
 
 static const char *const dist_names[] = { "normal", "uniform", "positive" };
 
-const char *fpref_dist_name(enum fpref_dist d)
+const char *fpref_emu_dist_name(enum fpref_dist d)
 {
 	return dist_names[d];
 }
 
-int fpref_dist_parse(const char *s, enum fpref_dist *d)
+int fpref_emu_dist_parse(const char *s, enum fpref_dist *d)
 {
 	for (int i = 0; i <= FPREF_DIST_POSITIVE; i++)
 		if (strcmp(s, dist_names[i]) == 0) {

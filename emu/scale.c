@@ -1,11 +1,11 @@
-/* The emulator's scaling recipes (fpref_scale_emu.h).  Each FP32 step is
+/* The emulator's scaling recipes (fpref_emu_scale.h).  Each FP32 step is
  * one fpref_emu_op call so that the rounding is the emulator's, and the
  * order of the steps is the recipe's (docs/scaling.md). */
 #include <stdio.h>
 #include <string.h>
 
 #include "fpref_emu.h"
-#include "fpref_scale_emu.h"
+#include "fpref_emu_scale.h"
 
 #define F32_NAN 0x7FC00000u
 #define F32_SIGN 0x80000000u

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fpref_scale_mx.h"
+#include "fpref_emu_scale_mx.h"
 #include "scale_f32.h"
 
 #define E8M0_BIAS 127
@@ -97,7 +97,7 @@ static int check_params(const struct fpref_mx_params *p, size_t rows, size_t col
 	return check_size(rows, cols, err, errlen);
 }
 
-const char *fpref_mx_scale_rule_name(enum fpref_mx_scale_rule rule)
+const char *fpref_emu_mx_scale_rule_name(enum fpref_mx_scale_rule rule)
 {
 	switch (rule) {
 	case FPREF_MX_SCALE_OCP_FLOOR:
@@ -110,12 +110,12 @@ const char *fpref_mx_scale_rule_name(enum fpref_mx_scale_rule rule)
 	return "?";
 }
 
-int fpref_mx_scale_rule_parse(const char *name, enum fpref_mx_scale_rule *rule)
+int fpref_emu_mx_scale_rule_parse(const char *name, enum fpref_mx_scale_rule *rule)
 {
 	static const enum fpref_mx_scale_rule all[] = { FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_SCALE_NV_CEIL,
 							FPREF_MX_SCALE_RNE };
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-		if (strcasecmp(name, fpref_mx_scale_rule_name(all[i])) == 0) {
+		if (strcasecmp(name, fpref_emu_mx_scale_rule_name(all[i])) == 0) {
 			*rule = all[i];
 			return 0;
 		}
@@ -123,12 +123,12 @@ int fpref_mx_scale_rule_parse(const char *name, enum fpref_mx_scale_rule *rule)
 	return -1;
 }
 
-const char *fpref_mx_scale_rule_choices(void)
+const char *fpref_emu_mx_scale_rule_choices(void)
 {
 	return "ocp-floor, nv-ceil, rne";
 }
 
-size_t fpref_mx_scale_count(size_t rows, size_t cols)
+size_t fpref_emu_mx_scale_count(size_t rows, size_t cols)
 {
 	return rows * ((cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK);
 }

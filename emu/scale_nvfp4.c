@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpref_scale_mx.h"
+#include "fpref_emu_scale_mx.h"
 #include "scale_f32.h"
 
 #define F32_2688 0x45280000u /* 448 * 6: E4M3's max times E2M1's */
@@ -49,7 +49,7 @@ static size_t block_of(const struct fpref_nvfp4_params *p, size_t cols, size_t r
 	return (p->two_d ? r / FPREF_NVFP4_BLOCK : r) * across + c / FPREF_NVFP4_BLOCK;
 }
 
-size_t fpref_nvfp4_scale_count(const struct fpref_nvfp4_params *p, size_t rows, size_t cols)
+size_t fpref_emu_nvfp4_scale_count(const struct fpref_nvfp4_params *p, size_t rows, size_t cols)
 {
 	size_t down = p->two_d ? (rows + FPREF_NVFP4_BLOCK - 1) / FPREF_NVFP4_BLOCK : rows;
 	return down * ((cols + FPREF_NVFP4_BLOCK - 1) / FPREF_NVFP4_BLOCK);
@@ -105,7 +105,7 @@ int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t 
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
 		return -1;
-	size_t blocks = fpref_nvfp4_scale_count(p, rows, cols);
+	size_t blocks = fpref_emu_nvfp4_scale_count(p, rows, cols);
 	uint32_t *per_block = calloc(blocks ? blocks : 1, sizeof *per_block); /* amax, then the multiplier */
 	if (!per_block) {
 		snprintf(err, errlen, "out of memory for %zu blocks", blocks);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fpref_emu.h"
-#include "fpref_tc.h"
+#include "fpref_emu_tc.h"
 
 enum kind { FINITE = 0, ZERO = 1, INF = 2, NOT_A_NUMBER = 4 };
 
@@ -308,7 +308,7 @@ static int decode_pair(const struct fpref_format *input, const uint64_t *a, cons
 	return 0;
 }
 
-int fpref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+int fpref_emu_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		 const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
 	struct plan p;
@@ -352,7 +352,7 @@ static uint64_t chain_promoted(const struct plan *p, const struct fpref_env *env
 	return acc;
 }
 
-int fpref_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 			  const uint64_t *b, size_t K, size_t nc, const uint64_t *scale_a, const uint64_t *scale_b,
 			  uint64_t c, uint64_t *d)
 {
@@ -372,7 +372,7 @@ int fpref_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_for
 	return 0;
 }
 
-int fpref_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
+int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
 		  size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
 		  uint64_t *D)
 {

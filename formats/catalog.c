@@ -1,5 +1,5 @@
 /* The named formats.  Adding a format is adding a row. */
-#include "fpref_format.h"
+#include "fpref_formats.h"
 
 #define ROW(nm, al, e, m, b, sgn, zero, sub, sp, pad, why) \
 	{ nm, al, e, m, b, sgn, zero, sub, sp, pad, why }

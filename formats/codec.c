@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fpref_format.h"
+#include "fpref_formats.h"
 
 static uint64_t low_mask(int bits)
 {

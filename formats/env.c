@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpref_env.h"
+#include "fpref_formats_env.h"
 
 static const char *const rounding_names[] = { "rne", "rna", "rtz", "rup", "rdn", "rod", "sr" };
 

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fpref_file.h"
+#include "fpref_formats_file.h"
 
 /* A temporary of this process's own (".NAME.PID.N.partial", created with
  * O_EXCL): two runs writing the same path at once never share one, and

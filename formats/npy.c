@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fpref_file.h"
-#include "fpref_npy.h"
+#include "fpref_formats_file.h"
+#include "fpref_formats_npy.h"
 
 static const char magic[6] = { '\x93', 'N', 'U', 'M', 'P', 'Y' };
 

@@ -1,7 +1,7 @@
 /* Operation names and shapes. */
 #include <string.h>
 
-#include "fpref_op.h"
+#include "fpref_formats_op.h"
 
 static const struct {
 	const char *name;

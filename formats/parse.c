@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fpref_format.h"
+#include "fpref_formats.h"
 
 int fpref_format_validate(const struct fpref_format *f, char *err, size_t errlen)
 {

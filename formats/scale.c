@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpref_scale.h"
+#include "fpref_formats_scale.h"
 
 int fpref_scale_element_check(const struct fpref_format *element, char *err, size_t errlen)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpref_tc_model.h"
+#include "fpref_formats_tc_model.h"
 
 #define KM "Khattak & Mikaitis, arXiv:2512.07004"
 #define FP8 "float8_e4m3fn,float8_e5m2"

@@ -150,14 +150,14 @@ int fpref_golden_read(const char *path, struct fpref_golden_file *g, char *err, 
 	 * header is hashed too, so that an edited '# op' is damage, not a FAIL */
 	struct fpref_sha256 sha;
 	char hex[65];
-	fpref_sha256_init(&sha);
+	fpref_golden_sha256_init(&sha);
 	if (g->format_version >= 2)
-		fpref_sha256_update(&sha, g->text, g->header_len);
+		fpref_golden_sha256_update(&sha, g->text, g->header_len);
 	for (size_t i = 0; i < g->nlines; i++) {
-		fpref_sha256_update(&sha, g->lines[i], strlen(g->lines[i]));
-		fpref_sha256_update(&sha, "\n", 1);
+		fpref_golden_sha256_update(&sha, g->lines[i], strlen(g->lines[i]));
+		fpref_golden_sha256_update(&sha, "\n", 1);
 	}
-	fpref_sha256_hex(&sha, hex);
+	fpref_golden_sha256_hex(&sha, hex);
 	if (strlen(g->sha256) != 64 || strcmp(hex, g->sha256) != 0) {
 		const char *what = g->format_version >= 2 ? "header or body" : "body";
 		fpref_golden_file_free(g);

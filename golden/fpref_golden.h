@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fpref_format.h"
-#include "fpref_env.h"
-#include "fpref_op.h"
-#include "fpref_tc_model.h"
+#include "fpref_formats.h"
+#include "fpref_formats_env.h"
+#include "fpref_formats_op.h"
+#include "fpref_formats_tc_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,10 +36,10 @@ struct fpref_sha256 {
 	unsigned char block[64];
 	size_t used;
 };
-void fpref_sha256_init(struct fpref_sha256 *s);
-void fpref_sha256_update(struct fpref_sha256 *s, const void *data, size_t n);
+void fpref_golden_sha256_init(struct fpref_sha256 *s);
+void fpref_golden_sha256_update(struct fpref_sha256 *s, const void *data, size_t n);
 /* The digest as 64 lower-case hex digits and a NUL. */
-void fpref_sha256_hex(struct fpref_sha256 *s, char hex[65]);
+void fpref_golden_sha256_hex(struct fpref_sha256 *s, char hex[65]);
 
 /* Format 2: the closing SHA-256 covers the header and the body, and the
  * header carries each format's descriptor and the flags legend.  Format 1
@@ -62,7 +62,7 @@ void fpref_sha256_hex(struct fpref_sha256 *s, char hex[65]);
  * An ENV is '+'-joined: a rounding mode, sat, ftz, daz, before (tininess),
  * or a profile name (cuda, onnx-cast-19, ...) applied for the target.
  * GENERATOR: exhaustive, edge, random:N, edge+random:N; for dot,
- * random:N:K, or probe:K (the probe inputs of golden/fpref_probe.h).  Each line expands to one job (one file) per combination. */
+ * random:N:K, or probe:K (the probe inputs of golden/fpref_golden_probe.h).  Each line expands to one job (one file) per combination. */
 enum fpref_golden_kind { FPREF_GOLDEN_CONVERT, FPREF_GOLDEN_OP, FPREF_GOLDEN_DOT };
 
 struct fpref_golden_job {
@@ -82,7 +82,7 @@ struct fpref_golden_job {
 };
 
 /* Edge targets a job can leave out, so that a test shows which mutants
- * (fpref_mutants.h) each one is there to expose. */
+ * (fpref_golden_mutants.h) each one is there to expose. */
 enum {
 	FPREF_GOLDEN_OMIT_MIDPOINTS = 1, /* conversions: the values around each midpoint below max finite and below the least */
 	FPREF_GOLDEN_OMIT_OVERFLOW = 2,  /* conversions: the overflow band above max finite */
@@ -230,7 +230,7 @@ enum fpref_mismatch {
 	FPREF_MISMATCH_OTHER,
 	FPREF_MISMATCH_COUNT
 };
-const char *fpref_mismatch_name(enum fpref_mismatch m);
+const char *fpref_golden_mismatch_name(enum fpref_mismatch m);
 /* The class of a result r (with flags rf, or -1 when not given) against
  * the golden g (flags gf); call only when they differ. */
 enum fpref_mismatch fpref_golden_classify(const struct fpref_format *f, uint64_t g, unsigned gf, uint64_t r, int rf);
@@ -300,7 +300,7 @@ struct fpref_verify_report {
 	struct fpref_verify_case *shown;
 	size_t nshown;
 };
-void fpref_verify_report_free(struct fpref_verify_report *r);
+void fpref_golden_verify_report_free(struct fpref_verify_report *r);
 /* Judge results against a golden file.  0, or -1 with a message. */
 int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_golden_job *j,
 			const struct fpref_golden_results *r, const struct fpref_verify_options *o,

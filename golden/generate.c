@@ -12,12 +12,12 @@
 
 #include "config.h"
 #include "fpref_emu.h"
-#include "fpref_file.h"
-#include "fpref_npy.h"
+#include "fpref_formats_file.h"
+#include "fpref_formats_npy.h"
 #include "fpref_golden.h"
-#include "fpref_probe.h"
+#include "fpref_golden_probe.h"
 #include "fpref_ref.h"
-#include "fpref_tc.h"
+#include "fpref_emu_tc.h"
 
 /* ---- a growing text buffer ---- */
 struct text {
@@ -543,7 +543,7 @@ static void dot_cases(struct job_state *st)
 	int bias = j->in.bias;
 	uint64_t *probe = NULL;
 	size_t cases = j->random_count;
-	if (j->probe && fpref_probe_inputs(&j->in, &j->out, K, j->seed, &probe, &cases) != 0) {
+	if (j->probe && fpref_golden_probe_inputs(&j->in, &j->out, K, j->seed, &probe, &cases) != 0) {
 		st->status = -1;
 		snprintf(st->err, st->errlen, "%s: no probe inputs for %s", j->path, j->in.name);
 	}
@@ -568,7 +568,7 @@ static void dot_cases(struct job_state *st)
 			v[2 * K] = r % 2 ? 0 : pattern(&j->out, (r >> 1) & 1, (uint64_t)j->out.bias - 2 + (r >> 4) % 6, r >> 20);
 	computed:;
 		uint64_t d1 = 0, d2 = 0;
-		fpref_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d1);
+		fpref_emu_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d1);
 		fpref_ref_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d2);
 		if (d1 != d2) {
 			snprintf(st->err, st->errlen, "%s, case %lu: emulator %llx, oracle %llx: the engines disagree", j->path,
@@ -1124,10 +1124,10 @@ int fpref_golden_put(FILE *f, const struct fpref_golden_job *j, const char *suit
 	char header[2048], hex[65];
 	fpref_golden_header(j, suite, vectors, header, sizeof header);
 	struct fpref_sha256 sha;
-	fpref_sha256_init(&sha);
-	fpref_sha256_update(&sha, header, strlen(header)); /* format 2: the header is covered too */
-	fpref_sha256_update(&sha, body, len);
-	fpref_sha256_hex(&sha, hex);
+	fpref_golden_sha256_init(&sha);
+	fpref_golden_sha256_update(&sha, header, strlen(header)); /* format 2: the header is covered too */
+	fpref_golden_sha256_update(&sha, body, len);
+	fpref_golden_sha256_hex(&sha, hex);
 	return fputs(header, f) >= 0 && fwrite(body, 1, len, f) == len && fprintf(f, "# sha256 %s\n", hex) > 0 ? 0 : -1;
 }
 

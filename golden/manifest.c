@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fpref_file.h"
+#include "fpref_formats_file.h"
 #include "fpref_golden.h"
 
 int fpref_golden_arrays(const struct fpref_golden_job *j, char names[3][300])
@@ -29,14 +29,14 @@ static int hash_file(const char *path, char hex[65])
 	if (!f)
 		return -1;
 	struct fpref_sha256 sha;
-	fpref_sha256_init(&sha);
+	fpref_golden_sha256_init(&sha);
 	char buf[1 << 16];
 	size_t n;
 	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		fpref_sha256_update(&sha, buf, n);
+		fpref_golden_sha256_update(&sha, buf, n);
 	bool bad = ferror(f);
 	fclose(f);
-	fpref_sha256_hex(&sha, hex);
+	fpref_golden_sha256_hex(&sha, hex);
 	return bad ? -1 : 0;
 }
 

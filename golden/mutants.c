@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "fpref_emu.h"
-#include "fpref_mutants.h"
-#include "fpref_tc.h"
+#include "fpref_golden_mutants.h"
+#include "fpref_emu_tc.h"
 
 #define CONVERT (1u << FPREF_GOLDEN_CONVERT)
 #define OP (1u << FPREF_GOLDEN_OP)
@@ -94,19 +94,19 @@ static const struct fpref_mutant catalogue[] = {
 	  FPREF_MUT_DOT_NATIVE, 0, NULL },
 };
 
-size_t fpref_mutant_count(void)
+size_t fpref_golden_mutant_count(void)
 {
 	return sizeof catalogue / sizeof catalogue[0];
 }
 
-const struct fpref_mutant *fpref_mutant_at(size_t i)
+const struct fpref_mutant *fpref_golden_mutant_at(size_t i)
 {
-	return i < fpref_mutant_count() ? &catalogue[i] : NULL;
+	return i < fpref_golden_mutant_count() ? &catalogue[i] : NULL;
 }
 
-const struct fpref_mutant *fpref_mutant_find(const char *name)
+const struct fpref_mutant *fpref_golden_mutant_find(const char *name)
 {
-	for (size_t i = 0; i < fpref_mutant_count(); i++)
+	for (size_t i = 0; i < fpref_golden_mutant_count(); i++)
 		if (strcmp(catalogue[i].name, name) == 0)
 			return &catalogue[i];
 	return NULL;
@@ -271,7 +271,7 @@ static int dot_floor(const struct fpref_golden_job *j)
 	return j->out.exp_bits == 8 ? j->model.floor_fp32 : j->model.floor_fp16;
 }
 
-bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golden_job *j)
+bool fpref_golden_mutant_applies(const struct fpref_mutant *m, const struct fpref_golden_job *j)
 {
 	const struct fpref_env *e = &j->env;
 	struct fpref_format f;
@@ -515,7 +515,7 @@ static int dot_result(const struct fpref_mutant *m, const struct fpref_golden_jo
 	case FPREF_MUT_DOT_C_LAST: {
 		uint64_t d, sum[2];
 		uint64_t zero = fpref_format_zero_bits(&j->out, false);
-		if (fpref_tc_dot(&model, &j->in, in, in + K, K, zero, &j->out, &d) != 0)
+		if (fpref_emu_tc_dot(&model, &j->in, in, in + K, K, zero, &j->out, &d) != 0)
 			return -1;
 		struct fpref_env env;
 		fpref_env_default(&env);
@@ -528,7 +528,7 @@ static int dot_result(const struct fpref_mutant *m, const struct fpref_golden_jo
 	default:
 		return -1;
 	}
-	return fpref_tc_dot(&model, &j->in, in, in + K, K, c, &j->out, result);
+	return fpref_emu_tc_dot(&model, &j->in, in, in + K, K, c, &j->out, result);
 }
 
 static int mutate(const struct fpref_mutant *m, const struct fpref_golden_job *j, const uint64_t *in, uint64_t *result)
@@ -657,10 +657,10 @@ static int mutate(const struct fpref_mutant *m, const struct fpref_golden_job *j
 	}
 }
 
-int fpref_mutant_result(const struct fpref_mutant *m, const struct fpref_golden_job *j, const uint64_t *in,
+int fpref_golden_mutant_result(const struct fpref_mutant *m, const struct fpref_golden_job *j, const uint64_t *in,
 			uint64_t *result)
 {
-	return fpref_mutant_applies(m, j) ? mutate(m, j, in, result) : -1;
+	return fpref_golden_mutant_applies(m, j) ? mutate(m, j, in, result) : -1;
 }
 
 /* ---- the kill matrix of one file ---- */
@@ -794,11 +794,11 @@ static void note_distinct(struct fpref_kill *k, uint64_t hash)
 	k->seen[k->distinct++] = hash;
 }
 
-int fpref_mutants_judge(const struct fpref_golden_job *j, const char *body, struct fpref_kill **kills, size_t *nkills,
+int fpref_golden_mutants_judge(const struct fpref_golden_job *j, const char *body, struct fpref_kill **kills, size_t *nkills,
 			char *err, size_t errlen)
 {
 	size_t n = 0;
-	struct fpref_kill *k = calloc(fpref_mutant_count(), sizeof *k);
+	struct fpref_kill *k = calloc(fpref_golden_mutant_count(), sizeof *k);
 	struct fpref_golden_line *l = malloc(sizeof *l);
 	char *line = malloc(1 << 16);
 	if (!k || !l || !line) {
@@ -808,8 +808,8 @@ int fpref_mutants_judge(const struct fpref_golden_job *j, const char *body, stru
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < fpref_mutant_count(); i++)
-		if (fpref_mutant_applies(&catalogue[i], j))
+	for (size_t i = 0; i < fpref_golden_mutant_count(); i++)
+		if (fpref_golden_mutant_applies(&catalogue[i], j))
 			k[n++].mutant = &catalogue[i];
 	int status = 0;
 	size_t lineno = 0;
@@ -880,7 +880,7 @@ static int judge_job(const struct fpref_golden_job *j, struct fpref_kill_file *o
 	out->job = j;
 	if (fpref_golden_compute(j, &body, &len, &out->vectors, err, errlen) != 0)
 		return -1;
-	int status = fpref_mutants_judge(j, body, &out->kills, &out->nkills, err, errlen);
+	int status = fpref_golden_mutants_judge(j, body, &out->kills, &out->nkills, err, errlen);
 	free(body);
 	return status;
 }
@@ -905,7 +905,7 @@ static void *suite_worker(void *arg)
 	}
 }
 
-int fpref_mutants_suite(const struct fpref_golden_suite *s, unsigned threads, struct fpref_kill_file **files,
+int fpref_golden_mutants_suite(const struct fpref_golden_suite *s, unsigned threads, struct fpref_kill_file **files,
 			char *err, size_t errlen)
 {
 	struct suite_work w = { s, calloc(s->njobs ? s->njobs : 1, sizeof *w.files), 0, 0, err, errlen,
@@ -929,21 +929,21 @@ int fpref_mutants_suite(const struct fpref_golden_suite *s, unsigned threads, st
 	free(t);
 	pthread_mutex_destroy(&w.lock);
 	if (w.status) {
-		fpref_kill_files_free(w.files, s->njobs);
+		fpref_golden_kill_files_free(w.files, s->njobs);
 		return -1;
 	}
 	*files = w.files;
 	return 0;
 }
 
-void fpref_kill_files_free(struct fpref_kill_file *files, size_t n)
+void fpref_golden_kill_files_free(struct fpref_kill_file *files, size_t n)
 {
 	for (size_t i = 0; files && i < n; i++)
 		free(files[i].kills);
 	free(files);
 }
 
-bool fpref_kill_caught(const struct fpref_kill *k)
+bool fpref_golden_kill_caught(const struct fpref_kill *k)
 {
 	return k->distinct >= FPREF_MUTANT_BAR || k->distinct >= k->possible;
 }

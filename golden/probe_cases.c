@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpref_probe.h"
+#include "fpref_golden_probe.h"
 
 struct builder {
 	const struct fpref_format *in, *out;
@@ -283,7 +283,7 @@ static void random_family(struct builder *b, const struct span *s, uint64_t seed
 	}
 }
 
-int fpref_probe_inputs(const struct fpref_format *in, const struct fpref_format *out, size_t K, uint64_t seed,
+int fpref_golden_probe_inputs(const struct fpref_format *in, const struct fpref_format *out, size_t K, uint64_t seed,
 		       uint64_t **rows, size_t *count)
 {
 	if (K < 1 || K > 512 || !fpref_tc_input_ok(in))

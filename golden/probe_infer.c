@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpref_probe.h"
-#include "fpref_tc.h"
+#include "fpref_golden_probe.h"
+#include "fpref_emu_tc.h"
 
 #define KILLERS 16
 
@@ -24,7 +24,7 @@ static bool same_on(const struct search *s, const struct fpref_tc_model *m, size
 	const struct fpref_probe_data *d = s->data;
 	const uint64_t *row = d->rows + i * (2 * d->K + 1);
 	uint64_t got;
-	return fpref_tc_dot(m, &d->in, row, row + d->K, d->K, row[2 * d->K], &d->out, &got) == 0 && got == d->d[i];
+	return fpref_emu_tc_dot(m, &d->in, row, row + d->K, d->K, row[2 * d->K], &d->out, &got) == 0 && got == d->d[i];
 }
 
 static void remember(struct search *s, size_t i)
@@ -60,7 +60,7 @@ static size_t misses(struct search *s, const struct fpref_tc_model *m, size_t li
 	return n;
 }
 
-int fpref_probe_term_floor(const struct fpref_format *in, const struct fpref_format *out)
+int fpref_golden_probe_term_floor(const struct fpref_format *in, const struct fpref_format *out)
 {
 	int products = 2 * fpref_format_min_exponent(in);
 	int c = fpref_format_min_exponent(out) - (out->subnormals ? out->man_bits : 0);
@@ -207,7 +207,7 @@ static int classes_of(const struct grid *g, int term_floor, size_t K, struct fpr
 	return 0;
 }
 
-bool fpref_probe_class_holds(const struct fpref_probe_class *c, const struct fpref_tc_model *m,
+bool fpref_golden_probe_class_holds(const struct fpref_probe_class *c, const struct fpref_tc_model *m,
 			     const struct fpref_format *out, size_t K)
 {
 	bool fp16 = strcmp(out->name, "float16") == 0;
@@ -380,11 +380,11 @@ static int without_c(const struct fpref_probe_data *data, struct fpref_probe_rep
 	return status;
 }
 
-int fpref_probe_infer(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen)
+int fpref_golden_probe_infer(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen)
 {
 	int status = search_all(data, r, err, errlen);
 	if (status == 0 && r->nclasses == 0 && without_c(data, r, err, errlen) != 0) {
-		fpref_probe_report_free(r);
+		fpref_golden_probe_report_free(r);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -401,7 +401,7 @@ static int search_all(const struct fpref_probe_data *data, struct fpref_probe_re
 		return -1;
 	}
 	struct search s = { data, { 0 }, 0, 0, 0 };
-	int term_floor = fpref_probe_term_floor(&data->in, &data->out);
+	int term_floor = fpref_golden_probe_term_floor(&data->in, &data->out);
 	struct grid g = { term_floor + 1, data_top(data) + 1, 0, data->K < FPREF_TC_MAX_BLOCK ? (int)data->K : FPREF_TC_MAX_BLOCK,
 			  NULL };
 	if (g.floor_max < g.floor_min)
@@ -421,13 +421,13 @@ static int search_all(const struct fpref_probe_data *data, struct fpref_probe_re
 	r->tried = s.tried;
 	free(g.ok);
 	if (status != 0) {
-		fpref_probe_report_free(r);
+		fpref_golden_probe_report_free(r);
 		snprintf(err, errlen, "out of memory");
 	}
 	return status;
 }
 
-void fpref_probe_report_free(struct fpref_probe_report *r)
+void fpref_golden_probe_report_free(struct fpref_probe_report *r)
 {
 	free(r->classes);
 	free(r->c_zero_classes);

@@ -55,7 +55,7 @@ static void compress(uint32_t h[8], const unsigned char *block)
 	h[7] += k;
 }
 
-void fpref_sha256_init(struct fpref_sha256 *s)
+void fpref_golden_sha256_init(struct fpref_sha256 *s)
 {
 	static const uint32_t initial[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
 					     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
@@ -64,7 +64,7 @@ void fpref_sha256_init(struct fpref_sha256 *s)
 	s->used = 0;
 }
 
-void fpref_sha256_update(struct fpref_sha256 *s, const void *data, size_t n)
+void fpref_golden_sha256_update(struct fpref_sha256 *s, const void *data, size_t n)
 {
 	const unsigned char *p = data;
 	s->length += n;
@@ -81,16 +81,16 @@ void fpref_sha256_update(struct fpref_sha256 *s, const void *data, size_t n)
 	}
 }
 
-void fpref_sha256_hex(struct fpref_sha256 *s, char hex[65])
+void fpref_golden_sha256_hex(struct fpref_sha256 *s, char hex[65])
 {
 	uint64_t bits = s->length * 8;
 	unsigned char pad = 0x80, zero = 0, len[8];
-	fpref_sha256_update(s, &pad, 1);
+	fpref_golden_sha256_update(s, &pad, 1);
 	while (s->used != 56)
-		fpref_sha256_update(s, &zero, 1);
+		fpref_golden_sha256_update(s, &zero, 1);
 	for (int i = 0; i < 8; i++)
 		len[i] = (unsigned char)(bits >> (56 - 8 * i));
-	fpref_sha256_update(s, len, 8);
+	fpref_golden_sha256_update(s, len, 8);
 	for (int i = 0; i < 8; i++)
 		snprintf(hex + 8 * i, 9, "%08x", s->h[i]);
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fpref_golden.h"
-#include "fpref_npy.h"
+#include "fpref_formats_npy.h"
 #include "fpref_ref.h"
 
 static const char *const mismatch_names[FPREF_MISMATCH_COUNT] = {
@@ -15,7 +15,7 @@ static const char *const mismatch_names[FPREF_MISMATCH_COUNT] = {
 	"other",
 };
 
-const char *fpref_mismatch_name(enum fpref_mismatch m)
+const char *fpref_golden_mismatch_name(enum fpref_mismatch m)
 {
 	return mismatch_names[m];
 }
@@ -338,7 +338,7 @@ int fpref_golden_results_oracle(const struct fpref_golden_file *g, const struct 
 	return status;
 }
 
-void fpref_verify_report_free(struct fpref_verify_report *r)
+void fpref_golden_verify_report_free(struct fpref_verify_report *r)
 {
 	free(r->shown);
 	r->shown = NULL;
@@ -515,6 +515,6 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 	mpfr_clears(exact, bound, overflow, (mpfr_ptr)0);
 	free(l);
 	if (status)
-		fpref_verify_report_free(rep);
+		fpref_golden_verify_report_free(rep);
 	return status;
 }

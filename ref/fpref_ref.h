@@ -16,10 +16,10 @@
 #include <stddef.h>
 #include <mpfr.h>
 
-#include "fpref_format.h"
-#include "fpref_env.h"
-#include "fpref_op.h"
-#include "fpref_tc_model.h"
+#include "fpref_formats.h"
+#include "fpref_formats_env.h"
+#include "fpref_formats_op.h"
+#include "fpref_formats_tc_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -152,8 +152,8 @@ int fpref_ref_op_value(enum fpref_op op, const struct fpref_format *f, const uin
 int fpref_ref_error(const struct fpref_format *f, uint64_t bits, mpfr_srcptr exact, double *abs_err, double *rel_err,
 		    double *ulps);
 
-/* The tensor-core block model (formats/fpref_tc_model.h) computed by the
- * oracle: the same rules as fpref_tc_dot, through MPFR and exact integer
+/* The tensor-core block model (formats/fpref_formats_tc_model.h) computed by the
+ * oracle: the same rules as fpref_emu_tc_dot, through MPFR and exact integer
  * sums.  0, or -1 for an invalid pattern or an output other than float32
  * and float16. */
 int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,

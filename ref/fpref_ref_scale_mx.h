@@ -1,11 +1,11 @@
 /* fpref — the oracle's block-scaled quantisers: OCP MX v1.0 and NVFP4.
  *
- * The same recipes as emu/fpref_scale_mx.h (docs/scaling-mx.md), computed
+ * The same recipes as emu/fpref_emu_scale_mx.h (docs/scaling-mx.md), computed
  * independently: amaxes, log2 and power-of-two scalings exactly in MPFR,
  * every rounding by the oracle's rounding (fpref_ref_round, fpref_ref_op).
  * Parameters come as plain values, because the oracle depends on formats/
  * and MPFR only: the scale rule by name ("ocp-floor", "nv-ceil", "rne", as
- * fpref_mx_scale_rule_name spells them).  Layouts of codes and scales are
+ * fpref_emu_mx_scale_rule_name spells them).  Layouts of codes and scales are
  * the emulator's.  Each returns 0, or -1 with a message. */
 #ifndef FPREF_REF_SCALE_MX_H
 #define FPREF_REF_SCALE_MX_H
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpref_env.h"
+#include "fpref_formats_env.h"
 
 #ifdef __cplusplus
 extern "C" {

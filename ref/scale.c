@@ -1,4 +1,4 @@
-/* The oracle's scaling recipes (fpref_scale_ref.h): values held in MPFR,
+/* The oracle's scaling recipes (fpref_ref_scale.h): values held in MPFR,
  * products formed exactly and rounded once to FP32 by the oracle, quotients
  * by the oracle's correctly rounded division, powers of two taken from the
  * exponent, amax by exact comparison.  Written apart from emu/scale.c on
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fpref_ref.h"
-#include "fpref_scale_ref.h"
+#include "fpref_ref_scale.h"
 
 struct ref_engine {
 	struct fpref_format f32;

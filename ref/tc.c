@@ -98,7 +98,7 @@ static uint64_t model_block(const struct fpref_tc_model *m, const struct fpref_f
 	return bits << (output->man_bits - target->man_bits);
 }
 
-/* The lowered path (fpref_tc_model.h): the inputs converted to FP16, each
+/* The lowered path (fpref_formats_tc_model.h): the inputs converted to FP16, each
  * instruction's lane groups through the FP16 unit's block model, chained
  * from zero, c added by one addition in the output format. */
 static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,

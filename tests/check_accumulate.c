@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "testutil.h"
-#include "fpref_tc.h"
+#include "fpref_emu_tc.h"
 
 static uint64_t run(enum fpref_sum_order order, size_t block, const char *in_name, const uint64_t *a,
 		    const uint64_t *b, size_t K, uint64_t c, const char *acc_name)
@@ -203,17 +203,17 @@ START_TEST(promotion_keeps_small_blocks)
 	uint64_t a[64], b[64], d;
 	for (int k = 0; k < 64; k++)
 		a[k] = b[k] = k < 32 ? 0x38 : 0x01;
-	ck_assert_int_eq(fpref_tc_dot(m, &e4m3, a, b, 64, 0, &f32, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot(m, &e4m3, a, b, 64, 0, &f32, &d), 0);
 	ck_assert_uint_eq(d, 0x42000000);
-	ck_assert_int_eq(fpref_tc_dot_promoted(m, &e4m3, a, b, 64, 32, NULL, NULL, 0, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, a, b, 64, 32, NULL, NULL, 0, &d), 0);
 	ck_assert_uint_eq(d, 0x42000020);
 	uint64_t sa[2] = { 0x3F800000, 0x40000000 }, sb[2] = { 0x3F800000, 0x3F000000 };
-	ck_assert_int_eq(fpref_tc_dot_promoted(m, &e4m3, a, b, 64, 32, sa, sb, 0, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, a, b, 64, 32, sa, sb, 0, &d), 0);
 	ck_assert_uint_eq(d, 0x42000020);
 	/* one chunk holding everything: the accumulator alone, then + c in FP32 */
-	ck_assert_int_eq(fpref_tc_dot_promoted(m, &e4m3, a, b, 64, 128, NULL, NULL, 0x3F800000, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, a, b, 64, 128, NULL, NULL, 0x3F800000, &d), 0);
 	ck_assert_uint_eq(d, 0x42040000); /* 32 + 1 */
-	ck_assert_int_eq(fpref_tc_dot_promoted(m, &e4m3, a, b, 64, 0, NULL, NULL, 0, &d), -1);
+	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, a, b, 64, 0, NULL, NULL, 0, &d), -1);
 }
 END_TEST
 

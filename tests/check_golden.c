@@ -7,15 +7,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fpref_file.h"
+#include "fpref_formats_file.h"
 #include "testutil.h"
 
 static void sha_hex(const void *data, size_t n, char hex[65])
 {
 	struct fpref_sha256 s;
-	fpref_sha256_init(&s);
-	fpref_sha256_update(&s, data, n);
-	fpref_sha256_hex(&s, hex);
+	fpref_golden_sha256_init(&s);
+	fpref_golden_sha256_update(&s, data, n);
+	fpref_golden_sha256_hex(&s, hex);
 }
 
 /* FIPS 180-4's examples (NIST's "SHA256.pdf" and its long-message test). */
@@ -30,12 +30,12 @@ START_TEST(sha256_vectors)
 	sha_hex(two_blocks, strlen(two_blocks), hex);
 	ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 	struct fpref_sha256 s;
-	fpref_sha256_init(&s);
+	fpref_golden_sha256_init(&s);
 	char a[1000];
 	memset(a, 'a', sizeof a);
 	for (int i = 0; i < 1000; i++) /* a million 'a', fed in pieces that straddle blocks */
-		fpref_sha256_update(&s, a, sizeof a);
-	fpref_sha256_hex(&s, hex);
+		fpref_golden_sha256_update(&s, a, sizeof a);
+	fpref_golden_sha256_hex(&s, hex);
 	ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 END_TEST
@@ -131,8 +131,8 @@ static void fingerprint(const char *dir, const char *sub, struct fpref_sha256 *s
 			else {
 				size_t len;
 				char *text = read_all(child, &len);
-				fpref_sha256_update(s, rel, strlen(rel));
-				fpref_sha256_update(s, text, len);
+				fpref_golden_sha256_update(s, rel, strlen(rel));
+				fpref_golden_sha256_update(s, text, len);
 				free(text);
 				(*files)++;
 			}
@@ -146,10 +146,10 @@ static void fingerprint(const char *dir, const char *sub, struct fpref_sha256 *s
 static void fingerprint_hex(const char *dir, char hex[65], size_t *files)
 {
 	struct fpref_sha256 s;
-	fpref_sha256_init(&s);
+	fpref_golden_sha256_init(&s);
 	*files = 0;
 	fingerprint(dir, "", &s, files);
-	fpref_sha256_hex(&s, hex);
+	fpref_golden_sha256_hex(&s, hex);
 }
 
 /* One thread, two threads, and three shards give the same bytes; a second
@@ -214,7 +214,7 @@ START_TEST(generation_is_deterministic)
 		ck_assert_int_eq(fpref_golden_verify(&g, &j, &r, &o, &rep, err, sizeof err), 0);
 		ck_assert_uint_gt(rep.cases, 0);
 		ck_assert_uint_eq(rep.exact, rep.cases);
-		fpref_verify_report_free(&rep);
+		fpref_golden_verify_report_free(&rep);
 		/* the same results as a kernel would save them: a .npy of patterns */
 		size_t bytes = fpref_emu_element_bytes(&j.out), shape[1] = { r.n };
 		unsigned char *packed = malloc(r.n * bytes);
@@ -229,7 +229,7 @@ START_TEST(generation_is_deterministic)
 		ck_assert_msg(fpref_golden_results_read(npy, &g, &j, &from_npy, err, sizeof err) == 0, "%s", err);
 		ck_assert_int_eq(fpref_golden_verify(&g, &j, &from_npy, &o, &rep, err, sizeof err), 0);
 		ck_assert_uint_eq(rep.exact, rep.cases);
-		fpref_verify_report_free(&rep);
+		fpref_golden_verify_report_free(&rep);
 		fpref_golden_results_free(&from_npy);
 		fpref_golden_results_free(&r);
 		fpref_golden_file_free(&g);
@@ -521,7 +521,7 @@ START_TEST(verify_apart_and_without_flags)
 	ck_assert_msg(rep.max_ulps_exact <= 0.5, "max %g ulp against the exact: correctly rounded is at most 0.5",
 		      rep.max_ulps_exact);
 	size_t measured = rep.measured_exact;
-	fpref_verify_report_free(&rep);
+	fpref_golden_verify_report_free(&rep);
 	/* the same values without flags, and one result with other flags: no failure */
 	for (size_t i = 0; i < r.n; i++)
 		r.flags[i] = -1;
@@ -530,7 +530,7 @@ START_TEST(verify_apart_and_without_flags)
 	ck_assert_uint_eq(rep.exact, rep.cases);
 	ck_assert_uint_eq(rep.by_kind[FPREF_MISMATCH_FLAGS], 0);
 	ck_assert_uint_eq(rep.measured_exact, measured);
-	fpref_verify_report_free(&rep);
+	fpref_golden_verify_report_free(&rep);
 	fpref_golden_results_free(&r);
 	fpref_golden_file_free(&g);
 	fpref_golden_suite_free(&s);

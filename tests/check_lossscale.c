@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "fpref_lossscale.h"
+#include "fpref_emu_lossscale.h"
 
 #define F32_1024 0x44800000u
 #define F32_2048 0x45000000u
@@ -27,12 +27,12 @@ static double f64_value(uint64_t b)
 static struct fpref_scaler make(enum fpref_scaler_kind kind, double init, int64_t interval)
 {
 	struct fpref_scaler_config c;
-	fpref_scaler_config_default(kind, &c);
+	fpref_emu_scaler_config_default(kind, &c);
 	c.init_scale = f64_bits(init);
 	c.interval = interval;
 	struct fpref_scaler s;
 	char err[256];
-	ck_assert_msg(fpref_scaler_init(&s, &c, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(fpref_emu_scaler_init(&s, &c, err, sizeof err) == 0, "%s", err);
 	return s;
 }
 
@@ -40,14 +40,14 @@ static struct fpref_scaler make_from(const struct fpref_scaler_config *c)
 {
 	struct fpref_scaler s;
 	char err[256];
-	ck_assert_msg(fpref_scaler_init(&s, c, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(fpref_emu_scaler_init(&s, c, err, sizeof err) == 0, "%s", err);
 	return s;
 }
 
 static struct fpref_scaler_step step(struct fpref_scaler *s, bool overflow)
 {
 	struct fpref_scaler_step st;
-	fpref_scaler_update(s, overflow, &st);
+	fpref_emu_scaler_update(s, overflow, &st);
 	return st;
 }
 
@@ -108,7 +108,7 @@ START_TEST(pytorch_fp32_ceiling)
 	ck_assert_uint_eq(st.scale_next, 0x7F000000);
 	ck_assert_int_eq(s.growth_tracker, 0);
 	struct fpref_scaler_config c;
-	fpref_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
+	fpref_emu_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
 	c.init_scale = f64_bits(3.4028234663852886e38);
 	c.growth_factor = f64_bits(1.0000001);
 	c.interval = 1;
@@ -126,7 +126,7 @@ END_TEST
 START_TEST(pytorch_double_factor)
 {
 	struct fpref_scaler_config c;
-	fpref_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
+	fpref_emu_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
 	c.init_scale = f64_bits(1.0);
 	c.backoff_factor = f64_bits(0.1);
 	struct fpref_scaler s = make_from(&c);
@@ -144,16 +144,16 @@ START_TEST(pytorch_new_scale_and_inverse)
 	step(&s, false);
 	step(&s, false);
 	struct fpref_scaler_step st;
-	fpref_scaler_update_to(&s, true, f64_bits(1e-3), &st);
+	fpref_emu_scaler_update_to(&s, true, f64_bits(1e-3), &st);
 	ck_assert(!st.applied);
 	ck_assert_uint_eq(st.scale_used, F32_1024);
 	ck_assert_uint_eq(s.scale, 0x3A83126F);
 	ck_assert_int_eq(s.growth_tracker, 2);
 	ck_assert_uint_eq(s.skipped_steps, 1);
 	s.scale = F32_1024;
-	ck_assert_uint_eq(fpref_scaler_inverse_fp32(&s), 0x3A800000); /* 2^-10 */
+	ck_assert_uint_eq(fpref_emu_scaler_inverse_fp32(&s), 0x3A800000); /* 2^-10 */
 	s.scale = 0x40400000; /* 3: float(1/3.0) = 0x3EAAAAAB */
-	ck_assert_uint_eq(fpref_scaler_inverse_fp32(&s), 0x3EAAAAAB);
+	ck_assert_uint_eq(fpref_emu_scaler_inverse_fp32(&s), 0x3EAAAAAB);
 }
 END_TEST
 
@@ -170,7 +170,7 @@ START_TEST(deepspeed_hysteresis)
 	const double on[13] = { 16, 16, 16, 32, 32, 32, 32, 16, 16, 16, 16, 32, 32 };
 	for (int consecutive = 0; consecutive <= 1; consecutive++) {
 		struct fpref_scaler_config c;
-		fpref_scaler_config_default(FPREF_SCALER_DEEPSPEED, &c);
+		fpref_emu_scaler_config_default(FPREF_SCALER_DEEPSPEED, &c);
 		c.init_scale = f64_bits(16);
 		c.interval = 3;
 		c.consecutive_hysteresis = consecutive;
@@ -196,7 +196,7 @@ END_TEST
 START_TEST(deepspeed_window)
 {
 	struct fpref_scaler_config c;
-	fpref_scaler_config_default(FPREF_SCALER_DEEPSPEED, &c);
+	fpref_emu_scaler_config_default(FPREF_SCALER_DEEPSPEED, &c);
 	struct fpref_scaler s = make_from(&c);
 	ck_assert(f64_value(s.scale) == 65536.0);
 	for (int i = 0; i < 1000; i++)
@@ -212,7 +212,7 @@ END_TEST
 START_TEST(deepspeed_min_scale)
 {
 	struct fpref_scaler_config c;
-	fpref_scaler_config_default(FPREF_SCALER_DEEPSPEED, &c);
+	fpref_emu_scaler_config_default(FPREF_SCALER_DEEPSPEED, &c);
 	c.init_scale = f64_bits(4);
 	c.hysteresis = 1;
 	c.raise_at_min = false;
@@ -247,7 +247,7 @@ END_TEST
 START_TEST(apex_rules)
 {
 	struct fpref_scaler_config c;
-	fpref_scaler_config_default(FPREF_SCALER_APEX, &c);
+	fpref_emu_scaler_config_default(FPREF_SCALER_APEX, &c);
 	c.init_scale = f64_bits(0x1p25); /* min(max, init) = 2^24 */
 	c.interval = 2;
 	struct fpref_scaler s = make_from(&c);
@@ -288,17 +288,17 @@ START_TEST(bad_configs)
 	struct fpref_scaler_config c;
 	struct fpref_scaler s;
 	char err[256];
-	fpref_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
+	fpref_emu_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
 	c.interval = 0;
-	ck_assert_int_eq(fpref_scaler_init(&s, &c, err, sizeof err), -1);
-	fpref_scaler_config_default(FPREF_SCALER_DEEPSPEED, &c);
+	ck_assert_int_eq(fpref_emu_scaler_init(&s, &c, err, sizeof err), -1);
+	fpref_emu_scaler_config_default(FPREF_SCALER_DEEPSPEED, &c);
 	c.init_scale = f64_bits(-1.0);
-	ck_assert_int_eq(fpref_scaler_init(&s, &c, err, sizeof err), -1);
+	ck_assert_int_eq(fpref_emu_scaler_init(&s, &c, err, sizeof err), -1);
 	c.init_scale = 0x7FF0000000000000ull;
-	ck_assert_int_eq(fpref_scaler_init(&s, &c, err, sizeof err), -1);
-	fpref_scaler_config_default(FPREF_SCALER_DEEPSPEED, &c);
+	ck_assert_int_eq(fpref_emu_scaler_init(&s, &c, err, sizeof err), -1);
+	fpref_emu_scaler_config_default(FPREF_SCALER_DEEPSPEED, &c);
 	c.hysteresis = 0;
-	ck_assert_int_eq(fpref_scaler_init(&s, &c, err, sizeof err), -1);
+	ck_assert_int_eq(fpref_emu_scaler_init(&s, &c, err, sizeof err), -1);
 }
 END_TEST
 
@@ -313,7 +313,7 @@ START_TEST(seed_underflow)
 	struct fpref_scaler s = make(FPREF_SCALER_PYTORCH, 1024.0, 2000);
 	struct fpref_grad_stats st = { 0 };
 	uint64_t u = 0;
-	ck_assert_int_eq(fpref_scaler_check_tensor(&s, &g, 1, &u, &st), 0);
+	ck_assert_int_eq(fpref_emu_scaler_check_tensor(&s, &g, 1, &u, &st), 0);
 	ck_assert_uint_eq(u, 0x322C0000);
 	ck_assert_uint_eq(st.nonzero, 1);
 	ck_assert_uint_eq(st.zero_unscaled, 1);
@@ -323,7 +323,7 @@ START_TEST(seed_underflow)
 	for (int scale = 2; scale <= 4; scale += 2) {
 		s = make(FPREF_SCALER_PYTORCH, scale, 2000);
 		memset(&st, 0, sizeof st);
-		fpref_scaler_check_tensor(&s, &g, 1, &u, &st);
+		fpref_emu_scaler_check_tensor(&s, &g, 1, &u, &st);
 		ck_assert_uint_eq(st.zero_scaled, scale == 2);
 		ck_assert_uint_eq(st.zero_recovered, scale == 2);
 	}
@@ -338,11 +338,11 @@ START_TEST(overflow_verdicts)
 	for (int k = FPREF_SCALER_PYTORCH; k <= FPREF_SCALER_STATIC; k++) {
 		struct fpref_scaler s = make((enum fpref_scaler_kind)k, 1.0, 10);
 		struct fpref_grad_stats st = { 0 };
-		ck_assert_int_eq(fpref_scaler_check_tensor(&s, g, 3, NULL, &st), 0);
+		ck_assert_int_eq(fpref_emu_scaler_check_tensor(&s, g, 3, NULL, &st), 0);
 		ck_assert(st.overflow);
 		ck_assert_uint_eq(st.nonfinite_scaled, 2);
 		memset(&st, 0, sizeof st);
-		fpref_scaler_check_tensor(&s, g, 1, NULL, &st);
+		fpref_emu_scaler_check_tensor(&s, g, 1, NULL, &st);
 		ck_assert(!st.overflow);
 	}
 }
@@ -355,7 +355,7 @@ END_TEST
 START_TEST(torch_measured_traces)
 {
 	struct fpref_scaler_config c;
-	fpref_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
+	fpref_emu_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
 	c.init_scale = f64_bits(3.0);
 	c.growth_factor = f64_bits(1.1);
 	c.interval = 1;
@@ -408,14 +408,14 @@ START_TEST(torch_measured_gradients)
 	fpref_env_default(&env);
 	for (int k = 0; k < SCALES; k++) {
 		struct fpref_scaler_config c;
-		fpref_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
+		fpref_emu_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
 		unsigned fl = 0;
 		fpref_emu_convert(&f32, scale[k], &f64, &env, 0, &c.init_scale, &fl);
 		c.profile = "cuda";
 		struct fpref_scaler s = make_from(&c);
-		ck_assert_uint_eq(fpref_scaler_inverse_fp32(&s), inv[k]);
+		ck_assert_uint_eq(fpref_emu_scaler_inverse_fp32(&s), inv[k]);
 		struct fpref_grad_stats st = { 0 };
-		ck_assert_int_eq(fpref_scaler_check_tensor(&s, g, n, got, &st), 0);
+		ck_assert_int_eq(fpref_emu_scaler_check_tensor(&s, g, n, got, &st), 0);
 		ck_assert_int_eq(st.overflow, found[k]);
 		for (size_t i = 0; i < n; i++)
 			ck_assert_msg(got[i] == want[k][i], "scale %08x value %zu (g %08llx): %08llx, PyTorch %08llx", scale[k], i,
@@ -450,7 +450,7 @@ START_TEST(grads_against_oracle)
 			g[2] = si == 5 ? 0x7FC00000 : 0x80000000;
 			struct fpref_scaler s = make((enum fpref_scaler_kind)k, scales[si], 2000);
 			struct fpref_grad_stats st = { 0 };
-			ck_assert_int_eq(fpref_scaler_check_tensor(&s, g, N, u, &st), 0);
+			ck_assert_int_eq(fpref_emu_scaler_check_tensor(&s, g, N, u, &st), 0);
 			uint64_t S = 0, inv = 0, one = 0x3FF0000000000000ull, x = 0;
 			unsigned fl = 0;
 			struct fpref_format f64 = test_format("f64");
@@ -511,7 +511,7 @@ START_TEST(scale_products_against_oracle)
 			continue;
 		uint64_t factor = fpref_sr_stream(43, i) >> 12 | (uint64_t)(1023 - 3 + (int)(i % 7)) << 52;
 		struct fpref_scaler_config c;
-		fpref_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
+		fpref_emu_scaler_config_default(FPREF_SCALER_PYTORCH, &c);
 		c.backoff_factor = factor;
 		struct fpref_scaler s = make_from(&c);
 		s.scale = scale;

@@ -1,4 +1,4 @@
-/* The mutant catalogue (golden/fpref_mutants.h): each bug's result on
+/* The mutant catalogue (golden/fpref_golden_mutants.h): each bug's result on
  * inputs worked by hand, and the test of the test: a generator target left
  * out leaves the mutants it is there for caught by fewer than the bar. */
 #include <check.h>
@@ -27,11 +27,11 @@ static struct fpref_golden_suite suite_of(const char *line)
 
 static uint64_t mutant(const char *name, const struct fpref_golden_job *j, uint64_t a, uint64_t b, uint64_t c)
 {
-	const struct fpref_mutant *m = fpref_mutant_find(name);
+	const struct fpref_mutant *m = fpref_golden_mutant_find(name);
 	ck_assert_msg(m != NULL, "no mutant %s", name);
-	ck_assert_msg(fpref_mutant_applies(m, j), "%s does not apply to %s", name, j->path);
+	ck_assert_msg(fpref_golden_mutant_applies(m, j), "%s does not apply to %s", name, j->path);
 	uint64_t in[3] = { a, b, c }, r = 0;
-	ck_assert_int_eq(fpref_mutant_result(m, j, in, &r), 0);
+	ck_assert_int_eq(fpref_golden_mutant_result(m, j, in, &r), 0);
 	return r;
 }
 
@@ -130,13 +130,13 @@ END_TEST
 
 START_TEST(catalogue_rows)
 {
-	ck_assert_uint_ge(fpref_mutant_count(), 30);
-	for (size_t i = 0; i < fpref_mutant_count(); i++) {
-		const struct fpref_mutant *m = fpref_mutant_at(i);
-		ck_assert_ptr_eq(fpref_mutant_find(m->name), m);
+	ck_assert_uint_ge(fpref_golden_mutant_count(), 30);
+	for (size_t i = 0; i < fpref_golden_mutant_count(); i++) {
+		const struct fpref_mutant *m = fpref_golden_mutant_at(i);
+		ck_assert_ptr_eq(fpref_golden_mutant_find(m->name), m);
 		ck_assert(m->family && *m->family && m->bug && *m->bug);
 	}
-	ck_assert_ptr_null(fpref_mutant_find("no-such-bug"));
+	ck_assert_ptr_null(fpref_golden_mutant_find("no-such-bug"));
 }
 END_TEST
 
@@ -148,7 +148,7 @@ static unsigned long exposure(const struct fpref_golden_job *j, const char *name
 	unsigned long vectors;
 	ck_assert_msg(fpref_golden_compute(j, &body, &len, &vectors, err, sizeof err) == 0, "%s", err);
 	struct fpref_kill *k;
-	ck_assert_msg(fpref_mutants_judge(j, body, &k, &n, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(fpref_golden_mutants_judge(j, body, &k, &n, err, sizeof err) == 0, "%s", err);
 	unsigned long d = 0;
 	bool found = false;
 	for (size_t i = 0; i < n; i++)

@@ -51,12 +51,12 @@ START_TEST(recovers_custom_models)
 	ck_assert_int_eq(fpref_tc_model_custom(t->block, t->frac, t->floor, t->rounding, &m, err, sizeof err), 0);
 	uint64_t *rows;
 	size_t count;
-	ck_assert_int_eq(fpref_probe_inputs(&in, &out, t->K, 7, &rows, &count), 0);
+	ck_assert_int_eq(fpref_golden_probe_inputs(&in, &out, t->K, 7, &rows, &count), 0);
 	uint64_t *d = malloc(count * sizeof *d);
 	answer(&m, &in, &out, t->K, rows, count, d);
 	struct fpref_probe_data data = { .in = in, .out = out, .K = t->K, .count = count, .rows = rows, .d = d };
 	struct fpref_probe_report r;
-	ck_assert_int_eq(fpref_probe_infer(&data, &r, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_golden_probe_infer(&data, &r, err, sizeof err), 0);
 	for (size_t i = 0; i < r.nclasses; i++) {
 		const struct fpref_probe_class *c = &r.classes[i];
 		fprintf(stderr, "  %s->%s K %zu: class %zu: frac %d %s blocks %d..%d%s floor none %d range %d %d..%d\n", t->in,
@@ -66,21 +66,21 @@ START_TEST(recovers_custom_models)
 	ck_assert_msg(r.nclasses == 1, "%s -> %s, block %d frac %d floor %d %s: %zu classes", t->in, t->out, t->block,
 		      t->frac, t->floor, fpref_rounding_name(t->rounding), r.nclasses);
 	const struct fpref_probe_class *c = &r.classes[0];
-	ck_assert(fpref_probe_class_holds(c, &m, &out, t->K));
+	ck_assert(fpref_golden_probe_class_holds(c, &m, &out, t->K));
 	ck_assert_int_eq(c->frac, t->frac);
 	ck_assert_int_eq(c->rounding, t->rounding);
 	if ((size_t)t->block < t->K)
 		ck_assert(c->block_lo == t->block && c->block_hi == t->block && !c->block_open);
 	else
 		ck_assert(c->block_lo == (int)t->K && c->block_open);
-	int term_floor = fpref_probe_term_floor(&in, &out);
+	int term_floor = fpref_golden_probe_term_floor(&in, &out);
 	if (t->floor == FPREF_TC_NO_FLOOR || t->floor <= term_floor)
 		ck_assert(c->floor_none);
 	if (t->floor_exact)
 		ck_assert(!c->floor_none && c->has_floor_range && c->floor_lo == t->floor && c->floor_hi == t->floor);
 	free(rows);
 	free(d);
-	fpref_probe_report_free(&r);
+	fpref_golden_probe_report_free(&r);
 }
 END_TEST
 
@@ -95,7 +95,7 @@ START_TEST(c_added_after)
 	ck_assert_int_eq(fpref_tc_model_custom(32, 13, -133, FPREF_RTZ, &m, err, sizeof err), 0);
 	size_t K = 32, count;
 	uint64_t *rows;
-	ck_assert_int_eq(fpref_probe_inputs(&in, &out, K, 7, &rows, &count), 0);
+	ck_assert_int_eq(fpref_golden_probe_inputs(&in, &out, K, 7, &rows, &count), 0);
 	uint64_t *d = malloc(count * sizeof *d);
 	struct fpref_env rne;
 	fpref_env_default(&rne);
@@ -108,15 +108,15 @@ START_TEST(c_added_after)
 	}
 	struct fpref_probe_data data = { .in = in, .out = out, .K = K, .count = count, .rows = rows, .d = d };
 	struct fpref_probe_report r;
-	ck_assert_int_eq(fpref_probe_infer(&data, &r, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_golden_probe_infer(&data, &r, err, sizeof err), 0);
 	ck_assert_uint_eq(r.nclasses, 0);
 	ck_assert_uint_gt(r.nnear, 0);
 	ck_assert_uint_eq(r.c_zero_nclasses, 1);
 	ck_assert_uint_lt(r.c_zero_cases, count);
-	ck_assert(fpref_probe_class_holds(&r.c_zero_classes[0], &m, &out, K));
+	ck_assert(fpref_golden_probe_class_holds(&r.c_zero_classes[0], &m, &out, K));
 	free(rows);
 	free(d);
-	fpref_probe_report_free(&r);
+	fpref_golden_probe_report_free(&r);
 }
 END_TEST
 
@@ -130,7 +130,7 @@ START_TEST(inputs_are_valid)
 		struct fpref_format in = test_format(names[n]);
 		uint64_t *rows;
 		size_t count, K = 16;
-		ck_assert_int_eq(fpref_probe_inputs(&in, &out, K, 1, &rows, &count), 0);
+		ck_assert_int_eq(fpref_golden_probe_inputs(&in, &out, K, 1, &rows, &count), 0);
 		ck_assert_uint_gt(count, 1000);
 		for (size_t i = 0; i < count * (2 * K + 1); i++) {
 			struct fpref_unpacked u;
@@ -143,7 +143,7 @@ START_TEST(inputs_are_valid)
 	struct fpref_format e8m0 = test_format("float8_e8m0fnu");
 	uint64_t *rows;
 	size_t count;
-	ck_assert_int_eq(fpref_probe_inputs(&e8m0, &out, 16, 1, &rows, &count), -1);
+	ck_assert_int_eq(fpref_golden_probe_inputs(&e8m0, &out, 16, 1, &rows, &count), -1);
 }
 END_TEST
 
@@ -158,10 +158,10 @@ START_TEST(small_term_absorbed)
 	ck_assert_int_eq(fpref_tc_model_custom(4, 3, FPREF_TC_NO_FLOOR, FPREF_RTZ, &m, err, sizeof err), 0);
 	/* 1, -1, 2^-3 (kept: 3 bits) and 1, -1, 2^-4 (cut) */
 	uint64_t a[4] = { 0x3C00, 0xBC00, 0x3000, 0 }, b[4] = { 0x3C00, 0x3C00, 0x3C00, 0 }, d;
-	ck_assert_int_eq(fpref_tc_dot(&m, &in, a, b, 4, 0, &out, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, a, b, 4, 0, &out, &d), 0);
 	ck_assert_uint_eq(d, 0x3E000000); /* 0.125 */
 	a[2] = 0x2C00;
-	ck_assert_int_eq(fpref_tc_dot(&m, &in, a, b, 4, 0, &out, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, a, b, 4, 0, &out, &d), 0);
 	ck_assert_uint_eq(d, 0);
 }
 END_TEST

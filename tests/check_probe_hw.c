@@ -71,12 +71,12 @@ START_TEST(silicon)
 		struct fpref_probe_data data = { in, *out, K, count, rows, d, block, frac };
 		struct fpref_probe_report r;
 		char err[256];
-		ck_assert_int_eq(fpref_probe_infer(&data, &r, err, sizeof err), 0);
+		ck_assert_int_eq(fpref_golden_probe_infer(&data, &r, err, sizeof err), 0);
 		printf("%-10s %-7s out: %zu cases, %zu models run, %zu classes\n", s->folder, out->name, count, r.tried,
 		       r.nclasses);
 		fflush(stdout);
 		ck_assert_msg(r.nclasses == 1, "%s with %s output: %zu classes fit", s->folder, out->name, r.nclasses);
-		ck_assert_msg(fpref_probe_class_holds(&r.classes[0], preset, out, K), "%s with %s output: the class found "
+		ck_assert_msg(fpref_golden_probe_class_holds(&r.classes[0], preset, out, K), "%s with %s output: the class found "
 			      "does not hold the %s preset", s->folder, out->name, s->gpu);
 		bool listed = false;
 		for (size_t i = 0; i < r.npresets; i++)
@@ -84,7 +84,7 @@ START_TEST(silicon)
 		ck_assert(listed);
 		block = r.classes[0].block_lo;
 		frac = r.classes[0].frac;
-		fpref_probe_report_free(&r);
+		fpref_golden_probe_report_free(&r);
 		free(rows);
 		free(d);
 	}

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "fpref_quant_report.h"
-#include "fpref_scale_emu.h"
-#include "fpref_scale_ref.h"
+#include "fpref_emu_quant_report.h"
+#include "fpref_emu_scale.h"
+#include "fpref_ref_scale.h"
 
 #define F32_NAN 0x7FC00000u
 #define F32_INF 0x7F800000u
@@ -489,7 +489,7 @@ START_TEST(report_hand_worked)
 	const uint32_t dq[6] = { bits_of(1.0f), bits_of(2.5f), 0, 0, F32_NAN, F32_NAN };
 	const uint8_t codes[6] = { 0x38, 0x7E, 0, 0, 0x7F, 0xFE };
 	struct fpref_quant_report r;
-	ck_assert_int_eq(fpref_quant_report_compute(x, dq, 6, &e4m3, codes, &r), 0);
+	ck_assert_int_eq(fpref_emu_quant_report_compute(x, dq, 6, &e4m3, codes, &r), 0);
 	ck_assert_uint_eq(r.count, 6);
 	ck_assert_uint_eq(r.nonfinite_inputs, 1);
 	ck_assert_uint_eq(r.nonfinite_outputs, 1);
@@ -512,7 +512,7 @@ START_TEST(report_errors_exact)
 	const uint32_t x[2] = { bits_of(0x1p-100f), bits_of(1.0f) };
 	const uint32_t dq[2] = { bits_of(0x1p100f), bits_of(1.0f + 0x1p-23f) };
 	struct fpref_quant_report r;
-	ck_assert_int_eq(fpref_quant_report_compute(x, dq, 2, NULL, NULL, &r), 0);
+	ck_assert_int_eq(fpref_emu_quant_report_compute(x, dq, 2, NULL, NULL, &r), 0);
 	ck_assert(r.max_abs == 0x1p100);
 	ck_assert(r.max_rel == 0x1p200);
 	ck_assert(r.mean_abs == 0x1p99);

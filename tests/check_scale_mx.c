@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "fpref_scale_mx.h"
+#include "fpref_emu_scale_mx.h"
 #include "fpref_ref_scale_mx.h"
 
 static const char *const elements[] = { "float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float6_e3m2fn",
@@ -70,12 +70,12 @@ static void fill_random(uint32_t *x, size_t rows, size_t cols, size_t block, uin
 static void check_mx_case(const struct fpref_mx_params *p, const uint32_t *x, size_t rows, size_t cols,
 			  const char *what)
 {
-	size_t n = rows * cols, ns = fpref_mx_scale_count(rows, cols);
+	size_t n = rows * cols, ns = fpref_emu_mx_scale_count(rows, cols);
 	uint8_t *ce = malloc(n + 1), *cr = malloc(n + 1), *se = malloc(ns + 1), *sr = malloc(ns + 1);
 	uint32_t *de = malloc(4 * n + 4), *dr = malloc(4 * n + 4);
 	ck_assert(ce && cr && se && sr && de && dr);
 	char err[256] = "";
-	const char *rule = fpref_mx_scale_rule_name(p->rule);
+	const char *rule = fpref_emu_mx_scale_rule_name(p->rule);
 	ck_assert_msg(fpref_emu_mx_quantize(p, x, rows, cols, ce, se, err, sizeof err) == 0, "%s", err);
 	ck_assert_msg(fpref_ref_mx_quantize(p->element, rule, p->element_rounding, x, rows, cols, cr, sr, err,
 					    sizeof err) == 0, "%s", err);
@@ -107,7 +107,7 @@ static void check_mx_all(const uint32_t *x, size_t rows, size_t cols, const char
 static void check_nvfp4_case(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows, size_t cols,
 			     const char *what)
 {
-	size_t n = rows * cols, ns = fpref_nvfp4_scale_count(p, rows, cols);
+	size_t n = rows * cols, ns = fpref_emu_nvfp4_scale_count(p, rows, cols);
 	uint8_t *ce = malloc(n + 1), *cr = malloc(n + 1), *se = malloc(ns + 1), *sr = malloc(ns + 1);
 	uint32_t *de = malloc(4 * n + 4), *dr = malloc(4 * n + 4), te = 0, tr = 0;
 	ck_assert(ce && cr && se && sr && de && dr);
@@ -239,7 +239,7 @@ static void quantize_one_block(enum fpref_mx_scale_rule rule, const char *elemen
 	char err[256];
 	ck_assert_msg(fpref_emu_mx_quantize(&p, x, 1, n, codes, scale, err, sizeof err) == 0, "%s", err);
 	uint8_t rc[32], rs;
-	ck_assert(fpref_ref_mx_quantize(element, fpref_mx_scale_rule_name(rule), rounding, x, 1, n, rc, &rs, err,
+	ck_assert(fpref_ref_mx_quantize(element, fpref_emu_mx_scale_rule_name(rule), rounding, x, 1, n, rc, &rs, err,
 					sizeof err) == 0);
 	ck_assert(memcmp(rc, codes, n) == 0 && rs == *scale);
 }
@@ -476,8 +476,8 @@ START_TEST(bad_parameters)
 	ck_assert(fpref_ref_mx_quantize("e4m3", "ocp-floor", FPREF_RTZ, x, 1, 1, c, s, err, sizeof err) == -1);
 	ck_assert(fpref_ref_mx_quantize("e4m3", "floor", FPREF_RNE, x, 1, 1, c, s, err, sizeof err) == -1);
 	enum fpref_mx_scale_rule r;
-	ck_assert(fpref_mx_scale_rule_parse("nv-ceil", &r) == 0 && r == FPREF_MX_SCALE_NV_CEIL);
-	ck_assert(fpref_mx_scale_rule_parse("ceil", &r) == -1);
+	ck_assert(fpref_emu_mx_scale_rule_parse("nv-ceil", &r) == 0 && r == FPREF_MX_SCALE_NV_CEIL);
+	ck_assert(fpref_emu_mx_scale_rule_parse("ceil", &r) == -1);
 	p.element_rounding = FPREF_RNE;
 	ck_assert(fpref_emu_mx_quantize(&p, x, SIZE_MAX / 2, 3, c, s, err, sizeof err) == -1);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "fpref_tc.h"
+#include "fpref_emu_tc.h"
 
 static uint64_t next_random(uint64_t *state)
 {
@@ -103,7 +103,7 @@ START_TEST(model_against_oracle)
 		struct fpref_format out = test_format(out16 ? "float16" : "float32");
 		if (!fpref_tc_output_ok(&m, &in, &out)) { /* refused by both engines */
 			uint64_t a = 0, d;
-			ck_assert_int_eq(fpref_tc_dot(&m, &in, &a, &a, 1, 0, &out, &d), -1);
+			ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, &a, &a, 1, 0, &out, &d), -1);
 			ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, &a, &a, 1, 0, &out, &d), -1);
 			continue;
 		}
@@ -119,7 +119,7 @@ START_TEST(model_against_oracle)
 			uint64_t c = next_random(&state) % 2 ? 0 : random_input(&out, &state, 0, max_field(&out), 200);
 			uint64_t want = 0, got = 0;
 			ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, a, b, K, c, &out, &want), 0);
-			ck_assert_int_eq(fpref_tc_dot(&m, &in, a, b, K, c, &out, &got), 0);
+			ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, a, b, K, c, &out, &got), 0);
 			if (got != want) { /* the case as a line of fpref dot */
 				for (size_t k = 0; k < 2 * K; k++)
 					fprintf(stderr, "%llx ", (unsigned long long)(k < K ? a[k] : b[k - K]));
@@ -214,7 +214,7 @@ START_TEST(model_bound_holds)
 				uint64_t a = 0, d;
 				mpfr_t bound;
 				mpfr_init2(bound, 64);
-				ck_assert_int_eq(fpref_tc_dot_promoted(&m, &in, &a, &a, 1, 32, NULL, NULL, 0, &d), -1);
+				ck_assert_int_eq(fpref_emu_tc_dot_promoted(&m, &in, &a, &a, 1, 32, NULL, NULL, 0, &d), -1);
 				ck_assert_int_eq(fpref_ref_tc_bound(&m, &in, &a, &a, 1, 0, &out, 32, bound), -1);
 				mpfr_clear(bound);
 				continue;
@@ -227,9 +227,9 @@ START_TEST(model_bound_holds)
 				size_t K = bound_case(&in, &out, &state, a, b, &c, rep);
 				size_t nc = promoted ? (size_t)(1 + rep % 4) * (size_t)m.block : 0;
 				if (nc)
-					ck_assert_int_eq(fpref_tc_dot_promoted(&m, &in, a, b, K, nc, NULL, NULL, c, &d), 0);
+					ck_assert_int_eq(fpref_emu_tc_dot_promoted(&m, &in, a, b, K, nc, NULL, NULL, c, &d), 0);
 				else
-					ck_assert_int_eq(fpref_tc_dot(&m, &in, a, b, K, c, &out, &d), 0);
+					ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, a, b, K, c, &out, &d), 0);
 				ck_assert_int_eq(fpref_ref_tc_bound(&m, &in, a, b, K, c, &out, nc, bound), 0);
 				if (mpfr_inf_p(bound))
 					continue; /* may overflow FP16: no finite bound claimed */
@@ -295,7 +295,7 @@ START_TEST(bound_is_reached)
 		b[k] = 0x30; /* 0.5 */
 	}
 	uint64_t c = 0x46000000; /* 8192: each product is 0.46875 and falls below the 13 fraction bits kept */
-	ck_assert_int_eq(fpref_tc_dot(m, &e4m3, a, b, 32, c, &f32, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot(m, &e4m3, a, b, 32, c, &f32, &d), 0);
 	ck_assert_uint_eq(d, c); /* every product lost */
 	mpfr_t bound;
 	mpfr_init2(bound, 64);
@@ -331,13 +331,13 @@ START_TEST(custom_model_errors)
 			a[k] = random_input(&e4m3, &state, 0, 15, 0);
 			b[k] = random_input(&e4m3, &state, 0, 15, 0);
 		}
-		fpref_tc_dot(&m, &e4m3, a, b, 100, 0, &f32, &d1);
-		fpref_tc_dot(h100, &e4m3, a, b, 100, 0, &f32, &d2);
+		fpref_emu_tc_dot(&m, &e4m3, a, b, 100, 0, &f32, &d1);
+		fpref_emu_tc_dot(h100, &e4m3, a, b, 100, 0, &f32, &d2);
 		ck_assert_uint_eq(d1, d2);
 	}
 	/* outputs other than FP32 and FP16, and inputs too wide, are refused */
-	ck_assert_int_eq(fpref_tc_dot(&m, &e4m3, a, b, 4, 0, &f64, &d1), -1);
-	ck_assert_int_eq(fpref_tc_dot(&m, &f32, a, b, 4, 0, &f32, &d1), -1);
+	ck_assert_int_eq(fpref_emu_tc_dot(&m, &e4m3, a, b, 4, 0, &f64, &d1), -1);
+	ck_assert_int_eq(fpref_emu_tc_dot(&m, &f32, a, b, 4, 0, &f32, &d1), -1);
 	ck_assert_int_eq(fpref_ref_tc_dot(&m, &f32, a, b, 4, 0, &f32, &d1), -1);
 }
 END_TEST
@@ -380,7 +380,7 @@ START_TEST(sm90_presets)
 		a[k] = b[k] = 0x01; /* 2^-9 */
 	for (int engine = 0; engine < 2; engine++) {
 		int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const uint64_t *, const uint64_t *,
-			   size_t, uint64_t, const struct fpref_format *, uint64_t *) = engine ? fpref_ref_tc_dot : fpref_tc_dot;
+			   size_t, uint64_t, const struct fpref_format *, uint64_t *) = engine ? fpref_ref_tc_dot : fpref_emu_tc_dot;
 		ck_assert_int_eq(dot(fpref_tc_model_find("h100-wgmma", &e4m3), &e4m3, a, b, 32, 0x3F800000, &f32, &d), 0);
 		ck_assert_uint_eq(d, 0x3F800000);
 		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &e4m3), &e4m3, a, b, 32, 0x3F800000, &f32, &d), 0);
@@ -390,7 +390,7 @@ START_TEST(sm90_presets)
 END_TEST
 
 /* The sign of a zero result, worked from the H200's measured lines: the
- * units give +0 where IEEE 754 gives -0 (fpref_tc_model.h, zero_positive).
+ * units give +0 where IEEE 754 gives -0 (fpref_formats_tc_model.h, zero_positive).
  * (1) hopper/wgmma-c-probes.txt line 5: WGMMA e4m3 -> f32, 32 products
  *     -0 * +0 and C = -0: d = 00000000.
  * (2) results/probe.mma.f16.f16.txt line 708: 1 - 1 + (-2^-13)(1.5 * 2^-12),
@@ -408,7 +408,7 @@ START_TEST(zero_sign_measured)
 	uint64_t a[32] = { 0 }, b[32] = { 0 }, d = 1;
 	for (int engine = 0; engine < 2; engine++) {
 		int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const uint64_t *, const uint64_t *,
-			   size_t, uint64_t, const struct fpref_format *, uint64_t *) = engine ? fpref_ref_tc_dot : fpref_tc_dot;
+			   size_t, uint64_t, const struct fpref_format *, uint64_t *) = engine ? fpref_ref_tc_dot : fpref_emu_tc_dot;
 		for (int k = 0; k < 32; k++) {
 			a[k] = 0x80;
 			b[k] = 0x00;
@@ -475,7 +475,7 @@ START_TEST(zero_results_against_oracle)
 			uint64_t r = next_random(&state), c = r % 4 == 0 ? 0 : r % 4 == 1 ? out_sign : random_input(&out, &state, 0, 1, 0);
 			uint64_t want = 0, got = 0;
 			ck_assert_int_eq(fpref_ref_tc_dot(m, &in, a, b, K, c, &out, &want), 0);
-			ck_assert_int_eq(fpref_tc_dot(m, &in, a, b, K, c, &out, &got), 0);
+			ck_assert_int_eq(fpref_emu_tc_dot(m, &in, a, b, K, c, &out, &got), 0);
 			ck_assert_msg(got == want, "%s %s -> %s K=%zu case %d: emulator %llx, oracle %llx", m->gpu, in.name,
 				      out.name, K, rep, (unsigned long long)got, (unsigned long long)want);
 			zeros += (got & ~out_sign) == 0;

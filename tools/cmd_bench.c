@@ -93,7 +93,7 @@ static int bench_gemm(long repeats)
 		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, B);
 		for (long k = 0; k < repeats; k++) {
 			double t0 = now();
-			fpref_tc_gemm(m, &in, &f32, M, N, K, A, B, NULL, 0, D);
+			fpref_emu_tc_gemm(m, &in, &f32, M, N, K, A, B, NULL, 0, D);
 			t[k] = now() - t0;
 		}
 		double emu = (double)(M * N * K) / median(t, (int)repeats);

@@ -195,7 +195,7 @@ static int load_inputs(const struct gemm_args *g, const struct fpref_format *src
 	long scale = 0;
 	if (parse_size(g->size, &x->M, &x->N, &x->K))
 		return CLI_EXIT_USAGE;
-	if (g->dist && fpref_dist_parse(g->dist, &dist) != 0) {
+	if (g->dist && fpref_emu_dist_parse(g->dist, &dist) != 0) {
 		cli_error("bad --dist '%s' (normal, uniform or positive)", g->dist);
 		return CLI_EXIT_USAGE;
 	}
@@ -216,7 +216,7 @@ static int load_inputs(const struct gemm_args *g, const struct fpref_format *src
 	x->inexact += fpref_emu_random(src, &rne, dist, (int)scale, seed, 0, x->M * x->K, x->A);
 	x->inexact += fpref_emu_random(src, &rne, dist, (int)scale, seed, x->M * x->K, x->K * x->N, x->B);
 	snprintf(x->source, sizeof x->source, "%s x 2^%ld, seed %llu (A first, then B, row-major)",
-		 fpref_dist_name(dist), scale, seed);
+		 fpref_emu_dist_name(dist), scale, seed);
 	return 0;
 }
 
@@ -297,7 +297,7 @@ static int run_and_measure(const struct cli_model *m, const struct fpref_format 
 		return out_of_memory();
 	}
 	if (m->kind == CLI_MODEL_TC)
-		fpref_tc_gemm(&m->tc, in, out, M, N, K, x->Aq, x->Bq, x->C, m->promote, x->D);
+		fpref_emu_tc_gemm(&m->tc, in, out, M, N, K, x->Aq, x->Bq, x->C, m->promote, x->D);
 	if (!measure && m->kind == CLI_MODEL_TC) {
 		free(col);
 		return 0;

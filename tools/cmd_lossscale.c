@@ -213,9 +213,9 @@ static int parse_args(int argc, char **argv, struct ls_args *a)
 	const char *scaler = find_scaler(argc, argv);
 	if (!scaler)
 		return usage_error("lossscale needs --scaler pytorch|deepspeed|apex|static");
-	if (fpref_scaler_parse(scaler, &a->kind) != 0)
+	if (fpref_emu_scaler_parse(scaler, &a->kind) != 0)
 		return usage_error("unknown --scaler '%s' (pytorch, deepspeed, apex or static)", scaler);
-	fpref_scaler_config_default(a->kind, &a->cfg);
+	fpref_emu_scaler_config_default(a->kind, &a->cfg);
 	for (int i = 0; i < argc; i++) {
 		const struct ls_option *o = find_option(argv[i]);
 		if (!o)
@@ -359,7 +359,7 @@ static int setup_simulation(const struct ls_args *a, struct ls_source *src)
 	src->seed = 1;
 	src->log2_start = -20;
 	src->values = 1024;
-	if (a->dist && fpref_dist_parse(a->dist, &src->dist) != 0)
+	if (a->dist && fpref_emu_dist_parse(a->dist, &src->dist) != 0)
 		return usage_error("bad --dist '%s' (normal, uniform or positive)", a->dist);
 	if (a->seed) {
 		if (parse_integer("--seed", a->seed, 0, INT64_MAX, &x))
@@ -447,12 +447,12 @@ static int iteration(const struct fpref_scaler *s, const struct ls_source *src, 
 		cli_parse_format("float32", &f32);
 		fpref_emu_random(&f32, &env, src->dist, simulation_log2(src, k), src->seed, (uint64_t)k * src->values,
 				 src->values, src->row);
-		if (fpref_scaler_check_tensor(s, src->row, src->values, NULL, st) != 0)
+		if (fpref_emu_scaler_check_tensor(s, src->row, src->values, NULL, st) != 0)
 			return -1;
 	}
 	for (int t = 0; t < src->ntensors; t++) {
 		size_t n = tensor_row(&src->tensors[t], k, src->row);
-		if (fpref_scaler_check_tensor(s, src->row, n, NULL, st) != 0)
+		if (fpref_emu_scaler_check_tensor(s, src->row, n, NULL, st) != 0)
 			return -1;
 	}
 	*overflow = st->overflow;
@@ -534,7 +534,7 @@ static void print_header(const struct fpref_scaler *s, bool grads)
 {
 	const struct fpref_scaler_config *c = &s->cfg;
 	const struct fpref_format *f64 = &s->f64;
-	printf("# scaler %s, scale kept in %s: init ", fpref_scaler_name(c->kind), fpref_scaler_scale_format(s)->name);
+	printf("# scaler %s, scale kept in %s: init ", fpref_emu_scaler_name(c->kind), fpref_emu_scaler_scale_format(s)->name);
 	put_scale(f64, c->init_scale, false);
 	if (c->kind == FPREF_SCALER_PYTORCH) {
 		printf(", growth_factor ");
@@ -594,7 +594,7 @@ static void print_counters(const struct fpref_scaler *s, bool json)
 static void print_step(const struct fpref_scaler *s, size_t k, const struct fpref_scaler_step *st, bool manual,
 		       const struct fpref_grad_stats *g, bool grads, bool json, bool first)
 {
-	const struct fpref_format *f = fpref_scaler_scale_format(s);
+	const struct fpref_format *f = fpref_emu_scaler_scale_format(s);
 	char ev[160];
 	events(st, manual, ev, sizeof ev);
 	if (json) {
@@ -657,7 +657,7 @@ static void print_summary(const struct fpref_scaler *s, const struct totals *t, 
 		       "\"skip_rate\": %.17g, \"growths\": %zu, \"backoffs\": %zu, \"raised_at_min\": %s, \"final_scale\": ",
 		       (unsigned long long)s->iterations, (unsigned long long)s->optimizer_steps,
 		       (unsigned long long)s->skipped_steps, skip_rate, t->grown, t->backed_off, stopped ? "true" : "false");
-		put_scale(fpref_scaler_scale_format(s), s->scale, true);
+		put_scale(fpref_emu_scaler_scale_format(s), s->scale, true);
 		if (grads)
 			printf(", \"values\": %zu, \"nonzero\": %zu, \"zero_fp16_fraction\": %.17g, "
 			       "\"subnormal_fp16_fraction\": %.17g, \"zero_scaled_fraction\": %.17g, "
@@ -672,7 +672,7 @@ static void print_summary(const struct fpref_scaler *s, const struct totals *t, 
 	       "final scale ",
 	       (unsigned long long)s->iterations, (unsigned long long)s->optimizer_steps,
 	       (unsigned long long)s->skipped_steps, skip_rate, t->grown, t->backed_off);
-	put_scale(fpref_scaler_scale_format(s), s->scale, false);
+	put_scale(fpref_emu_scaler_scale_format(s), s->scale, false);
 	printf("\n");
 	if (stopped)
 		printf("the run stopped: DeepSpeed raises \"Current loss scale already at minimum\"\n");
@@ -692,8 +692,8 @@ static int run(const struct ls_args *a, struct fpref_scaler *s, const struct ls_
 	struct totals t;
 	memset(&t, 0, sizeof t);
 	if (a->json)
-		printf("{\"scaler\": \"%s\", \"scale_format\": \"%s\", \"steps\": [", fpref_scaler_name(s->cfg.kind),
-		       fpref_scaler_scale_format(s)->name);
+		printf("{\"scaler\": \"%s\", \"scale_format\": \"%s\", \"steps\": [", fpref_emu_scaler_name(s->cfg.kind),
+		       fpref_emu_scaler_scale_format(s)->name);
 	else if (!a->summary_only)
 		print_header(s, grads);
 	bool stopped = false;
@@ -709,9 +709,9 @@ static int run(const struct ls_args *a, struct fpref_scaler *s, const struct ls_
 			return CLI_EXIT_FAIL;
 		}
 		if (manual)
-			fpref_scaler_update_to(s, overflow, manual_scale, &st);
+			fpref_emu_scaler_update_to(s, overflow, manual_scale, &st);
 		else
-			fpref_scaler_update(s, overflow, &st);
+			fpref_emu_scaler_update(s, overflow, &st);
 		stopped = st.raised;
 		add_totals(&t, &g, &st);
 		if (!a->summary_only)
@@ -731,7 +731,7 @@ int cmd_lossscale(int argc, char **argv)
 		return status;
 	struct fpref_scaler s;
 	char err[256];
-	if (fpref_scaler_init(&s, &a.cfg, err, sizeof err) != 0) {
+	if (fpref_emu_scaler_init(&s, &a.cfg, err, sizeof err) != 0) {
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
 	}

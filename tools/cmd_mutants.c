@@ -1,5 +1,5 @@
 /* fpref mutants: the kill matrix of a suite: for every golden file and
- * every realistic kernel bug that applies to it (golden/fpref_mutants.h),
+ * every realistic kernel bug that applies to it (golden/fpref_golden_mutants.h),
  * how many of its vectors expose the bug. */
 #include <limits.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "fpref_golden.h"
-#include "fpref_mutants.h"
+#include "fpref_golden_mutants.h"
 
 static const char usage[] = "mutants [--suite NAME|FILE] [--mutant NAME] [--jobs N] [--all] [--json] [--list]";
 
@@ -16,8 +16,8 @@ static void list_catalogue(bool json)
 {
 	if (json)
 		printf("{\"mutants\": [");
-	for (size_t i = 0; i < fpref_mutant_count(); i++) {
-		const struct fpref_mutant *m = fpref_mutant_at(i);
+	for (size_t i = 0; i < fpref_golden_mutant_count(); i++) {
+		const struct fpref_mutant *m = fpref_golden_mutant_at(i);
 		if (json)
 			printf("%s\n  {\"name\": \"%s\", \"family\": \"%s\", \"bug\": \"%s\"}", i ? "," : "", m->name, m->family,
 			       m->bug);
@@ -49,7 +49,7 @@ static void print_json(const struct fpref_golden_suite *s, const struct fpref_ki
 			if (only && strcmp(only, c->mutant->name) != 0)
 				continue;
 			printf("%s{\"name\": \"%s\", \"exposed\": %lu, \"first_line\": %zu, \"caught\": %s", first ? "" : ", ",
-			       c->mutant->name, c->exposed, c->first_line, fpref_kill_caught(c) ? "true" : "false");
+			       c->mutant->name, c->exposed, c->first_line, fpref_golden_kill_caught(c) ? "true" : "false");
 			if (c->possible != ULONG_MAX)
 				printf(", \"exposing_inputs\": %lu", c->possible);
 			printf("}");
@@ -59,8 +59,8 @@ static void print_json(const struct fpref_golden_suite *s, const struct fpref_ki
 	}
 	printf("\n], \"summary\": [");
 	int first = 1;
-	for (size_t i = 0; i < fpref_mutant_count(); i++) {
-		const struct fpref_mutant *m = fpref_mutant_at(i);
+	for (size_t i = 0; i < fpref_golden_mutant_count(); i++) {
+		const struct fpref_mutant *m = fpref_golden_mutant_at(i);
 		if (only && strcmp(only, m->name) != 0)
 			continue;
 		printf("%s\n  {\"name\": \"%s\", \"family\": \"%s\", \"files\": %zu, \"caught\": %zu, \"least_exposure\": %lu}",
@@ -98,7 +98,7 @@ int cmd_mutants(int argc, char **argv)
 		list_catalogue(json);
 		return CLI_EXIT_OK;
 	}
-	if (only && !fpref_mutant_find(only)) {
+	if (only && !fpref_golden_mutant_find(only)) {
 		cli_error("no mutant '%s' (fpref mutants --list names them)", only);
 		return CLI_EXIT_USAGE;
 	}
@@ -116,12 +116,12 @@ int cmd_mutants(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_kill_file *files;
-	if (fpref_mutants_suite(&s, threads, &files, err, sizeof err) != 0) {
+	if (fpref_golden_mutants_suite(&s, threads, &files, err, sizeof err) != 0) {
 		cli_error("%s", err);
 		fpref_golden_suite_free(&s);
 		return CLI_EXIT_FAIL;
 	}
-	struct tally *t = calloc(fpref_mutant_count(), sizeof *t);
+	struct tally *t = calloc(fpref_golden_mutant_count(), sizeof *t);
 	size_t weak = 0, cells = 0;
 	unsigned long long vectors = 0;
 	for (size_t f = 0; t && f < s.njobs; f++) {
@@ -130,8 +130,8 @@ int cmd_mutants(int argc, char **argv)
 			const struct fpref_kill *c = &files[f].kills[k];
 			if (only && strcmp(only, c->mutant->name) != 0)
 				continue;
-			struct tally *m = &t[c->mutant - fpref_mutant_at(0)];
-			bool caught = fpref_kill_caught(c);
+			struct tally *m = &t[c->mutant - fpref_golden_mutant_at(0)];
+			bool caught = fpref_golden_kill_caught(c);
 			if (!m->applies || c->exposed < m->least) {
 				m->least = c->exposed;
 				m->least_path = files[f].job->path;
@@ -157,8 +157,8 @@ int cmd_mutants(int argc, char **argv)
 		print_json(&s, files, only, t, weak);
 	else {
 		printf("%-26s %-16s %7s %7s %9s  %s\n", "mutant", "family", "files", "caught", "least", "(where)");
-		for (size_t i = 0; i < fpref_mutant_count(); i++) {
-			const struct fpref_mutant *m = fpref_mutant_at(i);
+		for (size_t i = 0; i < fpref_golden_mutant_count(); i++) {
+			const struct fpref_mutant *m = fpref_golden_mutant_at(i);
 			if (only && strcmp(only, m->name) != 0)
 				continue;
 			printf("%-26s %-16s %7zu %7zu %9lu  %s\n", m->name, m->family, t[i].applies, t[i].caught,
@@ -166,10 +166,10 @@ int cmd_mutants(int argc, char **argv)
 		}
 		printf("suite %s: %zu files, %llu vectors, %zu mutants; %zu (file, mutant) cells, %zu caught by at least %d "
 		       "vectors (or by every input that can), %zu weak\n",
-		       s.name, s.njobs, vectors, fpref_mutant_count(), cells, cells - weak, FPREF_MUTANT_BAR, weak);
+		       s.name, s.njobs, vectors, fpref_golden_mutant_count(), cells, cells - weak, FPREF_MUTANT_BAR, weak);
 	}
 	free(t);
-	fpref_kill_files_free(files, s.njobs);
+	fpref_golden_kill_files_free(files, s.njobs);
 	fpref_golden_suite_free(&s);
 	return r ? r : weak ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }

@@ -239,7 +239,7 @@ static int probe_infer(int argc, char **argv)
 		data.count = c.count;
 		data.rows = c.rows;
 		data.d = c.d;
-		if (fpref_probe_infer(&data, &rep, err, sizeof err) != 0) {
+		if (fpref_golden_probe_infer(&data, &rep, err, sizeof err) != 0) {
 			cli_error("probe infer: %s", err);
 			r = CLI_EXIT_USAGE;
 		}
@@ -247,7 +247,7 @@ static int probe_infer(int argc, char **argv)
 	if (r == 0) {
 		print_report(&rep, &c, results);
 		r = rep.nclasses == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-		fpref_probe_report_free(&rep);
+		fpref_golden_probe_report_free(&rep);
 	}
 	probe_cases_free(&c);
 	return r;

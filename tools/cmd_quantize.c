@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "fpref_quant_report.h"
+#include "fpref_emu_quant_report.h"
 #include "quantize.h"
 
 struct quantize_args {
@@ -173,8 +173,8 @@ static int build_block_scaled(const struct quantize_args *a, const struct quanti
 	q->have_format = a->format != NULL;
 	q->mx_rule = FPREF_MX_SCALE_OCP_FLOOR;
 	q->element_rounding = FPREF_RNE;
-	if (a->rule && fpref_mx_scale_rule_parse(a->rule, &q->mx_rule) != 0) {
-		cli_error("--rule must be one of %s, not '%s'", fpref_mx_scale_rule_choices(), a->rule);
+	if (a->rule && fpref_emu_mx_scale_rule_parse(a->rule, &q->mx_rule) != 0) {
+		cli_error("--rule must be one of %s, not '%s'", fpref_emu_mx_scale_rule_choices(), a->rule);
 		return CLI_EXIT_USAGE;
 	}
 	if (a->element_rounding && (fpref_rounding_parse(a->element_rounding, &q->element_rounding) != 0 ||
@@ -426,7 +426,7 @@ int cmd_quantize(int argc, char **argv)
 	if (!status)
 		status = scheme->run(&q, &r);
 	struct fpref_quant_report rep;
-	if (!status && fpref_quant_report_compute(q.x, r.dequant, q.count, r.element, r.codes, &rep) != 0) {
+	if (!status && fpref_emu_quant_report_compute(q.x, r.dequant, q.count, r.element, r.codes, &rep) != 0) {
 		cli_error("cannot report on codes of %s", r.element_name);
 		status = CLI_EXIT_FAIL;
 	}

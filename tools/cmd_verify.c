@@ -58,7 +58,7 @@ static void print_json(const char *golden, const struct fpref_golden_file *g, co
 	bool first = true;
 	for (int k = 0; k < FPREF_MISMATCH_COUNT; k++)
 		if (r->by_kind[k]) {
-			printf("%s\"%s\": %zu", first ? "" : ", ", fpref_mismatch_name((enum fpref_mismatch)k), r->by_kind[k]);
+			printf("%s\"%s\": %zu", first ? "" : ", ", fpref_golden_mismatch_name((enum fpref_mismatch)k), r->by_kind[k]);
 			first = false;
 		}
 	printf("}, \"max_ulps_golden\": %s, \"max_rel_golden\": %s, \"max_ulps_exact\": %s, "
@@ -95,7 +95,7 @@ static void print_case(const struct fpref_verify_case *c, const struct fpref_for
 	printf(", got %s", compare ? (c->got ? "1" : "0") : got_hex);
 	if (c->got_flags >= 0)
 		printf(" %02X", c->got_flags);
-	printf(" (%s", fpref_mismatch_name(c->kind));
+	printf(" (%s", fpref_golden_mismatch_name(c->kind));
 	if (!isnan(c->ulps))
 		printf(", %.3g ulp", c->ulps);
 	printf(")\n");
@@ -122,7 +122,7 @@ static void print_report(const char *golden, const struct fpref_golden_file *g, 
 		       o->tolerance_ulps >= 0 ? o->tolerance_ulps : o->tolerance_rel, o->tolerance_ulps >= 0 ? "ulp" : "rel");
 	for (int k = 0; k < FPREF_MISMATCH_COUNT; k++)
 		if (r->by_kind[k])
-			printf("  %-28s %zu\n", fpref_mismatch_name((enum fpref_mismatch)k), r->by_kind[k]);
+			printf("  %-28s %zu\n", fpref_golden_mismatch_name((enum fpref_mismatch)k), r->by_kind[k]);
 	if (r->cases > r->nonfinite && !compare)
 		print_errors(r);
 	if (r->with_bound)
@@ -165,7 +165,7 @@ static int verify_one(const char *golden, const char *results, const struct veri
 	int status = r != 0 ? CLI_EXIT_USAGE : rep.outside ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	*vectors = rep.cases;
 	*outside = rep.outside;
-	fpref_verify_report_free(&rep);
+	fpref_golden_verify_report_free(&rep);
 	fpref_golden_results_free(&res);
 	fpref_golden_file_free(&g);
 	return status;

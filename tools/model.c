@@ -136,8 +136,8 @@ int cli_model_dot(const struct cli_model *m, const struct fpref_format *in, cons
 	unsigned flags = 0;
 	switch (m->kind) {
 	case CLI_MODEL_TC:
-		return m->promote ? fpref_tc_dot_promoted(&m->tc, in, a, b, K, m->promote, NULL, NULL, c, d)
-				  : fpref_tc_dot(&m->tc, in, a, b, K, c, out, d);
+		return m->promote ? fpref_emu_tc_dot_promoted(&m->tc, in, a, b, K, m->promote, NULL, NULL, c, d)
+				  : fpref_emu_tc_dot(&m->tc, in, a, b, K, c, out, d);
 	case CLI_MODEL_PLAIN:
 		return fpref_emu_dot(m->order, m->block, in, a, b, K, c, out, env, d, &flags);
 	case CLI_MODEL_EXACT:

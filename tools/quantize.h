@@ -9,9 +9,9 @@
 #include <stdint.h>
 
 #include "fpref.h"
-#include "fpref_npy.h"
-#include "fpref_scale.h"
-#include "fpref_scale_mx.h"
+#include "fpref_formats_npy.h"
+#include "fpref_formats_scale.h"
+#include "fpref_emu_scale_mx.h"
 
 struct quantize_request {
 	const uint32_t *x; /* FP32 bit patterns, C order */

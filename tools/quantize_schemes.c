@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "fpref_scale_emu.h"
+#include "fpref_emu_scale.h"
 #include "quantize.h"
 
 static int library_error(const char *err)
@@ -167,7 +167,7 @@ static int run_mx(const struct quantize_request *q, struct quantize_result *r)
 	struct fpref_mx_params p = { q->mx_element, q->mx_rule, q->element_rounding };
 	size_t cols = q->shape[q->ndim - 1], rows = q->count / cols;
 	char err[512];
-	int status = alloc_items(q, r, fpref_mx_scale_count(rows, cols), 1);
+	int status = alloc_items(q, r, fpref_emu_mx_scale_count(rows, cols), 1);
 	if (status)
 		return status;
 	if (fpref_emu_mx_quantize(&p, q->x, rows, cols, r->codes, r->scales, err, sizeof err) != 0 ||
@@ -178,7 +178,7 @@ static int run_mx(const struct quantize_request *q, struct quantize_result *r)
 		r->element = NULL;
 		r->element_name = "int8";
 	}
-	add_label(r, "rule", fpref_mx_scale_rule_name(q->mx_rule), false);
+	add_label(r, "rule", fpref_emu_mx_scale_rule_name(q->mx_rule), false);
 	add_label(r, "element_rounding", fpref_rounding_name(q->element_rounding), false);
 	return 0;
 }
@@ -187,7 +187,7 @@ static int run_nvfp4(const struct quantize_request *q, struct quantize_result *r
 {
 	size_t cols = q->shape[q->ndim - 1], rows = q->count / cols;
 	char err[512], seed[24];
-	int status = alloc_items(q, r, fpref_nvfp4_scale_count(&q->nvfp4, rows, cols), 1);
+	int status = alloc_items(q, r, fpref_emu_nvfp4_scale_count(&q->nvfp4, rows, cols), 1);
 	if (status)
 		return status;
 	if (fpref_emu_nvfp4_quantize(&q->nvfp4, q->x, rows, cols, r->codes, r->scales, &r->tensor_scale, err,

@@ -25,9 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static const char body[] = "3C 3C 44 00\n01 80 01 00\n";
 		struct fpref_sha256 sha;
 		char hex[65];
-		fpref_sha256_init(&sha);
-		fpref_sha256_update(&sha, body, sizeof body - 1);
-		fpref_sha256_hex(&sha, hex);
+		fpref_golden_sha256_init(&sha);
+		fpref_golden_sha256_update(&sha, body, sizeof body - 1);
+		fpref_golden_sha256_hex(&sha, hex);
 		fprintf(f, "# fpref golden vectors, format 1\n# op add\n# formats float8_e4m3fn\n"
 			   "# env round=rne overflow=ieee ftz=off daz=off tininess=after (rne)\n"
 			   "# columns a b result flags\n%s# sha256 %s\n", body, hex);
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct fpref_verify_options o = { -1, -1, 2 };
 			struct fpref_verify_report rep;
 			if (fpref_golden_verify(&g, &j, &r, &o, &rep, err, sizeof err) == 0)
-				fpref_verify_report_free(&rep);
+				fpref_golden_verify_report_free(&rep);
 			fpref_golden_results_free(&r);
 		}
 		fpref_golden_file_free(&g);

@@ -396,7 +396,7 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3
          promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None,
          as_ml_dtypes: bool = False) -> np.ndarray:
-    """D = A B + C as a tensor core computes it (fpref_tc_gemm): A (M x K) and B
+    """D = A B + C as a tensor core computes it (fpref_emu_tc_gemm): A (M x K) and B
     (K x N) are codes (or float/ml_dtypes arrays) of inp, C (M x N, None:
     zeros) codes of out; D comes back as codes of out.
 

@@ -593,7 +593,7 @@ static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, cons
 }
 
 /* d_r = a_r . b_r + c_r for the R rows of A and B (R x K each), by the
- * same model: the elements fpref_tc_gemm and plain_gemm compute. */
+ * same model: the elements fpref_emu_tc_gemm and plain_gemm compute. */
 static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum fpref_sum_order order, size_t block,
 		    size_t promote, const struct fpref_format *in, const struct fpref_format *out,
 		    const struct fpref_env *env, size_t R, size_t K, const uint64_t *A, const uint64_t *B,
@@ -606,8 +606,8 @@ static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum
 		unsigned flags = 0;
 		int rc = exact	 ? fpref_ref_dot_exact(in, a, b, K, c, out, env, &D[r], &flags)
 			 : plain ? fpref_emu_dot(order, block, in, a, b, K, c, out, env, &D[r], &flags)
-			 : promote ? fpref_tc_dot_promoted(m, in, a, b, K, promote, NULL, NULL, c, &D[r])
-				   : fpref_tc_dot(m, in, a, b, K, c, out, &D[r]);
+			 : promote ? fpref_emu_tc_dot_promoted(m, in, a, b, K, promote, NULL, NULL, c, &D[r])
+				   : fpref_emu_tc_dot(m, in, a, b, K, c, out, &D[r]);
 		if (rc != 0)
 			return rc;
 	}
@@ -728,7 +728,7 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 		rc = plain_gemm(exact, order, plain_block, &in, &out, &env, (size_t)M, (size_t)N, (size_t)K, A.buf,
 				B.buf, have_c ? C.buf : NULL, D.buf);
 	else
-		rc = fpref_tc_gemm(&model, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf,
+		rc = fpref_emu_tc_gemm(&model, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf,
 				   have_c ? C.buf : NULL, (size_t)(promote > 0 ? promote : 0), D.buf);
 	Py_END_ALLOW_THREADS
 	if (rc == -2) {
@@ -736,7 +736,7 @@ static PyObject *py_gemm(PyObject *self, PyObject *args)
 		goto done;
 	}
 	if (rc != 0) {
-		PyErr_Format(PyExc_ValueError, "fpref_tc_gemm failed: an invalid pattern of %s in A or B, or of %s in C",
+		PyErr_Format(PyExc_ValueError, "fpref_emu_tc_gemm failed: an invalid pattern of %s in A or B, or of %s in C",
 			     in.name, out.name);
 		goto done;
 	}
@@ -792,7 +792,7 @@ static PyObject *py_classify(PyObject *self, PyObject *args)
 	struct fpref_format f;
 	if (!PyArg_ParseTuple(args, "sKIKi", &fmt_name, &g, &gf, &r, &rf) || get_format(fmt_name, &f) != 0)
 		return NULL;
-	return PyUnicode_FromString(fpref_mismatch_name(fpref_golden_classify(&f, g, gf, r, rf)));
+	return PyUnicode_FromString(fpref_golden_mismatch_name(fpref_golden_classify(&f, g, gf, r, rf)));
 }
 
 static PyObject *py_flags_describe(PyObject *self, PyObject *args)
@@ -878,7 +878,7 @@ static PyMethodDef methods[] = {
 	{ "convert_decimal", py_convert_decimal, METH_VARARGS, "decimal strings rounded by the oracle" },
 	{ "op", py_op, METH_VARARGS, "arithmetic on arrays of patterns (fpref_emu_op_array or fpref_ref_op)" },
 	{ "explain", py_explain, METH_VARARGS, "the oracle's trace of one rounding" },
-	{ "gemm", py_gemm, METH_VARARGS, "D = A B + C through fpref_tc_gemm" },
+	{ "gemm", py_gemm, METH_VARARGS, "D = A B + C through fpref_emu_tc_gemm" },
 	{ "models", py_models, METH_NOARGS, "the tensor-core model rows" },
 	{ "classify", py_classify, METH_VARARGS, "fpref_golden_classify's mismatch class" },
 	{ "flags_describe", py_flags_describe, METH_VARARGS, "flags as words" },

@@ -3,7 +3,7 @@
  * sum, the alignment floor, where C enters), in the way of Fasi, Higham,
  * Mikaitis and Pranesh (PeerJ Comput. Sci. 7:e330, 2021) and of the
  * Hopper FP8 studies; and the inverse: the models of
- * formats/fpref_tc_model.h that reproduce measured outputs, found by
+ * formats/fpref_formats_tc_model.h that reproduce measured outputs, found by
  * running the emulator over the model space. */
 #ifndef FPREF_PROBE_H
 #define FPREF_PROBE_H
@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpref_format.h"
-#include "fpref_env.h"
-#include "fpref_tc_model.h"
+#include "fpref_formats.h"
+#include "fpref_formats_env.h"
+#include "fpref_formats_tc_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,7 +24,7 @@ extern "C" {
  * *count rows of 2K+1 patterns, a_1..a_K b_1..b_K c, in a malloc'ed array.
  * The families are deterministic; `seed` drives the random tail.  0, or
  * -1 (K out of 1..512, inputs the models cannot take, no memory). */
-int fpref_probe_inputs(const struct fpref_format *in, const struct fpref_format *out, size_t K, uint64_t seed,
+int fpref_golden_probe_inputs(const struct fpref_format *in, const struct fpref_format *out, size_t K, uint64_t seed,
 		       uint64_t **rows, size_t *count);
 
 /* Measured cases: rows as above (K products each) and the results d. */
@@ -84,18 +84,18 @@ struct fpref_probe_report {
  * the least term exponent the formats allow up to the largest in the data,
  * and the preset rows for these formats.  0 (see the report), or -1 with a
  * message.  Exactly one class: the unit's model is found. */
-int fpref_probe_infer(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen);
-void fpref_probe_report_free(struct fpref_probe_report *r);
+int fpref_golden_probe_infer(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen);
+void fpref_golden_probe_report_free(struct fpref_probe_report *r);
 
 /* Whether a model lies in a class (block and floor in its ranges, the
  * same fraction count and rounding, or the same preset). */
-bool fpref_probe_class_holds(const struct fpref_probe_class *c, const struct fpref_tc_model *m,
+bool fpref_golden_probe_class_holds(const struct fpref_probe_class *c, const struct fpref_tc_model *m,
 			     const struct fpref_format *out, size_t K);
 
 /* The least exponent a term of a block can have for these formats (a
  * product of two least subnormals, held at the format's least exponent;
  * c as FP32 holds it): a floor below it never acts. */
-int fpref_probe_term_floor(const struct fpref_format *in, const struct fpref_format *out);
+int fpref_golden_probe_term_floor(const struct fpref_format *in, const struct fpref_format *out);
 
 #ifdef __cplusplus
 }

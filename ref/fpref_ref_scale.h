@@ -1,5 +1,5 @@
 /* fpref — the oracle's scaling recipes: the same recipes as
- * fpref_scale_emu.h, written a second time on MPFR values (amax by exact
+ * fpref_emu_scale.h, written a second time on MPFR values (amax by exact
  * comparison, powers of two from the exponent, every FP32 result rounded
  * by the oracle) so that emu/ and ref/ check each other.  Same arguments
  * and results as the fpref_emu_ functions of the same names. */
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpref_scale.h"
+#include "fpref_formats_scale.h"
 
 #ifdef __cplusplus
 extern "C" {

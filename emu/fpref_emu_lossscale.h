@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpref_format.h"
+#include "fpref_formats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,8 +21,8 @@ extern "C" {
 
 enum fpref_scaler_kind { FPREF_SCALER_PYTORCH, FPREF_SCALER_DEEPSPEED, FPREF_SCALER_APEX, FPREF_SCALER_STATIC };
 
-const char *fpref_scaler_name(enum fpref_scaler_kind k);
-int fpref_scaler_parse(const char *name, enum fpref_scaler_kind *k);
+const char *fpref_emu_scaler_name(enum fpref_scaler_kind k);
+int fpref_emu_scaler_parse(const char *name, enum fpref_scaler_kind *k);
 
 /* Every number is an FP64 bit pattern: the Python float the user writes. */
 struct fpref_scaler_config {
@@ -46,12 +46,12 @@ struct fpref_scaler_config {
  * config block initial_scale_power 16, window 1000, hysteresis 2,
  * consecutive off, min 1, raise on; Apex 2^16, window 2000, no min, max
  * 2^24; static 1.0, skipping. */
-void fpref_scaler_config_default(enum fpref_scaler_kind kind, struct fpref_scaler_config *c);
+void fpref_emu_scaler_config_default(enum fpref_scaler_kind kind, struct fpref_scaler_config *c);
 
 struct fpref_scaler {
 	struct fpref_scaler_config cfg;
 	struct fpref_format f32, f64;
-	uint64_t scale;             /* bits of fpref_scaler_scale_format */
+	uint64_t scale;             /* bits of fpref_emu_scaler_scale_format */
 	int64_t growth_tracker;     /* PyTorch's growth tracker, Apex's _unskipped */
 	int64_t cur_iter, last_overflow_iter, cur_hysteresis; /* DeepSpeed */
 	bool stopped;               /* DeepSpeed raised "already at minimum": the run has ended */
@@ -73,21 +73,21 @@ struct fpref_scaler_step {
 };
 
 /* 0, or -1 with a message for a bad configuration. */
-int fpref_scaler_init(struct fpref_scaler *s, const struct fpref_scaler_config *c, char *err, size_t errlen);
+int fpref_emu_scaler_init(struct fpref_scaler *s, const struct fpref_scaler_config *c, char *err, size_t errlen);
 /* Which format the scale is kept in. */
-const struct fpref_format *fpref_scaler_scale_format(const struct fpref_scaler *s);
+const struct fpref_format *fpref_emu_scaler_scale_format(const struct fpref_scaler *s);
 /* One iteration that found inf/NaN (overflow) or not.  Does nothing after
  * a raise (out->raised stays set). */
-void fpref_scaler_update(struct fpref_scaler *s, bool overflow, struct fpref_scaler_step *out);
+void fpref_emu_scaler_update(struct fpref_scaler *s, bool overflow, struct fpref_scaler_step *out);
 /* Set the scale: an FP64 value, rounded to FP32 for PyTorch (fill_). */
-void fpref_scaler_set_scale(struct fpref_scaler *s, uint64_t fp64_bits);
+void fpref_emu_scaler_set_scale(struct fpref_scaler *s, uint64_t fp64_bits);
 /* PyTorch's update(new_scale): the iteration's update rule is replaced by
  * setting the scale; the growth tracker is left as it was. */
-void fpref_scaler_update_to(struct fpref_scaler *s, bool overflow, uint64_t fp64_bits, struct fpref_scaler_step *out);
+void fpref_emu_scaler_update_to(struct fpref_scaler *s, bool overflow, uint64_t fp64_bits, struct fpref_scaler_step *out);
 /* The scale as FP32 (the multiplier of an FP32 loss), and the inverse the
  * framework unscales with: float(1 / double(scale)), as FP32 bits. */
-uint64_t fpref_scaler_scale_fp32(const struct fpref_scaler *s);
-uint64_t fpref_scaler_inverse_fp32(const struct fpref_scaler *s);
+uint64_t fpref_emu_scaler_scale_fp32(const struct fpref_scaler *s);
+uint64_t fpref_emu_scaler_inverse_fp32(const struct fpref_scaler *s);
 
 /* ---- gradients ----
  * One iteration's FP32 gradients g (the unscaled, true values) in one or
@@ -111,7 +111,7 @@ struct fpref_grad_stats {
  * tensor, added left to right (index 0 first, one FP32 rounding per add)
  * through the emulator, is inf or NaN.  unscaled (n FP32 patterns) may be
  * NULL.  0, or -1 on an invalid pattern. */
-int fpref_scaler_check_tensor(const struct fpref_scaler *s, const uint64_t *g, size_t n, uint64_t *unscaled,
+int fpref_emu_scaler_check_tensor(const struct fpref_scaler *s, const uint64_t *g, size_t n, uint64_t *unscaled,
 			      struct fpref_grad_stats *st);
 
 #ifdef __cplusplus

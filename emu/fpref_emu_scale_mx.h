@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpref_env.h"
+#include "fpref_formats_env.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,14 +46,14 @@ struct fpref_mx_params {
 };
 
 /* "ocp-floor", "nv-ceil", "rne". */
-const char *fpref_mx_scale_rule_name(enum fpref_mx_scale_rule rule);
-int fpref_mx_scale_rule_parse(const char *name, enum fpref_mx_scale_rule *rule);
-const char *fpref_mx_scale_rule_choices(void);
+const char *fpref_emu_mx_scale_rule_name(enum fpref_mx_scale_rule rule);
+int fpref_emu_mx_scale_rule_parse(const char *name, enum fpref_mx_scale_rule *rule);
+const char *fpref_emu_mx_scale_rule_choices(void);
 
 /* rows x ceil(cols / 32). */
-size_t fpref_mx_scale_count(size_t rows, size_t cols);
+size_t fpref_emu_mx_scale_count(size_t rows, size_t cols);
 
-/* Quantise: codes[rows*cols], scales_e8m0[fpref_mx_scale_count].  0, or -1
+/* Quantise: codes[rows*cols], scales_e8m0[fpref_emu_mx_scale_count].  0, or -1
  * with a message (unknown element, rounding other than rne/rna, a size
  * that overflows). */
 int fpref_emu_mx_quantize(const struct fpref_mx_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
@@ -70,7 +70,7 @@ struct fpref_nvfp4_params {
 };
 
 /* rows x ceil(cols / 16), or ceil(rows / 16) x ceil(cols / 16) for 2-D. */
-size_t fpref_nvfp4_scale_count(const struct fpref_nvfp4_params *p, size_t rows, size_t cols);
+size_t fpref_emu_nvfp4_scale_count(const struct fpref_nvfp4_params *p, size_t rows, size_t cols);
 
 /* Quantise: codes[rows*cols] (E2M1 in the low 4 bits), block scales
  * (E4M3 bits), and the FP32 tensor scale S (the encoding scale: elements

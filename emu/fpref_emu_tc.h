@@ -1,5 +1,5 @@
 /* fpref — the emulator's accumulators: the tensor-core block-FMA models
- * (their parameters are rows of formats/fpref_tc_model.h) and plain
+ * (their parameters are rows of formats/fpref_formats_tc_model.h) and plain
  * accumulation orders for comparison. */
 #ifndef FPREF_TC_H
 #define FPREF_TC_H
@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpref_format.h"
-#include "fpref_env.h"
-#include "fpref_tc_model.h"
+#include "fpref_formats.h"
+#include "fpref_formats_env.h"
+#include "fpref_formats_tc_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,15 +18,15 @@ extern "C" {
 /* d = a . b + c over K products, inputs as bit patterns of `input`, c and
  * the result as patterns of `output` (float32, or float16).  Returns 0, or
  * -1 for an invalid pattern or an output the model does not cover. */
-int fpref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+int fpref_emu_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		 const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d);
 
 /* D = A B + C: A row-major M x K, B row-major K x N (patterns of input),
  * C (NULL: zeros) and D row-major M x N patterns of output; every element
- * is fpref_tc_dot of a row and a column, or fpref_tc_dot_promoted (no
+ * is fpref_emu_tc_dot of a row and a column, or fpref_emu_tc_dot_promoted (no
  * scales) when nc > 0, which needs FP32 output.  0, or -1 as for
- * fpref_tc_dot or on allocation failure. */
-int fpref_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
+ * fpref_emu_tc_dot or on allocation failure. */
+int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
 		  size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
 		  uint64_t *D);
 
@@ -35,12 +35,12 @@ int fpref_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *inp
  * acc = fma(sa_j * sb_j, p, acc), in FP32 arithmetic with rne; sa_j, sb_j
  * are the FP32 dequantisation scales of chunk j (NULL: 1).  c and d are
  * FP32 patterns.  0, or -1 for an invalid pattern or nc = 0. */
-int fpref_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 			  const uint64_t *b, size_t K, size_t nc, const uint64_t *scale_a, const uint64_t *scale_b,
 			  uint64_t c, uint64_t *d);
 
 /* Plain accumulations for comparison (emu/accumulate.c); the orders are
- * named in fpref_tc_model.h. */
+ * named in fpref_formats_tc_model.h. */
 /* d = a . b + c with every step rounded in format `acc` under env (the
  * inputs converted to acc first, exactly when it is wider).  0, or -1 for
  * an invalid pattern, a block of 0, or an accumulator too wide to compute. */

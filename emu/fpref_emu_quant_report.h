@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpref_format.h"
+#include "fpref_formats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,7 +37,7 @@ struct fpref_quant_report {
  * index order divided by the population; all through the emulator's
  * binary64 operations (round to nearest even), so the figures are the same
  * on every machine.  0, or -1 for an element format wider than 8 bits. */
-int fpref_quant_report_compute(const uint32_t *x, const uint32_t *dequant, size_t n,
+int fpref_emu_quant_report_compute(const uint32_t *x, const uint32_t *dequant, size_t n,
 			       const struct fpref_format *element, const uint8_t *codes, struct fpref_quant_report *r);
 
 #ifdef __cplusplus

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "fpref_format.h"
+#include "fpref_formats.h"
 
 #ifdef __cplusplus
 extern "C" {

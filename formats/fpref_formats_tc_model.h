@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "fpref_format.h"
-#include "fpref_env.h"
+#include "fpref_formats.h"
+#include "fpref_formats_env.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpref_scale.h"
+#include "fpref_formats_scale.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -56,7 +56,7 @@ struct fpref_unpacked {
 	/* NaN only: the mantissa field, quiet bit first, moved up to bit 63, so
 	 * that any format's leading payload bits read alike; NaNs of formats
 	 * without a quiet bit (FN, FNUZ, E8M0) read as the quiet bit alone.
-	 * The NaN styles that keep a payload use it (fpref_env.h). */
+	 * The NaN styles that keep a payload use it (fpref_formats_env.h). */
 	uint64_t nan_payload;
 };
 

@@ -57,19 +57,19 @@ struct fpref_mutant {
 	const char *via;      /* FPREF_MUT_VIA, FPREF_MUT_FMA_VIA: the intermediate format */
 };
 
-size_t fpref_mutant_count(void);
-const struct fpref_mutant *fpref_mutant_at(size_t i);
-const struct fpref_mutant *fpref_mutant_find(const char *name);
+size_t fpref_golden_mutant_count(void);
+const struct fpref_mutant *fpref_golden_mutant_at(size_t i);
+const struct fpref_mutant *fpref_golden_mutant_find(const char *name);
 
 /* Whether the mutant is a bug of this job at all: it changes some result of
  * the job's input space (decided from the formats, op, environment and
  * model, not from any golden file). */
-bool fpref_mutant_applies(const struct fpref_mutant *m, const struct fpref_golden_job *j);
+bool fpref_golden_mutant_applies(const struct fpref_mutant *m, const struct fpref_golden_job *j);
 
 /* The result the mutated kernel gives for one input vector of the job (the
  * inputs as a golden line holds them: a [b [c]], or a_1..a_K b_1..b_K c).
  * Bits only: kernels raise no flags.  0, or -1 when it does not apply. */
-int fpref_mutant_result(const struct fpref_mutant *m, const struct fpref_golden_job *j, const uint64_t *in,
+int fpref_golden_mutant_result(const struct fpref_mutant *m, const struct fpref_golden_job *j, const uint64_t *in,
 			uint64_t *result);
 
 /* The bar a suite is held to: every applicable mutant exposed by this
@@ -98,7 +98,7 @@ struct fpref_kill {
  * vectors is run over the whole input space where that is small: one that
  * no input exposes is left out as equivalent (it changes no result of this
  * job).  0, or -1 with a message. */
-int fpref_mutants_judge(const struct fpref_golden_job *j, const char *body, struct fpref_kill **kills, size_t *nkills,
+int fpref_golden_mutants_judge(const struct fpref_golden_job *j, const char *body, struct fpref_kill **kills, size_t *nkills,
 			char *err, size_t errlen);
 
 /* The kill matrix of a whole suite: every job's vectors computed (both
@@ -110,12 +110,12 @@ struct fpref_kill_file {
 	struct fpref_kill *kills;
 	size_t nkills;
 };
-int fpref_mutants_suite(const struct fpref_golden_suite *s, unsigned threads, struct fpref_kill_file **files,
+int fpref_golden_mutants_suite(const struct fpref_golden_suite *s, unsigned threads, struct fpref_kill_file **files,
 			char *err, size_t errlen);
-void fpref_kill_files_free(struct fpref_kill_file *files, size_t n);
+void fpref_golden_kill_files_free(struct fpref_kill_file *files, size_t n);
 /* Whether a cell meets the bar: exposed by FPREF_MUTANT_BAR vectors, or by
  * every input that can expose it. */
-bool fpref_kill_caught(const struct fpref_kill *k);
+bool fpref_golden_kill_caught(const struct fpref_kill *k);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fpref_format.h"
+#include "fpref_formats.h"
 
 #ifdef __cplusplus
 extern "C" {
