@@ -18,6 +18,17 @@
 extern "C" {
 #endif
 
+/* ---- the edge-case generator, for the test driver as for the suites ---- */
+/* The values where formats have their edges (zeros, the subnormal range,
+ * the least normal, one and its neighbours, the largest finite, inf, NaNs,
+ * a signaling NaN and all ones where IEEE; both signs), at most max of
+ * them into out: their count (96 hold every format's). */
+size_t fpref_golden_edge_values(const struct fpref_format *f, uint64_t *out, size_t max);
+/* NaNs of an IEEE format with eleven payloads, quiet and signaling, both
+ * signs, at most max into out: their count (22 at most; 0 for a format
+ * without IEEE NaNs). */
+size_t fpref_golden_nan_patterns(const struct fpref_format *f, uint64_t *out, size_t max);
+
 /* ---- SHA-256 (FIPS 180-4) ---- */
 struct fpref_sha256 {
 	uint32_t h[8];

@@ -152,6 +152,21 @@ static size_t nan_patterns(const struct fpref_format *f, uint64_t *out)
 	return n;
 }
 
+size_t fpref_golden_edge_values(const struct fpref_format *f, uint64_t *out, size_t max)
+{
+	return edge_values(f, out, max);
+}
+
+size_t fpref_golden_nan_patterns(const struct fpref_format *f, uint64_t *out, size_t max)
+{
+	uint64_t nans[2 * NAN_PAYLOADS];
+	size_t n = nan_patterns(f, nans);
+	if (n > max)
+		n = max;
+	memcpy(out, nans, n * sizeof *out);
+	return n;
+}
+
 /* ---- conversions: the source values nearest every rounding threshold ---- */
 
 /* A growing set of source patterns, sorted and made unique at the end. */

@@ -126,6 +126,17 @@ int fpref_ref_convert(const struct fpref_format *from, uint64_t bits, const stru
 int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t *in, const struct fpref_env *env,
 		 uint64_t sr_random, uint64_t *out, unsigned *flags);
 
+/* fpref_ref_op split for callers that round one result under many
+ * environments: the unrounded result of a rounding operation (add to fma)
+ * into r, flags its operands and the operation itself raise (invalid,
+ * divide by zero) ORed into *flags; fpref_ref_round(r, f, env', R, ...)
+ * then gives fpref_ref_op's answer for every env' that has env's daz and
+ * whose rounding is rdn exactly when env's is (the sign of an exact zero
+ * sum).  0, or -1 for a comparison, min, max, an invalid pattern or a
+ * format wider than FPREF_OP_MAX_MAN_BITS. */
+int fpref_ref_op_unrounded(enum fpref_op op, const struct fpref_format *f, const uint64_t *in,
+			   const struct fpref_env *env, struct fpref_ref_value *r, unsigned *flags);
+
 /* The exact dot product: sum of a_k * b_k (inputs of `in`) and c (of
  * `acc`), computed exactly (mpfr_sum) and rounded once to `acc` under env;
  * an exact zero is +0, or -0 under rdn.  0, or -1 for an invalid pattern. */

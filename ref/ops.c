@@ -121,8 +121,15 @@ static int select_or_compare(enum fpref_op op, const struct fpref_format *f, con
 		return 0;
 	}
 	if (nan) {
+		/* the canonical NaN with the first NaN's sign, as the arithmetic
+		 * gives (and emu/ops.c): a payload passes only through conversions,
+		 * whatever the NaN style */
+		struct fpref_ref_value canonical;
+		fpref_ref_value_init(&canonical);
+		set_nan(&canonical, mpfr_signbit(nan->x));
 		unsigned ignored = 0;
-		fpref_ref_round(nan, f, env, 0, out, &ignored, NULL);
+		fpref_ref_round(&canonical, f, env, 0, out, &ignored, NULL);
+		fpref_ref_value_clear(&canonical);
 		return 0;
 	}
 	int c = mpfr_cmp(v[0].x, v[1].x);
@@ -138,27 +145,11 @@ static int select_or_compare(enum fpref_op op, const struct fpref_format *f, con
 	return 0;
 }
 
-int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t *in, const struct fpref_env *env,
-		 uint64_t sr_random, uint64_t *out, unsigned *flags)
+/* The rounding operations' unrounded result into r (exact, or rounded to
+ * odd), given the operands read into v. */
+static void unrounded(enum fpref_op op, const struct fpref_ref_value *v, int n, const struct fpref_env *env,
+		      struct fpref_ref_value *r, unsigned *flags)
 {
-	if (f->man_bits > FPREF_OP_MAX_MAN_BITS)
-		return -1;
-	int n = fpref_op_arity(op);
-	struct fpref_ref_value v[3], r;
-	int status = 0;
-	for (int i = 0; i < n; i++) /* only the operands the operation reads: each is an allocation */
-		fpref_ref_value_init(&v[i]);
-	fpref_ref_value_init(&r);
-	for (int i = 0; i < n && status == 0; i++)
-		status = fpref_ref_from_bits(f, in[i], env->daz, &v[i]);
-	if (status != 0)
-		goto done;
-	mpfr_flags_t saved = mpfr_flags_save();
-	if (op >= FPREF_OP_MIN) {
-		status = select_or_compare(op, f, in, v, env, out, flags);
-		mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
-		goto done;
-	}
 	bool invalid_product = op == FPREF_OP_FMA && ((is_zero(&v[0]) && mpfr_inf_p(v[1].x)) ||
 						      (mpfr_inf_p(v[0].x) && is_zero(&v[1])));
 	if (invalid_product)
@@ -167,55 +158,102 @@ int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
 	if (invalid_product) {
 		/* before a NaN c: 0 * inf is invalid whatever c is, and an
 		 * invalid operation's NaN is positive (README, "Arithmetic") */
-		set_nan(&r, false);
+		set_nan(r, false);
 	} else if (nan) {
-		set_nan(&r, mpfr_signbit(nan->x));
+		set_nan(r, mpfr_signbit(nan->x));
 	} else {
 		switch (op) {
 		case FPREF_OP_ADD:
 		case FPREF_OP_SUB:
-			add(&r, &v[0], &v[1], op == FPREF_OP_SUB, env, flags);
+			add(r, &v[0], &v[1], op == FPREF_OP_SUB, env, flags);
 			break;
 		case FPREF_OP_MUL:
 			if ((is_zero(&v[0]) && mpfr_inf_p(v[1].x)) || (mpfr_inf_p(v[0].x) && is_zero(&v[1]))) {
 				*flags |= FPREF_FLAG_INVALID;
-				set_nan(&r, false);
+				set_nan(r, false);
 			} else {
-				make_odd(&r, mpfr_mul(r.x, v[0].x, v[1].x, MPFR_RNDZ));
+				make_odd(r, mpfr_mul(r->x, v[0].x, v[1].x, MPFR_RNDZ));
 			}
 			break;
 		case FPREF_OP_DIV:
 			if ((is_zero(&v[0]) && is_zero(&v[1])) || (mpfr_inf_p(v[0].x) && mpfr_inf_p(v[1].x))) {
 				*flags |= FPREF_FLAG_INVALID;
-				set_nan(&r, false);
+				set_nan(r, false);
 			} else {
 				if (is_zero(&v[1]) && !mpfr_inf_p(v[0].x))
 					*flags |= FPREF_FLAG_INFINITE;
-				make_odd(&r, mpfr_div(r.x, v[0].x, v[1].x, MPFR_RNDZ));
+				make_odd(r, mpfr_div(r->x, v[0].x, v[1].x, MPFR_RNDZ));
 			}
 			break;
 		case FPREF_OP_SQRT:
 			if (mpfr_signbit(v[0].x) && !is_zero(&v[0])) {
 				*flags |= FPREF_FLAG_INVALID;
-				set_nan(&r, false);
+				set_nan(r, false);
 			} else {
-				make_odd(&r, mpfr_sqrt(r.x, v[0].x, MPFR_RNDZ));
+				make_odd(r, mpfr_sqrt(r->x, v[0].x, MPFR_RNDZ));
 			}
 			break;
 		case FPREF_OP_FMA:
-			fma3(&r, v, env, flags);
+			fma3(r, v, env, flags);
 			break;
 		default:
 			break;
 		}
 	}
-	mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
-	fpref_ref_round(&r, f, env, sr_random, out, flags, NULL);
-done:
+}
+
+/* Read the operands and compute op: a rounding operation's unrounded
+ * result into r, a selection's or comparison's final result into *out
+ * (*selected set).  0, or -1 for an invalid pattern or format. */
+static int compute(enum fpref_op op, const struct fpref_format *f, const uint64_t *in, const struct fpref_env *env,
+		   struct fpref_ref_value *r, uint64_t *out, bool *selected, unsigned *flags)
+{
+	*selected = op >= FPREF_OP_MIN;
+	r->signaling = false; /* r may be a caller's, reused */
+	r->inexact = false;
+	r->nan_payload = (uint64_t)1 << 63;
+	if (f->man_bits > FPREF_OP_MAX_MAN_BITS)
+		return -1;
+	int n = fpref_op_arity(op);
+	struct fpref_ref_value v[3];
+	int status = 0;
+	for (int i = 0; i < n; i++) /* only the operands the operation reads: each is an allocation */
+		fpref_ref_value_init(&v[i]);
+	for (int i = 0; i < n && status == 0; i++)
+		status = fpref_ref_from_bits(f, in[i], env->daz, &v[i]);
+	if (status == 0) {
+		mpfr_flags_t saved = mpfr_flags_save();
+		if (*selected)
+			status = select_or_compare(op, f, in, v, env, out, flags);
+		else
+			unrounded(op, v, n, env, r, flags);
+		mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
+	}
 	for (int i = 0; i < n; i++)
 		fpref_ref_value_clear(&v[i]);
+	return status;
+}
+
+int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t *in, const struct fpref_env *env,
+		 uint64_t sr_random, uint64_t *out, unsigned *flags)
+{
+	struct fpref_ref_value r;
+	fpref_ref_value_init(&r);
+	bool selected;
+	int status = compute(op, f, in, env, &r, out, &selected, flags);
+	if (status == 0 && !selected)
+		fpref_ref_round(&r, f, env, sr_random, out, flags, NULL);
 	fpref_ref_value_clear(&r);
 	return status;
+}
+
+int fpref_ref_op_unrounded(enum fpref_op op, const struct fpref_format *f, const uint64_t *in,
+			   const struct fpref_env *env, struct fpref_ref_value *r, unsigned *flags)
+{
+	uint64_t ignored;
+	bool selected;
+	int status = compute(op, f, in, env, r, &ignored, &selected, flags);
+	return selected ? -1 : status;
 }
 
 /* The exact terms of a . b + c: K products and c, each exact in 130 bits,

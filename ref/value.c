@@ -81,16 +81,37 @@ int fpref_ref_parse(const char *text, struct fpref_ref_value *v, char *err, size
 			 "a hex float such as 0x1.8p3, inf, nan or snan)", text);
 		return -1;
 	}
+	/* Read in MPFR's widest exponent range (binary exponents to about
+	 * +-2^62, decimal ones to about +-1.4e18), so that 1e-400000000 has its
+	 * own significand rather than MPFR's default range's underflow. */
 	mpfr_flags_t saved = mpfr_flags_save();
+	mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+	mpfr_set_emin(mpfr_get_emin_min());
+	mpfr_set_emax(mpfr_get_emax_max());
 	mpfr_clear_flags();
 	char *end;
 	int t = mpfr_strtofr(v->x, text, &end, 0, MPFR_RNDZ);
-	bool out_of_range = mpfr_overflow_p() || mpfr_underflow_p();
-	mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
-	if (*end != '\0' || out_of_range) {
-		snprintf(err, errlen, "number '%s' is %s", text,
-			 out_of_range ? "beyond MPFR's exponent range" : "malformed");
+	bool under = mpfr_underflow_p(), over = mpfr_overflow_p();
+	if (*end != '\0') {
+		mpfr_set_emin(emin);
+		mpfr_set_emax(emax);
+		mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
+		snprintf(err, errlen, "number '%s' is malformed", text);
 		return -1;
+	}
+	if (under || over) {
+		/* Beyond even that range: below it, any value rounds in every
+		 * format and mode as the tiniest positive one does (it lies below
+		 * 2^-r of the least subnormal of every format, exponents having 15
+		 * bits at most), so a stand-in of the same sign and far below
+		 * stands for it; above it, a stand-in far above (every mode's
+		 * overflow rule alone decides, but for sr's choice between max and
+		 * inf, which reads significand bits MPFR cannot compute here: it
+		 * is taken as for a value just above a power of two). */
+		mpfr_set_ui_2exp(v->x, 1, under ? emin / 2 : emax / 2, MPFR_RNDN);
+		if (negative)
+			mpfr_neg(v->x, v->x, MPFR_RNDN);
+		t = 1;
 	}
 	if (t != 0) {
 		/* Round to odd: the sticky information survives any later rounding
@@ -103,6 +124,17 @@ int fpref_ref_parse(const char *text, struct fpref_ref_value *v, char *err, size
 				mpfr_nextabove(v->x);
 		}
 	}
+	/* Back into the default range with the significand kept: exponents
+	 * beyond +-2^29 are as far beyond every format's range (the binary
+	 * exponents of 15-bit exponent fields stay within +-2^16) as the
+	 * value's own. */
+	if (!mpfr_zero_p(v->x) && mpfr_get_exp(v->x) > emax / 2)
+		mpfr_set_exp(v->x, emax / 2);
+	else if (!mpfr_zero_p(v->x) && mpfr_get_exp(v->x) < emin / 2)
+		mpfr_set_exp(v->x, emin / 2);
+	mpfr_set_emin(emin);
+	mpfr_set_emax(emax);
+	mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
 	return 0;
 }
 

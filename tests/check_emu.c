@@ -1,166 +1,66 @@
-/* The emulator against the oracle, bit for bit and flag for flag, and the
- * emulator's fast paths against its own generic core. */
+/* The emulator against the oracle, bit for bit and flag for flag, through
+ * the test driver (driver.h: its formats, environments and compare
+ * routine), and the emulator's fast paths against its own generic core. */
 #include <stdio.h>
 #include <string.h>
 
-#include "testutil.h"
+#include "driver.h"
 
-/* Every named format and custom rows that exercise each option. */
-static const char *const all_formats[] = {
-	"float64", "float32", "tf32", "bfloat16", "float16", "float8_e5m2", "float8_e4m3fn", "float8_e4m3",
-	"float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e3m4", "float8_e8m0fnu",
-	"float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "e4m3,subnormals=off", "e2m2,specials=none,unsigned",
-	"e5m0,specials=fn,unsigned,zero=off,subnormals=off", "e3m1,specials=fn,bias=2", "custom:e6m9",
-	"e8m3,bias=120,specials=fnuz",
-};
-#define NFORMATS (sizeof all_formats / sizeof all_formats[0])
-
-/* Every mode (stochastic with several random words and widths), both
- * overflow policies, ftz, daz, both tininess rules. */
-static size_t full_envs(struct env_case *out)
-{
-	static const struct {
-		unsigned width;
-		uint64_t R;
-	} sr[] = { { 4, 0 }, { 4, 8 }, { 4, 15 }, { 13, 0x1234 }, { 64, UINT64_C(0x8000000000000000) } };
-	size_t n = 0;
-	for (int mode = FPREF_RNE; mode <= FPREF_SR; mode++)
-		for (size_t w = 0; w < (mode == FPREF_SR ? sizeof sr / sizeof sr[0] : 1u); w++)
-			for (int bits = 0; bits < 16; bits++) {
-				struct env_case *c = &out[n++];
-				fpref_env_default(&c->env);
-				c->env.rounding = (enum fpref_rounding)mode;
-				c->env.overflow = bits & 1 ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
-				c->env.ftz = bits & 2;
-				c->env.daz = bits & 4;
-				c->env.tininess = bits & 8 ? FPREF_TININESS_BEFORE : FPREF_TININESS_AFTER;
-				c->env.sr_width = mode == FPREF_SR ? sr[w].width : 32;
-				c->R = mode == FPREF_SR ? sr[w].R : 0;
-			}
-	/* the profiles' knobs: CUDA's NaN, ONNX's inf under saturation, ml_dtypes' NaN and underflow */
-	for (int k = 0; k < 3; k++) {
-		struct env_case *c = &out[n++];
-		fpref_env_default(&c->env);
-		c->env.nan_style = k < 2 ? FPREF_NAN_POSITIVE_ALL_ONES : FPREF_NAN_SIGNED_QUIET;
-		c->env.overflow = k == 1 ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
-		c->env.sat_inf_to_nan = k == 1;
-		c->env.nan_to_flipped_zero = k == 2;
-		c->env.underflow_to_least = k == 2;
-		c->R = 0;
-	}
-	/* CUDA's E8M0 knobs, and the NaN styles that keep a payload, under rup (ieee) and rtz (sat) */
-	for (int k = 0; k < 2; k++) {
-		struct env_case *c = &out[n++];
-		fpref_env_default(&c->env);
-		c->env.rounding = k ? FPREF_RTZ : FPREF_RUP;
-		c->env.overflow = k ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
-		c->env.nan_style = k ? FPREF_NAN_KEEP_BITS : FPREF_NAN_PROPAGATE;
-		c->env.zero_to_least = true;
-		c->env.unsigned_magnitude = true;
-		c->R = 0;
-	}
-	return n;
-}
-
-/* Every mode under the default policies, and each policy alone under rne
- * and one directed mode. */
-static size_t light_envs(struct env_case *out)
-{
-	struct env_case all[256];
-	size_t total = full_envs(all), n = 0;
-	for (size_t i = 0; i < total; i++) {
-		const struct fpref_env *e = &all[i].env;
-		int policies = (e->overflow == FPREF_OVERFLOW_SAT) + e->ftz + e->daz + (e->tininess == FPREF_TININESS_BEFORE);
-		bool keep = policies == 0 ||
-			    (policies == 1 && (e->rounding == FPREF_RNE || e->rounding == FPREF_RUP)) ||
-			    (policies == 4 && e->rounding == FPREF_RDN);
-		if (e->nan_style != FPREF_NAN_SIGNED_QUIET || e->sat_inf_to_nan || e->nan_to_flipped_zero)
-			keep = true;
-		if (keep && !(e->rounding == FPREF_SR && all[i].R == 8 && policies > 0))
-			out[n++] = all[i];
-	}
-	return n;
-}
-
-static unsigned long mismatches;
-
-static void compare_convert(const struct fpref_format *from, uint64_t bits, const struct fpref_format *to,
-			    const struct env_case *c)
-{
-	uint64_t want = 0, got = 0;
-	unsigned want_flags = 0, got_flags = 0;
-	int rr = fpref_ref_convert(from, bits, to, &c->env, c->R, &want, &want_flags);
-	int re = fpref_emu_convert(from, bits, to, &c->env, c->R, &got, &got_flags);
-	if (rr == re && want == got && want_flags == got_flags)
-		return;
-	if (mismatches++ < 20) {
-		char envtext[160];
-		fpref_env_describe(&c->env, envtext, sizeof envtext);
-		fprintf(stderr, "%s %llx -> %s [%s R=%llx]: oracle %llx/%02x (%d), emulator %llx/%02x (%d)\n", from->name,
-			(unsigned long long)bits, to->name, envtext, (unsigned long long)c->R, (unsigned long long)want,
-			want_flags, rr, (unsigned long long)got, got_flags, re);
-	}
-}
+#define NFORMATS drv_format_count()
 
 /* Sources of 8 bits or fewer: every pattern to every format under every environment. */
 START_TEST(narrow_sources_exhaustive)
 {
-	struct fpref_format from = test_format(all_formats[_i]);
+	struct fpref_format from = drv_format((size_t)_i);
 	if (fpref_format_container_bits(&from) > 8)
 		return;
-	struct env_case envs[256];
-	size_t nenv = full_envs(envs);
-	unsigned stride = test_sample_stride();
-	mismatches = 0;
-	unsigned long cases = 0;
+	struct env_case envs[DRV_MAX_ENVS], kept[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(DRV_ENVS_ALL, envs);
+	struct drv_sweep sweep = drv_sweep_from_env();
+	struct drv_stats st = { 0 };
 	for (size_t t = 0; t < NFORMATS; t++) {
-		struct fpref_format to = test_format(all_formats[t]);
-		for (uint64_t b = 0; b < ((uint64_t)1 << fpref_format_container_bits(&from)); b++)
+		struct fpref_format to = drv_format(t);
+		for (uint64_t b = 0; b < ((uint64_t)1 << fpref_format_container_bits(&from)); b++) {
+			size_t n = 0;
 			for (size_t c = 0; c < nenv; c++)
-				if (test_sample_keep(stride, (((uint64_t)_i << 8 | t) << 8 | b) * nenv + c)) {
-					compare_convert(&from, b, &to, &envs[c]);
-					cases++;
-				}
+				if (drv_sampled(&sweep, (((uint64_t)_i << 8 | t) << 8 | b) * nenv + c))
+					kept[n++] = envs[c];
+			drv_compare_convert(&st, &from, b, &to, kept, n);
+		}
 	}
-	ck_assert_msg(mismatches == 0, "%s: %lu of %lu conversions differ (first ones on stderr)", from.name,
-		      mismatches, cases);
+	drv_report(&st, "every pattern converted", from.name);
 }
 END_TEST
 
-/* 16-bit sources: every pattern to every format, every mode, each policy. */
-static const char *const sixteen[] = { "float16", "bfloat16", "custom:e6m9" };
-
+/* Sources of 9 to 16 bits: every pattern to every format, every mode, each
+ * policy (every environment in make check-exhaustive). */
 START_TEST(sixteen_bit_sources_exhaustive)
 {
-	struct fpref_format from = test_format(sixteen[_i]);
-	struct env_case envs[256];
-	size_t nenv = light_envs(envs);
-	if (getenv("FPREF_EXHAUSTIVE"))
-		nenv = full_envs(envs);
-	unsigned stride = test_sample_stride();
-	mismatches = 0;
-	unsigned long cases = 0;
+	struct fpref_format from = drv_format((size_t)_i);
+	int bits = fpref_format_container_bits(&from);
+	if (bits <= 8 || bits > 16)
+		return;
+	struct drv_sweep sweep = drv_sweep_from_env();
+	struct env_case envs[DRV_MAX_ENVS], kept[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(sweep.exhaustive ? DRV_ENVS_ALL : DRV_ENVS_LIGHT, envs);
+	struct drv_stats st = { 0 };
 	for (size_t t = 0; t < NFORMATS; t++) {
-		struct fpref_format to = test_format(all_formats[t]);
-		for (uint64_t b = 0; b < 65536; b++)
+		struct fpref_format to = drv_format(t);
+		for (uint64_t b = 0; b < ((uint64_t)1 << bits); b++) {
+			size_t n = 0;
 			for (size_t c = 0; c < nenv; c++)
-				if (test_sample_keep(stride, (((uint64_t)_i << 8 | t) << 16 | b) * nenv + c)) {
-					compare_convert(&from, b, &to, &envs[c]);
-					cases++;
-				}
+				if (drv_sampled(&sweep, (((uint64_t)_i << 8 | t) << 16 | b) * nenv + c))
+					kept[n++] = envs[c];
+			drv_compare_convert(&st, &from, b, &to, kept, n);
+		}
 	}
-	ck_assert_msg(mismatches == 0, "%s: %lu of %lu conversions differ (first ones on stderr)", from.name,
-		      mismatches, cases);
+	drv_report(&st, "every pattern converted", from.name);
 }
 END_TEST
 
 static uint64_t next_random(uint64_t *state)
 {
-	*state += UINT64_C(0x9e3779b97f4a7c15);
-	uint64_t z = *state;
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
+	return drv_random(state);
 }
 
 /* A pattern of `from` aimed at the interesting places of `to`: exponents
@@ -193,28 +93,28 @@ static uint64_t structured_pattern(const struct fpref_format *from, const struct
 	return (sign | ((uint64_t)field << M) | mant) << from->pad_bits;
 }
 
-static const char *const wide[] = { "tf32", "float32", "float64" };
-
+/* Sources wider than 16 bits: structured patterns aimed at each target. */
 START_TEST(wide_sources_structured)
 {
-	struct fpref_format from = test_format(wide[_i]);
-	struct env_case envs[256];
-	size_t nenv = full_envs(envs);
-	unsigned long per_target = (getenv("FPREF_EXHAUSTIVE") ? 40000 : 2500) / test_sample_stride();
-	mismatches = 0;
-	unsigned long cases = 0;
+	struct fpref_format from = drv_format((size_t)_i);
+	if (fpref_format_container_bits(&from) <= 16)
+		return;
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(DRV_ENVS_ALL, envs);
+	struct drv_sweep sweep = drv_sweep_from_env();
+	unsigned long per_target = (sweep.exhaustive ? 40000 : 2500) / sweep.stride;
+	struct drv_stats st = { 0 };
 	uint64_t state = 42 + (uint64_t)_i;
 	for (size_t t = 0; t < NFORMATS; t++) {
-		struct fpref_format to = test_format(all_formats[t]);
+		struct fpref_format to = drv_format(t);
 		for (unsigned long k = 0; k < per_target; k++) {
 			uint64_t b = structured_pattern(&from, &to, &state);
-			for (size_t c = 0; c < nenv; c += 1 + (k % 7), cases++)
-				compare_convert(&from, b, &to, &envs[c]);
+			for (size_t c = 0; c < nenv; c += 1 + (k % 7))
+				drv_compare_convert(&st, &from, b, &to, &envs[c], 1);
 		}
 	}
-	ck_assert_uint_gt(cases, 100000 / test_sample_stride());
-	ck_assert_msg(mismatches == 0, "%s: %lu of %lu conversions differ (first ones on stderr)", from.name,
-		      mismatches, cases);
+	ck_assert_uint_gt(st.compared, 100000 / sweep.stride);
+	drv_report(&st, "structured patterns converted", from.name);
 }
 END_TEST
 
@@ -259,16 +159,16 @@ static void check_array_against_core(const struct fpref_format *from, const stru
 
 START_TEST(table_path_matches_core)
 {
-	struct fpref_format from = test_format(all_formats[_i]);
+	struct fpref_format from = drv_format((size_t)_i);
 	if (fpref_format_container_bits(&from) > 8)
 		return;
 	uint8_t in[256];
 	for (int b = 0; b < 256; b++)
 		in[b] = (uint8_t)b;
-	struct env_case envs[256];
-	size_t nenv = light_envs(envs);
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(DRV_ENVS_LIGHT, envs);
 	for (size_t t = 0; t < NFORMATS; t++) {
-		struct fpref_format to = test_format(all_formats[t]);
+		struct fpref_format to = drv_format(t);
 		for (size_t c = 0; c < nenv; c++)
 			check_array_against_core(&from, &to, &envs[c].env, in, 256,
 						 envs[c].env.rounding == FPREF_SR ? "generic" : "table");
@@ -319,33 +219,30 @@ END_TEST
  * 4.3e9 oracle calls per (format, mode): run it in shards (FPREF_SHARD). */
 START_TEST(fp32_every_pattern)
 {
-	if (!getenv("FPREF_EXHAUSTIVE"))
+	struct drv_sweep sweep = drv_sweep_from_env();
+	if (!sweep.exhaustive)
 		return;
-	struct test_shard shard = test_shard_from_env();
-	struct fpref_format f32 = test_format("f32"), to = test_format(all_formats[_i]);
+	struct fpref_format f32 = test_format("f32"), to = drv_format((size_t)_i);
 	if (fpref_format_container_bits(&to) > 16)
 		return;
-	struct env_case envs[256];
-	size_t nenv = full_envs(envs);
-	mismatches = 0;
+	/* every mode, default policies; the policies are swept on 16-bit sources */
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(DRV_ENVS_ALL_MODES, envs);
+	struct drv_stats st = { 0 };
 	unsigned long long chunk = 0;
 	for (size_t c = 0; c < nenv; c++) {
-		if (envs[c].env.overflow != FPREF_OVERFLOW_IEEE || envs[c].env.ftz || envs[c].env.daz ||
-		    envs[c].env.tininess != FPREF_TININESS_AFTER || envs[c].env.nan_style != FPREF_NAN_SIGNED_QUIET ||
-		    envs[c].env.nan_to_flipped_zero)
-			continue; /* every mode, default policies; the policies are swept on 16-bit sources */
 		for (uint64_t hi = 0; hi < 65536; hi++, chunk++) {
-			if (!test_shard_owns(shard, chunk))
+			if (!drv_owns(&sweep, chunk))
 				continue;
 			for (uint64_t lo = 0; lo < 65536; lo++)
-				compare_convert(&f32, hi << 16 | lo, &to, &envs[c]);
+				drv_compare_convert(&st, &f32, hi << 16 | lo, &to, &envs[c], 1);
 			if (hi % 4096 == 4095)
 				fprintf(stderr, "fp32 -> %s, %s R=%llx: %llu/65536 blocks\n", to.name,
 					fpref_rounding_name(envs[c].env.rounding), (unsigned long long)envs[c].R,
 					(unsigned long long)hi + 1);
 		}
 	}
-	ck_assert_msg(mismatches == 0, "f32 -> %s: %lu conversions differ", to.name, mismatches);
+	drv_report(&st, "every f32 pattern converted to", to.name);
 }
 END_TEST
 
@@ -376,19 +273,61 @@ START_TEST(seeded_stream_is_split_invariant)
 }
 END_TEST
 
+/* Stochastic rounding's tininess after rounding: the value rounded with an
+ * unbounded exponent by the same rule and the same R (IEEE 754 7.5 for
+ * the rule; README, "Rules the tables leave implicit").  E4M3, r = 4:
+ * 0x1.f8p-7 rounds up to the least normal 2^-6 at R = 8, both bounded (T =
+ * 14 of the subnormal step) and unbounded (T = 12), so it is not tiny;
+ * 0x1.ep-7 is exact at precision 4 with an unbounded exponent, so it is
+ * tiny whatever R, though its bounded rounding reaches 2^-6 too.  Both
+ * engines. */
+START_TEST(sr_tininess)
+{
+	struct fpref_format f32 = test_format("f32"), e4m3 = test_format("e4m3");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.rounding = FPREF_SR;
+	env.sr_width = 4;
+	static const struct {
+		uint32_t in;
+		uint64_t R, bits;
+		unsigned flags;
+		bool before;
+	} cases[] = {
+		{ 0x3C7C0000, 8, 0x08, 0x01, false }, { 0x3C7C0000, 8, 0x08, 0x03, true },
+		{ 0x3C7C0000, 0, 0x07, 0x03, false }, { 0x3C700000, 8, 0x08, 0x03, false },
+		{ 0x3C700000, 15, 0x08, 0x03, false }, { 0x3C700000, 1, 0x07, 0x03, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		for (int engine = 0; engine < 2; engine++) {
+			env.tininess = cases[i].before ? FPREF_TININESS_BEFORE : FPREF_TININESS_AFTER;
+			uint64_t out = 0;
+			unsigned flags = 0;
+			if (engine)
+				fpref_emu_convert(&f32, cases[i].in, &e4m3, &env, cases[i].R, &out, &flags);
+			else
+				fpref_ref_convert(&f32, cases[i].in, &e4m3, &env, cases[i].R, &out, &flags);
+			ck_assert_msg(out == cases[i].bits && flags == cases[i].flags, "%s case %zu: %llx/%02x, want %llx/%02x",
+				      engine ? "emu" : "ref", i, (unsigned long long)out, flags,
+				      (unsigned long long)cases[i].bits, cases[i].flags);
+		}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("emu");
 	TCase *narrow = tcase_create("narrow");
 	tcase_add_loop_test(narrow, narrow_sources_exhaustive, 0, (int)NFORMATS);
 	TCase *sixteen_bit = tcase_create("sixteen");
-	tcase_add_loop_test(sixteen_bit, sixteen_bit_sources_exhaustive, 0, (int)(sizeof sixteen / sizeof sixteen[0]));
+	tcase_add_loop_test(sixteen_bit, sixteen_bit_sources_exhaustive, 0, (int)NFORMATS);
 	TCase *wide_sources = tcase_create("wide");
-	tcase_add_loop_test(wide_sources, wide_sources_structured, 0, (int)(sizeof wide / sizeof wide[0]));
+	tcase_add_loop_test(wide_sources, wide_sources_structured, 0, (int)NFORMATS);
 	TCase *fast = tcase_create("fast");
 	tcase_add_loop_test(fast, table_path_matches_core, 0, (int)NFORMATS);
 	tcase_add_loop_test(fast, fp32_vector_path_matches_core, 0, (int)(sizeof vector_targets / sizeof vector_targets[0]));
 	tcase_add_test(fast, seeded_stream_is_split_invariant);
+	tcase_add_test(fast, sr_tininess);
 	TCase *every = tcase_create("fp32-every-pattern");
 	tcase_add_loop_test(every, fp32_every_pattern, 0, (int)NFORMATS);
 	TCase *cases[] = { narrow, sixteen_bit, wide_sources, fast, every };
