@@ -96,11 +96,19 @@ static void model_init(struct model *m, const struct fpref_format *f)
 	int M = f->man_bits;
 	long top_field = (1L << f->exp_bits) - 1;
 	m->emin = (f->has_zero ? 1 : 0) - f->bias;
-	bool top_is_special = f->specials == FPREF_SPECIALS_IEEE || (f->specials == FPREF_SPECIALS_FN && M == 0);
-	m->emax = (top_is_special ? top_field - 1 : top_field) - f->bias;
 	uint64_t full = (uint64_t)1 << M;
-	m->top_sig = full + (full - 1) - (f->specials == FPREF_SPECIALS_FN && M > 0 ? 1 : 0);
-	m->has_inf = f->specials == FPREF_SPECIALS_IEEE;
+	/* The largest finite magnitude code (field << M | fraction): IEEE
+	 * gives its whole top binade to inf and NaN; fn takes the top code for
+	 * NaN, and the one below it for inf where the format has one at the
+	 * top (P3109's extended formats); fnuz the top code for that inf. */
+	uint64_t top_code = (uint64_t)top_field << M | (full - 1);
+	uint64_t max_code = f->specials == FPREF_SPECIALS_IEEE
+				    ? top_code - full
+				    : top_code - (f->specials == FPREF_SPECIALS_FN ? 1 : 0) - (f->inf_at_top ? 1 : 0);
+	ck_assert_uint_ge(max_code >> M, 1); /* max finite is normal in every format swept */
+	m->emax = (long)(max_code >> M) - f->bias;
+	m->top_sig = full + (max_code & (full - 1));
+	m->has_inf = f->specials == FPREF_SPECIALS_IEEE || f->inf_at_top;
 	m->has_nan = f->specials != FPREF_SPECIALS_NONE;
 	mpq_inits(m->max_finite, m->min_normal, m->below_min_normal, (mpq_ptr)0);
 	set_dyadic(m->max_finite, m->top_sig, m->emax - M);
@@ -138,8 +146,20 @@ static size_t floor_index(const struct grid *g, mpq_srcptr a)
 	return lo;
 }
 
+/* What decides lo's evenness for ties and round to odd: its significand,
+ * or, in formats that break ties by the code's parity (P3109 with P = 1,
+ * where every significand is 1), its code, the exponent field (0 for
+ * zero and for the point just below the least normal). */
+static uint64_t parity_sig(const struct model *m, uint64_t sig, long exp)
+{
+	if (!m->f->code_parity || m->f->man_bits != 0)
+		return sig;
+	long field = exp + m->f->bias;
+	return sig == 0 || field < 0 ? 0 : (uint64_t)field;
+}
+
 /* Whether the mode takes the upper neighbour hi of a in (lo, hi), lo with
- * significand lo_sig. */
+ * significand lo_sig (parity_sig). */
 static bool model_away(mpq_srcptr lo, uint64_t lo_sig, mpq_srcptr hi, mpq_srcptr a, bool negative,
 		       const struct env_case *c)
 {
@@ -199,7 +219,7 @@ static bool tiny_after(const struct model *m, mpq_srcptr a, bool negative, const
 		return false;
 	if (mpq_cmp(a, m->below_min_normal) <= 0)
 		return true;
-	uint64_t odd_sig = 1; /* 2^p - 1 */
+	uint64_t odd_sig = parity_sig(m, 1, m->emin - 1); /* 2^p - 1 */
 	return !model_away(m->below_min_normal, odd_sig, m->min_normal, a, negative, c);
 }
 
@@ -271,7 +291,7 @@ static void model_round(const struct model *m, mpq_srcptr x, const struct env_ca
 	const struct point *lo = &m->grid.p[i];
 	/* Beyond the last point listed, callers pass only values of precision p. */
 	bool exact = i + 1 == m->grid.n || mpq_equal(lo->value, a);
-	bool away = !exact && model_away(lo->value, lo->sig, m->grid.p[i + 1].value, a, negative, c);
+	bool away = !exact && model_away(lo->value, parity_sig(m, lo->sig, lo->exp), m->grid.p[i + 1].value, a, negative, c);
 	mpq_srcptr r_value = i + 1 == m->grid.n ? a : away ? m->grid.p[i + 1].value : lo->value;
 	bool tiny = c->env.tininess == FPREF_TININESS_BEFORE ? mpq_cmp(a, m->min_normal) < 0
 							      : tiny_after(m, a, negative, c);

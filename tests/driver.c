@@ -9,10 +9,14 @@
 
 /* Rows the catalogue lacks, one per option: subnormals off, no specials
  * and unsigned, no zero (E8M0-like, narrower), fn with a bias of its own,
- * a 16-bit layout of no standard, fnuz with a bias far from the usual. */
+ * a 16-bit layout of no standard, fnuz with a bias far from the usual;
+ * and P3109 rows, whose inf below the NaN and parity ties no other has. */
 static const char *const custom_formats[] = {
 	"e4m3,subnormals=off", "e2m2,specials=none,unsigned", "e5m0,specials=fn,unsigned,zero=off,subnormals=off",
 	"e3m1,specials=fn,bias=2", "custom:e6m9", "e8m3,bias=120,specials=fnuz",
+	/* IEEE P3109: extended signed and unsigned, P = 1 (ties by the code's
+	 * parity), finite, and a 16-bit one */
+	"binary8p3se", "binary5p1ue", "binary5p2sf", "binary3p3ue", "binary16p7se",
 };
 #define NCUSTOM (sizeof custom_formats / sizeof custom_formats[0])
 

@@ -118,9 +118,9 @@ static int make_env(const struct env_args *a, const struct fpref_format *from, c
 		PyErr_Format(PyExc_ValueError, "unknown profile '%s' (choices: %s)", a->profile, fpref_profile_choices());
 		return -1;
 	}
-	if (a->round && fpref_rounding_parse(a->round, &env->rounding) != 0) {
+	if (a->round && fpref_env_parse_rounding(a->round, env) != 0) {
 		PyErr_Format(PyExc_ValueError, "unknown rounding mode '%s' (choices: %s)", a->round,
-			     fpref_rounding_choices());
+			     fpref_env_rounding_choices());
 		return -1;
 	}
 	if (a->sat >= 0)
