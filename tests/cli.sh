@@ -857,6 +857,8 @@ run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp/D.
 check_rc 'gemm npy: exit 0' 0
 check_has 'gemm npy: no error' "$tmp/out" 'absolute        max 0 '
 if cmp -s "$tmp/D.npy" "$tmp/Dwant.npy"; then ok 'gemm --save: D.npy as numpy writes it'; else not_ok 'gemm --save' 'D.npy = Dwant.npy' 'different bytes'; fi
+run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --quantize rtz
+check_rc 'gemm --quantize without --source (it would do nothing): exit 2' 2
 run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --report none --save "$tmp/D2.npy"
 check_rc 'gemm --report none: exit 0' 0
 if grep -q 'absolute\|bound' "$tmp/out"; then not_ok 'gemm --report none: no report' 'no error lines' "$(cat "$tmp/out")"; else ok 'gemm --report none: no report'; fi

@@ -50,6 +50,8 @@ if [ -z "$missing" ]; then ok "docs/mutants.md names every mutant"; else not_ok 
 check "mutants --mutant no-such-bug: exit 2" 2 "$FPREF" mutants --mutant no-such-bug
 check "mutants --bogus: exit 2" 2 "$FPREF" mutants --bogus
 check "mutants --suite no-such-suite: exit 2" 2 "$FPREF" mutants --suite no-such-suite
+check "mutants --all --json (--all would do nothing): exit 2" 2 "$FPREF" mutants --all --json
+check "mutants --list --mutant ftz-output (--mutant would do nothing): exit 2" 2 "$FPREF" mutants --list --mutant ftz-output
 
 # A suite of random vectors alone lets a double-rounding kernel through.
 printf 'suite weak\nseed 1\nconvert float32 float8_e4m3fn rne random:1000\n' >"$tmp/weak.suite"

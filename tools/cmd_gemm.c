@@ -229,6 +229,10 @@ int cmd_gemm(int argc, char **argv)
 		cli_fail(cli_cmd_gemm.name, "bad --report '%s' (errors or none)", g.report);
 		return CLI_EXIT_USAGE;
 	}
+	if (g.quantize && !g.source) {
+		cli_fail(cli_cmd_gemm.name, "--quantize rounds --source values to --in: it needs --source");
+		return CLI_EXIT_USAGE;
+	}
 	struct fpref_env quantize;
 	fpref_env_default(&quantize);
 	if (g.quantize && (fpref_rounding_parse(g.quantize, &quantize.rounding) != 0 || quantize.rounding == FPREF_SR)) {

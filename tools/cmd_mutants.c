@@ -99,13 +99,23 @@ static void print_json(const struct fpref_golden_suite *s, const struct fpref_ki
 
 int cmd_mutants(int argc, char **argv)
 {
-	struct mutants_args a = { "default", NULL, NULL, false, false };
+	static const char default_suite[] = "default";
+	struct mutants_args a = { default_suite, NULL, NULL, false, false };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_mutants, argc, argv, &o, &a);
 	if (r)
 		return r;
 	const char *suite_name = a.suite, *only = a.mutant, *jobs = a.jobs;
 	bool json = o.json, all = a.all, list = a.list;
+	/* options that would do nothing are refused, not ignored */
+	if (all && json) {
+		cli_fail(cli_cmd_mutants.name, "--all shapes the text output; --json always lists every cell");
+		return CLI_EXIT_USAGE;
+	}
+	if (list && (a.suite != default_suite || only || jobs || all)) {
+		cli_fail(cli_cmd_mutants.name, "--list names the catalogue: --suite, --mutant, --jobs and --all do not apply");
+		return CLI_EXIT_USAGE;
+	}
 	if (list) {
 		list_catalogue(json);
 		return CLI_EXIT_OK;
