@@ -14,6 +14,7 @@
 #include "fpref_formats_npy.h"
 #include "fpref_formats_file.h"
 #include "fpref_formats_scale.h"
+#include "fpref_formats_policy.h"
 /* ref/: the MPFR oracle (needs mpfr.h) */
 #include "fpref_ref.h"
 #include "fpref_ref_scale_mx.h"
@@ -30,5 +31,6 @@
 #include "fpref_golden_gemm.h"
 #include "fpref_golden_probe.h"
 #include "fpref_golden_mutants.h"
+#include "fpref_golden_lab.h"
 
 #endif

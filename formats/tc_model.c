@@ -35,6 +35,18 @@ static const struct fpref_tc_model models[] = {
 	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)", false },
 	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)", false },
 	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)", false },
+	/* BF16 units outside NVIDIA (issue 21): one exact product per rounding
+	 * into the FP32 accumulator, rne.  With blocks of 1 and 36 fraction
+	 * bits the one rounding sees the product truncated 36 bits below the
+	 * larger exponent, where an FMA keeps a sticky bit: it differs from an
+	 * FP32 FMA chain only when a product lies more than 12 bits below the
+	 * accumulator's last place and tips a tie.  Not modelled: the DAZ and
+	 * FTZ of Intel's instructions, the order of TDPBF16PS's pairs. */
+	{ "tpu-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
+	  "Google Cloud blog, BFloat16: the secret to high performance on Cloud TPUs (bfloat16 multiplies, IEEE "
+	  "float32 accumulation)", false },
+	{ "intel-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
+	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false },
 };
 
 size_t fpref_tc_model_count(void)

@@ -68,6 +68,8 @@ static const struct model_case models[] = {
 	{ "ada", "tf32", 0, 0, 0, 0 },
 	{ "ada", "float8_e4m3fn", 0, 0, 0, 0 },
 	{ "ada", "float8_e5m2", 0, 0, 0, 0 },
+	{ "tpu-bf16", "bfloat16", 0, 0, 0, 0 },
+	{ "intel-bf16", "bfloat16", 0, 0, 0, 0 },
 	{ NULL, "float16", 1, 10, FPREF_TC_NO_FLOOR, FPREF_RNE },
 	{ NULL, "bfloat16", 64, 36, -140, FPREF_RTZ },
 	{ NULL, "float8_e4m3fn", 7, 5, -20, FPREF_RNE },

@@ -242,6 +242,8 @@ extern const struct cli_command cli_cmd_gen;
 extern const struct cli_command cli_cmd_mutants;
 extern const struct cli_command cli_cmd_verify;
 extern const struct cli_command cli_cmd_lossscale;
+extern const struct cli_command cli_cmd_policy;
+extern const struct cli_command cli_cmd_lab;
 extern const struct cli_command cli_cmd_probe;
 extern const struct cli_command cli_cmd_quantize;
 extern const struct cli_command cli_cmd_verify_gemm;

@@ -17,6 +17,7 @@ static void notation(FILE *out)
 	      out);
 	cli_print_group(out, CLI_ENV, "ENV:");
 	fputs("MODEL: v100, a100, h100, h100-mma, h100-wgmma, ada (tensor cores; --out float32 or float16),\n"
+	      "       tpu-bf16, intel-bf16 (BF16 units: bfloat16 in, float32 out),\n"
 	      "       generic (--block N --frac F [--floor E|none] [--final rtz|rne]); recursive, pairwise,\n"
 	      "       blocked [--block N], fma-chain, kahan (rounded in --out under ENV); exact (the oracle).\n",
 	      out);
@@ -30,6 +31,7 @@ static const struct cli_command *const commands[] = {
 	&cli_cmd_formats, &cli_cmd_convert, &cli_cmd_explain, &cli_cmd_table,   &cli_cmd_op,
 	&cli_cmd_bench,   &cli_cmd_dot,     &cli_cmd_gemm,    &cli_cmd_gen,     &cli_cmd_mutants,
 	&cli_cmd_verify,  &cli_cmd_verify_gemm, &cli_cmd_lossscale, &cli_cmd_probe, &cli_cmd_quantize,
+	&cli_cmd_policy,  &cli_cmd_lab,
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -7,7 +7,7 @@
 
 static const char model_choices[] =
 	"tensor cores: v100 (float16), a100, h100, h100-mma, h100-wgmma, ada (float16, bfloat16, tf32; h100* and ada also float8_e4m3fn, "
-	"float8_e5m2), generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
+	"float8_e5m2), BF16 units: tpu-bf16, intel-bf16 (bfloat16), generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
 	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact";
 
 static int parse_count(const char *cmd, const char *option, const char *text, long lo, long hi, long *out)

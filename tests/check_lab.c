@@ -1,0 +1,189 @@
+/* The training lab and the policy tables: the published lists' sizes and
+ * sources, every op the seeds name answered under every policy, and the
+ * seeds' failure signatures measured on short runs of fpref_lab_run. */
+#include <string.h>
+
+#include "testutil.h"
+#include "fpref_formats_policy.h"
+#include "fpref_golden_lab.h"
+
+/* Counted in the documents themselves (formats/policy.c names them), not
+ * in the table: PyTorch's amp.md and TensorFlow's
+ * auto_mixed_precision_lists.h. */
+static const struct {
+	const char *framework, *list;
+	size_t count;
+} published[] = {
+	{ "pytorch-cuda", "float16", 22 }, { "pytorch-cuda", "float32", 51 }, { "pytorch-cuda", "promote", 10 },
+	{ "pytorch-cpu", "bfloat16", 20 }, { "pytorch-cpu", "float32", 89 }, /* 90 lines, "inverse" twice */
+	{ "pytorch-cpu", "promote", 3 },   { "nvidia-amp", "allow", 26 },   { "nvidia-amp", "infer", 43 },
+	{ "nvidia-amp", "deny", 9 },       { "nvidia-amp", "clear", 107 },
+};
+
+START_TEST(policy_counts_and_sources)
+{
+	for (size_t i = 0; i < sizeof published / sizeof published[0]; i++) {
+		const struct fpref_policy *p = fpref_policy_find(published[i].framework);
+		ck_assert_ptr_nonnull(p);
+		const struct fpref_policy_list *l = NULL;
+		for (size_t k = 0; k < p->nlists; k++)
+			if (strcmp(p->lists[k].name, published[i].list) == 0)
+				l = &p->lists[k];
+		ck_assert_ptr_nonnull(l);
+		ck_assert_msg(l->count == published[i].count, "%s %s: %zu ops, the document has %zu", p->framework,
+			      l->name, l->count, published[i].count);
+	}
+	for (size_t i = 0; i < fpref_policy_count(); i++) {
+		const struct fpref_policy *p = fpref_policy_at(i);
+		ck_assert(p->unlisted && *p->unlisted);
+		for (size_t k = 0; k < p->nlists; k++) {
+			const struct fpref_policy_list *l = &p->lists[k];
+			ck_assert_msg(l->source && strlen(l->source) > 20, "%s %s: no source", p->framework, l->name);
+			for (size_t j = 0; j < l->count; j++) /* each op on one list of its policy only */
+				ck_assert_ptr_eq(fpref_policy_lookup(p, l->ops[j]), l);
+		}
+	}
+}
+END_TEST
+
+/* The ops the seeds name: float32 under PyTorch's CUDA autocast. */
+START_TEST(seed_ops)
+{
+	static const char *const ops[] = { "softmax", "log_softmax", "layer_norm", "group_norm", "sum", "prod",
+					   "cumsum", "cumprod", "norm", "exp", "log", "cross_entropy", "mse_loss" };
+	const struct fpref_policy *cuda = fpref_policy_find("pytorch-cuda");
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		const struct fpref_policy_list *l = fpref_policy_lookup(cuda, ops[i]);
+		ck_assert_msg(l && strcmp(l->name, "float32") == 0, "%s", ops[i]);
+	}
+	ck_assert_str_eq(fpref_policy_lookup(cuda, "linear")->name, "float16");
+	ck_assert_str_eq(fpref_policy_lookup(cuda, "addcmul")->name, "promote");
+	ck_assert_ptr_null(fpref_policy_lookup(cuda, "relu"));
+	const struct fpref_policy *amp = fpref_policy_find("nvidia-amp");
+	ck_assert_str_eq(fpref_policy_lookup(amp, "Softmax")->name, "infer");
+	ck_assert_str_eq(fpref_policy_lookup(amp, "Exp")->name, "deny");
+	ck_assert_str_eq(fpref_policy_lookup(amp, "MatMul")->name, "allow");
+	ck_assert_str_eq(fpref_policy_lookup(fpref_policy_find("pytorch-cpu"), "mse_loss")->name, "float32");
+	ck_assert_ptr_null(fpref_policy_find("pytorch-xla"));
+}
+END_TEST
+
+/* Long enough that the GradScaler's eight backoffs from 2^16 are behind. */
+#define STEPS 16
+
+static struct fpref_lab_result run(enum fpref_lab_recipe recipe)
+{
+	struct fpref_lab_config c = { recipe, STEPS, 1, false };
+	struct fpref_lab_result r;
+	char err[256];
+	ck_assert_msg(fpref_lab_run(&c, &r, err, sizeof err) == 0, "%s: %s", fpref_lab_recipe_name(recipe), err);
+	ck_assert_uint_eq(r.steps, STEPS);
+	return r;
+}
+
+START_TEST(fp16_underflow_is_silent)
+{
+	struct fpref_lab_result fp32 = run(FPREF_LAB_FP32), noscale = run(FPREF_LAB_FP16_NOSCALE),
+				scaled = run(FPREF_LAB_FP16_GRADSCALER);
+	ck_assert_uint_eq(fp32.weights_unchanged, 0);
+	ck_assert_uint_eq(scaled.weights_unchanged, 0);
+	ck_assert_uint_gt(noscale.weights_unchanged, 0);
+	ck_assert_uint_gt(noscale.grads_flushed, 0);
+	ck_assert_uint_eq(noscale.nonfinite, 0);       /* nothing announces it */
+	ck_assert_uint_eq(noscale.skipped_steps, 0);
+	ck_assert_uint_gt(scaled.skipped_steps, 0);    /* the scaler backs off from 2^16 */
+	ck_assert_uint_lt(scaled.final_scale, 0x47800000u);
+	ck_assert(scaled.scaled && !noscale.scaled);
+}
+END_TEST
+
+START_TEST(fp16_no_master_stalls)
+{
+	struct fpref_lab_result master = run(FPREF_LAB_FP16_GRADSCALER), none = run(FPREF_LAB_FP16_NO_MASTER);
+	/* the same nonzero updates, but a tenth and more of them lost in the FP16 weights */
+	ck_assert_uint_gt(none.updates_nonzero, 0);
+	ck_assert_uint_gt(none.updates_lost * 10, none.updates_nonzero);
+	ck_assert_uint_lt(master.updates_lost * 100, master.updates_nonzero);
+	ck_assert_uint_gt(none.weights_unchanged, master.weights_unchanged);
+}
+END_TEST
+
+START_TEST(fp8_uncalibrated_is_loud)
+{
+	struct fpref_lab_result cur = run(FPREF_LAB_FP8_TENSOR_CURRENT), unc = run(FPREF_LAB_FP8_UNCALIBRATED);
+	ck_assert_uint_eq(cur.nonfinite, 0);
+	ck_assert_uint_gt(unc.nonfinite, 0);
+	ck_assert_uint_eq(unc.final_loss & 0x7F800000u, 0x7F800000u);
+	ck_assert_uint_ne(cur.final_loss & 0x7F800000u, 0x7F800000u);
+}
+END_TEST
+
+START_TEST(bf16_needs_no_scale)
+{
+	struct fpref_lab_result r = run(FPREF_LAB_BF16);
+	ck_assert(!r.scaled);
+	ck_assert_uint_eq(r.weights_unchanged, 0);
+	ck_assert_uint_eq(r.grads_flushed, 0);
+	ck_assert_uint_gt(r.grads_nonzero, 0);
+	ck_assert_uint_eq(r.nonfinite, 0);
+}
+END_TEST
+
+START_TEST(deterministic)
+{
+	struct fpref_lab_config c = { FPREF_LAB_FP8_DEEPSEEK, 3, 7, true };
+	struct fpref_lab_result a, b;
+	char err[256];
+	memset(&a, 0, sizeof a);
+	memset(&b, 0xA5, sizeof b);
+	ck_assert_int_eq(fpref_lab_run(&c, &a, err, sizeof err), 0);
+	struct fpref_lab_result copy = a;
+	ck_assert_int_eq(fpref_lab_run(&c, &b, err, sizeof err), 0);
+	ck_assert_uint_eq(a.final_loss, b.final_loss);
+	ck_assert_uint_eq(a.relative_difference, b.relative_difference);
+	ck_assert_uint_eq(a.nonfinite, b.nonfinite);
+	ck_assert_uint_eq(copy.weights_unchanged, b.weights_unchanged);
+	c.seed = 8; /* and the seed matters */
+	ck_assert_int_eq(fpref_lab_run(&c, &b, err, sizeof err), 0);
+	ck_assert_uint_ne(a.final_loss, b.final_loss);
+	c.steps = 0;
+	ck_assert_int_eq(fpref_lab_run(&c, &b, err, sizeof err), -1);
+}
+END_TEST
+
+START_TEST(recipe_names)
+{
+	for (int i = 0; i < FPREF_LAB_RECIPE_COUNT; i++) {
+		enum fpref_lab_recipe r;
+		ck_assert_int_eq(fpref_lab_recipe_parse(fpref_lab_recipe_name((enum fpref_lab_recipe)i), &r), 0);
+		ck_assert_int_eq((int)r, i);
+		ck_assert_ptr_nonnull(fpref_lab_recipe_summary(r));
+	}
+	enum fpref_lab_recipe r;
+	ck_assert_int_eq(fpref_lab_recipe_parse("fp4", &r), -1);
+}
+END_TEST
+
+static Suite *lab_suite(void)
+{
+	Suite *s = suite_create("lab");
+	TCase *p = tcase_create("policy");
+	tcase_add_test(p, policy_counts_and_sources);
+	tcase_add_test(p, seed_ops);
+	suite_add_tcase(s, p);
+	TCase *t = tcase_create("lab");
+	tcase_set_timeout(t, 300);
+	tcase_add_test(t, recipe_names);
+	tcase_add_test(t, fp16_underflow_is_silent);
+	tcase_add_test(t, fp16_no_master_stalls);
+	tcase_add_test(t, fp8_uncalibrated_is_loud);
+	tcase_add_test(t, bf16_needs_no_scale);
+	tcase_add_test(t, deterministic);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	return test_run(lab_suite());
+}
