@@ -73,6 +73,7 @@ struct fpref_lab_result {
 	size_t nonfinite;                /* Inf and NaN values in the tensors the run produced */
 	size_t grads_nonzero;            /* gradient values (of Y and of W) nonzero before their cast to the recipe's format */
 	size_t grads_flushed;            /* ... and zero after it */
+	size_t fp8_saturated;            /* values beyond E4M3's 448 once scaled, clipped by the cast (TE's recipes) */
 };
 
 /* Run one recipe.  0, or -1 with a message in err (bad configuration, no

@@ -232,6 +232,16 @@ static void count_codes(struct lab *L, const uint8_t *q, uint64_t *codes, size_t
 	}
 }
 
+/* Values whose scaled FP32 product rounds beyond E4M3's 448 (464 and
+ * up): the cast saturates them (satfinite). */
+static void count_clipped(struct lab *L, const uint32_t *x, size_t n, uint32_t scale)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = mul(L, x[i], scale) & 0x7FFFFFFFu;
+		L->r->fp8_saturated += v >= 0x43E80000u && v <= 0x7F800000u; /* 464 and up: beyond rounding to 448 */
+	}
+}
+
 static int quantize(struct lab *L, const uint32_t *x, size_t rows, size_t cols, bool weights,
 		    struct fpref_delayed_state *delayed, struct fp8_operand *o, uint8_t *q, char *err, size_t errlen)
 {
@@ -242,11 +252,14 @@ static int quantize(struct lab *L, const uint32_t *x, size_t rows, size_t cols, 
 	switch (L->rc->fp8) {
 	case FP8_CURRENT: {
 		struct fpref_current_params p = { e4m3, false, 0, FPREF_AMAX_NAN_DEFAULT };
-		if (fpref_emu_current_quantize(&p, x, n, q, NULL, NULL, &f, err, errlen) != 0)
+		uint32_t scale = 0;
+		if (fpref_emu_current_quantize(&p, x, n, q, NULL, &scale, &f, err, errlen) != 0)
 			return -1;
+		count_clipped(L, x, n, scale);
 		break;
 	}
 	case FP8_DELAYED:
+		count_clipped(L, x, n, delayed->scale); /* the scale this tensor is quantised with */
 		if (fpref_emu_delayed_step(delayed, x, n, q, &f, NULL, err, errlen) != 0)
 			return -1;
 		break;
@@ -416,6 +429,21 @@ static int backward(struct lab *L, struct tensors *T, struct fpref_delayed_state
 	return 0;
 }
 
+/* The wrong cast order's loss: the residuals in FP16, squared and summed
+ * in FP16 (each product and each sum rounded there), then FP32: what
+ * autocast's FP32 mse_loss avoids. */
+static uint32_t fp16_sum_of_squares(struct lab *L, const uint32_t *r)
+{
+	uint64_t h[B * N], s = 0;
+	unsigned flags = 0;
+	for (size_t i = 0; i < B * N; i++)
+		h[i] = convert(L->f32, r[i], L->low, &L->cast);
+	fpref_emu_dot(FPREF_SUM_RECURSIVE, 0, L->low, h, h, B * N, 0, L->low, &L->env, &s, &flags);
+	uint32_t back = (uint32_t)convert(L->low, s, L->f32, &L->env);
+	L->r->nonfinite += nonfinite32(back);
+	return back;
+}
+
 #define F32_LR 0x3B000000u    /* 2^-9 */
 #define F32_BETA1 0x3F666666u /* 0.9f */
 #define F32_BETA2 0x3F7FBE77u /* 0.999f */
@@ -526,7 +554,8 @@ static int train(const struct fpref_lab_config *c, struct fpref_lab_result *r, c
 		uint32_t rr[B * N];
 		for (size_t i = 0; i < B * N; i++) /* mse_loss: FP32 */
 			rr[i] = sub(&L, T->yhat[i], T->y[i]);
-		uint32_t loss = mul(&L, dot32(&L, rr, rr, B * N, 1), pattern(false, -9, 0));
+		uint32_t loss = mul(&L, rc->fp16_accumulator ? fp16_sum_of_squares(&L, rr) : dot32(&L, rr, rr, B * N, 1),
+				    pattern(false, -9, 0));
 		r->nonfinite += nonfinite32(loss);
 		if (t == 0)
 			r->first_loss = loss;

@@ -118,6 +118,17 @@ START_TEST(fp8_uncalibrated_is_loud)
 }
 END_TEST
 
+/* Delayed scaling quantises with the scale of the steps before: its first
+ * step (scale 1) clips the outlier channel where current scaling does not. */
+START_TEST(fp8_delayed_is_late)
+{
+	struct fpref_lab_result cur = run(FPREF_LAB_FP8_TENSOR_CURRENT), del = run(FPREF_LAB_FP8_TENSOR_DELAYED);
+	ck_assert_uint_eq(cur.fp8_saturated, 0);
+	ck_assert_uint_gt(del.fp8_saturated, 0);
+	ck_assert_uint_eq(del.nonfinite, 0); /* silently: satfinite */
+}
+END_TEST
+
 START_TEST(bf16_needs_no_scale)
 {
 	struct fpref_lab_result r = run(FPREF_LAB_BF16);
@@ -177,6 +188,7 @@ static Suite *lab_suite(void)
 	tcase_add_test(t, fp16_underflow_is_silent);
 	tcase_add_test(t, fp16_no_master_stalls);
 	tcase_add_test(t, fp8_uncalibrated_is_loud);
+	tcase_add_test(t, fp8_delayed_is_late);
 	tcase_add_test(t, bf16_needs_no_scale);
 	tcase_add_test(t, deterministic);
 	suite_add_tcase(s, t);

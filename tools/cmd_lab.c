@@ -99,6 +99,7 @@ static void put_text(const char *name, const struct fpref_lab_result *r)
 	}
 	printf("Inf/NaN values produced: %zu\n", r->nonfinite);
 	printf("gradients flushed to zero: %zu of %zu nonzero\n", r->grads_flushed, r->grads_nonzero);
+	printf("FP8 values clipped at 448: %zu\n", r->fp8_saturated);
 }
 
 static void put_json(const char *name, const struct fpref_lab_result *r)
@@ -120,8 +121,9 @@ static void put_json(const char *name, const struct fpref_lab_result *r)
 		printf("%s{\"step\": %zu, \"scale\": \"%s\"}", i ? ", " : "", r->scale_log[i].step, s ? s : "?");
 		free(s);
 	}
-	printf("], \"scale_changes\": %zu, \"nonfinite\": %zu, \"grads_nonzero\": %zu, \"grads_flushed\": %zu}\n",
-	       r->scale_changes, r->nonfinite, r->grads_nonzero, r->grads_flushed);
+	printf("], \"scale_changes\": %zu, \"nonfinite\": %zu, \"grads_nonzero\": %zu, \"grads_flushed\": %zu, "
+	       "\"fp8_saturated\": %zu}\n",
+	       r->scale_changes, r->nonfinite, r->grads_nonzero, r->grads_flushed, r->fp8_saturated);
 }
 
 static int cmd_lab(int argc, char **argv)
