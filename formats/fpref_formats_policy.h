@@ -12,9 +12,19 @@
 extern "C" {
 #endif
 
+/* What a list does to its ops. */
+enum fpref_policy_kind {
+	FPREF_POLICY_LOWER,   /* run in the policy's lower precision (float16, bfloat16, the BF16 units) */
+	FPREF_POLICY_FP32,    /* run in float32 */
+	FPREF_POLICY_WIDEST,  /* promote to the widest input type */
+	FPREF_POLICY_INFER,   /* TF-AMP infer: lower when the inputs are lower */
+	FPREF_POLICY_CLEAR    /* TF-AMP clear: the input's type */
+};
+
 /* One list of a framework: its ops and what they run in. */
 struct fpref_policy_list {
 	const char *name;      /* "float16", "float32", "promote", "allow", ... */
+	enum fpref_policy_kind kind;
 	const char *precision; /* what a listed op runs in, in words */
 	const char *const *ops;
 	size_t count;

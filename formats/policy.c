@@ -30,10 +30,10 @@ static const char *const cuda_promote[] = {
 	"addcdiv", "addcmul", "atan2", "bilinear", "cross", "dot", "grid_sample", "index_put", "scatter_add", "tensordot",
 };
 static const struct fpref_policy_list pytorch_cuda[] = {
-	{ "float16", "float16 (autocast's lower precision; CUDA ops)", cuda_fp16, N(cuda_fp16),
+	{ "float16", FPREF_POLICY_LOWER, "float16 (autocast's lower precision; CUDA ops)", cuda_fp16, N(cuda_fp16),
 	  TORCH_AMP ", CUDA Ops that can autocast to float16" },
-	{ "float32", "float32", cuda_fp32, N(cuda_fp32), TORCH_AMP ", CUDA Ops that can autocast to float32" },
-	{ "promote", "the widest input type (float16 only when every input is float16)", cuda_promote,
+	{ "float32", FPREF_POLICY_FP32, "float32", cuda_fp32, N(cuda_fp32), TORCH_AMP ", CUDA Ops that can autocast to float32" },
+	{ "promote", FPREF_POLICY_WIDEST, "the widest input type (float16 only when every input is float16)", cuda_promote,
 	  N(cuda_promote), TORCH_AMP ", CUDA Ops that promote to the widest input type" },
 };
 
@@ -63,10 +63,10 @@ static const char *const cpu_fp32[] = {
 };
 static const char *const cpu_promote[] = { "cat", "stack", "index_copy" };
 static const struct fpref_policy_list pytorch_cpu[] = {
-	{ "bfloat16", "bfloat16 (float16 shares the CPU lists)", cpu_bf16, N(cpu_bf16),
+	{ "bfloat16", FPREF_POLICY_LOWER, "bfloat16 (float16 shares the CPU lists)", cpu_bf16, N(cpu_bf16),
 	  TORCH_AMP ", CPU Ops that can autocast to bfloat16" },
-	{ "float32", "float32", cpu_fp32, N(cpu_fp32), TORCH_AMP ", CPU Ops that can autocast to float32" },
-	{ "promote", "the widest input type", cpu_promote, N(cpu_promote),
+	{ "float32", FPREF_POLICY_FP32, "float32", cpu_fp32, N(cpu_fp32), TORCH_AMP ", CPU Ops that can autocast to float32" },
+	{ "promote", FPREF_POLICY_WIDEST, "the widest input type", cpu_promote, N(cpu_promote),
 	  TORCH_AMP ", CPU Ops that promote to the widest input type" },
 };
 
@@ -108,12 +108,12 @@ static const char *const amp_clear[] = {
 	"TensorListStack", "Tile", "TopK", "TopKV2", "Transpose", "Where", "ZerosLike",
 };
 static const struct fpref_policy_list nvidia_amp[] = {
-	{ "allow", "float16 always (AllowList, formerly WhiteList)", amp_allow, N(amp_allow), TF_AMP ", WhiteList" },
-	{ "infer", "float16 when its inputs are float16, else float32 (InferList, formerly GrayList)", amp_infer,
+	{ "allow", FPREF_POLICY_LOWER, "float16 always (AllowList, formerly WhiteList)", amp_allow, N(amp_allow), TF_AMP ", WhiteList" },
+	{ "infer", FPREF_POLICY_INFER, "float16 when its inputs are float16, else float32 (InferList, formerly GrayList)", amp_infer,
 	  N(amp_infer), TF_AMP ", GrayList" },
-	{ "deny", "float32, and so are the infer ops downstream of it (DenyList, formerly BlackList)", amp_deny,
+	{ "deny", FPREF_POLICY_FP32, "float32, and so are the infer ops downstream of it (DenyList, formerly BlackList)", amp_deny,
 	  N(amp_deny), TF_AMP ", BlackList" },
-	{ "clear", "its input's type, float16 or float32 (ClearList)", amp_clear, N(amp_clear), TF_AMP ", ClearList" },
+	{ "clear", FPREF_POLICY_CLEAR, "its input's type, float16 or float32 (ClearList)", amp_clear, N(amp_clear), TF_AMP ", ClearList" },
 };
 
 #define TPU_BLOG                                                                                                      \
@@ -123,7 +123,7 @@ static const struct fpref_policy_list nvidia_amp[] = {
 static const char *const tpu_mxu[] = { "matmul", "dot", "dot_general", "einsum", "conv_general_dilated", "conv2d",
 				       "linear" };
 static const struct fpref_policy_list tpu_bf16[] = {
-	{ "mxu", "bfloat16 x bfloat16 products (exact in float32), float32 accumulation (fpref dot --model tpu-bf16)",
+	{ "mxu", FPREF_POLICY_LOWER, "bfloat16 x bfloat16 products (exact in float32), float32 accumulation (fpref dot --model tpu-bf16)",
 	  tpu_mxu, N(tpu_mxu), TPU_BLOG },
 };
 
@@ -133,7 +133,7 @@ static const struct fpref_policy_list tpu_bf16[] = {
 static const char *const intel_amx[] = { "TDPBF16PS", "VDPBF16PS", "matmul", "mm", "bmm", "addmm", "linear",
 					 "conv2d" };
 static const struct fpref_policy_list intel_bf16[] = {
-	{ "amx", "bfloat16 x bfloat16 products, float32 accumulation, DAZ and FTZ, rne (fpref dot --model intel-bf16)",
+	{ "amx", FPREF_POLICY_LOWER, "bfloat16 x bfloat16 products, float32 accumulation, DAZ and FTZ, rne (fpref dot --model intel-bf16)",
 	  intel_amx, N(intel_amx), INTEL_SDM "; the framework ops are PyTorch's CPU bfloat16 list, which oneDNN runs "
 	  "on these instructions" },
 };

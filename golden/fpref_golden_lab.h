@@ -29,10 +29,10 @@ enum fpref_lab_recipe {
 	FPREF_LAB_RECIPE_COUNT
 };
 
-const char *fpref_lab_recipe_name(enum fpref_lab_recipe r);
+const char *fpref_golden_lab_recipe_name(enum fpref_lab_recipe r);
 /* What the recipe does, in one line. */
-const char *fpref_lab_recipe_summary(enum fpref_lab_recipe r);
-int fpref_lab_recipe_parse(const char *name, enum fpref_lab_recipe *r);
+const char *fpref_golden_lab_recipe_summary(enum fpref_lab_recipe r);
+int fpref_golden_lab_recipe_parse(const char *name, enum fpref_lab_recipe *r);
 
 /* The model: linear regression Y = X W, X a fresh batch of
  * FPREF_LAB_BATCH x FPREF_LAB_IN each step, W FPREF_LAB_IN x FPREF_LAB_OUT,
@@ -78,7 +78,7 @@ struct fpref_lab_result {
 
 /* Run one recipe.  0, or -1 with a message in err (bad configuration, no
  * memory). */
-int fpref_lab_run(const struct fpref_lab_config *c, struct fpref_lab_result *r, char *err, size_t errlen);
+int fpref_golden_lab_run(const struct fpref_lab_config *c, struct fpref_lab_result *r, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -53,17 +53,17 @@ static const struct recipe recipes[] = {
 	  FPREF_FORMAT_FLOAT8_E4M3FN, true, false, false, false, FP8_UNCALIBRATED, "h100-wgmma" },
 };
 
-const char *fpref_lab_recipe_name(enum fpref_lab_recipe r)
+const char *fpref_golden_lab_recipe_name(enum fpref_lab_recipe r)
 {
 	return r < FPREF_LAB_RECIPE_COUNT ? recipes[r].name : NULL;
 }
 
-const char *fpref_lab_recipe_summary(enum fpref_lab_recipe r)
+const char *fpref_golden_lab_recipe_summary(enum fpref_lab_recipe r)
 {
 	return r < FPREF_LAB_RECIPE_COUNT ? recipes[r].summary : NULL;
 }
 
-int fpref_lab_recipe_parse(const char *name, enum fpref_lab_recipe *r)
+int fpref_golden_lab_recipe_parse(const char *name, enum fpref_lab_recipe *r)
 {
 	for (int i = 0; i < FPREF_LAB_RECIPE_COUNT; i++)
 		if (strcmp(name, recipes[i].name) == 0) {
@@ -477,7 +477,7 @@ static int setup(struct lab *L, const struct fpref_lab_config *c, struct fpref_l
 	const struct fpref_policy *p = fpref_policy_find("pytorch-cuda");
 	const struct fpref_policy_list *lin = p ? fpref_policy_lookup(p, "linear") : NULL;
 	const struct fpref_policy_list *mse = p ? fpref_policy_lookup(p, "mse_loss") : NULL;
-	if (!lin || strcmp(lin->name, "float16") != 0 || !mse || strcmp(mse->name, "float32") != 0) {
+	if (!lin || lin->kind != FPREF_POLICY_LOWER || !mse || mse->kind != FPREF_POLICY_FP32) {
 		snprintf(err, errlen, "the pytorch-cuda policy does not list linear and mse_loss as the lab expects");
 		return -1;
 	}
@@ -612,7 +612,7 @@ done:
 	return status;
 }
 
-int fpref_lab_run(const struct fpref_lab_config *c, struct fpref_lab_result *r, char *err, size_t errlen)
+int fpref_golden_lab_run(const struct fpref_lab_config *c, struct fpref_lab_result *r, char *err, size_t errlen)
 {
 	if (c->recipe >= FPREF_LAB_RECIPE_COUNT || c->steps < 1 || c->steps > FPREF_LAB_MAX_STEPS) {
 		snprintf(err, errlen, "recipe or steps out of range (steps 1..%d)", FPREF_LAB_MAX_STEPS);

@@ -1,6 +1,6 @@
 /* The training lab and the policy tables: the published lists' sizes and
  * sources, every op the seeds name answered under every policy, and the
- * seeds' failure signatures measured on short runs of fpref_lab_run. */
+ * seeds' failure signatures measured on short runs of fpref_golden_lab_run. */
 #include <string.h>
 
 #include "testutil.h"
@@ -76,7 +76,7 @@ static struct fpref_lab_result run(enum fpref_lab_recipe recipe)
 	struct fpref_lab_config c = { recipe, STEPS, 1, false };
 	struct fpref_lab_result r;
 	char err[256];
-	ck_assert_msg(fpref_lab_run(&c, &r, err, sizeof err) == 0, "%s: %s", fpref_lab_recipe_name(recipe), err);
+	ck_assert_msg(fpref_golden_lab_run(&c, &r, err, sizeof err) == 0, "%s: %s", fpref_golden_lab_recipe_name(recipe), err);
 	ck_assert_uint_eq(r.steps, STEPS);
 	return r;
 }
@@ -147,18 +147,18 @@ START_TEST(deterministic)
 	char err[256];
 	memset(&a, 0, sizeof a);
 	memset(&b, 0xA5, sizeof b);
-	ck_assert_int_eq(fpref_lab_run(&c, &a, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_golden_lab_run(&c, &a, err, sizeof err), 0);
 	struct fpref_lab_result copy = a;
-	ck_assert_int_eq(fpref_lab_run(&c, &b, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_golden_lab_run(&c, &b, err, sizeof err), 0);
 	ck_assert_uint_eq(a.final_loss, b.final_loss);
 	ck_assert_uint_eq(a.relative_difference, b.relative_difference);
 	ck_assert_uint_eq(a.nonfinite, b.nonfinite);
 	ck_assert_uint_eq(copy.weights_unchanged, b.weights_unchanged);
 	c.seed = 8; /* and the seed matters */
-	ck_assert_int_eq(fpref_lab_run(&c, &b, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_golden_lab_run(&c, &b, err, sizeof err), 0);
 	ck_assert_uint_ne(a.final_loss, b.final_loss);
 	c.steps = 0;
-	ck_assert_int_eq(fpref_lab_run(&c, &b, err, sizeof err), -1);
+	ck_assert_int_eq(fpref_golden_lab_run(&c, &b, err, sizeof err), -1);
 }
 END_TEST
 
@@ -166,12 +166,12 @@ START_TEST(recipe_names)
 {
 	for (int i = 0; i < FPREF_LAB_RECIPE_COUNT; i++) {
 		enum fpref_lab_recipe r;
-		ck_assert_int_eq(fpref_lab_recipe_parse(fpref_lab_recipe_name((enum fpref_lab_recipe)i), &r), 0);
+		ck_assert_int_eq(fpref_golden_lab_recipe_parse(fpref_golden_lab_recipe_name((enum fpref_lab_recipe)i), &r), 0);
 		ck_assert_int_eq((int)r, i);
-		ck_assert_ptr_nonnull(fpref_lab_recipe_summary(r));
+		ck_assert_ptr_nonnull(fpref_golden_lab_recipe_summary(r));
 	}
 	enum fpref_lab_recipe r;
-	ck_assert_int_eq(fpref_lab_recipe_parse("fp4", &r), -1);
+	ck_assert_int_eq(fpref_golden_lab_recipe_parse("fp4", &r), -1);
 }
 END_TEST
 

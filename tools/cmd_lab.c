@@ -139,7 +139,7 @@ static int cmd_lab(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_lab_config c = { FPREF_LAB_FP32, FPREF_LAB_DEFAULT_STEPS, 1, true };
-	if (fpref_lab_recipe_parse(o.positional[0], &c.recipe) != 0) {
+	if (fpref_golden_lab_recipe_parse(o.positional[0], &c.recipe) != 0) {
 		cli_fail(cli_cmd_lab.name, "unknown recipe '%s' (see fpref lab --help)", o.positional[0]);
 		return CLI_EXIT_USAGE;
 	}
@@ -159,7 +159,7 @@ static int cmd_lab(int argc, char **argv)
 	}
 	struct fpref_lab_result res;
 	char err[256];
-	if (fpref_lab_run(&c, &res, err, sizeof err) != 0) {
+	if (fpref_golden_lab_run(&c, &res, err, sizeof err) != 0) {
 		cli_fail(cli_cmd_lab.name, "%s", err);
 		return CLI_EXIT_FAIL;
 	}
