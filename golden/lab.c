@@ -289,6 +289,22 @@ static int quantize(struct lab *L, const uint32_t *x, size_t rows, size_t cols, 
 	return 0;
 }
 
+/* An FP8 product: DeepSeek's scales enter per chunk in matmul; the
+ * per-tensor recipes multiply the FP32 result by scale_inv(A) scale_inv(B),
+ * as one FP32 factor (cuBLASLt's alpha). */
+static int fp8_matmul(struct lab *L, size_t M, size_t Nn, size_t K, const uint64_t *A, const uint64_t *Bt,
+		      const uint64_t *fa, const uint64_t *fb, size_t chunks, size_t b_rows, size_t promote, uint32_t *C)
+{
+	if (matmul(L, L->low, M, Nn, K, A, Bt, fa, fb, chunks, b_rows, promote, C) != 0)
+		return -1;
+	if (L->rc->fp8 != FP8_DEEPSEEK) {
+		uint32_t f = mul(L, (uint32_t)fa[0], (uint32_t)fb[0]);
+		for (size_t i = 0; i < M * Nn; i++)
+			C[i] = mul(L, C[i], f);
+	}
+	return 0;
+}
+
 /* ---- the run ---- */
 
 struct tensors {
@@ -365,14 +381,7 @@ static int forward(struct lab *L, struct tensors *T, struct fpref_delayed_state 
 	if (quantize(L, T->x, B, D, false, &ds[0], &ox, T->q, err, errlen) != 0 ||
 	    quantize(L, T->wt, N, D, true, &ds[1], &ow, T->q, err, errlen) != 0)
 		return -1;
-	if (matmul(L, L->low, B, N, D, T->lx, T->lwt, T->fx, T->fw, ox.chunks, 128, 0, T->yhat) != 0)
-		return -1;
-	if (rc->fp8 != FP8_DEEPSEEK) {
-		uint32_t f = mul(L, (uint32_t)T->fx[0], (uint32_t)T->fw[0]);
-		for (size_t i = 0; i < B * N; i++)
-			T->yhat[i] = mul(L, T->yhat[i], f);
-	}
-	return 0;
+	return fp8_matmul(L, B, N, D, T->lx, T->lwt, T->fx, T->fw, ox.chunks, 128, 0, T->yhat);
 }
 
 /* dW = X^T dY (dY already scaled), as FP32 values of what the recipe holds. */
@@ -394,17 +403,9 @@ static int backward(struct lab *L, struct tensors *T, struct fpref_delayed_state
 		if (matmul(L, in, D, N, B, T->lxt, T->ldyt, NULL, NULL, 0, 1, 0, T->dw) != 0)
 			return -1;
 		if (in != L->f32) { /* the gradient as the low format holds it */
+			cast_low(L, T->dw, T->l16, D * N, true);
 			for (size_t i = 0; i < D * N; i++)
-				T->l16[i] = convert(L->f32, T->dw[i], L->low, &L->cast);
-			for (size_t i = 0; i < D * N; i++) {
-				uint32_t back = (uint32_t)convert(L->low, T->l16[i], L->f32, &L->env);
-				L->r->nonfinite += nonfinite32(back);
-				if (!zero32(T->dw[i]) && !nonfinite32(T->dw[i])) {
-					L->r->grads_nonzero++;
-					L->r->grads_flushed += zero32(back);
-				}
-				T->dw[i] = back;
-			}
+				T->dw[i] = (uint32_t)convert(L->low, T->l16[i], L->f32, &L->env);
 		}
 		return 0;
 	}
@@ -418,15 +419,8 @@ static int backward(struct lab *L, struct tensors *T, struct fpref_delayed_state
 			L->r->grads_flushed += (T->ldyt[i] & 0x7F) == 0;
 		}
 	}
-	if (matmul(L, L->low, D, N, B, T->lxt, T->ldyt, T->fxt, T->fdy, og.chunks, 1,
-		   rc->fp8 == FP8_DEEPSEEK ? 0 : 128, T->dw) != 0)
-		return -1;
-	if (rc->fp8 != FP8_DEEPSEEK) {
-		uint32_t f = mul(L, (uint32_t)T->fxt[0], (uint32_t)T->fdy[0]);
-		for (size_t i = 0; i < D * N; i++)
-			T->dw[i] = mul(L, T->dw[i], f);
-	}
-	return 0;
+	return fp8_matmul(L, D, N, B, T->lxt, T->ldyt, T->fxt, T->fdy, og.chunks, 1, rc->fp8 == FP8_DEEPSEEK ? 0 : 128,
+			  T->dw);
 }
 
 /* The wrong cast order's loss: the residuals in FP16, squared and summed
