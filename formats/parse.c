@@ -31,6 +31,11 @@ int fpref_format_validate(const struct fpref_format *f, char *err, size_t errlen
 		why = "zero=off is only meaningful with specials fn or none";
 	else if (f->inf_at_top && (f->specials == FPREF_SPECIALS_IEEE || fpref_format_max_exponent(f) < fpref_format_min_exponent(f)))
 		why = "inf at the top code needs specials fn, fnuz or none and a normal number below it";
+	else if (f->integer && (f->exp_bits != 1 || !f->has_zero || !f->subnormals || f->specials != FPREF_SPECIALS_NONE ||
+				f->pad_bits != 0 || f->inf_at_top || f->code_parity))
+		why = "an integer format is one exponent bit with zero and subnormals on and no specials";
+	else if (f->symmetric && (!f->integer || !f->is_signed))
+		why = "a symmetric range is for signed integers";
 	if (why) {
 		snprintf(err, errlen, "%s", why);
 		return -1;
@@ -269,6 +274,8 @@ int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err
 		*out = *row;
 		return 0;
 	}
+	if (fpref_format_int(name, out) == 0)
+		return 0;
 	int p3109 = fpref_format_p3109(name, out, err, errlen);
 	if (p3109 <= 0)
 		return p3109;
