@@ -56,9 +56,9 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 void fpref_format_descriptor(const struct fpref_format *f, char *buf, size_t len)
 {
-	snprintf(buf, len, "e%dm%d,bias=%d,specials=%s,subnormals=%s,zero=%s%s", f->exp_bits, f->man_bits, f->bias,
+	snprintf(buf, len, "e%dm%d,bias=%d,specials=%s,subnormals=%s,zero=%s%s%s%s", f->exp_bits, f->man_bits, f->bias,
 		 fpref_specials_name(f->specials), f->subnormals ? "on" : "off", f->has_zero ? "on" : "off",
-		 f->is_signed ? "" : ",unsigned");
+		 f->is_signed ? "" : ",unsigned", f->integer ? ",integer" : "", f->symmetric ? ",symmetric" : "");
 }
 
 static void canonical_name(struct fpref_format *f)
@@ -75,7 +75,11 @@ static void canonical_name(struct fpref_format *f)
 	if (!f->is_signed)
 		n += snprintf(buf + n, sizeof buf - (size_t)n, ",unsigned");
 	if (!f->has_zero)
-		snprintf(buf + n, sizeof buf - (size_t)n, ",zero=off");
+		n += snprintf(buf + n, sizeof buf - (size_t)n, ",zero=off");
+	if (f->integer)
+		n += snprintf(buf + n, sizeof buf - (size_t)n, ",integer");
+	if (f->symmetric)
+		snprintf(buf + n, sizeof buf - (size_t)n, ",symmetric");
 	/* an option-free custom spelling keeps its prefix so that it reads back as itself */
 	if (!strchr(buf, ',')) { /* at most "e15m62": room to spare */
 		memmove(buf + 7, buf, strlen(buf) + 1);
@@ -115,10 +119,16 @@ static int parse_option(struct fpref_format *f, const char *opt, char *err, size
 	} else if (strcmp(opt, "unsigned") == 0) {
 		f->is_signed = false;
 		return 0;
+	} else if (strcmp(opt, "integer") == 0) { /* the integer rows' descriptors read back (formats/int.c) */
+		f->integer = true;
+		return 0;
+	} else if (strcmp(opt, "symmetric") == 0) {
+		f->symmetric = true;
+		return 0;
 	}
 	snprintf(err, errlen,
 		 "bad format option '%s' (choices: bias=N, specials=ieee|fn|fnuz|none, "
-		 "subnormals=on|off, zero=on|off, unsigned)", opt);
+		 "subnormals=on|off, zero=on|off, unsigned, integer, symmetric)", opt);
 	return -1;
 }
 

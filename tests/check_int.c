@@ -227,6 +227,13 @@ START_TEST(names_and_rows)
 	while (fpref_format_int_at(n))
 		n++;
 	ck_assert_uint_eq(n, NDEFS);
+	for (size_t i = 0; i < n; i++) { /* each row's descriptor reads back as the same format */
+		char d[128];
+		struct fpref_format back;
+		fpref_format_descriptor(fpref_format_int_at(i), d, sizeof d);
+		ck_assert_msg(fpref_format_parse(d, &back, err, sizeof err) == 0 && fpref_format_same(&back, fpref_format_int_at(i)),
+			      "%s: %s", d, err);
+	}
 	ck_assert(!fpref_format_has_negative_zero(fpref_format_int_at(0)));
 }
 END_TEST
