@@ -105,8 +105,12 @@ int fpref_e8m0_element_check(const struct fpref_format *element, char *err, size
 	for (size_t i = 0; element && i < sizeof ok / sizeof ok[0]; i++)
 		if (fpref_format_is(element, ok[i]))
 			return 0;
+	struct fpref_format int8;
+	for (int sym = 0; element && sym < 2; sym++) /* MXINT8: emax 0, max 127/64 */
+		if (fpref_format_int(sym ? "mxint8_sym" : "mxint8", &int8) == 0 && fpref_format_same(element, &int8))
+			return 0;
 	snprintf(err, errlen, "an MX scale rule needs an MX element (float8_e4m3fn, float8_e5m2, float6_e2m3fn, "
-		 "float6_e3m2fn, float4_e2m1fn), not %s", element ? element->name : "(none)");
+		 "float6_e3m2fn, float4_e2m1fn, mxint8, mxint8_sym), not %s", element ? element->name : "(none)");
 	return -1;
 }
 

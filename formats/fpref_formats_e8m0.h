@@ -71,7 +71,8 @@ const char *fpref_e8m0_rule_choices(void);
 /* Whether the rule reads an MX element (its input is an amax). */
 bool fpref_e8m0_rule_needs_element(const struct fpref_e8m0_rule *r);
 /* The element must be one of the OCP MX element types (float8_e4m3fn,
- * float8_e5m2, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn): 0, or -1. */
+ * float8_e5m2, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, or MXINT8 as
+ * mxint8 or mxint8_sym): 0, or -1. */
 int fpref_e8m0_element_check(const struct fpref_format *element, char *err, size_t errlen);
 /* The pattern grid as a format: e8m0, unsigned, zero at code 0, no
  * subnormals, 0xFF NaN. */

@@ -13,12 +13,19 @@
 static const enum fpref_format_id elements[] = { FPREF_FORMAT_FLOAT8_E4M3FN, FPREF_FORMAT_FLOAT8_E5M2,
 						 FPREF_FORMAT_FLOAT6_E2M3FN, FPREF_FORMAT_FLOAT6_E3M2FN,
 						 FPREF_FORMAT_FLOAT4_E2M1FN };
-#define NELEMENTS (sizeof elements / sizeof elements[0])
+#define NFLOAT_ELEMENTS (sizeof elements / sizeof elements[0])
+#define NELEMENTS (NFLOAT_ELEMENTS + 1) /* and MXINT8 */
+
+static struct fpref_format element_at(size_t i)
+{
+	return i < NFLOAT_ELEMENTS ? *fpref_format_get(elements[i]) : test_format("mxint8_sym");
+}
 
 /* Every row, from FP32 and through BF16, with each element where it takes one. */
 struct rule_case {
 	struct fpref_e8m0_rule rule;
 	const struct fpref_format *element;
+	struct fpref_format element_row; /* what element points at */
 };
 
 #define MAX_CASES 256
@@ -33,11 +40,15 @@ static size_t all_cases(struct rule_case *cases)
 			size_t ne = fpref_e8m0_rule_needs_element(&r) ? NELEMENTS : 1;
 			for (size_t e = 0; e < ne && n < MAX_CASES; e++) {
 				cases[n].rule = r;
-				cases[n].element = fpref_e8m0_rule_needs_element(&r) ? fpref_format_get(elements[e]) : NULL;
+				cases[n].element_row = element_at(e);
+				cases[n].element = NULL;
 				n++;
 			}
 		}
 	}
+	for (size_t i = 0; i < n; i++) /* pointers into the array, once it stops moving */
+		if (fpref_e8m0_rule_needs_element(&cases[i].rule))
+			cases[i].element = &cases[i].element_row;
 	return n;
 }
 
@@ -95,7 +106,8 @@ START_TEST(f32_structured)
 	for (size_t i = 0; i < NELEMENTS; i++) {
 		struct fpref_env env;
 		fpref_env_default(&env);
-		const struct fpref_format *el = fpref_format_get(elements[i]);
+		struct fpref_format row = element_at(i);
+		const struct fpref_format *el = &row;
 		uint64_t max = 0;
 		unsigned flags = 0;
 		fpref_emu_convert(el, fpref_format_max_bits(el, false), fpref_format_get(FPREF_FORMAT_FLOAT32), &env, 0,
@@ -145,8 +157,9 @@ START_TEST(rows_match_mx_quantizer)
 		char err[256];
 		ck_assert(fpref_e8m0_rule_parse(pairs[p].row, &r, err, sizeof err) == 0);
 		for (size_t i = 0; i < NELEMENTS; i++) {
-			const struct fpref_format *el = fpref_format_get(elements[i]);
-			struct fpref_mx_params params = { el->name, pairs[p].mx, FPREF_RNE };
+			struct fpref_format row = element_at(i);
+			const struct fpref_format *el = &row;
+			struct fpref_mx_params params = { i < NFLOAT_ELEMENTS ? el->name : "int8", pairs[p].mx, FPREF_RNE };
 			for (uint32_t e = 0; e < 255; e++) {
 				for (size_t m = 0; m < sizeof mantissas / sizeof mantissas[0]; m++) {
 					uint32_t x = e << 23 | mantissas[m];
@@ -166,7 +179,7 @@ END_TEST
  * each row), not from fpref's code.  Inputs are FP32 patterns. */
 static const struct hand_case {
 	const char *rule;
-	enum fpref_format_id element; /* FPREF_FORMAT_COUNT: none */
+	enum fpref_format_id element; /* FPREF_FORMAT_COUNT: none; FPREF_FORMAT_COUNT + 1: mxint8_sym */
 	uint32_t x;
 	uint8_t code;
 	const char *why;
@@ -238,6 +251,10 @@ static const struct hand_case {
 	{ "ceil", FPREF_FORMAT_FLOAT4_E2M1FN, 0x40C00000, 0x80, "ceil(log2 6) = 3, 3 - 2 = 1" },
 	{ "rceil", FPREF_FORMAT_FLOAT4_E2M1FN, 0x40C00000, 0x7F,
 	  "fl(1/6) = 1/6 + 2^-26/3, 6 * fl(1/6) = 1 + 2^-25 rounds to 1 in FP32: 2^0" },
+	/* MXINT8 (mxint8_sym: emax 0, max 127/64), amax 1.5 */
+	{ "floor", FPREF_FORMAT_COUNT + 1, 0x3FC00000, 0x7F, "floor(log2 1.5) = 0, 0 - 0 = 0" },
+	{ "ceil", FPREF_FORMAT_COUNT + 1, 0x3FC00000, 0x80, "ceil(log2 1.5) = 1" },
+	{ "rceil", FPREF_FORMAT_COUNT + 1, 0x3FC00000, 0x7F, "1.5 * 64/127 = 0.756, up to 2^0" },
 	/* tiny and zero amax */
 	{ "floor", FPREF_FORMAT_FLOAT8_E4M3FN, 0x00000001, 0x00, "2^-149 * 2^-8 below 2^-127: the least" },
 	{ "rceil", FPREF_FORMAT_FLOAT8_E4M3FN, 0x00000000, 0x00, "amax 0: code 0" },
@@ -251,7 +268,10 @@ START_TEST(hand_worked)
 		struct fpref_e8m0_rule r;
 		char err[256];
 		ck_assert_msg(fpref_e8m0_rule_parse(h->rule, &r, err, sizeof err) == 0, "%s", err);
-		const struct fpref_format *el = h->element == FPREF_FORMAT_COUNT ? NULL : fpref_format_get(h->element);
+		struct fpref_format int8 = test_format("mxint8_sym");
+		const struct fpref_format *el = h->element == FPREF_FORMAT_COUNT	   ? NULL
+						: h->element == FPREF_FORMAT_COUNT + 1 ? &int8
+										       : fpref_format_get(h->element);
 		uint8_t emu = 0, ref = 0;
 		ck_assert(fpref_emu_e8m0(&r, el, h->x, &emu, err, sizeof err) == 0);
 		ck_assert(fpref_ref_e8m0(&r, el, h->x, &ref, err, sizeof err) == 0);

@@ -32,7 +32,7 @@ static const struct cli_opt convert_opts[] = {
 	  "NAME/bf16: the input rounded to bfloat16 first); inputs are float32 or bfloat16, flags are not computed",
 	  offsetof(struct convert_args, scale_rule), 0 },
 	{ "--element", CLI_VALUE, "FMT", NULL,
-	  "the MX element of an amax rule (floor, ceil, rceil, even): e4m3, e5m2, e2m3, e3m2 or e2m1",
+	  "the MX element of an amax rule (floor, ceil, rceil, even): e4m3, e5m2, e2m3, e3m2, e2m1 or mxint8_sym",
 	  offsetof(struct convert_args, element), 0 },
 };
 
