@@ -15,10 +15,12 @@
 #include "fpref_formats_file.h"
 #include "fpref_formats_scale.h"
 #include "fpref_formats_policy.h"
+#include "fpref_formats_e8m0.h"
 /* ref/: the MPFR oracle (needs mpfr.h) */
 #include "fpref_ref.h"
 #include "fpref_ref_scale_mx.h"
 #include "fpref_ref_scale.h"
+#include "fpref_ref_e8m0.h"
 /* emu/: the integer emulator */
 #include "fpref_emu.h"
 #include "fpref_emu_tc.h"
@@ -26,6 +28,7 @@
 #include "fpref_emu_scale_mx.h"
 #include "fpref_emu_scale.h"
 #include "fpref_emu_quant_report.h"
+#include "fpref_emu_e8m0.h"
 /* golden/: vectors, suites, probes, mutants */
 #include "fpref_golden.h"
 #include "fpref_golden_gemm.h"

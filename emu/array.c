@@ -56,7 +56,7 @@ static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env
 	    env->sat_keep_inf || env->p3109_sat_none ||
 	    env->nan_style == FPREF_NAN_PROPAGATE || env->nan_style == FPREF_NAN_KEEP_BITS)
 		return false; /* a NaN's payload is not in the lanes */
-	if (!to->is_signed || !to->has_zero || !to->subnormals || to->pad_bits != 0 || to->man_bits > 22 ||
+	if (!to->is_signed || to->integer || !to->has_zero || !to->subnormals || to->pad_bits != 0 || to->man_bits > 22 ||
 	    fpref_format_container_bits(to) > 16)
 		return false;
 	int least = fpref_format_min_exponent(to) - to->man_bits;

@@ -42,7 +42,7 @@ struct fixed_plan {
 static struct fixed_plan *fixed_plan_new(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env)
 {
 	if ((op != FPREF_OP_ADD && op != FPREF_OP_SUB && op != FPREF_OP_MUL) || env->rounding != FPREF_RNE ||
-	    env->ftz || env->daz || env->sat_inf_to_nan || env->nan_to_flipped_zero || env->zero_positive || env->sat_keep_inf || !f->is_signed || !f->has_zero || !f->subnormals ||
+	    env->ftz || env->daz || env->sat_inf_to_nan || env->nan_to_flipped_zero || env->zero_positive || env->sat_keep_inf || !f->is_signed || f->integer || !f->has_zero || !f->subnormals ||
 	    f->pad_bits != 0 || fpref_format_container_bits(f) > 16 || fpref_format_container_bits(f) <= 8)
 		return NULL;
 	int unit = fpref_format_min_exponent(f) - f->man_bits;

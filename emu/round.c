@@ -40,6 +40,8 @@ static uint64_t max_significand(const struct fpref_format *f)
 
 static uint64_t pack(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
 {
+	if (f->integer) /* two's complement codes: the formats layer's mapping */
+		return fpref_format_code(f, negative, field, mantissa);
 	uint64_t sign = negative && f->is_signed ? (uint64_t)1 << (f->exp_bits + f->man_bits) : 0;
 	return (sign | (field << f->man_bits) | mantissa) << f->pad_bits;
 }
@@ -71,7 +73,7 @@ uint64_t fpref_emu_pack_nan_converted(const struct fpref_format *f, const struct
 
 static uint64_t max_finite(const struct fpref_format *f, bool negative)
 {
-	return pack(f, negative, (uint64_t)(top_exp(f) + f->bias), max_significand(f) & low_mask(f->man_bits));
+	return fpref_format_max_bits(f, negative); /* a signed integer's negative side reaches one step further */
 }
 
 /* The NaN that overflow or an unrepresentable value turns into: the
@@ -257,7 +259,7 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 	}
 
 	bool tiny;
-	if (lead >= emin) {
+	if (lead >= emin || f->integer) { /* an integer's small magnitudes are its grid, not an underflow */
 		tiny = false;
 	} else if (env->tininess == FPREF_TININESS_BEFORE || lead < emin - 1) {
 		tiny = true;
@@ -287,7 +289,10 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 	uint64_t mantissa, field;
 	if (lead_r >= emin) {
 		fpref_u128 normal = top_bit(k) > M ? k >> (top_bit(k) - M) : k << (M - top_bit(k));
-		if (lead_r > emax || (lead_r == emax && normal > max_significand(f))) {
+		/* -2^(n-1) of a two's complement integer: one step past the magnitudes */
+		bool int_min = f->integer && f->is_signed && !f->symmetric && negative && lead_r == emax + 1 &&
+			       normal == ((fpref_u128)1 << M);
+		if (!int_min && (lead_r > emax || (lead_r == emax && normal > max_significand(f)))) {
 			*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
 			bool to_inf;
 			switch (env->rounding) {

@@ -11,16 +11,12 @@
 #define E8M0_BIAS 127
 #define E8M0_MIN_EXP (-127)
 #define E8M0_MAX_EXP 127
-#define INT8_FRACTION_BITS 6 /* an MXINT8 element k means k * 2^-6 */
-#define INT8_MAX_CODE 127    /* symmetric: quantisation never writes -128 */
 
-/* An MX element type.  INT8 is two's complement fixed point, which the
- * format descriptor (sign-magnitude, an exponent field) cannot hold, so it
- * rounds on the grid of e2m6 with bias 1, whose step is 2^-6 below 2, and
- * is then clamped to |k| <= 127. */
+/* An MX element type.  INT8 is the integer row mxint8_sym (formats/int.c):
+ * two's complement k * 2^-6, rounded by the shared core and written with
+ * |k| <= 127, as the MX quantisers write it. */
 struct mx_element {
-	bool is_int8;
-	struct fpref_format format;    /* the element, or INT8's grid */
+	struct fpref_format format;    /* the element */
 	int emax;                      /* exponent of the largest normal */
 	uint32_t max_f32;              /* the largest magnitude, in FP32 */
 	struct fpref_format amax_grid; /* FP32's range at the element's precision (rne rule) */
@@ -43,30 +39,20 @@ static int mx_element_init(const struct f32_arith *a, const char *name, struct m
 {
 	memset(el, 0, sizeof *el);
 	char why[256];
-	int precision;
-	if (name && strcasecmp(name, "int8") == 0) {
-		el->is_int8 = true;
-		if (fpref_format_parse("e2m6,bias=1,specials=none", &el->format, err, errlen) != 0)
-			return -1;
-		el->emax = 0;
-		precision = 7;
-		el->max_f32 = 0x3FFE0000u; /* 127/64 */
-	} else {
-		if (!name || fpref_format_parse(name, &el->format, why, sizeof why) != 0)
-			return unknown_element(name, err, errlen);
-		bool listed = false;
-		for (size_t i = 0; i < sizeof mx_float_elements / sizeof mx_float_elements[0]; i++)
-			listed = listed || fpref_format_is(&el->format, mx_float_elements[i]);
-		if (!listed)
-			return unknown_element(name, err, errlen);
-		el->emax = fpref_format_max_exponent(&el->format);
-		precision = fpref_format_precision(&el->format);
-		uint64_t max = 0;
-		unsigned flags = 0;
-		fpref_emu_convert(&el->format, fpref_format_max_bits(&el->format, false), &a->f32, &a->env, 0, &max,
-				  &flags);
-		el->max_f32 = (uint32_t)max;
-	}
+	bool int8 = name && strcasecmp(name, "int8") == 0;
+	if (!name || fpref_format_parse(int8 ? "mxint8_sym" : name, &el->format, why, sizeof why) != 0)
+		return unknown_element(name, err, errlen);
+	bool listed = int8;
+	for (size_t i = 0; i < sizeof mx_float_elements / sizeof mx_float_elements[0]; i++)
+		listed = listed || fpref_format_is(&el->format, mx_float_elements[i]);
+	if (!listed)
+		return unknown_element(name, err, errlen);
+	el->emax = fpref_format_max_exponent(&el->format);
+	int precision = fpref_format_precision(&el->format);
+	uint64_t max = 0;
+	unsigned flags = 0;
+	fpref_emu_convert(&el->format, fpref_format_max_bits(&el->format, false), &a->f32, &a->env, 0, &max, &flags);
+	el->max_f32 = (uint32_t)max;
 	char grid[32];
 	snprintf(grid, sizeof grid, "custom:e9m%d", precision - 1);
 	if (fpref_format_parse(grid, &el->amax_grid, err, errlen) != 0)
@@ -178,16 +164,7 @@ static uint8_t element_code(const struct f32_arith *a, const struct mx_element *
 	uint64_t out = 0;
 	unsigned flags = 0;
 	fpref_emu_convert(&a->f32, y, &el->format, env, 0, &out, &flags);
-	if (!el->is_int8)
-		return (uint8_t)out;
-	struct fpref_unpacked u;
-	fpref_decode(&el->format, out, &u);
-	if (u.cls == FPREF_CLASS_ZERO)
-		return 0;
-	uint64_t k = u.significand << (u.exponent + INT8_FRACTION_BITS);
-	if (k > INT8_MAX_CODE)
-		k = INT8_MAX_CODE;
-	return (uint8_t)(u.negative ? 256 - k : k);
+	return (uint8_t)out;
 }
 
 static void quantize_block(const struct f32_arith *a, const struct mx_element *el, const struct fpref_mx_params *p,
@@ -241,15 +218,6 @@ int fpref_emu_mx_quantize(const struct fpref_mx_params *p, const uint32_t *x_f32
 /* An element code's value in FP32 (exact), or -1 for a code outside it. */
 static int element_value(const struct f32_arith *a, const struct mx_element *el, uint8_t code, uint32_t *value)
 {
-	if (el->is_int8) {
-		int k = code < 128 ? code : code - 256;
-		struct fpref_unpacked u = { .cls = k == 0 ? FPREF_CLASS_ZERO : FPREF_CLASS_NORMAL, .negative = k < 0,
-					    .exponent = -INT8_FRACTION_BITS, .significand = (uint64_t)(k < 0 ? -k : k) };
-		uint64_t bits = 0;
-		fpref_encode(&a->f32, &u, &bits);
-		*value = (uint32_t)bits;
-		return 0;
-	}
 	uint64_t out = 0;
 	unsigned flags = 0;
 	if (fpref_emu_convert(&el->format, code, &a->f32, &a->env, 0, &out, &flags) != 0)

@@ -5,7 +5,7 @@
 #include "fpref_formats.h"
 
 #define ROW(nm, al, e, m, b, sgn, zero, sub, sp, pad, why) \
-	{ nm, al, e, m, b, sgn, zero, sub, sp, pad, why, false, false }
+	{ nm, al, e, m, b, sgn, zero, sub, sp, pad, why, false, false, false, false }
 
 /* Indexed by enum fpref_format_id (fpref_formats.h), so that a row and its
  * constant cannot part. */
@@ -124,7 +124,7 @@ bool fpref_format_same(const struct fpref_format *a, const struct fpref_format *
 	return a->exp_bits == b->exp_bits && a->man_bits == b->man_bits && a->bias == b->bias &&
 	       a->is_signed == b->is_signed && a->has_zero == b->has_zero && a->subnormals == b->subnormals &&
 	       a->specials == b->specials && a->pad_bits == b->pad_bits && a->inf_at_top == b->inf_at_top &&
-	       a->code_parity == b->code_parity;
+	       a->code_parity == b->code_parity && a->integer == b->integer && a->symmetric == b->symmetric;
 }
 
 bool fpref_format_is(const struct fpref_format *f, enum fpref_format_id id)

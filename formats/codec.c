@@ -88,7 +88,7 @@ bool fpref_format_has_nan(const struct fpref_format *f)
 
 bool fpref_format_has_negative_zero(const struct fpref_format *f)
 {
-	return f->is_signed && f->has_zero && f->specials != FPREF_SPECIALS_FNUZ;
+	return f->is_signed && f->has_zero && f->specials != FPREF_SPECIALS_FNUZ && !f->integer;
 }
 
 static uint64_t sign_bit(const struct fpref_format *f, bool negative)
@@ -98,9 +98,31 @@ static uint64_t sign_bit(const struct fpref_format *f, bool negative)
 	return (uint64_t)1 << (f->exp_bits + f->man_bits + f->pad_bits);
 }
 
+/* An integer format's magnitude in steps: field 0 holds the subnormal
+ * steps, field e >= 1 the normal 1.m * 2^(e-1) (e = 2: -2^(n-1)). */
+static uint64_t int_steps(const struct fpref_format *f, uint64_t field, uint64_t mantissa)
+{
+	return field == 0 ? mantissa : (((uint64_t)1 << f->man_bits) | mantissa) << (field - 1);
+}
+
 static uint64_t pack(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
 {
+	if (f->integer) {
+		uint64_t k = int_steps(f, field, mantissa);
+		return (negative && f->is_signed ? ~k + 1 : k) & low_mask(fpref_format_width(f));
+	}
 	return sign_bit(f, negative) | (((field << f->man_bits) | mantissa) << f->pad_bits);
+}
+
+uint64_t fpref_format_code(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
+{
+	return pack(f, negative, field, mantissa);
+}
+
+/* Whether f has the extra negative code -2^(n-1). */
+static bool int_min_code(const struct fpref_format *f)
+{
+	return f->integer && f->is_signed && !f->symmetric;
 }
 
 void fpref_format_max_finite(const struct fpref_format *f, struct fpref_unpacked *out)
@@ -110,6 +132,15 @@ void fpref_format_max_finite(const struct fpref_format *f, struct fpref_unpacked
 	out->signaling = false;
 	out->significand = ((uint64_t)1 << f->man_bits) | max_finite_mantissa(f);
 	out->exponent = fpref_format_max_exponent(f) - f->man_bits;
+}
+
+void fpref_format_max_magnitude(const struct fpref_format *f, bool negative, struct fpref_unpacked *out)
+{
+	fpref_format_max_finite(f, out);
+	if (negative && int_min_code(f)) {
+		out->significand = 1;
+		out->exponent = fpref_format_max_exponent(f) + 1;
+	}
 }
 
 void fpref_format_min_normal(const struct fpref_format *f, struct fpref_unpacked *out)
@@ -170,6 +201,8 @@ bool fpref_format_inf_bits(const struct fpref_format *f, bool negative, uint64_t
 
 uint64_t fpref_format_max_bits(const struct fpref_format *f, bool negative)
 {
+	if (negative && int_min_code(f))
+		return pack(f, true, (uint64_t)max_finite_field(f) + 1, 0);
 	return pack(f, negative, (uint64_t)max_finite_field(f), max_finite_mantissa(f));
 }
 
@@ -186,6 +219,24 @@ void fpref_fields(const struct fpref_format *f, uint64_t bits, unsigned *sign, u
 	*sign = f->is_signed ? (unsigned)((raw >> (f->man_bits + f->exp_bits)) & 1) : 0;
 }
 
+/* An integer code: k steps of 2^(emin - man_bits), two's complement
+ * where signed. */
+static enum fpref_decode_status decode_int(const struct fpref_format *f, uint64_t bits, struct fpref_unpacked *out)
+{
+	int n = fpref_format_width(f);
+	uint64_t top = (uint64_t)1 << (n - 1);
+	bool negative = f->is_signed && (bits & top);
+	uint64_t k = negative ? (~bits + 1) & low_mask(n) : bits;
+	memset(out, 0, sizeof *out);
+	out->negative = negative;
+	out->significand = k;
+	out->exponent = fpref_format_min_exponent(f) - f->man_bits;
+	out->cls = k == 0 ? FPREF_CLASS_ZERO : k < ((uint64_t)1 << f->man_bits) ? FPREF_CLASS_SUBNORMAL : FPREF_CLASS_NORMAL;
+	if (k == 0)
+		out->exponent = 0;
+	return negative && k == top && f->symmetric ? FPREF_DECODE_NONCANONICAL : FPREF_DECODE_OK;
+}
+
 enum fpref_decode_status fpref_decode(const struct fpref_format *f, uint64_t bits, struct fpref_unpacked *out)
 {
 	int container = fpref_format_container_bits(f);
@@ -194,6 +245,8 @@ enum fpref_decode_status fpref_decode(const struct fpref_format *f, uint64_t bit
 	if ((bits & low_mask(f->pad_bits)) != 0)
 		return FPREF_DECODE_INVALID;
 
+	if (f->integer)
+		return decode_int(f, bits, out);
 	unsigned sign;
 	uint64_t field, mantissa;
 	fpref_fields(f, bits, &sign, &field, &mantissa);
@@ -286,6 +339,10 @@ int fpref_encode(const struct fpref_format *f, const struct fpref_unpacked *v, u
 		if (lsb < lead - f->man_bits)
 			return -1;
 		int64_t field = lead + f->bias;
+		if (v->negative && int_min_code(f) && field == max_finite_field(f) + 1 && lsb == lead) {
+			*bits = pack(f, true, (uint64_t)field, 0); /* -2^(n-1) */
+			return 0;
+		}
 		if (field > max_finite_field(f))
 			return -1;
 		/* mantissa = value / 2^(lead - man_bits) without the leading bit */

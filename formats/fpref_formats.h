@@ -47,6 +47,19 @@ struct fpref_format {
 	 * IEEE-style rounding sends every tie up (the lower neighbour's only
 	 * significand bit is 1).  IEEE P3109's rule; E8M0 keeps the other. */
 	bool code_parity;
+	/* An integer element (INT8/4/2, UINT8/4/2, MXINT8): the code is the
+	 * integer k, two's complement where signed, of value k * 2^-f.  The
+	 * other fields describe its magnitudes as a float grid for the one
+	 * rounding core: one exponent bit, zero and subnormals on, no
+	 * specials, and a bias that makes the subnormal step 2^-f (n-bit
+	 * signed: e1m(n-2), bias 3-n+f; unsigned: e1m(n-1), bias 2-n+f), so
+	 * that the largest magnitude is 2^(n-1)-1 (or 2^n-1) steps.  Signed,
+	 * the code -2^(n-1) is one step beyond, on the negative side only. */
+	bool integer;
+	/* Signed integers only: the range is symmetric, [-(2^(n-1)-1),
+	 * 2^(n-1)-1] (MXINT8 as quantisers write it): -2^(n-1) is never
+	 * produced and decodes as noncanonical. */
+	bool symmetric;
 };
 
 enum fpref_class {
@@ -118,6 +131,13 @@ bool fpref_format_is(const struct fpref_format *f, enum fpref_format_id id);
 int fpref_format_p3109(const char *spelling, struct fpref_format *out, char *err, size_t errlen);
 /* One line stating the family rule, for `fpref formats`. */
 const char *fpref_format_p3109_rule(void);
+/* The integer elements (formats/int.c): int8, int4, int2, uint8, uint4,
+ * uint2, the symmetric int8_sym, int4_sym, int2_sym, and MXINT8's k * 2^-6
+ * as mxint8 (two's complement) and mxint8_sym; any case.  Returns 0, or 1
+ * when the spelling is none of them. */
+int fpref_format_int(const char *spelling, struct fpref_format *out);
+/* The integer rows, for `fpref formats`: NULL after the last. */
+const struct fpref_format *fpref_format_int_at(size_t index);
 /* Other spellings of catalogue formats (PyTorch, NumPy, ONNX, shorthands). */
 struct fpref_format_alias {
 	const char *spelling;
@@ -158,6 +178,13 @@ bool fpref_format_has_negative_zero(const struct fpref_format *f);
 
 /* Constants as exact unpacked values (positive). */
 void fpref_format_max_finite(const struct fpref_format *f, struct fpref_unpacked *out);
+/* The largest finite magnitude of that sign: max finite, except for a
+ * signed integer's negative side (-2^(n-1) steps, unless symmetric). */
+void fpref_format_max_magnitude(const struct fpref_format *f, bool negative, struct fpref_unpacked *out);
+/* The bit pattern of a sign, exponent field and mantissa field: for an
+ * integer format, the two's complement code of that magnitude (the field
+ * may be one above the top, for -2^(n-1)). */
+uint64_t fpref_format_code(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa);
 void fpref_format_min_normal(const struct fpref_format *f, struct fpref_unpacked *out);
 void fpref_format_min_positive(const struct fpref_format *f, struct fpref_unpacked *out); /* least subnormal, or least normal */
 void fpref_format_epsilon(const struct fpref_format *f, struct fpref_unpacked *out);      /* 2^-man_bits */

@@ -31,6 +31,11 @@ int fpref_format_validate(const struct fpref_format *f, char *err, size_t errlen
 		why = "zero=off is only meaningful with specials fn or none";
 	else if (f->inf_at_top && (f->specials == FPREF_SPECIALS_IEEE || fpref_format_max_exponent(f) < fpref_format_min_exponent(f)))
 		why = "inf at the top code needs specials fn, fnuz or none and a normal number below it";
+	else if (f->integer && (f->exp_bits != 1 || !f->has_zero || !f->subnormals || f->specials != FPREF_SPECIALS_NONE ||
+				f->pad_bits != 0 || f->inf_at_top || f->code_parity))
+		why = "an integer format is one exponent bit with zero and subnormals on and no specials";
+	else if (f->symmetric && (!f->integer || !f->is_signed))
+		why = "a symmetric range is for signed integers";
 	if (why) {
 		snprintf(err, errlen, "%s", why);
 		return -1;
@@ -51,9 +56,9 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 void fpref_format_descriptor(const struct fpref_format *f, char *buf, size_t len)
 {
-	snprintf(buf, len, "e%dm%d,bias=%d,specials=%s,subnormals=%s,zero=%s%s", f->exp_bits, f->man_bits, f->bias,
+	snprintf(buf, len, "e%dm%d,bias=%d,specials=%s,subnormals=%s,zero=%s%s%s%s", f->exp_bits, f->man_bits, f->bias,
 		 fpref_specials_name(f->specials), f->subnormals ? "on" : "off", f->has_zero ? "on" : "off",
-		 f->is_signed ? "" : ",unsigned");
+		 f->is_signed ? "" : ",unsigned", f->integer ? ",integer" : "", f->symmetric ? ",symmetric" : "");
 }
 
 static void canonical_name(struct fpref_format *f)
@@ -70,7 +75,11 @@ static void canonical_name(struct fpref_format *f)
 	if (!f->is_signed)
 		n += snprintf(buf + n, sizeof buf - (size_t)n, ",unsigned");
 	if (!f->has_zero)
-		snprintf(buf + n, sizeof buf - (size_t)n, ",zero=off");
+		n += snprintf(buf + n, sizeof buf - (size_t)n, ",zero=off");
+	if (f->integer)
+		n += snprintf(buf + n, sizeof buf - (size_t)n, ",integer");
+	if (f->symmetric)
+		snprintf(buf + n, sizeof buf - (size_t)n, ",symmetric");
 	/* an option-free custom spelling keeps its prefix so that it reads back as itself */
 	if (!strchr(buf, ',')) { /* at most "e15m62": room to spare */
 		memmove(buf + 7, buf, strlen(buf) + 1);
@@ -110,10 +119,16 @@ static int parse_option(struct fpref_format *f, const char *opt, char *err, size
 	} else if (strcmp(opt, "unsigned") == 0) {
 		f->is_signed = false;
 		return 0;
+	} else if (strcmp(opt, "integer") == 0) { /* the integer rows' descriptors read back (formats/int.c) */
+		f->integer = true;
+		return 0;
+	} else if (strcmp(opt, "symmetric") == 0) {
+		f->symmetric = true;
+		return 0;
 	}
 	snprintf(err, errlen,
 		 "bad format option '%s' (choices: bias=N, specials=ieee|fn|fnuz|none, "
-		 "subnormals=on|off, zero=on|off, unsigned)", opt);
+		 "subnormals=on|off, zero=on|off, unsigned, integer, symmetric)", opt);
 	return -1;
 }
 
@@ -269,6 +284,8 @@ int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err
 		*out = *row;
 		return 0;
 	}
+	if (fpref_format_int(name, out) == 0)
+		return 0;
 	int p3109 = fpref_format_p3109(name, out, err, errlen);
 	if (p3109 <= 0)
 		return p3109;

@@ -397,10 +397,12 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 	small_init(largest, largest_limbs, 64);
 	fpref_format_min_normal(f, &u);
 	unpacked_to_mpfr(least_normal, &u);
-	fpref_format_max_finite(f, &u);
+	fpref_format_max_magnitude(f, negative, &u); /* a signed integer's negative side reaches -2^(n-1) */
 	unpacked_to_mpfr(largest, &u);
 
-	if (env->tininess == FPREF_TININESS_BEFORE || mpfr_cmpabs(x, least_normal) >= 0) {
+	if (f->integer) {
+		trace->tiny = false; /* an integer's small magnitudes are its grid, not an underflow */
+	} else if (env->tininess == FPREF_TININESS_BEFORE || mpfr_cmpabs(x, least_normal) >= 0) {
 		/* at or above the least normal nothing is tiny, by either rule */
 		trace->tiny = mpfr_cmpabs(x, least_normal) < 0;
 	} else {

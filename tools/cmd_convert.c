@@ -9,6 +9,14 @@
 
 struct convert_args {
 	const char *in, *out;
+	const char *scale_rule, *element;
+};
+
+/* --scale-rule: a row of the E8M0 rule matrix (formats/fpref_formats_e8m0.h) instead of --to's rounding. */
+struct scale_rule {
+	bool on;
+	struct fpref_e8m0_rule rule;
+	struct fpref_format element;
 };
 
 static const struct cli_opt convert_opts[] = {
@@ -18,6 +26,14 @@ static const struct cli_opt convert_opts[] = {
 	{ "--out", CLI_VALUE, "Y.npy", NULL,
 	  "where --in's array goes: float16/32/64 as NumPy floats, other formats as unsigned codes "
 	  "(np.load(Y).view(ml_dtypes.TYPE))", offsetof(struct convert_args, out), 0 },
+	{ "--scale-rule", CLI_VALUE, "NAME", NULL,
+	  "an E8M0 rule instead of --to e8m0's rounding (floor, ceil, rceil, even, cvt-rp, cvt-rz, onnx-up, "
+	  "onnx-up-nosat, onnx-down, onnx-down-nosat, onnx-nearest, onnx-nearest-nosat, pytorch, ml_dtypes; "
+	  "NAME/bf16: the input rounded to bfloat16 first); inputs are float32 or bfloat16, flags are not computed",
+	  offsetof(struct convert_args, scale_rule), 0 },
+	{ "--element", CLI_VALUE, "FMT", NULL,
+	  "the MX element of an amax rule (floor, ceil, rceil, even): e4m3, e5m2, e2m3, e3m2, e2m1 or mxint8_sym",
+	  offsetof(struct convert_args, element), 0 },
 };
 
 /* Read one operand: bits of --from, or a number. */
@@ -34,10 +50,30 @@ static int read_operand(const struct cli_options *o, const char *text, struct fp
 
 /* The emulator takes bit patterns; numbers written in decimal are the
  * oracle's to round (the emulator has no decimal reader). */
-static void convert_one(const struct cli_options *o, const struct fpref_ref_value *v, uint64_t raw, uint64_t index,
-			uint64_t *bits, unsigned *flags)
+static void convert_one(const struct cli_options *o, const struct scale_rule *sr, const struct fpref_ref_value *v,
+			uint64_t raw, uint64_t index, uint64_t *bits, unsigned *flags)
 {
 	*flags = 0;
+	if (sr->on) {
+		/* the rule reads an FP32 pattern: a decimal rounded to FP32, a BF16 pattern widened */
+		struct fpref_env env;
+		fpref_env_default(&env);
+		uint64_t x = raw;
+		unsigned ignored = 0;
+		if (!o->have_from)
+			fpref_ref_round(v, fpref_format_get(FPREF_FORMAT_FLOAT32), &env, 0, &x, &ignored, NULL);
+		else if (fpref_format_is(&o->from, FPREF_FORMAT_BFLOAT16))
+			x = raw << 16;
+		uint8_t code = 0;
+		char err[256];
+		const struct fpref_format *el = fpref_e8m0_rule_needs_element(&sr->rule) ? &sr->element : NULL;
+		if (o->engine == CLI_ENGINE_REF)
+			fpref_ref_e8m0(&sr->rule, el, (uint32_t)x, &code, err, sizeof err);
+		else
+			fpref_emu_e8m0(&sr->rule, el, (uint32_t)x, &code, err, sizeof err);
+		*bits = code;
+		return;
+	}
 	uint64_t R = fpref_env_sr_random(&o->env, index);
 	if (o->have_from && o->engine == CLI_ENGINE_EMU)
 		fpref_emu_convert(&o->from, raw, &o->to, &o->env, R, bits, flags);
@@ -45,7 +81,7 @@ static void convert_one(const struct cli_options *o, const struct fpref_ref_valu
 		fpref_ref_round(v, &o->to, &o->env, R, bits, flags, NULL);
 }
 
-static int convert_values(const struct cli_options *o)
+static int convert_values(const struct cli_options *o, const struct scale_rule *sr)
 {
 	struct fpref_ref_value v, result;
 	fpref_ref_value_init(&v);
@@ -61,7 +97,7 @@ static int convert_values(const struct cli_options *o)
 		}
 		uint64_t bits;
 		unsigned flags;
-		convert_one(o, &v, raw, (uint64_t)i, &bits, &flags);
+		convert_one(o, sr, &v, raw, (uint64_t)i, &bits, &flags);
 		char hex[32], words[96];
 		cli_hex(&o->to, bits, hex, sizeof hex);
 		fpref_flags_describe(flags, words, sizeof words);
@@ -86,7 +122,7 @@ static int convert_values(const struct cli_options *o)
 	return status;
 }
 
-static int convert_stream(const struct cli_options *o, FILE *in)
+static int convert_stream(const struct cli_options *o, const struct scale_rule *sr, FILE *in)
 {
 	struct fpref_ref_value v;
 	fpref_ref_value_init(&v);
@@ -105,7 +141,7 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 		}
 		uint64_t bits;
 		unsigned flags;
-		convert_one(o, &v, raw, index++, &bits, &flags);
+		convert_one(o, sr, &v, raw, index++, &bits, &flags);
 		char hex[32];
 		cli_hex(&o->to, bits, hex, sizeof hex);
 		if (o->json) {
@@ -125,7 +161,7 @@ static int convert_stream(const struct cli_options *o, FILE *in)
 /* A whole .npy array: its items read as --from patterns or as values of
  * their own float type, each converted as a batch line would be (the SR
  * stream indexed by the element), written as --out. */
-static int convert_array(struct cli_options *o, const struct convert_args *a)
+static int convert_array(struct cli_options *o, const struct scale_rule *sr, const struct convert_args *a)
 {
 	const char *cmd = cli_cmd_convert.name;
 	int status = cli_check_writable(cmd, a->out);
@@ -169,7 +205,7 @@ static int convert_array(struct cli_options *o, const struct convert_args *a)
 		unsigned flags;
 		if (o->engine == CLI_ENGINE_REF)
 			fpref_ref_from_bits(&o->from, bits[i], o->env.daz, &v);
-		convert_one(o, &v, bits[i], i, &bits[i], &flags);
+		convert_one(o, sr, &v, bits[i], i, &bits[i], &flags);
 		inexact += (flags & FPREF_FLAG_INEXACT) != 0;
 		all |= flags;
 	}
@@ -213,10 +249,64 @@ const struct cli_command cli_cmd_convert = {
 	.run = cmd_convert,
 };
 
+/* --scale-rule and --element: 0, or a message naming the bad token and CLI_EXIT_USAGE. */
+static int parse_scale_rule(const struct cli_options *o, const struct convert_args *a, struct scale_rule *sr)
+{
+	const char *cmd = cli_cmd_convert.name;
+	char err[512];
+	memset(sr, 0, sizeof *sr);
+	if (!a->scale_rule) {
+		if (a->element) {
+			cli_fail(cmd, "--element %s needs --scale-rule", a->element);
+			return CLI_EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (fpref_e8m0_rule_parse(a->scale_rule, &sr->rule, err, sizeof err) != 0) {
+		cli_fail(cmd, "--scale-rule: %s", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (!fpref_format_is(&o->to, FPREF_FORMAT_FLOAT8_E8M0FNU)) {
+		cli_fail(cmd, "--scale-rule %s makes E8M0 codes: --to e8m0, not %s", a->scale_rule, o->to.name);
+		return CLI_EXIT_USAGE;
+	}
+	if (o->have_from && !fpref_format_is(&o->from, FPREF_FORMAT_FLOAT32) &&
+	    !fpref_format_is(&o->from, FPREF_FORMAT_BFLOAT16)) {
+		cli_fail(cmd, "--scale-rule reads float32 or bfloat16 patterns, not --from %s", o->from.name);
+		return CLI_EXIT_USAGE;
+	}
+	if (o->text.round || o->text.overflow || o->text.sat || o->text.profile || o->text.sr_bits || o->text.ftz ||
+	    o->text.daz) {
+		cli_fail(cmd, "--scale-rule %s fixes the rounding and the special cases: no ENV options", a->scale_rule);
+		return CLI_EXIT_USAGE;
+	}
+	if (a->in) {
+		cli_fail(cmd, "--scale-rule converts VALUEs or batch lines, not --in arrays");
+		return CLI_EXIT_USAGE;
+	}
+	if (fpref_e8m0_rule_needs_element(&sr->rule)) {
+		if (!a->element) {
+			cli_fail(cmd, "--scale-rule %s turns an amax into a scale: it needs --element FMT", a->scale_rule);
+			return CLI_EXIT_USAGE;
+		}
+		if (fpref_format_parse(a->element, &sr->element, err, sizeof err) != 0 ||
+		    fpref_e8m0_element_check(&sr->element, err, sizeof err) != 0) {
+			cli_fail(cmd, "--element %s: %s", a->element, err);
+			return CLI_EXIT_USAGE;
+		}
+	} else if (a->element) {
+		cli_fail(cmd, "--element %s: --scale-rule %s converts a value and takes no element", a->element,
+			 a->scale_rule);
+		return CLI_EXIT_USAGE;
+	}
+	sr->on = true;
+	return 0;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	struct cli_options o;
-	struct convert_args a = { NULL, NULL };
+	struct convert_args a = { NULL, NULL, NULL, NULL };
 	int r = cli_parse_command(&cli_cmd_convert, argc, argv, &o, &a);
 	if (r)
 		return r;
@@ -234,8 +324,12 @@ int cmd_convert(int argc, char **argv)
 			 o.text.engine);
 		return CLI_EXIT_USAGE;
 	}
+	struct scale_rule sr;
+	r = parse_scale_rule(&o, &a, &sr);
+	if (r)
+		return r;
 	o.env = cli_target_env(&o, &o.to);
 	if (a.in)
-		return convert_array(&o, &a);
-	return o.npositional > 0 ? convert_values(&o) : convert_stream(&o, stdin);
+		return convert_array(&o, &sr, &a);
+	return o.npositional > 0 ? convert_values(&o, &sr) : convert_stream(&o, &sr, stdin);
 }

@@ -157,6 +157,9 @@ static void put_table(void)
 	printf("custom formats: custom:eXmY, or eXmY,OPTION[,OPTION...] with bias=N, specials=ieee|fn|fnuz|none,\n"
 	       "subnormals=on|off, zero=on|off, unsigned (README: Formats)\n");
 	printf("family %s\n", fpref_format_p3109_rule());
+	printf("integers (two's complement codes, saturating; no NaN: NaN gives the largest):\n");
+	for (size_t i = 0; fpref_format_int_at(i); i++)
+		printf("  %-20s %s\n", fpref_format_int_at(i)->name, fpref_format_int_at(i)->note);
 }
 
 const struct cli_command cli_cmd_formats = {
