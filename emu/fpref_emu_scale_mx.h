@@ -115,7 +115,8 @@ int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t 
 			     size_t errlen);
 /* The recipe's dequantisation (te: e2m1 * (s_b * (1/S)); torchao,
  * modelopt: e2m1 * (D * s_b); fouroversix: e2m1 * s_b * amax / (6 M)),
- * each step rounded to FP32.  The RHT is not undone. */
+ * each step rounded to FP32; with rht, then the inverse transform (its
+ * transpose, in FP32 without the BF16 rounding) back to x's domain. */
 int fpref_emu_nvfp4_dequantize(const struct fpref_nvfp4_params *p, const uint8_t *codes,
 			       const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows, size_t cols,
 			       uint32_t *out_f32, char *err, size_t errlen);

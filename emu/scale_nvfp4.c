@@ -208,19 +208,23 @@ static uint32_t f32_abs(uint32_t x)
 /* The 16-point transform of each 16 along the rows: out_k = sum over j of
  * x_j * (+-1/4) H16[j][k], the sign of row j from the vector, summed in FP32
  * from +0 in order of j (an accumulator as a matrix product keeps it),
- * then rounded to BF16 if asked. */
-static void hadamard(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x, size_t n,
-		     uint32_t *out)
+ * then rounded to BF16 if asked.  inverse: x_k = sum over j of y_j *
+ * (+-1/4) H16[j][k] with the sign of k (the transpose; H16 / 4 is its own
+ * inverse), in FP32. */
+static void hadamard(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, bool inverse, const uint32_t *x,
+		     size_t n, uint32_t *out)
 {
 	for (size_t g = 0; g + FPREF_NVFP4_BLOCK <= n; g += FPREF_NVFP4_BLOCK) {
 		for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++) {
 			uint32_t acc = 0;
 			for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++) {
-				bool negative = (((unsigned)p->rht_signs >> j) & 1u) != ((unsigned)__builtin_popcount(j & k) & 1u);
+				unsigned signed_index = inverse ? k : j;
+				bool negative = (((unsigned)p->rht_signs >> signed_index) & 1u) !=
+						((unsigned)__builtin_popcount(j & k) & 1u);
 				uint32_t m = F32_QUARTER | (negative ? 0x80000000u : 0);
 				acc = f32_op(&q->a, FPREF_OP_ADD, acc, f32_op(&q->a, FPREF_OP_MUL, x[g + j], m));
 			}
-			if (p->rht_bf16) {
+			if (p->rht_bf16 && !inverse) {
 				uint64_t b = 0, back = 0;
 				unsigned flags = 0;
 				fpref_emu_convert(&q->a.f32, acc, &q->bf16, &q->a.env, 0, &b, &flags);
@@ -378,7 +382,7 @@ int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t 
 	}
 	const uint32_t *x = x_in;
 	if (rht) {
-		hadamard(&q, p, x_in, n, rht);
+		hadamard(&q, p, false, x_in, n, rht);
 		x = rht;
 	}
 	q.T = tensor_scale(&q, block_maxima(&q, p, x, rows, cols, amax));
@@ -417,9 +421,7 @@ int fpref_emu_nvfp4_dequantize(const struct fpref_nvfp4_params *p, const uint8_t
 			       uint32_t *out_f32, char *err, size_t errlen)
 {
 	struct nvfp4 q;
-	struct fpref_nvfp4_params plain = *p;
-	plain.rht = false; /* the transform plays no part here */
-	if (nvfp4_init(&q, &plain, rows, cols, err, errlen) != 0)
+	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
 		return -1;
 	q.T = tensor_scale_f32;
 	uint32_t decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, tensor_scale_f32);
@@ -439,6 +441,16 @@ int fpref_emu_nvfp4_dequantize(const struct fpref_nvfp4_params *p, const uint8_t
 		else
 			out = dequant_46(&q, codes[i], s);
 		out_f32[i] = f32_is_nan(out) ? F32_QUIET_NAN : out; /* a NaN block scale */
+	}
+	if (p->rht) { /* back to x's domain */
+		uint32_t *t = malloc((rows * cols + 1) * sizeof *t);
+		if (!t) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		hadamard(&q, p, true, out_f32, rows * cols, t);
+		memcpy(out_f32, t, rows * cols * sizeof *t);
+		free(t);
 	}
 	return 0;
 }

@@ -382,8 +382,8 @@ static void sylvester16(int h[16][16])
 }
 
 /* x @ (diag(signs) H / 4) on each 16 of a row, FP32 sums from +0 in order,
- * then BF16 if asked. */
-static void rht(struct nvfp4_oracle *n, const uint32_t *x, size_t count, uint32_t *out)
+ * then BF16 if asked; inverse: y @ (H diag(signs) / 4), in FP32. */
+static void rht(struct nvfp4_oracle *n, bool inverse, const uint32_t *x, size_t count, uint32_t *out)
 {
 	struct oracle *o = &n->o;
 	int h[16][16];
@@ -392,11 +392,11 @@ static void rht(struct nvfp4_oracle *n, const uint32_t *x, size_t count, uint32_
 		for (int k = 0; k < 16; k++) {
 			uint32_t acc = 0;
 			for (int j = 0; j < 16; j++) {
-				int sign = (n->p->rht_signs >> j) & 1u ? -h[j][k] : h[j][k];
+				int sign = (n->p->rht_signs >> (inverse ? k : j)) & 1u ? -h[j][k] : h[j][k];
 				uint32_t quarter = sign > 0 ? 0x3E800000u : 0xBE800000u;
 				acc = f32_op(o, FPREF_OP_ADD, acc, f32_op(o, FPREF_OP_MUL, x[g + (size_t)j], quarter));
 			}
-			if (n->p->rht_bf16) {
+			if (n->p->rht_bf16 && !inverse) {
 				uint64_t b = 0;
 				unsigned flags = 0;
 				fpref_ref_convert(&o->f32, acc, &n->bf16, &o->rne, 0, &b, &flags);
@@ -584,7 +584,7 @@ int fpref_ref_nvfp4_recipe_quantize(const struct fpref_ref_nvfp4 *p, const uint3
 		return -1;
 	}
 	if (p->rht)
-		rht(&n, x_in, count, xr);
+		rht(&n, false, x_in, count, xr);
 	else
 		memcpy(xr, x_in, count * sizeof *xr);
 	n.T = tensor_scale(&n, r, block_maxima(&n, r != NV_TE, xr, rows, cols, amax));
@@ -631,9 +631,7 @@ int fpref_ref_nvfp4_recipe_dequantize(const struct fpref_ref_nvfp4 *p, const uin
 {
 	struct nvfp4_oracle n;
 	enum nv_recipe r;
-	struct fpref_ref_nvfp4 plain = *p;
-	plain.rht = false;
-	if (nvfp4_setup(&n, &plain, &r, cols, err, errlen) != 0)
+	if (nvfp4_setup(&n, p, &r, cols, err, errlen) != 0)
 		return -1;
 	struct oracle *o = &n.o;
 	n.T = tensor_scale_f32;
@@ -655,6 +653,12 @@ int fpref_ref_nvfp4_recipe_dequantize(const struct fpref_ref_nvfp4 *p, const uin
 			out = f32_op(o, FPREF_OP_MUL, v, f32_op(o, FPREF_OP_MUL, tensor_scale_f32, s));
 		out_f32[i] = f32_nan(o, out) ? QUIET_NAN_F32 : out;
 	}
+	uint32_t *back = p->rht && status == 0 ? malloc((rows * cols + 1) * sizeof *back) : NULL;
+	if (back) { /* to x's domain */
+		rht(&n, true, out_f32, rows * cols, back);
+		memcpy(out_f32, back, rows * cols * sizeof *back);
+	}
+	free(back);
 	oracle_clear(o);
 	return status;
 }
