@@ -171,34 +171,35 @@ static void expect_block1(enum fpref_nvfp4_recipe r, const uint32_t *x, uint32_t
 		      fpref_emu_nvfp4_recipe_name(r), c[0], c[16], c[17], c[18]);
 }
 
-/* g = 0x3FC76F07, m = 0x3F4E8E6B: 448 m / g = 231.99999 lies just below the
- * E4M3 tie 232 (between 224 and 240).  TE: S = fl(2688 / g) = 0x44D7A68F,
- * S * fl(1/6) = 0x438FC460, m * that = 232.000015 (above the tie): 240,
- * 0x77.  torchao: D = fl(g / 2688) = 0x3A17F312, fl(m / 6) / D = 231.99997:
- * 224, 0x76.  ModelOpt: m / fl(6 D) = 231.99997: 224.  The third element
- * -0.24206 then lands on -1.5 (TE, 0xB) or -2 (the others, 0xC). */
-START_TEST(te_against_torchao_modelopt)
+/* Two inputs near an E4M3 tie, each recipe's block 1 (tensor scale, scale,
+ * code of the third element):
+ * - g = 0x3FC76F07, m = 0x3F4E8E6B: 448 m / g = 231.99999 lies just below
+ *   the tie 232 (224 | 240).  TE: S = fl(2688 / g) = 0x44D7A68F, S *
+ *   fl(1/6) = 0x438FC460, m * that = 232.000015 (above the tie): 240, 0x77.
+ *   torchao: D = fl(g / 2688) = 0x3A17F312, fl(m / 6) / D = 231.99997: 224,
+ *   0x76.  ModelOpt: m / fl(6 D) = 231.99997: 224.  The third element
+ *   -0.24206 then lands on -1.5 (TE, 0xB) or -2 (the others, 0xC).
+ * - g = 0x3FD68DB9, m = 0x3E5E375B: 448 m / g = 57.9999999, below the tie
+ *   58 (56 | 60).  TE: m * fl(S * fl(1/6)) = 58.0 exactly, ties to even: 56
+ *   (0x66).  torchao: fl(m / 6) / D = 58.0: 56.  ModelOpt: fl(6 D) =
+ *   0.0037415177, m / that = 58.0000038: 60 (0x67), and the third element
+ *   goes to -1.5 (0xB) where the others give -2 (0xC). */
+START_TEST(recipes_differ_near_ties)
 {
-	uint32_t x[32];
-	two_blocks(0x3FC76F07u, 0x3F4E8E6Bu, x);
-	expect_block1(TE, x, 0x44D7A68Fu, 0x77, 0xB);
-	expect_block1(TA, x, 0x3A17F312u, 0x76, 0xC);
-	expect_block1(MO, x, 0x3A17F312u, 0x76, 0xC);
-}
-END_TEST
-
-/* g = 0x3FD68DB9, m = 0x3E5E375B: 448 m / g = 57.9999999, below the tie
- * 58 (56 | 60).  TE: m * fl(S * fl(1/6)) = 58.0 exactly, ties to even: 56
- * (0x66).  torchao: fl(m / 6) / D = 58.0: 56.  ModelOpt: fl(6 D) =
- * 0.0037415177, m / that = 58.0000038: 60 (0x67), and the third element
- * goes to -1.5 (0xB) where the others give -2 (0xC). */
-START_TEST(modelopt_against_te_torchao)
-{
-	uint32_t x[32];
-	two_blocks(0x3FD68DB9u, 0x3E5E375Bu, x);
-	expect_block1(TE, x, 0x44C87412u, 0x66, 0xC);
-	expect_block1(TA, x, 0x3A23782Bu, 0x66, 0xC);
-	expect_block1(MO, x, 0x3A23782Bu, 0x67, 0xB);
+	static const struct {
+		uint32_t g, m;
+		struct { uint32_t T; uint8_t scale, code; } te, torchao, modelopt;
+	} cases[] = {
+		{ 0x3FC76F07u, 0x3F4E8E6Bu, { 0x44D7A68Fu, 0x77, 0xB }, { 0x3A17F312u, 0x76, 0xC }, { 0x3A17F312u, 0x76, 0xC } },
+		{ 0x3FD68DB9u, 0x3E5E375Bu, { 0x44C87412u, 0x66, 0xC }, { 0x3A23782Bu, 0x66, 0xC }, { 0x3A23782Bu, 0x67, 0xB } },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		uint32_t x[32];
+		two_blocks(cases[i].g, cases[i].m, x);
+		expect_block1(TE, x, cases[i].te.T, cases[i].te.scale, cases[i].te.code);
+		expect_block1(TA, x, cases[i].torchao.T, cases[i].torchao.scale, cases[i].torchao.code);
+		expect_block1(MO, x, cases[i].modelopt.T, cases[i].modelopt.scale, cases[i].modelopt.code);
+	}
 }
 END_TEST
 
@@ -388,8 +389,7 @@ int main(void)
 	tcase_add_test(cross, recipes_structured);
 	suite_add_tcase(s, cross);
 	TCase *ex = tcase_create("stacks_differ");
-	tcase_add_test(ex, te_against_torchao_modelopt);
-	tcase_add_test(ex, modelopt_against_te_torchao);
+	tcase_add_test(ex, recipes_differ_near_ties);
 	tcase_add_test(ex, zero_block_and_minus_zero);
 	tcase_add_test(ex, zero_tensor_and_nan);
 	tcase_add_test(ex, four_over_six_choice);
