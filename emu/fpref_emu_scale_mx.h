@@ -63,22 +63,60 @@ int fpref_emu_mx_quantize(const struct fpref_mx_params *p, const uint32_t *x_f32
 int fpref_emu_mx_dequantize(const struct fpref_mx_params *p, const uint8_t *codes, const uint8_t *scales,
 			    size_t rows, size_t cols, uint32_t *out_f32, char *err, size_t errlen);
 
+/* Whose NVFP4 encoder: each a row of recipe parameters in
+ * emu/scale_nvfp4.c (its FP32 order of operations, zero-block and
+ * tiny-amax handling, scale floor, division or reciprocal), written out
+ * with sources in docs/scaling-mx.md.  FOUR_OVER_SIX is the Four Over Six
+ * reference (mit-han-lab/fouroversix): each block tries a scale to 6 and
+ * one to 4 and keeps the one of smaller error. */
+enum fpref_nvfp4_recipe {
+	FPREF_NVFP4_TE,      /* Transformer Engine (the default: zero) */
+	FPREF_NVFP4_TORCHAO, /* torchao NVFP4Tensor, two-level (dynamic per-tensor scale) */
+	FPREF_NVFP4_MODELOPT, /* NVIDIA ModelOpt NVFP4QTensor */
+	FPREF_NVFP4_FOUR_OVER_SIX
+};
+
+/* Four Over Six: how a block's two candidates are compared (ties keep 6). */
+enum fpref_nvfp4_choice { FPREF_NVFP4_ABS_MAX, FPREF_NVFP4_MAE, FPREF_NVFP4_MSE };
+
+/* Transformer Engine's default sign vector of the random Hadamard
+ * transform (get_wgrad_sign_vector): bit i set means element i is negated. */
+#define FPREF_NVFP4_TE_RHT_SIGNS 0xD7E8u
+
 struct fpref_nvfp4_params {
 	bool two_d;      /* 16x16 blocks (weights); else 1x16 along rows */
-	bool stochastic; /* elements by stochastic rounding from the seeded stream */
+	bool stochastic; /* elements by stochastic rounding from the seeded stream (te only) */
 	uint64_t seed;   /* element i = row * cols + col takes fpref_sr_stream(seed, i), 32 bits */
+	enum fpref_nvfp4_recipe recipe;
+	enum fpref_nvfp4_choice choice; /* FOUR_OVER_SIX only */
+	unsigned scale_bound;           /* FOUR_OVER_SIX: the E4M3 scale bound M, 256 or 448 (0: 256) */
+	bool rht;                       /* a 16-point random Hadamard transform along rows first */
+	uint16_t rht_signs;             /* its sign vector, bit i for element i of each 16 */
+	bool rht_bf16;                  /* its output rounded to BF16 (ties to even), as TE's reference does */
 };
+
+/* "te", "torchao", "modelopt", "fouroversix"; "abs_max", "mae", "mse". */
+const char *fpref_emu_nvfp4_recipe_name(enum fpref_nvfp4_recipe r);
+int fpref_emu_nvfp4_recipe_parse(const char *name, enum fpref_nvfp4_recipe *r);
+const char *fpref_emu_nvfp4_choice_name(enum fpref_nvfp4_choice c);
+int fpref_emu_nvfp4_choice_parse(const char *name, enum fpref_nvfp4_choice *c);
+/* 0, or -1 with a message: a recipe that does not have the option asked for. */
+int fpref_emu_nvfp4_params_check(const struct fpref_nvfp4_params *p, size_t cols, char *err, size_t errlen);
 
 /* rows x ceil(cols / 16), or ceil(rows / 16) x ceil(cols / 16) for 2-D. */
 size_t fpref_emu_nvfp4_scale_count(const struct fpref_nvfp4_params *p, size_t rows, size_t cols);
 
 /* Quantise: codes[rows*cols] (E2M1 in the low 4 bits), block scales
- * (E4M3 bits), and the FP32 tensor scale S (the encoding scale: elements
- * are multiplied by it on the way in).  0, or -1 with a message. */
+ * (E4M3 bits), and the recipe's FP32 tensor scale: TE's encoding scale S
+ * (elements are multiplied by it on the way in), torchao's and ModelOpt's
+ * decoding scale amax / 2688, Four Over Six's amax.  0, or -1 with a message. */
 int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
 			     uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32, char *err,
 			     size_t errlen);
-/* out = e2m1 * (s_b * (1/S)), each product rounded to FP32. */
+/* The recipe's dequantisation (te: e2m1 * (s_b * (1/S)); torchao,
+ * modelopt: e2m1 * (D * s_b); fouroversix: e2m1 * s_b * amax / (6 M)),
+ * each step rounded to FP32; with rht, then the inverse transform (its
+ * transpose, in FP32 without the BF16 rounding) back to x's domain. */
 int fpref_emu_nvfp4_dequantize(const struct fpref_nvfp4_params *p, const uint8_t *codes,
 			       const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows, size_t cols,
 			       uint32_t *out_f32, char *err, size_t errlen);

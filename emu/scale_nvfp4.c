@@ -1,6 +1,9 @@
 /* NVFP4 in the emulator: E2M1 elements in blocks of 16 (1x16 along rows,
- * or 16x16), an E4M3 scale per block and an FP32 scale per tensor, in
- * Transformer Engine's order of FP32 operations (docs/scaling-mx.md). */
+ * or 16x16), an E4M3 scale per block and an FP32 scale per tensor.  The
+ * encoders of Transformer Engine, torchao, ModelOpt and the Four Over Six
+ * reference differ only in the FP32 steps that give the two scales and
+ * divide the elements; each is a row of recipe_rows below, and one pipeline
+ * reads the row (docs/scaling-mx.md gives each row's sources). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +13,138 @@
 
 #define F32_2688 0x45280000u /* 448 * 6: E4M3's max times E2M1's */
 #define F32_SIX 0x40C00000u
+#define F32_448 0x43E00000u
+#define F32_1_5 0x3FC00000u
+#define F32_QUARTER 0x3E800000u
+#define F32_E4M3_TINY 0x3C800000u /* 2^-6: torch.finfo(float8_e4m3fn).tiny, torchao's floor */
+#define MAX_BLOCK (FPREF_NVFP4_BLOCK * FPREF_NVFP4_BLOCK)
+
+/* The tensor scale T each recipe keeps. */
+enum tensor_form {
+	TS_ENCODE, /* S = min(2688 / amax, FLT_MAX), 1 for amax 0 (TE) */
+	TS_DECODE, /* D = amax / 2688 */
+	TS_AMAX    /* amax itself (Four Over Six) */
+};
+
+/* The FP32 value that is rounded to the block's E4M3 scale, from the block's amax m. */
+enum block_form {
+	BS_MUL_S_RCP6, /* m * (S * (1/6)) */
+	BS_DIV6_DIV_D, /* (m / 6) / D */
+	BS_DIV_6D,     /* m / (6 * D) */
+	BS_BOUND_DIV_A /* (m * M) / amax, times 1.5 for the candidate that scales to 4 */
+};
+
+/* What an element x of the block becomes before it is rounded to E2M1. */
+enum element_form {
+	EL_MUL_RCP,   /* x * min(1 / (s_b * (1/S)), FLT_MAX) */
+	EL_DIV_TOTAL, /* x / (D * s_b) */
+	EL_DIV_46     /* ((x * 6) * M) / (amax * s_b), or 0 where s_b is 0 */
+};
+
+struct recipe_row {
+	enum fpref_nvfp4_recipe id;
+	const char *name;
+	bool amax_nan_propagates; /* torch.amax / torch.max: a NaN wins; TE's fmaxf passes over it */
+	enum tensor_form tensor;
+	enum block_form block;
+	uint32_t scale_floor;     /* the FP32 block scale clamped to [floor, 448] before the cast; 0: no clamp */
+	bool zero_scale_is_one;   /* a block scale of 0 becomes 1 before the cast (ModelOpt) */
+	bool scale_saturates;     /* E4M3 cast satfinite (TE's cvt); else torch's .to(): NaN above 464 */
+	enum element_form element;
+	bool minus_zero_to_plus;  /* the E2M1 sign is (x < 0), so -0 is written as +0 (ModelOpt) */
+	bool has_two_d, has_sr, has_rht;
+};
+
+static const struct recipe_row recipe_rows[] = {
+	{ FPREF_NVFP4_TE, "te", false, TS_ENCODE, BS_MUL_S_RCP6, 0, false, true, EL_MUL_RCP, false, true, true, true },
+	{ FPREF_NVFP4_TORCHAO, "torchao", true, TS_DECODE, BS_DIV6_DIV_D, F32_E4M3_TINY, false, true, EL_DIV_TOTAL, false,
+	  false, false, false },
+	{ FPREF_NVFP4_MODELOPT, "modelopt", true, TS_DECODE, BS_DIV_6D, 0, true, false, EL_DIV_TOTAL, true, false,
+	  false, false },
+	{ FPREF_NVFP4_FOUR_OVER_SIX, "fouroversix", true, TS_AMAX, BS_BOUND_DIV_A, 0, false, false, EL_DIV_46, false,
+	  true, false, true },
+};
+
+static const struct recipe_row *recipe_row(enum fpref_nvfp4_recipe id)
+{
+	for (size_t i = 0; i < sizeof recipe_rows / sizeof recipe_rows[0]; i++)
+		if (recipe_rows[i].id == id)
+			return &recipe_rows[i];
+	return NULL;
+}
+
+const char *fpref_emu_nvfp4_recipe_name(enum fpref_nvfp4_recipe r)
+{
+	const struct recipe_row *row = recipe_row(r);
+	return row ? row->name : "?";
+}
+
+int fpref_emu_nvfp4_recipe_parse(const char *name, enum fpref_nvfp4_recipe *r)
+{
+	for (size_t i = 0; i < sizeof recipe_rows / sizeof recipe_rows[0]; i++)
+		if (strcmp(name, recipe_rows[i].name) == 0) {
+			*r = recipe_rows[i].id;
+			return 0;
+		}
+	return -1;
+}
+
+static const char *const choice_names[] = { "abs_max", "mae", "mse" };
+
+const char *fpref_emu_nvfp4_choice_name(enum fpref_nvfp4_choice c)
+{
+	return (unsigned)c < 3 ? choice_names[c] : "?";
+}
+
+int fpref_emu_nvfp4_choice_parse(const char *name, enum fpref_nvfp4_choice *c)
+{
+	for (unsigned i = 0; i < 3; i++)
+		if (strcmp(name, choice_names[i]) == 0) {
+			*c = (enum fpref_nvfp4_choice)i;
+			return 0;
+		}
+	return -1;
+}
+
+int fpref_emu_nvfp4_params_check(const struct fpref_nvfp4_params *p, size_t cols, char *err, size_t errlen)
+{
+	const struct recipe_row *row = recipe_row(p->recipe);
+	const char *no = NULL;
+	if (!row)
+		no = "an NVFP4 recipe (unknown recipe)";
+	else if (p->two_d && !row->has_two_d)
+		no = "16x16 blocks";
+	else if (p->stochastic && !row->has_sr)
+		no = "stochastic rounding";
+	else if (p->rht && !row->has_rht)
+		no = "the random Hadamard transform";
+	if (no) {
+		snprintf(err, errlen, "NVFP4 recipe %s has no %s", row ? row->name : "?", no);
+		return -1;
+	}
+	if (p->recipe == FPREF_NVFP4_FOUR_OVER_SIX &&
+	    ((unsigned)p->choice > FPREF_NVFP4_MSE ||
+	     (p->scale_bound != 0 && p->scale_bound != 256 && p->scale_bound != 448))) {
+		snprintf(err, errlen, "Four Over Six takes abs_max, mae or mse and a scale bound of 256 or 448");
+		return -1;
+	}
+	if (p->rht && cols % FPREF_NVFP4_BLOCK != 0) {
+		snprintf(err, errlen, "the random Hadamard transform needs rows of a multiple of 16, not %zu", cols);
+		return -1;
+	}
+	return 0;
+}
 
 struct nvfp4 {
 	struct f32_arith a;
-	struct fpref_format e4m3, e2m1;
-	struct fpref_env sat;     /* rne, satfinite */
-	struct fpref_env element; /* rne or the seeded stream, satfinite */
-	uint32_t block_encode;    /* S * (1/6) */
-	uint32_t tensor_decode;   /* 1/S */
+	const struct recipe_row *row;
+	struct fpref_format e4m3, e2m1, bf16;
+	struct fpref_env scale_env; /* rne, satfinite or IEEE overflow */
+	struct fpref_env element;   /* rne or the seeded stream, satfinite */
+	uint32_t bound;             /* Four Over Six's M, in FP32 */
+	uint32_t T;                 /* the tensor scale */
+	uint32_t block_encode;      /* TE: S * (1/6) */
+	uint32_t tensor_decode;     /* TE: 1/S */
 };
 
 static int nvfp4_init(struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_t rows, size_t cols, char *err,
@@ -27,18 +154,24 @@ static int nvfp4_init(struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_
 		snprintf(err, errlen, "tensor of %zu x %zu elements is too large", rows, cols);
 		return -1;
 	}
+	if (fpref_emu_nvfp4_params_check(p, cols, err, errlen) != 0)
+		return -1;
+	q->row = recipe_row(p->recipe);
 	f32_arith_init(&q->a);
 	q->e4m3 = *fpref_format_get(FPREF_FORMAT_FLOAT8_E4M3FN);
 	q->e2m1 = *fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN);
-	q->sat = q->a.env;
-	q->sat.overflow = FPREF_OVERFLOW_SAT;
-	q->element = q->sat;
+	q->bf16 = *fpref_format_get(FPREF_FORMAT_BFLOAT16);
+	q->scale_env = q->a.env;
+	q->scale_env.overflow = q->row->scale_saturates ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+	q->element = q->a.env;
+	q->element.overflow = FPREF_OVERFLOW_SAT;
 	if (p->stochastic) {
 		q->element.rounding = FPREF_SR;
 		q->element.sr_seeded = true;
 		q->element.sr_seed = p->seed;
 		q->element.sr_width = 32;
 	}
+	q->bound = p->scale_bound == 448 ? F32_448 : 0x43800000u; /* 256 */
 	return 0;
 }
 
@@ -55,78 +188,231 @@ size_t fpref_emu_nvfp4_scale_count(const struct fpref_nvfp4_params *p, size_t ro
 	return down * ((cols + FPREF_NVFP4_BLOCK - 1) / FPREF_NVFP4_BLOCK);
 }
 
-/* S = min(2688 / amax, FLT_MAX), or 1 when amax is 0 or infinite (S 0). */
-static uint32_t tensor_scale(const struct f32_arith *a, uint32_t amax)
+/* The element indices of block b, in row-major order; their count. */
+static size_t block_members(const struct fpref_nvfp4_params *p, size_t rows, size_t cols, size_t b, size_t *idx)
 {
-	if (amax == 0)
+	size_t across = (cols + FPREF_NVFP4_BLOCK - 1) / FPREF_NVFP4_BLOCK;
+	size_t r0 = (b / across) * (p->two_d ? FPREF_NVFP4_BLOCK : 1), c0 = (b % across) * FPREF_NVFP4_BLOCK;
+	size_t n = 0;
+	for (size_t r = r0; r < rows && r < r0 + (p->two_d ? FPREF_NVFP4_BLOCK : 1); r++)
+		for (size_t c = c0; c < cols && c < c0 + FPREF_NVFP4_BLOCK; c++)
+			idx[n++] = r * cols + c;
+	return n;
+}
+
+static uint32_t f32_abs(uint32_t x)
+{
+	return x & F32_ABS_MASK;
+}
+
+/* The 16-point transform of each 16 along the rows: out_k = sum over j of
+ * x_j * (+-1/4) H16[j][k], the sign of row j from the vector, summed in FP32
+ * from +0 in order of j (an accumulator as a matrix product keeps it),
+ * then rounded to BF16 if asked.  inverse: x_k = sum over j of y_j *
+ * (+-1/4) H16[j][k] with the sign of k (the transpose; H16 / 4 is its own
+ * inverse), in FP32. */
+static void hadamard(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, bool inverse, const uint32_t *x,
+		     size_t n, uint32_t *out)
+{
+	for (size_t g = 0; g + FPREF_NVFP4_BLOCK <= n; g += FPREF_NVFP4_BLOCK) {
+		for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++) {
+			uint32_t acc = 0;
+			for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++) {
+				unsigned signed_index = inverse ? k : j;
+				bool negative = (((unsigned)p->rht_signs >> signed_index) & 1u) !=
+						((unsigned)__builtin_popcount(j & k) & 1u);
+				uint32_t m = F32_QUARTER | (negative ? 0x80000000u : 0);
+				acc = f32_op(&q->a, FPREF_OP_ADD, acc, f32_op(&q->a, FPREF_OP_MUL, x[g + j], m));
+			}
+			if (p->rht_bf16 && !inverse) {
+				uint64_t b = 0, back = 0;
+				unsigned flags = 0;
+				fpref_emu_convert(&q->a.f32, acc, &q->bf16, &q->a.env, 0, &b, &flags);
+				fpref_emu_convert(&q->bf16, b, &q->a.f32, &q->a.env, 0, &back, &flags);
+				acc = (uint32_t)back;
+			}
+			out[g + k] = acc;
+		}
+	}
+}
+
+/* The tensor scale from the tensor's amax. */
+static uint32_t tensor_scale(const struct nvfp4 *q, uint32_t amax)
+{
+	if (q->row->tensor == TS_DECODE)
+		return f32_op(&q->a, FPREF_OP_DIV, amax, F32_2688);
+	if (q->row->tensor == TS_AMAX)
+		return amax;
+	if (amax == 0) /* S = min(2688 / amax, FLT_MAX), or 1 when amax is 0 or infinite (S 0) */
 		return F32_ONE;
-	uint32_t s = f32_op(a, FPREF_OP_MIN, f32_op(a, FPREF_OP_DIV, F32_2688, amax), F32_MAX);
+	uint32_t s = f32_op(&q->a, FPREF_OP_MIN, f32_op(&q->a, FPREF_OP_DIV, F32_2688, amax), F32_MAX);
 	return s == 0 ? F32_ONE : s;
 }
 
-/* The block scale s_b = e4m3_satfinite(amax_b * (S * (1/6))). */
-static uint8_t block_scale(const struct nvfp4 *q, uint32_t amax)
+static uint32_t e4m3_value(const struct nvfp4 *q, uint8_t code)
 {
+	uint64_t v = 0;
+	unsigned flags = 0;
+	fpref_emu_convert(&q->e4m3, code, &q->a.f32, &q->a.env, 0, &v, &flags);
+	return (uint32_t)v;
+}
+
+/* A block's E4M3 scale from its amax m (four: the candidate that scales to 4). */
+static uint8_t block_scale(const struct nvfp4 *q, uint32_t m, bool four)
+{
+	const struct f32_arith *a = &q->a;
+	uint32_t hp;
+	switch (q->row->block) {
+	case BS_MUL_S_RCP6:
+		hp = f32_op(a, FPREF_OP_MUL, m, q->block_encode);
+		break;
+	case BS_DIV6_DIV_D:
+		hp = f32_op(a, FPREF_OP_DIV, f32_op(a, FPREF_OP_DIV, m, F32_SIX), q->T);
+		break;
+	case BS_DIV_6D:
+		hp = f32_op(a, FPREF_OP_DIV, m, f32_op(a, FPREF_OP_MUL, F32_SIX, q->T));
+		break;
+	default:
+		hp = f32_op(a, FPREF_OP_DIV, f32_op(a, FPREF_OP_MUL, m, q->bound), q->T);
+		if (four)
+			hp = f32_op(a, FPREF_OP_MUL, hp, F32_1_5);
+	}
+	if (q->row->scale_floor) /* IEEE minimum/maximum: a NaN stays NaN, as in torch.clamp */
+		hp = f32_op(a, FPREF_OP_MIN, f32_op(a, FPREF_OP_MAX, hp, q->row->scale_floor), F32_448);
+	if (q->row->zero_scale_is_one && f32_abs(hp) == 0)
+		hp = F32_ONE;
 	uint64_t out = 0;
 	unsigned flags = 0;
-	fpref_emu_convert(&q->a.f32, f32_op(&q->a, FPREF_OP_MUL, amax, q->block_encode), &q->e4m3, &q->sat, 0, &out,
-			  &flags);
+	fpref_emu_convert(&a->f32, hp, &q->e4m3, &q->scale_env, 0, &out, &flags);
 	return (uint8_t)out;
 }
 
-/* What elements of a block are multiplied by: min(1 / (s_b * (1/S)), FLT_MAX). */
-static uint32_t element_encode(const struct nvfp4 *q, uint8_t scale)
+/* x as the block with scale code sb makes it, before the E2M1 rounding. */
+static uint32_t scaled_element(const struct nvfp4 *q, uint8_t sb, uint32_t x)
 {
-	uint64_t sb = 0;
-	unsigned flags = 0;
-	fpref_emu_convert(&q->e4m3, scale, &q->a.f32, &q->a.env, 0, &sb, &flags);
-	uint32_t decode = f32_op(&q->a, FPREF_OP_MUL, (uint32_t)sb, q->tensor_decode);
-	return f32_op(&q->a, FPREF_OP_MIN, f32_op(&q->a, FPREF_OP_DIV, F32_ONE, decode), F32_MAX);
+	const struct f32_arith *a = &q->a;
+	uint32_t s = e4m3_value(q, sb);
+	if (q->row->element == EL_MUL_RCP) {
+		uint32_t decode = f32_op(a, FPREF_OP_MUL, s, q->tensor_decode);
+		uint32_t enc = f32_op(a, FPREF_OP_MIN, f32_op(a, FPREF_OP_DIV, F32_ONE, decode), F32_MAX);
+		return f32_op(a, FPREF_OP_MUL, x, enc);
+	}
+	if (q->row->element == EL_DIV_TOTAL)
+		return f32_op(a, FPREF_OP_DIV, x, f32_op(a, FPREF_OP_MUL, q->T, s));
+	if (f32_abs(s) == 0)
+		return 0;
+	uint32_t num = f32_op(a, FPREF_OP_MUL, f32_op(a, FPREF_OP_MUL, x, F32_SIX), q->bound);
+	return f32_op(a, FPREF_OP_DIV, num, f32_op(a, FPREF_OP_MUL, q->T, s));
 }
 
-/* Each block's amax into amax[], and the tensor's; TE's amax is a chain of
- * fmaxf, so NaNs drop out. */
-static uint32_t block_maxima(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows, size_t cols,
-			     uint32_t *amax)
+static uint8_t element_code(const struct nvfp4 *q, uint32_t y, uint64_t random)
+{
+	uint64_t out = 0;
+	unsigned flags = 0;
+	fpref_emu_convert(&q->a.f32, y, &q->e2m1, &q->element, random, &out, &flags);
+	if (q->row->minus_zero_to_plus && y == 0x80000000u)
+		out = 0;
+	return (uint8_t)out;
+}
+
+/* Four Over Six's dequantisation: ((e2m1 * s_b) * amax) / (6 M). */
+static uint32_t dequant_46(const struct nvfp4 *q, uint8_t code, uint32_t s)
+{
+	const struct f32_arith *a = &q->a;
+	uint64_t v = 0;
+	unsigned flags = 0;
+	fpref_emu_convert(&q->e2m1, code, &a->f32, &a->env, 0, &v, &flags);
+	uint32_t six_m = f32_op(a, FPREF_OP_MUL, F32_SIX, q->bound);
+	return f32_op(a, FPREF_OP_DIV, f32_op(a, FPREF_OP_MUL, f32_op(a, FPREF_OP_MUL, (uint32_t)v, s), q->T), six_m);
+}
+
+/* One Four Over Six candidate of a block: its scale, codes and error. */
+static uint32_t candidate_46(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x,
+			     const size_t *idx, size_t n, uint32_t m, bool four, uint8_t *scale, uint8_t *codes)
+{
+	const struct f32_arith *a = &q->a;
+	*scale = block_scale(q, m, four);
+	uint32_t s = e4m3_value(q, *scale), err = 0;
+	for (size_t i = 0; i < n; i++) {
+		codes[i] = element_code(q, scaled_element(q, *scale, x[idx[i]]), 0);
+		uint32_t d = f32_op(a, FPREF_OP_SUB, dequant_46(q, codes[i], s), x[idx[i]]);
+		if (p->choice == FPREF_NVFP4_ABS_MAX) /* torch's max: a NaN wins */
+			err = f32_is_nan(d) || f32_is_nan(err) ? F32_QUIET_NAN : f32_abs(d) > err ? f32_abs(d) : err;
+		else
+			err = f32_op(a, FPREF_OP_ADD, err,
+				     p->choice == FPREF_NVFP4_MAE ? f32_abs(d) : f32_op(a, FPREF_OP_MUL, d, d));
+	}
+	return err;
+}
+
+/* Each block's amax into amax[], and the tensor's. */
+static uint32_t block_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x,
+			     size_t rows, size_t cols, uint32_t *amax)
 {
 	uint32_t global = 0;
 	for (size_t i = 0; i < rows * cols; i++) {
 		size_t b = block_of(p, cols, i / cols, i % cols);
-		amax[b] = f32_amax_update(amax[b], x[i]);
-		global = f32_amax_update(global, x[i]);
+		if (q->row->amax_nan_propagates && f32_is_nan(x[i])) {
+			amax[b] = global = F32_QUIET_NAN;
+			continue;
+		}
+		if (!f32_is_nan(amax[b]))
+			amax[b] = f32_amax_update(amax[b], x[i]);
+		if (!f32_is_nan(global))
+			global = f32_amax_update(global, x[i]);
 	}
 	return global;
 }
 
-int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
+int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t *x_in, size_t rows, size_t cols,
 			     uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32, char *err,
 			     size_t errlen)
 {
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
 		return -1;
-	size_t blocks = fpref_emu_nvfp4_scale_count(p, rows, cols);
-	uint32_t *per_block = calloc(blocks ? blocks : 1, sizeof *per_block); /* amax, then the multiplier */
-	if (!per_block) {
+	size_t n = rows * cols, blocks = fpref_emu_nvfp4_scale_count(p, rows, cols);
+	uint32_t *amax = calloc(blocks ? blocks : 1, sizeof *amax);
+	uint32_t *rht = p->rht ? malloc((n ? n : 1) * sizeof *rht) : NULL;
+	if (!amax || (p->rht && !rht)) {
+		free(amax);
+		free(rht);
 		snprintf(err, errlen, "out of memory for %zu blocks", blocks);
 		return -1;
 	}
-	uint32_t S = tensor_scale(&q.a, block_maxima(p, x_f32, rows, cols, per_block));
-	q.block_encode = f32_op(&q.a, FPREF_OP_MUL, S, f32_op(&q.a, FPREF_OP_DIV, F32_ONE, F32_SIX));
-	q.tensor_decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, S);
+	const uint32_t *x = x_in;
+	if (rht) {
+		hadamard(&q, p, false, x_in, n, rht);
+		x = rht;
+	}
+	q.T = tensor_scale(&q, block_maxima(&q, p, x, rows, cols, amax));
+	q.block_encode = f32_op(&q.a, FPREF_OP_MUL, q.T, f32_op(&q.a, FPREF_OP_DIV, F32_ONE, F32_SIX));
+	q.tensor_decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, q.T);
+	size_t idx[MAX_BLOCK];
+	uint8_t four[MAX_BLOCK], six[MAX_BLOCK];
 	for (size_t b = 0; b < blocks; b++) {
-		block_scales_e4m3[b] = block_scale(&q, per_block[b]);
-		per_block[b] = element_encode(&q, block_scales_e4m3[b]);
+		size_t m = block_members(p, rows, cols, b, idx);
+		if (p->recipe == FPREF_NVFP4_FOUR_OVER_SIX) {
+			uint8_t s4, s6;
+			uint32_t e6 = candidate_46(&q, p, x, idx, m, amax[b], false, &s6, six);
+			uint32_t e4 = candidate_46(&q, p, x, idx, m, amax[b], true, &s4, four);
+			uint64_t lt = 0;
+			unsigned flags = 0;
+			uint64_t in[2] = { e4, e6 };
+			fpref_emu_op(FPREF_OP_LT, &q.a.f32, in, &q.a.env, 0, &lt, &flags); /* ties and NaN keep 6 */
+			block_scales_e4m3[b] = lt ? s4 : s6;
+			for (size_t i = 0; i < m; i++)
+				codes[idx[i]] = lt ? four[i] : six[i];
+			continue;
+		}
+		block_scales_e4m3[b] = block_scale(&q, amax[b], false);
+		for (size_t i = 0; i < m; i++)
+			codes[idx[i]] = element_code(&q, scaled_element(&q, block_scales_e4m3[b], x[idx[i]]),
+						     fpref_env_sr_random(&q.element, idx[i]));
 	}
-	for (size_t i = 0; i < rows * cols; i++) {
-		uint32_t y = f32_op(&q.a, FPREF_OP_MUL, x_f32[i], per_block[block_of(p, cols, i / cols, i % cols)]);
-		uint64_t out = 0;
-		unsigned flags = 0;
-		fpref_emu_convert(&q.a.f32, y, &q.e2m1, &q.element, fpref_env_sr_random(&q.element, i), &out, &flags);
-		codes[i] = (uint8_t)out;
-	}
-	free(per_block);
-	*tensor_scale_f32 = S;
+	free(amax);
+	free(rht);
+	*tensor_scale_f32 = q.T;
 	return 0;
 }
 
@@ -137,18 +423,34 @@ int fpref_emu_nvfp4_dequantize(const struct fpref_nvfp4_params *p, const uint8_t
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
 		return -1;
+	q.T = tensor_scale_f32;
 	uint32_t decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, tensor_scale_f32);
 	for (size_t i = 0; i < rows * cols; i++) {
-		uint8_t scale = block_scales_e4m3[block_of(p, cols, i / cols, i % cols)];
-		uint64_t v = 0, sb = 0;
+		uint32_t s = e4m3_value(&q, block_scales_e4m3[block_of(p, cols, i / cols, i % cols)]);
+		uint64_t v = 0;
 		unsigned flags = 0;
 		if (fpref_emu_convert(&q.e2m1, codes[i], &q.a.f32, &q.a.env, 0, &v, &flags) != 0) {
 			snprintf(err, errlen, "code 0x%02X at element %zu is not an E2M1 pattern", codes[i], i);
 			return -1;
 		}
-		fpref_emu_convert(&q.e4m3, scale, &q.a.f32, &q.a.env, 0, &sb, &flags);
-		uint32_t out = f32_op(&q.a, FPREF_OP_MUL, (uint32_t)v, f32_op(&q.a, FPREF_OP_MUL, (uint32_t)sb, decode));
+		uint32_t out;
+		if (q.row->tensor == TS_ENCODE)
+			out = f32_op(&q.a, FPREF_OP_MUL, (uint32_t)v, f32_op(&q.a, FPREF_OP_MUL, s, decode));
+		else if (q.row->tensor == TS_DECODE)
+			out = f32_op(&q.a, FPREF_OP_MUL, (uint32_t)v, f32_op(&q.a, FPREF_OP_MUL, tensor_scale_f32, s));
+		else
+			out = dequant_46(&q, codes[i], s);
 		out_f32[i] = f32_is_nan(out) ? F32_QUIET_NAN : out; /* a NaN block scale */
+	}
+	if (p->rht) { /* back to x's domain */
+		uint32_t *t = malloc((rows * cols + 1) * sizeof *t);
+		if (!t) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		hadamard(&q, p, true, out_f32, rows * cols, t);
+		memcpy(out_f32, t, rows * cols * sizeof *t);
+		free(t);
 	}
 	return 0;
 }

@@ -26,6 +26,28 @@ int fpref_ref_mx_quantize(const char *element, const char *scale_rule, enum fpre
 int fpref_ref_mx_dequantize(const char *element, const uint8_t *codes, const uint8_t *scales, size_t rows,
 			    size_t cols, uint32_t *out_f32, char *err, size_t errlen);
 
+/* The NVFP4 recipes (emu/fpref_emu_scale_mx.h's fpref_nvfp4_params as plain
+ * values): recipe "te", "torchao", "modelopt" or "fouroversix"; choice
+ * (fouroversix) "abs_max", "mae" or "mse"; scale_bound 256 or 448; the
+ * Hadamard transform's sign vector, bit i for element i. */
+struct fpref_ref_nvfp4 {
+	const char *recipe;
+	bool two_d, stochastic;
+	uint64_t seed;
+	const char *choice;
+	unsigned scale_bound;
+	bool rht, rht_bf16;
+	unsigned rht_signs;
+};
+
+int fpref_ref_nvfp4_recipe_quantize(const struct fpref_ref_nvfp4 *p, const uint32_t *x_f32, size_t rows, size_t cols,
+				    uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32,
+				    char *err, size_t errlen);
+int fpref_ref_nvfp4_recipe_dequantize(const struct fpref_ref_nvfp4 *p, const uint8_t *codes,
+				      const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows,
+				      size_t cols, uint32_t *out_f32, char *err, size_t errlen);
+
+/* Transformer Engine's recipe. */
 int fpref_ref_nvfp4_quantize(bool two_d, bool stochastic, uint64_t seed, const uint32_t *x_f32, size_t rows,
 			     size_t cols, uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32,
 			     char *err, size_t errlen);

@@ -284,7 +284,35 @@ int fpref_ref_mx_dequantize(const char *element, const uint8_t *codes, const uin
 	return status;
 }
 
-/* ---- NVFP4 ---- */
+/* ---- NVFP4 ----
+ * Each recipe is written out below as its source writes it (docs/scaling-mx.md),
+ * one FP32 rounding per operation by the oracle's own arithmetic. */
+
+#define F32_ONE 0x3F800000u
+#define F32_SIX 0x40C00000u
+#define F32_2688 0x45280000u
+
+struct nvfp4_oracle {
+	struct oracle o;
+	const struct fpref_ref_nvfp4 *p;
+	struct fpref_format bf16;
+	struct fpref_env sat, ieee; /* E4M3 casts: satfinite, or torch's NaN on overflow */
+	uint32_t bound;             /* Four Over Six's M */
+	uint32_t T, S_rcp6, S_rcp;  /* the tensor scale; TE's S * (1/6) and 1/S */
+};
+
+enum nv_recipe { NV_TE, NV_TORCHAO, NV_MODELOPT, NV_46 };
+
+static int nv_recipe(const char *name, enum nv_recipe *r)
+{
+	static const char *const names[] = { "te", "torchao", "modelopt", "fouroversix" };
+	for (int i = 0; i < 4; i++)
+		if (name && strcmp(name, names[i]) == 0) {
+			*r = (enum nv_recipe)i;
+			return 0;
+		}
+	return -1;
+}
 
 static size_t nvfp4_block(bool two_d, size_t cols, size_t i)
 {
@@ -297,15 +325,18 @@ static size_t nvfp4_blocks(bool two_d, size_t rows, size_t cols)
 	return (two_d ? (rows + NVFP4_BLOCK - 1) / NVFP4_BLOCK : rows) * ((cols + NVFP4_BLOCK - 1) / NVFP4_BLOCK);
 }
 
-/* The FP32 product of two FP32 patterns: exact in MPFR, rounded once. */
-static uint32_t f32_mul(struct oracle *o, uint32_t x, uint32_t y)
+static bool f32_nan(struct oracle *o, uint32_t x)
+{
+	f32_value(o, x, o->a);
+	return mpfr_nan_p(o->a) != 0;
+}
+
+/* x compared with y (both non-NaN): <0, 0, >0. */
+static int f32_cmp(struct oracle *o, uint32_t x, uint32_t y)
 {
 	f32_value(o, x, o->a);
 	f32_value(o, y, o->b);
-	if (mpfr_nan_p(o->a) || mpfr_nan_p(o->b))
-		return QUIET_NAN_F32;
-	mpfr_mul(o->a, o->a, o->b, MPFR_RNDN);
-	return f32_round(o, o->a);
+	return mpfr_cmp(o->a, o->b);
 }
 
 /* min(x, FLT_MAX) for a non-NaN x. */
@@ -316,6 +347,11 @@ static uint32_t f32_min_max_finite(struct oracle *o, uint32_t x)
 	return mpfr_cmp(o->a, o->b) > 0 ? 0x7F7FFFFFu : x;
 }
 
+static uint32_t f32_abs(uint32_t x)
+{
+	return x & 0x7FFFFFFFu;
+}
+
 static uint32_t decode_f32(struct oracle *o, const struct fpref_format *f, uint8_t code)
 {
 	uint64_t out = 0;
@@ -324,86 +360,282 @@ static uint32_t decode_f32(struct oracle *o, const struct fpref_format *f, uint8
 	return (uint32_t)out;
 }
 
-/* The element of largest magnitude in each block (amax[b], as its FP32
- * bits) and in the tensor (returned), by exact comparisons; NaNs take no
- * part, as with fmaxf. */
-static uint32_t block_maxima(struct oracle *o, bool two_d, const uint32_t *x, size_t rows, size_t cols,
+static uint8_t to_e4m3(struct nvfp4_oracle *n, uint32_t x, const struct fpref_env *env)
+{
+	uint64_t out = 0;
+	unsigned flags = 0;
+	fpref_ref_convert(&n->o.f32, x, &n->o.e4m3, env, 0, &out, &flags);
+	return (uint8_t)out;
+}
+
+/* The 16-point Hadamard matrix by Sylvester's doubling: H(2n) = [H H; H -H]. */
+static void sylvester16(int h[16][16])
+{
+	h[0][0] = 1;
+	for (int n = 1; n < 16; n *= 2)
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++) {
+				h[i][j + n] = h[i][j];
+				h[i + n][j] = h[i][j];
+				h[i + n][j + n] = -h[i][j];
+			}
+}
+
+/* x @ (diag(signs) H / 4) on each 16 of a row, FP32 sums from +0 in order,
+ * then BF16 if asked; inverse: y @ (H diag(signs) / 4), in FP32. */
+static void rht(struct nvfp4_oracle *n, bool inverse, const uint32_t *x, size_t count, uint32_t *out)
+{
+	struct oracle *o = &n->o;
+	int h[16][16];
+	sylvester16(h);
+	for (size_t g = 0; g + 16 <= count; g += 16)
+		for (int k = 0; k < 16; k++) {
+			uint32_t acc = 0;
+			for (int j = 0; j < 16; j++) {
+				int sign = (n->p->rht_signs >> (inverse ? k : j)) & 1u ? -h[j][k] : h[j][k];
+				uint32_t quarter = sign > 0 ? 0x3E800000u : 0xBE800000u;
+				acc = f32_op(o, FPREF_OP_ADD, acc, f32_op(o, FPREF_OP_MUL, x[g + (size_t)j], quarter));
+			}
+			if (n->p->rht_bf16 && !inverse) {
+				uint64_t b = 0;
+				unsigned flags = 0;
+				fpref_ref_convert(&o->f32, acc, &n->bf16, &o->rne, 0, &b, &flags);
+				fpref_ref_convert(&n->bf16, b, &o->f32, &o->rne, 0, &b, &flags);
+				acc = (uint32_t)b;
+			}
+			out[g + (size_t)k] = acc;
+		}
+}
+
+/* |x| of largest magnitude in each block (amax[b]) and in the tensor
+ * (returned), by exact comparisons; NaNs pass (TE's fmaxf) or win (torch). */
+static uint32_t block_maxima(struct nvfp4_oracle *n, bool nan_wins, const uint32_t *x, size_t rows, size_t cols,
 			     uint32_t *amax)
 {
+	struct oracle *o = &n->o;
 	uint32_t global = 0;
+	bool global_nan = false;
+	bool *block_nan = calloc(nvfp4_blocks(n->p->two_d, rows, cols) + 1, sizeof *block_nan);
 	for (size_t i = 0; i < rows * cols; i++) {
-		f32_value(o, x[i], o->a);
-		if (mpfr_nan_p(o->a))
+		size_t b = nvfp4_block(n->p->two_d, cols, i);
+		if (f32_nan(o, x[i])) {
+			global_nan = global_nan || nan_wins;
+			block_nan[b] = block_nan[b] || nan_wins;
 			continue;
-		uint32_t *m = &amax[nvfp4_block(two_d, cols, i)];
-		f32_value(o, *m, o->b);
-		if (mpfr_cmpabs(o->a, o->b) > 0)
-			*m = x[i];
-		f32_value(o, global, o->b);
-		if (mpfr_cmpabs(o->a, o->b) > 0)
-			global = x[i];
+		}
+		if (f32_cmp(o, f32_abs(x[i]), amax[b]) > 0)
+			amax[b] = f32_abs(x[i]);
+		if (f32_cmp(o, f32_abs(x[i]), global) > 0)
+			global = f32_abs(x[i]);
 	}
-	return global;
+	for (size_t b = 0; b < nvfp4_blocks(n->p->two_d, rows, cols); b++)
+		if (block_nan[b])
+			amax[b] = QUIET_NAN_F32;
+	free(block_nan);
+	return global_nan ? QUIET_NAN_F32 : global;
 }
 
-/* S = min(2688 / amax, FLT_MAX), or 1 for an amax of 0 or an S of 0. */
-static uint32_t tensor_scale(struct oracle *o, uint32_t amax)
+/* The tensor scale from the tensor's amax. */
+static uint32_t tensor_scale(struct nvfp4_oracle *n, enum nv_recipe r, uint32_t amax)
 {
+	struct oracle *o = &n->o;
+	if (r == NV_TORCHAO || r == NV_MODELOPT) /* amax / (448 * 6) */
+		return f32_op(o, FPREF_OP_DIV, amax, F32_2688);
+	if (r == NV_46)
+		return amax;
 	f32_value(o, amax, o->a);
-	if (mpfr_zero_p(o->a))
-		return 0x3F800000u;
-	mpfr_abs(o->a, o->a, MPFR_RNDN);
-	uint32_t q = f32_min_max_finite(o, f32_op(o, FPREF_OP_DIV, 0x45280000u /* 2688 */, f32_round(o, o->a)));
-	return q == 0 ? 0x3F800000u : q;
+	if (mpfr_zero_p(o->a)) /* TE: S = min(2688 / amax, FLT_MAX), 1 for amax 0 or an S of 0 */
+		return F32_ONE;
+	uint32_t q = f32_min_max_finite(o, f32_op(o, FPREF_OP_DIV, F32_2688, amax));
+	f32_value(o, q, o->a);
+	return mpfr_zero_p(o->a) ? F32_ONE : q;
 }
 
-int fpref_ref_nvfp4_quantize(bool two_d, bool stochastic, uint64_t seed, const uint32_t *x_f32, size_t rows,
-			     size_t cols, uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32,
-			     char *err, size_t errlen)
+/* torch.clamp(x, lo, hi): NaN stays NaN. */
+static uint32_t clamp(struct oracle *o, uint32_t x, uint32_t lo, uint32_t hi)
 {
-	struct oracle o;
-	oracle_init(&o);
-	size_t blocks = nvfp4_blocks(two_d, rows, cols);
-	uint32_t *per_block = calloc(blocks ? blocks : 1, sizeof *per_block); /* amax, then the multiplier */
-	if (!per_block) {
-		oracle_clear(&o);
-		snprintf(err, errlen, "out of memory");
+	if (f32_nan(o, x))
+		return x;
+	return f32_cmp(o, x, lo) < 0 ? lo : f32_cmp(o, x, hi) > 0 ? hi : x;
+}
+
+/* The block's E4M3 scale (four: Four Over Six's candidate that scales to 4). */
+static uint8_t block_scale(struct nvfp4_oracle *n, enum nv_recipe r, uint32_t m, bool four)
+{
+	struct oracle *o = &n->o;
+	uint32_t t;
+	switch (r) {
+	case NV_TE:
+		return to_e4m3(n, f32_op(o, FPREF_OP_MUL, m, n->S_rcp6), &n->sat);
+	case NV_TORCHAO: /* (amax_b / 6) / D, clamped to [2^-6, 448] */
+		t = f32_op(o, FPREF_OP_DIV, f32_op(o, FPREF_OP_DIV, m, F32_SIX), n->T);
+		return to_e4m3(n, clamp(o, t, 0x3C800000u, 0x43E00000u), &n->sat);
+	case NV_MODELOPT: /* amax_b / (6 * D); a 0 becomes 1 */
+		t = f32_op(o, FPREF_OP_DIV, m, f32_op(o, FPREF_OP_MUL, F32_SIX, n->T));
+		f32_value(o, t, o->a);
+		return to_e4m3(n, mpfr_zero_p(o->a) ? F32_ONE : t, &n->ieee);
+	default: /* amax_b * M / amax, times 1.5 for 4 */
+		t = f32_op(o, FPREF_OP_DIV, f32_op(o, FPREF_OP_MUL, m, n->bound), n->T);
+		return to_e4m3(n, four ? f32_op(o, FPREF_OP_MUL, t, 0x3FC00000u) : t, &n->ieee);
+	}
+}
+
+/* x ready for the E2M1 rounding, in the block of scale code sb. */
+static uint32_t scaled(struct nvfp4_oracle *n, enum nv_recipe r, uint8_t sb, uint32_t x)
+{
+	struct oracle *o = &n->o;
+	uint32_t s = decode_f32(o, &o->e4m3, sb);
+	if (r == NV_TE) {
+		uint32_t dec = f32_op(o, FPREF_OP_MUL, s, n->S_rcp);
+		return f32_op(o, FPREF_OP_MUL, x, f32_min_max_finite(o, f32_op(o, FPREF_OP_DIV, F32_ONE, dec)));
+	}
+	if (r == NV_TORCHAO || r == NV_MODELOPT)
+		return f32_op(o, FPREF_OP_DIV, x, f32_op(o, FPREF_OP_MUL, n->T, s));
+	f32_value(o, s, o->a);
+	if (mpfr_zero_p(o->a))
+		return 0;
+	uint32_t top = f32_op(o, FPREF_OP_MUL, f32_op(o, FPREF_OP_MUL, x, F32_SIX), n->bound);
+	return f32_op(o, FPREF_OP_DIV, top, f32_op(o, FPREF_OP_MUL, n->T, s));
+}
+
+static uint8_t e2m1_code(struct nvfp4_oracle *n, enum nv_recipe r, uint32_t y, const struct fpref_env *env,
+			 uint64_t random)
+{
+	struct oracle *o = &n->o;
+	if (r == NV_MODELOPT && y == 0x80000000u) /* sign bit from (x < 0): -0 is +0 */
+		return 0;
+	f32_value(o, y, o->a);
+	if (mpfr_nan_p(o->a))
+		return 0x7; /* satfinite: a NaN is +6 */
+	return (uint8_t)round_exact(o, o->a, &o->e2m1, env, random);
+}
+
+/* Four Over Six's dequantised value ((v * s) * amax) / (6 M). */
+static uint32_t dequant_46(struct nvfp4_oracle *n, uint8_t code, uint32_t s)
+{
+	struct oracle *o = &n->o;
+	uint32_t six_m = f32_op(o, FPREF_OP_MUL, F32_SIX, n->bound);
+	uint32_t v = f32_op(o, FPREF_OP_MUL, f32_op(o, FPREF_OP_MUL, decode_f32(o, &o->e2m1, code), s), n->T);
+	return f32_op(o, FPREF_OP_DIV, v, six_m);
+}
+
+/* One candidate over the block's n elements at idx: scale, codes, error. */
+static uint32_t candidate(struct nvfp4_oracle *n, const uint32_t *x, const size_t *idx, size_t count, uint32_t m,
+			  bool four, uint8_t *scale, uint8_t *codes)
+{
+	struct oracle *o = &n->o;
+	*scale = block_scale(n, NV_46, m, four);
+	uint32_t s = decode_f32(o, &o->e4m3, *scale), err = 0;
+	bool nan = false;
+	for (size_t i = 0; i < count; i++) {
+		codes[i] = e2m1_code(n, NV_46, scaled(n, NV_46, *scale, x[idx[i]]), &n->sat, 0);
+		uint32_t d = f32_op(o, FPREF_OP_SUB, dequant_46(n, codes[i], s), x[idx[i]]);
+		if (strcmp(n->p->choice, "abs_max") == 0) {
+			nan = nan || f32_nan(o, d);
+			if (!nan && f32_cmp(o, f32_abs(d), err) > 0)
+				err = f32_abs(d);
+		} else {
+			uint32_t t = strcmp(n->p->choice, "mae") == 0 ? f32_abs(d) : f32_op(o, FPREF_OP_MUL, d, d);
+			err = f32_op(o, FPREF_OP_ADD, err, t);
+		}
+	}
+	return nan ? QUIET_NAN_F32 : err;
+}
+
+static int nvfp4_setup(struct nvfp4_oracle *n, const struct fpref_ref_nvfp4 *p, enum nv_recipe *r, size_t cols,
+		       char *err, size_t errlen)
+{
+	if (nv_recipe(p->recipe, r) != 0 || (*r == NV_46 && (!p->choice || (strcmp(p->choice, "abs_max") != 0 &&
+							     strcmp(p->choice, "mae") != 0 && strcmp(p->choice, "mse") != 0)))) {
+		snprintf(err, errlen, "unknown NVFP4 recipe or Four Over Six rule");
 		return -1;
 	}
-	uint32_t S = tensor_scale(&o, block_maxima(&o, two_d, x_f32, rows, cols, per_block));
-	uint32_t block_encode = f32_mul(&o, S, f32_op(&o, FPREF_OP_DIV, 0x3F800000u, 0x40C00000u /* 6 */));
-	uint32_t tensor_decode = f32_op(&o, FPREF_OP_DIV, 0x3F800000u, S);
-	struct fpref_env sat = o.rne;
-	sat.overflow = FPREF_OVERFLOW_SAT;
-	for (size_t b = 0; b < blocks; b++) {
-		f32_value(&o, f32_mul(&o, per_block[b] & 0x7FFFFFFFu, block_encode), o.a);
-		block_scales_e4m3[b] = (uint8_t)round_exact(&o, o.a, &o.e4m3, &sat, 0);
-		uint32_t decode = f32_mul(&o, decode_f32(&o, &o.e4m3, block_scales_e4m3[b]), tensor_decode);
-		per_block[b] = f32_min_max_finite(&o, f32_op(&o, FPREF_OP_DIV, 0x3F800000u, decode));
+	if (p->rht && cols % 16 != 0) {
+		snprintf(err, errlen, "the Hadamard transform needs rows of a multiple of 16");
+		return -1;
 	}
-	struct fpref_env element = sat;
-	if (stochastic) {
-		element.rounding = FPREF_SR;
-		element.sr_width = 32;
-	}
-	for (size_t i = 0; i < rows * cols; i++) {
-		f32_value(&o, f32_mul(&o, x_f32[i], per_block[nvfp4_block(two_d, cols, i)]), o.a);
-		uint64_t random = stochastic ? fpref_sr_stream(seed, i) >> 32 : 0;
-		codes[i] = (uint8_t)round_exact(&o, o.a, &o.e2m1, &element, random);
-	}
-	*tensor_scale_f32 = S;
-	free(per_block);
-	oracle_clear(&o);
+	oracle_init(&n->o);
+	n->p = p;
+	n->bf16 = *fpref_format_get(FPREF_FORMAT_BFLOAT16);
+	n->sat = n->o.rne;
+	n->sat.overflow = FPREF_OVERFLOW_SAT;
+	n->ieee = n->o.rne;
+	n->bound = p->scale_bound == 448 ? 0x43E00000u : 0x43800000u;
 	return 0;
 }
 
-int fpref_ref_nvfp4_dequantize(bool two_d, const uint8_t *codes, const uint8_t *block_scales_e4m3,
-			       uint32_t tensor_scale_f32, size_t rows, size_t cols, uint32_t *out_f32, char *err,
-			       size_t errlen)
+int fpref_ref_nvfp4_recipe_quantize(const struct fpref_ref_nvfp4 *p, const uint32_t *x_in, size_t rows, size_t cols,
+				    uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32,
+				    char *err, size_t errlen)
 {
-	struct oracle o;
-	oracle_init(&o);
-	uint32_t decode = f32_op(&o, FPREF_OP_DIV, 0x3F800000u, tensor_scale_f32);
+	struct nvfp4_oracle n;
+	enum nv_recipe r;
+	if (nvfp4_setup(&n, p, &r, cols, err, errlen) != 0)
+		return -1;
+	struct oracle *o = &n.o;
+	size_t count = rows * cols, blocks = nvfp4_blocks(p->two_d, rows, cols);
+	uint32_t *amax = calloc(blocks ? blocks : 1, sizeof *amax);
+	uint32_t *xr = malloc((count ? count : 1) * sizeof *xr);
+	if (!amax || !xr) {
+		free(amax);
+		free(xr);
+		oracle_clear(o);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (p->rht)
+		rht(&n, false, x_in, count, xr);
+	else
+		memcpy(xr, x_in, count * sizeof *xr);
+	n.T = tensor_scale(&n, r, block_maxima(&n, r != NV_TE, xr, rows, cols, amax));
+	n.S_rcp6 = f32_op(o, FPREF_OP_MUL, n.T, f32_op(o, FPREF_OP_DIV, F32_ONE, F32_SIX));
+	n.S_rcp = f32_op(o, FPREF_OP_DIV, F32_ONE, n.T);
+	struct fpref_env element = n.sat;
+	if (p->stochastic) {
+		element.rounding = FPREF_SR;
+		element.sr_width = 32;
+	}
+	size_t idx[256];
+	uint8_t c4[256], c6[256];
+	for (size_t b = 0; b < blocks; b++) {
+		size_t m = 0; /* the block's elements, in row-major order */
+		for (size_t i = 0; i < count; i++)
+			if (nvfp4_block(p->two_d, cols, i) == b)
+				idx[m++] = i;
+		if (r == NV_46) {
+			uint8_t s4, s6;
+			uint32_t e6 = candidate(&n, xr, idx, m, amax[b], false, &s6, c6);
+			uint32_t e4 = candidate(&n, xr, idx, m, amax[b], true, &s4, c4);
+			bool four = !f32_nan(o, e4) && !f32_nan(o, e6) && f32_cmp(o, e4, e6) < 0; /* ties keep 6 */
+			block_scales_e4m3[b] = four ? s4 : s6;
+			for (size_t i = 0; i < m; i++)
+				codes[idx[i]] = four ? c4[i] : c6[i];
+			continue;
+		}
+		block_scales_e4m3[b] = block_scale(&n, r, amax[b], false);
+		for (size_t i = 0; i < m; i++) {
+			uint64_t random = p->stochastic ? fpref_sr_stream(p->seed, idx[i]) >> 32 : 0;
+			codes[idx[i]] = e2m1_code(&n, r, scaled(&n, r, block_scales_e4m3[b], xr[idx[i]]), &element, random);
+		}
+	}
+	*tensor_scale_f32 = n.T;
+	free(amax);
+	free(xr);
+	oracle_clear(o);
+	return 0;
+}
+
+int fpref_ref_nvfp4_recipe_dequantize(const struct fpref_ref_nvfp4 *p, const uint8_t *codes,
+				      const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows,
+				      size_t cols, uint32_t *out_f32, char *err, size_t errlen)
+{
+	struct nvfp4_oracle n;
+	enum nv_recipe r;
+	if (nvfp4_setup(&n, p, &r, cols, err, errlen) != 0)
+		return -1;
+	struct oracle *o = &n.o;
+	n.T = tensor_scale_f32;
+	uint32_t decode = f32_op(o, FPREF_OP_DIV, F32_ONE, tensor_scale_f32);
 	int status = 0;
 	for (size_t i = 0; i < rows * cols; i++) {
 		if (codes[i] > 0xF) {
@@ -411,10 +643,40 @@ int fpref_ref_nvfp4_dequantize(bool two_d, const uint8_t *codes, const uint8_t *
 			status = -1;
 			break;
 		}
-		uint32_t scale = f32_mul(&o, decode_f32(&o, &o.e4m3, block_scales_e4m3[nvfp4_block(two_d, cols, i)]),
-					 decode);
-		out_f32[i] = f32_mul(&o, decode_f32(&o, &o.e2m1, codes[i]), scale);
+		uint32_t s = decode_f32(o, &o->e4m3, block_scales_e4m3[nvfp4_block(p->two_d, cols, i)]);
+		uint32_t v = decode_f32(o, &o->e2m1, codes[i]), out;
+		if (r == NV_TE)
+			out = f32_op(o, FPREF_OP_MUL, v, f32_op(o, FPREF_OP_MUL, s, decode));
+		else if (r == NV_46)
+			out = dequant_46(&n, codes[i], s);
+		else
+			out = f32_op(o, FPREF_OP_MUL, v, f32_op(o, FPREF_OP_MUL, tensor_scale_f32, s));
+		out_f32[i] = f32_nan(o, out) ? QUIET_NAN_F32 : out;
 	}
-	oracle_clear(&o);
+	uint32_t *back = p->rht && status == 0 ? malloc((rows * cols + 1) * sizeof *back) : NULL;
+	if (back) { /* to x's domain */
+		rht(&n, true, out_f32, rows * cols, back);
+		memcpy(out_f32, back, rows * cols * sizeof *back);
+	}
+	free(back);
+	oracle_clear(o);
 	return status;
+}
+
+int fpref_ref_nvfp4_quantize(bool two_d, bool stochastic, uint64_t seed, const uint32_t *x_f32, size_t rows,
+			     size_t cols, uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32,
+			     char *err, size_t errlen)
+{
+	struct fpref_ref_nvfp4 p = { .recipe = "te", .two_d = two_d, .stochastic = stochastic, .seed = seed };
+	return fpref_ref_nvfp4_recipe_quantize(&p, x_f32, rows, cols, codes, block_scales_e4m3, tensor_scale_f32, err,
+					       errlen);
+}
+
+int fpref_ref_nvfp4_dequantize(bool two_d, const uint8_t *codes, const uint8_t *block_scales_e4m3,
+			       uint32_t tensor_scale_f32, size_t rows, size_t cols, uint32_t *out_f32, char *err,
+			       size_t errlen)
+{
+	struct fpref_ref_nvfp4 p = { .recipe = "te", .two_d = two_d };
+	return fpref_ref_nvfp4_recipe_dequantize(&p, codes, block_scales_e4m3, tensor_scale_f32, rows, cols, out_f32,
+						 err, errlen);
 }

@@ -371,4 +371,61 @@ for scheme in tensor tile128 block128 mxfp8 mxfp6 mxfp4 mxint8; do
 done
 [ -z "$(ls -A "$tmp" | grep partial)" ] && ok 'no temporary files left (MX, NVFP4)' || not_ok 'no temporary files left (MX, NVFP4)'
 
+
+# ---- NVFP4 recipes (docs/scaling-mx.md, worked there and in tests/check_nvfp4_recipes.c) ----
+# {g, 0...} | {m, 0.77m, -0.3m, 0...}, g = 0x3FC76F07, m = 0x3F4E8E6B: 448 m / g lies just below the
+# E4M3 tie 232.  TE: m * fl(fl(2688 / g) * fl(1/6)) = 232.000015 -> 240 (77), the third element -1.5 (B);
+# torchao fl(m / 6) / D and ModelOpt m / fl(6 D) = 231.99997 -> 224 (76), -2 (C).
+set -- 3FC76F07
+k=1
+while [ $k -lt 16 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+set -- "$@" 3F4E8E6B 3F1F0C62 BE77DE1A
+k=19
+while [ $k -lt 32 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+npy "$tmp/rc.npy" '<f4' '1, 32' 4 "$@"
+for r in te:77:0706:0b:8fa6d744 torchao:76:0706:0c:12f3173a modelopt:76:0706:0c:12f3173a; do
+	name=${r%%:*} rest=${r#*:}
+	q --scheme nvfp4 --recipe "$name" --in "$tmp/rc.npy" --tensor-scale "$tmp/t.npy" >"$tmp/out" 2>"$tmp/err"
+	check "nvfp4 --recipe $name: exit 0" 0 $?
+	check "nvfp4 --recipe $name: block 1 scale" "$(echo "$rest" | cut -d: -f1)" "$(tail_hex "$tmp/s.npy" 1)"
+	check "nvfp4 --recipe $name: block 1 codes" "$(echo "$rest" | cut -d: -f2,3 | tr -d :)" \
+		"$(tail_hex "$tmp/c.npy" 16 | cut -c1-6)"
+	check "nvfp4 --recipe $name: tensor scale" "$(echo "$rest" | cut -d: -f4)" "$(tail_hex "$tmp/t.npy" 4)"
+done
+grep -q '^blocks 1x16  rounding rne  recipe modelopt$' "$tmp/out" && ok 'nvfp4 --recipe: printed' ||
+	not_ok 'nvfp4 --recipe: printed' "$(cat "$tmp/out")"
+# Four Over Six, {1, 0.77, 0.5, 0.25, 0...}: scaled to 4 (scale 384, 7C) the errors are smaller: codes 6 5 4 2
+npy "$tmp/fos.npy" '<f4' '1, 16' 4 3F800000 3F451EB8 3F000000 3E800000 0 0 0 0 0 0 0 0 0 0 0 0
+q --scheme nvfp4 --four-over-six abs_max --in "$tmp/fos.npy" --tensor-scale "$tmp/t.npy" >"$tmp/out"
+check 'nvfp4 --four-over-six abs_max: scale 384 (7C)' 7c "$(tail_hex "$tmp/s.npy" 1)"
+check 'nvfp4 --four-over-six abs_max: codes 6 5 4 2' 06050402 "$(tail_hex "$tmp/c.npy" 16 | cut -c1-8)"
+grep -q 'recipe fouroversix  four_over_six abs_max/256$' "$tmp/out" && ok 'nvfp4 --four-over-six: printed' ||
+	not_ok 'nvfp4 --four-over-six: printed' "$(cat "$tmp/out")"
+q --scheme nvfp4 --four-over-six mse --scale-bound 448 --in "$tmp/fos.npy" --tensor-scale "$tmp/t.npy" >/dev/null
+check 'nvfp4 --scale-bound 448: 4 overflows (672), 6 kept: 448 (7E)' 7e "$(tail_hex "$tmp/s.npy" 1)"
+# the Hadamard transform of e_3 with TE's signs: -H[3][k] / 4, codes F 7 7 F ...; dequantised back to e_3
+npy "$tmp/e3.npy" '<f4' '1, 16' 4 0 0 0 3F800000 0 0 0 0 0 0 0 0 0 0 0 0
+q --scheme nvfp4 --rht te --in "$tmp/e3.npy" --tensor-scale "$tmp/t.npy" --dequant "$tmp/d.npy" >"$tmp/out"
+check 'nvfp4 --rht te: codes F 7 7 F x 4' 0f07070f0f07070f0f07070f0f07070f "$(tail_hex "$tmp/c.npy" 16)"
+check 'nvfp4 --rht te: dequantised element 3 is 1' 0000803f "$(tail_hex "$tmp/d.npy" 52 | cut -c1-8)"
+grep -q 'rht 0xD7E8-bf16$' "$tmp/out" && ok 'nvfp4 --rht: printed' || not_ok 'nvfp4 --rht: printed' "$(cat "$tmp/out")"
+q --scheme nvfp4 --rht 0 --in "$tmp/e3.npy" --tensor-scale "$tmp/t.npy" >/dev/null
+check 'nvfp4 --rht 0: no signs, the reverse pattern' 070f0f07070f0f07070f0f07070f0f07 "$(tail_hex "$tmp/c.npy" 16)"
+for bad in '--recipe torchao --2d' '--recipe modelopt --sr' '--recipe torchao --rht te' '--recipe deepseek' \
+	'--recipe fouroversix' '--four-over-six l2' '--four-over-six mse --recipe te' '--scale-bound 448' \
+	'--four-over-six mse --scale-bound 300' '--four-over-six mse --sr' '--rht 0x10000' '--rht-fp32' '--rht x'; do
+	# shellcheck disable=SC2086
+	expect_status "nvfp4 $bad: exit 2" 2 --scheme nvfp4 $bad --tensor-scale "$tmp/t.npy" --in "$tmp/fos.npy" \
+		--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+done
+expect_status 'mxfp4 --four-over-six: exit 2' 2 --scheme mxfp4 --four-over-six mse --in "$tmp/fos.npy" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+expect_status 'tensor --recipe torchao: exit 2' 2 --scheme tensor --recipe torchao --in "$tmp/fos.npy" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+npy "$tmp/r20.npy" '<f4' '1, 20' 4 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+"$FPREF" quantize --scheme nvfp4 --rht te --in "$tmp/r20.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy" \
+	--tensor-scale "$tmp/t.npy" 2>"$tmp/err"
+[ $? -ne 0 ] && grep -q 'multiple of 16' "$tmp/err" && ok 'nvfp4 --rht on rows of 20: refused' ||
+	not_ok 'nvfp4 --rht on rows of 20: refused' "$(cat "$tmp/err")"
+
 tap_end

@@ -14,7 +14,8 @@
 struct quantize_args {
 	const char *scheme, *in, *codes, *scales, *dequant, *format, *eps, *margin, *history, *algo, *recipe, *nan, *amax_nan;
 	const char *rule, *element_rounding, *seed, *tensor_scale; /* MX, NVFP4 */
-	bool json, pow2, no_pow2, two_d, sr;
+	const char *four_over_six, *scale_bound, *rht;             /* NVFP4 */
+	bool json, pow2, no_pow2, two_d, sr, rht_fp32;
 };
 
 #define Q(f) offsetof(struct quantize_args, f)
@@ -31,7 +32,9 @@ static const struct cli_opt quantize_opts[] = {
 	{ "--pow2", CLI_FLAG, NULL, NULL, "FP8: scales rounded to powers of two (default: off; on for te tiles)",
 	  Q(pow2), 0 },
 	{ "--no-pow2", CLI_FLAG, NULL, NULL, "FP8: scales not rounded to powers of two", Q(no_pow2), 0 },
-	{ "--recipe", CLI_VALUE, "deepseek|te", "deepseek", "tile128, block128: whose recipe", Q(recipe), 0 },
+	{ "--recipe", CLI_VALUE, "deepseek|te|torchao|modelopt", NULL,
+	  "whose recipe: tile128, block128 deepseek (default) or te; nvfp4 te (default), torchao or modelopt",
+	  Q(recipe), 0 },
 	{ "--eps", CLI_VALUE, "E", NULL, "FP8: amax below E counts as E (rounded to FP32; default 0, deepseek tiles 1e-4)", Q(eps), 0 },
 	{ "--margin", CLI_VALUE, "M", "0", "delayed: the scale's margin in powers of two, 0..126", Q(margin), 0 },
 	{ "--history", CLI_VALUE, "L", "1024", "delayed: the amax history length", Q(history), 0 },
@@ -45,6 +48,14 @@ static const struct cli_opt quantize_opts[] = {
 	{ "--2d", CLI_FLAG, NULL, NULL, "nvfp4: 16 x 16 blocks", Q(two_d), 0 },
 	{ "--sr", CLI_FLAG, NULL, NULL, "nvfp4: stochastic rounding of elements", Q(sr), 0 },
 	{ "--seed", CLI_VALUE, "N", NULL, "nvfp4 --sr: the random stream's key", Q(seed), 0 },
+	{ "--four-over-six", CLI_VALUE, "abs_max|mae|mse", NULL,
+	  "nvfp4: Four Over Six, each block scaled to 6 or to 4, the smaller error kept (ties 6)", Q(four_over_six), 0 },
+	{ "--scale-bound", CLI_VALUE, "256|448", "256", "nvfp4 --four-over-six: the E4M3 scale bound M",
+	  Q(scale_bound), 0 },
+	{ "--rht", CLI_VALUE, "te|SIGNS", NULL, "nvfp4: a 16-point random Hadamard transform along rows first; te: "
+	  "TE's sign vector 0xD7E8, or a 16-bit mask (bit i negates element i)", Q(rht), 0 },
+	{ "--rht-fp32", CLI_FLAG, NULL, NULL, "nvfp4 --rht: keep the transform's output in FP32 (default: rounded "
+	  "to BF16, as TE's reference does)", Q(rht_fp32), 0 },
 	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", Q(json), 0 },
 };
 
@@ -165,6 +176,44 @@ static int pick_element(const struct quantize_args *a, const struct quantize_sch
 	return CLI_EXIT_USAGE;
 }
 
+/* --recipe, --four-over-six, --scale-bound, --rht, --rht-fp32; the library
+ * says which recipe has which option. */
+static int build_nvfp4(const struct quantize_args *a, struct fpref_nvfp4_params *p)
+{
+	if (a->recipe && (fpref_emu_nvfp4_recipe_parse(a->recipe, &p->recipe) != 0 ||
+			  p->recipe == FPREF_NVFP4_FOUR_OVER_SIX))
+		return bad_value("--recipe", a->recipe, "nvfp4: te, torchao or modelopt");
+	if (a->four_over_six) {
+		if (a->recipe)
+			return usage_error("--four-over-six is its own recipe (the Four Over Six reference's FP32 "
+					   "steps): drop --recipe", a->recipe);
+		if (fpref_emu_nvfp4_choice_parse(a->four_over_six, &p->choice) != 0)
+			return bad_value("--four-over-six", a->four_over_six, "abs_max, mae or mse");
+		p->recipe = FPREF_NVFP4_FOUR_OVER_SIX;
+	}
+	if (a->scale_bound && !a->four_over_six)
+		return usage_error("--scale-bound belongs to --four-over-six", NULL);
+	if (a->scale_bound && strcmp(a->scale_bound, "256") != 0 && strcmp(a->scale_bound, "448") != 0)
+		return bad_value("--scale-bound", a->scale_bound, "256 or 448");
+	p->scale_bound = a->scale_bound && strcmp(a->scale_bound, "448") == 0 ? 448 : 256;
+	if (a->rht_fp32 && !a->rht)
+		return usage_error("--rht-fp32 belongs to --rht", NULL);
+	if (a->rht) {
+		char *end;
+		errno = 0;
+		unsigned long m = strcmp(a->rht, "te") == 0 ? FPREF_NVFP4_TE_RHT_SIGNS : strtoul(a->rht, &end, 0);
+		if (strcmp(a->rht, "te") != 0 && (*a->rht < '0' || *a->rht > '9' || *end != '\0' || errno || m > 0xFFFF))
+			return bad_value("--rht", a->rht, "te, or a sign mask 0 to 0xFFFF");
+		p->rht = true;
+		p->rht_signs = (uint16_t)m;
+		p->rht_bf16 = !a->rht_fp32;
+	}
+	char err[160];
+	if (fpref_emu_nvfp4_params_check(p, FPREF_NVFP4_BLOCK, err, sizeof err) != 0)
+		return usage_error(err, NULL);
+	return 0;
+}
+
 static int build_block_scaled(const struct quantize_args *a, const struct quantize_scheme *scheme,
 			      struct quantize_request *q)
 {
@@ -185,7 +234,7 @@ static int build_block_scaled(const struct quantize_args *a, const struct quanti
 	q->nvfp4.stochastic = a->sr;
 	if (a->seed && (status = parse_seed(a->seed, &q->nvfp4.seed)) != 0)
 		return status;
-	return 0;
+	return scheme->family == QUANTIZE_NVFP4 ? build_nvfp4(a, &q->nvfp4) : 0;
 }
 
 static int build_request(const struct quantize_args *a, const struct quantize_scheme *scheme,
@@ -233,8 +282,10 @@ static int check_block_scaled_options(const struct quantize_args *a, const struc
 	if (scheme->family != QUANTIZE_MX && (a->rule || a->element_rounding))
 		return usage_error("--rule and --element-rounding belong to the MX schemes (mxfp8, mxfp6, mxfp4, "
 				   "mxint8), not", name);
-	if (scheme->family != QUANTIZE_NVFP4 && (a->two_d || a->sr || a->seed || a->tensor_scale))
-		return usage_error("--2d, --sr, --seed and --tensor-scale belong to --scheme nvfp4, not", name);
+	if (scheme->family != QUANTIZE_NVFP4 &&
+	    (a->two_d || a->sr || a->seed || a->tensor_scale || a->four_over_six || a->scale_bound || a->rht || a->rht_fp32))
+		return usage_error("--2d, --sr, --seed, --tensor-scale, --four-over-six, --scale-bound, --rht and "
+				   "--rht-fp32 belong to --scheme nvfp4, not", name);
 	if (a->seed && !a->sr)
 		return usage_error("--seed seeds stochastic rounding: it needs --sr", NULL);
 	if (scheme->family == QUANTIZE_NVFP4 && !a->tensor_scale)
@@ -254,8 +305,8 @@ static int check_scheme_options(const struct quantize_args *a, const struct quan
 	bool blocks = strcmp(scheme, "tile128") == 0 || strcmp(scheme, "block128") == 0;
 	if (!delayed && (a->margin || a->history || a->algo))
 		return usage_error("--margin, --history and --amax-algo belong to --scheme delayed, not", scheme);
-	if (!blocks && a->recipe)
-		return usage_error("--recipe belongs to --scheme tile128 and block128, not", scheme);
+	if (!blocks && a->recipe && s->family != QUANTIZE_NVFP4)
+		return usage_error("--recipe belongs to --scheme tile128, block128 and nvfp4, not", scheme);
 	if (delayed && (a->pow2 || a->no_pow2 || a->eps))
 		return usage_error("TE delayed scaling has no power-of-two or epsilon option", NULL);
 	if (strcmp(scheme, "tensor") == 0 && a->no_pow2)

@@ -21,7 +21,7 @@ struct quantize_request {
 	struct fpref_format element; /* --format, e4m3 unless given */
 	bool have_format;            /* given: schemes with another default (MX, NVFP4) can tell */
 	int pow2;                    /* --pow2 1, --no-pow2 0, neither -1 */
-	bool te_recipe;              /* --recipe te (tile128, block128) */
+	bool te_recipe;              /* --recipe te (tile128, block128; nvfp4's is in nvfp4.recipe) */
 	uint32_t eps;                /* --eps as FP32 bits */
 	bool have_eps;
 	size_t history;              /* delayed: --history, default 1024 */
@@ -32,7 +32,7 @@ struct quantize_request {
 	const char *mx_element;       /* the element's catalog name, or "int8" (MXINT8; q->element unused) */
 	enum fpref_mx_scale_rule mx_rule;         /* --rule, ocp-floor unless given */
 	enum fpref_rounding element_rounding;     /* --element-rounding, rne unless given */
-	struct fpref_nvfp4_params nvfp4;          /* --2d, --sr, --seed */
+	struct fpref_nvfp4_params nvfp4;          /* --2d, --sr, --seed, --recipe, --four-over-six, --rht ... */
 };
 
 /* What a scheme hands back; the command writes and reports it. */
@@ -52,7 +52,7 @@ struct quantize_result {
 		const char *name;
 		char value[24];
 		bool number; /* a JSON number, not a string */
-	} labels[4];
+	} labels[8];
 	int nlabels;
 	/* Scheme-specific FP32 facts (amax, scale ...), named. */
 	struct quantize_fact {

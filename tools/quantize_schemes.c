@@ -183,6 +183,22 @@ static int run_mx(const struct quantize_request *q, struct quantize_result *r)
 	return 0;
 }
 
+/* The recipe, where not TE's plain one (so that TE's report reads as before). */
+static void add_nvfp4_recipe_labels(struct quantize_result *r, const struct fpref_nvfp4_params *p)
+{
+	char v[24];
+	if (p->recipe != FPREF_NVFP4_TE)
+		add_label(r, "recipe", fpref_emu_nvfp4_recipe_name(p->recipe), false);
+	if (p->recipe == FPREF_NVFP4_FOUR_OVER_SIX) {
+		snprintf(v, sizeof v, "%s/%u", fpref_emu_nvfp4_choice_name(p->choice), p->scale_bound);
+		add_label(r, "four_over_six", v, false);
+	}
+	if (p->rht) {
+		snprintf(v, sizeof v, "0x%04X%s", (unsigned)p->rht_signs, p->rht_bf16 ? "-bf16" : "-fp32");
+		add_label(r, "rht", v, false);
+	}
+}
+
 static int run_nvfp4(const struct quantize_request *q, struct quantize_result *r)
 {
 	size_t cols = q->shape[q->ndim - 1], rows = q->count / cols;
@@ -208,6 +224,7 @@ static int run_nvfp4(const struct quantize_request *q, struct quantize_result *r
 		snprintf(seed, sizeof seed, "%llu", (unsigned long long)q->nvfp4.seed);
 		add_label(r, "seed", seed, true);
 	}
+	add_nvfp4_recipe_labels(r, &q->nvfp4);
 	add_fact(r, "tensor_scale", r->tensor_scale);
 	return 0;
 }

@@ -25,6 +25,7 @@ CASES = [
     ("mxfp8", {}), ("mxfp8", {"format": "e5m2", "rule": "nv-ceil"}), ("mxfp6", {"format": "e3m2"}),
     ("mxfp6", {"element_rounding": "rna"}), ("mxfp4", {"rule": "rne"}), ("mxint8", {}),
     ("nvfp4", {}), ("nvfp4", {"two_d": True}), ("nvfp4", {"sr": True, "seed": 5}),
+    ("nvfp4", {"recipe": "torchao"}), ("nvfp4", {"recipe": "modelopt"}),
 ]
 
 
@@ -103,7 +104,9 @@ def test_quantize_nan_reject():
     ("mxfp8", {"two_d": True}, "two_d, sr and seed belong to scheme nvfp4"),
     ("nvfp4", {"seed": 3}, "seed seeds stochastic rounding"),
     ("tensor", {"margin": 1}, "margin, history and amax_algo belong to scheme delayed"),
-    ("tensor", {"recipe": "te"}, "recipe belongs to schemes tile128 and block128"),
+    ("tensor", {"recipe": "te"}, "recipe belongs to schemes tile128, block128 and nvfp4"),
+    ("nvfp4", {"recipe": "deepseek"}, "recipe must be .te., .torchao. or .modelopt. for nvfp4"),
+    ("nvfp4", {"recipe": "torchao", "two_d": True}, "nvfp4 recipe torchao has no two_d or sr"),
     ("tile128", {"recipe": "nv"}, "recipe must be 'deepseek' or 'te'"),
     ("delayed", {"eps": 1e-4}, "no power-of-two or epsilon"),
     ("tensor", {"pow2": False}, "pow2=False is the default"),

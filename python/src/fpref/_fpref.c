@@ -1033,7 +1033,7 @@ static PyObject *report_dict(const struct fpref_quant_report *r, bool saturation
 
 /* quantize(scheme, element, x, steps, rows, cols, nscales, scale_bytes,
  * pow2, te, eps|None, history, algo, margin, amax_nan, rule, element_rounding,
- * two_d, sr, seed) -> dict: the scheme's codes, dequantised FP32, scales
+ * two_d, sr, seed, nvfp4_recipe) -> dict: the scheme's codes, dequantised FP32, scales
  * (bytearrays), its facts, the step records (delayed) and the report
  * (fpref_emu_quant_report_compute).  x: FP32 patterns; rows x cols the tensor
  * as the block schemes see it, steps its first axis (delayed).  The
@@ -1041,15 +1041,15 @@ static PyObject *report_dict(const struct fpref_quant_report *r, bool saturation
 static PyObject *py_quantize(PyObject *self, PyObject *args)
 {
 	(void)self;
-	const char *scheme, *element_name, *algo_name, *amax_nan_name, *rule_name, *er_name;
+	const char *scheme, *element_name, *algo_name, *amax_nan_name, *rule_name, *er_name, *nv_recipe_name;
 	Py_buffer x;
 	Py_ssize_t steps, rows, cols, nscales, scale_bytes, history, margin;
 	int pow2, te, two_d, sr;
 	PyObject *eps_obj;
 	unsigned long long seed;
-	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppK", &scheme, &element_name, &x, &steps, &rows, &cols, &nscales,
+	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppKs", &scheme, &element_name, &x, &steps, &rows, &cols, &nscales,
 			      &scale_bytes, &pow2, &te, &eps_obj, &history, &algo_name, &margin, &amax_nan_name,
-			      &rule_name, &er_name, &two_d, &sr, &seed))
+			      &rule_name, &er_name, &two_d, &sr, &seed, &nv_recipe_name))
 		return NULL;
 	PyObject *result = NULL, *codes = NULL, *dequant = NULL, *scales = NULL, *amaxes = NULL, *scale_invs = NULL;
 	struct fpref_format element;
@@ -1101,7 +1101,13 @@ static PyObject *py_quantize(PyObject *self, PyObject *args)
 			goto done;
 		}
 	}
-	struct fpref_nvfp4_params nv = { two_d != 0, sr != 0, seed };
+	struct fpref_nvfp4_params nv = { two_d != 0, sr != 0, seed, FPREF_NVFP4_TE, FPREF_NVFP4_ABS_MAX, 0, false, 0, false };
+	if (*nv_recipe_name && (fpref_emu_nvfp4_recipe_parse(nv_recipe_name, &nv.recipe) != 0 ||
+				nv.recipe == FPREF_NVFP4_FOUR_OVER_SIX)) {
+		PyErr_Format(PyExc_ValueError, "quantize: nvfp4 recipe must be te, torchao or modelopt, not '%s'",
+			     nv_recipe_name);
+		goto done;
+	}
 	struct fpref_quant_report rep;
 	int rc;
 	Py_BEGIN_ALLOW_THREADS

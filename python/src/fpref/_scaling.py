@@ -108,7 +108,7 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
     scheme: tensor (Transformer Engine current scaling), delayed (TE delayed
     scaling, one step per slice of x's first axis), tile128, block128
     (DeepSeek-V3; recipe="te" for TE's), mxfp8, mxfp6, mxfp4, mxint8 (OCP
-    MX), nvfp4.  The recipe keywords are the command's options: format
+    MX), nvfp4 (recipe "te", the default, "torchao" or "modelopt").  The recipe keywords are the command's options: format
     (e4m3|e5m2 for the FP8 schemes, the MX element), pow2, recipe, eps (a
     str is read exactly, as --eps; a float is its own value), margin,
     history, amax_algo, amax_nan (ignore|propagate), nan ("keep" or
@@ -171,7 +171,8 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
                         int(np.prod(scales_shape)), scale_bytes, -1 if pow2 is None else int(bool(pow2)),
                         recipe == "te", None if eps is None else _eps_bits(eps), 1024 if history is None else history,
                         amax_algo or "", 0 if margin is None else margin, amax_nan or "", rule or "",
-                        element_rounding or "", bool(two_d), bool(sr), 0 if seed is None else seed)
+                        element_rounding or "", bool(two_d), bool(sr), 0 if seed is None else seed,
+                        (recipe or "") if family == "nvfp4" else "")
     f32 = np.dtype("<f4")
     scales = np.frombuffer(d["scales"], dtype=f32 if scale_bytes == 4 else np.uint8).reshape(scales_shape)
     settings: Dict[str, Union[str, int]] = {}
@@ -181,6 +182,8 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
         settings = {"blocks": "16x16" if two_d else "1x16", "rounding": "sr" if sr else "rne"}
         if sr:
             settings["seed"] = 0 if seed is None else seed
+        if recipe not in (None, "te"):
+            settings["recipe"] = recipe
     delayed = scheme == "delayed"
     return Quantized(
         scheme=scheme, format=element, shape=tuple(shape),
@@ -217,9 +220,13 @@ def _check_quantize_options(scheme, family, pow2, recipe, eps, margin, history, 
     delayed = scheme == "delayed"
     if not delayed and (margin is not None or history is not None or amax_algo is not None):
         no(f"margin, history and amax_algo belong to scheme delayed, not {scheme}")
-    if scheme not in ("tile128", "block128") and recipe is not None:
-        no(f"recipe belongs to schemes tile128 and block128, not {scheme}")
-    if recipe is not None and recipe not in ("deepseek", "te"):
+    if scheme not in ("tile128", "block128", "nvfp4") and recipe is not None:
+        no(f"recipe belongs to schemes tile128, block128 and nvfp4, not {scheme}")
+    if scheme == "nvfp4" and recipe is not None and recipe not in ("te", "torchao", "modelopt"):
+        no(f"recipe must be 'te', 'torchao' or 'modelopt' for nvfp4, not {recipe!r}")
+    if scheme == "nvfp4" and recipe in ("torchao", "modelopt") and (two_d or sr):
+        no(f"nvfp4 recipe {recipe} has no two_d or sr (te only)")
+    if scheme != "nvfp4" and recipe is not None and recipe not in ("deepseek", "te"):
         no(f"recipe must be 'deepseek' or 'te', not {recipe!r}")
     if delayed and (pow2 is not None or eps is not None):
         no("TE delayed scaling has no power-of-two or epsilon option")
