@@ -15,6 +15,7 @@
 #   rounding: two neighbours, one exact input, six modes (rne rna rtz rup rdn rod).
 #   formats: the catalogue's 16 rows (README, "Formats").
 #   gemm: 7 ulps buckets + 11 tenths of the bound; verify: 7 + 7 buckets.
+#   promotion: four depths (128 .. 1024), each alone and promoted: 8 points.
 #   quantize: a 32 x 64 tensor in blocks of 32: 2048 cells, 64 scales.
 #   lossscale: PyTorch, growth interval 3, gradients 2^-20 .. 2^0 times the
 #     scale 1024 .. 2^17: 65504 is passed at iterations 22, 23, 24 (3 skips).
@@ -77,6 +78,7 @@ pic verify 'bar=14' verify "$top/golden/vectors/add/float4_e2m1fn.rne.txt"
 pic lossscale 'skip=3' lossscale --scaler pytorch --growth-interval 3 --init-scale 1024 --simulate --steps 24 \
 	--scale-log2 -20 --scale-log2-end 0 --values 256 --summary
 "$FPREF" gemm --model a100 --in f16 --size 32x64x8 --report none --save "$tmp/x.npy" >/dev/null 2>&1
+pic promotion 'point=8' promotion --model h100 --promote 128 --in e4m3
 pic quantize 'cell=2048 scale=64' quantize --scheme mxfp4 --in "$tmp/x.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
 
 # ---- more numberlines, checked but not kept ----
@@ -130,6 +132,10 @@ refused '--window for an 8-bit format' '--at and --window are for formats wider'
 refused 'an exact value' 'nothing to choose' draw rounding 448 --to e4m3 --out "$tmp/p.svg"
 refused 'rounding without --to' 'rounding needs one VALUE and --to' draw rounding 1.5 --out "$tmp/p.svg"
 refused '--to for formats' 'not formats' draw formats --to e4m3 --out "$tmp/p.svg"
+refused 'promotion without --promote' 'promotion needs --model MODEL --promote NC' draw promotion --model h100 \
+	--in e4m3 --out "$tmp/p.svg"
+refused 'a model for numberline' "promotion's options, not numberline's" draw numberline e4m3 --model h100 --out "$tmp/p.svg"
+refused 'a bad --ks' "bad --ks '64'" draw promotion --model h100 --promote 128 --in e4m3 --ks 64 --out "$tmp/p.svg"
 refused 'gemm --svg with --report none' 'cannot go with --report none' gemm --model a100 --in f16 --size 4x4x4 \
 	--report none --svg "$tmp/p.svg"
 refused 'verify --svg of a folder' '--svg draws one golden file' verify "$top/golden/vectors/add" --svg "$tmp/p.svg"

@@ -11,6 +11,7 @@
 
 struct draw_args {
 	const char *out, *range, *at, *window, *png;
+	const char *in, *ks, *size, *dist, *seed; /* promotion */
 };
 
 #define D(f) offsetof(struct draw_args, f)
@@ -21,22 +22,30 @@ static const struct cli_opt draw_opts[] = {
 	{ "--range", CLI_VALUE, "LO:HI", NULL, "numberline: only the values in [LO, HI]", D(range), 1 },
 	{ "--at", CLI_VALUE, "VALUE", "1", "numberline, formats wider than 8 bits: the window's centre", D(at), 1 },
 	{ "--window", CLI_VALUE, "N", "16", "numberline, formats wider than 8 bits: values each side of --at", D(window), 1 },
+	{ "--in", CLI_VALUE, "FMT", NULL, "promotion: the format of A and B", D(in), 2 },
+	{ "--ks", CLI_VALUE, "K,K,...", "128,256,512,1024", "promotion: the depths K (2 to 12 of them)", D(ks), 2 },
+	{ "--size", CLI_VALUE, "MxN", "8x8", "promotion: the output's shape", D(size), 2 },
+	{ "--dist", CLI_VALUE, "normal|uniform|positive", "positive", "promotion: the inputs' distribution", D(dist), 2 },
+	{ "--seed", CLI_VALUE, "N", "1", "promotion: the inputs' seed", D(seed), 2 },
 };
 
 const struct cli_command cli_cmd_draw = {
 	.name = "draw",
 	.synopsis = "numberline FMT [--range LO:HI] [--at VALUE --window N] --out FILE.svg\n"
 		    "       rounding VALUE --to FMT [ENV] --out FILE.svg | formats --out FILE.svg\n"
+		    "       promotion --model MODEL --promote NC --in FMT [--ks K,K,..] [--size MxN] --out FILE.svg\n"
 		    "       gemm|verify|lossscale|quantize --out FILE.svg [that command's options]",
 	.summary = "Pictures as SVG (deterministic, text as text, a colour-blind-safe palette): every value of a\n"
 		   "format on a line, how one value rounds, the catalogue's range and precision, and the reports of\n"
 		   "gemm, verify, lossscale and quantize.",
 	.details = "numberline: linear and log2 views, subnormal and normal ranges, max finite, the NaN and inf\n"
 		   "codes and the spacing (ulp) as a step plot; formats wider than 8 bits: --window values each side\n"
-		   "of --at.  gemm, verify, lossscale and quantize: the first --out names the picture, the rest is\n"
-		   "the command's own (fpref draw gemm --out g.svg --model h100 ... is fpref gemm ... --svg g.svg).\n"
+		   "of --at.  promotion: the error of D = A B against the exact product over K, the model alone and\n"
+		   "promoted to FP32 every NC products (DeepSeek-V3's experiment; docs/experiments.md).  gemm,\n"
+		   "verify, lossscale and quantize: the first --out names the picture, the rest is the command's own\n"
+		   "(fpref draw gemm --out g.svg --model h100 ... is fpref gemm ... --svg g.svg).\n"
 		   "--png needs rsvg-convert; without it draw says so and exits 1 (the SVG is written).\n",
-	.groups = CLI_TO | CLI_ENV,
+	.groups = CLI_TO | CLI_ENV | CLI_MODEL,
 	.opts = draw_opts,
 	.nopts = CLI_NOPTS(draw_opts),
 	.max_positional = 2,
@@ -627,6 +636,171 @@ static int draw_formats(const struct cli_options *o, const struct draw_args *a)
 	return svg_end(&s, cmd, a->out);
 }
 
+/* ---- promotion: error against K, alone and promoted ---- */
+
+#define KS_MAX 12
+
+static int parse_ks(const char *text, size_t *ks, int *n)
+{
+	*n = 0;
+	for (const char *p = text; *p;) {
+		char *end;
+		unsigned long k = strtoul(p, &end, 10);
+		if (end == p || k < 1 || k > 1 << 16 || *n == KS_MAX || (*end && *end != ',') || *p == '-')
+			return -1;
+		ks[(*n)++] = k;
+		p = *end ? end + 1 : end;
+	}
+	return *n >= 2 ? 0 : -1;
+}
+
+/* One K: generated A and B (as fpref gemm --size generates them), D
+ * through the model, the summary of its errors.  0 or an exit status. */
+static int promotion_run(const struct fpref_accum_model *m, const struct fpref_format *in,
+			 const struct fpref_format *out, size_t M, size_t N, size_t K, enum fpref_dist dist,
+			 unsigned long long seed, const struct fpref_env *env, struct fpref_gemm_summary *sum)
+{
+	uint64_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *D = malloc(M * N * sizeof *D);
+	int status = 0;
+	struct fpref_gemm_stats st = { 0 };
+	if (!A || !B || !D) {
+		cli_fail(cmd, "out of memory");
+		status = CLI_EXIT_FAIL;
+	} else {
+		struct fpref_env rne;
+		fpref_env_default(&rne);
+		fpref_emu_random(in, &rne, dist, 0, seed, 0, M * K, A);
+		fpref_emu_random(in, &rne, dist, 0, seed, M * K, K * N, B);
+		struct fpref_gemm_problem p = { M, N, K, in, in, out, A, B, A, B, NULL, m, env };
+		if (fpref_golden_gemm(&p, D, &st, NULL, NULL) != 0) {
+			cli_fail(cmd, "promotion: the model cannot compute these inputs");
+			status = CLI_EXIT_USAGE;
+		}
+		fpref_golden_gemm_summarize(&st, sum);
+	}
+	free(A);
+	free(B);
+	free(D);
+	return status;
+}
+
+static int draw_promotion(struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 1 || !a->in || !o->model.model || !o->model.promote) {
+		cli_fail(cmd, "promotion needs --model MODEL --promote NC --in FMT, e.g. fpref draw promotion --model h100 "
+			 "--promote 128 --in e4m3 --out p.svg");
+		return CLI_EXIT_USAGE;
+	}
+	size_t ks[KS_MAX], M = 8, N = 8;
+	int nk = 0;
+	if (parse_ks(a->ks ? a->ks : "128,256,512,1024", ks, &nk) != 0) {
+		cli_fail(cmd, "bad --ks '%s' (2 to %d depths, each 1..65536, comma-separated)", a->ks, KS_MAX);
+		return CLI_EXIT_USAGE;
+	}
+	unsigned long m = 0, n = 0;
+	char tail;
+	if (a->size && (sscanf(a->size, "%lux%lu%c", &m, &n, &tail) != 2 || !m || !n || m > 256 || n > 256)) {
+		cli_fail(cmd, "bad --size '%s' (MxN, each 1..256)", a->size);
+		return CLI_EXIT_USAGE;
+	}
+	if (a->size) {
+		M = m;
+		N = n;
+	}
+	enum fpref_dist dist = FPREF_DIST_POSITIVE;
+	if (a->dist && fpref_emu_dist_parse(a->dist, &dist) != 0) {
+		cli_fail(cmd, "bad --dist '%s' (normal, uniform or positive)", a->dist);
+		return CLI_EXIT_USAGE;
+	}
+	unsigned long long seed = 1;
+	char *end;
+	if (a->seed && (seed = strtoull(a->seed, &end, 10), !*a->seed || *end || *a->seed == '-')) {
+		cli_fail(cmd, "bad --seed '%s' (an unsigned integer)", a->seed);
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_format in, out = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_accum_model promoted, alone;
+	struct cli_model_text plain = o->model;
+	plain.promote = NULL;
+	if (cli_parse_format(cmd, a->in, &in) != 0 || cli_model_resolve(cmd, &o->model, &in, &out, &promoted) != 0 ||
+	    cli_model_resolve(cmd, &plain, &in, &out, &alone) != 0)
+		return CLI_EXIT_USAGE;
+	o->env = cli_target_env(o, &out);
+	struct fpref_gemm_summary sa[KS_MAX], sp[KS_MAX];
+	for (int i = 0; i < nk; i++) {
+		int status = promotion_run(&alone, &in, &out, M, N, ks[i], dist, seed, &o->env, &sa[i]);
+		if (!status)
+			status = promotion_run(&promoted, &in, &out, M, N, ks[i], dist, seed, &o->env, &sp[i]);
+		if (status)
+			return status;
+	}
+	/* both axes log2: K's and the errors' places from the library */
+	double kx[KS_MAX], ya[KS_MAX], yp[KS_MAX], lo = 0, hi = 0;
+	bool any = false;
+	for (int i = 0; i < nk; i++) {
+		kx[i] = log_place((double)ks[i]);
+		ya[i] = sa[i].normwise_rel > 0 ? log_place(sa[i].normwise_rel) : -60;
+		yp[i] = sp[i].normwise_rel > 0 ? log_place(sp[i].normwise_rel) : -60;
+		for (int j = 0; j < 2; j++) {
+			double y = j ? yp[i] : ya[i];
+			lo = !any || y < lo ? y : lo;
+			hi = !any || y > hi ? y : hi;
+			any = true;
+		}
+	}
+	int blo = (int)lo - (lo < (int)lo) - 1, bhi = (int)hi + 1;
+	char title[200], sub[320], desc[256];
+	snprintf(title, sizeof title, "Error against K: %s alone and promoted every %s products", o->model.model,
+		 o->model.promote);
+	snprintf(sub, sizeof sub, "%zux%zu outputs, %s inputs (%s, seed %llu) -> float32; %s", M, N, in.name,
+		 fpref_emu_dist_name(dist), seed, cli_model_describe(&alone, out.name, desc, sizeof desc));
+	struct svg s;
+	int status = svg_begin(&s, cmd, a->out, 900, 520, title, sub);
+	if (status)
+		return status;
+	struct draw_scale xs = { kx[0], kx[nk - 1], 100, 820 }, ys = { blo, bhi, 420, 80 };
+	double px[KS_MAX], pa[KS_MAX], pp[KS_MAX];
+	for (int i = 0; i < nk; i++) {
+		px[i] = draw_map(&xs, kx[i]);
+		pa[i] = draw_map(&ys, ya[i]);
+		pp[i] = draw_map(&ys, yp[i]);
+	}
+	svg_polyline(&s, px, pa, nk, DRAW_VERMILLION, 2, "series alone");
+	svg_polyline(&s, px, pp, nk, DRAW_BLUE, 2, "series promoted");
+	svg_group(&s, "points");
+	for (int i = 0; i < nk; i++) {
+		char tip[96];
+		snprintf(tip, sizeof tip, "K %zu: alone %s, promoted %s", ks[i], cli_text_num(sa[i].normwise_rel, 4).text,
+			 cli_text_num(sp[i].normwise_rel, 4).text);
+		svg_circle(&s, px[i], pa[i], 4, DRAW_VERMILLION, "point", tip);
+		svg_rect(&s, px[i] - 4, pp[i] - 4, 8, 8, DRAW_BLUE, "point", tip);
+	}
+	svg_group_end(&s);
+	double ticks[KS_MAX + 16];
+	char *labels[KS_MAX + 16], buf[(KS_MAX + 16) * 16];
+	for (int i = 0; i < nk; i++) {
+		ticks[i] = kx[i];
+		labels[i] = buf + 16 * i;
+		snprintf(labels[i], 16, "%zu", ks[i]);
+	}
+	draw_axis(&s, true, &xs, 420, ticks, labels, nk, "K (products per output, log2 axis)");
+	int nt = 0, stride = 1;
+	while ((bhi - blo) / stride > 8)
+		stride *= 2;
+	for (int b = blo; b <= bhi && nt < 16; b += stride, nt++) {
+		ticks[nt] = b;
+		labels[nt] = buf + 16 * nt;
+		snprintf(labels[nt], 16, "2^%d", b);
+	}
+	draw_axis(&s, false, &ys, 100, ticks, labels, nt, "||D - exact||_F / ||exact||_F");
+	char ka[64], kp[64];
+	snprintf(ka, sizeof ka, "%s alone", o->model.model);
+	snprintf(kp, sizeof kp, "promoted to FP32 every %s", o->model.promote);
+	struct draw_key keys[] = { { DRAW_VERMILLION, ka, true }, { DRAW_BLUE, kp, true } };
+	draw_legend(&s, 120, 470, keys, 2);
+	return svg_end(&s, cmd, a->out);
+}
+
 /* ---- the reports of other commands: their --svg ---- */
 
 static int delegate(const struct cli_command *c, int argc, char **argv)
@@ -699,13 +873,15 @@ int cmd_draw(int argc, char **argv)
 	if (r)
 		return r;
 	if (o.npositional < 1) {
-		cli_fail(cmd, "needs a KIND: numberline, rounding, formats, gemm, verify, lossscale or quantize");
+		cli_fail(cmd, "needs a KIND: numberline, rounding, formats, promotion, gemm, verify, lossscale or quantize");
 		return CLI_EXIT_USAGE;
 	}
 	const char *kind = o.positional[0];
-	bool nl = strcmp(kind, "numberline") == 0, rd = strcmp(kind, "rounding") == 0, fm = strcmp(kind, "formats") == 0;
-	if (!nl && !rd && !fm) {
-		cli_fail(cmd, "unknown KIND '%s' (numberline, rounding, formats, gemm, verify, lossscale, quantize)", kind);
+	bool nl = strcmp(kind, "numberline") == 0, rd = strcmp(kind, "rounding") == 0, fm = strcmp(kind, "formats") == 0,
+	     pr = strcmp(kind, "promotion") == 0;
+	if (!nl && !rd && !fm && !pr) {
+		cli_fail(cmd, "unknown KIND '%s' (numberline, rounding, formats, promotion, gemm, verify, lossscale, quantize)",
+			 kind);
 		return CLI_EXIT_USAGE;
 	}
 	if (!a.out) {
@@ -716,16 +892,27 @@ int cmd_draw(int argc, char **argv)
 		cli_fail(cmd, "--range, --at and --window are numberline's options, not %s's", kind);
 		return CLI_EXIT_USAGE;
 	}
-	if (!rd && (o.have_to || o.text.round || o.text.sat || o.text.overflow || o.text.ftz || o.text.daz ||
-		    o.text.tininess || o.text.sr_bits || o.text.profile)) {
-		cli_fail(cmd, "--to and the environment are rounding's options, not %s's", kind);
+	if (!rd && o.have_to) {
+		cli_fail(cmd, "--to is rounding's option, not %s's", kind);
+		return CLI_EXIT_USAGE;
+	}
+	if (!rd && !pr && (o.text.round || o.text.sat || o.text.overflow || o.text.ftz || o.text.daz ||
+			   o.text.tininess || o.text.sr_bits || o.text.profile)) {
+		cli_fail(cmd, "the environment is for rounding and promotion, not %s", kind);
+		return CLI_EXIT_USAGE;
+	}
+	const struct cli_model_text *mt = &o.model;
+	if (!pr && (mt->model || mt->block || mt->frac || mt->floor || mt->final || mt->promote || a.in || a.ks ||
+		    a.size || a.dist || a.seed)) {
+		cli_fail(cmd, "the model and --in, --ks, --size, --dist, --seed are promotion's options, not %s's", kind);
 		return CLI_EXIT_USAGE;
 	}
 	if (a.png && strcmp(a.out, "-") == 0) {
 		cli_fail(cmd, "--png needs --out FILE.svg (a file, not -)");
 		return CLI_EXIT_USAGE;
 	}
-	int status = nl ? draw_numberline(&o, &a) : rd ? draw_rounding(&o, &a) : draw_formats(&o, &a);
+	int status = nl ? draw_numberline(&o, &a) : rd ? draw_rounding(&o, &a) : pr ? draw_promotion(&o, &a)
+								     : draw_formats(&o, &a);
 	if (!status && a.png)
 		status = write_png(a.out, a.png);
 	return status;
