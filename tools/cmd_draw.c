@@ -78,6 +78,19 @@ static int parse_range(const char *text, double *lo, double *hi)
 	return end == h || *end || !(*lo <= *hi) ? -1 : 0;
 }
 
+/* VALUE as the oracle reads it: 0, or CLI_EXIT_USAGE after a message
+ * naming what it is (v is cleared then). */
+static int read_value(const char *what, const char *text, struct fpref_ref_value *v)
+{
+	char err[512];
+	fpref_ref_value_init(v);
+	if (fpref_ref_parse(text, v, err, sizeof err) == 0)
+		return 0;
+	cli_fail(cmd, "bad %s: %s", what, err);
+	fpref_ref_value_clear(v);
+	return CLI_EXIT_USAGE;
+}
+
 /* The codes to show: all of a format of at most 8 bits, else a window. */
 static int nl_codes(const struct fpref_format *f, const struct draw_args *a, uint64_t *codes, size_t *n)
 {
@@ -90,13 +103,8 @@ static int nl_codes(const struct fpref_format *f, const struct draw_args *a, uin
 		return 0;
 	}
 	struct fpref_ref_value v;
-	char err[256];
-	fpref_ref_value_init(&v);
-	if (fpref_ref_parse(a->at ? a->at : "1", &v, err, sizeof err) != 0) {
-		cli_fail(cmd, "bad --at: %s", err);
-		fpref_ref_value_clear(&v);
+	if (read_value("--at", a->at ? a->at : "1", &v) != 0)
 		return CLI_EXIT_USAGE;
-	}
 	long window = 16;
 	if (a->window) {
 		char *end;
@@ -124,25 +132,6 @@ static int nl_codes(const struct fpref_format *f, const struct draw_args *a, uin
 		codes[(*n)++] = b;
 	}
 	return 0;
-}
-
-/* Power-of-two ticks on a binade axis from lo to hi: about 10 of them. */
-static int binade_ticks(int lo, int hi, double *ticks, char **labels, char *buf, int cap)
-{
-	int stride = 1;
-	while ((hi - lo) / stride > 10)
-		stride *= 2;
-	int n = 0;
-	int first = lo - (lo % stride + stride) % stride;
-	for (int b = first; b <= hi && n < cap; b += stride) {
-		if (b < lo)
-			continue;
-		ticks[n] = b;
-		labels[n] = buf + 16 * n;
-		snprintf(labels[n], 16, "2^%d", b);
-		n++;
-	}
-	return n;
 }
 
 static const char *class_colour(enum fpref_class c, bool max)
@@ -300,7 +289,7 @@ static int draw_numberline(const struct cli_options *o, const struct draw_args *
 					 class_colour(vals[i].cls, vals[i].bits == maxbits), "value-log", NULL);
 		svg_group_end(&s);
 		int lo = (int)pmin - (pmin < (int)pmin), hi = (int)pmax;
-		nt = binade_ticks(lo, hi, ticks, labels, buf, 64);
+		nt = draw_pow2_ticks(lo, hi, 10, ticks, labels, buf, 64);
 		draw_axis(&s, true, &logs, 276, ticks, labels, nt, "|value| (log2, binades)");
 	}
 	/* 3: the spacing as a step plot over the log2 view */
@@ -323,20 +312,11 @@ static int draw_numberline(const struct cli_options *o, const struct draw_args *
 			py[np++] = draw_map(&us, vals[i].ulp);
 		}
 		svg_polyline(&s, px, py, np, DRAW_GREEN, 2, "spacing");
-		nt = 0;
-		int ustride = 1;
-		while ((umax - umin) / ustride > 8)
-			ustride *= 2;
-		for (int e = umin; e <= umax && nt < 64; e += ustride) {
-			ticks[nt] = e;
-			labels[nt] = buf + 16 * nt;
-			snprintf(labels[nt], 16, "2^%d", e);
-			nt++;
-		}
+		nt = draw_pow2_ticks(umin, umax, 8, ticks, labels, buf, 64);
 		draw_axis(&s, false, &us, 70, ticks, labels, nt, "ulp");
 		struct draw_scale again = logs;
 		int lo = (int)pmin - (pmin < (int)pmin), hi = (int)pmax;
-		nt = binade_ticks(lo, hi, ticks, labels, buf, 64);
+		nt = draw_pow2_ticks(lo, hi, 10, ticks, labels, buf, 64);
 		draw_axis(&s, true, &again, 584, ticks, labels, nt, "|value| (log2, binades)");
 	}
 	/* the specials, the extremes and the legend */
@@ -395,13 +375,8 @@ static int draw_rounding(struct cli_options *o, const struct draw_args *a)
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_ref_value v;
-	char err[512];
-	fpref_ref_value_init(&v);
-	if (fpref_ref_parse(o->positional[1], &v, err, sizeof err) != 0) {
-		cli_fail(cmd, "%s", err);
-		fpref_ref_value_clear(&v);
+	if (read_value("VALUE", o->positional[1], &v) != 0)
 		return CLI_EXIT_USAGE;
-	}
 	struct fpref_ref_trace t;
 	fpref_ref_trace_init(&t);
 	uint64_t bits;
@@ -784,14 +759,7 @@ static int draw_promotion(struct cli_options *o, const struct draw_args *a)
 		snprintf(labels[i], 16, "%zu", ks[i]);
 	}
 	draw_axis(&s, true, &xs, 420, ticks, labels, nk, "K (products per output, log2 axis)");
-	int nt = 0, stride = 1;
-	while ((bhi - blo) / stride > 8)
-		stride *= 2;
-	for (int b = blo; b <= bhi && nt < 16; b += stride, nt++) {
-		ticks[nt] = b;
-		labels[nt] = buf + 16 * nt;
-		snprintf(labels[nt], 16, "2^%d", b);
-	}
+	int nt = draw_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 16);
 	draw_axis(&s, false, &ys, 100, ticks, labels, nt, "||D - exact||_F / ||exact||_F");
 	char ka[64], kp[64];
 	snprintf(ka, sizeof ka, "%s alone", o->model.model);

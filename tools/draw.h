@@ -68,6 +68,11 @@ void draw_axis(struct svg *s, bool horizontal, const struct draw_scale *sc, doub
  * written into buf, 16 bytes each). */
 int draw_count_ticks(size_t max, double *ticks, char **labels, char *buf, int cap);
 
+/* Ticks at powers of two 2^lo .. 2^hi of a log2 axis, every stride-th
+ * binade (stride doubling until at most `most` steps), at multiples of
+ * the stride; labels "2^b" written into buf, 16 bytes each.  Returns n. */
+int draw_pow2_ticks(int lo, int hi, int most, double *ticks, char **labels, char *buf, int cap);
+
 struct draw_key {
 	const char *colour;
 	const char *text;

@@ -149,14 +149,7 @@ int draw_lossscale(const char *cmd, const char *path, const struct draw_lossscal
 	svg_group_end(&s);
 	double ticks[32];
 	char *labels[32], buf[32 * 16];
-	int nt = 0, stride = 1;
-	while ((bhi - blo) / stride > 8)
-		stride *= 2;
-	for (int b = blo; b <= bhi && nt < 32; b += stride, nt++) {
-		ticks[nt] = b;
-		labels[nt] = buf + 16 * nt;
-		snprintf(labels[nt], 16, "2^%d", b);
-	}
+	int nt = draw_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 32);
 	draw_axis(&s, false, &ys, 90, ticks, labels, nt, "loss scale");
 	nt = 0;
 	size_t kstride = 1;
@@ -313,14 +306,7 @@ int draw_quantize(const char *cmd, const char *path, const struct draw_quantize 
 		free(ok);
 		double yt[32];
 		char *yl[32], buf[32 * 16];
-		int nt = 0, stride = 1;
-		while ((bhi - blo) / stride > 6)
-			stride *= 2;
-		for (int b = blo; b <= bhi && nt < 32; b += stride, nt++) {
-			yt[nt] = b;
-			yl[nt] = buf + 16 * nt;
-			snprintf(yl[nt], 16, "2^%d", b);
-		}
+		int nt = draw_pow2_ticks(blo, bhi, 6, yt, yl, buf, 32);
 		draw_axis(&s, false, &ys, 80, yt, yl, nt, "scale");
 		char n1[24];
 		snprintf(n1, sizeof n1, "%zu", d->nscales);

@@ -189,6 +189,24 @@ int draw_count_ticks(size_t max, double *ticks, char **labels, char *buf, int ca
 	return n;
 }
 
+int draw_pow2_ticks(int lo, int hi, int most, double *ticks, char **labels, char *buf, int cap)
+{
+	int stride = 1;
+	while ((hi - lo) / stride > most)
+		stride *= 2;
+	int n = 0;
+	int first = lo - (lo % stride + stride) % stride;
+	for (int b = first; b <= hi && n < cap; b += stride) {
+		if (b < lo)
+			continue;
+		ticks[n] = b;
+		labels[n] = buf + 16 * n;
+		snprintf(labels[n], 16, "2^%d", b);
+		n++;
+	}
+	return n;
+}
+
 void draw_legend(struct svg *s, double x, double y, const struct draw_key *keys, int n)
 {
 	svg_group(s, "legend");
