@@ -23,10 +23,12 @@ static const struct cli_opt draw_opts[] = {
 	{ "--at", CLI_VALUE, "VALUE", "1", "numberline, formats wider than 8 bits: the window's centre", D(at), 1 },
 	{ "--window", CLI_VALUE, "N", "16", "numberline, formats wider than 8 bits: values each side of --at", D(window), 1 },
 	{ "--in", CLI_VALUE, "FMT", NULL, "promotion: the format of A and B", D(in), 2 },
-	{ "--ks", CLI_VALUE, "K,K,...", "128,256,512,1024", "promotion: the depths K (2 to 12 of them)", D(ks), 2 },
+	{ "--ks", CLI_VALUE, "K,K,...", "128,256,512,1024", "promotion: the depths K (2 to 12); tf32: the sizes N (16,32,64)",
+	  D(ks), 2 },
 	{ "--size", CLI_VALUE, "MxN", "8x8", "promotion: the output's shape", D(size), 2 },
-	{ "--dist", CLI_VALUE, "normal|uniform|positive", "positive", "promotion: the inputs' distribution", D(dist), 2 },
-	{ "--seed", CLI_VALUE, "N", "1", "promotion: the inputs' seed", D(seed), 2 },
+	{ "--dist", CLI_VALUE, "normal|uniform|positive", "positive", "promotion, tf32 (normal): the inputs' distribution",
+	  D(dist), 2 },
+	{ "--seed", CLI_VALUE, "N", "1", "promotion, tf32: the inputs' seed", D(seed), 2 },
 };
 
 const struct cli_command cli_cmd_draw = {
@@ -34,6 +36,7 @@ const struct cli_command cli_cmd_draw = {
 	.synopsis = "numberline FMT [--range LO:HI] [--at VALUE --window N] --out FILE.svg\n"
 		    "       rounding VALUE --to FMT [ENV] --out FILE.svg | formats --out FILE.svg\n"
 		    "       promotion --model MODEL --promote NC --in FMT [--ks K,K,..] [--size MxN] --out FILE.svg\n"
+		    "       tf32 [--ks N,N,..] --out FILE.svg\n"
 		    "       gemm|verify|lossscale|quantize --out FILE.svg [that command's options]",
 	.summary = "Pictures as SVG (deterministic, text as text, a colour-blind-safe palette): every value of a\n"
 		   "format on a line, how one value rounds, the catalogue's range and precision, and the reports of\n"
@@ -41,7 +44,9 @@ const struct cli_command cli_cmd_draw = {
 	.details = "numberline: linear and log2 views, subnormal and normal ranges, max finite, the NaN and inf\n"
 		   "codes and the spacing (ulp) as a step plot; formats wider than 8 bits: --window values each side\n"
 		   "of --at.  promotion: the error of D = A B against the exact product over K, the model alone and\n"
-		   "promoted to FP32 every NC products (DeepSeek-V3's experiment; docs/experiments.md).  gemm,\n"
+		   "promoted to FP32 every NC products (DeepSeek-V3's experiment; docs/experiments.md).  tf32:\n"
+		   "PyTorch's TF32 protocol (max |error| / mean |exact|) over N x N x N, the A100's TF32 tensor core\n"
+		   "against an FP32 fma chain (docs/experiments.md, section 2).  gemm,\n"
 		   "verify, lossscale and quantize: the first --out names the picture, the rest is the command's own\n"
 		   "(fpref draw gemm --out g.svg --model h100 ... is fpref gemm ... --svg g.svg).\n"
 		   "--png needs rsvg-convert; without it draw says so and exits 1 (the SVG is written).\n",
@@ -631,32 +636,103 @@ static int parse_ks(const char *text, size_t *ks, int *n)
 
 /* One K: generated A and B (as fpref gemm --size generates them), D
  * through the model, the summary of its errors.  0 or an exit status. */
-static int promotion_run(const struct fpref_accum_model *m, const struct fpref_format *in,
-			 const struct fpref_format *out, size_t M, size_t N, size_t K, enum fpref_dist dist,
-			 unsigned long long seed, const struct fpref_env *env, struct fpref_gemm_summary *sum)
+static int sweep_run(const struct fpref_accum_model *m, const struct fpref_format *src, const struct fpref_format *in,
+		     const struct fpref_format *out, size_t M, size_t N, size_t K, enum fpref_dist dist,
+		     unsigned long long seed, const struct fpref_env *env, struct fpref_gemm_summary *sum)
 {
 	uint64_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *D = malloc(M * N * sizeof *D);
+	uint64_t *Aq = malloc(M * K * sizeof *Aq), *Bq = malloc(K * N * sizeof *Bq);
 	int status = 0;
 	struct fpref_gemm_stats st = { 0 };
-	if (!A || !B || !D) {
+	if (!A || !B || !D || !Aq || !Bq) {
 		cli_fail(cmd, "out of memory");
 		status = CLI_EXIT_FAIL;
 	} else {
+		/* as fpref gemm --size [--source src] makes them: src values, rounded to in (nearest even) */
 		struct fpref_env rne;
 		fpref_env_default(&rne);
-		fpref_emu_random(in, &rne, dist, 0, seed, 0, M * K, A);
-		fpref_emu_random(in, &rne, dist, 0, seed, M * K, K * N, B);
-		struct fpref_gemm_problem p = { M, N, K, in, in, out, A, B, A, B, NULL, m, env };
+		fpref_emu_random(src, &rne, dist, 0, seed, 0, M * K, A);
+		fpref_emu_random(src, &rne, dist, 0, seed, M * K, K * N, B);
+		memcpy(Aq, A, M * K * sizeof *A);
+		memcpy(Bq, B, K * N * sizeof *B);
+		bool same = fpref_format_same(src, in);
+		if (!same) {
+			cli_convert_values(src, Aq, M * K, in, &rne);
+			cli_convert_values(src, Bq, K * N, in, &rne);
+		}
+		struct fpref_gemm_problem p = { M, N, K, src, in, out, A, B, same ? A : Aq, same ? B : Bq, NULL, m, env };
 		if (fpref_golden_gemm(&p, D, &st, NULL, NULL) != 0) {
-			cli_fail(cmd, "promotion: the model cannot compute these inputs");
+			cli_fail(cmd, "the model cannot compute these inputs");
 			status = CLI_EXIT_USAGE;
 		}
 		fpref_golden_gemm_summarize(&st, sum);
 	}
 	free(A);
 	free(B);
+	free(Aq);
+	free(Bq);
 	free(D);
 	return status;
+}
+
+/* Two series of errors (the library's summaries) over a list of sizes,
+ * both axes log2. */
+struct two_series {
+	const char *title, *sub;
+	const size_t *x;
+	int n;
+	const double *a, *b; /* vermillion circles, blue squares */
+	const char *key_a, *key_b, *xlabel, *ylabel;
+};
+
+static int plot_two(const char *path, const struct two_series *t)
+{
+	double kx[KS_MAX], ya[KS_MAX], yb[KS_MAX], lo = 0, hi = 0;
+	for (int i = 0; i < t->n; i++) {
+		kx[i] = log_place((double)t->x[i]);
+		/* an error of zero sits at the axis' foot (-60: below any of these) */
+		ya[i] = t->a[i] > 0 ? log_place(t->a[i]) : -60;
+		yb[i] = t->b[i] > 0 ? log_place(t->b[i]) : -60;
+		double l = ya[i] < yb[i] ? ya[i] : yb[i], h = ya[i] > yb[i] ? ya[i] : yb[i];
+		lo = i == 0 || l < lo ? l : lo;
+		hi = i == 0 || h > hi ? h : hi;
+	}
+	int blo = (int)lo - (lo < (int)lo) - 1, bhi = (int)hi + 1;
+	struct svg s;
+	int status = svg_begin(&s, cmd, path, 900, 520, t->title, t->sub);
+	if (status)
+		return status;
+	struct draw_scale xs = { kx[0], kx[t->n - 1], 100, 820 }, ys = { blo, bhi, 420, 80 };
+	double px[KS_MAX], pa[KS_MAX], pb[KS_MAX];
+	for (int i = 0; i < t->n; i++) {
+		px[i] = draw_map(&xs, kx[i]);
+		pa[i] = draw_map(&ys, ya[i]);
+		pb[i] = draw_map(&ys, yb[i]);
+	}
+	svg_polyline(&s, px, pa, t->n, DRAW_VERMILLION, 2, "series a");
+	svg_polyline(&s, px, pb, t->n, DRAW_BLUE, 2, "series b");
+	svg_group(&s, "points");
+	for (int i = 0; i < t->n; i++) {
+		char tip[256];
+		snprintf(tip, sizeof tip, "%zu: %s %s, %s %s", t->x[i], t->key_a, cli_text_num(t->a[i], 4).text, t->key_b,
+			 cli_text_num(t->b[i], 4).text);
+		svg_circle(&s, px[i], pa[i], 4, DRAW_VERMILLION, "point", tip);
+		svg_rect(&s, px[i] - 4, pb[i] - 4, 8, 8, DRAW_BLUE, "point", tip);
+	}
+	svg_group_end(&s);
+	double ticks[KS_MAX + 16];
+	char *labels[KS_MAX + 16], buf[(KS_MAX + 16) * 16];
+	for (int i = 0; i < t->n; i++) {
+		ticks[i] = kx[i];
+		labels[i] = buf + 16 * i;
+		snprintf(labels[i], 16, "%zu", t->x[i]);
+	}
+	draw_axis(&s, true, &xs, 420, ticks, labels, t->n, t->xlabel);
+	int nt = draw_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 16);
+	draw_axis(&s, false, &ys, 100, ticks, labels, nt, t->ylabel);
+	struct draw_key keys[] = { { DRAW_VERMILLION, t->key_a, true }, { DRAW_BLUE, t->key_b, true } };
+	draw_legend(&s, 120, 470, keys, 2);
+	return svg_end(&s, cmd, path);
 }
 
 static int draw_promotion(struct cli_options *o, const struct draw_args *a)
@@ -703,70 +779,84 @@ static int draw_promotion(struct cli_options *o, const struct draw_args *a)
 	o->env = cli_target_env(o, &out);
 	struct fpref_gemm_summary sa[KS_MAX], sp[KS_MAX];
 	for (int i = 0; i < nk; i++) {
-		int status = promotion_run(&alone, &in, &out, M, N, ks[i], dist, seed, &o->env, &sa[i]);
+		int status = sweep_run(&alone, &in, &in, &out, M, N, ks[i], dist, seed, &o->env, &sa[i]);
 		if (!status)
-			status = promotion_run(&promoted, &in, &out, M, N, ks[i], dist, seed, &o->env, &sp[i]);
+			status = sweep_run(&promoted, &in, &in, &out, M, N, ks[i], dist, seed, &o->env, &sp[i]);
 		if (status)
 			return status;
 	}
-	/* both axes log2: K's and the errors' places from the library */
-	double kx[KS_MAX], ya[KS_MAX], yp[KS_MAX], lo = 0, hi = 0;
-	bool any = false;
+	double ea[KS_MAX], ep[KS_MAX];
 	for (int i = 0; i < nk; i++) {
-		kx[i] = log_place((double)ks[i]);
-		ya[i] = sa[i].normwise_rel > 0 ? log_place(sa[i].normwise_rel) : -60;
-		yp[i] = sp[i].normwise_rel > 0 ? log_place(sp[i].normwise_rel) : -60;
-		for (int j = 0; j < 2; j++) {
-			double y = j ? yp[i] : ya[i];
-			lo = !any || y < lo ? y : lo;
-			hi = !any || y > hi ? y : hi;
-			any = true;
-		}
+		ea[i] = sa[i].normwise_rel;
+		ep[i] = sp[i].normwise_rel;
 	}
-	int blo = (int)lo - (lo < (int)lo) - 1, bhi = (int)hi + 1;
-	char title[200], sub[320], desc[256];
+	char title[200], sub[320], desc[256], ka[64], kp[64];
 	snprintf(title, sizeof title, "Error against K: %s alone and promoted every %s products", o->model.model,
 		 o->model.promote);
 	snprintf(sub, sizeof sub, "%zux%zu outputs, %s inputs (%s, seed %llu) -> float32; %s", M, N, in.name,
 		 fpref_emu_dist_name(dist), seed, cli_model_describe(&alone, out.name, desc, sizeof desc));
-	struct svg s;
-	int status = svg_begin(&s, cmd, a->out, 900, 520, title, sub);
-	if (status)
-		return status;
-	struct draw_scale xs = { kx[0], kx[nk - 1], 100, 820 }, ys = { blo, bhi, 420, 80 };
-	double px[KS_MAX], pa[KS_MAX], pp[KS_MAX];
-	for (int i = 0; i < nk; i++) {
-		px[i] = draw_map(&xs, kx[i]);
-		pa[i] = draw_map(&ys, ya[i]);
-		pp[i] = draw_map(&ys, yp[i]);
-	}
-	svg_polyline(&s, px, pa, nk, DRAW_VERMILLION, 2, "series alone");
-	svg_polyline(&s, px, pp, nk, DRAW_BLUE, 2, "series promoted");
-	svg_group(&s, "points");
-	for (int i = 0; i < nk; i++) {
-		char tip[96];
-		snprintf(tip, sizeof tip, "K %zu: alone %s, promoted %s", ks[i], cli_text_num(sa[i].normwise_rel, 4).text,
-			 cli_text_num(sp[i].normwise_rel, 4).text);
-		svg_circle(&s, px[i], pa[i], 4, DRAW_VERMILLION, "point", tip);
-		svg_rect(&s, px[i] - 4, pp[i] - 4, 8, 8, DRAW_BLUE, "point", tip);
-	}
-	svg_group_end(&s);
-	double ticks[KS_MAX + 16];
-	char *labels[KS_MAX + 16], buf[(KS_MAX + 16) * 16];
-	for (int i = 0; i < nk; i++) {
-		ticks[i] = kx[i];
-		labels[i] = buf + 16 * i;
-		snprintf(labels[i], 16, "%zu", ks[i]);
-	}
-	draw_axis(&s, true, &xs, 420, ticks, labels, nk, "K (products per output, log2 axis)");
-	int nt = draw_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 16);
-	draw_axis(&s, false, &ys, 100, ticks, labels, nt, "||D - exact||_F / ||exact||_F");
-	char ka[64], kp[64];
 	snprintf(ka, sizeof ka, "%s alone", o->model.model);
 	snprintf(kp, sizeof kp, "promoted to FP32 every %s", o->model.promote);
-	struct draw_key keys[] = { { DRAW_VERMILLION, ka, true }, { DRAW_BLUE, kp, true } };
-	draw_legend(&s, 120, 470, keys, 2);
-	return svg_end(&s, cmd, a->out);
+	struct two_series t = { title, sub, ks, nk, ea, ep, ka, kp, "K (products per output, log2 axis)",
+				"||D - exact||_F / ||exact||_F" };
+	return plot_two(a->out, &t);
+}
+
+/* ---- tf32: PyTorch's protocol, TF32 tensor cores against FP32 ---- */
+
+static int draw_tf32(struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 1) {
+		cli_fail(cmd, "tf32 takes no positional argument (sizes by --ks)");
+		return CLI_EXIT_USAGE;
+	}
+	size_t ns[KS_MAX];
+	int n = 0;
+	if (parse_ks(a->ks ? a->ks : "16,32,64", ns, &n) != 0) {
+		cli_fail(cmd, "bad --ks '%s' (2 to %d sizes N of N x N x N, comma-separated)", a->ks, KS_MAX);
+		return CLI_EXIT_USAGE;
+	}
+	for (int i = 0; i < n; i++)
+		if (ns[i] > 512) {
+			cli_fail(cmd, "tf32: --ks %zu: at most 512 (the exact product of every element is computed)", ns[i]);
+			return CLI_EXIT_USAGE;
+		}
+	unsigned long long seed = 1;
+	char *end;
+	if (a->seed && (seed = strtoull(a->seed, &end, 10), !*a->seed || *end || *a->seed == '-')) {
+		cli_fail(cmd, "bad --seed '%s' (an unsigned integer)", a->seed);
+		return CLI_EXIT_USAGE;
+	}
+	enum fpref_dist dist = FPREF_DIST_NORMAL;
+	if (a->dist && fpref_emu_dist_parse(a->dist, &dist) != 0) {
+		cli_fail(cmd, "bad --dist '%s' (normal, uniform or positive)", a->dist);
+		return CLI_EXIT_USAGE;
+	}
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32), *tf32 = fpref_format_get(FPREF_FORMAT_TF32);
+	struct cli_model_text ta = { "a100", NULL, NULL, NULL, NULL, NULL }, tb = { "fma-chain", NULL, NULL, NULL, NULL, NULL };
+	struct fpref_accum_model ma, mb;
+	if (cli_model_resolve(cmd, &ta, tf32, f32, &ma) != 0 || cli_model_resolve(cmd, &tb, f32, f32, &mb) != 0)
+		return CLI_EXIT_FAIL;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	double ea[KS_MAX], eb[KS_MAX];
+	for (int i = 0; i < n; i++) {
+		struct fpref_gemm_summary sa, sb;
+		int status = sweep_run(&ma, f32, tf32, f32, ns[i], ns[i], ns[i], dist, seed, &env, &sa);
+		if (!status)
+			status = sweep_run(&mb, f32, f32, f32, ns[i], ns[i], ns[i], dist, seed, &env, &sb);
+		if (status)
+			return status;
+		ea[i] = sa.max_abs_over_mean_exact;
+		eb[i] = sb.max_abs_over_mean_exact;
+	}
+	char sub[200];
+	snprintf(sub, sizeof sub, "N x N x N, FP32 inputs (%s, seed %llu), scored against the exact product of the FP32 "
+		 "values", fpref_emu_dist_name(dist), seed);
+	struct two_series t = { "PyTorch's TF32 protocol: max |error| / mean |exact|", sub, ns, n, ea, eb,
+				"TF32 (a100 tensor core, inputs rounded to tf32)", "FP32 (fma chain)",
+				"N (log2 axis)", "max |D - exact| / mean |exact|" };
+	return plot_two(a->out, &t);
 }
 
 /* ---- the reports of other commands: their --svg ---- */
@@ -841,15 +931,16 @@ int cmd_draw(int argc, char **argv)
 	if (r)
 		return r;
 	if (o.npositional < 1) {
-		cli_fail(cmd, "needs a KIND: numberline, rounding, formats, promotion, gemm, verify, lossscale or quantize");
+		cli_fail(cmd, "needs a KIND: numberline, rounding, formats, promotion, tf32, gemm, verify, lossscale or "
+			 "quantize");
 		return CLI_EXIT_USAGE;
 	}
 	const char *kind = o.positional[0];
 	bool nl = strcmp(kind, "numberline") == 0, rd = strcmp(kind, "rounding") == 0, fm = strcmp(kind, "formats") == 0,
-	     pr = strcmp(kind, "promotion") == 0;
-	if (!nl && !rd && !fm && !pr) {
-		cli_fail(cmd, "unknown KIND '%s' (numberline, rounding, formats, promotion, gemm, verify, lossscale, quantize)",
-			 kind);
+	     pr = strcmp(kind, "promotion") == 0, tf = strcmp(kind, "tf32") == 0;
+	if (!nl && !rd && !fm && !pr && !tf) {
+		cli_fail(cmd, "unknown KIND '%s' (numberline, rounding, formats, promotion, tf32, gemm, verify, lossscale, "
+			 "quantize)", kind);
 		return CLI_EXIT_USAGE;
 	}
 	if (!a.out) {
@@ -870,17 +961,23 @@ int cmd_draw(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	const struct cli_model_text *mt = &o.model;
-	if (!pr && (mt->model || mt->block || mt->frac || mt->floor || mt->final || mt->promote || a.in || a.ks ||
-		    a.size || a.dist || a.seed)) {
-		cli_fail(cmd, "the model and --in, --ks, --size, --dist, --seed are promotion's options, not %s's", kind);
+	if (!pr && (mt->model || mt->block || mt->frac || mt->floor || mt->final || mt->promote || a.in || a.size)) {
+		cli_fail(cmd, "the model, --in and --size are promotion's options, not %s's", kind);
+		return CLI_EXIT_USAGE;
+	}
+	if (!pr && !tf && (a.ks || a.dist || a.seed)) {
+		cli_fail(cmd, "--ks, --dist and --seed are promotion's and tf32's options, not %s's", kind);
 		return CLI_EXIT_USAGE;
 	}
 	if (a.png && strcmp(a.out, "-") == 0) {
 		cli_fail(cmd, "--png needs --out FILE.svg (a file, not -)");
 		return CLI_EXIT_USAGE;
 	}
-	int status = nl ? draw_numberline(&o, &a) : rd ? draw_rounding(&o, &a) : pr ? draw_promotion(&o, &a)
-								     : draw_formats(&o, &a);
+	int status = nl ? draw_numberline(&o, &a)
+		     : rd ? draw_rounding(&o, &a)
+		     : pr ? draw_promotion(&o, &a)
+		     : tf ? draw_tf32(&o, &a)
+			  : draw_formats(&o, &a);
 	if (!status && a.png)
 		status = write_png(a.out, a.png);
 	return status;
