@@ -336,8 +336,24 @@ static int draw_numberline(const struct cli_options *o, const struct draw_args *
 	     *ts = fpref_ref_unpacked_decimal(&us);
 	char hex[32];
 	cli_hex(&f, maxbits, hex, sizeof hex);
-	svg_text(&s, 70, 172, "note", "start", "max finite %s (%s); least normal %s; least positive %s%s", tm ? tm : "?",
-		 hex, tn ? tn : "?", ts ? ts : "?", f.subnormals ? " (subnormal)" : " (no subnormals)");
+	/* exact decimals, but those of the wide formats are hundreds of digits: ~9 digits then */
+	char *text[3] = { tm, tn, ts };
+	uint64_t least_normal = 0, least = 0;
+	fpref_encode(&f, &un, &least_normal);
+	fpref_encode(&f, &us, &least);
+	uint64_t which[3] = { maxbits, least_normal, least };
+	char shortv[3][32];
+	const char *show[3];
+	for (int i = 0; i < 3; i++) {
+		double d = 0;
+		show[i] = text[i] ? text[i] : "?";
+		if (text[i] && strlen(text[i]) > 24 && fpref_emu_value_f64(&f, which[i], &d) == 0) {
+			snprintf(shortv[i], sizeof shortv[i], "~%.9g", d);
+			show[i] = shortv[i];
+		}
+	}
+	svg_text(&s, 70, 172, "note", "start", "max finite %s (%s); least normal %s; least positive %s%s", show[0], hex,
+		 show[1], show[2], f.subnormals ? " (subnormal)" : " (no subnormals)");
 	free(tm);
 	free(tn);
 	free(ts);
