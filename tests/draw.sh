@@ -16,7 +16,7 @@
 #   formats: the catalogue's 16 rows (README, "Formats").
 #   gemm: 7 ulps buckets + 11 tenths of the bound; verify: 7 + 7 buckets.
 #   promotion: four depths (128 .. 1024), each alone and promoted: 8 points;
-#     tf32: three sizes (16, 32, 64), TF32 and FP32: 6 points.
+#     pytorch-tf32: three sizes (16, 32, 64), TF32 and FP32: 6 points.
 #   quantize: a 32 x 64 tensor in blocks of 32: 2048 cells, 64 scales.
 #   lossscale: PyTorch, growth interval 3, gradients 2^-20 .. 2^0 times the
 #     scale 1024 .. 2^17: 65504 is passed at iterations 22, 23, 24 (3 skips).
@@ -80,7 +80,7 @@ pic lossscale 'skip=3' lossscale --scaler pytorch --growth-interval 3 --init-sca
 	--scale-log2 -20 --scale-log2-end 0 --values 256 --summary
 "$FPREF" gemm --model a100 --in f16 --size 32x64x8 --report none --save "$tmp/x.npy" >/dev/null 2>&1
 pic promotion 'point=8' promotion --model h100 --promote 128 --in e4m3
-pic tf32 'point=6' tf32
+pic pytorch-tf32 'point=6' pytorch-tf32
 pic quantize 'cell=2048 scale=64' quantize --scheme mxfp4 --in "$tmp/x.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
 
 # ---- the sweeps place what fpref gemm reports for the same problem ----
@@ -95,8 +95,8 @@ gemm_num() { # gemm_num KEY ARGS...: the JSON figure, as the picture prints it (
 }
 want="$(gemm_num max_abs_over_mean_exact --model a100 --in tf32 --source float32 --size 64x64x64) $(gemm_num \
 	max_abs_over_mean_exact --model fma-chain --in float32 --size 64x64x64)"
-got=$(point_of tf32 64)
-if [ "$got" = "$want" ]; then ok "tf32 at 64 is fpref gemm's ($got)"; else failed "tf32 at 64 is fpref gemm's: $got, gemm $want"; fi
+got=$(point_of pytorch-tf32 64)
+if [ "$got" = "$want" ]; then ok "pytorch-tf32 at 64 is fpref gemm's ($got)"; else failed "pytorch-tf32 at 64 is fpref gemm's: $got, gemm $want"; fi
 want="$(gemm_num normwise_rel --model h100 --in e4m3 --size 8x8x512 --dist positive) $(gemm_num normwise_rel \
 	--model h100 --in e4m3 --size 8x8x512 --dist positive --promote 128)"
 got=$(point_of promotion 512)
@@ -161,7 +161,7 @@ refused 'promotion without --promote' 'promotion needs --model MODEL --promote N
 	--in e4m3 --out "$tmp/p.svg"
 refused 'a model for numberline' "promotion's options, not numberline's" draw numberline e4m3 --model h100 --out "$tmp/p.svg"
 refused '--ks for formats' "not formats's" draw formats --ks 1,2 --out "$tmp/p.svg"
-refused 'tf32 too large' 'at most 512' draw tf32 --ks 64,1024 --out "$tmp/p.svg"
+refused 'pytorch-tf32 too large' 'at most 512' draw pytorch-tf32 --ks 64,1024 --out "$tmp/p.svg"
 refused 'a bad --ks' "bad --ks '64'" draw promotion --model h100 --promote 128 --in e4m3 --ks 64 --out "$tmp/p.svg"
 refused 'gemm --svg with --report none' 'cannot go with --report none' gemm --model a100 --in f16 --size 4x4x4 \
 	--report none --svg "$tmp/p.svg"

@@ -23,12 +23,12 @@ static const struct cli_opt draw_opts[] = {
 	{ "--at", CLI_VALUE, "VALUE", "1", "numberline, formats wider than 8 bits: the window's centre", D(at), 1 },
 	{ "--window", CLI_VALUE, "N", "16", "numberline, formats wider than 8 bits: values each side of --at", D(window), 1 },
 	{ "--in", CLI_VALUE, "FMT", NULL, "promotion: the format of A and B", D(in), 2 },
-	{ "--ks", CLI_VALUE, "K,K,...", "128,256,512,1024", "promotion: the depths K (2 to 12); tf32: the sizes N (16,32,64)",
+	{ "--ks", CLI_VALUE, "K,K,...", "128,256,512,1024", "promotion: the depths K (2 to 12); pytorch-tf32: the sizes N (16,32,64)",
 	  D(ks), 2 },
 	{ "--size", CLI_VALUE, "MxN", "8x8", "promotion: the output's shape", D(size), 2 },
-	{ "--dist", CLI_VALUE, "normal|uniform|positive", "positive", "promotion, tf32 (normal): the inputs' distribution",
+	{ "--dist", CLI_VALUE, "normal|uniform|positive", "positive", "promotion, pytorch-tf32 (normal): the inputs' distribution",
 	  D(dist), 2 },
-	{ "--seed", CLI_VALUE, "N", "1", "promotion, tf32: the inputs' seed", D(seed), 2 },
+	{ "--seed", CLI_VALUE, "N", "1", "promotion, pytorch-tf32: the inputs' seed", D(seed), 2 },
 };
 
 const struct cli_command cli_cmd_draw = {
@@ -36,7 +36,7 @@ const struct cli_command cli_cmd_draw = {
 	.synopsis = "numberline FMT [--range LO:HI] [--at VALUE --window N] --out FILE.svg\n"
 		    "       rounding VALUE --to FMT [ENV] --out FILE.svg | formats --out FILE.svg\n"
 		    "       promotion --model MODEL --promote NC --in FMT [--ks K,K,..] [--size MxN] --out FILE.svg\n"
-		    "       tf32 [--ks N,N,..] --out FILE.svg\n"
+		    "       pytorch-tf32 [--ks N,N,..] --out FILE.svg\n"
 		    "       gemm|verify|lossscale|quantize --out FILE.svg [that command's options]",
 	.summary = "Pictures as SVG (deterministic, text as text, a colour-blind-safe palette): every value of a\n"
 		   "format on a line, how one value rounds, the catalogue's range and precision, and the reports of\n"
@@ -44,9 +44,9 @@ const struct cli_command cli_cmd_draw = {
 	.details = "numberline: linear and log2 views, subnormal and normal ranges, max finite, the NaN and inf\n"
 		   "codes and the spacing (ulp) as a step plot; formats wider than 8 bits: --window values each side\n"
 		   "of --at.  promotion: the error of D = A B against the exact product over K, the model alone and\n"
-		   "promoted to FP32 every NC products (DeepSeek-V3's experiment; docs/experiments.md).  tf32:\n"
-		   "PyTorch's TF32 protocol (max |error| / mean |exact|) over N x N x N, the A100's TF32 tensor core\n"
-		   "against an FP32 fma chain (docs/experiments.md, section 2).  gemm,\n"
+		   "promoted to FP32 every NC products (DeepSeek-V3's experiment; docs/experiments.md).\n"
+		   "pytorch-tf32: PyTorch's TF32 protocol (max |error| / mean |exact|) over N x N x N, the A100's TF32\n"
+		   "tensor core against an FP32 fma chain (docs/experiments.md, section 2).  gemm,\n"
 		   "verify, lossscale and quantize: the first --out names the picture, the rest is the command's own\n"
 		   "(fpref draw gemm --out g.svg --model h100 ... is fpref gemm ... --svg g.svg).\n"
 		   "--png needs rsvg-convert; without it draw says so and exits 1 (the SVG is written).\n",
@@ -818,12 +818,12 @@ static int draw_promotion(struct cli_options *o, const struct draw_args *a)
 	return plot_two(a->out, &t);
 }
 
-/* ---- tf32: PyTorch's protocol, TF32 tensor cores against FP32 ---- */
+/* ---- pytorch-tf32: PyTorch's protocol, TF32 tensor cores against FP32 ---- */
 
 static int draw_tf32(struct cli_options *o, const struct draw_args *a)
 {
 	if (o->npositional != 1) {
-		cli_fail(cmd, "tf32 takes no positional argument (sizes by --ks)");
+		cli_fail(cmd, "pytorch-tf32 takes no positional argument (sizes by --ks)");
 		return CLI_EXIT_USAGE;
 	}
 	size_t ns[KS_MAX];
@@ -834,7 +834,7 @@ static int draw_tf32(struct cli_options *o, const struct draw_args *a)
 	}
 	for (int i = 0; i < n; i++)
 		if (ns[i] > 512) {
-			cli_fail(cmd, "tf32: --ks %zu: at most 512 (the exact product of every element is computed)", ns[i]);
+			cli_fail(cmd, "pytorch-tf32: --ks %zu: at most 512 (the exact product of every element is computed)", ns[i]);
 			return CLI_EXIT_USAGE;
 		}
 	unsigned long long seed = 1;
@@ -947,15 +947,15 @@ int cmd_draw(int argc, char **argv)
 	if (r)
 		return r;
 	if (o.npositional < 1) {
-		cli_fail(cmd, "needs a KIND: numberline, rounding, formats, promotion, tf32, gemm, verify, lossscale or "
+		cli_fail(cmd, "needs a KIND: numberline, rounding, formats, promotion, pytorch-tf32, gemm, verify, lossscale or "
 			 "quantize");
 		return CLI_EXIT_USAGE;
 	}
 	const char *kind = o.positional[0];
 	bool nl = strcmp(kind, "numberline") == 0, rd = strcmp(kind, "rounding") == 0, fm = strcmp(kind, "formats") == 0,
-	     pr = strcmp(kind, "promotion") == 0, tf = strcmp(kind, "tf32") == 0;
+	     pr = strcmp(kind, "promotion") == 0, tf = strcmp(kind, "pytorch-tf32") == 0;
 	if (!nl && !rd && !fm && !pr && !tf) {
-		cli_fail(cmd, "unknown KIND '%s' (numberline, rounding, formats, promotion, tf32, gemm, verify, lossscale, "
+		cli_fail(cmd, "unknown KIND '%s' (numberline, rounding, formats, promotion, pytorch-tf32, gemm, verify, lossscale, "
 			 "quantize)", kind);
 		return CLI_EXIT_USAGE;
 	}
@@ -982,7 +982,7 @@ int cmd_draw(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	if (!pr && !tf && (a.ks || a.dist || a.seed)) {
-		cli_fail(cmd, "--ks, --dist and --seed are promotion's and tf32's options, not %s's", kind);
+		cli_fail(cmd, "--ks, --dist and --seed are promotion's and pytorch-tf32's options, not %s's", kind);
 		return CLI_EXIT_USAGE;
 	}
 	if (a.png && strcmp(a.out, "-") == 0) {
