@@ -165,6 +165,8 @@ refused 'pytorch-tf32 too large' 'at most 512' draw pytorch-tf32 --ks 64,1024 --
 refused 'a bad --ks' "bad --ks '64'" draw promotion --model h100 --promote 128 --in e4m3 --ks 64 --out "$tmp/p.svg"
 refused 'gemm --svg with --report none' 'cannot go with --report none' gemm --model a100 --in f16 --size 4x4x4 \
 	--report none --svg "$tmp/p.svg"
+refused 'lossscale --svg of too many iterations' 'at most 100000, not 100001' lossscale --scaler pytorch \
+	--overflow-at 3 --steps 100001 --json --svg "$tmp/p.svg"
 refused 'verify --svg of a folder' '--svg draws one golden file' verify "$top/golden/vectors/add" --svg "$tmp/p.svg"
 
 # ---- --png: by rsvg-convert, or a clear refusal ----

@@ -357,7 +357,7 @@ static int draw_numberline(const struct cli_options *o, const struct draw_args *
 	free(tm);
 	free(tn);
 	free(ts);
-	svg_text(&s, 70, 188, "note", "start", "NaN codes: %s", nan);
+	svg_text(&s, 70, 188, "note", "start", "NaN codes: %s%s", nan, narrow ? "" : " (in the window)");
 	svg_text(&s, 70, 204, "note", "start", "inf codes: %s%s", inf, narrow ? "" : " (in the window)");
 	struct draw_key keys[] = {
 		{ DRAW_BLACK, "zero", false },

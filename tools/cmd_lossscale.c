@@ -776,6 +776,10 @@ static int run(const struct ls_args *a, struct fpref_scaler *s, const struct ls_
 	bool grads = !src->flags;
 	struct totals t;
 	memset(&t, 0, sizeof t);
+	if (a->svg && src->steps > 100000) {
+		cli_fail(cli_cmd_lossscale.name, "--svg draws each iteration: at most 100000, not %zu", src->steps);
+		return CLI_EXIT_USAGE;
+	}
 	if (a->json)
 		printf("{\"scaler\": \"%s\", \"scale_format\": \"%s\", \"steps\": [", fpref_emu_scaler_name(s->cfg.kind),
 		       fpref_emu_scaler_scale_format(s)->name);

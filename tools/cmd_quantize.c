@@ -402,6 +402,8 @@ static int write_outputs(const struct quantize_args *a, const struct quantize_re
 	return status;
 }
 
+#define QUANTIZE_SVG_MAX 65536
+
 /* --svg: the errors as a heat map (a tensor of more than two dimensions as
  * shape[0] rows) and the scales in their C order.  The scales are FP32,
  * E8M0 (MX) or E4M3 (NVFP4's blocks). */
@@ -460,6 +462,12 @@ int cmd_quantize(int argc, char **argv)
 	uint32_t *x = NULL;
 	if ((status = quantize_load(a.in, &q, &x)) != 0)
 		return status;
+	if (a.svg && q.count > QUANTIZE_SVG_MAX) {
+		cli_fail(cli_cmd_quantize.name, "--svg draws a cell for each element: at most %d, and %s has %zu",
+			 QUANTIZE_SVG_MAX, a.in, q.count);
+		free(x);
+		return CLI_EXIT_USAGE;
+	}
 	q.x = x;
 	struct quantize_result r;
 	memset(&r, 0, sizeof r);
