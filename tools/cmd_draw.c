@@ -650,6 +650,22 @@ static int parse_ks(const char *text, size_t *ks, int *n)
 	return *n >= 2 ? 0 : -1;
 }
 
+/* --dist and --seed of the sweeps (each keeps its default when not given).
+ * 0, or -1 after a message. */
+static int parse_inputs(const struct draw_args *a, enum fpref_dist *dist, unsigned long long *seed)
+{
+	char *end;
+	if (a->dist && fpref_emu_dist_parse(a->dist, dist) != 0) {
+		cli_fail(cmd, "bad --dist '%s' (normal, uniform or positive)", a->dist);
+		return -1;
+	}
+	if (a->seed && (*seed = strtoull(a->seed, &end, 10), !*a->seed || *end || *a->seed == '-')) {
+		cli_fail(cmd, "bad --seed '%s' (an unsigned integer)", a->seed);
+		return -1;
+	}
+	return 0;
+}
+
 /* One K: generated A and B (as fpref gemm --size generates them), D
  * through the model, the summary of its errors.  0 or an exit status. */
 static int sweep_run(const struct fpref_accum_model *m, const struct fpref_format *src, const struct fpref_format *in,
@@ -775,16 +791,9 @@ static int draw_promotion(struct cli_options *o, const struct draw_args *a)
 		N = n;
 	}
 	enum fpref_dist dist = FPREF_DIST_POSITIVE;
-	if (a->dist && fpref_emu_dist_parse(a->dist, &dist) != 0) {
-		cli_fail(cmd, "bad --dist '%s' (normal, uniform or positive)", a->dist);
-		return CLI_EXIT_USAGE;
-	}
 	unsigned long long seed = 1;
-	char *end;
-	if (a->seed && (seed = strtoull(a->seed, &end, 10), !*a->seed || *end || *a->seed == '-')) {
-		cli_fail(cmd, "bad --seed '%s' (an unsigned integer)", a->seed);
+	if (parse_inputs(a, &dist, &seed) != 0)
 		return CLI_EXIT_USAGE;
-	}
 	struct fpref_format in, out = *fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_accum_model promoted, alone;
 	struct cli_model_text plain = o->model;
@@ -838,16 +847,9 @@ static int draw_tf32(struct cli_options *o, const struct draw_args *a)
 			return CLI_EXIT_USAGE;
 		}
 	unsigned long long seed = 1;
-	char *end;
-	if (a->seed && (seed = strtoull(a->seed, &end, 10), !*a->seed || *end || *a->seed == '-')) {
-		cli_fail(cmd, "bad --seed '%s' (an unsigned integer)", a->seed);
-		return CLI_EXIT_USAGE;
-	}
 	enum fpref_dist dist = FPREF_DIST_NORMAL;
-	if (a->dist && fpref_emu_dist_parse(a->dist, &dist) != 0) {
-		cli_fail(cmd, "bad --dist '%s' (normal, uniform or positive)", a->dist);
+	if (parse_inputs(a, &dist, &seed) != 0)
 		return CLI_EXIT_USAGE;
-	}
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32), *tf32 = fpref_format_get(FPREF_FORMAT_TF32);
 	struct cli_model_text ta = { "a100", NULL, NULL, NULL, NULL, NULL }, tb = { "fma-chain", NULL, NULL, NULL, NULL, NULL };
 	struct fpref_accum_model ma, mb;
