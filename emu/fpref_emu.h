@@ -94,6 +94,23 @@ size_t fpref_emu_random(const struct fpref_format *f, const struct fpref_env *en
 /* Bytes per element of format f in arrays. */
 size_t fpref_emu_element_bytes(const struct fpref_format *f);
 
+/* ---- what pictures need (emu/picture.c, fpref draw) ----
+ * The value of a pattern as a binary64 (rne): 0 exact, 1 rounded, -1 invalid. */
+int fpref_emu_value_f64(const struct fpref_format *f, uint64_t bits, double *out);
+/* A log2 axis's place of a finite nonzero value: its binade b (2^b <= |x| <
+ * 2^(b+1)) plus (|x| / 2^b - 1), exact log2 at powers of two and linear
+ * inside a binade, as the format's own grid is.  0, or -1 for zero, inf,
+ * NaN or an invalid pattern. */
+int fpref_emu_binade_position(const struct fpref_format *f, uint64_t bits, double *pos);
+/* The spacing of the format's grid at a finite value, as a power of two:
+ * 2^*e is its ulp (zero and subnormals: the least subnormal).  0 or -1. */
+int fpref_emu_spacing_log2(const struct fpref_format *f, uint64_t bits, int *e);
+/* Count the finite nonzero patterns of bits[0..n) by binade: counts[b - lo]
+ * for lo <= b < lo + nbins, the others added to *below and *above.  Returns
+ * how many were counted in all (zeros, inf and NaN are not). */
+size_t fpref_emu_binade_counts(const struct fpref_format *f, const uint64_t *bits, size_t n, int lo, size_t nbins,
+			       size_t *counts, size_t *below, size_t *above);
+
 #ifdef __cplusplus
 }
 #endif

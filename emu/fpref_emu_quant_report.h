@@ -40,6 +40,11 @@ struct fpref_quant_report {
 int fpref_emu_quant_report_compute(const uint32_t *x, const uint32_t *dequant, size_t n,
 			       const struct fpref_format *element, const uint8_t *codes, struct fpref_quant_report *r);
 
+/* Each element's |dequant - x| as binary64, rounded once, the same
+ * figure the report's max and mean are made of (NaN where the input or
+ * the output is not finite): for the heat map of fpref draw quantize. */
+void fpref_emu_quant_abs_errors(const uint32_t *x, const uint32_t *dequant, size_t n, double *out);
+
 #ifdef __cplusplus
 }
 #endif

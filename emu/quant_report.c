@@ -132,3 +132,18 @@ int fpref_emu_quant_report_compute(const uint32_t *x, const uint32_t *dequant, s
 	r->saturated_fraction = fraction(&e, r->saturated, r->count);
 	return 0;
 }
+
+void fpref_emu_quant_abs_errors(const uint32_t *x, const uint32_t *dequant, size_t n, double *out)
+{
+	struct f64_engine e;
+	e.f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	e.f64 = *fpref_format_get(FPREF_FORMAT_FLOAT64);
+	fpref_env_default(&e.env);
+	uint64_t nan_bits = 0x7FF8000000000000u;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = nan_bits;
+		if (f32_finite(x[i]) && f32_finite(dequant[i]))
+			d = f64_op(&e, FPREF_OP_SUB, f32_to_f64(&e, dequant[i]), f32_to_f64(&e, x[i])) & ~F64_SIGN;
+		out[i] = f64_value(d);
+	}
+}

@@ -282,6 +282,8 @@ struct fpref_verify_options {
 };
 
 #define FPREF_VERIFY_BUCKETS 7 /* ulps: 0, (0, 0.5], (0.5, 1], (1, 2], (2, 4], (4, 16], > 16 */
+/* The bucket of an error in ulps (NaN: the last). */
+int fpref_golden_ulps_bucket(double ulps);
 
 struct fpref_verify_case {
 	size_t line;            /* 1-based body line */

@@ -40,10 +40,16 @@ struct fpref_gemm_problem {
  * element (fpref_ref_error's absolute, relative and ulp errors), with the
  * model's a priori bound where one applies.  The running sums; read them
  * through fpref_golden_gemm_summarize. */
+#define FPREF_GEMM_RATIO_BUCKETS 11
 struct fpref_gemm_stats {
 	size_t count, nonfinite, above_bound, no_bound, ratio_count;
 	double max_abs, max_rel, sum_rel, max_ulps, sum_ulps, max_bound_rel, max_ratio, sum_ratio;
 	double sum_abs_exact, sum_sq_err, sum_sq_exact;
+	/* the histograms of fpref draw gemm: each finite error in ulps of out
+	 * by fpref_golden_ulps_bucket, and each error over its bound (where
+	 * one applies) in tenths: [0, 0.1], (0.1, 0.2] ... (0.9, 1], > 1 */
+	size_t ulps_hist[FPREF_VERIFY_BUCKETS];
+	size_t ratio_hist[FPREF_GEMM_RATIO_BUCKETS];
 };
 struct fpref_gemm_summary {
 	size_t elements, nonfinite, above_bound, without_bound, with_bound;

@@ -39,6 +39,15 @@ static int model_bound(const struct fpref_accum_model *m, const struct fpref_for
 	return 0;
 }
 
+/* Tenths of the bound: [0, 0.1] is 0, (0.9, 1] is 9, above 1 is 10. */
+static int ratio_bucket(double ratio)
+{
+	for (int i = 1; i <= 10; i++)
+		if (ratio <= i / 10.0)
+			return i - 1;
+	return 10;
+}
+
 /* One element's errors against the exact value: abs (NaN when d or the
  * exact value is not finite) into the statistics, with the bound. */
 static double add_element(struct fpref_gemm_stats *s, const struct fpref_format *out, uint64_t d, mpfr_srcptr exact,
@@ -59,6 +68,7 @@ static double add_element(struct fpref_gemm_stats *s, const struct fpref_format 
 	s->sum_rel += rel_err;
 	s->max_ulps = fmax(s->max_ulps, ulps);
 	s->sum_ulps += ulps;
+	s->ulps_hist[fpref_golden_ulps_bucket(ulps)]++;
 	if (!mpfr_number_p(bound)) {
 		s->no_bound++;
 		return abs_err;
@@ -75,6 +85,7 @@ static double add_element(struct fpref_gemm_stats *s, const struct fpref_format 
 		s->max_ratio = fmax(s->max_ratio, ratio);
 		s->sum_ratio += ratio;
 		s->ratio_count++;
+		s->ratio_hist[ratio_bucket(ratio)]++;
 	}
 	return abs_err;
 }

@@ -345,7 +345,7 @@ void fpref_golden_verify_report_free(struct fpref_verify_report *r)
 	r->shown = NULL;
 }
 
-static int bucket(double ulps)
+int fpref_golden_ulps_bucket(double ulps)
 {
 	static const double edges[] = { 0, 0.5, 1, 2, 4, 16 };
 	for (int i = 0; i < 6; i++)
@@ -411,7 +411,7 @@ static void add_exact(struct fpref_verify_report *rep, const struct fpref_golden
 		return;
 	}
 	rep->measured_exact++;
-	rep->ulps_exact[bucket(ulps)]++;
+	rep->ulps_exact[fpref_golden_ulps_bucket(ulps)]++;
 	rep->max_ulps_exact = fmax(rep->max_ulps_exact, ulps);
 	rep->max_rel_exact = fmax(rep->max_rel_exact, rel);
 	rep->sum_ulps_exact += ulps;
@@ -487,7 +487,7 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 		if (isnan(ulps_g) || isnan(ulps_x))
 			rep->nonfinite += !compare;
 		else {
-			rep->ulps_golden[bucket(ulps_g)]++;
+			rep->ulps_golden[fpref_golden_ulps_bucket(ulps_g)]++;
 			rep->max_ulps_golden = fmax(rep->max_ulps_golden, ulps_g);
 			rep->max_rel_golden = fmax(rep->max_rel_golden, rel_g);
 			add_exact(rep, j, l->result, exact, overflow, ulps_x, rel_x);

@@ -200,6 +200,14 @@ bool fpref_ref_held(const struct fpref_format *f, mpfr_srcptr x, uint64_t *bits)
 /* The exact decimal of an unpacked finite value (sign included). */
 char *fpref_ref_unpacked_decimal(const struct fpref_unpacked *u);
 
+/* For pictures (ref/picture.c): (x - lo) / (hi - lo) rounded once to a
+ * binary64, NaN when any is not a number or lo == hi; with lo and hi the
+ * neighbours of x it is also the probability that exact stochastic
+ * rounding goes to hi. */
+double fpref_ref_fraction(mpfr_srcptr lo, mpfr_srcptr hi, mpfr_srcptr x);
+/* x to digits significant digits ("%.*Rg", nearest); free with free(). */
+char *fpref_ref_short_decimal(mpfr_srcptr x, int digits);
+
 #ifdef __cplusplus
 }
 #endif

@@ -229,6 +229,9 @@ int cmd_lossscale(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
 int cmd_verify_gemm(int argc, char **argv);
+int cmd_draw(int argc, char **argv);
+/* The names of the buckets of fpref_golden_ulps_bucket (tools/cmd_verify.c). */
+extern const char *const cli_ulps_bucket_labels[FPREF_VERIFY_BUCKETS];
 
 extern const struct cli_command cli_cmd_formats;
 extern const struct cli_command cli_cmd_convert;
@@ -247,5 +250,6 @@ extern const struct cli_command cli_cmd_lab;
 extern const struct cli_command cli_cmd_probe;
 extern const struct cli_command cli_cmd_quantize;
 extern const struct cli_command cli_cmd_verify_gemm;
+extern const struct cli_command cli_cmd_draw;
 
 #endif

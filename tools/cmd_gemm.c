@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "draw.h"
 
 struct gemm_args {
-	const char *in, *out, *a, *b, *c, *size, *dist, *seed, *scale, *save, *source, *quantize, *report;
+	const char *in, *out, *a, *b, *c, *size, *dist, *seed, *scale, *save, *source, *quantize, *report, *svg;
 };
 
 #define G(f) offsetof(struct gemm_args, f)
@@ -33,12 +34,13 @@ static const struct cli_opt gemm_opts[] = {
 	  G(quantize), 0 },
 	{ "--report", CLI_VALUE, "errors|none", "errors", "none: D alone, no exact product or bound (fast)", G(report),
 	  0 },
+	{ "--svg", CLI_VALUE, "FILE.svg", NULL, "draw the error histograms (as fpref draw gemm)", G(svg), 0 },
 };
 
 const struct cli_command cli_cmd_gemm = {
 	.name = "gemm",
 	.synopsis = "--model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV] [--json] [--save D.npy]\n"
-		    "       [--report errors|none] (--a A.npy --b B.npy [--c C.npy] | --size MxNxK [--dist D] [--seed N]\n"
+		    "       [--report errors|none] [--svg FILE.svg] (--a A.npy --b B.npy [--c C.npy] | --size MxNxK [--dist D] [--seed N]\n"
 		    "       [--scale-log2 P]) [--source FMT [--quantize MODE]]",
 	.summary = "D = A B + C through an accumulation model, with each element's error against the exact product\n"
 		   "and its a priori bound.",
@@ -229,6 +231,10 @@ int cmd_gemm(int argc, char **argv)
 		cli_fail(cli_cmd_gemm.name, "bad --report '%s' (errors or none)", g.report);
 		return CLI_EXIT_USAGE;
 	}
+	if (g.svg && !measure) {
+		cli_fail(cli_cmd_gemm.name, "--svg draws the errors: it cannot go with --report none");
+		return CLI_EXIT_USAGE;
+	}
 	if (g.quantize && !g.source) {
 		cli_fail(cli_cmd_gemm.name, "--quantize rounds --source values to --in: it needs --source");
 		return CLI_EXIT_USAGE;
@@ -271,6 +277,12 @@ int cmd_gemm(int argc, char **argv)
 	}
 	if (!status && measure)
 		print_report(&s, o.json);
+	if (!status && g.svg) {
+		char title[200];
+		snprintf(title, sizeof title, "gemm %zux%zux%zu, %s inputs, %s: errors against the exact product", x.M, x.N,
+			 x.K, in.name, text.model ? text.model : "model");
+		status = draw_gemm(cli_cmd_gemm.name, g.svg, title, &s);
+	}
 	if (!status && g.save)
 		status = save(g.save, &out, &x);
 	if (!status && s.above_bound) {

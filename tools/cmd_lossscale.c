@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "draw.h"
 
 /* ---- options ---- */
 
@@ -16,7 +17,7 @@ enum { FOR_PYTORCH = 1, FOR_DEEPSPEED = 2, FOR_APEX = 4, FOR_STATIC = 8, FOR_ALL
 struct ls_args {
 	enum fpref_scaler_kind kind;
 	struct fpref_scaler_config cfg;
-	const char *overflow_at, *steps_file, *grads[16], *new_scale;
+	const char *overflow_at, *steps_file, *grads[16], *new_scale, *svg;
 	int ngrads;
 	long long steps; /* -1: not given */
 	bool simulate, json, summary_only;
@@ -52,6 +53,7 @@ struct ls_text {
 	const char *profile;
 	bool summary;
 	bool json;
+	const char *svg;
 };
 
 static const struct cli_opt ls_opts[] = {
@@ -83,11 +85,12 @@ static const struct cli_opt ls_opts[] = {
 	{ "--profile", CLI_VALUE, "cuda", NULL, "the nonfinite check as CUDA's kernels do it", offsetof(struct ls_text, profile), FOR_ALL },
 	{ "--summary", CLI_FLAG, NULL, NULL, "only the summary, not every iteration", offsetof(struct ls_text, summary), FOR_ALL },
 	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", offsetof(struct ls_text, json), FOR_ALL },
+	{ "--svg", CLI_VALUE, "FILE.svg", NULL, "draw the scale over the iterations, and the gradients' binades (as fpref draw lossscale)", offsetof(struct ls_text, svg), FOR_ALL },
 };
 
 const struct cli_command cli_cmd_lossscale = {
 	.name = "lossscale",
-	.synopsis = "--scaler pytorch|deepspeed|apex|static [SCALER OPTIONS] [--profile cuda] [--json] [--summary]\n"
+	.synopsis = "--scaler pytorch|deepspeed|apex|static [SCALER OPTIONS] [--profile cuda] [--json] [--summary] [--svg FILE.svg]\n"
 		    "       (--overflow-at 4,17,.. --steps N | --steps-file F | --grads G.npy [--grads H.npy ..] |\n"
 		    "       --simulate --steps N [--dist D] [--scale-log2 A] [--scale-log2-end B] [--values N] [--seed S])",
 	.summary = "Replay a loss scaler: each iteration's scale, applied or skipped, and its counters; with gradients,\n"
@@ -215,6 +218,8 @@ static int apply_run_option(struct ls_args *a, const char *name, const char *val
 		a->json = true;
 	else if (strcmp(name, "--summary") == 0)
 		a->summary_only = true;
+	else if (strcmp(name, "--svg") == 0)
+		a->svg = value;
 	else if (strcmp(name, "--profile") == 0)
 		a->cfg.profile = value;
 	else if (strcmp(name, "--dist") == 0)
@@ -460,8 +465,23 @@ static int simulation_log2(const struct ls_source *src, size_t k)
 }
 
 /* Iteration k's verdict, and its gradient statistics when there are gradients. */
+/* The gradients' binades for --svg: FP32's, from 2^-149 to 2^127. */
+#define LS_BINADE_LO (-149)
+#define LS_BINADES 277
+
+struct ls_binades {
+	size_t counts[LS_BINADES], below, above, counted;
+};
+
+static void count_binades(const uint64_t *row, size_t n, struct ls_binades *b)
+{
+	if (b)
+		b->counted += fpref_emu_binade_counts(fpref_format_get(FPREF_FORMAT_FLOAT32), row, n, LS_BINADE_LO,
+						      LS_BINADES, b->counts, &b->below, &b->above);
+}
+
 static int iteration(const struct fpref_scaler *s, const struct ls_source *src, size_t k, bool *overflow,
-		     struct fpref_grad_stats *st, bool *have_grads)
+		     struct fpref_grad_stats *st, bool *have_grads, struct ls_binades *bins)
 {
 	memset(st, 0, sizeof *st);
 	*have_grads = !src->flags;
@@ -478,11 +498,13 @@ static int iteration(const struct fpref_scaler *s, const struct ls_source *src, 
 				 src->values, src->row);
 		if (fpref_emu_scaler_check_tensor(s, src->row, src->values, NULL, st) != 0)
 			return -1;
+		count_binades(src->row, src->values, bins);
 	}
 	for (int t = 0; t < src->ntensors; t++) {
 		size_t n = tensor_row(&src->tensors[t], k, src->row);
 		if (fpref_emu_scaler_check_tensor(s, src->row, n, NULL, st) != 0)
 			return -1;
+		count_binades(src->row, n, bins);
 	}
 	*overflow = st->overflow;
 	return 0;
@@ -715,17 +737,70 @@ static void print_summary(const struct fpref_scaler *s, const struct totals *t, 
 	}
 }
 
+/* --svg: the binades shown are those holding gradients, with FP16's least
+ * subnormal and least normal in view. */
+static int draw_run(const struct ls_args *a, const struct fpref_scaler *s, size_t steps, const uint64_t *scales,
+		    const bool *skipped, const struct ls_binades *bins)
+{
+	char title[160];
+	snprintf(title, sizeof title, "Loss scaling: %s, %zu iterations", fpref_emu_scaler_name(s->cfg.kind), steps);
+	struct draw_lossscale d = { title, steps, fpref_emu_scaler_scale_format(s), scales, skipped, 0, 0, NULL, 0, 0, 0 };
+	if (bins && bins->counted) {
+		int first = LS_BINADES, last = -1;
+		for (int i = 0; i < LS_BINADES; i++)
+			if (bins->counts[i]) {
+				first = i < first ? i : first;
+				last = i;
+			}
+		const struct fpref_format *f16 = fpref_format_get(FPREF_FORMAT_FLOAT16);
+		int least = fpref_format_min_exponent(f16) - f16->man_bits - LS_BINADE_LO - 2;
+		int normal = fpref_format_min_exponent(f16) - LS_BINADE_LO + 2;
+		first = first < least ? first : least;
+		last = last > normal ? last : normal;
+		d.lo = LS_BINADE_LO + first;
+		d.nbins = (size_t)(last - first + 1);
+		d.counts = bins->counts + first;
+		d.counted = bins->counted;
+		for (int i = 0; i < first; i++)
+			d.below += bins->counts[i];
+		for (int i = last + 1; i < LS_BINADES; i++)
+			d.above += bins->counts[i];
+		d.below += bins->below;
+		d.above += bins->above;
+	}
+	return draw_lossscale(cli_cmd_lossscale.name, a->svg, &d);
+}
+
 static int run(const struct ls_args *a, struct fpref_scaler *s, const struct ls_source *src)
 {
 	bool grads = !src->flags;
 	struct totals t;
 	memset(&t, 0, sizeof t);
+	if (a->svg && src->steps > 100000) {
+		cli_fail(cli_cmd_lossscale.name, "--svg draws each iteration: at most 100000, not %zu", src->steps);
+		return CLI_EXIT_USAGE;
+	}
 	if (a->json)
 		printf("{\"scaler\": \"%s\", \"scale_format\": \"%s\", \"steps\": [", fpref_emu_scaler_name(s->cfg.kind),
 		       fpref_emu_scaler_scale_format(s)->name);
 	else if (!a->summary_only)
 		print_header(s, grads);
 	bool stopped = false;
+	uint64_t *scales = NULL;
+	bool *skipped = NULL;
+	struct ls_binades *bins = NULL;
+	if (a->svg) {
+		scales = calloc(src->steps + 1, sizeof *scales);
+		skipped = calloc(src->steps + 1, sizeof *skipped);
+		bins = grads ? calloc(1, sizeof *bins) : NULL;
+		if (!scales || !skipped || (grads && !bins)) {
+			free(scales);
+			free(skipped);
+			free(bins);
+			return out_of_memory();
+		}
+	}
+	size_t done = 0;
 	for (size_t k = 0; k < src->steps && !stopped; k++) {
 		bool overflow, have, manual;
 		uint64_t manual_scale = 0;
@@ -733,8 +808,11 @@ static int run(const struct ls_args *a, struct fpref_scaler *s, const struct ls_
 		struct fpref_scaler_step st;
 		if (new_scale_at(a->new_scale, k + 1, &manual, &manual_scale))
 			return CLI_EXIT_USAGE;
-		if (iteration(s, src, k, &overflow, &g, &have) != 0) {
+		if (iteration(s, src, k, &overflow, &g, &have, bins) != 0) {
 			cli_fail(cli_cmd_lossscale.name, "invalid gradient pattern at step %zu", k + 1);
+			free(scales);
+			free(skipped);
+			free(bins);
 			return CLI_EXIT_FAIL;
 		}
 		if (manual)
@@ -743,13 +821,24 @@ static int run(const struct ls_args *a, struct fpref_scaler *s, const struct ls_
 			fpref_emu_scaler_update(s, overflow, &st);
 		stopped = st.raised;
 		add_totals(&t, &g, &st);
+		if (scales) {
+			scales[done] = st.scale_used;
+			skipped[done] = !st.applied;
+		}
+		done++;
 		if (!a->summary_only)
 			print_step(s, k, &st, manual, &g, grads, a->json, k == 0);
 	}
 	if (a->json)
 		printf("%s],\n  ", src->steps && !a->summary_only ? "\n  " : "");
 	print_summary(s, &t, grads, stopped, a->json);
-	return CLI_EXIT_OK;
+	int status = CLI_EXIT_OK;
+	if (a->svg)
+		status = draw_run(a, s, done, scales, skipped, bins);
+	free(scales);
+	free(skipped);
+	free(bins);
+	return status;
 }
 
 int cmd_lossscale(int argc, char **argv)

@@ -10,11 +10,13 @@
 #include "cli.h"
 #include "fpref_emu_quant_report.h"
 #include "quantize.h"
+#include "draw.h"
 
 struct quantize_args {
 	const char *scheme, *in, *codes, *scales, *dequant, *format, *eps, *margin, *history, *algo, *recipe, *nan, *amax_nan;
 	const char *rule, *element_rounding, *seed, *tensor_scale; /* MX, NVFP4 */
 	const char *four_over_six, *scale_bound, *rht;             /* NVFP4 */
+	const char *svg;
 	bool json, pow2, no_pow2, two_d, sr, rht_fp32;
 };
 
@@ -57,12 +59,14 @@ static const struct cli_opt quantize_opts[] = {
 	{ "--rht-fp32", CLI_FLAG, NULL, NULL, "nvfp4 --rht: keep the transform's output in FP32 (default: rounded "
 	  "to BF16, as TE's reference does)", Q(rht_fp32), 0 },
 	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", Q(json), 0 },
+	{ "--svg", CLI_VALUE, "FILE.svg", NULL, "draw the round-trip error (a heat map) and the scales (as fpref draw quantize)",
+	  Q(svg), 0 },
 };
 
 const struct cli_command cli_cmd_quantize = {
 	.name = "quantize",
 	.synopsis = "--scheme SCHEME --in X.npy --codes C.npy --scales S.npy [--dequant D.npy] [--format FMT] "
-		    "[SCHEME OPTIONS] [--nan keep|reject] [--json]",
+		    "[SCHEME OPTIONS] [--nan keep|reject] [--json] [--svg FILE.svg]",
 	.summary = "Quantise a tensor with a scaling recipe: the codes, the scales, and the error of the round trip\n"
 		   "(docs/scaling.md).",
 	.details = "Options that the scheme would ignore are errors.\n",
@@ -449,6 +453,40 @@ static int write_outputs(const struct quantize_args *a, const struct quantize_re
 	return status;
 }
 
+#define QUANTIZE_SVG_MAX 65536
+
+/* --svg: the errors as a heat map (a tensor of more than two dimensions as
+ * shape[0] rows) and the scales in their C order.  The scales are FP32,
+ * E8M0 (MX) or E4M3 (NVFP4's blocks). */
+static int draw_result(const struct quantize_args *a, const struct quantize_scheme *scheme,
+		       const struct quantize_request *q, const struct quantize_result *r)
+{
+	size_t rows = q->ndim >= 2 ? q->shape[0] : 1, cols = rows ? q->count / rows : 0, nscales = 1;
+	for (int d = 0; d < r->scales_ndim; d++)
+		nscales *= r->scales_shape[d];
+	double *err = malloc((q->count ? q->count : 1) * sizeof *err);
+	uint64_t *scales = malloc((nscales ? nscales : 1) * sizeof *scales);
+	if (!err || !scales) {
+		free(err);
+		free(scales);
+		cli_fail(cli_cmd_quantize.name, "out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	fpref_emu_quant_abs_errors(q->x, r->dequant, q->count, err);
+	const struct fpref_format *sf = fpref_format_get(
+		r->scales_item_bytes == 4 ? FPREF_FORMAT_FLOAT32
+		: scheme->family == QUANTIZE_NVFP4 ? FPREF_FORMAT_FLOAT8_E4M3FN : FPREF_FORMAT_FLOAT8_E8M0FNU);
+	for (size_t i = 0; i < nscales; i++)
+		scales[i] = r->scales_item_bytes == 4 ? ((const uint32_t *)r->scales)[i] : ((const uint8_t *)r->scales)[i];
+	char title[160];
+	snprintf(title, sizeof title, "quantize --scheme %s: %s elements", a->scheme, r->element_name);
+	struct draw_quantize d = { title, rows, cols, err, nscales, sf, scales };
+	int status = draw_quantize(cli_cmd_quantize.name, a->svg, &d);
+	free(err);
+	free(scales);
+	return status;
+}
+
 int cmd_quantize(int argc, char **argv)
 {
 	struct quantize_args a;
@@ -468,13 +506,19 @@ int cmd_quantize(int argc, char **argv)
 	if ((status = check_scheme_options(&a, scheme)) != 0 || (status = build_request(&a, scheme, &q)) != 0)
 		return status;
 	/* the outputs checked before the tensor is read and quantised */
-	const char *outputs[] = { a.codes, a.scales, a.dequant, a.tensor_scale };
-	for (int i = 0; i < 4; i++)
+	const char *outputs[] = { a.codes, a.scales, a.dequant, a.tensor_scale, a.svg };
+	for (int i = 0; i < 5; i++)
 		if (outputs[i] && (status = cli_check_writable(cli_cmd_quantize.name, outputs[i])) != 0)
 			return status;
 	uint32_t *x = NULL;
 	if ((status = quantize_load(a.in, &q, &x)) != 0)
 		return status;
+	if (a.svg && q.count > QUANTIZE_SVG_MAX) {
+		cli_fail(cli_cmd_quantize.name, "--svg draws a cell for each element: at most %d, and %s has %zu",
+			 QUANTIZE_SVG_MAX, a.in, q.count);
+		free(x);
+		return CLI_EXIT_USAGE;
+	}
 	q.x = x;
 	struct quantize_result r;
 	memset(&r, 0, sizeof r);
@@ -491,6 +535,8 @@ int cmd_quantize(int argc, char **argv)
 		status = write_outputs(&a, &q, &r);
 	if (!status)
 		print_result(&a, &q, &r, &rep);
+	if (!status && a.svg)
+		status = draw_result(&a, scheme, &q, &r);
 	quantize_result_free(&r);
 	free(x);
 	return status;

@@ -8,11 +8,13 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "draw.h"
 #include "fpref_golden.h"
 
 struct verify_args {
 	struct fpref_verify_options o;
 	bool json;
+	const char *svg; /* --svg FILE: the histograms of one golden file */
 };
 
 int cli_parse_tolerance(const char *cmd, const char *text, struct fpref_verify_options *o)
@@ -30,12 +32,13 @@ int cli_parse_tolerance(const char *cmd, const char *text, struct fpref_verify_o
 	return 0;
 }
 
+const char *const cli_ulps_bucket_labels[FPREF_VERIFY_BUCKETS] = { "0", "<=0.5", "<=1", "<=2", "<=4", "<=16", ">16" };
+
 static void print_buckets(const char *what, const size_t *b)
 {
-	static const char *const labels[FPREF_VERIFY_BUCKETS] = { "0", "<=0.5", "<=1", "<=2", "<=4", "<=16", ">16" };
 	printf("  %-22s", what);
 	for (int i = 0; i < FPREF_VERIFY_BUCKETS; i++)
-		printf(" %s:%zu", labels[i], b[i]);
+		printf(" %s:%zu", cli_ulps_bucket_labels[i], b[i]);
 	printf("\n");
 }
 
@@ -170,6 +173,16 @@ static int verify_one(const char *golden, const char *results, const struct veri
 	else if (!quiet)
 		print_report(golden, &g, &j.out, results, &rep, &a->o, a->json);
 	int status = r != 0 ? CLI_EXIT_USAGE : rep.outside ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	if (r == 0 && a->svg) {
+		char title[640];
+		const char *base = strrchr(golden, '/');
+		snprintf(title, sizeof title, "verify %s: %s, %s, against %s", base ? base + 1 : golden, g.op, g.formats,
+			 results ? "results" : "the oracle");
+		struct draw_verify d = { title, rep.cases, rep.exact, rep.outside, rep.nonfinite, rep.ulps_golden,
+					 rep.ulps_exact };
+		int ds = draw_verify(cli_cmd_verify.name, a->svg, &d);
+		status = ds > status ? ds : status;
+	}
 	*vectors = rep.cases;
 	*outside = rep.outside;
 	fpref_golden_verify_report_free(&rep);
@@ -271,18 +284,20 @@ static int verify_dirs(const char *golden, const char *results, const struct ver
 }
 
 struct verify_text {
-	const char *tolerance, *show;
+	const char *tolerance, *show, *svg;
 };
 
 static const struct cli_opt verify_opts[] = {
 	{ "--tolerance", CLI_VALUE, "Nulp|Xrel", "bit-exact", "accept results within N ulps (2ulp), or a relative error X (1e-3rel)",
 	  offsetof(struct verify_text, tolerance), 0 },
 	{ "--show", CLI_VALUE, "N", "10", "print the first N mismatches", offsetof(struct verify_text, show), 0 },
+	{ "--svg", CLI_VALUE, "FILE.svg", NULL, "draw the error histograms of one golden file (as fpref draw verify)",
+	  offsetof(struct verify_text, svg), 0 },
 };
 
 const struct cli_command cli_cmd_verify = {
 	.name = "verify",
-	.synopsis = "GOLDEN [RESULTS] [--tolerance Nulp|Xrel] [--show N] [--json]",
+	.synopsis = "GOLDEN [RESULTS] [--tolerance Nulp|Xrel] [--show N] [--json] [--svg FILE.svg]",
 	.summary = "Judge RESULTS (lines, or .npy) against a golden file, or a folder of results against a folder\n"
 		   "of golden files; without RESULTS, recheck the golden file with the oracle.",
 	.details = "Exit status 0: every result matches; 1: a mismatch; 2: bad input.\n",
@@ -297,8 +312,8 @@ const struct cli_command cli_cmd_verify = {
 
 int cmd_verify(int argc, char **argv)
 {
-	struct verify_args a = { { -1, -1, 10, NULL, NULL }, false };
-	struct verify_text t = { NULL, NULL };
+	struct verify_args a = { { -1, -1, 10, NULL, NULL }, false, NULL };
+	struct verify_text t = { NULL, NULL, NULL };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_verify, argc, argv, &o, &t);
 	if (r)
@@ -321,6 +336,11 @@ int cmd_verify(int argc, char **argv)
 	struct stat st;
 	if (stat(paths[0], &st) != 0) {
 		cli_fail(cli_cmd_verify.name, "%s: %s", paths[0], strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	a.svg = t.svg;
+	if (S_ISDIR(st.st_mode) && a.svg) {
+		cli_fail(cli_cmd_verify.name, "--svg draws one golden file, not the folder %s", paths[0]);
 		return CLI_EXIT_USAGE;
 	}
 	if (S_ISDIR(st.st_mode))

@@ -32,6 +32,7 @@ static const struct cli_command *const commands[] = {
 	&cli_cmd_bench,   &cli_cmd_dot,     &cli_cmd_gemm,    &cli_cmd_gen,     &cli_cmd_mutants,
 	&cli_cmd_verify,  &cli_cmd_verify_gemm, &cli_cmd_lossscale, &cli_cmd_probe, &cli_cmd_quantize,
 	&cli_cmd_policy,  &cli_cmd_lab,
+	&cli_cmd_draw,
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
