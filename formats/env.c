@@ -41,6 +41,9 @@ int fpref_rounding_parse(const char *s, enum fpref_rounding *out)
 int fpref_env_parse_rounding(const char *s, struct fpref_env *env)
 {
 	static const char *const sr_rules[] = { "sra", "srb", "src" };
+	env->sr_lanes = 0; /* a plain mode: no instruction's lanes */
+	env->sr_instruction = 0;
+	env->sr_philox = false;
 	for (int i = 0; i < 3; i++)
 		if (strcmp(s, sr_rules[i]) == 0) {
 			env->rounding = FPREF_SR;
@@ -107,8 +110,68 @@ static int parse_hex_u64(const char *s, uint64_t *out, int *digits)
 	return 0;
 }
 
+/* --sr-bits under an instruction: its random word in hex, seed=N (words
+ * of fpref_sr_stream), or philox=SEED[:OFFSET[:THREAD]] (Transformer
+ * Engine's stream). */
+static int parse_instruction_bits(const char *s, struct fpref_env *env, char *err, size_t errlen)
+{
+	const char *name = fpref_env_sr_instruction_name(env);
+	if (strncmp(s, "philox=", 7) == 0) {
+		unsigned long long v[3] = { 0, 0, 0 };
+		const char *p = s + 7;
+		int n = 0;
+		for (; n < 3; n++) {
+			char *end;
+			errno = 0;
+			v[n] = strtoull(p, &end, 0);
+			if (errno || end == p || *p == '-' || (*end != ':' && *end != '\0'))
+				break;
+			p = end + (*end == ':');
+			if (*end == '\0') {
+				n++;
+				break;
+			}
+		}
+		if (n == 0 || *p != '\0' || p[-1] == ':') {
+			snprintf(err, errlen, "bad --sr-bits '%s' (expected philox=SEED, philox=SEED:OFFSET or "
+				 "philox=SEED:OFFSET:THREAD, non-negative integers)", s);
+			return -1;
+		}
+		env->sr_seeded = env->sr_philox = true;
+		env->sr_seed = v[0];
+		env->sr_offset = v[1];
+		env->sr_subsequence = v[2];
+		return 0;
+	}
+	if (strncmp(s, "seed=", 5) == 0) {
+		char *end;
+		errno = 0;
+		unsigned long long seed = strtoull(s + 5, &end, 0);
+		if (errno || end == s + 5 || *end != '\0' || s[5] == '-') {
+			snprintf(err, errlen, "bad --sr-bits '%s': seed=N needs a non-negative integer", s);
+			return -1;
+		}
+		env->sr_seeded = true;
+		env->sr_philox = false;
+		env->sr_seed = seed;
+		return 0;
+	}
+	uint64_t bits;
+	int digits;
+	if (parse_hex_u64(s, &bits, &digits) != 0 || (env->sr_word_bits < 64 && bits >> env->sr_word_bits)) {
+		snprintf(err, errlen, "bad --sr-bits '%s': %s takes a %u-bit random word in hex, seed=N or "
+			 "philox=SEED[:OFFSET[:THREAD]]", s, name, env->sr_word_bits);
+		return -1;
+	}
+	env->sr_seeded = env->sr_philox = false;
+	env->sr_random = bits;
+	return 0;
+}
+
 int fpref_env_parse_sr(const char *s, struct fpref_env *env, char *err, size_t errlen)
 {
+	if (env->sr_lanes)
+		return parse_instruction_bits(s, env, err, errlen);
 	const char *colon = strchr(s, ':');
 	long width = -1;
 	const char *body = s;
@@ -166,8 +229,22 @@ uint64_t fpref_sr_stream(uint64_t seed, uint64_t index)
 	return z ^ (z >> 31);
 }
 
+/* An instruction's lane: word index / lanes, its bits from the lane's shift up. */
+static uint64_t lane_random(const struct fpref_env *env, uint64_t index)
+{
+	uint64_t k = index / env->sr_lanes, word = env->sr_random;
+	if (env->sr_philox)
+		word = fpref_philox_stream_word(env->sr_seed, env->sr_subsequence, env->sr_offset, k);
+	else if (env->sr_seeded)
+		word = fpref_sr_stream(env->sr_seed, k) >> (64 - env->sr_word_bits);
+	word >>= env->sr_lane_shift[index % env->sr_lanes];
+	return env->sr_width >= 64 ? word : word & ((UINT64_C(1) << env->sr_width) - 1);
+}
+
 uint64_t fpref_env_sr_random(const struct fpref_env *env, uint64_t index)
 {
+	if (env->sr_lanes)
+		return lane_random(env, index);
 	if (!env->sr_seeded)
 		return env->sr_random;
 	uint64_t r = fpref_sr_stream(env->sr_seed, index);
@@ -224,6 +301,20 @@ void fpref_env_describe(const struct fpref_env *env, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n, " sr-rule=%c", "ABC"[env->sr_rule]);
 	if (n < 0 || (size_t)n >= len || env->rounding != FPREF_SR)
 		return;
+	if (env->sr_lanes) {
+		const char *name = fpref_env_sr_instruction_name(env);
+		if (env->sr_philox)
+			snprintf(buf + n, len - (size_t)n, " sr=%s:philox=%llu:%llu:%llu", name ? name : "?",
+				 (unsigned long long)env->sr_seed, (unsigned long long)env->sr_offset,
+				 (unsigned long long)env->sr_subsequence);
+		else if (env->sr_seeded)
+			snprintf(buf + n, len - (size_t)n, " sr=%s:seed=%llu", name ? name : "?",
+				 (unsigned long long)env->sr_seed);
+		else
+			snprintf(buf + n, len - (size_t)n, " sr=%s:%llx", name ? name : "?",
+				 (unsigned long long)env->sr_random);
+		return;
+	}
 	if (env->sr_seeded)
 		snprintf(buf + n, len - (size_t)n, " sr=%u:seed=%llu", env->sr_width, (unsigned long long)env->sr_seed);
 	else
