@@ -112,35 +112,33 @@ static int parse_hex_u64(const char *s, uint64_t *out, int *digits)
 
 /* --sr-bits under an instruction: its random word in hex, seed=N (words
  * of fpref_sr_stream), or philox=SEED[:OFFSET[:THREAD]] (Transformer
- * Engine's stream). */
+ * Engine's stream, ROUNDS 10 unless a build says otherwise). */
 static int parse_instruction_bits(const char *s, struct fpref_env *env, char *err, size_t errlen)
 {
 	const char *name = fpref_env_sr_instruction_name(env);
 	if (strncmp(s, "philox=", 7) == 0) {
-		unsigned long long v[3] = { 0, 0, 0 };
+		/* SEED[:OFFSET[:THREAD[:ROUNDS]]] */
+		unsigned long long v[4] = { 0, 0, 0, 10 };
 		const char *p = s + 7;
-		int n = 0;
-		for (; n < 3; n++) {
+		bool bad = false, done = false;
+		for (int n = 0; n < 4 && !bad && !done; n++) {
 			char *end;
 			errno = 0;
 			v[n] = strtoull(p, &end, 0);
-			if (errno || end == p || *p == '-' || (*end != ':' && *end != '\0'))
-				break;
-			p = end + (*end == ':');
-			if (*end == '\0') {
-				n++;
-				break;
-			}
+			bad = errno || end == p || *p == '-' || (*end != ':' && *end != '\0');
+			done = *end == '\0';
+			p = end + !done;
 		}
-		if (n == 0 || *p != '\0' || p[-1] == ':') {
-			snprintf(err, errlen, "bad --sr-bits '%s' (expected philox=SEED, philox=SEED:OFFSET or "
-				 "philox=SEED:OFFSET:THREAD, non-negative integers)", s);
+		if (bad || !done || v[3] < 1 || v[3] > 64) {
+			snprintf(err, errlen, "bad --sr-bits '%s' (expected philox=SEED[:OFFSET[:THREAD[:ROUNDS]]], "
+				 "non-negative integers, ROUNDS 1..64)", s);
 			return -1;
 		}
 		env->sr_seeded = env->sr_philox = true;
 		env->sr_seed = v[0];
 		env->sr_offset = v[1];
 		env->sr_subsequence = v[2];
+		env->sr_philox_rounds = (unsigned)v[3];
 		return 0;
 	}
 	if (strncmp(s, "seed=", 5) == 0) {
@@ -160,7 +158,7 @@ static int parse_instruction_bits(const char *s, struct fpref_env *env, char *er
 	int digits;
 	if (parse_hex_u64(s, &bits, &digits) != 0 || (env->sr_word_bits < 64 && bits >> env->sr_word_bits)) {
 		snprintf(err, errlen, "bad --sr-bits '%s': %s takes a %u-bit random word in hex, seed=N or "
-			 "philox=SEED[:OFFSET[:THREAD]]", s, name, env->sr_word_bits);
+			 "philox=SEED[:OFFSET[:THREAD[:ROUNDS]]]", s, name, env->sr_word_bits);
 		return -1;
 	}
 	env->sr_seeded = env->sr_philox = false;
@@ -234,7 +232,7 @@ static uint64_t lane_random(const struct fpref_env *env, uint64_t index)
 {
 	uint64_t k = index / env->sr_lanes, word = env->sr_random;
 	if (env->sr_philox)
-		word = fpref_philox_stream_word(env->sr_seed, env->sr_subsequence, env->sr_offset, k);
+		word = fpref_philox_stream_word(env->sr_seed, env->sr_subsequence, env->sr_offset, env->sr_philox_rounds, k);
 	else if (env->sr_seeded)
 		word = fpref_sr_stream(env->sr_seed, k) >> (64 - env->sr_word_bits);
 	word >>= env->sr_lane_shift[index % env->sr_lanes];
@@ -304,9 +302,9 @@ void fpref_env_describe(const struct fpref_env *env, char *buf, size_t len)
 	if (env->sr_lanes) {
 		const char *name = fpref_env_sr_instruction_name(env);
 		if (env->sr_philox)
-			snprintf(buf + n, len - (size_t)n, " sr=%s:philox=%llu:%llu:%llu", name ? name : "?",
+			snprintf(buf + n, len - (size_t)n, " sr=%s:philox=%llu:%llu:%llu:%u", name ? name : "?",
 				 (unsigned long long)env->sr_seed, (unsigned long long)env->sr_offset,
-				 (unsigned long long)env->sr_subsequence);
+				 (unsigned long long)env->sr_subsequence, env->sr_philox_rounds);
 		else if (env->sr_seeded)
 			snprintf(buf + n, len - (size_t)n, " sr=%s:seed=%llu", name ? name : "?",
 				 (unsigned long long)env->sr_seed);

@@ -107,12 +107,13 @@ struct fpref_env {
 	 * sr_lanes = 0: one R per value, as above.  The words are sr_random
 	 * (one word for every group), or with sr_seeded the counter-based
 	 * stream fpref_sr_stream, or with sr_philox too the Philox4x32-10
-	 * stream of (sr_seed, sr_subsequence, sr_offset) that Transformer
+	 * stream of (sr_seed, sr_subsequence, sr_offset, sr_philox_rounds) that Transformer
 	 * Engine's curanddx state gives one CUDA thread. */
 	unsigned sr_lanes;
 	unsigned sr_word_bits;
 	uint8_t sr_lane_shift[4];
 	bool sr_philox;
+	unsigned sr_philox_rounds; /* 10, or a build's NVTE_BUILD_NUM_PHILOX_ROUNDS */
 	uint64_t sr_offset;
 	uint64_t sr_subsequence;
 	unsigned sr_instruction; /* which named instruction (1 + its row), 0: none */
@@ -150,12 +151,14 @@ const char *fpref_env_sr_instruction_choices(void);
 /* The name of env's instruction, or NULL. */
 const char *fpref_env_sr_instruction_name(const struct fpref_env *env);
 /* Philox4x32-10 (Salmon, Moraes, Dror and Shaw, SC'11): one block of four
- * words from counter ctr[0..3] and key key[0..1]. */
+ * words from counter ctr[0..3] and key key[0..1]; fpref_philox4x32 with
+ * another number of rounds (Transformer Engine's NVTE_BUILD_NUM_PHILOX_ROUNDS). */
 void fpref_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+void fpref_philox4x32(const uint32_t ctr[4], const uint32_t key[2], unsigned rounds, uint32_t out[4]);
 /* Word number k of the stream a curanddx philox4x32_native_state gives
  * after init(seed, subsequence, offset): block k / 4 at counter
  * subsequence * 2^64 + offset + k / 4, its word k % 4 (x, y, z, w). */
-uint32_t fpref_philox_stream_word(uint64_t seed, uint64_t subsequence, uint64_t offset, uint64_t k);
+uint32_t fpref_philox_stream_word(uint64_t seed, uint64_t subsequence, uint64_t offset, unsigned rounds, uint64_t k);
 
 /* The random bits that value number index of a batch rounds with. */
 uint64_t fpref_env_sr_random(const struct fpref_env *env, uint64_t index);

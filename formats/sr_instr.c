@@ -110,6 +110,7 @@ int fpref_env_sr_instruction(const char *name, const struct fpref_format *source
 		env->sr_philox = r->philox;
 		env->sr_seeded = r->philox; /* Transformer Engine's stream by default: seed 0, offset 0, thread 0 */
 		env->sr_seed = env->sr_offset = env->sr_subsequence = 0;
+		env->sr_philox_rounds = 10;
 		env->sr_random = 0;
 		env->sr_instruction = (unsigned)i + 1;
 		return 0;
@@ -122,12 +123,12 @@ int fpref_env_sr_instruction(const char *name, const struct fpref_format *source
  * and 2 give two words each (high, low); the high halves are mixed with
  * words 3 and 1 and the round key; the key is bumped by the Weyl
  * constants between rounds.  Constants from the paper (section 5). */
-void fpref_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+void fpref_philox4x32(const uint32_t ctr[4], const uint32_t key[2], unsigned rounds, uint32_t out[4])
 {
 	const uint64_t m0 = 0xD2511F53u, m1 = 0xCD9E8D57u;
 	uint32_t x[4] = { ctr[0], ctr[1], ctr[2], ctr[3] };
 	uint32_t k0 = key[0], k1 = key[1];
-	for (int round = 0; round < 10; round++) {
+	for (unsigned round = 0; round < rounds; round++) {
 		uint64_t p0 = m0 * x[0], p1 = m1 * x[2];
 		uint32_t y[4] = { (uint32_t)(p1 >> 32) ^ x[1] ^ k0, (uint32_t)p1, (uint32_t)(p0 >> 32) ^ x[3] ^ k1,
 				  (uint32_t)p0 };
@@ -138,7 +139,12 @@ void fpref_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t 
 	memcpy(out, x, sizeof x);
 }
 
-uint32_t fpref_philox_stream_word(uint64_t seed, uint64_t subsequence, uint64_t offset, uint64_t k)
+void fpref_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+{
+	fpref_philox4x32(ctr, key, 10, out);
+}
+
+uint32_t fpref_philox_stream_word(uint64_t seed, uint64_t subsequence, uint64_t offset, unsigned rounds, uint64_t k)
 {
 	/* the counter is 128 bits: offset + block in the low 64 (carrying
 	 * into the high), the subsequence in the high 64 */
@@ -147,6 +153,6 @@ uint32_t fpref_philox_stream_word(uint64_t seed, uint64_t subsequence, uint64_t 
 	uint32_t ctr[4] = { (uint32_t)lo, (uint32_t)(lo >> 32), (uint32_t)hi, (uint32_t)(hi >> 32) };
 	uint32_t key[2] = { (uint32_t)seed, (uint32_t)(seed >> 32) };
 	uint32_t out[4];
-	fpref_philox4x32_10(ctr, key, out);
+	fpref_philox4x32(ctr, key, rounds, out);
 	return out[k % 4];
 }

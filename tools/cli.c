@@ -76,10 +76,10 @@ static const struct cli_opt shared_opts[] = {
 	  "who computes from bit patterns: emu, the integer emulator; ref, the MPFR oracle", SHARED(text.engine),
 	  CLI_ENGINE },
 	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", SHARED(json), CLI_JSON },
-	{ "--round", CLI_VALUE, "rne|rna|rtz|rup|rdn|rod|sr|sra|srb|src|INSTR", "rne",
-	  "rounding (any case); sr is sra, sra/srb/src are P3109's stochastic A, B, C; INSTR, stochastic rounding "
-	  "as an instruction does it: ptx-rs, te-nvfp4, avx10-bias, avx10-bias-s, amd-sr "
-	  "(docs/stochastic-rounding.md)", SHARED(text.round), CLI_ENV },
+	{ "--round", CLI_VALUE, "rne|rna|rtz|rup|rdn|rod|sr|sra|srb|src|ptx-rs|te-nvfp4|avx10-bias|avx10-bias-s|amd-sr",
+	  "rne",
+	  "rounding (any case); sr is sra, sra/srb/src are P3109's stochastic A, B, C; the last five, stochastic "
+	  "rounding as that instruction does it (docs/stochastic-rounding.md)", SHARED(text.round), CLI_ENV },
 	{ "--sat", CLI_FLAG, NULL, NULL, "overflow saturates to max finite (as --overflow sat)", SHARED(text.sat), CLI_ENV },
 	{ "--overflow", CLI_VALUE, "ieee|sat|satfinite|satpropagate|satnone", "ieee",
 	  "overflow policy (satfinite = sat; satpropagate, satnone: P3109's)", SHARED(text.overflow), CLI_ENV },
@@ -88,8 +88,8 @@ static const struct cli_opt shared_opts[] = {
 	{ "--tininess", CLI_VALUE, "before|after", "after", "underflow detection before or after rounding",
 	  SHARED(text.tininess), CLI_ENV },
 	{ "--sr-bits", CLI_VALUE, "HEX|W:HEX|seed=N|W:seed=N", NULL,
-	  "random bits for --round sr (needs --round sr); under an INSTR, its random word in hex, seed=N, or "
-	  "philox=SEED[:OFFSET[:THREAD]]",
+	  "random bits for --round sr (needs --round sr); under an instruction, its random word in hex, seed=N, or "
+	  "philox=SEED[:OFFSET[:THREAD[:ROUNDS]]]",
 	  SHARED(text.sr_bits), CLI_ENV },
 	{ "--profile", CLI_VALUE, "cuda|onnx-cast-19|onnx-cast-24|ml_dtypes|ocp", NULL,
 	  "behave as that implementation (--round, --sat, --overflow override it)", SHARED(text.profile), CLI_ENV },
