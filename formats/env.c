@@ -110,6 +110,20 @@ static int parse_hex_u64(const char *s, uint64_t *out, int *digits)
 	return 0;
 }
 
+/* The N of seed=N (text after "seed="; whole names the argument). */
+static int parse_seed(const char *text, const char *whole, uint64_t *seed, char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 0);
+	if (errno || end == text || *end != '\0' || text[0] == '-') {
+		snprintf(err, errlen, "bad --sr-bits '%s': seed=N needs a non-negative integer", whole);
+		return -1;
+	}
+	*seed = v;
+	return 0;
+}
+
 /* --sr-bits under an instruction: its random word in hex, seed=N (words
  * of fpref_sr_stream), or philox=SEED[:OFFSET[:THREAD]] (Transformer
  * Engine's stream, ROUNDS 10 unless a build says otherwise). */
@@ -142,16 +156,10 @@ static int parse_instruction_bits(const char *s, struct fpref_env *env, char *er
 		return 0;
 	}
 	if (strncmp(s, "seed=", 5) == 0) {
-		char *end;
-		errno = 0;
-		unsigned long long seed = strtoull(s + 5, &end, 0);
-		if (errno || end == s + 5 || *end != '\0' || s[5] == '-') {
-			snprintf(err, errlen, "bad --sr-bits '%s': seed=N needs a non-negative integer", s);
+		if (parse_seed(s + 5, s, &env->sr_seed, err, errlen) != 0)
 			return -1;
-		}
 		env->sr_seeded = true;
 		env->sr_philox = false;
-		env->sr_seed = seed;
 		return 0;
 	}
 	uint64_t bits;
@@ -184,15 +192,9 @@ int fpref_env_parse_sr(const char *s, struct fpref_env *env, char *err, size_t e
 		body = colon + 1;
 	}
 	if (strncmp(body, "seed=", 5) == 0) {
-		char *end;
-		errno = 0;
-		unsigned long long seed = strtoull(body + 5, &end, 0);
-		if (errno || end == body + 5 || *end != '\0' || body[5] == '-') {
-			snprintf(err, errlen, "bad --sr-bits '%s': seed=N needs a non-negative integer", s);
+		if (parse_seed(body + 5, s, &env->sr_seed, err, errlen) != 0)
 			return -1;
-		}
 		env->sr_seeded = true;
-		env->sr_seed = seed;
 		if (width > 0)
 			env->sr_width = (unsigned)width;
 		return 0;

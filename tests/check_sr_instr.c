@@ -213,25 +213,27 @@ START_TEST(avx10_bias)
 END_TEST
 
 /* v_cvt_scalef32_sr_*: the low (23 - target mantissa bits) bits of the
- * random operand against as many discarded bits. */
+ * random operand against as many discarded bits; x goes down under the
+ * first word and up under the second. */
+static void amd_case(const char *to, unsigned width, uint64_t x, const char *down_word, uint64_t down,
+		     const char *up_word, uint64_t up)
+{
+	struct fpref_env env = instruction("amd-sr", "float32", to);
+	ck_assert_uint_eq(env.sr_width, width);
+	set_word(&env, down_word);
+	ck_assert_uint_eq(both("float32", x, to, &env, 0), down);
+	set_word(&env, up_word);
+	ck_assert_uint_eq(both("float32", x, to, &env, 0), up);
+}
+
 START_TEST(amd_low_bits)
 {
 	/* 1 + 2^-4 + 2^-23 under E4M3: discarded 0x80001 of 20 bits, away from R = 0x7FFFF */
-	struct fpref_env env = instruction("amd-sr", "float32", "float8_e4m3fn");
-	ck_assert_uint_eq(env.sr_width, 20);
-	set_word(&env, "FFF7FFFE");
-	ck_assert_uint_eq(both("float32", 0x3F880001, "float8_e4m3fn", &env, 0), 0x38);
-	set_word(&env, "0007FFFF");
-	ck_assert_uint_eq(both("float32", 0x3F880001, "float8_e4m3fn", &env, 0), 0x39);
+	amd_case("float8_e4m3fn", 20, 0x3F880001, "FFF7FFFE", 0x38, "0007FFFF", 0x39);
 	/* 1.25 under E2M1: 2^21 of 22 bits */
-	env = instruction("amd-sr", "float32", "float4_e2m1fn");
-	ck_assert_uint_eq(env.sr_width, 22);
-	set_word(&env, "FFDFFFFF");
-	ck_assert_uint_eq(both("float32", 0x3FA00000, "float4_e2m1fn", &env, 0), 0x2);
-	set_word(&env, "00200000");
-	ck_assert_uint_eq(both("float32", 0x3FA00000, "float4_e2m1fn", &env, 0), 0x3);
+	amd_case("float4_e2m1fn", 22, 0x3FA00000, "FFDFFFFF", 0x2, "00200000", 0x3);
 	/* from float16: 10 - 3 = 7 bits */
-	env = instruction("amd-sr", "float16", "float8_e4m3fn");
+	struct fpref_env env = instruction("amd-sr", "float16", "float8_e4m3fn");
 	ck_assert_uint_eq(env.sr_width, 7);
 }
 END_TEST
