@@ -489,8 +489,10 @@ struct fpref_env cli_target_env(const struct cli_options *o, const struct fpref_
 		fpref_profile_apply_conversion(o->profile, o->have_from ? &o->from : NULL, target, &env);
 		if (o->have_round)
 			env.rounding = o->env.rounding;
-		if (o->have_overflow)
+		if (o->have_overflow || o->env.sr_lanes) /* an instruction's overflow and NaN are its own */
 			env.overflow = o->env.overflow;
+		if (o->env.sr_lanes)
+			env.nan_style = o->env.nan_style;
 	}
 	return env;
 }
