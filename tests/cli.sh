@@ -1103,6 +1103,9 @@ check_out 'ptx-rs e2m1x4: a, b up, e, f down' '1.25 -> float4_e2m1fn 3 = 1.5  fl
 # VCVTBIASPH2BF8: 0x3C55 drops 0x55; 0x55 + 0xAB carries
 run convert --from f16 --to e5m2 --round avx10-bias --sr-bits 00AB 3C55
 check_out 'avx10-bias carries' '3C55 -> float8_e5m2 3D = 1.25  flags 01 (inexact)'
+# satfinite: 1000 is beyond 448 whatever the word; a profile does not undo it
+run convert --to e4m3 --round ptx-rs --profile cuda --sr-bits 0 1000
+check_out 'ptx-rs keeps satfinite under --profile' '1000 -> float8_e4m3fn 7E = 448  flags 05 (inexact overflow)'
 run convert --to bf16 --round amd-sr 1
 check_bad 'amd-sr has no bf16 form' 2 'amd-sr' 'bfloat16'
 run convert --round ptx-rs 1
