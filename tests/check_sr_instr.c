@@ -212,6 +212,62 @@ START_TEST(avx10_bias)
 }
 END_TEST
 
+/* Intel's statement as bit operations, written apart from fpref's rule A:
+ * BF8 adds the bias to the FP16 pattern and keeps its upper byte; HF8 adds
+ * bias >> 1 to the pattern of a normal input (|x| >= 2^-6, FP16 exponent
+ * field > 8) and rebiases, and below 2^-6 adds bias * 2^-17 to the value
+ * and counts steps of 2^-9 (all in units of 2^-24).  sat: the S forms. */
+static uint64_t intel_bf8(unsigned x, unsigned b, bool sat)
+{
+	unsigned s = (x >> 8) & 0x80, m = x & 0x7FFF;
+	if (m >= 0x7C00)
+		return m == 0x7C00 ? (sat ? s | 0x7B : x >> 8) : (x >> 8) | 0x02;
+	unsigned r = (m + b) >> 8;
+	return s | (r >= 0x7C ? (sat ? 0x7B : 0x7C) : r);
+}
+
+static uint64_t intel_hf8(unsigned x, unsigned b, bool sat)
+{
+	unsigned s = (x >> 8) & 0x80, m = x & 0x7FFF, e16 = m >> 10;
+	if (m >= 0x7C00)
+		return m == 0x7C00 && sat ? s | 0x7E : s | 0x7F;
+	if (e16 > 8) {
+		unsigned t = m + (b >> 1), e = (t >> 10) - 8, man = (t >> 7) & 7;
+		if (e > 15 || (e == 15 && man == 7))
+			return s | (sat ? 0x7E : 0x7F);
+		return s | e << 3 | man;
+	}
+	unsigned v = e16 == 0 ? m : (0x400u | (m & 0x3FF)) << (e16 - 1);
+	return s | (v + (b << 7)) >> 15; /* 8 steps of 2^-9 is 2^-6, code 0x08 */
+}
+
+/* Every FP16 pattern under 16 biases (every bias in make check-exhaustive). */
+START_TEST(avx10_bit_model)
+{
+	struct fpref_format f16 = test_format("float16"), bf8 = test_format("float8_e5m2"),
+			    hf8 = test_format("float8_e4m3fn");
+	bool all = getenv("FPREF_EXHAUSTIVE") != NULL;
+	unsigned stride = test_sample_stride();
+	struct test_shard shard = test_shard_from_env(); /* check-exhaustive's shards split the biases */
+	for (int form = 0; form < 4; form++) {
+		bool sat = form & 1, is_bf8 = form < 2;
+		const struct fpref_format *to = is_bf8 ? &bf8 : &hf8;
+		struct fpref_env env = instruction(sat ? "avx10-bias-s" : "avx10-bias", "float16", to->name);
+		for (unsigned b = 0; b < 256; b += all ? 1 : 17)
+			for (unsigned x = 0; x < 65536 && test_shard_owns(shard, b); x++) {
+				if (!test_sample_keep(stride, (uint64_t)form << 24 | b << 16 | x))
+					continue;
+				uint64_t got = 0, want = is_bf8 ? intel_bf8(x, b, sat) : intel_hf8(x, b, sat);
+				unsigned flags = 0;
+				fpref_emu_convert(&f16, x, to, &env, b, &got, &flags);
+				if (got != want) /* not ck_assert: it writes to Check's pipe on every pass */
+					ck_abort_msg("%s %s: FP16 %04x, bias %02x: %02llx, want %02llx", sat ? "S" : "",
+						     to->name, x, b, (unsigned long long)got, (unsigned long long)want);
+			}
+	}
+}
+END_TEST
+
 /* v_cvt_scalef32_sr_*: the low (23 - target mantissa bits) bits of the
  * random operand against as many discarded bits; x goes down under the
  * first word and up under the second. */
@@ -357,6 +413,7 @@ int main(void)
 	tcase_add_test(tc, te_element_order);
 	tcase_add_test(tc, ptx_x2_lanes);
 	tcase_add_test(tc, avx10_bias);
+	tcase_add_test(tc, avx10_bit_model);
 	tcase_add_test(tc, amd_low_bits);
 	tcase_add_test(tc, emu_equals_ref);
 	tcase_add_test(tc, chunking);
