@@ -234,7 +234,8 @@ static uint64_t lane_random(const struct fpref_env *env, uint64_t index)
 {
 	uint64_t k = index / env->sr_lanes, word = env->sr_random;
 	if (env->sr_philox)
-		word = fpref_philox_stream_word(env->sr_seed, env->sr_subsequence, env->sr_offset, env->sr_philox_rounds, k);
+		word = fpref_philox_stream_word(env->sr_seed, env->sr_subsequence, env->sr_offset,
+						env->sr_philox_rounds ? env->sr_philox_rounds : 10, k); /* 0: unset */
 	else if (env->sr_seeded)
 		word = fpref_sr_stream(env->sr_seed, k) >> (64 - env->sr_word_bits);
 	word >>= env->sr_lane_shift[index % env->sr_lanes];
