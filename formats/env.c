@@ -41,6 +41,9 @@ int fpref_rounding_parse(const char *s, enum fpref_rounding *out)
 int fpref_env_parse_rounding(const char *s, struct fpref_env *env)
 {
 	static const char *const sr_rules[] = { "sra", "srb", "src" };
+	env->sr_lanes = 0; /* a plain mode: no instruction's lanes */
+	env->sr_instruction = 0;
+	env->sr_philox = false;
 	for (int i = 0; i < 3; i++)
 		if (strcmp(s, sr_rules[i]) == 0) {
 			env->rounding = FPREF_SR;
@@ -107,8 +110,74 @@ static int parse_hex_u64(const char *s, uint64_t *out, int *digits)
 	return 0;
 }
 
+/* The N of seed=N (text after "seed="; whole names the argument). */
+static int parse_seed(const char *text, const char *whole, uint64_t *seed, char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 0);
+	if (errno || end == text || *end != '\0' || text[0] == '-') {
+		snprintf(err, errlen, "bad --sr-bits '%s': seed=N needs a non-negative integer", whole);
+		return -1;
+	}
+	*seed = v;
+	return 0;
+}
+
+/* --sr-bits under an instruction: its random word in hex, seed=N (words
+ * of fpref_sr_stream), or philox=SEED[:OFFSET[:THREAD]] (Transformer
+ * Engine's stream, ROUNDS 10 unless a build says otherwise). */
+static int parse_instruction_bits(const char *s, struct fpref_env *env, char *err, size_t errlen)
+{
+	const char *name = fpref_env_sr_instruction_name(env);
+	if (strncmp(s, "philox=", 7) == 0) {
+		/* SEED[:OFFSET[:THREAD[:ROUNDS]]] */
+		unsigned long long v[4] = { 0, 0, 0, 10 };
+		const char *p = s + 7;
+		bool bad = false, done = false;
+		for (int n = 0; n < 4 && !bad && !done; n++) {
+			char *end;
+			errno = 0;
+			v[n] = strtoull(p, &end, 0);
+			bad = errno || end == p || *p == '-' || (*end != ':' && *end != '\0');
+			done = *end == '\0';
+			p = end + !done;
+		}
+		if (bad || !done || v[3] < 1 || v[3] > 64) {
+			snprintf(err, errlen, "bad --sr-bits '%s' (expected philox=SEED[:OFFSET[:THREAD[:ROUNDS]]], "
+				 "non-negative integers, ROUNDS 1..64)", s);
+			return -1;
+		}
+		env->sr_seeded = env->sr_philox = true;
+		env->sr_seed = v[0];
+		env->sr_offset = v[1];
+		env->sr_subsequence = v[2];
+		env->sr_philox_rounds = (unsigned)v[3];
+		return 0;
+	}
+	if (strncmp(s, "seed=", 5) == 0) {
+		if (parse_seed(s + 5, s, &env->sr_seed, err, errlen) != 0)
+			return -1;
+		env->sr_seeded = true;
+		env->sr_philox = false;
+		return 0;
+	}
+	uint64_t bits;
+	int digits;
+	if (parse_hex_u64(s, &bits, &digits) != 0 || (env->sr_word_bits < 64 && bits >> env->sr_word_bits)) {
+		snprintf(err, errlen, "bad --sr-bits '%s': %s takes a %u-bit random word in hex, seed=N or "
+			 "philox=SEED[:OFFSET[:THREAD[:ROUNDS]]]", s, name, env->sr_word_bits);
+		return -1;
+	}
+	env->sr_seeded = env->sr_philox = false;
+	env->sr_random = bits;
+	return 0;
+}
+
 int fpref_env_parse_sr(const char *s, struct fpref_env *env, char *err, size_t errlen)
 {
+	if (env->sr_lanes)
+		return parse_instruction_bits(s, env, err, errlen);
 	const char *colon = strchr(s, ':');
 	long width = -1;
 	const char *body = s;
@@ -123,15 +192,9 @@ int fpref_env_parse_sr(const char *s, struct fpref_env *env, char *err, size_t e
 		body = colon + 1;
 	}
 	if (strncmp(body, "seed=", 5) == 0) {
-		char *end;
-		errno = 0;
-		unsigned long long seed = strtoull(body + 5, &end, 0);
-		if (errno || end == body + 5 || *end != '\0' || body[5] == '-') {
-			snprintf(err, errlen, "bad --sr-bits '%s': seed=N needs a non-negative integer", s);
+		if (parse_seed(body + 5, s, &env->sr_seed, err, errlen) != 0)
 			return -1;
-		}
 		env->sr_seeded = true;
-		env->sr_seed = seed;
 		if (width > 0)
 			env->sr_width = (unsigned)width;
 		return 0;
@@ -166,8 +229,23 @@ uint64_t fpref_sr_stream(uint64_t seed, uint64_t index)
 	return z ^ (z >> 31);
 }
 
+/* An instruction's lane: word index / lanes, its bits from the lane's shift up. */
+static uint64_t lane_random(const struct fpref_env *env, uint64_t index)
+{
+	uint64_t k = index / env->sr_lanes, word = env->sr_random;
+	if (env->sr_philox)
+		word = fpref_philox_stream_word(env->sr_seed, env->sr_subsequence, env->sr_offset,
+						env->sr_philox_rounds ? env->sr_philox_rounds : 10, k); /* 0: unset */
+	else if (env->sr_seeded)
+		word = fpref_sr_stream(env->sr_seed, k) >> (64 - env->sr_word_bits);
+	word >>= env->sr_lane_shift[index % env->sr_lanes];
+	return env->sr_width >= 64 ? word : word & ((UINT64_C(1) << env->sr_width) - 1);
+}
+
 uint64_t fpref_env_sr_random(const struct fpref_env *env, uint64_t index)
 {
+	if (env->sr_lanes)
+		return lane_random(env, index);
 	if (!env->sr_seeded)
 		return env->sr_random;
 	uint64_t r = fpref_sr_stream(env->sr_seed, index);
@@ -224,6 +302,20 @@ void fpref_env_describe(const struct fpref_env *env, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n, " sr-rule=%c", "ABC"[env->sr_rule]);
 	if (n < 0 || (size_t)n >= len || env->rounding != FPREF_SR)
 		return;
+	if (env->sr_lanes) {
+		const char *name = fpref_env_sr_instruction_name(env);
+		if (env->sr_philox)
+			snprintf(buf + n, len - (size_t)n, " sr=%s:philox=%llu:%llu:%llu:%u", name ? name : "?",
+				 (unsigned long long)env->sr_seed, (unsigned long long)env->sr_offset,
+				 (unsigned long long)env->sr_subsequence, env->sr_philox_rounds);
+		else if (env->sr_seeded)
+			snprintf(buf + n, len - (size_t)n, " sr=%s:seed=%llu", name ? name : "?",
+				 (unsigned long long)env->sr_seed);
+		else
+			snprintf(buf + n, len - (size_t)n, " sr=%s:%llx", name ? name : "?",
+				 (unsigned long long)env->sr_random);
+		return;
+	}
 	if (env->sr_seeded)
 		snprintf(buf + n, len - (size_t)n, " sr=%u:seed=%llu", env->sr_width, (unsigned long long)env->sr_seed);
 	else

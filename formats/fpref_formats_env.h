@@ -99,6 +99,24 @@ struct fpref_env {
 	 * gives 0, anything else NaN (-inf gives NaN). */
 	bool sat_keep_inf;
 	bool p3109_sat_none;
+	/* Stochastic rounding as a hardware instruction does it (set by
+	 * fpref_env_sr_instruction; docs/stochastic-rounding.md): random
+	 * words of sr_word_bits bits, each rounding sr_lanes consecutive
+	 * values; value i of a batch takes word i / sr_lanes and, as R, its
+	 * sr_width bits from bit sr_lane_shift[i % sr_lanes] up (rule A).
+	 * sr_lanes = 0: one R per value, as above.  The words are sr_random
+	 * (one word for every group), or with sr_seeded the counter-based
+	 * stream fpref_sr_stream, or with sr_philox too the Philox4x32-10
+	 * stream of (sr_seed, sr_subsequence, sr_offset, sr_philox_rounds) that Transformer
+	 * Engine's curanddx state gives one CUDA thread. */
+	unsigned sr_lanes;
+	unsigned sr_word_bits;
+	uint8_t sr_lane_shift[4];
+	bool sr_philox;
+	unsigned sr_philox_rounds; /* 10, or a build's NVTE_BUILD_NUM_PHILOX_ROUNDS */
+	uint64_t sr_offset;
+	uint64_t sr_subsequence;
+	unsigned sr_instruction; /* which named instruction (1 + its row), 0: none */
 };
 
 /* rne, ieee overflow, no ftz/daz, tininess after rounding, sr 32 zero bits. */
@@ -120,6 +138,27 @@ const char *fpref_env_overflow_choices(void);
  * 4 bits per digit written), "W:HEX" for an explicit width of W bits, or
  * "seed=N" / "W:seed=N" for the counter-based stream.  0 or -1 with a message. */
 int fpref_env_parse_sr(const char *s, struct fpref_env *env, char *err, size_t errlen);
+
+/* Stochastic rounding as an instruction: name (fpref_env_sr_instruction_choices)
+ * for a conversion from source (NULL: float32, or float16 for the AVX10.2
+ * forms) to target.  Sets rounding = sr, rule A, the width and lane layout
+ * of the random bits and the instruction's overflow and NaN behaviour;
+ * 0; -2 for an unknown name; -1 for no form for these formats (target NULL:
+ * none named); with a message either way. */
+int fpref_env_sr_instruction(const char *name, const struct fpref_format *source,
+			     const struct fpref_format *target, struct fpref_env *env, char *err, size_t errlen);
+const char *fpref_env_sr_instruction_choices(void);
+/* The name of env's instruction, or NULL. */
+const char *fpref_env_sr_instruction_name(const struct fpref_env *env);
+/* Philox4x32-10 (Salmon, Moraes, Dror and Shaw, SC'11): one block of four
+ * words from counter ctr[0..3] and key key[0..1]; fpref_philox4x32 with
+ * another number of rounds (Transformer Engine's NVTE_BUILD_NUM_PHILOX_ROUNDS). */
+void fpref_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+void fpref_philox4x32(const uint32_t ctr[4], const uint32_t key[2], unsigned rounds, uint32_t out[4]);
+/* Word number k of the stream a curanddx philox4x32_native_state gives
+ * after init(seed, subsequence, offset): block k / 4 at counter
+ * subsequence * 2^64 + offset + k / 4, its word k % 4 (x, y, z, w). */
+uint32_t fpref_philox_stream_word(uint64_t seed, uint64_t subsequence, uint64_t offset, unsigned rounds, uint64_t k);
 
 /* The random bits that value number index of a batch rounds with. */
 uint64_t fpref_env_sr_random(const struct fpref_env *env, uint64_t index);

@@ -1092,4 +1092,27 @@ check_bad 'gen: an option without brackets' 2 'opts2.suite:2' 'in brackets'
 run gen --suite "$tmp/long.suite" --list
 check_bad 'gen: a suite line too long' 2 'long.suite:3' 'too long'
 
+# ---- stochastic rounding as instructions (docs/stochastic-rounding.md) ----
+# 1.25 is half way from 1 to 1.5 in E2M1: the first 8 discarded bits are
+# 0x80, so a lane rounds up iff its byte of rbits is >= 0x80.  cvt.rs
+# e2m1x4 lanes a, b, e, f take bytes [31:24], [15:8], [23:16], [7:0].
+run convert --to e2m1 --round ptx-rs --sr-bits 807FFF00 1.25 1.25 1.25 1.25
+check_out 'ptx-rs e2m1x4: a, b up, e, f down' '1.25 -> float4_e2m1fn 3 = 1.5  flags 01 (inexact)' \
+	'1.25 -> float4_e2m1fn 3 = 1.5  flags 01 (inexact)' '1.25 -> float4_e2m1fn 2 = 1  flags 01 (inexact)' \
+	'1.25 -> float4_e2m1fn 2 = 1  flags 01 (inexact)'
+# VCVTBIASPH2BF8: 0x3C55 drops 0x55; 0x55 + 0xAB carries
+run convert --from f16 --to e5m2 --round avx10-bias --sr-bits 00AB 3C55
+check_out 'avx10-bias carries' '3C55 -> float8_e5m2 3D = 1.25  flags 01 (inexact)'
+# satfinite: 1000 is beyond 448 whatever the word; a profile does not undo it
+run convert --to e4m3 --round ptx-rs --profile cuda --sr-bits 0 1000
+check_out 'ptx-rs keeps satfinite under --profile' '1000 -> float8_e4m3fn 7E = 448  flags 05 (inexact overflow)'
+run convert --to bf16 --round amd-sr 1
+check_bad 'amd-sr has no bf16 form' 2 'amd-sr' 'bfloat16'
+run convert --round ptx-rs 1
+check_bad 'an instruction needs --to' 2 'ptx-rs'
+run convert --to e2m1 --round te-nvfp4 --sr-bits philox=1:x 1
+check_bad 'bad philox stream' 2 'philox=1:x'
+run convert --from f32 --to e5m2 --round avx10-bias 3F800000
+check_bad 'avx10-bias converts from float16' 2 'float16' 'float32'
+
 tap_end

@@ -76,8 +76,10 @@ static const struct cli_opt shared_opts[] = {
 	  "who computes from bit patterns: emu, the integer emulator; ref, the MPFR oracle", SHARED(text.engine),
 	  CLI_ENGINE },
 	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", SHARED(json), CLI_JSON },
-	{ "--round", CLI_VALUE, "rne|rna|rtz|rup|rdn|rod|sr|sra|srb|src", "rne",
-	  "rounding (any case); sr is sra, sra/srb/src are P3109's stochastic A, B, C", SHARED(text.round), CLI_ENV },
+	{ "--round", CLI_VALUE, "rne|rna|rtz|rup|rdn|rod|sr|sra|srb|src|ptx-rs|te-nvfp4|avx10-bias|avx10-bias-s|amd-sr",
+	  "rne",
+	  "rounding (any case); sr is sra, sra/srb/src are P3109's stochastic A, B, C; the last five, stochastic "
+	  "rounding as that instruction does it (docs/stochastic-rounding.md)", SHARED(text.round), CLI_ENV },
 	{ "--sat", CLI_FLAG, NULL, NULL, "overflow saturates to max finite (as --overflow sat)", SHARED(text.sat), CLI_ENV },
 	{ "--overflow", CLI_VALUE, "ieee|sat|satfinite|satpropagate|satnone", "ieee",
 	  "overflow policy (satfinite = sat; satpropagate, satnone: P3109's)", SHARED(text.overflow), CLI_ENV },
@@ -85,7 +87,9 @@ static const struct cli_opt shared_opts[] = {
 	{ "--daz", CLI_FLAG, NULL, NULL, "read subnormal inputs as zero", SHARED(text.daz), CLI_ENV },
 	{ "--tininess", CLI_VALUE, "before|after", "after", "underflow detection before or after rounding",
 	  SHARED(text.tininess), CLI_ENV },
-	{ "--sr-bits", CLI_VALUE, "HEX|W:HEX|seed=N|W:seed=N", NULL, "random bits for --round sr (needs --round sr)",
+	{ "--sr-bits", CLI_VALUE, "HEX|W:HEX|seed=N|W:seed=N", NULL,
+	  "random bits for --round sr (needs --round sr); under an instruction, its random word in hex, seed=N, or "
+	  "philox=SEED[:OFFSET[:THREAD[:ROUNDS]]]",
 	  SHARED(text.sr_bits), CLI_ENV },
 	{ "--profile", CLI_VALUE, "cuda|onnx-cast-19|onnx-cast-24|ml_dtypes|ocp", NULL,
 	  "behave as that implementation (--round, --sat, --overflow override it)", SHARED(text.profile), CLI_ENV },
@@ -183,8 +187,21 @@ static int resolve_shared(const struct cli_command *c, struct cli_options *o)
 	}
 	if (o->text.round) {
 		char low[16];
-		if (!lower_word(o->text.round, low, sizeof low) || fpref_env_parse_rounding(low, &o->env) != 0) {
-			cli_fail(c->name, "unknown rounding mode '%s' (choices: %s)", o->text.round, fpref_env_rounding_choices());
+		int k = -2;
+		if (lower_word(o->text.round, low, sizeof low) && fpref_env_parse_rounding(low, &o->env) != 0)
+			/* perhaps a stochastic-rounding instruction, whose lanes depend on the formats */
+			k = o->have_to ? fpref_env_sr_instruction(low, o->have_from ? &o->from : NULL, &o->to, &o->env, err,
+								  sizeof err)
+				       : fpref_env_sr_instruction(low, NULL, NULL, &o->env, err, sizeof err);
+		else if (lower_word(o->text.round, low, sizeof low))
+			k = 0;
+		if (k == -1) {
+			cli_fail(c->name, "--round %s: %s", o->text.round, err);
+			return CLI_EXIT_USAGE;
+		}
+		if (k == -2) {
+			cli_fail(c->name, "unknown rounding mode '%s' (choices: %s; instructions: %s)", o->text.round,
+				 fpref_env_rounding_choices(), fpref_env_sr_instruction_choices());
 			return CLI_EXIT_USAGE;
 		}
 		o->have_round = true;
@@ -472,8 +489,10 @@ struct fpref_env cli_target_env(const struct cli_options *o, const struct fpref_
 		fpref_profile_apply_conversion(o->profile, o->have_from ? &o->from : NULL, target, &env);
 		if (o->have_round)
 			env.rounding = o->env.rounding;
-		if (o->have_overflow)
+		if (o->have_overflow || o->env.sr_lanes) /* an instruction's overflow and NaN are its own */
 			env.overflow = o->env.overflow;
+		if (o->env.sr_lanes)
+			env.nan_style = o->env.nan_style;
 	}
 	return env;
 }

@@ -227,7 +227,11 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     numbers read exactly and rounded once by the oracle, as `fpref convert
     VALUE` does.  round: rne (default), rna, rtz, rup, rdn, rod, sr
     (needs sr_seed: element i takes the counter-based stream's bits
-    (sr_seed, i), sr_width of them).  sat: clamp to max finite (default:
+    (sr_seed, i), sr_width of them), or an instruction's stochastic
+    rounding, ptx-rs, te-nvfp4, avx10-bias, avx10-bias-s, amd-sr (needs
+    sr_seed: its random words from the stream, or for te-nvfp4 from
+    Philox4x32-10 with seed sr_seed, offset 0, thread 0; sr_width is the
+    instruction's; docs/stochastic-rounding.md).  sat: clamp to max finite (default:
     IEEE overflow, or the profile's).  profile: cuda, onnx-cast-19,
     onnx-cast-24, ml_dtypes, ocp; round and sat given explicitly override
     it.  engine: "emu" (the bulk converter, GIL released) or "ref" (the MPFR

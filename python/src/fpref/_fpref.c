@@ -119,9 +119,18 @@ static int make_env(const struct env_args *a, const struct fpref_format *from, c
 		return -1;
 	}
 	if (a->round && fpref_env_parse_rounding(a->round, env) != 0) {
-		PyErr_Format(PyExc_ValueError, "unknown rounding mode '%s' (choices: %s)", a->round,
-			     fpref_env_rounding_choices());
-		return -1;
+		/* a stochastic-rounding instruction (docs/stochastic-rounding.md) */
+		char err[256];
+		int k = fpref_env_sr_instruction(a->round, from, to, env, err, sizeof err);
+		if (k == -2) {
+			PyErr_Format(PyExc_ValueError, "unknown rounding mode '%s' (choices: %s; instructions: %s)",
+				     a->round, fpref_env_rounding_choices(), fpref_env_sr_instruction_choices());
+			return -1;
+		}
+		if (k != 0) {
+			PyErr_Format(PyExc_ValueError, "round='%s': %s", a->round, err);
+			return -1;
+		}
 	}
 	if (a->sat >= 0)
 		env->overflow = a->sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
@@ -141,7 +150,8 @@ static int make_env(const struct env_args *a, const struct fpref_format *from, c
 		PyErr_Format(PyExc_ValueError, "sr_width must be 1..64, not %u", a->sr_width);
 		return -1;
 	}
-	env->sr_width = a->sr_width;
+	if (!env->sr_lanes) /* an instruction's width is its own */
+		env->sr_width = a->sr_width;
 	if (a->sr_seed && a->sr_seed != Py_None) {
 		unsigned long long seed = PyLong_AsUnsignedLongLong(a->sr_seed);
 		if (PyErr_Occurred()) {
