@@ -50,9 +50,19 @@ def test_ml_dtypes_arrays_are_read_as_their_format(name):
     assert fpref.convert(arr, "f32").tolist() == fpref.convert(codes, "f32", frm=name).tolist()
 
 
-def test_unknown_ml_dtypes_dtype():
-    with pytest.raises((ValueError, TypeError), match="int4|dtype"):
-        fpref.convert(np.zeros(3, dtype=ml_dtypes.int4), "e4m3")
+@pytest.mark.parametrize("name", ["int2", "uint2", "int4", "uint4"])
+def test_ml_dtypes_integers_decode_as_ml_dtypes_does(name):
+    # fpref's integer rows (formats/int.c) against ml_dtypes' own cast.
+    dt = getattr(ml_dtypes, name)
+    info = ml_dtypes.iinfo(dt)
+    values = np.arange(int(info.min), int(info.max) + 1).astype(dt)
+    got = fpref.convert(values, "f32").view(np.float32)
+    assert list(got) == list(values.astype(np.float32))
+
+
+def test_unknown_dtype_refused():
+    with pytest.raises((ValueError, TypeError), match="dtype"):
+        fpref.convert(np.zeros(3, dtype=np.complex64), "e4m3")
 
 
 def test_as_ml_dtypes_for_numpy_types():
