@@ -27,6 +27,7 @@
 #include "fpref_emu_quant_report.h"
 /* golden/: vectors, suites, probes, mutants */
 #include "fpref_golden.h"
+#include "fpref_golden_sweep.h"
 #include "fpref_golden_gemm.h"
 #include "fpref_golden_probe.h"
 #include "fpref_golden_mutants.h"

@@ -30,6 +30,7 @@ static const struct cli_command *const commands[] = {
 	&cli_cmd_formats, &cli_cmd_convert, &cli_cmd_explain, &cli_cmd_table,   &cli_cmd_op,
 	&cli_cmd_bench,   &cli_cmd_dot,     &cli_cmd_gemm,    &cli_cmd_gen,     &cli_cmd_mutants,
 	&cli_cmd_verify,  &cli_cmd_verify_gemm, &cli_cmd_lossscale, &cli_cmd_probe, &cli_cmd_quantize,
+	&cli_cmd_sweep,
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
