@@ -21,7 +21,7 @@ static unsigned job_arity(const struct fpref_golden_job *j)
 	return j->kind == FPREF_GOLDEN_OP ? (unsigned)fpref_op_arity(j->op) : 1;
 }
 
-uint64_t fpref_sweep_job_inputs(const struct fpref_golden_job *j)
+uint64_t fpref_golden_sweep_job_inputs(const struct fpref_golden_job *j)
 {
 	return UINT64_C(1) << (job_arity(j) * (unsigned)fpref_format_width(&j->in));
 }
@@ -29,10 +29,10 @@ uint64_t fpref_sweep_job_inputs(const struct fpref_golden_job *j)
 static uint64_t job_chunks(const struct fpref_golden_suite *s, const struct fpref_golden_job *j)
 {
 	uint64_t size = UINT64_C(1) << s->chunk_log2;
-	return (fpref_sweep_job_inputs(j) + size - 1) / size;
+	return (fpref_golden_sweep_job_inputs(j) + size - 1) / size;
 }
 
-uint64_t fpref_sweep_chunks(const struct fpref_golden_suite *s)
+uint64_t fpref_golden_sweep_chunks(const struct fpref_golden_suite *s)
 {
 	uint64_t n = 0;
 	for (size_t k = 0; k < s->njobs; k++)
@@ -40,12 +40,12 @@ uint64_t fpref_sweep_chunks(const struct fpref_golden_suite *s)
 	return n;
 }
 
-void fpref_sweep_chunk_at(const struct fpref_golden_suite *s, uint64_t c, struct fpref_sweep_chunk *out)
+void fpref_golden_sweep_chunk_at(const struct fpref_golden_suite *s, uint64_t c, struct fpref_golden_sweep_chunk *out)
 {
 	size_t k = 0;
 	while (k + 1 < s->njobs && c >= job_chunks(s, &s->jobs[k]))
 		c -= job_chunks(s, &s->jobs[k++]);
-	uint64_t size = UINT64_C(1) << s->chunk_log2, inputs = fpref_sweep_job_inputs(&s->jobs[k]);
+	uint64_t size = UINT64_C(1) << s->chunk_log2, inputs = fpref_golden_sweep_job_inputs(&s->jobs[k]);
 	out->job = k;
 	out->first = c * size;
 	out->end = out->first + size < inputs ? out->first + size : inputs;
@@ -85,8 +85,8 @@ static void add(struct text *t, const char *fmt, ...)
 /* The lines every chunk file of chunk c starts with. */
 static void chunk_header(struct text *t, const struct fpref_golden_suite *s, uint64_t c)
 {
-	struct fpref_sweep_chunk ch;
-	fpref_sweep_chunk_at(s, c, &ch);
+	struct fpref_golden_sweep_chunk ch;
+	fpref_golden_sweep_chunk_at(s, c, &ch);
 	add(t, "# fpref sweep chunk\ncampaign %s\nchunk %" PRIu64 "\njob %s\ninputs 0x%" PRIx64 " 0x%" PRIx64 "\n",
 	    s->name, c, s->jobs[ch.job].path, ch.first, ch.end);
 }
@@ -103,15 +103,15 @@ static void close_with_sum(struct text *t)
 	add(t, "sha256 %s\n", hex);
 }
 
-int fpref_sweep_compute(const struct fpref_golden_suite *s, uint64_t c, char **text, size_t *len,
-			struct fpref_sweep_counts *counts)
+int fpref_golden_sweep_compute(const struct fpref_golden_suite *s, uint64_t c, char **text, size_t *len,
+			struct fpref_golden_sweep_counts *counts)
 {
-	struct fpref_sweep_chunk ch;
-	fpref_sweep_chunk_at(s, c, &ch);
+	struct fpref_golden_sweep_chunk ch;
+	fpref_golden_sweep_chunk_at(s, c, &ch);
 	const struct fpref_golden_job *j = &s->jobs[ch.job];
 	unsigned arity = job_arity(j), width = (unsigned)fpref_format_width(&j->in);
 	uint64_t mask = (UINT64_C(1) << width) - 1;
-	struct fpref_sweep_counts n = { 0 };
+	struct fpref_golden_sweep_counts n = { 0 };
 	struct text shown = { 0 };
 	for (uint64_t i = ch.first; i < ch.end; i++) {
 		uint64_t in[3] = { 0, 0, 0 }, want = 0, got = 0;
@@ -133,7 +133,7 @@ int fpref_sweep_compute(const struct fpref_golden_suite *s, uint64_t c, char **t
 			n.refused += rr != 0;
 			continue;
 		}
-		if (n.disagree++ < FPREF_SWEEP_SHOWN) {
+		if (n.disagree++ < FPREF_GOLDEN_SWEEP_SHOWN) {
 			add(&shown, "differs");
 			for (unsigned k = 0; k < arity; k++)
 				add(&shown, " %" PRIx64, in[k]);
@@ -174,7 +174,7 @@ static int make_dir(const char *path, char *err, size_t errlen)
 	return -1;
 }
 
-int fpref_sweep_store(const char *dir, uint64_t c, const char *text, size_t len, char *err, size_t errlen)
+int fpref_golden_sweep_store(const char *dir, uint64_t c, const char *text, size_t len, char *err, size_t errlen)
 {
 	char path[1200];
 	snprintf(path, sizeof path, "%s/chunks", dir);
@@ -233,18 +233,18 @@ static bool count_of(const char *text, const char *name, uint64_t *v)
 	return p && sscanf(p + strlen(key), "%" SCNu64, v) == 1;
 }
 
-static bool counts_of(const char *text, struct fpref_sweep_counts *n)
+static bool counts_of(const char *text, struct fpref_golden_sweep_counts *n)
 {
 	return count_of(text, "cases", &n->cases) && count_of(text, "agree", &n->agree) &&
 	       count_of(text, "refused", &n->refused) && count_of(text, "disagree", &n->disagree);
 }
 
-bool fpref_sweep_done(const struct fpref_golden_suite *s, const char *dir, uint64_t c,
-		      struct fpref_sweep_counts *counts)
+bool fpref_golden_sweep_done(const struct fpref_golden_suite *s, const char *dir, uint64_t c,
+		      struct fpref_golden_sweep_counts *counts)
 {
 	size_t len;
 	char *text = read_done(s, dir, c, &len);
-	struct fpref_sweep_counts n = { 0 };
+	struct fpref_golden_sweep_counts n = { 0 };
 	bool ok = text && counts_of(text, &n);
 	free(text);
 	if (ok && counts)
@@ -252,7 +252,7 @@ bool fpref_sweep_done(const struct fpref_golden_suite *s, const char *dir, uint6
 	return ok;
 }
 
-static void sum_into(struct fpref_sweep_counts *to, const struct fpref_sweep_counts *n)
+static void sum_into(struct fpref_golden_sweep_counts *to, const struct fpref_golden_sweep_counts *n)
 {
 	to->cases += n->cases;
 	to->agree += n->agree;
@@ -260,17 +260,17 @@ static void sum_into(struct fpref_sweep_counts *to, const struct fpref_sweep_cou
 	to->disagree += n->disagree;
 }
 
-static void put_counts(struct text *t, const struct fpref_sweep_counts *n)
+static void put_counts(struct text *t, const struct fpref_golden_sweep_counts *n)
 {
 	add(t, "cases %" PRIu64 " agree %" PRIu64 " refused %" PRIu64 " disagree %" PRIu64 "\n", n->cases, n->agree,
 	    n->refused, n->disagree);
 }
 
-int fpref_sweep_manifest(const struct fpref_golden_suite *s, const char *dir, struct fpref_sweep_counts *total,
-			 char *err, size_t errlen)
+int fpref_golden_sweep_manifest(const struct fpref_golden_suite *s, const char *dir,
+				struct fpref_golden_sweep_counts *total, char *err, size_t errlen)
 {
-	uint64_t chunks = fpref_sweep_chunks(s);
-	struct fpref_sweep_counts *per_job = calloc(s->njobs, sizeof *per_job), all = { 0 };
+	uint64_t chunks = fpref_golden_sweep_chunks(s);
+	struct fpref_golden_sweep_counts *per_job = calloc(s->njobs, sizeof *per_job), all = { 0 };
 	struct text sums = { 0 }, t = { 0 };
 	int status = per_job ? 0 : -1;
 	if (!per_job)
@@ -278,15 +278,15 @@ int fpref_sweep_manifest(const struct fpref_golden_suite *s, const char *dir, st
 	for (uint64_t c = 0; c < chunks && status == 0; c++) {
 		size_t len;
 		char *text = read_done(s, dir, c, &len);
-		struct fpref_sweep_counts n;
+		struct fpref_golden_sweep_counts n;
 		if (!text || !counts_of(text, &n)) {
 			char path[1200];
 			chunk_path(dir, c, path, sizeof path);
 			snprintf(err, errlen, "%s: missing or damaged (run the campaign with --resume to make it)", path);
 			status = -1;
 		} else {
-			struct fpref_sweep_chunk ch;
-			fpref_sweep_chunk_at(s, c, &ch);
+			struct fpref_golden_sweep_chunk ch;
+			fpref_golden_sweep_chunk_at(s, c, &ch);
 			sum_into(&per_job[ch.job], &n);
 			sum_into(&all, &n);
 			struct fpref_sha256 h;
@@ -330,11 +330,11 @@ int fpref_sweep_manifest(const struct fpref_golden_suite *s, const char *dir, st
 	return status;
 }
 
-int fpref_sweep_run(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count, bool resume,
-		    fpref_sweep_progress_fn fn, void *arg, struct fpref_sweep_progress *p, bool *complete,
-		    struct fpref_sweep_counts *total, char *err, size_t errlen)
+int fpref_golden_sweep_run(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count,
+			   bool resume, fpref_golden_sweep_progress_fn fn, void *arg, struct fpref_golden_sweep_progress *p,
+			   bool *complete, struct fpref_golden_sweep_counts *total, char *err, size_t errlen)
 {
-	uint64_t chunks = fpref_sweep_chunks(s);
+	uint64_t chunks = fpref_golden_sweep_chunks(s);
 	memset(p, 0, sizeof *p);
 	*complete = false;
 	p->chunks = chunks / count + (index < chunks % count);
@@ -343,17 +343,17 @@ int fpref_sweep_run(const struct fpref_golden_suite *s, const char *dir, unsigne
 	if (!resume)
 		remove(manifest); /* a fresh run: the old manifest describes other chunk files */
 	for (uint64_t c = index; c < chunks; c += count) {
-		if (resume && fpref_sweep_done(s, dir, c, NULL)) {
+		if (resume && fpref_golden_sweep_done(s, dir, c, NULL)) {
 			p->skipped++;
 		} else {
 			char *text;
 			size_t len;
-			struct fpref_sweep_counts n;
-			if (fpref_sweep_compute(s, c, &text, &len, &n) != 0) {
+			struct fpref_golden_sweep_counts n;
+			if (fpref_golden_sweep_compute(s, c, &text, &len, &n) != 0) {
 				snprintf(err, errlen, "out of memory");
 				return -1;
 			}
-			int r = fpref_sweep_store(dir, c, text, len, err, errlen);
+			int r = fpref_golden_sweep_store(dir, c, text, len, err, errlen);
 			free(text);
 			if (r != 0)
 				return -1;
@@ -364,9 +364,9 @@ int fpref_sweep_run(const struct fpref_golden_suite *s, const char *dir, unsigne
 			return 0;
 	}
 	for (uint64_t c = 0; c < chunks; c++)
-		if (!fpref_sweep_done(s, dir, c, NULL))
+		if (!fpref_golden_sweep_done(s, dir, c, NULL))
 			return 0; /* another shard's chunks are still to come */
-	if (fpref_sweep_manifest(s, dir, total, err, errlen) != 0)
+	if (fpref_golden_sweep_manifest(s, dir, total, err, errlen) != 0)
 		return -1;
 	*complete = true;
 	return 0;

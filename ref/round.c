@@ -32,40 +32,46 @@ static uint64_t small_significand(mpfr_srcptr y)
 	return top >> (64 - p);
 }
 
+/* The bits a finite nonzero x keeps on format f's grid: the format's
+ * precision at and above the least normal, or everywhere when not
+ * `bounded`; below the least normal, the bits from x's leading one down to
+ * the least positive number 2^least (the least subnormal, or the least
+ * normal without subnormals), which is 0 or fewer under 2^least. */
+static mpfr_exp_t grid_bits(mpfr_srcptr x, const struct fpref_format *f, bool bounded, mpfr_exp_t *least)
+{
+	*least = fpref_format_min_exponent(f) - (f->subnormals ? f->man_bits : 0);
+	/* MPFR writes numbers as m * 2^E with m in [1/2, 1): |x| >= 2^(E-1) */
+	mpfr_exp_t e = mpfr_get_exp(x);
+	if (!bounded || e > fpref_format_min_exponent(f))
+		return fpref_format_precision(f);
+	return e - *least;
+}
+
 /* Round x (finite, nonzero) onto the grid of format f: precision p (y's
  * own, set by its owner), no bound above; below, the subnormal grid (or
  * {0, least normal} when subnormals are off) when `bounded`, else no
- * bound either (for tininess after rounding).  MPFR rounds; the range
- * checks only choose the precision it rounds to.  Ties go to even (RNDN),
- * and 0 counts as even. */
+ * bound either (for tininess after rounding).  MPFR rounds, to the bits
+ * grid_bits says: that is rounding onto the grid, with no change of
+ * MPFR's exponent range and no mpfr_subnormalize (what made the oracle
+ * slow).  Ties go to even (RNDN), and 0 counts as even. */
 static int grid_round(mpfr_ptr y, mpfr_srcptr x, const struct fpref_format *f, bool bounded, mpfr_rnd_t rnd)
 {
-	/* MPFR writes numbers as m * 2^E with m in [1/2, 1): x >= 2^E-1 */
-	mpfr_exp_t e = mpfr_get_exp(x);
-	/* At or above the least normal (E > min exponent) the grid is the
-	 * format's precision alone: rounding keeps the value there, and the
-	 * range check and subnormalisation below would change nothing. */
-	if (!bounded || e > fpref_format_min_exponent(f))
+	mpfr_exp_t least, q = grid_bits(x, f, bounded, &least);
+	if (q >= mpfr_get_prec(y))
 		return mpfr_set(y, x, rnd);
-	/* Below it the grid is the multiples of 2^least, the least positive
-	 * number (or {0, 2^least} without subnormals): rounding x to the
-	 * e - least bits it has down to 2^least is rounding to that grid, and
-	 * needs neither a change of MPFR's exponent range nor
-	 * mpfr_subnormalize (what made the oracle slow there). */
-	mpfr_exp_t least = fpref_format_min_exponent(f) - (f->subnormals ? f->man_bits : 0);
-	if (e > least) { /* subnormals only: e - least <= man_bits < y's precision */
-		mpfr_t q = { { 0 } }; /* set by small_init; initialised for the analysers */
-		mp_limb_t q_limbs[SMALL_LIMBS];
-		small_init(q, q_limbs, e - least);
-		int t = mpfr_set(q, x, rnd);
-		mpfr_set(y, q, MPFR_RNDN); /* exact */
+	if (q >= 1) { /* subnormals: fewer bits than y has */
+		mpfr_t r = { { 0 } }; /* set by small_init; initialised for the analysers */
+		mp_limb_t r_limbs[SMALL_LIMBS];
+		small_init(r, r_limbs, q);
+		int t = mpfr_set(r, x, rnd);
+		mpfr_set(y, r, MPFR_RNDN); /* exact */
 		return t;
 	}
-	/* |x| < 2^least: the neighbours are 0 and 2^least, and the
-	 * midpoint 2^(least-1) is |x| when x has one bit at exponent least */
+	/* |x| < 2^least: the neighbours are 0 and 2^least; x lies above
+	 * their midpoint 2^(least-1) when q = 0 and x is not that power of two */
 	bool negative = mpfr_signbit(x);
-	bool tie = e == least && mpfr_min_prec(x) == 1;
-	bool up = rnd == MPFR_RNDA || (rnd == MPFR_RNDN && e == least && !tie) || (rnd == MPFR_RNDU && !negative) ||
+	bool above_mid = q == 0 && mpfr_min_prec(x) > 1;
+	bool up = rnd == MPFR_RNDA || (rnd == MPFR_RNDN && above_mid) || (rnd == MPFR_RNDU && !negative) ||
 		  (rnd == MPFR_RNDD && negative);
 	if (!up) {
 		mpfr_set_zero(y, negative ? -1 : 1);
@@ -120,14 +126,12 @@ static void choice_clear(struct choice *c)
 		mpz_clear(c->discarded);
 }
 
-static bool is_midpoint(mpfr_srcptr x, mpfr_srcptr lo, mpfr_srcptr hi)
+/* x, not on f's grid, lies halfway between two grid points: it has one
+ * bit more than the grid keeps there, and that bit is its last one. */
+static bool is_midpoint(mpfr_srcptr x, const struct fpref_format *f, bool bounded)
 {
-	mpfr_t mid = { { 0 } }; /* set by small_init; initialised for the analysers */
-	mp_limb_t mid_limbs[SMALL_LIMBS];
-	small_init(mid, mid_limbs, mpfr_get_prec(hi) + 2);
-	mpfr_add(mid, lo, hi, MPFR_RNDN); /* exact: neighbours one grid step apart */
-	mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
-	return mpfr_cmp(x, mid) == 0;
+	mpfr_exp_t least, q = grid_bits(x, f, bounded, &least);
+	return q >= 0 && mpfr_min_prec(x) == q + 1;
 }
 
 /* |hi - lo| is a power of two: the grid step between the neighbours. */
@@ -217,7 +221,7 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 	}
 	/* the tie and the grid step only where a mode needs them: each
 	 * costs an allocation, and the oracle rounds billions of values */
-	bool tie = (env->rounding == FPREF_RNE || env->rounding == FPREF_RNA) && is_midpoint(x, c->lo, c->hi);
+	bool tie = (env->rounding == FPREF_RNE || env->rounding == FPREF_RNA) && is_midpoint(x, f, bounded);
 	mpfr_t step;
 	bool parity_ties = f->code_parity && f->man_bits == 0 && tie;
 	bool stepped = env->rounding == FPREF_ROD || env->rounding == FPREF_SR || parity_ties;

@@ -77,6 +77,9 @@ printf 'campaign bad\nconvert float16 float8_e4m3fn rne random:10\n' >"$tmp/bad.
 "$FPREF" sweep "$tmp/bad.campaign" --out "$tmp/x" >"$tmp/out" 2>&1
 test $? = 2 && grep -q "its generator is 'exhaustive'" "$tmp/out"
 check 'a campaign with a random generator: exit 2' $? "$(cat "$tmp/out")"
+"$FPREF" gen --suite "$campaign" --out "$tmp/x" >"$tmp/out" 2>&1
+test $? = 2 && grep -q 'is a campaign, not a suite' "$tmp/out"
+check 'fpref gen refuses a campaign: exit 2' $? "$(cat "$tmp/out")"
 "$FPREF" sweep "$campaign" --out "$tmp/x" --shard 3/3 >"$tmp/out" 2>&1
 test $? = 2 && grep -q "bad --shard '3/3'" "$tmp/out"
 check 'a bad --shard: exit 2, named' $? "$(cat "$tmp/out")"

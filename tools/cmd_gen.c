@@ -142,6 +142,11 @@ int cmd_gen(int argc, char **argv)
 		cli_fail(cli_cmd_gen.name, "%s", err);
 		return CLI_EXIT_USAGE;
 	}
+	if (s.campaign) { /* billions of inputs, compared and kept in no file */
+		cli_fail(cli_cmd_gen.name, "%s is a campaign, not a suite (run it with fpref sweep)", path);
+		fpref_golden_suite_free(&s);
+		return CLI_EXIT_USAGE;
+	}
 	s.npy = s.npy || npy;
 	if (list) {
 		for (size_t k = 0; k < s.njobs; k++)

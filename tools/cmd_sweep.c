@@ -21,7 +21,7 @@ struct progress_state {
 	bool tty;
 };
 
-static int show_progress(const struct fpref_sweep_progress *p, void *arg)
+static int show_progress(const struct fpref_golden_sweep_progress *p, void *arg)
 {
 	struct progress_state *st = arg;
 	if (!st->tty)
@@ -96,10 +96,10 @@ int cmd_sweep(int argc, char **argv)
 	}
 	struct progress_state st = { .tty = isatty(2) };
 	clock_gettime(CLOCK_MONOTONIC, &st.start);
-	struct fpref_sweep_progress p;
-	struct fpref_sweep_counts total = { 0 };
+	struct fpref_golden_sweep_progress p;
+	struct fpref_golden_sweep_counts total = { 0 };
 	bool complete;
-	r = fpref_sweep_run(&s, a.out, index, count, a.resume, show_progress, &st, &p, &complete, &total, err,
+	r = fpref_golden_sweep_run(&s, a.out, index, count, a.resume, show_progress, &st, &p, &complete, &total, err,
 			    sizeof err);
 	if (st.tty)
 		fprintf(stderr, "\n");

@@ -41,7 +41,7 @@ static int work(const struct fpref_golden_suite *s)
 			return 0;
 		char *text = NULL;
 		size_t len = 0;
-		if (fpref_sweep_compute(s, c, &text, &len, NULL) != 0) {
+		if (fpref_golden_sweep_compute(s, c, &text, &len, NULL) != 0) {
 			fprintf(stderr, "fpref-sweep-mpi: out of memory\n");
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		}
@@ -54,7 +54,7 @@ static int work(const struct fpref_golden_suite *s)
 static void skip_done(const struct fpref_golden_suite *s, const char *dir, bool resume, uint64_t chunks, uint64_t *next,
 		      uint64_t *kept)
 {
-	while (resume && *next < chunks && fpref_sweep_done(s, dir, *next, NULL)) {
+	while (resume && *next < chunks && fpref_golden_sweep_done(s, dir, *next, NULL)) {
 		++*next;
 		++*kept;
 	}
@@ -64,7 +64,7 @@ static void skip_done(const struct fpref_golden_suite *s, const char *dir, bool 
 static int lead(const struct fpref_golden_suite *s, const char *dir, bool resume, int size)
 {
 	char err[2048], manifest[1200];
-	uint64_t chunks = fpref_sweep_chunks(s), kept = 0, run = 0, next = 0;
+	uint64_t chunks = fpref_golden_sweep_chunks(s), kept = 0, run = 0, next = 0;
 	snprintf(manifest, sizeof manifest, "%s/MANIFEST", dir);
 	if (!resume)
 		remove(manifest);
@@ -88,7 +88,7 @@ static int lead(const struct fpref_golden_suite *s, const char *dir, bool resume
 		if (size == 1) { /* alone: compute here */
 			size_t n;
 			c = next++;
-			if (fpref_sweep_compute(s, c, &text, &n, NULL) != 0)
+			if (fpref_golden_sweep_compute(s, c, &text, &n, NULL) != 0)
 				MPI_Abort(MPI_COMM_WORLD, 1);
 			len = (int)n;
 		} else {
@@ -113,7 +113,7 @@ static int lead(const struct fpref_golden_suite *s, const char *dir, bool resume
 				MPI_Send(&next, 1, MPI_UINT64_T, from, TAG_STOP, MPI_COMM_WORLD);
 			}
 		}
-		if (fpref_sweep_store(dir, c, text, (size_t)len, err, sizeof err) != 0) {
+		if (fpref_golden_sweep_store(dir, c, text, (size_t)len, err, sizeof err) != 0) {
 			fprintf(stderr, "fpref-sweep-mpi: %s\n", err);
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		}
@@ -126,8 +126,8 @@ static int lead(const struct fpref_golden_suite *s, const char *dir, bool resume
 	}
 	if (tty)
 		fprintf(stderr, "\n");
-	struct fpref_sweep_counts total;
-	if (fpref_sweep_manifest(s, dir, &total, err, sizeof err) != 0) {
+	struct fpref_golden_sweep_counts total;
+	if (fpref_golden_sweep_manifest(s, dir, &total, err, sizeof err) != 0) {
 		fprintf(stderr, "fpref-sweep-mpi: %s\n", err);
 		return 1;
 	}
