@@ -14,21 +14,8 @@ if [ ! -x "$MPI" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
 	echo "SKIP: no fpref-sweep-mpi or no mpirun (configure --with-mpi; Debian: openmpi-bin libopenmpi-dev)"
 	exit 77
 fi
-pass=0
-fail=0
-check() {
-	if [ "$2" = 0 ]; then
-		pass=$((pass + 1))
-		printf 'ok - %s\n' "$1"
-	else
-		fail=$((fail + 1))
-		printf 'not ok - %s\n' "$1"
-		[ -n "$3" ] && printf '#   %s\n' "$3"
-	fi
-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fpref-sweep-mpi.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
+tap_name=sweep-mpi
+. "$(dirname "$0")/tap.sh"
 campaign="$top/golden/sweeps/mpi-test.campaign"
 # root in containers and CI; ranks yield the core when idle (4 ranks share
 # fewer cores); Open MPI's leak reports are not ours under AddressSanitizer
@@ -40,16 +27,16 @@ mpirun4() {
 }
 
 "$FPREF" sweep "$campaign" --out "$tmp/serial" >"$tmp/out" 2>&1
-check 'serial run: complete' $? "$(cat "$tmp/out")"
+tap_check 'serial run: complete' $? "$(cat "$tmp/out")"
 
 mpirun4 "$campaign" --out "$tmp/mpi" >"$tmp/out" 2>&1
-check 'mpirun -n 4: complete, exit 0' $? "$(tail -5 "$tmp/out")"
+tap_check 'mpirun -n 4: complete, exit 0' $? "$(tail -5 "$tmp/out")"
 grep -q '416 chunks run on 4 ranks, 0 kept' "$tmp/out"
-check 'mpirun -n 4: all 416 chunks run' $? "$(tail -3 "$tmp/out")"
+tap_check 'mpirun -n 4: all 416 chunks run' $? "$(tail -3 "$tmp/out")"
 cmp "$tmp/serial/MANIFEST" "$tmp/mpi/MANIFEST"
-check 'mpirun -n 4: the serial MANIFEST byte for byte' $?
+tap_check 'mpirun -n 4: the serial MANIFEST byte for byte' $?
 diff -r "$tmp/serial/chunks" "$tmp/mpi/chunks" >/dev/null
-check 'mpirun -n 4: the serial chunk files byte for byte' $?
+tap_check 'mpirun -n 4: the serial chunk files byte for byte' $?
 
 # a worker rank killed midway (SIGKILL: mpirun then ends the job)
 mpirun4 "$campaign" --out "$tmp/killed" >"$tmp/killed.out" 2>&1 &
@@ -67,14 +54,13 @@ wait $job
 killed_status=$?
 before=$(ls "$tmp/killed/chunks" | grep -c '^[0-9]*\.txt$')
 test "$killed_status" != 0 && test ! -f "$tmp/killed/MANIFEST" && test "$before" -lt 416 && test "$before" -gt 0
-check "a rank killed after $before of 416 chunks: the run fails, no MANIFEST" $? "status $killed_status, victim '$victim'"
+tap_check "a rank killed after $before of 416 chunks: the run fails, no MANIFEST" $? "status $killed_status, victim '$victim'"
 mpirun4 "$campaign" --out "$tmp/killed" --resume >"$tmp/out" 2>&1
-check 'then mpirun -n 4 --resume: complete' $? "$(tail -5 "$tmp/out")"
+tap_check 'then mpirun -n 4 --resume: complete' $? "$(tail -5 "$tmp/out")"
 kept=$(sed -n 's/.* chunks run on 4 ranks, \([0-9]*\) kept$/\1/p' "$tmp/out")
 test "$kept" = "$before"
-check "--resume kept the $before chunks done" $? "kept '$kept'"
+tap_check "--resume kept the $before chunks done" $? "kept '$kept'"
 cmp "$tmp/serial/MANIFEST" "$tmp/killed/MANIFEST"
-check 'killed, then --resume: the serial MANIFEST byte for byte' $?
+tap_check 'killed, then --resume: the serial MANIFEST byte for byte' $?
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+tap_end

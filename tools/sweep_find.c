@@ -8,22 +8,27 @@
 
 #include "sweep_find.h"
 
-int sweep_find_campaign(const char *name, char *path, size_t len)
+int find_named_file(const char *name, const char *ext, const char *const *dirs, size_t ndirs, char *path, size_t len)
 {
-	if (strchr(name, '/') || strstr(name, ".campaign")) {
+	if (strchr(name, '/') || strstr(name, ext)) {
 		snprintf(path, len, "%s", name);
 		return access(path, R_OK) == 0 ? 0 : -1;
 	}
-	const char *dirs[] = { getenv("FPREF_SWEEPS"), FPREF_SOURCE_SUITES "/../sweeps",
-			       FPREF_INSTALLED_SUITES "/../sweeps" };
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+	for (size_t i = 0; i < ndirs; i++) {
 		if (!dirs[i] || !*dirs[i])
 			continue;
-		snprintf(path, len, "%s/%s.campaign", dirs[i], name);
+		snprintf(path, len, "%s/%s%s", dirs[i], name, ext);
 		if (access(path, R_OK) == 0)
 			return 0;
 	}
 	return -1;
+}
+
+int sweep_find_campaign(const char *name, char *path, size_t len)
+{
+	const char *dirs[] = { getenv("FPREF_SWEEPS"), FPREF_SOURCE_SUITES "/../sweeps",
+			       FPREF_INSTALLED_SUITES "/../sweeps" };
+	return find_named_file(name, ".campaign", dirs, sizeof dirs / sizeof dirs[0], path, len);
 }
 
 int sweep_parse_shard(const char *text, unsigned *index, unsigned *count)
