@@ -226,8 +226,11 @@ int cmd_bench(int argc, char **argv)
 			fpref_emu_convert_array(conv, in, out, n, NULL, 0);
 			t[k] = now() - t0;
 		}
+		char path[64]; /* the vector path's instruction set beside its name */
+		snprintf(path, sizeof path, strcmp(fpref_emu_converter_path(conv), "fp32-vector") ? "%s" : "%s %s",
+			 fpref_emu_converter_path(conv), fpref_emu_converter_isa(conv));
 		struct row row = { NULL, (double)n / median(t, (int)repeats), 0,
-				   (double)(4 + fpref_emu_element_bytes(&to)), fpref_emu_converter_path(conv) };
+				   (double)(4 + fpref_emu_element_bytes(&to)), path };
 		for (long k = 0; k < repeats; k++) { /* the oracle's own figure (issue 20): a median of all the runs */
 			double t0 = now();
 			for (size_t i = 0; i < oracle_n; i++) {

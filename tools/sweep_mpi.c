@@ -84,7 +84,7 @@ static int lead(const struct fpref_golden_suite *s, const char *dir, bool resume
 	while (busy > 0 || (size == 1 && next < chunks)) {
 		char *text = NULL;
 		int len = 0, from = 0;
-		uint64_t c;
+		uint64_t c = 0;
 		if (size == 1) { /* alone: compute here */
 			size_t n;
 			c = next++;
