@@ -31,6 +31,7 @@
 #include "fpref_emu_e8m0.h"
 /* golden/: vectors, suites, probes, mutants */
 #include "fpref_golden.h"
+#include "fpref_golden_sweep.h"
 #include "fpref_golden_gemm.h"
 #include "fpref_golden_probe.h"
 #include "fpref_golden_mutants.h"

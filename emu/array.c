@@ -3,7 +3,11 @@
  *  - "table": a source of 8 bits or fewer has at most 256 patterns, so
  *    every result (bits and flags) is computed once by the core;
  *  - "fp32-vector": FP32 to a narrower format under round to nearest even,
- *    bits only, as branch-free integer arithmetic on eight lanes at once. */
+ *    bits only, as branch-free integer arithmetic on eight lanes at once,
+ *    compiled for AVX-512 (F, BW, VL), AVX2 and the base instruction set
+ *    and chosen at run time by what the CPU has; the tests hold each one
+ *    this CPU has against the others, and the converter's choice against
+ *    the core. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +15,8 @@
 #include "element.h"
 
 enum path { PATH_GENERIC, PATH_TABLE, PATH_FP32_VECTOR };
+/* The instruction sets the FP32 path is compiled for. */
+enum isa { ISA_BASE, ISA_AVX2, ISA_AVX512 };
 
 /* Constants of the FP32 fast path, all derived from the target's row. */
 struct fp32_plan {
@@ -29,6 +35,7 @@ struct fpref_emu_converter {
 	struct fpref_format from, to;
 	struct fpref_env env;
 	enum path path;
+	enum isa isa;          /* of the fp32-vector path */
 	size_t in_bytes, out_bytes;
 	uint64_t table_bits[256];
 	uint8_t table_flags[256];
@@ -125,18 +132,14 @@ static inline __attribute__((always_inline)) u32x8 fp32_lanes(const struct fp32_
 	return code | ((sign & keep & 1u) << p->sign_shift);
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define VECTOR_CLONES
-#endif
-
 /* Every element through the lanes: whole blocks of eight, then the last
  * partial block through a zero-padded copy, so that one piece of code
  * computes every element.  The store width is fixed per loop, which keeps
- * each loop a straight run of vector instructions. */
-VECTOR_CLONES
-static void fp32_to_narrow(const struct fp32_plan *p, const uint32_t *in, void *out, size_t n, size_t out_bytes)
+ * each loop a straight run of vector instructions.  Compiled once per
+ * instruction set below (the same source, so the same bits); the converter
+ * runs the widest the CPU has, and the tests run each against the core. */
+static inline __attribute__((always_inline)) void fp32_loop(const struct fp32_plan *p, const uint32_t *in, void *out,
+							     size_t n, size_t out_bytes)
 {
 	size_t whole = n / 8 * 8;
 	if (out_bytes == 1) {
@@ -161,6 +164,74 @@ static void fp32_to_narrow(const struct fp32_plan *p, const uint32_t *in, void *
 	u32x8 r = fp32_lanes(p, x);
 	for (size_t k = 0; k < n - whole; k++)
 		fpref_element_store(out, whole + k, out_bytes, r[k]);
+}
+
+static void fp32_to_narrow_base(const struct fp32_plan *p, const uint32_t *in, void *out, size_t n, size_t out_bytes)
+{
+	fp32_loop(p, in, out, n, out_bytes);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define FP32_ISA_VARIANTS 1
+__attribute__((target("avx2"))) static void fp32_to_narrow_avx2(const struct fp32_plan *p, const uint32_t *in,
+								 void *out, size_t n, size_t out_bytes)
+{
+	fp32_loop(p, in, out, n, out_bytes);
+}
+
+/* AVX-512 BW and VL: the narrowing stores (vpmovdb, vpmovdw) and the
+ * compares into mask registers, on the same eight lanes */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+fp32_to_narrow_avx512(const struct fp32_plan *p, const uint32_t *in, void *out, size_t n, size_t out_bytes)
+{
+	fp32_loop(p, in, out, n, out_bytes);
+}
+#endif
+
+static const char *const isa_names[] = { "base", "avx2", "avx512" };
+
+static bool isa_available(enum isa isa)
+{
+#ifdef FP32_ISA_VARIANTS
+	__builtin_cpu_init();
+	if (isa == ISA_AVX512)
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		       __builtin_cpu_supports("avx512vl");
+	if (isa == ISA_AVX2)
+		return __builtin_cpu_supports("avx2");
+#endif
+	return isa == ISA_BASE;
+}
+
+static void fp32_to_narrow(enum isa isa, const struct fp32_plan *p, const uint32_t *in, void *out, size_t n,
+			   size_t out_bytes)
+{
+#ifdef FP32_ISA_VARIANTS
+	if (isa == ISA_AVX512) {
+		fp32_to_narrow_avx512(p, in, out, n, out_bytes);
+		return;
+	}
+	if (isa == ISA_AVX2) {
+		fp32_to_narrow_avx2(p, in, out, n, out_bytes);
+		return;
+	}
+#endif
+	fp32_to_narrow_base(p, in, out, n, out_bytes);
+}
+
+const char *fpref_emu_converter_isa(const struct fpref_emu_converter *c)
+{
+	return isa_names[c->isa];
+}
+
+int fpref_emu_converter_use_isa(struct fpref_emu_converter *c, const char *name)
+{
+	for (int i = 0; i < (int)(sizeof isa_names / sizeof isa_names[0]); i++)
+		if (strcmp(name, isa_names[i]) == 0 && isa_available((enum isa)i)) {
+			c->isa = (enum isa)i;
+			return 0;
+		}
+	return -1;
 }
 
 struct fpref_emu_converter *fpref_emu_converter_new(const struct fpref_format *from, const struct fpref_format *to,
@@ -188,6 +259,7 @@ struct fpref_emu_converter *fpref_emu_converter_new(const struct fpref_format *f
 	} else if (is_float32(from) && plan_fp32(to, env, &c->plan)) {
 		c->path = PATH_FP32_VECTOR;
 	}
+	c->isa = isa_available(ISA_AVX512) ? ISA_AVX512 : isa_available(ISA_AVX2) ? ISA_AVX2 : ISA_BASE;
 	return c;
 }
 
@@ -213,7 +285,7 @@ size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *
 {
 	size_t invalid = 0;
 	if (c->path == PATH_FP32_VECTOR && !flags) {
-		fp32_to_narrow(&c->plan, in, out, n, c->out_bytes);
+		fp32_to_narrow(c->isa, &c->plan, in, out, n, c->out_bytes);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -56,6 +56,14 @@ struct fpref_emu_converter *fpref_emu_converter_new(const struct fpref_format *f
 void fpref_emu_converter_free(struct fpref_emu_converter *c);
 /* Which path the converter takes: "table", "fp32-vector" or "generic". */
 const char *fpref_emu_converter_path(const struct fpref_emu_converter *c);
+/* The instruction set the fp32-vector path runs on: "avx512" (F, BW and
+ * VL), "avx2" or "base" (x86-64's, or the machine's own elsewhere); the
+ * widest this CPU has unless fpref_emu_converter_use_isa chose another.
+ * The same bits on every one (tests/check_emu.c). */
+const char *fpref_emu_converter_isa(const struct fpref_emu_converter *c);
+/* Run the fp32-vector path on `isa` (a name above): 0, or -1 when this
+ * build or CPU lacks it (the converter unchanged). */
+int fpref_emu_converter_use_isa(struct fpref_emu_converter *c, const char *isa);
 
 /* Convert n elements.  flags may be NULL; otherwise flags[i] receives the
  * flags of element i.  Stochastic rounding takes the random bits of element

@@ -48,8 +48,9 @@ void fpref_golden_sha256_hex(struct fpref_sha256 *s, char hex[65]);
 
 /* ---- suites ----
  * A suite file is lines of words ('#' starts a comment):
- *   suite NAME
+ *   suite NAME               (or "campaign NAME": a sweep, fpref_golden_sweep.h)
  *   seed N
+ *   chunk N                  (campaigns: 2^N inputs per chunk)
  *   convert FROMS TOS ENVS GENERATOR
  *   op OPS FORMATS ENVS GENERATOR
  *   dot GPUS INPUTS OUTPUTS GENERATOR
@@ -94,6 +95,8 @@ struct fpref_golden_suite {
 	char name[64];
 	uint64_t seed;
 	bool npy;                    /* also write .npy arrays beside each file (suite line "npy", or gen --npy) */
+	bool campaign;               /* "campaign NAME" instead of "suite NAME": a sweep (fpref_golden_sweep.h) */
+	unsigned chunk_log2;         /* campaigns: 2^chunk_log2 inputs per chunk (line "chunk N"; 20) */
 	struct fpref_golden_job *jobs;
 	size_t njobs;
 };

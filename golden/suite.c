@@ -165,11 +165,17 @@ static void job_path(struct fpref_golden_job *j)
 }
 
 /* Whether the generator can run: exhaustive sweeps only where they fit. */
-static int check_job(const struct fpref_golden_job *j, char *err, size_t errlen)
+static int check_job(const struct fpref_golden_job *j, bool campaign, char *err, size_t errlen)
 {
 	int width = fpref_format_width(&j->in);
 	int arity = j->kind == FPREF_GOLDEN_OP ? fpref_op_arity(j->op) : 1;
-	int limit = arity == 1 ? 20 : arity == 2 ? 8 : 6;
+	/* a campaign streams its inputs chunk by chunk and keeps none: up to
+	 * 2^40 of them per job */
+	int limit = campaign ? 40 / arity : arity == 1 ? 20 : arity == 2 ? 8 : 6;
+	if (campaign && !j->exhaustive) {
+		snprintf(err, errlen, "a campaign sweeps every input: its generator is 'exhaustive'");
+		return -1;
+	}
 	if (j->exhaustive && width > limit) {
 		snprintf(err, errlen, "exhaustive %s of %s: %d-bit operands, at most %d bits for %d operand%s",
 			 j->kind == FPREF_GOLDEN_OP ? fpref_op_name(j->op) : "conversion", j->in.name, width, limit, arity,
@@ -204,6 +210,10 @@ static int add_job(struct fpref_golden_suite *s, const struct fpref_golden_job *
 static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, char *err, size_t errlen)
 {
 	bool dot = strcmp(w[0], "dot") == 0, convert = strcmp(w[0], "convert") == 0, op = strcmp(w[0], "op") == 0;
+	if (dot && s->campaign) {
+		snprintf(err, errlen, "a campaign has convert and op lines, not dot");
+		return -1;
+	}
 	if ((!dot && !convert && !op) || n != 5) {
 		snprintf(err, errlen, "expected 'convert FROMS TOS ENVS GEN', 'op OPS FORMATS ENVS GEN' or "
 				      "'dot GPUS INPUTS OUTPUTS GEN'");
@@ -232,7 +242,7 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 					j.out = b[k];
 					snprintf(j.env_text, sizeof j.env_text, "%s", e);
 					if (fpref_golden_env_parse(e, &j.in, &j.out, &j.env, err, errlen) != 0 ||
-					    check_job(&j, err, errlen) != 0)
+					    check_job(&j, s->campaign, err, errlen) != 0)
 						return -1;
 					job_path(&j);
 					if (add_job(s, &j, cap) != 0)
@@ -293,7 +303,7 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 				j.op = ops[q];
 				j.in = j.out = a[i];
 				snprintf(j.env_text, sizeof j.env_text, "%s", e);
-				if (fpref_golden_env_parse(e, NULL, &j.out, &j.env, err, errlen) != 0 || check_job(&j, err, errlen) != 0)
+				if (fpref_golden_env_parse(e, NULL, &j.out, &j.env, err, errlen) != 0 || check_job(&j, s->campaign, err, errlen) != 0)
 					return -1;
 				job_path(&j);
 				if (add_job(s, &j, cap) != 0)
@@ -307,6 +317,7 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 {
 	memset(s, 0, sizeof *s);
 	s->seed = 1;
+	s->chunk_log2 = 20;
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -335,8 +346,18 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 		if (n == 0)
 			continue;
 		msg[0] = '\0';
-		if (strcmp(w[0], "suite") == 0 && n == 2)
+		if ((strcmp(w[0], "suite") == 0 || strcmp(w[0], "campaign") == 0) && n == 2 && s->njobs == 0) {
 			snprintf(s->name, sizeof s->name, "%s", w[1]);
+			s->campaign = w[0][0] == 'c';
+		} else if (strcmp(w[0], "chunk") == 0 && n == 2 && s->campaign) {
+			char *end;
+			unsigned long v = strtoul(w[1], &end, 10);
+			if (*end || v < 4 || v > 32) {
+				snprintf(msg, sizeof msg, "bad chunk '%s' (log2 of the inputs per chunk, 4..32)", w[1]);
+				status = -1;
+			}
+			s->chunk_log2 = (unsigned)v;
+		}
 		else if (strcmp(w[0], "npy") == 0 && n == 1)
 			s->npy = true;
 		else if (strcmp(w[0], "seed") == 0 && n == 2) {
@@ -353,7 +374,7 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 	}
 	fclose(f);
 	if (status == 0 && !s->name[0]) {
-		snprintf(err, errlen, "%s: no 'suite NAME' line", path);
+		snprintf(err, errlen, "%s: no 'suite NAME' (or 'campaign NAME') line", path);
 		status = -1;
 	}
 	if (status == 0 && s->njobs == 0) {

@@ -45,6 +45,9 @@ int fpref_ref_parse(const char *text, struct fpref_ref_value *v, char *err, size
 /* The exact value of a bit pattern of format f (daz reads subnormals as
  * zero).  0, or -1 for an invalid pattern. */
 int fpref_ref_from_bits(const struct fpref_format *f, uint64_t bits, bool daz, struct fpref_ref_value *v);
+/* The same into a v whose x already has 64 bits of precision, left as it
+ * is (storage of the caller's own, mpfr_custom_init_set). */
+int fpref_ref_from_bits_64(const struct fpref_format *f, uint64_t bits, bool daz, struct fpref_ref_value *v);
 
 /* How the rounded value was chosen between the two neighbours. */
 enum fpref_ref_rule {

@@ -18,25 +18,69 @@ static void small_init(mpfr_ptr y, mp_limb_t *limbs, mpfr_prec_t prec)
 	mpfr_custom_init_set(y, MPFR_NAN_KIND, 0, prec, limbs);
 }
 
-/* Round x onto the grid of format f: precision p (y's own, set by its
- * owner), no bound above; below, the subnormal grid (or {0, least normal}
- * when subnormals are off) when `bounded`, else no bound either (for
- * tininess after rounding). */
+/* The significand of a nonzero small number (small_init) as an integer of
+ * its precision: the top bits of its limbs, most significant limb last. */
+static uint64_t small_significand(mpfr_srcptr y)
+{
+	const mp_limb_t *limbs = mpfr_custom_get_significand(y);
+	mpfr_prec_t p = mpfr_get_prec(y);
+	size_t n = (size_t)((p + GMP_NUMB_BITS - 1) / GMP_NUMB_BITS);
+	uint64_t top = 0; /* the top 64 bits of the significand, left-aligned */
+	unsigned filled = 0;
+	for (size_t i = n; i-- > 0 && filled < 64; filled += GMP_NUMB_BITS)
+		top |= (uint64_t)limbs[i] << (64 - GMP_NUMB_BITS - filled);
+	return top >> (64 - p);
+}
+
+/* The bits a finite nonzero x keeps on format f's grid: the format's
+ * precision at and above the least normal, or everywhere when not
+ * `bounded`; below the least normal, the bits from x's leading one down to
+ * the least positive number 2^least (the least subnormal, or the least
+ * normal without subnormals), which is 0 or fewer under 2^least. */
+static mpfr_exp_t grid_bits(mpfr_srcptr x, const struct fpref_format *f, bool bounded, mpfr_exp_t *least)
+{
+	*least = fpref_format_min_exponent(f) - (f->subnormals ? f->man_bits : 0);
+	/* MPFR writes numbers as m * 2^E with m in [1/2, 1): |x| >= 2^(E-1) */
+	mpfr_exp_t e = mpfr_get_exp(x);
+	if (!bounded || e > fpref_format_min_exponent(f))
+		return fpref_format_precision(f);
+	return e - *least;
+}
+
+/* Round x (finite, nonzero) onto the grid of format f: precision p (y's
+ * own, set by its owner), no bound above; below, the subnormal grid (or
+ * {0, least normal} when subnormals are off) when `bounded`, else no
+ * bound either (for tininess after rounding).  MPFR rounds, to the bits
+ * grid_bits says: that is rounding onto the grid, with no change of
+ * MPFR's exponent range and no mpfr_subnormalize (what made the oracle
+ * slow).  Ties go to even (RNDN), and 0 counts as even. */
 static int grid_round(mpfr_ptr y, mpfr_srcptr x, const struct fpref_format *f, bool bounded, mpfr_rnd_t rnd)
 {
-	int t = mpfr_set(y, x, rnd);
-	if (!bounded)
+	mpfr_exp_t least, q = grid_bits(x, f, bounded, &least);
+	if (q >= mpfr_get_prec(y))
+		return mpfr_set(y, x, rnd);
+	if (q >= 1) { /* subnormals: fewer bits than y has */
+		mpfr_t r = { { 0 } }; /* set by small_init; initialised for the analysers */
+		mp_limb_t r_limbs[SMALL_LIMBS];
+		small_init(r, r_limbs, q);
+		int t = mpfr_set(r, x, rnd);
+		mpfr_set(y, r, MPFR_RNDN); /* exact */
 		return t;
-	/* MPFR writes numbers as m * 2^E with m in [1/2, 1): the least
-	 * positive number of the range is 2^(emin-1). */
-	mpfr_exp_t least = fpref_format_min_exponent(f) - (f->subnormals ? f->man_bits : 0);
-	mpfr_exp_t saved = mpfr_get_emin();
-	mpfr_set_emin(least + 1);
-	t = mpfr_check_range(y, t, rnd);
-	if (f->subnormals)
-		t = mpfr_subnormalize(y, t, rnd);
-	mpfr_set_emin(saved);
-	return t;
+	}
+	/* |x| < 2^least: the neighbours are 0 and 2^least; x lies above
+	 * their midpoint 2^(least-1) when q = 0 and x is not that power of two */
+	bool negative = mpfr_signbit(x);
+	bool above_mid = q == 0 && mpfr_min_prec(x) > 1;
+	bool up = rnd == MPFR_RNDA || (rnd == MPFR_RNDN && above_mid) || (rnd == MPFR_RNDU && !negative) ||
+		  (rnd == MPFR_RNDD && negative);
+	if (!up) {
+		mpfr_set_zero(y, negative ? -1 : 1);
+		return negative ? 1 : -1;
+	}
+	mpfr_set_ui_2exp(y, 1, least, MPFR_RNDN); /* exact: a power of two, in range */
+	if (negative)
+		mpfr_neg(y, y, MPFR_RNDN);
+	return negative ? -1 : 1;
 }
 
 /* y of 64 bits: exact. */
@@ -62,7 +106,8 @@ struct choice {
 	enum fpref_ref_rule rule;
 	bool inexact;
 	bool away;                 /* chose hi */
-	mpz_t discarded;           /* sr: T */
+	mpz_t discarded;           /* sr: T, initialised only then (an mpz allocates) */
+	bool has_discarded;
 };
 
 /* Its numbers point into the struct itself: a choice is never copied. */
@@ -72,22 +117,21 @@ static void choice_init(struct choice *c, const struct fpref_format *f)
 	small_init(c->lo, c->lo_limbs, p);
 	small_init(c->hi, c->hi_limbs, p);
 	small_init(c->chosen, c->chosen_limbs, p);
-	mpz_init(c->discarded);
+	c->has_discarded = false;
 }
 
 static void choice_clear(struct choice *c)
 {
-	mpz_clear(c->discarded);
+	if (c->has_discarded)
+		mpz_clear(c->discarded);
 }
 
-static bool is_midpoint(mpfr_srcptr x, mpfr_srcptr lo, mpfr_srcptr hi)
+/* x, not on f's grid, lies halfway between two grid points: it has one
+ * bit more than the grid keeps there, and that bit is its last one. */
+static bool is_midpoint(mpfr_srcptr x, const struct fpref_format *f, bool bounded)
 {
-	mpfr_t mid = { { 0 } }; /* set by small_init; initialised for the analysers */
-	mp_limb_t mid_limbs[SMALL_LIMBS];
-	small_init(mid, mid_limbs, mpfr_get_prec(hi) + 2);
-	mpfr_add(mid, lo, hi, MPFR_RNDN); /* exact: neighbours one grid step apart */
-	mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
-	return mpfr_cmp(x, mid) == 0;
+	mpfr_exp_t least, q = grid_bits(x, f, bounded, &least);
+	return q >= 0 && mpfr_min_prec(x) == q + 1;
 }
 
 /* |hi - lo| is a power of two: the grid step between the neighbours. */
@@ -170,7 +214,6 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 	grid_round(c->hi, x, f, bounded, MPFR_RNDA);
 	c->inexact = t != 0;
 	c->away = false;
-	mpz_set_ui(c->discarded, 0);
 	if (!c->inexact) {
 		mpfr_set(c->chosen, c->lo, MPFR_RNDN);
 		c->rule = FPREF_RULE_EXACT;
@@ -178,7 +221,7 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 	}
 	/* the tie and the grid step only where a mode needs them: each
 	 * costs an allocation, and the oracle rounds billions of values */
-	bool tie = (env->rounding == FPREF_RNE || env->rounding == FPREF_RNA) && is_midpoint(x, c->lo, c->hi);
+	bool tie = (env->rounding == FPREF_RNE || env->rounding == FPREF_RNA) && is_midpoint(x, f, bounded);
 	mpfr_t step;
 	bool parity_ties = f->code_parity && f->man_bits == 0 && tie;
 	bool stepped = env->rounding == FPREF_ROD || env->rounding == FPREF_SR || parity_ties;
@@ -223,6 +266,9 @@ static void choose(struct choice *c, mpfr_srcptr x, const struct fpref_format *f
 		 * to r bits ties to even */
 		bool b = env->sr_rule == FPREF_SR_B;
 		unsigned r = env->sr_width + (b ? 1 : 0);
+		if (!c->has_discarded)
+			mpz_init(c->discarded);
+		c->has_discarded = true;
 		discarded_bits(c->discarded, x, c->lo, step, r, env->sr_rule == FPREF_SR_C ? MPFR_RNDN : MPFR_RNDZ);
 		mpz_t sum, bound;
 		mpz_init(sum);
@@ -323,7 +369,7 @@ static bool overflow_goes_to_inf(const struct fpref_format *f, const struct fpre
 static uint64_t negative_to_unsigned_p3109(mpfr_srcptr x, const struct fpref_format *f, const struct fpref_env *env,
 					   uint64_t sr_random, unsigned *flags, struct fpref_ref_trace *trace)
 {
-	struct choice c = { 0 };
+	struct choice c;
 	choice_init(&c, f);
 	choose(&c, x, f, true, env, sr_random);
 	bool zero = mpfr_zero_p(c.chosen);
@@ -338,6 +384,34 @@ static uint64_t negative_to_unsigned_p3109(mpfr_srcptr x, const struct fpref_for
 	trace->outcome = FPREF_OUTCOME_NEGATIVE_UNSIGNED;
 	*flags |= FPREF_FLAG_INVALID;
 	return fpref_format_nan_bits(f, false, &bits) ? bits : lowest_bits(f);
+}
+
+/* |y| < the least normal 2^min_exponent, y finite: MPFR's exponent E
+ * (|y| in [2^(E-1), 2^E)) says it without building the number. */
+static bool below_least_normal(mpfr_srcptr y, const struct fpref_format *f)
+{
+	return mpfr_zero_p(y) || mpfr_get_exp(y) <= fpref_format_min_exponent(f);
+}
+
+/* |y| > the largest magnitude on y's side, y finite: by exponents where
+ * they differ (the oracle rounds billions of values), else by value.  A
+ * signed integer's negative side reaches -2^(n-1). */
+static bool beyond_max_finite(mpfr_srcptr y, const struct fpref_format *f, bool negative)
+{
+	if (mpfr_zero_p(y))
+		return false;
+	struct fpref_unpacked u;
+	fpref_format_max_magnitude(f, negative, &u);
+	mpfr_exp_t top = u.exponent; /* max finite lies in [2^(top-1), 2^top) */
+	for (uint64_t s = u.significand; s; s >>= 1)
+		top++;
+	if (mpfr_get_exp(y) != top)
+		return mpfr_get_exp(y) > top;
+	mpfr_t largest = { { 0 } };
+	mp_limb_t largest_limbs[SMALL_LIMBS];
+	small_init(largest, largest_limbs, 64);
+	unpacked_to_mpfr(largest, &u);
+	return mpfr_cmpabs(y, largest) > 0;
 }
 
 static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const struct fpref_env *env,
@@ -368,7 +442,7 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		return fpref_format_nan_bits(f, false, &bits) ? bits : lowest_bits(f);
 	}
 
-	struct choice c = { 0 }, unbounded = { 0 };
+	struct choice c, unbounded; /* set by choice_init: not zeroed, the oracle rounds billions of values */
 	choice_init(&c, f);
 	choose(&c, x, f, true, env, sr_random);
 	trace->rule = c.rule;
@@ -378,7 +452,10 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		mpfr_set_prec(trace->hi, mpfr_get_prec(c.hi));
 		mpfr_set(trace->lo, c.lo, MPFR_RNDN);
 		mpfr_set(trace->hi, c.hi, MPFR_RNDN);
-		mpz_set(trace->sr_discarded, c.discarded);
+		if (c.has_discarded)
+			mpz_set(trace->sr_discarded, c.discarded);
+		else
+			mpz_set_ui(trace->sr_discarded, 0);
 		trace->lo_held = fpref_ref_held(f, c.lo, &trace->lo_bits);
 		trace->hi_held = fpref_ref_held(f, c.hi, &trace->hi_bits);
 		/* (lo + hi) / 2 exactly: one more bit than the wider of the two */
@@ -391,24 +468,15 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 	}
 
 	struct fpref_unpacked u;
-	mpfr_t least_normal = { { 0 } }, largest = { { 0 } };
-	mp_limb_t least_normal_limbs[SMALL_LIMBS], largest_limbs[SMALL_LIMBS];
-	small_init(least_normal, least_normal_limbs, 64);
-	small_init(largest, largest_limbs, 64);
-	fpref_format_min_normal(f, &u);
-	unpacked_to_mpfr(least_normal, &u);
-	fpref_format_max_magnitude(f, negative, &u); /* a signed integer's negative side reaches -2^(n-1) */
-	unpacked_to_mpfr(largest, &u);
-
 	if (f->integer) {
 		trace->tiny = false; /* an integer's small magnitudes are its grid, not an underflow */
-	} else if (env->tininess == FPREF_TININESS_BEFORE || mpfr_cmpabs(x, least_normal) >= 0) {
+	} else if (env->tininess == FPREF_TININESS_BEFORE || !below_least_normal(x, f)) {
 		/* at or above the least normal nothing is tiny, by either rule */
-		trace->tiny = mpfr_cmpabs(x, least_normal) < 0;
+		trace->tiny = below_least_normal(x, f);
 	} else {
 		choice_init(&unbounded, f);
 		choose(&unbounded, x, f, false, env, sr_random);
-		trace->tiny = mpfr_cmpabs(unbounded.chosen, least_normal) < 0;
+		trace->tiny = below_least_normal(unbounded.chosen, f);
 		choice_clear(&unbounded);
 	}
 	if (c.inexact)
@@ -420,7 +488,7 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		trace->outcome = FPREF_OUTCOME_FLUSHED;
 		*flags |= FPREF_FLAG_UNDERFLOW | FPREF_FLAG_INEXACT;
 		bits = zero_result(f, env, negative, flags, &trace->outcome);
-	} else if (mpfr_cmpabs(c.chosen, largest) > 0) {
+	} else if (beyond_max_finite(c.chosen, f, negative)) {
 		*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
 			trace->outcome = FPREF_OUTCOME_SATURATED;
@@ -442,19 +510,16 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 	} else if (mpfr_zero_p(c.chosen)) {
 		bits = zero_result(f, env, negative, flags, &trace->outcome);
 	} else {
-		/* |chosen| = m 2^e, m of the format's precision (at most 63
-		 * bits): scaled to an integer in small storage, not an mpz */
-		mpfr_t m = { { 0 } };
-		mp_limb_t m_limbs[SMALL_LIMBS];
+		/* |chosen| = m 2^e, m of the format's precision p (at most 63
+		 * bits): MPFR's own significand of the small number, whose top
+		 * p bits are m (mpfr_custom_get_significand), not an mpz */
 		mpfr_prec_t p = mpfr_get_prec(c.chosen);
-		small_init(m, m_limbs, p);
 		mpfr_exp_t e = mpfr_get_exp(c.chosen) - p;
-		mpfr_abs(m, c.chosen, MPFR_RNDN);  /* exact: the same precision */
-		mpfr_mul_2si(m, m, -e, MPFR_RNDN); /* exact: a power of two, in range */
+		uint64_t m = small_significand(c.chosen);
 		u.cls = FPREF_CLASS_NORMAL; /* encode works out the class */
 		u.negative = negative;
 		u.signaling = false;
-		u.significand = (uint64_t)mpfr_get_uj(m, MPFR_RNDZ);
+		u.significand = m;
 		u.exponent = (int32_t)e;
 		if (fpref_encode(f, &u, &bits) != 0)
 			bits = 0; /* cannot happen: the grid holds only representable values */
@@ -592,11 +657,13 @@ void fpref_ref_round(const struct fpref_ref_value *v, const struct fpref_format 
 int fpref_ref_convert(const struct fpref_format *from, uint64_t bits, const struct fpref_format *to,
 		      const struct fpref_env *env, uint64_t sr_random, uint64_t *out, unsigned *flags)
 {
-	struct fpref_ref_value v;
-	fpref_ref_value_init(&v);
-	int r = fpref_ref_from_bits(from, bits, env->daz, &v);
+	/* the input in small storage of 64 bits: exact for every format, and
+	 * no allocation per conversion */
+	struct fpref_ref_value v = { .signaling = false };
+	mp_limb_t limbs[SMALL_LIMBS];
+	small_init(v.x, limbs, 64);
+	int r = fpref_ref_from_bits_64(from, bits, env->daz, &v);
 	if (r == 0)
 		fpref_ref_round(&v, to, env, sr_random, out, flags, NULL);
-	fpref_ref_value_clear(&v);
 	return r;
 }

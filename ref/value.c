@@ -140,10 +140,15 @@ int fpref_ref_parse(const char *text, struct fpref_ref_value *v, char *err, size
 
 int fpref_ref_from_bits(const struct fpref_format *f, uint64_t bits, bool daz, struct fpref_ref_value *v)
 {
+	mpfr_set_prec(v->x, 64);
+	return fpref_ref_from_bits_64(f, bits, daz, v);
+}
+
+int fpref_ref_from_bits_64(const struct fpref_format *f, uint64_t bits, bool daz, struct fpref_ref_value *v)
+{
 	struct fpref_unpacked u;
 	if (fpref_decode(f, bits, &u) == FPREF_DECODE_INVALID)
 		return -1;
-	mpfr_set_prec(v->x, 64);
 	v->signaling = false;
 	v->inexact = false;
 	v->nan_payload = u.nan_payload;

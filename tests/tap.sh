@@ -25,3 +25,15 @@ tap_end() {
 	printf '%d passed, %d failed\n' "$pass" "$fail"
 	[ "$fail" -eq 0 ]
 }
+
+# tap_check NAME STATUS [DETAILS]: ok when STATUS is 0, else a failure line
+# and DETAILS under it.
+tap_check() {
+	if [ "$2" = 0 ]; then
+		ok "$1"
+	else
+		failed "$1"
+		[ -n "${3:-}" ] && printf '#   %s\n' "$3"
+	fi
+	return 0
+}

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "cli.h"
 #include "fpref_golden.h"
+#include "sweep_find.h"
 
 static double now(void)
 {
@@ -38,19 +39,8 @@ int cli_parse_jobs(const char *cmd, const char *text, unsigned *threads)
 /* A suite by path, or by name among the installed and the source tree's suites. */
 int cli_find_suite(const char *name, char *path, size_t len)
 {
-	if (strchr(name, '/') || strstr(name, ".suite")) {
-		snprintf(path, len, "%s", name);
-		return access(path, R_OK) == 0 ? 0 : -1;
-	}
 	const char *dirs[] = { getenv("FPREF_SUITES"), FPREF_SOURCE_SUITES, FPREF_INSTALLED_SUITES };
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		snprintf(path, len, "%s/%s.suite", dirs[i], name);
-		if (access(path, R_OK) == 0)
-			return 0;
-	}
-	return -1;
+	return find_named_file(name, ".suite", dirs, sizeof dirs / sizeof dirs[0], path, len);
 }
 
 struct progress_state {
@@ -140,6 +130,11 @@ int cmd_gen(int argc, char **argv)
 	struct fpref_golden_suite s;
 	if (fpref_golden_suite_read(path, &s, err, sizeof err) != 0) {
 		cli_fail(cli_cmd_gen.name, "%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (s.campaign) { /* billions of inputs, compared and kept in no file */
+		cli_fail(cli_cmd_gen.name, "%s is a campaign, not a suite (run it with fpref sweep)", path);
+		fpref_golden_suite_free(&s);
 		return CLI_EXIT_USAGE;
 	}
 	s.npy = s.npy || npy;

@@ -33,6 +33,7 @@ static const struct cli_command *const commands[] = {
 	&cli_cmd_verify,  &cli_cmd_verify_gemm, &cli_cmd_lossscale, &cli_cmd_probe, &cli_cmd_quantize,
 	&cli_cmd_policy,  &cli_cmd_lab,
 	&cli_cmd_draw,
+	&cli_cmd_sweep,
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

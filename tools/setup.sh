@@ -2,7 +2,9 @@
 # (Debian 12, as root), then configure and build fpref in the source tree.
 # Sourced, not run.
 
-fpref_packages="build-essential autoconf automake libtool pkg-config libgmp-dev libmpfr-dev check"
+# fpref_extra_packages: what the sourcing script wants besides (tools/check:
+# Open MPI, for fpref-sweep-mpi and its test).
+fpref_packages="build-essential autoconf automake libtool pkg-config libgmp-dev libmpfr-dev check ${fpref_extra_packages:-}"
 
 fpref_install_dependencies() {
 	missing=""

@@ -1,0 +1,121 @@
+/* fpref sweep: run a campaign (golden/fpref_golden_sweep.h), emulator
+ * against oracle on every input, in resumable chunks, with progress on a
+ * terminal. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fpref_golden_sweep.h"
+#include "sweep_find.h"
+
+struct sweep_args {
+	const char *shard, *out;
+	bool resume;
+};
+
+struct progress_state {
+	struct timespec start;
+	bool tty;
+};
+
+static int show_progress(const struct fpref_golden_sweep_progress *p, void *arg)
+{
+	struct progress_state *st = arg;
+	if (!st->tty)
+		return 0;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	double elapsed = (double)(t.tv_sec - st->start.tv_sec) + 1e-9 * (double)(t.tv_nsec - st->start.tv_nsec);
+	uint64_t computed = p->done - p->skipped, left = p->chunks - p->done;
+	double eta = computed ? elapsed / (double)computed * (double)left : 0;
+	fprintf(stderr, "\r%llu/%llu chunks (%llu kept), %.3g cases/s, %d:%02d:%02d left ", (unsigned long long)p->done,
+		(unsigned long long)p->chunks, (unsigned long long)p->skipped,
+		elapsed > 0 ? (double)p->cases / elapsed : 0.0, (int)eta / 3600, (int)eta / 60 % 60, (int)eta % 60);
+	return 0;
+}
+
+static const struct cli_opt sweep_opts[] = {
+	{ "--out", CLI_VALUE, "DIR", NULL, "the folder of the chunk files and the MANIFEST (needed)",
+	  offsetof(struct sweep_args, out), 0 },
+	{ "--shard", CLI_VALUE, "i/N", "0/1", "only the chunks c with c mod N = i", offsetof(struct sweep_args, shard),
+	  0 },
+	{ "--resume", CLI_FLAG, NULL, NULL, "keep the chunks DIR already holds (their checksums right)",
+	  offsetof(struct sweep_args, resume), 0 },
+};
+
+const struct cli_command cli_cmd_sweep = {
+	.name = "sweep",
+	.synopsis = "CAMPAIGN --out DIR [--shard i/N] [--resume]",
+	.summary = "Run a campaign: the emulator against the oracle on every input, bit for bit and flag for\n"
+		   "flag, in checksummed chunk files and a manifest (docs/sweeps.md).",
+	.details = "CAMPAIGN is a file, or a name in golden/sweeps (fp32-narrow, mpi-test).  The MANIFEST is\n"
+		   "written by the run (or shard) that finds every chunk done.  Exit status 0: complete and no\n"
+		   "disagreement; 1: disagreements, or chunks still to run; 2: bad input.\n",
+	.opts = sweep_opts,
+	.nopts = CLI_NOPTS(sweep_opts),
+	.max_positional = 1,
+	.examples = { "fpref sweep mpi-test --out /tmp/s", "fpref sweep fp32-narrow --out /tmp/s --shard 0/8 --resume" },
+	.run = cmd_sweep,
+};
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep_args a = { NULL, NULL, false };
+	struct cli_options o;
+	int r = cli_parse_command(&cli_cmd_sweep, argc, argv, &o, &a);
+	if (r)
+		return r;
+	unsigned index, count;
+	char path[1024], err[2048];
+	if (o.npositional != 1) {
+		cli_fail(cli_cmd_sweep.name, "expected one CAMPAIGN (see fpref sweep --help)");
+		return CLI_EXIT_USAGE;
+	}
+	if (!a.out) {
+		cli_fail(cli_cmd_sweep.name, "--out DIR is needed");
+		return CLI_EXIT_USAGE;
+	}
+	if (sweep_parse_shard(a.shard, &index, &count) != 0) {
+		cli_fail(cli_cmd_sweep.name, "bad --shard '%s' (i/N with 0 <= i < N)", a.shard);
+		return CLI_EXIT_USAGE;
+	}
+	if (sweep_find_campaign(o.positional[0], path, sizeof path) != 0) {
+		cli_fail(cli_cmd_sweep.name, "no campaign '%s' (a path, or a name in golden/sweeps)", o.positional[0]);
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_golden_suite s;
+	if (fpref_golden_suite_read(path, &s, err, sizeof err) != 0 || !s.campaign) {
+		if (s.njobs)
+			snprintf(err, sizeof err, "%s is a suite, not a campaign (run it with fpref gen)", path);
+		cli_fail(cli_cmd_sweep.name, "%s", err);
+		fpref_golden_suite_free(&s);
+		return CLI_EXIT_USAGE;
+	}
+	struct progress_state st = { .tty = isatty(2) };
+	clock_gettime(CLOCK_MONOTONIC, &st.start);
+	struct fpref_golden_sweep_progress p;
+	struct fpref_golden_sweep_counts total = { 0 };
+	bool complete;
+	r = fpref_golden_sweep_run(&s, a.out, index, count, a.resume, show_progress, &st, &p, &complete, &total, err,
+			    sizeof err);
+	if (st.tty)
+		fprintf(stderr, "\n");
+	fpref_golden_suite_free(&s);
+	if (r != 0) {
+		cli_fail(cli_cmd_sweep.name, "%s", err);
+		return CLI_EXIT_FAIL;
+	}
+	printf("%s: %llu chunks run, %llu kept, %llu cases compared\n", o.positional[0],
+	       (unsigned long long)(p.done - p.skipped), (unsigned long long)p.skipped, (unsigned long long)p.cases);
+	if (!complete) {
+		printf("not complete: other shards' chunks are still to run (then --resume writes the MANIFEST)\n");
+		return CLI_EXIT_FAIL;
+	}
+	printf("complete: %llu cases, %llu agree (%llu refused by both), %llu disagree; %s/MANIFEST\n",
+	       (unsigned long long)total.cases, (unsigned long long)total.agree, (unsigned long long)total.refused,
+	       (unsigned long long)total.disagree, a.out);
+	return total.disagree ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
