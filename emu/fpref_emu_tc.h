@@ -21,6 +21,15 @@ extern "C" {
 int fpref_emu_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		 const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d);
 
+/* fpref_emu_tc_dot with block scales (NULL: unit scales): the block-scaled
+ * kinds (the model's group path, or E8M0 scales moving each product's
+ * exponent).  -1 also for scales that do not suit the model
+ * (fpref_tc_scales_ok), for a bad scale pattern, and for scales on a
+ * lowered path. */
+int fpref_emu_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			    const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
+			    const struct fpref_format *output, uint64_t *d);
+
 /* D = A B + C: A row-major M x K, B row-major K x N (patterns of input),
  * C (NULL: zeros) and D row-major M x N patterns of output; every element
  * is fpref_emu_tc_dot of a row and a column, or fpref_emu_tc_dot_promoted (no
