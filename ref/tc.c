@@ -40,25 +40,29 @@ static void note_special(struct specials *s, mpfr_srcptr t)
 		*(mpfr_signbit(t) ? &s->neg_inf : &s->pos_inf) = true;
 }
 
+/* NaN or an infinity among a block's terms and acc: the result, or false. */
+static bool special_block(const struct fpref_format *output, mpfr_t *terms, size_t n, mpfr_srcptr acc, uint64_t *bits)
+{
+	struct specials s = { false, false, false };
+	for (size_t i = 0; i < n; i++)
+		note_special(&s, terms[i]);
+	note_special(&s, acc);
+	if (s.nan || (s.pos_inf && s.neg_inf))
+		return fpref_format_nan_bits(output, false, bits) || true;
+	if (s.pos_inf || s.neg_inf)
+		return fpref_format_inf_bits(output, s.neg_inf, bits) || true;
+	return false;
+}
+
 /* One block of the model: terms[0..n) are exact products, acc the incoming
  * accumulator's value; the result is rounded to target and returned. */
 static uint64_t model_block(const struct fpref_tc_model *m, const struct fpref_format *output, const struct fpref_format *target, mpfr_t *terms, size_t n,
 			    mpfr_srcptr acc, long *lead, const bool *counts)
 {
 	int floor = fpref_tc_model_floor(m, output);
-	struct specials s = { false, false, false };
-	for (size_t i = 0; i < n; i++)
-		note_special(&s, terms[i]);
-	note_special(&s, acc);
 	uint64_t bits = 0;
-	if (s.nan || (s.pos_inf && s.neg_inf)) {
-		fpref_format_nan_bits(output, false, &bits);
+	if (special_block(output, terms, n, acc, &bits))
 		return bits;
-	}
-	if (s.pos_inf || s.neg_inf) {
-		fpref_format_inf_bits(output, s.neg_inf, &bits);
-		return bits;
-	}
 	long E = floor;
 	for (size_t i = 0; i <= n; i++) {
 		mpfr_srcptr t = i < n ? terms[i] : acc;
@@ -101,19 +105,9 @@ static uint64_t model_block(const struct fpref_tc_model *m, const struct fpref_f
 static uint64_t two_stage_block(const struct fpref_tc_model *m, const struct fpref_format *output, mpfr_t *terms,
 				size_t n, mpfr_srcptr acc, const long *lead)
 {
-	struct specials s = { false, false, false };
-	for (size_t i = 0; i < n; i++)
-		note_special(&s, terms[i]);
-	note_special(&s, acc);
 	uint64_t bits = 0;
-	if (s.nan || (s.pos_inf && s.neg_inf)) {
-		fpref_format_nan_bits(output, false, &bits);
+	if (special_block(output, terms, n, acc, &bits))
 		return bits;
-	}
-	if (s.pos_inf || s.neg_inf) {
-		fpref_format_inf_bits(output, s.neg_inf, &bits);
-		return bits;
-	}
 	size_t parts = m->halves > 1 ? (size_t)m->halves : 1;
 	mpz_t sum, part, q;
 	mpz_inits(sum, part, q, (mpz_ptr)0);
