@@ -463,6 +463,62 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 	return status ? -1 : 0;
 }
 
+/* CDNA1/2 (fpref_formats_tc_model.h, tree): FP32 arithmetic, nearest even. */
+static uint64_t flush32(uint64_t x, bool flush)
+{
+	return flush && (x & 0x7F800000) == 0 ? x & 0x80000000 : x; /* a zero of its sign */
+}
+
+static bool tiny(const struct fpref_format *f, uint64_t bits)
+{
+	struct fpref_unpacked u;
+	fpref_decode(f, bits, &u);
+	return u.cls == FPREF_CLASS_SUBNORMAL || u.cls == FPREF_CLASS_ZERO;
+}
+
+static uint64_t tree_sum(const uint64_t *a, const uint64_t *b, size_t n, bool flush, const struct fpref_env *env)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	uint64_t r = 0;
+	unsigned flags = 0;
+	if (n == 1) {
+		uint64_t args[3] = { a[0], b[0], 0 };
+		fpref_emu_op(FPREF_OP_FMA, f32, args, env, 0, &r, &flags);
+	} else {
+		uint64_t args[3] = { tree_sum(a, b, n / 2, flush, env), tree_sum(a + n / 2, b + n / 2, n - n / 2, flush, env), 0 };
+		fpref_emu_op(FPREF_OP_ADD, f32, args, env, 0, &r, &flags);
+	}
+	return flush32(r, flush);
+}
+
+static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		    const uint64_t *b, size_t K, uint64_t c, uint64_t *d)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	uint64_t x[FPREF_TC_MAX_BLOCK], y[FPREF_TC_MAX_BLOCK], acc = m->flush && (c & 0x7F800000) == 0 ? 0 : c;
+	size_t n = (size_t)m->block;
+	for (size_t k0 = 0; k0 < K; k0 += n) {
+		size_t len = K - k0 < n ? K - k0 : n;
+		for (size_t i = 0; i < len; i++) {
+			unsigned flags = 0;
+			if (fpref_emu_convert(input, a[k0 + i], f32, &env, 0, &x[i], &flags) != 0 ||
+			    fpref_emu_convert(input, b[k0 + i], f32, &env, 0, &y[i], &flags) != 0)
+				return -1;
+			/* CDNA2 reads subnormal and zero inputs as +0 */
+			x[i] = m->flush && tiny(input, a[k0 + i]) ? 0 : x[i];
+			y[i] = m->flush && tiny(input, b[k0 + i]) ? 0 : y[i];
+		}
+		uint64_t args[3] = { acc, tree_sum(x, y, len, m->flush, &env), 0 };
+		unsigned flags = 0;
+		fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, &acc, &flags);
+		acc = flush32(acc, m->flush);
+	}
+	*d = acc;
+	return 0;
+}
+
 /* a and b decoded into one allocation of 2K operands. */
 static int decode_pair(const struct fpref_format *input, const uint64_t *a, const uint64_t *b, size_t K,
 		       struct operands *all, struct operands *x, struct operands *y)
@@ -527,6 +583,8 @@ int fpref_emu_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_f
 		return -1;
 	if (fpref_tc_lowered(m, output))
 		return lowered_dot(m, input, a, b, K, c, output, d);
+	if (m->tree > 0)
+		return tree_dot(m, input, a, b, K, c, d);
 	struct scale_pair *pairs = scales ? scale_pairs(m, scales, K) : NULL;
 	struct operands all, x, y;
 	if ((scales && !pairs) || decode_pair(input, a, b, K, &all, &x, &y) != 0) {
@@ -579,7 +637,7 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct plan p;
 	struct fpref_unpacked z;
-	if (nc == 0 || plan_init(&p, m, input, f32) != 0 || fpref_tc_lowered(m, f32) ||
+	if (nc == 0 || plan_init(&p, m, input, f32) != 0 || fpref_tc_lowered(m, f32) || m->tree > 0 ||
 	    fpref_decode(f32, c, &z) == FPREF_DECODE_INVALID)
 		return -1; /* promotion of lowered partial sums is not modelled */
 	struct fpref_env env; /* FP32 arithmetic on ordinary cores: rne */
@@ -597,21 +655,22 @@ int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format 
 		  uint64_t *D)
 {
 	struct plan p;
-	if (plan_init(&p, m, input, output) != 0 || (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output))))
+	if (plan_init(&p, m, input, output) != 0 ||
+	    (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output) || m->tree > 0)))
 		return -1;
 	for (size_t i = 0; C && i < M * N; i++) {
 		struct fpref_unpacked z;
 		if (fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID)
 			return -1;
 	}
-	if (fpref_tc_lowered(m, output)) { /* element by element */
+	if (fpref_tc_lowered(m, output) || m->tree > 0) { /* element by element */
 		uint64_t *col = malloc((K + 1) * sizeof *col);
 		int r = col ? 0 : -1;
 		for (size_t i = 0; i < M && r == 0; i++)
 			for (size_t j = 0; j < N && r == 0; j++) {
 				for (size_t k = 0; k < K; k++)
 					col[k] = B[k * N + j];
-				r = lowered_dot(m, input, A + i * K, col, K, C ? C[i * N + j] : 0, output, &D[i * N + j]);
+				r = fpref_emu_tc_dot(m, input, A + i * K, col, K, C ? C[i * N + j] : 0, output, &D[i * N + j]);
 			}
 		free(col);
 		return r;

@@ -71,6 +71,15 @@ struct fpref_tc_model {
 	 * that exponent minus c_drop; the two are added exactly and rounded
 	 * once (round_fp32). */
 	int halves, sum_frac, c_frac, c_drop;
+	/* AMD CDNA1/CDNA2 v_mfma_* f16 and bf16 (the same paper): tree > 0 is
+	 * no block model but FP32 arithmetic, nearest even: per group of
+	 * `block` products, each product rounded to FP32 (fma(a, b, 0)), the
+	 * group summed as a balanced pairwise tree (the first half's sum plus
+	 * the rest's), then added to C.  flush (CDNA2): subnormal or zero
+	 * inputs and C read as +0, every subnormal result flushed to a zero of
+	 * its sign. */
+	int tree;
+	bool flush;
 };
 
 /* The block scales of a dot product: one pair per `every` products along

@@ -232,6 +232,88 @@ static long apply_scales(const struct fpref_tc_model *m, const struct fpref_tc_s
 	return status ? -1 : (long)count;
 }
 
+/* CDNA1/2 (fpref_formats_tc_model.h, tree): the oracle's FP32 operations
+ * in the same order: products, the pairwise tree, the addition to C. */
+static bool below_power(mpfr_srcptr x, long e) /* |x| < 2^e */
+{
+	mpfr_t t;
+	mpfr_init2(t, 8);
+	mpfr_set_ui_2exp(t, 1, e, MPFR_RNDN);
+	bool below = mpfr_cmpabs(x, t) < 0;
+	mpfr_clear(t);
+	return below;
+}
+
+static int flush_to_zero(bool flush, uint64_t *x)
+{
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	int status = fpref_ref_from_bits(f32, *x, false, &v);
+	if (status == 0 && flush && mpfr_number_p(v.x) && below_power(v.x, -126))
+		*x = mpfr_signbit(v.x) ? 0x80000000 : 0;
+	fpref_ref_value_clear(&v);
+	return status;
+}
+
+static int tree_sum(const uint64_t *a, const uint64_t *b, size_t n, bool flush, const struct fpref_env *env,
+		    uint64_t *r)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	unsigned flags = 0;
+	uint64_t args[3] = { a[0], b[0], 0 };
+	int status = 0;
+	if (n > 1)
+		status = tree_sum(a, b, n / 2, flush, env, &args[0]) | tree_sum(a + n / 2, b + n / 2, n - n / 2, flush, env,
+										 &args[1]);
+	if (status == 0)
+		status = fpref_ref_op(n > 1 ? FPREF_OP_ADD : FPREF_OP_FMA, f32, args, env, 0, r, &flags);
+	return status ? status : flush_to_zero(flush, r);
+}
+
+/* Whether an input reads as +0 under CDNA2's flushing: below the input's
+ * least normal magnitude, zeros included. */
+static bool flushed_input(const struct fpref_format *f, uint64_t bits)
+{
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	bool tiny = fpref_ref_from_bits(f, bits, false, &v) == 0 && mpfr_number_p(v.x) &&
+		    below_power(v.x, least_normal_exponent(f));
+	fpref_ref_value_clear(&v);
+	return tiny;
+}
+
+static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		    const uint64_t *b, size_t K, uint64_t c, uint64_t *d)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	uint64_t x[FPREF_TC_MAX_BLOCK], y[FPREF_TC_MAX_BLOCK], acc = m->flush && flushed_input(f32, c) ? 0 : c;
+	size_t n = (size_t)m->block;
+	int status = 0;
+	for (size_t k0 = 0; k0 < K && status == 0; k0 += n) {
+		size_t len = K - k0 < n ? K - k0 : n;
+		unsigned flags = 0;
+		for (size_t i = 0; i < len && status == 0; i++) {
+			status = fpref_ref_convert(input, a[k0 + i], f32, &env, 0, &x[i], &flags) |
+				 fpref_ref_convert(input, b[k0 + i], f32, &env, 0, &y[i], &flags);
+			if (m->flush && flushed_input(input, a[k0 + i]))
+				x[i] = 0;
+			if (m->flush && flushed_input(input, b[k0 + i]))
+				y[i] = 0;
+		}
+		uint64_t args[3] = { acc, 0, 0 };
+		if (status == 0)
+			status = tree_sum(x, y, len, m->flush, &env, &args[1]);
+		if (status == 0)
+			status = fpref_ref_op(FPREF_OP_ADD, f32, args, &env, 0, &acc, &flags) | flush_to_zero(m->flush, &acc);
+	}
+	if (status == 0)
+		*d = acc;
+	return status ? -1 : 0;
+}
+
 /* The lowered path (fpref_formats_tc_model.h): the inputs converted to FP16, each
  * instruction's lane groups through the FP16 unit's block model, chained
  * from zero, c added by one addition in the output format. */
@@ -296,6 +378,13 @@ int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_f
 	}
 	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input))
 		return -1;
+	if (m->tree > 0) {
+		struct fpref_ref_value v;
+		fpref_ref_value_init(&v);
+		int bad = fpref_ref_from_bits(output, c, false, &v);
+		fpref_ref_value_clear(&v);
+		return bad ? -1 : tree_dot(m, input, a, b, K, c, d);
+	}
 	struct fpref_format target = *output;
 	if (m->frac < output->man_bits)
 		target.man_bits = m->frac;
@@ -604,6 +693,7 @@ int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format
 		       mpfr_ptr bound)
 {
 	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input) || m->group > 0 || m->sum_frac > 0 ||
+	    m->tree > 0 ||
 	    (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output))) ||
 	    (fpref_tc_lowered(m, output) && !fpref_tc_model_lowered_blocks(m)))
 		return -1;

@@ -1,8 +1,8 @@
-/* The Blackwell and AMD CDNA3 instruction presets (formats/tc_model.c,
+/* The Blackwell and AMD CDNA1-3 instruction presets (formats/tc_model.c,
  * docs/accumulation.md): emulator against oracle on every preset, with and
  * without block scales, and hand-worked cases that pin what tells each
  * preset apart (the 35-bit accumulator, a scale per group of 16, the FNUZ
- * NaN, the round-down dot-add), each worked from the published model's
+ * NaN, the round-down dot-add, CDNA1/2's pairwise FP32 groups and flushing), each worked from the published model's
  * rules, not from either engine.  make check compares 20,000 cases per
  * preset (a sixteenth under FPREF_TEST_SAMPLE=reduced); make
  * check-exhaustive (FPREF_EXHAUSTIVE) 200,000. */
@@ -24,7 +24,8 @@ static const struct {
 	{ "mma-sm100", "float8_e4m3fn" },  { "mma-sm100", "float8_e5m2" },   { "mma-sm120", "float16" },
 	{ "mma-sm120", "tf32" },           { "mma-sm120", "float8_e4m3fn" }, { "mma-sm120", "float4_e2m1fn" },
 	{ "mfma-cdna3", "float16" },       { "mfma-cdna3", "bfloat16" },     { "mfma-cdna3", "tf32" },
-	{ "mfma-cdna3", "float8_e4m3fnuz" }, { "mfma-cdna3", "float8_e5m2fnuz" },
+	{ "mfma-cdna3", "float8_e4m3fnuz" }, { "mfma-cdna3", "float8_e5m2fnuz" }, { "mfma-cdna1", "float16" },
+	{ "mfma-cdna1", "bfloat16" },      { "mfma-cdna2", "float16" },      { "mfma-cdna2", "bfloat16" },
 };
 
 static unsigned long cases_per_preset(void)
@@ -241,6 +242,32 @@ START_TEST(round_down_dot_add)
 }
 END_TEST
 
+/* CDNA1/2: FP32 pairwise sums of each group.  f16 products 1, 0, 2^-24,
+ * 2^-24 (2^-12 = 0x0C00 squared), C = 0: (1 + 0) + (2^-24 + 2^-24) = 1 +
+ * 2^-23 (3F800001), where a recursive FP32 sum gives 1 (each 2^-24 a tie
+ * to even).  CDNA2 flushes: a subnormal input 2^-24 (0x0001) times 1 gives
+ * 2^-24 (33800000) on CDNA1 and 0 on CDNA2; a subnormal C (00000001) with
+ * no products stays on CDNA1 and reads as +0 on CDNA2; the bf16 product
+ * -2^-70 * 2^-70 is the FP32 subnormal -2^-140 (80000200) on CDNA1,
+ * flushed on CDNA2 (-0, and +0 once added to C = +0). */
+START_TEST(cdna12_pairwise_and_flush)
+{
+	struct fpref_format f16 = test_format("float16"), bf16 = test_format("bfloat16"), f32 = test_format("float32");
+	const struct fpref_tc_model *c1 = preset("mfma-cdna1", &f16), *c2 = preset("mfma-cdna2", &f16);
+	uint64_t a[4] = { 0x3C00, 0, 0x0C00, 0x0C00 };
+	ck_assert_uint_eq(dot_both(c1, &f16, a, a, 4, NULL, 0, &f32), 0x3F800001);
+	ck_assert_uint_eq(dot_both(c2, &f16, a, a, 4, NULL, 0, &f32), 0x3F800001);
+	uint64_t x[1] = { 0x0001 }, one[1] = { 0x3C00 }, zero[1] = { 0 };
+	ck_assert_uint_eq(dot_both(c1, &f16, x, one, 1, NULL, 0, &f32), 0x33800000);
+	ck_assert_uint_eq(dot_both(c2, &f16, x, one, 1, NULL, 0, &f32), 0);
+	ck_assert_uint_eq(dot_both(c1, &f16, zero, zero, 1, NULL, 1, &f32), 1);
+	ck_assert_uint_eq(dot_both(c2, &f16, zero, zero, 1, NULL, 1, &f32), 0);
+	uint64_t p[1] = { 0x9C80 }, q[1] = { 0x1C80 }; /* -2^-70, 2^-70 */
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna1", &bf16), &bf16, p, q, 1, NULL, 0, &f32), 0x80000200);
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna2", &bf16), &bf16, p, q, 1, NULL, 0, &f32), 0);
+}
+END_TEST
+
 /* The chips' names stand for their instruction presets; a chip with no
  * published model (CDNA4) is no preset. */
 START_TEST(chip_aliases)
@@ -251,6 +278,8 @@ START_TEST(chip_aliases)
 	ck_assert_ptr_eq(fpref_tc_model_find("gb200", &f16), fpref_tc_model_find("tcgen05", &f16));
 	ck_assert_ptr_eq(fpref_tc_model_find("rtx-pro-6000", &e4m3), fpref_tc_model_find("mma-sm120", &e4m3));
 	ck_assert_ptr_eq(fpref_tc_model_find("mi300x", &f16), fpref_tc_model_find("mfma-cdna3", &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("mi100", &f16), fpref_tc_model_find("mfma-cdna1", &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("mi250", &f16), fpref_tc_model_find("mfma-cdna2", &f16));
 	ck_assert_ptr_eq(fpref_tc_model_find("tcgen05-mxf4", &e2m1), fpref_tc_model_find("tcgen05-mxf4nvf4", &e2m1));
 	ck_assert_ptr_null(fpref_tc_model_find("mi355x", &e4m3));
 	ck_assert_ptr_null(fpref_tc_model_find("mi300x", &e4m3)); /* CDNA3 takes FNUZ FP8, not OCP */
@@ -279,6 +308,7 @@ int main(void)
 	tcase_add_test(tc, fp8_25_bits);
 	tcase_add_test(tc, fnuz_nan);
 	tcase_add_test(tc, round_down_dot_add);
+	tcase_add_test(tc, cdna12_pairwise_and_flush);
 	tcase_add_test(tc, chip_aliases);
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);
