@@ -48,6 +48,13 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
 			  const uint64_t *b, size_t K, size_t nc, const uint64_t *scale_a, const uint64_t *scale_b,
 			  uint64_t c, uint64_t *d);
 
+/* cuBLASLt's split-K order (fpref_accum_model's splitk): slices of S
+ * products from zero, their FP32 sums added in K order, C added last.
+ * FP32 output; 0, or -1 as fpref_emu_tc_dot, for S = 0 or a lowered
+ * model. */
+int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			    const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d);
+
 /* Plain accumulations for comparison (emu/accumulate.c); the orders are
  * named in fpref_formats_tc_model.h. */
 /* d = a . b + c with every step rounded in format `acc` under env (the

@@ -694,3 +694,25 @@ int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format 
 	operands_free(&all);
 	return r ? -1 : 0;
 }
+
+int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			    const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_unpacked z;
+	if (S == 0 || fpref_tc_lowered(m, f32) || fpref_decode(f32, c, &z) == FPREF_DECODE_INVALID)
+		return -1;
+	struct fpref_env env; /* the reduction kernel's FP32 arithmetic: rne */
+	fpref_env_default(&env);
+	uint64_t acc = 0, part = 0;
+	unsigned flags = 0;
+	for (size_t k = 0; k < K; k += S) {
+		if (fpref_emu_tc_dot(m, input, a + k, b + k, K - k < S ? K - k : S, 0, f32, &part) != 0)
+			return -1;
+		uint64_t args[3] = { acc, part, 0 };
+		fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, &acc, &flags);
+	}
+	uint64_t args[3] = { acc, c, 0 };
+	fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, d, &flags);
+	return 0;
+}

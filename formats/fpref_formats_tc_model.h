@@ -167,6 +167,11 @@ struct fpref_accum_model {
 	struct fpref_tc_model tc;
 	enum fpref_sum_order order;
 	size_t block, promote;
+	/* cuBLASLt's split-K (> 0): K in slices of splitk products, each
+	 * slice through the tensor-core model from zero (FP32 output), the
+	 * slices' sums added in K order by FP32 additions (rne) from zero, then
+	 * C added by one FP32 addition (the reduction's epilogue). */
+	size_t splitk;
 };
 
 #ifdef __cplusplus

@@ -174,6 +174,11 @@ int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_f
 			    const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
 			    const struct fpref_format *output, uint64_t *d);
 
+/* cuBLASLt's split-K order computed by the oracle (fpref_emu_tc_dot_splitk):
+ * each slice by fpref_ref_tc_dot, the additions by the oracle's FP32. */
+int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			    const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d);
+
 /* A priori bounds on |d - exact| for d = a . b + c, from the inputs alone
  * (docs/accumulation.md derives them), evaluated rounding upward.  Writes
  * +inf where the result may overflow, NaN where no bound applies (an input

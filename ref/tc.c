@@ -455,6 +455,28 @@ int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_f
 	return status ? -1 : 0;
 }
 
+int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			    const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	if (S == 0 || fpref_tc_lowered(m, f32))
+		return -1;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	uint64_t sums[3] = { 0, 0, 0 };
+	unsigned flags = 0;
+	int status = 0;
+	for (size_t k = 0; k < K && status == 0; k += S) {
+		status = fpref_ref_tc_dot(m, input, a + k, b + k, K - k < S ? K - k : S, 0, f32, &sums[1]);
+		if (status == 0)
+			status = fpref_ref_op(FPREF_OP_ADD, f32, sums, &env, 0, &sums[0], &flags);
+	}
+	sums[1] = c;
+	if (status == 0)
+		status = fpref_ref_op(FPREF_OP_ADD, f32, sums, &env, 0, d, &flags);
+	return status ? -1 : 0;
+}
+
 /* ---- a priori bounds ----
  * Every quantity below is nonnegative and every operation rounds upward,
  * so each running value is an upper bound of what it names. */

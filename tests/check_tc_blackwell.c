@@ -268,6 +268,44 @@ START_TEST(cdna12_pairwise_and_flush)
 }
 END_TEST
 
+/* cuBLASLt's split-K order: emulator against oracle on random FP8 and FP16
+ * cases (slices of 128 and 64, the granularities the issue cites), and
+ * worked by hand: two slices of 32 each summing to 1 (a single product
+ * 1 * 1), C = 2^24: split-K adds the slices first (2) and then C:
+ * 2^24 + 2 (4B800001); promotion every 32 adds each slice to C in turn,
+ * and 2^24 + 1 ties to even twice: 2^24 (4B800000). */
+START_TEST(cublaslt_splitk)
+{
+	struct fpref_format e4m3 = test_format("float8_e4m3fn"), f16 = test_format("float16"), f32 = test_format("float32");
+	uint64_t a[64] = { 0 }, b[64] = { 0 }, d[2];
+	a[0] = b[0] = a[32] = b[32] = 0x38;
+	const struct fpref_tc_model *wg = preset("h100-wgmma", &e4m3);
+	ck_assert_int_eq(fpref_emu_tc_dot_splitk(wg, &e4m3, a, b, 64, 32, 0x4B800000, &d[0]), 0);
+	ck_assert_int_eq(fpref_ref_tc_dot_splitk(wg, &e4m3, a, b, 64, 32, 0x4B800000, &d[1]), 0);
+	ck_assert_uint_eq(d[0], 0x4B800001);
+	ck_assert_uint_eq(d[1], 0x4B800001);
+	ck_assert_int_eq(fpref_emu_tc_dot_promoted(wg, &e4m3, a, b, 64, 32, NULL, NULL, 0x4B800000, &d[0]), 0);
+	ck_assert_uint_eq(d[0], 0x4B800000);
+	uint64_t state = 99, x[600], y[600];
+	const struct fpref_format *ins[2] = { &e4m3, &f16 };
+	for (int rep = 0; rep < 400; rep++) {
+		const struct fpref_format *in = ins[rep % 2];
+		const struct fpref_tc_model *m = preset(rep % 4 < 2 ? "h100-wgmma" : "tcgen05", in);
+		size_t K = 1 + next_random(&state) % 600, S = in == &e4m3 ? 128 : 64;
+		for (size_t k = 0; k < K; k++) {
+			x[k] = random_input(in, &state, 0, max_field(in), 97);
+			y[k] = random_input(in, &state, 0, max_field(in), 97);
+		}
+		uint64_t c = random_input(&f32, &state, 100, 150, 50);
+		ck_assert_int_eq(fpref_emu_tc_dot_splitk(m, in, x, y, K, S, c, &d[0]), 0);
+		ck_assert_int_eq(fpref_ref_tc_dot_splitk(m, in, x, y, K, S, c, &d[1]), 0);
+		ck_assert_msg(d[0] == d[1], "%s %s K=%zu: emulator %llx, oracle %llx", m->gpu, in->name, K,
+			      (unsigned long long)d[0], (unsigned long long)d[1]);
+	}
+	ck_assert_int_eq(fpref_emu_tc_dot_splitk(preset("h100-mma", &e4m3), &e4m3, a, b, 64, 32, 0, &d[0]), -1);
+}
+END_TEST
+
 /* The chips' names stand for their instruction presets; a chip with no
  * published model (CDNA4) is no preset. */
 START_TEST(chip_aliases)
@@ -309,6 +347,7 @@ int main(void)
 	tcase_add_test(tc, fnuz_nan);
 	tcase_add_test(tc, round_down_dot_add);
 	tcase_add_test(tc, cdna12_pairwise_and_flush);
+	tcase_add_test(tc, cublaslt_splitk);
 	tcase_add_test(tc, chip_aliases);
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);

@@ -100,6 +100,23 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		cli_fail(cmd, "--promote needs a tensor-core model and --out float32");
 		return CLI_EXIT_USAGE;
 	}
+	if (t->order) {
+		static const char prefix[] = "cublaslt-splitk=";
+		long slices = 0;
+		if (strncmp(t->order, prefix, sizeof prefix - 1) != 0) {
+			cli_fail(cmd, "bad --order '%s' (cublaslt-splitk=S)", t->order);
+			return CLI_EXIT_USAGE;
+		}
+		if (parse_count(cmd, "--order cublaslt-splitk", t->order + sizeof prefix - 1, 1, 1 << 20, &slices))
+			return CLI_EXIT_USAGE;
+		if (m->kind != FPREF_ACCUM_TC || !fpref_format_is(out, FPREF_FORMAT_FLOAT32) || promote ||
+		    fpref_tc_lowered(&m->tc, out)) {
+			cli_fail(cmd, "--order %s needs a tensor-core model that is not lowered, --out float32 and no --promote",
+				  t->order);
+			return CLI_EXIT_USAGE;
+		}
+		m->splitk = (size_t)slices;
+	}
 	if (promote && fpref_tc_lowered(&m->tc, out)) {
 		cli_fail(cmd, "--promote: the %s model lowers %s inputs to FP16 instructions; promotion is modelled only for "
 			  "the native unit (try h100-wgmma)", m->tc.gpu, in->name);
@@ -121,6 +138,9 @@ const char *cli_model_describe(const struct fpref_accum_model *m, const char *ou
 		size_t n = strlen(buf);
 		if (m->promote && n < len)
 			snprintf(buf + n, len - n, ", promoted to FP32 every %zu", m->promote);
+		if (m->splitk && n < len)
+			snprintf(buf + n, len - n, ", cuBLASLt split-K: slices of %zu from zero, summed in FP32, C last",
+				 m->splitk);
 	}
 	return buf;
 }
