@@ -76,13 +76,7 @@ START_TEST(preset_against_oracle)
 			out = test_format("float32");
 		size_t K = 1 + next_random(&state) % (size_t)(3 * m->block + 2);
 		uint64_t a[200], b[200], sa[200], sb[200];
-		int top = max_field(&in), lo = (int)(next_random(&state) % (unsigned)top);
-		int hi = lo + (int)(next_random(&state) % (unsigned)(top - lo + 1));
-		for (size_t k = 0; k < K; k++) {
-			a[k] = random_input(&in, &state, lo, hi, 97);
-			b[k] = random_input(&in, &state, 0, top, 97);
-		}
-		uint64_t c = next_random(&state) % 2 ? 0 : random_input(&out, &state, 0, max_field(&out), 200);
+		uint64_t c = random_case(&in, &out, &state, K, a, b);
 		struct fpref_tc_scales s = { &e8m0, sa, sb, 32 };
 		bool use_scales = block_scaled && rep % 4 != 0;
 		if (use_scales) {

@@ -77,13 +77,7 @@ START_TEST(model_against_oracle)
 		for (int rep = 0; rep < 10000; rep++) {
 			size_t K = 1 + next_random(&state) % (size_t)(3 * m.block + 2);
 			uint64_t a[200], b[200];
-			int top = max_field(&in), lo = (int)(next_random(&state) % (unsigned)top);
-			int hi = lo + (int)(next_random(&state) % (unsigned)(top - lo + 1));
-			for (size_t k = 0; k < K; k++) {
-				a[k] = random_input(&in, &state, lo, hi, 97);
-				b[k] = random_input(&in, &state, 0, top, 97);
-			}
-			uint64_t c = next_random(&state) % 2 ? 0 : random_input(&out, &state, 0, max_field(&out), 200);
+			uint64_t c = random_case(&in, &out, &state, K, a, b);
 			uint64_t want = 0, got = 0;
 			ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, a, b, K, c, &out, &want), 0);
 			ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, a, b, K, c, &out, &got), 0);

@@ -39,4 +39,19 @@ static inline int max_field(const struct fpref_format *f)
 	return (1 << f->exp_bits) - 1 - (f->specials == FPREF_SPECIALS_IEEE ? 1 : 0);
 }
 
+/* A dot-product case: K operands of a over a random band of exponents,
+ * of b over the whole range, now and then NaN or inf; returns c, zero
+ * half of the time. */
+static inline uint64_t random_case(const struct fpref_format *in, const struct fpref_format *out, uint64_t *state,
+				   size_t K, uint64_t *a, uint64_t *b)
+{
+	int top = max_field(in), lo = (int)(next_random(state) % (unsigned)top);
+	int hi = lo + (int)(next_random(state) % (unsigned)(top - lo + 1));
+	for (size_t k = 0; k < K; k++) {
+		a[k] = random_input(in, state, lo, hi, 97);
+		b[k] = random_input(in, state, 0, top, 97);
+	}
+	return next_random(state) % 2 ? 0 : random_input(out, state, 0, max_field(out), 200);
+}
+
 #endif
