@@ -21,6 +21,15 @@ extern "C" {
 int fpref_emu_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		 const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d);
 
+/* fpref_emu_tc_dot with block scales (NULL: unit scales): the block-scaled
+ * kinds (the model's group path, or E8M0 scales moving each product's
+ * exponent).  -1 also for scales that do not suit the model
+ * (fpref_tc_scales_ok), for a bad scale pattern, and for scales on a
+ * lowered path. */
+int fpref_emu_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			    const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
+			    const struct fpref_format *output, uint64_t *d);
+
 /* D = A B + C: A row-major M x K, B row-major K x N (patterns of input),
  * C (NULL: zeros) and D row-major M x N patterns of output; every element
  * is fpref_emu_tc_dot of a row and a column, or fpref_emu_tc_dot_promoted (no
@@ -38,6 +47,13 @@ int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format 
 int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 			  const uint64_t *b, size_t K, size_t nc, const uint64_t *scale_a, const uint64_t *scale_b,
 			  uint64_t c, uint64_t *d);
+
+/* cuBLASLt's split-K order (fpref_accum_model's splitk): slices of S
+ * products from zero, their FP32 sums added in K order, C added last.
+ * FP32 output; 0, or -1 as fpref_emu_tc_dot, for S = 0 or a lowered
+ * model. */
+int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			    const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d);
 
 /* Plain accumulations for comparison (emu/accumulate.c); the orders are
  * named in fpref_formats_tc_model.h. */

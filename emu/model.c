@@ -8,6 +8,8 @@ int fpref_emu_model_dot(const struct fpref_accum_model *m, const struct fpref_fo
 	unsigned flags = 0;
 	switch (m->kind) {
 	case FPREF_ACCUM_TC:
+		if (m->splitk)
+			return fpref_emu_tc_dot_splitk(&m->tc, in, a, b, K, m->splitk, c, d);
 		return m->promote ? fpref_emu_tc_dot_promoted(&m->tc, in, a, b, K, m->promote, NULL, NULL, c, d)
 				  : fpref_emu_tc_dot(&m->tc, in, a, b, K, c, out, d);
 	case FPREF_ACCUM_PLAIN:

@@ -1,6 +1,7 @@
 /* Tensor-core block-FMA models (the rows are in formats/tc_model.c): one
  * block routine over operands decoded once, shared by the dot product, the
  * promoted dot product and the GEMM, ending in the emulator's rounding core. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,7 +87,31 @@ struct plan {
 	int shift_in;               /* product significand to 23 + lift fraction bits */
 	int lift;                   /* extra bits kept so that aligning only ever shifts right */
 	unsigned target_shift;      /* target pattern to output pattern */
+	int group, parts, sum_frac, c_frac, c_drop; /* the block-scaled and two-stage paths (fpref_formats_tc_model.h) */
+	int32_t least_in;           /* the input's least exponent (a subnormal's alignment place) */
+	int group_shift;            /* group sum (units of 2^(2 least_in - 2 man)) to 23 + lift fraction bits, before the scales' */
 };
+
+/* The two scales of a group or block, multiplied: sig * 2^(exp - man),
+ * exp the scales' alignment places added; kind NaN or ZERO when either is. */
+struct scale_pair {
+	uint64_t sig;
+	int32_t exp;
+	int man;
+	uint8_t kind;
+};
+
+static const struct scale_pair unit_scales = { 1, 0, 0, FINITE };
+
+/* The leading bit's place of a format's largest finite value and of its
+ * least normal value. */
+static int32_t leading_place(const struct fpref_unpacked *u)
+{
+	int32_t e = u->exponent;
+	for (uint64_t s = u->significand; s > 1; s >>= 1)
+		e++;
+	return e;
+}
 
 static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struct fpref_format *input,
 		     const struct fpref_format *output)
@@ -101,6 +126,25 @@ static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struc
 	p->lift = m->frac > 23 ? m->frac - 23 : 0;
 	p->shift_in = 23 - 2 * input->man_bits + p->lift;
 	fpref_tc_model_env(m, output, &p->env);
+	p->group = m->group;
+	p->parts = m->halves > 1 ? m->halves : 1;
+	p->sum_frac = m->sum_frac;
+	p->c_frac = m->c_frac;
+	p->c_drop = m->c_drop;
+	struct fpref_unpacked lo, hi;
+	fpref_format_min_normal(input, &lo);
+	fpref_format_max_finite(input, &hi);
+	p->least_in = leading_place(&lo);
+	p->group_shift = 23 + p->lift + 2 * (p->least_in - input->man_bits);
+	/* the group path keeps a group's exact sum times two E4M3 significands
+	 * (8 bits) in 64 bits: narrow inputs only (FP4) */
+	int group_bits = 2 * (leading_place(&hi) - p->least_in) + 2 * (input->man_bits + 1) + 6 + 8 + p->group_shift;
+	if (m->group > 0 && (m->group > m->block || p->group_shift < 6 || group_bits > 60))
+		return -1;
+	/* the two-stage path's shifts stay small: C and the sum each below 2^40 */
+	if (m->sum_frac > 0 && (m->sum_frac < m->c_frac || m->sum_frac - m->frac > 16 || m->c_frac > 40 || m->c_frac < 1 ||
+				m->group > 0 || p->parts > m->block))
+		return -1;
 	p->target = *output;
 	p->target_shift = 0;
 	if (m->frac < output->man_bits) {
@@ -177,37 +221,40 @@ BLOCK_CLONES static int64_t aligned_sum(const uint64_t *restrict mag, const int3
 	return sum;
 }
 
-/* One block: n products a_i * b_i and the accumulator c, rounded once. */
-static uint64_t block(const struct plan *p, const struct operands *a, const struct operands *b, size_t n, uint64_t c)
+/* c as a term of a block: a 24-bit significand with 23 fraction bits,
+ * normalised as FP32 holds it (exponent -126 when subnormal there), its
+ * place e and sign mask.  False for a zero c. */
+static bool c_term(const struct plan *p, uint64_t c, uint64_t *mag, int32_t *e, uint64_t *neg)
 {
-	uint64_t mag[FPREF_TC_MAX_BLOCK + 1], neg[FPREF_TC_MAX_BLOCK + 1];
-	int32_t exp[FPREF_TC_MAX_BLOCK + 1];
-	int32_t E = product_terms(a->sig, a->exp, a->negative, b->sig, b->exp, b->negative, n, p->shift_in, p->floor,
-				  mag, exp, neg);
-	uint64_t bits;
-	if (E > SPECIAL_SEEN && special_result(p, a, b, n, c, &bits))
-		return bits;
-	/* c enters as an FP32-style term: a 24-bit significand, normalised as
-	 * FP32 holds it (the exponent -126 when subnormal there) */
 	const struct fpref_format *o = p->output;
-	uint64_t field = (c >> o->man_bits) & ((1u << o->exp_bits) - 1), c_mag = c & ((1ull << o->man_bits) - 1);
-	if (field == (1u << o->exp_bits) - 1 && special_result(p, a, b, n, c, &bits))
-		return bits;
-	size_t count = n;
-	if (field || c_mag) {
-		int32_t e = (field ? (int32_t)field : 1) - o->bias;
-		c_mag = (field ? c_mag | 1ull << o->man_bits : c_mag) << (23 - o->man_bits);
-		while (c_mag < 1u << 23 && e > -126) {
-			c_mag <<= 1;
-			e--;
-		}
-		mag[count] = c_mag << p->lift;
-		exp[count] = e;
-		neg[count] = (c >> (o->man_bits + o->exp_bits)) & 1 ? ~(uint64_t)0 : 0;
-		E = e > E ? e : E;
-		count++;
+	uint64_t field = (c >> o->man_bits) & ((1u << o->exp_bits) - 1), m = c & ((1ull << o->man_bits) - 1);
+	if (!field && !m)
+		return false;
+	int32_t x = (field ? (int32_t)field : 1) - o->bias;
+	m = (field ? m | 1ull << o->man_bits : m) << (23 - o->man_bits);
+	while (m < 1u << 23 && x > -126) {
+		m <<= 1;
+		x--;
 	}
-	/* every term to F fraction bits below E, its magnitude truncated */
+	*mag = m;
+	*e = x;
+	*neg = (c >> (o->man_bits + o->exp_bits)) & 1 ? ~(uint64_t)0 : 0;
+	return true;
+}
+
+/* A special c (inf or NaN) or a special product: the result, or false. */
+static bool special_c(const struct plan *p, const struct operands *a, const struct operands *b, size_t n, uint64_t c,
+		      uint64_t *bits)
+{
+	const struct fpref_format *o = p->output;
+	uint64_t field = (c >> o->man_bits) & ((1u << o->exp_bits) - 1);
+	return field == (1u << o->exp_bits) - 1 && special_result(p, a, b, n, c, bits);
+}
+
+/* The terms' sum, each truncated to F fraction bits below E, rounded once. */
+static uint64_t finish_block(const struct plan *p, const uint64_t *mag, const int32_t *exp, const uint64_t *neg,
+			     size_t count, int32_t E)
+{
 	int64_t sum = aligned_sum(mag, exp, neg, count, E + 23 + p->lift - p->frac);
 	unsigned flags = 0;
 	bool negative = sum < 0;
@@ -216,13 +263,144 @@ static uint64_t block(const struct plan *p, const struct operands *a, const stru
 	return r << p->target_shift;
 }
 
-/* d = chain of blocks over K products, from accumulator c. */
-static uint64_t chain(const struct plan *p, const struct operands *a, const struct operands *b, size_t K, uint64_t c)
+static uint64_t nan_result(const struct plan *p)
 {
-	size_t n = (size_t)p->block;
+	uint64_t bits = 0;
+	fpref_format_nan_bits(p->output, false, &bits);
+	return bits;
+}
+
+/* The group path: each group's exact sum times its scales, aligned at the
+ * scales' exponents (fpref_formats_tc_model.h, group). */
+static size_t group_terms(const struct plan *p, const struct operands *a, const struct operands *b, size_t n,
+			  const struct scale_pair *sc, uint64_t *mag, int32_t *exp, uint64_t *neg, int32_t *E)
+{
+	size_t g = (size_t)p->group, count = 0;
+	for (size_t k0 = 0; k0 < n; k0 += g, count++) {
+		const struct scale_pair *s = sc ? &sc[k0 / g] : &unit_scales;
+		int64_t sum = 0;
+		for (size_t i = k0; i < n && i < k0 + g; i++) {
+			int shift = (a->exp[i] - p->least_in) + (b->exp[i] - p->least_in);
+			int64_t v = (int64_t)(((uint64_t)a->sig[i] * b->sig[i]) << (a->sig[i] && b->sig[i] ? shift : 0));
+			sum += (a->negative[i] ^ b->negative[i]) ? -v : v;
+		}
+		uint64_t u = sum < 0 ? -(uint64_t)sum : (uint64_t)sum;
+		mag[count] = s->kind == ZERO ? 0 : (u * s->sig) << (p->group_shift - s->man);
+		exp[count] = s->kind == ZERO ? INT32_MIN / 4 : s->exp; /* a zero scale: never sets the alignment */
+		neg[count] = sum < 0 ? ~(uint64_t)0 : 0;
+		if (s->kind != ZERO && s->exp > *E)
+			*E = s->exp;
+	}
+	return count;
+}
+
+/* floor(x * 2^k), k below 40. */
+static int64_t shift_floor(int64_t x, int k)
+{
+	if (k >= 0)
+		return (int64_t)((uint64_t)x << k);
+	int r = -k > 63 ? 63 : -k;
+	if (x >= 0)
+		return x >> r;
+	uint64_t m = -(uint64_t)x;
+	return -(int64_t)((m >> r) + ((m & ((1ull << r) - 1)) != 0));
+}
+
+/* AMD's two-stage dot-add (fpref_formats_tc_model.h, sum_frac). */
+static uint64_t two_stage_block(const struct plan *p, const uint64_t *mag, const int32_t *exp, const uint64_t *neg,
+				size_t n, uint64_t c)
+{
+	int64_t part[FPREF_TC_MAX_BLOCK];
+	int32_t part_e[FPREF_TC_MAX_BLOCK], E1 = 0;
+	bool products = false;
+	for (int h = 0; h < p->parts; h++) {
+		int32_t e = 0;
+		bool any = false;
+		for (size_t i = (size_t)h; i < n; i += (size_t)p->parts)
+			if (mag[i] && (!any || exp[i] > e))
+				e = exp[i], any = true;
+		int64_t sum = 0;
+		for (size_t i = (size_t)h; any && i < n; i += (size_t)p->parts) {
+			int32_t right = e + 23 + p->lift - p->frac - exp[i];
+			uint64_t v = mag[i] >> (right < 63 ? right : 63);
+			sum += (int64_t)((v ^ neg[i]) - neg[i]);
+		}
+		part[h] = any ? sum : 0;
+		part_e[h] = any ? e : INT32_MIN;
+		if (any && (!products || e > E1))
+			E1 = e, products = true;
+	}
+	int64_t s = 0;
+	for (int h = 0; products && h < p->parts; h++)
+		if (part_e[h] != INT32_MIN)
+			s += shift_floor(part[h], part_e[h] - E1);
+	uint64_t c_mag = 0, c_neg = 0;
+	int32_t ec = 0;
+	bool have_c = c_term(p, c, &c_mag, &ec, &c_neg);
+	if (!products && !have_c)
+		return finish_block(p, mag, exp, neg, 0, 0);
+	int32_t E2 = !products ? ec : !have_c || E1 > ec ? E1 : ec;
+	int64_t total = products ? shift_floor(s, (E1 - p->frac) - (E2 - p->sum_frac)) : 0;
+	if (have_c && !(p->c_drop > 0 && ec < E2 - p->c_drop)) {
+		int64_t cv = c_neg ? -(int64_t)c_mag : (int64_t)c_mag;
+		total += (int64_t)((uint64_t)shift_floor(cv, (ec - 23) - (E2 - p->c_frac)) << (p->sum_frac - p->c_frac));
+	}
+	unsigned flags = 0;
+	bool negative = total < 0;
+	return fpref_emu_round_pack(&p->target, &p->env, 0, negative, E2 - p->sum_frac,
+				    (fpref_u128)(negative ? -(uint64_t)total : (uint64_t)total), false, &flags)
+	       << p->target_shift;
+}
+
+/* One block: n products a_i * b_i and the accumulator c, rounded once;
+ * sc the block's scales (its groups' with the group path), or NULL. */
+static uint64_t block(const struct plan *p, const struct operands *a, const struct operands *b, size_t n, uint64_t c,
+		      const struct scale_pair *sc)
+{
+	uint64_t mag[FPREF_TC_MAX_BLOCK + 1], neg[FPREF_TC_MAX_BLOCK + 1];
+	int32_t exp[FPREF_TC_MAX_BLOCK + 1];
+	uint64_t bits;
+	size_t count = n, groups = p->group > 0 ? (n + (size_t)p->group - 1) / (size_t)p->group : 1;
+	for (size_t j = 0; sc && j < groups; j++)
+		if (sc[j].kind == NOT_A_NUMBER)
+			return nan_result(p);
+	int32_t shift = sc && !p->group ? sc->exp : 0, E;
+	if (p->group > 0) {
+		E = p->floor;
+		for (size_t i = 0; i < n; i++)
+			if ((a->kind[i] | b->kind[i]) & (INF | NOT_A_NUMBER))
+				return special_result(p, a, b, n, c, &bits) ? bits : nan_result(p);
+		count = group_terms(p, a, b, n, sc, mag, exp, neg, &E);
+	} else {
+		/* E8M0 scales move every product's exponent by the same amount */
+		E = product_terms(a->sig, a->exp, a->negative, b->sig, b->exp, b->negative, n, p->shift_in,
+				  p->floor - shift, mag, exp, neg);
+		if (E > SPECIAL_SEEN && special_result(p, a, b, n, c, &bits))
+			return bits;
+		for (size_t i = 0; shift && i < n; i++)
+			exp[i] += shift;
+		E += shift;
+	}
+	if (special_c(p, a, b, n, c, &bits))
+		return bits;
+	if (p->sum_frac > 0)
+		return two_stage_block(p, mag, exp, neg, n, c);
+	if (c_term(p, c, &mag[count], &exp[count], &neg[count])) {
+		mag[count] <<= p->lift;
+		E = exp[count] > E ? exp[count] : E;
+		count++;
+	}
+	return finish_block(p, mag, exp, neg, count, E);
+}
+
+/* d = chain of blocks over K products, from accumulator c. */
+static uint64_t chain(const struct plan *p, const struct operands *a, const struct operands *b, size_t K, uint64_t c,
+		      const struct scale_pair *sc)
+{
+	size_t n = (size_t)p->block, unit = p->group > 0 ? (size_t)p->group : n;
 	for (size_t k = 0; k < K; k += n) { /* a short last block is the same as one padded with zero products */
 		struct operands x = operands_at(a, k), y = operands_at(b, k);
-		c = block(p, &x, &y, K - k < n ? K - k : n, c);
+		c = block(p, &x, &y, K - k < n ? K - k : n, c, sc ? sc + k / unit : NULL);
 	}
 	return c;
 }
@@ -272,7 +450,7 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 				}
 			}
 			if (status == 0)
-				partial = block(&p, &x, &y, n, partial);
+				partial = block(&p, &x, &y, n, partial, NULL);
 		}
 		uint64_t args[3] = { partial, acc, 0 };
 		unsigned flags = 0;
@@ -283,6 +461,62 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 	if (status == 0)
 		*d = acc;
 	return status ? -1 : 0;
+}
+
+/* CDNA1/2 (fpref_formats_tc_model.h, tree): FP32 arithmetic, nearest even. */
+static uint64_t flush32(uint64_t x, bool flush)
+{
+	return flush && (x & 0x7F800000) == 0 ? x & 0x80000000 : x; /* a zero of its sign */
+}
+
+static bool tiny(const struct fpref_format *f, uint64_t bits)
+{
+	struct fpref_unpacked u;
+	fpref_decode(f, bits, &u);
+	return u.cls == FPREF_CLASS_SUBNORMAL || u.cls == FPREF_CLASS_ZERO;
+}
+
+static uint64_t tree_sum(const uint64_t *a, const uint64_t *b, size_t n, bool flush, const struct fpref_env *env)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	uint64_t r = 0;
+	unsigned flags = 0;
+	if (n == 1) {
+		uint64_t args[3] = { a[0], b[0], 0 };
+		fpref_emu_op(FPREF_OP_FMA, f32, args, env, 0, &r, &flags);
+	} else {
+		uint64_t args[3] = { tree_sum(a, b, n / 2, flush, env), tree_sum(a + n / 2, b + n / 2, n - n / 2, flush, env), 0 };
+		fpref_emu_op(FPREF_OP_ADD, f32, args, env, 0, &r, &flags);
+	}
+	return flush32(r, flush);
+}
+
+static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		    const uint64_t *b, size_t K, uint64_t c, uint64_t *d)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	uint64_t x[FPREF_TC_MAX_BLOCK], y[FPREF_TC_MAX_BLOCK], acc = m->flush && (c & 0x7F800000) == 0 ? 0 : c;
+	size_t n = (size_t)m->block;
+	for (size_t k0 = 0; k0 < K; k0 += n) {
+		size_t len = K - k0 < n ? K - k0 : n;
+		for (size_t i = 0; i < len; i++) {
+			unsigned flags = 0;
+			if (fpref_emu_convert(input, a[k0 + i], f32, &env, 0, &x[i], &flags) != 0 ||
+			    fpref_emu_convert(input, b[k0 + i], f32, &env, 0, &y[i], &flags) != 0)
+				return -1;
+			/* CDNA2 reads subnormal and zero inputs as +0 */
+			x[i] = m->flush && tiny(input, a[k0 + i]) ? 0 : x[i];
+			y[i] = m->flush && tiny(input, b[k0 + i]) ? 0 : y[i];
+		}
+		uint64_t args[3] = { acc, tree_sum(x, y, len, m->flush, &env), 0 };
+		unsigned flags = 0;
+		fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, &acc, &flags);
+		acc = flush32(acc, m->flush);
+	}
+	*d = acc;
+	return 0;
 }
 
 /* a and b decoded into one allocation of 2K operands. */
@@ -300,21 +534,73 @@ static int decode_pair(const struct fpref_format *input, const uint64_t *a, cons
 	return 0;
 }
 
-int fpref_emu_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		 const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
+/* One scale as sig * 2^(exp - man), UE4M3 read without its sign. */
+static int decode_scale(const struct fpref_format *f, uint64_t bits, struct scale_pair *s)
+{
+	struct fpref_unpacked u;
+	if (f->is_signed)
+		bits &= ~(1ull << (f->man_bits + f->exp_bits + f->pad_bits));
+	if (fpref_decode(f, bits, &u) == FPREF_DECODE_INVALID)
+		return -1;
+	s->kind = u.cls == FPREF_CLASS_NAN ? NOT_A_NUMBER : u.cls == FPREF_CLASS_ZERO ? ZERO : FINITE;
+	s->sig = s->kind == FINITE ? u.significand : 0;
+	s->exp = s->kind == FINITE ? u.exponent + f->man_bits : 0;
+	s->man = f->man_bits;
+	return 0;
+}
+
+/* The products of each chunk's two scales (chunks of the model's group,
+ * or of its block), for K products: NULL on a bad pattern or no memory. */
+static struct scale_pair *scale_pairs(const struct fpref_tc_model *m, const struct fpref_tc_scales *s, size_t K)
+{
+	size_t unit = (size_t)(m->group > 0 ? m->group : m->block), chunks = (K + unit - 1) / unit;
+	struct scale_pair *pairs = malloc((chunks ? chunks : 1) * sizeof *pairs);
+	for (size_t j = 0; pairs && j < chunks; j++) {
+		struct scale_pair x, y;
+		size_t i = j * unit / s->every;
+		if (decode_scale(s->format, s->a[i], &x) != 0 || decode_scale(s->format, s->b[i], &y) != 0) {
+			free(pairs);
+			return NULL;
+		}
+		pairs[j].kind = x.kind == NOT_A_NUMBER || y.kind == NOT_A_NUMBER ? NOT_A_NUMBER
+				: x.kind == ZERO || y.kind == ZERO			    ? ZERO
+										    : FINITE;
+		pairs[j].sig = x.sig * y.sig;
+		pairs[j].exp = x.exp + y.exp;
+		pairs[j].man = x.man + y.man;
+	}
+	return pairs;
+}
+
+int fpref_emu_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			    const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
+			    const struct fpref_format *output, uint64_t *d)
 {
 	struct plan p;
 	struct fpref_unpacked z;
-	if (plan_init(&p, m, input, output) != 0 || fpref_decode(output, c, &z) == FPREF_DECODE_INVALID)
+	if (plan_init(&p, m, input, output) != 0 || fpref_decode(output, c, &z) == FPREF_DECODE_INVALID ||
+	    !fpref_tc_scales_ok(m, scales) || (scales && fpref_tc_lowered(m, output)))
 		return -1;
 	if (fpref_tc_lowered(m, output))
 		return lowered_dot(m, input, a, b, K, c, output, d);
+	if (m->tree > 0)
+		return tree_dot(m, input, a, b, K, c, d);
+	struct scale_pair *pairs = scales ? scale_pairs(m, scales, K) : NULL;
 	struct operands all, x, y;
-	if (decode_pair(input, a, b, K, &all, &x, &y) != 0)
+	if ((scales && !pairs) || decode_pair(input, a, b, K, &all, &x, &y) != 0) {
+		free(pairs);
 		return -1;
-	*d = chain(&p, &x, &y, K, c);
+	}
+	*d = chain(&p, &x, &y, K, c, pairs);
 	operands_free(&all);
+	free(pairs);
 	return 0;
+}
+
+int fpref_emu_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		 const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
+{
+	return fpref_emu_tc_dot_scaled(m, input, a, b, K, NULL, c, output, d);
 }
 
 /* The promoted accumulation of one chunk's partial sum with scales. */
@@ -337,7 +623,7 @@ static uint64_t chain_promoted(const struct plan *p, const struct fpref_env *env
 {
 	for (size_t k = 0, j = 0; k < K; k += nc, j++) {
 		struct operands x = operands_at(a, k), y = operands_at(b, k);
-		uint64_t partial = chain(p, &x, &y, K - k < nc ? K - k : nc, 0);
+		uint64_t partial = chain(p, &x, &y, K - k < nc ? K - k : nc, 0, NULL);
 		acc = promote(p->output, env, scale_a ? scale_a[j] : fp32_one, scale_b ? scale_b[j] : fp32_one, partial,
 			      acc);
 	}
@@ -351,7 +637,7 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct plan p;
 	struct fpref_unpacked z;
-	if (nc == 0 || plan_init(&p, m, input, f32) != 0 || fpref_tc_lowered(m, f32) ||
+	if (nc == 0 || plan_init(&p, m, input, f32) != 0 || fpref_tc_lowered(m, f32) || m->tree > 0 ||
 	    fpref_decode(f32, c, &z) == FPREF_DECODE_INVALID)
 		return -1; /* promotion of lowered partial sums is not modelled */
 	struct fpref_env env; /* FP32 arithmetic on ordinary cores: rne */
@@ -369,21 +655,22 @@ int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format 
 		  uint64_t *D)
 {
 	struct plan p;
-	if (plan_init(&p, m, input, output) != 0 || (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output))))
+	if (plan_init(&p, m, input, output) != 0 ||
+	    (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output) || m->tree > 0)))
 		return -1;
 	for (size_t i = 0; C && i < M * N; i++) {
 		struct fpref_unpacked z;
 		if (fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID)
 			return -1;
 	}
-	if (fpref_tc_lowered(m, output)) { /* element by element */
+	if (fpref_tc_lowered(m, output) || m->tree > 0) { /* element by element */
 		uint64_t *col = malloc((K + 1) * sizeof *col);
 		int r = col ? 0 : -1;
 		for (size_t i = 0; i < M && r == 0; i++)
 			for (size_t j = 0; j < N && r == 0; j++) {
 				for (size_t k = 0; k < K; k++)
 					col[k] = B[k * N + j];
-				r = lowered_dot(m, input, A + i * K, col, K, C ? C[i * N + j] : 0, output, &D[i * N + j]);
+				r = fpref_emu_tc_dot(m, input, A + i * K, col, K, C ? C[i * N + j] : 0, output, &D[i * N + j]);
 			}
 		free(col);
 		return r;
@@ -402,8 +689,30 @@ int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format 
 		for (size_t j = 0; j < N; j++) {
 			struct operands x = operands_at(&all, i * K), y = operands_at(&bt, j * K);
 			uint64_t c = C ? C[i * N + j] : 0;
-			D[i * N + j] = nc ? chain_promoted(&p, &env, &x, &y, K, nc, NULL, NULL, c) : chain(&p, &x, &y, K, c);
+			D[i * N + j] = nc ? chain_promoted(&p, &env, &x, &y, K, nc, NULL, NULL, c) : chain(&p, &x, &y, K, c, NULL);
 		}
 	operands_free(&all);
 	return r ? -1 : 0;
+}
+
+int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			    const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_unpacked z;
+	if (S == 0 || fpref_tc_lowered(m, f32) || fpref_decode(f32, c, &z) == FPREF_DECODE_INVALID)
+		return -1;
+	struct fpref_env env; /* the reduction kernel's FP32 arithmetic: rne */
+	fpref_env_default(&env);
+	uint64_t acc = 0, part = 0;
+	unsigned flags = 0;
+	for (size_t k = 0; k < K; k += S) {
+		if (fpref_emu_tc_dot(m, input, a + k, b + k, K - k < S ? K - k : S, 0, f32, &part) != 0)
+			return -1;
+		uint64_t args[3] = { acc, part, 0 };
+		fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, &acc, &flags);
+	}
+	uint64_t args[3] = { acc, c, 0 };
+	fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, d, &flags);
+	return 0;
 }

@@ -52,9 +52,57 @@ struct fpref_tc_model {
 	 * H200 (docs/accumulation.md).  false: IEEE's sign (older GPUs: not
 	 * measured here). */
 	bool zero_positive;
+	/* Block-scaled kinds (tcgen05.mma kind::mxf4nvf4 and kind::mxf4, as
+	 * Xie et al. publish them, arXiv:2511.10909): group > 0 sums each group
+	 * of `group` products exactly, multiplies the sum by the significands
+	 * of its two scales and aligns it at the scales' exponents (every
+	 * group counts for the alignment, a zero sum too, unless a scale is
+	 * zero); the groups and C are then truncated to F fraction bits below
+	 * the largest and summed as one block.  0: scales, where a dot has
+	 * them, only move each product's exponent (E8M0 scales). */
+	int group;
+	/* AMD's two-stage dot-add (CDNA3 v_mfma_*, the same paper): sum_frac > 0
+	 * takes the block's products without C (aligned at their largest
+	 * exponent, truncated to F bits), in `halves` interleaved parts (k mod
+	 * halves; 0 or 1: one part) whose sums are floored to F bits below the
+	 * larger; then the sum and C are aligned at the larger of their
+	 * exponents, the sum floored (toward -inf) to sum_frac fraction bits,
+	 * C to c_frac, or dropped when c_drop > 0 and its exponent is below
+	 * that exponent minus c_drop; the two are added exactly and rounded
+	 * once (round_fp32). */
+	int halves, sum_frac, c_frac, c_drop;
+	/* AMD CDNA1/CDNA2 v_mfma_* f16 and bf16 (the same paper): tree > 0 is
+	 * no block model but FP32 arithmetic, nearest even: per group of
+	 * `block` products, each product rounded to FP32 (fma(a, b, 0)), the
+	 * group summed as a balanced pairwise tree (the first half's sum plus
+	 * the rest's), then added to C.  flush (CDNA2): subnormal or zero
+	 * inputs and C read as +0, every subnormal result flushed to a zero of
+	 * its sign. */
+	int tree;
+	bool flush;
 };
 
+/* The block scales of a dot product: one pair per `every` products along
+ * K, patterns of `format`: float8_e8m0fnu, or float8_e4m3fn read as UE4M3
+ * (its sign ignored).  A NULL pointer to this struct: unit scales. */
+struct fpref_tc_scales {
+	const struct fpref_format *format;
+	const uint64_t *a, *b;
+	size_t every;
+};
+/* Whether the scales suit the model: every a positive multiple of the
+ * model's group (of its block when the model has no group, which takes
+ * E8M0 scales only), the format E8M0 or E4M3. */
+bool fpref_tc_scales_ok(const struct fpref_tc_model *m, const struct fpref_tc_scales *s);
+
 size_t fpref_tc_model_count(void);
+/* The preset a chip's name stands for (b200 -> tcgen05, mi300x ->
+ * mfma-cdna3, ...; README's table), or the name itself when it is no
+ * chip's.  fpref_tc_model_find resolves these names itself. */
+const char *fpref_tc_model_alias(const char *name);
+/* The chip aliases, one by one (NULL past the end): name, and what it
+ * stands for. */
+const char *fpref_tc_model_alias_at(size_t i, const char **target);
 const struct fpref_tc_model *fpref_tc_model_at(size_t i);
 /* The model of a GPU for an input format, or NULL. */
 const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct fpref_format *input);
@@ -119,6 +167,11 @@ struct fpref_accum_model {
 	struct fpref_tc_model tc;
 	enum fpref_sum_order order;
 	size_t block, promote;
+	/* cuBLASLt's split-K (> 0): K in slices of splitk products, each
+	 * slice through the tensor-core model from zero (FP32 output), the
+	 * slices' sums added in K order by FP32 additions (rne) from zero, then
+	 * C added by one FP32 addition (the reduction's epilogue). */
+	size_t splitk;
 };
 
 #ifdef __cplusplus

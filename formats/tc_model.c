@@ -8,33 +8,100 @@
 
 #define KM "Khattak & Mikaitis, arXiv:2512.07004"
 #define FP8 "float8_e4m3fn,float8_e5m2"
+#define XIE "Xie et al., arXiv:2511.10909 (MMA-Sim)"
+#define NONE FPREF_TC_NO_FLOOR
+#define F8F6F4 FP8 ",float6_e3m2fn,float6_e2m3fn,float4_e2m1fn"
 #define H200 "; measured on an H200 (docs/accumulation.md, tests/data/h200-*.txt)"
 /* h100 is the preset golden/vectors pins: FP8 with FP32 output from the
  * WGMMA unit, FP8 with FP16 output as mma.sync lowers it.  h100-mma and
  * h100-wgmma are what each instruction gives on sm_90 for every output. */
 static const struct fpref_tc_model models[] = {
-	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)", false },
-	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)", false },
-	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)", false },
-	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true },
-	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true },
+	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)", false, 0, 0, 0, 0, 0, 0, false },
+	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)", false, 0, 0, 0, 0, 0, 0, false },
+	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)", false, 0, 0, 0, 0, 0, 0, false },
+	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false },
+	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false },
 	{ "h100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16", 2,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: mma.sync as the compiler lowers it for sm_90, "
-	     "found by matching ../shared/tc-hw and the SASS of that instruction", true },
+	     "found by matching ../shared/tc-hw and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false },
 	{ "h100-mma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true },
-	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false },
+	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false },
 	{ "h100-mma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
-	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true },
+	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true, 0, 0, 0, 0, 0, 0, false },
 	{ "h100-wgmma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true },
-	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false },
+	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true, 0, 0, 0, 0, 0, 0, false },
 	{ "h100-wgmma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: the same block rounded to nearest even, C in the "
-	     "block" H200, true },
-	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)", false },
-	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)", false },
-	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)", false },
+	     "block" H200, true, 0, 0, 0, 0, 0, 0, false },
+	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)", false, 0, 0, 0, 0, 0, 0, false },
+	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)", false, 0, 0, 0, 0, 0, 0, false },
+	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)", false, 0, 0, 0, 0, 0, 0, false },
+	/* ---- Blackwell and AMD CDNA: instruction-level presets (docs/accumulation.md,
+	 * "Blackwell" and "AMD Instinct").  Parameters from Xie et al.'s published
+	 * models (MMA-Sim); floors none there (their alignment has none);
+	 * zero_positive: their arithmetic gives +0 for every zero result, as the
+	 * H200 does (not measured on these chips here).  FP6/FP4 inputs of the
+	 * unscaled and mxf8f6f4 kinds: the FP8 row's parameters, inferred (the
+	 * published model was validated on FP8 only). ---- */
+	{ "tcgen05", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
+	  XIE " (tcgen05.mma kind::f16, K = 16 in one block)", true, 0, 0, 0, 0, 0, 0, false },
+	{ "tcgen05", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
+	  XIE " (tcgen05.mma kind::tf32, K = 8 in one block)", true, 0, 0, 0, 0, 0, 0, false },
+	{ "tcgen05", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
+	  XIE " (tcgen05.mma kind::f8f6f4, K = 32 in one block, 25 bits where Hopper's FP8 unit keeps 13)", true, 0, 0, 0, 0, 0, 0, false },
+	{ .gpu = "tcgen05-mxf8f6f4", .inputs = F8F6F4, .block = 32, .frac = 25, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RTZ, .fp16_inputs = "",
+	  .source = XIE " (tcgen05.mma kind::mxf8f6f4.block_scale, E8M0 per 32: the scales move each product's exponent)",
+	  .zero_positive = true },
+	{ .gpu = "tcgen05-mxf4nvf4", .inputs = "float4_e2m1fn", .block = 64, .frac = 35, .floor_fp32 = NONE,
+	  .floor_fp16 = NONE, .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RTZ, .fp16_inputs = "",
+	  .source = XIE " (tcgen05.mma kind::mxf4nvf4 and kind::mxf4, K = 64: four exact groups of 16, each times its "
+			"scales, 35 fraction bits)",
+	  .zero_positive = true, .group = 16 },
+	/* mma.sync on sm_100: the sm_90 lowering of FP8 (SASS) over an FP16 unit of
+	 * the published Blackwell parameters (n = K, F = 25); its floors are the
+	 * H100's (Khattak & Mikaitis), not published for Blackwell: inferred */
+	{ "mma-sm100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
+	  XIE " (Blackwell mma.sync m16n8k16); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false },
+	{ "mma-sm100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
+	  XIE " (Blackwell mma.sync m16n8k8); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false },
+	{ "mma-sm100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
+	  "mma.sync FP8 as CUDA 13.0 lowers it for sm_100a: the sm_90 lowering (F2FP, two HMMA.16816, HADD2 / FADD; "
+	  "SASS read here, docs/accumulation.md), over this row's FP16 unit; not run on a GPU",
+	  true, 0, 0, 0, 0, 0, 0, false },
+	{ "mma-sm120", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
+	  XIE " (RTX Blackwell mma.sync m16n8k16)", true, 0, 0, 0, 0, 0, 0, false },
+	{ "mma-sm120", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
+	  XIE " (RTX Blackwell mma.sync m16n8k8)", true, 0, 0, 0, 0, 0, 0, false },
+	{ "mma-sm120", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
+	  XIE " (RTX Blackwell mma.sync m16n8k32 kind::f8f6f4: native, one block; CUDA 13.0 emits QMMA.16832 for sm_120a)",
+	  true, 0, 0, 0, 0, 0, 0, false },
+	{ .gpu = "mfma-cdna3", .inputs = "float16,bfloat16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = XIE " (CDNA3 v_mfma_f32_*_f16 / _bf16, K >= 8: groups of 8, two-stage dot-add rounded down)",
+	  .zero_positive = true, .halves = 1, .sum_frac = 31, .c_frac = 24 },
+	{ .gpu = "mfma-cdna3", .inputs = "tf32", .block = 4, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = XIE " (CDNA3 v_mfma_f32_*_xf32: FP32 inputs truncated to TF32 (give them as tf32), groups of 4)",
+	  .zero_positive = true, .halves = 1, .sum_frac = 31, .c_frac = 24 },
+	{ .gpu = "mfma-cdna3", .inputs = "float8_e4m3fnuz,float8_e5m2fnuz", .block = 16, .frac = 24, .floor_fp32 = NONE,
+	  .floor_fp16 = NONE, .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = XIE " (CDNA3 v_mfma_f32_*_fp8 / _bf8, FNUZ encodings: groups of 16 in two interleaved halves)",
+	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25 },
+	{ .gpu = "mfma-cdna1", .inputs = "float16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = XIE " (CDNA1 v_mfma_f32_*f16: FP32 pairwise sums of groups of 4)", .tree = 1 },
+	{ .gpu = "mfma-cdna1", .inputs = "bfloat16", .block = 2, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = XIE " (CDNA1 v_mfma_f32_*bf16: FP32 pairwise sums of groups of 2)", .tree = 1 },
+	{ .gpu = "mfma-cdna2", .inputs = "float16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = XIE " (CDNA2 v_mfma_f32_*f16: as CDNA1, subnormals flushed)", .tree = 1, .flush = true },
+	{ .gpu = "mfma-cdna2", .inputs = "bfloat16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = XIE " (CDNA2 v_mfma_f32_*bf16_1k: groups of 4, subnormals flushed)", .tree = 1, .flush = true },
 	/* BF16 units outside NVIDIA (issue 21): one exact product per rounding
 	 * into the FP32 accumulator, rne.  With blocks of 1 and 36 fraction
 	 * bits the one rounding sees the product truncated 36 bits below the
@@ -44,9 +111,23 @@ static const struct fpref_tc_model models[] = {
 	 * FTZ of Intel's instructions, the order of TDPBF16PS's pairs. */
 	{ "tpu-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
 	  "Google Cloud blog, BFloat16: the secret to high performance on Cloud TPUs (bfloat16 multiplies, IEEE "
-	  "float32 accumulation)", false },
+	  "float32 accumulation)", false, 0, 0, 0, 0, 0, 0, false },
 	{ "intel-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
-	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false },
+	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false },
+};
+
+/* Chips by the instruction presets their GEMMs run (README's table); the
+ * published models name the architecture, so a chip maps only where its
+ * architecture is the one measured. */
+static const struct {
+	const char *chip, *preset;
+} aliases[] = {
+	{ "b200", "tcgen05" },          { "gb200", "tcgen05" },
+	{ "rtx-pro-6000", "mma-sm120" }, { "rtx-5090", "mma-sm120" },
+	{ "mma-sm120-mxf8f6f4", "tcgen05-mxf8f6f4" }, { "mma-sm120-mxf4nvf4", "tcgen05-mxf4nvf4" },
+	{ "tcgen05-mxf4", "tcgen05-mxf4nvf4" },
+	{ "mi100", "mfma-cdna1" },      { "mi210", "mfma-cdna2" },      { "mi250", "mfma-cdna2" },
+	{ "mi250x", "mfma-cdna2" },     { "mi300x", "mfma-cdna3" },     { "mi300a", "mfma-cdna3" },     { "mi325x", "mfma-cdna3" },
 };
 
 size_t fpref_tc_model_count(void)
@@ -68,8 +149,36 @@ static bool lists(const char *list, const char *name)
 	return false;
 }
 
+const char *fpref_tc_model_alias_at(size_t i, const char **target)
+{
+	if (i >= sizeof aliases / sizeof aliases[0])
+		return NULL;
+	*target = aliases[i].preset;
+	return aliases[i].chip;
+}
+
+const char *fpref_tc_model_alias(const char *name)
+{
+	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+		if (strcmp(aliases[i].chip, name) == 0)
+			return aliases[i].preset;
+	return name;
+}
+
+bool fpref_tc_scales_ok(const struct fpref_tc_model *m, const struct fpref_tc_scales *s)
+{
+	if (!s)
+		return true;
+	size_t unit = (size_t)(m->group > 0 ? m->group : m->block);
+	bool e8m0 = fpref_format_is(s->format, FPREF_FORMAT_FLOAT8_E8M0FNU);
+	bool e4m3 = fpref_format_is(s->format, FPREF_FORMAT_FLOAT8_E4M3FN);
+	return s->a && s->b && s->every > 0 && s->every % unit == 0 && (e8m0 || (e4m3 && m->group > 0)) &&
+	       m->sum_frac == 0 && m->tree == 0;
+}
+
 static const struct fpref_tc_model *find_by_name(const char *gpu, const char *input)
 {
+	gpu = fpref_tc_model_alias(gpu);
 	for (size_t i = 0; i < fpref_tc_model_count(); i++)
 		if (strcmp(models[i].gpu, gpu) == 0 && lists(models[i].inputs, input))
 			return &models[i];
@@ -126,8 +235,18 @@ static void describe_native(const struct fpref_tc_model *m, bool fp16, char *buf
 		snprintf(floor_text, sizeof floor_text, "none");
 	else
 		snprintf(floor_text, sizeof floor_text, "%d", floor);
-	snprintf(buf, len, "%s tensor core: blocks of %d, %d fraction bits, floor %s, %s", m->gpu, m->block, m->frac,
-		 floor_text, fpref_rounding_name(fp16 ? m->round_fp16 : m->round_fp32));
+	int n = snprintf(buf, len, "%s tensor core: blocks of %d, %d fraction bits, floor %s, %s", m->gpu, m->block,
+			 m->frac, floor_text, fpref_rounding_name(fp16 ? m->round_fp16 : m->round_fp32));
+	size_t used = n < 0 ? len : (size_t)n;
+	if (m->tree > 0 && used < len)
+		snprintf(buf + used, len - used, "; FP32 pairwise sums of each group, added to C%s",
+			 m->flush ? ", subnormals flushed" : "");
+	else if (m->group > 0 && used < len)
+		snprintf(buf + used, len - used, "; exact groups of %d products, each times its scales", m->group);
+	else if (m->sum_frac > 0 && used < len)
+		snprintf(buf + used, len - used,
+			 "; two-stage: products in %d part(s), then the sum floored to %d and C to %d fraction bits%s",
+			 m->halves > 1 ? m->halves : 1, m->sum_frac, m->c_frac, m->c_drop ? " (small C dropped)" : "");
 }
 
 void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output, char *buf, size_t len)
@@ -166,7 +285,7 @@ int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding ro
 		return -1;
 	}
 	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, NULL, 0, NULL, 0,
-				      "custom parameters", false };
+				      "custom parameters", false, 0, 0, 0, 0, 0, 0, false };
 	return 0;
 }
 

@@ -29,6 +29,8 @@ static int model_bound(const struct fpref_accum_model *m, const struct fpref_for
 {
 	switch (m->kind) {
 	case FPREF_ACCUM_TC:
+		if (m->splitk) /* no bound derived for the split-K order yet */
+			break;
 		return fpref_ref_tc_bound(&m->tc, in, a, b, K, c, out, m->promote, bound);
 	case FPREF_ACCUM_PLAIN:
 		return fpref_ref_sum_bound(m->order, m->block, in, a, b, K, c, out, env, bound);
@@ -142,9 +144,10 @@ int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fp
 	size_t M = p->M, N = p->N, K = p->K;
 	const struct fpref_accum_model *m = p->model;
 	int status = 0;
-	if (m->kind == FPREF_ACCUM_TC) /* the whole product at once: the emulator's fast path */
+	bool fast = m->kind == FPREF_ACCUM_TC && !m->splitk;
+	if (fast) /* the whole product at once: the emulator's fast path */
 		status = fpref_emu_tc_gemm(&m->tc, p->in, p->out, M, N, K, p->Aq, p->Bq, p->C, m->promote, D);
-	if (status || (!stats && m->kind == FPREF_ACCUM_TC))
+	if (status || (!stats && fast))
 		return status;
 	uint64_t *col = malloc((2 * K + 1) * sizeof *col);
 	if (!col)
@@ -155,7 +158,7 @@ int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fp
 		for (size_t j = 0; j < N && !status; j++) {
 			gather(p, j, col);
 			uint64_t c = p->C ? p->C[i * N + j] : fpref_format_zero_bits(p->out, false);
-			if (m->kind != FPREF_ACCUM_TC)
+			if (!fast)
 				status = fpref_golden_model_dot(m, p->in, p->Aq + i * K, col, K, c, p->out, p->env,
 								&D[i * N + j]);
 			if (!status && stats)

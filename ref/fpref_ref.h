@@ -170,12 +170,25 @@ int fpref_ref_error(const struct fpref_format *f, uint64_t bits, mpfr_srcptr exa
 int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		     const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d);
 
+/* fpref_ref_tc_dot with block scales (NULL: unit scales), the oracle's side
+ * of fpref_emu_tc_dot_scaled: the group path's exact group sums times the
+ * scales' values, or products times E8M0 scales, through MPFR. */
+int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			    const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
+			    const struct fpref_format *output, uint64_t *d);
+
+/* cuBLASLt's split-K order computed by the oracle (fpref_emu_tc_dot_splitk):
+ * each slice by fpref_ref_tc_dot, the additions by the oracle's FP32. */
+int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			    const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d);
+
 /* A priori bounds on |d - exact| for d = a . b + c, from the inputs alone
  * (docs/accumulation.md derives them), evaluated rounding upward.  Writes
  * +inf where the result may overflow, NaN where no bound applies (an input
  * NaN or inf; for plain orders also inputs the accumulator does not hold,
  * daz, or Kahan's order).  fpref_ref_tc_bound: the block model, promoted
- * every nc products when nc > 0 (FP32 output, no scales).
+ * every nc products when nc > 0 (FP32 output, no scales); -1 for the
+ * group and two-stage paths, which have no bound yet.
  * fpref_ref_sum_bound: the plain orders of fpref_emu_dot.  0, or -1 for an
  * invalid pattern or unsupported formats. */
 int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,

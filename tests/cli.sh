@@ -786,6 +786,21 @@ check_result 'dot h100-mma e4m3: 1 + 2^-13' 0 "${ones}3F800000 3F800400"
 run_in "$tmp/sm90" dot --model h100-mma --in e4m3 --promote 32
 check_bad 'dot h100-mma: --promote refused' 2 'h100-wgmma'
 
+# Blackwell and CDNA presets (README, "Blackwell and AMD CDNA"): the chip
+# name answers as its preset; tcgen05's FP8 keeps 25 bits (1 + 2^-13).
+run_in "$tmp/sm90" dot --model b200 --in e4m3
+check_result 'dot b200 (tcgen05) e4m3: 1 + 2^-13' 0 "${ones}3F800000 3F800400"
+run_in "$tmp/sm90" dot --model mi355x --in e4m3
+check_bad 'dot: no preset for mi355x' 2 "'mi355x'"
+# cuBLASLt split-K (section 14's lines): slices of 32 from zero, C added
+# last: 32 + 2^-13 as promotion gives here; bad --order tokens refused.
+run_in "$tmp/promo" dot --model h100 --in e4m3 --order cublaslt-splitk=32
+check_has 'dot h100 e4m3 split-K 32: 32 + 2^-13' "$tmp/out" ' 0 42000020'
+run_in "$tmp/promo" dot --model h100 --in e4m3 --order cublaslt-splitk=0
+check_bad 'dot: bad --order S' 2 "'0'"
+run_in "$tmp/promo" dot --model h100 --in e4m3 --order splitk
+check_bad 'dot: bad --order' 2 "'splitk'"
+
 # convert --in/--out: an array converted element by element gives the bits
 # batch convert gives line by line.  x.npy: float32 1, 464 (the e4m3 tie
 # 448|480 -> 448), 465 (-> 480 > max -> NaN), -2^-149 (-> -0); built byte

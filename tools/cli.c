@@ -102,6 +102,9 @@ static const struct cli_opt shared_opts[] = {
 	{ "--final", CLI_VALUE, "rtz|rne", "rtz", "the final rounding (generic)", SHARED(model.final), CLI_MODEL },
 	{ "--promote", CLI_VALUE, "NC", NULL,
 	  "tensor-core partial sums added to an FP32 accumulator every NC products", SHARED(model.promote), CLI_MODEL },
+	{ "--order", CLI_VALUE, "cublaslt-splitk=S", NULL,
+	  "cuBLASLt's split-K: slices of S products from zero, summed in FP32, C added last", SHARED(model.order),
+	  CLI_MODEL },
 };
 
 /* The row named name (the part before any '='), searched in c's own table

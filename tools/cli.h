@@ -15,7 +15,7 @@ enum cli_group {
 	CLI_JSON = 8,   /* --json */
 	CLI_ENGINE = 16,
 	CLI_FMT = 32,   /* --fmt FMT, stored as the target */
-	CLI_MODEL = 64  /* --model --block --frac --floor --final --promote */
+	CLI_MODEL = 64  /* --model --block --frac --floor --final --promote --order */
 };
 
 enum cli_engine { CLI_ENGINE_EMU, CLI_ENGINE_REF };
@@ -62,7 +62,7 @@ struct cli_command {
 #define CLI_NOPTS(t) (sizeof(t) / sizeof(t)[0])
 
 struct cli_model_text {
-	const char *model, *block, *frac, *floor, *final, *promote;
+	const char *model, *block, *frac, *floor, *final, *promote, *order;
 };
 
 struct cli_options {

@@ -74,7 +74,9 @@ static int bench_gemm(long repeats)
 {
 	static const struct {
 		const char *gpu, *in;
-	} rows[] = { { "h100", "float8_e4m3fn" }, { "a100", "float16" }, { "h100", "bfloat16" } };
+	} rows[] = { { "h100", "float8_e4m3fn" }, { "a100", "float16" }, { "h100", "bfloat16" },
+		     { "tcgen05", "float8_e4m3fn" }, { "tcgen05-mxf4nvf4", "float4_e2m1fn" },
+		     { "mfma-cdna3", "float16" }, { "mfma-cdna3", "float8_e4m3fnuz" }, { "mfma-cdna1", "float16" } };
 	const size_t M = 512, N = 512, K = 512, oracle_rows = 4;
 	uint64_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *D = malloc(M * N * sizeof *D);
 	uint64_t *col = malloc(K * sizeof *col);
@@ -113,7 +115,7 @@ static int bench_gemm(long repeats)
 			t[k] = now() - t0;
 		}
 		double ref = (double)(oracle_rows * N * K) / median(t, (int)oracle_repeats);
-		char what[96], model[128];
+		char what[96], model[160];
 		snprintf(what, sizeof what, "%s %s -> f32", rows[r].gpu, in.name);
 		snprintf(model, sizeof model, "blocks of %d, %d fraction bits; ref: exact sum, one rounding", m->block,
 			 m->frac);

@@ -7,7 +7,10 @@
 
 static const char model_choices[] =
 	"tensor cores: v100 (float16), a100, h100, h100-mma, h100-wgmma, ada (float16, bfloat16, tf32; h100* and ada also float8_e4m3fn, "
-	"float8_e5m2), BF16 units: tpu-bf16, intel-bf16 (bfloat16), generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
+	"float8_e5m2); tcgen05, mma-sm100, mma-sm120 (also FP6/FP4 but on mma-sm100), tcgen05-mxf8f6f4, tcgen05-mxf4nvf4 "
+	"(unit scales), mfma-cdna3 (float16, bfloat16, tf32, FNUZ FP8), mfma-cdna1, mfma-cdna2 (float16, bfloat16); chips: b200, "
+	"gb200, rtx-pro-6000, rtx-5090, mi100, mi210, mi250, mi250x, mi300x, mi300a, mi325x; BF16 units: tpu-bf16, intel-bf16 (bfloat16); "
+	"generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
 	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact";
 
 static int parse_count(const char *cmd, const char *option, const char *text, long lo, long hi, long *out)
@@ -98,6 +101,23 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		cli_fail(cmd, "--promote needs a tensor-core model and --out float32");
 		return CLI_EXIT_USAGE;
 	}
+	if (t->order) {
+		static const char prefix[] = "cublaslt-splitk=";
+		long slices = 0;
+		if (strncmp(t->order, prefix, sizeof prefix - 1) != 0) {
+			cli_fail(cmd, "bad --order '%s' (cublaslt-splitk=S)", t->order);
+			return CLI_EXIT_USAGE;
+		}
+		if (parse_count(cmd, "--order cublaslt-splitk", t->order + sizeof prefix - 1, 1, 1 << 20, &slices))
+			return CLI_EXIT_USAGE;
+		if (m->kind != FPREF_ACCUM_TC || !fpref_format_is(out, FPREF_FORMAT_FLOAT32) || promote ||
+		    fpref_tc_lowered(&m->tc, out)) {
+			cli_fail(cmd, "--order %s needs a tensor-core model that is not lowered, --out float32 and no --promote",
+				  t->order);
+			return CLI_EXIT_USAGE;
+		}
+		m->splitk = (size_t)slices;
+	}
 	if (promote && fpref_tc_lowered(&m->tc, out)) {
 		cli_fail(cmd, "--promote: the %s model lowers %s inputs to FP16 instructions; promotion is modelled only for "
 			  "the native unit (try h100-wgmma)", m->tc.gpu, in->name);
@@ -119,6 +139,9 @@ const char *cli_model_describe(const struct fpref_accum_model *m, const char *ou
 		size_t n = strlen(buf);
 		if (m->promote && n < len)
 			snprintf(buf + n, len - n, ", promoted to FP32 every %zu", m->promote);
+		if (m->splitk && n < len)
+			snprintf(buf + n, len - n, ", cuBLASLt split-K: slices of %zu from zero, summed in FP32, C last",
+				 m->splitk);
 	}
 	return buf;
 }

@@ -1,0 +1,349 @@
+/* The Blackwell and AMD CDNA1-3 instruction presets (formats/tc_model.c,
+ * docs/accumulation.md): emulator against oracle on every preset, with and
+ * without block scales, and hand-worked cases that pin what tells each
+ * preset apart (the 35-bit accumulator, a scale per group of 16, the FNUZ
+ * NaN, the round-down dot-add, CDNA1/2's pairwise FP32 groups and flushing), each worked from the published model's
+ * rules, not from either engine.  make check compares 20,000 cases per
+ * preset (a sixteenth under FPREF_TEST_SAMPLE=reduced); make
+ * check-exhaustive (FPREF_EXHAUSTIVE) 200,000. */
+#include <string.h>
+
+#include "testutil.h"
+#include "fpref_emu_tc.h"
+#include "tc_random.h"
+
+static const struct {
+	const char *model, *input;
+} presets[] = {
+	{ "tcgen05", "float16" },          { "tcgen05", "bfloat16" },        { "tcgen05", "tf32" },
+	{ "tcgen05", "float8_e4m3fn" },    { "tcgen05", "float8_e5m2" },     { "tcgen05", "float6_e3m2fn" },
+	{ "tcgen05", "float6_e2m3fn" },    { "tcgen05", "float4_e2m1fn" },   { "tcgen05-mxf8f6f4", "float8_e4m3fn" },
+	{ "tcgen05-mxf8f6f4", "float8_e5m2" }, { "tcgen05-mxf8f6f4", "float6_e3m2fn" },
+	{ "tcgen05-mxf8f6f4", "float4_e2m1fn" }, { "tcgen05-mxf4nvf4", "float4_e2m1fn" },
+	{ "mma-sm100", "float16" },        { "mma-sm100", "bfloat16" },      { "mma-sm100", "tf32" },
+	{ "mma-sm100", "float8_e4m3fn" },  { "mma-sm100", "float8_e5m2" },   { "mma-sm120", "float16" },
+	{ "mma-sm120", "tf32" },           { "mma-sm120", "float8_e4m3fn" }, { "mma-sm120", "float4_e2m1fn" },
+	{ "mfma-cdna3", "float16" },       { "mfma-cdna3", "bfloat16" },     { "mfma-cdna3", "tf32" },
+	{ "mfma-cdna3", "float8_e4m3fnuz" }, { "mfma-cdna3", "float8_e5m2fnuz" }, { "mfma-cdna1", "float16" },
+	{ "mfma-cdna1", "bfloat16" },      { "mfma-cdna2", "float16" },      { "mfma-cdna2", "bfloat16" },
+};
+
+static unsigned long cases_per_preset(void)
+{
+	unsigned long n = getenv("FPREF_EXHAUSTIVE") ? 200000 : 20000;
+	return n / test_sample_stride();
+}
+
+static const struct fpref_tc_model *preset(const char *model, const struct fpref_format *in)
+{
+	const struct fpref_tc_model *m = fpref_tc_model_find(model, in);
+	ck_assert_msg(m != NULL, "no preset %s for %s", model, in->name);
+	return m;
+}
+
+typedef int (*scaled_dot)(const struct fpref_tc_model *, const struct fpref_format *, const uint64_t *,
+			  const uint64_t *, size_t, const struct fpref_tc_scales *, uint64_t, const struct fpref_format *,
+			  uint64_t *);
+static const scaled_dot engines[2] = { fpref_emu_tc_dot_scaled, fpref_ref_tc_dot_scaled };
+
+/* Random scales of a format: mostly near 1, now and then anything
+ * (NaN included). */
+static uint64_t random_scale(const struct fpref_format *f, uint64_t *state)
+{
+	uint64_t r = next_random(state);
+	if (r % 50 == 0)
+		return r >> 8 & 0xFF;
+	int mid = f->bias, spread = fpref_format_is(f, FPREF_FORMAT_FLOAT8_E8M0FNU) ? 40 : 6;
+	int field = mid - spread + (int)((r >> 8) % (unsigned)(2 * spread + 1));
+	return (uint64_t)field << f->man_bits | ((r >> 24) & ((1u << f->man_bits) - 1));
+}
+
+/* Emulator against oracle: inputs over the whole range, K up to three
+ * blocks and a bit, C nonzero half of the time, both outputs where the
+ * preset has them; the block-scaled presets with random scales of every
+ * format and size they take, and without (unit scales). */
+START_TEST(preset_against_oracle)
+{
+	struct fpref_format in = test_format(presets[_i].input);
+	const struct fpref_tc_model *m = preset(presets[_i].model, &in);
+	uint64_t state = 0xb1ac0000u + ((uint64_t)_i << 32);
+	unsigned long want_cases = cases_per_preset(), cases = 0, scaled = 0;
+	bool block_scaled = strstr(m->gpu, "mx") != NULL;
+	struct fpref_format e8m0 = test_format("float8_e8m0fnu"), e4m3 = test_format("float8_e4m3fn");
+	for (unsigned long rep = 0; rep < want_cases; rep++) {
+		struct fpref_format out = test_format(rep % 2 ? "float16" : "float32");
+		if (!fpref_tc_output_ok(m, &in, &out))
+			out = test_format("float32");
+		size_t K = 1 + next_random(&state) % (size_t)(3 * m->block + 2);
+		uint64_t a[200], b[200], sa[200], sb[200];
+		uint64_t c = random_case(&in, &out, &state, K, a, b);
+		struct fpref_tc_scales s = { &e8m0, sa, sb, 32 };
+		bool use_scales = block_scaled && rep % 4 != 0;
+		if (use_scales) {
+			if (m->group > 0 && rep % 3 == 0)
+				s.format = &e4m3; /* UE4M3 per 16: NVFP4 */
+			s.every = m->group > 0 && (rep % 2 || s.format == &e4m3) ? 16 : 32;
+			for (size_t j = 0; j <= K / s.every; j++) {
+				sa[j] = random_scale(s.format, &state);
+				sb[j] = random_scale(s.format, &state);
+			}
+			scaled++;
+		}
+		uint64_t got = 0, want = 0;
+		ck_assert_int_eq(engines[1](m, &in, a, b, K, use_scales ? &s : NULL, c, &out, &want), 0);
+		ck_assert_int_eq(engines[0](m, &in, a, b, K, use_scales ? &s : NULL, c, &out, &got), 0);
+		if (got != want) { /* the case, for fpref dot */
+			for (size_t k = 0; k < 2 * K; k++)
+				fprintf(stderr, "%llx ", (unsigned long long)(k < K ? a[k] : b[k - K]));
+			fprintf(stderr, "%llx\n", (unsigned long long)c);
+		}
+		ck_assert_msg(got == want, "%s %s -> %s K=%zu case %lu%s: emulator %llx, oracle %llx", m->gpu, in.name,
+			      out.name, K, rep, use_scales ? " (scaled)" : "", (unsigned long long)got,
+			      (unsigned long long)want);
+		cases++;
+	}
+	printf("%-18s %-16s %lu cases (%lu with scales), emulator = oracle\n", m->gpu, in.name, cases, scaled);
+	ck_assert_uint_eq(cases, want_cases);
+}
+END_TEST
+
+static uint64_t dot_both(const struct fpref_tc_model *m, const struct fpref_format *in, const uint64_t *a,
+			 const uint64_t *b, size_t K, const struct fpref_tc_scales *s, uint64_t c,
+			 const struct fpref_format *out)
+{
+	uint64_t d[2] = { 1, 2 };
+	for (int e = 0; e < 2; e++)
+		ck_assert_int_eq(engines[e](m, in, a, b, K, s, c, out, &d[e]), 0);
+	ck_assert_msg(d[0] == d[1], "%s: emulator %llx, oracle %llx", m->gpu, (unsigned long long)d[0],
+		      (unsigned long long)d[1]);
+	return d[0];
+}
+
+/* The 35-bit accumulator of kind::mxf4nvf4.  C = -1 and, in each of the
+ * four groups of 16, one product 0.5 * 0.5 with E8M0 scales 2^-12 each:
+ * four terms of 2^-26.  The alignment exponent is C's (0): 35 bits keep
+ * every term, the sum -(1 - 2^-24) is an FP32 (BF7FFFFF).  kind::mxf8f6f4
+ * keeps 25 bits below the same exponent: each term is lost and d = -1
+ * (BF800000). */
+START_TEST(accumulator_35_bits)
+{
+	struct fpref_format e2m1 = test_format("float4_e2m1fn"), e8m0 = test_format("float8_e8m0fnu"),
+			    f32 = test_format("float32");
+	uint64_t a[64] = { 0 }, b[64] = { 0 }, sa[4], sb[4];
+	for (int g = 0; g < 4; g++) {
+		a[16 * g] = b[16 * g] = 0x1; /* 0.5 */
+		sa[g] = sb[g] = 127 - 12;
+	}
+	struct fpref_tc_scales s16 = { &e8m0, sa, sb, 16 }, s32 = { &e8m0, sa, sb, 32 };
+	ck_assert_uint_eq(dot_both(preset("tcgen05-mxf4nvf4", &e2m1), &e2m1, a, b, 64, &s16, 0xBF800000, &f32),
+			  0xBF7FFFFF);
+	ck_assert_uint_eq(dot_both(preset("tcgen05-mxf8f6f4", &e2m1), &e2m1, a, b, 64, &s32, 0xBF800000, &f32),
+			  0xBF800000);
+}
+END_TEST
+
+/* A scale per group of 16 (NVFP4: UE4M3 per 16).  C = 0; group 0: 0.5 *
+ * 0.5 with scales 2^-9 each (0x01, the least subnormal): 2^-20, aligned at
+ * the scales' place -12; group 1: 1 * 1 with scales 1.5 (0x3C) and 1.5:
+ * 2.25, at place 0; groups 2 and 3 zero.  d = 2.25 + 2^-20 (40100004).
+ * Group 3's scales 448 and 448 (0x7E, place 16) move the alignment to 16
+ * although its sum is zero: 2^-20 falls below 2^(16 - 35) and d = 2.25
+ * (40100000).  Had group 1 taken group 0's scales (a scale per 32), it
+ * would be 2^-18 and d = 2^-18 + 2^-20 (36A00000). */
+START_TEST(scale_per_group_of_16)
+{
+	struct fpref_format e2m1 = test_format("float4_e2m1fn"), e4m3 = test_format("float8_e4m3fn"),
+			    f32 = test_format("float32");
+	const struct fpref_tc_model *m = preset("tcgen05-mxf4nvf4", &e2m1);
+	uint64_t a[64] = { 0 }, b[64] = { 0 }, sa[4] = { 0x01, 0x3C, 0x38, 0x38 }, sb[4] = { 0x01, 0x3C, 0x38, 0x38 };
+	a[0] = b[0] = 0x1;   /* 0.5 */
+	a[16] = b[16] = 0x2; /* 1 */
+	struct fpref_tc_scales s = { &e4m3, sa, sb, 16 };
+	ck_assert_uint_eq(dot_both(m, &e2m1, a, b, 64, &s, 0, &f32), 0x40100004);
+	sa[3] = sb[3] = 0x7E;
+	ck_assert_uint_eq(dot_both(m, &e2m1, a, b, 64, &s, 0, &f32), 0x40100000);
+	sa[3] = sb[3] = 0x38;
+	sa[1] = sb[1] = 0x01;
+	ck_assert_uint_eq(dot_both(m, &e2m1, a, b, 64, &s, 0, &f32), 0x36A00000);
+	/* a NaN scale (0x7F) gives NaN; the sign bit of a UE4M3 scale is ignored */
+	sa[2] = 0x7F;
+	ck_assert_uint_eq(dot_both(m, &e2m1, a, b, 64, &s, 0, &f32) & 0x7FC00000, 0x7FC00000);
+	sa[2] = 0xB8; /* -1 read as 1 */
+	ck_assert_uint_eq(dot_both(m, &e2m1, a, b, 64, &s, 0, &f32), 0x36A00000);
+}
+END_TEST
+
+/* Blackwell's FP8 unit keeps 25 bits where Hopper's keeps 13: C = 1 and
+ * 32 products 2^-9 * 2^-9 (sum 2^-13) give 1 + 2^-13 (3F800400) on
+ * tcgen05 kind::f8f6f4 and on sm_120's native mma.sync, 1 (3F800000) on
+ * h100-wgmma.  mma.sync on sm_100 lowers to FP16 blocks (the SASS): the
+ * products sum exactly there too. */
+START_TEST(fp8_25_bits)
+{
+	struct fpref_format e4m3 = test_format("float8_e4m3fn"), f32 = test_format("float32");
+	uint64_t a[32], b[32];
+	for (int k = 0; k < 32; k++)
+		a[k] = b[k] = 0x01;
+	ck_assert_uint_eq(dot_both(preset("tcgen05", &e4m3), &e4m3, a, b, 32, NULL, 0x3F800000, &f32), 0x3F800400);
+	ck_assert_uint_eq(dot_both(preset("mma-sm120", &e4m3), &e4m3, a, b, 32, NULL, 0x3F800000, &f32), 0x3F800400);
+	ck_assert_uint_eq(dot_both(preset("mma-sm100", &e4m3), &e4m3, a, b, 32, NULL, 0x3F800000, &f32), 0x3F800400);
+	ck_assert_uint_eq(dot_both(preset("h100-wgmma", &e4m3), &e4m3, a, b, 32, NULL, 0x3F800000, &f32), 0x3F800000);
+	ck_assert(fpref_tc_lowered(preset("mma-sm100", &e4m3), &f32));
+	ck_assert(!fpref_tc_lowered(preset("mma-sm120", &e4m3), &f32));
+}
+END_TEST
+
+/* The FNUZ NaN: 0x80 is NaN in float8_e4m3fnuz (CDNA3) and -0 in OCP
+ * float8_e4m3fn (Blackwell): one product 0x80 * 1 with C = 1 gives NaN
+ * (7FC00000) on mfma-cdna3 and 1 (3F800000) on tcgen05. */
+START_TEST(fnuz_nan)
+{
+	struct fpref_format fnuz = test_format("float8_e4m3fnuz"), fn = test_format("float8_e4m3fn"),
+			    f32 = test_format("float32");
+	uint64_t a[16] = { 0x80 }, b[16] = { 0x40 }; /* 0x40: 1 in e4m3fnuz, 2 in e4m3fn */
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna3", &fnuz), &fnuz, a, b, 16, NULL, 0x3F800000, &f32), 0x7FC00000);
+	ck_assert_uint_eq(dot_both(preset("tcgen05", &fn), &fn, a, b, 16, NULL, 0x3F800000, &f32), 0x3F800000);
+}
+END_TEST
+
+/* CDNA3's round-down dot-add.  FP16: the product 1 * 1 and C = -2^-30
+ * (B0800000): aligned at 0, C floored to 24 fraction bits is -2^-24, and
+ * d = 1 - 2^-24 (3F7FFFFF), where truncation would give 1 and one correct
+ * rounding 1 (3F800000).  FP8 (FNUZ): C is dropped when its place is below
+ * the alignment's minus 25: C = -2^-30 gives 1 (3F800000), C = -2^-25
+ * (B3000000) is floored to -2^-24 and d = 3F7FFFFF. */
+START_TEST(round_down_dot_add)
+{
+	struct fpref_format f16 = test_format("float16"), fnuz = test_format("float8_e4m3fnuz"),
+			    f32 = test_format("float32");
+	uint64_t a[16] = { 0x3C00 }, b[16] = { 0x3C00 };
+	const struct fpref_tc_model *m = preset("mfma-cdna3", &f16);
+	ck_assert_uint_eq(dot_both(m, &f16, a, b, 8, NULL, 0xB0800000, &f32), 0x3F7FFFFF);
+	ck_assert_uint_eq(dot_both(m, &f16, a, b, 8, NULL, 0x30800000, &f32), 0x3F800000); /* + 2^-30: floored to 0 */
+	uint64_t x[16] = { 0x40 }, y[16] = { 0x40 }; /* 1 * 1 in e4m3fnuz */
+	const struct fpref_tc_model *f8 = preset("mfma-cdna3", &fnuz);
+	ck_assert_uint_eq(dot_both(f8, &fnuz, x, y, 16, NULL, 0xB0800000, &f32), 0x3F800000);
+	ck_assert_uint_eq(dot_both(f8, &fnuz, x, y, 16, NULL, 0xB3000000, &f32), 0x3F7FFFFF);
+	/* no FP16 output, and no bound yet */
+	struct fpref_format h = test_format("float16");
+	uint64_t d;
+	ck_assert(!fpref_tc_output_ok(m, &f16, &h));
+	ck_assert_int_eq(fpref_emu_tc_dot(m, &f16, a, b, 8, 0, &h, &d), -1);
+	mpfr_t bound;
+	mpfr_init2(bound, 64);
+	ck_assert_int_eq(fpref_ref_tc_bound(m, &f16, a, b, 8, 0, &f32, 0, bound), -1);
+	mpfr_clear(bound);
+}
+END_TEST
+
+/* CDNA1/2: FP32 pairwise sums of each group.  f16 products 1, 0, 2^-24,
+ * 2^-24 (2^-12 = 0x0C00 squared), C = 0: (1 + 0) + (2^-24 + 2^-24) = 1 +
+ * 2^-23 (3F800001), where a recursive FP32 sum gives 1 (each 2^-24 a tie
+ * to even).  CDNA2 flushes: a subnormal input 2^-24 (0x0001) times 1 gives
+ * 2^-24 (33800000) on CDNA1 and 0 on CDNA2; a subnormal C (00000001) with
+ * no products stays on CDNA1 and reads as +0 on CDNA2; the bf16 product
+ * -2^-70 * 2^-70 is the FP32 subnormal -2^-140 (80000200) on CDNA1,
+ * flushed on CDNA2 (-0, and +0 once added to C = +0). */
+START_TEST(cdna12_pairwise_and_flush)
+{
+	struct fpref_format f16 = test_format("float16"), bf16 = test_format("bfloat16"), f32 = test_format("float32");
+	const struct fpref_tc_model *c1 = preset("mfma-cdna1", &f16), *c2 = preset("mfma-cdna2", &f16);
+	uint64_t a[4] = { 0x3C00, 0, 0x0C00, 0x0C00 };
+	ck_assert_uint_eq(dot_both(c1, &f16, a, a, 4, NULL, 0, &f32), 0x3F800001);
+	ck_assert_uint_eq(dot_both(c2, &f16, a, a, 4, NULL, 0, &f32), 0x3F800001);
+	uint64_t x[1] = { 0x0001 }, one[1] = { 0x3C00 }, zero[1] = { 0 };
+	ck_assert_uint_eq(dot_both(c1, &f16, x, one, 1, NULL, 0, &f32), 0x33800000);
+	ck_assert_uint_eq(dot_both(c2, &f16, x, one, 1, NULL, 0, &f32), 0);
+	ck_assert_uint_eq(dot_both(c1, &f16, zero, zero, 1, NULL, 1, &f32), 1);
+	ck_assert_uint_eq(dot_both(c2, &f16, zero, zero, 1, NULL, 1, &f32), 0);
+	uint64_t p[1] = { 0x9C80 }, q[1] = { 0x1C80 }; /* -2^-70, 2^-70 */
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna1", &bf16), &bf16, p, q, 1, NULL, 0, &f32), 0x80000200);
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna2", &bf16), &bf16, p, q, 1, NULL, 0, &f32), 0);
+}
+END_TEST
+
+/* cuBLASLt's split-K order: emulator against oracle on random FP8 and FP16
+ * cases (slices of 128 and 64, the granularities the issue cites), and
+ * worked by hand: two slices of 32 each summing to 1 (a single product
+ * 1 * 1), C = 2^24: split-K adds the slices first (2) and then C:
+ * 2^24 + 2 (4B800001); promotion every 32 adds each slice to C in turn,
+ * and 2^24 + 1 ties to even twice: 2^24 (4B800000). */
+START_TEST(cublaslt_splitk)
+{
+	struct fpref_format e4m3 = test_format("float8_e4m3fn"), f16 = test_format("float16"), f32 = test_format("float32");
+	uint64_t a[64] = { 0 }, b[64] = { 0 }, d[2];
+	a[0] = b[0] = a[32] = b[32] = 0x38;
+	const struct fpref_tc_model *wg = preset("h100-wgmma", &e4m3);
+	ck_assert_int_eq(fpref_emu_tc_dot_splitk(wg, &e4m3, a, b, 64, 32, 0x4B800000, &d[0]), 0);
+	ck_assert_int_eq(fpref_ref_tc_dot_splitk(wg, &e4m3, a, b, 64, 32, 0x4B800000, &d[1]), 0);
+	ck_assert_uint_eq(d[0], 0x4B800001);
+	ck_assert_uint_eq(d[1], 0x4B800001);
+	ck_assert_int_eq(fpref_emu_tc_dot_promoted(wg, &e4m3, a, b, 64, 32, NULL, NULL, 0x4B800000, &d[0]), 0);
+	ck_assert_uint_eq(d[0], 0x4B800000);
+	uint64_t state = 99, x[600], y[600];
+	const struct fpref_format *ins[2] = { &e4m3, &f16 };
+	for (int rep = 0; rep < 400; rep++) {
+		const struct fpref_format *in = ins[rep % 2];
+		const struct fpref_tc_model *m = preset(rep % 4 < 2 ? "h100-wgmma" : "tcgen05", in);
+		size_t K = 1 + next_random(&state) % 600, S = in == &e4m3 ? 128 : 64;
+		for (size_t k = 0; k < K; k++) {
+			x[k] = random_input(in, &state, 0, max_field(in), 97);
+			y[k] = random_input(in, &state, 0, max_field(in), 97);
+		}
+		uint64_t c = random_input(&f32, &state, 100, 150, 50);
+		ck_assert_int_eq(fpref_emu_tc_dot_splitk(m, in, x, y, K, S, c, &d[0]), 0);
+		ck_assert_int_eq(fpref_ref_tc_dot_splitk(m, in, x, y, K, S, c, &d[1]), 0);
+		ck_assert_msg(d[0] == d[1], "%s %s K=%zu: emulator %llx, oracle %llx", m->gpu, in->name, K,
+			      (unsigned long long)d[0], (unsigned long long)d[1]);
+	}
+	ck_assert_int_eq(fpref_emu_tc_dot_splitk(preset("h100-mma", &e4m3), &e4m3, a, b, 64, 32, 0, &d[0]), -1);
+}
+END_TEST
+
+/* The chips' names stand for their instruction presets; a chip with no
+ * published model (CDNA4) is no preset. */
+START_TEST(chip_aliases)
+{
+	struct fpref_format e4m3 = test_format("float8_e4m3fn"), f16 = test_format("float16"),
+			    e2m1 = test_format("float4_e2m1fn");
+	ck_assert_ptr_eq(fpref_tc_model_find("b200", &e4m3), fpref_tc_model_find("tcgen05", &e4m3));
+	ck_assert_ptr_eq(fpref_tc_model_find("gb200", &f16), fpref_tc_model_find("tcgen05", &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("rtx-pro-6000", &e4m3), fpref_tc_model_find("mma-sm120", &e4m3));
+	ck_assert_ptr_eq(fpref_tc_model_find("mi300x", &f16), fpref_tc_model_find("mfma-cdna3", &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("mi100", &f16), fpref_tc_model_find("mfma-cdna1", &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("mi250", &f16), fpref_tc_model_find("mfma-cdna2", &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("tcgen05-mxf4", &e2m1), fpref_tc_model_find("tcgen05-mxf4nvf4", &e2m1));
+	ck_assert_ptr_null(fpref_tc_model_find("mi355x", &e4m3));
+	ck_assert_ptr_null(fpref_tc_model_find("mi300x", &e4m3)); /* CDNA3 takes FNUZ FP8, not OCP */
+	const char *target;
+	for (size_t i = 0; fpref_tc_model_alias_at(i, &target); i++)
+		ck_assert_str_ne(fpref_tc_model_alias(fpref_tc_model_alias_at(i, &target)), fpref_tc_model_alias_at(i, &target));
+	/* scales the model does not take are refused by both engines */
+	struct fpref_format e8m0 = test_format("float8_e8m0fnu"), f32 = test_format("float32");
+	uint64_t a[64] = { 0 }, s1[4] = { 127, 127, 127, 127 }, d;
+	struct fpref_tc_scales bad = { &e8m0, s1, s1, 24 }, ue4m3 = { &e4m3, s1, s1, 32 };
+	const struct fpref_tc_model *mx8 = preset("tcgen05-mxf8f6f4", &e4m3);
+	for (int e = 0; e < 2; e++) {
+		ck_assert_int_eq(engines[e](mx8, &e4m3, a, a, 32, &bad, 0, &f32, &d), -1);
+		ck_assert_int_eq(engines[e](mx8, &e4m3, a, a, 32, &ue4m3, 0, &f32, &d), -1);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("Blackwell and CDNA3 presets");
+	TCase *tc = tcase_create("presets");
+	tcase_add_loop_test(tc, preset_against_oracle, 0, (int)(sizeof presets / sizeof presets[0]));
+	tcase_add_test(tc, accumulator_35_bits);
+	tcase_add_test(tc, scale_per_group_of_16);
+	tcase_add_test(tc, fp8_25_bits);
+	tcase_add_test(tc, fnuz_nan);
+	tcase_add_test(tc, round_down_dot_add);
+	tcase_add_test(tc, cdna12_pairwise_and_flush);
+	tcase_add_test(tc, cublaslt_splitk);
+	tcase_add_test(tc, chip_aliases);
+	tcase_set_timeout(tc, 600);
+	suite_add_tcase(s, tc);
+	return test_run(s);
+}
