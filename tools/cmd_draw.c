@@ -851,7 +851,7 @@ static int draw_tf32(struct cli_options *o, const struct draw_args *a)
 	if (parse_inputs(a, &dist, &seed) != 0)
 		return CLI_EXIT_USAGE;
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32), *tf32 = fpref_format_get(FPREF_FORMAT_TF32);
-	struct cli_model_text ta = { "a100", NULL, NULL, NULL, NULL, NULL }, tb = { "fma-chain", NULL, NULL, NULL, NULL, NULL };
+	struct cli_model_text ta = { .model = "a100" }, tb = { .model = "fma-chain" };
 	struct fpref_accum_model ma, mb;
 	if (cli_model_resolve(cmd, &ta, tf32, f32, &ma) != 0 || cli_model_resolve(cmd, &tb, f32, f32, &mb) != 0)
 		return CLI_EXIT_FAIL;
