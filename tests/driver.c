@@ -231,6 +231,11 @@ bool drv_owns(const struct drv_sweep *s, unsigned long long chunk)
 	return test_shard_owns(s->shard, chunk);
 }
 
+bool drv_owns_case(const struct drv_sweep *s, unsigned long long key, unsigned long long index)
+{
+	return test_shard_owns(s->shard, key + index / DRV_BLOCK);
+}
+
 /* ---- compare and report ---- */
 
 static void describe_env(const struct env_case *c, char *buf, size_t len)

@@ -48,8 +48,12 @@ uint64_t drv_partner(const struct fpref_format *f, uint64_t a, uint64_t *state);
 
 /* ---- sampling and sharding ---- */
 /* FPREF_TEST_SAMPLE=reduced keeps one case in TEST_SAMPLE_STRIDE (a seeded
- * hash of the case's index); FPREF_SHARD=i/N (make check-exhaustive) keeps
- * the chunks k with k % N == i. */
+ * hash of the case's index); FPREF_SHARD=i/N keeps the chunks k with
+ * k % N == i.  Every sweep of the driver's suites is split so: make check
+ * runs the long suites as shards side by side (tests/check_*.shardN.sh), and
+ * make check-exhaustive SHARD=i/N splits its sweeps the same way.  Sampling
+ * and sharding are independent: a case is compared in shard i when its
+ * chunk is i's and its index is in the sample. */
 struct drv_sweep {
 	unsigned stride;
 	struct test_shard shard;
@@ -58,6 +62,12 @@ struct drv_sweep {
 struct drv_sweep drv_sweep_from_env(void);
 bool drv_sampled(const struct drv_sweep *s, unsigned long long case_index);
 bool drv_owns(const struct drv_sweep *s, unsigned long long chunk);
+/* Whether the shard owns case `index` of the part of a sweep that `key`
+ * names (a test's format, operation, ...): the part's cases go to the
+ * shards in turn by blocks of DRV_BLOCK, so that each shard gets its share
+ * of every part, and a case's owner depends on nothing but the case. */
+#define DRV_BLOCK 1024
+bool drv_owns_case(const struct drv_sweep *s, unsigned long long key, unsigned long long index);
 
 /* ---- compare and report ---- */
 struct drv_stats {
