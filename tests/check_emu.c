@@ -25,7 +25,7 @@ START_TEST(narrow_sources_exhaustive)
 				continue;
 			size_t n = 0;
 			for (size_t c = 0; c < nenv; c++)
-				if (drv_sampled(&sweep, (((uint64_t)_i << 8 | t) << 8 | b) * nenv + c))
+				if (drv_keep(&sweep, (((uint64_t)_i << 8 | t) << 8 | b) * nenv + c, &envs[c]))
 					kept[n++] = envs[c];
 			drv_compare_convert(&st, &from, b, &to, kept, n);
 		}
@@ -53,7 +53,7 @@ START_TEST(sixteen_bit_sources_exhaustive)
 				continue;
 			size_t n = 0;
 			for (size_t c = 0; c < nenv; c++)
-				if (drv_sampled(&sweep, (((uint64_t)_i << 8 | t) << 16 | b) * nenv + c))
+				if (drv_keep(&sweep, (((uint64_t)_i << 8 | t) << 16 | b) * nenv + c, &envs[c]))
 					kept[n++] = envs[c];
 			drv_compare_convert(&st, &from, b, &to, kept, n);
 		}

@@ -52,7 +52,7 @@ START_TEST(narrow_every_tuple)
 			uint64_t in[3] = { k % codes, (k / codes) % codes, k / codes / codes };
 			size_t n = 0;
 			for (size_t c = 0; c < nuse; c++)
-				if (drv_sampled(&sweep, (((uint64_t)_i << 8 | (uint64_t)op) << 40 | k) * nuse + c))
+				if (drv_keep(&sweep, (((uint64_t)_i << 8 | (uint64_t)op) << 40 | k) * nuse + c, &use[c]))
 					kept[n++] = use[c];
 			drv_compare_op(&st, (enum fpref_op)op, &f, in, kept, n);
 		}

@@ -19,16 +19,18 @@ static bool is_wide(const struct fpref_format *f)
  * cases per operation, each under every rounding mode; wider formats and
  * the custom rows (e6m9, e8m3): a million per operation, the modes taken
  * in turn.  Every 32nd case also runs under every policy combination of
- * rne and rup and the knobs. */
+ * rne and rup, the knobs and a sample of the P3109 rows. */
 START_TEST(wide_structured)
 {
 	struct fpref_format f = drv_format((size_t)_i);
 	if (!is_wide(&f))
 		return;
-	struct env_case modes[DRV_MAX_ENVS], policies[DRV_MAX_ENVS];
+	struct env_case modes[DRV_MAX_ENVS], policies[DRV_MAX_ENVS], kept[DRV_MAX_ENVS];
 	size_t nmodes = drv_envs(DRV_ENVS_MODES, modes), npolicies = drv_envs(DRV_ENVS_OPS_POLICIES, policies);
 	bool sixteen = fpref_format_container_bits(&f) <= 16 && (size_t)_i < fpref_format_count();
 	struct drv_sweep sweep = drv_sweep_from_env();
+	struct drv_sweep one = sweep; /* the cases are sampled already (per_op) */
+	one.stride = 1;
 	unsigned long per_op = (sweep.exhaustive ? 20000000 : 1000000) / sweep.stride;
 	uint64_t mask = fpref_format_container_bits(&f) >= 64 ? ~UINT64_C(0)
 							     : (UINT64_C(1) << fpref_format_container_bits(&f)) - 1;
@@ -49,8 +51,14 @@ START_TEST(wide_structured)
 				drv_compare_op(&st, (enum fpref_op)op, &f, in, modes, nmodes);
 			else
 				drv_compare_op(&st, (enum fpref_op)op, &f, in, &modes[k % nmodes], 1);
-			if (k % 32 == 0)
-				drv_compare_op(&st, (enum fpref_op)op, &f, in, policies, npolicies);
+			if (k % 32 == 0) { /* the P3109 rows among them one time in DRV_P3109_STRIDE */
+				size_t m = 0;
+				for (size_t c = 0; c < npolicies; c++)
+					if (drv_keep(&one, (((uint64_t)_i << 8 | (uint64_t)op) << 32 | k) * npolicies + c,
+						     &policies[c]))
+						kept[m++] = policies[c];
+				drv_compare_op(&st, (enum fpref_op)op, &f, in, kept, m);
+			}
 		}
 	}
 	/* each of the six rounding operations' per_op cases, less a block per shard boundary */
@@ -96,12 +104,67 @@ START_TEST(special_operands)
 			}
 			size_t m = 0;
 			for (size_t c = 0; c < nenv; c++)
-				if (drv_sampled(&sweep, index * nenv + c))
+				if (drv_keep(&sweep, index * nenv + c, &envs[c]))
 					kept[m++] = envs[c];
 			drv_compare_op(&st, (enum fpref_op)op, &f, in, kept, m);
 		}
 	}
 	drv_report(&st, "special operands", f.name);
+}
+END_TEST
+
+/* golden/'s structured operand sets (fpref_golden_op_structured: the
+ * cases its edge generator writes, one generator for both) of every format
+ * and operation that check_ops does not sweep whole (every operation of
+ * the formats wider than 8 bits, fma of those of 7 and 8), under every
+ * mode, every policy combination of rne and rup, the knobs and a sample of
+ * the P3109 rows. */
+struct golden_sweep {
+	struct drv_stats st;
+	struct drv_sweep sweep;
+	enum fpref_op op;
+	const struct fpref_format *f;
+	const struct env_case *envs;
+	size_t nenv;
+	unsigned long long key, index;
+	struct env_case kept[DRV_MAX_ENVS];
+};
+
+static void golden_case(void *ctx, const uint64_t in[3])
+{
+	struct golden_sweep *g = ctx;
+	unsigned long long k = g->index++;
+	if (!drv_owns_case(&g->sweep, g->key, k))
+		return;
+	size_t m = 0;
+	for (size_t c = 0; c < g->nenv; c++)
+		if (drv_keep(&g->sweep, (g->key << 32 | k) * g->nenv + c, &g->envs[c]))
+			g->kept[m++] = g->envs[c];
+	uint64_t operands[3] = { in[0], in[1], in[2] };
+	drv_compare_op(&g->st, g->op, g->f, operands, g->kept, m);
+}
+
+START_TEST(golden_structured)
+{
+	struct fpref_format f = drv_format((size_t)_i);
+	if (f.man_bits > FPREF_OP_MAX_MAN_BITS)
+		return;
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(DRV_ENVS_MODES, envs);
+	nenv += drv_envs(DRV_ENVS_OPS_POLICIES, envs + nenv);
+	struct golden_sweep g = { .sweep = drv_sweep_from_env(), .f = &f, .envs = envs, .nenv = nenv };
+	int bits = fpref_format_container_bits(&f);
+	for (int op = 0; op < FPREF_OP_COUNT; op++) {
+		/* check_ops compares every operand tuple of these already */
+		if (bits <= 6 || (bits <= 8 && fpref_op_arity((enum fpref_op)op) < 3))
+			continue;
+		g.op = (enum fpref_op)op;
+		g.key = (unsigned long long)_i * FPREF_OP_COUNT + (unsigned long long)op;
+		g.index = 0;
+		/* the default suite's seed (golden/suites/default.suite) */
+		fpref_golden_op_structured(g.op, &f, UINT64_C(20261130) + g.key, golden_case, &g);
+	}
+	drv_report(&g.st, "golden/'s structured operands", f.name);
 }
 END_TEST
 
@@ -119,7 +182,7 @@ START_TEST(sqrt_sixteen_bit_exhaustive)
 			continue;
 		size_t m = 0;
 		for (size_t c = 0; c < nenv; c++)
-			if (drv_sampled(&sweep, ((uint64_t)_i << 40 | a) * nenv + c))
+			if (drv_keep(&sweep, ((uint64_t)_i << 40 | a) * nenv + c, &envs[c]))
 				kept[m++] = envs[c];
 		drv_compare_op(&st, FPREF_OP_SQRT, &f, (uint64_t[3]){ a, 0, 0 }, kept, m);
 	}
@@ -369,6 +432,8 @@ int main(void)
 	TCase *wide_case = tcase_create("wide");
 	tcase_add_loop_test(wide_case, wide_structured, 0, (int)drv_format_count());
 	tcase_add_loop_test(wide_case, sqrt_sixteen_bit_exhaustive, 0, 2);
+	TCase *golden_case_set = tcase_create("golden");
+	tcase_add_loop_test(golden_case_set, golden_structured, 0, (int)drv_format_count());
 	TCase *special_case = tcase_create("specials");
 	tcase_add_loop_test(special_case, special_operands, 0, (int)drv_format_count());
 	TCase *array_case = tcase_create("array");
@@ -376,7 +441,7 @@ int main(void)
 			    (int)(sizeof fixed_formats / sizeof fixed_formats[0]));
 	TCase *every = tcase_create("f16-every-pair");
 	tcase_add_test(every, f16_every_pair);
-	TCase *cases[] = { rules_case, wide_case, special_case, array_case, every };
+	TCase *cases[] = { rules_case, wide_case, golden_case_set, special_case, array_case, every };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		tcase_set_timeout(cases[i], 1800);
 		suite_add_tcase(s, cases[i]);
