@@ -25,6 +25,7 @@
 #include "fpref_emu_scale_mx.h"
 #include "fpref_emu_scale.h"
 #include "fpref_emu_quant_report.h"
+#include "fpref_emu_quantize.h"
 /* golden/: vectors, suites, probes, mutants */
 #include "fpref_golden.h"
 #include "fpref_golden_gemm.h"
