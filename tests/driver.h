@@ -68,7 +68,8 @@ uint64_t drv_partner(const struct fpref_format *f, uint64_t a, uint64_t *state);
  * hash of the case's index); FPREF_SHARD=i/N keeps the chunks k with
  * k % N == i.  Every sweep of the driver's suites is split so: make check
  * runs the long suites as shards side by side (tests/check_*.shardN.sh), and
- * make check-exhaustive SHARD=i/N splits its sweeps the same way.  Sampling
+ * make check-exhaustive SHARD=i/N splits their sweeps the same way (check_emu,
+ * check_ops, check_ops_wide; check_ref runs whole).  Sampling
  * and sharding are independent: a case is compared in shard i when its
  * chunk is i's and its index is in the sample. */
 struct drv_sweep {
