@@ -29,6 +29,7 @@
 #include "fpref_emu_scale.h"
 #include "fpref_emu_quant_report.h"
 #include "fpref_emu_e8m0.h"
+#include "fpref_emu_quantize.h"
 /* golden/: vectors, suites, probes, mutants */
 #include "fpref_golden.h"
 #include "fpref_golden_sweep.h"

@@ -28,6 +28,20 @@ size_t fpref_golden_edge_values(const struct fpref_format *f, uint64_t *out, siz
  * signs, at most max into out: their count (22 at most; 0 for a format
  * without IEEE NaNs). */
 size_t fpref_golden_nan_patterns(const struct fpref_format *f, uint64_t *out, size_t max);
+/* The structured operand sets of op on f that the edge generator of an op
+ * job writes (its file holds them, then the edge values' pairs): for the
+ * formats of 8 bits or fewer the a that put a b at each side of max and of
+ * the ties at the top of the subnormal range (fma: every product of the
+ * formats of 6 bits or fewer); NaNs of every payload in every position;
+ * subnormal operands; exact zeros of both signs; results in the overflow
+ * band; exact midpoints and fma sums that double rounding loses; results
+ * at the top of the subnormal range; orderings of negatives and zeros.
+ * Each operand set, valid operands only, goes to emit(ctx, in), in[0] to
+ * in[arity - 1] set (the rest 0), in the order of the file, drawn from
+ * seed (the suite's); none for a format with padding bits. */
+typedef void fpref_golden_emit_fn(void *ctx, const uint64_t in[3]);
+void fpref_golden_op_structured(enum fpref_op op, const struct fpref_format *f, uint64_t seed,
+				fpref_golden_emit_fn *emit, void *ctx);
 
 /* ---- SHA-256 (FIPS 180-4) ---- */
 struct fpref_sha256 {

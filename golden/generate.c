@@ -594,7 +594,9 @@ static void dot_cases(struct job_state *st)
 /* ---- operations: results at the places kernels get wrong ---- */
 
 struct op_cases {
-	struct job_state *st;
+	fpref_golden_emit_fn *emit;
+	void *ctx;
+	enum fpref_op op;
 	const struct fpref_format *f;
 	uint64_t seed, counter;
 	int p;                       /* precision */
@@ -634,12 +636,11 @@ static uint64_t random_near(struct op_cases *c, bool negative, int32_t base, uns
 
 static void op_vector(struct op_cases *c, uint64_t a, uint64_t b, uint64_t x)
 {
-	const struct fpref_golden_job *j = c->st->job;
 	uint64_t in[3] = { a, b, x };
-	for (int i = 0; i < fpref_op_arity(j->op); i++)
+	for (int i = 0; i < fpref_op_arity(c->op); i++)
 		if (!valid(c->f, in[i]))
 			return;
-	vector(c->st, in);
+	c->emit(c->ctx, in);
 }
 
 static uint64_t apply(struct op_cases *c, enum fpref_op op, uint64_t a, uint64_t b, enum fpref_rounding r)
@@ -659,7 +660,7 @@ static void nan_cases(struct op_cases *c, uint64_t one)
 {
 	uint64_t nans[2 * NAN_PAYLOADS];
 	size_t nn = nan_patterns(c->f, nans);
-	enum fpref_op op = c->st->job->op;
+	enum fpref_op op = c->op;
 	for (size_t i = 0; i < nn; i++) {
 		uint64_t n = nans[i];
 		if (fpref_op_is_compare(op))
@@ -676,7 +677,7 @@ static void nan_cases(struct op_cases *c, uint64_t one)
 static void zero_cases(struct op_cases *c)
 {
 	const struct fpref_format *f = c->f;
-	enum fpref_op op = c->st->job->op;
+	enum fpref_op op = c->op;
 	uint64_t sign = sign_of(f);
 	for (int i = 0; i < 8; i++) {
 		uint64_t x = random_near(c, false, -4 - (c->p - 1), 8);
@@ -703,7 +704,7 @@ static void zero_cases(struct op_cases *c)
 static void overflow_cases(struct op_cases *c)
 {
 	const struct fpref_format *f = c->f;
-	enum fpref_op op = c->st->job->op;
+	enum fpref_op op = c->op;
 	uint64_t max = fpref_format_max_bits(f, false), step = 1ull << f->pad_bits, sign = sign_of(f);
 	struct fpref_unpacked m;
 	fpref_format_max_finite(f, &m);
@@ -736,7 +737,7 @@ static void overflow_cases(struct op_cases *c)
 static void tie_cases(struct op_cases *c)
 {
 	const struct fpref_format *f = c->f;
-	enum fpref_op op = c->st->job->op;
+	enum fpref_op op = c->op;
 	if (c->p < 3 || (op != FPREF_OP_MUL && op != FPREF_OP_FMA))
 		return;
 	int found = 0;
@@ -772,7 +773,7 @@ static void tie_cases(struct op_cases *c)
 static void subnormal_cases(struct op_cases *c)
 {
 	const struct fpref_format *f = c->f;
-	enum fpref_op op = c->st->job->op;
+	enum fpref_op op = c->op;
 	if (!f->subnormals || f->man_bits == 0 || (op != FPREF_OP_MUL && op != FPREF_OP_DIV && op != FPREF_OP_FMA))
 		return;
 	int32_t emin = fpref_format_min_exponent(f);
@@ -827,7 +828,7 @@ static void compare_cases(struct op_cases *c)
 static void narrow_cases(struct op_cases *c)
 {
 	const struct fpref_format *f = c->f;
-	enum fpref_op op = c->st->job->op;
+	enum fpref_op op = c->op;
 	uint64_t max = fpref_format_max_bits(f, false), step = 1ull << f->pad_bits;
 	if (fpref_format_width(f) > 8 || (op != FPREF_OP_MUL && op != FPREF_OP_DIV && op != FPREF_OP_FMA))
 		return;
@@ -865,32 +866,46 @@ static void narrow_cases(struct op_cases *c)
 	}
 }
 
-static void op_structured(struct job_state *st)
+void fpref_golden_op_structured(enum fpref_op op, const struct fpref_format *f, uint64_t seed,
+				fpref_golden_emit_fn *emit, void *ctx)
 {
-	const struct fpref_golden_job *j = st->job;
-	struct op_cases c = { st, &j->in, j->seed, 0, fpref_format_precision(&j->in) };
-	if (j->in.pad_bits || (j->omit & FPREF_GOLDEN_OMIT_OP_CASES))
+	struct op_cases c = { emit, ctx, op, f, seed, 0, fpref_format_precision(f) };
+	if (f->pad_bits)
 		return;
 	narrow_cases(&c);
-	if (!j->in.has_zero)
+	if (!f->has_zero)
 		return;
 	struct fpref_unpacked one_value = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
 	uint64_t one;
-	if (fpref_encode(&j->in, &one_value, &one) != 0)
-		one = fpref_format_max_bits(&j->in, false);
+	if (fpref_encode(f, &one_value, &one) != 0)
+		one = fpref_format_max_bits(f, false);
 	nan_cases(&c, one);
 	subnormal_operands(&c, one);
-	if (fpref_op_is_compare(j->op)) {
+	if (fpref_op_is_compare(op)) {
 		compare_cases(&c);
 		return;
 	}
-	if (j->op == FPREF_OP_MIN || j->op == FPREF_OP_MAX)
+	if (op == FPREF_OP_MIN || op == FPREF_OP_MAX)
 		return;
 	zero_cases(&c);
-	if (j->op != FPREF_OP_SQRT)
+	if (op != FPREF_OP_SQRT)
 		overflow_cases(&c);
 	tie_cases(&c);
 	subnormal_cases(&c);
+}
+
+/* A structured case into the file, both engines agreeing (vector). */
+static void emit_vector(void *ctx, const uint64_t in[3])
+{
+	vector(ctx, in);
+}
+
+static void op_structured(struct job_state *st)
+{
+	const struct fpref_golden_job *j = st->job;
+	if (j->omit & FPREF_GOLDEN_OMIT_OP_CASES)
+		return;
+	fpref_golden_op_structured(j->op, &j->in, j->seed, emit_vector, st);
 }
 
 /* A conversion's edge vectors: the source's edge values and the values

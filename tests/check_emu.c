@@ -21,9 +21,11 @@ START_TEST(narrow_sources_exhaustive)
 	for (size_t t = 0; t < NFORMATS; t++) {
 		struct fpref_format to = drv_format(t);
 		for (uint64_t b = 0; b < ((uint64_t)1 << fpref_format_container_bits(&from)); b++) {
+			if (!drv_owns_case(&sweep, (uint64_t)_i * NFORMATS + t, b))
+				continue;
 			size_t n = 0;
 			for (size_t c = 0; c < nenv; c++)
-				if (drv_sampled(&sweep, (((uint64_t)_i << 8 | t) << 8 | b) * nenv + c))
+				if (drv_keep(&sweep, (((uint64_t)_i << 8 | t) << 8 | b) * nenv + c, &envs[c]))
 					kept[n++] = envs[c];
 			drv_compare_convert(&st, &from, b, &to, kept, n);
 		}
@@ -47,9 +49,11 @@ START_TEST(sixteen_bit_sources_exhaustive)
 	for (size_t t = 0; t < NFORMATS; t++) {
 		struct fpref_format to = drv_format(t);
 		for (uint64_t b = 0; b < ((uint64_t)1 << bits); b++) {
+			if (!drv_owns_case(&sweep, (uint64_t)_i * NFORMATS + t, b))
+				continue;
 			size_t n = 0;
 			for (size_t c = 0; c < nenv; c++)
-				if (drv_sampled(&sweep, (((uint64_t)_i << 8 | t) << 16 | b) * nenv + c))
+				if (drv_keep(&sweep, (((uint64_t)_i << 8 | t) << 16 | b) * nenv + c, &envs[c]))
 					kept[n++] = envs[c];
 			drv_compare_convert(&st, &from, b, &to, kept, n);
 		}
@@ -109,19 +113,23 @@ START_TEST(wide_sources_structured)
 		struct fpref_format to = drv_format(t);
 		for (unsigned long k = 0; k < per_target; k++) {
 			uint64_t b = structured_pattern(&from, &to, &state);
+			/* every shard draws every pattern (the generator is a sequence) and compares its own */
+			if (!drv_owns_case(&sweep, (uint64_t)_i * NFORMATS + t, k))
+				continue;
 			for (size_t c = 0; c < nenv; c += 1 + (k % 7))
 				drv_compare_convert(&st, &from, b, &to, &envs[c], 1);
 		}
 	}
-	ck_assert_uint_gt(st.compared, 100000 / sweep.stride);
+	ck_assert_uint_gt(st.compared, 100000 / sweep.stride / sweep.shard.count);
 	drv_report(&st, "structured patterns converted", from.name);
 }
 END_TEST
 
 /* ---- fast paths against the generic core ---- */
 
-static void check_array_against_core(const struct fpref_format *from, const struct fpref_format *to,
-				     const struct fpref_env *env, const void *in, size_t n, const char *want_path)
+/* n elements through the converter and through the core: n, the count compared. */
+static size_t check_array_against_core(const struct fpref_format *from, const struct fpref_format *to,
+				       const struct fpref_env *env, const void *in, size_t n, const char *want_path)
 {
 	struct fpref_emu_converter *c = fpref_emu_converter_new(from, to, env);
 	ck_assert_ptr_nonnull(c);
@@ -156,6 +164,7 @@ static void check_array_against_core(const struct fpref_format *from, const stru
 	free(out_flags_run);
 	free(flags);
 	fpref_emu_converter_free(c);
+	return n;
 }
 
 /* The fp32-vector path on every instruction set this CPU has gives the
@@ -191,12 +200,17 @@ START_TEST(table_path_matches_core)
 		in[b] = (uint8_t)b;
 	struct env_case envs[DRV_MAX_ENVS];
 	size_t nenv = drv_envs(DRV_ENVS_LIGHT, envs);
+	struct drv_sweep sweep = drv_sweep_from_env();
+	unsigned long long compared = 0;
 	for (size_t t = 0; t < NFORMATS; t++) {
 		struct fpref_format to = drv_format(t);
+		if (!drv_owns(&sweep, (uint64_t)_i * NFORMATS + t))
+			continue;
 		for (size_t c = 0; c < nenv; c++)
-			check_array_against_core(&from, &to, &envs[c].env, in, 256,
-						 envs[c].env.rounding == FPREF_SR ? "generic" : "table");
+			compared += check_array_against_core(&from, &to, &envs[c].env, in, 256,
+							     envs[c].env.rounding == FPREF_SR ? "generic" : "table");
 	}
+	printf("driver: table path against the core %s: %llu comparisons\n", from.name, compared);
 }
 END_TEST
 
@@ -212,7 +226,9 @@ static const char *const vector_targets[] = {
 START_TEST(fp32_vector_path_matches_core)
 {
 	struct fpref_format f32 = test_format("f32"), to = test_format(vector_targets[_i]);
-	bool exhaustive = getenv("FPREF_EXHAUSTIVE") != NULL;
+	struct drv_sweep sweep = drv_sweep_from_env();
+	bool exhaustive = sweep.exhaustive;
+	unsigned long long compared = 0;
 	static const uint32_t low[] = { 0, 1, 0x3FF, 0x400, 0x401, 0x7FF, 0x155, 0x6AA };
 	size_t chunk = 1u << 20;
 	uint32_t *in = malloc(chunk * sizeof *in);
@@ -225,17 +241,20 @@ START_TEST(fp32_vector_path_matches_core)
 		uint64_t stride = exhaustive ? 1 : test_sample_stride();
 		total /= stride;
 		for (uint64_t start = 0; start < total; start += chunk) {
+			if (!drv_owns(&sweep, (uint64_t)_i + 2 * (start / chunk) + (uint64_t)sat))
+				continue;
 			for (size_t i = 0; i < chunk; i++) {
 				uint64_t k = start + i;
 				in[i] = exhaustive ? (uint32_t)k
 						   : (uint32_t)((k / (sizeof low / sizeof low[0]) * stride) << 11 |
 								low[k % (sizeof low / sizeof low[0])]);
 			}
-			check_array_against_core(&f32, &to, &env, in, chunk, "fp32-vector");
+			compared += check_array_against_core(&f32, &to, &env, in, chunk, "fp32-vector");
 			check_isas_agree(&to, &env, in, chunk);
 		}
 	}
 	free(in);
+	printf("driver: fp32 vector path against the core %s: %llu comparisons\n", to.name, compared);
 }
 END_TEST
 
@@ -275,6 +294,9 @@ END_TEST
  * split of the array into calls. */
 START_TEST(seeded_stream_is_split_invariant)
 {
+	struct drv_sweep sweep = drv_sweep_from_env();
+	if (!drv_owns(&sweep, 0)) /* a few cases: the first shard's */
+		return;
 	struct fpref_format f32 = test_format("f32"), bf16 = test_format("bf16");
 	struct fpref_env env;
 	fpref_env_default(&env);
@@ -308,6 +330,9 @@ END_TEST
  * engines. */
 START_TEST(sr_tininess)
 {
+	struct drv_sweep sweep = drv_sweep_from_env();
+	if (!drv_owns(&sweep, 0)) /* hand-worked cases: the first shard's */
+		return;
 	struct fpref_format f32 = test_format("f32"), e4m3 = test_format("e4m3");
 	struct fpref_env env;
 	fpref_env_default(&env);

@@ -47,10 +47,12 @@ START_TEST(narrow_every_tuple)
 		size_t nuse = rounds ? nenv : nsel;
 		uint64_t total = arity == 1 ? codes : arity == 2 ? codes * codes : codes * codes * codes;
 		for (uint64_t k = 0; k < total; k++) {
+			if (!drv_owns_case(&sweep, (uint64_t)_i * FPREF_OP_COUNT + (uint64_t)op, k))
+				continue;
 			uint64_t in[3] = { k % codes, (k / codes) % codes, k / codes / codes };
 			size_t n = 0;
 			for (size_t c = 0; c < nuse; c++)
-				if (drv_sampled(&sweep, (((uint64_t)_i << 8 | (uint64_t)op) << 40 | k) * nuse + c))
+				if (drv_keep(&sweep, (((uint64_t)_i << 8 | (uint64_t)op) << 40 | k) * nuse + c, &use[c]))
 					kept[n++] = use[c];
 			drv_compare_op(&st, (enum fpref_op)op, &f, in, kept, n);
 		}
@@ -75,20 +77,25 @@ START_TEST(op_array_matches_op)
 		b[k] = (uint8_t)(k / codes);
 	}
 	unsigned long bad = 0;
-	unsigned stride = test_sample_stride();
+	unsigned long long compared = 0;
+	struct drv_sweep sweep = drv_sweep_from_env();
 	for (int op = 0; op < FPREF_OP_COUNT; op++) {
 		if (fpref_op_arity((enum fpref_op)op) == 3)
 			continue;
 		for (size_t c = 0; c < nenv; c += 5) {
+			/* a shard takes whole arrays: (format, op, environment) */
+			if (!drv_owns(&sweep, ((uint64_t)_i * FPREF_OP_COUNT + (uint64_t)op) * DRV_MAX_ENVS + c))
+				continue;
 			struct fpref_emu_op_context *ctx = fpref_emu_op_context_new((enum fpref_op)op, &f, &envs[c].env);
 			ck_assert_ptr_nonnull(ctx);
 			fpref_emu_op_array(ctx, a, b, NULL, out, n, flags, 0);
 			fpref_emu_op_context_free(ctx);
 			for (size_t k = 0; k < n; k++) {
-				if (!test_sample_keep(stride, ((uint64_t)op << 32 | c) * n + k))
+				if (!drv_sampled(&sweep, ((uint64_t)op << 32 | c) * n + k))
 					continue;
 				uint64_t in[3] = { a[k], b[k], 0 }, want = 0;
 				unsigned want_flags = 0;
+				compared++;
 				fpref_emu_op((enum fpref_op)op, &f, in, &envs[c].env,
 					     fpref_env_sr_random(&envs[c].env, k), &want, &want_flags);
 				if ((out[k] != want || flags[k] != want_flags) && bad++ < 10)
@@ -102,6 +109,7 @@ START_TEST(op_array_matches_op)
 	free(b);
 	free(out);
 	free(flags);
+	printf("driver: array API against the core %s: %llu comparisons\n", f.name, compared);
 	ck_assert_msg(bad == 0, "%s: %lu array elements differ", f.name, bad);
 }
 END_TEST

@@ -19,16 +19,18 @@ static bool is_wide(const struct fpref_format *f)
  * cases per operation, each under every rounding mode; wider formats and
  * the custom rows (e6m9, e8m3): a million per operation, the modes taken
  * in turn.  Every 32nd case also runs under every policy combination of
- * rne and rup and the knobs. */
+ * rne and rup, the knobs and a sample of the P3109 rows. */
 START_TEST(wide_structured)
 {
 	struct fpref_format f = drv_format((size_t)_i);
 	if (!is_wide(&f))
 		return;
-	struct env_case modes[DRV_MAX_ENVS], policies[DRV_MAX_ENVS];
+	struct env_case modes[DRV_MAX_ENVS], policies[DRV_MAX_ENVS], kept[DRV_MAX_ENVS];
 	size_t nmodes = drv_envs(DRV_ENVS_MODES, modes), npolicies = drv_envs(DRV_ENVS_OPS_POLICIES, policies);
 	bool sixteen = fpref_format_container_bits(&f) <= 16 && (size_t)_i < fpref_format_count();
 	struct drv_sweep sweep = drv_sweep_from_env();
+	struct drv_sweep one = sweep; /* the cases are sampled already (per_op) */
+	one.stride = 1;
 	unsigned long per_op = (sweep.exhaustive ? 20000000 : 1000000) / sweep.stride;
 	uint64_t mask = fpref_format_container_bits(&f) >= 64 ? ~UINT64_C(0)
 							     : (UINT64_C(1) << fpref_format_container_bits(&f)) - 1;
@@ -42,15 +44,26 @@ START_TEST(wide_structured)
 			in[0] = drv_structured(&f, &state);
 			in[1] = drv_partner(&f, in[0], &state) & mask;
 			in[2] = (drv_random(&state) & 1 ? drv_partner(&f, in[0], &state) : drv_structured(&f, &state)) & mask;
+			/* every shard draws every case (the generator is a sequence) and compares its own */
+			if (!drv_owns_case(&sweep, (uint64_t)_i * FPREF_OP_COUNT + (uint64_t)op, k))
+				continue;
 			if (sixteen || !rounds)
 				drv_compare_op(&st, (enum fpref_op)op, &f, in, modes, nmodes);
 			else
 				drv_compare_op(&st, (enum fpref_op)op, &f, in, &modes[k % nmodes], 1);
-			if (k % 32 == 0)
-				drv_compare_op(&st, (enum fpref_op)op, &f, in, policies, npolicies);
+			if (k % 32 == 0) { /* the P3109 rows among them one time in DRV_P3109_STRIDE */
+				size_t m = 0;
+				for (size_t c = 0; c < npolicies; c++)
+					if (drv_keep(&one, (((uint64_t)_i << 8 | (uint64_t)op) << 32 | k) * npolicies + c,
+						     &policies[c]))
+						kept[m++] = policies[c];
+				drv_compare_op(&st, (enum fpref_op)op, &f, in, kept, m);
+			}
 		}
 	}
-	ck_assert_uint_ge(st.compared, 6 * per_op);
+	/* each of the six rounding operations' per_op cases, less a block per shard boundary */
+	long long least = 6 * ((long long)(per_op / sweep.shard.count) - DRV_BLOCK);
+	ck_assert_msg((long long)st.compared >= least, "%llu comparisons", st.compared);
 	drv_report(&st, "structured operands", f.name);
 }
 END_TEST
@@ -82,6 +95,8 @@ START_TEST(special_operands)
 			continue;
 		size_t total = arity == 1 ? n : arity == 2 ? n * n : n * n * n;
 		for (size_t k = 0; k < total; k++, index++) {
+			if (!drv_owns_case(&sweep, (uint64_t)_i * FPREF_OP_COUNT + (uint64_t)op, k))
+				continue;
 			uint64_t in[3] = { sp[k % n], sp[k / n % n], sp[k / n / n % n] };
 			if (arity == 3) {
 				drv_compare_op(&st, (enum fpref_op)op, &f, in, fma_envs, drv_sampled(&sweep, index) ? 2 : 0);
@@ -89,12 +104,67 @@ START_TEST(special_operands)
 			}
 			size_t m = 0;
 			for (size_t c = 0; c < nenv; c++)
-				if (drv_sampled(&sweep, index * nenv + c))
+				if (drv_keep(&sweep, index * nenv + c, &envs[c]))
 					kept[m++] = envs[c];
 			drv_compare_op(&st, (enum fpref_op)op, &f, in, kept, m);
 		}
 	}
 	drv_report(&st, "special operands", f.name);
+}
+END_TEST
+
+/* golden/'s structured operand sets (fpref_golden_op_structured: the
+ * cases its edge generator writes, one generator for both) of every format
+ * and operation that check_ops does not sweep whole (every operation of
+ * the formats wider than 8 bits, fma of those of 7 and 8), under every
+ * mode, every policy combination of rne and rup, the knobs and a sample of
+ * the P3109 rows. */
+struct golden_sweep {
+	struct drv_stats st;
+	struct drv_sweep sweep;
+	enum fpref_op op;
+	const struct fpref_format *f;
+	const struct env_case *envs;
+	size_t nenv;
+	unsigned long long key, index;
+	struct env_case kept[DRV_MAX_ENVS];
+};
+
+static void golden_case(void *ctx, const uint64_t in[3])
+{
+	struct golden_sweep *g = ctx;
+	unsigned long long k = g->index++;
+	if (!drv_owns_case(&g->sweep, g->key, k))
+		return;
+	size_t m = 0;
+	for (size_t c = 0; c < g->nenv; c++)
+		if (drv_keep(&g->sweep, (g->key << 32 | k) * g->nenv + c, &g->envs[c]))
+			g->kept[m++] = g->envs[c];
+	uint64_t operands[3] = { in[0], in[1], in[2] };
+	drv_compare_op(&g->st, g->op, g->f, operands, g->kept, m);
+}
+
+START_TEST(golden_structured)
+{
+	struct fpref_format f = drv_format((size_t)_i);
+	if (f.man_bits > FPREF_OP_MAX_MAN_BITS)
+		return;
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(DRV_ENVS_MODES, envs);
+	nenv += drv_envs(DRV_ENVS_OPS_POLICIES, envs + nenv);
+	struct golden_sweep g = { .sweep = drv_sweep_from_env(), .f = &f, .envs = envs, .nenv = nenv };
+	int bits = fpref_format_container_bits(&f);
+	for (int op = 0; op < FPREF_OP_COUNT; op++) {
+		/* check_ops compares every operand tuple of these already */
+		if (bits <= 6 || (bits <= 8 && fpref_op_arity((enum fpref_op)op) < 3))
+			continue;
+		g.op = (enum fpref_op)op;
+		g.key = (unsigned long long)_i * FPREF_OP_COUNT + (unsigned long long)op;
+		g.index = 0;
+		/* the default suite's seed (golden/suites/default.suite) */
+		fpref_golden_op_structured(g.op, &f, UINT64_C(20261130) + g.key, golden_case, &g);
+	}
+	drv_report(&g.st, "golden/'s structured operands", f.name);
 }
 END_TEST
 
@@ -108,9 +178,11 @@ START_TEST(sqrt_sixteen_bit_exhaustive)
 	struct drv_sweep sweep = drv_sweep_from_env();
 	struct drv_stats st = { 0 };
 	for (uint64_t a = 0; a < 65536; a++) {
+		if (!drv_owns_case(&sweep, (unsigned long long)_i, a))
+			continue;
 		size_t m = 0;
 		for (size_t c = 0; c < nenv; c++)
-			if (drv_sampled(&sweep, ((uint64_t)_i << 40 | a) * nenv + c))
+			if (drv_keep(&sweep, ((uint64_t)_i << 40 | a) * nenv + c, &envs[c]))
 				kept[m++] = envs[c];
 		drv_compare_op(&st, FPREF_OP_SQRT, &f, (uint64_t[3]){ a, 0, 0 }, kept, m);
 	}
@@ -159,6 +231,7 @@ START_TEST(fixed_point_path_matches_op)
 	uint16_t *a = malloc(n * 2), *b = malloc(n * 2), *out = malloc(n * 2);
 	uint64_t state = 77, mask = (UINT64_C(1) << fpref_format_container_bits(&f)) - 1;
 	unsigned long bad = 0;
+	unsigned long long compared = 0;
 	unsigned stride = exhaustive ? 1 : sweep.stride;
 	for (int sat = 0; sat < 2; sat++)
 		for (size_t o = 0; o < 3; o++) {
@@ -168,7 +241,8 @@ START_TEST(fixed_point_path_matches_op)
 			struct fpref_emu_op_context *ctx = fpref_emu_op_context_new(ops[o], &f, &env);
 			uint64_t blocks = exhaustive ? 4096 : 4;
 			for (uint64_t blk = 0; blk < blocks; blk++) {
-				if (exhaustive && !drv_owns(&sweep, blk + 4096 * (o + 3 * (uint64_t)sat)))
+				bool owned = drv_owns(&sweep, (uint64_t)_i + blk + blocks * (o + 3 * (uint64_t)sat));
+				if (exhaustive && !owned)
 					continue;
 				for (size_t i = 0; i < n; i++) {
 					if (exhaustive) {
@@ -182,10 +256,13 @@ START_TEST(fixed_point_path_matches_op)
 						b[i] = (uint16_t)(drv_random(&state) & mask);
 					}
 				}
+				if (!owned) /* drawn, for the sequence's sake; another shard compares it */
+					continue;
 				fpref_emu_op_array(ctx, a, b, NULL, out, n, NULL, 0);
 				for (size_t i = 0; i < n; i++) {
 					if (!test_sample_keep(stride, (blk * 6 + o + 3 * (uint64_t)sat) * n + i))
 						continue;
+					compared++;
 					uint64_t in[3] = { a[i], b[i], 0 }, want = 0;
 					unsigned fl = 0;
 					fpref_emu_op(ops[o], &f, in, &env, 0, &want, &fl);
@@ -200,6 +277,7 @@ START_TEST(fixed_point_path_matches_op)
 	free(a);
 	free(b);
 	free(out);
+	printf("driver: fixed-point path against the core %s: %llu comparisons\n", f.name, compared);
 	ck_assert_msg(bad == 0, "%s: %lu elements differ from the core", f.name, bad);
 }
 END_TEST
@@ -207,6 +285,9 @@ END_TEST
 /* Hand-worked cases of the rules in README.md. */
 START_TEST(rules)
 {
+	struct drv_sweep sweep = drv_sweep_from_env();
+	if (!drv_owns(&sweep, 0)) /* hand-worked cases: the first shard's */
+		return;
 	struct fpref_format f16 = test_format("f16"), e4m3 = test_format("e4m3"), e2m1 = test_format("e2m1");
 	struct fpref_env env;
 	fpref_env_default(&env);
@@ -285,6 +366,9 @@ END_TEST
  * fma(inf, 0, c) are invalid operations and give +NaN whatever c is. */
 START_TEST(nan_signs)
 {
+	struct drv_sweep sweep = drv_sweep_from_env();
+	if (!drv_owns(&sweep, 0)) /* hand-worked cases: the first shard's */
+		return;
 	struct fpref_format f16 = test_format("f16");
 	struct fpref_env env;
 	fpref_env_default(&env);
@@ -348,6 +432,8 @@ int main(void)
 	TCase *wide_case = tcase_create("wide");
 	tcase_add_loop_test(wide_case, wide_structured, 0, (int)drv_format_count());
 	tcase_add_loop_test(wide_case, sqrt_sixteen_bit_exhaustive, 0, 2);
+	TCase *golden_case_set = tcase_create("golden");
+	tcase_add_loop_test(golden_case_set, golden_structured, 0, (int)drv_format_count());
 	TCase *special_case = tcase_create("specials");
 	tcase_add_loop_test(special_case, special_operands, 0, (int)drv_format_count());
 	TCase *array_case = tcase_create("array");
@@ -355,7 +441,7 @@ int main(void)
 			    (int)(sizeof fixed_formats / sizeof fixed_formats[0]));
 	TCase *every = tcase_create("f16-every-pair");
 	tcase_add_test(every, f16_every_pair);
-	TCase *cases[] = { rules_case, wide_case, special_case, array_case, every };
+	TCase *cases[] = { rules_case, wide_case, golden_case_set, special_case, array_case, every };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		tcase_set_timeout(cases[i], 1800);
 		suite_add_tcase(s, cases[i]);

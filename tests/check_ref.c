@@ -188,20 +188,33 @@ static bool model_away(mpq_srcptr lo, uint64_t lo_sig, mpq_srcptr hi, mpq_srcptr
 		away = !(lo_sig & 1);
 		break;
 	case FPREF_SR: {
-		/* T = floor(dlo / (hi - lo) * 2^r); away iff T + R >= 2^r */
+		/* P3109's rules (README, "The environment"), nu = dlo / (hi - lo),
+		 * N = sr_width: A, floor(nu 2^N) + R >= 2^N; B, floor(nu 2^(N+1))
+		 * + 2R + 1 >= 2^(N+1); C, rne(nu 2^N) + R >= 2^N */
+		unsigned N = c->env.sr_width + (c->env.sr_rule == FPREF_SR_B ? 1 : 0);
 		mpq_t frac;
-		mpz_t T, limit;
+		mpz_t T, rem, limit;
 		mpq_init(frac);
-		mpz_inits(T, limit, (mpz_ptr)0);
+		mpz_inits(T, rem, limit, (mpz_ptr)0);
 		mpq_add(dhi, dhi, dlo);
 		mpq_div(frac, dlo, dhi);
-		mpz_mul_2exp(mpq_numref(frac), mpq_numref(frac), c->env.sr_width);
-		mpz_fdiv_q(T, mpq_numref(frac), mpq_denref(frac));
+		mpz_mul_2exp(mpq_numref(frac), mpq_numref(frac), N);
+		mpz_fdiv_qr(T, rem, mpq_numref(frac), mpq_denref(frac));
+		if (c->env.sr_rule == FPREF_SR_C) { /* nearest, ties to even */
+			mpz_mul_2exp(rem, rem, 1);
+			int half = mpz_cmp(rem, mpq_denref(frac));
+			if (half > 0 || (half == 0 && mpz_odd_p(T)))
+				mpz_add_ui(T, T, 1);
+		}
 		mpz_add_ui(T, T, (unsigned long)c->R);
-		mpz_setbit(limit, c->env.sr_width);
+		if (c->env.sr_rule == FPREF_SR_B) {
+			mpz_add_ui(T, T, (unsigned long)c->R);
+			mpz_add_ui(T, T, 1);
+		}
+		mpz_setbit(limit, N);
 		away = mpz_cmp(T, limit) >= 0;
 		mpq_clear(frac);
-		mpz_clears(T, limit, (mpz_ptr)0);
+		mpz_clears(T, rem, limit, (mpz_ptr)0);
 		break;
 	}
 	}
@@ -230,6 +243,7 @@ struct expected {
 	bool negative;
 	mpq_t value; /* magnitude */
 	unsigned flags;
+	bool zero;   /* the rounding gave zero (before the rules for formats without zero) */
 };
 
 static void expect_lowest(const struct model *m, struct expected *e)
@@ -245,6 +259,7 @@ static void expect_lowest(const struct model *m, struct expected *e)
 /* A zero result: signed zero where the format has it, else the rules for formats without zero. */
 static void expect_zero(const struct model *m, const struct env_case *c, bool negative, struct expected *e)
 {
+	e->zero = true;
 	e->kind = K_NUMBER;
 	mpq_set_ui(e->value, 0, 1);
 	e->negative = negative && m->f->is_signed && m->f->specials != FPREF_SPECIALS_FNUZ;
@@ -262,14 +277,39 @@ static void expect_zero(const struct model *m, const struct env_case *c, bool ne
 	}
 }
 
-static void model_round(const struct model *m, mpq_srcptr x, const struct env_case *c, struct expected *e)
+/* mirror: round a negative x into an unsigned format as a signed format of
+ * the same magnitudes would (P3109 SatNone's first step). */
+static void model_round_as(const struct model *m, mpq_srcptr x, const struct env_case *c, struct expected *e,
+			   bool mirror)
 {
 	bool negative = mpq_sgn(x) < 0;
 	mpq_t a;
 	mpq_init(a);
 	mpq_abs(a, x);
 	e->flags = 0;
-	if (negative && !m->f->is_signed) {
+	e->zero = false;
+	if (negative && !m->f->is_signed && !mirror && c->env.p3109_sat_none && c->env.overflow != FPREF_OVERFLOW_SAT) {
+		/* P3109 SatNone (README, the saturation table): round x as a
+		 * signed format of these magnitudes would; a zero result, or
+		 * rtz or rup, gives 0 with inexact, anything else NaN */
+		struct expected r;
+		mpq_init(r.value);
+		model_round_as(m, x, c, &r, true);
+		bool zero = r.zero; /* without zero too: then "0" is the least value, M^lo */
+		mpq_clear(r.value);
+		e->flags = 0;
+		expect_lowest(m, e);
+		if (zero || c->env.rounding == FPREF_RTZ || c->env.rounding == FPREF_RUP) {
+			e->flags = FPREF_FLAG_INEXACT;
+		} else {
+			e->flags = FPREF_FLAG_INVALID;
+			if (m->has_nan)
+				e->kind = K_NAN;
+		}
+		mpq_clear(a);
+		return;
+	}
+	if (negative && !m->f->is_signed && !mirror) {
 		if (c->env.overflow == FPREF_OVERFLOW_SAT) {
 			expect_lowest(m, e);
 			e->flags = FPREF_FLAG_INEXACT;
@@ -309,10 +349,13 @@ static void model_round(const struct model *m, mpq_srcptr x, const struct env_ca
 		bool to_inf;
 		switch (c->env.rounding) {
 		case FPREF_RNE: case FPREF_RNA: to_inf = true; break;
-		case FPREF_RTZ: case FPREF_ROD: to_inf = false; break;
+		case FPREF_RTZ: to_inf = false; break;
+		/* P3109 SatNone: rod overflows as the nearest modes do, but into
+		 * unsigned formats with inf; sr whenever beyond max */
+		case FPREF_ROD: to_inf = c->env.p3109_sat_none && (m->f->is_signed || !m->has_inf); break;
 		case FPREF_RUP: to_inf = !negative; break;
 		case FPREF_RDN: to_inf = negative; break;
-		default: to_inf = away; break;
+		default: to_inf = away || c->env.p3109_sat_none; break;
 		}
 		mpq_set(e->value, m->max_finite);
 		if (c->env.overflow == FPREF_OVERFLOW_IEEE && to_inf)
@@ -323,6 +366,11 @@ static void model_round(const struct model *m, mpq_srcptr x, const struct env_ca
 		mpq_set(e->value, r_value);
 	}
 	mpq_clear(a);
+}
+
+static void model_round(const struct model *m, mpq_srcptr x, const struct env_case *c, struct expected *e)
+{
+	model_round_as(m, x, c, e, false);
 }
 
 /* ---- comparing the oracle with the model ---- */
@@ -420,27 +468,13 @@ static char *decimal_spelling(mpq_srcptr x, unsigned k)
 	return out;
 }
 
-/* The environments swept: every mode (sr with several random words), both
- * overflow policies, ftz on and off, both tininess rules. */
+/* The environments swept: the driver's DECIMAL rows (every mode, sr with
+ * the words of width 4, both overflow policies, ftz on and off, both
+ * tininess rules, and P3109's StochasticB and C, SatPropagate and
+ * SatNone). */
 static size_t build_envs(struct env_case *out)
 {
-	size_t n = 0;
-	static const uint64_t sr_words[] = { 0, 1, 7, 8, 15 };
-	for (int mode = FPREF_RNE; mode <= FPREF_SR; mode++)
-		for (size_t w = 0; w < (mode == FPREF_SR ? 5u : 1u); w++)
-			for (int sat = 0; sat < 2; sat++)
-				for (int ftz = 0; ftz < 2; ftz++)
-					for (int before = 0; before < 2; before++) {
-						struct env_case *c = &out[n++];
-						fpref_env_default(&c->env);
-						c->env.rounding = (enum fpref_rounding)mode;
-						c->env.overflow = sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
-						c->env.ftz = ftz;
-						c->env.tininess = before ? FPREF_TININESS_BEFORE : FPREF_TININESS_AFTER;
-						c->env.sr_width = 4;
-						c->R = sr_words[w];
-					}
-	return n;
+	return drv_envs(DRV_ENVS_DECIMAL, out);
 }
 
 /* Inputs around grid point i: the point, a quarter, half and three
@@ -471,7 +505,7 @@ static void sweep_interval(const struct model *m, size_t i, const struct env_cas
 START_TEST(oracle_matches_model)
 {
 	struct fpref_format f = drv_format((size_t)_i);
-	struct env_case envs[128];
+	struct env_case envs[DRV_MAX_ENVS];
 	size_t nenv = build_envs(envs);
 	struct model m;
 	model_init(&m, &f);
@@ -522,7 +556,7 @@ END_TEST
 START_TEST(decimal_inputs_round_correctly)
 {
 	struct fpref_format f = drv_format((size_t)_i);
-	struct env_case envs[128];
+	struct env_case envs[DRV_MAX_ENVS];
 	size_t nenv = build_envs(envs);
 	struct model m;
 	model_init(&m, &f);
@@ -732,7 +766,7 @@ END_TEST
 START_TEST(decimals_beyond_range)
 {
 	struct fpref_format f = drv_format((size_t)_i);
-	struct env_case envs[128];
+	struct env_case envs[DRV_MAX_ENVS];
 	size_t nenv = build_envs(envs);
 	static const char *const pairs[][2] = {
 		{ "1e-400000000", "0x1.8p-70000" }, { "-1e-400000000", "-0x1.8p-70000" },

@@ -61,6 +61,42 @@ static bool is_knob(const struct fpref_env *e)
 	       e->underflow_to_least || e->zero_to_least || e->unsigned_magnitude;
 }
 
+/* IEEE P3109's rows: StochasticB and C with the words the operations
+ * take, SatPropagate and SatNone under the modes whose rows differ. */
+static size_t p3109_envs(struct env_case *out)
+{
+	size_t n = 0;
+	for (int rule = FPREF_SR_B; rule <= FPREF_SR_C; rule++)
+		for (size_t w = 0; w < NWORDS; w++) {
+			if (sr_words[w].conversion_only && sr_words[w].width != 4)
+				continue;
+			struct env_case *c = &out[n++];
+			fpref_env_default(&c->env);
+			c->env.rounding = FPREF_SR;
+			c->env.sr_rule = (enum fpref_sr_rule)rule;
+			c->env.sr_width = sr_words[w].width;
+			c->R = sr_words[w].R;
+		}
+	static const enum fpref_rounding modes[] = { FPREF_RNE, FPREF_RTZ, FPREF_RUP, FPREF_RDN, FPREF_ROD, FPREF_SR };
+	for (int none = 0; none < 2; none++)
+		for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+			struct env_case *c = &out[n++];
+			fpref_env_default(&c->env);
+			c->env.rounding = modes[m];
+			c->env.sr_width = modes[m] == FPREF_SR ? 4 : 32;
+			c->R = modes[m] == FPREF_SR ? 7 : 0;
+			c->env.overflow = none ? FPREF_OVERFLOW_IEEE : FPREF_OVERFLOW_SAT;
+			c->env.p3109_sat_none = none;
+			c->env.sat_keep_inf = !none;
+		}
+	return n;
+}
+
+static bool is_p3109(const struct fpref_env *e)
+{
+	return e->sr_rule != FPREF_SR_A || e->sat_keep_inf || e->p3109_sat_none;
+}
+
 /* The one list, before any subset. */
 static size_t all_envs(struct env_case *out, bool *conversion_only)
 {
@@ -103,6 +139,9 @@ static size_t all_envs(struct env_case *out, bool *conversion_only)
 		c->R = 0;
 		conversion_only[n++] = false;
 	}
+	size_t p = p3109_envs(out + n);
+	for (size_t i = 0; i < p; i++)
+		conversion_only[n++] = false;
 	return n;
 }
 
@@ -114,7 +153,7 @@ size_t drv_envs(enum drv_envset set, struct env_case *out)
 	for (size_t i = 0; i < total; i++) {
 		const struct fpref_env *e = &all[i].env;
 		int policies = policy_count(e);
-		bool knob = is_knob(e), keep = false;
+		bool knob = is_knob(e), p3109 = is_p3109(e), keep = false;
 		switch (set) {
 		case DRV_ENVS_ALL:
 			keep = true;
@@ -123,18 +162,21 @@ size_t drv_envs(enum drv_envset set, struct env_case *out)
 			keep = !conversion_only[i];
 			break;
 		case DRV_ENVS_LIGHT:
-			keep = knob || policies == 0 ||
+			keep = p3109 || knob || policies == 0 ||
 			       (policies == 1 && (e->rounding == FPREF_RNE || e->rounding == FPREF_RUP)) ||
 			       (policies == 4 && e->rounding == FPREF_RDN);
 			break;
 		case DRV_ENVS_MODES:
-			keep = !conversion_only[i] && !knob && policies == 0;
+			keep = !conversion_only[i] && !knob && !p3109 && policies == 0;
 			break;
 		case DRV_ENVS_ALL_MODES:
-			keep = !knob && policies == 0;
+			keep = !knob && !p3109 && policies == 0;
 			break;
 		case DRV_ENVS_OPS_POLICIES:
-			keep = knob || (policies > 0 && (e->rounding == FPREF_RNE || e->rounding == FPREF_RUP));
+			keep = p3109 || knob || (policies > 0 && (e->rounding == FPREF_RNE || e->rounding == FPREF_RUP));
+			break;
+		case DRV_ENVS_DECIMAL:
+			keep = !knob && !e->daz && (e->rounding != FPREF_SR || e->sr_width == 4);
 			break;
 		}
 		if (keep)
@@ -226,9 +268,19 @@ bool drv_sampled(const struct drv_sweep *s, unsigned long long case_index)
 	return test_sample_keep(s->stride, case_index);
 }
 
+bool drv_keep(const struct drv_sweep *s, unsigned long long case_index, const struct env_case *c)
+{
+	return test_sample_keep(s->stride * (is_p3109(&c->env) ? DRV_P3109_STRIDE : 1), case_index);
+}
+
 bool drv_owns(const struct drv_sweep *s, unsigned long long chunk)
 {
 	return test_shard_owns(s->shard, chunk);
+}
+
+bool drv_owns_case(const struct drv_sweep *s, unsigned long long key, unsigned long long index)
+{
+	return test_shard_owns(s->shard, key + index / DRV_BLOCK);
 }
 
 /* ---- compare and report ---- */

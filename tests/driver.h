@@ -14,7 +14,7 @@ size_t drv_format_count(void);
 struct fpref_format drv_format(size_t i);
 
 /* ---- environments ---- */
-#define DRV_MAX_ENVS 256
+#define DRV_MAX_ENVS 288
 
 /* Subsets of the one list (drv_envs), each a sweep's choice:
  * ALL: every mode (stochastic with eight random words of widths 4, 13 and
@@ -27,8 +27,25 @@ struct fpref_format drv_format(size_t i);
  * MODES: every mode of OPS under the default policies, no knobs;
  * ALL_MODES: every mode of ALL under the default policies, no knobs;
  * OPS_POLICIES: the rest of OPS that the structured sweeps add every 32nd
- *   case: every policy combination under rne and rup, and the knobs. */
-enum drv_envset { DRV_ENVS_ALL, DRV_ENVS_OPS, DRV_ENVS_LIGHT, DRV_ENVS_MODES, DRV_ENVS_ALL_MODES, DRV_ENVS_OPS_POLICIES };
+ *   case: every policy combination under rne and rup, and the knobs;
+ * DECIMAL: check_ref's, the rows its model of rounding knows: every mode
+ *   (stochastic with the words of width 4, which aim at the thresholds of
+ *   its quarter points), every policy but daz (decimals have no
+ *   subnormal input), no knobs.
+ * The P3109 rows (StochasticB and C with every word of the operations and
+ * of width 4; SatPropagate and SatNone under rne, rtz, rup, rdn, rod and
+ * sr) are in ALL, OPS, LIGHT, OPS_POLICIES and DECIMAL, not in the two
+ * MODES sets (the default policies); the sweeps keep a case under them
+ * one time in DRV_P3109_STRIDE (drv_keep), so that they cost little. */
+enum drv_envset {
+	DRV_ENVS_ALL,
+	DRV_ENVS_OPS,
+	DRV_ENVS_LIGHT,
+	DRV_ENVS_MODES,
+	DRV_ENVS_ALL_MODES,
+	DRV_ENVS_OPS_POLICIES,
+	DRV_ENVS_DECIMAL,
+};
 size_t drv_envs(enum drv_envset set, struct env_case *out);
 
 /* ---- operands ---- */
@@ -48,8 +65,13 @@ uint64_t drv_partner(const struct fpref_format *f, uint64_t a, uint64_t *state);
 
 /* ---- sampling and sharding ---- */
 /* FPREF_TEST_SAMPLE=reduced keeps one case in TEST_SAMPLE_STRIDE (a seeded
- * hash of the case's index); FPREF_SHARD=i/N (make check-exhaustive) keeps
- * the chunks k with k % N == i. */
+ * hash of the case's index); FPREF_SHARD=i/N keeps the chunks k with
+ * k % N == i.  Every sweep of the driver's suites is split so: make check
+ * runs the long suites as shards side by side (tests/check_*.shardN.sh), and
+ * make check-exhaustive SHARD=i/N splits their sweeps the same way (check_emu,
+ * check_ops, check_ops_wide; check_ref runs whole).  Sampling
+ * and sharding are independent: a case is compared in shard i when its
+ * chunk is i's and its index is in the sample. */
 struct drv_sweep {
 	unsigned stride;
 	struct test_shard shard;
@@ -57,7 +79,17 @@ struct drv_sweep {
 };
 struct drv_sweep drv_sweep_from_env(void);
 bool drv_sampled(const struct drv_sweep *s, unsigned long long case_index);
+/* drv_sampled for case_index under environment c: the P3109 rows keep one
+ * case in DRV_P3109_STRIDE of those the sample keeps. */
+#define DRV_P3109_STRIDE 4u
+bool drv_keep(const struct drv_sweep *s, unsigned long long case_index, const struct env_case *c);
 bool drv_owns(const struct drv_sweep *s, unsigned long long chunk);
+/* Whether the shard owns case `index` of the part of a sweep that `key`
+ * names (a test's format, operation, ...): the part's cases go to the
+ * shards in turn by blocks of DRV_BLOCK, so that each shard gets its share
+ * of every part, and a case's owner depends on nothing but the case. */
+#define DRV_BLOCK 1024
+bool drv_owns_case(const struct drv_sweep *s, unsigned long long key, unsigned long long index);
 
 /* ---- compare and report ---- */
 struct drv_stats {

@@ -36,6 +36,11 @@ catalogue='"(float[0-9][^"]*|bfloat16|tf32|f16|f32|f64|bf16|e[0-9]m[0-9])"'
 check 'no format compared or looked up by name outside formats/' \
 	"$(grep -n -E "str(case)?cmp\([^;]*$names|str(case)?cmp\([^,;]*(->|\.)name, [^,;]*(->|\.)name\)|str(case)?cmp\([^,;]*(->|\.)name, [^;]*elements\[|fpref_format_parse\($catalogue" \
 		"$top"/ref/*.[ch] "$top"/emu/*.[ch] "$top"/golden/*.[ch] "$top"/tools/*.[ch] "$top"/python/src/fpref/*.c 2>/dev/null)"
+# A quantisation scheme is one library call (fpref_emu_quantize): the
+# command and the Python extension make none of the schemes' own calls.
+check 'tools/ and the Python extension dispatch no quantisation scheme' \
+	"$(grep -n -E 'fpref_emu_(current_quantize|delayed_step|block_(de)?quantize|mx_(de)?quantize|nvfp4_(de)?quantize|dequantize_scaled)|fpref_delayed_init' \
+		"$top"/tools/*.c "$top"/python/src/fpref/*.c 2>/dev/null)"
 check 'tools/ does no rounding of its own' "$(grep -l -E 'mpfr_(set_emin|subnormalize|check_range|prec_round)|round_pack' "$top"/tools/*.c 2>/dev/null)"
 # No numerics in tools/ (DESIGN.md: parse, call the library, print).  What
 # counts as numerics here: <math.h>'s functions on values (fabs,

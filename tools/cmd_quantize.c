@@ -157,8 +157,8 @@ static int parse_seed(const char *text, uint64_t *seed)
 
 /* The MX or NVFP4 element: the scheme's first unless --format names another
  * of its elements. */
-static int pick_element(const struct quantize_args *a, const struct quantize_scheme *scheme,
-			struct quantize_request *q)
+static int pick_element(const struct quantize_args *a, const struct fpref_emu_quantize_scheme *scheme,
+			struct fpref_emu_quantize_request *q)
 {
 	if (strcmp(scheme->elements[0], "int8") == 0) {
 		if (a->format) {
@@ -218,13 +218,12 @@ static int build_nvfp4(const struct quantize_args *a, struct fpref_nvfp4_params 
 	return 0;
 }
 
-static int build_block_scaled(const struct quantize_args *a, const struct quantize_scheme *scheme,
-			      struct quantize_request *q)
+static int build_block_scaled(const struct quantize_args *a, const struct fpref_emu_quantize_scheme *scheme,
+			      struct fpref_emu_quantize_request *q)
 {
 	int status = pick_element(a, scheme, q);
 	if (status)
 		return status;
-	q->have_format = a->format != NULL;
 	q->mx_rule = FPREF_MX_SCALE_OCP_FLOOR;
 	q->element_rounding = FPREF_RNE;
 	if (a->rule && fpref_emu_mx_scale_rule_parse(a->rule, &q->mx_rule) != 0) {
@@ -238,23 +237,22 @@ static int build_block_scaled(const struct quantize_args *a, const struct quanti
 	q->nvfp4.stochastic = a->sr;
 	if (a->seed && (status = parse_seed(a->seed, &q->nvfp4.seed)) != 0)
 		return status;
-	return scheme->family == QUANTIZE_NVFP4 ? build_nvfp4(a, &q->nvfp4) : 0;
+	return scheme->family == FPREF_EMU_QUANTIZE_NVFP4 ? build_nvfp4(a, &q->nvfp4) : 0;
 }
 
-static int build_request(const struct quantize_args *a, const struct quantize_scheme *scheme,
-			 struct quantize_request *q)
+static int build_request(const struct quantize_args *a, const struct fpref_emu_quantize_scheme *scheme,
+			 struct fpref_emu_quantize_request *q)
 {
 	memset(q, 0, sizeof *q);
 	q->pow2 = a->pow2 ? 1 : a->no_pow2 ? 0 : -1;
 	q->history = 1024;
 	q->algo = FPREF_AMAX_MAX;
-	if (scheme->family != QUANTIZE_FP8)
+	if (scheme->family != FPREF_EMU_QUANTIZE_FP8)
 		return build_block_scaled(a, scheme, q);
 	long v;
 	int status = 0;
 	if (cli_parse_format(cli_cmd_quantize.name, a->format ? a->format : "e4m3", &q->element) != 0)
 		return CLI_EXIT_USAGE;
-	q->have_format = a->format != NULL;
 	if (a->recipe && strcmp(a->recipe, "te") != 0 && strcmp(a->recipe, "deepseek") != 0)
 		return bad_value("--recipe", a->recipe, "deepseek or te");
 	q->te_recipe = a->recipe && strcmp(a->recipe, "te") == 0;
@@ -277,29 +275,29 @@ static int build_request(const struct quantize_args *a, const struct quantize_sc
 }
 
 /* Options that the MX and NVFP4 schemes would silently ignore are errors. */
-static int check_block_scaled_options(const struct quantize_args *a, const struct quantize_scheme *scheme)
+static int check_block_scaled_options(const struct quantize_args *a, const struct fpref_emu_quantize_scheme *scheme)
 {
 	const char *name = scheme->name;
-	if (scheme->family != QUANTIZE_FP8 && (a->pow2 || a->no_pow2 || a->eps || a->amax_nan))
+	if (scheme->family != FPREF_EMU_QUANTIZE_FP8 && (a->pow2 || a->no_pow2 || a->eps || a->amax_nan))
 		return usage_error("--pow2, --no-pow2, --eps and --amax-nan belong to the FP8 schemes (tensor, delayed, "
 				   "tile128, block128); the scale and NaN handling are fixed (docs/scaling-mx.md) in", name);
-	if (scheme->family != QUANTIZE_MX && (a->rule || a->element_rounding))
+	if (scheme->family != FPREF_EMU_QUANTIZE_MX && (a->rule || a->element_rounding))
 		return usage_error("--rule and --element-rounding belong to the MX schemes (mxfp8, mxfp6, mxfp4, "
 				   "mxint8), not", name);
-	if (scheme->family != QUANTIZE_NVFP4 &&
+	if (scheme->family != FPREF_EMU_QUANTIZE_NVFP4 &&
 	    (a->two_d || a->sr || a->seed || a->tensor_scale || a->four_over_six || a->scale_bound || a->rht || a->rht_fp32))
 		return usage_error("--2d, --sr, --seed, --tensor-scale, --four-over-six, --scale-bound, --rht and "
 				   "--rht-fp32 belong to --scheme nvfp4, not", name);
 	if (a->seed && !a->sr)
 		return usage_error("--seed seeds stochastic rounding: it needs --sr", NULL);
-	if (scheme->family == QUANTIZE_NVFP4 && !a->tensor_scale)
+	if (scheme->family == FPREF_EMU_QUANTIZE_NVFP4 && !a->tensor_scale)
 		return usage_error("--scheme nvfp4 needs --tensor-scale F.npy for the FP32 tensor scale, without which "
 				   "the codes and block scales cannot be decoded", NULL);
 	return 0;
 }
 
 /* Options that the scheme would silently ignore are errors. */
-static int check_scheme_options(const struct quantize_args *a, const struct quantize_scheme *s)
+static int check_scheme_options(const struct quantize_args *a, const struct fpref_emu_quantize_scheme *s)
 {
 	const char *scheme = s->name;
 	int status = check_block_scaled_options(a, s);
@@ -309,8 +307,10 @@ static int check_scheme_options(const struct quantize_args *a, const struct quan
 	bool blocks = strcmp(scheme, "tile128") == 0 || strcmp(scheme, "block128") == 0;
 	if (!delayed && (a->margin || a->history || a->algo))
 		return usage_error("--margin, --history and --amax-algo belong to --scheme delayed, not", scheme);
-	if (!blocks && a->recipe && s->family != QUANTIZE_NVFP4)
+	if (!blocks && a->recipe && s->family != FPREF_EMU_QUANTIZE_NVFP4)
 		return usage_error("--recipe belongs to --scheme tile128, block128 and nvfp4, not", scheme);
+	if (blocks && a->pow2 && !(a->recipe && strcmp(a->recipe, "te") == 0))
+		return usage_error("--pow2 belongs to --recipe te; DeepSeek-V3 scales are amax / 448", NULL);
 	if (delayed && (a->pow2 || a->no_pow2 || a->eps))
 		return usage_error("TE delayed scaling has no power-of-two or epsilon option", NULL);
 	if (strcmp(scheme, "tensor") == 0 && a->no_pow2)
@@ -318,7 +318,7 @@ static int check_scheme_options(const struct quantize_args *a, const struct quan
 	return 0;
 }
 
-static int reject_nonfinite(const char *path, const struct quantize_request *q)
+static int reject_nonfinite(const char *path, const struct fpref_emu_quantize_request *q)
 {
 	for (size_t i = 0; i < q->count; i++)
 		if ((q->x[i] & 0x7F800000u) == 0x7F800000u) {
@@ -371,10 +371,10 @@ static void print_report_json(const struct fpref_quant_report *r, bool saturatio
 		printf("\"saturated\": null, \"saturated_fraction\": null}");
 }
 
-static void print_labels(const struct quantize_result *r, bool json)
+static void print_labels(const struct fpref_emu_quantize_result *r, bool json)
 {
 	for (int i = 0; i < r->nlabels; i++) {
-		const struct quantize_label *l = &r->labels[i];
+		const struct fpref_emu_quantize_label *l = &r->labels[i];
 		if (json)
 			printf(l->number ? "\"%s\": %s, " : "\"%s\": \"%s\", ", l->name, l->value);
 		else
@@ -382,7 +382,7 @@ static void print_labels(const struct quantize_result *r, bool json)
 	}
 }
 
-static void print_steps(const struct quantize_result *r, bool json)
+static void print_steps(const struct fpref_emu_quantize_result *r, bool json)
 {
 	if (r->steps == 0)
 		return;
@@ -402,8 +402,8 @@ static void print_steps(const struct quantize_result *r, bool json)
 		printf("], ");
 }
 
-static void print_result(const struct quantize_args *a, const struct quantize_request *q,
-			 const struct quantize_result *r, const struct fpref_quant_report *rep)
+static void print_result(const struct quantize_args *a, const struct fpref_emu_quantize_request *q,
+			 const struct fpref_emu_quantize_result *r, const struct fpref_quant_report *rep)
 {
 	if (a->json)
 		printf("{\"scheme\": \"%s\", \"format\": \"%s\", \"shape\": [", a->scheme, r->element_name);
@@ -425,8 +425,8 @@ static void print_result(const struct quantize_args *a, const struct quantize_re
 
 /* Each file is written atomically; when one fails, those this run already
  * wrote are removed, so that codes and scales never come from two runs. */
-static int write_outputs(const struct quantize_args *a, const struct quantize_request *q,
-			 const struct quantize_result *r)
+static int write_outputs(const struct quantize_args *a, const struct fpref_emu_quantize_request *q,
+			 const struct fpref_emu_quantize_result *r)
 {
 	const size_t one[1] = { 1 };
 	const struct {
@@ -458,8 +458,8 @@ static int write_outputs(const struct quantize_args *a, const struct quantize_re
 /* --svg: the errors as a heat map (a tensor of more than two dimensions as
  * shape[0] rows) and the scales in their C order.  The scales are FP32,
  * E8M0 (MX) or E4M3 (NVFP4's blocks). */
-static int draw_result(const struct quantize_args *a, const struct quantize_scheme *scheme,
-		       const struct quantize_request *q, const struct quantize_result *r)
+static int draw_result(const struct quantize_args *a, const struct fpref_emu_quantize_scheme *scheme,
+		       const struct fpref_emu_quantize_request *q, const struct fpref_emu_quantize_result *r)
 {
 	size_t rows = q->ndim >= 2 ? q->shape[0] : 1, cols = rows ? q->count / rows : 0, nscales = 1;
 	for (int d = 0; d < r->scales_ndim; d++)
@@ -475,7 +475,7 @@ static int draw_result(const struct quantize_args *a, const struct quantize_sche
 	fpref_emu_quant_abs_errors(q->x, r->dequant, q->count, err);
 	const struct fpref_format *sf = fpref_format_get(
 		r->scales_item_bytes == 4 ? FPREF_FORMAT_FLOAT32
-		: scheme->family == QUANTIZE_NVFP4 ? FPREF_FORMAT_FLOAT8_E4M3FN : FPREF_FORMAT_FLOAT8_E8M0FNU);
+		: scheme->family == FPREF_EMU_QUANTIZE_NVFP4 ? FPREF_FORMAT_FLOAT8_E4M3FN : FPREF_FORMAT_FLOAT8_E8M0FNU);
 	for (size_t i = 0; i < nscales; i++)
 		scales[i] = r->scales_item_bytes == 4 ? ((const uint32_t *)r->scales)[i] : ((const uint8_t *)r->scales)[i];
 	char title[160];
@@ -490,18 +490,14 @@ static int draw_result(const struct quantize_args *a, const struct quantize_sche
 int cmd_quantize(int argc, char **argv)
 {
 	struct quantize_args a;
-	struct quantize_request q;
+	struct fpref_emu_quantize_request q;
 	int status = parse_args(argc, argv, &a);
 	if (status)
 		return status;
-	const struct quantize_scheme *scheme = quantize_scheme_find(a.scheme);
+	const struct fpref_emu_quantize_scheme *scheme = fpref_emu_quantize_scheme_find(a.scheme);
 	if (!scheme) {
-		cli_fail(cli_cmd_quantize.name, "unknown scheme '%s' (choices: %s)", a.scheme, quantize_scheme_choices());
+		cli_fail(cli_cmd_quantize.name, "unknown scheme '%s' (choices: %s)", a.scheme, fpref_emu_quantize_scheme_choices());
 		return CLI_EXIT_USAGE;
-	}
-	if (!scheme->run) {
-		cli_fail(cli_cmd_quantize.name, "--scheme %s: not built yet (%s)", a.scheme, scheme->what);
-		return CLI_EXIT_FAIL;
 	}
 	if ((status = check_scheme_options(&a, scheme)) != 0 || (status = build_request(&a, scheme, &q)) != 0)
 		return status;
@@ -520,12 +516,16 @@ int cmd_quantize(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	q.x = x;
-	struct quantize_result r;
+	struct fpref_emu_quantize_result r;
 	memset(&r, 0, sizeof r);
 	if (a.nan && strcmp(a.nan, "reject") == 0)
 		status = reject_nonfinite(a.in, &q);
-	if (!status)
-		status = scheme->run(&q, &r);
+	char err[512];
+	int rc = status ? 0 : fpref_emu_quantize(scheme, &q, &r, err, sizeof err);
+	if (rc != 0) {
+		cli_fail(cli_cmd_quantize.name, "%s", err);
+		status = rc == FPREF_EMU_QUANTIZE_NO_MEMORY ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+	}
 	struct fpref_quant_report rep;
 	if (!status && fpref_emu_quant_report_compute(q.x, r.dequant, q.count, r.element, r.codes, &rep) != 0) {
 		cli_fail(cli_cmd_quantize.name, "cannot report on codes of %s", r.element_name);
@@ -537,7 +537,7 @@ int cmd_quantize(int argc, char **argv)
 		print_result(&a, &q, &r, &rep);
 	if (!status && a.svg)
 		status = draw_result(&a, scheme, &q, &r);
-	quantize_result_free(&r);
+	fpref_emu_quantize_result_free(&r);
 	free(x);
 	return status;
 }

@@ -24,7 +24,7 @@ static int widen(const char *path, const struct fpref_npy *a, const struct fpref
 	return 0;
 }
 
-int quantize_load(const char *path, struct quantize_request *q, uint32_t **x)
+int quantize_load(const char *path, struct fpref_emu_quantize_request *q, uint32_t **x)
 {
 	struct fpref_npy a;
 	char err[512];

@@ -939,89 +939,6 @@ static PyObject *new_bytes(size_t n, void **data)
 	return b;
 }
 
-struct quantize_out {
-	uint8_t *codes;
-	uint32_t *dequant, tensor_scale;
-	void *scales;
-	uint32_t *step_amax, *step_scale_inv;
-	const char *fact_names[4];
-	uint32_t facts[4];
-	int nfacts;
-	char err[512];
-};
-
-static void fact(struct quantize_out *o, const char *name, uint32_t bits)
-{
-	o->fact_names[o->nfacts] = name;
-	o->facts[o->nfacts++] = bits;
-}
-
-/* The library calls of one scheme, as tools/quantize_schemes.c makes them
- * (that table moves into the library; this dispatch then becomes one call).
- * 0, or -1 with o->err. */
-static int quantize_run(const char *scheme, const struct fpref_format *element, const char *element_name,
-			const uint32_t *x, size_t count, size_t steps, size_t rows, size_t cols, int pow2, bool te,
-			bool have_eps, uint32_t eps, size_t history, enum fpref_amax_algo algo, int margin,
-			enum fpref_amax_nan amax_nan, enum fpref_mx_scale_rule rule, enum fpref_rounding element_rounding,
-			const struct fpref_nvfp4_params *nv, struct quantize_out *o)
-{
-	char *err = o->err;
-	size_t len = sizeof o->err;
-	if (strcmp(scheme, "tensor") == 0) {
-		struct fpref_current_params p = { element, pow2 == 1, have_eps ? eps : 0, amax_nan };
-		uint32_t amax, scale, scale_inv;
-		if (fpref_emu_current_quantize(&p, x, count, o->codes, &amax, &scale, &scale_inv, err, len) != 0 ||
-		    fpref_emu_dequantize_scaled(element, o->codes, count, scale_inv, o->dequant, err, len) != 0)
-			return -1;
-		((uint32_t *)o->scales)[0] = scale_inv;
-		fact(o, "amax", amax);
-		fact(o, "scale", scale);
-		fact(o, "scale_inv", scale_inv);
-		return 0;
-	}
-	if (strcmp(scheme, "delayed") == 0) {
-		struct fpref_delayed_params p = { element, history, algo, margin, amax_nan };
-		struct fpref_delayed_state s;
-		size_t n = count / steps;
-		if (fpref_delayed_init(&s, &p, err, len) != 0)
-			return -1;
-		int rc = 0;
-		for (size_t t = 0; t < steps && rc == 0; t++)
-			if (fpref_emu_delayed_step(&s, x + t * n, n, o->codes + t * n, &o->step_scale_inv[t], &o->step_amax[t],
-						   err, len) != 0 ||
-			    fpref_emu_dequantize_scaled(element, o->codes + t * n, n, o->step_scale_inv[t],
-							o->dequant + t * n, err, len) != 0)
-				rc = -1;
-		fact(o, "next_scale", s.scale);
-		fact(o, "next_scale_inv", s.scale_inv);
-		fpref_delayed_free(&s);
-		return rc;
-	}
-	if (strcmp(scheme, "tile128") == 0 || strcmp(scheme, "block128") == 0) {
-		struct fpref_block_params p = { element, te ? FPREF_BLOCK_TE : FPREF_BLOCK_DEEPSEEK,
-						strcmp(scheme, "tile128") == 0 ? 1 : 128, 128, te && pow2 != 0,
-						have_eps ? eps : te ? 0 : FPREF_F32_DEEPSEEK_EPS, amax_nan };
-		if (fpref_emu_block_quantize(&p, x, rows, cols, o->codes, o->scales, err, len) != 0 ||
-		    fpref_emu_block_dequantize(&p, o->codes, o->scales, rows, cols, o->dequant, err, len) != 0)
-			return -1;
-		fact(o, "eps", p.eps);
-		return 0;
-	}
-	if (strcmp(scheme, "nvfp4") == 0) {
-		if (fpref_emu_nvfp4_quantize(nv, x, rows, cols, o->codes, o->scales, &o->tensor_scale, err, len) != 0 ||
-		    fpref_emu_nvfp4_dequantize(nv, o->codes, o->scales, o->tensor_scale, rows, cols, o->dequant, err, len) !=
-			    0)
-			return -1;
-		fact(o, "tensor_scale", o->tensor_scale);
-		return 0;
-	}
-	struct fpref_mx_params p = { element_name, rule, element_rounding };
-	if (fpref_emu_mx_quantize(&p, x, rows, cols, o->codes, o->scales, err, len) != 0 ||
-	    fpref_emu_mx_dequantize(&p, o->codes, o->scales, rows, cols, o->dequant, err, len) != 0)
-		return -1;
-	return 0;
-}
-
 static PyObject *report_dict(const struct fpref_quant_report *r, bool saturation)
 {
 	PyObject *d = Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:d,s:d,s:d,s:d,s:n,s:n,s:d}", "count", (Py_ssize_t)r->count,
@@ -1041,101 +958,138 @@ static PyObject *report_dict(const struct fpref_quant_report *r, bool saturation
 	return d;
 }
 
+/* A bytearray holding a copy of n bytes of data. */
+static PyObject *bytes_of(const void *data, size_t n)
+{
+	void *to;
+	PyObject *b = new_bytes(n, &to);
+	if (b && n)
+		memcpy(to, data, n);
+	return b;
+}
+
 /* quantize(scheme, element, x, steps, rows, cols, nscales, scale_bytes,
  * pow2, te, eps|None, history, algo, margin, amax_nan, rule, element_rounding,
  * two_d, sr, seed, nvfp4_recipe) -> dict: the scheme's codes, dequantised FP32, scales
  * (bytearrays), its facts, the step records (delayed) and the report
- * (fpref_emu_quant_report_compute).  x: FP32 patterns; rows x cols the tensor
- * as the block schemes see it, steps its first axis (delayed).  The
- * option checks are the caller's (fpref.quantize mirrors fpref quantize). */
+ * (fpref_emu_quant_report_compute), all from one call of the library,
+ * fpref_emu_quantize.  x: FP32 patterns; rows x cols the tensor as the
+ * block schemes see it, steps its first axis (delayed); nscales and
+ * scale_bytes the caller's count of the scales, checked against the
+ * library's.  The option checks are the caller's (fpref.quantize mirrors
+ * fpref quantize). */
 static PyObject *py_quantize(PyObject *self, PyObject *args)
 {
 	(void)self;
-	const char *scheme, *element_name, *algo_name, *amax_nan_name, *rule_name, *er_name, *nv_recipe_name;
+	const char *scheme_name, *element_name, *algo_name, *amax_nan_name, *rule_name, *er_name, *nv_recipe_name;
 	Py_buffer x;
 	Py_ssize_t steps, rows, cols, nscales, scale_bytes, history, margin;
 	int pow2, te, two_d, sr;
 	PyObject *eps_obj;
 	unsigned long long seed;
-	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppKs", &scheme, &element_name, &x, &steps, &rows, &cols, &nscales,
-			      &scale_bytes, &pow2, &te, &eps_obj, &history, &algo_name, &margin, &amax_nan_name,
+	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppKs", &scheme_name, &element_name, &x, &steps, &rows, &cols,
+			      &nscales, &scale_bytes, &pow2, &te, &eps_obj, &history, &algo_name, &margin, &amax_nan_name,
 			      &rule_name, &er_name, &two_d, &sr, &seed, &nv_recipe_name))
 		return NULL;
 	PyObject *result = NULL, *codes = NULL, *dequant = NULL, *scales = NULL, *amaxes = NULL, *scale_invs = NULL;
-	struct fpref_format element;
+	struct fpref_emu_quantize_request q;
+	struct fpref_emu_quantize_result r;
+	memset(&q, 0, sizeof q);
+	memset(&r, 0, sizeof r);
 	bool int8 = strcmp(element_name, "int8") == 0;
 	size_t count = (size_t)rows * (size_t)cols;
-	struct quantize_out o;
-	memset(&o, 0, sizeof o);
-	enum fpref_amax_algo algo = FPREF_AMAX_MAX;
-	enum fpref_amax_nan amax_nan = FPREF_AMAX_NAN_DEFAULT;
-	enum fpref_mx_scale_rule rule = FPREF_MX_SCALE_OCP_FLOOR;
-	enum fpref_rounding er = FPREF_RNE;
-	uint32_t eps = 0;
-	if (!int8 && get_format(element_name, &element) != 0)
+	const struct fpref_emu_quantize_scheme *scheme = fpref_emu_quantize_scheme_find(scheme_name);
+	if (!scheme) {
+		PyErr_Format(PyExc_ValueError, "quantize: unknown scheme '%s' (choices: %s)", scheme_name,
+			     fpref_emu_quantize_scheme_choices());
+		goto done;
+	}
+	q.amax_nan = FPREF_AMAX_NAN_DEFAULT;
+	q.mx_rule = FPREF_MX_SCALE_OCP_FLOOR;
+	q.element_rounding = FPREF_RNE;
+	if (!int8 && get_format(element_name, &q.element) != 0)
 		goto done;
 	if (check_elements(&x, 4, count, "x") != 0)
 		goto done;
-	if (*algo_name && fpref_amax_algo_parse(algo_name, &algo) != 0) {
+	if (*algo_name && fpref_amax_algo_parse(algo_name, &q.algo) != 0) {
 		PyErr_Format(PyExc_ValueError, "quantize: amax_algo must be max or most_recent, not '%s'", algo_name);
 		goto done;
 	}
-	if (*amax_nan_name && fpref_amax_nan_parse(amax_nan_name, &amax_nan) != 0) {
+	if (*amax_nan_name && fpref_amax_nan_parse(amax_nan_name, &q.amax_nan) != 0) {
 		PyErr_Format(PyExc_ValueError, "quantize: amax_nan must be ignore or propagate, not '%s'", amax_nan_name);
 		goto done;
 	}
-	if (*rule_name && fpref_emu_mx_scale_rule_parse(rule_name, &rule) != 0) {
+	if (*rule_name && fpref_emu_mx_scale_rule_parse(rule_name, &q.mx_rule) != 0) {
 		PyErr_Format(PyExc_ValueError, "quantize: rule must be one of %s, not '%s'", fpref_emu_mx_scale_rule_choices(),
 			     rule_name);
 		goto done;
 	}
-	if (*er_name && (fpref_rounding_parse(er_name, &er) != 0 || (er != FPREF_RNE && er != FPREF_RNA))) {
+	if (*er_name && (fpref_rounding_parse(er_name, &q.element_rounding) != 0 ||
+			 (q.element_rounding != FPREF_RNE && q.element_rounding != FPREF_RNA))) {
 		PyErr_Format(PyExc_ValueError, "quantize: element_rounding must be rne or rna, not '%s'", er_name);
 		goto done;
 	}
 	if (eps_obj != Py_None) {
-		eps = (uint32_t)PyLong_AsUnsignedLong(eps_obj);
+		q.eps = (uint32_t)PyLong_AsUnsignedLong(eps_obj);
 		if (PyErr_Occurred())
 			goto done;
+		q.have_eps = true;
 	}
-	bool delayed = strcmp(scheme, "delayed") == 0;
-	if (!(codes = new_bytes(count, (void **)&o.codes)) ||
-	    !(dequant = new_bytes(count * 4, (void **)&o.dequant)) ||
-	    !(scales = new_bytes((size_t)nscales * (size_t)scale_bytes, &o.scales)))
+	bool delayed = strcmp(scheme_name, "delayed") == 0;
+	if (delayed && (steps <= 0 || count % (size_t)steps != 0)) {
+		PyErr_Format(PyExc_ValueError, "quantize: %zd steps do not divide %zu elements", steps, count);
 		goto done;
-	if (delayed) {
-		o.step_amax = malloc((size_t)steps * sizeof *o.step_amax);
-		o.step_scale_inv = o.scales;
-		if (!o.step_amax) {
-			PyErr_NoMemory();
-			goto done;
-		}
 	}
-	struct fpref_nvfp4_params nv = { two_d != 0, sr != 0, seed, FPREF_NVFP4_TE, FPREF_NVFP4_ABS_MAX, 0, false, 0, false };
-	if (*nv_recipe_name && (fpref_emu_nvfp4_recipe_parse(nv_recipe_name, &nv.recipe) != 0 ||
-				nv.recipe == FPREF_NVFP4_FOUR_OVER_SIX)) {
+	/* the tensor as the scheme sees it: (steps, rest) for delayed, rows x cols for the others */
+	q.x = x.buf;
+	q.count = count;
+	q.ndim = 2;
+	q.shape[0] = delayed ? (size_t)steps : (size_t)rows;
+	q.shape[1] = delayed ? count / (size_t)steps : (size_t)cols;
+	q.pow2 = pow2;
+	q.te_recipe = te != 0;
+	q.history = (size_t)history;
+	q.margin = (int)margin;
+	q.mx_element = element_name;
+	q.nvfp4.two_d = two_d != 0;
+	q.nvfp4.stochastic = sr != 0;
+	q.nvfp4.seed = seed;
+	if (*nv_recipe_name && (fpref_emu_nvfp4_recipe_parse(nv_recipe_name, &q.nvfp4.recipe) != 0 ||
+				q.nvfp4.recipe == FPREF_NVFP4_FOUR_OVER_SIX)) {
 		PyErr_Format(PyExc_ValueError, "quantize: nvfp4 recipe must be te, torchao or modelopt, not '%s'",
 			     nv_recipe_name);
 		goto done;
 	}
 	struct fpref_quant_report rep;
+	char err[512];
 	int rc;
 	Py_BEGIN_ALLOW_THREADS
-	rc = quantize_run(scheme, &element, element_name, x.buf, count, (size_t)steps, (size_t)rows, (size_t)cols, pow2,
-			  te != 0, eps_obj != Py_None, eps, (size_t)history, algo, (int)margin, amax_nan, rule, er, &nv, &o);
-	if (rc == 0 && fpref_emu_quant_report_compute(x.buf, o.dequant, count, int8 ? NULL : &element, o.codes, &rep) != 0) {
-		snprintf(o.err, sizeof o.err, "cannot report on codes of %s", element_name);
-		rc = -1;
+	rc = fpref_emu_quantize(scheme, &q, &r, err, sizeof err);
+	if (rc == 0 && fpref_emu_quant_report_compute(q.x, r.dequant, count, r.element, r.codes, &rep) != 0) {
+		snprintf(err, sizeof err, "cannot report on codes of %s", r.element_name);
+		rc = FPREF_EMU_QUANTIZE_BAD;
 	}
 	Py_END_ALLOW_THREADS
-	if (rc != 0) {
-		PyErr_Format(PyExc_ValueError, "quantize --scheme %s: %s", scheme, o.err);
+	if (rc == FPREF_EMU_QUANTIZE_NO_MEMORY) {
+		PyErr_NoMemory();
 		goto done;
 	}
+	if (rc != 0) {
+		PyErr_Format(PyExc_ValueError, "quantize --scheme %s: %s", scheme_name, err);
+		goto done;
+	}
+	if (r.scales_count != (size_t)nscales || r.scales_item_bytes != (size_t)scale_bytes) {
+		PyErr_Format(PyExc_SystemError, "quantize --scheme %s: %zu scales of %zu bytes, not the %zd of %zd expected",
+			     scheme_name, r.scales_count, r.scales_item_bytes, nscales, scale_bytes);
+		goto done;
+	}
+	if (!(codes = bytes_of(r.codes, count)) || !(dequant = bytes_of(r.dequant, count * 4)) ||
+	    !(scales = bytes_of(r.scales, r.scales_count * r.scales_item_bytes)))
+		goto done;
 	PyObject *facts = PyDict_New();
-	for (int i = 0; facts && i < o.nfacts; i++) {
-		PyObject *v = PyLong_FromUnsignedLong(o.facts[i]);
-		if (!v || PyDict_SetItemString(facts, o.fact_names[i], v) != 0)
+	for (int i = 0; facts && i < r.nfacts; i++) {
+		PyObject *v = PyLong_FromUnsignedLong(r.facts[i].bits);
+		if (!v || PyDict_SetItemString(facts, r.facts[i].name, v) != 0)
 			Py_CLEAR(facts);
 		Py_XDECREF(v);
 	}
@@ -1143,8 +1097,8 @@ static PyObject *py_quantize(PyObject *self, PyObject *args)
 		goto done;
 	amaxes = PyList_New(0);
 	scale_invs = PyList_New(0);
-	for (Py_ssize_t t = 0; delayed && amaxes && scale_invs && t < steps; t++) {
-		PyObject *a = PyLong_FromUnsignedLong(o.step_amax[t]), *s = PyLong_FromUnsignedLong(o.step_scale_inv[t]);
+	for (size_t t = 0; amaxes && scale_invs && t < r.steps; t++) {
+		PyObject *a = PyLong_FromUnsignedLong(r.step_amax[t]), *s = PyLong_FromUnsignedLong(r.step_scale_inv[t]);
 		if (!a || !s || PyList_Append(amaxes, a) != 0 || PyList_Append(scale_invs, s) != 0)
 			Py_CLEAR(amaxes);
 		Py_XDECREF(a);
@@ -1154,11 +1108,11 @@ static PyObject *py_quantize(PyObject *self, PyObject *args)
 	if (report)
 		result = Py_BuildValue("{s:O,s:O,s:O,s:N,s:O,s:O,s:N,s:k}", "codes", codes, "dequant", dequant, "scales",
 				       scales, "facts", facts, "step_amax", amaxes, "step_scale_inv", scale_invs, "report",
-				       report, "tensor_scale", (unsigned long)o.tensor_scale);
+				       report, "tensor_scale", (unsigned long)r.tensor_scale);
 	else
 		Py_DECREF(facts);
 done:
-	free(o.step_amax);
+	fpref_emu_quantize_result_free(&r);
 	Py_XDECREF(codes);
 	Py_XDECREF(dequant);
 	Py_XDECREF(scales);
