@@ -114,9 +114,10 @@ struct choice {
 static void choice_init(struct choice *c, const struct fpref_format *f)
 {
 	mpfr_prec_t p = fpref_format_precision(f); /* at most 63: parse allows 62 fraction bits */
-	small_init(c->lo, c->lo_limbs, p);
-	small_init(c->hi, c->hi_limbs, p);
-	small_init(c->chosen, c->chosen_limbs, p);
+	/* &x[0]: the address of each number, which small_init writes, not reads */
+	small_init(&c->lo[0], c->lo_limbs, p);
+	small_init(&c->hi[0], c->hi_limbs, p);
+	small_init(&c->chosen[0], c->chosen_limbs, p);
 	c->has_discarded = false;
 }
 
@@ -467,7 +468,6 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		trace->nearer = side < 0 ? -1 : side > 0 ? 1 : 0;
 	}
 
-	struct fpref_unpacked u;
 	if (f->integer) {
 		trace->tiny = false; /* an integer's small magnitudes are its grid, not an underflow */
 	} else if (env->tininess == FPREF_TININESS_BEFORE || !below_least_normal(x, f)) {
@@ -516,11 +516,8 @@ static uint64_t round_finite(mpfr_srcptr x, const struct fpref_format *f, const 
 		mpfr_prec_t p = mpfr_get_prec(c.chosen);
 		mpfr_exp_t e = mpfr_get_exp(c.chosen) - p;
 		uint64_t m = small_significand(c.chosen);
-		u.cls = FPREF_CLASS_NORMAL; /* encode works out the class */
-		u.negative = negative;
-		u.signaling = false;
-		u.significand = m;
-		u.exponent = (int32_t)e;
+		struct fpref_unpacked u = { .cls = FPREF_CLASS_NORMAL, /* encode works out the class */
+					    .negative = negative, .significand = m, .exponent = (int32_t)e };
 		if (fpref_encode(f, &u, &bits) != 0)
 			bits = 0; /* cannot happen: the grid holds only representable values */
 	}

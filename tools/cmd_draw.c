@@ -219,8 +219,10 @@ static int draw_numberline(const struct cli_options *o, const struct draw_args *
 		return CLI_EXIT_USAGE;
 	}
 	/* the extent of each view */
-	double vmin = vals[0].v, vmax = vals[0].v, pmin = 0, pmax = 0;
-	int umin = vals[0].ulp, umax = vals[0].ulp;
+	double vmin = vals[0].v, pmin = 0, pmax = 0;
+	double vmax = vmin;
+	int umin = vals[0].ulp;
+	int umax = umin;
 	bool any_pos = false;
 	for (size_t i = 0; i < n; i++) {
 		vmin = vals[i].v < vmin ? vals[i].v : vmin;
