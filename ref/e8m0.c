@@ -16,7 +16,7 @@
  * round to nearest: |v| >= (2 - 2^-p) * 2^max_exp). */
 static void round_nearest(mpfr_t v, int p, long qmin, long max_exp)
 {
-	if (mpfr_zero_p(v) || mpfr_inf_p(v))
+	if (!mpfr_number_p(v) || mpfr_zero_p(v)) /* NaN and inf pass through; they have no exponent */
 		return;
 	long q = mpfr_get_exp(v) - p; /* v = m * 2^e with 1/2 <= m < 1: its last kept bit is 2^(e-p) */
 	if (q < qmin)
