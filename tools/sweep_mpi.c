@@ -5,10 +5,16 @@
  * one MANIFEST that a serial run writes, byte for byte.  The other ranks
  * compute.  A killed run leaves only whole chunk files; --resume keeps them.
  *
- *   mpirun -n N fpref-sweep-mpi CAMPAIGN --out DIR [--resume] */
+ *   mpirun -n N fpref-sweep-mpi CAMPAIGN --out DIR [--resume]
+ *
+ * FPREF_SWEEP_MPI_KILL=R:K (for tests/sweep-mpi.sh) makes worker rank R
+ * send itself SIGKILL when its K-th chunk arrives: a rank dying midway, at
+ * a point that does not depend on how busy the machine is (a kill from
+ * outside raced the run's end on a loaded machine). */
 #include <mpi.h>
 #include <stdbool.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,15 +36,29 @@ static int usage(int rank, const char *fmt, const char *token)
 	return 2;
 }
 
-/* A worker: compute the chunks rank 0 sends until it says stop. */
-static int work(const struct fpref_golden_suite *s)
+/* The chunk count at which this rank is to die (FPREF_SWEEP_MPI_KILL), or 0. */
+static unsigned long kill_after(int rank)
 {
+	const char *v = getenv("FPREF_SWEEP_MPI_KILL");
+	int r;
+	unsigned long k;
+	if (v && sscanf(v, "%d:%lu", &r, &k) == 2 && r == rank)
+		return k;
+	return 0;
+}
+
+/* A worker: compute the chunks rank 0 sends until it says stop. */
+static int work(const struct fpref_golden_suite *s, int rank)
+{
+	unsigned long die_at = kill_after(rank), received = 0;
 	for (;;) {
 		uint64_t c;
 		MPI_Status st;
 		MPI_Recv(&c, 1, MPI_UINT64_T, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
 		if (st.MPI_TAG == TAG_STOP)
 			return 0;
+		if (++received == die_at)
+			raise(SIGKILL);
 		char *text = NULL;
 		size_t len = 0;
 		if (fpref_golden_sweep_compute(s, c, &text, &len, NULL) != 0) {
@@ -170,7 +190,7 @@ int main(int argc, char **argv)
 		status = usage(rank, "%s", err);
 	}
 	if (status == 0)
-		status = rank == 0 ? lead(&s, out, resume, size) : work(&s);
+		status = rank == 0 ? lead(&s, out, resume, size) : work(&s, rank);
 	fpref_golden_suite_free(&s);
 	MPI_Finalize();
 	return status;
