@@ -905,6 +905,21 @@ check_has 'gemm: unwritable --save: message' "$tmp/err" 'D.npy'
 if ls "$tmp/no" >/dev/null 2>&1; then not_ok 'gemm: unwritable --save leaves nothing' 'no file' 'a file'; else ok 'gemm: unwritable --save leaves nothing'; fi
 check_has 'gemm: unwritable --save: said before the work' "$tmp/err" 'cannot write'
 if [ -s "$tmp/out" ]; then not_ok 'gemm: unwritable --save: checked before the work' 'no report' "$(head -n 1 "$tmp/out")"; else ok 'gemm: unwritable --save: checked before the work (no report)'; fi
+# a folder that refuses new files even to root: chmod for a user, the
+# immutable attribute for root (access(2) said yes to root here)
+mkdir "$tmp/locked"
+if [ "$(id -u)" -ne 0 ]; then chmod 555 "$tmp/locked"; locked=yes
+elif chattr +i "$tmp/locked" 2>/dev/null; then locked=yes
+else locked=no; fi
+if [ "$locked" = yes ]; then
+	run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp/locked/D.npy"
+	check_rc 'gemm: --save into a locked folder: exit 1' 1
+	check_has 'gemm: --save into a locked folder: said before the work' "$tmp/err" 'cannot write'
+	if [ -n "$(ls -A "$tmp/locked")" ]; then not_ok 'gemm: a locked folder: left empty' 'nothing' "$(ls -A "$tmp/locked")"; else ok 'gemm: a locked folder: left empty (the probe file removed)'; fi
+	[ "$(id -u)" -ne 0 ] && chmod 755 "$tmp/locked" || chattr -i "$tmp/locked"
+else
+	printf '# skip: no way to lock a folder here (root without chattr)\n'
+fi
 run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp"
 check_rc 'gemm: --save a folder: exit 1' 1
 check_has 'gemm: --save a folder: message' "$tmp/err" 'is a folder'

@@ -119,12 +119,20 @@ int cli_check_writable(const char *cmd, const char *path)
 		return CLI_EXIT_FAIL;
 	}
 	const char *dir = dirname(copy);
-	int ok = access(dir, W_OK | X_OK) == 0;
+	/* try it: access(2) asks with the real user's rights and says yes to
+	 * root where a read-only mount, an ACL or a full quota says no */
+	char probe[4096];
+	int n = snprintf(probe, sizeof probe, "%s/.fpref-write-XXXXXX", dir);
+	int fd = n > 0 && (size_t)n < sizeof probe ? mkstemp(probe) : (errno = ENAMETOOLONG, -1);
 	int why = errno;
-	if (!ok)
+	if (fd >= 0) {
+		close(fd);
+		unlink(probe);
+	} else {
 		cli_fail(cmd, "cannot write '%s': folder '%s': %s", path, dir, strerror(why));
+	}
 	free(copy);
-	return ok ? 0 : CLI_EXIT_FAIL;
+	return fd >= 0 ? 0 : CLI_EXIT_FAIL;
 }
 
 void cli_progress(void *ctx, size_t done, size_t total)
