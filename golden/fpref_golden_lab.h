@@ -44,11 +44,28 @@ int fpref_golden_lab_recipe_parse(const char *name, enum fpref_lab_recipe *r);
 #define FPREF_LAB_MAX_STEPS 100000
 #define FPREF_LAB_SCALE_LOG 32
 
+/* One step of a run, as a picture or a per-step report needs it: the
+ * step's own share of the totals of struct fpref_lab_result (summed over
+ * the steps they are the totals), and the state after the step. */
+struct fpref_lab_step {
+	uint32_t loss;            /* FP32 bits: the loss of the step, before its update */
+	uint32_t scale;           /* FP32 bits: the loss scale the step used (1 without a scaler) */
+	bool skipped;             /* the scaler skipped the update (inf/NaN in the gradients) */
+	size_t nonfinite;         /* Inf and NaN values produced in the step */
+	size_t grads_nonzero, grads_flushed;
+	size_t updates_nonzero, updates_lost;
+	size_t fp8_saturated;
+	size_t weights_unchanged; /* stored weights still equal to their start after the step */
+};
+
 struct fpref_lab_config {
 	enum fpref_lab_recipe recipe;
 	size_t steps;  /* 1..FPREF_LAB_MAX_STEPS */
 	uint64_t seed;
 	bool compare;  /* also run fp32 with the same seed and steps, for relative_difference */
+	struct fpref_lab_step *trace;      /* NULL, or steps entries: each step of the run */
+	struct fpref_lab_step *fp32_trace; /* with compare: NULL, or steps entries: each step of fp32's run */
+	struct fpref_lab_result *fp32_result; /* with compare: NULL, or fp32's own report */
 };
 
 struct fpref_lab_scale_change {

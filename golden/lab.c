@@ -499,6 +499,52 @@ static void note_scale(struct fpref_lab_result *r, size_t step, uint32_t scale)
 		r->scale_log[i] = (struct fpref_lab_scale_change){ step, scale };
 }
 
+/* One optimizer step on every weight (beta^t advanced), its nonzero and
+ * lost updates counted. */
+static void update(struct lab *L, struct tensors *T, uint32_t *b1t, uint32_t *b2t)
+{
+	*b1t = mul(L, *b1t, F32_BETA1);
+	*b2t = mul(L, *b2t, F32_BETA2);
+	uint32_t bc1 = sub(L, 0x3F800000u, *b1t), bc2_sqrt = root(L, sub(L, 0x3F800000u, *b2t));
+	for (size_t i = 0; i < D * N; i++) {
+		uint32_t u = adam(L, T->dw[i], &T->m[i], &T->v[i], bc1, bc2_sqrt);
+		uint32_t w = sub(L, T->w[i], u);
+		if (!L->rc->master)
+			w = (uint32_t)convert(L->low, convert(L->f32, w, L->low, &L->cast), L->f32, &L->env);
+		if (!zero32(u)) {
+			L->r->updates_nonzero++;
+			L->r->updates_lost += w == T->w[i];
+		}
+		T->w[i] = w;
+	}
+}
+
+static size_t count_unchanged(const uint32_t *w, const uint32_t *start)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < D * N; i++)
+		n += w[i] == start[i];
+	return n;
+}
+
+/* Step t of the trace: the counters' growth since `before`, and the state. */
+static void trace_step(struct fpref_lab_step *s, const struct fpref_lab_result *before,
+		       const struct fpref_lab_result *r, uint32_t loss, uint32_t scale, bool skipped, size_t unchanged)
+{
+	*s = (struct fpref_lab_step){
+		.loss = loss,
+		.scale = scale,
+		.skipped = skipped,
+		.nonfinite = r->nonfinite - before->nonfinite,
+		.grads_nonzero = r->grads_nonzero - before->grads_nonzero,
+		.grads_flushed = r->grads_flushed - before->grads_flushed,
+		.updates_nonzero = r->updates_nonzero - before->updates_nonzero,
+		.updates_lost = r->updates_lost - before->updates_lost,
+		.fp8_saturated = r->fp8_saturated - before->fp8_saturated,
+		.weights_unchanged = unchanged,
+	};
+}
+
 static int train(const struct fpref_lab_config *c, struct fpref_lab_result *r, char *err, size_t errlen)
 {
 	struct lab L;
@@ -542,6 +588,7 @@ static int train(const struct fpref_lab_config *c, struct fpref_lab_result *r, c
 	/* 2 / (B N) as FP32: B N is a power of two, so the scaling is exact */
 	uint32_t two_over = pattern(false, 1 - 9, 0);
 	for (size_t t = 0; t < c->steps; t++) {
+		struct fpref_lab_result before = *r;
 		make_batch(&L, c->seed, t, wstar, T);
 		if (forward(&L, T, ds, err, errlen) != 0)
 			goto done;
@@ -560,6 +607,7 @@ static int train(const struct fpref_lab_config *c, struct fpref_lab_result *r, c
 			T->dy[i] = mul(&L, rr[i], g);
 		if (backward(&L, T, ds, err, errlen) != 0)
 			goto done;
+		bool skipped = false;
 		if (rc->scaler) { /* unscale_: FP32(grad) * (1 / scale); inf/NaN skips the step */
 			uint32_t inv = (uint32_t)fpref_emu_scaler_inverse_fp32(&scaler);
 			bool overflow = false;
@@ -571,30 +619,17 @@ static int train(const struct fpref_lab_config *c, struct fpref_lab_result *r, c
 			fpref_emu_scaler_update(&scaler, overflow, &st);
 			if (st.scale_next != st.scale_used)
 				note_scale(r, t + 1, (uint32_t)fpref_emu_scaler_scale_fp32(&scaler));
-			if (overflow) {
-				r->skipped_steps++;
-				continue;
-			}
+			skipped = overflow;
+			r->skipped_steps += skipped;
 		}
-		b1t = mul(&L, b1t, F32_BETA1);
-		b2t = mul(&L, b2t, F32_BETA2);
-		uint32_t bc1 = sub(&L, 0x3F800000u, b1t), bc2_sqrt = root(&L, sub(&L, 0x3F800000u, b2t));
-		for (size_t i = 0; i < D * N; i++) {
-			uint32_t u = adam(&L, T->dw[i], &T->m[i], &T->v[i], bc1, bc2_sqrt);
-			uint32_t w = sub(&L, T->w[i], u);
-			if (!rc->master)
-				w = (uint32_t)convert(L.low, convert(L.f32, w, L.low, &L.cast), L.f32, &L.env);
-			if (!zero32(u)) {
-				r->updates_nonzero++;
-				r->updates_lost += w == T->w[i];
-			}
-			T->w[i] = w;
-		}
+		if (!skipped)
+			update(&L, T, &b1t, &b2t);
+		if (c->trace)
+			trace_step(&c->trace[t], &before, r, loss, scale, skipped, count_unchanged(T->w, start));
 	}
 	r->steps = c->steps;
 	r->weights = D * N;
-	for (size_t i = 0; i < D * N; i++)
-		r->weights_unchanged += T->w[i] == start[i];
+	r->weights_unchanged = count_unchanged(T->w, start);
 	r->final_scale = rc->scaler ? (uint32_t)fpref_emu_scaler_scale_fp32(&scaler) : 0x3F800000u;
 	status = 0;
 done:
@@ -612,20 +647,28 @@ int fpref_golden_lab_run(const struct fpref_lab_config *c, struct fpref_lab_resu
 		snprintf(err, errlen, "recipe or steps out of range (steps 1..%d)", FPREF_LAB_MAX_STEPS);
 		return -1;
 	}
-	if (train(c, r, err, errlen) != 0)
+	struct fpref_lab_config run = *c;
+	if (c->recipe == FPREF_LAB_FP32 && c->compare && !c->trace) /* the run is its own baseline */
+		run.trace = c->fp32_trace;
+	if (train(&run, r, err, errlen) != 0)
 		return -1;
 	if (!c->compare)
 		return 0;
 	struct fpref_lab_result base;
 	struct fpref_lab_config bc = *c;
 	bc.recipe = FPREF_LAB_FP32;
-	if (c->recipe == FPREF_LAB_FP32)
+	bc.trace = c->fp32_trace;
+	if (c->recipe == FPREF_LAB_FP32) {
 		base = *r;
-	else if (train(&bc, &base, err, errlen) != 0)
+		if (c->fp32_trace && c->trace && c->fp32_trace != c->trace)
+			memcpy(c->fp32_trace, c->trace, c->steps * sizeof *c->trace);
+	} else if (train(&bc, &base, err, errlen) != 0)
 		return -1;
 	struct lab L;
 	setup(&L, &bc, &base, err, errlen);
 	r->fp32_loss = base.final_loss;
+	if (c->fp32_result)
+		*c->fp32_result = base;
 	r->relative_difference = dvd(&L, sub(&L, r->final_loss, base.final_loss) & 0x7FFFFFFFu,
 				     base.final_loss & 0x7FFFFFFFu);
 	return 0;

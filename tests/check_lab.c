@@ -71,20 +71,87 @@ END_TEST
 /* Long enough that the GradScaler's eight backoffs from 2^16 are behind. */
 #define STEPS 16
 
-static struct fpref_lab_result run(enum fpref_lab_recipe recipe)
+/* The trace against the report: each total the sum of the steps' shares,
+ * the first and last loss, the skipped steps, the scale log's changes at
+ * the steps where the trace's scale changes, the weights not yet moved
+ * after the last step; a skipped step moves no weight. */
+static void check_trace(const struct fpref_lab_result *r, const struct fpref_lab_step *t, size_t steps)
 {
-	struct fpref_lab_config c = { recipe, STEPS, 1, false };
+	size_t nonfinite = 0, nonzero = 0, flushed = 0, updates = 0, lost = 0, saturated = 0, skipped = 0, changes = 0;
+	for (size_t k = 0; k < steps; k++) {
+		nonfinite += t[k].nonfinite;
+		nonzero += t[k].grads_nonzero;
+		flushed += t[k].grads_flushed;
+		updates += t[k].updates_nonzero;
+		lost += t[k].updates_lost;
+		saturated += t[k].fp8_saturated;
+		skipped += t[k].skipped;
+		ck_assert_uint_le(t[k].weights_unchanged, r->weights);
+		if (t[k].skipped) { /* no update: the same weights as the step before */
+			ck_assert_uint_eq(t[k].updates_nonzero, 0);
+			ck_assert_uint_eq(t[k].weights_unchanged, k ? t[k - 1].weights_unchanged : r->weights);
+		}
+		if (!r->scaled)
+			ck_assert_uint_eq(t[k].scale, 0x3F800000u);
+		else if (k > 0 && t[k].scale != t[k - 1].scale) {
+			changes++;
+			if (changes < FPREF_LAB_SCALE_LOG) {
+				ck_assert_uint_eq(r->scale_log[changes].step, k);
+				ck_assert_uint_eq(r->scale_log[changes].scale, t[k].scale);
+			}
+		}
+	}
+	ck_assert_uint_eq(nonfinite, r->nonfinite);
+	ck_assert_uint_eq(nonzero, r->grads_nonzero);
+	ck_assert_uint_eq(flushed, r->grads_flushed);
+	ck_assert_uint_eq(updates, r->updates_nonzero);
+	ck_assert_uint_eq(lost, r->updates_lost);
+	ck_assert_uint_eq(saturated, r->fp8_saturated);
+	ck_assert_uint_eq(skipped, r->skipped_steps);
+	ck_assert_uint_eq(t[0].loss, r->first_loss);
+	ck_assert_uint_eq(t[steps - 1].loss, r->final_loss);
+	ck_assert_uint_eq(t[steps - 1].weights_unchanged, r->weights_unchanged);
+	if (r->scaled) {
+		ck_assert_uint_eq(t[0].scale, r->scale_log[0].scale);
+		/* the log also holds a change after the last step, which no step used */
+		ck_assert(changes == r->scale_changes || changes + 1 == r->scale_changes);
+	}
+}
+
+/* Each run with its trace, checked against its report. */
+static struct fpref_lab_result run_traced(enum fpref_lab_recipe recipe, struct fpref_lab_step *trace)
+{
+	struct fpref_lab_config c = { .recipe = recipe, .steps = STEPS, .seed = 1, .trace = trace };
 	struct fpref_lab_result r;
 	char err[256];
 	ck_assert_msg(fpref_golden_lab_run(&c, &r, err, sizeof err) == 0, "%s: %s", fpref_golden_lab_recipe_name(recipe), err);
 	ck_assert_uint_eq(r.steps, STEPS);
+	check_trace(&r, trace, STEPS);
 	return r;
+}
+
+static struct fpref_lab_result run(enum fpref_lab_recipe recipe)
+{
+	struct fpref_lab_step trace[STEPS];
+	return run_traced(recipe, trace);
 }
 
 START_TEST(fp16_underflow_is_silent)
 {
-	struct fpref_lab_result fp32 = run(FPREF_LAB_FP32), noscale = run(FPREF_LAB_FP16_NOSCALE),
-				scaled = run(FPREF_LAB_FP16_GRADSCALER);
+	struct fpref_lab_step tn[STEPS], ts[STEPS];
+	struct fpref_lab_result fp32 = run(FPREF_LAB_FP32), noscale = run_traced(FPREF_LAB_FP16_NOSCALE, tn),
+				scaled = run_traced(FPREF_LAB_FP16_GRADSCALER, ts);
+	/* step by step: the tiny feature's weights never move, and the flushes go on every step, without a sign */
+	for (size_t k = 0; k < STEPS; k++) {
+		ck_assert_uint_gt(tn[k].weights_unchanged, 0);
+		ck_assert_uint_gt(tn[k].grads_flushed, 0);
+		ck_assert_uint_eq(tn[k].nonfinite, 0);
+	}
+	/* the scaler's first steps overflow and are skipped, each at half the scale of the one before */
+	ck_assert(ts[0].skipped && ts[0].nonfinite > 0 && ts[0].weights_unchanged == scaled.weights);
+	for (size_t k = 1; k < scaled.skipped_steps; k++)
+		ck_assert(ts[k].skipped && ts[k].scale == ts[k - 1].scale - 0x00800000u);
+	ck_assert(!ts[scaled.skipped_steps].skipped);
 	ck_assert_uint_eq(fp32.weights_unchanged, 0);
 	ck_assert_uint_eq(scaled.weights_unchanged, 0);
 	ck_assert_uint_gt(noscale.weights_unchanged, 0);
@@ -110,7 +177,10 @@ END_TEST
 
 START_TEST(fp8_uncalibrated_is_loud)
 {
-	struct fpref_lab_result cur = run(FPREF_LAB_FP8_TENSOR_CURRENT), unc = run(FPREF_LAB_FP8_UNCALIBRATED);
+	struct fpref_lab_step tu[STEPS];
+	struct fpref_lab_result cur = run(FPREF_LAB_FP8_TENSOR_CURRENT), unc = run_traced(FPREF_LAB_FP8_UNCALIBRATED, tu);
+	for (size_t k = 0; k < STEPS; k++) /* from the first step on */
+		ck_assert_uint_eq(tu[k].loss & 0x7F800000u, 0x7F800000u);
 	ck_assert_uint_eq(cur.nonfinite, 0);
 	ck_assert_uint_gt(unc.nonfinite, 0);
 	ck_assert_uint_eq(unc.final_loss & 0x7F800000u, 0x7F800000u);
@@ -142,14 +212,43 @@ END_TEST
 
 START_TEST(deterministic)
 {
-	struct fpref_lab_config c = { FPREF_LAB_FP8_DEEPSEEK, 3, 7, true };
-	struct fpref_lab_result a, b;
+	struct fpref_lab_config c = { .recipe = FPREF_LAB_FP8_DEEPSEEK, .steps = 3, .seed = 7, .compare = true };
+	struct fpref_lab_result a, b, base, own;
+	struct fpref_lab_step ta[3], tb[3], tf[3], tf_own[3];
 	char err[256];
 	memset(&a, 0, sizeof a);
 	memset(&b, 0xA5, sizeof b);
 	ck_assert_int_eq(fpref_golden_lab_run(&c, &a, err, sizeof err), 0);
 	struct fpref_lab_result copy = a;
+	c.trace = tb; /* a trace changes nothing of the report */
+	c.fp32_trace = tf;
+	c.fp32_result = &base;
 	ck_assert_int_eq(fpref_golden_lab_run(&c, &b, err, sizeof err), 0);
+	check_trace(&b, tb, 3);
+	/* the baseline's report and trace are those of fp32 run on its own */
+	struct fpref_lab_config f = { .recipe = FPREF_LAB_FP32, .steps = 3, .seed = 7, .trace = tf_own };
+	ck_assert_int_eq(fpref_golden_lab_run(&f, &own, err, sizeof err), 0);
+	ck_assert_uint_eq(base.final_loss, b.fp32_loss);
+	ck_assert_uint_eq(base.final_loss, own.final_loss);
+	ck_assert_uint_eq(base.nonfinite, own.nonfinite);
+	ck_assert_uint_eq(base.weights_unchanged, own.weights_unchanged);
+	check_trace(&base, tf, 3);
+	for (size_t k = 0; k < 3; k++) {
+		ck_assert_uint_eq(tf[k].loss, tf_own[k].loss);
+		ck_assert_uint_eq(tf[k].weights_unchanged, tf_own[k].weights_unchanged);
+		ck_assert_uint_eq(tf[k].updates_nonzero, tf_own[k].updates_nonzero);
+	}
+	/* fp32 against itself: its trace is the baseline's, without a second run */
+	f.compare = true;
+	f.trace = ta;
+	f.fp32_trace = tf;
+	f.fp32_result = &base;
+	ck_assert_int_eq(fpref_golden_lab_run(&f, &own, err, sizeof err), 0);
+	for (size_t k = 0; k < 3; k++)
+		ck_assert_uint_eq(tf[k].loss, ta[k].loss);
+	ck_assert_uint_eq(base.final_loss, own.final_loss);
+	c.trace = c.fp32_trace = NULL;
+	c.fp32_result = NULL;
 	ck_assert_uint_eq(a.final_loss, b.final_loss);
 	ck_assert_uint_eq(a.relative_difference, b.relative_difference);
 	ck_assert_uint_eq(a.nonfinite, b.nonfinite);

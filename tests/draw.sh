@@ -20,6 +20,11 @@
 #   quantize: a 32 x 64 tensor in blocks of 32: 2048 cells, 64 scales.
 #   lossscale: PyTorch, growth interval 3, gradients 2^-20 .. 2^0 times the
 #     scale 1024 .. 2^17: 65504 is passed at iterations 22, 23, 24 (3 skips).
+#   lab: fp32, RECIPE and the --compare recipes: one run group each; its
+#     skipped steps and final losses are those fpref lab --json reports
+#     (checked below, as the sweeps are against fpref gemm); fp8-uncalibrated's
+#     loss is NaN from the first step (docs/lab.md; tests/check_lab): one
+#     square per step, and no loss scaler, so no skip.
 FPREF=${FPREF:-"$(dirname "$0")/../fpref"}
 top=${srcdir:-$(dirname "$0")/..}
 tap_name=draw
@@ -33,20 +38,37 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 
 # pic NAME "CHECKS" ARGS...: draw ARGS into NAME.svg twice and check it.
+# With shorthand=1 the second drawing is fpref KIND ... --svg (the
+# command's own option): one comparison for both, as a lab run is slow.
 pic() {
 	name=$1
 	checks=$2
 	shift 2
-	if ! "$FPREF" draw "$@" --out "$tmp/$name.svg" >"$tmp/out" 2>"$tmp/err" ||
-		! "$FPREF" draw "$@" --out "$tmp/$name.again.svg" >"$tmp/out" 2>"$tmp/err"; then
+	if [ -n "$shorthand" ]; then
+		again="fpref $1 --svg"
+	else
+		again="fpref draw twice"
+	fi
+	if ! "$FPREF" draw "$@" --out "$tmp/$name.svg" >"$tmp/out" 2>"$tmp/err"; then
 		failed "$name: fpref draw $*"
 		sed 's/^/#   /' "$tmp/err" | head -n 5
 		return
 	fi
-	if cmp -s "$tmp/$name.svg" "$tmp/$name.again.svg"; then
-		ok "$name: the same bytes twice"
+	if [ -n "$shorthand" ]; then
+		"$FPREF" "$@" --svg "$tmp/$name.again.svg" >"$tmp/$name.report" 2>"$tmp/err"
 	else
-		failed "$name: the same bytes twice"
+		"$FPREF" draw "$@" --out "$tmp/$name.again.svg" >"$tmp/out" 2>"$tmp/err"
+	fi
+	# shellcheck disable=SC2181 # the branch above chose the command
+	if [ $? != 0 ]; then
+		failed "$name: $again $*"
+		sed 's/^/#   /' "$tmp/err" | head -n 5
+		return
+	fi
+	if cmp -s "$tmp/$name.svg" "$tmp/$name.again.svg"; then
+		ok "$name: the same bytes twice ($again)"
+	else
+		failed "$name: the same bytes twice ($again)"
 	fi
 	# shellcheck disable=SC2086 # the checks are words
 	if python3 "$top/tests/svgcheck.py" svg "$tmp/$name.svg" $checks >"$tmp/check" 2>&1; then
@@ -82,6 +104,36 @@ pic lossscale 'skip=3' lossscale --scaler pytorch --growth-interval 3 --init-sca
 pic promotion 'point=8' promotion --model h100 --promote 128 --in e4m3
 pic pytorch-tf32 'point=6' pytorch-tf32
 pic quantize 'cell=2048 scale=64' quantize --scheme mxfp4 --in "$tmp/x.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+shorthand=1
+pic lab 'run=3 baseline=1' lab fp16-gradscaler --compare fp16-noscale --steps 16
+shorthand=
+
+# ---- the lab's picture places what fpref lab reports (the shorthand's report) ----
+# report_num LABEL: the FP32 figure (its bits) that fpref lab --svg's report
+# gives, as the legend prints it (%.4g; NaN)
+report_num() {
+	sed -n "s/^$1: [^ ]* (\([0-9A-F]*\))$/\1/p" "$tmp/lab.report" | python3 -c "
+import struct, sys
+v = struct.unpack('>f', bytes.fromhex(sys.stdin.read().strip()))[0]
+print('NaN' if v != v else '%.4g' % v)"
+}
+# the legend's row of RECIPE: its final loss and its skipped steps
+legend_of() {
+	sed -n "s/.*>$1: final loss \([^;]*\); \([0-9]*\) skipped;.*/\1 \2/p" "$tmp/lab.svg" | head -n 1
+}
+skips=$(grep -c 'class="skip"' "$tmp/lab.svg")
+report_skips=$(sed -n 's/^skipped steps: //p' "$tmp/lab.report")
+if [ "$skips" -gt 0 ] && [ "$skips" = "$report_skips" ]; then
+	ok "lab: $skips skipped steps marked, as fpref lab reports"
+else
+	failed "lab: skipped steps marked $skips, fpref lab reports '$report_skips'"
+fi
+want="$(report_num "final loss") $report_skips"
+got=$(legend_of fp16-gradscaler)
+if [ "$got" = "$want" ]; then ok "lab: the legend's fp16-gradscaler is fpref lab's ($got)"; else failed "lab: legend $got, fpref lab $want"; fi
+want="$(report_num "fp32 final loss") 0"
+got=$(legend_of 'fp32 (the baseline)')
+if [ "$got" = "$want" ]; then ok "lab: the legend's fp32 is fpref lab's ($got)"; else failed "lab: fp32 legend $got, fpref lab $want"; fi
 
 # ---- the sweeps place what fpref gemm reports for the same problem ----
 # point_of NAME N: the two figures of size N in NAME.svg's point titles
@@ -112,6 +164,7 @@ pic nl-e5m2 'value=248' numberline e5m2
 pic nl-e2m1 'value=16' numberline e2m1
 pic nl-range 'value=58' numberline e4m3 --range 0:1
 pic nl-f32 'value=9' numberline f32 --at 1 --window 4
+pic lab-uncalibrated 'run=2 nonfinite-loss=2 skip=0' lab fp8-uncalibrated --steps 2
 
 # ---- --svg on the commands is the same picture as draw KIND ----
 # same NAME ARGS...: fpref NAME ARGS --svg against fpref draw NAME --out ARGS
@@ -131,6 +184,7 @@ same lossscale --scaler deepspeed --overflow-at 5,7,8 --steps 12 --summary
 same gemm --model a100 --in f16 --size 4x4x16
 same verify "$top/golden/vectors/add/float4_e2m1fn.rne.txt"
 same quantize --scheme tensor --in "$tmp/x.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+same lab fp16-no-master --compare bf16 --steps 2
 
 # ---- bad input: exit 2, the subcommand and the token named ----
 # refused "WHAT" PATTERN ARGS...

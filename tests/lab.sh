@@ -3,7 +3,8 @@
 # (FPREF is exported by TESTS_ENVIRONMENT) or by hand: sh tests/lab.sh.
 # POSIX sh.  The signatures themselves are tests/check_lab.c's; here: the
 # same bytes run to run, the counts the documents give (PyTorch's CUDA
-# float32 list has 51 entries), and bad input refused with exit 2.
+# float32 list has 51 entries), and bad input refused with exit 2 (the
+# picture, --svg and fpref draw lab, is tests/draw.sh's).
 
 FPREF=${FPREF:-"$(dirname "$0")/../fpref"}
 tap_name=lab
@@ -61,6 +62,18 @@ check_bad 'lab: no recipe' 'fpref lab: a RECIPE is needed' lab
 check_bad 'lab: steps 0' "bad --steps '0'" lab fp32 --steps 0
 check_bad 'lab: steps not a number' "bad --steps 'x'" lab fp32 --steps x
 check_bad 'lab: negative seed' "bad --seed '-1'" lab fp32 --seed -1
+check_bad 'lab: --compare without --svg' 'fpref lab: --compare adds recipes to the picture: it needs --svg' \
+	lab bf16 --compare fp16-noscale
+check_bad 'lab: --compare of an unknown recipe' "fpref lab: --compare: unknown recipe 'fp4'" \
+	lab bf16 --compare fp16-noscale,fp4 --svg "$tmp/l.svg"
+check_bad 'lab: --compare of fp32' 'fpref lab: --compare: fp32 is drawn already' lab bf16 --compare fp32 --svg "$tmp/l.svg"
+check_bad 'lab: --compare of RECIPE' 'fpref lab: --compare: bf16 is drawn already' lab bf16 --compare bf16 --svg "$tmp/l.svg"
+check_bad 'lab: --compare twice' 'fpref lab: --compare: fp8-deepseek is drawn already' \
+	lab bf16 --compare fp8-deepseek,fp8-deepseek --svg "$tmp/l.svg"
+check_bad 'lab: --compare of six' 'fpref lab: --compare: at most 5 recipes' lab bf16 \
+	--compare fp16-noscale,fp16-gradscaler,fp16-no-master,fp8-deepseek,fp8-tensor-current,fp8-uncalibrated --svg "$tmp/l.svg"
+check_bad 'draw lab without --out' 'lab needs --out FILE.svg' draw lab bf16
+if [ ! -e "$tmp/l.svg" ]; then ok 'lab: no picture written after a refusal'; else failed 'lab: a picture written after a refusal'; fi
 check_bad 'policy: unknown framework' "unknown framework 'jax'" policy --framework jax
 
 tap_end

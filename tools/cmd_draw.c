@@ -1,7 +1,7 @@
 /* fpref draw: pictures for teaching and for reports, as SVG.  numberline,
  * rounding and formats are drawn here from the library's figures; gemm,
- * verify, lossscale and quantize run their command with --svg (the same
- * picture a report gives).  tools/draw_svg.c writes the SVG. */
+ * verify, lossscale, quantize and lab run their command with --svg (the
+ * same picture a report gives).  tools/draw_svg.c writes the SVG. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,18 +37,19 @@ const struct cli_command cli_cmd_draw = {
 		    "       rounding VALUE --to FMT [ENV] --out FILE.svg | formats --out FILE.svg\n"
 		    "       promotion --model MODEL --promote NC --in FMT [--ks K,K,..] [--size MxN] --out FILE.svg\n"
 		    "       pytorch-tf32 [--ks N,N,..] --out FILE.svg\n"
-		    "       gemm|verify|lossscale|quantize --out FILE.svg [that command's options]",
+		    "       gemm|verify|lossscale|quantize|lab --out FILE.svg [that command's options]",
 	.summary = "Pictures as SVG (deterministic, text as text, a colour-blind-safe palette): every value of a\n"
 		   "format on a line, how one value rounds, the catalogue's range and precision, and the reports of\n"
-		   "gemm, verify, lossscale and quantize.",
+		   "gemm, verify, lossscale, quantize and lab.",
 	.details = "numberline: linear and log2 views, subnormal and normal ranges, max finite, the NaN and inf\n"
 		   "codes and the spacing (ulp) as a step plot; formats wider than 8 bits: --window values each side\n"
 		   "of --at.  promotion: the error of D = A B against the exact product over K, the model alone and\n"
 		   "promoted to FP32 every NC products (DeepSeek-V3's experiment; docs/experiments.md).\n"
 		   "pytorch-tf32: PyTorch's TF32 protocol (max |error| / mean |exact|) over N x N x N, the A100's TF32\n"
 		   "tensor core against an FP32 fma chain (docs/experiments.md, section 2).  gemm,\n"
-		   "verify, lossscale and quantize: the first --out names the picture, the rest is the command's own\n"
-		   "(fpref draw gemm --out g.svg --model h100 ... is fpref gemm ... --svg g.svg).\n"
+		   "verify, lossscale, quantize and lab: the first --out names the picture, the rest is the command's\n"
+		   "own (fpref draw gemm --out g.svg --model h100 ... is fpref gemm ... --svg g.svg; fpref draw lab\n"
+		   "fp16-gradscaler --compare fp16-noscale --out l.svg is fpref lab ... --svg l.svg).\n"
 		   "--png needs rsvg-convert; without it draw says so and exits 1 (the SVG is written).\n",
 	.groups = CLI_TO | CLI_ENV | CLI_MODEL,
 	.opts = draw_opts,
@@ -940,6 +941,7 @@ int cmd_draw(int argc, char **argv)
 		{ "verify", &cli_cmd_verify },
 		{ "lossscale", &cli_cmd_lossscale },
 		{ "quantize", &cli_cmd_quantize },
+		{ "lab", &cli_cmd_lab },
 	};
 	if (argc >= 1)
 		for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++)
@@ -951,8 +953,8 @@ int cmd_draw(int argc, char **argv)
 	if (r)
 		return r;
 	if (o.npositional < 1) {
-		cli_fail(cmd, "needs a KIND: numberline, rounding, formats, promotion, pytorch-tf32, gemm, verify, lossscale or "
-			 "quantize");
+		cli_fail(cmd, "needs a KIND: numberline, rounding, formats, promotion, pytorch-tf32, gemm, verify, lossscale, "
+			 "quantize or lab");
 		return CLI_EXIT_USAGE;
 	}
 	const char *kind = o.positional[0];
@@ -960,7 +962,7 @@ int cmd_draw(int argc, char **argv)
 	     pr = strcmp(kind, "promotion") == 0, tf = strcmp(kind, "pytorch-tf32") == 0;
 	if (!nl && !rd && !fm && !pr && !tf) {
 		cli_fail(cmd, "unknown KIND '%s' (numberline, rounding, formats, promotion, pytorch-tf32, gemm, verify, lossscale, "
-			 "quantize)", kind);
+			 "quantize, lab)", kind);
 		return CLI_EXIT_USAGE;
 	}
 	if (!a.out) {

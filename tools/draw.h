@@ -113,5 +113,22 @@ struct draw_quantize {
 	const uint64_t *scales;          /* nscales patterns of scale_format */
 };
 int draw_quantize(const char *cmd, const char *path, const struct draw_quantize *d);
+/* The training lab (fpref_golden_lab_run with a trace): each run's loss,
+ * loss scale, skipped steps, weights not yet moved, gradients flushed and
+ * Inf/NaN step by step; runs[0] is the fp32 baseline.  At most
+ * DRAW_LAB_RUNS runs, each with steps entries of trace. */
+#define DRAW_LAB_RUNS 7
+struct draw_lab_run {
+	const char *recipe;
+	const struct fpref_lab_result *result;
+	const struct fpref_lab_step *trace;
+};
+struct draw_lab {
+	const char *title, *subtitle;
+	size_t steps;
+	const struct draw_lab_run *runs;
+	int n;
+};
+int draw_lab(const char *cmd, const char *path, const struct draw_lab *d);
 
 #endif

@@ -1,9 +1,11 @@
 /* The pictures of the reports: gemm's and verify's error histograms, the
- * loss scale over the iterations with the gradients' binades, and a
- * quantised tensor's scales and errors.  The counts, errors and scales
- * come from the library (fpref_golden_gemm, fpref_golden_verify,
- * fpref_emu_scaler_*, fpref_emu_binade_counts, fpref_emu_quant_*); here
- * they are only placed. */
+ * loss scale over the iterations with the gradients' binades, a quantised
+ * tensor's scales and errors, and the training lab's runs step by step.
+ * The counts, errors, losses and scales come from the library
+ * (fpref_golden_gemm, fpref_golden_verify, fpref_emu_scaler_*,
+ * fpref_emu_binade_counts, fpref_emu_quant_*, fpref_golden_lab_run's
+ * trace); here they are only placed. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -313,5 +315,250 @@ int draw_quantize(const char *cmd, const char *path, const struct draw_quantize 
 		ticks[0] = 0, ticks[1] = (double)d->nscales, labels[0] = b0, labels[1] = n1;
 		draw_axis(&s, true, &xs, 600, ticks, labels, 2, "block (C order of the scales)");
 	}
+	return svg_end(&s, cmd, path);
+}
+
+/* ---- the training lab: the runs step by step ---- */
+
+/* runs[0], the fp32 baseline, in black; then Okabe-Ito's colours that read
+ * well as thin lines on white (yellow left out). */
+static const char *const lab_colours[DRAW_LAB_RUNS] = { DRAW_BLACK,  DRAW_BLUE,   DRAW_VERMILLION, DRAW_GREEN,
+							DRAW_ORANGE, DRAW_PURPLE, DRAW_SKY };
+
+/* Ticks at step 1 and at the multiples of a stride (1, 2 or 5 times a
+ * power of ten) up to steps, about `most` of them. */
+static int step_ticks(size_t steps, size_t most, double *ticks, char **labels, char *buf, int cap)
+{
+	size_t stride = 1;
+	static const size_t mult[] = { 2, 5, 10 };
+	for (size_t base = 1; steps / stride > most; base *= 10)
+		for (int i = 0; i < 3 && steps / stride > most; i++)
+			stride = base * mult[i];
+	int n = 0;
+	for (size_t k = 1; k <= steps && n < cap; k = k == 1 && stride > 1 ? stride : k + stride) {
+		ticks[n] = (double)k;
+		labels[n] = buf + 16 * n;
+		snprintf(labels[n], 16, "%zu", k);
+		n++;
+	}
+	return n;
+}
+
+/* An FP32 pattern as the legend shows it: 4 digits, or NaN / inf. */
+static struct cli_json_num lab_num(uint32_t bits)
+{
+	double v = 0;
+	fpref_emu_value_f64(fpref_format_get(FPREF_FORMAT_FLOAT32), bits, &v);
+	struct cli_json_num t = cli_text_num(v, 4);
+	if (isnan(v))
+		snprintf(t.text, sizeof t.text, "NaN");
+	else if (isinf(v))
+		snprintf(t.text, sizeof t.text, "%sinf", v < 0 ? "-" : "");
+	return t;
+}
+
+/* The baseline is drawn first and wider: a run that follows it exactly
+ * shows as its colour edged in black, not hidden under it. */
+static double lab_width(int run)
+{
+	return run == 0 ? 5 : 2;
+}
+
+/* A per-step figure as a step plot: value[k] held from step k + 0.5 to
+ * k + 1.5 (px, py: room for 2 steps points). */
+static void lab_steps(struct svg *s, const struct draw_scale *xs, const struct draw_scale *ys, const double *value,
+		      size_t steps, double *px, double *py, int run, const char *cls)
+{
+	int n = 0;
+	for (size_t k = 0; k < steps; k++) {
+		px[n] = draw_map(xs, (double)k + 0.5);
+		py[n++] = draw_map(ys, value[k]);
+		px[n] = draw_map(xs, (double)k + 1.5);
+		py[n++] = draw_map(ys, value[k]);
+	}
+	svg_polyline(s, px, py, n, lab_colours[run], lab_width(run), cls);
+}
+
+enum lab_count { LAB_UNCHANGED, LAB_FLUSHED, LAB_NONFINITE };
+
+static size_t lab_count(const struct fpref_lab_step *st, enum lab_count which)
+{
+	return which == LAB_UNCHANGED ? st->weights_unchanged : which == LAB_FLUSHED ? st->grads_flushed : st->nonfinite;
+}
+
+/* One of the small panels under the loss: a count per step, every run. */
+static void lab_count_panel(struct svg *s, const struct draw_lab *d, int n, enum lab_count which, double x, double w,
+			    const char *title, const char *ylabel, double *value, double *px, double *py)
+{
+	size_t max = 1;
+	for (int r = 0; r < n; r++)
+		for (size_t k = 0; k < d->steps; k++)
+			max = lab_count(&d->runs[r].trace[k], which) > max ? lab_count(&d->runs[r].trace[k], which) : max;
+	double ticks[16];
+	char *labels[16], buf[16 * 16];
+	int nt = draw_count_ticks(max, ticks, labels, buf, 16);
+	struct draw_scale xs = { 0.5, (double)d->steps + 0.5, x, x + w }, ys = { 0, ticks[nt - 1], 700, 570 };
+	svg_text(s, x, 560, "panel", "start", "%s", title);
+	static const char *const cls[] = { "unchanged", "flushed", "nonfinite" };
+	for (int r = 0; r < n; r++) {
+		for (size_t k = 0; k < d->steps; k++)
+			value[k] = (double)lab_count(&d->runs[r].trace[k], which);
+		lab_steps(s, &xs, &ys, value, d->steps, px, py, r, cls[which]);
+	}
+	draw_axis(s, false, &ys, x, ticks, labels, nt, ylabel);
+	nt = step_ticks(d->steps, 4, ticks, labels, buf, 16);
+	draw_axis(s, true, &xs, 700, ticks, labels, nt, "step");
+}
+
+int draw_lab(const char *cmd, const char *path, const struct draw_lab *d)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	int n = d->n < DRAW_LAB_RUNS ? d->n : DRAW_LAB_RUNS;
+	size_t steps = d->steps;
+	double *pos = calloc(steps * (size_t)n + 1, sizeof *pos), *value = calloc(steps + 1, sizeof *value);
+	double *px = calloc(2 * steps + 2, sizeof *px), *py = calloc(2 * steps + 2, sizeof *py);
+	bool *ok = calloc(steps * (size_t)n + 1, sizeof *ok);
+	if (!pos || !value || !px || !py || !ok) {
+		free(pos), free(value), free(px), free(py), free(ok);
+		cli_fail(cmd, "out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	/* the losses' places on a log2 axis (library), and the scales' range */
+	double lo = 0, hi = 0, slo = 0, shi = 0;
+	bool any = false, scaled = false;
+	char unscaled[256] = "";
+	size_t used = 0;
+	for (int r = 0; r < n; r++) {
+		const struct fpref_lab_step *t = d->runs[r].trace;
+		for (size_t k = 0; k < steps; k++) {
+			double *p = &pos[(size_t)r * steps + k];
+			ok[(size_t)r * steps + k] = fpref_emu_binade_position(f32, t[k].loss, p) == 0;
+			if (ok[(size_t)r * steps + k]) {
+				lo = !any || *p < lo ? *p : lo;
+				hi = !any || *p > hi ? *p : hi;
+				any = true;
+			}
+			double q;
+			if (d->runs[r].result->scaled && fpref_emu_binade_position(f32, t[k].scale, &q) == 0) {
+				slo = !scaled || q < slo ? q : slo;
+				shi = !scaled || q > shi ? q : shi;
+				scaled = true;
+			}
+		}
+		if (!d->runs[r].result->scaled && used + 64 < sizeof unscaled)
+			used += (size_t)snprintf(unscaled + used, sizeof unscaled - used, "%s%s", used ? ", " : "",
+						 d->runs[r].recipe);
+	}
+	int blo = any ? (int)lo - (lo < (int)lo) : -1, bhi = any ? (int)hi + 1 : 1;
+	int sblo = scaled ? (int)slo - (slo < (int)slo) - 1 : -1, sbhi = scaled ? (int)shi + 1 : 1;
+	struct svg s;
+	double height = 770 + 16.0 * (n + 2);
+	int status = svg_begin(&s, cmd, path, 900, height, d->title, d->subtitle);
+	if (status) {
+		free(pos), free(value), free(px), free(py), free(ok);
+		return status;
+	}
+	struct draw_scale xs = { 0.5, (double)steps + 0.5, 90, 860 }, ys = { blo, bhi, 290, 90 },
+			  ss = { sblo, sbhi, 490, 360 };
+	double ticks[32];
+	char *labels[32], buf[32 * 16];
+
+	/* the loss: a line through the finite steps, non-finite ones as squares above the plot */
+	svg_text(&s, 90, 66, "panel", "start",
+		 "The loss at each step, before its update (log2 axis); a loss of inf or NaN: a square above");
+	for (int r = 0; r < n; r++) {
+		const char *colour = lab_colours[r];
+		const struct fpref_lab_step *t = d->runs[r].trace;
+		const double *p = pos + (size_t)r * steps;
+		const bool *f = ok + (size_t)r * steps;
+		svg_group(&s, r == 0 ? "run baseline" : "run");
+		for (size_t k = 0; k < steps;) {
+			int m = 0;
+			for (; k < steps && f[k]; k++, m++) {
+				px[m] = draw_map(&xs, (double)k + 1);
+				py[m] = draw_map(&ys, p[k]);
+			}
+			if (m > 1)
+				svg_polyline(&s, px, py, m, colour, lab_width(r), "loss");
+			else if (m == 1)
+				svg_circle(&s, px[0], py[0], lab_width(r), colour, "loss", NULL);
+			for (; k < steps && !f[k]; k++) {
+				char tip[160];
+				snprintf(tip, sizeof tip, "%s, step %zu: loss %s", d->runs[r].recipe, k + 1, lab_num(t[k].loss).text);
+				svg_rect(&s, draw_map(&xs, (double)k + 1) - 3, 77, 6, 6, colour, "nonfinite-loss", tip);
+			}
+		}
+		for (size_t k = 0; k < steps; k++)
+			if (t[k].skipped && f[k]) {
+				char tip[160];
+				snprintf(tip, sizeof tip, "%s, step %zu skipped: loss %s", d->runs[r].recipe, k + 1,
+					 lab_num(t[k].loss).text);
+				svg_circle(&s, draw_map(&xs, (double)k + 1), draw_map(&ys, p[k]), 4, colour, "skip-loss", tip);
+			}
+		svg_group_end(&s);
+	}
+	int nt = draw_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 32);
+	draw_axis(&s, false, &ys, 90, ticks, labels, nt, "loss (MSE)");
+	nt = step_ticks(steps, 12, ticks, labels, buf, 32);
+	draw_axis(&s, true, &xs, 290, ticks, labels, nt, "step");
+
+	/* the loss scale of the runs that have a scaler; the skipped steps on it */
+	if (used > 50) /* too long for the line: the legend names them */
+		snprintf(unscaled, sizeof unscaled, "the other runs");
+	svg_text(&s, 90, 350, "panel", "start", "The loss scale each step used (log2 axis)%s%s",
+		 unscaled[0] ? "; no loss scaler (scale 1): " : "", unscaled);
+	for (int r = 0; r < n; r++) {
+		if (!d->runs[r].result->scaled)
+			continue;
+		const struct fpref_lab_step *t = d->runs[r].trace;
+		for (size_t k = 0; k < steps; k++)
+			if (fpref_emu_binade_position(f32, t[k].scale, &value[k]) != 0)
+				value[k] = sblo;
+		lab_steps(&s, &xs, &ss, value, steps, px, py, r, "scale");
+		svg_group(&s, "skipped");
+		for (size_t k = 0; k < steps; k++)
+			if (t[k].skipped) {
+				char tip[160];
+				snprintf(tip, sizeof tip, "%s, step %zu skipped (inf/NaN in the gradients), scale %s",
+					 d->runs[r].recipe, k + 1, lab_num(t[k].scale).text);
+				svg_circle(&s, draw_map(&xs, (double)k + 1), draw_map(&ss, value[k]), 4, lab_colours[r], "skip", tip);
+			}
+		svg_group_end(&s);
+	}
+	if (!scaled)
+		svg_text(&s, 475, 430, "note", "middle", "no run here has a loss scaler");
+	nt = draw_pow2_ticks(sblo, sbhi, 6, ticks, labels, buf, 32);
+	draw_axis(&s, false, &ss, 90, ticks, labels, nt, "loss scale");
+	nt = step_ticks(steps, 12, ticks, labels, buf, 32);
+	draw_axis(&s, true, &xs, 490, ticks, labels, nt, "step");
+
+	/* what the loss does not show */
+	char wt[64];
+	snprintf(wt, sizeof wt, "Weights not yet moved (of %zu)", d->runs[0].result->weights);
+	lab_count_panel(&s, d, n, LAB_UNCHANGED, 90, 190, wt, "weights", value, px, py);
+	lab_count_panel(&s, d, n, LAB_FLUSHED, 375, 190, "Gradients flushed to zero", "per step", value, px, py);
+	lab_count_panel(&s, d, n, LAB_NONFINITE, 660, 190, "Inf and NaN values produced", "per step", value, px, py);
+
+	/* the legend: each run's totals, then the marks */
+	struct draw_key keys[DRAW_LAB_RUNS];
+	char texts[DRAW_LAB_RUNS][320];
+	for (int r = 0; r < n; r++) {
+		const struct fpref_lab_result *res = d->runs[r].result;
+		snprintf(texts[r], sizeof texts[r],
+			 "%s%s: final loss %s; %zu skipped; %zu of %zu weights never moved; %zu gradients flushed; %zu Inf/NaN",
+			 d->runs[r].recipe, r == 0 ? " (the baseline)" : "", lab_num(res->final_loss).text, res->skipped_steps,
+			 res->weights_unchanged, res->weights, res->grads_flushed, res->nonfinite);
+		keys[r] = (struct draw_key){ lab_colours[r], texts[r], true };
+	}
+	double ly = 760;
+	draw_legend(&s, 90, ly, keys, n);
+	svg_group(&s, "legend marks");
+	double my = ly + 16.0 * n;
+	svg_circle(&s, 99, my + 5, 4, DRAW_GREY, "key", NULL);
+	svg_text(&s, 114, my + 9, "key-text", "start", "a step the loss scaler skipped (inf/NaN in its gradients)");
+	svg_rect(&s, 476, my + 2, 6, 6, DRAW_GREY, "key", NULL);
+	svg_text(&s, 490, my + 9, "key-text", "start", "a loss of inf or NaN (above the loss plot)");
+	svg_group_end(&s);
+	free(pos), free(value), free(px), free(py), free(ok);
 	return svg_end(&s, cmd, path);
 }
