@@ -46,7 +46,7 @@ int fpref_golden_lab_recipe_parse(const char *name, enum fpref_lab_recipe *r);
 
 /* One step of a run, as a picture or a per-step report needs it: the
  * step's own share of the totals of struct fpref_lab_result (summed over
- * the steps they are the totals), and the state after the step. */
+ * the steps, the shares are the totals), and the state after the step. */
 struct fpref_lab_step {
 	uint32_t loss;            /* FP32 bits: the loss of the step, before its update */
 	uint32_t scale;           /* FP32 bits: the loss scale the step used (1 without a scaler) */
@@ -63,9 +63,10 @@ struct fpref_lab_config {
 	size_t steps;  /* 1..FPREF_LAB_MAX_STEPS */
 	uint64_t seed;
 	bool compare;  /* also run fp32 with the same seed and steps, for relative_difference */
-	struct fpref_lab_step *trace;      /* NULL, or steps entries: each step of the run */
-	struct fpref_lab_step *fp32_trace; /* with compare: NULL, or steps entries: each step of fp32's run */
-	struct fpref_lab_result *fp32_result; /* with compare: NULL, or fp32's own report */
+	/* outputs, each optional (NULL): the caller's room, filled by the run */
+	struct fpref_lab_step *trace;         /* steps entries: each step of the run */
+	struct fpref_lab_step *fp32_trace;    /* with compare: steps entries, each step of fp32's run */
+	struct fpref_lab_result *fp32_result; /* with compare: fp32's own report */
 };
 
 struct fpref_lab_scale_change {
