@@ -59,7 +59,10 @@ static bool is_float32(const struct fpref_format *f)
  * range, with subnormals and zero, under rne without ftz/daz. */
 static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env, struct fp32_plan *plan)
 {
-	if (env->rounding != FPREF_RNE || env->ftz || env->daz || env->sat_inf_to_nan || env->nan_to_flipped_zero || env->zero_positive ||
+	uint64_t unused;
+	/* ml_dtypes' NaN to a flipped zero (a per-lane sign) only where the target has no NaN */
+	bool flipped_zero = env->nan_to_flipped_zero && !fpref_format_nan_bits(to, false, &unused);
+	if (env->rounding != FPREF_RNE || env->ftz || env->daz || env->sat_inf_to_nan || flipped_zero || env->zero_positive ||
 	    env->sat_keep_inf || env->p3109_sat_none ||
 	    env->nan_style == FPREF_NAN_PROPAGATE || env->nan_style == FPREF_NAN_KEEP_BITS)
 		return false; /* a NaN's payload is not in the lanes */

@@ -66,7 +66,8 @@ else
 	failed 'P/bin/fpref finds the installed suites'
 	head -n 5 "$tmp/list" | sed 's/^/#   | /'
 fi
-for f in share/man/man1/fpref.1 share/bash-completion/completions/fpref include/fpref/fpref.h lib/pkgconfig/fpref.pc; do
+for f in share/man/man1/fpref.1 share/bash-completion/completions/fpref include/fpref/fpref.h lib/pkgconfig/fpref.pc \
+	share/fpref/bench_peers.py; do
 	if [ -s "$P/$f" ]; then ok "installed $f"; else failed "installed $f"; fi
 done
 tap_end

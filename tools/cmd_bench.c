@@ -1,10 +1,14 @@
 /* fpref bench: elements per second of the emulator and the oracle, beside
  * memcpy on the same machine.  A benchmark, never a test: timings on a
  * shared machine are noisy, so each figure is the median of several runs. */
+#include <errno.h>
+#include <spawn.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -51,6 +55,22 @@ static void fill_fp32(uint32_t *x, size_t n, const struct fpref_format *target)
 		int e = lo + (int)(r % (uint64_t)(hi - lo + 1));
 		x[i] = (uint32_t)((r >> 40) & 1) << 31 | (uint32_t)(e + 127) << 23 | (uint32_t)(r >> 8 & 0x7FFFFF);
 	}
+}
+
+/* The converter's elements per second on in (a median of `repeats` runs),
+ * and its path's name with the vector path's instruction set. */
+static double convert_rate(const struct fpref_emu_converter *conv, const uint32_t *in, uint16_t *out, size_t n,
+			   long repeats, char *path, size_t path_size)
+{
+	double t[100] = { 0 };
+	for (long k = 0; k < repeats; k++) {
+		double t0 = now();
+		fpref_emu_convert_array(conv, in, out, n, NULL, 0);
+		t[k] = now() - t0;
+	}
+	snprintf(path, path_size, strcmp(fpref_emu_converter_path(conv), "fp32-vector") ? "%s" : "%s %s",
+		 fpref_emu_converter_path(conv), fpref_emu_converter_isa(conv));
+	return (double)n / median(t, (int)repeats);
 }
 
 struct row {
@@ -128,8 +148,11 @@ static int bench_gemm(long repeats)
 	return CLI_EXIT_OK;
 }
 
+static int bench_peers(long log2n, long repeats, const char *python);
+
 struct bench_args {
-	const char *size, *repeat;
+	const char *size, *repeat, *python;
+	bool peers;
 };
 
 static const struct cli_opt bench_opts[] = {
@@ -137,18 +160,29 @@ static const struct cli_opt bench_opts[] = {
 	  0 },
 	{ "--repeat", CLI_VALUE, "N", "5", "runs per figure, 1..100, the median reported",
 	  offsetof(struct bench_args, repeat), 0 },
+	{ "--peers", CLI_FLAG, NULL, NULL, "fpref beside ml_dtypes and its Python package instead (see below)",
+	  offsetof(struct bench_args, peers), 0 },
+	{ "--python", CLI_VALUE, "PATH", NULL, "the interpreter for --peers (build-python/venv's, else python3)",
+	  offsetof(struct bench_args, python), 0 },
 };
 
 const struct cli_command cli_cmd_bench = {
 	.name = "bench",
-	.synopsis = "[--size LOG2N] [--repeat N]",
+	.synopsis = "[--size LOG2N] [--repeat N] [--peers [--python PATH]]",
 	.summary = "Elements per second of the emulator and the oracle, beside memcpy on the same machine (a\n"
 		   "benchmark, not a test).",
-	.details = "The older spellings size=LOG2N and repeat=N are the same options.\n",
+	.details = "The older spellings size=LOG2N and repeat=N are the same options.\n"
+		   "\n"
+		   "--peers times, in one run, the FP32 -> bfloat16, float16, float8_e4m3fn and float8_e5m2\n"
+		   "conversions of the same values (ml_dtypes profile) in libfpref, in ml_dtypes (NumPy for\n"
+		   "float16) and in fpref's Python package, each peer run by the Python interpreter PATH\n"
+		   "from a script beside the command (tools/bench_peers.py); it prints each row's rate, its\n"
+		   "ratio to libfpref's, and how many of the peer's results have libfpref's bits.  A peer\n"
+		   "that is not installed gives a 'not found' line, not an error.\n",
 	.opts = bench_opts,
 	.nopts = CLI_NOPTS(bench_opts),
 	.max_positional = -1,
-	.examples = { "fpref bench", "fpref bench --size 16 --repeat 3" },
+	.examples = { "fpref bench --size 16 --repeat 3", "fpref bench --peers --python build-python/venv/bin/python" },
 	.run = cmd_bench,
 };
 
@@ -162,7 +196,7 @@ static long count(const char *text, long lo, long hi)
 
 int cmd_bench(int argc, char **argv)
 {
-	struct bench_args a = { NULL, NULL };
+	struct bench_args a = { NULL, NULL, NULL, false };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_bench, argc, argv, &o, &a);
 	if (r)
@@ -185,6 +219,12 @@ int cmd_bench(int argc, char **argv)
 		cli_fail(cli_cmd_bench.name, "bad --repeat '%s' (N, 1..100)", a.repeat);
 	if (log2n < 0 || repeats < 0)
 		return CLI_EXIT_USAGE;
+	if (a.python && !a.peers) {
+		cli_fail(cli_cmd_bench.name, "--python applies to --peers only");
+		return CLI_EXIT_USAGE;
+	}
+	if (a.peers)
+		return bench_peers(log2n, repeats, a.python);
 	size_t n = (size_t)1 << log2n;
 	size_t oracle_n = n < 65536 ? n : 65536; /* the oracle is timed on a slice */
 	uint32_t *in = malloc(n * sizeof *in);
@@ -223,15 +263,8 @@ int cmd_bench(int argc, char **argv)
 		env.overflow = conversions[c].sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
 		fill_fp32(in, n, &to);
 		struct fpref_emu_converter *conv = fpref_emu_converter_new(&f32, &to, &env);
-		for (long k = 0; k < repeats; k++) {
-			double t0 = now();
-			fpref_emu_convert_array(conv, in, out, n, NULL, 0);
-			t[k] = now() - t0;
-		}
-		char path[64]; /* the vector path's instruction set beside its name */
-		snprintf(path, sizeof path, strcmp(fpref_emu_converter_path(conv), "fp32-vector") ? "%s" : "%s %s",
-			 fpref_emu_converter_path(conv), fpref_emu_converter_isa(conv));
-		struct row row = { NULL, (double)n / median(t, (int)repeats), 0,
+		char path[64];
+		struct row row = { NULL, convert_rate(conv, in, out, n, repeats, path, sizeof path), 0,
 				   (double)(4 + fpref_emu_element_bytes(&to)), path };
 		for (long k = 0; k < repeats; k++) { /* the oracle's own figure (issue 20): a median of all the runs */
 			double t0 = now();
@@ -310,4 +343,265 @@ int cmd_bench(int argc, char **argv)
 	free(copy);
 	free(out);
 	return bench_gemm(repeats);
+}
+
+/* ---- fpref bench --peers: libfpref beside ml_dtypes and fpref's Python
+ * package, on the same values in one run (issue 20).  The C side converts
+ * and times; tools/bench_peers.py, run by a Python interpreter, times the
+ * peers on the very values libfpref converted and counts how many of their
+ * results carry libfpref's bits: a ratio to a peer that computes something
+ * else would compare nothing. */
+
+/* The conversions ml_dtypes (NumPy for float16) also has, under the
+ * ml_dtypes profile so that both sides compute the same results. */
+static const char *const peer_formats[] = { "bfloat16", "float16", "float8_e4m3fn", "float8_e5m2" };
+#define PEER_FORMATS (sizeof peer_formats / sizeof peer_formats[0])
+#define PEER_ROWS 4 /* per conversion: the Python half's rows */
+
+struct peer_row {
+	char impl[24]; /* the Python half's label: ml_dtypes, numpy, fpref-python */
+	double seconds;
+	long same, n;
+};
+
+struct peer_results {
+	double rate[PEER_FORMATS]; /* libfpref's elements per second */
+	char path[PEER_FORMATS][64];
+	struct peer_row rows[PEER_FORMATS][PEER_ROWS];
+	int nrows[PEER_FORMATS];
+	char versions[160]; /* "numpy 2.1.3, ml_dtypes 0.5.1" */
+	char missing[4][1400]; /* a line each, paths in them */
+	int nmissing;
+};
+
+/* The first of `paths` that `mode` (access(2)) allows, or NULL. */
+static const char *first_usable(const char *const *paths, size_t n, int mode)
+{
+	for (size_t i = 0; i < n; i++)
+		if (paths[i] && access(paths[i], mode) == 0)
+			return paths[i];
+	return NULL;
+}
+
+/* One line of the Python half (its docstring lists them) into r. */
+static void peer_line(char *line, struct peer_results *r)
+{
+	line[strcspn(line, "\n")] = '\0';
+	char word[16] = "", name[32] = "", impl[24] = "";
+	int rest = 0;
+	if (sscanf(line, "%15s %31s %n", word, name, &rest) < 2)
+		return;
+	if (strcmp(word, "version") == 0) {
+		size_t used = strlen(r->versions);
+		snprintf(r->versions + used, sizeof r->versions - used, "%s%s %s", used ? ", " : "", name, line + rest);
+	} else if (strcmp(word, "missing") == 0 && r->nmissing < 4) {
+		snprintf(r->missing[r->nmissing++], sizeof r->missing[0], "%s: not found (%s)",
+			 strcmp(name, "fpref") ? name : "fpref Python package", line + rest);
+	} else if (strcmp(word, "row") == 0) {
+		double seconds;
+		long same, n;
+		if (sscanf(line + rest, "%23s %lf %ld %ld", impl, &seconds, &same, &n) != 4)
+			return;
+		for (size_t f = 0; f < PEER_FORMATS; f++)
+			if (strcmp(name, peer_formats[f]) == 0 && r->nrows[f] < PEER_ROWS) {
+				struct peer_row *row = &r->rows[f][r->nrows[f]++];
+				snprintf(row->impl, sizeof row->impl, "%s", impl);
+				row->seconds = seconds;
+				row->same = same;
+				row->n = n;
+			}
+	}
+}
+
+/* Runs the Python half on the files in dir and reads its lines into r.
+ * 0; 1 where the interpreter or the script is missing (said in r); -1
+ * where the script failed (a message on stderr). */
+static int peer_run_python(const char *python, const char *dir, long repeats, struct peer_results *r)
+{
+	const char *scripts[] = { FPREF_SOURCE_SUITES "/../../tools/bench_peers.py",
+				  FPREF_INSTALLED_SUITES "/../bench_peers.py" };
+	const char *script = first_usable(scripts, 2, R_OK);
+	if (!script) {
+		snprintf(r->missing[r->nmissing++], sizeof r->missing[0],
+			 "Python peers: not run (no bench_peers.py at %s or %s)", scripts[0], scripts[1]);
+		return 1;
+	}
+	char reps[24];
+	snprintf(reps, sizeof reps, "%ld", repeats);
+	char *argv[4 + PEER_FORMATS + 1] = { (char *)python, (char *)script, (char *)dir, reps };
+	for (size_t f = 0; f < PEER_FORMATS; f++)
+		argv[4 + f] = (char *)peer_formats[f];
+	int fd[2];
+	if (pipe(fd) != 0)
+		return -1;
+	posix_spawn_file_actions_t actions;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_adddup2(&actions, fd[1], 1);
+	posix_spawn_file_actions_addclose(&actions, fd[0]);
+	posix_spawn_file_actions_addclose(&actions, fd[1]);
+	extern char **environ;
+	pid_t pid;
+	int err = posix_spawnp(&pid, python, &actions, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	close(fd[1]);
+	int lines = 0;
+	if (err == 0) {
+		FILE *in = fdopen(fd[0], "r");
+		char *line = NULL;
+		size_t cap = 0;
+		while (in && getline(&line, &cap, in) > 0) {
+			peer_line(line, r);
+			lines++;
+		}
+		free(line);
+		if (in)
+			fclose(in);
+		else
+			close(fd[0]);
+		int status = 0;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			return 0;
+		/* 127: what a shell or an older posix_spawnp gives for an exec that failed */
+		if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127 && lines == 0)) {
+			cli_fail(cli_cmd_bench.name, "the Python half (%s %s) failed", python, script);
+			return -1;
+		}
+	} else
+		close(fd[0]);
+	snprintf(r->missing[r->nmissing++], sizeof r->missing[0],
+		 "Python: %s could not be run (--python PATH picks one): no ml_dtypes or fpref Python rows", python);
+	return 1;
+}
+
+/* Writes n elements of `size` bytes to dir/name.ext; 0 or -1. */
+static int peer_write(const char *dir, const char *name, const char *ext, const void *data, size_t size, size_t n)
+{
+	char path[1100]; /* dir is shorter than 1024 */
+	snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext);
+	FILE *f = fopen(path, "wb");
+	int ok = f && fwrite(data, size, n, f) == n;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+static void peer_remove(const char *dir)
+{
+	char path[1100];
+	for (size_t f = 0; f < PEER_FORMATS; f++)
+		for (int k = 0; k < 2; k++) {
+			snprintf(path, sizeof path, "%s/%s.%s", dir, peer_formats[f], k ? "out" : "in");
+			remove(path);
+		}
+	rmdir(dir);
+}
+
+static const char *peer_label(const char *impl, char *buf, size_t size)
+{
+	if (strcmp(impl, "fpref-python") == 0)
+		return "fpref Python convert()";
+	snprintf(buf, size, "%s copyto", strcmp(impl, "numpy") ? impl : "NumPy");
+	return buf;
+}
+
+static void peer_print(long log2n, long repeats, const char *python, const struct peer_results *r)
+{
+	printf("fpref bench --peers: 2^%ld FP32 values per conversion (profile ml_dtypes), median of %ld runs, one "
+	       "thread, its CPU time\n",
+	       log2n, repeats);
+	printf("Python: %s%s%s%s\n\n", python, *r->versions ? " (" : "", r->versions, *r->versions ? ")" : "");
+	printf("%-24s %-30s %12s %12s  %s\n", "conversion", "implementation", "elem/s", "libfpref/row",
+	       "same bits as libfpref");
+	long rows = 0, differ = 0;
+	for (size_t f = 0; f < PEER_FORMATS; f++) {
+		char what[48], impl[48];
+		snprintf(what, sizeof what, "f32 -> %s", peer_formats[f]);
+		snprintf(impl, sizeof impl, "libfpref (%s)", r->path[f]);
+		printf("%-24s %-30s %12.3g %12s  %s\n", what, impl, r->rate[f], "1", "-");
+		for (int k = 0; k < r->nrows[f]; k++) {
+			const struct peer_row *p = &r->rows[f][k];
+			double rate = (double)p->n / p->seconds;
+			char buf[32];
+			printf("%-24s %-30s %12.3g %12.3g  %ld of %ld%s\n", "", peer_label(p->impl, buf, sizeof buf), rate,
+			       r->rate[f] / rate, p->same, p->n, p->same == p->n ? "" : "  DIFFER: ratio compares different results");
+			rows++;
+			differ += p->same != p->n;
+		}
+	}
+	for (int k = 0; k < r->nmissing; k++)
+		printf("%s\n", r->missing[k]);
+	if (!rows)
+		printf("bits: no peer rows, nothing compared\n");
+	else if (!differ)
+		printf("bits: all %ld peer rows gave libfpref's bits on every timed value\n", rows);
+	else
+		printf("bits: %ld of %ld peer rows differ from libfpref (marked DIFFER)\n", differ, rows);
+	/* Said, not stubbed: no CPFloat could be installed to build and test against (issue 20). */
+	printf("CPFloat: no rows (fpref has no CPFloat build yet)\n");
+}
+
+static int bench_peers(long log2n, long repeats, const char *python)
+{
+	size_t n = (size_t)1 << log2n;
+	uint32_t *in = malloc(n * sizeof *in);
+	uint16_t *out = malloc(n * sizeof *out);
+	struct peer_results *r = calloc(1, sizeof *r);
+	const char *tmp = getenv("TMPDIR");
+	char dir[1024];
+	bool allocated = in && out && r;
+	if (!allocated || snprintf(dir, sizeof dir, "%s/fpref-peers-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= (int)sizeof dir ||
+	    !mkdtemp(dir)) {
+		if (allocated)
+			cli_fail(cli_cmd_bench.name, "cannot make a folder %s", dir);
+		else
+			cli_fail(cli_cmd_bench.name, "cannot allocate %zu elements", n);
+		free(in);
+		free(out);
+		free(r);
+		return CLI_EXIT_FAIL;
+	}
+	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	int rc = CLI_EXIT_OK;
+	for (size_t f = 0; f < PEER_FORMATS && rc == CLI_EXIT_OK; f++) {
+		struct fpref_format to;
+		struct fpref_env env;
+		fpref_format_parse(peer_formats[f], &to, NULL, 0);
+		fpref_env_default(&env);
+		fpref_profile_apply_conversion("ml_dtypes", &f32, &to, &env);
+		fill_fp32(in, n, &to);
+		struct fpref_emu_converter *conv = fpref_emu_converter_new(&f32, &to, &env);
+		r->rate[f] = convert_rate(conv, in, out, n, repeats, r->path[f], sizeof r->path[f]);
+		fpref_emu_converter_free(conv);
+		if (peer_write(dir, peer_formats[f], "in", in, sizeof *in, n) != 0 ||
+		    peer_write(dir, peer_formats[f], "out", out, fpref_emu_element_bytes(&to), n) != 0) {
+			cli_fail(cli_cmd_bench.name, "cannot write the values to %s", dir);
+			rc = CLI_EXIT_FAIL;
+		}
+	}
+	free(in);
+	free(out);
+	/* The project's own venv (python/check makes it) where it exists: it
+	 * has NumPy, ml_dtypes and this checkout's package.  Named from the
+	 * checkout's top (the suites' folder less golden/suites) so that the
+	 * header line shows a plain path. */
+	const char *suites = FPREF_SOURCE_SUITES, *tail = "/golden/suites";
+	size_t top = strlen(suites);
+	if (top >= strlen(tail) && strcmp(suites + top - strlen(tail), tail) == 0)
+		top -= strlen(tail);
+	char venv[1100];
+	snprintf(venv, sizeof venv, "%.*s%s/build-python/venv/bin/python", (int)top, suites,
+		 top == strlen(suites) ? "/../.." : "");
+	if (!python && access(venv, X_OK) == 0)
+		python = venv;
+	if (!python)
+		python = "python3";
+	if (rc == CLI_EXIT_OK && peer_run_python(python, dir, repeats, r) < 0)
+		rc = CLI_EXIT_FAIL;
+	peer_remove(dir);
+	if (rc == CLI_EXIT_OK)
+		peer_print(log2n, repeats, python, r);
+	free(r);
+	return rc;
 }

@@ -1,0 +1,34 @@
+"""`fpref bench --peers` run with this interpreter: ml_dtypes (NumPy for
+float16) and this package beside libfpref on the same values, and every
+peer row must give libfpref's bits (the command counts them itself, from
+the peers' output against its own; here the counts are read and must be
+whole).  Small arrays: a check that the rows are there and agree, not a
+measurement."""
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import CLI
+
+ml_dtypes = pytest.importorskip("ml_dtypes")
+
+
+def test_peers_agree_bit_for_bit():
+    if CLI is None:
+        pytest.fail("no fpref command (FPREF_CLI)")
+    r = subprocess.run([CLI, "bench", "--peers", "--size", "12", "--repeat", "1", "--python", sys.executable],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert f"ml_dtypes {ml_dtypes.__version__}" in out
+    rows = re.findall(r"^\s+(\S.*?)\s+[0-9.e+]+\s+[0-9.e+]+\s+(\d+) of (\d+)(.*)$", out, re.M)
+    labels = [label for label, _, _, _ in rows]
+    # four conversions: ml_dtypes for three, NumPy for float16, and the package for each
+    assert labels.count("ml_dtypes copyto") == 3, out
+    assert labels.count("NumPy copyto") == 1, out
+    assert labels.count("fpref Python convert()") == 4, out
+    for label, same, n, rest in rows:
+        assert int(n) == 4096 and same == n and "DIFFER" not in rest, (label, out)
+    assert "bits: all 8 peer rows gave libfpref's bits on every timed value" in out
