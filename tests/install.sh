@@ -66,6 +66,18 @@ else
 	failed 'P/bin/fpref finds the installed suites'
 	head -n 5 "$tmp/list" | sed 's/^/#   | /'
 fi
+# bench --peers runs the installed Python half (a bare python3: it starts, finds no NumPy, says so).
+if command -v python3 >/dev/null 2>&1; then
+	printf '#!/bin/sh\nexec python3 -S -E "$@"\n' >"$tmp/bare-python"
+	chmod +x "$tmp/bare-python"
+	env -u LD_LIBRARY_PATH "$P/bin/fpref" bench --peers --size 4 --repeat 1 --python "$tmp/bare-python" >"$tmp/peers" 2>&1
+	if grep -q '^numpy: not found' "$tmp/peers"; then
+		ok 'P/bin/fpref bench --peers runs the installed bench_peers.py'
+	else
+		failed 'P/bin/fpref bench --peers runs the installed bench_peers.py'
+		sed 's/^/#   | /' "$tmp/peers"
+	fi
+fi
 for f in share/man/man1/fpref.1 share/bash-completion/completions/fpref include/fpref/fpref.h lib/pkgconfig/fpref.pc \
 	share/fpref/bench_peers.py; do
 	if [ -s "$P/$f" ]; then ok "installed $f"; else failed "installed $f"; fi
