@@ -160,7 +160,7 @@ static const struct cli_opt bench_opts[] = {
 	  0 },
 	{ "--repeat", CLI_VALUE, "N", "5", "runs per figure, 1..100, the median reported",
 	  offsetof(struct bench_args, repeat), 0 },
-	{ "--peers", CLI_FLAG, NULL, NULL, "fpref beside ml_dtypes and its Python package instead (see below)",
+	{ "--peers", CLI_FLAG, NULL, NULL, "fpref beside ml_dtypes and its Python package instead (above)",
 	  offsetof(struct bench_args, peers), 0 },
 	{ "--python", CLI_VALUE, "PATH", NULL, "the interpreter for --peers (build-python/venv's, else python3)",
 	  offsetof(struct bench_args, python), 0 },
@@ -176,8 +176,8 @@ const struct cli_command cli_cmd_bench = {
 		   "--peers times, in one run, the FP32 -> bfloat16, float16, float8_e4m3fn and float8_e5m2\n"
 		   "conversions of the same values (ml_dtypes profile) in libfpref, in ml_dtypes (NumPy for\n"
 		   "float16) and in fpref's Python package, each peer run by the Python interpreter PATH\n"
-		   "from a script beside the command (tools/bench_peers.py); it prints each row's rate, its\n"
-		   "ratio to libfpref's, and how many of the peer's results have libfpref's bits.  A peer\n"
+		   "from a script installed with the command (tools/bench_peers.py); it prints each row's rate,\n"
+		   "libfpref's rate over it, and how many of the peer's results have libfpref's bits.  A peer\n"
 		   "that is not installed gives a 'not found' line, not an error.\n",
 	.opts = bench_opts,
 	.nopts = CLI_NOPTS(bench_opts),
