@@ -92,7 +92,8 @@ struct fpref_tc_scales {
 };
 /* Whether the scales suit the model: every a positive multiple of the
  * model's group (of its block when the model has no group, which takes
- * E8M0 scales only), the format E8M0 or E4M3. */
+ * E8M0 scales only, the two-stage path too), the format E8M0 or E4M3;
+ * never the FP32 path (tree). */
 bool fpref_tc_scales_ok(const struct fpref_tc_model *m, const struct fpref_tc_scales *s);
 
 size_t fpref_tc_model_count(void);

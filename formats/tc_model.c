@@ -9,6 +9,7 @@
 #define KM "Khattak & Mikaitis, arXiv:2512.07004"
 #define FP8 "float8_e4m3fn,float8_e5m2"
 #define XIE "Xie et al., arXiv:2511.10909 (MMA-Sim)"
+#define CDNA4 "AMD CDNA4 ISA guide and ROCm blog (matrix-cores-cdna)"
 #define NONE FPREF_TC_NO_FLOOR
 #define F8F6F4 FP8 ",float6_e3m2fn,float6_e2m3fn,float4_e2m1fn"
 #define H200 "; measured on an H200 (docs/accumulation.md, tests/data/h200-*.txt)"
@@ -90,6 +91,31 @@ static const struct fpref_tc_model models[] = {
 	  .floor_fp16 = NONE, .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_fp8 / _bf8, FNUZ encodings: groups of 16 in two interleaved halves)",
 	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25 },
+	/* CDNA4 (MI355X, MI350X): no bit-level model is published.  What AMD says
+	 * (ROCm blog "Matrix Core Programming on AMD CDNA3 and CDNA4
+	 * architecture", 2025, and the CDNA4 ISA guide it cites): OCP E4M3 /
+	 * E5M2 (not CDNA3's FNUZ), FP6 and FP4 inputs, independently for A and
+	 * B, FP32 output; v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4 take one
+	 * E8M0 scale per 32 elements of a row of A and of a column of B, and
+	 * "the scales are applied after the normal dot product and prior to
+	 * output/accumulation".  Everything else (groups of 16 in two halves,
+	 * F = 24, the sum floored to 31 bits and C to 24, a small C dropped,
+	 * rne) is CDNA3's FP8 row, inferred; so are the f16 / bf16 rows (CDNA3's,
+	 * for the CDNA4 f16 / bf16 instructions).  docs/accumulation.md,
+	 * "CDNA4". */
+	{ .gpu = "mfma-cdna4", .inputs = "float16,bfloat16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = CDNA4 " (v_mfma_f32_*_f16 / _bf16); CDNA3's row of " XIE ", inferred",
+	  .zero_positive = true, .halves = 1, .sum_frac = 31, .c_frac = 24 },
+	{ .gpu = "mfma-cdna4", .inputs = F8F6F4, .block = 16, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = CDNA4 " (v_mfma_f32_*_f8f6f4 and _fp8/_bf8, OCP encodings); CDNA3's FP8 row of " XIE ", inferred",
+	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25 },
+	{ .gpu = "mfma-cdna4-scale", .inputs = F8F6F4, .block = 16, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = CDNA4 " (v_mfma_scale_f32_*_f8f6f4, E8M0 per 32, applied to each dot product before the "
+			  "accumulation); CDNA3's FP8 row of " XIE ", inferred",
+	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25 },
 	{ .gpu = "mfma-cdna1", .inputs = "float16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA1 v_mfma_f32_*f16: FP32 pairwise sums of groups of 4)", .tree = 1 },
@@ -128,6 +154,7 @@ static const struct {
 	{ "tcgen05-mxf4", "tcgen05-mxf4nvf4" },
 	{ "mi100", "mfma-cdna1" },      { "mi210", "mfma-cdna2" },      { "mi250", "mfma-cdna2" },
 	{ "mi250x", "mfma-cdna2" },     { "mi300x", "mfma-cdna3" },     { "mi300a", "mfma-cdna3" },     { "mi325x", "mfma-cdna3" },
+	{ "mi355x", "mfma-cdna4" },     { "mi350x", "mfma-cdna4" },
 };
 
 size_t fpref_tc_model_count(void)
@@ -172,8 +199,12 @@ bool fpref_tc_scales_ok(const struct fpref_tc_model *m, const struct fpref_tc_sc
 	size_t unit = (size_t)(m->group > 0 ? m->group : m->block);
 	bool e8m0 = fpref_format_is(s->format, FPREF_FORMAT_FLOAT8_E8M0FNU);
 	bool e4m3 = fpref_format_is(s->format, FPREF_FORMAT_FLOAT8_E4M3FN);
+	/* the two-stage path (CDNA4's v_mfma_scale_*) takes E8M0 scales on the
+	 * products' sum before C is added: a power of two times a sum that is
+	 * truncated relative to its own largest exponent, which is the same as
+	 * moving each product's exponent by the scales' */
 	return s->a && s->b && s->every > 0 && s->every % unit == 0 && (e8m0 || (e4m3 && m->group > 0)) &&
-	       m->sum_frac == 0 && m->tree == 0;
+	       m->tree == 0;
 }
 
 static const struct fpref_tc_model *find_by_name(const char *gpu, const char *input)

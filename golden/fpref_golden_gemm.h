@@ -24,6 +24,27 @@ int fpref_golden_model_dot(const struct fpref_accum_model *m, const struct fpref
 			   const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out,
 			   const struct fpref_env *env, uint64_t *d);
 
+/* fpref_golden_model_dot with block scales (NULL: none, the same as
+ * fpref_golden_model_dot): a tensor-core model without promotion or
+ * split-K, on a native path (fpref_emu_tc_dot_scaled).  0, or -1 for an
+ * invalid pattern or scales the model does not take (fpref_tc_scales_ok). */
+int fpref_golden_model_dot_scaled(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
+				  const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
+				  const struct fpref_format *out, const struct fpref_env *env, uint64_t *d);
+
+/* Whether an accumulation model takes block scales for this output, and
+ * if not why, in err (a sentence for a command-line message). */
+bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struct fpref_format *in,
+				  const struct fpref_format *out, const struct fpref_tc_scales *scales, char *err,
+				  size_t errlen);
+
+/* Block scales written as text, comma-separated: each a pattern of f in
+ * hex with 0x ("0x7F"), a value f holds exactly and positive ("0.25",
+ * "4", "0x1p-3"), or 2^N ("2^-3").  *codes (malloc'd, the caller frees)
+ * and *count; 0, or -1 with a message naming the bad entry in err. */
+int fpref_golden_scales_parse(const struct fpref_format *f, const char *text, uint64_t **codes, size_t *count,
+			      char *err, size_t errlen);
+
 /* D = A B + C, A M x K and B K x N row-major.  A and B hold the source
  * values (patterns of src); Aq and Bq the model's inputs (patterns of in:
  * the same arrays when nothing was quantised, and then the model's bound

@@ -3,6 +3,7 @@
  * from the one per-element measurement below (fpref_ref_error, as verify
  * measures). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,122 @@ int fpref_golden_model_dot(const struct fpref_accum_model *m, const struct fpref
 	if (m->kind == FPREF_ACCUM_EXACT)
 		return fpref_ref_dot_exact(in, a, b, K, c, out, env, d, &flags);
 	return fpref_emu_model_dot(m, in, a, b, K, c, out, env, d);
+}
+
+bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struct fpref_format *in,
+				  const struct fpref_format *out, const struct fpref_tc_scales *scales, char *err,
+				  size_t errlen)
+{
+	if (m->kind != FPREF_ACCUM_TC) {
+		snprintf(err, errlen, "block scales need a tensor-core model (a preset or generic), not a plain order");
+		return false;
+	}
+	if (m->promote || m->splitk) {
+		snprintf(err, errlen, "block scales are not modelled with --promote or a split-K order");
+		return false;
+	}
+	if (fpref_tc_lowered(&m->tc, out) || m->tc.tree > 0) {
+		snprintf(err, errlen, "the %s model runs %s inputs with %s output through %s, which takes no block scales",
+			 m->tc.gpu, in->name, out->name, m->tc.tree > 0 ? "FP32 arithmetic" : "the compiler's lowering");
+		return false;
+	}
+	if (!fpref_tc_scales_ok(&m->tc, scales)) {
+		bool e8m0 = fpref_format_is(scales->format, FPREF_FORMAT_FLOAT8_E8M0FNU);
+		int unit = m->tc.group > 0 ? m->tc.group : m->tc.block;
+		if (!e8m0 && !(m->tc.group > 0 && fpref_format_is(scales->format, FPREF_FORMAT_FLOAT8_E4M3FN)))
+			snprintf(err, errlen, "the %s model takes %s scales, not %s", m->tc.gpu,
+				 m->tc.group > 0 ? "float8_e8m0fnu or float8_e4m3fn (UE4M3)" : "float8_e8m0fnu",
+				 scales->format->name);
+		else
+			snprintf(err, errlen, "the %s model takes a scale pair per multiple of %d products, not per %zu",
+				 m->tc.gpu, unit, scales->every);
+		return false;
+	}
+	return true;
+}
+
+int fpref_golden_model_dot_scaled(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
+				  const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
+				  const struct fpref_format *out, const struct fpref_env *env, uint64_t *d)
+{
+	if (!scales)
+		return fpref_golden_model_dot(m, in, a, b, K, c, out, env, d);
+	char err[160];
+	if (!fpref_golden_model_scales_ok(m, in, out, scales, err, sizeof err))
+		return -1;
+	return fpref_emu_tc_dot_scaled(&m->tc, in, a, b, K, scales, c, out, d);
+}
+
+/* One scale entry: a pattern (0x...), 2^N, or an exact positive value. */
+static int scale_entry(const struct fpref_format *f, const char *tok, uint64_t *code, char *err, size_t errlen)
+{
+	if (tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X') && !strpbrk(tok, ".pP"))
+		return fpref_format_parse_bits(f, tok, code, err, errlen);
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	int status = 0;
+	if (tok[0] == '2' && tok[1] == '^') {
+		char *end;
+		long e = strtol(tok + 2, &end, 10);
+		if (!tok[2] || *end || e < -1000 || e > 1000) {
+			snprintf(err, errlen, "'%s' is no power of two 2^N (N an integer)", tok);
+			status = -1;
+		} else
+			mpfr_set_ui_2exp(v.x, 1, e, MPFR_RNDN);
+	} else if (fpref_ref_parse(tok, &v, err, errlen) != 0)
+		status = -1;
+	if (status == 0 && (!mpfr_number_p(v.x) || mpfr_sgn(v.x) <= 0)) {
+		snprintf(err, errlen, "scale '%s' is not a positive finite value (write NaN as its pattern, 0x...)", tok);
+		status = -1;
+	}
+	if (status == 0) {
+		struct fpref_env env;
+		fpref_env_default(&env);
+		unsigned flags = 0;
+		fpref_ref_round(&v, f, &env, 0, code, &flags, NULL);
+		if (flags & (FPREF_FLAG_INEXACT | FPREF_FLAG_OVERFLOW | FPREF_FLAG_INVALID)) {
+			snprintf(err, errlen, "scale '%s' is not a value of %s%s", tok, f->name,
+				 fpref_format_is(f, FPREF_FORMAT_FLOAT8_E8M0FNU) ? " (a power of two 2^-127..2^127)" : "");
+			status = -1;
+		}
+	}
+	fpref_ref_value_clear(&v);
+	return status;
+}
+
+int fpref_golden_scales_parse(const struct fpref_format *f, const char *text, uint64_t **codes, size_t *count,
+			      char *err, size_t errlen)
+{
+	size_t n = 1;
+	for (const char *p = text; *p; p++)
+		n += *p == ',';
+	char *copy = strdup(text);
+	uint64_t *out = malloc(n * sizeof *out);
+	size_t i = 0;
+	int status = copy && out ? 0 : -1;
+	if (status)
+		snprintf(err, errlen, "out of memory");
+	for (char *tok = copy; status == 0 && i < n; i++) {
+		char *next = strchr(tok, ',');
+		if (next)
+			*next = '\0';
+		while (*tok == ' ')
+			tok++;
+		if (!*tok) {
+			snprintf(err, errlen, "scale %zu of '%s' is empty", i + 1, text);
+			status = -1;
+		} else if (scale_entry(f, tok, &out[i], err, errlen) != 0)
+			status = -1;
+		tok = next ? next + 1 : tok;
+	}
+	free(copy);
+	if (status) {
+		free(out);
+		return -1;
+	}
+	*codes = out;
+	*count = n;
+	return 0;
 }
 
 /* The model's a priori bound on |d - exact|; NaN where none applies (the

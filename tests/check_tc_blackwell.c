@@ -2,7 +2,8 @@
  * docs/accumulation.md): emulator against oracle on every preset, with and
  * without block scales, and hand-worked cases that pin what tells each
  * preset apart (the 35-bit accumulator, a scale per group of 16, the FNUZ
- * NaN, the round-down dot-add, CDNA1/2's pairwise FP32 groups and flushing), each worked from the published model's
+ * NaN, the round-down dot-add, CDNA1/2's pairwise FP32 groups and flushing,
+ * CDNA4's OCP inputs and its scales applied before the accumulation), each worked from the published model's
  * rules, not from either engine.  make check compares 20,000 cases per
  * preset (a sixteenth under FPREF_TEST_SAMPLE=reduced); make
  * check-exhaustive (FPREF_EXHAUSTIVE) 200,000. */
@@ -26,6 +27,11 @@ static const struct {
 	{ "mfma-cdna3", "float16" },       { "mfma-cdna3", "bfloat16" },     { "mfma-cdna3", "tf32" },
 	{ "mfma-cdna3", "float8_e4m3fnuz" }, { "mfma-cdna3", "float8_e5m2fnuz" }, { "mfma-cdna1", "float16" },
 	{ "mfma-cdna1", "bfloat16" },      { "mfma-cdna2", "float16" },      { "mfma-cdna2", "bfloat16" },
+	{ "mfma-cdna4", "float16" },       { "mfma-cdna4", "bfloat16" },     { "mfma-cdna4", "float8_e4m3fn" },
+	{ "mfma-cdna4", "float8_e5m2" },   { "mfma-cdna4", "float6_e2m3fn" }, { "mfma-cdna4", "float6_e3m2fn" },
+	{ "mfma-cdna4", "float4_e2m1fn" }, { "mfma-cdna4-scale", "float8_e4m3fn" },
+	{ "mfma-cdna4-scale", "float8_e5m2" }, { "mfma-cdna4-scale", "float6_e2m3fn" },
+	{ "mfma-cdna4-scale", "float6_e3m2fn" }, { "mfma-cdna4-scale", "float4_e2m1fn" },
 };
 
 static unsigned long cases_per_preset(void)
@@ -68,7 +74,7 @@ START_TEST(preset_against_oracle)
 	const struct fpref_tc_model *m = preset(presets[_i].model, &in);
 	uint64_t state = 0xb1ac0000u + ((uint64_t)_i << 32);
 	unsigned long want_cases = cases_per_preset(), cases = 0, scaled = 0;
-	bool block_scaled = strstr(m->gpu, "mx") != NULL;
+	bool block_scaled = strstr(m->gpu, "mx") != NULL || strstr(m->gpu, "-scale") != NULL;
 	struct fpref_format e8m0 = test_format("float8_e8m0fnu"), e4m3 = test_format("float8_e4m3fn");
 	for (unsigned long rep = 0; rep < want_cases; rep++) {
 		struct fpref_format out = test_format(rep % 2 ? "float16" : "float32");
@@ -262,6 +268,90 @@ START_TEST(cdna12_pairwise_and_flush)
 }
 END_TEST
 
+/* CDNA4's OCP inputs (mfma-cdna4, the encodings AMD documents for CDNA4;
+ * the arithmetic is CDNA3's FP8 row, inferred).  0x80 is -0 in
+ * float8_e4m3fn: -0 * 2 (0x40) with C = 1 gives 1 (3F800000), where the
+ * FNUZ 0x80 of CDNA3 is NaN; 0x7F is e4m3fn's NaN: NaN (7FC00000); e5m2's
+ * 0x7C is +inf: +inf * 1 (0x3C) gives +inf (7F800000).  The largest FP6
+ * and FP4 values squared are exact in FP32: e2m1 6 * 6 = 36 (42100000),
+ * e2m3 7.5 * 7.5 = 56.25 = 1.7578125 * 2^5 (42610000), e3m2 28 * 28 = 784
+ * = 1.53125 * 2^9 (44440000).  The round-down dot-add carried over: the
+ * e2m1 product 1 * 1 (0x2) and C = -2^-25 (B3000000), aligned at 0: C's
+ * place -25 is not below 0 - 25, so C is floored to 24 fraction bits,
+ * -2^-24, and d = 1 - 2^-24 (3F7FFFFF), where one correct rounding of
+ * 1 - 2^-25 ties to even, 1 (3F800000); C = -2^-26 (B2800000) lies below
+ * 2^-25 and is dropped: d = 1. */
+START_TEST(cdna4_ocp_inputs)
+{
+	struct fpref_format e4m3 = test_format("float8_e4m3fn"), e5m2 = test_format("float8_e5m2"),
+			    e2m1 = test_format("float4_e2m1fn"), e2m3 = test_format("float6_e2m3fn"),
+			    e3m2 = test_format("float6_e3m2fn"), f32 = test_format("float32");
+	uint64_t a[16] = { 0x80 }, b[16] = { 0x40 };
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna4", &e4m3), &e4m3, a, b, 16, NULL, 0x3F800000, &f32), 0x3F800000);
+	a[0] = 0x7F;
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna4", &e4m3), &e4m3, a, b, 16, NULL, 0x3F800000, &f32), 0x7FC00000);
+	a[0] = 0x7C;
+	b[0] = 0x3C;
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna4", &e5m2), &e5m2, a, b, 16, NULL, 0x3F800000, &f32), 0x7F800000);
+	a[0] = b[0] = 0x7;
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna4", &e2m1), &e2m1, a, b, 16, NULL, 0, &f32), 0x42100000);
+	a[0] = b[0] = 0x1F;
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna4", &e2m3), &e2m3, a, b, 16, NULL, 0, &f32), 0x42610000);
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna4", &e3m2), &e3m2, a, b, 16, NULL, 0, &f32), 0x44440000);
+	a[0] = b[0] = 0x2;
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna4", &e2m1), &e2m1, a, b, 16, NULL, 0xB3000000, &f32), 0x3F7FFFFF);
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna4", &e2m1), &e2m1, a, b, 16, NULL, 0xB2800000, &f32), 0x3F800000);
+}
+END_TEST
+
+/* v_mfma_scale_*: "the scales are applied after the normal dot product and
+ * prior to output/accumulation" (AMD), one E8M0 scale per 32.  The e4m3
+ * product 1 * 1 (0x38) with scales 2^5 (132) and 1 (127) is a sum of 32,
+ * aligned at 5, when C is added: C = -2^-20 (B5800000) is floored to 24
+ * fraction bits below 2^5, -2^-19, and d = 32 - 2^-19 (41FFFFFF), where
+ * one correct rounding of 32 - 2^-20 ties to even, 32 (42000000); with
+ * unit scales the sum 1 aligns at 0, C = -2^-20 is kept exactly and d =
+ * 1 - 2^-20 (3F7FFFF0).  C = -2^-21 lies below 2^(5 - 25) and is dropped:
+ * d = 32.  A scale per 32, not per instruction: a second product 1 * 1 at
+ * k = 32 with scales {1, 2^5} gives 1 + 32 = 33 (42040000), where one
+ * scale for all 64 would give 2 (40000000).  A NaN scale (0xFF) gives NaN;
+ * scales per 24 products (no multiple of the block) are refused.  With
+ * unit scales the preset is mfma-cdna4 (checked on random cases). */
+START_TEST(cdna4_scale_before_accumulation)
+{
+	struct fpref_format e4m3 = test_format("float8_e4m3fn"), e8m0 = test_format("float8_e8m0fnu"),
+			    f32 = test_format("float32");
+	const struct fpref_tc_model *m = preset("mfma-cdna4-scale", &e4m3), *plain = preset("mfma-cdna4", &e4m3);
+	uint64_t a[64] = { 0x38 }, b[64] = { 0x38 }, sa[2] = { 132, 127 }, sb[2] = { 127, 127 };
+	struct fpref_tc_scales s = { &e8m0, sa, sb, 32 };
+	ck_assert_uint_eq(dot_both(m, &e4m3, a, b, 32, &s, 0xB5800000, &f32), 0x41FFFFFF);
+	ck_assert_uint_eq(dot_both(m, &e4m3, a, b, 32, &s, 0xB5000000, &f32), 0x42000000);
+	sa[0] = 127;
+	ck_assert_uint_eq(dot_both(m, &e4m3, a, b, 32, &s, 0xB5800000, &f32), 0x3F7FFFF0);
+	a[32] = b[32] = 0x38;
+	sa[1] = 132;
+	ck_assert_uint_eq(dot_both(m, &e4m3, a, b, 64, &s, 0, &f32), 0x42040000);
+	sa[1] = 127;
+	ck_assert_uint_eq(dot_both(m, &e4m3, a, b, 64, &s, 0, &f32), 0x40000000);
+	sb[1] = 0xFF;
+	ck_assert_uint_eq(dot_both(m, &e4m3, a, b, 64, &s, 0, &f32) & 0x7FC00000, 0x7FC00000);
+	sb[1] = 127;
+	struct fpref_tc_scales bad = { &e8m0, sa, sb, 24 };
+	uint64_t d;
+	for (int e = 0; e < 2; e++)
+		ck_assert_int_eq(engines[e](m, &e4m3, a, b, 64, &bad, 0, &f32, &d), -1);
+	uint64_t state = 4, x[64], y[64], unit[4] = { 127, 127, 127, 127 };
+	struct fpref_tc_scales ones = { &e8m0, unit, unit, 32 };
+	for (int rep = 0; rep < 300; rep++) {
+		size_t K = 1 + next_random(&state) % 64;
+		uint64_t c = random_case(&e4m3, &f32, &state, K, x, y), d1 = 0, d2 = 1;
+		ck_assert_int_eq(fpref_emu_tc_dot_scaled(m, &e4m3, x, y, K, &ones, c, &f32, &d1), 0);
+		ck_assert_int_eq(fpref_ref_tc_dot(plain, &e4m3, x, y, K, c, &f32, &d2), 0);
+		ck_assert_uint_eq(d1, d2);
+	}
+}
+END_TEST
+
 /* cuBLASLt's split-K order: emulator against oracle on random FP8 and FP16
  * cases (slices of 128 and 64, the granularities the issue cites), and
  * worked by hand: two slices of 32 each summing to 1 (a single product
@@ -300,8 +390,8 @@ START_TEST(cublaslt_splitk)
 }
 END_TEST
 
-/* The chips' names stand for their instruction presets; a chip with no
- * published model (CDNA4) is no preset. */
+/* The chips' names stand for their instruction presets (CDNA4's inferred
+ * ones too: docs/accumulation.md). */
 START_TEST(chip_aliases)
 {
 	struct fpref_format e4m3 = test_format("float8_e4m3fn"), f16 = test_format("float16"),
@@ -313,8 +403,12 @@ START_TEST(chip_aliases)
 	ck_assert_ptr_eq(fpref_tc_model_find("mi100", &f16), fpref_tc_model_find("mfma-cdna1", &f16));
 	ck_assert_ptr_eq(fpref_tc_model_find("mi250", &f16), fpref_tc_model_find("mfma-cdna2", &f16));
 	ck_assert_ptr_eq(fpref_tc_model_find("tcgen05-mxf4", &e2m1), fpref_tc_model_find("tcgen05-mxf4nvf4", &e2m1));
-	ck_assert_ptr_null(fpref_tc_model_find("mi355x", &e4m3));
+	ck_assert_ptr_eq(fpref_tc_model_find("mi355x", &e4m3), fpref_tc_model_find("mfma-cdna4", &e4m3));
+	ck_assert_ptr_eq(fpref_tc_model_find("mi350x", &e2m1), fpref_tc_model_find("mfma-cdna4", &e2m1));
+	ck_assert_ptr_nonnull(fpref_tc_model_find("mi355x", &e2m1));
 	ck_assert_ptr_null(fpref_tc_model_find("mi300x", &e4m3)); /* CDNA3 takes FNUZ FP8, not OCP */
+	struct fpref_format fnuz = test_format("float8_e4m3fnuz");
+	ck_assert_ptr_null(fpref_tc_model_find("mi355x", &fnuz)); /* CDNA4 takes OCP FP8, not FNUZ */
 	const char *target;
 	for (size_t i = 0; fpref_tc_model_alias_at(i, &target); i++)
 		ck_assert_str_ne(fpref_tc_model_alias(fpref_tc_model_alias_at(i, &target)), fpref_tc_model_alias_at(i, &target));
@@ -341,6 +435,8 @@ int main(void)
 	tcase_add_test(tc, fnuz_nan);
 	tcase_add_test(tc, round_down_dot_add);
 	tcase_add_test(tc, cdna12_pairwise_and_flush);
+	tcase_add_test(tc, cdna4_ocp_inputs);
+	tcase_add_test(tc, cdna4_scale_before_accumulation);
 	tcase_add_test(tc, cublaslt_splitk);
 	tcase_add_test(tc, chip_aliases);
 	tcase_set_timeout(tc, 600);

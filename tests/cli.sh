@@ -745,6 +745,40 @@ check_has 'dot recursive in FP32: 2056' "$tmp/out" ' 00000000 45008000'
 run dot --model blocked --block 0 --in f16
 check_bad 'dot: bad --block' 2 "'0'"
 
+# 13b. Block scales on the command line (--scale-a/--scale-b), worked by
+# hand.  mfma-cdna4-scale, e4m3 1 * 1 (38) with scales 2^5 and 1, C =
+# -2^-20: the scaled sum 32 sets the alignment, C is floored to 24 bits
+# below 2^5 (-2^-19), d = 32 - 2^-19 (41FFFFFF); with unit scales d =
+# 1 - 2^-20 (3F7FFFF0).  tcgen05-mxf4nvf4, e2m1 1 * 1 (2) with UE4M3 scales
+# 1.5 (3C) and 1.5: 2.25 (40100000).  tcgen05-mxf8f6f4, e4m3 1 * 1 with
+# scales 0.25 and 2^-1: 2^-3 (3E000000).
+printf '38 38 B5800000\n' >"$tmp/scaled"
+run_in "$tmp/scaled" dot --model mfma-cdna4-scale --in e4m3 --scale-a 2^5
+check_result 'dot --scale-a 2^5 on mfma-cdna4-scale' 0 '38 38 B5800000 41FFFFFF'
+run_in "$tmp/scaled" dot --model mi355x --in e4m3 --scale-a 0x84 --scale-b 1
+check_result 'dot --scale-a as a pattern (0x84 = 2^5), mi355x' 0 '38 38 B5800000 41FFFFFF'
+run_in "$tmp/scaled" dot --model mfma-cdna4-scale --in e4m3
+check_result 'dot mfma-cdna4-scale without scales: ones' 0 '38 38 B5800000 3F7FFFF0'
+printf '2 2 0\n' >"$tmp/nvfp4"
+run_in "$tmp/nvfp4" dot --model tcgen05-mxf4nvf4 --in e2m1 --scale-format e4m3 --scale-every 16 --scale-a 1.5 --scale-b 0x3C
+check_result 'dot tcgen05-mxf4nvf4 with UE4M3 scales' 0 '2 2 0 40100000'
+printf '38 38 0\n' >"$tmp/mx8"
+run_in "$tmp/mx8" dot --model tcgen05-mxf8f6f4 --in e4m3 --scale-a 0.25 --scale-b 2^-1
+check_result 'dot tcgen05-mxf8f6f4 with E8M0 values' 0 '38 38 0 3E000000'
+run_in "$tmp/scaled" dot --model mfma-cdna4-scale --in e4m3 --scale-a 3
+check_bad 'dot: a scale E8M0 does not hold' 2 "'3'" 'power of two'
+run_in "$tmp/scaled" dot --model mfma-cdna4-scale --in e4m3 --scale-a -1
+check_bad 'dot: a negative scale' 2 "'-1'" 'positive'
+run_in "$tmp/scaled" dot --model recursive --in e4m3 --scale-a 2
+check_bad 'dot: scales on a plain order' 2 'tensor-core model'
+run_in "$tmp/scaled" dot --model mfma-cdna4-scale --in e4m3 --scale-a 2 --scale-every 24
+check_bad 'dot: scales per 24 on a block of 16' 2 'multiple of 16' '24'
+run_in "$tmp/scaled" dot --model tcgen05-mxf8f6f4 --in e4m3 --scale-format e4m3 --scale-a 2
+check_bad 'dot: UE4M3 scales on an E8M0 kind' 2 'float8_e8m0fnu'
+run_in "$tmp/scaled" dot --model mfma-cdna4-scale --in e4m3 --scale-a 2,4
+check_rc 'dot: two scales for one chunk: the line is rejected' 2
+check_has 'dot: the rejection says how many scales' "$tmp/err" 'takes 1 scale(s), one per 32 products; --scale-a gives 2'
+
 # 14. promotion (DeepSeek-V3): see README; 32 x 1*1 then 32 x 2^-9*2^-9 in E4M3 on H100.
 line=$(i=0; while [ $i -lt 32 ]; do printf '38 '; i=$((i + 1)); done; i=0; while [ $i -lt 32 ]; do printf '01 '; i=$((i + 1)); done)
 printf '%s%s%s0\n' "$line" "$line" "" >"$tmp/promo"
@@ -790,8 +824,13 @@ check_bad 'dot h100-mma: --promote refused' 2 'h100-wgmma'
 # name answers as its preset; tcgen05's FP8 keeps 25 bits (1 + 2^-13).
 run_in "$tmp/sm90" dot --model b200 --in e4m3
 check_result 'dot b200 (tcgen05) e4m3: 1 + 2^-13' 0 "${ones}3F800000 3F800400"
+# mi355x stands for mfma-cdna4 (inferred): per block of 16, two halves of
+# eight 2^-18 sum exactly to 2^-15 each, the block's 2^-14 is kept whole
+# beside C = 1 (31 bits below 2^0), twice: 1 + 2^-13.  b300 has no preset.
 run_in "$tmp/sm90" dot --model mi355x --in e4m3
-check_bad 'dot: no preset for mi355x' 2 "'mi355x'"
+check_result 'dot mi355x (mfma-cdna4) e4m3: 1 + 2^-13' 0 "${ones}3F800000 3F800400"
+run_in "$tmp/sm90" dot --model b300 --in e4m3
+check_bad 'dot: no preset for b300' 2 "'b300'"
 # cuBLASLt split-K (section 14's lines): slices of 32 from zero, C added
 # last: 32 + 2^-13 as promotion gives here; bad --order tokens refused.
 run_in "$tmp/promo" dot --model h100 --in e4m3 --order cublaslt-splitk=32

@@ -11,17 +11,89 @@
 #define MAX_TOKENS 1025
 
 struct dot_args {
-	const char *in, *out;
+	const char *in, *out, *scale_a, *scale_b, *scale_every, *scale_format;
 };
 
 static const struct cli_opt dot_opts[] = {
 	{ "--in", CLI_VALUE, "FMT", NULL, "the format of a and b", offsetof(struct dot_args, in), 0 },
 	{ "--out", CLI_VALUE, "FMT", "float32", "the format of c and d", offsetof(struct dot_args, out), 0 },
+	{ "--scale-a", CLI_VALUE, "S1,S2,...", NULL,
+	  "block scales of a, one per --scale-every products: patterns (0x7F), 2^N or exact values (0.25); "
+	  "without it, ones",
+	  offsetof(struct dot_args, scale_a), 0 },
+	{ "--scale-b", CLI_VALUE, "S1,S2,...", NULL, "block scales of b, as --scale-a", offsetof(struct dot_args, scale_b), 0 },
+	{ "--scale-every", CLI_VALUE, "N", "32", "products per scale (the block-scaled kinds: 32, or 16 for NVFP4)",
+	  offsetof(struct dot_args, scale_every), 0 },
+	{ "--scale-format", CLI_VALUE, "FMT", "float8_e8m0fnu",
+	  "the scales' format: float8_e8m0fnu, or float8_e4m3fn read as UE4M3 (tcgen05-mxf4nvf4)",
+	  offsetof(struct dot_args, scale_format), 0 },
 };
+
+/* The block scales of --scale-a/--scale-b: parsed, checked against the
+ * model; both lists NULL when neither option is given. */
+struct dot_scales {
+	struct fpref_format format;
+	uint64_t *a, *b;
+	size_t na, nb, every;
+};
+
+static int parse_scales(const struct dot_args *args, const struct fpref_accum_model *m, const struct fpref_format *in,
+			const struct fpref_format *out, struct dot_scales *s)
+{
+	const char *cmd = cli_cmd_dot.name;
+	char err[256], *end;
+	if (!args->scale_a && !args->scale_b)
+		return 0;
+	unsigned long every = strtoul(args->scale_every, &end, 10);
+	if (!*args->scale_every || *end || every < 1 || every > 1u << 20) {
+		cli_fail(cmd, "bad --scale-every '%s' (an integer 1..1048576)", args->scale_every);
+		return CLI_EXIT_USAGE;
+	}
+	s->every = every;
+	if (cli_parse_format(cmd, args->scale_format, &s->format) != 0)
+		return CLI_EXIT_USAGE;
+	uint64_t none = 0;
+	struct fpref_tc_scales probe = { &s->format, &none, &none, s->every };
+	if (!fpref_golden_model_scales_ok(m, in, out, &probe, err, sizeof err)) {
+		cli_fail(cmd, "--scale-a/--scale-b: %s", err);
+		return CLI_EXIT_USAGE;
+	}
+	const char *text[2] = { args->scale_a ? args->scale_a : "1", args->scale_b ? args->scale_b : "1" };
+	const char *name[2] = { "--scale-a", "--scale-b" };
+	uint64_t **codes[2] = { &s->a, &s->b };
+	size_t *count[2] = { &s->na, &s->nb };
+	for (int i = 0; i < 2; i++)
+		if (fpref_golden_scales_parse(&s->format, text[i], codes[i], count[i], err, sizeof err) != 0) {
+			cli_fail(cmd, "bad %s: %s", name[i], err);
+			return CLI_EXIT_USAGE;
+		}
+	return 0;
+}
+
+/* The scales of one line of K products, or a message: a list of one
+ * entry (a default of ones, or one given) serves every chunk. */
+static bool line_scales(const struct dot_scales *s, size_t K, uint64_t *sa, uint64_t *sb, char *err, size_t errlen)
+{
+	size_t need = (K + s->every - 1) / s->every;
+	const uint64_t *from[2] = { s->a, s->b };
+	size_t have[2] = { s->na, s->nb };
+	uint64_t *to[2] = { sa, sb };
+	for (int i = 0; i < 2; i++) {
+		if (have[i] != need && have[i] != 1) {
+			snprintf(err, errlen, "K = %zu takes %zu scale(s), one per %zu products; --scale-%c gives %zu", K, need,
+				 s->every, "ab"[i], have[i]);
+			return false;
+		}
+		for (size_t j = 0; j < need; j++)
+			to[i][j] = from[i][have[i] == 1 ? 0 : j];
+	}
+	return true;
+}
 
 const struct cli_command cli_cmd_dot = {
 	.name = "dot",
-	.synopsis = "--model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV] [--json]",
+	.synopsis = "--model MODEL --in FMT [--out FMT] [--scale-a S,... --scale-b S,... [--scale-every N]\n"
+		    "       [--scale-format FMT]] [MODEL OPTIONS] [ENV] [--json]",
 	.summary = "Dot products through an accumulation model: lines 'a_1..a_K b_1..b_K c' (hex) on stdin,\n"
 		   "answered with d appended.",
 	.groups = CLI_ENV | CLI_MODEL | CLI_JSON,
@@ -29,13 +101,13 @@ const struct cli_command cli_cmd_dot = {
 	.nopts = CLI_NOPTS(dot_opts),
 	.max_positional = 0,
 	.examples = { "printf '3C00 3C00 3C00 3C00 0\\n' | fpref dot --model h100 --in f16",
-		      "printf '3C00 3C00 0\\n' | fpref dot --model recursive --in f16 --out f16 --round rtz" },
+		      "printf '38 38 B5800000\\n' | fpref dot --model mfma-cdna4-scale --in e4m3 --scale-a 2^5" },
 	.run = cmd_dot,
 };
 
 int cmd_dot(int argc, char **argv)
 {
-	struct dot_args a = { NULL, "float32" };
+	struct dot_args a = { NULL, "float32", NULL, NULL, "32", "float8_e8m0fnu" };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_dot, argc, argv, &o, &a);
 	if (r)
@@ -51,10 +123,17 @@ int cmd_dot(int argc, char **argv)
 	if (cli_parse_format(cli_cmd_dot.name, in_name, &in) != 0 || cli_parse_format(cli_cmd_dot.name, out_name, &out) != 0 ||
 	    cli_model_resolve(cli_cmd_dot.name, &text, &in, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
+	struct dot_scales sc = { .a = NULL };
+	if ((r = parse_scales(&a, &m, &in, &out, &sc)) != 0) {
+		free(sc.a);
+		free(sc.b);
+		return r;
+	}
 	o.env = cli_target_env(&o, &out);
 	struct cli_lines lines = { .in = stdin, .cmd = cli_cmd_dot.name, .keep_going = true };
 	char **tokens = malloc(MAX_TOKENS * sizeof *tokens);
-	uint64_t *values = malloc(MAX_TOKENS * sizeof *values);
+	uint64_t *values = malloc(MAX_TOKENS * sizeof *values), *line_sa = malloc(MAX_TOKENS * sizeof *line_sa),
+		 *line_sb = malloc(MAX_TOKENS * sizeof *line_sb);
 	int status = CLI_EXIT_OK, n;
 	unsigned long answered = 0;
 	if (o.json) {
@@ -78,7 +157,13 @@ int cmd_dot(int argc, char **argv)
 			continue;
 		}
 		uint64_t d = 0;
-		fpref_golden_model_dot(&m, &in, values, values + K, (size_t)K, values[n - 1], &out, &o.env, &d);
+		struct fpref_tc_scales scales = { &sc.format, line_sa, line_sb, sc.every };
+		if (sc.a && !line_scales(&sc, (size_t)K, line_sa, line_sb, err, sizeof err)) {
+			cli_line_reject(&lines, "%s", err);
+			continue;
+		}
+		fpref_golden_model_dot_scaled(&m, &in, values, values + K, (size_t)K, sc.a ? &scales : NULL, values[n - 1],
+					      &out, &o.env, &d);
 		char hex[32];
 		cli_hex(&out, d, hex, sizeof hex);
 		if (o.json) {
@@ -99,5 +184,9 @@ int cmd_dot(int argc, char **argv)
 	cli_lines_free(&lines);
 	free(tokens);
 	free(values);
+	free(line_sa);
+	free(line_sb);
+	free(sc.a);
+	free(sc.b);
 	return cli_lines_finish(&lines, status);
 }

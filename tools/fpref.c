@@ -19,8 +19,9 @@ static void notation(FILE *out)
 	fputs("MODEL: v100, a100, h100, h100-mma, h100-wgmma, ada (tensor cores; --out float32 or float16),\n"
 	      "       tpu-bf16, intel-bf16 (BF16 units: bfloat16 in, float32 out),\n"
 	      "       tcgen05, tcgen05-mxf8f6f4, tcgen05-mxf4nvf4, mma-sm100, mma-sm120, mfma-cdna1, mfma-cdna2,\n"
-	      "       mfma-cdna3 (Blackwell and CDNA instructions), or a chip: b200, gb200, rtx-pro-6000, rtx-5090,\n"
-	      "       mi100, mi210, mi250, mi250x, mi300x, mi300a, mi325x;\n"
+	      "       mfma-cdna3, mfma-cdna4, mfma-cdna4-scale (Blackwell and CDNA instructions; CDNA4 inferred),\n"
+	      "       or a chip: b200, gb200, rtx-pro-6000, rtx-5090, mi100, mi210, mi250, mi250x, mi300x,\n"
+	      "       mi300a, mi325x, mi355x, mi350x;\n"
 	      "       generic (--block N --frac F [--floor E|none] [--final rtz|rne]); recursive, pairwise,\n"
 	      "       blocked [--block N], fma-chain, kahan (rounded in --out under ENV); exact (the oracle).\n",
 	      out);
