@@ -121,6 +121,8 @@ int fpref_golden_scales_parse(const struct fpref_format *f, const char *text, ui
 			*next = '\0';
 		while (*tok == ' ')
 			tok++;
+		for (size_t len = strlen(tok); len > 0 && tok[len - 1] == ' '; len--)
+			tok[len - 1] = '\0';
 		if (!*tok) {
 			snprintf(err, errlen, "scale %zu of '%s' is empty", i + 1, text);
 			status = -1;
@@ -146,8 +148,8 @@ static int model_bound(const struct fpref_accum_model *m, const struct fpref_for
 {
 	switch (m->kind) {
 	case FPREF_ACCUM_TC:
-		if (m->splitk) /* no bound derived for the split-K order yet */
-			break;
+		if (m->splitk)
+			return fpref_ref_tc_bound_splitk(&m->tc, in, a, b, K, m->splitk, c, bound);
 		return fpref_ref_tc_bound(&m->tc, in, a, b, K, c, out, m->promote, bound);
 	case FPREF_ACCUM_PLAIN:
 		return fpref_ref_sum_bound(m->order, m->block, in, a, b, K, c, out, env, bound);

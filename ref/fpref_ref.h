@@ -187,13 +187,22 @@ int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_f
  * +inf where the result may overflow, NaN where no bound applies (an input
  * NaN or inf; for plain orders also inputs the accumulator does not hold,
  * daz, or Kahan's order).  fpref_ref_tc_bound: the block model, promoted
- * every nc products when nc > 0 (FP32 output, no scales); -1 for the
- * group and two-stage paths, which have no bound yet.
+ * every nc products when nc > 0 (FP32 output, no scales), every path: the
+ * block model, the lowered path, the group path, AMD's two-stage dot-add
+ * and CDNA1/2's FP32 arithmetic (not promoted).  fpref_ref_tc_bound_scaled:
+ * the same with block scales (NaN for a NaN scale; no promotion).
+ * fpref_ref_tc_bound_splitk: cuBLASLt's split-K order of
+ * fpref_emu_tc_dot_splitk (FP32).
  * fpref_ref_sum_bound: the plain orders of fpref_emu_dot.  0, or -1 for an
  * invalid pattern or unsupported formats. */
 int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
 		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, size_t nc,
 		       mpfr_ptr bound);
+int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			      const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
+			      const struct fpref_format *output, size_t nc, mpfr_ptr bound);
+int fpref_ref_tc_bound_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			      const uint64_t *b, size_t K, size_t S, uint64_t c, mpfr_ptr bound);
 int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct fpref_format *in, const uint64_t *a,
 			const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
 			const struct fpref_env *env, mpfr_ptr bound);

@@ -608,7 +608,8 @@ static void bound_inputs_clear(struct bound_inputs *bi)
 /* The chain of blocks from an accumulator bounded by r->mag (exactly zero
  * when that is 0): the recurrence of docs/accumulation.md. */
 static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input,
-			   const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, size_t K, struct running *r)
+			   const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t K,
+			   struct running *r)
 {
 	int floor = fpref_tc_model_floor(m, output);
 	struct fpref_env env;
@@ -634,6 +635,8 @@ static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_fo
 			mpfr_max(q, abs_a[i], t, MPFR_RNDU);
 			mpfr_max(t, abs_b[i], t, MPFR_RNDU);
 			mpfr_mul(q, q, t, MPFR_RNDU);
+			if (w) /* E8M0 scales move the product's place by their exponents: exact */
+				mpfr_mul(q, q, w[i], MPFR_RNDU);
 			mpfr_max(X, X, q, MPFR_RNDU);
 		}
 		bool acc_nonzero = !mpfr_zero_p(r->mag);
@@ -646,6 +649,8 @@ static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_fo
 		mpfr_set_zero(tau, 1);
 		for (size_t i = k; i < k + len; i++) {
 			mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
+			if (w)
+				mpfr_mul(p, p, w[i], MPFR_RNDU);
 			mpfr_add(S, S, p, MPFR_RNDU);
 			if (!mpfr_zero_p(p)) {
 				mpfr_min(t, p, unit, MPFR_RNDU);
@@ -663,6 +668,242 @@ static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_fo
 		rounding_step(r->err, r->mag, t, log2_u, log2_eta);
 	}
 	mpfr_clears(X, q, p, tau, unit, t, S, (mpfr_ptr)0);
+}
+
+/* The bound of a product's place: max(|a|, 2^emin) * max(|b|, 2^emin)
+ * times its scales (w, NULL: 1) bounds 2^(e(a) + e(b)), the place the
+ * engines align it at (a subnormal at the least normal exponent). */
+static void place_bound(mpfr_ptr q, mpfr_srcptr x, mpfr_srcptr y, mpfr_srcptr w, long least_in)
+{
+	mpfr_t t;
+	mpfr_init2(t, BOUND_PREC);
+	mpfr_set_ui_2exp(t, 1, least_in, MPFR_RNDU);
+	mpfr_max(q, x, t, MPFR_RNDU);
+	mpfr_max(t, y, t, MPFR_RNDU);
+	mpfr_mul(q, q, t, MPFR_RNDU);
+	if (w)
+		mpfr_mul(q, q, w, MPFR_RNDU);
+	mpfr_clear(t);
+}
+
+/* u * t + eta added to err, with t the bound of a quantity that a floor
+ * (toward -inf) moves by less than `unit`: err += unit, t += unit. */
+static void floor_step(mpfr_ptr err, mpfr_ptr t, mpfr_srcptr unit)
+{
+	mpfr_add(err, err, unit, MPFR_RNDU);
+	mpfr_add(t, t, unit, MPFR_RNDU);
+}
+
+/* AMD's two-stage dot-add (sum_frac > 0), per block of n products and the
+ * accumulator (|c| <= r->mag), with Q = max over the block's nonzero
+ * products of their place bounds (place_bound: 2^E1 <= Q) and
+ * X2 = max(Q, max(r->mag, 2^-126)) (2^E2 <= X2; C's term only when it may
+ * be nonzero):
+ *  - each product, truncated toward zero F bits below its part's largest
+ *    place (<= E1), loses min(|p|, 2^-F Q), and no magnitude grows;
+ *  - with more than one part, each nonempty part's sum floored F bits
+ *    below E1 moves by less than 2^-F Q (magnitudes may grow by as much);
+ *  - the sum floored sum_frac bits below E2 moves by less than
+ *    2^-sum_frac X2; C floored c_frac bits below E2 by less than
+ *    2^-c_frac X2, or, dropped (its place below E2 - c_drop), by
+ *    |C| < 2^-c_drop X2;
+ *  - the total T, |T| <= r->mag + S + the floors' moves, rounded once to
+ *    FP32: u |T| + eta.
+ * So err_j = err_{j-1} + (truncations) + (floors) + u |T| + eta and
+ * mag_j = |T| (1 + u) + eta, as tc_chain_bound's recurrence. */
+static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input,
+				  const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t K,
+				  struct running *r)
+{
+	struct fpref_env env;
+	fpref_tc_model_env(m, output, &env);
+	int target_man = m->frac < output->man_bits ? m->frac : output->man_bits;
+	long log2_u = log2_unit_roundoff(target_man + 1, env.rounding);
+	long log2_eta = least_normal_exponent(output) - target_man;
+	long least_in = least_normal_exponent(input);
+	size_t parts = m->halves > 1 ? (size_t)m->halves : 1;
+	mpfr_t Q, X2, q, p, unit, t, T;
+	mpfr_inits2(BOUND_PREC, Q, X2, q, p, unit, t, T, (mpfr_ptr)0);
+	for (size_t k = 0; k < K; k += (size_t)m->block) {
+		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block, nonempty = 0;
+		bool part_used[FPREF_TC_MAX_BLOCK] = { false };
+		mpfr_set_zero(Q, 1);
+		for (size_t i = k; i < k + len; i++) {
+			if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]) || (w && mpfr_zero_p(w[i])))
+				continue;
+			place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_in);
+			mpfr_max(Q, Q, q, MPFR_RNDU);
+			if (!part_used[(i - k) % parts])
+				nonempty++;
+			part_used[(i - k) % parts] = true;
+		}
+		bool products = nonempty > 0, acc_nonzero = !mpfr_zero_p(r->mag);
+		mpfr_set(X2, Q, MPFR_RNDU);
+		if (acc_nonzero) {
+			mpfr_set_ui_2exp(t, 1, -126, MPFR_RNDU);
+			mpfr_max(t, t, r->mag, MPFR_RNDU);
+			mpfr_max(X2, X2, t, MPFR_RNDU);
+		}
+		/* stage 1: truncations (toward zero) of the products */
+		mpfr_mul_2si(unit, Q, -m->frac, MPFR_RNDU);
+		mpfr_set(T, r->mag, MPFR_RNDU);
+		for (size_t i = k; i < k + len; i++) {
+			mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
+			if (w)
+				mpfr_mul(p, p, w[i], MPFR_RNDU);
+			mpfr_add(T, T, p, MPFR_RNDU);
+			if (!mpfr_zero_p(p)) {
+				mpfr_min(t, p, unit, MPFR_RNDU);
+				mpfr_add(r->err, r->err, t, MPFR_RNDU);
+			}
+		}
+		/* the parts floored below E1 */
+		for (size_t h = 0; parts > 1 && h < nonempty; h++)
+			floor_step(r->err, T, unit);
+		/* stage 2: the sum floored below E2, and C floored or dropped */
+		if (products) {
+			mpfr_mul_2si(t, X2, -m->sum_frac, MPFR_RNDU);
+			floor_step(r->err, T, t);
+		}
+		if (acc_nonzero) {
+			int keep = m->c_drop > 0 && m->c_drop < m->c_frac ? m->c_drop : m->c_frac;
+			mpfr_mul_2si(t, X2, -keep, MPFR_RNDU);
+			floor_step(r->err, T, t);
+		}
+		rounding_step(r->err, r->mag, T, log2_u, log2_eta);
+	}
+	mpfr_clears(Q, X2, q, p, unit, t, T, (mpfr_ptr)0);
+}
+
+/* The group path (group > 0): each group's exact sum times its scales
+ * (|G| <= w S_g, w the scales' product, 1 without scales) at the scales'
+ * place (<= w), every group with nonzero scales counting for the
+ * alignment E whatever its sum, C at its own: 2^E <= X = max(2^floor,
+ * the w of those groups, max(r->mag, 2^-126)).  Each group term and C,
+ * truncated toward zero F bits below E, loses min(|term|, 2^-F X); no
+ * magnitude grows; then one rounding of |T| <= r->mag + sum w S_g. */
+static void group_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *output, mpfr_t *abs_a,
+			      mpfr_t *abs_b, mpfr_t *w, size_t K, struct running *r)
+{
+	int floor = fpref_tc_model_floor(m, output);
+	struct fpref_env env;
+	fpref_tc_model_env(m, output, &env);
+	int target_man = m->frac < output->man_bits ? m->frac : output->man_bits;
+	long log2_u = log2_unit_roundoff(target_man + 1, env.rounding);
+	long log2_eta = least_normal_exponent(output) - target_man;
+	size_t g = (size_t)m->group;
+	mpfr_t X, G, p, unit, t, T, tau;
+	mpfr_inits2(BOUND_PREC, X, G, p, unit, t, T, tau, (mpfr_ptr)0);
+	for (size_t k = 0; k < K; k += (size_t)m->block) {
+		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block;
+		if (floor == FPREF_TC_NO_FLOOR)
+			mpfr_set_zero(X, 1);
+		else
+			mpfr_set_ui_2exp(X, 1, floor, MPFR_RNDU);
+		for (size_t k0 = k; k0 < k + len; k0 += g) {
+			if (w && mpfr_zero_p(w[k0]))
+				continue;
+			if (w)
+				mpfr_set(t, w[k0], MPFR_RNDU);
+			else
+				mpfr_set_ui(t, 1, MPFR_RNDU); /* unit scales: the place 0 */
+			mpfr_max(X, X, t, MPFR_RNDU);
+		}
+		bool acc_nonzero = !mpfr_zero_p(r->mag);
+		if (acc_nonzero) {
+			mpfr_set_ui_2exp(t, 1, -126, MPFR_RNDU);
+			mpfr_max(t, t, r->mag, MPFR_RNDU);
+			mpfr_max(X, X, t, MPFR_RNDU);
+		}
+		mpfr_mul_2si(unit, X, -m->frac, MPFR_RNDU);
+		mpfr_set(T, r->mag, MPFR_RNDU);
+		mpfr_set_zero(tau, 1);
+		for (size_t k0 = k; k0 < k + len; k0 += g) {
+			mpfr_set_zero(G, 1);
+			for (size_t i = k0; i < k + len && i < k0 + g; i++) {
+				mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
+				mpfr_add(G, G, p, MPFR_RNDU);
+			}
+			if (w)
+				mpfr_mul(G, G, w[k0], MPFR_RNDU);
+			mpfr_add(T, T, G, MPFR_RNDU);
+			mpfr_min(t, G, unit, MPFR_RNDU);
+			mpfr_add(tau, tau, t, MPFR_RNDU);
+		}
+		if (acc_nonzero) {
+			mpfr_min(t, r->mag, unit, MPFR_RNDU);
+			mpfr_add(tau, tau, t, MPFR_RNDU);
+		}
+		mpfr_add(r->err, r->err, tau, MPFR_RNDU);
+		rounding_step(r->err, r->mag, T, log2_u, log2_eta);
+	}
+	mpfr_clears(X, G, p, unit, t, T, tau, (mpfr_ptr)0);
+}
+
+/* Plain orders' steps, shared with the CDNA1/2 path below. */
+struct plain {
+	long log2_u, log2_eta;
+};
+static void product_bound(const struct plain *pl, mpfr_srcptr x, mpfr_srcptr y, bool rounded, struct running *r);
+static void add_bound(const struct plain *pl, struct running *r, const struct running *s);
+static void pairwise_bound(const struct plain *pl, mpfr_t *abs_a, mpfr_t *abs_b, size_t n, struct running *r);
+
+/* CDNA1/2 (tree > 0): FP32 operations in the engines' order (each group's
+ * products, fma(a, b, 0), summed as the pairwise tree, then added to C),
+ * each one rounding to nearest: u = 2^-24, eta = 2^-149.  CDNA2 (flush)
+ * also flushes every subnormal result: such a result r (|r| < 2^-126)
+ * becomes 0, so that operation's error is below 2^-126: eta = 2^-126
+ * there (rounding_step's eta bounds the error of an operation whose result
+ * underflows).  A subnormal input read as +0 drops its product: error
+ * |a b|, computed 0; a subnormal C read as +0: error |c|, C = 0. */
+static void tree_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input, mpfr_t *abs_a,
+			     mpfr_t *abs_b, size_t K, struct running *r)
+{
+	struct plain pl = { -24, m->flush ? -126 : -149 };
+	mpfr_t tiny, p, zero;
+	mpfr_inits2(BOUND_PREC, tiny, p, zero, (mpfr_ptr)0);
+	mpfr_set_zero(zero, 1);
+	mpfr_set_ui_2exp(tiny, 1, least_normal_exponent(input), MPFR_RNDN);
+	if (m->flush && mpfr_cmp_ui_2exp(r->mag, 1, -126) < 0) { /* C read as +0 */
+		mpfr_add(r->err, r->err, r->mag, MPFR_RNDU);
+		mpfr_set_zero(r->mag, 1);
+	}
+	mpfr_t *x = new_values((size_t)m->block), *y = new_values((size_t)m->block);
+	for (size_t k = 0; k < K; k += (size_t)m->block) {
+		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block;
+		for (size_t i = 0; i < len; i++) {
+			mpfr_set(x[i], abs_a[k + i], MPFR_RNDN);
+			mpfr_set(y[i], abs_b[k + i], MPFR_RNDN);
+			if (m->flush && (mpfr_cmp(x[i], tiny) < 0 || mpfr_cmp(y[i], tiny) < 0)) {
+				mpfr_mul(p, x[i], y[i], MPFR_RNDU);
+				mpfr_add(r->err, r->err, p, MPFR_RNDU);
+				mpfr_set_zero(x[i], 1);
+			}
+		}
+		struct running group;
+		running_init(&group, zero);
+		pairwise_bound(&pl, x, y, len, &group);
+		add_bound(&pl, r, &group);
+		running_clear(&group);
+	}
+	free_values(x, (size_t)m->block);
+	free_values(y, (size_t)m->block);
+	mpfr_clears(tiny, p, zero, (mpfr_ptr)0);
+}
+
+/* The native chain of any path, from the accumulator bounded by r->mag. */
+static void chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input,
+			const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t K,
+			struct running *r)
+{
+	if (m->tree > 0)
+		tree_chain_bound(m, input, abs_a, abs_b, K, r);
+	else if (m->sum_frac > 0)
+		two_stage_chain_bound(m, input, output, abs_a, abs_b, w, K, r);
+	else if (m->group > 0)
+		group_chain_bound(m, output, abs_a, abs_b, w, K, r);
+	else
+		tc_chain_bound(m, input, output, abs_a, abs_b, w, K, r);
 }
 
 /* The lowered path: per instruction, the lane groups chained from zero
@@ -689,7 +930,7 @@ static void lowered_bound(const struct fpref_tc_model *m, mpfr_t *abs_a, mpfr_t 
 					mpfr_set(x[n], abs_a[k], MPFR_RNDN);
 					mpfr_set(y[n++], abs_b[k], MPFR_RNDN);
 				}
-			tc_chain_bound(inner, f16, output, x, y, n, &part);
+			tc_chain_bound(inner, f16, output, x, y, NULL, n, &part);
 		}
 		mpfr_add(acc->err, acc->err, part.err, MPFR_RNDU);
 		mpfr_add(t, acc->mag, part.mag, MPFR_RNDU);
@@ -710,18 +951,58 @@ static void finish_bound(const struct fpref_format *out, const struct running *r
 		mpfr_set(bound, r->err, MPFR_RNDU);
 }
 
-int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, size_t nc,
-		       mpfr_ptr bound)
+/* Each product's scale factor (its chunk's sa * sb, exact), or NULL
+ * without scales; *status 1 when a scale is NaN (no bound), -1 for a bad
+ * pattern or no memory. */
+static mpfr_t *scale_weights(const struct fpref_tc_scales *sc, size_t K, int *status)
 {
-	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input) || m->group > 0 || m->sum_frac > 0 ||
-	    m->tree > 0 ||
-	    (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output))) ||
+	if (!sc)
+		return NULL;
+	mpfr_t *w = new_values(K);
+	struct fpref_ref_value x, y;
+	fpref_ref_value_init(&x);
+	fpref_ref_value_init(&y);
+	long lead;
+	for (size_t k = 0; w && k < K && *status == 0; k++) {
+		if (read_scale(sc->format, sc->a[k / sc->every], &x, &lead) != 0 ||
+		    read_scale(sc->format, sc->b[k / sc->every], &y, &lead) != 0)
+			*status = -1;
+		else if (mpfr_nan_p(x.x) || mpfr_nan_p(y.x))
+			*status = 1;
+		else
+			mpfr_mul(w[k], x.x, y.x, MPFR_RNDN); /* exact: 8 significant bits at most */
+	}
+	if (!w)
+		*status = -1;
+	fpref_ref_value_clear(&x);
+	fpref_ref_value_clear(&y);
+	return w;
+}
+
+/* acc = fl32(acc + part) (rne): part's error carried, one rounding. */
+static void fp32_add_bound(struct running *acc, const struct running *part)
+{
+	mpfr_t t;
+	mpfr_init2(t, BOUND_PREC);
+	mpfr_add(acc->err, acc->err, part->err, MPFR_RNDU);
+	mpfr_add(t, acc->mag, part->mag, MPFR_RNDU);
+	rounding_step(acc->err, acc->mag, t, -24, -149);
+	mpfr_clear(t);
+}
+
+int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			      const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
+			      const struct fpref_format *output, size_t nc, mpfr_ptr bound)
+{
+	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input) || !fpref_tc_scales_ok(m, scales) ||
+	    (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output) || m->tree > 0 ||
+		    scales)) ||
+	    (scales && fpref_tc_lowered(m, output)) ||
 	    (fpref_tc_lowered(m, output) && !fpref_tc_model_lowered_blocks(m)))
 		return -1;
 	struct bound_inputs bi;
 	int status = bound_inputs_read(input, a, b, K, output, c, &bi);
-	mpfr_t *abs_a = bi.abs_a, *abs_b = bi.abs_b;
+	mpfr_t *abs_a = bi.abs_a, *abs_b = bi.abs_b, *w = status == 0 ? scale_weights(scales, K, &status) : NULL;
 	if (status == 1)
 		mpfr_set_nan(bound);
 	if (status == 0) {
@@ -730,37 +1011,76 @@ int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format
 		if (fpref_tc_lowered(m, output))
 			lowered_bound(m, abs_a, abs_b, K, output, &acc);
 		else if (nc == 0)
-			tc_chain_bound(m, input, output, abs_a, abs_b, K, &acc);
+			chain_bound(m, input, output, abs_a, abs_b, w, K, &acc);
 		else {
 			/* each chunk from zero, then acc = fma(1, partial, acc) in FP32, rne */
 			for (size_t k = 0; k < K; k += nc) {
 				struct running part;
-				mpfr_t zero, t;
+				mpfr_t zero;
 				mpfr_init2(zero, 8);
-				mpfr_init2(t, BOUND_PREC);
 				mpfr_set_zero(zero, 1);
 				running_init(&part, zero);
-				tc_chain_bound(m, input, output, abs_a + k, abs_b + k, K - k < nc ? K - k : nc, &part);
-				mpfr_add(acc.err, acc.err, part.err, MPFR_RNDU);
-				mpfr_add(t, acc.mag, part.mag, MPFR_RNDU);
-				rounding_step(acc.err, acc.mag, t, -24, -149);
+				chain_bound(m, input, output, abs_a + k, abs_b + k, NULL, K - k < nc ? K - k : nc, &part);
+				fp32_add_bound(&acc, &part);
 				running_clear(&part);
 				mpfr_clear(zero);
-				mpfr_clear(t);
 			}
 		}
 		finish_bound(output, &acc, bound);
 		running_clear(&acc);
+	}
+	if (w)
+		free_values(w, K);
+	bound_inputs_clear(&bi);
+	return status < 0 ? -1 : 0;
+}
+
+int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, size_t nc,
+		       mpfr_ptr bound)
+{
+	return fpref_ref_tc_bound_scaled(m, input, a, b, K, NULL, c, output, nc, bound);
+}
+
+/* cuBLASLt's split-K (fpref_emu_tc_dot_splitk): each slice's chain from
+ * zero (FP32 output), the slices added in K order by FP32 additions from
+ * zero, then C by one more: each addition one rounding of the sum of its
+ * operands' bounds, as promotion's. */
+int fpref_ref_tc_bound_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+			      const uint64_t *b, size_t K, size_t S, uint64_t c, mpfr_ptr bound)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	if (S == 0 || !fpref_tc_output_ok(m, input, f32) || !fpref_tc_input_ok(input) || fpref_tc_lowered(m, f32))
+		return -1;
+	struct bound_inputs bi;
+	int status = bound_inputs_read(input, a, b, K, f32, c, &bi);
+	if (status == 1)
+		mpfr_set_nan(bound);
+	if (status == 0) {
+		mpfr_t zero;
+		mpfr_init2(zero, 8);
+		mpfr_set_zero(zero, 1);
+		struct running sum, part, cterm;
+		running_init(&sum, zero);
+		for (size_t k = 0; k < K; k += S) {
+			running_init(&part, zero);
+			chain_bound(m, input, f32, bi.abs_a + k, bi.abs_b + k, NULL, K - k < S ? K - k : S, &part);
+			fp32_add_bound(&sum, &part);
+			running_clear(&part);
+		}
+		running_init(&cterm, bi.c.x); /* C: exact, no error of its own */
+		fp32_add_bound(&sum, &cterm);
+		finish_bound(f32, &sum, bound);
+		running_clear(&cterm);
+		running_clear(&sum);
+		mpfr_clear(zero);
 	}
 	bound_inputs_clear(&bi);
 	return status < 0 ? -1 : 0;
 }
 
 /* Plain orders: a product rounded to the accumulator (none in the fma
- * chain), then additions, each one rounding. */
-struct plain {
-	long log2_u, log2_eta;
-};
+ * chain), then additions, each one rounding (struct plain above). */
 
 static void product_bound(const struct plain *pl, mpfr_srcptr x, mpfr_srcptr y, bool rounded, struct running *r)
 {

@@ -230,14 +230,14 @@ START_TEST(round_down_dot_add)
 	const struct fpref_tc_model *f8 = preset("mfma-cdna3", &fnuz);
 	ck_assert_uint_eq(dot_both(f8, &fnuz, x, y, 16, NULL, 0xB0800000, &f32), 0x3F800000);
 	ck_assert_uint_eq(dot_both(f8, &fnuz, x, y, 16, NULL, 0xB3000000, &f32), 0x3F7FFFFF);
-	/* no FP16 output, and no bound yet */
+	/* no FP16 output, so no bound for it */
 	struct fpref_format h = test_format("float16");
 	uint64_t d;
 	ck_assert(!fpref_tc_output_ok(m, &f16, &h));
 	ck_assert_int_eq(fpref_emu_tc_dot(m, &f16, a, b, 8, 0, &h, &d), -1);
 	mpfr_t bound;
 	mpfr_init2(bound, 64);
-	ck_assert_int_eq(fpref_ref_tc_bound(m, &f16, a, b, 8, 0, &f32, 0, bound), -1);
+	ck_assert_int_eq(fpref_ref_tc_bound(m, &f16, a, b, 8, 0, &h, 0, bound), -1);
 	mpfr_clear(bound);
 }
 END_TEST
@@ -352,6 +352,174 @@ START_TEST(cdna4_scale_before_accumulation)
 }
 END_TEST
 
+/* Block scales as fpref dot --scale-a takes them (golden's parser and its
+ * scaled model dot) against the oracle: "2^-3, 0x80 ,4,0.5" is E8M0 124,
+ * 128, 129, 126 (2^(code - 127)); 3, -2, an empty entry, 2^x and 0x100 are
+ * refused; random cases with scales written as patterns agree with
+ * fpref_ref_tc_dot_scaled on mfma-cdna4-scale and tcgen05-mxf8f6f4. */
+START_TEST(scales_from_text_against_oracle)
+{
+	struct fpref_format e8m0 = test_format("float8_e8m0fnu"), f32 = test_format("float32");
+	uint64_t *codes = NULL;
+	size_t n = 0;
+	char err[256];
+	ck_assert_int_eq(fpref_golden_scales_parse(&e8m0, "2^-3, 0x80 ,4,0.5", &codes, &n, err, sizeof err), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(codes[0], 124);
+	ck_assert_uint_eq(codes[1], 128);
+	ck_assert_uint_eq(codes[2], 129);
+	ck_assert_uint_eq(codes[3], 126);
+	free(codes);
+	const char *bad[] = { "3", "-2", "1,,2", "2^x", "0x100", "0" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(fpref_golden_scales_parse(&e8m0, bad[i], &codes, &n, err, sizeof err) == -1, "'%s' taken",
+			      bad[i]);
+	const char *models[2] = { "mfma-cdna4-scale", "tcgen05-mxf8f6f4" }, *inputs[2] = { "float8_e4m3fn", "float4_e2m1fn" };
+	uint64_t state = 77;
+	for (int rep = 0; rep < 400; rep++) {
+		struct fpref_format in = test_format(inputs[rep % 2]);
+		struct fpref_accum_model m = { .kind = FPREF_ACCUM_TC, .tc = *preset(models[(rep / 2) % 2], &in) };
+		size_t K = 1 + next_random(&state) % 100, chunks = (K + 31) / 32;
+		uint64_t a[100], b[100], sa[4], sb[4], *pa = NULL, *pb = NULL, d[2] = { 1, 2 };
+		uint64_t c = random_case(&in, &f32, &state, K, a, b);
+		char ta[64] = "", tb[64] = "";
+		for (size_t j = 0; j < chunks; j++) {
+			sa[j] = random_scale(&e8m0, &state);
+			sb[j] = random_scale(&e8m0, &state);
+			snprintf(ta + strlen(ta), sizeof ta - strlen(ta), "%s0x%02X", j ? "," : "", (unsigned)sa[j]);
+			snprintf(tb + strlen(tb), sizeof tb - strlen(tb), "%s0x%02X", j ? "," : "", (unsigned)sb[j]);
+		}
+		size_t na = 0, nb = 0;
+		ck_assert_int_eq(fpref_golden_scales_parse(&e8m0, ta, &pa, &na, err, sizeof err), 0);
+		ck_assert_int_eq(fpref_golden_scales_parse(&e8m0, tb, &pb, &nb, err, sizeof err), 0);
+		ck_assert_uint_eq(na, chunks);
+		struct fpref_tc_scales text = { &e8m0, pa, pb, 32 }, direct = { &e8m0, sa, sb, 32 };
+		struct fpref_env env;
+		fpref_env_default(&env);
+		ck_assert_int_eq(fpref_golden_model_dot_scaled(&m, &in, a, b, K, &text, c, &f32, &env, &d[0]), 0);
+		ck_assert_int_eq(fpref_ref_tc_dot_scaled(&m.tc, &in, a, b, K, &direct, c, &f32, &d[1]), 0);
+		ck_assert_msg(d[0] == d[1], "%s %s K=%zu: %llx, oracle %llx", m.tc.gpu, in.name, K,
+			      (unsigned long long)d[0], (unsigned long long)d[1]);
+		free(pa);
+		free(pb);
+	}
+}
+END_TEST
+
+/* The a priori bounds of the paths added for these presets (ref/tc.c
+ * derives each: the group path's scales, the two-stage dot-add's floors,
+ * CDNA1/2's FP32 operations and flushing, block scales, split-K): on
+ * random cases, narrow or wide magnitudes (subnormals included), one sign
+ * or both, K up to 300, C now and then, with scales where the preset
+ * takes them, split-K slices of 64 or 128 and promotion every few blocks,
+ * |d - exact| never exceeds the bound (compared exactly; the exact value
+ * with its scales summed in MPFR without rounding). */
+static const struct {
+	const char *model, *input;
+} bounded[] = {
+	{ "mfma-cdna3", "float16" },       { "mfma-cdna3", "bfloat16" },     { "mfma-cdna3", "tf32" },
+	{ "mfma-cdna3", "float8_e4m3fnuz" }, { "mfma-cdna3", "float8_e5m2fnuz" }, { "mfma-cdna4", "float8_e4m3fn" },
+	{ "mfma-cdna4", "float4_e2m1fn" }, { "mfma-cdna4", "float6_e3m2fn" }, { "mfma-cdna4-scale", "float8_e5m2" },
+	{ "mfma-cdna4-scale", "float6_e2m3fn" }, { "mfma-cdna1", "float16" }, { "mfma-cdna1", "bfloat16" },
+	{ "mfma-cdna2", "float16" },       { "mfma-cdna2", "bfloat16" },     { "tcgen05-mxf4nvf4", "float4_e2m1fn" },
+	{ "tcgen05-mxf8f6f4", "float8_e4m3fn" }, { "tcgen05", "float8_e5m2" }, { "h100-wgmma", "float8_e4m3fn" },
+};
+
+START_TEST(new_path_bounds_hold)
+{
+	struct fpref_format in = test_format(bounded[_i].input), f32 = test_format("float32");
+	struct fpref_format e8m0 = test_format("float8_e8m0fnu"), e4m3 = test_format("float8_e4m3fn");
+	const struct fpref_tc_model *m = preset(bounded[_i].model, &in);
+	bool takes_scales = m->tree == 0 && (strstr(m->gpu, "mx") || strstr(m->gpu, "-scale"));
+	uint64_t state = 0xb0d0000u + ((uint64_t)_i << 32);
+	unsigned long held = 0, finite = 0;
+	double worst = 0;
+	mpfr_t bound, exact, term, w, err;
+	mpfr_inits2(64, bound, term, w, (mpfr_ptr)0);
+	mpfr_inits2(2400, exact, err, (mpfr_ptr)0);
+	struct fpref_ref_value x, y, v;
+	fpref_ref_value_init(&x);
+	fpref_ref_value_init(&y);
+	fpref_ref_value_init(&v);
+	for (int rep = 0; rep < 300; rep++) {
+		size_t K = 1 + next_random(&state) % 300;
+		int top = max_field(&in), mid = in.bias;
+		bool wide = rep % 4 == 3, same_sign = rep % 2 == 0;
+		int lo = wide ? 0 : (mid - 3 > 0 ? mid - 3 : 0), hi = wide ? top : (mid + 1 < top ? mid + 1 : top);
+		uint64_t a[300], b[300], sa[20], sb[20], d = 0;
+		uint64_t sign = 1ull << (in.man_bits + in.exp_bits + in.pad_bits);
+		for (size_t k = 0; k < K; k++) {
+			a[k] = random_input(&in, &state, lo, hi, 0) & (same_sign ? ~sign : ~(uint64_t)0);
+			b[k] = random_input(&in, &state, lo, hi, 0) & (same_sign ? ~sign : ~(uint64_t)0);
+		}
+		uint64_t c = rep % 3 == 0 ? random_input(&f32, &state, 127 - 2, 127 + 4, 0) : 0;
+		int mode = rep % 3; /* 0: dot (scaled where the preset takes scales), 1: split-K, 2: promoted */
+		struct fpref_tc_scales s = { &e8m0, sa, sb, 32 };
+		bool scaled = mode == 0 && takes_scales && rep % 2 == 1;
+		if (scaled) {
+			if (m->group > 0 && rep % 5 == 0)
+				s.format = &e4m3;
+			s.every = m->group > 0 && (rep % 3 == 1 || s.format == &e4m3) ? 16 : 32;
+			for (size_t j = 0; j <= K / s.every; j++) {
+				sa[j] = random_scale(s.format, &state) & 0x7F; /* no NaN scale: it has no bound */
+				sb[j] = random_scale(s.format, &state) & 0x7F;
+			}
+		}
+		size_t S = (size_t)(rep % 2 ? 64 : 128), nc = (size_t)(1 + rep % 3) * (size_t)m->block;
+		int rc;
+		if (mode == 1) {
+			ck_assert_int_eq(fpref_emu_tc_dot_splitk(m, &in, a, b, K, S, c, &d), 0);
+			rc = fpref_ref_tc_bound_splitk(m, &in, a, b, K, S, c, bound);
+		} else if (mode == 2 && m->tree == 0) {
+			ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &in, a, b, K, nc, NULL, NULL, c, &d), 0);
+			rc = fpref_ref_tc_bound(m, &in, a, b, K, c, &f32, nc, bound);
+		} else {
+			ck_assert_int_eq(fpref_emu_tc_dot_scaled(m, &in, a, b, K, scaled ? &s : NULL, c, &f32, &d), 0);
+			rc = fpref_ref_tc_bound_scaled(m, &in, a, b, K, scaled ? &s : NULL, c, &f32, 0, bound);
+		}
+		ck_assert_int_eq(rc, 0);
+		held++;
+		if (!mpfr_number_p(bound))
+			continue; /* may overflow: no finite bound claimed */
+		mpfr_set_zero(exact, 1);
+		for (size_t k = 0; k < K; k++) {
+			ck_assert_int_eq(fpref_ref_from_bits(&in, a[k], false, &x) | fpref_ref_from_bits(&in, b[k], false, &y), 0);
+			mpfr_mul(term, x.x, y.x, MPFR_RNDN); /* exact: 22 bits */
+			if (scaled) {
+				mpfr_set_ui(w, 1, MPFR_RNDN);
+				uint64_t both[2] = { sa[k / s.every], sb[k / s.every] };
+				for (int j = 0; j < 2; j++) {
+					ck_assert_int_eq(fpref_ref_from_bits(s.format, both[j], false, &v), 0);
+					mpfr_mul(w, w, v.x, MPFR_RNDN); /* exact: 8 bits */
+				}
+				mpfr_mul(term, term, w, MPFR_RNDN); /* exact: 30 bits */
+			}
+			ck_assert_int_eq(mpfr_add(exact, exact, term, MPFR_RNDN), 0);
+		}
+		ck_assert_int_eq(fpref_ref_from_bits(&f32, c, false, &v), 0);
+		ck_assert_int_eq(mpfr_add(exact, exact, v.x, MPFR_RNDN), 0);
+		ck_assert_int_eq(fpref_ref_from_bits(&f32, d, false, &v), 0);
+		ck_assert_msg(mpfr_number_p(v.x), "%s %s: d = %llx with a finite bound", m->gpu, in.name,
+			      (unsigned long long)d);
+		ck_assert_int_eq(mpfr_sub(err, v.x, exact, MPFR_RNDN), 0);
+		mpfr_abs(err, err, MPFR_RNDN);
+		ck_assert_msg(mpfr_cmp(err, bound) <= 0, "%s %s K=%zu mode %d%s: error %g above the bound %g", m->gpu,
+			      in.name, K, mode, scaled ? " (scaled)" : "", mpfr_get_d(err, MPFR_RNDU),
+			      mpfr_get_d(bound, MPFR_RNDD));
+		if (!mpfr_zero_p(bound) && mpfr_get_d(err, MPFR_RNDN) / mpfr_get_d(bound, MPFR_RNDN) > worst)
+			worst = mpfr_get_d(err, MPFR_RNDN) / mpfr_get_d(bound, MPFR_RNDN);
+		finite++;
+	}
+	printf("%-18s %-16s bound held on %lu of %lu cases (finite); error/bound max %.3g\n", m->gpu, in.name, finite,
+	       held, worst);
+	ck_assert_uint_gt(finite, 200);
+	fpref_ref_value_clear(&x);
+	fpref_ref_value_clear(&y);
+	fpref_ref_value_clear(&v);
+	mpfr_clears(bound, exact, term, w, err, (mpfr_ptr)0);
+}
+END_TEST
+
 /* cuBLASLt's split-K order: emulator against oracle on random FP8 and FP16
  * cases (slices of 128 and 64, the granularities the issue cites), and
  * worked by hand: two slices of 32 each summing to 1 (a single product
@@ -437,6 +605,8 @@ int main(void)
 	tcase_add_test(tc, cdna12_pairwise_and_flush);
 	tcase_add_test(tc, cdna4_ocp_inputs);
 	tcase_add_test(tc, cdna4_scale_before_accumulation);
+	tcase_add_test(tc, scales_from_text_against_oracle);
+	tcase_add_loop_test(tc, new_path_bounds_hold, 0, (int)(sizeof bounded / sizeof bounded[0]));
 	tcase_add_test(tc, cublaslt_splitk);
 	tcase_add_test(tc, chip_aliases);
 	tcase_set_timeout(tc, 600);

@@ -105,7 +105,7 @@ static void print_report(const struct fpref_gemm_stats *st, bool json)
 	cli_print_gemm_errors("error against the exact product, per element", &s);
 	if (s.without_bound)
 		printf("no a priori bound for %zu elements (exact model, Kahan, --source, inputs the accumulator does not "
-		       "hold, possible overflow, NaN/inf, a split-K order, or a model path without one)\n", s.without_bound);
+		       "hold, possible overflow, NaN/inf, or a model path without one)\n", s.without_bound);
 }
 
 /* The matrices: A, B (source values), Aq, Bq (quantised to --in: the same

@@ -132,3 +132,47 @@ def test_plain_orders_match_cli_dot(cli, model, extra, out):
         args += ["--round", extra["round"]]
     assert D.tolist() == _cli_dot(cli, args, "e4m3", out, A, B, C).tolist()
     fpref.testing.assert_matches_model(D, A, B, C, model=model, out=out, **extra)
+
+
+def test_dot_block_scales_by_hand():
+    # mfma-cdna4-scale, e4m3 1 * 1 with scales 2^5 and 1, C = -2^-20: the
+    # scaled sum 32 sets the alignment and C is floored to 24 bits below
+    # 2^5: 32 - 2^-19 (41FFFFFF), where unit scales give 1 - 2^-20
+    # (3F7FFFF0), as tests/cli.sh works it for fpref dot --scale-a
+    one = fpref.convert([1.0], "e4m3")
+    c = np.array(0xB5800000, np.uint32)
+    kw = dict(model="mfma-cdna4-scale", inp="e4m3")
+    assert int(fpref.dot(one, one, c, scale_a=32.0, **kw)) == 0x41FFFFFF
+    assert int(fpref.dot(one, one, c, scale_a=np.array([132], np.uint8), **kw)) == 0x41FFFFFF
+    assert int(fpref.dot(one, one, c, **kw)) == 0x3F7FFFF0
+    assert int(fpref.dot(one, one, c, scale_a=1.0, **kw)) == 0x3F7FFFF0
+    # tcgen05-mxf4nvf4, e2m1 1 * 1 with UE4M3 scales 1.5 and 1.5: 2.25
+    e = fpref.convert([1.0], "e2m1")
+    assert int(fpref.dot(e, e, model="tcgen05-mxf4nvf4", inp="e2m1", scale_a=1.5, scale_b=1.5, scale_every=16,
+                         scale_format="e4m3")) == 0x40100000
+
+
+def test_dot_block_scales_errors():
+    one = fpref.convert([1.0], "e4m3")
+    with pytest.raises(ValueError, match="exactly"):
+        fpref.dot(one, one, model="mfma-cdna4-scale", scale_a=3.0)
+    with pytest.raises(ValueError, match="tensor-core"):
+        fpref.dot(one, one, model="recursive", scale_a=2.0)
+    with pytest.raises(ValueError, match="multiple of 16"):
+        fpref.dot(one, one, model="mfma-cdna4-scale", scale_a=2.0, scale_every=24)
+    with pytest.raises(ValueError, match="shape"):
+        fpref.dot(one, one, model="mfma-cdna4-scale", scale_a=np.array([127, 127], np.uint8))
+
+
+@pytest.mark.parametrize("model, inp", [("mfma-cdna4-scale", "e4m3"), ("tcgen05-mxf8f6f4", "e5m2"),
+                                        ("mfma-cdna4-scale", "e2m1")])
+def test_dot_block_scales_match_cli(cli, model, inp):
+    a, b = _random(inp, (4, 70), 21), _random(inp, (4, 70), 22)
+    c = fpref.convert(np.random.default_rng(23).standard_normal(4), "f32")
+    sa, sb = np.array([120, 131, 127], np.uint8), np.array([127, 0x7F - 9, 140], np.uint8)
+    d = fpref.dot(a, b, c, model=model, inp=inp, scale_a=sa, scale_b=sb)
+    lines = [" ".join(fpref.hex_codes(a[i], inp) + fpref.hex_codes(b[i], inp) + fpref.hex_codes([c[i]], "f32"))
+             for i in range(4)]
+    rows = cli(["dot", "--model", model, "--in", inp, "--scale-a", ",".join(f"0x{x:02X}" for x in sa),
+                "--scale-b", ",".join(f"0x{x:02X}" for x in sb)], lines)
+    assert d.tolist() == [int(r[-1], 16) for r in rows]

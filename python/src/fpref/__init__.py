@@ -511,15 +511,42 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m
     return d
 
 
+def _scale_codes(s: Any, fmt: str, shape: Tuple[int, ...]) -> np.ndarray:
+    """Block scales as uint64 codes of fmt with the given shape: integer
+    arrays are codes; float values must be values fmt holds exactly."""
+    arr = np.asarray(s)
+    if arr.dtype.kind == "f":
+        codes = convert(arr, fmt).astype(np.uint64)
+        back = decode(codes, fmt)
+        if not np.array_equal(back, arr.astype(np.float64)) or np.any(arr <= 0):
+            raise ValueError(f"scales must be positive values of {fmt} exactly (or its codes as integers)")
+        arr = codes
+    elif arr.dtype.kind not in "ui":
+        raise ValueError(f"scales must be codes (integers) or values (floats) of {fmt}, not {arr.dtype}")
+    arr = np.broadcast_to(arr, shape) if arr.ndim <= len(shape) else arr
+    if arr.shape != shape:
+        raise ValueError(f"scales of shape {arr.shape}; these dot products take {shape} (one per scale_every)")
+    return np.ascontiguousarray(arr, dtype=np.uint64).reshape(-1)
+
+
 def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
         promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
-        floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None) -> np.ndarray:
+        floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None, scale_a: Any = None,
+        scale_b: Any = None, scale_every: int = 32, scale_format: str = "e8m0") -> np.ndarray:
     """d = a . b + c over the last axis, as gemm computes each element: a and b
     of shape (..., K) (codes or arrays of inp), c (...) codes of out (None:
     +0); the codes of out with shape (...).
 
+    scale_a, scale_b: block scales (a tensor-core preset only, as fpref dot
+    --scale-a/--scale-b), one per scale_every products, of shape
+    (..., ceil(K / scale_every)) or broadcast to it: codes of scale_format
+    (e8m0, or e4m3 read as UE4M3) as integers, or values as floats; None
+    for ones.
+
     >>> dot(convert([1.0, 2.0], "e4m3"), convert([3.0, 4.0], "e4m3"))
     array(1093664768, dtype=uint32)
+    >>> decode(dot(convert([1.0], "e4m3"), convert([1.0], "e4m3"), model="mfma-cdna4-scale", scale_a=32.0), "f32")
+    array(32.)
     """
     inp_name = format_info(inp)["name"]
     out_name = format_info(out)["name"]
@@ -538,8 +565,21 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3"
             raise ValueError(f"c has shape {cv.shape}, the dot products {lead}")
         cv = np.ascontiguousarray(cv.reshape(-1), dtype=np.uint64)
     d = np.empty(rows_a.shape[0], dtype=np.uint64)
-    _gemm_call(model, inp_name, out_name, rows_a.shape[0], 1, K, rows_a, rows_b, cv, d, promote, block, frac, floor,
-               final, round, True, False)
+    if scale_a is not None or scale_b is not None:
+        if promote or block or frac or floor is not None or round is not None:
+            raise ValueError("scale_a/scale_b take a tensor-core preset alone (no promote, block, frac, floor, round)")
+        if scale_every < 1:
+            raise ValueError("scale_every must be positive")
+        sf = format_info(scale_format)["name"]
+        shape = tuple(lead) + (-(-K // scale_every),)
+        one = 1.0
+        sa = _scale_codes(one if scale_a is None else scale_a, sf, shape)
+        sb = _scale_codes(one if scale_b is None else scale_b, sf, shape)
+        _fpref.dot_scaled(model, inp_name, out_name, rows_a.shape[0], K, rows_a, rows_b, cv, d, sa, sb, scale_every,
+                          sf)
+    else:
+        _gemm_call(model, inp_name, out_name, rows_a.shape[0], 1, K, rows_a, rows_b, cv, d, promote, block, frac,
+                   floor, final, round, True, False)
     res = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return res.reshape(lead)
 
