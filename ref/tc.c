@@ -605,28 +605,61 @@ static void bound_inputs_clear(struct bound_inputs *bi)
 	free_values(bi->abs_b, bi->K);
 }
 
+/* The unit roundoff and underflow step of a block's one rounding (the
+ * row's rounding to the output, narrowed to F bits when F is fewer). */
+struct block_rounding {
+	long log2_u, log2_eta;
+};
+
+static struct block_rounding block_rounding(const struct fpref_tc_model *m, const struct fpref_format *output)
+{
+	struct fpref_env env;
+	fpref_tc_model_env(m, output, &env);
+	int target_man = m->frac < output->man_bits ? m->frac : output->man_bits;
+	return (struct block_rounding){ log2_unit_roundoff(target_man + 1, env.rounding),
+					least_normal_exponent(output) - target_man };
+}
+
+/* X = 2^floor, the alignment's least place (0 without a floor). */
+static void floor_place(mpfr_ptr X, const struct fpref_tc_model *m, const struct fpref_format *output)
+{
+	int floor = fpref_tc_model_floor(m, output);
+	if (floor == FPREF_TC_NO_FLOOR)
+		mpfr_set_zero(X, 1);
+	else
+		mpfr_set_ui_2exp(X, 1, floor, MPFR_RNDU);
+}
+
+/* The accumulator's place in a block's alignment: X = max(X, max(|c|,
+ * 2^-126)) with |c| <= r->mag (c enters as an FP32), unless c is exactly
+ * zero (r->mag = 0), which no alignment sees.  Whether it may be nonzero. */
+static bool acc_place(mpfr_ptr X, const struct running *r)
+{
+	if (mpfr_zero_p(r->mag))
+		return false;
+	mpfr_t t;
+	mpfr_init2(t, BOUND_PREC);
+	mpfr_set_ui_2exp(t, 1, -126, MPFR_RNDU);
+	mpfr_max(t, t, r->mag, MPFR_RNDU);
+	mpfr_max(X, X, t, MPFR_RNDU);
+	mpfr_clear(t);
+	return true;
+}
+
 /* The chain of blocks from an accumulator bounded by r->mag (exactly zero
  * when that is 0): the recurrence of docs/accumulation.md. */
 static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input,
 			   const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t K,
 			   struct running *r)
 {
-	int floor = fpref_tc_model_floor(m, output);
-	struct fpref_env env;
-	fpref_tc_model_env(m, output, &env);
-	int target_man = m->frac < output->man_bits ? m->frac : output->man_bits;
-	long log2_u = log2_unit_roundoff(target_man + 1, env.rounding);
-	long log2_eta = least_normal_exponent(output) - target_man;
+	struct block_rounding br = block_rounding(m, output);
 	long least_in = least_normal_exponent(input);
 	mpfr_t X, q, p, tau, unit, t, S;
 	mpfr_inits2(BOUND_PREC, X, q, p, tau, unit, t, S, (mpfr_ptr)0);
 	for (size_t k = 0; k < K; k += (size_t)m->block) {
 		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block;
 		/* X bounds 2^E: the floor, each product's alignment place, the accumulator's */
-		if (floor == FPREF_TC_NO_FLOOR)
-			mpfr_set_zero(X, 1);
-		else
-			mpfr_set_ui_2exp(X, 1, floor, MPFR_RNDU);
+		floor_place(X, m, output);
 		mpfr_set_zero(S, 1);
 		for (size_t i = k; i < k + len; i++) {
 			if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]))
@@ -639,12 +672,7 @@ static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_fo
 				mpfr_mul(q, q, w[i], MPFR_RNDU);
 			mpfr_max(X, X, q, MPFR_RNDU);
 		}
-		bool acc_nonzero = !mpfr_zero_p(r->mag);
-		if (acc_nonzero) {
-			mpfr_set_ui_2exp(t, 1, -126, MPFR_RNDU);
-			mpfr_max(t, t, r->mag, MPFR_RNDU);
-			mpfr_max(X, X, t, MPFR_RNDU);
-		}
+		bool acc_nonzero = acc_place(X, r);
 		mpfr_mul_2si(unit, X, -m->frac, MPFR_RNDU); /* a term loses less than 2^(E-F), and never more than itself */
 		mpfr_set_zero(tau, 1);
 		for (size_t i = k; i < k + len; i++) {
@@ -665,7 +693,7 @@ static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_fo
 		 * |acc| + S, then one rounding */
 		mpfr_add(t, r->mag, S, MPFR_RNDU);
 		mpfr_add(r->err, r->err, tau, MPFR_RNDU);
-		rounding_step(r->err, r->mag, t, log2_u, log2_eta);
+		rounding_step(r->err, r->mag, t, br.log2_u, br.log2_eta);
 	}
 	mpfr_clears(X, q, p, tau, unit, t, S, (mpfr_ptr)0);
 }
@@ -715,11 +743,7 @@ static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct f
 				  const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t K,
 				  struct running *r)
 {
-	struct fpref_env env;
-	fpref_tc_model_env(m, output, &env);
-	int target_man = m->frac < output->man_bits ? m->frac : output->man_bits;
-	long log2_u = log2_unit_roundoff(target_man + 1, env.rounding);
-	long log2_eta = least_normal_exponent(output) - target_man;
+	struct block_rounding br = block_rounding(m, output);
 	long least_in = least_normal_exponent(input);
 	size_t parts = m->halves > 1 ? (size_t)m->halves : 1;
 	mpfr_t Q, X2, q, p, unit, t, T;
@@ -737,13 +761,9 @@ static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct f
 				nonempty++;
 			part_used[(i - k) % parts] = true;
 		}
-		bool products = nonempty > 0, acc_nonzero = !mpfr_zero_p(r->mag);
+		bool products = nonempty > 0;
 		mpfr_set(X2, Q, MPFR_RNDU);
-		if (acc_nonzero) {
-			mpfr_set_ui_2exp(t, 1, -126, MPFR_RNDU);
-			mpfr_max(t, t, r->mag, MPFR_RNDU);
-			mpfr_max(X2, X2, t, MPFR_RNDU);
-		}
+		bool acc_nonzero = acc_place(X2, r);
 		/* stage 1: truncations (toward zero) of the products */
 		mpfr_mul_2si(unit, Q, -m->frac, MPFR_RNDU);
 		mpfr_set(T, r->mag, MPFR_RNDU);
@@ -770,7 +790,7 @@ static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct f
 			mpfr_mul_2si(t, X2, -keep, MPFR_RNDU);
 			floor_step(r->err, T, t);
 		}
-		rounding_step(r->err, r->mag, T, log2_u, log2_eta);
+		rounding_step(r->err, r->mag, T, br.log2_u, br.log2_eta);
 	}
 	mpfr_clears(Q, X2, q, p, unit, t, T, (mpfr_ptr)0);
 }
@@ -785,21 +805,13 @@ static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct f
 static void group_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *output, mpfr_t *abs_a,
 			      mpfr_t *abs_b, mpfr_t *w, size_t K, struct running *r)
 {
-	int floor = fpref_tc_model_floor(m, output);
-	struct fpref_env env;
-	fpref_tc_model_env(m, output, &env);
-	int target_man = m->frac < output->man_bits ? m->frac : output->man_bits;
-	long log2_u = log2_unit_roundoff(target_man + 1, env.rounding);
-	long log2_eta = least_normal_exponent(output) - target_man;
+	struct block_rounding br = block_rounding(m, output);
 	size_t g = (size_t)m->group;
 	mpfr_t X, G, p, unit, t, T, tau;
 	mpfr_inits2(BOUND_PREC, X, G, p, unit, t, T, tau, (mpfr_ptr)0);
 	for (size_t k = 0; k < K; k += (size_t)m->block) {
 		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block;
-		if (floor == FPREF_TC_NO_FLOOR)
-			mpfr_set_zero(X, 1);
-		else
-			mpfr_set_ui_2exp(X, 1, floor, MPFR_RNDU);
+		floor_place(X, m, output);
 		for (size_t k0 = k; k0 < k + len; k0 += g) {
 			if (w && mpfr_zero_p(w[k0]))
 				continue;
@@ -809,12 +821,7 @@ static void group_chain_bound(const struct fpref_tc_model *m, const struct fpref
 				mpfr_set_ui(t, 1, MPFR_RNDU); /* unit scales: the place 0 */
 			mpfr_max(X, X, t, MPFR_RNDU);
 		}
-		bool acc_nonzero = !mpfr_zero_p(r->mag);
-		if (acc_nonzero) {
-			mpfr_set_ui_2exp(t, 1, -126, MPFR_RNDU);
-			mpfr_max(t, t, r->mag, MPFR_RNDU);
-			mpfr_max(X, X, t, MPFR_RNDU);
-		}
+		bool acc_nonzero = acc_place(X, r);
 		mpfr_mul_2si(unit, X, -m->frac, MPFR_RNDU);
 		mpfr_set(T, r->mag, MPFR_RNDU);
 		mpfr_set_zero(tau, 1);
@@ -835,7 +842,7 @@ static void group_chain_bound(const struct fpref_tc_model *m, const struct fpref
 			mpfr_add(tau, tau, t, MPFR_RNDU);
 		}
 		mpfr_add(r->err, r->err, tau, MPFR_RNDU);
-		rounding_step(r->err, r->mag, T, log2_u, log2_eta);
+		rounding_step(r->err, r->mag, T, br.log2_u, br.log2_eta);
 	}
 	mpfr_clears(X, G, p, unit, t, T, tau, (mpfr_ptr)0);
 }
