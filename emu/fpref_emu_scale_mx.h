@@ -87,6 +87,14 @@ struct fpref_nvfp4_params {
 	bool two_d;      /* 16x16 blocks (weights); else 1x16 along rows */
 	bool stochastic; /* elements by stochastic rounding from the seeded stream (te only) */
 	uint64_t seed;   /* element i = row * cols + col takes fpref_sr_stream(seed, i), 32 bits */
+	/* Transformer Engine's stream instead (te-nvfp4, docs/stochastic-rounding.md):
+	 * element i takes lane i mod 4 of word i / 4 of the Philox4x32 stream
+	 * (seed, subsequence philox_thread, philox_offset, philox_rounds), 8
+	 * bits, as `fpref convert --round te-nvfp4 --sr-bits
+	 * philox=SEED:OFFSET:THREAD:ROUNDS` rounds value i of a batch. */
+	bool philox;
+	uint64_t philox_offset, philox_thread;
+	unsigned philox_rounds; /* 0: 10 */
 	enum fpref_nvfp4_recipe recipe;
 	enum fpref_nvfp4_choice choice; /* FOUR_OVER_SIX only */
 	unsigned scale_bound;           /* FOUR_OVER_SIX: the E4M3 scale bound M, 256 or 448 (0: 256) */

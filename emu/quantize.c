@@ -242,6 +242,14 @@ static int run_nvfp4(struct run *u)
 		snprintf(seed, sizeof seed, "%llu", (unsigned long long)q->nvfp4.seed);
 		add_label(r, "seed", seed, true);
 	}
+	if (q->nvfp4.stochastic && q->nvfp4.philox) { /* TE's stream: where in it, and its rounds */
+		snprintf(seed, sizeof seed, "%llu", (unsigned long long)q->nvfp4.philox_offset);
+		add_label(r, "philox_offset", seed, true);
+		snprintf(seed, sizeof seed, "%llu", (unsigned long long)q->nvfp4.philox_thread);
+		add_label(r, "philox_thread", seed, true);
+		snprintf(seed, sizeof seed, "%u", q->nvfp4.philox_rounds ? q->nvfp4.philox_rounds : 10);
+		add_label(r, "philox_rounds", seed, true);
+	}
 	add_nvfp4_recipe_labels(r, &q->nvfp4);
 	add_fact(r, "tensor_scale", r->tensor_scale);
 	return 0;

@@ -128,6 +128,10 @@ int fpref_emu_nvfp4_params_check(const struct fpref_nvfp4_params *p, size_t cols
 		snprintf(err, errlen, "Four Over Six takes abs_max, mae or mse and a scale bound of 256 or 448");
 		return -1;
 	}
+	if (p->philox && (!p->stochastic || p->philox_rounds > 64)) {
+		snprintf(err, errlen, "the Philox stream feeds stochastic rounding, with 1 to 64 rounds");
+		return -1;
+	}
 	if (p->rht && cols % FPREF_NVFP4_BLOCK != 0) {
 		snprintf(err, errlen, "the random Hadamard transform needs rows of a multiple of 16, not %zu", cols);
 		return -1;
@@ -165,7 +169,25 @@ static int nvfp4_init(struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_
 	q->scale_env.overflow = q->row->scale_saturates ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
 	q->element = q->a.env;
 	q->element.overflow = FPREF_OVERFLOW_SAT;
-	if (p->stochastic) {
+	if (p->stochastic && p->philox) {
+		/* the instruction's lanes and width, on this element environment */
+		struct fpref_env te;
+		fpref_env_default(&te);
+		if (fpref_env_sr_instruction("te-nvfp4", &q->a.f32, &q->e2m1, &te, err, errlen) != 0)
+			return -1;
+		q->element.rounding = FPREF_SR;
+		q->element.sr_rule = te.sr_rule;
+		q->element.sr_width = te.sr_width;
+		q->element.sr_word_bits = te.sr_word_bits;
+		q->element.sr_lanes = te.sr_lanes;
+		memcpy(q->element.sr_lane_shift, te.sr_lane_shift, sizeof te.sr_lane_shift);
+		q->element.sr_instruction = te.sr_instruction;
+		q->element.sr_seeded = q->element.sr_philox = true;
+		q->element.sr_seed = p->seed;
+		q->element.sr_offset = p->philox_offset;
+		q->element.sr_subsequence = p->philox_thread;
+		q->element.sr_philox_rounds = p->philox_rounds ? p->philox_rounds : 10;
+	} else if (p->stochastic) {
 		q->element.rounding = FPREF_SR;
 		q->element.sr_seeded = true;
 		q->element.sr_seed = p->seed;

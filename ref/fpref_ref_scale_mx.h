@@ -38,6 +38,12 @@ struct fpref_ref_nvfp4 {
 	unsigned scale_bound;
 	bool rht, rht_bf16;
 	unsigned rht_signs;
+	/* stochastic rounding from Transformer Engine's Philox4x32 stream
+	 * (seed, thread as the subsequence, offset, rounds; 0 rounds: 10)
+	 * instead of fpref_sr_stream */
+	bool philox;
+	uint64_t philox_offset, philox_thread;
+	unsigned philox_rounds;
 };
 
 int fpref_ref_nvfp4_recipe_quantize(const struct fpref_ref_nvfp4 *p, const uint32_t *x_f32, size_t rows, size_t cols,

@@ -542,6 +542,20 @@ static uint32_t candidate(struct nvfp4_oracle *n, const uint32_t *x, const size_
 	return nan ? QUIET_NAN_F32 : err;
 }
 
+/* Transformer Engine's random byte for element i: its cast hands
+ * cvt.rs.satfinite.e2m1x4 the elements 4k+3, 4k+2, 4k+1, 4k as operands
+ * a, b, e, f with word k of the thread's Philox stream, and the
+ * instruction rounds a with bits 31:24 of the word, b with 15:8, e with
+ * 23:16 and f with 7:0 (docs/stochastic-rounding.md). */
+static uint64_t te_philox_byte(const struct fpref_ref_nvfp4 *p, size_t i)
+{
+	static const unsigned operand_shift[4] = { 24, 8, 16, 0 }; /* a, b, e, f */
+	uint32_t word = fpref_philox_stream_word(p->seed, p->philox_thread, p->philox_offset,
+						 p->philox_rounds ? p->philox_rounds : 10, i / 4);
+	unsigned operand = 3 - (unsigned)(i % 4); /* element 4k + j is operand 3 - j */
+	return (word >> operand_shift[operand]) & 0xFFu;
+}
+
 static int nvfp4_setup(struct nvfp4_oracle *n, const struct fpref_ref_nvfp4 *p, enum nv_recipe *r, size_t cols,
 		       char *err, size_t errlen)
 {
@@ -593,7 +607,7 @@ int fpref_ref_nvfp4_recipe_quantize(const struct fpref_ref_nvfp4 *p, const uint3
 	struct fpref_env element = n.sat;
 	if (p->stochastic) {
 		element.rounding = FPREF_SR;
-		element.sr_width = 32;
+		element.sr_width = p->philox ? 8 : 32;
 	}
 	size_t idx[256];
 	uint8_t c4[256], c6[256];
@@ -614,7 +628,9 @@ int fpref_ref_nvfp4_recipe_quantize(const struct fpref_ref_nvfp4 *p, const uint3
 		}
 		block_scales_e4m3[b] = block_scale(&n, r, amax[b], false);
 		for (size_t i = 0; i < m; i++) {
-			uint64_t random = p->stochastic ? fpref_sr_stream(p->seed, idx[i]) >> 32 : 0;
+			uint64_t random = !p->stochastic ? 0
+					  : p->philox ? te_philox_byte(p, idx[i])
+						      : fpref_sr_stream(p->seed, idx[i]) >> 32;
 			codes[idx[i]] = e2m1_code(&n, r, scaled(&n, r, block_scales_e4m3[b], xr[idx[i]]), &element, random);
 		}
 	}

@@ -26,7 +26,7 @@ static struct fpref_ref_nvfp4 ref_params(const struct fpref_nvfp4_params *p)
 {
 	struct fpref_ref_nvfp4 r = { fpref_emu_nvfp4_recipe_name(p->recipe), p->two_d, p->stochastic, p->seed,
 				     fpref_emu_nvfp4_choice_name(p->choice), p->scale_bound, p->rht, p->rht_bf16,
-				     p->rht_signs };
+				     p->rht_signs, p->philox, p->philox_offset, p->philox_thread, p->philox_rounds };
 	return r;
 }
 
@@ -66,6 +66,9 @@ static const struct fpref_nvfp4_params configs[] = {
 	{ .recipe = TE },
 	{ .recipe = TE, .two_d = true },
 	{ .recipe = TE, .stochastic = true, .seed = 99 },
+	{ .recipe = TE, .stochastic = true, .seed = 1234, .philox = true, .philox_offset = 5, .philox_thread = 3 },
+	{ .recipe = TE, .stochastic = true, .seed = 7, .philox = true, .philox_thread = 1, .philox_rounds = 3,
+	  .two_d = true },
 	{ .recipe = TE, .rht = true, .rht_signs = FPREF_NVFP4_TE_RHT_SIGNS, .rht_bf16 = true },
 	{ .recipe = TE, .rht = true, .rht_signs = 0x1234, .two_d = true },
 	{ .recipe = TA },
@@ -355,6 +358,63 @@ START_TEST(hadamard_examples)
 }
 END_TEST
 
+/* Transformer Engine's Philox stream: element i of the tensor rounds as
+ * value i of `fpref convert --round te-nvfp4 --sr-bits philox=...`.  Block
+ * 0 holds 2688 (so S = 2688 / 2688 = 1) and every other block has amax 6,
+ * whose scale fl(6 * fl(1/6)) = 1 is exact in E4M3: those elements reach
+ * E2M1 unchanged (x * 1), and their codes must be the conversion's of x. */
+START_TEST(te_philox_stream)
+{
+	enum { N = 128 };
+	uint32_t x[N], T;
+	uint8_t c[N], s[N / 16];
+	for (size_t i = 0; i < N; i++) {
+		uint64_t r = fpref_sr_stream(42, i);
+		float v = (float)((double)(r >> 40) / (double)(1u << 24) * 12.0 - 6.0); /* in [-6, 6) */
+		x[i] = f32(i % 16 == 15 ? 6.0f : v);
+	}
+	x[5] = f32(2688.0f);
+	for (size_t i = 16; i < 24; i++) /* the docs' 0.3: 0.6 of E2M1's subnormal place */
+		x[i] = f32(0.3f);
+	const char *streams[] = { "philox=1234:0:0", "philox=1234:5:3", "philox=99:0x100000000:7:3" };
+	struct fpref_nvfp4_params p = { .stochastic = true };
+	for (size_t k = 0; k < sizeof streams / sizeof streams[0]; k++) {
+		struct fpref_env env;
+		char err[256];
+		fpref_env_default(&env);
+		ck_assert(fpref_env_sr_instruction("te-nvfp4", fpref_format_get(FPREF_FORMAT_FLOAT32),
+						   fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN), &env, err, sizeof err) == 0);
+		ck_assert_msg(fpref_env_parse_sr(streams[k], &env, err, sizeof err) == 0, "%s", err);
+		p.philox = true;
+		p.seed = env.sr_seed;
+		p.philox_offset = env.sr_offset;
+		p.philox_thread = env.sr_subsequence;
+		p.philox_rounds = env.sr_philox_rounds;
+		quantize(&p, x, N, c, s, &T);
+		ck_assert_int_eq(T, F32_ONE);
+		for (size_t b = 1; b < N / 16; b++)
+			ck_assert_msg(s[b] == 0x38, "%s: block %zu scale 0x%02X, not 1", streams[k], b, s[b]);
+		unsigned ups = 0;
+		for (size_t i = 16; i < N; i++) {
+			uint64_t want = 0;
+			unsigned flags = 0;
+			fpref_emu_convert(fpref_format_get(FPREF_FORMAT_FLOAT32), x[i],
+					  fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN), &env, fpref_env_sr_random(&env, i),
+					  &want, &flags);
+			ck_assert_msg(c[i] == want, "%s: element %zu (0x%08X) code 0x%X, convert 0x%X", streams[k], i, x[i],
+				      c[i], (unsigned)want);
+			ups += i < 24 && c[i] == 1;
+		}
+		ck_assert_msg(ups > 0 && ups < 8, "%s: 0.3 rounded up %u of 8 times", streams[k], ups);
+	}
+	/* the same stream as fpref's own, which takes 32 bits of fpref_sr_stream: other codes */
+	uint8_t c2[N];
+	p.philox = false;
+	quantize(&p, x, N, c2, s, &T);
+	ck_assert(memcmp(c, c2, N) != 0);
+}
+END_TEST
+
 START_TEST(refused_options)
 {
 	uint32_t x[20] = { F32_ONE }, T;
@@ -364,6 +424,7 @@ START_TEST(refused_options)
 		{ .recipe = TA, .two_d = true }, { .recipe = MO, .stochastic = true }, { .recipe = TA, .rht = true },
 		{ .recipe = FOS, .stochastic = true }, { .recipe = FOS, .scale_bound = 300 },
 		{ .recipe = TE, .rht = true }, { .recipe = (enum fpref_nvfp4_recipe)9 },
+		{ .recipe = TE, .philox = true }, { .recipe = TE, .stochastic = true, .philox = true, .philox_rounds = 65 },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		ck_assert_msg(fpref_emu_nvfp4_quantize(&bad[i], x, 1, 20, c, s, &T, err, sizeof err) == -1, "case %zu", i);
@@ -396,6 +457,7 @@ int main(void)
 	tcase_add_test(ex, four_over_six_tie);
 	tcase_add_test(ex, four_over_six_rules_disagree);
 	tcase_add_test(ex, hadamard_examples);
+	tcase_add_test(ex, te_philox_stream);
 	tcase_add_test(ex, refused_options);
 	suite_add_tcase(s, ex);
 	return test_run(s);

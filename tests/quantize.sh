@@ -321,6 +321,35 @@ check 'nvfp4 --sr: the same seed, the same codes' "$sr7" "$(tail_hex "$tmp/c.npy
 q --scheme nvfp4 --sr --seed 8 --in "$tmp/sr.npy" --tensor-scale "$tmp/t.npy" >/dev/null
 [ "$sr7" != "$(tail_hex "$tmp/c.npy" 256)" ] && ok 'nvfp4 --sr: another seed, other codes' ||
 	not_ok 'nvfp4 --sr: another seed, other codes'
+# --sr-bits philox=: Transformer Engine's stream.  Block 0 is {2688, 0...}
+# (S = 1), block 1 {6, 0.3 x 15}: scale fl(6 * fl(1/6)) = 1, so its
+# elements reach E2M1 as they are, and element i's code must be what
+# `fpref convert --round te-nvfp4` gives value i of the same 32.
+set -- 45280000
+k=1
+while [ $k -lt 32 ]; do
+	if [ $k -lt 16 ]; then set -- "$@" 0; elif [ $k -eq 16 ]; then set -- "$@" 40C00000; else set -- "$@" 3E99999A; fi
+	k=$((k + 1))
+done
+npy "$tmp/ph.npy" '<f4' '1, 32' 4 "$@"
+for stream in philox=1234:5:3 philox=99:0:0:7; do
+	q --scheme nvfp4 --sr --sr-bits $stream --in "$tmp/ph.npy" --tensor-scale "$tmp/t.npy" --json >"$tmp/out"
+	want=$("$FPREF" convert --from f32 --to e2m1 --round te-nvfp4 --sr-bits $stream "$@" |
+		sed -n '17,32s/.*float4_e2m1fn \([0-9A-F]*\) =.*/0\1/p' | tr -d '\n' | tr 'A-F' 'a-f')
+	check "nvfp4 --sr --sr-bits $stream: block 1 as convert --round te-nvfp4" "$want" "$(tail_hex "$tmp/c.npy" 16)"
+	case $want in
+	07*00*01* | 07*01*00*) ok "nvfp4 --sr-bits $stream: 0.3 rounds both ways" ;;
+	*) not_ok "nvfp4 --sr-bits $stream: 0.3 rounds both ways" "$want" ;;
+	esac
+done
+grep -q '"seed": 99, "philox_offset": 0, "philox_thread": 0, "philox_rounds": 7' "$tmp/out" &&
+	ok 'nvfp4 --sr-bits --json: the stream' || not_ok 'nvfp4 --sr-bits --json: the stream' "$(cat "$tmp/out")"
+for bad in '--sr-bits philox=1' '--sr --sr-bits seed=3' '--sr --sr-bits philox=1:2:3:65' '--sr --seed 1 --sr-bits philox=1' \
+	'--sr --recipe torchao --sr-bits philox=1'; do
+	# shellcheck disable=SC2086
+	expect_status "nvfp4 $bad: exit 2" 2 --scheme nvfp4 $bad --tensor-scale "$tmp/t.npy" --in "$tmp/ph.npy" \
+		--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+done
 
 # ---- MX and NVFP4 refusals ----
 mx=$tmp/mx.npy

@@ -14,7 +14,7 @@
 
 struct quantize_args {
 	const char *scheme, *in, *codes, *scales, *dequant, *format, *eps, *margin, *history, *algo, *recipe, *nan, *amax_nan;
-	const char *rule, *element_rounding, *seed, *tensor_scale; /* MX, NVFP4 */
+	const char *rule, *element_rounding, *seed, *sr_bits, *tensor_scale; /* MX, NVFP4 */
 	const char *four_over_six, *scale_bound, *rht;             /* NVFP4 */
 	const char *svg;
 	bool json, pow2, no_pow2, two_d, sr, rht_fp32;
@@ -50,6 +50,9 @@ static const struct cli_opt quantize_opts[] = {
 	{ "--2d", CLI_FLAG, NULL, NULL, "nvfp4: 16 x 16 blocks", Q(two_d), 0 },
 	{ "--sr", CLI_FLAG, NULL, NULL, "nvfp4: stochastic rounding of elements", Q(sr), 0 },
 	{ "--seed", CLI_VALUE, "N", NULL, "nvfp4 --sr: the random stream's key", Q(seed), 0 },
+	{ "--sr-bits", CLI_VALUE, "philox=SEED[:OFFSET[:THREAD[:ROUNDS]]]", NULL,
+	  "nvfp4 --sr: Transformer Engine's Philox4x32 stream instead, element i as value i of convert --round "
+	  "te-nvfp4", Q(sr_bits), 0 },
 	{ "--four-over-six", CLI_VALUE, "abs_max|mae|mse", NULL,
 	  "nvfp4: Four Over Six, each block scaled to 6 or to 4, the smaller error kept (ties 6)", Q(four_over_six), 0 },
 	{ "--scale-bound", CLI_VALUE, "256|448", "256", "nvfp4 --four-over-six: the E4M3 scale bound M",
@@ -155,6 +158,26 @@ static int parse_seed(const char *text, uint64_t *seed)
 	return 0;
 }
 
+/* --sr-bits philox=...: parsed as convert --round te-nvfp4 parses it (one
+ * parser), its Philox fields handed to the recipe. */
+static int parse_philox(const char *text, struct fpref_nvfp4_params *p)
+{
+	struct fpref_env env;
+	char err[256];
+	fpref_env_default(&env);
+	if (fpref_env_sr_instruction("te-nvfp4", fpref_format_get(FPREF_FORMAT_FLOAT32),
+				     fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN), &env, err, sizeof err) != 0 ||
+	    strncmp(text, "philox=", 7) != 0 || fpref_env_parse_sr(text, &env, err, sizeof err) != 0)
+		return bad_value("--sr-bits", text, "philox=SEED[:OFFSET[:THREAD[:ROUNDS]]], non-negative integers, "
+				 "ROUNDS 1..64");
+	p->philox = true;
+	p->seed = env.sr_seed;
+	p->philox_offset = env.sr_offset;
+	p->philox_thread = env.sr_subsequence;
+	p->philox_rounds = env.sr_philox_rounds;
+	return 0;
+}
+
 /* The MX or NVFP4 element: the scheme's first unless --format names another
  * of its elements. */
 static int pick_element(const struct quantize_args *a, const struct fpref_emu_quantize_scheme *scheme,
@@ -237,6 +260,8 @@ static int build_block_scaled(const struct quantize_args *a, const struct fpref_
 	q->nvfp4.stochastic = a->sr;
 	if (a->seed && (status = parse_seed(a->seed, &q->nvfp4.seed)) != 0)
 		return status;
+	if (a->sr_bits && (status = parse_philox(a->sr_bits, &q->nvfp4)) != 0)
+		return status;
 	return scheme->family == FPREF_EMU_QUANTIZE_NVFP4 ? build_nvfp4(a, &q->nvfp4) : 0;
 }
 
@@ -285,11 +310,15 @@ static int check_block_scaled_options(const struct quantize_args *a, const struc
 		return usage_error("--rule and --element-rounding belong to the MX schemes (mxfp8, mxfp6, mxfp4, "
 				   "mxint8), not", name);
 	if (scheme->family != FPREF_EMU_QUANTIZE_NVFP4 &&
-	    (a->two_d || a->sr || a->seed || a->tensor_scale || a->four_over_six || a->scale_bound || a->rht || a->rht_fp32))
-		return usage_error("--2d, --sr, --seed, --tensor-scale, --four-over-six, --scale-bound, --rht and "
-				   "--rht-fp32 belong to --scheme nvfp4, not", name);
-	if (a->seed && !a->sr)
-		return usage_error("--seed seeds stochastic rounding: it needs --sr", NULL);
+	    (a->two_d || a->sr || a->seed || a->sr_bits || a->tensor_scale || a->four_over_six || a->scale_bound ||
+	     a->rht || a->rht_fp32))
+		return usage_error("--2d, --sr, --seed, --sr-bits, --tensor-scale, --four-over-six, --scale-bound, --rht "
+				   "and --rht-fp32 belong to --scheme nvfp4, not", name);
+	if ((a->seed || a->sr_bits) && !a->sr)
+		return usage_error(a->seed ? "--seed seeds stochastic rounding: it needs --sr"
+					   : "--sr-bits feeds stochastic rounding: it needs --sr", NULL);
+	if (a->seed && a->sr_bits)
+		return usage_error("--seed and --sr-bits name two random streams: give one", NULL);
 	if (scheme->family == FPREF_EMU_QUANTIZE_NVFP4 && !a->tensor_scale)
 		return usage_error("--scheme nvfp4 needs --tensor-scale F.npy for the FP32 tensor scale, without which "
 				   "the codes and block scales cannot be decoded", NULL);
