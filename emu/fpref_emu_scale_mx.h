@@ -108,6 +108,11 @@ const char *fpref_emu_nvfp4_recipe_name(enum fpref_nvfp4_recipe r);
 int fpref_emu_nvfp4_recipe_parse(const char *name, enum fpref_nvfp4_recipe *r);
 const char *fpref_emu_nvfp4_choice_name(enum fpref_nvfp4_choice c);
 int fpref_emu_nvfp4_choice_parse(const char *name, enum fpref_nvfp4_choice *c);
+/* The text of --sr-bits philox=SEED[:OFFSET[:THREAD[:ROUNDS]]], read by
+ * the parser of `fpref convert --round te-nvfp4 --sr-bits` (so that both
+ * name a stream alike), into p's seed and philox fields; 0, or -1 with a
+ * message. */
+int fpref_emu_nvfp4_parse_philox(const char *text, struct fpref_nvfp4_params *p, char *err, size_t errlen);
 /* 0, or -1 with a message: a recipe that does not have the option asked for. */
 int fpref_emu_nvfp4_params_check(const struct fpref_nvfp4_params *p, size_t cols, char *err, size_t errlen);
 

@@ -206,7 +206,8 @@ static void add_nvfp4_recipe_labels(struct fpref_emu_quantize_result *r, const s
 	if (p->recipe != FPREF_NVFP4_TE)
 		add_label(r, "recipe", fpref_emu_nvfp4_recipe_name(p->recipe), false);
 	if (p->recipe == FPREF_NVFP4_FOUR_OVER_SIX) {
-		snprintf(v, sizeof v, "%s/%u", fpref_emu_nvfp4_choice_name(p->choice), p->scale_bound);
+		snprintf(v, sizeof v, "%s/%u", fpref_emu_nvfp4_choice_name(p->choice),
+			 p->scale_bound ? p->scale_bound : 256); /* 0 is the default, 256 */
 		add_label(r, "four_over_six", v, false);
 	}
 	if (p->rht) {

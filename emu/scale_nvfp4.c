@@ -106,6 +106,27 @@ int fpref_emu_nvfp4_choice_parse(const char *name, enum fpref_nvfp4_choice *c)
 	return -1;
 }
 
+int fpref_emu_nvfp4_parse_philox(const char *text, struct fpref_nvfp4_params *p, char *err, size_t errlen)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	if (fpref_env_sr_instruction("te-nvfp4", fpref_format_get(FPREF_FORMAT_FLOAT32),
+				     fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN), &env, err, errlen) != 0)
+		return -1;
+	if (strncmp(text, "philox=", 7) != 0) {
+		snprintf(err, errlen, "bad --sr-bits '%s' (expected philox=SEED[:OFFSET[:THREAD[:ROUNDS]]])", text);
+		return -1;
+	}
+	if (fpref_env_parse_sr(text, &env, err, errlen) != 0)
+		return -1;
+	p->philox = true;
+	p->seed = env.sr_seed;
+	p->philox_offset = env.sr_offset;
+	p->philox_thread = env.sr_subsequence;
+	p->philox_rounds = env.sr_philox_rounds;
+	return 0;
+}
+
 int fpref_emu_nvfp4_params_check(const struct fpref_nvfp4_params *p, size_t cols, char *err, size_t errlen)
 {
 	const struct recipe_row *row = recipe_row(p->recipe);

@@ -110,6 +110,38 @@ def test_sr_is_seeded():
     assert set(a.tolist()) == {0x38, 0x39}
 
 
+# The instructions' random words from every source --sr-bits names, against the command on the same values.
+SR_INSTR = [("ptx-rs", "e4m3", "807FFF00"), ("ptx-rs", "e2m1", "seed=9"), ("ptx-rs", "bf16", "0x12345678"),
+            ("te-nvfp4", "e2m1", "philox=1234:0:0"), ("te-nvfp4", "e2m1", "philox=1234:5:3:7"),
+            ("te-nvfp4", "e2m1", "deadbeef"), ("amd-sr", "e4m3", "0007FFFF"), ("amd-sr", "e2m1", "seed=4"),
+            ("avx10-bias", "e5m2", "0056"), ("avx10-bias-s", "e4m3", "seed=2")]
+
+
+@pytest.mark.parametrize("mode,to,bits", SR_INSTR, ids=[f"{m}-{t}-{b}" for m, t, b in SR_INSTR])
+def test_sr_instruction_bits_match_cli(cli, mode, to, bits):
+    frm = "f16" if mode.startswith("avx10") else "f32"
+    x = f32_edge_and_random(300, seed=5)
+    if frm == "f16":
+        x = fpref.convert(x.view(np.float32), "f16")
+    codes = fpref.convert(x, to, frm=frm, round=mode, sr_bits=bits)
+    ref = fpref.convert(x, to, frm=frm, round=mode, sr_bits=bits, engine="ref")
+    assert codes.tolist() == ref.tolist()
+    rows = cli(["convert", "--from", frm, "--to", to, "--round", mode, "--sr-bits", bits],
+               [f"{v:0{2 * x.dtype.itemsize}X}" for v in x.tolist()])
+    assert [int(r[1], 16) for r in rows] == codes.tolist()
+
+
+def test_sr_bits_plain_sr_and_explain():
+    x = np.full(8, 1.0 + 2.0 ** -5, dtype=np.float32)  # a quarter of an E4M3 place above 1
+    assert fpref.convert(x, "e4m3", round="sr", sr_bits="2:3").tolist() == [0x39] * 8  # 1 + 3 >= 4: away
+    assert fpref.convert(x, "e4m3", round="sr", sr_bits="2:2").tolist() == [0x38] * 8
+    assert fpref.convert(x, "e4m3", round="sr", sr_bits="seed=11").tolist() == \
+        fpref.convert(x, "e4m3", round="sr", sr_seed=11).tolist()
+    assert fpref.explain("1.03125", "e4m3", round="sr", sr_bits="2:3").hex == "39"
+    assert fpref.op("add", [0x38], [0x08], fmt="e4m3", round="sr", sr_bits="2:3").tolist() == \
+        fpref.op("add", [0x38], [0x08], fmt="e4m3", round="sr", sr_bits="2:3", engine="ref").tolist()
+
+
 def test_flags_and_profile_sat():
     codes, flags = fpref.convert([465.0, 1.0, 1e-30], "e4m3", return_flags=True)
     assert flags.tolist() == [fpref.FLAG_INEXACT | fpref.FLAG_OVERFLOW, 0,
@@ -125,6 +157,10 @@ def test_flags_and_profile_sat():
     (lambda: fpref.convert([1.0], "e4m3", engine="gpu"), ValueError, "engine"),
     (lambda: fpref.convert([1.0], "e4m3", profile="tensorflow"), ValueError, "profile"),
     (lambda: fpref.convert([1.0], "e4m3", round="sr"), ValueError, "sr_seed"),
+    (lambda: fpref.convert([1.0], "e4m3", sr_bits="0x3"), ValueError, "needs round"),
+    (lambda: fpref.convert([1.0], "e4m3", round="sr", sr_seed=1, sr_bits="0x3"), ValueError, "not both"),
+    (lambda: fpref.convert([1.0], "e4m3", round="ptx-rs", sr_bits="philox=1:2:3:99"), ValueError, "ROUNDS"),
+    (lambda: fpref.convert([1.0], "e4m3", round="sr", sr_bits=3), TypeError, "sr_bits"),
     (lambda: fpref.convert([1, 2], "e4m3"), TypeError, "frm"),
     (lambda: fpref.convert([300], "f32", frm="e4m3"), ValueError, "fit"),
     (lambda: fpref.convert(np.float32([1.0]), "f16", frm="f16"), ValueError, "float32"),

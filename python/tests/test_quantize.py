@@ -26,6 +26,11 @@ CASES = [
     ("mxfp6", {"element_rounding": "rna"}), ("mxfp4", {"rule": "rne"}), ("mxint8", {}),
     ("nvfp4", {}), ("nvfp4", {"two_d": True}), ("nvfp4", {"sr": True, "seed": 5}),
     ("nvfp4", {"recipe": "torchao"}), ("nvfp4", {"recipe": "modelopt"}),
+    ("nvfp4", {"four_over_six": "mse"}), ("nvfp4", {"four_over_six": "abs_max", "scale_bound": 448}),
+    ("nvfp4", {"four_over_six": "mae", "two_d": True}), ("nvfp4", {"rht": "te"}),
+    ("nvfp4", {"rht": 0x1234, "rht_fp32": True}), ("nvfp4", {"rht": "te", "two_d": True}),
+    ("nvfp4", {"four_over_six": "mse", "rht": "te"}), ("nvfp4", {"sr": True, "sr_bits": "philox=1234:5:3"}),
+    ("nvfp4", {"sr": True, "sr_bits": "philox=7:0x100000000:2:3", "two_d": True, "rht": "te"}),
 ]
 
 
@@ -36,8 +41,8 @@ def _cli_options(kw):
             args.append("--pow2" if v else "--no-pow2")
         elif k == "two_d":
             args.append("--2d")
-        elif k == "sr":
-            args.append("--sr")
+        elif k in ("sr", "rht_fp32"):
+            args.append("--" + k.replace("_", "-"))
         else:
             args += ["--" + k.replace("_", "-"), str(v)]
     return args
@@ -71,6 +76,32 @@ def test_quantize_matches_cli(cli_json, tmp_path, scheme, kw):
             [s["scale_inv"]["bits"] for s in r["steps"]]
     assert q.report == r["report"]
     assert q.codes.flags.writeable and q.scales.flags.writeable and q.dequant.flags.writeable
+
+
+@pytest.mark.parametrize("stream", ["philox=1234:0:0", "philox=1234:5:3", "philox=99:0:7:7"])
+def test_nvfp4_philox_is_convert_te_nvfp4(cli, stream):
+    """sr_bits='philox=...': element i of the tensor rounds as value i of
+    convert(..., round='te-nvfp4', sr_bits=...), and of the command's
+    convert --round te-nvfp4 --sr-bits.  Block 0 holds 2688 (S = 1), the
+    others have amax 6 and scale fl(6 * fl(1/6)) = 1: their elements reach
+    E2M1 unchanged."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-6, 6, (2, 64)).astype(np.float32)
+    x[:, 15::16] = 6.0
+    x[0, 0] = 2688.0
+    x[1, :8] = 0.3
+    q = fpref.quantize(x, "nvfp4", sr=True, sr_bits=stream)
+    assert q.tensor_scale == 1.0 and (q.scales.reshape(-1)[1:] == 0x38).all()
+    flat = x.reshape(-1)
+    want = fpref.convert(flat, "e2m1", round="te-nvfp4", sr_bits=stream)
+    assert q.codes.reshape(-1)[16:].tolist() == want[16:].tolist()
+    rows = cli(["convert", "--from", "f32", "--to", "e2m1", "--round", "te-nvfp4", "--sr-bits", stream],
+               [f"{v:08X}" for v in flat.view(np.uint32).tolist()])
+    assert [int(r[1], 16) for r in rows][16:] == want[16:].tolist()
+    assert set(q.codes[1, :8].tolist()) == {0, 1}  # 0.3, 0.6 of E2M1's subnormal place: both ways
+    assert q.settings["seed"] == int(stream.split("=")[1].split(":")[0], 0)
+    # fpref's own stream (32 bits of its counter generator) is another
+    assert fpref.quantize(x, "nvfp4", sr=True, seed=1234).codes.tolist() != q.codes.tolist()
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float64"])
@@ -107,6 +138,20 @@ def test_quantize_nan_reject():
     ("tensor", {"recipe": "te"}, "recipe belongs to schemes tile128, block128 and nvfp4"),
     ("nvfp4", {"recipe": "deepseek"}, "recipe must be .te., .torchao. or .modelopt. for nvfp4"),
     ("nvfp4", {"recipe": "torchao", "two_d": True}, "nvfp4 recipe torchao has no two_d or sr"),
+    ("mxfp4", {"rht": "te"}, "belong to scheme nvfp4"),
+    ("nvfp4", {"four_over_six": "l2"}, "four_over_six must be"),
+    ("nvfp4", {"four_over_six": "mse", "recipe": "te"}, "its own recipe"),
+    ("nvfp4", {"scale_bound": 448}, "scale_bound belongs to four_over_six"),
+    ("nvfp4", {"four_over_six": "mse", "scale_bound": 300}, "256 or 448"),
+    ("nvfp4", {"rht_fp32": True}, "rht_fp32 belongs to rht"),
+    ("nvfp4", {"rht": 0x10000}, "sign mask"),
+    ("nvfp4", {"rht": "x"}, "sign mask"),
+    ("nvfp4", {"recipe": "modelopt", "rht": "te"}, "Hadamard"),
+    ("nvfp4", {"four_over_six": "mse", "sr": True}, "stochastic"),
+    ("nvfp4", {"sr_bits": "philox=1"}, "needs sr=True"),
+    ("nvfp4", {"sr": True, "seed": 1, "sr_bits": "philox=1"}, "two random streams"),
+    ("nvfp4", {"sr": True, "sr_bits": "seed=1"}, "philox="),
+    ("nvfp4", {"sr": True, "sr_bits": "philox=1:2:3:65"}, "ROUNDS"),
     ("tile128", {"recipe": "nv"}, "recipe must be 'deepseek' or 'te'"),
     ("delayed", {"eps": 1e-4}, "no power-of-two or epsilon"),
     ("tensor", {"pow2": False}, "pow2=False is the default"),

@@ -180,13 +180,16 @@ def _codes_in(x: Any, frm: Optional[str], param: str = "frm") -> Tuple[np.ndarra
 
 
 def _env(round: Optional[str], sat: Optional[bool], ftz: bool, daz: bool, profile: Optional[str],
-         tininess: Optional[str], sr_seed: Optional[int], sr_width: int) -> tuple:
+         tininess: Optional[str], sr_seed: Optional[int], sr_width: int, sr_bits: Optional[str] = None) -> tuple:
     if round is not None and not isinstance(round, str):
         raise TypeError(f"round is a mode name such as 'rne', not {type(round).__name__}")
     if profile is not None and not isinstance(profile, str):
         raise TypeError(f"profile is a name such as 'cuda', not {type(profile).__name__}")
+    if sr_bits is not None and not isinstance(sr_bits, str):
+        raise TypeError(f"sr_bits is the text of --sr-bits (such as '0x3a', '12:seed=7', 'philox=1234:0:0'), "
+                        f"not {type(sr_bits).__name__}")
     return (round, -1 if sat is None else int(bool(sat)), int(bool(ftz)), int(bool(daz)), profile, tininess,
-            sr_seed, int(sr_width))
+            sr_seed, int(sr_width), sr_bits)
 
 
 def _check_engine(engine: str) -> None:
@@ -215,8 +218,8 @@ def _ml_view(codes: np.ndarray, fmt: str) -> np.ndarray:
 
 def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] = None, sat: Optional[bool] = None,
             ftz: bool = False, daz: bool = False, profile: Optional[str] = None, tininess: Optional[str] = None,
-            sr_seed: Optional[int] = None, sr_width: int = 32, engine: str = "emu", return_flags: bool = False,
-            as_ml_dtypes: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+            sr_seed: Optional[int] = None, sr_width: int = 32, sr_bits: Optional[str] = None, engine: str = "emu",
+            return_flags: bool = False, as_ml_dtypes: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     """Round x to format `to`; the codes (bit patterns) as an unsigned array
     of x's shape.
 
@@ -231,7 +234,12 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     rounding, ptx-rs, te-nvfp4, avx10-bias, avx10-bias-s, amd-sr (needs
     sr_seed: its random words from the stream, or for te-nvfp4 from
     Philox4x32-10 with seed sr_seed, offset 0, thread 0; sr_width is the
-    instruction's; docs/stochastic-rounding.md).  sat: clamp to max finite (default:
+    instruction's; docs/stochastic-rounding.md).  sr_bits instead of
+    sr_seed: the text of the command's --sr-bits, the same random bits:
+    "0x3a5" or "12:3a5" (fixed bits; under an instruction its random
+    word), "seed=N" or "W:seed=N", or for an instruction
+    "philox=SEED[:OFFSET[:THREAD[:ROUNDS]]]" (Transformer Engine's
+    stream; element i is value i of the batch).  sat: clamp to max finite (default:
     IEEE overflow, or the profile's).  profile: cuda, onnx-cast-19,
     onnx-cast-24, ml_dtypes, ocp; round and sat given explicitly override
     it.  engine: "emu" (the bulk converter, GIL released) or "ref" (the MPFR
@@ -256,7 +264,7 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
         out = np.empty(texts.shape, dtype=_UINT[format_info(to_name)["element_bytes"]])
         flags = np.empty(texts.shape, dtype=np.uint8) if return_flags else None
         _fpref.convert_decimal([str(t) for t in texts.reshape(-1)], to_name, out, flags,
-                               *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width))
+                               *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits))
         if as_ml_dtypes:
             out = _ml_view(out, to_name)
         return (out, flags) if return_flags else out
@@ -264,7 +272,7 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     out = np.empty(src.shape, dtype=_UINT[format_info(to_name)["element_bytes"]])
     flags = np.empty(src.shape, dtype=np.uint8) if return_flags else None
     invalid, first = _fpref.convert(frm_name, to_name, engine, src, out, flags, src.size, 0,
-                                    *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width))
+                                    *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits))
     _raise_invalid(invalid, first, frm_name, src)
     if as_ml_dtypes:
         out = _ml_view(out, to_name)
@@ -304,11 +312,12 @@ _ARITY = {"add": 2, "sub": 2, "mul": 2, "div": 2, "sqrt": 1, "fma": 3, "min": 2,
 
 def op(name: str, a: Any, b: Any = None, c: Any = None, *, fmt: str, round: Optional[str] = None,
        sat: Optional[bool] = None, ftz: bool = False, daz: bool = False, tininess: Optional[str] = None,
-       sr_seed: Optional[int] = None, sr_width: int = 32, engine: str = "emu",
+       sr_seed: Optional[int] = None, sr_width: int = 32, sr_bits: Optional[str] = None, engine: str = "emu",
        return_flags: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     """One operation of `add sub mul div sqrt fma min max eq lt le` on codes of
     fmt (or float/ml_dtypes arrays of fmt), element by element, rounded once
     to fmt; comparisons give 1 or 0.  Operands broadcast against each other.
+    The environment's keywords are convert's.
 
     >>> op("add", [0x3C00], [0x3C00], fmt="f16")   # 1 + 1 in float16
     array([16384], dtype=uint16)
@@ -333,7 +342,7 @@ def op(name: str, a: Any, b: Any = None, c: Any = None, *, fmt: str, round: Opti
     flags = np.empty(shape, dtype=np.uint8) if return_flags else None
     operands = arrays + [None] * (3 - arity)
     invalid, first = _fpref.op(name, info["name"], engine, operands[0], operands[1], operands[2], out, flags,
-                               out.size, *_env(round, sat, ftz, daz, None, tininess, sr_seed, sr_width))
+                               out.size, *_env(round, sat, ftz, daz, None, tininess, sr_seed, sr_width, sr_bits))
     if invalid:
         raise ValueError(f"{invalid} invalid pattern(s) of {info['name']}, the first at flat index {first}")
     return (out, flags) if return_flags else out
@@ -383,7 +392,7 @@ class Explanation:
 def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional[str] = None,
             round: Optional[str] = None, sat: Optional[bool] = None, ftz: bool = False, daz: bool = False,
             profile: Optional[str] = None, tininess: Optional[str] = None, sr_seed: Optional[int] = None,
-            sr_width: int = 32) -> Explanation:
+            sr_width: int = 32, sr_bits: Optional[str] = None) -> Explanation:
     """The teaching view of one rounding to `to`, by the oracle.
 
     value: a decimal string of any length ("0.1", "0x1.8p3", "nan"), a
@@ -394,7 +403,7 @@ def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional
     >>> e.hex, e.rule, e.outcome, e.flag_names
     ('7F', 'nearest', 'overflow_nan', 'inexact overflow')
     """
-    env = _env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width)
+    env = _env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits)
     to_name = format_info(to)["name"]
     if isinstance(value, int) and not isinstance(value, bool) and frm is None:
         value = str(value)  # a Python int is a number, read exactly by the oracle

@@ -108,6 +108,7 @@ struct env_args {
 	const char *tininess;
 	PyObject *sr_seed;
 	unsigned sr_width;
+	const char *sr_bits; /* --sr-bits' text, or NULL */
 };
 
 static int make_env(const struct env_args *a, const struct fpref_format *from, const struct fpref_format *to,
@@ -152,7 +153,22 @@ static int make_env(const struct env_args *a, const struct fpref_format *from, c
 	}
 	if (!env->sr_lanes) /* an instruction's width is its own */
 		env->sr_width = a->sr_width;
-	if (a->sr_seed && a->sr_seed != Py_None) {
+	if (a->sr_bits) { /* the command's --sr-bits, by the command's parser */
+		char err[256];
+		if (env->rounding != FPREF_SR) {
+			PyErr_Format(PyExc_ValueError, "sr_bits '%s' needs round='sr', 'sra', 'srb', 'src' or an "
+				     "instruction (%s)", a->sr_bits, fpref_env_sr_instruction_choices());
+			return -1;
+		}
+		if (a->sr_seed && a->sr_seed != Py_None) {
+			PyErr_SetString(PyExc_ValueError, "give sr_seed or sr_bits, not both");
+			return -1;
+		}
+		if (fpref_env_parse_sr(a->sr_bits, env, err, sizeof err) != 0) {
+			PyErr_Format(PyExc_ValueError, "sr_bits: %s", err);
+			return -1;
+		}
+	} else if (a->sr_seed && a->sr_seed != Py_None) {
 		unsigned long long seed = PyLong_AsUnsignedLongLong(a->sr_seed);
 		if (PyErr_Occurred()) {
 			PyErr_Clear();
@@ -162,16 +178,18 @@ static int make_env(const struct env_args *a, const struct fpref_format *from, c
 		env->sr_seeded = true;
 		env->sr_seed = seed;
 	} else if (env->rounding == FPREF_SR) {
-		PyErr_SetString(PyExc_ValueError, "round='sr' needs sr_seed (the seed of the counter-based random stream)");
+		PyErr_SetString(PyExc_ValueError, "round='sr' needs sr_seed (the seed of the counter-based random stream) "
+				"or sr_bits (as --sr-bits)");
 		return -1;
 	}
 	return 0;
 }
 
 /* The environment's arguments, at the end of each call's tuple:
- * round, sat, ftz, daz, profile, tininess, sr_seed, sr_width. */
-#define ENV_FORMAT "zippzzOI"
-#define ENV_REFS(a) &(a).round, &(a).sat, &(a).ftz, &(a).daz, &(a).profile, &(a).tininess, &(a).sr_seed, &(a).sr_width
+ * round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits. */
+#define ENV_FORMAT "zippzzOIz"
+#define ENV_REFS(a)                                                                                                   \
+	&(a).round, &(a).sat, &(a).ftz, &(a).daz, &(a).profile, &(a).tininess, &(a).sr_seed, &(a).sr_width, &(a).sr_bits
 
 static PyObject *py_env_describe(PyObject *self, PyObject *args)
 {
@@ -1060,7 +1078,7 @@ static PyObject *bytes_of(const void *data, size_t n)
 
 /* quantize(scheme, element, x, steps, rows, cols, nscales, scale_bytes,
  * pow2, te, eps|None, history, algo, margin, amax_nan, rule, element_rounding,
- * two_d, sr, seed, nvfp4_recipe) -> dict: the scheme's codes, dequantised FP32, scales
+ * two_d, sr, seed, nvfp4_recipe, four_over_six, scale_bound, rht, rht_fp32, sr_bits) -> dict: the scheme's codes, dequantised FP32, scales
  * (bytearrays), its facts, the step records (delayed) and the report
  * (fpref_emu_quant_report_compute), all from one call of the library,
  * fpref_emu_quantize.  x: FP32 patterns; rows x cols the tensor as the
@@ -1072,14 +1090,16 @@ static PyObject *py_quantize(PyObject *self, PyObject *args)
 {
 	(void)self;
 	const char *scheme_name, *element_name, *algo_name, *amax_nan_name, *rule_name, *er_name, *nv_recipe_name;
+	const char *four_over_six, *sr_bits;
 	Py_buffer x;
-	Py_ssize_t steps, rows, cols, nscales, scale_bytes, history, margin;
-	int pow2, te, two_d, sr;
+	Py_ssize_t steps, rows, cols, nscales, scale_bytes, history, margin, scale_bound, rht;
+	int pow2, te, two_d, sr, rht_fp32;
 	PyObject *eps_obj;
 	unsigned long long seed;
-	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppKs", &scheme_name, &element_name, &x, &steps, &rows, &cols,
+	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppKssnnpz", &scheme_name, &element_name, &x, &steps, &rows, &cols,
 			      &nscales, &scale_bytes, &pow2, &te, &eps_obj, &history, &algo_name, &margin, &amax_nan_name,
-			      &rule_name, &er_name, &two_d, &sr, &seed, &nv_recipe_name))
+			      &rule_name, &er_name, &two_d, &sr, &seed, &nv_recipe_name, &four_over_six, &scale_bound, &rht,
+			      &rht_fp32, &sr_bits))
 		return NULL;
 	PyObject *result = NULL, *codes = NULL, *dequant = NULL, *scales = NULL, *amaxes = NULL, *scale_invs = NULL;
 	struct fpref_emu_quantize_request q;
@@ -1150,8 +1170,27 @@ static PyObject *py_quantize(PyObject *self, PyObject *args)
 			     nv_recipe_name);
 		goto done;
 	}
-	struct fpref_quant_report rep;
 	char err[512];
+	/* Four Over Six, its scale bound; the Hadamard transform (rht: its sign mask, -1 none) */
+	if (*four_over_six) {
+		if (fpref_emu_nvfp4_choice_parse(four_over_six, &q.nvfp4.choice) != 0) {
+			PyErr_Format(PyExc_ValueError, "quantize: four_over_six must be abs_max, mae or mse, not '%s'",
+				     four_over_six);
+			goto done;
+		}
+		q.nvfp4.recipe = FPREF_NVFP4_FOUR_OVER_SIX;
+	}
+	q.nvfp4.scale_bound = (unsigned)scale_bound;
+	if (rht >= 0) {
+		q.nvfp4.rht = true;
+		q.nvfp4.rht_signs = (uint16_t)rht;
+		q.nvfp4.rht_bf16 = !rht_fp32;
+	}
+	if (sr_bits && fpref_emu_nvfp4_parse_philox(sr_bits, &q.nvfp4, err, sizeof err) != 0) {
+		PyErr_Format(PyExc_ValueError, "quantize: sr_bits: %s", err);
+		goto done;
+	}
+	struct fpref_quant_report rep;
 	int rc;
 	Py_BEGIN_ALLOW_THREADS
 	rc = fpref_emu_quantize(scheme, &q, &r, err, sizeof err);
@@ -1194,13 +1233,24 @@ static PyObject *py_quantize(PyObject *self, PyObject *args)
 		Py_XDECREF(a);
 		Py_XDECREF(s);
 	}
-	PyObject *report = amaxes && scale_invs ? report_dict(&rep, !int8) : NULL;
+	/* the scheme's settings as the command prints them: numbers as ints */
+	PyObject *labels = PyDict_New();
+	for (int i = 0; labels && i < r.nlabels; i++) {
+		PyObject *v = r.labels[i].number ? PyLong_FromString(r.labels[i].value, NULL, 10)
+						 : PyUnicode_FromString(r.labels[i].value);
+		if (!v || PyDict_SetItemString(labels, r.labels[i].name, v) != 0)
+			Py_CLEAR(labels);
+		Py_XDECREF(v);
+	}
+	PyObject *report = amaxes && scale_invs && labels ? report_dict(&rep, !int8) : NULL;
 	if (report)
-		result = Py_BuildValue("{s:O,s:O,s:O,s:N,s:O,s:O,s:N,s:k}", "codes", codes, "dequant", dequant, "scales",
+		result = Py_BuildValue("{s:O,s:O,s:O,s:N,s:O,s:O,s:N,s:k,s:N}", "codes", codes, "dequant", dequant, "scales",
 				       scales, "facts", facts, "step_amax", amaxes, "step_scale_inv", scale_invs, "report",
-				       report, "tensor_scale", (unsigned long)r.tensor_scale);
-	else
+				       report, "tensor_scale", (unsigned long)r.tensor_scale, "settings", labels);
+	else {
 		Py_DECREF(facts);
+		Py_XDECREF(labels);
+	}
 done:
 	fpref_emu_quantize_result_free(&r);
 	Py_XDECREF(codes);
@@ -1694,7 +1744,8 @@ static struct PyModuleDef module = { PyModuleDef_HEAD_INIT, "fpref._fpref", "The
 PyMODINIT_FUNC PyInit__fpref(void)
 {
 	PyObject *m = PyModule_Create(&module);
-	if (m && PyModule_AddStringConstant(m, "__version__", PACKAGE_VERSION) != 0) {
+	if (m && (PyModule_AddStringConstant(m, "__version__", PACKAGE_VERSION) != 0 ||
+		  PyModule_AddIntConstant(m, "NVFP4_TE_RHT_SIGNS", FPREF_NVFP4_TE_RHT_SIGNS) != 0)) {
 		Py_DECREF(m);
 		return NULL;
 	}

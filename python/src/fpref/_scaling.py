@@ -100,7 +100,9 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
              recipe: Optional[str] = None, eps: Union[str, float, None] = None, margin: Optional[int] = None,
              history: Optional[int] = None, amax_algo: Optional[str] = None, amax_nan: Optional[str] = None,
              nan: str = "keep", rule: Optional[str] = None, element_rounding: Optional[str] = None,
-             two_d: bool = False, sr: bool = False, seed: Optional[int] = None) -> Quantized:
+             two_d: bool = False, sr: bool = False, seed: Optional[int] = None,
+             four_over_six: Optional[str] = None, scale_bound: Optional[int] = None,
+             rht: Union[str, int, None] = None, rht_fp32: bool = False, sr_bits: Optional[str] = None) -> Quantized:
     """Quantise x with a scaling scheme, as `fpref quantize --scheme SCHEME`
     does (docs/scaling.md, docs/scaling-mx.md): the codes, the scales, the
     dequantised values and the report, in a Quantized.
@@ -113,7 +115,14 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
     str is read exactly, as --eps; a float is its own value), margin,
     history, amax_algo, amax_nan (ignore|propagate), nan ("keep" or
     "reject": a NaN or inf input is a ValueError), rule
-    (ocp-floor|nv-ceil|rne), element_rounding (rne|rna), two_d, sr, seed.
+    (ocp-floor|nv-ceil|rne), element_rounding (rne|rna), two_d, sr, seed;
+    nvfp4's four_over_six (abs_max|mae|mse: the Four Over Six recipe, not
+    with recipe=), scale_bound (256, the default, or 448), rht ("te":
+    Transformer Engine's sign vector 0xD7E8, or a 16-bit mask, bit i
+    negating element i of each 16), rht_fp32 (the transform's output kept
+    in FP32, not rounded to BF16), sr_bits ("philox=SEED[:OFFSET[:THREAD[:
+    ROUNDS]]]" with sr=True: Transformer Engine's Philox stream, element i
+    rounding as value i of convert(..., round="te-nvfp4", sr_bits=...)).
     An option the scheme does not take is a ValueError, as on the command
     line.
 
@@ -126,6 +135,7 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
     family, elements = _SCHEMES[scheme]
     _check_quantize_options(scheme, family, pow2, recipe, eps, margin, history, amax_algo, amax_nan, nan, rule,
                             element_rounding, two_d, sr, seed)
+    rht_mask = _check_nvfp4_options(family, recipe, sr, seed, four_over_six, scale_bound, rht, rht_fp32, sr_bits)
     bits = _f32_patterns(x)
     if bits.ndim < 1 or bits.size == 0:
         raise ValueError(f"quantize: x must have at least one dimension and one element, not shape {bits.shape}")
@@ -172,18 +182,11 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
                         recipe == "te", None if eps is None else _eps_bits(eps), 1024 if history is None else history,
                         amax_algo or "", 0 if margin is None else margin, amax_nan or "", rule or "",
                         element_rounding or "", bool(two_d), bool(sr), 0 if seed is None else seed,
-                        (recipe or "") if family == "nvfp4" else "")
+                        (recipe or "") if family == "nvfp4" else "", four_over_six or "", scale_bound or 0,
+                        rht_mask, bool(rht_fp32), sr_bits)
     f32 = np.dtype("<f4")
     scales = np.frombuffer(d["scales"], dtype=f32 if scale_bytes == 4 else np.uint8).reshape(scales_shape)
-    settings: Dict[str, Union[str, int]] = {}
-    if family == "mx":
-        settings = {"rule": rule or "ocp-floor", "element_rounding": element_rounding or "rne"}
-    elif family == "nvfp4":
-        settings = {"blocks": "16x16" if two_d else "1x16", "rounding": "sr" if sr else "rne"}
-        if sr:
-            settings["seed"] = 0 if seed is None else seed
-        if recipe not in (None, "te"):
-            settings["recipe"] = recipe
+    settings: Dict[str, Union[str, int]] = d["settings"]  # the command's labels, from the library
     delayed = scheme == "delayed"
     return Quantized(
         scheme=scheme, format=element, shape=tuple(shape),
@@ -196,6 +199,44 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
         step_amax=np.array(d["step_amax"], dtype=np.uint32).view(np.float32) if delayed else None,
         step_scale_inv=np.array(d["step_scale_inv"], dtype=np.uint32).view(np.float32) if delayed else None,
         report=d["report"])
+
+
+def _check_nvfp4_options(family, recipe, sr, seed, four_over_six, scale_bound, rht, rht_fp32, sr_bits) -> int:
+    """The rules of nvfp4's --four-over-six, --scale-bound, --rht, --rht-fp32
+    and --sr-bits (tools/cmd_quantize.c); the Hadamard sign mask, -1 for none.
+    Which recipe has which option is the library's check."""
+    def no(what: str) -> None:
+        raise ValueError(f"quantize: {what}")
+
+    given = four_over_six is not None or scale_bound is not None or rht is not None or rht_fp32 or sr_bits is not None
+    if family != "nvfp4" and given:
+        no("four_over_six, scale_bound, rht, rht_fp32 and sr_bits belong to scheme nvfp4")
+    if four_over_six is not None and four_over_six not in ("abs_max", "mae", "mse"):
+        no(f"four_over_six must be 'abs_max', 'mae' or 'mse', not {four_over_six!r}")
+    if four_over_six is not None and recipe is not None:
+        no("four_over_six is its own recipe (the Four Over Six reference's FP32 steps): drop recipe")
+    if scale_bound is not None and four_over_six is None:
+        no("scale_bound belongs to four_over_six")
+    if scale_bound is not None and (isinstance(scale_bound, bool) or scale_bound not in (256, 448)):
+        no(f"scale_bound must be 256 or 448, not {scale_bound!r}")
+    if rht_fp32 and rht is None:
+        no("rht_fp32 belongs to rht")
+    mask = -1
+    if rht is not None:
+        if rht == "te":
+            mask = _fpref.NVFP4_TE_RHT_SIGNS
+        elif isinstance(rht, int) and not isinstance(rht, bool) and 0 <= rht <= 0xFFFF:
+            mask = rht
+        else:
+            no(f"rht must be 'te' or a sign mask 0 to 0xFFFF, not {rht!r}")
+    if sr_bits is not None:
+        if not isinstance(sr_bits, str):
+            no(f"sr_bits is the text of --sr-bits (philox=SEED[:OFFSET[:THREAD[:ROUNDS]]]), not {sr_bits!r}")
+        if not sr:
+            no("sr_bits feeds stochastic rounding: it needs sr=True")
+        if seed is not None:
+            no("seed and sr_bits name two random streams: give one")
+    return mask
 
 
 def _check_quantize_options(scheme, family, pow2, recipe, eps, margin, history, amax_algo, amax_nan, nan, rule,
