@@ -158,26 +158,6 @@ static int parse_seed(const char *text, uint64_t *seed)
 	return 0;
 }
 
-/* --sr-bits philox=...: parsed as convert --round te-nvfp4 parses it (one
- * parser), its Philox fields handed to the recipe. */
-static int parse_philox(const char *text, struct fpref_nvfp4_params *p)
-{
-	struct fpref_env env;
-	char err[256];
-	fpref_env_default(&env);
-	if (fpref_env_sr_instruction("te-nvfp4", fpref_format_get(FPREF_FORMAT_FLOAT32),
-				     fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN), &env, err, sizeof err) != 0 ||
-	    strncmp(text, "philox=", 7) != 0 || fpref_env_parse_sr(text, &env, err, sizeof err) != 0)
-		return bad_value("--sr-bits", text, "philox=SEED[:OFFSET[:THREAD[:ROUNDS]]], non-negative integers, "
-				 "ROUNDS 1..64");
-	p->philox = true;
-	p->seed = env.sr_seed;
-	p->philox_offset = env.sr_offset;
-	p->philox_thread = env.sr_subsequence;
-	p->philox_rounds = env.sr_philox_rounds;
-	return 0;
-}
-
 /* The MX or NVFP4 element: the scheme's first unless --format names another
  * of its elements. */
 static int pick_element(const struct quantize_args *a, const struct fpref_emu_quantize_scheme *scheme,
@@ -260,8 +240,9 @@ static int build_block_scaled(const struct quantize_args *a, const struct fpref_
 	q->nvfp4.stochastic = a->sr;
 	if (a->seed && (status = parse_seed(a->seed, &q->nvfp4.seed)) != 0)
 		return status;
-	if (a->sr_bits && (status = parse_philox(a->sr_bits, &q->nvfp4)) != 0)
-		return status;
+	char err[256];
+	if (a->sr_bits && fpref_emu_nvfp4_parse_philox(a->sr_bits, &q->nvfp4, err, sizeof err) != 0)
+		return usage_error(err, NULL);
 	return scheme->family == FPREF_EMU_QUANTIZE_NVFP4 ? build_nvfp4(a, &q->nvfp4) : 0;
 }
 
