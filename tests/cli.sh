@@ -565,6 +565,14 @@ grep -F '"name":"float8_e5m2"' "$tmp/out" >"$tmp/obj"
 check_has 'formats --json: e5m2 max_finite 57344' "$tmp/obj" '"max_finite":"57344"'
 grep -F '"name":"float16"' "$tmp/out" >"$tmp/obj"
 check_has 'formats --json: float16 max_finite 65504' "$tmp/obj" '"max_finite":"65504"'
+# the P3109 family: the array's last entry, its rule the text table's "family" line
+grep -F '"family":"binaryKpP{s,u}{e,f}"' "$tmp/out" >"$tmp/obj"
+check_count 'formats --json: one P3109 family entry' "$tmp/obj" '"family":' 1
+tail -n 2 "$tmp/out" | head -n 1 >"$tmp/last"
+check_has 'formats --json: the family is the last entry' "$tmp/last" '"family":"binaryKpP{s,u}{e,f}"'
+rule=$("$FPREF" formats | sed -n 's/^family //p')
+check_has 'formats --json: the family rule as the text prints it' "$tmp/obj" "\"rule\":\"$rule\""
+check_has 'formats --json: K 3..16' "$tmp/obj" '"k_min":3,"k_max":16'
 
 # =========================================================================
 # 7. --help and --version

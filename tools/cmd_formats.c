@@ -162,6 +162,20 @@ static void put_table(void)
 		printf("  %-20s %s\n", fpref_format_int_at(i)->name, fpref_format_int_at(i)->note);
 }
 
+/* The P3109 family as the array's last entry: a rule, not a row, so it
+ * has "family" where the rows have "name" (a reader of rows skips it by
+ * that key), the rule's text as the table prints it, its bounds and an
+ * example spelling. */
+static void put_p3109_family(void)
+{
+	fputs("  {\"family\":\"binaryKpP{s,u}{e,f}\",\"standard\":\"IEEE P3109 interim report\",\"rule\":", stdout);
+	cli_json_string(fpref_format_p3109_rule());
+	fputs(",\"k_min\":3,\"k_max\":16,\"p_min\":1,\"p_max_signed\":\"K-1\",\"p_max_unsigned\":\"K\","
+	      "\"signedness\":{\"s\":\"signed\",\"u\":\"unsigned\"},\"domain\":{\"e\":\"extended\",\"f\":\"finite\"},"
+	      "\"example\":\"binary8p4se\"}\n",
+	      stdout);
+}
+
 const struct cli_command cli_cmd_formats = {
 	.name = "formats",
 	.synopsis = "[--json]",
@@ -189,15 +203,11 @@ int cmd_formats(int argc, char **argv)
 	}
 	fputs("[\n", stdout);
 	for (size_t i = 0; i < fpref_format_count(); i++) {
-		if (o.json)
-			fputs("  ", stdout);
+		fputs("  ", stdout);
 		put_format(fpref_format_at(i), o.json);
-		if (o.json)
-			fputs(i + 1 < fpref_format_count() ? ",\n" : "\n", stdout);
+		fputs(",\n", stdout);
 	}
-	if (o.json)
-		fputs("]\n", stdout);
-	else
-		printf("\nfamily %s\n", fpref_format_p3109_rule());
+	put_p3109_family();
+	fputs("]\n", stdout);
 	return CLI_EXIT_OK;
 }

@@ -9,6 +9,7 @@ from conftest import CLI
 
 def test_formats_match_cli(cli):
     rows = json.loads(subprocess.run([CLI, "formats", "--json"], capture_output=True, text=True, check=True).stdout)
+    rows = [r for r in rows if "name" in r]  # the rows; the P3109 family entry has "family" instead
     mine = fpref.formats()
     assert [r["name"] for r in rows] == [f["name"] for f in mine]
     for r, f in zip(rows, mine):
@@ -58,3 +59,13 @@ def test_threads_share_nothing():
     with ThreadPoolExecutor(4) as pool:
         ref = list(pool.map(lambda i: fpref.convert(x[i::4][:500], "e5m2", engine="ref").tolist(), range(4)))
     assert all(r == fpref.convert(x[i::4][:500], "e5m2").tolist() for i, r in enumerate(ref))
+
+
+def test_cli_formats_json_has_the_p3109_family(cli_json):
+    rows = cli_json(["formats"])
+    family = rows[-1]
+    assert "name" not in family and family["family"] == "binaryKpP{s,u}{e,f}"
+    assert [r for r in rows if "family" in r] == [family]
+    assert family["k_min"] == 3 and family["k_max"] == 16
+    assert fpref.format_info(family["example"])["name"] == "binary8p4se"
+    assert family["rule"].startswith("binaryKpP{s,u}{e,f}: IEEE P3109")
