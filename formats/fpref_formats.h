@@ -138,6 +138,20 @@ const char *fpref_format_p3109_rule(void);
 int fpref_format_int(const char *spelling, struct fpref_format *out);
 /* The integer rows, for `fpref formats`: NULL after the last. */
 const struct fpref_format *fpref_format_int_at(size_t index);
+/* An integer format as integers, for the commands that show one (table,
+ * explain) in its own terms rather than as its float grid: n bits,
+ * two's complement or unsigned, the codes' integers k_min..k_max (the
+ * symmetric range leaves -2^(n-1) out), each of value k * 2^-frac. */
+struct fpref_int_range {
+	int bits;
+	bool is_signed, symmetric;
+	int frac;
+	int64_t k_min, k_max;
+};
+/* 0, or -1 when f is not an integer format. */
+int fpref_format_int_range(const struct fpref_format *f, struct fpref_int_range *r);
+/* The integer k of a code of integer format f: two's complement where signed. */
+int64_t fpref_format_int_k(const struct fpref_format *f, uint64_t code);
 /* Other spellings of catalogue formats (PyTorch, NumPy, ONNX, shorthands). */
 struct fpref_format_alias {
 	const char *spelling;

@@ -2,6 +2,7 @@
  * field): two's complement (or unsigned) codes k of value k * 2^-frac,
  * whose magnitudes the shared rounding core sees as a float grid of one
  * exponent bit whose subnormal step is 2^-frac. */
+#include <stdint.h>
 #include <strings.h>
 
 #include "fpref_formats.h"
@@ -40,4 +41,29 @@ int fpref_format_int(const char *spelling, struct fpref_format *out)
 const struct fpref_format *fpref_format_int_at(size_t index)
 {
 	return index < sizeof int_rows / sizeof int_rows[0] ? &int_rows[index] : NULL;
+}
+
+int fpref_format_int_range(const struct fpref_format *f, struct fpref_int_range *r)
+{
+	if (!f->integer)
+		return -1;
+	r->bits = fpref_format_width(f);
+	r->is_signed = f->is_signed;
+	r->symmetric = f->symmetric;
+	/* INT_ROW's bias is 3 - n + frac signed, 2 - n + frac unsigned */
+	r->frac = f->bias - (f->is_signed ? 3 : 2) + r->bits;
+	int64_t top = (int64_t)1 << (r->bits - (f->is_signed ? 1 : 0));
+	r->k_max = top - 1;
+	r->k_min = !f->is_signed ? 0 : f->symmetric ? -(top - 1) : -top;
+	return 0;
+}
+
+int64_t fpref_format_int_k(const struct fpref_format *f, uint64_t code)
+{
+	int n = fpref_format_width(f);
+	uint64_t mask = n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+	code &= mask;
+	if (f->is_signed && n < 64 && (code >> (n - 1)) & 1)
+		return (int64_t)code - ((int64_t)1 << n);
+	return (int64_t)code;
 }

@@ -238,12 +238,51 @@ START_TEST(names_and_rows)
 }
 END_TEST
 
+/* fpref_format_int_range and fpref_format_int_k, which table and explain
+ * print, against the definitions above; k against the row's decode (the
+ * value k * 2^-frac, read from the unpacked triple). */
+START_TEST(integer_view)
+{
+	for (size_t i = 0; i < NDEFS; i++) {
+		const struct int_def *d = &defs[i];
+		struct fpref_format f;
+		struct fpref_int_range r;
+		char err[128];
+		ck_assert(fpref_format_parse(d->name, &f, err, sizeof err) == 0);
+		ck_assert(fpref_format_int_range(&f, &r) == 0);
+		int64_t top = (int64_t)1 << (d->bits - d->is_signed);
+		ck_assert_msg(r.bits == d->bits && r.is_signed == d->is_signed && r.symmetric == d->symmetric &&
+				      r.frac == d->frac,
+			      "%s", d->name);
+		ck_assert_int_eq(r.k_max, top - 1);
+		ck_assert_int_eq(r.k_min, !d->is_signed ? 0 : d->symmetric ? 1 - top : -top);
+		for (uint64_t code = 0; code < (UINT64_C(1) << d->bits); code++) {
+			struct fpref_unpacked u;
+			enum fpref_decode_status st = fpref_decode(&f, code, &u);
+			int64_t k = fpref_format_int_k(&f, code);
+			ck_assert(k >= r.k_min - 1 && k <= r.k_max);
+			if (st == FPREF_DECODE_NONCANONICAL) {
+				ck_assert(d->symmetric && k == r.k_min - 1);
+				continue;
+			}
+			/* |value| = significand * 2^exponent = |k| * 2^-frac */
+			double v = ldexp((double)u.significand, u.exponent) * (u.negative ? -1 : 1);
+			ck_assert_msg(u.cls == FPREF_CLASS_ZERO ? k == 0 : v == ldexp((double)k, -d->frac), "%s code %llu", d->name,
+				      (unsigned long long)code);
+		}
+	}
+	struct fpref_int_range r;
+	ck_assert(fpref_format_int_range(fpref_format_get(FPREF_FORMAT_FLOAT8_E4M3FN), &r) == -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("int");
 	TCase *tc = tcase_create("int");
 	tcase_set_timeout(tc, 0);
 	tcase_add_test(tc, names_and_rows);
+	tcase_add_test(tc, integer_view);
 	tcase_add_test(tc, decode_every_code);
 	tcase_add_test(tc, hand_worked);
 	tcase_add_test(tc, from_16_bit_exhaustive);

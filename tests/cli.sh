@@ -532,6 +532,31 @@ check_match 'table e4m3: 7E is 448' "$tmp/out" '^7E .* 448$'
 run table f16
 check_bad 'table f16 refused' 2 'float16'
 
+# integer formats as integers (the code's bits, k, its value), not as their float grid
+run table int4
+check_rc 'table int4: exit status 0' 0
+check_lines 'table int4: two headers, column headings + 16 lines' "$tmp/out" 19
+check_match 'table int4: the range line' "$tmp/out" "^# two's complement integer of 4 bits, k -8\.\.7, value k (step 1), range -8\.\.7, not symmetric$"
+check_match 'table int4: column headings' "$tmp/out" '^code  bits  k     class     exact value$'
+check_match 'table int4: code 8 is k -8' "$tmp/out" '^8  *1000  *-8  *negative  *-8$'
+check_match 'table int4: code 7 is k 7' "$tmp/out" '^7  *0111  *7  *positive  *7$'
+check_count 'table int4: no exponent or subnormal words' "$tmp/out" 'subnormal|normal |exp man|bias' 0
+run table int4_sym
+check_match 'table int4_sym: symmetric' "$tmp/out" 'k -7\.\.7, .*symmetric (the code of k = -8 is never produced)'
+check_match 'table int4_sym: code 8 unused' "$tmp/out" '^8  *1000  *-8  *unused '
+run table mxint8
+check_match 'table mxint8: step 2^-6' "$tmp/out" 'k -128\.\.127, value k \* 2^-6 (step 0\.015625), range -2\.\.1\.984375'
+check_match 'table mxint8: 80 is k -128, -2' "$tmp/out" '^80  *10000000  *-128  *negative  *-2$'
+run table uint2
+check_match 'table uint2: unsigned' "$tmp/out" '^# unsigned integer of 2 bits, k 0\.\.3, value k (step 1), range 0\.\.3$'
+run explain 3.7 --to int8
+check_match 'explain int8: format line in integer terms' "$tmp/out" "^format       int8: two's complement integer of 8 bits, k -128\.\.127, value k (step 1), range -128\.\.127, not symmetric; saturating"
+check_match 'explain int8: neighbour k 3' "$tmp/out" '^neighbours   3 = 03 \[k 3\]$'
+check_match 'explain int8: result k 4' "$tmp/out" '^result       04 \[k 4\] = 4$'
+check_count 'explain int8: no exponent bits' "$tmp/out" 'exponent bits|bias' 0
+run explain -0.3 --to mxint8
+check_match 'explain mxint8: result k -19' "$tmp/out" '^result       ED \[k -19\] = -0\.296875$'
+
 # =========================================================================
 run table e3m2,bias=2
 check_match 'table of a custom format: headed by its full descriptor' "$tmp/out" '^# e3m2,bias=2,specials=ieee,subnormals=on,zero=on: a custom format of 6 bits$'

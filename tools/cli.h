@@ -158,6 +158,12 @@ int cli_find_suite(const char *name, char *path, size_t len);
 int cli_parse_jobs(const char *cmd, const char *text, unsigned *threads);
 /* Print a string from the library and free it. */
 void cli_put(FILE *out, char *s);
+/* An integer format in its own terms (fpref_format_int_range): "two's
+ * complement integer of 8 bits, k -128..127, value k (step 1), range
+ * -128..127[, symmetric: ...]", for table and explain. */
+void cli_put_int_range(FILE *out, const struct fpref_format *f);
+/* A code's exact value as a decimal. */
+void cli_put_code_value(FILE *out, const struct fpref_format *f, uint64_t code);
 /* A number for JSON, which has no inf or NaN: "%.17g", or "null" where x is
  * not finite.  printf("%s", cli_json_num(x).text) */
 struct cli_json_num {

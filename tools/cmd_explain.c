@@ -54,6 +54,10 @@ static void put_bits_fields(const struct fpref_format *f, uint64_t bits)
 	char hex[32];
 	fpref_fields(f, bits, &sign, &e, &m);
 	cli_hex(f, bits, hex, sizeof hex);
+	if (f->integer) { /* the integer, not the float grid the rounding core sees */
+		printf("%s [k %lld]", hex, (long long)fpref_format_int_k(f, bits));
+		return;
+	}
 	printf("%s [", hex);
 	if (f->is_signed)
 		printf("%u ", sign);
@@ -258,9 +262,14 @@ int cmd_explain(int argc, char **argv)
 		cli_put(stdout, fpref_ref_readable(v.x, READABLE_DIGITS));
 		putchar('\n');
 	}
-	printf("format       %s: %s%d exponent bits, %d mantissa bits, bias %d, specials %s%s\n", f->name,
-	       f->is_signed ? "sign, " : "unsigned, ", f->exp_bits, f->man_bits, f->bias,
-	       fpref_specials_name(f->specials), f->subnormals ? ", subnormals" : ", no subnormals");
+	if (f->integer) {
+		printf("format       %s: ", f->name);
+		cli_put_int_range(stdout, f);
+		printf("; saturating, no NaN or inf\n");
+	} else
+		printf("format       %s: %s%d exponent bits, %d mantissa bits, bias %d, specials %s%s\n", f->name,
+		       f->is_signed ? "sign, " : "unsigned, ", f->exp_bits, f->man_bits, f->bias,
+		       fpref_specials_name(f->specials), f->subnormals ? ", subnormals" : ", no subnormals");
 	printf("environment  %s\n", envtext);
 	if (t.bracketed) {
 		printf("neighbours   ");

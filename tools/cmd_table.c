@@ -13,6 +13,33 @@ const struct cli_command cli_cmd_table = {
 	.run = cmd_table,
 };
 
+/* An integer format's codes as integers: the code's bits, its k and value;
+ * a float grid's exponent and mantissa fields would say nothing here. */
+static int put_integer_table(const struct fpref_format *f, int bits)
+{
+	printf("# ");
+	cli_put_int_range(stdout, f);
+	printf("\n%-4s  %-*s  %-5s %-9s %s\n", "code", bits, "bits", "k", "class", "exact value");
+	for (uint64_t code = 0; code < ((uint64_t)1 << bits); code++) {
+		struct fpref_unpacked u;
+		enum fpref_decode_status st = fpref_decode(f, code, &u);
+		char hex[8], pattern[16];
+		cli_hex(f, code, hex, sizeof hex);
+		for (int i = 0; i < bits; i++)
+			pattern[i] = (char)('0' + ((code >> (bits - 1 - i)) & 1));
+		pattern[bits] = '\0';
+		int64_t k = fpref_format_int_k(f, code);
+		const char *cls = st == FPREF_DECODE_NONCANONICAL ? "unused" : k == 0 ? "zero" : k < 0 ? "negative" : "positive";
+		printf("%-4s  %-*s  %-5lld %-9s ", hex, bits > 4 ? bits : 4, pattern, (long long)k, cls);
+		if (st == FPREF_DECODE_NONCANONICAL)
+			fputs("(never produced; reads as zero)", stdout);
+		else
+			cli_put(stdout, fpref_ref_unpacked_decimal(&u));
+		putchar('\n');
+	}
+	return CLI_EXIT_OK;
+}
+
 int cmd_table(int argc, char **argv)
 {
 	struct cli_options o;
@@ -34,10 +61,14 @@ int cmd_table(int argc, char **argv)
 	}
 	char desc[128];
 	fpref_format_descriptor(&f, desc, sizeof desc);
-	if (f.note)
+	if (f.integer) /* its descriptor is the float grid the rounding core sees, not the format's terms */
+		printf("# %s: %d bits, %s\n", f.name, bits, f.note ? f.note : "an integer format");
+	else if (f.note)
 		printf("# %s (%s): %d bits, %s\n", f.name, desc, bits, f.note);
 	else
 		printf("# %s: a custom format of %d bits\n", desc, bits);
+	if (f.integer)
+		return put_integer_table(&f, bits);
 	const char *label = f.is_signed ? "s exp man" : "exp man";
 	int width = (f.is_signed ? 2 : 0) + f.exp_bits + 1 + f.man_bits;
 	width = width > (int)strlen(label) ? width : (int)strlen(label);
