@@ -65,6 +65,7 @@ void fpref_golden_sha256_hex(struct fpref_sha256 *s, char hex[65]);
  *   suite NAME               (or "campaign NAME": a sweep, fpref_golden_sweep.h)
  *   seed N
  *   chunk N                  (campaigns: 2^N inputs per chunk)
+ *   mutant NAME              (campaigns: the emulator runs that mutant, a test of the sweep)
  *   convert FROMS TOS ENVS GENERATOR
  *   op OPS FORMATS ENVS GENERATOR
  *   dot GPUS INPUTS OUTPUTS GENERATOR
@@ -78,6 +79,7 @@ void fpref_golden_sha256_hex(struct fpref_sha256 *s, char hex[65]);
  * or a profile name (cuda, onnx-cast-19, ...) applied for the target.
  * GENERATOR: exhaustive, edge, random:N, edge+random:N; for dot,
  * random:N:K, or probe:K (the probe inputs of golden/fpref_golden_probe.h).  Each line expands to one job (one file) per combination. */
+struct fpref_mutant;
 enum fpref_golden_kind { FPREF_GOLDEN_CONVERT, FPREF_GOLDEN_OP, FPREF_GOLDEN_DOT };
 
 struct fpref_golden_job {
@@ -111,6 +113,10 @@ struct fpref_golden_suite {
 	bool npy;                    /* also write .npy arrays beside each file (suite line "npy", or gen --npy) */
 	bool campaign;               /* "campaign NAME" instead of "suite NAME": a sweep (fpref_golden_sweep.h) */
 	unsigned chunk_log2;         /* campaigns: 2^chunk_log2 inputs per chunk (line "chunk N"; 20) */
+	/* campaigns: line "mutant NAME": the emulator's bits replaced by the
+	 * mutant's (fpref_golden_mutants.h), a known bug for the sweep to
+	 * find (tests/sweep.sh); NULL */
+	const struct fpref_mutant *mutant;
 	struct fpref_golden_job *jobs;
 	size_t njobs;
 };

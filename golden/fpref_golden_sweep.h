@@ -66,9 +66,16 @@ bool fpref_golden_sweep_done(const struct fpref_golden_suite *s, const char *dir
 int fpref_golden_sweep_manifest(const struct fpref_golden_suite *s, const char *dir,
 				struct fpref_golden_sweep_counts *total, char *err, size_t errlen);
 
+/* The first disagreement of the campaign in dir, in chunk order, among
+ * the chunk files there: "chunks/NNNNNNNN.txt JOB [ENV] differs INPUTS
+ * oracle BITS FLAGS RC emulator BITS FLAGS RC" into buf; 1, or 0 when
+ * none (the MANIFEST's "first" line, and what the tools print). */
+int fpref_golden_sweep_first(const struct fpref_golden_suite *s, const char *dir, char *buf, size_t len);
+
 struct fpref_golden_sweep_progress {
 	uint64_t chunks, done, skipped; /* of this run's share; skipped: found done (resume) */
 	uint64_t cases;                 /* compared by this run */
+	uint64_t disagree;              /* in this run's share, computed or kept */
 };
 /* Called after each chunk; nonzero stops the run. */
 typedef int (*fpref_golden_sweep_progress_fn)(const struct fpref_golden_sweep_progress *p, void *arg);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fpref_golden.h"
+#include "fpref_golden_mutants.h"
 
 int fpref_golden_env_parse(const char *text, const struct fpref_format *source, const struct fpref_format *target,
 			   struct fpref_env *env, char *err, size_t errlen)
@@ -24,10 +25,27 @@ int fpref_golden_env_parse(const char *text, const struct fpref_format *source, 
 	for (char *save = NULL, *w = strtok_r(copy, "+", &save); w; w = strtok_r(NULL, "+", &save)) {
 		enum fpref_rounding r;
 		struct fpref_env probe;
-		if (fpref_rounding_parse(w, &r) == 0 && r != FPREF_SR)
+		char *bits = strchr(w, '=');
+		if (bits) {
+			/* a stochastic mode with its random bits, one word: "sr=4:7",
+			 * "srb=13:seed=5" (fpref_env_parse_sr's spellings); the R of
+			 * input i is fpref_env_sr_random(env, i), so a sweep is
+			 * deterministic (campaigns only: check_job) */
+			*bits++ = '\0';
+			struct fpref_env mode = *env;
+			if (fpref_env_parse_rounding(w, &mode) != 0 || mode.rounding != FPREF_SR) {
+				snprintf(err, errlen, "'%s=%s' in '%s': only a stochastic mode (sr, sra, srb, src) takes '=BITS'", w,
+					 bits, text);
+				return -1;
+			}
+			if (fpref_env_parse_sr(bits, &mode, err, errlen) != 0)
+				return -1;
+			*env = mode;
+		} else if (fpref_rounding_parse(w, &r) == 0 && r != FPREF_SR)
 			env->rounding = r;
-		else if (strcmp(w, "sat") == 0)
-			env->overflow = FPREF_OVERFLOW_SAT;
+		else if (strcmp(w, "sat") == 0 || strcmp(w, "satfinite") == 0 || strcmp(w, "satpropagate") == 0 ||
+			 strcmp(w, "satnone") == 0)
+			fpref_env_parse_overflow(w, env); /* P3109's policies beside sat */
 		else if (strcmp(w, "ftz") == 0)
 			env->ftz = true;
 		else if (strcmp(w, "daz") == 0)
@@ -36,8 +54,8 @@ int fpref_golden_env_parse(const char *text, const struct fpref_format *source, 
 			env->tininess = FPREF_TININESS_BEFORE;
 		else if (fpref_profile_apply(w, target, &probe) != 0) {
 			snprintf(err, errlen,
-				 "unknown environment word '%s' in '%s' (a rounding mode other than sr, sat, ftz, daz, "
-				 "before, or a profile: %s)", w, text, fpref_profile_choices());
+				 "unknown environment word '%s' in '%s' (a rounding mode, sr=BITS in campaigns, sat, "
+				 "satpropagate, satnone, ftz, daz, before, or a profile: %s)", w, text, fpref_profile_choices());
 			return -1;
 		}
 	}
@@ -69,7 +87,30 @@ static char *next_item(char **p, bool *bad)
 	return s;
 }
 
-/* The formats a list names: "all", "narrow", or names. */
+/* The P3109 formats of K <= 8 bits (group "p3109"): K 3..8, signed P
+ * 1..K-1, unsigned P 1..K, each extended and finite: 120. */
+static int p3109_group(struct fpref_format *out, size_t max, size_t *n, char *err, size_t errlen)
+{
+	for (int k = 3; k <= 8; k++)
+		for (int u = 0; u < 2; u++)
+			for (int p = 1; p <= (u ? k : k - 1); p++)
+				for (int d = 0; d < 2; d++) {
+					char name[32];
+					snprintf(name, sizeof name, "binary%dp%d%c%c", k, p, u ? 'u' : 's', d ? 'f' : 'e');
+					if (*n == max) {
+						snprintf(err, errlen, "too many formats");
+						return -1;
+					}
+					if (fpref_format_parse(name, &out[*n], err, errlen) != 0)
+						return -1;
+					(*n)++;
+				}
+	return 0;
+}
+
+/* The formats a list names: the groups "all" (the catalogue), "narrow"
+ * (its formats of 8 bits or fewer), "upto16" (of 16 bits or fewer) and
+ * "p3109" (p3109_group), or names. */
 static int format_list(const char *text, struct fpref_format *out, size_t max, size_t *n, char *err, size_t errlen)
 {
 	*n = 0;
@@ -79,11 +120,16 @@ static int format_list(const char *text, struct fpref_format *out, size_t max, s
 	while ((w = next_item(&rest, &unclosed)) != NULL) {
 		if (!*w)
 			continue;
-		bool all = strcmp(w, "all") == 0, narrow = strcmp(w, "narrow") == 0;
-		if (all || narrow) {
+		bool all = strcmp(w, "all") == 0, narrow = strcmp(w, "narrow") == 0, upto16 = strcmp(w, "upto16") == 0;
+		if (all || narrow || upto16) {
 			for (size_t i = 0; i < fpref_format_count() && *n < max; i++)
-				if (all || fpref_format_container_bits(fpref_format_at(i)) <= 8)
+				if (all || fpref_format_container_bits(fpref_format_at(i)) <= (narrow ? 8 : 16))
 					out[(*n)++] = *fpref_format_at(i);
+			continue;
+		}
+		if (strcmp(w, "p3109") == 0) {
+			if (p3109_group(out, max, n, err, errlen) != 0)
+				return -1;
 			continue;
 		}
 		if (*n == max) {
@@ -172,6 +218,12 @@ static int check_job(const struct fpref_golden_job *j, bool campaign, char *err,
 	/* a campaign streams its inputs chunk by chunk and keeps none: up to
 	 * 2^40 of them per job */
 	int limit = campaign ? 40 / arity : arity == 1 ? 20 : arity == 2 ? 8 : 6;
+	if (!campaign && (j->env.rounding == FPREF_SR || j->env.sat_keep_inf || j->env.p3109_sat_none)) {
+		/* golden files carry no random bits per vector, and their
+		 * headers spell the overflow policy as ieee or sat */
+		snprintf(err, errlen, "'%s': stochastic rounding, satpropagate and satnone are for campaigns", j->env_text);
+		return -1;
+	}
 	if (campaign && !j->exhaustive) {
 		snprintf(err, errlen, "a campaign sweeps every input: its generator is 'exhaustive'");
 		return -1;
@@ -204,7 +256,92 @@ static int add_job(struct fpref_golden_suite *s, const struct fpref_golden_job *
 	return 0;
 }
 
-#define MAX_LIST 64
+/* Job j (its formats set) under environment `env` (for a conversion from
+ * source; NULL: an operation), checked and added. */
+static int add_in_env(struct fpref_golden_suite *s, struct fpref_golden_job *j, const struct fpref_format *source,
+		      const char *env, size_t *cap, char *err, size_t errlen)
+{
+	snprintf(j->env_text, sizeof j->env_text, "%s", env);
+	if (fpref_golden_env_parse(env, source, &j->out, &j->env, err, errlen) != 0 ||
+	    check_job(j, s->campaign, err, errlen) != 0)
+		return -1;
+	job_path(j);
+	return add_job(s, j, cap);
+}
+
+#define MAX_LIST 160 /* formats per list: the p3109 group and more */
+#define MAX_ENVS 1024 /* environments per line */
+#define ENV_TEXT (sizeof ((struct fpref_golden_job *)0)->env_text)
+
+/* The environments an ENVS list names.  Each comma-separated item is a
+ * '+'-joined chain whose words may be '|'-separated alternatives, and
+ * stands for their product, the first word varying slowest:
+ * "rne|rtz+|sat" is rne, rne+sat, rtz, rtz+sat (an empty alternative is
+ * no word).  The texts into *out (malloc'ed), *n of them; 0, or -1. */
+static int env_list(const char *text, char (**out)[ENV_TEXT], size_t *n, char *err, size_t errlen)
+{
+	char copy[2048];
+	snprintf(copy, sizeof copy, "%s", text);
+	*n = 0;
+	*out = malloc(MAX_ENVS * sizeof **out);
+	if (!*out) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (char *save = NULL, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		enum { PARTS = 8, ALTS = 32 };
+		const char *alt[PARTS][ALTS];
+		size_t nalt[PARTS] = { 0 }, nparts = 0, pick[PARTS] = { 0 };
+		for (char *s2 = NULL, *part = strtok_r(item, "+", &s2); part; part = strtok_r(NULL, "+", &s2)) {
+			if (nparts == PARTS) {
+				snprintf(err, errlen, "environment '%s': more than %d words", text, PARTS);
+				return -1;
+			}
+			/* split at each '|', not as strtok does: "|sat" has an empty first alternative */
+			for (char *a = part; a; a = strchr(a, '|') ? strchr(a, '|') + 1 : NULL) {
+				if (nalt[nparts] == ALTS) {
+					snprintf(err, errlen, "environment '%s': more than %d alternatives", text, ALTS);
+					return -1;
+				}
+				alt[nparts][nalt[nparts]++] = a;
+			}
+			for (char *bar = strchr(part, '|'); bar; bar = strchr(bar + 1, '|'))
+				*bar = '\0';
+			nparts++;
+		}
+		for (;;) {
+			char env[ENV_TEXT];
+			size_t used = 0;
+			env[0] = '\0';
+			for (size_t k = 0; k < nparts; k++) {
+				const char *w = alt[k][pick[k]];
+				if (!*w)
+					continue;
+				int m = snprintf(env + used, sizeof env - used, "%s%s", used ? "+" : "", w);
+				if (m < 0 || (size_t)m >= sizeof env - used) {
+					snprintf(err, errlen, "environment '%s...' too long", env);
+					return -1;
+				}
+				used += (size_t)m;
+			}
+			if (!used) {
+				snprintf(err, errlen, "an empty environment in '%s'", text);
+				return -1;
+			}
+			if (*n == MAX_ENVS) {
+				snprintf(err, errlen, "more than %d environments in '%s'", MAX_ENVS, text);
+				return -1;
+			}
+			memcpy((*out)[(*n)++], env, sizeof env);
+			size_t k = nparts; /* the odometer: the last word fastest */
+			while (k > 0 && ++pick[k - 1] == nalt[k - 1])
+				pick[--k] = 0;
+			if (k == 0)
+				break;
+		}
+	}
+	return 0;
+}
 
 /* One suite line's jobs. */
 static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, char *err, size_t errlen)
@@ -230,25 +367,26 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 		    format_list(w[dot ? 3 : 2], b, MAX_LIST, &nb, err, errlen) != 0)
 			return -1;
 	}
+	char(*envs)[ENV_TEXT] = NULL;
+	size_t nenvs = 0;
+	if (!dot && env_list(w[3], &envs, &nenvs, err, errlen) != 0) {
+		free(envs);
+		return -1;
+	}
 	if (convert) {
 		proto.kind = FPREF_GOLDEN_CONVERT;
 		for (size_t i = 0; i < na; i++)
-			for (size_t k = 0; k < nb; k++) {
-				char copy[1024];
-				snprintf(copy, sizeof copy, "%s", w[3]);
-				for (char *save = NULL, *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+			for (size_t k = 0; k < nb; k++)
+				for (size_t e = 0; e < nenvs; e++) {
 					struct fpref_golden_job j = proto;
 					j.in = a[i];
 					j.out = b[k];
-					snprintf(j.env_text, sizeof j.env_text, "%s", e);
-					if (fpref_golden_env_parse(e, &j.in, &j.out, &j.env, err, errlen) != 0 ||
-					    check_job(&j, s->campaign, err, errlen) != 0)
+					if (add_in_env(s, &j, &j.in, envs[e], cap, err, errlen) != 0) {
+						free(envs);
 						return -1;
-					job_path(&j);
-					if (add_job(s, &j, cap) != 0)
-						return -1;
+					}
 				}
-			}
+		free(envs);
 		return 0;
 	}
 	if (dot) {
@@ -290,27 +428,21 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 			nops++;
 		else {
 			snprintf(err, errlen, "unknown operation '%s' (%s, or all)", o, fpref_op_choices());
+			free(envs);
 			return -1;
 		}
 	}
-	if (format_list(w[2], a, MAX_LIST, &na, err, errlen) != 0)
-		return -1;
-	for (size_t q = 0; q < nops; q++)
-		for (size_t i = 0; i < na; i++) {
-			snprintf(copy, sizeof copy, "%s", w[3]);
-			for (char *save = NULL, *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+	int status = format_list(w[2], a, MAX_LIST, &na, err, errlen);
+	for (size_t q = 0; q < nops && status == 0; q++)
+		for (size_t i = 0; i < na && status == 0; i++)
+			for (size_t e = 0; e < nenvs && status == 0; e++) {
 				struct fpref_golden_job j = proto;
 				j.op = ops[q];
 				j.in = j.out = a[i];
-				snprintf(j.env_text, sizeof j.env_text, "%s", e);
-				if (fpref_golden_env_parse(e, NULL, &j.out, &j.env, err, errlen) != 0 || check_job(&j, s->campaign, err, errlen) != 0)
-					return -1;
-				job_path(&j);
-				if (add_job(s, &j, cap) != 0)
-					return -1;
+				status = add_in_env(s, &j, NULL, envs[e], cap, err, errlen);
 			}
-		}
-	return 0;
+	free(envs);
+	return status;
 }
 
 int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char *err, size_t errlen)
@@ -358,7 +490,13 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 			}
 			s->chunk_log2 = (unsigned)v;
 		}
-		else if (strcmp(w[0], "npy") == 0 && n == 1)
+		else if (strcmp(w[0], "mutant") == 0 && n == 2 && s->campaign) {
+			s->mutant = fpref_golden_mutant_find(w[1]);
+			if (!s->mutant) {
+				snprintf(msg, sizeof msg, "no mutant '%s' (fpref mutants --list)", w[1]);
+				status = -1;
+			}
+		} else if (strcmp(w[0], "npy") == 0 && n == 1)
 			s->npy = true;
 		else if (strcmp(w[0], "seed") == 0 && n == 2) {
 			char *end;
@@ -381,6 +519,12 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 		snprintf(err, errlen, "%s: no jobs", path);
 		status = -1;
 	}
+	for (size_t i = 0; status == 0 && s->mutant && i < s->njobs; i++)
+		if (!fpref_golden_mutant_applies(s->mutant, &s->jobs[i])) {
+			/* it would change nothing there: the campaign would test nothing */
+			snprintf(err, errlen, "%s: mutant %s does not apply to %s", path, s->mutant->name, s->jobs[i].path);
+			status = -1;
+		}
 	for (size_t i = 0; status == 0 && i < s->njobs; i++)
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(s->jobs[i].path, s->jobs[k].path) == 0) {

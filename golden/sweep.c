@@ -13,6 +13,7 @@
 
 #include "fpref_emu.h"
 #include "fpref_formats_file.h"
+#include "fpref_golden_mutants.h"
 #include "fpref_golden_sweep.h"
 #include "fpref_ref.h"
 
@@ -87,8 +88,11 @@ static void chunk_header(struct text *t, const struct fpref_golden_suite *s, uin
 {
 	struct fpref_golden_sweep_chunk ch;
 	fpref_golden_sweep_chunk_at(s, c, &ch);
-	add(t, "# fpref sweep chunk\ncampaign %s\nchunk %" PRIu64 "\njob %s\ninputs 0x%" PRIx64 " 0x%" PRIx64 "\n",
-	    s->name, c, s->jobs[ch.job].path, ch.first, ch.end);
+	add(t, "# fpref sweep chunk\ncampaign %s\n", s->name);
+	if (s->mutant) /* a mutant's chunks are not the campaign's own: --resume must not take one for the other */
+		add(t, "mutant %s\n", s->mutant->name);
+	add(t, "chunk %" PRIu64 "\njob %s\ninputs 0x%" PRIx64 " 0x%" PRIx64 "\n", c, s->jobs[ch.job].path, ch.first,
+	    ch.end);
 }
 
 static void close_with_sum(struct text *t)
@@ -127,6 +131,8 @@ int fpref_golden_sweep_compute(const struct fpref_golden_suite *s, uint64_t c, c
 			rr = fpref_ref_op(j->op, &j->in, in, &j->env, R, &want, &want_flags);
 			re = fpref_emu_op(j->op, &j->in, in, &j->env, R, &got, &got_flags);
 		}
+		if (s->mutant && re == 0) /* the bug's bits; a kernel raises no flags, so the emulator's stay */
+			fpref_golden_mutant_result(s->mutant, j, in, &got);
 		n.cases++;
 		if (rr == re && (rr != 0 || (want == got && want_flags == got_flags))) {
 			n.agree++;
@@ -252,6 +258,29 @@ bool fpref_golden_sweep_done(const struct fpref_golden_suite *s, const char *dir
 	return ok;
 }
 
+int fpref_golden_sweep_first(const struct fpref_golden_suite *s, const char *dir, char *buf, size_t len)
+{
+	uint64_t chunks = fpref_golden_sweep_chunks(s);
+	int found = 0;
+	for (uint64_t c = 0; c < chunks && !found; c++) {
+		size_t n;
+		char *text = read_done(s, dir, c, &n);
+		struct fpref_golden_sweep_counts k;
+		const char *d = text && counts_of(text, &k) && k.disagree ? strstr(text, "\ndiffers ") : NULL;
+		if (d) {
+			struct fpref_golden_sweep_chunk ch;
+			fpref_golden_sweep_chunk_at(s, c, &ch);
+			char env[256];
+			fpref_env_describe(&s->jobs[ch.job].env, env, sizeof env);
+			snprintf(buf, len, "chunks/%08" PRIu64 ".txt %s [%s] %.*s", c, s->jobs[ch.job].path, env,
+				 (int)strcspn(d + 1, "\n"), d + 1);
+			found = 1;
+		}
+		free(text);
+	}
+	return found;
+}
+
 static void sum_into(struct fpref_golden_sweep_counts *to, const struct fpref_golden_sweep_counts *n)
 {
 	to->cases += n->cases;
@@ -301,12 +330,17 @@ int fpref_golden_sweep_manifest(const struct fpref_golden_suite *s, const char *
 	if (status == 0) {
 		add(&t, "# fpref sweep manifest\ncampaign %s\nfpref %s\noracle MPFR %s\nchunks %" PRIu64 " of 2^%u inputs\n",
 		    s->name, PACKAGE_VERSION, mpfr_get_version(), chunks, s->chunk_log2);
+		if (s->mutant)
+			add(&t, "mutant %s\n", s->mutant->name);
 		for (size_t k = 0; k < s->njobs; k++) {
 			add(&t, "job %s ", s->jobs[k].path);
 			put_counts(&t, &per_job[k]);
 		}
 		add(&t, "total ");
 		put_counts(&t, &all);
+		char first[1024];
+		if (all.disagree && fpref_golden_sweep_first(s, dir, first, sizeof first))
+			add(&t, "first %s\n", first);
 		add(&t, "%s", sums.buf ? sums.buf : "");
 		close_with_sum(&t);
 		if (t.failed || sums.failed) {
@@ -343,8 +377,10 @@ int fpref_golden_sweep_run(const struct fpref_golden_suite *s, const char *dir, 
 	if (!resume)
 		remove(manifest); /* a fresh run: the old manifest describes other chunk files */
 	for (uint64_t c = index; c < chunks; c += count) {
-		if (resume && fpref_golden_sweep_done(s, dir, c, NULL)) {
+		struct fpref_golden_sweep_counts kept;
+		if (resume && fpref_golden_sweep_done(s, dir, c, &kept)) {
 			p->skipped++;
+			p->disagree += kept.disagree; /* a kept chunk's disagreements are still this run's to report */
 		} else {
 			char *text;
 			size_t len;
@@ -358,6 +394,7 @@ int fpref_golden_sweep_run(const struct fpref_golden_suite *s, const char *dir, 
 			if (r != 0)
 				return -1;
 			p->cases += n.cases;
+			p->disagree += n.disagree;
 		}
 		p->done++;
 		if (fn && fn(p, arg) != 0)

@@ -3,7 +3,8 @@
 # golden/sweeps/mpi-test: 4 ranks (rank 0 hands out chunks, 3 compute)
 # give the serial run's chunk files and MANIFEST byte for byte; a worker
 # rank killed midway leaves whole chunk files only, and --resume (on 4
-# ranks) completes with the same MANIFEST, keeping what was done.  Each
+# ranks) completes with the same MANIFEST, keeping what was done; a
+# campaign that must fail (a mutant) fails on ranks too.  Each
 # failure prints what it saw under its "not ok" line.  SKIP
 # (77) where configure found no MPI (fpref-sweep-mpi not built) or no
 # mpirun.
@@ -63,5 +64,15 @@ test "$kept" = "$before"
 tap_check "--resume kept the $before chunks done" $? "kept '$kept'"
 cmp "$tmp/serial/MANIFEST" "$tmp/killed/MANIFEST"
 tap_check 'killed, then --resume: the serial MANIFEST byte for byte' $?
+
+# the sweep fails on ranks as it does alone: the mutant campaign of
+# tests/sweep.sh exits 1 with the serial run's MANIFEST and first disagreement
+mutant="$top/tests/data/sweep-mutant.campaign"
+"$FPREF" sweep "$mutant" --out "$tmp/mut-serial" >/dev/null 2>&1
+mpirun4 "$mutant" --out "$tmp/mut" >"$tmp/out" 2>&1
+rc=$?
+test $rc = 1 && cmp "$tmp/mut-serial/MANIFEST" "$tmp/mut/MANIFEST" &&
+	grep -q '^first disagreement: chunks/00000001.txt convert/float16-float8_e4m3fn.rne.txt .* differs 1400 ' "$tmp/out"
+tap_check 'a mutant campaign on 4 ranks: exit 1, the serial MANIFEST, the first disagreement' $? "rc $rc; $(tail -5 "$tmp/out")"
 
 tap_end

@@ -103,19 +103,24 @@ int cmd_sweep(int argc, char **argv)
 			    sizeof err);
 	if (st.tty)
 		fprintf(stderr, "\n");
-	fpref_golden_suite_free(&s);
 	if (r != 0) {
+		fpref_golden_suite_free(&s);
 		cli_fail(cli_cmd_sweep.name, "%s", err);
 		return CLI_EXIT_FAIL;
 	}
 	printf("%s: %llu chunks run, %llu kept, %llu cases compared\n", o.positional[0],
 	       (unsigned long long)(p.done - p.skipped), (unsigned long long)p.skipped, (unsigned long long)p.cases);
-	if (!complete) {
+	if (complete)
+		printf("complete: %llu cases, %llu agree (%llu refused by both), %llu disagree; %s/MANIFEST\n",
+		       (unsigned long long)total.cases, (unsigned long long)total.agree, (unsigned long long)total.refused,
+		       (unsigned long long)total.disagree, a.out);
+	else if (p.disagree)
+		printf("%llu disagree in this shard's chunks\n", (unsigned long long)p.disagree);
+	char first[1024];
+	if ((complete ? total.disagree : p.disagree) && fpref_golden_sweep_first(&s, a.out, first, sizeof first))
+		printf("first disagreement: %s\n", first);
+	if (!complete)
 		printf("not complete: other shards' chunks are still to run (then --resume writes the MANIFEST)\n");
-		return CLI_EXIT_FAIL;
-	}
-	printf("complete: %llu cases, %llu agree (%llu refused by both), %llu disagree; %s/MANIFEST\n",
-	       (unsigned long long)total.cases, (unsigned long long)total.agree, (unsigned long long)total.refused,
-	       (unsigned long long)total.disagree, a.out);
-	return total.disagree ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	fpref_golden_suite_free(&s);
+	return !complete || total.disagree ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }

@@ -156,6 +156,9 @@ static int lead(const struct fpref_golden_suite *s, const char *dir, bool resume
 	printf("complete: %llu cases, %llu agree (%llu refused by both), %llu disagree; %s\n",
 	       (unsigned long long)total.cases, (unsigned long long)total.agree, (unsigned long long)total.refused,
 	       (unsigned long long)total.disagree, manifest);
+	char first[1024];
+	if (total.disagree && fpref_golden_sweep_first(s, dir, first, sizeof first))
+		printf("first disagreement: %s\n", first);
 	return total.disagree ? 1 : 0;
 }
 
