@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "fpref_formats.h"
+#include "fpref_formats_e8m0.h"
 #include "fpref_formats_env.h"
 #include "fpref_formats_op.h"
 #include "fpref_formats_tc_model.h"
@@ -69,6 +70,8 @@ void fpref_golden_sha256_hex(struct fpref_sha256 *s, char hex[65]);
  *   convert FROMS TOS ENVS GENERATOR
  *   op OPS FORMATS ENVS GENERATOR
  *   dot GPUS INPUTS OUTPUTS GENERATOR
+ *   e8m0 RULES ELEMENTS exhaustive   (campaigns: fpref_formats_e8m0.h's rules, or "all",
+ *                            each from FP32 and through BF16; ELEMENTS for the amax rules)
  * Lists are comma-separated: format names, or the groups "all" (the
  * catalogue) and "narrow" (its formats of 8 bits or fewer); ops, or "all".
  * A format with options, whose spelling has commas of its own, goes whole
@@ -80,7 +83,12 @@ void fpref_golden_sha256_hex(struct fpref_sha256 *s, char hex[65]);
  * GENERATOR: exhaustive, edge, random:N, edge+random:N; for dot,
  * random:N:K, or probe:K (the probe inputs of golden/fpref_golden_probe.h).  Each line expands to one job (one file) per combination. */
 struct fpref_mutant;
-enum fpref_golden_kind { FPREF_GOLDEN_CONVERT, FPREF_GOLDEN_OP, FPREF_GOLDEN_DOT };
+enum fpref_golden_kind {
+	FPREF_GOLDEN_CONVERT,
+	FPREF_GOLDEN_OP,
+	FPREF_GOLDEN_DOT,
+	FPREF_GOLDEN_E8M0, /* campaigns only: an E8M0 scale rule on every FP32 pattern (line "e8m0 RULES ELEMENTS GEN") */
+};
 
 struct fpref_golden_job {
 	enum fpref_golden_kind kind;
@@ -89,6 +97,7 @@ struct fpref_golden_job {
 	struct fpref_env env;        /* resolved for the target */
 	char env_text[96];           /* as the suite wrote it */
 	struct fpref_tc_model model; /* DOT */
+	struct fpref_e8m0_rule e8m0; /* E8M0: the rule; `out` its MX element where it reads one, else E8M0 */
 	bool exhaustive, edge;
 	unsigned long random_count;
 	unsigned K;                  /* DOT: products per case */
@@ -117,6 +126,9 @@ struct fpref_golden_suite {
 	 * mutant's (fpref_golden_mutants.h), a known bug for the sweep to
 	 * find (tests/sweep.sh); NULL */
 	const struct fpref_mutant *mutant;
+	/* campaigns: the chunk at which each job starts, njobs + 1 of them,
+	 * the last the campaign's count (fpref_golden_sweep_chunk_at's index) */
+	uint64_t *chunk_start;
 	struct fpref_golden_job *jobs;
 	size_t njobs;
 };

@@ -7,6 +7,7 @@
 
 #include "fpref_golden.h"
 #include "fpref_golden_mutants.h"
+#include "fpref_golden_sweep.h"
 
 int fpref_golden_env_parse(const char *text, const struct fpref_format *source, const struct fpref_format *target,
 			   struct fpref_env *env, char *err, size_t errlen)
@@ -203,6 +204,12 @@ static void job_path(struct fpref_golden_job *j)
 	case FPREF_GOLDEN_DOT:
 		snprintf(j->path, sizeof j->path, "dot/%s.%s-%s.txt", j->model.gpu, j->in.name, j->out.name);
 		break;
+	case FPREF_GOLDEN_E8M0: {
+		char rule[64];
+		fpref_e8m0_rule_spelling(&j->e8m0, rule, sizeof rule);
+		snprintf(j->path, sizeof j->path, "e8m0/%s.%s.txt", rule, j->out.name);
+		break;
+	}
 	}
 	uint64_t h = 0xcbf29ce484222325ull;
 	for (const char *p = j->path; *p; p++)
@@ -343,9 +350,71 @@ static int env_list(const char *text, char (**out)[ENV_TEXT], size_t *n, char *e
 	return 0;
 }
 
+/* A campaign's "e8m0 RULES ELEMENTS GEN": each rule ("all": every row,
+ * from FP32 and through BF16) on every FP32 pattern, with each element
+ * where the rule reads one. */
+static int expand_e8m0(struct fpref_golden_suite *s, char **w, size_t *cap, char *err, size_t errlen)
+{
+	struct fpref_golden_job proto = { 0 };
+	proto.kind = FPREF_GOLDEN_E8M0;
+	proto.seed = s->seed;
+	if (generator(w[3], false, &proto, err, errlen) != 0)
+		return -1;
+	struct fpref_e8m0_rule rules[128];
+	size_t nrules = 0;
+	char copy[1024];
+	snprintf(copy, sizeof copy, "%s", w[1]);
+	for (char *save = NULL, *r = strtok_r(copy, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
+		bool all = strcmp(r, "all") == 0;
+		for (size_t i = 0; i < (all ? fpref_e8m0_rule_count() : 1); i++)
+			for (int bf16 = 0; bf16 < (all ? 2 : 1); bf16++) {
+				if (nrules == sizeof rules / sizeof rules[0]) {
+					snprintf(err, errlen, "too many rules in '%s'", w[1]);
+					return -1;
+				}
+				if (all) {
+					rules[nrules] = *fpref_e8m0_rule_at(i);
+					rules[nrules].source = bf16 ? FPREF_FORMAT_BFLOAT16 : FPREF_FORMAT_FLOAT32;
+				} else if (fpref_e8m0_rule_parse(r, &rules[nrules], err, errlen) != 0)
+					return -1;
+				nrules++;
+			}
+	}
+	struct fpref_format elements[MAX_LIST];
+	size_t nel = 0;
+	if (format_list(w[2], elements, MAX_LIST, &nel, err, errlen) != 0)
+		return -1;
+	for (size_t r = 0; r < nrules; r++) {
+		bool takes = fpref_e8m0_rule_needs_element(&rules[r]);
+		for (size_t e = 0; e < (takes ? nel : 1); e++) {
+			struct fpref_golden_job j = proto;
+			j.e8m0 = rules[r];
+			j.in = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+			j.out = takes ? elements[e] : *fpref_format_get(FPREF_FORMAT_FLOAT8_E8M0FNU);
+			fpref_env_default(&j.env);
+			snprintf(j.env_text, sizeof j.env_text, "rule");
+			if (takes && fpref_e8m0_element_check(&j.out, err, errlen) != 0)
+				return -1;
+			if (check_job(&j, true, err, errlen) != 0)
+				return -1;
+			job_path(&j);
+			if (add_job(s, &j, cap) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* One suite line's jobs. */
 static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, char *err, size_t errlen)
 {
+	if (strcmp(w[0], "e8m0") == 0) {
+		if (!s->campaign || n != 4) {
+			snprintf(err, errlen, "'e8m0 RULES ELEMENTS exhaustive' is a campaign's line");
+			return -1;
+		}
+		return expand_e8m0(s, w, cap, err, errlen);
+	}
 	bool dot = strcmp(w[0], "dot") == 0, convert = strcmp(w[0], "convert") == 0, op = strcmp(w[0], "op") == 0;
 	if (dot && s->campaign) {
 		snprintf(err, errlen, "a campaign has convert and op lines, not dot");
@@ -445,6 +514,33 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 	return status;
 }
 
+static int by_path(const void *a, const void *b)
+{
+	return strcmp((*(const struct fpref_golden_job *const *)a)->path, (*(const struct fpref_golden_job *const *)b)->path);
+}
+
+/* A path two jobs share, or NULL: sorted, so that a campaign's tens of
+ * thousands of jobs cost n log n, not n^2.  *status -1 when out of memory. */
+static const char *repeated_path(const struct fpref_golden_suite *s, int *status)
+{
+	const struct fpref_golden_job **order = malloc((s->njobs ? s->njobs : 1) * sizeof *order);
+	if (!order) {
+		*status = -1;
+		return NULL;
+	}
+	for (size_t i = 0; i < s->njobs; i++)
+		order[i] = &s->jobs[i];
+	qsort(order, s->njobs, sizeof *order, by_path);
+	const char *twice = NULL;
+	for (size_t i = 1; i < s->njobs && !twice; i++)
+		if (strcmp(order[i]->path, order[i - 1]->path) == 0)
+			twice = order[i]->path;
+	free(order);
+	if (twice)
+		*status = -1;
+	return twice;
+}
+
 int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
@@ -520,18 +616,28 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 		status = -1;
 	}
 	for (size_t i = 0; status == 0 && s->mutant && i < s->njobs; i++)
-		if (!fpref_golden_mutant_applies(s->mutant, &s->jobs[i])) {
+		if (s->jobs[i].kind == FPREF_GOLDEN_E8M0 || !fpref_golden_mutant_applies(s->mutant, &s->jobs[i])) {
 			/* it would change nothing there: the campaign would test nothing */
 			snprintf(err, errlen, "%s: mutant %s does not apply to %s", path, s->mutant->name, s->jobs[i].path);
 			status = -1;
 		}
-	for (size_t i = 0; status == 0 && i < s->njobs; i++)
-		for (size_t k = 0; k < i; k++)
-			if (strcmp(s->jobs[i].path, s->jobs[k].path) == 0) {
-				snprintf(err, errlen, "%s: two jobs make %s", path, s->jobs[i].path);
-				status = -1;
-				break;
-			}
+	if (status == 0) {
+		const char *twice = repeated_path(s, &status);
+		if (status != 0)
+			snprintf(err, errlen, twice ? "%s: two jobs make %s" : "%s: out of memory", path, twice);
+	}
+	if (status == 0 && s->campaign) {
+		s->chunk_start = malloc((s->njobs + 1) * sizeof *s->chunk_start);
+		if (!s->chunk_start) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			status = -1;
+		}
+		uint64_t size = UINT64_C(1) << s->chunk_log2;
+		for (size_t i = 0; status == 0 && i <= s->njobs; i++)
+			s->chunk_start[i] = i == 0 ? 0
+						   : s->chunk_start[i - 1] +
+							     (fpref_golden_sweep_job_inputs(&s->jobs[i - 1]) + size - 1) / size;
+	}
 	if (status != 0)
 		fpref_golden_suite_free(s);
 	return status;
@@ -540,6 +646,8 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 void fpref_golden_suite_free(struct fpref_golden_suite *s)
 {
 	free(s->jobs);
+	free(s->chunk_start);
 	s->jobs = NULL;
+	s->chunk_start = NULL;
 	s->njobs = 0;
 }

@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include "fpref_emu.h"
+#include "fpref_emu_e8m0.h"
 #include "fpref_formats_file.h"
 #include "fpref_golden_mutants.h"
 #include "fpref_golden_sweep.h"
 #include "fpref_ref.h"
+#include "fpref_ref_e8m0.h"
 
 static unsigned job_arity(const struct fpref_golden_job *j)
 {
@@ -35,6 +37,8 @@ static uint64_t job_chunks(const struct fpref_golden_suite *s, const struct fpre
 
 uint64_t fpref_golden_sweep_chunks(const struct fpref_golden_suite *s)
 {
+	if (s->chunk_start)
+		return s->chunk_start[s->njobs];
 	uint64_t n = 0;
 	for (size_t k = 0; k < s->njobs; k++)
 		n += job_chunks(s, &s->jobs[k]);
@@ -44,6 +48,18 @@ uint64_t fpref_golden_sweep_chunks(const struct fpref_golden_suite *s)
 void fpref_golden_sweep_chunk_at(const struct fpref_golden_suite *s, uint64_t c, struct fpref_golden_sweep_chunk *out)
 {
 	size_t k = 0;
+	if (s->chunk_start) { /* the last job starting at or before c: a campaign can have tens of thousands */
+		size_t lo = 0, hi = s->njobs - 1;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo + 1) / 2;
+			if (s->chunk_start[mid] <= c)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		k = lo;
+		c -= s->chunk_start[k];
+	}
 	while (k + 1 < s->njobs && c >= job_chunks(s, &s->jobs[k]))
 		c -= job_chunks(s, &s->jobs[k++]);
 	uint64_t size = UINT64_C(1) << s->chunk_log2, inputs = fpref_golden_sweep_job_inputs(&s->jobs[k]);
@@ -124,7 +140,16 @@ int fpref_golden_sweep_compute(const struct fpref_golden_suite *s, uint64_t c, c
 			in[k] = (i >> (k * width)) & mask;
 		uint64_t R = fpref_env_sr_random(&j->env, i);
 		int rr, re;
-		if (j->kind == FPREF_GOLDEN_CONVERT) {
+		if (j->kind == FPREF_GOLDEN_E8M0) {
+			/* a scale rule: a code, no flags (fpref_formats_e8m0.h) */
+			uint8_t rc = 0, ec = 0;
+			char err[256];
+			const struct fpref_format *el = fpref_e8m0_rule_needs_element(&j->e8m0) ? &j->out : NULL;
+			rr = fpref_ref_e8m0(&j->e8m0, el, (uint32_t)in[0], &rc, err, sizeof err);
+			re = fpref_emu_e8m0(&j->e8m0, el, (uint32_t)in[0], &ec, err, sizeof err);
+			want = rc;
+			got = ec;
+		} else if (j->kind == FPREF_GOLDEN_CONVERT) {
 			rr = fpref_ref_convert(&j->in, in[0], &j->out, &j->env, R, &want, &want_flags);
 			re = fpref_emu_convert(&j->in, in[0], &j->out, &j->env, R, &got, &got_flags);
 		} else {

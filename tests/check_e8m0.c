@@ -1,7 +1,7 @@
 /* The E8M0 scale rules (formats/fpref_formats_e8m0.h): the emulator
  * against the MPFR oracle bit for bit over every BF16 pattern and a
- * structured and random FP32 sample (every FP32 pattern under
- * FPREF_EXHAUSTIVE, in FPREF_SHARD slices), the rows against the MX
+ * structured and random FP32 sample (every FP32 pattern is the campaign
+ * golden/sweeps/e8m0-fp32, make check-exhaustive), the rows against the MX
  * quantiser's scale, and hand-worked cases showing where rules differ. */
 #include <string.h>
 
@@ -125,21 +125,6 @@ START_TEST(f32_structured)
 	uint32_t random_count = 20000 / stride;
 	for (uint32_t i = 0; i < random_count; i++)
 		compare_all(cases, n, (uint32_t)fpref_sr_stream(0xE8E0, i));
-}
-END_TEST
-
-/* make check-exhaustive: every FP32 pattern, in FPREF_SHARD slices of 2^16
- * consecutive patterns. */
-START_TEST(f32_exhaustive)
-{
-	if (!getenv("FPREF_EXHAUSTIVE"))
-		return;
-	struct rule_case cases[MAX_CASES];
-	size_t n = all_cases(cases);
-	struct test_shard shard = test_shard_from_env();
-	for (uint64_t x = 0; x <= 0xFFFFFFFFu; x++)
-		if (test_shard_owns(shard, x >> 16))
-			compare_all(cases, n, (uint32_t)x);
 }
 END_TEST
 
@@ -313,7 +298,6 @@ int main(void)
 	tcase_add_test(tc, rows_match_mx_quantizer);
 	tcase_add_test(tc, bf16_exhaustive);
 	tcase_add_test(tc, f32_structured);
-	tcase_add_test(tc, f32_exhaustive);
 	suite_add_tcase(s, tc);
 	return test_run(s);
 }

@@ -190,30 +190,6 @@ START_TEST(sqrt_sixteen_bit_exhaustive)
 }
 END_TEST
 
-/* make check-exhaustive only: every FP16 operand pair through add, sub, mul
- * and div under every rounding mode (2^32 pairs each; FPREF_SHARD splits). */
-START_TEST(f16_every_pair)
-{
-	struct drv_sweep sweep = drv_sweep_from_env();
-	if (!sweep.exhaustive)
-		return;
-	static const enum fpref_op binary[] = { FPREF_OP_ADD, FPREF_OP_SUB, FPREF_OP_MUL, FPREF_OP_DIV };
-	struct fpref_format f = test_format("float16");
-	struct env_case envs[DRV_MAX_ENVS];
-	size_t nenv = drv_envs(DRV_ENVS_MODES, envs);
-	struct drv_stats st = { 0 };
-	unsigned long long chunk = 0;
-	for (size_t o = 0; o < 4; o++)
-		for (uint64_t a = 0; a < 65536; a++, chunk++) {
-			if (!drv_owns(&sweep, chunk))
-				continue;
-			for (uint64_t b = 0; b < 65536; b++)
-				drv_compare_op(&st, binary[o], &f, (uint64_t[3]){ a, b, 0 }, envs, nenv);
-		}
-	drv_report(&st, "every pair", f.name);
-}
-END_TEST
-
 /* The fixed-point path of 16-bit add, sub and mul (rne, bits only)
  * against fpref_emu_op: 2^22 structured and random pairs per operation,
  * policy and format here, every pair of FP16 in make check-exhaustive. */
@@ -439,9 +415,7 @@ int main(void)
 	TCase *array_case = tcase_create("array");
 	tcase_add_loop_test(array_case, fixed_point_path_matches_op, 0,
 			    (int)(sizeof fixed_formats / sizeof fixed_formats[0]));
-	TCase *every = tcase_create("f16-every-pair");
-	tcase_add_test(every, f16_every_pair);
-	TCase *cases[] = { rules_case, wide_case, golden_case_set, special_case, array_case, every };
+	TCase *cases[] = { rules_case, wide_case, golden_case_set, special_case, array_case };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		tcase_set_timeout(cases[i], 1800);
 		suite_add_tcase(s, cases[i]);

@@ -23,9 +23,11 @@ tap_check '416 chunk files' $? "$n"
 
 for i in 0 1 2; do
 	"$FPREF" sweep "$campaign" --out "$tmp/shards" --shard $i/3 >"$tmp/out.$i" 2>&1
+	echo $? >"$tmp/rc.$i"
 done
-test "$(tail -n 1 "$tmp/out.0")" = 'not complete: other shards'"'"' chunks are still to run (then --resume writes the MANIFEST)'
-tap_check 'the first shard: not complete, no MANIFEST yet' $? "$(cat "$tmp/out.0")"
+test "$(tail -n 1 "$tmp/out.0")" = 'not complete: other shards'"'"' chunks are still to run (then --resume writes the MANIFEST)' &&
+	test "$(cat "$tmp/rc.0")" = 0
+tap_check 'the first shard: not complete, no MANIFEST yet, exit 0 (its share agrees)' $? "rc $(cat "$tmp/rc.0"); $(cat "$tmp/out.0")"
 cmp "$tmp/serial/MANIFEST" "$tmp/shards/MANIFEST"
 tap_check 'three shards: the serial MANIFEST byte for byte' $?
 

@@ -137,6 +137,11 @@ int cmd_mutants(int argc, char **argv)
 		cli_fail(cli_cmd_mutants.name, "%s", err);
 		return CLI_EXIT_USAGE;
 	}
+	if (s.campaign) { /* a sweep's inputs are in no file to judge */
+		cli_fail(cli_cmd_mutants.name, "%s is a campaign, not a suite (a campaign's 'mutant NAME' line sweeps one)", path);
+		fpref_golden_suite_free(&s);
+		return CLI_EXIT_USAGE;
+	}
 	struct fpref_kill_file *files;
 	if (fpref_golden_mutants_suite(&s, threads, &files, err, sizeof err) != 0) {
 		cli_fail(cli_cmd_mutants.name, "%s", err);
