@@ -39,6 +39,12 @@ int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format 
 		  size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
 		  uint64_t *D);
 
+/* fpref_emu_tc_gemm on up to `threads` threads (0 or 1: this one), each
+ * computing whole columns of D: the same bits for every thread count. */
+int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref_format *input,
+			      const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
+			      const uint64_t *B, const uint64_t *C, size_t nc, uint64_t *D, unsigned threads);
+
 /* Promotion (DeepSeek-V3): every nc products the tensor-core partial sum p
  * (FP32 output, started from +0) enters an FP32 accumulator as
  * acc = fma(sa_j * sb_j, p, acc), in FP32 arithmetic with rne; sa_j, sb_j

@@ -1,6 +1,7 @@
 /* Tensor-core block-FMA models (the rows are in formats/tc_model.c): one
  * block routine over operands decoded once, shared by the dot product, the
  * promoted dot product and the GEMM, ending in the emulator's rounding core. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,10 +182,12 @@ static bool special_result(const struct plan *p, const struct operands *a, const
 	return false;
 }
 
-/* The two loops of a block over columns, written so that compilers
- * vectorise them; the clones pick AVX2 where the machine has it. */
+/* The two loops of a block over columns, and the GEMM's tile loops,
+ * written so that compilers vectorise them; the clones pick AVX-512
+ * (x86-64-v4) or AVX2 where the machine has it.  Integer arithmetic: every
+ * clone gives the same bits. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define BLOCK_CLONES __attribute__((target_clones("avx2", "default"), optimize("tree-vectorize", "vect-cost-model=dynamic")))
+#define BLOCK_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"), optimize("tree-vectorize", "vect-cost-model=dynamic")))
 #else
 #define BLOCK_CLONES
 #endif
@@ -251,16 +254,21 @@ static bool special_c(const struct plan *p, const struct operands *a, const stru
 	return field == (1u << o->exp_bits) - 1 && special_result(p, a, b, n, c, bits);
 }
 
-/* The terms' sum, each truncated to F fraction bits below E, rounded once. */
-static uint64_t finish_block(const struct plan *p, const uint64_t *mag, const int32_t *exp, const uint64_t *neg,
-			     size_t count, int32_t E)
+/* A block's exact sum of truncated terms, aligned at E, rounded once. */
+static uint64_t round_block(const struct plan *p, int64_t sum, int32_t E)
 {
-	int64_t sum = aligned_sum(mag, exp, neg, count, E + 23 + p->lift - p->frac);
 	unsigned flags = 0;
 	bool negative = sum < 0;
 	uint64_t r = fpref_emu_round_pack(&p->target, &p->env, 0, negative, E - p->frac,
 					  (fpref_u128)(negative ? -(uint64_t)sum : (uint64_t)sum), false, &flags);
 	return r << p->target_shift;
+}
+
+/* The terms' sum, each truncated to F fraction bits below E, rounded once. */
+static uint64_t finish_block(const struct plan *p, const uint64_t *mag, const int32_t *exp, const uint64_t *neg,
+			     size_t count, int32_t E)
+{
+	return round_block(p, aligned_sum(mag, exp, neg, count, E + 23 + p->lift - p->frac), E);
 }
 
 static uint64_t nan_result(const struct plan *p)
@@ -650,9 +658,236 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
 	return 0;
 }
 
-int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
-		  size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
-		  uint64_t *D)
+/* The GEMM's tile path, for the block models without groups, two-stage
+ * sums or scales: B decoded as given, row-major, so that TILE adjacent
+ * columns are TILE lanes of one loop and a block's alignment exponent is a
+ * lane-wise maximum (no horizontal reduction, no transposed copy).  The
+ * arithmetic is block()'s term by term: the same products, shifts and
+ * truncations, summed exactly in 64 bits (so their order does not matter),
+ * the same one rounding.  A lane whose block holds an inf or NaN, or whose
+ * accumulator is one, goes through block() itself.  tests/check_tc_gemm
+ * holds the GEMM against fpref_emu_tc_dot element by element. */
+#define TILE 16
+
+BLOCK_CLONES static void tile_exponents(const int32_t *restrict ea, const int32_t *restrict eb, size_t stride,
+					size_t n, int32_t *restrict E)
+{
+	for (size_t k = 0; k < n; k++) {
+		const int32_t *restrict row = eb + k * stride;
+		for (size_t j = 0; j < TILE; j++) {
+			int32_t e = ea[k] + row[j];
+			E[j] = e > E[j] ? e : E[j];
+		}
+	}
+}
+
+BLOCK_CLONES static void tile_sums(const uint32_t *restrict sa, const int32_t *restrict ea,
+				   const uint64_t *restrict na, const uint32_t *restrict sb, const int32_t *restrict eb,
+				   const uint64_t *restrict nb, size_t stride, size_t n, int shift,
+				   const int32_t *restrict base, int64_t *restrict sum)
+{
+	for (size_t k = 0; k < n; k++) {
+		const uint32_t *restrict s = sb + k * stride;
+		const int32_t *restrict e = eb + k * stride;
+		const uint64_t *restrict g = nb + k * stride;
+		for (size_t j = 0; j < TILE; j++) {
+			int32_t right = base[j] - (ea[k] + e[j]);
+			uint64_t v = (((uint64_t)sa[k] * s[j]) << shift) >> (right < 63 ? right : 63);
+			uint64_t m = na[k] ^ g[j];
+			sum[j] += (int64_t)((v ^ m) - m);
+		}
+	}
+}
+
+/* tile_sums in 32-bit lanes, twice as many per instruction, where the
+ * block's products cannot leave them: without lift every shifted product
+ * is below 2^25, every aligned term below 2^(F + 2) (it is shifted right
+ * by at least 23 - F), and the caller checks that n such terms stay below
+ * 2^31 (tile_fits_32). */
+BLOCK_CLONES static void tile_sums32(const uint32_t *restrict sa, const int32_t *restrict ea,
+				     const uint64_t *restrict na, const uint32_t *restrict sb, const int32_t *restrict eb,
+				     const uint64_t *restrict nb, size_t stride, size_t n, int shift,
+				     const int32_t *restrict base, int64_t *restrict sum)
+{
+	uint32_t part[TILE] = { 0 };
+	for (size_t k = 0; k < n; k++) {
+		const uint32_t *restrict s = sb + k * stride;
+		const int32_t *restrict e = eb + k * stride;
+		const uint64_t *restrict g = nb + k * stride;
+		for (size_t j = 0; j < TILE; j++) {
+			int32_t right = base[j] - (ea[k] + e[j]);
+			uint32_t v = ((sa[k] * s[j]) << shift) >> (right < 31 ? right : 31);
+			uint32_t m = (uint32_t)(na[k] ^ g[j]);
+			part[j] += (v ^ m) - m; /* modulo 2^32: the exact sum, which fits */
+		}
+	}
+	for (size_t j = 0; j < TILE; j++)
+		sum[j] += (int32_t)part[j];
+}
+
+static bool tile_fits_32(const struct plan *p, size_t n)
+{
+	return p->lift == 0 && p->frac + 2 < 31 && (uint64_t)n << (p->frac + 2) < (1ull << 31);
+}
+
+/* One block of n products for TILE columns: c[j] in, the block's result out;
+ * a points at row i's operands from the block's first k, b at B's operand
+ * (k, first column of the tile), rows stride apart. */
+static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b, size_t stride, size_t n,
+		       uint64_t *c)
+{
+	int32_t E[TILE], base[TILE];
+	int64_t sum[TILE];
+	bool slow[TILE];
+	const struct fpref_format *o = p->output;
+	const uint64_t special_field = (1u << o->exp_bits) - 1;
+	for (size_t j = 0; j < TILE; j++)
+		E[j] = p->floor;
+	tile_exponents(a->exp, b->exp, stride, n, E);
+	for (size_t j = 0; j < TILE; j++) {
+		uint64_t cm = 0, cn = 0;
+		int32_t ce = 0;
+		slow[j] = E[j] > SPECIAL_SEEN || ((c[j] >> o->man_bits) & special_field) == special_field;
+		bool have_c = !slow[j] && c_term(p, c[j], &cm, &ce, &cn);
+		if (have_c && ce > E[j])
+			E[j] = ce;
+		base[j] = E[j] + 23 + p->lift - p->frac;
+		uint64_t v = have_c ? (cm << p->lift) >> (base[j] - ce < 63 ? base[j] - ce : 63) : 0;
+		sum[j] = (int64_t)((v ^ cn) - cn);
+	}
+	(tile_fits_32(p, n) ? tile_sums32 : tile_sums)(a->sig, a->exp, a->negative, b->sig, b->exp, b->negative, stride,
+						       n, p->shift_in, base, sum);
+	for (size_t j = 0; j < TILE; j++) {
+		if (!slow[j]) {
+			c[j] = round_block(p, sum[j], E[j]);
+			continue;
+		}
+		uint32_t sig[FPREF_TC_MAX_BLOCK];
+		int32_t exp[FPREF_TC_MAX_BLOCK];
+		uint64_t neg[FPREF_TC_MAX_BLOCK];
+		uint8_t kind[FPREF_TC_MAX_BLOCK];
+		struct operands col = { sig, exp, neg, kind };
+		for (size_t k = 0; k < n; k++) {
+			sig[k] = b->sig[k * stride + j];
+			exp[k] = b->exp[k * stride + j];
+			neg[k] = b->negative[k * stride + j];
+			kind[k] = b->kind[k * stride + j];
+		}
+		c[j] = block(p, a, &col, n, c[j], NULL);
+	}
+}
+
+/* What every thread of a GEMM reads (nothing it writes but its own
+ * columns of D). */
+struct gemm_job {
+	const struct fpref_tc_model *m;
+	const struct plan *p;
+	const struct fpref_format *input, *output;
+	size_t M, N, K, nc, stride;
+	const uint64_t *A, *B, *C;
+	struct operands a, b; /* decoded: A row-major; B row-major (tile path) or transposed (the other paths) */
+	bool tiles, element_wise;
+	uint64_t *D;
+};
+
+/* Columns j0 .. j1 - 1 of D (j0 a multiple of TILE). */
+static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
+{
+	size_t M = g->M, N = g->N, K = g->K, n = (size_t)g->p->block;
+	if (g->element_wise) {
+		uint64_t *col = malloc((K + 1) * sizeof *col);
+		int r = col ? 0 : -1;
+		for (size_t j = j0; j < j1 && r == 0; j++) {
+			for (size_t k = 0; k < K; k++)
+				col[k] = g->B[k * N + j];
+			for (size_t i = 0; i < M && r == 0; i++)
+				r = fpref_emu_tc_dot(g->m, g->input, g->A + i * K, col, K, g->C ? g->C[i * N + j] : 0,
+						     g->output, &g->D[i * N + j]);
+		}
+		free(col);
+		return r;
+	}
+	if (!g->tiles) {
+		struct fpref_env env;
+		fpref_env_default(&env);
+		for (size_t j = j0; j < j1; j++)
+			for (size_t i = 0; i < M; i++) {
+				struct operands x = operands_at(&g->a, i * K), y = operands_at(&g->b, j * K);
+				uint64_t c = g->C ? g->C[i * N + j] : 0;
+				g->D[i * N + j] = g->nc ? chain_promoted(g->p, &env, &x, &y, K, g->nc, NULL, NULL, c)
+						       : chain(g->p, &x, &y, K, c, NULL);
+			}
+		return 0;
+	}
+	for (size_t t = j0; t < j1; t += TILE) {
+		size_t width = j1 - t < TILE ? j1 - t : TILE;
+		for (size_t i = 0; i < M; i++) {
+			uint64_t c[TILE];
+			for (size_t j = 0; j < TILE; j++)
+				c[j] = g->C && j < width ? g->C[i * N + t + j] : 0;
+			for (size_t k = 0; k < K; k += n) {
+				struct operands x = operands_at(&g->a, i * K + k), y = operands_at(&g->b, k * g->stride + t);
+				tile_block(g->p, &x, &y, g->stride, K - k < n ? K - k : n, c);
+			}
+			for (size_t j = 0; j < width; j++)
+				g->D[i * N + t + j] = c[j];
+		}
+	}
+	return 0;
+}
+
+struct gemm_part {
+	const struct gemm_job *g;
+	size_t j0, j1;
+	int status;
+};
+
+static void *gemm_part_run(void *arg)
+{
+	struct gemm_part *part = arg;
+	part->status = gemm_columns(part->g, part->j0, part->j1);
+	return NULL;
+}
+
+/* The columns split over the threads in whole tiles; each thread writes its
+ * own columns of D from read-only operands, so the bits cannot depend on
+ * the number of threads. */
+static int gemm_threaded(const struct gemm_job *g, unsigned threads)
+{
+	size_t tiles = (g->N + TILE - 1) / TILE;
+	if (threads > tiles)
+		threads = (unsigned)tiles;
+	if (threads <= 1)
+		return gemm_columns(g, 0, g->N);
+	struct gemm_part *parts = calloc(threads, sizeof *parts);
+	pthread_t *ids = calloc(threads, sizeof *ids);
+	bool *started = calloc(threads, sizeof *started);
+	int status = parts && ids && started ? 0 : -1;
+	for (unsigned t = 0; t < threads && status == 0; t++) {
+		size_t first = tiles * t / threads * TILE, last = tiles * (t + 1) / threads * TILE;
+		parts[t] = (struct gemm_part){ g, first, last < g->N ? last : g->N, 0 };
+	}
+	for (unsigned t = 1; t < threads && status == 0; t++)
+		started[t] = pthread_create(&ids[t], NULL, gemm_part_run, &parts[t]) == 0;
+	if (status == 0)
+		gemm_part_run(&parts[0]);
+	for (unsigned t = 1; t < threads && status == 0; t++) {
+		if (started[t])
+			pthread_join(ids[t], NULL);
+		else /* no thread to be had: this one does the part */
+			gemm_part_run(&parts[t]);
+		status |= parts[t].status;
+	}
+	status |= status == 0 ? parts[0].status : 0;
+	free(parts);
+	free(ids);
+	free(started);
+	return status ? -1 : 0;
+}
+
+int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref_format *input,
+			      const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
+			      const uint64_t *B, const uint64_t *C, size_t nc, uint64_t *D, unsigned threads)
 {
 	struct plan p;
 	if (plan_init(&p, m, input, output) != 0 ||
@@ -663,36 +898,44 @@ int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format 
 		if (fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID)
 			return -1;
 	}
+	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, false, false, D };
 	if (fpref_tc_lowered(m, output) || m->tree > 0) { /* element by element */
-		uint64_t *col = malloc((K + 1) * sizeof *col);
-		int r = col ? 0 : -1;
-		for (size_t i = 0; i < M && r == 0; i++)
-			for (size_t j = 0; j < N && r == 0; j++) {
-				for (size_t k = 0; k < K; k++)
-					col[k] = B[k * N + j];
-				r = fpref_emu_tc_dot(m, input, A + i * K, col, K, C ? C[i * N + j] : 0, output, &D[i * N + j]);
-			}
-		free(col);
-		return r;
+		g.element_wise = true;
+		return gemm_threaded(&g, threads);
 	}
-	struct fpref_env env;
-	fpref_env_default(&env);
+	g.tiles = !nc && p.group == 0 && p.sum_frac == 0;
+	g.stride = g.tiles ? (N + TILE - 1) / TILE * TILE : K;
 	struct operands all;
-	if (operands_new(&all, M * K + K * N) != 0)
+	size_t bn = g.tiles ? K * g.stride : K * N;
+	if (operands_new(&all, M * K + bn) != 0)
 		return -1;
-	struct operands bt = operands_at(&all, M * K); /* B transposed: each column contiguous */
-	int r = decode_all(input, A, M * K, &all);
+	g.a = all;
+	g.b = operands_at(&all, M * K);
+	int r = decode_all(input, A, M * K, &g.a);
+	size_t columns = g.tiles ? g.stride : N;
 	for (size_t k = 0; k < K && r == 0; k++)
-		for (size_t j = 0; j < N && r == 0; j++)
-			r = decode_one(input, B[k * N + j], &bt, j * K + k);
-	for (size_t i = 0; i < M && r == 0; i++)
-		for (size_t j = 0; j < N; j++) {
-			struct operands x = operands_at(&all, i * K), y = operands_at(&bt, j * K);
-			uint64_t c = C ? C[i * N + j] : 0;
-			D[i * N + j] = nc ? chain_promoted(&p, &env, &x, &y, K, nc, NULL, NULL, c) : chain(&p, &x, &y, K, c, NULL);
+		for (size_t j = 0; j < columns && r == 0; j++) {
+			size_t at = g.tiles ? k * g.stride + j : j * K + k; /* tile path: row-major; else each column contiguous */
+			if (j < N) {
+				r = decode_one(input, B[k * N + j], &g.b, at);
+			} else { /* a padding column: zero products */
+				g.b.sig[at] = 0;
+				g.b.exp[at] = ZERO_EXPONENT;
+				g.b.negative[at] = 0;
+				g.b.kind[at] = ZERO;
+			}
 		}
+	if (r == 0)
+		r = gemm_threaded(&g, threads);
 	operands_free(&all);
 	return r ? -1 : 0;
+}
+
+int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
+		  size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
+		  uint64_t *D)
+{
+	return fpref_emu_tc_gemm_threads(m, input, output, M, N, K, A, B, C, nc, D, 1);
 }
 
 int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
