@@ -8,6 +8,7 @@
  *    and chosen at run time by what the CPU has; the tests hold each one
  *    this CPU has against the others, and the converter's choice against
  *    the core. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,6 +312,57 @@ size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *
 		fpref_element_store(out, i, c->out_bytes, y);
 		if (flags)
 			flags[i] = (uint8_t)f;
+	}
+	return invalid;
+}
+
+/* One thread's slice of a threaded conversion. */
+struct convert_part {
+	const struct fpref_emu_converter *c;
+	const void *in;
+	void *out;
+	size_t n;
+	uint8_t *flags;
+	uint64_t first_index;
+	size_t invalid;
+};
+
+static void *convert_part_run(void *arg)
+{
+	struct convert_part *p = arg;
+	p->invalid = fpref_emu_convert_array(p->c, p->in, p->out, p->n, p->flags, p->first_index);
+	return NULL;
+}
+
+size_t fpref_emu_convert_array_threads(const struct fpref_emu_converter *c, const void *in, void *out, size_t n,
+				       uint8_t *flags, uint64_t first_index, unsigned threads)
+{
+	enum { MAX_THREADS = 256, LEAST_SLICE = 4096 }; /* below a few thousand elements a thread costs more than it saves */
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
+	if (threads > n / LEAST_SLICE)
+		threads = (unsigned)(n / LEAST_SLICE);
+	if (threads <= 1)
+		return fpref_emu_convert_array(c, in, out, n, flags, first_index);
+	struct convert_part parts[MAX_THREADS];
+	pthread_t ids[MAX_THREADS];
+	bool started[MAX_THREADS] = { false };
+	for (unsigned t = 0; t < threads; t++) {
+		size_t first = n / threads * t, last = t + 1 == threads ? n : n / threads * (t + 1);
+		parts[t] = (struct convert_part){ c, (const unsigned char *)in + first * c->in_bytes,
+						  (unsigned char *)out + first * c->out_bytes, last - first,
+						  flags ? flags + first : NULL, first_index + first, 0 };
+	}
+	for (unsigned t = 1; t < threads; t++)
+		started[t] = pthread_create(&ids[t], NULL, convert_part_run, &parts[t]) == 0;
+	convert_part_run(&parts[0]);
+	size_t invalid = parts[0].invalid;
+	for (unsigned t = 1; t < threads; t++) {
+		if (started[t])
+			pthread_join(ids[t], NULL);
+		else /* no thread to be had: this one converts the slice */
+			convert_part_run(&parts[t]);
+		invalid += parts[t].invalid;
 	}
 	return invalid;
 }

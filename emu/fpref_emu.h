@@ -73,6 +73,12 @@ int fpref_emu_converter_use_isa(struct fpref_emu_converter *c, const char *isa);
 size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *in, void *out, size_t n,
 			       uint8_t *flags, uint64_t first_index);
 
+/* fpref_emu_convert_array on up to `threads` threads (0 or 1: this one),
+ * each converting one contiguous slice (its stochastic bits indexed as in
+ * one call): the same outputs and flags for every thread count. */
+size_t fpref_emu_convert_array_threads(const struct fpref_emu_converter *c, const void *in, void *out, size_t n,
+				       uint8_t *flags, uint64_t first_index, unsigned threads);
+
 /* Arithmetic on arrays: a context per (op, format, environment); formats
  * of 8 bits or fewer answer unary and binary operations from a table of
  * every result.  NULL on allocation failure or an unsupported format. */

@@ -55,6 +55,7 @@ struct fpref_gemm_problem {
 	const uint64_t *A, *B, *Aq, *Bq, *C;
 	const struct fpref_accum_model *model;
 	const struct fpref_env *env; /* the plain orders' and the exact model's environment */
+	unsigned threads;            /* for the tensor-core models' D (0: one); the errors are measured on one */
 };
 
 /* Errors of one D against the exact product of the source values, per

@@ -265,7 +265,8 @@ int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fp
 	int status = 0;
 	bool fast = m->kind == FPREF_ACCUM_TC && !m->splitk;
 	if (fast) /* the whole product at once: the emulator's fast path */
-		status = fpref_emu_tc_gemm(&m->tc, p->in, p->out, M, N, K, p->Aq, p->Bq, p->C, m->promote, D);
+		status = fpref_emu_tc_gemm_threads(&m->tc, p->in, p->out, M, N, K, p->Aq, p->Bq, p->C, m->promote, D,
+						   p->threads);
 	if (status || (!stats && fast))
 		return status;
 	uint64_t *col = malloc((2 * K + 1) * sizeof *col);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -38,6 +39,21 @@ void cli_hex(const struct fpref_format *f, uint64_t bits, char *buf, size_t len)
 int cli_parse_bits(const struct fpref_format *f, const char *text, uint64_t *bits, char *err, size_t errlen)
 {
 	return fpref_format_parse_bits(f, text, bits, err, errlen);
+}
+
+int cli_parse_threads(const char *cmd, const char *text, unsigned *threads)
+{
+	char tail;
+	if (!text) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		*threads = cores < 1 ? 1 : cores > 256 ? 256 : (unsigned)cores;
+		return 0;
+	}
+	if (sscanf(text, "%u%c", threads, &tail) != 1 || *threads == 0 || *threads > 256) {
+		cli_fail(cmd, "bad --threads '%s' (1..256)", text);
+		return -1;
+	}
+	return 0;
 }
 
 void cli_put(FILE *out, char *s)

@@ -156,6 +156,9 @@ int cli_find_suite(const char *name, char *path, size_t len);
 /* --jobs N (1..256; NULL: 1), one thread where MPFR is not thread-safe (said
  * on stderr).  0, or -1 after a message. */
 int cli_parse_jobs(const char *cmd, const char *text, unsigned *threads);
+/* --threads N (1..256; NULL: every online core) for the emulator's bulk
+ * work, which is the same bits on any number.  0, or -1 after a message. */
+int cli_parse_threads(const char *cmd, const char *text, unsigned *threads);
 /* Print a string from the library and free it. */
 void cli_put(FILE *out, char *s);
 /* An integer format in its own terms (fpref_format_int_range): "two's

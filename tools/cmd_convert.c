@@ -9,7 +9,7 @@
 
 struct convert_args {
 	const char *in, *out;
-	const char *scale_rule, *element;
+	const char *scale_rule, *element, *threads;
 };
 
 /* --scale-rule: a row of the E8M0 rule matrix (formats/fpref_formats_e8m0.h) instead of --to's rounding. */
@@ -34,6 +34,9 @@ static const struct cli_opt convert_opts[] = {
 	{ "--element", CLI_VALUE, "FMT", NULL,
 	  "the MX element of an amax rule (floor, ceil, rceil, even): e4m3, e5m2, e2m3, e3m2, e2m1 or mxint8_sym",
 	  offsetof(struct convert_args, element), 0 },
+	{ "--threads", CLI_VALUE, "N", "all cores",
+	  "threads converting --in's array through the emulator (the same bits and flags on any number)",
+	  offsetof(struct convert_args, threads), 0 },
 };
 
 /* Read one operand: bits of --from, or a number. */
@@ -158,6 +161,54 @@ static int convert_stream(const struct cli_options *o, const struct scale_rule *
 	return cli_lines_finish(&lines, status);
 }
 
+/* Patterns packed in items of a width (little-endian bytes), as the
+ * emulator's bulk converter takes them. */
+static void pack_items(const uint64_t *bits, size_t n, size_t width, unsigned char *items)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t b = 0; b < width; b++)
+			items[i * width + b] = (unsigned char)(bits[i] >> (8 * b));
+}
+
+static void unpack_items(const unsigned char *items, size_t n, size_t width, uint64_t *bits)
+{
+	for (size_t i = 0; i < n; i++) {
+		bits[i] = 0;
+		for (size_t b = 0; b < width; b++)
+			bits[i] |= (uint64_t)items[i * width + b] << (8 * b);
+	}
+}
+
+/* bits[i], patterns of --from, converted in place by the emulator's bulk
+ * converter on `threads` threads: element i as convert_one gives it
+ * (fpref_emu_convert_array computes each element through the same core;
+ * the patterns are checked valid before). */
+static int convert_bulk(const struct cli_options *o, uint64_t *bits, size_t n, unsigned threads, size_t *inexact,
+			unsigned *all)
+{
+	struct fpref_emu_converter *c = fpref_emu_converter_new(&o->from, &o->to, &o->env);
+	size_t in_bytes = fpref_emu_element_bytes(&o->from), out_bytes = fpref_emu_element_bytes(&o->to);
+	unsigned char *in = malloc(n * in_bytes + 1), *out = malloc(n * out_bytes + 1);
+	uint8_t *flags = malloc(n + 1);
+	int status = c && in && out && flags ? 0 : CLI_EXIT_FAIL;
+	if (status)
+		cli_fail(cli_cmd_convert.name, "out of memory");
+	if (!status) {
+		pack_items(bits, n, in_bytes, in);
+		fpref_emu_convert_array_threads(c, in, out, n, flags, 0, threads);
+		unpack_items(out, n, out_bytes, bits);
+		for (size_t i = 0; i < n; i++) {
+			*inexact += (flags[i] & FPREF_FLAG_INEXACT) != 0;
+			*all |= flags[i];
+		}
+	}
+	fpref_emu_converter_free(c);
+	free(in);
+	free(out);
+	free(flags);
+	return status;
+}
+
 /* A whole .npy array: its items read as --from patterns or as values of
  * their own float type, each converted as a batch line would be (the SR
  * stream indexed by the element), written as --out. */
@@ -199,9 +250,15 @@ static int convert_array(struct cli_options *o, const struct scale_rule *sr, con
 	}
 	size_t inexact = 0;
 	unsigned all = 0;
+	unsigned threads = 1;
+	if (!status && cli_parse_threads(cmd, a->threads, &threads) != 0)
+		status = CLI_EXIT_USAGE;
+	bool bulk = !status && o->engine == CLI_ENGINE_EMU && !sr->on; /* patterns of --from: the emulator's converter */
+	if (bulk)
+		status = convert_bulk(o, bits, x.count, threads, &inexact, &all);
 	struct fpref_ref_value v;
 	fpref_ref_value_init(&v);
-	for (size_t i = 0; !status && i < x.count; i++) {
+	for (size_t i = 0; !status && !bulk && i < x.count; i++) {
 		unsigned flags;
 		if (o->engine == CLI_ENGINE_REF)
 			fpref_ref_from_bits(&o->from, bits[i], o->env.daz, &v);
@@ -234,7 +291,7 @@ static int convert_array(struct cli_options *o, const struct scale_rule *sr, con
 
 const struct cli_command cli_cmd_convert = {
 	.name = "convert",
-	.synopsis = "--to FMT [--from FMT] [ENV] [--engine emu|ref] [--json] [VALUE... | --in X.npy --out Y.npy]",
+	.synopsis = "--to FMT [--from FMT] [ENV] [--engine emu|ref] [--json] [VALUE... | --in X.npy --out Y.npy [--threads N]]",
 	.summary = "Round values to FMT.  With no VALUE, read TestFloat lines (the operand first) from stdin and\n"
 		   "write 'operand result flags'.",
 	.details = "VALUEs are decimals or hex floats, rounded by the MPFR oracle; with --from FMT they are hex bit\n"
@@ -306,7 +363,7 @@ static int parse_scale_rule(const struct cli_options *o, const struct convert_ar
 int cmd_convert(int argc, char **argv)
 {
 	struct cli_options o;
-	struct convert_args a = { NULL, NULL, NULL, NULL };
+	struct convert_args a = { NULL, NULL, NULL, NULL, NULL };
 	int r = cli_parse_command(&cli_cmd_convert, argc, argv, &o, &a);
 	if (r)
 		return r;

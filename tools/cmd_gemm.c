@@ -11,7 +11,7 @@
 #include "draw.h"
 
 struct gemm_args {
-	const char *in, *out, *a, *b, *c, *size, *dist, *seed, *scale, *save, *source, *quantize, *report, *svg;
+	const char *in, *out, *a, *b, *c, *size, *dist, *seed, *scale, *save, *source, *quantize, *report, *svg, *threads;
 };
 
 #define G(f) offsetof(struct gemm_args, f)
@@ -35,12 +35,14 @@ static const struct cli_opt gemm_opts[] = {
 	{ "--report", CLI_VALUE, "errors|none", "errors", "none: D alone, no exact product or bound (fast)", G(report),
 	  0 },
 	{ "--svg", CLI_VALUE, "FILE.svg", NULL, "draw the error histograms (as fpref draw gemm)", G(svg), 0 },
+	{ "--threads", CLI_VALUE, "N", "all cores", "threads computing D (tensor-core models; the same bits on any number)",
+	  G(threads), 0 },
 };
 
 const struct cli_command cli_cmd_gemm = {
 	.name = "gemm",
 	.synopsis = "--model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV] [--json] [--save D.npy]\n"
-		    "       [--report errors|none] [--svg FILE.svg] (--a A.npy --b B.npy [--c C.npy] | --size MxNxK [--dist D] [--seed N]\n"
+		    "       [--report errors|none] [--svg FILE.svg] [--threads N] (--a A.npy --b B.npy [--c C.npy] | --size MxNxK [--dist D] [--seed N]\n"
 		    "       [--scale-log2 P]) [--source FMT [--quantize MODE]]",
 	.summary = "D = A B + C through an accumulation model, with each element's error against the exact product\n"
 		   "and its a priori bound.",
@@ -245,6 +247,9 @@ int cmd_gemm(int argc, char **argv)
 		cli_fail(cli_cmd_gemm.name, "bad --quantize '%s' (rne, rna, rtz, rup, rdn or rod)", g.quantize);
 		return CLI_EXIT_USAGE;
 	}
+	unsigned threads;
+	if (cli_parse_threads(cli_cmd_gemm.name, g.threads, &threads) != 0)
+		return CLI_EXIT_USAGE;
 	o.env = cli_target_env(&o, &out);
 	struct matrices x = { 0 };
 	struct fpref_gemm_stats s = { 0 };
@@ -264,7 +269,7 @@ int cmd_gemm(int argc, char **argv)
 			       x.quantized, x.M * x.K + x.K * x.N, src.name);
 	}
 	if (!status) {
-		struct fpref_gemm_problem p = { x.M, x.N, x.K, &src, &in, &out, x.A, x.B, x.Aq, x.Bq, x.C, &m, &o.env };
+		struct fpref_gemm_problem p = { x.M, x.N, x.K, &src, &in, &out, x.A, x.B, x.Aq, x.Bq, x.C, &m, &o.env, threads };
 		x.D = malloc(x.M * x.N * sizeof *x.D);
 		struct cli_progress pr = { "gemm: row", x.M * x.N * x.K > 1 << 22, false };
 		if (!x.D)
