@@ -36,6 +36,7 @@ extern const size_t fk_kernel_count;
 int fk_run_convert(const struct fk_kernel *k, struct fk_job *job, char *err, size_t errlen);
 int fk_run_mma(const struct fk_kernel *k, struct fk_job *job, char *err, size_t errlen);
 int fk_run_hopper(const struct fk_kernel *k, struct fk_job *job, char *err, size_t errlen);
+int fk_run_tcgen05(const struct fk_kernel *k, struct fk_job *job, char *err, size_t errlen);
 
 /* Checked CUDA call: on failure, a message with the call and the error,
  * and FK_ERROR from the enclosing function. */

@@ -6,11 +6,16 @@
 #include "convert.h"
 #include "kernels.h"
 #include "mma.h"
+#include "tcgen05_layout.h"
 
 #define CV(name, file, formats, cc, op, what) { name, "hw/convert/" file, formats, cc, fk_run_convert, op, what }
 // The dot files name the sm_90 presets: h100-mma for mma.sync, h100-wgmma for
 // WGMMA (they differ for FP8); gpu-check puts another GPU's preset in their place.
 #define MMA(name, dir, file, formats, cc, op, what) { name, dir "/dot/h100-mma." file, formats, cc, fk_run_mma, op, what }
+// tcgen05.mma (kernels/tcgen05.cu, sm_100a): the golden files of
+// kernels/hw-tcgen05.suite, generated into tcgen05/ only for a compute
+// capability 10.x GPU (gpu-check skips these rows elsewhere).
+#define TC5(name, file, formats, id, what) { name, "tcgen05/dot/" file, formats, 100, fk_run_tcgen05, id, what }
 #define HOP(name, dir, file, formats, op, what) { name, dir "/dot/h100-wgmma." file, formats, 90, fk_run_hopper, op, what }
 
 const struct fk_kernel fk_kernels[] = {
@@ -126,6 +131,29 @@ const struct fk_kernel fk_kernels[] = {
 	HOP("probe.wgmma.f16.f32", "probe", "float16-float32.txt", "float16 -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k16 f32.f16.f16 on probe inputs"),
 	HOP("probe.wgmma.f16.f16", "probe", "float16-float16.txt", "float16 -> float16", FK_HOPPER_WGMMA, "wgmma m64n64k16 f16.f16.f16 on probe inputs"),
 	HOP("probe.wgmma.bf16.f32", "probe", "bfloat16-float32.txt", "bfloat16 -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k16 f32.bf16.bf16 on probe inputs"),
+
+	// tcgen05.mma (sm_100a): one 128 x 128 tile per launch, one instruction
+	// per dot product, C in tensor memory; the block-scaled kinds with unit
+	// scales (the dot files carry none).  Compiled, never run here.
+	TC5("tcgen05.f16.f32", "tcgen05.float16-float32.txt", "float16 -> float32", FK_TC5_F16_F32, "tcgen05.mma kind::f16 M128 N128 K16, f32 D"),
+	TC5("tcgen05.f16.f16", "tcgen05.float16-float16.txt", "float16 -> float16", FK_TC5_F16_F16, "tcgen05.mma kind::f16 M128 N128 K16, f16 D"),
+	TC5("tcgen05.bf16.f32", "tcgen05.bfloat16-float32.txt", "bfloat16 -> float32", FK_TC5_BF16_F32, "tcgen05.mma kind::f16 bf16 M128 N128 K16, f32 D"),
+	TC5("tcgen05.tf32.f32", "tcgen05.tf32-float32.txt", "tf32 -> float32", FK_TC5_TF32_F32, "tcgen05.mma kind::tf32 M128 N128 K8"),
+	TC5("tcgen05.e4m3.f32", "tcgen05.float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_TC5_E4M3_F32, "tcgen05.mma kind::f8f6f4 e4m3 M128 N128 K32, f32 D"),
+	TC5("tcgen05.e5m2.f32", "tcgen05.float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_TC5_E5M2_F32, "tcgen05.mma kind::f8f6f4 e5m2 M128 N128 K32, f32 D"),
+	TC5("tcgen05.e4m3.f16", "tcgen05.float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", FK_TC5_E4M3_F16, "tcgen05.mma kind::f8f6f4 e4m3 M128 N128 K32, f16 D"),
+	TC5("tcgen05.e5m2.f16", "tcgen05.float8_e5m2-float16.txt", "float8_e5m2 -> float16", FK_TC5_E5M2_F16, "tcgen05.mma kind::f8f6f4 e5m2 M128 N128 K32, f16 D"),
+	TC5("tcgen05.e3m2.f32", "tcgen05.float6_e3m2fn-float32.txt", "float6_e3m2fn -> float32", FK_TC5_E3M2_F32, "tcgen05.mma kind::f8f6f4 e3m2 M128 N128 K32, f32 D"),
+	TC5("tcgen05.e2m3.f32", "tcgen05.float6_e2m3fn-float32.txt", "float6_e2m3fn -> float32", FK_TC5_E2M3_F32, "tcgen05.mma kind::f8f6f4 e2m3 M128 N128 K32, f32 D"),
+	TC5("tcgen05.e2m1.f32", "tcgen05.float4_e2m1fn-float32.txt", "float4_e2m1fn -> float32", FK_TC5_E2M1_F32, "tcgen05.mma kind::f8f6f4 e2m1 M128 N128 K32, f32 D"),
+	TC5("tcgen05.mxf8f6f4.e4m3", "tcgen05-mxf8f6f4.float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_TC5_MX_E4M3, "tcgen05.mma kind::mxf8f6f4.block_scale.scale_vec::1X e4m3, unit UE8M0 scales"),
+	TC5("tcgen05.mxf8f6f4.e5m2", "tcgen05-mxf8f6f4.float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_TC5_MX_E5M2, "tcgen05.mma kind::mxf8f6f4.block_scale.scale_vec::1X e5m2, unit UE8M0 scales"),
+	TC5("tcgen05.mxf8f6f4.e3m2", "tcgen05-mxf8f6f4.float6_e3m2fn-float32.txt", "float6_e3m2fn -> float32", FK_TC5_MX_E3M2, "tcgen05.mma kind::mxf8f6f4.block_scale.scale_vec::1X e3m2, unit UE8M0 scales"),
+	TC5("tcgen05.mxf8f6f4.e2m3", "tcgen05-mxf8f6f4.float6_e2m3fn-float32.txt", "float6_e2m3fn -> float32", FK_TC5_MX_E2M3, "tcgen05.mma kind::mxf8f6f4.block_scale.scale_vec::1X e2m3, unit UE8M0 scales"),
+	TC5("tcgen05.mxf8f6f4.e2m1", "tcgen05-mxf8f6f4.float4_e2m1fn-float32.txt", "float4_e2m1fn -> float32", FK_TC5_MX_E2M1, "tcgen05.mma kind::mxf8f6f4.block_scale.scale_vec::1X e2m1, unit UE8M0 scales"),
+	TC5("tcgen05.mxf4nvf4.4x", "tcgen05-mxf4nvf4.float4_e2m1fn-float32.txt", "float4_e2m1fn -> float32", FK_TC5_NVF4_4X_UE4M3, "tcgen05.mma kind::mxf4nvf4.block_scale.scale_vec::4X K64, unit UE4M3 scales per 16 (NVFP4)"),
+	TC5("tcgen05.mxf4nvf4.2x", "tcgen05-mxf4nvf4.float4_e2m1fn-float32.txt", "float4_e2m1fn -> float32", FK_TC5_MXF4NVF4_2X_UE8M0, "tcgen05.mma kind::mxf4nvf4.block_scale.scale_vec::2X K64, unit UE8M0 scales per 32"),
+	TC5("tcgen05.mxf4.2x", "tcgen05-mxf4nvf4.float4_e2m1fn-float32.txt", "float4_e2m1fn -> float32", FK_TC5_MXF4_2X_UE8M0, "tcgen05.mma kind::mxf4.block_scale.scale_vec::2X K64, unit UE8M0 scales per 32 (MXFP4)"),
 };
 
 const size_t fk_kernel_count = sizeof fk_kernels / sizeof fk_kernels[0];

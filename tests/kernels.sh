@@ -5,6 +5,11 @@
 # golden file and writes results that `fpref verify` accepts), a damaged
 # result is reported as a mismatch, a second run is safe, and the harness
 # refuses bad input. Without fpref-cuda the rest is skipped (exit 77).
+# The tcgen05 kernels (sm_100a): gpu-check leaves them out on compute
+# capability 9.0 (an H200 runs what it ran before) and runs them, in a
+# dry run, as for 10.x; where cuobjdump is found (PATH, or $CUOBJDUMP), the
+# harness's sm_100a SASS holds the tcgen05 MMA instructions
+# kernels/README.md names, and its sm_90a SASS none of them.
 top=${srcdir:-$(dirname "$0")/..}
 FPREF=${FPREF:-./fpref}
 FPREF_CUDA=${FPREF_CUDA:-./kernels/fpref-cuda}
@@ -32,10 +37,11 @@ exit_is() { # expected status, then a command
 	[ "$got" -eq "$want" ] || { echo "exit status $got, wanted $want"; return 1; }
 }
 
-mkdir -p "$tmp/gen/hw" "$tmp/gen/chain" "$tmp/gen/probe"
+mkdir -p "$tmp/gen/hw" "$tmp/gen/chain" "$tmp/gen/probe" "$tmp/gen/tcgen05"
 check 'fpref gen --suite kernels/hw.suite' "$FPREF" gen --suite "$top/kernels/hw.suite" --out "$tmp/gen/hw"
 check 'fpref gen --suite kernels/hw-chain.suite' "$FPREF" gen --suite "$top/kernels/hw-chain.suite" --out "$tmp/gen/chain"
 check 'fpref gen --suite kernels/hw-probe.suite' "$FPREF" gen --suite "$top/kernels/hw-probe.suite" --out "$tmp/gen/probe"
+check 'fpref gen --suite kernels/hw-tcgen05.suite' "$FPREF" gen --suite "$top/kernels/hw-tcgen05.suite" --out "$tmp/gen/tcgen05"
 
 if [ ! -x "$FPREF_CUDA" ]; then
 	printf '%s passed, %s failed; fpref-cuda not built (no nvcc): the rest skipped\n' "$pass" "$fail"
@@ -45,6 +51,9 @@ fi
 
 bin=$(dirname "$FPREF_CUDA")
 kernels=$("$FPREF_CUDA" --list | wc -l)
+# On compute capability 9.0 (the dry run's), the tcgen05 rows are left out.
+kernels90=$("$FPREF_CUDA" --list | awk -F'\t' '$2 !~ /^tcgen05\//' | wc -l)
+check 'the table has tcgen05 kernels' test "$kernels90" -lt "$kernels"
 # Every kernel's golden file is in the suites: the table and the suites agree.
 missing=$("$FPREF_CUDA" --list | while IFS='	' read -r name g _; do [ -f "$tmp/gen/$g" ] || echo "$name: $g"; done)
 check 'every kernel of the table has its golden file in the suites' test -z "$missing"
@@ -54,7 +63,8 @@ gc="$top/kernels/gpu-check --dry-run --bin $bin --fpref $FPREF --golden $tmp/gen
 check 'gpu-check --dry-run exits 0' $gc
 summary=$tmp/run/SUMMARY.txt
 rows() { grep -v '^#' "$summary" | grep -v '^kernel ' ; }
-check "SUMMARY.txt: all $kernels kernels verified" test "$(rows | awk '$2 == "verified"' | wc -l)" -eq "$kernels"
+check "SUMMARY.txt: all $kernels90 kernels of compute capability 9.0 verified" test "$(rows | awk '$2 == "verified"' | wc -l)" -eq "$kernels90"
+check 'SUMMARY.txt of 9.0: no tcgen05 row, no tcgen05 header line' test -z "$(grep tcgen05 "$summary" "$tmp/run/status.tsv")"
 check 'SUMMARY.txt: every vector an exact match' test -z "$(rows | awk '$3 != $4 || $5 != 0')"
 check 'results carry the golden header and the kernel' grep -q '^# kernel mma4.f16.f32: 4 chained mma.sync' "$tmp/run/results/mma4.f16.f32.txt"
 
@@ -67,6 +77,44 @@ check 'SUMMARY.txt shows the damaged result as 1 mismatch' test \
 	"$(rows | awk '$1 == "float2half_rn" { print $5 }')" = 1
 check 'a second run is safe and whole again' $gc
 check 'SUMMARY.txt: exact again after the second run' test -z "$(rows | awk '$3 != $4 || $5 != 0')"
+
+# The plan, and a dry run as for a Blackwell GPU (compute capability 10.0).
+plan() { "$top/kernels/gpu-check" --plan --bin "$bin" "$@"; }
+check 'gpu-check --plan --cc 9.0: every kernel but the tcgen05 ones runs' test \
+	"$(plan --cc 9.0 | grep -c '^run ')" -eq "$kernels90" -a -z "$(plan --cc 9.0 | grep '^run  *tcgen05')"
+check 'gpu-check --plan --cc 10.0: every kernel runs, tcgen05 against tcgen05/' test \
+	"$(plan --cc 10.0 | grep -c '^run ')" -eq "$kernels" -a \
+	"$(plan --cc 10.0 | grep -c '^run  *tcgen05\.[^ ]*  *tcgen05/dot/tcgen05')" -eq $((kernels - kernels90))
+check 'gpu-check --cc without --dry-run or --plan is a usage error' exit_is 2 "$top/kernels/gpu-check" --cc 10.0
+mkdir -p "$tmp/notc5" && cp -r "$tmp/gen/hw" "$tmp/gen/chain" "$tmp/gen/probe" "$tmp/notc5/"
+check 'gpu-check --cc 10.0 refuses a --golden without tcgen05/' exit_is 1 "$top/kernels/gpu-check" --dry-run --cc 10.0 \
+	--bin "$bin" --fpref "$FPREF" --golden "$tmp/notc5" --out "$tmp/run-notc5"
+# Its own inputs: the mma.sync files with the mma-sm100 preset, and tcgen05/.
+check 'gpu-check --dry-run --cc 10.0 exits 0' "$top/kernels/gpu-check" --dry-run --cc 10.0 --bin "$bin" --fpref "$FPREF" \
+	--out "$tmp/run10"
+summary=$tmp/run10/SUMMARY.txt
+check "SUMMARY.txt of 10.0: all $kernels kernels verified, every vector exact" test \
+	"$(rows | awk '$2 == "verified" && $3 == $4 && $5 == 0' | wc -l)" -eq "$kernels"
+check 'results of 10.0: the mma.sync rows judged with mma-sm100' grep -q '^# formats mma-sm100 ' "$tmp/run10/results/mma.e4m3.f32.txt"
+check 'results of 10.0: tcgen05.mxf4nvf4.4x carries its golden header' grep -q '^# formats tcgen05-mxf4nvf4 float4_e2m1fn -> float32' \
+	"$tmp/run10/results/tcgen05.mxf4nvf4.4x.txt"
+
+# The tcgen05 SASS (cuobjdump -sass needs nvdisasm beside it or on PATH).
+cuobjdump=${CUOBJDUMP:-$(command -v cuobjdump 2>/dev/null)}
+if [ -z "$cuobjdump" ] || [ ! -x "$cuobjdump" ]; then
+	echo '# skipped, not counted: the SASS checks (no cuobjdump; set CUOBJDUMP)'
+elif ! "$cuobjdump" --list-elf "$FPREF_CUDA" 2>/dev/null | grep -q 'sm_100a'; then
+	echo "# skipped, not counted: the SASS checks ($FPREF_CUDA has no sm_100a code: nvcc without it)"
+else
+	"$cuobjdump" -sass -arch sm_100a "$FPREF_CUDA" >"$tmp/sm100a.sass" 2>"$tmp/sass.err"
+	check 'cuobjdump -sass -arch sm_100a fpref-cuda' test -s "$tmp/sm100a.sass"
+	for op in UTCHMMA UTCQMMA UTCOMMA UTCOMMA.4X LDTM.x32 LDTM.x16.PACK16BIT STTM.x32 STTM.x16.EXPAND16BIT UTCBAR; do
+		check "sm_100a SASS has $op" grep -q "[[:space:]]$op[[:space:]]" "$tmp/sm100a.sass"
+	done
+	"$cuobjdump" -sass -arch sm_90a "$FPREF_CUDA" >"$tmp/sm90a.sass" 2>>"$tmp/sass.err"
+	check 'sm_90a SASS has no tcgen05 MMA (the kernels compiled out)' test -s "$tmp/sm90a.sass" -a \
+		-z "$(grep -E 'UTC[A-Z]*MMA' "$tmp/sm90a.sass")"
+fi
 
 # The harness refuses bad input.
 g=$tmp/gen/hw/convert/float32-float16.cuda.txt
