@@ -106,53 +106,32 @@ __device__ void tmem_st8(uint32_t taddr, uint32_t w)
 }
 
 // One MMA, D = A B + D (enable-input-d true: C is what tcgen05.st left in D).
+#define FK_TC5_MMA(kind)                                                                            \
+	asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"                                      \
+		     "tcgen05.mma.cta_group::1." kind " [%0], %1, %2, %3, p;\n}" ::"r"(d), "l"(da), "l"(db), \
+		     "r"(idesc)                                                                    \
+		     : "memory")
+#define FK_TC5_MMA_SCALED(kind)                                                                     \
+	asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"                                      \
+		     "tcgen05.mma.cta_group::1." kind " [%0], %1, %2, %3, [%4], [%5], p;\n}" ::"r"(d),        \
+		     "l"(da), "l"(db), "r"(idesc), "r"(sfa), "r"(sfb)                              \
+		     : "memory")
 __device__ void issue_mma(int kind, uint32_t d, uint64_t da, uint64_t db, uint32_t idesc, uint32_t sfa, uint32_t sfb)
 {
 	switch (kind) {
-	case FK_TC5_F16:
-		asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
-			     "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n}" ::"r"(d),
-			     "l"(da), "l"(db), "r"(idesc)
-			     : "memory");
-		break;
-	case FK_TC5_TF32:
-		asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
-			     "tcgen05.mma.cta_group::1.kind::tf32 [%0], %1, %2, %3, p;\n}" ::"r"(d),
-			     "l"(da), "l"(db), "r"(idesc)
-			     : "memory");
-		break;
-	case FK_TC5_F8F6F4:
-		asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
-			     "tcgen05.mma.cta_group::1.kind::f8f6f4 [%0], %1, %2, %3, p;\n}" ::"r"(d),
-			     "l"(da), "l"(db), "r"(idesc)
-			     : "memory");
-		break;
-	case FK_TC5_MXF8F6F4:
-		asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
-			     "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [%0], %1, %2, %3, [%4], [%5], p;\n}" ::"r"(d),
-			     "l"(da), "l"(db), "r"(idesc), "r"(sfa), "r"(sfb)
-			     : "memory");
-		break;
+	case FK_TC5_F16: FK_TC5_MMA("kind::f16"); break;
+	case FK_TC5_TF32: FK_TC5_MMA("kind::tf32"); break;
+	case FK_TC5_F8F6F4: FK_TC5_MMA("kind::f8f6f4"); break;
+	case FK_TC5_MXF8F6F4: FK_TC5_MMA_SCALED("kind::mxf8f6f4.block_scale.scale_vec::1X"); break;
 	case FK_TC5_MXF4NVF4:
-		// UE4M3 scales per 16 (4X) or UE8M0 per 32 (2X): the descriptor's
-		// scale type tells the unit which; the vector size is in the opcode.
+		// UE8M0 per 32 (2X) or UE4M3 per 16 (4X): the descriptor's scale
+		// type (bit 23) says which the variant is; the vector size is in the opcode.
 		if (idesc >> 23 & 1u)
-			asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
-				     "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::2X [%0], %1, %2, %3, [%4], [%5], p;\n}" ::"r"(d),
-				     "l"(da), "l"(db), "r"(idesc), "r"(sfa), "r"(sfb)
-				     : "memory");
+			FK_TC5_MMA_SCALED("kind::mxf4nvf4.block_scale.scale_vec::2X");
 		else
-			asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
-				     "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X [%0], %1, %2, %3, [%4], [%5], p;\n}" ::"r"(d),
-				     "l"(da), "l"(db), "r"(idesc), "r"(sfa), "r"(sfb)
-				     : "memory");
+			FK_TC5_MMA_SCALED("kind::mxf4nvf4.block_scale.scale_vec::4X");
 		break;
-	default:
-		asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"
-			     "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X [%0], %1, %2, %3, [%4], [%5], p;\n}" ::"r"(d),
-			     "l"(da), "l"(db), "r"(idesc), "r"(sfa), "r"(sfb)
-			     : "memory");
-		break;
+	default: FK_TC5_MMA_SCALED("kind::mxf4.block_scale.scale_vec::2X"); break;
 	}
 }
 #endif

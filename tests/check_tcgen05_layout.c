@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "tcgen05_layout.h"
+#include "testutil.h"
 
 /* Hand-worked from the tables (bit positions in fk_tc5_idesc's comment),
  * M = N = 128: N >> 3 = 16 at bit 17 is 0x00200000; unscaled M >> 4 = 8 at
@@ -142,9 +143,5 @@ int main(void)
 	tcase_add_test(tc, row_packing);
 	tcase_add_test(tc, unit_scales);
 	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return test_run(s);
 }

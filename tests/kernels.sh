@@ -89,13 +89,18 @@ check 'gpu-check --cc without --dry-run or --plan is a usage error' exit_is 2 "$
 mkdir -p "$tmp/notc5" && cp -r "$tmp/gen/hw" "$tmp/gen/chain" "$tmp/gen/probe" "$tmp/notc5/"
 check 'gpu-check --cc 10.0 refuses a --golden without tcgen05/' exit_is 1 "$top/kernels/gpu-check" --dry-run --cc 10.0 \
 	--bin "$bin" --fpref "$FPREF" --golden "$tmp/notc5" --out "$tmp/run-notc5"
-# Its own inputs: the mma.sync files with the mma-sm100 preset, and tcgen05/.
-check 'gpu-check --dry-run --cc 10.0 exits 0' "$top/kernels/gpu-check" --dry-run --cc 10.0 --bin "$bin" --fpref "$FPREF" \
-	--out "$tmp/run10"
+# The tcgen05 rows only (--only): the rest is the 9.0 run's pipeline.
+tc5=$((kernels - kernels90))
+check 'gpu-check --plan --cc 10.0 --only: the tcgen05 rows alone' test \
+	"$(plan --cc 10.0 --only 'tcgen05.*' | grep -c '^run  *tcgen05\.')" -eq "$tc5" -a \
+	"$(plan --cc 10.0 --only 'tcgen05.*' | grep -c '^run ')" -eq "$tc5"
+check 'gpu-check --dry-run --cc 10.0 --only tcgen05.* exits 0' "$top/kernels/gpu-check" --dry-run --cc 10.0 --bin "$bin" \
+	--fpref "$FPREF" --golden "$tmp/gen" --only 'tcgen05.*' --out "$tmp/run10"
 summary=$tmp/run10/SUMMARY.txt
-check "SUMMARY.txt of 10.0: all $kernels kernels verified, every vector exact" test \
-	"$(rows | awk '$2 == "verified" && $3 == $4 && $5 == 0' | wc -l)" -eq "$kernels"
-check 'results of 10.0: the mma.sync rows judged with mma-sm100' grep -q '^# formats mma-sm100 ' "$tmp/run10/results/mma.e4m3.f32.txt"
+check "SUMMARY.txt of 10.0: all $tc5 tcgen05 kernels verified, every vector exact" test \
+	"$(rows | awk '$1 ~ /^tcgen05\./ && $2 == "verified" && $3 == $4 && $5 == 0' | wc -l)" -eq "$tc5" -a \
+	"$(rows | wc -l)" -eq "$tc5"
+check 'SUMMARY.txt of 10.0: the tcgen05 header line' grep -q '^# tcgen05.mma kernels: presets tcgen05, ' "$summary"
 check 'results of 10.0: tcgen05.mxf4nvf4.4x carries its golden header' grep -q '^# formats tcgen05-mxf4nvf4 float4_e2m1fn -> float32' \
 	"$tmp/run10/results/tcgen05.mxf4nvf4.4x.txt"
 
