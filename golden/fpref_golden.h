@@ -70,7 +70,7 @@ void fpref_golden_sha256_hex(struct fpref_sha256 *s, char hex[65]);
  *   convert FROMS TOS ENVS GENERATOR
  *   op OPS FORMATS ENVS GENERATOR
  *   dot GPUS INPUTS OUTPUTS GENERATOR
- *   e8m0 RULES ELEMENTS exhaustive   (campaigns: fpref_formats_e8m0.h's rules, or "all",
+ *   scale RULES ELEMENTS exhaustive  (campaigns: fpref_formats_e8m0.h's rules, or "all",
  *                            each from FP32 and through BF16; ELEMENTS for the amax rules)
  * Lists are comma-separated: format names, or the groups "all" (the
  * catalogue) and "narrow" (its formats of 8 bits or fewer); ops, or "all".
@@ -87,7 +87,7 @@ enum fpref_golden_kind {
 	FPREF_GOLDEN_CONVERT,
 	FPREF_GOLDEN_OP,
 	FPREF_GOLDEN_DOT,
-	FPREF_GOLDEN_E8M0, /* campaigns only: an E8M0 scale rule on every FP32 pattern (line "e8m0 RULES ELEMENTS GEN") */
+	FPREF_GOLDEN_E8M0, /* campaigns only: an E8M0 scale rule on every FP32 pattern (line "scale RULES ELEMENTS GEN": E8M0 scale rules) */
 };
 
 struct fpref_golden_job {

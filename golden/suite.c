@@ -350,7 +350,7 @@ static int env_list(const char *text, char (**out)[ENV_TEXT], size_t *n, char *e
 	return 0;
 }
 
-/* A campaign's "e8m0 RULES ELEMENTS GEN": each rule ("all": every row,
+/* A campaign's "scale RULES ELEMENTS GEN": each rule ("all": every row,
  * from FP32 and through BF16) on every FP32 pattern, with each element
  * where the rule reads one. */
 static int expand_e8m0(struct fpref_golden_suite *s, char **w, size_t *cap, char *err, size_t errlen)
@@ -408,9 +408,9 @@ static int expand_e8m0(struct fpref_golden_suite *s, char **w, size_t *cap, char
 /* One suite line's jobs. */
 static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, char *err, size_t errlen)
 {
-	if (strcmp(w[0], "e8m0") == 0) {
+	if (strcmp(w[0], "scale") == 0) {
 		if (!s->campaign || n != 4) {
-			snprintf(err, errlen, "'e8m0 RULES ELEMENTS exhaustive' is a campaign's line");
+			snprintf(err, errlen, "'scale RULES ELEMENTS exhaustive' is a campaign's line");
 			return -1;
 		}
 		return expand_e8m0(s, w, cap, err, errlen);

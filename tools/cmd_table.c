@@ -13,6 +13,16 @@ const struct cli_command cli_cmd_table = {
 	.run = cmd_table,
 };
 
+/* The last column of both tables: a code the format never produces has no value of its own. */
+static void put_exact_value(enum fpref_decode_status st, const struct fpref_unpacked *u)
+{
+	if (st == FPREF_DECODE_NONCANONICAL)
+		fputs("(never produced; reads as zero)", stdout);
+	else
+		cli_put(stdout, fpref_ref_unpacked_decimal(u));
+	putchar('\n');
+}
+
 /* An integer format's codes as integers: the code's bits, its k and value;
  * a float grid's exponent and mantissa fields would say nothing here. */
 static int put_integer_table(const struct fpref_format *f, int bits)
@@ -31,11 +41,7 @@ static int put_integer_table(const struct fpref_format *f, int bits)
 		int64_t k = fpref_format_int_k(f, code);
 		const char *cls = st == FPREF_DECODE_NONCANONICAL ? "unused" : k == 0 ? "zero" : k < 0 ? "negative" : "positive";
 		printf("%-4s  %-*s  %-5lld %-9s ", hex, bits > 4 ? bits : 4, pattern, (long long)k, cls);
-		if (st == FPREF_DECODE_NONCANONICAL)
-			fputs("(never produced; reads as zero)", stdout);
-		else
-			cli_put(stdout, fpref_ref_unpacked_decimal(&u));
-		putchar('\n');
+		put_exact_value(st, &u);
 	}
 	return CLI_EXIT_OK;
 }
@@ -92,11 +98,7 @@ int cmd_table(int argc, char **argv)
 		fields[n] = '\0';
 		printf("%-4s  %-*s  %-11s ", hex, width, fields,
 		       st == FPREF_DECODE_NONCANONICAL ? "unused" : fpref_class_name(u.cls));
-		if (st == FPREF_DECODE_NONCANONICAL)
-			fputs("(never produced; reads as zero)", stdout);
-		else
-			cli_put(stdout, fpref_ref_unpacked_decimal(&u));
-		putchar('\n');
+		put_exact_value(st, &u);
 	}
 	return CLI_EXIT_OK;
 }
