@@ -64,6 +64,6 @@ int64_t fpref_format_int_k(const struct fpref_format *f, uint64_t code)
 	uint64_t mask = n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
 	code &= mask;
 	if (f->is_signed && n < 64 && (code >> (n - 1)) & 1)
-		return (int64_t)code - ((int64_t)1 << n);
+		return -(int64_t)((UINT64_C(1) << n) - code); /* two's complement, without a signed shift */
 	return (int64_t)code;
 }
