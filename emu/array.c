@@ -64,7 +64,7 @@ static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env
 	/* ml_dtypes' NaN to a flipped zero (a per-lane sign) only where the target has no NaN */
 	bool flipped_zero = env->nan_to_flipped_zero && !fpref_format_nan_bits(to, false, &unused);
 	if (env->rounding != FPREF_RNE || env->ftz || env->daz || env->sat_inf_to_nan || flipped_zero || env->zero_positive ||
-	    env->sat_keep_inf || env->p3109_sat_none ||
+	    env->sat_keep_inf || env->p3109_sat_none || env->pre_scale || env->nan_to_signed_max ||
 	    env->nan_style == FPREF_NAN_PROPAGATE || env->nan_style == FPREF_NAN_KEEP_BITS)
 		return false; /* a NaN's payload is not in the lanes */
 	if (!to->is_signed || to->integer || !to->has_zero || !to->subnormals || to->pad_bits != 0 || to->man_bits > 22 ||

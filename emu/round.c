@@ -65,10 +65,11 @@ uint64_t fpref_emu_pack_nan_converted(const struct fpref_format *f, const struct
 		*flags |= FPREF_FLAG_INVALID;
 	if (fpref_format_nan_converted(f, env, negative, payload, &bits))
 		return bits;
-	*flags |= FPREF_FLAG_INVALID; /* no NaN to give: +max, or ml_dtypes' zero of the other sign */
+	*flags |= FPREF_FLAG_INVALID; /* no NaN to give: +max (or signed), or ml_dtypes' zero of the other sign */
 	if (env->nan_to_flipped_zero && f->has_zero)
 		return pack(f, !negative, 0, 0);
-	return pack(f, false, (uint64_t)top_exp(f) + (uint64_t)f->bias, max_significand(f) & low_mask(f->man_bits));
+	return pack(f, negative && env->nan_to_signed_max, (uint64_t)top_exp(f) + (uint64_t)f->bias,
+		    max_significand(f) & low_mask(f->man_bits));
 }
 
 static uint64_t max_finite(const struct fpref_format *f, bool negative)

@@ -219,6 +219,23 @@ int fpref_env_parse_sr(const char *s, struct fpref_env *env, char *err, size_t e
 	return 0;
 }
 
+int fpref_env_parse_pre_scale(const char *s, struct fpref_env *env, char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X'); /* never octal: 0127 is 127 */
+	unsigned long v = strtoul(s, &end, hex ? 16 : 10);
+	if (errno || end == s || *end != '\0' || s[0] == '-' || s[0] == '+' || isspace((unsigned char)s[0]) ||
+	    v > 255) {
+		snprintf(err, errlen, "bad --pre-scale '%s': an E8M0 code, 0..255 (decimal, or hex 0xNN); 127 divides "
+			 "by 1, 255 is NaN", s);
+		return -1;
+	}
+	env->pre_scale = true;
+	env->pre_scale_code = (uint8_t)v;
+	return 0;
+}
+
 /* A counter-based generator (the SplitMix64 finaliser applied to the
  * counter): no state, so any value of a batch can be computed alone. */
 uint64_t fpref_sr_stream(uint64_t seed, uint64_t index)
@@ -298,6 +315,10 @@ void fpref_env_describe(const struct fpref_env *env, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n, " sat-inf=keep");
 	if (env->p3109_sat_none && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " p3109=satnone");
+	if (env->nan_to_signed_max && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " nan-without-nan=signed-max");
+	if (env->pre_scale && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " pre-scale=%u", env->pre_scale_code);
 	if (env->rounding == FPREF_SR && env->sr_rule != FPREF_SR_A && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " sr-rule=%c", "ABC"[env->sr_rule]);
 	if (n < 0 || (size_t)n >= len || env->rounding != FPREF_SR)

@@ -117,6 +117,18 @@ struct fpref_env {
 	uint64_t sr_offset;
 	uint64_t sr_subsequence;
 	unsigned sr_instruction; /* which named instruction (1 + its row), 0: none */
+	/* A conversion's scale step, as AMD's v_cvt_scalef32_* take an E8M0
+	 * scale: with pre_scale set, the value is divided by
+	 * 2^(pre_scale_code - 127) (exactly: the exponent moves) before it is
+	 * rounded, and code 255 (E8M0's NaN) makes every result NaN, zeros and
+	 * infinities too.  Conversions read it (fpref_emu_convert, the array
+	 * converter, fpref_ref_convert, fpref_ref_convert_value); operations
+	 * do not. */
+	bool pre_scale;
+	uint8_t pre_scale_code;
+	/* formats without NaN: a NaN becomes max finite with the NaN's sign
+	 * (AMD's OCP host reference), not +max */
+	bool nan_to_signed_max;
 };
 
 /* rne, ieee overflow, no ftz/daz, tininess after rounding, sr 32 zero bits. */
@@ -150,6 +162,9 @@ int fpref_env_sr_instruction(const char *name, const struct fpref_format *source
 const char *fpref_env_sr_instruction_choices(void);
 /* The name of env's instruction, or NULL. */
 const char *fpref_env_sr_instruction_name(const struct fpref_env *env);
+/* The argument of --pre-scale: an E8M0 code, decimal 0..255 or hex 0xNN.
+ * Sets pre_scale and pre_scale_code; 0, or -1 with a message. */
+int fpref_env_parse_pre_scale(const char *s, struct fpref_env *env, char *err, size_t errlen);
 /* Philox4x32-10 (Salmon, Moraes, Dror and Shaw, SC'11): one block of four
  * words from counter ctr[0..3] and key key[0..1]; fpref_philox4x32 with
  * another number of rounds (Transformer Engine's NVTE_BUILD_NUM_PHILOX_ROUNDS). */

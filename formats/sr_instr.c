@@ -20,6 +20,11 @@ struct sr_row {
 	enum fpref_overflow overflow;
 	enum fpref_nan_style nan_style;
 	bool philox;
+	/* shift[j] counts from the word's top: lane j takes bits
+	 * word_bits - shift[j] - width .. word_bits - shift[j] - 1 (a width that
+	 * depends on the formats, its bits still the word's most significant) */
+	bool from_top;
+	bool nan_signed_max; /* env's nan_to_signed_max */
 };
 
 /* PTX lanes are the operands in order (a, b, e, f; a, b for x2); Transformer
@@ -29,33 +34,51 @@ static const struct sr_row rows[] = {
 	/* cvt.rs.satfinite.{e4m3x4,e5m2x4,e2m3x4,e3m2x4}.f32: a, b the upper 16 bits, e, f the lower;
 	 * a byte each in d's order (inferred: the ISA's figure 41 is not in its text) */
 	{ "ptx-rs", "float8_e4m3fn", NULL, 8, 32, 4, { 24, 16, 8, 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_POSITIVE_ALL_ONES,
-	  false },
+	  false, false, false },
 	{ "ptx-rs", "float8_e5m2", NULL, 8, 32, 4, { 24, 16, 8, 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_POSITIVE_ALL_ONES,
-	  false },
-	{ "ptx-rs", "float6_e2m3fn", NULL, 8, 32, 4, { 24, 16, 8, 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, false },
-	{ "ptx-rs", "float6_e3m2fn", NULL, 8, 32, 4, { 24, 16, 8, 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, false },
+	  false, false, false },
+	{ "ptx-rs", "float6_e2m3fn", NULL, 8, 32, 4, { 24, 16, 8, 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET,
+	  false, false, false },
+	{ "ptx-rs", "float6_e3m2fn", NULL, 8, 32, 4, { 24, 16, 8, 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET,
+	  false, false, false },
 	/* cvt.rs.satfinite.e2m1x4.f32: a, b the upper bytes of the two halves, e, f the lower ones */
-	{ "ptx-rs", "float4_e2m1fn", NULL, 8, 32, 4, { 24, 8, 16, 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, false },
+	{ "ptx-rs", "float4_e2m1fn", NULL, 8, 32, 4, { 24, 8, 16, 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET,
+	  false, false, false },
 	/* cvt.rs.{f16x2,bf16x2}.f32: a the upper half (13 low bits of it for f16), b the lower */
-	{ "ptx-rs", "float16", NULL, 13, 32, 2, { 16, 0 }, FPREF_OVERFLOW_IEEE, FPREF_NAN_POSITIVE_ALL_ONES, false },
-	{ "ptx-rs", "bfloat16", NULL, 16, 32, 2, { 16, 0 }, FPREF_OVERFLOW_IEEE, FPREF_NAN_POSITIVE_ALL_ONES, false },
+	{ "ptx-rs", "float16", NULL, 13, 32, 2, { 16, 0 }, FPREF_OVERFLOW_IEEE, FPREF_NAN_POSITIVE_ALL_ONES,
+	  false, false, false },
+	{ "ptx-rs", "bfloat16", NULL, 16, 32, 2, { 16, 0 }, FPREF_OVERFLOW_IEEE, FPREF_NAN_POSITIVE_ALL_ONES,
+	  false, false, false },
 	/* Transformer Engine's NVFP4 kernels: one Philox word per four elements */
 	{ "te-nvfp4", "float4_e2m1fn", NULL, 8, 32, 4, { 0, 16, 8, 24 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET,
-	  true },
+	  true, false, false },
 	/* VCVTBIASPH2BF8 / VCVTBIASPH2HF8: the low byte of each 16-bit word of the bias source;
 	 * a result beyond max is inf (BF8) or NaN (HF8) whatever the rounding */
-	{ "avx10-bias", "float8_e5m2", "float16", 8, 16, 1, { 0 }, FPREF_OVERFLOW_INF, FPREF_NAN_PROPAGATE, false },
-	{ "avx10-bias", "float8_e4m3fn", "float16", 8, 16, 1, { 0 }, FPREF_OVERFLOW_INF, FPREF_NAN_SIGNED_QUIET, false },
+	{ "avx10-bias", "float8_e5m2", "float16", 8, 16, 1, { 0 }, FPREF_OVERFLOW_INF, FPREF_NAN_PROPAGATE,
+	  false, false, false },
+	{ "avx10-bias", "float8_e4m3fn", "float16", 8, 16, 1, { 0 }, FPREF_OVERFLOW_INF, FPREF_NAN_SIGNED_QUIET,
+	  false, false, false },
 	/* VCVTBIASPH2BF8S / VCVTBIASPH2HF8S: saturating */
-	{ "avx10-bias-s", "float8_e5m2", "float16", 8, 16, 1, { 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_PROPAGATE, false },
-	{ "avx10-bias-s", "float8_e4m3fn", "float16", 8, 16, 1, { 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, false },
-	/* v_cvt_scalef32_sr_{fp8,bf8}_*, _sr_pk_fp4_*, _sr_pk32_{fp6,bf6}_*: the low bits of the
-	 * 32-bit random operand, as many as the conversion discards */
-	{ "amd-sr", "float8_e4m3fn", NULL, 0, 32, 1, { 0 }, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, false },
-	{ "amd-sr", "float8_e5m2", NULL, 0, 32, 1, { 0 }, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, false },
-	{ "amd-sr", "float4_e2m1fn", NULL, 0, 32, 1, { 0 }, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, false },
-	{ "amd-sr", "float6_e2m3fn", NULL, 0, 32, 1, { 0 }, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, false },
-	{ "amd-sr", "float6_e3m2fn", NULL, 0, 32, 1, { 0 }, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, false },
+	{ "avx10-bias-s", "float8_e5m2", "float16", 8, 16, 1, { 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_PROPAGATE,
+	  false, false, false },
+	{ "avx10-bias-s", "float8_e4m3fn", "float16", 8, 16, 1, { 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET,
+	  false, false, false },
+	/* v_cvt_scalef32_sr_{fp8,bf8}_*, _sr_pk_fp4_*, _sr_pk32_{fp6,bf6}_*: the TOP r bits of the
+	 * 32-bit random operand, r = source mantissa bits - target's, added below the target's last
+	 * place (AMD's gfx950 OCP host reference, amd_hip_ocp_host.hpp from_float_sr: seed >>
+	 * (32 - source mantissa bits + target's)).  Beyond max: E4M3 NaN whatever the rounding
+	 * (its saturating path returns S.1111.111), E5M2 max (saturating), FP6/FP4 max; a NaN into
+	 * FP6/FP4 is max with the NaN's sign */
+	{ "amd-sr", "float8_e4m3fn", NULL, 0, 32, 1, { 0 }, FPREF_OVERFLOW_INF, FPREF_NAN_SIGNED_QUIET, false, true,
+	  false },
+	{ "amd-sr", "float8_e5m2", NULL, 0, 32, 1, { 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, false, true,
+	  false },
+	{ "amd-sr", "float4_e2m1fn", NULL, 0, 32, 1, { 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, false, true,
+	  true },
+	{ "amd-sr", "float6_e2m3fn", NULL, 0, 32, 1, { 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, false, true,
+	  true },
+	{ "amd-sr", "float6_e3m2fn", NULL, 0, 32, 1, { 0 }, FPREF_OVERFLOW_SAT, FPREF_NAN_SIGNED_QUIET, false, true,
+	  true },
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -105,8 +128,11 @@ int fpref_env_sr_instruction(const char *name, const struct fpref_format *source
 		env->sr_word_bits = r->word_bits;
 		env->sr_lanes = r->lanes;
 		memcpy(env->sr_lane_shift, r->shift, sizeof env->sr_lane_shift);
+		for (unsigned j = 0; r->from_top && j < r->lanes; j++)
+			env->sr_lane_shift[j] = (uint8_t)(r->word_bits - r->shift[j] - width);
 		env->overflow = r->overflow;
 		env->nan_style = r->nan_style;
+		env->nan_to_signed_max = r->nan_signed_max;
 		env->sr_philox = r->philox;
 		env->sr_seeded = r->philox; /* Transformer Engine's stream by default: seed 0, offset 0, thread 0 */
 		env->sr_seed = env->sr_offset = env->sr_subsequence = 0;

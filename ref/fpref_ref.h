@@ -119,7 +119,14 @@ void fpref_ref_trace_clear(struct fpref_ref_trace *t);
 void fpref_ref_round(const struct fpref_ref_value *v, const struct fpref_format *f, const struct fpref_env *env,
 		     uint64_t sr_random, uint64_t *bits, unsigned *flags, struct fpref_ref_trace *trace);
 
-/* Convert a bit pattern between formats.  0, or -1 for an invalid source pattern. */
+/* Convert an exact value to format f: fpref_ref_round after the
+ * environment's scale step (pre_scale: v divided by 2^(code - 127), exactly;
+ * code 255 gives NaN whatever v is, with the invalid flag). */
+void fpref_ref_convert_value(const struct fpref_ref_value *v, const struct fpref_format *f,
+			     const struct fpref_env *env, uint64_t sr_random, uint64_t *bits, unsigned *flags,
+			     struct fpref_ref_trace *trace);
+
+/* Convert a bit pattern between formats (fpref_ref_convert_value).  0, or -1 for an invalid source pattern. */
 int fpref_ref_convert(const struct fpref_format *from, uint64_t bits, const struct fpref_format *to,
 		      const struct fpref_env *env, uint64_t sr_random, uint64_t *out, unsigned *flags);
 

@@ -542,7 +542,7 @@ static uint64_t round_special(const struct fpref_ref_value *v, const struct fpre
 		*flags |= FPREF_FLAG_INVALID;
 		if (env->nan_to_flipped_zero && f->has_zero)
 			return fpref_format_zero_bits(f, !negative);
-		return fpref_format_max_bits(f, false);
+		return fpref_format_max_bits(f, negative && env->nan_to_signed_max);
 	}
 	if (mpfr_inf_p(v->x)) {
 		if (negative && !f->is_signed && env->unsigned_magnitude)
@@ -651,6 +651,35 @@ void fpref_ref_round(const struct fpref_ref_value *v, const struct fpref_format 
 	mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
 }
 
+void fpref_ref_convert_value(const struct fpref_ref_value *v, const struct fpref_format *to,
+			     const struct fpref_env *env, uint64_t sr_random, uint64_t *bits, unsigned *flags,
+			     struct fpref_ref_trace *trace)
+{
+	if (!env->pre_scale) {
+		fpref_ref_round(v, to, env, sr_random, bits, flags, trace);
+		return;
+	}
+	mpfr_flags_t saved = mpfr_flags_save();
+	struct fpref_ref_value q = *v;
+	mpfr_init2(q.x, mpfr_get_prec(v->x));
+	if (env->pre_scale_code == 255) {
+		/* E8M0's NaN scale: NaN whatever the value (quiet: the invalid
+		 * flag is the scale's), keeping the value's sign */
+		mpfr_set_nan(q.x);
+		mpfr_setsign(q.x, q.x, mpfr_signbit(v->x), MPFR_RNDN);
+		q.signaling = false;
+		q.nan_payload = (uint64_t)1 << 63;
+		*flags |= FPREF_FLAG_INVALID;
+	} else {
+		/* a power of two at the same precision: exact (MPFR's default
+		 * exponent range is far wider than 2^±254 around any format) */
+		mpfr_div_2si(q.x, v->x, (long)env->pre_scale_code - 127, MPFR_RNDN);
+	}
+	mpfr_flags_restore(saved, MPFR_FLAGS_ALL);
+	fpref_ref_round(&q, to, env, sr_random, bits, flags, trace);
+	mpfr_clear(q.x);
+}
+
 int fpref_ref_convert(const struct fpref_format *from, uint64_t bits, const struct fpref_format *to,
 		      const struct fpref_env *env, uint64_t sr_random, uint64_t *out, unsigned *flags)
 {
@@ -661,6 +690,6 @@ int fpref_ref_convert(const struct fpref_format *from, uint64_t bits, const stru
 	small_init(v.x, limbs, 64);
 	int r = fpref_ref_from_bits_64(from, bits, env->daz, &v);
 	if (r == 0)
-		fpref_ref_round(&v, to, env, sr_random, out, flags, NULL);
+		fpref_ref_convert_value(&v, to, env, sr_random, out, flags, NULL);
 	return r;
 }

@@ -1,7 +1,8 @@
 /* Stochastic rounding as instructions (formats/sr_instr.c,
  * docs/stochastic-rounding.md): Philox4x32-10 against the published
  * known answers, every lane of each instruction against cases worked by
- * hand from the vendors' text, emulator = MPFR oracle on seeded sweeps,
+ * hand from the vendors' text (AMD's scale step too), emulator = MPFR
+ * oracle on seeded sweeps (with scales),
  * and a seeded array conversion that does not depend on its chunking. */
 #include "testutil.h"
 
@@ -268,29 +269,180 @@ START_TEST(avx10_bit_model)
 }
 END_TEST
 
-/* v_cvt_scalef32_sr_*: the low (23 - target mantissa bits) bits of the
- * random operand against as many discarded bits; x goes down under the
- * first word and up under the second. */
-static void amd_case(const char *to, unsigned width, uint64_t x, const char *down_word, uint64_t down,
-		     const char *up_word, uint64_t up)
+/* v_cvt_scalef32_sr_*, as AMD's gfx950 OCP host reference writes it
+ * (amd_hip_ocp_host.hpp, from_float_sr): the source's mantissa field plus
+ * seed >> (32 - source mantissa bits + target's), then truncation; that is
+ * rule A with r = source - target mantissa bits and R the TOP r bits of
+ * the word.  Each case below is worked from that statement: T the r
+ * discarded bits (the target's subnormal grid first drops bits below it),
+ * a carry exactly when T + R >= 2^r.  x rounds with each word in turn. */
+static uint64_t amd(const char *from, const char *to, int scale_code, uint64_t x, const char *word)
 {
-	struct fpref_env env = instruction("amd-sr", "float32", to);
-	ck_assert_uint_eq(env.sr_width, width);
-	set_word(&env, down_word);
-	ck_assert_uint_eq(both("float32", x, to, &env, 0), down);
-	set_word(&env, up_word);
-	ck_assert_uint_eq(both("float32", x, to, &env, 0), up);
+	struct fpref_env env = instruction("amd-sr", from, to);
+	set_word(&env, word);
+	if (scale_code >= 0) {
+		env.pre_scale = true;
+		env.pre_scale_code = (uint8_t)scale_code;
+	}
+	return both(from, x, to, &env, 0);
 }
 
-START_TEST(amd_low_bits)
+START_TEST(amd_top_bits)
 {
-	/* 1 + 2^-4 + 2^-23 under E4M3: discarded 0x80001 of 20 bits, away from R = 0x7FFFF */
-	amd_case("float8_e4m3fn", 20, 0x3F880001, "FFF7FFFE", 0x38, "0007FFFF", 0x39);
-	/* 1.25 under E2M1: 2^21 of 22 bits */
-	amd_case("float4_e2m1fn", 22, 0x3FA00000, "FFDFFFFF", 0x2, "00200000", 0x3);
-	/* from float16: 10 - 3 = 7 bits */
-	struct fpref_env env = instruction("amd-sr", "float16", "float8_e4m3fn");
-	ck_assert_uint_eq(env.sr_width, 7);
+	ck_assert_uint_eq(instruction("amd-sr", "float32", "float8_e4m3fn").sr_width, 20);
+	ck_assert_uint_eq(instruction("amd-sr", "float32", "float8_e4m3fn").sr_lane_shift[0], 12);
+	ck_assert_uint_eq(instruction("amd-sr", "float16", "float8_e4m3fn").sr_lane_shift[0], 25);
+	/* E4M3, r = 20, R = word >> 12.  0x3F880001 = 1 + 2^-4 + 2^-23: field
+	 * 0x080001 keeps 000 and drops T = 0x80001; carry iff R >= 0x7FFFF.
+	 * 0x7FFFEFFF: R = 0x7FFFE, down (its low 20 bits 0xFEFFF would carry);
+	 * 0x7FFFF000: R = 0x7FFFF, up; 0x80000000: R = 0x80000, up (low bits 0) */
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0x3F880001, "7FFFEFFF"), 0x38);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0x3F880001, "7FFFF000"), 0x39);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0x3F880001, "80000000"), 0x39);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0xBF880001, "80000000"), 0xB9); /* the magnitude's */
+	/* E5M2, r = 21, R = word >> 11.  0x3F900002 = 1 + 2^-3 + 2^-22: T =
+	 * 0x100002, carry iff R >= 0x200000 - 0x100002 = 0xFFFFE.  0x7FFFEFFF:
+	 * R = 0xFFFFD, down; 0x7FFFF000: R = 0xFFFFE, up */
+	ck_assert_uint_eq(amd("float32", "float8_e5m2", -1, 0x3F900002, "7FFFEFFF"), 0x3C);
+	ck_assert_uint_eq(amd("float32", "float8_e5m2", -1, 0x3F900002, "7FFFF000"), 0x3D);
+	/* E2M1, r = 22, R = word >> 10.  1.25: T = 2^21, carry iff R >= 2^21.
+	 * 0x7FFFFFFF: R = 0x1FFFFF, down to 1 (2); 0x80000000: R = 2^21, up to 1.5 (3) */
+	ck_assert_uint_eq(amd("float32", "float4_e2m1fn", -1, 0x3FA00000, "7FFFFFFF"), 0x2);
+	ck_assert_uint_eq(amd("float32", "float4_e2m1fn", -1, 0x3FA00000, "80000000"), 0x3);
+	/* float16 -> E4M3, r = 7, R = word >> 25.  0x3C55 = 1 + 85/1024: T = 85,
+	 * carry iff R >= 43.  0x55FFFFFF: R = 42, down; 0x56000000: R = 43, up */
+	ck_assert_uint_eq(amd("float16", "float8_e4m3fn", -1, 0x3C55, "55FFFFFF"), 0x38);
+	ck_assert_uint_eq(amd("float16", "float8_e4m3fn", -1, 0x3C55, "56000000"), 0x39);
+	/* bfloat16 -> E2M3, r = 4, R = word >> 28.  0x3F88 = 1 + 8/128: T = 8,
+	 * carry iff R >= 8.  0x7FFFFFFF: R = 7, down to 1 (0x08); 0x80000000: up to 1.125 */
+	ck_assert_uint_eq(amd("bfloat16", "float6_e2m3fn", -1, 0x3F88, "7FFFFFFF"), 0x08);
+	ck_assert_uint_eq(amd("bfloat16", "float6_e2m3fn", -1, 0x3F88, "80000000"), 0x09);
+	/* E4M3 subnormal: 0x3B880000 = 2^-8 + 2^-12, exponent 2 below E4M3's
+	 * least normal: (1.0001b << 20) >> 2 = 0x220000 keeps 2 steps of 2^-9
+	 * and drops T = 0x20000; carry iff R >= 0xE0000.  0xDFFFFFFF: R =
+	 * 0xDFFFF, down (0x02); 0xE0000000: up (0x03).  0x3B880002 adds 2^-30,
+	 * a bit the shift drops: the same T, the same answers */
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0x3B880000, "DFFFFFFF"), 0x02);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0x3B880000, "E0000000"), 0x03);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0x3B880002, "DFFFFFFF"), 0x02);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0x3B880002, "E0000000"), 0x03);
+	/* beyond max: E4M3's 464 (0x43E80000, half a place above 448) is NaN
+	 * up (R = 0x80000 carries T = 0x80000) and 448 down; 480 (0x43F00000) is
+	 * S.1111.111, NaN, even truncated; E5M2 and E2M1 saturate */
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0x43E80000, "7FFFFFFF"), 0x7E);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0x43E80000, "80000000"), 0x7F);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0xC3F00000, "00000000"), 0xFF);
+	ck_assert_uint_eq(amd("float32", "float8_e5m2", -1, 0x477FF000, "FFFFFFFF"), 0x7B); /* 65520, up */
+	ck_assert_uint_eq(amd("float32", "float8_e5m2", -1, 0xFF800000, "00000000"), 0xFB); /* -inf */
+	ck_assert_uint_eq(amd("float32", "float4_e2m1fn", -1, 0x41000000, "00000000"), 0x7); /* 8 */
+	/* NaN: E4M3 S.1111.111, E5M2 S.11111.10; FP4 max with the NaN's sign */
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0xFFC00000, "00000000"), 0xFF);
+	ck_assert_uint_eq(amd("float32", "float8_e5m2", -1, 0xFFC00000, "00000000"), 0xFE);
+	ck_assert_uint_eq(amd("float32", "float4_e2m1fn", -1, 0xFFC00000, "00000000"), 0xF);
+	ck_assert_uint_eq(amd("float32", "float4_e2m1fn", -1, 0x7FC00000, "00000000"), 0x7);
+}
+END_TEST
+
+/* The scale step: the value divided by 2^(code - 127) before rounding. */
+START_TEST(amd_scale)
+{
+	/* 4.0 with code 128 is 2.0 (0x40), exact: no word rounds it */
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 128, 0x40800000, "FFFFFFFF"), 0x40);
+	/* code 255, E8M0's NaN: every value NaN with its sign, zero and inf too */
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 255, 0x40800000, "00000000"), 0x7F);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 255, 0x80000000, "00000000"), 0xFF);
+	ck_assert_uint_eq(amd("float32", "float8_e5m2", 255, 0x7F800000, "00000000"), 0x7E);
+	ck_assert_uint_eq(amd("float32", "float4_e2m1fn", 255, 0xBF800000, "00000000"), 0xF);
+	/* subnormal only after scaling: 0x3C880000 = 2^-6 + 2^-10 is normal
+	 * (0x08 plus half a place); code 129 divides by 4 to 2^-8 + 2^-12, the
+	 * subnormal case above: T = 0x20000, carry iff R >= 0xE0000 */
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0x3C880000, "DFFFFFFF"), 0x09);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 129, 0x3C880000, "DFFFFFFF"), 0x02);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 129, 0x3C880000, "E0000000"), 0x03);
+	/* overflow only after scaling: code 126 doubles.  240 (0x43700000) ->
+	 * 480, NaN even truncated; 224 -> 448 exact; 40000 -> 80000 saturates
+	 * E5M2; E2M1 4 -> 8, max 6 */
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", -1, 0x43700000, "00000000"), 0x77);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 126, 0x43700000, "00000000"), 0x7F);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 126, 0x43600000, "FFFFFFFF"), 0x7E);
+	ck_assert_uint_eq(amd("float32", "float8_e5m2", 126, 0x471C4000, "00000000"), 0x7B);
+	ck_assert_uint_eq(amd("float32", "float4_e2m1fn", 126, 0x40800000, "00000000"), 0x7);
+	/* an FP32 subnormal source, normalised: 0x00440000 = 2^-127 (1 + 2^-4);
+	 * code 0 multiplies by 2^127 to 1.0625, T = 0x80000: carry iff R >=
+	 * 0x80000.  0x00000001 = 2^-149 becomes 2^-22: 2^-13 of E4M3's step
+	 * 2^-9, T = 2^7, carry iff R >= 0xFFF80 */
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 0, 0x00440000, "7FFFFFFF"), 0x38);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 0, 0x00440000, "80000000"), 0x39);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 0, 0x00000001, "FFF7FFFF"), 0x00);
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 0, 0x00000001, "FFF80000"), 0x01);
+	/* code 127 is no scale at all */
+	ck_assert_uint_eq(amd("float32", "float8_e4m3fn", 127, 0x3F880001, "7FFFEFFF"), 0x38);
+}
+END_TEST
+
+/* Emulator = oracle under scales, for every amd-sr target and a plain
+ * mode, and the array converter = one conversion at a time. */
+START_TEST(scale_emu_equals_ref)
+{
+	static const char *const targets[][2] = {
+		{ "float32", "float8_e4m3fn" }, { "float32", "float8_e5m2" },   { "float32", "float4_e2m1fn" },
+		{ "float32", "float6_e2m3fn" }, { "float16", "float6_e3m2fn" }, { "bfloat16", "float8_e4m3fn" },
+	};
+	static const uint8_t codes[] = { 0, 1, 100, 117, 120, 126, 127, 128, 131, 140, 200, 254, 255 };
+	unsigned stride = test_sample_stride();
+	for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++)
+		for (int plain = 0; plain < 2; plain++)
+			for (size_t c = 0; c < sizeof codes; c++) {
+				struct fpref_env env = instruction("amd-sr", targets[t][0], targets[t][1]);
+				set_word(&env, "seed=2027");
+				if (plain) /* rne, ieee overflow: the scale step does not depend on the rounding */
+					fpref_env_default(&env);
+				env.pre_scale = true;
+				env.pre_scale_code = codes[c];
+				struct fpref_format f = test_format(targets[t][0]);
+				for (uint64_t i = 0; i < 120; i++) {
+					if (!test_sample_keep(stride, (t * 2 + (size_t)plain) * 4096 + c * 128 + i))
+						continue;
+					uint64_t r = fpref_sr_stream(300 + t, c * 128 + i), x = r >> 32;
+					if (f.man_bits != 23)
+						x >>= 16;
+					both(targets[t][0], x, targets[t][1], &env, i);
+				}
+			}
+	/* the bulk converter (its FP32 fast path is rne only) */
+	struct fpref_format from = test_format("float32"), to = test_format("float8_e4m3fn");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.pre_scale = true;
+	env.pre_scale_code = 131;
+	uint32_t in[64];
+	uint8_t out[64];
+	for (size_t i = 0; i < 64; i++)
+		in[i] = (uint32_t)(fpref_sr_stream(9, i) >> 32);
+	in[0] = 0x43E00000; /* 448 / 16 = 28 = 2^4 * 1.75: field 4 + 7, mantissa 110, 0x5E */
+	struct fpref_emu_converter *cv = fpref_emu_converter_new(&from, &to, &env);
+	ck_assert_ptr_nonnull(cv);
+	fpref_emu_convert_array(cv, in, out, 64, NULL, 0);
+	ck_assert_uint_eq(out[0], 0x5E);
+	for (size_t i = 0; i < 64; i++)
+		ck_assert_uint_eq(out[i], both("float32", in[i], "float8_e4m3fn", &env, i));
+	fpref_emu_converter_free(cv);
+}
+END_TEST
+
+START_TEST(pre_scale_parse)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	char err[256];
+	static const char *const bad[] = { "", "256", "-1", "+3", " 3", "0x", "0x100", "12a", "1.5", "1e2" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(fpref_env_parse_pre_scale(bad[i], &env, err, sizeof err) != 0, "'%s' accepted", bad[i]);
+	ck_assert(!env.pre_scale);
+	ck_assert_int_eq(fpref_env_parse_pre_scale("0127", &env, err, sizeof err), 0); /* decimal, not octal */
+	ck_assert(env.pre_scale && env.pre_scale_code == 127);
+	ck_assert_int_eq(fpref_env_parse_pre_scale("0xFF", &env, err, sizeof err), 0);
+	ck_assert_uint_eq(env.pre_scale_code, 255);
 }
 END_TEST
 
@@ -414,7 +566,10 @@ int main(void)
 	tcase_add_test(tc, ptx_x2_lanes);
 	tcase_add_test(tc, avx10_bias);
 	tcase_add_test(tc, avx10_bit_model);
-	tcase_add_test(tc, amd_low_bits);
+	tcase_add_test(tc, amd_top_bits);
+	tcase_add_test(tc, amd_scale);
+	tcase_add_test(tc, scale_emu_equals_ref);
+	tcase_add_test(tc, pre_scale_parse);
 	tcase_add_test(tc, emu_equals_ref);
 	tcase_add_test(tc, chunking);
 	tcase_add_test(tc, bad_names);

@@ -1216,5 +1216,27 @@ run convert --to e2m1 --round te-nvfp4 --sr-bits philox=1:x 1
 check_bad 'bad philox stream' 2 'philox=1:x'
 run convert --from f32 --to e5m2 --round avx10-bias 3F800000
 check_bad 'avx10-bias converts from float16' 2 'float16' 'float32'
+# amd-sr takes the top 20 bits of the word for FP32 -> E4M3: 0x3F880001
+# drops 0x80001, which R = 0x7FFFF carries and R = 0x7FFFE does not
+run convert --from f32 --to e4m3 --round amd-sr --sr-bits 7FFFEFFF 3F880001
+check_out 'amd-sr: top bits 0x7FFFE, down' '3F880001 -> float8_e4m3fn 38 = 1  flags 01 (inexact)'
+run convert --from f32 --to e4m3 --round amd-sr --sr-bits 80000000 3F880001
+check_out 'amd-sr: top bits 0x80000, up' '3F880001 -> float8_e4m3fn 39 = 1.125  flags 01 (inexact)'
+# --pre-scale: 4 / 2^(128 - 127) is 2; code 255 is NaN for any value, in both engines
+run convert --to e4m3 --round amd-sr --sr-bits FFFFFFFF --pre-scale 128 4
+check_out 'pre-scale 128 halves' '4 -> float8_e4m3fn 40 = 2  flags 00 (none)'
+run convert --from f32 --to e4m3 --engine ref --round amd-sr --sr-bits 0 --pre-scale 255 40800000 80000000
+check_out 'pre-scale 255 is NaN (ref)' '40800000 -> float8_e4m3fn 7F = nan  flags 10 (invalid)' \
+	'80000000 -> float8_e4m3fn FF = -nan  flags 10 (invalid)'
+run convert --from f32 --to e4m3 --pre-scale 0xff 40800000
+check_out 'pre-scale 0xff is NaN (emu, rne)' '40800000 -> float8_e4m3fn 7F = nan  flags 10 (invalid)'
+run convert --to e4m3 --pre-scale 256 1
+check_bad 'pre-scale beyond 255' 2 '--pre-scale' '256'
+run convert --to e4m3 --pre-scale 1.5 1
+check_bad 'pre-scale not an integer' 2 '--pre-scale' '1.5'
+run convert --to e8m0 --scale-rule floor --pre-scale 3 1
+check_bad 'pre-scale with --scale-rule' 2 'scale-rule'
+run explain 4 --to e4m3 --pre-scale 128
+check_has 'explain names the scale step' "$tmp/out" 'divided by 2^1 (E8M0 code 128)'
 
 tap_end

@@ -138,6 +138,9 @@ static const struct cli_opt shared_opts[] = {
 	  SHARED(text.sr_bits), CLI_ENV },
 	{ "--profile", CLI_VALUE, "cuda|onnx-cast-19|onnx-cast-24|ml_dtypes|ocp", NULL,
 	  "behave as that implementation (--round, --sat, --overflow override it)", SHARED(text.profile), CLI_ENV },
+	{ "--pre-scale", CLI_VALUE, "CODE", NULL,
+	  "divide each value by 2^(CODE - 127) before rounding, CODE an E8M0 scale 0..255 (255: every result NaN), "
+	  "as AMD's v_cvt_scalef32_* do; any rounding", SHARED(text.pre_scale), CLI_SCALE },
 	{ "--model", CLI_VALUE, "MODEL", NULL, "the accumulation model (see MODEL in fpref --help)", SHARED(model.model),
 	  CLI_MODEL },
 	{ "--block", CLI_VALUE, "N", "32", "products per block (generic, blocked)", SHARED(model.block), CLI_MODEL },
@@ -290,6 +293,10 @@ static int resolve_shared(const struct cli_command *c, struct cli_options *o)
 			cli_fail(c->name, "%s", err);
 			return CLI_EXIT_USAGE;
 		}
+	}
+	if (o->text.pre_scale && fpref_env_parse_pre_scale(o->text.pre_scale, &o->env, err, sizeof err) != 0) {
+		cli_fail(c->name, "%s", err);
+		return CLI_EXIT_USAGE;
 	}
 	if (o->text.profile) {
 		struct fpref_env probe;

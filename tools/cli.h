@@ -15,7 +15,8 @@ enum cli_group {
 	CLI_JSON = 8,   /* --json */
 	CLI_ENGINE = 16,
 	CLI_FMT = 32,   /* --fmt FMT, stored as the target */
-	CLI_MODEL = 64  /* --model --block --frac --floor --final --promote --order */
+	CLI_MODEL = 64, /* --model --block --frac --floor --final --promote --order */
+	CLI_SCALE = 128 /* --pre-scale CODE: a conversion's scale step */
 };
 
 enum cli_engine { CLI_ENGINE_EMU, CLI_ENGINE_REF };
@@ -76,7 +77,7 @@ struct cli_options {
 	int npositional;
 	/* the shared groups' text, as given (NULL: not given) */
 	struct {
-		const char *to, *from, *engine, *round, *overflow, *tininess, *sr_bits, *profile;
+		const char *to, *from, *engine, *round, *overflow, *tininess, *sr_bits, *profile, *pre_scale;
 		bool sat, ftz, daz;
 	} text;
 	struct cli_model_text model;

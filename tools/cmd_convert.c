@@ -81,7 +81,7 @@ static void convert_one(const struct cli_options *o, const struct scale_rule *sr
 	if (o->have_from && o->engine == CLI_ENGINE_EMU)
 		fpref_emu_convert(&o->from, raw, &o->to, &o->env, R, bits, flags);
 	else
-		fpref_ref_round(v, &o->to, &o->env, R, bits, flags, NULL);
+		fpref_ref_convert_value(v, &o->to, &o->env, R, bits, flags, NULL);
 }
 
 static int convert_values(const struct cli_options *o, const struct scale_rule *sr)
@@ -298,7 +298,7 @@ const struct cli_command cli_cmd_convert = {
 		   "patterns of FMT, converted by the emulator unless --engine ref.  --in/--out convert a whole .npy\n"
 		   "array, element i as batch line i would be.  --json: one JSON document (an array of results for\n"
 		   "VALUEs, {\"results\": [...]} for lines, a summary for arrays).\n",
-	.groups = CLI_TO | CLI_FROM | CLI_ENV | CLI_ENGINE | CLI_JSON,
+	.groups = CLI_TO | CLI_FROM | CLI_ENV | CLI_SCALE | CLI_ENGINE | CLI_JSON,
 	.opts = convert_opts,
 	.nopts = CLI_NOPTS(convert_opts),
 	.max_positional = -1,
@@ -333,7 +333,7 @@ static int parse_scale_rule(const struct cli_options *o, const struct convert_ar
 		return CLI_EXIT_USAGE;
 	}
 	if (o->text.round || o->text.overflow || o->text.sat || o->text.profile || o->text.sr_bits || o->text.ftz ||
-	    o->text.daz) {
+	    o->text.daz || o->text.pre_scale) {
 		cli_fail(cmd, "--scale-rule %s fixes the rounding and the special cases: no ENV options", a->scale_rule);
 		return CLI_EXIT_USAGE;
 	}

@@ -193,7 +193,7 @@ const struct cli_command cli_cmd_explain = {
 		   "that picks one, the result, the flags and the error.",
 	.details = "Errors are result - exact: absolute, relative to |exact|, and in ulps; positive means the result\n"
 		   "lies above the exact value.  --round sr needs --sr-bits (the random bits, or a seed).\n",
-	.groups = CLI_TO | CLI_FROM | CLI_ENV | CLI_JSON,
+	.groups = CLI_TO | CLI_FROM | CLI_ENV | CLI_SCALE | CLI_JSON,
 	.max_positional = -1,
 	.examples = { "fpref explain 464 --to e4m3", "fpref explain 3C01 --from f16 --to e4m3 --round rtz" },
 	.run = cmd_explain,
@@ -240,7 +240,7 @@ int cmd_explain(int argc, char **argv)
 	uint64_t bits;
 	unsigned flags = 0;
 	uint64_t R = fpref_env_sr_random(&o.env, 0);
-	fpref_ref_round(&v, f, &o.env, R, &bits, &flags, &t);
+	fpref_ref_convert_value(&v, f, &o.env, R, &bits, &flags, &t);
 
 	if (o.json) {
 		put_json(&o, &v, &t, bits, flags);
@@ -271,6 +271,12 @@ int cmd_explain(int argc, char **argv)
 		       f->is_signed ? "sign, " : "unsigned, ", f->exp_bits, f->man_bits, f->bias,
 		       fpref_specials_name(f->specials), f->subnormals ? ", subnormals" : ", no subnormals");
 	printf("environment  %s\n", envtext);
+	if (o.env.pre_scale && o.env.pre_scale_code == 255)
+		printf("  scale      E8M0 code 255 is NaN: the result is NaN whatever the value\n");
+	else if (o.env.pre_scale)
+		printf("  scale      the value divided by 2^%d (E8M0 code %u) before rounding: the neighbours, the\n"
+		       "             rule and the error below are the quotient's\n",
+		       (int)o.env.pre_scale_code - 127, o.env.pre_scale_code);
 	if (t.bracketed) {
 		printf("neighbours   ");
 		put_neighbour(f, t.lo, t.lo_held, t.lo_bits);

@@ -188,3 +188,23 @@ def test_decimal_strings_match_cli(cli, to):
     assert [int(r[r.index("flags") + 1], 16) for r in rows] == flags.tolist()
     assert fpref.convert(np.array(DECIMALS), to).tolist() == codes.tolist()
     assert fpref.convert("465", to).shape == ()
+
+
+def test_pre_scale():
+    # 4 / 2^(128 - 127) = 2 (0x40); code 255 is NaN whatever the value; 127 is no scale
+    assert fpref.convert([4.0], "e4m3", pre_scale=128).tolist() == [0x40]
+    assert fpref.convert(["4"], "e4m3", pre_scale=128).tolist() == [0x40]
+    assert fpref.convert([4.0, -0.0], "e4m3", pre_scale=255).tolist() == [0x7F, 0xFF]
+    assert fpref.convert([464.0], "e4m3", pre_scale=127).tolist() == [0x7E]
+    x = f32_edge_and_random(300, seed=8)
+    for code in (0, 120, 126, 131, 255):
+        for mode, bits in ((None, None), ("amd-sr", "seed=3")):
+            emu = fpref.convert(x, "e4m3", frm="f32", round=mode, sr_bits=bits, pre_scale=code)
+            ref = fpref.convert(x, "e4m3", frm="f32", round=mode, sr_bits=bits, pre_scale=code, engine="ref")
+            assert emu.tolist() == ref.tolist()
+    e = fpref.explain("4", "e4m3", pre_scale=128)
+    assert e.hex == "40"
+    with pytest.raises(ValueError, match="0..255"):
+        fpref.convert([1.0], "e4m3", pre_scale=256)
+    with pytest.raises(TypeError, match="E8M0 code"):
+        fpref.convert([1.0], "e4m3", pre_scale="128")

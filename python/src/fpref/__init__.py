@@ -180,7 +180,8 @@ def _codes_in(x: Any, frm: Optional[str], param: str = "frm") -> Tuple[np.ndarra
 
 
 def _env(round: Optional[str], sat: Optional[bool], ftz: bool, daz: bool, profile: Optional[str],
-         tininess: Optional[str], sr_seed: Optional[int], sr_width: int, sr_bits: Optional[str] = None) -> tuple:
+         tininess: Optional[str], sr_seed: Optional[int], sr_width: int, sr_bits: Optional[str] = None,
+         pre_scale: Optional[int] = None) -> tuple:
     if round is not None and not isinstance(round, str):
         raise TypeError(f"round is a mode name such as 'rne', not {type(round).__name__}")
     if profile is not None and not isinstance(profile, str):
@@ -188,8 +189,12 @@ def _env(round: Optional[str], sat: Optional[bool], ftz: bool, daz: bool, profil
     if sr_bits is not None and not isinstance(sr_bits, str):
         raise TypeError(f"sr_bits is the text of --sr-bits (such as '0x3a', '12:seed=7', 'philox=1234:0:0'), "
                         f"not {type(sr_bits).__name__}")
+    if pre_scale is not None and (isinstance(pre_scale, bool) or not isinstance(pre_scale, (int, np.integer))):
+        raise TypeError(f"pre_scale is an E8M0 code, an integer 0..255, not {type(pre_scale).__name__}")
+    if pre_scale is not None and not 0 <= int(pre_scale) <= 255:
+        raise ValueError(f"pre_scale is an E8M0 code 0..255 (127 divides by 1, 255 is NaN), not {pre_scale}")
     return (round, -1 if sat is None else int(bool(sat)), int(bool(ftz)), int(bool(daz)), profile, tininess,
-            sr_seed, int(sr_width), sr_bits)
+            sr_seed, int(sr_width), sr_bits, -1 if pre_scale is None else int(pre_scale))
 
 
 def _check_engine(engine: str) -> None:
@@ -219,7 +224,8 @@ def _ml_view(codes: np.ndarray, fmt: str) -> np.ndarray:
 def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] = None, sat: Optional[bool] = None,
             ftz: bool = False, daz: bool = False, profile: Optional[str] = None, tininess: Optional[str] = None,
             sr_seed: Optional[int] = None, sr_width: int = 32, sr_bits: Optional[str] = None, engine: str = "emu",
-            return_flags: bool = False, as_ml_dtypes: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+            return_flags: bool = False, as_ml_dtypes: bool = False,
+            pre_scale: Optional[int] = None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     """Round x to format `to`; the codes (bit patterns) as an unsigned array
     of x's shape.
 
@@ -246,7 +252,9 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     oracle, element by element).  return_flags: also the IEEE flags of each
     element (uint8: inexact 1, underflow 2, overflow 4, infinite 8,
     invalid 16).  as_ml_dtypes: the codes viewed as the ml_dtypes (or NumPy)
-    type of `to`.
+    type of `to`.  pre_scale: an E8M0 code; each value is divided by
+    2^(pre_scale - 127) before rounding, 255 giving NaN (the command's
+    --pre-scale, the scale step of AMD's v_cvt_scalef32_*).
 
     >>> convert([464.0, 465.0], "e4m3")
     array([126, 127], dtype=uint8)
@@ -264,7 +272,8 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
         out = np.empty(texts.shape, dtype=_UINT[format_info(to_name)["element_bytes"]])
         flags = np.empty(texts.shape, dtype=np.uint8) if return_flags else None
         _fpref.convert_decimal([str(t) for t in texts.reshape(-1)], to_name, out, flags,
-                               *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits))
+                               *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits,
+                                     pre_scale))
         if as_ml_dtypes:
             out = _ml_view(out, to_name)
         return (out, flags) if return_flags else out
@@ -272,7 +281,8 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     out = np.empty(src.shape, dtype=_UINT[format_info(to_name)["element_bytes"]])
     flags = np.empty(src.shape, dtype=np.uint8) if return_flags else None
     invalid, first = _fpref.convert(frm_name, to_name, engine, src, out, flags, src.size, 0,
-                                    *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits))
+                                    *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits,
+                                          pre_scale))
     _raise_invalid(invalid, first, frm_name, src)
     if as_ml_dtypes:
         out = _ml_view(out, to_name)
@@ -392,7 +402,7 @@ class Explanation:
 def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional[str] = None,
             round: Optional[str] = None, sat: Optional[bool] = None, ftz: bool = False, daz: bool = False,
             profile: Optional[str] = None, tininess: Optional[str] = None, sr_seed: Optional[int] = None,
-            sr_width: int = 32, sr_bits: Optional[str] = None) -> Explanation:
+            sr_width: int = 32, sr_bits: Optional[str] = None, pre_scale: Optional[int] = None) -> Explanation:
     """The teaching view of one rounding to `to`, by the oracle.
 
     value: a decimal string of any length ("0.1", "0x1.8p3", "nan"), a
@@ -403,7 +413,7 @@ def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional
     >>> e.hex, e.rule, e.outcome, e.flag_names
     ('7F', 'nearest', 'overflow_nan', 'inexact overflow')
     """
-    env = _env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits)
+    env = _env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits, pre_scale)
     to_name = format_info(to)["name"]
     if isinstance(value, int) and not isinstance(value, bool) and frm is None:
         value = str(value)  # a Python int is a number, read exactly by the oracle

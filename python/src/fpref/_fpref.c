@@ -109,6 +109,7 @@ struct env_args {
 	PyObject *sr_seed;
 	unsigned sr_width;
 	const char *sr_bits; /* --sr-bits' text, or NULL */
+	int pre_scale;       /* --pre-scale's E8M0 code, or -1 */
 };
 
 static int make_env(const struct env_args *a, const struct fpref_format *from, const struct fpref_format *to,
@@ -182,14 +183,22 @@ static int make_env(const struct env_args *a, const struct fpref_format *from, c
 				"or sr_bits (as --sr-bits)");
 		return -1;
 	}
+	if (a->pre_scale > 255) {
+		PyErr_Format(PyExc_ValueError, "pre_scale is an E8M0 code 0..255, not %d", a->pre_scale);
+		return -1;
+	}
+	env->pre_scale = a->pre_scale >= 0;
+	env->pre_scale_code = (uint8_t)(a->pre_scale >= 0 ? a->pre_scale : 0);
 	return 0;
 }
 
 /* The environment's arguments, at the end of each call's tuple:
- * round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits. */
-#define ENV_FORMAT "zippzzOIz"
+ * round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits, pre_scale
+ * (conversions read it; -1: none). */
+#define ENV_FORMAT "zippzzOIzi"
 #define ENV_REFS(a)                                                                                                   \
-	&(a).round, &(a).sat, &(a).ftz, &(a).daz, &(a).profile, &(a).tininess, &(a).sr_seed, &(a).sr_width, &(a).sr_bits
+	&(a).round, &(a).sat, &(a).ftz, &(a).daz, &(a).profile, &(a).tininess, &(a).sr_seed, &(a).sr_width,             \
+		&(a).sr_bits, &(a).pre_scale
 
 static PyObject *py_env_describe(PyObject *self, PyObject *args)
 {
@@ -365,7 +374,7 @@ static PyObject *py_convert_decimal(PyObject *self, PyObject *args)
 		}
 		uint64_t bits = 0;
 		unsigned fl = 0;
-		fpref_ref_round(&v, &to, &env, fpref_env_sr_random(&env, (uint64_t)i), &bits, &fl, NULL);
+		fpref_ref_convert_value(&v, &to, &env, fpref_env_sr_random(&env, (uint64_t)i), &bits, &fl, NULL);
 		store(out.buf, osz, (size_t)i, bits);
 		if (have_flags)
 			((uint8_t *)flags.buf)[i] = (uint8_t)fl;
@@ -553,7 +562,7 @@ static PyObject *py_explain(PyObject *self, PyObject *args)
 	fpref_ref_trace_init(&t);
 	uint64_t bits = 0;
 	unsigned flags = 0;
-	fpref_ref_round(&v, &to, &env, fpref_env_sr_random(&env, 0), &bits, &flags, &t);
+	fpref_ref_convert_value(&v, &to, &env, fpref_env_sr_random(&env, 0), &bits, &flags, &t);
 	char hex[32], lo_hex[32], hi_hex[32], words[96], envtext[256];
 	fpref_format_hex(&to, bits, hex, sizeof hex);
 	fpref_format_hex(&to, t.lo_bits, lo_hex, sizeof lo_hex);
