@@ -62,7 +62,7 @@ CPFloat: f32 -> float8_e5m2 gives libfpref'"'"'s bits on all 4096 values
 CPFloat: f32 -> float8_e4m3fn differs only where its result is no float8_e4m3fn value (480)
 CPFloat: the summary counts its one differing row'
 if [ "$cpfloat" = yes ]; then
-	has 'CPFloat: the header names its headers' '^CPFloat: in this process, headers from /'
+	has 'CPFloat: the header names its headers' '^CPFloat: in this process, headers from [^ ]'
 	for f in bfloat16 float16 float8_e5m2; do
 		line=$(row "$f" 'CPFloat cpfloatf')
 		case $line in
