@@ -2,6 +2,7 @@
 # folder $tmp removed on exit, and the TAP-style lines they print.
 pass=0
 fail=0
+skipped=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fpref-${tap_name:-test}.XXXXXX") || {
 	printf 'not ok - mktemp\n0 passed, 1 failed\n'
 	exit 1
@@ -20,9 +21,20 @@ failed() {
 	printf 'not ok - %s\n' "$1"
 }
 
+# skip NAME REASON: a check this build or machine cannot run, as TAP's
+# SKIP directive; counted apart, never as a pass.
+skip() {
+	skipped=$((skipped + 1))
+	printf 'ok - %s # SKIP %s\n' "$1" "$2"
+}
+
 # The summary, and the suite's exit status.
 tap_end() {
-	printf '%d passed, %d failed\n' "$pass" "$fail"
+	if [ "$skipped" -gt 0 ]; then
+		printf '%d passed, %d failed, %d skipped (not counted as passed)\n' "$pass" "$fail" "$skipped"
+	else
+		printf '%d passed, %d failed\n' "$pass" "$fail"
+	fi
 	[ "$fail" -eq 0 ]
 }
 

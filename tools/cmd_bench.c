@@ -1,6 +1,8 @@
 /* fpref bench: elements per second of the emulator and the oracle, beside
  * memcpy on the same machine.  A benchmark, never a test: timings on a
  * shared machine are noisy, so each figure is the median of several runs. */
+#include "config.h"
+
 #include <errno.h>
 #include <spawn.h>
 #include <stddef.h>
@@ -10,12 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cli.h"
 
 /* The thread's CPU time, not the wall clock: on a shared machine the
  * neighbours stretch the wall time of every row, while the figures are
  * meant for one thread on one core (they still share caches). */
-static double now(void)
+double bench_now(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -28,7 +31,7 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
+double bench_median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof *v, by_value);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -64,13 +67,13 @@ static double convert_rate(const struct fpref_emu_converter *conv, const uint32_
 {
 	double t[100] = { 0 };
 	for (long k = 0; k < repeats; k++) {
-		double t0 = now();
+		double t0 = bench_now();
 		fpref_emu_convert_array(conv, in, out, n, NULL, 0);
-		t[k] = now() - t0;
+		t[k] = bench_now() - t0;
 	}
 	snprintf(path, path_size, strcmp(fpref_emu_converter_path(conv), "fp32-vector") ? "%s" : "%s %s",
 		 fpref_emu_converter_path(conv), fpref_emu_converter_isa(conv));
-	return (double)n / median(t, (int)repeats);
+	return (double)n / bench_median(t, (int)repeats);
 }
 
 struct row {
@@ -117,14 +120,14 @@ static int bench_gemm(long repeats)
 		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, A);
 		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, B);
 		for (long k = 0; k < repeats; k++) {
-			double t0 = now();
+			double t0 = bench_now();
 			fpref_emu_tc_gemm(m, &in, &f32, M, N, K, A, B, NULL, 0, D);
-			t[k] = now() - t0;
+			t[k] = bench_now() - t0;
 		}
-		double emu = (double)(M * N * K) / median(t, (int)repeats);
+		double emu = (double)(M * N * K) / bench_median(t, (int)repeats);
 		long oracle_repeats = repeats < 3 ? repeats : 3;
 		for (long k = 0; k < oracle_repeats; k++) {
-			double t0 = now();
+			double t0 = bench_now();
 			for (size_t i = 0; i < oracle_rows; i++)
 				for (size_t j = 0; j < N; j++) {
 					for (size_t q = 0; q < K; q++)
@@ -132,9 +135,9 @@ static int bench_gemm(long repeats)
 					unsigned flags = 0;
 					fpref_ref_dot_exact(&in, A + i * K, col, K, 0, &f32, &env, &D[i * N + j], &flags);
 				}
-			t[k] = now() - t0;
+			t[k] = bench_now() - t0;
 		}
-		double ref = (double)(oracle_rows * N * K) / median(t, (int)oracle_repeats);
+		double ref = (double)(oracle_rows * N * K) / bench_median(t, (int)oracle_repeats);
 		char what[96], model[160];
 		snprintf(what, sizeof what, "%s %s -> f32", rows[r].gpu, in.name);
 		snprintf(model, sizeof model, "blocks of %d, %d fraction bits; ref: exact sum, one rounding", m->block,
@@ -160,7 +163,7 @@ static const struct cli_opt bench_opts[] = {
 	  0 },
 	{ "--repeat", CLI_VALUE, "N", "5", "runs per figure, 1..100, the median reported",
 	  offsetof(struct bench_args, repeat), 0 },
-	{ "--peers", CLI_FLAG, NULL, NULL, "fpref beside ml_dtypes and its Python package instead (above)",
+	{ "--peers", CLI_FLAG, NULL, NULL, "fpref beside ml_dtypes, its Python package and CPFloat instead (above)",
 	  offsetof(struct bench_args, peers), 0 },
 	{ "--python", CLI_VALUE, "PATH", NULL, "the interpreter for --peers (build-python/venv's, else python3)",
 	  offsetof(struct bench_args, python), 0 },
@@ -178,7 +181,12 @@ const struct cli_command cli_cmd_bench = {
 		   "float16) and in fpref's Python package, each peer run by the Python interpreter PATH\n"
 		   "from a script installed with the command (tools/bench_peers.py); it prints each row's rate,\n"
 		   "libfpref's rate over it, and how many of the peer's results have libfpref's bits.  A peer\n"
-		   "that is not installed gives a 'not found' line, not an error.\n",
+		   "that is not installed gives a 'not found' line, not an error.\n"
+		   "\n"
+		   "Where the command was built with CPFloat (configure --with-cpfloat=DIR), CPFloat's cpfloatf\n"
+		   "rounds the same values in this process, timed as libfpref is, and libfpref encodes its float\n"
+		   "results exactly: a result that is no value of the format (CPFloat's IEEE-style 480 for\n"
+		   "float8_e4m3fn, whose top code is NaN) counts as differing.  Without CPFloat a line says so.\n",
 	.opts = bench_opts,
 	.nopts = CLI_NOPTS(bench_opts),
 	.max_positional = -1,
@@ -239,11 +247,11 @@ int cmd_bench(int argc, char **argv)
 	memset(in, 1, n * sizeof *in);
 	memset(copy, 0, n * sizeof *copy);
 	for (long k = 0; k < repeats; k++) {
-		double t0 = now();
+		double t0 = bench_now();
 		memcpy(copy, in, n * sizeof *in);
-		t[k] = now() - t0;
+		t[k] = bench_now() - t0;
 	}
-	double copy_rate = 2.0 * (double)(n * sizeof *in) / median(t, (int)repeats); /* bytes read + written per second */
+	double copy_rate = 2.0 * (double)(n * sizeof *in) / bench_median(t, (int)repeats); /* bytes read + written per second */
 	printf("fpref bench: 2^%ld elements, median of %ld runs, one thread, its CPU time\n", log2n, repeats);
 	printf("memcpy: %.3g bytes/s read+written; 'of memcpy' = elements/s over (memcpy rate / bytes per element)\n\n",
 	       copy_rate);
@@ -267,15 +275,15 @@ int cmd_bench(int argc, char **argv)
 		struct row row = { NULL, convert_rate(conv, in, out, n, repeats, path, sizeof path), 0,
 				   (double)(4 + fpref_emu_element_bytes(&to)), path };
 		for (long k = 0; k < repeats; k++) { /* the oracle's own figure (issue 20): a median of all the runs */
-			double t0 = now();
+			double t0 = bench_now();
 			for (size_t i = 0; i < oracle_n; i++) {
 				uint64_t bits;
 				unsigned flags = 0;
 				fpref_ref_convert(&f32, in[i], &to, &env, 0, &bits, &flags);
 			}
-			t[k] = now() - t0;
+			t[k] = bench_now() - t0;
 		}
-		row.ref = (double)oracle_n / median(t, (int)repeats);
+		row.ref = (double)oracle_n / bench_median(t, (int)repeats);
 		char what[128];
 		snprintf(what, sizeof what, "f32 -> %s rne%s", to.name, conversions[c].sat ? " sat" : "");
 		row.what = what;
@@ -311,16 +319,16 @@ int cmd_bench(int argc, char **argv)
 		}
 		struct fpref_emu_op_context *ctx = fpref_emu_op_context_new(ops[c].op, &f, &env);
 		for (long k = 0; k < repeats; k++) {
-			double t0 = now();
+			double t0 = bench_now();
 			fpref_emu_op_array(ctx, a, b, NULL, out, n, NULL, 0);
-			t[k] = now() - t0;
+			t[k] = bench_now() - t0;
 		}
-		struct row row = { NULL, (double)n / median(t, (int)repeats), 0, (double)(3 * elem),
+		struct row row = { NULL, (double)n / bench_median(t, (int)repeats), 0, (double)(3 * elem),
 				   fpref_emu_op_context_path(ctx) };
 		fpref_emu_op_context_free(ctx);
 		uint64_t sink = 0;
 		for (long k = 0; k < (repeats < 3 ? repeats : 3); k++) {
-			double t0 = now();
+			double t0 = bench_now();
 			for (size_t i = 0; i < oracle_n; i++) {
 				uint64_t operands[3] = { 0, 0, 0 }, res;
 				for (size_t e = 0; e < elem; e++) {
@@ -331,9 +339,9 @@ int cmd_bench(int argc, char **argv)
 				fpref_ref_op(ops[c].op, &f, operands, &env, 0, &res, &flags);
 				sink += res;
 			}
-			t[k] = now() - t0;
+			t[k] = bench_now() - t0;
 		}
-		row.ref = (double)oracle_n / median(t, (int)(repeats < 3 ? repeats : 3));
+		row.ref = (double)oracle_n / bench_median(t, (int)(repeats < 3 ? repeats : 3));
 		char what[128];
 		snprintf(what, sizeof what, "%s %s rne%s", f.name, fpref_op_name(ops[c].op), sink == 1 ? " " : "");
 		row.what = what;
@@ -345,23 +353,26 @@ int cmd_bench(int argc, char **argv)
 	return bench_gemm(repeats);
 }
 
-/* ---- fpref bench --peers: libfpref beside ml_dtypes and fpref's Python
- * package, on the same values in one run (issue 20).  The C side converts
- * and times; tools/bench_peers.py, run by a Python interpreter, times the
- * peers on the very values libfpref converted and counts how many of their
- * results carry libfpref's bits: a ratio to a peer that computes something
- * else would compare nothing. */
+/* ---- fpref bench --peers: libfpref beside ml_dtypes, fpref's Python
+ * package and, where the command was built with it, CPFloat, on the same
+ * values in one run (issue 20).  The C side converts and times, CPFloat in
+ * this process (tools/bench_cpfloat.c); tools/bench_peers.py, run by a
+ * Python interpreter, times the Python peers on the very values libfpref
+ * converted.  Each peer's row counts how many of its results carry
+ * libfpref's bits: a ratio to a peer that computes something else would
+ * compare nothing. */
 
 /* The conversions ml_dtypes (NumPy for float16) also has, under the
  * ml_dtypes profile so that both sides compute the same results. */
 static const char *const peer_formats[] = { "bfloat16", "float16", "float8_e4m3fn", "float8_e5m2" };
 #define PEER_FORMATS (sizeof peer_formats / sizeof peer_formats[0])
-#define PEER_ROWS 4 /* per conversion: the Python half's rows */
+#define PEER_ROWS 5 /* per conversion: CPFloat's and the Python half's rows */
 
 struct peer_row {
-	char impl[24]; /* the Python half's label: ml_dtypes, numpy, fpref-python */
+	char impl[24]; /* cpfloat, or the Python half's label: ml_dtypes, numpy, fpref-python */
 	double seconds;
 	long same, n;
+	char note[400]; /* what the peer cannot model of the format, or "" */
 };
 
 struct peer_results {
@@ -370,7 +381,7 @@ struct peer_results {
 	struct peer_row rows[PEER_FORMATS][PEER_ROWS];
 	int nrows[PEER_FORMATS];
 	char versions[160]; /* "numpy 2.1.3, ml_dtypes 0.5.1" */
-	char missing[4][1400]; /* a line each, paths in them */
+	char missing[5 + PEER_FORMATS][1400]; /* a line each, paths in them: the Python half 5 at most, CPFloat one a conversion */
 	int nmissing;
 };
 
@@ -502,6 +513,8 @@ static const char *peer_label(const char *impl, char *buf, size_t size)
 {
 	if (strcmp(impl, "fpref-python") == 0)
 		return "fpref Python convert()";
+	if (strcmp(impl, "cpfloat") == 0)
+		return "CPFloat cpfloatf";
 	snprintf(buf, size, "%s copyto", strcmp(impl, "numpy") ? impl : "NumPy");
 	return buf;
 }
@@ -511,7 +524,11 @@ static void peer_print(long log2n, long repeats, const char *python, const struc
 	printf("fpref bench --peers: 2^%ld FP32 values per conversion (profile ml_dtypes), median of %ld runs, one "
 	       "thread, its CPU time\n",
 	       log2n, repeats);
-	printf("Python: %s%s%s%s\n\n", python, *r->versions ? " (" : "", r->versions, *r->versions ? ")" : "");
+	printf("Python: %s%s%s%s\n", python, *r->versions ? " (" : "", r->versions, *r->versions ? ")" : "");
+	const char *cpfloat = bench_cpfloat_where();
+	if (cpfloat)
+		printf("CPFloat: in this process, headers from %s\n", cpfloat);
+	printf("\n");
 	printf("%-24s %-30s %12s %12s  %s\n", "conversion", "implementation", "elem/s", "libfpref/row",
 	       "same bits as libfpref");
 	long rows = 0, differ = 0;
@@ -526,6 +543,8 @@ static void peer_print(long log2n, long repeats, const char *python, const struc
 			char buf[32];
 			printf("%-24s %-30s %12.3g %12.3g  %ld of %ld%s\n", "", peer_label(p->impl, buf, sizeof buf), rate,
 			       r->rate[f] / rate, p->same, p->n, p->same == p->n ? "" : "  DIFFER: ratio compares different results");
+			if (*p->note)
+				printf("%-24s   %s\n", "", p->note);
 			rows++;
 			differ += p->same != p->n;
 		}
@@ -538,8 +557,29 @@ static void peer_print(long log2n, long repeats, const char *python, const struc
 		printf("bits: all %ld peer rows gave libfpref's bits on every timed value\n", rows);
 	else
 		printf("bits: %ld of %ld peer rows differ from libfpref (marked DIFFER)\n", differ, rows);
-	/* Said, not stubbed: no CPFloat could be installed to build and test against (issue 20). */
-	printf("CPFloat: no rows (fpref has no CPFloat build yet)\n");
+	if (!cpfloat) /* said, not stubbed: CPFloat is in neither Debian nor PyPI */
+		printf("CPFloat: no rows (this fpref was built without it: configure --with-cpfloat=DIR, DIR holding "
+		       "CPFloat's cpfloat_binary32.h, or a pkg-config cpfloat)\n");
+}
+
+/* CPFloat's row of conversion f, where this fpref has CPFloat: its rate
+ * and agreement as a row, or why it gave none as a line. */
+static void peer_cpfloat(const struct fpref_format *to, const struct fpref_env *env, const uint32_t *in,
+			 const void *out, size_t n, long repeats, size_t f, struct peer_results *r)
+{
+	struct bench_cpfloat_row c;
+	if (!bench_cpfloat_where())
+		return;
+	if (bench_cpfloat(to, env, in, out, n, repeats, &c) != 0) {
+		snprintf(r->missing[r->nmissing++], sizeof r->missing[0], "CPFloat: %s", c.note);
+		return;
+	}
+	struct peer_row *row = &r->rows[f][r->nrows[f]++];
+	snprintf(row->impl, sizeof row->impl, "cpfloat");
+	row->seconds = c.seconds;
+	row->same = c.same;
+	row->n = c.n;
+	snprintf(row->note, sizeof row->note, "%s", c.note);
 }
 
 static int bench_peers(long log2n, long repeats, const char *python)
@@ -574,6 +614,7 @@ static int bench_peers(long log2n, long repeats, const char *python)
 		struct fpref_emu_converter *conv = fpref_emu_converter_new(&f32, &to, &env);
 		r->rate[f] = convert_rate(conv, in, out, n, repeats, r->path[f], sizeof r->path[f]);
 		fpref_emu_converter_free(conv);
+		peer_cpfloat(&to, &env, in, out, n, repeats, f, r);
 		if (peer_write(dir, peer_formats[f], "in", in, sizeof *in, n) != 0 ||
 		    peer_write(dir, peer_formats[f], "out", out, fpref_emu_element_bytes(&to), n) != 0) {
 			cli_fail(cli_cmd_bench.name, "cannot write the values to %s", dir);

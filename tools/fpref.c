@@ -116,7 +116,14 @@ int main(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	if (strcmp(cmd, "--version") == 0) {
-		printf("fpref %s (MPFR %s, GMP %s)\n", PACKAGE_VERSION, mpfr_get_version(), gmp_version);
+		/* CPFloat named where built in: the tests of bench --peers read it here */
+		printf("fpref %s (MPFR %s, GMP %s%s)\n", PACKAGE_VERSION, mpfr_get_version(), gmp_version,
+#ifdef HAVE_CPFLOAT
+		       ", CPFloat for bench --peers"
+#else
+		       ""
+#endif
+		);
 		return CLI_EXIT_OK;
 	}
 	/* hidden: what the man page, the completion and the tests are made from */
