@@ -83,6 +83,7 @@ static int decode_all(const struct fpref_format *f, const uint64_t *bits, size_t
 struct plan {
 	const struct fpref_format *input, *output;
 	struct fpref_format target; /* the output, narrowed to F fraction bits when F is fewer */
+	struct fpref_emu_round_target round; /* target's constants for the core (a plan is never copied) */
 	struct fpref_env env;       /* the block's one rounding */
 	int frac, floor, block;
 	int shift_in;               /* product significand to 23 + lift fraction bits */
@@ -152,6 +153,7 @@ static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struc
 		p->target.man_bits = m->frac;
 		p->target_shift = (unsigned)(output->man_bits - m->frac);
 	}
+	fpref_emu_round_target_init(&p->round, &p->target);
 	return 0;
 }
 
@@ -259,7 +261,7 @@ static uint64_t round_block(const struct plan *p, int64_t sum, int32_t E)
 {
 	unsigned flags = 0;
 	bool negative = sum < 0;
-	uint64_t r = fpref_emu_round_pack(&p->target, &p->env, 0, negative, E - p->frac,
+	uint64_t r = fpref_emu_round_pack_target(&p->round, &p->env, 0, negative, E - p->frac,
 					  (fpref_u128)(negative ? -(uint64_t)sum : (uint64_t)sum), false, &flags);
 	return r << p->target_shift;
 }
@@ -355,7 +357,7 @@ static uint64_t two_stage_block(const struct plan *p, const uint64_t *mag, const
 	}
 	unsigned flags = 0;
 	bool negative = total < 0;
-	return fpref_emu_round_pack(&p->target, &p->env, 0, negative, E2 - p->sum_frac,
+	return fpref_emu_round_pack_target(&p->round, &p->env, 0, negative, E2 - p->sum_frac,
 				    (fpref_u128)(negative ? -(uint64_t)total : (uint64_t)total), false, &flags)
 	       << p->target_shift;
 }
@@ -766,9 +768,16 @@ static void tile_block(const struct plan *p, const struct operands *a, const str
 		sum[j] = (int64_t)((v ^ cn) - cn);
 	}
 	tile_sums(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, p->shift_in, base, sum);
+	/* every lane rounded in one call (a slow lane's result is replaced below) */
+	int32_t place[TILE];
+	uint64_t r[TILE];
+	unsigned flags = 0;
+	for (size_t j = 0; j < TILE; j++)
+		place[j] = E[j] - p->frac;
+	fpref_emu_round_pack_sums(&p->round, &p->env, TILE, sum, place, r, &flags);
 	for (size_t j = 0; j < TILE; j++) {
 		if (!slow[j]) {
-			c[j] = round_block(p, sum[j], E[j]);
+			c[j] = r[j] << p->target_shift;
 			continue;
 		}
 		uint32_t sig[FPREF_TC_MAX_BLOCK];
