@@ -259,14 +259,15 @@ static CORE_INLINE uint64_t round_pack(const struct fpref_format *f, const struc
 	 * below, it can be neither tiny nor too large (a carry reaches at most
 	 * 2^emax with significand 1.0, which max finite's is not below), so the
 	 * checks below would all pass: the result is packed at once. */
-	if (!f->integer && (f->is_signed || !negative) && (uint64_t)(sig >> 64) == 0 && lead >= emin &&
+	if (!f->integer && (f->is_signed || !negative) && (uint64_t)(sig >> 64) == 0 && M < 62 && lead >= emin &&
 	    lead < (t ? t->emax : top_exp(f))) {
 		bool inexact, away;
-		fpref_u128 k = round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &inexact, &away);
+		/* at most 2^(M + 1): 64 bits hold it */
+		uint64_t k = (uint64_t)round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &inexact, &away);
 		if (inexact)
 			*flags |= FPREF_FLAG_INEXACT;
-		int carry = (k >> (M + 1)) != 0;
-		return pack(f, negative, (uint64_t)(lead + carry + f->bias), (uint64_t)(k >> carry) & low_mask(M));
+		int carry = (int)(k >> (M + 1));
+		return pack(f, negative, (uint64_t)(lead + carry + f->bias), (k >> carry) & low_mask(M));
 	}
 	bool subnormal_grid = f->subnormals && f->has_zero;
 	/* The grid's last place: below the least normal it is the subnormal
@@ -390,9 +391,12 @@ uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, con
 void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
 			       const int64_t *sum, const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags)
 {
+	/* copies that no store to out can change, so that their fields stay in registers */
+	const struct fpref_format f = *t->format;
+	const struct fpref_env e = *env;
 	for (size_t i = 0; i < n; i++) {
 		bool negative = sum[i] < 0;
-		out[i] = round_pack(t->format, t, env, 0, negative, exp[i],
+		out[i] = round_pack(&f, t, &e, 0, negative, exp[i],
 				    (fpref_u128)(negative ? -(uint64_t)sum[i] : (uint64_t)sum[i]), false, flags);
 	}
 }

@@ -661,14 +661,16 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
 }
 
 /* The GEMM's tile path, for the block models without groups, two-stage
- * sums or scales: B decoded as given, row-major, so that TILE adjacent
- * columns are TILE lanes of one loop and a block's alignment exponent is a
- * lane-wise maximum (no horizontal reduction, no transposed copy).  The
- * arithmetic is block()'s term by term: the same products, shifts and
- * truncations, summed exactly in 64 bits (so their order does not matter),
- * the same one rounding.  A lane whose block holds an inf or NaN, or whose
- * accumulator is one, goes through block() itself.  tests/check_tc_gemm
- * holds the GEMM against fpref_emu_tc_dot element by element. */
+ * sums or scales whose blocks fit 32-bit lanes (tile_fits): B decoded as
+ * given, row-major, so that TILE adjacent columns are TILE lanes of one
+ * loop and a block's alignment exponent is a lane-wise maximum (no
+ * horizontal reduction, no transposed copy).  The arithmetic is block()'s
+ * term by term: the same products, shifts and truncations, summed exactly
+ * (so their order does not matter), the same one rounding, through the
+ * core's loop over many sums.  A lane whose block holds an inf or NaN, or
+ * whose accumulator is one, goes through block() itself.
+ * tests/check_tc_gemm holds the GEMM against fpref_emu_tc_dot element by
+ * element. */
 #define TILE 16
 
 /* The tile path's own copy of the operands, 4 bytes each where struct
@@ -692,7 +694,7 @@ static void tile_operand_set(const struct tile_operands *t, size_t i, const stru
 	t->exp[i] = (int16_t)o->exp[at];
 }
 
-BLOCK_CLONES static void tile_exponents(const int16_t *restrict ea, const int16_t *restrict eb, size_t stride,
+static inline void tile_exponents(const int16_t *restrict ea, const int16_t *restrict eb, size_t stride,
 					size_t n, int32_t *restrict E)
 {
 	for (size_t k = 0; k < n; k++) {
@@ -711,7 +713,7 @@ BLOCK_CLONES static void tile_exponents(const int16_t *restrict ea, const int16_
  * below 2^(25 + lift) <= 2^31 in magnitude; aligned at E it is shifted
  * right by at least 23 + lift - F, so below 2^(F + 2); and n of them, the
  * positive and the negative ones summed apart, stay below 2^32. */
-BLOCK_CLONES static void tile_sums(const int16_t *restrict sa, const int16_t *restrict ea, const int16_t *restrict sb,
+static inline void tile_sums(const int16_t *restrict sa, const int16_t *restrict ea, const int16_t *restrict sb,
 				   const int16_t *restrict eb, size_t stride, size_t n, int shift,
 				   const int32_t *restrict base, int64_t *restrict sum)
 {
@@ -740,32 +742,64 @@ static bool tile_fits(const struct plan *p)
 	return p->lift <= 6 && p->frac + 2 <= 32 && (uint64_t)p->block << (p->frac + 2) <= (1ull << 32);
 }
 
+/* Lane j of a tile's block through block() itself (an inf or NaN among its
+ * products or in c). */
+static uint64_t tile_slow_lane(const struct plan *p, const struct operands *a, const struct operands *b, size_t stride,
+			       size_t n, size_t j, uint64_t c)
+{
+	uint32_t sig[FPREF_TC_MAX_BLOCK];
+	int32_t exp[FPREF_TC_MAX_BLOCK];
+	uint64_t neg[FPREF_TC_MAX_BLOCK];
+	uint8_t kind[FPREF_TC_MAX_BLOCK];
+	struct operands col = { sig, exp, neg, kind };
+	for (size_t k = 0; k < n; k++) {
+		sig[k] = b->sig[k * stride + j];
+		exp[k] = b->exp[k * stride + j];
+		neg[k] = b->negative[k * stride + j];
+		kind[k] = b->kind[k * stride + j];
+	}
+	return block(p, a, &col, n, c, NULL);
+}
+
 /* One block of n products for TILE columns: c[j] in, the block's result out;
  * a and ta point at row i's operands from the block's first k, b and tb at
  * B's operand (k, first column of the tile), b's rows stride apart and
- * tb's TILE apart. */
-static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b,
+ * tb's TILE apart.  Cloned whole, with its loops (tile_exponents and
+ * tile_sums inlined), so that each clone vectorises every lane loop. */
+BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b,
 		       const struct tile_operands *ta, const struct tile_operands *tb, size_t stride, size_t n,
 		       uint64_t *c)
 {
-	int32_t E[TILE], base[TILE];
+	int32_t E[TILE], base[TILE], ce[TILE];
 	int64_t sum[TILE];
-	bool slow[TILE];
+	uint64_t cm[TILE], cn[TILE];
+	bool slow[TILE], subnormal_c = false, any_slow = false;
 	const struct fpref_format *o = p->output;
-	const uint64_t special_field = (1u << o->exp_bits) - 1;
+	const uint64_t special_field = (1u << o->exp_bits) - 1, man_mask = (1ull << o->man_bits) - 1;
 	for (size_t j = 0; j < TILE; j++)
 		E[j] = p->floor;
 	tile_exponents(ta->exp, tb->exp, TILE, n, E);
+	/* c_term for a normal c, or a zero one (no term), without a branch;
+	 * a subnormal c, rare, through c_term itself */
 	for (size_t j = 0; j < TILE; j++) {
-		uint64_t cm = 0, cn = 0;
-		int32_t ce = 0;
-		slow[j] = E[j] > SPECIAL_SEEN || ((c[j] >> o->man_bits) & special_field) == special_field;
-		bool have_c = !slow[j] && c_term(p, c[j], &cm, &ce, &cn);
-		if (have_c && ce > E[j])
-			E[j] = ce;
+		uint64_t field = (c[j] >> o->man_bits) & special_field, m = c[j] & man_mask;
+		bool normal = field != 0 && field != special_field;
+		slow[j] = E[j] > SPECIAL_SEEN || field == special_field;
+		any_slow |= slow[j];
+		subnormal_c |= field == 0 && m != 0;
+		ce[j] = (int32_t)field - o->bias;
+		cm[j] = normal ? (m | (man_mask + 1)) << (23 - o->man_bits) : 0;
+		cn[j] = (c[j] >> (o->man_bits + o->exp_bits)) & 1 ? ~(uint64_t)0 : 0;
+		E[j] = normal && !slow[j] && ce[j] > E[j] ? ce[j] : E[j];
+	}
+	for (size_t j = 0; subnormal_c && j < TILE; j++)
+		if (!slow[j] && c_term(p, c[j], &cm[j], &ce[j], &cn[j]) && ce[j] > E[j])
+			E[j] = ce[j];
+	for (size_t j = 0; j < TILE; j++) {
 		base[j] = E[j] + 23 + p->lift - p->frac;
-		uint64_t v = have_c ? (cm << p->lift) >> (base[j] - ce < 63 ? base[j] - ce : 63) : 0;
-		sum[j] = (int64_t)((v ^ cn) - cn);
+		uint32_t right = (uint32_t)(base[j] - ce[j]); /* at least 0 where there is a term (cm not 0) */
+		uint64_t v = slow[j] ? 0 : (cm[j] << p->lift) >> (right < 63 ? right : 63);
+		sum[j] = (int64_t)((v ^ cn[j]) - cn[j]);
 	}
 	tile_sums(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, p->shift_in, base, sum);
 	/* every lane rounded in one call (a slow lane's result is replaced below) */
@@ -775,24 +809,13 @@ static void tile_block(const struct plan *p, const struct operands *a, const str
 	for (size_t j = 0; j < TILE; j++)
 		place[j] = E[j] - p->frac;
 	fpref_emu_round_pack_sums(&p->round, &p->env, TILE, sum, place, r, &flags);
-	for (size_t j = 0; j < TILE; j++) {
-		if (!slow[j]) {
-			c[j] = r[j] << p->target_shift;
-			continue;
-		}
-		uint32_t sig[FPREF_TC_MAX_BLOCK];
-		int32_t exp[FPREF_TC_MAX_BLOCK];
-		uint64_t neg[FPREF_TC_MAX_BLOCK];
-		uint8_t kind[FPREF_TC_MAX_BLOCK];
-		struct operands col = { sig, exp, neg, kind };
-		for (size_t k = 0; k < n; k++) {
-			sig[k] = b->sig[k * stride + j];
-			exp[k] = b->exp[k * stride + j];
-			neg[k] = b->negative[k * stride + j];
-			kind[k] = b->kind[k * stride + j];
-		}
-		c[j] = block(p, a, &col, n, c[j], NULL);
-	}
+	for (size_t j = 0; j < TILE; j++)
+		r[j] <<= p->target_shift;
+	for (size_t j = 0; any_slow && j < TILE; j++)
+		if (slow[j])
+			r[j] = tile_slow_lane(p, a, b, stride, n, j, c[j]);
+	for (size_t j = 0; j < TILE; j++)
+		c[j] = r[j];
 }
 
 /* What every thread of a GEMM reads (nothing it writes but its own
@@ -804,9 +827,11 @@ struct gemm_job {
 	size_t M, N, K, nc, stride;
 	const uint64_t *A, *B, *C;
 	struct operands a, b; /* decoded: A row-major; B row-major (tile path) or transposed (the other paths) */
-	/* the tile path's copies: A as a; B tile by tile, each tile's K rows of
-	 * TILE contiguous (rows a power of two apart, as in B itself, would
-	 * all fall in a few sets of the cache) */
+	/* the tile path's copies, each in the order the loops read it: A block
+	 * by block, each block's rows one after the other (its n operands
+	 * each); B tile by tile, each tile's K rows of TILE (rows a power of
+	 * two apart, as in B itself, would all fall in a few sets of the
+	 * cache) */
 	struct tile_operands ta, tb;
 	bool tiles, element_wise;
 	uint64_t *D;
@@ -856,7 +881,7 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 			struct tile_operands ty = tile_operands_at(&g->tb, t * K + k * TILE);
 			for (size_t i = 0; i < M; i++) {
 				struct operands x = operands_at(&g->a, i * K + k);
-				struct tile_operands tx = tile_operands_at(&g->ta, i * K + k);
+				struct tile_operands tx = tile_operands_at(&g->ta, k * M + i * n);
 				tile_block(g->p, &x, &y, &tx, &ty, g->stride, K - k < n ? K - k : n, c + i * TILE);
 			}
 		}
@@ -957,12 +982,14 @@ int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref
 				g.b.kind[at] = ZERO;
 			}
 		}
-	int16_t *compact = r == 0 && g.tiles ? malloc((M * K + bn) * 2 * sizeof *compact) : NULL;
+	size_t nb = (size_t)p.block, Kp = (K + nb - 1) / nb * nb; /* A's last block padded */
+	int16_t *compact = r == 0 && g.tiles ? calloc((M * Kp + bn) * 2, sizeof *compact) : NULL;
 	if (compact) {
-		g.ta = (struct tile_operands){ compact, compact + M * K + bn };
-		g.tb = tile_operands_at(&g.ta, M * K);
-		for (size_t i = 0; i < M * K; i++)
-			tile_operand_set(&g.ta, i, &all, i);
+		g.ta = (struct tile_operands){ compact, compact + M * Kp + bn };
+		g.tb = tile_operands_at(&g.ta, M * Kp);
+		for (size_t i = 0; i < M; i++)
+			for (size_t k = 0; k < K; k++)
+				tile_operand_set(&g.ta, (k / nb * M + i) * nb + k % nb, &all, i * K + k);
 		for (size_t k = 0; k < K; k++)
 			for (size_t j = 0; j < g.stride; j++)
 				tile_operand_set(&g.tb, j / TILE * K * TILE + k * TILE + j % TILE, &g.b, k * g.stride + j);
