@@ -51,7 +51,7 @@ static CORE_INLINE uint64_t pack(const struct fpref_format *f, bool negative, ui
 {
 	if (f->integer) /* two's complement codes: the formats layer's mapping */
 		return fpref_format_code(f, negative, field, mantissa);
-	uint64_t sign = negative && f->is_signed ? (uint64_t)1 << (f->exp_bits + f->man_bits) : 0;
+	uint64_t sign = (uint64_t)(negative && f->is_signed) << (f->exp_bits + f->man_bits);
 	return (sign | (field << f->man_bits) | mantissa) << f->pad_bits;
 }
 
@@ -240,11 +240,13 @@ static CORE_INLINE uint64_t round_pack(const struct fpref_format *f, const struc
 {
 	if (sig == 0)
 		return fpref_emu_pack_zero(f, env, negative, flags);
-	if (negative && !f->is_signed && env->unsigned_magnitude)
+	/* the format's fields tested before the sign: in a loop over many
+	 * values (fpref_emu_round_pack_sums) no branch then guesses the sign */
+	if (!f->is_signed && negative && env->unsigned_magnitude)
 		negative = false;
 	/* P3109 SatNone rounds a negative value first (below) */
 	bool round_negative_first = env->p3109_sat_none && env->overflow != FPREF_OVERFLOW_SAT;
-	if (negative && !f->is_signed && !round_negative_first) {
+	if (!f->is_signed && negative && !round_negative_first) {
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
 			*flags |= FPREF_FLAG_INEXACT;
 			return least_value(f);
@@ -276,7 +278,7 @@ static CORE_INLINE uint64_t round_pack(const struct fpref_format *f, const struc
 
 	bool inexact, away;
 	fpref_u128 k = round_to(f, sig, sticky, exp, q, negative, env, sr_random, &inexact, &away);
-	if (negative && !f->is_signed) {
+	if (!f->is_signed && negative) {
 		/* P3109 SatNone: 0 where the negative value rounded to zero or
 		 * the rounding points back into the range, else NaN */
 		if (k == 0 || env->rounding == FPREF_RTZ || env->rounding == FPREF_RUP) {
@@ -395,8 +397,8 @@ void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const str
 	const struct fpref_format f = *t->format;
 	const struct fpref_env e = *env;
 	for (size_t i = 0; i < n; i++) {
-		bool negative = sum[i] < 0;
-		out[i] = round_pack(&f, t, &e, 0, negative, exp[i],
-				    (fpref_u128)(negative ? -(uint64_t)sum[i] : (uint64_t)sum[i]), false, flags);
+		uint64_t sign = (uint64_t)(sum[i] >> 63); /* all ones or 0: the magnitude without a branch */
+		out[i] = round_pack(&f, t, &e, 0, sign & 1, exp[i], (fpref_u128)(((uint64_t)sum[i] ^ sign) - sign), false,
+				    flags);
 	}
 }
