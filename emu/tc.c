@@ -773,7 +773,7 @@ BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands 
 	int32_t E[TILE], base[TILE], ce[TILE];
 	int64_t sum[TILE];
 	uint64_t cm[TILE], cn[TILE];
-	bool slow[TILE], subnormal_c = false, any_slow = false;
+	uint64_t slow[TILE], subnormal_c = 0, any_slow = 0; /* 0 or 1, as wide as c: the loop below vectorises */
 	const struct fpref_format *o = p->output;
 	const uint64_t special_field = (1u << o->exp_bits) - 1, man_mask = (1ull << o->man_bits) - 1;
 	for (size_t j = 0; j < TILE; j++)
@@ -781,16 +781,20 @@ BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands 
 	tile_exponents(ta->exp, tb->exp, TILE, n, E);
 	/* c_term for a normal c, or a zero one (no term), without a branch;
 	 * a subnormal c, rare, through c_term itself */
+	const unsigned man = (unsigned)o->man_bits, sign_at = man + (unsigned)o->exp_bits, up = 23 - man;
+	const int32_t bias = o->bias;
 	for (size_t j = 0; j < TILE; j++) {
-		uint64_t field = (c[j] >> o->man_bits) & special_field, m = c[j] & man_mask;
-		bool normal = field != 0 && field != special_field;
-		slow[j] = E[j] > SPECIAL_SEEN || field == special_field;
-		any_slow |= slow[j];
-		subnormal_c |= field == 0 && m != 0;
-		ce[j] = (int32_t)field - o->bias;
-		cm[j] = normal ? (m | (man_mask + 1)) << (23 - o->man_bits) : 0;
-		cn[j] = (c[j] >> (o->man_bits + o->exp_bits)) & 1 ? ~(uint64_t)0 : 0;
-		E[j] = normal && !slow[j] && ce[j] > E[j] ? ce[j] : E[j];
+		uint64_t field = (c[j] >> man) & special_field, m = c[j] & man_mask;
+		uint64_t normal = field - 1 < special_field - 1; /* field 1 .. special_field - 1 */
+		uint64_t s = (uint64_t)(E[j] > SPECIAL_SEEN) | (field == special_field);
+		slow[j] = s;
+		any_slow |= s;
+		subnormal_c |= (uint64_t)(field == 0) & (m != 0);
+		int32_t x = (int32_t)field - bias;
+		ce[j] = x;
+		cm[j] = normal ? (m | (man_mask + 1)) << up : 0;
+		cn[j] = 0 - ((c[j] >> sign_at) & 1);
+		E[j] = normal & (s ^ 1) & (x > E[j]) ? x : E[j];
 	}
 	for (size_t j = 0; subnormal_c && j < TILE; j++)
 		if (!slow[j] && c_term(p, c[j], &cm[j], &ce[j], &cn[j]) && ce[j] > E[j])
