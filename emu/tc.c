@@ -292,7 +292,8 @@ static size_t group_terms(const struct plan *p, const struct operands *a, const 
 		for (size_t i = k0; i < n && i < k0 + g; i++) {
 			int shift = (a->exp[i] - p->least_in) + (b->exp[i] - p->least_in);
 			int64_t v = (int64_t)(((uint64_t)a->sig[i] * b->sig[i]) << (a->sig[i] && b->sig[i] ? shift : 0));
-			sum += (a->negative[i] ^ b->negative[i]) ? -v : v;
+			uint64_t m = a->negative[i] ^ b->negative[i]; /* the sign by a mask: no branch guesses it */
+			sum += (int64_t)(((uint64_t)v ^ m) - m);
 		}
 		uint64_t u = sum < 0 ? -(uint64_t)sum : (uint64_t)sum;
 		mag[count] = s->kind == ZERO ? 0 : (u * s->sig) << (p->group_shift - s->man);
@@ -324,11 +325,13 @@ static uint64_t two_stage_block(const struct plan *p, const uint64_t *mag, const
 	int32_t part_e[FPREF_TC_MAX_BLOCK], E1 = 0;
 	bool products = false;
 	for (int h = 0; h < p->parts; h++) {
-		int32_t e = 0;
-		bool any = false;
+		/* the part's largest exponent among its nonzero terms, without a
+		 * branch per term (every exponent is above INT32_MIN) */
+		int32_t e = INT32_MIN;
 		for (size_t i = (size_t)h; i < n; i += (size_t)p->parts)
-			if (mag[i] && (!any || exp[i] > e))
-				e = exp[i], any = true;
+			e = mag[i] && exp[i] > e ? exp[i] : e;
+		bool any = e != INT32_MIN;
+		e = any ? e : 0;
 		int64_t sum = 0;
 		for (size_t i = (size_t)h; any && i < n; i += (size_t)p->parts) {
 			int32_t right = e + 23 + p->lift - p->frac - exp[i];
