@@ -3,6 +3,15 @@
 #include "fpref_emu.h"
 #include "round_core.h"
 
+/* The core's parts inlined into it, and the core into its entry points,
+ * so that a loop over many values (fpref_emu_round_pack_sums) keeps the
+ * format's and environment's fields in registers. */
+#if defined(__GNUC__)
+#define CORE_INLINE __attribute__((always_inline)) inline
+#else
+#define CORE_INLINE inline
+#endif
+
 static int top_bit(fpref_u128 x)
 {
 	uint64_t hi = (uint64_t)(x >> 64);
@@ -38,11 +47,11 @@ static uint64_t max_significand(const struct fpref_format *f)
 	return max.significand;
 }
 
-static uint64_t pack(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
+static CORE_INLINE uint64_t pack(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
 {
 	if (f->integer) /* two's complement codes: the formats layer's mapping */
 		return fpref_format_code(f, negative, field, mantissa);
-	uint64_t sign = negative && f->is_signed ? (uint64_t)1 << (f->exp_bits + f->man_bits) : 0;
+	uint64_t sign = (uint64_t)(negative && f->is_signed) << (f->exp_bits + f->man_bits);
 	return (sign | (field << f->man_bits) | mantissa) << f->pad_bits;
 }
 
@@ -147,7 +156,7 @@ static bool odd_point(const struct fpref_format *f, fpref_u128 k, int32_t q)
 /* Round sig * 2^exp (+ sticky) to a multiple of 2^q: returns the multiple,
  * with *inexact set when anything was discarded and *away when the
  * magnitude went up. */
-static fpref_u128 round_to(const struct fpref_format *f, fpref_u128 sig, bool sticky, int32_t exp, int32_t q,
+static CORE_INLINE fpref_u128 round_to(const struct fpref_format *f, fpref_u128 sig, bool sticky, int32_t exp, int32_t q,
 			  bool negative, const struct fpref_env *env, uint64_t sr_random, bool *inexact, bool *away)
 {
 	int64_t shift = (int64_t)q - exp;
@@ -223,16 +232,22 @@ static fpref_u128 round_to(const struct fpref_format *f, fpref_u128 sig, bool st
 	return k + up;
 }
 
-uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_env *env, uint64_t sr_random,
-			      bool negative, int32_t exp, fpref_u128 sig, bool sticky, unsigned *flags)
+/* The core itself, for both entry points below: t, where the caller has
+ * one, holds f's constants, so that the common path does not ask the
+ * formats layer for them on every value (t NULL: asked here). */
+static CORE_INLINE uint64_t round_pack(const struct fpref_format *f, const struct fpref_emu_round_target *t,
+				       const struct fpref_env *env, uint64_t sr_random, bool negative, int32_t exp,
+				       fpref_u128 sig, bool sticky, unsigned *flags)
 {
 	if (sig == 0)
 		return fpref_emu_pack_zero(f, env, negative, flags);
-	if (negative && !f->is_signed && env->unsigned_magnitude)
+	/* the format's fields tested before the sign: in a loop over many
+	 * values (fpref_emu_round_pack_sums) no branch then guesses the sign */
+	if (!f->is_signed && negative && env->unsigned_magnitude)
 		negative = false;
 	/* P3109 SatNone rounds a negative value first (below) */
 	bool round_negative_first = env->p3109_sat_none && env->overflow != FPREF_OVERFLOW_SAT;
-	if (negative && !f->is_signed && !round_negative_first) {
+	if (!f->is_signed && negative && !round_negative_first) {
 		if (env->overflow == FPREF_OVERFLOW_SAT) {
 			*flags |= FPREF_FLAG_INEXACT;
 			return least_value(f);
@@ -242,6 +257,21 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 	const int M = f->man_bits;
 	const int emin = least_normal_exp(f);
 	int32_t lead = exp + top_bit(sig);
+	/* The common case: a value in 64 bits whose leading bit lies in
+	 * [emin, emax) of a floating-point format.  Rounded by round_to as
+	 * below, it can be neither tiny nor too large (a carry reaches at most
+	 * 2^emax with significand 1.0, which max finite's is not below), so the
+	 * checks below would all pass: the result is packed at once. */
+	if (!f->integer && (f->is_signed || !negative) && (uint64_t)(sig >> 64) == 0 && M < 62 && lead >= emin &&
+	    lead < (t ? t->emax : top_exp(f))) {
+		bool inexact, away;
+		/* at most 2^(M + 1): 64 bits hold it */
+		uint64_t k = (uint64_t)round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &inexact, &away);
+		if (inexact)
+			*flags |= FPREF_FLAG_INEXACT;
+		int carry = (int)(k >> (M + 1));
+		return pack(f, negative, (uint64_t)(lead + carry + f->bias), (k >> carry) & low_mask(M));
+	}
 	bool subnormal_grid = f->subnormals && f->has_zero;
 	/* The grid's last place: below the least normal it is the subnormal
 	 * step, or with no subnormals the least normal itself ({0, 2^emin}). */
@@ -249,7 +279,7 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 
 	bool inexact, away;
 	fpref_u128 k = round_to(f, sig, sticky, exp, q, negative, env, sr_random, &inexact, &away);
-	if (negative && !f->is_signed) {
+	if (!f->is_signed && negative) {
 		/* P3109 SatNone: 0 where the negative value rounded to zero or
 		 * the rounding points back into the range, else NaN */
 		if (k == 0 || env->rounding == FPREF_RTZ || env->rounding == FPREF_RUP) {
@@ -286,14 +316,14 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 
 	/* Normalise k to M+1 bits where it is normal. */
 	int32_t lead_r = q + top_bit(k);
-	int emax = top_exp(f);
+	int emax = t ? t->emax : top_exp(f);
 	uint64_t mantissa, field;
 	if (lead_r >= emin) {
 		fpref_u128 normal = top_bit(k) > M ? k >> (top_bit(k) - M) : k << (M - top_bit(k));
 		/* -2^(n-1) of a two's complement integer: one step past the magnitudes */
 		bool int_min = f->integer && f->is_signed && !f->symmetric && negative && lead_r == emax + 1 &&
 			       normal == ((fpref_u128)1 << M);
-		if (!int_min && (lead_r > emax || (lead_r == emax && normal > max_significand(f)))) {
+		if (!int_min && (lead_r > emax || (lead_r == emax && normal > (t ? t->max_significand : max_significand(f))))) {
 			*flags |= FPREF_FLAG_OVERFLOW | FPREF_FLAG_INEXACT;
 			bool to_inf;
 			switch (env->rounding) {
@@ -339,4 +369,39 @@ uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_e
 		mantissa = (uint64_t)k; /* a subnormal: q is the subnormal step */
 	}
 	return pack(f, negative, field, mantissa);
+}
+
+uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_env *env, uint64_t sr_random,
+			      bool negative, int32_t exp, fpref_u128 sig, bool sticky, unsigned *flags)
+{
+	return round_pack(f, NULL, env, sr_random, negative, exp, sig, sticky, flags);
+}
+
+void fpref_emu_round_target_init(struct fpref_emu_round_target *t, const struct fpref_format *f)
+{
+	t->format = f;
+	t->emax = top_exp(f);
+	t->max_significand = max_significand(f);
+}
+
+uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, const struct fpref_env *env,
+				     uint64_t sr_random, bool negative, int32_t exp, fpref_u128 sig, bool sticky,
+				     unsigned *flags)
+{
+	return round_pack(t->format, t, env, sr_random, negative, exp, sig, sticky, flags);
+}
+
+void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
+			       const int64_t *sum, const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags)
+{
+	/* copies that no store to out can change, so that their fields stay in registers */
+	const struct fpref_format f = *t->format;
+	const struct fpref_env e = *env;
+	unsigned raised = 0; /* ORed into *flags once: no store per value */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t sign = (uint64_t)(sum[i] >> 63); /* all ones or 0: the magnitude without a branch */
+		out[i] = round_pack(&f, t, &e, 0, sign & 1, exp[i], (fpref_u128)(((uint64_t)sum[i] ^ sign) - sign), false,
+				    &raised);
+	}
+	*flags |= raised;
 }

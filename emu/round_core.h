@@ -18,4 +18,27 @@ typedef unsigned __int128 fpref_u128;
 uint64_t fpref_emu_round_pack(const struct fpref_format *f, const struct fpref_env *env, uint64_t sr_random,
 			      bool negative, int32_t exp, fpref_u128 sig, bool sticky, unsigned *flags);
 
+/* A format's constants for the core, for a caller that rounds many values
+ * to one format (a GEMM rounds every block): computed once here, they spare
+ * the core's common path its calls into the formats layer per value.  The
+ * format must outlive it and stay unchanged. */
+struct fpref_emu_round_target {
+	const struct fpref_format *format;
+	int emax;                 /* fpref_format_max_exponent */
+	uint64_t max_significand; /* of max finite, with its leading bit */
+};
+
+void fpref_emu_round_target_init(struct fpref_emu_round_target *t, const struct fpref_format *f);
+
+/* fpref_emu_round_pack to t's format: the same routine, the same bits and flags. */
+uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, const struct fpref_env *env,
+				     uint64_t sr_random, bool negative, int32_t exp, fpref_u128 sig, bool sticky,
+				     unsigned *flags);
+
+/* sum[i] * 2^exp[i] for i below n (exact: no sticky bits) rounded to t's
+ * format as fpref_emu_round_pack rounds them: the same routine in one loop,
+ * so that a caller with many values (a GEMM's tile) pays for one call. */
+void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
+			       const int64_t *sum, const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags);
+
 #endif

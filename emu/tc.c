@@ -83,6 +83,7 @@ static int decode_all(const struct fpref_format *f, const uint64_t *bits, size_t
 struct plan {
 	const struct fpref_format *input, *output;
 	struct fpref_format target; /* the output, narrowed to F fraction bits when F is fewer */
+	struct fpref_emu_round_target round; /* target's constants for the core (a plan is never copied) */
 	struct fpref_env env;       /* the block's one rounding */
 	int frac, floor, block;
 	int shift_in;               /* product significand to 23 + lift fraction bits */
@@ -152,6 +153,7 @@ static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struc
 		p->target.man_bits = m->frac;
 		p->target_shift = (unsigned)(output->man_bits - m->frac);
 	}
+	fpref_emu_round_target_init(&p->round, &p->target);
 	return 0;
 }
 
@@ -259,7 +261,7 @@ static uint64_t round_block(const struct plan *p, int64_t sum, int32_t E)
 {
 	unsigned flags = 0;
 	bool negative = sum < 0;
-	uint64_t r = fpref_emu_round_pack(&p->target, &p->env, 0, negative, E - p->frac,
+	uint64_t r = fpref_emu_round_pack_target(&p->round, &p->env, 0, negative, E - p->frac,
 					  (fpref_u128)(negative ? -(uint64_t)sum : (uint64_t)sum), false, &flags);
 	return r << p->target_shift;
 }
@@ -290,7 +292,8 @@ static size_t group_terms(const struct plan *p, const struct operands *a, const 
 		for (size_t i = k0; i < n && i < k0 + g; i++) {
 			int shift = (a->exp[i] - p->least_in) + (b->exp[i] - p->least_in);
 			int64_t v = (int64_t)(((uint64_t)a->sig[i] * b->sig[i]) << (a->sig[i] && b->sig[i] ? shift : 0));
-			sum += (a->negative[i] ^ b->negative[i]) ? -v : v;
+			uint64_t m = a->negative[i] ^ b->negative[i]; /* the sign by a mask: no branch guesses it */
+			sum += (int64_t)(((uint64_t)v ^ m) - m);
 		}
 		uint64_t u = sum < 0 ? -(uint64_t)sum : (uint64_t)sum;
 		mag[count] = s->kind == ZERO ? 0 : (u * s->sig) << (p->group_shift - s->man);
@@ -322,11 +325,13 @@ static uint64_t two_stage_block(const struct plan *p, const uint64_t *mag, const
 	int32_t part_e[FPREF_TC_MAX_BLOCK], E1 = 0;
 	bool products = false;
 	for (int h = 0; h < p->parts; h++) {
-		int32_t e = 0;
-		bool any = false;
+		/* the part's largest exponent among its nonzero terms, without a
+		 * branch per term (every exponent is above INT32_MIN) */
+		int32_t e = INT32_MIN;
 		for (size_t i = (size_t)h; i < n; i += (size_t)p->parts)
-			if (mag[i] && (!any || exp[i] > e))
-				e = exp[i], any = true;
+			e = mag[i] && exp[i] > e ? exp[i] : e;
+		bool any = e != INT32_MIN;
+		e = any ? e : 0;
 		int64_t sum = 0;
 		for (size_t i = (size_t)h; any && i < n; i += (size_t)p->parts) {
 			int32_t right = e + 23 + p->lift - p->frac - exp[i];
@@ -355,7 +360,7 @@ static uint64_t two_stage_block(const struct plan *p, const uint64_t *mag, const
 	}
 	unsigned flags = 0;
 	bool negative = total < 0;
-	return fpref_emu_round_pack(&p->target, &p->env, 0, negative, E2 - p->sum_frac,
+	return fpref_emu_round_pack_target(&p->round, &p->env, 0, negative, E2 - p->sum_frac,
 				    (fpref_u128)(negative ? -(uint64_t)total : (uint64_t)total), false, &flags)
 	       << p->target_shift;
 }
@@ -659,21 +664,44 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
 }
 
 /* The GEMM's tile path, for the block models without groups, two-stage
- * sums or scales: B decoded as given, row-major, so that TILE adjacent
- * columns are TILE lanes of one loop and a block's alignment exponent is a
- * lane-wise maximum (no horizontal reduction, no transposed copy).  The
- * arithmetic is block()'s term by term: the same products, shifts and
- * truncations, summed exactly in 64 bits (so their order does not matter),
- * the same one rounding.  A lane whose block holds an inf or NaN, or whose
- * accumulator is one, goes through block() itself.  tests/check_tc_gemm
- * holds the GEMM against fpref_emu_tc_dot element by element. */
+ * sums or scales whose blocks fit 32-bit lanes (tile_fits): B decoded as
+ * given, row-major, so that TILE adjacent columns are TILE lanes of one
+ * loop and a block's alignment exponent is a lane-wise maximum (no
+ * horizontal reduction, no transposed copy).  The arithmetic is block()'s
+ * term by term: the same products, shifts and truncations, summed exactly
+ * (so their order does not matter), the same one rounding, through the
+ * core's loop over many sums.  A lane whose block holds an inf or NaN, or
+ * whose accumulator is one, goes through block() itself.
+ * tests/check_tc_gemm holds the GEMM against fpref_emu_tc_dot element by
+ * element. */
 #define TILE 16
 
-BLOCK_CLONES static void tile_exponents(const int32_t *restrict ea, const int32_t *restrict eb, size_t stride,
+/* The tile path's own copy of the operands, 4 bytes each where struct
+ * operands takes 17, so that a block of B for a whole tile stays in the
+ * first-level cache while every row of A passes over it: the significand
+ * with the operand's sign folded in, and the exponent.  Both fit 16 bits:
+ * at most 11 significand bits (fpref_tc_input_ok), exponents from
+ * ZERO_EXPONENT to SPECIAL_EXPONENT. */
+struct tile_operands {
+	int16_t *sig, *exp;
+};
+
+static struct tile_operands tile_operands_at(const struct tile_operands *o, size_t i)
+{
+	return (struct tile_operands){ o->sig + i, o->exp + i };
+}
+
+static void tile_operand_set(const struct tile_operands *t, size_t i, const struct operands *o, size_t at)
+{
+	t->sig[i] = (int16_t)(o->negative[at] ? -(int32_t)o->sig[at] : (int32_t)o->sig[at]);
+	t->exp[i] = (int16_t)o->exp[at];
+}
+
+static inline void tile_exponents(const int16_t *restrict ea, const int16_t *restrict eb, size_t stride,
 					size_t n, int32_t *restrict E)
 {
 	for (size_t k = 0; k < n; k++) {
-		const int32_t *restrict row = eb + k * stride;
+		const int16_t *restrict row = eb + k * stride;
 		for (size_t j = 0; j < TILE; j++) {
 			int32_t e = ea[k] + row[j];
 			E[j] = e > E[j] ? e : E[j];
@@ -681,100 +709,120 @@ BLOCK_CLONES static void tile_exponents(const int32_t *restrict ea, const int32_
 	}
 }
 
-BLOCK_CLONES static void tile_sums(const uint32_t *restrict sa, const int32_t *restrict ea,
-				   const uint64_t *restrict na, const uint32_t *restrict sb, const int32_t *restrict eb,
-				   const uint64_t *restrict nb, size_t stride, size_t n, int shift,
+/* The block's products for TILE lanes, each truncated as aligned_sum
+ * truncates it, summed exactly, in 32-bit lanes (twice as many per
+ * instruction as 64-bit ones).  They cannot leave them (tile_fits): a
+ * product of two signed significands shifted to 23 + lift fraction bits is
+ * below 2^(25 + lift) <= 2^31 in magnitude; aligned at E it is shifted
+ * right by at least 23 + lift - F, so below 2^(F + 2); and n of them, the
+ * positive and the negative ones summed apart, stay below 2^32. */
+static inline void tile_sums(const int16_t *restrict sa, const int16_t *restrict ea, const int16_t *restrict sb,
+				   const int16_t *restrict eb, size_t stride, size_t n, int shift,
 				   const int32_t *restrict base, int64_t *restrict sum)
 {
+	uint32_t pos[TILE] = { 0 }, neg[TILE] = { 0 };
 	for (size_t k = 0; k < n; k++) {
-		const uint32_t *restrict s = sb + k * stride;
-		const int32_t *restrict e = eb + k * stride;
-		const uint64_t *restrict g = nb + k * stride;
+		const int16_t *restrict s = sb + k * stride;
+		const int16_t *restrict e = eb + k * stride;
+		int32_t a = sa[k] * ((int32_t)1 << shift), x = ea[k];
 		for (size_t j = 0; j < TILE; j++) {
-			int32_t right = base[j] - (ea[k] + e[j]);
-			uint64_t v = (((uint64_t)sa[k] * s[j]) << shift) >> (right < 63 ? right : 63);
-			uint64_t m = na[k] ^ g[j];
-			sum[j] += (int64_t)((v ^ m) - m);
-		}
-	}
-}
-
-/* tile_sums in 32-bit lanes, twice as many per instruction, where the
- * block's products cannot leave them: without lift every shifted product
- * is below 2^25, every aligned term below 2^(F + 2) (it is shifted right
- * by at least 23 - F), and the caller checks that n such terms stay below
- * 2^31 (tile_fits_32). */
-BLOCK_CLONES static void tile_sums32(const uint32_t *restrict sa, const int32_t *restrict ea,
-				     const uint64_t *restrict na, const uint32_t *restrict sb, const int32_t *restrict eb,
-				     const uint64_t *restrict nb, size_t stride, size_t n, int shift,
-				     const int32_t *restrict base, int64_t *restrict sum)
-{
-	uint32_t part[TILE] = { 0 };
-	for (size_t k = 0; k < n; k++) {
-		const uint32_t *restrict s = sb + k * stride;
-		const int32_t *restrict e = eb + k * stride;
-		const uint64_t *restrict g = nb + k * stride;
-		for (size_t j = 0; j < TILE; j++) {
-			int32_t right = base[j] - (ea[k] + e[j]);
-			uint32_t v = ((sa[k] * s[j]) << shift) >> (right < 31 ? right : 31);
-			uint32_t m = (uint32_t)(na[k] ^ g[j]);
-			part[j] += (v ^ m) - m; /* modulo 2^32: the exact sum, which fits */
+			int32_t product = a * s[j];
+			uint32_t mag = product < 0 ? -(uint32_t)product : (uint32_t)product;
+			/* at least 0 (E is the block's largest exponent); 31 or more leaves 0 */
+			uint32_t right = (uint32_t)(base[j] - (x + e[j]));
+			uint32_t v = mag >> (right < 31 ? right : 31), m = product < 0 ? ~0u : 0;
+			pos[j] += v & ~m;
+			neg[j] += v & m;
 		}
 	}
 	for (size_t j = 0; j < TILE; j++)
-		sum[j] += (int32_t)part[j];
+		sum[j] += (int64_t)pos[j] - (int64_t)neg[j];
 }
 
-static bool tile_fits_32(const struct plan *p, size_t n)
+/* Whether tile_sums' 32-bit lanes hold every block of the plan (above). */
+static bool tile_fits(const struct plan *p)
 {
-	return p->lift == 0 && p->frac + 2 < 31 && (uint64_t)n << (p->frac + 2) < (1ull << 31);
+	return p->lift <= 6 && p->frac + 2 <= 32 && (uint64_t)p->block << (p->frac + 2) <= (1ull << 32);
+}
+
+/* Lane j of a tile's block through block() itself (an inf or NaN among its
+ * products or in c). */
+static uint64_t tile_slow_lane(const struct plan *p, const struct operands *a, const struct operands *b, size_t stride,
+			       size_t n, size_t j, uint64_t c)
+{
+	uint32_t sig[FPREF_TC_MAX_BLOCK];
+	int32_t exp[FPREF_TC_MAX_BLOCK];
+	uint64_t neg[FPREF_TC_MAX_BLOCK];
+	uint8_t kind[FPREF_TC_MAX_BLOCK];
+	struct operands col = { sig, exp, neg, kind };
+	for (size_t k = 0; k < n; k++) {
+		sig[k] = b->sig[k * stride + j];
+		exp[k] = b->exp[k * stride + j];
+		neg[k] = b->negative[k * stride + j];
+		kind[k] = b->kind[k * stride + j];
+	}
+	return block(p, a, &col, n, c, NULL);
 }
 
 /* One block of n products for TILE columns: c[j] in, the block's result out;
- * a points at row i's operands from the block's first k, b at B's operand
- * (k, first column of the tile), rows stride apart. */
-static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b, size_t stride, size_t n,
+ * a and ta point at row i's operands from the block's first k, b and tb at
+ * B's operand (k, first column of the tile), b's rows stride apart and
+ * tb's TILE apart.  Cloned whole, with its loops (tile_exponents and
+ * tile_sums inlined), so that each clone vectorises every lane loop. */
+BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b,
+		       const struct tile_operands *ta, const struct tile_operands *tb, size_t stride, size_t n,
 		       uint64_t *c)
 {
-	int32_t E[TILE], base[TILE];
+	int32_t E[TILE], base[TILE], ce[TILE];
 	int64_t sum[TILE];
-	bool slow[TILE];
+	uint64_t cm[TILE], cn[TILE];
+	uint64_t slow[TILE], subnormal_c = 0, any_slow = 0; /* 0 or 1, as wide as c: the loop below vectorises */
 	const struct fpref_format *o = p->output;
-	const uint64_t special_field = (1u << o->exp_bits) - 1;
+	const uint64_t special_field = (1u << o->exp_bits) - 1, man_mask = (1ull << o->man_bits) - 1;
 	for (size_t j = 0; j < TILE; j++)
 		E[j] = p->floor;
-	tile_exponents(a->exp, b->exp, stride, n, E);
+	tile_exponents(ta->exp, tb->exp, TILE, n, E);
+	/* c_term for a normal c, or a zero one (no term), without a branch;
+	 * a subnormal c, rare, through c_term itself */
+	const unsigned man = (unsigned)o->man_bits, sign_at = man + (unsigned)o->exp_bits, up = 23 - man;
+	const int32_t bias = o->bias;
 	for (size_t j = 0; j < TILE; j++) {
-		uint64_t cm = 0, cn = 0;
-		int32_t ce = 0;
-		slow[j] = E[j] > SPECIAL_SEEN || ((c[j] >> o->man_bits) & special_field) == special_field;
-		bool have_c = !slow[j] && c_term(p, c[j], &cm, &ce, &cn);
-		if (have_c && ce > E[j])
-			E[j] = ce;
+		uint64_t field = (c[j] >> man) & special_field, m = c[j] & man_mask;
+		uint64_t normal = field - 1 < special_field - 1; /* field 1 .. special_field - 1 */
+		uint64_t s = (uint64_t)(E[j] > SPECIAL_SEEN) | (field == special_field);
+		slow[j] = s;
+		any_slow |= s;
+		subnormal_c |= (uint64_t)(field == 0) & (m != 0);
+		int32_t x = (int32_t)field - bias;
+		ce[j] = x;
+		cm[j] = normal ? (m | (man_mask + 1)) << up : 0;
+		cn[j] = 0 - ((c[j] >> sign_at) & 1);
+		E[j] = normal & (s ^ 1) & (x > E[j]) ? x : E[j];
+	}
+	for (size_t j = 0; subnormal_c && j < TILE; j++)
+		if (!slow[j] && c_term(p, c[j], &cm[j], &ce[j], &cn[j]) && ce[j] > E[j])
+			E[j] = ce[j];
+	for (size_t j = 0; j < TILE; j++) {
 		base[j] = E[j] + 23 + p->lift - p->frac;
-		uint64_t v = have_c ? (cm << p->lift) >> (base[j] - ce < 63 ? base[j] - ce : 63) : 0;
-		sum[j] = (int64_t)((v ^ cn) - cn);
+		uint32_t right = (uint32_t)(base[j] - ce[j]); /* at least 0 where there is a term (cm not 0) */
+		uint64_t v = slow[j] ? 0 : (cm[j] << p->lift) >> (right < 63 ? right : 63);
+		sum[j] = (int64_t)((v ^ cn[j]) - cn[j]);
 	}
-	(tile_fits_32(p, n) ? tile_sums32 : tile_sums)(a->sig, a->exp, a->negative, b->sig, b->exp, b->negative, stride,
-						       n, p->shift_in, base, sum);
-	for (size_t j = 0; j < TILE; j++) {
-		if (!slow[j]) {
-			c[j] = round_block(p, sum[j], E[j]);
-			continue;
-		}
-		uint32_t sig[FPREF_TC_MAX_BLOCK];
-		int32_t exp[FPREF_TC_MAX_BLOCK];
-		uint64_t neg[FPREF_TC_MAX_BLOCK];
-		uint8_t kind[FPREF_TC_MAX_BLOCK];
-		struct operands col = { sig, exp, neg, kind };
-		for (size_t k = 0; k < n; k++) {
-			sig[k] = b->sig[k * stride + j];
-			exp[k] = b->exp[k * stride + j];
-			neg[k] = b->negative[k * stride + j];
-			kind[k] = b->kind[k * stride + j];
-		}
-		c[j] = block(p, a, &col, n, c[j], NULL);
-	}
+	tile_sums(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, p->shift_in, base, sum);
+	/* every lane rounded in one call (a slow lane's result is replaced below) */
+	int32_t place[TILE];
+	uint64_t r[TILE];
+	unsigned flags = 0;
+	for (size_t j = 0; j < TILE; j++)
+		place[j] = E[j] - p->frac;
+	fpref_emu_round_pack_sums(&p->round, &p->env, TILE, sum, place, r, &flags);
+	for (size_t j = 0; j < TILE; j++)
+		r[j] <<= p->target_shift;
+	for (size_t j = 0; any_slow && j < TILE; j++)
+		if (slow[j])
+			r[j] = tile_slow_lane(p, a, b, stride, n, j, c[j]);
+	for (size_t j = 0; j < TILE; j++)
+		c[j] = r[j];
 }
 
 /* What every thread of a GEMM reads (nothing it writes but its own
@@ -786,6 +834,12 @@ struct gemm_job {
 	size_t M, N, K, nc, stride;
 	const uint64_t *A, *B, *C;
 	struct operands a, b; /* decoded: A row-major; B row-major (tile path) or transposed (the other paths) */
+	/* the tile path's copies, each in the order the loops read it: A block
+	 * by block, each block's rows one after the other (its n operands
+	 * each); B tile by tile, each tile's K rows of TILE (rows a power of
+	 * two apart, as in B itself, would all fall in a few sets of the
+	 * cache) */
+	struct tile_operands ta, tb;
 	bool tiles, element_wise;
 	uint64_t *D;
 };
@@ -819,20 +873,30 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 			}
 		return 0;
 	}
+	/* Block by block over every row, so that one block of B's tile is read
+	 * from the first-level cache M times; c holds each row's accumulators. */
+	uint64_t *c = malloc((M ? M : 1) * TILE * sizeof *c);
+	if (!c)
+		return -1;
 	for (size_t t = j0; t < j1; t += TILE) {
 		size_t width = j1 - t < TILE ? j1 - t : TILE;
-		for (size_t i = 0; i < M; i++) {
-			uint64_t c[TILE];
+		for (size_t i = 0; i < M; i++)
 			for (size_t j = 0; j < TILE; j++)
-				c[j] = g->C && j < width ? g->C[i * N + t + j] : 0;
-			for (size_t k = 0; k < K; k += n) {
-				struct operands x = operands_at(&g->a, i * K + k), y = operands_at(&g->b, k * g->stride + t);
-				tile_block(g->p, &x, &y, g->stride, K - k < n ? K - k : n, c);
+				c[i * TILE + j] = g->C && j < width ? g->C[i * N + t + j] : 0;
+		for (size_t k = 0; k < K; k += n) {
+			struct operands y = operands_at(&g->b, k * g->stride + t);
+			struct tile_operands ty = tile_operands_at(&g->tb, t * K + k * TILE);
+			for (size_t i = 0; i < M; i++) {
+				struct operands x = operands_at(&g->a, i * K + k);
+				struct tile_operands tx = tile_operands_at(&g->ta, k * M + i * n);
+				tile_block(g->p, &x, &y, &tx, &ty, g->stride, K - k < n ? K - k : n, c + i * TILE);
 			}
-			for (size_t j = 0; j < width; j++)
-				g->D[i * N + t + j] = c[j];
 		}
+		for (size_t i = 0; i < M; i++)
+			for (size_t j = 0; j < width; j++)
+				g->D[i * N + t + j] = c[i * TILE + j];
 	}
+	free(c);
 	return 0;
 }
 
@@ -898,12 +962,12 @@ int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref
 		if (fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID)
 			return -1;
 	}
-	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, false, false, D };
+	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, false, false, D };
 	if (fpref_tc_lowered(m, output) || m->tree > 0) { /* element by element */
 		g.element_wise = true;
 		return gemm_threaded(&g, threads);
 	}
-	g.tiles = !nc && p.group == 0 && p.sum_frac == 0;
+	g.tiles = !nc && p.group == 0 && p.sum_frac == 0 && tile_fits(&p);
 	g.stride = g.tiles ? (N + TILE - 1) / TILE * TILE : K;
 	struct operands all;
 	size_t bn = g.tiles ? K * g.stride : K * N;
@@ -925,8 +989,23 @@ int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref
 				g.b.kind[at] = ZERO;
 			}
 		}
+	size_t nb = (size_t)p.block, Kp = (K + nb - 1) / nb * nb; /* A's last block padded */
+	int16_t *compact = r == 0 && g.tiles ? calloc((M * Kp + bn) * 2, sizeof *compact) : NULL;
+	if (compact) {
+		g.ta = (struct tile_operands){ compact, compact + M * Kp + bn };
+		g.tb = tile_operands_at(&g.ta, M * Kp);
+		for (size_t i = 0; i < M; i++)
+			for (size_t k = 0; k < K; k++)
+				tile_operand_set(&g.ta, (k / nb * M + i) * nb + k % nb, &all, i * K + k);
+		for (size_t k = 0; k < K; k++)
+			for (size_t j = 0; j < g.stride; j++)
+				tile_operand_set(&g.tb, j / TILE * K * TILE + k * TILE + j % TILE, &g.b, k * g.stride + j);
+	} else if (g.tiles) {
+		r = -1;
+	}
 	if (r == 0)
 		r = gemm_threaded(&g, threads);
+	free(compact);
 	operands_free(&all);
 	return r ? -1 : 0;
 }

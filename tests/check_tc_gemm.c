@@ -29,13 +29,17 @@ static bool list_item(const char *list, size_t i, char *name, size_t len)
 	return true;
 }
 
-/* Every element of one GEMM against the dot product, on 1, 2 and 3 threads. */
+/* Every element of one GEMM against the dot product, on 1, 2 and 3 threads.
+ * tiny: operands of the two least exponent fields and every C subnormal or
+ * zero, so that a subnormal C is not lost among larger products (the tile
+ * path decodes such a C apart from the others). */
 static unsigned long check_one(const struct fpref_tc_model *m, const struct fpref_format *in,
-			       const struct fpref_format *out, size_t nc, unsigned special_odds, uint64_t *state)
+			       const struct fpref_format *out, size_t nc, unsigned special_odds, bool tiny,
+			       uint64_t *state)
 {
 	const size_t M = 3, N = 37, K = 97; /* three tiles of 16, the last partial; blocks partial at the end */
 	uint64_t A[3 * 97], B[97 * 37], C[3 * 37], D[3 * 37], col[97];
-	int top = max_field(in);
+	int top = tiny ? 1 : max_field(in);
 	for (size_t i = 0; i < M; i++) { /* each row over its own band of exponents, so that alignments differ */
 		int lo = (int)(next_random(state) % (unsigned)top), hi = lo + (int)(next_random(state) % (unsigned)(top - lo + 1));
 		for (size_t k = 0; k < K; k++)
@@ -44,7 +48,8 @@ static unsigned long check_one(const struct fpref_tc_model *m, const struct fpre
 	for (size_t k = 0; k < K * N; k++)
 		B[k] = random_input(in, state, 0, top, special_odds);
 	for (size_t i = 0; i < M * N; i++)
-		C[i] = next_random(state) % 3 ? 0 : random_input(out, state, 0, max_field(out), 20);
+		C[i] = tiny ? random_input(out, state, 0, 0, 0)
+			    : next_random(state) % 3 ? 0 : random_input(out, state, 0, max_field(out), 20);
 	unsigned long checked = 0;
 	for (unsigned threads = 1; threads <= 3; threads++) {
 		memset(D, 0xA5, sizeof D);
@@ -88,9 +93,11 @@ START_TEST(gemm_against_dot)
 				bool promotable = o == 0 && !fpref_tc_lowered(m, &f32) && m->tree == 0;
 				for (size_t nc = 0; nc <= (promotable ? 64 : 0); nc += 64)
 					for (unsigned odds = 0; odds <= 300; odds += 300) {
-						checked += check_one(m, &in, outs[o], nc, odds, &state);
+						checked += check_one(m, &in, outs[o], nc, odds, false, &state);
 						configurations++;
 					}
+				checked += check_one(m, &in, outs[o], 0, 0, true, &state);
+				configurations++;
 			}
 		}
 	}
