@@ -3,11 +3,11 @@
  *  - "table": a source of 8 bits or fewer has at most 256 patterns, so
  *    every result (bits and flags) is computed once by the core;
  *  - "fp32-vector": FP32 to a narrower format under round to nearest even,
- *    bits only, as branch-free integer arithmetic on eight lanes at once,
- *    compiled for AVX-512 (F, BW, VL), AVX2 and the base instruction set
- *    and chosen at run time by what the CPU has; the tests hold each one
- *    this CPU has against the others, and the converter's choice against
- *    the core. */
+ *    bits only, as branch-free integer arithmetic on eight lanes at once
+ *    (sixteen with AVX-512), compiled for AVX-512 (F, BW, VL), AVX2 and
+ *    the base instruction set and chosen at run time by what the CPU has;
+ *    the tests hold each one this CPU has against the others, and the
+ *    converter's choice against the core. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +21,11 @@ enum isa { ISA_BASE, ISA_AVX2, ISA_AVX512 };
 
 /* Constants of the FP32 fast path, all derived from the target's row. */
 struct fp32_plan {
-	uint32_t man_bits;
-	int32_t bias;
-	int32_t least_normal;  /* unbiased exponent of the target's least normal */
-	uint32_t max_code;     /* positive max finite pattern */
+	uint32_t rebias;       /* FP32's exponent field less the target's: (127 - bias) << 23 */
+	uint32_t normal_from;  /* the least |x| bits with a normal result: (127 + least normal) << 23, or 0 */
+	int32_t up_from;       /* 32 minus the lane's shift: FP32's exponent field plus this, */
+	int32_t up_least;      /* at least this (a shift of 25 clears a subnormal's significand), */
+	int32_t up_most;       /* at most this (the shift to the target's last place) */
 	uint32_t inf_code;     /* pattern for overflow to "inf" (inf, NaN, or max) */
 	uint32_t nan_code;     /* pattern for NaN inputs (sign added where the format keeps it) */
 	uint32_t sign_shift;
@@ -70,15 +71,32 @@ static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env
 	if (!to->is_signed || to->integer || !to->has_zero || !to->subnormals || to->pad_bits != 0 || to->man_bits > 22 ||
 	    fpref_format_container_bits(to) > 16)
 		return false;
-	int least = fpref_format_min_exponent(to) - to->man_bits;
-	if (least < -149 || fpref_format_min_exponent(to) < -126 || fpref_format_max_exponent(to) > 127)
+	int m = to->man_bits, least_normal = fpref_format_min_exponent(to);
+	if (least_normal != 1 - to->bias || least_normal < -126 || fpref_format_max_exponent(to) > 127)
+		return false;
+	/* Below the least normal a lane rounds FP32's significand with the
+	 * implicit bit set, FP32's subnormals and zero included, at the shift
+	 * of exponent -126 or deeper (up_from counts FP32's field 0 as -127,
+	 * one place deeper still).  That is exact where all of FP32's
+	 * subnormals lie within half the target's least subnormal, so that
+	 * their results are zero whatever the lane makes of them (the shift
+	 * then reaches the cap of 25: rounding any 24-bit significand to 0), or
+	 * where there is no rebias: bias 127, all of |x| through the normal
+	 * rounding, FP32's subnormals landing on the target's own. */
+	bool no_rebias = to->bias == 127;
+	if (!no_rebias && least_normal - m < -125)
 		return false;
 	unsigned ignored = 0;
 	uint64_t nan = 0;
-	plan->man_bits = (uint32_t)to->man_bits;
-	plan->bias = to->bias;
-	plan->least_normal = fpref_format_min_exponent(to);
-	plan->max_code = (uint32_t)fpref_format_max_bits(to, false);
+	uint32_t max_code = (uint32_t)fpref_format_max_bits(to, false);
+	plan->rebias = (uint32_t)(127 - to->bias) << 23;
+	plan->normal_from = no_rebias ? 0 : (uint32_t)(127 + least_normal) << 23;
+	/* shift = (23 - m) + (least_normal - (field - 127)), clamped to
+	 * [23 - m, 25]; the lanes keep 32 - shift, which also gives half an
+	 * ulp less one as 0x7FFFFFFF >> (32 - shift) */
+	plan->up_from = m - least_normal - 118;
+	plan->up_most = 9 + m;
+	plan->up_least = no_rebias ? plan->up_most : 7;
 	plan->sign_shift = (uint32_t)(to->exp_bits + to->man_bits);
 	plan->nan_code = (uint32_t)fpref_emu_pack_nan(to, env, false, false, &ignored);
 	plan->nan_signed = (to->specials == FPREF_SPECIALS_IEEE || to->specials == FPREF_SPECIALS_FN) &&
@@ -86,93 +104,132 @@ static bool plan_fp32(const struct fpref_format *to, const struct fpref_env *env
 	plan->zero_unsigned = to->specials == FPREF_SPECIALS_FNUZ;
 	/* Overflow under rne goes to inf, or NaN where there is no inf. */
 	if (env->overflow == FPREF_OVERFLOW_SAT || to->specials == FPREF_SPECIALS_NONE)
-		plan->inf_code = plan->max_code;
+		plan->inf_code = max_code;
 	else if (fpref_format_inf_bits(to, false, &nan))
 		plan->inf_code = (uint32_t)nan;
 	else if (fpref_format_nan_bits(to, false, &nan))
 		plan->inf_code = (uint32_t)nan; /* the sign is added as for numbers */
-	return true;
+	else
+		return false;
+	/* the lanes clamp with min(): every pattern above max must land on inf_code */
+	return plan->inf_code == max_code || plan->inf_code == max_code + 1;
 }
 
-/* FP32 to the target, eight lanes at a time in GCC/Clang vector
- * extensions (per-lane shifts become single instructions with AVX2): round
- * the significand at the target's last place (deeper below its least
- * normal), rebias, then clamp. */
+/* FP32 to the target in GCC/Clang vector extensions, eight lanes (sixteen
+ * with AVX-512) at a time.  One round-to-nearest-even shift per lane: a
+ * result in the target's normal range rounds |x| itself, rebiased, at the
+ * target's last place, so that a carry out of the significand steps the
+ * exponent; one below it rounds FP32's significand deeper.  Each lane
+ * picks its operand and its shift, and everything after the shift is the
+ * same for both; the lanes are checked against the core (tests/check_emu.c).
+ * The operation count is what sets the speed: with one FP32 element of 4
+ * bytes in and 1 out, even a few dozen vector operations per register
+ * keep a core below its memory bandwidth. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi" /* the vector helpers are always inlined: no call passes a vector; GCC reports at the end of the file */
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
 typedef int32_t i32x8 __attribute__((vector_size(32)));
 typedef uint16_t u16x8 __attribute__((vector_size(16)));
 typedef uint8_t u8x8 __attribute__((vector_size(8)));
+/* sixteen lanes: one AVX-512 register */
+typedef uint32_t u32x16 __attribute__((vector_size(64)));
+typedef int32_t i32x16 __attribute__((vector_size(64)));
+typedef uint16_t u16x16 __attribute__((vector_size(32)));
+typedef uint8_t u8x16 __attribute__((vector_size(16)));
 
-static inline __attribute__((always_inline)) u32x8 pick(u32x8 mask, u32x8 yes, u32x8 no)
-{
-	return (mask & yes) | (~mask & no);
-}
+/* mask ? yes : no, lane by lane (masks are all ones or all zeros); GCC
+ * turns the compare-and-pick forms into blends and min/max instructions */
+#define PICK(mask, yes, no) (((mask) & (yes)) | (~(mask) & (no)))
+#define LANE_MIN(a, b) PICK((a) < (b), a, b)
+#define LANE_MAX(a, b) PICK((a) > (b), a, b)
 
-static inline __attribute__((always_inline)) u32x8 fp32_lanes(const struct fp32_plan *p, u32x8 x)
-{
-	const u32x8 zero = { 0 };
-	u32x8 sign = x >> 31;
-	u32x8 mag = x & 0x7FFFFFFFu;
-	i32x8 biased = (i32x8)(mag >> 23);
-	u32x8 normal = (u32x8)(biased != 0);
-	u32x8 sig = (mag & 0x7FFFFFu) | (normal & 0x800000u);
-	i32x8 unbiased = biased - (i32x8)(biased == 0) - 127; /* FP32 subnormals sit at exponent -126 */
-	i32x8 below = p->least_normal - unbiased;
-	below &= (i32x8)(below > 0);
-	u32x8 shift = (u32x8)(below + (23 - (int32_t)p->man_bits));
-	shift = pick((u32x8)(shift > 25u), zero + 25u, shift);
-	u32x8 half = (1u << (shift - 1u)) - 1u;
-	u32x8 k = (sig + half + ((sig >> shift) & 1u)) >> shift;
-	i32x8 field = unbiased + (p->bias - 1);
-	field &= (i32x8)(field > 0);
-	u32x8 code = ((u32x8)field << p->man_bits) + k;
-	code = pick((u32x8)(code > p->max_code), zero + p->inf_code, code);
-	u32x8 nan = (u32x8)(mag > 0x7F800000u);
-	code = pick(nan, zero + p->nan_code, code);
-	u32x8 keep = ~nan | (zero + (p->nan_signed ? ~0u : 0u));
-	keep &= ~((zero + (p->zero_unsigned ? ~0u : 0u)) & (u32x8)(code == 0u));
-	return code | ((sign & keep & 1u) << p->sign_shift);
-}
-
-/* Every element through the lanes: whole blocks of eight, then the last
- * partial block through a zero-padded copy, so that one piece of code
- * computes every element.  The store width is fixed per loop, which keeps
- * each loop a straight run of vector instructions.  Compiled once per
- * instruction set below (the same source, so the same bits); the converter
- * runs the widest the CPU has, and the tests run each against the core. */
-static inline __attribute__((always_inline)) void fp32_loop(const struct fp32_plan *p, const uint32_t *in, void *out,
-							     size_t n, size_t out_bytes)
-{
-	size_t whole = n / 8 * 8;
-	if (out_bytes == 1) {
-		for (size_t i = 0; i < whole; i += 8) {
-			u32x8 x;
-			memcpy(&x, in + i, sizeof x);
-			u8x8 y = __builtin_convertvector(fp32_lanes(p, x), u8x8);
-			memcpy((uint8_t *)out + i, &y, sizeof y);
-		}
-	} else {
-		for (size_t i = 0; i < whole; i += 8) {
-			u32x8 x;
-			memcpy(&x, in + i, sizeof x);
-			u16x8 y = __builtin_convertvector(fp32_lanes(p, x), u16x8);
-			memcpy((uint16_t *)out + i, &y, sizeof y);
-		}
+/* The lanes' arithmetic, once for each width (U unsigned, I signed lanes):
+ * the same source, so the same bits.  p is a copy (in registers: no store
+ * can alias it); nan_signed and zero_unsigned are the plan's own, passed
+ * as constants where the caller knows them so that the dead steps vanish. */
+#define FP32_LANES(NAME, U, I)                                                                                     \
+	static inline __attribute__((always_inline)) U NAME(const struct fp32_plan p, bool nan_signed,               \
+							  bool zero_unsigned, U x)                                   \
+	{                                                                                                            \
+		const U zero = { 0 };                                                                                \
+		const I izero = { 0 };                                                                               \
+		U mag = x & 0x7FFFFFFFu;                                                                             \
+		/* 32 minus the shift, from the exponent field (see plan_fp32) */                                    \
+		I up = (I)(mag >> 23) + p.up_from;                                                                   \
+		up = LANE_MAX(up, izero + p.up_least);                                                               \
+		up = LANE_MIN(up, izero + p.up_most);                                                                \
+		U shift = 32u - (U)up;                                                                               \
+		U r = PICK((U)(mag >= p.normal_from), mag - p.rebias, (mag & 0x7FFFFFu) | 0x800000u);                \
+		/* + half an ulp less one, + the kept lsb: ties to even */                                           \
+		U q = (r + (0x7FFFFFFFu >> (U)up) + ((r >> shift) & 1u)) >> shift;                                   \
+		q = LANE_MIN(q, zero + p.inf_code); /* beyond max: inf_code is max + 1 or max (plan_fp32) */          \
+		U nan = (U)(mag > 0x7F800000u);                                                                      \
+		q = PICK(nan, zero + p.nan_code, q);                                                                 \
+		U sign = (x >> (31 - p.sign_shift)) & (1u << p.sign_shift);                                          \
+		if (!nan_signed)                                                                                     \
+			sign &= ~nan;                                                                                \
+		if (zero_unsigned)                                                                                   \
+			sign &= (U)(q != 0u);                                                                        \
+		return q | sign;                                                                                     \
 	}
-	if (whole == n)
-		return;
-	u32x8 x = { 0 };
-	memcpy(&x, in + whole, (n - whole) * sizeof *in);
-	u32x8 r = fp32_lanes(p, x);
-	for (size_t k = 0; k < n - whole; k++)
-		fpref_element_store(out, whole + k, out_bytes, r[k]);
-}
+FP32_LANES(fp32_lanes8, u32x8, i32x8)
+FP32_LANES(fp32_lanes16, u32x16, i32x16)
 
+/* The whole registers of a loop below through LANES, stored as T from
+ * the narrow vector NARROW */
+#define FP32_WHOLE(LANES, U, W, T, NARROW)                                                                         \
+	for (size_t i = 0; i < whole; i += W) {                                                                      \
+		U x;                                                                                                 \
+		memcpy(&x, in + i, sizeof x);                                                                        \
+		NARROW y = __builtin_convertvector(LANES(p, nan_signed, zero_unsigned, x), NARROW);                  \
+		memcpy((T *)out + i, &y, sizeof y);                                                                  \
+	}
+
+/* Every element through the lanes: whole registers, then the last partial
+ * one through a zero-padded copy, so that one piece of code computes every
+ * element.  The store width is fixed per loop, which keeps each loop a
+ * straight run of vector instructions. */
+#define FP32_LOOP(NAME, LANES, U, W, U8, U16)                                                                      \
+	static inline __attribute__((always_inline)) void NAME(const struct fp32_plan *plan, bool nan_signed,        \
+							     bool zero_unsigned, const uint32_t *in, void *out,      \
+							     size_t n, size_t out_bytes)                             \
+	{                                                                                                            \
+		const struct fp32_plan p = *plan;                                                                    \
+		size_t whole = n / W * W;                                                                            \
+		if (out_bytes == 1)                                                                                  \
+			FP32_WHOLE(LANES, U, W, uint8_t, U8)                                                         \
+		else                                                                                                 \
+			FP32_WHOLE(LANES, U, W, uint16_t, U16)                                                       \
+		if (whole == n)                                                                                      \
+			return;                                                                                      \
+		U x = { 0 };                                                                                         \
+		memcpy(&x, in + whole, (n - whole) * sizeof *in);                                                    \
+		U r = LANES(p, nan_signed, zero_unsigned, x);                                                        \
+		for (size_t k = 0; k < n - whole; k++)                                                               \
+			fpref_element_store(out, whole + k, out_bytes, r[k]);                                        \
+	}
+FP32_LOOP(fp32_loop8, fp32_lanes8, u32x8, 8, u8x8, u16x8)
+FP32_LOOP(fp32_loop16, fp32_lanes16, u32x16, 16, u8x16, u16x16)
+
+/* The loop with the plan's sign rules as constants for the usual targets
+ * (IEEE-style NaN keeps its sign; FNUZ has neither -0 nor a signed NaN),
+ * and as variables for the rest. */
+#define FP32_SIGN_RULES(LOOP, p, in, out, n, out_bytes)                                                            \
+	do {                                                                                                         \
+		if ((p)->nan_signed && !(p)->zero_unsigned)                                                          \
+			LOOP(p, true, false, in, out, n, out_bytes);                                                 \
+		else if (!(p)->nan_signed && (p)->zero_unsigned)                                                     \
+			LOOP(p, false, true, in, out, n, out_bytes);                                                 \
+		else                                                                                                 \
+			LOOP(p, (p)->nan_signed, (p)->zero_unsigned, in, out, n, out_bytes);                         \
+	} while (0)
+
+/* Compiled once per instruction set (the same source, so the same bits);
+ * the converter runs the widest the CPU has, and the tests run each
+ * against the core. */
 static void fp32_to_narrow_base(const struct fp32_plan *p, const uint32_t *in, void *out, size_t n, size_t out_bytes)
 {
-	fp32_loop(p, in, out, n, out_bytes);
+	FP32_SIGN_RULES(fp32_loop8, p, in, out, n, out_bytes);
 }
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -180,15 +237,15 @@ static void fp32_to_narrow_base(const struct fp32_plan *p, const uint32_t *in, v
 __attribute__((target("avx2"))) static void fp32_to_narrow_avx2(const struct fp32_plan *p, const uint32_t *in,
 								 void *out, size_t n, size_t out_bytes)
 {
-	fp32_loop(p, in, out, n, out_bytes);
+	FP32_SIGN_RULES(fp32_loop8, p, in, out, n, out_bytes);
 }
 
-/* AVX-512 BW and VL: the narrowing stores (vpmovdb, vpmovdw) and the
- * compares into mask registers, on the same eight lanes */
+/* AVX-512 BW and VL: sixteen lanes a register, the compares into mask
+ * registers and the narrowing stores (vpmovdb, vpmovdw) */
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static void
 fp32_to_narrow_avx512(const struct fp32_plan *p, const uint32_t *in, void *out, size_t n, size_t out_bytes)
 {
-	fp32_loop(p, in, out, n, out_bytes);
+	FP32_SIGN_RULES(fp32_loop16, p, in, out, n, out_bytes);
 }
 #endif
 

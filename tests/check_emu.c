@@ -262,6 +262,14 @@ START_TEST(fp32_vector_path_matches_core)
 			}
 			compared += check_array_against_core(&f32, &to, &env, in, chunk, want_path);
 			check_isas_agree(&to, &env, in, chunk);
+			/* lengths that are no multiple of a register's 8 or 16 lanes (nor of
+			 * 64), from an odd offset: the partial register after the whole ones */
+			static const size_t tails[] = { 1, 7, 9, 15, 17, 63, 77, 1000 + 35 };
+			for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+				const uint32_t *from = in + 1 + (start / chunk) % 61;
+				compared += check_array_against_core(&f32, &to, &env, from, tails[t], want_path);
+				check_isas_agree(&to, &env, from, tails[t]);
+			}
 		}
 	}
 	free(in);
