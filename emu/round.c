@@ -399,7 +399,7 @@ void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const str
 	const struct fpref_env e = *env;
 	unsigned raised = 0; /* ORed into *flags once: no store per value */
 	for (size_t i = 0; i < n; i++) {
-		uint64_t sign = (uint64_t)(sum[i] >> 63); /* all ones or 0: the magnitude without a branch */
+		uint64_t sign = 0 - ((uint64_t)sum[i] >> 63); /* all ones or 0: the magnitude without a branch */
 		out[i] = round_pack(&f, t, &e, 0, sign & 1, exp[i], (fpref_u128)(((uint64_t)sum[i] ^ sign) - sign), false,
 				    &raised);
 	}
