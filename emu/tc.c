@@ -797,7 +797,7 @@ BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands 
 		ce[j] = x;
 		cm[j] = normal ? (m | (man_mask + 1)) << up : 0;
 		cn[j] = 0 - ((c[j] >> sign_at) & 1);
-		E[j] = normal & (s ^ 1) & (x > E[j]) ? x : E[j];
+		E[j] = (normal & (s ^ 1) & (x > E[j])) ? x : E[j];
 	}
 	for (size_t j = 0; subnormal_c && j < TILE; j++)
 		if (!slow[j] && c_term(p, c[j], &cm[j], &ce[j], &cn[j]) && ce[j] > E[j])

@@ -133,7 +133,7 @@ static void check_nvfp4_all(const uint32_t *x, size_t rows, size_t cols, const c
 {
 	for (int two_d = 0; two_d < 2; two_d++)
 		for (int sr = 0; sr < 2; sr++) {
-			struct fpref_nvfp4_params p = { two_d, sr, 0x1234u + (uint64_t)two_d };
+			struct fpref_nvfp4_params p = { .two_d = two_d, .stochastic = sr, .seed = 0x1234u + (uint64_t)two_d };
 			check_nvfp4_case(&p, x, rows, cols, what);
 		}
 }
@@ -370,7 +370,7 @@ START_TEST(example_nvfp4)
 	x[17] = f32(0.5f);
 	x[18] = f32(0.25f);
 	x[19] = f32(-0.1f);
-	struct fpref_nvfp4_params p = { false, false, 0 };
+	struct fpref_nvfp4_params p = { .two_d = false };
 	uint8_t c[32], s[2];
 	uint32_t S;
 	char err[256];
@@ -414,7 +414,7 @@ START_TEST(example_recipe_order)
 	x[1] = 0x3F00003Fu;
 	x[16] = 0x3E04928Bu;
 	x[17] = 0x3DC6DBD0u;
-	struct fpref_nvfp4_params p = { false, false, 0 };
+	struct fpref_nvfp4_params p = { .two_d = false };
 	uint8_t c[32], s[2];
 	uint32_t S;
 	char err[256];
@@ -444,7 +444,7 @@ START_TEST(nvfp4_stochastic_rate)
 	static uint8_t c[N], s[N / 16];
 	for (size_t i = 0; i < N; i++)
 		x[i] = i % 16 == 0 ? f32(2688.0f) : f32(2.25f * 448.0f); /* S = 1, s_b = 448: 2.25 before rounding */
-	struct fpref_nvfp4_params p = { false, true, 7 };
+	struct fpref_nvfp4_params p = { .stochastic = true, .seed = 7 };
 	uint32_t S;
 	char err[256];
 	ck_assert(fpref_emu_nvfp4_quantize(&p, x, 1, N, c, s, &S, err, sizeof err) == 0);
