@@ -75,7 +75,7 @@ END_TEST
 /* Bit b of a byte array, little-endian. */
 static unsigned bit_at(const uint8_t *p, unsigned b)
 {
-	return p[b / 8] >> (b % 8) & 1u;
+	return (unsigned)(p[b / 8] >> (b % 8)) & 1u;
 }
 
 /* Every variant: the K elements come back from where the packing notes
