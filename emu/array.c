@@ -144,7 +144,10 @@ typedef uint8_t u8x16 __attribute__((vector_size(16)));
 #define LANE_MAX(a, b) PICK((a) > (b), a, b)
 
 /* The lanes' arithmetic, once for each width (U unsigned, I signed lanes):
- * the same source, so the same bits.  p is a copy (in registers: no store
+ * the same source, so the same bits.  Every value compared is below 2^31
+ * (magnitudes, codes of 16 bits or fewer), so the compares are signed
+ * ones, which AVX2 has (an unsigned compare costs it three more
+ * instructions).  p is a copy (in registers: no store
  * can alias it); nan_signed and zero_unsigned are the plan's own, passed
  * as constants where the caller knows them so that the dead steps vanish. */
 #define FP32_LANES(NAME, U, I)                                                                                     \
@@ -159,11 +162,11 @@ typedef uint8_t u8x16 __attribute__((vector_size(16)));
 		up = LANE_MAX(up, izero + p.up_least);                                                               \
 		up = LANE_MIN(up, izero + p.up_most);                                                                \
 		U shift = 32u - (U)up;                                                                               \
-		U r = PICK((U)(mag >= p.normal_from), mag - p.rebias, (mag & 0x7FFFFFu) | 0x800000u);                \
+		U r = PICK((U)((I)mag >= (int32_t)p.normal_from), mag - p.rebias, (mag & 0x7FFFFFu) | 0x800000u);    \
 		/* + half an ulp less one, + the kept lsb: ties to even */                                           \
 		U q = (r + (0x7FFFFFFFu >> (U)up) + ((r >> shift) & 1u)) >> shift;                                   \
-		q = LANE_MIN(q, zero + p.inf_code); /* beyond max: inf_code is max + 1 or max (plan_fp32) */          \
-		U nan = (U)(mag > 0x7F800000u);                                                                      \
+		q = (U)LANE_MIN((I)q, izero + (int32_t)p.inf_code); /* beyond max: max + 1 or max (plan_fp32) */   \
+		U nan = (U)((I)mag > 0x7F800000);                                                                    \
 		q = PICK(nan, zero + p.nan_code, q);                                                                 \
 		U sign = (x >> (31 - p.sign_shift)) & (1u << p.sign_shift);                                          \
 		if (!nan_signed)                                                                                     \
