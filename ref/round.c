@@ -459,9 +459,8 @@ static bool beyond_max_finite(mpfr_srcptr y, const struct fpref_format *f, bool 
 		return false;
 	struct fpref_unpacked u;
 	fpref_format_max_magnitude(f, negative, &u);
-	mpfr_exp_t top = u.exponent; /* max finite lies in [2^(top-1), 2^top) */
-	for (uint64_t s = u.significand; s; s >>= 1)
-		top++;
+	/* max finite lies in [2^(top-1), 2^top) */
+	mpfr_exp_t top = u.exponent + (u.significand ? 64 - __builtin_clzll(u.significand) : 0);
 	if (mpfr_get_exp(y) != top)
 		return mpfr_get_exp(y) > top;
 	mpfr_t largest = { { 0 } };
