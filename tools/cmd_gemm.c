@@ -212,6 +212,17 @@ static int load_scales(const char *path, const char *what, const struct fpref_fo
 		cli_fail(cmd, "%s: %s must be %s = %zu x %zu, not %zu x %zu", path, what, shape, rows, cols, m.rows, m.cols);
 		status = CLI_EXIT_USAGE;
 	}
+	/* values, as fpref dot's scale values: positive and finite (a NaN or
+	 * zero scale only as its pattern, so that none is one by accident) */
+	for (size_t i = 0; !status && m.values && i < rows * cols; i++) {
+		struct fpref_unpacked u;
+		fpref_decode(sf, m.bits[i], &u);
+		if (u.negative || u.cls == FPREF_CLASS_NAN || u.cls == FPREF_CLASS_ZERO) {
+			cli_fail(cmd, "%s: %s element (%zu, %zu) is not a positive finite scale (give NaN or zero scales as "
+				      "uint8 patterns)", path, what, i / cols, i % cols);
+			status = CLI_EXIT_USAGE;
+		}
+	}
 	*out = status ? NULL : m.bits;
 	if (status)
 		free(m.bits);
