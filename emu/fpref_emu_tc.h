@@ -45,6 +45,18 @@ int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref
 			      const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
 			      const uint64_t *B, const uint64_t *C, size_t nc, uint64_t *D, unsigned threads);
 
+/* The block-scaled GEMM: every element (i, j) of D is
+ * fpref_emu_tc_dot_scaled of row i of A and column j of B with row i of
+ * scales->a and column j of scales->b (NULL: fpref_emu_tc_gemm_threads
+ * without promotion), on up to `threads` threads: the same bits for every
+ * thread count.  0, or -1 as fpref_emu_tc_dot_scaled (scales that do not
+ * suit the model, a lowered or FP32 path, a bad pattern) or on allocation
+ * failure. */
+int fpref_emu_tc_gemm_scaled_threads(const struct fpref_tc_model *m, const struct fpref_format *input,
+				     const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
+				     const uint64_t *B, const struct fpref_tc_gemm_scales *scales, const uint64_t *C,
+				     uint64_t *D, unsigned threads);
+
 /* Promotion (DeepSeek-V3): every nc products the tensor-core partial sum p
  * (FP32 output, started from +0) enters an FP32 accumulator as
  * acc = fma(sa_j * sb_j, p, acc), in FP32 arithmetic with rne; sa_j, sb_j

@@ -562,6 +562,19 @@ static int decode_scale(const struct fpref_format *f, uint64_t bits, struct scal
 	return 0;
 }
 
+/* Two decoded scales multiplied (NaN before zero). */
+static struct scale_pair scale_product(const struct scale_pair *x, const struct scale_pair *y)
+{
+	struct scale_pair r;
+	r.kind = x->kind == NOT_A_NUMBER || y->kind == NOT_A_NUMBER ? NOT_A_NUMBER
+		 : x->kind == ZERO || y->kind == ZERO		      ? ZERO
+								      : FINITE;
+	r.sig = x->sig * y->sig;
+	r.exp = x->exp + y->exp;
+	r.man = x->man + y->man;
+	return r;
+}
+
 /* The products of each chunk's two scales (chunks of the model's group,
  * or of its block), for K products: NULL on a bad pattern or no memory. */
 static struct scale_pair *scale_pairs(const struct fpref_tc_model *m, const struct fpref_tc_scales *s, size_t K)
@@ -575,12 +588,7 @@ static struct scale_pair *scale_pairs(const struct fpref_tc_model *m, const stru
 			free(pairs);
 			return NULL;
 		}
-		pairs[j].kind = x.kind == NOT_A_NUMBER || y.kind == NOT_A_NUMBER ? NOT_A_NUMBER
-				: x.kind == ZERO || y.kind == ZERO			    ? ZERO
-										    : FINITE;
-		pairs[j].sig = x.sig * y.sig;
-		pairs[j].exp = x.exp + y.exp;
-		pairs[j].man = x.man + y.man;
+		pairs[j] = scale_product(&x, &y);
 	}
 	return pairs;
 }
@@ -842,12 +850,20 @@ struct gemm_job {
 	struct tile_operands ta, tb;
 	bool tiles, element_wise;
 	uint64_t *D;
+	/* block scales (NULL: none), decoded: sa row i's chunks of every
+	 * products, sb column j's (transposed), chunks of each */
+	const struct scale_pair *sa, *sb;
+	size_t every, chunks;
 };
+
+static int scaled_columns(const struct gemm_job *g, size_t j0, size_t j1);
 
 /* Columns j0 .. j1 - 1 of D (j0 a multiple of TILE). */
 static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 {
 	size_t M = g->M, N = g->N, K = g->K, n = (size_t)g->p->block;
+	if (g->sa)
+		return scaled_columns(g, j0, j1);
 	if (g->element_wise) {
 		uint64_t *col = malloc((K + 1) * sizeof *col);
 		int r = col ? 0 : -1;
@@ -949,9 +965,11 @@ static int gemm_threaded(const struct gemm_job *g, unsigned threads)
 	return status ? -1 : 0;
 }
 
-int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref_format *input,
-			      const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
-			      const uint64_t *B, const uint64_t *C, size_t nc, uint64_t *D, unsigned threads)
+/* fpref_emu_tc_gemm_threads, with the job's decoded scales (sa NULL: none;
+ * the caller has checked that they suit the model's path). */
+static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
+		    size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
+		    uint64_t *D, unsigned threads, const struct gemm_job *scales)
 {
 	struct plan p;
 	if (plan_init(&p, m, input, output) != 0 ||
@@ -962,12 +980,19 @@ int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref
 		if (fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID)
 			return -1;
 	}
-	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, false, false, D };
+	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, false, false, D, NULL, NULL, 0, 0 };
 	if (fpref_tc_lowered(m, output) || m->tree > 0) { /* element by element */
 		g.element_wise = true;
 		return gemm_threaded(&g, threads);
 	}
 	g.tiles = !nc && p.group == 0 && p.sum_frac == 0 && tile_fits(&p);
+	if (scales) { /* the scaled chain: B transposed, as the other non-tile paths */
+		g.tiles = false;
+		g.sa = scales->sa;
+		g.sb = scales->sb;
+		g.every = scales->every;
+		g.chunks = scales->chunks;
+	}
 	g.stride = g.tiles ? (N + TILE - 1) / TILE * TILE : K;
 	struct operands all;
 	size_t bn = g.tiles ? K * g.stride : K * N;
@@ -1007,6 +1032,65 @@ int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref
 		r = gemm_threaded(&g, threads);
 	free(compact);
 	operands_free(&all);
+	return r ? -1 : 0;
+}
+
+int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref_format *input,
+			      const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
+			      const uint64_t *B, const uint64_t *C, size_t nc, uint64_t *D, unsigned threads)
+{
+	return gemm_run(m, input, output, M, N, K, A, B, C, nc, D, threads, NULL);
+}
+
+/* Columns j0 .. j1 - 1 of a scaled GEMM: each element the chain of
+ * fpref_emu_tc_dot_scaled over the decoded operands, its chunks' scale
+ * pairs made from row i of sa and column j of sb as scale_pairs makes
+ * them. */
+static int scaled_columns(const struct gemm_job *g, size_t j0, size_t j1)
+{
+	size_t M = g->M, N = g->N, K = g->K;
+	size_t unit = (size_t)(g->p->group > 0 ? g->p->group : g->p->block), chunks = (K + unit - 1) / unit;
+	struct scale_pair *pairs = malloc((chunks ? chunks : 1) * sizeof *pairs);
+	if (!pairs)
+		return -1;
+	for (size_t j = j0; j < j1; j++)
+		for (size_t i = 0; i < M; i++) {
+			const struct scale_pair *ra = g->sa + i * g->chunks, *cb = g->sb + j * g->chunks;
+			for (size_t q = 0; q < chunks; q++)
+				pairs[q] = scale_product(&ra[q * unit / g->every], &cb[q * unit / g->every]);
+			struct operands x = operands_at(&g->a, i * K), y = operands_at(&g->b, j * K);
+			g->D[i * N + j] = chain(g->p, &x, &y, K, g->C ? g->C[i * N + j] : 0, pairs);
+		}
+	free(pairs);
+	return 0;
+}
+
+int fpref_emu_tc_gemm_scaled_threads(const struct fpref_tc_model *m, const struct fpref_format *input,
+				     const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
+				     const uint64_t *B, const struct fpref_tc_gemm_scales *scales, const uint64_t *C,
+				     uint64_t *D, unsigned threads)
+{
+	if (!scales)
+		return gemm_run(m, input, output, M, N, K, A, B, C, 0, D, threads, NULL);
+	struct fpref_tc_scales probe = { scales->format, scales->a, scales->b, scales->every };
+	if (!fpref_tc_scales_ok(m, &probe) || fpref_tc_lowered(m, output))
+		return -1;
+	size_t chunks = (K + scales->every - 1) / scales->every;
+	struct gemm_job job = { .every = scales->every, .chunks = chunks };
+	struct scale_pair *sa = malloc((M * chunks + 1) * sizeof *sa), *sb = malloc((N * chunks + 1) * sizeof *sb);
+	int r = sa && sb ? 0 : -1;
+	for (size_t i = 0; i < M && r == 0; i++)
+		for (size_t q = 0; q < chunks && r == 0; q++)
+			r = decode_scale(scales->format, scales->a[i * chunks + q], &sa[i * chunks + q]);
+	for (size_t q = 0; q < chunks && r == 0; q++) /* sb transposed: column j's chunks contiguous */
+		for (size_t j = 0; j < N && r == 0; j++)
+			r = decode_scale(scales->format, scales->b[q * N + j], &sb[j * chunks + q]);
+	job.sa = sa;
+	job.sb = sb;
+	if (r == 0)
+		r = gemm_run(m, input, output, M, N, K, A, B, C, 0, D, threads, &job);
+	free(sa);
+	free(sb);
 	return r ? -1 : 0;
 }
 

@@ -90,6 +90,16 @@ struct fpref_tc_scales {
 	const uint64_t *a, *b;
 	size_t every;
 };
+/* The block scales of a GEMM D = A B + C (M x N x K): a row-major
+ * M x ceil(K / every), one per `every` products of each row of A, and b
+ * row-major ceil(K / every) x N, one per `every` products of each column
+ * of B; element (i, j) takes row i of a and column j of b as its dot
+ * product's fpref_tc_scales. */
+struct fpref_tc_gemm_scales {
+	const struct fpref_format *format;
+	const uint64_t *a, *b;
+	size_t every;
+};
 /* Whether the scales suit the model: every a positive multiple of the
  * model's group (of its block when the model has no group, which takes
  * E8M0 scales only, the two-stage path too), the format E8M0 or E4M3;

@@ -56,6 +56,11 @@ struct fpref_gemm_problem {
 	const struct fpref_accum_model *model;
 	const struct fpref_env *env; /* the plain orders' and the exact model's environment */
 	unsigned threads;            /* for the tensor-core models' D (0: one); the errors are measured on one */
+	/* block scales (NULL: none): a tensor-core model that takes them
+	 * (fpref_golden_model_scales_ok), no --source (A == Aq, B == Bq); D
+	 * by fpref_emu_tc_gemm_scaled_threads, the exact product and the
+	 * bound of the scaled values */
+	const struct fpref_tc_gemm_scales *scales;
 };
 
 /* Errors of one D against the exact product of the source values, per

@@ -233,13 +233,22 @@ void fpref_golden_gemm_summarize(const struct fpref_gemm_stats *s, struct fpref_
 	};
 }
 
-/* Column j of B (quantised and source) gathered for the dot products. */
+/* The scale chunks of a row of A (and of a column of B). */
+static size_t scale_chunks(const struct fpref_gemm_problem *p)
+{
+	return p->scales ? (p->K + p->scales->every - 1) / p->scales->every : 0;
+}
+
+/* Column j of B (quantised and source) gathered for the dot products,
+ * then column j of the scales of B. */
 static void gather(const struct fpref_gemm_problem *p, size_t j, uint64_t *col)
 {
 	for (size_t k = 0; k < p->K; k++) {
 		col[k] = p->Bq[k * p->N + j];
 		col[p->K + k] = p->B[k * p->N + j];
 	}
+	for (size_t q = 0; q < scale_chunks(p); q++)
+		col[2 * p->K + q] = p->scales->b[q * p->N + j];
 }
 
 /* Element (i, j) against the exact product: its abs error into s (NaN:
@@ -247,11 +256,15 @@ static void gather(const struct fpref_gemm_problem *p, size_t j, uint64_t *col)
 static double measure(const struct fpref_gemm_problem *p, size_t i, size_t j, const uint64_t *col, uint64_t d,
 		      struct fpref_gemm_stats *s, mpfr_ptr exact, mpfr_ptr bound, mpfr_ptr t)
 {
-	size_t K = p->K;
+	size_t K = p->K, chunks = scale_chunks(p);
 	uint64_t c = p->C ? p->C[i * p->N + j] : fpref_format_zero_bits(p->out, false);
-	fpref_ref_dot_value(p->src, p->A + i * K, col + K, K, c, p->out, exact);
+	struct fpref_tc_scales sc = { p->scales ? p->scales->format : NULL, p->scales ? p->scales->a + i * chunks : NULL,
+				     col + 2 * K, p->scales ? p->scales->every : 0 };
+	fpref_ref_dot_value_scaled(p->src, p->A + i * K, col + K, K, p->scales ? &sc : NULL, c, p->out, exact);
 	if (p->Aq != p->A || p->Bq != p->B)
 		mpfr_set_nan(bound); /* errors against other inputs than the model's: no bound applies */
+	else if (p->scales)
+		fpref_ref_tc_bound_scaled(&p->model->tc, p->in, p->Aq + i * K, col, K, &sc, c, p->out, 0, bound);
 	else
 		model_bound(p->model, p->in, p->Aq + i * K, col, K, c, p->out, p->env, bound);
 	return add_element(s, p->out, d, exact, bound, t);
@@ -264,12 +277,21 @@ int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fp
 	const struct fpref_accum_model *m = p->model;
 	int status = 0;
 	bool fast = m->kind == FPREF_ACCUM_TC && !m->splitk;
-	if (fast) /* the whole product at once: the emulator's fast path */
+	if (p->scales) {
+		char err[160];
+		uint64_t none = 0;
+		struct fpref_tc_scales probe = { p->scales->format, &none, &none, p->scales->every };
+		if (!fpref_golden_model_scales_ok(m, p->in, p->out, &probe, err, sizeof err) || p->A != p->Aq ||
+		    p->B != p->Bq)
+			return -1;
+		status = fpref_emu_tc_gemm_scaled_threads(&m->tc, p->in, p->out, M, N, K, p->Aq, p->Bq, p->scales,
+							  p->C, D, p->threads);
+	} else if (fast) /* the whole product at once: the emulator's fast path */
 		status = fpref_emu_tc_gemm_threads(&m->tc, p->in, p->out, M, N, K, p->Aq, p->Bq, p->C, m->promote, D,
 						   p->threads);
 	if (status || (!stats && fast))
 		return status;
-	uint64_t *col = malloc((2 * K + 1) * sizeof *col);
+	uint64_t *col = malloc((2 * K + scale_chunks(p) + 1) * sizeof *col);
 	if (!col)
 		return -1;
 	mpfr_t exact, bound, t;
@@ -327,7 +349,7 @@ int fpref_golden_gemm_verify(const struct fpref_gemm_problem *p, const uint64_t 
 {
 	memset(v, 0, sizeof *v);
 	size_t M = p->M, N = p->N, K = p->K;
-	uint64_t *D = malloc((M * N + 1) * sizeof *D), *col = malloc((2 * K + 1) * sizeof *col);
+	uint64_t *D = malloc((M * N + 1) * sizeof *D), *col = malloc((2 * K + scale_chunks(p) + 1) * sizeof *col);
 	v->worst = malloc((o->show ? o->show : 1) * sizeof *v->worst);
 	if (!D || !col || !v->worst) {
 		free(D);

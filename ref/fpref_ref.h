@@ -158,6 +158,13 @@ int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const 
  * rules give them.  0, or -1 for an invalid pattern. */
 int fpref_ref_dot_value(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
 			const struct fpref_format *acc, mpfr_ptr exact);
+/* fpref_ref_dot_value with block scales (NULL: none): each product a_k b_k
+ * times its chunk's two scale values (fpref_tc_scales; UE4M3 read without
+ * its sign), exactly; NaN when a scale that applies is NaN.  0, or -1 for
+ * an invalid pattern (of the inputs or the scales). */
+int fpref_ref_dot_value_scaled(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K,
+			       const struct fpref_tc_scales *scales, uint64_t c, const struct fpref_format *acc,
+			       mpfr_ptr exact);
 /* The unrounded value of op on patterns of f: exact for add, sub, mul,
  * fma, min and max, correct to thousands of bits for div and sqrt.  0, or
  * -1 for a comparison or an invalid pattern. */

@@ -986,6 +986,65 @@ static mpfr_t *scale_weights(const struct fpref_tc_scales *sc, size_t K, int *st
 	return w;
 }
 
+int fpref_ref_dot_value_scaled(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K,
+			       const struct fpref_tc_scales *scales, uint64_t c, const struct fpref_format *acc,
+			       mpfr_ptr exact)
+{
+	if (!scales)
+		return fpref_ref_dot_value(in, a, b, K, c, acc, exact);
+	int scale_status = 0, status = 0;
+	mpfr_t *w = scale_weights(scales, K, &scale_status);
+	mpfr_t *terms = malloc((K + 1) * sizeof *terms);
+	mpfr_ptr *refs = malloc((K + 1) * sizeof *refs);
+	struct fpref_ref_value x, y;
+	fpref_ref_value_init(&x);
+	fpref_ref_value_init(&y);
+	size_t n = 0;
+	mpfr_exp_t top = MPFR_EMIN_MIN, bottom = MPFR_EMAX_MAX;
+	if (scale_status < 0 || !terms || !refs)
+		status = -1;
+	/* each term exact: two significands of at most 64 bits and a weight of at most 8 */
+	const mpfr_prec_t prec = 3 * 64;
+	for (size_t k = 0; k <= K && status == 0; k++, n++) {
+		bool is_c = k == K;
+		mpfr_init2(terms[k], prec);
+		refs[k] = terms[k];
+		if (fpref_ref_from_bits(is_c ? acc : in, is_c ? c : a[k], false, &x) != 0 ||
+		    (!is_c && fpref_ref_from_bits(in, b[k], false, &y) != 0)) {
+			status = -1;
+			n++;
+			break;
+		}
+		if (is_c)
+			mpfr_set(terms[k], x.x, MPFR_RNDN);
+		else {
+			mpfr_mul(terms[k], x.x, y.x, MPFR_RNDN);
+			if (scale_status == 0)
+				mpfr_mul(terms[k], terms[k], w[k], MPFR_RNDN);
+		}
+		if (mpfr_regular_p(terms[k])) {
+			mpfr_exp_t e = mpfr_get_exp(terms[k]);
+			top = e > top ? e : top;
+			bottom = e - prec < bottom ? e - prec : bottom;
+		}
+	}
+	if (status == 0 && scale_status == 1)
+		mpfr_set_nan(exact); /* a NaN scale: the products it scales are NaN */
+	else if (status == 0) {
+		mpfr_set_prec(exact, top > bottom ? (mpfr_prec_t)(top - bottom) + 72 : 64);
+		mpfr_sum(exact, refs, (unsigned long)n, MPFR_RNDN);
+	}
+	for (size_t k = 0; k < n; k++)
+		mpfr_clear(terms[k]);
+	free(terms);
+	free(refs);
+	if (w)
+		free_values(w, K);
+	fpref_ref_value_clear(&x);
+	fpref_ref_value_clear(&y);
+	return status;
+}
+
 /* acc = fl32(acc + part) (rne): part's error carried, one rounding. */
 static void fp32_add_bound(struct running *acc, const struct running *part)
 {

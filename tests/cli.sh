@@ -1017,6 +1017,83 @@ check_bad 'gemm: no inputs' 2 '--size'
 run gemm --model h100 --in f16 --size 2x2x2 --dist cauchy
 check_bad 'gemm: bad --dist' 2 'cauchy'
 
+# 15b. gemm with block scales (--scale-a/--scale-b), worked by hand.
+# tcgen05-mxf8f6f4 (blocks of 32, 25 fraction bits, rtz), e4m3 patterns:
+# A = 1 x 32 and B = 32 x 1, each 1 (38) then zeros; C = 2^-30 (30800000).
+# Unit scales: the product 1 sets the block's alignment, C is 30 places
+# below it, past the 25 bits kept: truncated away, D = 1 (3F800000).  SA =
+# 2^-10 (E8M0 pattern 0x75 = 117): the product is 2^-10, C is 20 places
+# below it and kept, D = 2^-10 + 2^-30 = 3A800008.  The same scale as a
+# float32 value (2^-10 = 3A800000) or on B instead gives the same D.
+# npy FILE DESCR SHAPE DATA: a version 1.0 .npy whose header pads to 128 bytes.
+npy() {
+	printf '\223NUMPY\001\000v\000' >"$1"
+	printf "%-117s\n" "{'descr': '$2', 'fortran_order': False, 'shape': $3, }" >>"$1"
+	printf "$4" >>"$1"
+}
+npy "$tmp/sA.npy" '|u1' '(1, 32)' '\070\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000'
+npy "$tmp/sB.npy" '|u1' '(32, 1)' '\070\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000'
+npy "$tmp/sB2.npy" '|u1' '(32, 2)' '\070\070\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000'
+npy "$tmp/sC.npy" '<f4' '(1, 1)' '\000\000\200\060'
+npy "$tmp/SA.npy" '|u1' '(1, 1)' '\165'
+npy "$tmp/SAf.npy" '<f4' '(1, 1)' '\000\000\200\072'
+npy "$tmp/D1want.npy" '<f4' '(1, 1)' '\010\000\200\072'
+npy "$tmp/D0want.npy" '<f4' '(1, 1)' '\000\000\200\077'
+npy "$tmp/SAnan.npy" '|u1' '(1, 1)' '\377'
+npy "$tmp/SA21.npy" '|u1' '(2, 1)' '\177\177'
+npy "$tmp/SA12.npy" '|u1' '(1, 2)' '\177\177'
+npy "$tmp/SAu2.npy" '<u2' '(1, 1)' '\177\000'
+npy "$tmp/SA3.npy" '<f4' '(1, 1)' '\000\000\100\100'
+npy "$tmp/SAneg.npy" '<f4' '(1, 1)' '\000\000\000\300'
+mx="--model tcgen05-mxf8f6f4 --in e4m3 --a $tmp/sA.npy --b $tmp/sB.npy --c $tmp/sC.npy"
+run gemm $mx --save "$tmp/D0.npy"
+if cmp -s "$tmp/D0.npy" "$tmp/D0want.npy"; then ok 'gemm mxf8f6f4 unit scales: C truncated away, D = 1'; else not_ok 'gemm unit scales' '3F800000' "$(od -An -tx1 -j128 "$tmp/D0.npy")"; fi
+run gemm $mx --scale-a "$tmp/SA.npy" --save "$tmp/D1.npy"
+check_rc 'gemm --scale-a: exit 0' 0
+check_has 'gemm --scale-a: names the scales' "$tmp/out" 'block scales: A '"$tmp"'/SA.npy, B ones (float8_e8m0fnu, one pair per 32 products'
+check_has 'gemm --scale-a: no error against the scaled exact product' "$tmp/out" 'absolute        max 0 '
+check_has 'gemm --scale-a: within the scaled bound' "$tmp/out" 'above the bound: 0'
+if cmp -s "$tmp/D1.npy" "$tmp/D1want.npy"; then ok 'gemm --scale-a 2^-10: C kept, D = 2^-10 + 2^-30'; else not_ok 'gemm --scale-a' '3A800008' "$(od -An -tx1 -j128 "$tmp/D1.npy")"; fi
+run gemm $mx --scale-b "$tmp/SAf.npy" --save "$tmp/D2.npy" --threads 3
+if cmp -s "$tmp/D2.npy" "$tmp/D1want.npy"; then ok 'gemm --scale-b as a float32 value: the same D'; else not_ok 'gemm --scale-b float' '3A800008' "$(od -An -tx1 -j128 "$tmp/D2.npy")"; fi
+# a NaN scale (E8M0 0xFF): D is NaN, as fpref dot gives it, counted not finite
+run gemm $mx --scale-a "$tmp/SAnan.npy" --save "$tmp/Dn.npy"
+check_rc 'gemm: a NaN scale: exit 0' 0
+check_has 'gemm: a NaN scale: D not finite' "$tmp/out" '1 not finite and left out'
+if [ "$(od -An -tx1 -j128 "$tmp/Dn.npy" | tr -d ' \n')" = 0000c07f ]; then ok 'gemm: a NaN scale gives NaN (7FC00000)'; else not_ok 'gemm: NaN scale' '0000c07f' "$(od -An -tx1 -j128 "$tmp/Dn.npy")"; fi
+# the errors, each before anything is written (--save names a file left absent)
+run gemm $mx --scale-a "$tmp/SA21.npy" --save "$tmp/Dbad.npy"
+check_bad 'gemm: SA of the wrong shape' 2 'SA21.npy' 'must be M x K/E = 1 x 1, not 2 x 1'
+if [ -e "$tmp/Dbad.npy" ]; then not_ok 'gemm: a refused scale file writes no D' 'no file' 'Dbad.npy'; else ok 'gemm: a refused scale file writes no D'; fi
+run gemm --model tcgen05-mxf8f6f4 --in e4m3 --a "$tmp/sA.npy" --b "$tmp/sB2.npy" --scale-b "$tmp/SA21.npy"
+check_bad 'gemm: SB transposed (N x K/E)' 2 'must be K/E x N = 1 x 2, not 2 x 1'
+run gemm --model tcgen05-mxf8f6f4 --in e4m3 --a "$tmp/sA.npy" --b "$tmp/sB2.npy" --scale-b "$tmp/SA12.npy" --report none
+check_rc 'gemm: SB K/E x N: exit 0' 0
+run gemm $mx --scale-a "$tmp/SAu2.npy"
+check_bad 'gemm: scales of the wrong dtype' 2 'SAu2.npy' '1-byte bit patterns of float8_e8m0fnu'
+run gemm $mx --scale-a "$tmp/SA3.npy"
+check_bad 'gemm: a scale value E8M0 does not hold' 2 'SA3.npy' 'not exactly float8_e8m0fnu'
+run gemm $mx --scale-a "$tmp/SAneg.npy"
+check_bad 'gemm: a negative scale value' 2 'SAneg.npy' 'not a positive finite scale'
+run gemm $mx --scale-a "$tmp/nosuch.npy"
+check_bad 'gemm: a missing scale file' 2 'nosuch.npy'
+run gemm --model tcgen05-mxf8f6f4 --in e4m3 --size 2x2x48 --scale-a "$tmp/SA.npy"
+check_bad 'gemm: K not a multiple of --scale-every' 2 'K = 48 is not a multiple of --scale-every 32'
+run gemm $mx --scale-a "$tmp/SA.npy" --scale-every 16
+check_bad 'gemm: scales per 16 on blocks of 32' 2 'multiple of 32' 'not per 16'
+run gemm $mx --scale-a "$tmp/SA.npy" --scale-format e4m3
+check_bad 'gemm: UE4M3 scales on an E8M0 kind' 2 'takes float8_e8m0fnu scales'
+run gemm --model recursive --in e4m3 --size 2x2x32 --scale-a "$tmp/SA.npy"
+check_bad 'gemm: scales on a plain order' 2 'tensor-core model'
+run gemm --model mfma-cdna2 --in f16 --size 2x2x32 --scale-a "$tmp/SA.npy"
+check_bad 'gemm: scales on an FP32-arithmetic model' 2 'takes no block scales'
+run gemm --model tcgen05-mxf8f6f4 --in e4m3 --size 2x2x32 --scale-a "$tmp/SA.npy" --promote 32
+check_bad 'gemm: scales with --promote' 2 '--promote'
+run gemm $mx --scale-every 32
+check_bad 'gemm: --scale-every without scales' 2 'give --scale-a'
+run gemm $mx --scale-a "$tmp/SA.npy" --source f16
+check_bad 'gemm: scales with --source' 2 '--source with block scales'
+
 # 16. gen and verify.  A two-job suite: every E2M1 pair through add (the
 # sum 1 + 1 = 2 is 2 0 in that line), and E2M1 to E4M3.
 printf 'suite tiny\nop add float4_e2m1fn rne exhaustive\nconvert float4_e2m1fn float8_e4m3fn rne exhaustive\n' >"$tmp/tiny.suite"

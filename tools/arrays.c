@@ -78,6 +78,7 @@ int cli_load_matrix(const char *cmd, const char *path, const char *what, const s
 		*inexact += rounded;
 	m->rows = a.shape[0];
 	m->cols = a.ndim == 2 ? a.shape[1] : 0;
+	m->values = items == FPREF_NPY_VALUES;
 	if (status) {
 		free(m->bits);
 		m->bits = NULL;

@@ -201,6 +201,7 @@ int cli_check_patterns(const char *cmd, const char *path, const struct fpref_for
 struct cli_matrix {
 	uint64_t *bits;
 	size_t rows, cols;
+	bool values; /* the file held float values (rounded to f), not patterns */
 };
 int cli_load_matrix(const char *cmd, const char *path, const char *what, const struct fpref_format *f, size_t rows,
 		    size_t cols, struct cli_matrix *m, size_t *inexact);

@@ -151,6 +151,67 @@ static int bench_gemm(long repeats)
 	return CLI_EXIT_OK;
 }
 
+/* The block-scaled GEMM (fpref_emu_tc_gemm_scaled_threads, one thread) on
+ * the same 512 x 512 x 512 product, scales around 1, beside the same
+ * model's unscaled GEMM: what the scales cost. */
+static int bench_gemm_scaled(long repeats)
+{
+	static const struct {
+		const char *gpu, *in, *scales;
+		size_t every;
+	} rows[] = { { "tcgen05-mxf8f6f4", "float8_e4m3fn", "float8_e8m0fnu", 32 },
+		     { "tcgen05-mxf4nvf4", "float4_e2m1fn", "float8_e4m3fn", 16 },
+		     { "mfma-cdna4-scale", "float8_e4m3fn", "float8_e8m0fnu", 32 } };
+	const size_t M = 512, N = 512, K = 512;
+	uint64_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *D = malloc(M * N * sizeof *D);
+	uint64_t *SA = malloc(M * K * sizeof *SA), *SB = malloc(K * N * sizeof *SB);
+	if (!A || !B || !D || !SA || !SB) {
+		free(A), free(B), free(D), free(SA), free(SB);
+		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
+		return CLI_EXIT_FAIL;
+	}
+	printf("\n%-28s %12s %7s %12s %9s  %s\n", "scaled gemm 512x512x512", "emu MAC/s", "", "unscaled", "ratio",
+	       "scales");
+	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	double t[100] = { 0 };
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		struct fpref_format in, sf;
+		fpref_format_parse(rows[r].in, &in, NULL, 0);
+		fpref_format_parse(rows[r].scales, &sf, NULL, 0);
+		const struct fpref_tc_model *m = fpref_tc_model_find(rows[r].gpu, &in);
+		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, A);
+		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, B);
+		size_t chunks = K / rows[r].every;
+		uint64_t one = fpref_format_is(&sf, FPREF_FORMAT_FLOAT8_E8M0FNU) ? 127 : 0x38; /* 1 in E8M0, UE4M3 */
+		for (size_t i = 0; i < M * chunks; i++)
+			SA[i] = one + i % 5 - 2; /* 2^-2 .. 2^2 (E8M0), 0.75 .. 1.25 (UE4M3) */
+		for (size_t i = 0; i < chunks * N; i++)
+			SB[i] = one + i % 3 - 1;
+		struct fpref_tc_gemm_scales sc = { &sf, SA, SB, rows[r].every };
+		double rate[2];
+		for (int scaled = 0; scaled < 2; scaled++) {
+			for (long k = 0; k < repeats; k++) {
+				double t0 = bench_now();
+				fpref_emu_tc_gemm_scaled_threads(m, &in, &f32, M, N, K, A, B, scaled ? &sc : NULL, NULL, D, 1);
+				t[k] = bench_now() - t0;
+			}
+			rate[scaled] = (double)(M * N * K) / bench_median(t, (int)repeats);
+		}
+		char what[96], scales[96];
+		snprintf(what, sizeof what, "%s %s -> f32", rows[r].gpu, in.name);
+		snprintf(scales, sizeof scales, "%s per %zu", sf.name, rows[r].every);
+		printf("%-28s %12.3g %7s %12.3g %9.2f  %s\n", what, rate[1], "", rate[0], rate[1] / rate[0], scales);
+	}
+	free(A);
+	free(B);
+	free(D);
+	free(SA);
+	free(SB);
+	return CLI_EXIT_OK;
+}
+
 static int bench_peers(long log2n, long repeats, const char *python);
 
 struct bench_args {
@@ -352,7 +413,8 @@ int cmd_bench(int argc, char **argv)
 	free(in);
 	free(copy);
 	free(out);
-	return bench_gemm(repeats);
+	int status = bench_gemm(repeats);
+	return status ? status : bench_gemm_scaled(repeats);
 }
 
 /* ---- fpref bench --peers: libfpref beside ml_dtypes, fpref's Python

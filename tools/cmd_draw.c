@@ -695,7 +695,7 @@ static int sweep_run(const struct fpref_accum_model *m, const struct fpref_forma
 			cli_convert_values(src, Aq, M * K, in, &rne);
 			cli_convert_values(src, Bq, K * N, in, &rne);
 		}
-		struct fpref_gemm_problem p = { M, N, K, src, in, out, A, B, same ? A : Aq, same ? B : Bq, NULL, m, env, 1 };
+		struct fpref_gemm_problem p = { M, N, K, src, in, out, A, B, same ? A : Aq, same ? B : Bq, NULL, m, env, 1, NULL };
 		if (fpref_golden_gemm(&p, D, &st, NULL, NULL) != 0) {
 			cli_fail(cmd, "the model cannot compute these inputs");
 			status = CLI_EXIT_USAGE;

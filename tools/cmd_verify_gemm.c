@@ -173,7 +173,7 @@ int cmd_verify_gemm(int argc, char **argv)
 	if (!status)
 		status = load(g.d, "D", &out, M, N, &D, &rows, &cols);
 	if (!status) {
-		struct fpref_gemm_problem p = { M, N, K, &in, &in, &out, A, B, A, B, C, &m, &o.env, 1 };
+		struct fpref_gemm_problem p = { M, N, K, &in, &in, &out, A, B, A, B, C, &m, &o.env, 1, NULL };
 		struct fpref_gemm_verdict v;
 		struct cli_progress pr = { "verify-gemm: row", M * N * K > 1 << 20, false };
 		char err[512], desc[256];

@@ -176,3 +176,79 @@ def test_dot_block_scales_match_cli(cli, model, inp):
     rows = cli(["dot", "--model", model, "--in", inp, "--scale-a", ",".join(f"0x{x:02X}" for x in sa),
                 "--scale-b", ",".join(f"0x{x:02X}" for x in sb)], lines)
     assert d.tolist() == [int(r[-1], 16) for r in rows]
+
+
+def _random_scales(fmt, shape, seed):
+    """Scale codes around 1: E8M0 2^-8..2^8, UE4M3 2^-3..2^3 with any mantissa."""
+    rng = np.random.default_rng(seed)
+    if fmt == "e8m0":
+        return rng.integers(127 - 8, 127 + 9, shape).astype(np.uint8)
+    return (rng.integers(7 - 3, 7 + 4, shape) << 3 | rng.integers(0, 8, shape)).astype(np.uint8)
+
+
+BLOCK_SCALED = [("tcgen05-mxf8f6f4", "e4m3", "e8m0", 32), ("tcgen05-mxf8f6f4", "e2m1", "e8m0", 64),
+                ("tcgen05-mxf4nvf4", "e2m1", "e4m3", 16), ("tcgen05-mxf4nvf4", "e2m1", "e8m0", 32),
+                ("mfma-cdna4-scale", "e5m2", "e8m0", 32), ("mfma-cdna4-scale", "e3m2", "e8m0", 16)]
+
+
+@pytest.mark.parametrize("model, inp, sf, every", BLOCK_SCALED)
+def test_gemm_block_scales_match_dot(model, inp, sf, every):
+    K = 3 * every
+    A, B = _random(inp, (3, K), 31), _random(inp, (K, 4), 32)
+    C = fpref.convert(np.random.default_rng(33).standard_normal((3, 4)), "f32")
+    sa, sb = _random_scales(sf, (3, 3), 34), _random_scales(sf, (3, 4), 35)
+    D = fpref.gemm(A, B, C, model=model, inp=inp, scale_a=sa, scale_b=sb, scale_every=every, scale_format=sf)
+    for i in range(3):
+        for j in range(4):
+            d = fpref.dot(A[i], B[:, j], C[i, j], model=model, inp=inp, scale_a=sa[i], scale_b=sb[:, j],
+                          scale_every=every, scale_format=sf)
+            assert int(D[i, j]) == int(d), (i, j)
+    # unit scales are the unscaled product; scales change it
+    ones = fpref.gemm(A, B, C, model=model, inp=inp, scale_a=1.0, scale_every=every, scale_format=sf)
+    assert ones.tolist() == fpref.gemm(A, B, C, model=model, inp=inp).tolist()
+    assert D.tolist() != ones.tolist()
+
+
+@pytest.mark.parametrize("model, inp, sf, every", BLOCK_SCALED[:3])
+def test_gemm_block_scales_match_cli(cli, tmp_path, model, inp, sf, every):
+    K = 2 * every
+    A, B = _random(inp, (5, K), 41), _random(inp, (K, 18), 42)
+    sa, sb = _random_scales(sf, (5, 2), 43), _random_scales(sf, (2, 18), 44)
+    for name, x in (("A", A), ("B", B), ("SA", sa), ("SB", sb)):
+        np.save(tmp_path / f"{name}.npy", x)
+    cli(["gemm", "--model", model, "--in", inp, "--a", str(tmp_path / "A.npy"), "--b", str(tmp_path / "B.npy"),
+         "--scale-a", str(tmp_path / "SA.npy"), "--scale-b", str(tmp_path / "SB.npy"), "--scale-every", str(every),
+         "--scale-format", sf, "--threads", "3", "--save", str(tmp_path / "D.npy")])
+    want = np.load(tmp_path / "D.npy").view(np.uint32)
+    D = fpref.gemm(A, B, model=model, inp=inp, scale_a=sa, scale_b=sb, scale_every=every, scale_format=sf)
+    assert D.tolist() == want.tolist()
+
+
+def test_gemm_block_scales_by_hand():
+    # tcgen05-mxf8f6f4 (25 fraction bits, rtz): 1 * 1 and C = 2^-30; unit
+    # scales: C is 30 places below the product's 1 and truncated away, D = 1;
+    # scale_a 2^-10: C is 20 places below and kept, D = 2^-10 + 2^-30
+    # (3A800008), as tests/cli.sh works it for fpref gemm --scale-a
+    A = fpref.convert([[1.0] + [0.0] * 31], "e4m3")
+    B = fpref.convert([[1.0]] + [[0.0]] * 31, "e4m3")
+    C = np.array([[0x30800000]], np.uint32)
+    kw = dict(model="tcgen05-mxf8f6f4", inp="e4m3")
+    assert fpref.gemm(A, B, C, **kw).tolist() == [[0x3F800000]]
+    assert fpref.gemm(A, B, C, scale_a=[[2.0**-10]], **kw).tolist() == [[0x3A800008]]
+    assert fpref.gemm(A, B, C, scale_b=np.array([[117]], np.uint8), **kw).tolist() == [[0x3A800008]]
+
+
+def test_gemm_block_scales_errors():
+    A, B = fpref.convert([[1.0] * 32], "e4m3"), fpref.convert([[1.0]] * 32, "e4m3")
+    with pytest.raises(ValueError, match="shape"):
+        fpref.gemm(A, B, model="tcgen05-mxf8f6f4", scale_b=np.full((1, 2), 127, np.uint8))
+    with pytest.raises(ValueError, match="exactly"):
+        fpref.gemm(A, B, model="tcgen05-mxf8f6f4", scale_a=3.0)
+    with pytest.raises(ValueError, match="no tensor-core model"):
+        fpref.gemm(A, B, model="recursive", scale_a=2.0)
+    with pytest.raises(ValueError, match="multiple of 32"):
+        fpref.gemm(A, B, model="tcgen05-mxf8f6f4", scale_a=2.0, scale_every=16)
+    with pytest.raises(ValueError, match="promote"):
+        fpref.gemm(A, B, model="tcgen05-mxf8f6f4", scale_a=2.0, promote=32)
+    with pytest.raises(ValueError, match="pattern"):
+        fpref.gemm(A, B, model="tcgen05-mxf8f6f4", scale_a=np.array([[0x100]], np.uint16))

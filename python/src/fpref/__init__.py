@@ -480,7 +480,8 @@ def _gemm_call(model, inp_name, out_name, M, N, K, a, b, c, d, promote, block, f
 def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
          promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None,
-         as_ml_dtypes: bool = False) -> np.ndarray:
+         as_ml_dtypes: bool = False, scale_a: Any = None, scale_b: Any = None, scale_every: Optional[int] = None,
+         scale_format: str = "e8m0") -> np.ndarray:
     """D = A B + C as a tensor core computes it (fpref_emu_tc_gemm): A (M x K) and B
     (K x N) are codes (or float/ml_dtypes arrays) of inp, C (M x N, None:
     zeros) codes of out; D comes back as codes of out.
@@ -494,14 +495,37 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3
     DeepSeek-V3's promotion to an FP32 accumulator every nc products
     (out="f32" only).
 
+    scale_a, scale_b: block scales (a tensor-core preset only, as fpref gemm
+    --scale-a/--scale-b; tcgen05-mxf8f6f4, tcgen05-mxf4nvf4 and
+    mfma-cdna4-scale are the block-scaled kinds), one per scale_every
+    products along K: scale_a of shape (M, ceil(K / scale_every)), scale_b
+    (ceil(K / scale_every), N), or broadcast to it; codes of scale_format
+    (e8m0, or e4m3 read as UE4M3) as integers, or values as floats; None
+    for ones.  scale_every None: 16 for e4m3 scales (NVFP4), else 32.
+    Element (i, j) is dot(A[i], B[:, j]) with scale_a[i] and scale_b[:, j].
+
     >>> A = convert([[1.0, 2.0]], "e4m3"); B = convert([[3.0], [4.0]], "e4m3")
     >>> decode(gemm(A, B, model="h100"), "f32")
     array([[11.]])
+    >>> decode(gemm(A, B, model="tcgen05-mxf8f6f4", scale_a=[[0.25]], scale_b=[[2.0]]), "f32")
+    array([[5.5]])
     """
     inp_name, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
     d = np.empty((M, N), dtype=np.uint64)
-    _gemm_call(model, inp_name, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
-               False)
+    if scale_a is not None or scale_b is not None:
+        if promote or block or frac or floor is not None or round is not None:
+            raise ValueError("scale_a/scale_b take a tensor-core preset alone (no promote, block, frac, floor, round)")
+        sf = format_info(scale_format)["name"]
+        every = scale_every if scale_every is not None else (16 if sf == "float8_e4m3fn" else 32)
+        if every < 1:
+            raise ValueError("scale_every must be positive")
+        chunks = -(-K // every)
+        sa = _scale_codes(1.0 if scale_a is None else scale_a, sf, (M, chunks))
+        sb = _scale_codes(1.0 if scale_b is None else scale_b, sf, (chunks, N))
+        _fpref.gemm_scaled(model, inp_name, out_name, M, N, K, a, b, c, d, sa, sb, every, sf)
+    else:
+        _gemm_call(model, inp_name, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
+                   False)
     codes = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return _ml_view(codes, out_name) if as_ml_dtypes else codes
 
@@ -544,7 +568,7 @@ def _scale_codes(s: Any, fmt: str, shape: Tuple[int, ...]) -> np.ndarray:
         raise ValueError(f"scales must be codes (integers) or values (floats) of {fmt}, not {arr.dtype}")
     arr = np.broadcast_to(arr, shape) if arr.ndim <= len(shape) else arr
     if arr.shape != shape:
-        raise ValueError(f"scales of shape {arr.shape}; these dot products take {shape} (one per scale_every)")
+        raise ValueError(f"scales of shape {arr.shape}; these products take {shape} (one per scale_every)")
     return np.ascontiguousarray(arr, dtype=np.uint64).reshape(-1)
 
 

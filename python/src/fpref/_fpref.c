@@ -932,6 +932,90 @@ done:
 	return result;
 }
 
+/* gemm_scaled(model, inp, out, M, N, K, A, B, C|None, D, SA, SB, every,
+ * scale_format) -> description: D = A B + C (uint64 patterns, row-major)
+ * with block scales, SA M x ceil(K / every) and SB ceil(K / every) x N
+ * patterns of scale_format, by a tensor-core preset
+ * (fpref_emu_tc_gemm_scaled_threads, as fpref gemm --scale-a runs it). */
+static PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *model_name, *in_name, *out_name, *scale_name;
+	Py_ssize_t M, N, K, every;
+	PyObject *c_obj;
+	Py_buffer A, B, C, D, SA, SB;
+	bool have_c = false;
+	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*y*y*ns", &model_name, &in_name, &out_name, &M, &N, &K, &A, &B, &c_obj,
+			      &D, &SA, &SB, &every, &scale_name))
+		return NULL;
+	PyObject *result = NULL;
+	struct fpref_format in, out, sf;
+	struct fpref_accum_model m;
+	memset(&m, 0, sizeof m);
+	char err[256];
+	if (get_format(in_name, &in) != 0 || get_format(out_name, &out) != 0 || get_format(scale_name, &sf) != 0)
+		goto done;
+	const struct fpref_tc_model *row = fpref_tc_model_find(model_name, &in);
+	if (!row) {
+		PyErr_Format(PyExc_ValueError, "no tensor-core model '%s' for %s inputs (fpref.models() lists them)",
+			     model_name, in.name);
+		goto done;
+	}
+	m.kind = FPREF_ACCUM_TC;
+	m.tc = *row;
+	if (!fpref_tc_output_ok(row, &in, &out)) {
+		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", row->gpu, out.name,
+			     in.name);
+		goto done;
+	}
+	if (every < 1) {
+		PyErr_SetString(PyExc_ValueError, "scale_every must be positive");
+		goto done;
+	}
+	size_t chunks = ((size_t)K + (size_t)every - 1) / (size_t)every;
+	uint64_t none = 0;
+	struct fpref_tc_scales probe = { &sf, &none, &none, (size_t)every };
+	if (!fpref_golden_model_scales_ok(&m, &in, &out, &probe, err, sizeof err)) {
+		PyErr_Format(PyExc_ValueError, "scales: %s", err);
+		goto done;
+	}
+	if (c_obj != Py_None) {
+		if (PyObject_GetBuffer(c_obj, &C, PyBUF_SIMPLE) != 0)
+			goto done;
+		have_c = true;
+		if (check_elements(&C, 8, (size_t)(M * N), "C") != 0)
+			goto done;
+	}
+	if (check_elements(&A, 8, (size_t)(M * K), "A") != 0 || check_elements(&B, 8, (size_t)(K * N), "B") != 0 ||
+	    check_elements(&D, 8, (size_t)(M * N), "D") != 0 ||
+	    check_elements(&SA, 8, (size_t)M * chunks, "scale_a") != 0 ||
+	    check_elements(&SB, 8, chunks * (size_t)N, "scale_b") != 0)
+		goto done;
+	struct fpref_tc_gemm_scales s = { &sf, SA.buf, SB.buf, (size_t)every };
+	int rc;
+	Py_BEGIN_ALLOW_THREADS
+	rc = fpref_emu_tc_gemm_scaled_threads(row, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, &s,
+					      have_c ? C.buf : NULL, D.buf, 1);
+	Py_END_ALLOW_THREADS
+	if (rc != 0) {
+		PyErr_Format(PyExc_ValueError, "an invalid pattern of %s in A or B, of %s in C, or of %s in the scales",
+			     in.name, out.name, sf.name);
+		goto done;
+	}
+	char desc[512];
+	fpref_tc_model_describe(row, out.name, desc, sizeof desc);
+	result = PyUnicode_FromString(desc);
+done:
+	PyBuffer_Release(&A);
+	PyBuffer_Release(&B);
+	PyBuffer_Release(&D);
+	PyBuffer_Release(&SA);
+	PyBuffer_Release(&SB);
+	if (have_c)
+		PyBuffer_Release(&C);
+	return result;
+}
+
 static PyObject *py_models(PyObject *self, PyObject *noargs)
 {
 	(void)self;
@@ -1733,6 +1817,7 @@ static PyMethodDef methods[] = {
 	{ "explain", py_explain, METH_VARARGS, "the oracle's trace of one rounding" },
 	{ "gemm", py_gemm, METH_VARARGS, "D = A B + C through fpref_emu_tc_gemm" },
 	{ "dot_scaled", py_dot_scaled, METH_VARARGS, "dot products with block scales (fpref_golden_model_dot_scaled)" },
+	{ "gemm_scaled", py_gemm_scaled, METH_VARARGS, "D = A B + C with block scales (fpref_emu_tc_gemm_scaled_threads)" },
 	{ "models", py_models, METH_NOARGS, "the tensor-core model rows" },
 	{ "classify", py_classify, METH_VARARGS, "fpref_golden_classify's mismatch class" },
 	{ "flags_describe", py_flags_describe, METH_VARARGS, "flags as words" },
