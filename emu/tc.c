@@ -91,6 +91,7 @@ struct plan {
 	unsigned target_shift;      /* target pattern to output pattern */
 	int group, parts, sum_frac, c_frac, c_drop; /* the block-scaled and two-stage paths (fpref_formats_tc_model.h) */
 	int32_t least_in;           /* the input's least exponent (a subnormal's alignment place) */
+	int32_t span_in;            /* the input's largest leading place above least_in */
 	int group_shift;            /* group sum (units of 2^(2 least_in - 2 man)) to 23 + lift fraction bits, before the scales' */
 };
 
@@ -137,6 +138,7 @@ static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struc
 	fpref_format_min_normal(input, &lo);
 	fpref_format_max_finite(input, &hi);
 	p->least_in = leading_place(&lo);
+	p->span_in = leading_place(&hi) - p->least_in;
 	p->group_shift = 23 + p->lift + 2 * (p->least_in - input->man_bits);
 	/* the group path keeps a group's exact sum times two E4M3 significands
 	 * (8 bits) in 64 bits: narrow inputs only (FP4) */
@@ -306,7 +308,7 @@ static size_t group_terms(const struct plan *p, const struct operands *a, const 
 }
 
 /* floor(x * 2^k), k below 40. */
-static int64_t shift_floor(int64_t x, int k)
+static inline int64_t shift_floor(int64_t x, int k)
 {
 	if (k >= 0)
 		return (int64_t)((uint64_t)x << k);
@@ -691,16 +693,26 @@ static struct tile_operands tile_operands_at(const struct tile_operands *o, size
 	return (struct tile_operands){ o->sig + i, o->exp + i };
 }
 
-static void tile_operand_set(const struct tile_operands *t, size_t i, const struct operands *o, size_t at)
+/* The group path's significands are the products' exact group sums'
+ * units already (group_terms): an operand's significand shifted to its
+ * place above the input's least exponent, so that a product is one
+ * multiplication and a group sum a plain integer dot product; zeros and
+ * specials 0 (a block with a special goes through block()). */
+static void tile_operand_set(const struct tile_operands *t, size_t i, const struct operands *o, size_t at,
+			     const struct plan *p, bool grouped)
 {
-	t->sig[i] = (int16_t)(o->negative[at] ? -(int32_t)o->sig[at] : (int32_t)o->sig[at]);
+	int32_t sig = (int32_t)o->sig[at];
+	if (grouped)
+		sig = o->kind[at] == FINITE ? sig * ((int32_t)1 << (o->exp[at] - p->least_in)) : 0;
+	t->sig[i] = (int16_t)(o->negative[at] ? -sig : sig);
 	t->exp[i] = (int16_t)o->exp[at];
 }
 
+/* The lanes' largest product exponent over k = 0, step, 2 step ... below n. */
 static inline void tile_exponents(const int16_t *restrict ea, const int16_t *restrict eb, size_t stride,
-					size_t n, int32_t *restrict E)
+				  size_t n, size_t step, int32_t *restrict E)
 {
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n; k += step) {
 		const int16_t *restrict row = eb + k * stride;
 		for (size_t j = 0; j < TILE; j++) {
 			int32_t e = ea[k] + row[j];
@@ -709,19 +721,20 @@ static inline void tile_exponents(const int16_t *restrict ea, const int16_t *res
 	}
 }
 
-/* The block's products for TILE lanes, each truncated as aligned_sum
- * truncates it, summed exactly, in 32-bit lanes (twice as many per
- * instruction as 64-bit ones).  They cannot leave them (tile_fits): a
- * product of two signed significands shifted to 23 + lift fraction bits is
- * below 2^(25 + lift) <= 2^31 in magnitude; aligned at E it is shifted
- * right by at least 23 + lift - F, so below 2^(F + 2); and n of them, the
- * positive and the negative ones summed apart, stay below 2^32. */
+/* The block's products for TILE lanes (k = 0, step, 2 step ... below n),
+ * each truncated as aligned_sum truncates it, summed exactly, in 32-bit
+ * lanes (twice as many per instruction as 64-bit ones).  They cannot leave
+ * them (tile_fits): a product of two signed significands shifted to 23 +
+ * lift fraction bits is below 2^(25 + lift) <= 2^31 in magnitude; aligned
+ * at E it is shifted right by at least 23 + lift - F, so below 2^(F + 2);
+ * and n of them, the positive and the negative ones summed apart, stay
+ * below 2^32. */
 static inline void tile_sums(const int16_t *restrict sa, const int16_t *restrict ea, const int16_t *restrict sb,
-				   const int16_t *restrict eb, size_t stride, size_t n, int shift,
-				   const int32_t *restrict base, int64_t *restrict sum)
+			     const int16_t *restrict eb, size_t stride, size_t n, size_t step, int shift,
+			     const int32_t *restrict base, int64_t *restrict sum)
 {
 	uint32_t pos[TILE] = { 0 }, neg[TILE] = { 0 };
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n; k += step) {
 		const int16_t *restrict s = sb + k * stride;
 		const int16_t *restrict e = eb + k * stride;
 		int32_t a = sa[k] * ((int32_t)1 << shift), x = ea[k];
@@ -745,6 +758,27 @@ static bool tile_fits(const struct plan *p)
 	return p->lift <= 6 && p->frac + 2 <= 32 && (uint64_t)p->block << (p->frac + 2) <= (1ull << 32);
 }
 
+/* Whether the group path's shifted significands fit tile_operands' 16 bits
+ * and a group's exact sum 32-bit lanes. */
+static bool tile_groups_fit(const struct plan *p)
+{
+	int bits = p->input->man_bits + 1 + p->span_in;
+	return bits <= 15 && (uint64_t)p->group << (2 * bits) < (1ull << 31);
+}
+
+/* Which tile kernel the GEMM runs for a plan without promotion, or
+ * TILE_NONE: the column-by-column path. */
+enum tile_kind { TILE_NONE, TILE_BLOCK, TILE_TWO_STAGE, TILE_GROUPS };
+
+static enum tile_kind tile_kind_of(const struct plan *p)
+{
+	if (p->group > 0)
+		return tile_groups_fit(p) ? TILE_GROUPS : TILE_NONE;
+	if (!tile_fits(p))
+		return TILE_NONE;
+	return p->sum_frac > 0 ? TILE_TWO_STAGE : TILE_BLOCK;
+}
+
 /* Lane j of a tile's block through block() itself (an inf or NaN among its
  * products or in c). */
 static uint64_t tile_slow_lane(const struct plan *p, const struct operands *a, const struct operands *b, size_t stride,
@@ -764,57 +798,43 @@ static uint64_t tile_slow_lane(const struct plan *p, const struct operands *a, c
 	return block(p, a, &col, n, c, NULL);
 }
 
-/* One block of n products for TILE columns: c[j] in, the block's result out;
- * a and ta point at row i's operands from the block's first k, b and tb at
- * B's operand (k, first column of the tile), b's rows stride apart and
- * tb's TILE apart.  Cloned whole, with its loops (tile_exponents and
- * tile_sums inlined), so that each clone vectorises every lane loop. */
-BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b,
-		       const struct tile_operands *ta, const struct tile_operands *tb, size_t stride, size_t n,
-		       uint64_t *c)
+/* c_term for TILE accumulators: cm 0 where c is zero (no term); slow[j] 1
+ * where c is an inf or NaN.  A normal or zero c without a branch, a
+ * subnormal one, rare, through c_term itself.  Returns whether any lane is
+ * slow. */
+static inline uint64_t tile_c_terms(const struct plan *p, const uint64_t *c, uint64_t *restrict cm,
+				    int32_t *restrict ce, uint64_t *restrict cn, uint64_t *restrict slow)
 {
-	int32_t E[TILE], base[TILE], ce[TILE];
-	int64_t sum[TILE];
-	uint64_t cm[TILE], cn[TILE];
-	uint64_t slow[TILE], subnormal_c = 0, any_slow = 0; /* 0 or 1, as wide as c: the loop below vectorises */
 	const struct fpref_format *o = p->output;
 	const uint64_t special_field = (1u << o->exp_bits) - 1, man_mask = (1ull << o->man_bits) - 1;
-	for (size_t j = 0; j < TILE; j++)
-		E[j] = p->floor;
-	tile_exponents(ta->exp, tb->exp, TILE, n, E);
-	/* c_term for a normal c, or a zero one (no term), without a branch;
-	 * a subnormal c, rare, through c_term itself */
 	const unsigned man = (unsigned)o->man_bits, sign_at = man + (unsigned)o->exp_bits, up = 23 - man;
 	const int32_t bias = o->bias;
+	uint64_t subnormal_c = 0, any_slow = 0; /* 0 or 1, as wide as c: the loop vectorises */
 	for (size_t j = 0; j < TILE; j++) {
 		uint64_t field = (c[j] >> man) & special_field, m = c[j] & man_mask;
 		uint64_t normal = field - 1 < special_field - 1; /* field 1 .. special_field - 1 */
-		uint64_t s = (uint64_t)(E[j] > SPECIAL_SEEN) | (field == special_field);
+		uint64_t s = field == special_field;
 		slow[j] = s;
 		any_slow |= s;
 		subnormal_c |= (uint64_t)(field == 0) & (m != 0);
-		int32_t x = (int32_t)field - bias;
-		ce[j] = x;
+		ce[j] = (int32_t)field - bias;
 		cm[j] = normal ? (m | (man_mask + 1)) << up : 0;
 		cn[j] = 0 - ((c[j] >> sign_at) & 1);
-		E[j] = (normal & (s ^ 1) & (x > E[j])) ? x : E[j];
 	}
 	for (size_t j = 0; subnormal_c && j < TILE; j++)
-		if (!slow[j] && c_term(p, c[j], &cm[j], &ce[j], &cn[j]) && ce[j] > E[j])
-			E[j] = ce[j];
-	for (size_t j = 0; j < TILE; j++) {
-		base[j] = E[j] + 23 + p->lift - p->frac;
-		uint32_t right = (uint32_t)(base[j] - ce[j]); /* at least 0 where there is a term (cm not 0) */
-		uint64_t v = slow[j] ? 0 : (cm[j] << p->lift) >> (right < 63 ? right : 63);
-		sum[j] = (int64_t)((v ^ cn[j]) - cn[j]);
-	}
-	tile_sums(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, p->shift_in, base, sum);
-	/* every lane rounded in one call (a slow lane's result is replaced below) */
-	int32_t place[TILE];
+		if (!slow[j])
+			c_term(p, c[j], &cm[j], &ce[j], &cn[j]); /* a zero's cm stays 0 */
+	return any_slow;
+}
+
+/* The tile's results: every lane rounded in one call, then a slow lane's
+ * replaced by block()'s. */
+static inline void tile_finish(const struct plan *p, const struct operands *a, const struct operands *b,
+			       size_t stride, size_t n, const int64_t *sum, const int32_t *place,
+			       const uint64_t *slow, uint64_t any_slow, uint64_t *c)
+{
 	uint64_t r[TILE];
 	unsigned flags = 0;
-	for (size_t j = 0; j < TILE; j++)
-		place[j] = E[j] - p->frac;
 	fpref_emu_round_pack_sums(&p->round, &p->env, TILE, sum, place, r, &flags);
 	for (size_t j = 0; j < TILE; j++)
 		r[j] <<= p->target_shift;
@@ -823,6 +843,145 @@ BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands 
 			r[j] = tile_slow_lane(p, a, b, stride, n, j, c[j]);
 	for (size_t j = 0; j < TILE; j++)
 		c[j] = r[j];
+}
+
+/* One block of n products for TILE columns: c[j] in, the block's result out;
+ * a and ta point at row i's operands from the block's first k, b and tb at
+ * B's operand (k, first column of the tile), b's rows stride apart and
+ * tb's TILE apart.  Cloned whole, with its loops (tile_exponents and
+ * tile_sums inlined), so that each clone vectorises every lane loop. */
+BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b,
+				    const struct tile_operands *ta, const struct tile_operands *tb, size_t stride,
+				    size_t n, uint64_t *c)
+{
+	int32_t E[TILE], base[TILE], ce[TILE], place[TILE];
+	int64_t sum[TILE];
+	uint64_t cm[TILE], cn[TILE], slow[TILE];
+	for (size_t j = 0; j < TILE; j++)
+		E[j] = p->floor;
+	tile_exponents(ta->exp, tb->exp, TILE, n, 1, E);
+	uint64_t any_slow = tile_c_terms(p, c, cm, ce, cn, slow);
+	for (size_t j = 0; j < TILE; j++) {
+		uint64_t s = (uint64_t)(E[j] > SPECIAL_SEEN);
+		slow[j] |= s;
+		any_slow |= s;
+		E[j] = cm[j] && ce[j] > E[j] ? ce[j] : E[j];
+	}
+	for (size_t j = 0; j < TILE; j++) {
+		base[j] = E[j] + 23 + p->lift - p->frac;
+		uint32_t right = (uint32_t)(base[j] - ce[j]); /* at least 0 where there is a term (cm not 0) */
+		uint64_t v = slow[j] ? 0 : (cm[j] << p->lift) >> (right < 63 ? right : 63);
+		sum[j] = (int64_t)((v ^ cn[j]) - cn[j]);
+	}
+	tile_sums(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, 1, p->shift_in, base, sum);
+	for (size_t j = 0; j < TILE; j++)
+		place[j] = E[j] - p->frac;
+	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
+}
+
+/* two_stage_block for TILE lanes: each part's largest product exponent and
+ * truncated sum as tile_block's (a part of zero products only has an
+ * exponent below ZERO_EXPONENT / 2: no product of finite operands is that
+ * small), then the parts, the sum and C combined lane by lane as
+ * two_stage_block combines them. */
+BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct operands *a,
+					      const struct operands *b, const struct tile_operands *ta,
+					      const struct tile_operands *tb, size_t stride, size_t n, uint64_t *c)
+{
+	int32_t E[FPREF_TC_MAX_BLOCK][TILE], base[TILE], ce[TILE], place[TILE];
+	int64_t part[FPREF_TC_MAX_BLOCK][TILE], sum[TILE];
+	uint64_t cm[TILE], cn[TILE], slow[TILE];
+	size_t parts = (size_t)p->parts;
+	uint64_t any_slow = tile_c_terms(p, c, cm, ce, cn, slow);
+	for (size_t h = 0; h < parts; h++) {
+		for (size_t j = 0; j < TILE; j++) {
+			E[h][j] = INT32_MIN / 2;
+			part[h][j] = 0;
+		}
+		if (h >= n)
+			continue;
+		tile_exponents(ta->exp + h, tb->exp + h * TILE, TILE, n - h, parts, E[h]);
+		for (size_t j = 0; j < TILE; j++) {
+			uint64_t s = (uint64_t)(E[h][j] > SPECIAL_SEEN);
+			slow[j] |= s;
+			any_slow |= s;
+			base[j] = E[h][j] + 23 + p->lift - p->frac;
+		}
+		tile_sums(ta->sig + h, ta->exp + h, tb->sig + h * TILE, tb->exp + h * TILE, TILE, n - h, parts,
+			  p->shift_in, base, part[h]);
+	}
+	for (size_t j = 0; j < TILE; j++) {
+		int32_t E1 = 0;
+		bool products = false;
+		for (size_t h = 0; h < parts; h++)
+			if (E[h][j] > ZERO_EXPONENT / 2 && (!products || E[h][j] > E1))
+				E1 = E[h][j], products = true;
+		int64_t s = 0;
+		for (size_t h = 0; products && h < parts; h++)
+			if (E[h][j] > ZERO_EXPONENT / 2)
+				s += shift_floor(part[h][j], E[h][j] - E1);
+		bool have_c = cm[j] != 0;
+		int32_t E2 = !products ? ce[j] : !have_c || E1 > ce[j] ? E1 : ce[j];
+		int64_t total = products ? shift_floor(s, (E1 - p->frac) - (E2 - p->sum_frac)) : 0;
+		if (have_c && !(p->c_drop > 0 && ce[j] < E2 - p->c_drop)) {
+			int64_t cv = cn[j] ? -(int64_t)cm[j] : (int64_t)cm[j];
+			total += (int64_t)((uint64_t)shift_floor(cv, (ce[j] - 23) - (E2 - p->c_frac))
+					   << (p->sum_frac - p->c_frac));
+		}
+		sum[j] = slow[j] || (!products && !have_c) ? 0 : total;
+		place[j] = slow[j] || (!products && !have_c) ? 0 : E2 - p->sum_frac;
+	}
+	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
+}
+
+/* block() on the group path with unit scales (the GEMM has none) for
+ * TILE lanes: each group's exact sum an integer dot product of the shifted
+ * significands (tile_operand_set), then the groups and C truncated and
+ * summed as finish_block sums them.  bspecial[j]: column j's block holds
+ * an inf or NaN (the products' exponents are not looked at here). */
+BLOCK_CLONES static void tile_block_groups(const struct plan *p, const struct operands *a, const struct operands *b,
+					   const struct tile_operands *ta, const struct tile_operands *tb,
+					   size_t stride, size_t n, const uint8_t *bspecial, uint64_t *c)
+{
+	int32_t E[TILE], base[TILE], ce[TILE], place[TILE];
+	int64_t sum[TILE];
+	uint64_t cm[TILE], cn[TILE], slow[TILE];
+	uint64_t any_slow = tile_c_terms(p, c, cm, ce, cn, slow);
+	uint8_t aspecial = 0;
+	for (size_t k = 0; k < n; k++)
+		aspecial |= a->kind[k] & (INF | NOT_A_NUMBER);
+	/* every group counts for the alignment at its scales' exponent, here 0 */
+	const int32_t group_exp = unit_scales.exp, E0 = p->floor > group_exp ? p->floor : group_exp;
+	const int up = p->group_shift - unit_scales.man;
+	for (size_t j = 0; j < TILE; j++) {
+		uint64_t s = (uint64_t)((aspecial | bspecial[j]) != 0);
+		slow[j] |= s;
+		any_slow |= s;
+		E[j] = cm[j] && ce[j] > E0 ? ce[j] : E0;
+		base[j] = E[j] + 23 + p->lift - p->frac;
+		uint32_t right = (uint32_t)(base[j] - ce[j]);
+		uint64_t v = slow[j] ? 0 : (cm[j] << p->lift) >> (right < 63 ? right : 63);
+		sum[j] = (int64_t)((v ^ cn[j]) - cn[j]);
+		place[j] = E[j] - p->frac;
+	}
+	size_t g = (size_t)p->group;
+	for (size_t k0 = 0; k0 < n; k0 += g) {
+		int32_t gs[TILE] = { 0 };
+		for (size_t k = k0; k < n && k < k0 + g; k++) {
+			const int16_t *restrict s = tb->sig + k * TILE;
+			int32_t x = ta->sig[k];
+			for (size_t j = 0; j < TILE; j++)
+				gs[j] += x * s[j];
+		}
+		for (size_t j = 0; j < TILE; j++) {
+			uint64_t m = gs[j] < 0 ? ~(uint64_t)0 : 0;
+			uint64_t u = ((uint64_t)(int64_t)gs[j] ^ m) - m;
+			uint32_t right = (uint32_t)(base[j] - group_exp);
+			uint64_t v = (u * unit_scales.sig << up) >> (right < 63 ? right : 63);
+			sum[j] += (int64_t)((v ^ m) - m);
+		}
+	}
+	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
 }
 
 /* What every thread of a GEMM reads (nothing it writes but its own
@@ -840,7 +999,8 @@ struct gemm_job {
 	 * two apart, as in B itself, would all fall in a few sets of the
 	 * cache) */
 	struct tile_operands ta, tb;
-	bool tiles, element_wise;
+	enum tile_kind tiles;
+	bool element_wise;
 	uint64_t *D;
 };
 
@@ -886,10 +1046,20 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 		for (size_t k = 0; k < K; k += n) {
 			struct operands y = operands_at(&g->b, k * g->stride + t);
 			struct tile_operands ty = tile_operands_at(&g->tb, t * K + k * TILE);
+			size_t len = K - k < n ? K - k : n;
+			uint8_t bspecial[TILE] = { 0 }; /* the group path's: column j's block holds an inf or NaN */
+			for (size_t q = 0; g->tiles == TILE_GROUPS && q < len; q++)
+				for (size_t j = 0; j < TILE; j++)
+					bspecial[j] |= y.kind[q * g->stride + j] & (INF | NOT_A_NUMBER);
 			for (size_t i = 0; i < M; i++) {
 				struct operands x = operands_at(&g->a, i * K + k);
 				struct tile_operands tx = tile_operands_at(&g->ta, k * M + i * n);
-				tile_block(g->p, &x, &y, &tx, &ty, g->stride, K - k < n ? K - k : n, c + i * TILE);
+				if (g->tiles == TILE_GROUPS)
+					tile_block_groups(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial, c + i * TILE);
+				else if (g->tiles == TILE_TWO_STAGE)
+					tile_block_two_stage(g->p, &x, &y, &tx, &ty, g->stride, len, c + i * TILE);
+				else
+					tile_block(g->p, &x, &y, &tx, &ty, g->stride, len, c + i * TILE);
 			}
 		}
 		for (size_t i = 0; i < M; i++)
@@ -962,12 +1132,12 @@ int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref
 		if (fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID)
 			return -1;
 	}
-	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, false, false, D };
+	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, TILE_NONE, false, D };
 	if (fpref_tc_lowered(m, output) || m->tree > 0) { /* element by element */
 		g.element_wise = true;
 		return gemm_threaded(&g, threads);
 	}
-	g.tiles = !nc && p.group == 0 && p.sum_frac == 0 && tile_fits(&p);
+	g.tiles = nc ? TILE_NONE : tile_kind_of(&p);
 	g.stride = g.tiles ? (N + TILE - 1) / TILE * TILE : K;
 	struct operands all;
 	size_t bn = g.tiles ? K * g.stride : K * N;
@@ -996,10 +1166,11 @@ int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref
 		g.tb = tile_operands_at(&g.ta, M * Kp);
 		for (size_t i = 0; i < M; i++)
 			for (size_t k = 0; k < K; k++)
-				tile_operand_set(&g.ta, (k / nb * M + i) * nb + k % nb, &all, i * K + k);
+				tile_operand_set(&g.ta, (k / nb * M + i) * nb + k % nb, &all, i * K + k, &p, g.tiles == TILE_GROUPS);
 		for (size_t k = 0; k < K; k++)
 			for (size_t j = 0; j < g.stride; j++)
-				tile_operand_set(&g.tb, j / TILE * K * TILE + k * TILE + j % TILE, &g.b, k * g.stride + j);
+				tile_operand_set(&g.tb, j / TILE * K * TILE + k * TILE + j % TILE, &g.b, k * g.stride + j, &p,
+						 g.tiles == TILE_GROUPS);
 	} else if (g.tiles) {
 		r = -1;
 	}
