@@ -307,16 +307,14 @@ static size_t group_terms(const struct plan *p, const struct operands *a, const 
 	return count;
 }
 
-/* floor(x * 2^k), k below 40. */
+/* floor(x * 2^k), k below 40; without a branch on x's sign: for a negative
+ * x, floor(x / 2^r) = ~(~x >> r), ~x not negative. */
 static inline int64_t shift_floor(int64_t x, int k)
 {
-	if (k >= 0)
-		return (int64_t)((uint64_t)x << k);
+	uint64_t u = (uint64_t)x, m = 0 - (u >> 63);
 	int r = -k > 63 ? 63 : -k;
-	if (x >= 0)
-		return x >> r;
-	uint64_t m = -(uint64_t)x;
-	return -(int64_t)((m >> r) + ((m & ((1ull << r) - 1)) != 0));
+	uint64_t down = ((u ^ m) >> (r > 0 ? r : 0)) ^ m;
+	return (int64_t)(k >= 0 ? u << (k >= 0 ? k : 0) : down);
 }
 
 /* AMD's two-stage dot-add (fpref_formats_tc_model.h, sum_frac). */
@@ -766,6 +764,9 @@ static bool tile_groups_fit(const struct plan *p)
 	return bits <= 15 && (uint64_t)p->group << (2 * bits) < (1ull << 31);
 }
 
+/* The two-stage tile kernel's most parts (the presets have 1 and 2). */
+#define TILE_PARTS 4
+
 /* Which tile kernel the GEMM runs for a plan without promotion, or
  * TILE_NONE: the column-by-column path. */
 enum tile_kind { TILE_NONE, TILE_BLOCK, TILE_TWO_STAGE, TILE_GROUPS };
@@ -776,7 +777,9 @@ static enum tile_kind tile_kind_of(const struct plan *p)
 		return tile_groups_fit(p) ? TILE_GROUPS : TILE_NONE;
 	if (!tile_fits(p))
 		return TILE_NONE;
-	return p->sum_frac > 0 ? TILE_TWO_STAGE : TILE_BLOCK;
+	if (p->sum_frac == 0)
+		return TILE_BLOCK;
+	return p->parts <= TILE_PARTS ? TILE_TWO_STAGE : TILE_NONE;
 }
 
 /* Lane j of a tile's block through block() itself (an inf or NaN among its
@@ -888,8 +891,8 @@ BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct
 					      const struct operands *b, const struct tile_operands *ta,
 					      const struct tile_operands *tb, size_t stride, size_t n, uint64_t *c)
 {
-	int32_t E[FPREF_TC_MAX_BLOCK][TILE], base[TILE], ce[TILE], place[TILE];
-	int64_t part[FPREF_TC_MAX_BLOCK][TILE], sum[TILE];
+	int32_t E[TILE_PARTS][TILE], base[TILE], ce[TILE], place[TILE];
+	int64_t part[TILE_PARTS][TILE], sum[TILE];
 	uint64_t cm[TILE], cn[TILE], slow[TILE];
 	size_t parts = (size_t)p->parts;
 	uint64_t any_slow = tile_c_terms(p, c, cm, ce, cn, slow);
@@ -910,26 +913,29 @@ BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct
 		tile_sums(ta->sig + h, ta->exp + h, tb->sig + h * TILE, tb->exp + h * TILE, TILE, n - h, parts,
 			  p->shift_in, base, part[h]);
 	}
+	/* selections, not branches, where the data decide (a part's sign and
+	 * which part leads are anybody's guess) */
 	for (size_t j = 0; j < TILE; j++) {
-		int32_t E1 = 0;
-		bool products = false;
+		int32_t E1 = INT32_MIN / 2; /* below every part's: the largest of the parts with products */
 		for (size_t h = 0; h < parts; h++)
-			if (E[h][j] > ZERO_EXPONENT / 2 && (!products || E[h][j] > E1))
-				E1 = E[h][j], products = true;
+			E1 = E[h][j] > E1 ? E[h][j] : E1;
+		bool products = E1 > ZERO_EXPONENT / 2;
 		int64_t s = 0;
-		for (size_t h = 0; products && h < parts; h++)
-			if (E[h][j] > ZERO_EXPONENT / 2)
-				s += shift_floor(part[h][j], E[h][j] - E1);
+		for (size_t h = 0; h < parts; h++) {
+			int64_t v = shift_floor(part[h][j], E[h][j] - E1 < -63 ? -63 : E[h][j] - E1);
+			s += E[h][j] > ZERO_EXPONENT / 2 ? v : 0;
+		}
 		bool have_c = cm[j] != 0;
 		int32_t E2 = !products ? ce[j] : !have_c || E1 > ce[j] ? E1 : ce[j];
 		int64_t total = products ? shift_floor(s, (E1 - p->frac) - (E2 - p->sum_frac)) : 0;
-		if (have_c && !(p->c_drop > 0 && ce[j] < E2 - p->c_drop)) {
-			int64_t cv = cn[j] ? -(int64_t)cm[j] : (int64_t)cm[j];
-			total += (int64_t)((uint64_t)shift_floor(cv, (ce[j] - 23) - (E2 - p->c_frac))
+		bool keep_c = have_c && !(p->c_drop > 0 && ce[j] < E2 - p->c_drop);
+		int64_t cv = (int64_t)((cm[j] ^ cn[j]) - cn[j]);
+		int64_t c_part = (int64_t)((uint64_t)shift_floor(cv, keep_c ? (ce[j] - 23) - (E2 - p->c_frac) : 0)
 					   << (p->sum_frac - p->c_frac));
-		}
-		sum[j] = slow[j] || (!products && !have_c) ? 0 : total;
-		place[j] = slow[j] || (!products && !have_c) ? 0 : E2 - p->sum_frac;
+		total += keep_c ? c_part : 0;
+		bool none = slow[j] || (!products && !have_c);
+		sum[j] = none ? 0 : total;
+		place[j] = none ? 0 : E2 - p->sum_frac;
 	}
 	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
 }

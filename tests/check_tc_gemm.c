@@ -74,6 +74,64 @@ static unsigned long check_one(const struct fpref_tc_model *m, const struct fpre
 	return checked;
 }
 
+/* Placed rather than drawn: a row of A and a column of B of zeros (no
+ * products: C alone, or nothing), a NaN (FNUZ's one NaN too) and infs of
+ * both signs in A and in B, each in one block only, and C with every kind
+ * of value (zeros of both signs, subnormals, the largest finite, infs,
+ * NaN), so that every tile kernel's slow lanes and C lanes are met. */
+static unsigned long check_placed(const struct fpref_tc_model *m, const struct fpref_format *in,
+				  const struct fpref_format *out, uint64_t *state)
+{
+	enum { M = 5, N = 35, K = 75 };
+	static uint64_t A[M * K], B[K * N], C[M * N], D[M * N], col[K];
+	for (size_t k = 0; k < M * K; k++)
+		A[k] = random_input(in, state, 0, max_field(in), 0);
+	for (size_t k = 0; k < K * N; k++)
+		B[k] = random_input(in, state, 0, max_field(in), 0);
+	for (size_t k = 0; k < K; k++) {
+		A[1 * K + k] = 0;
+		B[k * N + 3] = 0;
+	}
+	uint64_t nan = 0, pinf = 0, ninf = 0;
+	if (fpref_format_nan_bits(in, false, &nan)) {
+		A[2 * K + 40] = nan;
+		B[7 * N + 17] = nan;
+	}
+	if (fpref_format_inf_bits(in, false, &pinf) && fpref_format_inf_bits(in, true, &ninf)) {
+		A[3 * K + 2] = pinf;
+		B[70 * N + 20] = ninf;
+		B[71 * N + 21] = pinf;
+		A[4 * K + 71] = pinf; /* with column 21's: +inf; with 20's: inf - inf */
+	}
+	uint64_t kinds[10] = { 0, pattern(out, true, 0, 0), pattern(out, false, 0, 1), pattern(out, true, 0, 5),
+			       fpref_format_max_bits(out, false), fpref_format_max_bits(out, true), 0, 0, 0,
+			       pattern(out, false, 1, 0) };
+	fpref_format_inf_bits(out, false, &kinds[6]);
+	fpref_format_inf_bits(out, true, &kinds[7]);
+	fpref_format_nan_bits(out, false, &kinds[8]);
+	for (size_t i = 0; i < M * N; i++)
+		C[i] = next_random(state) % 2 ? kinds[next_random(state) % 10] : random_input(out, state, 0, max_field(out), 0);
+	unsigned long checked = 0;
+	for (unsigned threads = 1; threads <= 3; threads += 2) {
+		memset(D, 0xA5, sizeof D);
+		ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, in, out, M, N, K, A, B, C, 0, D, threads), 0);
+		for (size_t j = 0; j < N; j++) {
+			for (size_t k = 0; k < K; k++)
+				col[k] = B[k * N + j];
+			for (size_t i = 0; i < M; i++) {
+				uint64_t want;
+				ck_assert_int_eq(fpref_emu_tc_dot(m, in, A + i * K, col, K, C[i * N + j], out, &want), 0);
+				ck_assert_msg(D[i * N + j] == want,
+					      "%s %s -> %s, placed, %u threads: D[%zu][%zu] = %llx, the dot product %llx", m->gpu,
+					      in->name, out->name, threads, i, j, (unsigned long long)D[i * N + j],
+					      (unsigned long long)want);
+				checked++;
+			}
+		}
+	}
+	return checked;
+}
+
 START_TEST(gemm_against_dot)
 {
 	uint64_t state = 0;
@@ -97,7 +155,8 @@ START_TEST(gemm_against_dot)
 						configurations++;
 					}
 				checked += check_one(m, &in, outs[o], 0, 0, true, &state);
-				configurations++;
+				checked += check_placed(m, &in, outs[o], &state);
+				configurations += 2;
 			}
 		}
 	}
