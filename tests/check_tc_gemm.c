@@ -166,6 +166,27 @@ START_TEST(gemm_against_dot)
 }
 END_TEST
 
+/* The group path (tcgen05-mxf4nvf4) on inputs its preset does not list,
+ * narrow ones with an inf and NaN or with FNUZ's NaN: FP4 has neither, so
+ * only these reach the group tile kernel's slow lanes. */
+START_TEST(group_path_specials)
+{
+	uint64_t state = 11;
+	unsigned long checked = 0;
+	struct fpref_format f32 = test_format("float32");
+	struct fpref_format f4 = test_format("float4_e2m1fn");
+	const struct fpref_tc_model *m = fpref_tc_model_find("tcgen05-mxf4nvf4", &f4);
+	static const char *const inputs[] = { "e2m1,specials=ieee", "e2m2,specials=ieee", "e2m1,specials=fnuz" };
+	for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+		struct fpref_format in = test_format(inputs[i]);
+		for (unsigned odds = 0; odds <= 300; odds += 150)
+			checked += check_one(m, &in, &f32, 0, odds, false, &state);
+		checked += check_placed(m, &in, &f32, &state);
+	}
+	ck_assert_uint_gt(checked, 1000);
+}
+END_TEST
+
 /* The thread count past the number of tiles, and a one-column product. */
 START_TEST(threads_beyond_tiles)
 {
@@ -189,6 +210,7 @@ int main(void)
 	Suite *s = suite_create("tensor-core GEMM paths");
 	TCase *tc = tcase_create("gemm");
 	tcase_add_test(tc, gemm_against_dot);
+	tcase_add_test(tc, group_path_specials);
 	tcase_add_test(tc, threads_beyond_tiles);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
