@@ -93,6 +93,9 @@ struct plan {
 	int32_t least_in;           /* the input's least exponent (a subnormal's alignment place) */
 	int32_t span_in;            /* the input's largest leading place above least_in */
 	int group_shift;            /* group sum (units of 2^(2 least_in - 2 man)) to 23 + lift fraction bits, before the scales' */
+	int tree;                   /* the FP32 path (fpref_formats_tc_model.h, tree) */
+	bool flush;
+	struct fpref_env fp32_env;  /* its FP32 arithmetic: rne */
 };
 
 /* The two scales of a group or block, multiplied: sig * 2^(exp - man),
@@ -134,6 +137,9 @@ static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struc
 	p->sum_frac = m->sum_frac;
 	p->c_frac = m->c_frac;
 	p->c_drop = m->c_drop;
+	p->tree = m->tree;
+	p->flush = m->flush;
+	fpref_env_default(&p->fp32_env);
 	struct fpref_unpacked lo, hi;
 	fpref_format_min_normal(input, &lo);
 	fpref_format_max_finite(input, &hi);
@@ -504,30 +510,45 @@ static uint64_t tree_sum(const uint64_t *a, const uint64_t *b, size_t n, bool fl
 	return flush32(r, flush);
 }
 
-static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		    const uint64_t *b, size_t K, uint64_t c, uint64_t *d)
+/* The accumulator a chain starts from (CDNA2 reads a subnormal C as +0). */
+static uint64_t tree_start(const struct fpref_tc_model *m, uint64_t c)
+{
+	return m->flush && (c & 0x7F800000) == 0 ? 0 : c;
+}
+
+/* One group of tree_dot: *acc plus the pairwise sum of len products, b's
+ * operands bstride apart.  -1 for an invalid pattern. */
+static int tree_step(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		     const uint64_t *b, size_t bstride, size_t len, uint64_t *acc)
 {
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);
-	uint64_t x[FPREF_TC_MAX_BLOCK], y[FPREF_TC_MAX_BLOCK], acc = m->flush && (c & 0x7F800000) == 0 ? 0 : c;
-	size_t n = (size_t)m->block;
-	for (size_t k0 = 0; k0 < K; k0 += n) {
-		size_t len = K - k0 < n ? K - k0 : n;
-		for (size_t i = 0; i < len; i++) {
-			unsigned flags = 0;
-			if (fpref_emu_convert(input, a[k0 + i], f32, &env, 0, &x[i], &flags) != 0 ||
-			    fpref_emu_convert(input, b[k0 + i], f32, &env, 0, &y[i], &flags) != 0)
-				return -1;
-			/* CDNA2 reads subnormal and zero inputs as +0 */
-			x[i] = m->flush && tiny(input, a[k0 + i]) ? 0 : x[i];
-			y[i] = m->flush && tiny(input, b[k0 + i]) ? 0 : y[i];
-		}
-		uint64_t args[3] = { acc, tree_sum(x, y, len, m->flush, &env), 0 };
+	uint64_t x[FPREF_TC_MAX_BLOCK], y[FPREF_TC_MAX_BLOCK];
+	for (size_t i = 0; i < len; i++) {
 		unsigned flags = 0;
-		fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, &acc, &flags);
-		acc = flush32(acc, m->flush);
+		if (fpref_emu_convert(input, a[i], f32, &env, 0, &x[i], &flags) != 0 ||
+		    fpref_emu_convert(input, b[i * bstride], f32, &env, 0, &y[i], &flags) != 0)
+			return -1;
+		/* CDNA2 reads subnormal and zero inputs as +0 */
+		x[i] = m->flush && tiny(input, a[i]) ? 0 : x[i];
+		y[i] = m->flush && tiny(input, b[i * bstride]) ? 0 : y[i];
 	}
+	uint64_t args[3] = { *acc, tree_sum(x, y, len, m->flush, &env), 0 };
+	unsigned flags = 0;
+	fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, acc, &flags);
+	*acc = flush32(*acc, m->flush);
+	return 0;
+}
+
+static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		    const uint64_t *b, size_t K, uint64_t c, uint64_t *d)
+{
+	uint64_t acc = tree_start(m, c);
+	size_t n = (size_t)m->block;
+	for (size_t k0 = 0; k0 < K; k0 += n)
+		if (tree_step(m, input, a + k0, b + k0, 1, K - k0 < n ? K - k0 : n, &acc) != 0)
+			return -1;
 	*d = acc;
 	return 0;
 }
@@ -700,6 +721,8 @@ static void tile_operand_set(const struct tile_operands *t, size_t i, const stru
 			     const struct plan *p, bool grouped)
 {
 	int32_t sig = (int32_t)o->sig[at];
+	if (p->flush && sig < (int32_t)1 << p->input->man_bits) /* CDNA2 reads a subnormal input as +0 */
+		sig = 0;
 	if (grouped)
 		sig = o->kind[at] == FINITE ? sig * ((int32_t)1 << (o->exp[at] - p->least_in)) : 0;
 	t->sig[i] = (int16_t)(o->negative[at] ? -sig : sig);
@@ -769,10 +792,23 @@ static bool tile_groups_fit(const struct plan *p)
 
 /* Which tile kernel the GEMM runs for a plan without promotion, or
  * TILE_NONE: the column-by-column path. */
-enum tile_kind { TILE_NONE, TILE_BLOCK, TILE_TWO_STAGE, TILE_GROUPS };
+enum tile_kind { TILE_NONE, TILE_BLOCK, TILE_TWO_STAGE, TILE_GROUPS, TILE_TREE };
+
+/* Whether the FP32 path's products are exact normal FP32 values (or zeros)
+ * and its groups' sums finite: then a product needs no rounding, nor
+ * CDNA2's flush, and only an add can round or overflow (FP16 inputs: 22
+ * bits, 2^-48 to 2^32). */
+static bool tile_tree_fits(const struct plan *p)
+{
+	int32_t man = p->input->man_bits, lead_hi = p->least_in + p->span_in;
+	return fpref_format_is(p->output, FPREF_FORMAT_FLOAT32) && p->target_shift == 0 && 2 * (man + 1) <= 24 &&
+	       2 * (p->least_in - man) >= -126 && 2 * (lead_hi + 1) + 7 <= 127; /* 7: a group of up to 64 */
+}
 
 static enum tile_kind tile_kind_of(const struct plan *p)
 {
+	if (p->tree > 0)
+		return tile_tree_fits(p) ? TILE_TREE : TILE_NONE;
 	if (p->group > 0)
 		return tile_groups_fit(p) ? TILE_GROUPS : TILE_NONE;
 	if (!tile_fits(p))
@@ -990,6 +1026,81 @@ BLOCK_CLONES static void tile_block_groups(const struct plan *p, const struct op
 	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
 }
 
+/* Exact values for TILE lanes of the FP32 path: mag * 2^place, mag below
+ * 2^24 (0: a zero), neg 1 where negative. */
+struct tree_lanes {
+	uint64_t mag[TILE];
+	int32_t place[TILE];
+	uint64_t neg[TILE];
+};
+
+/* mag * 2^place in units of 2^P: shifted left, or right with the bits
+ * shifted out ORed into the last (kept 37 bits or more below the sum's
+ * last place, tree_add, they change no rounding to nearest). */
+static inline uint64_t align_jam(uint64_t mag, int32_t place, int32_t P)
+{
+	int32_t s = place - P;
+	if (s >= 0)
+		return mag << (s < 63 ? s : 63); /* below 62 bits where mag is not 0 */
+	int32_t r = -s;
+	if (r >= 64)
+		return mag != 0;
+	return (mag >> r) | ((mag & ((1ull << r) - 1)) != 0);
+}
+
+/* An FP32 pattern's lanes (an inf or NaN sets slow: not an exact value). */
+static inline void tree_decode(uint64_t bits, struct tree_lanes *t, size_t j, uint64_t *slow)
+{
+	uint64_t field = (bits >> 23) & 0xFF, m = bits & 0x7FFFFF;
+	t->mag[j] = field ? m | 0x800000 : m;
+	t->place[j] = (field ? (int32_t)field : 1) - 150;
+	t->neg[j] = (bits >> 31) & 1;
+	*slow |= field == 0xFF;
+}
+
+/* x + y in FP32 (rne) for TILE lanes, through the core: both aligned 62
+ * bits below the larger one's leading bit, the smaller jammed (align_jam),
+ * summed exactly in 64 bits and rounded once; -0 + -0 is -0 (the core
+ * gives an exact zero sum +0, which is right for every other pair). */
+static void tree_add(const struct plan *p, const struct tree_lanes *x, const struct tree_lanes *y,
+		     struct tree_lanes *out, uint64_t *restrict bits, uint64_t *slow)
+{
+	int64_t sum[TILE];
+	int32_t P[TILE];
+	uint64_t negzero[TILE];
+	for (size_t j = 0; j < TILE; j++) {
+		int32_t lx = x->mag[j] ? x->place[j] + 64 - __builtin_clzll(x->mag[j]) : INT32_MIN / 4;
+		int32_t ly = y->mag[j] ? y->place[j] + 64 - __builtin_clzll(y->mag[j]) : INT32_MIN / 4;
+		P[j] = (lx > ly ? lx : ly) - 62;
+		uint64_t u = align_jam(x->mag[j], x->place[j], P[j]), v = align_jam(y->mag[j], y->place[j], P[j]);
+		uint64_t mx = 0 - x->neg[j], my = 0 - y->neg[j];
+		sum[j] = (int64_t)(((u ^ mx) - mx) + ((v ^ my) - my));
+		negzero[j] = x->neg[j] & y->neg[j] & (x->mag[j] == 0) & (y->mag[j] == 0);
+	}
+	unsigned flags = 0;
+	fpref_emu_round_pack_sums(&p->round, &p->fp32_env, TILE, sum, P, bits, &flags);
+	for (size_t j = 0; j < TILE; j++) {
+		uint64_t b = bits[j] | negzero[j] << 31;
+		bits[j] = p->flush && (b & 0x7F800000) == 0 ? b & 0x80000000 : b; /* CDNA2: a subnormal result to a zero of its sign */
+		tree_decode(bits[j], out, j, &slow[j]);
+	}
+}
+
+/* The pairwise sum of products lo .. lo + n - 1 (tree_sum's halves). */
+static void tree_lanes_sum(const struct plan *p, const struct tree_lanes *prod, size_t lo, size_t n,
+			   struct tree_lanes *out, uint64_t *slow)
+{
+	if (n == 1) {
+		*out = prod[lo];
+		return;
+	}
+	struct tree_lanes x, y;
+	uint64_t bits[TILE];
+	tree_lanes_sum(p, prod, lo, n / 2, &x, slow);
+	tree_lanes_sum(p, prod, lo + n / 2, n - n / 2, &y, slow);
+	tree_add(p, &x, &y, out, bits, slow);
+}
+
 /* What every thread of a GEMM reads (nothing it writes but its own
  * columns of D). */
 struct gemm_job {
@@ -1009,6 +1120,50 @@ struct gemm_job {
 	bool element_wise;
 	uint64_t *D;
 };
+
+/* tree_step for TILE columns (the GEMM's FP32 path, tile_tree_fits): each
+ * product exact from the tile operands, the sums through tree_add; a lane
+ * whose block holds an inf or NaN, whose accumulator is one, or whose
+ * group sum overflows goes through tree_step itself on the patterns (rows
+ * i, columns t .. t + TILE - 1 from k; those past N are padding, never
+ * computed). */
+static int tile_block_tree(const struct gemm_job *g, size_t i, size_t t, size_t k, const struct operands *a,
+			   const struct tile_operands *ta, const struct tile_operands *tb, size_t n,
+			   const uint8_t *bspecial, uint64_t *c)
+{
+	const struct plan *p = g->p;
+	struct tree_lanes prod[FPREF_TC_MAX_BLOCK], acc, s, r;
+	uint64_t slow[TILE], bits[TILE], overflow[TILE] = { 0 };
+	uint8_t aspecial = 0;
+	for (size_t q = 0; q < n; q++)
+		aspecial |= a->kind[q] & (INF | NOT_A_NUMBER);
+	const int32_t two_man = 2 * p->input->man_bits;
+	for (size_t q = 0; q < n; q++) {
+		const int16_t *restrict sb = tb->sig + q * TILE, *restrict eb = tb->exp + q * TILE;
+		int32_t x = ta->sig[q], e = ta->exp[q] - two_man;
+		for (size_t j = 0; j < TILE; j++) {
+			int32_t v = x * sb[j];
+			prod[q].mag[j] = (uint64_t)(v < 0 ? -(int64_t)v : v);
+			prod[q].place[j] = e + eb[j];
+			prod[q].neg[j] = v < 0;
+		}
+	}
+	for (size_t j = 0; j < TILE; j++) {
+		slow[j] = (aspecial | bspecial[j]) != 0;
+		tree_decode(c[j], &acc, j, &slow[j]);
+	}
+	tree_lanes_sum(p, prod, 0, n, &s, slow);
+	tree_add(p, &acc, &s, &r, bits, overflow); /* C plus the sum overflowing: inf, the right result */
+	for (size_t j = 0; j < TILE; j++) {
+		if (slow[j] && t + j < g->N) {
+			bits[j] = c[j];
+			if (tree_step(g->m, g->input, g->A + i * g->K + k, g->B + k * g->N + t + j, g->N, n, &bits[j]) != 0)
+				return -1;
+		}
+		c[j] = bits[j];
+	}
+	return 0;
+}
 
 /* Columns j0 .. j1 - 1 of D (j0 a multiple of TILE). */
 static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
@@ -1047,20 +1202,28 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 	for (size_t t = j0; t < j1; t += TILE) {
 		size_t width = j1 - t < TILE ? j1 - t : TILE;
 		for (size_t i = 0; i < M; i++)
-			for (size_t j = 0; j < TILE; j++)
+			for (size_t j = 0; j < TILE; j++) {
 				c[i * TILE + j] = g->C && j < width ? g->C[i * N + t + j] : 0;
+				if (g->tiles == TILE_TREE)
+					c[i * TILE + j] = tree_start(g->m, c[i * TILE + j]);
+			}
 		for (size_t k = 0; k < K; k += n) {
 			struct operands y = operands_at(&g->b, k * g->stride + t);
 			struct tile_operands ty = tile_operands_at(&g->tb, t * K + k * TILE);
 			size_t len = K - k < n ? K - k : n;
 			uint8_t bspecial[TILE] = { 0 }; /* the group path's: column j's block holds an inf or NaN */
-			for (size_t q = 0; g->tiles == TILE_GROUPS && q < len; q++)
+			for (size_t q = 0; (g->tiles == TILE_GROUPS || g->tiles == TILE_TREE) && q < len; q++)
 				for (size_t j = 0; j < TILE; j++)
 					bspecial[j] |= y.kind[q * g->stride + j] & (INF | NOT_A_NUMBER);
 			for (size_t i = 0; i < M; i++) {
 				struct operands x = operands_at(&g->a, i * K + k);
 				struct tile_operands tx = tile_operands_at(&g->ta, k * M + i * n);
-				if (g->tiles == TILE_GROUPS)
+				if (g->tiles == TILE_TREE) {
+					if (tile_block_tree(g, i, t, k, &x, &tx, &ty, len, bspecial, c + i * TILE) != 0) {
+						free(c);
+						return -1;
+					}
+				} else if (g->tiles == TILE_GROUPS)
 					tile_block_groups(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial, c + i * TILE);
 				else if (g->tiles == TILE_TWO_STAGE)
 					tile_block_two_stage(g->p, &x, &y, &tx, &ty, g->stride, len, c + i * TILE);
@@ -1139,11 +1302,11 @@ int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref
 			return -1;
 	}
 	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, TILE_NONE, false, D };
-	if (fpref_tc_lowered(m, output) || m->tree > 0) { /* element by element */
+	g.tiles = nc || fpref_tc_lowered(m, output) ? TILE_NONE : tile_kind_of(&p);
+	if (fpref_tc_lowered(m, output) || (m->tree > 0 && g.tiles == TILE_NONE)) { /* element by element */
 		g.element_wise = true;
 		return gemm_threaded(&g, threads);
 	}
-	g.tiles = nc ? TILE_NONE : tile_kind_of(&p);
 	g.stride = g.tiles ? (N + TILE - 1) / TILE * TILE : K;
 	struct operands all;
 	size_t bn = g.tiles ? K * g.stride : K * N;
