@@ -153,6 +153,28 @@ static bool odd_point(const struct fpref_format *f, fpref_u128 k, int32_t q)
 	return k & 1;
 }
 
+/* Whether a rounding other than sr takes the upper neighbour: guard the
+ * first bit discarded, rest whether anything below it was, inexact either,
+ * odd whether the lower neighbour's code is odd (odd_point). */
+static CORE_INLINE bool rounds_up(enum fpref_rounding rounding, bool negative, bool guard, bool rest, bool inexact,
+				  bool odd)
+{
+	switch (rounding) {
+	case FPREF_RNE:
+		return guard & (rest | odd);
+	case FPREF_RNA:
+		return guard;
+	case FPREF_RUP:
+		return inexact & !negative;
+	case FPREF_RDN:
+		return inexact & negative;
+	case FPREF_ROD:
+		return inexact & !odd;
+	default: /* rtz */
+		return false;
+	}
+}
+
 /* Round sig * 2^exp (+ sticky) to a multiple of 2^q: returns the multiple,
  * with *inexact set when anything was discarded and *away when the
  * magnitude went up. */
@@ -173,11 +195,17 @@ static CORE_INLINE fpref_u128 round_to(const struct fpref_format *f, fpref_u128 
 	fpref_u128 k, dropped;
 	bool guard, rest;
 	if (shift < 64 && (uint64_t)(sig >> 64) == 0) { /* the common case, in 64-bit words */
-		uint64_t s = (uint64_t)sig;
-		k = s >> shift;
-		dropped = s & low_mask((int)shift);
+		uint64_t s = (uint64_t)sig, k64 = s >> shift, dropped64 = s & low_mask((int)shift);
 		guard = (s >> (shift - 1)) & 1;
 		rest = ((s & low_mask((int)shift - 1)) != 0) | sticky; /* | and &, not || and &&: no branch guesses the bits */
+		if (env->rounding != FPREF_SR) { /* in 64-bit words to the end */
+			*inexact = (dropped64 != 0) | sticky;
+			bool up = rounds_up(env->rounding, negative, guard, rest, *inexact, odd_point(f, k64, q));
+			*away = up;
+			return k64 + up;
+		}
+		k = k64;
+		dropped = dropped64;
 	} else {
 		k = shift >= 128 ? 0 : sig >> shift;
 		dropped = shift >= 128 ? sig : sig & mask128((int)shift);
@@ -186,25 +214,9 @@ static CORE_INLINE fpref_u128 round_to(const struct fpref_format *f, fpref_u128 
 	}
 	*inexact = (dropped != 0) | sticky;
 	bool up = false;
-	switch (env->rounding) {
-	case FPREF_RNE:
-		up = guard & (rest | odd_point(f, k, q));
-		break;
-	case FPREF_RNA:
-		up = guard;
-		break;
-	case FPREF_RTZ:
-		break;
-	case FPREF_RUP:
-		up = *inexact & !negative;
-		break;
-	case FPREF_RDN:
-		up = *inexact & negative;
-		break;
-	case FPREF_ROD:
-		up = *inexact && !odd_point(f, k, q);
-		break;
-	case FPREF_SR: {
+	if (env->rounding != FPREF_SR) {
+		up = rounds_up(env->rounding, negative, guard, rest, *inexact, odd_point(f, k, q));
+	} else {
 		/* B looks at one bit more than it has random bits; C rounds
 		 * the discarded bits to r, ties to even (fpref_formats_env.h) */
 		unsigned r = env->sr_width + (env->sr_rule == FPREF_SR_B ? 1 : 0);
@@ -225,8 +237,6 @@ static CORE_INLINE fpref_u128 round_to(const struct fpref_format *f, fpref_u128 
 			up = T + (half && (below || (T & 1))) + R >= ((fpref_u128)1 << r);
 		else
 			up = T + R >= ((fpref_u128)1 << r);
-		break;
-	}
 	}
 	*away = up;
 	return k + up;

@@ -1039,13 +1039,14 @@ struct tree_lanes {
  * last place, tree_add, they change no rounding to nearest). */
 static inline uint64_t align_jam(uint64_t mag, int32_t place, int32_t P)
 {
+	/* both shifts taken, one kept: no branch on the data.  A right shift
+	 * of 63 leaves 0 and every bit of mag (below 2^24) as the sticky one,
+	 * as any longer one would. */
 	int32_t s = place - P;
-	if (s >= 0)
-		return mag << (s < 63 ? s : 63); /* below 62 bits where mag is not 0 */
-	int32_t r = -s;
-	if (r >= 64)
-		return mag != 0;
-	return (mag >> r) | ((mag & ((1ull << r) - 1)) != 0);
+	uint32_t l = (uint32_t)(s > 0 ? s : 0), r = (uint32_t)(s < 0 ? -(int64_t)s < 63 ? -s : 63 : 0);
+	uint64_t left = mag << (l < 63 ? l : 63); /* below 62 bits where mag is not 0 */
+	uint64_t right = (mag >> r) | ((mag & ((1ull << r) - 1)) != 0);
+	return s >= 0 ? left : right;
 }
 
 /* An FP32 pattern's lanes (an inf or NaN sets slow: not an exact value). */
@@ -1062,8 +1063,8 @@ static inline void tree_decode(uint64_t bits, struct tree_lanes *t, size_t j, ui
  * bits below the larger one's leading bit, the smaller jammed (align_jam),
  * summed exactly in 64 bits and rounded once; -0 + -0 is -0 (the core
  * gives an exact zero sum +0, which is right for every other pair). */
-static void tree_add(const struct plan *p, const struct tree_lanes *x, const struct tree_lanes *y,
-		     struct tree_lanes *out, uint64_t *restrict bits, uint64_t *slow)
+BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes *x, const struct tree_lanes *y,
+				  struct tree_lanes *out, uint64_t *restrict bits, uint64_t *slow)
 {
 	int64_t sum[TILE];
 	int32_t P[TILE];
