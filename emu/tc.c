@@ -950,20 +950,28 @@ BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct
 			  p->shift_in, base, part[h]);
 	}
 	/* selections, not branches, where the data decide (a part's sign and
-	 * which part leads are anybody's guess) */
+	 * which part leads are anybody's guess), lanes innermost so that the
+	 * loops vectorise */
+	int32_t E1[TILE];
+	int64_t s[TILE];
 	for (size_t j = 0; j < TILE; j++) {
-		int32_t E1 = INT32_MIN / 2; /* below every part's: the largest of the parts with products */
-		for (size_t h = 0; h < parts; h++)
-			E1 = E[h][j] > E1 ? E[h][j] : E1;
-		bool products = E1 > ZERO_EXPONENT / 2;
-		int64_t s = 0;
-		for (size_t h = 0; h < parts; h++) {
-			int64_t v = shift_floor(part[h][j], E[h][j] - E1 < -63 ? -63 : E[h][j] - E1);
-			s += E[h][j] > ZERO_EXPONENT / 2 ? v : 0;
+		E1[j] = INT32_MIN / 2; /* below every part's: the largest of the parts with products */
+		s[j] = 0;
+	}
+	for (size_t h = 0; h < parts; h++)
+		for (size_t j = 0; j < TILE; j++)
+			E1[j] = E[h][j] > E1[j] ? E[h][j] : E1[j];
+	for (size_t h = 0; h < parts; h++)
+		for (size_t j = 0; j < TILE; j++) {
+			int32_t d = E[h][j] - E1[j];
+			int64_t v = shift_floor(part[h][j], d < -63 ? -63 : d);
+			s[j] += E[h][j] > ZERO_EXPONENT / 2 ? v : 0;
 		}
-		bool have_c = cm[j] != 0;
-		int32_t E2 = !products ? ce[j] : !have_c || E1 > ce[j] ? E1 : ce[j];
-		int64_t total = products ? shift_floor(s, (E1 - p->frac) - (E2 - p->sum_frac)) : 0;
+	for (size_t j = 0; j < TILE; j++) {
+		bool products = E1[j] > ZERO_EXPONENT / 2, have_c = cm[j] != 0;
+		int32_t E2 = !products ? ce[j] : !have_c || E1[j] > ce[j] ? E1[j] : ce[j];
+		int32_t k = (E1[j] - p->frac) - (E2 - p->sum_frac);
+		int64_t total = products ? shift_floor(s[j], k < -63 ? -63 : k) : 0;
 		bool keep_c = have_c && !(p->c_drop > 0 && ce[j] < E2 - p->c_drop);
 		int64_t cv = (int64_t)((cm[j] ^ cn[j]) - cn[j]);
 		int64_t c_part = (int64_t)((uint64_t)shift_floor(cv, keep_c ? (ce[j] - 23) - (E2 - p->c_frac) : 0)
