@@ -111,6 +111,8 @@ static unsigned long check_placed(const struct fpref_tc_model *m, const struct f
 	fpref_format_nan_bits(out, false, &kinds[8]);
 	for (size_t i = 0; i < M * N; i++)
 		C[i] = next_random(state) % 2 ? kinds[next_random(state) % 10] : random_input(out, state, 0, max_field(out), 0);
+	for (size_t j = 0; j < N; j++) /* row 1 has no products: C alone, every kind of it */
+		C[1 * N + j] = kinds[j % 10];
 	unsigned long checked = 0;
 	for (unsigned threads = 1; threads <= 3; threads += 2) {
 		memset(D, 0xA5, sizeof D);
