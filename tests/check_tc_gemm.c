@@ -189,6 +189,43 @@ START_TEST(group_path_specials)
 }
 END_TEST
 
+/* The FP32 path (CDNA1/2) on short K, one block or a block and a short
+ * one: the pairwise halves of a group of 3, and CDNA2's subnormal C read
+ * as +0, which a later block would hide (-0 + +0 is +0). */
+START_TEST(tree_short_k)
+{
+	uint64_t state = 13;
+	struct fpref_format f16 = test_format("float16"), f32 = test_format("float32");
+	static const char *const gpus[] = { "mfma-cdna1", "mfma-cdna2" };
+	enum { M = 3, N = 20 };
+	uint64_t A[M * 7], B[7 * N], C[M * N], D[M * N], col[7];
+	for (size_t r = 0; r < 2; r++) {
+		const struct fpref_tc_model *m = fpref_tc_model_find(gpus[r], &f16);
+		for (size_t K = 1; K <= 7; K++)
+			for (int trial = 0; trial < 20; trial++) {
+				for (size_t k = 0; k < M * K; k++)
+					A[k] = random_input(&f16, &state, 0, 14 + trial % 2 * 10, 0);
+				for (size_t k = 0; k < K * N; k++)
+					B[k] = trial % 3 == 0 ? 0 : random_input(&f16, &state, 0, 14 + trial % 2 * 10, 0);
+				for (size_t i = 0; i < M * N; i++)
+					C[i] = next_random(&state) % 2 ? pattern(&f32, next_random(&state) % 2, 0, 5)
+								       : random_input(&f32, &state, 100, 130, 0);
+				ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, &f16, &f32, M, N, K, A, B, C, 0, D, 1), 0);
+				for (size_t j = 0; j < N; j++) {
+					for (size_t k = 0; k < K; k++)
+						col[k] = B[k * N + j];
+					for (size_t i = 0; i < M; i++) {
+						uint64_t want;
+						ck_assert_int_eq(fpref_emu_tc_dot(m, &f16, A + i * K, col, K, C[i * N + j], &f32, &want), 0);
+						ck_assert_msg(D[i * N + j] == want, "%s K=%zu: D[%zu][%zu] = %llx, the dot product %llx",
+							      m->gpu, K, i, j, (unsigned long long)D[i * N + j], (unsigned long long)want);
+					}
+				}
+			}
+	}
+}
+END_TEST
+
 /* The thread count past the number of tiles, and a one-column product. */
 START_TEST(threads_beyond_tiles)
 {
@@ -213,6 +250,7 @@ int main(void)
 	TCase *tc = tcase_create("gemm");
 	tcase_add_test(tc, gemm_against_dot);
 	tcase_add_test(tc, group_path_specials);
+	tcase_add_test(tc, tree_short_k);
 	tcase_add_test(tc, threads_beyond_tiles);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
