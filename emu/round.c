@@ -153,6 +153,28 @@ static bool odd_point(const struct fpref_format *f, fpref_u128 k, int32_t q)
 	return k & 1;
 }
 
+/* Whether a rounding other than sr takes the upper neighbour: guard the
+ * first bit discarded, rest whether anything below it was, inexact either,
+ * odd whether the lower neighbour's code is odd (odd_point). */
+static CORE_INLINE bool rounds_up(enum fpref_rounding rounding, bool negative, bool guard, bool rest, bool inexact,
+				  bool odd)
+{
+	switch (rounding) {
+	case FPREF_RNE:
+		return guard & (rest | odd);
+	case FPREF_RNA:
+		return guard;
+	case FPREF_RUP:
+		return inexact & !negative;
+	case FPREF_RDN:
+		return inexact & negative;
+	case FPREF_ROD:
+		return inexact & !odd;
+	default: /* rtz */
+		return false;
+	}
+}
+
 /* Round sig * 2^exp (+ sticky) to a multiple of 2^q: returns the multiple,
  * with *inexact set when anything was discarded and *away when the
  * magnitude went up. */
@@ -173,38 +195,28 @@ static CORE_INLINE fpref_u128 round_to(const struct fpref_format *f, fpref_u128 
 	fpref_u128 k, dropped;
 	bool guard, rest;
 	if (shift < 64 && (uint64_t)(sig >> 64) == 0) { /* the common case, in 64-bit words */
-		uint64_t s = (uint64_t)sig;
-		k = s >> shift;
-		dropped = s & low_mask((int)shift);
+		uint64_t s = (uint64_t)sig, k64 = s >> shift, dropped64 = s & low_mask((int)shift);
 		guard = (s >> (shift - 1)) & 1;
-		rest = (s & low_mask((int)shift - 1)) != 0 || sticky;
+		rest = ((s & low_mask((int)shift - 1)) != 0) | sticky; /* | and &, not || and &&: no branch guesses the bits */
+		if (env->rounding != FPREF_SR) { /* in 64-bit words to the end */
+			*inexact = (dropped64 != 0) | sticky;
+			bool up = rounds_up(env->rounding, negative, guard, rest, *inexact, odd_point(f, k64, q));
+			*away = up;
+			return k64 + up;
+		}
+		k = k64;
+		dropped = dropped64;
 	} else {
 		k = shift >= 128 ? 0 : sig >> shift;
 		dropped = shift >= 128 ? sig : sig & mask128((int)shift);
 		guard = shift <= 128 && ((sig >> (shift - 1)) & 1);
 		rest = (shift >= 2 && (shift > 128 ? sig != 0 : (sig & mask128((int)shift - 1)) != 0)) || sticky;
 	}
-	*inexact = dropped != 0 || sticky;
+	*inexact = (dropped != 0) | sticky;
 	bool up = false;
-	switch (env->rounding) {
-	case FPREF_RNE:
-		up = guard && (rest || odd_point(f, k, q));
-		break;
-	case FPREF_RNA:
-		up = guard;
-		break;
-	case FPREF_RTZ:
-		break;
-	case FPREF_RUP:
-		up = *inexact && !negative;
-		break;
-	case FPREF_RDN:
-		up = *inexact && negative;
-		break;
-	case FPREF_ROD:
-		up = *inexact && !odd_point(f, k, q);
-		break;
-	case FPREF_SR: {
+	if (env->rounding != FPREF_SR) {
+		up = rounds_up(env->rounding, negative, guard, rest, *inexact, odd_point(f, k, q));
+	} else {
 		/* B looks at one bit more than it has random bits; C rounds
 		 * the discarded bits to r, ties to even (fpref_formats_env.h) */
 		unsigned r = env->sr_width + (env->sr_rule == FPREF_SR_B ? 1 : 0);
@@ -225,11 +237,35 @@ static CORE_INLINE fpref_u128 round_to(const struct fpref_format *f, fpref_u128 
 			up = T + (half && (below || (T & 1))) + R >= ((fpref_u128)1 << r);
 		else
 			up = T + R >= ((fpref_u128)1 << r);
-		break;
-	}
 	}
 	*away = up;
 	return k + up;
+}
+
+/* The common case of the core (round_pack below): a value in 64 bits whose
+ * leading bit lies in [emin, emax) of a floating-point format, the sign
+ * one the format has.  Rounded by round_to, it can be neither tiny nor too
+ * large (a carry reaches at most 2^emax with significand 1.0, which max
+ * finite's is not below), so the checks round_pack makes after it would
+ * all pass: the result is packed at once. */
+static CORE_INLINE bool common_case(const struct fpref_format *f, const struct fpref_emu_round_target *t, bool negative,
+				    fpref_u128 sig, int32_t lead)
+{
+	return !f->integer && (f->is_signed || !negative) && (uint64_t)(sig >> 64) == 0 && f->man_bits < 62 &&
+	       lead >= least_normal_exp(f) && lead < (t ? t->emax : top_exp(f));
+}
+
+static CORE_INLINE uint64_t round_common(const struct fpref_format *f, const struct fpref_env *env, uint64_t sr_random,
+					 bool negative, int32_t exp, fpref_u128 sig, bool sticky, int32_t lead,
+					 unsigned *flags)
+{
+	const int M = f->man_bits;
+	bool inexact, away;
+	/* at most 2^(M + 1): 64 bits hold it */
+	uint64_t k = (uint64_t)round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &inexact, &away);
+	*flags |= inexact ? FPREF_FLAG_INEXACT : 0;
+	int carry = (int)(k >> (M + 1));
+	return pack(f, negative, (uint64_t)(lead + carry + f->bias), (k >> carry) & low_mask(M));
 }
 
 /* The core itself, for both entry points below: t, where the caller has
@@ -257,21 +293,8 @@ static CORE_INLINE uint64_t round_pack(const struct fpref_format *f, const struc
 	const int M = f->man_bits;
 	const int emin = least_normal_exp(f);
 	int32_t lead = exp + top_bit(sig);
-	/* The common case: a value in 64 bits whose leading bit lies in
-	 * [emin, emax) of a floating-point format.  Rounded by round_to as
-	 * below, it can be neither tiny nor too large (a carry reaches at most
-	 * 2^emax with significand 1.0, which max finite's is not below), so the
-	 * checks below would all pass: the result is packed at once. */
-	if (!f->integer && (f->is_signed || !negative) && (uint64_t)(sig >> 64) == 0 && M < 62 && lead >= emin &&
-	    lead < (t ? t->emax : top_exp(f))) {
-		bool inexact, away;
-		/* at most 2^(M + 1): 64 bits hold it */
-		uint64_t k = (uint64_t)round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &inexact, &away);
-		if (inexact)
-			*flags |= FPREF_FLAG_INEXACT;
-		int carry = (int)(k >> (M + 1));
-		return pack(f, negative, (uint64_t)(lead + carry + f->bias), (k >> carry) & low_mask(M));
-	}
+	if (common_case(f, t, negative, sig, lead))
+		return round_common(f, env, sr_random, negative, exp, sig, sticky, lead, flags);
 	bool subnormal_grid = f->subnormals && f->has_zero;
 	/* The grid's last place: below the least normal it is the subnormal
 	 * step, or with no subnormals the least normal itself ({0, 2^emin}). */
@@ -391,17 +414,56 @@ uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, con
 	return round_pack(t->format, t, env, sr_random, negative, exp, sig, sticky, flags);
 }
 
-void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
-			       const int64_t *sum, const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags)
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static uint64_t round_pack_rare(const struct fpref_emu_round_target *t, const struct fpref_env *env, bool negative,
+				int32_t exp, uint64_t mag, unsigned *flags)
 {
-	/* copies that no store to out can change, so that their fields stay in registers */
+	return round_pack(t->format, t, env, 0, negative, exp, mag, false, flags);
+}
+
+/* fpref_emu_round_pack_sums' loop for one rounding direction, a constant
+ * where the caller gives one, so that no switch on it runs per value. */
+static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env,
+				   enum fpref_rounding rounding, size_t n, const int64_t *sum, const int32_t *exp,
+				   uint64_t *restrict out, unsigned *restrict flags)
+{
+	/* copies that no store to out can change and no call sees, so that
+	 * their fields stay in registers */
 	const struct fpref_format f = *t->format;
-	const struct fpref_env e = *env;
+	const struct fpref_emu_round_target c = *t;
+	struct fpref_env e = *env;
+	e.rounding = rounding;
 	unsigned raised = 0; /* ORed into *flags once: no store per value */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t sign = 0 - ((uint64_t)sum[i] >> 63); /* all ones or 0: the magnitude without a branch */
-		out[i] = round_pack(&f, t, &e, 0, sign & 1, exp[i], (fpref_u128)(((uint64_t)sum[i] ^ sign) - sign), false,
-				    &raised);
+		uint64_t mag = ((uint64_t)sum[i] ^ sign) - sign;
+		int32_t lead = exp[i] + 63 - __builtin_clzll(mag | 1);
+		/* the common case inlined here, the rest out of line */
+		if (mag != 0 && common_case(&f, &c, sign & 1, mag, lead)) {
+			out[i] = round_common(&f, &e, 0, sign & 1, exp[i], mag, false, lead, &raised);
+		} else {
+			unsigned rare = 0;
+			out[i] = round_pack_rare(t, env, sign & 1, exp[i], mag, &rare);
+			raised |= rare;
+		}
 	}
 	*flags |= raised;
+}
+
+void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
+			       const int64_t *sum, const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags)
+{
+	switch (env->rounding) { /* the tensor-core models' two */
+	case FPREF_RNE:
+		round_sums(t, env, FPREF_RNE, n, sum, exp, out, flags);
+		break;
+	case FPREF_RTZ:
+		round_sums(t, env, FPREF_RTZ, n, sum, exp, out, flags);
+		break;
+	default:
+		round_sums(t, env, env->rounding, n, sum, exp, out, flags);
+		break;
+	}
 }

@@ -91,7 +91,11 @@ struct plan {
 	unsigned target_shift;      /* target pattern to output pattern */
 	int group, parts, sum_frac, c_frac, c_drop; /* the block-scaled and two-stage paths (fpref_formats_tc_model.h) */
 	int32_t least_in;           /* the input's least exponent (a subnormal's alignment place) */
+	int32_t span_in;            /* the input's largest leading place above least_in */
 	int group_shift;            /* group sum (units of 2^(2 least_in - 2 man)) to 23 + lift fraction bits, before the scales' */
+	int tree;                   /* the FP32 path (fpref_formats_tc_model.h, tree) */
+	bool flush;
+	struct fpref_env fp32_env;  /* its FP32 arithmetic: rne */
 };
 
 /* The two scales of a group or block, multiplied: sig * 2^(exp - man),
@@ -133,10 +137,14 @@ static int plan_init(struct plan *p, const struct fpref_tc_model *m, const struc
 	p->sum_frac = m->sum_frac;
 	p->c_frac = m->c_frac;
 	p->c_drop = m->c_drop;
+	p->tree = m->tree;
+	p->flush = m->flush;
+	fpref_env_default(&p->fp32_env);
 	struct fpref_unpacked lo, hi;
 	fpref_format_min_normal(input, &lo);
 	fpref_format_max_finite(input, &hi);
 	p->least_in = leading_place(&lo);
+	p->span_in = leading_place(&hi) - p->least_in;
 	p->group_shift = 23 + p->lift + 2 * (p->least_in - input->man_bits);
 	/* the group path keeps a group's exact sum times two E4M3 significands
 	 * (8 bits) in 64 bits: narrow inputs only (FP4) */
@@ -305,16 +313,14 @@ static size_t group_terms(const struct plan *p, const struct operands *a, const 
 	return count;
 }
 
-/* floor(x * 2^k), k below 40. */
-static int64_t shift_floor(int64_t x, int k)
+/* floor(x * 2^k), k below 40; without a branch on x's sign: for a negative
+ * x, floor(x / 2^r) = ~(~x >> r), ~x not negative. */
+static inline int64_t shift_floor(int64_t x, int k)
 {
-	if (k >= 0)
-		return (int64_t)((uint64_t)x << k);
+	uint64_t u = (uint64_t)x, m = 0 - (u >> 63);
 	int r = -k > 63 ? 63 : -k;
-	if (x >= 0)
-		return x >> r;
-	uint64_t m = -(uint64_t)x;
-	return -(int64_t)((m >> r) + ((m & ((1ull << r) - 1)) != 0));
+	uint64_t down = ((u ^ m) >> (r > 0 ? r : 0)) ^ m;
+	return (int64_t)(k >= 0 ? u << (k >= 0 ? k : 0) : down);
 }
 
 /* AMD's two-stage dot-add (fpref_formats_tc_model.h, sum_frac). */
@@ -504,30 +510,45 @@ static uint64_t tree_sum(const uint64_t *a, const uint64_t *b, size_t n, bool fl
 	return flush32(r, flush);
 }
 
-static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		    const uint64_t *b, size_t K, uint64_t c, uint64_t *d)
+/* The accumulator a chain starts from (CDNA2 reads a subnormal C as +0). */
+static uint64_t tree_start(const struct fpref_tc_model *m, uint64_t c)
+{
+	return m->flush && (c & 0x7F800000) == 0 ? 0 : c;
+}
+
+/* One group of tree_dot: *acc plus the pairwise sum of len products, b's
+ * operands bstride apart.  -1 for an invalid pattern. */
+static int tree_step(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		     const uint64_t *b, size_t bstride, size_t len, uint64_t *acc)
 {
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);
-	uint64_t x[FPREF_TC_MAX_BLOCK], y[FPREF_TC_MAX_BLOCK], acc = m->flush && (c & 0x7F800000) == 0 ? 0 : c;
-	size_t n = (size_t)m->block;
-	for (size_t k0 = 0; k0 < K; k0 += n) {
-		size_t len = K - k0 < n ? K - k0 : n;
-		for (size_t i = 0; i < len; i++) {
-			unsigned flags = 0;
-			if (fpref_emu_convert(input, a[k0 + i], f32, &env, 0, &x[i], &flags) != 0 ||
-			    fpref_emu_convert(input, b[k0 + i], f32, &env, 0, &y[i], &flags) != 0)
-				return -1;
-			/* CDNA2 reads subnormal and zero inputs as +0 */
-			x[i] = m->flush && tiny(input, a[k0 + i]) ? 0 : x[i];
-			y[i] = m->flush && tiny(input, b[k0 + i]) ? 0 : y[i];
-		}
-		uint64_t args[3] = { acc, tree_sum(x, y, len, m->flush, &env), 0 };
+	uint64_t x[FPREF_TC_MAX_BLOCK], y[FPREF_TC_MAX_BLOCK];
+	for (size_t i = 0; i < len; i++) {
 		unsigned flags = 0;
-		fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, &acc, &flags);
-		acc = flush32(acc, m->flush);
+		if (fpref_emu_convert(input, a[i], f32, &env, 0, &x[i], &flags) != 0 ||
+		    fpref_emu_convert(input, b[i * bstride], f32, &env, 0, &y[i], &flags) != 0)
+			return -1;
+		/* CDNA2 reads subnormal and zero inputs as +0 */
+		x[i] = m->flush && tiny(input, a[i]) ? 0 : x[i];
+		y[i] = m->flush && tiny(input, b[i * bstride]) ? 0 : y[i];
 	}
+	uint64_t args[3] = { *acc, tree_sum(x, y, len, m->flush, &env), 0 };
+	unsigned flags = 0;
+	fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, acc, &flags);
+	*acc = flush32(*acc, m->flush);
+	return 0;
+}
+
+static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+		    const uint64_t *b, size_t K, uint64_t c, uint64_t *d)
+{
+	uint64_t acc = tree_start(m, c);
+	size_t n = (size_t)m->block;
+	for (size_t k0 = 0; k0 < K; k0 += n)
+		if (tree_step(m, input, a + k0, b + k0, 1, K - k0 < n ? K - k0 : n, &acc) != 0)
+			return -1;
 	*d = acc;
 	return 0;
 }
@@ -699,16 +720,28 @@ static struct tile_operands tile_operands_at(const struct tile_operands *o, size
 	return (struct tile_operands){ o->sig + i, o->exp + i };
 }
 
-static void tile_operand_set(const struct tile_operands *t, size_t i, const struct operands *o, size_t at)
+/* The group path's significands are the products' exact group sums'
+ * units already (group_terms): an operand's significand shifted to its
+ * place above the input's least exponent, so that a product is one
+ * multiplication and a group sum a plain integer dot product; zeros and
+ * specials 0 (a block with a special goes through block()). */
+static void tile_operand_set(const struct tile_operands *t, size_t i, const struct operands *o, size_t at,
+			     const struct plan *p, bool grouped)
 {
-	t->sig[i] = (int16_t)(o->negative[at] ? -(int32_t)o->sig[at] : (int32_t)o->sig[at]);
+	int32_t sig = (int32_t)o->sig[at];
+	if (p->flush && sig < (int32_t)1 << p->input->man_bits) /* CDNA2 reads a subnormal input as +0 */
+		sig = 0;
+	if (grouped)
+		sig = o->kind[at] == FINITE ? sig * ((int32_t)1 << (o->exp[at] - p->least_in)) : 0;
+	t->sig[i] = (int16_t)(o->negative[at] ? -sig : sig);
 	t->exp[i] = (int16_t)o->exp[at];
 }
 
+/* The lanes' largest product exponent over k = 0, step, 2 step ... below n. */
 static inline void tile_exponents(const int16_t *restrict ea, const int16_t *restrict eb, size_t stride,
-					size_t n, int32_t *restrict E)
+				  size_t n, size_t step, int32_t *restrict E)
 {
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n; k += step) {
 		const int16_t *restrict row = eb + k * stride;
 		for (size_t j = 0; j < TILE; j++) {
 			int32_t e = ea[k] + row[j];
@@ -717,19 +750,20 @@ static inline void tile_exponents(const int16_t *restrict ea, const int16_t *res
 	}
 }
 
-/* The block's products for TILE lanes, each truncated as aligned_sum
- * truncates it, summed exactly, in 32-bit lanes (twice as many per
- * instruction as 64-bit ones).  They cannot leave them (tile_fits): a
- * product of two signed significands shifted to 23 + lift fraction bits is
- * below 2^(25 + lift) <= 2^31 in magnitude; aligned at E it is shifted
- * right by at least 23 + lift - F, so below 2^(F + 2); and n of them, the
- * positive and the negative ones summed apart, stay below 2^32. */
+/* The block's products for TILE lanes (k = 0, step, 2 step ... below n),
+ * each truncated as aligned_sum truncates it, summed exactly, in 32-bit
+ * lanes (twice as many per instruction as 64-bit ones).  They cannot leave
+ * them (tile_fits): a product of two signed significands shifted to 23 +
+ * lift fraction bits is below 2^(25 + lift) <= 2^31 in magnitude; aligned
+ * at E it is shifted right by at least 23 + lift - F, so below 2^(F + 2);
+ * and n of them, the positive and the negative ones summed apart, stay
+ * below 2^32. */
 static inline void tile_sums(const int16_t *restrict sa, const int16_t *restrict ea, const int16_t *restrict sb,
-				   const int16_t *restrict eb, size_t stride, size_t n, int shift,
-				   const int32_t *restrict base, int64_t *restrict sum)
+			     const int16_t *restrict eb, size_t stride, size_t n, size_t step, int shift,
+			     const int32_t *restrict base, int64_t *restrict sum)
 {
 	uint32_t pos[TILE] = { 0 }, neg[TILE] = { 0 };
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n; k += step) {
 		const int16_t *restrict s = sb + k * stride;
 		const int16_t *restrict e = eb + k * stride;
 		int32_t a = sa[k] * ((int32_t)1 << shift), x = ea[k];
@@ -753,6 +787,45 @@ static bool tile_fits(const struct plan *p)
 	return p->lift <= 6 && p->frac + 2 <= 32 && (uint64_t)p->block << (p->frac + 2) <= (1ull << 32);
 }
 
+/* Whether the group path's shifted significands fit tile_operands' 16 bits
+ * and a group's exact sum 32-bit lanes. */
+static bool tile_groups_fit(const struct plan *p)
+{
+	int bits = p->input->man_bits + 1 + p->span_in;
+	return bits <= 15 && (uint64_t)p->group << (2 * bits) < (1ull << 31);
+}
+
+/* The two-stage tile kernel's most parts (the presets have 1 and 2). */
+#define TILE_PARTS 4
+
+/* Which tile kernel the GEMM runs for a plan without promotion, or
+ * TILE_NONE: the column-by-column path. */
+enum tile_kind { TILE_NONE, TILE_BLOCK, TILE_TWO_STAGE, TILE_GROUPS, TILE_TREE };
+
+/* Whether the FP32 path's products are exact normal FP32 values (or zeros)
+ * and its groups' sums finite: then a product needs no rounding, nor
+ * CDNA2's flush, and only an add can round or overflow (FP16 inputs: 22
+ * bits, 2^-48 to 2^32). */
+static bool tile_tree_fits(const struct plan *p)
+{
+	int32_t man = p->input->man_bits, lead_hi = p->least_in + p->span_in;
+	return fpref_format_is(p->output, FPREF_FORMAT_FLOAT32) && p->target_shift == 0 && 2 * (man + 1) <= 24 &&
+	       2 * (p->least_in - man) >= -126 && 2 * (lead_hi + 1) + 7 <= 127; /* 7: a group of up to 64 */
+}
+
+static enum tile_kind tile_kind_of(const struct plan *p)
+{
+	if (p->tree > 0)
+		return tile_tree_fits(p) ? TILE_TREE : TILE_NONE;
+	if (p->group > 0)
+		return tile_groups_fit(p) ? TILE_GROUPS : TILE_NONE;
+	if (!tile_fits(p))
+		return TILE_NONE;
+	if (p->sum_frac == 0)
+		return TILE_BLOCK;
+	return p->parts <= TILE_PARTS ? TILE_TWO_STAGE : TILE_NONE;
+}
+
 /* Lane j of a tile's block through block() itself (an inf or NaN among its
  * products or in c). */
 static uint64_t tile_slow_lane(const struct plan *p, const struct operands *a, const struct operands *b, size_t stride,
@@ -772,57 +845,43 @@ static uint64_t tile_slow_lane(const struct plan *p, const struct operands *a, c
 	return block(p, a, &col, n, c, NULL);
 }
 
-/* One block of n products for TILE columns: c[j] in, the block's result out;
- * a and ta point at row i's operands from the block's first k, b and tb at
- * B's operand (k, first column of the tile), b's rows stride apart and
- * tb's TILE apart.  Cloned whole, with its loops (tile_exponents and
- * tile_sums inlined), so that each clone vectorises every lane loop. */
-BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b,
-		       const struct tile_operands *ta, const struct tile_operands *tb, size_t stride, size_t n,
-		       uint64_t *c)
+/* c_term for TILE accumulators: cm 0 where c is zero (no term); slow[j] 1
+ * where c is an inf or NaN.  A normal or zero c without a branch, a
+ * subnormal one, rare, through c_term itself.  Returns whether any lane is
+ * slow. */
+static inline uint64_t tile_c_terms(const struct plan *p, const uint64_t *c, uint64_t *restrict cm,
+				    int32_t *restrict ce, uint64_t *restrict cn, uint64_t *restrict slow)
 {
-	int32_t E[TILE], base[TILE], ce[TILE];
-	int64_t sum[TILE];
-	uint64_t cm[TILE], cn[TILE];
-	uint64_t slow[TILE], subnormal_c = 0, any_slow = 0; /* 0 or 1, as wide as c: the loop below vectorises */
 	const struct fpref_format *o = p->output;
 	const uint64_t special_field = (1u << o->exp_bits) - 1, man_mask = (1ull << o->man_bits) - 1;
-	for (size_t j = 0; j < TILE; j++)
-		E[j] = p->floor;
-	tile_exponents(ta->exp, tb->exp, TILE, n, E);
-	/* c_term for a normal c, or a zero one (no term), without a branch;
-	 * a subnormal c, rare, through c_term itself */
 	const unsigned man = (unsigned)o->man_bits, sign_at = man + (unsigned)o->exp_bits, up = 23 - man;
 	const int32_t bias = o->bias;
+	uint64_t subnormal_c = 0, any_slow = 0; /* 0 or 1, as wide as c: the loop vectorises */
 	for (size_t j = 0; j < TILE; j++) {
 		uint64_t field = (c[j] >> man) & special_field, m = c[j] & man_mask;
 		uint64_t normal = field - 1 < special_field - 1; /* field 1 .. special_field - 1 */
-		uint64_t s = (uint64_t)(E[j] > SPECIAL_SEEN) | (field == special_field);
+		uint64_t s = field == special_field;
 		slow[j] = s;
 		any_slow |= s;
 		subnormal_c |= (uint64_t)(field == 0) & (m != 0);
-		int32_t x = (int32_t)field - bias;
-		ce[j] = x;
+		ce[j] = (int32_t)field - bias;
 		cm[j] = normal ? (m | (man_mask + 1)) << up : 0;
 		cn[j] = 0 - ((c[j] >> sign_at) & 1);
-		E[j] = (normal & (s ^ 1) & (x > E[j])) ? x : E[j];
 	}
 	for (size_t j = 0; subnormal_c && j < TILE; j++)
-		if (!slow[j] && c_term(p, c[j], &cm[j], &ce[j], &cn[j]) && ce[j] > E[j])
-			E[j] = ce[j];
-	for (size_t j = 0; j < TILE; j++) {
-		base[j] = E[j] + 23 + p->lift - p->frac;
-		uint32_t right = (uint32_t)(base[j] - ce[j]); /* at least 0 where there is a term (cm not 0) */
-		uint64_t v = slow[j] ? 0 : (cm[j] << p->lift) >> (right < 63 ? right : 63);
-		sum[j] = (int64_t)((v ^ cn[j]) - cn[j]);
-	}
-	tile_sums(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, p->shift_in, base, sum);
-	/* every lane rounded in one call (a slow lane's result is replaced below) */
-	int32_t place[TILE];
+		if (!slow[j])
+			c_term(p, c[j], &cm[j], &ce[j], &cn[j]); /* a zero's cm stays 0 */
+	return any_slow;
+}
+
+/* The tile's results: every lane rounded in one call, then a slow lane's
+ * replaced by block()'s. */
+static inline void tile_finish(const struct plan *p, const struct operands *a, const struct operands *b,
+			       size_t stride, size_t n, const int64_t *sum, const int32_t *place,
+			       const uint64_t *slow, uint64_t any_slow, uint64_t *c)
+{
 	uint64_t r[TILE];
 	unsigned flags = 0;
-	for (size_t j = 0; j < TILE; j++)
-		place[j] = E[j] - p->frac;
 	fpref_emu_round_pack_sums(&p->round, &p->env, TILE, sum, place, r, &flags);
 	for (size_t j = 0; j < TILE; j++)
 		r[j] <<= p->target_shift;
@@ -831,6 +890,232 @@ BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands 
 			r[j] = tile_slow_lane(p, a, b, stride, n, j, c[j]);
 	for (size_t j = 0; j < TILE; j++)
 		c[j] = r[j];
+}
+
+/* One block of n products for TILE columns: c[j] in, the block's result out;
+ * a and ta point at row i's operands from the block's first k, b and tb at
+ * B's operand (k, first column of the tile), b's rows stride apart and
+ * tb's TILE apart.  Cloned whole, with its loops (tile_exponents and
+ * tile_sums inlined), so that each clone vectorises every lane loop. */
+BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b,
+				    const struct tile_operands *ta, const struct tile_operands *tb, size_t stride,
+				    size_t n, uint64_t *c)
+{
+	int32_t E[TILE], base[TILE], ce[TILE], place[TILE];
+	int64_t sum[TILE];
+	uint64_t cm[TILE], cn[TILE], slow[TILE];
+	for (size_t j = 0; j < TILE; j++)
+		E[j] = p->floor;
+	tile_exponents(ta->exp, tb->exp, TILE, n, 1, E);
+	uint64_t any_slow = tile_c_terms(p, c, cm, ce, cn, slow);
+	for (size_t j = 0; j < TILE; j++) {
+		uint64_t s = (uint64_t)(E[j] > SPECIAL_SEEN);
+		slow[j] |= s;
+		any_slow |= s;
+		E[j] = cm[j] && ce[j] > E[j] ? ce[j] : E[j];
+	}
+	for (size_t j = 0; j < TILE; j++) {
+		base[j] = E[j] + 23 + p->lift - p->frac;
+		uint32_t right = (uint32_t)(base[j] - ce[j]); /* at least 0 where there is a term (cm not 0) */
+		uint64_t v = slow[j] ? 0 : (cm[j] << p->lift) >> (right < 63 ? right : 63);
+		sum[j] = (int64_t)((v ^ cn[j]) - cn[j]);
+	}
+	tile_sums(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, 1, p->shift_in, base, sum);
+	for (size_t j = 0; j < TILE; j++)
+		place[j] = E[j] - p->frac;
+	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
+}
+
+/* two_stage_block for TILE lanes: each part's largest product exponent and
+ * truncated sum as tile_block's (a part of zero products only has an
+ * exponent below ZERO_EXPONENT / 2: no product of finite operands is that
+ * small), then the parts, the sum and C combined lane by lane as
+ * two_stage_block combines them. */
+BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct operands *a,
+					      const struct operands *b, const struct tile_operands *ta,
+					      const struct tile_operands *tb, size_t stride, size_t n, uint64_t *c)
+{
+	int32_t E[TILE_PARTS][TILE], base[TILE], ce[TILE], place[TILE];
+	int64_t part[TILE_PARTS][TILE], sum[TILE];
+	uint64_t cm[TILE], cn[TILE], slow[TILE];
+	size_t parts = (size_t)p->parts;
+	uint64_t any_slow = tile_c_terms(p, c, cm, ce, cn, slow);
+	for (size_t h = 0; h < parts; h++) {
+		for (size_t j = 0; j < TILE; j++) {
+			E[h][j] = INT32_MIN / 2;
+			part[h][j] = 0;
+		}
+		if (h >= n)
+			continue;
+		tile_exponents(ta->exp + h, tb->exp + h * TILE, TILE, n - h, parts, E[h]);
+		for (size_t j = 0; j < TILE; j++) {
+			uint64_t s = (uint64_t)(E[h][j] > SPECIAL_SEEN);
+			slow[j] |= s;
+			any_slow |= s;
+			base[j] = E[h][j] + 23 + p->lift - p->frac;
+		}
+		tile_sums(ta->sig + h, ta->exp + h, tb->sig + h * TILE, tb->exp + h * TILE, TILE, n - h, parts,
+			  p->shift_in, base, part[h]);
+	}
+	/* selections, not branches, where the data decide (a part's sign and
+	 * which part leads are anybody's guess), lanes innermost so that the
+	 * loops vectorise */
+	int32_t E1[TILE];
+	int64_t s[TILE];
+	for (size_t j = 0; j < TILE; j++) {
+		E1[j] = INT32_MIN / 2; /* below every part's: the largest of the parts with products */
+		s[j] = 0;
+	}
+	for (size_t h = 0; h < parts; h++)
+		for (size_t j = 0; j < TILE; j++)
+			E1[j] = E[h][j] > E1[j] ? E[h][j] : E1[j];
+	for (size_t h = 0; h < parts; h++)
+		for (size_t j = 0; j < TILE; j++) {
+			int32_t d = E[h][j] - E1[j];
+			int64_t v = shift_floor(part[h][j], d < -63 ? -63 : d);
+			s[j] += E[h][j] > ZERO_EXPONENT / 2 ? v : 0;
+		}
+	for (size_t j = 0; j < TILE; j++) {
+		bool products = E1[j] > ZERO_EXPONENT / 2, have_c = cm[j] != 0;
+		int32_t E2 = !products ? ce[j] : !have_c || E1[j] > ce[j] ? E1[j] : ce[j];
+		int32_t k = (E1[j] - p->frac) - (E2 - p->sum_frac);
+		int64_t total = products ? shift_floor(s[j], k < -63 ? -63 : k) : 0;
+		bool keep_c = have_c && !(p->c_drop > 0 && ce[j] < E2 - p->c_drop);
+		int64_t cv = (int64_t)((cm[j] ^ cn[j]) - cn[j]);
+		int64_t c_part = (int64_t)((uint64_t)shift_floor(cv, keep_c ? (ce[j] - 23) - (E2 - p->c_frac) : 0)
+					   << (p->sum_frac - p->c_frac));
+		total += keep_c ? c_part : 0;
+		bool none = slow[j] || (!products && !have_c);
+		sum[j] = none ? 0 : total;
+		place[j] = none ? 0 : E2 - p->sum_frac;
+	}
+	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
+}
+
+/* block() on the group path with unit scales (the GEMM has none) for
+ * TILE lanes: each group's exact sum an integer dot product of the shifted
+ * significands (tile_operand_set), then the groups and C truncated and
+ * summed as finish_block sums them.  bspecial[j]: column j's block holds
+ * an inf or NaN (the products' exponents are not looked at here). */
+BLOCK_CLONES static void tile_block_groups(const struct plan *p, const struct operands *a, const struct operands *b,
+					   const struct tile_operands *ta, const struct tile_operands *tb,
+					   size_t stride, size_t n, const uint8_t *bspecial, uint64_t *c)
+{
+	int32_t E[TILE], base[TILE], ce[TILE], place[TILE];
+	int64_t sum[TILE];
+	uint64_t cm[TILE], cn[TILE], slow[TILE];
+	uint64_t any_slow = tile_c_terms(p, c, cm, ce, cn, slow);
+	uint8_t aspecial = 0;
+	for (size_t k = 0; k < n; k++)
+		aspecial |= a->kind[k] & (INF | NOT_A_NUMBER);
+	/* every group counts for the alignment at its scales' exponent, here 0 */
+	const int32_t group_exp = unit_scales.exp, E0 = p->floor > group_exp ? p->floor : group_exp;
+	const int up = p->group_shift - unit_scales.man;
+	for (size_t j = 0; j < TILE; j++) {
+		uint64_t s = (uint64_t)((aspecial | bspecial[j]) != 0);
+		slow[j] |= s;
+		any_slow |= s;
+		E[j] = cm[j] && ce[j] > E0 ? ce[j] : E0;
+		base[j] = E[j] + 23 + p->lift - p->frac;
+		uint32_t right = (uint32_t)(base[j] - ce[j]);
+		uint64_t v = slow[j] ? 0 : (cm[j] << p->lift) >> (right < 63 ? right : 63);
+		sum[j] = (int64_t)((v ^ cn[j]) - cn[j]);
+		place[j] = E[j] - p->frac;
+	}
+	size_t g = (size_t)p->group;
+	for (size_t k0 = 0; k0 < n; k0 += g) {
+		int32_t gs[TILE] = { 0 };
+		for (size_t k = k0; k < n && k < k0 + g; k++) {
+			const int16_t *restrict s = tb->sig + k * TILE;
+			int32_t x = ta->sig[k];
+			for (size_t j = 0; j < TILE; j++)
+				gs[j] += x * s[j];
+		}
+		for (size_t j = 0; j < TILE; j++) {
+			uint64_t m = gs[j] < 0 ? ~(uint64_t)0 : 0;
+			uint64_t u = ((uint64_t)(int64_t)gs[j] ^ m) - m;
+			uint32_t right = (uint32_t)(base[j] - group_exp);
+			uint64_t v = (u * unit_scales.sig << up) >> (right < 63 ? right : 63);
+			sum[j] += (int64_t)((v ^ m) - m);
+		}
+	}
+	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
+}
+
+/* Exact values for TILE lanes of the FP32 path: mag * 2^place, mag below
+ * 2^24 (0: a zero), neg 1 where negative. */
+struct tree_lanes {
+	uint64_t mag[TILE];
+	int32_t place[TILE];
+	uint64_t neg[TILE];
+};
+
+/* mag * 2^place in units of 2^P: shifted left, or right with the bits
+ * shifted out ORed into the last (kept 37 bits or more below the sum's
+ * last place, tree_add, they change no rounding to nearest). */
+static inline uint64_t align_jam(uint64_t mag, int32_t place, int32_t P)
+{
+	/* both shifts taken, one kept: no branch on the data.  A right shift
+	 * of 63 leaves 0 and every bit of mag (below 2^24) as the sticky one,
+	 * as any longer one would. */
+	int32_t s = place - P;
+	uint32_t l = (uint32_t)(s > 0 ? s : 0), r = (uint32_t)(s < 0 ? -(int64_t)s < 63 ? -s : 63 : 0);
+	uint64_t left = mag << (l < 63 ? l : 63); /* below 62 bits where mag is not 0 */
+	uint64_t right = (mag >> r) | ((mag & ((1ull << r) - 1)) != 0);
+	return s >= 0 ? left : right;
+}
+
+/* An FP32 pattern's lanes (an inf or NaN sets slow: not an exact value). */
+static inline void tree_decode(uint64_t bits, struct tree_lanes *t, size_t j, uint64_t *slow)
+{
+	uint64_t field = (bits >> 23) & 0xFF, m = bits & 0x7FFFFF;
+	t->mag[j] = field ? m | 0x800000 : m;
+	t->place[j] = (field ? (int32_t)field : 1) - 150;
+	t->neg[j] = (bits >> 31) & 1;
+	*slow |= field == 0xFF;
+}
+
+/* x + y in FP32 (rne) for TILE lanes, through the core: both aligned 62
+ * bits below the larger one's leading bit, the smaller jammed (align_jam),
+ * summed exactly in 64 bits and rounded once; -0 + -0 is -0 (the core
+ * gives an exact zero sum +0, which is right for every other pair). */
+BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes *x, const struct tree_lanes *y,
+				  struct tree_lanes *out, uint64_t *restrict bits, uint64_t *slow)
+{
+	int64_t sum[TILE];
+	int32_t P[TILE];
+	uint64_t negzero[TILE];
+	for (size_t j = 0; j < TILE; j++) {
+		int32_t lx = x->mag[j] ? x->place[j] + 64 - __builtin_clzll(x->mag[j]) : INT32_MIN / 4;
+		int32_t ly = y->mag[j] ? y->place[j] + 64 - __builtin_clzll(y->mag[j]) : INT32_MIN / 4;
+		P[j] = (lx > ly ? lx : ly) - 62;
+		uint64_t u = align_jam(x->mag[j], x->place[j], P[j]), v = align_jam(y->mag[j], y->place[j], P[j]);
+		uint64_t mx = 0 - x->neg[j], my = 0 - y->neg[j];
+		sum[j] = (int64_t)(((u ^ mx) - mx) + ((v ^ my) - my));
+		negzero[j] = x->neg[j] & y->neg[j] & (x->mag[j] == 0) & (y->mag[j] == 0);
+	}
+	unsigned flags = 0;
+	fpref_emu_round_pack_sums(&p->round, &p->fp32_env, TILE, sum, P, bits, &flags);
+	for (size_t j = 0; j < TILE; j++) {
+		uint64_t b = bits[j] | negzero[j] << 31;
+		bits[j] = p->flush && (b & 0x7F800000) == 0 ? b & 0x80000000 : b; /* CDNA2: a subnormal result to a zero of its sign */
+		tree_decode(bits[j], out, j, &slow[j]);
+	}
+}
+
+/* The pairwise sum of products lo .. lo + n - 1 (tree_sum's halves). */
+static void tree_lanes_sum(const struct plan *p, const struct tree_lanes *prod, size_t lo, size_t n,
+			   struct tree_lanes *out, uint64_t *slow)
+{
+	if (n == 1) {
+		*out = prod[lo];
+		return;
+	}
+	struct tree_lanes x, y;
+	uint64_t bits[TILE];
+	tree_lanes_sum(p, prod, lo, n / 2, &x, slow);
+	tree_lanes_sum(p, prod, lo + n / 2, n - n / 2, &y, slow);
+	tree_add(p, &x, &y, out, bits, slow);
 }
 
 /* What every thread of a GEMM reads (nothing it writes but its own
@@ -848,7 +1133,8 @@ struct gemm_job {
 	 * two apart, as in B itself, would all fall in a few sets of the
 	 * cache) */
 	struct tile_operands ta, tb;
-	bool tiles, element_wise;
+	enum tile_kind tiles;
+	bool element_wise;
 	uint64_t *D;
 	/* block scales (NULL: none), decoded: sa row i's chunks of every
 	 * products, sb column j's (transposed), chunks of each */
@@ -857,6 +1143,50 @@ struct gemm_job {
 };
 
 static int scaled_columns(const struct gemm_job *g, size_t j0, size_t j1);
+
+/* tree_step for TILE columns (the GEMM's FP32 path, tile_tree_fits): each
+ * product exact from the tile operands, the sums through tree_add; a lane
+ * whose block holds an inf or NaN, whose accumulator is one, or whose
+ * group sum overflows goes through tree_step itself on the patterns (rows
+ * i, columns t .. t + TILE - 1 from k; those past N are padding, never
+ * computed). */
+static int tile_block_tree(const struct gemm_job *g, size_t i, size_t t, size_t k, const struct operands *a,
+			   const struct tile_operands *ta, const struct tile_operands *tb, size_t n,
+			   const uint8_t *bspecial, uint64_t *c)
+{
+	const struct plan *p = g->p;
+	struct tree_lanes prod[FPREF_TC_MAX_BLOCK], acc, s, r;
+	uint64_t slow[TILE], bits[TILE], overflow[TILE] = { 0 };
+	uint8_t aspecial = 0;
+	for (size_t q = 0; q < n; q++)
+		aspecial |= a->kind[q] & (INF | NOT_A_NUMBER);
+	const int32_t two_man = 2 * p->input->man_bits;
+	for (size_t q = 0; q < n; q++) {
+		const int16_t *restrict sb = tb->sig + q * TILE, *restrict eb = tb->exp + q * TILE;
+		int32_t x = ta->sig[q], e = ta->exp[q] - two_man;
+		for (size_t j = 0; j < TILE; j++) {
+			int32_t v = x * sb[j];
+			prod[q].mag[j] = (uint64_t)(v < 0 ? -(int64_t)v : v);
+			prod[q].place[j] = e + eb[j];
+			prod[q].neg[j] = v < 0;
+		}
+	}
+	for (size_t j = 0; j < TILE; j++) {
+		slow[j] = (aspecial | bspecial[j]) != 0;
+		tree_decode(c[j], &acc, j, &slow[j]);
+	}
+	tree_lanes_sum(p, prod, 0, n, &s, slow);
+	tree_add(p, &acc, &s, &r, bits, overflow); /* C plus the sum overflowing: inf, the right result */
+	for (size_t j = 0; j < TILE; j++) {
+		if (slow[j] && t + j < g->N) {
+			bits[j] = c[j];
+			if (tree_step(g->m, g->input, g->A + i * g->K + k, g->B + k * g->N + t + j, g->N, n, &bits[j]) != 0)
+				return -1;
+		}
+		c[j] = bits[j];
+	}
+	return 0;
+}
 
 /* Columns j0 .. j1 - 1 of D (j0 a multiple of TILE). */
 static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
@@ -897,15 +1227,33 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 	for (size_t t = j0; t < j1; t += TILE) {
 		size_t width = j1 - t < TILE ? j1 - t : TILE;
 		for (size_t i = 0; i < M; i++)
-			for (size_t j = 0; j < TILE; j++)
+			for (size_t j = 0; j < TILE; j++) {
 				c[i * TILE + j] = g->C && j < width ? g->C[i * N + t + j] : 0;
+				if (g->tiles == TILE_TREE)
+					c[i * TILE + j] = tree_start(g->m, c[i * TILE + j]);
+			}
 		for (size_t k = 0; k < K; k += n) {
 			struct operands y = operands_at(&g->b, k * g->stride + t);
 			struct tile_operands ty = tile_operands_at(&g->tb, t * K + k * TILE);
+			size_t len = K - k < n ? K - k : n;
+			uint8_t bspecial[TILE] = { 0 }; /* the group path's: column j's block holds an inf or NaN */
+			for (size_t q = 0; (g->tiles == TILE_GROUPS || g->tiles == TILE_TREE) && q < len; q++)
+				for (size_t j = 0; j < TILE; j++)
+					bspecial[j] |= y.kind[q * g->stride + j] & (INF | NOT_A_NUMBER);
 			for (size_t i = 0; i < M; i++) {
 				struct operands x = operands_at(&g->a, i * K + k);
 				struct tile_operands tx = tile_operands_at(&g->ta, k * M + i * n);
-				tile_block(g->p, &x, &y, &tx, &ty, g->stride, K - k < n ? K - k : n, c + i * TILE);
+				if (g->tiles == TILE_TREE) {
+					if (tile_block_tree(g, i, t, k, &x, &tx, &ty, len, bspecial, c + i * TILE) != 0) {
+						free(c);
+						return -1;
+					}
+				} else if (g->tiles == TILE_GROUPS)
+					tile_block_groups(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial, c + i * TILE);
+				else if (g->tiles == TILE_TWO_STAGE)
+					tile_block_two_stage(g->p, &x, &y, &tx, &ty, g->stride, len, c + i * TILE);
+				else
+					tile_block(g->p, &x, &y, &tx, &ty, g->stride, len, c + i * TILE);
 			}
 		}
 		for (size_t i = 0; i < M; i++)
@@ -980,18 +1328,18 @@ static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *i
 		if (fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID)
 			return -1;
 	}
-	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, false, false, D, NULL, NULL, 0, 0 };
-	if (fpref_tc_lowered(m, output) || m->tree > 0) { /* element by element */
-		g.element_wise = true;
-		return gemm_threaded(&g, threads);
-	}
-	g.tiles = !nc && p.group == 0 && p.sum_frac == 0 && tile_fits(&p);
+	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, TILE_NONE, false, D, NULL, NULL, 0, 0 };
+	g.tiles = nc || fpref_tc_lowered(m, output) ? TILE_NONE : tile_kind_of(&p);
 	if (scales) { /* the scaled chain: B transposed, as the other non-tile paths */
-		g.tiles = false;
+		g.tiles = TILE_NONE;
 		g.sa = scales->sa;
 		g.sb = scales->sb;
 		g.every = scales->every;
 		g.chunks = scales->chunks;
+	}
+	if (fpref_tc_lowered(m, output) || (m->tree > 0 && g.tiles == TILE_NONE)) { /* element by element */
+		g.element_wise = true;
+		return gemm_threaded(&g, threads);
 	}
 	g.stride = g.tiles ? (N + TILE - 1) / TILE * TILE : K;
 	struct operands all;
@@ -1021,10 +1369,11 @@ static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *i
 		g.tb = tile_operands_at(&g.ta, M * Kp);
 		for (size_t i = 0; i < M; i++)
 			for (size_t k = 0; k < K; k++)
-				tile_operand_set(&g.ta, (k / nb * M + i) * nb + k % nb, &all, i * K + k);
+				tile_operand_set(&g.ta, (k / nb * M + i) * nb + k % nb, &all, i * K + k, &p, g.tiles == TILE_GROUPS);
 		for (size_t k = 0; k < K; k++)
 			for (size_t j = 0; j < g.stride; j++)
-				tile_operand_set(&g.tb, j / TILE * K * TILE + k * TILE + j % TILE, &g.b, k * g.stride + j);
+				tile_operand_set(&g.tb, j / TILE * K * TILE + k * TILE + j % TILE, &g.b, k * g.stride + j, &p,
+						 g.tiles == TILE_GROUPS);
 	} else if (g.tiles) {
 		r = -1;
 	}
