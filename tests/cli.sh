@@ -1094,6 +1094,31 @@ check_bad 'gemm: --scale-every without scales' 2 'give --scale-a'
 run gemm $mx --scale-a "$tmp/SA.npy" --source f16
 check_bad 'gemm: scales with --source' 2 '--source with block scales'
 
+# 15c. verify-gemm with the same block scales: a kernel that applied
+# SA = 2^-10 passes, one that ignored it (D = 1) fails, and the converse;
+# the scale files are read and refused as gemm reads them.
+vmx="--model tcgen05-mxf8f6f4 --in e4m3 --out f32 --a $tmp/sA.npy --b $tmp/sB.npy --c $tmp/sC.npy"
+run verify-gemm $vmx --scale-a "$tmp/SA.npy" --d "$tmp/D1want.npy"
+check_rc 'verify-gemm --scale-a, the scaled D: exit 0' 0
+check_has 'verify-gemm --scale-a: every element equal' "$tmp/out" '1 elements, 1 equal to the model'
+check_has 'verify-gemm --scale-a: names the scales' "$tmp/out" 'block scales: A '"$tmp"'/SA.npy, B ones (float8_e8m0fnu, one pair per 32 products)'
+run verify-gemm $vmx --scale-b "$tmp/SAf.npy" --d "$tmp/D1want.npy" --json
+check_rc 'verify-gemm --scale-b as a float32 value, --json: exit 0' 0
+check_has 'verify-gemm --json: the scales' "$tmp/out" '"block_scales": {"format": "float8_e8m0fnu", "every": 32, "a": "ones", "b": "'"$tmp"'/SAf.npy"}'
+run verify-gemm $vmx --scale-a "$tmp/SA.npy" --d "$tmp/D0want.npy"
+check_rc 'verify-gemm: a kernel that ignored the scales fails (exit 1)' 1
+check_has 'verify-gemm: the scale-less D is outside' "$tmp/out" '0 equal to the model'"'"'s, 0 within tolerance, 1 outside'
+run verify-gemm $vmx --d "$tmp/D1want.npy"
+check_rc 'verify-gemm: a scaled D judged without scales fails (exit 1)' 1
+run verify-gemm $vmx --scale-a "$tmp/SAnan.npy" --d "$tmp/Dn.npy"
+check_rc 'verify-gemm: a NaN scale, a NaN D: exit 0' 0
+run verify-gemm $vmx --scale-a "$tmp/SA21.npy" --d "$tmp/D1want.npy"
+check_bad 'verify-gemm: SA of the wrong shape' 2 'SA21.npy' 'must be M x K/E = 1 x 1, not 2 x 1'
+run verify-gemm $vmx --scale-every 32 --d "$tmp/D1want.npy"
+check_bad 'verify-gemm: --scale-every without scales' 2 'give --scale-a'
+run verify-gemm --model recursive --in e4m3 --out f32 --a "$tmp/sA.npy" --b "$tmp/sB.npy" --scale-a "$tmp/SA.npy" --d "$tmp/D1want.npy"
+check_bad 'verify-gemm: scales on a plain order' 2 'tensor-core model'
+
 # 16. gen and verify.  A two-job suite: every E2M1 pair through add (the
 # sum 1 + 1 = 2 is 2 0 in that line), and E2M1 to E4M3.
 printf 'suite tiny\nop add float4_e2m1fn rne exhaustive\nconvert float4_e2m1fn float8_e4m3fn rne exhaustive\n' >"$tmp/tiny.suite"

@@ -153,6 +153,18 @@ static const struct cli_opt shared_opts[] = {
 	{ "--order", CLI_VALUE, "cublaslt-splitk=S", NULL,
 	  "cuBLASLt's split-K: slices of S products from zero, summed in FP32, C added last", SHARED(model.order),
 	  CLI_MODEL },
+	{ "--scale-a", CLI_VALUE, "SA.npy", NULL,
+	  "block scales of A (M x K/E, E = --scale-every): uint8 patterns of --scale-format, or float values it holds "
+	  "exactly; without it (and with --scale-b), ones",
+	  SHARED(gemm_scales.a), CLI_GEMM_SCALES },
+	{ "--scale-b", CLI_VALUE, "SB.npy", NULL, "block scales of B (K/E x N), as --scale-a", SHARED(gemm_scales.b),
+	  CLI_GEMM_SCALES },
+	{ "--scale-every", CLI_VALUE, "E", "32, or 16 for UE4M3",
+	  "products per scale (a multiple of the model's block, or of its group: 16 for tcgen05-mxf4nvf4)",
+	  SHARED(gemm_scales.every), CLI_GEMM_SCALES },
+	{ "--scale-format", CLI_VALUE, "FMT", "float8_e8m0fnu",
+	  "the scales' format: float8_e8m0fnu, or float8_e4m3fn read as UE4M3 (tcgen05-mxf4nvf4)",
+	  SHARED(gemm_scales.format), CLI_GEMM_SCALES },
 };
 
 /* The row named name (the part before any '='), searched in c's own table

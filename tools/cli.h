@@ -16,7 +16,8 @@ enum cli_group {
 	CLI_ENGINE = 16,
 	CLI_FMT = 32,   /* --fmt FMT, stored as the target */
 	CLI_MODEL = 64, /* --model --block --frac --floor --final --promote --order */
-	CLI_SCALE = 128 /* --pre-scale CODE: a conversion's scale step */
+	CLI_SCALE = 128, /* --pre-scale CODE: a conversion's scale step */
+	CLI_GEMM_SCALES = 256 /* --scale-a SA.npy --scale-b SB.npy --scale-every E --scale-format FMT */
 };
 
 enum cli_engine { CLI_ENGINE_EMU, CLI_ENGINE_REF };
@@ -66,6 +67,11 @@ struct cli_model_text {
 	const char *model, *block, *frac, *floor, *final, *promote, *order;
 };
 
+/* A GEMM's block scales as given (NULL: not given). */
+struct cli_gemm_scale_text {
+	const char *a, *b, *every, *format;
+};
+
 struct cli_options {
 	struct fpref_env env;
 	struct fpref_format to, from;
@@ -81,6 +87,7 @@ struct cli_options {
 		bool sat, ftz, daz;
 	} text;
 	struct cli_model_text model;
+	struct cli_gemm_scale_text gemm_scales;
 };
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
@@ -186,6 +193,23 @@ struct cli_json_num cli_text_num(double x, int digits);
  * (fpref_golden_model_dot, fpref_golden_gemm). */
 int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const struct fpref_format *in,
 		      const struct fpref_format *out, struct fpref_accum_model *m);
+/* The block scales of a GEMM (tools/gemm_scales.c): checked against the
+ * model before any file is read (wanted false when neither --scale-a nor
+ * --scale-b is given), then SA (M x K/every) and SB (K/every x N) loaded
+ * from their files, ones where a file is not given. */
+struct cli_gemm_scales {
+	bool wanted;
+	struct fpref_format format;
+	size_t every;
+	uint64_t *a, *b;
+};
+int cli_gemm_scales_check(const char *cmd, const struct cli_gemm_scale_text *t, const struct fpref_accum_model *m,
+			  const struct fpref_format *in, const struct fpref_format *out, struct cli_gemm_scales *s);
+int cli_gemm_scales_load(const char *cmd, const struct cli_gemm_scale_text *t, size_t M, size_t K, size_t N,
+			 struct cli_gemm_scales *s);
+void cli_gemm_scales_free(struct cli_gemm_scales *s);
+struct fpref_tc_gemm_scales cli_gemm_scales_view(const struct cli_gemm_scales *s);
+
 const char *cli_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len);
 
 /* Arrays (tools/arrays.c).  Convert n patterns in place (env NULL: round

@@ -12,7 +12,6 @@
 
 struct gemm_args {
 	const char *in, *out, *a, *b, *c, *size, *dist, *seed, *scale, *save, *source, *quantize, *report, *svg, *threads;
-	const char *scale_a, *scale_b, *scale_every, *scale_format;
 };
 
 #define G(f) offsetof(struct gemm_args, f)
@@ -38,16 +37,6 @@ static const struct cli_opt gemm_opts[] = {
 	{ "--svg", CLI_VALUE, "FILE.svg", NULL, "draw the error histograms (as fpref draw gemm)", G(svg), 0 },
 	{ "--threads", CLI_VALUE, "N", "all cores", "threads computing D (tensor-core models; the same bits on any number)",
 	  G(threads), 0 },
-	{ "--scale-a", CLI_VALUE, "SA.npy", NULL,
-	  "block scales of A (M x K/E, E = --scale-every): uint8 patterns of --scale-format, or float values it holds "
-	  "exactly; without it (and with --scale-b), ones",
-	  G(scale_a), 0 },
-	{ "--scale-b", CLI_VALUE, "SB.npy", NULL, "block scales of B (K/E x N), as --scale-a", G(scale_b), 0 },
-	{ "--scale-every", CLI_VALUE, "E", "32, or 16 for UE4M3",
-	  "products per scale (a multiple of the model's block, or of its group: 16 for tcgen05-mxf4nvf4)",
-	  G(scale_every), 0 },
-	{ "--scale-format", CLI_VALUE, "FMT", "float8_e8m0fnu",
-	  "the scales' format: float8_e8m0fnu, or float8_e4m3fn read as UE4M3 (tcgen05-mxf4nvf4)", G(scale_format), 0 },
 };
 
 const struct cli_command cli_cmd_gemm = {
@@ -58,7 +47,7 @@ const struct cli_command cli_cmd_gemm = {
 		    "       [--scale-a SA.npy] [--scale-b SB.npy] [--scale-every E] [--scale-format FMT]",
 	.summary = "D = A B + C through an accumulation model, with each element's error against the exact product\n"
 		   "and its a priori bound.",
-	.groups = CLI_ENV | CLI_JSON | CLI_MODEL,
+	.groups = CLI_ENV | CLI_JSON | CLI_MODEL | CLI_GEMM_SCALES,
 	.opts = gemm_opts,
 	.nopts = CLI_NOPTS(gemm_opts),
 	.max_positional = 0,
@@ -127,7 +116,7 @@ static void print_report(const struct fpref_gemm_stats *st, bool json)
  * arrays when there is no --source), C (or NULL), D. */
 struct matrices {
 	size_t M, N, K;
-	uint64_t *A, *B, *Aq, *Bq, *C, *D, *SA, *SB;
+	uint64_t *A, *B, *Aq, *Bq, *C, *D;
 	size_t inexact, quantized;
 	char source[512];
 };
@@ -142,105 +131,6 @@ static void matrices_free(struct matrices *x)
 	free(x->B);
 	free(x->C);
 	free(x->D);
-	free(x->SA);
-	free(x->SB);
-}
-
-/* The block scales' options, checked against the model before any file
- * is read; *wanted false when neither --scale-a nor --scale-b is given. */
-static int parse_scale_options(const struct gemm_args *g, const struct fpref_accum_model *m,
-			       const struct fpref_format *in, const struct fpref_format *out, struct fpref_format *sf,
-			       size_t *every, bool *wanted)
-{
-	const char *cmd = cli_cmd_gemm.name;
-	*wanted = g->scale_a || g->scale_b;
-	if (!*wanted) {
-		if (g->scale_every || g->scale_format) {
-			cli_fail(cmd, "--scale-every and --scale-format describe block scales: give --scale-a SA.npy and/or "
-				      "--scale-b SB.npy");
-			return CLI_EXIT_USAGE;
-		}
-		return 0;
-	}
-	if (g->source) {
-		cli_fail(cmd, "--source with block scales is not modelled: give A and B in --in, with their scales");
-		return CLI_EXIT_USAGE;
-	}
-	if (cli_parse_format(cmd, g->scale_format ? g->scale_format : "float8_e8m0fnu", sf) != 0)
-		return CLI_EXIT_USAGE;
-	*every = fpref_format_is(sf, FPREF_FORMAT_FLOAT8_E4M3FN) ? 16 : 32;
-	char *end, err[256];
-	if (g->scale_every) {
-		unsigned long e = strtoul(g->scale_every, &end, 10);
-		if (!*g->scale_every || *end || *g->scale_every == '-' || e < 1 || e > 1u << 20) {
-			cli_fail(cmd, "bad --scale-every '%s' (an integer 1..1048576)", g->scale_every);
-			return CLI_EXIT_USAGE;
-		}
-		*every = e;
-	}
-	uint64_t none = 0;
-	struct fpref_tc_scales probe = { sf, &none, &none, *every };
-	if (!fpref_golden_model_scales_ok(m, in, out, &probe, err, sizeof err)) {
-		cli_fail(cmd, "--scale-a/--scale-b: %s", err);
-		return CLI_EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* One scale matrix: rows x cols from path, or ones without it. */
-static int load_scales(const char *path, const char *what, const struct fpref_format *sf, size_t rows, size_t cols,
-		       const char *shape, uint64_t **out)
-{
-	const char *cmd = cli_cmd_gemm.name;
-	if (!path) {
-		uint64_t *one = NULL;
-		size_t n = 0;
-		char err[256];
-		*out = malloc((rows * cols + 1) * sizeof **out);
-		if (!*out || fpref_golden_scales_parse(sf, "1", &one, &n, err, sizeof err) != 0) {
-			free(one);
-			return out_of_memory();
-		}
-		for (size_t i = 0; i < rows * cols; i++)
-			(*out)[i] = one[0];
-		free(one);
-		return 0;
-	}
-	struct cli_matrix m;
-	int status = cli_load_matrix(cmd, path, what, sf, 0, 0, &m, NULL);
-	if (!status && (m.rows != rows || m.cols != cols)) {
-		cli_fail(cmd, "%s: %s must be %s = %zu x %zu, not %zu x %zu", path, what, shape, rows, cols, m.rows, m.cols);
-		status = CLI_EXIT_USAGE;
-	}
-	/* values, as fpref dot's scale values: positive and finite (a NaN or
-	 * zero scale only as its pattern, so that none is one by accident) */
-	for (size_t i = 0; !status && m.values && i < rows * cols; i++) {
-		struct fpref_unpacked u;
-		fpref_decode(sf, m.bits[i], &u);
-		if (u.negative || u.cls == FPREF_CLASS_NAN || u.cls == FPREF_CLASS_ZERO) {
-			cli_fail(cmd, "%s: %s element (%zu, %zu) is not a positive finite scale (give NaN or zero scales as "
-				      "uint8 patterns)", path, what, i / cols, i % cols);
-			status = CLI_EXIT_USAGE;
-		}
-	}
-	*out = status ? NULL : m.bits;
-	if (status)
-		free(m.bits);
-	return status;
-}
-
-/* SA (M x K/every) and SB (K/every x N), once M, N and K are known. */
-static int load_all_scales(const struct gemm_args *g, const struct fpref_format *sf, size_t every, struct matrices *x)
-{
-	if (x->K % every) {
-		cli_fail(cli_cmd_gemm.name, "K = %zu is not a multiple of --scale-every %zu: every block of %zu products "
-					    "along K takes one scale", x->K, every, every);
-		return CLI_EXIT_USAGE;
-	}
-	int status = load_scales(g->scale_a, "SA (the scales of A)", sf, x->M, x->K / every, "M x K/E", &x->SA);
-	if (!status)
-		status = load_scales(g->scale_b, "SB (the scales of B)", sf, x->K / every, x->N, "K/E x N", &x->SB);
-	return status;
 }
 
 static int load_inputs(const struct gemm_args *g, const struct fpref_format *src, const struct fpref_format *out,
@@ -362,10 +252,13 @@ int cmd_gemm(int argc, char **argv)
 	unsigned threads;
 	if (cli_parse_threads(cli_cmd_gemm.name, g.threads, &threads) != 0)
 		return CLI_EXIT_USAGE;
-	struct fpref_format sf;
-	size_t every = 0;
-	bool scaled;
-	if ((r = parse_scale_options(&g, &m, &in, &out, &sf, &every, &scaled)) != 0)
+	if (g.source && (o.gemm_scales.a || o.gemm_scales.b)) {
+		cli_fail(cli_cmd_gemm.name, "--source with block scales is not modelled: give A and B in --in, with their "
+					    "scales");
+		return CLI_EXIT_USAGE;
+	}
+	struct cli_gemm_scales sc;
+	if ((r = cli_gemm_scales_check(cli_cmd_gemm.name, &o.gemm_scales, &m, &in, &out, &sc)) != 0)
 		return r;
 	o.env = cli_target_env(&o, &out);
 	struct matrices x = { 0 };
@@ -373,8 +266,8 @@ int cmd_gemm(int argc, char **argv)
 	int status = g.save ? cli_check_writable(cli_cmd_gemm.name, g.save) : 0;
 	if (!status)
 		status = load_inputs(&g, &src, &out, &x);
-	if (!status && scaled)
-		status = load_all_scales(&g, &sf, every, &x);
+	if (!status && sc.wanted)
+		status = cli_gemm_scales_load(cli_cmd_gemm.name, &o.gemm_scales, x.M, x.K, x.N, &sc);
 	if (!status)
 		status = quantize_inputs(&src, &in, &quantize, &x);
 	if (!status && !o.json) {
@@ -386,14 +279,15 @@ int cmd_gemm(int argc, char **argv)
 			printf("quantised to %s (%s): %zu of %zu changed; errors are against the exact product of the %s "
 			       "values, so no model bound applies\n", in.name, fpref_rounding_name(quantize.rounding),
 			       x.quantized, x.M * x.K + x.K * x.N, src.name);
-		if (scaled)
+		if (sc.wanted)
 			printf("block scales: A %s, B %s (%s, one pair per %zu products; errors and bounds of the scaled "
-			       "product)\n", g.scale_a ? g.scale_a : "ones", g.scale_b ? g.scale_b : "ones", sf.name, every);
+			       "product)\n", o.gemm_scales.a ? o.gemm_scales.a : "ones", o.gemm_scales.b ? o.gemm_scales.b : "ones",
+			       sc.format.name, sc.every);
 	}
 	if (!status) {
-		struct fpref_tc_gemm_scales scales = { &sf, x.SA, x.SB, every };
+		struct fpref_tc_gemm_scales scales = cli_gemm_scales_view(&sc);
 		struct fpref_gemm_problem p = { x.M, x.N, x.K, &src, &in, &out, x.A, x.B, x.Aq, x.Bq, x.C, &m, &o.env, threads,
-						scaled ? &scales : NULL };
+						sc.wanted ? &scales : NULL };
 		x.D = malloc(x.M * x.N * sizeof *x.D);
 		struct cli_progress pr = { "gemm: row", x.M * x.N * x.K > 1 << 22, false };
 		if (!x.D)
@@ -419,5 +313,6 @@ int cmd_gemm(int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 	}
 	matrices_free(&x);
+	cli_gemm_scales_free(&sc);
 	return status;
 }

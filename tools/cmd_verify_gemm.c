@@ -29,15 +29,17 @@ static const struct cli_opt vg_opts[] = {
 const struct cli_command cli_cmd_verify_gemm = {
 	.name = "verify-gemm",
 	.synopsis = "--a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL --in FMT --out FMT [MODEL OPTIONS]\n"
-		    "       [ENV] [--tolerance Nulp|Xrel] [--show N] [--json]",
+		    "       [ENV] [--tolerance Nulp|Xrel] [--show N] [--json]\n"
+		    "       [--scale-a SA.npy] [--scale-b SB.npy] [--scale-every E] [--scale-format FMT]",
 	.summary = "Judge a kernel's D = A B + C element by element against an accumulation model's D, with\n"
 		   "both against the exact product and the model's bound (exit 0 pass, 1 fail, 2 bad input).",
-	.groups = CLI_ENV | CLI_JSON | CLI_MODEL,
+	.groups = CLI_ENV | CLI_JSON | CLI_MODEL | CLI_GEMM_SCALES,
 	.opts = vg_opts,
 	.nopts = CLI_NOPTS(vg_opts),
 	.max_positional = 0,
-	.examples = { "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model h100 --in f16 --out f32",
-		      "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model recursive --in bf16 --out f32 --tolerance 2ulp --json" },
+	.examples = { "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model recursive --in bf16 --out f32 --tolerance 2ulp --json",
+		      "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model tcgen05-mxf8f6f4 --in e4m3 --out f32 --scale-a SA.npy "
+		      "--scale-b SB.npy" },
 	.run = cmd_verify_gemm,
 };
 
@@ -81,12 +83,20 @@ static void put_summary_json(const char *name, const struct fpref_gemm_stats *st
 }
 
 static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_verdict *v, const char *model_text,
-		   bool json)
+		   const struct cli_gemm_scale_text *st, bool json)
 {
+	const struct fpref_tc_gemm_scales *sc = p->scales;
 	if (json) {
 		printf("{\"M\": %zu, \"N\": %zu, \"K\": %zu, \"in\": \"%s\", \"out\": \"%s\", \"model\": ", p->M, p->N, p->K,
 		       p->in->name, p->out->name);
 		cli_json_string(model_text);
+		if (sc) {
+			printf(", \"block_scales\": {\"format\": \"%s\", \"every\": %zu, \"a\": ", sc->format->name, sc->every);
+			cli_json_string(st->a ? st->a : "ones");
+			printf(", \"b\": ");
+			cli_json_string(st->b ? st->b : "ones");
+			printf("}");
+		}
 		printf(", \"elements\": %zu, \"matches\": %zu, \"within\": %zu, \"outside\": %zu, \"mismatches\": {",
 		       v->elements, v->matches, v->within, v->outside);
 		bool first = true;
@@ -110,6 +120,9 @@ static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_v
 	}
 	printf("verify-gemm %zux%zux%zu (MxNxK), %s inputs -> %s\n", p->M, p->N, p->K, p->in->name, p->out->name);
 	printf("model: %s\n", model_text);
+	if (sc)
+		printf("block scales: A %s, B %s (%s, one pair per %zu products)\n", st->a ? st->a : "ones",
+		       st->b ? st->b : "ones", sc->format->name, sc->every);
 	printf("D: %zu elements, %zu equal to the model's, %zu within tolerance, %zu outside\n", v->elements, v->matches,
 	       v->within, v->outside);
 	for (int k = 0; k < FPREF_MISMATCH_COUNT; k++)
@@ -162,6 +175,9 @@ int cmd_verify_gemm(int argc, char **argv)
 	    cli_parse_format(cli_cmd_verify_gemm.name, g.out, &out) != 0 ||
 	    cli_model_resolve(cli_cmd_verify_gemm.name, &text, &in, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
+	struct cli_gemm_scales sc;
+	if ((r = cli_gemm_scales_check(cli_cmd_verify_gemm.name, &o.gemm_scales, &m, &in, &out, &sc)) != 0)
+		return r;
 	o.env = cli_target_env(&o, &out);
 	uint64_t *A = NULL, *B = NULL, *C = NULL, *D = NULL;
 	size_t M = 0, K = 0, N = 0, rows, cols;
@@ -172,8 +188,12 @@ int cmd_verify_gemm(int argc, char **argv)
 		status = load(g.c, "C", &out, M, N, &C, &rows, &cols);
 	if (!status)
 		status = load(g.d, "D", &out, M, N, &D, &rows, &cols);
+	if (!status && sc.wanted)
+		status = cli_gemm_scales_load(cli_cmd_verify_gemm.name, &o.gemm_scales, M, K, N, &sc);
 	if (!status) {
-		struct fpref_gemm_problem p = { M, N, K, &in, &in, &out, A, B, A, B, C, &m, &o.env, 1, NULL };
+		struct fpref_tc_gemm_scales scales = cli_gemm_scales_view(&sc);
+		struct fpref_gemm_problem p = { M, N, K, &in, &in, &out, A, B, A, B, C, &m, &o.env, 1,
+						sc.wanted ? &scales : NULL };
 		struct fpref_gemm_verdict v;
 		struct cli_progress pr = { "verify-gemm: row", M * N * K > 1 << 20, false };
 		char err[512], desc[256];
@@ -183,7 +203,7 @@ int cmd_verify_gemm(int argc, char **argv)
 			status = CLI_EXIT_USAGE;
 		} else {
 			cli_progress_done(&pr);
-			report(&p, &v, cli_model_describe(&m, out.name, desc, sizeof desc), o.json);
+			report(&p, &v, cli_model_describe(&m, out.name, desc, sizeof desc), &o.gemm_scales, o.json);
 			status = v.outside ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 			fpref_golden_gemm_verdict_free(&v);
 		}
@@ -192,5 +212,6 @@ int cmd_verify_gemm(int argc, char **argv)
 	free(B);
 	free(C);
 	free(D);
+	cli_gemm_scales_free(&sc);
 	return status;
 }
