@@ -47,12 +47,19 @@ static uint64_t max_significand(const struct fpref_format *f)
 	return max.significand;
 }
 
+/* pack for a floating-point format (not an integer one): no call, so
+ * that a loop over many values vectorises. */
+static CORE_INLINE uint64_t pack_float(const struct fpref_format *f, uint64_t negative, uint64_t field, uint64_t mantissa)
+{
+	uint64_t sign = (negative & f->is_signed) << (f->exp_bits + f->man_bits);
+	return (sign | (field << f->man_bits) | mantissa) << f->pad_bits;
+}
+
 static CORE_INLINE uint64_t pack(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
 {
 	if (f->integer) /* two's complement codes: the formats layer's mapping */
 		return fpref_format_code(f, negative, field, mantissa);
-	uint64_t sign = (uint64_t)(negative && f->is_signed) << (f->exp_bits + f->man_bits);
-	return (sign | (field << f->man_bits) | mantissa) << f->pad_bits;
+	return pack_float(f, negative, field, mantissa);
 }
 
 static uint64_t least_value(const struct fpref_format *f)
@@ -156,22 +163,23 @@ static bool odd_point(const struct fpref_format *f, fpref_u128 k, int32_t q)
 /* Whether a rounding other than sr takes the upper neighbour: guard the
  * first bit discarded, rest whether anything below it was, inexact either,
  * odd whether the lower neighbour's code is odd (odd_point). */
-static CORE_INLINE bool rounds_up(enum fpref_rounding rounding, bool negative, bool guard, bool rest, bool inexact,
-				  bool odd)
+static CORE_INLINE uint64_t rounds_up(enum fpref_rounding rounding, uint64_t negative, uint64_t guard, uint64_t rest,
+				      uint64_t inexact, uint64_t odd)
 {
+	/* 0 or 1 in 64-bit words, not bools: a loop of them vectorises */
 	switch (rounding) {
 	case FPREF_RNE:
 		return guard & (rest | odd);
 	case FPREF_RNA:
 		return guard;
 	case FPREF_RUP:
-		return inexact & !negative;
+		return inexact & (negative ^ 1);
 	case FPREF_RDN:
 		return inexact & negative;
 	case FPREF_ROD:
-		return inexact & !odd;
+		return inexact & (odd ^ 1);
 	default: /* rtz */
-		return false;
+		return 0;
 	}
 }
 
@@ -255,17 +263,58 @@ static CORE_INLINE bool common_case(const struct fpref_format *f, const struct f
 	       lead >= least_normal_exp(f) && lead < (t ? t->emax : top_exp(f));
 }
 
+/* round_to for the common case and a rounding other than sr: s (64
+ * bits) to a multiple of 2^q, s's leading bit at most 61 places above q
+ * (shift = q - exp from -61 to 63).  The same bits as round_to, both of
+ * its cases (shift <= 0, where only a sticky remainder is dropped, and
+ * shift > 0) in one sequence without a branch, in 64-bit words (0 or 1
+ * where round_to has bools), so that a loop over many values
+ * (fpref_emu_round_pack_sums) vectorises. */
+static CORE_INLINE uint64_t round_to64(const struct fpref_format *f, enum fpref_rounding rounding, uint64_t s,
+				       uint64_t sticky, int64_t shift, int64_t q, uint64_t negative, uint64_t *inexact)
+{
+	uint64_t right = shift > 0 ? (uint64_t)shift : 0, left = shift < 0 ? (uint64_t)-shift : 0;
+	uint64_t below = right > 0 ? right - 1 : 0; /* the guard bit's place; 0 with no bit dropped */
+	uint64_t k = (s >> right) << left;
+	uint64_t guard = (uint64_t)(right > 0) & (s >> below);
+	uint64_t rest = (uint64_t)((s >> below) << below != s) | sticky; /* a bit below the guard bit's */
+	/* odd_point, in masks: k not 0 as its top bit of k | -k (k is small) */
+	uint64_t by_code = 0 - (uint64_t)(f->code_parity & (f->man_bits == 0));
+	uint64_t odd = (((k | (0 - k)) >> 63) & (uint64_t)(q + f->bias) & 1 & by_code) | (k & 1 & ~by_code);
+	*inexact = guard | rest;
+	return k + rounds_up(rounding, negative, guard, rest, *inexact, odd);
+}
+
+/* The common case rounded (round_to64) and packed: inexact 1 where it
+ * was, else 0.  64-bit words throughout, the exponents too: a loop of
+ * them vectorises without widening. */
+static CORE_INLINE uint64_t round_common64(const struct fpref_format *f, enum fpref_rounding rounding, uint64_t negative,
+					   int64_t exp, uint64_t s, uint64_t sticky, int64_t lead, uint64_t *inexact)
+{
+	const int M = f->man_bits;
+	/* at most 2^(M + 1): 64 bits hold it */
+	uint64_t k = round_to64(f, rounding, s, sticky, lead - M - exp, lead - M, negative, inexact);
+	uint64_t carry = k >> (M + 1);
+	return pack_float(f, negative, (uint64_t)(lead + f->bias) + carry, (k >> carry) & (((uint64_t)1 << M) - 1)); /* M below 62 */
+}
+
 static CORE_INLINE uint64_t round_common(const struct fpref_format *f, const struct fpref_env *env, uint64_t sr_random,
 					 bool negative, int32_t exp, fpref_u128 sig, bool sticky, int32_t lead,
 					 unsigned *flags)
 {
-	const int M = f->man_bits;
-	bool inexact, away;
-	/* at most 2^(M + 1): 64 bits hold it */
-	uint64_t k = (uint64_t)round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &inexact, &away);
+	uint64_t inexact = 0, r;
+	if (env->rounding != FPREF_SR) {
+		r = round_common64(f, env->rounding, negative, exp, (uint64_t)sig, sticky, lead, &inexact);
+	} else {
+		const int M = f->man_bits;
+		bool sr_inexact, away;
+		uint64_t k = (uint64_t)round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &sr_inexact, &away);
+		int carry = (int)(k >> (M + 1));
+		r = pack_float(f, negative, (uint64_t)(lead + carry + f->bias), (k >> carry) & low_mask(M));
+		inexact = sr_inexact;
+	}
 	*flags |= inexact ? FPREF_FLAG_INEXACT : 0;
-	int carry = (int)(k >> (M + 1));
-	return pack(f, negative, (uint64_t)(lead + carry + f->bias), (k >> carry) & low_mask(M));
+	return r;
 }
 
 /* The core itself, for both entry points below: t, where the caller has
@@ -433,17 +482,34 @@ static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const
 	 * their fields stay in registers */
 	const struct fpref_format f = *t->format;
 	const struct fpref_emu_round_target c = *t;
-	struct fpref_env e = *env;
-	e.rounding = rounding;
 	unsigned raised = 0; /* ORed into *flags once: no store per value */
-	for (size_t i = 0; i < n; i++) {
-		uint64_t sign = 0 - ((uint64_t)sum[i] >> 63); /* all ones or 0: the magnitude without a branch */
+	/* the common case for every value, without a branch (the loop
+	 * vectorises), where the rounding has one (not sr); the rest, and
+	 * every value under sr, out of line after it */
+	/* common_case, its tests of the format taken out of the loop (and the
+	 * format read through the pointer, not the copy, whose bool fields
+	 * the vectoriser does not take) */
+	const struct fpref_format *g = t->format;
+	uint64_t lanes = rounding != FPREF_SR && !f.integer && f.man_bits < 62, any_rare = lanes ^ 1, inexact_any = 0;
+	const uint64_t any_sign = f.is_signed;
+	const int64_t emin = least_normal_exp(&f), emax = c.emax;
+	for (size_t i = 0; i < (lanes ? n : 0); i++) {
+		uint64_t sign = (uint64_t)sum[i] >> 63, m = 0 - sign; /* m all ones or 0: the magnitude without a branch */
+		uint64_t mag = ((uint64_t)sum[i] ^ m) - m;
+		int64_t lead = exp[i] + (int64_t)(63 - __builtin_clzll(mag | 1));
+		uint64_t common = (uint64_t)(mag != 0) & (any_sign | (sign ^ 1)) & (uint64_t)(lead >= emin) &
+				  (uint64_t)(lead < emax), inexact;
+		uint64_t bits = round_common64(g, rounding, sign, exp[i], mag, 0, lead, &inexact);
+		out[i] = common ? bits : 0;
+		inexact_any |= common & inexact;
+		any_rare |= common ^ 1;
+	}
+	raised |= inexact_any ? FPREF_FLAG_INEXACT : 0;
+	for (size_t i = 0; any_rare && i < n; i++) {
+		uint64_t sign = 0 - ((uint64_t)sum[i] >> 63);
 		uint64_t mag = ((uint64_t)sum[i] ^ sign) - sign;
 		int32_t lead = exp[i] + 63 - __builtin_clzll(mag | 1);
-		/* the common case inlined here, the rest out of line */
-		if (mag != 0 && common_case(&f, &c, sign & 1, mag, lead)) {
-			out[i] = round_common(&f, &e, 0, sign & 1, exp[i], mag, false, lead, &raised);
-		} else {
+		if (!lanes || mag == 0 || !common_case(&f, &c, sign & 1, mag, lead)) {
 			unsigned rare = 0;
 			out[i] = round_pack_rare(t, env, sign & 1, exp[i], mag, &rare);
 			raised |= rare;
@@ -452,7 +518,7 @@ static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const
 	*flags |= raised;
 }
 
-void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
+FPREF_EMU_LANE_CLONES void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
 			       const int64_t *sum, const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags)
 {
 	switch (env->rounding) { /* the tensor-core models' two */
