@@ -40,6 +40,33 @@ static int top_exp(const struct fpref_format *f)
 	return fpref_format_max_exponent(f);
 }
 
+#define WORD uint64_t
+#define SWORD int64_t
+#define WINT int64_t
+#define WORD_BITS 64
+#define WORD_CLZ __builtin_clzll
+#define W(name) name##64
+#include "round_word.h"
+#undef WORD
+#undef SWORD
+#undef WINT
+#undef WORD_BITS
+#undef WORD_CLZ
+#undef W
+#define WORD uint32_t
+#define SWORD int32_t
+#define WINT int32_t
+#define WORD_BITS 32
+#define WORD_CLZ __builtin_clz
+#define W(name) name##32
+#include "round_word.h"
+#undef WORD
+#undef SWORD
+#undef WINT
+#undef WORD_BITS
+#undef WORD_CLZ
+#undef W
+
 static uint64_t max_significand(const struct fpref_format *f)
 {
 	struct fpref_unpacked max;
@@ -47,19 +74,11 @@ static uint64_t max_significand(const struct fpref_format *f)
 	return max.significand;
 }
 
-/* pack for a floating-point format (not an integer one): no call, so
- * that a loop over many values vectorises. */
-static CORE_INLINE uint64_t pack_float(const struct fpref_format *f, uint64_t negative, uint64_t field, uint64_t mantissa)
-{
-	uint64_t sign = (negative & f->is_signed) << (f->exp_bits + f->man_bits);
-	return (sign | (field << f->man_bits) | mantissa) << f->pad_bits;
-}
-
 static CORE_INLINE uint64_t pack(const struct fpref_format *f, bool negative, uint64_t field, uint64_t mantissa)
 {
 	if (f->integer) /* two's complement codes: the formats layer's mapping */
 		return fpref_format_code(f, negative, field, mantissa);
-	return pack_float(f, negative, field, mantissa);
+	return pack_float64(f, negative, field, mantissa);
 }
 
 static uint64_t least_value(const struct fpref_format *f)
@@ -160,29 +179,6 @@ static bool odd_point(const struct fpref_format *f, fpref_u128 k, int32_t q)
 	return k & 1;
 }
 
-/* Whether a rounding other than sr takes the upper neighbour: guard the
- * first bit discarded, rest whether anything below it was, inexact either,
- * odd whether the lower neighbour's code is odd (odd_point). */
-static CORE_INLINE uint64_t rounds_up(enum fpref_rounding rounding, uint64_t negative, uint64_t guard, uint64_t rest,
-				      uint64_t inexact, uint64_t odd)
-{
-	/* 0 or 1 in 64-bit words, not bools: a loop of them vectorises */
-	switch (rounding) {
-	case FPREF_RNE:
-		return guard & (rest | odd);
-	case FPREF_RNA:
-		return guard;
-	case FPREF_RUP:
-		return inexact & (negative ^ 1);
-	case FPREF_RDN:
-		return inexact & negative;
-	case FPREF_ROD:
-		return inexact & (odd ^ 1);
-	default: /* rtz */
-		return 0;
-	}
-}
-
 /* Round sig * 2^exp (+ sticky) to a multiple of 2^q: returns the multiple,
  * with *inexact set when anything was discarded and *away when the
  * magnitude went up. */
@@ -208,7 +204,7 @@ static CORE_INLINE fpref_u128 round_to(const struct fpref_format *f, fpref_u128 
 		rest = ((s & low_mask((int)shift - 1)) != 0) | sticky; /* | and &, not || and &&: no branch guesses the bits */
 		if (env->rounding != FPREF_SR) { /* in 64-bit words to the end */
 			*inexact = (dropped64 != 0) | sticky;
-			bool up = rounds_up(env->rounding, negative, guard, rest, *inexact, odd_point(f, k64, q));
+			bool up = rounds_up64(env->rounding, negative, guard, rest, *inexact, odd_point(f, k64, q));
 			*away = up;
 			return k64 + up;
 		}
@@ -223,7 +219,7 @@ static CORE_INLINE fpref_u128 round_to(const struct fpref_format *f, fpref_u128 
 	*inexact = (dropped != 0) | sticky;
 	bool up = false;
 	if (env->rounding != FPREF_SR) {
-		up = rounds_up(env->rounding, negative, guard, rest, *inexact, odd_point(f, k, q));
+		up = rounds_up64(env->rounding, negative, guard, rest, *inexact, odd_point(f, k, q));
 	} else {
 		/* B looks at one bit more than it has random bits; C rounds
 		 * the discarded bits to r, ties to even (fpref_formats_env.h) */
@@ -263,41 +259,6 @@ static CORE_INLINE bool common_case(const struct fpref_format *f, const struct f
 	       lead >= least_normal_exp(f) && lead < (t ? t->emax : top_exp(f));
 }
 
-/* round_to for the common case and a rounding other than sr: s (64
- * bits) to a multiple of 2^q, s's leading bit at most 61 places above q
- * (shift = q - exp from -61 to 63).  The same bits as round_to, both of
- * its cases (shift <= 0, where only a sticky remainder is dropped, and
- * shift > 0) in one sequence without a branch, in 64-bit words (0 or 1
- * where round_to has bools), so that a loop over many values
- * (fpref_emu_round_pack_sums) vectorises. */
-static CORE_INLINE uint64_t round_to64(const struct fpref_format *f, enum fpref_rounding rounding, uint64_t s,
-				       uint64_t sticky, int64_t shift, int64_t q, uint64_t negative, uint64_t *inexact)
-{
-	uint64_t right = shift > 0 ? (uint64_t)shift : 0, left = shift < 0 ? (uint64_t)-shift : 0;
-	uint64_t below = right > 0 ? right - 1 : 0; /* the guard bit's place; 0 with no bit dropped */
-	uint64_t k = (s >> right) << left;
-	uint64_t guard = (uint64_t)(right > 0) & (s >> below);
-	uint64_t rest = (uint64_t)((s >> below) << below != s) | sticky; /* a bit below the guard bit's */
-	/* odd_point, in masks: k not 0 as its top bit of k | -k (k is small) */
-	uint64_t by_code = 0 - (uint64_t)(f->code_parity & (f->man_bits == 0));
-	uint64_t odd = (((k | (0 - k)) >> 63) & (uint64_t)(q + f->bias) & 1 & by_code) | (k & 1 & ~by_code);
-	*inexact = guard | rest;
-	return k + rounds_up(rounding, negative, guard, rest, *inexact, odd);
-}
-
-/* The common case rounded (round_to64) and packed: inexact 1 where it
- * was, else 0.  64-bit words throughout, the exponents too: a loop of
- * them vectorises without widening. */
-static CORE_INLINE uint64_t round_common64(const struct fpref_format *f, enum fpref_rounding rounding, uint64_t negative,
-					   int64_t exp, uint64_t s, uint64_t sticky, int64_t lead, uint64_t *inexact)
-{
-	const int M = f->man_bits;
-	/* at most 2^(M + 1): 64 bits hold it */
-	uint64_t k = round_to64(f, rounding, s, sticky, lead - M - exp, lead - M, negative, inexact);
-	uint64_t carry = k >> (M + 1);
-	return pack_float(f, negative, (uint64_t)(lead + f->bias) + carry, (k >> carry) & (((uint64_t)1 << M) - 1)); /* M below 62 */
-}
-
 static CORE_INLINE uint64_t round_common(const struct fpref_format *f, const struct fpref_env *env, uint64_t sr_random,
 					 bool negative, int32_t exp, fpref_u128 sig, bool sticky, int32_t lead,
 					 unsigned *flags)
@@ -310,7 +271,7 @@ static CORE_INLINE uint64_t round_common(const struct fpref_format *f, const str
 		bool sr_inexact, away;
 		uint64_t k = (uint64_t)round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &sr_inexact, &away);
 		int carry = (int)(k >> (M + 1));
-		r = pack_float(f, negative, (uint64_t)(lead + carry + f->bias), (k >> carry) & low_mask(M));
+		r = pack_float64(f, negative, (uint64_t)(lead + carry + f->bias), (k >> carry) & low_mask(M));
 		inexact = sr_inexact;
 	}
 	*flags |= inexact ? FPREF_FLAG_INEXACT : 0;
@@ -472,11 +433,28 @@ static uint64_t round_pack_rare(const struct fpref_emu_round_target *t, const st
 	return round_pack(t->format, t, env, 0, negative, exp, mag, false, flags);
 }
 
+/* The fields of FP32 that the batch rounding's common case reads (and
+ * only those: the rest goes through the target itself). */
+static const struct fpref_format binary32 = { .exp_bits = 8, .man_bits = 23, .bias = 127, .is_signed = true,
+					      .has_zero = true };
+static const struct fpref_emu_round_target binary32_target = { &binary32, 127, 0xFFFFFF };
+
+/* Whether t's format has those fields' values (then binary32_target's
+ * constants give the same bits). */
+static bool is_binary32(const struct fpref_emu_round_target *t)
+{
+	const struct fpref_format *f = t->format;
+	return f->exp_bits == binary32.exp_bits && f->man_bits == binary32.man_bits && f->bias == binary32.bias &&
+	       f->pad_bits == 0 && f->is_signed && f->has_zero && !f->code_parity && !f->integer &&
+	       t->emax == binary32_target.emax;
+}
+
 /* fpref_emu_round_pack_sums' loop for one rounding direction, a constant
- * where the caller gives one, so that no switch on it runs per value. */
-static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env,
-				   enum fpref_rounding rounding, size_t n, const int64_t *sum, const int32_t *exp,
-				   uint64_t *restrict out, unsigned *restrict flags)
+ * where the caller gives one, so that no switch on it runs per value; the
+ * common case reads lt's format (t's, or constants of the same fields). */
+static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const struct fpref_emu_round_target *lt,
+				   const struct fpref_env *env, enum fpref_rounding rounding, size_t n, const int64_t *sum,
+				   const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags)
 {
 	/* copies that no store to out can change and no call sees, so that
 	 * their fields stay in registers */
@@ -489,21 +467,10 @@ static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const
 	/* common_case, its tests of the format taken out of the loop (and the
 	 * format read through the pointer, not the copy, whose bool fields
 	 * the vectoriser does not take) */
-	const struct fpref_format *g = t->format;
-	uint64_t lanes = rounding != FPREF_SR && !f.integer && f.man_bits < 62, any_rare = lanes ^ 1, inexact_any = 0;
-	const uint64_t any_sign = f.is_signed;
-	const int64_t emin = least_normal_exp(&f), emax = c.emax;
-	for (size_t i = 0; i < (lanes ? n : 0); i++) {
-		uint64_t sign = (uint64_t)sum[i] >> 63, m = 0 - sign; /* m all ones or 0: the magnitude without a branch */
-		uint64_t mag = ((uint64_t)sum[i] ^ m) - m;
-		int64_t lead = exp[i] + (int64_t)(63 - __builtin_clzll(mag | 1));
-		uint64_t common = (uint64_t)(mag != 0) & (any_sign | (sign ^ 1)) & (uint64_t)(lead >= emin) &
-				  (uint64_t)(lead < emax), inexact;
-		uint64_t bits = round_common64(g, rounding, sign, exp[i], mag, 0, lead, &inexact);
-		out[i] = common ? bits : 0;
-		inexact_any |= common & inexact;
-		any_rare |= common ^ 1;
-	}
+	uint64_t lanes = rounding != FPREF_SR && !lt->format->integer && lt->format->man_bits < 62, any_rare = 1,
+		 inexact_any = 0;
+	if (lanes)
+		round_lanes64(lt, rounding, n, sum, exp, out, &inexact_any, &any_rare);
 	raised |= inexact_any ? FPREF_FLAG_INEXACT : 0;
 	for (size_t i = 0; any_rare && i < n; i++) {
 		uint64_t sign = 0 - ((uint64_t)sum[i] >> 63);
@@ -521,15 +488,72 @@ static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const
 FPREF_EMU_LANE_CLONES void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
 			       const int64_t *sum, const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags)
 {
+	/* FP32 by ties to even (the CDNA1/2 path's every addition, the block
+	 * models' FP32 output) with the fields the common case reads as
+	 * constants: shifts by immediates, no registers held for them */
+	if (env->rounding == FPREF_RNE && is_binary32(t)) {
+		round_sums(t, &binary32_target, env, FPREF_RNE, n, sum, exp, out, flags);
+		return;
+	}
 	switch (env->rounding) { /* the tensor-core models' two */
 	case FPREF_RNE:
-		round_sums(t, env, FPREF_RNE, n, sum, exp, out, flags);
+		round_sums(t, t, env, FPREF_RNE, n, sum, exp, out, flags);
 		break;
 	case FPREF_RTZ:
-		round_sums(t, env, FPREF_RTZ, n, sum, exp, out, flags);
+		round_sums(t, t, env, FPREF_RTZ, n, sum, exp, out, flags);
 		break;
 	default:
-		round_sums(t, env, env->rounding, n, sum, exp, out, flags);
+		round_sums(t, t, env, env->rounding, n, sum, exp, out, flags);
+		break;
+	}
+}
+
+/* round_sums for 32-bit sums to a format of 32 bits or fewer: the same
+ * common case in 32-bit words (round_word.h), the rest as there. */
+static CORE_INLINE void round_sums32(const struct fpref_emu_round_target *t, const struct fpref_emu_round_target *lt,
+				     const struct fpref_env *env, enum fpref_rounding rounding, size_t n, const int32_t *sum,
+				     const int32_t *exp, uint32_t *restrict out, unsigned *restrict flags)
+{
+	const struct fpref_format f = *t->format;
+	const struct fpref_emu_round_target c = *t;
+	unsigned raised = 0;
+	/* M below 30: the rounded significand and its carry in a word */
+	const struct fpref_format *g = lt->format;
+	uint32_t lanes = rounding != FPREF_SR && !g->integer && g->man_bits < 30 &&
+			 1 + g->exp_bits + g->man_bits + g->pad_bits <= 32,
+		 any_rare = 1, inexact_any = 0;
+	if (lanes)
+		round_lanes32(lt, rounding, n, sum, exp, out, &inexact_any, &any_rare);
+	raised |= inexact_any ? FPREF_FLAG_INEXACT : 0;
+	for (size_t i = 0; any_rare && i < n; i++) {
+		uint64_t sign = (uint64_t)(sum[i] < 0), mag = sum[i] < 0 ? (uint64_t)-(int64_t)sum[i] : (uint64_t)sum[i];
+		int32_t lead = exp[i] + 63 - __builtin_clzll(mag | 1);
+		if (!lanes || mag == 0 || !common_case(&f, &c, sign, mag, lead)) {
+			unsigned rare = 0;
+			out[i] = (uint32_t)round_pack_rare(t, env, sign, exp[i], mag, &rare);
+			raised |= rare;
+		}
+	}
+	*flags |= raised;
+}
+
+FPREF_EMU_LANE_CLONES void fpref_emu_round_pack_sums32(const struct fpref_emu_round_target *t, const struct fpref_env *env,
+						       size_t n, const int32_t *sum, const int32_t *exp,
+						       uint32_t *restrict out, unsigned *restrict flags)
+{
+	if (env->rounding == FPREF_RNE && is_binary32(t)) {
+		round_sums32(t, &binary32_target, env, FPREF_RNE, n, sum, exp, out, flags);
+		return;
+	}
+	switch (env->rounding) {
+	case FPREF_RNE:
+		round_sums32(t, t, env, FPREF_RNE, n, sum, exp, out, flags);
+		break;
+	case FPREF_RTZ:
+		round_sums32(t, t, env, FPREF_RTZ, n, sum, exp, out, flags);
+		break;
+	default:
+		round_sums32(t, t, env, env->rounding, n, sum, exp, out, flags);
 		break;
 	}
 }

@@ -45,6 +45,11 @@ uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, con
 		       optimize("tree-vectorize", "vect-cost-model=dynamic")))
 #else
 #define FPREF_EMU_LANE_CLONES
+/* fpref_emu_round_pack_sums for sums in 32 bits, to a format of 32 bits or
+ * fewer: the same rounding, twice as many lanes per instruction. */
+void fpref_emu_round_pack_sums32(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
+				 const int32_t *sum, const int32_t *exp, uint32_t *restrict out, unsigned *restrict flags);
+
 #endif
 
 /* sum[i] * 2^exp[i] for i below n (exact: no sticky bits) rounded to t's
@@ -52,5 +57,10 @@ uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, con
  * so that a caller with many values (a GEMM's tile) pays for one call. */
 void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
 			       const int64_t *sum, const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags);
+
+/* fpref_emu_round_pack_sums for sums in 32 bits, to a format of 32 bits or
+ * fewer: the same rounding, twice as many lanes per instruction. */
+void fpref_emu_round_pack_sums32(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
+				 const int32_t *sum, const int32_t *exp, uint32_t *restrict out, unsigned *restrict flags);
 
 #endif

@@ -1049,68 +1049,70 @@ BLOCK_CLONES static void tile_block_groups(const struct plan *p, const struct op
 }
 
 /* Exact values for the lanes of the FP32 path: mag * 2^place, mag below
- * 2^24 (0: a zero), neg 1 where negative.  A zero's place is never above
- * a nonzero value's: -149 (FP32's least) for an FP32 zero, and for a zero
- * product below every FP32 place (an operand's ZERO_EXPONENT, CDNA2's
- * flushed inputs too: tile_operand_set). */
+ * 2^24 (0: a zero), neg 1 where negative, in 32-bit words (16 lanes to
+ * an AVX-512 instruction).  A zero's place is never above a nonzero
+ * value's: -149 (FP32's least) for an FP32 zero, and for a zero product
+ * below every FP32 place (an operand's ZERO_EXPONENT, CDNA2's flushed
+ * inputs too: tile_operand_set). */
 struct tree_lanes {
-	uint64_t mag[TREE_LANES];
+	uint32_t mag[TREE_LANES];
 	int32_t place[TREE_LANES];
-	uint64_t neg[TREE_LANES];
+	uint32_t neg[TREE_LANES];
 };
 
-/* mag * 2^place in units of 2^P (place - P at most 38): shifted left, or
+/* mag * 2^place in units of 2^P (place - P at most 26): shifted left, or
  * right with the bits shifted out ORed into the last (tree_add says why
  * that changes no rounding to nearest).  Both shifts taken, one of them
- * by 0: no branch on the data.  A right shift of 63 leaves 0 and every
+ * by 0: no branch on the data.  A right shift of 31 leaves 0 and every
  * bit of mag (below 2^24) as the sticky one, as any longer one would. */
-static inline uint64_t align_jam(uint64_t mag, int32_t place, int32_t P)
+static inline uint32_t align_jam(uint32_t mag, int32_t place, int32_t P)
 {
 	int32_t s = place - P;
-	uint64_t l = (uint64_t)(s > 0 ? s : 0), r = (uint64_t)(s < 0 ? (s > -63 ? -s : 63) : 0);
-	uint64_t kept = mag >> r;
-	return (kept << l) | (uint64_t)(kept << r != mag);
+	uint32_t l = (uint32_t)(s > 0 ? s : 0), r = (uint32_t)(s < 0 ? (s > -31 ? -s : 31) : 0);
+	uint32_t kept = mag >> r;
+	return (kept << l) | (uint32_t)(kept << r != mag);
 }
 
 /* An FP32 pattern as lane i (an inf or NaN sets slow: not an exact value). */
-static inline void tree_decode(uint64_t bits, struct tree_lanes *t, size_t i, uint64_t *slow)
+static inline void tree_decode(uint32_t bits, struct tree_lanes *t, size_t i, uint32_t *slow)
 {
-	uint64_t field = (bits >> 23) & 0xFF, m = bits & 0x7FFFFF;
+	uint32_t field = (bits >> 23) & 0xFF, m = bits & 0x7FFFFF;
 	t->mag[i] = field ? m | 0x800000 : m;
 	t->place[i] = (field ? (int32_t)field : 1) - 150;
-	t->neg[i] = (bits >> 31) & 1;
+	t->neg[i] = bits >> 31;
 	*slow |= field == 0xFF;
 }
 
 /* x + y in FP32 (rne) for every lane, through the batch rounding: both
- * aligned at P, 38 places below the larger of their places (so below
- * 2^62: their sum fits 64 bits), the one more than 38 places below
- * jammed (align_jam), summed exactly and rounded once; -0 + -0 is -0
- * (the core gives an exact zero sum +0, which is right for every other
- * pair).  The jam changes no rounding: where y is jammed, x (the larger
- * place, so not a zero) leads y by more than 14 places, so the sum's
- * last place at 24 bits (or FP32's subnormal step) is at least P + 14,
- * x is a multiple of 2^(P + 1), and x + y and x + jam(y) lie strictly
- * between the same two multiples of 2^(P + 1), which every rounding
- * boundary is. */
+ * aligned at P, 26 places below the larger of their leading bits (so
+ * below 2^27: their sum fits 32 bits), the one with bits below P jammed
+ * (align_jam), summed exactly and rounded once; -0 + -0 is -0 (the core
+ * gives an exact zero sum +0, which is right for every other pair).  The
+ * jam changes no rounding: where y is jammed, x (the larger leading bit
+ * L, so not a zero) has its last place at least P + 3 and y's leading
+ * bit is below L - 3, so the sum's leading bit is at least L - 1, its
+ * last place at 24 bits (or FP32's subnormal step) at least P + 2; x is
+ * a multiple of 2^(P + 1), and x + y and x + jam(y) lie strictly between
+ * the same two multiples of 2^(P + 1), which every rounding boundary is.
+ * A zero's leading bit is taken at its place (the least: tree_lanes). */
 BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes *x, const struct tree_lanes *y,
-				  struct tree_lanes *out, uint64_t *restrict bits, uint64_t *slow)
+				  struct tree_lanes *out, uint32_t *restrict bits, uint32_t *slow)
 {
-	int64_t sum[TREE_LANES];
-	int32_t P[TREE_LANES];
-	uint64_t negzero[TREE_LANES];
+	int32_t sum[TREE_LANES], P[TREE_LANES];
+	uint32_t negzero[TREE_LANES];
 	for (size_t i = 0; i < TREE_LANES; i++) {
-		P[i] = (x->place[i] > y->place[i] ? x->place[i] : y->place[i]) - 38;
-		uint64_t u = align_jam(x->mag[i], x->place[i], P[i]), v = align_jam(y->mag[i], y->place[i], P[i]);
-		uint64_t mx = 0 - x->neg[i], my = 0 - y->neg[i];
-		sum[i] = (int64_t)(((u ^ mx) - mx) + ((v ^ my) - my));
-		negzero[i] = x->neg[i] & y->neg[i] & (uint64_t)((x->mag[i] | y->mag[i]) == 0);
+		int32_t lx = x->place[i] + 31 - __builtin_clz(x->mag[i] | 1), ly = y->place[i] + 31 - __builtin_clz(y->mag[i] | 1);
+		P[i] = (lx > ly ? lx : ly) - 26;
+		uint32_t u = align_jam(x->mag[i], x->place[i], P[i]), v = align_jam(y->mag[i], y->place[i], P[i]);
+		uint32_t mx = 0 - x->neg[i], my = 0 - y->neg[i];
+		sum[i] = (int32_t)(((u ^ mx) - mx) + ((v ^ my) - my));
+		negzero[i] = x->neg[i] & y->neg[i] & (uint32_t)((x->mag[i] | y->mag[i]) == 0);
 	}
 	unsigned flags = 0;
-	fpref_emu_round_pack_sums(&p->round, &p->fp32_env, TREE_LANES, sum, P, bits, &flags);
-	const uint64_t flush = p->flush ? 0x7F800000 : 0; /* CDNA2: a subnormal result to a zero of its sign */
+	fpref_emu_round_pack_sums32(&p->round, &p->fp32_env, TREE_LANES, sum, P, bits, &flags);
+	const uint32_t flush = p->flush ? 0x7F800000 : 0; /* CDNA2: a subnormal result to a zero of its sign */
 	for (size_t i = 0; i < TREE_LANES; i++) {
-		uint64_t b = bits[i] | negzero[i] << 31;
+		uint32_t b = bits[i] | negzero[i] << 31;
 		bits[i] = flush && (b & flush) == 0 ? b & 0x80000000 : b;
 		tree_decode(bits[i], out, i, &slow[i]);
 	}
@@ -1119,12 +1121,12 @@ BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes 
 /* The pairwise sum of products lo .. lo + n - 1 (tree_sum's halves):
  * the product itself where n is 1, else out. */
 static const struct tree_lanes *tree_lanes_sum(const struct plan *p, const struct tree_lanes *prod, size_t lo,
-					       size_t n, struct tree_lanes *out, uint64_t *slow)
+					       size_t n, struct tree_lanes *out, uint32_t *slow)
 {
 	if (n == 1)
 		return &prod[lo];
 	struct tree_lanes x, y;
-	uint64_t bits[TREE_LANES];
+	uint32_t bits[TREE_LANES];
 	const struct tree_lanes *u = tree_lanes_sum(p, prod, lo, n / 2, &x, slow);
 	const struct tree_lanes *v = tree_lanes_sum(p, prod, lo + n / 2, n - n / 2, &y, slow);
 	tree_add(p, u, v, out, bits, slow);
@@ -1173,7 +1175,7 @@ BLOCK_CLONES static void tile_tree_products(const struct plan *p, const struct t
 			int32_t e = h < rows ? ta->exp[h * block + q] - two_man : ZERO_EXPONENT;
 			for (size_t j = 0; j < TILE; j++) {
 				int32_t v = x * sb[j];
-				prod[q].mag[h * TILE + j] = (uint64_t)(v < 0 ? -(int64_t)v : v);
+				prod[q].mag[h * TILE + j] = (uint32_t)(v < 0 ? -v : v);
 				prod[q].place[h * TILE + j] = e + eb[j];
 				prod[q].neg[h * TILE + j] = v < 0;
 			}
@@ -1194,13 +1196,14 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 {
 	const struct plan *p = g->p;
 	struct tree_lanes prod[TREE_MAX_BLOCK], acc, s, r;
-	uint64_t slow[TREE_LANES], overflow[TREE_LANES] = { 0 }, bits[TREE_LANES], cin[TREE_LANES] = { 0 };
+	uint32_t slow[TREE_LANES], overflow[TREE_LANES] = { 0 }, bits[TREE_LANES], cin[TREE_LANES] = { 0 };
 	uint8_t aspecial[TREE_ROWS] = { 0 };
 	tile_tree_products(p, ta, tb, rows, n, prod);
 	for (size_t h = 0; h < rows; h++)
 		for (size_t q = 0; q < n; q++)
 			aspecial[h] |= g->a.kind[(i + h) * g->K + k + q] & (INF | NOT_A_NUMBER);
-	memcpy(cin, c, rows * TILE * sizeof *c);
+	for (size_t l = 0; l < rows * TILE; l++)
+		cin[l] = (uint32_t)c[l];
 	for (size_t h = 0; h < TREE_ROWS; h++)
 		for (size_t j = 0; j < TILE; j++) {
 			size_t l = h * TILE + j;
@@ -1209,18 +1212,18 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 		}
 	/* C plus the sum overflowing: inf, the right result */
 	tree_add(p, &acc, tree_lanes_sum(p, prod, 0, n, &s, slow), &r, bits, overflow);
-	uint64_t any_slow = 0;
+	uint32_t any_slow = 0;
 	for (size_t l = 0; l < TREE_LANES; l++)
 		any_slow |= slow[l];
-	for (size_t l = 0; any_slow && l < rows * TILE; l++) {
+	for (size_t l = 0; l < rows * TILE; l++) {
 		size_t h = l / TILE, j = l % TILE;
-		if (slow[l] && t + j < g->N) {
-			bits[l] = c[l];
-			if (tree_step(g->m, g->input, g->A + (i + h) * g->K + k, g->B + k * g->N + t + j, g->N, n, &bits[l]) != 0)
+		if (any_slow && slow[l] && t + j < g->N) {
+			if (tree_step(g->m, g->input, g->A + (i + h) * g->K + k, g->B + k * g->N + t + j, g->N, n, &c[l]) != 0)
 				return -1;
+		} else {
+			c[l] = bits[l];
 		}
 	}
-	memcpy(c, bits, rows * TILE * sizeof *c);
 	return 0;
 }
 
