@@ -981,19 +981,24 @@ BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct
 			int64_t v = shift_floor(part[h][j], d < -63 ? -63 : d);
 			s[j] += E[h][j] > ZERO_EXPONENT / 2 ? v : 0;
 		}
+	/* the plan's fields read before the loop, and & for && where both
+	 * sides are plain values: no load under a condition, which the
+	 * vectoriser does not take */
+	const int32_t frac = p->frac, sum_frac = p->sum_frac, c_frac = p->c_frac, c_drop = p->c_drop;
+	const bool drops = c_drop > 0;
 	for (size_t j = 0; j < TILE; j++) {
 		bool products = E1[j] > ZERO_EXPONENT / 2, have_c = cm[j] != 0;
 		int32_t E2 = !products ? ce[j] : !have_c || E1[j] > ce[j] ? E1[j] : ce[j];
-		int32_t k = (E1[j] - p->frac) - (E2 - p->sum_frac);
+		int32_t k = (E1[j] - frac) - (E2 - sum_frac);
 		int64_t total = products ? shift_floor(s[j], k < -63 ? -63 : k) : 0;
-		bool keep_c = have_c && !(p->c_drop > 0 && ce[j] < E2 - p->c_drop);
+		bool keep_c = have_c & !(drops & (ce[j] < E2 - c_drop));
 		int64_t cv = (int64_t)((cm[j] ^ cn[j]) - cn[j]);
-		int64_t c_part = (int64_t)((uint64_t)shift_floor(cv, keep_c ? (ce[j] - 23) - (E2 - p->c_frac) : 0)
-					   << (p->sum_frac - p->c_frac));
+		int64_t c_part = (int64_t)((uint64_t)shift_floor(cv, keep_c ? (ce[j] - 23) - (E2 - c_frac) : 0)
+					   << (sum_frac - c_frac));
 		total += keep_c ? c_part : 0;
-		bool none = slow[j] || (!products && !have_c);
+		bool none = (slow[j] != 0) | (!products & !have_c);
 		sum[j] = none ? 0 : total;
-		place[j] = none ? 0 : E2 - p->sum_frac;
+		place[j] = none ? 0 : E2 - sum_frac;
 	}
 	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
 }
@@ -1096,7 +1101,7 @@ static inline void tree_decode(uint32_t bits, struct tree_lanes *t, size_t i, ui
  * the same two multiples of 2^(P + 1), which every rounding boundary is.
  * A zero's leading bit is taken at its place (the least: tree_lanes). */
 BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes *x, const struct tree_lanes *y,
-				  struct tree_lanes *out, uint32_t *restrict bits, uint32_t *slow)
+				  struct tree_lanes *restrict out, uint32_t *restrict bits, uint32_t *restrict slow)
 {
 	int32_t sum[TREE_LANES], P[TREE_LANES];
 	uint32_t negzero[TREE_LANES];
@@ -1114,8 +1119,10 @@ BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes 
 	for (size_t i = 0; i < TREE_LANES; i++) {
 		uint32_t b = bits[i] | negzero[i] << 31;
 		bits[i] = flush && (b & flush) == 0 ? b & 0x80000000 : b;
-		tree_decode(bits[i], out, i, &slow[i]);
 	}
+	if (out) /* NULL: the patterns only */
+		for (size_t i = 0; i < TREE_LANES; i++)
+			tree_decode(bits[i], out, i, &slow[i]);
 }
 
 /* The pairwise sum of products lo .. lo + n - 1 (tree_sum's halves):
@@ -1195,8 +1202,8 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 			   const uint8_t *bspecial, uint64_t *c)
 {
 	const struct plan *p = g->p;
-	struct tree_lanes prod[TREE_MAX_BLOCK], acc, s, r;
-	uint32_t slow[TREE_LANES], overflow[TREE_LANES] = { 0 }, bits[TREE_LANES], cin[TREE_LANES] = { 0 };
+	struct tree_lanes prod[TREE_MAX_BLOCK], acc, s;
+	uint32_t slow[TREE_LANES], bits[TREE_LANES], cin[TREE_LANES] = { 0 };
 	uint8_t aspecial[TREE_ROWS] = { 0 };
 	tile_tree_products(p, ta, tb, rows, n, prod);
 	for (size_t h = 0; h < rows; h++)
@@ -1210,20 +1217,22 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 			slow[l] = (aspecial[h] | bspecial[j]) != 0;
 			tree_decode(cin[l], &acc, l, &slow[l]);
 		}
-	/* C plus the sum overflowing: inf, the right result */
-	tree_add(p, &acc, tree_lanes_sum(p, prod, 0, n, &s, slow), &r, bits, overflow);
+	/* C plus the sum: its patterns (overflowing: inf, the right result) */
+	tree_add(p, &acc, tree_lanes_sum(p, prod, 0, n, &s, slow), NULL, bits, NULL);
 	uint32_t any_slow = 0;
 	for (size_t l = 0; l < TREE_LANES; l++)
 		any_slow |= slow[l];
-	for (size_t l = 0; l < rows * TILE; l++) {
+	for (size_t l = 0; any_slow && l < rows * TILE; l++) {
 		size_t h = l / TILE, j = l % TILE;
-		if (any_slow && slow[l] && t + j < g->N) {
-			if (tree_step(g->m, g->input, g->A + (i + h) * g->K + k, g->B + k * g->N + t + j, g->N, n, &c[l]) != 0)
+		uint64_t acc = c[l];
+		if (slow[l] && t + j < g->N) {
+			if (tree_step(g->m, g->input, g->A + (i + h) * g->K + k, g->B + k * g->N + t + j, g->N, n, &acc) != 0)
 				return -1;
-		} else {
-			c[l] = bits[l];
+			bits[l] = (uint32_t)acc; /* an FP32 pattern */
 		}
 	}
+	for (size_t l = 0; l < rows * TILE; l++)
+		c[l] = bits[l];
 	return 0;
 }
 
