@@ -1072,8 +1072,9 @@ struct tree_lanes {
  * bit of mag (below 2^24) as the sticky one, as any longer one would. */
 static inline uint32_t align_jam(uint32_t mag, int32_t place, int32_t P)
 {
-	int32_t s = place - P;
-	uint32_t l = (uint32_t)(s > 0 ? s : 0), r = (uint32_t)(s < 0 ? (s > -31 ? -s : 31) : 0);
+	int32_t s = place - P, down = P - place; /* maxima and minima, no selections */
+	down = down > 0 ? down : 0;
+	uint32_t l = (uint32_t)(s > 0 ? s : 0), r = (uint32_t)(down < 31 ? down : 31);
 	uint32_t kept = mag >> r;
 	return (kept << l) | (uint32_t)(kept << r != mag);
 }
