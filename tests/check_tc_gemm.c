@@ -336,6 +336,77 @@ START_TEST(batch_rounding_matches_core)
 }
 END_TEST
 
+/* The FP32 path's tile kernel (CDNA1/2, float16) on operands built for its
+ * edges: significands of few bits or all ones, over a narrow band of
+ * exponents, so that the pairwise sums and C's addition meet ties,
+ * carries into the next binade and jams; pairs of products that cancel
+ * exactly (to +0, beside C of either zero); subnormal inputs (CDNA2 reads
+ * them as +0); now and then an inf or NaN; C zeros of both signs,
+ * subnormal, near the least normal, large, inf and NaN.  Rows in groups
+ * of the kernel's four and a partial one, a partial tile, K with a short
+ * last group. */
+START_TEST(tree_edges)
+{
+	uint64_t state = 29;
+	struct fpref_format f16 = test_format("float16"), f32 = test_format("float32");
+	static const char *const gpus[] = { "mfma-cdna1", "mfma-cdna2" };
+	static const uint64_t mantissas[] = { 0, 1, 2, 0x200, 0x201, 0x3FF, 0x3FE, 0x155, 0x2AA };
+	enum { M = 9, N = 37, K = 23 };
+	static uint64_t A[M * K], B[K * N], C[M * N], D[M * N], col[K];
+	unsigned long checked = 0;
+	for (size_t g = 0; g < 2; g++) {
+		const struct fpref_tc_model *m = fpref_tc_model_find(gpus[g], &f16);
+		for (int trial = 0; trial < 60; trial++) {
+			int lo = (int)(next_random(&state) % 28), band = 1 + trial % 6;
+			uint64_t nan = 0, inf = 0;
+			fpref_format_nan_bits(&f16, false, &nan);
+			fpref_format_inf_bits(&f16, next_random(&state) & 1, &inf);
+			for (size_t k = 0; k < M * K + K * N; k++) {
+				uint64_t r = next_random(&state);
+				uint64_t field = (uint64_t)lo + (r >> 8) % (uint64_t)band;
+				uint64_t bits = pattern(&f16, (r >> 62) & 1, field, mantissas[(r >> 20) % 9]);
+				if (r % 97 == 0)
+					bits = r % 2 ? nan : inf;
+				if (r % 31 == 1)
+					bits = pattern(&f16, (r >> 62) & 1, 0, r >> 30); /* subnormal or zero */
+				*(k < M * K ? &A[k] : &B[k - M * K]) = bits;
+			}
+			/* in every other trial, B's rows in pairs of opposite sign and A's
+			 * columns in equal pairs: each pair of products cancels */
+			for (size_t k = 0; trial % 2 && k + 1 < K; k += 2) {
+				for (size_t j = 0; j < N; j++)
+					B[(k + 1) * N + j] = B[k * N + j] ^ 0x8000;
+				for (size_t i = 0; i < M; i++)
+					A[i * K + k + 1] = A[i * K + k];
+			}
+			uint64_t cinf = 0, cnan = 0;
+			fpref_format_inf_bits(&f32, next_random(&state) & 1, &cinf);
+			fpref_format_nan_bits(&f32, false, &cnan);
+			for (size_t i = 0; i < M * N; i++) {
+				uint64_t r = next_random(&state);
+				uint64_t kinds[] = { 0, 0x80000000, pattern(&f32, r & 2, 0, r >> 40), pattern(&f32, r & 2, 1, r >> 41),
+						     pattern(&f32, r & 2, (uint64_t)(2 * lo + 80 + (int)(r % 40)), r >> 30),
+						     pattern(&f32, r & 2, 254, r >> 30), cinf, cnan };
+				C[i] = r % 3 ? kinds[(r >> 8) % 8] : pattern(&f32, r & 2, (uint64_t)(2 * lo + 70 + (int)(r % 30)), r >> 20);
+			}
+			ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, &f16, &f32, M, N, K, A, B, C, 0, D, 1), 0);
+			for (size_t j = 0; j < N; j++) {
+				for (size_t k = 0; k < K; k++)
+					col[k] = B[k * N + j];
+				for (size_t i = 0; i < M; i++) {
+					uint64_t want;
+					ck_assert_int_eq(fpref_emu_tc_dot(m, &f16, A + i * K, col, K, C[i * N + j], &f32, &want), 0);
+					ck_assert_msg(D[i * N + j] == want, "%s edges, trial %d: D[%zu][%zu] = %llx, the dot product %llx",
+						      m->gpu, trial, i, j, (unsigned long long)D[i * N + j], (unsigned long long)want);
+					checked++;
+				}
+			}
+		}
+	}
+	ck_assert_uint_gt(checked, 30000);
+}
+END_TEST
+
 /* The thread count past the number of tiles, and a one-column product. */
 START_TEST(threads_beyond_tiles)
 {
@@ -363,6 +434,7 @@ int main(void)
 	tcase_add_test(tc, tree_short_k);
 	tcase_add_test(tc, threads_beyond_tiles);
 	tcase_add_test(tc, batch_rounding_matches_core);
+	tcase_add_test(tc, tree_edges);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return test_run(s);
