@@ -514,8 +514,6 @@ static CORE_INLINE void round_sums32(const struct fpref_emu_round_target *t, con
 				     const struct fpref_env *env, enum fpref_rounding rounding, size_t n, const int32_t *sum,
 				     const int32_t *exp, uint32_t *restrict out, unsigned *restrict flags)
 {
-	const struct fpref_format f = *t->format;
-	const struct fpref_emu_round_target c = *t;
 	unsigned raised = 0;
 	/* M below 30: the rounded significand and its carry in a word */
 	const struct fpref_format *g = lt->format;
@@ -528,7 +526,7 @@ static CORE_INLINE void round_sums32(const struct fpref_emu_round_target *t, con
 	for (size_t i = 0; any_rare && i < n; i++) {
 		uint64_t sign = (uint64_t)(sum[i] < 0), mag = sum[i] < 0 ? (uint64_t)-(int64_t)sum[i] : (uint64_t)sum[i];
 		int32_t lead = exp[i] + 63 - __builtin_clzll(mag | 1);
-		if (!lanes || mag == 0 || !common_case(&f, &c, sign, mag, lead)) {
+		if (!lanes || mag == 0 || !common_case(t->format, t, sign, mag, lead)) {
 			unsigned rare = 0;
 			out[i] = (uint32_t)round_pack_rare(t, env, sign, exp[i], mag, &rare);
 			raised |= rare;
