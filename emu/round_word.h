@@ -5,7 +5,10 @@
  * name at this width.  64 bits serve the scalar core and the batch
  * rounding; 32 bits the batch rounding of narrow sums to narrow formats,
  * twice as many lanes per instruction, from the same lines.  Values 0 or
- * 1 in words where the scalar core has bools: bools do not vectorise. */
+ * 1 in words where the scalar core has bools: bools do not vectorise.
+ * Included without WORD (as the layering test includes every header) it
+ * is empty. */
+#ifdef WORD
 
 /* Whether a rounding other than sr takes the upper neighbour: guard the
  * first bit discarded, rest whether anything below it was, inexact either,
@@ -97,3 +100,4 @@ static CORE_INLINE void W(round_lanes)(const struct fpref_emu_round_target *lt, 
 	*inexact = ix;
 	*rare = odd_one;
 }
+#endif
