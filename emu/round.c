@@ -40,6 +40,33 @@ static int top_exp(const struct fpref_format *f)
 	return fpref_format_max_exponent(f);
 }
 
+#define WORD uint64_t
+#define SWORD int64_t
+#define WINT int64_t
+#define WORD_BITS 64
+#define WORD_CLZ __builtin_clzll
+#define W(name) name##64
+#include "round_word.h"
+#undef WORD
+#undef SWORD
+#undef WINT
+#undef WORD_BITS
+#undef WORD_CLZ
+#undef W
+#define WORD uint32_t
+#define SWORD int32_t
+#define WINT int32_t
+#define WORD_BITS 32
+#define WORD_CLZ __builtin_clz
+#define W(name) name##32
+#include "round_word.h"
+#undef WORD
+#undef SWORD
+#undef WINT
+#undef WORD_BITS
+#undef WORD_CLZ
+#undef W
+
 static uint64_t max_significand(const struct fpref_format *f)
 {
 	struct fpref_unpacked max;
@@ -51,8 +78,7 @@ static CORE_INLINE uint64_t pack(const struct fpref_format *f, bool negative, ui
 {
 	if (f->integer) /* two's complement codes: the formats layer's mapping */
 		return fpref_format_code(f, negative, field, mantissa);
-	uint64_t sign = (uint64_t)(negative && f->is_signed) << (f->exp_bits + f->man_bits);
-	return (sign | (field << f->man_bits) | mantissa) << f->pad_bits;
+	return pack_float64(f, negative, field, mantissa);
 }
 
 static uint64_t least_value(const struct fpref_format *f)
@@ -153,28 +179,6 @@ static bool odd_point(const struct fpref_format *f, fpref_u128 k, int32_t q)
 	return k & 1;
 }
 
-/* Whether a rounding other than sr takes the upper neighbour: guard the
- * first bit discarded, rest whether anything below it was, inexact either,
- * odd whether the lower neighbour's code is odd (odd_point). */
-static CORE_INLINE bool rounds_up(enum fpref_rounding rounding, bool negative, bool guard, bool rest, bool inexact,
-				  bool odd)
-{
-	switch (rounding) {
-	case FPREF_RNE:
-		return guard & (rest | odd);
-	case FPREF_RNA:
-		return guard;
-	case FPREF_RUP:
-		return inexact & !negative;
-	case FPREF_RDN:
-		return inexact & negative;
-	case FPREF_ROD:
-		return inexact & !odd;
-	default: /* rtz */
-		return false;
-	}
-}
-
 /* Round sig * 2^exp (+ sticky) to a multiple of 2^q: returns the multiple,
  * with *inexact set when anything was discarded and *away when the
  * magnitude went up. */
@@ -200,7 +204,7 @@ static CORE_INLINE fpref_u128 round_to(const struct fpref_format *f, fpref_u128 
 		rest = ((s & low_mask((int)shift - 1)) != 0) | sticky; /* | and &, not || and &&: no branch guesses the bits */
 		if (env->rounding != FPREF_SR) { /* in 64-bit words to the end */
 			*inexact = (dropped64 != 0) | sticky;
-			bool up = rounds_up(env->rounding, negative, guard, rest, *inexact, odd_point(f, k64, q));
+			bool up = rounds_up64(env->rounding, negative, guard, rest, *inexact, odd_point(f, k64, q));
 			*away = up;
 			return k64 + up;
 		}
@@ -215,7 +219,7 @@ static CORE_INLINE fpref_u128 round_to(const struct fpref_format *f, fpref_u128 
 	*inexact = (dropped != 0) | sticky;
 	bool up = false;
 	if (env->rounding != FPREF_SR) {
-		up = rounds_up(env->rounding, negative, guard, rest, *inexact, odd_point(f, k, q));
+		up = rounds_up64(env->rounding, negative, guard, rest, *inexact, odd_point(f, k, q));
 	} else {
 		/* B looks at one bit more than it has random bits; C rounds
 		 * the discarded bits to r, ties to even (fpref_formats_env.h) */
@@ -259,13 +263,19 @@ static CORE_INLINE uint64_t round_common(const struct fpref_format *f, const str
 					 bool negative, int32_t exp, fpref_u128 sig, bool sticky, int32_t lead,
 					 unsigned *flags)
 {
-	const int M = f->man_bits;
-	bool inexact, away;
-	/* at most 2^(M + 1): 64 bits hold it */
-	uint64_t k = (uint64_t)round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &inexact, &away);
+	uint64_t inexact = 0, r;
+	if (env->rounding != FPREF_SR) {
+		r = round_common64(f, env->rounding, negative, exp, (uint64_t)sig, sticky, lead, &inexact);
+	} else {
+		const int M = f->man_bits;
+		bool sr_inexact, away;
+		uint64_t k = (uint64_t)round_to(f, sig, sticky, exp, lead - M, negative, env, sr_random, &sr_inexact, &away);
+		int carry = (int)(k >> (M + 1));
+		r = pack_float64(f, negative, (uint64_t)(lead + carry + f->bias), (k >> carry) & low_mask(M));
+		inexact = sr_inexact;
+	}
 	*flags |= inexact ? FPREF_FLAG_INEXACT : 0;
-	int carry = (int)(k >> (M + 1));
-	return pack(f, negative, (uint64_t)(lead + carry + f->bias), (k >> carry) & low_mask(M));
+	return r;
 }
 
 /* The core itself, for both entry points below: t, where the caller has
@@ -423,27 +433,50 @@ static uint64_t round_pack_rare(const struct fpref_emu_round_target *t, const st
 	return round_pack(t->format, t, env, 0, negative, exp, mag, false, flags);
 }
 
+/* The fields of FP32 that the batch rounding's common case reads (and
+ * only those: the rest goes through the target itself). */
+static const struct fpref_format binary32 = { .exp_bits = 8, .man_bits = 23, .bias = 127, .is_signed = true,
+					      .has_zero = true };
+static const struct fpref_emu_round_target binary32_target = { &binary32, 127, 0xFFFFFF };
+
+/* Whether t's format has those fields' values (then binary32_target's
+ * constants give the same bits). */
+static bool is_binary32(const struct fpref_emu_round_target *t)
+{
+	const struct fpref_format *f = t->format;
+	return f->exp_bits == binary32.exp_bits && f->man_bits == binary32.man_bits && f->bias == binary32.bias &&
+	       f->pad_bits == 0 && f->is_signed && f->has_zero && !f->code_parity && !f->integer &&
+	       t->emax == binary32_target.emax;
+}
+
 /* fpref_emu_round_pack_sums' loop for one rounding direction, a constant
- * where the caller gives one, so that no switch on it runs per value. */
-static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env,
-				   enum fpref_rounding rounding, size_t n, const int64_t *sum, const int32_t *exp,
-				   uint64_t *restrict out, unsigned *restrict flags)
+ * where the caller gives one, so that no switch on it runs per value; the
+ * common case reads lt's format (t's, or constants of the same fields). */
+static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const struct fpref_emu_round_target *lt,
+				   const struct fpref_env *env, enum fpref_rounding rounding, size_t n, const int64_t *sum,
+				   const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags)
 {
 	/* copies that no store to out can change and no call sees, so that
 	 * their fields stay in registers */
 	const struct fpref_format f = *t->format;
 	const struct fpref_emu_round_target c = *t;
-	struct fpref_env e = *env;
-	e.rounding = rounding;
 	unsigned raised = 0; /* ORed into *flags once: no store per value */
-	for (size_t i = 0; i < n; i++) {
-		uint64_t sign = 0 - ((uint64_t)sum[i] >> 63); /* all ones or 0: the magnitude without a branch */
+	/* the common case for every value, without a branch (the loop
+	 * vectorises), where the rounding has one (not sr); the rest, and
+	 * every value under sr, out of line after it */
+	/* common_case, its tests of the format taken out of the loop (and the
+	 * format read through the pointer, not the copy, whose bool fields
+	 * the vectoriser does not take) */
+	uint64_t lanes = rounding != FPREF_SR && !lt->format->integer && lt->format->man_bits < 62, any_rare = 1,
+		 inexact_any = 0;
+	if (lanes)
+		round_lanes64(lt, rounding, n, sum, exp, out, &inexact_any, &any_rare);
+	raised |= inexact_any ? FPREF_FLAG_INEXACT : 0;
+	for (size_t i = 0; any_rare && i < n; i++) {
+		uint64_t sign = 0 - ((uint64_t)sum[i] >> 63);
 		uint64_t mag = ((uint64_t)sum[i] ^ sign) - sign;
 		int32_t lead = exp[i] + 63 - __builtin_clzll(mag | 1);
-		/* the common case inlined here, the rest out of line */
-		if (mag != 0 && common_case(&f, &c, sign & 1, mag, lead)) {
-			out[i] = round_common(&f, &e, 0, sign & 1, exp[i], mag, false, lead, &raised);
-		} else {
+		if (!lanes || mag == 0 || !common_case(&f, &c, sign & 1, mag, lead)) {
 			unsigned rare = 0;
 			out[i] = round_pack_rare(t, env, sign & 1, exp[i], mag, &rare);
 			raised |= rare;
@@ -452,18 +485,73 @@ static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const
 	*flags |= raised;
 }
 
-void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
+FPREF_EMU_LANE_CLONES void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
 			       const int64_t *sum, const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags)
 {
+	/* FP32 by ties to even (the CDNA1/2 path's every addition, the block
+	 * models' FP32 output) with the fields the common case reads as
+	 * constants: shifts by immediates, no registers held for them */
+	if (env->rounding == FPREF_RNE && is_binary32(t)) {
+		round_sums(t, &binary32_target, env, FPREF_RNE, n, sum, exp, out, flags);
+		return;
+	}
 	switch (env->rounding) { /* the tensor-core models' two */
 	case FPREF_RNE:
-		round_sums(t, env, FPREF_RNE, n, sum, exp, out, flags);
+		round_sums(t, t, env, FPREF_RNE, n, sum, exp, out, flags);
 		break;
 	case FPREF_RTZ:
-		round_sums(t, env, FPREF_RTZ, n, sum, exp, out, flags);
+		round_sums(t, t, env, FPREF_RTZ, n, sum, exp, out, flags);
 		break;
 	default:
-		round_sums(t, env, env->rounding, n, sum, exp, out, flags);
+		round_sums(t, t, env, env->rounding, n, sum, exp, out, flags);
+		break;
+	}
+}
+
+/* round_sums for 32-bit sums to a format of 32 bits or fewer: the same
+ * common case in 32-bit words (round_word.h), the rest as there. */
+static CORE_INLINE void round_sums32(const struct fpref_emu_round_target *t, const struct fpref_emu_round_target *lt,
+				     const struct fpref_env *env, enum fpref_rounding rounding, size_t n, const int32_t *sum,
+				     const int32_t *exp, uint32_t *restrict out, unsigned *restrict flags)
+{
+	unsigned raised = 0;
+	/* M below 30: the rounded significand and its carry in a word */
+	const struct fpref_format *g = lt->format;
+	uint32_t lanes = rounding != FPREF_SR && !g->integer && g->man_bits < 30 &&
+			 1 + g->exp_bits + g->man_bits + g->pad_bits <= 32,
+		 any_rare = 1, inexact_any = 0;
+	if (lanes)
+		round_lanes32(lt, rounding, n, sum, exp, out, &inexact_any, &any_rare);
+	raised |= inexact_any ? FPREF_FLAG_INEXACT : 0;
+	for (size_t i = 0; any_rare && i < n; i++) {
+		uint64_t sign = (uint64_t)(sum[i] < 0), mag = sum[i] < 0 ? (uint64_t)-(int64_t)sum[i] : (uint64_t)sum[i];
+		int32_t lead = exp[i] + 63 - __builtin_clzll(mag | 1);
+		if (!lanes || mag == 0 || !common_case(t->format, t, sign, mag, lead)) {
+			unsigned rare = 0;
+			out[i] = (uint32_t)round_pack_rare(t, env, sign, exp[i], mag, &rare);
+			raised |= rare;
+		}
+	}
+	*flags |= raised;
+}
+
+FPREF_EMU_LANE_CLONES void fpref_emu_round_pack_sums32(const struct fpref_emu_round_target *t, const struct fpref_env *env,
+						       size_t n, const int32_t *sum, const int32_t *exp,
+						       uint32_t *restrict out, unsigned *restrict flags)
+{
+	if (env->rounding == FPREF_RNE && is_binary32(t)) {
+		round_sums32(t, &binary32_target, env, FPREF_RNE, n, sum, exp, out, flags);
+		return;
+	}
+	switch (env->rounding) {
+	case FPREF_RNE:
+		round_sums32(t, t, env, FPREF_RNE, n, sum, exp, out, flags);
+		break;
+	case FPREF_RTZ:
+		round_sums32(t, t, env, FPREF_RTZ, n, sum, exp, out, flags);
+		break;
+	default:
+		round_sums32(t, t, env, env->rounding, n, sum, exp, out, flags);
 		break;
 	}
 }

@@ -192,15 +192,9 @@ static bool special_result(const struct plan *p, const struct operands *a, const
 	return false;
 }
 
-/* The two loops of a block over columns, and the GEMM's tile loops,
- * written so that compilers vectorise them; the clones pick AVX-512
- * (x86-64-v4) or AVX2 where the machine has it.  Integer arithmetic: every
- * clone gives the same bits. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define BLOCK_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"), optimize("tree-vectorize", "vect-cost-model=dynamic")))
-#else
-#define BLOCK_CLONES
-#endif
+/* The two loops of a block over columns, and the GEMM's tile loops
+ * (round_core.h). */
+#define BLOCK_CLONES FPREF_EMU_LANE_CLONES
 
 /* Each product as a term: magnitude (23 + lift fraction bits), exponent
  * and sign mask.  Returns the largest exponent, not below E. */
@@ -705,6 +699,15 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
  * element. */
 #define TILE 16
 
+/* The FP32 path's tile kernel takes TREE_ROWS rows of A at once, so that
+ * each of its additions rounds TREE_ROWS * TILE lanes in one call of the
+ * batch rounding (the calls' own cost spread over 128 lanes: 8 rows ran
+ * faster than 4 on an AVX-512 EPYC), and groups of at most TREE_MAX_BLOCK
+ * products (tile_tree_fits; the presets' are 2 and 4). */
+#define TREE_ROWS 8
+#define TREE_LANES (TREE_ROWS * TILE)
+#define TREE_MAX_BLOCK 8
+
 /* The tile path's own copy of the operands, 4 bytes each where struct
  * operands takes 17, so that a block of B for a whole tile stays in the
  * first-level cache while every row of A passes over it: the significand
@@ -729,12 +732,15 @@ static void tile_operand_set(const struct tile_operands *t, size_t i, const stru
 			     const struct plan *p, bool grouped)
 {
 	int32_t sig = (int32_t)o->sig[at];
-	if (p->flush && sig < (int32_t)1 << p->input->man_bits) /* CDNA2 reads a subnormal input as +0 */
+	int32_t exp = o->exp[at];
+	if (p->flush && sig < (int32_t)1 << p->input->man_bits) { /* CDNA2 reads a subnormal input as +0 */
 		sig = 0;
+		exp = ZERO_EXPONENT; /* as a zero's: its products' places below every nonzero one's (tree_lanes) */
+	}
 	if (grouped)
 		sig = o->kind[at] == FINITE ? sig * ((int32_t)1 << (o->exp[at] - p->least_in)) : 0;
 	t->sig[i] = (int16_t)(o->negative[at] ? -sig : sig);
-	t->exp[i] = (int16_t)o->exp[at];
+	t->exp[i] = (int16_t)exp;
 }
 
 /* The lanes' largest product exponent over k = 0, step, 2 step ... below n. */
@@ -810,6 +816,7 @@ static bool tile_tree_fits(const struct plan *p)
 {
 	int32_t man = p->input->man_bits, lead_hi = p->least_in + p->span_in;
 	return fpref_format_is(p->output, FPREF_FORMAT_FLOAT32) && p->target_shift == 0 && 2 * (man + 1) <= 24 &&
+	       p->block <= TREE_MAX_BLOCK &&
 	       2 * (p->least_in - man) >= -126 && 2 * (lead_hi + 1) + 7 <= 127; /* 7: a group of up to 64 */
 }
 
@@ -975,19 +982,24 @@ BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct
 			int64_t v = shift_floor(part[h][j], d < -63 ? -63 : d);
 			s[j] += E[h][j] > ZERO_EXPONENT / 2 ? v : 0;
 		}
+	/* the plan's fields read before the loop, and & for && where both
+	 * sides are plain values: no load under a condition, which the
+	 * vectoriser does not take */
+	const int32_t frac = p->frac, sum_frac = p->sum_frac, c_frac = p->c_frac, c_drop = p->c_drop;
+	const bool drops = c_drop > 0;
 	for (size_t j = 0; j < TILE; j++) {
 		bool products = E1[j] > ZERO_EXPONENT / 2, have_c = cm[j] != 0;
 		int32_t E2 = !products ? ce[j] : !have_c || E1[j] > ce[j] ? E1[j] : ce[j];
-		int32_t k = (E1[j] - p->frac) - (E2 - p->sum_frac);
+		int32_t k = (E1[j] - frac) - (E2 - sum_frac);
 		int64_t total = products ? shift_floor(s[j], k < -63 ? -63 : k) : 0;
-		bool keep_c = have_c && !(p->c_drop > 0 && ce[j] < E2 - p->c_drop);
+		bool keep_c = have_c & !(drops & (ce[j] < E2 - c_drop));
 		int64_t cv = (int64_t)((cm[j] ^ cn[j]) - cn[j]);
-		int64_t c_part = (int64_t)((uint64_t)shift_floor(cv, keep_c ? (ce[j] - 23) - (E2 - p->c_frac) : 0)
-					   << (p->sum_frac - p->c_frac));
+		int64_t c_part = (int64_t)((uint64_t)shift_floor(cv, keep_c ? (ce[j] - 23) - (E2 - c_frac) : 0)
+					   << (sum_frac - c_frac));
 		total += keep_c ? c_part : 0;
-		bool none = slow[j] || (!products && !have_c);
+		bool none = (slow[j] != 0) | (!products & !have_c);
 		sum[j] = none ? 0 : total;
-		place[j] = none ? 0 : E2 - p->sum_frac;
+		place[j] = none ? 0 : E2 - sum_frac;
 	}
 	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
 }
@@ -1042,80 +1054,92 @@ BLOCK_CLONES static void tile_block_groups(const struct plan *p, const struct op
 	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
 }
 
-/* Exact values for TILE lanes of the FP32 path: mag * 2^place, mag below
- * 2^24 (0: a zero), neg 1 where negative. */
+/* Exact values for the lanes of the FP32 path: mag * 2^place, mag below
+ * 2^24 (0: a zero), neg 1 where negative, in 32-bit words (16 lanes to
+ * an AVX-512 instruction).  A zero's place is never above a nonzero
+ * value's: -149 (FP32's least) for an FP32 zero, and for a zero product
+ * below every FP32 place (an operand's ZERO_EXPONENT, CDNA2's flushed
+ * inputs too: tile_operand_set). */
 struct tree_lanes {
-	uint64_t mag[TILE];
-	int32_t place[TILE];
-	uint64_t neg[TILE];
+	uint32_t mag[TREE_LANES];
+	int32_t place[TREE_LANES];
+	uint32_t neg[TREE_LANES];
 };
 
-/* mag * 2^place in units of 2^P: shifted left, or right with the bits
- * shifted out ORed into the last (kept 37 bits or more below the sum's
- * last place, tree_add, they change no rounding to nearest). */
-static inline uint64_t align_jam(uint64_t mag, int32_t place, int32_t P)
+/* mag * 2^place in units of 2^P (place - P at most 26): shifted left, or
+ * right with the bits shifted out ORed into the last (tree_add says why
+ * that changes no rounding to nearest).  Both shifts taken, one of them
+ * by 0: no branch on the data.  A right shift of 31 leaves 0 and every
+ * bit of mag (below 2^24) as the sticky one, as any longer one would. */
+static inline uint32_t align_jam(uint32_t mag, int32_t place, int32_t P)
 {
-	/* both shifts taken, one kept: no branch on the data.  A right shift
-	 * of 63 leaves 0 and every bit of mag (below 2^24) as the sticky one,
-	 * as any longer one would. */
-	int32_t s = place - P;
-	uint32_t l = (uint32_t)(s > 0 ? s : 0), r = (uint32_t)(s < 0 ? -(int64_t)s < 63 ? -s : 63 : 0);
-	uint64_t left = mag << (l < 63 ? l : 63); /* below 62 bits where mag is not 0 */
-	uint64_t right = (mag >> r) | ((mag & ((1ull << r) - 1)) != 0);
-	return s >= 0 ? left : right;
+	int32_t s = place - P, down = P - place; /* maxima and minima, no selections */
+	down = down > 0 ? down : 0;
+	uint32_t l = (uint32_t)(s > 0 ? s : 0), r = (uint32_t)(down < 31 ? down : 31);
+	uint32_t kept = mag >> r;
+	return (kept << l) | (uint32_t)(kept << r != mag);
 }
 
-/* An FP32 pattern's lanes (an inf or NaN sets slow: not an exact value). */
-static inline void tree_decode(uint64_t bits, struct tree_lanes *t, size_t j, uint64_t *slow)
+/* An FP32 pattern as lane i (an inf or NaN sets slow: not an exact value). */
+static inline void tree_decode(uint32_t bits, struct tree_lanes *t, size_t i, uint32_t *slow)
 {
-	uint64_t field = (bits >> 23) & 0xFF, m = bits & 0x7FFFFF;
-	t->mag[j] = field ? m | 0x800000 : m;
-	t->place[j] = (field ? (int32_t)field : 1) - 150;
-	t->neg[j] = (bits >> 31) & 1;
+	uint32_t field = (bits >> 23) & 0xFF, m = bits & 0x7FFFFF;
+	t->mag[i] = field ? m | 0x800000 : m;
+	t->place[i] = (field ? (int32_t)field : 1) - 150;
+	t->neg[i] = bits >> 31;
 	*slow |= field == 0xFF;
 }
 
-/* x + y in FP32 (rne) for TILE lanes, through the core: both aligned 62
- * bits below the larger one's leading bit, the smaller jammed (align_jam),
- * summed exactly in 64 bits and rounded once; -0 + -0 is -0 (the core
- * gives an exact zero sum +0, which is right for every other pair). */
+/* x + y in FP32 (rne) for every lane, through the batch rounding: both
+ * aligned at P, 26 places below the larger of their leading bits (so
+ * below 2^27: their sum fits 32 bits), the one with bits below P jammed
+ * (align_jam), summed exactly and rounded once; -0 + -0 is -0 (the core
+ * gives an exact zero sum +0, which is right for every other pair).  The
+ * jam changes no rounding: where y is jammed, x (the larger leading bit
+ * L, so not a zero) has its last place at least P + 3 and y's leading
+ * bit is below L - 3, so the sum's leading bit is at least L - 1, its
+ * last place at 24 bits (or FP32's subnormal step) at least P + 2; x is
+ * a multiple of 2^(P + 1), and x + y and x + jam(y) lie strictly between
+ * the same two multiples of 2^(P + 1), which every rounding boundary is.
+ * A zero's leading bit is taken at its place (the least: tree_lanes). */
 BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes *x, const struct tree_lanes *y,
-				  struct tree_lanes *out, uint64_t *restrict bits, uint64_t *slow)
+				  struct tree_lanes *restrict out, uint32_t *restrict bits, uint32_t *restrict slow)
 {
-	int64_t sum[TILE];
-	int32_t P[TILE];
-	uint64_t negzero[TILE];
-	for (size_t j = 0; j < TILE; j++) {
-		int32_t lx = x->mag[j] ? x->place[j] + 64 - __builtin_clzll(x->mag[j]) : INT32_MIN / 4;
-		int32_t ly = y->mag[j] ? y->place[j] + 64 - __builtin_clzll(y->mag[j]) : INT32_MIN / 4;
-		P[j] = (lx > ly ? lx : ly) - 62;
-		uint64_t u = align_jam(x->mag[j], x->place[j], P[j]), v = align_jam(y->mag[j], y->place[j], P[j]);
-		uint64_t mx = 0 - x->neg[j], my = 0 - y->neg[j];
-		sum[j] = (int64_t)(((u ^ mx) - mx) + ((v ^ my) - my));
-		negzero[j] = x->neg[j] & y->neg[j] & (x->mag[j] == 0) & (y->mag[j] == 0);
+	int32_t sum[TREE_LANES], P[TREE_LANES];
+	uint32_t negzero[TREE_LANES];
+	for (size_t i = 0; i < TREE_LANES; i++) {
+		int32_t lx = x->place[i] + 31 - __builtin_clz(x->mag[i] | 1), ly = y->place[i] + 31 - __builtin_clz(y->mag[i] | 1);
+		P[i] = (lx > ly ? lx : ly) - 26;
+		uint32_t u = align_jam(x->mag[i], x->place[i], P[i]), v = align_jam(y->mag[i], y->place[i], P[i]);
+		uint32_t mx = 0 - x->neg[i], my = 0 - y->neg[i];
+		sum[i] = (int32_t)(((u ^ mx) - mx) + ((v ^ my) - my));
+		negzero[i] = x->neg[i] & y->neg[i] & (uint32_t)((x->mag[i] | y->mag[i]) == 0);
 	}
 	unsigned flags = 0;
-	fpref_emu_round_pack_sums(&p->round, &p->fp32_env, TILE, sum, P, bits, &flags);
-	for (size_t j = 0; j < TILE; j++) {
-		uint64_t b = bits[j] | negzero[j] << 31;
-		bits[j] = p->flush && (b & 0x7F800000) == 0 ? b & 0x80000000 : b; /* CDNA2: a subnormal result to a zero of its sign */
-		tree_decode(bits[j], out, j, &slow[j]);
+	fpref_emu_round_pack_sums32(&p->round, &p->fp32_env, TREE_LANES, sum, P, bits, &flags);
+	const uint32_t flush = p->flush ? 0x7F800000 : 0; /* CDNA2: a subnormal result to a zero of its sign */
+	for (size_t i = 0; i < TREE_LANES; i++) {
+		uint32_t b = bits[i] | negzero[i] << 31;
+		bits[i] = flush && (b & flush) == 0 ? b & 0x80000000 : b;
 	}
+	if (out) /* NULL: the patterns only */
+		for (size_t i = 0; i < TREE_LANES; i++)
+			tree_decode(bits[i], out, i, &slow[i]);
 }
 
-/* The pairwise sum of products lo .. lo + n - 1 (tree_sum's halves). */
-static void tree_lanes_sum(const struct plan *p, const struct tree_lanes *prod, size_t lo, size_t n,
-			   struct tree_lanes *out, uint64_t *slow)
+/* The pairwise sum of products lo .. lo + n - 1 (tree_sum's halves):
+ * the product itself where n is 1, else out. */
+static const struct tree_lanes *tree_lanes_sum(const struct plan *p, const struct tree_lanes *prod, size_t lo,
+					       size_t n, struct tree_lanes *out, uint32_t *slow)
 {
-	if (n == 1) {
-		*out = prod[lo];
-		return;
-	}
+	if (n == 1)
+		return &prod[lo];
 	struct tree_lanes x, y;
-	uint64_t bits[TILE];
-	tree_lanes_sum(p, prod, lo, n / 2, &x, slow);
-	tree_lanes_sum(p, prod, lo + n / 2, n - n / 2, &y, slow);
-	tree_add(p, &x, &y, out, bits, slow);
+	uint32_t bits[TREE_LANES];
+	const struct tree_lanes *u = tree_lanes_sum(p, prod, lo, n / 2, &x, slow);
+	const struct tree_lanes *v = tree_lanes_sum(p, prod, lo + n / 2, n - n / 2, &y, slow);
+	tree_add(p, u, v, out, bits, slow);
+	return out;
 }
 
 /* What every thread of a GEMM reads (nothing it writes but its own
@@ -1144,47 +1168,73 @@ struct gemm_job {
 
 static int scaled_columns(const struct gemm_job *g, size_t j0, size_t j1);
 
-/* tree_step for TILE columns (the GEMM's FP32 path, tile_tree_fits): each
- * product exact from the tile operands, the sums through tree_add; a lane
- * whose block holds an inf or NaN, whose accumulator is one, or whose
- * group sum overflows goes through tree_step itself on the patterns (rows
- * i, columns t .. t + TILE - 1 from k; those past N are padding, never
- * computed). */
-static int tile_block_tree(const struct gemm_job *g, size_t i, size_t t, size_t k, const struct operands *a,
+/* The products of a group for the lanes of `rows` rows, each exact from
+ * the tile operands (ta at the first row's group, its rows `block`
+ * operands apart; tb at the group's first row of the tile). */
+BLOCK_CLONES static void tile_tree_products(const struct plan *p, const struct tile_operands *ta,
+					    const struct tile_operands *tb, size_t rows, size_t n,
+					    struct tree_lanes *restrict prod)
+{
+	const int32_t two_man = 2 * p->input->man_bits;
+	const size_t block = (size_t)p->block;
+	for (size_t q = 0; q < n; q++) {
+		const int16_t *restrict sb = tb->sig + q * TILE, *restrict eb = tb->exp + q * TILE;
+		for (size_t h = 0; h < TREE_ROWS; h++) {
+			int32_t x = h < rows ? ta->sig[h * block + q] : 0;
+			int32_t e = h < rows ? ta->exp[h * block + q] - two_man : ZERO_EXPONENT;
+			for (size_t j = 0; j < TILE; j++) {
+				int32_t v = x * sb[j];
+				prod[q].mag[h * TILE + j] = (uint32_t)(v < 0 ? -v : v);
+				prod[q].place[h * TILE + j] = e + eb[j];
+				prod[q].neg[h * TILE + j] = v < 0;
+			}
+		}
+	}
+}
+
+/* tree_step for TILE columns of `rows` rows (at most TREE_ROWS; the
+ * GEMM's FP32 path, tile_tree_fits): the products through
+ * tile_tree_products, the sums through tree_add; a lane whose block holds
+ * an inf or NaN, whose accumulator is one, or whose group sum overflows
+ * goes through tree_step itself on the patterns (rows i .., columns t ..
+ * t + TILE - 1 from k; those past N are padding, never computed).  c: the
+ * rows' accumulators, TILE each. */
+BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size_t rows, size_t t, size_t k,
 			   const struct tile_operands *ta, const struct tile_operands *tb, size_t n,
 			   const uint8_t *bspecial, uint64_t *c)
 {
 	const struct plan *p = g->p;
-	struct tree_lanes prod[FPREF_TC_MAX_BLOCK], acc, s, r;
-	uint64_t slow[TILE], bits[TILE], overflow[TILE] = { 0 };
-	uint8_t aspecial = 0;
-	for (size_t q = 0; q < n; q++)
-		aspecial |= a->kind[q] & (INF | NOT_A_NUMBER);
-	const int32_t two_man = 2 * p->input->man_bits;
-	for (size_t q = 0; q < n; q++) {
-		const int16_t *restrict sb = tb->sig + q * TILE, *restrict eb = tb->exp + q * TILE;
-		int32_t x = ta->sig[q], e = ta->exp[q] - two_man;
+	struct tree_lanes prod[TREE_MAX_BLOCK], acc, s;
+	uint32_t slow[TREE_LANES], bits[TREE_LANES], cin[TREE_LANES] = { 0 };
+	uint8_t aspecial[TREE_ROWS] = { 0 };
+	tile_tree_products(p, ta, tb, rows, n, prod);
+	for (size_t h = 0; h < rows; h++)
+		for (size_t q = 0; q < n; q++)
+			aspecial[h] |= g->a.kind[(i + h) * g->K + k + q] & (INF | NOT_A_NUMBER);
+	for (size_t l = 0; l < rows * TILE; l++)
+		cin[l] = (uint32_t)c[l];
+	for (size_t h = 0; h < TREE_ROWS; h++)
 		for (size_t j = 0; j < TILE; j++) {
-			int32_t v = x * sb[j];
-			prod[q].mag[j] = (uint64_t)(v < 0 ? -(int64_t)v : v);
-			prod[q].place[j] = e + eb[j];
-			prod[q].neg[j] = v < 0;
+			size_t l = h * TILE + j;
+			slow[l] = (aspecial[h] | bspecial[j]) != 0;
+			tree_decode(cin[l], &acc, l, &slow[l]);
 		}
-	}
-	for (size_t j = 0; j < TILE; j++) {
-		slow[j] = (aspecial | bspecial[j]) != 0;
-		tree_decode(c[j], &acc, j, &slow[j]);
-	}
-	tree_lanes_sum(p, prod, 0, n, &s, slow);
-	tree_add(p, &acc, &s, &r, bits, overflow); /* C plus the sum overflowing: inf, the right result */
-	for (size_t j = 0; j < TILE; j++) {
-		if (slow[j] && t + j < g->N) {
-			bits[j] = c[j];
-			if (tree_step(g->m, g->input, g->A + i * g->K + k, g->B + k * g->N + t + j, g->N, n, &bits[j]) != 0)
+	/* C plus the sum: its patterns (overflowing: inf, the right result) */
+	tree_add(p, &acc, tree_lanes_sum(p, prod, 0, n, &s, slow), NULL, bits, NULL);
+	uint32_t any_slow = 0;
+	for (size_t l = 0; l < TREE_LANES; l++)
+		any_slow |= slow[l];
+	for (size_t l = 0; any_slow && l < rows * TILE; l++) {
+		size_t h = l / TILE, j = l % TILE;
+		uint64_t acc = c[l];
+		if (slow[l] && t + j < g->N) {
+			if (tree_step(g->m, g->input, g->A + (i + h) * g->K + k, g->B + k * g->N + t + j, g->N, n, &acc) != 0)
 				return -1;
+			bits[l] = (uint32_t)acc; /* an FP32 pattern */
 		}
-		c[j] = bits[j];
 	}
+	for (size_t l = 0; l < rows * TILE; l++)
+		c[l] = bits[l];
 	return 0;
 }
 
@@ -1240,15 +1290,18 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 			for (size_t q = 0; (g->tiles == TILE_GROUPS || g->tiles == TILE_TREE) && q < len; q++)
 				for (size_t j = 0; j < TILE; j++)
 					bspecial[j] |= y.kind[q * g->stride + j] & (INF | NOT_A_NUMBER);
-			for (size_t i = 0; i < M; i++) {
+			for (size_t i = 0; g->tiles == TILE_TREE && i < M; i += TREE_ROWS) {
+				struct tile_operands tx = tile_operands_at(&g->ta, k * M + i * n);
+				size_t rows = M - i < TREE_ROWS ? M - i : TREE_ROWS;
+				if (tile_block_tree(g, i, rows, t, k, &tx, &ty, len, bspecial, c + i * TILE) != 0) {
+					free(c);
+					return -1;
+				}
+			}
+			for (size_t i = 0; g->tiles != TILE_TREE && i < M; i++) {
 				struct operands x = operands_at(&g->a, i * K + k);
 				struct tile_operands tx = tile_operands_at(&g->ta, k * M + i * n);
-				if (g->tiles == TILE_TREE) {
-					if (tile_block_tree(g, i, t, k, &x, &tx, &ty, len, bspecial, c + i * TILE) != 0) {
-						free(c);
-						return -1;
-					}
-				} else if (g->tiles == TILE_GROUPS)
+				if (g->tiles == TILE_GROUPS)
 					tile_block_groups(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial, c + i * TILE);
 				else if (g->tiles == TILE_TWO_STAGE)
 					tile_block_two_stage(g->p, &x, &y, &tx, &ty, g->stride, len, c + i * TILE);

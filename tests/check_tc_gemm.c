@@ -10,6 +10,7 @@
 
 #include "testutil.h"
 #include "fpref_emu_tc.h"
+#include "round_core.h"
 #include "tc_random.h"
 
 /* One comma-separated name of a list, the i-th; false past the end. */
@@ -226,6 +227,186 @@ START_TEST(tree_short_k)
 }
 END_TEST
 
+/* The batch rounding (fpref_emu_round_pack_sums and its 32-bit form, whose
+ * common case runs as vector lanes: round_word.h) against the core itself
+ * one value at a time, bits and flags, over formats of every kind the core
+ * knows (FP32 by ties to even has its own instance of the loop), every
+ * rounding and some environments: sums with ties, carries into the next
+ * binade and past max finite, tiny and subnormal results, zeros, the most
+ * negative sum, in batches whose lengths are no multiple of a register's
+ * lanes. */
+START_TEST(batch_rounding_matches_core)
+{
+	static const char *const formats[] = { "float32", "float16", "bfloat16", "tf32", "float8_e4m3fn",
+					       "float8_e5m2", "float8_e4m3fnuz", "float8_e8m0fnu", "float4_e2m1fn",
+					       "int8", "float64", "e5m2,specials=none" };
+	static const enum fpref_rounding modes[] = { FPREF_RNE, FPREF_RNA, FPREF_RTZ, FPREF_RUP, FPREF_RDN, FPREF_ROD,
+						     FPREF_SR };
+	enum { N = 77 };
+	uint64_t state = 17;
+	unsigned long compared = 0;
+	for (size_t fi = 0; fi < sizeof formats / sizeof formats[0]; fi++) {
+		struct fpref_format f = test_format(formats[fi]);
+		struct fpref_emu_round_target t;
+		fpref_emu_round_target_init(&t, &f);
+		bool narrow = f.exp_bits + f.man_bits + f.pad_bits + (f.is_signed ? 1 : 0) <= 32;
+		int emax = fpref_format_max_exponent(&f), emin = 1 - f.bias;
+		for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; mi++)
+			for (int variant = 0; variant < 3; variant++) {
+				struct fpref_env env;
+				fpref_env_default(&env);
+				env.rounding = modes[mi];
+				env.overflow = variant == 1 ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+				env.ftz = variant == 2;
+				env.zero_positive = variant == 2;
+				for (int trial = 0; trial < 40; trial++) {
+					int64_t sum[N];
+					int32_t sum32[N], exp[N];
+					for (size_t i = 0; i < N; i++) {
+						uint64_t r = next_random(&state);
+						/* a significand of 1 to 40 bits (62 now and then), its low
+						 * bits a tie, a carry or anything */
+						int bits = r % 9 == 0 ? 62 : 1 + (int)(r % 40);
+						uint64_t m = (next_random(&state) >> (64 - bits)) | (uint64_t)1 << (bits - 1);
+						int low = f.man_bits + 1 < bits ? bits - f.man_bits - 1 : 0;
+						if (low > 0 && r % 5 == 1) /* an exact tie below the last place */
+							m = (m >> low << low) | (uint64_t)1 << (low - 1);
+						if (low > 0 && r % 5 == 2) /* all ones: rounding carries */
+							m |= (((uint64_t)1 << low) - 1) | (uint64_t)1 << (bits - 1);
+						if (r % 23 == 0)
+							m = 0;
+						int64_t v = (r >> 40) & 1 ? -(int64_t)m : (int64_t)m;
+						if (r % 101 == 0)
+							v = INT64_MIN;
+						/* the leading bit near the least normal or the top, or anywhere */
+						int where = (int)((r >> 44) % 3), lead = 63 - __builtin_clzll((uint64_t)(v < 0 ? -v : v) | 1);
+						int32_t e = where == 0   ? emin - 3 + (int)((r >> 48) % 7) - lead
+							    : where == 1 ? emax - 2 + (int)((r >> 48) % 4) - lead
+									 : emin - 8 + (int)((r >> 48) % (unsigned)(emax - emin + 16)) - lead;
+						sum[i] = v;
+						exp[i] = e;
+						int64_t w = v >> (bits > 30 ? bits - 30 : 0);
+						sum32[i] = (int32_t)w;
+					}
+					uint64_t out[N];
+					uint32_t out32[N];
+					unsigned flags = 0, flags32 = 0, want_all = 0, want_all32 = 0;
+					size_t n = 1 + (size_t)trial % N;
+					fpref_emu_round_pack_sums(&t, &env, n, sum, exp, out, &flags);
+					if (narrow)
+						fpref_emu_round_pack_sums32(&t, &env, n, sum32, exp, out32, &flags32);
+					for (size_t i = 0; i < n; i++) {
+						unsigned want_flags = 0;
+						int64_t v = sum[i];
+						uint64_t want = fpref_emu_round_pack_target(
+							&t, &env, 0, v < 0, exp[i], (fpref_u128)(v < 0 ? -(uint64_t)v : (uint64_t)v), false,
+							&want_flags);
+						want_all |= want_flags;
+						ck_assert_msg(out[i] == want, "%s mode %d variant %d: %llx * 2^%d -> %llx, the core %llx",
+							      f.name, (int)modes[mi], variant, (unsigned long long)v, exp[i],
+							      (unsigned long long)out[i], (unsigned long long)want);
+						unsigned one = 0;
+						uint64_t alone;
+						fpref_emu_round_pack_sums(&t, &env, 1, &sum[i], &exp[i], &alone, &one);
+						ck_assert_uint_eq(one, want_flags);
+						if (!narrow)
+							continue;
+						int32_t w = sum32[i];
+						want_flags = 0;
+						want = fpref_emu_round_pack_target(&t, &env, 0, w < 0, exp[i],
+										   (fpref_u128)(w < 0 ? -(uint64_t)(int64_t)w : (uint64_t)w),
+										   false, &want_flags);
+						want_all32 |= want_flags;
+						ck_assert_msg(out32[i] == want, "%s (32) mode %d variant %d: %x * 2^%d -> %x, the core %llx",
+							      f.name, (int)modes[mi], variant, (unsigned)w, exp[i], out32[i],
+							      (unsigned long long)want);
+						uint32_t alone32;
+						one = 0;
+						fpref_emu_round_pack_sums32(&t, &env, 1, &sum32[i], &exp[i], &alone32, &one);
+						ck_assert_uint_eq(one, want_flags);
+						compared++;
+					}
+					ck_assert_uint_eq(flags, want_all);
+					ck_assert_uint_eq(flags32, want_all32);
+					compared += n;
+				}
+			}
+	}
+	printf("check_tc_gemm: batch rounding against the core, %lu values\n", compared);
+}
+END_TEST
+
+/* The FP32 path's tile kernel (CDNA1/2, float16) on operands built for its
+ * edges: significands of few bits or all ones, over a narrow band of
+ * exponents, so that the pairwise sums and C's addition meet ties,
+ * carries into the next binade and jams; pairs of products that cancel
+ * exactly (to +0, beside C of either zero); subnormal inputs (CDNA2 reads
+ * them as +0); now and then an inf or NaN; C zeros of both signs,
+ * subnormal, near the least normal, large, inf and NaN.  Rows in groups
+ * of the kernel's four and a partial one, a partial tile, K with a short
+ * last group. */
+START_TEST(tree_edges)
+{
+	uint64_t state = 29;
+	struct fpref_format f16 = test_format("float16"), f32 = test_format("float32");
+	static const char *const gpus[] = { "mfma-cdna1", "mfma-cdna2" };
+	static const uint64_t mantissas[] = { 0, 1, 2, 0x200, 0x201, 0x3FF, 0x3FE, 0x155, 0x2AA };
+	enum { M = 9, N = 37, K = 23 };
+	static uint64_t A[M * K], B[K * N], C[M * N], D[M * N], col[K];
+	unsigned long checked = 0;
+	for (size_t g = 0; g < 2; g++) {
+		const struct fpref_tc_model *m = fpref_tc_model_find(gpus[g], &f16);
+		for (int trial = 0; trial < 60; trial++) {
+			int lo = (int)(next_random(&state) % 28), band = 1 + trial % 6;
+			uint64_t nan = 0, inf = 0;
+			fpref_format_nan_bits(&f16, false, &nan);
+			fpref_format_inf_bits(&f16, next_random(&state) & 1, &inf);
+			for (size_t k = 0; k < M * K + K * N; k++) {
+				uint64_t r = next_random(&state);
+				uint64_t field = (uint64_t)lo + (r >> 8) % (uint64_t)band;
+				uint64_t bits = pattern(&f16, (r >> 62) & 1, field, mantissas[(r >> 20) % 9]);
+				if (r % 97 == 0)
+					bits = r % 2 ? nan : inf;
+				if (r % 31 == 1)
+					bits = pattern(&f16, (r >> 62) & 1, 0, r >> 30); /* subnormal or zero */
+				*(k < M * K ? &A[k] : &B[k - M * K]) = bits;
+			}
+			/* in every other trial, B's rows in pairs of opposite sign and A's
+			 * columns in equal pairs: each pair of products cancels */
+			for (size_t k = 0; trial % 2 && k + 1 < K; k += 2) {
+				for (size_t j = 0; j < N; j++)
+					B[(k + 1) * N + j] = B[k * N + j] ^ 0x8000;
+				for (size_t i = 0; i < M; i++)
+					A[i * K + k + 1] = A[i * K + k];
+			}
+			uint64_t cinf = 0, cnan = 0;
+			fpref_format_inf_bits(&f32, next_random(&state) & 1, &cinf);
+			fpref_format_nan_bits(&f32, false, &cnan);
+			for (size_t i = 0; i < M * N; i++) {
+				uint64_t r = next_random(&state);
+				uint64_t kinds[] = { 0, 0x80000000, pattern(&f32, r & 2, 0, r >> 40), pattern(&f32, r & 2, 1, r >> 41),
+						     pattern(&f32, r & 2, (uint64_t)(2 * lo + 80 + (int)(r % 40)), r >> 30),
+						     pattern(&f32, r & 2, 254, r >> 30), cinf, cnan };
+				C[i] = r % 3 ? kinds[(r >> 8) % 8] : pattern(&f32, r & 2, (uint64_t)(2 * lo + 70 + (int)(r % 30)), r >> 20);
+			}
+			ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, &f16, &f32, M, N, K, A, B, C, 0, D, 1), 0);
+			for (size_t j = 0; j < N; j++) {
+				for (size_t k = 0; k < K; k++)
+					col[k] = B[k * N + j];
+				for (size_t i = 0; i < M; i++) {
+					uint64_t want;
+					ck_assert_int_eq(fpref_emu_tc_dot(m, &f16, A + i * K, col, K, C[i * N + j], &f32, &want), 0);
+					ck_assert_msg(D[i * N + j] == want, "%s edges, trial %d: D[%zu][%zu] = %llx, the dot product %llx",
+						      m->gpu, trial, i, j, (unsigned long long)D[i * N + j], (unsigned long long)want);
+					checked++;
+				}
+			}
+		}
+	}
+	ck_assert_uint_gt(checked, 30000);
+}
+END_TEST
+
 /* The thread count past the number of tiles, and a one-column product. */
 START_TEST(threads_beyond_tiles)
 {
@@ -252,6 +433,8 @@ int main(void)
 	tcase_add_test(tc, group_path_specials);
 	tcase_add_test(tc, tree_short_k);
 	tcase_add_test(tc, threads_beyond_tiles);
+	tcase_add_test(tc, batch_rounding_matches_core);
+	tcase_add_test(tc, tree_edges);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return test_run(s);
