@@ -1309,27 +1309,30 @@ static void tile_scales_columns(const struct gemm_job *g, size_t t, size_t width
 }
 
 /* Row i's scales for the block from k times the columns' (cols), as
- * scale_product multiplies them, into ts. */
+ * scale_product multiplies them, into ts (the significands and lead only
+ * on the group path: E8M0 scales elsewhere, whose kernels take the
+ * exponents alone). */
 static void tile_scales_row(const struct gemm_job *g, size_t i, size_t len, const struct tile_scales *cols,
 			    struct tile_scales *ts)
 {
 	size_t groups = (len + ts->unit - 1) / ts->unit;
+	bool grouped = g->p->group > 0;
 	uint64_t row_slow = 0;
 	ts->row = g->sa + i * g->chunks;
 	for (size_t q = 0; q < groups; q++) {
 		const struct scale_pair *r = &ts->row[tile_chunk(g, ts->k, q)];
 		row_slow |= r->kind != FINITE;
 		ts->man = 2 * r->man; /* both scales of one format */
-		for (size_t j = 0; j < TILE; j++) {
+		for (size_t j = 0; j < TILE; j++)
 			ts->exp[q][j] = r->exp + cols->exp[q][j];
+		for (size_t j = 0; grouped && j < TILE; j++)
 			ts->sig[q][j] = (uint32_t)r->sig * cols->sig[q][j];
-		}
 	}
 	for (size_t j = 0; j < TILE; j++) {
 		ts->lead[j] = g->p->floor;
 		ts->slow[j] = row_slow | cols->slow[j];
 	}
-	for (size_t q = 0; q < groups; q++)
+	for (size_t q = 0; grouped && q < groups; q++)
 		for (size_t j = 0; j < TILE; j++)
 			ts->lead[j] = ts->exp[q][j] > ts->lead[j] ? ts->exp[q][j] : ts->lead[j];
 }
