@@ -839,9 +839,10 @@ static enum tile_kind tile_kind_of(const struct plan *p)
  * for every lane); slow[j] 1 where a scale of lane j's block is NaN or
  * zero, so that the lane goes through block() with its scale pairs, made
  * from row (row i's chunks of scales) and col (the tile's first column's;
- * column j's chunks are j * chunks further), chunks of `every` products
- * from product k, as scaled_columns makes them.  The unscaled GEMM gives
- * unit scales (exponent 0, significand 1) and no slow lane. */
+ * column j's chunks are j * chunks further, for j below width: the
+ * lanes past N are padding), chunks of `every` products from product k,
+ * as scaled_columns makes them.  The unscaled GEMM gives unit scales
+ * (exponent 0, significand 1) and no slow lane. */
 struct tile_scales {
 	int32_t exp[TILE_SCALE_GROUPS][TILE];
 	uint32_t sig[TILE_SCALE_GROUPS][TILE];
@@ -849,16 +850,18 @@ struct tile_scales {
 	uint64_t slow[TILE];
 	int man;
 	const struct scale_pair *row, *col;
-	size_t chunks, every, unit, k;
+	size_t chunks, every, unit, k, width;
 };
 
 /* Lane j of a tile's block through block() itself (an inf or NaN among its
- * products or in c, or a NaN or zero scale). */
+ * products or in c, or a NaN or zero scale).  A padding lane (an inf or
+ * NaN in A makes it slow too) has no scales: its result is never stored. */
 static uint64_t tile_slow_lane(const struct plan *p, const struct operands *a, const struct operands *b, size_t stride,
 			       size_t n, size_t j, uint64_t c, const struct tile_scales *ts)
 {
 	struct scale_pair pairs[FPREF_TC_MAX_BLOCK];
-	for (size_t q = 0; ts->row && q * ts->unit < n; q++) {
+	bool scaled = ts->row && j < ts->width;
+	for (size_t q = 0; scaled && q * ts->unit < n; q++) {
 		size_t chunk = (ts->k + q * ts->unit) / ts->every;
 		pairs[q] = scale_product(&ts->row[chunk], &ts->col[j * ts->chunks + chunk]);
 	}
@@ -873,7 +876,7 @@ static uint64_t tile_slow_lane(const struct plan *p, const struct operands *a, c
 		neg[k] = b->negative[k * stride + j];
 		kind[k] = b->kind[k * stride + j];
 	}
-	return block(p, a, &col, n, c, ts->row ? pairs : NULL);
+	return block(p, a, &col, n, c, scaled ? pairs : NULL);
 }
 
 /* c_term for TILE accumulators: cm 0 where c is zero (no term); slow[j] 1
@@ -1276,6 +1279,7 @@ static void tile_scales_unit(const struct plan *p, struct tile_scales *ts)
 	ts->row = ts->col = NULL;
 	ts->chunks = ts->every = ts->unit = 1;
 	ts->k = 0;
+	ts->width = TILE;
 }
 
 /* The scale chunk of group q of the block from product k. */
@@ -1306,6 +1310,7 @@ static void tile_scales_columns(const struct gemm_job *g, size_t t, size_t width
 	ts->every = g->every;
 	ts->unit = unit;
 	ts->k = k;
+	ts->width = width;
 }
 
 /* Row i's scales for the block from k times the columns' (cols), as
