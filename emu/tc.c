@@ -694,9 +694,11 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
  * term by term: the same products, shifts and truncations, summed exactly
  * (so their order does not matter), the same one rounding, through the
  * core's loop over many sums.  A lane whose block holds an inf or NaN, or
- * whose accumulator is one, goes through block() itself.
- * tests/check_tc_gemm holds the GEMM against fpref_emu_tc_dot element by
- * element. */
+ * whose accumulator is one, goes through block() itself.  The block-scaled
+ * GEMM takes the same kernels, each lane with its scales (struct
+ * tile_scales).  tests/check_tc_gemm holds the GEMM against
+ * fpref_emu_tc_dot element by element, tests/check_tc_gemm_scaled the
+ * scaled one against fpref_emu_tc_dot_scaled. */
 #define TILE 16
 
 /* The FP32 path's tile kernel takes TREE_ROWS rows of A at once, so that
@@ -833,11 +835,43 @@ static enum tile_kind tile_kind_of(const struct plan *p)
 	return p->parts <= TILE_PARTS ? TILE_TWO_STAGE : TILE_NONE;
 }
 
+/* The most groups of a block that the tile path takes scales for (the
+ * preset has 4); a scaled GEMM with more goes column by column. */
+#define TILE_SCALE_GROUPS 8
+
+/* A block's scales for TILE lanes (row i, the tile's columns), per group
+ * of the block (without the group path: one, the block's): each lane's
+ * two scales multiplied as scale_product multiplies them, exponents added
+ * and significands multiplied (man: the product's fraction bits, the same
+ * for every lane); slow[j] 1 where a scale of lane j's block is NaN or
+ * zero, so that the lane goes through block() with its scale pairs, made
+ * from row (row i's chunks of scales) and col (the tile's first column's;
+ * column j's chunks are j * chunks further, for j below width: the
+ * lanes past N are padding), chunks of `every` products from product k,
+ * as scaled_columns makes them.  The unscaled GEMM gives unit scales
+ * (exponent 0, significand 1) and no slow lane. */
+struct tile_scales {
+	int32_t exp[TILE_SCALE_GROUPS][TILE];
+	uint32_t sig[TILE_SCALE_GROUPS][TILE];
+	int32_t lead[TILE]; /* the group path: the largest of the block's groups' exponents, not below the floor */
+	uint64_t slow[TILE];
+	int man;
+	const struct scale_pair *row, *col;
+	size_t chunks, every, unit, k, width;
+};
+
 /* Lane j of a tile's block through block() itself (an inf or NaN among its
- * products or in c). */
+ * products or in c, or a NaN or zero scale).  A padding lane (an inf or
+ * NaN in A makes it slow too) has no scales: its result is never stored. */
 static uint64_t tile_slow_lane(const struct plan *p, const struct operands *a, const struct operands *b, size_t stride,
-			       size_t n, size_t j, uint64_t c)
+			       size_t n, size_t j, uint64_t c, const struct tile_scales *ts)
 {
+	struct scale_pair pairs[FPREF_TC_MAX_BLOCK];
+	bool scaled = ts->row && j < ts->width;
+	for (size_t q = 0; scaled && q * ts->unit < n; q++) {
+		size_t chunk = (ts->k + q * ts->unit) / ts->every;
+		pairs[q] = scale_product(&ts->row[chunk], &ts->col[j * ts->chunks + chunk]);
+	}
 	uint32_t sig[FPREF_TC_MAX_BLOCK];
 	int32_t exp[FPREF_TC_MAX_BLOCK];
 	uint64_t neg[FPREF_TC_MAX_BLOCK];
@@ -849,7 +883,7 @@ static uint64_t tile_slow_lane(const struct plan *p, const struct operands *a, c
 		neg[k] = b->negative[k * stride + j];
 		kind[k] = b->kind[k * stride + j];
 	}
-	return block(p, a, &col, n, c, NULL);
+	return block(p, a, &col, n, c, scaled ? pairs : NULL);
 }
 
 /* c_term for TILE accumulators: cm 0 where c is zero (no term); slow[j] 1
@@ -885,7 +919,7 @@ static inline uint64_t tile_c_terms(const struct plan *p, const uint64_t *c, uin
  * replaced by block()'s. */
 static inline void tile_finish(const struct plan *p, const struct operands *a, const struct operands *b,
 			       size_t stride, size_t n, const int64_t *sum, const int32_t *place,
-			       const uint64_t *slow, uint64_t any_slow, uint64_t *c)
+			       const uint64_t *slow, uint64_t any_slow, const struct tile_scales *ts, uint64_t *c)
 {
 	uint64_t r[TILE];
 	unsigned flags = 0;
@@ -894,7 +928,7 @@ static inline void tile_finish(const struct plan *p, const struct operands *a, c
 		r[j] <<= p->target_shift;
 	for (size_t j = 0; any_slow && j < TILE; j++)
 		if (slow[j])
-			r[j] = tile_slow_lane(p, a, b, stride, n, j, c[j]);
+			r[j] = tile_slow_lane(p, a, b, stride, n, j, c[j], ts);
 	for (size_t j = 0; j < TILE; j++)
 		c[j] = r[j];
 }
@@ -902,45 +936,57 @@ static inline void tile_finish(const struct plan *p, const struct operands *a, c
 /* One block of n products for TILE columns: c[j] in, the block's result out;
  * a and ta point at row i's operands from the block's first k, b and tb at
  * B's operand (k, first column of the tile), b's rows stride apart and
- * tb's TILE apart.  Cloned whole, with its loops (tile_exponents and
- * tile_sums inlined), so that each clone vectorises every lane loop. */
+ * tb's TILE apart; ts the block's scales, E8M0: each lane's exponent
+ * offset (block()'s shift) moves its products' exponents, so the lane's
+ * alignment is its largest product exponent (from floor - offset, as
+ * block() starts it) plus the offset, and its products are truncated
+ * against that less the offset.  Cloned whole, with its loops
+ * (tile_exponents and tile_sums inlined), so that each clone vectorises
+ * every lane loop. */
 BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b,
 				    const struct tile_operands *ta, const struct tile_operands *tb, size_t stride,
-				    size_t n, uint64_t *c)
+				    size_t n, const struct tile_scales *ts, uint64_t *c)
 {
-	int32_t E[TILE], base[TILE], ce[TILE], place[TILE];
+	int32_t E[TILE], base[TILE], unscaled_base[TILE], ce[TILE], place[TILE];
 	int64_t sum[TILE];
 	uint64_t cm[TILE], cn[TILE], slow[TILE];
+	const int32_t *restrict off = ts->exp[0];
 	for (size_t j = 0; j < TILE; j++)
-		E[j] = p->floor;
+		E[j] = p->floor - off[j];
 	tile_exponents(ta->exp, tb->exp, TILE, n, 1, E);
 	uint64_t any_slow = tile_c_terms(p, c, cm, ce, cn, slow);
 	for (size_t j = 0; j < TILE; j++) {
-		uint64_t s = (uint64_t)(E[j] > SPECIAL_SEEN);
+		uint64_t s = (uint64_t)(E[j] > SPECIAL_SEEN) | ts->slow[j];
 		slow[j] |= s;
 		any_slow |= s;
+		E[j] += off[j];
 		E[j] = cm[j] && ce[j] > E[j] ? ce[j] : E[j];
 	}
 	for (size_t j = 0; j < TILE; j++) {
 		base[j] = E[j] + 23 + p->lift - p->frac;
+		unscaled_base[j] = base[j] - off[j];
 		uint32_t right = (uint32_t)(base[j] - ce[j]); /* at least 0 where there is a term (cm not 0) */
 		uint64_t v = slow[j] ? 0 : (cm[j] << p->lift) >> (right < 63 ? right : 63);
 		sum[j] = (int64_t)((v ^ cn[j]) - cn[j]);
 	}
-	tile_sums(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, 1, p->shift_in, base, sum);
+	tile_sums(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, 1, p->shift_in, unscaled_base, sum);
 	for (size_t j = 0; j < TILE; j++)
 		place[j] = E[j] - p->frac;
-	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
+	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, ts, c);
 }
 
 /* two_stage_block for TILE lanes: each part's largest product exponent and
  * truncated sum as tile_block's (a part of zero products only has an
  * exponent below ZERO_EXPONENT / 2: no product of finite operands is that
  * small), then the parts, the sum and C combined lane by lane as
- * two_stage_block combines them. */
+ * two_stage_block combines them.  A lane's E8M0 scales move its parts'
+ * exponents by the lane's offset once they are summed: a part is
+ * truncated against its own largest exponent, which the offset does not
+ * change. */
 BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct operands *a,
 					      const struct operands *b, const struct tile_operands *ta,
-					      const struct tile_operands *tb, size_t stride, size_t n, uint64_t *c)
+					      const struct tile_operands *tb, size_t stride, size_t n,
+					      const struct tile_scales *ts, uint64_t *c)
 {
 	int32_t E[TILE_PARTS][TILE], base[TILE], ce[TILE], place[TILE];
 	int64_t part[TILE_PARTS][TILE], sum[TILE];
@@ -956,13 +1002,15 @@ BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct
 			continue;
 		tile_exponents(ta->exp + h, tb->exp + h * TILE, TILE, n - h, parts, E[h]);
 		for (size_t j = 0; j < TILE; j++) {
-			uint64_t s = (uint64_t)(E[h][j] > SPECIAL_SEEN);
+			uint64_t s = (uint64_t)(E[h][j] > SPECIAL_SEEN) | ts->slow[j];
 			slow[j] |= s;
 			any_slow |= s;
 			base[j] = E[h][j] + 23 + p->lift - p->frac;
 		}
 		tile_sums(ta->sig + h, ta->exp + h, tb->sig + h * TILE, tb->exp + h * TILE, TILE, n - h, parts,
 			  p->shift_in, base, part[h]);
+		for (size_t j = 0; j < TILE; j++)
+			E[h][j] += ts->exp[0][j];
 	}
 	/* selections, not branches, where the data decide (a part's sign and
 	 * which part leads are anybody's guess), lanes innermost so that the
@@ -1001,17 +1049,22 @@ BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct
 		sum[j] = none ? 0 : total;
 		place[j] = none ? 0 : E2 - sum_frac;
 	}
-	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
+	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, ts, c);
 }
 
-/* block() on the group path with unit scales (the GEMM has none) for
- * TILE lanes: each group's exact sum an integer dot product of the shifted
- * significands (tile_operand_set), then the groups and C truncated and
- * summed as finish_block sums them.  bspecial[j]: column j's block holds
- * an inf or NaN (the products' exponents are not looked at here). */
-BLOCK_CLONES static void tile_block_groups(const struct plan *p, const struct operands *a, const struct operands *b,
-					   const struct tile_operands *ta, const struct tile_operands *tb,
-					   size_t stride, size_t n, const uint8_t *bspecial, uint64_t *c)
+/* block() on the group path for TILE lanes: each group's exact sum an
+ * integer dot product of the shifted significands (tile_operand_set),
+ * times the lane's scale significands for the group and aligned at their
+ * exponent (group_terms), then the groups and C truncated and summed as
+ * finish_block sums them.  bspecial[j]: column j's block holds an inf or
+ * NaN (the products' exponents are not looked at here).  scaled false:
+ * unit scales, as constants (tile_block_groups), so that the unscaled
+ * GEMM's loops do not load and multiply them. */
+static inline __attribute__((always_inline)) void groups_block(const struct plan *p, const struct operands *a,
+							       const struct operands *b, const struct tile_operands *ta,
+							       const struct tile_operands *tb, size_t stride, size_t n,
+							       const uint8_t *bspecial, const struct tile_scales *ts,
+							       bool scaled, uint64_t *c)
 {
 	int32_t E[TILE], base[TILE], ce[TILE], place[TILE];
 	int64_t sum[TILE];
@@ -1020,23 +1073,27 @@ BLOCK_CLONES static void tile_block_groups(const struct plan *p, const struct op
 	uint8_t aspecial = 0;
 	for (size_t k = 0; k < n; k++)
 		aspecial |= a->kind[k] & (INF | NOT_A_NUMBER);
-	/* every group counts for the alignment at its scales' exponent, here 0 */
-	const int32_t group_exp = unit_scales.exp, E0 = p->floor > group_exp ? p->floor : group_exp;
-	const int up = p->group_shift - unit_scales.man;
+	/* every group counts for the alignment at its scales' exponent (a
+	 * zero scale's lane is slow) */
+	size_t g = (size_t)p->group;
+	const int up = p->group_shift - (scaled ? ts->man : unit_scales.man);
+	const int32_t unit_lead = p->floor > unit_scales.exp ? p->floor : unit_scales.exp;
 	for (size_t j = 0; j < TILE; j++) {
-		uint64_t s = (uint64_t)((aspecial | bspecial[j]) != 0);
+		uint64_t s = (uint64_t)((aspecial | bspecial[j]) != 0) | (scaled ? ts->slow[j] : 0);
+		int32_t lead = scaled ? ts->lead[j] : unit_lead;
 		slow[j] |= s;
 		any_slow |= s;
-		E[j] = cm[j] && ce[j] > E0 ? ce[j] : E0;
+		E[j] = cm[j] && ce[j] > lead ? ce[j] : lead;
 		base[j] = E[j] + 23 + p->lift - p->frac;
 		uint32_t right = (uint32_t)(base[j] - ce[j]);
 		uint64_t v = slow[j] ? 0 : (cm[j] << p->lift) >> (right < 63 ? right : 63);
 		sum[j] = (int64_t)((v ^ cn[j]) - cn[j]);
 		place[j] = E[j] - p->frac;
 	}
-	size_t g = (size_t)p->group;
-	for (size_t k0 = 0; k0 < n; k0 += g) {
+	for (size_t k0 = 0, q = 0; k0 < n; k0 += g, q++) {
 		int32_t gs[TILE] = { 0 };
+		const int32_t *restrict group_exp = ts->exp[q];
+		const uint32_t *restrict group_sig = ts->sig[q];
 		for (size_t k = k0; k < n && k < k0 + g; k++) {
 			const int16_t *restrict s = tb->sig + k * TILE;
 			int32_t x = ta->sig[k];
@@ -1046,12 +1103,30 @@ BLOCK_CLONES static void tile_block_groups(const struct plan *p, const struct op
 		for (size_t j = 0; j < TILE; j++) {
 			uint64_t m = gs[j] < 0 ? ~(uint64_t)0 : 0;
 			uint64_t u = ((uint64_t)(int64_t)gs[j] ^ m) - m;
-			uint32_t right = (uint32_t)(base[j] - group_exp);
-			uint64_t v = (u * unit_scales.sig << up) >> (right < 63 ? right : 63);
+			uint32_t right = (uint32_t)(base[j] - (scaled ? group_exp[j] : unit_scales.exp));
+			/* u below 2^31 (tile_groups_fit): a 32 x 32 -> 64-bit product */
+			uint64_t v = (((u & 0xFFFFFFFF) * (scaled ? group_sig[j] : unit_scales.sig)) << up) >>
+				     (right < 63 ? right : 63);
 			sum[j] += (int64_t)((v ^ m) - m);
 		}
 	}
-	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, c);
+	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, ts, c);
+}
+
+BLOCK_CLONES static void tile_block_groups(const struct plan *p, const struct operands *a, const struct operands *b,
+					   const struct tile_operands *ta, const struct tile_operands *tb,
+					   size_t stride, size_t n, const uint8_t *bspecial, const struct tile_scales *ts,
+					   uint64_t *c)
+{
+	groups_block(p, a, b, ta, tb, stride, n, bspecial, ts, false, c);
+}
+
+BLOCK_CLONES static void tile_block_groups_scaled(const struct plan *p, const struct operands *a,
+						  const struct operands *b, const struct tile_operands *ta,
+						  const struct tile_operands *tb, size_t stride, size_t n,
+						  const uint8_t *bspecial, const struct tile_scales *ts, uint64_t *c)
+{
+	groups_block(p, a, b, ta, tb, stride, n, bspecial, ts, true, c);
 }
 
 /* Exact values for the lanes of the FP32 path: mag * 2^place, mag below
@@ -1238,11 +1313,90 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 	return 0;
 }
 
+/* Unit scales for every lane (the unscaled GEMM's tile path). */
+static void tile_scales_unit(const struct plan *p, struct tile_scales *ts)
+{
+	for (size_t q = 0; q < TILE_SCALE_GROUPS; q++)
+		for (size_t j = 0; j < TILE; j++) {
+			ts->exp[q][j] = unit_scales.exp;
+			ts->sig[q][j] = (uint32_t)unit_scales.sig;
+		}
+	for (size_t j = 0; j < TILE; j++) {
+		ts->lead[j] = p->floor > unit_scales.exp ? p->floor : unit_scales.exp;
+		ts->slow[j] = 0;
+	}
+	ts->man = unit_scales.man;
+	ts->row = ts->col = NULL;
+	ts->chunks = ts->every = ts->unit = 1;
+	ts->k = 0;
+	ts->width = TILE;
+}
+
+/* The scale chunk of group q of the block from product k. */
+static size_t tile_chunk(const struct gemm_job *g, size_t k, size_t q)
+{
+	return (k + q * (size_t)(g->p->group > 0 ? g->p->group : g->p->block)) / g->every;
+}
+
+/* The scales of B's columns t .. t + width - 1 for the block of len
+ * products from k, as the lanes of cols (padding lanes: unit scales); ts's
+ * fields that say where the slow lanes' pairs come from. */
+static void tile_scales_columns(const struct gemm_job *g, size_t t, size_t width, size_t k, size_t len,
+				struct tile_scales *cols, struct tile_scales *ts)
+{
+	size_t unit = (size_t)(g->p->group > 0 ? g->p->group : g->p->block), groups = (len + unit - 1) / unit;
+	tile_scales_unit(g->p, cols);
+	for (size_t q = 0; q < groups; q++) {
+		size_t chunk = tile_chunk(g, k, q);
+		for (size_t j = 0; j < width; j++) {
+			const struct scale_pair *s = &g->sb[(t + j) * g->chunks + chunk];
+			cols->exp[q][j] = s->exp;
+			cols->sig[q][j] = (uint32_t)s->sig;
+			cols->slow[j] |= s->kind != FINITE;
+		}
+	}
+	ts->col = g->sb + t * g->chunks;
+	ts->chunks = g->chunks;
+	ts->every = g->every;
+	ts->unit = unit;
+	ts->k = k;
+	ts->width = width;
+}
+
+/* Row i's scales for the block from k times the columns' (cols), as
+ * scale_product multiplies them, into ts (the significands and lead only
+ * on the group path: E8M0 scales elsewhere, whose kernels take the
+ * exponents alone). */
+static void tile_scales_row(const struct gemm_job *g, size_t i, size_t len, const struct tile_scales *cols,
+			    struct tile_scales *ts)
+{
+	size_t groups = (len + ts->unit - 1) / ts->unit;
+	bool grouped = g->p->group > 0;
+	uint64_t row_slow = 0;
+	ts->row = g->sa + i * g->chunks;
+	for (size_t q = 0; q < groups; q++) {
+		const struct scale_pair *r = &ts->row[tile_chunk(g, ts->k, q)];
+		row_slow |= r->kind != FINITE;
+		ts->man = 2 * r->man; /* both scales of one format */
+		for (size_t j = 0; j < TILE; j++)
+			ts->exp[q][j] = r->exp + cols->exp[q][j];
+		for (size_t j = 0; grouped && j < TILE; j++)
+			ts->sig[q][j] = (uint32_t)r->sig * cols->sig[q][j];
+	}
+	for (size_t j = 0; j < TILE; j++) {
+		ts->lead[j] = g->p->floor;
+		ts->slow[j] = row_slow | cols->slow[j];
+	}
+	for (size_t q = 0; grouped && q < groups; q++)
+		for (size_t j = 0; j < TILE; j++)
+			ts->lead[j] = ts->exp[q][j] > ts->lead[j] ? ts->exp[q][j] : ts->lead[j];
+}
+
 /* Columns j0 .. j1 - 1 of D (j0 a multiple of TILE). */
 static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 {
 	size_t M = g->M, N = g->N, K = g->K, n = (size_t)g->p->block;
-	if (g->sa)
+	if (g->sa && !g->tiles)
 		return scaled_columns(g, j0, j1);
 	if (g->element_wise) {
 		uint64_t *col = malloc((K + 1) * sizeof *col);
@@ -1272,8 +1426,14 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 	/* Block by block over every row, so that one block of B's tile is read
 	 * from the first-level cache M times; c holds each row's accumulators. */
 	uint64_t *c = malloc((M ? M : 1) * TILE * sizeof *c);
-	if (!c)
+	struct tile_scales *ts = malloc(2 * sizeof *ts); /* and the columns' scales, ts + 1 */
+	if (!c || !ts) {
+		free(c);
+		free(ts);
 		return -1;
+	}
+	struct tile_scales *cols = ts + 1;
+	tile_scales_unit(g->p, ts);
 	for (size_t t = j0; t < j1; t += TILE) {
 		size_t width = j1 - t < TILE ? j1 - t : TILE;
 		for (size_t i = 0; i < M; i++)
@@ -1290,23 +1450,30 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 			for (size_t q = 0; (g->tiles == TILE_GROUPS || g->tiles == TILE_TREE) && q < len; q++)
 				for (size_t j = 0; j < TILE; j++)
 					bspecial[j] |= y.kind[q * g->stride + j] & (INF | NOT_A_NUMBER);
+			if (g->sa)
+				tile_scales_columns(g, t, width, k, len, cols, ts);
 			for (size_t i = 0; g->tiles == TILE_TREE && i < M; i += TREE_ROWS) {
 				struct tile_operands tx = tile_operands_at(&g->ta, k * M + i * n);
 				size_t rows = M - i < TREE_ROWS ? M - i : TREE_ROWS;
 				if (tile_block_tree(g, i, rows, t, k, &tx, &ty, len, bspecial, c + i * TILE) != 0) {
 					free(c);
+					free(ts);
 					return -1;
 				}
 			}
 			for (size_t i = 0; g->tiles != TILE_TREE && i < M; i++) {
 				struct operands x = operands_at(&g->a, i * K + k);
 				struct tile_operands tx = tile_operands_at(&g->ta, k * M + i * n);
-				if (g->tiles == TILE_GROUPS)
-					tile_block_groups(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial, c + i * TILE);
+				if (g->sa)
+					tile_scales_row(g, i, len, cols, ts);
+				if (g->tiles == TILE_GROUPS && g->sa)
+					tile_block_groups_scaled(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial, ts, c + i * TILE);
+				else if (g->tiles == TILE_GROUPS)
+					tile_block_groups(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial, ts, c + i * TILE);
 				else if (g->tiles == TILE_TWO_STAGE)
-					tile_block_two_stage(g->p, &x, &y, &tx, &ty, g->stride, len, c + i * TILE);
+					tile_block_two_stage(g->p, &x, &y, &tx, &ty, g->stride, len, ts, c + i * TILE);
 				else
-					tile_block(g->p, &x, &y, &tx, &ty, g->stride, len, c + i * TILE);
+					tile_block(g->p, &x, &y, &tx, &ty, g->stride, len, ts, c + i * TILE);
 			}
 		}
 		for (size_t i = 0; i < M; i++)
@@ -1314,6 +1481,7 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 				g->D[i * N + t + j] = c[i * TILE + j];
 	}
 	free(c);
+	free(ts);
 	return 0;
 }
 
@@ -1383,8 +1551,9 @@ static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *i
 	}
 	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, TILE_NONE, false, D, NULL, NULL, 0, 0 };
 	g.tiles = nc || fpref_tc_lowered(m, output) ? TILE_NONE : tile_kind_of(&p);
-	if (scales) { /* the scaled chain: B transposed, as the other non-tile paths */
-		g.tiles = TILE_NONE;
+	if (scales) { /* the tile kernels take each lane's scales (tile_scales), for as many groups as they hold */
+		if (m->group > 0 && (size_t)(m->block + m->group - 1) / (size_t)m->group > TILE_SCALE_GROUPS)
+			g.tiles = TILE_NONE; /* the scaled chain: B transposed, as the other non-tile paths */
 		g.sa = scales->sa;
 		g.sb = scales->sb;
 		g.every = scales->every;
@@ -1444,10 +1613,11 @@ int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref
 	return gemm_run(m, input, output, M, N, K, A, B, C, nc, D, threads, NULL);
 }
 
-/* Columns j0 .. j1 - 1 of a scaled GEMM: each element the chain of
- * fpref_emu_tc_dot_scaled over the decoded operands, its chunks' scale
- * pairs made from row i of sa and column j of sb as scale_pairs makes
- * them. */
+/* Columns j0 .. j1 - 1 of a scaled GEMM without a tile kernel (a model
+ * whose block holds more than TILE_SCALE_GROUPS groups, or none fits):
+ * each element the chain of fpref_emu_tc_dot_scaled over the decoded
+ * operands, its chunks' scale pairs made from row i of sa and column j of
+ * sb as scale_pairs makes them. */
 static int scaled_columns(const struct gemm_job *g, size_t j0, size_t j1)
 {
 	size_t M = g->M, N = g->N, K = g->K;

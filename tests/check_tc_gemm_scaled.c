@@ -28,6 +28,21 @@ static uint64_t random_scale(const struct fpref_format *f, uint64_t *state, unsi
 	return (uint64_t)field << f->man_bits | ((r >> 24) & ((1u << f->man_bits) - 1));
 }
 
+/* A scale at the edges, for the GEMM's tile kernels, which take a lane's
+ * scales apart from its products: E8M0 a quarter of the time from the
+ * bottom (2^-127 .. 2^-87: with a scale from the middle, subnormal or zero
+ * results), a quarter from the top (2^87 .. 2^127: overflow), one time in
+ * 16 NaN, else 2^-40 .. 2^40; UE4M3 its zeros (either sign), NaNs,
+ * subnormals, largest, a set sign bit, else around 1. */
+static uint64_t edge_scale(const struct fpref_format *f, uint64_t *state)
+{
+	uint64_t r = next_random(state), pick = r % 16, low = (r >> 8) % 41;
+	if (fpref_format_is(f, FPREF_FORMAT_FLOAT8_E8M0FNU))
+		return pick < 4 ? low : pick < 8 ? 254 - low : pick == 8 ? 0xFF : random_scale(f, state, 0);
+	static const uint64_t edges[] = { 0x00, 0x80, 0x7F, 0xFF, 0x01, 0x07, 0x06, 0x7E, 0xFE, 0x08 };
+	return pick < 6 ? edges[low % (sizeof edges / sizeof edges[0])] : random_scale(f, state, 0) | (r >> 40 & 1) << 7;
+}
+
 static const struct {
 	const char *model, *input, *scales;
 	size_t every;
@@ -46,12 +61,17 @@ static const struct {
 
 #define M 3
 #define N 37
-#define KMAX 130
+#define KMAX 200
 
 /* One random GEMM of the kind: D on 1 and 3 threads, each element against
- * the scaled dot product and the oracle.  Returns the elements checked. */
-static unsigned long check_kind(size_t r, size_t K, unsigned special_odds, uint64_t *state)
+ * the scaled dot product and the oracle; scales from edge_scale where
+ * classes is not NULL (and C a third of the time near FP32's subnormals),
+ * which then counts the results by class (enum fpref_class), else
+ * random_scale.  Returns the elements checked. */
+static unsigned long check_kind_scales(size_t r, size_t K, unsigned special_odds, unsigned long *classes,
+				       uint64_t *state)
 {
+	bool edges = classes != NULL;
 	struct fpref_format in = test_format(kinds[r].input), sf = test_format(kinds[r].scales);
 	struct fpref_format f32 = test_format("float32");
 	const struct fpref_tc_model *m = fpref_tc_model_find(kinds[r].model, &in);
@@ -68,11 +88,12 @@ static unsigned long check_kind(size_t r, size_t K, unsigned special_odds, uint6
 	for (size_t k = 0; k < K * N; k++)
 		B[k] = random_input(&in, state, 0, top, special_odds);
 	for (size_t i = 0; i < M * N; i++)
-		C[i] = next_random(state) % 3 ? 0 : random_input(&f32, state, 0, max_field(&f32), 20);
+		C[i] = next_random(state) % 3 ? (edges && next_random(state) % 2 ? random_input(&f32, state, 0, 2, 0) : 0)
+					      : random_input(&f32, state, 0, max_field(&f32), 20);
 	for (size_t i = 0; i < M * chunks; i++)
-		SA[i] = random_scale(&sf, state, special_odds ? 40 : 0);
+		SA[i] = edges ? edge_scale(&sf, state) : random_scale(&sf, state, special_odds ? 40 : 0);
 	for (size_t i = 0; i < chunks * N; i++)
-		SB[i] = random_scale(&sf, state, special_odds ? 40 : 0);
+		SB[i] = edges ? edge_scale(&sf, state) : random_scale(&sf, state, special_odds ? 40 : 0);
 	struct fpref_tc_gemm_scales s = { &sf, SA, SB, every };
 	const unsigned threads[2] = { 1, 3 };
 	for (int t = 0; t < 2; t++) {
@@ -98,9 +119,17 @@ static unsigned long check_kind(size_t r, size_t K, unsigned special_odds, uint6
 			ck_assert_msg(D[1][i * N + j] == got, "%s: 3 threads give %llx, 1 thread %llx", m->gpu,
 				      (unsigned long long)D[1][i * N + j], (unsigned long long)got);
 			checked++;
+			struct fpref_unpacked u;
+			if (classes && fpref_decode(&f32, got, &u) != FPREF_DECODE_INVALID)
+				classes[u.cls]++;
 		}
 	}
 	return checked;
+}
+
+static unsigned long check_kind(size_t r, size_t K, unsigned special_odds, uint64_t *state)
+{
+	return check_kind_scales(r, K, special_odds, NULL, state);
 }
 
 START_TEST(scaled_gemm_against_dot_and_oracle)
@@ -115,6 +144,35 @@ START_TEST(scaled_gemm_against_dot_and_oracle)
 			checked += check_kind(r, 2 * every, 60, &state);             /* NaN, inf, zero scales and operands */
 		}
 	printf("check_tc_gemm_scaled: %lu elements, each the scaled dot product's and the oracle's bits\n", checked);
+}
+END_TEST
+
+/* The GEMM's tile kernels take each lane's scales apart from its products
+ * (an exponent offset per lane, a group's scales per lane, NaN and zero
+ * scales through block()): edge scales (overflow, subnormal and zero
+ * results, NaN and zero scales, UE4M3 subnormals and sign bits) on K at
+ * the boundaries of the block, the group and the scale block, with C's
+ * specials and subnormals, against the dot product and the oracle. */
+START_TEST(scaled_gemm_edge_scales)
+{
+	uint64_t state = 4242;
+	unsigned long checked = 0, classes[FPREF_CLASS_NAN + 1] = { 0 };
+	for (size_t r = 0; r < sizeof kinds / sizeof kinds[0]; r++) {
+		struct fpref_format in = test_format(kinds[r].input);
+		size_t block = (size_t)fpref_tc_model_find(kinds[r].model, &in)->block, every = kinds[r].every;
+		const size_t Ks[] = { 1, block - 1, block + 1, every - 1, every + 1, 2 * every - 1, 3 * every + 5 };
+		for (size_t q = 0; q < sizeof Ks / sizeof Ks[0]; q++)
+			if (Ks[q] >= 1 && Ks[q] <= KMAX) {
+				checked += check_kind_scales(r, Ks[q], 0, classes, &state);
+				checked += check_kind_scales(r, Ks[q], 90, classes, &state); /* inf and NaN operands too */
+			}
+	}
+	printf("check_tc_gemm_scaled: %lu elements with edge scales, each the scaled dot product's and the oracle's bits "
+	       "(%lu zero, %lu subnormal, %lu normal, %lu inf, %lu NaN)\n",
+	       checked, classes[FPREF_CLASS_ZERO], classes[FPREF_CLASS_SUBNORMAL], classes[FPREF_CLASS_NORMAL],
+	       classes[FPREF_CLASS_INF], classes[FPREF_CLASS_NAN]);
+	for (int c = FPREF_CLASS_ZERO; c <= FPREF_CLASS_NAN; c++) /* the cases reach every class of result */
+		ck_assert_uint_gt(classes[c], 100);
 }
 END_TEST
 
@@ -228,6 +286,7 @@ int main(void)
 	Suite *s = suite_create("block-scaled tensor-core GEMM");
 	TCase *tc = tcase_create("gemm");
 	tcase_add_test(tc, scaled_gemm_against_dot_and_oracle);
+	tcase_add_test(tc, scaled_gemm_edge_scales);
 	tcase_add_test(tc, report_against_scaled_exact);
 	tcase_add_test(tc, scaled_gemm_refusals);
 	tcase_set_timeout(tc, 300);
