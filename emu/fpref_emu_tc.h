@@ -57,6 +57,15 @@ int fpref_emu_tc_gemm_scaled_threads(const struct fpref_tc_model *m, const struc
 				     const uint64_t *B, const struct fpref_tc_gemm_scales *scales, const uint64_t *C,
 				     uint64_t *D, unsigned threads);
 
+/* Which code fpref_emu_tc_gemm runs for the model, input and output
+ * (no promotion, no scales): "block tile", "two-stage tile", "group tile",
+ * "fp32-tree tile" (the tile kernels), "per column" (each column's dots
+ * over operands decoded once), "per element" (each element's dot: the
+ * lowered and FP32-arithmetic paths the tiles do not hold), or NULL where
+ * the model does not take the input. */
+const char *fpref_emu_tc_gemm_path(const struct fpref_tc_model *m, const struct fpref_format *input,
+				   const struct fpref_format *output);
+
 /* Promotion (DeepSeek-V3): every nc products the tensor-core partial sum p
  * (FP32 output, started from +0) enters an FP32 accumulator as
  * acc = fma(sa_j * sb_j, p, acc), in FP32 arithmetic with rne; sa_j, sb_j

@@ -1536,6 +1536,31 @@ static int gemm_threaded(const struct gemm_job *g, unsigned threads)
 
 /* fpref_emu_tc_gemm_threads, with the job's decoded scales (sa NULL: none;
  * the caller has checked that they suit the model's path). */
+/* The tile kernel of a GEMM without scales (TILE_NONE: none), and whether
+ * it runs element by element instead of column by column: the lowered
+ * paths, and the FP32 path where its tile does not hold the inputs. */
+static enum tile_kind gemm_tiles(const struct fpref_tc_model *m, const struct plan *p, size_t nc, bool *element_wise)
+{
+	bool lowered = fpref_tc_lowered(m, p->output);
+	enum tile_kind tiles = nc || lowered ? TILE_NONE : tile_kind_of(p);
+	*element_wise = lowered || (m->tree > 0 && tiles == TILE_NONE);
+	return tiles;
+}
+
+const char *fpref_emu_tc_gemm_path(const struct fpref_tc_model *m, const struct fpref_format *input,
+				   const struct fpref_format *output)
+{
+	static const char *const names[] = { [TILE_NONE] = "per column", [TILE_BLOCK] = "block tile",
+					      [TILE_TWO_STAGE] = "two-stage tile", [TILE_GROUPS] = "group tile",
+					      [TILE_TREE] = "fp32-tree tile" };
+	struct plan p;
+	bool element_wise;
+	if (plan_init(&p, m, input, output) != 0)
+		return NULL;
+	enum tile_kind tiles = gemm_tiles(m, &p, 0, &element_wise);
+	return element_wise ? "per element" : names[tiles];
+}
+
 static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
 		    size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
 		    uint64_t *D, unsigned threads, const struct gemm_job *scales)
@@ -1550,7 +1575,8 @@ static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *i
 			return -1;
 	}
 	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, TILE_NONE, false, D, NULL, NULL, 0, 0 };
-	g.tiles = nc || fpref_tc_lowered(m, output) ? TILE_NONE : tile_kind_of(&p);
+	bool element_wise;
+	g.tiles = gemm_tiles(m, &p, nc, &element_wise);
 	if (scales) { /* the tile kernels take each lane's scales (tile_scales), for as many groups as they hold */
 		if (m->group > 0 && (size_t)(m->block + m->group - 1) / (size_t)m->group > TILE_SCALE_GROUPS)
 			g.tiles = TILE_NONE; /* the scaled chain: B transposed, as the other non-tile paths */
@@ -1559,7 +1585,7 @@ static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *i
 		g.every = scales->every;
 		g.chunks = scales->chunks;
 	}
-	if (fpref_tc_lowered(m, output) || (m->tree > 0 && g.tiles == TILE_NONE)) { /* element by element */
+	if (element_wise) {
 		g.element_wise = true;
 		return gemm_threaded(&g, threads);
 	}

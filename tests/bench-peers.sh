@@ -137,4 +137,8 @@ tap_check 'a failing Python half: exit 1 and a message' "$?" "exit $rc: $(cat "$
 [ $? = 2 ]
 tap_check '--python without --peers: a usage error' "$?"
 
+"$FPREF" bench --peers --all-models >"$tmp/out" 2>"$tmp/err"
+[ $? = 2 ] && grep -q 'two different benches' "$tmp/err" && [ ! -s "$tmp/out" ]
+tap_check '--peers with --all-models: a usage error, nothing run' "$?"
+
 tap_end

@@ -425,6 +425,36 @@ START_TEST(threads_beyond_tiles)
 }
 END_TEST
 
+/* The path each kind of model takes, as docs/accumulation.md and the
+ * README name them: a tile kernel for the block, two-stage, group and
+ * FP32-tree models, per element for the lowered FP8 paths, per column
+ * for a block of one product (tpu-bf16), none for an input the model does
+ * not take. */
+START_TEST(gemm_paths)
+{
+	static const struct {
+		const char *gpu, *in, *out, *path;
+	} want[] = { { "h100", "float8_e4m3fn", "float32", "block tile" },
+		     { "mfma-cdna3", "float16", "float32", "two-stage tile" },
+		     { "tcgen05-mxf4nvf4", "float4_e2m1fn", "float32", "group tile" },
+		     { "mfma-cdna1", "float16", "float32", "fp32-tree tile" },
+		     { "h100-mma", "float8_e4m3fn", "float32", "per element" },
+		     { "h100-mma", "float8_e4m3fn", "float16", "per element" },
+		     { "h100", "float16", "float16", "block tile" },
+		     { "tpu-bf16", "bfloat16", "float32", "per column" } };
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		struct fpref_format in = test_format(want[i].in), out = test_format(want[i].out);
+		const struct fpref_tc_model *m = fpref_tc_model_find(want[i].gpu, &in);
+		ck_assert_ptr_nonnull(m);
+		const char *path = fpref_emu_tc_gemm_path(m, &in, &out);
+		ck_assert_msg(path && strcmp(path, want[i].path) == 0, "%s %s -> %s: %s, not %s", want[i].gpu, want[i].in,
+			      want[i].out, path ? path : "NULL", want[i].path);
+	}
+	struct fpref_format e4m3 = test_format("float8_e4m3fn"), f16 = test_format("float16");
+	ck_assert_ptr_null(fpref_emu_tc_gemm_path(fpref_tc_model_find("mfma-cdna1", &f16), &e4m3, &f16));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tensor-core GEMM paths");
@@ -435,6 +465,7 @@ int main(void)
 	tcase_add_test(tc, threads_beyond_tiles);
 	tcase_add_test(tc, batch_rounding_matches_core);
 	tcase_add_test(tc, tree_edges);
+	tcase_add_test(tc, gemm_paths);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return test_run(s);

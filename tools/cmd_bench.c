@@ -151,6 +151,68 @@ static int bench_gemm(long repeats)
 	return CLI_EXIT_OK;
 }
 
+/* bench --all-models: the emulated GEMM of every preset row and input. */
+static int bench_gemm_all(long repeats)
+{
+	const size_t M = 512, N = 512, K = 512;
+	uint64_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *D = malloc(M * N * sizeof *D);
+	if (!A || !B || !D) {
+		free(A);
+		free(B);
+		free(D);
+		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
+		return CLI_EXIT_FAIL;
+	}
+	printf("fpref bench --all-models: gemm 512x512x512, normal inputs (seed 7), FP32 output, median of %ld runs, "
+	       "one thread, its CPU time\n\n%-40s %12s  %s\n", repeats, "preset input -> f32", "emu MAC/s", "path");
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	double t[100] = { 0 }, slowest = 0;
+	char slowest_what[96] = "";
+	int status = CLI_EXIT_OK;
+	for (size_t i = 0; i < fpref_tc_model_count() && !status; i++) {
+		const struct fpref_tc_model *m = fpref_tc_model_at(i);
+		for (const char *name = m->inputs; *name && !status;) {
+			size_t len = strcspn(name, ",");
+			char fmt[64];
+			snprintf(fmt, sizeof fmt, "%.*s", (int)len, name);
+			name += len + (name[len] == ',');
+			struct fpref_format in;
+			const char *path;
+			if (fpref_format_parse(fmt, &in, NULL, 0) != 0 || !(path = fpref_emu_tc_gemm_path(m, &in, f32)))
+				continue;
+			fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, A);
+			fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, B);
+			for (long k = 0; k < repeats && !status; k++) {
+				double t0 = bench_now();
+				if (fpref_emu_tc_gemm(m, &in, f32, M, N, K, A, B, NULL, 0, D) != 0) {
+					cli_fail(cli_cmd_bench.name, "the %s GEMM of %s failed", m->gpu, in.name);
+					status = CLI_EXIT_FAIL;
+				}
+				t[k] = bench_now() - t0;
+			}
+			if (status)
+				break;
+			double rate = (double)(M * N * K) / bench_median(t, (int)repeats);
+			char what[96];
+			snprintf(what, sizeof what, "%s %s -> f32", m->gpu, in.name);
+			printf("%-40s %12.3g  %s\n", what, rate, path);
+			fflush(stdout);
+			if (!slowest || rate < slowest) {
+				slowest = rate;
+				snprintf(slowest_what, sizeof slowest_what, "%s", what);
+			}
+		}
+	}
+	if (!status)
+		printf("\nslowest: %s, %.3g MAC/s\n", slowest_what, slowest);
+	free(A);
+	free(B);
+	free(D);
+	return status;
+}
+
 /* The block-scaled GEMM (fpref_emu_tc_gemm_scaled_threads, one thread) on
  * the same 512 x 512 x 512 product, scales around 1, beside the same
  * model's unscaled GEMM: what the scales cost. */
@@ -216,7 +278,7 @@ static int bench_peers(long log2n, long repeats, const char *python);
 
 struct bench_args {
 	const char *size, *repeat, *python;
-	bool peers;
+	bool peers, all_models;
 };
 
 static const struct cli_opt bench_opts[] = {
@@ -226,13 +288,16 @@ static const struct cli_opt bench_opts[] = {
 	  offsetof(struct bench_args, repeat), 0 },
 	{ "--peers", CLI_FLAG, NULL, NULL, "fpref beside ml_dtypes, its Python package and CPFloat instead (above)",
 	  offsetof(struct bench_args, peers), 0 },
+	{ "--all-models", CLI_FLAG, NULL, NULL,
+	  "the GEMM of every tensor-core preset and input instead, emulator alone (below)",
+	  offsetof(struct bench_args, all_models), 0 },
 	{ "--python", CLI_VALUE, "PATH", NULL, "the interpreter for --peers (build-python/venv's, else python3)",
 	  offsetof(struct bench_args, python), 0 },
 };
 
 const struct cli_command cli_cmd_bench = {
 	.name = "bench",
-	.synopsis = "[--size LOG2N] [--repeat N] [--peers [--python PATH]]",
+	.synopsis = "[--size LOG2N] [--repeat N] [--peers [--python PATH] | --all-models]",
 	.summary = "Elements per second of the emulator and the oracle, beside memcpy on the same machine (a\n"
 		   "benchmark, not a test).",
 	.details = "The older spellings size=LOG2N and repeat=N are the same options.\n"
@@ -247,7 +312,12 @@ const struct cli_command cli_cmd_bench = {
 		   "Where the command was built with CPFloat (configure --with-cpfloat=DIR), CPFloat's cpfloatf\n"
 		   "rounds the same values in this process, timed as libfpref is, and libfpref encodes its float\n"
 		   "results exactly: a result that is no value of the format (CPFloat's IEEE-style 480 for\n"
-		   "float8_e4m3fn, whose top code is NaN) counts as differing.  Without CPFloat a line says so.\n",
+		   "float8_e4m3fn, whose top code is NaN) counts as differing.  Without CPFloat a line says so.\n"
+		   "\n"
+		   "--all-models times the emulator's 512 x 512 x 512 GEMM (normal inputs, FP32 output, one\n"
+		   "thread, no scales) for every row of the tensor-core presets and each input it takes, in\n"
+		   "multiply-accumulates per second, with the code that ran (a tile kernel, per column or per\n"
+		   "element), and the slowest row last.\n",
 	.opts = bench_opts,
 	.nopts = CLI_NOPTS(bench_opts),
 	.max_positional = -1,
@@ -265,7 +335,7 @@ static long count(const char *text, long lo, long hi)
 
 int cmd_bench(int argc, char **argv)
 {
-	struct bench_args a = { NULL, NULL, NULL, false };
+	struct bench_args a = { NULL, NULL, NULL, false, false };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_bench, argc, argv, &o, &a);
 	if (r)
@@ -292,8 +362,14 @@ int cmd_bench(int argc, char **argv)
 		cli_fail(cli_cmd_bench.name, "--python applies to --peers only");
 		return CLI_EXIT_USAGE;
 	}
+	if (a.peers && a.all_models) {
+		cli_fail(cli_cmd_bench.name, "--peers and --all-models are two different benches: give one");
+		return CLI_EXIT_USAGE;
+	}
 	if (a.peers)
 		return bench_peers(log2n, repeats, a.python);
+	if (a.all_models)
+		return bench_gemm_all(repeats);
 	size_t n = (size_t)1 << log2n;
 	/* the oracle is timed on a slice: 2^18 values, some 50 ms a run, long
 	 * enough for a steady median on a shared machine */
