@@ -199,7 +199,7 @@ static int bench_gemm_all(long repeats)
 			snprintf(what, sizeof what, "%s %s -> f32", m->gpu, in.name);
 			printf("%-40s %12.3g  %s\n", what, rate, path);
 			fflush(stdout);
-			if (!slowest || rate < slowest) {
+			if (slowest == 0 || rate < slowest) {
 				slowest = rate;
 				snprintf(slowest_what, sizeof slowest_what, "%s", what);
 			}
