@@ -810,16 +810,26 @@ static bool tile_groups_fit(const struct plan *p)
  * TILE_NONE: the column-by-column path. */
 enum tile_kind { TILE_NONE, TILE_BLOCK, TILE_TWO_STAGE, TILE_GROUPS, TILE_TREE };
 
-/* Whether the FP32 path's products are exact normal FP32 values (or zeros)
- * and its groups' sums finite: then a product needs no rounding, nor
- * CDNA2's flush, and only an add can round or overflow (FP16 inputs: 22
- * bits, 2^-48 to 2^32). */
+/* Whether the FP32 path's products are exact in FP32 significand-wise
+ * (both inputs' significands, times each other, in 24 bits: FP16's 22,
+ * BF16's 16) and its groups fit the kernel: then a product in FP32's
+ * normal range needs no rounding, nor CDNA2's flush, and only an add can
+ * round or overflow. */
 static bool tile_tree_fits(const struct plan *p)
 {
-	int32_t man = p->input->man_bits, lead_hi = p->least_in + p->span_in;
+	int32_t man = p->input->man_bits;
 	return fpref_format_is(p->output, FPREF_FORMAT_FLOAT32) && p->target_shift == 0 && 2 * (man + 1) <= 24 &&
-	       p->block <= TREE_MAX_BLOCK &&
-	       2 * (p->least_in - man) >= -126 && 2 * (lead_hi + 1) + 7 <= 127; /* 7: a group of up to 64 */
+	       p->block <= TREE_MAX_BLOCK;
+}
+
+/* Whether some product of the input can leave FP32's normal range (BF16,
+ * whose exponents are FP32's: below 2^-126 it would round or flush, from
+ * 2^128 on overflow; FP16's are 2^-48 to below 2^32): then the tile kernel
+ * looks at every product's leading bit (tree_range). */
+static bool tree_range_needed(const struct plan *p)
+{
+	int32_t man = p->input->man_bits, lead_hi = p->least_in + p->span_in;
+	return 2 * (p->least_in - man) < -126 || 2 * (lead_hi + 1) > 127;
 }
 
 static enum tile_kind tile_kind_of(const struct plan *p)
@@ -1130,7 +1140,7 @@ BLOCK_CLONES static void tile_block_groups_scaled(const struct plan *p, const st
 }
 
 /* Exact values for the lanes of the FP32 path: mag * 2^place, mag below
- * 2^24 (0: a zero), neg 1 where negative, in 32-bit words (16 lanes to
+ * 2^24 (a product's: FP16's below 2^22, BF16's below 2^16; 0: a zero), neg 1 where negative, in 32-bit words (16 lanes to
  * an AVX-512 instruction).  A zero's place is never above a nonzero
  * value's: -149 (FP32's least) for an FP32 zero, and for a zero product
  * below every FP32 place (an operand's ZERO_EXPONENT, CDNA2's flushed
@@ -1234,6 +1244,7 @@ struct gemm_job {
 	struct tile_operands ta, tb;
 	enum tile_kind tiles;
 	bool element_wise;
+	bool tree_range; /* the tree tile kernel checks every product's range (tree_range_needed) */
 	uint64_t *D;
 	/* block scales (NULL: none), decoded: sa row i's chunks of every
 	 * products, sb column j's (transposed), chunks of each */
@@ -1267,6 +1278,18 @@ BLOCK_CLONES static void tile_tree_products(const struct plan *p, const struct t
 	}
 }
 
+/* slow[l] set where one of lane l's n products is nonzero and its leading
+ * bit outside FP32's normal range, 2^-126 to 2^127 (tree_range_needed):
+ * FP32 would round, flush or overflow it, and tree_step does. */
+static void tree_range(const struct tree_lanes *prod, size_t n, uint32_t *restrict slow)
+{
+	for (size_t q = 0; q < n; q++)
+		for (size_t l = 0; l < TREE_LANES; l++) {
+			int32_t lead = prod[q].place[l] + 31 - __builtin_clz(prod[q].mag[l] | 1);
+			slow[l] |= (prod[q].mag[l] != 0) & ((uint32_t)(lead + 126) > 253u);
+		}
+}
+
 /* tree_step for TILE columns of `rows` rows (at most TREE_ROWS; the
  * GEMM's FP32 path, tile_tree_fits): the products through
  * tile_tree_products, the sums through tree_add; a lane whose block holds
@@ -1280,9 +1303,11 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 {
 	const struct plan *p = g->p;
 	struct tree_lanes prod[TREE_MAX_BLOCK], acc, s;
-	uint32_t slow[TREE_LANES], bits[TREE_LANES], cin[TREE_LANES] = { 0 };
+	uint32_t slow[TREE_LANES] = { 0 }, bits[TREE_LANES], cin[TREE_LANES] = { 0 };
 	uint8_t aspecial[TREE_ROWS] = { 0 };
 	tile_tree_products(p, ta, tb, rows, n, prod);
+	if (g->tree_range)
+		tree_range(prod, n, slow);
 	for (size_t h = 0; h < rows; h++)
 		for (size_t q = 0; q < n; q++)
 			aspecial[h] |= g->a.kind[(i + h) * g->K + k + q] & (INF | NOT_A_NUMBER);
@@ -1291,7 +1316,7 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 	for (size_t h = 0; h < TREE_ROWS; h++)
 		for (size_t j = 0; j < TILE; j++) {
 			size_t l = h * TILE + j;
-			slow[l] = (aspecial[h] | bspecial[j]) != 0;
+			slow[l] |= (aspecial[h] | bspecial[j]) != 0;
 			tree_decode(cin[l], &acc, l, &slow[l]);
 		}
 	/* C plus the sum: its patterns (overflowing: inf, the right result) */
@@ -1574,9 +1599,10 @@ static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *i
 		if (fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID)
 			return -1;
 	}
-	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, TILE_NONE, false, D, NULL, NULL, 0, 0 };
+	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, TILE_NONE, false, false, D, NULL, NULL, 0, 0 };
 	bool element_wise;
 	g.tiles = gemm_tiles(m, &p, nc, &element_wise);
+	g.tree_range = g.tiles == TILE_TREE && tree_range_needed(&p);
 	if (scales) { /* the tile kernels take each lane's scales (tile_scales), for as many groups as they hold */
 		if (m->group > 0 && (size_t)(m->block + m->group - 1) / (size_t)m->group > TILE_SCALE_GROUPS)
 			g.tiles = TILE_NONE; /* the scaled chain: B transposed, as the other non-tile paths */

@@ -190,36 +190,42 @@ START_TEST(group_path_specials)
 }
 END_TEST
 
-/* The FP32 path (CDNA1/2) on short K, one block or a block and a short
- * one: the pairwise halves of a group of 3, and CDNA2's subnormal C read
+/* The FP32 path (CDNA1/2, FP16 and BF16) on short K, one block or a
+ * block and a short one: the pairwise halves of a group of 3, and CDNA2's subnormal C read
  * as +0, which a later block would hide (-0 + +0 is +0). */
 START_TEST(tree_short_k)
 {
 	uint64_t state = 13;
-	struct fpref_format f16 = test_format("float16"), f32 = test_format("float32");
+	struct fpref_format f32 = test_format("float32");
+	struct fpref_format ins[2] = { test_format("float16"), test_format("bfloat16") };
 	static const char *const gpus[] = { "mfma-cdna1", "mfma-cdna2" };
 	enum { M = 3, N = 20 };
 	uint64_t A[M * 7], B[7 * N], C[M * N], D[M * N], col[7];
-	for (size_t r = 0; r < 2; r++) {
-		const struct fpref_tc_model *m = fpref_tc_model_find(gpus[r], &f16);
+	for (size_t r = 0; r < 4; r++) {
+		const struct fpref_format *in = &ins[r / 2];
+		const struct fpref_tc_model *m = fpref_tc_model_find(gpus[r % 2], in);
+		ck_assert_ptr_nonnull(m);
 		for (size_t K = 1; K <= 7; K++)
 			for (int trial = 0; trial < 20; trial++) {
+				/* FP16: fields 0 .. 14 or 24; BF16: about 2^-63, whose products
+				 * cross FP32's least normal, or about 2^63, its overflow */
+				int lo = r < 2 ? 0 : trial % 2 ? 184 : 56, hi = r < 2 ? 14 + trial % 2 * 10 : lo + 14;
 				for (size_t k = 0; k < M * K; k++)
-					A[k] = random_input(&f16, &state, 0, 14 + trial % 2 * 10, 0);
+					A[k] = random_input(in, &state, lo, hi, 0);
 				for (size_t k = 0; k < K * N; k++)
-					B[k] = trial % 3 == 0 ? 0 : random_input(&f16, &state, 0, 14 + trial % 2 * 10, 0);
+					B[k] = trial % 3 == 0 ? 0 : random_input(in, &state, lo, hi, 0);
 				for (size_t i = 0; i < M * N; i++)
 					C[i] = next_random(&state) % 2 ? pattern(&f32, next_random(&state) % 2, 0, 5)
 								       : random_input(&f32, &state, 100, 130, 0);
-				ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, &f16, &f32, M, N, K, A, B, C, 0, D, 1), 0);
+				ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, in, &f32, M, N, K, A, B, C, 0, D, 1), 0);
 				for (size_t j = 0; j < N; j++) {
 					for (size_t k = 0; k < K; k++)
 						col[k] = B[k * N + j];
 					for (size_t i = 0; i < M; i++) {
 						uint64_t want;
-						ck_assert_int_eq(fpref_emu_tc_dot(m, &f16, A + i * K, col, K, C[i * N + j], &f32, &want), 0);
-						ck_assert_msg(D[i * N + j] == want, "%s K=%zu: D[%zu][%zu] = %llx, the dot product %llx",
-							      m->gpu, K, i, j, (unsigned long long)D[i * N + j], (unsigned long long)want);
+						ck_assert_int_eq(fpref_emu_tc_dot(m, in, A + i * K, col, K, C[i * N + j], &f32, &want), 0);
+						ck_assert_msg(D[i * N + j] == want, "%s %s K=%zu: D[%zu][%zu] = %llx, the dot product %llx",
+							      m->gpu, in->name, K, i, j, (unsigned long long)D[i * N + j], (unsigned long long)want);
 					}
 				}
 			}
@@ -336,39 +342,61 @@ START_TEST(batch_rounding_matches_core)
 }
 END_TEST
 
-/* The FP32 path's tile kernel (CDNA1/2, float16) on operands built for its
- * edges: significands of few bits or all ones, over a narrow band of
- * exponents, so that the pairwise sums and C's addition meet ties,
- * carries into the next binade and jams; pairs of products that cancel
+/* An FP32 exponent field for C near the products', kept to the finite
+ * normal ones. */
+static uint64_t c_field(int field)
+{
+	return (uint64_t)(field < 1 ? 1 : field > 254 ? 254 : field);
+}
+
+/* The FP32 path's tile kernel (CDNA1/2, float16 and bfloat16) on
+ * operands built for its edges: significands of few bits or all ones,
+ * over a narrow band of exponents, so that the pairwise sums and C's
+ * addition meet ties, carries into the next binade and jams; pairs of products that cancel
  * exactly (to +0, beside C of either zero); subnormal inputs (CDNA2 reads
  * them as +0); now and then an inf or NaN; C zeros of both signs,
- * subnormal, near the least normal, large, inf and NaN.  Rows in groups
+ * subnormal, near the least normal, large, inf and NaN; for BF16, bands
+ * whose products fall below FP32's least normal or overflow it (the
+ * kernel's lanes that tree_step takes).  Rows in groups
  * of the kernel's four and a partial one, a partial tile, K with a short
  * last group. */
 START_TEST(tree_edges)
 {
 	uint64_t state = 29;
-	struct fpref_format f16 = test_format("float16"), f32 = test_format("float32");
+	struct fpref_format f32 = test_format("float32");
+	struct fpref_format ins[2] = { test_format("float16"), test_format("bfloat16") };
 	static const char *const gpus[] = { "mfma-cdna1", "mfma-cdna2" };
-	static const uint64_t mantissas[] = { 0, 1, 2, 0x200, 0x201, 0x3FF, 0x3FE, 0x155, 0x2AA };
+	static const uint64_t mantissas[2][9] = { { 0, 1, 2, 0x200, 0x201, 0x3FF, 0x3FE, 0x155, 0x2AA },
+						  { 0, 1, 2, 0x40, 0x41, 0x7F, 0x7E, 0x55, 0x2A } };
 	enum { M = 9, N = 37, K = 23 };
 	static uint64_t A[M * K], B[K * N], C[M * N], D[M * N], col[K];
 	unsigned long checked = 0;
-	for (size_t g = 0; g < 2; g++) {
-		const struct fpref_tc_model *m = fpref_tc_model_find(gpus[g], &f16);
+	for (size_t g = 0; g < 4; g++) {
+		const struct fpref_format *in = &ins[g / 2];
+		const struct fpref_tc_model *m = fpref_tc_model_find(gpus[g % 2], in);
+		ck_assert_ptr_nonnull(m);
+		/* BF16: bands about 2^-63 and 2^63 too, whose products cross FP32's
+		 * least normal and its overflow (fields 56 .. 71, 184 .. 199) */
+		bool bf = g >= 2;
+		/* the FP32 field of a product of two inputs of field lo */
+		int bias = bf ? -127 : 97;
 		for (int trial = 0; trial < 60; trial++) {
-			int lo = (int)(next_random(&state) % 28), band = 1 + trial % 6;
+			int lo = !bf ? (int)(next_random(&state) % 28)
+				 : trial % 3 == 0 ? 56 + (int)(next_random(&state) % 12)
+				 : trial % 3 == 1 ? 184 + (int)(next_random(&state) % 12)
+						  : 1 + (int)(next_random(&state) % 248);
+			int band = 1 + trial % 6;
 			uint64_t nan = 0, inf = 0;
-			fpref_format_nan_bits(&f16, false, &nan);
-			fpref_format_inf_bits(&f16, next_random(&state) & 1, &inf);
+			fpref_format_nan_bits(in, false, &nan);
+			fpref_format_inf_bits(in, next_random(&state) & 1, &inf);
 			for (size_t k = 0; k < M * K + K * N; k++) {
 				uint64_t r = next_random(&state);
 				uint64_t field = (uint64_t)lo + (r >> 8) % (uint64_t)band;
-				uint64_t bits = pattern(&f16, (r >> 62) & 1, field, mantissas[(r >> 20) % 9]);
+				uint64_t bits = pattern(in, (r >> 62) & 1, field, mantissas[bf][(r >> 20) % 9]);
 				if (r % 97 == 0)
 					bits = r % 2 ? nan : inf;
 				if (r % 31 == 1)
-					bits = pattern(&f16, (r >> 62) & 1, 0, r >> 30); /* subnormal or zero */
+					bits = pattern(in, (r >> 62) & 1, 0, r >> 30); /* subnormal or zero */
 				*(k < M * K ? &A[k] : &B[k - M * K]) = bits;
 			}
 			/* in every other trial, B's rows in pairs of opposite sign and A's
@@ -385,25 +413,25 @@ START_TEST(tree_edges)
 			for (size_t i = 0; i < M * N; i++) {
 				uint64_t r = next_random(&state);
 				uint64_t kinds[] = { 0, 0x80000000, pattern(&f32, r & 2, 0, r >> 40), pattern(&f32, r & 2, 1, r >> 41),
-						     pattern(&f32, r & 2, (uint64_t)(2 * lo + 80 + (int)(r % 40)), r >> 30),
+						     pattern(&f32, r & 2, c_field(2 * lo + bias - 17 + (int)(r % 40)), r >> 30),
 						     pattern(&f32, r & 2, 254, r >> 30), cinf, cnan };
-				C[i] = r % 3 ? kinds[(r >> 8) % 8] : pattern(&f32, r & 2, (uint64_t)(2 * lo + 70 + (int)(r % 30)), r >> 20);
+				C[i] = r % 3 ? kinds[(r >> 8) % 8] : pattern(&f32, r & 2, c_field(2 * lo + bias - 27 + (int)(r % 30)), r >> 20);
 			}
-			ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, &f16, &f32, M, N, K, A, B, C, 0, D, 1), 0);
+			ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, in, &f32, M, N, K, A, B, C, 0, D, 1), 0);
 			for (size_t j = 0; j < N; j++) {
 				for (size_t k = 0; k < K; k++)
 					col[k] = B[k * N + j];
 				for (size_t i = 0; i < M; i++) {
 					uint64_t want;
-					ck_assert_int_eq(fpref_emu_tc_dot(m, &f16, A + i * K, col, K, C[i * N + j], &f32, &want), 0);
-					ck_assert_msg(D[i * N + j] == want, "%s edges, trial %d: D[%zu][%zu] = %llx, the dot product %llx",
-						      m->gpu, trial, i, j, (unsigned long long)D[i * N + j], (unsigned long long)want);
+					ck_assert_int_eq(fpref_emu_tc_dot(m, in, A + i * K, col, K, C[i * N + j], &f32, &want), 0);
+					ck_assert_msg(D[i * N + j] == want, "%s %s edges, trial %d: D[%zu][%zu] = %llx, the dot product %llx",
+						      m->gpu, in->name, trial, i, j, (unsigned long long)D[i * N + j], (unsigned long long)want);
 					checked++;
 				}
 			}
 		}
 	}
-	ck_assert_uint_gt(checked, 30000);
+	ck_assert_uint_gt(checked, 60000);
 }
 END_TEST
 
@@ -438,6 +466,8 @@ START_TEST(gemm_paths)
 		     { "mfma-cdna3", "float16", "float32", "two-stage tile" },
 		     { "tcgen05-mxf4nvf4", "float4_e2m1fn", "float32", "group tile" },
 		     { "mfma-cdna1", "float16", "float32", "fp32-tree tile" },
+		     { "mfma-cdna1", "bfloat16", "float32", "fp32-tree tile" },
+		     { "mfma-cdna2", "bfloat16", "float32", "fp32-tree tile" },
 		     { "h100-mma", "float8_e4m3fn", "float32", "per element" },
 		     { "h100-mma", "float8_e4m3fn", "float16", "per element" },
 		     { "h100", "float16", "float16", "block tile" },
