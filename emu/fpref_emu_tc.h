@@ -59,9 +59,10 @@ int fpref_emu_tc_gemm_scaled_threads(const struct fpref_tc_model *m, const struc
 
 /* Which code fpref_emu_tc_gemm runs for the model, input and output
  * (no promotion, no scales): "block tile", "two-stage tile", "group tile",
- * "fp32-tree tile" (the tile kernels), "per column" (each column's dots
- * over operands decoded once), "per element" (each element's dot: the
- * lowered and FP32-arithmetic paths the tiles do not hold), or NULL where
+ * "fp32-tree tile", "lowered block tile" (the tile kernels; the last the
+ * lowered paths' FP32 output), "per column" (each column's dots over
+ * operands decoded once), "per element" (each element's dot: the lowered
+ * FP16 output and the FP32-arithmetic paths the tiles do not hold), or NULL where
  * the model does not take the input. */
 const char *fpref_emu_tc_gemm_path(const struct fpref_tc_model *m, const struct fpref_format *input,
 				   const struct fpref_format *output);

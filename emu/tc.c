@@ -808,7 +808,7 @@ static bool tile_groups_fit(const struct plan *p)
 
 /* Which tile kernel the GEMM runs for a plan without promotion, or
  * TILE_NONE: the column-by-column path. */
-enum tile_kind { TILE_NONE, TILE_BLOCK, TILE_TWO_STAGE, TILE_GROUPS, TILE_TREE };
+enum tile_kind { TILE_NONE, TILE_BLOCK, TILE_TWO_STAGE, TILE_GROUPS, TILE_TREE, TILE_LOWERED };
 
 /* Whether the FP32 path's products are exact in FP32 significand-wise
  * (both inputs' significands, times each other, in 24 bits: FP16's 22,
@@ -1253,6 +1253,8 @@ struct gemm_job {
 };
 
 static int scaled_columns(const struct gemm_job *g, size_t j0, size_t j1);
+static int lowered_gemm(const struct gemm_job *g, unsigned threads);
+static int gemm_decoded(const struct gemm_job *g, unsigned threads);
 
 /* The products of a group for the lanes of `rows` rows, each exact from
  * the tile operands (ta at the first row's group, its rows `block`
@@ -1336,6 +1338,49 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 	for (size_t l = 0; l < rows * TILE; l++)
 		c[l] = bits[l];
 	return 0;
+}
+
+/* One lowered instruction (lowered_dot) for the lanes of `rows` rows (at
+ * most TREE_ROWS) of TILE columns, FP32 output (TILE_LOWERED): the job's
+ * operands are FP16 already, each instruction's K permuted so that its
+ * lane groups are contiguous blocks (lowered_gemm), so each group is one
+ * tile_block of the FP16 unit's plan, chained from zero; then the
+ * instruction's result added to c lane-wise by tree_add (FP32, rne, as
+ * lowered_dot's addition); a lane where either is an inf or NaN adds
+ * through fpref_emu_op itself.  k: the instruction's first (permuted)
+ * product. */
+static void tile_lowered_step(const struct gemm_job *g, size_t i, size_t rows, size_t t, size_t k,
+			      const struct tile_scales *ts, uint64_t *c)
+{
+	const struct plan *p = g->p;
+	size_t n = (size_t)p->block, groups = (size_t)g->m->lowered_k / n, M = g->M, K = g->K;
+	struct tree_lanes acc, part;
+	uint32_t slow[TREE_LANES] = { 0 }, bits[TREE_LANES];
+	uint64_t partial[TREE_LANES] = { 0 };
+	for (size_t h = 0; h < rows; h++)
+		for (size_t q = 0; q < groups; q++) {
+			size_t kq = k + q * n;
+			struct operands x = operands_at(&g->a, (i + h) * K + kq), y = operands_at(&g->b, kq * g->stride + t);
+			struct tile_operands tx = tile_operands_at(&g->ta, kq * M + (i + h) * n);
+			struct tile_operands ty = tile_operands_at(&g->tb, t * K + kq * TILE);
+			tile_block(p, &x, &y, &tx, &ty, g->stride, n, ts, partial + h * TILE);
+		}
+	for (size_t l = 0; l < TREE_LANES; l++) {
+		tree_decode((uint32_t)partial[l], &part, l, &slow[l]);
+		tree_decode(l < rows * TILE ? (uint32_t)c[l] : 0, &acc, l, &slow[l]);
+	}
+	tree_add(p, &acc, &part, NULL, bits, NULL);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	for (size_t l = 0; l < rows * TILE; l++) {
+		if (slow[l]) {
+			uint64_t args[3] = { partial[l], c[l], 0 }, r = 0;
+			unsigned flags = 0;
+			fpref_emu_op(FPREF_OP_ADD, p->output, args, &env, 0, &r, &flags);
+			bits[l] = (uint32_t)r;
+		}
+		c[l] = bits[l];
+	}
 }
 
 /* Unit scales for every lane (the unscaled GEMM's tile path). */
@@ -1467,7 +1512,10 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 				if (g->tiles == TILE_TREE)
 					c[i * TILE + j] = tree_start(g->m, c[i * TILE + j]);
 			}
-		for (size_t k = 0; k < K; k += n) {
+		for (size_t k = 0; g->tiles == TILE_LOWERED && k < K; k += (size_t)g->m->lowered_k)
+			for (size_t i = 0; i < M; i += TREE_ROWS)
+				tile_lowered_step(g, i, M - i < TREE_ROWS ? M - i : TREE_ROWS, t, k, ts, c + i * TILE);
+		for (size_t k = 0; g->tiles != TILE_LOWERED && k < K; k += n) {
 			struct operands y = operands_at(&g->b, k * g->stride + t);
 			struct tile_operands ty = tile_operands_at(&g->tb, t * K + k * TILE);
 			size_t len = K - k < n ? K - k : n;
@@ -1559,16 +1607,35 @@ static int gemm_threaded(const struct gemm_job *g, unsigned threads)
 	return status ? -1 : 0;
 }
 
+/* Whether a lowered path runs on the tile kernel (TILE_LOWERED): FP32
+ * output (tree_add's), the FP16 unit's plan a block tile's, and every lane
+ * group of an instruction a whole block (lowered_k a multiple of
+ * interleave times the groups), so that permuting each instruction's K
+ * makes each group one block. */
+static bool lowered_tiles_fit(const struct fpref_tc_model *m, const struct fpref_format *output)
+{
+	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(m);
+	struct plan q;
+	if (!inner || !fpref_format_is(output, FPREF_FORMAT_FLOAT32) ||
+	    plan_init(&q, inner, fpref_format_get(FPREF_FORMAT_FLOAT16), output) != 0 || tile_kind_of(&q) != TILE_BLOCK)
+		return false;
+	size_t L = (size_t)m->lowered_k, n = (size_t)inner->block, lanes = (size_t)m->interleave;
+	return m->interleave > 0 && L % n == 0 && L / n > 0 && L % (lanes * (L / n)) == 0;
+}
+
 /* fpref_emu_tc_gemm_threads, with the job's decoded scales (sa NULL: none;
  * the caller has checked that they suit the model's path). */
 /* The tile kernel of a GEMM without scales (TILE_NONE: none), and whether
  * it runs element by element instead of column by column: the lowered
- * paths, and the FP32 path where its tile does not hold the inputs. */
+ * paths that TILE_LOWERED does not take (FP16 output), and the FP32 path
+ * where its tile does not hold the inputs. */
 static enum tile_kind gemm_tiles(const struct fpref_tc_model *m, const struct plan *p, size_t nc, bool *element_wise)
 {
 	bool lowered = fpref_tc_lowered(m, p->output);
 	enum tile_kind tiles = nc || lowered ? TILE_NONE : tile_kind_of(p);
-	*element_wise = lowered || (m->tree > 0 && tiles == TILE_NONE);
+	if (lowered && nc == 0 && lowered_tiles_fit(m, p->output))
+		tiles = TILE_LOWERED;
+	*element_wise = (lowered && tiles == TILE_NONE) || (m->tree > 0 && tiles == TILE_NONE);
 	return tiles;
 }
 
@@ -1577,7 +1644,8 @@ const char *fpref_emu_tc_gemm_path(const struct fpref_tc_model *m, const struct 
 {
 	static const char *const names[] = { [TILE_NONE] = "per column", [TILE_BLOCK] = "block tile",
 					      [TILE_TWO_STAGE] = "two-stage tile", [TILE_GROUPS] = "group tile",
-					      [TILE_TREE] = "fp32-tree tile" };
+					      [TILE_TREE] = "fp32-tree tile",
+					      [TILE_LOWERED] = "lowered block tile" };
 	struct plan p;
 	bool element_wise;
 	if (plan_init(&p, m, input, output) != 0)
@@ -1615,6 +1683,63 @@ static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *i
 		g.element_wise = true;
 		return gemm_threaded(&g, threads);
 	}
+	if (g.tiles == TILE_LOWERED)
+		return lowered_gemm(&g, threads);
+	return gemm_decoded(&g, threads);
+}
+
+/* A lowered GEMM on the tile kernel (TILE_LOWERED): A and B converted to
+ * FP16 (exactly, as lowered_dot converts them), each instruction's K
+ * permuted so that lane group h (the k with (k / interleave) mod groups =
+ * h) is block h of the instruction, a short last instruction's groups
+ * padded with zero products (a short block is the same as one padded with
+ * them: chain), then the job run with the FP16 unit's plan over the
+ * padded K. */
+static int lowered_gemm(const struct gemm_job *g, unsigned threads)
+{
+	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(g->m);
+	const struct fpref_format *f16 = fpref_format_get(FPREF_FORMAT_FLOAT16);
+	struct plan q;
+	if (plan_init(&q, inner, f16, g->output) != 0)
+		return -1;
+	size_t M = g->M, N = g->N, K = g->K, L = (size_t)g->m->lowered_k, n = (size_t)inner->block;
+	size_t groups = L / n, lanes = (size_t)g->m->interleave, Kp = (K + L - 1) / L * L;
+	uint64_t *A = calloc(M * Kp + 1, sizeof *A), *B = calloc(Kp * N + 1, sizeof *B); /* 0: FP16's +0 */
+	struct fpref_env env;
+	fpref_env_default(&env);
+	int r = A && B ? 0 : -1;
+	for (size_t k = 0; k < K && r == 0; k++) {
+		size_t k0 = k / L * L, u = (k - k0) / lanes;
+		size_t at = k0 + u % groups * n + u / groups * lanes + (k - k0) % lanes;
+		unsigned flags = 0;
+		for (size_t i = 0; i < M && r == 0; i++)
+			r = fpref_emu_convert(g->input, g->A[i * K + k], f16, &env, 0, &A[i * Kp + at], &flags);
+		for (size_t j = 0; j < N && r == 0; j++)
+			r = fpref_emu_convert(g->input, g->B[k * N + j], f16, &env, 0, &B[at * N + j], &flags);
+	}
+	if (r == 0) {
+		struct gemm_job h = *g;
+		h.p = &q;
+		h.input = f16;
+		h.K = Kp;
+		h.A = A;
+		h.B = B;
+		r = gemm_decoded(&h, threads);
+	}
+	free(A);
+	free(B);
+	return r ? -1 : 0;
+}
+
+/* The job's operands decoded (and the tile path's copies made), then its
+ * columns run. */
+static int gemm_decoded(const struct gemm_job *g0, unsigned threads)
+{
+	struct gemm_job g = *g0;
+	const struct plan *pp = g.p;
+	const struct fpref_format *input = g.input;
+	size_t M = g.M, N = g.N, K = g.K;
+	const uint64_t *A = g.A, *B = g.B;
 	g.stride = g.tiles ? (N + TILE - 1) / TILE * TILE : K;
 	struct operands all;
 	size_t bn = g.tiles ? K * g.stride : K * N;
@@ -1636,17 +1761,17 @@ static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *i
 				g.b.kind[at] = ZERO;
 			}
 		}
-	size_t nb = (size_t)p.block, Kp = (K + nb - 1) / nb * nb; /* A's last block padded */
+	size_t nb = (size_t)pp->block, Kp = (K + nb - 1) / nb * nb; /* A's last block padded */
 	int16_t *compact = r == 0 && g.tiles ? calloc((M * Kp + bn) * 2, sizeof *compact) : NULL;
 	if (compact) {
 		g.ta = (struct tile_operands){ compact, compact + M * Kp + bn };
 		g.tb = tile_operands_at(&g.ta, M * Kp);
 		for (size_t i = 0; i < M; i++)
 			for (size_t k = 0; k < K; k++)
-				tile_operand_set(&g.ta, (k / nb * M + i) * nb + k % nb, &all, i * K + k, &p, g.tiles == TILE_GROUPS);
+				tile_operand_set(&g.ta, (k / nb * M + i) * nb + k % nb, &all, i * K + k, pp, g.tiles == TILE_GROUPS);
 		for (size_t k = 0; k < K; k++)
 			for (size_t j = 0; j < g.stride; j++)
-				tile_operand_set(&g.tb, j / TILE * K * TILE + k * TILE + j % TILE, &g.b, k * g.stride + j, &p,
+				tile_operand_set(&g.tb, j / TILE * K * TILE + k * TILE + j % TILE, &g.b, k * g.stride + j, pp,
 						 g.tiles == TILE_GROUPS);
 	} else if (g.tiles) {
 		r = -1;

@@ -453,9 +453,82 @@ START_TEST(threads_beyond_tiles)
 }
 END_TEST
 
+/* The lowered FP8 paths (lowered_k > 0: h100's FP16 output, h100-mma and
+ * mma-sm100 both; the FP32 one on the tile kernel, TILE_LOWERED): rows
+ * enough for a whole batch of the tile kernel's 8 rows and a partial one,
+ * K of one product, of less than one instruction, of exactly one and of
+ * two and a short one (13: the last instruction's second lane group short
+ * too), operands edge-heavy (zeros, subnormals, the largest, any pattern
+ * now and then: NaN, inf), a row of A zero (the instruction's result +0
+ * against C of either sign), C of every kind; each element against
+ * fpref_emu_tc_dot, on 1 and 2 threads. */
+START_TEST(lowered_rows)
+{
+	enum { M = 11, N = 19, KMAX = 77 };
+	static const size_t Ks[] = { 1, 3, 32, 77 };
+	uint64_t state = 17;
+	unsigned long checked = 0;
+	static uint64_t A[M * KMAX], B[KMAX * N], C[M * N], D[M * N], col[KMAX];
+	struct fpref_format f32 = test_format("float32"), f16 = test_format("float16");
+	const struct fpref_format *outs[2] = { &f32, &f16 };
+	for (size_t r = 0; r < fpref_tc_model_count(); r++) {
+		const struct fpref_tc_model *m = fpref_tc_model_at(r);
+		char name[64];
+		for (size_t q = 0; m->lowered_k > 0 && list_item(m->inputs, q, name, sizeof name); q++) {
+			struct fpref_format in = test_format(name);
+			for (int o = 0; o < 2; o++) {
+				const struct fpref_format *out = outs[o];
+				if (!fpref_tc_output_ok(m, &in, out) || !fpref_tc_lowered(m, out))
+					continue;
+				uint64_t kinds[10] = { 0, pattern(out, true, 0, 0), pattern(out, false, 0, 1),
+						       pattern(out, true, 0, 5), fpref_format_max_bits(out, false),
+						       fpref_format_max_bits(out, true), 0, 0, 0, pattern(out, false, 1, 0) };
+				fpref_format_inf_bits(out, false, &kinds[6]);
+				fpref_format_inf_bits(out, true, &kinds[7]);
+				fpref_format_nan_bits(out, false, &kinds[8]);
+				for (size_t z = 0; z < sizeof Ks / sizeof Ks[0]; z++) {
+					size_t K = Ks[z];
+					for (size_t x = 0; x < M * K + K * N; x++) {
+						uint64_t u = next_random(&state) % 8;
+						uint64_t v = u == 0   ? random_input(&in, &state, 0, max_field(&in), 1)
+							     : u == 1 ? random_input(&in, &state, 0, 0, 0)
+							     : u == 2 ? fpref_format_max_bits(&in, next_random(&state) % 2)
+								      : random_input(&in, &state, 0, max_field(&in), 0);
+						*(x < M * K ? &A[x] : &B[x - M * K]) = v;
+					}
+					for (size_t k = 0; k < K; k++)
+						A[3 * K + k] = 0;
+					for (size_t x = 0; x < M * N; x++)
+						C[x] = next_random(&state) % 2 ? kinds[x % 10]
+										 : random_input(out, &state, 0, max_field(out), 0);
+					for (unsigned threads = 1; threads <= 2; threads++) {
+						ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, &in, out, M, N, K, A, B, C, 0, D, threads), 0);
+						for (size_t j = 0; j < N; j++) {
+							for (size_t k = 0; k < K; k++)
+								col[k] = B[k * N + j];
+							for (size_t i = 0; i < M; i++) {
+								uint64_t want;
+								ck_assert_int_eq(fpref_emu_tc_dot(m, &in, A + i * K, col, K, C[i * N + j], out, &want), 0);
+								ck_assert_msg(D[i * N + j] == want,
+									      "%s %s -> %s, K %zu, %u threads: D[%zu][%zu] = %llx, the dot product %llx",
+									      m->gpu, in.name, out->name, K, threads, i, j,
+									      (unsigned long long)D[i * N + j], (unsigned long long)want);
+								checked++;
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	ck_assert_uint_gt(checked, 10000);
+}
+END_TEST
+
 /* The path each kind of model takes, as docs/accumulation.md and the
  * README name them: a tile kernel for the block, two-stage, group and
- * FP32-tree models, per element for the lowered FP8 paths, per column
+ * FP32-tree models and the lowered FP8 paths' FP32 output, per element
+ * for their FP16 output, per column
  * for a block of one product (tpu-bf16), none for an input the model does
  * not take. */
 START_TEST(gemm_paths)
@@ -468,7 +541,8 @@ START_TEST(gemm_paths)
 		     { "mfma-cdna1", "float16", "float32", "fp32-tree tile" },
 		     { "mfma-cdna1", "bfloat16", "float32", "fp32-tree tile" },
 		     { "mfma-cdna2", "bfloat16", "float32", "fp32-tree tile" },
-		     { "h100-mma", "float8_e4m3fn", "float32", "per element" },
+		     { "h100-mma", "float8_e4m3fn", "float32", "lowered block tile" },
+		     { "mma-sm100", "float8_e5m2", "float32", "lowered block tile" },
 		     { "h100-mma", "float8_e4m3fn", "float16", "per element" },
 		     { "h100", "float16", "float16", "block tile" },
 		     { "tpu-bf16", "bfloat16", "float32", "per column" } };
@@ -496,6 +570,7 @@ int main(void)
 	tcase_add_test(tc, batch_rounding_matches_core);
 	tcase_add_test(tc, tree_edges);
 	tcase_add_test(tc, gemm_paths);
+	tcase_add_test(tc, lowered_rows);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return test_run(s);
