@@ -1623,8 +1623,6 @@ static bool lowered_tiles_fit(const struct fpref_tc_model *m, const struct fpref
 	return m->interleave > 0 && L % n == 0 && L / n > 0 && L % (lanes * (L / n)) == 0;
 }
 
-/* fpref_emu_tc_gemm_threads, with the job's decoded scales (sa NULL: none;
- * the caller has checked that they suit the model's path). */
 /* The tile kernel of a GEMM without scales (TILE_NONE: none), and whether
  * it runs element by element instead of column by column: the lowered
  * paths that TILE_LOWERED does not take (FP16 output), and the FP32 path
@@ -1654,6 +1652,8 @@ const char *fpref_emu_tc_gemm_path(const struct fpref_tc_model *m, const struct 
 	return element_wise ? "per element" : names[tiles];
 }
 
+/* fpref_emu_tc_gemm_threads, with the job's decoded scales (sa NULL: none;
+ * the caller has checked that they suit the model's path). */
 static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
 		    size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
 		    uint64_t *D, unsigned threads, const struct gemm_job *scales)

@@ -285,7 +285,7 @@ START_TEST(batch_rounding_matches_core)
 						if (r % 101 == 0)
 							v = INT64_MIN;
 						/* the leading bit near the least normal or the top, or anywhere */
-						int where = (int)((r >> 44) % 3), lead = 63 - __builtin_clzll((uint64_t)(v < 0 ? -v : v) | 1);
+						int where = (int)((r >> 44) % 3), lead = 63 - __builtin_clzll((v < 0 ? 0 - (uint64_t)v : (uint64_t)v) | 1);
 						int32_t e = where == 0   ? emin - 3 + (int)((r >> 48) % 7) - lead
 							    : where == 1 ? emax - 2 + (int)((r >> 48) % 4) - lead
 									 : emin - 8 + (int)((r >> 48) % (unsigned)(emax - emin + 16)) - lead;
