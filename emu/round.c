@@ -44,27 +44,23 @@ static int top_exp(const struct fpref_format *f)
 #define SWORD int64_t
 #define WINT int64_t
 #define WORD_BITS 64
-#define WORD_CLZ __builtin_clzll
 #define W(name) name##64
 #include "round_word.h"
 #undef WORD
 #undef SWORD
 #undef WINT
 #undef WORD_BITS
-#undef WORD_CLZ
 #undef W
 #define WORD uint32_t
 #define SWORD int32_t
 #define WINT int32_t
 #define WORD_BITS 32
-#define WORD_CLZ __builtin_clz
 #define W(name) name##32
 #include "round_word.h"
 #undef WORD
 #undef SWORD
 #undef WINT
 #undef WORD_BITS
-#undef WORD_CLZ
 #undef W
 
 static uint64_t max_significand(const struct fpref_format *f)

@@ -45,12 +45,42 @@ uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, con
 		       optimize("tree-vectorize", "vect-cost-model=dynamic")))
 #else
 #define FPREF_EMU_LANE_CLONES
-/* fpref_emu_round_pack_sums for sums in 32 bits, to a format of 32 bits or
- * fewer: the same rounding, twice as many lanes per instruction. */
-void fpref_emu_round_pack_sums32(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
-				 const int32_t *sum, const int32_t *exp, uint32_t *restrict out, unsigned *restrict flags);
-
 #endif
+
+/* The place of x's leading bit (x not 0), for those loops: a binary
+ * search in selections, not a leading-zero count, which AVX2 has no
+ * vector instruction for (a loop with __builtin_clz vectorises only in
+ * the AVX-512 clone).  Written out step by step: a loop of the steps
+ * inside theirs would stop the vectoriser. */
+#define FPREF_EMU_LEAD_STEP(x, lead, bits, s)                              \
+	do {                                                               \
+		bool low_ = (x) >> ((bits) - (s)) == 0;                    \
+		(lead) -= low_ ? (s) : 0;                                  \
+		(x) = low_ ? (x) << (s) : (x);                             \
+	} while (0)
+
+static inline int32_t fpref_emu_lead_bit32(uint32_t x)
+{
+	int32_t lead = 31;
+	FPREF_EMU_LEAD_STEP(x, lead, 32, 16);
+	FPREF_EMU_LEAD_STEP(x, lead, 32, 8);
+	FPREF_EMU_LEAD_STEP(x, lead, 32, 4);
+	FPREF_EMU_LEAD_STEP(x, lead, 32, 2);
+	FPREF_EMU_LEAD_STEP(x, lead, 32, 1);
+	return lead;
+}
+
+static inline int64_t fpref_emu_lead_bit64(uint64_t x)
+{
+	int64_t lead = 63;
+	FPREF_EMU_LEAD_STEP(x, lead, 64, 32);
+	FPREF_EMU_LEAD_STEP(x, lead, 64, 16);
+	FPREF_EMU_LEAD_STEP(x, lead, 64, 8);
+	FPREF_EMU_LEAD_STEP(x, lead, 64, 4);
+	FPREF_EMU_LEAD_STEP(x, lead, 64, 2);
+	FPREF_EMU_LEAD_STEP(x, lead, 64, 1);
+	return lead;
+}
 
 /* sum[i] * 2^exp[i] for i below n (exact: no sticky bits) rounded to t's
  * format as fpref_emu_round_pack rounds them: the same routine in one loop,

@@ -1149,6 +1149,11 @@ struct tree_lanes {
 	uint32_t mag[TREE_LANES];
 	int32_t place[TREE_LANES];
 	uint32_t neg[TREE_LANES];
+	/* the leading bit's place, kept beside the value so that no addition
+	 * counts leading zeros: a product's exact (tile_tree_products); an
+	 * FP32 value's place + 23, exact for a normal one and above the bit of
+	 * a subnormal one or a zero (tree_add says why that is enough) */
+	int32_t lead[TREE_LANES];
 };
 
 /* mag * 2^place in units of 2^P (place - P at most 26): shifted left, or
@@ -1172,6 +1177,7 @@ static inline void tree_decode(uint32_t bits, struct tree_lanes *t, size_t i, ui
 	t->mag[i] = field ? m | 0x800000 : m;
 	t->place[i] = (field ? (int32_t)field : 1) - 150;
 	t->neg[i] = bits >> 31;
+	t->lead[i] = t->place[i] + 23;
 	*slow |= field == 0xFF;
 }
 
@@ -1186,14 +1192,21 @@ static inline void tree_decode(uint32_t bits, struct tree_lanes *t, size_t i, ui
  * last place at 24 bits (or FP32's subnormal step) at least P + 2; x is
  * a multiple of 2^(P + 1), and x + y and x + jam(y) lie strictly between
  * the same two multiples of 2^(P + 1), which every rounding boundary is.
- * A zero's leading bit is taken at its place (the least: tree_lanes). */
+ * A zero product's leading bit is taken near its place (the least:
+ * tree_lanes).  An FP32 subnormal or zero has its lead taken as -126,
+ * above its leading bit; where that is the larger, P is -152, every
+ * FP32 result a multiple of 2^-149 and every boundary one of 2^-150, and
+ * x (a multiple of 2^-149) and x + jam(y) lie between the same two
+ * again.  Where it is the smaller, the argument above holds with L the
+ * other's exact lead: that one is jammed only if P is above -149, so L
+ * above -123 and its leading bit, at most -127, below L - 3. */
 BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes *x, const struct tree_lanes *y,
 				  struct tree_lanes *restrict out, uint32_t *restrict bits, uint32_t *restrict slow)
 {
 	int32_t sum[TREE_LANES], P[TREE_LANES];
 	uint32_t negzero[TREE_LANES];
 	for (size_t i = 0; i < TREE_LANES; i++) {
-		int32_t lx = x->place[i] + 31 - __builtin_clz(x->mag[i] | 1), ly = y->place[i] + 31 - __builtin_clz(y->mag[i] | 1);
+		int32_t lx = x->lead[i], ly = y->lead[i];
 		P[i] = (lx > ly ? lx : ly) - 26;
 		uint32_t u = align_jam(x->mag[i], x->place[i], P[i]), v = align_jam(y->mag[i], y->place[i], P[i]);
 		uint32_t mx = 0 - x->neg[i], my = 0 - y->neg[i];
@@ -1267,14 +1280,23 @@ BLOCK_CLONES static void tile_tree_products(const struct plan *p, const struct t
 	const size_t block = (size_t)p->block;
 	for (size_t q = 0; q < n; q++) {
 		const int16_t *restrict sb = tb->sig + q * TILE, *restrict eb = tb->exp + q * TILE;
+		/* a product of significands with leading bits at la and lb lies in
+		 * [2^(la + lb), 2^(la + lb + 2)): its lead is la + lb or one more,
+		 * so each operand's lead is counted once, not each product's */
+		int32_t lb[TILE];
+		for (size_t j = 0; j < TILE; j++)
+			lb[j] = fpref_emu_lead_bit32((uint32_t)(sb[j] < 0 ? -sb[j] : sb[j]) | 1);
 		for (size_t h = 0; h < TREE_ROWS; h++) {
 			int32_t x = h < rows ? ta->sig[h * block + q] : 0;
 			int32_t e = h < rows ? ta->exp[h * block + q] - two_man : ZERO_EXPONENT;
+			int32_t la = 31 - __builtin_clz((uint32_t)(x < 0 ? -x : x) | 1); /* once per row: scalar */
 			for (size_t j = 0; j < TILE; j++) {
-				int32_t v = x * sb[j];
-				prod[q].mag[h * TILE + j] = (uint32_t)(v < 0 ? -v : v);
+				int32_t v = x * sb[j], sum_leads = la + lb[j];
+				uint32_t mag = (uint32_t)(v < 0 ? -v : v);
+				prod[q].mag[h * TILE + j] = mag;
 				prod[q].place[h * TILE + j] = e + eb[j];
 				prod[q].neg[h * TILE + j] = v < 0;
+				prod[q].lead[h * TILE + j] = e + eb[j] + sum_leads + (int32_t)(mag >> (sum_leads + 1));
 			}
 		}
 	}
@@ -1283,12 +1305,11 @@ BLOCK_CLONES static void tile_tree_products(const struct plan *p, const struct t
 /* slow[l] set where one of lane l's n products is nonzero and its leading
  * bit outside FP32's normal range, 2^-126 to 2^127 (tree_range_needed):
  * FP32 would round, flush or overflow it, and tree_step does. */
-static void tree_range(const struct tree_lanes *prod, size_t n, uint32_t *restrict slow)
+BLOCK_CLONES static void tree_range(const struct tree_lanes *prod, size_t n, uint32_t *restrict slow)
 {
 	for (size_t q = 0; q < n; q++)
 		for (size_t l = 0; l < TREE_LANES; l++) {
-			int32_t lead = prod[q].place[l] + 31 - __builtin_clz(prod[q].mag[l] | 1);
-			slow[l] |= (prod[q].mag[l] != 0) & ((uint32_t)(lead + 126) > 253u);
+			slow[l] |= (prod[q].mag[l] != 0) & ((uint32_t)(prod[q].lead[l] + 126) > 253u);
 		}
 }
 

@@ -559,6 +559,53 @@ START_TEST(gemm_paths)
 }
 END_TEST
 
+/* The tile kernels' leading-bit search (round_core.h) against a count by
+ * shifting: every value next to a power of two and a stride through the
+ * rest in 32 and 64 bits; every 32-bit value under FPREF_EXHAUSTIVE. */
+static int lead_by_shifting(uint64_t x)
+{
+	int n = 0;
+	while (x >>= 1)
+		n++;
+	return n;
+}
+
+START_TEST(lead_bit_search)
+{
+	unsigned long checked = 0;
+	for (int b = 0; b < 64; b++)
+		for (int d = -2; d <= 2; d++) {
+			uint64_t x = ((uint64_t)1 << b) + (uint64_t)(int64_t)d;
+			if (x == 0)
+				continue;
+			ck_assert_int_eq(fpref_emu_lead_bit64(x), lead_by_shifting(x));
+			if (x <= UINT32_MAX)
+				ck_assert_int_eq(fpref_emu_lead_bit32((uint32_t)x), lead_by_shifting(x));
+			checked++;
+		}
+	uint64_t state = 11;
+	for (int i = 0; i < 100000; i++) {
+		uint64_t r = next_random(&state);
+		uint64_t x = (r >> (r & 63)) | 1;
+		ck_assert_int_eq(fpref_emu_lead_bit64(x), lead_by_shifting(x));
+		ck_assert_int_eq(fpref_emu_lead_bit32((uint32_t)x | 1), lead_by_shifting((uint32_t)x | 1));
+		checked++;
+	}
+	if (getenv("FPREF_EXHAUSTIVE")) {
+		/* a power of two's count, then each value up to the next: the
+		 * count by shifting would take minutes */
+		for (uint64_t x = 1, lead = 0; x <= UINT32_MAX; x++) {
+			lead += (x & (x - 1)) == 0 && x > 1;
+			if (fpref_emu_lead_bit32((uint32_t)x) != (int32_t)lead)
+				ck_abort_msg("lead bit of %#llx: %d, not %d", (unsigned long long)x,
+					     fpref_emu_lead_bit32((uint32_t)x), (int)lead);
+		}
+		checked += UINT32_MAX;
+	}
+	printf("check_tc_gemm: leading-bit search, %lu values\n", checked);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tensor-core GEMM paths");
@@ -571,6 +618,7 @@ int main(void)
 	tcase_add_test(tc, tree_edges);
 	tcase_add_test(tc, gemm_paths);
 	tcase_add_test(tc, lowered_rows);
+	tcase_add_test(tc, lead_bit_search);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return test_run(s);
