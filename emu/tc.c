@@ -1139,20 +1139,23 @@ BLOCK_CLONES static void tile_block_groups_scaled(const struct plan *p, const st
 	groups_block(p, a, b, ta, tb, stride, n, bspecial, ts, true, c);
 }
 
-/* Exact values for the lanes of the FP32 path: mag * 2^place, mag below
- * 2^24 (a product's: FP16's below 2^22, BF16's below 2^16; 0: a zero), neg 1 where negative, in 32-bit words (16 lanes to
- * an AVX-512 instruction).  A zero's place is never above a nonzero
- * value's: -149 (FP32's least) for an FP32 zero, and for a zero product
- * below every FP32 place (an operand's ZERO_EXPONENT, CDNA2's flushed
- * inputs too: tile_operand_set). */
+/* Exact values for the lanes of the FP32 path and of the lowered one
+ * (its instructions' results added to C in the output format, FP32 or
+ * FP16): mag * 2^place, mag below 2^24 (a product's: FP16's below 2^22,
+ * BF16's below 2^16; 0: a zero), neg 1 where negative, in 32-bit words
+ * (16 lanes to an AVX-512 instruction).  A zero's place is never above a
+ * nonzero value's: the format's least (FP32's -149) for a zero of the
+ * format, and for a zero product below every FP32 place (an operand's
+ * ZERO_EXPONENT, CDNA2's flushed inputs too: tile_operand_set). */
 struct tree_lanes {
 	uint32_t mag[TREE_LANES];
 	int32_t place[TREE_LANES];
 	uint32_t neg[TREE_LANES];
 	/* the leading bit's place, kept beside the value so that no addition
-	 * counts leading zeros: a product's exact (tile_tree_products); an
-	 * FP32 value's place + 23, exact for a normal one and above the bit of
-	 * a subnormal one or a zero (tree_add says why that is enough) */
+	 * counts leading zeros: a product's exact (tile_tree_products); a
+	 * format value's place + its fraction bits, exact for a normal one and
+	 * above the bit of a subnormal one or a zero (tree_add says why that
+	 * is enough) */
 	int32_t lead[TREE_LANES];
 };
 
@@ -1170,36 +1173,56 @@ static inline uint32_t align_jam(uint32_t mag, int32_t place, int32_t P)
 	return (kept << l) | (uint32_t)(kept << r != mag);
 }
 
-/* An FP32 pattern as lane i (an inf or NaN sets slow: not an exact value). */
-static inline void tree_decode(uint32_t bits, struct tree_lanes *t, size_t i, uint32_t *slow)
+/* The fields of the format whose patterns the lanes decode and round to
+ * (the plan's output: FP32, or FP16 on the lowered path), as plain words
+ * that the lane loops keep in registers. */
+struct lane_format {
+	uint32_t man, special, sign_at; /* fraction bits, the inf/NaN field, the sign's place */
+	int32_t place0;                 /* a field's place less the field: -bias - man */
+};
+
+static struct lane_format lane_format_of(const struct fpref_format *f)
 {
-	uint32_t field = (bits >> 23) & 0xFF, m = bits & 0x7FFFFF;
-	t->mag[i] = field ? m | 0x800000 : m;
-	t->place[i] = (field ? (int32_t)field : 1) - 150;
-	t->neg[i] = bits >> 31;
-	t->lead[i] = t->place[i] + 23;
-	*slow |= field == 0xFF;
+	return (struct lane_format){ (uint32_t)f->man_bits, (1u << f->exp_bits) - 1,
+				     (uint32_t)(f->man_bits + f->exp_bits), -f->bias - f->man_bits };
 }
 
-/* x + y in FP32 (rne) for every lane, through the batch rounding: both
- * aligned at P, 26 places below the larger of their leading bits (so
- * below 2^27: their sum fits 32 bits), the one with bits below P jammed
- * (align_jam), summed exactly and rounded once; -0 + -0 is -0 (the core
- * gives an exact zero sum +0, which is right for every other pair).  The
- * jam changes no rounding: where y is jammed, x (the larger leading bit
- * L, so not a zero) has its last place at least P + 3 and y's leading
- * bit is below L - 3, so the sum's leading bit is at least L - 1, its
- * last place at 24 bits (or FP32's subnormal step) at least P + 2; x is
- * a multiple of 2^(P + 1), and x + y and x + jam(y) lie strictly between
- * the same two multiples of 2^(P + 1), which every rounding boundary is.
- * A zero product's leading bit is taken near its place (the least:
- * tree_lanes).  An FP32 subnormal or zero has its lead taken as -126,
- * above its leading bit; where that is the larger, P is -152, every
- * FP32 result a multiple of 2^-149 and every boundary one of 2^-150, and
- * x (a multiple of 2^-149) and x + jam(y) lie between the same two
- * again.  Where it is the smaller, the argument above holds with L the
- * other's exact lead: that one is jammed only if P is above -149, so L
- * above -123 and its leading bit, at most -127, below L - 3. */
+/* A pattern of lf's format as lane i (an inf or NaN sets slow: not an
+ * exact value). */
+static inline void tree_decode(uint32_t bits, const struct lane_format *lf, struct tree_lanes *t, size_t i,
+			       uint32_t *slow)
+{
+	uint32_t field = (bits >> lf->man) & lf->special, m = bits & ((1u << lf->man) - 1);
+	t->mag[i] = field ? m | 1u << lf->man : m;
+	t->place[i] = (field ? (int32_t)field : 1) + lf->place0;
+	t->neg[i] = bits >> lf->sign_at;
+	t->lead[i] = t->place[i] + (int32_t)lf->man;
+	*slow |= field == lf->special;
+}
+
+/* x + y in the plan's output format (FP32, or FP16 on the lowered path;
+ * its target never narrowed: tile_tree_fits, lowered_tiles_fit) by rne
+ * for every lane, through the batch rounding: both aligned at P, 26
+ * places below the larger of their leads (tree_lanes; so below 2^27:
+ * their sum fits 32 bits), the one with bits below P jammed (align_jam),
+ * summed exactly and rounded once; -0 + -0 is -0 (the core gives an
+ * exact zero sum +0, which is right for every other pair).  The jam
+ * changes no rounding: where y is jammed, x (the larger leading bit L,
+ * so not a zero) has its last place at least P + 3 (mag below 2^24) and
+ * y's leading bit is below L - 3, so the sum's leading bit is at least
+ * L - 1, its last place at the format's precision (24 bits at most) or
+ * subnormal step at least P + 2; x is a multiple of 2^(P + 1), and x + y
+ * and x + jam(y) lie strictly between the same two multiples of
+ * 2^(P + 1), which every rounding boundary is.  A zero product's lead is
+ * near its place (the least: tree_lanes).  A subnormal or zero of the
+ * format, whose least place is Q (FP32's -149), has its lead taken as
+ * Q + man (FP32's -126), above its leading bit.  Where that is the
+ * larger lead, P is at most Q - 3, every result a multiple of 2^Q and
+ * every boundary one of 2^(Q - 1), and x (a multiple of 2^Q) and
+ * x + jam(y) lie between the same two again.  Where it is the smaller,
+ * the argument above holds with L the other's exact lead: the subnormal
+ * is jammed only if P is above Q, so L above Q + 26, and its leading
+ * bit, below Q + man, is below L - 3. */
 BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes *x, const struct tree_lanes *y,
 				  struct tree_lanes *restrict out, uint32_t *restrict bits, uint32_t *restrict slow)
 {
@@ -1215,14 +1238,16 @@ BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes 
 	}
 	unsigned flags = 0;
 	fpref_emu_round_pack_sums32(&p->round, &p->fp32_env, TREE_LANES, sum, P, bits, &flags);
-	const uint32_t flush = p->flush ? 0x7F800000 : 0; /* CDNA2: a subnormal result to a zero of its sign */
+	const struct lane_format lf = lane_format_of(p->output);
+	const uint32_t sign = 1u << lf.sign_at;
+	const uint32_t flush = p->flush ? lf.special << lf.man : 0; /* CDNA2: a subnormal result to a zero of its sign */
 	for (size_t i = 0; i < TREE_LANES; i++) {
-		uint32_t b = bits[i] | negzero[i] << 31;
-		bits[i] = flush && (b & flush) == 0 ? b & 0x80000000 : b;
+		uint32_t b = bits[i] | negzero[i] << lf.sign_at;
+		bits[i] = flush && (b & flush) == 0 ? b & sign : b;
 	}
 	if (out) /* NULL: the patterns only */
 		for (size_t i = 0; i < TREE_LANES; i++)
-			tree_decode(bits[i], out, i, &slow[i]);
+			tree_decode(bits[i], &lf, out, i, &slow[i]);
 }
 
 /* The pairwise sum of products lo .. lo + n - 1 (tree_sum's halves):
@@ -1328,6 +1353,7 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 	struct tree_lanes prod[TREE_MAX_BLOCK], acc, s;
 	uint32_t slow[TREE_LANES] = { 0 }, bits[TREE_LANES], cin[TREE_LANES] = { 0 };
 	uint8_t aspecial[TREE_ROWS] = { 0 };
+	const struct lane_format f32 = lane_format_of(p->output); /* FP32: tile_tree_fits */
 	tile_tree_products(p, ta, tb, rows, n, prod);
 	if (g->tree_range)
 		tree_range(prod, n, slow);
@@ -1340,7 +1366,7 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 		for (size_t j = 0; j < TILE; j++) {
 			size_t l = h * TILE + j;
 			slow[l] |= (aspecial[h] | bspecial[j]) != 0;
-			tree_decode(cin[l], &acc, l, &slow[l]);
+			tree_decode(cin[l], &f32, &acc, l, &slow[l]);
 		}
 	/* C plus the sum: its patterns (overflowing: inf, the right result) */
 	tree_add(p, &acc, tree_lanes_sum(p, prod, 0, n, &s, slow), NULL, bits, NULL);
@@ -1362,11 +1388,11 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 }
 
 /* One lowered instruction (lowered_dot) for the lanes of `rows` rows (at
- * most TREE_ROWS) of TILE columns, FP32 output (TILE_LOWERED): the job's
+ * most TREE_ROWS) of TILE columns, FP32 or FP16 output (TILE_LOWERED): the job's
  * operands are FP16 already, each instruction's K permuted so that its
  * lane groups are contiguous blocks (lowered_gemm), so each group is one
  * tile_block of the FP16 unit's plan, chained from zero; then the
- * instruction's result added to c lane-wise by tree_add (FP32, rne, as
+ * instruction's result added to c lane-wise by tree_add (in the output, rne, as
  * lowered_dot's addition); a lane where either is an inf or NaN adds
  * through fpref_emu_op itself.  k: the instruction's first (permuted)
  * product. */
@@ -1378,6 +1404,7 @@ static void tile_lowered_step(const struct gemm_job *g, size_t i, size_t rows, s
 	struct tree_lanes acc, part;
 	uint32_t slow[TREE_LANES] = { 0 }, bits[TREE_LANES];
 	uint64_t partial[TREE_LANES] = { 0 };
+	const struct lane_format lf = lane_format_of(p->output);
 	for (size_t h = 0; h < rows; h++)
 		for (size_t q = 0; q < groups; q++) {
 			size_t kq = k + q * n;
@@ -1387,8 +1414,8 @@ static void tile_lowered_step(const struct gemm_job *g, size_t i, size_t rows, s
 			tile_block(p, &x, &y, &tx, &ty, g->stride, n, ts, partial + h * TILE);
 		}
 	for (size_t l = 0; l < TREE_LANES; l++) {
-		tree_decode((uint32_t)partial[l], &part, l, &slow[l]);
-		tree_decode(l < rows * TILE ? (uint32_t)c[l] : 0, &acc, l, &slow[l]);
+		tree_decode((uint32_t)partial[l], &lf, &part, l, &slow[l]);
+		tree_decode(l < rows * TILE ? (uint32_t)c[l] : 0, &lf, &acc, l, &slow[l]);
 	}
 	tree_add(p, &acc, &part, NULL, bits, NULL);
 	struct fpref_env env;
@@ -1628,8 +1655,9 @@ static int gemm_threaded(const struct gemm_job *g, unsigned threads)
 	return status ? -1 : 0;
 }
 
-/* Whether a lowered path runs on the tile kernel (TILE_LOWERED): FP32
- * output (tree_add's), the FP16 unit's plan a block tile's, and every lane
+/* Whether a lowered path runs on the tile kernel (TILE_LOWERED): FP32 or
+ * FP16 output, which tree_add adds in, the FP16 unit's plan a block
+ * tile's whose target is the output itself (not narrowed), and every lane
  * group of an instruction a whole block (lowered_k a multiple of
  * interleave times the groups), so that permuting each instruction's K
  * makes each group one block. */
@@ -1637,8 +1665,9 @@ static bool lowered_tiles_fit(const struct fpref_tc_model *m, const struct fpref
 {
 	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(m);
 	struct plan q;
-	if (!inner || !fpref_format_is(output, FPREF_FORMAT_FLOAT32) ||
-	    plan_init(&q, inner, fpref_format_get(FPREF_FORMAT_FLOAT16), output) != 0 || tile_kind_of(&q) != TILE_BLOCK)
+	if (!inner || !(fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_format_is(output, FPREF_FORMAT_FLOAT16)) ||
+	    plan_init(&q, inner, fpref_format_get(FPREF_FORMAT_FLOAT16), output) != 0 || tile_kind_of(&q) != TILE_BLOCK ||
+	    q.target_shift != 0)
 		return false;
 	size_t L = (size_t)m->lowered_k, n = (size_t)inner->block, lanes = (size_t)m->interleave;
 	return m->interleave > 0 && L % n == 0 && L / n > 0 && L % (lanes * (L / n)) == 0;

@@ -527,10 +527,9 @@ END_TEST
 
 /* The path each kind of model takes, as docs/accumulation.md and the
  * README name them: a tile kernel for the block, two-stage, group and
- * FP32-tree models and the lowered FP8 paths' FP32 output, per element
- * for their FP16 output, per column
- * for a block of one product (tpu-bf16), none for an input the model does
- * not take. */
+ * FP32-tree models and the lowered FP8 paths (FP32 and FP16 output), per
+ * column for a block of one product (tpu-bf16), none for an input the
+ * model does not take. */
 START_TEST(gemm_paths)
 {
 	static const struct {
@@ -543,7 +542,8 @@ START_TEST(gemm_paths)
 		     { "mfma-cdna2", "bfloat16", "float32", "fp32-tree tile" },
 		     { "h100-mma", "float8_e4m3fn", "float32", "lowered block tile" },
 		     { "mma-sm100", "float8_e5m2", "float32", "lowered block tile" },
-		     { "h100-mma", "float8_e4m3fn", "float16", "per element" },
+		     { "h100-mma", "float8_e4m3fn", "float16", "lowered block tile" },
+		     { "mma-sm100", "float8_e5m2", "float16", "lowered block tile" },
 		     { "h100", "float16", "float16", "block tile" },
 		     { "tpu-bf16", "bfloat16", "float32", "per column" } };
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

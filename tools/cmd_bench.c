@@ -151,7 +151,7 @@ static int bench_gemm(long repeats)
 	return CLI_EXIT_OK;
 }
 
-/* bench --all-models: the emulated GEMM of every preset row and input. */
+/* bench --all-models: the emulated GEMM of every preset row, input and output (FP32, FP16). */
 static int bench_gemm_all(long repeats)
 {
 	const size_t M = 512, N = 512, K = 512;
@@ -163,9 +163,11 @@ static int bench_gemm_all(long repeats)
 		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
 		return CLI_EXIT_FAIL;
 	}
-	printf("fpref bench --all-models: gemm 512x512x512, normal inputs (seed 7), FP32 output, median of %ld runs, "
-	       "one thread, its CPU time\n\n%-40s %12s  %s\n", repeats, "preset input -> f32", "emu MAC/s", "path");
-	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	printf("fpref bench --all-models: gemm 512x512x512, normal inputs (seed 7), FP32 and FP16 output, median of %ld "
+	       "runs, one thread, its CPU time\n\n%-40s %12s  %s\n", repeats, "preset input -> output", "emu MAC/s", "path");
+	const struct fpref_format *outs[2] = { fpref_format_get(FPREF_FORMAT_FLOAT32),
+					       fpref_format_get(FPREF_FORMAT_FLOAT16) };
+	const char *out_names[2] = { "f32", "f16" };
 	struct fpref_env env;
 	fpref_env_default(&env);
 	double t[100] = { 0 }, slowest = 0;
@@ -179,29 +181,34 @@ static int bench_gemm_all(long repeats)
 			snprintf(fmt, sizeof fmt, "%.*s", (int)len, name);
 			name += len + (name[len] == ',');
 			struct fpref_format in;
-			const char *path;
-			if (fpref_format_parse(fmt, &in, NULL, 0) != 0 || !(path = fpref_emu_tc_gemm_path(m, &in, f32)))
+			if (fpref_format_parse(fmt, &in, NULL, 0) != 0)
 				continue;
 			fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, A);
 			fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, B);
-			for (long k = 0; k < repeats && !status; k++) {
-				double t0 = bench_now();
-				if (fpref_emu_tc_gemm(m, &in, f32, M, N, K, A, B, NULL, 0, D) != 0) {
-					cli_fail(cli_cmd_bench.name, "the %s GEMM of %s failed", m->gpu, in.name);
-					status = CLI_EXIT_FAIL;
+			for (int o = 0; o < 2 && !status; o++) {
+				const char *path = fpref_emu_tc_gemm_path(m, &in, outs[o]);
+				if (!path)
+					continue;
+				for (long k = 0; k < repeats && !status; k++) {
+					double t0 = bench_now();
+					if (fpref_emu_tc_gemm(m, &in, outs[o], M, N, K, A, B, NULL, 0, D) != 0) {
+						cli_fail(cli_cmd_bench.name, "the %s GEMM of %s to %s failed", m->gpu, in.name,
+							 outs[o]->name);
+						status = CLI_EXIT_FAIL;
+					}
+					t[k] = bench_now() - t0;
 				}
-				t[k] = bench_now() - t0;
-			}
-			if (status)
-				break;
-			double rate = (double)(M * N * K) / bench_median(t, (int)repeats);
-			char what[96];
-			snprintf(what, sizeof what, "%s %s -> f32", m->gpu, in.name);
-			printf("%-40s %12.3g  %s\n", what, rate, path);
-			fflush(stdout);
-			if (slowest == 0 || rate < slowest) {
-				slowest = rate;
-				snprintf(slowest_what, sizeof slowest_what, "%s", what);
+				if (status)
+					break;
+				double rate = (double)(M * N * K) / bench_median(t, (int)repeats);
+				char what[96];
+				snprintf(what, sizeof what, "%s %s -> %s", m->gpu, in.name, out_names[o]);
+				printf("%-40s %12.3g  %s\n", what, rate, path);
+				fflush(stdout);
+				if (slowest == 0 || rate < slowest) {
+					slowest = rate;
+					snprintf(slowest_what, sizeof slowest_what, "%s", what);
+				}
 			}
 		}
 	}
@@ -314,10 +321,10 @@ const struct cli_command cli_cmd_bench = {
 		   "results exactly: a result that is no value of the format (CPFloat's IEEE-style 480 for\n"
 		   "float8_e4m3fn, whose top code is NaN) counts as differing.  Without CPFloat a line says so.\n"
 		   "\n"
-		   "--all-models times the emulator's 512 x 512 x 512 GEMM (normal inputs, FP32 output, one\n"
-		   "thread, no scales) for every row of the tensor-core presets and each input it takes, in\n"
-		   "multiply-accumulates per second, with the code that ran (a tile kernel, per column or per\n"
-		   "element), and the slowest row last.\n",
+		   "--all-models times the emulator's 512 x 512 x 512 GEMM (normal inputs, one thread, no\n"
+		   "scales) for every row of the tensor-core presets, each input it takes and each of FP32 and\n"
+		   "FP16 output it takes, in multiply-accumulates per second, with the code that ran (a tile\n"
+		   "kernel, per column or per element), and the slowest row last.\n",
 	.opts = bench_opts,
 	.nopts = CLI_NOPTS(bench_opts),
 	.max_positional = -1,
