@@ -58,15 +58,20 @@ uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, con
 		(lead) -= low_ ? (s) : 0;                                  \
 		(x) = low_ ? (x) << (s) : (x);                             \
 	} while (0)
+/* the steps of 16 places and fewer, common to both widths */
+#define FPREF_EMU_LEAD_STEPS(x, lead, bits)                                \
+	do {                                                               \
+		FPREF_EMU_LEAD_STEP(x, lead, bits, 16);                    \
+		FPREF_EMU_LEAD_STEP(x, lead, bits, 8);                     \
+		FPREF_EMU_LEAD_STEP(x, lead, bits, 4);                     \
+		FPREF_EMU_LEAD_STEP(x, lead, bits, 2);                     \
+		FPREF_EMU_LEAD_STEP(x, lead, bits, 1);                     \
+	} while (0)
 
 static inline int32_t fpref_emu_lead_bit32(uint32_t x)
 {
 	int32_t lead = 31;
-	FPREF_EMU_LEAD_STEP(x, lead, 32, 16);
-	FPREF_EMU_LEAD_STEP(x, lead, 32, 8);
-	FPREF_EMU_LEAD_STEP(x, lead, 32, 4);
-	FPREF_EMU_LEAD_STEP(x, lead, 32, 2);
-	FPREF_EMU_LEAD_STEP(x, lead, 32, 1);
+	FPREF_EMU_LEAD_STEPS(x, lead, 32);
 	return lead;
 }
 
@@ -74,11 +79,7 @@ static inline int64_t fpref_emu_lead_bit64(uint64_t x)
 {
 	int64_t lead = 63;
 	FPREF_EMU_LEAD_STEP(x, lead, 64, 32);
-	FPREF_EMU_LEAD_STEP(x, lead, 64, 16);
-	FPREF_EMU_LEAD_STEP(x, lead, 64, 8);
-	FPREF_EMU_LEAD_STEP(x, lead, 64, 4);
-	FPREF_EMU_LEAD_STEP(x, lead, 64, 2);
-	FPREF_EMU_LEAD_STEP(x, lead, 64, 1);
+	FPREF_EMU_LEAD_STEPS(x, lead, 64);
 	return lead;
 }
 
