@@ -44,23 +44,27 @@ static int top_exp(const struct fpref_format *f)
 #define SWORD int64_t
 #define WINT int64_t
 #define WORD_BITS 64
+#define WORD_CLZ __builtin_clzll
 #define W(name) name##64
 #include "round_word.h"
 #undef WORD
 #undef SWORD
 #undef WINT
 #undef WORD_BITS
+#undef WORD_CLZ
 #undef W
 #define WORD uint32_t
 #define SWORD int32_t
 #define WINT int32_t
 #define WORD_BITS 32
+#define WORD_CLZ __builtin_clz
 #define W(name) name##32
 #include "round_word.h"
 #undef WORD
 #undef SWORD
 #undef WINT
 #undef WORD_BITS
+#undef WORD_CLZ
 #undef W
 
 static uint64_t max_significand(const struct fpref_format *f)
@@ -450,7 +454,7 @@ static bool is_binary32(const struct fpref_emu_round_target *t)
  * common case reads lt's format (t's, or constants of the same fields). */
 static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const struct fpref_emu_round_target *lt,
 				   const struct fpref_env *env, enum fpref_rounding rounding, size_t n, const int64_t *sum,
-				   const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags)
+				   const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags, bool search)
 {
 	/* copies that no store to out can change and no call sees, so that
 	 * their fields stay in registers */
@@ -466,7 +470,7 @@ static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const
 	uint64_t lanes = rounding != FPREF_SR && !lt->format->integer && lt->format->man_bits < 62, any_rare = 1,
 		 inexact_any = 0;
 	if (lanes)
-		round_lanes64(lt, rounding, n, sum, exp, out, &inexact_any, &any_rare);
+		round_lanes64(lt, rounding, n, sum, exp, out, &inexact_any, &any_rare, search);
 	raised |= inexact_any ? FPREF_FLAG_INEXACT : 0;
 	for (size_t i = 0; any_rare && i < n; i++) {
 		uint64_t sign = 0 - ((uint64_t)sum[i] >> 63);
@@ -481,25 +485,26 @@ static CORE_INLINE void round_sums(const struct fpref_emu_round_target *t, const
 	*flags |= raised;
 }
 
-FPREF_EMU_LANE_CLONES void fpref_emu_round_pack_sums(const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n,
-			       const int64_t *sum, const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags)
+static CORE_INLINE void round_pack_sums_body(const struct fpref_emu_round_target *t, const struct fpref_env *env,
+					     size_t n, const int64_t *sum, const int32_t *exp, uint64_t *restrict out,
+					     unsigned *restrict flags, bool search)
 {
 	/* FP32 by ties to even (the CDNA1/2 path's every addition, the block
 	 * models' FP32 output) with the fields the common case reads as
 	 * constants: shifts by immediates, no registers held for them */
 	if (env->rounding == FPREF_RNE && is_binary32(t)) {
-		round_sums(t, &binary32_target, env, FPREF_RNE, n, sum, exp, out, flags);
+		round_sums(t, &binary32_target, env, FPREF_RNE, n, sum, exp, out, flags, search);
 		return;
 	}
 	switch (env->rounding) { /* the tensor-core models' two */
 	case FPREF_RNE:
-		round_sums(t, t, env, FPREF_RNE, n, sum, exp, out, flags);
+		round_sums(t, t, env, FPREF_RNE, n, sum, exp, out, flags, search);
 		break;
 	case FPREF_RTZ:
-		round_sums(t, t, env, FPREF_RTZ, n, sum, exp, out, flags);
+		round_sums(t, t, env, FPREF_RTZ, n, sum, exp, out, flags, search);
 		break;
 	default:
-		round_sums(t, t, env, env->rounding, n, sum, exp, out, flags);
+		round_sums(t, t, env, env->rounding, n, sum, exp, out, flags, search);
 		break;
 	}
 }
@@ -508,7 +513,7 @@ FPREF_EMU_LANE_CLONES void fpref_emu_round_pack_sums(const struct fpref_emu_roun
  * common case in 32-bit words (round_word.h), the rest as there. */
 static CORE_INLINE void round_sums32(const struct fpref_emu_round_target *t, const struct fpref_emu_round_target *lt,
 				     const struct fpref_env *env, enum fpref_rounding rounding, size_t n, const int32_t *sum,
-				     const int32_t *exp, uint32_t *restrict out, unsigned *restrict flags)
+				     const int32_t *exp, uint32_t *restrict out, unsigned *restrict flags, bool search)
 {
 	unsigned raised = 0;
 	/* M below 30: the rounded significand and its carry in a word */
@@ -517,7 +522,7 @@ static CORE_INLINE void round_sums32(const struct fpref_emu_round_target *t, con
 			 1 + g->exp_bits + g->man_bits + g->pad_bits <= 32,
 		 any_rare = 1, inexact_any = 0;
 	if (lanes)
-		round_lanes32(lt, rounding, n, sum, exp, out, &inexact_any, &any_rare);
+		round_lanes32(lt, rounding, n, sum, exp, out, &inexact_any, &any_rare, search);
 	raised |= inexact_any ? FPREF_FLAG_INEXACT : 0;
 	for (size_t i = 0; any_rare && i < n; i++) {
 		uint64_t sign = (uint64_t)(sum[i] < 0), mag = sum[i] < 0 ? (uint64_t)-(int64_t)sum[i] : (uint64_t)sum[i];
@@ -531,23 +536,70 @@ static CORE_INLINE void round_sums32(const struct fpref_emu_round_target *t, con
 	*flags |= raised;
 }
 
-FPREF_EMU_LANE_CLONES void fpref_emu_round_pack_sums32(const struct fpref_emu_round_target *t, const struct fpref_env *env,
-						       size_t n, const int32_t *sum, const int32_t *exp,
-						       uint32_t *restrict out, unsigned *restrict flags)
+static CORE_INLINE void round_pack_sums32_body(const struct fpref_emu_round_target *t, const struct fpref_env *env,
+					       size_t n, const int32_t *sum, const int32_t *exp, uint32_t *restrict out,
+					       unsigned *restrict flags, bool search)
 {
 	if (env->rounding == FPREF_RNE && is_binary32(t)) {
-		round_sums32(t, &binary32_target, env, FPREF_RNE, n, sum, exp, out, flags);
+		round_sums32(t, &binary32_target, env, FPREF_RNE, n, sum, exp, out, flags, search);
 		return;
 	}
 	switch (env->rounding) {
 	case FPREF_RNE:
-		round_sums32(t, t, env, FPREF_RNE, n, sum, exp, out, flags);
+		round_sums32(t, t, env, FPREF_RNE, n, sum, exp, out, flags, search);
 		break;
 	case FPREF_RTZ:
-		round_sums32(t, t, env, FPREF_RTZ, n, sum, exp, out, flags);
+		round_sums32(t, t, env, FPREF_RTZ, n, sum, exp, out, flags, search);
 		break;
 	default:
-		round_sums32(t, t, env, env->rounding, n, sum, exp, out, flags);
+		round_sums32(t, t, env, env->rounding, n, sum, exp, out, flags, search);
 		break;
 	}
 }
+
+/* Each batch rounding once per instruction set, as FPREF_EMU_LANE_CLONES
+ * makes the tile kernels, but with the leading bits counted as each does
+ * best: AVX-512 in one instruction per vector (__builtin_clz vectorises
+ * there), AVX2, which has no such instruction, by the branch-free search
+ * (round_core.h: the loop vectorises), and the base instruction set,
+ * whose loop does not vectorise at all, one scalar count per value. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define LANE_OPTIMIZE optimize("tree-vectorize", "vect-cost-model=dynamic")
+#define LANE_VARIANTS(name, params, ...)                                                             \
+	__attribute__((target("arch=x86-64-v4"), LANE_OPTIMIZE)) static void name##_v4 params         \
+	{                                                                                            \
+		name##_body(__VA_ARGS__, false);                                                     \
+	}                                                                                            \
+	__attribute__((target("avx2"), LANE_OPTIMIZE)) static void name##_avx2 params                 \
+	{                                                                                            \
+		name##_body(__VA_ARGS__, true);                                                      \
+	}                                                                                            \
+	__attribute__((LANE_OPTIMIZE)) static void name##_base params                                \
+	{                                                                                            \
+		name##_body(__VA_ARGS__, false);                                                     \
+	}                                                                                            \
+	void fpref_emu_##name params                                                                 \
+	{                                                                                            \
+		if (__builtin_cpu_supports("x86-64-v4"))                                             \
+			name##_v4(__VA_ARGS__);                                                      \
+		else if (__builtin_cpu_supports("avx2"))                                             \
+			name##_avx2(__VA_ARGS__);                                                    \
+		else                                                                                 \
+			name##_base(__VA_ARGS__);                                                    \
+	}
+#else
+#define LANE_VARIANTS(name, params, ...)                                                             \
+	void fpref_emu_##name params                                                                 \
+	{                                                                                            \
+		name##_body(__VA_ARGS__, false);                                                     \
+	}
+#endif
+
+LANE_VARIANTS(round_pack_sums,
+	      (const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n, const int64_t *sum,
+	       const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags),
+	      t, env, n, sum, exp, out, flags)
+LANE_VARIANTS(round_pack_sums32,
+	      (const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n, const int32_t *sum,
+	       const int32_t *exp, uint32_t *restrict out, unsigned *restrict flags),
+	      t, env, n, sum, exp, out, flags)

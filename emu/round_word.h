@@ -1,7 +1,8 @@
 /* The rounding core's common case in words of one width, without a
  * branch, so that a loop over many values vectorises: round.c includes
  * this once per width, WORD (the unsigned word), SWORD (the signed one),
- * WINT (the exponents' type), WORD_BITS, and W(name) the
+ * WINT (the exponents' type), WORD_BITS, WORD_CLZ (its leading-zero
+ * count) and W(name) the
  * name at this width.  64 bits serve the scalar core and the batch
  * rounding; 32 bits the batch rounding of narrow sums to narrow formats,
  * twice as many lanes per instruction, from the same lines.  Values 0 or
@@ -79,7 +80,7 @@ static CORE_INLINE WORD W(round_common)(const struct fpref_format *f, enum fpref
  * the format taken out of the loop). */
 static CORE_INLINE void W(round_lanes)(const struct fpref_emu_round_target *lt, enum fpref_rounding rounding, size_t n,
 				       const SWORD *sum, const int32_t *exp, WORD *restrict out, WORD *inexact,
-				       WORD *rare)
+				       WORD *rare, bool search)
 {
 	/* the format read through the pointer, not a copy, whose bool fields
 	 * the vectoriser does not take */
@@ -90,7 +91,7 @@ static CORE_INLINE void W(round_lanes)(const struct fpref_emu_round_target *lt, 
 	for (size_t i = 0; i < n; i++) {
 		WORD sign = (WORD)sum[i] >> (WORD_BITS - 1), m = (WORD)(0 - sign); /* the magnitude without a branch */
 		WORD mag = (WORD)(((WORD)sum[i] ^ m) - m);
-		WINT lead = exp[i] + (WINT)W(fpref_emu_lead_bit)(mag | 1);
+		WINT lead = exp[i] + (search ? (WINT)W(fpref_emu_lead_bit)(mag | 1) : (WINT)(WORD_BITS - 1 - WORD_CLZ(mag | 1)));
 		WORD common = (WORD)(mag != 0) & (any_sign | (sign ^ 1)) & (WORD)(lead >= emin) & (WORD)(lead < emax), x;
 		WORD bits = W(round_common)(g, rounding, sign, exp[i], mag, 0, lead, &x);
 		out[i] = common ? bits : 0;
