@@ -993,15 +993,16 @@ BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands 
  * exponents by the lane's offset once they are summed: a part is
  * truncated against its own largest exponent, which the offset does not
  * change. */
-BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct operands *a,
-					      const struct operands *b, const struct tile_operands *ta,
-					      const struct tile_operands *tb, size_t stride, size_t n,
-					      const struct tile_scales *ts, uint64_t *c)
+static inline __attribute__((always_inline)) void two_stage_lanes(const struct plan *p, const struct operands *a,
+								 const struct operands *b,
+								 const struct tile_operands *ta,
+								 const struct tile_operands *tb, size_t stride,
+								 size_t n, const struct tile_scales *ts, uint64_t *c,
+								 size_t parts)
 {
 	int32_t E[TILE_PARTS][TILE], base[TILE], ce[TILE], place[TILE];
 	int64_t part[TILE_PARTS][TILE], sum[TILE];
 	uint64_t cm[TILE], cn[TILE], slow[TILE];
-	size_t parts = (size_t)p->parts;
 	uint64_t any_slow = tile_c_terms(p, c, cm, ce, cn, slow);
 	for (size_t h = 0; h < parts; h++) {
 		for (size_t j = 0; j < TILE; j++) {
@@ -1034,7 +1035,11 @@ BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct
 	for (size_t h = 0; h < parts; h++)
 		for (size_t j = 0; j < TILE; j++)
 			E1[j] = E[h][j] > E1[j] ? E[h][j] : E1[j];
-	for (size_t h = 0; h < parts; h++)
+	/* one part: E1 is its exponent (never below INT32_MIN / 2) and s its
+	 * sum (0 for zero products) unshifted, as the loop below gives them */
+	for (size_t j = 0; parts == 1 && j < TILE; j++)
+		s[j] = part[0][j];
+	for (size_t h = 0; parts > 1 && h < parts; h++)
 		for (size_t j = 0; j < TILE; j++) {
 			int32_t d = E[h][j] - E1[j];
 			int64_t v = shift_floor(part[h][j], d < -63 ? -63 : d);
@@ -1060,6 +1065,19 @@ BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct
 		place[j] = none ? 0 : E2 - sum_frac;
 	}
 	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, ts, c);
+}
+
+/* two_stage_lanes, the one-part rows (f16, bf16, xf32) with parts a
+ * constant: no loop over parts, no shift of the one. */
+BLOCK_CLONES static void tile_block_two_stage(const struct plan *p, const struct operands *a,
+					      const struct operands *b, const struct tile_operands *ta,
+					      const struct tile_operands *tb, size_t stride, size_t n,
+					      const struct tile_scales *ts, uint64_t *c)
+{
+	if (p->parts == 1)
+		two_stage_lanes(p, a, b, ta, tb, stride, n, ts, c, 1);
+	else
+		two_stage_lanes(p, a, b, ta, tb, stride, n, ts, c, (size_t)p->parts);
 }
 
 /* block() on the group path for TILE lanes: each group's exact sum an
