@@ -3,14 +3,6 @@
 #include "fpref_emu.h"
 #include "round_core.h"
 
-/* The core's parts inlined into it, and the core into its entry points,
- * so that a loop over many values (fpref_emu_round_pack_sums) keeps the
- * format's and environment's fields in registers. */
-#if defined(__GNUC__)
-#define CORE_INLINE __attribute__((always_inline)) inline
-#else
-#define CORE_INLINE inline
-#endif
 
 static int top_bit(fpref_u128 x)
 {
@@ -433,10 +425,7 @@ static uint64_t round_pack_rare(const struct fpref_emu_round_target *t, const st
 	return round_pack(t->format, t, env, 0, negative, exp, mag, false, flags);
 }
 
-/* The fields of FP32 that the batch rounding's common case reads (and
- * only those: the rest goes through the target itself). */
-static const struct fpref_format binary32 = { .exp_bits = 8, .man_bits = 23, .bias = 127, .is_signed = true,
-					      .has_zero = true };
+#define binary32 fpref_emu_binary32_fields
 static const struct fpref_emu_round_target binary32_target = { &binary32, 127, 0xFFFFFF };
 
 /* Whether t's format has those fields' values (then binary32_target's

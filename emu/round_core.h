@@ -47,6 +47,23 @@ uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, con
 #define FPREF_EMU_LANE_CLONES
 #endif
 
+/* The core's parts inlined into it, and the core into its entry points
+ * and the tile kernels' lane loops (round_word.h's rounding, which tc.c
+ * takes too), so that a loop over many values keeps the format's and
+ * environment's fields in registers. */
+#if defined(__GNUC__)
+#define CORE_INLINE __attribute__((always_inline)) inline
+#else
+#define CORE_INLINE inline
+#endif
+
+/* The fields of FP32 that the common case of a rounding reads (and only
+ * those), as a constant whose fields a compiler folds: for loops whose
+ * target is FP32 (the batch rounding's FP32 case, which checks that its
+ * target has these fields, and tc.c's FP32 lanes, whose output is FP32). */
+static const struct fpref_format fpref_emu_binary32_fields = { .exp_bits = 8, .man_bits = 23, .bias = 127,
+							       .is_signed = true, .has_zero = true };
+
 /* The place of x's leading bit (x not 0), for those loops: a binary
  * search in selections, not a leading-zero count, which AVX2 has no
  * vector instruction for (a loop with __builtin_clz vectorises only in

@@ -5,7 +5,10 @@
  * count) and W(name) the
  * name at this width.  64 bits serve the scalar core and the batch
  * rounding; 32 bits the batch rounding of narrow sums to narrow formats,
- * twice as many lanes per instruction, from the same lines.  Values 0 or
+ * twice as many lanes per instruction, from the same lines; tc.c takes
+ * the 32-bit rounding alone (ROUND_WORD_ROUNDING_ONLY) for its FP32 and
+ * FP16 additions lane by lane (tree_add), which keep the rounded
+ * significand unpacked.  Values 0 or
  * 1 in words where the scalar core has bools: bools do not vectorise.
  * Included without WORD (as the layering test includes every header) it
  * is empty. */
@@ -73,6 +76,7 @@ static CORE_INLINE WORD W(round_common)(const struct fpref_format *f, enum fpref
 	return W(pack_float)(f, negative, (WORD)(lead + f->bias) + carry, (k >> carry) & (WORD)(((WORD)1 << M) - 1));
 }
 
+#ifndef ROUND_WORD_ROUNDING_ONLY /* tc.c's lanes take the rounding alone */
 /* The batch rounding's loop over n exact values sum[i] * 2^exp[i] to lt's
  * format: the common case's result in out[i] where it applies (0
  * elsewhere), without a branch; *inexact 1 where a common one was
@@ -101,4 +105,5 @@ static CORE_INLINE void W(round_lanes)(const struct fpref_emu_round_target *lt, 
 	*inexact = ix;
 	*rare = odd_one;
 }
+#endif
 #endif

@@ -1159,36 +1159,56 @@ BLOCK_CLONES static void tile_block_groups_scaled(const struct plan *p, const st
 
 /* Exact values for the lanes of the FP32 path and of the lowered one
  * (its instructions' results added to C in the output format, FP32 or
- * FP16): mag * 2^place, mag below 2^24 (a product's: FP16's below 2^22,
- * BF16's below 2^16; 0: a zero), neg 1 where negative, in 32-bit words
- * (16 lanes to an AVX-512 instruction).  A zero's place is never above a
- * nonzero value's: the format's least (FP32's -149) for a zero of the
- * format, and for a zero product below every FP32 place (an operand's
- * ZERO_EXPONENT, CDNA2's flushed inputs too: tile_operand_set). */
+ * FP16), in 32-bit words (8 lanes to an AVX2 instruction, 16 to an
+ * AVX-512 one): sig * 2^place, sig signed (two's complement, so that an
+ * addition applies no signs) with |sig| below 2^(man + 1), man the
+ * output's fraction bits.  Its leading bit is at place + man wherever the
+ * value is a normal one of the output or a product (tile_tree_products
+ * shifts each there), so that no addition counts an operand's leading
+ * zeros; below it for a subnormal value or a zero (tree_add says why that
+ * is enough).  A zero's place is never above a nonzero value's: the
+ * format's least (FP32's -149) for a zero of the format or of a sum, and
+ * for a zero product below every FP32 place (an operand's ZERO_EXPONENT,
+ * CDNA2's flushed inputs too: tile_operand_set).  negzero is 1 where the
+ * value is -0, which sig cannot say. */
 struct tree_lanes {
-	uint32_t mag[TREE_LANES];
+	int32_t sig[TREE_LANES];
 	int32_t place[TREE_LANES];
-	uint32_t neg[TREE_LANES];
-	/* the leading bit's place, kept beside the value so that no addition
-	 * counts leading zeros: a product's exact (tile_tree_products); a
-	 * format value's place + its fraction bits, exact for a normal one and
-	 * above the bit of a subnormal one or a zero (tree_add says why that
-	 * is enough) */
-	int32_t lead[TREE_LANES];
+	uint32_t negzero[TREE_LANES];
 };
 
-/* mag * 2^place in units of 2^P (place - P at most 26): shifted left, or
- * right with the bits shifted out ORed into the last (tree_add says why
- * that changes no rounding to nearest).  Both shifts taken, one of them
- * by 0: no branch on the data.  A right shift of 31 leaves 0 and every
- * bit of mag (below 2^24) as the sticky one, as any longer one would. */
-static inline uint32_t align_jam(uint32_t mag, int32_t place, int32_t P)
+/* The rounding of the additions: the core's (round_word.h), in 32-bit
+ * words, lane by lane in tree_add's loop. */
+#define ROUND_WORD_ROUNDING_ONLY
+#define WORD uint32_t
+#define SWORD int32_t
+#define WINT int32_t
+#define WORD_BITS 32
+#define WORD_CLZ __builtin_clz
+#define W(name) name##32
+#include "round_word.h"
+#undef WORD
+#undef SWORD
+#undef WINT
+#undef WORD_BITS
+#undef WORD_CLZ
+#undef W
+#undef ROUND_WORD_ROUNDING_ONLY
+
+/* sig * 2^(P + s) in units of 2^P, s at most 26 (tree_add): shifted left,
+ * or right with the bits shifted out ORed into the last (tree_add says why
+ * that changes no rounding to nearest).  The right shift is arithmetic, a
+ * floor, so the jammed value is odd and within one unit of the exact one:
+ * strictly between the same two even units.  Both shifts taken, one of
+ * them by 0: no branch on the data.  A right shift of 31 leaves 0 or -1
+ * and the rest as the sticky bit, as any longer one would. */
+static inline int32_t align_jam(int32_t sig, int32_t s)
 {
-	int32_t s = place - P, down = P - place; /* maxima and minima, no selections */
+	int32_t down = -s; /* maxima and minima, no selections */
 	down = down > 0 ? down : 0;
 	uint32_t l = (uint32_t)(s > 0 ? s : 0), r = (uint32_t)(down < 31 ? down : 31);
-	uint32_t kept = mag >> r;
-	return (kept << l) | (uint32_t)(kept << r != mag);
+	int32_t kept = sig >> r;
+	return (int32_t)((uint32_t)kept << l | (uint32_t)((int32_t)((uint32_t)kept << r) != sig));
 }
 
 /* The fields of the format whose patterns the lanes decode and round to
@@ -1205,34 +1225,68 @@ static struct lane_format lane_format_of(const struct fpref_format *f)
 				     (uint32_t)(f->man_bits + f->exp_bits), -f->bias - f->man_bits };
 }
 
-/* A pattern of lf's format as lane i (an inf or NaN sets slow: not an
+/* One lane's value (tree_lanes), where a loop computes it whole. */
+struct lane_value {
+	int32_t sig, place;
+	uint32_t negzero;
+};
+
+/* A pattern of lf's format as a lane (an inf or NaN sets slow: not an
  * exact value). */
-static inline void tree_decode(uint32_t bits, const struct lane_format *lf, struct tree_lanes *t, size_t i,
-			       uint32_t *slow)
+static inline struct lane_value lane_decode(uint32_t bits, const struct lane_format *lf, uint32_t *slow)
 {
 	uint32_t field = (bits >> lf->man) & lf->special, m = bits & ((1u << lf->man) - 1);
-	t->mag[i] = field ? m | 1u << lf->man : m;
-	t->place[i] = (field ? (int32_t)field : 1) + lf->place0;
-	t->neg[i] = bits >> lf->sign_at;
-	t->lead[i] = t->place[i] + (int32_t)lf->man;
+	uint32_t mag = field ? m | 1u << lf->man : m, neg = bits >> lf->sign_at;
 	*slow |= field == lf->special;
+	return (struct lane_value){ (int32_t)(neg ? 0 - mag : mag), (field ? (int32_t)field : 1) + lf->place0,
+				    neg & (uint32_t)(mag == 0) };
 }
 
-/* x + y in the plan's output format (FP32, or FP16 on the lowered path;
- * its target never narrowed: tile_tree_fits, lowered_tiles_fit) by rne
- * for every lane, through the batch rounding: both aligned at P, 26
- * places below the larger of their leads (tree_lanes; so below 2^27:
- * their sum fits 32 bits), the one with bits below P jammed (align_jam),
- * summed exactly and rounded once; -0 + -0 is -0 (the core gives an
- * exact zero sum +0, which is right for every other pair).  The jam
+/* A lane as a pattern of lf's format (a finite value of it). */
+static inline uint32_t lane_pack(struct lane_value v, const struct lane_format *lf)
+{
+	uint32_t mag = (uint32_t)(v.sig < 0 ? -v.sig : v.sig), neg = (uint32_t)v.sig >> 31 | v.negzero;
+	uint32_t field = mag >> lf->man ? (uint32_t)(v.place - lf->place0) : 0;
+	return neg << lf->sign_at | field << lf->man | (mag & ((1u << lf->man) - 1));
+}
+
+/* What lane_add reads of its format, worked out once: the output's
+ * fields (f for the core's rounding, whose fields fold where f is the
+ * FP32 constant fpref_emu_binary32_fields) and CDNA2's flush. */
+struct lane_adder {
+	const struct fpref_format *f;
+	int32_t man, up, least, top; /* up: 26 - man (lane_add); least: Q; top: max finite's leading place */
+	uint32_t flush, normal;      /* flush: a subnormal result to a zero of its sign; normal: 2^man */
+};
+
+static inline struct lane_adder lane_adder_of(const struct fpref_format *f, bool flush)
+{
+	const struct lane_format lf = lane_format_of(f);
+	return (struct lane_adder){ f,
+				    (int32_t)lf.man,
+				    26 - (int32_t)lf.man,
+				    lf.place0 + 1,
+				    (int32_t)lf.special - 1 + lf.place0 + (int32_t)lf.man,
+				    flush,
+				    1u << lf.man };
+}
+
+/* x + y in the adder's format (FP32, or FP16 on the lowered path; its
+ * target never narrowed: tile_tree_fits, lowered_tiles_fit) by rne,
+ * through the core's rounding (round_to32), the result left unpacked
+ * (tree_lanes: no pattern to decode for the next addition); slow set
+ * where it overflows.  Both are aligned at P, 26 places below the larger
+ * of their leads (so below 2^27: their sum fits 32 bits), the one with
+ * bits below P jammed (align_jam), summed exactly and rounded once;
+ * -0 + -0 is -0, CDNA2's flushed result a zero of its sign.  The jam
  * changes no rounding: where y is jammed, x (the larger leading bit L,
- * so not a zero) has its last place at least P + 3 (mag below 2^24) and
- * y's leading bit is below L - 3, so the sum's leading bit is at least
- * L - 1, its last place at the format's precision (24 bits at most) or
- * subnormal step at least P + 2; x is a multiple of 2^(P + 1), and x + y
- * and x + jam(y) lie strictly between the same two multiples of
- * 2^(P + 1), which every rounding boundary is.  A zero product's lead is
- * near its place (the least: tree_lanes).  A subnormal or zero of the
+ * so not a zero) has its last place at least P + 3 (|sig| below 2^24)
+ * and y's leading bit is below L - 3, so the sum's leading bit is at
+ * least L - 1, its last place at the format's precision (24 bits at
+ * most) or subnormal step at least P + 2; x is a multiple of 2^(P + 1),
+ * and x + y and x + jam(y) lie strictly between the same two multiples
+ * of 2^(P + 1), which every rounding boundary is.  A zero product's lead
+ * is near its place (the least: tree_lanes).  A subnormal or zero of the
  * format, whose least place is Q (FP32's -149), has its lead taken as
  * Q + man (FP32's -126), above its leading bit.  Where that is the
  * larger lead, P is at most Q - 3, every result a multiple of 2^Q and
@@ -1241,31 +1295,46 @@ static inline void tree_decode(uint32_t bits, const struct lane_format *lf, stru
  * the argument above holds with L the other's exact lead: the subnormal
  * is jammed only if P is above Q, so L above Q + 26, and its leading
  * bit, below Q + man, is below L - 3. */
-BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes *x, const struct tree_lanes *y,
-				  struct tree_lanes *restrict out, uint32_t *restrict bits, uint32_t *restrict slow)
+static CORE_INLINE struct lane_value lane_add(const struct lane_adder *a, struct lane_value x, struct lane_value y,
+					      uint32_t *slow)
 {
-	int32_t sum[TREE_LANES], P[TREE_LANES];
-	uint32_t negzero[TREE_LANES];
-	for (size_t i = 0; i < TREE_LANES; i++) {
-		int32_t lx = x->lead[i], ly = y->lead[i];
-		P[i] = (lx > ly ? lx : ly) - 26;
-		uint32_t u = align_jam(x->mag[i], x->place[i], P[i]), v = align_jam(y->mag[i], y->place[i], P[i]);
-		uint32_t mx = 0 - x->neg[i], my = 0 - y->neg[i];
-		sum[i] = (int32_t)(((u ^ mx) - mx) + ((v ^ my) - my));
-		negzero[i] = x->neg[i] & y->neg[i] & (uint32_t)((x->mag[i] | y->mag[i]) == 0);
-	}
-	unsigned flags = 0;
-	fpref_emu_round_pack_sums32(&p->round, &p->fp32_env, TREE_LANES, sum, P, bits, &flags);
-	const struct lane_format lf = lane_format_of(p->output);
-	const uint32_t sign = 1u << lf.sign_at;
-	const uint32_t flush = p->flush ? lf.special << lf.man : 0; /* CDNA2: a subnormal result to a zero of its sign */
-	for (size_t i = 0; i < TREE_LANES; i++) {
-		uint32_t b = bits[i] | negzero[i] << lf.sign_at;
-		bits[i] = flush && (b & flush) == 0 ? b & sign : b;
-	}
-	if (out) /* NULL: the patterns only */
-		for (size_t i = 0; i < TREE_LANES; i++)
-			tree_decode(bits[i], &lf, out, i, &slow[i]);
+	/* places, not leads, compared: a lead is its place + man (tree_lanes) */
+	bool x_big = x.place >= y.place;
+	int32_t big = x_big ? x.sig : y.sig, small = x_big ? y.sig : x.sig;
+	int32_t gap = x_big ? x.place - y.place : y.place - x.place, P = (x_big ? x.place : y.place) - a->up;
+	int32_t sum = (int32_t)((uint32_t)big << a->up) + align_jam(small, a->up - gap);
+	uint32_t neg = (uint32_t)sum >> 31, mag = (uint32_t)(sum < 0 ? -sum : sum), inexact;
+	int32_t lead = P + fpref_emu_lead_bit32(mag | 1);
+	int32_t q = lead - a->man > a->least ? lead - a->man : a->least;
+	uint32_t k = round_to32(a->f, FPREF_RNE, mag, 0, q - P, q, neg, &inexact);
+	uint32_t carry = k >> (a->man + 1); /* 2^(man + 1): one place up, exactly */
+	k >>= carry;
+	q += (int32_t)carry;
+	k = a->flush && k < a->normal ? 0 : k;
+	*slow |= q + a->man > a->top;
+	return (struct lane_value){ (int32_t)(neg ? 0 - k : k), k ? q : a->least,
+				    (uint32_t)(k == 0) & ((x.negzero & y.negzero) | (a->flush & neg)) };
+}
+
+static inline struct lane_value lane_at(const struct tree_lanes *t, size_t i)
+{
+	return (struct lane_value){ t->sig[i], t->place[i], t->negzero[i] };
+}
+
+static inline void lane_set(struct tree_lanes *t, size_t i, struct lane_value v)
+{
+	t->sig[i] = v.sig;
+	t->place[i] = v.place;
+	t->negzero[i] = v.negzero;
+}
+
+/* lane_add for every lane, in the plan's output format. */
+BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes *x, const struct tree_lanes *y,
+				  struct tree_lanes *restrict out, uint32_t *restrict slow)
+{
+	const struct lane_adder a = lane_adder_of(p->output, p->flush);
+	for (size_t i = 0; i < TREE_LANES; i++)
+		lane_set(out, i, lane_add(&a, lane_at(x, i), lane_at(y, i), &slow[i]));
 }
 
 /* The pairwise sum of products lo .. lo + n - 1 (tree_sum's halves):
@@ -1276,10 +1345,9 @@ static const struct tree_lanes *tree_lanes_sum(const struct plan *p, const struc
 	if (n == 1)
 		return &prod[lo];
 	struct tree_lanes x, y;
-	uint32_t bits[TREE_LANES];
 	const struct tree_lanes *u = tree_lanes_sum(p, prod, lo, n / 2, &x, slow);
 	const struct tree_lanes *v = tree_lanes_sum(p, prod, lo + n / 2, n - n / 2, &y, slow);
-	tree_add(p, u, v, out, bits, slow);
+	tree_add(p, u, v, out, slow);
 	return out;
 }
 
@@ -1312,82 +1380,157 @@ static int scaled_columns(const struct gemm_job *g, size_t j0, size_t j1);
 static int lowered_gemm(const struct gemm_job *g, unsigned threads);
 static int gemm_decoded(const struct gemm_job *g, unsigned threads);
 
-/* The products of a group for the lanes of `rows` rows, each exact from
- * the tile operands (ta at the first row's group, its rows `block`
- * operands apart; tb at the group's first row of the tile). */
-BLOCK_CLONES static void tile_tree_products(const struct plan *p, const struct tile_operands *ta,
-					    const struct tile_operands *tb, size_t rows, size_t n,
-					    struct tree_lanes *restrict prod)
+/* The product x y of two tile operands' significands (x at place
+ * ex - 2 man_in, y's exponent ey) as a lane, exact: below 2^24
+ * (tile_tree_fits), its leading bit shifted to man.  la and lb are the
+ * operands' leading bits: a product of significands with leading bits at
+ * la and lb lies in [2^(la + lb), 2^(la + lb + 2)), so its lead is
+ * la + lb or one more, and each operand's lead is counted once, not each
+ * product's.  A zero product is +0, as tree_sum's x * y + 0. */
+static CORE_INLINE struct lane_value lane_product(int32_t x, int32_t ex, int32_t la, int32_t y, int32_t ey, int32_t lb,
+						  int32_t man)
+{
+	int32_t v = x * y, lead = la + lb;
+	lead += (int32_t)((uint32_t)(v < 0 ? -v : v) >> (lead + 1));
+	int32_t up = man - lead;
+	return (struct lane_value){ (int32_t)((uint32_t)v << up), ex + ey - up, 0 };
+}
+
+/* Whether a nonzero product's leading bit (at its place + 23) is outside
+ * FP32's normal range, 2^-126 to 2^127 (tree_range_needed): FP32 would
+ * round, flush or overflow it, and tree_step does. */
+static inline uint32_t lane_out_of_range(struct lane_value v)
+{
+	return (uint32_t)(v.sig != 0) & (uint32_t)((uint32_t)(v.place + 23 + 126) > 253u);
+}
+
+/* The rows' operand leads and places for group column q (at most
+ * TREE_ROWS rows, the rest zeros), once per row: scalar. */
+static void tree_rows(const struct plan *p, const struct tile_operands *ta, size_t rows, size_t q, int32_t *x,
+		      int32_t *e, int32_t *la)
 {
 	const int32_t two_man = 2 * p->input->man_bits;
-	const size_t block = (size_t)p->block;
-	for (size_t q = 0; q < n; q++) {
-		const int16_t *restrict sb = tb->sig + q * TILE, *restrict eb = tb->exp + q * TILE;
-		/* a product of significands with leading bits at la and lb lies in
-		 * [2^(la + lb), 2^(la + lb + 2)): its lead is la + lb or one more,
-		 * so each operand's lead is counted once, not each product's */
-		int32_t lb[TILE];
-		for (size_t j = 0; j < TILE; j++)
-			lb[j] = fpref_emu_lead_bit32((uint32_t)(sb[j] < 0 ? -sb[j] : sb[j]) | 1);
-		for (size_t h = 0; h < TREE_ROWS; h++) {
-			int32_t x = h < rows ? ta->sig[h * block + q] : 0;
-			int32_t e = h < rows ? ta->exp[h * block + q] - two_man : ZERO_EXPONENT;
-			int32_t la = 31 - __builtin_clz((uint32_t)(x < 0 ? -x : x) | 1); /* once per row: scalar */
-			for (size_t j = 0; j < TILE; j++) {
-				int32_t v = x * sb[j], sum_leads = la + lb[j];
-				uint32_t mag = (uint32_t)(v < 0 ? -v : v);
-				prod[q].mag[h * TILE + j] = mag;
-				prod[q].place[h * TILE + j] = e + eb[j];
-				prod[q].neg[h * TILE + j] = v < 0;
-				prod[q].lead[h * TILE + j] = e + eb[j] + sum_leads + (int32_t)(mag >> (sum_leads + 1));
-			}
-		}
+	for (size_t h = 0; h < TREE_ROWS; h++) {
+		x[h] = h < rows ? ta->sig[h * (size_t)p->block + q] : 0;
+		e[h] = h < rows ? ta->exp[h * (size_t)p->block + q] - two_man : ZERO_EXPONENT;
+		la[h] = 31 - __builtin_clz((uint32_t)(x[h] < 0 ? -x[h] : x[h]) | 1);
 	}
 }
 
-/* slow[l] set where one of lane l's n products is nonzero and its leading
- * bit outside FP32's normal range, 2^-126 to 2^127 (tree_range_needed):
- * FP32 would round, flush or overflow it, and tree_step does. */
-BLOCK_CLONES static void tree_range(const struct tree_lanes *prod, size_t n, uint32_t *restrict slow)
+/* The leads of a group's TILE operands of B. */
+static inline void tree_column_leads(const int16_t *restrict sb, int32_t *restrict lb)
 {
-	for (size_t q = 0; q < n; q++)
-		for (size_t l = 0; l < TREE_LANES; l++) {
-			slow[l] |= (prod[q].mag[l] != 0) & ((uint32_t)(prod[q].lead[l] + 126) > 253u);
+	for (size_t j = 0; j < TILE; j++)
+		lb[j] = fpref_emu_lead_bit32((uint32_t)(sb[j] < 0 ? -sb[j] : sb[j]) | 1);
+}
+
+/* The products of a group for the lanes of `rows` rows (ta at the first
+ * row's group, its rows `block` operands apart; tb at the group's first
+ * row of the tile), slow set where one is out of FP32's range if range. */
+BLOCK_CLONES static void tile_tree_products(const struct plan *p, const struct tile_operands *ta,
+					    const struct tile_operands *tb, size_t rows, size_t n, bool range,
+					    struct tree_lanes *restrict prod, uint32_t *restrict slow)
+{
+	for (size_t q = 0; q < n; q++) {
+		const int16_t *restrict sb = tb->sig + q * TILE, *restrict eb = tb->exp + q * TILE;
+		int32_t lb[TILE], x[TREE_ROWS], e[TREE_ROWS], la[TREE_ROWS];
+		tree_column_leads(sb, lb);
+		tree_rows(p, ta, rows, q, x, e, la);
+		for (size_t h = 0; h < TREE_ROWS; h++)
+			for (size_t j = 0; j < TILE; j++) {
+				struct lane_value v = lane_product(x[h], e[h], la[h], sb[j], eb[j], lb[j], 23);
+				slow[h * TILE + j] |= range ? lane_out_of_range(v) : 0;
+				lane_set(&prod[q], h * TILE + j, v);
+			}
+	}
+}
+
+/* One full group of n products (2 or 4: the presets' blocks) for every
+ * lane, each lane's products, pairwise sums and addition to C (cin: its
+ * patterns; bits: the result's) in one pass, in registers, FP32 by rne;
+ * flush and range as the plan's (constants here, so that each of the
+ * kernels tree_group_fused picks has no test of them).  slow as in
+ * tile_block_tree. */
+static CORE_INLINE void tree_group_lanes(const struct plan *p, const struct tile_operands *ta,
+					 const struct tile_operands *tb, size_t rows, size_t n, bool flush, bool range,
+					 const uint32_t *restrict cin, uint32_t *restrict bits, uint32_t *restrict slow)
+{
+	const struct lane_adder a = lane_adder_of(&fpref_emu_binary32_fields, flush);
+	const struct lane_format f32 = lane_format_of(&fpref_emu_binary32_fields);
+	int32_t lb[4][TILE], x[4][TREE_ROWS], e[4][TREE_ROWS], la[4][TREE_ROWS];
+	for (size_t q = 0; q < n; q++) {
+		tree_column_leads(tb->sig + q * TILE, lb[q]);
+		tree_rows(p, ta, rows, q, x[q], e[q], la[q]);
+	}
+	for (size_t h = 0; h < TREE_ROWS; h++)
+		for (size_t j = 0; j < TILE; j++) {
+			size_t l = h * TILE + j;
+			uint32_t s = slow[l];
+#define TREE_PRODUCT(q) lane_product(x[q][h], e[q][h], la[q][h], tb->sig[(q) * TILE + j], tb->exp[(q) * TILE + j], lb[q][j], 23)
+			struct lane_value v0 = TREE_PRODUCT(0), v1 = TREE_PRODUCT(1);
+			s |= range ? lane_out_of_range(v0) | lane_out_of_range(v1) : 0;
+			struct lane_value sum = lane_add(&a, v0, v1, &s);
+			if (n == 4) { /* tree_sum's halves */
+				struct lane_value v2 = TREE_PRODUCT(2), v3 = TREE_PRODUCT(3);
+				s |= range ? lane_out_of_range(v2) | lane_out_of_range(v3) : 0;
+				sum = lane_add(&a, sum, lane_add(&a, v2, v3, &s), &s);
+			}
+#undef TREE_PRODUCT
+			bits[l] = lane_pack(lane_add(&a, lane_decode(cin[l], &f32, &s), sum, &s), &f32);
+			slow[l] = s;
 		}
 }
 
+/* tree_group_lanes with the plan's n, flush and range as constants. */
+BLOCK_CLONES static void tree_group_fused(const struct plan *p, const struct tile_operands *ta,
+					  const struct tile_operands *tb, size_t rows, size_t n, bool range,
+					  const uint32_t *restrict cin, uint32_t *restrict bits, uint32_t *restrict slow)
+{
+#define TREE_GROUP(N, FLUSH, RANGE) tree_group_lanes(p, ta, tb, rows, N, FLUSH, RANGE, cin, bits, slow)
+	if (n == 2)
+		p->flush ? (range ? TREE_GROUP(2, true, true) : TREE_GROUP(2, true, false))
+			 : (range ? TREE_GROUP(2, false, true) : TREE_GROUP(2, false, false));
+	else
+		p->flush ? (range ? TREE_GROUP(4, true, true) : TREE_GROUP(4, true, false))
+			 : (range ? TREE_GROUP(4, false, true) : TREE_GROUP(4, false, false));
+#undef TREE_GROUP
+}
+
 /* tree_step for TILE columns of `rows` rows (at most TREE_ROWS; the
- * GEMM's FP32 path, tile_tree_fits): the products through
- * tile_tree_products, the sums through tree_add; a lane whose block holds
- * an inf or NaN, whose accumulator is one, or whose group sum overflows
- * goes through tree_step itself on the patterns (rows i .., columns t ..
+ * GEMM's FP32 path, tile_tree_fits): a group of 2 or 4 through
+ * tree_group_fused, any other through tile_tree_products, the sums
+ * through tree_add; a lane whose block holds an inf or NaN, whose
+ * accumulator is one, or where a sum overflows (the group's or C's) goes
+ * through tree_step itself on the patterns (rows i .., columns t ..
  * t + TILE - 1 from k; those past N are padding, never computed).  c: the
  * rows' accumulators, TILE each. */
 BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size_t rows, size_t t, size_t k,
-			   const struct tile_operands *ta, const struct tile_operands *tb, size_t n,
-			   const uint8_t *bspecial, uint64_t *c)
+					const struct tile_operands *ta, const struct tile_operands *tb, size_t n,
+					const uint8_t *bspecial, uint64_t *c)
 {
 	const struct plan *p = g->p;
-	struct tree_lanes prod[TREE_MAX_BLOCK], acc, s;
 	uint32_t slow[TREE_LANES] = { 0 }, bits[TREE_LANES], cin[TREE_LANES] = { 0 };
 	uint8_t aspecial[TREE_ROWS] = { 0 };
-	const struct lane_format f32 = lane_format_of(p->output); /* FP32: tile_tree_fits */
-	tile_tree_products(p, ta, tb, rows, n, prod);
-	if (g->tree_range)
-		tree_range(prod, n, slow);
 	for (size_t h = 0; h < rows; h++)
 		for (size_t q = 0; q < n; q++)
 			aspecial[h] |= g->a.kind[(i + h) * g->K + k + q] & (INF | NOT_A_NUMBER);
 	for (size_t l = 0; l < rows * TILE; l++)
 		cin[l] = (uint32_t)c[l];
 	for (size_t h = 0; h < TREE_ROWS; h++)
-		for (size_t j = 0; j < TILE; j++) {
-			size_t l = h * TILE + j;
-			slow[l] |= (aspecial[h] | bspecial[j]) != 0;
-			tree_decode(cin[l], &f32, &acc, l, &slow[l]);
-		}
-	/* C plus the sum: its patterns (overflowing: inf, the right result) */
-	tree_add(p, &acc, tree_lanes_sum(p, prod, 0, n, &s, slow), NULL, bits, NULL);
+		for (size_t j = 0; j < TILE; j++)
+			slow[h * TILE + j] = (aspecial[h] | bspecial[j]) != 0;
+	if (n == 2 || n == 4) {
+		tree_group_fused(p, ta, tb, rows, n, g->tree_range, cin, bits, slow);
+	} else {
+		struct tree_lanes prod[TREE_MAX_BLOCK], acc, s, d;
+		const struct lane_format f32 = lane_format_of(p->output); /* FP32: tile_tree_fits */
+		tile_tree_products(p, ta, tb, rows, n, g->tree_range, prod, slow);
+		for (size_t l = 0; l < TREE_LANES; l++)
+			lane_set(&acc, l, lane_decode(cin[l], &f32, &slow[l]));
+		tree_add(p, &acc, tree_lanes_sum(p, prod, 0, n, &s, slow), &d, slow);
+		for (size_t l = 0; l < TREE_LANES; l++)
+			bits[l] = lane_pack(lane_at(&d, l), &f32);
+	}
 	uint32_t any_slow = 0;
 	for (size_t l = 0; l < TREE_LANES; l++)
 		any_slow |= slow[l];
@@ -1410,16 +1553,16 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
  * operands are FP16 already, each instruction's K permuted so that its
  * lane groups are contiguous blocks (lowered_gemm), so each group is one
  * tile_block of the FP16 unit's plan, chained from zero; then the
- * instruction's result added to c lane-wise by tree_add (in the output, rne, as
- * lowered_dot's addition); a lane where either is an inf or NaN adds
- * through fpref_emu_op itself.  k: the instruction's first (permuted)
+ * instruction's result added to c lane-wise by tree_add (in the output,
+ * rne, as lowered_dot's addition); a lane where either is an inf or NaN,
+ * or where the sum overflows, adds through fpref_emu_op itself.  k: the instruction's first (permuted)
  * product. */
 static void tile_lowered_step(const struct gemm_job *g, size_t i, size_t rows, size_t t, size_t k,
 			      const struct tile_scales *ts, uint64_t *c)
 {
 	const struct plan *p = g->p;
 	size_t n = (size_t)p->block, groups = (size_t)g->m->lowered_k / n, M = g->M, K = g->K;
-	struct tree_lanes acc, part;
+	struct tree_lanes acc, part, d;
 	uint32_t slow[TREE_LANES] = { 0 }, bits[TREE_LANES];
 	uint64_t partial[TREE_LANES] = { 0 };
 	const struct lane_format lf = lane_format_of(p->output);
@@ -1432,10 +1575,12 @@ static void tile_lowered_step(const struct gemm_job *g, size_t i, size_t rows, s
 			tile_block(p, &x, &y, &tx, &ty, g->stride, n, ts, partial + h * TILE);
 		}
 	for (size_t l = 0; l < TREE_LANES; l++) {
-		tree_decode((uint32_t)partial[l], &lf, &part, l, &slow[l]);
-		tree_decode(l < rows * TILE ? (uint32_t)c[l] : 0, &lf, &acc, l, &slow[l]);
+		lane_set(&part, l, lane_decode((uint32_t)partial[l], &lf, &slow[l]));
+		lane_set(&acc, l, lane_decode(l < rows * TILE ? (uint32_t)c[l] : 0, &lf, &slow[l]));
 	}
-	tree_add(p, &acc, &part, NULL, bits, NULL);
+	tree_add(p, &acc, &part, &d, slow);
+	for (size_t l = 0; l < TREE_LANES; l++)
+		bits[l] = lane_pack(lane_at(&d, l), &lf);
 	struct fpref_env env;
 	fpref_env_default(&env);
 	for (size_t l = 0; l < rows * TILE; l++) {
