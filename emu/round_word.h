@@ -51,7 +51,13 @@ static CORE_INLINE WORD W(pack_float)(const struct fpref_format *f, WORD negativ
 static CORE_INLINE WORD W(round_to)(const struct fpref_format *f, enum fpref_rounding rounding, WORD s, WORD sticky,
 				    WINT shift, WINT q, WORD negative, WORD *inexact)
 {
+	/* Clamped below WORD_BITS: the batch rounding computes this for every
+	 * lane, the rare ones too (whose result it discards), and a shift by
+	 * the word's width or more is undefined even there.  A common case's
+	 * shift is already below it, so no kept bit changes. */
 	WORD right = shift > 0 ? (WORD)shift : 0, left = shift < 0 ? (WORD)-shift : 0;
+	right = right < WORD_BITS - 1 ? right : WORD_BITS - 1;
+	left = left < WORD_BITS - 1 ? left : WORD_BITS - 1;
 	WORD below = right > 0 ? right - 1 : 0; /* the guard bit's place; 0 with no bit dropped */
 	WORD k = (WORD)((s >> right) << left);
 	WORD guard = (WORD)(right > 0) & (s >> below);
