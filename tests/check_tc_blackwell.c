@@ -242,6 +242,35 @@ START_TEST(round_down_dot_add)
 }
 END_TEST
 
+/* No alignment floor on the Blackwell presets but mma-sm100, which keeps
+ * the H100's (-133 for FP32 output, -21 for FP16).  FP32 output, bf16
+ * and tf32: products 2^-75 * 2^-74 = 2^-149 and -(2^-80 * 2^-80) =
+ * -2^-160, C = 0.  Without a floor the block aligns at -149 and keeps
+ * -2^-160 (25 bits reach 2^-174): the sum lies below 2^-149 and rtz
+ * gives 0.  With the floor it aligns at -133, 25 bits reach 2^-158 only,
+ * -2^-160 is truncated away and d = 2^-149 (00000001).  FP16 output,
+ * f16: 2^-12 * 2^-13 = 2^-25, a tie between 0 and 2^-24, plus 2^-24 *
+ * 2^-24 = 2^-48: without a floor (kept) rne goes up to 2^-24 (0001); with
+ * -21 (bits to 2^-46 only) the tie stays and goes to even, 0. */
+START_TEST(no_floor)
+{
+	struct fpref_format bf16 = test_format("bfloat16"), tf32 = test_format("tf32"), f16 = test_format("float16"),
+			    f32 = test_format("float32");
+	uint64_t a16[2] = { 0x1A00, 0x9780 }, b16[2] = { 0x1A80, 0x1780 };
+	uint64_t a32[2] = { 0x1A000000, 0x97800000 }, b32[2] = { 0x1A800000, 0x17800000 };
+	uint64_t ah[2] = { 0x0C00, 0x0001 }, bh[2] = { 0x0800, 0x0001 };
+	static const char *const floorless[] = { "tcgen05", "mma-sm120" };
+	for (int i = 0; i < 2; i++) {
+		ck_assert_uint_eq(dot_both(preset(floorless[i], &bf16), &bf16, a16, b16, 2, NULL, 0, &f32), 0);
+		ck_assert_uint_eq(dot_both(preset(floorless[i], &tf32), &tf32, a32, b32, 2, NULL, 0, &f32), 0);
+		ck_assert_uint_eq(dot_both(preset(floorless[i], &f16), &f16, ah, bh, 2, NULL, 0, &f16), 0x0001);
+	}
+	ck_assert_uint_eq(dot_both(preset("mma-sm100", &bf16), &bf16, a16, b16, 2, NULL, 0, &f32), 0x00000001);
+	ck_assert_uint_eq(dot_both(preset("mma-sm100", &tf32), &tf32, a32, b32, 2, NULL, 0, &f32), 0x00000001);
+	ck_assert_uint_eq(dot_both(preset("mma-sm100", &f16), &f16, ah, bh, 2, NULL, 0, &f16), 0);
+}
+END_TEST
+
 /* CDNA1/2: FP32 pairwise sums of each group.  f16 products 1, 0, 2^-24,
  * 2^-24 (2^-12 = 0x0C00 squared), C = 0: (1 + 0) + (2^-24 + 2^-24) = 1 +
  * 2^-23 (3F800001), where a recursive FP32 sum gives 1 (each 2^-24 a tie
@@ -600,6 +629,7 @@ int main(void)
 	tcase_add_test(tc, accumulator_35_bits);
 	tcase_add_test(tc, scale_per_group_of_16);
 	tcase_add_test(tc, fp8_25_bits);
+	tcase_add_test(tc, no_floor);
 	tcase_add_test(tc, fnuz_nan);
 	tcase_add_test(tc, round_down_dot_add);
 	tcase_add_test(tc, cdna12_pairwise_and_flush);

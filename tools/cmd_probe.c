@@ -49,7 +49,9 @@ const struct cli_command cli_cmd_probe = {
 };
 
 /* The reference model of a probe file: --model, or the newest preset with
- * an instruction for these formats. */
+ * an instruction for these formats, the measured sm_90 and earlier rows
+ * before the instruction presets of 2025-26 (none of them run on a GPU
+ * here), so that FP6, FP4 and FNUZ inputs have one too. */
 static int reference_model(const struct cli_model_text *t, const struct fpref_format *in,
 			   const struct fpref_format *out, struct fpref_tc_model *m)
 {
@@ -64,7 +66,7 @@ static int reference_model(const struct cli_model_text *t, const struct fpref_fo
 		*m = cm.tc;
 		return 0;
 	}
-	static const char *const newest_first[] = { "h100", "ada", "a100", "v100" };
+	static const char *const newest_first[] = { "h100", "ada", "a100", "v100", "tcgen05", "mfma-cdna4", "mfma-cdna3" };
 	for (size_t i = 0; i < sizeof newest_first / sizeof newest_first[0]; i++) {
 		const struct fpref_tc_model *row = fpref_tc_model_find(newest_first[i], in);
 		if (row && fpref_tc_output_ok(row, in, out)) {
