@@ -546,49 +546,13 @@ static CORE_INLINE void round_pack_sums32_body(const struct fpref_emu_round_targ
 	}
 }
 
-/* Each batch rounding once per instruction set, as FPREF_EMU_LANE_CLONES
- * makes the tile kernels, but with the leading bits counted as each does
- * best: AVX-512 in one instruction per vector (__builtin_clz vectorises
- * there), AVX2, which has no such instruction, by the branch-free search
- * (round_core.h: the loop vectorises), and the base instruction set,
- * whose loop does not vectorise at all, one scalar count per value. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define LANE_OPTIMIZE optimize("tree-vectorize", "vect-cost-model=dynamic")
-#define LANE_VARIANTS(name, params, ...)                                                             \
-	__attribute__((target("arch=x86-64-v4"), LANE_OPTIMIZE)) static void name##_v4 params         \
-	{                                                                                            \
-		name##_body(__VA_ARGS__, false);                                                     \
-	}                                                                                            \
-	__attribute__((target("avx2"), LANE_OPTIMIZE)) static void name##_avx2 params                 \
-	{                                                                                            \
-		name##_body(__VA_ARGS__, true);                                                      \
-	}                                                                                            \
-	__attribute__((LANE_OPTIMIZE)) static void name##_base params                                \
-	{                                                                                            \
-		name##_body(__VA_ARGS__, false);                                                     \
-	}                                                                                            \
-	void fpref_emu_##name params                                                                 \
-	{                                                                                            \
-		if (__builtin_cpu_supports("x86-64-v4"))                                             \
-			name##_v4(__VA_ARGS__);                                                      \
-		else if (__builtin_cpu_supports("avx2"))                                             \
-			name##_avx2(__VA_ARGS__);                                                    \
-		else                                                                                 \
-			name##_base(__VA_ARGS__);                                                    \
-	}
-#else
-#define LANE_VARIANTS(name, params, ...)                                                             \
-	void fpref_emu_##name params                                                                 \
-	{                                                                                            \
-		name##_body(__VA_ARGS__, false);                                                     \
-	}
-#endif
-
-LANE_VARIANTS(round_pack_sums,
+/* Each batch rounding once per instruction set (FPREF_EMU_LANE_VARIANTS,
+ * round_core.h), the leading bits counted as each does best. */
+FPREF_EMU_LANE_VARIANTS(void fpref_emu_round_pack_sums, round_pack_sums,
 	      (const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n, const int64_t *sum,
 	       const int32_t *exp, uint64_t *restrict out, unsigned *restrict flags),
 	      t, env, n, sum, exp, out, flags)
-LANE_VARIANTS(round_pack_sums32,
+FPREF_EMU_LANE_VARIANTS(void fpref_emu_round_pack_sums32, round_pack_sums32,
 	      (const struct fpref_emu_round_target *t, const struct fpref_env *env, size_t n, const int32_t *sum,
 	       const int32_t *exp, uint32_t *restrict out, unsigned *restrict flags),
 	      t, env, n, sum, exp, out, flags)

@@ -47,6 +47,47 @@ uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, con
 #define FPREF_EMU_LANE_CLONES
 #endif
 
+/* A lane loop once per instruction set by hand, where the clones above
+ * would all count leading bits one way: entry (the function's linkage,
+ * type and name) calls name##_body(args..., search) in the variant the
+ * CPU takes, search true where the leading bits should come from the
+ * branch-free search below.  AVX-512 counts them in one instruction per
+ * vector (__builtin_clz vectorises there), AVX2, which has no such
+ * instruction, by the search (its loop vectorises), and the base
+ * instruction set, whose loop does not vectorise at all, one scalar count
+ * per value.  The bodies return nothing. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define FPREF_EMU_LANE_OPTIMIZE optimize("tree-vectorize", "vect-cost-model=dynamic")
+#define FPREF_EMU_LANE_VARIANTS(entry, name, params, ...)                                            \
+	__attribute__((target("arch=x86-64-v4"), FPREF_EMU_LANE_OPTIMIZE)) static void name##_v4 params \
+	{                                                                                            \
+		name##_body(__VA_ARGS__, false);                                                     \
+	}                                                                                            \
+	__attribute__((target("avx2"), FPREF_EMU_LANE_OPTIMIZE)) static void name##_avx2 params       \
+	{                                                                                            \
+		name##_body(__VA_ARGS__, true);                                                      \
+	}                                                                                            \
+	__attribute__((FPREF_EMU_LANE_OPTIMIZE)) static void name##_base params                      \
+	{                                                                                            \
+		name##_body(__VA_ARGS__, false);                                                     \
+	}                                                                                            \
+	entry params                                                                                 \
+	{                                                                                            \
+		if (__builtin_cpu_supports("x86-64-v4"))                                             \
+			name##_v4(__VA_ARGS__);                                                      \
+		else if (__builtin_cpu_supports("avx2"))                                             \
+			name##_avx2(__VA_ARGS__);                                                    \
+		else                                                                                 \
+			name##_base(__VA_ARGS__);                                                    \
+	}
+#else
+#define FPREF_EMU_LANE_VARIANTS(entry, name, params, ...)                                            \
+	entry params                                                                                 \
+	{                                                                                            \
+		name##_body(__VA_ARGS__, false);                                                     \
+	}
+#endif
+
 /* The core's parts inlined into it, and the core into its entry points
  * and the tile kernels' lane loops (round_word.h's rounding, which tc.c
  * takes too), so that a loop over many values keeps the format's and

@@ -1271,6 +1271,14 @@ static inline struct lane_adder lane_adder_of(const struct fpref_format *f, bool
 				    1u << lf.man };
 }
 
+/* The place of x's leading bit (x not 0): by the branch-free search
+ * where search (AVX2: FPREF_EMU_LANE_VARIANTS), else by a count, which
+ * vectorises under AVX-512. */
+static CORE_INLINE int32_t lane_lead(uint32_t x, bool search)
+{
+	return search ? fpref_emu_lead_bit32(x) : 31 - __builtin_clz(x);
+}
+
 /* x + y in the adder's format (FP32, or FP16 on the lowered path; its
  * target never narrowed: tile_tree_fits, lowered_tiles_fit) by rne,
  * through the core's rounding (round_to32), the result left unpacked
@@ -1296,7 +1304,7 @@ static inline struct lane_adder lane_adder_of(const struct fpref_format *f, bool
  * is jammed only if P is above Q, so L above Q + 26, and its leading
  * bit, below Q + man, is below L - 3. */
 static CORE_INLINE struct lane_value lane_add(const struct lane_adder *a, struct lane_value x, struct lane_value y,
-					      uint32_t *slow)
+					      uint32_t *slow, bool search)
 {
 	/* places, not leads, compared: a lead is its place + man (tree_lanes) */
 	bool x_big = x.place >= y.place;
@@ -1304,7 +1312,7 @@ static CORE_INLINE struct lane_value lane_add(const struct lane_adder *a, struct
 	int32_t gap = x_big ? x.place - y.place : y.place - x.place, P = (x_big ? x.place : y.place) - a->up;
 	int32_t sum = (int32_t)((uint32_t)big << a->up) + align_jam(small, a->up - gap);
 	uint32_t neg = (uint32_t)sum >> 31, mag = (uint32_t)(sum < 0 ? -sum : sum), inexact;
-	int32_t lead = P + fpref_emu_lead_bit32(mag | 1);
+	int32_t lead = P + lane_lead(mag | 1, search);
 	int32_t q = lead - a->man > a->least ? lead - a->man : a->least;
 	uint32_t k = round_to32(a->f, FPREF_RNE, mag, 0, q - P, q, neg, &inexact);
 	uint32_t carry = k >> (a->man + 1); /* 2^(man + 1): one place up, exactly */
@@ -1334,7 +1342,7 @@ BLOCK_CLONES static void tree_add(const struct plan *p, const struct tree_lanes 
 {
 	const struct lane_adder a = lane_adder_of(p->output, p->flush);
 	for (size_t i = 0; i < TREE_LANES; i++)
-		lane_set(out, i, lane_add(&a, lane_at(x, i), lane_at(y, i), &slow[i]));
+		lane_set(out, i, lane_add(&a, lane_at(x, i), lane_at(y, i), &slow[i], true));
 }
 
 /* The pairwise sum of products lo .. lo + n - 1 (tree_sum's halves):
@@ -1418,10 +1426,10 @@ static void tree_rows(const struct plan *p, const struct tile_operands *ta, size
 }
 
 /* The leads of a group's TILE operands of B. */
-static inline void tree_column_leads(const int16_t *restrict sb, int32_t *restrict lb)
+static CORE_INLINE void tree_column_leads(const int16_t *restrict sb, int32_t *restrict lb, bool search)
 {
 	for (size_t j = 0; j < TILE; j++)
-		lb[j] = fpref_emu_lead_bit32((uint32_t)(sb[j] < 0 ? -sb[j] : sb[j]) | 1);
+		lb[j] = lane_lead((uint32_t)(sb[j] < 0 ? -sb[j] : sb[j]) | 1, search);
 }
 
 /* The products of a group for the lanes of `rows` rows (ta at the first
@@ -1434,7 +1442,7 @@ BLOCK_CLONES static void tile_tree_products(const struct plan *p, const struct t
 	for (size_t q = 0; q < n; q++) {
 		const int16_t *restrict sb = tb->sig + q * TILE, *restrict eb = tb->exp + q * TILE;
 		int32_t lb[TILE], x[TREE_ROWS], e[TREE_ROWS], la[TREE_ROWS];
-		tree_column_leads(sb, lb);
+		tree_column_leads(sb, lb, true);
 		tree_rows(p, ta, rows, q, x, e, la);
 		for (size_t h = 0; h < TREE_ROWS; h++)
 			for (size_t j = 0; j < TILE; j++) {
@@ -1453,13 +1461,14 @@ BLOCK_CLONES static void tile_tree_products(const struct plan *p, const struct t
  * tile_block_tree. */
 static CORE_INLINE void tree_group_lanes(const struct plan *p, const struct tile_operands *ta,
 					 const struct tile_operands *tb, size_t rows, size_t n, bool flush, bool range,
-					 const uint32_t *restrict cin, uint32_t *restrict bits, uint32_t *restrict slow)
+					 const uint32_t *restrict cin, uint32_t *restrict bits, uint32_t *restrict slow,
+					 bool search)
 {
 	const struct lane_adder a = lane_adder_of(&fpref_emu_binary32_fields, flush);
 	const struct lane_format f32 = lane_format_of(&fpref_emu_binary32_fields);
 	int32_t lb[4][TILE], x[4][TREE_ROWS], e[4][TREE_ROWS], la[4][TREE_ROWS];
 	for (size_t q = 0; q < n; q++) {
-		tree_column_leads(tb->sig + q * TILE, lb[q]);
+		tree_column_leads(tb->sig + q * TILE, lb[q], search);
 		tree_rows(p, ta, rows, q, x[q], e[q], la[q]);
 	}
 	for (size_t h = 0; h < TREE_ROWS; h++)
@@ -1469,24 +1478,27 @@ static CORE_INLINE void tree_group_lanes(const struct plan *p, const struct tile
 #define TREE_PRODUCT(q) lane_product(x[q][h], e[q][h], la[q][h], tb->sig[(q) * TILE + j], tb->exp[(q) * TILE + j], lb[q][j], 23)
 			struct lane_value v0 = TREE_PRODUCT(0), v1 = TREE_PRODUCT(1);
 			s |= range ? lane_out_of_range(v0) | lane_out_of_range(v1) : 0;
-			struct lane_value sum = lane_add(&a, v0, v1, &s);
+			struct lane_value sum = lane_add(&a, v0, v1, &s, search);
 			if (n == 4) { /* tree_sum's halves */
 				struct lane_value v2 = TREE_PRODUCT(2), v3 = TREE_PRODUCT(3);
 				s |= range ? lane_out_of_range(v2) | lane_out_of_range(v3) : 0;
-				sum = lane_add(&a, sum, lane_add(&a, v2, v3, &s), &s);
+				sum = lane_add(&a, sum, lane_add(&a, v2, v3, &s, search), &s, search);
 			}
 #undef TREE_PRODUCT
-			bits[l] = lane_pack(lane_add(&a, lane_decode(cin[l], &f32, &s), sum, &s), &f32);
+			bits[l] = lane_pack(lane_add(&a, lane_decode(cin[l], &f32, &s), sum, &s, search), &f32);
 			slow[l] = s;
 		}
 }
 
-/* tree_group_lanes with the plan's n, flush and range as constants. */
-BLOCK_CLONES static void tree_group_fused(const struct plan *p, const struct tile_operands *ta,
-					  const struct tile_operands *tb, size_t rows, size_t n, bool range,
-					  const uint32_t *restrict cin, uint32_t *restrict bits, uint32_t *restrict slow)
+/* tree_group_lanes with the plan's n, flush and range as constants, once
+ * per instruction set (FPREF_EMU_LANE_VARIANTS: the leading bits of
+ * every addition counted as each does best). */
+static CORE_INLINE void tree_group_fused_body(const struct plan *p, const struct tile_operands *ta,
+					      const struct tile_operands *tb, size_t rows, size_t n, bool range,
+					      const uint32_t *restrict cin, uint32_t *restrict bits,
+					      uint32_t *restrict slow, bool search)
 {
-#define TREE_GROUP(N, FLUSH, RANGE) tree_group_lanes(p, ta, tb, rows, N, FLUSH, RANGE, cin, bits, slow)
+#define TREE_GROUP(N, FLUSH, RANGE) tree_group_lanes(p, ta, tb, rows, N, FLUSH, RANGE, cin, bits, slow, search)
 	if (n == 2)
 		p->flush ? (range ? TREE_GROUP(2, true, true) : TREE_GROUP(2, true, false))
 			 : (range ? TREE_GROUP(2, false, true) : TREE_GROUP(2, false, false));
@@ -1495,6 +1507,12 @@ BLOCK_CLONES static void tree_group_fused(const struct plan *p, const struct til
 			 : (range ? TREE_GROUP(4, false, true) : TREE_GROUP(4, false, false));
 #undef TREE_GROUP
 }
+
+FPREF_EMU_LANE_VARIANTS(static void tree_group_fused, tree_group_fused,
+			(const struct plan *p, const struct tile_operands *ta, const struct tile_operands *tb,
+			 size_t rows, size_t n, bool range, const uint32_t *restrict cin, uint32_t *restrict bits,
+			 uint32_t *restrict slow),
+			p, ta, tb, rows, n, range, cin, bits, slow)
 
 /* tree_step for TILE columns of `rows` rows (at most TREE_ROWS; the
  * GEMM's FP32 path, tile_tree_fits): a group of 2 or 4 through
