@@ -765,34 +765,48 @@ static inline void tile_exponents(const int16_t *restrict ea, const int16_t *res
  * lift fraction bits is below 2^(25 + lift) <= 2^31 in magnitude; aligned
  * at E it is shifted right by at least 23 + lift - F, so below 2^(F + 2);
  * and n of them, the positive and the negative ones summed apart, stay
- * below 2^32. */
-static inline void tile_sums(const int16_t *restrict sa, const int16_t *restrict ea, const int16_t *restrict sb,
-			     const int16_t *restrict eb, size_t stride, size_t n, size_t step, int shift,
-			     const int32_t *restrict base, int64_t *restrict sum)
-{
-	uint32_t pos[TILE] = { 0 }, neg[TILE] = { 0 };
-	for (size_t k = 0; k < n; k += step) {
-		const int16_t *restrict s = sb + k * stride;
-		const int16_t *restrict e = eb + k * stride;
-		int32_t a = sa[k] * ((int32_t)1 << shift), x = ea[k];
-		for (size_t j = 0; j < TILE; j++) {
-			int32_t product = a * s[j];
-			uint32_t mag = product < 0 ? -(uint32_t)product : (uint32_t)product;
-			/* at least 0 (E is the block's largest exponent); 31 or more leaves 0 */
-			uint32_t right = (uint32_t)(base[j] - (x + e[j]));
-			uint32_t v = mag >> (right < 31 ? right : 31), m = product < 0 ? ~0u : 0;
-			pos[j] += v & ~m;
-			neg[j] += v & m;
-		}
+ * below 2^32.  tile_sums64 is the same loop in 64-bit lanes, for the
+ * plans whose F or lift 32 bits do not hold (tile_fits_wide: F up to 60,
+ * the tpu-bf16 and intel-bf16 rows' 36 among them). */
+#define TILE_SUMS(NAME, UWORD, SWORD, BITS)                                                                       \
+	static inline void NAME(const int16_t *restrict sa, const int16_t *restrict ea, const int16_t *restrict sb,     \
+				const int16_t *restrict eb, size_t stride, size_t n, size_t step, int shift,            \
+				const int32_t *restrict base, int64_t *restrict sum)                                    \
+	{                                                                                                           \
+		UWORD pos[TILE] = { 0 }, neg[TILE] = { 0 };                                                         \
+		for (size_t k = 0; k < n; k += step) {                                                              \
+			const int16_t *restrict s = sb + k * stride;                                                \
+			const int16_t *restrict e = eb + k * stride;                                                \
+			SWORD a = sa[k] * ((SWORD)1 << shift), x = ea[k];                                           \
+			for (size_t j = 0; j < TILE; j++) {                                                         \
+				SWORD product = a * s[j];                                                           \
+				UWORD mag = product < 0 ? -(UWORD)product : (UWORD)product;                         \
+				/* at least 0 (E is the block's largest exponent); BITS - 1 or more leaves 0 */     \
+				UWORD right = (UWORD)(base[j] - (x + e[j]));                                        \
+				UWORD v = mag >> (right < BITS - 1 ? right : BITS - 1), m = product < 0 ? ~(UWORD)0 : 0; \
+				pos[j] += v & ~m;                                                                   \
+				neg[j] += v & m;                                                                    \
+			}                                                                                           \
+		}                                                                                                   \
+		for (size_t j = 0; j < TILE; j++)                                                                   \
+			sum[j] += (int64_t)pos[j] - (int64_t)neg[j];                                                \
 	}
-	for (size_t j = 0; j < TILE; j++)
-		sum[j] += (int64_t)pos[j] - (int64_t)neg[j];
-}
+TILE_SUMS(tile_sums, uint32_t, int32_t, 32)
+TILE_SUMS(tile_sums64, uint64_t, int64_t, 64)
+#undef TILE_SUMS
 
 /* Whether tile_sums' 32-bit lanes hold every block of the plan (above). */
 static bool tile_fits(const struct plan *p)
 {
 	return p->lift <= 6 && p->frac + 2 <= 32 && (uint64_t)p->block << (p->frac + 2) <= (1ull << 32);
+}
+
+/* Whether tile_sums64's lanes do: a product below 2^(25 + lift) <= 2^62,
+ * the n truncated ones, each below 2^(F + 2), below 2^62 together, and C
+ * (below 2^24, tile_c_terms) shifted up by lift below 2^61. */
+static bool tile_fits_wide(const struct plan *p)
+{
+	return p->lift <= 37 && p->frac + 2 <= 62 && (uint64_t)p->block << (p->frac + 2) <= (1ull << 62);
 }
 
 /* Whether the group path's shifted significands fit tile_operands' 16 bits
@@ -808,7 +822,7 @@ static bool tile_groups_fit(const struct plan *p)
 
 /* Which tile kernel the GEMM runs for a plan without promotion, or
  * TILE_NONE: the column-by-column path. */
-enum tile_kind { TILE_NONE, TILE_BLOCK, TILE_TWO_STAGE, TILE_GROUPS, TILE_TREE, TILE_LOWERED };
+enum tile_kind { TILE_NONE, TILE_BLOCK, TILE_TWO_STAGE, TILE_GROUPS, TILE_TREE, TILE_LOWERED, TILE_BLOCK_WIDE };
 
 /* Whether the FP32 path's products are exact in FP32 significand-wise
  * (both inputs' significands, times each other, in 24 bits: FP16's 22,
@@ -839,7 +853,7 @@ static enum tile_kind tile_kind_of(const struct plan *p)
 	if (p->group > 0)
 		return tile_groups_fit(p) ? TILE_GROUPS : TILE_NONE;
 	if (!tile_fits(p))
-		return TILE_NONE;
+		return p->sum_frac == 0 && tile_fits_wide(p) ? TILE_BLOCK_WIDE : TILE_NONE;
 	if (p->sum_frac == 0)
 		return TILE_BLOCK;
 	return p->parts <= TILE_PARTS ? TILE_TWO_STAGE : TILE_NONE;
@@ -950,12 +964,13 @@ static inline void tile_finish(const struct plan *p, const struct operands *a, c
  * offset (block()'s shift) moves its products' exponents, so the lane's
  * alignment is its largest product exponent (from floor - offset, as
  * block() starts it) plus the offset, and its products are truncated
- * against that less the offset.  Cloned whole, with its loops
+ * against that less the offset.  wide: the products summed in 64-bit
+ * lanes (tile_sums64, TILE_BLOCK_WIDE).  Cloned whole, with its loops
  * (tile_exponents and tile_sums inlined), so that each clone vectorises
  * every lane loop. */
-BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b,
-				    const struct tile_operands *ta, const struct tile_operands *tb, size_t stride,
-				    size_t n, const struct tile_scales *ts, uint64_t *c)
+static CORE_INLINE void tile_block_lanes(const struct plan *p, const struct operands *a, const struct operands *b,
+					 const struct tile_operands *ta, const struct tile_operands *tb, size_t stride,
+					 size_t n, const struct tile_scales *ts, uint64_t *c, bool wide)
 {
 	int32_t E[TILE], base[TILE], unscaled_base[TILE], ce[TILE], place[TILE];
 	int64_t sum[TILE];
@@ -979,10 +994,27 @@ BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands 
 		uint64_t v = slow[j] ? 0 : (cm[j] << p->lift) >> (right < 63 ? right : 63);
 		sum[j] = (int64_t)((v ^ cn[j]) - cn[j]);
 	}
-	tile_sums(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, 1, p->shift_in, unscaled_base, sum);
+	if (wide)
+		tile_sums64(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, 1, p->shift_in, unscaled_base, sum);
+	else
+		tile_sums(ta->sig, ta->exp, tb->sig, tb->exp, TILE, n, 1, p->shift_in, unscaled_base, sum);
 	for (size_t j = 0; j < TILE; j++)
 		place[j] = E[j] - p->frac;
 	tile_finish(p, a, b, stride, n, sum, place, slow, any_slow, ts, c);
+}
+
+BLOCK_CLONES static void tile_block(const struct plan *p, const struct operands *a, const struct operands *b,
+				    const struct tile_operands *ta, const struct tile_operands *tb, size_t stride,
+				    size_t n, const struct tile_scales *ts, uint64_t *c)
+{
+	tile_block_lanes(p, a, b, ta, tb, stride, n, ts, c, false);
+}
+
+BLOCK_CLONES static void tile_block_wide(const struct plan *p, const struct operands *a, const struct operands *b,
+					 const struct tile_operands *ta, const struct tile_operands *tb, size_t stride,
+					 size_t n, const struct tile_scales *ts, uint64_t *c)
+{
+	tile_block_lanes(p, a, b, ta, tb, stride, n, ts, c, true);
 }
 
 /* two_stage_block for TILE lanes: each part's largest product exponent and
@@ -1774,6 +1806,8 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 					tile_block_groups(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial, ts, c + i * TILE);
 				else if (g->tiles == TILE_TWO_STAGE)
 					tile_block_two_stage(g->p, &x, &y, &tx, &ty, g->stride, len, ts, c + i * TILE);
+				else if (g->tiles == TILE_BLOCK_WIDE)
+					tile_block_wide(g->p, &x, &y, &tx, &ty, g->stride, len, ts, c + i * TILE);
 				else
 					tile_block(g->p, &x, &y, &tx, &ty, g->stride, len, ts, c + i * TILE);
 			}
@@ -1874,7 +1908,8 @@ const char *fpref_emu_tc_gemm_path(const struct fpref_tc_model *m, const struct 
 	static const char *const names[] = { [TILE_NONE] = "per column", [TILE_BLOCK] = "block tile",
 					      [TILE_TWO_STAGE] = "two-stage tile", [TILE_GROUPS] = "group tile",
 					      [TILE_TREE] = "fp32-tree tile",
-					      [TILE_LOWERED] = "lowered block tile" };
+					      [TILE_LOWERED] = "lowered block tile",
+					      [TILE_BLOCK_WIDE] = "wide block tile" };
 	struct plan p;
 	bool element_wise;
 	if (plan_init(&p, m, input, output) != 0)

@@ -169,6 +169,48 @@ START_TEST(gemm_against_dot)
 }
 END_TEST
 
+/* The wide block tile (64-bit lanes: F or lift beyond 32 bits) on custom
+ * models: blocks of 1 to 64, F 30 to 36 (lift 7 to 13), F 29 with 32
+ * products (their sum beyond 32 bits), every floor kind and rounding,
+ * FP16 output too; tpu-bf16 and intel-bf16 (F = 36) take it through
+ * gemm_against_dot. */
+START_TEST(wide_block_models)
+{
+	static const struct {
+		int block, frac, floor;
+		enum fpref_rounding rounding;
+		const char *in;
+	} models[] = { { 1, 36, FPREF_TC_NO_FLOOR, FPREF_RNE, "bfloat16" }, { 4, 36, -140, FPREF_RTZ, "float16" },
+		       { 16, 31, FPREF_TC_NO_FLOOR, FPREF_RTZ, "bfloat16" }, { 32, 29, -133, FPREF_RTZ, "float8_e4m3fn" },
+		       { 64, 33, FPREF_TC_NO_FLOOR, FPREF_RNE, "float8_e5m2" }, { 8, 34, -20, FPREF_RNE, "tf32" },
+		       { 2, 30, -20, FPREF_RNE, "float16" } };
+	uint64_t state = 17;
+	unsigned long checked = 0;
+	struct fpref_format f32 = test_format("float32"), f16 = test_format("float16");
+	const struct fpref_format *outs[2] = { &f32, &f16 };
+	for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+		struct fpref_tc_model m;
+		char err[256];
+		ck_assert_int_eq(fpref_tc_model_custom(models[i].block, models[i].frac, models[i].floor, models[i].rounding,
+						       &m, err, sizeof err),
+				 0);
+		struct fpref_format in = test_format(models[i].in);
+		for (int o = 0; o < 2; o++) {
+			if (!fpref_tc_output_ok(&m, &in, outs[o]))
+				continue;
+			const char *path = fpref_emu_tc_gemm_path(&m, &in, outs[o]);
+			ck_assert_msg(path && strcmp(path, "wide block tile") == 0, "block %d, F %d, %s: %s", m.block, m.frac,
+				      in.name, path ? path : "NULL");
+			for (unsigned odds = 0; odds <= 300; odds += 300)
+				checked += check_one(&m, &in, outs[o], 0, odds, false, &state);
+			checked += check_one(&m, &in, outs[o], 0, 0, true, &state);
+			checked += check_placed(&m, &in, outs[o], &state);
+		}
+	}
+	ck_assert_uint_gt(checked, 5000);
+}
+END_TEST
+
 /* The group path (tcgen05-mxf4nvf4) on inputs its preset does not list,
  * narrow ones with an inf and NaN or with FNUZ's NaN: FP4 has neither, so
  * only these reach the group tile kernel's slow lanes. */
@@ -527,9 +569,9 @@ END_TEST
 
 /* The path each kind of model takes, as docs/accumulation.md and the
  * README name them: a tile kernel for the block, two-stage, group and
- * FP32-tree models and the lowered FP8 paths (FP32 and FP16 output), per
- * column for a block of one product (tpu-bf16), none for an input the
- * model does not take. */
+ * FP32-tree models and the lowered FP8 paths (FP32 and FP16 output), the
+ * wide block tile for F = 36 (tpu-bf16, intel-bf16), none for an input
+ * the model does not take. */
 START_TEST(gemm_paths)
 {
 	static const struct {
@@ -545,7 +587,8 @@ START_TEST(gemm_paths)
 		     { "h100-mma", "float8_e4m3fn", "float16", "lowered block tile" },
 		     { "mma-sm100", "float8_e5m2", "float16", "lowered block tile" },
 		     { "h100", "float16", "float16", "block tile" },
-		     { "tpu-bf16", "bfloat16", "float32", "per column" } };
+		     { "tpu-bf16", "bfloat16", "float32", "wide block tile" },
+		     { "intel-bf16", "bfloat16", "float32", "wide block tile" } };
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		struct fpref_format in = test_format(want[i].in), out = test_format(want[i].out);
 		const struct fpref_tc_model *m = fpref_tc_model_find(want[i].gpu, &in);
@@ -611,6 +654,7 @@ int main(void)
 	Suite *s = suite_create("tensor-core GEMM paths");
 	TCase *tc = tcase_create("gemm");
 	tcase_add_test(tc, gemm_against_dot);
+	tcase_add_test(tc, wide_block_models);
 	tcase_add_test(tc, group_path_specials);
 	tcase_add_test(tc, tree_short_k);
 	tcase_add_test(tc, threads_beyond_tiles);
