@@ -57,6 +57,7 @@ static const struct {
 	{ "mfma-cdna4-scale", "float8_e4m3fn", "float8_e8m0fnu", 32 },
 	{ "mfma-cdna4-scale", "float8_e5m2", "float8_e8m0fnu", 16 },
 	{ "mfma-cdna4-scale", "float6_e3m2fn", "float8_e8m0fnu", 32 },
+	{ "tpu-bf16", "bfloat16", "float8_e8m0fnu", 32 }, /* the wide block tile, scaled */
 };
 
 #define M 3
