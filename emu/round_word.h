@@ -51,10 +51,12 @@ static CORE_INLINE WORD W(pack_float)(const struct fpref_format *f, WORD negativ
 static CORE_INLINE WORD W(round_to)(const struct fpref_format *f, enum fpref_rounding rounding, WORD s, WORD sticky,
 				    WINT shift, WINT q, WORD negative, WORD *inexact)
 {
-	/* Clamped below WORD_BITS: the batch rounding computes this for every
-	 * lane, the rare ones too (whose result it discards), and a shift by
-	 * the word's width or more is undefined even there.  A common case's
-	 * shift is already below it, so no kept bit changes. */
+	/* Clamped below WORD_BITS: tc.c's lane_add rounds every lane, two
+	 * zeros too, whose places lie near ZERO_EXPONENT, some 16,000 below
+	 * the format's least (s is 0 there, and so is the result), and a
+	 * shift by the word's width or more is undefined even then.  A value
+	 * that is not 0 has its shift below the width already, so no bit of
+	 * any result changes. */
 	WORD right = shift > 0 ? (WORD)shift : 0, left = shift < 0 ? (WORD)-shift : 0;
 	right = right < WORD_BITS - 1 ? right : WORD_BITS - 1;
 	left = left < WORD_BITS - 1 ? left : WORD_BITS - 1;
