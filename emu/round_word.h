@@ -51,12 +51,13 @@ static CORE_INLINE WORD W(pack_float)(const struct fpref_format *f, WORD negativ
 static CORE_INLINE WORD W(round_to)(const struct fpref_format *f, enum fpref_rounding rounding, WORD s, WORD sticky,
 				    WINT shift, WINT q, WORD negative, WORD *inexact)
 {
-	/* Clamped below WORD_BITS: tc.c's lane_add rounds every lane, two
-	 * zeros too, whose places lie near ZERO_EXPONENT, some 16,000 below
-	 * the format's least (s is 0 there, and so is the result), and a
-	 * shift by the word's width or more is undefined even then.  A value
-	 * that is not 0 has its shift below the width already, so no bit of
-	 * any result changes. */
+	/* Clamped below WORD_BITS: tc.c's lane_add rounds every lane, also
+	 * those whose result is 0 whatever the shift (two zeros, whose
+	 * places lie near ZERO_EXPONENT, some 16,000 below the format's
+	 * least) or is thrown away (a BF16 product outside FP32's range,
+	 * whose slow lane tree_step redoes), and a shift by the word's width
+	 * or more is undefined even there.  Where a result is kept and not 0
+	 * its shift is below the width already: no kept bit changes. */
 	WORD right = shift > 0 ? (WORD)shift : 0, left = shift < 0 ? (WORD)-shift : 0;
 	right = right < WORD_BITS - 1 ? right : WORD_BITS - 1;
 	left = left < WORD_BITS - 1 ? left : WORD_BITS - 1;
