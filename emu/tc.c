@@ -686,8 +686,9 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
 	return 0;
 }
 
-/* The GEMM's tile path, for the block models without groups, two-stage
- * sums or scales whose blocks fit 32-bit lanes (tile_fits): B decoded as
+/* The GEMM's tile path, for the block models (their products summed in
+ * 32-bit lanes where tile_fits, else in 64-bit ones), the two-stage,
+ * group and FP32 pairwise models and the lowered paths: B decoded as
  * given, row-major, so that TILE adjacent columns are TILE lanes of one
  * loop and a block's alignment exponent is a lane-wise maximum (no
  * horizontal reduction, no transposed copy).  The arithmetic is block()'s
@@ -766,8 +767,9 @@ static inline void tile_exponents(const int16_t *restrict ea, const int16_t *res
  * at E it is shifted right by at least 23 + lift - F, so below 2^(F + 2);
  * and n of them, the positive and the negative ones summed apart, stay
  * below 2^32.  tile_sums64 is the same loop in 64-bit lanes, for the
- * plans whose F or lift 32 bits do not hold (tile_fits_wide: F up to 60,
- * the tpu-bf16 and intel-bf16 rows' 36 among them). */
+ * plans whose F or lift 32 bits do not hold (tile_fits_wide: every F the
+ * models take, at most FPREF_TC_MAX_FRAC = 36, the tpu-bf16 and
+ * intel-bf16 rows' among them; the lanes themselves would hold 60). */
 #define TILE_SUMS(NAME, UWORD, SWORD, BITS)                                                                       \
 	static inline void NAME(const int16_t *restrict sa, const int16_t *restrict ea, const int16_t *restrict sb,     \
 				const int16_t *restrict eb, size_t stride, size_t n, size_t step, int shift,            \
