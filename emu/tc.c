@@ -710,6 +710,10 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
 #define TREE_ROWS 8
 #define TREE_LANES (TREE_ROWS * TILE)
 #define TREE_MAX_BLOCK 8
+/* The most full groups of 2 or 4 products one call of the FP32 tile
+ * kernel takes (tree_group_lanes), each lane's accumulator unpacked
+ * between them. */
+#define TREE_GROUPS 4
 
 /* The tile path's own copy of the operands, 4 bytes each where struct
  * operands takes 17, so that a block of B for a whole tile stays in the
@@ -1446,16 +1450,19 @@ static inline uint32_t lane_out_of_range(struct lane_value v)
 	return (uint32_t)(v.sig != 0) & (uint32_t)((uint32_t)(v.place + 23 + 126) > 253u);
 }
 
-/* The rows' operand leads and places for group column q (at most
- * TREE_ROWS rows, the rest zeros), once per row: scalar. */
-static void tree_rows(const struct plan *p, const struct tile_operands *ta, size_t rows, size_t q, int32_t *x,
-		      int32_t *e, int32_t *la)
+/* The operands, places and leads of a block's n columns of A for at most
+ * TREE_ROWS rows (the rest zeros), once per row and column. */
+static CORE_INLINE void tree_rows(const struct plan *p, const struct tile_operands *ta, size_t rows, size_t n,
+				   int32_t *restrict x, int32_t *restrict e, int32_t *restrict la, bool search)
 {
 	const int32_t two_man = 2 * p->input->man_bits;
-	for (size_t h = 0; h < TREE_ROWS; h++) {
-		x[h] = h < rows ? ta->sig[h * (size_t)p->block + q] : 0;
-		e[h] = h < rows ? ta->exp[h * (size_t)p->block + q] - two_man : ZERO_EXPONENT;
-		la[h] = 31 - __builtin_clz((uint32_t)(x[h] < 0 ? -x[h] : x[h]) | 1);
+	/* the rows one after the other in ta, n operands each (the plan's
+	 * block, a short last block's too, padded): x[h n + q] */
+	for (size_t at = 0; at < TREE_ROWS * n; at++) {
+		bool in = at < rows * n;
+		x[at] = in ? ta->sig[at] : 0;
+		e[at] = in ? ta->exp[at] - two_man : ZERO_EXPONENT;
+		la[at] = lane_lead((uint32_t)(x[at] < 0 ? -x[at] : x[at]) | 1, search);
 	}
 }
 
@@ -1473,66 +1480,87 @@ BLOCK_CLONES static void tile_tree_products(const struct plan *p, const struct t
 					    const struct tile_operands *tb, size_t rows, size_t n, bool range,
 					    struct tree_lanes *restrict prod, uint32_t *restrict slow)
 {
+	int32_t x[TREE_ROWS * TREE_MAX_BLOCK], e[TREE_ROWS * TREE_MAX_BLOCK], la[TREE_ROWS * TREE_MAX_BLOCK];
+	const size_t nb = (size_t)p->block; /* ta's operands per row (n is fewer in a short last block) */
+	tree_rows(p, ta, rows, nb, x, e, la, true);
 	for (size_t q = 0; q < n; q++) {
 		const int16_t *restrict sb = tb->sig + q * TILE, *restrict eb = tb->exp + q * TILE;
-		int32_t lb[TILE], x[TREE_ROWS], e[TREE_ROWS], la[TREE_ROWS];
+		int32_t lb[TILE];
 		tree_column_leads(sb, lb, true);
-		tree_rows(p, ta, rows, q, x, e, la);
 		for (size_t h = 0; h < TREE_ROWS; h++)
 			for (size_t j = 0; j < TILE; j++) {
-				struct lane_value v = lane_product(x[h], e[h], la[h], sb[j], eb[j], lb[j], 23);
+				size_t at = h * nb + q;
+				struct lane_value v = lane_product(x[at], e[at], la[at], sb[j], eb[j], lb[j], 23);
 				slow[h * TILE + j] |= range ? lane_out_of_range(v) : 0;
 				lane_set(&prod[q], h * TILE + j, v);
 			}
 	}
 }
 
-/* One full group of n products (2 or 4: the presets' blocks) for every
- * lane, each lane's products, pairwise sums and addition to C (cin: its
- * patterns; bits: the result's) in one pass, in registers, FP32 by rne;
- * flush and range as the plan's (constants here, so that each of the
- * kernels tree_group_fused picks has no test of them).  slow as in
- * tile_block_tree. */
+/* `groups` full groups of n products (2 or 4: the presets' blocks) for
+ * every lane, one after the other: each lane's products, pairwise sums and
+ * addition to its accumulator in one pass, FP32 by rne, the accumulator
+ * decoded from cin (its patterns) before the first and packed into bits
+ * after the last, unpacked in between (lane_pack and lane_decode give
+ * back the same lane for every finite FP32 value, -0 and subnormals
+ * included); ta at the first group's rows, each next group's a_stride
+ * operands on, tb at the first group's first row of the tile, each
+ * next's n rows of TILE on.  flush and range as the plan's (constants
+ * here, so that each of the kernels tree_group_fused picks has no test of
+ * them).  slow as in tile_block_tree: set in any group, it stays. */
 static CORE_INLINE void tree_group_lanes(const struct plan *p, const struct tile_operands *ta,
-					 const struct tile_operands *tb, size_t rows, size_t n, bool flush, bool range,
-					 const uint32_t *restrict cin, uint32_t *restrict bits, uint32_t *restrict slow,
-					 bool search)
+					 const struct tile_operands *tb, size_t rows, size_t n, size_t groups,
+					 size_t a_stride, bool flush, bool range, const uint32_t *restrict cin,
+					 uint32_t *restrict bits, uint32_t *restrict slow, bool search)
 {
 	const struct lane_adder a = lane_adder_of(&fpref_emu_binary32_fields, flush);
 	const struct lane_format f32 = lane_format_of(&fpref_emu_binary32_fields);
-	int32_t lb[4][TILE], x[4][TREE_ROWS], e[4][TREE_ROWS], la[4][TREE_ROWS];
-	for (size_t q = 0; q < n; q++) {
-		tree_column_leads(tb->sig + q * TILE, lb[q], search);
-		tree_rows(p, ta, rows, q, x[q], e[q], la[q]);
-	}
-	for (size_t h = 0; h < TREE_ROWS; h++)
-		for (size_t j = 0; j < TILE; j++) {
-			size_t l = h * TILE + j;
-			uint32_t s = slow[l];
-#define TREE_PRODUCT(q) lane_product(x[q][h], e[q][h], la[q][h], tb->sig[(q) * TILE + j], tb->exp[(q) * TILE + j], lb[q][j], 23)
-			struct lane_value v0 = TREE_PRODUCT(0), v1 = TREE_PRODUCT(1);
-			s |= range ? lane_out_of_range(v0) | lane_out_of_range(v1) : 0;
-			struct lane_value sum = lane_add(&a, v0, v1, &s, search);
-			if (n == 4) { /* tree_sum's halves */
-				struct lane_value v2 = TREE_PRODUCT(2), v3 = TREE_PRODUCT(3);
-				s |= range ? lane_out_of_range(v2) | lane_out_of_range(v3) : 0;
-				sum = lane_add(&a, sum, lane_add(&a, v2, v3, &s, search), &s, search);
-			}
+	struct tree_lanes acc;
+	for (size_t l = 0; l < TREE_LANES; l++)
+		lane_set(&acc, l, lane_decode(cin[l], &f32, &slow[l]));
+	for (size_t gi = 0; gi < groups; gi++) {
+		const struct tile_operands tg = tile_operands_at(ta, gi * a_stride);
+		const int16_t *restrict bs = tb->sig + gi * n * TILE, *restrict be = tb->exp + gi * n * TILE;
+		/* ta's rows are the plan's block apart, n fewer in a short last block */
+		const size_t nb = (size_t)p->block;
+		int32_t lb[4][TILE], x[TREE_MAX_BLOCK * TREE_ROWS], e[TREE_MAX_BLOCK * TREE_ROWS],
+			la[TREE_MAX_BLOCK * TREE_ROWS];
+		for (size_t q = 0; q < n; q++)
+			tree_column_leads(bs + q * TILE, lb[q], search);
+		tree_rows(p, &tg, rows, nb, x, e, la, search);
+		for (size_t h = 0; h < TREE_ROWS; h++)
+			for (size_t j = 0; j < TILE; j++) {
+				size_t l = h * TILE + j;
+				uint32_t s = slow[l];
+#define TREE_PRODUCT(q) \
+	lane_product(x[h * nb + (q)], e[h * nb + (q)], la[h * nb + (q)], bs[(q) * TILE + j], be[(q) * TILE + j], lb[q][j], 23)
+				struct lane_value v0 = TREE_PRODUCT(0), v1 = TREE_PRODUCT(1);
+				s |= range ? lane_out_of_range(v0) | lane_out_of_range(v1) : 0;
+				struct lane_value sum = lane_add(&a, v0, v1, &s, search);
+				if (n == 4) { /* tree_sum's halves */
+					struct lane_value v2 = TREE_PRODUCT(2), v3 = TREE_PRODUCT(3);
+					s |= range ? lane_out_of_range(v2) | lane_out_of_range(v3) : 0;
+					sum = lane_add(&a, sum, lane_add(&a, v2, v3, &s, search), &s, search);
+				}
 #undef TREE_PRODUCT
-			bits[l] = lane_pack(lane_add(&a, lane_decode(cin[l], &f32, &s), sum, &s, search), &f32);
-			slow[l] = s;
-		}
+				lane_set(&acc, l, lane_add(&a, lane_at(&acc, l), sum, &s, search));
+				slow[l] = s;
+			}
+	}
+	for (size_t l = 0; l < TREE_LANES; l++)
+		bits[l] = lane_pack(lane_at(&acc, l), &f32);
 }
 
 /* tree_group_lanes with the plan's n, flush and range as constants, once
  * per instruction set (FPREF_EMU_LANE_VARIANTS: the leading bits of
  * every addition counted as each does best). */
 static CORE_INLINE void tree_group_fused_body(const struct plan *p, const struct tile_operands *ta,
-					      const struct tile_operands *tb, size_t rows, size_t n, bool range,
-					      const uint32_t *restrict cin, uint32_t *restrict bits,
-					      uint32_t *restrict slow, bool search)
+					      const struct tile_operands *tb, size_t rows, size_t n, size_t groups,
+					      size_t a_stride, bool range, const uint32_t *restrict cin,
+					      uint32_t *restrict bits, uint32_t *restrict slow, bool search)
 {
-#define TREE_GROUP(N, FLUSH, RANGE) tree_group_lanes(p, ta, tb, rows, N, FLUSH, RANGE, cin, bits, slow, search)
+#define TREE_GROUP(N, FLUSH, RANGE) \
+	tree_group_lanes(p, ta, tb, rows, N, groups, a_stride, FLUSH, RANGE, cin, bits, slow, search)
 	if (n == 2)
 		p->flush ? (range ? TREE_GROUP(2, true, true) : TREE_GROUP(2, true, false))
 			 : (range ? TREE_GROUP(2, false, true) : TREE_GROUP(2, false, false));
@@ -1544,35 +1572,40 @@ static CORE_INLINE void tree_group_fused_body(const struct plan *p, const struct
 
 FPREF_EMU_LANE_VARIANTS(static void tree_group_fused, tree_group_fused,
 			(const struct plan *p, const struct tile_operands *ta, const struct tile_operands *tb,
-			 size_t rows, size_t n, bool range, const uint32_t *restrict cin, uint32_t *restrict bits,
-			 uint32_t *restrict slow),
-			p, ta, tb, rows, n, range, cin, bits, slow)
+			 size_t rows, size_t n, size_t groups, size_t a_stride, bool range,
+			 const uint32_t *restrict cin, uint32_t *restrict bits, uint32_t *restrict slow),
+			p, ta, tb, rows, n, groups, a_stride, range, cin, bits, slow)
 
 /* tree_step for TILE columns of `rows` rows (at most TREE_ROWS; the
- * GEMM's FP32 path, tile_tree_fits): a group of 2 or 4 through
+ * GEMM's FP32 path, tile_tree_fits), `groups` blocks of n from k (more
+ * than one only for full groups of 2 or 4): groups of 2 or 4 through
  * tree_group_fused, any other through tile_tree_products, the sums
- * through tree_add; a lane whose block holds an inf or NaN, whose
- * accumulator is one, or where a sum overflows (the group's or C's) goes
- * through tree_step itself on the patterns (rows i .., columns t ..
- * t + TILE - 1 from k; those past N are padding, never computed).  c: the
- * rows' accumulators, TILE each. */
+ * through tree_add; a lane where a block holds an inf or NaN, whose
+ * accumulator is one, or where a sum overflows (a group's or C's) goes
+ * through tree_step itself on the patterns, block by block (rows i ..,
+ * columns t .. t + TILE - 1 from k; those past N are padding, never
+ * computed).  bspecial[q][j]: column j's block q holds an inf or NaN.
+ * c: the rows' accumulators, TILE each. */
 BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size_t rows, size_t t, size_t k,
 					const struct tile_operands *ta, const struct tile_operands *tb, size_t n,
-					const uint8_t *bspecial, uint64_t *c)
+					size_t groups, const uint8_t (*bspecial)[TILE], uint64_t *c)
 {
 	const struct plan *p = g->p;
 	uint32_t slow[TREE_LANES] = { 0 }, bits[TREE_LANES], cin[TREE_LANES] = { 0 };
-	uint8_t aspecial[TREE_ROWS] = { 0 };
+	uint8_t aspecial[TREE_ROWS] = { 0 }, bsp[TILE] = { 0 };
 	for (size_t h = 0; h < rows; h++)
-		for (size_t q = 0; q < n; q++)
+		for (size_t q = 0; q < groups * n; q++)
 			aspecial[h] |= g->a.kind[(i + h) * g->K + k + q] & (INF | NOT_A_NUMBER);
+	for (size_t q = 0; q < groups; q++)
+		for (size_t j = 0; j < TILE; j++)
+			bsp[j] |= bspecial[q][j];
 	for (size_t l = 0; l < rows * TILE; l++)
 		cin[l] = (uint32_t)c[l];
 	for (size_t h = 0; h < TREE_ROWS; h++)
 		for (size_t j = 0; j < TILE; j++)
-			slow[h * TILE + j] = (aspecial[h] | bspecial[j]) != 0;
+			slow[h * TILE + j] = (aspecial[h] | bsp[j]) != 0;
 	if (n == 2 || n == 4) {
-		tree_group_fused(p, ta, tb, rows, n, g->tree_range, cin, bits, slow);
+		tree_group_fused(p, ta, tb, rows, n, groups, n * g->M, g->tree_range, cin, bits, slow);
 	} else {
 		struct tree_lanes prod[TREE_MAX_BLOCK], acc, s, d;
 		const struct lane_format f32 = lane_format_of(p->output); /* FP32: tile_tree_fits */
@@ -1589,8 +1622,9 @@ BLOCK_CLONES static int tile_block_tree(const struct gemm_job *g, size_t i, size
 	for (size_t l = 0; any_slow && l < rows * TILE; l++) {
 		size_t h = l / TILE, j = l % TILE;
 		uint64_t acc = c[l];
-		if (slow[l] && t + j < g->N) {
-			if (tree_step(g->m, g->input, g->A + (i + h) * g->K + k, g->B + k * g->N + t + j, g->N, n, &acc) != 0)
+		for (size_t q = 0; slow[l] && t + j < g->N && q < groups; q++) {
+			size_t kq = k + q * n;
+			if (tree_step(g->m, g->input, g->A + (i + h) * g->K + kq, g->B + kq * g->N + t + j, g->N, n, &acc) != 0)
 				return -1;
 			bits[l] = (uint32_t)acc; /* an FP32 pattern */
 		}
@@ -1778,20 +1812,25 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 		for (size_t k = 0; g->tiles == TILE_LOWERED && k < K; k += (size_t)g->m->lowered_k)
 			for (size_t i = 0; i < M; i += TREE_ROWS)
 				tile_lowered_step(g, i, M - i < TREE_ROWS ? M - i : TREE_ROWS, t, k, ts, c + i * TILE);
-		for (size_t k = 0; g->tiles != TILE_LOWERED && k < K; k += n) {
+		for (size_t k = 0, step; g->tiles != TILE_LOWERED && k < K; k += step) {
 			struct operands y = operands_at(&g->b, k * g->stride + t);
 			struct tile_operands ty = tile_operands_at(&g->tb, t * K + k * TILE);
 			size_t len = K - k < n ? K - k : n;
-			uint8_t bspecial[TILE] = { 0 }; /* the group path's: column j's block holds an inf or NaN */
-			for (size_t q = 0; (g->tiles == TILE_GROUPS || g->tiles == TILE_TREE) && q < len; q++)
+			/* the FP32 path's full groups of 2 or 4, up to TREE_GROUPS at once */
+			size_t groups = g->tiles == TILE_TREE && len == n && (n == 2 || n == 4) ? (K - k) / n : 1;
+			groups = groups < TREE_GROUPS ? groups : TREE_GROUPS;
+			step = groups * len;
+			/* the group and FP32 paths': column j's block q holds an inf or NaN */
+			uint8_t bspecial[TREE_GROUPS][TILE] = { { 0 } };
+			for (size_t q = 0; (g->tiles == TILE_GROUPS || g->tiles == TILE_TREE) && q < step; q++)
 				for (size_t j = 0; j < TILE; j++)
-					bspecial[j] |= y.kind[q * g->stride + j] & (INF | NOT_A_NUMBER);
+					bspecial[q / len][j] |= y.kind[q * g->stride + j] & (INF | NOT_A_NUMBER);
 			if (g->sa)
 				tile_scales_columns(g, t, width, k, len, cols, ts);
 			for (size_t i = 0; g->tiles == TILE_TREE && i < M; i += TREE_ROWS) {
 				struct tile_operands tx = tile_operands_at(&g->ta, k * M + i * n);
 				size_t rows = M - i < TREE_ROWS ? M - i : TREE_ROWS;
-				if (tile_block_tree(g, i, rows, t, k, &tx, &ty, len, bspecial, c + i * TILE) != 0) {
+				if (tile_block_tree(g, i, rows, t, k, &tx, &ty, len, groups, bspecial, c + i * TILE) != 0) {
 					free(c);
 					free(ts);
 					return -1;
@@ -1803,9 +1842,9 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 				if (g->sa)
 					tile_scales_row(g, i, len, cols, ts);
 				if (g->tiles == TILE_GROUPS && g->sa)
-					tile_block_groups_scaled(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial, ts, c + i * TILE);
+					tile_block_groups_scaled(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial[0], ts, c + i * TILE);
 				else if (g->tiles == TILE_GROUPS)
-					tile_block_groups(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial, ts, c + i * TILE);
+					tile_block_groups(g->p, &x, &y, &tx, &ty, g->stride, len, bspecial[0], ts, c + i * TILE);
 				else if (g->tiles == TILE_TWO_STAGE)
 					tile_block_two_stage(g->p, &x, &y, &tx, &ty, g->stride, len, ts, c + i * TILE);
 				else if (g->tiles == TILE_BLOCK_WIDE)
