@@ -1,3 +1,6 @@
+/* What every subcommand shares: error messages, the option table's parser
+ * (shared options, choices, positionals), --help and man-page text from that
+ * table, format and hex parsing, and JSON spellings of numbers. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>

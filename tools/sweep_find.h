@@ -1,3 +1,5 @@
+/* Finding a sweep campaign's file and parsing --shard, shared by fpref sweep
+ * and fpref-sweep-mpi. */
 #ifndef FPREF_SWEEP_FIND_H
 #define FPREF_SWEEP_FIND_H
 #include <stddef.h>
