@@ -365,6 +365,18 @@ check_bad 'unknown overflow policy' 2 "'clamp'" 'ieee' 'sat'
 run convert --to e4m3 abc
 check_bad 'malformed number' 2 "'abc'"
 
+# A repeated option is refused, never silently replaced by its last value
+# (issue 36: --in e4m3 --in e5m2 read both operands as E5M2).
+printf '38 38 0\n' >"$tmp/dot1"
+run_in "$tmp/dot1" dot --model h100 --in e4m3 --in e5m2
+check_bad 'dot --in twice' 2 '--in' 'twice' "'e4m3'" "'e5m2'"
+run gemm --model h100 --in e4m3 --size 2x2x16 --seed 1 --seed 2
+check_bad 'gemm --seed twice' 2 '--seed' 'twice'
+run convert --to e4m3 --to e5m2 1
+check_bad 'convert --to twice (a shared option)' 2 '--to' 'twice'
+run convert --to e4m3 --sat --sat 1000
+check_bad 'convert --sat twice (a flag)' 2 '--sat' 'twice'
+
 run convert --to e4m3 1 abc
 check_rc 'malformed second value: exit status 2' 2
 check_out 'malformed second value: stdout holds only the first' \

@@ -343,10 +343,9 @@ static int store(const struct cli_command *c, const struct cli_opt *r, void *bas
 	return 0;
 }
 
-int cli_parse_command(const struct cli_command *c, int argc, char **argv, struct cli_options *o, void *own)
+static int parse_words(const struct cli_command *c, int argc, char **argv, struct cli_options *o, void *own,
+		       bool *seen_own, bool *seen_shared)
 {
-	memset(o, 0, sizeof *o);
-	fpref_env_default(&o->env);
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--") == 0) {
@@ -383,10 +382,41 @@ int cli_parse_command(const struct cli_command *c, int argc, char **argv, struct
 				return CLI_EXIT_USAGE;
 			}
 		}
+		/* A second --in (or --sat) would silently replace the first: a user
+		 * who wrote two formats meant something fpref cannot guess.  Asked
+		 * of what was written, not of the stored value: a command may fill
+		 * its defaults in before parsing. */
+		size_t at = (size_t)(r - (shared ? shared_opts : c->opts));
+		bool *seen = shared ? &seen_shared[at] : &seen_own[at];
+		if (*seen && r->kind == CLI_FLAG) {
+			cli_fail(c->name, "option %s given twice", r->name);
+			return CLI_EXIT_USAGE;
+		}
+		if (*seen && r->kind == CLI_VALUE) {
+			const char *first = *(const char **)(void *)((char *)(shared ? (void *)o : own) + r->offset);
+			cli_fail(c->name, "option %s given twice ('%s' and '%s'): give it once", r->name, first, value);
+			return CLI_EXIT_USAGE;
+		}
+		*seen = true;
 		if (store(c, r, shared ? (void *)o : own, value))
 			return CLI_EXIT_USAGE;
 	}
-	return resolve_shared(c, o);
+	return 0;
+}
+
+int cli_parse_command(const struct cli_command *c, int argc, char **argv, struct cli_options *o, void *own)
+{
+	memset(o, 0, sizeof *o);
+	fpref_env_default(&o->env);
+	bool seen_shared[CLI_NOPTS(shared_opts)] = { false };
+	bool *seen_own = calloc(c->nopts ? c->nopts : 1, sizeof *seen_own);
+	if (!seen_own) {
+		cli_fail(c->name, "out of memory");
+		return CLI_EXIT_USAGE;
+	}
+	int r = parse_words(c, argc, argv, o, own, seen_own, seen_shared);
+	free(seen_own);
+	return r ? r : resolve_shared(c, o);
 }
 
 int cli_check_tags(const struct cli_command *c, const void *own, unsigned tag, const char *what)
