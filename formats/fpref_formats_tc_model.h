@@ -108,11 +108,13 @@ bool fpref_tc_scales_ok(const struct fpref_tc_model *m, const struct fpref_tc_sc
 
 size_t fpref_tc_model_count(void);
 /* The preset a chip's name stands for (b200 -> tcgen05, mi300x ->
- * mfma-cdna3, ...; README's table), or the name itself when it is no
- * chip's.  fpref_tc_model_find resolves these names itself. */
+ * mfma-cdna3, h200 -> h100, ...; README's table), or another spelling of a
+ * preset (tcgen05-mxf4), in any case; or the name itself when it is
+ * neither.  fpref_tc_model_find resolves these names itself, and takes
+ * preset names in any case too. */
 const char *fpref_tc_model_alias(const char *name);
-/* The chip aliases, one by one (NULL past the end): name, and what it
- * stands for. */
+/* The chip aliases, one by one (NULL past the end): name, and the preset
+ * it stands for. */
 const char *fpref_tc_model_alias_at(size_t i, const char **target);
 const struct fpref_tc_model *fpref_tc_model_at(size_t i);
 /* The model of a GPU for an input format, or NULL. */

@@ -144,18 +144,46 @@ static const struct fpref_tc_model models[] = {
 
 /* Chips by the instruction presets their GEMMs run (README's table); the
  * published models name the architecture, so a chip maps only where its
- * architecture is the one measured. */
+ * architecture is the one measured or modelled: every sm_90 part runs
+ * Hopper's tensor cores (the project's own measurements were taken on an
+ * H200), every sm_89 part Ada's, GA100 parts the A100's, GV100 the V100's.
+ * GA10x (sm_86) and Turing parts have no preset, so no alias. */
 static const struct {
 	const char *chip, *preset;
-} aliases[] = {
+} chips[] = {
+	{ "v100s", "v100" },            { "titan-v", "v100" },
+	{ "a800", "a100" },             { "a30", "a100" },
+	{ "h200", "h100" },             { "h800", "h100" },             { "h20", "h100" },
+	{ "gh200", "h100" },            { "h100-sxm", "h100" },         { "h100-pcie", "h100" },
+	{ "l40s", "ada" },              { "l40", "ada" },               { "l4", "ada" },
+	{ "rtx-6000-ada", "ada" },      { "rtx-4090", "ada" },          { "rtx-4080", "ada" },
 	{ "b200", "tcgen05" },          { "gb200", "tcgen05" },
 	{ "rtx-pro-6000", "mma-sm120" }, { "rtx-5090", "mma-sm120" },
-	{ "mma-sm120-mxf8f6f4", "tcgen05-mxf8f6f4" }, { "mma-sm120-mxf4nvf4", "tcgen05-mxf4nvf4" },
-	{ "tcgen05-mxf4", "tcgen05-mxf4nvf4" },
 	{ "mi100", "mfma-cdna1" },      { "mi210", "mfma-cdna2" },      { "mi250", "mfma-cdna2" },
 	{ "mi250x", "mfma-cdna2" },     { "mi300x", "mfma-cdna3" },     { "mi300a", "mfma-cdna3" },     { "mi325x", "mfma-cdna3" },
 	{ "mi355x", "mfma-cdna4" },     { "mi350x", "mfma-cdna4" },
 };
+
+/* Other spellings of an instruction preset (not chips). */
+static const struct {
+	const char *name, *preset;
+} spellings[] = {
+	{ "mma-sm120-mxf8f6f4", "tcgen05-mxf8f6f4" }, { "mma-sm120-mxf4nvf4", "tcgen05-mxf4nvf4" },
+	{ "tcgen05-mxf4", "tcgen05-mxf4nvf4" },
+};
+
+/* Model names in any case (--model H100, B200): ASCII only, as every
+ * name in these tables is. */
+static bool same_name(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+		char y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+		if (x != y)
+			return false;
+	}
+	return *a == *b;
+}
 
 size_t fpref_tc_model_count(void)
 {
@@ -178,17 +206,20 @@ static bool lists(const char *list, const char *name)
 
 const char *fpref_tc_model_alias_at(size_t i, const char **target)
 {
-	if (i >= sizeof aliases / sizeof aliases[0])
+	if (i >= sizeof chips / sizeof chips[0])
 		return NULL;
-	*target = aliases[i].preset;
-	return aliases[i].chip;
+	*target = chips[i].preset;
+	return chips[i].chip;
 }
 
 const char *fpref_tc_model_alias(const char *name)
 {
-	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-		if (strcmp(aliases[i].chip, name) == 0)
-			return aliases[i].preset;
+	for (size_t i = 0; i < sizeof chips / sizeof chips[0]; i++)
+		if (same_name(chips[i].chip, name))
+			return chips[i].preset;
+	for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
+		if (same_name(spellings[i].name, name))
+			return spellings[i].preset;
 	return name;
 }
 
@@ -211,7 +242,7 @@ static const struct fpref_tc_model *find_by_name(const char *gpu, const char *in
 {
 	gpu = fpref_tc_model_alias(gpu);
 	for (size_t i = 0; i < fpref_tc_model_count(); i++)
-		if (strcmp(models[i].gpu, gpu) == 0 && lists(models[i].inputs, input))
+		if (same_name(models[i].gpu, gpu) && lists(models[i].inputs, input))
 			return &models[i];
 	return NULL;
 }
@@ -351,7 +382,7 @@ const char *fpref_sum_order_name(enum fpref_sum_order o)
 int fpref_sum_order_parse(const char *s, enum fpref_sum_order *o)
 {
 	for (int i = 0; i <= FPREF_SUM_KAHAN; i++)
-		if (strcmp(s, order_names[i]) == 0) {
+		if (same_name(s, order_names[i])) {
 			*o = (enum fpref_sum_order)i;
 			return 0;
 		}

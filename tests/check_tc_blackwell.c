@@ -604,6 +604,21 @@ START_TEST(chip_aliases)
 	ck_assert_ptr_eq(fpref_tc_model_find("mi350x", &e2m1), fpref_tc_model_find("mfma-cdna4", &e2m1));
 	ck_assert_ptr_nonnull(fpref_tc_model_find("mi355x", &e2m1));
 	ck_assert_ptr_null(fpref_tc_model_find("mi300x", &e4m3)); /* CDNA3 takes FNUZ FP8, not OCP */
+	/* Hopper, Ada, GA100 and GV100 parts by name, and names in any case */
+	ck_assert_ptr_eq(fpref_tc_model_find("h200", &e4m3), fpref_tc_model_find("h100", &e4m3));
+	ck_assert_ptr_eq(fpref_tc_model_find("GH200", &f16), fpref_tc_model_find("h100", &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("H100", &f16), fpref_tc_model_find("h100", &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("L40S", &e4m3), fpref_tc_model_find("ada", &e4m3));
+	ck_assert_ptr_eq(fpref_tc_model_find("rtx-4090", &f16), fpref_tc_model_find("ada", &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("a800", &f16), fpref_tc_model_find("a100", &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("Tcgen05-MXF4", &e2m1), fpref_tc_model_find("tcgen05-mxf4nvf4", &e2m1));
+	ck_assert_ptr_nonnull(fpref_tc_model_find("h200", &e4m3));
+	ck_assert_ptr_null(fpref_tc_model_find("h2000", &f16));
+	ck_assert_ptr_null(fpref_tc_model_find("h10", &f16));
+	enum fpref_sum_order order;
+	ck_assert_int_eq(fpref_sum_order_parse("Kahan", &order), 0);
+	ck_assert_int_eq(order, FPREF_SUM_KAHAN);
+	ck_assert_int_eq(fpref_sum_order_parse("kahan2", &order), -1);
 	struct fpref_format fnuz = test_format("float8_e4m3fnuz");
 	ck_assert_ptr_null(fpref_tc_model_find("mi355x", &fnuz)); /* CDNA4 takes OCP FP8, not FNUZ */
 	const char *target;

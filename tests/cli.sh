@@ -377,6 +377,16 @@ check_bad 'convert --to twice (a shared option)' 2 '--to' 'twice'
 run convert --to e4m3 --sat --sat 1000
 check_bad 'convert --sat twice (a flag)' 2 '--sat' 'twice'
 
+# --model takes chips by name (the H200 the project measured on) and names in any case
+run_in "$tmp/dot1" dot --model H200 --in e4m3
+check_result 'dot --model H200: the h100 preset' 0 '38 38 0 3F800000'
+run_in "$tmp/dot1" dot --model l40s --in e5m2
+check_result 'dot --model l40s: the ada preset (0.5 x 0.5)' 0 '38 38 0 3E800000'
+run_in "$tmp/dot1" dot --model Exact --in e4m3
+check_result 'dot --model Exact' 0 '38 38 0 3F800000'
+"$FPREF" --help >"$tmp/out" 2>"$tmp/err"
+for chip in h200 gh200 l40s rtx-4090 b200 mi300x; do check_has "fpref --help lists the chip $chip" "$tmp/out" "$chip"; done
+
 run convert --to e4m3 1 abc
 check_rc 'malformed second value: exit status 2' 2
 check_out 'malformed second value: stdout holds only the first' \

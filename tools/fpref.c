@@ -5,6 +5,31 @@
 #include "config.h"
 #include "cli.h"
 
+/* "or a chip: h200, h800 (h100); ...": the chip aliases grouped by the
+ * preset they stand for, from the library's table, wrapped as the help is. */
+static void put_chips(FILE *out)
+{
+	static const char lead[] = "       or a chip (any case):";
+	fputs(lead, out);
+	size_t col = sizeof lead - 1;
+	const char *target, *next;
+	for (size_t i = 0; fpref_tc_model_alias_at(i, &target); i++) {
+		const char *chip = fpref_tc_model_alias_at(i, &target);
+		char word[96];
+		if (fpref_tc_model_alias_at(i + 1, &next) && strcmp(next, target) == 0)
+			snprintf(word, sizeof word, "%s,", chip);
+		else
+			snprintf(word, sizeof word, "%s (%s);", chip, target);
+		if (col + 1 + strlen(word) > 100) {
+			fputs("\n      ", out);
+			col = 6;
+		}
+		fprintf(out, " %s", word);
+		col += 1 + strlen(word);
+	}
+	fputc('\n', out);
+}
+
 /* The notation every subcommand's help refers to; ENV's rows are the
  * parser's own (cli_print_group). */
 static void notation(FILE *out)
@@ -19,10 +44,10 @@ static void notation(FILE *out)
 	fputs("MODEL: v100, a100, h100, h100-mma, h100-wgmma, ada (tensor cores; --out float32 or float16),\n"
 	      "       tpu-bf16, intel-bf16 (BF16 units: bfloat16 in, float32 out),\n"
 	      "       tcgen05, tcgen05-mxf8f6f4, tcgen05-mxf4nvf4, mma-sm100, mma-sm120, mfma-cdna1, mfma-cdna2,\n"
-	      "       mfma-cdna3, mfma-cdna4, mfma-cdna4-scale (Blackwell and CDNA instructions; CDNA4 inferred),\n"
-	      "       or a chip: b200, gb200, rtx-pro-6000, rtx-5090, mi100, mi210, mi250, mi250x, mi300x,\n"
-	      "       mi300a, mi325x, mi355x, mi350x;\n"
-	      "       generic (--block N --frac F [--floor E|none] [--final rtz|rne]); recursive, pairwise,\n"
+	      "       mfma-cdna3, mfma-cdna4, mfma-cdna4-scale (Blackwell and CDNA instructions; CDNA4 inferred),\n",
+	      out);
+	put_chips(out);
+	fputs("       generic (--block N --frac F [--floor E|none] [--final rtz|rne]); recursive, pairwise,\n"
 	      "       blocked [--block N], fma-chain, kahan (rounded in --out under ENV); exact (the oracle).\n",
 	      out);
 	cli_print_group(out, CLI_MODEL, "MODEL OPTIONS:");

@@ -2,6 +2,7 @@
  * its parameters parsed once into the library's struct fpref_accum_model. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -9,8 +10,8 @@ static const char model_choices[] =
 	"tensor cores: v100 (float16), a100, h100, h100-mma, h100-wgmma, ada (float16, bfloat16, tf32; h100* and ada also float8_e4m3fn, "
 	"float8_e5m2); tcgen05, mma-sm100, mma-sm120 (also FP6/FP4 but on mma-sm100), tcgen05-mxf8f6f4, tcgen05-mxf4nvf4 "
 	"(--scale-a/--scale-b, or unit scales), mfma-cdna3 (float16, bfloat16, tf32, FNUZ FP8), mfma-cdna1, mfma-cdna2 (float16, "
-	"bfloat16), mfma-cdna4 (float16, bfloat16, OCP FP8, FP6, FP4; inferred), mfma-cdna4-scale (OCP FP8, FP6, FP4); chips: b200, "
-	"gb200, rtx-pro-6000, rtx-5090, mi100, mi210, mi250, mi250x, mi300x, mi300a, mi325x, mi355x, mi350x; BF16 units: tpu-bf16, "
+	"bfloat16), mfma-cdna4 (float16, bfloat16, OCP FP8, FP6, FP4; inferred), mfma-cdna4-scale (OCP FP8, FP6, FP4); a chip's name, in "
+	"any case (h200, l40s, b200, mi300x ...; fpref --help lists them); BF16 units: tpu-bf16, "
 	"intel-bf16 (bfloat16); "
 	"generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
 	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact";
@@ -42,14 +43,14 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		return CLI_EXIT_USAGE;
 	m->block = (size_t)block;
 	m->promote = (size_t)promote;
-	bool generic = strcmp(t->model, "generic") == 0;
+	bool generic = strcasecmp(t->model, "generic") == 0;
 	if ((t->frac || t->floor || t->final) && !generic) {
 		cli_fail(cmd, "--frac, --floor and --final describe --model generic, not '%s'", t->model);
 		return CLI_EXIT_USAGE;
 	}
 	if (fpref_sum_order_parse(t->model, &m->order) == 0)
 		m->kind = FPREF_ACCUM_PLAIN;
-	else if (strcmp(t->model, "exact") == 0)
+	else if (strcasecmp(t->model, "exact") == 0)
 		m->kind = FPREF_ACCUM_EXACT;
 	else if (generic) {
 		m->kind = FPREF_ACCUM_TC;
