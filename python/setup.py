@@ -2,10 +2,12 @@
 
 The extension compiles libfpref's sources (the lists are read from
 ../Makefile.am's per-layer libfpref_LAYER_la_SOURCES, so that they never
-drift from the autotools build) together with src/fpref/_fpref.c, and links GNU MPFR and
-GMP.  No configure run is needed: the one thing the sources take from
-config.h, PACKAGE_VERSION, is read from ../configure.ac's AC_INIT and given
-as a macro (include/config.h stands in for the generated header).
+drift from the autotools build) together with the extension's own pieces,
+src/fpref/_fpref*.c (EXTENSION_SOURCES) and their header _fpref.h, and
+links GNU MPFR and GMP.  No configure run is needed: the one thing the
+sources take from config.h, PACKAGE_VERSION, is read from ../configure.ac's
+AC_INIT and given as a macro (include/config.h stands in for the generated
+header).
 
 The C sources are found, in this order: FPREF_SOURCE_DIR (a checkout); the
 repository above this folder (`pip install ./python` from a clone builds in
@@ -73,9 +75,17 @@ def version():
 
 VERSION = version()
 
+# The extension's own C files, one per topic (_fpref.c: the module's table
+# and init), and the header they share; MANIFEST.in carries the header
+# into an sdist (setuptools carries the sources).
+EXTENSION_SOURCES = ["src/fpref/_fpref.c", "src/fpref/_fpref_convert.c", "src/fpref/_fpref_gemm.c",
+                     "src/fpref/_fpref_quantize.c", "src/fpref/_fpref_golden.c"]
+EXTENSION_HEADERS = ["src/fpref/_fpref.h"]
+
 extension = Extension(
     "fpref._fpref",
-    sources=["src/fpref/_fpref.c"],
+    sources=EXTENSION_SOURCES,
+    depends=EXTENSION_HEADERS,
     include_dirs=[str(here / "include"), str(top)] + [str(top / d) for d in LAYERS],
     define_macros=[("PACKAGE_VERSION", f'"{VERSION}"'), ("_POSIX_C_SOURCE", "200809L")],
     libraries=["mpfr", "gmp", "m"],

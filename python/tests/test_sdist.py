@@ -32,8 +32,8 @@ def test_sdist_carries_the_library(tmp_path):
     sources = re.search(r"^libfpref_la_SOURCES\s*=(.*)$", text, re.M).group(1).split()
     want = {f"csrc/{s}" for s in sources}
     want |= {f"csrc/{h.relative_to(TOP)}" for d in ("formats", "ref", "emu", "golden") for h in (TOP / d).glob("*.h")}
-    want |= {"csrc/fpref.h", "csrc/Makefile.am", "csrc/configure.ac", "include/config.h", "setup.py",
-             "src/fpref/_fpref.c"}
+    want |= {"csrc/fpref.h", "csrc/Makefile.am", "csrc/configure.ac", "include/config.h", "setup.py"}
+    want |= {f"src/fpref/{p.name}" for p in (TOP / "python" / "src" / "fpref").glob("_fpref*.[ch]")}
     want |= {f"csrc/golden/suites/{p.name}" for p in (TOP / "golden" / "suites").glob("*.suite")}
     assert not want - names, sorted(want - names)
     assert "csrc/config.h" not in names  # configure's output stays out

@@ -1,0 +1,445 @@
+/* fpref._fpref, dot products and GEMMs: gemm (tensor-core presets, the
+ * generic model, the plain accumulation orders, the exact dot and a priori
+ * bounds), dot_scaled and gemm_scaled with block scales, and the models'
+ * rows.  Its own file: the matrix calls share the dispatch helpers here
+ * and nothing else does. */
+#include "_fpref.h"
+
+/* ---- dot products and gemm ---- */
+
+/* A plain accumulation order (emu/accumulate.c) or the exact dot product,
+ * rounded in `out` under env, for every element of D: the dispatch of
+ * fpref_golden_model_dot (golden/gemm.c) for these models. */
+static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, const struct fpref_format *in,
+		      const struct fpref_format *out, const struct fpref_env *env, size_t M, size_t N, size_t K,
+		      const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *D)
+{
+	uint64_t *col = malloc((K ? K : 1) * sizeof *col);
+	if (!col)
+		return -2;
+	int rc = 0;
+	uint64_t zero = fpref_format_zero_bits(out, false);
+	for (size_t j = 0; j < N && rc == 0; j++) {
+		for (size_t k = 0; k < K; k++)
+			col[k] = B[k * N + j];
+		for (size_t i = 0; i < M && rc == 0; i++) {
+			unsigned flags = 0;
+			uint64_t c = C ? C[i * N + j] : zero;
+			rc = exact ? fpref_ref_dot_exact(in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags)
+				   : fpref_emu_dot(order, block, in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags);
+		}
+	}
+	free(col);
+	return rc;
+}
+
+/* d_r = a_r . b_r + c_r for the R rows of A and B (R x K each), by the
+ * same model: the elements fpref_emu_tc_gemm and plain_gemm compute. */
+static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum fpref_sum_order order, size_t block,
+		    size_t promote, const struct fpref_format *in, const struct fpref_format *out,
+		    const struct fpref_env *env, size_t R, size_t K, const uint64_t *A, const uint64_t *B,
+		    const uint64_t *C, uint64_t *D)
+{
+	uint64_t zero = fpref_format_zero_bits(out, false);
+	for (size_t r = 0; r < R; r++) {
+		const uint64_t *a = A + r * K, *b = B + r * K;
+		uint64_t c = C ? C[r] : zero;
+		unsigned flags = 0;
+		int rc = exact	 ? fpref_ref_dot_exact(in, a, b, K, c, out, env, &D[r], &flags)
+			 : plain ? fpref_emu_dot(order, block, in, a, b, K, c, out, env, &D[r], &flags)
+			 : promote ? fpref_emu_tc_dot_promoted(m, in, a, b, K, promote, NULL, NULL, c, &D[r])
+				   : fpref_emu_tc_dot(m, in, a, b, K, c, out, &D[r]);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The a priori bound of every element of D = A B + C (rows: of the M dot
+ * products of the rows of A and B) under the model, as tools/model.c's
+ * cli_model_bound dispatches it: fpref_ref_tc_bound for a tensor core,
+ * fpref_ref_sum_bound for a plain order, NaN for exact (one rounding).
+ * Each bound (64 bits, as fpref gemm keeps it) rounded up to a double. */
+static int bound_elements(const struct fpref_tc_model *m, bool plain, bool exact, enum fpref_sum_order order,
+			  size_t block, size_t promote, const struct fpref_format *in, const struct fpref_format *out,
+			  const struct fpref_env *env, bool rows, size_t M, size_t N, size_t K, const uint64_t *A,
+			  const uint64_t *B, const uint64_t *C, double *D)
+{
+	uint64_t *col = malloc((K ? K : 1) * sizeof *col);
+	if (!col)
+		return -2;
+	mpfr_t bound;
+	mpfr_init2(bound, 64);
+	uint64_t zero = fpref_format_zero_bits(out, false);
+	size_t ncols = rows ? 1 : N;
+	int rc = 0;
+	for (size_t i = 0; i < M && rc == 0; i++)
+		for (size_t j = 0; j < ncols && rc == 0; j++) {
+			const uint64_t *a = A + i * K, *b = col;
+			if (rows)
+				b = B + i * K;
+			else
+				for (size_t k = 0; k < K; k++)
+					col[k] = B[k * N + j];
+			uint64_t c = C ? C[i * ncols + j] : zero;
+			if (exact)
+				mpfr_set_nan(bound);
+			else if (plain)
+				rc = fpref_ref_sum_bound(order, block, in, a, b, K, c, out, env, bound);
+			else
+				rc = fpref_ref_tc_bound(m, in, a, b, K, c, out, promote, bound);
+			D[i * ncols + j] = mpfr_get_d(bound, MPFR_RNDU);
+		}
+	mpfr_clear(bound);
+	free(col);
+	return rc;
+}
+
+/* gemm(model, inp, out, M, N, K, A, B, C|None, D, promote, block, frac,
+ * floor|None, final, rows, bounds, env...), A, B, C as uint64 patterns;
+ * rows: D holds M dot products of the rows of A and B (both M x K), C and
+ * D M long (N unused); bounds: D is float64, each element's a priori
+ * bound instead of its value.  model is a GPU preset, "generic" (block,
+ * frac, floor, final), a plain order (recursive, pairwise, blocked,
+ * fma-chain, kahan: rounded in out under env) or "exact". */
+PyObject *py_gemm(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *model_name, *in_name, *out_name, *final;
+	Py_ssize_t M, N, K, promote, block, frac;
+	PyObject *c_obj, *floor_obj;
+	Py_buffer A, B, C, D;
+	bool have_c = false;
+	struct env_args ea;
+	int rows, bounds;
+	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*nnnOspp" ENV_FORMAT, &model_name, &in_name, &out_name, &M, &N, &K, &A,
+			      &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, &bounds, ENV_REFS(ea)))
+		return NULL;
+	enum fpref_sum_order order = FPREF_SUM_RECURSIVE;
+	bool plain = fpref_sum_order_parse(model_name, &order) == 0, exact = strcmp(model_name, "exact") == 0;
+	struct fpref_env env;
+	PyObject *result = NULL;
+	struct fpref_format in, out;
+	struct fpref_tc_model model;
+	memset(&model, 0, sizeof model);
+	char err[256];
+	if (fpref_py_get_format(in_name, &in) != 0 || fpref_py_get_format(out_name, &out) != 0 ||
+	    fpref_py_make_env(&ea, NULL, &out, &env) != 0)
+		goto done;
+	if (plain || exact) {
+		if (promote > 0) {
+			PyErr_SetString(PyExc_ValueError, "promote needs a tensor-core model");
+			goto done;
+		}
+		if (out.man_bits > FPREF_OP_MAX_MAN_BITS) {
+			PyErr_Format(PyExc_ValueError, "%s has %d fraction bits; accumulators of up to %d compute",
+				     out.name, out.man_bits, FPREF_OP_MAX_MAN_BITS);
+			goto done;
+		}
+	} else if (strcmp(model_name, "generic") == 0) {
+		long floor = FPREF_TC_NO_FLOOR;
+		if (floor_obj != Py_None) {
+			floor = PyLong_AsLong(floor_obj);
+			if (PyErr_Occurred())
+				goto done;
+		}
+		enum fpref_rounding r;
+		if (fpref_rounding_parse(final, &r) != 0) {
+			PyErr_Format(PyExc_ValueError, "bad final rounding '%s' (rtz or rne)", final);
+			goto done;
+		}
+		if (block < 1 || frac < 1) {
+			PyErr_SetString(PyExc_ValueError, "model='generic' needs block=N (products per block) and frac=F "
+							  "(fraction bits kept)");
+			goto done;
+		}
+		if (fpref_tc_model_custom((int)block, (int)frac, (int)floor, r, &model, err, sizeof err) != 0) {
+			PyErr_Format(PyExc_ValueError, "model='generic': %s", err);
+			goto done;
+		}
+	} else {
+		const struct fpref_tc_model *row = fpref_tc_model_find(model_name, &in);
+		if (!row) {
+			PyErr_Format(PyExc_ValueError, "no tensor-core model '%s' for %s inputs (fpref.models() lists them)",
+				     model_name, in.name);
+			goto done;
+		}
+		if (block > 0) {
+			PyErr_Format(PyExc_ValueError, "block is part of the %s model (%d); use model='generic' to change it",
+				     model_name, row->block);
+			goto done;
+		}
+		model = *row;
+	}
+	if (!plain && !exact && !fpref_tc_input_ok(&in)) {
+		PyErr_Format(PyExc_ValueError, "tensor-core models take signed inputs of at most 10 fraction bits, not %s",
+			     in.name);
+		goto done;
+	}
+	if (!plain && !exact && !fpref_tc_output_ok(&model, &in, &out)) {
+		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", model.gpu, out.name,
+			     in.name);
+		goto done;
+	}
+	if (promote > 0 && !fpref_format_is(&out, FPREF_FORMAT_FLOAT32)) {
+		PyErr_SetString(PyExc_ValueError, "promote needs out='float32'");
+		goto done;
+	}
+	if (promote > 0 && !plain && !exact && fpref_tc_lowered(&model, &out)) {
+		PyErr_Format(PyExc_ValueError, "promote: the %s model lowers %s inputs to FP16 instructions; promotion is "
+					       "modelled only for the native unit (try h100-wgmma)", model.gpu, in.name);
+		goto done;
+	}
+	if (c_obj != Py_None) {
+		if (PyObject_GetBuffer(c_obj, &C, PyBUF_SIMPLE) != 0)
+			goto done;
+		have_c = true;
+		if (check_elements(&C, 8, (size_t)(rows ? M : M * N), "C") != 0)
+			goto done;
+	}
+	if (check_elements(&A, 8, (size_t)(M * K), "A") != 0 ||
+	    check_elements(&B, 8, (size_t)(rows ? M * K : K * N), "B") != 0 ||
+	    check_elements(&D, 8, (size_t)(rows ? M : M * N), "D") != 0)
+		goto done;
+	int rc;
+	size_t plain_block = block > 0 ? (size_t)block : 32;
+	Py_BEGIN_ALLOW_THREADS
+	if (bounds)
+		rc = bound_elements(&model, plain, exact, order, plain_block, (size_t)(promote > 0 ? promote : 0), &in, &out,
+				    &env, rows, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, have_c ? C.buf : NULL,
+				    D.buf);
+	else if (rows)
+		rc = dot_rows(&model, plain, exact, order, plain_block, (size_t)(promote > 0 ? promote : 0), &in, &out,
+			      &env, (size_t)M, (size_t)K, A.buf, B.buf, have_c ? C.buf : NULL, D.buf);
+	else if (plain || exact)
+		rc = plain_gemm(exact, order, plain_block, &in, &out, &env, (size_t)M, (size_t)N, (size_t)K, A.buf,
+				B.buf, have_c ? C.buf : NULL, D.buf);
+	else
+		rc = fpref_emu_tc_gemm(&model, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf,
+				   have_c ? C.buf : NULL, (size_t)(promote > 0 ? promote : 0), D.buf);
+	Py_END_ALLOW_THREADS
+	if (rc == -2) {
+		PyErr_NoMemory();
+		goto done;
+	}
+	if (rc != 0) {
+		PyErr_Format(PyExc_ValueError, "%s failed: an invalid pattern of %s in A or B, or of %s in C%s",
+			     bounds ? "the bound" : "fpref_emu_tc_gemm", in.name, out.name,
+			     bounds ? " (or formats the bound does not cover)" : "");
+		goto done;
+	}
+	char desc[512];
+	if (exact)
+		snprintf(desc, sizeof desc, "exact (MPFR, one rounding)");
+	else if (plain)
+		snprintf(desc, sizeof desc, "%s", fpref_sum_order_name(order));
+	else
+		fpref_tc_model_describe(&model, out.name, desc, sizeof desc);
+	result = PyUnicode_FromString(desc);
+done:
+	PyBuffer_Release(&A);
+	PyBuffer_Release(&B);
+	PyBuffer_Release(&D);
+	if (have_c)
+		PyBuffer_Release(&C);
+	return result;
+}
+
+/* dot_scaled(model, inp, out, R, K, A, B, C|None, D, SA, SB, every,
+ * scale_format) -> description: the R dot products of the rows of A and
+ * B (R x K uint64 patterns) with block scales, SA and SB R x
+ * ceil(K / every) patterns of scale_format, by a tensor-core preset
+ * (fpref_golden_model_dot_scaled, as fpref dot --scale-a runs it). */
+PyObject *py_dot_scaled(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *model_name, *in_name, *out_name, *scale_name;
+	Py_ssize_t R, K, every;
+	PyObject *c_obj;
+	Py_buffer A, B, C, D, SA, SB;
+	bool have_c = false;
+	if (!PyArg_ParseTuple(args, "sssnny*y*Ow*y*y*ns", &model_name, &in_name, &out_name, &R, &K, &A, &B, &c_obj, &D,
+			      &SA, &SB, &every, &scale_name))
+		return NULL;
+	PyObject *result = NULL;
+	struct fpref_format in, out, sf;
+	struct fpref_accum_model m;
+	memset(&m, 0, sizeof m);
+	char err[256];
+	if (fpref_py_get_format(in_name, &in) != 0 || fpref_py_get_format(out_name, &out) != 0 ||
+	    fpref_py_get_format(scale_name, &sf) != 0)
+		goto done;
+	const struct fpref_tc_model *row = fpref_tc_model_find(model_name, &in);
+	if (!row) {
+		PyErr_Format(PyExc_ValueError, "no tensor-core model '%s' for %s inputs (fpref.models() lists them)",
+			     model_name, in.name);
+		goto done;
+	}
+	m.kind = FPREF_ACCUM_TC;
+	m.tc = *row;
+	if (!fpref_tc_output_ok(row, &in, &out)) {
+		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", row->gpu, out.name,
+			     in.name);
+		goto done;
+	}
+	if (every < 1) {
+		PyErr_SetString(PyExc_ValueError, "scale_every must be positive");
+		goto done;
+	}
+	size_t chunks = ((size_t)K + (size_t)every - 1) / (size_t)every;
+	uint64_t none = 0;
+	struct fpref_tc_scales probe = { &sf, &none, &none, (size_t)every };
+	if (!fpref_golden_model_scales_ok(&m, &in, &out, &probe, err, sizeof err)) {
+		PyErr_Format(PyExc_ValueError, "scales: %s", err);
+		goto done;
+	}
+	if (c_obj != Py_None) {
+		if (PyObject_GetBuffer(c_obj, &C, PyBUF_SIMPLE) != 0)
+			goto done;
+		have_c = true;
+		if (check_elements(&C, 8, (size_t)R, "C") != 0)
+			goto done;
+	}
+	if (check_elements(&A, 8, (size_t)(R * K), "A") != 0 || check_elements(&B, 8, (size_t)(R * K), "B") != 0 ||
+	    check_elements(&D, 8, (size_t)R, "D") != 0 || check_elements(&SA, 8, (size_t)R * chunks, "scale_a") != 0 ||
+	    check_elements(&SB, 8, (size_t)R * chunks, "scale_b") != 0)
+		goto done;
+	int rc = 0;
+	uint64_t zero = fpref_format_zero_bits(&out, false);
+	const uint64_t *a = A.buf, *b = B.buf, *sa = SA.buf, *sb = SB.buf, *c = have_c ? C.buf : NULL;
+	uint64_t *d = D.buf;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	Py_BEGIN_ALLOW_THREADS
+	for (size_t r = 0; r < (size_t)R && rc == 0; r++) {
+		struct fpref_tc_scales s = { &sf, sa + r * chunks, sb + r * chunks, (size_t)every };
+		rc = fpref_golden_model_dot_scaled(&m, &in, a + r * (size_t)K, b + r * (size_t)K, (size_t)K, &s,
+						   c ? c[r] : zero, &out, &env, &d[r]);
+	}
+	Py_END_ALLOW_THREADS
+	if (rc != 0) {
+		PyErr_Format(PyExc_ValueError, "an invalid pattern of %s in a or b, of %s in c, or of %s in the scales",
+			     in.name, out.name, sf.name);
+		goto done;
+	}
+	char desc[512];
+	fpref_tc_model_describe(row, out.name, desc, sizeof desc);
+	result = PyUnicode_FromString(desc);
+done:
+	PyBuffer_Release(&A);
+	PyBuffer_Release(&B);
+	PyBuffer_Release(&D);
+	PyBuffer_Release(&SA);
+	PyBuffer_Release(&SB);
+	if (have_c)
+		PyBuffer_Release(&C);
+	return result;
+}
+
+/* gemm_scaled(model, inp, out, M, N, K, A, B, C|None, D, SA, SB, every,
+ * scale_format) -> description: D = A B + C (uint64 patterns, row-major)
+ * with block scales, SA M x ceil(K / every) and SB ceil(K / every) x N
+ * patterns of scale_format, by a tensor-core preset
+ * (fpref_emu_tc_gemm_scaled_threads, as fpref gemm --scale-a runs it). */
+PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *model_name, *in_name, *out_name, *scale_name;
+	Py_ssize_t M, N, K, every;
+	PyObject *c_obj;
+	Py_buffer A, B, C, D, SA, SB;
+	bool have_c = false;
+	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*y*y*ns", &model_name, &in_name, &out_name, &M, &N, &K, &A, &B, &c_obj,
+			      &D, &SA, &SB, &every, &scale_name))
+		return NULL;
+	PyObject *result = NULL;
+	struct fpref_format in, out, sf;
+	struct fpref_accum_model m;
+	memset(&m, 0, sizeof m);
+	char err[256];
+	if (fpref_py_get_format(in_name, &in) != 0 || fpref_py_get_format(out_name, &out) != 0 ||
+	    fpref_py_get_format(scale_name, &sf) != 0)
+		goto done;
+	const struct fpref_tc_model *row = fpref_tc_model_find(model_name, &in);
+	if (!row) {
+		PyErr_Format(PyExc_ValueError, "no tensor-core model '%s' for %s inputs (fpref.models() lists them)",
+			     model_name, in.name);
+		goto done;
+	}
+	m.kind = FPREF_ACCUM_TC;
+	m.tc = *row;
+	if (!fpref_tc_output_ok(row, &in, &out)) {
+		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", row->gpu, out.name,
+			     in.name);
+		goto done;
+	}
+	if (every < 1) {
+		PyErr_SetString(PyExc_ValueError, "scale_every must be positive");
+		goto done;
+	}
+	size_t chunks = ((size_t)K + (size_t)every - 1) / (size_t)every;
+	uint64_t none = 0;
+	struct fpref_tc_scales probe = { &sf, &none, &none, (size_t)every };
+	if (!fpref_golden_model_scales_ok(&m, &in, &out, &probe, err, sizeof err)) {
+		PyErr_Format(PyExc_ValueError, "scales: %s", err);
+		goto done;
+	}
+	if (c_obj != Py_None) {
+		if (PyObject_GetBuffer(c_obj, &C, PyBUF_SIMPLE) != 0)
+			goto done;
+		have_c = true;
+		if (check_elements(&C, 8, (size_t)(M * N), "C") != 0)
+			goto done;
+	}
+	if (check_elements(&A, 8, (size_t)(M * K), "A") != 0 || check_elements(&B, 8, (size_t)(K * N), "B") != 0 ||
+	    check_elements(&D, 8, (size_t)(M * N), "D") != 0 ||
+	    check_elements(&SA, 8, (size_t)M * chunks, "scale_a") != 0 ||
+	    check_elements(&SB, 8, chunks * (size_t)N, "scale_b") != 0)
+		goto done;
+	struct fpref_tc_gemm_scales s = { &sf, SA.buf, SB.buf, (size_t)every };
+	int rc;
+	Py_BEGIN_ALLOW_THREADS
+	rc = fpref_emu_tc_gemm_scaled_threads(row, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, &s,
+					      have_c ? C.buf : NULL, D.buf, 1);
+	Py_END_ALLOW_THREADS
+	if (rc != 0) {
+		PyErr_Format(PyExc_ValueError, "an invalid pattern of %s in A or B, of %s in C, or of %s in the scales",
+			     in.name, out.name, sf.name);
+		goto done;
+	}
+	char desc[512];
+	fpref_tc_model_describe(row, out.name, desc, sizeof desc);
+	result = PyUnicode_FromString(desc);
+done:
+	PyBuffer_Release(&A);
+	PyBuffer_Release(&B);
+	PyBuffer_Release(&D);
+	PyBuffer_Release(&SA);
+	PyBuffer_Release(&SB);
+	if (have_c)
+		PyBuffer_Release(&C);
+	return result;
+}
+
+PyObject *py_models(PyObject *self, PyObject *noargs)
+{
+	(void)self;
+	(void)noargs;
+	size_t n = fpref_tc_model_count();
+	PyObject *list = PyList_New(0);
+	if (!list)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct fpref_tc_model *m = fpref_tc_model_at(i);
+		PyObject *row = Py_BuildValue("{s:s,s:s,s:i,s:i,s:s}", "gpu", m->gpu, "inputs", m->inputs ? m->inputs : "",
+					      "block", m->block, "frac", m->frac, "fp16_inputs",
+					      m->fp16_inputs ? m->fp16_inputs : "");
+		if (!row || PyList_Append(list, row) != 0) {
+			Py_XDECREF(row);
+			Py_DECREF(list);
+			return NULL;
+		}
+		Py_DECREF(row);
+	}
+	return list;
+}
