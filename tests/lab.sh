@@ -58,6 +58,10 @@ check_bad() {
 	fi
 }
 check_bad 'lab: unknown recipe' "fpref lab: unknown recipe 'fp4'" lab fp4
+check_bad 'lab: an unknown recipe is told the recipes' "recipes: fp32, bf16, fp16-noscale, .*fp8-uncalibrated)" lab nope
+check_bad 'policy: an op no framework lists (exit 2, not unlisted everywhere)' \
+	"no framework lists an op 'gelu_tanh'.*look alike: Tanh" policy --op gelu_tanh
+check_bad 'policy: an unknown op, nothing alike' "no framework lists an op 'zzz' (names are" policy --op zzz
 check_bad 'lab: no recipe' 'fpref lab: a RECIPE is needed' lab
 check_bad 'lab: steps 0' "bad --steps '0'" lab fp32 --steps 0
 check_bad 'lab: steps not a number' "bad --steps 'x'" lab fp32 --steps x

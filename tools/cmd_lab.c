@@ -136,6 +136,16 @@ static void put_json(const char *name, const struct fpref_lab_result *r)
 	       r->scale_changes, r->nonfinite, r->grads_nonzero, r->grads_flushed, r->fp8_saturated);
 }
 
+/* Every recipe's name, comma-separated: what an unknown name is told. */
+static void recipe_names(char *out, size_t size)
+{
+	size_t used = 0;
+	*out = '\0';
+	for (int r = 0; r < FPREF_LAB_RECIPE_COUNT && used < size; r++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s", r ? ", " : "",
+					 fpref_golden_lab_recipe_name((enum fpref_lab_recipe)r));
+}
+
 /* --compare's list: each a recipe, none twice, not fp32 (always drawn) nor
  * RECIPE; 0, or CLI_EXIT_USAGE after a message. */
 static int parse_compare(const char *text, enum fpref_lab_recipe main, enum fpref_lab_recipe *list, int *n)
@@ -147,7 +157,9 @@ static int parse_compare(const char *text, enum fpref_lab_recipe main, enum fpre
 		snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
 		enum fpref_lab_recipe r;
 		if (fpref_golden_lab_recipe_parse(name, &r) != 0) {
-			cli_fail(cli_cmd_lab.name, "--compare: unknown recipe '%s' (see fpref lab --help)", name);
+			char names[512];
+			recipe_names(names, sizeof names);
+			cli_fail(cli_cmd_lab.name, "--compare: unknown recipe '%s' (recipes: %s)", name, names);
 			return CLI_EXIT_USAGE;
 		}
 		bool twice = r == main || r == FPREF_LAB_FP32;
@@ -233,7 +245,9 @@ static int cmd_lab(int argc, char **argv)
 	}
 	struct fpref_lab_config c = { .recipe = FPREF_LAB_FP32, .steps = FPREF_LAB_DEFAULT_STEPS, .seed = 1, .compare = true };
 	if (fpref_golden_lab_recipe_parse(o.positional[0], &c.recipe) != 0) {
-		cli_fail(cli_cmd_lab.name, "unknown recipe '%s' (see fpref lab --help)", o.positional[0]);
+		char names[512];
+		recipe_names(names, sizeof names);
+		cli_fail(cli_cmd_lab.name, "unknown recipe '%s' (recipes: %s)", o.positional[0], names);
 		return CLI_EXIT_USAGE;
 	}
 	unsigned long long v;

@@ -1,6 +1,8 @@
 /* fpref policy: the published autocast / AMP op lists (formats/policy.c),
  * or which precision one op runs in under each policy. */
+#include <ctype.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -17,6 +19,60 @@ static const struct cli_opt policy_opts[] = {
 	  offsetof(struct policy_text, op), 0 },
 	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", offsetof(struct policy_text, json), 0 },
 };
+
+static bool listed_anywhere(const char *op)
+{
+	for (size_t i = 0; i < fpref_policy_count(); i++)
+		if (fpref_policy_lookup(fpref_policy_at(i), op))
+			return true;
+	return false;
+}
+
+static void lower_copy(const char *s, char *out, size_t size)
+{
+	size_t i = 0;
+	for (; s[i] && i + 1 < size; i++)
+		out[i] = (char)tolower((unsigned char)s[i]);
+	out[i] = '\0';
+}
+
+/* Whether two op names share their first four letters, or one holds the
+ * other (Tanh in gelu_tanh, Softmax and softmax), in any case; names
+ * shorter than four letters (tan, Elu) are in too many to say anything. */
+static bool looks_alike(const char *a, const char *b)
+{
+	char x[128], y[128];
+	lower_copy(a, x, sizeof x);
+	lower_copy(b, y, sizeof y);
+	size_t nx = strlen(x), ny = strlen(y);
+	if ((ny >= 4 && strstr(x, y)) || (nx >= 4 && strstr(y, x)))
+		return true;
+	return nx >= 4 && ny >= 4 && strncmp(x, y, 4) == 0;
+}
+
+/* The listed ops that look like op, each once, comma-separated in near. */
+static void near_names(const char *op, char *near, size_t size)
+{
+	*near = '\0';
+	size_t used = 0;
+	for (size_t i = 0; i < fpref_policy_count(); i++) {
+		const struct fpref_policy *p = fpref_policy_at(i);
+		for (size_t k = 0; k < p->nlists; k++)
+			for (size_t j = 0; j < p->lists[k].count; j++) {
+				const char *name = p->lists[k].ops[j];
+				size_t n = strlen(name);
+				if (!looks_alike(op, name) || used + n + 3 >= size)
+					continue;
+				bool again = false;
+				for (const char *q = near; (q = strstr(q, name)) != NULL; q += n)
+					if ((q == near || q[-1] == ' ') && (q[n] == ',' || q[n] == '\0'))
+						again = true;
+				if (again)
+					continue;
+				used += (size_t)snprintf(near + used, size - used, "%s%s", used ? ", " : "", name);
+			}
+	}
+}
 
 static int cmd_policy(int argc, char **argv);
 
@@ -110,6 +166,15 @@ static int cmd_policy(int argc, char **argv)
 	if (a.framework && !(only = fpref_policy_find(a.framework))) {
 		cli_fail(cli_cmd_policy.name, "unknown framework '%s' (pytorch-cuda, pytorch-cpu, nvidia-amp, tpu-bf16, "
 					      "intel-bf16)", a.framework);
+		return CLI_EXIT_USAGE;
+	}
+	if (a.op && !listed_anywhere(a.op)) {
+		/* an op no framework lists is most often a misspelling: an answer of
+		 * "unlisted" everywhere would read as a fact about the op */
+		char near[512];
+		near_names(a.op, near, sizeof near);
+		cli_fail(cli_cmd_policy.name, "no framework lists an op '%s' (names are the frameworks' own, case-sensitive%s%s)",
+			 a.op, *near ? "; listed ops that look alike: " : "", near);
 		return CLI_EXIT_USAGE;
 	}
 	if (a.json)
