@@ -253,6 +253,35 @@ static const char *nearest_spelling(const char *name)
 	return best && best_d * 3 <= (int)strlen(name) ? best : NULL;
 }
 
+/* Words that name a family of formats, not one: the family's members are
+ * the answer, where the nearest spelling would be a wrong guess (fp8 is
+ * one edit from fp4). */
+static const struct {
+	const char *word, *members;
+} families[] = {
+	{ "fp8", "FP8 is a family: name e4m3 (float8_e4m3fn) or e5m2 (float8_e5m2); CDNA3's e4m3fnuz, "
+		 "e5m2fnuz; P3109's binary8p3se ..." },
+	{ "float8", "FP8 is a family: name e4m3 (float8_e4m3fn) or e5m2 (float8_e5m2); CDNA3's e4m3fnuz, e5m2fnuz" },
+	{ "fp6", "FP6 is a family: name e2m3 (float6_e2m3fn) or e3m2 (float6_e3m2fn)" },
+	{ "float6", "FP6 is a family: name e2m3 (float6_e2m3fn) or e3m2 (float6_e3m2fn)" },
+	{ "mxfp8", "MXFP8 is a block-scaled scheme, not an element format: fpref quantize --scheme mxfp8 (elements e4m3 or "
+		   "e5m2, scales e8m0)" },
+	{ "mxfp6", "MXFP6 is a block-scaled scheme, not an element format: fpref quantize --scheme mxfp6 (elements e2m3 or "
+		   "e3m2, scales e8m0)" },
+	{ "mxfp4", "MXFP4 is a block-scaled scheme, not an element format: fpref quantize --scheme mxfp4 (elements e2m1, "
+		   "scales e8m0)" },
+	{ "nvfp4", "NVFP4 is a block-scaled scheme, not an element format: fpref quantize --scheme nvfp4 (elements e2m1, "
+		   "scales e4m3)" },
+};
+
+static const char *family_members(const char *name)
+{
+	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+		if (strcasecmp(name, families[i].word) == 0)
+			return families[i].members;
+	return NULL;
+}
+
 /* The framework prefixes a user may paste with a dtype name. */
 static const char *strip_prefix(const char *s)
 {
@@ -310,8 +339,11 @@ int fpref_format_parse(const char *spelling, struct fpref_format *out, char *err
 	int r = parse_custom(buf, spelling, out, err, errlen);
 	if (r <= 0)
 		return r;
-	const char *near = nearest_spelling(name);
+	const char *family = family_members(name);
+	const char *near = family ? NULL : nearest_spelling(name);
 	int n = snprintf(err, errlen, "unknown format '%s'", spelling);
+	if (family && n > 0 && (size_t)n < errlen)
+		n += snprintf(err + n, errlen - (size_t)n, " (%s)", family);
 	if (near && n > 0 && (size_t)n < errlen)
 		n += snprintf(err + n, errlen - (size_t)n, " (did you mean %s?)", near);
 	if (n > 0 && (size_t)n < errlen)

@@ -356,6 +356,14 @@ check_result 'batch: empty input, empty output, exit 0' 0
 run convert --to e9m9x 1
 check_bad 'unknown format' 2 "'e9m9x'" 'choices' 'e4m3' 'bf16' 'e2m1'
 
+# A family's name is answered with its members, never with the nearest
+# spelling (fp8 is one edit from fp4, which is no FP8 format).
+run convert --to fp8 1
+check_bad 'fp8: a family' 2 'FP8 is a family' 'e4m3' 'e5m2'
+if grep -q 'did you mean' "$tmp/err"; then not_ok 'fp8: no nearest-spelling guess' 'no "did you mean"' "$(cat "$tmp/err")"; else ok 'fp8: no nearest-spelling guess'; fi
+run convert --to NVFP4 1
+check_bad 'nvfp4: a scheme, not an element format' 2 'not an element format' 'quantize --scheme nvfp4'
+
 run convert --to e4m3 --round banana 1
 check_bad 'unknown rounding mode' 2 "'banana'" 'rne' 'rna' 'rtz' 'rup' 'rdn' 'rod' 'sr'
 
