@@ -116,6 +116,17 @@ tap_check 'a mutant that changes nothing in a job: exit 2' $? "$(cat "$tmp/out")
 "$FPREF" sweep no-such-campaign --out "$tmp/x" >"$tmp/out" 2>&1
 test $? = 2 && grep -q "fpref sweep: no campaign 'no-such-campaign'" "$tmp/out"
 tap_check 'an unknown campaign: exit 2, named' $? "$(cat "$tmp/out")"
+# --list: every campaign file of golden/sweeps, with its chunk count (mpi-test's 416, as run above)
+"$FPREF" sweep --list >"$tmp/out" 2>&1
+rc=$?
+listed=$(grep -c '^[a-z0-9-]*: [0-9]* chunks of 2^[0-9]* inputs$' "$tmp/out")
+files=$(ls "$top"/golden/sweeps/*.campaign | wc -l)
+test "$rc" = 0 && test "$listed" = "$files" && grep -q '^mpi-test: 416 chunks of 2^12 inputs$' "$tmp/out" &&
+	grep -q '^    A small campaign for the tests' "$tmp/out"
+tap_check "sweep --list: the $files campaigns, each with its chunks and what it sweeps" $? "$(cat "$tmp/out")"
+"$FPREF" sweep --list mpi-test >"$tmp/out" 2>&1
+test $? = 2 && grep -q -- '--list takes nothing else' "$tmp/out"
+tap_check 'sweep --list with a campaign: exit 2' $? "$(cat "$tmp/out")"
 "$FPREF" sweep "$top/golden/suites/default.suite" --out "$tmp/x" >"$tmp/out" 2>&1
 test $? = 2 && grep -q 'is a suite, not a campaign' "$tmp/out"
 tap_check 'a suite: exit 2' $? "$(cat "$tmp/out")"

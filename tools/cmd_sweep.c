@@ -13,7 +13,7 @@
 
 struct sweep_args {
 	const char *shard, *out;
-	bool resume;
+	bool resume, list;
 };
 
 struct progress_state {
@@ -44,11 +44,13 @@ static const struct cli_opt sweep_opts[] = {
 	  0 },
 	{ "--resume", CLI_FLAG, NULL, NULL, "keep the chunks DIR already holds (their checksums right)",
 	  offsetof(struct sweep_args, resume), 0 },
+	{ "--list", CLI_FLAG, NULL, NULL, "the campaigns fpref finds by name: each one's chunks and what it sweeps",
+	  offsetof(struct sweep_args, list), 0 },
 };
 
 const struct cli_command cli_cmd_sweep = {
 	.name = "sweep",
-	.synopsis = "CAMPAIGN --out DIR [--shard i/N] [--resume]",
+	.synopsis = "CAMPAIGN --out DIR [--shard i/N] [--resume] | --list",
 	.summary = "Run a campaign: the emulator against the oracle on every input, bit for bit and flag for\n"
 		   "flag, in checksummed chunk files and a manifest (docs/sweeps.md).",
 	.details = "CAMPAIGN is a file, or a name in golden/sweeps (docs/sweeps.md lists them).  The MANIFEST is\n"
@@ -61,15 +63,79 @@ const struct cli_command cli_cmd_sweep = {
 	.run = cmd_sweep,
 };
 
+/* A campaign file's opening comment up to its first full stop: what it
+ * sweeps, in words. */
+static void first_sentence(const char *path, char *out, size_t size)
+{
+	*out = '\0';
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	size_t used = 0;
+	char line[512];
+	while (fgets(line, sizeof line, f) && line[0] == '#') {
+		char *text = line + strspn(line, "# ");
+		text[strcspn(text, "\n")] = '\0';
+		char *stop = strstr(text, ". ");
+		if (!stop && text[0] && text[strlen(text) - 1] == '.')
+			stop = text + strlen(text) - 1;
+		if (stop)
+			stop[1] = '\0';
+		used += (size_t)snprintf(out + used, used < size ? size - used : 0, "%s%s", used ? " " : "", text);
+		if (stop || used >= size)
+			break;
+	}
+	fclose(f);
+}
+
+static int list_campaigns(void)
+{
+	size_t n;
+	char **names = sweep_campaign_names(&n);
+	if (!names) {
+		cli_fail(cli_cmd_sweep.name, "no campaigns found (golden/sweeps, or FPREF_SWEEPS)");
+		return CLI_EXIT_FAIL;
+	}
+	int status = CLI_EXIT_OK;
+	for (size_t i = 0; i < n; i++) {
+		char path[1024], err[2048], about[1024];
+		struct fpref_golden_suite s;
+		if (sweep_find_campaign(names[i], path, sizeof path) != 0) {
+			fprintf(stderr, "fpref sweep: %s: unreadable\n", names[i]);
+			status = CLI_EXIT_FAIL;
+			continue;
+		}
+		if (fpref_golden_suite_read(path, &s, err, sizeof err) != 0 || !s.campaign) {
+			fprintf(stderr, "fpref sweep: %s: %s\n", path, s.campaign ? err : "not a campaign");
+			fpref_golden_suite_free(&s);
+			status = CLI_EXIT_FAIL;
+			continue;
+		}
+		first_sentence(path, about, sizeof about);
+		printf("%s: %llu chunks of 2^%u inputs\n    %s\n", names[i],
+		       (unsigned long long)fpref_golden_sweep_chunks(&s), s.chunk_log2, about);
+		fpref_golden_suite_free(&s);
+	}
+	sweep_campaign_names_free(names, n);
+	return status;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
-	struct sweep_args a = { NULL, NULL, false };
+	struct sweep_args a = { NULL, NULL, false, false };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_sweep, argc, argv, &o, &a);
 	if (r)
 		return r;
 	unsigned index, count;
 	char path[1024], err[2048];
+	if (a.list) {
+		if (o.npositional || a.out || a.shard || a.resume) {
+			cli_fail(cli_cmd_sweep.name, "--list takes nothing else");
+			return CLI_EXIT_USAGE;
+		}
+		return list_campaigns();
+	}
 	if (o.npositional != 1) {
 		cli_fail(cli_cmd_sweep.name, "expected one CAMPAIGN (see fpref sweep --help)");
 		return CLI_EXIT_USAGE;

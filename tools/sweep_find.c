@@ -1,6 +1,7 @@
 /* Campaigns by path, or by name among the source tree's and the installed
  * ones (golden/sweeps, beside the suites); shared by fpref sweep and
  * fpref-sweep-mpi. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,64 @@ int sweep_find_campaign(const char *name, char *path, size_t len)
 	const char *dirs[] = { getenv("FPREF_SWEEPS"), FPREF_SOURCE_SUITES "/../sweeps",
 			       FPREF_INSTALLED_SUITES "/../sweeps" };
 	return find_named_file(name, ".campaign", dirs, sizeof dirs / sizeof dirs[0], path, len);
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+char **sweep_campaign_names(size_t *n)
+{
+	const char *dirs[] = { getenv("FPREF_SWEEPS"), FPREF_SOURCE_SUITES "/../sweeps",
+			       FPREF_INSTALLED_SUITES "/../sweeps" };
+	static const char ext[] = ".campaign";
+	size_t count = 0, cap = 0;
+	char **names = NULL;
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		DIR *d = dirs[i] && *dirs[i] ? opendir(dirs[i]) : NULL;
+		for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+			size_t len = strlen(e->d_name);
+			if (len <= sizeof ext - 1 || strcmp(e->d_name + len - (sizeof ext - 1), ext) != 0)
+				continue;
+			char *name = strndup(e->d_name, len - (sizeof ext - 1));
+			bool again = false;
+			for (size_t k = 0; name && k < count && !again; k++)
+				again = strcmp(names[k], name) == 0;
+			if (again) { /* an installed copy of a source-tree campaign */
+				free(name);
+				continue;
+			}
+			if (count == cap) {
+				cap = cap ? 2 * cap : 16;
+				char **more = realloc(names, cap * sizeof *names);
+				if (!more)
+					name = NULL;
+				else
+					names = more;
+			}
+			if (!name) {
+				closedir(d);
+				sweep_campaign_names_free(names, count);
+				*n = 0;
+				return NULL;
+			}
+			names[count++] = name;
+		}
+		if (d)
+			closedir(d);
+	}
+	if (count)
+		qsort(names, count, sizeof *names, by_name);
+	*n = count;
+	return names;
+}
+
+void sweep_campaign_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 int sweep_parse_shard(const char *text, unsigned *index, unsigned *count)
