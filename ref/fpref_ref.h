@@ -238,6 +238,10 @@ char *fpref_ref_readable(mpfr_srcptr x, size_t max_digits);
 bool fpref_ref_held(const struct fpref_format *f, mpfr_srcptr x, uint64_t *bits);
 /* The exact decimal of an unpacked finite value (sign included). */
 char *fpref_ref_unpacked_decimal(const struct fpref_unpacked *u);
+/* "~3.403e+38": an unpacked finite value to `digits` significant digits
+ * (round to nearest), for tables where the exact form is too long; zeros,
+ * inf and NaN as fpref_ref_unpacked_decimal.  Free with free(). */
+char *fpref_ref_unpacked_approx(const struct fpref_unpacked *u, int digits);
 
 /* For pictures (ref/picture.c): (x - lo) / (hi - lo) rounded once to a
  * binary64, NaN when any is not a number or lo == hi; with lo and hi the

@@ -153,6 +153,21 @@ char *fpref_ref_unpacked_decimal(const struct fpref_unpacked *u)
 	return s;
 }
 
+char *fpref_ref_unpacked_approx(const struct fpref_unpacked *u, int digits)
+{
+	if (u->cls == FPREF_CLASS_NAN || u->cls == FPREF_CLASS_INF || u->cls == FPREF_CLASS_ZERO)
+		return fpref_ref_unpacked_decimal(u);
+	mpfr_t x;
+	mpfr_init2(x, 64);
+	mpfr_set_uj_2exp(x, u->significand, u->exponent, MPFR_RNDN);
+	if (u->negative)
+		mpfr_neg(x, x, MPFR_RNDN);
+	char buf[64];
+	mpfr_snprintf(buf, sizeof buf, "~%#.*Rg", digits, x);
+	mpfr_clear(x);
+	return dup_string(buf);
+}
+
 char *fpref_ref_shortest_value(const struct fpref_format *f, mpfr_srcptr value)
 {
 	uint64_t bits;

@@ -12,16 +12,21 @@ static void put_value(const struct fpref_unpacked *u, bool json)
 	free(s);
 }
 
-/* A constant for the text table: exact when short, else m x 2^e (as exact). */
+/* A constant for the text table, at most 10 characters: its exact decimal
+ * when that is short, a power of two as 2^e, else four digits (~3.403e+38;
+ * --json and fpref explain give every constant exactly). */
 static void value_text(const struct fpref_unpacked *u, char *buf, size_t len)
 {
 	char *s = fpref_ref_unpacked_decimal(u);
-	if (s && strlen(s) <= 24)
+	if (s && strlen(s) <= 8) {
 		snprintf(buf, len, "%s", s);
-	else if (u->significand == 1)
+	} else if (u->significand == 1) {
 		snprintf(buf, len, "2^%d", (int)u->exponent);
-	else
-		snprintf(buf, len, "%llux2^%d", (unsigned long long)u->significand, (int)u->exponent);
+	} else {
+		char *approx = fpref_ref_unpacked_approx(u, 4);
+		snprintf(buf, len, "%s", approx ? approx : "");
+		free(approx);
+	}
 	free(s);
 }
 
@@ -87,10 +92,10 @@ static void put_format(const struct fpref_format *f, bool json)
 	}
 }
 
-#define NCOLS 13
+#define NCOLS 11
 #define CELL 80
 static const char *const headings[NCOLS] = { "name", "alias", "bits", "layout", "bias", "specials", "subnormals",
-					      "max finite", "min normal", "min positive", "epsilon", "inf", "nan" };
+					      "max finite", "min normal", "min positive", "epsilon" };
 
 static void row_cells(const struct fpref_format *f, char cells[NCOLS][CELL])
 {
@@ -107,14 +112,31 @@ static void row_cells(const struct fpref_format *f, char cells[NCOLS][CELL])
 	value_text(&k.minn, cells[8], CELL);
 	value_text(&k.minp, cells[9], CELL);
 	value_text(&k.eps, cells[10], CELL);
-	if (k.has_inf)
-		cli_hex(f, k.inf, cells[11], CELL);
-	else
-		snprintf(cells[11], CELL, "-");
-	if (k.has_nan)
-		cli_hex(f, k.nan, cells[12], CELL);
-	else
-		snprintf(cells[12], CELL, "-");
+}
+
+/* lead then text, folded at spaces before column 100, the rest indented. */
+static void put_wrapped(const char *lead, const char *text)
+{
+	size_t col = strlen(lead);
+	fputs(lead, stdout);
+	while (*text) {
+		size_t word = strcspn(text, " ");
+		if (col > 2 && col + word > 100) {
+			fputs("\n  ", stdout);
+			col = 2;
+		}
+		fwrite(text, 1, word, stdout);
+		col += word;
+		text += word;
+		if (*text == ' ') {
+			text++;
+			if (*text && col + 1 + strcspn(text, " ") <= 100) {
+				putchar(' ');
+				col++;
+			}
+		}
+	}
+	putchar('\n');
 }
 
 /* The table with every column as wide as its widest cell; numbers right-aligned. */
@@ -142,6 +164,20 @@ static void put_table(void)
 		}
 	}
 	free(cells);
+	/* the patterns have their own lines: FP64's 16 hex digits in two more
+	 * columns made every row of the table 40 characters wider */
+	printf("\n%-22s %-16s  %s\n", "patterns", "+inf", "the NaN fpref writes (-: none)");
+	for (size_t i = 0; i < n; i++) {
+		const struct fpref_format *f = fpref_format_at(i);
+		struct constants k;
+		constants_of(f, &k);
+		char inf[32] = "-", nan[32] = "-";
+		if (k.has_inf)
+			cli_hex(f, k.inf, inf, sizeof inf);
+		if (k.has_nan)
+			cli_hex(f, k.nan, nan, sizeof nan);
+		printf("  %-20s %-16s  %s\n", f->name, inf, nan);
+	}
 	printf("\nother spellings (any case; torch., np., jnp., ml_dtypes. or TensorProto. in front also read):\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct fpref_format *f = fpref_format_at(i);
@@ -156,7 +192,7 @@ static void put_table(void)
 	}
 	printf("custom formats: custom:eXmY, or eXmY,OPTION[,OPTION...] with bias=N, specials=ieee|fn|fnuz|none,\n"
 	       "subnormals=on|off, zero=on|off, unsigned (README: Formats)\n");
-	printf("family %s\n", fpref_format_p3109_rule());
+	put_wrapped("family ", fpref_format_p3109_rule());
 	printf("integers (two's complement codes, saturating; no NaN: NaN gives the largest):\n");
 	for (size_t i = 0; fpref_format_int_at(i); i++)
 		printf("  %-20s %s\n", fpref_format_int_at(i)->name, fpref_format_int_at(i)->note);
