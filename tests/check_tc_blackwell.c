@@ -435,7 +435,7 @@ START_TEST(scales_from_text_against_oracle)
 }
 END_TEST
 
-/* The a priori bounds of the paths added for these presets (ref/tc.c
+/* The a priori bounds of the paths added for these presets (ref/tc_bound.c
  * derives each: the group path's scales, the two-stage dot-add's floors,
  * CDNA1/2's FP32 operations and flushing, block scales, split-K): on
  * random cases, narrow or wide magnitudes (subnormals included), one sign

@@ -81,6 +81,24 @@ struct draw_key {
 /* The legend: a box per key, one key a row, from x, y. */
 void draw_legend(struct svg *s, double x, double y, const struct draw_key *keys, int n);
 
+/* The kinds fpref draw makes itself from the library's figures: the
+ * command (tools/cmd_draw.c) parses its options into draw_args and calls
+ * one; 0 or an exit status. */
+struct draw_args {
+	const char *out, *range, *at, *window, *png;
+	const char *in, *ks, *size, *dist, *seed; /* promotion */
+};
+struct cli_options;
+int draw_numberline(const struct cli_options *o, const struct draw_args *a); /* tools/draw_numberline.c */
+int draw_rounding(struct cli_options *o, const struct draw_args *a);         /* tools/draw_rounding.c */
+int draw_formats(const struct cli_options *o, const struct draw_args *a);    /* tools/draw_formats.c */
+int draw_promotion(struct cli_options *o, const struct draw_args *a);        /* tools/draw_promotion.c */
+int draw_tf32(struct cli_options *o, const struct draw_args *a);             /* tools/draw_promotion.c */
+/* What those kinds share: a VALUE read by the oracle (tools/cmd_draw.c),
+ * a log2 place for an axis (tools/draw_formats.c). */
+int draw_read_value(const char *what, const char *text, struct fpref_ref_value *v);
+double draw_log_place(double x);
+
 /* The pictures made from the reports of other commands (tools/draw_reports.c). */
 struct fpref_gemm_stats;
 int draw_gemm(const char *cmd, const char *path, const char *title, const struct fpref_gemm_stats *st);

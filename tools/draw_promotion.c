@@ -1,0 +1,257 @@
+/* fpref draw promotion and pytorch-tf32: the error of generated GEMMs
+ * over a list of sizes, two series on log2 axes (the model alone and
+ * promoted; TF32 tensor cores and FP32), from the library's summaries.
+ * Both kinds in one file: they share the sweep and the plot.  Picture
+ * kinds of fpref draw (tools/cmd_draw.c dispatches). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "draw.h"
+
+static const char *const cmd = "draw";
+
+/* ---- promotion: error against K, alone and promoted ---- */
+
+#define KS_MAX 12
+
+static int parse_ks(const char *text, size_t *ks, int *n)
+{
+	*n = 0;
+	for (const char *p = text; *p;) {
+		char *end;
+		unsigned long k = strtoul(p, &end, 10);
+		if (end == p || k < 1 || k > 1 << 16 || *n == KS_MAX || (*end && *end != ',') || *p == '-')
+			return -1;
+		ks[(*n)++] = k;
+		p = *end ? end + 1 : end;
+	}
+	return *n >= 2 ? 0 : -1;
+}
+
+/* --dist and --seed of the sweeps (each keeps its default when not given).
+ * 0, or -1 after a message. */
+static int parse_inputs(const struct draw_args *a, enum fpref_dist *dist, unsigned long long *seed)
+{
+	char *end;
+	if (a->dist && fpref_emu_dist_parse(a->dist, dist) != 0) {
+		cli_fail(cmd, "bad --dist '%s' (normal, uniform or positive)", a->dist);
+		return -1;
+	}
+	if (a->seed && (*seed = strtoull(a->seed, &end, 10), !*a->seed || *end || *a->seed == '-')) {
+		cli_fail(cmd, "bad --seed '%s' (an unsigned integer)", a->seed);
+		return -1;
+	}
+	return 0;
+}
+
+/* One K: generated A and B (as fpref gemm --size generates them), D
+ * through the model, the summary of its errors.  0 or an exit status. */
+static int sweep_run(const struct fpref_accum_model *m, const struct fpref_format *src, const struct fpref_format *in,
+		     const struct fpref_format *out, size_t M, size_t N, size_t K, enum fpref_dist dist,
+		     unsigned long long seed, const struct fpref_env *env, struct fpref_gemm_summary *sum)
+{
+	uint64_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *D = malloc(M * N * sizeof *D);
+	uint64_t *Aq = malloc(M * K * sizeof *Aq), *Bq = malloc(K * N * sizeof *Bq);
+	int status = 0;
+	struct fpref_gemm_stats st = { 0 };
+	if (!A || !B || !D || !Aq || !Bq) {
+		cli_fail(cmd, "out of memory");
+		status = CLI_EXIT_FAIL;
+	} else {
+		/* as fpref gemm --size [--source src] makes them: src values, rounded to in (nearest even) */
+		struct fpref_env rne;
+		fpref_env_default(&rne);
+		fpref_emu_random(src, &rne, dist, 0, seed, 0, M * K, A);
+		fpref_emu_random(src, &rne, dist, 0, seed, M * K, K * N, B);
+		memcpy(Aq, A, M * K * sizeof *A);
+		memcpy(Bq, B, K * N * sizeof *B);
+		bool same = fpref_format_same(src, in);
+		if (!same) {
+			cli_convert_values(src, Aq, M * K, in, &rne);
+			cli_convert_values(src, Bq, K * N, in, &rne);
+		}
+		struct fpref_gemm_problem p = { M, N, K, src, in, out, A, B, same ? A : Aq, same ? B : Bq, NULL, m, env, 1, NULL };
+		if (fpref_golden_gemm(&p, D, &st, NULL, NULL) != 0) {
+			cli_fail(cmd, "the model cannot compute these inputs");
+			status = CLI_EXIT_USAGE;
+		}
+		fpref_golden_gemm_summarize(&st, sum);
+	}
+	free(A);
+	free(B);
+	free(Aq);
+	free(Bq);
+	free(D);
+	return status;
+}
+
+/* Two series of errors (the library's summaries) over a list of sizes,
+ * both axes log2. */
+struct two_series {
+	const char *title, *sub;
+	const size_t *x;
+	int n;
+	const double *a, *b; /* vermillion circles, blue squares */
+	const char *key_a, *key_b, *xlabel, *ylabel;
+};
+
+static int plot_two(const char *path, const struct two_series *t)
+{
+	double kx[KS_MAX], ya[KS_MAX], yb[KS_MAX], lo = 0, hi = 0;
+	for (int i = 0; i < t->n; i++) {
+		kx[i] = draw_log_place((double)t->x[i]);
+		/* an error of zero sits at the axis' foot (-60: below any of these) */
+		ya[i] = t->a[i] > 0 ? draw_log_place(t->a[i]) : -60;
+		yb[i] = t->b[i] > 0 ? draw_log_place(t->b[i]) : -60;
+		double l = ya[i] < yb[i] ? ya[i] : yb[i], h = ya[i] > yb[i] ? ya[i] : yb[i];
+		lo = i == 0 || l < lo ? l : lo;
+		hi = i == 0 || h > hi ? h : hi;
+	}
+	int blo = (int)lo - (lo < (int)lo) - 1, bhi = (int)hi + 1;
+	struct svg s;
+	int status = svg_begin(&s, cmd, path, 900, 520, t->title, t->sub);
+	if (status)
+		return status;
+	struct draw_scale xs = { kx[0], kx[t->n - 1], 100, 820 }, ys = { blo, bhi, 420, 80 };
+	double px[KS_MAX], pa[KS_MAX], pb[KS_MAX];
+	for (int i = 0; i < t->n; i++) {
+		px[i] = draw_map(&xs, kx[i]);
+		pa[i] = draw_map(&ys, ya[i]);
+		pb[i] = draw_map(&ys, yb[i]);
+	}
+	svg_polyline(&s, px, pa, t->n, DRAW_VERMILLION, 2, "series a");
+	svg_polyline(&s, px, pb, t->n, DRAW_BLUE, 2, "series b");
+	svg_group(&s, "points");
+	for (int i = 0; i < t->n; i++) {
+		char tip[256];
+		snprintf(tip, sizeof tip, "%zu: %s %s, %s %s", t->x[i], t->key_a, cli_text_num(t->a[i], 4).text, t->key_b,
+			 cli_text_num(t->b[i], 4).text);
+		svg_circle(&s, px[i], pa[i], 4, DRAW_VERMILLION, "point", tip);
+		svg_rect(&s, px[i] - 4, pb[i] - 4, 8, 8, DRAW_BLUE, "point", tip);
+	}
+	svg_group_end(&s);
+	double ticks[KS_MAX + 16];
+	char *labels[KS_MAX + 16], buf[(KS_MAX + 16) * 16];
+	for (int i = 0; i < t->n; i++) {
+		ticks[i] = kx[i];
+		labels[i] = buf + 16 * i;
+		snprintf(labels[i], 16, "%zu", t->x[i]);
+	}
+	draw_axis(&s, true, &xs, 420, ticks, labels, t->n, t->xlabel);
+	int nt = draw_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 16);
+	draw_axis(&s, false, &ys, 100, ticks, labels, nt, t->ylabel);
+	struct draw_key keys[] = { { DRAW_VERMILLION, t->key_a, true }, { DRAW_BLUE, t->key_b, true } };
+	draw_legend(&s, 120, 470, keys, 2);
+	return svg_end(&s, cmd, path);
+}
+
+int draw_promotion(struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 1 || !a->in || !o->model.model || !o->model.promote) {
+		cli_fail(cmd, "promotion needs --model MODEL --promote NC --in FMT, e.g. fpref draw promotion --model h100 "
+			 "--promote 128 --in e4m3 --out p.svg");
+		return CLI_EXIT_USAGE;
+	}
+	size_t ks[KS_MAX], M = 8, N = 8;
+	int nk = 0;
+	if (parse_ks(a->ks ? a->ks : "128,256,512,1024", ks, &nk) != 0) {
+		cli_fail(cmd, "bad --ks '%s' (2 to %d depths, each 1..65536, comma-separated)", a->ks, KS_MAX);
+		return CLI_EXIT_USAGE;
+	}
+	unsigned long m = 0, n = 0;
+	char tail;
+	if (a->size && (sscanf(a->size, "%lux%lu%c", &m, &n, &tail) != 2 || !m || !n || m > 256 || n > 256)) {
+		cli_fail(cmd, "bad --size '%s' (MxN, each 1..256)", a->size);
+		return CLI_EXIT_USAGE;
+	}
+	if (a->size) {
+		M = m;
+		N = n;
+	}
+	enum fpref_dist dist = FPREF_DIST_POSITIVE;
+	unsigned long long seed = 1;
+	if (parse_inputs(a, &dist, &seed) != 0)
+		return CLI_EXIT_USAGE;
+	struct fpref_format in, out = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_accum_model promoted, alone;
+	struct cli_model_text plain = o->model;
+	plain.promote = NULL;
+	if (cli_parse_format(cmd, a->in, &in) != 0 || cli_model_resolve(cmd, &o->model, &in, &out, &promoted) != 0 ||
+	    cli_model_resolve(cmd, &plain, &in, &out, &alone) != 0)
+		return CLI_EXIT_USAGE;
+	o->env = cli_target_env(o, &out);
+	struct fpref_gemm_summary sa[KS_MAX], sp[KS_MAX];
+	for (int i = 0; i < nk; i++) {
+		int status = sweep_run(&alone, &in, &in, &out, M, N, ks[i], dist, seed, &o->env, &sa[i]);
+		if (!status)
+			status = sweep_run(&promoted, &in, &in, &out, M, N, ks[i], dist, seed, &o->env, &sp[i]);
+		if (status)
+			return status;
+	}
+	double ea[KS_MAX], ep[KS_MAX];
+	for (int i = 0; i < nk; i++) {
+		ea[i] = sa[i].normwise_rel;
+		ep[i] = sp[i].normwise_rel;
+	}
+	char title[200], sub[320], desc[256], ka[64], kp[64];
+	snprintf(title, sizeof title, "Error against K: %s alone and promoted every %s products", o->model.model,
+		 o->model.promote);
+	snprintf(sub, sizeof sub, "%zux%zu outputs, %s inputs (%s, seed %llu) -> float32; %s", M, N, in.name,
+		 fpref_emu_dist_name(dist), seed, cli_model_describe(&alone, out.name, desc, sizeof desc));
+	snprintf(ka, sizeof ka, "%s alone", o->model.model);
+	snprintf(kp, sizeof kp, "promoted to FP32 every %s", o->model.promote);
+	struct two_series t = { title, sub, ks, nk, ea, ep, ka, kp, "K (products per output, log2 axis)",
+				"||D - exact||_F / ||exact||_F" };
+	return plot_two(a->out, &t);
+}
+
+/* ---- pytorch-tf32: PyTorch's protocol, TF32 tensor cores against FP32 ---- */
+
+int draw_tf32(struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 1) {
+		cli_fail(cmd, "pytorch-tf32 takes no positional argument (sizes by --ks)");
+		return CLI_EXIT_USAGE;
+	}
+	size_t ns[KS_MAX];
+	int n = 0;
+	if (parse_ks(a->ks ? a->ks : "16,32,64", ns, &n) != 0) {
+		cli_fail(cmd, "bad --ks '%s' (2 to %d sizes N of N x N x N, comma-separated)", a->ks, KS_MAX);
+		return CLI_EXIT_USAGE;
+	}
+	for (int i = 0; i < n; i++)
+		if (ns[i] > 512) {
+			cli_fail(cmd, "pytorch-tf32: --ks %zu: at most 512 (the exact product of every element is computed)", ns[i]);
+			return CLI_EXIT_USAGE;
+		}
+	unsigned long long seed = 1;
+	enum fpref_dist dist = FPREF_DIST_NORMAL;
+	if (parse_inputs(a, &dist, &seed) != 0)
+		return CLI_EXIT_USAGE;
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32), *tf32 = fpref_format_get(FPREF_FORMAT_TF32);
+	struct cli_model_text ta = { .model = "a100" }, tb = { .model = "fma-chain" };
+	struct fpref_accum_model ma, mb;
+	if (cli_model_resolve(cmd, &ta, tf32, f32, &ma) != 0 || cli_model_resolve(cmd, &tb, f32, f32, &mb) != 0)
+		return CLI_EXIT_FAIL;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	double ea[KS_MAX], eb[KS_MAX];
+	for (int i = 0; i < n; i++) {
+		struct fpref_gemm_summary sa, sb;
+		int status = sweep_run(&ma, f32, tf32, f32, ns[i], ns[i], ns[i], dist, seed, &env, &sa);
+		if (!status)
+			status = sweep_run(&mb, f32, f32, f32, ns[i], ns[i], ns[i], dist, seed, &env, &sb);
+		if (status)
+			return status;
+		ea[i] = sa.max_abs_over_mean_exact;
+		eb[i] = sb.max_abs_over_mean_exact;
+	}
+	char sub[200];
+	snprintf(sub, sizeof sub, "N x N x N, FP32 inputs (%s, seed %llu), scored against the exact product of the FP32 "
+		 "values", fpref_emu_dist_name(dist), seed);
+	struct two_series t = { "PyTorch's TF32 protocol: max |error| / mean |exact|", sub, ns, n, ea, eb,
+				"TF32 (a100 tensor core, inputs rounded to tf32)", "FP32 (fma chain)",
+				"N (log2 axis)", "max |D - exact| / mean |exact|" };
+	return plot_two(a->out, &t);
+}
