@@ -594,6 +594,13 @@ run formats
 check_match 'formats: column headings' "$tmp/out" '^name  *alias  *bits  *layout  *bias  *specials  *subnormals  *max finite'
 check_match 'formats: columns aligned (float16 max finite under its heading)' "$tmp/out" '^float16  .* 65504  '
 check_has 'formats: other spellings listed' "$tmp/out" 'half, fp16'
+# readable in a terminal: no line past 121 columns (the rows were 199, the P3109 rule 383),
+# FP32's max as a number (it read 16777215x2^104), every pattern still listed
+widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$tmp/out")
+if [ "$widest" -le 121 ]; then ok "formats: no line wider than 121 ($widest)"; else not_ok 'formats: width' 'at most 121 columns' "$widest"; fi
+check_match 'formats: FP32 max finite ~3.403e+38 (FLT_MAX 340282346638528859811704183484516925440)' "$tmp/out" '^float32 .* ~3\.403e+38  *2^-126  *2^-149  *2^-23$'
+check_match 'formats: float64 +inf and NaN patterns' "$tmp/out" '^  float64  *7FF0000000000000  *7FF8000000000000$'
+check_match 'formats: e4m3fn has no inf, NaN 7F' "$tmp/out" '^  float8_e4m3fn  *-  *7F$'
 
 # 6. formats
 # =========================================================================
