@@ -1,6 +1,5 @@
 /* A whole suite: its files shared out among threads, each made whole or
  * not at all, with progress reported from the calling thread. */
-#include <mpfr.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -122,11 +121,6 @@ static void snapshot(struct shared *sh, size_t total, struct fpref_golden_progre
 	p->arrays_added = atomic_load(&sh->arrays_added);
 	p->vectors = atomic_load(&sh->vectors);
 	p->files_total = total;
-}
-
-unsigned fpref_golden_threads(unsigned wanted)
-{
-	return wanted > 1 && !mpfr_buildopt_tls_p() ? 1 : wanted;
 }
 
 int fpref_golden_generate(const struct fpref_golden_suite *s, const char *dir, unsigned index, unsigned count,

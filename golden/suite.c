@@ -8,6 +8,7 @@
 #include "fpref_golden.h"
 #include "fpref_golden_mutants.h"
 #include "fpref_golden_sweep.h"
+#include "parse_internal.h"
 
 int fpref_golden_env_parse(const char *text, const struct fpref_format *source, const struct fpref_format *target,
 			   struct fpref_env *env, char *err, size_t errlen)
@@ -539,6 +540,13 @@ static const char *repeated_path(const struct fpref_golden_suite *s, int *status
 	if (twice)
 		*status = -1;
 	return twice;
+}
+
+/* fpref_golden_sweep.h's, here rather than in sweep.c: reading a campaign
+ * numbers its chunks with it, and the suite reader sits below the sweep. */
+uint64_t fpref_golden_sweep_job_inputs(const struct fpref_golden_job *j)
+{
+	return UINT64_C(1) << (job_arity(j) * (unsigned)fpref_format_width(&j->in));
 }
 
 int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char *err, size_t errlen)

@@ -18,16 +18,7 @@
 #include "fpref_golden_sweep.h"
 #include "fpref_ref.h"
 #include "fpref_ref_e8m0.h"
-
-static unsigned job_arity(const struct fpref_golden_job *j)
-{
-	return j->kind == FPREF_GOLDEN_OP ? (unsigned)fpref_op_arity(j->op) : 1;
-}
-
-uint64_t fpref_golden_sweep_job_inputs(const struct fpref_golden_job *j)
-{
-	return UINT64_C(1) << (job_arity(j) * (unsigned)fpref_format_width(&j->in));
-}
+#include "parse_internal.h"
 
 static uint64_t job_chunks(const struct fpref_golden_suite *s, const struct fpref_golden_job *j)
 {

@@ -53,5 +53,107 @@ check 'tools/ does no rounding of its own' "$(grep -l -E 'mpfr_(set_emin|subnorm
 check 'tools/ calls no floating-point math function' "$(grep -n -E '\<(fabs|sqrt|frexp|ldexp|pow|exp2|log2|fma|floor|ceil|round|trunc|fmax|fmin|scalbn)[fl]? *\(' "$top"/tools/*.c 2>/dev/null | grep -v -E '^[^:]*:[0-9]+: *(/?\*|")')"
 check 'tools/ calls no MPFR or GMP arithmetic' "$(grep -n -o -E '\<(mpfr|mpz|mpq|mpf)_[a-z0-9_]+' "$top"/tools/*.c 2>/dev/null | grep -v -E ':(mpfr_(get_version|buildopt_tls_p|printf|nan_p|inf_p|zero_p|regular_p|number_p|integer_p|srcptr|ptr|t))$')"
 
+# Inside a layer, an order with no circle among its files (DESIGN.md's
+# layering, file by file: golden/'s parsing below its computing, below its
+# files, below the runner): file X depends on file Y when X calls a
+# function or uses a global defined in Y.  Read with nm from the compiled
+# objects, not the sources: the members of the layer's convenience library
+# (.libs/libfpref_LAYER.a in the build folder, where make check runs,
+# wherever the sources are; as tests/symbols.sh reads it), else the layer's
+# object files; any file names.  A circle is reported as one path round it,
+# with a symbol for each step, and every file of its strongly connected
+# component.
+NM=${NM:-nm}
+circles() {
+	layer=$1
+	if [ -f ".libs/libfpref_$layer.a" ]; then
+		set -- ".libs/libfpref_$layer.a"
+	else
+		set -- "$layer"/.libs/libfpref_"$layer"_la-*.o
+		[ -f "$1" ] || set -- "$layer"/libfpref_"$layer"_la-*.o
+	fi
+	if [ ! -f "$1" ]; then
+		printf 'no objects of %s/ (.libs/libfpref_%s.a or %s/*.o): build first\n' "$layer" "$layer" "$layer"
+		return
+	fi
+	"$NM" -A "$@" 2>/dev/null | awk -v layer="$layer" '
+	match($0, /:[^:]*$/) {
+		file = substr($0, 1, RSTART - 1)
+		n = split(substr($0, RSTART + 1), f, " ")
+		sub(/.*[:\/]/, "", file)
+		sub(/^lib[^-]*_la-/, "", file)
+		sub(/\.o$/, "", file)
+		files[file] = 1
+		if (n == 2 && f[1] == "U")
+			used[file SUBSEP f[2]] = 1
+		else if (n == 3 && f[2] ~ /^[TDBRCGSVW]$/)
+			def[f[3]] = file
+		else if (n == 3 && f[2] == "i" && !(f[3] in def))
+			def[f[3]] = file # an indirect function (target_clones)
+	}
+	END {
+		for (k in used) {
+			split(k, p, SUBSEP)
+			if ((p[2] in def) && def[p[2]] != p[1] && !((p[1], def[p[2]]) in why))
+				why[p[1], def[p[2]]] = p[2]
+		}
+		nf = 0
+		for (x in files) {
+			for (i = ++nf; i > 1 && name[i - 1] > x; i--)
+				name[i] = name[i - 1]
+			name[i] = x
+		}
+		for (i = 1; i <= nf; i++)
+			for (j = 1; j <= nf; j++)
+				reach[i, j] = (name[i], name[j]) in why
+		for (k = 1; k <= nf; k++)
+			for (i = 1; i <= nf; i++)
+				if (reach[i, k])
+					for (j = 1; j <= nf; j++)
+						if (reach[k, j])
+							reach[i, j] = 1
+		for (i = 1; i <= nf; i++) {
+			if (done[i] || !reach[i, i])
+				continue
+			members = ""
+			for (j = 1; j <= nf; j++)
+				if (reach[i, j] && reach[j, i]) {
+					done[j] = 1
+					members = members " " layer "/" name[j] ".c"
+				}
+			# the shortest way round from name[i], breadth first
+			split("", prev)
+			head = tail = 0
+			for (j = 1; j <= nf; j++)
+				if ((name[i], name[j]) in why && reach[j, i]) {
+					queue[++tail] = j
+					prev[j] = i
+				}
+			while (head < tail && !(i in prev)) {
+				v = queue[++head]
+				for (j = 1; j <= nf; j++)
+					if (!(j in prev) && (name[v], name[j]) in why && reach[j, i]) {
+						queue[++tail] = j
+						prev[j] = v
+					}
+			}
+			m = 0
+			back[0] = v = i
+			do
+				back[++m] = v = prev[v]
+			while (v != i)
+			path = layer "/" name[i] ".c"
+			for (t = m - 1; t >= 0; t--)
+				path = path " -> " layer "/" name[back[t]] ".c (" why[name[back[t + 1]], name[back[t]]] ")"
+			printf "%scircle: %s; its files:%s\n", (found++ ? "#   " : ""), path, members
+		}
+		if (nf == 0)
+			print "nm listed no symbols of " layer "/"
+	}' || printf 'nm or awk failed on %s\n' "$*"
+}
+for layer in formats ref emu golden; do
+	check "no circle among the files of $layer/ (nm of their objects)" "$(circles "$layer")"
+done
+
 printf '%s passed, %s failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]
