@@ -80,6 +80,11 @@ struct fpref_tc_model {
 	 * its sign. */
 	int tree;
 	bool flush;
+	/* A and B may be any two of `inputs` (E5M2 x E4M3 in FP8 training's
+	 * backward GEMMs): the instruction names each operand's type apart
+	 * (PTX mma.sync / wgmma .e4m3.e5m2, tcgen05 kind::f8f6f4, CDNA3
+	 * fp8_bf8, CDNA4 f8f6f4).  false: both operands of one format. */
+	bool mixed;
 };
 
 /* The block scales of a dot product: one pair per `every` products along
@@ -119,6 +124,17 @@ const char *fpref_tc_model_alias_at(size_t i, const char **target);
 const struct fpref_tc_model *fpref_tc_model_at(size_t i);
 /* The model of a GPU for an input format, or NULL. */
 const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct fpref_format *input);
+/* The model of a GPU for A of format a and B of format b: the row of a when
+ * it takes the pair (b = a, or a mixed row listing both), or NULL. */
+const struct fpref_tc_model *fpref_tc_model_find_pair(const char *gpu, const struct fpref_format *a,
+						      const struct fpref_format *b);
+/* Whether the model's instruction takes A of format a and B of format b:
+ * one of its inputs twice, or, on a mixed row, any two of them (a custom
+ * model, whose inputs are "", any pair the models can take). */
+bool fpref_tc_pair_ok(const struct fpref_tc_model *m, const struct fpref_format *a, const struct fpref_format *b);
+/* The (A, B) pairs a model's instruction takes, in words for a message
+ * ("float8_e4m3fn x float8_e5m2, ..."; "any pair" for a custom model). */
+void fpref_tc_model_pairs(const struct fpref_tc_model *m, char *buf, size_t len);
 /* Whether the model has an instruction for this input and output (float32
  * always; float16 for the inputs in fp16_inputs). */
 bool fpref_tc_output_ok(const struct fpref_tc_model *m, const struct fpref_format *input,

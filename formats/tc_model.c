@@ -17,28 +17,28 @@
  * WGMMA unit, FP8 with FP16 output as mma.sync lowers it.  h100-mma and
  * h100-wgmma are what each instruction gives on sm_90 for every output. */
 static const struct fpref_tc_model models[] = {
-	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)", false, 0, 0, 0, 0, 0, 0, false },
-	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)", false, 0, 0, 0, 0, 0, 0, false },
-	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)", false, 0, 0, 0, 0, 0, 0, false },
-	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false },
-	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false },
+	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)", false, 0, 0, 0, 0, 0, 0, false, false },
+	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)", false, 0, 0, 0, 0, 0, 0, false, false },
+	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)", false, 0, 0, 0, 0, 0, 0, false, false },
+	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false },
+	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "h100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16", 2,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: mma.sync as the compiler lowers it for sm_90, "
-	     "found by matching ../shared/tc-hw and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false },
+	     "found by matching ../shared/tc-hw and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false, true },
 	{ "h100-mma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false },
-	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false },
+	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "h100-mma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
-	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true, 0, 0, 0, 0, 0, 0, false },
+	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true, 0, 0, 0, 0, 0, 0, false, true },
 	{ "h100-wgmma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false },
-	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true, 0, 0, 0, 0, 0, 0, false },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false },
+	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "h100-wgmma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: the same block rounded to nearest even, C in the "
-	     "block" H200, true, 0, 0, 0, 0, 0, 0, false },
-	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)", false, 0, 0, 0, 0, 0, 0, false },
-	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)", false, 0, 0, 0, 0, 0, 0, false },
-	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)", false, 0, 0, 0, 0, 0, 0, false },
+	     "block" H200, true, 0, 0, 0, 0, 0, 0, false, true },
+	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)", false, 0, 0, 0, 0, 0, 0, false, false },
+	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)", false, 0, 0, 0, 0, 0, 0, false, false },
+	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)", false, 0, 0, 0, 0, 0, 0, false, true },
 	/* ---- Blackwell and AMD CDNA: instruction-level presets (docs/accumulation.md,
 	 * "Blackwell" and "AMD Instinct").  Parameters from Xie et al.'s published
 	 * models (MMA-Sim); floors none there (their alignment has none);
@@ -47,15 +47,15 @@ static const struct fpref_tc_model models[] = {
 	 * unscaled and mxf8f6f4 kinds: the FP8 row's parameters, inferred (the
 	 * published model was validated on FP8 only). ---- */
 	{ "tcgen05", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::f16, K = 16 in one block)", true, 0, 0, 0, 0, 0, 0, false },
+	  XIE " (tcgen05.mma kind::f16, K = 16 in one block)", true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "tcgen05", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::tf32, K = 8 in one block)", true, 0, 0, 0, 0, 0, 0, false },
+	  XIE " (tcgen05.mma kind::tf32, K = 8 in one block)", true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "tcgen05", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::f8f6f4, K = 32 in one block, 25 bits where Hopper's FP8 unit keeps 13)", true, 0, 0, 0, 0, 0, 0, false },
+	  XIE " (tcgen05.mma kind::f8f6f4, K = 32 in one block, 25 bits where Hopper's FP8 unit keeps 13)", true, 0, 0, 0, 0, 0, 0, false, true },
 	{ .gpu = "tcgen05-mxf8f6f4", .inputs = F8F6F4, .block = 32, .frac = 25, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RTZ, .fp16_inputs = "",
 	  .source = XIE " (tcgen05.mma kind::mxf8f6f4.block_scale, E8M0 per 32: the scales move each product's exponent)",
-	  .zero_positive = true },
+	  .zero_positive = true, .mixed = true },
 	{ .gpu = "tcgen05-mxf4nvf4", .inputs = "float4_e2m1fn", .block = 64, .frac = 35, .floor_fp32 = NONE,
 	  .floor_fp16 = NONE, .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RTZ, .fp16_inputs = "",
 	  .source = XIE " (tcgen05.mma kind::mxf4nvf4 and kind::mxf4, K = 64: four exact groups of 16, each times its "
@@ -65,20 +65,20 @@ static const struct fpref_tc_model models[] = {
 	 * the published Blackwell parameters (n = K, F = 25); its floors are the
 	 * H100's (Khattak & Mikaitis), not published for Blackwell: inferred */
 	{ "mma-sm100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (Blackwell mma.sync m16n8k16); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false },
+	  XIE " (Blackwell mma.sync m16n8k16); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "mma-sm100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (Blackwell mma.sync m16n8k8); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false },
+	  XIE " (Blackwell mma.sync m16n8k8); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "mma-sm100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
 	  "mma.sync FP8 as CUDA 13.0 lowers it for sm_100a: the sm_90 lowering (F2FP, two HMMA.16816, HADD2 / FADD; "
 	  "SASS read here, docs/accumulation.md), over this row's FP16 unit; not run on a GPU",
-	  true, 0, 0, 0, 0, 0, 0, false },
+	  true, 0, 0, 0, 0, 0, 0, false, true },
 	{ "mma-sm120", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (RTX Blackwell mma.sync m16n8k16)", true, 0, 0, 0, 0, 0, 0, false },
+	  XIE " (RTX Blackwell mma.sync m16n8k16)", true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "mma-sm120", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (RTX Blackwell mma.sync m16n8k8)", true, 0, 0, 0, 0, 0, 0, false },
+	  XIE " (RTX Blackwell mma.sync m16n8k8)", true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "mma-sm120", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  XIE " (RTX Blackwell mma.sync m16n8k32 kind::f8f6f4: native, one block; CUDA 13.0 emits QMMA.16832 for sm_120a)",
-	  true, 0, 0, 0, 0, 0, 0, false },
+	  true, 0, 0, 0, 0, 0, 0, false, true },
 	{ .gpu = "mfma-cdna3", .inputs = "float16,bfloat16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_f16 / _bf16, K >= 8: groups of 8, two-stage dot-add rounded down)",
@@ -90,7 +90,7 @@ static const struct fpref_tc_model models[] = {
 	{ .gpu = "mfma-cdna3", .inputs = "float8_e4m3fnuz,float8_e5m2fnuz", .block = 16, .frac = 24, .floor_fp32 = NONE,
 	  .floor_fp16 = NONE, .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_fp8 / _bf8, FNUZ encodings: groups of 16 in two interleaved halves)",
-	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25 },
+	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25, .mixed = true },
 	/* CDNA4 (MI355X, MI350X): no bit-level model is published.  What AMD says
 	 * (ROCm blog "Matrix Core Programming on AMD CDNA3 and CDNA4
 	 * architecture", 2025, and the CDNA4 ISA guide it cites): OCP E4M3 /
@@ -110,12 +110,12 @@ static const struct fpref_tc_model models[] = {
 	{ .gpu = "mfma-cdna4", .inputs = F8F6F4, .block = 16, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = CDNA4 " (v_mfma_f32_*_f8f6f4 and _fp8/_bf8, OCP encodings); CDNA3's FP8 row of " XIE ", inferred",
-	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25 },
+	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25, .mixed = true },
 	{ .gpu = "mfma-cdna4-scale", .inputs = F8F6F4, .block = 16, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = CDNA4 " (v_mfma_scale_f32_*_f8f6f4, E8M0 per 32, applied to each dot product before the "
 			  "accumulation); CDNA3's FP8 row of " XIE ", inferred",
-	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25 },
+	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25, .mixed = true },
 	{ .gpu = "mfma-cdna1", .inputs = "float16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA1 v_mfma_f32_*f16: FP32 pairwise sums of groups of 4)", .tree = 1 },
@@ -137,9 +137,9 @@ static const struct fpref_tc_model models[] = {
 	 * FTZ of Intel's instructions, the order of TDPBF16PS's pairs. */
 	{ "tpu-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
 	  "Google Cloud blog, BFloat16: the secret to high performance on Cloud TPUs (bfloat16 multiplies, IEEE "
-	  "float32 accumulation)", false, 0, 0, 0, 0, 0, 0, false },
+	  "float32 accumulation)", false, 0, 0, 0, 0, 0, 0, false, false },
 	{ "intel-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
-	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false },
+	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false, false },
 };
 
 /* Chips by the instruction presets their GEMMs run (README's table); the
@@ -252,6 +252,41 @@ const struct fpref_tc_model *fpref_tc_model_find(const char *gpu, const struct f
 	return find_by_name(gpu, input->name);
 }
 
+bool fpref_tc_pair_ok(const struct fpref_tc_model *m, const struct fpref_format *a, const struct fpref_format *b)
+{
+	if (fpref_format_same(a, b))
+		return !*m->inputs || lists(m->inputs, a->name);
+	return m->mixed && (!*m->inputs || (lists(m->inputs, a->name) && lists(m->inputs, b->name)));
+}
+
+const struct fpref_tc_model *fpref_tc_model_find_pair(const char *gpu, const struct fpref_format *a,
+						      const struct fpref_format *b)
+{
+	const struct fpref_tc_model *m = find_by_name(gpu, a->name);
+	return m && fpref_tc_pair_ok(m, a, b) ? m : NULL;
+}
+
+void fpref_tc_model_pairs(const struct fpref_tc_model *m, char *buf, size_t len)
+{
+	if (!*m->inputs) {
+		snprintf(buf, len, "any pair");
+		return;
+	}
+	size_t used = 0;
+	*buf = '\0';
+	/* the names of m->inputs, each against each (mixed) or itself */
+	for (const char *p = m->inputs; *p && used < len; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		int na = (int)strcspn(p, ",");
+		for (const char *q = m->mixed ? m->inputs : p; *q && used < len;
+		     q += strcspn(q, ",") + (q[strcspn(q, ",")] == ',')) {
+			int nb = (int)strcspn(q, ",");
+			used += (size_t)snprintf(buf + used, len - used, "%s%.*s x %.*s", used ? ", " : "", na, p, nb, q);
+			if (!m->mixed)
+				break;
+		}
+	}
+}
+
 bool fpref_tc_output_ok(const struct fpref_tc_model *m, const struct fpref_format *input,
 			const struct fpref_format *output)
 {
@@ -347,7 +382,7 @@ int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding ro
 		return -1;
 	}
 	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, NULL, 0, NULL, 0,
-				      "custom parameters", false, 0, 0, 0, 0, 0, 0, false };
+				      "custom parameters", false, 0, 0, 0, 0, 0, 0, false, true };
 	return 0;
 }
 
