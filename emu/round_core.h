@@ -36,9 +36,10 @@ uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, con
 				     unsigned *flags);
 
 /* For the loops over many values (the batch rounding below, the GEMM's
- * tile kernels in tc.c), written so that compilers vectorise them: the
- * clones pick AVX-512 (x86-64-v4) or AVX2 where the machine has it.
- * Integer arithmetic: every clone gives the same bits. */
+ * tile kernels in tc_tile.c and tc_tile_tree.c), written so that
+ * compilers vectorise them: the clones pick AVX-512 (x86-64-v4) or AVX2
+ * where the machine has it.  Integer arithmetic: every clone gives the
+ * same bits. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 #define FPREF_EMU_LANE_CLONES                                                          \
 	__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"),            \
@@ -89,9 +90,9 @@ uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, con
 #endif
 
 /* The core's parts inlined into it, and the core into its entry points
- * and the tile kernels' lane loops (round_word.h's rounding, which tc.c
- * takes too), so that a loop over many values keeps the format's and
- * environment's fields in registers. */
+ * and the tile kernels' lane loops (round_word.h's rounding, which
+ * tc_tile_tree.c takes too), so that a loop over many values keeps the
+ * format's and environment's fields in registers. */
 #if defined(__GNUC__)
 #define CORE_INLINE __attribute__((always_inline)) inline
 #else
@@ -101,7 +102,8 @@ uint64_t fpref_emu_round_pack_target(const struct fpref_emu_round_target *t, con
 /* The fields of FP32 that the common case of a rounding reads (and only
  * those), as a constant whose fields a compiler folds: for loops whose
  * target is FP32 (the batch rounding's FP32 case, which checks that its
- * target has these fields, and tc.c's FP32 lanes, whose output is FP32). */
+ * target has these fields, and tc_tile_tree.c's FP32 lanes, whose output
+ * is FP32). */
 static const struct fpref_format fpref_emu_binary32_fields = { .exp_bits = 8, .man_bits = 23, .bias = 127,
 							       .is_signed = true, .has_zero = true };
 

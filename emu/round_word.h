@@ -5,7 +5,7 @@
  * count) and W(name) the
  * name at this width.  64 bits serve the scalar core and the batch
  * rounding; 32 bits the batch rounding of narrow sums to narrow formats,
- * twice as many lanes per instruction, from the same lines; tc.c takes
+ * twice as many lanes per instruction, from the same lines; tc_tile_tree.c takes
  * the 32-bit rounding alone (ROUND_WORD_ROUNDING_ONLY) for its FP32 and
  * FP16 additions lane by lane (tree_add), which keep the rounded
  * significand unpacked.  Values 0 or
@@ -51,7 +51,7 @@ static CORE_INLINE WORD W(pack_float)(const struct fpref_format *f, WORD negativ
 static CORE_INLINE WORD W(round_to)(const struct fpref_format *f, enum fpref_rounding rounding, WORD s, WORD sticky,
 				    WINT shift, WINT q, WORD negative, WORD *inexact)
 {
-	/* Clamped below WORD_BITS: tc.c's lane_add rounds every lane, also
+	/* Clamped below WORD_BITS: tc_tile_tree.c's lane_add rounds every lane, also
 	 * those whose result is 0 whatever the shift (two zeros, whose
 	 * places lie near ZERO_EXPONENT, some 16,000 below the format's
 	 * least) or is thrown away (a BF16 product outside FP32's range,
@@ -85,7 +85,7 @@ static CORE_INLINE WORD W(round_common)(const struct fpref_format *f, enum fpref
 	return W(pack_float)(f, negative, (WORD)(lead + f->bias) + carry, (k >> carry) & (WORD)(((WORD)1 << M) - 1));
 }
 
-#ifndef ROUND_WORD_ROUNDING_ONLY /* tc.c's lanes take the rounding alone */
+#ifndef ROUND_WORD_ROUNDING_ONLY /* tc_tile_tree.c's lanes take the rounding alone */
 /* The batch rounding's loop over n exact values sum[i] * 2^exp[i] to lt's
  * format: the common case's result in out[i] where it applies (0
  * elsewhere), without a branch; *inexact 1 where a common one was

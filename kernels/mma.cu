@@ -3,7 +3,7 @@
 // its diagonal, c of each line. D's diagonal is the 8 dot products; the
 // other entries (cross products of lines) are discarded. K larger than the
 // instruction's k is done by a chain of instructions, the D of one the C of
-// the next, as emu/tc.c chains its blocks.
+// the next, as emu/tc_dot.c chains its blocks.
 //
 // Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k*"), with
 // g = lane / 4, t = lane % 4, and P elements per 32-bit register (2 for

@@ -1,4 +1,4 @@
-/* fpref_emu_tc_gemm (its tile path: B's columns as lanes, emu/tc.c) against
+/* fpref_emu_tc_gemm (its tile path: B's columns as lanes, emu/tc_gemm.c) against
  * fpref_emu_tc_dot (the block routine, which check_tc_model and
  * check_tc_blackwell hold against the oracle), element by element, on every
  * preset, input and output it has, with and without promotion, on 1, 2 and
