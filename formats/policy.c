@@ -118,8 +118,8 @@ static const struct fpref_policy_list nvidia_amp[] = {
 
 #define TPU_BLOG                                                                                                      \
 	"Google Cloud blog, BFloat16: the secret to high performance on Cloud TPUs (each multiply-accumulate of a "   \
-	"matrix multiplication multiplies in bfloat16 and accumulates in IEEE float32); Cloud TPU documentation as "  \
-	"quoted in ../shared/seeds/002: bfloat16 on Cloud TPU flushes subnormals to zero during the conversion, rne"
+	"matrix multiplication multiplies in bfloat16 and accumulates in IEEE float32); Cloud TPU documentation "     \
+	"(bfloat16 numerics): bfloat16 on Cloud TPU flushes subnormals to zero during the conversion, rne"
 static const char *const tpu_mxu[] = { "matmul", "dot", "dot_general", "einsum", "conv_general_dilated", "conv2d",
 				       "linear" };
 static const struct fpref_policy_list tpu_bf16[] = {

@@ -24,7 +24,7 @@ static const struct fpref_tc_model models[] = {
 	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "h100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16", 2,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: mma.sync as the compiler lowers it for sm_90, "
-	     "found by matching ../shared/tc-hw and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false, true },
+	     "found by matching the published H100 measurements (" KM ", model_validation) and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false, true },
 	{ "h100-mma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
 	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false },

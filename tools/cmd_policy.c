@@ -173,7 +173,9 @@ static int cmd_policy(int argc, char **argv)
 		 * "unlisted" everywhere would read as a fact about the op */
 		char near[512];
 		near_names(a.op, near, sizeof near);
-		cli_fail(cli_cmd_policy.name, "no framework lists an op '%s' (names are the frameworks' own, case-sensitive%s%s)",
+		cli_fail(cli_cmd_policy.name,
+			 "no framework lists an op '%s' (names are the frameworks' own, case-sensitive%s%s); an op that "
+			 "is on no list runs as each framework runs its unlisted ops: the 'unlisted' lines of fpref policy",
 			 a.op, *near ? "; listed ops that look alike: " : "", near);
 		return CLI_EXIT_USAGE;
 	}
