@@ -27,10 +27,14 @@ static uint64_t pairwise(const struct fpref_format *f, const struct fpref_env *e
 		   flags);
 }
 
-int fpref_emu_dot(enum fpref_sum_order order, size_t block, const struct fpref_format *in, const uint64_t *a,
-		  const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc, const struct fpref_env *env,
-		  uint64_t *d, unsigned *flags)
+int fpref_emu_dot(enum fpref_sum_order order, size_t block, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		  const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
+		  const struct fpref_env *env, uint64_t *d, unsigned *flags)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *in = in_a;
 	if (acc->man_bits > FPREF_OP_MAX_MAN_BITS || (order == FPREF_SUM_BLOCKED && block == 0))
 		return -1;
 	uint64_t *x = malloc((2 * K + 1) * sizeof *x);

@@ -422,15 +422,24 @@ int fpref_emu_tc_decode_pair(const struct fpref_format *input, const uint64_t *a
 	return 0;
 }
 
-int fpref_emu_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		 const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
+int fpref_emu_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		     const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
+		     uint64_t *d)
 {
-	return fpref_emu_tc_dot_scaled(m, input, a, b, K, NULL, c, output, d);
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
+	return fpref_emu_tc_dot_scaled(m, input, input, a, b, K, NULL, c, output, d);
 }
 
-int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			    const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
+int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			    const uint64_t *a, const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_unpacked z;
 	if (S == 0 || fpref_tc_lowered(m, f32) || fpref_decode(f32, c, &z) == FPREF_DECODE_INVALID)
@@ -440,7 +449,7 @@ int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_f
 	uint64_t acc = 0, part = 0;
 	unsigned flags = 0;
 	for (size_t k = 0; k < K; k += S) {
-		if (fpref_emu_tc_dot(m, input, a + k, b + k, K - k < S ? K - k : S, 0, f32, &part) != 0)
+		if (fpref_emu_tc_dot(m, input, input, a + k, b + k, K - k < S ? K - k : S, 0, f32, &part) != 0)
 			return -1;
 		uint64_t args[3] = { acc, part, 0 };
 		fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, &acc, &flags);

@@ -183,7 +183,7 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 			for (size_t k = 0; k < K; k++)
 				col[k] = g->B[k * N + j];
 			for (size_t i = 0; i < M && r == 0; i++)
-				r = fpref_emu_tc_dot(g->m, g->input, g->A + i * K, col, K, g->C ? g->C[i * N + j] : 0,
+				r = fpref_emu_tc_dot(g->m, g->input, g->input, g->A + i * K, col, K, g->C ? g->C[i * N + j] : 0,
 						     g->output, &g->D[i * N + j]);
 		}
 		free(col);
@@ -363,9 +363,13 @@ static enum tile_kind gemm_tiles(const struct fpref_tc_model *m, const struct pl
 	return tiles;
 }
 
-const char *fpref_emu_tc_gemm_path(const struct fpref_tc_model *m, const struct fpref_format *input,
+const char *fpref_emu_tc_gemm_path(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 				   const struct fpref_format *output)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return NULL;
+	const struct fpref_format *input = in_a;
 	static const char *const names[] = { [TILE_NONE] = "per column", [TILE_BLOCK] = "block tile",
 					      [TILE_TWO_STAGE] = "two-stage tile", [TILE_GROUPS] = "group tile",
 					      [TILE_TREE] = "fp32-tree tile",
@@ -510,10 +514,14 @@ static int gemm_decoded(const struct gemm_job *g0, unsigned threads)
 	return r ? -1 : 0;
 }
 
-int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref_format *input,
+int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 			      const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
 			      const uint64_t *B, const uint64_t *C, size_t nc, uint64_t *D, unsigned threads)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
 	return gemm_run(m, input, output, M, N, K, A, B, C, nc, D, threads, NULL);
 }
 
@@ -541,11 +549,15 @@ static int scaled_columns(const struct gemm_job *g, size_t j0, size_t j1)
 	return 0;
 }
 
-int fpref_emu_tc_gemm_scaled_threads(const struct fpref_tc_model *m, const struct fpref_format *input,
+int fpref_emu_tc_gemm_scaled_threads(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 				     const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
 				     const uint64_t *B, const struct fpref_tc_gemm_scales *scales, const uint64_t *C,
 				     uint64_t *D, unsigned threads)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
 	if (!scales)
 		return gemm_run(m, input, output, M, N, K, A, B, C, 0, D, threads, NULL);
 	struct fpref_tc_scales probe = { scales->format, scales->a, scales->b, scales->every };
@@ -570,9 +582,13 @@ int fpref_emu_tc_gemm_scaled_threads(const struct fpref_tc_model *m, const struc
 	return r ? -1 : 0;
 }
 
-int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
-		  size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
-		  uint64_t *D)
+int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		      const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
+		      const uint64_t *B, const uint64_t *C, size_t nc, uint64_t *D)
 {
-	return fpref_emu_tc_gemm_threads(m, input, output, M, N, K, A, B, C, nc, D, 1);
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
+	return fpref_emu_tc_gemm_threads(m, input, input, output, M, N, K, A, B, C, nc, D, 1);
 }

@@ -42,10 +42,14 @@ static struct scale_pair *scale_pairs(const struct fpref_tc_model *m, const stru
 	return pairs;
 }
 
-int fpref_emu_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			    const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
-			    const struct fpref_format *output, uint64_t *d)
+int fpref_emu_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			    const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
+			    uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
 	struct plan p;
 	struct fpref_unpacked z;
 	if (fpref_emu_tc_plan_init(&p, m, input, output) != 0 || fpref_decode(output, c, &z) == FPREF_DECODE_INVALID ||
@@ -94,10 +98,14 @@ uint64_t fpref_emu_tc_chain_promoted(const struct plan *p, const struct fpref_en
 	return acc;
 }
 
-int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			  const uint64_t *b, size_t K, size_t nc, const uint64_t *scale_a, const uint64_t *scale_b,
-			  uint64_t c, uint64_t *d)
+int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			      const uint64_t *a, const uint64_t *b, size_t K, size_t nc, const uint64_t *scale_a,
+			      const uint64_t *scale_b, uint64_t c, uint64_t *d)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct plan p;
 	struct fpref_unpacked z;

@@ -20,21 +20,21 @@ extern "C" {
 /* d = a . b + c through any accumulation model: the emulator's
  * (fpref_emu_model_dot), or for FPREF_ACCUM_EXACT the oracle's one
  * rounding of the exact value.  0, or -1 for an invalid pattern. */
-int fpref_golden_model_dot(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
-			   const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out,
+int fpref_golden_model_dot(const struct fpref_accum_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			   const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out,
 			   const struct fpref_env *env, uint64_t *d);
 
 /* fpref_golden_model_dot with block scales (NULL: none, the same as
  * fpref_golden_model_dot): a tensor-core model without promotion or
  * split-K, on a native path (fpref_emu_tc_dot_scaled).  0, or -1 for an
  * invalid pattern or scales the model does not take (fpref_tc_scales_ok). */
-int fpref_golden_model_dot_scaled(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
-				  const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
-				  const struct fpref_format *out, const struct fpref_env *env, uint64_t *d);
+int fpref_golden_model_dot_scaled(const struct fpref_accum_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+				  const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
+				  uint64_t c, const struct fpref_format *out, const struct fpref_env *env, uint64_t *d);
 
 /* Whether an accumulation model takes block scales for this output, and
  * if not why, in err (a sentence for a command-line message). */
-bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struct fpref_format *in,
+bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 				  const struct fpref_format *out, const struct fpref_tc_scales *scales, char *err,
 				  size_t errlen);
 

@@ -12,20 +12,30 @@
 #include "fpref_ref.h"
 #include "fpref_emu_tc.h"
 
-int fpref_golden_model_dot(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
-			   const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out,
+int fpref_golden_model_dot(const struct fpref_accum_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			   const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out,
 			   const struct fpref_env *env, uint64_t *d)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *in = in_a;
 	unsigned flags = 0;
 	if (m->kind == FPREF_ACCUM_EXACT)
-		return fpref_ref_dot_exact(in, a, b, K, c, out, env, d, &flags);
-	return fpref_emu_model_dot(m, in, a, b, K, c, out, env, d);
+		return fpref_ref_dot_exact(in, in, a, b, K, c, out, env, d, &flags);
+	return fpref_emu_model_dot(m, in, in, a, b, K, c, out, env, d);
 }
 
-bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struct fpref_format *in,
+bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 				  const struct fpref_format *out, const struct fpref_tc_scales *scales, char *err,
 				  size_t errlen)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b)) {
+		snprintf(err, errlen, "A and B of two formats take no block scales yet");
+		return false;
+	}
+	const struct fpref_format *in = in_a;
 	if (m->kind != FPREF_ACCUM_TC) {
 		snprintf(err, errlen, "block scales need a tensor-core model (a preset or generic), not a plain order");
 		return false;
@@ -54,16 +64,20 @@ bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struc
 	return true;
 }
 
-int fpref_golden_model_dot_scaled(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
-				  const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
-				  const struct fpref_format *out, const struct fpref_env *env, uint64_t *d)
+int fpref_golden_model_dot_scaled(const struct fpref_accum_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+				  const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
+				  uint64_t c, const struct fpref_format *out, const struct fpref_env *env, uint64_t *d)
 {
-	if (!scales)
-		return fpref_golden_model_dot(m, in, a, b, K, c, out, env, d);
-	char err[160];
-	if (!fpref_golden_model_scales_ok(m, in, out, scales, err, sizeof err))
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
 		return -1;
-	return fpref_emu_tc_dot_scaled(&m->tc, in, a, b, K, scales, c, out, d);
+	const struct fpref_format *in = in_a;
+	if (!scales)
+		return fpref_golden_model_dot(m, in, in, a, b, K, c, out, env, d);
+	char err[160];
+	if (!fpref_golden_model_scales_ok(m, in, in, out, scales, err, sizeof err))
+		return -1;
+	return fpref_emu_tc_dot_scaled(&m->tc, in, in, a, b, K, scales, c, out, d);
 }
 
 /* One scale entry: a pattern (0x...), 2^N, or an exact positive value. */
@@ -149,10 +163,10 @@ static int model_bound(const struct fpref_accum_model *m, const struct fpref_for
 	switch (m->kind) {
 	case FPREF_ACCUM_TC:
 		if (m->splitk)
-			return fpref_ref_tc_bound_splitk(&m->tc, in, a, b, K, m->splitk, c, bound);
-		return fpref_ref_tc_bound(&m->tc, in, a, b, K, c, out, m->promote, bound);
+			return fpref_ref_tc_bound_splitk(&m->tc, in, in, a, b, K, m->splitk, c, bound);
+		return fpref_ref_tc_bound(&m->tc, in, in, a, b, K, c, out, m->promote, bound);
 	case FPREF_ACCUM_PLAIN:
-		return fpref_ref_sum_bound(m->order, m->block, in, a, b, K, c, out, env, bound);
+		return fpref_ref_sum_bound(m->order, m->block, in, in, a, b, K, c, out, env, bound);
 	case FPREF_ACCUM_EXACT:
 		break;
 	}
@@ -260,11 +274,11 @@ static double measure(const struct fpref_gemm_problem *p, size_t i, size_t j, co
 	uint64_t c = p->C ? p->C[i * p->N + j] : fpref_format_zero_bits(p->out, false);
 	struct fpref_tc_scales sc = { p->scales ? p->scales->format : NULL, p->scales ? p->scales->a + i * chunks : NULL,
 				     col + 2 * K, p->scales ? p->scales->every : 0 };
-	fpref_ref_dot_value_scaled(p->src, p->A + i * K, col + K, K, p->scales ? &sc : NULL, c, p->out, exact);
+	fpref_ref_dot_value_scaled(p->src, p->src, p->A + i * K, col + K, K, p->scales ? &sc : NULL, c, p->out, exact);
 	if (p->Aq != p->A || p->Bq != p->B)
 		mpfr_set_nan(bound); /* errors against other inputs than the model's: no bound applies */
 	else if (p->scales)
-		fpref_ref_tc_bound_scaled(&p->model->tc, p->in, p->Aq + i * K, col, K, &sc, c, p->out, 0, bound);
+		fpref_ref_tc_bound_scaled(&p->model->tc, p->in, p->in, p->Aq + i * K, col, K, &sc, c, p->out, 0, bound);
 	else
 		model_bound(p->model, p->in, p->Aq + i * K, col, K, c, p->out, p->env, bound);
 	return add_element(s, p->out, d, exact, bound, t);
@@ -281,13 +295,13 @@ int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fp
 		char err[160];
 		uint64_t none = 0;
 		struct fpref_tc_scales probe = { p->scales->format, &none, &none, p->scales->every };
-		if (!fpref_golden_model_scales_ok(m, p->in, p->out, &probe, err, sizeof err) || p->A != p->Aq ||
+		if (!fpref_golden_model_scales_ok(m, p->in, p->in, p->out, &probe, err, sizeof err) || p->A != p->Aq ||
 		    p->B != p->Bq)
 			return -1;
-		status = fpref_emu_tc_gemm_scaled_threads(&m->tc, p->in, p->out, M, N, K, p->Aq, p->Bq, p->scales,
+		status = fpref_emu_tc_gemm_scaled_threads(&m->tc, p->in, p->in, p->out, M, N, K, p->Aq, p->Bq, p->scales,
 							  p->C, D, p->threads);
 	} else if (fast) /* the whole product at once: the emulator's fast path */
-		status = fpref_emu_tc_gemm_threads(&m->tc, p->in, p->out, M, N, K, p->Aq, p->Bq, p->C, m->promote, D,
+		status = fpref_emu_tc_gemm_threads(&m->tc, p->in, p->in, p->out, M, N, K, p->Aq, p->Bq, p->C, m->promote, D,
 						   p->threads);
 	if (status || (!stats && fast))
 		return status;
@@ -301,7 +315,7 @@ int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fp
 			gather(p, j, col);
 			uint64_t c = p->C ? p->C[i * N + j] : fpref_format_zero_bits(p->out, false);
 			if (!fast)
-				status = fpref_golden_model_dot(m, p->in, p->Aq + i * K, col, K, c, p->out, p->env,
+				status = fpref_golden_model_dot(m, p->in, p->in, p->Aq + i * K, col, K, c, p->out, p->env,
 								&D[i * N + j]);
 			if (!status && stats)
 				measure(p, i, j, col, D[i * N + j], stats, exact, bound, t);

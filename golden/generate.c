@@ -261,8 +261,8 @@ static void dot_cases(struct job_state *st)
 			v[2 * K] = r % 2 ? 0 : pattern(&j->out, (r >> 1) & 1, (uint64_t)j->out.bias - 2 + (r >> 4) % 6, r >> 20);
 	computed:;
 		uint64_t d1 = 0, d2 = 0;
-		fpref_emu_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d1);
-		fpref_ref_tc_dot(&j->model, &j->in, v, v + K, K, v[2 * K], &j->out, &d2);
+		fpref_emu_tc_dot(&j->model, &j->in, &j->in, v, v + K, K, v[2 * K], &j->out, &d1);
+		fpref_ref_tc_dot(&j->model, &j->in, &j->in, v, v + K, K, v[2 * K], &j->out, &d2);
 		if (d1 != d2) {
 			snprintf(st->err, st->errlen, "%s, case %lu: emulator %llx, oracle %llx: the engines disagree", j->path,
 				 c + 1, (unsigned long long)d1, (unsigned long long)d2);

@@ -196,17 +196,17 @@ static int matmul(struct lab *L, const struct fpref_format *in, size_t M, size_t
 			uint64_t d = 0;
 			int status;
 			if (L->rc->fp8 == FP8_DEEPSEEK)
-				status = fpref_emu_tc_dot_promoted(&L->model.tc, in, A + m * K, Bt + n * K, K, 128,
+				status = fpref_emu_tc_dot_promoted(&L->model.tc, in, in, A + m * K, Bt + n * K, K, 128,
 								   sa + m * chunks, sb + (n / b_rows) * chunks, 0, &d);
 			else if (promote)
-				status = fpref_emu_tc_dot_promoted(&L->model.tc, in, A + m * K, Bt + n * K, K, promote,
+				status = fpref_emu_tc_dot_promoted(&L->model.tc, in, in, A + m * K, Bt + n * K, K, promote,
 								   NULL, NULL, 0, &d);
 			else if (L->rc->fp16_accumulator) {
-				status = fpref_emu_model_dot(&L->model, in, A + m * K, Bt + n * K, K, 0, L->low, &L->env,
+				status = fpref_emu_model_dot(&L->model, in, in, A + m * K, Bt + n * K, K, 0, L->low, &L->env,
 							     &d);
 				d = convert(L->low, d, L->f32, &L->env);
 			} else
-				status = fpref_emu_model_dot(&L->model, in, A + m * K, Bt + n * K, K, 0, L->f32, &L->env,
+				status = fpref_emu_model_dot(&L->model, in, in, A + m * K, Bt + n * K, K, 0, L->f32, &L->env,
 							     &d);
 			if (status != 0)
 				return -1;
@@ -432,7 +432,7 @@ static uint32_t fp16_sum_of_squares(struct lab *L, const uint32_t *r)
 	unsigned flags = 0;
 	for (size_t i = 0; i < B * N; i++)
 		h[i] = convert(L->f32, r[i], L->low, &L->cast);
-	fpref_emu_dot(FPREF_SUM_RECURSIVE, 0, L->low, h, h, B * N, 0, L->low, &L->env, &s, &flags);
+	fpref_emu_dot(FPREF_SUM_RECURSIVE, 0, L->low, L->low, h, h, B * N, 0, L->low, &L->env, &s, &flags);
 	uint32_t back = (uint32_t)convert(L->low, s, L->f32, &L->env);
 	L->r->nonfinite += nonfinite32(back);
 	return back;

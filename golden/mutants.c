@@ -138,7 +138,7 @@ static int dot_result(const struct fpref_mutant *m, const struct fpref_golden_jo
 	case FPREF_MUT_DOT_C_LAST: {
 		uint64_t d, sum[2];
 		uint64_t zero = fpref_format_zero_bits(&j->out, false);
-		if (fpref_emu_tc_dot(&model, &j->in, in, in + K, K, zero, &j->out, &d) != 0)
+		if (fpref_emu_tc_dot(&model, &j->in, &j->in, in, in + K, K, zero, &j->out, &d) != 0)
 			return -1;
 		struct fpref_env env;
 		fpref_env_default(&env);
@@ -151,7 +151,7 @@ static int dot_result(const struct fpref_mutant *m, const struct fpref_golden_jo
 	default:
 		return -1;
 	}
-	return fpref_emu_tc_dot(&model, &j->in, in, in + K, K, c, &j->out, result);
+	return fpref_emu_tc_dot(&model, &j->in, &j->in, in, in + K, K, c, &j->out, result);
 }
 
 static int mutate(const struct fpref_mutant *m, const struct fpref_golden_job *j, const uint64_t *in, uint64_t *result)

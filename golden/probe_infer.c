@@ -24,7 +24,7 @@ static bool same_on(const struct search *s, const struct fpref_tc_model *m, size
 	const struct fpref_probe_data *d = s->data;
 	const uint64_t *row = d->rows + i * (2 * d->K + 1);
 	uint64_t got;
-	return fpref_emu_tc_dot(m, &d->in, row, row + d->K, d->K, row[2 * d->K], &d->out, &got) == 0 && got == d->d[i];
+	return fpref_emu_tc_dot(m, &d->in, &d->in, row, row + d->K, d->K, row[2 * d->K], &d->out, &got) == 0 && got == d->d[i];
 }
 
 static void remember(struct search *s, size_t i)

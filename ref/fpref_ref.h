@@ -150,21 +150,23 @@ int fpref_ref_op_unrounded(enum fpref_op op, const struct fpref_format *f, const
 /* The exact dot product: sum of a_k * b_k (inputs of `in`) and c (of
  * `acc`), computed exactly (mpfr_sum) and rounded once to `acc` under env;
  * an exact zero is +0, or -0 under rdn.  0, or -1 for an invalid pattern. */
-int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
-			const struct fpref_format *acc, const struct fpref_env *env, uint64_t *d, unsigned *flags);
+int fpref_ref_dot_exact(const struct fpref_format *in_a, const struct fpref_format *in_b,
+			const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
+			const struct fpref_env *env, uint64_t *d, unsigned *flags);
 
 /* The exact value of a . b + c (inputs of `in`, c of `acc`): exact holds
  * it exactly (its precision is set as needed); NaN or inf as the IEEE
  * rules give them.  0, or -1 for an invalid pattern. */
-int fpref_ref_dot_value(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
-			const struct fpref_format *acc, mpfr_ptr exact);
+int fpref_ref_dot_value(const struct fpref_format *in_a, const struct fpref_format *in_b,
+			const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
+			mpfr_ptr exact);
 /* fpref_ref_dot_value with block scales (NULL: none): each product a_k b_k
  * times its chunk's two scale values (fpref_tc_scales; UE4M3 read without
  * its sign), exactly; NaN when a scale that applies is NaN.  0, or -1 for
  * an invalid pattern (of the inputs or the scales). */
-int fpref_ref_dot_value_scaled(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K,
-			       const struct fpref_tc_scales *scales, uint64_t c, const struct fpref_format *acc,
-			       mpfr_ptr exact);
+int fpref_ref_dot_value_scaled(const struct fpref_format *in_a, const struct fpref_format *in_b,
+			       const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
+			       uint64_t c, const struct fpref_format *acc, mpfr_ptr exact);
 /* The unrounded value of op on patterns of f: exact for add, sub, mul,
  * fma, min and max, correct to thousands of bits for div and sqrt.  0, or
  * -1 for a comparison or an invalid pattern. */
@@ -181,20 +183,21 @@ int fpref_ref_error(const struct fpref_format *f, uint64_t bits, mpfr_srcptr exa
  * oracle: the same rules as fpref_emu_tc_dot, through MPFR and exact integer
  * sums.  0, or -1 for an invalid pattern or an output other than float32
  * and float16. */
-int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		     const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d);
+int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		     const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
+		     uint64_t *d);
 
 /* fpref_ref_tc_dot with block scales (NULL: unit scales), the oracle's side
  * of fpref_emu_tc_dot_scaled: the group path's exact group sums times the
  * scales' values, or products times E8M0 scales, through MPFR. */
-int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			    const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
-			    const struct fpref_format *output, uint64_t *d);
+int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			    const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
+			    uint64_t c, const struct fpref_format *output, uint64_t *d);
 
 /* cuBLASLt's split-K order computed by the oracle (fpref_emu_tc_dot_splitk):
  * each slice by fpref_ref_tc_dot, the additions by the oracle's FP32. */
-int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			    const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d);
+int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			    const uint64_t *a, const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d);
 
 /* A priori bounds on |d - exact| for d = a . b + c, from the inputs alone
  * (docs/accumulation.md derives them), evaluated rounding upward.  Writes
@@ -209,16 +212,16 @@ int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_f
  * fpref_emu_tc_dot_splitk (FP32).
  * fpref_ref_sum_bound: the plain orders of fpref_emu_dot.  0, or -1 for an
  * invalid pattern or unsupported formats. */
-int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, size_t nc,
-		       mpfr_ptr bound);
-int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			      const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
-			      const struct fpref_format *output, size_t nc, mpfr_ptr bound);
-int fpref_ref_tc_bound_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			      const uint64_t *b, size_t K, size_t S, uint64_t c, mpfr_ptr bound);
-int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct fpref_format *in, const uint64_t *a,
-			const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
+int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		       const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
+		       size_t nc, mpfr_ptr bound);
+int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			      const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
+			      uint64_t c, const struct fpref_format *output, size_t nc, mpfr_ptr bound);
+int fpref_ref_tc_bound_splitk(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			      const uint64_t *a, const uint64_t *b, size_t K, size_t S, uint64_t c, mpfr_ptr bound);
+int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
 			const struct fpref_env *env, mpfr_ptr bound);
 
 /* The exact decimal expansion of a finite x ("448", "-0", "1.5e-45" style

@@ -313,9 +313,14 @@ static void dot_terms_clear(struct dot_terms *t)
 	free(t->refs);
 }
 
-int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
-			const struct fpref_format *acc, const struct fpref_env *env, uint64_t *d, unsigned *flags)
+int fpref_ref_dot_exact(const struct fpref_format *in_a, const struct fpref_format *in_b,
+			const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
+			const struct fpref_env *env, uint64_t *d, unsigned *flags)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *in = in_a;
 	struct fpref_ref_value r;
 	fpref_ref_value_init(&r);
 	mpfr_flags_t saved = mpfr_flags_save();
@@ -341,9 +346,14 @@ int fpref_ref_dot_exact(const struct fpref_format *in, const uint64_t *a, const 
 	return status;
 }
 
-int fpref_ref_dot_value(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
-			const struct fpref_format *acc, mpfr_ptr exact)
+int fpref_ref_dot_value(const struct fpref_format *in_a, const struct fpref_format *in_b,
+			const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
+			mpfr_ptr exact)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *in = in_a;
 	struct dot_terms t;
 	int status = dot_terms(in, a, b, K, c, acc, false, &t);
 	if (status == 0) {

@@ -485,10 +485,14 @@ static void fp32_add_bound(struct running *acc, const struct running *part)
 	mpfr_clear(t);
 }
 
-int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			      const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
-			      const struct fpref_format *output, size_t nc, mpfr_ptr bound)
+int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			      const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
+			      uint64_t c, const struct fpref_format *output, size_t nc, mpfr_ptr bound)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
 	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input) || !fpref_tc_scales_ok(m, scales) ||
 	    (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output) || m->tree > 0 ||
 		    scales)) ||
@@ -531,20 +535,28 @@ int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref
 	return status < 0 ? -1 : 0;
 }
 
-int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, size_t nc,
-		       mpfr_ptr bound)
+int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		       const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
+		       size_t nc, mpfr_ptr bound)
 {
-	return fpref_ref_tc_bound_scaled(m, input, a, b, K, NULL, c, output, nc, bound);
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
+	return fpref_ref_tc_bound_scaled(m, input, input, a, b, K, NULL, c, output, nc, bound);
 }
 
 /* cuBLASLt's split-K (fpref_emu_tc_dot_splitk): each slice's chain from
  * zero (FP32 output), the slices added in K order by FP32 additions from
  * zero, then C by one more: each addition one rounding of the sum of its
  * operands' bounds, as promotion's. */
-int fpref_ref_tc_bound_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			      const uint64_t *b, size_t K, size_t S, uint64_t c, mpfr_ptr bound)
+int fpref_ref_tc_bound_splitk(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			      const uint64_t *a, const uint64_t *b, size_t K, size_t S, uint64_t c, mpfr_ptr bound)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	if (S == 0 || !fpref_tc_output_ok(m, input, f32) || !fpref_tc_input_ok(input) || fpref_tc_lowered(m, f32))
 		return -1;
@@ -616,10 +628,14 @@ static void pairwise_bound(const struct plain *pl, mpfr_t *abs_a, mpfr_t *abs_b,
 	running_clear(&right);
 }
 
-int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct fpref_format *in, const uint64_t *a,
-			const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
+int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
 			const struct fpref_env *env, mpfr_ptr bound)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *in = in_a;
 	if (acc->man_bits > FPREF_OP_MAX_MAN_BITS || (order == FPREF_SUM_BLOCKED && block == 0))
 		return -1;
 	struct bound_inputs bi;

@@ -262,7 +262,7 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 				}
 			}
 			if (status == 0)
-				status = fpref_ref_tc_dot(inner, f16, x, y, n, partial, output, &partial);
+				status = fpref_ref_tc_dot(inner, f16, f16, x, y, n, partial, output, &partial);
 		}
 		uint64_t args[3] = { partial, acc, 0 };
 		unsigned flags = 0;
@@ -275,16 +275,25 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 	return status ? -1 : 0;
 }
 
-int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		     const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
+int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		     const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
+		     uint64_t *d)
 {
-	return fpref_ref_tc_dot_scaled(m, input, a, b, K, NULL, c, output, d);
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
+	return fpref_ref_tc_dot_scaled(m, input, input, a, b, K, NULL, c, output, d);
 }
 
-int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			    const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
-			    const struct fpref_format *output, uint64_t *d)
+int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			    const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
+			    uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
 	if (!fpref_tc_scales_ok(m, scales) || (scales && fpref_tc_lowered(m, output)))
 		return -1;
 	if (fpref_tc_lowered(m, output) && fpref_tc_output_ok(m, input, output)) {
@@ -373,9 +382,13 @@ int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_f
 	return status ? -1 : 0;
 }
 
-int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			    const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
+int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			    const uint64_t *a, const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *input = in_a;
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	if (S == 0 || fpref_tc_lowered(m, f32))
 		return -1;
@@ -385,7 +398,7 @@ int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_f
 	unsigned flags = 0;
 	int status = 0;
 	for (size_t k = 0; k < K && status == 0; k += S) {
-		status = fpref_ref_tc_dot(m, input, a + k, b + k, K - k < S ? K - k : S, 0, f32, &sums[1]);
+		status = fpref_ref_tc_dot(m, input, input, a + k, b + k, K - k < S ? K - k : S, 0, f32, &sums[1]);
 		if (status == 0)
 			status = fpref_ref_op(FPREF_OP_ADD, f32, sums, &env, 0, &sums[0], &flags);
 	}

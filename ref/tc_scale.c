@@ -99,12 +99,16 @@ mpfr_t *fpref_ref_tc_scale_weights(const struct fpref_tc_scales *sc, size_t K, i
 	return w;
 }
 
-int fpref_ref_dot_value_scaled(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K,
-			       const struct fpref_tc_scales *scales, uint64_t c, const struct fpref_format *acc,
-			       mpfr_ptr exact)
+int fpref_ref_dot_value_scaled(const struct fpref_format *in_a, const struct fpref_format *in_b,
+			       const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
+			       uint64_t c, const struct fpref_format *acc, mpfr_ptr exact)
 {
+	/* one format for both operands until this path takes A and B apart */
+	if (!fpref_format_same(in_a, in_b))
+		return -1;
+	const struct fpref_format *in = in_a;
 	if (!scales)
-		return fpref_ref_dot_value(in, a, b, K, c, acc, exact);
+		return fpref_ref_dot_value(in, in, a, b, K, c, acc, exact);
 	int scale_status = 0, status = 0;
 	mpfr_t *w = fpref_ref_tc_scale_weights(scales, K, &scale_status);
 	mpfr_t *terms = malloc((K + 1) * sizeof *terms);

@@ -15,7 +15,7 @@ static uint64_t run(enum fpref_sum_order order, size_t block, const char *in_nam
 	fpref_env_default(&env);
 	uint64_t d = 0;
 	unsigned flags = 0;
-	ck_assert_int_eq(fpref_emu_dot(order, block, &in, a, b, K, c, &acc, &env, &d, &flags), 0);
+	ck_assert_int_eq(fpref_emu_dot(order, block, &in, &in, a, b, K, c, &acc, &env, &d, &flags), 0);
 	return d;
 }
 
@@ -36,7 +36,7 @@ START_TEST(swamping)
 	fpref_env_default(&env);
 	uint64_t d = 0;
 	unsigned flags = 0;
-	ck_assert_int_eq(fpref_ref_dot_exact(&f16, a, b, 9, 0, &f16, &env, &d, &flags), 0);
+	ck_assert_int_eq(fpref_ref_dot_exact(&f16, &f16, a, b, 9, 0, &f16, &env, &d, &flags), 0);
 	ck_assert_uint_eq(d, 0x6804);
 	ck_assert_uint_eq(flags, 0);
 }
@@ -77,7 +77,7 @@ START_TEST(exact_when_wide)
 			ck_assert_uint_eq(run((enum fpref_sum_order)o, 8, "f16", a, b, K, 0, "f64"), want);
 		uint64_t d = 0;
 		unsigned flags = 0;
-		fpref_ref_dot_exact(&f16, a, b, K, 0, &f64, &env, &d, &flags);
+		fpref_ref_dot_exact(&f16, &f16, a, b, K, 0, &f64, &env, &d, &flags);
 		ck_assert_uint_eq(d, want);
 	}
 }
@@ -128,12 +128,12 @@ START_TEST(orders_against_oracle_steps)
 			}
 			uint64_t got;
 			unsigned flags = 0;
-			fpref_emu_dot(FPREF_SUM_RECURSIVE, 0, &f16, a, b, K, 0, &acc, &env, &got, &flags);
+			fpref_emu_dot(FPREF_SUM_RECURSIVE, 0, &f16, &f16, a, b, K, 0, &acc, &env, &got, &flags);
 			ck_assert_msg(got == s, "%s %s recursive: %llx vs %llx", acc.name, fpref_rounding_name(env.rounding),
 				      (unsigned long long)got, (unsigned long long)s);
-			fpref_emu_dot(FPREF_SUM_FMA_CHAIN, 0, &f16, a, b, K, 0, &acc, &env, &got, &flags);
+			fpref_emu_dot(FPREF_SUM_FMA_CHAIN, 0, &f16, &f16, a, b, K, 0, &acc, &env, &got, &flags);
 			ck_assert_uint_eq(got, f);
-			fpref_emu_dot(FPREF_SUM_KAHAN, 0, &f16, a, b, K, 0, &acc, &env, &got, &flags);
+			fpref_emu_dot(FPREF_SUM_KAHAN, 0, &f16, &f16, a, b, K, 0, &acc, &env, &got, &flags);
 			ck_assert_uint_eq(got, kahan);
 		}
 	}
@@ -171,7 +171,7 @@ START_TEST(recursive_bound_holds)
 		}
 		uint64_t d;
 		unsigned flags = 0;
-		fpref_emu_dot(FPREF_SUM_RECURSIVE, 0, &f16, a, b, K, 0, &f32, &env, &d, &flags);
+		fpref_emu_dot(FPREF_SUM_RECURSIVE, 0, &f16, &f16, a, b, K, 0, &f32, &env, &d, &flags);
 		fpref_ref_from_bits(&f32, d, false, &x);
 		double err = fabs(mpfr_get_d(x.x, MPFR_RNDN) - exact);
 		double u = ldexp(1, -24), gamma = (double)K * u / (1 - (double)K * u);
@@ -203,17 +203,17 @@ START_TEST(promotion_keeps_small_blocks)
 	uint64_t a[64], b[64], d;
 	for (int k = 0; k < 64; k++)
 		a[k] = b[k] = k < 32 ? 0x38 : 0x01;
-	ck_assert_int_eq(fpref_emu_tc_dot(m, &e4m3, a, b, 64, 0, &f32, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot(m, &e4m3, &e4m3, a, b, 64, 0, &f32, &d), 0);
 	ck_assert_uint_eq(d, 0x42000000);
-	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, a, b, 64, 32, NULL, NULL, 0, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, &e4m3, a, b, 64, 32, NULL, NULL, 0, &d), 0);
 	ck_assert_uint_eq(d, 0x42000020);
 	uint64_t sa[2] = { 0x3F800000, 0x40000000 }, sb[2] = { 0x3F800000, 0x3F000000 };
-	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, a, b, 64, 32, sa, sb, 0, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, &e4m3, a, b, 64, 32, sa, sb, 0, &d), 0);
 	ck_assert_uint_eq(d, 0x42000020);
 	/* one chunk holding everything: the accumulator alone, then + c in FP32 */
-	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, a, b, 64, 128, NULL, NULL, 0x3F800000, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, &e4m3, a, b, 64, 128, NULL, NULL, 0x3F800000, &d), 0);
 	ck_assert_uint_eq(d, 0x42040000); /* 32 + 1 */
-	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, a, b, 64, 0, NULL, NULL, 0, &d), -1);
+	ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &e4m3, &e4m3, a, b, 64, 0, NULL, NULL, 0, &d), -1);
 }
 END_TEST
 

@@ -64,11 +64,11 @@ static void replay_line(const struct set *s, const char *line, struct tally *t)
 	read_patterns(a_text, s->K, digits, a);
 	read_patterns(b_text, s->K, digits, b);
 	const struct fpref_tc_model *m = preset(s->model, &in), *other = preset(s->alt, &in);
-	ck_assert_int_eq(fpref_emu_tc_dot(m, &in, a, b, (size_t)s->K, c, &out, &emu), 0);
-	ck_assert_int_eq(fpref_ref_tc_dot(m, &in, a, b, (size_t)s->K, c, &out, &ref), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot(m, &in, &in, a, b, (size_t)s->K, c, &out, &emu), 0);
+	ck_assert_int_eq(fpref_ref_tc_dot(m, &in, &in, a, b, (size_t)s->K, c, &out, &ref), 0);
 	ck_assert_msg(emu == d && ref == d, "%s line %d (%s): GPU %llx, emulator %llx, oracle %llx", s->kernel,
 		      t->lines + 1, s->model, d, (unsigned long long)emu, (unsigned long long)ref);
-	ck_assert_int_eq(fpref_emu_tc_dot(other, &in, a, b, (size_t)s->K, c, &out, &alt), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot(other, &in, &in, a, b, (size_t)s->K, c, &out, &alt), 0);
 	t->alt_misses += alt != d;
 	t->lines++;
 }

@@ -38,7 +38,7 @@ static void answer(const struct fpref_tc_model *m, const struct fpref_format *in
 {
 	for (size_t i = 0; i < count; i++) {
 		const uint64_t *row = rows + i * (2 * K + 1);
-		ck_assert_int_eq(fpref_ref_tc_dot(m, in, row, row + K, K, row[2 * K], out, &d[i]), 0);
+		ck_assert_int_eq(fpref_ref_tc_dot(m, in, in, row, row + K, K, row[2 * K], out, &d[i]), 0);
 	}
 }
 
@@ -103,7 +103,7 @@ START_TEST(c_added_after)
 		const uint64_t *row = rows + i * (2 * K + 1);
 		uint64_t args[3] = { 0, row[2 * K], 0 };
 		unsigned flags = 0;
-		ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, row, row + K, K, 0, &out, &args[0]), 0);
+		ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, &in, row, row + K, K, 0, &out, &args[0]), 0);
 		ck_assert_int_eq(fpref_ref_op(FPREF_OP_ADD, &out, args, &rne, 0, &d[i], &flags), 0);
 	}
 	struct fpref_probe_data data = { .in = in, .out = out, .K = K, .count = count, .rows = rows, .d = d };
@@ -158,10 +158,10 @@ START_TEST(small_term_absorbed)
 	ck_assert_int_eq(fpref_tc_model_custom(4, 3, FPREF_TC_NO_FLOOR, FPREF_RTZ, &m, err, sizeof err), 0);
 	/* 1, -1, 2^-3 (kept: 3 bits) and 1, -1, 2^-4 (cut) */
 	uint64_t a[4] = { 0x3C00, 0xBC00, 0x3000, 0 }, b[4] = { 0x3C00, 0x3C00, 0x3C00, 0 }, d;
-	ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, a, b, 4, 0, &out, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, &in, a, b, 4, 0, &out, &d), 0);
 	ck_assert_uint_eq(d, 0x3E000000); /* 0.125 */
 	a[2] = 0x2C00;
-	ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, a, b, 4, 0, &out, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, &in, a, b, 4, 0, &out, &d), 0);
 	ck_assert_uint_eq(d, 0);
 }
 END_TEST

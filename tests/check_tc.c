@@ -49,7 +49,7 @@ START_TEST(silicon)
 			fpref_emu_convert(&f32, d32, out, &exact, 0, &want, &flags);
 			ck_assert_msg((flags & ~(unsigned)(FPREF_FLAG_INEXACT | FPREF_FLAG_UNDERFLOW)) == 0 || out16,
 				      "%s: inputs not exact", s->folder);
-			ck_assert_int_eq(fpref_emu_tc_dot(m, &in, a, b, (size_t)K, c, out, &got), 0);
+			ck_assert_int_eq(fpref_emu_tc_dot(m, &in, &in, a, b, (size_t)K, c, out, &got), 0);
 			cases++;
 			if (got != want && mismatches++ < 5)
 				fprintf(stderr, "%s %s out, case %lu: model %llx, GPU %llx\n", s->folder, out->name, cases,

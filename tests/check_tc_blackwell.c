@@ -47,7 +47,7 @@ static const struct fpref_tc_model *preset(const char *model, const struct fpref
 	return m;
 }
 
-typedef int (*scaled_dot)(const struct fpref_tc_model *, const struct fpref_format *, const uint64_t *,
+typedef int (*scaled_dot)(const struct fpref_tc_model *, const struct fpref_format *, const struct fpref_format *, const uint64_t *,
 			  const uint64_t *, size_t, const struct fpref_tc_scales *, uint64_t, const struct fpref_format *,
 			  uint64_t *);
 static const scaled_dot engines[2] = { fpref_emu_tc_dot_scaled, fpref_ref_tc_dot_scaled };
@@ -96,8 +96,8 @@ START_TEST(preset_against_oracle)
 			scaled++;
 		}
 		uint64_t got = 0, want = 0;
-		ck_assert_int_eq(engines[1](m, &in, a, b, K, use_scales ? &s : NULL, c, &out, &want), 0);
-		ck_assert_int_eq(engines[0](m, &in, a, b, K, use_scales ? &s : NULL, c, &out, &got), 0);
+		ck_assert_int_eq(engines[1](m, &in, &in, a, b, K, use_scales ? &s : NULL, c, &out, &want), 0);
+		ck_assert_int_eq(engines[0](m, &in, &in, a, b, K, use_scales ? &s : NULL, c, &out, &got), 0);
 		if (got != want) { /* the case, for fpref dot */
 			for (size_t k = 0; k < 2 * K; k++)
 				fprintf(stderr, "%llx ", (unsigned long long)(k < K ? a[k] : b[k - K]));
@@ -119,7 +119,7 @@ static uint64_t dot_both(const struct fpref_tc_model *m, const struct fpref_form
 {
 	uint64_t d[2] = { 1, 2 };
 	for (int e = 0; e < 2; e++)
-		ck_assert_int_eq(engines[e](m, in, a, b, K, s, c, out, &d[e]), 0);
+		ck_assert_int_eq(engines[e](m, in, in, a, b, K, s, c, out, &d[e]), 0);
 	ck_assert_msg(d[0] == d[1], "%s: emulator %llx, oracle %llx", m->gpu, (unsigned long long)d[0],
 		      (unsigned long long)d[1]);
 	return d[0];
@@ -234,10 +234,10 @@ START_TEST(round_down_dot_add)
 	struct fpref_format h = test_format("float16");
 	uint64_t d;
 	ck_assert(!fpref_tc_output_ok(m, &f16, &h));
-	ck_assert_int_eq(fpref_emu_tc_dot(m, &f16, a, b, 8, 0, &h, &d), -1);
+	ck_assert_int_eq(fpref_emu_tc_dot(m, &f16, &f16, a, b, 8, 0, &h, &d), -1);
 	mpfr_t bound;
 	mpfr_init2(bound, 64);
-	ck_assert_int_eq(fpref_ref_tc_bound(m, &f16, a, b, 8, 0, &h, 0, bound), -1);
+	ck_assert_int_eq(fpref_ref_tc_bound(m, &f16, &f16, a, b, 8, 0, &h, 0, bound), -1);
 	mpfr_clear(bound);
 }
 END_TEST
@@ -368,14 +368,14 @@ START_TEST(cdna4_scale_before_accumulation)
 	struct fpref_tc_scales bad = { &e8m0, sa, sb, 24 };
 	uint64_t d;
 	for (int e = 0; e < 2; e++)
-		ck_assert_int_eq(engines[e](m, &e4m3, a, b, 64, &bad, 0, &f32, &d), -1);
+		ck_assert_int_eq(engines[e](m, &e4m3, &e4m3, a, b, 64, &bad, 0, &f32, &d), -1);
 	uint64_t state = 4, x[64], y[64], unit[4] = { 127, 127, 127, 127 };
 	struct fpref_tc_scales ones = { &e8m0, unit, unit, 32 };
 	for (int rep = 0; rep < 300; rep++) {
 		size_t K = 1 + next_random(&state) % 64;
 		uint64_t c = random_case(&e4m3, &f32, &state, K, x, y), d1 = 0, d2 = 1;
-		ck_assert_int_eq(fpref_emu_tc_dot_scaled(m, &e4m3, x, y, K, &ones, c, &f32, &d1), 0);
-		ck_assert_int_eq(fpref_ref_tc_dot(plain, &e4m3, x, y, K, c, &f32, &d2), 0);
+		ck_assert_int_eq(fpref_emu_tc_dot_scaled(m, &e4m3, &e4m3, x, y, K, &ones, c, &f32, &d1), 0);
+		ck_assert_int_eq(fpref_ref_tc_dot(plain, &e4m3, &e4m3, x, y, K, c, &f32, &d2), 0);
 		ck_assert_uint_eq(d1, d2);
 	}
 }
@@ -425,8 +425,8 @@ START_TEST(scales_from_text_against_oracle)
 		struct fpref_tc_scales text = { &e8m0, pa, pb, 32 }, direct = { &e8m0, sa, sb, 32 };
 		struct fpref_env env;
 		fpref_env_default(&env);
-		ck_assert_int_eq(fpref_golden_model_dot_scaled(&m, &in, a, b, K, &text, c, &f32, &env, &d[0]), 0);
-		ck_assert_int_eq(fpref_ref_tc_dot_scaled(&m.tc, &in, a, b, K, &direct, c, &f32, &d[1]), 0);
+		ck_assert_int_eq(fpref_golden_model_dot_scaled(&m, &in, &in, a, b, K, &text, c, &f32, &env, &d[0]), 0);
+		ck_assert_int_eq(fpref_ref_tc_dot_scaled(&m.tc, &in, &in, a, b, K, &direct, c, &f32, &d[1]), 0);
 		ck_assert_msg(d[0] == d[1], "%s %s K=%zu: %llx, oracle %llx", m.tc.gpu, in.name, K,
 			      (unsigned long long)d[0], (unsigned long long)d[1]);
 		free(pa);
@@ -497,14 +497,14 @@ START_TEST(new_path_bounds_hold)
 		size_t S = (size_t)(rep % 2 ? 64 : 128), nc = (size_t)(1 + rep % 3) * (size_t)m->block;
 		int rc;
 		if (mode == 1) {
-			ck_assert_int_eq(fpref_emu_tc_dot_splitk(m, &in, a, b, K, S, c, &d), 0);
-			rc = fpref_ref_tc_bound_splitk(m, &in, a, b, K, S, c, bound);
+			ck_assert_int_eq(fpref_emu_tc_dot_splitk(m, &in, &in, a, b, K, S, c, &d), 0);
+			rc = fpref_ref_tc_bound_splitk(m, &in, &in, a, b, K, S, c, bound);
 		} else if (mode == 2 && m->tree == 0) {
-			ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &in, a, b, K, nc, NULL, NULL, c, &d), 0);
-			rc = fpref_ref_tc_bound(m, &in, a, b, K, c, &f32, nc, bound);
+			ck_assert_int_eq(fpref_emu_tc_dot_promoted(m, &in, &in, a, b, K, nc, NULL, NULL, c, &d), 0);
+			rc = fpref_ref_tc_bound(m, &in, &in, a, b, K, c, &f32, nc, bound);
 		} else {
-			ck_assert_int_eq(fpref_emu_tc_dot_scaled(m, &in, a, b, K, scaled ? &s : NULL, c, &f32, &d), 0);
-			rc = fpref_ref_tc_bound_scaled(m, &in, a, b, K, scaled ? &s : NULL, c, &f32, 0, bound);
+			ck_assert_int_eq(fpref_emu_tc_dot_scaled(m, &in, &in, a, b, K, scaled ? &s : NULL, c, &f32, &d), 0);
+			rc = fpref_ref_tc_bound_scaled(m, &in, &in, a, b, K, scaled ? &s : NULL, c, &f32, 0, bound);
 		}
 		ck_assert_int_eq(rc, 0);
 		held++;
@@ -561,11 +561,11 @@ START_TEST(cublaslt_splitk)
 	uint64_t a[64] = { 0 }, b[64] = { 0 }, d[2];
 	a[0] = b[0] = a[32] = b[32] = 0x38;
 	const struct fpref_tc_model *wg = preset("h100-wgmma", &e4m3);
-	ck_assert_int_eq(fpref_emu_tc_dot_splitk(wg, &e4m3, a, b, 64, 32, 0x4B800000, &d[0]), 0);
-	ck_assert_int_eq(fpref_ref_tc_dot_splitk(wg, &e4m3, a, b, 64, 32, 0x4B800000, &d[1]), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot_splitk(wg, &e4m3, &e4m3, a, b, 64, 32, 0x4B800000, &d[0]), 0);
+	ck_assert_int_eq(fpref_ref_tc_dot_splitk(wg, &e4m3, &e4m3, a, b, 64, 32, 0x4B800000, &d[1]), 0);
 	ck_assert_uint_eq(d[0], 0x4B800001);
 	ck_assert_uint_eq(d[1], 0x4B800001);
-	ck_assert_int_eq(fpref_emu_tc_dot_promoted(wg, &e4m3, a, b, 64, 32, NULL, NULL, 0x4B800000, &d[0]), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot_promoted(wg, &e4m3, &e4m3, a, b, 64, 32, NULL, NULL, 0x4B800000, &d[0]), 0);
 	ck_assert_uint_eq(d[0], 0x4B800000);
 	uint64_t state = 99, x[600], y[600];
 	const struct fpref_format *ins[2] = { &e4m3, &f16 };
@@ -578,12 +578,12 @@ START_TEST(cublaslt_splitk)
 			y[k] = random_input(in, &state, 0, max_field(in), 97);
 		}
 		uint64_t c = random_input(&f32, &state, 100, 150, 50);
-		ck_assert_int_eq(fpref_emu_tc_dot_splitk(m, in, x, y, K, S, c, &d[0]), 0);
-		ck_assert_int_eq(fpref_ref_tc_dot_splitk(m, in, x, y, K, S, c, &d[1]), 0);
+		ck_assert_int_eq(fpref_emu_tc_dot_splitk(m, in, in, x, y, K, S, c, &d[0]), 0);
+		ck_assert_int_eq(fpref_ref_tc_dot_splitk(m, in, in, x, y, K, S, c, &d[1]), 0);
 		ck_assert_msg(d[0] == d[1], "%s %s K=%zu: emulator %llx, oracle %llx", m->gpu, in->name, K,
 			      (unsigned long long)d[0], (unsigned long long)d[1]);
 	}
-	ck_assert_int_eq(fpref_emu_tc_dot_splitk(preset("h100-mma", &e4m3), &e4m3, a, b, 64, 32, 0, &d[0]), -1);
+	ck_assert_int_eq(fpref_emu_tc_dot_splitk(preset("h100-mma", &e4m3), &e4m3, &e4m3, a, b, 64, 32, 0, &d[0]), -1);
 }
 END_TEST
 
@@ -630,8 +630,8 @@ START_TEST(chip_aliases)
 	struct fpref_tc_scales bad = { &e8m0, s1, s1, 24 }, ue4m3 = { &e4m3, s1, s1, 32 };
 	const struct fpref_tc_model *mx8 = preset("tcgen05-mxf8f6f4", &e4m3);
 	for (int e = 0; e < 2; e++) {
-		ck_assert_int_eq(engines[e](mx8, &e4m3, a, a, 32, &bad, 0, &f32, &d), -1);
-		ck_assert_int_eq(engines[e](mx8, &e4m3, a, a, 32, &ue4m3, 0, &f32, &d), -1);
+		ck_assert_int_eq(engines[e](mx8, &e4m3, &e4m3, a, a, 32, &bad, 0, &f32, &d), -1);
+		ck_assert_int_eq(engines[e](mx8, &e4m3, &e4m3, a, a, 32, &ue4m3, 0, &f32, &d), -1);
 	}
 }
 END_TEST

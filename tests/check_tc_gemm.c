@@ -55,14 +55,14 @@ static unsigned long check_one(const struct fpref_tc_model *m, const struct fpre
 	for (unsigned threads = 1; threads <= 3; threads++) {
 		memset(D, 0xA5, sizeof D);
 		const uint64_t *c = threads == 2 ? NULL : C; /* C = NULL: zeros */
-		ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, in, out, M, N, K, A, B, c, nc, D, threads), 0);
+		ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, in, in, out, M, N, K, A, B, c, nc, D, threads), 0);
 		for (size_t j = 0; j < N; j++) {
 			for (size_t k = 0; k < K; k++)
 				col[k] = B[k * N + j];
 			for (size_t i = 0; i < M; i++) {
 				uint64_t want, cij = c ? c[i * N + j] : 0;
-				int r = nc ? fpref_emu_tc_dot_promoted(m, in, A + i * K, col, K, nc, NULL, NULL, cij, &want)
-					   : fpref_emu_tc_dot(m, in, A + i * K, col, K, cij, out, &want);
+				int r = nc ? fpref_emu_tc_dot_promoted(m, in, in, A + i * K, col, K, nc, NULL, NULL, cij, &want)
+					   : fpref_emu_tc_dot(m, in, in, A + i * K, col, K, cij, out, &want);
 				ck_assert_int_eq(r, 0);
 				ck_assert_msg(D[i * N + j] == want,
 					      "%s %s -> %s, promote %zu, %u threads: D[%zu][%zu] = %llx, the dot product %llx",
@@ -117,13 +117,13 @@ static unsigned long check_placed(const struct fpref_tc_model *m, const struct f
 	unsigned long checked = 0;
 	for (unsigned threads = 1; threads <= 3; threads += 2) {
 		memset(D, 0xA5, sizeof D);
-		ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, in, out, M, N, K, A, B, C, 0, D, threads), 0);
+		ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, in, in, out, M, N, K, A, B, C, 0, D, threads), 0);
 		for (size_t j = 0; j < N; j++) {
 			for (size_t k = 0; k < K; k++)
 				col[k] = B[k * N + j];
 			for (size_t i = 0; i < M; i++) {
 				uint64_t want;
-				ck_assert_int_eq(fpref_emu_tc_dot(m, in, A + i * K, col, K, C[i * N + j], out, &want), 0);
+				ck_assert_int_eq(fpref_emu_tc_dot(m, in, in, A + i * K, col, K, C[i * N + j], out, &want), 0);
 				ck_assert_msg(D[i * N + j] == want,
 					      "%s %s -> %s, placed, %u threads: D[%zu][%zu] = %llx, the dot product %llx", m->gpu,
 					      in->name, out->name, threads, i, j, (unsigned long long)D[i * N + j],
@@ -198,7 +198,7 @@ START_TEST(wide_block_models)
 		for (int o = 0; o < 2; o++) {
 			if (!fpref_tc_output_ok(&m, &in, outs[o]))
 				continue;
-			const char *path = fpref_emu_tc_gemm_path(&m, &in, outs[o]);
+			const char *path = fpref_emu_tc_gemm_path(&m, &in, &in, outs[o]);
 			ck_assert_msg(path && strcmp(path, "wide block tile") == 0, "block %d, F %d, %s: %s", m.block, m.frac,
 				      in.name, path ? path : "NULL");
 			for (unsigned odds = 0; odds <= 300; odds += 300)
@@ -259,13 +259,13 @@ START_TEST(tree_short_k)
 				for (size_t i = 0; i < M * N; i++)
 					C[i] = next_random(&state) % 2 ? pattern(&f32, next_random(&state) % 2, 0, 5)
 								       : random_input(&f32, &state, 100, 130, 0);
-				ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, in, &f32, M, N, K, A, B, C, 0, D, 1), 0);
+				ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, in, in, &f32, M, N, K, A, B, C, 0, D, 1), 0);
 				for (size_t j = 0; j < N; j++) {
 					for (size_t k = 0; k < K; k++)
 						col[k] = B[k * N + j];
 					for (size_t i = 0; i < M; i++) {
 						uint64_t want;
-						ck_assert_int_eq(fpref_emu_tc_dot(m, in, A + i * K, col, K, C[i * N + j], &f32, &want), 0);
+						ck_assert_int_eq(fpref_emu_tc_dot(m, in, in, A + i * K, col, K, C[i * N + j], &f32, &want), 0);
 						ck_assert_msg(D[i * N + j] == want, "%s %s K=%zu: D[%zu][%zu] = %llx, the dot product %llx",
 							      m->gpu, in->name, K, i, j, (unsigned long long)D[i * N + j], (unsigned long long)want);
 					}
@@ -459,13 +459,13 @@ START_TEST(tree_edges)
 						     pattern(&f32, r & 2, 254, r >> 30), cinf, cnan };
 				C[i] = r % 3 ? kinds[(r >> 8) % 8] : pattern(&f32, r & 2, c_field(2 * lo + bias - 27 + (int)(r % 30)), r >> 20);
 			}
-			ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, in, &f32, M, N, K, A, B, C, 0, D, 1), 0);
+			ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, in, in, &f32, M, N, K, A, B, C, 0, D, 1), 0);
 			for (size_t j = 0; j < N; j++) {
 				for (size_t k = 0; k < K; k++)
 					col[k] = B[k * N + j];
 				for (size_t i = 0; i < M; i++) {
 					uint64_t want;
-					ck_assert_int_eq(fpref_emu_tc_dot(m, in, A + i * K, col, K, C[i * N + j], &f32, &want), 0);
+					ck_assert_int_eq(fpref_emu_tc_dot(m, in, in, A + i * K, col, K, C[i * N + j], &f32, &want), 0);
 					ck_assert_msg(D[i * N + j] == want, "%s %s edges, trial %d: D[%zu][%zu] = %llx, the dot product %llx",
 						      m->gpu, in->name, trial, i, j, (unsigned long long)D[i * N + j], (unsigned long long)want);
 					checked++;
@@ -487,9 +487,9 @@ START_TEST(threads_beyond_tiles)
 		A[k] = random_input(&in, &state, 0, max_field(&in), 0);
 	for (size_t k = 0; k < 40; k++)
 		B[k] = random_input(&in, &state, 0, max_field(&in), 0);
-	ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, &in, &f32, 2, 1, 40, A, B, NULL, 0, D, 8), 0);
+	ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, &in, &in, &f32, 2, 1, 40, A, B, NULL, 0, D, 8), 0);
 	for (size_t i = 0; i < 2; i++) {
-		ck_assert_int_eq(fpref_emu_tc_dot(m, &in, A + i * 40, B, 40, 0, &f32, &want), 0);
+		ck_assert_int_eq(fpref_emu_tc_dot(m, &in, &in, A + i * 40, B, 40, 0, &f32, &want), 0);
 		ck_assert_uint_eq(D[i], want);
 	}
 }
@@ -544,13 +544,13 @@ START_TEST(lowered_rows)
 						C[x] = next_random(&state) % 2 ? kinds[x % 10]
 										 : random_input(out, &state, 0, max_field(out), 0);
 					for (unsigned threads = 1; threads <= 2; threads++) {
-						ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, &in, out, M, N, K, A, B, C, 0, D, threads), 0);
+						ck_assert_int_eq(fpref_emu_tc_gemm_threads(m, &in, &in, out, M, N, K, A, B, C, 0, D, threads), 0);
 						for (size_t j = 0; j < N; j++) {
 							for (size_t k = 0; k < K; k++)
 								col[k] = B[k * N + j];
 							for (size_t i = 0; i < M; i++) {
 								uint64_t want;
-								ck_assert_int_eq(fpref_emu_tc_dot(m, &in, A + i * K, col, K, C[i * N + j], out, &want), 0);
+								ck_assert_int_eq(fpref_emu_tc_dot(m, &in, &in, A + i * K, col, K, C[i * N + j], out, &want), 0);
 								ck_assert_msg(D[i * N + j] == want,
 									      "%s %s -> %s, K %zu, %u threads: D[%zu][%zu] = %llx, the dot product %llx",
 									      m->gpu, in.name, out->name, K, threads, i, j,
@@ -593,12 +593,12 @@ START_TEST(gemm_paths)
 		struct fpref_format in = test_format(want[i].in), out = test_format(want[i].out);
 		const struct fpref_tc_model *m = fpref_tc_model_find(want[i].gpu, &in);
 		ck_assert_ptr_nonnull(m);
-		const char *path = fpref_emu_tc_gemm_path(m, &in, &out);
+		const char *path = fpref_emu_tc_gemm_path(m, &in, &in, &out);
 		ck_assert_msg(path && strcmp(path, want[i].path) == 0, "%s %s -> %s: %s, not %s", want[i].gpu, want[i].in,
 			      want[i].out, path ? path : "NULL", want[i].path);
 	}
 	struct fpref_format e4m3 = test_format("float8_e4m3fn"), f16 = test_format("float16");
-	ck_assert_ptr_null(fpref_emu_tc_gemm_path(fpref_tc_model_find("mfma-cdna1", &f16), &e4m3, &f16));
+	ck_assert_ptr_null(fpref_emu_tc_gemm_path(fpref_tc_model_find("mfma-cdna1", &f16), &e4m3, &e4m3, &f16));
 }
 END_TEST
 

@@ -99,7 +99,7 @@ static unsigned long check_kind_scales(size_t r, size_t K, unsigned special_odds
 	const unsigned threads[2] = { 1, 3 };
 	for (int t = 0; t < 2; t++) {
 		memset(D[t], 0xA5, sizeof D[t]);
-		ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(m, &in, &f32, M, N, K, A, B, &s, C, D[t], threads[t]), 0);
+		ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(m, &in, &in, &f32, M, N, K, A, B, &s, C, D[t], threads[t]), 0);
 	}
 	unsigned long checked = 0;
 	for (size_t j = 0; j < N; j++) {
@@ -111,8 +111,8 @@ static unsigned long check_kind_scales(size_t r, size_t K, unsigned special_odds
 			memcpy(sa_row, SA + i * chunks, chunks * sizeof *sa_row);
 			struct fpref_tc_scales ds = { &sf, sa_row, sb_col, every };
 			uint64_t dot = 0, oracle = 0, got = D[0][i * N + j];
-			ck_assert_int_eq(fpref_emu_tc_dot_scaled(m, &in, A + i * K, col, K, &ds, C[i * N + j], &f32, &dot), 0);
-			ck_assert_int_eq(fpref_ref_tc_dot_scaled(m, &in, A + i * K, col, K, &ds, C[i * N + j], &f32, &oracle), 0);
+			ck_assert_int_eq(fpref_emu_tc_dot_scaled(m, &in, &in, A + i * K, col, K, &ds, C[i * N + j], &f32, &dot), 0);
+			ck_assert_int_eq(fpref_ref_tc_dot_scaled(m, &in, &in, A + i * K, col, K, &ds, C[i * N + j], &f32, &oracle), 0);
 			ck_assert_msg(got == dot && got == oracle,
 				      "%s %s, %s scales per %zu, K = %zu: D[%zu][%zu] = %llx, the scaled dot %llx, the oracle %llx",
 				      m->gpu, in.name, sf.name, every, K, i, j, (unsigned long long)got,
@@ -227,7 +227,7 @@ START_TEST(report_against_scaled_exact)
 				ck_assert_int_eq(fpref_ref_from_bits(&f32, C[i * Nr + j], false, &c), 0);
 				mpfr_set(exact, c.x, MPFR_RNDN);
 				for (size_t q = 0; q < chunks; q++) {
-					ck_assert_int_eq(fpref_ref_dot_value(&in, A + i * K + q * every, col + q * every, every, 0,
+					ck_assert_int_eq(fpref_ref_dot_value(&in, &in, A + i * K + q * every, col + q * every, every, 0,
 									     &f32, part), 0);
 					/* E8M0: 2^(code - 127) for each of the two scales, exact */
 					mpfr_mul_2si(part, part, (long)SA[i * chunks + q] + (long)SB[q * Nr + j] - 254, MPFR_RNDN);
@@ -263,13 +263,13 @@ START_TEST(scaled_gemm_refusals)
 	const struct fpref_tc_model *lowered = fpref_tc_model_find("h100-mma", &e4m3);
 	ck_assert_ptr_nonnull(lowered);
 	ck_assert(fpref_tc_lowered(lowered, &f32));
-	ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(mx, &e4m3, &f32, 1, 1, 64, A, B, &ok, NULL, D, 1), 0);
+	ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(mx, &e4m3, &e4m3, &f32, 1, 1, 64, A, B, &ok, NULL, D, 1), 0);
 	ck_assert_uint_eq(D[0], 0);
-	ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(lowered, &e4m3, &f32, 1, 1, 64, A, B, &ok, NULL, D, 1), -1);
-	ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(nv, &e2m1, &f32, 1, 1, 64, A, B, &per8, NULL, D, 1), -1);
-	ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(mx, &e4m3, &f32, 1, 1, 64, A, B, &ue4m3, NULL, D, 1), -1);
+	ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(lowered, &e4m3, &e4m3, &f32, 1, 1, 64, A, B, &ok, NULL, D, 1), -1);
+	ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(nv, &e2m1, &e2m1, &f32, 1, 1, 64, A, B, &per8, NULL, D, 1), -1);
+	ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(mx, &e4m3, &e4m3, &f32, 1, 1, 64, A, B, &ue4m3, NULL, D, 1), -1);
 	SB[1] = 0x100; /* no E8M0 pattern */
-	ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(mx, &e4m3, &f32, 1, 1, 64, A, B, &ok, NULL, D, 3), -1);
+	ck_assert_int_eq(fpref_emu_tc_gemm_scaled_threads(mx, &e4m3, &e4m3, &f32, 1, 1, 64, A, B, &ok, NULL, D, 3), -1);
 	SB[1] = 127;
 	struct fpref_env env;
 	fpref_env_default(&env);

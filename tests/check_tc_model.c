@@ -72,8 +72,8 @@ START_TEST(model_against_oracle)
 		struct fpref_format out = test_format(out16 ? "float16" : "float32");
 		if (!fpref_tc_output_ok(&m, &in, &out)) { /* refused by both engines */
 			uint64_t a = 0, d;
-			ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, &a, &a, 1, 0, &out, &d), -1);
-			ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, &a, &a, 1, 0, &out, &d), -1);
+			ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, &in, &a, &a, 1, 0, &out, &d), -1);
+			ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, &in, &a, &a, 1, 0, &out, &d), -1);
 			continue;
 		}
 		for (int rep = 0; rep < 10000; rep++) {
@@ -81,8 +81,8 @@ START_TEST(model_against_oracle)
 			uint64_t a[200], b[200];
 			uint64_t c = random_case(&in, &out, &state, K, a, b);
 			uint64_t want = 0, got = 0;
-			ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, a, b, K, c, &out, &want), 0);
-			ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, a, b, K, c, &out, &got), 0);
+			ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, &in, a, b, K, c, &out, &want), 0);
+			ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, &in, a, b, K, c, &out, &got), 0);
 			if (got != want) { /* the case as a line of fpref dot */
 				for (size_t k = 0; k < 2 * K; k++)
 					fprintf(stderr, "%llx ", (unsigned long long)(k < K ? a[k] : b[k - K]));
@@ -109,7 +109,7 @@ static void check_bound(const struct fpref_format *in, const uint64_t *a, const 
 {
 	mpfr_t exact, err;
 	mpfr_init2(exact, 64);
-	ck_assert_int_eq(fpref_ref_dot_value(in, a, b, K, c, out, exact), 0); /* exact: its precision grows to fit */
+	ck_assert_int_eq(fpref_ref_dot_value(in, in, a, b, K, c, out, exact), 0); /* exact: its precision grows to fit */
 	mpfr_init2(err, mpfr_get_prec(exact) + 320); /* room for any FP32 or FP16 value beside it */
 	struct fpref_ref_value v;
 	fpref_ref_value_init(&v);
@@ -177,8 +177,8 @@ START_TEST(model_bound_holds)
 				uint64_t a = 0, d;
 				mpfr_t bound;
 				mpfr_init2(bound, 64);
-				ck_assert_int_eq(fpref_emu_tc_dot_promoted(&m, &in, &a, &a, 1, 32, NULL, NULL, 0, &d), -1);
-				ck_assert_int_eq(fpref_ref_tc_bound(&m, &in, &a, &a, 1, 0, &out, 32, bound), -1);
+				ck_assert_int_eq(fpref_emu_tc_dot_promoted(&m, &in, &in, &a, &a, 1, 32, NULL, NULL, 0, &d), -1);
+				ck_assert_int_eq(fpref_ref_tc_bound(&m, &in, &in, &a, &a, 1, 0, &out, 32, bound), -1);
 				mpfr_clear(bound);
 				continue;
 			}
@@ -190,10 +190,10 @@ START_TEST(model_bound_holds)
 				size_t K = bound_case(&in, &out, &state, a, b, &c, rep);
 				size_t nc = promoted ? (size_t)(1 + rep % 4) * (size_t)m.block : 0;
 				if (nc)
-					ck_assert_int_eq(fpref_emu_tc_dot_promoted(&m, &in, a, b, K, nc, NULL, NULL, c, &d), 0);
+					ck_assert_int_eq(fpref_emu_tc_dot_promoted(&m, &in, &in, a, b, K, nc, NULL, NULL, c, &d), 0);
 				else
-					ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, a, b, K, c, &out, &d), 0);
-				ck_assert_int_eq(fpref_ref_tc_bound(&m, &in, a, b, K, c, &out, nc, bound), 0);
+					ck_assert_int_eq(fpref_emu_tc_dot(&m, &in, &in, a, b, K, c, &out, &d), 0);
+				ck_assert_int_eq(fpref_ref_tc_bound(&m, &in, &in, a, b, K, c, &out, nc, bound), 0);
 				if (mpfr_inf_p(bound))
 					continue; /* may overflow FP16: no finite bound claimed */
 				check_bound(&in, a, b, K, c, &out, d, bound, &t, in.name);
@@ -227,9 +227,9 @@ START_TEST(plain_bounds_hold)
 			unsigned flags = 0;
 			size_t K = bound_case(&in, &acc, &state, a, b, &c, rep);
 			size_t block = 1 + next_random(&state) % 40;
-			ck_assert_int_eq(fpref_emu_dot((enum fpref_sum_order)order, block, &in, a, b, K, c, &acc, &env, &d,
+			ck_assert_int_eq(fpref_emu_dot((enum fpref_sum_order)order, block, &in, &in, a, b, K, c, &acc, &env, &d,
 						       &flags), 0);
-			ck_assert_int_eq(fpref_ref_sum_bound((enum fpref_sum_order)order, block, &in, a, b, K, c, &acc, &env,
+			ck_assert_int_eq(fpref_ref_sum_bound((enum fpref_sum_order)order, block, &in, &in, a, b, K, c, &acc, &env,
 							     bound), 0);
 			if (mpfr_inf_p(bound))
 				continue;
@@ -258,11 +258,11 @@ START_TEST(bound_is_reached)
 		b[k] = 0x30; /* 0.5 */
 	}
 	uint64_t c = 0x46000000; /* 8192: each product is 0.46875 and falls below the 13 fraction bits kept */
-	ck_assert_int_eq(fpref_emu_tc_dot(m, &e4m3, a, b, 32, c, &f32, &d), 0);
+	ck_assert_int_eq(fpref_emu_tc_dot(m, &e4m3, &e4m3, a, b, 32, c, &f32, &d), 0);
 	ck_assert_uint_eq(d, c); /* every product lost */
 	mpfr_t bound;
 	mpfr_init2(bound, 64);
-	ck_assert_int_eq(fpref_ref_tc_bound(m, &e4m3, a, b, 32, c, &f32, 0, bound), 0);
+	ck_assert_int_eq(fpref_ref_tc_bound(m, &e4m3, &e4m3, a, b, 32, c, &f32, 0, bound), 0);
 	struct tightness t = { 0, 0, 0 };
 	check_bound(&e4m3, a, b, 32, c, &f32, d, bound, &t, "worst case");
 	ck_assert_msg(t.max_ratio > 0.4, "error/bound only %g on the worst case", t.max_ratio);
@@ -294,14 +294,14 @@ START_TEST(custom_model_errors)
 			a[k] = random_input(&e4m3, &state, 0, 15, 0);
 			b[k] = random_input(&e4m3, &state, 0, 15, 0);
 		}
-		fpref_emu_tc_dot(&m, &e4m3, a, b, 100, 0, &f32, &d1);
-		fpref_emu_tc_dot(h100, &e4m3, a, b, 100, 0, &f32, &d2);
+		fpref_emu_tc_dot(&m, &e4m3, &e4m3, a, b, 100, 0, &f32, &d1);
+		fpref_emu_tc_dot(h100, &e4m3, &e4m3, a, b, 100, 0, &f32, &d2);
 		ck_assert_uint_eq(d1, d2);
 	}
 	/* outputs other than FP32 and FP16, and inputs too wide, are refused */
-	ck_assert_int_eq(fpref_emu_tc_dot(&m, &e4m3, a, b, 4, 0, &f64, &d1), -1);
-	ck_assert_int_eq(fpref_emu_tc_dot(&m, &f32, a, b, 4, 0, &f32, &d1), -1);
-	ck_assert_int_eq(fpref_ref_tc_dot(&m, &f32, a, b, 4, 0, &f32, &d1), -1);
+	ck_assert_int_eq(fpref_emu_tc_dot(&m, &e4m3, &e4m3, a, b, 4, 0, &f64, &d1), -1);
+	ck_assert_int_eq(fpref_emu_tc_dot(&m, &f32, &f32, a, b, 4, 0, &f32, &d1), -1);
+	ck_assert_int_eq(fpref_ref_tc_dot(&m, &f32, &f32, a, b, 4, 0, &f32, &d1), -1);
 }
 END_TEST
 
@@ -342,11 +342,11 @@ START_TEST(sm90_presets)
 	for (int k = 0; k < 32; k++)
 		a[k] = b[k] = 0x01; /* 2^-9 */
 	for (int engine = 0; engine < 2; engine++) {
-		int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const uint64_t *, const uint64_t *,
+		int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const struct fpref_format *, const uint64_t *, const uint64_t *,
 			   size_t, uint64_t, const struct fpref_format *, uint64_t *) = engine ? fpref_ref_tc_dot : fpref_emu_tc_dot;
-		ck_assert_int_eq(dot(fpref_tc_model_find("h100-wgmma", &e4m3), &e4m3, a, b, 32, 0x3F800000, &f32, &d), 0);
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-wgmma", &e4m3), &e4m3, &e4m3, a, b, 32, 0x3F800000, &f32, &d), 0);
 		ck_assert_uint_eq(d, 0x3F800000);
-		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &e4m3), &e4m3, a, b, 32, 0x3F800000, &f32, &d), 0);
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &e4m3), &e4m3, &e4m3, a, b, 32, 0x3F800000, &f32, &d), 0);
 		ck_assert_uint_eq(d, 0x3F800400);
 	}
 }
@@ -370,28 +370,28 @@ START_TEST(zero_sign_measured)
 			    bf16 = test_format("bfloat16");
 	uint64_t a[32] = { 0 }, b[32] = { 0 }, d = 1;
 	for (int engine = 0; engine < 2; engine++) {
-		int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const uint64_t *, const uint64_t *,
+		int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const struct fpref_format *, const uint64_t *, const uint64_t *,
 			   size_t, uint64_t, const struct fpref_format *, uint64_t *) = engine ? fpref_ref_tc_dot : fpref_emu_tc_dot;
 		for (int k = 0; k < 32; k++) {
 			a[k] = 0x80;
 			b[k] = 0x00;
 		}
-		ck_assert_int_eq(dot(fpref_tc_model_find("h100-wgmma", &e4m3), &e4m3, a, b, 32, 0x80000000, &f32, &d), 0);
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-wgmma", &e4m3), &e4m3, &e4m3, a, b, 32, 0x80000000, &f32, &d), 0);
 		ck_assert_uint_eq(d, 0x00000000);
 		memset(a, 0, sizeof a);
 		memset(b, 0, sizeof b);
 		a[0] = 0x3C00, a[1] = 0xBC00, a[2] = 0x8800, b[0] = 0x3C00, b[1] = 0x3C00, b[2] = 0x0E00;
-		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &f16), &f16, a, b, 16, 0x0000, &f16, &d), 0);
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &f16), &f16, &f16, a, b, 16, 0x0000, &f16, &d), 0);
 		ck_assert_uint_eq(d, 0x0000);
 		b[2] = 0x1200;
-		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &f16), &f16, a, b, 16, 0x0000, &f16, &d), 0);
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &f16), &f16, &f16, a, b, 16, 0x0000, &f16, &d), 0);
 		ck_assert_uint_eq(d, 0x8002);
 		memset(a, 0, sizeof a);
 		memset(b, 0, sizeof b);
 		a[0] = b[0] = 0x1A00;
-		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &bf16), &bf16, a, b, 16, 0x80000001, &f32, &d), 0);
+		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &bf16), &bf16, &bf16, a, b, 16, 0x80000001, &f32, &d), 0);
 		ck_assert_uint_eq(d, 0x00000000);
-		ck_assert_int_eq(dot(fpref_tc_model_find("a100", &bf16), &bf16, a, b, 8, 0x80000001, &f32, &d), 0);
+		ck_assert_int_eq(dot(fpref_tc_model_find("a100", &bf16), &bf16, &bf16, a, b, 8, 0x80000001, &f32, &d), 0);
 		ck_assert_uint_eq(d, 0x80000000);
 	}
 }
@@ -418,10 +418,10 @@ START_TEST(overflow_to_inf_under_rtz)
 			a[0] = 0x7F7F | sign;
 			b[0] = 0x3F80;
 			for (int engine = 0; engine < 2; engine++) {
-				int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const uint64_t *,
+				int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const struct fpref_format *, const uint64_t *,
 					   const uint64_t *, size_t, uint64_t, const struct fpref_format *, uint64_t *) =
 					engine ? fpref_ref_tc_dot : fpref_emu_tc_dot;
-				ck_assert_int_eq(dot(m, &bf16, a, b, (size_t)m->block, big, &f32, &d), 0);
+				ck_assert_int_eq(dot(m, &bf16, &bf16, a, b, (size_t)m->block, big, &f32, &d), 0);
 				ck_assert_msg(d == inf, "%s %s: %08llX, not %08llX", m->gpu, engine ? "oracle" : "emulator",
 					      (unsigned long long)d, (unsigned long long)inf);
 			}
@@ -472,8 +472,8 @@ START_TEST(zero_results_against_oracle)
 					a[k] = in_sign, b[k] = rep % 2 ? 0 : in_sign ^ in_sign * (k % 2);
 			uint64_t r = next_random(&state), c = r % 4 == 0 ? 0 : r % 4 == 1 ? out_sign : random_input(&out, &state, 0, 1, 0);
 			uint64_t want = 0, got = 0;
-			ck_assert_int_eq(fpref_ref_tc_dot(m, &in, a, b, K, c, &out, &want), 0);
-			ck_assert_int_eq(fpref_emu_tc_dot(m, &in, a, b, K, c, &out, &got), 0);
+			ck_assert_int_eq(fpref_ref_tc_dot(m, &in, &in, a, b, K, c, &out, &want), 0);
+			ck_assert_int_eq(fpref_emu_tc_dot(m, &in, &in, a, b, K, c, &out, &got), 0);
 			ck_assert_msg(got == want, "%s %s -> %s K=%zu case %d: emulator %llx, oracle %llx", m->gpu, in.name,
 				      out.name, K, rep, (unsigned long long)got, (unsigned long long)want);
 			zeros += (got & ~out_sign) == 0;

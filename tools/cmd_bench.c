@@ -121,7 +121,7 @@ static int bench_gemm(long repeats)
 		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, B);
 		for (long k = 0; k < repeats; k++) {
 			double t0 = bench_now();
-			fpref_emu_tc_gemm(m, &in, &f32, M, N, K, A, B, NULL, 0, D);
+			fpref_emu_tc_gemm(m, &in, &in, &f32, M, N, K, A, B, NULL, 0, D);
 			t[k] = bench_now() - t0;
 		}
 		double emu = (double)(M * N * K) / bench_median(t, (int)repeats);
@@ -133,7 +133,7 @@ static int bench_gemm(long repeats)
 					for (size_t q = 0; q < K; q++)
 						col[q] = B[q * N + j];
 					unsigned flags = 0;
-					fpref_ref_dot_exact(&in, A + i * K, col, K, 0, &f32, &env, &D[i * N + j], &flags);
+					fpref_ref_dot_exact(&in, &in, A + i * K, col, K, 0, &f32, &env, &D[i * N + j], &flags);
 				}
 			t[k] = bench_now() - t0;
 		}
@@ -186,12 +186,12 @@ static int bench_gemm_all(long repeats)
 			fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, A);
 			fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, B);
 			for (int o = 0; o < 2 && !status; o++) {
-				const char *path = fpref_emu_tc_gemm_path(m, &in, outs[o]);
+				const char *path = fpref_emu_tc_gemm_path(m, &in, &in, outs[o]);
 				if (!path)
 					continue;
 				for (long k = 0; k < repeats && !status; k++) {
 					double t0 = bench_now();
-					if (fpref_emu_tc_gemm(m, &in, outs[o], M, N, K, A, B, NULL, 0, D) != 0) {
+					if (fpref_emu_tc_gemm(m, &in, &in, outs[o], M, N, K, A, B, NULL, 0, D) != 0) {
 						cli_fail(cli_cmd_bench.name, "the %s GEMM of %s to %s failed", m->gpu, in.name,
 							 outs[o]->name);
 						status = CLI_EXIT_FAIL;
@@ -263,7 +263,7 @@ static int bench_gemm_scaled(long repeats)
 		for (int scaled = 0; scaled < 2; scaled++) {
 			for (long k = 0; k < repeats; k++) {
 				double t0 = bench_now();
-				fpref_emu_tc_gemm_scaled_threads(m, &in, &f32, M, N, K, A, B, scaled ? &sc : NULL, NULL, D, 1);
+				fpref_emu_tc_gemm_scaled_threads(m, &in, &in, &f32, M, N, K, A, B, scaled ? &sc : NULL, NULL, D, 1);
 				t[k] = bench_now() - t0;
 			}
 			rate[scaled] = (double)(M * N * K) / bench_median(t, (int)repeats);

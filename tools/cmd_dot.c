@@ -54,7 +54,7 @@ static int parse_scales(const struct dot_args *args, const struct fpref_accum_mo
 		return CLI_EXIT_USAGE;
 	uint64_t none = 0;
 	struct fpref_tc_scales probe = { &s->format, &none, &none, s->every };
-	if (!fpref_golden_model_scales_ok(m, in, out, &probe, err, sizeof err)) {
+	if (!fpref_golden_model_scales_ok(m, in, in, out, &probe, err, sizeof err)) {
 		cli_fail(cmd, "--scale-a/--scale-b: %s", err);
 		return CLI_EXIT_USAGE;
 	}
@@ -162,7 +162,7 @@ int cmd_dot(int argc, char **argv)
 			cli_line_reject(&lines, "%s", err);
 			continue;
 		}
-		fpref_golden_model_dot_scaled(&m, &in, values, values + K, (size_t)K, sc.a ? &scales : NULL, values[n - 1],
+		fpref_golden_model_dot_scaled(&m, &in, &in, values, values + K, (size_t)K, sc.a ? &scales : NULL, values[n - 1],
 					      &out, &o.env, &d);
 		char hex[32];
 		cli_hex(&out, d, hex, sizeof hex);

@@ -32,7 +32,7 @@ int cli_gemm_scales_check(const char *cmd, const struct cli_gemm_scale_text *t, 
 	}
 	uint64_t none = 0;
 	struct fpref_tc_scales probe = { &s->format, &none, &none, s->every };
-	if (!fpref_golden_model_scales_ok(m, in, out, &probe, err, sizeof err)) {
+	if (!fpref_golden_model_scales_ok(m, in, in, out, &probe, err, sizeof err)) {
 		cli_fail(cmd, "--scale-a/--scale-b: %s", err);
 		return CLI_EXIT_USAGE;
 	}

@@ -25,8 +25,8 @@ static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, cons
 		for (size_t i = 0; i < M && rc == 0; i++) {
 			unsigned flags = 0;
 			uint64_t c = C ? C[i * N + j] : zero;
-			rc = exact ? fpref_ref_dot_exact(in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags)
-				   : fpref_emu_dot(order, block, in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags);
+			rc = exact ? fpref_ref_dot_exact(in, in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags)
+				   : fpref_emu_dot(order, block, in, in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags);
 		}
 	}
 	free(col);
@@ -45,10 +45,10 @@ static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum
 		const uint64_t *a = A + r * K, *b = B + r * K;
 		uint64_t c = C ? C[r] : zero;
 		unsigned flags = 0;
-		int rc = exact	 ? fpref_ref_dot_exact(in, a, b, K, c, out, env, &D[r], &flags)
-			 : plain ? fpref_emu_dot(order, block, in, a, b, K, c, out, env, &D[r], &flags)
-			 : promote ? fpref_emu_tc_dot_promoted(m, in, a, b, K, promote, NULL, NULL, c, &D[r])
-				   : fpref_emu_tc_dot(m, in, a, b, K, c, out, &D[r]);
+		int rc = exact	 ? fpref_ref_dot_exact(in, in, a, b, K, c, out, env, &D[r], &flags)
+			 : plain ? fpref_emu_dot(order, block, in, in, a, b, K, c, out, env, &D[r], &flags)
+			 : promote ? fpref_emu_tc_dot_promoted(m, in, in, a, b, K, promote, NULL, NULL, c, &D[r])
+				   : fpref_emu_tc_dot(m, in, in, a, b, K, c, out, &D[r]);
 		if (rc != 0)
 			return rc;
 	}
@@ -85,9 +85,9 @@ static int bound_elements(const struct fpref_tc_model *m, bool plain, bool exact
 			if (exact)
 				mpfr_set_nan(bound);
 			else if (plain)
-				rc = fpref_ref_sum_bound(order, block, in, a, b, K, c, out, env, bound);
+				rc = fpref_ref_sum_bound(order, block, in, in, a, b, K, c, out, env, bound);
 			else
-				rc = fpref_ref_tc_bound(m, in, a, b, K, c, out, promote, bound);
+				rc = fpref_ref_tc_bound(m, in, in, a, b, K, c, out, promote, bound);
 			D[i * ncols + j] = mpfr_get_d(bound, MPFR_RNDU);
 		}
 	mpfr_clear(bound);
@@ -215,7 +215,7 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 		rc = plain_gemm(exact, order, plain_block, &in, &out, &env, (size_t)M, (size_t)N, (size_t)K, A.buf,
 				B.buf, have_c ? C.buf : NULL, D.buf);
 	else
-		rc = fpref_emu_tc_gemm(&model, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf,
+		rc = fpref_emu_tc_gemm(&model, &in, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf,
 				   have_c ? C.buf : NULL, (size_t)(promote > 0 ? promote : 0), D.buf);
 	Py_END_ALLOW_THREADS
 	if (rc == -2) {
@@ -289,7 +289,7 @@ PyObject *py_dot_scaled(PyObject *self, PyObject *args)
 	size_t chunks = ((size_t)K + (size_t)every - 1) / (size_t)every;
 	uint64_t none = 0;
 	struct fpref_tc_scales probe = { &sf, &none, &none, (size_t)every };
-	if (!fpref_golden_model_scales_ok(&m, &in, &out, &probe, err, sizeof err)) {
+	if (!fpref_golden_model_scales_ok(&m, &in, &in, &out, &probe, err, sizeof err)) {
 		PyErr_Format(PyExc_ValueError, "scales: %s", err);
 		goto done;
 	}
@@ -313,7 +313,7 @@ PyObject *py_dot_scaled(PyObject *self, PyObject *args)
 	Py_BEGIN_ALLOW_THREADS
 	for (size_t r = 0; r < (size_t)R && rc == 0; r++) {
 		struct fpref_tc_scales s = { &sf, sa + r * chunks, sb + r * chunks, (size_t)every };
-		rc = fpref_golden_model_dot_scaled(&m, &in, a + r * (size_t)K, b + r * (size_t)K, (size_t)K, &s,
+		rc = fpref_golden_model_dot_scaled(&m, &in, &in, a + r * (size_t)K, b + r * (size_t)K, (size_t)K, &s,
 						   c ? c[r] : zero, &out, &env, &d[r]);
 	}
 	Py_END_ALLOW_THREADS
@@ -380,7 +380,7 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 	size_t chunks = ((size_t)K + (size_t)every - 1) / (size_t)every;
 	uint64_t none = 0;
 	struct fpref_tc_scales probe = { &sf, &none, &none, (size_t)every };
-	if (!fpref_golden_model_scales_ok(&m, &in, &out, &probe, err, sizeof err)) {
+	if (!fpref_golden_model_scales_ok(&m, &in, &in, &out, &probe, err, sizeof err)) {
 		PyErr_Format(PyExc_ValueError, "scales: %s", err);
 		goto done;
 	}
@@ -399,7 +399,7 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 	struct fpref_tc_gemm_scales s = { &sf, SA.buf, SB.buf, (size_t)every };
 	int rc;
 	Py_BEGIN_ALLOW_THREADS
-	rc = fpref_emu_tc_gemm_scaled_threads(row, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, &s,
+	rc = fpref_emu_tc_gemm_scaled_threads(row, &in, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, &s,
 					      have_c ? C.buf : NULL, D.buf, 1);
 	Py_END_ALLOW_THREADS
 	if (rc != 0) {
