@@ -24,6 +24,7 @@ static uint32_t f32(float f)
 
 #define F32_NAN 0x7FC00000u
 #define F32_INF 0x7F800000u
+#define F32_ONE 0x3F800000u
 #define F32_MAX 0x7F7FFFFFu
 #define F32_TRUE_MIN 0x00000001u
 
@@ -521,7 +522,7 @@ static void mx_expect(const char *element, enum fpref_mx_scale_rule rule, enum f
 
 START_TEST(example_library_recipes)
 {
-	uint32_t tiny[32] = { 0x02800000u /* 2^-130 */, 0x02000000u /* 2^-135 */ };
+	uint32_t tiny[32] = { 0x00080000u /* 2^-130 */, 0x00004000u /* 2^-135 */ };
 	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_TORCHAO, tiny, 0x00, 0x18, 0x01);
 	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_OCP, tiny, 0x00, 0x20, 0x02);
 	uint32_t inf[32] = { 0x7F800000u, F32_ONE };
