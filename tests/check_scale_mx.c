@@ -240,7 +240,7 @@ END_TEST
 static void quantize_one_block(enum fpref_mx_scale_rule rule, const char *element, enum fpref_rounding rounding,
 			       const uint32_t *x, size_t n, uint8_t *codes, uint8_t *scale)
 {
-	struct fpref_mx_params p = { element, rule, rounding };
+	struct fpref_mx_params p = { element, rule, rounding, FPREF_MX_OCP };
 	char err[256];
 	ck_assert_msg(fpref_emu_mx_quantize(&p, x, 1, n, codes, scale, err, sizeof err) == 0, "%s", err);
 	uint8_t rc[32], rs;
@@ -344,7 +344,7 @@ END_TEST
 /* Dequantising: X * P, a NaN scale gives NaN everywhere. */
 START_TEST(example_dequantize)
 {
-	struct fpref_mx_params p = { "float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE };
+	struct fpref_mx_params p = { "float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE, FPREF_MX_OCP };
 	uint8_t codes[33] = { 0x7E, 0x3C, 0x80, 0x01 }, scales[2] = { 128, 0xFF };
 	uint32_t out[33];
 	char err[256];
@@ -354,7 +354,7 @@ START_TEST(example_dequantize)
 	ck_assert_uint_eq(out[2], 0x80000000u);
 	ck_assert_uint_eq(out[3], f32(0x1p-8f)); /* least subnormal 2^-9, times 2 */
 	ck_assert_uint_eq(out[32], F32_NAN);
-	struct fpref_mx_params q = { "float4_e2m1fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE };
+	struct fpref_mx_params q = { "float4_e2m1fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE, FPREF_MX_OCP };
 	uint8_t bad = 0x10;
 	ck_assert(fpref_emu_mx_dequantize(&q, &bad, scales, 1, 1, out, err, sizeof err) == -1);
 	ck_assert(fpref_ref_mx_dequantize("float4_e2m1fn", &bad, scales, 1, 1, out, err, sizeof err) == -1);
@@ -471,7 +471,7 @@ START_TEST(bad_parameters)
 	uint32_t x[1] = { 0 };
 	uint8_t c[1], s[1];
 	char err[256];
-	struct fpref_mx_params p = { "float8_e4m3", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE }; /* the IEEE-like one */
+	struct fpref_mx_params p = { "float8_e4m3", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE, FPREF_MX_OCP }; /* the IEEE-like one */
 	ck_assert(fpref_emu_mx_quantize(&p, x, 1, 1, c, s, err, sizeof err) == -1);
 	ck_assert(strstr(err, "unknown MX element") != NULL);
 	p.element = "e4m3";
