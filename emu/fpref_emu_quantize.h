@@ -60,6 +60,7 @@ struct fpref_emu_quantize_request {
 	/* MX and NVFP4 */
 	const char *mx_element;                 /* the element's catalogue name, or "int8" (MXINT8) */
 	enum fpref_mx_scale_rule mx_rule;
+	enum fpref_mx_recipe mx_recipe;         /* MX: whose quantiser (OCP by default) */
 	enum fpref_rounding element_rounding;
 	struct fpref_nvfp4_params nvfp4;
 };

@@ -37,15 +37,39 @@ extern "C" {
  *              cvt.rp.satfinite.ue8m0 (Transformer Engine's MXFP8);
  *   rne:       s = floor(log2(amax rounded to the element's precision,
  *              ties to even)) - emax_elem (torchao's and Mojo's "even"). */
-enum fpref_mx_scale_rule { FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_SCALE_NV_CEIL, FPREF_MX_SCALE_RNE };
+enum fpref_mx_scale_rule {
+	FPREF_MX_SCALE_OCP_FLOOR,
+	FPREF_MX_SCALE_NV_CEIL,
+	FPREF_MX_SCALE_RNE,
+	/* ceil:       s = ceil(log2 amax) - emax_elem (torchao CEIL) */
+	FPREF_MX_SCALE_CEIL,
+	/* rceil-log2: s = ceil(fl32(log2(fl32(amax / max_elem)))), the FP32
+	 * log2 correctly rounded: torchao RCEIL's eager path and ModelOpt's
+	 * MXFP8, where a ratio just above a power of two 2^k can give k */
+	FPREF_MX_SCALE_RCEIL_LOG2
+};
+
+/* Whose MX quantiser: how specials, a scale of 2^-127 and the element step
+ * are treated (docs/scaling-mx.md, "MX recipes").  Each is a row of
+ * emu/scale_mx.c's recipe table. */
+enum fpref_mx_recipe {
+	FPREF_MX_OCP,      /* OCP MX v1.0 (the default: zero) */
+	FPREF_MX_TORCHAO,  /* torchao 0.18 to_mx, its PyTorch path */
+	FPREF_MX_MODELOPT  /* NVIDIA ModelOpt 0.47 MXFP8QTensor (E4M3 only) */
+};
 
 struct fpref_mx_params {
 	const char *element; /* float8_e4m3fn, float8_e5m2, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, int8 (aliases too) */
 	enum fpref_mx_scale_rule rule;
 	enum fpref_rounding element_rounding; /* FPREF_RNE or FPREF_RNA */
+	enum fpref_mx_recipe recipe;
 };
 
-/* "ocp-floor", "nv-ceil", "rne". */
+/* "ocp", "torchao", "modelopt". */
+const char *fpref_emu_mx_recipe_name(enum fpref_mx_recipe r);
+int fpref_emu_mx_recipe_parse(const char *name, enum fpref_mx_recipe *r);
+
+/* "ocp-floor", "nv-ceil", "rne", "ceil", "rceil-log2". */
 const char *fpref_emu_mx_scale_rule_name(enum fpref_mx_scale_rule rule);
 int fpref_emu_mx_scale_rule_parse(const char *name, enum fpref_mx_scale_rule *rule);
 const char *fpref_emu_mx_scale_rule_choices(void);
@@ -71,9 +95,12 @@ int fpref_emu_mx_dequantize(const struct fpref_mx_params *p, const uint8_t *code
  * one to 4 and keeps the one of smaller error. */
 enum fpref_nvfp4_recipe {
 	FPREF_NVFP4_TE,      /* Transformer Engine (the default: zero) */
-	FPREF_NVFP4_TORCHAO, /* torchao NVFP4Tensor, two-level (dynamic per-tensor scale) */
-	FPREF_NVFP4_MODELOPT, /* NVIDIA ModelOpt NVFP4QTensor */
-	FPREF_NVFP4_FOUR_OVER_SIX
+	FPREF_NVFP4_TORCHAO, /* torchao 0.18 NVFP4Tensor, two-level (dynamic per-tensor scale) */
+	FPREF_NVFP4_MODELOPT, /* NVIDIA ModelOpt 0.47 NVFP4QTensor */
+	FPREF_NVFP4_FOUR_OVER_SIX,
+	FPREF_NVFP4_TORCHAO_02A1BC44, /* torchao at commit 02a1bc44: elements x / fl(D s) */
+	FPREF_NVFP4_TORCHAO_1LEVEL,   /* torchao 0.18 without a per-tensor scale */
+	FPREF_NVFP4_MODELOPT_0AD6E5F0 /* ModelOpt at commit 0ad6e5f0: no [2^-9, 448] clamp */
 };
 
 /* Four Over Six: how a block's two candidates are compared (ties keep 6). */
@@ -103,7 +130,8 @@ struct fpref_nvfp4_params {
 	bool rht_bf16;                  /* its output rounded to BF16 (ties to even), as TE's reference does */
 };
 
-/* "te", "torchao", "modelopt", "fouroversix"; "abs_max", "mae", "mse". */
+/* "te", "torchao", "modelopt", "fouroversix", "torchao-02a1bc44",
+ * "torchao-1level", "modelopt-0ad6e5f0"; "abs_max", "mae", "mse". */
 const char *fpref_emu_nvfp4_recipe_name(enum fpref_nvfp4_recipe r);
 int fpref_emu_nvfp4_recipe_parse(const char *name, enum fpref_nvfp4_recipe *r);
 const char *fpref_emu_nvfp4_choice_name(enum fpref_nvfp4_choice c);

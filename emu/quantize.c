@@ -181,7 +181,7 @@ static int run_mx(struct run *u)
 {
 	const struct fpref_emu_quantize_request *q = u->q;
 	struct fpref_emu_quantize_result *r = u->r;
-	struct fpref_mx_params p = { q->mx_element, q->mx_rule, q->element_rounding };
+	struct fpref_mx_params p = { q->mx_element, q->mx_rule, q->element_rounding, q->mx_recipe };
 	size_t cols = q->shape[q->ndim - 1], rows = cols ? q->count / cols : 0;
 	int status = alloc_items(u, fpref_emu_mx_scale_count(rows, cols), 1);
 	if (status)
@@ -196,6 +196,8 @@ static int run_mx(struct run *u)
 	}
 	add_label(r, "rule", fpref_emu_mx_scale_rule_name(q->mx_rule), false);
 	add_label(r, "element_rounding", fpref_rounding_name(q->element_rounding), false);
+	if (q->mx_recipe != FPREF_MX_OCP) /* OCP's reports read as before */
+		add_label(r, "recipe", fpref_emu_mx_recipe_name(q->mx_recipe), false);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /* OCP MX v1.0 block quantisation in the emulator: blocks of 32 along each
- * row, one E8M0 scale per block, by one of three scale rules
- * (docs/scaling-mx.md). */
+ * row, one E8M0 scale per block, by one of five scale rules, as OCP,
+ * torchao or ModelOpt treats specials and tiny scales (docs/scaling-mx.md). */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -70,6 +70,62 @@ static int check_size(size_t rows, size_t cols, char *err, size_t errlen)
 	return 0;
 }
 
+/* What a library does beside the scale rule.  The rows rest on the
+ * sources named in docs/scaling-mx.md ("MX recipes"). */
+struct mx_recipe_row {
+	enum fpref_mx_recipe id;
+	const char *name;
+	/* A block holding an inf or a NaN: OCP's NaN scale with zero codes; or,
+	 * as the library's arithmetic goes, an infinite amax read by its FP32
+	 * exponent field (2^128, so s = 128 - emax under the floor rules) or as
+	 * ceil(log2 inf) = 127 (FE) under the rceil rules, its codes computed. */
+	bool specials_computed;
+	/* A NaN amax gives scale 00 (ModelOpt: log2 only where descale > 0), else FF. */
+	bool nan_scale_zero;
+	/* The floor-type rules divide by max(2^s, 2^-126): torchao clamps the
+	 * FP32 scale to the least normal before dividing. */
+	bool divisor_min_normal;
+	/* The rceil rules multiply by 2^-s, taking 1 for code 00 (TE, torchao);
+	 * ModelOpt multiplies by 2^127 there. */
+	bool code0_multiplies_by_one;
+	bool e4m3_only;
+};
+
+static const struct mx_recipe_row mx_recipes[] = {
+	{ FPREF_MX_OCP, "ocp", false, false, false, true, false },
+	{ FPREF_MX_TORCHAO, "torchao", true, false, true, true, false },
+	{ FPREF_MX_MODELOPT, "modelopt", true, true, false, false, true },
+};
+
+static const struct mx_recipe_row *mx_recipe_row(enum fpref_mx_recipe id)
+{
+	for (size_t i = 0; i < sizeof mx_recipes / sizeof mx_recipes[0]; i++)
+		if (mx_recipes[i].id == id)
+			return &mx_recipes[i];
+	return NULL;
+}
+
+const char *fpref_emu_mx_recipe_name(enum fpref_mx_recipe r)
+{
+	const struct mx_recipe_row *row = mx_recipe_row(r);
+	return row ? row->name : "?";
+}
+
+int fpref_emu_mx_recipe_parse(const char *name, enum fpref_mx_recipe *r)
+{
+	for (size_t i = 0; i < sizeof mx_recipes / sizeof mx_recipes[0]; i++)
+		if (strcasecmp(name, mx_recipes[i].name) == 0) {
+			*r = mx_recipes[i].id;
+			return 0;
+		}
+	return -1;
+}
+
+static bool rule_is_rceil(enum fpref_mx_scale_rule rule)
+{
+	return rule == FPREF_MX_SCALE_NV_CEIL || rule == FPREF_MX_SCALE_RCEIL_LOG2;
+}
+
 static int check_params(const struct fpref_mx_params *p, size_t rows, size_t cols, char *err, size_t errlen)
 {
 	if (p->element_rounding != FPREF_RNE && p->element_rounding != FPREF_RNA) {
@@ -77,8 +133,20 @@ static int check_params(const struct fpref_mx_params *p, size_t rows, size_t col
 			 fpref_rounding_name(p->element_rounding));
 		return -1;
 	}
-	if (p->rule != FPREF_MX_SCALE_OCP_FLOOR && p->rule != FPREF_MX_SCALE_NV_CEIL && p->rule != FPREF_MX_SCALE_RNE) {
+	if ((unsigned)p->rule > FPREF_MX_SCALE_RCEIL_LOG2) {
 		snprintf(err, errlen, "unknown MX scale rule %d", (int)p->rule);
+		return -1;
+	}
+	const struct mx_recipe_row *row = mx_recipe_row(p->recipe);
+	if (!row) {
+		snprintf(err, errlen, "unknown MX recipe %d", (int)p->recipe);
+		return -1;
+	}
+	struct fpref_format f;
+	if (row->e4m3_only && (!p->element || fpref_format_parse(p->element, &f, NULL, 0) != 0 ||
+			       !fpref_format_is(&f, FPREF_FORMAT_FLOAT8_E4M3FN))) {
+		snprintf(err, errlen, "MX recipe %s has only the element float8_e4m3fn, not %s", row->name,
+			 p->element ? p->element : "(none)");
 		return -1;
 	}
 	return check_size(rows, cols, err, errlen);
@@ -93,6 +161,10 @@ const char *fpref_emu_mx_scale_rule_name(enum fpref_mx_scale_rule rule)
 		return "nv-ceil";
 	case FPREF_MX_SCALE_RNE:
 		return "rne";
+	case FPREF_MX_SCALE_CEIL:
+		return "ceil";
+	case FPREF_MX_SCALE_RCEIL_LOG2:
+		return "rceil-log2";
 	}
 	return "?";
 }
@@ -100,7 +172,8 @@ const char *fpref_emu_mx_scale_rule_name(enum fpref_mx_scale_rule rule)
 int fpref_emu_mx_scale_rule_parse(const char *name, enum fpref_mx_scale_rule *rule)
 {
 	static const enum fpref_mx_scale_rule all[] = { FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_SCALE_NV_CEIL,
-							FPREF_MX_SCALE_RNE };
+							FPREF_MX_SCALE_RNE, FPREF_MX_SCALE_CEIL,
+							FPREF_MX_SCALE_RCEIL_LOG2 };
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		if (strcasecmp(name, fpref_emu_mx_scale_rule_name(all[i])) == 0) {
 			*rule = all[i];
@@ -112,7 +185,7 @@ int fpref_emu_mx_scale_rule_parse(const char *name, enum fpref_mx_scale_rule *ru
 
 const char *fpref_emu_mx_scale_rule_choices(void)
 {
-	return "ocp-floor, nv-ceil, rne";
+	return "ocp-floor, nv-ceil, rne, ceil, rceil-log2";
 }
 
 size_t fpref_emu_mx_scale_count(size_t rows, size_t cols)
@@ -128,14 +201,55 @@ static int floor_log2(const struct fpref_format *f, uint64_t bits)
 	return u.exponent + 63 - __builtin_clzll(u.significand);
 }
 
-/* The scale's exponent s (X = 2^s) for a block of finite values whose
- * largest magnitude is amax. */
+/* ceil(fl32(log2 d)) for a positive finite FP32 d, log2 rounded to FP32
+ * ties to even.  With d = m 2^e (1 <= m < 2), log2 d = e + log2 m rounds
+ * down to e exactly when log2 m is below half the gap from e to the next
+ * FP32 number above it, 2^-q; and log2 m < 2^-q exactly when m^(2^q) < 2,
+ * decided here by q squarings in fixed point with 62 fraction bits (the
+ * truncation error is far below the distance of m^(2^q) from 2 for every
+ * 24-bit m: the thresholds (2^(2^-q) - 1) 2^23 for q = 18..25 lie 0.09 or
+ * more from an integer). */
+static int ceil_f32_log2(const struct fpref_format *f32, uint32_t d)
+{
+	struct fpref_unpacked u;
+	fpref_decode(f32, d, &u);
+	int top = 63 - __builtin_clzll(u.significand);
+	int e = u.exponent + top;
+	uint64_t frac = u.significand << (63 - top) >> 1; /* m in 1.62 fixed point */
+	if (frac == (uint64_t)1 << 62)
+		return e; /* a power of two: log2 is exact */
+	if (e == 0)
+		return 1; /* log2 m itself, far above FP32's least subnormal */
+	unsigned mag = (unsigned)(e < 0 ? -e : e);
+	int p = 31 - __builtin_clz(mag);
+	/* gap above e: ulp(e) for e > 0; below |e| for e < 0 (half as wide at a power of two) */
+	int gap = p - 23 - (e < 0 && (mag & (mag - 1)) == 0 ? 1 : 0);
+	int q = -(gap - 1);
+	unsigned __int128 v = frac;
+	for (int i = 0; i < q; i++) {
+		v = (v * v) >> 62;
+		if (v >= (unsigned __int128)2 << 62)
+			return e + 1;
+	}
+	return e;
+}
+
+/* The scale's exponent s (X = 2^s) for a block of values whose largest
+ * magnitude is amax (+inf for a block holding one, where the recipe
+ * computes a scale for it). */
 static int shared_exponent(const struct f32_arith *a, const struct mx_element *el, enum fpref_mx_scale_rule rule,
 			   uint32_t amax)
 {
 	uint64_t out = 0;
 	unsigned flags = 0;
 	int s;
+	if (amax == F32_INF) /* the library's arithmetic: FP32's exponent field, or ceil(log2 inf) */
+		return rule_is_rceil(rule) ? E8M0_MAX_EXP : 128 - el->emax > E8M0_MAX_EXP ? E8M0_MAX_EXP : 128 - el->emax;
+	if (rule == FPREF_MX_SCALE_RCEIL_LOG2) {
+		uint32_t d = f32_op(a, FPREF_OP_DIV, amax, el->max_f32);
+		s = d == 0 ? E8M0_MIN_EXP : ceil_f32_log2(&a->f32, d);
+		return s < E8M0_MIN_EXP ? E8M0_MIN_EXP : s > E8M0_MAX_EXP ? E8M0_MAX_EXP : s;
+	}
 	if (rule == FPREF_MX_SCALE_NV_CEIL) {
 		/* TE: amax * (1/max) in FP32, then cvt.rp.satfinite.ue8m0,
 		 * which maps 0 and everything up to 2^-127 to code 0. */
@@ -151,6 +265,11 @@ static int shared_exponent(const struct f32_arith *a, const struct mx_element *e
 	if (rule == FPREF_MX_SCALE_RNE) {
 		fpref_emu_convert(&a->f32, amax, &el->amax_grid, &a->env, 0, &out, &flags);
 		s = floor_log2(&el->amax_grid, out) - el->emax;
+	} else if (rule == FPREF_MX_SCALE_CEIL) {
+		struct fpref_unpacked u;
+		fpref_decode(&a->f32, amax, &u);
+		bool power_of_two = (u.significand & (u.significand - 1)) == 0;
+		s = floor_log2(&a->f32, amax) + (power_of_two ? 0 : 1) - el->emax;
 	} else {
 		s = floor_log2(&a->f32, amax) - el->emax;
 	}
@@ -168,30 +287,34 @@ static uint8_t element_code(const struct f32_arith *a, const struct mx_element *
 }
 
 static void quantize_block(const struct f32_arith *a, const struct mx_element *el, const struct fpref_mx_params *p,
-			   const uint32_t *x, size_t n, uint8_t *codes, uint8_t *scale)
+			   const struct mx_recipe_row *row, const uint32_t *x, size_t n, uint8_t *codes, uint8_t *scale)
 {
 	uint32_t amax = 0;
-	bool special = false;
+	bool nan = false, inf = false;
 	for (size_t i = 0; i < n; i++) {
-		special = special || (x[i] & F32_ABS_MASK) >= F32_INF;
+		nan = nan || f32_is_nan(x[i]);
+		inf = inf || (x[i] & F32_ABS_MASK) == F32_INF;
 		amax = f32_amax_update(amax, x[i]);
 	}
-	if (special) { /* OCP: the block's scale is NaN; its elements are then immaterial */
+	/* OCP: the block's scale is NaN, its elements immaterial.  torchao's NaN
+	 * scale too, its codes not modelled (they decode to NaN). */
+	if ((nan || inf) && (!row->specials_computed || (nan && !row->nan_scale_zero))) {
 		*scale = FPREF_E8M0_NAN;
 		memset(codes, 0, n);
 		return;
 	}
-	int s = shared_exponent(a, el, p->rule, amax);
+	int s = nan ? E8M0_MIN_EXP : shared_exponent(a, el, p->rule, amax); /* ModelOpt: a NaN amax gives 00 */
 	*scale = (uint8_t)(s + E8M0_BIAS);
 	struct fpref_env env = a->env;
 	env.rounding = p->element_rounding;
 	env.overflow = FPREF_OVERFLOW_SAT;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t y;
-		if (p->rule == FPREF_MX_SCALE_NV_CEIL) /* TE multiplies by 2^-s, taking 1 for code 0 */
-			y = f32_op(a, FPREF_OP_MUL, x[i], s == E8M0_MIN_EXP ? F32_ONE : f32_pow2(-s));
+		if (rule_is_rceil(p->rule)) /* 2^-s, or 1 for code 0 (TE, torchao) */
+			y = f32_op(a, FPREF_OP_MUL, x[i],
+				   s == E8M0_MIN_EXP && row->code0_multiplies_by_one ? F32_ONE : f32_pow2(-s));
 		else
-			y = f32_op(a, FPREF_OP_DIV, x[i], f32_pow2(s));
+			y = f32_op(a, FPREF_OP_DIV, x[i], f32_pow2(row->divisor_min_normal && s < -126 ? -126 : s));
 		codes[i] = element_code(a, el, &env, y);
 	}
 }
@@ -204,12 +327,13 @@ int fpref_emu_mx_quantize(const struct fpref_mx_params *p, const uint32_t *x_f32
 	f32_arith_init(&a);
 	if (check_params(p, rows, cols, err, errlen) != 0 || mx_element_init(&a, p->element, &el, err, errlen) != 0)
 		return -1;
+	const struct mx_recipe_row *row = mx_recipe_row(p->recipe);
 	size_t per_row = (cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK;
 	for (size_t r = 0; r < rows; r++) {
 		for (size_t b = 0; b < per_row; b++) {
 			size_t first = r * cols + b * FPREF_MX_BLOCK;
 			size_t n = cols - b * FPREF_MX_BLOCK < FPREF_MX_BLOCK ? cols - b * FPREF_MX_BLOCK : FPREF_MX_BLOCK;
-			quantize_block(&a, &el, p, x_f32 + first, n, codes + first, scales_e8m0 + r * per_row + b);
+			quantize_block(&a, &el, p, row, x_f32 + first, n, codes + first, scales_e8m0 + r * per_row + b);
 		}
 	}
 	return 0;

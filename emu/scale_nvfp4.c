@@ -23,7 +23,8 @@
 enum tensor_form {
 	TS_ENCODE, /* S = min(2688 / amax, FLT_MAX), 1 for amax 0 (TE) */
 	TS_DECODE, /* D = amax / 2688 */
-	TS_AMAX    /* amax itself (Four Over Six) */
+	TS_AMAX,   /* amax itself (Four Over Six) */
+	TS_ONE     /* none: D = 1 (torchao's single level) */
 };
 
 /* The FP32 value that is rounded to the block's E4M3 scale, from the block's amax m. */
@@ -38,6 +39,7 @@ enum block_form {
 enum element_form {
 	EL_MUL_RCP,   /* x * min(1 / (s_b * (1/S)), FLT_MAX) */
 	EL_DIV_TOTAL, /* x / (D * s_b) */
+	EL_MUL_RCP_D_DIV_S, /* x * ((1 / D) / s_b) (torchao 0.18) */
 	EL_DIV_46     /* ((x * 6) * M) / (amax * s_b), or 0 where s_b is 0 */
 };
 
@@ -47,22 +49,40 @@ struct recipe_row {
 	bool amax_nan_propagates; /* torch.amax / torch.max: a NaN wins; TE's fmaxf passes over it */
 	enum tensor_form tensor;
 	enum block_form block;
+	bool zero_scale_is_one;   /* a block scale of 0 becomes 1 before the cast (ModelOpt), then: */
 	uint32_t scale_floor;     /* the FP32 block scale clamped to [floor, 448] before the cast; 0: no clamp */
-	bool zero_scale_is_one;   /* a block scale of 0 becomes 1 before the cast (ModelOpt) */
 	bool scale_saturates;     /* E4M3 cast satfinite (TE's cvt); else torch's .to(): NaN above 464 */
 	enum element_form element;
-	bool minus_zero_to_plus;  /* the E2M1 sign is (x < 0), so -0 is written as +0 (ModelOpt) */
+	bool minus_zero_to_plus;  /* the E2M1 sign is (x < 0), so -0 is written as +0, and code 8 reads as +0 (ModelOpt) */
 	bool has_two_d, has_sr, has_rht;
+	/* The FP32 steps as x86 computes them: an invalid operation (inf / inf,
+	 * 0 / 0) gives the default NaN 0xFFC00000, negative, and a NaN operand
+	 * passes on its own NaN (the first one), so a negative NaN gives the
+	 * block scale E4M3 0xFF. */
+	bool x86_default_nan;
+	/* The tensor's amax where it holds a NaN: torch.max's NaN on the CPU,
+	 * 0xFFFFFFFF (torchao), or that through abs, 0x7FFFFFFF (ModelOpt's
+	 * max(|max|, |min|)); 0: the quiet NaN. */
+	uint32_t tensor_amax_nan;
 };
 
+#define F32_E4M3_MIN_SUB 0x3B000000u /* 2^-9: ModelOpt 0.47's floor */
+
 static const struct recipe_row recipe_rows[] = {
-	{ FPREF_NVFP4_TE, "te", false, TS_ENCODE, BS_MUL_S_RCP6, 0, false, true, EL_MUL_RCP, false, true, true, true },
-	{ FPREF_NVFP4_TORCHAO, "torchao", true, TS_DECODE, BS_DIV6_DIV_D, F32_E4M3_TINY, false, true, EL_DIV_TOTAL, false,
-	  false, false, false },
-	{ FPREF_NVFP4_MODELOPT, "modelopt", true, TS_DECODE, BS_DIV_6D, 0, true, false, EL_DIV_TOTAL, true, false,
-	  false, false },
-	{ FPREF_NVFP4_FOUR_OVER_SIX, "fouroversix", true, TS_AMAX, BS_BOUND_DIV_A, 0, false, false, EL_DIV_46, false,
-	  true, false, true },
+	{ FPREF_NVFP4_TE, "te", false, TS_ENCODE, BS_MUL_S_RCP6, false, 0, true, EL_MUL_RCP, false, true, true, true,
+	  false, 0 },
+	{ FPREF_NVFP4_TORCHAO, "torchao", true, TS_DECODE, BS_DIV6_DIV_D, false, F32_E4M3_TINY, true, EL_MUL_RCP_D_DIV_S,
+	  false, false, false, false, true, 0xFFFFFFFFu },
+	{ FPREF_NVFP4_MODELOPT, "modelopt", true, TS_DECODE, BS_DIV_6D, true, F32_E4M3_MIN_SUB, true, EL_DIV_TOTAL, true,
+	  false, false, false, true, 0x7FFFFFFFu },
+	{ FPREF_NVFP4_FOUR_OVER_SIX, "fouroversix", true, TS_AMAX, BS_BOUND_DIV_A, false, 0, false, EL_DIV_46, false,
+	  true, false, true, false, 0 },
+	{ FPREF_NVFP4_TORCHAO_02A1BC44, "torchao-02a1bc44", true, TS_DECODE, BS_DIV6_DIV_D, false, F32_E4M3_TINY, true,
+	  EL_DIV_TOTAL, false, false, false, false, false, 0 },
+	{ FPREF_NVFP4_TORCHAO_1LEVEL, "torchao-1level", true, TS_ONE, BS_DIV6_DIV_D, false, F32_E4M3_TINY, true,
+	  EL_MUL_RCP_D_DIV_S, false, false, false, false, true, 0xFFFFFFFFu },
+	{ FPREF_NVFP4_MODELOPT_0AD6E5F0, "modelopt-0ad6e5f0", true, TS_DECODE, BS_DIV_6D, true, 0, false, EL_DIV_TOTAL,
+	  true, false, false, false, false, 0 },
 };
 
 static const struct recipe_row *recipe_row(enum fpref_nvfp4_recipe id)
@@ -218,6 +238,17 @@ static int nvfp4_init(struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_
 	return 0;
 }
 
+/* One FP32 step of the recipe; where the row says so, an invalid
+ * operation's NaN is x86's negative default NaN (a NaN operand's own NaN
+ * propagates as before). */
+static uint32_t step(const struct nvfp4 *q, enum fpref_op op, uint32_t x, uint32_t y)
+{
+	uint32_t r = f32_op(&q->a, op, x, y);
+	if (!q->row->x86_default_nan || !f32_is_nan(r))
+		return r;
+	return f32_is_nan(x) ? x | 0x00400000u : f32_is_nan(y) ? y | 0x00400000u : 0xFFC00000u;
+}
+
 /* Which block element (r, c) belongs to, as an index into the scales. */
 static size_t block_of(const struct fpref_nvfp4_params *p, size_t cols, size_t r, size_t c)
 {
@@ -283,7 +314,10 @@ static void hadamard(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, 
 static uint32_t tensor_scale(const struct nvfp4 *q, uint32_t amax)
 {
 	if (q->row->tensor == TS_DECODE)
-		return f32_op(&q->a, FPREF_OP_DIV, amax, F32_2688);
+		return step(q, FPREF_OP_DIV, f32_is_nan(amax) && q->row->tensor_amax_nan ? q->row->tensor_amax_nan : amax,
+			    F32_2688);
+	if (q->row->tensor == TS_ONE)
+		return F32_ONE;
 	if (q->row->tensor == TS_AMAX)
 		return amax;
 	if (amax == 0) /* S = min(2688 / amax, FLT_MAX), or 1 when amax is 0 or infinite (S 0) */
@@ -310,20 +344,20 @@ static uint8_t block_scale(const struct nvfp4 *q, uint32_t m, bool four)
 		hp = f32_op(a, FPREF_OP_MUL, m, q->block_encode);
 		break;
 	case BS_DIV6_DIV_D:
-		hp = f32_op(a, FPREF_OP_DIV, f32_op(a, FPREF_OP_DIV, m, F32_SIX), q->T);
+		hp = step(q, FPREF_OP_DIV, f32_op(a, FPREF_OP_DIV, m, F32_SIX), q->T);
 		break;
 	case BS_DIV_6D:
-		hp = f32_op(a, FPREF_OP_DIV, m, f32_op(a, FPREF_OP_MUL, F32_SIX, q->T));
+		hp = step(q, FPREF_OP_DIV, m, f32_op(a, FPREF_OP_MUL, F32_SIX, q->T));
 		break;
 	default:
 		hp = f32_op(a, FPREF_OP_DIV, f32_op(a, FPREF_OP_MUL, m, q->bound), q->T);
 		if (four)
 			hp = f32_op(a, FPREF_OP_MUL, hp, F32_1_5);
 	}
-	if (q->row->scale_floor) /* IEEE minimum/maximum: a NaN stays NaN, as in torch.clamp */
-		hp = f32_op(a, FPREF_OP_MIN, f32_op(a, FPREF_OP_MAX, hp, q->row->scale_floor), F32_448);
 	if (q->row->zero_scale_is_one && f32_abs(hp) == 0)
 		hp = F32_ONE;
+	if (q->row->scale_floor && !f32_is_nan(hp)) /* torch.clamp: a NaN stays NaN, its sign too */
+		hp = f32_op(a, FPREF_OP_MIN, f32_op(a, FPREF_OP_MAX, hp, q->row->scale_floor), F32_448);
 	uint64_t out = 0;
 	unsigned flags = 0;
 	fpref_emu_convert(&a->f32, hp, &q->e4m3, &q->scale_env, 0, &out, &flags);
@@ -342,6 +376,8 @@ static uint32_t scaled_element(const struct nvfp4 *q, uint8_t sb, uint32_t x)
 	}
 	if (q->row->element == EL_DIV_TOTAL)
 		return f32_op(a, FPREF_OP_DIV, x, f32_op(a, FPREF_OP_MUL, q->T, s));
+	if (q->row->element == EL_MUL_RCP_D_DIV_S)
+		return f32_op(a, FPREF_OP_MUL, x, f32_op(a, FPREF_OP_DIV, f32_op(a, FPREF_OP_DIV, F32_ONE, q->T), s));
 	if (f32_abs(s) == 0)
 		return 0;
 	uint32_t num = f32_op(a, FPREF_OP_MUL, f32_op(a, FPREF_OP_MUL, x, F32_SIX), q->bound);
@@ -476,10 +512,12 @@ int fpref_emu_nvfp4_dequantize(const struct fpref_nvfp4_params *p, const uint8_t
 			snprintf(err, errlen, "code 0x%02X at element %zu is not an E2M1 pattern", codes[i], i);
 			return -1;
 		}
+		if (q.row->minus_zero_to_plus && v == 0x80000000u) /* ModelOpt's table reads code 8 as +0 */
+			v = 0;
 		uint32_t out;
 		if (q.row->tensor == TS_ENCODE)
 			out = f32_op(&q.a, FPREF_OP_MUL, (uint32_t)v, f32_op(&q.a, FPREF_OP_MUL, s, decode));
-		else if (q.row->tensor == TS_DECODE)
+		else if (q.row->tensor == TS_DECODE || q.row->tensor == TS_ONE)
 			out = f32_op(&q.a, FPREF_OP_MUL, (uint32_t)v, f32_op(&q.a, FPREF_OP_MUL, tensor_scale_f32, s));
 		else
 			out = dequant_46(&q, codes[i], s);

@@ -23,6 +23,11 @@ extern "C" {
 int fpref_ref_mx_quantize(const char *element, const char *scale_rule, enum fpref_rounding element_rounding,
 			  const uint32_t *x_f32, size_t rows, size_t cols, uint8_t *codes, uint8_t *scales_e8m0,
 			  char *err, size_t errlen);
+/* The same with a library's recipe (fpref_emu_mx_recipe_name: "ocp",
+ * "torchao", "modelopt"); scale_rule also "ceil" or "rceil-log2". */
+int fpref_ref_mx_recipe_quantize(const char *element, const char *scale_rule, const char *recipe,
+				 enum fpref_rounding element_rounding, const uint32_t *x_f32, size_t rows, size_t cols,
+				 uint8_t *codes, uint8_t *scales_e8m0, char *err, size_t errlen);
 int fpref_ref_mx_dequantize(const char *element, const uint8_t *codes, const uint8_t *scales, size_t rows,
 			    size_t cols, uint32_t *out_f32, char *err, size_t errlen);
 

@@ -37,7 +37,13 @@ static const struct element_row element_rows[] = {
 	{ 0, true, 0, 7, 127, -6 },                         /* int8, 127/64: two's complement k * 2^-6, |k| <= 127 */
 };
 
-enum scale_rule { RULE_FLOOR, RULE_CEIL, RULE_RNE };
+/* RULE_CEIL is TE's rceil (nv-ceil); RULE_EXP_CEIL torchao's CEIL;
+ * RULE_LOG2_CEIL the ceiling of an FP32 log2 of fl(amax / max). */
+enum scale_rule { RULE_FLOOR, RULE_CEIL, RULE_RNE, RULE_EXP_CEIL, RULE_LOG2_CEIL };
+
+/* The libraries' MX recipes, written out from their sources
+ * (docs/scaling-mx.md, "MX recipes"). */
+enum mx_recipe { MX_OCP, MX_TORCHAO, MX_MODELOPT };
 
 /* Scratch for one call: formats, the FP32 environment, a rounding operand. */
 struct oracle {
@@ -127,6 +133,26 @@ static long floor_log2(mpfr_srcptr x)
 static long shared_exponent(struct oracle *o, enum scale_rule rule, mpfr_srcptr amax)
 {
 	const struct element_row *row = o->row;
+	if (mpfr_inf_p(amax)) /* torchao: an inf's FP32 exponent field reads as 2^128; log2 inf = inf */
+		return rule == RULE_CEIL || rule == RULE_LOG2_CEIL ? SCALE_EXP_MAX : clamp_scale(128 - row->emax);
+	if (rule == RULE_LOG2_CEIL) { /* fl(amax / max), then log2 rounded to FP32, then its ceiling */
+		mpfr_set_ui_2exp(o->b, row->max_num, row->max_exp, MPFR_RNDN);
+		uint32_t d = f32_op(o, FPREF_OP_DIV, f32_round(o, amax), f32_round(o, o->b));
+		f32_value(o, d, o->b);
+		if (mpfr_zero_p(o->b))
+			return SCALE_EXP_MIN;
+		mpfr_t l;
+		mpfr_init2(l, 200);
+		mpfr_log2(l, o->b, MPFR_RNDN);
+		f32_value(o, f32_round(o, l), l);
+		mpfr_ceil(l, l);
+		long e = mpfr_get_si(l, MPFR_RNDN);
+		mpfr_clear(l);
+		return clamp_scale(e);
+	}
+	if (rule == RULE_EXP_CEIL)
+		return mpfr_zero_p(amax) ? SCALE_EXP_MIN
+		       : clamp_scale(floor_log2(amax) + (mpfr_cmp_ui_2exp(amax, 1, floor_log2(amax)) != 0) - row->emax);
 	if (rule == RULE_CEIL) {
 		mpfr_set_ui_2exp(o->b, row->max_num, row->max_exp, MPFR_RNDN);
 		uint32_t rcp = f32_op(o, FPREF_OP_DIV, 0x3F800000u, f32_round(o, o->b));
@@ -170,35 +196,59 @@ static uint8_t element_code(struct oracle *o, mpfr_ptr y, enum fpref_rounding ro
 	return (uint8_t)(k < 0 ? k + 256 : k);
 }
 
-static void quantize_block(struct oracle *o, enum scale_rule rule, enum fpref_rounding rounding,
+/* OCP: a block with an inf or a NaN gets the NaN scale and zero codes.
+ * torchao: a NaN gives FF (its codes not modelled: zero), an inf a scale
+ * from its arithmetic and computed codes; floor-type rules divide by
+ * max(2^s, 2^-126).  ModelOpt: a NaN amax gives scale 00 (log2 only where
+ * amax / 448 > 0), an inf FE, and every rceil code multiplies by 2^-s, 2^127
+ * for code 00. */
+/* The element code of a NaN input (its sign kept), for a format with NaN. */
+static uint64_t round_nan(struct oracle *o, uint32_t x)
+{
+	uint64_t out = 0;
+	unsigned flags = 0;
+	struct fpref_env env = o->rne;
+	env.overflow = FPREF_OVERFLOW_SAT;
+	fpref_ref_convert(&o->f32, x, &o->element, &env, 0, &out, &flags);
+	return out;
+}
+
+static void quantize_block(struct oracle *o, enum scale_rule rule, enum mx_recipe recipe, enum fpref_rounding rounding,
 			   const uint32_t *x, size_t n, uint8_t *codes, uint8_t *scale)
 {
 	mpfr_t amax, y;
 	mpfr_inits2(FPREF_REF_WORK_PREC, amax, y, (mpfr_ptr)0);
 	mpfr_set_zero(amax, 1);
-	bool special = false;
+	bool nan = false, inf = false;
 	for (size_t i = 0; i < n; i++) {
 		f32_value(o, x[i], y);
-		special = special || !mpfr_number_p(y);
+		nan = nan || mpfr_nan_p(y);
+		inf = inf || mpfr_inf_p(y);
 		if (mpfr_number_p(y) && mpfr_cmpabs(y, amax) > 0)
 			mpfr_abs(amax, y, MPFR_RNDN);
 	}
-	if (special) {
+	if (inf && !nan)
+		mpfr_set_inf(amax, 1);
+	bool rceil = rule == RULE_CEIL || rule == RULE_LOG2_CEIL;
+	if ((nan || inf) && (recipe == MX_OCP || (nan && recipe == MX_TORCHAO))) {
 		*scale = E8M0_NAN;
 		memset(codes, 0, n);
 	} else {
-		long s = shared_exponent(o, rule, amax);
+		long s = nan ? SCALE_EXP_MIN : shared_exponent(o, rule, amax);
 		*scale = (uint8_t)(s + E8M0_BIAS);
 		for (size_t i = 0; i < n; i++) {
 			f32_value(o, x[i], y);
-			if (rule == RULE_CEIL) { /* FP32 product with 2^-s, or with 1 for code 0 */
-				if (s != SCALE_EXP_MIN)
+			if (rceil) { /* FP32 product with 2^-s, or with 1 for code 0 (not ModelOpt) */
+				if (s != SCALE_EXP_MIN || recipe == MX_MODELOPT)
 					mpfr_mul_2si(y, y, -s, MPFR_RNDN);
 				f32_value(o, f32_round(o, y), y);
 			} else {
-				mpfr_mul_2si(y, y, -s, MPFR_RNDN);
+				long d = recipe == MX_TORCHAO && s < -126 ? -126 : s;
+				mpfr_mul_2si(y, y, -d, MPFR_RNDN);
 			}
-			codes[i] = element_code(o, y, rounding);
+			codes[i] = mpfr_nan_p(y) ? 0 : element_code(o, y, rounding);
+			if (mpfr_nan_p(y)) /* ModelOpt's 00 block: a NaN element is the element's NaN */
+				codes[i] = (uint8_t)round_nan(o, x[i]);
 		}
 	}
 	mpfr_clears(amax, y, (mpfr_ptr)0);
@@ -206,7 +256,11 @@ static void quantize_block(struct oracle *o, enum scale_rule rule, enum fpref_ro
 
 static int parse_rule(const char *name, enum scale_rule *rule, char *err, size_t errlen)
 {
-	if (name && strcmp(name, "ocp-floor") == 0)
+	if (name && strcmp(name, "ceil") == 0)
+		*rule = RULE_EXP_CEIL;
+	else if (name && strcmp(name, "rceil-log2") == 0)
+		*rule = RULE_LOG2_CEIL;
+	else if (name && strcmp(name, "ocp-floor") == 0)
 		*rule = RULE_FLOOR;
 	else if (name && strcmp(name, "nv-ceil") == 0)
 		*rule = RULE_CEIL;
@@ -223,9 +277,28 @@ int fpref_ref_mx_quantize(const char *element, const char *scale_rule, enum fpre
 			  const uint32_t *x_f32, size_t rows, size_t cols, uint8_t *codes, uint8_t *scales_e8m0,
 			  char *err, size_t errlen)
 {
+	return fpref_ref_mx_recipe_quantize(element, scale_rule, "ocp", element_rounding, x_f32, rows, cols, codes,
+					    scales_e8m0, err, errlen);
+}
+
+int fpref_ref_mx_recipe_quantize(const char *element, const char *scale_rule, const char *recipe_name,
+				 enum fpref_rounding element_rounding, const uint32_t *x_f32, size_t rows, size_t cols,
+				 uint8_t *codes, uint8_t *scales_e8m0, char *err, size_t errlen)
+{
 	enum scale_rule rule;
 	if (parse_rule(scale_rule, &rule, err, errlen) != 0)
 		return -1;
+	static const char *const recipes[] = { "ocp", "torchao", "modelopt" };
+	int recipe = -1;
+	for (int i = 0; i < 3; i++)
+		if (recipe_name && strcmp(recipe_name, recipes[i]) == 0)
+			recipe = i;
+	if (recipe < 0 || (recipe == MX_MODELOPT && (!element || (strcmp(element, "float8_e4m3fn") != 0 &&
+								 strcasecmp(element, "e4m3") != 0)))) {
+		snprintf(err, errlen, "unknown MX recipe '%s', or an element it does not have",
+			 recipe_name ? recipe_name : "(none)");
+		return -1;
+	}
 	if (element_rounding != FPREF_RNE && element_rounding != FPREF_RNA) {
 		snprintf(err, errlen, "MX element rounding must be rne or rna");
 		return -1;
@@ -240,7 +313,7 @@ int fpref_ref_mx_quantize(const char *element, const char *scale_rule, enum fpre
 	for (size_t r = 0; r < rows; r++) {
 		for (size_t b = 0; b < per_row; b++) {
 			size_t c0 = b * MX_BLOCK, n = cols - c0 < MX_BLOCK ? cols - c0 : MX_BLOCK;
-			quantize_block(&o, rule, element_rounding, x_f32 + r * cols + c0, n, codes + r * cols + c0,
+			quantize_block(&o, rule, (enum mx_recipe)recipe, element_rounding, x_f32 + r * cols + c0, n, codes + r * cols + c0,
 				       scales_e8m0 + r * per_row + b);
 		}
 	}
@@ -301,12 +374,34 @@ struct nvfp4_oracle {
 	uint32_t T, S_rcp6, S_rcp;  /* the tensor scale; TE's S * (1/6) and 1/S */
 };
 
-enum nv_recipe { NV_TE, NV_TORCHAO, NV_MODELOPT, NV_46 };
+/* NV_TORCHAO is torchao 0.18, NV_TORCHAO_OLD its commit 02a1bc44, NV_TORCHAO_1
+ * 0.18 without a tensor scale; NV_MODELOPT is ModelOpt 0.47, NV_MODELOPT_OLD
+ * its commit 0ad6e5f0. */
+enum nv_recipe { NV_TE, NV_TORCHAO, NV_MODELOPT, NV_46, NV_TORCHAO_OLD, NV_TORCHAO_1, NV_MODELOPT_OLD };
+
+static bool nv_torchao(enum nv_recipe r)
+{
+	return r == NV_TORCHAO || r == NV_TORCHAO_OLD || r == NV_TORCHAO_1;
+}
+
+static bool nv_modelopt(enum nv_recipe r)
+{
+	return r == NV_MODELOPT || r == NV_MODELOPT_OLD;
+}
+
+/* The current releases compute on x86 in the order their sources give, and
+ * x86 decides the NaNs: an invalid operation gives the negative default NaN
+ * 0xFFC00000, a NaN operand passes its own (the first) on. */
+static bool nv_x86(enum nv_recipe r)
+{
+	return r == NV_TORCHAO || r == NV_TORCHAO_1 || r == NV_MODELOPT;
+}
 
 static int nv_recipe(const char *name, enum nv_recipe *r)
 {
-	static const char *const names[] = { "te", "torchao", "modelopt", "fouroversix" };
-	for (int i = 0; i < 4; i++)
+	static const char *const names[] = { "te", "torchao", "modelopt", "fouroversix", "torchao-02a1bc44",
+					     "torchao-1level", "modelopt-0ad6e5f0" };
+	for (int i = 0; i < 7; i++)
 		if (name && strcmp(name, names[i]) == 0) {
 			*r = (enum nv_recipe)i;
 			return 0;
@@ -439,8 +534,13 @@ static uint32_t block_maxima(struct nvfp4_oracle *n, bool nan_wins, const uint32
 static uint32_t tensor_scale(struct nvfp4_oracle *n, enum nv_recipe r, uint32_t amax)
 {
 	struct oracle *o = &n->o;
-	if (r == NV_TORCHAO || r == NV_MODELOPT) /* amax / (448 * 6) */
+	if (r == NV_TORCHAO_1)
+		return F32_ONE;
+	if (nv_torchao(r) || nv_modelopt(r)) { /* amax / (448 * 6) */
+		if (nv_x86(r) && f32_nan(o, amax)) /* torch.max's NaN on the CPU: all ones; ModelOpt's through abs */
+			return r == NV_MODELOPT ? 0x7FFFFFFFu : 0xFFFFFFFFu;
 		return f32_op(o, FPREF_OP_DIV, amax, F32_2688);
+	}
 	if (r == NV_46)
 		return amax;
 	f32_value(o, amax, o->a);
@@ -459,6 +559,18 @@ static uint32_t clamp(struct oracle *o, uint32_t x, uint32_t lo, uint32_t hi)
 	return f32_cmp(o, x, lo) < 0 ? lo : f32_cmp(o, x, hi) > 0 ? hi : x;
 }
 
+/* x op y in FP32; for the x86 recipes, the NaN x86 gives. */
+static uint32_t nan_x86(struct nvfp4_oracle *n, enum nv_recipe r, enum fpref_op op, uint32_t x, uint32_t y)
+{
+	struct oracle *o = &n->o;
+	uint32_t z = f32_op(o, op, x, y);
+	if (!nv_x86(r) || !f32_nan(o, z))
+		return z;
+	if (f32_nan(o, x))
+		return x | 0x00400000u;
+	return f32_nan(o, y) ? y | 0x00400000u : 0xFFC00000u;
+}
+
 /* The block's E4M3 scale (four: Four Over Six's candidate that scales to 4). */
 static uint8_t block_scale(struct nvfp4_oracle *n, enum nv_recipe r, uint32_t m, bool four)
 {
@@ -467,13 +579,20 @@ static uint8_t block_scale(struct nvfp4_oracle *n, enum nv_recipe r, uint32_t m,
 	switch (r) {
 	case NV_TE:
 		return to_e4m3(n, f32_op(o, FPREF_OP_MUL, m, n->S_rcp6), &n->sat);
-	case NV_TORCHAO: /* (amax_b / 6) / D, clamped to [2^-6, 448] */
-		t = f32_op(o, FPREF_OP_DIV, f32_op(o, FPREF_OP_DIV, m, F32_SIX), n->T);
+	case NV_TORCHAO:
+	case NV_TORCHAO_OLD:
+	case NV_TORCHAO_1: /* (amax_b / 6) / D, clamped to [2^-6, 448] */
+		t = nan_x86(n, r, FPREF_OP_DIV, f32_op(o, FPREF_OP_DIV, m, F32_SIX), n->T);
 		return to_e4m3(n, clamp(o, t, 0x3C800000u, 0x43E00000u), &n->sat);
-	case NV_MODELOPT: /* amax_b / (6 * D); a 0 becomes 1 */
-		t = f32_op(o, FPREF_OP_DIV, m, f32_op(o, FPREF_OP_MUL, F32_SIX, n->T));
+	case NV_MODELOPT:
+	case NV_MODELOPT_OLD: /* amax_b / (6 * D); a 0 becomes 1; 0.47 then clamps to [2^-9, 448] */
+		t = nan_x86(n, r, FPREF_OP_DIV, m, f32_op(o, FPREF_OP_MUL, F32_SIX, n->T));
 		f32_value(o, t, o->a);
-		return to_e4m3(n, mpfr_zero_p(o->a) ? F32_ONE : t, &n->ieee);
+		if (mpfr_zero_p(o->a))
+			t = F32_ONE;
+		if (r == NV_MODELOPT)
+			return to_e4m3(n, clamp(o, t, 0x3B000000u, 0x43E00000u), &n->sat);
+		return to_e4m3(n, t, &n->ieee);
 	default: /* amax_b * M / amax, times 1.5 for 4 */
 		t = f32_op(o, FPREF_OP_DIV, f32_op(o, FPREF_OP_MUL, m, n->bound), n->T);
 		return to_e4m3(n, four ? f32_op(o, FPREF_OP_MUL, t, 0x3FC00000u) : t, &n->ieee);
@@ -489,7 +608,9 @@ static uint32_t scaled(struct nvfp4_oracle *n, enum nv_recipe r, uint8_t sb, uin
 		uint32_t dec = f32_op(o, FPREF_OP_MUL, s, n->S_rcp);
 		return f32_op(o, FPREF_OP_MUL, x, f32_min_max_finite(o, f32_op(o, FPREF_OP_DIV, F32_ONE, dec)));
 	}
-	if (r == NV_TORCHAO || r == NV_MODELOPT)
+	if (r == NV_TORCHAO || r == NV_TORCHAO_1) /* 0.18: x * ((1 / D) / s) */
+		return f32_op(o, FPREF_OP_MUL, x, f32_op(o, FPREF_OP_DIV, f32_op(o, FPREF_OP_DIV, F32_ONE, n->T), s));
+	if (r == NV_TORCHAO_OLD || nv_modelopt(r))
 		return f32_op(o, FPREF_OP_DIV, x, f32_op(o, FPREF_OP_MUL, n->T, s));
 	f32_value(o, s, o->a);
 	if (mpfr_zero_p(o->a))
@@ -502,7 +623,7 @@ static uint8_t e2m1_code(struct nvfp4_oracle *n, enum nv_recipe r, uint32_t y, c
 			 uint64_t random)
 {
 	struct oracle *o = &n->o;
-	if (r == NV_MODELOPT && y == 0x80000000u) /* sign bit from (x < 0): -0 is +0 */
+	if (nv_modelopt(r) && y == 0x80000000u) /* sign bit from (x < 0): -0 is +0 */
 		return 0;
 	f32_value(o, y, o->a);
 	if (mpfr_nan_p(o->a))
@@ -661,6 +782,8 @@ int fpref_ref_nvfp4_recipe_dequantize(const struct fpref_ref_nvfp4 *p, const uin
 		}
 		uint32_t s = decode_f32(o, &o->e4m3, block_scales_e4m3[nvfp4_block(p->two_d, cols, i)]);
 		uint32_t v = decode_f32(o, &o->e2m1, codes[i]), out;
+		if (nv_modelopt(r) && codes[i] == 0x8) /* ModelOpt's table: code 8 is +0 */
+			v = 0;
 		if (r == NV_TE)
 			out = f32_op(o, FPREF_OP_MUL, v, f32_op(o, FPREF_OP_MUL, s, decode));
 		else if (r == NV_46)

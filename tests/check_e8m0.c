@@ -144,7 +144,7 @@ START_TEST(rows_match_mx_quantizer)
 		for (size_t i = 0; i < NELEMENTS; i++) {
 			struct fpref_format row = element_at(i);
 			const struct fpref_format *el = &row;
-			struct fpref_mx_params params = { i < NFLOAT_ELEMENTS ? el->name : "int8", pairs[p].mx, FPREF_RNE };
+			struct fpref_mx_params params = { i < NFLOAT_ELEMENTS ? el->name : "int8", pairs[p].mx, FPREF_RNE, FPREF_MX_OCP };
 			for (uint32_t e = 0; e < 255; e++) {
 				for (size_t m = 0; m < sizeof mantissas / sizeof mantissas[0]; m++) {
 					uint32_t x = e << 23 | mantissas[m];

@@ -73,6 +73,9 @@ static const struct fpref_nvfp4_params configs[] = {
 	{ .recipe = TE, .rht = true, .rht_signs = 0x1234, .two_d = true },
 	{ .recipe = TA },
 	{ .recipe = MO },
+	{ .recipe = FPREF_NVFP4_TORCHAO_02A1BC44 },
+	{ .recipe = FPREF_NVFP4_TORCHAO_1LEVEL },
+	{ .recipe = FPREF_NVFP4_MODELOPT_0AD6E5F0 },
 	{ .recipe = FOS, .choice = FPREF_NVFP4_ABS_MAX, .scale_bound = 256 },
 	{ .recipe = FOS, .choice = FPREF_NVFP4_MAE, .scale_bound = 256 },
 	{ .recipe = FOS, .choice = FPREF_NVFP4_MSE, .scale_bound = 256 },
@@ -230,17 +233,20 @@ START_TEST(zero_block_and_minus_zero)
 END_TEST
 
 /* An all-zero tensor: TE takes S = 1 and gives zero scales and zeros back.
- * torchao: D = 0, (0 / 6) / 0 = NaN, which the clamp keeps: scale 0x7F and
- * every value NaN.  ModelOpt: 0 / (6 * 0) = NaN (not 0, so not made 1):
- * 0x7F, NaN.  A NaN element: TE's amax passes over it; torch.amax takes it,
- * so torchao's and ModelOpt's D and every scale are NaN. */
+ * torchao (at 02a1bc44, NaN signs not modelled): D = 0, (0 / 6) / 0 = NaN,
+ * which the clamp keeps: scale 0x7F and every value NaN.  ModelOpt (at
+ * 0ad6e5f0): 0 / (6 * 0) = NaN (not 0, so not made 1): 0x7F, NaN.  A NaN
+ * element: TE's amax passes over it; torch.amax takes it, so torchao's and
+ * ModelOpt's D and every scale are NaN. */
 START_TEST(zero_tensor_and_nan)
 {
 	uint32_t z[16] = { 0 }, nan[32] = { f32(2688.0f), F32_NAN }, d[32], T;
 	uint8_t c[32], s[2];
 	char err[128];
-	for (int r = TE; r <= MO; r++) {
-		struct fpref_nvfp4_params p = { .recipe = (enum fpref_nvfp4_recipe)r };
+	static const enum fpref_nvfp4_recipe recipes[] = { TE, FPREF_NVFP4_TORCHAO_02A1BC44, FPREF_NVFP4_MODELOPT_0AD6E5F0 };
+	for (size_t k = 0; k < 3; k++) {
+		enum fpref_nvfp4_recipe r = recipes[k];
+		struct fpref_nvfp4_params p = { .recipe = r };
 		quantize(&p, z, 16, c, s, &T);
 		ck_assert_int_eq(s[0], r == TE ? 0x00 : 0x7F);
 		ck_assert(fpref_emu_nvfp4_dequantize(&p, c, s, T, 1, 16, d, err, sizeof err) == 0);
@@ -250,6 +256,86 @@ START_TEST(zero_tensor_and_nan)
 		ck_assert_int_eq(s[0], r == TE ? 0x7E : 0x7F);
 		ck_assert_int_eq(s[1], r == TE ? 0x23 : 0x7F); /* TE: e4m3(1 * fl(1/6)) = 0.171875 */
 	}
+}
+END_TEST
+
+/* The same tensors under the current releases, whose FP32 steps run on x86
+ * (crosscheck-torchao found the NaN signs): an invalid operation gives the
+ * negative default NaN 0xFFC00000, a NaN operand passes its own on, and
+ * torch.max of a tensor holding a NaN gives 0xFFFFFFFF (ModelOpt takes its
+ * abs: 0x7FFFFFFF).
+ * - All zero: torchao (0 / 6) / 0 and ModelOpt 0 / (6 * 0) are 0 / 0, the
+ *   default NaN, which neither the clamp nor ModelOpt's "== 0" changes:
+ *   E4M3 0xFF (negative NaN).
+ * - {2688, NaN, 0...} | {1, 0...}: torchao D = 0xFFFFFFFF / 2688 keeps
+ *   that NaN.  Block 0's amax is torch.amax of |x|, +NaN 0x7FC00000, and
+ *   (+NaN / 6) / D passes on the first NaN: 0x7F.  Block 1: (1 / 6) / D is
+ *   D's negative NaN: 0xFF.  ModelOpt: D = 0x7FFFFFFF / 2688, positive, so
+ *   both blocks 0x7F. */
+START_TEST(x86_nan_signs)
+{
+	uint32_t z[16] = { 0 }, nan[32] = { f32(2688.0f), F32_NAN }, T;
+	uint8_t c[32], s[2];
+	nan[16] = F32_ONE;
+	static const struct { enum fpref_nvfp4_recipe r; uint8_t zero, s0, s1; uint32_t T; } want[] = {
+		{ TA, 0xFF, 0x7F, 0xFF, 0xFFFFFFFFu },
+		/* single level: 0 / 6 clamps to 2^-6 (0x08); 1 / 6 = 1.333 * 2^-3 rounds to 1.375 * 2^-3 (0x23) */
+		{ FPREF_NVFP4_TORCHAO_1LEVEL, 0x08, 0x7F, 0x23, F32_ONE },
+		{ MO, 0xFF, 0x7F, 0x7F, 0x7FFFFFFFu },
+	};
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		struct fpref_nvfp4_params p = { .recipe = want[k].r };
+		quantize(&p, z, 16, c, s, &T);
+		ck_assert_msg(s[0] == want[k].zero, "%s zero: 0x%02X", fpref_emu_nvfp4_recipe_name(p.recipe), s[0]);
+		quantize(&p, nan, 32, c, s, &T);
+		ck_assert_msg(s[0] == want[k].s0 && s[1] == want[k].s1 && T == want[k].T, "%s NaN: 0x%02X 0x%02X T 0x%08X",
+			      fpref_emu_nvfp4_recipe_name(p.recipe), s[0], s[1], T);
+	}
+}
+END_TEST
+
+/* N1, torchao 0.18 against its commit 02a1bc44: {x0 = 0x45698D22, 0...} |
+ * {x16 = 0x42B7812D, x17 = 0x4298EBA6, 0...}.  D = fl(x0 / 2688) =
+ * 0x3FB1F1A0; block 1: fl(fl(x16 / 6) / D) = 11 exactly (E4M3 0x53).  0.18:
+ * fl(1 / D) = 0x3F3825E2, / 11 = 0x3D85ED01, x17 * that = 5.0, the E2M1 tie
+ * between 4 and 6: 4 (0x6).  02a1bc44: fl(D * 11) = 0x4174AC3C, x17 / that
+ * = 5.0000005: 6 (0x7).  (FP32 steps as numpy float32 operations.) */
+START_TEST(torchao_element_step)
+{
+	uint32_t x[32] = { 0x45698D22u }, T;
+	x[16] = 0x42B7812Du;
+	x[17] = 0x4298EBA6u;
+	uint8_t c[32], s[2];
+	struct fpref_nvfp4_params now = { .recipe = TA }, old = { .recipe = FPREF_NVFP4_TORCHAO_02A1BC44 };
+	quantize(&now, x, 32, c, s, &T);
+	ck_assert_msg(T == 0x3FB1F1A0u && s[1] == 0x53 && c[17] == 0x6, "0.18: T 0x%08X s 0x%02X c 0x%X", T, s[1], c[17]);
+	quantize(&old, x, 32, c, s, &T);
+	ck_assert_msg(T == 0x3FB1F1A0u && s[1] == 0x53 && c[17] == 0x7, "02a1bc44: T 0x%08X s 0x%02X c 0x%X", T, s[1],
+		      c[17]);
+}
+END_TEST
+
+/* ModelOpt 0.47 clamps the block scale to [2^-9, 448] after making 0 into 1;
+ * commit 0ad6e5f0 did not.  {2688, 0...} | {2^-20, -0.1 * 2^-20 ...}: D =
+ * 1, block 1's value 2^-20 / 6 is far below E4M3's least subnormal 2^-9:
+ * 0.47 gives 2^-9 (0x01), 0ad6e5f0 rounds it to 0 (0x00).  Under 0.47 the
+ * element 2^-20 / 2^-9 = 2^-11 rounds to 0 (0x0), and -0.1 * 2^-20 likewise,
+ * whose sign (x < 0) makes code 0x8, which ModelOpt's table reads back as +0. */
+START_TEST(modelopt_scale_floor)
+{
+	uint32_t x[32] = { f32(2688.0f) }, T, d[32];
+	x[16] = 0x35800000u; /* 2^-20 */
+	x[17] = f32(-0.1f * 0x1p-20f);
+	uint8_t c[32], s[2];
+	char err[128];
+	struct fpref_nvfp4_params now = { .recipe = MO }, old = { .recipe = FPREF_NVFP4_MODELOPT_0AD6E5F0 };
+	quantize(&now, x, 32, c, s, &T);
+	ck_assert_msg(T == F32_ONE && s[1] == 0x01 && c[16] == 0x0 && c[17] == 0x8, "0.47: s 0x%02X c %X %X", s[1],
+		      c[16], c[17]);
+	ck_assert(fpref_emu_nvfp4_dequantize(&now, c, s, T, 1, 32, d, err, sizeof err) == 0);
+	ck_assert_int_eq(d[17], 0);
+	quantize(&old, x, 32, c, s, &T);
+	ck_assert_msg(s[1] == 0x00, "0ad6e5f0: s 0x%02X", s[1]);
 }
 END_TEST
 
@@ -453,6 +539,9 @@ int main(void)
 	tcase_add_test(ex, recipes_differ_near_ties);
 	tcase_add_test(ex, zero_block_and_minus_zero);
 	tcase_add_test(ex, zero_tensor_and_nan);
+	tcase_add_test(ex, x86_nan_signs);
+	tcase_add_test(ex, torchao_element_step);
+	tcase_add_test(ex, modelopt_scale_floor);
 	tcase_add_test(ex, four_over_six_choice);
 	tcase_add_test(ex, four_over_six_tie);
 	tcase_add_test(ex, four_over_six_rules_disagree);

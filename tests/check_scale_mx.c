@@ -11,7 +11,8 @@
 static const char *const elements[] = { "float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float6_e3m2fn",
 					"float4_e2m1fn", "int8" };
 static const enum fpref_mx_scale_rule rules[] = { FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_SCALE_NV_CEIL,
-						  FPREF_MX_SCALE_RNE };
+						  FPREF_MX_SCALE_RNE, FPREF_MX_SCALE_CEIL, FPREF_MX_SCALE_RCEIL_LOG2 };
+static const enum fpref_mx_recipe recipes[] = { FPREF_MX_OCP, FPREF_MX_TORCHAO, FPREF_MX_MODELOPT };
 static const enum fpref_rounding roundings[] = { FPREF_RNE, FPREF_RNA };
 
 static uint32_t f32(float f)
@@ -23,6 +24,7 @@ static uint32_t f32(float f)
 
 #define F32_NAN 0x7FC00000u
 #define F32_INF 0x7F800000u
+#define F32_ONE 0x3F800000u
 #define F32_MAX 0x7F7FFFFFu
 #define F32_TRUE_MIN 0x00000001u
 
@@ -77,8 +79,8 @@ static void check_mx_case(const struct fpref_mx_params *p, const uint32_t *x, si
 	char err[256] = "";
 	const char *rule = fpref_emu_mx_scale_rule_name(p->rule);
 	ck_assert_msg(fpref_emu_mx_quantize(p, x, rows, cols, ce, se, err, sizeof err) == 0, "%s", err);
-	ck_assert_msg(fpref_ref_mx_quantize(p->element, rule, p->element_rounding, x, rows, cols, cr, sr, err,
-					    sizeof err) == 0, "%s", err);
+	ck_assert_msg(fpref_ref_mx_recipe_quantize(p->element, rule, fpref_emu_mx_recipe_name(p->recipe),
+						   p->element_rounding, x, rows, cols, cr, sr, err, sizeof err) == 0, "%s", err);
 	for (size_t b = 0; b < ns; b++)
 		ck_assert_msg(se[b] == sr[b], "%s %s %s %s: scale %zu emu 0x%02X ref 0x%02X", what, p->element, rule,
 			      fpref_rounding_name(p->element_rounding), b, se[b], sr[b]);
@@ -98,10 +100,13 @@ static void check_mx_all(const uint32_t *x, size_t rows, size_t cols, const char
 {
 	for (size_t e = 0; e < sizeof elements / sizeof elements[0]; e++)
 		for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
-			for (size_t k = 0; k < sizeof roundings / sizeof roundings[0]; k++) {
-				struct fpref_mx_params p = { elements[e], rules[r], roundings[k] };
-				check_mx_case(&p, x, rows, cols, what);
-			}
+			for (size_t k = 0; k < sizeof roundings / sizeof roundings[0]; k++)
+				for (size_t m = 0; m < sizeof recipes / sizeof recipes[0]; m++) {
+					if (recipes[m] == FPREF_MX_MODELOPT && e != 0)
+						continue; /* ModelOpt's MXFP8 has E4M3 only */
+					struct fpref_mx_params p = { elements[e], rules[r], roundings[k], recipes[m] };
+					check_mx_case(&p, x, rows, cols, what);
+				}
 }
 
 static void check_nvfp4_case(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows, size_t cols,
@@ -235,7 +240,7 @@ END_TEST
 static void quantize_one_block(enum fpref_mx_scale_rule rule, const char *element, enum fpref_rounding rounding,
 			       const uint32_t *x, size_t n, uint8_t *codes, uint8_t *scale)
 {
-	struct fpref_mx_params p = { element, rule, rounding };
+	struct fpref_mx_params p = { element, rule, rounding, FPREF_MX_OCP };
 	char err[256];
 	ck_assert_msg(fpref_emu_mx_quantize(&p, x, 1, n, codes, scale, err, sizeof err) == 0, "%s", err);
 	uint8_t rc[32], rs;
@@ -339,7 +344,7 @@ END_TEST
 /* Dequantising: X * P, a NaN scale gives NaN everywhere. */
 START_TEST(example_dequantize)
 {
-	struct fpref_mx_params p = { "float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE };
+	struct fpref_mx_params p = { "float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE, FPREF_MX_OCP };
 	uint8_t codes[33] = { 0x7E, 0x3C, 0x80, 0x01 }, scales[2] = { 128, 0xFF };
 	uint32_t out[33];
 	char err[256];
@@ -349,7 +354,7 @@ START_TEST(example_dequantize)
 	ck_assert_uint_eq(out[2], 0x80000000u);
 	ck_assert_uint_eq(out[3], f32(0x1p-8f)); /* least subnormal 2^-9, times 2 */
 	ck_assert_uint_eq(out[32], F32_NAN);
-	struct fpref_mx_params q = { "float4_e2m1fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE };
+	struct fpref_mx_params q = { "float4_e2m1fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE, FPREF_MX_OCP };
 	uint8_t bad = 0x10;
 	ck_assert(fpref_emu_mx_dequantize(&q, &bad, scales, 1, 1, out, err, sizeof err) == -1);
 	ck_assert(fpref_ref_mx_dequantize("float4_e2m1fn", &bad, scales, 1, 1, out, err, sizeof err) == -1);
@@ -466,7 +471,7 @@ START_TEST(bad_parameters)
 	uint32_t x[1] = { 0 };
 	uint8_t c[1], s[1];
 	char err[256];
-	struct fpref_mx_params p = { "float8_e4m3", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE }; /* the IEEE-like one */
+	struct fpref_mx_params p = { "float8_e4m3", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE, FPREF_MX_OCP }; /* the IEEE-like one */
 	ck_assert(fpref_emu_mx_quantize(&p, x, 1, 1, c, s, err, sizeof err) == -1);
 	ck_assert(strstr(err, "unknown MX element") != NULL);
 	p.element = "e4m3";
@@ -477,9 +482,65 @@ START_TEST(bad_parameters)
 	ck_assert(fpref_ref_mx_quantize("e4m3", "floor", FPREF_RNE, x, 1, 1, c, s, err, sizeof err) == -1);
 	enum fpref_mx_scale_rule r;
 	ck_assert(fpref_emu_mx_scale_rule_parse("nv-ceil", &r) == 0 && r == FPREF_MX_SCALE_NV_CEIL);
-	ck_assert(fpref_emu_mx_scale_rule_parse("ceil", &r) == -1);
+	ck_assert(fpref_emu_mx_scale_rule_parse("ceiling", &r) == -1);
 	p.element_rounding = FPREF_RNE;
 	ck_assert(fpref_emu_mx_quantize(&p, x, SIZE_MAX / 2, 3, c, s, err, sizeof err) == -1);
+}
+END_TEST
+
+/* The libraries' recipes (docs/scaling-mx.md, "MX recipes"), by hand from
+ * their sources (torchao 0.18 mx_tensor.py to_mx, ModelOpt 0.47
+ * mxfp8_tensor.py), each also checked against the oracle:
+ * - M1, E4M3 FLOOR, {2^-130, 2^-135, 0...}: floor(log2 amax) - 8 = -138
+ *   clamps to -127 (00).  torchao divides by max(2^-127, 2^-126) = 2^-126:
+ *   2^-4 (0x18) and 2^-9 (0x01, E4M3's least subnormal); OCP by 2^-127:
+ *   2^-3 (0x20), 2^-8 (0x02).
+ * - M2, {inf, 1, 0...}: torchao FLOOR reads inf's exponent field as 2^128:
+ *   s = 128 - 8 = 120 (0xF7), inf / 2^120 clamps to 448 (0x7E), 1 / 2^120
+ *   is 0.  E2M1: 128 - 2 = 126 (0xFD), codes 7 and 0.  rceil: FE, inf
+ *   2^-127 clamps (0x7E).  OCP: FF and zero codes.
+ * - ModelOpt, {NaN, 1, 0...}: descale > 0 is false for NaN, so log2 is
+ *   replaced by -127: scale 00; 1 * 2^127 clamps to 448 (0x7E), the NaN
+ *   stays NaN (0x7F).
+ * - M3, {0x6A600001, 0...} = 448 * 2^77 + one ulp: fl(amax / 448) = 2^77 (1
+ *   + 2^-23), whose log2 77 + 1.7e-7 lies within half an ulp of 77 (3.8e-6):
+ *   the FP32 log2 is 77, scale 77 (0xCC), and x * 2^-77 = 448.00003 clamps
+ *   to 448 (0x7E).  The exact rule (nv-ceil) takes 78 (0xCD) and 224 (0x76).
+ * - CEIL, E4M3 {300, 0...}: ceil(log2 300) - 8 = 1 (0x80); 150 lies between
+ *   144 and 160: 144 (0x71). */
+static void mx_expect(const char *element, enum fpref_mx_scale_rule rule, enum fpref_mx_recipe recipe,
+		      const uint32_t *x, uint8_t scale, uint8_t c0, uint8_t c1)
+{
+	struct fpref_mx_params p = { element, rule, FPREF_RNE, recipe };
+	uint8_t c[32], s;
+	char err[256];
+	ck_assert_msg(fpref_emu_mx_quantize(&p, x, 1, 32, c, &s, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(s == scale && c[0] == c0 && c[1] == c1, "%s %s %s: scale 0x%02X codes 0x%02X 0x%02X", element,
+		      fpref_emu_mx_scale_rule_name(rule), fpref_emu_mx_recipe_name(recipe), s, c[0], c[1]);
+	check_mx_case(&p, x, 1, 32, "recipe example");
+}
+
+START_TEST(example_library_recipes)
+{
+	uint32_t tiny[32] = { 0x00080000u /* 2^-130 */, 0x00004000u /* 2^-135 */ };
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_TORCHAO, tiny, 0x00, 0x18, 0x01);
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_OCP, tiny, 0x00, 0x20, 0x02);
+	uint32_t inf[32] = { 0x7F800000u, F32_ONE };
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_TORCHAO, inf, 0xF7, 0x7E, 0x00);
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_CEIL, FPREF_MX_TORCHAO, inf, 0xF7, 0x7E, 0x00);
+	mx_expect("float4_e2m1fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_TORCHAO, inf, 0xFD, 0x7, 0x0);
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_NV_CEIL, FPREF_MX_TORCHAO, inf, 0xFE, 0x7E, 0x00);
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_RCEIL_LOG2, FPREF_MX_MODELOPT, inf, 0xFE, 0x7E, 0x00);
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_OCP, inf, 0xFF, 0x00, 0x00);
+	uint32_t nan[32] = { 0x7FC00000u, F32_ONE };
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_RCEIL_LOG2, FPREF_MX_MODELOPT, nan, 0x00, 0x7F, 0x7E);
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_TORCHAO, nan, 0xFF, 0x00, 0x00);
+	uint32_t m3[32] = { 0x6A600001u };
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_RCEIL_LOG2, FPREF_MX_TORCHAO, m3, 0xCC, 0x7E, 0x00);
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_NV_CEIL, FPREF_MX_TORCHAO, m3, 0xCD, 0x76, 0x00);
+	uint32_t c300[32] = { 0x43960000u /* 300 */ };
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_CEIL, FPREF_MX_TORCHAO, c300, 0x80, 0x71, 0x00);
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_CEIL, FPREF_MX_OCP, c300, 0x80, 0x71, 0x00);
 }
 END_TEST
 
@@ -504,6 +565,7 @@ int main(void)
 	tcase_add_test(ex, example_recipe_order);
 	tcase_add_test(ex, nvfp4_stochastic_rate);
 	tcase_add_test(ex, bad_parameters);
+	tcase_add_test(ex, example_library_recipes);
 	suite_add_tcase(s, ex);
 	return test_run(s);
 }

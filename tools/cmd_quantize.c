@@ -34,16 +34,18 @@ static const struct cli_opt quantize_opts[] = {
 	{ "--pow2", CLI_FLAG, NULL, NULL, "FP8: scales rounded to powers of two (default: off; on for te tiles)",
 	  Q(pow2), 0 },
 	{ "--no-pow2", CLI_FLAG, NULL, NULL, "FP8: scales not rounded to powers of two", Q(no_pow2), 0 },
-	{ "--recipe", CLI_VALUE, "deepseek|te|torchao|modelopt", NULL,
-	  "whose recipe: tile128, block128 deepseek (default) or te; nvfp4 te (default), torchao or modelopt",
-	  Q(recipe), 0 },
+	{ "--recipe", CLI_VALUE, "deepseek|te|ocp|torchao|modelopt|...", NULL,
+	  "whose recipe: tile128, block128 deepseek (default) or te; MX ocp (default), torchao (0.18) or modelopt "
+	  "(0.47, e4m3); nvfp4 te (default), torchao (0.18), torchao-1level, modelopt (0.47), torchao-02a1bc44, "
+	  "modelopt-0ad6e5f0", Q(recipe), 0 },
 	{ "--eps", CLI_VALUE, "E", NULL, "FP8: amax below E counts as E (rounded to FP32; default 0, deepseek tiles 1e-4)", Q(eps), 0 },
 	{ "--margin", CLI_VALUE, "M", "0", "delayed: the scale's margin in powers of two, 0..126", Q(margin), 0 },
 	{ "--history", CLI_VALUE, "L", "1024", "delayed: the amax history length", Q(history), 0 },
 	{ "--amax-algo", CLI_VALUE, "max|most_recent", "max", "delayed: how the history gives amax", Q(algo), 0 },
 	{ "--amax-nan", CLI_VALUE, "ignore|propagate", NULL, "FP8: a NaN in amax is skipped or wins (default: te ignore, deepseek propagate)", Q(amax_nan), 0 },
 	{ "--nan", CLI_VALUE, "keep|reject", "keep", "reject: a NaN or inf in X is an error", Q(nan), 0 },
-	{ "--rule", CLI_VALUE, "ocp-floor|nv-ceil|rne", "ocp-floor", "MX: the rule of the E8M0 scale", Q(rule), 0 },
+	{ "--rule", CLI_VALUE, "ocp-floor|nv-ceil|rne|ceil|rceil-log2", "ocp-floor", "MX: the rule of the E8M0 scale",
+	  Q(rule), 0 },
 	{ "--element-rounding", CLI_VALUE, "rne|rna", "rne", "MX: the rounding of elements", Q(element_rounding), 0 },
 	{ "--tensor-scale", CLI_VALUE, "F.npy", NULL, "nvfp4: where to write the FP32 tensor scale (needed)",
 	  Q(tensor_scale), 0 },
@@ -189,7 +191,8 @@ static int build_nvfp4(const struct quantize_args *a, struct fpref_nvfp4_params 
 {
 	if (a->recipe && (fpref_emu_nvfp4_recipe_parse(a->recipe, &p->recipe) != 0 ||
 			  p->recipe == FPREF_NVFP4_FOUR_OVER_SIX))
-		return bad_value("--recipe", a->recipe, "nvfp4: te, torchao or modelopt");
+		return bad_value("--recipe", a->recipe,
+				 "nvfp4: te, torchao, torchao-1level, modelopt, torchao-02a1bc44 or modelopt-0ad6e5f0");
 	if (a->four_over_six) {
 		if (a->recipe)
 			return usage_error("--four-over-six is its own recipe (the Four Over Six reference's FP32 "
@@ -233,6 +236,9 @@ static int build_block_scaled(const struct quantize_args *a, const struct fpref_
 		cli_fail(cli_cmd_quantize.name, "bad --rule '%s' (choices: %s)", a->rule, fpref_emu_mx_scale_rule_choices());
 		return CLI_EXIT_USAGE;
 	}
+	if (scheme->family == FPREF_EMU_QUANTIZE_MX && a->recipe &&
+	    fpref_emu_mx_recipe_parse(a->recipe, &q->mx_recipe) != 0)
+		return bad_value("--recipe", a->recipe, "MX: ocp, torchao or modelopt");
 	if (a->element_rounding && (fpref_rounding_parse(a->element_rounding, &q->element_rounding) != 0 ||
 				    (q->element_rounding != FPREF_RNE && q->element_rounding != FPREF_RNA)))
 		return bad_value("--element-rounding", a->element_rounding, "rne or rna");
@@ -317,8 +323,8 @@ static int check_scheme_options(const struct quantize_args *a, const struct fpre
 	bool blocks = strcmp(scheme, "tile128") == 0 || strcmp(scheme, "block128") == 0;
 	if (!delayed && (a->margin || a->history || a->algo))
 		return usage_error("--margin, --history and --amax-algo belong to --scheme delayed, not", scheme);
-	if (!blocks && a->recipe && s->family != FPREF_EMU_QUANTIZE_NVFP4)
-		return usage_error("--recipe belongs to --scheme tile128, block128 and nvfp4, not", scheme);
+	if (!blocks && a->recipe && s->family == FPREF_EMU_QUANTIZE_FP8)
+		return usage_error("--recipe belongs to --scheme tile128, block128, the MX schemes and nvfp4, not", scheme);
 	if (blocks && a->pow2 && !(a->recipe && strcmp(a->recipe, "te") == 0))
 		return usage_error("--pow2 belongs to --recipe te; DeepSeek-V3 scales are amax / 448", NULL);
 	if (delayed && (a->pow2 || a->no_pow2 || a->eps))
