@@ -20,18 +20,20 @@ static int32_t leading_place(const struct fpref_unpacked *u)
 	return e;
 }
 
-int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const struct fpref_format *input,
-			   const struct fpref_format *output)
+int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			   const struct fpref_format *in_b, const struct fpref_format *output)
 {
-	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input))
+	if (!fpref_tc_pair_ok(m, in_a, in_b) || !fpref_tc_output_ok(m, in_a, output) ||
+	    !fpref_tc_output_ok(m, in_b, output) || !fpref_tc_input_ok(in_a) || !fpref_tc_input_ok(in_b))
 		return -1;
-	p->input = input;
+	p->in_a = in_a;
+	p->in_b = in_b;
 	p->output = output;
 	p->frac = m->frac;
 	p->block = m->block;
 	p->floor = fpref_tc_model_floor(m, output);
 	p->lift = m->frac > 23 ? m->frac - 23 : 0;
-	p->shift_in = 23 - 2 * input->man_bits + p->lift;
+	p->shift_in = 23 - in_a->man_bits - in_b->man_bits + p->lift;
 	fpref_tc_model_env(m, output, &p->env);
 	p->group = m->group;
 	p->parts = m->halves > 1 ? m->halves : 1;
@@ -42,14 +44,18 @@ int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const
 	p->flush = m->flush;
 	fpref_env_default(&p->fp32_env);
 	struct fpref_unpacked lo, hi;
-	fpref_format_min_normal(input, &lo);
-	fpref_format_max_finite(input, &hi);
-	p->least_in = leading_place(&lo);
-	p->span_in = leading_place(&hi) - p->least_in;
-	p->group_shift = 23 + p->lift + 2 * (p->least_in - input->man_bits);
+	fpref_format_min_normal(in_a, &lo);
+	fpref_format_max_finite(in_a, &hi);
+	p->least_a = leading_place(&lo);
+	p->span_a = leading_place(&hi) - p->least_a;
+	fpref_format_min_normal(in_b, &lo);
+	fpref_format_max_finite(in_b, &hi);
+	p->least_b = leading_place(&lo);
+	p->span_b = leading_place(&hi) - p->least_b;
+	p->group_shift = 23 + p->lift + (p->least_a - in_a->man_bits) + (p->least_b - in_b->man_bits);
 	/* the group path keeps a group's exact sum times two E4M3 significands
 	 * (8 bits) in 64 bits: narrow inputs only (FP4) */
-	int group_bits = 2 * (leading_place(&hi) - p->least_in) + 2 * (input->man_bits + 1) + 6 + 8 + p->group_shift;
+	int group_bits = p->span_a + p->span_b + (in_a->man_bits + 1) + (in_b->man_bits + 1) + 6 + 8 + p->group_shift;
 	if (m->group > 0 && (m->group > m->block || p->group_shift < 6 || group_bits > 60))
 		return -1;
 	/* the two-stage path's shifts stay small: C and the sum each below 2^40 */
@@ -168,7 +174,7 @@ static size_t group_terms(const struct plan *p, const struct operands *a, const 
 		const struct scale_pair *s = sc ? &sc[k0 / g] : &unit_scales;
 		int64_t sum = 0;
 		for (size_t i = k0; i < n && i < k0 + g; i++) {
-			int shift = (a->exp[i] - p->least_in) + (b->exp[i] - p->least_in);
+			int shift = (a->exp[i] - p->least_a) + (b->exp[i] - p->least_b);
 			int64_t v = (int64_t)(((uint64_t)a->sig[i] * b->sig[i]) << (a->sig[i] && b->sig[i] ? shift : 0));
 			uint64_t m = a->negative[i] ^ b->negative[i]; /* the sign by a mask: no branch guesses it */
 			sum += (int64_t)(((uint64_t)v ^ m) - m);
@@ -288,13 +294,14 @@ uint64_t fpref_emu_tc_chain(const struct plan *p, const struct operands *a, cons
  * group of products (in the order of the instruction's lanes) through the
  * FP16 unit's block model, chained from zero, then c added by one
  * addition in the output format. */
-int fpref_emu_tc_lowered_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			     const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
+int fpref_emu_tc_lowered_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			     const struct fpref_format *in_b, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+			     const struct fpref_format *output, uint64_t *d)
 {
 	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(m);
 	const struct fpref_format *f16 = fpref_format_get(FPREF_FORMAT_FLOAT16);
 	struct plan p;
-	if (!inner || fpref_emu_tc_plan_init(&p, inner, f16, output) != 0)
+	if (!inner || fpref_emu_tc_plan_init(&p, inner, f16, f16, output) != 0)
 		return -1;
 	size_t L = (size_t)m->lowered_k, groups = L / (size_t)inner->block, lanes = (size_t)m->interleave;
 	if (groups == 0 || lanes == 0)
@@ -320,8 +327,8 @@ int fpref_emu_tc_lowered_dot(const struct fpref_tc_model *m, const struct fpref_
 					continue;
 				uint64_t u, v;
 				unsigned flags = 0;
-				status = fpref_emu_convert(input, a[k0 + k], f16, &env, 0, &u, &flags) |
-					 fpref_emu_convert(input, b[k0 + k], f16, &env, 0, &v, &flags);
+				status = fpref_emu_convert(in_a, a[k0 + k], f16, &env, 0, &u, &flags) |
+					 fpref_emu_convert(in_b, b[k0 + k], f16, &env, 0, &v, &flags);
 				if (status == 0) {
 					decode_one(f16, u, &x, n);
 					decode_one(f16, v, &y, n);
@@ -372,8 +379,9 @@ static uint64_t tree_sum(const uint64_t *a, const uint64_t *b, size_t n, bool fl
 
 /* One group of tree_dot: *acc plus the pairwise sum of len products, b's
  * operands bstride apart.  -1 for an invalid pattern. */
-int fpref_emu_tc_tree_step(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			   const uint64_t *b, size_t bstride, size_t len, uint64_t *acc)
+int fpref_emu_tc_tree_step(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			   const struct fpref_format *in_b, const uint64_t *a, const uint64_t *b, size_t bstride, size_t len,
+			   uint64_t *acc)
 {
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
@@ -381,12 +389,12 @@ int fpref_emu_tc_tree_step(const struct fpref_tc_model *m, const struct fpref_fo
 	uint64_t x[FPREF_TC_MAX_BLOCK], y[FPREF_TC_MAX_BLOCK];
 	for (size_t i = 0; i < len; i++) {
 		unsigned flags = 0;
-		if (fpref_emu_convert(input, a[i], f32, &env, 0, &x[i], &flags) != 0 ||
-		    fpref_emu_convert(input, b[i * bstride], f32, &env, 0, &y[i], &flags) != 0)
+		if (fpref_emu_convert(in_a, a[i], f32, &env, 0, &x[i], &flags) != 0 ||
+		    fpref_emu_convert(in_b, b[i * bstride], f32, &env, 0, &y[i], &flags) != 0)
 			return -1;
 		/* CDNA2 reads subnormal and zero inputs as +0 */
-		x[i] = m->flush && tiny(input, a[i]) ? 0 : x[i];
-		y[i] = m->flush && tiny(input, b[i * bstride]) ? 0 : y[i];
+		x[i] = m->flush && tiny(in_a, a[i]) ? 0 : x[i];
+		y[i] = m->flush && tiny(in_b, b[i * bstride]) ? 0 : y[i];
 	}
 	uint64_t args[3] = { *acc, tree_sum(x, y, len, m->flush, &env), 0 };
 	unsigned flags = 0;
@@ -395,27 +403,28 @@ int fpref_emu_tc_tree_step(const struct fpref_tc_model *m, const struct fpref_fo
 	return 0;
 }
 
-int fpref_emu_tc_tree_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			  const uint64_t *b, size_t K, uint64_t c, uint64_t *d)
+int fpref_emu_tc_tree_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			  const struct fpref_format *in_b, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+			  uint64_t *d)
 {
 	uint64_t acc = tree_start(m, c);
 	size_t n = (size_t)m->block;
 	for (size_t k0 = 0; k0 < K; k0 += n)
-		if (fpref_emu_tc_tree_step(m, input, a + k0, b + k0, 1, K - k0 < n ? K - k0 : n, &acc) != 0)
+		if (fpref_emu_tc_tree_step(m, in_a, in_b, a + k0, b + k0, 1, K - k0 < n ? K - k0 : n, &acc) != 0)
 			return -1;
 	*d = acc;
 	return 0;
 }
 
 /* a and b decoded into one allocation of 2K operands. */
-int fpref_emu_tc_decode_pair(const struct fpref_format *input, const uint64_t *a, const uint64_t *b, size_t K,
-			     struct operands *all, struct operands *x, struct operands *y)
+int fpref_emu_tc_decode_pair(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
+			     const uint64_t *b, size_t K, struct operands *all, struct operands *x, struct operands *y)
 {
 	if (operands_new(all, 2 * K) != 0)
 		return -1;
 	*x = *all;
 	*y = operands_at(all, K);
-	if (decode_all(input, a, K, x) != 0 || decode_all(input, b, K, y) != 0) {
+	if (decode_all(in_a, a, K, x) != 0 || decode_all(in_b, b, K, y) != 0) {
 		operands_free(all);
 		return -1;
 	}
@@ -426,20 +435,12 @@ int fpref_emu_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *
 		     const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
 		     uint64_t *d)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
-	return fpref_emu_tc_dot_scaled(m, input, input, a, b, K, NULL, c, output, d);
+	return fpref_emu_tc_dot_scaled(m, in_a, in_b, a, b, K, NULL, c, output, d);
 }
 
 int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 			    const uint64_t *a, const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_unpacked z;
 	if (S == 0 || fpref_tc_lowered(m, f32) || fpref_decode(f32, c, &z) == FPREF_DECODE_INVALID)
@@ -449,7 +450,7 @@ int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_f
 	uint64_t acc = 0, part = 0;
 	unsigned flags = 0;
 	for (size_t k = 0; k < K; k += S) {
-		if (fpref_emu_tc_dot(m, input, input, a + k, b + k, K - k < S ? K - k : S, 0, f32, &part) != 0)
+		if (fpref_emu_tc_dot(m, in_a, in_b, a + k, b + k, K - k < S ? K - k : S, 0, f32, &part) != 0)
 			return -1;
 		uint64_t args[3] = { acc, part, 0 };
 		fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, &acc, &flags);

@@ -12,20 +12,21 @@
 
 /* The group path's significands are the products' exact group sums'
  * units already (group_terms): an operand's significand shifted to its
- * place above the input's least exponent, so that a product is one
- * multiplication and a group sum a plain integer dot product; zeros and
- * specials 0 (a block with a special goes through block()). */
+ * place above its format's least exponent (least), so that a product is
+ * one multiplication and a group sum a plain integer dot product; zeros and
+ * specials 0 (a block with a special goes through block()).  f: the
+ * operand's format (A's or B's). */
 static void tile_operand_set(const struct tile_operands *t, size_t i, const struct operands *o, size_t at,
-			     const struct plan *p, bool grouped)
+			     const struct plan *p, const struct fpref_format *f, int32_t least, bool grouped)
 {
 	int32_t sig = (int32_t)o->sig[at];
 	int32_t exp = o->exp[at];
-	if (p->flush && sig < (int32_t)1 << p->input->man_bits) { /* CDNA2 reads a subnormal input as +0 */
+	if (p->flush && sig < (int32_t)1 << f->man_bits) { /* CDNA2 reads a subnormal input as +0 */
 		sig = 0;
 		exp = ZERO_EXPONENT; /* as a zero's: its products' places below every nonzero one's (tree_lanes) */
 	}
 	if (grouped)
-		sig = o->kind[at] == FINITE ? sig * ((int32_t)1 << (o->exp[at] - p->least_in)) : 0;
+		sig = o->kind[at] == FINITE ? sig * ((int32_t)1 << (o->exp[at] - least)) : 0;
 	t->sig[i] = (int16_t)(o->negative[at] ? -sig : sig);
 	t->exp[i] = (int16_t)exp;
 }
@@ -48,8 +49,8 @@ static bool tile_fits_wide(const struct plan *p)
  * and a group's exact sum 32-bit lanes. */
 static bool tile_groups_fit(const struct plan *p)
 {
-	int bits = p->input->man_bits + 1 + p->span_in;
-	return bits <= 15 && (uint64_t)p->group << (2 * bits) < (1ull << 31);
+	int bits_a = p->in_a->man_bits + 1 + p->span_a, bits_b = p->in_b->man_bits + 1 + p->span_b;
+	return bits_a <= 15 && bits_b <= 15 && (uint64_t)p->group << (bits_a + bits_b) < (1ull << 31);
 }
 
 /* Whether the FP32 path's products are exact in FP32 significand-wise
@@ -59,8 +60,8 @@ static bool tile_groups_fit(const struct plan *p)
  * round or overflow. */
 static bool tile_tree_fits(const struct plan *p)
 {
-	int32_t man = p->input->man_bits;
-	return fpref_format_is(p->output, FPREF_FORMAT_FLOAT32) && p->target_shift == 0 && 2 * (man + 1) <= 24 &&
+	int32_t bits = p->in_a->man_bits + 1 + p->in_b->man_bits + 1;
+	return fpref_format_is(p->output, FPREF_FORMAT_FLOAT32) && p->target_shift == 0 && bits <= 24 &&
 	       p->block <= TREE_MAX_BLOCK;
 }
 
@@ -70,8 +71,9 @@ static bool tile_tree_fits(const struct plan *p)
  * looks at every product's leading bit (tree_range). */
 static bool tree_range_needed(const struct plan *p)
 {
-	int32_t man = p->input->man_bits, lead_hi = p->least_in + p->span_in;
-	return 2 * (p->least_in - man) < -126 || 2 * (lead_hi + 1) > 127;
+	int32_t least = (p->least_a - p->in_a->man_bits) + (p->least_b - p->in_b->man_bits);
+	int32_t lead_hi = (p->least_a + p->span_a + 1) + (p->least_b + p->span_b + 1);
+	return least < -126 || lead_hi > 127;
 }
 
 static enum tile_kind tile_kind_of(const struct plan *p)
@@ -183,7 +185,7 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 			for (size_t k = 0; k < K; k++)
 				col[k] = g->B[k * N + j];
 			for (size_t i = 0; i < M && r == 0; i++)
-				r = fpref_emu_tc_dot(g->m, g->input, g->input, g->A + i * K, col, K, g->C ? g->C[i * N + j] : 0,
+				r = fpref_emu_tc_dot(g->m, g->in_a, g->in_b, g->A + i * K, col, K, g->C ? g->C[i * N + j] : 0,
 						     g->output, &g->D[i * N + j]);
 		}
 		free(col);
@@ -341,7 +343,8 @@ static bool lowered_tiles_fit(const struct fpref_tc_model *m, const struct fpref
 	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(m);
 	struct plan q;
 	if (!inner || !(fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_format_is(output, FPREF_FORMAT_FLOAT16)) ||
-	    fpref_emu_tc_plan_init(&q, inner, fpref_format_get(FPREF_FORMAT_FLOAT16), output) != 0 ||
+	    fpref_emu_tc_plan_init(&q, inner, fpref_format_get(FPREF_FORMAT_FLOAT16), fpref_format_get(FPREF_FORMAT_FLOAT16),
+				   output) != 0 ||
 	    tile_kind_of(&q) != TILE_BLOCK ||
 	    q.target_shift != 0)
 		return false;
@@ -366,10 +369,6 @@ static enum tile_kind gemm_tiles(const struct fpref_tc_model *m, const struct pl
 const char *fpref_emu_tc_gemm_path(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 				   const struct fpref_format *output)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return NULL;
-	const struct fpref_format *input = in_a;
 	static const char *const names[] = { [TILE_NONE] = "per column", [TILE_BLOCK] = "block tile",
 					      [TILE_TWO_STAGE] = "two-stage tile", [TILE_GROUPS] = "group tile",
 					      [TILE_TREE] = "fp32-tree tile",
@@ -377,7 +376,7 @@ const char *fpref_emu_tc_gemm_path(const struct fpref_tc_model *m, const struct 
 					      [TILE_BLOCK_WIDE] = "wide block tile" };
 	struct plan p;
 	bool element_wise;
-	if (fpref_emu_tc_plan_init(&p, m, input, output) != 0)
+	if (fpref_emu_tc_plan_init(&p, m, in_a, in_b, output) != 0)
 		return NULL;
 	enum tile_kind tiles = gemm_tiles(m, &p, 0, &element_wise);
 	return element_wise ? "per element" : names[tiles];
@@ -385,12 +384,12 @@ const char *fpref_emu_tc_gemm_path(const struct fpref_tc_model *m, const struct 
 
 /* fpref_emu_tc_gemm_threads, with the job's decoded scales (sa NULL: none;
  * the caller has checked that they suit the model's path). */
-static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *input, const struct fpref_format *output,
-		    size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
+static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		    const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A, const uint64_t *B, const uint64_t *C, size_t nc,
 		    uint64_t *D, unsigned threads, const struct gemm_job *scales)
 {
 	struct plan p;
-	if (fpref_emu_tc_plan_init(&p, m, input, output) != 0 ||
+	if (fpref_emu_tc_plan_init(&p, m, in_a, in_b, output) != 0 ||
 			 (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output) || m->tree > 0)))
 		return -1;
 	for (size_t i = 0; C && i < M * N; i++) {
@@ -398,7 +397,7 @@ static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *i
 		if (fpref_decode(output, C[i], &z) == FPREF_DECODE_INVALID)
 			return -1;
 	}
-	struct gemm_job g = { m, &p, input, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, TILE_NONE, false, false, D, NULL, NULL, 0, 0 };
+	struct gemm_job g = { m, &p, in_a, in_b, output, M, N, K, nc, 0, A, B, C, { 0 }, { 0 }, { 0 }, { 0 }, TILE_NONE, false, false, D, NULL, NULL, 0, 0 };
 	bool element_wise;
 	g.tiles = gemm_tiles(m, &p, nc, &element_wise);
 	g.tree_range = g.tiles == TILE_TREE && tree_range_needed(&p);
@@ -431,7 +430,7 @@ static int lowered_gemm(const struct gemm_job *g, unsigned threads)
 	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(g->m);
 	const struct fpref_format *f16 = fpref_format_get(FPREF_FORMAT_FLOAT16);
 	struct plan q;
-	if (fpref_emu_tc_plan_init(&q, inner, f16, g->output) != 0)
+	if (fpref_emu_tc_plan_init(&q, inner, f16, f16, g->output) != 0)
 		return -1;
 	size_t M = g->M, N = g->N, K = g->K, L = (size_t)g->m->lowered_k, n = (size_t)inner->block;
 	size_t groups = L / n, lanes = (size_t)g->m->interleave, Kp = (K + L - 1) / L * L;
@@ -444,14 +443,14 @@ static int lowered_gemm(const struct gemm_job *g, unsigned threads)
 		size_t at = k0 + u % groups * n + u / groups * lanes + (k - k0) % lanes;
 		unsigned flags = 0;
 		for (size_t i = 0; i < M && r == 0; i++)
-			r = fpref_emu_convert(g->input, g->A[i * K + k], f16, &env, 0, &A[i * Kp + at], &flags);
+			r = fpref_emu_convert(g->in_a, g->A[i * K + k], f16, &env, 0, &A[i * Kp + at], &flags);
 		for (size_t j = 0; j < N && r == 0; j++)
-			r = fpref_emu_convert(g->input, g->B[k * N + j], f16, &env, 0, &B[at * N + j], &flags);
+			r = fpref_emu_convert(g->in_b, g->B[k * N + j], f16, &env, 0, &B[at * N + j], &flags);
 	}
 	if (r == 0) {
 		struct gemm_job h = *g;
 		h.p = &q;
-		h.input = f16;
+		h.in_a = h.in_b = f16;
 		h.K = Kp;
 		h.A = A;
 		h.B = B;
@@ -468,7 +467,6 @@ static int gemm_decoded(const struct gemm_job *g0, unsigned threads)
 {
 	struct gemm_job g = *g0;
 	const struct plan *pp = g.p;
-	const struct fpref_format *input = g.input;
 	size_t M = g.M, N = g.N, K = g.K;
 	const uint64_t *A = g.A, *B = g.B;
 	g.stride = g.tiles ? (N + TILE - 1) / TILE * TILE : K;
@@ -478,13 +476,13 @@ static int gemm_decoded(const struct gemm_job *g0, unsigned threads)
 		return -1;
 	g.a = all;
 	g.b = operands_at(&all, M * K);
-	int r = decode_all(input, A, M * K, &g.a);
+	int r = decode_all(g.in_a, A, M * K, &g.a);
 	size_t columns = g.tiles ? g.stride : N;
 	for (size_t k = 0; k < K && r == 0; k++)
 		for (size_t j = 0; j < columns && r == 0; j++) {
 			size_t at = g.tiles ? k * g.stride + j : j * K + k; /* tile path: row-major; else each column contiguous */
 			if (j < N) {
-				r = decode_one(input, B[k * N + j], &g.b, at);
+				r = decode_one(g.in_b, B[k * N + j], &g.b, at);
 			} else { /* a padding column: zero products */
 				g.b.sig[at] = 0;
 				g.b.exp[at] = ZERO_EXPONENT;
@@ -499,11 +497,12 @@ static int gemm_decoded(const struct gemm_job *g0, unsigned threads)
 		g.tb = tile_operands_at(&g.ta, M * Kp);
 		for (size_t i = 0; i < M; i++)
 			for (size_t k = 0; k < K; k++)
-				tile_operand_set(&g.ta, (k / nb * M + i) * nb + k % nb, &all, i * K + k, pp, g.tiles == TILE_GROUPS);
+				tile_operand_set(&g.ta, (k / nb * M + i) * nb + k % nb, &all, i * K + k, pp, g.in_a,
+						 pp->least_a, g.tiles == TILE_GROUPS);
 		for (size_t k = 0; k < K; k++)
 			for (size_t j = 0; j < g.stride; j++)
 				tile_operand_set(&g.tb, j / TILE * K * TILE + k * TILE + j % TILE, &g.b, k * g.stride + j, pp,
-						 g.tiles == TILE_GROUPS);
+						 g.in_b, pp->least_b, g.tiles == TILE_GROUPS);
 	} else if (g.tiles) {
 		r = -1;
 	}
@@ -518,11 +517,7 @@ int fpref_emu_tc_gemm_threads(const struct fpref_tc_model *m, const struct fpref
 			      const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
 			      const uint64_t *B, const uint64_t *C, size_t nc, uint64_t *D, unsigned threads)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
-	return gemm_run(m, input, output, M, N, K, A, B, C, nc, D, threads, NULL);
+	return gemm_run(m, in_a, in_b, output, M, N, K, A, B, C, nc, D, threads, NULL);
 }
 
 /* Columns j0 .. j1 - 1 of a scaled GEMM without a tile kernel (a model
@@ -554,12 +549,8 @@ int fpref_emu_tc_gemm_scaled_threads(const struct fpref_tc_model *m, const struc
 				     const uint64_t *B, const struct fpref_tc_gemm_scales *scales, const uint64_t *C,
 				     uint64_t *D, unsigned threads)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
 	if (!scales)
-		return gemm_run(m, input, output, M, N, K, A, B, C, 0, D, threads, NULL);
+		return gemm_run(m, in_a, in_b, output, M, N, K, A, B, C, 0, D, threads, NULL);
 	struct fpref_tc_scales probe = { scales->format, scales->a, scales->b, scales->every };
 	if (!fpref_tc_scales_ok(m, &probe) || fpref_tc_lowered(m, output))
 		return -1;
@@ -576,7 +567,7 @@ int fpref_emu_tc_gemm_scaled_threads(const struct fpref_tc_model *m, const struc
 	job.sa = sa;
 	job.sb = sb;
 	if (r == 0)
-		r = gemm_run(m, input, output, M, N, K, A, B, C, 0, D, threads, &job);
+		r = gemm_run(m, in_a, in_b, output, M, N, K, A, B, C, 0, D, threads, &job);
 	free(sa);
 	free(sb);
 	return r ? -1 : 0;
@@ -586,9 +577,5 @@ int fpref_emu_tc_gemm(const struct fpref_tc_model *m, const struct fpref_format 
 		      const struct fpref_format *output, size_t M, size_t N, size_t K, const uint64_t *A,
 		      const uint64_t *B, const uint64_t *C, size_t nc, uint64_t *D)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
-	return fpref_emu_tc_gemm_threads(m, input, input, output, M, N, K, A, B, C, nc, D, 1);
+	return fpref_emu_tc_gemm_threads(m, in_a, in_b, output, M, N, K, A, B, C, nc, D, 1);
 }

@@ -83,20 +83,21 @@ static inline int decode_all(const struct fpref_format *f, const uint64_t *bits,
 	return 0;
 }
 
-/* What one (model, input, output) needs in the inner loop. */
+/* What one (model, A's and B's formats, output) needs in the inner loop. */
 struct plan {
-	const struct fpref_format *input, *output;
+	const struct fpref_format *in_a, *in_b, *output;
 	struct fpref_format target; /* the output, narrowed to F fraction bits when F is fewer */
 	struct fpref_emu_round_target round; /* target's constants for the core (a plan is never copied) */
 	struct fpref_env env;       /* the block's one rounding */
 	int frac, floor, block;
-	int shift_in;               /* product significand to 23 + lift fraction bits */
+	int shift_in;               /* product significand (A's and B's fraction bits) to 23 + lift fraction bits */
 	int lift;                   /* extra bits kept so that aligning only ever shifts right */
 	unsigned target_shift;      /* target pattern to output pattern */
 	int group, parts, sum_frac, c_frac, c_drop; /* the block-scaled and two-stage paths (fpref_formats_tc_model.h) */
-	int32_t least_in;           /* the input's least exponent (a subnormal's alignment place) */
-	int32_t span_in;            /* the input's largest leading place above least_in */
-	int group_shift;            /* group sum (units of 2^(2 least_in - 2 man)) to 23 + lift fraction bits, before the scales' */
+	int32_t least_a, least_b;   /* each operand format's least exponent (a subnormal's alignment place) */
+	int32_t span_a, span_b;     /* each one's largest leading place above its least */
+	int group_shift;            /* group sum (units of 2^(least_a + least_b - man_a - man_b)) to 23 + lift
+				     * fraction bits, before the scales' */
 	int tree;                   /* the FP32 path (fpref_formats_tc_model.h, tree) */
 	bool flush;
 	struct fpref_env fp32_env;  /* its FP32 arithmetic: rne */
@@ -181,19 +182,23 @@ static inline struct scale_pair scale_product(const struct scale_pair *x, const 
 /* tc_dot.c: the plan, one block, the chain of blocks (scales NULL: none),
  * the lowered and FP32 paths of a dot product and a group of the FP32
  * path, and a and b decoded into one allocation. */
-int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const struct fpref_format *input,
-			   const struct fpref_format *output);
+int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			   const struct fpref_format *in_b, const struct fpref_format *output);
 uint64_t fpref_emu_tc_block(const struct plan *p, const struct operands *a, const struct operands *b, size_t n,
 			    uint64_t c, const struct scale_pair *sc);
 uint64_t fpref_emu_tc_chain(const struct plan *p, const struct operands *a, const struct operands *b, size_t K,
 			    uint64_t c, const struct scale_pair *sc);
-int fpref_emu_tc_lowered_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+int fpref_emu_tc_lowered_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			     const struct fpref_format *in_b, const uint64_t *a,
 			     const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d);
-int fpref_emu_tc_tree_step(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
+int fpref_emu_tc_tree_step(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			   const struct fpref_format *in_b, const uint64_t *a,
 			   const uint64_t *b, size_t bstride, size_t len, uint64_t *acc);
-int fpref_emu_tc_tree_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-			  const uint64_t *b, size_t K, uint64_t c, uint64_t *d);
-int fpref_emu_tc_decode_pair(const struct fpref_format *input, const uint64_t *a, const uint64_t *b, size_t K,
+int fpref_emu_tc_tree_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			  const struct fpref_format *in_b, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+			  uint64_t *d);
+int fpref_emu_tc_decode_pair(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
+			     const uint64_t *b, size_t K,
 			     struct operands *all, struct operands *x, struct operands *y);
 
 /* tc_scale.c: one scale decoded, and the chain with FP32 promotion every

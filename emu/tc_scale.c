@@ -46,22 +46,18 @@ int fpref_emu_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_f
 			    const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
 			    uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
 	struct plan p;
 	struct fpref_unpacked z;
-	if (fpref_emu_tc_plan_init(&p, m, input, output) != 0 || fpref_decode(output, c, &z) == FPREF_DECODE_INVALID ||
+	if (fpref_emu_tc_plan_init(&p, m, in_a, in_b, output) != 0 || fpref_decode(output, c, &z) == FPREF_DECODE_INVALID ||
 			 !fpref_tc_scales_ok(m, scales) || (scales && fpref_tc_lowered(m, output)))
 		return -1;
 	if (fpref_tc_lowered(m, output))
-		return fpref_emu_tc_lowered_dot(m, input, a, b, K, c, output, d);
+		return fpref_emu_tc_lowered_dot(m, in_a, in_b, a, b, K, c, output, d);
 	if (m->tree > 0)
-		return fpref_emu_tc_tree_dot(m, input, a, b, K, c, d);
+		return fpref_emu_tc_tree_dot(m, in_a, in_b, a, b, K, c, d);
 	struct scale_pair *pairs = scales ? scale_pairs(m, scales, K) : NULL;
 	struct operands all, x, y;
-	if ((scales && !pairs) || fpref_emu_tc_decode_pair(input, a, b, K, &all, &x, &y) != 0) {
+	if ((scales && !pairs) || fpref_emu_tc_decode_pair(in_a, in_b, a, b, K, &all, &x, &y) != 0) {
 		free(pairs);
 		return -1;
 	}
@@ -102,20 +98,16 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
 			      const uint64_t *a, const uint64_t *b, size_t K, size_t nc, const uint64_t *scale_a,
 			      const uint64_t *scale_b, uint64_t c, uint64_t *d)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct plan p;
 	struct fpref_unpacked z;
-	if (nc == 0 || fpref_emu_tc_plan_init(&p, m, input, f32) != 0 || fpref_tc_lowered(m, f32) || m->tree > 0 ||
+	if (nc == 0 || fpref_emu_tc_plan_init(&p, m, in_a, in_b, f32) != 0 || fpref_tc_lowered(m, f32) || m->tree > 0 ||
 			 fpref_decode(f32, c, &z) == FPREF_DECODE_INVALID)
 		return -1; /* promotion of lowered partial sums is not modelled */
 	struct fpref_env env; /* FP32 arithmetic on ordinary cores: rne */
 	fpref_env_default(&env);
 	struct operands all, x, y;
-	if (fpref_emu_tc_decode_pair(input, a, b, K, &all, &x, &y) != 0)
+	if (fpref_emu_tc_decode_pair(in_a, in_b, a, b, K, &all, &x, &y) != 0)
 		return -1;
 	*d = fpref_emu_tc_chain_promoted(&p, &env, &x, &y, K, nc, scale_a, scale_b, c);
 	operands_free(&all);

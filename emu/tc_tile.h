@@ -88,7 +88,7 @@ struct tile_scales {
 struct gemm_job {
 	const struct fpref_tc_model *m;
 	const struct plan *p;
-	const struct fpref_format *input, *output;
+	const struct fpref_format *in_a, *in_b, *output;
 	size_t M, N, K, nc, stride;
 	const uint64_t *A, *B, *C;
 	struct operands a, b; /* decoded: A row-major; B row-major (tile path) or transposed (the other paths) */

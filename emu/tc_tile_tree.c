@@ -240,7 +240,7 @@ static inline uint32_t lane_out_of_range(struct lane_value v)
 static CORE_INLINE void tree_rows(const struct plan *p, const struct tile_operands *ta, size_t rows, size_t n,
 				   int32_t *restrict x, int32_t *restrict e, int32_t *restrict la, bool search)
 {
-	const int32_t two_man = 2 * p->input->man_bits;
+	const int32_t two_man = p->in_a->man_bits + p->in_b->man_bits; /* the product's fraction bits */
 	/* the rows one after the other in ta, n operands each (the plan's
 	 * block, a short last block's too, padded): x[h n + q] */
 	for (size_t at = 0; at < TREE_ROWS * n; at++) {
@@ -409,7 +409,7 @@ BLOCK_CLONES int fpref_emu_tc_tile_block_tree(const struct gemm_job *g, size_t i
 		uint64_t acc = c[l];
 		for (size_t q = 0; slow[l] && t + j < g->N && q < groups; q++) {
 			size_t kq = k + q * n;
-			if (fpref_emu_tc_tree_step(g->m, g->input, g->A + (i + h) * g->K + kq, g->B + kq * g->N + t + j,
+			if (fpref_emu_tc_tree_step(g->m, g->in_a, g->in_b, g->A + (i + h) * g->K + kq, g->B + kq * g->N + t + j,
 						   g->N, n, &acc) != 0)
 				return -1;
 			bits[l] = (uint32_t)acc; /* an FP32 pattern */
