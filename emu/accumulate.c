@@ -31,10 +31,6 @@ int fpref_emu_dot(enum fpref_sum_order order, size_t block, const struct fpref_f
 		  const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
 		  const struct fpref_env *env, uint64_t *d, unsigned *flags)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *in = in_a;
 	if (acc->man_bits > FPREF_OP_MAX_MAN_BITS || (order == FPREF_SUM_BLOCKED && block == 0))
 		return -1;
 	uint64_t *x = malloc((2 * K + 1) * sizeof *x);
@@ -43,8 +39,8 @@ int fpref_emu_dot(enum fpref_sum_order order, size_t block, const struct fpref_f
 	uint64_t *y = x + K, *p = x + K; /* products overwrite y once x_k * y_k is formed */
 	struct fpref_env exact = *env;
 	for (size_t k = 0; k < K; k++) {
-		if (fpref_emu_convert(in, a[k], acc, &exact, 0, &x[k], flags) != 0 ||
-		    fpref_emu_convert(in, b[k], acc, &exact, 0, &y[k], flags) != 0) {
+		if (fpref_emu_convert(in_a, a[k], acc, &exact, 0, &x[k], flags) != 0 ||
+		    fpref_emu_convert(in_b, b[k], acc, &exact, 0, &y[k], flags) != 0) {
 			free(x);
 			return -1;
 		}

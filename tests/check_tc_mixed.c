@@ -247,6 +247,48 @@ START_TEST(hand_worked)
 }
 END_TEST
 
+/* The plain orders and the exact dot of a mixed pair equal the same on
+ * A and B converted to FP32 first (exactly, by the oracle): each operand is
+ * read in its own format, then the arithmetic is the accumulator's. */
+START_TEST(plain_orders_and_exact)
+{
+	struct fpref_format e5m2 = test_format("e5m2"), e4m3 = test_format("e4m3"), f32 = test_format("float32"),
+			    f16 = test_format("float16");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	uint64_t state = 0x51a1;
+	for (int rep = 0; rep < 400; rep++) {
+		const struct fpref_format *acc = rep % 2 ? &f16 : &f32;
+		size_t K = 1 + next_random(&state) % 40;
+		uint64_t a[64], b[64], a32[64], b32[64];
+		uint64_t c = mixed_case(&e5m2, &e4m3, acc, &state, K, a, b);
+		for (size_t k = 0; k < K; k++) {
+			unsigned flags = 0;
+			ck_assert_int_eq(fpref_ref_convert(&e5m2, a[k], &f32, &env, 0, &a32[k], &flags), 0);
+			ck_assert_int_eq(fpref_ref_convert(&e4m3, b[k], &f32, &env, 0, &b32[k], &flags), 0);
+			ck_assert_uint_eq(flags & ~0x10u, 0); /* exact (invalid: a signalling NaN's quieting) */
+		}
+		for (int o = FPREF_SUM_RECURSIVE; o <= FPREF_SUM_KAHAN; o++) {
+			uint64_t got = 1, want = 2;
+			unsigned f1 = 0, f2 = 0;
+			ck_assert_int_eq(fpref_emu_dot((enum fpref_sum_order)o, 4, &e5m2, &e4m3, a, b, K, c, acc, &env, &got, &f1),
+					 0);
+			ck_assert_int_eq(fpref_emu_dot((enum fpref_sum_order)o, 4, &f32, &f32, a32, b32, K, c, acc, &env, &want,
+						       &f2),
+					 0);
+			ck_assert_msg(got == want, "%s: %llx, on FP32 copies %llx", fpref_sum_order_name((enum fpref_sum_order)o),
+				      (unsigned long long)got, (unsigned long long)want);
+		}
+		uint64_t got = 1, want = 2;
+		unsigned f1 = 0, f2 = 0;
+		ck_assert_int_eq(fpref_ref_dot_exact(&e5m2, &e4m3, a, b, K, c, acc, &env, &got, &f1), 0);
+		ck_assert_int_eq(fpref_ref_dot_exact(&f32, &f32, a32, b32, K, c, acc, &env, &want, &f2), 0);
+		ck_assert_uint_eq(got, want);
+		ck_assert_uint_eq(f1, f2);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("A and B of two formats");
@@ -255,6 +297,7 @@ int main(void)
 	tcase_add_loop_test(tc, gemm_against_dot, 0, (int)fpref_tc_model_count());
 	tcase_add_test(tc, pairs_refused);
 	tcase_add_test(tc, hand_worked);
+	tcase_add_test(tc, plain_orders_and_exact);
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);
 	return test_run(s);
