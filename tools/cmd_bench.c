@@ -151,72 +151,102 @@ static int bench_gemm(long repeats)
 	return CLI_EXIT_OK;
 }
 
-/* bench --all-models: the emulated GEMM of every preset row, input and output (FP32, FP16). */
-static int bench_gemm_all(long repeats)
+/* The i-th comma-separated name of a row's inputs, parsed; false past the
+ * end of the list (or for a name that does not parse). */
+static bool row_input(const struct fpref_tc_model *m, size_t i, struct fpref_format *f)
 {
-	const size_t M = 512, N = 512, K = 512;
-	uint64_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *D = malloc(M * N * sizeof *D);
-	if (!A || !B || !D) {
-		free(A);
-		free(B);
-		free(D);
-		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
-		return CLI_EXIT_FAIL;
-	}
-	printf("fpref bench --all-models: gemm 512x512x512, normal inputs (seed 7), FP32 and FP16 output, median of %ld "
-	       "runs, one thread, its CPU time\n\n%-40s %12s  %s\n", repeats, "preset input -> output", "emu MAC/s", "path");
+	const char *name = m->inputs;
+	for (; i > 0 && *name; i--)
+		name += strcspn(name, ",") + (name[strcspn(name, ",")] == ',');
+	if (!*name)
+		return false;
+	char fmt[64];
+	snprintf(fmt, sizeof fmt, "%.*s", (int)strcspn(name, ","), name);
+	return fpref_format_parse(fmt, f, NULL, 0) == 0;
+}
+
+/* The state of bench --all-models: the operands and the slowest row. */
+struct all_models {
+	size_t M, N, K;
+	uint64_t *A, *B, *D;
+	long repeats;
+	double t[100], slowest;
+	char slowest_what[200];
+};
+
+/* One row of bench --all-models: A of fa and B of fb through m, both
+ * outputs where the row has them.  0, or CLI_EXIT_FAIL after a message. */
+static int time_row(struct all_models *s, const struct fpref_tc_model *m, const struct fpref_format *fa,
+		    const struct fpref_format *fb)
+{
 	const struct fpref_format *outs[2] = { fpref_format_get(FPREF_FORMAT_FLOAT32),
 					       fpref_format_get(FPREF_FORMAT_FLOAT16) };
 	const char *out_names[2] = { "f32", "f16" };
 	struct fpref_env env;
 	fpref_env_default(&env);
-	double t[100] = { 0 }, slowest = 0;
-	char slowest_what[96] = "";
-	int status = CLI_EXIT_OK;
-	for (size_t i = 0; i < fpref_tc_model_count() && !status; i++) {
-		const struct fpref_tc_model *m = fpref_tc_model_at(i);
-		for (const char *name = m->inputs; *name && !status;) {
-			size_t len = strcspn(name, ",");
-			char fmt[64];
-			snprintf(fmt, sizeof fmt, "%.*s", (int)len, name);
-			name += len + (name[len] == ',');
-			struct fpref_format in;
-			if (fpref_format_parse(fmt, &in, NULL, 0) != 0)
-				continue;
-			fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, A);
-			fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, B);
-			for (int o = 0; o < 2 && !status; o++) {
-				const char *path = fpref_emu_tc_gemm_path(m, &in, &in, outs[o]);
-				if (!path)
-					continue;
-				for (long k = 0; k < repeats && !status; k++) {
-					double t0 = bench_now();
-					if (fpref_emu_tc_gemm(m, &in, &in, outs[o], M, N, K, A, B, NULL, 0, D) != 0) {
-						cli_fail(cli_cmd_bench.name, "the %s GEMM of %s to %s failed", m->gpu, in.name,
-							 outs[o]->name);
-						status = CLI_EXIT_FAIL;
-					}
-					t[k] = bench_now() - t0;
-				}
-				if (status)
-					break;
-				double rate = (double)(M * N * K) / bench_median(t, (int)repeats);
-				char what[96];
-				snprintf(what, sizeof what, "%s %s -> %s", m->gpu, in.name, out_names[o]);
-				printf("%-40s %12.3g  %s\n", what, rate, path);
-				fflush(stdout);
-				if (slowest == 0 || rate < slowest) {
-					slowest = rate;
-					snprintf(slowest_what, sizeof slowest_what, "%s", what);
-				}
+	fpref_emu_random(fa, &env, FPREF_DIST_NORMAL, 0, 7, 0, s->M * s->K, s->A);
+	fpref_emu_random(fb, &env, FPREF_DIST_NORMAL, 0, 7, s->M * s->K, s->K * s->N, s->B);
+	for (int o = 0; o < 2; o++) {
+		const char *path = fpref_emu_tc_gemm_path(m, fa, fb, outs[o]);
+		if (!path)
+			continue;
+		for (long k = 0; k < s->repeats; k++) {
+			double t0 = bench_now();
+			if (fpref_emu_tc_gemm(m, fa, fb, outs[o], s->M, s->N, s->K, s->A, s->B, NULL, 0, s->D) != 0) {
+				cli_fail(cli_cmd_bench.name, "the %s GEMM of %s x %s to %s failed", m->gpu, fa->name,
+					 fb->name, outs[o]->name);
+				return CLI_EXIT_FAIL;
 			}
+			s->t[k] = bench_now() - t0;
+		}
+		double rate = (double)(s->M * s->N * s->K) / bench_median(s->t, (int)s->repeats);
+		char what[200];
+		if (fpref_format_same(fa, fb))
+			snprintf(what, sizeof what, "%s %s -> %s", m->gpu, fa->name, out_names[o]);
+		else
+			snprintf(what, sizeof what, "%s %s x %s -> %s", m->gpu, fa->name, fb->name, out_names[o]);
+		printf("%-48s %12.3g  %s\n", what, rate, path);
+		fflush(stdout);
+		if (s->slowest == 0 || rate < s->slowest) {
+			s->slowest = rate;
+			snprintf(s->slowest_what, sizeof s->slowest_what, "%s", what);
 		}
 	}
+	return 0;
+}
+
+/* bench --all-models: the emulated GEMM of every preset row, input and
+ * output (FP32, FP16), and on the rows that take two formats apart, every
+ * pair of two different 8-bit formats (FP8 training's hybrid E5M2 x E4M3,
+ * CDNA3's bf8 x fp8). */
+static int bench_gemm_all(long repeats)
+{
+	struct all_models s = { .M = 512, .N = 512, .K = 512, .repeats = repeats };
+	s.A = malloc(s.M * s.K * sizeof *s.A);
+	s.B = malloc(s.K * s.N * sizeof *s.B);
+	s.D = malloc(s.M * s.N * sizeof *s.D);
+	int status = s.A && s.B && s.D ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	if (status)
+		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
+	else
+		printf("fpref bench --all-models: gemm 512x512x512, normal inputs (seed 7), FP32 and FP16 output, median of "
+		       "%ld runs, one thread, its CPU time\n\n%-48s %12s  %s\n", repeats, "preset input(s) -> output",
+		       "emu MAC/s", "path");
+	for (size_t i = 0; i < fpref_tc_model_count() && !status; i++) {
+		const struct fpref_tc_model *m = fpref_tc_model_at(i);
+		struct fpref_format fa, fb;
+		for (size_t x = 0; row_input(m, x, &fa) && !status; x++)
+			status = time_row(&s, m, &fa, &fa);
+		for (size_t x = 0; m->mixed && row_input(m, x, &fa) && !status; x++)
+			for (size_t y = 0; row_input(m, y, &fb) && !status; y++)
+				if (x != y && fpref_format_width(&fa) == 8 && fpref_format_width(&fb) == 8)
+					status = time_row(&s, m, &fa, &fb);
+	}
 	if (!status)
-		printf("\nslowest: %s, %.3g MAC/s\n", slowest_what, slowest);
-	free(A);
-	free(B);
-	free(D);
+		printf("\nslowest: %s, %.3g MAC/s\n", s.slowest_what, s.slowest);
+	free(s.A);
+	free(s.B);
+	free(s.D);
 	return status;
 }
 
