@@ -45,13 +45,16 @@ bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struc
 int fpref_golden_scales_parse(const struct fpref_format *f, const char *text, uint64_t **codes, size_t *count,
 			      char *err, size_t errlen);
 
-/* D = A B + C, A M x K and B K x N row-major.  A and B hold the source
- * values (patterns of src); Aq and Bq the model's inputs (patterns of in:
- * the same arrays when nothing was quantised, and then the model's bound
- * applies); C (patterns of out) may be NULL for zeros. */
+/* D = A B + C, A M x K and B K x N row-major.  Aq and Bq are the model's
+ * inputs, patterns of in_a and in_b (A and B may be two formats: E5M2 x
+ * E4M3, say); A and B the source values, the same arrays as Aq and Bq
+ * when nothing was quantised (and then the model's bound applies), else
+ * patterns of src (the format --source read them in).  C (patterns of
+ * out) may be NULL for zeros.  in_b comes last so that initialisers by
+ * position written before it still compile: NULL there means in_a. */
 struct fpref_gemm_problem {
 	size_t M, N, K;
-	const struct fpref_format *src, *in, *out;
+	const struct fpref_format *src, *in_a, *out;
 	const uint64_t *A, *B, *Aq, *Bq, *C;
 	const struct fpref_accum_model *model;
 	const struct fpref_env *env; /* the plain orders' and the exact model's environment */
@@ -61,6 +64,7 @@ struct fpref_gemm_problem {
 	 * by fpref_emu_tc_gemm_scaled_threads, the exact product and the
 	 * bound of the scaled values */
 	const struct fpref_tc_gemm_scales *scales;
+	const struct fpref_format *in_b; /* NULL: in_a */
 };
 
 /* Errors of one D against the exact product of the source values, per

@@ -16,26 +16,16 @@ int fpref_golden_model_dot(const struct fpref_accum_model *m, const struct fpref
 			   const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out,
 			   const struct fpref_env *env, uint64_t *d)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *in = in_a;
 	unsigned flags = 0;
 	if (m->kind == FPREF_ACCUM_EXACT)
-		return fpref_ref_dot_exact(in, in, a, b, K, c, out, env, d, &flags);
-	return fpref_emu_model_dot(m, in, in, a, b, K, c, out, env, d);
+		return fpref_ref_dot_exact(in_a, in_b, a, b, K, c, out, env, d, &flags);
+	return fpref_emu_model_dot(m, in_a, in_b, a, b, K, c, out, env, d);
 }
 
 bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 				  const struct fpref_format *out, const struct fpref_tc_scales *scales, char *err,
 				  size_t errlen)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b)) {
-		snprintf(err, errlen, "A and B of two formats take no block scales yet");
-		return false;
-	}
-	const struct fpref_format *in = in_a;
 	if (m->kind != FPREF_ACCUM_TC) {
 		snprintf(err, errlen, "block scales need a tensor-core model (a preset or generic), not a plain order");
 		return false;
@@ -45,8 +35,9 @@ bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struc
 		return false;
 	}
 	if (fpref_tc_lowered(&m->tc, out) || m->tc.tree > 0) {
-		snprintf(err, errlen, "the %s model runs %s inputs with %s output through %s, which takes no block scales",
-			 m->tc.gpu, in->name, out->name, m->tc.tree > 0 ? "FP32 arithmetic" : "the compiler's lowering");
+		snprintf(err, errlen, "the %s model runs %s%s%s inputs with %s output through %s, which takes no block scales",
+			 m->tc.gpu, in_a->name, fpref_format_same(in_a, in_b) ? "" : " x ",
+			 fpref_format_same(in_a, in_b) ? "" : in_b->name, out->name, m->tc.tree > 0 ? "FP32 arithmetic" : "the compiler's lowering");
 		return false;
 	}
 	if (!fpref_tc_scales_ok(&m->tc, scales)) {
@@ -68,16 +59,12 @@ int fpref_golden_model_dot_scaled(const struct fpref_accum_model *m, const struc
 				  const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
 				  uint64_t c, const struct fpref_format *out, const struct fpref_env *env, uint64_t *d)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *in = in_a;
 	if (!scales)
-		return fpref_golden_model_dot(m, in, in, a, b, K, c, out, env, d);
+		return fpref_golden_model_dot(m, in_a, in_b, a, b, K, c, out, env, d);
 	char err[160];
-	if (!fpref_golden_model_scales_ok(m, in, in, out, scales, err, sizeof err))
+	if (!fpref_golden_model_scales_ok(m, in_a, in_b, out, scales, err, sizeof err))
 		return -1;
-	return fpref_emu_tc_dot_scaled(&m->tc, in, in, a, b, K, scales, c, out, d);
+	return fpref_emu_tc_dot_scaled(&m->tc, in_a, in_b, a, b, K, scales, c, out, d);
 }
 
 /* One scale entry: a pattern (0x...), 2^N, or an exact positive value. */
@@ -156,17 +143,17 @@ int fpref_golden_scales_parse(const struct fpref_format *f, const char *text, ui
 
 /* The model's a priori bound on |d - exact|; NaN where none applies (the
  * exact model: one correct rounding, which the ulp error says). */
-static int model_bound(const struct fpref_accum_model *m, const struct fpref_format *in, const uint64_t *a,
-		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *out,
-		       const struct fpref_env *env, mpfr_ptr bound)
+static int model_bound(const struct fpref_accum_model *m, const struct fpref_format *in_a,
+		       const struct fpref_format *in_b, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+		       const struct fpref_format *out, const struct fpref_env *env, mpfr_ptr bound)
 {
 	switch (m->kind) {
 	case FPREF_ACCUM_TC:
 		if (m->splitk)
-			return fpref_ref_tc_bound_splitk(&m->tc, in, in, a, b, K, m->splitk, c, bound);
-		return fpref_ref_tc_bound(&m->tc, in, in, a, b, K, c, out, m->promote, bound);
+			return fpref_ref_tc_bound_splitk(&m->tc, in_a, in_b, a, b, K, m->splitk, c, bound);
+		return fpref_ref_tc_bound(&m->tc, in_a, in_b, a, b, K, c, out, m->promote, bound);
 	case FPREF_ACCUM_PLAIN:
-		return fpref_ref_sum_bound(m->order, m->block, in, in, a, b, K, c, out, env, bound);
+		return fpref_ref_sum_bound(m->order, m->block, in_a, in_b, a, b, K, c, out, env, bound);
 	case FPREF_ACCUM_EXACT:
 		break;
 	}
@@ -247,6 +234,12 @@ void fpref_golden_gemm_summarize(const struct fpref_gemm_stats *s, struct fpref_
 	};
 }
 
+/* The format of B's patterns in Bq (in_b; NULL there: in_a). */
+static const struct fpref_format *in_b_of(const struct fpref_gemm_problem *p)
+{
+	return p->in_b ? p->in_b : p->in_a;
+}
+
 /* The scale chunks of a row of A (and of a column of B). */
 static size_t scale_chunks(const struct fpref_gemm_problem *p)
 {
@@ -274,13 +267,16 @@ static double measure(const struct fpref_gemm_problem *p, size_t i, size_t j, co
 	uint64_t c = p->C ? p->C[i * p->N + j] : fpref_format_zero_bits(p->out, false);
 	struct fpref_tc_scales sc = { p->scales ? p->scales->format : NULL, p->scales ? p->scales->a + i * chunks : NULL,
 				     col + 2 * K, p->scales ? p->scales->every : 0 };
-	fpref_ref_dot_value_scaled(p->src, p->src, p->A + i * K, col + K, K, p->scales ? &sc : NULL, c, p->out, exact);
+	/* an operand not quantised holds patterns of its input format, one quantised of src */
+	const struct fpref_format *in_b = in_b_of(p), *fa = p->A == p->Aq ? p->in_a : p->src,
+				  *fb = p->B == p->Bq ? in_b : p->src;
+	fpref_ref_dot_value_scaled(fa, fb, p->A + i * K, col + K, K, p->scales ? &sc : NULL, c, p->out, exact);
 	if (p->Aq != p->A || p->Bq != p->B)
 		mpfr_set_nan(bound); /* errors against other inputs than the model's: no bound applies */
 	else if (p->scales)
-		fpref_ref_tc_bound_scaled(&p->model->tc, p->in, p->in, p->Aq + i * K, col, K, &sc, c, p->out, 0, bound);
+		fpref_ref_tc_bound_scaled(&p->model->tc, p->in_a, in_b, p->Aq + i * K, col, K, &sc, c, p->out, 0, bound);
 	else
-		model_bound(p->model, p->in, p->Aq + i * K, col, K, c, p->out, p->env, bound);
+		model_bound(p->model, p->in_a, in_b, p->Aq + i * K, col, K, c, p->out, p->env, bound);
 	return add_element(s, p->out, d, exact, bound, t);
 }
 
@@ -289,19 +285,20 @@ int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fp
 {
 	size_t M = p->M, N = p->N, K = p->K;
 	const struct fpref_accum_model *m = p->model;
+	const struct fpref_format *in_a = p->in_a, *in_b = in_b_of(p);
 	int status = 0;
 	bool fast = m->kind == FPREF_ACCUM_TC && !m->splitk;
 	if (p->scales) {
 		char err[160];
 		uint64_t none = 0;
 		struct fpref_tc_scales probe = { p->scales->format, &none, &none, p->scales->every };
-		if (!fpref_golden_model_scales_ok(m, p->in, p->in, p->out, &probe, err, sizeof err) || p->A != p->Aq ||
+		if (!fpref_golden_model_scales_ok(m, in_a, in_b, p->out, &probe, err, sizeof err) || p->A != p->Aq ||
 		    p->B != p->Bq)
 			return -1;
-		status = fpref_emu_tc_gemm_scaled_threads(&m->tc, p->in, p->in, p->out, M, N, K, p->Aq, p->Bq, p->scales,
+		status = fpref_emu_tc_gemm_scaled_threads(&m->tc, in_a, in_b, p->out, M, N, K, p->Aq, p->Bq, p->scales,
 							  p->C, D, p->threads);
 	} else if (fast) /* the whole product at once: the emulator's fast path */
-		status = fpref_emu_tc_gemm_threads(&m->tc, p->in, p->in, p->out, M, N, K, p->Aq, p->Bq, p->C, m->promote, D,
+		status = fpref_emu_tc_gemm_threads(&m->tc, in_a, in_b, p->out, M, N, K, p->Aq, p->Bq, p->C, m->promote, D,
 						   p->threads);
 	if (status || (!stats && fast))
 		return status;
@@ -315,7 +312,7 @@ int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fp
 			gather(p, j, col);
 			uint64_t c = p->C ? p->C[i * N + j] : fpref_format_zero_bits(p->out, false);
 			if (!fast)
-				status = fpref_golden_model_dot(m, p->in, p->in, p->Aq + i * K, col, K, c, p->out, p->env,
+				status = fpref_golden_model_dot(m, in_a, in_b, p->Aq + i * K, col, K, c, p->out, p->env,
 								&D[i * N + j]);
 			if (!status && stats)
 				measure(p, i, j, col, D[i * N + j], stats, exact, bound, t);

@@ -385,6 +385,45 @@ check_bad 'convert --to twice (a shared option)' 2 '--to' 'twice'
 run convert --to e4m3 --sat --sat 1000
 check_bad 'convert --sat twice (a flag)' 2 '--sat' 'twice'
 
+# A and B of two formats (issue 36): --in-a and --in-b, --in for both.
+# Hand-worked: 3C is 1.0 in E5M2 and 1.5 in E4M3; 44 is 3.0 in E4M3 and
+# 4.0 in E5M2.  a E5M2 x b E4M3 is 3.0 (40400000), where both in E4M3
+# give 4.5 (40900000), both in E5M2 4.0 (40800000), and a E4M3 x b E5M2
+# 6.0 (40C00000).  3C x 40 (E4M3 2.0) is 2.0.
+printf '3C 40 0\n' >"$tmp/mixed1"
+run_in "$tmp/mixed1" dot --model h100-wgmma --in-a e5m2 --in-b e4m3
+check_result 'dot --in-a e5m2 --in-b e4m3: 1.0 x 2.0' 0 '3C 40 0 40000000'
+printf '3C 44 0\n' >"$tmp/mixed"
+for pair in 'e5m2 e4m3 40400000' 'e4m3 e4m3 40900000' 'e5m2 e5m2 40800000' 'e4m3 e5m2 40C00000'; do
+	set -- $pair
+	run_in "$tmp/mixed" dot --model h100-wgmma --in-a "$1" --in-b "$2"
+	check_result "dot h100-wgmma, a $1 x b $2: 3C x 44 by hand" 0 "3C 44 0 $3"
+done
+for model in exact recursive 'generic --block 16 --frac 25'; do
+	run_in "$tmp/mixed" dot --model $model --in-a e5m2 --in-b e4m3
+	check_result "dot --model $model, a e5m2 x b e4m3 (any pair)" 0 '3C 44 0 40400000'
+done
+run_in "$tmp/mixed" dot --model h100-wgmma --in-a e5m2 --in-b e4m3 --json
+check_match 'dot --json names both formats' "$tmp/out" '^{"in": null, "in_a": "float8_e5m2", "in_b": "float8_e4m3fn", '
+run_in "$tmp/mixed" dot --model h100-wgmma --in-a f16 --in-b e4m3
+check_bad 'dot: a pair the preset does not take' 2 'h100-wgmma' 'float16 x float8_e4m3fn' \
+	'float8_e5m2 x float8_e4m3fn' 'float16 x float16'
+run_in "$tmp/mixed" dot --model h100 --in-a bf16 --in-b f16
+check_bad 'dot: h100 takes no bf16 x f16' 2 'bfloat16 x float16' 'bfloat16 x bfloat16'
+run_in "$tmp/mixed" dot --model h100-wgmma --in e4m3 --in-a e5m2 --in-b e4m3
+check_bad 'dot: --in with --in-a' 2 '--in' '--in-a'
+run_in "$tmp/mixed" dot --model h100-wgmma --in-a e5m2
+check_bad 'dot: --in-a without --in-b' 2 '--in-a' '--in-b'
+run_in "$tmp/mixed" dot --model h100-wgmma
+check_bad 'dot: no input format' 2 '--in FMT' '--in-a'
+run probe gen --in-a e5m2 --in-b e4m3 --output f32 --k 32
+check_bad 'probe gen: two formats are refused (a probe file holds one)' 2 'float8_e5m2' 'float8_e4m3fn' 'one input format'
+run probe gen --inputs e4m3 --in-a e4m3 --in-b e4m3 --output f32 --k 32
+check_bad 'probe gen: --inputs with --in-a' 2 '--inputs' '--in-a'
+run probe gen --in-a e4m3 --in-b e4m3 --output f32 --k 32 --model h100
+check_rc 'probe gen: --in-a and --in-b of one format' 0
+check_has 'probe gen --in-a/--in-b: the probe file' "$tmp/out" 'float8_e4m3fn'
+
 # --model takes chips by name (the H200 the project measured on) and names in any case
 run_in "$tmp/dot1" dot --model H200 --in e4m3
 check_result 'dot --model H200: the h100 preset' 0 '38 38 0 3F800000'
@@ -982,6 +1021,44 @@ run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp/D.
 check_rc 'gemm npy: exit 0' 0
 check_has 'gemm npy: no error' "$tmp/out" 'absolute        max 0 '
 if cmp -s "$tmp/D.npy" "$tmp/Dwant.npy"; then ok 'gemm --save: D.npy as numpy writes it'; else not_ok 'gemm --save' 'D.npy = Dwant.npy' 'different bytes'; fi
+# The bad inputs of issue 36, and A and B of two formats.  Hand-worked:
+# A = [[3C, 0], [0, 3C]] as E5M2 codes is I (3C = 1.0); B = [[44, 40],
+# [38, 30]] as E4M3 codes is [[3, 2], [1, 0.5]]; D = B, as float32
+# 40400000 40000000 3F800000 3F000000.  Read in E4M3, A would be 1.5 I.
+hdr22() {
+	printf '\223NUMPY\001\000v\000{\047descr\047: \047%s\047, \047fortran_order\047: False, \047shape\047: (2, 2), }                                                          \012' "$1"
+}
+{ hdr22 '|u1'; printf '\074\000\000\074'; } >"$tmp/Ae5.npy"
+{ hdr22 '|u1'; printf '\104\100\070\060'; } >"$tmp/Be4.npy"
+{ hdr22 '<f4'; printf '\000\000@@\000\000\000@\000\000\200?\000\000\000?'; } >"$tmp/Dmixed.npy"
+{ hdr22 '<f4'; printf '\000\000\200?\000\000\000\000\000\000\000\000\000\000\200D'; } >"$tmp/B1024.npy"
+run gemm --model h100-wgmma --in-a e5m2 --in-b e4m3 --a "$tmp/Ae5.npy" --b "$tmp/Be4.npy" --save "$tmp/Dm.npy"
+check_rc 'gemm --in-a e5m2 --in-b e4m3: exit 0' 0
+check_has 'gemm mixed: the header names both formats' "$tmp/out" 'A: float8_e5m2, B: float8_e4m3fn -> float32'
+if cmp -s "$tmp/Dm.npy" "$tmp/Dmixed.npy"; then ok 'gemm mixed: D as worked by hand'; else not_ok 'gemm mixed: D' 'Dm.npy = Dmixed.npy' 'different bytes'; fi
+run gemm --model h100-wgmma --in-a e5m2 --in-b e4m3 --a "$tmp/Ae5.npy" --b "$tmp/Be4.npy" --json
+check_match 'gemm mixed --json names both formats' "$tmp/out" '"in_a": "float8_e5m2", "in_b": "float8_e4m3fn", '
+run gemm --model h100-wgmma --in-a e5m2 --in-b e4m3 --size 8x8x64 --seed 3
+check_rc 'gemm mixed, generated: exit 0 (within the bound)' 0
+check_has 'gemm mixed, generated: each drawn in its own format' "$tmp/out" "rounded to A's float8_e5m2, B's float8_e4m3fn"
+run gemm --model h100-wgmma --in-a f16 --in-b e4m3 --size 2x2x16
+check_bad 'gemm: a pair the preset does not take' 2 'float16 x float8_e4m3fn' 'float8_e4m3fn x float8_e5m2'
+# B as uint8 E5M2 codes read with --in e4m3 cannot be told from E4M3
+# codes: the header says how A and B were read
+run gemm --model h100 --in e4m3 --a "$tmp/Ae5.npy" --b "$tmp/Be4.npy"
+check_has 'gemm: the header names the formats A and B were read in' "$tmp/out" 'A: float8_e4m3fn, B: float8_e4m3fn'
+# B as float32 values E4M3 does not hold: refused, never rounded quietly
+run gemm --model h100 --in e4m3 --a "$tmp/Ae5.npy" --b "$tmp/B1024.npy"
+check_bad 'gemm: a float32 value --in does not hold' 2 'B[1,1] = 1024 is not a float8_e4m3fn value' '--source'
+run verify-gemm --model h100 --in e4m3 --out f32 --a "$tmp/Ae5.npy" --b "$tmp/B1024.npy" --d "$tmp/Dmixed.npy"
+check_bad 'verify-gemm: a float32 value --in does not hold' 2 'B[1,1] = 1024 is not a float8_e4m3fn value'
+run gemm --model h100 --in e4m3 --a "$tmp/B1024.npy" --b "$tmp/B1024.npy" --source f32
+check_rc 'gemm --source: rounding asked for, exit 0' 0
+check_has 'gemm --source: the values quantised' "$tmp/out" 'quantised to A: float8_e4m3fn, B: float8_e4m3fn (rne): 2 of 8 changed'
+run gemm --model h100 --in e4m3 --in e5m2 --size 2x2x16
+check_bad 'gemm --in twice' 2 '--in' 'twice'
+run gemm --model h100 --in e4m3 --in-b e5m2 --size 2x2x16
+check_bad 'gemm --in with --in-b' 2 '--in' '--in-b'
 run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --quantize rtz
 check_rc 'gemm --quantize without --source (it would do nothing): exit 2' 2
 run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --report none --save "$tmp/D2.npy"
@@ -997,7 +1074,7 @@ run gemm --model exact --in e4m3 --out f64 --size 3x3x4 --seed 5
 check_has 'gemm exact in f64: no error' "$tmp/out" 'absolute        max 0 '
 check_has 'gemm: names the model' "$tmp/out" 'model: exact'
 run gemm --model a100 --in f16 --size 4x4x64 --json
-check_match 'gemm --json' "$tmp/out" '^{"elements": 16, "nonfinite": 0,.*"above_bound": 0,'
+check_match 'gemm --json' "$tmp/out" '^{"M": 4, "N": 4, "K": 64, "in_a": "float16", "in_b": "float16", "out": "float32", "elements": 16, "nonfinite": 0,.*"above_bound": 0,'
 head -c 100 "$tmp/A.npy" >"$tmp/short.npy"
 run gemm --model h100 --in f16 --a "$tmp/short.npy" --b "$tmp/B.npy"
 check_bad 'gemm: truncated .npy' 2 'short.npy' 'truncated'
@@ -1008,7 +1085,7 @@ printf '\223NUMPY\001\000v\000{\047descr\047: \047<u4\047, \047fortran_order\047
 run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/u4.npy"
 check_bad 'gemm: 4-byte patterns for float16' 2 'u4.npy' '2-byte bit patterns'
 run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/Dwant.npy"
-check_has 'gemm: float32 values are rounded to the input format' "$tmp/out" 'absolute        max 0 '
+check_has 'gemm: float32 values the input format holds are read exactly' "$tmp/out" 'absolute        max 0 '
 run gemm --model h100 --in f16 --a "$tmp/A.npy" --b "$tmp/B.npy" --save "$tmp/no/such/dir/D.npy"
 check_rc 'gemm: unwritable --save: exit 1' 1
 check_has 'gemm: unwritable --save: message' "$tmp/err" 'D.npy'
@@ -1110,7 +1187,7 @@ check_rc 'gemm: SB K/E x N: exit 0' 0
 run gemm $mx --scale-a "$tmp/SAu2.npy"
 check_bad 'gemm: scales of the wrong dtype' 2 'SAu2.npy' '1-byte bit patterns of float8_e8m0fnu'
 run gemm $mx --scale-a "$tmp/SA3.npy"
-check_bad 'gemm: a scale value E8M0 does not hold' 2 'SA3.npy' 'not exactly float8_e8m0fnu'
+check_bad 'gemm: a scale value E8M0 does not hold' 2 'SA3.npy' 'SA[0,0] = 3 is not a float8_e8m0fnu value'
 run gemm $mx --scale-a "$tmp/SAneg.npy"
 check_bad 'gemm: a negative scale value' 2 'SAneg.npy' 'not a positive finite scale'
 run gemm $mx --scale-a "$tmp/nosuch.npy"

@@ -68,4 +68,26 @@ run verify-gemm --a "$tmp/A.npy" --b "$tmp/B.npy" --d "$tmp/nothing.npy" --model
 expect 'missing D: exit 2, the file named' 2 'nothing.npy'
 run verify-gemm --a "$tmp/A.npy" --b "$tmp/D.npy" --d "$tmp/D.npy" --model h100 --in f16 --out f32
 expect 'B as float32 values float16 holds (1, 2, 3, 4): read; A B is not D' 1 '4 outside' FAIL
+# A and B of two formats (issue 36), worked by hand: A = [[3C, 0], [0, 3C]]
+# as E5M2 codes is I (3C = 1.0); B = [[44, 40], [38, 30]] as E4M3 codes is
+# [[3, 2], [1, 0.5]]; D = B: 40400000 40000000 3F800000 3F000000.  Read
+# with --in e4m3, A is 1.5 I (3C = 1.5 in E4M3): every element differs.
+{ hdr '|u1'; printf '\074\000\000\074'; } >"$tmp/Ae5.npy"
+{ hdr '|u1'; printf '\104\100\070\060'; } >"$tmp/Be4.npy"
+{ hdr '<f4'; printf '\000\000@@\000\000\000@\000\000\200?\000\000\000?'; } >"$tmp/Dmixed.npy"
+{ hdr '<f4'; printf '\000\000\200?\000\000\000\000\000\000\000\000\000\000\200D'; } >"$tmp/B1024.npy"
+run verify-gemm --a "$tmp/Ae5.npy" --b "$tmp/Be4.npy" --d "$tmp/Dmixed.npy" --model h100-wgmma --in-a e5m2 --in-b e4m3 --out f32
+expect 'mixed E5M2 x E4M3 kernel D: PASS, both formats named' 0 'A: float8_e5m2, B: float8_e4m3fn -> float32' \
+	'4 elements, 4 equal' PASS
+run verify-gemm --a "$tmp/Ae5.npy" --b "$tmp/Be4.npy" --d "$tmp/Dmixed.npy" --model h100-wgmma --in-a e5m2 --in-b e4m3 --out f32 --json
+expect 'mixed --json: in_a, in_b' 0 '"in": null, "in_a": "float8_e5m2", "in_b": "float8_e4m3fn"' '"pass": true'
+run verify-gemm --a "$tmp/Ae5.npy" --b "$tmp/Be4.npy" --d "$tmp/Dmixed.npy" --model h100-wgmma --in e4m3 --out f32
+expect 'A of E5M2 codes read with --in e4m3: FAIL, and the header says how A and B were read' 1 \
+	'A: float8_e4m3fn, B: float8_e4m3fn' '0 equal' FAIL
+run verify-gemm --a "$tmp/Ae5.npy" --b "$tmp/Be4.npy" --d "$tmp/Dmixed.npy" --model h100-wgmma --in-a f16 --in-b e4m3 --out f32
+expect 'a pair the preset does not take: exit 2, the pairs it takes' 2 'float16 x float8_e4m3fn' 'float8_e5m2 x float8_e4m3fn'
+run verify-gemm --a "$tmp/Ae5.npy" --b "$tmp/B1024.npy" --d "$tmp/Dmixed.npy" --model h100 --in e4m3 --out f32
+expect 'B as float32 values E4M3 does not hold: exit 2, index and value' 2 'B[1,1] = 1024 is not a float8_e4m3fn value'
+run verify-gemm --a "$tmp/Ae5.npy" --b "$tmp/Be4.npy" --d "$tmp/Dmixed.npy" --model h100 --in e4m3 --in e5m2 --out f32
+expect '--in twice: exit 2' 2 '--in' 'twice'
 tap_end

@@ -37,8 +37,39 @@ int cli_check_patterns(const char *cmd, const char *path, const struct fpref_for
 	return 0;
 }
 
+/* The first of n values (patterns of from) that to does not hold exactly,
+ * named as NAME[row,col] with its exact value: -1 after a message, or 0. */
+static int refuse_inexact(const char *cmd, const char *path, const char *what, const struct fpref_format *from,
+			  const uint64_t *bits, size_t n, size_t cols, const struct fpref_format *to, const char *to_round)
+{
+	struct fpref_env rne;
+	fpref_env_default(&rne);
+	size_t bad = 0, first = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned flags = 0;
+		uint64_t r;
+		fpref_emu_convert(from, bits[i], to, &rne, 0, &r, &flags);
+		if ((flags & FPREF_FLAG_INEXACT) && !bad++)
+			first = i;
+	}
+	if (!bad)
+		return 0;
+	struct fpref_unpacked u;
+	fpref_decode(from, bits[first], &u);
+	char *value = fpref_ref_unpacked_decimal(&u);
+	int name = (int)strcspn(what, " "); /* "SA (the scales of A)" is SA[i,j] */
+	char more[64] = "";
+	if (bad > 1)
+		snprintf(more, sizeof more, " (nor are %zu more)", bad - 1);
+	cli_fail(cmd, "%s: %.*s[%zu,%zu] = %s is not a %s value%s: give %s values %s holds exactly, or its bit patterns%s%s",
+		 path, name, what, cols ? first / cols : first, cols ? first % cols : 0, value ? value : "?", to->name, more,
+		 from->name, to->name, to_round ? ", or " : "", to_round ? to_round : "");
+	free(value);
+	return -1;
+}
+
 int cli_load_matrix(const char *cmd, const char *path, const char *what, const struct fpref_format *f, size_t rows,
-		    size_t cols, struct cli_matrix *m, size_t *inexact)
+		    size_t cols, struct cli_matrix *m, size_t *inexact, const char *to_round)
 {
 	struct fpref_npy a;
 	char err[512];
@@ -67,17 +98,17 @@ int cli_load_matrix(const char *cmd, const char *path, const char *what, const s
 	}
 	for (size_t i = 0; !status && i < a.count; i++)
 		m->bits[i] = fpref_npy_item(&a, i);
-	size_t rounded = !status && items == FPREF_NPY_VALUES ? cli_convert_values(from, m->bits, a.count, f, NULL) : 0;
-	if (!inexact && rounded) {
-		cli_fail(cmd, "%s: %s holds %s values that are not exactly %s: give its bit patterns, or values %s holds",
-			 path, what, from->name, f->name, f->name);
+	size_t ncols = a.ndim == 2 ? a.shape[1] : 0;
+	if (!status && items == FPREF_NPY_VALUES && !inexact &&
+	    refuse_inexact(cmd, path, what, from, m->bits, a.count, ncols, f, to_round) != 0)
 		status = CLI_EXIT_USAGE;
-	} else if (!status && items == FPREF_NPY_PATTERNS && cli_check_patterns(cmd, path, f, m->bits, a.count) != 0)
+	size_t rounded = !status && items == FPREF_NPY_VALUES ? cli_convert_values(from, m->bits, a.count, f, NULL) : 0;
+	if (!status && items == FPREF_NPY_PATTERNS && cli_check_patterns(cmd, path, f, m->bits, a.count) != 0)
 		status = CLI_EXIT_USAGE;
 	if (inexact)
 		*inexact += rounded;
 	m->rows = a.shape[0];
-	m->cols = a.ndim == 2 ? a.shape[1] : 0;
+	m->cols = ncols;
 	m->values = items == FPREF_NPY_VALUES;
 	if (status) {
 		free(m->bits);

@@ -34,6 +34,26 @@ int cli_parse_format(const char *cmd, const char *text, struct fpref_format *f)
 	return 0;
 }
 
+int cli_parse_operands(const char *cmd, const char *in, const char *in_a, const char *in_b, struct fpref_format *a,
+		       struct fpref_format *b)
+{
+	if (in && (in_a || in_b)) {
+		cli_fail(cmd, "--in names the format of both A and B: give --in FMT, or --in-a FMT --in-b FMT, not both");
+		return CLI_EXIT_USAGE;
+	}
+	if (!in && !in_a && !in_b) {
+		cli_fail(cmd, "needs --in FMT (the format of A and B), or --in-a FMT --in-b FMT");
+		return CLI_EXIT_USAGE;
+	}
+	if (!in && (!in_a || !in_b)) {
+		cli_fail(cmd, "%s needs %s too (or --in FMT for both)", in_a ? "--in-a" : "--in-b", in_a ? "--in-b" : "--in-a");
+		return CLI_EXIT_USAGE;
+	}
+	if (cli_parse_format(cmd, in ? in : in_a, a) != 0 || cli_parse_format(cmd, in ? in : in_b, b) != 0)
+		return CLI_EXIT_USAGE;
+	return 0;
+}
+
 void cli_hex(const struct fpref_format *f, uint64_t bits, char *buf, size_t len)
 {
 	fpref_format_hex(f, bits, buf, len);

@@ -119,6 +119,11 @@ void cli_man_text(FILE *out, const char *s);
 void cli_print_options(FILE *out, const struct cli_command *c);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_parse_format(const char *cmd, const char *text, struct fpref_format *f);
+/* The formats of A and B from --in (both) or --in-a and --in-b (each; one
+ * without the other, or either with --in, is refused).  0, or
+ * CLI_EXIT_USAGE after a message. */
+int cli_parse_operands(const char *cmd, const char *in, const char *in_a, const char *in_b, struct fpref_format *a,
+		       struct fpref_format *b);
 /* The environment for a target format: the profile's, then the explicit
  * --round and --sat/--overflow on top. */
 struct fpref_env cli_target_env(const struct cli_options *o, const struct fpref_format *target);
@@ -189,10 +194,11 @@ void cli_json_string(const char *s);
 struct cli_json_num cli_text_num(double x, int digits);
 
 /* The accumulation model of dot, gemm and verify-gemm (tools/model.c):
- * the options checked against the formats; the library computes it
+ * the options checked against the formats of A and B (a preset takes the
+ * pairs its rows list, fpref_tc_pair_ok; the plain orders and exact any); the library computes it
  * (fpref_golden_model_dot, fpref_golden_gemm). */
-int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const struct fpref_format *in,
-		      const struct fpref_format *out, struct fpref_accum_model *m);
+int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const struct fpref_format *in_a,
+		      const struct fpref_format *in_b, const struct fpref_format *out, struct fpref_accum_model *m);
 /* The block scales of a GEMM (tools/gemm_scales.c): checked against the
  * model before any file is read (wanted false when neither --scale-a nor
  * --scale-b is given), then SA (M x K/every) and SB (K/every x N) loaded
@@ -204,7 +210,8 @@ struct cli_gemm_scales {
 	uint64_t *a, *b;
 };
 int cli_gemm_scales_check(const char *cmd, const struct cli_gemm_scale_text *t, const struct fpref_accum_model *m,
-			  const struct fpref_format *in, const struct fpref_format *out, struct cli_gemm_scales *s);
+			  const struct fpref_format *in_a, const struct fpref_format *in_b, const struct fpref_format *out,
+			  struct cli_gemm_scales *s);
 int cli_gemm_scales_load(const char *cmd, const struct cli_gemm_scale_text *t, size_t M, size_t K, size_t N,
 			 struct cli_gemm_scales *s);
 void cli_gemm_scales_free(struct cli_gemm_scales *s);
@@ -219,16 +226,20 @@ size_t cli_convert_values(const struct fpref_format *from, uint64_t *bits, size_
 /* 0, or -1 after a message naming the first element that is not a pattern of f. */
 int cli_check_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits, size_t n);
 /* A 2-D .npy matrix as patterns of f: float16/32/64 values (bfloat16 as
- * V2) rounded to f, nearest even (with inexact NULL they must be exact),
- * or integer/void items of f's width as its patterns.  rows, cols: 0, or
- * the shape it must have.  0, or an exit status after a message. */
+ * V2), or integer/void items of f's width as its patterns.  Values f does
+ * not hold exactly are refused, the first named by index and value
+ * ("B[3,7] = 1024 is not a float8_e4m3fn value"), to_round (NULL: none)
+ * saying how the command rounds them; with inexact (the user asked for
+ * rounding) they are rounded to f, nearest even, and counted there.
+ * rows, cols: 0, or the shape it must have.  0, or an exit status after a
+ * message. */
 struct cli_matrix {
 	uint64_t *bits;
 	size_t rows, cols;
 	bool values; /* the file held float values (rounded to f), not patterns */
 };
 int cli_load_matrix(const char *cmd, const char *path, const char *what, const struct fpref_format *f, size_t rows,
-		    size_t cols, struct cli_matrix *m, size_t *inexact);
+		    size_t cols, struct cli_matrix *m, size_t *inexact, const char *to_round);
 /* Patterns of f written as .npy (float16/32/64 as NumPy floats, others as
  * unsigned codes).  0, or CLI_EXIT_FAIL after a message. */
 int cli_save_patterns(const char *cmd, const char *path, const struct fpref_format *f, const uint64_t *bits,

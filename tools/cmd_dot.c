@@ -1,5 +1,5 @@
 /* fpref dot: dot products, one case per line: "a_1 ... a_K b_1 ... b_K c"
- * in hex patterns of --in (a, b) and --out (c), answered by the same line
+ * in hex patterns of --in (a, b; or a of --in-a, b of --in-b) and --out (c), answered by the same line
  * with d appended.  The model is a GPU's tensor core, the generic block
  * model, a plain accumulation order rounded in --out under ENV, or exact. */
 #include <stddef.h>
@@ -11,11 +11,14 @@
 #define MAX_TOKENS 1025
 
 struct dot_args {
-	const char *in, *out, *scale_a, *scale_b, *scale_every, *scale_format;
+	const char *in, *out, *scale_a, *scale_b, *scale_every, *scale_format, *in_a, *in_b;
 };
 
 static const struct cli_opt dot_opts[] = {
 	{ "--in", CLI_VALUE, "FMT", NULL, "the format of a and b", offsetof(struct dot_args, in), 0 },
+	{ "--in-a", CLI_VALUE, "FMT", NULL, "the format of a, with --in-b (instead of --in)", offsetof(struct dot_args, in_a),
+	  0 },
+	{ "--in-b", CLI_VALUE, "FMT", NULL, "the format of b, with --in-a", offsetof(struct dot_args, in_b), 0 },
 	{ "--out", CLI_VALUE, "FMT", "float32", "the format of c and d", offsetof(struct dot_args, out), 0 },
 	{ "--scale-a", CLI_VALUE, "S1,S2,...", NULL,
 	  "block scales of a, one per --scale-every products: patterns (0x7F), 2^N or exact values (0.25); "
@@ -37,8 +40,8 @@ struct dot_scales {
 	size_t na, nb, every;
 };
 
-static int parse_scales(const struct dot_args *args, const struct fpref_accum_model *m, const struct fpref_format *in,
-			const struct fpref_format *out, struct dot_scales *s)
+static int parse_scales(const struct dot_args *args, const struct fpref_accum_model *m, const struct fpref_format *in_a,
+			const struct fpref_format *in_b, const struct fpref_format *out, struct dot_scales *s)
 {
 	const char *cmd = cli_cmd_dot.name;
 	char err[256], *end;
@@ -54,7 +57,7 @@ static int parse_scales(const struct dot_args *args, const struct fpref_accum_mo
 		return CLI_EXIT_USAGE;
 	uint64_t none = 0;
 	struct fpref_tc_scales probe = { &s->format, &none, &none, s->every };
-	if (!fpref_golden_model_scales_ok(m, in, in, out, &probe, err, sizeof err)) {
+	if (!fpref_golden_model_scales_ok(m, in_a, in_b, out, &probe, err, sizeof err)) {
 		cli_fail(cmd, "--scale-a/--scale-b: %s", err);
 		return CLI_EXIT_USAGE;
 	}
@@ -92,7 +95,7 @@ static bool line_scales(const struct dot_scales *s, size_t K, uint64_t *sa, uint
 
 const struct cli_command cli_cmd_dot = {
 	.name = "dot",
-	.synopsis = "--model MODEL --in FMT [--out FMT] [--scale-a S,... --scale-b S,... [--scale-every N]\n"
+	.synopsis = "--model MODEL (--in FMT | --in-a FMT --in-b FMT) [--out FMT] [--scale-a S,... --scale-b S,... [--scale-every N]\n"
 		    "       [--scale-format FMT]] [MODEL OPTIONS] [ENV] [--json]",
 	.summary = "Dot products through an accumulation model: lines 'a_1..a_K b_1..b_K c' (hex) on stdin,\n"
 		   "answered with d appended.",
@@ -101,30 +104,26 @@ const struct cli_command cli_cmd_dot = {
 	.nopts = CLI_NOPTS(dot_opts),
 	.max_positional = 0,
 	.examples = { "printf '3C00 3C00 3C00 3C00 0\\n' | fpref dot --model h100 --in f16",
-		      "printf '38 38 B5800000\\n' | fpref dot --model mfma-cdna4-scale --in e4m3 --scale-a 2^5" },
+		      "printf '3C 40 0\\n' | fpref dot --model h100-wgmma --in-a e5m2 --in-b e4m3" },
 	.run = cmd_dot,
 };
 
 int cmd_dot(int argc, char **argv)
 {
-	struct dot_args a = { NULL, "float32", NULL, NULL, "32", "float8_e8m0fnu" };
+	struct dot_args a = { NULL, "float32", NULL, NULL, "32", "float8_e8m0fnu", NULL, NULL };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_dot, argc, argv, &o, &a);
 	if (r)
 		return r;
-	const char *in_name = a.in, *out_name = a.out;
 	struct cli_model_text text = o.model;
-	if (!in_name) {
-		cli_fail(cli_cmd_dot.name, "needs --in FMT (the format of a and b)");
-		return CLI_EXIT_USAGE;
-	}
-	struct fpref_format in, out;
+	struct fpref_format in_a, in_b, out;
 	struct fpref_accum_model m;
-	if (cli_parse_format(cli_cmd_dot.name, in_name, &in) != 0 || cli_parse_format(cli_cmd_dot.name, out_name, &out) != 0 ||
-	    cli_model_resolve(cli_cmd_dot.name, &text, &in, &out, &m) != 0)
+	if (cli_parse_operands(cli_cmd_dot.name, a.in, a.in_a, a.in_b, &in_a, &in_b) != 0 ||
+	    cli_parse_format(cli_cmd_dot.name, a.out, &out) != 0 ||
+	    cli_model_resolve(cli_cmd_dot.name, &text, &in_a, &in_b, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
 	struct dot_scales sc = { .a = NULL };
-	if ((r = parse_scales(&a, &m, &in, &out, &sc)) != 0) {
+	if ((r = parse_scales(&a, &m, &in_a, &in_b, &out, &sc)) != 0) {
 		free(sc.a);
 		free(sc.b);
 		return r;
@@ -138,7 +137,13 @@ int cmd_dot(int argc, char **argv)
 	unsigned long answered = 0;
 	if (o.json) {
 		char desc[256];
-		printf("{\"in\": \"%s\", \"out\": \"%s\", \"model\": ", in.name, out.name);
+		/* "in": the one format of a and b, null when they differ */
+		printf("{\"in\": ");
+		if (fpref_format_same(&in_a, &in_b))
+			printf("\"%s\"", in_a.name);
+		else
+			printf("null");
+		printf(", \"in_a\": \"%s\", \"in_b\": \"%s\", \"out\": \"%s\", \"model\": ", in_a.name, in_b.name, out.name);
 		cli_json_string(cli_model_describe(&m, out.name, desc, sizeof desc));
 		printf(", \"results\": [\n");
 	}
@@ -151,7 +156,7 @@ int cmd_dot(int argc, char **argv)
 		char err[512];
 		int bad = 0;
 		for (int i = 0; i < n && !bad; i++)
-			bad = cli_parse_bits(i < n - 1 ? &in : &out, tokens[i], &values[i], err, sizeof err);
+			bad = cli_parse_bits(i < K ? &in_a : i < n - 1 ? &in_b : &out, tokens[i], &values[i], err, sizeof err);
 		if (bad) {
 			cli_line_reject(&lines, "%s", err);
 			continue;
@@ -162,8 +167,11 @@ int cmd_dot(int argc, char **argv)
 			cli_line_reject(&lines, "%s", err);
 			continue;
 		}
-		fpref_golden_model_dot_scaled(&m, &in, &in, values, values + K, (size_t)K, sc.a ? &scales : NULL, values[n - 1],
-					      &out, &o.env, &d);
+		if (fpref_golden_model_dot_scaled(&m, &in_a, &in_b, values, values + K, (size_t)K, sc.a ? &scales : NULL,
+						  values[n - 1], &out, &o.env, &d) != 0) {
+			cli_line_reject(&lines, "the model cannot compute this line (a of %s, b of %s)", in_a.name, in_b.name);
+			continue;
+		}
 		char hex[32];
 		cli_hex(&out, d, hex, sizeof hex);
 		if (o.json) {

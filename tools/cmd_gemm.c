@@ -12,15 +12,19 @@
 
 struct gemm_args {
 	const char *in, *out, *a, *b, *c, *size, *dist, *seed, *scale, *save, *source, *quantize, *report, *svg, *threads;
+	const char *in_a, *in_b;
 };
 
 #define G(f) offsetof(struct gemm_args, f)
 
 static const struct cli_opt gemm_opts[] = {
 	{ "--in", CLI_VALUE, "FMT", NULL, "the format of A and B", G(in), 0 },
+	{ "--in-a", CLI_VALUE, "FMT", NULL, "the format of A, with --in-b (instead of --in)", G(in_a), 0 },
+	{ "--in-b", CLI_VALUE, "FMT", NULL, "the format of B, with --in-a", G(in_b), 0 },
 	{ "--out", CLI_VALUE, "FMT", "float32", "the format of C and D", G(out), 0 },
-	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): float16/32/64 values, or bit patterns of --in", G(a), 0 },
-	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N)", G(b), 0 },
+	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): bit patterns of --in (--in-a), or float16/32/64 values it holds exactly (others are refused; --source rounds them)",
+	  G(a), 0 },
+	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N), as A in --in (--in-b)", G(b), 0 },
 	{ "--c", CLI_VALUE, "C.npy", "zero", "C (M x N), in --out", G(c), 0 },
 	{ "--size", CLI_VALUE, "MxNxK", NULL, "generate A and B from a seed instead", G(size), 0 },
 	{ "--dist", CLI_VALUE, "normal|uniform|positive", "normal", "the distribution of generated inputs", G(dist), 0 },
@@ -28,7 +32,8 @@ static const struct cli_opt gemm_opts[] = {
 	{ "--scale-log2", CLI_VALUE, "P", "0", "generated inputs scaled by 2^P", G(scale), 0 },
 	{ "--save", CLI_VALUE, "D.npy", NULL, "write D as .npy", G(save), 0 },
 	{ "--source", CLI_VALUE, "FMT", NULL,
-	  "A and B are values of FMT, quantised to --in; errors against the exact product of the FMT values",
+	  "A and B are values of FMT (rounded to FMT, nearest even, where they are not), quantised to --in (--in-a, "
+	  "--in-b); errors against the exact product of the FMT values",
 	  G(source), 0 },
 	{ "--quantize", CLI_VALUE, "rne|rna|rtz|rup|rdn|rod", "rne", "the rounding of --source values to --in",
 	  G(quantize), 0 },
@@ -41,7 +46,7 @@ static const struct cli_opt gemm_opts[] = {
 
 const struct cli_command cli_cmd_gemm = {
 	.name = "gemm",
-	.synopsis = "--model MODEL --in FMT [--out FMT] [MODEL OPTIONS] [ENV] [--json] [--save D.npy]\n"
+	.synopsis = "--model MODEL (--in FMT | --in-a FMT --in-b FMT) [--out FMT] [MODEL OPTIONS] [ENV] [--json] [--save D.npy]\n"
 		    "       [--report errors|none] [--svg FILE.svg] [--threads N] (--a A.npy --b B.npy [--c C.npy] | --size MxNxK [--dist D] [--seed N]\n"
 		    "       [--scale-log2 P]) [--source FMT [--quantize MODE]]\n"
 		    "       [--scale-a SA.npy] [--scale-b SB.npy] [--scale-every E] [--scale-format FMT]",
@@ -52,8 +57,7 @@ const struct cli_command cli_cmd_gemm = {
 	.nopts = CLI_NOPTS(gemm_opts),
 	.max_positional = 0,
 	.examples = { "fpref gemm --model h100 --in e4m3 --size 64x64x256",
-		      "fpref gemm --model tcgen05-mxf8f6f4 --in e4m3 --a A.npy --b B.npy --scale-a SA.npy --scale-b SB.npy "
-		      "--save D.npy" },
+		      "fpref gemm --model h100-wgmma --in-a e5m2 --in-b e4m3 --a dY.npy --b W.npy --save D.npy" },
 	.run = cmd_gemm,
 };
 
@@ -63,11 +67,13 @@ static int out_of_memory(void)
 	return CLI_EXIT_FAIL;
 }
 
+/* inexact NULL: values f does not hold are refused (no --source). */
 static int load_matrix(const char *path, const char *what, const struct fpref_format *f, size_t rows_want,
 		       size_t *rows, size_t *cols, uint64_t **out, size_t *inexact)
 {
 	struct cli_matrix m;
-	int status = cli_load_matrix(cli_cmd_gemm.name, path, what, f, rows_want, 0, &m, inexact);
+	int status = cli_load_matrix(cli_cmd_gemm.name, path, what, f, rows_want, 0, &m, inexact,
+				     "--source FMT (their format) to round them to --in");
 	*out = m.bits;
 	*rows = m.rows;
 	*cols = m.cols;
@@ -90,12 +96,14 @@ static int parse_size(const char *text, size_t *M, size_t *N, size_t *K)
 	return 0;
 }
 
-static void print_report(const struct fpref_gemm_stats *st, bool json)
+static void print_report(const struct fpref_gemm_stats *st, const struct fpref_gemm_problem *p, bool json)
 {
 	struct fpref_gemm_summary s;
 	fpref_golden_gemm_summarize(st, &s);
 	if (json) {
-		printf("{\"elements\": %zu, \"nonfinite\": %zu, \"max_abs\": %s, \"max_abs_over_mean_exact\": %s, "
+		printf("{\"M\": %zu, \"N\": %zu, \"K\": %zu, \"in_a\": \"%s\", \"in_b\": \"%s\", \"out\": \"%s\", ", p->M, p->N,
+		       p->K, p->in_a->name, p->in_b->name, p->out->name);
+		printf("\"elements\": %zu, \"nonfinite\": %zu, \"max_abs\": %s, \"max_abs_over_mean_exact\": %s, "
 		       "\"normwise_rel\": %s, \"max_rel\": %s, \"mean_rel\": %s, "
 		       "\"max_ulps\": %s, \"mean_ulps\": %s, \"bound_max_rel\": %s, \"error_over_bound_max\": %s, "
 		       "\"error_over_bound_mean\": %s, \"above_bound\": %zu, \"without_bound\": %zu}\n",
@@ -118,6 +126,7 @@ struct matrices {
 	size_t M, N, K;
 	uint64_t *A, *B, *Aq, *Bq, *C, *D;
 	size_t inexact, quantized;
+	bool generated; /* drawn from a seed: inexact counts the draws rounded to their format */
 	char source[512];
 };
 
@@ -133,16 +142,20 @@ static void matrices_free(struct matrices *x)
 	free(x->D);
 }
 
-static int load_inputs(const struct gemm_args *g, const struct fpref_format *src, const struct fpref_format *out,
-		       struct matrices *x)
+/* A and B as read (src_a, src_b: their formats; with --source both the
+ * source format, its values rounded to it and counted in x->inexact),
+ * C in out. */
+static int load_inputs(const struct gemm_args *g, const struct fpref_format *src_a, const struct fpref_format *src_b,
+		       const struct fpref_format *out, struct matrices *x)
 {
 	if (g->a) {
 		size_t rows, cols;
-		int status = load_matrix(g->a, "A", src, 0, &x->M, &x->K, &x->A, &x->inexact);
+		size_t *rounded = g->source ? &x->inexact : NULL;
+		int status = load_matrix(g->a, "A", src_a, 0, &x->M, &x->K, &x->A, rounded);
 		if (!status)
-			status = load_matrix(g->b, "B", src, x->K, &rows, &x->N, &x->B, &x->inexact);
+			status = load_matrix(g->b, "B", src_b, x->K, &rows, &x->N, &x->B, rounded);
 		if (!status && g->c) {
-			status = load_matrix(g->c, "C", out, x->M, &rows, &cols, &x->C, &x->inexact);
+			status = load_matrix(g->c, "C", out, x->M, &rows, &cols, &x->C, NULL);
 			if (!status && cols != x->N) {
 				cli_fail(cli_cmd_gemm.name, "%s: C must be %zu x %zu", g->c, x->M, x->N);
 				status = CLI_EXIT_USAGE;
@@ -175,30 +188,34 @@ static int load_inputs(const struct gemm_args *g, const struct fpref_format *src
 		return out_of_memory();
 	struct fpref_env rne;
 	fpref_env_default(&rne);
-	x->inexact += fpref_emu_random(src, &rne, dist, (int)scale, seed, 0, x->M * x->K, x->A);
-	x->inexact += fpref_emu_random(src, &rne, dist, (int)scale, seed, x->M * x->K, x->K * x->N, x->B);
+	x->generated = true;
+	x->inexact += fpref_emu_random(src_a, &rne, dist, (int)scale, seed, 0, x->M * x->K, x->A);
+	x->inexact += fpref_emu_random(src_b, &rne, dist, (int)scale, seed, x->M * x->K, x->K * x->N, x->B);
 	snprintf(x->source, sizeof x->source, "%s x 2^%ld, seed %llu (A first, then B, row-major)",
 		 fpref_emu_dist_name(dist), scale, seed);
 	return 0;
 }
 
-/* The model's inputs: the source values quantised to in. */
-static int quantize_inputs(const struct fpref_format *src, const struct fpref_format *in,
-			   const struct fpref_env *quantize, struct matrices *x)
+/* The model's inputs: the source values quantised to in_a and in_b (an
+ * operand whose source format is its input format is not copied). */
+static int quantize_inputs(const struct fpref_format *src, const struct fpref_format *in_a,
+			   const struct fpref_format *in_b, const struct fpref_env *quantize, struct matrices *x)
 {
-	if (fpref_format_same(src, in)) {
-		x->Aq = x->A;
-		x->Bq = x->B;
-		return 0;
-	}
 	size_t na = x->M * x->K, nb = x->K * x->N;
-	x->Aq = malloc(na * sizeof *x->Aq);
-	x->Bq = malloc(nb * sizeof *x->Bq);
-	if (!x->Aq || !x->Bq)
-		return out_of_memory();
-	memcpy(x->Aq, x->A, na * sizeof *x->Aq);
-	memcpy(x->Bq, x->B, nb * sizeof *x->Bq);
-	x->quantized = cli_convert_values(src, x->Aq, na, in, quantize) + cli_convert_values(src, x->Bq, nb, in, quantize);
+	x->Aq = x->A;
+	x->Bq = x->B;
+	if (!fpref_format_same(src, in_a)) {
+		if (!(x->Aq = malloc(na * sizeof *x->Aq)))
+			return out_of_memory();
+		memcpy(x->Aq, x->A, na * sizeof *x->Aq);
+		x->quantized += cli_convert_values(src, x->Aq, na, in_a, quantize);
+	}
+	if (!fpref_format_same(src, in_b)) {
+		if (!(x->Bq = malloc(nb * sizeof *x->Bq)))
+			return out_of_memory();
+		memcpy(x->Bq, x->B, nb * sizeof *x->Bq);
+		x->quantized += cli_convert_values(src, x->Bq, nb, in_b, quantize);
+	}
 	return 0;
 }
 
@@ -216,20 +233,21 @@ int cmd_gemm(int argc, char **argv)
 	if (r)
 		return r;
 	struct cli_model_text text = o.model;
-	if (!g.in) {
-		cli_fail(cli_cmd_gemm.name, "needs --in FMT (the format of A and B)");
+	struct fpref_format in_a, in_b, out, src;
+	if (cli_parse_operands(cli_cmd_gemm.name, g.in, g.in_a, g.in_b, &in_a, &in_b) != 0)
 		return CLI_EXIT_USAGE;
-	}
 	if (!g.a != !g.b || (g.a && (g.size || g.dist || g.seed || g.scale)) || (!g.a && !g.size) || (g.c && !g.a)) {
 		cli_fail(cli_cmd_gemm.name, "takes either --a A.npy --b B.npy [--c C.npy], or --size MxNxK [--dist normal|uniform|positive] "
 			  "[--seed N] [--scale-log2 P]");
 		return CLI_EXIT_USAGE;
 	}
-	struct fpref_format in, out, src;
 	struct fpref_accum_model m;
-	if (cli_parse_format(cli_cmd_gemm.name, g.in, &in) != 0 || cli_parse_format(cli_cmd_gemm.name, g.out ? g.out : "float32", &out) != 0 ||
-	    cli_parse_format(cli_cmd_gemm.name, g.source ? g.source : g.in, &src) != 0 || cli_model_resolve(cli_cmd_gemm.name, &text, &in, &out, &m) != 0)
+	if (cli_parse_format(cli_cmd_gemm.name, g.out ? g.out : "float32", &out) != 0 ||
+	    (g.source && cli_parse_format(cli_cmd_gemm.name, g.source, &src) != 0) ||
+	    cli_model_resolve(cli_cmd_gemm.name, &text, &in_a, &in_b, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
+	/* without --source each operand is read in its own input format */
+	const struct fpref_format *src_a = g.source ? &src : &in_a, *src_b = g.source ? &src : &in_b;
 	bool measure = !g.report || strcmp(g.report, "errors") == 0;
 	if (g.report && !measure && strcmp(g.report, "none") != 0) {
 		cli_fail(cli_cmd_gemm.name, "bad --report '%s' (errors or none)", g.report);
@@ -258,27 +276,43 @@ int cmd_gemm(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	struct cli_gemm_scales sc;
-	if ((r = cli_gemm_scales_check(cli_cmd_gemm.name, &o.gemm_scales, &m, &in, &out, &sc)) != 0)
+	if ((r = cli_gemm_scales_check(cli_cmd_gemm.name, &o.gemm_scales, &m, &in_a, &in_b, &out, &sc)) != 0)
 		return r;
 	o.env = cli_target_env(&o, &out);
 	struct matrices x = { 0 };
 	struct fpref_gemm_stats s = { 0 };
 	int status = g.save ? cli_check_writable(cli_cmd_gemm.name, g.save) : 0;
 	if (!status)
-		status = load_inputs(&g, &src, &out, &x);
+		status = load_inputs(&g, src_a, src_b, &out, &x);
 	if (!status && sc.wanted)
 		status = cli_gemm_scales_load(cli_cmd_gemm.name, &o.gemm_scales, x.M, x.K, x.N, &sc);
-	if (!status)
-		status = quantize_inputs(&src, &in, &quantize, &x);
+	if (!status && g.source)
+		status = quantize_inputs(&src, &in_a, &in_b, &quantize, &x);
+	else if (!status) { /* read in their own formats: the model's inputs as they are */
+		x.Aq = x.A;
+		x.Bq = x.B;
+	}
 	if (!status && !o.json) {
 		char desc[256];
-		printf("gemm %zux%zux%zu (MxNxK), %s inputs -> %s\n", x.M, x.N, x.K, in.name, out.name);
+		printf("gemm %zux%zux%zu (MxNxK), A: %s, B: %s -> %s\n", x.M, x.N, x.K, in_a.name, in_b.name, out.name);
 		printf("model: %s\n", cli_model_describe(&m, out.name, desc, sizeof desc));
-		printf("inputs: %s; %zu rounded to %s (nearest even)\n", x.source, x.inexact, src.name);
-		if (x.Aq != x.A)
-			printf("quantised to %s (%s): %zu of %zu changed; errors are against the exact product of the %s "
-			       "values, so no model bound applies\n", in.name, fpref_rounding_name(quantize.rounding),
-			       x.quantized, x.M * x.K + x.K * x.N, src.name);
+		char drawn[160];
+		if (fpref_format_same(src_a, src_b))
+			snprintf(drawn, sizeof drawn, "%s", src_a->name);
+		else
+			snprintf(drawn, sizeof drawn, "A's %s, B's %s", src_a->name, src_b->name);
+		if (x.generated)
+			printf("inputs: %s; %zu rounded to %s (nearest even)\n", x.source, x.inexact, drawn);
+		else if (g.source)
+			printf("inputs: %s, read as %s values; %zu rounded to %s (nearest even)\n", x.source, src.name,
+			       x.inexact, src.name);
+		else
+			printf("inputs: %s; A read as %s, B as %s (values held exactly, or bit patterns)\n", x.source,
+			       in_a.name, in_b.name);
+		if (x.Aq != x.A || x.Bq != x.B)
+			printf("quantised to A: %s, B: %s (%s): %zu of %zu changed; errors are against the exact product of the "
+			       "%s values, so no model bound applies\n", in_a.name, in_b.name,
+			       fpref_rounding_name(quantize.rounding), x.quantized, x.M * x.K + x.K * x.N, src.name);
 		if (sc.wanted)
 			printf("block scales: A %s, B %s (%s, one pair per %zu products; errors and bounds of the scaled "
 			       "product)\n", o.gemm_scales.a ? o.gemm_scales.a : "ones", o.gemm_scales.b ? o.gemm_scales.b : "ones",
@@ -286,8 +320,10 @@ int cmd_gemm(int argc, char **argv)
 	}
 	if (!status) {
 		struct fpref_tc_gemm_scales scales = cli_gemm_scales_view(&sc);
-		struct fpref_gemm_problem p = { x.M, x.N, x.K, &src, &in, &out, x.A, x.B, x.Aq, x.Bq, x.C, &m, &o.env, threads,
-						sc.wanted ? &scales : NULL };
+		struct fpref_gemm_problem p = { .M = x.M, .N = x.N, .K = x.K, .src = g.source ? &src : &in_a, .in_a = &in_a,
+						.in_b = &in_b, .out = &out, .A = x.A, .B = x.B, .Aq = x.Aq, .Bq = x.Bq,
+						.C = x.C, .model = &m, .env = &o.env, .threads = threads,
+						.scales = sc.wanted ? &scales : NULL };
 		x.D = malloc(x.M * x.N * sizeof *x.D);
 		struct cli_progress pr = { "gemm: row", x.M * x.N * x.K > 1 << 22, false };
 		if (!x.D)
@@ -297,13 +333,13 @@ int cmd_gemm(int argc, char **argv)
 			status = CLI_EXIT_USAGE;
 		}
 		cli_progress_done(&pr);
+		if (!status && measure)
+			print_report(&s, &p, o.json);
 	}
-	if (!status && measure)
-		print_report(&s, o.json);
 	if (!status && g.svg) {
 		char title[200];
-		snprintf(title, sizeof title, "gemm %zux%zux%zu, %s inputs, %s: errors against the exact product", x.M, x.N,
-			 x.K, in.name, text.model ? text.model : "model");
+		snprintf(title, sizeof title, "gemm %zux%zux%zu, A: %s, B: %s, %s: errors against the exact product", x.M,
+			 x.N, x.K, in_a.name, in_b.name, text.model ? text.model : "model");
 		status = draw_gemm(cli_cmd_gemm.name, g.svg, title, &s);
 	}
 	if (!status && g.save)

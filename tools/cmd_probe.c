@@ -14,7 +14,7 @@
 enum { PROBE_GEN = 1, PROBE_INFER = 2 };
 
 struct probe_args {
-	const char *inputs, *output, *k, *out, *seed, *results, *golden, *in;
+	const char *inputs, *output, *k, *out, *seed, *results, *golden, *in, *in_a, *in_b;
 };
 
 #define P(f) offsetof(struct probe_args, f)
@@ -30,12 +30,18 @@ static const struct cli_opt probe_opts[] = {
 	  P(results), PROBE_INFER },
 	{ "--golden", CLI_VALUE, "G", NULL, "infer: the probe file the results answer", P(golden), PROBE_INFER },
 	{ "--in", CLI_VALUE, "FMT", NULL, "infer: the format of a and b (with --out)", P(in), PROBE_INFER },
+	{ "--in-a", CLI_VALUE, "FMT", NULL,
+	  "gen, infer: the format of a, with --in-b (instead of --inputs, --in; one format for now: golden dot files carry one)",
+	  P(in_a), PROBE_GEN | PROBE_INFER },
+	{ "--in-b", CLI_VALUE, "FMT", NULL, "gen, infer: the format of b, with --in-a", P(in_b), PROBE_GEN | PROBE_INFER },
 };
 
 const struct cli_command cli_cmd_probe = {
 	.name = "probe",
-	.synopsis = "gen --inputs FMT --output FMT --k K [--out FILE] [--seed N] [--model MODEL [MODEL OPTIONS]]\n"
-		    "       | infer --results R [--golden G] [--in FMT --out FMT] [--block N] [--frac F] [--json]",
+	.synopsis = "gen (--inputs FMT | --in-a FMT --in-b FMT) --output FMT --k K [--out FILE] [--seed N]\n"
+		    "       [--model MODEL [MODEL OPTIONS]]\n"
+		    "       | infer --results R [--golden G] [(--in FMT | --in-a FMT --in-b FMT) --out FMT] [--block N] [--frac F]\n"
+		    "       [--json]",
 	.summary = "gen: a golden dot file of inputs that reveal a tensor core's numerics (d by --model, default the\n"
 		   "newest preset).  infer: the block models that reproduce measured results (exit 0: exactly one\n"
 		   "class).",
@@ -57,7 +63,7 @@ static int reference_model(const struct cli_model_text *t, const struct fpref_fo
 {
 	if (t->model) {
 		struct fpref_accum_model cm;
-		if (cli_model_resolve(cli_cmd_probe.name, t, in, out, &cm) != 0)
+		if (cli_model_resolve(cli_cmd_probe.name, t, in, in, out, &cm) != 0)
 			return CLI_EXIT_USAGE;
 		if (cm.kind != FPREF_ACCUM_TC || cm.promote) {
 			cli_fail("probe gen", "--model must be a tensor-core model (a GPU or generic), without --promote");
@@ -79,6 +85,39 @@ static int reference_model(const struct cli_model_text *t, const struct fpref_fo
 	return CLI_EXIT_USAGE;
 }
 
+/* One format for a and b from FMT (--inputs or --in) or --in-a/--in-b:
+ * a probe file (a golden dot job) and the model search hold one input
+ * format, so two different ones are refused.  0, or an exit status after
+ * a message; *given false when none was given. */
+static int probe_inputs(const char *what, const char *one, const char *one_name, const char *in_a, const char *in_b,
+			struct fpref_format *f, bool *given)
+{
+	*given = one || in_a || in_b;
+	if (!*given)
+		return 0;
+	if (one && (in_a || in_b)) {
+		cli_fail(what, "%s names the format of both a and b: give %s FMT, or --in-a FMT --in-b FMT, not both", one_name,
+			 one_name);
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_format b;
+	if (one)
+		return cli_parse_format(what, one, f) != 0 ? CLI_EXIT_USAGE : 0;
+	if (!in_a || !in_b) {
+		cli_fail(what, "%s needs %s too (or %s FMT for both)", in_a ? "--in-a" : "--in-b", in_a ? "--in-b" : "--in-a",
+			 one_name);
+		return CLI_EXIT_USAGE;
+	}
+	if (cli_parse_format(what, in_a, f) != 0 || cli_parse_format(what, in_b, &b) != 0)
+		return CLI_EXIT_USAGE;
+	if (!fpref_format_same(f, &b)) {
+		cli_fail(what, "a of %s and b of %s: probe files (golden dot files) hold one input format for now; "
+			 "fpref dot --in-a %s --in-b %s computes such dot products", f->name, b.name, f->name, b.name);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 {
 	const char *inputs = a->inputs, *output = a->output, *k_text = a->k, *file = a->out, *seed_text = a->seed;
@@ -88,8 +127,13 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 		cli_fail(cli_cmd_probe.name, "--json does not apply to probe gen (it writes a golden file)");
 		return CLI_EXIT_USAGE;
 	}
-	if (!inputs || !output || !k_text) {
-		cli_fail("probe gen", "needs --inputs FMT, --output FMT and --k K (see fpref probe --help)");
+	struct fpref_golden_job j = { .kind = FPREF_GOLDEN_DOT, .probe = true };
+	bool have_in;
+	if ((r = probe_inputs("probe gen", inputs, "--inputs", a->in_a, a->in_b, &j.in, &have_in)) != 0)
+		return r;
+	if (!have_in || !output || !k_text) {
+		cli_fail("probe gen", "needs --inputs FMT (or --in-a FMT --in-b FMT), --output FMT and --k K (see fpref probe "
+			 "--help)");
 		return CLI_EXIT_USAGE;
 	}
 	char *end;
@@ -103,8 +147,9 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 		cli_fail("probe gen", "bad --seed '%s' (an unsigned integer)", seed_text);
 		return CLI_EXIT_USAGE;
 	}
-	struct fpref_golden_job j = { .kind = FPREF_GOLDEN_DOT, .K = (unsigned)K, .probe = true, .seed = seed };
-	if (cli_parse_format(cli_cmd_probe.name, inputs, &j.in) != 0 || cli_parse_format(cli_cmd_probe.name, output, &j.out) != 0)
+	j.K = (unsigned)K;
+	j.seed = seed;
+	if (cli_parse_format(cli_cmd_probe.name, output, &j.out) != 0)
 		return CLI_EXIT_USAGE;
 	if (!fpref_tc_input_ok(&j.in)) {
 		cli_fail("probe gen", "tensor-core models take signed inputs of at most 10 fraction bits, not %s", j.in.name);
@@ -299,15 +344,19 @@ static int probe_infer(const struct probe_args *a, const struct cli_options *o)
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_probe_data data = { 0 };
-	if (!results || (!in != !out) || parse_known(block, "--block", 1 << 20, &data.block) ||
+	struct probe_cases c = { 0 };
+	bool have_in;
+	if ((r = probe_inputs("probe infer", in, "--in", a->in_a, a->in_b, &c.in, &have_in)) != 0)
+		return r;
+	if (!results || (!have_in != !out) || parse_known(block, "--block", 1 << 20, &data.block) ||
 	    parse_known(frac, "--frac", FPREF_TC_MAX_FRAC, &data.frac)) {
-		cli_fail("probe infer", "needs --results R (and --in with --out, or neither) (see fpref probe --help)");
+		cli_fail("probe infer", "needs --results R (and --in FMT or --in-a FMT --in-b FMT with --out, or neither) "
+			 "(see fpref probe --help)");
 		return CLI_EXIT_USAGE;
 	}
-	struct probe_cases c = { 0 };
-	if (in && (cli_parse_format(cli_cmd_probe.name, in, &c.in) != 0 || cli_parse_format(cli_cmd_probe.name, out, &c.out) != 0))
+	if (out && cli_parse_format(cli_cmd_probe.name, out, &c.out) != 0)
 		return CLI_EXIT_USAGE;
-	c.have_formats = in != NULL;
+	c.have_formats = have_in;
 	r = golden ? probe_cases_from_golden(golden, results, &c) : probe_cases_from_lines(results, &c);
 	struct fpref_probe_report rep;
 	char err[512];

@@ -9,17 +9,20 @@
 #include "cli.h"
 
 struct vg_args {
-	const char *a, *b, *c, *d, *in, *out, *tolerance, *show;
+	const char *a, *b, *c, *d, *in, *out, *tolerance, *show, *in_a, *in_b;
 };
 
 #define V(f) offsetof(struct vg_args, f)
 
 static const struct cli_opt vg_opts[] = {
-	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): bit patterns of --in, or float16/32/64 values it holds", V(a), 0 },
-	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N), as A", V(b), 0 },
+	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): bit patterns of --in (--in-a), or float16/32/64 values it holds exactly "
+	  "(others are refused)", V(a), 0 },
+	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N), as A in --in (--in-b)", V(b), 0 },
 	{ "--c", CLI_VALUE, "C.npy", NULL, "C (M x N) in --out (default: zero)", V(c), 0 },
 	{ "--d", CLI_VALUE, "D.npy", NULL, "the kernel's D (M x N) in --out", V(d), 0 },
 	{ "--in", CLI_VALUE, "FMT", NULL, "the format of A and B", V(in), 0 },
+	{ "--in-a", CLI_VALUE, "FMT", NULL, "the format of A, with --in-b (instead of --in)", V(in_a), 0 },
+	{ "--in-b", CLI_VALUE, "FMT", NULL, "the format of B, with --in-a", V(in_b), 0 },
 	{ "--out", CLI_VALUE, "FMT", NULL, "the format of C and D", V(out), 0 },
 	{ "--tolerance", CLI_VALUE, "Nulp|Xrel", "none (bit for bit)",
 	  "an element passes within N ulps or a relative X of the model's", V(tolerance), 0 },
@@ -28,8 +31,8 @@ static const struct cli_opt vg_opts[] = {
 
 const struct cli_command cli_cmd_verify_gemm = {
 	.name = "verify-gemm",
-	.synopsis = "--a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL --in FMT --out FMT [MODEL OPTIONS]\n"
-		    "       [ENV] [--tolerance Nulp|Xrel] [--show N] [--json]\n"
+	.synopsis = "--a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL (--in FMT | --in-a FMT --in-b FMT)\n"
+		    "       --out FMT [MODEL OPTIONS] [ENV] [--tolerance Nulp|Xrel] [--show N] [--json]\n"
 		    "       [--scale-a SA.npy] [--scale-b SB.npy] [--scale-every E] [--scale-format FMT]",
 	.summary = "Judge a kernel's D = A B + C element by element against an accumulation model's D, with\n"
 		   "both against the exact product and the model's bound (exit 0 pass, 1 fail, 2 bad input).",
@@ -47,7 +50,7 @@ static int load(const char *path, const char *what, const struct fpref_format *f
 		uint64_t **out, size_t *rows_got, size_t *cols_got)
 {
 	struct cli_matrix m;
-	int status = cli_load_matrix(cli_cmd_verify_gemm.name, path, what, f, rows, cols, &m, NULL);
+	int status = cli_load_matrix(cli_cmd_verify_gemm.name, path, what, f, rows, cols, &m, NULL, NULL);
 	*out = m.bits;
 	*rows_got = m.rows;
 	*cols_got = m.cols;
@@ -87,8 +90,13 @@ static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_v
 {
 	const struct fpref_tc_gemm_scales *sc = p->scales;
 	if (json) {
-		printf("{\"M\": %zu, \"N\": %zu, \"K\": %zu, \"in\": \"%s\", \"out\": \"%s\", \"model\": ", p->M, p->N, p->K,
-		       p->in->name, p->out->name);
+		printf("{\"M\": %zu, \"N\": %zu, \"K\": %zu, \"in\": ", p->M, p->N, p->K);
+		if (fpref_format_same(p->in_a, p->in_b)) /* the one format of A and B; null when they differ */
+			printf("\"%s\"", p->in_a->name);
+		else
+			printf("null");
+		printf(", \"in_a\": \"%s\", \"in_b\": \"%s\", \"out\": \"%s\", \"model\": ", p->in_a->name, p->in_b->name,
+		       p->out->name);
 		cli_json_string(model_text);
 		if (sc) {
 			printf(", \"block_scales\": {\"format\": \"%s\", \"every\": %zu, \"a\": ", sc->format->name, sc->every);
@@ -118,7 +126,8 @@ static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_v
 		printf("], \"pass\": %s}\n", v->outside ? "false" : "true");
 		return;
 	}
-	printf("verify-gemm %zux%zux%zu (MxNxK), %s inputs -> %s\n", p->M, p->N, p->K, p->in->name, p->out->name);
+	printf("verify-gemm %zux%zux%zu (MxNxK), A: %s, B: %s -> %s\n", p->M, p->N, p->K, p->in_a->name, p->in_b->name,
+	       p->out->name);
 	printf("model: %s\n", model_text);
 	if (sc)
 		printf("block scales: A %s, B %s (%s, one pair per %zu products)\n", st->a ? st->a : "ones",
@@ -152,9 +161,9 @@ int cmd_verify_gemm(int argc, char **argv)
 	if (r)
 		return r;
 	struct cli_model_text text = o.model;
-	if (!g.a || !g.b || !g.d || !g.in || !g.out) {
-		cli_fail(cli_cmd_verify_gemm.name, "needs --a A.npy --b B.npy --d D.npy --model MODEL --in FMT --out FMT "
-			  "([--c C.npy] [--promote N] [--tolerance N ulp|X rel] [--show N] [--json])");
+	if (!g.a || !g.b || !g.d || (!g.in && !g.in_a && !g.in_b) || !g.out) {
+		cli_fail(cli_cmd_verify_gemm.name, "needs --a A.npy --b B.npy --d D.npy --model MODEL --in FMT (or --in-a FMT "
+			  "--in-b FMT) --out FMT ([--c C.npy] [--promote N] [--tolerance N ulp|X rel] [--show N] [--json])");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_verify_options vo = { -1, -1, 10, NULL, NULL };
@@ -169,21 +178,21 @@ int cmd_verify_gemm(int argc, char **argv)
 		}
 		vo.show = n;
 	}
-	struct fpref_format in, out;
+	struct fpref_format in_a, in_b, out;
 	struct fpref_accum_model m;
-	if (cli_parse_format(cli_cmd_verify_gemm.name, g.in, &in) != 0 ||
+	if (cli_parse_operands(cli_cmd_verify_gemm.name, g.in, g.in_a, g.in_b, &in_a, &in_b) != 0 ||
 	    cli_parse_format(cli_cmd_verify_gemm.name, g.out, &out) != 0 ||
-	    cli_model_resolve(cli_cmd_verify_gemm.name, &text, &in, &out, &m) != 0)
+	    cli_model_resolve(cli_cmd_verify_gemm.name, &text, &in_a, &in_b, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
 	struct cli_gemm_scales sc;
-	if ((r = cli_gemm_scales_check(cli_cmd_verify_gemm.name, &o.gemm_scales, &m, &in, &out, &sc)) != 0)
+	if ((r = cli_gemm_scales_check(cli_cmd_verify_gemm.name, &o.gemm_scales, &m, &in_a, &in_b, &out, &sc)) != 0)
 		return r;
 	o.env = cli_target_env(&o, &out);
 	uint64_t *A = NULL, *B = NULL, *C = NULL, *D = NULL;
 	size_t M = 0, K = 0, N = 0, rows, cols;
-	int status = load(g.a, "A", &in, 0, 0, &A, &M, &K);
+	int status = load(g.a, "A", &in_a, 0, 0, &A, &M, &K);
 	if (!status)
-		status = load(g.b, "B", &in, K, 0, &B, &rows, &N);
+		status = load(g.b, "B", &in_b, K, 0, &B, &rows, &N);
 	if (!status && g.c)
 		status = load(g.c, "C", &out, M, N, &C, &rows, &cols);
 	if (!status)
@@ -192,8 +201,9 @@ int cmd_verify_gemm(int argc, char **argv)
 		status = cli_gemm_scales_load(cli_cmd_verify_gemm.name, &o.gemm_scales, M, K, N, &sc);
 	if (!status) {
 		struct fpref_tc_gemm_scales scales = cli_gemm_scales_view(&sc);
-		struct fpref_gemm_problem p = { M, N, K, &in, &in, &out, A, B, A, B, C, &m, &o.env, 1,
-						sc.wanted ? &scales : NULL };
+		struct fpref_gemm_problem p = { .M = M, .N = N, .K = K, .src = &in_a, .in_a = &in_a, .in_b = &in_b,
+						.out = &out, .A = A, .B = B, .Aq = A, .Bq = B, .C = C, .model = &m,
+						.env = &o.env, .threads = 1, .scales = sc.wanted ? &scales : NULL };
 		struct fpref_gemm_verdict v;
 		struct cli_progress pr = { "verify-gemm: row", M * N * K > 1 << 20, false };
 		char err[512], desc[256];

@@ -71,7 +71,9 @@ static int sweep_run(const struct fpref_accum_model *m, const struct fpref_forma
 			cli_convert_values(src, Aq, M * K, in, &rne);
 			cli_convert_values(src, Bq, K * N, in, &rne);
 		}
-		struct fpref_gemm_problem p = { M, N, K, src, in, out, A, B, same ? A : Aq, same ? B : Bq, NULL, m, env, 1, NULL };
+		struct fpref_gemm_problem p = { .M = M, .N = N, .K = K, .src = src, .in_a = in, .in_b = in, .out = out, .A = A,
+						.B = B, .Aq = same ? A : Aq, .Bq = same ? B : Bq, .model = m, .env = env,
+						.threads = 1 };
 		if (fpref_golden_gemm(&p, D, &st, NULL, NULL) != 0) {
 			cli_fail(cmd, "the model cannot compute these inputs");
 			status = CLI_EXIT_USAGE;
@@ -177,8 +179,8 @@ int draw_promotion(struct cli_options *o, const struct draw_args *a)
 	struct fpref_accum_model promoted, alone;
 	struct cli_model_text plain = o->model;
 	plain.promote = NULL;
-	if (cli_parse_format(cmd, a->in, &in) != 0 || cli_model_resolve(cmd, &o->model, &in, &out, &promoted) != 0 ||
-	    cli_model_resolve(cmd, &plain, &in, &out, &alone) != 0)
+	if (cli_parse_format(cmd, a->in, &in) != 0 || cli_model_resolve(cmd, &o->model, &in, &in, &out, &promoted) != 0 ||
+	    cli_model_resolve(cmd, &plain, &in, &in, &out, &alone) != 0)
 		return CLI_EXIT_USAGE;
 	o->env = cli_target_env(o, &out);
 	struct fpref_gemm_summary sa[KS_MAX], sp[KS_MAX];
@@ -232,7 +234,7 @@ int draw_tf32(struct cli_options *o, const struct draw_args *a)
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32), *tf32 = fpref_format_get(FPREF_FORMAT_TF32);
 	struct cli_model_text ta = { .model = "a100" }, tb = { .model = "fma-chain" };
 	struct fpref_accum_model ma, mb;
-	if (cli_model_resolve(cmd, &ta, tf32, f32, &ma) != 0 || cli_model_resolve(cmd, &tb, f32, f32, &mb) != 0)
+	if (cli_model_resolve(cmd, &ta, tf32, tf32, f32, &ma) != 0 || cli_model_resolve(cmd, &tb, f32, f32, f32, &mb) != 0)
 		return CLI_EXIT_FAIL;
 	struct fpref_env env;
 	fpref_env_default(&env);

@@ -6,7 +6,8 @@
 #include "cli.h"
 
 int cli_gemm_scales_check(const char *cmd, const struct cli_gemm_scale_text *t, const struct fpref_accum_model *m,
-			  const struct fpref_format *in, const struct fpref_format *out, struct cli_gemm_scales *s)
+			  const struct fpref_format *in_a, const struct fpref_format *in_b, const struct fpref_format *out,
+			  struct cli_gemm_scales *s)
 {
 	*s = (struct cli_gemm_scales){ 0 };
 	s->wanted = t->a || t->b;
@@ -32,7 +33,7 @@ int cli_gemm_scales_check(const char *cmd, const struct cli_gemm_scale_text *t, 
 	}
 	uint64_t none = 0;
 	struct fpref_tc_scales probe = { &s->format, &none, &none, s->every };
-	if (!fpref_golden_model_scales_ok(m, in, in, out, &probe, err, sizeof err)) {
+	if (!fpref_golden_model_scales_ok(m, in_a, in_b, out, &probe, err, sizeof err)) {
 		cli_fail(cmd, "--scale-a/--scale-b: %s", err);
 		return CLI_EXIT_USAGE;
 	}
@@ -62,7 +63,7 @@ static int load_one(const char *cmd, const char *path, const char *what, const s
 		return 0;
 	}
 	struct cli_matrix m;
-	int status = cli_load_matrix(cmd, path, what, sf, 0, 0, &m, NULL);
+	int status = cli_load_matrix(cmd, path, what, sf, 0, 0, &m, NULL, NULL);
 	if (!status && (m.rows != rows || m.cols != cols)) {
 		cli_fail(cmd, "%s: %s must be %s = %zu x %zu, not %zu x %zu", path, what, shape, rows, cols, m.rows, m.cols);
 		status = CLI_EXIT_USAGE;

@@ -14,7 +14,9 @@ static const char model_choices[] =
 	"any case (h200, l40s, b200, mi300x ...; fpref --help lists them); BF16 units: tpu-bf16, "
 	"intel-bf16 (bfloat16); "
 	"generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
-	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact";
+	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact. A and B of two formats (--in-a, --in-b): "
+	"the pairs a preset's instruction takes (its FP8, FP6 and FP4 rows; a refusal lists them), generic, the plain orders and "
+	"exact";
 
 static int parse_count(const char *cmd, const char *option, const char *text, long lo, long hi, long *out)
 {
@@ -28,9 +30,36 @@ static int parse_count(const char *cmd, const char *option, const char *text, lo
 	return 0;
 }
 
-int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const struct fpref_format *in, const struct fpref_format *out,
-		      struct fpref_accum_model *m)
+/* Every (A, B) pair the preset's rows take, joined, in buf; false when no
+ * row has that name. */
+static bool preset_pairs(const char *name, char *buf, size_t len)
 {
+	const char *preset = fpref_tc_model_alias(name);
+	size_t used = 0;
+	*buf = '\0';
+	for (size_t i = 0; i < fpref_tc_model_count() && used + 1 < len; i++) {
+		const struct fpref_tc_model *row = fpref_tc_model_at(i);
+		if (strcasecmp(row->gpu, preset) != 0)
+			continue;
+		if (used)
+			used += (size_t)snprintf(buf + used, len - used, "; ");
+		if (used + 1 < len)
+			fpref_tc_model_pairs(row, buf + used, len - used);
+		used = strlen(buf);
+	}
+	return used > 0;
+}
+
+int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const struct fpref_format *in_a,
+		      const struct fpref_format *in_b, const struct fpref_format *out, struct fpref_accum_model *m)
+{
+	bool mixed = !fpref_format_same(in_a, in_b);
+	char pair[160];
+	if (mixed)
+		snprintf(pair, sizeof pair, "A %s, B %s", in_a->name, in_b->name);
+	else
+		snprintf(pair, sizeof pair, "%s", in_a->name);
+
 	memset(m, 0, sizeof *m);
 	if (!t->model) {
 		cli_fail(cmd, "--model is needed (%s)", model_choices);
@@ -72,9 +101,15 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 			return CLI_EXIT_USAGE;
 		}
 	} else {
-		const struct fpref_tc_model *row = fpref_tc_model_find(t->model, in);
+		const struct fpref_tc_model *row = fpref_tc_model_find_pair(t->model, in_a, in_b);
+		char pairs[2048];
+		if (!row && preset_pairs(t->model, pairs, sizeof pairs)) {
+			cli_fail(cmd, "the %s model takes no %s x %s pair (A x B); it takes %s", t->model, in_a->name,
+				 in_b->name, pairs);
+			return CLI_EXIT_USAGE;
+		}
 		if (!row) {
-			cli_fail(cmd, "no model '%s' for %s inputs (%s)", t->model, in->name, model_choices);
+			cli_fail(cmd, "no model '%s' (%s)", t->model, model_choices);
 			return CLI_EXIT_USAGE;
 		}
 		if (t->block) {
@@ -86,14 +121,17 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		m->tc = *row;
 	}
 	if (m->kind == FPREF_ACCUM_TC) {
-		if (!fpref_tc_input_ok(in)) {
-			cli_fail(cmd, "tensor-core models take signed inputs of at most 10 fraction bits, not %s", in->name);
-			return CLI_EXIT_USAGE;
-		}
-		if (!fpref_tc_output_ok(&m->tc, in, out)) {
-			cli_fail(cmd, "the %s tensor core has no %s output for %s inputs (float32 always; float16 for %s)",
-				  m->tc.gpu, out->name, in->name, m->tc.fp16_inputs && *m->tc.fp16_inputs ? m->tc.fp16_inputs : "none");
-			return CLI_EXIT_USAGE;
+		for (int k = 0; k < 2; k++) {
+			const struct fpref_format *f = k ? in_b : in_a;
+			if (!fpref_tc_input_ok(f)) {
+				cli_fail(cmd, "tensor-core models take signed inputs of at most 10 fraction bits, not %s", f->name);
+				return CLI_EXIT_USAGE;
+			}
+			if (!fpref_tc_output_ok(&m->tc, f, out)) {
+				cli_fail(cmd, "the %s tensor core has no %s output for %s inputs (float32 always; float16 for %s)",
+					 m->tc.gpu, out->name, pair, m->tc.fp16_inputs && *m->tc.fp16_inputs ? m->tc.fp16_inputs : "none");
+				return CLI_EXIT_USAGE;
+			}
 		}
 	} else if (out->man_bits > FPREF_OP_MAX_MAN_BITS) {
 		cli_fail(cmd, "%s has %d fraction bits; accumulators of up to %d compute", out->name, out->man_bits,
@@ -123,7 +161,7 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 	}
 	if (promote && fpref_tc_lowered(&m->tc, out)) {
 		cli_fail(cmd, "--promote: the %s model lowers %s inputs to FP16 instructions; promotion is modelled only for "
-			  "the native unit (try h100-wgmma)", m->tc.gpu, in->name);
+			  "the native unit (try h100-wgmma)", m->tc.gpu, pair);
 		return CLI_EXIT_USAGE;
 	}
 	return 0;
