@@ -147,14 +147,14 @@ int fpref_ref_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
 int fpref_ref_op_unrounded(enum fpref_op op, const struct fpref_format *f, const uint64_t *in,
 			   const struct fpref_env *env, struct fpref_ref_value *r, unsigned *flags);
 
-/* The exact dot product: sum of a_k * b_k (inputs of `in`) and c (of
- * `acc`), computed exactly (mpfr_sum) and rounded once to `acc` under env;
+/* The exact dot product: sum of a_k * b_k (a_k of in_a, b_k of in_b) and
+ * c (of `acc`), computed exactly (mpfr_sum) and rounded once to `acc` under env;
  * an exact zero is +0, or -0 under rdn.  0, or -1 for an invalid pattern. */
 int fpref_ref_dot_exact(const struct fpref_format *in_a, const struct fpref_format *in_b,
 			const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
 			const struct fpref_env *env, uint64_t *d, unsigned *flags);
 
-/* The exact value of a . b + c (inputs of `in`, c of `acc`): exact holds
+/* The exact value of a . b + c (a of in_a, b of in_b, c of `acc`): exact holds
  * it exactly (its precision is set as needed); NaN or inf as the IEEE
  * rules give them.  0, or -1 for an invalid pattern. */
 int fpref_ref_dot_value(const struct fpref_format *in_a, const struct fpref_format *in_b,
@@ -181,8 +181,11 @@ int fpref_ref_error(const struct fpref_format *f, uint64_t bits, mpfr_srcptr exa
 
 /* The tensor-core block model (formats/fpref_formats_tc_model.h) computed by the
  * oracle: the same rules as fpref_emu_tc_dot, through MPFR and exact integer
- * sums.  0, or -1 for an invalid pattern or an output other than float32
- * and float16. */
+ * sums; A's patterns read in in_a, B's in in_b, each product aligned at the
+ * sum of its operands' places (a subnormal at its own format's least normal
+ * exponent).  0, or -1 for an invalid pattern, an output other than float32
+ * and float16, or two formats the model's instruction does not take as a
+ * pair (fpref_tc_pair_ok; a custom model takes any). */
 int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 		     const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
 		     uint64_t *d);
@@ -210,8 +213,10 @@ int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_f
  * the same with block scales (NaN for a NaN scale; no promotion).
  * fpref_ref_tc_bound_splitk: cuBLASLt's split-K order of
  * fpref_emu_tc_dot_splitk (FP32).
- * fpref_ref_sum_bound: the plain orders of fpref_emu_dot.  0, or -1 for an
- * invalid pattern or unsupported formats. */
+ * fpref_ref_sum_bound: the plain orders of fpref_emu_dot.  A's inputs are
+ * read in in_a, B's in in_b (a product's place from its operands' own
+ * formats).  0, or -1 for an invalid pattern or unsupported formats (two
+ * formats a model's instruction does not take as a pair among them). */
 int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 		       const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
 		       size_t nc, mpfr_ptr bound);

@@ -256,8 +256,8 @@ int fpref_ref_op_unrounded(enum fpref_op op, const struct fpref_format *f, const
 	return selected ? -1 : status;
 }
 
-/* The exact terms of a . b + c: K products and c, each exact in 130 bits,
- * with the exponent range they span.  0, or -1 for an invalid pattern (the
+/* The exact terms of a . b + c (a_k of in_a, b_k of in_b, c of acc): K
+ * products and c, each exact in 130 bits, with the exponent range they span.  0, or -1 for an invalid pattern (the
  * terms made so far are still counted in *n, for clearing). */
 struct dot_terms {
 	mpfr_t *terms;
@@ -267,7 +267,7 @@ struct dot_terms {
 	mpfr_exp_t top, bottom;
 };
 
-static int dot_terms(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+static int dot_terms(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
 		     const struct fpref_format *acc, bool daz, struct dot_terms *t)
 {
 	*t = (struct dot_terms){ malloc((K + 1) * sizeof *t->terms), malloc((K + 1) * sizeof *t->refs), 0, false,
@@ -278,9 +278,9 @@ static int dot_terms(const struct fpref_format *in, const uint64_t *a, const uin
 	int status = t->terms && t->refs ? 0 : -1;
 	for (size_t k = 0; k <= K && status == 0; k++) {
 		bool is_c = k == K;
-		status = fpref_ref_from_bits(is_c ? acc : in, is_c ? c : a[k], daz, &x);
+		status = fpref_ref_from_bits(is_c ? acc : in_a, is_c ? c : a[k], daz, &x);
 		if (status == 0 && !is_c)
-			status = fpref_ref_from_bits(in, b[k], daz, &y);
+			status = fpref_ref_from_bits(in_b, b[k], daz, &y);
 		if (status != 0)
 			break;
 		mpfr_ptr term = t->terms[t->n];
@@ -317,15 +317,11 @@ int fpref_ref_dot_exact(const struct fpref_format *in_a, const struct fpref_form
 			const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
 			const struct fpref_env *env, uint64_t *d, unsigned *flags)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *in = in_a;
 	struct fpref_ref_value r;
 	fpref_ref_value_init(&r);
 	mpfr_flags_t saved = mpfr_flags_save();
 	struct dot_terms t;
-	int status = dot_terms(in, a, b, K, c, acc, env->daz, &t);
+	int status = dot_terms(in_a, in_b, a, b, K, c, acc, env->daz, &t);
 	if (status == 0) {
 		if (t.nan || (t.pos_inf && t.neg_inf)) {
 			*flags |= FPREF_FLAG_INVALID;
@@ -350,12 +346,8 @@ int fpref_ref_dot_value(const struct fpref_format *in_a, const struct fpref_form
 			const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
 			mpfr_ptr exact)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *in = in_a;
 	struct dot_terms t;
-	int status = dot_terms(in, a, b, K, c, acc, false, &t);
+	int status = dot_terms(in_a, in_b, a, b, K, c, acc, false, &t);
 	if (status == 0) {
 		/* enough bits for every term's place and the carries: the sum is exact */
 		mpfr_set_prec(exact, t.top > t.bottom ? (mpfr_prec_t)(t.top - t.bottom) + 72 : 64);

@@ -71,16 +71,17 @@ static bool beyond_max(const struct fpref_format *f, mpfr_srcptr x)
 	return beyond;
 }
 
-/* Exact inputs: 0, or 1 when some input is NaN or inf (no bound), -1 invalid. */
-static int read_inputs(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K, mpfr_t *abs_a,
-		       mpfr_t *abs_b)
+/* Exact inputs, a_k of in_a and b_k of in_b: 0, or 1 when some input is
+ * NaN or inf (no bound), -1 invalid. */
+static int read_inputs(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
+		       const uint64_t *b, size_t K, mpfr_t *abs_a, mpfr_t *abs_b)
 {
 	struct fpref_ref_value v;
 	fpref_ref_value_init(&v);
 	int status = 0;
 	for (size_t k = 0; k < 2 * K && status == 0; k++) {
 		mpfr_ptr dst = k < K ? abs_a[k] : abs_b[k - K];
-		if (fpref_ref_from_bits(in, k < K ? a[k] : b[k - K], false, &v) != 0)
+		if (fpref_ref_from_bits(k < K ? in_a : in_b, k < K ? a[k] : b[k - K], false, &v) != 0)
 			status = -1;
 		else if (!mpfr_number_p(v.x))
 			status = 1;
@@ -99,14 +100,15 @@ struct bound_inputs {
 	struct fpref_ref_value c;
 };
 
-static int bound_inputs_read(const struct fpref_format *in, const uint64_t *a, const uint64_t *b, size_t K,
-			     const struct fpref_format *acc, uint64_t c, struct bound_inputs *bi)
+static int bound_inputs_read(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
+			     const uint64_t *b, size_t K, const struct fpref_format *acc, uint64_t c,
+			     struct bound_inputs *bi)
 {
 	bi->K = K;
 	bi->abs_a = new_values(K);
 	bi->abs_b = new_values(K);
 	fpref_ref_value_init(&bi->c);
-	int status = !bi->abs_a || !bi->abs_b ? -1 : read_inputs(in, a, b, K, bi->abs_a, bi->abs_b);
+	int status = !bi->abs_a || !bi->abs_b ? -1 : read_inputs(in_a, in_b, a, b, K, bi->abs_a, bi->abs_b);
 	if (status == 0 && fpref_ref_from_bits(acc, c, false, &bi->c) != 0)
 		status = -1;
 	if (status == 0 && !mpfr_number_p(bi->c.x))
@@ -164,12 +166,30 @@ static bool acc_place(mpfr_ptr X, const struct running *r)
 
 /* The chain of blocks from an accumulator bounded by r->mag (exactly zero
  * when that is 0): the recurrence of docs/accumulation.md. */
-static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input,
-			   const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t K,
-			   struct running *r)
+/* The bound of a product's place: max(|a|, 2^emin_a) * max(|b|, 2^emin_b)
+ * times its scales (w, NULL: 1) bounds 2^(e(a) + e(b)), the place the
+ * engines align it at (a subnormal at its own format's least normal
+ * exponent: emin_a for A, emin_b for B). */
+static void place_bound(mpfr_ptr q, mpfr_srcptr x, mpfr_srcptr y, mpfr_srcptr w, long least_a, long least_b)
+{
+	mpfr_t t;
+	mpfr_init2(t, BOUND_PREC);
+	mpfr_set_ui_2exp(t, 1, least_a, MPFR_RNDU);
+	mpfr_max(q, x, t, MPFR_RNDU);
+	mpfr_set_ui_2exp(t, 1, least_b, MPFR_RNDU);
+	mpfr_max(t, y, t, MPFR_RNDU);
+	mpfr_mul(q, q, t, MPFR_RNDU);
+	if (w)
+		mpfr_mul(q, q, w, MPFR_RNDU);
+	mpfr_clear(t);
+}
+
+static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			   const struct fpref_format *in_b, const struct fpref_format *output, mpfr_t *abs_a,
+			   mpfr_t *abs_b, mpfr_t *w, size_t K, struct running *r)
 {
 	struct block_rounding br = block_rounding(m, output);
-	long least_in = least_normal_exponent(input);
+	long least_a = least_normal_exponent(in_a), least_b = least_normal_exponent(in_b);
 	mpfr_t X, q, p, tau, unit, t, S;
 	mpfr_inits2(BOUND_PREC, X, q, p, tau, unit, t, S, (mpfr_ptr)0);
 	for (size_t k = 0; k < K; k += (size_t)m->block) {
@@ -180,12 +200,8 @@ static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_fo
 		for (size_t i = k; i < k + len; i++) {
 			if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]))
 				continue;
-			mpfr_set_ui_2exp(t, 1, least_in, MPFR_RNDU);
-			mpfr_max(q, abs_a[i], t, MPFR_RNDU);
-			mpfr_max(t, abs_b[i], t, MPFR_RNDU);
-			mpfr_mul(q, q, t, MPFR_RNDU);
-			if (w) /* E8M0 scales move the product's place by their exponents: exact */
-				mpfr_mul(q, q, w[i], MPFR_RNDU);
+			/* E8M0 scales move the product's place by their exponents: exact */
+			place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_a, least_b);
 			mpfr_max(X, X, q, MPFR_RNDU);
 		}
 		bool acc_nonzero = acc_place(X, r);
@@ -214,22 +230,6 @@ static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_fo
 	mpfr_clears(X, q, p, tau, unit, t, S, (mpfr_ptr)0);
 }
 
-/* The bound of a product's place: max(|a|, 2^emin) * max(|b|, 2^emin)
- * times its scales (w, NULL: 1) bounds 2^(e(a) + e(b)), the place the
- * engines align it at (a subnormal at the least normal exponent). */
-static void place_bound(mpfr_ptr q, mpfr_srcptr x, mpfr_srcptr y, mpfr_srcptr w, long least_in)
-{
-	mpfr_t t;
-	mpfr_init2(t, BOUND_PREC);
-	mpfr_set_ui_2exp(t, 1, least_in, MPFR_RNDU);
-	mpfr_max(q, x, t, MPFR_RNDU);
-	mpfr_max(t, y, t, MPFR_RNDU);
-	mpfr_mul(q, q, t, MPFR_RNDU);
-	if (w)
-		mpfr_mul(q, q, w, MPFR_RNDU);
-	mpfr_clear(t);
-}
-
 /* u * t + eta added to err, with t the bound of a quantity that a floor
  * (toward -inf) moves by less than `unit`: err += unit, t += unit. */
 static void floor_step(mpfr_ptr err, mpfr_ptr t, mpfr_srcptr unit)
@@ -255,12 +255,12 @@ static void floor_step(mpfr_ptr err, mpfr_ptr t, mpfr_srcptr unit)
  *    FP32: u |T| + eta.
  * So err_j = err_{j-1} + (truncations) + (floors) + u |T| + eta and
  * mag_j = |T| (1 + u) + eta, as tc_chain_bound's recurrence. */
-static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input,
-				  const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t K,
-				  struct running *r)
+static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+				  const struct fpref_format *in_b, const struct fpref_format *output, mpfr_t *abs_a,
+				  mpfr_t *abs_b, mpfr_t *w, size_t K, struct running *r)
 {
 	struct block_rounding br = block_rounding(m, output);
-	long least_in = least_normal_exponent(input);
+	long least_a = least_normal_exponent(in_a), least_b = least_normal_exponent(in_b);
 	size_t parts = m->halves > 1 ? (size_t)m->halves : 1;
 	mpfr_t Q, X2, q, p, unit, t, T;
 	mpfr_inits2(BOUND_PREC, Q, X2, q, p, unit, t, T, (mpfr_ptr)0);
@@ -271,7 +271,7 @@ static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct f
 		for (size_t i = k; i < k + len; i++) {
 			if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]) || (w && mpfr_zero_p(w[i])))
 				continue;
-			place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_in);
+			place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_a, least_b);
 			mpfr_max(Q, Q, q, MPFR_RNDU);
 			if (!part_used[(i - k) % parts])
 				nonempty++;
@@ -377,16 +377,18 @@ static void pairwise_bound(const struct plain *pl, mpfr_t *abs_a, mpfr_t *abs_b,
  * also flushes every subnormal result: such a result r (|r| < 2^-126)
  * becomes 0, so that operation's error is below 2^-126: eta = 2^-126
  * there (rounding_step's eta bounds the error of an operation whose result
- * underflows).  A subnormal input read as +0 drops its product: error
- * |a b|, computed 0; a subnormal C read as +0: error |c|, C = 0. */
-static void tree_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input, mpfr_t *abs_a,
-			     mpfr_t *abs_b, size_t K, struct running *r)
+ * underflows).  A subnormal input (below its own format's least normal)
+ * read as +0 drops its product: error |a b|, computed 0; a subnormal C read
+ * as +0: error |c|, C = 0. */
+static void tree_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			     const struct fpref_format *in_b, mpfr_t *abs_a, mpfr_t *abs_b, size_t K, struct running *r)
 {
 	struct plain pl = { -24, m->flush ? -126 : -149 };
-	mpfr_t tiny, p, zero;
-	mpfr_inits2(BOUND_PREC, tiny, p, zero, (mpfr_ptr)0);
+	mpfr_t tiny_a, tiny_b, p, zero;
+	mpfr_inits2(BOUND_PREC, tiny_a, tiny_b, p, zero, (mpfr_ptr)0);
 	mpfr_set_zero(zero, 1);
-	mpfr_set_ui_2exp(tiny, 1, least_normal_exponent(input), MPFR_RNDN);
+	mpfr_set_ui_2exp(tiny_a, 1, least_normal_exponent(in_a), MPFR_RNDN);
+	mpfr_set_ui_2exp(tiny_b, 1, least_normal_exponent(in_b), MPFR_RNDN);
 	if (m->flush && mpfr_cmp_ui_2exp(r->mag, 1, -126) < 0) { /* C read as +0 */
 		mpfr_add(r->err, r->err, r->mag, MPFR_RNDU);
 		mpfr_set_zero(r->mag, 1);
@@ -397,7 +399,7 @@ static void tree_chain_bound(const struct fpref_tc_model *m, const struct fpref_
 		for (size_t i = 0; i < len; i++) {
 			mpfr_set(x[i], abs_a[k + i], MPFR_RNDN);
 			mpfr_set(y[i], abs_b[k + i], MPFR_RNDN);
-			if (m->flush && (mpfr_cmp(x[i], tiny) < 0 || mpfr_cmp(y[i], tiny) < 0)) {
+			if (m->flush && (mpfr_cmp(x[i], tiny_a) < 0 || mpfr_cmp(y[i], tiny_b) < 0)) {
 				mpfr_mul(p, x[i], y[i], MPFR_RNDU);
 				mpfr_add(r->err, r->err, p, MPFR_RNDU);
 				mpfr_set_zero(x[i], 1);
@@ -411,27 +413,28 @@ static void tree_chain_bound(const struct fpref_tc_model *m, const struct fpref_
 	}
 	free_values(x, (size_t)m->block);
 	free_values(y, (size_t)m->block);
-	mpfr_clears(tiny, p, zero, (mpfr_ptr)0);
+	mpfr_clears(tiny_a, tiny_b, p, zero, (mpfr_ptr)0);
 }
 
 /* The native chain of any path, from the accumulator bounded by r->mag. */
-static void chain_bound(const struct fpref_tc_model *m, const struct fpref_format *input,
-			const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t K,
-			struct running *r)
+static void chain_bound(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			const struct fpref_format *in_b, const struct fpref_format *output, mpfr_t *abs_a,
+			mpfr_t *abs_b, mpfr_t *w, size_t K, struct running *r)
 {
 	if (m->tree > 0)
-		tree_chain_bound(m, input, abs_a, abs_b, K, r);
+		tree_chain_bound(m, in_a, in_b, abs_a, abs_b, K, r);
 	else if (m->sum_frac > 0)
-		two_stage_chain_bound(m, input, output, abs_a, abs_b, w, K, r);
+		two_stage_chain_bound(m, in_a, in_b, output, abs_a, abs_b, w, K, r);
 	else if (m->group > 0)
 		group_chain_bound(m, output, abs_a, abs_b, w, K, r);
 	else
-		tc_chain_bound(m, input, output, abs_a, abs_b, w, K, r);
+		tc_chain_bound(m, in_a, in_b, output, abs_a, abs_b, w, K, r);
 }
 
 /* The lowered path: per instruction, the lane groups chained from zero
  * through the FP16 unit's block model, then one addition of the
- * accumulator in the output format. */
+ * accumulator in the output format.  The operands' values are FP16 values
+ * (the caller has checked that both formats convert to FP16 exactly). */
 static void lowered_bound(const struct fpref_tc_model *m, mpfr_t *abs_a, mpfr_t *abs_b, size_t K,
 			  const struct fpref_format *output, struct running *acc)
 {
@@ -453,7 +456,7 @@ static void lowered_bound(const struct fpref_tc_model *m, mpfr_t *abs_a, mpfr_t 
 					mpfr_set(x[n], abs_a[k], MPFR_RNDN);
 					mpfr_set(y[n++], abs_b[k], MPFR_RNDN);
 				}
-			tc_chain_bound(inner, f16, output, x, y, NULL, n, &part);
+			tc_chain_bound(inner, f16, f16, output, x, y, NULL, n, &part);
 		}
 		mpfr_add(acc->err, acc->err, part.err, MPFR_RNDU);
 		mpfr_add(t, acc->mag, part.mag, MPFR_RNDU);
@@ -489,18 +492,15 @@ int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref
 			      const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
 			      uint64_t c, const struct fpref_format *output, size_t nc, mpfr_ptr bound)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
-	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input) || !fpref_tc_scales_ok(m, scales) ||
+	if (!operands_ok(m, in_a, in_b, output) || !fpref_tc_scales_ok(m, scales) ||
 	    (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output) || m->tree > 0 ||
 		    scales)) ||
 	    (scales && fpref_tc_lowered(m, output)) ||
-	    (fpref_tc_lowered(m, output) && !fpref_tc_model_lowered_blocks(m)))
+	    (fpref_tc_lowered(m, output) &&
+	     (!fpref_tc_model_lowered_blocks(m) || !exact_in_fp16(in_a) || !exact_in_fp16(in_b))))
 		return -1;
 	struct bound_inputs bi;
-	int status = bound_inputs_read(input, a, b, K, output, c, &bi);
+	int status = bound_inputs_read(in_a, in_b, a, b, K, output, c, &bi);
 	mpfr_t *abs_a = bi.abs_a, *abs_b = bi.abs_b,
 	       *w = status == 0 ? fpref_ref_tc_scale_weights(scales, K, &status) : NULL;
 	if (status == 1)
@@ -511,7 +511,7 @@ int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref
 		if (fpref_tc_lowered(m, output))
 			lowered_bound(m, abs_a, abs_b, K, output, &acc);
 		else if (nc == 0)
-			chain_bound(m, input, output, abs_a, abs_b, w, K, &acc);
+			chain_bound(m, in_a, in_b, output, abs_a, abs_b, w, K, &acc);
 		else {
 			/* each chunk from zero, then acc = fma(1, partial, acc) in FP32, rne */
 			for (size_t k = 0; k < K; k += nc) {
@@ -520,7 +520,7 @@ int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref
 				mpfr_init2(zero, 8);
 				mpfr_set_zero(zero, 1);
 				running_init(&part, zero);
-				chain_bound(m, input, output, abs_a + k, abs_b + k, NULL, K - k < nc ? K - k : nc, &part);
+				chain_bound(m, in_a, in_b, output, abs_a + k, abs_b + k, NULL, K - k < nc ? K - k : nc, &part);
 				fp32_add_bound(&acc, &part);
 				running_clear(&part);
 				mpfr_clear(zero);
@@ -539,11 +539,7 @@ int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format
 		       const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
 		       size_t nc, mpfr_ptr bound)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
-	return fpref_ref_tc_bound_scaled(m, input, input, a, b, K, NULL, c, output, nc, bound);
+	return fpref_ref_tc_bound_scaled(m, in_a, in_b, a, b, K, NULL, c, output, nc, bound);
 }
 
 /* cuBLASLt's split-K (fpref_emu_tc_dot_splitk): each slice's chain from
@@ -553,15 +549,11 @@ int fpref_ref_tc_bound(const struct fpref_tc_model *m, const struct fpref_format
 int fpref_ref_tc_bound_splitk(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 			      const uint64_t *a, const uint64_t *b, size_t K, size_t S, uint64_t c, mpfr_ptr bound)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
-	if (S == 0 || !fpref_tc_output_ok(m, input, f32) || !fpref_tc_input_ok(input) || fpref_tc_lowered(m, f32))
+	if (S == 0 || !operands_ok(m, in_a, in_b, f32) || fpref_tc_lowered(m, f32))
 		return -1;
 	struct bound_inputs bi;
-	int status = bound_inputs_read(input, a, b, K, f32, c, &bi);
+	int status = bound_inputs_read(in_a, in_b, a, b, K, f32, c, &bi);
 	if (status == 1)
 		mpfr_set_nan(bound);
 	if (status == 0) {
@@ -572,7 +564,7 @@ int fpref_ref_tc_bound_splitk(const struct fpref_tc_model *m, const struct fpref
 		running_init(&sum, zero);
 		for (size_t k = 0; k < K; k += S) {
 			running_init(&part, zero);
-			chain_bound(m, input, f32, bi.abs_a + k, bi.abs_b + k, NULL, K - k < S ? K - k : S, &part);
+			chain_bound(m, in_a, in_b, f32, bi.abs_a + k, bi.abs_b + k, NULL, K - k < S ? K - k : S, &part);
 			fp32_add_bound(&sum, &part);
 			running_clear(&part);
 		}
@@ -632,14 +624,10 @@ int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct f
 			const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *acc,
 			const struct fpref_env *env, mpfr_ptr bound)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *in = in_a;
 	if (acc->man_bits > FPREF_OP_MAX_MAN_BITS || (order == FPREF_SUM_BLOCKED && block == 0))
 		return -1;
 	struct bound_inputs bi;
-	int status = bound_inputs_read(in, a, b, K, acc, c, &bi);
+	int status = bound_inputs_read(in_a, in_b, a, b, K, acc, c, &bi);
 	mpfr_t *abs_a = bi.abs_a, *abs_b = bi.abs_b;
 	/* the bound assumes inputs the accumulator holds (no conversion error),
 	 * no flushing of inputs, and no compensation (Kahan has none here) */

@@ -189,8 +189,8 @@ static int tree_sum(const uint64_t *a, const uint64_t *b, size_t n, bool flush, 
 	return status ? status : flush_to_zero(flush, r);
 }
 
-/* Whether an input reads as +0 under CDNA2's flushing: below the input's
- * least normal magnitude, zeros included. */
+/* Whether an input reads as +0 under CDNA2's flushing: below its own
+ * format's least normal magnitude, zeros included. */
 static bool flushed_input(const struct fpref_format *f, uint64_t bits)
 {
 	struct fpref_ref_value v;
@@ -201,8 +201,8 @@ static bool flushed_input(const struct fpref_format *f, uint64_t bits)
 	return tiny;
 }
 
-static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		    const uint64_t *b, size_t K, uint64_t c, uint64_t *d)
+static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		    const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, uint64_t *d)
 {
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
@@ -214,11 +214,11 @@ static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *i
 		size_t len = K - k0 < n ? K - k0 : n;
 		unsigned flags = 0;
 		for (size_t i = 0; i < len && status == 0; i++) {
-			status = fpref_ref_convert(input, a[k0 + i], f32, &env, 0, &x[i], &flags) |
-				 fpref_ref_convert(input, b[k0 + i], f32, &env, 0, &y[i], &flags);
-			if (m->flush && flushed_input(input, a[k0 + i]))
+			status = fpref_ref_convert(in_a, a[k0 + i], f32, &env, 0, &x[i], &flags) |
+				 fpref_ref_convert(in_b, b[k0 + i], f32, &env, 0, &y[i], &flags);
+			if (m->flush && flushed_input(in_a, a[k0 + i]))
 				x[i] = 0;
-			if (m->flush && flushed_input(input, b[k0 + i]))
+			if (m->flush && flushed_input(in_b, b[k0 + i]))
 				y[i] = 0;
 		}
 		uint64_t args[3] = { acc, 0, 0 };
@@ -232,15 +232,17 @@ static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *i
 	return status ? -1 : 0;
 }
 
-/* The lowered path (fpref_formats_tc_model.h): the inputs converted to FP16, each
- * instruction's lane groups through the FP16 unit's block model, chained
- * from zero, c added by one addition in the output format. */
-static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format *input, const uint64_t *a,
-		       const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output, uint64_t *d)
+/* The lowered path (fpref_formats_tc_model.h): each operand converted to FP16
+ * from its own format (exactly: a format FP16 does not hold is refused),
+ * each instruction's lane groups through the FP16 unit's block model,
+ * chained from zero, c added by one addition in the output format. */
+static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+		       const struct fpref_format *in_b, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
+		       const struct fpref_format *output, uint64_t *d)
 {
 	const struct fpref_tc_model *inner = fpref_tc_model_lowered_blocks(m);
 	const struct fpref_format *f16 = fpref_format_get(FPREF_FORMAT_FLOAT16);
-	if (!inner)
+	if (!inner || !exact_in_fp16(in_a) || !exact_in_fp16(in_b))
 		return -1;
 	size_t L = (size_t)m->lowered_k, groups = L / (size_t)inner->block, lanes = (size_t)m->interleave;
 	if (groups == 0 || lanes == 0)
@@ -256,8 +258,8 @@ static int lowered_dot(const struct fpref_tc_model *m, const struct fpref_format
 			for (size_t k = k0; k < K && k < k0 + L && status == 0; k++) {
 				unsigned flags = 0;
 				if (((k - k0) / lanes) % groups == h) {
-					status = fpref_ref_convert(input, a[k], f16, &env, 0, &x[n], &flags) |
-						 fpref_ref_convert(input, b[k], f16, &env, 0, &y[n], &flags);
+					status = fpref_ref_convert(in_a, a[k], f16, &env, 0, &x[n], &flags) |
+						 fpref_ref_convert(in_b, b[k], f16, &env, 0, &y[n], &flags);
 					n++;
 				}
 			}
@@ -279,38 +281,29 @@ int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *
 		     const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
 		     uint64_t *d)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
-	return fpref_ref_tc_dot_scaled(m, input, input, a, b, K, NULL, c, output, d);
+	return fpref_ref_tc_dot_scaled(m, in_a, in_b, a, b, K, NULL, c, output, d);
 }
 
 int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 			    const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
 			    uint64_t c, const struct fpref_format *output, uint64_t *d)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
+	if (!fpref_tc_scales_ok(m, scales) || (scales && fpref_tc_lowered(m, output)) ||
+	    !operands_ok(m, in_a, in_b, output))
 		return -1;
-	const struct fpref_format *input = in_a;
-	if (!fpref_tc_scales_ok(m, scales) || (scales && fpref_tc_lowered(m, output)))
-		return -1;
-	if (fpref_tc_lowered(m, output) && fpref_tc_output_ok(m, input, output)) {
+	if (fpref_tc_lowered(m, output)) {
 		struct fpref_ref_value v;
 		fpref_ref_value_init(&v);
-		int status = fpref_tc_input_ok(input) ? fpref_ref_from_bits(output, c, false, &v) : -1;
+		int status = fpref_ref_from_bits(output, c, false, &v);
 		fpref_ref_value_clear(&v);
-		return status ? -1 : lowered_dot(m, input, a, b, K, c, output, d);
+		return status ? -1 : lowered_dot(m, in_a, in_b, a, b, K, c, output, d);
 	}
-	if (!fpref_tc_output_ok(m, input, output) || !fpref_tc_input_ok(input))
-		return -1;
 	if (m->tree > 0) {
 		struct fpref_ref_value v;
 		fpref_ref_value_init(&v);
 		int bad = fpref_ref_from_bits(output, c, false, &v);
 		fpref_ref_value_clear(&v);
-		return bad ? -1 : tree_dot(m, input, a, b, K, c, d);
+		return bad ? -1 : tree_dot(m, in_a, in_b, a, b, K, c, d);
 	}
 	struct fpref_format target = *output;
 	if (m->frac < output->man_bits)
@@ -325,18 +318,18 @@ int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_f
 	fpref_ref_value_init(&x);
 	fpref_ref_value_init(&y);
 	fpref_ref_value_init(&acc);
-	long least_in = least_normal_exponent(input);
+	long least_a = least_normal_exponent(in_a), least_b = least_normal_exponent(in_b);
 	int status = 0;
 	uint64_t cur = c;
 	for (size_t k = 0; k < K && status == 0; k += n) {
 		size_t len = K - k < n ? K - k : n;
 		for (size_t i = 0; i < len && status == 0; i++) {
-			status = fpref_ref_from_bits(input, a[k + i], false, &x) | fpref_ref_from_bits(input, b[k + i], false, &y);
+			status = fpref_ref_from_bits(in_a, a[k + i], false, &x) | fpref_ref_from_bits(in_b, b[k + i], false, &y);
 			if (status == 0) {
 				mpfr_set_prec(terms[i], 64);
 				mpfr_mul(terms[i], x.x, y.x, MPFR_RNDN); /* exact: 22 bits at most */
-				if (mpfr_number_p(terms[i]) && !mpfr_zero_p(terms[i]))
-					lead[i] = lead_exponent(x.x, least_in) + lead_exponent(y.x, least_in);
+				if (mpfr_number_p(terms[i]) && !mpfr_zero_p(terms[i])) /* each operand's place in its own format */
+					lead[i] = lead_exponent(x.x, least_a) + lead_exponent(y.x, least_b);
 			}
 		}
 		if (status == 0)
@@ -385,12 +378,8 @@ int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_f
 int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 			    const uint64_t *a, const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *input = in_a;
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
-	if (S == 0 || fpref_tc_lowered(m, f32))
+	if (S == 0 || fpref_tc_lowered(m, f32) || !operands_ok(m, in_a, in_b, f32))
 		return -1;
 	struct fpref_env env;
 	fpref_env_default(&env);
@@ -398,7 +387,7 @@ int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_f
 	unsigned flags = 0;
 	int status = 0;
 	for (size_t k = 0; k < K && status == 0; k += S) {
-		status = fpref_ref_tc_dot(m, input, input, a + k, b + k, K - k < S ? K - k : S, 0, f32, &sums[1]);
+		status = fpref_ref_tc_dot(m, in_a, in_b, a + k, b + k, K - k < S ? K - k : S, 0, f32, &sums[1]);
 		if (status == 0)
 			status = fpref_ref_op(FPREF_OP_ADD, f32, sums, &env, 0, &sums[0], &flags);
 	}

@@ -103,12 +103,8 @@ int fpref_ref_dot_value_scaled(const struct fpref_format *in_a, const struct fpr
 			       const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
 			       uint64_t c, const struct fpref_format *acc, mpfr_ptr exact)
 {
-	/* one format for both operands until this path takes A and B apart */
-	if (!fpref_format_same(in_a, in_b))
-		return -1;
-	const struct fpref_format *in = in_a;
 	if (!scales)
-		return fpref_ref_dot_value(in, in, a, b, K, c, acc, exact);
+		return fpref_ref_dot_value(in_a, in_b, a, b, K, c, acc, exact);
 	int scale_status = 0, status = 0;
 	mpfr_t *w = fpref_ref_tc_scale_weights(scales, K, &scale_status);
 	mpfr_t *terms = malloc((K + 1) * sizeof *terms);
@@ -126,8 +122,8 @@ int fpref_ref_dot_value_scaled(const struct fpref_format *in_a, const struct fpr
 		bool is_c = k == K;
 		mpfr_init2(terms[k], prec);
 		refs[k] = terms[k];
-		if (fpref_ref_from_bits(is_c ? acc : in, is_c ? c : a[k], false, &x) != 0 ||
-		    (!is_c && fpref_ref_from_bits(in, b[k], false, &y) != 0)) {
+		if (fpref_ref_from_bits(is_c ? acc : in_a, is_c ? c : a[k], false, &x) != 0 ||
+		    (!is_c && fpref_ref_from_bits(in_b, b[k], false, &y) != 0)) {
 			status = -1;
 			n++;
 			break;
