@@ -927,6 +927,237 @@ START_TEST(printing)
 }
 END_TEST
 
+/* ---- A and B of two formats (issue 36) ----
+ * Hand-worked dots of mixed pairs: each reads A's patterns in A's format
+ * and B's in B's, and aligns a product at its operands' places, each in its
+ * own format (a subnormal at its own format's least normal exponent).  Each
+ * result also differs from both one-format runs of the same patterns (an
+ * oracle that read B in A's format, or A in B's, would not give it). */
+struct mixed_case {
+	const char *gpu, *a_format, *b_format, *output;
+	size_t K;
+	uint64_t a[4], b[4], c, d, exact; /* exact: the exact sum rounded to the output (rne) */
+};
+
+static const struct mixed_case mixed_cases[] = {
+	/* h100-wgmma FP8, FP32 output (n = 32, F = 13, rtz), E5M2 x E4M3:
+	 * a0 = 0x01, the E5M2 subnormal 2^-16, b0 = 0x78 = 2^8: p0 = 2^-8, and
+	 * its place is -14 + 8 = -6 (2^-16 aligned at E5M2's least normal
+	 * exponent -14).  a1 = 0x05 = 1.25 * 2^-14, b1 = 0x18 = 2^-4: p1 =
+	 * 2^-18 + 2^-20, place -18.  E = -6: F = 13 bits keep places down to
+	 * 2^-19, so p1 loses 2^-20: d = 2^-8 + 2^-18 = 0x3B802000, where the
+	 * exact sum is 0x3B802800.  Reading 2^-16 at E4M3's least normal (-6)
+	 * would give E = 2 and cut p1 to 0: 2^-8. */
+	{ "h100-wgmma", "float8_e5m2", "float8_e4m3fn", "float32", 2, { 0x01, 0x05 }, { 0x78, 0x18 }, 0, 0x3B802000,
+	  0x3B802800 },
+	/* tcgen05 kind::f8f6f4 (n = 32, F = 25, no floor, rtz), E2M1 x E5M2, C =
+	 * 2^-38 + 2^-40 (0x2CA00000): a0 = 0x1, the E2M1 subnormal 0.5 (place
+	 * 0, E2M1's least normal exponent), b0 = 0x01, the E5M2 subnormal 2^-16
+	 * (place -14): p0 = 2^-17 at place -14.  C's place -38 is lower: E =
+	 * -14, places kept down to 2^-39, C cut to 2^-38: d = 2^-17 + 2^-38 =
+	 * 0x37000004; exact 0x37000005.  E5M2's subnormal at E2M1's least
+	 * normal (0) gives E = 0 and drops C (2^-17); E2M1's at E5M2's (-14)
+	 * gives E = -15 and keeps all of C (the exact sum). */
+	{ "tcgen05", "float4_e2m1fn", "float8_e5m2", "float32", 1, { 0x1 }, { 0x01 }, 0x2CA00000, 0x37000004,
+	  0x37000005 },
+	/* The same unit, E2M1 x E5M2, products straddling the F-bit cut:
+	 * a0 = 0x7 = 6, b0 = 0x7B = 57344 = 1.75 * 2^15: p0 = 1.3125 * 2^18 at
+	 * place 2 + 15 = 17; a1 = 0xF = -6: p1 = -p0; a2 = 0x1 = 0.5, b2 = 0x21
+	 * = 1.25 * 2^-7: p2 = 2^-8 + 2^-10.  E = 17, places kept down to 2^-8:
+	 * p2 is cut to 2^-8, d = 2^-8 = 0x3B800000; exact 1.25 * 2^-8 =
+	 * 0x3BA00000. */
+	{ "tcgen05", "float4_e2m1fn", "float8_e5m2", "float32", 3, { 0x7, 0xF, 0x1 }, { 0x7B, 0x7B, 0x21 }, 0,
+	  0x3B800000, 0x3BA00000 },
+	/* CDNA3 fp8 x bf8 (FNUZ; n = 16 in two halves k mod 2, F = 24, the
+	 * parts floored below the largest place, rne), E4M3FNUZ x E5M2FNUZ:
+	 * part 1 holds a1 = 0x01, the E4M3FNUZ subnormal 2^-10 (place -7, its
+	 * least normal), times b1 = 0x7C = 2^15: p1 = 2^5 at place 8; and
+	 * a3 = 0x40 = 1 times b3 = 0x05 = 1.25 * 2^-15: p3 = 2^-15 + 2^-17.
+	 * E1 = 8: places down to 2^-16 kept, p3 truncated to 2^-15.  Part 0
+	 * holds a0 = 0xC0 = -1 times b0 = 0x05: p0 = -(2^-15 + 2^-17), floored
+	 * (toward -inf) to a multiple of 2^-16: -3 * 2^-16.  The sum 2^5 -
+	 * 2^-16 (the sum's floor to 31 bits below E2 = 8 and the rounding
+	 * exact): d = 0x41FFFFF8, where p0 + p3 = 0 and the exact sum is 2^5 =
+	 * 0x42000000.  2^-10 at E5M2FNUZ's least normal (-15) would give E1 =
+	 * 5: nothing cut, 2^5. */
+	{ "mfma-cdna3", "float8_e4m3fnuz", "float8_e5m2fnuz", "float32", 4, { 0xC0, 0x01, 0x00, 0x40 },
+	  { 0x05, 0x7C, 0x00, 0x05 }, 0, 0x41FFFFF8, 0x42000000 },
+	/* h100 FP8 with FP16 output, the lowered path: each operand converted
+	 * to FP16 from its own format, a0 = 0x01 (E5M2) = 2^-16 and b0 = 0x08
+	 * (E4M3) = 2^-6: p0 = 2^-22, an FP16 subnormal, exact through the
+	 * FP16 unit (E = -20 above the floor -21): 0x0004.  One format: 0x08 as
+	 * E5M2 is 2^-13 (p0 = 2^-29, rounding to 0); 0x01 as E4M3 is 2^-9
+	 * (2^-15: 0x0200). */
+	{ "h100", "float8_e5m2", "float8_e4m3fn", "float16", 1, { 0x01 }, { 0x08 }, 0, 0x0004, 0x0004 },
+};
+
+START_TEST(mixed_pair_dots)
+{
+	const struct mixed_case *mc = &mixed_cases[_i];
+	struct fpref_format fa = test_format(mc->a_format), fb = test_format(mc->b_format), out = test_format(mc->output);
+	const struct fpref_tc_model *m = fpref_tc_model_find_pair(mc->gpu, &fa, &fb);
+	ck_assert_msg(m != NULL, "%s takes no %s x %s", mc->gpu, fa.name, fb.name);
+	uint64_t d = 0, same = 0;
+	ck_assert_int_eq(fpref_ref_tc_dot(m, &fa, &fb, mc->a, mc->b, mc->K, mc->c, &out, &d), 0);
+	ck_assert_msg(d == mc->d, "%s %s x %s: %llX, not %llX", mc->gpu, fa.name, fb.name, (unsigned long long)d,
+		      (unsigned long long)mc->d);
+	/* the same patterns read in one format (A's twice, B's twice) give another result, or none */
+	const struct fpref_format *ones[2] = { &fa, &fb };
+	for (int j = 0; j < 2; j++) {
+		const struct fpref_tc_model *m1 = fpref_tc_model_find(mc->gpu, ones[j]);
+		ck_assert(m1 != NULL);
+		int rc = fpref_ref_tc_dot(m1, ones[j], ones[j], mc->a, mc->b, mc->K, mc->c, &out, &same);
+		ck_assert_msg(rc != 0 || same != d, "%s: %s twice gives the mixed result", mc->gpu, ones[j]->name);
+	}
+	/* the exact dot reads the pair the same way */
+	struct fpref_env env;
+	fpref_env_default(&env);
+	unsigned flags = 0;
+	ck_assert_int_eq(fpref_ref_dot_exact(&fa, &fb, mc->a, mc->b, mc->K, mc->c, &out, &env, &d, &flags), 0);
+	ck_assert_msg(d == mc->exact, "%s exact: %llX, not %llX", mc->gpu, (unsigned long long)d,
+		      (unsigned long long)mc->exact);
+	/* unit E8M0 scales (2^0) leave the exact value as it is */
+	struct fpref_format e8m0 = test_format("float8_e8m0fnu");
+	uint64_t unit[1] = { 0x7F };
+	struct fpref_tc_scales scales = { &e8m0, unit, unit, 32 };
+	mpfr_t plain, scaled;
+	mpfr_inits2(64, plain, scaled, (mpfr_ptr)0);
+	ck_assert_int_eq(fpref_ref_dot_value(&fa, &fb, mc->a, mc->b, mc->K, mc->c, &out, plain), 0);
+	ck_assert_int_eq(fpref_ref_dot_value_scaled(&fa, &fb, mc->a, mc->b, mc->K, &scales, mc->c, &out, scaled), 0);
+	ck_assert(mpfr_equal_p(plain, scaled));
+	mpfr_clears(plain, scaled, (mpfr_ptr)0);
+	/* and the bound covers the model's error */
+	mpfr_t bound, exact, err;
+	mpfr_inits2(64, bound, err, (mpfr_ptr)0);
+	mpfr_init(exact);
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	ck_assert_int_eq(fpref_ref_tc_bound(m, &fa, &fb, mc->a, mc->b, mc->K, mc->c, &out, 0, bound), 0);
+	ck_assert_int_eq(fpref_ref_dot_value(&fa, &fb, mc->a, mc->b, mc->K, mc->c, &out, exact), 0);
+	ck_assert_int_eq(fpref_ref_from_bits(&out, mc->d, false, &v), 0);
+	mpfr_set_prec(err, mpfr_get_prec(exact) + 200);
+	ck_assert_int_eq(mpfr_sub(err, v.x, exact, MPFR_RNDN), 0);
+	ck_assert_msg(mpfr_cmpabs(err, bound) <= 0, "%s: error %g above the bound %g", mc->gpu, mpfr_get_d(err, MPFR_RNDN),
+		      mpfr_get_d(bound, MPFR_RNDN));
+	fpref_ref_value_clear(&v);
+	mpfr_clears(bound, exact, err, (mpfr_ptr)0);
+}
+END_TEST
+
+/* Which pairs the tensor-core calls take: a mixed row any two of its
+ * inputs, a one-format row none, a custom model any pair; the lowered path
+ * both formats' values in FP16. */
+START_TEST(mixed_pair_refusals)
+{
+	struct fpref_format f16 = test_format("float16"), bf16 = test_format("bfloat16"), f32 = test_format("float32"),
+			    e4m3 = test_format("float8_e4m3fn"), e5m2 = test_format("float8_e5m2"),
+			    fnuz = test_format("float8_e4m3fnuz"), e2m1 = test_format("float4_e2m1fn");
+	uint64_t a[1] = { 0 }, b[1] = { 0 }, d;
+	mpfr_t bound;
+	mpfr_init2(bound, 64);
+	const struct fpref_tc_model *h100_f16 = fpref_tc_model_find("h100", &f16);
+	const struct fpref_tc_model *cdna3 = fpref_tc_model_find("mfma-cdna3", &fnuz);
+	const struct fpref_tc_model *wgmma = fpref_tc_model_find("h100-wgmma", &e4m3);
+	ck_assert(h100_f16 && cdna3 && wgmma);
+	/* f16 x bf16: the row is one format's (its instruction takes one type for both) */
+	ck_assert_int_eq(fpref_ref_tc_dot(h100_f16, &f16, &bf16, a, b, 1, 0, &f32, &d), -1);
+	ck_assert_int_eq(fpref_ref_tc_bound(h100_f16, &f16, &bf16, a, b, 1, 0, &f32, 0, bound), -1);
+	ck_assert_int_eq(fpref_ref_tc_dot_splitk(h100_f16, &f16, &bf16, a, b, 1, 1, 0, &d), -1);
+	ck_assert_int_eq(fpref_ref_tc_bound_splitk(h100_f16, &f16, &bf16, a, b, 1, 1, 0, bound), -1);
+	/* CDNA3 takes FNUZ pairs, not OCP E4M3 beside them */
+	ck_assert_int_eq(fpref_ref_tc_dot(cdna3, &fnuz, &e4m3, a, b, 1, 0, &f32, &d), -1);
+	/* Hopper's FP8 unit takes E4M3 and E5M2, not FP4 */
+	ck_assert_int_eq(fpref_ref_tc_dot(wgmma, &e4m3, &e2m1, a, b, 1, 0, &f32, &d), -1);
+	ck_assert_int_eq(fpref_ref_tc_dot(wgmma, &e4m3, &e5m2, a, b, 1, 0, &f32, &d), 0);
+	ck_assert_int_eq(fpref_ref_tc_dot(wgmma, &e5m2, &e4m3, a, b, 1, 0, &f16, &d), 0);
+	/* a custom model takes any pair the models can read */
+	struct fpref_tc_model custom;
+	char err[128];
+	ck_assert_int_eq(fpref_tc_model_custom(8, 24, FPREF_TC_NO_FLOOR, FPREF_RTZ, &custom, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_ref_tc_dot(&custom, &f16, &e2m1, a, b, 1, 0, &f32, &d), 0);
+	ck_assert_int_eq(fpref_ref_tc_bound(&custom, &bf16, &e5m2, a, b, 1, 0, &f32, 0, bound), 0);
+	mpfr_clear(bound);
+}
+END_TEST
+
+/* The bound of the oracle's own model on random mixed dots: |d - exact| <=
+ * bound wherever the bound is finite, on each path a mixed pair takes
+ * (block model, two-stage, lowered, split-K). */
+struct mixed_bound_case {
+	const char *gpu, *a_format, *b_format, *output;
+	bool splitk;
+};
+
+static const struct mixed_bound_case mixed_bound_cases[] = {
+	{ "h100-wgmma", "float8_e5m2", "float8_e4m3fn", "float32", false },
+	{ "h100-wgmma", "float8_e4m3fn", "float8_e5m2", "float16", false },
+	{ "h100", "float8_e5m2", "float8_e4m3fn", "float16", false },   /* lowered */
+	{ "ada", "float8_e4m3fn", "float8_e5m2", "float32", true },
+	{ "tcgen05", "float4_e2m1fn", "float6_e3m2fn", "float32", false },
+	{ "tcgen05", "float6_e2m3fn", "float8_e5m2", "float32", true },
+	{ "mfma-cdna3", "float8_e4m3fnuz", "float8_e5m2fnuz", "float32", false },
+	{ "mfma-cdna4", "float8_e5m2", "float4_e2m1fn", "float32", false },
+};
+
+/* A finite structured operand of magnitude below 2^max_log2. */
+static uint64_t finite_operand(const struct fpref_format *f, uint64_t *state, struct fpref_ref_value *v, long max_log2)
+{
+	for (;;) {
+		uint64_t x = drv_structured(f, state);
+		if (fpref_ref_from_bits(f, x, false, v) == 0 && mpfr_number_p(v->x) &&
+		    (mpfr_zero_p(v->x) || mpfr_get_exp(v->x) <= max_log2))
+			return x;
+	}
+}
+
+START_TEST(mixed_pair_bounds)
+{
+	const struct mixed_bound_case *bc = &mixed_bound_cases[_i];
+	struct fpref_format fa = test_format(bc->a_format), fb = test_format(bc->b_format), out = test_format(bc->output),
+			    f32 = test_format("float32");
+	const struct fpref_tc_model *m = fpref_tc_model_find_pair(bc->gpu, &fa, &fb);
+	ck_assert_msg(m != NULL, "%s takes no %s x %s", bc->gpu, fa.name, fb.name);
+	const struct fpref_format *res = bc->splitk ? &f32 : &out;
+	uint64_t state = 0x36 + (uint64_t)_i, a[96], b[96], c, d;
+	mpfr_t bound, exact, err;
+	mpfr_inits2(64, bound, err, (mpfr_ptr)0);
+	mpfr_init(exact);
+	struct fpref_ref_value v;
+	fpref_ref_value_init(&v);
+	unsigned finite = 0, reps = 300;
+	long max_log2 = fpref_format_is(res, FPREF_FORMAT_FLOAT16) ? 4 : 64; /* FP16: no overflow, products <= 2^8, K < 96 */
+	for (unsigned rep = 0; rep < reps; rep++) {
+		size_t K = 1 + (size_t)(drv_random(&state) % 96);
+		for (size_t k = 0; k < K; k++) {
+			a[k] = finite_operand(&fa, &state, &v, max_log2);
+			b[k] = finite_operand(&fb, &state, &v, max_log2);
+		}
+		c = rep % 3 ? 0 : finite_operand(res, &state, &v, max_log2);
+		size_t S = 16 + (size_t)(drv_random(&state) % 48);
+		if (bc->splitk) {
+			ck_assert_int_eq(fpref_ref_tc_dot_splitk(m, &fa, &fb, a, b, K, S, c, &d), 0);
+			ck_assert_int_eq(fpref_ref_tc_bound_splitk(m, &fa, &fb, a, b, K, S, c, bound), 0);
+		} else {
+			ck_assert_int_eq(fpref_ref_tc_dot(m, &fa, &fb, a, b, K, c, res, &d), 0);
+			ck_assert_int_eq(fpref_ref_tc_bound(m, &fa, &fb, a, b, K, c, res, 0, bound), 0);
+		}
+		if (!mpfr_number_p(bound))
+			continue; /* may overflow: no finite bound claimed */
+		ck_assert_int_eq(fpref_ref_dot_value(&fa, &fb, a, b, K, c, res, exact), 0);
+		ck_assert_int_eq(fpref_ref_from_bits(res, d, false, &v), 0);
+		ck_assert_msg(mpfr_number_p(v.x), "%s: d = %llx with a finite bound", bc->gpu, (unsigned long long)d);
+		mpfr_set_prec(err, mpfr_get_prec(exact) + 400);
+		ck_assert_int_eq(mpfr_sub(err, v.x, exact, MPFR_RNDN), 0);
+		ck_assert_msg(mpfr_cmpabs(err, bound) <= 0, "%s %s x %s K=%zu: error %g above the bound %g", bc->gpu,
+			      fa.name, fb.name, K, mpfr_get_d(err, MPFR_RNDN), mpfr_get_d(bound, MPFR_RNDN));
+		finite++;
+	}
+	ck_assert_msg(finite > reps / 2, "%s %s x %s: %u finite bounds of %u", bc->gpu, fa.name, fb.name, finite, reps);
+	fpref_ref_value_clear(&v);
+	mpfr_clears(bound, exact, err, (mpfr_ptr)0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ref");
@@ -939,6 +1170,9 @@ int main(void)
 	tcase_add_test(tc, convert_bits);
 	tcase_add_test(tc, parse_errors);
 	tcase_add_test(tc, printing);
+	tcase_add_loop_test(tc, mixed_pair_dots, 0, (int)(sizeof mixed_cases / sizeof mixed_cases[0]));
+	tcase_add_test(tc, mixed_pair_refusals);
+	tcase_add_loop_test(tc, mixed_pair_bounds, 0, (int)(sizeof mixed_bound_cases / sizeof mixed_bound_cases[0]));
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return test_run(s);
