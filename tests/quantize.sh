@@ -457,4 +457,159 @@ npy "$tmp/r20.npy" '<f4' '1, 20' 4 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
 [ $? -ne 0 ] && grep -q 'multiple of 16' "$tmp/err" && ok 'nvfp4 --rht on rows of 20: refused' ||
 	not_ok 'nvfp4 --rht on rows of 20: refused' "$(cat "$tmp/err")"
 
+# ---- MX and NVFP4 recipes of issue 39 (docs/scaling-mx.md, "MX recipes", "NVFP4 recipes") ----
+# Worked by hand from each rule's and recipe's definition (E4M3: emax 8, max
+# 448 = 1.75 * 2^8, least subnormal 2^-9; E8M0 code = 127 + s, 00 = 2^-127):
+# M1, {2^-130, 2^-135, 0...} (0x00080000 = 2^19 * 2^-149, 0x00004000 = 2^14 *
+#   2^-149): the floor-type rules (ocp-floor, rne, ceil) give s = -130 - 8 =
+#   -138, clamped to -127: scale 00.  OCP divides by 2^-127: 2^-3 (field 4,
+#   20) and 2^-8 = 2 * 2^-9 (02); torchao divides by max(2^-127, 2^-126) =
+#   2^-126: 2^-4 (18) and 2^-9 (01).  The rceil rules give 00 as well and
+#   multiply by 1 (ocp, torchao): both flush (00 00); ModelOpt multiplies
+#   code 00 by 2^127: 20 02 again.
+# M2, {inf, 1, 0...}: OCP gives FF with zero codes; torchao reads inf's
+#   exponent field 255 as 2^128 under the floor rules: s = 128 - emax (E4M3
+#   120 = F7, E5M2 113 = F0, E2M1 126 = FD), and ceil(log2 inf) = 127 (FE)
+#   under the rceil rules; ModelOpt's rceil-log2 FE too.  The codes are
+#   computed: inf clamps to the element's max (E4M3 448 7E, E5M2 57344 7B,
+#   E2M1 6 07), 1 * 2^-113 or less flushes to 00.
+# M3, {0x6A600001, 0...}: 0x6A600000 = 1.75 * 2^85 = 448 * 2^77, so amax is one
+#   ulp above it.  nv-ceil: amax * fl(1/448) lies above 2^77, ceil 78: scale
+#   127 + 78 = CD, element amax / 2^78 = 224 (+ 1e-7 rel.) -> 76.  rceil-log2:
+#   d = fl(amax / 448) = 2^77 (1 + 2^-23) (the quotient 2^77 (1 + 2^-23 / 1.75)
+#   rounds up), log2 d = 77 + 1.7e-7 rounds to 77 in FP32 (half the gap there
+#   is 2^-18 = 3.8e-6): scale CC, element amax / 2^77 = 448 (+ 1e-7) -> 7E.
+#   ocp-floor: floor(log2 amax) = 85, s = 77 (CC) as well.
+# CEIL, {448, 3, -0}: ceil(log2 448) = 9, s = 1 (80): 224 (76), 1.5 (3C), -0
+#   (80); ocp-floor and nv-ceil (448 * fl(1/448) = 1, ceil 0) give s = 0 (7F):
+#   7E 44 80.
+mxr() { # mxr NAME WANT-SCALE+CODES NCODES ARGS...: scale byte then the first NCODES codes
+	name=$1 want=$2 n=$3
+	shift 3
+	rm -f "$tmp/s.npy" "$tmp/c.npy"
+	"$FPREF" quantize --codes "$tmp/c.npy" --scales "$tmp/s.npy" "$@" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	[ $st -eq 0 ] || { not_ok "$name" "exit $st: $(cat "$tmp/err")"; return; }
+	check "$name" "$want" "$(tail_hex "$tmp/s.npy" 1)$(tail_hex "$tmp/c.npy" 32 | cut -c1-$((2 * n)))"
+}
+blk32() { # blk32 FILE HEXWORD...: a 1 x 32 FP32 tensor, the rest zeros
+	file=$1
+	shift
+	k=$#
+	while [ $k -lt 32 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+	npy "$file" '<f4' '1, 32' 4 "$@"
+}
+blk32 "$tmp/m1.npy" 00080000 00004000
+for rule in ocp-floor rne ceil; do
+	mxr "M1 $rule (ocp): scale 00, / 2^-127: 20 02" 002002 2 --scheme mxfp8 --rule $rule --in "$tmp/m1.npy"
+	mxr "M1 $rule --recipe torchao: scale 00, / 2^-126: 18 01" 001801 2 --scheme mxfp8 --recipe torchao --rule $rule \
+		--in "$tmp/m1.npy"
+done
+mxr 'M1 --recipe ocp named: as the default' 002002 2 --scheme mxfp8 --recipe ocp --in "$tmp/m1.npy"
+for rule in nv-ceil rceil-log2; do
+	mxr "M1 $rule --recipe torchao: scale 00, * 1: 00 00" 000000 2 --scheme mxfp8 --recipe torchao --rule $rule \
+		--in "$tmp/m1.npy"
+done
+mxr 'M1 rceil-log2 --recipe modelopt: scale 00, * 2^127: 20 02' 002002 2 --scheme mxfp8 --recipe modelopt \
+	--rule rceil-log2 --in "$tmp/m1.npy"
+blk32 "$tmp/m2.npy" 7F800000 3F800000
+mxr 'M2 ocp-floor (ocp): FF, codes 00 00' ff0000 2 --scheme mxfp8 --in "$tmp/m2.npy"
+for rule in ocp-floor rne ceil; do
+	mxr "M2 $rule --recipe torchao: F7, codes 7E 00" f77e00 2 --scheme mxfp8 --recipe torchao --rule $rule \
+		--in "$tmp/m2.npy"
+done
+mxr 'M2 rceil-log2 --recipe torchao: FE, codes 7E 00' fe7e00 2 --scheme mxfp8 --recipe torchao --rule rceil-log2 \
+	--in "$tmp/m2.npy"
+mxr 'M2 e5m2 --recipe torchao: F0, codes 7B 00' f07b00 2 --scheme mxfp8 --format e5m2 --recipe torchao --in "$tmp/m2.npy"
+mxr 'M2 mxfp4 --recipe torchao: FD, codes 07 00' fd0700 2 --scheme mxfp4 --recipe torchao --in "$tmp/m2.npy"
+mxr 'M2 rceil-log2 --recipe modelopt: FE, codes 7E 00' fe7e00 2 --scheme mxfp8 --recipe modelopt --rule rceil-log2 \
+	--in "$tmp/m2.npy"
+grep -q '^rule rceil-log2  element_rounding rne  recipe modelopt$' "$tmp/out" && ok 'MX --recipe modelopt: printed' ||
+	not_ok 'MX --recipe modelopt: printed' "$(cat "$tmp/out")"
+blk32 "$tmp/m3.npy" 6A600001
+for r in ocp torchao modelopt; do
+	mxr "M3 rceil-log2 --recipe $r: CC, code 7E" cc7e 1 --scheme mxfp8 --recipe $r --rule rceil-log2 --in "$tmp/m3.npy"
+	mxr "M3 nv-ceil --recipe $r: CD, code 76" cd76 1 --scheme mxfp8 --recipe $r --rule nv-ceil --in "$tmp/m3.npy"
+done
+mxr 'M3 ocp-floor: CC, code 7E' cc7e 1 --scheme mxfp8 --in "$tmp/m3.npy"
+blk32 "$tmp/c448.npy" 43E00000 40400000 80000000
+mxr 'CEIL {448, 3, -0}: 80, codes 76 3C 80' 80763c80 3 --scheme mxfp8 --rule ceil --in "$tmp/c448.npy"
+mxr 'CEIL --recipe torchao: the same' 80763c80 3 --scheme mxfp8 --rule ceil --recipe torchao --in "$tmp/c448.npy"
+mxr 'ocp-floor {448, 3, -0}: 7F, codes 7E 44 80' 7f7e4480 3 --scheme mxfp8 --in "$tmp/c448.npy"
+mxr 'nv-ceil {448, 3, -0}: 7F as ocp-floor' 7f7e4480 3 --scheme mxfp8 --rule nv-ceil --in "$tmp/c448.npy"
+mxr 'rceil-log2 {448, 3, -0}: log2 1 = 0, 7F' 7f7e4480 3 --scheme mxfp8 --rule rceil-log2 --in "$tmp/c448.npy"
+"$FPREF" quantize --scheme mxfp8 --rule ceil --recipe torchao --in "$tmp/c448.npy" --codes "$tmp/c.npy" \
+	--scales "$tmp/s.npy" --json >"$tmp/out"
+grep -q '"rule": "ceil", "element_rounding": "rne", "recipe": "torchao"' "$tmp/out" && ok 'MX --recipe --json: recipe' ||
+	not_ok 'MX --recipe --json: recipe' "$(cat "$tmp/out")"
+# Every MX scheme takes torchao and every rule; ModelOpt only E4M3.
+for scheme in mxfp8 mxfp6 mxfp4; do
+	for rule in ocp-floor nv-ceil rne ceil rceil-log2; do
+		expect_status "$scheme --recipe torchao --rule $rule: exit 0" 0 --scheme $scheme --recipe torchao --rule $rule \
+			--in "$tmp/m3.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+	done
+done
+for bad in 'mxfp8 --format e5m2' mxfp6 mxfp4 mxint8; do
+	# shellcheck disable=SC2086
+	expect_status "$bad --recipe modelopt: exit 2" 2 --scheme $bad --recipe modelopt --in "$tmp/m3.npy" \
+		--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+	grep -q 'only the element float8_e4m3fn' "$tmp/err" && ok "$bad --recipe modelopt: says E4M3 only" ||
+		not_ok "$bad --recipe modelopt: says E4M3 only" "$(cat "$tmp/err")"
+done
+# NVFP4, N1: 1 x 32, x0 = 0x45698D22 (A = 3736.82), x16 = 0x42B7812D (m), x17 =
+#   0x4298EBA6: D = fl(A / 2688) = 0x3FB1F1A0; block 1's value fl(fl(m / 6) / D)
+#   = 11 exactly (E4M3 53), block 0's 448 (7E).  torchao 0.18: x17 *
+#   fl(fl(1/D) / 11) = 5.0 exactly, the tie 4|6 to even 4 (6); 02a1bc44:
+#   x17 / fl(D * 11) = 5.0000005 -> 6 (7).  torchao-1level: block value
+#   fl(m / 6) = 15.29 -> 15 (57), x17 * fl(1/15) = 5.097 -> 6 (7), tensor
+#   scale written as 1.
+set -- 45698D22
+k=1
+while [ $k -lt 16 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+blk32 "$tmp/n1.npy" "$@" 42B7812D 4298EBA6
+nvr() { # nvr RECIPE WANT-SCALES WANT-X16-X17 WANT-T
+	rm -f "$tmp/s.npy" "$tmp/c.npy" "$tmp/t.npy"
+	"$FPREF" quantize --scheme nvfp4 --recipe "$1" --in "$5" --codes "$tmp/c.npy" --scales "$tmp/s.npy" \
+		--tensor-scale "$tmp/t.npy" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	[ $st -eq 0 ] || { not_ok "nvfp4 --recipe $1: exit 0" "exit $st: $(cat "$tmp/err")"; return; }
+	check "$6 --recipe $1: block scales $2" "$2" "$(tail_hex "$tmp/s.npy" 2)"
+	check "$6 --recipe $1: codes $3" "$3" "$(tail_hex "$tmp/c.npy" 16 | cut -c1-4)"
+	check "$6 --recipe $1: tensor scale" "$4" "$(tail_hex "$tmp/t.npy" 4)"
+	grep -q "recipe $1\$" "$tmp/out" && ok "$6 --recipe $1: printed" || not_ok "$6 --recipe $1: printed" "$(cat "$tmp/out")"
+}
+nvr torchao 7e53 0706 a0f1b13f "$tmp/n1.npy" N1
+nvr torchao-02a1bc44 7e53 0707 a0f1b13f "$tmp/n1.npy" N1
+nvr torchao-1level 7e57 0707 0000803f "$tmp/n1.npy" N1
+# ModelOpt's floor, {2688, 0...} | {2^-20, -2^-20, 0...}: D = 1, block value
+#   fl(2^-20 / 6) = 1.6e-7.  0.47 clamps it to 2^-9 (01): elements 2^-20 / 2^-9
+#   = 2^-11 -> 0, the sign from x < 0 (00 08); 0ad6e5f0 casts it to E4M3 00,
+#   and x / fl(0 * D) = +-inf saturates to +-6 (07 0F).
+set -- 45280000
+k=1
+while [ $k -lt 16 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+blk32 "$tmp/mo.npy" "$@" 35800000 B5800000
+nvr modelopt 7e01 0008 0000803f "$tmp/mo.npy" 'ModelOpt floor'
+nvr modelopt-0ad6e5f0 7e00 070f 0000803f "$tmp/mo.npy" 'ModelOpt floor'
+# Unknown names: exit 2, the choices listed.
+expect_status 'mxfp8 --recipe torchao-0.18: exit 2' 2 --scheme mxfp8 --recipe torchao-0.18 --in "$tmp/m3.npy" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+grep -q 'ocp, torchao or modelopt' "$tmp/err" && ok 'MX --recipe refusal lists ocp, torchao, modelopt' ||
+	not_ok 'MX --recipe refusal lists ocp, torchao, modelopt' "$(cat "$tmp/err")"
+expect_status 'mxfp8 --rule rceil: exit 2' 2 --scheme mxfp8 --rule rceil --in "$tmp/m3.npy" --codes "$tmp/c.npy" \
+	--scales "$tmp/s.npy"
+grep -q 'choices: ocp-floor, nv-ceil, rne, ceil, rceil-log2' "$tmp/err" && ok '--rule refusal lists the five rules' ||
+	not_ok '--rule refusal lists the five rules' "$(cat "$tmp/err")"
+expect_status 'nvfp4 --recipe torchao-0.18: exit 2' 2 --scheme nvfp4 --recipe torchao-0.18 --in "$tmp/n1.npy" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy" --tensor-scale "$tmp/t.npy"
+grep -q 'te, torchao, torchao-1level, modelopt, torchao-02a1bc44 or modelopt-0ad6e5f0' "$tmp/err" &&
+	ok 'nvfp4 --recipe refusal lists the six recipes' || not_ok 'nvfp4 --recipe refusal lists the six recipes' "$(cat "$tmp/err")"
+for bad in '--recipe torchao-1level --2d' '--recipe torchao-02a1bc44 --sr' '--recipe modelopt-0ad6e5f0 --rht te'; do
+	# shellcheck disable=SC2086
+	expect_status "nvfp4 $bad: exit 2" 2 --scheme nvfp4 $bad --tensor-scale "$tmp/t.npy" --in "$tmp/n1.npy" \
+		--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+done
+expect_status 'tile128 --recipe torchao-1level: exit 2' 2 --scheme tile128 --recipe torchao-1level --in "$tmp/n1.npy" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+
 tap_end
