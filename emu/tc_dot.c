@@ -23,7 +23,9 @@ static int32_t leading_place(const struct fpref_unpacked *u)
 int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const struct fpref_format *in_a,
 			   const struct fpref_format *in_b, const struct fpref_format *output)
 {
-	if (!fpref_tc_pair_ok(m, in_a, in_b) || !fpref_tc_output_ok(m, in_a, output) ||
+	/* two formats only as the row's instruction takes them; one format as
+	 * before (the rows' input lists are the callers' to check) */
+	if ((!fpref_format_same(in_a, in_b) && !fpref_tc_pair_ok(m, in_a, in_b)) || !fpref_tc_output_ok(m, in_a, output) ||
 	    !fpref_tc_output_ok(m, in_b, output) || !fpref_tc_input_ok(in_a) || !fpref_tc_input_ok(in_b))
 		return -1;
 	p->in_a = in_a;

@@ -69,7 +69,8 @@ void fpref_golden_sha256_hex(struct fpref_sha256 *s, char hex[65]);
  *   mutant NAME              (campaigns: the emulator runs that mutant, a test of the sweep)
  *   convert FROMS TOS ENVS GENERATOR
  *   op OPS FORMATS ENVS GENERATOR
- *   dot GPUS INPUTS OUTPUTS GENERATOR
+ *   dot GPUS INPUTS OUTPUTS GENERATOR  (an input A*B: A and B of two formats, as
+ *                            float8_e5m2*float8_e4m3fn, where the preset takes the pair)
  *   scale RULES ELEMENTS exhaustive  (campaigns: fpref_formats_e8m0.h's rules, or "all",
  *                            each from FP32 and through BF16; ELEMENTS for the amax rules)
  * Lists are comma-separated: format names, or the groups "all" (the
@@ -93,7 +94,8 @@ enum fpref_golden_kind {
 struct fpref_golden_job {
 	enum fpref_golden_kind kind;
 	enum fpref_op op;            /* OP */
-	struct fpref_format in, out; /* CONVERT: from, to; OP: the format twice; DOT: inputs, output */
+	struct fpref_format in, out; /* CONVERT: from, to; OP: the format twice; DOT: A's (and B's) inputs, output */
+	struct fpref_format in_b;    /* DOT: B's inputs (the same as in but for a pair A*B) */
 	struct fpref_env env;        /* resolved for the target */
 	char env_text[96];           /* as the suite wrote it */
 	struct fpref_tc_model model; /* DOT */

@@ -46,6 +46,7 @@ enum fpref_mutation {
 	FPREF_MUT_DOT_EXACT,       /* no truncation in the block: the exact sum, rounded once */
 	FPREF_MUT_DOT_INTERLEAVE,  /* the lowered path without the k mod 4 lane interleave of sm_90 */
 	FPREF_MUT_DOT_NATIVE,      /* the lowered path taken as the native FP8 unit */
+	FPREF_MUT_DOT_B_AS_A,      /* B's patterns read in A's format (A and B of two formats) */
 };
 
 struct fpref_mutant {

@@ -158,7 +158,8 @@ static uint64_t dot_power(const struct fpref_format *f, uint64_t r, int64_t e, b
 static void dot_structured(const struct fpref_golden_job *j, unsigned long c, uint64_t *v)
 {
 	size_t K = j->K;
-	const struct fpref_format *in = &j->in, *out = &j->out;
+	/* in: A's format, inb: B's (the same but for a pair A*B) */
+	const struct fpref_format *in = &j->in, *inb = &j->in_b, *out = &j->out;
 	int frac = j->model.frac, kind = (int)(c % 4), variant = (int)(c / 4 % 2), sub = (int)(c / 4 % 3);
 	int floor = out->exp_bits == 8 ? j->model.floor_fp32 : j->model.floor_fp16;
 	bool rne = (out->exp_bits == 8 ? j->model.round_fp32 : j->model.round_fp16) == FPREF_RNE;
@@ -166,13 +167,15 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 	fpref_format_min_positive(out, &least);
 	int64_t q_out = least.exponent;
 	uint64_t sign = in->is_signed ? 1ull << (in->exp_bits + in->man_bits + in->pad_bits) : 0;
+	uint64_t sign_b = inb->is_signed ? 1ull << (inb->exp_bits + inb->man_bits + inb->pad_bits) : 0;
 	for (size_t k = 0; k < K; k++) {
 		uint64_t ra = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + k);
 		uint64_t rb = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + K + k);
 		int64_t ea = -2 + (int64_t)((ra >> 4) % 5), eb = -2 + (int64_t)((rb >> 4) % 5);
 		bool exact = false;
 		if (kind == 1 && sub == 0) { /* products just below the alignment floor, or in the least binades */
-			int64_t t = floor == FPREF_TC_NO_FLOOR ? -2 * (int64_t)in->bias : floor - 1 - (int64_t)((ra >> 4) % 8);
+			int64_t t = floor == FPREF_TC_NO_FLOOR ? -(int64_t)in->bias - (int64_t)inb->bias
+							       : floor - 1 - (int64_t)((ra >> 4) % 8);
 			ea = t / 2;
 			eb = t - t / 2;
 		} else if (kind == 1) {
@@ -182,11 +185,12 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 			int64_t t = sub == 1 ? q_out - 2 - (int64_t)((ra >> 4) % 3)
 					     : k == 0 ? q_out - (rne ? 1 : 0) : q_out - frac + 1 + (int64_t)((ra >> 4) % 2);
 			if (sub == 1 && k + 1 < K) { /* in the last block: a later all-zero block would give +0 */
-				v[k] = v[K + k] = fpref_format_zero_bits(in, false);
+				v[k] = fpref_format_zero_bits(in, false);
+				v[K + k] = fpref_format_zero_bits(inb, false);
 				continue;
 			}
 			v[k] = sub == 1 ? dot_power(in, ra, t / 2, false) & ~sign : dot_exact_power(in, false, t / 2);
-			v[K + k] = dot_exact_power(in, sub == 1 || (k > 0 && !rne), t - t / 2);
+			v[K + k] = dot_exact_power(inb, sub == 1 || (k > 0 && !rne), t - t / 2);
 			continue;
 		} else if (kind == 2) { /* C at one, the first product at the output's tie, the rest below the F-bit cut */
 			int64_t t = k == 0 ? -(int64_t)fpref_format_precision(out) : -frac - 2 - (int64_t)((ra >> 4) % 4);
@@ -195,12 +199,12 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 			exact = k == 0;
 		}
 		v[k] = dot_power(in, exact ? 0 : ra, ea, exact);
-		v[K + k] = dot_power(in, exact ? 0 : rb, eb, exact);
+		v[K + k] = dot_power(inb, exact ? 0 : rb, eb, exact);
 		if (kind == 0) /* a zero of the sign that makes the product -0 */
-			v[K + k] = fpref_format_zero_bits(in, !(v[k] & sign));
+			v[K + k] = fpref_format_zero_bits(inb, !(v[k] & sign));
 		if (kind == 1 || kind == 2) { /* products of one sign: negative, or (2, variant 0) positive */
 			v[k] &= ~sign;
-			v[K + k] = (v[K + k] & ~sign) | (kind == 1 || variant ? sign : 0);
+			v[K + k] = (v[K + k] & ~sign_b) | (kind == 1 || variant ? sign_b : 0);
 		}
 	}
 	uint64_t r = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + 2 * K);
@@ -217,7 +221,7 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 			v[2 * K] += 1ull << out->pad_bits;
 		if (variant) {
 			v[0] &= ~sign;
-			v[K] = fpref_format_zero_bits(in, false);
+			v[K] = fpref_format_zero_bits(inb, false);
 		}
 	} else /* C far above (absorbing the products) or far below them */
 		v[2 * K] = pattern(out, (r >> 1) & 1, (uint64_t)out->bias + (r & 4 ? 12 : 0) - (r & 4 ? 0 : 12) + (r >> 4) % 4, r >> 20);
@@ -233,10 +237,13 @@ static void dot_cases(struct job_state *st)
 		snprintf(st->err, st->errlen, "out of memory");
 		return;
 	}
-	int bias = j->in.bias;
 	uint64_t *probe = NULL;
 	size_t cases = j->random_count;
-	if (j->probe && fpref_golden_probe_inputs(&j->in, &j->out, K, j->seed, &probe, &cases) != 0) {
+	if (j->probe && !fpref_format_same(&j->in, &j->in_b)) {
+		st->status = -1;
+		snprintf(st->err, st->errlen, "%s: the probe inputs are of one format, not %s*%s", j->path, j->in.name,
+			 j->in_b.name);
+	} else if (j->probe && fpref_golden_probe_inputs(&j->in, &j->out, K, j->seed, &probe, &cases) != 0) {
 		st->status = -1;
 		snprintf(st->err, st->errlen, "%s: no probe inputs for %s", j->path, j->in.name);
 	}
@@ -250,10 +257,11 @@ static void dot_cases(struct job_state *st)
 			memcpy(v, probe + c * (2 * K + 1), (2 * K + 1) * sizeof *v);
 		/* finite inputs within a few binades of one, mixed signs; a nonzero c half the time */
 		for (size_t k = 0; k < 2 * K && !probe; k++) {
+			const struct fpref_format *f = k < K ? &j->in : &j->in_b;
 			uint64_t r = fpref_sr_stream(j->seed, (2 * K + 1) * c + k);
-			uint64_t field = (uint64_t)(bias - 3) + (r >> 4) % 5;
-			v[k] = pattern(&j->in, r & 1, field, r >> 20);
-			if (!valid(&j->in, v[k]) || exponent_field(&j->in, v[k]) == (1ull << j->in.exp_bits) - 1)
+			uint64_t field = (uint64_t)(f->bias - 3) + (r >> 4) % 5;
+			v[k] = pattern(f, r & 1, field, r >> 20);
+			if (!valid(f, v[k]) || exponent_field(f, v[k]) == (1ull << f->exp_bits) - 1)
 				v[k] = 0;
 		}
 		uint64_t r = fpref_sr_stream(j->seed, (2 * K + 1) * c + 2 * K);
@@ -261,8 +269,8 @@ static void dot_cases(struct job_state *st)
 			v[2 * K] = r % 2 ? 0 : pattern(&j->out, (r >> 1) & 1, (uint64_t)j->out.bias - 2 + (r >> 4) % 6, r >> 20);
 	computed:;
 		uint64_t d1 = 0, d2 = 0;
-		fpref_emu_tc_dot(&j->model, &j->in, &j->in, v, v + K, K, v[2 * K], &j->out, &d1);
-		fpref_ref_tc_dot(&j->model, &j->in, &j->in, v, v + K, K, v[2 * K], &j->out, &d2);
+		fpref_emu_tc_dot(&j->model, &j->in, &j->in_b, v, v + K, K, v[2 * K], &j->out, &d1);
+		fpref_ref_tc_dot(&j->model, &j->in, &j->in_b, v, v + K, K, v[2 * K], &j->out, &d2);
 		if (d1 != d2) {
 			snprintf(st->err, st->errlen, "%s, case %lu: emulator %llx, oracle %llx: the engines disagree", j->path,
 				 c + 1, (unsigned long long)d1, (unsigned long long)d2);
@@ -270,7 +278,7 @@ static void dot_cases(struct job_state *st)
 			break;
 		}
 		for (size_t k = 0; k <= 2 * K; k++) {
-			put_hex(&st->body, k < 2 * K ? &j->in : &j->out, v[k]);
+			put_hex(&st->body, k < K ? &j->in : k < 2 * K ? &j->in_b : &j->out, v[k]);
 			put(&st->body, " ", 1);
 		}
 		put_hex(&st->body, &j->out, d1);

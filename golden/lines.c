@@ -31,12 +31,20 @@ int fpref_golden_job_of(const struct fpref_golden_file *g, struct fpref_golden_j
 		snprintf(a, sizeof a, "%s", g->formats);
 		snprintf(b, sizeof b, "%s", g->formats);
 	}
-	if (fpref_format_parse(a, &j->in, err, errlen) != 0 || fpref_format_parse(b, &j->out, err, errlen) != 0)
+	/* a dot's A*B: A's format and B's apart */
+	char *star = j->kind == FPREF_GOLDEN_DOT ? strchr(a, '*') : NULL;
+	if (star)
+		*star = '\0';
+	if (fpref_format_parse(a, &j->in, err, errlen) != 0 || fpref_format_parse(b, &j->out, err, errlen) != 0 ||
+	    (star && fpref_format_parse(star + 1, &j->in_b, err, errlen) != 0))
 		return -1;
+	if (!star)
+		j->in_b = j->in;
 	if (j->kind == FPREF_GOLDEN_DOT) {
-		const struct fpref_tc_model *m = fpref_tc_model_find(gpu, &j->in);
+		const struct fpref_tc_model *m = fpref_tc_model_find_pair(gpu, &j->in, &j->in_b);
 		struct fpref_tc_model custom;
-		if (!m && strcmp(gpu, "generic") == 0 && fpref_tc_model_from_description(g->env, &custom) == 0)
+		if (!m && strcmp(gpu, "generic") == 0 && fpref_tc_model_from_description(g->env, &custom) == 0 &&
+		    fpref_tc_pair_ok(&custom, &j->in, &j->in_b))
 			m = &custom; /* a generic model: its parameters are in the env line */
 		unsigned K;
 		if (!m || sscanf(g->columns, "a_1..a_%u", &K) != 1 || K == 0 || K > 512) {
@@ -91,7 +99,10 @@ int fpref_golden_parse_tokens(const struct fpref_golden_job *j, const char *line
 		tok[len] = '\0';
 		p += len;
 		if (n < nin) {
-			const struct fpref_format *f = j->kind == FPREF_GOLDEN_DOT && n == nin - 1 ? &j->out : &j->in;
+			const struct fpref_format *f = j->kind != FPREF_GOLDEN_DOT ? &j->in
+						       : n == nin - 1	    ? &j->out
+						       : n >= j->K	    ? &j->in_b
+									    : &j->in;
 			if (fpref_format_parse_bits(f, tok, &l->in[n], err, errlen) != 0)
 				return -1;
 		} else if (n == nin) {

@@ -93,6 +93,8 @@ static const struct fpref_mutant catalogue[] = {
 	{ "dot-lowering-missing", "accumulator", "models sm_90's mma.sync FP8 as the native FP8 unit, not as the compiler "
 	  "lowers it",
 	  FPREF_MUT_DOT_NATIVE, 0, NULL },
+	{ "dot-b-read-as-a", "operands", "reads B's patterns in A's format (E5M2 gradients read as E4M3 weights)",
+	  FPREF_MUT_DOT_B_AS_A, 0, NULL },
 };
 
 size_t fpref_golden_mutant_count(void)
@@ -369,7 +371,9 @@ bool fpref_golden_mutant_applies(const struct fpref_mutant *m, const struct fpre
 			return m->param == 1 ? j->model.block >= 2 && j->K >= 2
 					     : 2 * j->model.block <= FPREF_TC_MAX_BLOCK && j->K > (unsigned)j->model.block;
 		if (m->how == FPREF_MUT_DOT_NO_FLOOR) /* the floor must lie above the least products */
-			return dot_floor(j) != FPREF_TC_NO_FLOOR && 2 * quantum_exponent(&j->in) + 2 * j->in.man_bits < dot_floor(j);
+			return dot_floor(j) != FPREF_TC_NO_FLOOR &&
+			       quantum_exponent(&j->in) + quantum_exponent(&j->in_b) + j->in.man_bits + j->in_b.man_bits <
+				       dot_floor(j);
 		return true;
 	case FPREF_MUT_DOT_C_LAST:
 		return !dot_lowered_inner(j);
@@ -377,11 +381,14 @@ bool fpref_golden_mutant_applies(const struct fpref_mutant *m, const struct fpre
 		/* the two signs part only on a negative sum that rounds to zero: products below half
 		 * the output's least (an exact zero is +0 either way); the lowered path runs the
 		 * float16 row, whose rule this row's flag does not change */
-		return !dot_lowered_inner(j) && 2 * quantum_exponent(&j->in) < quantum_exponent(&j->out) - 1;
+		return !dot_lowered_inner(j) && quantum_exponent(&j->in) + quantum_exponent(&j->in_b) < quantum_exponent(&j->out) - 1;
 	case FPREF_MUT_DOT_INTERLEAVE:
 		return dot_lowered_inner(j) && j->model.interleave > 1;
 	case FPREF_MUT_DOT_NATIVE:
 		return dot_lowered_inner(j) != NULL;
+	case FPREF_MUT_DOT_B_AS_A: /* the bug of a kernel that takes one format for both */
+		return !same_format(&j->in, &j->in_b) &&
+		       fpref_format_container_bits(&j->in) == fpref_format_container_bits(&j->in_b);
 	}
 	return false;
 }

@@ -138,7 +138,7 @@ static int dot_result(const struct fpref_mutant *m, const struct fpref_golden_jo
 	case FPREF_MUT_DOT_C_LAST: {
 		uint64_t d, sum[2];
 		uint64_t zero = fpref_format_zero_bits(&j->out, false);
-		if (fpref_emu_tc_dot(&model, &j->in, &j->in, in, in + K, K, zero, &j->out, &d) != 0)
+		if (fpref_emu_tc_dot(&model, &j->in, &j->in_b, in, in + K, K, zero, &j->out, &d) != 0)
 			return -1;
 		struct fpref_env env;
 		fpref_env_default(&env);
@@ -148,10 +148,14 @@ static int dot_result(const struct fpref_mutant *m, const struct fpref_golden_jo
 		unsigned flags = 0;
 		return fpref_emu_op(FPREF_OP_ADD, &j->out, sum, &env, 0, result, &flags);
 	}
+	case FPREF_MUT_DOT_B_AS_A: /* one format for both: the row's pair check would refuse it */
+		model.mixed = true;
+		model.inputs = "";
+		return fpref_emu_tc_dot(&model, &j->in, &j->in, in, in + K, K, c, &j->out, result);
 	default:
 		return -1;
 	}
-	return fpref_emu_tc_dot(&model, &j->in, &j->in, in, in + K, K, c, &j->out, result);
+	return fpref_emu_tc_dot(&model, &j->in, &j->in_b, in, in + K, K, c, &j->out, result);
 }
 
 static int mutate(const struct fpref_mutant *m, const struct fpref_golden_job *j, const uint64_t *in, uint64_t *result)

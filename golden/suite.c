@@ -110,10 +110,42 @@ static int p3109_group(struct fpref_format *out, size_t max, size_t *n, char *er
 	return 0;
 }
 
-/* The formats a list names: the groups "all" (the catalogue), "narrow"
- * (its formats of 8 bits or fewer), "upto16" (of 16 bits or fewer) and
- * "p3109" (p3109_group), or names. */
-static int format_list(const char *text, struct fpref_format *out, size_t max, size_t *n, char *err, size_t errlen)
+/* One item of a format list (text, for messages) into out[*n...]: a group
+ * ("all", the catalogue; "narrow", its formats of 8 bits or fewer;
+ * "upto16", of 16 bits or fewer; "p3109", p3109_group) or a name. */
+static int list_item(const char *text, const char *w, struct fpref_format *out, size_t max, size_t *n, char *err,
+		     size_t errlen)
+{
+	bool all = strcmp(w, "all") == 0, narrow = strcmp(w, "narrow") == 0, upto16 = strcmp(w, "upto16") == 0;
+	if (all || narrow || upto16) {
+		for (size_t i = 0; i < fpref_format_count() && *n < max; i++)
+			if (all || fpref_format_container_bits(fpref_format_at(i)) <= (narrow ? 8 : 16))
+				out[(*n)++] = *fpref_format_at(i);
+		return 0;
+	}
+	if (strcmp(w, "p3109") == 0)
+		return p3109_group(out, max, n, err, errlen);
+	if (*n == max) {
+		snprintf(err, errlen, "too many formats in '%s'", text);
+		return -1;
+	}
+	if (fpref_format_parse(w, &out[*n], err, errlen) != 0) {
+		/* an option split from its format (the format before it reads as a bare eXmY) */
+		if (strchr(w, '=') || strcmp(w, "unsigned") == 0 || strchr(text, '=') || strstr(text, "unsigned")) {
+			size_t used = strlen(err);
+			snprintf(err + used, errlen - used, "; a format with options goes in brackets: [e5m3,subnormals=off]");
+		}
+		return -1;
+	}
+	(*n)++;
+	return 0;
+}
+
+/* The formats a list names, item by item (list_item).  With pair (a dot
+ * line's INPUTS), an item A*B names A's format (out) and B's (pair) apart;
+ * every other item is its own B. */
+static int format_list(const char *text, struct fpref_format *out, struct fpref_format *pair, size_t max, size_t *n,
+		       char *err, size_t errlen)
 {
 	*n = 0;
 	char copy[1024], *rest = copy, *w;
@@ -122,31 +154,19 @@ static int format_list(const char *text, struct fpref_format *out, size_t max, s
 	while ((w = next_item(&rest, &unclosed)) != NULL) {
 		if (!*w)
 			continue;
-		bool all = strcmp(w, "all") == 0, narrow = strcmp(w, "narrow") == 0, upto16 = strcmp(w, "upto16") == 0;
-		if (all || narrow || upto16) {
-			for (size_t i = 0; i < fpref_format_count() && *n < max; i++)
-				if (all || fpref_format_container_bits(fpref_format_at(i)) <= (narrow ? 8 : 16))
-					out[(*n)++] = *fpref_format_at(i);
-			continue;
-		}
-		if (strcmp(w, "p3109") == 0) {
-			if (p3109_group(out, max, n, err, errlen) != 0)
-				return -1;
-			continue;
-		}
-		if (*n == max) {
-			snprintf(err, errlen, "too many formats in '%s'", text);
+		size_t before = *n;
+		char *star = pair ? strchr(w, '*') : NULL;
+		if (star)
+			*star = '\0';
+		if (list_item(text, w, out, max, n, err, errlen) != 0)
+			return -1;
+		if (star && (*n != before + 1 || fpref_format_parse(star + 1, &pair[before], err, errlen) != 0)) {
+			if (*n != before + 1)
+				snprintf(err, errlen, "'%s*%s': a pair names one format on each side", w, star + 1);
 			return -1;
 		}
-		if (fpref_format_parse(w, &out[*n], err, errlen) != 0) {
-			/* an option split from its format (the format before it reads as a bare eXmY) */
-			if (strchr(w, '=') || strcmp(w, "unsigned") == 0 || strchr(text, '=') || strstr(text, "unsigned")) {
-				size_t used = strlen(err);
-				snprintf(err + used, errlen - used, "; a format with options goes in brackets: [e5m3,subnormals=off]");
-			}
-			return -1;
-		}
-		(*n)++;
+		for (size_t i = before; pair && !star && i < *n; i++)
+			pair[i] = out[i];
 	}
 	if (unclosed) {
 		snprintf(err, errlen, "'%s': a '[' without its ']' (or text after it before the next comma)", text);
@@ -203,7 +223,11 @@ static void job_path(struct fpref_golden_job *j)
 		snprintf(j->path, sizeof j->path, "%s/%s.%s.txt", fpref_op_name(j->op), j->in.name, j->env_text);
 		break;
 	case FPREF_GOLDEN_DOT:
-		snprintf(j->path, sizeof j->path, "dot/%s.%s-%s.txt", j->model.gpu, j->in.name, j->out.name);
+		if (fpref_format_same(&j->in, &j->in_b))
+			snprintf(j->path, sizeof j->path, "dot/%s.%s-%s.txt", j->model.gpu, j->in.name, j->out.name);
+		else /* two formats: A's x B's */
+			snprintf(j->path, sizeof j->path, "dot/%s.%s-x-%s-%s.txt", j->model.gpu, j->in.name, j->in_b.name,
+				 j->out.name);
 		break;
 	case FPREF_GOLDEN_E8M0: {
 		char rule[64];
@@ -383,7 +407,7 @@ static int expand_e8m0(struct fpref_golden_suite *s, char **w, size_t *cap, char
 	}
 	struct fpref_format elements[MAX_LIST];
 	size_t nel = 0;
-	if (format_list(w[2], elements, MAX_LIST, &nel, err, errlen) != 0)
+	if (format_list(w[2], elements, NULL, MAX_LIST, &nel, err, errlen) != 0)
 		return -1;
 	for (size_t r = 0; r < nrules; r++) {
 		bool takes = fpref_e8m0_rule_needs_element(&rules[r]);
@@ -430,11 +454,11 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 	proto.seed = s->seed;
 	if (generator(w[4], dot, &proto, err, errlen) != 0)
 		return -1;
-	struct fpref_format a[MAX_LIST], b[MAX_LIST];
+	struct fpref_format a[MAX_LIST], b[MAX_LIST], a_b[MAX_LIST]; /* a_b: a dot's B formats beside a */
 	size_t na = 0, nb = 0;
 	if (convert || dot) {
-		if (format_list(w[dot ? 2 : 1], a, MAX_LIST, &na, err, errlen) != 0 ||
-		    format_list(w[dot ? 3 : 2], b, MAX_LIST, &nb, err, errlen) != 0)
+		if (format_list(w[dot ? 2 : 1], a, dot ? a_b : NULL, MAX_LIST, &na, err, errlen) != 0 ||
+		    format_list(w[dot ? 3 : 2], b, NULL, MAX_LIST, &nb, err, errlen) != 0)
 			return -1;
 	}
 	char(*envs)[ENV_TEXT] = NULL;
@@ -466,16 +490,24 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 		for (char *save = NULL, *g = strtok_r(copy, ",", &save); g; g = strtok_r(NULL, ",", &save))
 			for (size_t i = 0; i < na; i++)
 				for (size_t k = 0; k < nb; k++) {
-					const struct fpref_tc_model *m = fpref_tc_model_find(g, &a[i]);
+					const struct fpref_tc_model *m = fpref_tc_model_find_pair(g, &a[i], &a_b[i]);
 					if (!fpref_format_is(&b[k], FPREF_FORMAT_FLOAT32) && !fpref_format_is(&b[k], FPREF_FORMAT_FLOAT16)) {
 						snprintf(err, errlen, "dot outputs are float32 or float16, not %.64s", b[k].name);
 						return -1;
 					}
-					if (!m || !fpref_tc_output_ok(m, &a[i], &b[k]))
+					if (!m && !fpref_format_same(&a[i], &a_b[i]) && fpref_tc_model_find(g, &a[i])) {
+						char pairs[512];
+						fpref_tc_model_pairs(fpref_tc_model_find(g, &a[i]), pairs, sizeof pairs);
+						snprintf(err, errlen, "%.32s takes no %.64s x %.64s (its pairs: %s)", g, a[i].name,
+							 a_b[i].name, pairs);
+						return -1;
+					}
+					if (!m || !fpref_tc_output_ok(m, &a[i], &b[k]) || !fpref_tc_output_ok(m, &a_b[i], &b[k]))
 						continue; /* no such instruction on that GPU: nothing to make */
 					struct fpref_golden_job j = proto;
 					j.model = *m;
 					j.in = a[i];
+					j.in_b = a_b[i];
 					j.out = b[k];
 					snprintf(j.env_text, sizeof j.env_text, "model");
 					fpref_env_default(&j.env);
@@ -502,7 +534,7 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 			return -1;
 		}
 	}
-	int status = format_list(w[2], a, MAX_LIST, &na, err, errlen);
+	int status = format_list(w[2], a, NULL, MAX_LIST, &na, err, errlen);
 	for (size_t q = 0; q < nops && status == 0; q++)
 		for (size_t i = 0; i < na && status == 0; i++)
 			for (size_t e = 0; e < nenvs && status == 0; e++) {

@@ -208,7 +208,8 @@ int fpref_golden_results_oracle(const struct fpref_golden_file *g, const struct 
 		else if (j->kind == FPREF_GOLDEN_OP)
 			fpref_ref_op(j->op, &j->in, l->in, &j->env, 0, &r->bits[i], &flags);
 		else
-			fpref_ref_tc_dot(&j->model, &j->in, &j->in, l->in, l->in + j->K, j->K, l->in[2 * j->K], &j->out, &r->bits[i]);
+			fpref_ref_tc_dot(&j->model, &j->in, &j->in_b, l->in, l->in + j->K, j->K, l->in[2 * j->K], &j->out,
+					 &r->bits[i]);
 		r->flags[i] = j->kind == FPREF_GOLDEN_DOT ? -1 : (int)flags;
 	}
 	free(l);
@@ -246,7 +247,7 @@ static int exact_value(const struct fpref_golden_job *j, const struct fpref_gold
 	}
 	if (j->kind == FPREF_GOLDEN_OP)
 		return fpref_ref_op_value(j->op, &j->in, l->in, exact);
-	return fpref_ref_dot_value(&j->in, &j->in, l->in, l->in + j->K, j->K, l->in[2 * j->K], &j->out, exact);
+	return fpref_ref_dot_value(&j->in, &j->in_b, l->in, l->in + j->K, j->K, l->in[2 * j->K], &j->out, exact);
 }
 
 /* Where the output overflows: its largest finite value and half an ulp
@@ -371,7 +372,7 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 			add_exact(rep, j, l->result, exact, overflow, ulps_x, rel_x);
 		}
 		if (j->kind == FPREF_GOLDEN_DOT && !isnan(abs_x) &&
-		    fpref_ref_tc_bound(&j->model, &j->in, &j->in, l->in, l->in + j->K, j->K, l->in[2 * j->K], &j->out, 0, bound) == 0 &&
+		    fpref_ref_tc_bound(&j->model, &j->in, &j->in_b, l->in, l->in + j->K, j->K, l->in[2 * j->K], &j->out, 0, bound) == 0 &&
 		    mpfr_number_p(bound)) {
 			rep->with_bound++;
 			rep->above_bound += abs_x > mpfr_get_d(bound, MPFR_RNDU);

@@ -22,8 +22,10 @@ static void describe_formats(const struct fpref_golden_job *j, char *buf, size_t
 		snprintf(buf, len, "%s", j->in.name);
 	else if (j->kind == FPREF_GOLDEN_CONVERT)
 		snprintf(buf, len, "%s -> %s", j->in.name, j->out.name);
-	else
+	else if (fpref_format_same(&j->in, &j->in_b))
 		snprintf(buf, len, "%s %s -> %s", j->model.gpu, j->in.name, j->out.name);
+	else /* A's format * B's: one word, as an old reader splits the line */
+		snprintf(buf, len, "%s %s*%s -> %s", j->model.gpu, j->in.name, j->in_b.name, j->out.name);
 }
 
 /* "# descriptor NAME exp=E man=M bias=B specials=S subnormals=on|off
@@ -84,6 +86,8 @@ void fpref_golden_header(const struct fpref_golden_job *j, const char *suite, un
 	/* format 2: the descriptors, and what the flags column's bits mean */
 	if (at > 0 && (size_t)at < len)
 		at += describe_format(&j->in, buf + at, len - (size_t)at);
+	if (at > 0 && (size_t)at < len && j->kind == FPREF_GOLDEN_DOT && !fpref_format_same(&j->in, &j->in_b))
+		at += describe_format(&j->in_b, buf + at, len - (size_t)at);
 	if (at > 0 && (size_t)at < len && j->kind != FPREF_GOLDEN_OP)
 		at += describe_format(&j->out, buf + at, len - (size_t)at);
 	if (at > 0 && (size_t)at < len && j->kind != FPREF_GOLDEN_DOT)
@@ -155,6 +159,8 @@ int fpref_golden_write_npy(const char *dir, const struct fpref_golden_job *j, co
 	size_t in_bytes = item_bytes(&j->in), out_bytes = item_bytes(&j->out);
 	if (j->kind == FPREF_GOLDEN_DOT && out_bytes > in_bytes)
 		in_bytes = out_bytes; /* c sits among the inputs */
+	if (j->kind == FPREF_GOLDEN_DOT && item_bytes(&j->in_b) > in_bytes)
+		in_bytes = item_bytes(&j->in_b); /* and B's */
 	struct fpref_golden_line *l = malloc(sizeof *l);
 	unsigned char *inputs = calloc(n * nin + 1, in_bytes), *results = calloc(n + 1, out_bytes), *flags = calloc(n + 1, 1);
 	char *line = malloc(1 << 16);

@@ -111,6 +111,27 @@ check 'two gens into one folder at once: both exit 0, the folder equals one run'
 leftover=$(find "$tmp/both" -name '.*' -type f | wc -l)
 check 'two gens into one folder at once: no temporary left' "$leftover"
 
+# A and B of two formats (issue 36): a dot line's A*B makes files whose
+# header names both (one word, A*B, and a descriptor each), the oracle
+# rechecks them, and a kernel that reads B in A's format fails them.
+mixed="$vectors/dot/h100.float8_e5m2-x-float8_e4m3fn-float32.txt"
+grep -q '^# formats h100 float8_e5m2\*float8_e4m3fn -> float32$' "$mixed" &&
+	[ "$(grep -c '^# descriptor float8_e5m2 \|^# descriptor float8_e4m3fn \|^# descriptor float32 ' "$mixed")" = 3 ]
+check 'a mixed dot file names A and B apart (formats A*B, three descriptors)' $? "$(sed -n '5,12p' "$mixed")"
+# the buggy kernel: both operands read as E4M3 (fpref dot --in e4m3 on the golden inputs)
+sed -e '/^#/d' -e 's/ [0-9A-F]*$//' "$mixed" | "$FPREF" dot --model h100 --in e4m3 >"$tmp/b-as-a.txt" 2>"$tmp/b-as-a.err"
+"$FPREF" verify "$mixed" "$tmp/b-as-a.txt" >"$tmp/b-as-a.verify" 2>&1
+[ $? = 1 ] && grep -q '^verdict  *FAIL' "$tmp/b-as-a.verify"
+check 'verify: a kernel that reads B (E4M3) as A (E5M2) fails the mixed file' $? "$(tail -3 "$tmp/b-as-a.verify") $(head -2 "$tmp/b-as-a.err")"
+printf 'suite hybrid\ndot h100 float8_e5m2*float8_e4m3fn float32 random:30:16\n' >"$tmp/hybrid.suite"
+"$FPREF" mutants --suite "$tmp/hybrid.suite" --mutant dot-b-read-as-a >"$tmp/hybrid.mut" 2>&1
+grep -q '^dot-b-read-as-a .* 1  *1 ' "$tmp/hybrid.mut"
+check 'mutants: dot-b-read-as-a applies to the mixed file and is caught' $? "$(cat "$tmp/hybrid.mut")"
+printf 'suite refused\ndot h100-wgmma float16*float8_e4m3fn float32 random:3:16\n' >"$tmp/refused.suite"
+"$FPREF" gen --suite "$tmp/refused.suite" --out "$tmp/refused" >"$tmp/refused.out" 2>&1
+[ $? = 2 ] && grep -q 'h100-wgmma takes no float16 x float8_e4m3fn (its pairs: float16 x float16, bfloat16 x bfloat16)' "$tmp/refused.out"
+check 'gen: a pair the preset does not take is refused, naming its pairs' $? "$(cat "$tmp/refused.out")"
+
 # Seeded experiments give the same figures on every build (threads,
 # optimisation levels: the sanitizer pass of tools/check builds at -O0):
 # golden/experiments.txt holds what these commands printed.
