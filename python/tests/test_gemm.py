@@ -89,7 +89,7 @@ def test_gemm_takes_float_and_ml_dtypes_arrays():
 
 @pytest.mark.parametrize("kw, words", [
     (dict(model="tpu"), "no tensor-core model"),
-    (dict(model="a100"), "no tensor-core model"),          # a100 has no FP8
+    (dict(model="a100"), "a100 model takes no float8_e4m3fn x float8_e4m3fn pair.*float16 x float16"),  # no FP8
     (dict(model="generic"), "block"),
     (dict(model="h100", frac=3), "generic"),
     (dict(model="h100", block=8), "part of"),
@@ -252,3 +252,53 @@ def test_gemm_block_scales_errors():
         fpref.gemm(A, B, model="tcgen05-mxf8f6f4", scale_a=2.0, promote=32)
     with pytest.raises(ValueError, match="pattern"):
         fpref.gemm(A, B, model="tcgen05-mxf8f6f4", scale_a=np.array([[0x100]], np.uint16))
+
+
+# A and B of two formats (issue 36).  Hand-worked: 0x3C is 1.0 in E5M2 and
+# 1.5 in E4M3; 0x44 is 3.0 in E4M3 and 4.0 in E5M2.  A E5M2 x B E4M3 is
+# 3.0, where both in E4M3 give 4.5, both in E5M2 4.0, and E4M3 x E5M2 6.0.
+@pytest.mark.parametrize("inp, want", [(("e5m2", "e4m3"), 3.0), ("e4m3", 4.5), ("e5m2", 4.0),
+                                       (("e4m3", "e5m2"), 6.0), (["float8_e5m2", "float8_e4m3fn"], 3.0)])
+def test_mixed_pair_by_hand(inp, want):
+    A, B = np.array([[0x3C]], np.uint8), np.array([[0x44]], np.uint8)
+    assert fpref.decode(fpref.gemm(A, B, model="h100-wgmma", inp=inp), "f32").tolist() == [[want]]
+    assert fpref.decode(fpref.dot(A[0], B[:, 0], model="h100-wgmma", inp=inp), "f32").tolist() == want
+
+
+@pytest.mark.parametrize("model", ["exact", "recursive", "h100", "tcgen05"])
+def test_mixed_pair_matches_cli(cli, model):
+    A, B = _random("e5m2", (3, 64), 1), _random("e4m3", (64, 2), 2)
+    D = fpref.gemm(A, B, model=model, inp=("e5m2", "e4m3"))
+    lines = [" ".join(fpref.hex_codes(A[i], "e5m2") + fpref.hex_codes(B[:, j], "e4m3") + ["0"])
+             for i in range(3) for j in range(2)]
+    rows = cli(["dot", "--in-a", "e5m2", "--in-b", "e4m3", "--model", model], lines)
+    assert D.reshape(-1).tolist() == [int(r[-1], 16) for r in rows]
+    fpref.testing.assert_matches_model(D, A, B, model=model, inp=("e5m2", "e4m3"))
+    if model != "exact":
+        assert np.all(np.isfinite(fpref.bound(A, B, model=model, inp=("e5m2", "e4m3"))))
+
+
+def test_mixed_pair_the_preset_does_not_take():
+    A, B = np.zeros((1, 1), np.uint16), np.zeros((1, 1), np.uint8)
+    with pytest.raises(ValueError, match=r"float16 x float8_e4m3fn.*float8_e5m2 x float8_e4m3fn"):
+        fpref.gemm(A, B, model="h100-wgmma", inp=("f16", "e4m3"))
+    with pytest.raises(TypeError, match="pair"):
+        fpref.gemm(A, B, model="h100", inp=("e4m3",))
+
+
+def test_ml_dtypes_of_two_formats():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    A = np.array([[1.0]], ml_dtypes.float8_e5m2)
+    B = np.array([[3.0]], ml_dtypes.float8_e4m3fn)
+    D = fpref.gemm(A, B, model="h100-wgmma", inp=("e5m2", "e4m3"))
+    assert fpref.decode(D, "f32").tolist() == [[3.0]]
+    # an E5M2 B where inp says E4M3: the error names inp, the caller's argument, never frm
+    Bwrong = np.array([[4.0]], ml_dtypes.float8_e5m2)
+    for call in (lambda: fpref.gemm(A.astype(ml_dtypes.float8_e4m3fn), Bwrong, model="h100", inp="e4m3"),
+                 lambda: fpref.gemm(A, Bwrong, model="h100", inp=("e5m2", "e4m3")),
+                 lambda: fpref.dot(A[0], Bwrong[:, 0], model="h100", inp=("e5m2", "e4m3")),
+                 lambda: fpref.testing.assert_matches_model(D, A, Bwrong, model="h100", inp=("e5m2", "e4m3"))):
+        with pytest.raises(ValueError, match=r"^B is float8_e5m2, but inp(\[1\])?='e4m3' \(float8_e4m3fn\)$|"
+                                             r"^b is float8_e5m2, but inp\[1\]='e4m3'") as e:
+            call()
+        assert "frm" not in str(e.value)

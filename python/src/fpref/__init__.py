@@ -145,9 +145,12 @@ def _decimal_texts(x: Any) -> Optional[np.ndarray]:
     return None
 
 
-def _codes_in(x: Any, frm: Optional[str], param: str = "frm") -> Tuple[np.ndarray, str]:
+def _codes_in(x: Any, frm: Optional[str], param: str = "frm", what: str = "the array",
+              said: Optional[str] = None) -> Tuple[np.ndarray, str]:
     """The input as contiguous little-endian codes of its format, without a
-    copy when it is already so."""
+    copy when it is already so.  Messages name the caller's argument: param
+    (or said, the caller's own words such as "inp[1]='e4m3'") and what the
+    array is to the caller ("B")."""
     tc = _torch_codes(x)
     if tc is not None:  # bit patterns and their format, whether or not ml_dtypes is there
         a, own = tc
@@ -156,12 +159,12 @@ def _codes_in(x: Any, frm: Optional[str], param: str = "frm") -> Tuple[np.ndarra
         own = _dtype_format(a.dtype)
     if frm is None:
         if own is None:
-            raise TypeError(f"an integer array holds bit patterns: say whose with {param}=FMT "
+            raise TypeError(f"{what} is an integer array, which holds bit patterns: say whose with {param}=FMT "
                             "(or pass floats, or an ml_dtypes array)")
         frm = own
     info = format_info(frm)
     if own is not None and own != info["name"]:
-        raise ValueError(f"the array is {own}, but {param}={frm!r} ({info['name']})")
+        raise ValueError(f"{what} is {own}, but {said or f'{param}={frm!r}'} ({info['name']})")
     code_dtype = _UINT[info["element_bytes"]]
     if own is None:
         if a.size and (a.min() < 0 or int(a.max()) >= (1 << (8 * info["element_bytes"]))):
@@ -431,8 +434,8 @@ def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional
     return Explanation(**d)
 
 
-def _gemm_codes(x: Any, fmt: str, ndim: int, what: str) -> np.ndarray:
-    codes, _ = _codes_in(x, fmt)
+def _gemm_codes(x: Any, fmt: str, ndim: int, what: str, param: str, said: str) -> np.ndarray:
+    codes, _ = _codes_in(x, fmt, param, what, said)
     if codes.ndim != ndim:
         raise ValueError(f"{what} must have {ndim} dimension(s), not shape {codes.shape}")
     return np.ascontiguousarray(codes, dtype=np.uint64)
@@ -452,39 +455,59 @@ def _check_gemm_args(model, promote, frac, floor, final, round) -> None:
         raise ValueError(f"round is for the plain orders; the {model} model rounds as the hardware does")
 
 
-def _gemm_inputs(A: Any, B: Any, C: Any, inp: str, out: str):
+def _inp_pair(inp: Any) -> Tuple[str, str, str, str]:
+    """inp: one format for A and B ("e4m3"), or a pair (A's, B's), such as
+    ("e5m2", "e4m3") for FP8 training's backward GEMMs.  The two formats'
+    names, and how the caller wrote each (for messages)."""
+    if isinstance(inp, str):
+        name = format_info(inp)["name"]
+        return name, name, f"inp={inp!r}", f"inp={inp!r}"
+    if isinstance(inp, (tuple, list)) and len(inp) == 2 and all(isinstance(f, str) for f in inp):
+        return (format_info(inp[0])["name"], format_info(inp[1])["name"], f"inp[0]={inp[0]!r}",
+                f"inp[1]={inp[1]!r}")
+    raise TypeError(f"inp is a format name such as 'e4m3', or a pair (A's, B's) such as ('e5m2', 'e4m3'), "
+                    f"not {inp!r}")
+
+
+def _gemm_inputs(A: Any, B: Any, C: Any, inp: Any, out: str):
     """A, B, C as uint64 patterns (M x K, K x N, M x N or None), checked."""
-    inp_name = format_info(inp)["name"]
+    in_a, in_b, said_a, said_b = _inp_pair(inp)
     out_name = format_info(out)["name"]
-    a = _gemm_codes(A, inp_name, 2, "A")
-    b = _gemm_codes(B, inp_name, 2, "B")
+    a = _gemm_codes(A, in_a, 2, "A", "inp", said_a)
+    b = _gemm_codes(B, in_b, 2, "B", "inp", said_b)
     M, K = a.shape
     if b.shape[0] != K:
         raise ValueError(f"shapes {a.shape} and {b.shape} do not multiply (A's columns must be B's rows)")
     N = b.shape[1]
     c = None
     if C is not None:
-        c = _gemm_codes(C, out_name, 2, "C")
+        c = _gemm_codes(C, out_name, 2, "C", "out", f"out={out!r}")
         if c.shape != (M, N):
             raise ValueError(f"C has shape {c.shape}, A B has ({M}, {N})")
-    return inp_name, out_name, a, b, c, M, N, K
+    return (in_a, in_b), out_name, a, b, c, M, N, K
 
 
-def _gemm_call(model, inp_name, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, rows,
+def _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, rows,
                bounds) -> None:
     _check_gemm_args(model, promote, frac, floor, final, round)
-    _fpref.gemm(model, inp_name, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor, final,
+    _fpref.gemm(model, *inp_names, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor, final,
                 rows, bounds, *_env(round, None, False, False, None, None, None, 32))
 
 
-def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
+def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, Tuple[str, str]] = "e4m3",
+         out: str = "f32",
          promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None,
          as_ml_dtypes: bool = False, scale_a: Any = None, scale_b: Any = None, scale_every: Optional[int] = None,
          scale_format: str = "e8m0") -> np.ndarray:
     """D = A B + C as a tensor core computes it (fpref_emu_tc_gemm): A (M x K) and B
     (K x N) are codes (or float/ml_dtypes arrays) of inp, C (M x N, None:
-    zeros) codes of out; D comes back as codes of out.
+    zeros) codes of out; D comes back as codes of out.  inp is one format
+    for both, or a pair (A's, B's): inp=("e5m2", "e4m3") multiplies E5M2 A
+    by E4M3 B, as FP8 training's backward GEMMs do, on the presets whose
+    instruction takes the pair (a pair it does not take is a ValueError
+    listing those it does), generic, the plain orders and exact.  An
+    ml_dtypes array must be of its operand's format.
 
     model: a GPU preset (v100, a100, h100, h100-mma, h100-wgmma, ada; see
     models()) or "generic" with block=N products per block, frac=F fraction
@@ -509,8 +532,11 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3
     array([[11.]])
     >>> decode(gemm(A, B, model="tcgen05-mxf8f6f4", scale_a=[[0.25]], scale_b=[[2.0]]), "f32")
     array([[5.5]])
+    >>> dY, W = convert([[1.0]], "e5m2"), convert([[3.0]], "e4m3")
+    >>> decode(gemm(dY, W, model="h100-wgmma", inp=("e5m2", "e4m3")), "f32")
+    array([[3.]])
     """
-    inp_name, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
+    inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
     d = np.empty((M, N), dtype=np.uint64)
     if scale_a is not None or scale_b is not None:
         if promote or block or frac or floor is not None or round is not None:
@@ -522,15 +548,16 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3
         chunks = -(-K // every)
         sa = _scale_codes(1.0 if scale_a is None else scale_a, sf, (M, chunks))
         sb = _scale_codes(1.0 if scale_b is None else scale_b, sf, (chunks, N))
-        _fpref.gemm_scaled(model, inp_name, out_name, M, N, K, a, b, c, d, sa, sb, every, sf)
+        _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, sa, sb, every, sf)
     else:
-        _gemm_call(model, inp_name, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
+        _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
                    False)
     codes = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return _ml_view(codes, out_name) if as_ml_dtypes else codes
 
 
-def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
+def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, Tuple[str, str]] = "e4m3",
+          out: str = "f32",
           promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
           floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None) -> np.ndarray:
     """The a priori error bound of each element of gemm(A, B, C, ...) with the
@@ -547,9 +574,9 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m
     >>> bound(A, B, model="h100").tolist()
     [[0.000305183231830597]]
     """
-    inp_name, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
+    inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
     d = np.empty((M, N), dtype=np.float64)
-    _gemm_call(model, inp_name, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
+    _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
                True)
     return d
 
@@ -572,13 +599,15 @@ def _scale_codes(s: Any, fmt: str, shape: Tuple[int, ...]) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.uint64).reshape(-1)
 
 
-def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3", out: str = "f32",
+def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, Tuple[str, str]] = "e4m3",
+        out: str = "f32",
         promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
         floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None, scale_a: Any = None,
         scale_b: Any = None, scale_every: int = 32, scale_format: str = "e8m0") -> np.ndarray:
     """d = a . b + c over the last axis, as gemm computes each element: a and b
     of shape (..., K) (codes or arrays of inp), c (...) codes of out (None:
-    +0); the codes of out with shape (...).
+    +0); the codes of out with shape (...).  inp: one format, or a pair
+    (a's, b's) as gemm takes it.
 
     scale_a, scale_b: block scales (a tensor-core preset only, as fpref dot
     --scale-a/--scale-b), one per scale_every products, of shape
@@ -591,10 +620,10 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3"
     >>> decode(dot(convert([1.0], "e4m3"), convert([1.0], "e4m3"), model="mfma-cdna4-scale", scale_a=32.0), "f32")
     array(32.)
     """
-    inp_name = format_info(inp)["name"]
+    in_a, in_b, said_a, said_b = _inp_pair(inp)
     out_name = format_info(out)["name"]
-    av, _ = _codes_in(a, inp_name)
-    bv, _ = _codes_in(b, inp_name)
+    av, _ = _codes_in(a, in_a, "inp", "a", said_a)
+    bv, _ = _codes_in(b, in_b, "inp", "b", said_b)
     if av.shape != bv.shape or av.ndim < 1:
         raise ValueError(f"a and b must have one shape (..., K), not {av.shape} and {bv.shape}")
     lead, K = av.shape[:-1], av.shape[-1]
@@ -603,7 +632,7 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3"
     rows_b = np.ascontiguousarray(bv.reshape(R, K), dtype=np.uint64)
     cv = None
     if c is not None:
-        cv, _ = _codes_in(c, out_name)
+        cv, _ = _codes_in(c, out_name, "out", "c", f"out={out!r}")
         if cv.shape != lead:
             raise ValueError(f"c has shape {cv.shape}, the dot products {lead}")
         cv = np.ascontiguousarray(cv.reshape(-1), dtype=np.uint64)
@@ -618,10 +647,10 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: str = "e4m3"
         one = 1.0
         sa = _scale_codes(one if scale_a is None else scale_a, sf, shape)
         sb = _scale_codes(one if scale_b is None else scale_b, sf, shape)
-        _fpref.dot_scaled(model, inp_name, out_name, rows_a.shape[0], K, rows_a, rows_b, cv, d, sa, sb, scale_every,
+        _fpref.dot_scaled(model, in_a, in_b, out_name, rows_a.shape[0], K, rows_a, rows_b, cv, d, sa, sb, scale_every,
                           sf)
     else:
-        _gemm_call(model, inp_name, out_name, rows_a.shape[0], 1, K, rows_a, rows_b, cv, d, promote, block, frac,
+        _gemm_call(model, (in_a, in_b), out_name, rows_a.shape[0], 1, K, rows_a, rows_b, cv, d, promote, block, frac,
                    floor, final, round, True, False)
     res = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return res.reshape(lead)

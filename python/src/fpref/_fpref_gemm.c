@@ -3,15 +3,56 @@
  * bounds), dot_scaled and gemm_scaled with block scales, and the models'
  * rows.  Its own file: the matrix calls share the dispatch helpers here
  * and nothing else does. */
+#include <strings.h>
+
 #include "_fpref.h"
+
+/* "float8_e4m3fn", or "A float8_e5m2, B float8_e4m3fn" for a message. */
+static void describe_pair(const struct fpref_format *a, const struct fpref_format *b, char *buf, size_t len)
+{
+	if (fpref_format_same(a, b))
+		snprintf(buf, len, "%s", a->name);
+	else
+		snprintf(buf, len, "A %s, B %s", a->name, b->name);
+}
+
+/* The preset's row for A of a and B of b, or NULL with a ValueError that
+ * names the pair and, for a preset that does not take it, the pairs its
+ * rows take (as fpref dot --in-a/--in-b says). */
+static const struct fpref_tc_model *find_pair(const char *name, const struct fpref_format *a,
+					       const struct fpref_format *b)
+{
+	const struct fpref_tc_model *row = fpref_tc_model_find_pair(name, a, b);
+	if (row)
+		return row;
+	const char *preset = fpref_tc_model_alias(name);
+	char pairs[2048] = "";
+	size_t used = 0;
+	for (size_t i = 0; i < fpref_tc_model_count() && used + 1 < sizeof pairs; i++) {
+		const struct fpref_tc_model *r = fpref_tc_model_at(i);
+		if (strcasecmp(r->gpu, preset) != 0)
+			continue;
+		if (used)
+			used += (size_t)snprintf(pairs + used, sizeof pairs - used, "; ");
+		if (used + 1 < sizeof pairs)
+			fpref_tc_model_pairs(r, pairs + used, sizeof pairs - used);
+		used = strlen(pairs);
+	}
+	if (used)
+		PyErr_Format(PyExc_ValueError, "the %s model takes no %s x %s pair (A x B); it takes %s", name, a->name,
+			     b->name, pairs);
+	else
+		PyErr_Format(PyExc_ValueError, "no tensor-core model '%s' (fpref.models() lists them)", name);
+	return NULL;
+}
 
 /* ---- dot products and gemm ---- */
 
 /* A plain accumulation order (emu/accumulate.c) or the exact dot product,
  * rounded in `out` under env, for every element of D: the dispatch of
  * fpref_golden_model_dot (golden/gemm.c) for these models. */
-static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, const struct fpref_format *in,
-		      const struct fpref_format *out, const struct fpref_env *env, size_t M, size_t N, size_t K,
+static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, const struct fpref_format *in_a,
+		      const struct fpref_format *in_b, const struct fpref_format *out, const struct fpref_env *env, size_t M, size_t N, size_t K,
 		      const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *D)
 {
 	uint64_t *col = malloc((K ? K : 1) * sizeof *col);
@@ -25,8 +66,9 @@ static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, cons
 		for (size_t i = 0; i < M && rc == 0; i++) {
 			unsigned flags = 0;
 			uint64_t c = C ? C[i * N + j] : zero;
-			rc = exact ? fpref_ref_dot_exact(in, in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags)
-				   : fpref_emu_dot(order, block, in, in, A + i * K, col, K, c, out, env, &D[i * N + j], &flags);
+			rc = exact ? fpref_ref_dot_exact(in_a, in_b, A + i * K, col, K, c, out, env, &D[i * N + j], &flags)
+				   : fpref_emu_dot(order, block, in_a, in_b, A + i * K, col, K, c, out, env, &D[i * N + j],
+						   &flags);
 		}
 	}
 	free(col);
@@ -36,8 +78,8 @@ static int plain_gemm(bool exact, enum fpref_sum_order order, size_t block, cons
 /* d_r = a_r . b_r + c_r for the R rows of A and B (R x K each), by the
  * same model: the elements fpref_emu_tc_gemm and plain_gemm compute. */
 static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum fpref_sum_order order, size_t block,
-		    size_t promote, const struct fpref_format *in, const struct fpref_format *out,
-		    const struct fpref_env *env, size_t R, size_t K, const uint64_t *A, const uint64_t *B,
+		    size_t promote, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		    const struct fpref_format *out, const struct fpref_env *env, size_t R, size_t K, const uint64_t *A, const uint64_t *B,
 		    const uint64_t *C, uint64_t *D)
 {
 	uint64_t zero = fpref_format_zero_bits(out, false);
@@ -45,10 +87,10 @@ static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum
 		const uint64_t *a = A + r * K, *b = B + r * K;
 		uint64_t c = C ? C[r] : zero;
 		unsigned flags = 0;
-		int rc = exact	 ? fpref_ref_dot_exact(in, in, a, b, K, c, out, env, &D[r], &flags)
-			 : plain ? fpref_emu_dot(order, block, in, in, a, b, K, c, out, env, &D[r], &flags)
-			 : promote ? fpref_emu_tc_dot_promoted(m, in, in, a, b, K, promote, NULL, NULL, c, &D[r])
-				   : fpref_emu_tc_dot(m, in, in, a, b, K, c, out, &D[r]);
+		int rc = exact	 ? fpref_ref_dot_exact(in_a, in_b, a, b, K, c, out, env, &D[r], &flags)
+			 : plain ? fpref_emu_dot(order, block, in_a, in_b, a, b, K, c, out, env, &D[r], &flags)
+			 : promote ? fpref_emu_tc_dot_promoted(m, in_a, in_b, a, b, K, promote, NULL, NULL, c, &D[r])
+				   : fpref_emu_tc_dot(m, in_a, in_b, a, b, K, c, out, &D[r]);
 		if (rc != 0)
 			return rc;
 	}
@@ -61,8 +103,8 @@ static int dot_rows(const struct fpref_tc_model *m, bool plain, bool exact, enum
  * fpref_ref_sum_bound for a plain order, NaN for exact (one rounding).
  * Each bound (64 bits, as fpref gemm keeps it) rounded up to a double. */
 static int bound_elements(const struct fpref_tc_model *m, bool plain, bool exact, enum fpref_sum_order order,
-			  size_t block, size_t promote, const struct fpref_format *in, const struct fpref_format *out,
-			  const struct fpref_env *env, bool rows, size_t M, size_t N, size_t K, const uint64_t *A,
+			  size_t block, size_t promote, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			  const struct fpref_format *out, const struct fpref_env *env, bool rows, size_t M, size_t N, size_t K, const uint64_t *A,
 			  const uint64_t *B, const uint64_t *C, double *D)
 {
 	uint64_t *col = malloc((K ? K : 1) * sizeof *col);
@@ -85,9 +127,9 @@ static int bound_elements(const struct fpref_tc_model *m, bool plain, bool exact
 			if (exact)
 				mpfr_set_nan(bound);
 			else if (plain)
-				rc = fpref_ref_sum_bound(order, block, in, in, a, b, K, c, out, env, bound);
+				rc = fpref_ref_sum_bound(order, block, in_a, in_b, a, b, K, c, out, env, bound);
 			else
-				rc = fpref_ref_tc_bound(m, in, in, a, b, K, c, out, promote, bound);
+				rc = fpref_ref_tc_bound(m, in_a, in_b, a, b, K, c, out, promote, bound);
 			D[i * ncols + j] = mpfr_get_d(bound, MPFR_RNDU);
 		}
 	mpfr_clear(bound);
@@ -95,8 +137,9 @@ static int bound_elements(const struct fpref_tc_model *m, bool plain, bool exact
 	return rc;
 }
 
-/* gemm(model, inp, out, M, N, K, A, B, C|None, D, promote, block, frac,
- * floor|None, final, rows, bounds, env...), A, B, C as uint64 patterns;
+/* gemm(model, inp_a, inp_b, out, M, N, K, A, B, C|None, D, promote, block,
+ * frac, floor|None, final, rows, bounds, env...), A (patterns of inp_a), B
+ * (of inp_b), C as uint64 patterns;
  * rows: D holds M dot products of the rows of A and B (both M x K), C and
  * D M long (N unused); bounds: D is float64, each element's a priori
  * bound instead of its value.  model is a GPU preset, "generic" (block,
@@ -105,27 +148,29 @@ static int bound_elements(const struct fpref_tc_model *m, bool plain, bool exact
 PyObject *py_gemm(PyObject *self, PyObject *args)
 {
 	(void)self;
-	const char *model_name, *in_name, *out_name, *final;
+	const char *model_name, *in_a_name, *in_b_name, *out_name, *final;
 	Py_ssize_t M, N, K, promote, block, frac;
 	PyObject *c_obj, *floor_obj;
 	Py_buffer A, B, C, D;
 	bool have_c = false;
 	struct env_args ea;
 	int rows, bounds;
-	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*nnnOspp" ENV_FORMAT, &model_name, &in_name, &out_name, &M, &N, &K, &A,
-			      &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, &bounds, ENV_REFS(ea)))
+	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*nnnOspp" ENV_FORMAT, &model_name, &in_a_name, &in_b_name, &out_name, &M,
+			      &N, &K, &A, &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, &bounds,
+			      ENV_REFS(ea)))
 		return NULL;
 	enum fpref_sum_order order = FPREF_SUM_RECURSIVE;
 	bool plain = fpref_sum_order_parse(model_name, &order) == 0, exact = strcmp(model_name, "exact") == 0;
 	struct fpref_env env;
 	PyObject *result = NULL;
-	struct fpref_format in, out;
+	struct fpref_format in_a, in_b, out;
 	struct fpref_tc_model model;
 	memset(&model, 0, sizeof model);
-	char err[256];
-	if (fpref_py_get_format(in_name, &in) != 0 || fpref_py_get_format(out_name, &out) != 0 ||
-	    fpref_py_make_env(&ea, NULL, &out, &env) != 0)
+	char err[256], pair[160];
+	if (fpref_py_get_format(in_a_name, &in_a) != 0 || fpref_py_get_format(in_b_name, &in_b) != 0 ||
+	    fpref_py_get_format(out_name, &out) != 0 || fpref_py_make_env(&ea, NULL, &out, &env) != 0)
 		goto done;
+	describe_pair(&in_a, &in_b, pair, sizeof pair);
 	if (plain || exact) {
 		if (promote > 0) {
 			PyErr_SetString(PyExc_ValueError, "promote needs a tensor-core model");
@@ -158,12 +203,9 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 			goto done;
 		}
 	} else {
-		const struct fpref_tc_model *row = fpref_tc_model_find(model_name, &in);
-		if (!row) {
-			PyErr_Format(PyExc_ValueError, "no tensor-core model '%s' for %s inputs (fpref.models() lists them)",
-				     model_name, in.name);
+		const struct fpref_tc_model *row = find_pair(model_name, &in_a, &in_b);
+		if (!row)
 			goto done;
-		}
 		if (block > 0) {
 			PyErr_Format(PyExc_ValueError, "block is part of the %s model (%d); use model='generic' to change it",
 				     model_name, row->block);
@@ -171,15 +213,18 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 		}
 		model = *row;
 	}
-	if (!plain && !exact && !fpref_tc_input_ok(&in)) {
-		PyErr_Format(PyExc_ValueError, "tensor-core models take signed inputs of at most 10 fraction bits, not %s",
-			     in.name);
-		goto done;
-	}
-	if (!plain && !exact && !fpref_tc_output_ok(&model, &in, &out)) {
-		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", model.gpu, out.name,
-			     in.name);
-		goto done;
+	for (int k = 0; k < 2 && !plain && !exact; k++) {
+		const struct fpref_format *f = k ? &in_b : &in_a;
+		if (!fpref_tc_input_ok(f)) {
+			PyErr_Format(PyExc_ValueError,
+				     "tensor-core models take signed inputs of at most 10 fraction bits, not %s", f->name);
+			goto done;
+		}
+		if (!fpref_tc_output_ok(&model, f, &out)) {
+			PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", model.gpu,
+				     out.name, pair);
+			goto done;
+		}
 	}
 	if (promote > 0 && !fpref_format_is(&out, FPREF_FORMAT_FLOAT32)) {
 		PyErr_SetString(PyExc_ValueError, "promote needs out='float32'");
@@ -187,7 +232,7 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 	}
 	if (promote > 0 && !plain && !exact && fpref_tc_lowered(&model, &out)) {
 		PyErr_Format(PyExc_ValueError, "promote: the %s model lowers %s inputs to FP16 instructions; promotion is "
-					       "modelled only for the native unit (try h100-wgmma)", model.gpu, in.name);
+					       "modelled only for the native unit (try h100-wgmma)", model.gpu, pair);
 		goto done;
 	}
 	if (c_obj != Py_None) {
@@ -205,17 +250,17 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 	size_t plain_block = block > 0 ? (size_t)block : 32;
 	Py_BEGIN_ALLOW_THREADS
 	if (bounds)
-		rc = bound_elements(&model, plain, exact, order, plain_block, (size_t)(promote > 0 ? promote : 0), &in, &out,
-				    &env, rows, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, have_c ? C.buf : NULL,
+		rc = bound_elements(&model, plain, exact, order, plain_block, (size_t)(promote > 0 ? promote : 0), &in_a,
+				    &in_b, &out, &env, rows, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, have_c ? C.buf : NULL,
 				    D.buf);
 	else if (rows)
-		rc = dot_rows(&model, plain, exact, order, plain_block, (size_t)(promote > 0 ? promote : 0), &in, &out,
-			      &env, (size_t)M, (size_t)K, A.buf, B.buf, have_c ? C.buf : NULL, D.buf);
+		rc = dot_rows(&model, plain, exact, order, plain_block, (size_t)(promote > 0 ? promote : 0), &in_a, &in_b,
+			      &out, &env, (size_t)M, (size_t)K, A.buf, B.buf, have_c ? C.buf : NULL, D.buf);
 	else if (plain || exact)
-		rc = plain_gemm(exact, order, plain_block, &in, &out, &env, (size_t)M, (size_t)N, (size_t)K, A.buf,
+		rc = plain_gemm(exact, order, plain_block, &in_a, &in_b, &out, &env, (size_t)M, (size_t)N, (size_t)K, A.buf,
 				B.buf, have_c ? C.buf : NULL, D.buf);
 	else
-		rc = fpref_emu_tc_gemm(&model, &in, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf,
+		rc = fpref_emu_tc_gemm(&model, &in_a, &in_b, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf,
 				   have_c ? C.buf : NULL, (size_t)(promote > 0 ? promote : 0), D.buf);
 	Py_END_ALLOW_THREADS
 	if (rc == -2) {
@@ -224,7 +269,7 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 	}
 	if (rc != 0) {
 		PyErr_Format(PyExc_ValueError, "%s failed: an invalid pattern of %s in A or B, or of %s in C%s",
-			     bounds ? "the bound" : "fpref_emu_tc_gemm", in.name, out.name,
+			     bounds ? "the bound" : "fpref_emu_tc_gemm", pair, out.name,
 			     bounds ? " (or formats the bound does not cover)" : "");
 		goto done;
 	}
@@ -245,7 +290,7 @@ done:
 	return result;
 }
 
-/* dot_scaled(model, inp, out, R, K, A, B, C|None, D, SA, SB, every,
+/* dot_scaled(model, inp_a, inp_b, out, R, K, A, B, C|None, D, SA, SB, every,
  * scale_format) -> description: the R dot products of the rows of A and
  * B (R x K uint64 patterns) with block scales, SA and SB R x
  * ceil(K / every) patterns of scale_format, by a tensor-core preset
@@ -253,33 +298,31 @@ done:
 PyObject *py_dot_scaled(PyObject *self, PyObject *args)
 {
 	(void)self;
-	const char *model_name, *in_name, *out_name, *scale_name;
+	const char *model_name, *in_a_name, *in_b_name, *out_name, *scale_name;
 	Py_ssize_t R, K, every;
 	PyObject *c_obj;
 	Py_buffer A, B, C, D, SA, SB;
 	bool have_c = false;
-	if (!PyArg_ParseTuple(args, "sssnny*y*Ow*y*y*ns", &model_name, &in_name, &out_name, &R, &K, &A, &B, &c_obj, &D,
+	if (!PyArg_ParseTuple(args, "ssssnny*y*Ow*y*y*ns", &model_name, &in_a_name, &in_b_name, &out_name, &R, &K, &A, &B, &c_obj, &D,
 			      &SA, &SB, &every, &scale_name))
 		return NULL;
 	PyObject *result = NULL;
-	struct fpref_format in, out, sf;
+	struct fpref_format in_a, in_b, out, sf;
 	struct fpref_accum_model m;
 	memset(&m, 0, sizeof m);
-	char err[256];
-	if (fpref_py_get_format(in_name, &in) != 0 || fpref_py_get_format(out_name, &out) != 0 ||
-	    fpref_py_get_format(scale_name, &sf) != 0)
+	char err[256], pair[160];
+	if (fpref_py_get_format(in_a_name, &in_a) != 0 || fpref_py_get_format(in_b_name, &in_b) != 0 ||
+	    fpref_py_get_format(out_name, &out) != 0 || fpref_py_get_format(scale_name, &sf) != 0)
 		goto done;
-	const struct fpref_tc_model *row = fpref_tc_model_find(model_name, &in);
-	if (!row) {
-		PyErr_Format(PyExc_ValueError, "no tensor-core model '%s' for %s inputs (fpref.models() lists them)",
-			     model_name, in.name);
+	describe_pair(&in_a, &in_b, pair, sizeof pair);
+	const struct fpref_tc_model *row = find_pair(model_name, &in_a, &in_b);
+	if (!row)
 		goto done;
-	}
 	m.kind = FPREF_ACCUM_TC;
 	m.tc = *row;
-	if (!fpref_tc_output_ok(row, &in, &out)) {
+	if (!fpref_tc_output_ok(row, &in_a, &out) || !fpref_tc_output_ok(row, &in_b, &out)) {
 		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", row->gpu, out.name,
-			     in.name);
+			     pair);
 		goto done;
 	}
 	if (every < 1) {
@@ -289,7 +332,7 @@ PyObject *py_dot_scaled(PyObject *self, PyObject *args)
 	size_t chunks = ((size_t)K + (size_t)every - 1) / (size_t)every;
 	uint64_t none = 0;
 	struct fpref_tc_scales probe = { &sf, &none, &none, (size_t)every };
-	if (!fpref_golden_model_scales_ok(&m, &in, &in, &out, &probe, err, sizeof err)) {
+	if (!fpref_golden_model_scales_ok(&m, &in_a, &in_b, &out, &probe, err, sizeof err)) {
 		PyErr_Format(PyExc_ValueError, "scales: %s", err);
 		goto done;
 	}
@@ -313,13 +356,13 @@ PyObject *py_dot_scaled(PyObject *self, PyObject *args)
 	Py_BEGIN_ALLOW_THREADS
 	for (size_t r = 0; r < (size_t)R && rc == 0; r++) {
 		struct fpref_tc_scales s = { &sf, sa + r * chunks, sb + r * chunks, (size_t)every };
-		rc = fpref_golden_model_dot_scaled(&m, &in, &in, a + r * (size_t)K, b + r * (size_t)K, (size_t)K, &s,
+		rc = fpref_golden_model_dot_scaled(&m, &in_a, &in_b, a + r * (size_t)K, b + r * (size_t)K, (size_t)K, &s,
 						   c ? c[r] : zero, &out, &env, &d[r]);
 	}
 	Py_END_ALLOW_THREADS
 	if (rc != 0) {
 		PyErr_Format(PyExc_ValueError, "an invalid pattern of %s in a or b, of %s in c, or of %s in the scales",
-			     in.name, out.name, sf.name);
+			     pair, out.name, sf.name);
 		goto done;
 	}
 	char desc[512];
@@ -336,7 +379,7 @@ done:
 	return result;
 }
 
-/* gemm_scaled(model, inp, out, M, N, K, A, B, C|None, D, SA, SB, every,
+/* gemm_scaled(model, inp_a, inp_b, out, M, N, K, A, B, C|None, D, SA, SB, every,
  * scale_format) -> description: D = A B + C (uint64 patterns, row-major)
  * with block scales, SA M x ceil(K / every) and SB ceil(K / every) x N
  * patterns of scale_format, by a tensor-core preset
@@ -344,33 +387,31 @@ done:
 PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 {
 	(void)self;
-	const char *model_name, *in_name, *out_name, *scale_name;
+	const char *model_name, *in_a_name, *in_b_name, *out_name, *scale_name;
 	Py_ssize_t M, N, K, every;
 	PyObject *c_obj;
 	Py_buffer A, B, C, D, SA, SB;
 	bool have_c = false;
-	if (!PyArg_ParseTuple(args, "sssnnny*y*Ow*y*y*ns", &model_name, &in_name, &out_name, &M, &N, &K, &A, &B, &c_obj,
+	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*y*y*ns", &model_name, &in_a_name, &in_b_name, &out_name, &M, &N, &K, &A, &B, &c_obj,
 			      &D, &SA, &SB, &every, &scale_name))
 		return NULL;
 	PyObject *result = NULL;
-	struct fpref_format in, out, sf;
+	struct fpref_format in_a, in_b, out, sf;
 	struct fpref_accum_model m;
 	memset(&m, 0, sizeof m);
-	char err[256];
-	if (fpref_py_get_format(in_name, &in) != 0 || fpref_py_get_format(out_name, &out) != 0 ||
-	    fpref_py_get_format(scale_name, &sf) != 0)
+	char err[256], pair[160];
+	if (fpref_py_get_format(in_a_name, &in_a) != 0 || fpref_py_get_format(in_b_name, &in_b) != 0 ||
+	    fpref_py_get_format(out_name, &out) != 0 || fpref_py_get_format(scale_name, &sf) != 0)
 		goto done;
-	const struct fpref_tc_model *row = fpref_tc_model_find(model_name, &in);
-	if (!row) {
-		PyErr_Format(PyExc_ValueError, "no tensor-core model '%s' for %s inputs (fpref.models() lists them)",
-			     model_name, in.name);
+	describe_pair(&in_a, &in_b, pair, sizeof pair);
+	const struct fpref_tc_model *row = find_pair(model_name, &in_a, &in_b);
+	if (!row)
 		goto done;
-	}
 	m.kind = FPREF_ACCUM_TC;
 	m.tc = *row;
-	if (!fpref_tc_output_ok(row, &in, &out)) {
+	if (!fpref_tc_output_ok(row, &in_a, &out) || !fpref_tc_output_ok(row, &in_b, &out)) {
 		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", row->gpu, out.name,
-			     in.name);
+			     pair);
 		goto done;
 	}
 	if (every < 1) {
@@ -380,7 +421,7 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 	size_t chunks = ((size_t)K + (size_t)every - 1) / (size_t)every;
 	uint64_t none = 0;
 	struct fpref_tc_scales probe = { &sf, &none, &none, (size_t)every };
-	if (!fpref_golden_model_scales_ok(&m, &in, &in, &out, &probe, err, sizeof err)) {
+	if (!fpref_golden_model_scales_ok(&m, &in_a, &in_b, &out, &probe, err, sizeof err)) {
 		PyErr_Format(PyExc_ValueError, "scales: %s", err);
 		goto done;
 	}
@@ -399,12 +440,12 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 	struct fpref_tc_gemm_scales s = { &sf, SA.buf, SB.buf, (size_t)every };
 	int rc;
 	Py_BEGIN_ALLOW_THREADS
-	rc = fpref_emu_tc_gemm_scaled_threads(row, &in, &in, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, &s,
+	rc = fpref_emu_tc_gemm_scaled_threads(row, &in_a, &in_b, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, &s,
 					      have_c ? C.buf : NULL, D.buf, 1);
 	Py_END_ALLOW_THREADS
 	if (rc != 0) {
 		PyErr_Format(PyExc_ValueError, "an invalid pattern of %s in A or B, of %s in C, or of %s in the scales",
-			     in.name, out.name, sf.name);
+			     pair, out.name, sf.name);
 		goto done;
 	}
 	char desc[512];

@@ -5,11 +5,11 @@ and the mismatch class of golden/fpref_golden.h's fpref_golden_classify
 "saturation vs inf", "sign of zero", "flags only", "other")."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _codes_in, _fpref, format_info, gemm
+from . import _codes_in, _fpref, _inp_pair, format_info, gemm
 
 __all__ = ["assert_bitexact", "assert_matches_model"]
 
@@ -63,35 +63,36 @@ def assert_bitexact(actual: Any, expected_codes: Any, fmt: Optional[str] = None,
     _report("not bit-exact", name, got, want, describe, show)
 
 
-def assert_matches_model(D: Any, A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: str = "e4m3",
-                         out: str = "f32", promote: Optional[int] = None, block: Optional[int] = None,
+def assert_matches_model(D: Any, A: Any, B: Any, C: Any = None, *, model: str = "h100",
+                         inp: Union[str, Tuple[str, str]] = "e4m3", out: str = "f32", promote: Optional[int] = None, block: Optional[int] = None,
                          frac: Optional[int] = None, floor: Optional[int] = None, final: str = "rtz",
                          round: Optional[str] = None, show: int = 10) -> None:
     """Assert that D (M x N, codes or a float array of out) is what the
     tensor-core model computes for A B + C (fpref.gemm with the same
     arguments); each mismatch lists the row of A and column of B it came
-    from (their codes, in hex) and C's code.
+    from (their codes, in hex) and C's code.  inp: one format, or a pair
+    (A's, B's) such as ("e5m2", "e4m3"), as fpref.gemm takes it.
 
     >>> import fpref
     >>> A = fpref.convert([[1.0, 2.0]], "e4m3"); B = fpref.convert([[3.0], [4.0]], "e4m3")
     >>> assert_matches_model(np.array([[11.0]], np.float32), A, B)
     """
     out_name = format_info(out)["name"]
-    inp_name = format_info(inp)["name"]
-    want = gemm(A, B, C, model=model, inp=inp_name, out=out_name, promote=promote, block=block, frac=frac,
+    in_a, in_b, said_a, said_b = _inp_pair(inp)
+    want = gemm(A, B, C, model=model, inp=inp, out=out_name, promote=promote, block=block, frac=frac,
                 floor=floor, final=final, round=round)
-    got, _ = _codes_in(D, out_name)
+    got, _ = _codes_in(D, out_name, "out", "D", f"out={out!r}")
     if got.shape != want.shape:
         raise AssertionError(f"D has shape {got.shape}, A B has {want.shape}")
-    a, _ = _codes_in(A, inp_name)
-    b, _ = _codes_in(B, inp_name)
-    c = None if C is None else _codes_in(C, out_name)[0]
+    a, _ = _codes_in(A, in_a, "inp", "A", said_a)
+    b, _ = _codes_in(B, in_b, "inp", "B", said_b)
+    c = None if C is None else _codes_in(C, out_name, "out", "C", f"out={out!r}")[0]
     N = want.shape[1]
 
     def describe(i: int) -> str:
         r, k = divmod(i, N)
-        row = " ".join(_fpref.hex(inp_name, int(v)) for v in a[r])
-        col = " ".join(_fpref.hex(inp_name, int(v)) for v in b[:, k])
+        row = " ".join(_fpref.hex(in_a, int(v)) for v in a[r])
+        col = " ".join(_fpref.hex(in_b, int(v)) for v in b[:, k])
         cc = "+0" if c is None else _fpref.hex(out_name, int(c[r, k]))
         return f"A row [{row}], B column [{col}], C {cc}: "
 
