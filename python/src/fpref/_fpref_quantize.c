@@ -50,28 +50,30 @@ static PyObject *bytes_of(const void *data, size_t n)
 
 /* quantize(scheme, element, x, steps, rows, cols, nscales, scale_bytes,
  * pow2, te, eps|None, history, algo, margin, amax_nan, rule, element_rounding,
- * two_d, sr, seed, nvfp4_recipe, four_over_six, scale_bound, rht, rht_fp32, sr_bits) -> dict: the scheme's codes, dequantised FP32, scales
+ * two_d, sr, seed, nvfp4_recipe, four_over_six, scale_bound, rht, rht_fp32, sr_bits,
+ * mx_recipe) -> dict: the scheme's codes, dequantised FP32, scales
  * (bytearrays), its facts, the step records (delayed) and the report
  * (fpref_emu_quant_report_compute), all from one call of the library,
  * fpref_emu_quantize.  x: FP32 patterns; rows x cols the tensor as the
  * block schemes see it, steps its first axis (delayed); nscales and
  * scale_bytes the caller's count of the scales, checked against the
  * library's.  The option checks are the caller's (fpref.quantize mirrors
- * fpref quantize). */
+ * fpref quantize), but for the names the library parses (rule, the MX and
+ * NVFP4 recipes: "" for the default), refused here with their choices. */
 PyObject *py_quantize(PyObject *self, PyObject *args)
 {
 	(void)self;
 	const char *scheme_name, *element_name, *algo_name, *amax_nan_name, *rule_name, *er_name, *nv_recipe_name;
-	const char *four_over_six, *sr_bits;
+	const char *four_over_six, *sr_bits, *mx_recipe_name;
 	Py_buffer x;
 	Py_ssize_t steps, rows, cols, nscales, scale_bytes, history, margin, scale_bound, rht;
 	int pow2, te, two_d, sr, rht_fp32;
 	PyObject *eps_obj;
 	unsigned long long seed;
-	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppKssnnpz", &scheme_name, &element_name, &x, &steps, &rows, &cols,
+	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppKssnnpzs", &scheme_name, &element_name, &x, &steps, &rows, &cols,
 			      &nscales, &scale_bytes, &pow2, &te, &eps_obj, &history, &algo_name, &margin, &amax_nan_name,
 			      &rule_name, &er_name, &two_d, &sr, &seed, &nv_recipe_name, &four_over_six, &scale_bound, &rht,
-			      &rht_fp32, &sr_bits))
+			      &rht_fp32, &sr_bits, &mx_recipe_name))
 		return NULL;
 	PyObject *result = NULL, *codes = NULL, *dequant = NULL, *scales = NULL, *amaxes = NULL, *scale_invs = NULL;
 	struct fpref_emu_quantize_request q;
@@ -106,6 +108,11 @@ PyObject *py_quantize(PyObject *self, PyObject *args)
 			     rule_name);
 		goto done;
 	}
+	if (*mx_recipe_name && fpref_emu_mx_recipe_parse(mx_recipe_name, &q.mx_recipe) != 0) {
+		PyErr_Format(PyExc_ValueError, "quantize: recipe must be 'ocp', 'torchao' or 'modelopt' for the MX schemes, "
+			     "not '%s'", mx_recipe_name);
+		goto done;
+	}
 	if (*er_name && (fpref_rounding_parse(er_name, &q.element_rounding) != 0 ||
 			 (q.element_rounding != FPREF_RNE && q.element_rounding != FPREF_RNA))) {
 		PyErr_Format(PyExc_ValueError, "quantize: element_rounding must be rne or rna, not '%s'", er_name);
@@ -138,8 +145,9 @@ PyObject *py_quantize(PyObject *self, PyObject *args)
 	q.nvfp4.seed = seed;
 	if (*nv_recipe_name && (fpref_emu_nvfp4_recipe_parse(nv_recipe_name, &q.nvfp4.recipe) != 0 ||
 				q.nvfp4.recipe == FPREF_NVFP4_FOUR_OVER_SIX)) {
-		PyErr_Format(PyExc_ValueError, "quantize: nvfp4 recipe must be te, torchao or modelopt, not '%s'",
-			     nv_recipe_name);
+		PyErr_Format(PyExc_ValueError,
+			     "quantize: recipe must be 'te', 'torchao' or 'modelopt' for nvfp4 (or 'torchao-1level', "
+			     "'torchao-02a1bc44', 'modelopt-0ad6e5f0'), not '%s'", nv_recipe_name);
 		goto done;
 	}
 	char err[512];

@@ -39,7 +39,8 @@ class Quantized:
     block scales for nvfp4) in the CLI's shape; dequant: float32, x's shape;
     tensor_scale: nvfp4's FP32 tensor scale S (else None); facts: the FP32
     figures the CLI prints (amax, scale, scale_inv, eps, next_scale ...) as
-    np.float32; settings: rule, element_rounding, blocks, rounding, seed;
+    np.float32; settings: rule, element_rounding, recipe (where not the
+    default), blocks, rounding, seed;
     step_amax, step_scale_inv: delayed scaling's per-step records (float32);
     report: the round trip's error figures (fpref_emu_quant_report_compute, the
     keys of the CLI's JSON "report")."""
@@ -110,12 +111,20 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
     scheme: tensor (Transformer Engine current scaling), delayed (TE delayed
     scaling, one step per slice of x's first axis), tile128, block128
     (DeepSeek-V3; recipe="te" for TE's), mxfp8, mxfp6, mxfp4, mxint8 (OCP
-    MX), nvfp4 (recipe "te", the default, "torchao" or "modelopt").  The recipe keywords are the command's options: format
+    MX; recipe "ocp", the default, "torchao" for torchao 0.18's to_mx or
+    "modelopt" for ModelOpt 0.47's MXFP8, E4M3 only), nvfp4 (recipe "te",
+    the default, "torchao" (torchao 0.18), "torchao-1level" (its path
+    without a per-tensor scale), "modelopt" (ModelOpt 0.47), or the older
+    "torchao-02a1bc44" and "modelopt-0ad6e5f0"; docs/scaling-mx.md, "MX
+    recipes" and "NVFP4 recipes").  The recipe keywords are the command's
+    options: format
     (e4m3|e5m2 for the FP8 schemes, the MX element), pow2, recipe, eps (a
     str is read exactly, as --eps; a float is its own value), margin,
     history, amax_algo, amax_nan (ignore|propagate), nan ("keep" or
     "reject": a NaN or inf input is a ValueError), rule
-    (ocp-floor|nv-ceil|rne), element_rounding (rne|rna), two_d, sr, seed;
+    (ocp-floor|nv-ceil|rne|ceil|rceil-log2: ceil is torchao's CEIL,
+    rceil-log2 the ceiling of an FP32 log2, torchao RCEIL's eager path and
+    ModelOpt's), element_rounding (rne|rna), two_d, sr, seed;
     nvfp4's four_over_six (abs_max|mae|mse: the Four Over Six recipe, not
     with recipe=), scale_bound (256, the default, or 448), rht ("te":
     Transformer Engine's sign vector 0xD7E8, or a 16-bit mask, bit i
@@ -183,7 +192,7 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
                         amax_algo or "", 0 if margin is None else margin, amax_nan or "", rule or "",
                         element_rounding or "", bool(two_d), bool(sr), 0 if seed is None else seed,
                         (recipe or "") if family == "nvfp4" else "", four_over_six or "", scale_bound or 0,
-                        rht_mask, bool(rht_fp32), sr_bits)
+                        rht_mask, bool(rht_fp32), sr_bits, (recipe or "") if family == "mx" else "")
     f32 = np.dtype("<f4")
     scales = np.frombuffer(d["scales"], dtype=f32 if scale_bytes == 4 else np.uint8).reshape(scales_shape)
     settings: Dict[str, Union[str, int]] = d["settings"]  # the command's labels, from the library
@@ -261,13 +270,16 @@ def _check_quantize_options(scheme, family, pow2, recipe, eps, margin, history, 
     delayed = scheme == "delayed"
     if not delayed and (margin is not None or history is not None or amax_algo is not None):
         no(f"margin, history and amax_algo belong to scheme delayed, not {scheme}")
-    if scheme not in ("tile128", "block128", "nvfp4") and recipe is not None:
-        no(f"recipe belongs to schemes tile128, block128 and nvfp4, not {scheme}")
-    if scheme == "nvfp4" and recipe is not None and recipe not in ("te", "torchao", "modelopt"):
-        no(f"recipe must be 'te', 'torchao' or 'modelopt' for nvfp4, not {recipe!r}")
-    if scheme == "nvfp4" and recipe in ("torchao", "modelopt") and (two_d or sr):
+    if family == "fp8" and scheme not in ("tile128", "block128") and recipe is not None:
+        no(f"recipe belongs to schemes tile128, block128 and nvfp4 and to the MX schemes (mxfp8, mxfp6, mxfp4, "
+           f"mxint8), not {scheme}")
+    if recipe is not None and not isinstance(recipe, str):
+        no(f"recipe is a name, not {recipe!r}")
+    # The MX and NVFP4 names are the library's to read (the binding refuses
+    # an unknown one with the choices, as the command does).
+    if scheme == "nvfp4" and recipe not in (None, "te") and (two_d or sr):
         no(f"nvfp4 recipe {recipe} has no two_d or sr (te only)")
-    if scheme != "nvfp4" and recipe is not None and recipe not in ("deepseek", "te"):
+    if family == "fp8" and recipe is not None and recipe not in ("deepseek", "te"):
         no(f"recipe must be 'deepseek' or 'te', not {recipe!r}")
     if delayed and (pow2 is not None or eps is not None):
         no("TE delayed scaling has no power-of-two or epsilon option")
