@@ -337,9 +337,13 @@ int cmd_gemm(int argc, char **argv)
 			print_report(&s, &p, o.json);
 	}
 	if (!status && g.svg) {
-		char title[200];
-		snprintf(title, sizeof title, "gemm %zux%zux%zu, A: %s, B: %s, %s: errors against the exact product", x.M,
-			 x.N, x.K, in_a.name, in_b.name, text.model ? text.model : "model");
+		char title[320], inputs[140];
+		if (fpref_format_same(&in_a, &in_b))
+			snprintf(inputs, sizeof inputs, "%s inputs", in_a.name);
+		else
+			snprintf(inputs, sizeof inputs, "A: %s, B: %s", in_a.name, in_b.name);
+		snprintf(title, sizeof title, "gemm %zux%zux%zu, %s, %s: errors against the exact product", x.M, x.N, x.K,
+			 inputs, text.model ? text.model : "model");
 		status = draw_gemm(cli_cmd_gemm.name, g.svg, title, &s);
 	}
 	if (!status && g.save)

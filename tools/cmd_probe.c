@@ -31,7 +31,7 @@ static const struct cli_opt probe_opts[] = {
 	{ "--golden", CLI_VALUE, "G", NULL, "infer: the probe file the results answer", P(golden), PROBE_INFER },
 	{ "--in", CLI_VALUE, "FMT", NULL, "infer: the format of a and b (with --out)", P(in), PROBE_INFER },
 	{ "--in-a", CLI_VALUE, "FMT", NULL,
-	  "gen, infer: the format of a, with --in-b (instead of --inputs, --in; one format for now: golden dot files carry one)",
+	  "gen, infer: the format of a, with --in-b (instead of --inputs, --in; the probe takes one format for both)",
 	  P(in_a), PROBE_GEN | PROBE_INFER },
 	{ "--in-b", CLI_VALUE, "FMT", NULL, "gen, infer: the format of b, with --in-a", P(in_b), PROBE_GEN | PROBE_INFER },
 };
@@ -111,7 +111,7 @@ static int probe_inputs(const char *what, const char *one, const char *one_name,
 	if (cli_parse_format(what, in_a, f) != 0 || cli_parse_format(what, in_b, &b) != 0)
 		return CLI_EXIT_USAGE;
 	if (!fpref_format_same(f, &b)) {
-		cli_fail(what, "a of %s and b of %s: probe files (golden dot files) hold one input format for now; "
+		cli_fail(what, "a of %s and b of %s: the probe inputs and the model search take one input format; "
 			 "fpref dot --in-a %s --in-b %s computes such dot products", f->name, b.name, f->name, b.name);
 		return CLI_EXIT_USAGE;
 	}
@@ -149,6 +149,7 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 	}
 	j.K = (unsigned)K;
 	j.seed = seed;
+	j.in_b = j.in; /* probe inputs are of one format (probe_inputs refused two) */
 	if (cli_parse_format(cli_cmd_probe.name, output, &j.out) != 0)
 		return CLI_EXIT_USAGE;
 	if (!fpref_tc_input_ok(&j.in)) {
