@@ -3,8 +3,8 @@
  * promoted dot product and the GEMM, ending in the emulator's rounding core.
  * This file holds the model paths of one dot product: the plan, the block,
  * group and two-stage paths of a block, the chain of blocks, the lowered
- * and FP32-tree paths, and the plain and split-K dot products.  The scales
- * and promotion are tc_scale.c's, the GEMM tc_gemm.c's. */
+ * and FP32-tree paths.  The entries (with and without scales, split-K,
+ * promotion) are tc_scale.c's, the GEMM tc_gemm.c's. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -430,34 +430,5 @@ int fpref_emu_tc_decode_pair(const struct fpref_format *in_a, const struct fpref
 		operands_free(all);
 		return -1;
 	}
-	return 0;
-}
-
-int fpref_emu_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
-		     const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
-		     uint64_t *d)
-{
-	return fpref_emu_tc_dot_scaled(m, in_a, in_b, a, b, K, NULL, c, output, d);
-}
-
-int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
-			    const uint64_t *a, const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
-{
-	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
-	struct fpref_unpacked z;
-	if (S == 0 || fpref_tc_lowered(m, f32) || fpref_decode(f32, c, &z) == FPREF_DECODE_INVALID)
-		return -1;
-	struct fpref_env env; /* the reduction kernel's FP32 arithmetic: rne */
-	fpref_env_default(&env);
-	uint64_t acc = 0, part = 0;
-	unsigned flags = 0;
-	for (size_t k = 0; k < K; k += S) {
-		if (fpref_emu_tc_dot(m, in_a, in_b, a + k, b + k, K - k < S ? K - k : S, 0, f32, &part) != 0)
-			return -1;
-		uint64_t args[3] = { acc, part, 0 };
-		fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, &acc, &flags);
-	}
-	uint64_t args[3] = { acc, c, 0 };
-	fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, d, &flags);
 	return 0;
 }

@@ -1,8 +1,9 @@
-/* The tensor-core dot product with block scales and with promotion: the
- * scales decoded and multiplied per chunk of products, the dot product's
- * entry (fpref_emu_tc_dot_scaled, which picks the model's path), and the
- * FP32 promotion of partial sums every nc products.  Apart from tc_dot.c so
- * that the scales' handling reads in one place. */
+/* The tensor-core dot product's entries: with block scales (the scales
+ * decoded and multiplied per chunk of products; fpref_emu_tc_dot_scaled,
+ * which picks the model's path), without (fpref_emu_tc_dot, split-K), and
+ * with the FP32 promotion of partial sums every nc products.  Apart from
+ * tc_dot.c so that the scales' handling reads in one place, and above it:
+ * this file calls tc_dot.c's paths, never the reverse. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -111,5 +112,36 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
 		return -1;
 	*d = fpref_emu_tc_chain_promoted(&p, &env, &x, &y, K, nc, scale_a, scale_b, c);
 	operands_free(&all);
+	return 0;
+}
+
+/* The entries without scales: the dot product (fpref_emu_tc_dot_scaled
+ * with unit scales) and cuBLASLt's split-K order of it. */
+int fpref_emu_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		     const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, const struct fpref_format *output,
+		     uint64_t *d)
+{
+	return fpref_emu_tc_dot_scaled(m, in_a, in_b, a, b, K, NULL, c, output, d);
+}
+
+int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			    const uint64_t *a, const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_unpacked z;
+	if (S == 0 || fpref_tc_lowered(m, f32) || fpref_decode(f32, c, &z) == FPREF_DECODE_INVALID)
+		return -1;
+	struct fpref_env env; /* the reduction kernel's FP32 arithmetic: rne */
+	fpref_env_default(&env);
+	uint64_t acc = 0, part = 0;
+	unsigned flags = 0;
+	for (size_t k = 0; k < K; k += S) {
+		if (fpref_emu_tc_dot(m, in_a, in_b, a + k, b + k, K - k < S ? K - k : S, 0, f32, &part) != 0)
+			return -1;
+		uint64_t args[3] = { acc, part, 0 };
+		fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, &acc, &flags);
+	}
+	uint64_t args[3] = { acc, c, 0 };
+	fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, d, &flags);
 	return 0;
 }

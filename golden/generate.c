@@ -155,6 +155,37 @@ static uint64_t dot_power(const struct fpref_format *f, uint64_t r, int64_t e, b
 	return dot_input(f, exact ? r & 1 : r, f->bias + e);
 }
 
+/* The exponents of f's normal binades, least and largest: where
+ * dot_power's random significand stays within a factor of two. */
+static void power_range(const struct fpref_format *f, int64_t *lo, int64_t *hi)
+{
+	*lo = fpref_format_min_exponent(f);
+	*hi = fpref_format_max_exponent(f);
+}
+
+/* A product of about 2^t split between A's exponent and B's: half each,
+ * as ever for one format; for two, moved so that each lies in its own
+ * format's normal range where the sum allows (E5M2's from 2^-14, E4M3's
+ * from 2^-6). */
+static void split_exponent(const struct fpref_format *fa, const struct fpref_format *fb, int64_t t, int64_t *ea,
+			   int64_t *eb)
+{
+	*ea = t / 2;
+	*eb = t - t / 2;
+	if (fpref_format_same(fa, fb))
+		return;
+	int64_t lo_a, hi_a, lo_b, hi_b;
+	power_range(fa, &lo_a, &hi_a);
+	power_range(fb, &lo_b, &hi_b);
+	if (*eb < lo_b || *eb > hi_b)
+		*eb = *eb < lo_b ? lo_b : hi_b;
+	*ea = t - *eb;
+	if (*ea < lo_a || *ea > hi_a) {
+		*ea = *ea < lo_a ? lo_a : hi_a;
+		*eb = t - *ea;
+	}
+}
+
 static void dot_structured(const struct fpref_golden_job *j, unsigned long c, uint64_t *v)
 {
 	size_t K = j->K;
@@ -168,6 +199,16 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 	int64_t q_out = least.exponent;
 	uint64_t sign = in->is_signed ? 1ull << (in->exp_bits + in->man_bits + in->pad_bits) : 0;
 	uint64_t sign_b = inb->is_signed ? 1ull << (inb->exp_bits + inb->man_bits + inb->pad_bits) : 0;
+	/* kind 2's C: one, or for two formats whose least normal product cannot
+	 * fall below the F-bit cut under one (E5M2 x E4M3 reaches 2^-20,
+	 * tcgen05 keeps 25 bits), 2^lift, everything else lifted with it */
+	int64_t lift = 0;
+	if (!fpref_format_same(in, inb)) {
+		int64_t lo_a, hi_a, lo_b, hi_b;
+		power_range(in, &lo_a, &hi_a);
+		power_range(inb, &lo_b, &hi_b);
+		lift = lo_a + lo_b + frac + 5 > 0 ? lo_a + lo_b + frac + 5 : 0;
+	}
 	for (size_t k = 0; k < K; k++) {
 		uint64_t ra = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + k);
 		uint64_t rb = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + K + k);
@@ -176,8 +217,7 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 		if (kind == 1 && sub == 0) { /* products just below the alignment floor, or in the least binades */
 			int64_t t = floor == FPREF_TC_NO_FLOOR ? -(int64_t)in->bias - (int64_t)inb->bias
 							       : floor - 1 - (int64_t)((ra >> 4) % 8);
-			ea = t / 2;
-			eb = t - t / 2;
+			split_exponent(in, inb, t, &ea, &eb);
 		} else if (kind == 1) {
 			/* sub 1: one negative product below half the output's least, the last (IEEE's -0 against +0);
 			 * sub 2: the output's least (rtz) or its half (rne) below the floor, and terms that
@@ -189,13 +229,13 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 				v[K + k] = fpref_format_zero_bits(inb, false);
 				continue;
 			}
-			v[k] = sub == 1 ? dot_power(in, ra, t / 2, false) & ~sign : dot_exact_power(in, false, t / 2);
-			v[K + k] = dot_exact_power(inb, sub == 1 || (k > 0 && !rne), t - t / 2);
+			split_exponent(in, inb, t, &ea, &eb);
+			v[k] = sub == 1 ? dot_power(in, ra, ea, false) & ~sign : dot_exact_power(in, false, ea);
+			v[K + k] = dot_exact_power(inb, sub == 1 || (k > 0 && !rne), eb);
 			continue;
 		} else if (kind == 2) { /* C at one, the first product at the output's tie, the rest below the F-bit cut */
 			int64_t t = k == 0 ? -(int64_t)fpref_format_precision(out) : -frac - 2 - (int64_t)((ra >> 4) % 4);
-			ea = t / 2;
-			eb = t - t / 2;
+			split_exponent(in, inb, t + lift, &ea, &eb);
 			exact = k == 0;
 		}
 		v[k] = dot_power(in, exact ? 0 : ra, ea, exact);
@@ -208,7 +248,7 @@ static void dot_structured(const struct fpref_golden_job *j, unsigned long c, ui
 		}
 	}
 	uint64_t r = fpref_sr_stream(j->seed ^ 0x646f74ull, (2 * K + 1) * c + 2 * K);
-	struct fpref_unpacked one = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
+	struct fpref_unpacked one = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = (int32_t)lift };
 	if (kind == 0 || (kind == 1 && sub < 2))
 		v[2 * K] = fpref_format_zero_bits(out, true);
 	else if (kind == 1)

@@ -293,8 +293,7 @@ int fpref_ref_mx_recipe_quantize(const char *element, const char *scale_rule, co
 	for (int i = 0; i < 3; i++)
 		if (recipe_name && strcmp(recipe_name, recipes[i]) == 0)
 			recipe = i;
-	if (recipe < 0 || (recipe == MX_MODELOPT && (!element || (strcmp(element, "float8_e4m3fn") != 0 &&
-								 strcasecmp(element, "e4m3") != 0)))) {
+	if (recipe < 0) {
 		snprintf(err, errlen, "unknown MX recipe '%s', or an element it does not have",
 			 recipe_name ? recipe_name : "(none)");
 		return -1;
@@ -306,6 +305,11 @@ int fpref_ref_mx_recipe_quantize(const char *element, const char *scale_rule, co
 	struct oracle o;
 	oracle_init(&o);
 	if (element_lookup(&o, element, err, errlen) != 0) {
+		oracle_clear(&o);
+		return -1;
+	}
+	if (recipe == MX_MODELOPT && (o.row->int8 || !fpref_format_is(&o.element, FPREF_FORMAT_FLOAT8_E4M3FN))) {
+		snprintf(err, errlen, "unknown MX recipe '%s', or an element it does not have", recipe_name);
 		oracle_clear(&o);
 		return -1;
 	}
