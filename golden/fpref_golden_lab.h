@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fpref_formats.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -74,6 +76,23 @@ struct fpref_lab_scale_change {
 	uint32_t scale; /* FP32 bits: the scale from this step on */
 };
 
+/* A matrix product of the run and what it multiplied: A of in_a, B of
+ * in_b, as the library's two-format dot took them.  The model's GEMMs are
+ * the forward Y = X W and the weight gradient dW^T = dY^T X (PyTorch's
+ * grad_weight = grad_output^T input); it has no dgrad, its input being
+ * data whose gradient nothing needs. */
+struct fpref_lab_gemm {
+	const char *name;    /* "forward", "wgrad" */
+	const char *product; /* "Y = X W", "dW^T = dY^T X" */
+	const char *a;       /* A: "X", "dY^T" */
+	const struct fpref_format *in_a;
+	const char *b;       /* B: "W", "X" */
+	const struct fpref_format *in_b;
+	const char *model;   /* the tensor-core row, or NULL: FP32 FMA chains */
+};
+
+#define FPREF_LAB_GEMMS 2
+
 /* Every float is an FP32 bit pattern. */
 struct fpref_lab_result {
 	size_t steps;
@@ -91,7 +110,8 @@ struct fpref_lab_result {
 	size_t nonfinite;                /* Inf and NaN values in the tensors the run produced */
 	size_t grads_nonzero;            /* gradient values (of Y and of W) nonzero before their cast to the recipe's format */
 	size_t grads_flushed;            /* ... and zero after it */
-	size_t fp8_saturated;            /* values beyond E4M3's 448 once scaled, clipped by the cast (TE's recipes) */
+	size_t fp8_saturated;            /* values beyond the FP8 format's largest finite once scaled (E4M3 448, E5M2 57344), clipped by the cast (TE's recipes) */
+	struct fpref_lab_gemm gemms[FPREF_LAB_GEMMS]; /* forward, wgrad */
 };
 
 /* Run one recipe.  0, or -1 with a message in err (bad configuration, no

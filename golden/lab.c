@@ -26,31 +26,37 @@ struct recipe {
 	bool ftz;                     /* subnormal results of the casts flushed (the BF16 units) */
 	enum fp8_scaling fp8;
 	const char *gpu;              /* the tensor-core row of the products (NULL: FP32 FMA chain) */
+	/* FP8: the format of the gradients (dY), E4M3 or E5M2 (Transformer
+	 * Engine's HYBRID: the backward GEMM multiplies E5M2 by E4M3) */
+	enum fpref_format_id grad;
 };
 
 static const struct recipe recipes[] = {
 	{ "fp32", "FP32 everywhere, products by FP32 FMA chains: the baseline", FPREF_FORMAT_FLOAT32, true, false,
-	  false, false, NOT_FP8, NULL },
+	  false, false, NOT_FP8, NULL, 0 },
 	{ "bf16", "BF16 products (tpu-bf16 model: exact, FP32 accumulation), BF16 tensors with FTZ, FP32 master, "
-		  "no loss scale", FPREF_FORMAT_BFLOAT16, true, false, false, true, NOT_FP8, "tpu-bf16" },
+		  "no loss scale", FPREF_FORMAT_BFLOAT16, true, false, false, true, NOT_FP8, "tpu-bf16", 0 },
 	{ "fp16-noscale", "autocast FP16 (h100 tensor core, FP32 accumulation), FP32 master, no loss scale",
-	  FPREF_FORMAT_FLOAT16, true, false, false, false, NOT_FP8, "h100" },
+	  FPREF_FORMAT_FLOAT16, true, false, false, false, NOT_FP8, "h100", 0 },
 	{ "fp16-gradscaler", "autocast FP16 with PyTorch's GradScaler (2^16, x0.5 on overflow, x2 after 2000)",
-	  FPREF_FORMAT_FLOAT16, true, true, false, false, NOT_FP8, "h100" },
+	  FPREF_FORMAT_FLOAT16, true, true, false, false, NOT_FP8, "h100", 0 },
 	{ "fp16-no-master", "FP16 weights updated in place (GradScaler kept): no FP32 master copy",
-	  FPREF_FORMAT_FLOAT16, false, true, false, false, NOT_FP8, "h100" },
+	  FPREF_FORMAT_FLOAT16, false, true, false, false, NOT_FP8, "h100", 0 },
 	{ "fp16-wrong-cast-order", "GradScaler, but every product accumulated in FP16 (the tensor core's FP16 "
 				   "output) instead of FP32", FPREF_FORMAT_FLOAT16, true, true, true, false,
-	  NOT_FP8, "h100" },
-	{ "fp8-tensor-delayed", "E4M3 per tensor, Transformer Engine delayed scaling (history 1024, max, margin 0)",
-	  FPREF_FORMAT_FLOAT8_E4M3FN, true, false, false, false, FP8_DELAYED, "h100-wgmma" },
-	{ "fp8-tensor-current", "E4M3 per tensor, Transformer Engine current scaling", FPREF_FORMAT_FLOAT8_E4M3FN,
-	  true, false, false, false, FP8_CURRENT, "h100-wgmma" },
+	  NOT_FP8, "h100", 0 },
+	{ "fp8-tensor-delayed", "Transformer Engine's HYBRID (E4M3 X and W, E5M2 gradients) per tensor, delayed "
+				"scaling (history 1024, max, margin 0)", FPREF_FORMAT_FLOAT8_E4M3FN, true, false, false,
+	  false, FP8_DELAYED, "h100-wgmma", FPREF_FORMAT_FLOAT8_E5M2 },
+	{ "fp8-tensor-current", "Transformer Engine's HYBRID (E4M3 X and W, E5M2 gradients) per tensor, current "
+				"scaling", FPREF_FORMAT_FLOAT8_E4M3FN, true, false, false, false, FP8_CURRENT,
+	  "h100-wgmma", FPREF_FORMAT_FLOAT8_E5M2 },
 	{ "fp8-deepseek", "E4M3, DeepSeek-V3: 1x128 tiles (activations, gradients), 128x128 blocks (weights), "
 			  "promotion to FP32 every 128", FPREF_FORMAT_FLOAT8_E4M3FN, true, false, false, false,
-	  FP8_DEEPSEEK, "h100-wgmma" },
+	  FP8_DEEPSEEK, "h100-wgmma", FPREF_FORMAT_FLOAT8_E4M3FN },
 	{ "fp8-uncalibrated", "E4M3 with no scale: a plain cast (PyTorch's .to(float8_e4m3fn): beyond max is NaN)",
-	  FPREF_FORMAT_FLOAT8_E4M3FN, true, false, false, false, FP8_UNCALIBRATED, "h100-wgmma" },
+	  FPREF_FORMAT_FLOAT8_E4M3FN, true, false, false, false, FP8_UNCALIBRATED, "h100-wgmma",
+	  FPREF_FORMAT_FLOAT8_E4M3FN },
 };
 
 const char *fpref_golden_lab_recipe_name(enum fpref_lab_recipe r)
@@ -78,8 +84,10 @@ int fpref_golden_lab_recipe_parse(const char *name, enum fpref_lab_recipe *r)
 struct lab {
 	const struct recipe *rc;
 	const struct fpref_format *f32, *low;
+	const struct fpref_format *grad; /* FP8: the gradients' format (E5M2 under HYBRID), else low */
 	struct fpref_env env, cast; /* FP32 arithmetic; casts into the recipe's format */
-	struct fpref_accum_model model;
+	struct fpref_accum_model model; /* the forward GEMM's: low x low */
+	struct fpref_accum_model back;  /* the backward GEMM's: grad x low (the row of that pair) */
 	struct fpref_lab_result *r;
 };
 
@@ -184,29 +192,29 @@ static uint32_t data_w(uint64_t seed, int which, size_t j, size_t n)
 
 /* ---- products ---- */
 
-/* C (M x N, FP32) = A (M x K) B^T (B given as N x K), patterns of format
- * in, through the recipe's accumulation; the FP8 recipes' scales applied
- * by the caller or, for DeepSeek, per chunk here. */
-static int matmul(struct lab *L, const struct fpref_format *in, size_t M, size_t Nn, size_t K, const uint64_t *A,
-		  const uint64_t *Bt, const uint64_t *sa, const uint64_t *sb, size_t chunks, size_t b_rows,
-		  size_t promote, uint32_t *C)
+/* C (M x N, FP32) = A (M x K) B^T (B given as N x K), A patterns of in_a
+ * and B of in_b, through the model's accumulation; the FP8 recipes' scales
+ * applied by the caller or, for DeepSeek, per chunk here. */
+static int matmul(struct lab *L, const struct fpref_accum_model *model, const struct fpref_format *in_a,
+		  const struct fpref_format *in_b, size_t M, size_t Nn, size_t K, const uint64_t *A, const uint64_t *Bt,
+		  const uint64_t *sa, const uint64_t *sb, size_t chunks, size_t b_rows, size_t promote, uint32_t *C)
 {
 	for (size_t m = 0; m < M; m++)
 		for (size_t n = 0; n < Nn; n++) {
 			uint64_t d = 0;
 			int status;
 			if (L->rc->fp8 == FP8_DEEPSEEK)
-				status = fpref_emu_tc_dot_promoted(&L->model.tc, in, in, A + m * K, Bt + n * K, K, 128,
+				status = fpref_emu_tc_dot_promoted(&model->tc, in_a, in_b, A + m * K, Bt + n * K, K, 128,
 								   sa + m * chunks, sb + (n / b_rows) * chunks, 0, &d);
 			else if (promote)
-				status = fpref_emu_tc_dot_promoted(&L->model.tc, in, in, A + m * K, Bt + n * K, K, promote,
+				status = fpref_emu_tc_dot_promoted(&model->tc, in_a, in_b, A + m * K, Bt + n * K, K, promote,
 								   NULL, NULL, 0, &d);
 			else if (L->rc->fp16_accumulator) {
-				status = fpref_emu_model_dot(&L->model, in, in, A + m * K, Bt + n * K, K, 0, L->low, &L->env,
+				status = fpref_emu_model_dot(model, in_a, in_b, A + m * K, Bt + n * K, K, 0, L->low, &L->env,
 							     &d);
 				d = convert(L->low, d, L->f32, &L->env);
 			} else
-				status = fpref_emu_model_dot(&L->model, in, in, A + m * K, Bt + n * K, K, 0, L->f32, &L->env,
+				status = fpref_emu_model_dot(model, in_a, in_b, A + m * K, Bt + n * K, K, 0, L->f32, &L->env,
 							     &d);
 			if (status != 0)
 				return -1;
@@ -224,47 +232,52 @@ struct fp8_operand {
 	size_t chunks;     /* factors per row of factor blocks (DeepSeek) */
 };
 
-static void count_codes(struct lab *L, const uint8_t *q, uint64_t *codes, size_t n)
+static void count_codes(struct lab *L, const struct fpref_format *fp8, const uint8_t *q, uint64_t *codes, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		codes[i] = q[i];
-		L->r->nonfinite += (q[i] & 0x7F) == 0x7F; /* E4M3's NaN */
+		L->r->nonfinite += nonfinite32((uint32_t)convert(fp8, q[i], L->f32, &L->env)); /* E4M3's NaN, E5M2's Inf and NaN */
 	}
 }
 
-/* Values whose scaled FP32 product rounds beyond E4M3's 448 (464 and
- * up): the cast saturates them (satfinite). */
-static void count_clipped(struct lab *L, const uint32_t *x, size_t n, uint32_t scale)
+/* Values whose scaled FP32 product lies half a last place of the format
+ * or more beyond its largest finite (E4M3: 464 and up beyond 448; E5M2:
+ * 61440 and up beyond 57344): the cast saturates them (satfinite). */
+static void count_clipped(struct lab *L, const struct fpref_format *fp8, const uint32_t *x, size_t n, uint32_t scale)
 {
+	uint32_t max = (uint32_t)convert(fp8, fpref_format_max_bits(fp8, false), L->f32, &L->env);
+	uint32_t beyond = max + (1u << (22 - fp8->man_bits));
 	for (size_t i = 0; i < n; i++) {
 		uint32_t v = mul(L, x[i], scale) & 0x7FFFFFFFu;
-		L->r->fp8_saturated += v >= 0x43E80000u && v <= 0x7F800000u; /* 464 and up: beyond rounding to 448 */
+		L->r->fp8_saturated += v >= beyond && v <= 0x7F800000u;
 	}
 }
 
-static int quantize(struct lab *L, const uint32_t *x, size_t rows, size_t cols, bool weights,
-		    struct fpref_delayed_state *delayed, struct fp8_operand *o, uint8_t *q, char *err, size_t errlen)
+/* x (rows x cols, FP32) quantised to fp8 (E4M3, or E5M2 for HYBRID's
+ * gradients) under the recipe's scaling. */
+static int quantize(struct lab *L, const struct fpref_format *fp8, const uint32_t *x, size_t rows, size_t cols,
+		    bool weights, struct fpref_delayed_state *delayed, struct fp8_operand *o, uint8_t *q, char *err,
+		    size_t errlen)
 {
-	const struct fpref_format *e4m3 = L->low;
 	size_t n = rows * cols;
 	uint32_t f = 0x3F800000u;
 	o->chunks = 1;
 	switch (L->rc->fp8) {
 	case FP8_CURRENT: {
-		struct fpref_current_params p = { e4m3, false, 0, FPREF_AMAX_NAN_DEFAULT };
+		struct fpref_current_params p = { fp8, false, 0, FPREF_AMAX_NAN_DEFAULT };
 		uint32_t scale = 0;
 		if (fpref_emu_current_quantize(&p, x, n, q, NULL, &scale, &f, err, errlen) != 0)
 			return -1;
-		count_clipped(L, x, n, scale);
+		count_clipped(L, fp8, x, n, scale);
 		break;
 	}
 	case FP8_DELAYED:
-		count_clipped(L, x, n, delayed->scale); /* the scale this tensor is quantised with */
+		count_clipped(L, fp8, x, n, delayed->scale); /* the scale this tensor is quantised with */
 		if (fpref_emu_delayed_step(delayed, x, n, q, &f, NULL, err, errlen) != 0)
 			return -1;
 		break;
 	case FP8_DEEPSEEK: {
-		struct fpref_block_params p = { e4m3, FPREF_BLOCK_DEEPSEEK, weights ? 128 : 1, 128, false,
+		struct fpref_block_params p = { fp8, FPREF_BLOCK_DEEPSEEK, weights ? 128 : 1, 128, false,
 						FPREF_F32_DEEPSEEK_EPS, FPREF_AMAX_NAN_DEFAULT };
 		size_t nf = fpref_scale_blocks(rows, p.block_rows) * fpref_scale_blocks(cols, 128);
 		uint32_t *factors = malloc(nf * sizeof *factors);
@@ -276,26 +289,27 @@ static int quantize(struct lab *L, const uint32_t *x, size_t rows, size_t cols, 
 			o->factors[i] = factors[i];
 		o->chunks = fpref_scale_blocks(cols, 128);
 		free(factors);
-		count_codes(L, q, o->codes, n);
+		count_codes(L, fp8, q, o->codes, n);
 		return 0;
 	}
 	default: /* uncalibrated: PyTorch's cast, beyond max to NaN */
 		for (size_t i = 0; i < n; i++)
-			q[i] = (uint8_t)convert(L->f32, x[i], e4m3, &L->cast);
+			q[i] = (uint8_t)convert(L->f32, x[i], fp8, &L->cast);
 		break;
 	}
 	o->factors[0] = f;
-	count_codes(L, q, o->codes, n);
+	count_codes(L, fp8, q, o->codes, n);
 	return 0;
 }
 
 /* An FP8 product: DeepSeek's scales enter per chunk in matmul; the
  * per-tensor recipes multiply the FP32 result by scale_inv(A) scale_inv(B),
  * as one FP32 factor (cuBLASLt's alpha). */
-static int fp8_matmul(struct lab *L, size_t M, size_t Nn, size_t K, const uint64_t *A, const uint64_t *Bt,
+static int fp8_matmul(struct lab *L, const struct fpref_accum_model *model, const struct fpref_format *in_a,
+		      const struct fpref_format *in_b, size_t M, size_t Nn, size_t K, const uint64_t *A, const uint64_t *Bt,
 		      const uint64_t *fa, const uint64_t *fb, size_t chunks, size_t b_rows, size_t promote, uint32_t *C)
 {
-	if (matmul(L, L->low, M, Nn, K, A, Bt, fa, fb, chunks, b_rows, promote, C) != 0)
+	if (matmul(L, model, in_a, in_b, M, Nn, K, A, Bt, fa, fb, chunks, b_rows, promote, C) != 0)
 		return -1;
 	if (L->rc->fp8 != FP8_DEEPSEEK) {
 		uint32_t f = mul(L, (uint32_t)fa[0], (uint32_t)fb[0]);
@@ -309,6 +323,7 @@ static int fp8_matmul(struct lab *L, size_t M, size_t Nn, size_t K, const uint64
 
 struct tensors {
 	uint32_t x[B * D], xt[D * B], y[B * N], w[D * N], wt[N * D], yhat[B * N], dy[B * N], dyt[N * B], dw[D * N];
+	uint32_t dwt[N * D];
 	uint32_t m[D * N], v[D * N];
 	uint64_t lx[B * D], lxt[D * B], lwt[N * D], ldyt[N * B], l16[D * N]; /* operands in the recipe's format */
 	uint64_t fx[B * 2], fxt[D], fw[2], fdy[N];                            /* FP8 factors */
@@ -351,10 +366,19 @@ static void make_batch(const struct lab *L, uint64_t seed, size_t t, const uint3
 			T->y[i * N + n] = dot32(L, T->x + i * D, wstar + n, D, N);
 }
 
+/* What a GEMM of the run multiplied, for the report. */
+static void note_gemm(struct lab *L, size_t i, const char *name, const char *product, const char *a,
+		      const struct fpref_format *in_a, const char *b, const struct fpref_format *in_b)
+{
+	L->r->gemms[i] = (struct fpref_lab_gemm){ name, product, a, in_a, b, in_b, L->rc->gpu };
+}
+
 /* Y-hat = X W in the recipe's arithmetic, as FP32 values. */
 static int forward(struct lab *L, struct tensors *T, struct fpref_delayed_state *ds, char *err, size_t errlen)
 {
 	const struct recipe *rc = L->rc;
+	const struct fpref_format *in = rc->compute == FPREF_FORMAT_FLOAT32 ? L->f32 : L->low;
+	note_gemm(L, 0, "forward", "Y = X W", "X", in, "W", in);
 	transpose(T->w, D, N, T->wt);
 	if (rc->fp8 == NOT_FP8) {
 		if (rc->compute == FPREF_FORMAT_FLOAT32) {
@@ -368,8 +392,7 @@ static int forward(struct lab *L, struct tensors *T, struct fpref_delayed_state 
 				for (size_t i = 0; i < N * D; i++)
 					T->lwt[i] = convert(L->f32, T->wt[i], L->low, &L->cast);
 		}
-		if (matmul(L, rc->compute == FPREF_FORMAT_FLOAT32 ? L->f32 : L->low, B, N, D, T->lx, T->lwt, NULL, NULL,
-			   0, 1, 0, T->yhat) != 0)
+		if (matmul(L, &L->model, in, in, B, N, D, T->lx, T->lwt, NULL, NULL, 0, 1, 0, T->yhat) != 0)
 			return -1;
 		if (rc->compute != FPREF_FORMAT_FLOAT32) /* autocast's output: linear runs in the low format */
 			for (size_t i = 0; i < B * N; i++)
@@ -378,13 +401,17 @@ static int forward(struct lab *L, struct tensors *T, struct fpref_delayed_state 
 		return 0;
 	}
 	struct fp8_operand ox = { T->lx, T->fx, 1 }, ow = { T->lwt, T->fw, 1 };
-	if (quantize(L, T->x, B, D, false, &ds[0], &ox, T->q, err, errlen) != 0 ||
-	    quantize(L, T->wt, N, D, true, &ds[1], &ow, T->q, err, errlen) != 0)
+	if (quantize(L, L->low, T->x, B, D, false, &ds[0], &ox, T->q, err, errlen) != 0 ||
+	    quantize(L, L->low, T->wt, N, D, true, &ds[1], &ow, T->q, err, errlen) != 0)
 		return -1;
-	return fp8_matmul(L, B, N, D, T->lx, T->lwt, T->fx, T->fw, ox.chunks, 128, 0, T->yhat);
+	return fp8_matmul(L, &L->model, L->low, L->low, B, N, D, T->lx, T->lwt, T->fx, T->fw, ox.chunks, 128, 0,
+			  T->yhat);
 }
 
-/* dW = X^T dY (dY already scaled), as FP32 values of what the recipe holds. */
+/* The weight gradient as PyTorch's linear computes it, dW^T = dY^T X (dY
+ * already scaled): A the gradient, B the saved activation; dW as FP32
+ * values of what the recipe holds.  The model has no dgrad (dX = dY W^T):
+ * its input is data, whose gradient nothing needs. */
 static int backward(struct lab *L, struct tensors *T, struct fpref_delayed_state *ds, char *err, size_t errlen)
 {
 	const struct recipe *rc = L->rc;
@@ -392,6 +419,7 @@ static int backward(struct lab *L, struct tensors *T, struct fpref_delayed_state
 	transpose(T->dy, B, N, T->dyt);
 	if (rc->fp8 == NOT_FP8) {
 		const struct fpref_format *in = rc->compute == FPREF_FORMAT_FLOAT32 ? L->f32 : L->low;
+		note_gemm(L, 1, "wgrad", "dW^T = dY^T X", "dY^T", in, "X", in);
 		if (in == L->f32) {
 			to_u64(T->xt, T->lxt, D * B);
 			to_u64(T->dyt, T->ldyt, N * B);
@@ -400,8 +428,9 @@ static int backward(struct lab *L, struct tensors *T, struct fpref_delayed_state
 				T->lxt[i] = convert(L->f32, T->xt[i], L->low, &L->cast);
 			cast_low(L, T->dyt, T->ldyt, N * B, true);
 		}
-		if (matmul(L, in, D, N, B, T->lxt, T->ldyt, NULL, NULL, 0, 1, 0, T->dw) != 0)
+		if (matmul(L, &L->back, in, in, N, D, B, T->ldyt, T->lxt, NULL, NULL, 0, 1, 0, T->dwt) != 0)
 			return -1;
+		transpose(T->dwt, N, D, T->dw);
 		if (in != L->f32) { /* the gradient as the low format holds it */
 			cast_low(L, T->dw, T->l16, D * N, true);
 			for (size_t i = 0; i < D * N; i++)
@@ -410,8 +439,9 @@ static int backward(struct lab *L, struct tensors *T, struct fpref_delayed_state
 		return 0;
 	}
 	struct fp8_operand ox = { T->lxt, T->fxt, 1 }, og = { T->ldyt, T->fdy, 1 };
-	if (quantize(L, T->xt, D, B, false, &ds[2], &ox, T->q, err, errlen) != 0 ||
-	    quantize(L, T->dyt, N, B, false, &ds[3], &og, T->q, err, errlen) != 0)
+	note_gemm(L, 1, "wgrad", "dW^T = dY^T X", "dY^T", L->grad, "X", L->low);
+	if (quantize(L, L->low, T->xt, D, B, false, &ds[2], &ox, T->q, err, errlen) != 0 ||
+	    quantize(L, L->grad, T->dyt, N, B, false, &ds[3], &og, T->q, err, errlen) != 0)
 		return -1;
 	for (size_t i = 0; i < N * B; i++) { /* the gradient's flush: its code zero although the value was not */
 		if (!zero32(T->dyt[i]) && !nonfinite32(T->dyt[i])) {
@@ -419,8 +449,13 @@ static int backward(struct lab *L, struct tensors *T, struct fpref_delayed_state
 			L->r->grads_flushed += (T->ldyt[i] & 0x7F) == 0;
 		}
 	}
-	return fp8_matmul(L, D, N, B, T->lxt, T->ldyt, T->fxt, T->fdy, og.chunks, 1, rc->fp8 == FP8_DEEPSEEK ? 0 : 128,
-			  T->dw);
+	/* HYBRID: E5M2 x E4M3 through the row's two-format dot, each operand
+	 * read in its own format */
+	if (fp8_matmul(L, &L->back, L->grad, L->low, N, D, B, T->ldyt, T->lxt, T->fdy, T->fxt, og.chunks, 1,
+		       rc->fp8 == FP8_DEEPSEEK ? 0 : 128, T->dwt) != 0)
+		return -1;
+	transpose(T->dwt, N, D, T->dw);
+	return 0;
 }
 
 /* The wrong cast order's loss: the residuals in FP16, squared and summed
@@ -463,6 +498,7 @@ static int setup(struct lab *L, const struct fpref_lab_config *c, struct fpref_l
 	L->r = r;
 	L->f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	L->low = fpref_format_get(L->rc->compute);
+	L->grad = L->rc->fp8 != NOT_FP8 ? fpref_format_get(L->rc->grad) : L->low;
 	fpref_env_default(&L->env);
 	fpref_env_default(&L->cast);
 	L->cast.ftz = L->rc->ftz;
@@ -478,15 +514,26 @@ static int setup(struct lab *L, const struct fpref_lab_config *c, struct fpref_l
 	if (!L->rc->gpu) {
 		L->model.kind = FPREF_ACCUM_PLAIN;
 		L->model.order = FPREF_SUM_FMA_CHAIN;
+		L->back = L->model;
 		return 0;
 	}
 	const struct fpref_tc_model *m = fpref_tc_model_find(L->rc->gpu, L->low);
+	const struct fpref_tc_model *mb = fpref_tc_model_find_pair(L->rc->gpu, L->grad, L->low);
 	if (!m) {
 		snprintf(err, errlen, "no %s tensor-core row for %s", L->rc->gpu, L->low->name);
 		return -1;
 	}
+	if (!mb) {
+		char pairs[256];
+		fpref_tc_model_pairs(m, pairs, sizeof pairs);
+		snprintf(err, errlen, "the %s row does not take %s x %s (it takes %s)", L->rc->gpu, L->grad->name,
+			 L->low->name, pairs);
+		return -1;
+	}
 	L->model.kind = FPREF_ACCUM_TC;
 	L->model.tc = *m;
+	L->back.kind = FPREF_ACCUM_TC;
+	L->back.tc = *mb;
 	return 0;
 }
 
@@ -563,7 +610,9 @@ static int train(const struct fpref_lab_config *c, struct fpref_lab_result *r, c
 	}
 	if (rc->fp8 == FP8_DELAYED)
 		for (; nds < 4; nds++) {
-			struct fpref_delayed_params p = { L.low, 1024, FPREF_AMAX_MAX, 0, FPREF_AMAX_NAN_DEFAULT };
+			/* ds[3] quantises the gradient (E5M2 under HYBRID), the others X, W and X^T */
+			struct fpref_delayed_params p = { nds == 3 ? L.grad : L.low, 1024, FPREF_AMAX_MAX, 0,
+							  FPREF_AMAX_NAN_DEFAULT };
 			if (fpref_delayed_init(&ds[nds], &p, err, errlen) != 0)
 				goto done;
 		}

@@ -199,6 +199,37 @@ START_TEST(fp8_delayed_is_late)
 }
 END_TEST
 
+/* Transformer Engine's HYBRID: X and W in E4M3, the gradient in E5M2, so
+ * that the wgrad GEMM multiplies E5M2 by E4M3 (A dY^T, B X) through the
+ * row's two-format dot.  Delayed scaling's first step quantises with
+ * scale 1: E5M2 (least subnormal 2^-16) holds the gradients of 2^-8 times
+ * the residual that E4M3 (2^-9) would flush by the tens. */
+START_TEST(fp8_hybrid_backward)
+{
+	struct fpref_lab_step td[STEPS];
+	struct fpref_lab_result del = run_traced(FPREF_LAB_FP8_TENSOR_DELAYED, td), cur = run(FPREF_LAB_FP8_TENSOR_CURRENT),
+				ds = run(FPREF_LAB_FP8_DEEPSEEK), fp32 = run(FPREF_LAB_FP32);
+	const struct fpref_lab_result *hybrid[2] = { &del, &cur };
+	for (int i = 0; i < 2; i++) {
+		const struct fpref_lab_gemm *f = &hybrid[i]->gemms[0], *w = &hybrid[i]->gemms[1];
+		ck_assert_str_eq(f->name, "forward");
+		ck_assert(fpref_format_is(f->in_a, FPREF_FORMAT_FLOAT8_E4M3FN) && fpref_format_is(f->in_b, FPREF_FORMAT_FLOAT8_E4M3FN));
+		ck_assert_str_eq(w->name, "wgrad");
+		ck_assert_str_eq(w->a, "dY^T");
+		ck_assert_str_eq(w->b, "X");
+		ck_assert(fpref_format_is(w->in_a, FPREF_FORMAT_FLOAT8_E5M2) && fpref_format_is(w->in_b, FPREF_FORMAT_FLOAT8_E4M3FN));
+		ck_assert_str_eq(w->model, "h100-wgmma");
+	}
+	/* DeepSeek-V3 keeps E4M3 for the gradients; fp32 runs FMA chains */
+	ck_assert(fpref_format_is(ds.gemms[1].in_a, FPREF_FORMAT_FLOAT8_E4M3FN) &&
+		  fpref_format_is(ds.gemms[1].in_b, FPREF_FORMAT_FLOAT8_E4M3FN));
+	ck_assert(fpref_format_is(fp32.gemms[1].in_a, FPREF_FORMAT_FLOAT32) && fp32.gemms[1].model == NULL);
+	ck_assert_uint_gt(td[0].grads_nonzero, 0);
+	ck_assert_uint_lt(td[0].grads_flushed * 100, td[0].grads_nonzero);
+	ck_assert_uint_eq(del.nonfinite + cur.nonfinite, 0);
+}
+END_TEST
+
 START_TEST(bf16_needs_no_scale)
 {
 	struct fpref_lab_result r = run(FPREF_LAB_BF16);
@@ -288,6 +319,7 @@ static Suite *lab_suite(void)
 	tcase_add_test(t, fp16_no_master_stalls);
 	tcase_add_test(t, fp8_uncalibrated_is_loud);
 	tcase_add_test(t, fp8_delayed_is_late);
+	tcase_add_test(t, fp8_hybrid_backward);
 	tcase_add_test(t, bf16_needs_no_scale);
 	tcase_add_test(t, deterministic);
 	suite_add_tcase(s, t);

@@ -109,7 +109,12 @@ static void put_text(const char *name, const struct fpref_lab_result *r)
 	}
 	printf("Inf/NaN values produced: %zu\n", r->nonfinite);
 	printf("gradients flushed to zero: %zu of %zu nonzero\n", r->grads_flushed, r->grads_nonzero);
-	printf("FP8 values clipped at 448: %zu\n", r->fp8_saturated);
+	printf("FP8 values clipped at the format's largest finite: %zu\n", r->fp8_saturated);
+	for (size_t i = 0; i < FPREF_LAB_GEMMS; i++) {
+		const struct fpref_lab_gemm *g = &r->gemms[i];
+		printf("%s GEMM %s: A %s %s x B %s %s, %s\n", g->name, g->product, g->a, g->in_a->name, g->b, g->in_b->name,
+		       g->model ? g->model : "FP32 FMA chains");
+	}
 }
 
 static void put_json(const char *name, const struct fpref_lab_result *r)
@@ -132,8 +137,19 @@ static void put_json(const char *name, const struct fpref_lab_result *r)
 		free(s);
 	}
 	printf("], \"scale_changes\": %zu, \"nonfinite\": %zu, \"grads_nonzero\": %zu, \"grads_flushed\": %zu, "
-	       "\"fp8_saturated\": %zu}\n",
+	       "\"fp8_saturated\": %zu, \"gemms\": [",
 	       r->scale_changes, r->nonfinite, r->grads_nonzero, r->grads_flushed, r->fp8_saturated);
+	for (size_t i = 0; i < FPREF_LAB_GEMMS; i++) {
+		const struct fpref_lab_gemm *g = &r->gemms[i];
+		printf("%s{\"gemm\": \"%s\", \"product\": \"%s\", \"a\": \"%s\", \"in_a\": \"%s\", \"b\": \"%s\", "
+		       "\"in_b\": \"%s\", \"model\": ", i ? ", " : "", g->name, g->product, g->a, g->in_a->name, g->b,
+		       g->in_b->name);
+		if (g->model)
+			printf("\"%s\"}", g->model);
+		else
+			printf("null}");
+	}
+	printf("]}\n");
 }
 
 /* Every recipe's name, comma-separated: what an unknown name is told. */
