@@ -49,8 +49,9 @@ struct fpref_tc_model {
 	/* A block whose result is zero gives +0, whatever the sign of the sum
 	 * it rounds (an exact zero from -0 terms, or a negative sum that rounds
 	 * or truncates to zero), where IEEE 754 would give -0: measured on an
-	 * H200 (docs/accumulation.md).  false: IEEE's sign (older GPUs: not
-	 * measured here). */
+	 * H200 (docs/accumulation.md); on V100, A100 and Ada as the independent
+	 * model validated on them gives it (Xie et al., arXiv:2511.10909).
+	 * false: IEEE's sign (custom models). */
 	bool zero_positive;
 	/* Block-scaled kinds (tcgen05.mma kind::mxf4nvf4 and kind::mxf4, as
 	 * Xie et al. publish them, arXiv:2511.10909): group > 0 sums each group

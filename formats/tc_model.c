@@ -13,13 +13,17 @@
 #define NONE FPREF_TC_NO_FLOOR
 #define F8F6F4 FP8 ",float6_e3m2fn,float6_e2m3fn,float4_e2m1fn"
 #define H200 "; measured on an H200 (docs/accumulation.md, tests/data/h200-*.txt)"
+/* Volta, Ampere and Ada give +0 for zero results as Hopper does: the
+ * independent model validated on those GPUs (issue 37, class Z1); the
+ * tc-hw data pass either way. */
+#define ZERO_XIE "; +0 for zero results: " XIE
 /* h100 is the preset golden/vectors pins: FP8 with FP32 output from the
  * WGMMA unit, FP8 with FP16 output as mma.sync lowers it.  h100-mma and
  * h100-wgmma are what each instruction gives on sm_90 for every output. */
 static const struct fpref_tc_model models[] = {
-	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)", false, 0, 0, 0, 0, 0, 0, false, false },
-	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)", false, 0, 0, 0, 0, 0, 0, false, false },
-	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)", false, 0, 0, 0, 0, 0, 0, false, false },
+	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false },
+	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false },
+	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false },
 	{ "h100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16", 2,
@@ -36,9 +40,9 @@ static const struct fpref_tc_model models[] = {
 	{ "h100-wgmma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: the same block rounded to nearest even, C in the "
 	     "block" H200, true, 0, 0, 0, 0, 0, 0, false, true },
-	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)", false, 0, 0, 0, 0, 0, 0, false, false },
-	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)", false, 0, 0, 0, 0, 0, 0, false, false },
-	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)", false, 0, 0, 0, 0, 0, 0, false, true },
+	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false },
+	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false },
+	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, true },
 	/* ---- Blackwell and AMD CDNA: instruction-level presets (docs/accumulation.md,
 	 * "Blackwell" and "AMD Instinct").  Parameters from Xie et al.'s published
 	 * models (MMA-Sim); floors none there (their alignment has none);

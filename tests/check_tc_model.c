@@ -362,8 +362,12 @@ END_TEST
  *     its sign.
  * (3) results/probe.mma.bf16.f32.txt line 5235: 2^-75 * 2^-75 and
  *     C = -2^-149 (80000001): d = 00000000.
- * a100 (not measured, IEEE's sign) gives -0 (80000000) for (3) in one
- * block (K = 8): the sum, -2^-150, truncated toward zero. */
+ * a100 gives +0 for (3) too, in one block (K = 8): the sum, -2^-150,
+ * truncated toward zero, as the independent model validated on the A100
+ * gives it (MMA-Sim, arXiv:2511.10909; issue 37's Z1), where IEEE's sign
+ * would be -0 (80000000).  v100, FP16 output: -2^-13 * 1 + -2^-24 * 0.25
+ * + C = 2^-13 is -2^-26 exactly, below half of FP16's least 2^-24: +0
+ * (0000), not -0 (8000). */
 START_TEST(zero_sign_measured)
 {
 	struct fpref_format f32 = test_format("float32"), f16 = test_format("float16"), e4m3 = test_format("float8_e4m3fn"),
@@ -392,7 +396,12 @@ START_TEST(zero_sign_measured)
 		ck_assert_int_eq(dot(fpref_tc_model_find("h100-mma", &bf16), &bf16, &bf16, a, b, 16, 0x80000001, &f32, &d), 0);
 		ck_assert_uint_eq(d, 0x00000000);
 		ck_assert_int_eq(dot(fpref_tc_model_find("a100", &bf16), &bf16, &bf16, a, b, 8, 0x80000001, &f32, &d), 0);
-		ck_assert_uint_eq(d, 0x80000000);
+		ck_assert_uint_eq(d, 0x00000000);
+		memset(a, 0, sizeof a);
+		memset(b, 0, sizeof b);
+		a[0] = 0x8800, a[1] = 0x8001, b[0] = 0x3C00, b[1] = 0x3400;
+		ck_assert_int_eq(dot(fpref_tc_model_find("v100", &f16), &f16, &f16, a, b, 4, 0x0800, &f16, &d), 0);
+		ck_assert_uint_eq(d, 0x0000);
 	}
 }
 END_TEST
