@@ -48,6 +48,100 @@ static int parse_columns(const char *cols, struct fk_golden *g)
 	return 0;
 }
 
+/* text[0..len) into out (at most outlen - 1 characters, none a space or
+ * empty): 0, or -1. */
+static int word(const char *text, size_t len, char *out, size_t outlen)
+{
+	if (len == 0 || len >= outlen || memchr(text, ' ', len))
+		return -1;
+	memcpy(out, text, len);
+	out[len] = '\0';
+	return 0;
+}
+
+int fk_formats_parse(const char *text, int with_preset, struct fk_formats *f)
+{
+	memset(f, 0, sizeof *f);
+	const char *arrow = strstr(text, " -> "), *in = text;
+	if (!arrow || strstr(arrow + 1, " -> ") || word(arrow + 4, strlen(arrow + 4), f->out, sizeof f->out) != 0)
+		return -1;
+	if (with_preset) {
+		const char *space = memchr(text, ' ', (size_t)(arrow - text));
+		if (!space || word(text, (size_t)(space - text), f->preset, sizeof f->preset) != 0)
+			return -1;
+		in = space + 1;
+	}
+	/* a dot's A*B: A's format, then B's */
+	size_t inlen = (size_t)(arrow - in);
+	const char *star = memchr(in, '*', inlen);
+	if (!star)
+		return word(in, inlen, f->a, sizeof f->a) != 0 || word(in, inlen, f->b, sizeof f->b) != 0 ? -1 : 0;
+	size_t blen = inlen - (size_t)(star + 1 - in);
+	if (word(in, (size_t)(star - in), f->a, sizeof f->a) != 0 || word(star + 1, blen, f->b, sizeof f->b) != 0 ||
+	    strchr(f->b, '*'))
+		return -1;
+	return 0;
+}
+
+/* "# descriptor NAME ... bits=N": the name and N into g's next slot. */
+static int parse_descriptor(const char *value, struct fk_golden *g, char names[3][64])
+{
+	const char *bits = strstr(value, " bits=");
+	size_t nl = strcspn(value, " ");
+	if (g->descriptors >= 3 || !bits || word(value, nl, names[g->descriptors], 64) != 0)
+		return -1;
+	char *end;
+	long n = strtol(bits + 6, &end, 10);
+	if (n < 1 || n > 64 || (*end && *end != ' '))
+		return -1;
+	g->desc_bits[g->descriptors++] = (int)n;
+	return 0;
+}
+
+/* The header's formats, and what its descriptor lines say of them: a dot's
+ * a columns are A's patterns, its b columns B's (the widths of line 1). */
+static int check_formats(const char *path, struct fk_golden *g, char names[3][64], char *err, size_t errlen)
+{
+	int dot = g->K > 0;
+	struct fk_formats *f = &g->fmt;
+	if (fk_formats_parse(g->formats, dot, f) != 0) {
+		snprintf(err, errlen, "%s: unreadable '# formats %s' (%s)", path, g->formats,
+			 dot ? "a dot's: PRESET A -> OUT or PRESET A*B -> OUT" : "A -> OUT");
+		return -1;
+	}
+	if (!dot && strcmp(f->a, f->b) != 0) {
+		snprintf(err, errlen, "%s: '# formats %s' names two inputs, but the file is not a dot product's", path,
+			 g->formats);
+		return -1;
+	}
+	if (g->descriptors == 0)
+		return 0; /* format 1: no descriptors */
+	int two = dot && strcmp(f->a, f->b) != 0;
+	const char *want[3] = { f->a, two ? f->b : f->out, f->out };
+	int count = two ? 3 : 2;
+	for (int i = 0; i < count && i < g->descriptors; i++)
+		if (strcmp(names[i], want[i]) != 0) {
+			snprintf(err, errlen, "%s: descriptor %d is %s, '# formats %s' says %s", path, i + 1, names[i],
+				 g->formats, want[i]);
+			return -1;
+		}
+	if (g->descriptors != count) {
+		snprintf(err, errlen, "%s: %d '# descriptor' lines, '# formats %s' names %d formats", path, g->descriptors,
+			 g->formats, count);
+		return -1;
+	}
+	for (int c = 0; c < g->nin; c++) {
+		int d = !dot ? 0 : c < g->K ? 0 : c < 2 * g->K ? (two ? 1 : 0) : count - 1;
+		int digits = (g->desc_bits[d] + 3) / 4;
+		if (g->width[c] != digits) {
+			snprintf(err, errlen, "%s: column %d has %d hex digits, its format %s has %d bits (%d digits)", path,
+				 c + 1, g->width[c], names[d], g->desc_bits[d], digits);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int hex_token(const char *t, size_t len, uint64_t *v)
 {
 	if (len == 0 || len > 16)
@@ -122,7 +216,7 @@ static int grow(struct fk_golden *g, size_t *cap)
 
 static int read_lines(FILE *f, const char *path, struct fk_golden *g, char *err, size_t errlen)
 {
-	char *line = NULL, cols[256] = "", msg[160];
+	char *line = NULL, cols[256] = "", msg[160], desc[256], names[3][64];
 	size_t cap = 0, lcap = 0, lineno = 0;
 	int seen_sha = 0, status = 0;
 	ssize_t len;
@@ -138,6 +232,11 @@ static int read_lines(FILE *f, const char *path, struct fk_golden *g, char *err,
 			header_value(line, "env", g->env, sizeof g->env);
 			if (header_value(line, "columns", cols, sizeof cols) && parse_columns(cols, g) != 0) {
 				snprintf(err, errlen, "%s:%zu: unreadable '# columns %s'", path, lineno, cols);
+				status = -1;
+			}
+			if (header_value(line, "descriptor", desc, sizeof desc) && parse_descriptor(desc, g, names) != 0) {
+				snprintf(err, errlen, "%s:%zu: unreadable '# descriptor %s' (NAME ... bits=N, at most 3)", path,
+					 lineno, desc);
 				status = -1;
 			}
 			seen_sha = strncmp(line, "# sha256 ", 9) == 0;
@@ -167,6 +266,8 @@ static int read_lines(FILE *f, const char *path, struct fk_golden *g, char *err,
 		snprintf(err, errlen, "%s: not a golden file (no '# op', '# formats', '# env' or no vectors)", path);
 		status = -1;
 	}
+	if (status == 0)
+		status = check_formats(path, g, names, err, errlen);
 	return status;
 }
 

@@ -12,8 +12,26 @@ extern "C" {
 
 #define FK_MAX_TOKENS 1024 /* 2 K + 2 tokens for dot products, K at most 512 */
 
+/* A '# formats' value taken apart: "float32 -> float16" (a conversion),
+ * "h100 float16 -> float32" (a dot of one format: b = a) or
+ * "h100 float8_e5m2*float8_e4m3fn -> float32" (A and B of two formats). */
+struct fk_formats {
+	char preset[64]; /* dot files only; "" for a conversion */
+	char a[64], b[64], out[64];
+};
+
+/* Parse text into f; with_preset: the text opens with a preset's name (a
+ * dot file's header; a kernel table's formats have none).  Without '*',
+ * b = a.  0, or -1. */
+int fk_formats_parse(const char *text, int with_preset, struct fk_formats *f);
+
 struct fk_golden {
 	char op[64], formats[128], env[256]; /* the header's values, as written */
+	struct fk_formats fmt;               /* formats taken apart (a dot: A's and B's) */
+	int desc_bits[3];                    /* bits of each '# descriptor' line in order
+					      * (a dot: A, B, out; one format: in, out);
+					      * 0 where the file has none (format 1) */
+	int descriptors;                     /* how many '# descriptor' lines */
 	size_t lines;                        /* body lines */
 	int nin;                             /* input columns */
 	int K;                               /* products per dot product; 0 for other ops */

@@ -80,12 +80,19 @@ static int show_device(void)
 	return 0;
 }
 
-// The golden file must be the one the kernel's table row names.
+// The golden file must be the one the kernel's table row names: the same
+// op, A's format, B's format and output (a same-format kernel refuses a file
+// of two formats, and a mixed kernel the swapped pair's file).
 static int golden_matches(const struct fk_kernel *k, const struct fk_golden *g, const char *path)
 {
-	size_t fl = strlen(g->formats), kl = strlen(k->formats);
 	int dot = strstr(k->golden, "/dot/") != NULL;
-	if (strcmp(g->op, dot ? "dot" : "convert") != 0 || fl < kl || strcmp(g->formats + fl - kl, k->formats) != 0) {
+	struct fk_formats want;
+	if (fk_formats_parse(k->formats, 0, &want) != 0) {
+		fprintf(stderr, "fpref-cuda: kernel %s: bad formats '%s' in the table\n", k->name, k->formats);
+		return 0;
+	}
+	if (strcmp(g->op, dot ? "dot" : "convert") != 0 || strcmp(g->fmt.a, want.a) != 0 || strcmp(g->fmt.b, want.b) != 0 ||
+	    strcmp(g->fmt.out, want.out) != 0) {
 		fprintf(stderr, "fpref-cuda: %s is '%s %s', kernel %s wants '%s %s' (its file is %s)\n", path, g->op, g->formats,
 			k->name, dot ? "dot" : "convert", k->formats, k->golden);
 		return 0;

@@ -1,7 +1,8 @@
 /* fpref-cuda's standalone golden reader and results writer (kernels/io.c):
  * hand-written files in the README's format are read as written, results
- * come out in the form `fpref verify` reads, and damaged files are refused
- * with the line that is wrong. */
+ * come out in the form `fpref verify` reads, damaged files are refused
+ * with the line that is wrong, and a dot file of two formats (A*B) is read
+ * with A's format and B's apart, its descriptors checked against both. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <stdio.h>
@@ -120,6 +121,74 @@ START_TEST(reads_a_dot_file)
 }
 END_TEST
 
+/* A and B of two formats (issue 36): the header names the pair A*B, a
+ * descriptor each, then the output's; the a columns are A's patterns. */
+static const char *const dot_pair_file =
+	"# fpref golden vectors, format 2\n"
+	"# op dot\n"
+	"# formats h100 float8_e5m2*float8_e4m3fn -> float32\n"
+	"# env h100 tensor core\n"
+	"# columns a_1..a_2 b_1..b_2 c d\n"
+	"# descriptor float8_e5m2 exp=5 man=2 bias=15 specials=ieee subnormals=on zero=on signed bits=8\n"
+	"# descriptor float8_e4m3fn exp=4 man=3 bias=7 specials=fn subnormals=on zero=on signed bits=8\n"
+	"# descriptor float32 exp=8 man=23 bias=127 specials=ieee subnormals=on zero=on signed bits=32\n"
+	"3C 40 38 40 00000000 40400000\n"
+	"# sha256 00\n";
+
+START_TEST(reads_a_dot_file_of_two_formats)
+{
+	struct fk_golden g;
+	char err[512] = "";
+	ck_assert_msg(read_text(dot_pair_file, &g, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(g.formats, "h100 float8_e5m2*float8_e4m3fn -> float32");
+	ck_assert_str_eq(g.fmt.preset, "h100");
+	ck_assert_str_eq(g.fmt.a, "float8_e5m2");
+	ck_assert_str_eq(g.fmt.b, "float8_e4m3fn");
+	ck_assert_str_eq(g.fmt.out, "float32");
+	ck_assert_int_eq(g.descriptors, 3);
+	ck_assert_int_eq(g.desc_bits[2], 32);
+	ck_assert_int_eq(g.K, 2);
+	ck_assert_uint_eq(g.in[0], 0x3C); /* E5M2 1.0 */
+	ck_assert_uint_eq(g.in[2], 0x38); /* E4M3 1.0 */
+	ck_assert_uint_eq(g.result[0], 0x40400000u);
+	fk_golden_free(&g);
+	/* one format: b = a, and the descriptors are the input's and the output's */
+	ck_assert_msg(read_text(dot_file, &g, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(g.fmt.a, "float16");
+	ck_assert_str_eq(g.fmt.b, "float16");
+	ck_assert_int_eq(g.descriptors, 0);
+	fk_golden_free(&g);
+	ck_assert_msg(read_text(convert_file_v2, &g, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(g.fmt.preset, "");
+	ck_assert_str_eq(g.fmt.a, "float32");
+	ck_assert_str_eq(g.fmt.out, "float16");
+	fk_golden_free(&g);
+}
+END_TEST
+
+/* What a kernel's table row names, and what it refuses to take apart. */
+START_TEST(parses_formats)
+{
+	struct fk_formats f;
+	ck_assert_int_eq(fk_formats_parse("float8_e4m3fn*float8_e5m2 -> float16", 0, &f), 0);
+	ck_assert_str_eq(f.a, "float8_e4m3fn");
+	ck_assert_str_eq(f.b, "float8_e5m2");
+	ck_assert_str_eq(f.out, "float16");
+	ck_assert_str_eq(f.preset, "");
+	ck_assert_int_eq(fk_formats_parse("float16 -> float32", 0, &f), 0);
+	ck_assert_str_eq(f.b, "float16");
+	ck_assert_int_eq(fk_formats_parse("ada float8_e5m2*float8_e4m3fn -> float32", 1, &f), 0);
+	ck_assert_str_eq(f.preset, "ada");
+	ck_assert_str_eq(f.b, "float8_e4m3fn");
+	static const char *const bad[][2] = {
+		{ "float16 float32", "0" },	   { "a*b*c -> d", "0" },      { "*b -> d", "0" }, { "a* -> d", "0" },
+		{ "float16 -> float32", "1" }, { "h100 a b -> c", "1" }, { "a -> b -> c", "0" }, { "a -> ", "0" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(fk_formats_parse(bad[i][0], bad[i][1][0] == '1', &f) == -1, "'%s' was taken", bad[i][0]);
+}
+END_TEST
+
 START_TEST(writes_results_verify_reads)
 {
 	struct fk_golden g;
@@ -173,6 +242,29 @@ static const struct {
 	{ "# op dot\n# formats a -> b\n# env e\n# columns a_1..a_0 b c d\n00 00 00\n# sha256 0\n", ":4: unreadable" },
 	{ "# op convert\n# formats a -> b\n# env e\n# columns a result flags\n11223344556677889 00 00\n# sha256 0\n",
 	  "at most 16 digits" },
+	/* the formats and their descriptors (issue 36: A's and B's apart) */
+	{ "# op dot\n# formats h100 -> c\n# env e\n# columns a_1..a_1 b_1..b_1 c d\n00 00 00 00\n# sha256 0\n",
+	  "unreadable '# formats h100 -> c'" },
+	{ "# op convert\n# formats a*b -> c\n# env e\n# columns a result flags\n00 00 00\n# sha256 0\n",
+	  "names two inputs, but the file is not a dot" },
+	{ "# op dot\n# formats h100 float8_e5m2*float8_e4m3fn -> float32\n# env e\n# columns a_1..a_1 b_1..b_1 c d\n"
+	  "# descriptor float8_e4m3fn bits=8\n# descriptor float8_e5m2 bits=8\n# descriptor float32 bits=32\n"
+	  "3C 38 00000000 3F800000\n# sha256 0\n",
+	  "descriptor 1 is float8_e4m3fn, '# formats h100 float8_e5m2*float8_e4m3fn -> float32' says float8_e5m2" },
+	{ "# op dot\n# formats h100 float8_e5m2*float8_e4m3fn -> float32\n# env e\n# columns a_1..a_1 b_1..b_1 c d\n"
+	  "# descriptor float8_e5m2 bits=8\n# descriptor float32 bits=32\n3C 38 00000000 3F800000\n# sha256 0\n",
+	  "descriptor 2 is float32" },
+	{ "# op dot\n# formats h100 float8_e5m2*float8_e4m3fn -> float32\n# env e\n# columns a_1..a_1 b_1..b_1 c d\n"
+	  "# descriptor float8_e5m2 bits=8\n# descriptor float8_e4m3fn bits=8\n"
+	  "3C 38 00000000 3F800000\n# sha256 0\n",
+	  "2 '# descriptor' lines, '# formats h100 float8_e5m2*float8_e4m3fn -> float32' names 3 formats" },
+	{ "# op dot\n# formats h100 float8_e5m2*float16 -> float32\n# env e\n# columns a_1..a_1 b_1..b_1 c d\n"
+	  "# descriptor float8_e5m2 bits=8\n# descriptor float16 bits=16\n# descriptor float32 bits=32\n"
+	  "3C 38 00000000 3F800000\n# sha256 0\n",
+	  "column 2 has 2 hex digits, its format float16 has 16 bits (4 digits)" },
+	{ "# op dot\n# formats h100 float16 -> float32\n# env e\n# columns a_1..a_1 b_1..b_1 c d\n"
+	  "# descriptor float16 bits=16\n# descriptor float32 bits=x\n3C00 3C00 00000000 3F800000\n# sha256 0\n",
+	  ":6: unreadable '# descriptor float32 bits=x'" },
 };
 
 START_TEST(refuses_damaged_files)
@@ -202,6 +294,8 @@ int main(void)
 	tcase_add_test(tc, reads_a_conversion_file);
 	tcase_add_test(tc, reads_a_format_2_file);
 	tcase_add_test(tc, reads_a_dot_file);
+	tcase_add_test(tc, reads_a_dot_file_of_two_formats);
+	tcase_add_test(tc, parses_formats);
 	tcase_add_test(tc, writes_results_verify_reads);
 	tcase_add_loop_test(tc, refuses_damaged_files, 0, (int)(sizeof damaged / sizeof damaged[0]));
 	tcase_add_test(tc, refuses_a_missing_file);
