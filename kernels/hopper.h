@@ -27,6 +27,14 @@ int fpref_cuda_wgmma_dot(const char *in_format, const char *out_format, int K,
                          const uint8_t *a, const uint8_t *b, const void *c, void *d,
                          size_t lines, char *err, size_t errlen);
 
+/* The same with A and B of two formats: a in a_format, b in b_format
+ * (float8_e5m2 x float8_e4m3fn or float8_e4m3fn x float8_e5m2, each ->
+ * float32 or float16: wgmma's atype and btype; a pair of one format runs
+ * as fpref_cuda_wgmma_dot). */
+int fpref_cuda_wgmma_dot_ab(const char *a_format, const char *b_format, const char *out_format,
+                            int K, const uint8_t *a, const uint8_t *b, const void *c, void *d,
+                            size_t lines, char *err, size_t errlen);
+
 /* D = A·B through cublasLtMatmul with FP8 inputs, alpha = 1, beta = 0, A and
  * B scale pointers set to 1.0.  a: row-major MxK, b: row-major KxN, d:
  * row-major MxN of out_format (float32: float; bfloat16/float16: uint16_t

@@ -1,6 +1,7 @@
 // The table's Hopper rows: golden dot files through fpref_cuda_wgmma_dot
 // (kernels/wgmma.cu, declared in kernels/hopper.h).  a and b are lines x K
-// patterns (one byte for FP8, two for FP16/BF16); c and d are lines of float
+// patterns (one byte for FP8, two for FP16/BF16), a in A's format and b in
+// B's (two formats where the row names a pair); c and d are lines of float
 // (float32 output) or of FP16 patterns as uint16_t (float16 output).
 // The function returns 0, 1 = unsupported on this device, -1 = error.
 #include <cstdio>
@@ -10,27 +11,26 @@
 #include "hopper.h"
 #include "kernels.h"
 
-typedef int (*hopper_fn)(const char *, const char *, int, const uint8_t *, const uint8_t *, const void *, void *, size_t,
-			 char *, size_t);
+typedef int (*hopper_fn)(const char *, const char *, const char *, int, const uint8_t *, const uint8_t *, const void *,
+			 void *, size_t, char *, size_t);
 
-// "float8_e4m3fn -> float32" into its two names.
-static int split_formats(const char *formats, char *in, char *out, size_t len)
+static size_t element_bytes(const char *format)
 {
-	const char *arrow = strstr(formats, " -> ");
-	if (!arrow || (size_t)(arrow - formats) >= len || strlen(arrow + 4) >= len)
-		return -1;
-	snprintf(in, len, "%.*s", (int)(arrow - formats), formats);
-	snprintf(out, len, "%s", arrow + 4);
-	return 0;
+	return strncmp(format, "float8", 6) == 0 ? 1 : 2;
 }
 
-static int call(hopper_fn fn, const struct fk_golden *g, const char *in, const char *out, uint64_t *result, char *err,
+static int call(hopper_fn fn, const struct fk_golden *g, const struct fk_formats *f, uint64_t *result, char *err,
 		size_t errlen)
 {
+	const char *in = f->a, *out = f->out;
 	size_t n = g->lines, K = (size_t)g->K;
 	int f32 = strcmp(out, "float32") == 0;
 	// FP8 patterns take one byte; FP16 and BF16 two, little-endian (as the GPU stores them).
-	size_t eb = strncmp(in, "float8", 6) == 0 ? 1 : 2;
+	size_t eb = element_bytes(in);
+	if (element_bytes(f->b) != eb) {
+		snprintf(err, errlen, "%s x %s: A and B of different widths", f->a, f->b);
+		return FK_ERROR;
+	}
 	uint8_t *ab = (uint8_t *)malloc(2 * n * K * eb);
 	uint32_t *c = (uint32_t *)calloc(n, sizeof *c), *d = (uint32_t *)calloc(n, sizeof *d);
 	uint16_t *c16 = (uint16_t *)calloc(n, sizeof *c16), *d16 = (uint16_t *)calloc(n, sizeof *d16);
@@ -48,7 +48,7 @@ static int call(hopper_fn fn, const struct fk_golden *g, const char *in, const c
 			c[i] = (uint32_t)row[2 * K];
 			c16[i] = (uint16_t)row[2 * K];
 		}
-		status = fn(in, out, g->K, ab, ab + n * K * eb, f32 ? (const void *)c : (const void *)c16,
+		status = fn(in, f->b, out, g->K, ab, ab + n * K * eb, f32 ? (const void *)c : (const void *)c16,
 			    f32 ? (void *)d : (void *)d16, n, err, errlen);
 		for (size_t i = 0; status == 0 && i < n; i++)
 			result[i] = f32 ? d[i] : d16[i];
@@ -63,13 +63,13 @@ static int call(hopper_fn fn, const struct fk_golden *g, const char *in, const c
 
 int fk_run_hopper(const struct fk_kernel *k, struct fk_job *job, char *err, size_t errlen)
 {
-	hopper_fn fn = fpref_cuda_wgmma_dot;
+	hopper_fn fn = fpref_cuda_wgmma_dot_ab;
 	const char *file = "kernels/wgmma.cu";
-	char in[64], out[64];
-	if (split_formats(k->formats, in, out, sizeof in) != 0) {
+	struct fk_formats f;
+	if (fk_formats_parse(k->formats, 0, &f) != 0) {
 		snprintf(err, errlen, "bad formats '%s' in the kernel table", k->formats);
 		return FK_ERROR;
 	}
 	snprintf(job->path, sizeof job->path, "%s", file);
-	return call(fn, job->golden, in, out, job->out, err, errlen);
+	return call(fn, job->golden, &f, job->out, err, errlen);
 }

@@ -7,7 +7,8 @@
 //
 // Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k*"), with
 // g = lane / 4, t = lane % 4, and P elements per 32-bit register (2 for
-// f16/bf16, 1 for tf32, 4 for e4m3/e5m2; element j in bits j*32/P up):
+// f16/bf16, 1 for tf32, 4 for e4m3/e5m2, either of them in A or B; element
+// j in bits j*32/P up):
 //   A (16 x k), register r, element j: row g + 8 (r % 2),
 //                                      column P t + j + 4 P (r / 2)
 //   B (k x 8),  register r, element j: row P t + j + 4 P r, column g
@@ -31,8 +32,8 @@ static __host__ __device__ struct shape shape_of(int type)
 	switch (type) {
 	case FK_MMA_F16_F16: return { 16, 16, 1 };
 	case FK_MMA_TF32_F32: return { 8, 32, 0 };
-	case FK_MMA_E4M3_F32: case FK_MMA_E5M2_F32: return { 32, 8, 0 };
-	case FK_MMA_E4M3_F16: case FK_MMA_E5M2_F16: return { 32, 8, 1 };
+	case FK_MMA_E4M3_F32: case FK_MMA_E5M2_F32: case FK_MMA_E5M2_E4M3_F32: case FK_MMA_E4M3_E5M2_F32: return { 32, 8, 0 };
+	case FK_MMA_E4M3_F16: case FK_MMA_E5M2_F16: case FK_MMA_E5M2_E4M3_F16: case FK_MMA_E4M3_E5M2_F16: return { 32, 8, 1 };
 	default: return { 16, 16, 0 };
 	}
 }
@@ -76,52 +77,34 @@ static __device__ int frag_col(int i) { return 2 * (int)(threadIdx.x % 4) + i % 
 
 // One instruction: d = a b + d. d holds four f32 patterns, or (f16_out) two
 // registers of two f16 each in d[0], d[1].
+#define FK_MMA_F32(instr)                                                                                     \
+	asm volatile(instr " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                             \
+		     : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])                                                \
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+#define FK_MMA_F16(instr)                                                                                     \
+	asm volatile(instr " {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%0,%1};"                                        \
+		     : "+r"(d[0]), "+r"(d[1])                                                                        \
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
 static __device__ int mma(int type, const uint32_t a[4], const uint32_t b[2], uint32_t d[4])
 {
 	switch (type) {
 #if __CUDA_ARCH__ >= 800
-	case FK_MMA_F16_F32:
-		asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-			     : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-		return 0;
-	case FK_MMA_F16_F16:
-		asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%0,%1};"
-			     : "+r"(d[0]), "+r"(d[1])
-			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-		return 0;
-	case FK_MMA_BF16_F32:
-		asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-			     : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-		return 0;
-	case FK_MMA_TF32_F32:
-		asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-			     : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-		return 0;
+	case FK_MMA_F16_F32: FK_MMA_F32("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"); return 0;
+	case FK_MMA_F16_F16: FK_MMA_F16("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"); return 0;
+	case FK_MMA_BF16_F32: FK_MMA_F32("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"); return 0;
+	case FK_MMA_TF32_F32: FK_MMA_F32("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"); return 0;
 #endif
 #if __CUDA_ARCH__ >= 890
-	case FK_MMA_E4M3_F32:
-		asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-			     : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-		return 0;
-	case FK_MMA_E5M2_F32:
-		asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-			     : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-		return 0;
-	case FK_MMA_E4M3_F16:
-		asm volatile("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%0,%1};"
-			     : "+r"(d[0]), "+r"(d[1])
-			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-		return 0;
-	case FK_MMA_E5M2_F16:
-		asm volatile("mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%0,%1};"
-			     : "+r"(d[0]), "+r"(d[1])
-			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-		return 0;
+	case FK_MMA_E4M3_F32: FK_MMA_F32("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"); return 0;
+	case FK_MMA_E5M2_F32: FK_MMA_F32("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32"); return 0;
+	case FK_MMA_E4M3_F16: FK_MMA_F16("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16"); return 0;
+	case FK_MMA_E5M2_F16: FK_MMA_F16("mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16"); return 0;
+	// A and B of two formats: the same fragments (one byte per element in
+	// both), A's bytes read as the first type, B's as the second.
+	case FK_MMA_E5M2_E4M3_F32: FK_MMA_F32("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32"); return 0;
+	case FK_MMA_E4M3_E5M2_F32: FK_MMA_F32("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32"); return 0;
+	case FK_MMA_E5M2_E4M3_F16: FK_MMA_F16("mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e4m3.f16"); return 0;
+	case FK_MMA_E4M3_E5M2_F16: FK_MMA_F16("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16"); return 0;
 #endif
 	default:
 		(void)a;
@@ -130,6 +113,8 @@ static __device__ int mma(int type, const uint32_t a[4], const uint32_t b[2], ui
 		return 1;
 	}
 }
+#undef FK_MMA_F32
+#undef FK_MMA_F16
 
 // C's element i for this thread: c of the line on the diagonal, else zero.
 static __device__ uint32_t c_element(const uint32_t *c, size_t n, size_t tile, int i)

@@ -90,6 +90,12 @@ const struct fk_kernel fk_kernels[] = {
 	MMA("mma.e4m3.f16", "hw", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", 89, FK_MMA_E4M3_F16, "mma.sync m16n8k32 f16.e4m3.e4m3.f16"),
 	MMA("mma.e5m2.f32", "hw", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", 89, FK_MMA_E5M2_F32, "mma.sync m16n8k32 f32.e5m2.e5m2.f32"),
 	MMA("mma.e5m2.f16", "hw", "float8_e5m2-float16.txt", "float8_e5m2 -> float16", 89, FK_MMA_E5M2_F16, "mma.sync m16n8k32 f16.e5m2.e5m2.f16"),
+	// A and B of two FP8 formats (the hybrid backward GEMM, issue 36): the
+	// golden files of the pair A*B, A's patterns in the a columns.
+	MMA("mma.e5m2xe4m3.f32", "hw", "float8_e5m2-x-float8_e4m3fn-float32.txt", "float8_e5m2*float8_e4m3fn -> float32", 89, FK_MMA_E5M2_E4M3_F32, "mma.sync m16n8k32 f32.e5m2.e4m3.f32"),
+	MMA("mma.e5m2xe4m3.f16", "hw", "float8_e5m2-x-float8_e4m3fn-float16.txt", "float8_e5m2*float8_e4m3fn -> float16", 89, FK_MMA_E5M2_E4M3_F16, "mma.sync m16n8k32 f16.e5m2.e4m3.f16"),
+	MMA("mma.e4m3xe5m2.f32", "hw", "float8_e4m3fn-x-float8_e5m2-float32.txt", "float8_e4m3fn*float8_e5m2 -> float32", 89, FK_MMA_E4M3_E5M2_F32, "mma.sync m16n8k32 f32.e4m3.e5m2.f32"),
+	MMA("mma.e4m3xe5m2.f16", "hw", "float8_e4m3fn-x-float8_e5m2-float16.txt", "float8_e4m3fn*float8_e5m2 -> float16", 89, FK_MMA_E4M3_E5M2_F16, "mma.sync m16n8k32 f16.e4m3.e5m2.f16"),
 	MMA("mma4.f16.f32", "chain", "float16-float32.txt", "float16 -> float32", 80, FK_MMA_F16_F32, "4 chained mma.sync m16n8k16 f32.f16.f16.f32"),
 	MMA("mma4.f16.f16", "chain", "float16-float16.txt", "float16 -> float16", 80, FK_MMA_F16_F16, "4 chained mma.sync m16n8k16 f16.f16.f16.f16"),
 	MMA("mma4.bf16.f32", "chain", "bfloat16-float32.txt", "bfloat16 -> float32", 80, FK_MMA_BF16_F32, "4 chained mma.sync m16n8k16 f32.bf16.bf16.f32"),
@@ -98,6 +104,10 @@ const struct fk_kernel fk_kernels[] = {
 	MMA("mma4.e4m3.f16", "chain", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", 89, FK_MMA_E4M3_F16, "4 chained mma.sync m16n8k32 f16.e4m3.e4m3.f16"),
 	MMA("mma4.e5m2.f32", "chain", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", 89, FK_MMA_E5M2_F32, "4 chained mma.sync m16n8k32 f32.e5m2.e5m2.f32"),
 	MMA("mma4.e5m2.f16", "chain", "float8_e5m2-float16.txt", "float8_e5m2 -> float16", 89, FK_MMA_E5M2_F16, "4 chained mma.sync m16n8k32 f16.e5m2.e5m2.f16"),
+	MMA("mma4.e5m2xe4m3.f32", "chain", "float8_e5m2-x-float8_e4m3fn-float32.txt", "float8_e5m2*float8_e4m3fn -> float32", 89, FK_MMA_E5M2_E4M3_F32, "4 chained mma.sync m16n8k32 f32.e5m2.e4m3.f32"),
+	MMA("mma4.e5m2xe4m3.f16", "chain", "float8_e5m2-x-float8_e4m3fn-float16.txt", "float8_e5m2*float8_e4m3fn -> float16", 89, FK_MMA_E5M2_E4M3_F16, "4 chained mma.sync m16n8k32 f16.e5m2.e4m3.f16"),
+	MMA("mma4.e4m3xe5m2.f32", "chain", "float8_e4m3fn-x-float8_e5m2-float32.txt", "float8_e4m3fn*float8_e5m2 -> float32", 89, FK_MMA_E4M3_E5M2_F32, "4 chained mma.sync m16n8k32 f32.e4m3.e5m2.f32"),
+	MMA("mma4.e4m3xe5m2.f16", "chain", "float8_e4m3fn-x-float8_e5m2-float16.txt", "float8_e4m3fn*float8_e5m2 -> float16", 89, FK_MMA_E4M3_E5M2_F16, "4 chained mma.sync m16n8k32 f16.e4m3.e5m2.f16"),
 
 	// WGMMA (kernels/wgmma.cu, sm_90a): one warpgroup per 64 lines, C loaded
 	// into the accumulator (scale-d = 1), so the unit itself adds C.  cuBLASLt
@@ -109,10 +119,18 @@ const struct fk_kernel fk_kernels[] = {
 	HOP("wgmma.f16.f32", "hw", "float16-float32.txt", "float16 -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k16 f32.f16.f16"),
 	HOP("wgmma.f16.f16", "hw", "float16-float16.txt", "float16 -> float16", FK_HOPPER_WGMMA, "wgmma m64n64k16 f16.f16.f16"),
 	HOP("wgmma.bf16.f32", "hw", "bfloat16-float32.txt", "bfloat16 -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k16 f32.bf16.bf16"),
+	HOP("wgmma.e5m2xe4m3.f32", "hw", "float8_e5m2-x-float8_e4m3fn-float32.txt", "float8_e5m2*float8_e4m3fn -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k32 f32.e5m2.e4m3"),
+	HOP("wgmma.e5m2xe4m3.f16", "hw", "float8_e5m2-x-float8_e4m3fn-float16.txt", "float8_e5m2*float8_e4m3fn -> float16", FK_HOPPER_WGMMA, "wgmma m64n64k32 f16.e5m2.e4m3"),
+	HOP("wgmma.e4m3xe5m2.f32", "hw", "float8_e4m3fn-x-float8_e5m2-float32.txt", "float8_e4m3fn*float8_e5m2 -> float32", FK_HOPPER_WGMMA, "wgmma m64n64k32 f32.e4m3.e5m2"),
+	HOP("wgmma.e4m3xe5m2.f16", "hw", "float8_e4m3fn-x-float8_e5m2-float16.txt", "float8_e4m3fn*float8_e5m2 -> float16", FK_HOPPER_WGMMA, "wgmma m64n64k32 f16.e4m3.e5m2"),
 	HOP("wgmma4.e4m3.f32", "chain", "float8_e4m3fn-float32.txt", "float8_e4m3fn -> float32", FK_HOPPER_WGMMA, "4 chained wgmma k32 f32.e4m3.e4m3"),
 	HOP("wgmma4.e4m3.f16", "chain", "float8_e4m3fn-float16.txt", "float8_e4m3fn -> float16", FK_HOPPER_WGMMA, "4 chained wgmma k32 f16.e4m3.e4m3"),
 	HOP("wgmma4.e5m2.f32", "chain", "float8_e5m2-float32.txt", "float8_e5m2 -> float32", FK_HOPPER_WGMMA, "4 chained wgmma k32 f32.e5m2.e5m2"),
 	HOP("wgmma4.f16.f32", "chain", "float16-float32.txt", "float16 -> float32", FK_HOPPER_WGMMA, "4 chained wgmma k16 f32.f16.f16"),
+	HOP("wgmma4.e5m2xe4m3.f32", "chain", "float8_e5m2-x-float8_e4m3fn-float32.txt", "float8_e5m2*float8_e4m3fn -> float32", FK_HOPPER_WGMMA, "4 chained wgmma k32 f32.e5m2.e4m3"),
+	HOP("wgmma4.e5m2xe4m3.f16", "chain", "float8_e5m2-x-float8_e4m3fn-float16.txt", "float8_e5m2*float8_e4m3fn -> float16", FK_HOPPER_WGMMA, "4 chained wgmma k32 f16.e5m2.e4m3"),
+	HOP("wgmma4.e4m3xe5m2.f32", "chain", "float8_e4m3fn-x-float8_e5m2-float32.txt", "float8_e4m3fn*float8_e5m2 -> float32", FK_HOPPER_WGMMA, "4 chained wgmma k32 f32.e4m3.e5m2"),
+	HOP("wgmma4.e4m3xe5m2.f16", "chain", "float8_e4m3fn-x-float8_e5m2-float16.txt", "float8_e4m3fn*float8_e5m2 -> float16", FK_HOPPER_WGMMA, "4 chained wgmma k32 f16.e4m3.e5m2"),
 
 	// The probe inputs (kernels/hw-probe.suite): `fpref probe infer` on these
 	// results names the model each instruction fits.

@@ -22,21 +22,34 @@ enum Variant {
     kF16F32,
     kBf16F32,
     kF16F16,
+    // A and B of two FP8 formats (atype != btype): the hybrid backward GEMM
+    kE5m2E4m3F32,
+    kE4m3E5m2F32,
+    kE5m2E4m3F16,
+    kE4m3E5m2F16,
     kVariantCount
 };
 
 struct VariantInfo {
-    const char *in;   // canonical fpref name of the inputs
-    const char *out;  // canonical fpref name of C and D
+    const char *in;    // canonical fpref name of A
+    const char *in_b;  // canonical fpref name of B
+    const char *out;   // canonical fpref name of C and D
     int elem_bytes;
     int k_per_instruction;
 };
 
 const VariantInfo kVariants[kVariantCount] = {
-    {"float8_e4m3fn", "float32", 1, 32}, {"float8_e5m2", "float32", 1, 32},
-    {"float8_e4m3fn", "float16", 1, 32}, {"float8_e5m2", "float16", 1, 32},
-    {"float16", "float32", 2, 16},       {"bfloat16", "float32", 2, 16},
-    {"float16", "float16", 2, 16},
+    {"float8_e4m3fn", "float8_e4m3fn", "float32", 1, 32},
+    {"float8_e5m2", "float8_e5m2", "float32", 1, 32},
+    {"float8_e4m3fn", "float8_e4m3fn", "float16", 1, 32},
+    {"float8_e5m2", "float8_e5m2", "float16", 1, 32},
+    {"float16", "float16", "float32", 2, 16},
+    {"bfloat16", "bfloat16", "float32", 2, 16},
+    {"float16", "float16", "float16", 2, 16},
+    {"float8_e5m2", "float8_e4m3fn", "float32", 1, 32},
+    {"float8_e4m3fn", "float8_e5m2", "float32", 1, 32},
+    {"float8_e5m2", "float8_e4m3fn", "float16", 1, 32},
+    {"float8_e4m3fn", "float8_e5m2", "float16", 1, 32},
 };
 
 const char *canonical_name(const char *name)
@@ -64,9 +77,10 @@ void set_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-__host__ __device__ bool out_is_f16(int variant)
+__host__ __device__ constexpr bool out_is_f16(int variant)
 {
-    return variant == kE4m3F16 || variant == kE5m2F16 || variant == kF16F16;
+    return variant == kE4m3F16 || variant == kE5m2F16 || variant == kF16F16 ||
+           variant == kE5m2E4m3F16 || variant == kE4m3E5m2F16;
 }
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -110,6 +124,10 @@ __device__ void wgmma_f32(float (&d)[32], uint64_t desc_a, uint64_t desc_b, int 
         FPREF_WGMMA_F32("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", "");
     else if constexpr (V == kE5m2F32)
         FPREF_WGMMA_F32("wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2", "");
+    else if constexpr (V == kE5m2E4m3F32)  // atype, then btype
+        FPREF_WGMMA_F32("wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e4m3", "");
+    else if constexpr (V == kE4m3E5m2F32)
+        FPREF_WGMMA_F32("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e5m2", "");
     else if constexpr (V == kF16F32)  // the trailing 0, 0: imm-trans-a, imm-trans-b (K-major)
         FPREF_WGMMA_F32("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 0, 0");
     else
@@ -123,6 +141,10 @@ __device__ void wgmma_f16(uint32_t (&d)[16], uint64_t desc_a, uint64_t desc_b, i
         FPREF_WGMMA_F16("wgmma.mma_async.sync.aligned.m64n64k32.f16.e4m3.e4m3", "");
     else if constexpr (V == kE5m2F16)
         FPREF_WGMMA_F16("wgmma.mma_async.sync.aligned.m64n64k32.f16.e5m2.e5m2", "");
+    else if constexpr (V == kE5m2E4m3F16)
+        FPREF_WGMMA_F16("wgmma.mma_async.sync.aligned.m64n64k32.f16.e5m2.e4m3", "");
+    else if constexpr (V == kE4m3E5m2F16)
+        FPREF_WGMMA_F16("wgmma.mma_async.sync.aligned.m64n64k32.f16.e4m3.e5m2", "");
     else
         FPREF_WGMMA_F16("wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16", ", 0, 0");
 }
@@ -222,7 +244,7 @@ template <> struct Accumulator<true> {
 template <int V> __global__ void __launch_bounds__(128) wgmma_dot_kernel(KernelArgs p)
 {
 #ifdef FPREF_HAVE_WGMMA
-    constexpr bool F16Out = V == kE4m3F16 || V == kE5m2F16 || V == kF16F16;
+    constexpr bool F16Out = out_is_f16(V);
     __shared__ __align__(128) uint8_t tile_a[FPREF_WGMMA_TILE_ROWS * FPREF_WGMMA_TILE_KBYTES];
     __shared__ __align__(128) uint8_t tile_b[FPREF_WGMMA_TILE_ROWS * FPREF_WGMMA_TILE_KBYTES];
     const size_t line0 = static_cast<size_t>(blockIdx.x) * FPREF_WGMMA_TILE_ROWS;
@@ -275,14 +297,19 @@ void launch(int variant, unsigned tiles, const KernelArgs &p)
     case kE5m2F16: wgmma_dot_kernel<kE5m2F16><<<tiles, 128>>>(p); break;
     case kF16F32: wgmma_dot_kernel<kF16F32><<<tiles, 128>>>(p); break;
     case kBf16F32: wgmma_dot_kernel<kBf16F32><<<tiles, 128>>>(p); break;
+    case kE5m2E4m3F32: wgmma_dot_kernel<kE5m2E4m3F32><<<tiles, 128>>>(p); break;
+    case kE4m3E5m2F32: wgmma_dot_kernel<kE4m3E5m2F32><<<tiles, 128>>>(p); break;
+    case kE5m2E4m3F16: wgmma_dot_kernel<kE5m2E4m3F16><<<tiles, 128>>>(p); break;
+    case kE4m3E5m2F16: wgmma_dot_kernel<kE4m3E5m2F16><<<tiles, 128>>>(p); break;
     default: wgmma_dot_kernel<kF16F16><<<tiles, 128>>>(p); break;
     }
 }
 
-int find_variant(const char *in, const char *out)
+int find_variant(const char *in, const char *in_b, const char *out)
 {
     for (int v = 0; v < kVariantCount; ++v)
-        if (std::strcmp(kVariants[v].in, in) == 0 && std::strcmp(kVariants[v].out, out) == 0)
+        if (std::strcmp(kVariants[v].in, in) == 0 && std::strcmp(kVariants[v].in_b, in_b) == 0 &&
+            std::strcmp(kVariants[v].out, out) == 0)
             return v;
     return -1;
 }
@@ -333,19 +360,22 @@ int cuda_failed(cudaError_t e, const char *what, char *err, size_t errlen)
     return e == cudaErrorNoKernelImageForDevice ? 1 : -1;
 }
 
-int validate(const char *in_format, const char *out_format, int K, const uint8_t *a,
-             const uint8_t *b, void *d, size_t lines, int *variant, char *err, size_t errlen)
+int validate(const char *a_format, const char *b_format, const char *out_format, int K,
+             const uint8_t *a, const uint8_t *b, void *d, size_t lines, int *variant, char *err,
+             size_t errlen)
 {
-    const char *in = in_format ? canonical_name(in_format) : nullptr;
+    const char *in = a_format ? canonical_name(a_format) : nullptr;
+    const char *in_b = b_format ? canonical_name(b_format) : nullptr;
     const char *out = out_format ? canonical_name(out_format) : nullptr;
-    if (in == nullptr || out == nullptr) {
-        set_err(err, errlen, "wgmma: unknown format '%s' or '%s'",
-                in_format ? in_format : "(null)", out_format ? out_format : "(null)");
+    if (in == nullptr || in_b == nullptr || out == nullptr) {
+        set_err(err, errlen, "wgmma: unknown format '%s', '%s' or '%s'",
+                a_format ? a_format : "(null)", b_format ? b_format : "(null)",
+                out_format ? out_format : "(null)");
         return -1;
     }
-    *variant = find_variant(in, out);
+    *variant = find_variant(in, in_b, out);
     if (*variant < 0) {
-        set_err(err, errlen, "wgmma: no %s x %s -> %s instruction", in, in, out);
+        set_err(err, errlen, "wgmma: no %s x %s -> %s instruction", in, in_b, out);
         return 1;
     }
     int kstep = kVariants[*variant].k_per_instruction;
@@ -414,8 +444,17 @@ extern "C" int fpref_cuda_wgmma_dot(const char *in_format, const char *out_forma
                                     const uint8_t *a, const uint8_t *b, const void *c, void *d,
                                     size_t lines, char *err, size_t errlen)
 {
+    return fpref_cuda_wgmma_dot_ab(in_format, in_format, out_format, K, a, b, c, d, lines, err,
+                                   errlen);
+}
+
+extern "C" int fpref_cuda_wgmma_dot_ab(const char *a_format, const char *b_format,
+                                       const char *out_format, int K, const uint8_t *a,
+                                       const uint8_t *b, const void *c, void *d, size_t lines,
+                                       char *err, size_t errlen)
+{
     int variant = 0;
-    int rc = validate(in_format, out_format, K, a, b, d, lines, &variant, err, errlen);
+    int rc = validate(a_format, b_format, out_format, K, a, b, d, lines, &variant, err, errlen);
     if (rc != 0)
         return rc;
     if (lines == 0)

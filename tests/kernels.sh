@@ -4,7 +4,9 @@
 # found): kernels/gpu-check --dry-run end to end (the harness reads every
 # golden file and writes results that `fpref verify` accepts), a damaged
 # result is reported as a mismatch, a second run is safe, and the harness
-# refuses bad input. Without fpref-cuda the rest is skipped (exit 77).
+# refuses bad input. The mixed FP8 kernels (A and B of two formats, issue
+# 36) are planned on sm_90 (h100-mma, h100-wgmma) and sm_89 (ada), pass
+# the dry run on both, and refuse another pair's file. Without fpref-cuda the rest is skipped (exit 77).
 # The tcgen05 kernels (sm_100a): gpu-check leaves them out on compute
 # capability 9.0 (an H200 runs what it ran before) and runs them, in a
 # dry run, as for 10.x; where cuobjdump is found (PATH, or $CUOBJDUMP), the
@@ -68,6 +70,27 @@ check 'SUMMARY.txt of 9.0: no tcgen05 row, no tcgen05 header line' test -z "$(gr
 check 'SUMMARY.txt: every vector an exact match' test -z "$(rows | awk '$3 != $4 || $5 != 0')"
 check 'results carry the golden header and the kernel' grep -q '^# kernel mma4.f16.f32: 4 chained mma.sync' "$tmp/run/results/mma4.f16.f32.txt"
 
+# A and B of two FP8 formats (issue 36): 16 rows (mma, mma4, wgmma, wgmma4;
+# E5M2 x E4M3 and E4M3 x E5M2; FP32 and FP16 out) read the pair's files.
+mixed_rows() { # the plan's run lines of the mixed rows whose golden file is
+	# the row's own: its pair, output, folder and the preset ($1 mma.sync, $2 wgmma)
+	awk -v m="$1" -v w="$2" '$1 == "run" && $2 ~ /^w?g?mma4?\.e(5m2xe4m3|4m3xe5m2)\.f(32|16)$/ {
+		split($2, p, ".")
+		pair = p[2] == "e5m2xe4m3" ? "float8_e5m2-x-float8_e4m3fn" : "float8_e4m3fn-x-float8_e5m2"
+		out = p[3] == "f32" ? "float32" : "float16"
+		dir = p[1] ~ /4$/ ? "chain" : "hw"
+		preset = p[1] ~ /^wgmma/ ? w : m
+		if ($3 == dir "/dot/" preset "." pair "-" out ".txt") print $2 }'
+}
+mixed=$("$FPREF_CUDA" --list | awk -F'\t' '$1 ~ /^w?g?mma4?\.e(5m2xe4m3|4m3xe5m2)\./' | wc -l)
+check 'the table has the 16 mixed FP8 kernels' test "$mixed" -eq 16
+check 'SUMMARY.txt: the 16 mixed kernels verified, every vector exact' test \
+	"$(rows | awk '$1 ~ /xe/ && $2 == "verified" && $3 > 0 && $3 == $4 && $5 == 0' | wc -l)" -eq 16
+check 'results of mma.e5m2xe4m3.f32 carry the pair (A then B) in their header' \
+	grep -q '^# formats h100-mma float8_e5m2\*float8_e4m3fn -> float32$' "$tmp/run/results/mma.e5m2xe4m3.f32.txt"
+check 'results of wgmma4.e4m3xe5m2.f16 carry the reverse pair' \
+	grep -q '^# formats h100-wgmma float8_e4m3fn\*float8_e5m2 -> float16$' "$tmp/run/results/wgmma4.e4m3xe5m2.f16.txt"
+
 # A damaged result must show as a mismatch (the pipeline can fail).
 r=$tmp/run/results/float2half_rn.txt
 awk '!/^#/ && !done { $2 = ($2 == "3C00") ? "3C01" : "3C00"; done = 1 } { print }' "$r" >"$r.new" && mv "$r.new" "$r"
@@ -85,6 +108,16 @@ check 'gpu-check --plan --cc 9.0: every kernel but the tcgen05 ones runs' test \
 check 'gpu-check --plan --cc 10.0: every kernel runs, tcgen05 against tcgen05/' test \
 	"$(plan --cc 10.0 | grep -c '^run ')" -eq "$kernels" -a \
 	"$(plan --cc 10.0 | grep -c '^run  *tcgen05\.[^ ]*  *tcgen05/dot/tcgen05')" -eq $((kernels - kernels90))
+check 'gpu-check --plan --cc 9.0: the 16 mixed rows run, mma.sync on h100-mma files, wgmma on h100-wgmma' test \
+	"$(plan --cc 9.0 | mixed_rows h100-mma h100-wgmma | wc -l)" -eq 16
+check 'gpu-check --plan --cc 8.9: the 8 mixed mma.sync rows run on ada files' test \
+	"$(plan --cc 8.9 | mixed_rows ada ada | grep -c '^mma')" -eq 8
+# Ada end to end: gpu-check makes the ada pair files itself (no --golden).
+check 'gpu-check --dry-run --cc 8.9 --only *xe* exits 0' "$top/kernels/gpu-check" --dry-run --cc 8.9 --bin "$bin" \
+	--fpref "$FPREF" --only '*xe*' --out "$tmp/run89"
+check 'SUMMARY.txt of 8.9: the 16 mixed rows verified against ada files, every vector exact' test \
+	"$(grep -v '^#' "$tmp/run89/SUMMARY.txt" | awk '$1 ~ /xe/ && $2 == "verified" && $3 > 0 && $3 == $4 && $5 == 0' | wc -l)" -eq 16 -a \
+	"$(grep -c '^# formats ada float8_e5m2\*float8_e4m3fn -> ' "$tmp/run89"/results/mma*.e5m2xe4m3.*.txt | grep -c ':1$')" -eq 4
 check 'gpu-check --cc without --dry-run or --plan is a usage error' exit_is 2 "$top/kernels/gpu-check" --cc 10.0
 mkdir -p "$tmp/notc5" && cp -r "$tmp/gen/hw" "$tmp/gen/chain" "$tmp/gen/probe" "$tmp/notc5/"
 check 'gpu-check --cc 10.0 refuses a --golden without tcgen05/' exit_is 1 "$top/kernels/gpu-check" --dry-run --cc 10.0 \
@@ -130,6 +163,13 @@ head -n 20 "$g" >"$tmp/truncated.txt"
 check 'fpref-cuda: a truncated golden file is refused' exit_is 2 "$FPREF_CUDA" --kernel float2half_rn \
 	--golden "$tmp/truncated.txt" --out "$tmp/x" --cpu-echo
 check 'fpref-cuda: no half-written results after a refusal' test ! -e "$tmp/x"
+pair=$tmp/gen/hw/dot/h100-mma.float8_e5m2-x-float8_e4m3fn-float32.txt
+check 'fpref-cuda: a same-format kernel refuses a file of two formats' exit_is 2 "$FPREF_CUDA" --kernel mma.e4m3.f32 \
+	--golden "$pair" --out "$tmp/x" --cpu-echo
+check 'fpref-cuda: a mixed kernel refuses the reverse pair' exit_is 2 "$FPREF_CUDA" --kernel mma.e4m3xe5m2.f32 \
+	--golden "$pair" --out "$tmp/x" --cpu-echo
+check 'fpref-cuda: a mixed kernel refuses a file of one format' exit_is 2 "$FPREF_CUDA" --kernel mma.e5m2xe4m3.f32 \
+	--golden "$tmp/gen/hw/dot/h100-mma.float8_e5m2-float32.txt" --out "$tmp/x" --cpu-echo
 check 'fpref-cuda: missing options are a usage error' exit_is 2 "$FPREF_CUDA" --kernel float2half_rn
 check 'fpref verify refuses results for another file' exit_is 2 "$FPREF" verify \
 	"$tmp/gen/hw/convert/float32-bfloat16.cuda.txt" "$tmp/run/results/float2half_rn.txt"
