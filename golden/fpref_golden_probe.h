@@ -21,16 +21,21 @@
 extern "C" {
 #endif
 
-/* The probe inputs for K products of `in` (patterns) and c of `out`:
- * *count rows of 2K+1 patterns, a_1..a_K b_1..b_K c, in a malloc'ed array.
+/* The probe inputs for K products of A of `in_a` and B of `in_b`
+ * (patterns) and c of `out`: *count rows of 2K+1 patterns, a_1..a_K (in_a)
+ * b_1..b_K (in_b) c, in a malloc'ed array.  Each product is split between
+ * the two formats' ranges; one format twice gives the same rows as ever.
  * The families are deterministic; `seed` drives the random tail.  0, or
  * -1 (K out of 1..512, inputs the models cannot take, no memory). */
+int fpref_golden_probe_inputs_pair(const struct fpref_format *in_a, const struct fpref_format *in_b,
+				   const struct fpref_format *out, size_t K, uint64_t seed, uint64_t **rows, size_t *count);
+/* The same with A and B of one format. */
 int fpref_golden_probe_inputs(const struct fpref_format *in, const struct fpref_format *out, size_t K, uint64_t seed,
 		       uint64_t **rows, size_t *count);
 
 /* Measured cases: rows as above (K products each) and the results d. */
 struct fpref_probe_data {
-	struct fpref_format in, out;
+	struct fpref_format in, in_b, out; /* A's, B's (the same as in for one format: set it), c's and d's */
 	size_t K, count;
 	const uint64_t *rows; /* count x (2K+1) */
 	const uint64_t *d;    /* count */
@@ -85,7 +90,7 @@ struct fpref_probe_report {
 
 /* Search blocks 1..min(K, 64), fractions 1..36, rtz and rne, floors from
  * the least term exponent the formats allow up to the largest in the data,
- * and the preset rows for these formats.  0 (see the report), or -1 with a
+ * and the preset rows that take this (A, B) pair and output.  0 (see the report), or -1 with a
  * message.  Exactly one class: the unit's model is found. */
 int fpref_golden_probe_infer(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen);
 void fpref_golden_probe_report_free(struct fpref_probe_report *r);
@@ -96,9 +101,10 @@ bool fpref_golden_probe_class_holds(const struct fpref_probe_class *c, const str
 			     const struct fpref_format *out, size_t K);
 
 /* The least exponent a term of a block can have for these formats (a
- * product of two least subnormals, held at the format's least exponent;
- * c as FP32 holds it): a floor below it never acts. */
-int fpref_golden_probe_term_floor(const struct fpref_format *in, const struct fpref_format *out);
+ * product of A's and B's least subnormals, each held at its format's least
+ * exponent; c as FP32 holds it): a floor below it never acts. */
+int fpref_golden_probe_term_floor(const struct fpref_format *in_a, const struct fpref_format *in_b,
+				  const struct fpref_format *out);
 
 #ifdef __cplusplus
 }

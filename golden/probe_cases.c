@@ -24,7 +24,7 @@
 #include "fpref_golden_probe.h"
 
 struct builder {
-	const struct fpref_format *in, *out;
+	const struct fpref_format *in_a, *in_b, *out;
 	size_t K, width, count, cap;
 	uint64_t *rows, *row;
 	bool row_ok, failed;
@@ -36,14 +36,22 @@ static bool exact(const struct fpref_format *f, bool negative, uint64_t sig, int
 	return fpref_encode(f, &u, bits) == 0;
 }
 
-/* a * b = (-1)^negative sig 2^e with a a power of two, the two as close in
- * size as the format allows. */
-static bool product(const struct fpref_format *in, bool negative, uint64_t sig, int e, uint64_t *a, uint64_t *b)
+/* a * b = (-1)^negative sig 2^e with a (of in_a) a power of two, the two
+ * as close in size as the formats allow; for two formats, failing that, b
+ * (of in_b) the power of two and a the significand (the wider format
+ * holds it). */
+static bool product(const struct fpref_format *in_a, const struct fpref_format *in_b, bool negative, uint64_t sig,
+		    int e, uint64_t *a, uint64_t *b)
 {
 	int half = e >= 0 ? e / 2 : -((-e + 1) / 2);
 	for (int d = 0; d < 1200; d++) {
 		int ea = half + (d % 2 ? (d + 1) / 2 : -(d / 2));
-		if (exact(in, negative, 1, ea, a) && exact(in, false, sig, e - ea, b))
+		if (exact(in_a, negative, 1, ea, a) && exact(in_b, false, sig, e - ea, b))
+			return true;
+	}
+	for (int d = 0; d < 1200 && !fpref_format_same(in_a, in_b); d++) {
+		int eb = half + (d % 2 ? (d + 1) / 2 : -(d / 2));
+		if (exact(in_b, false, 1, eb, b) && exact(in_a, negative, sig, e - eb, a))
 			return true;
 	}
 	return false;
@@ -65,7 +73,7 @@ static void begin(struct builder *b)
 		return;
 	b->row = b->rows + b->count * b->width;
 	for (size_t k = 0; k < 2 * b->K; k++)
-		b->row[k] = fpref_format_zero_bits(b->in, false);
+		b->row[k] = fpref_format_zero_bits(k < b->K ? b->in_a : b->in_b, false);
 	b->row[2 * b->K] = fpref_format_zero_bits(b->out, false);
 	b->row_ok = true;
 }
@@ -73,7 +81,7 @@ static void begin(struct builder *b)
 /* Product k = (-1)^negative sig 2^e. */
 static void term(struct builder *b, size_t k, bool negative, uint64_t sig, int e)
 {
-	if (b->failed || k >= b->K || !product(b->in, negative, sig, e, &b->row[k], &b->row[b->K + k]))
+	if (b->failed || k >= b->K || !product(b->in_a, b->in_b, negative, sig, e, &b->row[k], &b->row[b->K + k]))
 		b->row_ok = false;
 }
 
@@ -95,12 +103,17 @@ struct span {
 	int big;        /* B: the largest power of two whose sums stay finite */
 };
 
-static struct span span_of(const struct fpref_format *in, const struct fpref_format *out)
+static int least_exponent(const struct fpref_format *f)
+{
+	return fpref_format_min_exponent(f) - (f->subnormals ? f->man_bits : 0);
+}
+
+static struct span span_of(const struct fpref_format *in_a, const struct fpref_format *in_b,
+			   const struct fpref_format *out)
 {
 	struct span s;
-	int in_min = fpref_format_min_exponent(in) - (in->subnormals ? in->man_bits : 0);
-	s.pmin = 2 * in_min;
-	s.pmax = 2 * fpref_format_max_exponent(in);
+	s.pmin = least_exponent(in_a) + least_exponent(in_b);
+	s.pmax = fpref_format_max_exponent(in_a) + fpref_format_max_exponent(in_b);
 	s.omin = fpref_format_min_exponent(out) - (out->subnormals ? out->man_bits : 0);
 	s.omax = fpref_format_max_exponent(out);
 	s.big = s.pmax < s.omax - 3 ? s.pmax : s.omax - 3;
@@ -265,7 +278,8 @@ static void c_family(struct builder *b, const struct span *s, int B)
  * carries) and wide ones (exponents over 40 binades). */
 static void random_family(struct builder *b, const struct span *s, uint64_t seed, size_t n)
 {
-	uint64_t sig_mask = (1ull << (b->in->man_bits + 1)) - 1;
+	int man = b->in_a->man_bits > b->in_b->man_bits ? b->in_a->man_bits : b->in_b->man_bits;
+	uint64_t sig_mask = (1ull << (man + 1)) - 1;
 	for (size_t c = 0; c < n; c++) {
 		int spread = c % 2 ? 40 : 2, centre = c % 4 == 3 ? s->big - 20 : 0;
 		begin(b);
@@ -273,8 +287,10 @@ static void random_family(struct builder *b, const struct span *s, uint64_t seed
 			uint64_t r = fpref_sr_stream(seed, c * (b->K + 1) + k);
 			uint64_t sig = ((r >> 8) & sig_mask) | 1;
 			int e = centre - (int)(r % (uint64_t)(spread + 1));
-			if (!product(b->in, (r >> 7) & 1, sig, e, &b->row[k], &b->row[b->K + k]))
-				b->row[k] = b->row[b->K + k] = fpref_format_zero_bits(b->in, false);
+			if (!product(b->in_a, b->in_b, (r >> 7) & 1, sig, e, &b->row[k], &b->row[b->K + k])) {
+				b->row[k] = fpref_format_zero_bits(b->in_a, false);
+				b->row[b->K + k] = fpref_format_zero_bits(b->in_b, false);
+			}
 		}
 		uint64_t r = fpref_sr_stream(seed, c * (b->K + 1) + b->K);
 		if (r % 3)
@@ -286,10 +302,16 @@ static void random_family(struct builder *b, const struct span *s, uint64_t seed
 int fpref_golden_probe_inputs(const struct fpref_format *in, const struct fpref_format *out, size_t K, uint64_t seed,
 		       uint64_t **rows, size_t *count)
 {
-	if (K < 1 || K > 512 || !fpref_tc_input_ok(in))
+	return fpref_golden_probe_inputs_pair(in, in, out, K, seed, rows, count);
+}
+
+int fpref_golden_probe_inputs_pair(const struct fpref_format *in_a, const struct fpref_format *in_b,
+				   const struct fpref_format *out, size_t K, uint64_t seed, uint64_t **rows, size_t *count)
+{
+	if (K < 1 || K > 512 || !fpref_tc_input_ok(in_a) || !fpref_tc_input_ok(in_b))
 		return -1;
-	struct builder b = { in, out, K, 2 * K + 1, 0, 0, NULL, NULL, false, false };
-	struct span s = span_of(in, out);
+	struct builder b = { in_a, in_b, out, K, 2 * K + 1, 0, 0, NULL, NULL, false, false };
+	struct span s = span_of(in_a, in_b, out);
 	int scales[3] = { s.big, 0, s.pmin / 2 > s.omin / 2 ? s.pmin / 2 : s.omin / 2 };
 	for (int i = 0; i < 3; i++) {
 		block_family(&b, &s, scales[i]);

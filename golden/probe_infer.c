@@ -24,7 +24,8 @@ static bool same_on(const struct search *s, const struct fpref_tc_model *m, size
 	const struct fpref_probe_data *d = s->data;
 	const uint64_t *row = d->rows + i * (2 * d->K + 1);
 	uint64_t got;
-	return fpref_emu_tc_dot(m, &d->in, &d->in, row, row + d->K, d->K, row[2 * d->K], &d->out, &got) == 0 && got == d->d[i];
+	return fpref_emu_tc_dot(m, &d->in, &d->in_b, row, row + d->K, d->K, row[2 * d->K], &d->out, &got) == 0 &&
+	       got == d->d[i];
 }
 
 static void remember(struct search *s, size_t i)
@@ -60,9 +61,10 @@ static size_t misses(struct search *s, const struct fpref_tc_model *m, size_t li
 	return n;
 }
 
-int fpref_golden_probe_term_floor(const struct fpref_format *in, const struct fpref_format *out)
+int fpref_golden_probe_term_floor(const struct fpref_format *in_a, const struct fpref_format *in_b,
+				  const struct fpref_format *out)
 {
-	int products = 2 * fpref_format_min_exponent(in);
+	int products = fpref_format_min_exponent(in_a) + fpref_format_min_exponent(in_b);
 	int c = fpref_format_min_exponent(out) - (out->subnormals ? out->man_bits : 0);
 	c = c < -126 ? -126 : c; /* c enters as FP32 holds it */
 	return products < c ? products : c;
@@ -91,7 +93,7 @@ static int data_top(const struct fpref_probe_data *d)
 	for (size_t i = 0; i < d->count; i++) {
 		const uint64_t *row = d->rows + i * w;
 		for (size_t k = 0; k < d->K; k++) {
-			int a = leading_exponent(&d->in, row[k]), b = leading_exponent(&d->in, row[d->K + k]);
+			int a = leading_exponent(&d->in, row[k]), b = leading_exponent(&d->in_b, row[d->K + k]);
 			if (a != INT32_MIN && b != INT32_MIN && a + b + 1 > top)
 				top = a + b + 1;
 		}
@@ -231,7 +233,8 @@ bool fpref_golden_probe_class_holds(const struct fpref_probe_class *c, const str
 /* ---- presets, and the nearest models when nothing fits ---- */
 static bool preset_applies(const struct fpref_tc_model *m, const struct fpref_probe_data *d)
 {
-	return fpref_tc_model_find(m->gpu, &d->in) == m && fpref_tc_output_ok(m, &d->in, &d->out);
+	return fpref_tc_model_find_pair(m->gpu, &d->in, &d->in_b) == m && fpref_tc_output_ok(m, &d->in, &d->out) &&
+	       fpref_tc_output_ok(m, &d->in_b, &d->out);
 }
 
 /* Whether two rows compute the same for this output (h100 and its sm_90
@@ -400,14 +403,15 @@ int fpref_golden_probe_infer(const struct fpref_probe_data *data, struct fpref_p
 static int search_all(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
-	if (data->K < 1 || data->count == 0 || !fpref_tc_input_ok(&data->in) ||
+	if (data->K < 1 || data->count == 0 || !fpref_tc_input_ok(&data->in) || !fpref_tc_input_ok(&data->in_b) ||
 	    (!fpref_format_is(&data->out, FPREF_FORMAT_FLOAT32) && !fpref_format_is(&data->out, FPREF_FORMAT_FLOAT16))) {
-		snprintf(err, errlen, "nothing to search: %zu cases of %zu products, %s inputs (at most 10 fraction bits), "
-				      "%s output (float32 or float16)", data->count, data->K, data->in.name, data->out.name);
+		snprintf(err, errlen, "nothing to search: %zu cases of %zu products, %s x %s inputs (at most 10 fraction "
+				      "bits), %s output (float32 or float16)", data->count, data->K,
+			 data->in.name, data->in_b.name, data->out.name);
 		return -1;
 	}
 	struct search s = { data, { 0 }, 0, 0, 0 };
-	int term_floor = fpref_golden_probe_term_floor(&data->in, &data->out);
+	int term_floor = fpref_golden_probe_term_floor(&data->in, &data->in_b, &data->out);
 	struct grid g = { term_floor + 1, data_top(data) + 1, 0, data->K < FPREF_TC_MAX_BLOCK ? (int)data->K : FPREF_TC_MAX_BLOCK,
 			  NULL };
 	if (g.floor_max < g.floor_min)

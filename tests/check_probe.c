@@ -54,7 +54,7 @@ START_TEST(recovers_custom_models)
 	ck_assert_int_eq(fpref_golden_probe_inputs(&in, &out, t->K, 7, &rows, &count), 0);
 	uint64_t *d = malloc(count * sizeof *d);
 	answer(&m, &in, &out, t->K, rows, count, d);
-	struct fpref_probe_data data = { .in = in, .out = out, .K = t->K, .count = count, .rows = rows, .d = d };
+	struct fpref_probe_data data = { .in = in, .in_b = in, .out = out, .K = t->K, .count = count, .rows = rows, .d = d };
 	struct fpref_probe_report r;
 	ck_assert_int_eq(fpref_golden_probe_infer(&data, &r, err, sizeof err), 0);
 	for (size_t i = 0; i < r.nclasses; i++) {
@@ -73,7 +73,7 @@ START_TEST(recovers_custom_models)
 		ck_assert(c->block_lo == t->block && c->block_hi == t->block && !c->block_open);
 	else
 		ck_assert(c->block_lo == (int)t->K && c->block_open);
-	int term_floor = fpref_golden_probe_term_floor(&in, &out);
+	int term_floor = fpref_golden_probe_term_floor(&in, &in, &out);
 	if (t->floor == FPREF_TC_NO_FLOOR || t->floor <= term_floor)
 		ck_assert(c->floor_none);
 	if (t->floor_exact)
@@ -106,7 +106,7 @@ START_TEST(c_added_after)
 		ck_assert_int_eq(fpref_ref_tc_dot(&m, &in, &in, row, row + K, K, 0, &out, &args[0]), 0);
 		ck_assert_int_eq(fpref_ref_op(FPREF_OP_ADD, &out, args, &rne, 0, &d[i], &flags), 0);
 	}
-	struct fpref_probe_data data = { .in = in, .out = out, .K = K, .count = count, .rows = rows, .d = d };
+	struct fpref_probe_data data = { .in = in, .in_b = in, .out = out, .K = K, .count = count, .rows = rows, .d = d };
 	struct fpref_probe_report r;
 	ck_assert_int_eq(fpref_golden_probe_infer(&data, &r, err, sizeof err), 0);
 	ck_assert_uint_eq(r.nclasses, 0);
@@ -117,6 +117,98 @@ START_TEST(c_added_after)
 	free(rows);
 	free(d);
 	fpref_golden_probe_report_free(&r);
+}
+END_TEST
+
+/* Two formats: probe inputs of A in E5M2 and B in E4M3 (the hybrid FP8
+ * backward GEMM's pair), answered by the oracle under a preset's mixed
+ * row, give that preset back, as one class holding it; and a generic
+ * model unlike any preset is recovered exactly from its own answers. */
+static const struct {
+	const char *gpu, *a, *b, *out;
+	size_t K;
+} mixed[] = {
+	{ "h100-wgmma", "float8_e5m2", "float8_e4m3fn", "float32", 32 },
+	{ "ada", "float8_e4m3fn", "float8_e5m2", "float32", 32 },
+	{ "tcgen05", "float4_e2m1fn", "float8_e5m2", "float32", 32 },
+};
+
+START_TEST(mixed_pair_round_trip)
+{
+	struct fpref_format a = test_format(mixed[_i].a), b = test_format(mixed[_i].b), out = test_format(mixed[_i].out);
+	const struct fpref_tc_model *preset = fpref_tc_model_find_pair(mixed[_i].gpu, &a, &b);
+	ck_assert_ptr_nonnull(preset);
+	size_t K = mixed[_i].K, count;
+	uint64_t *rows;
+	ck_assert_int_eq(fpref_golden_probe_inputs_pair(&a, &b, &out, K, 7, &rows, &count), 0);
+	ck_assert_uint_gt(count, 1000);
+	for (size_t i = 0; i < count * (2 * K + 1); i++) { /* a's in A's format, b's in B's */
+		size_t col = i % (2 * K + 1);
+		struct fpref_unpacked u;
+		ck_assert_int_eq(fpref_decode(col < K ? &a : col < 2 * K ? &b : &out, rows[i], &u), FPREF_DECODE_OK);
+		ck_assert(u.cls != FPREF_CLASS_NAN && u.cls != FPREF_CLASS_INF);
+	}
+	uint64_t *d = malloc(count * sizeof *d);
+	for (size_t i = 0; i < count; i++) {
+		const uint64_t *row = rows + i * (2 * K + 1);
+		ck_assert_int_eq(fpref_ref_tc_dot(preset, &a, &b, row, row + K, K, row[2 * K], &out, &d[i]), 0);
+	}
+	struct fpref_probe_data data = { .in = a, .in_b = b, .out = out, .K = K, .count = count, .rows = rows, .d = d };
+	struct fpref_probe_report r;
+	char err[256];
+	ck_assert_int_eq(fpref_golden_probe_infer(&data, &r, err, sizeof err), 0);
+	ck_assert_msg(r.nclasses == 1, "%s %s x %s: %zu classes", mixed[_i].gpu, mixed[_i].a, mixed[_i].b, r.nclasses);
+	ck_assert(fpref_golden_probe_class_holds(&r.classes[0], preset, &out, K));
+	bool named = false;
+	for (size_t i = 0; i < r.npresets; i++)
+		named |= r.presets[i] == preset;
+	ck_assert_msg(named, "%s is not among the presets that fit", mixed[_i].gpu);
+	fpref_golden_probe_report_free(&r);
+	/* read in one format (B as A's), the same results fit no preset of the pair */
+	data.in_b = a;
+	ck_assert_int_eq(fpref_golden_probe_infer(&data, &r, err, sizeof err), 0);
+	for (size_t i = 0; i < r.npresets; i++)
+		ck_assert_ptr_ne(r.presets[i], preset);
+	fpref_golden_probe_report_free(&r);
+	free(rows);
+	free(d);
+}
+END_TEST
+
+START_TEST(mixed_pair_custom_model)
+{
+	struct fpref_format a = test_format("float8_e5m2"), b = test_format("float8_e4m3fn"), out = test_format("float32");
+	struct fpref_tc_model m;
+	char err[256];
+	ck_assert_int_eq(fpref_tc_model_custom(8, 16, -40, FPREF_RNE, &m, err, sizeof err), 0);
+	size_t K = 32, count;
+	uint64_t *rows;
+	ck_assert_int_eq(fpref_golden_probe_inputs_pair(&a, &b, &out, K, 7, &rows, &count), 0);
+	uint64_t *d = malloc(count * sizeof *d);
+	for (size_t i = 0; i < count; i++) {
+		const uint64_t *row = rows + i * (2 * K + 1);
+		ck_assert_int_eq(fpref_ref_tc_dot(&m, &a, &b, row, row + K, K, row[2 * K], &out, &d[i]), 0);
+	}
+	struct fpref_probe_data data = { .in = a, .in_b = b, .out = out, .K = K, .count = count, .rows = rows, .d = d };
+	struct fpref_probe_report r;
+	ck_assert_int_eq(fpref_golden_probe_infer(&data, &r, err, sizeof err), 0);
+	ck_assert_uint_eq(r.nclasses, 1);
+	const struct fpref_probe_class *c = &r.classes[0];
+	ck_assert(fpref_golden_probe_class_holds(c, &m, &out, K));
+	ck_assert(c->frac == 16 && c->rounding == FPREF_RNE && c->block_lo == 8 && c->block_hi == 8);
+	ck_assert(!c->floor_none && c->floor_lo == -40 && c->floor_hi == -40);
+	/* one format twice: the rows of the one-format call */
+	uint64_t *one, *two;
+	size_t n1, n2;
+	ck_assert_int_eq(fpref_golden_probe_inputs(&b, &out, 16, 3, &one, &n1), 0);
+	ck_assert_int_eq(fpref_golden_probe_inputs_pair(&b, &b, &out, 16, 3, &two, &n2), 0);
+	ck_assert_uint_eq(n1, n2);
+	ck_assert(memcmp(one, two, n1 * 33 * sizeof *one) == 0);
+	free(one);
+	free(two);
+	fpref_golden_probe_report_free(&r);
+	free(rows);
+	free(d);
 }
 END_TEST
 
@@ -171,6 +263,8 @@ int main(void)
 	Suite *s = suite_create("probe");
 	TCase *tc = tcase_create("synthetic");
 	tcase_add_loop_test(tc, recovers_custom_models, 0, (int)(sizeof models / sizeof models[0]));
+	tcase_add_loop_test(tc, mixed_pair_round_trip, 0, (int)(sizeof mixed / sizeof mixed[0]));
+	tcase_add_test(tc, mixed_pair_custom_model);
 	tcase_add_test(tc, inputs_are_valid);
 	tcase_add_test(tc, c_added_after);
 	tcase_add_test(tc, small_term_absorbed);

@@ -95,6 +95,28 @@ answer "$tmp/p16.txt" --model recursive --in f16 --out f32 >"$tmp/rec.txt"
 check "no block model fits a recursive sum" 1 "$FPREF" probe infer --results "$tmp/rec.txt" --in f16 --out f32
 has "nearest listed" "no model reproduces every case; the nearest"
 
+# ---- two formats: A in E5M2, B in E4M3 (the hybrid FP8 backward GEMM) ----
+# a committed golden dot file of the pair (its header '# formats h100
+# float8_e5m2*float8_e4m3fn -> float32'), read as results: too few cases
+# to pin one class (exit 1), but the pair's presets fit them, and only
+# when B is read in B's format
+mixed="$(dirname "$0")/../golden/vectors/dot/h100.float8_e5m2-x-float8_e4m3fn-float32.txt"
+check "infer reads a golden file of two formats" 1 "$FPREF" probe infer --results "$mixed"
+has "names the pair" "cases of 32 products, float8_e5m2*float8_e4m3fn -> float32"
+has "the pair's presets fit it" "presets that reproduce every case: h100 h100-wgmma"
+has "the model as fpref dot options of the pair" "--in-a float8_e5m2 --in-b float8_e4m3fn --out float32"
+grep -v '^#' "$mixed" >"$tmp/mixed.txt"
+check "infer from dot lines with --in-a/--in-b" 1 "$FPREF" probe infer --results "$tmp/mixed.txt" --in-a e5m2 --in-b e4m3 --out f32
+has "the same presets" "presets that reproduce every case: h100 h100-wgmma"
+check "infer --json of the pair" 1 "$FPREF" probe infer --results "$tmp/mixed.txt" --in-a e5m2 --in-b e4m3 --out f32 --json
+has "names both formats" '"in": "float8_e5m2*float8_e4m3fn", "in_a": "float8_e5m2", "in_b": "float8_e4m3fn"'
+"$FPREF" probe infer --results "$tmp/mixed.txt" --in e5m2 --out f32 >"$tmp/out" 2>&1
+has "B read in A's format: no preset fits" "presets that reproduce every case: none"
+check "infer: --in against a file of two formats" 2 "$FPREF" probe infer --results "$mixed" --in e4m3 --out f32
+has "names the file's pair" "its cases are float8_e5m2*float8_e4m3fn -> float32, not float8_e4m3fn -> float32"
+check "infer: --in-a without --in-b" 2 "$FPREF" probe infer --results "$tmp/mixed.txt" --in-a e5m2 --out f32
+check "gen: --inputs with --in-a" 2 "$FPREF" probe gen --inputs e4m3 --in-a e5m2 --in-b e4m3 --output f32 --k 32
+
 # ---- bad input ----
 check "probe alone" 2 "$FPREF" probe
 check "gen without --k" 2 "$FPREF" probe gen --inputs f16 --output f32

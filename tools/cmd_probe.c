@@ -30,6 +30,8 @@ static const struct cli_opt probe_opts[] = {
 	  P(results), PROBE_INFER },
 	{ "--golden", CLI_VALUE, "G", NULL, "infer: the probe file the results answer", P(golden), PROBE_INFER },
 	{ "--in", CLI_VALUE, "FMT", NULL, "infer: the format of a and b (with --out)", P(in), PROBE_INFER },
+	/* the help keeps fpref.1's words until golden/generate.c makes two-format
+	 * probe files (docs/probe.md); then: "(instead of --inputs, --in)" */
 	{ "--in-a", CLI_VALUE, "FMT", NULL,
 	  "gen, infer: the format of a, with --in-b (instead of --inputs, --in; the probe takes one format for both)",
 	  P(in_a), PROBE_GEN | PROBE_INFER },
@@ -59,11 +61,11 @@ const struct cli_command cli_cmd_probe = {
  * before the instruction presets of 2025-26 (none of them run on a GPU
  * here), so that FP6, FP4 and FNUZ inputs have one too. */
 static int reference_model(const struct cli_model_text *t, const struct fpref_format *in,
-			   const struct fpref_format *out, struct fpref_tc_model *m)
+			   const struct fpref_format *in_b, const struct fpref_format *out, struct fpref_tc_model *m)
 {
 	if (t->model) {
 		struct fpref_accum_model cm;
-		if (cli_model_resolve(cli_cmd_probe.name, t, in, in, out, &cm) != 0)
+		if (cli_model_resolve(cli_cmd_probe.name, t, in, in_b, out, &cm) != 0)
 			return CLI_EXIT_USAGE;
 		if (cm.kind != FPREF_ACCUM_TC || cm.promote) {
 			cli_fail("probe gen", "--model must be a tensor-core model (a GPU or generic), without --promote");
@@ -74,23 +76,23 @@ static int reference_model(const struct cli_model_text *t, const struct fpref_fo
 	}
 	static const char *const newest_first[] = { "h100", "ada", "a100", "v100", "tcgen05", "mfma-cdna4", "mfma-cdna3" };
 	for (size_t i = 0; i < sizeof newest_first / sizeof newest_first[0]; i++) {
-		const struct fpref_tc_model *row = fpref_tc_model_find(newest_first[i], in);
-		if (row && fpref_tc_output_ok(row, in, out)) {
+		const struct fpref_tc_model *row = fpref_tc_model_find_pair(newest_first[i], in, in_b);
+		if (row && fpref_tc_output_ok(row, in, out) && fpref_tc_output_ok(row, in_b, out)) {
 			*m = *row;
 			return 0;
 		}
 	}
+	char inputs[128];
 	cli_fail("probe gen", "no preset has %s inputs with %s output; name one with --model generic --block N --frac F",
-		  in->name, out->name);
+		  probe_inputs_name(in, in_b, inputs, sizeof inputs), out->name);
 	return CLI_EXIT_USAGE;
 }
 
-/* One format for a and b from FMT (--inputs or --in) or --in-a/--in-b:
- * a probe file (a golden dot job) and the model search hold one input
- * format, so two different ones are refused.  0, or an exit status after
- * a message; *given false when none was given. */
+/* The formats of a (f) and b (fb) from FMT (--inputs or --in, both) or
+ * --in-a/--in-b.  0, or an exit status after a message; *given false when
+ * none was given. */
 static int probe_inputs(const char *what, const char *one, const char *one_name, const char *in_a, const char *in_b,
-			struct fpref_format *f, bool *given)
+			struct fpref_format *f, struct fpref_format *fb, bool *given)
 {
 	*given = one || in_a || in_b;
 	if (!*given)
@@ -100,22 +102,29 @@ static int probe_inputs(const char *what, const char *one, const char *one_name,
 			 one_name);
 		return CLI_EXIT_USAGE;
 	}
-	struct fpref_format b;
-	if (one)
-		return cli_parse_format(what, one, f) != 0 ? CLI_EXIT_USAGE : 0;
+	if (one) {
+		if (cli_parse_format(what, one, f) != 0)
+			return CLI_EXIT_USAGE;
+		*fb = *f;
+		return 0;
+	}
 	if (!in_a || !in_b) {
 		cli_fail(what, "%s needs %s too (or %s FMT for both)", in_a ? "--in-a" : "--in-b", in_a ? "--in-b" : "--in-a",
 			 one_name);
 		return CLI_EXIT_USAGE;
 	}
-	if (cli_parse_format(what, in_a, f) != 0 || cli_parse_format(what, in_b, &b) != 0)
+	if (cli_parse_format(what, in_a, f) != 0 || cli_parse_format(what, in_b, fb) != 0)
 		return CLI_EXIT_USAGE;
-	if (!fpref_format_same(f, &b)) {
-		cli_fail(what, "a of %s and b of %s: the probe inputs and the model search take one input format; "
-			 "fpref dot --in-a %s --in-b %s computes such dot products", f->name, b.name, f->name, b.name);
-		return CLI_EXIT_USAGE;
-	}
 	return 0;
+}
+
+/* What fpref dot takes for these inputs: "--in A", or "--in-a A --in-b B". */
+static void put_in_options(const struct fpref_format *a, const struct fpref_format *b)
+{
+	if (fpref_format_same(a, b))
+		printf("--in %s", a->name);
+	else
+		printf("--in-a %s --in-b %s", a->name, b->name);
 }
 
 static int probe_gen(const struct probe_args *a, const struct cli_options *o)
@@ -129,7 +138,7 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 	}
 	struct fpref_golden_job j = { .kind = FPREF_GOLDEN_DOT, .probe = true };
 	bool have_in;
-	if ((r = probe_inputs("probe gen", inputs, "--inputs", a->in_a, a->in_b, &j.in, &have_in)) != 0)
+	if ((r = probe_inputs("probe gen", inputs, "--inputs", a->in_a, a->in_b, &j.in, &j.in_b, &have_in)) != 0)
 		return r;
 	if (!have_in || !output || !k_text) {
 		cli_fail("probe gen", "needs --inputs FMT (or --in-a FMT --in-b FMT), --output FMT and --k K (see fpref probe "
@@ -149,14 +158,15 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 	}
 	j.K = (unsigned)K;
 	j.seed = seed;
-	j.in_b = j.in; /* probe inputs are of one format (probe_inputs refused two) */
 	if (cli_parse_format(cli_cmd_probe.name, output, &j.out) != 0)
 		return CLI_EXIT_USAGE;
-	if (!fpref_tc_input_ok(&j.in)) {
-		cli_fail("probe gen", "tensor-core models take signed inputs of at most 10 fraction bits, not %s", j.in.name);
-		return CLI_EXIT_USAGE;
-	}
-	if ((r = reference_model(&t, &j.in, &j.out, &j.model)) != 0)
+	for (int i = 0; i < 2; i++)
+		if (!fpref_tc_input_ok(i ? &j.in_b : &j.in)) {
+			cli_fail("probe gen", "tensor-core models take signed inputs of at most 10 fraction bits, not %s",
+				 i ? j.in_b.name : j.in.name);
+			return CLI_EXIT_USAGE;
+		}
+	if ((r = reference_model(&t, &j.in, &j.in_b, &j.out, &j.model)) != 0)
 		return r;
 	if (file && (r = cli_check_writable(cli_cmd_probe.name, file)) != 0)
 		return r;
@@ -182,8 +192,9 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 		cli_fail("probe gen", "%s", err);
 		return CLI_EXIT_FAIL;
 	}
-	fprintf(stderr, "%s: %lu probe cases of %ld products, %s -> %s, d by the %s model\n", file, vectors, K, j.in.name,
-		j.out.name, j.model.gpu);
+	char names[128];
+	fprintf(stderr, "%s: %lu probe cases of %ld products, %s -> %s, d by the %s model\n", file, vectors, K,
+		probe_inputs_name(&j.in, &j.in_b, names, sizeof names), j.out.name, j.model.gpu);
 	return CLI_EXIT_OK;
 }
 
@@ -202,8 +213,10 @@ static void print_class(const struct fpref_probe_class *c, const struct probe_ca
 	if (c->preset) {
 		char text[512];
 		fpref_tc_model_describe(c->preset, d->out.name, text, sizeof text);
-		printf("model %zu: the %s preset (outside the generic space): %s\n  fpref dot --model %s --in %s --out %s\n",
-		       index, c->preset->gpu, text, c->preset->gpu, d->in.name, d->out.name);
+		printf("model %zu: the %s preset (outside the generic space): %s\n  fpref dot --model %s ", index,
+		       c->preset->gpu, text, c->preset->gpu);
+		put_in_options(&d->in, &d->in_b);
+		printf(" --out %s\n", d->out.name);
 		return;
 	}
 	int floor = c->floor_none ? FPREF_TC_NO_FLOOR : c->floor_lo;
@@ -213,7 +226,9 @@ static void print_class(const struct fpref_probe_class *c, const struct probe_ca
 		printf("none");
 	else
 		printf("%d", floor);
-	printf(" --final %s --in %s --out %s\n", round, d->in.name, d->out.name);
+	printf(" --final %s ", round);
+	put_in_options(&d->in, &d->in_b);
+	printf(" --out %s\n", d->out.name);
 	printf("  block: %d", c->block_lo);
 	if (c->block_hi > c->block_lo)
 		printf("..%d", c->block_hi);
@@ -229,19 +244,26 @@ static void print_class(const struct fpref_probe_class *c, const struct probe_ca
 	printf("%s\n", c->floor_none ? ")" : "");
 	/* a row of formats/tc_model.c; the other output's fields are not probed */
 	const char *probed = c->rounding == FPREF_RNE ? "FPREF_RNE" : "FPREF_RTZ";
-	printf("  row: { \"probed\", \"%s\", %d, %d, ", d->in.name, c->block_lo, c->frac);
+	char inputs[128];
+	if (fpref_format_same(&d->in, &d->in_b))
+		snprintf(inputs, sizeof inputs, "%s", d->in.name);
+	else /* a mixed row lists both */
+		snprintf(inputs, sizeof inputs, "%s,%s", d->in.name, d->in_b.name);
+	printf("  row: { \"probed\", \"%s\", %d, %d, ", inputs, c->block_lo, c->frac);
 	print_floor(fp16 ? FPREF_TC_NO_FLOOR : floor);
 	printf(", ");
 	print_floor(fp16 ? floor : FPREF_TC_NO_FLOOR);
 	printf(", %s, %s, \"%s\", 0, 0, 0, 0, 0, \"fpref probe\" },\n", fp16 ? "FPREF_RTZ" : probed,
 	       fp16 ? probed : "FPREF_RNE", fp16 ? d->in.name : "");
-	printf("  (the %s output was probed; the other output's floor and rounding are placeholders)\n", d->out.name);
+	printf("  (the %s output was probed; the other output's floor and rounding are placeholders%s)\n", d->out.name,
+	       fpref_format_same(&d->in, &d->in_b) ? "" : "; a row of two inputs sets mixed");
 }
 
 static void print_report(const struct fpref_probe_report *r, const struct probe_cases *d, const char *path)
 {
-	printf("%s: %zu cases of %zu products, %s -> %s; %zu models run\n", path, d->count, d->K, d->in.name, d->out.name,
-	       r->tried);
+	char inputs[128];
+	printf("%s: %zu cases of %zu products, %s -> %s; %zu models run\n", path, d->count, d->K,
+	       probe_inputs_name(&d->in, &d->in_b, inputs, sizeof inputs), d->out.name, r->tried);
 	if (r->nclasses == 1)
 		printf("one model class reproduces every case:\n");
 	else if (r->nclasses > 1)
@@ -302,8 +324,10 @@ static void report_json(const struct fpref_probe_report *r, const struct probe_c
 {
 	printf("{\"results\": ");
 	cli_json_string(path);
-	printf(", \"cases\": %zu, \"K\": %zu, \"in\": \"%s\", \"out\": \"%s\", \"models_run\": %zu", d->count, d->K,
-	       d->in.name, d->out.name, r->tried);
+	char inputs[128];
+	printf(", \"cases\": %zu, \"K\": %zu, \"in\": \"%s\", \"in_a\": \"%s\", \"in_b\": \"%s\", \"out\": \"%s\", "
+	       "\"models_run\": %zu", d->count, d->K, probe_inputs_name(&d->in, &d->in_b, inputs, sizeof inputs), d->in.name,
+	       d->in_b.name, d->out.name, r->tried);
 	classes_json("classes", r->classes, r->nclasses, d);
 	printf(", \"nearest\": [");
 	for (size_t i = 0; i < r->nnear; i++) {
@@ -347,7 +371,7 @@ static int probe_infer(const struct probe_args *a, const struct cli_options *o)
 	struct fpref_probe_data data = { 0 };
 	struct probe_cases c = { 0 };
 	bool have_in;
-	if ((r = probe_inputs("probe infer", in, "--in", a->in_a, a->in_b, &c.in, &have_in)) != 0)
+	if ((r = probe_inputs("probe infer", in, "--in", a->in_a, a->in_b, &c.in, &c.in_b, &have_in)) != 0)
 		return r;
 	if (!results || (!have_in != !out) || parse_known(block, "--block", 1 << 20, &data.block) ||
 	    parse_known(frac, "--frac", FPREF_TC_MAX_FRAC, &data.frac)) {
@@ -363,6 +387,7 @@ static int probe_infer(const struct probe_args *a, const struct cli_options *o)
 	char err[512];
 	if (r == 0) {
 		data.in = c.in;
+		data.in_b = c.in_b;
 		data.out = c.out;
 		data.K = c.K;
 		data.count = c.count;

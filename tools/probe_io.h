@@ -6,7 +6,7 @@
 #include "cli.h"
 
 struct probe_cases {
-	struct fpref_format in, out;
+	struct fpref_format in, in_b, out; /* A's, B's (in's for one format), c's and d's */
 	bool have_formats; /* set by the caller from --in and --out, or by the file */
 	size_t K, count, cap;
 	uint64_t *rows, *d;
@@ -19,5 +19,7 @@ struct probe_cases {
 int probe_cases_from_golden(const char *golden, const char *results, struct probe_cases *c);
 int probe_cases_from_lines(const char *path, struct probe_cases *c);
 void probe_cases_free(struct probe_cases *c);
+/* The input formats as golden headers name them: "A", or "A*B" for two. */
+const char *probe_inputs_name(const struct fpref_format *a, const struct fpref_format *b, char *buf, size_t len);
 
 #endif

@@ -1,5 +1,6 @@
 /* fpref probe infer: the measured cases, read from a golden dot file with
  * its results, or from dot lines "a_1..a_K b_1..b_K c d". */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,14 +22,25 @@ static int grow(struct probe_cases *c)
 	return 0;
 }
 
-/* The formats a file names against those of --in and --out. */
-static int same_formats(const char *path, const struct probe_cases *c, const struct fpref_format *in,
-			const struct fpref_format *out)
+const char *probe_inputs_name(const struct fpref_format *a, const struct fpref_format *b, char *buf, size_t len)
 {
-	if (fpref_format_same(in, &c->in) && fpref_format_same(out, &c->out))
+	if (fpref_format_same(a, b))
+		snprintf(buf, len, "%s", a->name);
+	else
+		snprintf(buf, len, "%s*%s", a->name, b->name);
+	return buf;
+}
+
+/* The formats a file names against those of --in (--in-a, --in-b) and --out. */
+static int same_formats(const char *path, const struct probe_cases *c, const struct fpref_format *in,
+			const struct fpref_format *in_b, const struct fpref_format *out)
+{
+	if (fpref_format_same(in, &c->in) && fpref_format_same(in_b, &c->in_b) && fpref_format_same(out, &c->out))
 		return 0;
-	cli_fail("probe infer", "%s: its cases are %s -> %s, not %s -> %s as --in and --out say", path, in->name, out->name,
-		  c->in.name, c->out.name);
+	char file[128], given[128];
+	cli_fail("probe infer", "%s: its cases are %s -> %s, not %s -> %s as the options say", path,
+		  probe_inputs_name(in, in_b, file, sizeof file), out->name, probe_inputs_name(&c->in, &c->in_b, given, sizeof given),
+		  c->out.name);
 	return CLI_EXIT_USAGE;
 }
 
@@ -51,7 +63,7 @@ int probe_cases_from_golden(const char *golden, const char *results, struct prob
 		cli_fail("probe infer", "%s: a %s file, not a dot file", golden, g.op);
 		status = CLI_EXIT_USAGE;
 	} else if (c->have_formats)
-		status = same_formats(golden, c, &j.in, &j.out);
+		status = same_formats(golden, c, &j.in, &j.in_b, &j.out);
 	if (status == 0 && fpref_golden_results_read(results, &g, &j, &res, err, sizeof err) != 0) {
 		cli_fail("probe infer", "%s", err);
 		status = CLI_EXIT_USAGE;
@@ -60,6 +72,7 @@ int probe_cases_from_golden(const char *golden, const char *results, struct prob
 	struct fpref_golden_line *l = malloc(sizeof *l);
 	if (!status) {
 		c->in = j.in;
+		c->in_b = j.in_b;
 		c->out = j.out;
 		c->K = j.K;
 	}
@@ -83,23 +96,29 @@ int probe_cases_from_golden(const char *golden, const char *results, struct prob
 	return status;
 }
 
-/* "# formats MODEL IN -> OUT" names the file's formats: they are taken
- * where none were given, and must agree where --in and --out were.  Other
- * comment lines are skipped. */
+/* "# formats MODEL IN -> OUT" names the file's formats (IN is A*B for
+ * two, as golden headers write it): they are taken where none were given,
+ * and must agree where --in and --out were.  Other comment lines are
+ * skipped. */
 static int formats_line(const struct cli_lines *lines, char **tok, int n, struct probe_cases *c)
 {
 	if (n < 6 || strcmp(tok[0], "#") != 0 || strcmp(tok[1], "formats") != 0 || strcmp(tok[4], "->") != 0)
 		return 0;
-	struct fpref_format in, out;
-	char err[256];
-	for (int i = 3; i <= 5; i += 2)
-		if (fpref_format_parse(tok[i], i == 3 ? &in : &out, err, sizeof err) != 0) {
-			cli_fail("probe infer", "%s:%lu: unknown format '%s' in the '# formats' line", lines->name, lines->lineno, tok[i]);
+	struct fpref_format in, in_b, out;
+	char err[256], a[64], *star = strchr(tok[3], '*');
+	snprintf(a, sizeof a, "%.*s", star ? (int)(star - tok[3]) : (int)strlen(tok[3]), tok[3]);
+	const char *names[3] = { a, star ? star + 1 : a, tok[5] };
+	struct fpref_format *fmts[3] = { &in, &in_b, &out };
+	for (int i = 0; i < 3; i++)
+		if (fpref_format_parse(names[i], fmts[i], err, sizeof err) != 0) {
+			cli_fail("probe infer", "%s:%lu: unknown format '%s' in the '# formats' line", lines->name, lines->lineno,
+				  names[i]);
 			return CLI_EXIT_USAGE;
 		}
 	if (c->have_formats)
-		return same_formats(lines->name, c, &in, &out);
+		return same_formats(lines->name, c, &in, &in_b, &out);
 	c->in = in;
+	c->in_b = in_b;
 	c->out = out;
 	c->have_formats = true;
 	return 0;
@@ -123,7 +142,7 @@ static int dot_line(const struct cli_lines *lines, char **tok, int n, struct pro
 	uint64_t *row = c->rows + c->count * (2 * c->K + 1);
 	char err[256];
 	for (int i = 0; i < n; i++) {
-		const struct fpref_format *fmt = i < n - 2 ? &c->in : &c->out;
+		const struct fpref_format *fmt = (size_t)i < c->K ? &c->in : i < n - 2 ? &c->in_b : &c->out;
 		if (cli_parse_bits(fmt, tok[i], i < n - 1 ? &row[i] : &c->d[c->count], err, sizeof err) != 0) {
 			cli_fail("probe infer", "%s:%lu: %s", lines->name, lines->lineno, err);
 			return CLI_EXIT_USAGE;
