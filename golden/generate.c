@@ -279,13 +279,12 @@ static void dot_cases(struct job_state *st)
 	}
 	uint64_t *probe = NULL;
 	size_t cases = j->random_count;
-	if (j->probe && !fpref_format_same(&j->in, &j->in_b)) {
+	if (j->probe && fpref_golden_probe_inputs_pair(&j->in, &j->in_b, &j->out, K, j->seed, &probe, &cases) != 0) {
 		st->status = -1;
-		snprintf(st->err, st->errlen, "%s: the probe inputs are of one format, not %s*%s", j->path, j->in.name,
-			 j->in_b.name);
-	} else if (j->probe && fpref_golden_probe_inputs(&j->in, &j->out, K, j->seed, &probe, &cases) != 0) {
-		st->status = -1;
-		snprintf(st->err, st->errlen, "%s: no probe inputs for %s", j->path, j->in.name);
+		if (fpref_format_same(&j->in, &j->in_b))
+			snprintf(st->err, st->errlen, "%s: no probe inputs for %s", j->path, j->in.name);
+		else
+			snprintf(st->err, st->errlen, "%s: no probe inputs for %s*%s", j->path, j->in.name, j->in_b.name);
 	}
 	unsigned long structured = j->edge && !probe && !(j->omit & FPREF_GOLDEN_OMIT_DOT_CASES) ? DOT_STRUCTURED : 0;
 	for (unsigned long c = 0; c < cases + structured && !st->status; c++) {

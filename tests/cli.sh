@@ -416,8 +416,9 @@ run_in "$tmp/mixed" dot --model h100-wgmma --in-a e5m2
 check_bad 'dot: --in-a without --in-b' 2 '--in-a' '--in-b'
 run_in "$tmp/mixed" dot --model h100-wgmma
 check_bad 'dot: no input format' 2 '--in FMT' '--in-a'
-run probe gen --in-a e5m2 --in-b e4m3 --output f32 --k 32
-check_bad 'probe gen: two formats are refused (a probe file holds one)' 2 'float8_e5m2' 'float8_e4m3fn' 'one input format'
+run probe gen --in-a e5m2 --in-b e4m3 --output f32 --k 32 --out "$tmp/probe-ab.txt"
+check_rc 'probe gen: two formats make one probe file (exit 0)' 0
+check_has 'probe gen: its header names the pair' "$tmp/probe-ab.txt" '# formats h100 float8_e5m2*float8_e4m3fn -> float32'
 run probe gen --inputs e4m3 --in-a e4m3 --in-b e4m3 --output f32 --k 32
 check_bad 'probe gen: --inputs with --in-a' 2 '--inputs' '--in-a'
 run probe gen --in-a e4m3 --in-b e4m3 --output f32 --k 32 --model h100

@@ -79,6 +79,15 @@ has "block 32 or more" "block: 32 or more"
 has "13 fraction bits, rtz" "fraction bits: 13; block rounding: rtz"
 has "the preset is named" "presets that reproduce every case: h100"
 
+# two formats (issue 36): a probe file of E5M2 x E4M3, answered by the
+# h100-wgmma unit, identifies it; read with B in A's format, it does not fit
+"$FPREF" probe gen --in-a e5m2 --in-b e4m3 --output f32 --k 32 --out "$tmp/pab.txt" 2>/dev/null
+check "gen: a two-format probe file verifies" 0 "$FPREF" verify "$tmp/pab.txt"
+answer "$tmp/pab.txt" --model h100-wgmma --in-a e5m2 --in-b e4m3 --out f32 >"$tmp/rab.txt"
+check "infer: the two-format file's one class" 0 "$FPREF" probe infer --results "$tmp/rab.txt" --golden "$tmp/pab.txt"
+has "its preset named" "h100-wgmma"
+has "13 fraction bits, rtz (two formats)" "fraction bits: 13; block rounding: rtz"
+
 # a floor: bf16 inputs let tiny terms fall below it
 "$FPREF" probe gen --inputs bf16 --output f32 --k 16 --out "$tmp/pb.txt" 2>/dev/null
 answer "$tmp/pb.txt" --model generic --block 2 --frac 20 --floor -100 --in bf16 --out f32 >"$tmp/rb.txt"

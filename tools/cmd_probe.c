@@ -30,10 +30,7 @@ static const struct cli_opt probe_opts[] = {
 	  P(results), PROBE_INFER },
 	{ "--golden", CLI_VALUE, "G", NULL, "infer: the probe file the results answer", P(golden), PROBE_INFER },
 	{ "--in", CLI_VALUE, "FMT", NULL, "infer: the format of a and b (with --out)", P(in), PROBE_INFER },
-	/* the help keeps fpref.1's words until golden/generate.c makes two-format
-	 * probe files (docs/probe.md); then: "(instead of --inputs, --in)" */
-	{ "--in-a", CLI_VALUE, "FMT", NULL,
-	  "gen, infer: the format of a, with --in-b (instead of --inputs, --in; the probe takes one format for both)",
+	{ "--in-a", CLI_VALUE, "FMT", NULL, "gen, infer: the format of a, with --in-b (instead of --inputs, --in)",
 	  P(in_a), PROBE_GEN | PROBE_INFER },
 	{ "--in-b", CLI_VALUE, "FMT", NULL, "gen, infer: the format of b, with --in-a", P(in_b), PROBE_GEN | PROBE_INFER },
 };
