@@ -409,13 +409,16 @@ static int gemm_run(const struct fpref_tc_model *m, const struct fpref_format *i
 		g.every = scales->every;
 		g.chunks = scales->chunks;
 	}
+	int r;
 	if (element_wise) {
 		g.element_wise = true;
-		return gemm_threaded(&g, threads);
+		r = gemm_threaded(&g, threads);
+	} else {
+		r = g.tiles == TILE_LOWERED ? lowered_gemm(&g, threads) : gemm_decoded(&g, threads);
 	}
-	if (g.tiles == TILE_LOWERED)
-		return lowered_gemm(&g, threads);
-	return gemm_decoded(&g, threads);
+	for (size_t i = 0; r == 0 && m->nan_ones && i < M * N; i++) /* the kernels' NaNs, the row's pattern */
+		D[i] = fpref_tc_model_nan(m, output, D[i]);
+	return r;
 }
 
 /* A lowered GEMM on the tile kernel (TILE_LOWERED): A and B converted to

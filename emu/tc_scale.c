@@ -52,20 +52,25 @@ int fpref_emu_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_f
 	if (fpref_emu_tc_plan_init(&p, m, in_a, in_b, output) != 0 || fpref_decode(output, c, &z) == FPREF_DECODE_INVALID ||
 			 !fpref_tc_scales_ok(m, scales) || (scales && fpref_tc_lowered(m, output)))
 		return -1;
-	if (fpref_tc_lowered(m, output))
-		return fpref_emu_tc_lowered_dot(m, in_a, in_b, a, b, K, c, output, d);
-	if (m->tree > 0)
-		return fpref_emu_tc_tree_dot(m, in_a, in_b, a, b, K, c, d);
-	struct scale_pair *pairs = scales ? scale_pairs(m, scales, K) : NULL;
-	struct operands all, x, y;
-	if ((scales && !pairs) || fpref_emu_tc_decode_pair(in_a, in_b, a, b, K, &all, &x, &y) != 0) {
+	int status = 0;
+	if (fpref_tc_lowered(m, output)) {
+		status = fpref_emu_tc_lowered_dot(m, in_a, in_b, a, b, K, c, output, d);
+	} else if (m->tree > 0) {
+		status = fpref_emu_tc_tree_dot(m, in_a, in_b, a, b, K, c, d);
+	} else {
+		struct scale_pair *pairs = scales ? scale_pairs(m, scales, K) : NULL;
+		struct operands all, x, y;
+		if ((scales && !pairs) || fpref_emu_tc_decode_pair(in_a, in_b, a, b, K, &all, &x, &y) != 0) {
+			free(pairs);
+			return -1;
+		}
+		*d = fpref_emu_tc_chain(&p, &x, &y, K, c, pairs);
+		operands_free(&all);
 		free(pairs);
-		return -1;
 	}
-	*d = fpref_emu_tc_chain(&p, &x, &y, K, c, pairs);
-	operands_free(&all);
-	free(pairs);
-	return 0;
+	if (status == 0)
+		*d = fpref_tc_model_nan(m, output, *d);
+	return status;
 }
 
 /* The promoted accumulation of one chunk's partial sum with scales. */
@@ -110,7 +115,7 @@ int fpref_emu_tc_dot_promoted(const struct fpref_tc_model *m, const struct fpref
 	struct operands all, x, y;
 	if (fpref_emu_tc_decode_pair(in_a, in_b, a, b, K, &all, &x, &y) != 0)
 		return -1;
-	*d = fpref_emu_tc_chain_promoted(&p, &env, &x, &y, K, nc, scale_a, scale_b, c);
+	*d = fpref_tc_model_nan(m, f32, fpref_emu_tc_chain_promoted(&p, &env, &x, &y, K, nc, scale_a, scale_b, c));
 	operands_free(&all);
 	return 0;
 }
@@ -143,5 +148,6 @@ int fpref_emu_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_f
 	}
 	uint64_t args[3] = { acc, c, 0 };
 	fpref_emu_op(FPREF_OP_ADD, f32, args, &env, 0, d, &flags);
+	*d = fpref_tc_model_nan(m, f32, *d);
 	return 0;
 }

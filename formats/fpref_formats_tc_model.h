@@ -86,6 +86,12 @@ struct fpref_tc_model {
 	 * (PTX mma.sync / wgmma .e4m3.e5m2, tcgen05 kind::f8f6f4, CDNA3
 	 * fp8_bf8, CDNA4 f8f6f4).  false: both operands of one format. */
 	bool mixed;
+	/* A NaN result is the all-ones pattern (7FFFFFFF, 7FFF), whatever the
+	 * NaN or the infinities that made it, as NVIDIA's units and arithmetic
+	 * give it (the independent model validated on Volta to Blackwell, Xie
+	 * et al., arXiv:2511.10909).  false: the output format's default NaN
+	 * (7FC00000, 7E00; no one documents MFMA NaN bits). */
+	bool nan_ones;
 };
 
 /* The block scales of a dot product: one pair per `every` products along
@@ -150,6 +156,10 @@ bool fpref_tc_lowered(const struct fpref_tc_model *m, const struct fpref_format 
 /* The block model that one lowered instruction runs: the same GPU's row
  * for float16 inputs, or NULL when the table has none. */
 const struct fpref_tc_model *fpref_tc_model_lowered_blocks(const struct fpref_tc_model *m);
+
+/* d, or the row's NaN (nan_ones) where d is a NaN of output: what each
+ * engine's tensor-core entries return. */
+uint64_t fpref_tc_model_nan(const struct fpref_tc_model *m, const struct fpref_format *output, uint64_t d);
 
 /* The alignment floor of a block with this output (float16: floor_fp16,
  * else floor_fp32). */

@@ -284,9 +284,10 @@ int fpref_ref_tc_dot(const struct fpref_tc_model *m, const struct fpref_format *
 	return fpref_ref_tc_dot_scaled(m, in_a, in_b, a, b, K, NULL, c, output, d);
 }
 
-int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
-			    const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
-			    uint64_t c, const struct fpref_format *output, uint64_t *d)
+/* fpref_ref_tc_dot_scaled before the row's NaN pattern. */
+static int dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+		      const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
+		      const struct fpref_format *output, uint64_t *d)
 {
 	if (!fpref_tc_scales_ok(m, scales) || (scales && fpref_tc_lowered(m, output)) ||
 	    !operands_ok(m, in_a, in_b, output))
@@ -375,6 +376,16 @@ int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_f
 	return status ? -1 : 0;
 }
 
+int fpref_ref_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			    const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
+			    uint64_t c, const struct fpref_format *output, uint64_t *d)
+{
+	int status = dot_scaled(m, in_a, in_b, a, b, K, scales, c, output, d);
+	if (status == 0)
+		*d = fpref_tc_model_nan(m, output, *d);
+	return status;
+}
+
 int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 			    const uint64_t *a, const uint64_t *b, size_t K, size_t S, uint64_t c, uint64_t *d)
 {
@@ -394,5 +405,7 @@ int fpref_ref_tc_dot_splitk(const struct fpref_tc_model *m, const struct fpref_f
 	sums[1] = c;
 	if (status == 0)
 		status = fpref_ref_op(FPREF_OP_ADD, f32, sums, &env, 0, d, &flags);
+	if (status == 0)
+		*d = fpref_tc_model_nan(m, f32, *d);
 	return status ? -1 : 0;
 }

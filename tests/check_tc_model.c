@@ -500,6 +500,50 @@ START_TEST(zero_results_against_oracle)
 }
 END_TEST
 
+/* NaN bits (issue 37, N1): every row that says nan_ones gives the
+ * all-ones NaN (7FFFFFFF, 7FFF) for inf - inf and for a NaN input, by both
+ * engines, the dot product and the GEMM; the others the format's default
+ * (7FC00000, 7E00).  Each row's first input, FP32 and FP16 output where
+ * the row has them. */
+START_TEST(nan_pattern_per_row)
+{
+	unsigned long rows = 0, ones = 0;
+	for (size_t r = 0; r < fpref_tc_model_count(); r++) {
+		const struct fpref_tc_model *m = fpref_tc_model_at(r);
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(m->inputs, ","), m->inputs);
+		struct fpref_format in = test_format(name);
+		uint64_t inf = 0, nan = 0, one = 0;
+		if (!fpref_format_inf_bits(&in, false, &inf) && !fpref_format_nan_bits(&in, true, &nan))
+			continue; /* FP4, FP6: no input makes a NaN */
+		fpref_format_nan_bits(&in, true, &nan); /* a negative NaN where the format has one */
+		struct fpref_unpacked u1 = { .cls = FPREF_CLASS_NORMAL, .significand = 1, .exponent = 0 };
+		fpref_encode(&in, &u1, &one);
+		for (int o = 0; o < 2; o++) {
+			struct fpref_format out = test_format(o ? "float16" : "float32");
+			if (!fpref_tc_output_ok(m, &in, &out))
+				continue;
+			uint64_t want = m->nan_ones ? (o ? 0x7FFF : 0x7FFFFFFF) : (o ? 0x7E00 : 0x7FC00000);
+			uint64_t a[2] = { nan, one }, b[2] = { one, one }, d[3];
+			if (fpref_format_inf_bits(&in, false, &inf) && fpref_format_inf_bits(&in, true, &a[1]))
+				a[0] = inf; /* inf + (-inf) */
+			ck_assert_int_eq(fpref_emu_tc_dot(m, &in, &in, a, b, 2, 0, &out, &d[0]), 0);
+			ck_assert_int_eq(fpref_ref_tc_dot(m, &in, &in, a, b, 2, 0, &out, &d[1]), 0);
+			uint64_t A[2] = { a[0], a[1] }, B[2] = { b[0], b[1] };
+			ck_assert_int_eq(fpref_emu_tc_gemm(m, &in, &in, &out, 1, 1, 2, A, B, NULL, 0, &d[2]), 0);
+			for (int e = 0; e < 3; e++)
+				ck_assert_msg(d[e] == want, "%s %s -> %s (%s): %llx, not %llx", m->gpu, in.name, out.name,
+					      e == 0 ? "emulator" : e == 1 ? "oracle" : "GEMM", (unsigned long long)d[e],
+					      (unsigned long long)want);
+			rows++;
+			ones += m->nan_ones;
+		}
+	}
+	ck_assert_uint_gt(ones, 20);
+	ck_assert_uint_gt(rows, ones);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tensor-core model");
@@ -512,6 +556,7 @@ int main(void)
 	tcase_add_test(tc, custom_model_errors);
 	tcase_add_test(tc, sm90_presets);
 	tcase_add_test(tc, zero_sign_measured);
+	tcase_add_test(tc, nan_pattern_per_row);
 	tcase_add_test(tc, overflow_to_inf_under_rtz);
 	tcase_add_loop_test(tc, zero_results_against_oracle, 0, 12);
 	tcase_set_timeout(tc, 600);

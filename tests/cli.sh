@@ -425,6 +425,19 @@ run probe gen --in-a e4m3 --in-b e4m3 --output f32 --k 32 --model h100
 check_rc 'probe gen: --in-a and --in-b of one format' 0
 check_has 'probe gen --in-a/--in-b: the probe file' "$tmp/out" 'float8_e4m3fn'
 
+# NaN bits (issue 37, N1): NVIDIA's units give the all-ones NaN, 7FFFFFFF
+# (FP32) or 7FFF (FP16), whatever the NaN or the infinities that made it;
+# CDNA keeps the format's default NaN.  inf + (-inf):
+printf '7C00 FC00 3C00 3C00 0\n' >"$tmp/nan1"
+run_in "$tmp/nan1" dot --model tcgen05 --in f16
+check_result 'dot tcgen05: inf - inf gives 7FFFFFFF' 0 '7C00 FC00 3C00 3C00 0 7FFFFFFF'
+run_in "$tmp/nan1" dot --model h100-wgmma --in f16 --out f16
+check_result 'dot h100-wgmma -> f16: inf - inf gives 7FFF' 0 '7C00 FC00 3C00 3C00 0 7FFF'
+run_in "$tmp/nan1" dot --model mfma-cdna3 --in f16
+check_result 'dot mfma-cdna3: the default NaN (7FC00000)' 0 '7C00 FC00 3C00 3C00 0 7FC00000'
+printf 'FE 38 0\n' >"$tmp/nan2"
+run_in "$tmp/nan2" dot --model h100-mma --in e5m2 --out f16
+check_result 'dot h100-mma (lowered), a negative NaN input: 7FFF' 0 'FE 38 0 7FFF'
 # --model takes chips by name (the H200 the project measured on) and names in any case
 run_in "$tmp/dot1" dot --model H200 --in e4m3
 check_result 'dot --model H200: the h100 preset' 0 '38 38 0 3F800000'
@@ -1176,7 +1189,8 @@ if cmp -s "$tmp/D2.npy" "$tmp/D1want.npy"; then ok 'gemm --scale-b as a float32 
 run gemm $mx --scale-a "$tmp/SAnan.npy" --save "$tmp/Dn.npy"
 check_rc 'gemm: a NaN scale: exit 0' 0
 check_has 'gemm: a NaN scale: D not finite' "$tmp/out" '1 not finite and left out'
-if [ "$(od -An -tx1 -j128 "$tmp/Dn.npy" | tr -d ' \n')" = 0000c07f ]; then ok 'gemm: a NaN scale gives NaN (7FC00000)'; else not_ok 'gemm: NaN scale' '0000c07f' "$(od -An -tx1 -j128 "$tmp/Dn.npy")"; fi
+# NVIDIA's units give the all-ones NaN (issue 37, N1)
+if [ "$(od -An -tx1 -j128 "$tmp/Dn.npy" | tr -d ' \n')" = ffffff7f ]; then ok 'gemm: a NaN scale gives NVIDIA'"'"'s NaN (7FFFFFFF)'; else not_ok 'gemm: NaN scale' 'ffffff7f' "$(od -An -tx1 -j128 "$tmp/Dn.npy")"; fi
 # the errors, each before anything is written (--save names a file left absent)
 run gemm $mx --scale-a "$tmp/SA21.npy" --save "$tmp/Dbad.npy"
 check_bad 'gemm: SA of the wrong shape' 2 'SA21.npy' 'must be M x K/E = 1 x 1, not 2 x 1'

@@ -80,6 +80,11 @@ int cli_load_matrix(const char *cmd, const char *path, const char *what, const s
 	}
 	const struct fpref_format *from = NULL;
 	enum fpref_npy_items items = fpref_npy_item_format(&a, f, &from);
+	/* float32 items of a float32 operand are its patterns already: a
+	 * conversion would make every NaN the default one and lose the bits a
+	 * kernel wrote (NVIDIA's 7FFFFFFF) */
+	if (items == FPREF_NPY_VALUES && fpref_format_same(from, f))
+		items = FPREF_NPY_PATTERNS;
 	int status = 0;
 	if (a.ndim != 2 || (rows && a.shape[0] != rows) || (cols && a.shape[1] != cols)) {
 		cli_fail(cmd, "%s: %s must be a 2-D array%s", path, what, rows || cols ? " with matching dimensions" : "");
