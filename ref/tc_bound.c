@@ -6,7 +6,7 @@
  * a bound reads only the inputs, never a computed result. */
 #include <stdlib.h>
 
-#include "tc_internal.h"
+#include "tc_oracle.h"
 
 /* ---- a priori bounds ----
  * Every quantity below is nonnegative and every operation rounds upward,

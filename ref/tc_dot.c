@@ -8,7 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "tc_internal.h"
+#include "tc_oracle.h"
 
 struct specials {
 	bool nan, pos_inf, neg_inf;

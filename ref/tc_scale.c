@@ -5,7 +5,7 @@
  * and the bounds (ref/tc_bound.c) read scales the same way. */
 #include <stdlib.h>
 
-#include "tc_internal.h"
+#include "tc_oracle.h"
 
 /* A scale's value (UE4M3: its sign ignored) and its alignment place. */
 int fpref_ref_tc_read_scale(const struct fpref_format *f, uint64_t bits, struct fpref_ref_value *v, long *lead)
