@@ -44,6 +44,7 @@ int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const
 	p->c_drop = m->c_drop;
 	p->tree = m->tree;
 	p->flush = m->flush;
+	p->c_least = m->c_least_normal ? 1 - output->bias : -126;
 	fpref_env_default(&p->fp32_env);
 	struct fpref_unpacked lo, hi;
 	fpref_format_min_normal(in_a, &lo);

@@ -100,6 +100,8 @@ struct plan {
 				     * fraction bits, before the scales' */
 	int tree;                   /* the FP32 path (fpref_formats_tc_model.h, tree) */
 	bool flush;
+	int32_t c_least;            /* the least place C is normalised to: FP32's least normal, or its own format's
+				     * (c_least_normal) */
 	struct fpref_env fp32_env;  /* its FP32 arithmetic: rne */
 };
 
@@ -133,7 +135,7 @@ static __attribute__((noinline, unused)) bool c_term(const struct plan *p, uint6
 		return false;
 	int32_t x = (field ? (int32_t)field : 1) - o->bias;
 	m = (field ? m | 1ull << o->man_bits : m) << (23 - o->man_bits);
-	while (m < 1u << 23 && x > -126) {
+	while (m < 1u << 23 && x > p->c_least) {
 		m <<= 1;
 		x--;
 	}

@@ -92,6 +92,12 @@ struct fpref_tc_model {
 	 * et al., arXiv:2511.10909).  false: the output format's default NaN
 	 * (7FC00000, 7E00; no one documents MFMA NaN bits). */
 	bool nan_ones;
+	/* A subnormal C is aligned at its format's least normal exponent
+	 * (FP16's 2^-14), as a subnormal input is, not at its own binade:
+	 * what the independent model validated on Ada and Hopper does (issue
+	 * 37, class A3; FP32's least normal is where every row reads C from
+	 * anyway).  false: C normalised down to FP32's least normal. */
+	bool c_least_normal;
 };
 
 /* The block scales of a dot product: one pair per `every` products along

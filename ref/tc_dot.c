@@ -120,7 +120,7 @@ static uint64_t two_stage_block(const struct fpref_tc_model *m, const struct fpr
 		mpz_add(sum, sum, part);
 	}
 	bool have_c = !mpfr_zero_p(acc);
-	long ec = have_c ? lead_exponent(acc, -126) : 0;
+	long ec = have_c ? lead_exponent(acc, m->c_least_normal ? least_normal_exponent(output) : -126) : 0;
 	long E2 = !products ? ec : (!have_c || E1 > ec ? E1 : ec);
 	mpz_set_ui(q, 0);
 	if (products) { /* the sum, floored to sum_frac bits below E2 */
@@ -338,7 +338,8 @@ static int dot_scaled(const struct fpref_tc_model *m, const struct fpref_format 
 		if (status != 0)
 			break;
 		if (mpfr_number_p(acc.x) && !mpfr_zero_p(acc.x))
-			lead[len] = lead_exponent(acc.x, -126); /* the accumulator enters as an FP32 */
+			lead[len] = lead_exponent(acc.x, m->c_least_normal ? least_normal_exponent(output)
+									     : -126); /* as an FP32, or at its own least normal */
 		bool special = false, nan = false;
 		for (size_t i = 0; i < len; i++)
 			special = special || !mpfr_number_p(terms[i]);

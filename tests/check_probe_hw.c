@@ -68,7 +68,8 @@ START_TEST(silicon)
 			continue; /* this set has no FP16 output */
 		ck_assert_msg(count > 0, "%s: data files missing", s->folder);
 		/* FP16 output: the block and fraction count found with FP32 output */
-		struct fpref_probe_data data = { in, *out, K, count, rows, d, block, frac, NULL, NULL };
+		struct fpref_probe_data data = { .in = in, .in_b = in, .out = *out, .K = K, .count = count, .rows = rows,
+						 .d = d, .block = block, .frac = frac };
 		struct fpref_probe_report r;
 		char err[256];
 		ck_assert_int_eq(fpref_golden_probe_infer(&data, &r, err, sizeof err), 0);

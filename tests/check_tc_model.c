@@ -544,6 +544,46 @@ START_TEST(nan_pattern_per_row)
 }
 END_TEST
 
+/* A subnormal FP16 C (issue 37, A3) on ada and h100-wgmma, E5M2 in, FP16
+ * out, K = 16: each a_k = 04 (2^-14) times b_k = 02 (2^-15), sixteen
+ * products of 2^-29, 2^-25 together; C = 0001 (2^-24, FP16's least).  C
+ * aligned at FP16's least normal exponent (-14), as a subnormal input is:
+ * E = -14, the 13 (ada: 13) fraction bits keep nothing below 2^-27, every
+ * product is cut and d = C = 0001.  Aligned at its own binade (2^-24),
+ * the products would count: 2^-24 + 2^-25, a tie, to even: 0002. */
+START_TEST(subnormal_c_at_least_normal)
+{
+	struct fpref_format e5m2 = test_format("float8_e5m2"), f16 = test_format("float16");
+	uint64_t a[16], b[16], d = 0;
+	for (int k = 0; k < 16; k++) {
+		a[k] = 0x04;
+		b[k] = 0x02;
+	}
+	const char *rows[] = { "ada", "h100-wgmma" };
+	for (int r = 0; r < 2; r++) {
+		const struct fpref_tc_model *m = fpref_tc_model_find(rows[r], &e5m2);
+		ck_assert(m->c_least_normal);
+		ck_assert_int_eq(fpref_emu_tc_dot(m, &e5m2, &e5m2, a, b, 16, 0x0001, &f16, &d), 0);
+		ck_assert_uint_eq(d, 0x0001);
+		ck_assert_int_eq(fpref_ref_tc_dot(m, &e5m2, &e5m2, a, b, 16, 0x0001, &f16, &d), 0);
+		ck_assert_uint_eq(d, 0x0001);
+		uint64_t A[16], B[16];
+		memcpy(A, a, sizeof A);
+		memcpy(B, b, sizeof B);
+		uint64_t C = 0x0001;
+		ck_assert_int_eq(fpref_emu_tc_gemm(m, &e5m2, &e5m2, &f16, 1, 1, 16, A, B, &C, 0, &d), 0);
+		ck_assert_uint_eq(d, 0x0001);
+		/* the same row read at C's own binade: the tie goes to even */
+		struct fpref_tc_model own = *m;
+		own.c_least_normal = false;
+		ck_assert_int_eq(fpref_emu_tc_dot(&own, &e5m2, &e5m2, a, b, 16, 0x0001, &f16, &d), 0);
+		ck_assert_uint_eq(d, 0x0002);
+		ck_assert_int_eq(fpref_ref_tc_dot(&own, &e5m2, &e5m2, a, b, 16, 0x0001, &f16, &d), 0);
+		ck_assert_uint_eq(d, 0x0002);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tensor-core model");
@@ -557,6 +597,7 @@ int main(void)
 	tcase_add_test(tc, sm90_presets);
 	tcase_add_test(tc, zero_sign_measured);
 	tcase_add_test(tc, nan_pattern_per_row);
+	tcase_add_test(tc, subnormal_c_at_least_normal);
 	tcase_add_test(tc, overflow_to_inf_under_rtz);
 	tcase_add_loop_test(tc, zero_results_against_oracle, 0, 12);
 	tcase_set_timeout(tc, 600);
