@@ -454,7 +454,7 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 	proto.seed = s->seed;
 	if (generator(w[4], dot, &proto, err, errlen) != 0)
 		return -1;
-	struct fpref_format a[MAX_LIST], b[MAX_LIST], a_b[MAX_LIST]; /* a_b: a dot's B formats beside a */
+	struct fpref_format a[MAX_LIST], b[MAX_LIST], a_b[MAX_LIST] = { 0 }; /* a_b: a dot's B formats beside a */
 	size_t na = 0, nb = 0;
 	if (convert || dot) {
 		if (format_list(w[dot ? 2 : 1], a, dot ? a_b : NULL, MAX_LIST, &na, err, errlen) != 0 ||
