@@ -46,8 +46,10 @@ static const struct fpref_tc_model models[] = {
 	/* ---- Blackwell and AMD CDNA: instruction-level presets (docs/accumulation.md,
 	 * "Blackwell" and "AMD Instinct").  Parameters from Xie et al.'s published
 	 * models (MMA-Sim); floors none there (their alignment has none);
-	 * zero_positive: their arithmetic gives +0 for every zero result, as the
-	 * H200 does (not measured on these chips here).  FP6/FP4 inputs of the
+	 * zero_positive on the NVIDIA rows: their arithmetic gives +0 for every
+	 * zero result, as the H200 does (not measured on these chips here); the
+	 * CDNA rows take IEEE's sign, as the model validated on CDNA3 gives it
+	 * (issue 37, Z2; CDNA4's inferred from CDNA3's).  FP6/FP4 inputs of the
 	 * unscaled and mxf8f6f4 kinds: the FP8 row's parameters, inferred (the
 	 * published model was validated on FP8 only). ---- */
 	{ "tcgen05", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
@@ -86,15 +88,15 @@ static const struct fpref_tc_model models[] = {
 	{ .gpu = "mfma-cdna3", .inputs = "float16,bfloat16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_f16 / _bf16, K >= 8: groups of 8, two-stage dot-add rounded down)",
-	  .zero_positive = true, .halves = 1, .sum_frac = 31, .c_frac = 24 },
+	  .halves = 1, .sum_frac = 31, .c_frac = 24 },
 	{ .gpu = "mfma-cdna3", .inputs = "tf32", .block = 4, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_xf32: FP32 inputs truncated to TF32 (give them as tf32), groups of 4)",
-	  .zero_positive = true, .halves = 1, .sum_frac = 31, .c_frac = 24 },
+	  .halves = 1, .sum_frac = 31, .c_frac = 24 },
 	{ .gpu = "mfma-cdna3", .inputs = "float8_e4m3fnuz,float8_e5m2fnuz", .block = 16, .frac = 24, .floor_fp32 = NONE,
 	  .floor_fp16 = NONE, .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_fp8 / _bf8, FNUZ encodings: groups of 16 in two interleaved halves)",
-	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25, .mixed = true },
+	  .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25, .mixed = true },
 	/* CDNA4 (MI355X, MI350X): no bit-level model is published.  What AMD says
 	 * (ROCm blog "Matrix Core Programming on AMD CDNA3 and CDNA4
 	 * architecture", 2025, and the CDNA4 ISA guide it cites): OCP E4M3 /
@@ -110,16 +112,16 @@ static const struct fpref_tc_model models[] = {
 	{ .gpu = "mfma-cdna4", .inputs = "float16,bfloat16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = CDNA4 " (v_mfma_f32_*_f16 / _bf16); CDNA3's row of " XIE ", inferred",
-	  .zero_positive = true, .halves = 1, .sum_frac = 31, .c_frac = 24 },
+	  .halves = 1, .sum_frac = 31, .c_frac = 24 },
 	{ .gpu = "mfma-cdna4", .inputs = F8F6F4, .block = 16, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = CDNA4 " (v_mfma_f32_*_f8f6f4 and _fp8/_bf8, OCP encodings); CDNA3's FP8 row of " XIE ", inferred",
-	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25, .mixed = true },
+	  .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25, .mixed = true },
 	{ .gpu = "mfma-cdna4-scale", .inputs = F8F6F4, .block = 16, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = CDNA4 " (v_mfma_scale_f32_*_f8f6f4, E8M0 per 32, applied to each dot product before the "
 			  "accumulation); CDNA3's FP8 row of " XIE ", inferred",
-	  .zero_positive = true, .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25, .mixed = true },
+	  .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25, .mixed = true },
 	{ .gpu = "mfma-cdna1", .inputs = "float16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA1 v_mfma_f32_*f16: FP32 pairwise sums of groups of 4)", .tree = 1 },

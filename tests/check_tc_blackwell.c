@@ -636,6 +636,23 @@ START_TEST(chip_aliases)
 }
 END_TEST
 
+/* CDNA3's zero sign (issue 37, Z2): a0 = bf16 8001 (-2^-133) times b0 =
+ * 3080 (2^-30), the rest zero, C = +0, K = 8: the sum -2^-163 is floored to
+ * 31 bits below its own exponent (exact) and rounds to nearest even in
+ * FP32 to zero: IEEE's sign, -0 (80000000), as the model validated on CDNA3
+ * gives it; fpref's rows forced +0 before.  An exact cancellation (x plus
+ * -x) is +0 under rne. */
+START_TEST(cdna3_zero_sign)
+{
+	struct fpref_format bf16 = test_format("bfloat16"), f32 = test_format("float32");
+	uint64_t a[8] = { 0x8001 }, b[8] = { 0x3080 };
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna3", &bf16), &bf16, a, b, 8, NULL, 0, &f32), 0x80000000);
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna4", &bf16), &bf16, a, b, 8, NULL, 0, &f32), 0x80000000);
+	uint64_t x[8] = { 0x3F80, 0xBF80 }, y[8] = { 0x3F80, 0x3F80 };
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna3", &bf16), &bf16, x, y, 8, NULL, 0, &f32), 0x00000000);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("Blackwell and CDNA3 presets");
@@ -654,6 +671,7 @@ int main(void)
 	tcase_add_loop_test(tc, new_path_bounds_hold, 0, (int)(sizeof bounded / sizeof bounded[0]));
 	tcase_add_test(tc, cublaslt_splitk);
 	tcase_add_test(tc, chip_aliases);
+	tcase_add_test(tc, cdna3_zero_sign);
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);
 	return test_run(s);
