@@ -163,6 +163,8 @@ def _codes_in(x: Any, frm: Optional[str], param: str = "frm", what: str = "the a
                             "(or pass floats, or an ml_dtypes array)")
         frm = own
     info = format_info(frm)
+    if own in _NATIVE_FLOAT and own != info["name"]:
+        return _exact_values(a, info["name"], what, said or f"{param}={frm!r}"), info["name"]
     if own is not None and own != info["name"]:
         raise ValueError(f"{what} is {own}, but {said or f'{param}={frm!r}'} ({info['name']})")
     code_dtype = _UINT[info["element_bytes"]]
@@ -180,6 +182,22 @@ def _codes_in(x: Any, frm: Optional[str], param: str = "frm", what: str = "the a
             a = a.byteswap().view(a.dtype.newbyteorder("<"))
         a = a.view(code_dtype)
     return _contiguous(a), info["name"]
+
+
+def _exact_values(a: np.ndarray, fmt: str, what: str, said: str) -> np.ndarray:
+    """NumPy floats that are values of fmt, as fmt's codes, the way the
+    command reads a float .npy of an FP8 operand: each must be a value fmt
+    holds exactly (NaN stays NaN), or ValueError naming the first that is
+    not."""
+    codes, flags = convert(a, fmt, return_flags=True)
+    bad = np.flatnonzero(flags.reshape(-1) & FLAG_INEXACT)
+    if bad.size:
+        first = int(bad[0])
+        where = np.unravel_index(first, a.shape) if a.ndim else ()
+        more = f" (nor are {bad.size - 1} more)" if bad.size > 1 else ""
+        raise ValueError(f"{what}{list(int(k) for k in where)} = {a.reshape(-1)[first]!r} is not a {fmt} value{more}: "
+                         f"give values {said} holds exactly, or its bit patterns as integers")
+    return codes
 
 
 def _env(round: Optional[str], sat: Optional[bool], ftz: bool, daz: bool, profile: Optional[str],
@@ -539,16 +557,9 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
     inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
     d = np.empty((M, N), dtype=np.uint64)
     if scale_a is not None or scale_b is not None:
-        if promote or block or frac or floor is not None or round is not None:
-            raise ValueError("scale_a/scale_b take a tensor-core preset alone (no promote, block, frac, floor, round)")
-        sf = format_info(scale_format)["name"]
-        every = scale_every if scale_every is not None else (16 if sf == "float8_e4m3fn" else 32)
-        if every < 1:
-            raise ValueError("scale_every must be positive")
-        chunks = -(-K // every)
-        sa = _scale_codes(1.0 if scale_a is None else scale_a, sf, (M, chunks))
-        sb = _scale_codes(1.0 if scale_b is None else scale_b, sf, (chunks, N))
-        _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, sa, sb, every, sf)
+        scales = _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, block, frac, floor,
+                              round)
+        _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, *scales)
     else:
         _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
                    False)
@@ -556,10 +567,26 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
     return _ml_view(codes, out_name) if as_ml_dtypes else codes
 
 
+def _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, block, frac, floor, round) -> tuple:
+    """gemm_scaled's trailing arguments: the scales as codes, every, the
+    scale format's name."""
+    if promote or block or frac or floor is not None or round is not None:
+        raise ValueError("scale_a/scale_b take a tensor-core preset alone (no promote, block, frac, floor, round)")
+    sf = format_info(scale_format)["name"]
+    every = scale_every if scale_every is not None else (16 if sf == "float8_e4m3fn" else 32)
+    if every < 1:
+        raise ValueError("scale_every must be positive")
+    chunks = -(-K // every)
+    sa = _scale_codes(1.0 if scale_a is None else scale_a, sf, (M, chunks))
+    sb = _scale_codes(1.0 if scale_b is None else scale_b, sf, (chunks, N))
+    return sa, sb, every, sf
+
+
 def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, Tuple[str, str]] = "e4m3",
           out: str = "f32",
           promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
-          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None) -> np.ndarray:
+          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None, scale_a: Any = None,
+          scale_b: Any = None, scale_every: Optional[int] = None, scale_format: str = "e8m0") -> np.ndarray:
     """The a priori error bound of each element of gemm(A, B, C, ...) with the
     same arguments: a float64 array (M x N) of bounds on |D - exact|, as
     `fpref gemm` checks every element against (docs/accumulation.md derives
@@ -568,7 +595,9 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str,
     for a plain order) rounding upward, and it comes back rounded up to
     float64: +inf where the sum may overflow, NaN where no bound applies
     (model="exact", kahan, an input NaN or inf, inputs a plain order's
-    accumulator does not hold).
+    accumulator does not hold).  scale_a, scale_b, scale_every,
+    scale_format: block scales as gemm takes them (fpref_ref_tc_bound_scaled;
+    NaN for a NaN scale).
 
     >>> A = convert([[1.0, 2.0**-7]], "e4m3"); B = convert([[1.0], [2.0**-7]], "e4m3")
     >>> bound(A, B, model="h100").tolist()
@@ -576,6 +605,11 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str,
     """
     inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
     d = np.empty((M, N), dtype=np.float64)
+    if scale_a is not None or scale_b is not None:
+        scales = _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, block, frac, floor,
+                              round)
+        _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, *scales, True)
+        return d
     _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
                True)
     return d

@@ -379,11 +379,50 @@ done:
 	return result;
 }
 
+/* The a priori bound of every element of D = A B + C with block scales
+ * (fpref_ref_tc_bound_scaled), each rounded up to a double; B's column
+ * and its scales gathered, since the bound reads one dot's operands. */
+static int bound_scaled_elements(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+				 const struct fpref_format *in_b, const struct fpref_format *out,
+				 const struct fpref_format *sf, size_t every, size_t M, size_t N, size_t K,
+				 const uint64_t *A, const uint64_t *B, const uint64_t *SA, const uint64_t *SB,
+				 const uint64_t *C, double *D)
+{
+	size_t chunks = (K + every - 1) / every;
+	uint64_t *col = malloc((K ? K : 1) * sizeof *col), *scol = malloc((chunks ? chunks : 1) * sizeof *scol);
+	if (!col || !scol) {
+		free(col);
+		free(scol);
+		return -2;
+	}
+	mpfr_t bound;
+	mpfr_init2(bound, 64);
+	uint64_t zero = fpref_format_zero_bits(out, false);
+	int rc = 0;
+	for (size_t j = 0; j < N && rc == 0; j++) {
+		for (size_t k = 0; k < K; k++)
+			col[k] = B[k * N + j];
+		for (size_t t = 0; t < chunks; t++)
+			scol[t] = SB[t * N + j];
+		for (size_t i = 0; i < M && rc == 0; i++) {
+			struct fpref_tc_scales s = { sf, SA + i * chunks, scol, every };
+			rc = fpref_ref_tc_bound_scaled(m, in_a, in_b, A + i * K, col, K, &s, C ? C[i * N + j] : zero, out, 0,
+						       bound);
+			D[i * N + j] = mpfr_get_d(bound, MPFR_RNDU);
+		}
+	}
+	mpfr_clear(bound);
+	free(col);
+	free(scol);
+	return rc;
+}
+
 /* gemm_scaled(model, inp_a, inp_b, out, M, N, K, A, B, C|None, D, SA, SB, every,
- * scale_format) -> description: D = A B + C (uint64 patterns, row-major)
- * with block scales, SA M x ceil(K / every) and SB ceil(K / every) x N
- * patterns of scale_format, by a tensor-core preset
- * (fpref_emu_tc_gemm_scaled_threads, as fpref gemm --scale-a runs it). */
+ * scale_format[, bounds]) -> description: D = A B + C (uint64 patterns,
+ * row-major) with block scales, SA M x ceil(K / every) and SB
+ * ceil(K / every) x N patterns of scale_format, by a tensor-core preset
+ * (fpref_emu_tc_gemm_scaled_threads, as fpref gemm --scale-a runs it);
+ * bounds: D is float64, each element's a priori bound instead. */
 PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -392,8 +431,9 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 	PyObject *c_obj;
 	Py_buffer A, B, C, D, SA, SB;
 	bool have_c = false;
-	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*y*y*ns", &model_name, &in_a_name, &in_b_name, &out_name, &M, &N, &K, &A, &B, &c_obj,
-			      &D, &SA, &SB, &every, &scale_name))
+	int bounds = 0;
+	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*y*y*ns|p", &model_name, &in_a_name, &in_b_name, &out_name, &M, &N, &K, &A, &B, &c_obj,
+			      &D, &SA, &SB, &every, &scale_name, &bounds))
 		return NULL;
 	PyObject *result = NULL;
 	struct fpref_format in_a, in_b, out, sf;
@@ -440,9 +480,17 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 	struct fpref_tc_gemm_scales s = { &sf, SA.buf, SB.buf, (size_t)every };
 	int rc;
 	Py_BEGIN_ALLOW_THREADS
-	rc = fpref_emu_tc_gemm_scaled_threads(row, &in_a, &in_b, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, &s,
-					      have_c ? C.buf : NULL, D.buf, 1);
+	if (bounds)
+		rc = bound_scaled_elements(row, &in_a, &in_b, &out, &sf, (size_t)every, (size_t)M, (size_t)N, (size_t)K,
+					   A.buf, B.buf, SA.buf, SB.buf, have_c ? C.buf : NULL, D.buf);
+	else
+		rc = fpref_emu_tc_gemm_scaled_threads(row, &in_a, &in_b, &out, (size_t)M, (size_t)N, (size_t)K, A.buf,
+						      B.buf, &s, have_c ? C.buf : NULL, D.buf, 1);
 	Py_END_ALLOW_THREADS
+	if (rc == -2) {
+		PyErr_NoMemory();
+		goto done;
+	}
 	if (rc != 0) {
 		PyErr_Format(PyExc_ValueError, "an invalid pattern of %s in A or B, of %s in C, or of %s in the scales",
 			     pair, out.name, sf.name);
