@@ -94,24 +94,7 @@ void cli_put_code_value(FILE *out, const struct fpref_format *f, uint64_t code)
 
 void cli_put_int_range(FILE *out, const struct fpref_format *f)
 {
-	struct fpref_int_range r;
-	if (fpref_format_int_range(f, &r) != 0)
-		return;
-	uint64_t mask = (UINT64_C(1) << r.bits) - 1;
-	fprintf(out, "%s integer of %d bits, k %lld..%lld, value k", r.is_signed ? "two's complement" : "unsigned",
-		r.bits, (long long)r.k_min, (long long)r.k_max);
-	if (r.frac)
-		fprintf(out, " * 2^-%d", r.frac);
-	fputs(" (step ", out);
-	cli_put_code_value(out, f, 1);
-	fputs("), range ", out);
-	cli_put_code_value(out, f, (uint64_t)r.k_min & mask);
-	fputs("..", out);
-	cli_put_code_value(out, f, (uint64_t)r.k_max & mask);
-	if (r.symmetric)
-		fprintf(out, ", symmetric (the code of k = %lld is never produced)", (long long)(r.k_min - 1));
-	else if (r.is_signed)
-		fputs(", not symmetric", out);
+	fpref_ref_put_int_range(out, f);
 }
 
 static bool looks_like_number(const char *s)

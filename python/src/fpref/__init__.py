@@ -8,7 +8,7 @@ container width (uint8 for FP8, FP6 and FP4; uint16 for FP16 and BF16 ...).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
@@ -202,7 +202,12 @@ def _exact_values(a: np.ndarray, fmt: str, what: str, said: str) -> np.ndarray:
 
 def _env(round: Optional[str], sat: Optional[bool], ftz: bool, daz: bool, profile: Optional[str],
          tininess: Optional[str], sr_seed: Optional[int], sr_width: int, sr_bits: Optional[str] = None,
-         pre_scale: Optional[int] = None) -> tuple:
+         pre_scale: Optional[int] = None, overflow: Optional[str] = None) -> tuple:
+    for name, v in (("sat", sat), ("ftz", ftz), ("daz", daz)):
+        if v is not None and not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{name} is True or False, not {v!r}")
+    if overflow is not None and not isinstance(overflow, str):
+        raise TypeError(f"overflow is a policy name such as 'sat' or 'satpropagate', not {type(overflow).__name__}")
     if round is not None and not isinstance(round, str):
         raise TypeError(f"round is a mode name such as 'rne', not {type(round).__name__}")
     if profile is not None and not isinstance(profile, str):
@@ -215,7 +220,7 @@ def _env(round: Optional[str], sat: Optional[bool], ftz: bool, daz: bool, profil
     if pre_scale is not None and not 0 <= int(pre_scale) <= 255:
         raise ValueError(f"pre_scale is an E8M0 code 0..255 (127 divides by 1, 255 is NaN), not {pre_scale}")
     return (round, -1 if sat is None else int(bool(sat)), int(bool(ftz)), int(bool(daz)), profile, tininess,
-            sr_seed, int(sr_width), sr_bits, -1 if pre_scale is None else int(pre_scale))
+            sr_seed, int(sr_width), sr_bits, -1 if pre_scale is None else int(pre_scale), overflow)
 
 
 def _check_engine(engine: str) -> None:
@@ -246,7 +251,7 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
             ftz: bool = False, daz: bool = False, profile: Optional[str] = None, tininess: Optional[str] = None,
             sr_seed: Optional[int] = None, sr_width: int = 32, sr_bits: Optional[str] = None, engine: str = "emu",
             return_flags: bool = False, as_ml_dtypes: bool = False,
-            pre_scale: Optional[int] = None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+            pre_scale: Optional[int] = None, overflow: Optional[str] = None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     """Round x to format `to`; the codes (bit patterns) as an unsigned array
     of x's shape.
 
@@ -267,7 +272,9 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     word), "seed=N" or "W:seed=N", or for an instruction
     "philox=SEED[:OFFSET[:THREAD[:ROUNDS]]]" (Transformer Engine's
     stream; element i is value i of the batch).  sat: clamp to max finite (default:
-    IEEE overflow, or the profile's).  profile: cuda, onnx-cast-19,
+    IEEE overflow, or the profile's).  overflow: the command's --overflow,
+    ieee, sat, satfinite (= sat), or P3109's satpropagate and satnone
+    (give sat or overflow, not both).  profile: cuda, onnx-cast-19,
     onnx-cast-24, ml_dtypes, ocp; round and sat given explicitly override
     it.  engine: "emu" (the bulk converter, GIL released) or "ref" (the MPFR
     oracle, element by element).  return_flags: also the IEEE flags of each
@@ -294,7 +301,7 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
         flags = np.empty(texts.shape, dtype=np.uint8) if return_flags else None
         _fpref.convert_decimal([str(t) for t in texts.reshape(-1)], to_name, out, flags,
                                *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits,
-                                     pre_scale))
+                                     pre_scale, overflow))
         if as_ml_dtypes:
             out = _ml_view(out, to_name)
         return (out, flags) if return_flags else out
@@ -303,7 +310,7 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     flags = np.empty(src.shape, dtype=np.uint8) if return_flags else None
     invalid, first = _fpref.convert(frm_name, to_name, engine, src, out, flags, src.size, 0,
                                     *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits,
-                                          pre_scale))
+                                          pre_scale, overflow))
     _raise_invalid(invalid, first, frm_name, src)
     if as_ml_dtypes:
         out = _ml_view(out, to_name)
@@ -344,7 +351,7 @@ _ARITY = {"add": 2, "sub": 2, "mul": 2, "div": 2, "sqrt": 1, "fma": 3, "min": 2,
 def op(name: str, a: Any, b: Any = None, c: Any = None, *, fmt: str, round: Optional[str] = None,
        sat: Optional[bool] = None, ftz: bool = False, daz: bool = False, tininess: Optional[str] = None,
        sr_seed: Optional[int] = None, sr_width: int = 32, sr_bits: Optional[str] = None, engine: str = "emu",
-       return_flags: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+       return_flags: bool = False, overflow: Optional[str] = None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     """One operation of `add sub mul div sqrt fma min max eq lt le` on codes of
     fmt (or float/ml_dtypes arrays of fmt), element by element, rounded once
     to fmt; comparisons give 1 or 0.  Operands broadcast against each other.
@@ -373,7 +380,8 @@ def op(name: str, a: Any, b: Any = None, c: Any = None, *, fmt: str, round: Opti
     flags = np.empty(shape, dtype=np.uint8) if return_flags else None
     operands = arrays + [None] * (3 - arity)
     invalid, first = _fpref.op(name, info["name"], engine, operands[0], operands[1], operands[2], out, flags,
-                               out.size, *_env(round, sat, ftz, daz, None, tininess, sr_seed, sr_width, sr_bits))
+                               out.size, *_env(round, sat, ftz, daz, None, tininess, sr_seed, sr_width, sr_bits,
+                                                         None, overflow))
     if invalid:
         raise ValueError(f"{invalid} invalid pattern(s) of {info['name']}, the first at flat index {first}")
     return (out, flags) if return_flags else out
@@ -392,7 +400,8 @@ class Explanation:
     nearest, tie_even, tie_away, toward_zero, toward_pos, toward_neg, odd,
     stochastic or special; outcome: what the format's overflow and special
     rules did (plain, overflow_nan, saturated, flushed, ...); tiny; flags
-    and flag_names; err_abs, err_rel, err_ulp (NaN where none applies)."""
+    and flag_names; err_abs, err_rel, err_ulp (NaN where none applies);
+    text, and str(): the text `fpref explain` prints for it."""
     exact: Optional[str]
     inexact_input: bool
     format: str
@@ -418,12 +427,18 @@ class Explanation:
     err_abs: float
     err_rel: float
     err_ulp: float
+    text: str = field(default="", repr=False, compare=False)
+
+    def __str__(self) -> str:
+        """The text `fpref explain` prints for the same rounding."""
+        return self.text
 
 
 def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional[str] = None,
             round: Optional[str] = None, sat: Optional[bool] = None, ftz: bool = False, daz: bool = False,
             profile: Optional[str] = None, tininess: Optional[str] = None, sr_seed: Optional[int] = None,
-            sr_width: int = 32, sr_bits: Optional[str] = None, pre_scale: Optional[int] = None) -> Explanation:
+            sr_width: int = 32, sr_bits: Optional[str] = None, pre_scale: Optional[int] = None,
+            overflow: Optional[str] = None) -> Explanation:
     """The teaching view of one rounding to `to`, by the oracle.
 
     value: a decimal string of any length ("0.1", "0x1.8p3", "nan"), a
@@ -433,8 +448,13 @@ def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional
     >>> e = explain("465", "e4m3")
     >>> e.hex, e.rule, e.outcome, e.flag_names
     ('7F', 'nearest', 'overflow_nan', 'inexact overflow')
+    >>> print(explain("1e-9", "bf16"))  # doctest: +ELLIPSIS
+    input        1e-9
+    ...
+    flags        01 (inexact)
+    ...
     """
-    env = _env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits, pre_scale)
+    env = _env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits, pre_scale, overflow)
     to_name = format_info(to)["name"]
     if isinstance(value, int) and not isinstance(value, bool) and frm is None:
         value = str(value)  # a Python int is a number, read exactly by the oracle
@@ -693,3 +713,9 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, T
 from ._scaling import LossScaleRun, Quantized, lossscale, quantize  # noqa: E402
 from ._golden import GenResult, Mismatch, VerifyReport, VerifyResult, gen, suite_files, verify  # noqa: E402
 from . import testing  # noqa: E402  (testing uses the functions above)
+
+
+def __dir__() -> List[str]:
+    """The public names (dir(fpref), tab completion): not the modules and
+    typing helpers this file imports."""
+    return sorted(__all__)

@@ -120,6 +120,15 @@ int fpref_py_make_env(const struct env_args *a, const struct fpref_format *from,
 	}
 	if (a->sat >= 0)
 		env->overflow = a->sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+	if (a->overflow && a->sat >= 0) {
+		PyErr_SetString(PyExc_ValueError, "sat and overflow say the same thing: give one (sat=True is overflow='sat')");
+		return -1;
+	}
+	if (a->overflow && fpref_env_parse_overflow(a->overflow, env) != 0) {
+		PyErr_Format(PyExc_ValueError, "unknown overflow policy '%s' (choices: %s)", a->overflow,
+			     fpref_env_overflow_choices());
+		return -1;
+	}
 	env->ftz = a->ftz != 0;
 	env->daz = a->daz != 0;
 	if (a->tininess) {

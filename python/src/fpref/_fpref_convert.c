@@ -331,11 +331,23 @@ PyObject *py_explain(PyObject *self, PyObject *args)
 						      : (Py_INCREF(none), none);
 	PyObject *lo = t.bracketed ? take_string(fpref_ref_decimal(t.lo)) : (Py_INCREF(none), none);
 	PyObject *hi = t.bracketed ? take_string(fpref_ref_decimal(t.hi)) : (Py_INCREF(none), none);
+	/* the command's text, for str(): the input as the command would be given it */
+	char input[64], *text_buf = NULL;
+	size_t text_len = 0;
+	if (!text)
+		fpref_format_hex(&from, in_bits, input, sizeof input);
+	FILE *mem = open_memstream(&text_buf, &text_len);
+	if (mem) {
+		fpref_ref_explain_print(mem, text ? text : input, text ? NULL : &from, &v, &to, &env, &t, bits, flags);
+		fclose(mem);
+	}
+	PyObject *text_obj = text_buf ? PyUnicode_FromStringAndSize(text_buf, (Py_ssize_t)text_len) : PyErr_NoMemory();
+	free(text_buf);
 	PyObject *d = NULL;
-	if (exact && result_dec && shortest && lo && hi)
+	if (exact && result_dec && shortest && lo && hi && text_obj)
 		d = Py_BuildValue(
 			"{s:O,s:O,s:s,s:s,s:K,s:s,s:(IKK),s:O,s:O,s:O,s:O,s:O,s:O,s:K,s:K,s:s,s:s,s:s,s:s,s:O,s:I,s:s,"
-			"s:N,s:N,s:N}",
+			"s:N,s:N,s:N,s:O}",
 			"exact", exact, "inexact_input", v.inexact ? Py_True : Py_False, "format", to.name, "environment",
 			envtext, "bits", (unsigned long long)bits, "hex", hex, "fields", sign, (unsigned long long)e,
 			(unsigned long long)m, "value", result_dec, "shortest", shortest, "lo", lo, "hi", hi, "lo_held",
@@ -344,7 +356,8 @@ PyObject *py_explain(PyObject *self, PyObject *args)
 			(unsigned long long)t.hi_bits, "lo_hex", lo_hex, "hi_hex", hi_hex, "rule", rule_name(t.rule),
 			"outcome", outcome_name(t.outcome), "tiny", t.tiny ? Py_True : Py_False, "flags", flags,
 			"flag_names", words, "err_abs", mpfr_float(t.err_abs), "err_rel", mpfr_float(t.err_rel), "err_ulp",
-			mpfr_float(t.err_ulp));
+			mpfr_float(t.err_ulp), "text", text_obj);
+	Py_XDECREF(text_obj);
 	Py_XDECREF(exact);
 	Py_XDECREF(result_dec);
 	Py_XDECREF(shortest);
