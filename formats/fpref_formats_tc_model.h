@@ -98,6 +98,14 @@ struct fpref_tc_model {
 	 * 37, class A3; FP32's least normal is where every row reads C from
 	 * anyway).  false: C normalised down to FP32's least normal. */
 	bool c_least_normal;
+	/* A product of magnitude 2^128 or more is an infinity of its sign
+	 * before the block sums (so +inf - inf is NaN, and no C cancels it),
+	 * as the multipliers of AMD's CDNA3 bf16 and xf32 instructions give it
+	 * (the independent model validated on CDNA3 hardware, issue 37, class
+	 * O1).  The products of two operands, before any block scale.  false:
+	 * products are exact whatever their size, and only the result
+	 * overflows. */
+	bool product_inf;
 };
 
 /* The block scales of a dot product: one pair per `every` products along
