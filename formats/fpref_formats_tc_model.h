@@ -164,6 +164,15 @@ bool fpref_tc_output_ok(const struct fpref_tc_model *m, const struct fpref_forma
  * at 23 fraction bits: at most 11 significand bits). */
 bool fpref_tc_input_ok(const struct fpref_format *input);
 
+/* A kernel built from one instruction shape of the model's ISA
+ * ("m16n8k8", "m64n128k16", "32x32x4"; any case): m's block becomes the
+ * shape's K where K is the smaller (the kernel chains blocks of K), and
+ * stays where the instruction's K is a multiple of it.  -1 with a message
+ * for a shape the ISA does not have for m's inputs, a model with no
+ * shapes to choose (custom, FP32-path and scalar rows), or a lowered
+ * output. */
+int fpref_tc_model_shape(struct fpref_tc_model *m, const struct fpref_format *output, const char *shape, char *err,
+			 size_t errlen);
 /* Whether an output takes the lowered path of a model (lowered_k > 0 and
  * the output in lowered_outputs). */
 bool fpref_tc_lowered(const struct fpref_tc_model *m, const struct fpref_format *output);

@@ -2,6 +2,7 @@
  * of the plain accumulation orders: data, nothing else. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "fpref_formats_tc_model.h"
@@ -374,6 +375,122 @@ void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output,
 		return;
 	}
 	describe_native(m, fp16, buf, len);
+}
+
+/* The instruction shapes of each preset's ISA, for --shape: PTX mma.sync,
+ * wgmma and tcgen05.mma (the PTX ISA's shape tables), AMD's v_mfma_*
+ * (the CDNA3 and CDNA4 ISA guides).  '*' stands for any digits (wgmma's
+ * N).  A kernel built from an instruction whose K is below the preset's
+ * block chains blocks of that K: the block model's n becomes K, the rest
+ * of the row stays. */
+static const struct {
+	const char *gpu, *inputs, *shapes;
+} instruction_shapes[] = {
+	{ "v100", "float16", "m8n8k4" },
+	{ "a100", "float16,bfloat16", "m16n8k8,m16n8k16" },
+	{ "a100", "tf32", "m16n8k4,m16n8k8" },
+	{ "ada", "float16,bfloat16", "m16n8k8,m16n8k16" },
+	{ "ada", "tf32", "m16n8k4,m16n8k8" },
+	{ "ada", FP8, "m16n8k16,m16n8k32" },
+	{ "h100-mma", "float16,bfloat16", "m16n8k8,m16n8k16" },
+	{ "h100-mma", "tf32", "m16n8k4,m16n8k8" },
+	{ "h100-mma", FP8, "m16n8k16,m16n8k32" },
+	{ "mma-sm100", "float16,bfloat16", "m16n8k8,m16n8k16" },
+	{ "mma-sm100", "tf32", "m16n8k4,m16n8k8" },
+	{ "mma-sm100", FP8, "m16n8k16,m16n8k32" },
+	{ "mma-sm120", "float16,bfloat16", "m16n8k8,m16n8k16" },
+	{ "mma-sm120", "tf32", "m16n8k4,m16n8k8" },
+	{ "mma-sm120", F8F6F4, "m16n8k16,m16n8k32" },
+	{ "h100-wgmma", "float16,bfloat16", "m64n*k16" },
+	{ "h100-wgmma", "tf32", "m64n*k8" },
+	{ "h100-wgmma", FP8, "m64n*k32" },
+	{ "tcgen05", "float16,bfloat16", "k16" },
+	{ "tcgen05", "tf32", "k8" },
+	{ "tcgen05", F8F6F4, "k32" },
+	{ "tcgen05-mxf8f6f4", F8F6F4, "k32" },
+	{ "tcgen05-mxf4nvf4", "float4_e2m1fn", "k64" },
+	{ "mfma-cdna3", "float16,bfloat16", "32x32x8,16x16x16,32x32x4,16x16x4,4x4x4" },
+	{ "mfma-cdna3", "tf32", "32x32x4,16x16x8" },
+	{ "mfma-cdna3", "float8_e4m3fnuz,float8_e5m2fnuz", "32x32x16,16x16x32" },
+	{ "mfma-cdna4", "float16,bfloat16", "32x32x8,16x16x16,32x32x16,16x16x32" },
+	{ "mfma-cdna4", F8F6F4, "32x32x16,16x16x32,32x32x64,16x16x128" },
+	{ "mfma-cdna4-scale", F8F6F4, "32x32x64,16x16x128" },
+};
+
+/* Whether text (lower case) is the shape pattern pat ('*': one or more
+ * digits). */
+static bool shape_matches(const char *pat, size_t n, const char *text)
+{
+	size_t i = 0;
+	for (; i < n && *text; i++) {
+		if (pat[i] == '*') {
+			if (!isdigit((unsigned char)*text))
+				return false;
+			while (isdigit((unsigned char)*text))
+				text++;
+		} else if (pat[i] == *text) {
+			text++;
+		} else {
+			return false;
+		}
+	}
+	return i == n && !*text;
+}
+
+/* The K of a shape: the digits after the last 'k' or 'x'. */
+static long shape_k(const char *shape)
+{
+	const char *k = strrchr(shape, 'k'), *x = strrchr(shape, 'x');
+	const char *p = k > x ? k : x;
+	return p ? strtol(p + 1, NULL, 10) : 0;
+}
+
+int fpref_tc_model_shape(struct fpref_tc_model *m, const struct fpref_format *output, const char *shape, char *err,
+			 size_t errlen)
+{
+	char lower[32];
+	size_t n = strlen(shape);
+	if (n == 0 || n >= sizeof lower) {
+		snprintf(err, errlen, "bad instruction shape '%s'", shape);
+		return -1;
+	}
+	for (size_t i = 0; i <= n; i++)
+		lower[i] = (char)tolower((unsigned char)shape[i]);
+	const char *inputs = m->inputs ? m->inputs : "";
+	const char *list = NULL;
+	for (size_t i = 0; i < sizeof instruction_shapes / sizeof instruction_shapes[0] && !list; i++)
+		if (strcmp(instruction_shapes[i].gpu, m->gpu) == 0 && strcmp(instruction_shapes[i].inputs, inputs) == 0)
+			list = instruction_shapes[i].shapes;
+	if (!list) {
+		snprintf(err, errlen, "the %s model's instructions have no shape to choose: its block of %d products is the "
+			 "instruction's", m->gpu, m->block);
+		return -1;
+	}
+	if (fpref_tc_lowered(m, output)) {
+		snprintf(err, errlen, "the %s model lowers %s output to FP16 instructions: the compiler's shape, not a choice",
+			 m->gpu, output->name);
+		return -1;
+	}
+	bool known = false;
+	for (const char *p = list; *p && !known; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		known = shape_matches(p, strcspn(p, ","), lower);
+	long k = shape_k(lower);
+	if (!known || k < 1) {
+		snprintf(err, errlen, "the %s model's instructions for %s have the shapes %s, not '%s'", m->gpu, inputs,
+			 list, shape);
+		return -1;
+	}
+	/* an instruction of K products at least the block chains the row's own
+	 * blocks: nothing changes */
+	if (k < m->block) {
+		if (m->block % k != 0 || (m->group > 0 && k % m->group != 0) || (m->halves > 1 && k < m->halves)) {
+			snprintf(err, errlen, "shape %s: K = %ld does not split the %s model's block of %d", shape, k, m->gpu,
+				 m->block);
+			return -1;
+		}
+		m->block = (int)k;
+	}
+	return 0;
 }
 
 int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding rounding, struct fpref_tc_model *m,

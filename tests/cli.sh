@@ -373,6 +373,16 @@ check_bad 'unknown overflow policy' 2 "'clamp'" 'ieee' 'sat'
 run convert --to e4m3 abc
 check_bad 'malformed number' 2 "'abc'"
 
+printf '38 38 0\n' >"$tmp/dot1"
+# --shape (issue 37, D2): a shape the preset's ISA lacks, a model with no
+# shapes, and a lowered output are refused, each saying why.
+run_in "$tmp/dot1" dot --model h100-mma --in e4m3 --shape m16n8k8
+check_bad 'dot --shape on a lowered output' 2 'lowers' 'FP16 instructions'
+run_in "$tmp/dot1" dot --model h100-mma --in f16 --shape m16n8k4
+check_bad 'dot --shape the ISA lacks' 2 "'m16n8k4'" 'm16n8k8,m16n8k16'
+run_in "$tmp/dot1" dot --model generic --block 8 --frac 25 --in f16 --shape m16n8k8
+check_bad 'dot --shape with generic' 2 '--shape' '--block'
+
 # A repeated option is refused, never silently replaced by its last value
 # (issue 36: --in e4m3 --in e5m2 read both operands as E5M2).
 printf '38 38 0\n' >"$tmp/dot1"

@@ -120,6 +120,18 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		m->kind = FPREF_ACCUM_TC;
 		m->tc = *row;
 	}
+	if (t->shape) {
+		char err[512];
+		if (m->kind != FPREF_ACCUM_TC || generic) {
+			cli_fail(cmd, "--shape chains a preset's instruction; --model %s has none (--block says its blocks)",
+				 t->model);
+			return CLI_EXIT_USAGE;
+		}
+		if (fpref_tc_model_shape(&m->tc, out, t->shape, err, sizeof err) != 0) {
+			cli_fail(cmd, "--shape: %s", err);
+			return CLI_EXIT_USAGE;
+		}
+	}
 	if (m->kind == FPREF_ACCUM_TC) {
 		for (int k = 0; k < 2; k++) {
 			const struct fpref_format *f = k ? in_b : in_a;
