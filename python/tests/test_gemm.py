@@ -302,3 +302,37 @@ def test_ml_dtypes_of_two_formats():
                                              r"^b is float8_e5m2, but inp\[1\]='e4m3'") as e:
             call()
         assert "frm" not in str(e.value)
+
+
+def test_shape_chains_the_instructions_k(cli):
+    """shape= (issue 37, D2), worked by hand as check_tc_model does: products
+    1, -1 and 2^-30 (at k = 8) in one block of 16 lose 2^-30 (d = +0); in
+    two blocks of 8 (h100-mma m16n8k8) the second keeps it, 30800000; the
+    command's --shape gives the same."""
+    a = np.zeros((1, 16), np.uint16)
+    b = np.zeros((16, 1), np.uint16)
+    a[0, :2], b[:2, 0] = 0x3C00, [0x3C00, 0xBC00]
+    a[0, 8] = b[8, 0] = 0x0200
+    assert fpref.gemm(a, b, model="h100-mma", inp="f16").tolist() == [[0]]
+    assert fpref.gemm(a, b, model="h100-mma", inp="f16", shape="m16n8k8").tolist() == [[0x30800000]]
+    assert fpref.gemm(a, b, model="h100-mma", inp="f16", shape="m16n8k16").tolist() == [[0]]
+    assert fpref.dot(a[0], b[:, 0], model="h100-mma", inp="f16", shape="m16n8k8").tolist() == 0x30800000
+    # the bound follows the blocks (two roundings of a chain, not one), and holds on both
+    two, one = (fpref.bound(a, b, model="h100-mma", inp="f16", shape=s)[0, 0] for s in ("m16n8k8", None))
+    assert two != one and 2.0 ** -30 <= one and 0 <= two
+    line = " ".join(f"{v:X}" for v in list(a[0]) + list(b[:, 0])) + " 0"
+    rows = cli(["dot", "--model", "h100-mma", "--in", "f16", "--shape", "m16n8k8"], [line])
+    assert int(rows[0][-1], 16) == 0x30800000
+
+
+@pytest.mark.parametrize("kw, words", [
+    (dict(model="h100-mma", inp="f16", shape="m16n8k4"), "m16n8k8,m16n8k16"),
+    (dict(model="h100-mma", inp="e4m3", shape="m16n8k16"), "lowers"),
+    (dict(model="generic", block=8, frac=25, inp="f16", shape="m16n8k8"), "preset"),
+    (dict(model="h100-mma", inp="f16", shape=8), "instruction shape"),
+])
+def test_shape_refused(kw, words):
+    A = fpref.convert([[1.0] * 16], kw["inp"])
+    B = fpref.convert([[1.0]] * 16, kw["inp"])
+    with pytest.raises((ValueError, TypeError), match=words):
+        fpref.gemm(A, B, **kw)

@@ -526,10 +526,16 @@ def _gemm_inputs(A: Any, B: Any, C: Any, inp: Any, out: str):
 
 
 def _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, rows,
-               bounds) -> None:
+               bounds, shape=None) -> None:
     _check_gemm_args(model, promote, frac, floor, final, round)
+    _check_shape(shape)
     _fpref.gemm(model, *inp_names, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor, final,
-                rows, bounds, *_env(round, None, False, False, None, None, None, 32))
+                rows, bounds, *_env(round, None, False, False, None, None, None, 32), shape)
+
+
+def _check_shape(shape: Optional[str]) -> None:
+    if shape is not None and not isinstance(shape, str):
+        raise TypeError(f"shape is an instruction shape such as 'm16n8k8' or '32x32x4', not {type(shape).__name__}")
 
 
 def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, Tuple[str, str]] = "e4m3",
@@ -537,7 +543,7 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
          promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None,
          as_ml_dtypes: bool = False, scale_a: Any = None, scale_b: Any = None, scale_every: Optional[int] = None,
-         scale_format: str = "e8m0") -> np.ndarray:
+         scale_format: str = "e8m0", shape: Optional[str] = None) -> np.ndarray:
     """D = A B + C as a tensor core computes it (fpref_emu_tc_gemm): A (M x K) and B
     (K x N) are codes (or float/ml_dtypes arrays) of inp, C (M x N, None:
     zeros) codes of out; D comes back as codes of out.  inp is one format
@@ -565,6 +571,11 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
     for ones.  scale_every None: 16 for e4m3 scales (NVFP4), else 32.
     Element (i, j) is dot(A[i], B[:, j]) with scale_a[i] and scale_b[:, j].
 
+    shape: the instruction a kernel chains, of the preset's ISA ("m16n8k8",
+    "m64n128k16", "32x32x4"; the command's --shape): the preset's block
+    becomes the shape's K where K is the smaller (ValueError for a shape
+    the ISA lacks, a lowered output, or a model that is not a preset).
+
     >>> A = convert([[1.0, 2.0]], "e4m3"); B = convert([[3.0], [4.0]], "e4m3")
     >>> decode(gemm(A, B, model="h100"), "f32")
     array([[11.]])
@@ -579,10 +590,11 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
     if scale_a is not None or scale_b is not None:
         scales = _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, block, frac, floor,
                               round)
-        _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, *scales)
+        _check_shape(shape)
+        _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, *scales, False, shape)
     else:
         _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
-                   False)
+                   False, shape)
     codes = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return _ml_view(codes, out_name) if as_ml_dtypes else codes
 
@@ -606,7 +618,8 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str,
           out: str = "f32",
           promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
           floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None, scale_a: Any = None,
-          scale_b: Any = None, scale_every: Optional[int] = None, scale_format: str = "e8m0") -> np.ndarray:
+          scale_b: Any = None, scale_every: Optional[int] = None, scale_format: str = "e8m0",
+          shape: Optional[str] = None) -> np.ndarray:
     """The a priori error bound of each element of gemm(A, B, C, ...) with the
     same arguments: a float64 array (M x N) of bounds on |D - exact|, as
     `fpref gemm` checks every element against (docs/accumulation.md derives
@@ -628,10 +641,11 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str,
     if scale_a is not None or scale_b is not None:
         scales = _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, block, frac, floor,
                               round)
-        _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, *scales, True)
+        _check_shape(shape)
+        _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, *scales, True, shape)
         return d
     _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
-               True)
+               True, shape)
     return d
 
 
@@ -657,7 +671,8 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, T
         out: str = "f32",
         promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
         floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None, scale_a: Any = None,
-        scale_b: Any = None, scale_every: int = 32, scale_format: str = "e8m0") -> np.ndarray:
+        scale_b: Any = None, scale_every: int = 32, scale_format: str = "e8m0",
+        shape: Optional[str] = None) -> np.ndarray:
     """d = a . b + c over the last axis, as gemm computes each element: a and b
     of shape (..., K) (codes or arrays of inp), c (...) codes of out (None:
     +0); the codes of out with shape (...).  inp: one format, or a pair
@@ -697,15 +712,16 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, T
         if scale_every < 1:
             raise ValueError("scale_every must be positive")
         sf = format_info(scale_format)["name"]
-        shape = tuple(lead) + (-(-K // scale_every),)
+        per_row = tuple(lead) + (-(-K // scale_every),)
         one = 1.0
-        sa = _scale_codes(one if scale_a is None else scale_a, sf, shape)
-        sb = _scale_codes(one if scale_b is None else scale_b, sf, shape)
+        sa = _scale_codes(one if scale_a is None else scale_a, sf, per_row)
+        sb = _scale_codes(one if scale_b is None else scale_b, sf, per_row)
+        _check_shape(shape)
         _fpref.dot_scaled(model, in_a, in_b, out_name, rows_a.shape[0], K, rows_a, rows_b, cv, d, sa, sb, scale_every,
-                          sf)
+                          sf, shape)
     else:
         _gemm_call(model, (in_a, in_b), out_name, rows_a.shape[0], 1, K, rows_a, rows_b, cv, d, promote, block, frac,
-                   floor, final, round, True, False)
+                   floor, final, round, True, False, shape)
     res = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return res.reshape(lead)
 

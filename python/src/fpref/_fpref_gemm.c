@@ -46,6 +46,18 @@ static const struct fpref_tc_model *find_pair(const char *name, const struct fpr
 	return NULL;
 }
 
+/* The row chained in blocks of an instruction shape's K (shape NULL: the
+ * row as it is); 0, or -1 with a ValueError. */
+static int apply_shape(struct fpref_tc_model *m, const struct fpref_format *out, const char *shape)
+{
+	char err[512];
+	if (shape && fpref_tc_model_shape(m, out, shape, err, sizeof err) != 0) {
+		PyErr_Format(PyExc_ValueError, "shape: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- dot products and gemm ---- */
 
 /* A plain accumulation order (emu/accumulate.c) or the exact dot product,
@@ -155,9 +167,10 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 	bool have_c = false;
 	struct env_args ea;
 	int rows, bounds;
-	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*nnnOspp" ENV_FORMAT, &model_name, &in_a_name, &in_b_name, &out_name, &M,
-			      &N, &K, &A, &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, &bounds,
-			      ENV_REFS(ea)))
+	const char *shape = NULL;
+	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*nnnOspp" ENV_FORMAT "|z", &model_name, &in_a_name, &in_b_name, &out_name,
+			      &M, &N, &K, &A, &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, &bounds,
+			      ENV_REFS(ea), &shape))
 		return NULL;
 	enum fpref_sum_order order = FPREF_SUM_RECURSIVE;
 	bool plain = fpref_sum_order_parse(model_name, &order) == 0, exact = strcmp(model_name, "exact") == 0;
@@ -212,6 +225,12 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 			goto done;
 		}
 		model = *row;
+		if (apply_shape(&model, &out, shape) != 0)
+			goto done;
+	}
+	if (shape && (plain || exact || strcmp(model_name, "generic") == 0)) {
+		PyErr_Format(PyExc_ValueError, "shape chains a preset's instruction; model='%s' has none", model_name);
+		goto done;
 	}
 	for (int k = 0; k < 2 && !plain && !exact; k++) {
 		const struct fpref_format *f = k ? &in_b : &in_a;
@@ -303,8 +322,9 @@ PyObject *py_dot_scaled(PyObject *self, PyObject *args)
 	PyObject *c_obj;
 	Py_buffer A, B, C, D, SA, SB;
 	bool have_c = false;
-	if (!PyArg_ParseTuple(args, "ssssnny*y*Ow*y*y*ns", &model_name, &in_a_name, &in_b_name, &out_name, &R, &K, &A, &B, &c_obj, &D,
-			      &SA, &SB, &every, &scale_name))
+	const char *shape = NULL;
+	if (!PyArg_ParseTuple(args, "ssssnny*y*Ow*y*y*ns|z", &model_name, &in_a_name, &in_b_name, &out_name, &R, &K, &A, &B,
+			      &c_obj, &D, &SA, &SB, &every, &scale_name, &shape))
 		return NULL;
 	PyObject *result = NULL;
 	struct fpref_format in_a, in_b, out, sf;
@@ -320,6 +340,8 @@ PyObject *py_dot_scaled(PyObject *self, PyObject *args)
 		goto done;
 	m.kind = FPREF_ACCUM_TC;
 	m.tc = *row;
+	if (apply_shape(&m.tc, &out, shape) != 0)
+		goto done;
 	if (!fpref_tc_output_ok(row, &in_a, &out) || !fpref_tc_output_ok(row, &in_b, &out)) {
 		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", row->gpu, out.name,
 			     pair);
@@ -432,8 +454,9 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 	Py_buffer A, B, C, D, SA, SB;
 	bool have_c = false;
 	int bounds = 0;
-	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*y*y*ns|p", &model_name, &in_a_name, &in_b_name, &out_name, &M, &N, &K, &A, &B, &c_obj,
-			      &D, &SA, &SB, &every, &scale_name, &bounds))
+	const char *shape = NULL;
+	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*y*y*ns|pz", &model_name, &in_a_name, &in_b_name, &out_name, &M, &N, &K, &A,
+			      &B, &c_obj, &D, &SA, &SB, &every, &scale_name, &bounds, &shape))
 		return NULL;
 	PyObject *result = NULL;
 	struct fpref_format in_a, in_b, out, sf;
@@ -449,6 +472,8 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 		goto done;
 	m.kind = FPREF_ACCUM_TC;
 	m.tc = *row;
+	if (apply_shape(&m.tc, &out, shape) != 0)
+		goto done;
 	if (!fpref_tc_output_ok(row, &in_a, &out) || !fpref_tc_output_ok(row, &in_b, &out)) {
 		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", row->gpu, out.name,
 			     pair);
@@ -481,10 +506,10 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 	int rc;
 	Py_BEGIN_ALLOW_THREADS
 	if (bounds)
-		rc = bound_scaled_elements(row, &in_a, &in_b, &out, &sf, (size_t)every, (size_t)M, (size_t)N, (size_t)K,
+		rc = bound_scaled_elements(&m.tc, &in_a, &in_b, &out, &sf, (size_t)every, (size_t)M, (size_t)N, (size_t)K,
 					   A.buf, B.buf, SA.buf, SB.buf, have_c ? C.buf : NULL, D.buf);
 	else
-		rc = fpref_emu_tc_gemm_scaled_threads(row, &in_a, &in_b, &out, (size_t)M, (size_t)N, (size_t)K, A.buf,
+		rc = fpref_emu_tc_gemm_scaled_threads(&m.tc, &in_a, &in_b, &out, (size_t)M, (size_t)N, (size_t)K, A.buf,
 						      B.buf, &s, have_c ? C.buf : NULL, D.buf, 1);
 	Py_END_ALLOW_THREADS
 	if (rc == -2) {

@@ -103,11 +103,12 @@ def assert_matches_model(D: Any, A: Any, B: Any, C: Any = None, *, model: str = 
                          inp: Union[str, Tuple[str, str]] = "e4m3", out: str = "f32", promote: Optional[int] = None,
                          block: Optional[int] = None, frac: Optional[int] = None, floor: Optional[int] = None,
                          final: str = "rtz", round: Optional[str] = None, scale_a: Any = None, scale_b: Any = None,
-                         scale_every: Optional[int] = None, scale_format: str = "e8m0", show: int = 10) -> None:
+                         scale_every: Optional[int] = None, scale_format: str = "e8m0", shape: Optional[str] = None,
+                         show: int = 10) -> None:
     """Assert that D (M x N, codes or a float array of out's values) is what
     the tensor-core model computes for A B + C: fpref.gemm with the same
     arguments, block scales (scale_a, scale_b, scale_every, scale_format)
-    included.  A, B: codes, ml_dtypes arrays, or float arrays holding
+    and the instruction shape included.  A, B: codes, ml_dtypes arrays, or float arrays holding
     values of inp exactly; inp: one format, or a pair (A's, B's) such as
     ("e5m2", "e4m3").  Each mismatch line gives the element, got and
     expected (hex and value), the exact A B + C there, both errors against
@@ -121,7 +122,7 @@ def assert_matches_model(D: Any, A: Any, B: Any, C: Any = None, *, model: str = 
     out_name = format_info(out)["name"]
     in_a, in_b, said_a, said_b = _inp_pair(inp)
     args = dict(model=model, inp=inp, out=out_name, promote=promote, block=block, frac=frac, floor=floor, final=final,
-                round=round)
+                round=round, shape=shape)
     scales = dict(scale_a=scale_a, scale_b=scale_b, scale_every=scale_every, scale_format=scale_format)
     want = gemm(A, B, C, **args, **scales)
     got, _ = _codes_in(D, out_name, "out", "D", f"out={out!r}")
