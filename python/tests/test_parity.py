@@ -76,3 +76,35 @@ def test_namespace_is_the_public_names():
         assert hasattr(fpref, name), name
     for private in ("np", "dataclass", "Any", "Optional", "field"):
         assert private not in dir(fpref)
+
+
+# the catalogue's byte-wide formats, the integers, P3109's and a custom one
+SMALL = [f["name"] for f in fpref.formats() if f["element_bytes"] == 1] + \
+    ["int8", "int4", "uint4", "binary8p3se", "binary5p2sf", "binary3p3ue", "e3m2,subnormals=off"]
+
+
+@pytest.mark.parametrize("fmt", SMALL)
+def test_table_matches_cli(fmt):
+    """fpref.table against `fpref table`: every code, its class and exact value."""
+    if CLI is None:
+        pytest.skip("no fpref command built (set FPREF_CLI)")
+    r = subprocess.run([CLI, "table", fmt], capture_output=True, text=True)
+    if r.returncode == 2:  # the command's limit (8 bits); the package must refuse alike
+        with pytest.raises(ValueError, match="8 bits or fewer"):
+            fpref.table(fmt)
+        return
+    lines = [line for line in r.stdout.splitlines() if line and not line.startswith(("#", "code"))]
+    rows = fpref.table(fmt)
+    assert len(rows) == len(lines) > 0
+    for row, line in zip(rows, lines):
+        words = line.split()
+        assert words[0] == row["hex"]
+        if row["class"] == "unused":
+            assert "unused" in words and "never produced" in line and row["value"] is None
+        else:
+            assert words[-1] == row["value"] and words[-2] == row["class"]
+
+
+def test_table_refuses_wide_formats():
+    with pytest.raises(ValueError, match="8 bits or fewer; float16 has 16"):
+        fpref.table("f16")

@@ -17,7 +17,7 @@ from . import _fpref
 
 __version__: str = _fpref.__version__
 
-__all__ = ["convert", "decode", "formats", "format_info", "op", "explain", "Explanation", "dot", "gemm", "bound", "models",
+__all__ = ["convert", "decode", "formats", "format_info", "table", "op", "explain", "Explanation", "dot", "gemm", "bound", "models",
            "quantize", "Quantized", "lossscale", "LossScaleRun", "gen", "GenResult", "verify", "VerifyResult",
            "VerifyReport", "Mismatch", "suite_files",
            "flags_describe", "hex_codes", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE",
@@ -46,6 +46,19 @@ def format_info(fmt: str) -> Dict[str, Any]:
 def formats() -> List[Dict[str, Any]]:
     """The catalogue: one dict per format (fpref formats prints the same rows)."""
     return [_fpref.format_info(n) for n in _fpref.format_names()]
+
+
+def table(fmt: str) -> List[Dict[str, Any]]:
+    """Every code of a format of 8 bits or fewer, as `fpref table` lists
+    it: one dict per code with code, hex, the fields sign, exponent and
+    mantissa (k for an integer format such as int8), class (zero,
+    subnormal, normal, inf, nan; "unused" for a code the format never
+    produces) and value, the exact decimal (None for an unused code).
+
+    >>> [r["value"] for r in table("e2m1")][:8]
+    ['0', '0.5', '1', '1.5', '2', '3', '4', '6']
+    """
+    return _fpref.table(format_info(fmt)["name"])
 
 
 def models() -> List[Dict[str, Any]]:

@@ -216,6 +216,7 @@ static PyMethodDef methods[] = {
 	{ "gemm_scaled", py_gemm_scaled, METH_VARARGS, "D = A B + C with block scales (fpref_emu_tc_gemm_scaled_threads)" },
 	{ "models", py_models, METH_NOARGS, "the tensor-core model rows" },
 	{ "classify", py_classify, METH_VARARGS, "fpref_golden_classify's mismatch class" },
+	{ "table", py_table, METH_VARARGS, "every code of a format of 8 bits or fewer (fpref table)" },
 	{ "flags_describe", py_flags_describe, METH_VARARGS, "flags as words" },
 	{ "hex", py_hex, METH_VARARGS, "a pattern in the container's hex digits" },
 	{ "quantize", py_quantize, METH_VARARGS, "a scaling scheme's codes, scales and report" },

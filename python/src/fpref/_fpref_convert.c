@@ -368,6 +368,54 @@ PyObject *py_explain(PyObject *self, PyObject *args)
 	return d;
 }
 
+/* ---- table ---- */
+
+/* table(fmt) -> [dict]: every code of a format of 8 bits or fewer, as
+ * fpref table lists it: code, hex, its fields (sign, exponent, mantissa)
+ * or, for an integer format, k; class ("unused" for a code never
+ * produced) and the exact value (None for an unused code). */
+PyObject *py_table(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *name;
+	struct fpref_format f;
+	if (!PyArg_ParseTuple(args, "s", &name) || fpref_py_get_format(name, &f) != 0)
+		return NULL;
+	int bits = fpref_format_container_bits(&f);
+	if (bits > 8) {
+		PyErr_Format(PyExc_ValueError, "table lists formats of 8 bits or fewer; %s has %d (explain takes single "
+			     "values)", f.name, bits);
+		return NULL;
+	}
+	PyObject *list = PyList_New(0);
+	for (uint64_t code = 0; list && code < ((uint64_t)1 << bits); code++) {
+		struct fpref_unpacked u;
+		enum fpref_decode_status st = fpref_decode(&f, code, &u);
+		bool unused = st == FPREF_DECODE_NONCANONICAL;
+		char hex[8];
+		fpref_format_hex(&f, code, hex, sizeof hex);
+		unsigned sign;
+		uint64_t e, m;
+		fpref_fields(&f, code, &sign, &e, &m);
+		int64_t k = fpref_format_int_k(&f, code);
+		const char *cls = unused ? "unused"
+			: f.integer ? (k == 0 ? "zero" : k < 0 ? "negative" : "positive") : fpref_class_name(u.cls);
+		PyObject *value = unused ? (Py_INCREF(Py_None), Py_None) : take_string(fpref_ref_unpacked_decimal(&u));
+		PyObject *row = !value ? NULL
+			: f.integer ? Py_BuildValue("{s:K,s:s,s:L,s:s,s:N}", "code", (unsigned long long)code, "hex", hex,
+						     "k", (long long)k, "class", cls, "value", value)
+				    : Py_BuildValue("{s:K,s:s,s:I,s:K,s:K,s:s,s:N}", "code", (unsigned long long)code, "hex",
+						     hex, "sign", sign, "exponent", (unsigned long long)e, "mantissa",
+						     (unsigned long long)m, "class", cls, "value", value);
+		if (!row || PyList_Append(list, row) != 0) {
+			Py_XDECREF(row);
+			Py_CLEAR(list);
+		}
+		Py_XDECREF(row);
+	}
+	return list;
+}
+
 /* ---- mismatch classes ---- */
 
 PyObject *py_classify(PyObject *self, PyObject *args)
