@@ -544,6 +544,30 @@ START_TEST(nan_pattern_per_row)
 }
 END_TEST
 
+/* Issue 37, class F1: the FP16-output floors come from targeted hardware
+ * vectors, which the independent model lacks; they stay.  Worked by hand:
+ * h100-mma f16 -> f16, a0 b0 = 2^-10 * 2^-15 = 2^-25 (half of FP16's least
+ * subnormal), a1 b1 = 2^-24 * 2^-24 = 2^-48.  The floor -21 aligns at 2^-21
+ * and keeps 25 bits down to 2^-46: 2^-48 is cut, 2^-25 is a tie, to even:
+ * 0000 (fpref).  With no floor the alignment is 2^-25 and 2^-48 stays: above
+ * the tie, 0001 (the independent model's answer). */
+START_TEST(fp16_floor_kept)
+{
+	struct fpref_format f16 = test_format("float16");
+	const struct fpref_tc_model *row = fpref_tc_model_find("h100-mma", &f16);
+	ck_assert_int_eq(row->floor_fp16, -21);
+	uint64_t a[16] = { 0x1400, 0x0001 }, b[16] = { 0x0200, 0x0001 }, d = 1;
+	struct fpref_tc_model no_floor = *row;
+	no_floor.floor_fp16 = FPREF_TC_NO_FLOOR;
+	for (int e = 0; e < 2; e++) {
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(row, &f16, &f16, a, b, 16, 0, &f16, &d), 0);
+		ck_assert_uint_eq(d, 0x0000);
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(&no_floor, &f16, &f16, a, b, 16, 0, &f16, &d), 0);
+		ck_assert_uint_eq(d, 0x0001);
+	}
+}
+END_TEST
+
 /* Issue 37, class D2: a kernel built from a smaller instruction chains
  * blocks of that instruction's K.  Worked by hand: products 1 and -1 in
  * the first K/2 of the row's block and 2^-30 in the second.  One block
@@ -668,6 +692,7 @@ int main(void)
 	tcase_add_test(tc, nan_pattern_per_row);
 	tcase_add_test(tc, subnormal_c_at_least_normal);
 	tcase_add_test(tc, instruction_shapes);
+	tcase_add_test(tc, fp16_floor_kept);
 	tcase_add_test(tc, overflow_to_inf_under_rtz);
 	tcase_add_loop_test(tc, zero_results_against_oracle, 0, 12);
 	tcase_set_timeout(tc, 600);
