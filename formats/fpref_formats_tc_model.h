@@ -203,6 +203,16 @@ void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output,
 int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding rounding, struct fpref_tc_model *m,
 			  char *err, size_t errlen);
 
+/* A custom model's conventions, a comma-separated list of zero-positive
+ * (every zero result +0), nan-ones (NaN = all ones), c-least-normal (a
+ * subnormal C aligned at its format's least normal) and product-inf
+ * (products of 2^128 or more are infinities): the row fields of those
+ * names set true.  0, or -1 with a message naming the unknown word.
+ * fpref_tc_model_describe writes them after "; traits " for a generic
+ * model, and fpref_tc_model_from_description reads them back. */
+int fpref_tc_model_traits(struct fpref_tc_model *m, const char *list, char *err, size_t errlen);
+const char *fpref_tc_model_trait_choices(void);
+
 /* A generic model read back from its description (the line
  * fpref_tc_model_describe writes for it, as golden files carry it).  0, or
  * -1 when the text is not such a line. */

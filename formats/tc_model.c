@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <ctype.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "fpref_formats_tc_model.h"
@@ -339,6 +340,39 @@ const struct fpref_tc_model *fpref_tc_model_lowered_blocks(const struct fpref_tc
 	return find_by_name(m->gpu, "float16");
 }
 
+/* The conventions a custom model can take (--traits): each a bool field
+ * of the row, false in a custom model (IEEE's sign of zero, the output's
+ * default NaN, C at FP32's least normal, exact products). */
+static const struct {
+	const char *name;
+	size_t offset;
+} traits[] = {
+	{ "zero-positive", offsetof(struct fpref_tc_model, zero_positive) },
+	{ "nan-ones", offsetof(struct fpref_tc_model, nan_ones) },
+	{ "c-least-normal", offsetof(struct fpref_tc_model, c_least_normal) },
+	{ "product-inf", offsetof(struct fpref_tc_model, product_inf) },
+};
+
+const char *fpref_tc_model_trait_choices(void)
+{
+	return "zero-positive, nan-ones, c-least-normal, product-inf";
+}
+
+int fpref_tc_model_traits(struct fpref_tc_model *m, const char *list, char *err, size_t errlen)
+{
+	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t n = strcspn(p, ","), i = 0;
+		while (i < sizeof traits / sizeof traits[0] && !(strlen(traits[i].name) == n && strncmp(traits[i].name, p, n) == 0))
+			i++;
+		if (i == sizeof traits / sizeof traits[0]) {
+			snprintf(err, errlen, "unknown trait '%.*s' (choices: %s)", (int)n, p, fpref_tc_model_trait_choices());
+			return -1;
+		}
+		*(bool *)((char *)m + traits[i].offset) = true;
+	}
+	return 0;
+}
+
 static void describe_native(const struct fpref_tc_model *m, bool fp16, char *buf, size_t len)
 {
 	int floor = fp16 ? m->floor_fp16 : m->floor_fp32;
@@ -359,6 +393,15 @@ static void describe_native(const struct fpref_tc_model *m, bool fp16, char *buf
 		snprintf(buf + used, len - used,
 			 "; two-stage: products in %d part(s), then the sum floored to %d and C to %d fraction bits%s",
 			 m->halves > 1 ? m->halves : 1, m->sum_frac, m->c_frac, m->c_drop ? " (small C dropped)" : "");
+	/* a custom model's conventions (a preset's are its row's, named by its gpu) */
+	if (strcmp(m->gpu, "generic") == 0) {
+		used = strlen(buf);
+		for (size_t i = 0, k = 0; i < sizeof traits / sizeof traits[0] && used < len; i++)
+			if (*(const bool *)((const char *)m + traits[i].offset)) {
+				int w = snprintf(buf + used, len - used, "%s%s", k++ ? "," : "; traits ", traits[i].name);
+				used += w < 0 ? len : (size_t)w;
+			}
+	}
 }
 
 void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output, char *buf, size_t len)
@@ -521,8 +564,13 @@ int fpref_tc_model_from_description(const char *text, struct fpref_tc_model *m)
 {
 	int block, frac, used = 0;
 	char floor_text[16], round_text[8], err[128];
-	if (sscanf(text, "generic tensor core: blocks of %d, %d fraction bits, floor %15[^,], %7s%n", &block, &frac,
-		   floor_text, round_text, &used) != 4 || text[used] != '\0')
+	if (sscanf(text, "generic tensor core: blocks of %d, %d fraction bits, floor %15[^,], %7[a-z]%n", &block, &frac,
+		   floor_text, round_text, &used) != 4)
+		return -1;
+	static const char traits_head[] = "; traits ";
+	const char *rest = text + used;
+	bool with_traits = strncmp(rest, traits_head, sizeof traits_head - 1) == 0;
+	if (*rest != '\0' && !with_traits)
 		return -1;
 	int floor = FPREF_TC_NO_FLOOR;
 	char *end = NULL;
@@ -533,9 +581,9 @@ int fpref_tc_model_from_description(const char *text, struct fpref_tc_model *m)
 		floor = (int)v;
 	}
 	enum fpref_rounding r;
-	if (fpref_rounding_parse(round_text, &r) != 0)
+	if (fpref_rounding_parse(round_text, &r) != 0 || fpref_tc_model_custom(block, frac, floor, r, m, err, sizeof err) != 0)
 		return -1;
-	return fpref_tc_model_custom(block, frac, floor, r, m, err, sizeof err);
+	return with_traits ? fpref_tc_model_traits(m, rest + sizeof traits_head - 1, err, sizeof err) : 0;
 }
 
 static const char *const order_names[] = { "recursive", "pairwise", "blocked", "fma-chain", "kahan" };

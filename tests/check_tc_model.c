@@ -544,6 +544,79 @@ START_TEST(nan_pattern_per_row)
 }
 END_TEST
 
+/* Issue 37: a custom model states each convention with --traits.  Each
+ * trait flips the issue's hand-worked case of its class on both engines
+ * (Z1: 8000 -> 0000; N1: inf - inf, 7E00 -> 7FFF; A3: 0002 -> 0001; O1:
+ * 2^200 - 2^200, 0 -> NaN); v100's FP16 output is generic (4 products, 23
+ * bits, floor -19, rne) with zero-positive and nan-ones, on random cases;
+ * and the description a golden file carries reads back with its traits. */
+START_TEST(generic_traits)
+{
+	struct fpref_format f16 = test_format("float16"), e5m2 = test_format("float8_e5m2"),
+			    bf16 = test_format("bfloat16"), f32 = test_format("float32");
+	char err[256], desc[512];
+	const struct {
+		const char *traits;
+		const struct fpref_format *in, *out;
+		int block, frac;
+		uint64_t a[16], b[16], c, without, with;
+	} cases[] = {
+		{ "zero-positive", &f16, &f16, 4, 23, { 0x8800, 0x8001 }, { 0x3C00, 0x3400 }, 0x0800, 0x8000, 0x0000 },
+		{ "nan-ones", &f16, &f16, 4, 23, { 0x7C00, 0xFC00 }, { 0x3C00, 0x3C00 }, 0, 0x7E00, 0x7FFF },
+		{ "c-least-normal", &e5m2, &f16, 16, 13,
+		  { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 }, { 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 }, 0x0001,
+		  0x0002, 0x0001 },
+		{ "product-inf", &bf16, &f32, 8, 24, { 0x7180, 0x7180 }, { 0x7180, 0xF180 }, 0, 0x00000000, 0x7FC00000 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fpref_tc_model plain, traited, back;
+		ck_assert_int_eq(fpref_tc_model_custom(cases[i].block, cases[i].frac, FPREF_TC_NO_FLOOR, FPREF_RNE, &plain, err,
+						       sizeof err), 0);
+		traited = plain;
+		ck_assert_msg(fpref_tc_model_traits(&traited, cases[i].traits, err, sizeof err) == 0, "%s", err);
+		size_t K = cases[i].block > 2 ? (size_t)cases[i].block : 2;
+		for (int e = 0; e < 2; e++) {
+			uint64_t d = 1;
+			ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(&plain, cases[i].in, cases[i].in, cases[i].a,
+										    cases[i].b, K, cases[i].c, cases[i].out, &d), 0);
+			ck_assert_msg(d == cases[i].without, "%s off, engine %d: %llx", cases[i].traits, e, (unsigned long long)d);
+			ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(&traited, cases[i].in, cases[i].in, cases[i].a,
+										    cases[i].b, K, cases[i].c, cases[i].out, &d), 0);
+			ck_assert_msg(d == cases[i].with, "%s on, engine %d: %llx", cases[i].traits, e, (unsigned long long)d);
+		}
+		fpref_tc_model_describe(&traited, cases[i].out->name, desc, sizeof desc);
+		ck_assert_msg(strstr(desc, cases[i].traits) != NULL, "%s", desc);
+		ck_assert_int_eq(fpref_tc_model_from_description(desc, &back), 0);
+		ck_assert(back.zero_positive == traited.zero_positive && back.nan_ones == traited.nan_ones &&
+			  back.c_least_normal == traited.c_least_normal && back.product_inf == traited.product_inf);
+		fpref_tc_model_describe(&plain, cases[i].out->name, desc, sizeof desc);
+		ck_assert_ptr_null(strstr(desc, "traits"));
+	}
+	struct fpref_tc_model m;
+	ck_assert_int_ne(fpref_tc_model_traits(&m, "zero-positive,bogus", err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "'bogus'"));
+
+	/* v100's FP16 output, stated as a custom model with two traits */
+	const struct fpref_tc_model *v100 = fpref_tc_model_find("v100", &f16);
+	struct fpref_tc_model custom;
+	ck_assert_int_eq(fpref_tc_model_custom(4, 23, v100->floor_fp16, FPREF_RNE, &custom, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_tc_model_traits(&custom, "zero-positive,nan-ones", err, sizeof err), 0);
+	uint64_t state = 0x7ea175;
+	for (int rep = 0; rep < 3000; rep++) {
+		uint64_t a[12], b[12];
+		size_t K = 1 + next_random(&state) % 12;
+		uint64_t c = random_case(&f16, &f16, &state, K, a, b);
+		for (int e = 0; e < 2; e++) {
+			uint64_t want = 1, got = 2;
+			ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(v100, &f16, &f16, a, b, K, c, &f16, &want), 0);
+			ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(&custom, &f16, &f16, a, b, K, c, &f16, &got), 0);
+			ck_assert_msg(got == want, "case %d engine %d: v100 %llx, generic %llx", rep, e, (unsigned long long)want,
+				      (unsigned long long)got);
+		}
+	}
+}
+END_TEST
+
 /* Issue 37, class F1: the FP16-output floors come from targeted hardware
  * vectors, which the independent model lacks; they stay.  Worked by hand:
  * h100-mma f16 -> f16, a0 b0 = 2^-10 * 2^-15 = 2^-25 (half of FP16's least
@@ -693,6 +766,7 @@ int main(void)
 	tcase_add_test(tc, subnormal_c_at_least_normal);
 	tcase_add_test(tc, instruction_shapes);
 	tcase_add_test(tc, fp16_floor_kept);
+	tcase_add_test(tc, generic_traits);
 	tcase_add_test(tc, overflow_to_inf_under_rtz);
 	tcase_add_loop_test(tc, zero_results_against_oracle, 0, 12);
 	tcase_set_timeout(tc, 600);

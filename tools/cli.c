@@ -162,6 +162,9 @@ static const struct cli_opt shared_opts[] = {
 	{ "--shape", CLI_VALUE, "SHAPE", NULL,
 	  "the instruction a kernel chains (m16n8k8, m64n128k16, 32x32x4; a preset's ISA): blocks of its K where K is "
 	  "below the preset's block", SHARED(model.shape), CLI_MODEL },
+	{ "--traits", CLI_VALUE, "LIST", NULL,
+	  "a generic model's conventions, of zero-positive, nan-ones, c-least-normal, product-inf (docs/accumulation.md)",
+	  SHARED(model.traits), CLI_MODEL },
 	{ "--scale-a", CLI_VALUE, "SA.npy", NULL,
 	  "block scales of A (M x K/E, E = --scale-every): uint8 patterns of --scale-format, or float values it holds "
 	  "exactly; without it (and with --scale-b), ones",

@@ -15,7 +15,7 @@ enum cli_group {
 	CLI_JSON = 8,   /* --json */
 	CLI_ENGINE = 16,
 	CLI_FMT = 32,   /* --fmt FMT, stored as the target */
-	CLI_MODEL = 64, /* --model --block --frac --floor --final --promote --order --shape */
+	CLI_MODEL = 64, /* --model --block --frac --floor --final --promote --order --shape --traits */
 	CLI_SCALE = 128, /* --pre-scale CODE: a conversion's scale step */
 	CLI_GEMM_SCALES = 256 /* --scale-a SA.npy --scale-b SB.npy --scale-every E --scale-format FMT */
 };
@@ -64,7 +64,7 @@ struct cli_command {
 #define CLI_NOPTS(t) (sizeof(t) / sizeof(t)[0])
 
 struct cli_model_text {
-	const char *model, *block, *frac, *floor, *final, *promote, *order, *shape;
+	const char *model, *block, *frac, *floor, *final, *promote, *order, *shape, *traits;
 };
 
 /* A GEMM's block scales as given (NULL: not given). */

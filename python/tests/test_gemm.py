@@ -336,3 +336,28 @@ def test_shape_refused(kw, words):
     B = fpref.convert([[1.0]] * 16, kw["inp"])
     with pytest.raises((ValueError, TypeError), match=words):
         fpref.gemm(A, B, **kw)
+
+
+def test_traits_state_a_generic_models_conventions(cli):
+    """traits= (the command's --traits): issue 37's Z1 case, v100 f16 -> f16,
+    is -0 (8000) under IEEE's sign and +0 with zero-positive; with
+    nan-ones too, generic (4, 23, floor -19, rne) is v100's FP16 output."""
+    A = np.array([[0x8800, 0x8001, 0, 0], [0x7C00, 0xFC00, 0, 0]], np.uint16)
+    B = np.array([[0x3C00, 0x3400, 0, 0], [0x3C00, 0x3C00, 0, 0]], np.uint16).T
+    C = np.array([[0x0800, 0], [0, 0]], np.uint16)
+    kw = dict(model="generic", block=4, frac=23, floor=-19, final="rne", inp="f16", out="f16")
+    plain = fpref.gemm(A, B, C, **kw)
+    both = fpref.gemm(A, B, C, traits=["zero-positive", "nan-ones"], **kw)
+    assert plain[0, 0] == 0x8000 and both[0, 0] == 0x0000
+    assert plain[1, 1] == 0x7E00 and both[1, 1] == 0x7FFF
+    assert np.array_equal(both, fpref.gemm(A, B, C, model="v100", inp="f16", out="f16"))
+    line = "8800 8001 0 0 3C00 3400 0 0 0800"
+    rows = cli(["dot", "--model", "generic", "--block", "4", "--frac", "23", "--in", "f16", "--out", "f16", "--traits",
+                "zero-positive"], [line])
+    assert rows[0][-1] == "0000"
+    with pytest.raises(ValueError, match="unknown trait 'bogus'"):
+        fpref.gemm(A, B, C, traits=["bogus"], **kw)
+    with pytest.raises(ValueError, match="traits describe model='generic'"):
+        fpref.gemm(A, B, model="v100", inp="f16", traits=["nan-ones"])
+    with pytest.raises(TypeError, match="list of names"):
+        fpref.gemm(A, B, C, traits="nan-ones", **kw)

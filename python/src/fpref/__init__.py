@@ -539,11 +539,14 @@ def _gemm_inputs(A: Any, B: Any, C: Any, inp: Any, out: str):
 
 
 def _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, rows,
-               bounds, shape=None) -> None:
+               bounds, shape=None, traits=None) -> None:
     _check_gemm_args(model, promote, frac, floor, final, round)
     _check_shape(shape)
+    if traits is not None and (isinstance(traits, str) or not all(isinstance(t, str) for t in traits)):
+        raise TypeError(f"traits is a list of names such as ['zero-positive', 'nan-ones'], not {traits!r}")
     _fpref.gemm(model, *inp_names, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor, final,
-                rows, bounds, *_env(round, None, False, False, None, None, None, 32), shape)
+                rows, bounds, *_env(round, None, False, False, None, None, None, 32), shape,
+                None if traits is None else ",".join(traits))
 
 
 def _check_shape(shape: Optional[str]) -> None:
@@ -556,7 +559,8 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
          promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None,
          as_ml_dtypes: bool = False, scale_a: Any = None, scale_b: Any = None, scale_every: Optional[int] = None,
-         scale_format: str = "e8m0", shape: Optional[str] = None) -> np.ndarray:
+         scale_format: str = "e8m0", shape: Optional[str] = None,
+         traits: Optional[List[str]] = None) -> np.ndarray:
     """D = A B + C as a tensor core computes it (fpref_emu_tc_gemm): A (M x K) and B
     (K x N) are codes (or float/ml_dtypes arrays) of inp, C (M x N, None:
     zeros) codes of out; D comes back as codes of out.  inp is one format
@@ -588,6 +592,8 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
     "m64n128k16", "32x32x4"; the command's --shape): the preset's block
     becomes the shape's K where K is the smaller (ValueError for a shape
     the ISA lacks, a lowered output, or a model that is not a preset).
+    traits: model="generic"'s conventions, of "zero-positive",
+    "nan-ones", "c-least-normal", "product-inf" (the command's --traits).
 
     >>> A = convert([[1.0, 2.0]], "e4m3"); B = convert([[3.0], [4.0]], "e4m3")
     >>> decode(gemm(A, B, model="h100"), "f32")
@@ -607,7 +613,7 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
         _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, *scales, False, shape)
     else:
         _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
-                   False, shape)
+                   False, shape, traits)
     codes = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return _ml_view(codes, out_name) if as_ml_dtypes else codes
 
@@ -632,7 +638,7 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str,
           promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
           floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None, scale_a: Any = None,
           scale_b: Any = None, scale_every: Optional[int] = None, scale_format: str = "e8m0",
-          shape: Optional[str] = None) -> np.ndarray:
+          shape: Optional[str] = None, traits: Optional[List[str]] = None) -> np.ndarray:
     """The a priori error bound of each element of gemm(A, B, C, ...) with the
     same arguments: a float64 array (M x N) of bounds on |D - exact|, as
     `fpref gemm` checks every element against (docs/accumulation.md derives
@@ -658,7 +664,7 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str,
         _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, *scales, True, shape)
         return d
     _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
-               True, shape)
+               True, shape, traits)
     return d
 
 
@@ -685,7 +691,7 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, T
         promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
         floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None, scale_a: Any = None,
         scale_b: Any = None, scale_every: int = 32, scale_format: str = "e8m0",
-        shape: Optional[str] = None) -> np.ndarray:
+        shape: Optional[str] = None, traits: Optional[List[str]] = None) -> np.ndarray:
     """d = a . b + c over the last axis, as gemm computes each element: a and b
     of shape (..., K) (codes or arrays of inp), c (...) codes of out (None:
     +0); the codes of out with shape (...).  inp: one format, or a pair
@@ -734,7 +740,7 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, T
                           sf, shape)
     else:
         _gemm_call(model, (in_a, in_b), out_name, rows_a.shape[0], 1, K, rows_a, rows_b, cv, d, promote, block, frac,
-                   floor, final, round, True, False, shape)
+                   floor, final, round, True, False, shape, traits)
     res = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return res.reshape(lead)
 

@@ -167,10 +167,10 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 	bool have_c = false;
 	struct env_args ea;
 	int rows, bounds;
-	const char *shape = NULL;
-	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*nnnOspp" ENV_FORMAT "|z", &model_name, &in_a_name, &in_b_name, &out_name,
+	const char *shape = NULL, *traits = NULL;
+	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*nnnOspp" ENV_FORMAT "|zz", &model_name, &in_a_name, &in_b_name, &out_name,
 			      &M, &N, &K, &A, &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, &bounds,
-			      ENV_REFS(ea), &shape))
+			      ENV_REFS(ea), &shape, &traits))
 		return NULL;
 	enum fpref_sum_order order = FPREF_SUM_RECURSIVE;
 	bool plain = fpref_sum_order_parse(model_name, &order) == 0, exact = strcmp(model_name, "exact") == 0;
@@ -211,7 +211,8 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 							  "(fraction bits kept)");
 			goto done;
 		}
-		if (fpref_tc_model_custom((int)block, (int)frac, (int)floor, r, &model, err, sizeof err) != 0) {
+		if (fpref_tc_model_custom((int)block, (int)frac, (int)floor, r, &model, err, sizeof err) != 0 ||
+		    (traits && fpref_tc_model_traits(&model, traits, err, sizeof err) != 0)) {
 			PyErr_Format(PyExc_ValueError, "model='generic': %s", err);
 			goto done;
 		}
@@ -227,6 +228,11 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 		model = *row;
 		if (apply_shape(&model, &out, shape) != 0)
 			goto done;
+	}
+	if (traits && strcmp(model_name, "generic") != 0) {
+		PyErr_Format(PyExc_ValueError, "traits describe model='generic'; the %s model's conventions are its own",
+			     model_name);
+		goto done;
 	}
 	if (shape && (plain || exact || strcmp(model_name, "generic") == 0)) {
 		PyErr_Format(PyExc_ValueError, "shape chains a preset's instruction; model='%s' has none", model_name);

@@ -8,7 +8,7 @@ shows the caller's line, not these helpers' source (__tracebackhide__)."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable, Optional, Tuple, Union
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -104,7 +104,7 @@ def assert_matches_model(D: Any, A: Any, B: Any, C: Any = None, *, model: str = 
                          block: Optional[int] = None, frac: Optional[int] = None, floor: Optional[int] = None,
                          final: str = "rtz", round: Optional[str] = None, scale_a: Any = None, scale_b: Any = None,
                          scale_every: Optional[int] = None, scale_format: str = "e8m0", shape: Optional[str] = None,
-                         show: int = 10) -> None:
+                         traits: Optional[List[str]] = None, show: int = 10) -> None:
     """Assert that D (M x N, codes or a float array of out's values) is what
     the tensor-core model computes for A B + C: fpref.gemm with the same
     arguments, block scales (scale_a, scale_b, scale_every, scale_format)
@@ -122,7 +122,7 @@ def assert_matches_model(D: Any, A: Any, B: Any, C: Any = None, *, model: str = 
     out_name = format_info(out)["name"]
     in_a, in_b, said_a, said_b = _inp_pair(inp)
     args = dict(model=model, inp=inp, out=out_name, promote=promote, block=block, frac=frac, floor=floor, final=final,
-                round=round, shape=shape)
+                round=round, shape=shape, traits=traits)
     scales = dict(scale_a=scale_a, scale_b=scale_b, scale_every=scale_every, scale_format=scale_format)
     want = gemm(A, B, C, **args, **scales)
     got, _ = _codes_in(D, out_name, "out", "D", f"out={out!r}")
