@@ -1,5 +1,5 @@
 /* The oracle against a brute-force model written here from the rules in
- * README.md: every representable value of a format is listed as an exact
+ * docs/rounding.md: every representable value of a format is listed as an exact
  * rational (GMP mpq, no MPFR rounding), the neighbours of an input are found
  * by search, and the mode, overflow, flush and special-value rules pick the
  * result and the flags.  Two independent computations of the same answer. */
@@ -188,7 +188,7 @@ static bool model_away(mpq_srcptr lo, uint64_t lo_sig, mpq_srcptr hi, mpq_srcptr
 		away = !(lo_sig & 1);
 		break;
 	case FPREF_SR: {
-		/* P3109's rules (README, "The environment"), nu = dlo / (hi - lo),
+		/* P3109's rules (docs/rounding.md, "The environment"), nu = dlo / (hi - lo),
 		 * N = sr_width: A, floor(nu 2^N) + R >= 2^N; B, floor(nu 2^(N+1))
 		 * + 2R + 1 >= 2^(N+1); C, rne(nu 2^N) + R >= 2^N */
 		unsigned N = c->env.sr_width + (c->env.sr_rule == FPREF_SR_B ? 1 : 0);
@@ -289,7 +289,7 @@ static void model_round_as(const struct model *m, mpq_srcptr x, const struct env
 	e->flags = 0;
 	e->zero = false;
 	if (negative && !m->f->is_signed && !mirror && c->env.p3109_sat_none && c->env.overflow != FPREF_OVERFLOW_SAT) {
-		/* P3109 SatNone (README, the saturation table): round x as a
+		/* P3109 SatNone (docs/rounding.md, the saturation table): round x as a
 		 * signed format of these magnitudes would; a zero result, or
 		 * rtz or rup, gives 0 with inexact, anything else NaN */
 		struct expected r;
@@ -600,7 +600,7 @@ START_TEST(decimal_inputs_round_correctly)
 }
 END_TEST
 
-/* The rules of README.md, one hand-worked cell each.  Input text, target,
+/* The rules of docs/rounding.md, one hand-worked cell each.  Input text, target,
  * mode, overflow policy, extra switches, expected bits and flags
  * (inexact 01, underflow 02, overflow 04, invalid 10). */
 struct cell {
@@ -695,7 +695,7 @@ static const struct cell cells[] = {
 	{ "f16", "65519", "rne", 0, 0, 0, 0x7BFF, 0x01 },
 	{ "f16", "1e-8", "rne", 0, 0, 0, 0x0000, 0x03 },
 	{ "f16", "inf", "rne", 1, 0, 0, 0x7BFF, 0x05 },
-	/* the rules README.md spells out under "Rules the tables leave implicit" */
+	/* the rules docs/rounding.md spells out under "Rules the tables leave implicit" */
 	{ "e2m2,specials=none,unsigned", "-1", "rne", 0, 0, 0, 0x0, 0x10 },     /* negative, unsigned, no NaN: 0, invalid */
 	{ "e2m2,specials=none,unsigned", "-1", "rne", 1, 0, 0, 0x0, 0x01 },     /* ... sat: 0, inexact */
 	{ "e2m2,specials=none,unsigned", "-0", "rne", 0, 0, 0, 0x0, 0x00 },     /* -0 is zero, not negative */
