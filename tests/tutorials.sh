@@ -23,9 +23,9 @@ chmod +x "$tmp/bin/fpref"
 PATH=$tmp/bin:$PATH
 export PATH
 
-# split PAGE DIR: the page's blocks as DIR/N.sh (or N.skip) and the
+# blocks_of PAGE DIR: the page's blocks as DIR/N.sh (or N.skip) and the
 # expected outputs as DIR/N.out, N counting the sh blocks.
-split() {
+blocks_of() {
 	awk -v dir="$2" '
 		fence == "" && /^<!-- not run -->$/ { skipnext = 1; next }
 		fence == "" && /^<!-- output -->$/ { want = 1; next }
@@ -47,7 +47,7 @@ run() {
 	dir=$tmp/run-$(printf '%s' "$name" | tr '/.' '--')
 	mkdir "$dir" "$dir.blocks"
 	cp "$tmp/bin/fpref" "$dir/fpref"
-	split "$1" "$dir.blocks"
+	blocks_of "$1" "$dir.blocks"
 	n=1
 	found=0
 	while [ -f "$dir.blocks/$n.sh" ] || [ -f "$dir.blocks/$n.skip" ]; do
