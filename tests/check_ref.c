@@ -1158,6 +1158,49 @@ START_TEST(mixed_pair_bounds)
 }
 END_TEST
 
+/* The format's top for a picture of a value beyond max finite (ref/picture.c),
+ * worked by hand: FP4 E2M1's two largest are 4 (0 11 0) and 6 (0 11 1);
+ * E4M3's 416 (7D) and 448 (7E); INT4's 6 and 7, and at the negative end -8
+ * (code 8) with -7 (code 9) nearer zero; E8M0's 2^126 (FD) and 2^127 (FE). */
+START_TEST(format_top)
+{
+	static const struct {
+		const char *fmt;
+		double x;
+		int status;
+		uint64_t lo_bits, hi_bits;
+		double lo, hi, mid;
+	} cases[] = {
+		{ "e2m1", 465, 0, 0x6, 0x7, 4, 6, 5 },
+		{ "e2m1", -465, 0, 0xE, 0xF, -4, -6, -5 },
+		{ "e2m1", 6.5, 0, 0x6, 0x7, 4, 6, 5 },
+		{ "e2m1", 6, -1, 0, 0, 0, 0, 0 },
+		{ "e2m1", 5, -1, 0, 0, 0, 0, 0 },
+		{ "e4m3", 1000, 0, 0x7D, 0x7E, 416, 448, 432 },
+		{ "int4", 100, 0, 0x6, 0x7, 6, 7, 6.5 },
+		{ "int4", -100, 0, 0x9, 0x8, -7, -8, -7.5 },
+		{ "e8m0", 1e39, 0, 0xFD, 0xFE, 0x1p126, 0x1p127, 0x1.8p126 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fpref_format f = test_format(cases[i].fmt);
+		mpfr_t x, lo, hi, mid;
+		mpfr_inits2(64, x, lo, hi, mid, (mpfr_ptr)0);
+		mpfr_set_d(x, cases[i].x, MPFR_RNDN);
+		uint64_t lb = 0, hb = 0;
+		int st = fpref_ref_format_top(&f, x, lo, hi, mid, &lb, &hb);
+		ck_assert_msg(st == cases[i].status, "%s %g: status %d", cases[i].fmt, cases[i].x, st);
+		if (st == 0) {
+			ck_assert_msg(lb == cases[i].lo_bits && hb == cases[i].hi_bits, "%s %g: codes %llx %llx",
+				      cases[i].fmt, cases[i].x, (unsigned long long)lb, (unsigned long long)hb);
+			ck_assert(mpfr_cmp_d(lo, cases[i].lo) == 0);
+			ck_assert(mpfr_cmp_d(hi, cases[i].hi) == 0);
+			ck_assert(mpfr_cmp_d(mid, cases[i].mid) == 0);
+		}
+		mpfr_clears(x, lo, hi, mid, (mpfr_ptr)0);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ref");
@@ -1170,6 +1213,7 @@ int main(void)
 	tcase_add_test(tc, convert_bits);
 	tcase_add_test(tc, parse_errors);
 	tcase_add_test(tc, printing);
+	tcase_add_test(tc, format_top);
 	tcase_add_loop_test(tc, mixed_pair_dots, 0, (int)(sizeof mixed_cases / sizeof mixed_cases[0]));
 	tcase_add_test(tc, mixed_pair_refusals);
 	tcase_add_loop_test(tc, mixed_pair_bounds, 0, (int)(sizeof mixed_bound_cases / sizeof mixed_bound_cases[0]));

@@ -2,6 +2,7 @@
  * format of at most 8 bits, else a window about --at), linear and log2
  * views, the classes coloured, the spacing as a step plot.  One picture
  * kind of fpref draw (tools/cmd_draw.c dispatches). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,10 +187,13 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 	/* the extent of each view */
 	double vmin = vals[0].v, pmin = 0, pmax = 0;
 	double vmax = vmin;
+	size_t imin = 0, imax = 0; /* the codes at the ends */
 	int umin = vals[0].ulp;
 	int umax = umin;
 	bool any_pos = false;
 	for (size_t i = 0; i < n; i++) {
+		imin = vals[i].v < vmin ? i : imin;
+		imax = vals[i].v > vmax ? i : imax;
 		vmin = vals[i].v < vmin ? vals[i].v : vmin;
 		vmax = vals[i].v > vmax ? vals[i].v : vmax;
 		umin = vals[i].ulp < umin ? vals[i].ulp : umin;
@@ -249,17 +253,25 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 			break;
 	}
 	draw_axis(&s, true, &lin, 120, ticks, labels, nt, "value (linear)");
-	if (a->at) { /* the value asked for, where it lies among the codes */
-		struct fpref_ref_value at;
+	if (a->at) { /* the value asked for, where the oracle places it between the ends */
+		struct fpref_ref_value at, lo, hi;
+		fpref_ref_value_init(&lo);
+		fpref_ref_value_init(&hi);
 		if (draw_read_value("--at", a->at, &at) == 0) {
-			double x = mpfr_get_d(at.x, MPFR_RNDN);
-			if (x >= vmin && x <= vmax) {
-				double px = draw_map(&lin, x);
+			double fr = NAN;
+			if (fpref_ref_from_bits(&f, vals[imin].bits, false, &lo) == 0 &&
+			    fpref_ref_from_bits(&f, vals[imax].bits, false, &hi) == 0)
+				fr = fpref_ref_fraction(lo.x, hi.x, at.x);
+			if (fr >= 0 && fr <= 1) {
+				struct draw_scale unit = { 0, 1, lin.p0, lin.p1 };
+				double px = draw_map(&unit, fr);
 				svg_line(&s, px, 90, px, 124, DRAW_VERMILLION, 2, NULL);
 				svg_text(&s, px, 88, "note", "middle", "--at %.12s", a->at);
 			}
 			fpref_ref_value_clear(&at);
 		}
+		fpref_ref_value_clear(&lo);
+		fpref_ref_value_clear(&hi);
 	}
 	/* 2: the log2 view of the positive values */
 	struct draw_scale logs = { pmin, pmax, 70, 860 };

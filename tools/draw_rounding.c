@@ -19,38 +19,6 @@ static char *value_label(mpfr_srcptr x)
 	return fpref_ref_readable(x, 12);
 }
 
-/* Beyond max finite with neither neighbour in the format (465 to FP4: 384
- * and 512 are no FP4 values), the picture's axis is the format's own top:
- * its two largest values of the input's sign, into lo and hi.  0, or -1
- * when the input is not beyond them. */
-static int format_top(const struct fpref_format *f, const struct fpref_ref_value *v, mpfr_t lo, mpfr_t hi,
-		      uint64_t *lo_bits, uint64_t *hi_bits)
-{
-	bool neg = mpfr_signbit(v->x) != 0;
-	uint64_t top = fpref_format_max_bits(f, neg), step = (uint64_t)1 << f->pad_bits;
-	struct fpref_ref_value t, b;
-	fpref_ref_value_init(&t);
-	fpref_ref_value_init(&b);
-	int status = -1;
-	if (fpref_ref_from_bits(f, top, false, &t) == 0 && mpfr_cmpabs(v->x, t.x) > 0) {
-		/* the next code below in magnitude: one step down, or up for a
-		 * two's complement minimum */
-		uint64_t cand[2] = { top - step, top + step };
-		for (int i = 0; i < 2 && status; i++)
-			if (fpref_ref_from_bits(f, cand[i], false, &b) == 0 && mpfr_number_p(b.x) &&
-			    mpfr_signbit(b.x) == mpfr_signbit(t.x) && mpfr_cmpabs(b.x, t.x) < 0) {
-				mpfr_set(lo, b.x, MPFR_RNDN);
-				mpfr_set(hi, t.x, MPFR_RNDN);
-				*lo_bits = cand[i];
-				*hi_bits = top;
-				status = 0;
-			}
-	}
-	fpref_ref_value_clear(&t);
-	fpref_ref_value_clear(&b);
-	return status;
-}
-
 /* The VALUE as typed, cut to fit a line of the picture: a decimal may
  * have any number of digits (the exact value is in fpref explain). */
 static const char *typed(const char *text, char *buf, size_t len)
@@ -108,12 +76,10 @@ int draw_rounding(struct cli_options *o, const struct draw_args *a)
 	 * right of it, room for each mode's result.  Beyond the format's top,
 	 * the axis is that top and the input is drawn past a break. */
 	double p_fx = fpref_ref_fraction(t.lo, t.hi, v.x);
-	bool beyond = !t.lo_held && format_top(f, &v, t.lo, t.hi, &t.lo_bits, &t.hi_bits) == 0;
-	if (beyond) {
+	/* 465 to FP4: its neighbours 384 and 512 are no FP4 values */
+	bool beyond = !t.lo_held && fpref_ref_format_top(f, v.x, t.lo, t.hi, t.mid, &t.lo_bits, &t.hi_bits) == 0;
+	if (beyond)
 		t.lo_held = t.hi_held = true;
-		mpfr_add(t.mid, t.lo, t.hi, MPFR_RNDN); /* exact: one more bit than the format's */
-		mpfr_div_2ui(t.mid, t.mid, 1, MPFR_RNDN);
-	}
 	struct draw_scale sc = { 0, 1, 130, beyond ? 430 : 530 };
 	double fx = beyond ? 1.2 : p_fx, fm = fpref_ref_fraction(t.lo, t.hi, t.mid);
 	char *llo = value_label(t.lo), *lhi = value_label(t.hi), *lmid = value_label(t.mid);
