@@ -134,7 +134,7 @@ bool fpref_tc_scales_ok(const struct fpref_tc_model *m, const struct fpref_tc_sc
 
 size_t fpref_tc_model_count(void);
 /* The preset a chip's name stands for (b200 -> tcgen05, mi300x ->
- * mfma-cdna3, h200 -> h100, ...; README's table), or another spelling of a
+ * mfma-cdna3, h200 -> h100, ...; docs/tensor-cores.md's chip table), or another spelling of a
  * preset (tcgen05-mxf4), in any case; or the name itself when it is
  * neither.  fpref_tc_model_find resolves these names itself, and takes
  * preset names in any case too. */

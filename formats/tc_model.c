@@ -150,7 +150,7 @@ static const struct fpref_tc_model models[] = {
 	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false },
 };
 
-/* Chips by the instruction presets their GEMMs run (README's table); the
+/* Chips by the instruction presets their GEMMs run (docs/tensor-cores.md's chip table); the
  * published models name the architecture, so a chip maps only where its
  * architecture is the one measured or modelled: every sm_90 part runs
  * Hopper's tensor cores (the project's own measurements were taken on an

@@ -269,6 +269,13 @@ char *fpref_ref_unpacked_approx(const struct fpref_unpacked *u, int digits);
 double fpref_ref_fraction(mpfr_srcptr lo, mpfr_srcptr hi, mpfr_srcptr x);
 /* x to digits significant digits ("%.*Rg", nearest); free with free(). */
 char *fpref_ref_short_decimal(mpfr_srcptr x, int digits);
+/* For a picture of a value beyond max finite (ref/picture.c): the
+ * format's two largest values of x's sign, the one nearer zero into lo and
+ * the largest into hi (their codes into *lo_bits, *hi_bits), and their
+ * midpoint, exactly, into mid (whose precisions are set).  0, or -1 when
+ * |x| is not beyond max finite or the format has no second value. */
+int fpref_ref_format_top(const struct fpref_format *f, mpfr_srcptr x, mpfr_ptr lo, mpfr_ptr hi, mpfr_ptr mid,
+			 uint64_t *lo_bits, uint64_t *hi_bits);
 
 #ifdef __cplusplus
 }

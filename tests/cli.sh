@@ -913,7 +913,7 @@ run_in "$tmp/scaled" dot --model mfma-cdna4-scale --in e4m3 --scale-a 2,4
 check_rc 'dot: two scales for one chunk: the line is rejected' 2
 check_has 'dot: the rejection says how many scales' "$tmp/err" 'takes 1 scale(s), one per 32 products; --scale-a gives 2'
 
-# 14. promotion (DeepSeek-V3): see README; 32 x 1*1 then 32 x 2^-9*2^-9 in E4M3 on H100.
+# 14. promotion (DeepSeek-V3): see docs/tensor-cores.md; 32 x 1*1 then 32 x 2^-9*2^-9 in E4M3 on H100.
 line=$(i=0; while [ $i -lt 32 ]; do printf '38 '; i=$((i + 1)); done; i=0; while [ $i -lt 32 ]; do printf '01 '; i=$((i + 1)); done)
 printf '%s%s%s0\n' "$line" "$line" "" >"$tmp/promo"
 run_in "$tmp/promo" dot --model h100 --in e4m3
@@ -954,7 +954,7 @@ check_result 'dot h100-mma e4m3: 1 + 2^-13' 0 "${ones}3F800000 3F800400"
 run_in "$tmp/sm90" dot --model h100-mma --in e4m3 --promote 32
 check_bad 'dot h100-mma: --promote refused' 2 'h100-wgmma'
 
-# Blackwell and CDNA presets (README, "Blackwell and AMD CDNA"): the chip
+# Blackwell and CDNA presets (docs/tensor-cores.md, "Blackwell and AMD CDNA"): the chip
 # name answers as its preset; tcgen05's FP8 keeps 25 bits (1 + 2^-13).
 run_in "$tmp/sm90" dot --model b200 --in e4m3
 check_result 'dot b200 (tcgen05) e4m3: 1 + 2^-13' 0 "${ones}3F800000 3F800400"

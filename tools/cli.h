@@ -47,7 +47,7 @@ struct cli_opt {
 };
 
 /* A subcommand: its name, synopsis, options and examples, from which the
- * help, the man page, the completion and the README check are made. */
+ * help, the man page, the completion and the check of docs/command.md are made. */
 struct cli_command {
 	const char *name;
 	const char *synopsis;  /* after "fpref NAME " */
@@ -246,7 +246,7 @@ int cli_save_patterns(const char *cmd, const char *path, const struct fpref_form
 		      const size_t *shape, int ndim);
 /* Whether a file can be written at path (its folder takes new files, it is
  * not a folder), before any work is done: 0, or CLI_EXIT_FAIL after a message
- * (an unwritable output, as the README's exit statuses say). */
+ * (an unwritable output, as docs/command.md's exit statuses say). */
 int cli_check_writable(const char *cmd, const char *path);
 /* Progress of a long command on stderr, only when stderr is a terminal and
  * the work is large (wanted). */
