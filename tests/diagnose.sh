@@ -83,31 +83,27 @@ has "--json: the class" '"mismatches": {"double rounding": [0-9]*}'
 "$FPREF" verify "$cv" "$tmp/via-f16" --diagnose --json --threads 3 >"$tmp/three"
 if cmp -s "$tmp/one" "$tmp/three"; then ok "--threads 1 and 3: the same report"; else not_ok "--threads 1 and 3 differ"; fi
 
-# 2. One environment bug at a time, each its mutant and its one class.
-for case in "ties-away|tie broken the wrong way|--round rna" "truncate|truncated (toward zero)|--round rtz" \
-	"ftz-output|subnormal flushed|--ftz" "sat-for-ieee|max finite for NaN|--sat"; do
-	mutant=${case%%|*}
+# 2. One environment bug at a time, each its mutant and its one class:
+# "KERNEL|MUTANT|CLASS|OPTIONS" (KERNEL convert_kernel or add_kernel).
+for case in "convert_kernel|ties-away|tie broken the wrong way|--round rna" \
+	"convert_kernel|truncate|truncated (toward zero)|--round rtz" \
+	"convert_kernel|ftz-output|subnormal flushed|--ftz" "convert_kernel|sat-for-ieee|max finite for NaN|--sat" \
+	"add_kernel|ties-away|tie broken the wrong way|--round rna" \
+	"add_kernel|daz-input|subnormal input read as zero|--daz" "add_kernel|ftz-output|subnormal flushed|--ftz"; do
+	kernel=${case%%|*}
 	rest=${case#*|}
+	mutant=${rest%%|*}
+	rest=${rest#*|}
 	class=${rest%%|*}
 	opts=${rest#*|}
+	golden=$cv
+	[ "$kernel" = add_kernel ] && golden=$add
 	# shellcheck disable=SC2086 # the options are words
-	convert_kernel "$tmp/k" $opts
-	check "convert $opts: fails" 1 "$FPREF" verify "$cv" "$tmp/k" --diagnose
-	has "convert $opts: exactly $mutant" "these results are exactly \`$mutant\`"
-	only_class "convert $opts" "$class"
-done
-no_class "saturation on E4M3FN: no inf in a class" 'inf'
-for case in "ties-away|tie broken the wrong way|--round rna" "daz-input|subnormal input read as zero|--daz" \
-	"ftz-output|subnormal flushed|--ftz"; do
-	mutant=${case%%|*}
-	rest=${case#*|}
-	class=${rest%%|*}
-	opts=${rest#*|}
-	# shellcheck disable=SC2086
-	add_kernel "$tmp/k" $opts
-	check "add $opts: fails" 1 "$FPREF" verify "$add" "$tmp/k" --diagnose
-	has "add $opts: exactly $mutant" "these results are exactly \`$mutant\`"
-	only_class "add $opts" "$class"
+	$kernel "$tmp/k" $opts
+	check "$kernel $opts: fails" 1 "$FPREF" verify "$golden" "$tmp/k" --diagnose
+	has "$kernel $opts: exactly $mutant" "these results are exactly \`$mutant\`"
+	only_class "$kernel $opts" "$class"
+	no_class "$kernel $opts: no class says inf (neither E4M3FN nor these bugs have one)" 'inf'
 done
 
 # 3. Two bugs at once: flushes and breaks ties away.  Neither mutant is
