@@ -2,7 +2,8 @@
  * (fpref_golden_mutants.h) a kernel's wrong results are, found by running
  * every applicable mutant on the golden file's inputs and asking which
  * reproduces the kernel's results: every mismatch and nothing else, or
- * how many of them (docs/diagnose.md). */
+ * how many of them; for a GEMM, which variant of its accumulation model
+ * gives the kernel's D (docs/diagnose.md). */
 #ifndef FPREF_GOLDEN_DIAGNOSE_H
 #define FPREF_GOLDEN_DIAGNOSE_H
 
@@ -10,6 +11,7 @@
 #include <stddef.h>
 
 #include "fpref_golden.h"
+#include "fpref_golden_gemm.h"
 #include "fpref_golden_mutants.h"
 
 #ifdef __cplusplus
@@ -54,6 +56,31 @@ int fpref_golden_diagnose(const struct fpref_golden_file *g, const struct fpref_
 			  const struct fpref_golden_results *r, unsigned threads, struct fpref_diagnosis_report *rep,
 			  char *err, size_t errlen);
 void fpref_golden_diagnosis_free(struct fpref_diagnosis_report *rep);
+
+/* ---- GEMMs (golden/gemm_diagnose.c) ----
+ * The model verify-gemm was given, varied one parameter at a time (more or
+ * fewer fraction bits, another block size, the block's other rounding, no
+ * floor, promotion missing or at another interval, C added last), and the
+ * other instruction shapes' rows, the plain orders and the exact product,
+ * each re-run on up to `sample` elements where the kernel's D differs from
+ * the model's and up to `sample` where it agrees. */
+struct fpref_gemm_candidate {
+	char what[128];  /* "more fraction bits: 25 where the model keeps 13" */
+	size_t explains; /* sampled differing elements where it gives the kernel's bits */
+	size_t keeps;    /* sampled agreeing elements where it still does */
+};
+struct fpref_gemm_diagnosis {
+	size_t mismatches, matches;                 /* in the whole of D */
+	size_t sampled_mismatches, sampled_matches;
+	struct fpref_gemm_candidate *rows;          /* those explaining one, the best fit first */
+	size_t nrows;
+};
+/* A candidate fits when it explains every sampled mismatch and keeps every
+ * sampled match.  0, or -1 with a message (block scales or quantised
+ * inputs are not varied). */
+int fpref_golden_gemm_diagnose(const struct fpref_gemm_problem *p, const uint64_t *kernel_D, size_t sample,
+			       struct fpref_gemm_diagnosis *d, char *err, size_t errlen);
+void fpref_golden_gemm_diagnosis_free(struct fpref_gemm_diagnosis *d);
 
 #ifdef __cplusplus
 }

@@ -294,6 +294,74 @@ START_TEST(every_mutant_named_first)
 }
 END_TEST
 
+/* ---- GEMMs ---- */
+
+/* A kernel's D made by one model, judged against another: the variant
+ * that is the kernel's model fits every sampled element. */
+static bool gemm_fits(const struct fpref_accum_model *kernel, const struct fpref_accum_model *model, const char *want)
+{
+	enum { M = 12, N = 12, K = 128 };
+	struct fpref_format e4m3 = test_format("e4m3"), f32 = test_format("f32");
+	static uint64_t A[M * K], B[K * N], C[M * N], D[M * N];
+	uint64_t x = 12345;
+	for (size_t i = 0; i < M * K + K * N; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t code = (x >> 56) & 0x7F;
+		code = code == 0x7F ? 0x7E : code; /* no NaN */
+		code |= (x >> 40) & 0x80;
+		(i < M * K ? A : B)[i < M * K ? i : i - M * K] = code;
+	}
+	for (size_t i = 0; i < M * N; i++)
+		C[i] = 0x3F800000 + (i << 12); /* about 1: C matters */
+	struct fpref_env env;
+	fpref_env_default(&env);
+	struct fpref_gemm_problem p = { .M = M, .N = N, .K = K, .src = &e4m3, .in_a = &e4m3, .in_b = &e4m3, .out = &f32,
+					.A = A, .B = B, .Aq = A, .Bq = B, .C = C, .model = kernel, .env = &env, .threads = 1 };
+	ck_assert_int_eq(fpref_golden_gemm(&p, D, NULL, NULL, NULL), 0);
+	p.model = model;
+	struct fpref_gemm_diagnosis d;
+	char err[256];
+	ck_assert_msg(fpref_golden_gemm_diagnose(&p, D, 32, &d, err, sizeof err) == 0, "%s", err);
+	bool fits = false;
+	if (!want) /* the model's own D: nothing differs, nothing to name */
+		fits = d.mismatches == 0 && d.nrows == 0;
+	for (size_t i = 0; want && i < d.nrows; i++)
+		fits = fits || (strstr(d.rows[i].what, want) && d.rows[i].explains == d.sampled_mismatches &&
+				d.rows[i].keeps == d.sampled_matches && d.sampled_mismatches > 0);
+	if (!fits)
+		for (size_t i = 0; i < d.nrows && i < 5; i++)
+			fprintf(stderr, "  %s: %zu/%zu, %zu/%zu\n", d.rows[i].what, d.rows[i].explains, d.sampled_mismatches,
+				d.rows[i].keeps, d.sampled_matches);
+	fpref_golden_gemm_diagnosis_free(&d);
+	return fits;
+}
+
+START_TEST(gemm_variants)
+{
+	struct fpref_format e4m3 = test_format("e4m3");
+	const struct fpref_tc_model *h100 = fpref_tc_model_find("h100", &e4m3);
+	ck_assert_ptr_nonnull(h100);
+	struct fpref_accum_model model = { .kind = FPREF_ACCUM_TC, .tc = *h100 }, k;
+	ck_assert(gemm_fits(&model, &model, NULL));
+	k = model;
+	k.promote = 32;
+	ck_assert(gemm_fits(&k, &model, "promotion to FP32 every 32 products"));
+	ck_assert(gemm_fits(&model, &k, "no promotion"));
+	k = model;
+	k.tc.frac = 25;
+	ck_assert(gemm_fits(&k, &model, "more fraction bits: 25 where the model keeps 13"));
+	k = model;
+	k.kind = FPREF_ACCUM_EXACT;
+	ck_assert(gemm_fits(&k, &model, "the exact product rounded once"));
+	k = model;
+	k.tc.block = 16;
+	ck_assert(gemm_fits(&k, &model, "blocks of 16 products where the model sums 32"));
+	k = model;
+	k.tc.round_fp32 = FPREF_RNE;
+	ck_assert(gemm_fits(&k, &model, "the block rounded to nearest even"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("diagnose");
@@ -304,6 +372,7 @@ int main(void)
 	tcase_add_test(tc, overflow_classes);
 	tcase_add_test(tc, file_level_order);
 	tcase_add_test(tc, every_mutant_named_first);
+	tcase_add_test(tc, gemm_variants);
 	suite_add_tcase(s, tc);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

@@ -134,7 +134,25 @@ has "verify DIR --diagnose: the file's diagnosis" 'FAIL .*float32-float8_e4m3fn.
 check "verify DIR --diagnose --json" 1 "$FPREF" verify "$tmp/g" "$tmp/r" --diagnose --json
 has "verify DIR --json: the diagnosis" '"diagnosis": "exactly `double-round-f16`"'
 
-# 6. Usage.
+# 6. verify-gemm --diagnose (the variants themselves: tests/check_diagnose).
+# A = [[1, 2], [3, 4]], B = I as float16, so D = A; one element of the
+# kernel's D one ulp off (as tests/verify-gemm.sh writes them): no variant
+# of any model gives it.
+hdr() {
+	printf '\223NUMPY\001\000v\000{\047descr\047: \047%s\047, \047fortran_order\047: False, \047shape\047: (2, 2), }                                                          \012' "$1"
+}
+{ hdr '<f2'; printf '\000<\000@\000B\000D'; } >"$tmp/A.npy"
+{ hdr '<f2'; printf '\000<\000\000\000\000\000<'; } >"$tmp/B.npy"
+{ hdr '<f4'; printf '\000\000\200?\000\000\000@\001\000@@\000\000\200@'; } >"$tmp/Dwrong.npy"
+check "verify-gemm --diagnose, one element off: exit 1" 1 "$FPREF" verify-gemm --a "$tmp/A.npy" --b "$tmp/B.npy" \
+	--d "$tmp/Dwrong.npy" --model h100 --in f16 --out f32 --diagnose
+has "verify-gemm --diagnose: what was sampled" 'diagnosis: the model.s variants re-run on 1 of the 1 differing elements and 3 of the 3 agreeing'
+has "verify-gemm --diagnose: nothing fits a wrong bit" 'no variant fits every sampled element'
+check "verify-gemm --diagnose --json" 1 "$FPREF" verify-gemm --a "$tmp/A.npy" --b "$tmp/B.npy" \
+	--d "$tmp/Dwrong.npy" --model h100 --in f16 --out f32 --diagnose --json
+has "verify-gemm --diagnose --json" '"diagnosis": {"sampled_mismatches": 1, "sampled_matches": 3, "candidates": \[\]}, "pass": false}'
+
+# 7. Usage.
 check "--diagnose without RESULTS: exit 2" 2 "$FPREF" verify "$cv" --diagnose
 check "--threads without --diagnose: exit 2" 2 "$FPREF" verify "$cv" "$tmp/right" --threads 2
 check "--threads 0: exit 2" 2 "$FPREF" verify "$cv" "$tmp/right" --diagnose --threads 0
