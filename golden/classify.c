@@ -4,6 +4,7 @@
  * them: a tie broken the wrong way, double rounding through a wider format,
  * truncation, a subnormal input read as zero.  Only mismatches come here,
  * so the oracle's cost is paid on them alone. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,8 @@ static const char *const mismatch_names[FPREF_MISMATCH_COUNT] = {
 	[FPREF_MISMATCH_NAN_FOR_MAX] = "NaN for max finite",
 	[FPREF_MISMATCH_ZERO_SIGN] = "sign of zero",
 	[FPREF_MISMATCH_FLAGS] = "flags only",
+	[FPREF_MISMATCH_NEARER] = "nearer the exact value than the golden",
+	[FPREF_MISMATCH_FARTHER] = "farther from the exact value than the golden",
 	[FPREF_MISMATCH_OTHER] = "other",
 };
 
@@ -86,6 +89,16 @@ enum fpref_mismatch fpref_golden_classify(const struct fpref_format *f, uint64_t
 	bool adjacent;
 	enum fpref_mismatch c = bits_class(f, g, r, &x, &y, &adjacent);
 	return c != FPREF_MISMATCH_COUNT ? c : adjacent ? FPREF_MISMATCH_DIRECTION : FPREF_MISMATCH_OTHER;
+}
+
+enum fpref_mismatch fpref_golden_classify_errors(const struct fpref_format *f, uint64_t g, uint64_t r, double golden_abs,
+						 double got_abs)
+{
+	enum fpref_mismatch c = fpref_golden_classify(f, g, 0, r, -1);
+	if ((c != FPREF_MISMATCH_DIRECTION && c != FPREF_MISMATCH_OTHER) || isnan(golden_abs) || isnan(got_abs) ||
+	    golden_abs == got_abs)
+		return c;
+	return got_abs < golden_abs ? FPREF_MISMATCH_NEARER : FPREF_MISMATCH_FARTHER;
 }
 
 /* ---- against the exact value ---- */
@@ -245,7 +258,9 @@ unsigned fpref_golden_classes_exact(const struct fpref_golden_job *j, const uint
 	away.rounding = negative ? FPREF_RDN : FPREF_RUP;
 	uint64_t down = number ? exact_round(&e, &j->out, &toward, NULL) : g;
 	uint64_t up = number ? exact_round(&e, &j->out, &away, NULL) : g;
-	bool neighbour = (r == down || r == up) && down != up;
+	/* a dot product's golden is the model's, not the exact value's
+	 * rounding: its neighbours say nothing of the kernel's rounding */
+	bool neighbour = (r == down || r == up) && down != up && j->kind != FPREF_GOLDEN_DOT;
 	if (tie && neighbour)
 		c |= 1u << FPREF_MISMATCH_TIE;
 	if (rounded_twice(&e, r))
@@ -254,6 +269,25 @@ unsigned fpref_golden_classes_exact(const struct fpref_golden_job *j, const uint
 		c |= 1u << FPREF_MISMATCH_FLUSHED;
 	if (neighbour)
 		c |= 1u << (r == down ? FPREF_MISMATCH_TRUNCATED : FPREF_MISMATCH_AWAY);
+	if (j->kind == FPREF_GOLDEN_DOT && number && !c) {
+		/* the golden is the model's: which of the two is nearer the exact value */
+		struct fpref_ref_value gv, rv;
+		fpref_ref_value_init(&gv);
+		fpref_ref_value_init(&rv);
+		if (fpref_ref_from_bits(&j->out, g, false, &gv) == 0 && fpref_ref_from_bits(&j->out, r, false, &rv) == 0 &&
+		    mpfr_number_p(gv.x) && mpfr_number_p(rv.x)) {
+			mpfr_t dg, dr;
+			mpfr_inits2(mpfr_get_prec(e.v.x) + 256, dg, dr, (mpfr_ptr)0);
+			mpfr_sub(dg, gv.x, e.v.x, MPFR_RNDN);
+			mpfr_sub(dr, rv.x, e.v.x, MPFR_RNDN);
+			int cmp = mpfr_cmpabs(dr, dg);
+			if (cmp)
+				c |= 1u << (cmp < 0 ? FPREF_MISMATCH_NEARER : FPREF_MISMATCH_FARTHER);
+			mpfr_clears(dg, dr, (mpfr_ptr)0);
+		}
+		fpref_ref_value_clear(&gv);
+		fpref_ref_value_clear(&rv);
+	}
 	if (!c && plain == FPREF_MISMATCH_DIRECTION)
 		c = 1u << plain; /* the golden's other neighbour, not the exact value's (a model's dot product) */
 	fpref_ref_value_clear(&e.v);
@@ -266,7 +300,8 @@ static const enum fpref_mismatch priority[FPREF_MISMATCH_COUNT] = {
 	FPREF_MISMATCH_NAN_ENCODING, FPREF_MISMATCH_ZERO_SIGN, FPREF_MISMATCH_FLAGS, FPREF_MISMATCH_TIE,
 	FPREF_MISMATCH_DOUBLE_ROUNDING, FPREF_MISMATCH_FLUSHED, FPREF_MISMATCH_NOT_FLUSHED, FPREF_MISMATCH_DAZ,
 	FPREF_MISMATCH_SATURATION, FPREF_MISMATCH_INF_FOR_MAX, FPREF_MISMATCH_MAX_FOR_NAN, FPREF_MISMATCH_NAN_FOR_MAX,
-	FPREF_MISMATCH_TRUNCATED, FPREF_MISMATCH_AWAY, FPREF_MISMATCH_DIRECTION, FPREF_MISMATCH_OTHER,
+	FPREF_MISMATCH_TRUNCATED, FPREF_MISMATCH_AWAY, FPREF_MISMATCH_NEARER, FPREF_MISMATCH_FARTHER,
+	FPREF_MISMATCH_DIRECTION, FPREF_MISMATCH_OTHER,
 };
 
 enum fpref_mismatch fpref_golden_class_first(unsigned classes, const enum fpref_mismatch *order)

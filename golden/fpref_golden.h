@@ -279,6 +279,11 @@ enum fpref_mismatch {
 	FPREF_MISMATCH_NAN_FOR_MAX,  /* NaN for max finite */
 	FPREF_MISMATCH_ZERO_SIGN,    /* +0 against -0 */
 	FPREF_MISMATCH_FLAGS,        /* the same bits, other flags */
+	/* where the golden is a model's (dot products, GEMMs), not the
+	 * correct rounding: the result against the golden, both measured
+	 * against the exact value */
+	FPREF_MISMATCH_NEARER,       /* nearer the exact value than the golden (accumulated more precisely) */
+	FPREF_MISMATCH_FARTHER,      /* farther from it than the golden */
 	FPREF_MISMATCH_OTHER,
 	FPREF_MISMATCH_COUNT
 };
@@ -301,6 +306,12 @@ enum fpref_mismatch fpref_golden_class_first(unsigned classes, const enum fpref_
 /* fpref_golden_class_first(fpref_golden_classes_exact(...), NULL): one line alone. */
 enum fpref_mismatch fpref_golden_classify_exact(const struct fpref_golden_job *j, const uint64_t *in, uint64_t g,
 						unsigned gf, uint64_t r, int rf);
+/* A GEMM element's class (fpref_golden_gemm_verify): the bits' class
+ * where it says more than "the other neighbour" or "other", else whether
+ * the result is nearer the exact value than the golden (the model's)
+ * or farther, from their absolute errors (NaN: not finite). */
+enum fpref_mismatch fpref_golden_classify_errors(const struct fpref_format *f, uint64_t g, uint64_t r, double golden_abs,
+						 double got_abs);
 /* A file's mismatches, tally[mask] of them with each mask of classes,
  * told as few classes as are true of them: order[0..FPREF_MISMATCH_COUNT)
  * is the greedy cover (the class true of most lines first, then of most

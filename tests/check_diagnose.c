@@ -6,6 +6,7 @@
  * catalogue (the emulator's convert and ops under another environment)
  * are in tests/diagnose.sh. */
 #include <check.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -140,6 +141,28 @@ START_TEST(overflow_classes)
 	ck_assert_int_eq(one(&f16, 0x7FC00000, 0, 0x7E00, 0x7FFF), FPREF_MISMATCH_NAN_ENCODING);
 	ck_assert_int_eq(one(&f16, 0x80000000, 0, 0x8000, 0x0000), FPREF_MISMATCH_ZERO_SIGN);
 	ck_assert_int_ne(one(&f16, 0x3F800000, 0, 0x3C00, 0x3C01), FPREF_MISMATCH_ZERO_SIGN);
+}
+END_TEST
+
+/* Where the golden is a model's: nearer the exact value, or farther. */
+START_TEST(model_classes)
+{
+	struct fpref_format f32 = test_format("f32");
+	double ulp3 = 2.384185791015625e-07; /* float32's ulp at 3 */
+	ck_assert_int_eq(fpref_golden_classify_errors(&f32, 0x40400000, 0x40400001, 0, ulp3), FPREF_MISMATCH_FARTHER);
+	ck_assert_int_eq(fpref_golden_classify_errors(&f32, 0x40400001, 0x40400000, ulp3, 0), FPREF_MISMATCH_NEARER);
+	/* no exact value, or as near: the bits' class */
+	ck_assert_int_eq(fpref_golden_classify_errors(&f32, 0x40400000, 0x40400001, NAN, ulp3), FPREF_MISMATCH_DIRECTION);
+	ck_assert_int_eq(fpref_golden_classify_errors(&f32, 0x40400000, 0x40400001, ulp3, ulp3), FPREF_MISMATCH_DIRECTION);
+	/* what the bits say precisely stays: never "nearer" for a flushed subnormal or a NaN */
+	ck_assert_int_eq(fpref_golden_classify_errors(&f32, 0x00000003, 0x00000000, 1e-45, 4e-45), FPREF_MISMATCH_FLUSHED);
+	ck_assert_int_eq(fpref_golden_classify_errors(&f32, 0x7FC00000, 0x7FC00001, NAN, NAN),
+			 FPREF_MISMATCH_NAN_ENCODING);
+	/* a conversion's golden is the correct rounding: neither class appears */
+	struct fpref_golden_job j = convert_job("float32", "float8_e4m3fn", false);
+	uint64_t in[3] = { 0x3F840000, 0, 0 };
+	unsigned c = fpref_golden_classes_exact(&j, in, 0x38, 0, 0x3A, -1);
+	ck_assert_uint_eq(c & (1u << FPREF_MISMATCH_NEARER | 1u << FPREF_MISMATCH_FARTHER), 0);
 }
 END_TEST
 
@@ -296,32 +319,66 @@ END_TEST
 
 /* ---- GEMMs ---- */
 
-/* A kernel's D made by one model, judged against another: the variant
- * that is the kernel's model fits every sampled element. */
-static bool gemm_fits(const struct fpref_accum_model *kernel, const struct fpref_accum_model *model, const char *want)
+enum { GM = 12, GN = 12, GK = 128 };
+struct gemm_data {
+	struct fpref_format e4m3, f32;
+	struct fpref_env env;
+	uint64_t A[GM * GK], B[GK * GN], C[GM * GN], D[GM * GN];
+	struct fpref_gemm_problem p;
+};
+
+/* The kernel's D (A, B: random E4M3 patterns, no NaN; C about 1) through
+ * `kernel`, and the problem set for `model`; malloc'ed. */
+static struct gemm_data *gemm_kernel(const struct fpref_accum_model *kernel, const struct fpref_accum_model *model)
 {
-	enum { M = 12, N = 12, K = 128 };
-	struct fpref_format e4m3 = test_format("e4m3"), f32 = test_format("f32");
-	static uint64_t A[M * K], B[K * N], C[M * N], D[M * N];
+	enum { M = GM, N = GN, K = GK };
+	struct gemm_data *g = malloc(sizeof *g);
+	ck_assert_ptr_nonnull(g);
+	g->e4m3 = test_format("e4m3");
+	g->f32 = test_format("f32");
+	fpref_env_default(&g->env);
 	uint64_t x = 12345;
 	for (size_t i = 0; i < M * K + K * N; i++) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
 		uint64_t code = (x >> 56) & 0x7F;
 		code = code == 0x7F ? 0x7E : code; /* no NaN */
 		code |= (x >> 40) & 0x80;
-		(i < M * K ? A : B)[i < M * K ? i : i - M * K] = code;
+		(i < M * K ? g->A : g->B)[i < M * K ? i : i - M * K] = code;
 	}
 	for (size_t i = 0; i < M * N; i++)
-		C[i] = 0x3F800000 + (i << 12); /* about 1: C matters */
-	struct fpref_env env;
-	fpref_env_default(&env);
-	struct fpref_gemm_problem p = { .M = M, .N = N, .K = K, .src = &e4m3, .in_a = &e4m3, .in_b = &e4m3, .out = &f32,
-					.A = A, .B = B, .Aq = A, .Bq = B, .C = C, .model = kernel, .env = &env, .threads = 1 };
-	ck_assert_int_eq(fpref_golden_gemm(&p, D, NULL, NULL, NULL), 0);
-	p.model = model;
+		g->C[i] = 0x3F800000 + (i << 12); /* about 1: C matters */
+	g->p = (struct fpref_gemm_problem){ .M = M, .N = N, .K = K, .src = &g->e4m3, .in_a = &g->e4m3, .in_b = &g->e4m3,
+					    .out = &g->f32, .A = g->A, .B = g->B, .Aq = g->A, .Bq = g->B, .C = g->C,
+					    .model = kernel, .env = &g->env, .threads = 1 };
+	ck_assert_int_eq(fpref_golden_gemm(&g->p, g->D, NULL, NULL, NULL), 0);
+	g->p.model = model;
+	return g;
+}
+
+/* How many of the kernel's elements verify-gemm puts in class c. */
+static size_t gemm_classes(const struct fpref_accum_model *kernel, const struct fpref_accum_model *model,
+			   enum fpref_mismatch c)
+{
+	struct gemm_data *g = gemm_kernel(kernel, model);
+	struct fpref_verify_options o = { -1, -1, 0, NULL, NULL };
+	struct fpref_gemm_verdict v;
+	char err[256];
+	ck_assert_msg(fpref_golden_gemm_verify(&g->p, g->D, &o, &v, NULL, NULL, err, sizeof err) == 0, "%s", err);
+	size_t n = v.by_kind[c];
+	fpref_golden_gemm_verdict_free(&v);
+	free(g);
+	return n;
+}
+
+/* A kernel's D made by one model, judged against another: the variant
+ * that is the kernel's model fits every sampled element. */
+static bool gemm_fits(const struct fpref_accum_model *kernel, const struct fpref_accum_model *model, const char *want)
+{
+	struct gemm_data *g = gemm_kernel(kernel, model);
 	struct fpref_gemm_diagnosis d;
 	char err[256];
-	ck_assert_msg(fpref_golden_gemm_diagnose(&p, D, 32, &d, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(fpref_golden_gemm_diagnose(&g->p, g->D, 32, &d, err, sizeof err) == 0, "%s", err);
+	free(g);
 	bool fits = false;
 	if (!want) /* the model's own D: nothing differs, nothing to name */
 		fits = d.mismatches == 0 && d.nrows == 0;
@@ -359,6 +416,15 @@ START_TEST(gemm_variants)
 	k = model;
 	k.tc.round_fp32 = FPREF_RNE;
 	ck_assert(gemm_fits(&k, &model, "the block rounded to nearest even"));
+	/* verify-gemm's classes: an exact kernel against the truncating model is
+	 * never farther from the exact product, the model against it never nearer */
+	k = model;
+	k.kind = FPREF_ACCUM_EXACT;
+	size_t near = gemm_classes(&k, &model, FPREF_MISMATCH_NEARER), far = gemm_classes(&k, &model, FPREF_MISMATCH_FARTHER);
+	ck_assert_uint_gt(near, 0);
+	ck_assert_uint_eq(far, 0);
+	ck_assert_uint_eq(gemm_classes(&model, &k, FPREF_MISMATCH_NEARER), 0);
+	ck_assert_uint_eq(gemm_classes(&model, &k, FPREF_MISMATCH_FARTHER), near);
 }
 END_TEST
 
@@ -370,6 +436,7 @@ int main(void)
 	tcase_add_test(tc, rounding_classes);
 	tcase_add_test(tc, subnormal_classes);
 	tcase_add_test(tc, overflow_classes);
+	tcase_add_test(tc, model_classes);
 	tcase_add_test(tc, file_level_order);
 	tcase_add_test(tc, every_mutant_named_first);
 	tcase_add_test(tc, gemm_variants);
