@@ -26,6 +26,7 @@ static const char *const mismatch_names[FPREF_MISMATCH_COUNT] = {
 	[FPREF_MISMATCH_INF_FOR_MAX] = "inf for max finite",
 	[FPREF_MISMATCH_MAX_FOR_NAN] = "max finite for NaN",
 	[FPREF_MISMATCH_NAN_FOR_MAX] = "NaN for max finite",
+	[FPREF_MISMATCH_NAN_FOR_INF] = "NaN for inf",
 	[FPREF_MISMATCH_ZERO_SIGN] = "sign of zero",
 	[FPREF_MISMATCH_FLAGS] = "flags only",
 	[FPREF_MISMATCH_NEARER] = "nearer the exact value than the golden",
@@ -52,6 +53,8 @@ static enum fpref_mismatch overflow_class(const struct fpref_format *f, uint64_t
 		return y->cls == FPREF_CLASS_INF ? FPREF_MISMATCH_INF_FOR_MAX : FPREF_MISMATCH_NAN_FOR_MAX;
 	if (r == fpref_format_max_bits(f, y->negative) && big(x) && (x->negative == y->negative || x->cls == FPREF_CLASS_NAN))
 		return x->cls == FPREF_CLASS_INF ? FPREF_MISMATCH_SATURATION : FPREF_MISMATCH_MAX_FOR_NAN;
+	if (x->cls == FPREF_CLASS_INF && y->cls == FPREF_CLASS_NAN)
+		return FPREF_MISMATCH_NAN_FOR_INF;
 	return FPREF_MISMATCH_COUNT;
 }
 
@@ -296,13 +299,15 @@ unsigned fpref_golden_classes_exact(const struct fpref_golden_job *j, const uint
 
 /* Which class says a line best when several are true of it: the most
  * specific first. */
-static const enum fpref_mismatch priority[FPREF_MISMATCH_COUNT] = {
+static const enum fpref_mismatch priority[] = {
 	FPREF_MISMATCH_NAN_ENCODING, FPREF_MISMATCH_ZERO_SIGN, FPREF_MISMATCH_FLAGS, FPREF_MISMATCH_TIE,
 	FPREF_MISMATCH_DOUBLE_ROUNDING, FPREF_MISMATCH_FLUSHED, FPREF_MISMATCH_NOT_FLUSHED, FPREF_MISMATCH_DAZ,
 	FPREF_MISMATCH_SATURATION, FPREF_MISMATCH_INF_FOR_MAX, FPREF_MISMATCH_MAX_FOR_NAN, FPREF_MISMATCH_NAN_FOR_MAX,
-	FPREF_MISMATCH_TRUNCATED, FPREF_MISMATCH_AWAY, FPREF_MISMATCH_NEARER, FPREF_MISMATCH_FARTHER,
+	FPREF_MISMATCH_NAN_FOR_INF, FPREF_MISMATCH_TRUNCATED, FPREF_MISMATCH_AWAY, FPREF_MISMATCH_NEARER, FPREF_MISMATCH_FARTHER,
 	FPREF_MISMATCH_DIRECTION, FPREF_MISMATCH_OTHER,
 };
+_Static_assert(sizeof priority / sizeof *priority == FPREF_MISMATCH_COUNT, "every class has its place in the order");
+_Static_assert(FPREF_MISMATCH_COUNT <= 32, "a mask of classes is an unsigned");
 
 enum fpref_mismatch fpref_golden_class_first(unsigned classes, const enum fpref_mismatch *order)
 {
@@ -319,23 +324,51 @@ enum fpref_mismatch fpref_golden_classify_exact(const struct fpref_golden_job *j
 	return fpref_golden_class_first(fpref_golden_classes_exact(j, in, g, gf, r, rf), NULL);
 }
 
-void fpref_golden_class_order(const size_t *tally, enum fpref_mismatch *order)
+int fpref_golden_class_tally_add(struct fpref_class_tally *t, unsigned classes)
 {
-	size_t *left = malloc(((size_t)1 << FPREF_MISMATCH_COUNT) * sizeof *left);
+	for (size_t i = 0; i < t->n; i++)
+		if (t->masks[i] == classes) {
+			t->counts[i]++;
+			return 0;
+		}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		unsigned *m = realloc(t->masks, cap * sizeof *m);
+		if (!m)
+			return -1;
+		t->masks = m;
+		size_t *c = realloc(t->counts, cap * sizeof *c);
+		if (!c)
+			return -1;
+		t->counts = c;
+		t->cap = cap;
+	}
+	t->masks[t->n] = classes;
+	t->counts[t->n++] = 1;
+	return 0;
+}
+
+void fpref_golden_class_tally_free(struct fpref_class_tally *t)
+{
+	free(t->masks);
+	free(t->counts);
+	memset(t, 0, sizeof *t);
+}
+
+void fpref_golden_class_order(const struct fpref_class_tally *t, enum fpref_mismatch *order)
+{
 	unsigned taken = 0;
 	int n = 0;
-	if (left)
-		memcpy(left, tally, ((size_t)1 << FPREF_MISMATCH_COUNT) * sizeof *left);
-	while (left && n < FPREF_MISMATCH_COUNT) {
+	while (n < FPREF_MISMATCH_COUNT) {
 		size_t best = 0;
 		enum fpref_mismatch pick = FPREF_MISMATCH_COUNT;
 		for (int k = 0; k < FPREF_MISMATCH_COUNT; k++) {
 			enum fpref_mismatch c = priority[k];
-			if (taken & 1u << c)
-				continue;
 			size_t sum = 0;
-			for (unsigned m = 1u << c; m < 1u << FPREF_MISMATCH_COUNT; m = (m + 1) | 1u << c)
-				sum += left[m];
+			/* the mismatches of class c that no class taken before claims */
+			for (size_t i = 0; !(taken & 1u << c) && i < t->n; i++)
+				if ((t->masks[i] & 1u << c) && !(t->masks[i] & taken))
+					sum += t->counts[i];
 			if (sum > best)
 				best = sum, pick = c;
 		}
@@ -343,11 +376,8 @@ void fpref_golden_class_order(const size_t *tally, enum fpref_mismatch *order)
 			break;
 		order[n++] = pick;
 		taken |= 1u << pick;
-		for (unsigned m = 1u << pick; m < 1u << FPREF_MISMATCH_COUNT; m = (m + 1) | 1u << pick)
-			left[m] = 0;
 	}
 	for (int k = 0; k < FPREF_MISMATCH_COUNT; k++) /* the rest, in the fixed order */
 		if (!(taken & 1u << priority[k]))
 			order[n++] = priority[k], taken |= 1u << priority[k];
-	free(left);
 }

@@ -277,6 +277,7 @@ enum fpref_mismatch {
 	FPREF_MISMATCH_INF_FOR_MAX,  /* inf for max finite (formats with inf) */
 	FPREF_MISMATCH_MAX_FOR_NAN,  /* max finite for NaN (E4M3FN's overflow, or a NaN lost) */
 	FPREF_MISMATCH_NAN_FOR_MAX,  /* NaN for max finite */
+	FPREF_MISMATCH_NAN_FOR_INF,  /* NaN for inf (an overflow to NaN in a format that has inf) */
 	FPREF_MISMATCH_ZERO_SIGN,    /* +0 against -0 */
 	FPREF_MISMATCH_FLAGS,        /* the same bits, other flags */
 	/* where the golden is a model's (dot products, GEMMs), not the
@@ -312,11 +313,22 @@ enum fpref_mismatch fpref_golden_classify_exact(const struct fpref_golden_job *j
  * or farther, from their absolute errors (NaN: not finite). */
 enum fpref_mismatch fpref_golden_classify_errors(const struct fpref_format *f, uint64_t g, uint64_t r, double golden_abs,
 						 double got_abs);
-/* A file's mismatches, tally[mask] of them with each mask of classes,
- * told as few classes as are true of them: order[0..FPREF_MISMATCH_COUNT)
- * is the greedy cover (the class true of most lines first, then of most
- * lines left), so that one bug is one class, not three. */
-void fpref_golden_class_order(const size_t *tally, enum fpref_mismatch *order);
+/* A file's mismatches counted by their masks of classes (the distinct
+ * masks are few: a list). */
+struct fpref_class_tally {
+	unsigned *masks;
+	size_t *counts;
+	size_t n, cap;
+};
+/* Count one mismatch of these classes.  0, or -1 when out of memory. */
+int fpref_golden_class_tally_add(struct fpref_class_tally *t, unsigned classes);
+void fpref_golden_class_tally_free(struct fpref_class_tally *t);
+/* The mismatches told as few classes as are true of them:
+ * order[0..FPREF_MISMATCH_COUNT) is the greedy cover (the class true of
+ * most mismatches first, then of most of those left), so that one bug is
+ * one class, not three; fpref_golden_class_first(mask, order) is then each
+ * mismatch's class. */
+void fpref_golden_class_order(const struct fpref_class_tally *t, enum fpref_mismatch *order);
 
 /* One body line of a golden file: its inputs, the golden result and flags
  * (-1 for dot lines, which have none).  0, or -1 with a message. */

@@ -295,11 +295,10 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 	rep->shown = malloc((o->show ? o->show : 1) * sizeof *rep->shown);
 	struct fpref_golden_line *l = malloc(sizeof *l);
 	/* each mismatch's classes, counted by mask, told apart at the end */
-	size_t *tally = calloc((size_t)1 << FPREF_MISMATCH_COUNT, sizeof *tally);
+	struct fpref_class_tally tally = { 0 };
 	unsigned *shown_classes = malloc((o->show ? o->show : 1) * sizeof *shown_classes);
-	if (!rep->shown || !l || !tally || !shown_classes) {
+	if (!rep->shown || !l || !shown_classes) {
 		free(l);
-		free(tally);
 		free(shown_classes);
 		fpref_golden_verify_report_free(rep);
 		snprintf(err, errlen, "out of memory");
@@ -354,7 +353,11 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 		unsigned classes = fpref_golden_classes_exact(j, l->in, l->result, (unsigned)(l->flags < 0 ? 0 : l->flags),
 							      got, got_flags);
 		enum fpref_mismatch kind = fpref_golden_class_first(classes, NULL);
-		tally[classes]++;
+		if (fpref_golden_class_tally_add(&tally, classes) != 0) {
+			snprintf(err, errlen, "out of memory");
+			status = -1;
+			break;
+		}
 		if (tolerant && !compare &&
 		    (fpref_golden_verify_tolerated(&j->out, l->result, got, ulps_g, rel_g, o) || (same_bits && !same_flags))) {
 			rep->within++;
@@ -378,13 +381,12 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 	}
 	mpfr_clears(exact, bound, overflow, (mpfr_ptr)0);
 	enum fpref_mismatch order[FPREF_MISMATCH_COUNT];
-	fpref_golden_class_order(tally, order);
-	for (unsigned m = 1; m < 1u << FPREF_MISMATCH_COUNT; m++)
-		if (tally[m])
-			rep->by_kind[fpref_golden_class_first(m, order)] += tally[m];
+	fpref_golden_class_order(&tally, order);
+	for (size_t m = 0; m < tally.n; m++)
+		rep->by_kind[fpref_golden_class_first(tally.masks[m], order)] += tally.counts[m];
 	for (size_t i = 0; i < rep->nshown; i++)
 		rep->shown[i].kind = fpref_golden_class_first(shown_classes[i], order);
-	free(tally);
+	fpref_golden_class_tally_free(&tally);
 	free(shown_classes);
 	free(l);
 	if (status)
