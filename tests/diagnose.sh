@@ -132,7 +132,7 @@ add_kernel "$tmp/r/add/bfloat16.rne.txt"
 check "verify DIR --diagnose: fails" 1 "$FPREF" verify "$tmp/g" "$tmp/r" --diagnose
 has "verify DIR --diagnose: the file's diagnosis" 'FAIL .*float32-float8_e4m3fn.rne.txt: [0-9]* of [0-9]* outside; exactly `double-round-f16`'
 check "verify DIR --diagnose --json" 1 "$FPREF" verify "$tmp/g" "$tmp/r" --diagnose --json
-has "verify DIR --json: the diagnosis" '"diagnosis": "exactly `double-round-f16`"'
+has "verify DIR --json: the diagnosis" '"diagnosis_summary": "exactly `double-round-f16`", "diagnosis": \[{"mutant": "double-round-f16", "explains": \([0-9]*\), "mismatches": \1, "contradicts": 0, "exact": true}'
 
 # 6. verify-gemm --diagnose (the variants themselves: tests/check_diagnose).
 # A = [[1, 2], [3, 4]], B = I as float16, so D = A; one element of the

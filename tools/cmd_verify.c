@@ -130,7 +130,7 @@ static void print_case(const struct fpref_verify_case *c, const struct fpref_for
 }
 
 /* The diagnosis in one line (a folder's summary): the exact mutant, or
- * the best and how far it goes; NULL when nothing is to be said. */
+ * the best and how far it goes; empty when nothing is to be said. */
 static void diagnosis_headline(const struct fpref_diagnosis_report *d, char *buf, size_t len)
 {
 	buf[0] = '\0';
@@ -220,7 +220,7 @@ static void print_report(const char *golden, const struct fpref_golden_file *g, 
 
 /* One golden file against results (NULL: the oracle).  Exit status. */
 static int verify_one(const char *golden, const char *results, const struct verify_args *a, bool quiet,
-		      size_t *vectors, size_t *outside, char *headline, size_t headline_len)
+		      size_t *vectors, size_t *outside, struct fpref_diagnosis_report *diag_out)
 {
 	char err[2048];
 	struct fpref_golden_file g;
@@ -257,11 +257,9 @@ static int verify_one(const char *golden, const char *results, const struct veri
 		cli_fail(cli_cmd_verify.name, "%s", err);
 	else if (!quiet)
 		print_report(golden, &g, &j.out, results, &rep, &a->o, a->json, diagnosed ? &diag : NULL);
-	if (headline_len)
-		headline[0] = '\0';
-	if (diagnosed && headline_len)
-		diagnosis_headline(&diag, headline, headline_len);
-	if (diagnosed)
+	if (diagnosed && diag_out)
+		*diag_out = diag; /* the caller's to free */
+	else if (diagnosed)
 		fpref_golden_diagnosis_free(&diag);
 	int status = r != 0 ? CLI_EXIT_USAGE : rep.outside ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	if (r == 0 && a->svg) {
@@ -306,12 +304,16 @@ static const char *manifest_state(const char *golden, bool json, size_t *listed)
 }
 
 /* One line per file that fails or cannot be judged: text, or a JSON
- * array's items; with --diagnose, the diagnosis's headline. */
-static void print_problem(const char *path, int status, size_t cases, size_t outside, const char *headline, bool json,
-			  bool *first)
+ * array's items; with --diagnose (d not NULL), the diagnosis: its headline
+ * in text, its lists in JSON. */
+static void print_problem(const char *path, int status, size_t cases, size_t outside,
+			  const struct fpref_diagnosis_report *d, bool json, bool *first)
 {
 	if (status == CLI_EXIT_OK)
 		return;
+	char headline[256] = "";
+	if (d)
+		diagnosis_headline(d, headline, sizeof headline);
 	if (!json) {
 		if (status == CLI_EXIT_FAIL)
 			printf("FAIL %s: %zu of %zu outside%s%s\n", path, outside, cases, headline[0] ? "; " : "", headline);
@@ -321,9 +323,11 @@ static void print_problem(const char *path, int status, size_t cases, size_t out
 	cli_json_string(path);
 	if (status == CLI_EXIT_FAIL) {
 		printf(", \"verdict\": \"fail\", \"cases\": %zu, \"outside\": %zu", cases, outside);
-		if (headline[0]) {
-			printf(", \"diagnosis\": ");
+		if (d) {
+			printf(", \"diagnosis_summary\": ");
 			cli_json_string(headline);
+			printf(", \"diagnosis\": ");
+			print_diagnosis_json(d);
 		}
 		printf("}");
 	}
@@ -360,9 +364,11 @@ static int verify_dirs(const char *golden, const char *results, const struct ver
 		if (results)
 			snprintf(other, sizeof other, "%s/%s", results, list.paths[i]);
 		size_t cases = 0, out = 0;
-		char headline[256];
-		int s = verify_one(path, results ? other : NULL, a, true, &cases, &out, headline, sizeof headline);
-		print_problem(path, s, cases, out, headline, a->json, &first);
+		struct fpref_diagnosis_report diag = { 0 };
+		bool diagnosed = a->diagnose && results;
+		int s = verify_one(path, results ? other : NULL, a, true, &cases, &out, diagnosed ? &diag : NULL);
+		print_problem(path, s, cases, out, diagnosed && s == CLI_EXIT_FAIL ? &diag : NULL, a->json, &first);
+		fpref_golden_diagnosis_free(&diag);
 		vectors += cases;
 		outside += out;
 		failed_files += s == CLI_EXIT_FAIL;
@@ -465,5 +471,5 @@ int cmd_verify(int argc, char **argv)
 	if (S_ISDIR(st.st_mode))
 		return verify_dirs(paths[0], paths[1], &a);
 	size_t vectors = 0, outside = 0;
-	return verify_one(paths[0], paths[1], &a, false, &vectors, &outside, NULL, 0);
+	return verify_one(paths[0], paths[1], &a, false, &vectors, &outside, NULL);
 }
