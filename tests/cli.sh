@@ -1313,12 +1313,12 @@ check_has 'verify: all exact' "$tmp/out" 'exact     256 of 256'
 grep -v '^#' "$tmp/g/add/float4_e2m1fn.rne.txt" | sed 's/^4 1 4 01$/4 1 5 01/' >"$tmp/mine"
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/mine"
 check_rc 'verify: a wrong result fails (exit 1)' 1
-check_has 'verify: classed as the other neighbour' "$tmp/out" 'rounding direction           1'
-check_has 'verify: the line shown' "$tmp/out" '4 1 -> golden 4 01, got 5 01 (rounding direction, 1 ulp)'
+check_has 'verify: classed as a tie broken the wrong way' "$tmp/out" 'tie broken the wrong way     1'
+check_has 'verify: the line shown' "$tmp/out" '4 1 -> golden 4 01, got 5 01 (tie broken the wrong way, 1 ulp)'
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/mine" --tolerance 1ulp
 check_rc 'verify --tolerance 1ulp: passes' 0
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/mine" --json
-check_match 'verify --json' "$tmp/out" '"outside": 1, "mismatches": {"rounding direction": 1}.*"pass": false}$'
+check_match 'verify --json' "$tmp/out" '"outside": 1, "mismatches": {"tie broken the wrong way": 1}.*"pass": false}$'
 head -5 "$tmp/mine" >"$tmp/short"
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/short"
 check_bad 'verify: too few results' 2 'short' '5 result lines for 256'
@@ -1346,7 +1346,7 @@ run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/gn/add/float4_e2m1fn.rne.res
 check_match 'verify --json, a .npy: "flags": "not given"' "$tmp/out" '"flags": "not given".*"pass": true}$'
 sed 's/^4 1 4$/4 1 5/' "$tmp/noflags" >"$tmp/noflags.bad"
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/noflags.bad" --json
-check_match 'verify --json, without flags: no flags-only mismatch' "$tmp/out" '"mismatches": {"rounding direction": 1}, '
+check_match 'verify --json, without flags: no flags-only mismatch' "$tmp/out" '"mismatches": {"tie broken the wrong way": 1}, '
 # A folder's --json is one JSON document, failures included.
 mkdir -p "$tmp/mine.d/add" "$tmp/mine.d/convert"
 cp "$tmp/mine" "$tmp/mine.d/add/float4_e2m1fn.rne.txt"
