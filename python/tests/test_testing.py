@@ -73,7 +73,7 @@ def test_message_at_k4096_is_short():
     text = str(info.value)
     assert len(text.encode()) < 2048, len(text)
     assert "11 of 4096 codes of float32 differ; the first 10" in text
-    assert text.count("\n  D[") == 10 and text.count("bound ") == 10 and text.count("exact ") == 11
+    assert text.count("\n  D[") == 10 and text.count("bound ") == 10 and text.count("\n    exact ") == 10
     # every line is short: no row of A or column of B
     assert max(len(line) for line in text.splitlines()[1:]) < 120
 
@@ -95,6 +95,26 @@ def test_message_values_are_the_oracles():
     assert f"exact {exact:.9g}," in text and f"bound {bnd:.3g}," in text
     got = fpref.decode(wrong, "f32")[2, 1]
     assert f"errors {got - exact:+.3g} / " in text
+
+
+def test_gemm_classes_against_the_exact_value():
+    """Issue 34: a GEMM mismatch is told against the exact A B + C, not by
+    bits alone: a kernel that accumulated exactly (D = the exact product
+    rounded once) is nearer the exact value than the h100 model wherever
+    they differ in their errors; one off by a large step is farther."""
+    rng = np.random.default_rng(11)
+    A = fpref.convert(rng.standard_normal((8, 512)), "e4m3")
+    B = fpref.convert(rng.standard_normal((512, 8)), "e4m3")
+    exact = fpref.gemm(A, B, model="exact")
+    with pytest.raises(AssertionError) as info:
+        assert_matches_model(exact, A, B, model="h100", show=64)
+    lines = [line for line in str(info.value).splitlines() if line.startswith("  D[")]
+    assert lines and all("[nearer the exact value]" in line or "[rounding direction]" in line for line in lines)
+    assert any("[nearer the exact value]" in line for line in lines)
+    far = fpref.gemm(A, B, model="h100")
+    far[3, 4] ^= 0x00400000
+    with pytest.raises(AssertionError, match=r"D\[3,4\]: .*\[farther from the exact value\]"):
+        assert_matches_model(far, A, B, model="h100")
 
 
 def test_float_arrays_holding_exact_values():
