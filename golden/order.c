@@ -365,15 +365,19 @@ out:
 	return st;
 }
 
-/* The tree of the pnodes, multi-operand nodes given `model`; NULL with a
+/* The tree of the pnodes, multi-operand nodes given `model`; with lone,
+ * also the two-child nodes that hold a product and a product or a block
+ * node (a block of one product and c, or of two products, has two
+ * children: the probes cannot tell it from an addition).  NULL with a
  * message in err. */
-static struct fpref_tree *emit(const struct reveal *v, const char *model, char *err, size_t errlen)
+static struct fpref_tree *emit(const struct reveal *v, const char *model, bool lone, char *err, size_t errlen)
 {
 	const struct fpref_format *in = &v->o->in, *out = &v->o->out;
 	struct fpref_tree *t = fpref_tree_new(in, in, out);
 	long *id = malloc(v->nnodes * sizeof *id), *kids = malloc((v->o->n + 1) * sizeof *kids);
 	size_t *minleaf = malloc(v->nnodes * sizeof *minleaf), *stack = malloc(2 * v->nnodes * sizeof *stack);
-	bool ok = t && id && kids && minleaf && stack;
+	bool *block = malloc(v->nnodes * sizeof *block);
+	bool ok = t && id && kids && minleaf && stack && block;
 	size_t depth = 0;
 	if (!ok)
 		snprintf(err, errlen, oom);
@@ -391,16 +395,20 @@ static struct fpref_tree *emit(const struct reveal *v, const char *model, char *
 		const struct pnode *p = &v->nodes[x];
 		if (p->leaf >= 0) {
 			minleaf[x] = (size_t)p->leaf;
+			block[x] = false;
 			ok = (id[x] = fpref_tree_add_leaf(t, (size_t)p->leaf, err, errlen)) >= 0;
 			continue;
 		}
-		/* an accumulator before the products; otherwise by the first value */
 		size_t *k = p->kids;
+		bool leaf0 = v->nodes[k[0]].leaf >= 0, leaf1 = p->nk > 1 && v->nodes[k[1]].leaf >= 0;
+		block[x] = p->nk > 2 || (lone && model && p->nk == 2 && (leaf0 || leaf1) &&
+					 (leaf0 ? leaf1 || block[k[1]] : block[k[0]]));
+		/* an accumulator before the products; otherwise by the first value */
 		for (size_t a = 1; a < p->nk; a++)
 			for (size_t b = a; b > 0; b--) {
 				size_t l = k[b - 1], h = k[b];
 				bool li = v->nodes[l].leaf < 0, hi = v->nodes[h].leaf < 0;
-				if (p->nk > 2 ? (hi && !li) || (hi == li && minleaf[h] < minleaf[l]) : minleaf[h] < minleaf[l]) {
+				if (block[x] ? (hi && !li) || (hi == li && minleaf[h] < minleaf[l]) : minleaf[h] < minleaf[l]) {
 					k[b - 1] = h;
 					k[b] = l;
 				} else
@@ -417,7 +425,7 @@ static struct fpref_tree *emit(const struct reveal *v, const char *model, char *
 			ok = false;
 			break;
 		}
-		ok = (id[x] = fpref_tree_add_node(t, kids, p->nk, p->nk > 2 ? model : NULL, err, errlen)) >= 0;
+		ok = (id[x] = fpref_tree_add_node(t, kids, p->nk, block[x] ? model : NULL, err, errlen)) >= 0;
 	}
 	if (ok)
 		ok = fpref_tree_finish(t, err, errlen) == 0;
@@ -425,6 +433,7 @@ static struct fpref_tree *emit(const struct reveal *v, const char *model, char *
 	free(kids);
 	free(minleaf);
 	free(stack);
+	free(block);
 	if (!ok) {
 		fpref_tree_free(t);
 		return NULL;
@@ -474,14 +483,17 @@ static enum fpref_order_status fit(struct reveal *v)
 {
 	const struct fpref_order_options *o = v->o;
 	struct fpref_order_report *r = v->r;
-	const char *names[MAX_CANDIDATES];
+	const char *names[MAX_CANDIDATES], *found[MAX_CANDIDATES];
 	struct fpref_tree *trees[MAX_CANDIDATES] = { NULL };
 	char why[MAX_CANDIDATES][300];
-	size_t nc = candidates(v, names, MAX_CANDIDATES), alive = 0;
-	for (size_t c = 0; c < nc; c++) {
-		trees[c] = emit(v, names[c], why[c], sizeof why[c]);
-		alive += trees[c] != NULL;
-	}
+	size_t nf = candidates(v, found, MAX_CANDIDATES / 2), alive = 0, nc = 0;
+	/* each model on the multi-operand nodes alone, then with the lone blocks */
+	for (size_t c = 0; c < nf; c++)
+		for (int lone = 0; lone < 2 && (lone == 0 || found[c]); lone++) {
+			names[nc] = found[c];
+			trees[nc] = emit(v, found[c], lone, why[nc], sizeof why[nc]);
+			alive += trees[nc++] != NULL;
+		}
 	size_t n = o->n, step = o->max_batch ? o->max_batch : 4096;
 	uint64_t *lines = malloc(step * n * sizeof *lines), *res = malloc(step * sizeof *res),
 		 *ones = malloc(n * sizeof *ones);

@@ -22,6 +22,7 @@
  *   shuffled       one random order per start of the box
  *   kahan          Kahan's compensated sum in float32
  *   double         summed in double, rounded once to float32 */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -217,13 +218,13 @@ int main(int argc, char **argv)
 			tree_chain(n, false);
 		else if (strcmp(mode, "reverse") == 0)
 			tree_chain(n, true);
-		else if (strcmp(mode, "pairwise") == 0) {
+		else if (strcmp(mode, "pairwise") == 0 || (strcmp(mode, "blocked") == 0 && n < param)) {
 			size_t *leaf = malloc(n * sizeof *leaf);
 			for (size_t i = 0; i < n; i++)
 				leaf[i] = i;
 			tree_pairwise_of(leaf, n);
 			free(leaf);
-		} else if (strcmp(mode, "blocked") == 0 && n >= param) {
+		} else if (strcmp(mode, "blocked") == 0) {
 			size_t body = n - n % param;
 			for (size_t i = body; i < n; i++)
 				printf("(");
