@@ -15,70 +15,18 @@ BOX=${FPREF_TESTS:-"$(dirname "$0")"}/order_box
 tap_name=order
 . "$(dirname "$0")/tap.sh"
 
-not_ok() {
-	failed "$1"
-	[ -f "$tmp/err" ] && sed 's/^/#   /' "$tmp/err" | head -n 10
-}
-
-# lines N COUNT SEED half|single: COUNT lines of N random patterns (float32:
-# magnitudes 2^-10..2^10; float16: 2^-5..2^5), either sign
-lines() {
-	awk -v n="$1" -v count="$2" -v seed="$3" -v half="$4" 'BEGIN {
-		srand(seed)
-		for (l = 0; l < count; l++) {
-			s = ""
-			for (k = 0; k < n; k++) {
-				sign = int(rand() * 2)
-				if (half == "half")
-					v = sprintf("%04X", sign * 32768 + (10 + int(rand() * 11)) * 1024 + int(rand() * 1024))
-				else
-					v = sprintf("%04X%04X", sign * 32768 + (117 + int(rand() * 21)) * 128 + int(rand() * 128),
-						    int(rand() * 65536))
-				s = s (k ? " " : "") v
-			}
-			print s
-		}
-	}'
-}
+. "$(dirname "$0")/order_lib.sh"
 
 # reveal NAME N FMT BOXARGS [OPTIONS...]: probe order reveals the box's own
-# tree at N, its random check passes, and fpref dot --model tree gives the
-# box's bits on RANDOM more lines
+# tree at N (order_lib.sh's checks), and fpref dot --model tree gives the
+# box's bits on RANDOM_LINES more lines
 reveal() {
 	name=$1 n=$2 fmt=$3 boxargs=$4
 	shift 4
 	"$BOX" $boxargs --tree "$n" >"$tmp/want" 2>"$tmp/err" || { not_ok "$name: the box prints its tree"; return; }
-	"$FPREF" probe order --cmd "$BOX $boxargs" --n "$n" --in "$fmt" --out f32 --verify "$VERIFY" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	sed -n 's/^tree: //p' "$tmp/out" >"$tmp/got"
-	if [ "$rc" -eq 0 ] && cmp -s "$tmp/want" "$tmp/got"; then
-		ok "$name: the box's tree, exactly"
-	else
-		not_ok "$name: the box's tree (exit $rc)"
-		return
-	fi
-	checked=$(sed -n 's/.*probes (.*), \([0-9]*\) random lines reproduced bit for bit/\1/p' "$tmp/out")
-	[ "$checked" = "$VERIFY" ] && ok "$name: $VERIFY random lines reproduced in probe order" ||
-		not_ok "$name: probe order's check says '$checked' lines"
-	probes=$(sed -n 's/.*in [0-9]* starts: \([0-9]*\) probes.*/\1/p' "$tmp/out")
-	lg=1 p=2
-	while [ "$p" -lt "$n" ]; do p=$((p * 2)); lg=$((lg + 1)); done
-	# one pivot row per part (N - 1 a level at most), the block nodes' peeling aside
-	bound=$((n * lg + n * 8))
-	[ -n "$probes" ] && [ "$probes" -le "$bound" ] && ok "$name: $probes probe lines (<= N log2 N + 8 N = $bound)" ||
-		not_ok "$name: $probes probe lines, over $bound"
-	half=single one=3F800000
-	[ "$fmt" = f16 ] && half=half one=3C00
-	lines "$n" "$RANDOM_LINES" "$n$lg" "$half" >"$tmp/in"
-	"$BOX" $boxargs <"$tmp/in" >"$tmp/box" 2>"$tmp/err"
-	awk -v n="$n" -v one="$one" '{ s = $0; for (k = 0; k < n; k++) s = s " " one; print s " 00000000" }' "$tmp/in" |
-		"$FPREF" dot --model tree --tree "$(cat "$tmp/got")" --in "$fmt" --out f32 2>"$tmp/err" |
-		awk '{ print $NF }' >"$tmp/dot"
-	if [ "$(wc -l <"$tmp/box")" -eq "$RANDOM_LINES" ] && cmp -s "$tmp/box" "$tmp/dot"; then
-		ok "$name: fpref dot --model tree gives the box's bits on $RANDOM_LINES more random lines"
-	else
-		not_ok "$name: fpref dot --model tree differs from the box"
-	fi
+	probe_order "$name" "$n" "$fmt" "$BOX $boxargs" "$@" || return
+	if cmp -s "$tmp/want" "$tmp/got"; then ok "$name: the box's tree, exactly"; else not_ok "$name: not the box's tree"; fi
+	reproduce "$name" "$n" "$fmt" "$BOX $boxargs"
 }
 
 if [ "${FPREF_ORDER_FULL:-0}" = 1 ]; then
