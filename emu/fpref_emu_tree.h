@@ -26,40 +26,40 @@ struct fpref_tree;
 
 /* An empty tree for products of A of format in_a and B of in_b, results in
  * out; NULL on allocation failure. */
-struct fpref_tree *fpref_tree_new(const struct fpref_format *in_a, const struct fpref_format *in_b,
+struct fpref_tree *fpref_emu_tree_new(const struct fpref_format *in_a, const struct fpref_format *in_b,
 				  const struct fpref_format *out);
-void fpref_tree_free(struct fpref_tree *t);
+void fpref_emu_tree_free(struct fpref_tree *t);
 
 /* Nodes are added children first, so that the last one added is the root
  * and evaluation is one pass in the order of addition.  Each returns the
  * node's id (>= 0), or -1 with a message in err. */
-long fpref_tree_add_leaf(struct fpref_tree *t, size_t k, char *err, size_t errlen);
+long fpref_emu_tree_add_leaf(struct fpref_tree *t, size_t k, char *err, size_t errlen);
 /* model NULL: one addition of the two children in out.  Otherwise the
  * model by name (a preset or chip, or "generic:N:F:FLOOR|none:rtz|rne"),
  * resolved for the tree's formats, over the children (products and at
  * most one inner node). */
-long fpref_tree_add_node(struct fpref_tree *t, const long *kids, size_t n, const char *model, char *err,
+long fpref_emu_tree_add_node(struct fpref_tree *t, const long *kids, size_t n, const char *model, char *err,
 			 size_t errlen);
 /* Checks that the tree is whole: every node but the last one is the child
  * of exactly one node, and the leaves are the products 0..K-1, each once.
  * 0, or -1 with a message. */
-int fpref_tree_finish(struct fpref_tree *t, char *err, size_t errlen);
+int fpref_emu_tree_finish(struct fpref_tree *t, char *err, size_t errlen);
 
 /* The number of products K of a finished tree. */
-size_t fpref_tree_products(const struct fpref_tree *t);
+size_t fpref_emu_tree_products(const struct fpref_tree *t);
 /* Inner nodes, those of a block model among them, and the depth (edges
  * from the root to the deepest leaf) of a finished tree. */
-void fpref_tree_stats(const struct fpref_tree *t, size_t *inner, size_t *blocks, size_t *depth);
+void fpref_emu_tree_stats(const struct fpref_tree *t, size_t *inner, size_t *blocks, size_t *depth);
 
 /* A finished tree read from text (emu/tree_text.c):
  *   node := K | "(" node SEP node ")" | MODEL "[" node (SEP node)* "]"
  * SEP is a comma or white space, K a product's index from 0.  NULL with a
  * message in err. */
-struct fpref_tree *fpref_tree_parse(const char *text, const struct fpref_format *in_a, const struct fpref_format *in_b,
+struct fpref_tree *fpref_emu_tree_parse(const char *text, const struct fpref_format *in_a, const struct fpref_format *in_b,
 				    const struct fpref_format *out, char *err, size_t errlen);
 /* The text of a finished tree (commas, no spaces), malloc'd; NULL on
  * allocation failure. */
-char *fpref_tree_text(const struct fpref_tree *t);
+char *fpref_emu_tree_text(const struct fpref_tree *t);
 
 /* d = the tree over a_k * b_k, k < K (K must be the tree's): a product
  * enters an addition rounded to out (a and b converted to out first, as

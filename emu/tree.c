@@ -11,7 +11,7 @@
 #include "fpref_emu_tree.h"
 #include "tree_internal.h"
 
-struct fpref_tree *fpref_tree_new(const struct fpref_format *in_a, const struct fpref_format *in_b,
+struct fpref_tree *fpref_emu_tree_new(const struct fpref_format *in_a, const struct fpref_format *in_b,
 				  const struct fpref_format *out)
 {
 	struct fpref_tree *t = calloc(1, sizeof *t);
@@ -23,7 +23,7 @@ struct fpref_tree *fpref_tree_new(const struct fpref_format *in_a, const struct 
 	return t;
 }
 
-void fpref_tree_free(struct fpref_tree *t)
+void fpref_emu_tree_free(struct fpref_tree *t)
 {
 	if (!t)
 		return;
@@ -61,7 +61,7 @@ static long push_node(struct fpref_tree *t, struct tree_node n, char *err, size_
 	return (long)t->nnodes++;
 }
 
-long fpref_tree_add_leaf(struct fpref_tree *t, size_t k, char *err, size_t errlen)
+long fpref_emu_tree_add_leaf(struct fpref_tree *t, size_t k, char *err, size_t errlen)
 {
 	return push_node(t, (struct tree_node){ (long)k, 0, 0, -1 }, err, errlen);
 }
@@ -110,7 +110,7 @@ static int find_model(struct fpref_tree *t, const char *name, char *err, size_t 
 	return t->nmodels++;
 }
 
-long fpref_tree_add_node(struct fpref_tree *t, const long *kids, size_t n, const char *model, char *err,
+long fpref_emu_tree_add_node(struct fpref_tree *t, const long *kids, size_t n, const char *model, char *err,
 			 size_t errlen)
 {
 	int mi = -1;
@@ -147,7 +147,7 @@ long fpref_tree_add_node(struct fpref_tree *t, const long *kids, size_t n, const
 	return id;
 }
 
-int fpref_tree_finish(struct fpref_tree *t, char *err, size_t errlen)
+int fpref_emu_tree_finish(struct fpref_tree *t, char *err, size_t errlen)
 {
 	if (t->nnodes == 0) {
 		snprintf(err, errlen, "an empty tree");
@@ -192,12 +192,12 @@ int fpref_tree_finish(struct fpref_tree *t, char *err, size_t errlen)
 	return r;
 }
 
-size_t fpref_tree_products(const struct fpref_tree *t)
+size_t fpref_emu_tree_products(const struct fpref_tree *t)
 {
 	return t->products;
 }
 
-void fpref_tree_stats(const struct fpref_tree *t, size_t *inner, size_t *blocks, size_t *depth)
+void fpref_emu_tree_stats(const struct fpref_tree *t, size_t *inner, size_t *blocks, size_t *depth)
 {
 	*inner = *blocks = *depth = 0;
 	size_t *below = calloc(t->nnodes ? t->nnodes : 1, sizeof *below);

@@ -40,10 +40,10 @@ static bool is_sep(char c)
 	return c == ',' || isspace((unsigned char)c);
 }
 
-struct fpref_tree *fpref_tree_parse(const char *text, const struct fpref_format *in_a, const struct fpref_format *in_b,
+struct fpref_tree *fpref_emu_tree_parse(const char *text, const struct fpref_format *in_a, const struct fpref_format *in_b,
 				    const struct fpref_format *out, char *err, size_t errlen)
 {
-	struct fpref_tree *t = fpref_tree_new(in_a, in_b, out);
+	struct fpref_tree *t = fpref_emu_tree_new(in_a, in_b, out);
 	struct stacks s = { 0 };
 	const char *p = text;
 	bool ok = t != NULL, done = false;
@@ -59,7 +59,7 @@ struct fpref_tree *fpref_tree_parse(const char *text, const struct fpref_format 
 		} else if (isdigit((unsigned char)*p)) {
 			char *end;
 			unsigned long long k = strtoull(p, &end, 10);
-			long id = k > 1u << 30 ? -1 : fpref_tree_add_leaf(t, (size_t)k, why, sizeof why);
+			long id = k > 1u << 30 ? -1 : fpref_emu_tree_add_leaf(t, (size_t)k, why, sizeof why);
 			if (k > 1u << 30)
 				snprintf(why, sizeof why, "product %llu is too large", k);
 			ok = id >= 0 && push((void **)&s.kids, &s.cap_kids, s.nkids, sizeof *s.kids);
@@ -90,7 +90,7 @@ struct fpref_tree *fpref_tree_parse(const char *text, const struct fpref_format 
 				ok = false;
 				break;
 			}
-			long id = fpref_tree_add_node(t, s.kids + o->kids_at, s.nkids - o->kids_at,
+			long id = fpref_emu_tree_add_node(t, s.kids + o->kids_at, s.nkids - o->kids_at,
 						      o->model[0] ? o->model : NULL, why, sizeof why);
 			ok = id >= 0;
 			s.nkids = o->kids_at;
@@ -113,14 +113,14 @@ struct fpref_tree *fpref_tree_parse(const char *text, const struct fpref_format 
 	}
 	if (!ok)
 		snprintf(err, errlen, "at character %zu: %s", at + 1, why);
-	if (ok && fpref_tree_finish(t, err, errlen) != 0)
+	if (ok && fpref_emu_tree_finish(t, err, errlen) != 0)
 		ok = false;
 	free(s.kids);
 	free(s.open);
 	if (!ok) {
 		if (!t)
 			snprintf(err, errlen, "out of memory");
-		fpref_tree_free(t);
+		fpref_emu_tree_free(t);
 		return NULL;
 	}
 	return t;
@@ -153,7 +153,7 @@ static void put(struct text *x, const char *s)
 	x->len += n;
 }
 
-char *fpref_tree_text(const struct fpref_tree *t)
+char *fpref_emu_tree_text(const struct fpref_tree *t)
 {
 	struct frame {
 		long node;

@@ -48,19 +48,19 @@ enum fpref_order_status {
 
 struct fpref_order_report {
 	enum fpref_order_status status;
-	struct fpref_tree *tree; /* FPREF_ORDER_TREE: the tree (fpref_order_report_free frees it) */
+	struct fpref_tree *tree; /* FPREF_ORDER_TREE: the tree (fpref_golden_order_report_free frees it) */
 	char *text;              /* ... and its text */
 	char model[64];          /* the block model of its multi-operand nodes, "" for none */
 	size_t lines, batches;   /* the box's lines and starts in all */
 	size_t probe_lines, verify_lines;
-	size_t inner, blocks, depth; /* fpref_tree_stats */
+	size_t inner, blocks, depth; /* fpref_emu_tree_stats */
 	double small, large;     /* the probes' values u and M */
 	char message[1024];
 };
 
 enum fpref_order_status fpref_golden_reveal_order(const struct fpref_order_options *o, fpref_order_box_fn box,
 						  void *ctx, struct fpref_order_report *r);
-void fpref_order_report_free(struct fpref_order_report *r);
+void fpref_golden_order_report_free(struct fpref_order_report *r);
 
 #ifdef __cplusplus
 }

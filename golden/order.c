@@ -373,7 +373,7 @@ out:
 static struct fpref_tree *emit(const struct reveal *v, const char *model, bool lone, char *err, size_t errlen)
 {
 	const struct fpref_format *in = &v->o->in, *out = &v->o->out;
-	struct fpref_tree *t = fpref_tree_new(in, in, out);
+	struct fpref_tree *t = fpref_emu_tree_new(in, in, out);
 	long *id = malloc(v->nnodes * sizeof *id), *kids = malloc((v->o->n + 1) * sizeof *kids);
 	size_t *minleaf = malloc(v->nnodes * sizeof *minleaf), *stack = malloc(2 * v->nnodes * sizeof *stack);
 	bool *block = malloc(v->nnodes * sizeof *block);
@@ -396,7 +396,7 @@ static struct fpref_tree *emit(const struct reveal *v, const char *model, bool l
 		if (p->leaf >= 0) {
 			minleaf[x] = (size_t)p->leaf;
 			block[x] = false;
-			ok = (id[x] = fpref_tree_add_leaf(t, (size_t)p->leaf, err, errlen)) >= 0;
+			ok = (id[x] = fpref_emu_tree_add_leaf(t, (size_t)p->leaf, err, errlen)) >= 0;
 			continue;
 		}
 		size_t *k = p->kids;
@@ -425,17 +425,17 @@ static struct fpref_tree *emit(const struct reveal *v, const char *model, bool l
 			ok = false;
 			break;
 		}
-		ok = (id[x] = fpref_tree_add_node(t, kids, p->nk, block[x] ? model : NULL, err, errlen)) >= 0;
+		ok = (id[x] = fpref_emu_tree_add_node(t, kids, p->nk, block[x] ? model : NULL, err, errlen)) >= 0;
 	}
 	if (ok)
-		ok = fpref_tree_finish(t, err, errlen) == 0;
+		ok = fpref_emu_tree_finish(t, err, errlen) == 0;
 	free(id);
 	free(kids);
 	free(minleaf);
 	free(stack);
 	free(block);
 	if (!ok) {
-		fpref_tree_free(t);
+		fpref_emu_tree_free(t);
 		return NULL;
 	}
 	return t;
@@ -522,7 +522,7 @@ static enum fpref_order_status fit(struct reveal *v)
 				    d != res[i]) {
 					snprintf(why[c], sizeof why[c], "random line %zu: the tree gives %llx, the box %llx", at + i,
 						 (unsigned long long)d, (unsigned long long)res[i]);
-					fpref_tree_free(trees[c]);
+					fpref_emu_tree_free(trees[c]);
 					trees[c] = NULL;
 					alive--;
 				}
@@ -547,7 +547,7 @@ static enum fpref_order_status fit(struct reveal *v)
 	r->status = st = FPREF_ORDER_NOT_TREE;
 out:
 	for (size_t c = 0; c < nc; c++)
-		fpref_tree_free(trees[c]);
+		fpref_emu_tree_free(trees[c]);
 	free(lines);
 	free(res);
 	free(ones);
@@ -595,10 +595,10 @@ enum fpref_order_status fpref_golden_reveal_order(const struct fpref_order_optio
 	if (st == FPREF_ORDER_TREE)
 		st = fit(&v);
 	if (st == FPREF_ORDER_TREE) {
-		r->text = fpref_tree_text(r->tree);
+		r->text = fpref_emu_tree_text(r->tree);
 		if (!r->text)
 			st = say(r, FPREF_ORDER_ERROR, oom);
-		fpref_tree_stats(r->tree, &r->inner, &r->blocks, &r->depth);
+		fpref_emu_tree_stats(r->tree, &r->inner, &r->blocks, &r->depth);
 	}
 out:
 	for (size_t i = 0; i < v.ntasks; i++)
@@ -610,7 +610,7 @@ out:
 	free(all);
 	r->status = st;
 	if (st != FPREF_ORDER_TREE) {
-		fpref_tree_free(r->tree);
+		fpref_emu_tree_free(r->tree);
 		r->tree = NULL;
 		free(r->text);
 		r->text = NULL;
@@ -618,9 +618,9 @@ out:
 	return st;
 }
 
-void fpref_order_report_free(struct fpref_order_report *r)
+void fpref_golden_order_report_free(struct fpref_order_report *r)
 {
-	fpref_tree_free(r->tree);
+	fpref_emu_tree_free(r->tree);
 	free(r->text);
 	r->tree = NULL;
 	r->text = NULL;

@@ -218,6 +218,6 @@ int cmd_dot(int argc, char **argv)
 	free(line_sb);
 	free(sc.a);
 	free(sc.b);
-	fpref_tree_free(tree);
+	fpref_emu_tree_free(tree);
 	return cli_lines_finish(&lines, status);
 }

@@ -28,7 +28,7 @@ int dot_tree_open(const char *spec, bool scaled, const struct cli_model_text *t,
 			 FPREF_OP_MAX_MAN_BITS);
 		return CLI_EXIT_USAGE;
 	}
-	if (!(*tree = fpref_tree_parse(spec, in_a, in_b, out, err, sizeof err))) {
+	if (!(*tree = fpref_emu_tree_parse(spec, in_a, in_b, out, err, sizeof err))) {
 		cli_fail(cmd, "bad --tree: %s", err);
 		return CLI_EXIT_USAGE;
 	}
@@ -39,8 +39,8 @@ int dot_tree_line(const struct fpref_tree *tree, const struct fpref_format *out,
 		  const struct fpref_env *env, uint64_t *d, char *err, size_t errlen)
 {
 	unsigned flags = 0;
-	if (K != fpref_tree_products(tree)) {
-		snprintf(err, errlen, "the tree sums %zu products, the line has %zu", fpref_tree_products(tree), K);
+	if (K != fpref_emu_tree_products(tree)) {
+		snprintf(err, errlen, "the tree sums %zu products, the line has %zu", fpref_emu_tree_products(tree), K);
 		return -1;
 	}
 	if (values[2 * K] != fpref_format_zero_bits(out, false)) {
@@ -224,7 +224,7 @@ int probe_order(const struct probe_order_text *t, const struct cli_options *o)
 	if (st != FPREF_ORDER_TREE)
 		cli_fail(cmd, "%s%s (after %zu black-box lines in %zu starts)",
 			 st == FPREF_ORDER_NOT_TREE ? "no fixed summation tree: " : "", r.message, r.lines, r.batches);
-	fpref_order_report_free(&r);
+	fpref_golden_order_report_free(&r);
 	free(models_text);
 	return st == FPREF_ORDER_TREE ? CLI_EXIT_OK : st == FPREF_ORDER_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 }

@@ -72,7 +72,7 @@ PyObject *py_reveal_order(PyObject *self, PyObject *args)
 	enum fpref_order_status st = fpref_golden_reveal_order(&o, py_box_run, &box, &r);
 	Py_XDECREF(seq);
 	if (box.raised) {
-		fpref_order_report_free(&r);
+		fpref_golden_order_report_free(&r);
 		return NULL;
 	}
 	const char *status = st == FPREF_ORDER_TREE       ? "tree"
@@ -85,7 +85,7 @@ PyObject *py_reveal_order(PyObject *self, PyObject *args)
 				    "verify_lines", (Py_ssize_t)r.verify_lines, "inner_nodes", (Py_ssize_t)r.inner,
 				    "block_nodes", (Py_ssize_t)r.blocks, "depth", (Py_ssize_t)r.depth, "probe_small",
 				    r.small, "probe_large", r.large, "message", r.message);
-	fpref_order_report_free(&r);
+	fpref_golden_order_report_free(&r);
 	return d;
 }
 
@@ -109,12 +109,12 @@ PyObject *py_tree_dot(PyObject *self, PyObject *args)
 		PyErr_SetString(PyExc_ValueError, "a and b: nlines x K uint64 patterns each");
 		goto out;
 	}
-	if (!(t = fpref_tree_parse(spec, &fa, &fb, &fo, err, sizeof err))) {
+	if (!(t = fpref_emu_tree_parse(spec, &fa, &fb, &fo, err, sizeof err))) {
 		PyErr_Format(PyExc_ValueError, "bad tree: %s", err);
 		goto out;
 	}
-	if (fpref_tree_products(t) != (size_t)K) {
-		PyErr_Format(PyExc_ValueError, "the tree sums %zu products, not %zd", fpref_tree_products(t), K);
+	if (fpref_emu_tree_products(t) != (size_t)K) {
+		PyErr_Format(PyExc_ValueError, "the tree sums %zu products, not %zd", fpref_emu_tree_products(t), K);
 		goto out;
 	}
 	res = PyBytes_FromStringAndSize(NULL, nlines * 8);
@@ -133,7 +133,7 @@ PyObject *py_tree_dot(PyObject *self, PyObject *args)
 		}
 	}
 out:
-	fpref_tree_free(t);
+	fpref_emu_tree_free(t);
 	PyBuffer_Release(&a);
 	PyBuffer_Release(&b);
 	return res;
