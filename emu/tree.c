@@ -156,11 +156,12 @@ int fpref_emu_tree_finish(struct fpref_tree *t, char *err, size_t errlen)
 	size_t leaves = 0;
 	for (size_t i = 0; i < t->nnodes; i++)
 		leaves += t->nodes[i].leaf >= 0;
-	unsigned char *seen = calloc(t->nnodes + leaves, 1), *used = seen + t->nnodes;
+	unsigned char *seen = calloc(t->nnodes + leaves, 1);
 	if (!seen) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	unsigned char *used = seen + t->nnodes;
 	int r = 0;
 	for (size_t i = 0; i < t->nnodes && !r; i++) {
 		const struct tree_node *n = &t->nodes[i];

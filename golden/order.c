@@ -184,7 +184,12 @@ static bool push_task(struct reveal *v, const size_t *set, size_t nset, size_t c
 	if (!s)
 		return false;
 	memcpy(s, set, nset * sizeof *s);
-	v->tasks[v->ntasks++] = (struct task){ s, nset, ceil, parent, 0, 0 };
+	struct task *t = &v->tasks[v->ntasks++];
+	memset(t, 0, sizeof *t);
+	t->set = s;
+	t->nset = nset;
+	t->ceil = ceil;
+	t->parent = parent;
 	return true;
 }
 
