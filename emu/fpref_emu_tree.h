@@ -2,9 +2,12 @@
  * whose leaves are the products a_k * b_k and whose inner nodes are each
  * one adder, built node by node or read from text, and evaluated by the
  * emulator.  An inner node is either one addition of two children in the
- * output format under the environment ("(x,y)"), or one call of a
+ * output format under the environment ("(x,y)"), one call of a
  * tensor-core block model ("h100[c,k,k,...]") whose children are products
- * (leaves) and at most one inner node, its accumulator c (+0 without one).
+ * (leaves) and at most one inner node, its accumulator c (+0 without one),
+ * or additions in a wider format ("seq:float64[x,y,...]": the children
+ * added in order in float64, the sum rounded once to the output format:
+ * a library that accumulates part of a sum in double).
  * golden/order.c reveals such a tree from a black box; fpref dot --model
  * tree runs one. */
 #ifndef FPREF_EMU_TREE_H
@@ -37,7 +40,8 @@ long fpref_emu_tree_add_leaf(struct fpref_tree *t, size_t k, char *err, size_t e
 /* model NULL: one addition of the two children in out.  Otherwise the
  * model by name (a preset or chip, or "generic:N:F:FLOOR|none:rtz|rne"),
  * resolved for the tree's formats, over the children (products and at
- * most one inner node). */
+ * most one inner node); or "seq:FMT", two or more children of any kind
+ * added in order in FMT (at most 52 fraction bits), then rounded to out. */
 long fpref_emu_tree_add_node(struct fpref_tree *t, const long *kids, size_t n, const char *model, char *err,
 			 size_t errlen);
 /* Checks that the tree is whole: every node but the last one is the child

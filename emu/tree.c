@@ -79,6 +79,20 @@ static int find_model(struct fpref_tree *t, const char *name, char *err, size_t 
 		return -1;
 	}
 	struct fpref_tc_model m;
+	if (strncmp(name, "seq:", 4) == 0) {
+		struct fpref_format f;
+		if (fpref_format_parse(name + 4, &f, err, errlen) != 0)
+			return -1;
+		if (f.man_bits > FPREF_OP_MAX_MAN_BITS) {
+			snprintf(err, errlen, "seq:%s: additions of up to %d fraction bits compute", f.name,
+				 FPREF_OP_MAX_MAN_BITS);
+			return -1;
+		}
+		t->is_seq[t->nmodels] = true;
+		t->seq[t->nmodels] = f;
+		strcpy(t->names[t->nmodels], name);
+		return t->nmodels++;
+	}
 	if (strncmp(name, "generic:", 8) == 0) {
 		int block, frac, floor = FPREF_TC_NO_FLOOR, used = 0;
 		char fl[16], fin[8];
@@ -132,7 +146,11 @@ long fpref_emu_tree_add_node(struct fpref_tree *t, const long *kids, size_t n, c
 		}
 		inner += t->nodes[kids[i]].leaf < 0;
 	}
-	if (model && inner > 1) {
+	if (mi >= 0 && t->is_seq[mi] && n < 2) {
+		snprintf(err, errlen, "a seq node adds at least two children");
+		return -1;
+	}
+	if (mi >= 0 && !t->is_seq[mi] && inner > 1) {
 		snprintf(err, errlen, "a block node takes products and at most one accumulator, not %zu inner nodes", inner);
 		return -1;
 	}
@@ -231,6 +249,35 @@ static int leaf_value(const struct fpref_tree *t, uint64_t a, uint64_t b, const 
 	return fpref_emu_op(FPREF_OP_MUL, &t->out, in, env, env->sr_random, v, flags);
 }
 
+/* A seq node: its children in order, each in the node's format (an inner
+ * node's value converted, a product formed there), added there under
+ * env, the sum rounded once to out. */
+static int seq_node(const struct fpref_tree *t, const struct tree_node *n, const uint64_t *val, const uint64_t *a,
+		    const uint64_t *b, const struct fpref_env *env, uint64_t *d, unsigned *flags)
+{
+	const struct fpref_format *w = &t->seq[n->model];
+	uint64_t acc = 0;
+	for (size_t j = 0; j < n->count; j++) {
+		long kid = t->kids[n->first + j];
+		const struct tree_node *kn = &t->nodes[kid];
+		uint64_t x, in[3] = { 0, 0, 0 };
+		if (kn->leaf < 0) {
+			if (fpref_emu_convert(&t->out, val[kid], w, env, 0, &x, flags) != 0)
+				return -1;
+		} else if (fpref_emu_convert(&t->in_a, a[kn->leaf], w, env, 0, &in[0], flags) != 0 ||
+			   fpref_emu_convert(&t->in_b, b[kn->leaf], w, env, 0, &in[1], flags) != 0 ||
+			   fpref_emu_op(FPREF_OP_MUL, w, in, env, env->sr_random, &x, flags) != 0)
+			return -1;
+		in[0] = acc;
+		in[1] = x;
+		if (j == 0)
+			acc = x;
+		else if (fpref_emu_op(FPREF_OP_ADD, w, in, env, env->sr_random, &acc, flags) != 0)
+			return -1;
+	}
+	return fpref_emu_convert(w, acc, &t->out, env, 0, d, flags);
+}
+
 int fpref_emu_tree_dot(const struct fpref_tree *t, const uint64_t *a, const uint64_t *b, size_t K,
 		       const struct fpref_env *env, uint64_t *d, unsigned *flags)
 {
@@ -257,6 +304,10 @@ int fpref_emu_tree_dot(const struct fpref_tree *t, const uint64_t *a, const uint
 		if (n->model < 0) {
 			uint64_t in[3] = { val[kid[0]], val[kid[1]], 0 };
 			r = fpref_emu_op(FPREF_OP_ADD, &t->out, in, env, env->sr_random, &val[i], flags);
+			continue;
+		}
+		if (t->is_seq[n->model]) {
+			r = seq_node(t, n, val, a, b, env, &val[i], flags);
 			continue;
 		}
 		uint64_t c = fpref_format_zero_bits(&t->out, false);

@@ -21,6 +21,10 @@ struct fpref_tree {
 	long *kids;
 	size_t nkids, cap_kids;
 	struct fpref_tc_model models[TREE_MAX_MODELS];
+	/* a "seq:FMT" adder: the children added in order in seq[m] (a model
+	 * slot with is_seq[m]), the sum rounded once to out */
+	bool is_seq[TREE_MAX_MODELS];
+	struct fpref_format seq[TREE_MAX_MODELS];
 	char names[TREE_MAX_MODELS][TREE_MODEL_NAME];
 	int nmodels;
 	size_t products; /* K, once finished */

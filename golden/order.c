@@ -26,11 +26,17 @@ struct pnode {
 	long leaf;    /* a value's index, or -1 */
 	size_t *kids; /* other pnodes */
 	size_t nk, cap, size;
+	bool exact;   /* its children added exactly, one rounding (seq:float64) */
 };
 
+/* A set of values: the leaves of one or more children of parent, which
+ * the pivot's row tells apart.  Values in different children lose
+ * `other`: parent's size (ceil) where the parent loses everything below
+ * the cancelling pair; where it adds exactly, twice the size (ceil) of its
+ * children in this set, which are all that size. */
 struct task {
-	size_t *set;       /* the values: the leaves of one or more children of parent */
-	size_t nset, ceil; /* ceil: parent's size (values in different children lose ceil) */
+	size_t *set;
+	size_t nset, ceil, other;
 	size_t parent, pivot, first;
 };
 
@@ -151,7 +157,7 @@ static long new_pnode(struct reveal *v, long leaf, size_t size)
 		v->nodes = q;
 		v->cap_nodes = c;
 	}
-	v->nodes[v->nnodes] = (struct pnode){ leaf, NULL, 0, 0, size };
+	v->nodes[v->nnodes] = (struct pnode){ leaf, NULL, 0, 0, size, false };
 	return (long)v->nnodes++;
 }
 
@@ -170,7 +176,7 @@ static bool add_kid(struct reveal *v, size_t parent, size_t kid)
 	return true;
 }
 
-static bool push_task(struct reveal *v, const size_t *set, size_t nset, size_t ceil, size_t parent)
+static bool push_task(struct reveal *v, const size_t *set, size_t nset, size_t ceil, size_t other, size_t parent)
 {
 	if (v->ntasks == v->cap_tasks) {
 		size_t c = v->cap_tasks ? 2 * v->cap_tasks : 64;
@@ -189,6 +195,7 @@ static bool push_task(struct reveal *v, const size_t *set, size_t nset, size_t c
 	t->set = s;
 	t->nset = nset;
 	t->ceil = ceil;
+	t->other = other;
 	t->parent = parent;
 	return true;
 }
@@ -244,7 +251,7 @@ static enum fpref_order_status settle(struct reveal *v, struct task *t, const ui
 				 t->pivot, j, u, hex, u, v->o->out.name);
 			goto out;
 		}
-		if (row[q].lost > t->ceil) {
+		if (row[q].lost > t->ceil && row[q].lost != t->other) {
 			st = say(r, FPREF_ORDER_NOT_TREE,
 				 "inconsistent answers: M at value %zu and -M at value %zu lose %zu values, but earlier probes put "
 				 "both in a node of %zu (does the order change from call to call?)",
@@ -267,33 +274,63 @@ static enum fpref_order_status settle(struct reveal *v, struct task *t, const ui
 		}
 	}
 	qsort(row, m, sizeof *row, by_lost);
-	long node = new_pnode(v, (long)t->pivot, 1);
-	size_t cur = 1, rest = 0;
+	long node = new_pnode(v, (long)t->pivot, 1), exact = -1;
+	size_t cur = 1, rest = 0, base = 0;
 	for (size_t i = 0; i < m && node >= 0;) {
 		size_t s = row[i].lost, g = 0;
 		while (i < m && row[i].lost == s)
 			group[g++] = row[i++].j;
-		if (s == t->ceil) {
+		if (s == t->other) {
 			rest = g;
 			break;
 		}
-		if (cur + g != s) {
+		if (cur + g == s) {
+			/* a node losing everything below: the group joins the path there */
+			long up = new_pnode(v, -1, s);
+			if (up < 0 || !add_kid(v, (size_t)up, (size_t)node) || !push_task(v, group, g, s, s, (size_t)up)) {
+				node = -1;
+				break;
+			}
+			node = up;
+			cur = s;
+			exact = -1;
+			continue;
+		}
+		/* an exact node: each value of the group in a child of s - base
+		 * values, base the size of the path's child */
+		size_t b = exact >= 0 ? base : cur;
+		if (s <= b || g % (s - b) != 0) {
 			st = say(r, FPREF_ORDER_NOT_TREE,
 				 "inconsistent answers: with M at value %zu, %zu value(s) (value %zu first) lose %zu, but the "
-				 "node below holds %zu: no tree whose nodes lose everything below the cancelling pair gives "
-				 "this (an exact multi-operand adder, or an order that changes from call to call?)",
+				 "node below holds %zu: no tree of roundings and exact sums gives this (an order that changes "
+				 "from call to call?)",
 				 t->pivot, g, group[0], s, cur);
 			goto out;
 		}
-		long up = new_pnode(v, -1, s);
-		if (up < 0 || !add_kid(v, (size_t)up, (size_t)node) || !push_task(v, group, g, s, (size_t)up)) {
+		if (exact < 0) {
+			if ((exact = new_pnode(v, -1, cur)) < 0 || !add_kid(v, (size_t)exact, (size_t)node)) {
+				node = -1;
+				break;
+			}
+			v->nodes[exact].exact = true;
+			base = cur;
+			node = exact;
+		}
+		if (!push_task(v, group, g, s - b, 2 * (s - b), (size_t)exact)) {
 			node = -1;
 			break;
 		}
-		node = up;
-		cur = s;
+		cur = v->nodes[exact].size += g;
 	}
-	if (node < 0 || !add_kid(v, t->parent, (size_t)node) || (rest && !push_task(v, group, rest, t->ceil, t->parent)))
+	if (node >= 0 && t->other != t->ceil && cur != t->ceil) {
+		st = say(r, FPREF_ORDER_NOT_TREE,
+			 "inconsistent answers: value %zu lies in a child of %zu values of an exact sum, but its probes "
+			 "make it %zu",
+			 t->pivot, t->ceil, cur);
+		goto out;
+	}
+	if (node < 0 || !add_kid(v, t->parent, (size_t)node) ||
+	    (rest && !push_task(v, group, rest, t->ceil, t->other, t->parent)))
 		st = say(r, FPREF_ORDER_ERROR, oom);
 out:
 	free(row);
@@ -370,6 +407,16 @@ out:
 	return st;
 }
 
+/* The root: pnode 0, or the node it stands for where the top row's path
+ * ended in an exact node of all N values (pnode 0 then has it alone). */
+static size_t root_of(const struct reveal *v)
+{
+	size_t x = 0;
+	while (v->nodes[x].leaf < 0 && v->nodes[x].nk == 1 && v->nodes[v->nodes[x].kids[0]].size == v->nodes[x].size)
+		x = v->nodes[x].kids[0];
+	return x;
+}
+
 /* The tree of the pnodes, multi-operand nodes given `model`; with lone,
  * also the two-child nodes that hold a product and a product or a block
  * node (a block of one product and c, or of two products, has two
@@ -387,7 +434,7 @@ static struct fpref_tree *emit(const struct reveal *v, const char *model, bool l
 	if (!ok)
 		snprintf(err, errlen, oom);
 	if (ok)
-		stack[depth++] = 0; /* the root, entering; a node leaves as index + nnodes */
+		stack[depth++] = root_of(v); /* entering; a node leaves as index + nnodes */
 	while (ok && depth) {
 		size_t x = stack[--depth];
 		if (x < v->nnodes) {
@@ -406,14 +453,15 @@ static struct fpref_tree *emit(const struct reveal *v, const char *model, bool l
 		}
 		size_t *k = p->kids;
 		bool leaf0 = v->nodes[k[0]].leaf >= 0, leaf1 = p->nk > 1 && v->nodes[k[1]].leaf >= 0;
-		block[x] = p->nk > 2 || (lone && model && p->nk == 2 && (leaf0 || leaf1) &&
-					 (leaf0 ? leaf1 || block[k[1]] : block[k[0]]));
+		block[x] = !p->exact && (p->nk > 2 || (lone && model && p->nk == 2 && (leaf0 || leaf1) &&
+							   (leaf0 ? leaf1 || block[k[1]] : block[k[0]])));
+		bool grouped = block[x] || p->exact;
 		/* an accumulator before the products; otherwise by the first value */
 		for (size_t a = 1; a < p->nk; a++)
 			for (size_t b = a; b > 0; b--) {
 				size_t l = k[b - 1], h = k[b];
 				bool li = v->nodes[l].leaf < 0, hi = v->nodes[h].leaf < 0;
-				if (block[x] ? (hi && !li) || (hi == li && minleaf[h] < minleaf[l]) : minleaf[h] < minleaf[l]) {
+				if (grouped ? (hi && !li) || (hi == li && minleaf[h] < minleaf[l]) : minleaf[h] < minleaf[l]) {
 					k[b - 1] = h;
 					k[b] = l;
 				} else
@@ -425,12 +473,13 @@ static struct fpref_tree *emit(const struct reveal *v, const char *model, bool l
 			if (minleaf[k[a]] < minleaf[x])
 				minleaf[x] = minleaf[k[a]];
 		}
-		if (p->nk > 2 && !model) {
+		if (p->nk > 2 && !p->exact && !model) {
 			snprintf(err, errlen, "a node adds %zu terms at once, and no block model is given for it", p->nk);
 			ok = false;
 			break;
 		}
-		ok = (id[x] = fpref_emu_tree_add_node(t, kids, p->nk, block[x] ? model : NULL, err, errlen)) >= 0;
+		ok = (id[x] = fpref_emu_tree_add_node(t, kids, p->nk, p->exact ? "seq:float64" : block[x] ? model : NULL, err,
+						       errlen)) >= 0;
 	}
 	if (ok)
 		ok = fpref_emu_tree_finish(t, err, errlen) == 0;
@@ -449,7 +498,7 @@ static struct fpref_tree *emit(const struct reveal *v, const char *model, bool l
 static bool has_multi(const struct reveal *v)
 {
 	for (size_t i = 0; i < v->nnodes; i++)
-		if (v->nodes[i].nk > 2)
+		if (v->nodes[i].nk > 2 && !v->nodes[i].exact)
 			return true;
 	return false;
 }
@@ -582,7 +631,7 @@ enum fpref_order_status fpref_golden_reveal_order(const struct fpref_order_optio
 	}
 	for (size_t k = 0; k < o->n; k++)
 		all[k] = k;
-	if (!push_task(&v, all, o->n, o->n, 0)) {
+	if (!push_task(&v, all, o->n, o->n, o->n, 0)) {
 		st = say(r, FPREF_ORDER_ERROR, oom);
 		goto out;
 	}
@@ -590,6 +639,8 @@ enum fpref_order_status fpref_golden_reveal_order(const struct fpref_order_optio
 		st = round_of(&v, u, top);
 	for (size_t i = 0; i < v.nnodes && st == FPREF_ORDER_TREE; i++) {
 		const struct pnode *p = &v.nodes[i];
+		if (i == 0 && v.nnodes && root_of(&v) != 0)
+			continue;
 		size_t sum = 0;
 		for (size_t k = 0; k < p->nk; k++)
 			sum += v.nodes[p->kids[k]].size;

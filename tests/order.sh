@@ -6,7 +6,8 @@
 # lines through fpref dot --model tree (lines made here by awk, not by the
 # library's generator that probe order's own check uses), the box's calls
 # stay O(N log N), and boxes that are no fixed tree (random order per line
-# or per start, Kahan, a double accumulator) exit 1 saying what was seen.
+# or per start, Kahan, a double accumulator for all N values) exit 1
+# saying what was seen.
 # 10^5 random lines in all over N = 2..256; N = 1024 x 10^5 lines is
 # make check-exhaustive's (FPREF_ORDER_FULL=1 here).  POSIX sh.
 
@@ -35,6 +36,7 @@ if [ "${FPREF_ORDER_FULL:-0}" = 1 ]; then
 		reveal "$args N=1024" 1024 f32 "$args"
 	done
 	reveal "splitk 256 N=1024" 1024 f16 "splitk 256" --tc generic:4:24:none:rtz
+	reveal "tail 32 N=1000" 1000 f32 "tail 32"
 else
 	VERIFY=2000 RANDOM_LINES=500
 	for n in 2 3 7 16 33 100 256; do
@@ -42,6 +44,10 @@ else
 			[ "$n" -lt 8 ] && [ "$args" = "blocked 8" ] && continue
 			reveal "$args N=$n" "$n" f32 "$args"
 		done
+	done
+	# float accumulators, then the rest added exactly (in double), one rounding
+	for n in 11 35 100; do
+		reveal "tail 8 N=$n" "$n" f32 "tail 8"
 	done
 	# a tensor-core block (four products and c, truncated below 2^(E-24),
 	# one rounding toward zero) chained in split-K slices added in float32

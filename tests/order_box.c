@@ -18,6 +18,10 @@
  *                  multiple of 2^(E-24), E the largest exponent, a
  *                  float16 subnormal counted at 2^-14; one rounding toward
  *                  zero to float32), slices added in order in float32
+ *   tail A         blocked A over the first N - N mod A values, then that
+ *                  float sum and the other values added in order in
+ *                  double, rounded once to float32 (OpenBLAS's sdot does
+ *                  this with its tail)
  *   random         a new random order for every line, summed in order
  *   shuffled       one random order per start of the box
  *   kahan          Kahan's compensated sum in float32
@@ -89,6 +93,17 @@ static float block4(float c, const float *x, size_t k)
 	if (fabs((double)f) > fabs(sum))
 		f = nextafterf(f, 0);
 	return f;
+}
+
+static float blocked(const float *x, size_t n, size_t A);
+
+static float tail(const float *x, size_t n, size_t A)
+{
+	size_t body = n - n % A;
+	double d = blocked(x, body, A);
+	for (size_t i = body; i < n; i++)
+		d += x[i];
+	return (float)d;
 }
 
 static float splitk(const float *x, size_t n, size_t S)
@@ -194,7 +209,7 @@ static void tree_splitk(size_t n, size_t S)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: order_box seq|reverse|pairwise|blocked A|splitk S|random|shuffled|kahan|double [--tree N]\n");
+	fprintf(stderr, "usage: order_box seq|reverse|pairwise|blocked A|tail A|splitk S|random|shuffled|kahan|double [--tree N]\n");
 	return 2;
 }
 
@@ -205,7 +220,7 @@ int main(int argc, char **argv)
 	const char *mode = argv[1];
 	size_t param = 0;
 	int at = 2;
-	if (strcmp(mode, "blocked") == 0 || strcmp(mode, "splitk") == 0) {
+	if (strcmp(mode, "blocked") == 0 || strcmp(mode, "splitk") == 0 || strcmp(mode, "tail") == 0) {
 		if (argc < 3 || (param = strtoul(argv[2], NULL, 10)) < 1 || param > 256)
 			return usage();
 		at = 3;
@@ -234,6 +249,13 @@ int main(int argc, char **argv)
 		} else if (strcmp(mode, "splitk") == 0) {
 			tree_splitk(n, param);
 			return 0;
+		} else if (strcmp(mode, "tail") == 0 && n >= param) {
+			size_t body = n - n % param;
+			printf(n - body > 1 ? "seq:float64[" : n > body ? "(" : "");
+			tree_accs(0, param, param, body);
+			for (size_t i = body; i < n; i++)
+				printf(",%zu", i);
+			printf(n - body > 1 ? "]" : n > body ? ")" : "");
 		} else
 			return usage();
 		printf("\n");
@@ -270,6 +292,8 @@ int main(int argc, char **argv)
 			s = n >= param ? blocked(x, n, param) : pairwise(x, n);
 		else if (strcmp(mode, "splitk") == 0)
 			s = splitk(x, n, param);
+		else if (strcmp(mode, "tail") == 0)
+			s = tail(x, n, param);
 		else if (strcmp(mode, "random") == 0 || strcmp(mode, "shuffled") == 0) {
 			if (strcmp(mode, "random") == 0 || fixed_n != n) {
 				for (size_t i = 0; i < n; i++)
