@@ -34,7 +34,8 @@ static const struct cli_opt dot_opts[] = {
 	  offsetof(struct dot_args, scale_format), 0 },
 	{ "--tree", CLI_VALUE, "SPEC", NULL,
 	  "with --model tree: the summation tree, as fpref probe order prints it (K a product, (x,y) one addition in "
-	  "--out, MODEL[c,k,...] one block-model call; docs/order.md); c must be +0",
+	  "--out, MODEL[c,k,...] one block-model call, seq:float64[x,y,...] additions in float64 rounded once; "
+	  "docs/order.md); c must be +0",
 	  offsetof(struct dot_args, tree), 0 },
 };
 
