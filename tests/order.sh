@@ -106,6 +106,7 @@ fails "--n 1: usage" 2 "bad --n" probe order --cmd true --n 1 --in f32
 fails "a box that fails: exit 1" 1 "exited with status 3" probe order --cmd 'exit 3' --n 4 --in f32
 fails "a box that answers too few lines: exit 1" 1 "answered 1 of" probe order --cmd 'echo 3F800000' --n 4 --in f32
 fails "a box that answers no pattern: exit 1" 1 "answer 1" probe order --cmd 'while read l; do echo zz; done' --n 4 --in f32
+fails "a box that answers too much (read to its end): exit 1" 1 "answered more than the 3 lines" probe order --cmd 'yes 3F800000 | head -n 100000' --n 4 --in f32
 fails "--tree without --model tree" 2 "--tree SPEC goes with --model tree" dot --model recursive --tree '(0,1)' --in f32
 fails "--model tree without --tree" 2 "needs --tree" dot --model tree --in f32
 fails "a tree with a product twice" 2 "product 1 is not one of 0..2 once each" dot --model tree --tree '((0,1),1)' --in f32

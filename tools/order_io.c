@@ -97,29 +97,28 @@ static int cmd_box_run(void *ctx, const uint64_t *lines, size_t nlines, size_t n
 	}
 	if (!p)
 		snprintf(err, errlen, "cannot start '%s'", b->cmd);
-	ssize_t l;
-	while (p && (l = getline(&line, &cap, p)) != -1) {
+	bool bad = false;
+	/* read to the end even after a bad answer, so that the box never
+	 * blocks on a full pipe while pclose waits for it */
+	while (p && getline(&line, &cap, p) != -1) {
 		char *last = NULL;
 		for (char *t = strtok(line, " \t\r\n"); t; t = strtok(NULL, " \t\r\n"))
 			last = t;
-		if (!last)
+		if (!last || bad)
 			continue;
 		char why[256];
 		if (got == nlines) {
 			snprintf(err, errlen, "it answered more than the %zu lines given", nlines);
-			got++;
-			break;
-		}
-		if (cli_parse_bits(b->out, last, &results[got], why, sizeof why) != 0) {
+			bad = true;
+		} else if (cli_parse_bits(b->out, last, &results[got], why, sizeof why) != 0) {
 			snprintf(err, errlen, "answer %zu: %s", got + 1, why);
-			got = nlines + 1;
-			break;
-		}
-		got++;
+			bad = true;
+		} else
+			got++;
 	}
 	if (p) {
 		int status = pclose(p);
-		if (got > nlines)
+		if (bad)
 			;
 		else if (status != 0)
 			snprintf(err, errlen, "'%s' exited with status %d", b->cmd,
