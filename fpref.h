@@ -30,6 +30,7 @@
 #include "fpref_emu_quant_report.h"
 #include "fpref_emu_e8m0.h"
 #include "fpref_emu_quantize.h"
+#include "fpref_emu_tree.h"
 /* golden/: vectors, suites, probes, mutants */
 #include "fpref_golden.h"
 #include "fpref_golden_sweep.h"
@@ -38,5 +39,6 @@
 #include "fpref_golden_mutants.h"
 #include "fpref_golden_diagnose.h"
 #include "fpref_golden_lab.h"
+#include "fpref_golden_order.h"
 
 #endif

@@ -30,9 +30,13 @@ int cli_next_tokens(struct cli_lines *r, char **tokens, int max, int *status)
 	while ((len = getline(&r->line, &r->cap, r->in)) != -1) {
 		r->lineno++;
 		size_t content = (size_t)len - (r->line[len - 1] == '\n' ? 1 : 0);
-		if (content > CLI_LINE_MAX_BYTES || memchr(r->line, '\0', (size_t)len)) {
+		size_t most = r->max_bytes ? r->max_bytes : CLI_LINE_MAX_BYTES;
+		if (content > most || memchr(r->line, '\0', (size_t)len)) {
 			r->lines++;
-			cli_line_reject(r, "%s", content > CLI_LINE_MAX_BYTES ? "longer than 4096 bytes" : "binary data (a NUL byte)");
+			if (content > most)
+				cli_line_reject(r, "longer than %zu bytes", most);
+			else
+				cli_line_reject(r, "binary data (a NUL byte)");
 			*status = CLI_EXIT_USAGE;
 			if (r->keep_going)
 				continue;

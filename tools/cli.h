@@ -142,6 +142,7 @@ struct cli_lines {
 	bool keep_going;        /* a batch filter: a bad line is rejected and reading goes on */
 	unsigned long lines;    /* non-blank lines read */
 	unsigned long rejected; /* lines rejected with a message */
+	size_t max_bytes;       /* a line's most bytes; 0: CLI_LINE_MAX_BYTES (fpref dot --model tree: more) */
 };
 
 #define CLI_LINE_MAX_BYTES 4096

@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "order_io.h"
 
 #define MAX_TOKENS 1025
+#define TREE_MAX_TOKENS (2 * 65536 + 1) /* --model tree: K up to 65536 */
 
 struct dot_args {
-	const char *in, *out, *scale_a, *scale_b, *scale_every, *scale_format, *in_a, *in_b;
+	const char *in, *out, *scale_a, *scale_b, *scale_every, *scale_format, *in_a, *in_b, *tree;
 };
 
 static const struct cli_opt dot_opts[] = {
@@ -30,6 +32,11 @@ static const struct cli_opt dot_opts[] = {
 	{ "--scale-format", CLI_VALUE, "FMT", "float8_e8m0fnu",
 	  "the scales' format: float8_e8m0fnu, or float8_e4m3fn read as UE4M3 (tcgen05-mxf4nvf4)",
 	  offsetof(struct dot_args, scale_format), 0 },
+	{ "--tree", CLI_VALUE, "SPEC", NULL,
+	  "with --model tree: the summation tree, as fpref probe order prints it (K a product, (x,y) one addition in "
+	  "--out, MODEL[c,k,...] one block-model call, seq:float64[x,y,...] additions in float64 rounded once; "
+	  "docs/order.md); c must be +0",
+	  offsetof(struct dot_args, tree), 0 },
 };
 
 /* The block scales of --scale-a/--scale-b: parsed, checked against the
@@ -110,7 +117,7 @@ const struct cli_command cli_cmd_dot = {
 
 int cmd_dot(int argc, char **argv)
 {
-	struct dot_args a = { NULL, "float32", NULL, NULL, "32", "float8_e8m0fnu", NULL, NULL };
+	struct dot_args a = { NULL, "float32", NULL, NULL, "32", "float8_e8m0fnu", NULL, NULL, NULL };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_dot, argc, argv, &o, &a);
 	if (r)
@@ -118,9 +125,18 @@ int cmd_dot(int argc, char **argv)
 	struct cli_model_text text = o.model;
 	struct fpref_format in_a, in_b, out;
 	struct fpref_accum_model m;
+	struct fpref_tree *tree = NULL;
 	if (cli_parse_operands(cli_cmd_dot.name, a.in, a.in_a, a.in_b, &in_a, &in_b) != 0 ||
-	    cli_parse_format(cli_cmd_dot.name, a.out, &out) != 0 ||
-	    cli_model_resolve(cli_cmd_dot.name, &text, &in_a, &in_b, &out, &m) != 0)
+	    cli_parse_format(cli_cmd_dot.name, a.out, &out) != 0)
+		return CLI_EXIT_USAGE;
+	if (text.model && strcmp(text.model, "tree") == 0) {
+		if ((r = dot_tree_open(a.tree, a.scale_a || a.scale_b, &text, &in_a, &in_b, &out, &tree)) != 0)
+			return r;
+		memset(&m, 0, sizeof m);
+	} else if (a.tree) {
+		cli_fail(cli_cmd_dot.name, "--tree SPEC goes with --model tree");
+		return CLI_EXIT_USAGE;
+	} else if (cli_model_resolve(cli_cmd_dot.name, &text, &in_a, &in_b, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
 	struct dot_scales sc = { .a = NULL };
 	if ((r = parse_scales(&a, &m, &in_a, &in_b, &out, &sc)) != 0) {
@@ -129,9 +145,11 @@ int cmd_dot(int argc, char **argv)
 		return r;
 	}
 	o.env = cli_target_env(&o, &out);
-	struct cli_lines lines = { .in = stdin, .cmd = cli_cmd_dot.name, .keep_going = true };
-	char **tokens = malloc(MAX_TOKENS * sizeof *tokens);
-	uint64_t *values = malloc(MAX_TOKENS * sizeof *values), *line_sa = malloc(MAX_TOKENS * sizeof *line_sa),
+	struct cli_lines lines = { .in = stdin, .cmd = cli_cmd_dot.name, .keep_going = true,
+				   .max_bytes = tree ? (size_t)TREE_MAX_TOKENS * 20 : 0 };
+	int max_tokens = tree ? TREE_MAX_TOKENS : MAX_TOKENS;
+	char **tokens = malloc((size_t)max_tokens * sizeof *tokens);
+	uint64_t *values = malloc((size_t)max_tokens * sizeof *values), *line_sa = malloc(MAX_TOKENS * sizeof *line_sa),
 		 *line_sb = malloc(MAX_TOKENS * sizeof *line_sb);
 	int status = CLI_EXIT_OK, n;
 	unsigned long answered = 0;
@@ -144,10 +162,10 @@ int cmd_dot(int argc, char **argv)
 		else
 			printf("null");
 		printf(", \"in_a\": \"%s\", \"in_b\": \"%s\", \"out\": \"%s\", \"model\": ", in_a.name, in_b.name, out.name);
-		cli_json_string(cli_model_describe(&m, out.name, desc, sizeof desc));
+		cli_json_string(tree ? "tree" : cli_model_describe(&m, out.name, desc, sizeof desc));
 		printf(", \"results\": [\n");
 	}
-	while ((n = cli_next_tokens(&lines, tokens, MAX_TOKENS, &status)) > 0) {
+	while ((n = cli_next_tokens(&lines, tokens, max_tokens, &status)) > 0) {
 		if (n % 2 == 0 || n < 3) {
 			cli_line_reject(&lines, "expected a_1..a_K b_1..b_K c (an odd count, at least 3), found %d tokens", n);
 			continue;
@@ -167,7 +185,12 @@ int cmd_dot(int argc, char **argv)
 			cli_line_reject(&lines, "%s", err);
 			continue;
 		}
-		if (fpref_golden_model_dot_scaled(&m, &in_a, &in_b, values, values + K, (size_t)K, sc.a ? &scales : NULL,
+		if (tree) {
+			if (dot_tree_line(tree, &out, values, (size_t)K, &o.env, &d, err, sizeof err) != 0) {
+				cli_line_reject(&lines, "%s", err);
+				continue;
+			}
+		} else if (fpref_golden_model_dot_scaled(&m, &in_a, &in_b, values, values + K, (size_t)K, sc.a ? &scales : NULL,
 						  values[n - 1], &out, &o.env, &d) != 0) {
 			cli_line_reject(&lines, "the model cannot compute this line (a of %s, b of %s)", in_a.name, in_b.name);
 			continue;
@@ -196,5 +219,6 @@ int cmd_dot(int argc, char **argv)
 	free(line_sb);
 	free(sc.a);
 	free(sc.b);
+	fpref_emu_tree_free(tree);
 	return cli_lines_finish(&lines, status);
 }

@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "order_io.h"
 #include "probe_io.h"
 
-enum { PROBE_GEN = 1, PROBE_INFER = 2 };
+enum { PROBE_GEN = 1, PROBE_INFER = 2, PROBE_ORDER = 4 };
 
 struct probe_args {
 	const char *inputs, *output, *k, *out, *seed, *results, *golden, *in, *in_a, *in_b;
+	struct probe_order_text order;
 };
 
 #define P(f) offsetof(struct probe_args, f)
@@ -23,13 +25,27 @@ static const struct cli_opt probe_opts[] = {
 	{ "--inputs", CLI_VALUE, "FMT", NULL, "gen: the format of a and b", P(inputs), PROBE_GEN },
 	{ "--output", CLI_VALUE, "FMT", NULL, "gen: the format of c and d", P(output), PROBE_GEN },
 	{ "--k", CLI_VALUE, "K", NULL, "gen: products per dot, 1..512 (the instruction's k)", P(k), PROBE_GEN },
-	{ "--seed", CLI_VALUE, "N", "20261130", "gen: the seed of the random cases", P(seed), PROBE_GEN },
-	{ "--out", CLI_VALUE, "FILE|FMT", NULL, "gen: the probe file (default: stdout); infer: the output format",
-	  P(out), PROBE_GEN | PROBE_INFER },
+	{ "--seed", CLI_VALUE, "N", "20261130", "gen: the seed of the random cases; order: of the pivots and the random lines",
+	  P(seed), PROBE_GEN | PROBE_ORDER },
+	{ "--out", CLI_VALUE, "FILE|FMT", NULL, "gen: the probe file (default: stdout); infer, order: the output format",
+	  P(out), PROBE_GEN | PROBE_INFER | PROBE_ORDER },
 	{ "--results", CLI_VALUE, "R", NULL, "infer: the measured results (dot lines, or d alone with --golden)",
 	  P(results), PROBE_INFER },
 	{ "--golden", CLI_VALUE, "G", NULL, "infer: the probe file the results answer", P(golden), PROBE_INFER },
-	{ "--in", CLI_VALUE, "FMT", NULL, "infer: the format of a and b (with --out)", P(in), PROBE_INFER },
+	{ "--in", CLI_VALUE, "FMT", NULL, "infer: the format of a and b (with --out); order: of the box's values", P(in),
+	  PROBE_INFER | PROBE_ORDER },
+	{ "--cmd", CLI_VALUE, "'PROGRAM ARGS'", NULL,
+	  "order: the black box, run by sh once per batch: lines of N hex values of --in in, one hex result of --out "
+	  "per line out",
+	  P(order.cmd), PROBE_ORDER },
+	{ "--n", CLI_VALUE, "N", NULL, "order: values per line, 2..65536", P(order.n), PROBE_ORDER },
+	{ "--tc", CLI_VALUE, "MODEL,...", NULL,
+	  "order: block models to try on nodes of more than two terms (default: every preset for --in, --out; "
+	  "generic:N:F:FLOOR|none:rtz|rne for a custom one)",
+	  P(order.tc), PROBE_ORDER },
+	{ "--verify", CLI_VALUE, "V", "1000", "order: random lines the revealed tree must reproduce bit for bit", P(order.verify),
+	  PROBE_ORDER },
+	{ "--batch", CLI_VALUE, "L", "4096", "order: the most lines per start of the box", P(order.batch), PROBE_ORDER },
 	{ "--in-a", CLI_VALUE, "FMT", NULL, "gen, infer: the format of a, with --in-b (instead of --inputs, --in)",
 	  P(in_a), PROBE_GEN | PROBE_INFER },
 	{ "--in-b", CLI_VALUE, "FMT", NULL, "gen, infer: the format of b, with --in-a", P(in_b), PROBE_GEN | PROBE_INFER },
@@ -40,10 +56,13 @@ const struct cli_command cli_cmd_probe = {
 	.synopsis = "gen (--inputs FMT | --in-a FMT --in-b FMT) --output FMT --k K [--out FILE] [--seed N]\n"
 		    "       [--model MODEL [MODEL OPTIONS]]\n"
 		    "       | infer --results R [--golden G] [(--in FMT | --in-a FMT --in-b FMT) --out FMT] [--block N] [--frac F]\n"
-		    "       [--json]",
+		    "       [--json]\n"
+		    "       | order --cmd 'PROGRAM ARGS' --n N --in FMT [--out FMT] [--tc MODEL,...] [--verify V] [--seed N]\n"
+		    "       [--batch L] [--json]",
 	.summary = "gen: a golden dot file of inputs that reveal a tensor core's numerics (d by --model, default the\n"
 		   "newest preset).  infer: the block models that reproduce measured results (exit 0: exactly one\n"
-		   "class).",
+		   "class).  order: the summation tree of a black box that sums N values, as fpref dot --model tree\n"
+		   "takes it back (exit 1: no fixed tree, and what was seen).",
 	.groups = CLI_MODEL | CLI_JSON,
 	.opts = probe_opts,
 	.nopts = CLI_NOPTS(probe_opts),
@@ -420,12 +439,25 @@ int cmd_probe(int argc, char **argv)
 	if (r)
 		return r;
 	const char *action = o.npositional ? o.positional[0] : "";
-	unsigned tag = strcmp(action, "gen") == 0 ? PROBE_GEN : strcmp(action, "infer") == 0 ? PROBE_INFER : 0;
+	unsigned tag = strcmp(action, "gen") == 0     ? PROBE_GEN
+		       : strcmp(action, "infer") == 0 ? PROBE_INFER
+		       : strcmp(action, "order") == 0 ? PROBE_ORDER
+						      : 0;
 	if (!tag) {
-		cli_fail(cli_cmd_probe.name, "needs gen or infer, not '%s' (see fpref probe --help)", action);
+		cli_fail(cli_cmd_probe.name, "needs gen, infer or order, not '%s' (see fpref probe --help)", action);
 		return CLI_EXIT_USAGE;
 	}
-	if (cli_check_tags(&cli_cmd_probe, &a, tag, tag == PROBE_GEN ? "probe gen" : "probe infer"))
+	if (cli_check_tags(&cli_cmd_probe, &a, tag, tag == PROBE_GEN ? "probe gen" : tag == PROBE_INFER ? "probe infer" : "probe order"))
 		return CLI_EXIT_USAGE;
+	if (tag == PROBE_ORDER) {
+		if (o.model.model) {
+			cli_fail(cli_cmd_probe.name, "--model does not apply to probe order (--tc names the block models to try)");
+			return CLI_EXIT_USAGE;
+		}
+		a.order.in = a.in;
+		a.order.out = a.out;
+		a.order.seed = a.seed;
+		return probe_order(&a.order, &o);
+	}
 	return tag == PROBE_GEN ? probe_gen(&a, &o) : probe_infer(&a, &o);
 }

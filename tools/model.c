@@ -14,7 +14,8 @@ static const char model_choices[] =
 	"any case (h200, l40s, b200, mi300x ...; fpref --help lists them); BF16 units: tpu-bf16, "
 	"intel-bf16 (bfloat16); "
 	"generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
-	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact. A and B of two formats (--in-a, --in-b): "
+	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact; tree (fpref dot only: --tree SPEC, "
+	"a summation tree as fpref probe order prints it). A and B of two formats (--in-a, --in-b): "
 	"the pairs a preset's instruction takes (its FP8, FP6 and FP4 rows; a refusal lists them), generic, the plain orders and "
 	"exact";
 
@@ -75,6 +76,10 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 	bool generic = strcasecmp(t->model, "generic") == 0;
 	if ((t->frac || t->floor || t->final || t->traits) && !generic) {
 		cli_fail(cmd, "--frac, --floor, --final and --traits describe --model generic, not '%s'", t->model);
+		return CLI_EXIT_USAGE;
+	}
+	if (strcmp(t->model, "tree") == 0) {
+		cli_fail(cmd, "--model tree is fpref dot's (with --tree SPEC), not fpref %s's", cmd);
 		return CLI_EXIT_USAGE;
 	}
 	if (fpref_sum_order_parse(t->model, &m->order) == 0)

@@ -748,6 +748,7 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, T
 from ._scaling import LossScaleRun, Quantized, lossscale, quantize  # noqa: E402
 from ._golden import GenResult, Mismatch, VerifyReport, VerifyResult, gen, suite_files, verify  # noqa: E402
 from . import testing  # noqa: E402  (testing uses the functions above)
+from .order import NoFixedTree, RevealedOrder, reveal_order, tree_dot  # noqa: E402
 
 
 def __dir__() -> List[str]:

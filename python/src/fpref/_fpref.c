@@ -225,6 +225,8 @@ static PyMethodDef methods[] = {
 	{ "suite_jobs", py_suite_jobs, METH_VARARGS, "the files of a suite" },
 	{ "golden_folder", py_golden_folder, METH_VARARGS, "a golden folder's MANIFEST state and files" },
 	{ "golden_info", py_golden_info, METH_VARARGS, "a golden file's op, output format and vector count" },
+	{ "reveal_order", py_reveal_order, METH_VARARGS, "a black box's summation tree (fpref_golden_reveal_order)" },
+	{ "tree_dot", py_tree_dot, METH_VARARGS, "lines of products through a summation tree (fpref_emu_tree_dot)" },
 	{ "verify", py_verify, METH_VARARGS, "results judged against a golden file (fpref_golden_verify)" },
 	{ NULL, NULL, 0, NULL }
 };

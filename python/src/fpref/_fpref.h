@@ -117,4 +117,8 @@ PyObject *py_golden_folder(PyObject *self, PyObject *args);
 PyObject *py_verify(PyObject *self, PyObject *args);
 PyObject *py_golden_info(PyObject *self, PyObject *args);
 
+/* ---- summation orders (_fpref_order.c) ---- */
+PyObject *py_reveal_order(PyObject *self, PyObject *args);
+PyObject *py_tree_dot(PyObject *self, PyObject *args);
+
 #endif
