@@ -21,7 +21,7 @@ __all__ = ["convert", "decode", "formats", "format_info", "table", "op", "explai
            "quantize", "Quantized", "lossscale", "LossScaleRun", "gen", "GenResult", "verify", "VerifyResult",
            "VerifyReport", "Mismatch", "suite_files",
            "flags_describe", "hex_codes", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE",
-           "FLAG_INVALID", "testing"]
+           "FLAG_INVALID", "testing", "reveal_order", "tree_dot", "RevealedOrder", "NoFixedTree"]
 
 FLAG_INEXACT = 1
 FLAG_UNDERFLOW = 2
