@@ -348,6 +348,9 @@ static void exact_and_bound(const struct judge *J, size_t i, size_t j, mpfr_ptr 
 					   exact);
 	if (p->Aq != p->A || p->Bq != p->B)
 		mpfr_set_nan(bound); /* errors against other inputs than the model's: no bound applies */
+	else if (J->exact_ok && (p->scales || (p->model->kind == FPREF_ACCUM_TC && !p->model->splitk)))
+		fpref_ref_exact_tc_bound(&p->model->tc, &J->xa, J->EA + i * K, p->Aq + i * K, &J->xb, J->EB + j * K, bq, K,
+					 p->scales ? &sc : NULL, c, p->out, p->scales ? 0 : p->model->promote, bound);
 	else if (p->scales)
 		fpref_ref_tc_bound_scaled(&p->model->tc, p->in_a, J->in_b, p->Aq + i * K, bq, K, &sc, c, p->out, 0, bound);
 	else

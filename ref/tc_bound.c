@@ -6,6 +6,7 @@
  * a bound reads only the inputs, never a computed result. */
 #include <stdlib.h>
 
+#include "fpref_ref_exact.h"
 #include "tc_oracle.h"
 
 /* ---- a priori bounds ----
@@ -184,50 +185,71 @@ static void place_bound(mpfr_ptr q, mpfr_srcptr x, mpfr_srcptr y, mpfr_srcptr w,
 	mpfr_clear(t);
 }
 
+/* The end of a block of the chain, from the block's unit 2^-F X and its
+ * sums S (of its products) and tau (of each nonzero product's truncation
+ * loss, min(p, unit)): the accumulator's loss (when it may be nonzero,
+ * as acc_place says), then one rounding. */
+static void tc_chain_block_end(struct block_rounding br, mpfr_srcptr unit, mpfr_ptr S, mpfr_ptr tau, mpfr_ptr t,
+			       struct running *r)
+{
+	if (!mpfr_zero_p(r->mag)) {
+		mpfr_min(t, r->mag, unit, MPFR_RNDU);
+		mpfr_add(tau, tau, t, MPFR_RNDU);
+	}
+	/* truncation never raises a magnitude: the truncated sum is at most
+	 * |acc| + S, then one rounding */
+	mpfr_add(t, r->mag, S, MPFR_RNDU);
+	mpfr_add(r->err, r->err, tau, MPFR_RNDU);
+	rounding_step(r->err, r->mag, t, br.log2_u, br.log2_eta);
+}
+
+/* One block of len products (abs_a, abs_b, w from the block's first). */
+static void tc_chain_block(const struct fpref_tc_model *m, struct block_rounding br, long least_a, long least_b,
+			   const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t len,
+			   struct running *r, mpfr_t *tmp)
+{
+	mpfr_ptr X = tmp[0], q = tmp[1], p = tmp[2], tau = tmp[3], unit = tmp[4], t = tmp[5], S = tmp[6];
+	/* X bounds 2^E: the floor, each product's alignment place, the accumulator's */
+	floor_place(X, m, output);
+	mpfr_set_zero(S, 1);
+	for (size_t i = 0; i < len; i++) {
+		if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]))
+			continue;
+		/* E8M0 scales move the product's place by their exponents: exact */
+		place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_a, least_b);
+		mpfr_max(X, X, q, MPFR_RNDU);
+	}
+	acc_place(X, r);
+	mpfr_mul_2si(unit, X, -m->frac, MPFR_RNDU); /* a term loses less than 2^(E-F), and never more than itself */
+	mpfr_set_zero(tau, 1);
+	for (size_t i = 0; i < len; i++) {
+		mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
+		if (w)
+			mpfr_mul(p, p, w[i], MPFR_RNDU);
+		mpfr_add(S, S, p, MPFR_RNDU);
+		if (!mpfr_zero_p(p)) {
+			mpfr_min(t, p, unit, MPFR_RNDU);
+			mpfr_add(tau, tau, t, MPFR_RNDU);
+		}
+	}
+	tc_chain_block_end(br, unit, S, tau, t, r);
+}
+
 static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *in_a,
 			   const struct fpref_format *in_b, const struct fpref_format *output, mpfr_t *abs_a,
 			   mpfr_t *abs_b, mpfr_t *w, size_t K, struct running *r)
 {
 	struct block_rounding br = block_rounding(m, output);
 	long least_a = least_normal_exponent(in_a), least_b = least_normal_exponent(in_b);
-	mpfr_t X, q, p, tau, unit, t, S;
-	mpfr_inits2(BOUND_PREC, X, q, p, tau, unit, t, S, (mpfr_ptr)0);
+	mpfr_t tmp[7];
+	for (int i = 0; i < 7; i++)
+		mpfr_init2(tmp[i], BOUND_PREC);
 	for (size_t k = 0; k < K; k += (size_t)m->block) {
 		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block;
-		/* X bounds 2^E: the floor, each product's alignment place, the accumulator's */
-		floor_place(X, m, output);
-		mpfr_set_zero(S, 1);
-		for (size_t i = k; i < k + len; i++) {
-			if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]))
-				continue;
-			/* E8M0 scales move the product's place by their exponents: exact */
-			place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_a, least_b);
-			mpfr_max(X, X, q, MPFR_RNDU);
-		}
-		bool acc_nonzero = acc_place(X, r);
-		mpfr_mul_2si(unit, X, -m->frac, MPFR_RNDU); /* a term loses less than 2^(E-F), and never more than itself */
-		mpfr_set_zero(tau, 1);
-		for (size_t i = k; i < k + len; i++) {
-			mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
-			if (w)
-				mpfr_mul(p, p, w[i], MPFR_RNDU);
-			mpfr_add(S, S, p, MPFR_RNDU);
-			if (!mpfr_zero_p(p)) {
-				mpfr_min(t, p, unit, MPFR_RNDU);
-				mpfr_add(tau, tau, t, MPFR_RNDU);
-			}
-		}
-		if (acc_nonzero) {
-			mpfr_min(t, r->mag, unit, MPFR_RNDU);
-			mpfr_add(tau, tau, t, MPFR_RNDU);
-		}
-		/* truncation never raises a magnitude: the truncated sum is at most
-		 * |acc| + S, then one rounding */
-		mpfr_add(t, r->mag, S, MPFR_RNDU);
-		mpfr_add(r->err, r->err, tau, MPFR_RNDU);
-		rounding_step(r->err, r->mag, t, br.log2_u, br.log2_eta);
+		tc_chain_block(m, br, least_a, least_b, output, abs_a + k, abs_b + k, w ? w + k : NULL, len, r, tmp);
 	}
-	mpfr_clears(X, q, p, tau, unit, t, S, (mpfr_ptr)0);
+	for (int i = 0; i < 7; i++)
+		mpfr_clear(tmp[i]);
 }
 
 /* u * t + eta added to err, with t the bound of a quantity that a floor
@@ -488,16 +510,24 @@ static void fp32_add_bound(struct running *acc, const struct running *part)
 	mpfr_clear(t);
 }
 
+/* Whether fpref_ref_tc_bound_scaled takes these arguments. */
+static bool bound_args_ok(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			  const struct fpref_format *in_b, const struct fpref_tc_scales *scales,
+			  const struct fpref_format *output, size_t nc)
+{
+	return !(!operands_ok(m, in_a, in_b, output) || !fpref_tc_scales_ok(m, scales) ||
+		 (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output) || m->tree > 0 ||
+			 scales)) ||
+		 (scales && fpref_tc_lowered(m, output)) ||
+		 (fpref_tc_lowered(m, output) &&
+		  (!fpref_tc_model_lowered_blocks(m) || !exact_in_fp16(in_a) || !exact_in_fp16(in_b))));
+}
+
 int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 			      const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
 			      uint64_t c, const struct fpref_format *output, size_t nc, mpfr_ptr bound)
 {
-	if (!operands_ok(m, in_a, in_b, output) || !fpref_tc_scales_ok(m, scales) ||
-	    (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output) || m->tree > 0 ||
-		    scales)) ||
-	    (scales && fpref_tc_lowered(m, output)) ||
-	    (fpref_tc_lowered(m, output) &&
-	     (!fpref_tc_model_lowered_blocks(m) || !exact_in_fp16(in_a) || !exact_in_fp16(in_b))))
+	if (!bound_args_ok(m, in_a, in_b, scales, output, nc))
 		return -1;
 	struct bound_inputs bi;
 	int status = bound_inputs_read(in_a, in_b, a, b, K, output, c, &bi);
@@ -670,5 +700,268 @@ int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct f
 		running_clear(&p);
 	}
 	bound_inputs_clear(&bi);
+	return status < 0 ? -1 : 0;
+}
+
+/* ---- the block model's bound from decoded operands ----
+ * The same recurrence as tc_chain_bound, block by block, with each
+ * block's per-product work in integers: its operands are narrow
+ * (fpref_exact_format.fixed), so each product and place bound is an
+ * integer below 2^80 over 2^(qa + qb), and the largest place bound, each
+ * min(p, unit) and the sums S and tau come out of integer compares and
+ * additions.  The sums are MPFR's: each of tc_chain_block's additions
+ * rounds upward to BOUND_PREC bits, and up64_add below is that addition
+ * (the least BOUND_PREC-bit number at or above the exact sum of two
+ * nonnegative numbers), taken in the same order, so S and tau are the
+ * same numbers bit for bit; tests/check_exact.c holds up64_add against
+ * mpfr_add and this bound against fpref_ref_tc_bound_scaled.  The
+ * per-block steps (the accumulator's place, the rounding step) stay
+ * MPFR's, as in tc_chain_bound. */
+typedef unsigned __int128 u128;
+
+static int bitlen128(u128 v)
+{
+	uint64_t hi = (uint64_t)(v >> 64);
+	return hi ? 128 - __builtin_clzll(hi) : v ? 64 - __builtin_clzll((uint64_t)v) : 0;
+}
+
+static int ctz128(u128 v)
+{
+	uint64_t lo = (uint64_t)v;
+	return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll((uint64_t)(v >> 64));
+}
+
+/* x = v 2^e, exactly: v has at most BOUND_PREC significant bits */
+static void set_u128(mpfr_ptr x, u128 v, long e)
+{
+	if (!v) {
+		mpfr_set_zero(x, 1);
+		return;
+	}
+	int tz = ctz128(v);
+	mpfr_set_uj_2exp(x, (uintmax_t)(v >> tz), e + tz, MPFR_RNDN);
+}
+
+/* A nonnegative BOUND_PREC-bit number m 2^e (m = 0, or m >= 2^63). */
+struct up64 {
+	uint64_t m;
+	long e;
+};
+
+/* 256 bits, least significant limb first */
+static void put_bits(uint64_t w[5], u128 v, long at, bool *sticky)
+{
+	if (at < 0) { /* the bits below the window: only sticky */
+		if (at <= -128) {
+			*sticky = *sticky || v;
+			return;
+		}
+		*sticky = *sticky || (v & (((u128)1 << -at) - 1));
+		v >>= -at;
+		at = 0;
+	}
+	for (int part = 0; part < 2; part++, at += 64) {
+		uint64_t x = (uint64_t)(part ? v >> 64 : v);
+		int limb = (int)(at / 64), off = (int)(at % 64);
+		u128 add = (u128)x << off;
+		for (int i = limb; add && i < 5; i++) {
+			u128 sum = (u128)w[i] + (uint64_t)add;
+			w[i] = (uint64_t)sum;
+			add = (add >> 64) + (sum >> 64);
+		}
+	}
+}
+
+/* x += v 2^ev, rounded upward to BOUND_PREC bits (mpfr_add, MPFR_RNDU) */
+static void up64_add(struct up64 *x, u128 v, long ev)
+{
+	if (!v)
+		return;
+	long top_v = ev + bitlen128(v), top_x = x->m ? x->e + 64 : top_v;
+	long T = top_v > top_x ? top_v : top_x, w0 = T - 250; /* the larger operand lies whole in [w0, T) */
+	uint64_t w[5] = { 0, 0, 0, 0, 0 };
+	bool sticky = false;
+	if (x->m)
+		put_bits(w, x->m, x->e - w0, &sticky);
+	put_bits(w, v, ev - w0, &sticky);
+	int top = 4;
+	while (!w[top])
+		top--;
+	int t = top * 64 + 63 - __builtin_clzll(w[top]); /* the leading bit */
+	int lo = t - 63;                                 /* the last kept bit */
+	int limb = lo / 64, off = lo % 64;
+	uint64_t m = w[limb] >> off | (off ? w[limb + 1] << (64 - off) : 0); /* bits lo .. t */
+	for (int i = 0; i < lo / 64; i++)
+		sticky = sticky || w[i];
+	sticky = sticky || (lo % 64 && (w[lo / 64] & (((uint64_t)1 << (lo % 64)) - 1)));
+	long e = w0 + lo;
+	if (sticky && ++m == 0) {
+		m = (uint64_t)1 << 63;
+		e++;
+	}
+	x->m = m;
+	x->e = e;
+}
+
+struct decoded_chain {
+	const struct fpref_tc_model *m;
+	const struct fpref_format *output;
+	const struct fpref_exact_format *xa, *xb;
+	const struct fpref_exact_operand *a, *b;
+	const long *we; /* each scale chunk's weight, 2^we (NULL: none) */
+	size_t every;
+	struct block_rounding br;
+	long least_a, least_b;
+	mpfr_t tmp[7];
+};
+
+/* The block [k, k + len), as tc_chain_block computes it. */
+static void integer_block(struct decoded_chain *d, size_t k, size_t len, struct running *r)
+{
+	mpfr_ptr X = d->tmp[0], q = d->tmp[1], tau = d->tmp[3], unit = d->tmp[4], t = d->tmp[5], S = d->tmp[6];
+	long we = d->we ? d->we[k / d->every] : 0, base = (long)d->xa->q + d->xb->q + we;
+	/* a place bound max(|a|, 2^least_a) max(|b|, 2^least_b) over 2^(qa + qb) */
+	uint64_t ma = (uint64_t)1 << (d->least_a - d->xa->q), mb = (uint64_t)1 << (d->least_b - d->xb->q);
+	u128 Qmax = 0;
+	for (size_t i = k; i < k + len; i++) {
+		uint64_t fa = (uint64_t)(d->a[i].sig < 0 ? -d->a[i].sig : d->a[i].sig),
+			 fb = (uint64_t)(d->b[i].sig < 0 ? -d->b[i].sig : d->b[i].sig);
+		if (fa && fb) {
+			u128 Q = (u128)(fa > ma ? fa : ma) * (fb > mb ? fb : mb);
+			Qmax = Q > Qmax ? Q : Qmax;
+		}
+	}
+	floor_place(X, d->m, d->output);
+	if (Qmax) {
+		set_u128(q, Qmax, base);
+		mpfr_max(X, X, q, MPFR_RNDU);
+	}
+	acc_place(X, r);
+	mpfr_mul_2si(unit, X, -d->m->frac, MPFR_RNDU);
+	/* U = floor(unit / 2^base): a product P <= U loses P, one above it unit */
+	struct up64 u = { 0, 0 };
+	u128 U = 0;
+	if (!mpfr_zero_p(unit)) {
+		u.e = (long)mpfr_get_exp(unit) - BOUND_PREC;
+		mpfr_mul_2si(t, unit, -u.e, MPFR_RNDN);
+		u.m = (uint64_t)mpfr_get_uj(t, MPFR_RNDN); /* exact: BOUND_PREC bits */
+		long rel = u.e - base;
+		if (rel >= 0)
+			U = rel + 64 - __builtin_clzll(u.m) > 100 ? ~(u128)0 : (u128)u.m << rel;
+		else
+			U = rel > -64 ? u.m >> -rel : 0;
+	}
+	struct up64 Ssum = { 0, 0 }, Tsum = { 0, 0 };
+	for (size_t i = k; i < k + len; i++) {
+		uint64_t fa = (uint64_t)(d->a[i].sig < 0 ? -d->a[i].sig : d->a[i].sig),
+			 fb = (uint64_t)(d->b[i].sig < 0 ? -d->b[i].sig : d->b[i].sig);
+		u128 P = (u128)fa * fb;
+		if (!P)
+			continue;
+		up64_add(&Ssum, P, base);
+		if (P <= U)
+			up64_add(&Tsum, P, base);
+		else
+			up64_add(&Tsum, u.m, u.e);
+	}
+	mpfr_set_uj_2exp(S, Ssum.m, Ssum.e, MPFR_RNDN);
+	mpfr_set_uj_2exp(tau, Tsum.m, Tsum.e, MPFR_RNDN);
+	tc_chain_block_end(d->br, unit, S, tau, t, r);
+}
+
+/* The chain over products [k0, k0 + K) from the accumulator r. */
+static void decoded_chain_run(struct decoded_chain *d, size_t k0, size_t K, struct running *r)
+{
+	size_t n = (size_t)d->m->block;
+	for (size_t k = k0; k < k0 + K; k += n)
+		integer_block(d, k, k0 + K - k < n ? k0 + K - k : n, r);
+}
+
+/* A scale chunk's weight exponent (E8M0: a power of two): 0, 1 for a
+ * NaN scale (no bound), -1 for an invalid pattern, 2 for a weight that is
+ * not a power of two. */
+static int scale_weight(const struct fpref_tc_scales *sc, size_t q, long *we)
+{
+	struct fpref_unpacked u[2];
+	for (int s = 0; s < 2; s++) {
+		uint64_t bits = s ? sc->b[q] : sc->a[q];
+		if (sc->format->is_signed)
+			bits &= ~(1ull << (sc->format->man_bits + sc->format->exp_bits + sc->format->pad_bits));
+		if (fpref_decode(sc->format, bits, &u[s]) == FPREF_DECODE_INVALID)
+			return -1;
+		if (u[s].cls == FPREF_CLASS_NAN)
+			return 1;
+		if (u[s].cls == FPREF_CLASS_INF || u[s].cls == FPREF_CLASS_ZERO || (u[s].significand & (u[s].significand - 1)))
+			return 2;
+	}
+	*we = u[0].exponent + u[1].exponent + __builtin_ctzll(u[0].significand) + __builtin_ctzll(u[1].significand);
+	return 0;
+}
+
+int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_exact_format *xa,
+			     const struct fpref_exact_operand *a, const uint64_t *a_bits,
+			     const struct fpref_exact_format *xb, const struct fpref_exact_operand *b,
+			     const uint64_t *b_bits, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
+			     const struct fpref_format *output, size_t nc, mpfr_ptr bound)
+{
+	const struct fpref_format *in_a = xa->f, *in_b = xb->f;
+	if (!bound_args_ok(m, in_a, in_b, scales, output, nc))
+		return -1;
+	if (fpref_tc_lowered(m, output) || m->tree > 0 || m->sum_frac > 0 || m->group > 0 || !xa->fixed || !xb->fixed)
+		return fpref_ref_tc_bound_scaled(m, in_a, in_b, a_bits, b_bits, K, scales, c, output, nc, bound);
+	/* as bound_inputs_read and fpref_ref_tc_scale_weights: a NaN or inf input, then C, then the scales */
+	for (size_t k = 0; k < K; k++)
+		if (a[k].cls != FPREF_EXACT_FINITE || b[k].cls != FPREF_EXACT_FINITE) {
+			mpfr_set_nan(bound);
+			return 0;
+		}
+	struct fpref_ref_value cv;
+	fpref_ref_value_init(&cv);
+	if (fpref_ref_from_bits(output, c, false, &cv) != 0) {
+		fpref_ref_value_clear(&cv);
+		return -1;
+	}
+	size_t chunks = scales ? (K + scales->every - 1) / scales->every : 0;
+	long *we = scales ? malloc((chunks + 1) * sizeof *we) : NULL;
+	int status = !mpfr_number_p(cv.x) ? 1 : scales && !we ? -1 : 0;
+	for (size_t q = 0; q < chunks && status == 0; q++)
+		status = scale_weight(scales, q, &we[q]);
+	if (status == 2) { /* not a power of two: MPFR's weights */
+		free(we);
+		fpref_ref_value_clear(&cv);
+		return fpref_ref_tc_bound_scaled(m, in_a, in_b, a_bits, b_bits, K, scales, c, output, nc, bound);
+	}
+	if (status == 1)
+		mpfr_set_nan(bound);
+	if (status == 0) {
+		struct decoded_chain d = { .m = m, .output = output, .xa = xa, .xb = xb, .a = a, .b = b, .we = we,
+					   .every = scales ? scales->every : 1, .br = block_rounding(m, output),
+					   .least_a = least_normal_exponent(in_a), .least_b = least_normal_exponent(in_b) };
+		for (int i = 0; i < 7; i++)
+			mpfr_init2(d.tmp[i], BOUND_PREC);
+		struct running acc;
+		running_init(&acc, cv.x);
+		if (nc == 0)
+			decoded_chain_run(&d, 0, K, &acc);
+		else
+			/* each chunk from zero, then acc = fma(1, partial, acc) in FP32, rne */
+			for (size_t k = 0; k < K && status == 0; k += nc) {
+				struct running part;
+				mpfr_t zero;
+				mpfr_init2(zero, 8);
+				mpfr_set_zero(zero, 1);
+				running_init(&part, zero);
+				decoded_chain_run(&d, k, K - k < nc ? K - k : nc, &part);
+				fp32_add_bound(&acc, &part);
+				running_clear(&part);
+				mpfr_clear(zero);
+			}
+		finish_bound(output, &acc, bound);
+		running_clear(&acc);
+		for (int i = 0; i < 7; i++)
+			mpfr_clear(d.tmp[i]);
+	}
+	free(we);
+	fpref_ref_value_clear(&cv);
 	return status < 0 ? -1 : 0;
 }
