@@ -777,7 +777,33 @@ static void up64_add(struct up64 *x, u128 v, long ev)
 {
 	if (!v)
 		return;
-	long top_v = ev + bitlen128(v), top_x = x->m ? x->e + 64 : top_v;
+	int bits = bitlen128(v);
+	if (!x->m && bits <= 64) { /* the first term: exact */
+		x->m = (uint64_t)v << (64 - bits);
+		x->e = ev - (64 - bits);
+		return;
+	}
+	long d = ev - x->e;
+	if (x->m && ((d >= 0 && d + bits <= 127) || (d < 0 && d >= -63 && bits <= 127))) {
+		/* the exact sum in 128 bits at the lower of the two places, then
+		 * its leading 64 bits, one more if any bit below them is set */
+		u128 sum = d >= 0 ? (u128)x->m + (v << d) : ((u128)x->m << -d) + v;
+		long e = d >= 0 ? x->e : ev;
+		int over = bitlen128(sum) - 64;
+		if (over > 0) {
+			bool dropped = (sum & (((u128)1 << over) - 1)) != 0;
+			sum >>= over;
+			e += over;
+			if (dropped && ++sum >> 64) {
+				sum >>= 1;
+				e++;
+			}
+		}
+		x->m = (uint64_t)sum;
+		x->e = e;
+		return;
+	}
+	long top_v = ev + bits, top_x = x->m ? x->e + 64 : top_v;
 	long T = top_v > top_x ? top_v : top_x, w0 = T - 250; /* the larger operand lies whole in [w0, T) */
 	uint64_t w[5] = { 0, 0, 0, 0, 0 };
 	bool sticky = false;
