@@ -317,15 +317,19 @@ int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_
 	long base = (long)fa->q + fb->q + we_min;
 	if (c_nonzero && cu.exponent < base)
 		base = cu.exponent;
-	int pa = fa->fixed ? fa->width : fa->sig_bits, pb = fb->fixed ? fb->width : fb->sig_bits;
+	/* the bits of a product: narrow ones as one integer (a bit over the
+	 * width: a two's complement integer format's least value), in the
+	 * buckets each operand's significand */
+	bool both_fixed = fa->fixed && fb->fixed;
+	int pa = both_fixed ? fa->width + 1 : fa->sig_bits, pb = both_fixed ? fb->width + 1 : fb->sig_bits;
 	long top = (long)fa->q + fb->q + fa->width + fb->width + we_max + 8 + 64;
 	if (c_nonzero && cu.exponent + 64 > top)
 		top = cu.exponent + 64;
-	if (top - base + 72 > MAX_PLACE || (!(fa->fixed && fb->fixed) && pa + pb > 50))
+	if (top - base + 72 > MAX_PLACE || (!both_fixed && pa + pb > 50))
 		return 1;
 	struct acc *s = malloc(sizeof *s);
-	struct chunk_sums *cs = !(fa->fixed && fb->fixed) ? malloc(sizeof *cs) : NULL;
-	if (!s || (!(fa->fixed && fb->fixed) && !cs)) {
+	struct chunk_sums *cs = !both_fixed ? malloc(sizeof *cs) : NULL;
+	if (!s || (!both_fixed && !cs)) {
 		free(s);
 		free(cs);
 		return 1;
@@ -334,7 +338,7 @@ int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_
 	s->lo = ACC_LIMBS;
 	s->hi = -1;
 	int bits_k = 64 - __builtin_clzll((unsigned long long)every | 1);
-	bool narrow = fa->fixed && fb->fixed && fa->width + fb->width + bits_k + 1 <= 63;
+	bool narrow = both_fixed && pa + pb + bits_k + 1 <= 63;
 	if (cs) {
 		memset(cs->bucket, 0, sizeof cs->bucket);
 		cs->fa = fa;
@@ -359,8 +363,19 @@ int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_
 		}
 		size_t used = 0;
 		for (size_t k = k0; k < k1; k++) {
+			int64_t x = a[k].sig, y = b[k].sig;
 			int i = a[k].shift + b[k].shift;
-			cs->bucket[i] += a[k].sig * b[k].sig;
+			if (fa->fixed && x) { /* a narrow operand beside a wide one: its significand and shift */
+				int z = __builtin_ctzll((uint64_t)x);
+				x /= (int64_t)1 << z;
+				i += z;
+			}
+			if (fb->fixed && y) {
+				int z = __builtin_ctzll((uint64_t)y);
+				y /= (int64_t)1 << z;
+				i += z;
+			}
+			cs->bucket[i] += x * y;
 			cs->lo = i < cs->lo ? i : cs->lo;
 			cs->hi = i > cs->hi ? i : cs->hi;
 			if (++used == room) {

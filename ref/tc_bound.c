@@ -829,6 +829,14 @@ static void up64_add(struct up64 *x, u128 v, long ev)
 	x->e = e;
 }
 
+void fpref_ref_exact_add_up(uint64_t *m, long *e, uint64_t hi, uint64_t lo, long ev)
+{
+	struct up64 x = { *m, *e };
+	up64_add(&x, (u128)hi << 64 | lo, ev);
+	*m = x.m;
+	*e = x.e;
+}
+
 struct decoded_chain {
 	const struct fpref_tc_model *m;
 	const struct fpref_format *output;
