@@ -78,7 +78,7 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 			     const uint64_t *b_bits, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
 			     const struct fpref_format *output, size_t nc, mpfr_ptr bound);
 
-/* m 2^e (m = 0, or m >= 2^63) += (hi 2^64 + lo) 2^ev, rounded upward to
+/* m 2^e (any m) += (hi 2^64 + lo) 2^ev, rounded upward to
  * 64 bits: mpfr_add at 64 bits, MPFR_RNDU, of nonnegative numbers, as
  * the bounds' sums take it (public for tests/check_exact.c). */
 void fpref_ref_exact_add_up(uint64_t *m, long *e, uint64_t hi, uint64_t lo, long ev);

@@ -742,7 +742,8 @@ static void set_u128(mpfr_ptr x, u128 v, long e)
 	mpfr_set_uj_2exp(x, (uintmax_t)(v >> tz), e + tz, MPFR_RNDN);
 }
 
-/* A nonnegative BOUND_PREC-bit number m 2^e (m = 0, or m >= 2^63). */
+/* A nonnegative BOUND_PREC-bit number m 2^e (m < 2^64, not normalised:
+ * a sum of integers on one place stays on it, in one 64-bit addition). */
 struct up64 {
 	uint64_t m;
 	long e;
@@ -777,13 +778,30 @@ static void up64_add(struct up64 *x, u128 v, long ev)
 {
 	if (!v)
 		return;
-	int bits = bitlen128(v);
-	if (!x->m && bits <= 64) { /* the first term: exact */
-		x->m = (uint64_t)v << (64 - bits);
-		x->e = ev - (64 - bits);
+	if (!x->m && !(v >> 64)) {
+		x->m = (uint64_t)v;
+		x->e = ev;
 		return;
 	}
 	long d = ev - x->e;
+	if (x->m && !(v >> 64) && d >= 0 && d < 64 && !((uint64_t)v >> (63 - d) >> 1)) {
+		/* v on x's places within 64 bits: the sum, and on a carry out the
+		 * one bit that falls off */
+		uint64_t sum;
+		if (!__builtin_add_overflow(x->m, (uint64_t)v << d, &sum)) {
+			x->m = sum;
+			return;
+		}
+		bool dropped = sum & 1;
+		x->m = sum >> 1 | (uint64_t)1 << 63;
+		x->e++;
+		if (dropped && ++x->m == 0) {
+			x->m = (uint64_t)1 << 63;
+			x->e++;
+		}
+		return;
+	}
+	int bits = bitlen128(v);
 	if (x->m && ((d >= 0 && d + bits <= 127) || (d < 0 && d >= -63 && bits <= 127))) {
 		/* the exact sum in 128 bits at the lower of the two places, then
 		 * its leading 64 bits, one more if any bit below them is set */
@@ -803,7 +821,7 @@ static void up64_add(struct up64 *x, u128 v, long ev)
 		x->e = e;
 		return;
 	}
-	long top_v = ev + bits, top_x = x->m ? x->e + 64 : top_v;
+	long top_v = ev + bits, top_x = x->m ? x->e + 64 - __builtin_clzll(x->m) : top_v;
 	long T = top_v > top_x ? top_v : top_x, w0 = T - 250; /* the larger operand lies whole in [w0, T) */
 	uint64_t w[5] = { 0, 0, 0, 0, 0 };
 	bool sticky = false;
