@@ -4,6 +4,7 @@
  * rounding upward so that each is a true upper bound
  * (docs/accumulation.md).  Apart from the model paths (ref/tc_dot.c):
  * a bound reads only the inputs, never a computed result. */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "fpref_ref_exact.h"
@@ -705,9 +706,10 @@ int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct f
 
 /* ---- the block model's bound from decoded operands ----
  * The same recurrence as tc_chain_bound, block by block, with each
- * block's per-product work in integers: its operands are narrow
- * (fpref_exact_format.fixed), so each product and place bound is an
- * integer below 2^80 over 2^(qa + qb), and the largest place bound, each
+ * block's per-product work in integers: over 2^base (the block's least
+ * product place) each product and place bound is an integer, below 2^120
+ * (else the block runs tc_chain_block in MPFR: a wide format's block
+ * spread over too many binades), and the largest place bound, each
  * min(p, unit) and the sums S and tau come out of integer compares and
  * additions.  The sums are MPFR's: each of tc_chain_block's additions
  * rounds upward to BOUND_PREC bits, and up64_add below is that addition
@@ -865,23 +867,48 @@ struct decoded_chain {
 	struct block_rounding br;
 	long least_a, least_b;
 	mpfr_t tmp[7];
+	mpfr_t *va, *vb, *vw; /* a block's values for tc_chain_block, made on first need */
 };
 
 /* The block [k, k + len), as tc_chain_block computes it. */
-static void integer_block(struct decoded_chain *d, size_t k, size_t len, struct running *r)
+/* max(|x|, 2^least) of one operand as sig 2^sh over 2^q, least = q + m */
+static void place_factor(const struct fpref_exact_operand *x, int m, uint64_t *sig, int *sh)
+{
+	uint64_t s = (uint64_t)(x->sig < 0 ? -x->sig : x->sig);
+	bool above = 64 - __builtin_clzll(s | 1) - 1 + x->shift >= m; /* floor(log2 |x|) >= m */
+	*sig = above ? s : 1;
+	*sh = above ? x->shift : m;
+}
+
+/* The block [k, k + len), as tc_chain_block computes it: false (nothing
+ * changed) when its products span more places than 128 bits hold. */
+static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct running *r)
 {
 	mpfr_ptr X = d->tmp[0], q = d->tmp[1], tau = d->tmp[3], unit = d->tmp[4], t = d->tmp[5], S = d->tmp[6];
-	long we = d->we ? d->we[k / d->every] : 0, base = (long)d->xa->q + d->xb->q + we;
-	/* a place bound max(|a|, 2^least_a) max(|b|, 2^least_b) over 2^(qa + qb) */
-	uint64_t ma = (uint64_t)1 << (d->least_a - d->xa->q), mb = (uint64_t)1 << (d->least_b - d->xb->q);
+	int ma = (int)(d->least_a - d->xa->q), mb = (int)(d->least_b - d->xb->q);
+	/* the block's least product place (a wide format's operands carry shifts) */
+	int low = INT_MAX;
+	for (size_t i = k; i < k + len; i++)
+		if (d->a[i].sig && d->b[i].sig && d->a[i].shift + d->b[i].shift < low)
+			low = d->a[i].shift + d->b[i].shift;
+	if (low == INT_MAX)
+		low = 0;
+	long we = d->we ? d->we[k / d->every] : 0, base = (long)d->xa->q + d->xb->q + we + low;
+	/* the place bounds max(|a|, 2^least_a) max(|b|, 2^least_b) over 2^base: the largest */
 	u128 Qmax = 0;
 	for (size_t i = k; i < k + len; i++) {
-		uint64_t fa = (uint64_t)(d->a[i].sig < 0 ? -d->a[i].sig : d->a[i].sig),
-			 fb = (uint64_t)(d->b[i].sig < 0 ? -d->b[i].sig : d->b[i].sig);
-		if (fa && fb) {
-			u128 Q = (u128)(fa > ma ? fa : ma) * (fb > mb ? fb : mb);
-			Qmax = Q > Qmax ? Q : Qmax;
-		}
+		if (!d->a[i].sig || !d->b[i].sig)
+			continue;
+		uint64_t sa, sb;
+		int ha, hb;
+		place_factor(&d->a[i], ma, &sa, &ha);
+		place_factor(&d->b[i], mb, &sb, &hb);
+		u128 Q = (u128)sa * sb;
+		int sh = ha + hb - low;
+		if (bitlen128(Q) + sh > 120)
+			return false;
+		Q <<= sh;
+		Qmax = Q > Qmax ? Q : Qmax;
 	}
 	floor_place(X, d->m, d->output);
 	if (Qmax) {
@@ -899,7 +926,7 @@ static void integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 		u.m = (uint64_t)mpfr_get_uj(t, MPFR_RNDN); /* exact: BOUND_PREC bits */
 		long rel = u.e - base;
 		if (rel >= 0)
-			U = rel + 64 - __builtin_clzll(u.m) > 100 ? ~(u128)0 : (u128)u.m << rel;
+			U = rel + 64 - __builtin_clzll(u.m) > 124 ? ~(u128)0 : (u128)u.m << rel;
 		else
 			U = rel > -64 ? u.m >> -rel : 0;
 	}
@@ -907,7 +934,7 @@ static void integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 	for (size_t i = k; i < k + len; i++) {
 		uint64_t fa = (uint64_t)(d->a[i].sig < 0 ? -d->a[i].sig : d->a[i].sig),
 			 fb = (uint64_t)(d->b[i].sig < 0 ? -d->b[i].sig : d->b[i].sig);
-		u128 P = (u128)fa * fb;
+		u128 P = ((u128)fa * fb) << (fa && fb ? d->a[i].shift + d->b[i].shift - low : 0); /* below Qmax: 120 bits */
 		if (!P)
 			continue;
 		up64_add(&Ssum, P, base);
@@ -919,14 +946,37 @@ static void integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 	mpfr_set_uj_2exp(S, Ssum.m, Ssum.e, MPFR_RNDN);
 	mpfr_set_uj_2exp(tau, Tsum.m, Tsum.e, MPFR_RNDN);
 	tc_chain_block_end(d->br, unit, S, tau, t, r);
+	return true;
 }
 
-/* The chain over products [k0, k0 + K) from the accumulator r. */
-static void decoded_chain_run(struct decoded_chain *d, size_t k0, size_t K, struct running *r)
+/* The chain over products [k0, k0 + K) from the accumulator r: each block
+ * in integers, or, spread too wide, in MPFR (tc_chain_block) from the
+ * operands' values.  0, or -1 for no memory. */
+static int decoded_chain_run(struct decoded_chain *d, size_t k0, size_t K, struct running *r)
 {
 	size_t n = (size_t)d->m->block;
-	for (size_t k = k0; k < k0 + K; k += n)
-		integer_block(d, k, k0 + K - k < n ? k0 + K - k : n, r);
+	for (size_t k = k0; k < k0 + K; k += n) {
+		size_t len = k0 + K - k < n ? k0 + K - k : n;
+		if (integer_block(d, k, len, r))
+			continue;
+		if (!d->va) {
+			d->va = new_values(n);
+			d->vb = new_values(n);
+			d->vw = new_values(n);
+			if (!d->va || !d->vb || !d->vw)
+				return -1;
+		}
+		for (size_t i = 0; i < len; i++) {
+			const struct fpref_exact_operand *x = &d->a[k + i], *y = &d->b[k + i];
+			mpfr_set_uj_2exp(d->va[i], (uintmax_t)(x->sig < 0 ? -x->sig : x->sig), d->xa->q + x->shift, MPFR_RNDN);
+			mpfr_set_uj_2exp(d->vb[i], (uintmax_t)(y->sig < 0 ? -y->sig : y->sig), d->xb->q + y->shift, MPFR_RNDN);
+			if (d->we)
+				mpfr_set_ui_2exp(d->vw[i], 1, d->we[k / d->every], MPFR_RNDN);
+		}
+		tc_chain_block(d->m, d->br, d->least_a, d->least_b, d->output, d->va, d->vb, d->we ? d->vw : NULL, len, r,
+			       d->tmp);
+	}
+	return 0;
 }
 
 /* A scale chunk's weight exponent (E8M0: a power of two): 0, 1 for a
@@ -959,7 +1009,7 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 	const struct fpref_format *in_a = xa->f, *in_b = xb->f;
 	if (!bound_args_ok(m, in_a, in_b, scales, output, nc))
 		return -1;
-	if (fpref_tc_lowered(m, output) || m->tree > 0 || m->sum_frac > 0 || m->group > 0 || !xa->fixed || !xb->fixed)
+	if (fpref_tc_lowered(m, output) || m->tree > 0 || m->sum_frac > 0 || m->group > 0)
 		return fpref_ref_tc_bound_scaled(m, in_a, in_b, a_bits, b_bits, K, scales, c, output, nc, bound);
 	/* as bound_inputs_read and fpref_ref_tc_scale_weights: a NaN or inf input, then C, then the scales */
 	for (size_t k = 0; k < K; k++)
@@ -994,7 +1044,7 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 		struct running acc;
 		running_init(&acc, cv.x);
 		if (nc == 0)
-			decoded_chain_run(&d, 0, K, &acc);
+			status = decoded_chain_run(&d, 0, K, &acc);
 		else
 			/* each chunk from zero, then acc = fma(1, partial, acc) in FP32, rne */
 			for (size_t k = 0; k < K && status == 0; k += nc) {
@@ -1003,7 +1053,7 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 				mpfr_init2(zero, 8);
 				mpfr_set_zero(zero, 1);
 				running_init(&part, zero);
-				decoded_chain_run(&d, k, K - k < nc ? K - k : nc, &part);
+				status = decoded_chain_run(&d, k, K - k < nc ? K - k : nc, &part);
 				fp32_add_bound(&acc, &part);
 				running_clear(&part);
 				mpfr_clear(zero);
@@ -1012,6 +1062,9 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 		running_clear(&acc);
 		for (int i = 0; i < 7; i++)
 			mpfr_clear(d.tmp[i]);
+		free_values(d.va, (size_t)m->block);
+		free_values(d.vb, (size_t)m->block);
+		free_values(d.vw, (size_t)m->block);
 	}
 	free(we);
 	fpref_ref_value_clear(&cv);
