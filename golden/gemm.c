@@ -1,7 +1,9 @@
 /* A GEMM through an accumulation model, measured against the exact
  * product: fpref gemm's statistics and fpref verify-gemm's verdict, both
  * from the one per-element measurement below (fpref_ref_error, as verify
- * measures). */
+ * measures), each exact value by the oracle's exact engine and each bound
+ * from the operands it decoded (ref/fpref_ref_exact.h, docs/exact.md), the
+ * rows over p->threads threads and the statistics summed in row order. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
