@@ -38,15 +38,13 @@ static void running_clear(struct running *r)
  * |x| <= t): adds u*t + eta to err and sets *mag to t*(1+u) + eta. */
 static void rounding_step(mpfr_ptr err, mpfr_ptr mag, mpfr_srcptr t, long log2_u, long log2_eta)
 {
-	mpfr_t e;
-	mpfr_init2(e, BOUND_PREC);
+	MPFR_DECL_INIT(e, BOUND_PREC); /* on the stack: a step per block, no allocation */
 	mpfr_mul_2si(e, t, log2_u, MPFR_RNDU);
 	mpfr_add(err, err, e, MPFR_RNDU);
 	mpfr_add(mag, t, e, MPFR_RNDU);
 	mpfr_set_ui_2exp(e, 1, log2_eta, MPFR_RNDU);
 	mpfr_add(err, err, e, MPFR_RNDU);
 	mpfr_add(mag, mag, e, MPFR_RNDU);
-	mpfr_clear(e);
 }
 
 static long log2_unit_roundoff(int precision, enum fpref_rounding r)
@@ -157,12 +155,10 @@ static bool acc_place(mpfr_ptr X, const struct running *r)
 {
 	if (mpfr_zero_p(r->mag))
 		return false;
-	mpfr_t t;
-	mpfr_init2(t, BOUND_PREC);
+	MPFR_DECL_INIT(t, BOUND_PREC);
 	mpfr_set_ui_2exp(t, 1, -126, MPFR_RNDU);
 	mpfr_max(t, t, r->mag, MPFR_RNDU);
 	mpfr_max(X, X, t, MPFR_RNDU);
-	mpfr_clear(t);
 	return true;
 }
 

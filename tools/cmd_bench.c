@@ -375,8 +375,7 @@ static int bench_exact_gemm(long repeats)
 		char what[96];
 		snprintf(what, sizeof what, "exact gemm %s%s", in.name, with_bound ? " + bound" : "");
 		printf("%-28s %12.3g %7s %12.3g %9.1f  %s\n", what, fast, "", slow, fast / slow,
-		       with_bound ? (xf.fixed ? "+ h100's bound in integers; MPFR: + fpref_ref_tc_bound"
-					      : "+ h100's bound in MPFR (a wide format); MPFR: + fpref_ref_tc_bound")
+		       with_bound ? "+ h100's bound from decoded operands; MPFR: + fpref_ref_tc_bound"
 				  : xf.fixed ? "one integer sum; MPFR: mpfr_sum" : "a bucket per place; MPFR: mpfr_sum");
 	}
 	mpfr_clears(x, bound, (mpfr_ptr)0);
