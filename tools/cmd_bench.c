@@ -314,7 +314,7 @@ static int bench_gemm_scaled(long repeats)
 /* The exact GEMM of the oracle (fpref gemm's report, verify-gemm, the
  * bounds: ref/exact_dot.c, docs/exact.md): each element's exact value by
  * the exact engine (operands decoded once, as golden/gemm.c does), beside
- * MPFR's mpfr_sum per element (fpref_ref_dot_value, on a slice of rows);
+ * MPFR's sum of the exact terms per element (fpref_ref_dot_value, on a slice of rows);
  * then with the model's a priori bound, the decoded one beside MPFR's.
  * One thread: MAC/s per core. */
 static int bench_exact_gemm(long repeats)
@@ -332,8 +332,10 @@ static int bench_exact_gemm(long repeats)
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);
-	mpfr_t x, bound;
-	mpfr_inits2(64, x, bound, (mpfr_ptr)0);
+	struct fpref_ref_value xv, bv; /* the exact values and bounds, thrown away */
+	fpref_ref_value_init(&xv);
+	fpref_ref_value_init(&bv);
+	mpfr_ptr x = xv.x, bound = bv.x;
 	double t[100] = { 0 };
 	for (size_t r = 0; r < 2 * sizeof inputs / sizeof inputs[0]; r++) {
 		bool with_bound = r >= sizeof inputs / sizeof inputs[0];
@@ -376,9 +378,10 @@ static int bench_exact_gemm(long repeats)
 		snprintf(what, sizeof what, "exact gemm %s%s", in.name, with_bound ? " + bound" : "");
 		printf("%-28s %12.3g %7s %12.3g %9.1f  %s\n", what, fast, "", slow, fast / slow,
 		       with_bound ? "+ h100's bound from decoded operands; MPFR: + fpref_ref_tc_bound"
-				  : xf.fixed ? "one integer sum; MPFR: mpfr_sum" : "a bucket per place; MPFR: mpfr_sum");
+				  : xf.fixed ? "one integer sum; MPFR: fpref_ref_dot_value" : "a bucket per place; MPFR: fpref_ref_dot_value");
 	}
-	mpfr_clears(x, bound, (mpfr_ptr)0);
+	fpref_ref_value_clear(&xv);
+	fpref_ref_value_clear(&bv);
 	free(A), free(Bt), free(EA), free(EB);
 	return CLI_EXIT_OK;
 }
