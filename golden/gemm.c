@@ -408,7 +408,8 @@ static int judge_run(const struct judge *J, rows_fold fold, void *fold_ctx, fpre
 {
 	const struct fpref_gemm_problem *p = J->p;
 	size_t M = p->M, N = p->N;
-	unsigned T = p->threads ? p->threads : 1;
+	/* MPFR is called from every thread: one unless it keeps its state per thread */
+	unsigned T = p->threads > 1 && mpfr_buildopt_tls_p() ? p->threads : 1;
 	size_t batch = (size_t)T * (N < 4096 ? 4096 / N : 1);
 	batch = batch < M ? batch : M;
 	struct element *model = malloc((batch * N + 1) * sizeof *model), *kernel = malloc((batch * N + 1) * sizeof *kernel);
