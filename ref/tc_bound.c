@@ -274,60 +274,79 @@ static void floor_step(mpfr_ptr err, mpfr_ptr t, mpfr_srcptr unit)
  *    FP32: u |T| + eta.
  * So err_j = err_{j-1} + (truncations) + (floors) + u |T| + eta and
  * mag_j = |T| (1 + u) + eta, as tc_chain_bound's recurrence. */
+/* The end of a two-stage block, after stage 1 (T bounds the truncated
+ * products and C, r->err has their losses): the parts floored below E1,
+ * the sum floored below E2, C floored or dropped, one rounding. */
+static void two_stage_block_end(const struct fpref_tc_model *m, struct block_rounding br, mpfr_srcptr X2,
+				mpfr_srcptr unit, mpfr_ptr T, mpfr_ptr t, size_t nonempty, bool acc_nonzero,
+				struct running *r)
+{
+	size_t parts = m->halves > 1 ? (size_t)m->halves : 1;
+	for (size_t h = 0; parts > 1 && h < nonempty; h++)
+		floor_step(r->err, T, unit);
+	if (nonempty > 0) {
+		mpfr_mul_2si(t, X2, -m->sum_frac, MPFR_RNDU);
+		floor_step(r->err, T, t);
+	}
+	if (acc_nonzero) {
+		int keep = m->c_drop > 0 && m->c_drop < m->c_frac ? m->c_drop : m->c_frac;
+		mpfr_mul_2si(t, X2, -keep, MPFR_RNDU);
+		floor_step(r->err, T, t);
+	}
+	rounding_step(r->err, r->mag, T, br.log2_u, br.log2_eta);
+}
+
+/* One block of the two-stage chain: len products (abs_a, abs_b, w from
+ * the block's first), tmp seven BOUND_PREC temporaries. */
+static void two_stage_block(const struct fpref_tc_model *m, struct block_rounding br, long least_a, long least_b,
+			    mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t len, struct running *r, mpfr_t *tmp)
+{
+	size_t parts = m->halves > 1 ? (size_t)m->halves : 1, nonempty = 0;
+	mpfr_ptr Q = tmp[0], X2 = tmp[1], q = tmp[2], p = tmp[3], unit = tmp[4], t = tmp[5], T = tmp[6];
+	bool part_used[FPREF_TC_MAX_BLOCK] = { false };
+	mpfr_set_zero(Q, 1);
+	for (size_t i = 0; i < len; i++) {
+		if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]) || (w && mpfr_zero_p(w[i])))
+			continue;
+		place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_a, least_b);
+		mpfr_max(Q, Q, q, MPFR_RNDU);
+		if (!part_used[i % parts])
+			nonempty++;
+		part_used[i % parts] = true;
+	}
+	mpfr_set(X2, Q, MPFR_RNDU);
+	bool acc_nonzero = acc_place(X2, r);
+	/* stage 1: truncations (toward zero) of the products */
+	mpfr_mul_2si(unit, Q, -m->frac, MPFR_RNDU);
+	mpfr_set(T, r->mag, MPFR_RNDU);
+	for (size_t i = 0; i < len; i++) {
+		mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
+		if (w)
+			mpfr_mul(p, p, w[i], MPFR_RNDU);
+		mpfr_add(T, T, p, MPFR_RNDU);
+		if (!mpfr_zero_p(p)) {
+			mpfr_min(t, p, unit, MPFR_RNDU);
+			mpfr_add(r->err, r->err, t, MPFR_RNDU);
+		}
+	}
+	two_stage_block_end(m, br, X2, unit, T, t, nonempty, acc_nonzero, r);
+}
+
 static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *in_a,
 				  const struct fpref_format *in_b, const struct fpref_format *output, mpfr_t *abs_a,
 				  mpfr_t *abs_b, mpfr_t *w, size_t K, struct running *r)
 {
 	struct block_rounding br = block_rounding(m, output);
 	long least_a = least_normal_exponent(in_a), least_b = least_normal_exponent(in_b);
-	size_t parts = m->halves > 1 ? (size_t)m->halves : 1;
-	mpfr_t Q, X2, q, p, unit, t, T;
-	mpfr_inits2(BOUND_PREC, Q, X2, q, p, unit, t, T, (mpfr_ptr)0);
+	mpfr_t tmp[7];
+	for (int i = 0; i < 7; i++)
+		mpfr_init2(tmp[i], BOUND_PREC);
 	for (size_t k = 0; k < K; k += (size_t)m->block) {
-		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block, nonempty = 0;
-		bool part_used[FPREF_TC_MAX_BLOCK] = { false };
-		mpfr_set_zero(Q, 1);
-		for (size_t i = k; i < k + len; i++) {
-			if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]) || (w && mpfr_zero_p(w[i])))
-				continue;
-			place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_a, least_b);
-			mpfr_max(Q, Q, q, MPFR_RNDU);
-			if (!part_used[(i - k) % parts])
-				nonempty++;
-			part_used[(i - k) % parts] = true;
-		}
-		bool products = nonempty > 0;
-		mpfr_set(X2, Q, MPFR_RNDU);
-		bool acc_nonzero = acc_place(X2, r);
-		/* stage 1: truncations (toward zero) of the products */
-		mpfr_mul_2si(unit, Q, -m->frac, MPFR_RNDU);
-		mpfr_set(T, r->mag, MPFR_RNDU);
-		for (size_t i = k; i < k + len; i++) {
-			mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
-			if (w)
-				mpfr_mul(p, p, w[i], MPFR_RNDU);
-			mpfr_add(T, T, p, MPFR_RNDU);
-			if (!mpfr_zero_p(p)) {
-				mpfr_min(t, p, unit, MPFR_RNDU);
-				mpfr_add(r->err, r->err, t, MPFR_RNDU);
-			}
-		}
-		/* the parts floored below E1 */
-		for (size_t h = 0; parts > 1 && h < nonempty; h++)
-			floor_step(r->err, T, unit);
-		/* stage 2: the sum floored below E2, and C floored or dropped */
-		if (products) {
-			mpfr_mul_2si(t, X2, -m->sum_frac, MPFR_RNDU);
-			floor_step(r->err, T, t);
-		}
-		if (acc_nonzero) {
-			int keep = m->c_drop > 0 && m->c_drop < m->c_frac ? m->c_drop : m->c_frac;
-			mpfr_mul_2si(t, X2, -keep, MPFR_RNDU);
-			floor_step(r->err, T, t);
-		}
-		rounding_step(r->err, r->mag, T, br.log2_u, br.log2_eta);
+		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block;
+		two_stage_block(m, br, least_a, least_b, abs_a + k, abs_b + k, w ? w + k : NULL, len, r, tmp);
 	}
-	mpfr_clears(Q, X2, q, p, unit, t, T, (mpfr_ptr)0);
+	for (int i = 0; i < 7; i++)
+		mpfr_clear(tmp[i]);
 }
 
 /* The group path (group > 0): each group's exact sum times its scales
@@ -876,22 +895,34 @@ static void place_factor(const struct fpref_exact_operand *x, int m, uint64_t *s
 	*sh = above ? x->shift : m;
 }
 
-/* The block [k, k + len), as tc_chain_block computes it: false (nothing
- * changed) when its products span more places than 128 bits hold. */
-static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct running *r)
+/* |a_i b_i| over 2^(qa + qb + low): below 2^120 once block_places has
+ * passed the block. */
+static u128 block_product(const struct decoded_chain *d, size_t i, int low)
 {
-	mpfr_ptr X = d->tmp[0], q = d->tmp[1], tau = d->tmp[3], unit = d->tmp[4], t = d->tmp[5], S = d->tmp[6];
+	uint64_t fa = (uint64_t)(d->a[i].sig < 0 ? -d->a[i].sig : d->a[i].sig),
+		 fb = (uint64_t)(d->b[i].sig < 0 ? -d->b[i].sig : d->b[i].sig);
+	return fa && fb ? ((u128)fa * fb) << (d->a[i].shift + d->b[i].shift - low) : 0;
+}
+
+/* The block's least product place (low: a wide format's operands carry
+ * shifts), 2^base that place with the block's scales, the largest place
+ * bound max(|a|, 2^least_a) max(|b|, 2^least_b) over 2^base, and how many
+ * of `parts` interleaved parts hold a nonzero product: false when a place
+ * bound needs more than 120 bits (the block runs in MPFR). */
+static bool block_places(const struct decoded_chain *d, size_t k, size_t len, size_t parts, int *low, long *base,
+			 u128 *Qmax, size_t *nonempty)
+{
 	int ma = (int)(d->least_a - d->xa->q), mb = (int)(d->least_b - d->xb->q);
-	/* the block's least product place (a wide format's operands carry shifts) */
-	int low = INT_MAX;
+	bool used[FPREF_TC_MAX_BLOCK] = { false };
+	*low = INT_MAX;
 	for (size_t i = k; i < k + len; i++)
-		if (d->a[i].sig && d->b[i].sig && d->a[i].shift + d->b[i].shift < low)
-			low = d->a[i].shift + d->b[i].shift;
-	if (low == INT_MAX)
-		low = 0;
-	long we = d->we ? d->we[k / d->every] : 0, base = (long)d->xa->q + d->xb->q + we + low;
-	/* the place bounds max(|a|, 2^least_a) max(|b|, 2^least_b) over 2^base: the largest */
-	u128 Qmax = 0;
+		if (d->a[i].sig && d->b[i].sig && d->a[i].shift + d->b[i].shift < *low)
+			*low = d->a[i].shift + d->b[i].shift;
+	if (*low == INT_MAX)
+		*low = 0;
+	*base = (long)d->xa->q + d->xb->q + (d->we ? d->we[k / d->every] : 0) + *low;
+	*Qmax = 0;
+	*nonempty = 0;
 	for (size_t i = k; i < k + len; i++) {
 		if (!d->a[i].sig || !d->b[i].sig)
 			continue;
@@ -900,12 +931,40 @@ static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 		place_factor(&d->a[i], ma, &sa, &ha);
 		place_factor(&d->b[i], mb, &sb, &hb);
 		u128 Q = (u128)sa * sb;
-		int sh = ha + hb - low;
+		int sh = ha + hb - *low;
 		if (bitlen128(Q) + sh > 120)
 			return false;
 		Q <<= sh;
-		Qmax = Q > Qmax ? Q : Qmax;
+		*Qmax = Q > *Qmax ? Q : *Qmax;
+		*nonempty += !used[(i - k) % parts];
+		used[(i - k) % parts] = true;
 	}
+	return true;
+}
+
+/* x (BOUND_PREC bits, nonnegative) as an up64 */
+static struct up64 up64_of(mpfr_srcptr x, mpfr_ptr t)
+{
+	struct up64 u = { 0, 0 };
+	if (!mpfr_zero_p(x)) {
+		u.e = (long)mpfr_get_exp(x) - BOUND_PREC;
+		mpfr_mul_2si(t, x, -u.e, MPFR_RNDN);
+		u.m = (uint64_t)mpfr_get_uj(t, MPFR_RNDN); /* exact: BOUND_PREC bits */
+	}
+	return u;
+}
+
+/* The block [k, k + len), as tc_chain_block computes it: false (nothing
+ * changed) when block_places says it is too wide. */
+static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct running *r)
+{
+	mpfr_ptr X = d->tmp[0], q = d->tmp[1], tau = d->tmp[3], unit = d->tmp[4], t = d->tmp[5], S = d->tmp[6];
+	int low;
+	long base;
+	u128 Qmax;
+	size_t nonempty;
+	if (!block_places(d, k, len, 1, &low, &base, &Qmax, &nonempty))
+		return false;
 	floor_place(X, d->m, d->output);
 	if (Qmax) {
 		set_u128(q, Qmax, base);
@@ -914,12 +973,9 @@ static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 	acc_place(X, r);
 	mpfr_mul_2si(unit, X, -d->m->frac, MPFR_RNDU);
 	/* U = floor(unit / 2^base): a product P <= U loses P, one above it unit */
-	struct up64 u = { 0, 0 };
+	struct up64 u = up64_of(unit, t);
 	u128 U = 0;
-	if (!mpfr_zero_p(unit)) {
-		u.e = (long)mpfr_get_exp(unit) - BOUND_PREC;
-		mpfr_mul_2si(t, unit, -u.e, MPFR_RNDN);
-		u.m = (uint64_t)mpfr_get_uj(t, MPFR_RNDN); /* exact: BOUND_PREC bits */
+	if (u.m) {
 		long rel = u.e - base;
 		if (rel >= 0)
 			U = rel + 64 - __builtin_clzll(u.m) > 124 ? ~(u128)0 : (u128)u.m << rel;
@@ -928,9 +984,7 @@ static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 	}
 	struct up64 Ssum = { 0, 0 }, Tsum = { 0, 0 };
 	for (size_t i = k; i < k + len; i++) {
-		uint64_t fa = (uint64_t)(d->a[i].sig < 0 ? -d->a[i].sig : d->a[i].sig),
-			 fb = (uint64_t)(d->b[i].sig < 0 ? -d->b[i].sig : d->b[i].sig);
-		u128 P = ((u128)fa * fb) << (fa && fb ? d->a[i].shift + d->b[i].shift - low : 0); /* below Qmax: 120 bits */
+		u128 P = block_product(d, i, low);
 		if (!P)
 			continue;
 		up64_add(&Ssum, P, base);
@@ -945,6 +999,40 @@ static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 	return true;
 }
 
+/* The block [k, k + len), as two_stage_block computes it (the losses of
+ * stage 1 added to r->err and the products to T, each upward, in order). */
+static bool integer_two_stage_block(struct decoded_chain *d, size_t k, size_t len, struct running *r)
+{
+	mpfr_ptr Q = d->tmp[0], X2 = d->tmp[1], unit = d->tmp[4], t = d->tmp[5], T = d->tmp[6];
+	size_t parts = d->m->halves > 1 ? (size_t)d->m->halves : 1, nonempty;
+	int low;
+	long base;
+	u128 Qmax;
+	if (!block_places(d, k, len, parts, &low, &base, &Qmax, &nonempty))
+		return false;
+	set_u128(Q, Qmax, base);
+	mpfr_set(X2, Q, MPFR_RNDU);
+	bool acc_nonzero = acc_place(X2, r);
+	mpfr_mul_2si(unit, Q, -d->m->frac, MPFR_RNDU);
+	/* a product P loses min(P, unit): P itself when P 2^F <= Qmax */
+	u128 U = d->m->frac < 120 ? Qmax >> d->m->frac : 0;
+	struct up64 Tsum = up64_of(r->mag, t), Esum = up64_of(r->err, t);
+	for (size_t i = k; i < k + len; i++) {
+		u128 P = block_product(d, i, low);
+		if (!P)
+			continue;
+		up64_add(&Tsum, P, base);
+		if (P <= U)
+			up64_add(&Esum, P, base);
+		else
+			up64_add(&Esum, Qmax, base - d->m->frac);
+	}
+	mpfr_set_uj_2exp(T, Tsum.m, Tsum.e, MPFR_RNDN);
+	mpfr_set_uj_2exp(r->err, Esum.m, Esum.e, MPFR_RNDN);
+	two_stage_block_end(d->m, d->br, X2, unit, T, t, nonempty, acc_nonzero, r);
+	return true;
+}
+
 /* The chain over products [k0, k0 + K) from the accumulator r: each block
  * in integers, or, spread too wide, in MPFR (tc_chain_block) from the
  * operands' values.  0, or -1 for no memory. */
@@ -953,7 +1041,7 @@ static int decoded_chain_run(struct decoded_chain *d, size_t k0, size_t K, struc
 	size_t n = (size_t)d->m->block;
 	for (size_t k = k0; k < k0 + K; k += n) {
 		size_t len = k0 + K - k < n ? k0 + K - k : n;
-		if (integer_block(d, k, len, r))
+		if (d->m->sum_frac > 0 ? integer_two_stage_block(d, k, len, r) : integer_block(d, k, len, r))
 			continue;
 		if (!d->va) {
 			d->va = new_values(n);
@@ -969,8 +1057,11 @@ static int decoded_chain_run(struct decoded_chain *d, size_t k0, size_t K, struc
 			if (d->we)
 				mpfr_set_ui_2exp(d->vw[i], 1, d->we[k / d->every], MPFR_RNDN);
 		}
-		tc_chain_block(d->m, d->br, d->least_a, d->least_b, d->output, d->va, d->vb, d->we ? d->vw : NULL, len, r,
-			       d->tmp);
+		if (d->m->sum_frac > 0)
+			two_stage_block(d->m, d->br, d->least_a, d->least_b, d->va, d->vb, d->we ? d->vw : NULL, len, r, d->tmp);
+		else
+			tc_chain_block(d->m, d->br, d->least_a, d->least_b, d->output, d->va, d->vb, d->we ? d->vw : NULL, len,
+				       r, d->tmp);
 	}
 	return 0;
 }
@@ -1005,7 +1096,7 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 	const struct fpref_format *in_a = xa->f, *in_b = xb->f;
 	if (!bound_args_ok(m, in_a, in_b, scales, output, nc))
 		return -1;
-	if (fpref_tc_lowered(m, output) || m->tree > 0 || m->sum_frac > 0 || m->group > 0)
+	if (fpref_tc_lowered(m, output) || m->tree > 0 || m->group > 0)
 		return fpref_ref_tc_bound_scaled(m, in_a, in_b, a_bits, b_bits, K, scales, c, output, nc, bound);
 	/* as bound_inputs_read and fpref_ref_tc_scale_weights: a NaN or inf input, then C, then the scales */
 	for (size_t k = 0; k < K; k++)
