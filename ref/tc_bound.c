@@ -883,6 +883,7 @@ struct decoded_chain {
 	long least_a, least_b;
 	mpfr_t tmp[7];
 	mpfr_t *va, *vb, *vw; /* a block's values for tc_chain_block, made on first need */
+	mpfr_t *wv;           /* the group path: each scale chunk's weight sa sb (NULL: none) */
 };
 
 /* The block [k, k + len), as tc_chain_block computes it. */
@@ -1033,6 +1034,51 @@ static bool integer_two_stage_block(struct decoded_chain *d, size_t k, size_t le
 	return true;
 }
 
+/* The block [k, k + len) as group_chain_bound computes it: each group's
+ * sum G of its products (upward, in order) by up64_add, whatever their
+ * places; the rest, per group and per block, in MPFR as there. */
+static void integer_group_block(struct decoded_chain *d, size_t k, size_t len, struct running *r)
+{
+	mpfr_ptr X = d->tmp[0], G = d->tmp[1], unit = d->tmp[4], t = d->tmp[5], T = d->tmp[6], tau = d->tmp[3];
+	size_t g = (size_t)d->m->group;
+	floor_place(X, d->m, d->output);
+	for (size_t k0 = k; k0 < k + len; k0 += g) {
+		mpfr_srcptr w = d->wv ? d->wv[k0 / d->every] : NULL;
+		if (w && mpfr_zero_p(w))
+			continue;
+		if (w)
+			mpfr_set(t, w, MPFR_RNDU);
+		else
+			mpfr_set_ui(t, 1, MPFR_RNDU); /* unit scales: the place 0 */
+		mpfr_max(X, X, t, MPFR_RNDU);
+	}
+	bool acc_nonzero = acc_place(X, r);
+	mpfr_mul_2si(unit, X, -d->m->frac, MPFR_RNDU);
+	mpfr_set(T, r->mag, MPFR_RNDU);
+	mpfr_set_zero(tau, 1);
+	long q = (long)d->xa->q + d->xb->q;
+	for (size_t k0 = k; k0 < k + len; k0 += g) {
+		struct up64 sum = { 0, 0 };
+		for (size_t i = k0; i < k + len && i < k0 + g; i++) {
+			uint64_t fa = (uint64_t)(d->a[i].sig < 0 ? -d->a[i].sig : d->a[i].sig),
+				 fb = (uint64_t)(d->b[i].sig < 0 ? -d->b[i].sig : d->b[i].sig);
+			up64_add(&sum, (u128)fa * fb, q + d->a[i].shift + d->b[i].shift);
+		}
+		mpfr_set_uj_2exp(G, sum.m, sum.e, MPFR_RNDN);
+		if (d->wv)
+			mpfr_mul(G, G, d->wv[k0 / d->every], MPFR_RNDU);
+		mpfr_add(T, T, G, MPFR_RNDU);
+		mpfr_min(t, G, unit, MPFR_RNDU);
+		mpfr_add(tau, tau, t, MPFR_RNDU);
+	}
+	if (acc_nonzero) {
+		mpfr_min(t, r->mag, unit, MPFR_RNDU);
+		mpfr_add(tau, tau, t, MPFR_RNDU);
+	}
+	mpfr_add(r->err, r->err, tau, MPFR_RNDU);
+	rounding_step(r->err, r->mag, T, d->br.log2_u, d->br.log2_eta);
+}
+
 /* The chain over products [k0, k0 + K) from the accumulator r: each block
  * in integers, or, spread too wide, in MPFR (tc_chain_block) from the
  * operands' values.  0, or -1 for no memory. */
@@ -1041,6 +1087,10 @@ static int decoded_chain_run(struct decoded_chain *d, size_t k0, size_t K, struc
 	size_t n = (size_t)d->m->block;
 	for (size_t k = k0; k < k0 + K; k += n) {
 		size_t len = k0 + K - k < n ? k0 + K - k : n;
+		if (d->m->group > 0) {
+			integer_group_block(d, k, len, r);
+			continue;
+		}
 		if (d->m->sum_frac > 0 ? integer_two_stage_block(d, k, len, r) : integer_block(d, k, len, r))
 			continue;
 		if (!d->va) {
@@ -1087,6 +1137,28 @@ static int scale_weight(const struct fpref_tc_scales *sc, size_t q, long *we)
 	return 0;
 }
 
+/* A scale chunk's weight sa sb as fpref_ref_tc_scale_weights makes it
+ * (the group path's UE4M3 scales are no powers of two): 0, 1 for a NaN
+ * scale (no bound), -1 for an invalid pattern. */
+static int group_weight(const struct fpref_tc_scales *sc, size_t q, mpfr_ptr w)
+{
+	struct fpref_ref_value x, y;
+	fpref_ref_value_init(&x);
+	fpref_ref_value_init(&y);
+	long lead;
+	int status = 0;
+	if (fpref_ref_tc_read_scale(sc->format, sc->a[q], &x, &lead) != 0 ||
+	    fpref_ref_tc_read_scale(sc->format, sc->b[q], &y, &lead) != 0)
+		status = -1;
+	else if (mpfr_nan_p(x.x) || mpfr_nan_p(y.x))
+		status = 1;
+	else
+		mpfr_mul(w, x.x, y.x, MPFR_RNDN); /* exact: 8 significant bits at most */
+	fpref_ref_value_clear(&x);
+	fpref_ref_value_clear(&y);
+	return status;
+}
+
 int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_exact_format *xa,
 			     const struct fpref_exact_operand *a, const uint64_t *a_bits,
 			     const struct fpref_exact_format *xb, const struct fpref_exact_operand *b,
@@ -1096,7 +1168,7 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 	const struct fpref_format *in_a = xa->f, *in_b = xb->f;
 	if (!bound_args_ok(m, in_a, in_b, scales, output, nc))
 		return -1;
-	if (fpref_tc_lowered(m, output) || m->tree > 0 || m->group > 0)
+	if (fpref_tc_lowered(m, output) || m->tree > 0)
 		return fpref_ref_tc_bound_scaled(m, in_a, in_b, a_bits, b_bits, K, scales, c, output, nc, bound);
 	/* as bound_inputs_read and fpref_ref_tc_scale_weights: a NaN or inf input, then C, then the scales */
 	for (size_t k = 0; k < K; k++)
@@ -1112,18 +1184,20 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 	}
 	size_t chunks = scales ? (K + scales->every - 1) / scales->every : 0;
 	long *we = scales ? malloc((chunks + 1) * sizeof *we) : NULL;
-	int status = !mpfr_number_p(cv.x) ? 1 : scales && !we ? -1 : 0;
+	mpfr_t *wv = scales && m->group > 0 ? new_values(chunks) : NULL;
+	int status = !mpfr_number_p(cv.x) ? 1 : scales && (!we || (m->group > 0 && !wv)) ? -1 : 0;
 	for (size_t q = 0; q < chunks && status == 0; q++)
-		status = scale_weight(scales, q, &we[q]);
+		status = wv ? group_weight(scales, q, wv[q]) : scale_weight(scales, q, &we[q]);
 	if (status == 2) { /* not a power of two: MPFR's weights */
 		free(we);
+		free_values(wv, chunks);
 		fpref_ref_value_clear(&cv);
 		return fpref_ref_tc_bound_scaled(m, in_a, in_b, a_bits, b_bits, K, scales, c, output, nc, bound);
 	}
 	if (status == 1)
 		mpfr_set_nan(bound);
 	if (status == 0) {
-		struct decoded_chain d = { .m = m, .output = output, .xa = xa, .xb = xb, .a = a, .b = b, .we = we,
+		struct decoded_chain d = { .m = m, .output = output, .xa = xa, .xb = xb, .a = a, .b = b, .we = wv ? NULL : we, .wv = wv,
 					   .every = scales ? scales->every : 1, .br = block_rounding(m, output),
 					   .least_a = least_normal_exponent(in_a), .least_b = least_normal_exponent(in_b) };
 		for (int i = 0; i < 7; i++)
@@ -1154,6 +1228,7 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 		free_values(d.vw, (size_t)m->block);
 	}
 	free(we);
+	free_values(wv, chunks);
 	fpref_ref_value_clear(&cv);
 	return status < 0 ? -1 : 0;
 }

@@ -323,7 +323,7 @@ static bool same_bound(mpfr_srcptr x, mpfr_srcptr y)
 START_TEST(bound_from_decoded_operands)
 {
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
-	uint64_t state = 3, a[300], b[300], sa[16], sb[16];
+	uint64_t state = 3, a[300], b[300], sa[64], sb[64];
 	size_t checked = 0;
 	mpfr_t got, want;
 	mpfr_inits2(64, got, want, (mpfr_ptr)0);
@@ -349,12 +349,17 @@ START_TEST(bound_from_decoded_operands)
 						a[k] = random_input(f, &state, 1, max_field(f) / 2, 0), b[k] = random_input(f, &state, 1, max_field(f) / 2, 0);
 				}
 				uint64_t c = t % 4 == 0 ? 0 : any_pattern(f32, &state, 0) >> (t % 4 == 1 ? 3 : 0);
-				struct fpref_tc_scales sc = { fpref_format_get(FPREF_FORMAT_FLOAT8_E8M0FNU), sa, sb, (size_t)m->block };
-				for (size_t q = 0; q < 16; q++) {
-					sa[q] = 100 + next_random(&state) % 55;
-					sb[q] = 100 + next_random(&state) % 55;
+				/* E8M0 per block; on the group path (NVFP4) UE4M3 per group half the time, its
+				 * zeros and sign bit included */
+				bool ue4m3 = m->group > 0 && t % 2;
+				struct fpref_tc_scales sc = { fpref_format_get(ue4m3 ? FPREF_FORMAT_FLOAT8_E4M3FN : FPREF_FORMAT_FLOAT8_E8M0FNU),
+							      sa, sb, ue4m3 ? (size_t)m->group : (size_t)m->block };
+				for (size_t q = 0; q < 64; q++) {
+					uint64_t r = next_random(&state);
+					sa[q] = ue4m3 ? (r % 10 == 0 ? 0 : r % 127) | (r >> 20 & 0x80) : 100 + r % 55;
+					sb[q] = ue4m3 ? (r >> 8) % 127 : 100 + (r >> 8) % 55;
 				}
-				bool scaled = t % 3 == 1 && fpref_tc_scales_ok(m, &sc) && K <= 16 * (size_t)m->block;
+				bool scaled = (t % 3 == 1 || ue4m3) && fpref_tc_scales_ok(m, &sc) && K <= 64 * sc.every;
 				size_t bad = 0;
 				ck_assert_msg(fpref_ref_exact_decode(&x, a, K, 1, da, &bad) == 0, "A[%zu] = %llx", bad, (unsigned long long)a[bad]);
 				ck_assert_msg(fpref_ref_exact_decode(&x, b, K, 1, db, &bad) == 0, "%s B[%zu] = %llx", f->name, bad, (unsigned long long)b[bad]);
