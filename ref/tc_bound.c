@@ -790,34 +790,10 @@ static void put_bits(uint64_t w[5], u128 v, long at, bool *sticky)
 	}
 }
 
-/* x += v 2^ev, rounded upward to BOUND_PREC bits (mpfr_add, MPFR_RNDU) */
-static void up64_add(struct up64 *x, u128 v, long ev)
+/* up64_add beyond its first cases: the 128-bit sum, or the wide window. */
+static void up64_add_wide(struct up64 *x, u128 v, long ev)
 {
-	if (!v)
-		return;
-	if (!x->m && !(v >> 64)) {
-		x->m = (uint64_t)v;
-		x->e = ev;
-		return;
-	}
 	long d = ev - x->e;
-	if (x->m && !(v >> 64) && d >= 0 && d < 64 && !((uint64_t)v >> (63 - d) >> 1)) {
-		/* v on x's places within 64 bits: the sum, and on a carry out the
-		 * one bit that falls off */
-		uint64_t sum;
-		if (!__builtin_add_overflow(x->m, (uint64_t)v << d, &sum)) {
-			x->m = sum;
-			return;
-		}
-		bool dropped = sum & 1;
-		x->m = sum >> 1 | (uint64_t)1 << 63;
-		x->e++;
-		if (dropped && ++x->m == 0) {
-			x->m = (uint64_t)1 << 63;
-			x->e++;
-		}
-		return;
-	}
 	int bits = bitlen128(v);
 	if (x->m && ((d >= 0 && d + bits <= 127) || (d < 0 && d >= -63 && bits <= 127))) {
 		/* the exact sum in 128 bits at the lower of the two places, then
@@ -862,6 +838,37 @@ static void up64_add(struct up64 *x, u128 v, long ev)
 	}
 	x->m = m;
 	x->e = e;
+}
+
+/* x += v 2^ev, rounded upward to BOUND_PREC bits (mpfr_add, MPFR_RNDU) */
+static inline void up64_add(struct up64 *x, u128 v, long ev)
+{
+	if (!v)
+		return;
+	if (!x->m && !(v >> 64)) {
+		x->m = (uint64_t)v;
+		x->e = ev;
+		return;
+	}
+	long d = ev - x->e;
+	if (x->m && !(v >> 64) && d >= 0 && d < 64 && !((uint64_t)v >> (63 - d) >> 1)) {
+		/* v on x's places within 64 bits: the sum, and on a carry out the
+		 * one bit that falls off */
+		uint64_t sum;
+		if (!__builtin_add_overflow(x->m, (uint64_t)v << d, &sum)) {
+			x->m = sum;
+			return;
+		}
+		bool dropped = sum & 1;
+		x->m = sum >> 1 | (uint64_t)1 << 63;
+		x->e++;
+		if (dropped && ++x->m == 0) {
+			x->m = (uint64_t)1 << 63;
+			x->e++;
+		}
+		return;
+	}
+	up64_add_wide(x, v, ev);
 }
 
 void fpref_ref_exact_add_up(uint64_t *m, long *e, uint64_t hi, uint64_t lo, long ev)
@@ -915,6 +922,24 @@ static bool block_places(const struct decoded_chain *d, size_t k, size_t len, si
 {
 	int ma = (int)(d->least_a - d->xa->q), mb = (int)(d->least_b - d->xb->q);
 	bool used[FPREF_TC_MAX_BLOCK] = { false };
+	if (d->xa->fixed && d->xb->fixed) { /* no shifts: every bound below 2^84 */
+		uint64_t la = (uint64_t)1 << ma, lb = (uint64_t)1 << mb;
+		*low = 0;
+		*base = (long)d->xa->q + d->xb->q + (d->we ? d->we[k / d->every] : 0);
+		*Qmax = 0;
+		*nonempty = 0;
+		for (size_t i = k; i < k + len; i++) {
+			uint64_t fa = (uint64_t)(d->a[i].sig < 0 ? -d->a[i].sig : d->a[i].sig),
+				 fb = (uint64_t)(d->b[i].sig < 0 ? -d->b[i].sig : d->b[i].sig);
+			if (!fa || !fb)
+				continue;
+			u128 Q = (u128)(fa > la ? fa : la) * (fb > lb ? fb : lb);
+			*Qmax = Q > *Qmax ? Q : *Qmax;
+			*nonempty += !used[(i - k) % parts];
+			used[(i - k) % parts] = true;
+		}
+		return true;
+	}
 	*low = INT_MAX;
 	for (size_t i = k; i < k + len; i++)
 		if (d->a[i].sig && d->b[i].sig && d->a[i].shift + d->b[i].shift < *low)
