@@ -338,6 +338,30 @@ static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct f
 		mpfr_clear(tmp[i]);
 }
 
+/* A group's sum G (times its weight w, NULL: 1) into the block's T, and
+ * its truncation loss min(G, unit) into tau. */
+void fpref_ref_bound_group_term(mpfr_ptr G, mpfr_srcptr w, mpfr_srcptr unit, mpfr_ptr T, mpfr_ptr tau, mpfr_ptr t)
+{
+	if (w)
+		mpfr_mul(G, G, w, MPFR_RNDU);
+	mpfr_add(T, T, G, MPFR_RNDU);
+	mpfr_min(t, G, unit, MPFR_RNDU);
+	mpfr_add(tau, tau, t, MPFR_RNDU);
+}
+
+/* The end of a group-path block: C's loss, the losses into err, one
+ * rounding of T. */
+void fpref_ref_bound_group_block_end(struct block_rounding br, mpfr_srcptr unit, mpfr_srcptr T, mpfr_ptr tau,
+				     mpfr_ptr t, bool acc_nonzero, struct running *r)
+{
+	if (acc_nonzero) {
+		mpfr_min(t, r->mag, unit, MPFR_RNDU);
+		mpfr_add(tau, tau, t, MPFR_RNDU);
+	}
+	mpfr_add(r->err, r->err, tau, MPFR_RNDU);
+	fpref_ref_bound_rounding(r->err, r->mag, T, br.log2_u, br.log2_eta);
+}
+
 /* The group path (group > 0): each group's exact sum times its scales
  * (|G| <= w S_g, w the scales' product, 1 without scales) at the scales'
  * place (<= w), every group with nonzero scales counting for the
@@ -374,18 +398,9 @@ static void group_chain_bound(const struct fpref_tc_model *m, const struct fpref
 				mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
 				mpfr_add(G, G, p, MPFR_RNDU);
 			}
-			if (w)
-				mpfr_mul(G, G, w[k0], MPFR_RNDU);
-			mpfr_add(T, T, G, MPFR_RNDU);
-			mpfr_min(t, G, unit, MPFR_RNDU);
-			mpfr_add(tau, tau, t, MPFR_RNDU);
+			fpref_ref_bound_group_term(G, w ? w[k0] : NULL, unit, T, tau, t);
 		}
-		if (acc_nonzero) {
-			mpfr_min(t, r->mag, unit, MPFR_RNDU);
-			mpfr_add(tau, tau, t, MPFR_RNDU);
-		}
-		mpfr_add(r->err, r->err, tau, MPFR_RNDU);
-		fpref_ref_bound_rounding(r->err, r->mag, T, br.log2_u, br.log2_eta);
+		fpref_ref_bound_group_block_end(br, unit, T, tau, t, acc_nonzero, r);
 	}
 	mpfr_clears(X, G, p, unit, t, T, tau, (mpfr_ptr)0);
 }

@@ -380,18 +380,9 @@ static void integer_group_block(struct decoded_chain *d, size_t k, size_t len, s
 			up64_add(&sum, (u128)fa * fb, q + d->a[i].shift + d->b[i].shift);
 		}
 		mpfr_set_uj_2exp(G, sum.m, sum.e, MPFR_RNDN);
-		if (d->wv)
-			mpfr_mul(G, G, d->wv[k0 / d->every], MPFR_RNDU);
-		mpfr_add(T, T, G, MPFR_RNDU);
-		mpfr_min(t, G, unit, MPFR_RNDU);
-		mpfr_add(tau, tau, t, MPFR_RNDU);
+		fpref_ref_bound_group_term(G, d->wv ? d->wv[k0 / d->every] : NULL, unit, T, tau, t);
 	}
-	if (acc_nonzero) {
-		mpfr_min(t, r->mag, unit, MPFR_RNDU);
-		mpfr_add(tau, tau, t, MPFR_RNDU);
-	}
-	mpfr_add(r->err, r->err, tau, MPFR_RNDU);
-	fpref_ref_bound_rounding(r->err, r->mag, T, d->br.log2_u, d->br.log2_eta);
+	fpref_ref_bound_group_block_end(d->br, unit, T, tau, t, acc_nonzero, r);
 }
 
 /* The chain over products [k0, k0 + K) from the accumulator r: each block

@@ -46,6 +46,10 @@ void fpref_ref_bound_two_stage_block(const struct fpref_tc_model *m, struct bloc
 void fpref_ref_bound_two_stage_block_end(const struct fpref_tc_model *m, struct block_rounding br, mpfr_srcptr X2,
 					 mpfr_srcptr unit, mpfr_ptr T, mpfr_ptr t, size_t nonempty, bool acc_nonzero,
 					 struct running *r);
+/* The group path: a group's weighted sum into T and tau; a block's end. */
+void fpref_ref_bound_group_term(mpfr_ptr G, mpfr_srcptr w, mpfr_srcptr unit, mpfr_ptr T, mpfr_ptr tau, mpfr_ptr t);
+void fpref_ref_bound_group_block_end(struct block_rounding br, mpfr_srcptr unit, mpfr_srcptr T, mpfr_ptr tau,
+				     mpfr_ptr t, bool acc_nonzero, struct running *r);
 /* acc = fl32(acc + part); the bound from the running one (+inf where the
  * result may overflow); whether fpref_ref_tc_bound_scaled takes these. */
 void fpref_ref_bound_fp32_add(struct running *acc, const struct running *part);
