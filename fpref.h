@@ -37,6 +37,7 @@
 #include "fpref_golden_gemm.h"
 #include "fpref_golden_probe.h"
 #include "fpref_golden_mutants.h"
+#include "fpref_golden_diagnose.h"
 #include "fpref_golden_lab.h"
 
 #endif

@@ -282,8 +282,8 @@ int fpref_emu_op(enum fpref_op op, const struct fpref_format *f, const uint64_t 
 	if (invalid_product)
 		*flags |= FPREF_FLAG_INVALID;
 	if (nan || invalid_product) {
-		/* fma(0, inf, NaN) is an invalid operation first (README,
-		 * "Arithmetic"): the positive NaN, whatever c's sign */
+		/* fma(0, inf, NaN) is an invalid operation first
+		 * (docs/rounding.md, "Arithmetic"): the positive NaN, whatever c's sign */
 		unsigned ignored = 0;
 		*out = fpref_emu_pack_nan(f, env, !invalid_product && nan && nan->negative, false, &ignored);
 		if (f->specials == FPREF_SPECIALS_NONE)

@@ -45,6 +45,8 @@ int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const
 	p->tree = m->tree;
 	p->flush = m->flush;
 	p->c_least = m->c_least_normal ? 1 - output->bias : -126;
+	p->product_inf = m->product_inf;
+	p->slow_above = m->product_inf ? 126 : SPECIAL_SEEN;
 	fpref_env_default(&p->fp32_env);
 	struct fpref_unpacked lo, hi;
 	fpref_format_min_normal(in_a, &lo);
@@ -59,7 +61,7 @@ int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const
 	/* the group path keeps a group's exact sum times two E4M3 significands
 	 * (8 bits) in 64 bits: narrow inputs only (FP4) */
 	int group_bits = p->span_a + p->span_b + (in_a->man_bits + 1) + (in_b->man_bits + 1) + 6 + 8 + p->group_shift;
-	if (m->group > 0 && (m->group > m->block || p->group_shift < 6 || group_bits > 60))
+	if (m->group > 0 && (m->group > m->block || p->group_shift < 6 || group_bits > 60 || m->product_inf))
 		return -1;
 	/* the two-stage path's shifts stay small: C and the sum each below 2^40 */
 	if (m->sum_frac > 0 && (m->sum_frac < m->c_frac || m->sum_frac - m->frac > 16 || m->c_frac > 40 || m->c_frac < 1 ||
@@ -75,10 +77,19 @@ int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const
 	return 0;
 }
 
+/* Whether finite operands' product (a term of product_terms: 23 + lift
+ * fraction bits, below 2^(25 + lift)) reaches 2^128. */
+static bool product_overflows(const struct plan *p, uint64_t mag, int32_t exp)
+{
+	return exp + (int32_t)(mag >> (24 + p->lift)) >= 128;
+}
+
 /* NaN or an infinity among the products of a block and c: the result's
- * pattern, or false when they are all finite. */
+ * pattern, or false when they are all finite.  mag and exp: the products
+ * as product_terms gives them, read for the row's product_inf (NULL: no
+ * product overflows). */
 static bool special_result(const struct plan *p, const struct operands *a, const struct operands *b, size_t n,
-			   uint64_t c, uint64_t *bits)
+			   uint64_t c, const uint64_t *mag, const int32_t *exp, uint64_t *bits)
 {
 	bool nan = false, pos_inf = false, neg_inf = false;
 	for (size_t i = 0; i < n; i++) {
@@ -86,7 +97,7 @@ static bool special_result(const struct plan *p, const struct operands *a, const
 		bool negative = (a->negative[i] ^ b->negative[i]) != 0;
 		if ((x | y) & NOT_A_NUMBER || ((x & INF) && (y & ZERO)) || ((y & INF) && (x & ZERO)))
 			nan = true;
-		else if ((x | y) & INF)
+		else if ((x | y) & INF || (mag && p->product_inf && !((x | y) & ZERO) && product_overflows(p, mag[i], exp[i])))
 			*(negative ? &neg_inf : &pos_inf) = true;
 	}
 	struct fpref_unpacked z;
@@ -140,7 +151,7 @@ static bool special_c(const struct plan *p, const struct operands *a, const stru
 {
 	const struct fpref_format *o = p->output;
 	uint64_t field = (c >> o->man_bits) & ((1u << o->exp_bits) - 1);
-	return field == (1u << o->exp_bits) - 1 && special_result(p, a, b, n, c, bits);
+	return field == (1u << o->exp_bits) - 1 && special_result(p, a, b, n, c, NULL, NULL, bits);
 }
 
 /* A block's exact sum of truncated terms, aligned at E, rounded once. */
@@ -257,13 +268,13 @@ uint64_t fpref_emu_tc_block(const struct plan *p, const struct operands *a, cons
 		E = p->floor;
 		for (size_t i = 0; i < n; i++)
 			if ((a->kind[i] | b->kind[i]) & (INF | NOT_A_NUMBER))
-				return special_result(p, a, b, n, c, &bits) ? bits : nan_result(p);
+				return special_result(p, a, b, n, c, NULL, NULL, &bits) ? bits : nan_result(p);
 		count = group_terms(p, a, b, n, sc, mag, exp, neg, &E);
 	} else {
 		/* E8M0 scales move every product's exponent by the same amount */
 		E = product_terms(a->sig, a->exp, a->negative, b->sig, b->exp, b->negative, n, p->shift_in,
 				  p->floor - shift, mag, exp, neg);
-		if (E > SPECIAL_SEEN && special_result(p, a, b, n, c, &bits))
+		if (E > p->slow_above && special_result(p, a, b, n, c, mag, exp, &bits))
 			return bits;
 		for (size_t i = 0; shift && i < n; i++)
 			exp[i] += shift;

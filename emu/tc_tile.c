@@ -158,7 +158,7 @@ static CORE_INLINE void tile_block_lanes(const struct plan *p, const struct oper
 	tile_exponents(ta->exp, tb->exp, TILE, n, 1, E);
 	uint64_t any_slow = tile_c_terms(p, c, cm, ce, cn, slow);
 	for (size_t j = 0; j < TILE; j++) {
-		uint64_t s = (uint64_t)(E[j] > SPECIAL_SEEN) | ts->slow[j];
+		uint64_t s = (uint64_t)(E[j] > p->slow_above) | ts->slow[j];
 		slow[j] |= s;
 		any_slow |= s;
 		E[j] += off[j];
@@ -223,7 +223,7 @@ static inline __attribute__((always_inline)) void two_stage_lanes(const struct p
 			continue;
 		tile_exponents(ta->exp + h, tb->exp + h * TILE, TILE, n - h, parts, E[h]);
 		for (size_t j = 0; j < TILE; j++) {
-			uint64_t s = (uint64_t)(E[h][j] > SPECIAL_SEEN) | ts->slow[j];
+			uint64_t s = (uint64_t)(E[h][j] > p->slow_above) | ts->slow[j];
 			slow[j] |= s;
 			any_slow |= s;
 			base[j] = E[h][j] + 23 + p->lift - p->frac;

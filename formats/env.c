@@ -405,7 +405,7 @@ static const struct profile_row {
 	{ "onnx-cast-24", MATCH_NO_ZERO, NULL, NULL, FPREF_RUP, -1, -1, -1, -1, -1, -1, -1 },
 	/* ml_dtypes 0.6 casts: rne, NaN (or inf) on overflow, FP4/FP6 clamp (they have neither) and
 	 * turn NaN into zero with the sign bit inverted; E8M0 sends tiny nonzero values to 2^-127
-	 * (found by sweeping ml_dtypes itself, see the README) */
+	 * (found by sweeping ml_dtypes itself, see docs/profiles.md) */
 	{ "ml_dtypes", MATCH_ANY, NULL, NULL, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0, 1, 1, 0, 0 },
 	/* OCP OFP8 and MX: round to nearest even; --sat is the SAT mode */
 	{ "ocp", MATCH_ANY, NULL, NULL, FPREF_RNE, FPREF_OVERFLOW_IEEE, FPREF_NAN_SIGNED_QUIET, 0, 0, 0, 0, 0 },

@@ -182,7 +182,7 @@ uint64_t fpref_env_sr_random(const struct fpref_env *env, uint64_t index);
 uint64_t fpref_sr_stream(uint64_t seed, uint64_t index);
 
 /* Profiles: the environment that reproduces a known implementation when
- * converting to `target` (README.md tables them).  Sets rounding, overflow
+ * converting to `target` (docs/profiles.md tables them).  Sets rounding, overflow
  * and the NaN and inf knobs; 0, or -1 for an unknown name. */
 int fpref_profile_apply(const char *name, const struct fpref_format *target, struct fpref_env *env);
 /* The same for a conversion from `source` (NULL: unknown), where a profile

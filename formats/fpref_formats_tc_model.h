@@ -98,6 +98,14 @@ struct fpref_tc_model {
 	 * 37, class A3; FP32's least normal is where every row reads C from
 	 * anyway).  false: C normalised down to FP32's least normal. */
 	bool c_least_normal;
+	/* A product of magnitude 2^128 or more is an infinity of its sign
+	 * before the block sums (so +inf - inf is NaN, and no C cancels it),
+	 * as the multipliers of AMD's CDNA3 bf16 and xf32 instructions give it
+	 * (the independent model validated on CDNA3 hardware, issue 37, class
+	 * O1).  The products of two operands, before any block scale.  false:
+	 * products are exact whatever their size, and only the result
+	 * overflows. */
+	bool product_inf;
 };
 
 /* The block scales of a dot product: one pair per `every` products along
@@ -126,7 +134,7 @@ bool fpref_tc_scales_ok(const struct fpref_tc_model *m, const struct fpref_tc_sc
 
 size_t fpref_tc_model_count(void);
 /* The preset a chip's name stands for (b200 -> tcgen05, mi300x ->
- * mfma-cdna3, h200 -> h100, ...; README's table), or another spelling of a
+ * mfma-cdna3, h200 -> h100, ...; docs/tensor-cores.md's chip table), or another spelling of a
  * preset (tcgen05-mxf4), in any case; or the name itself when it is
  * neither.  fpref_tc_model_find resolves these names itself, and takes
  * preset names in any case too. */
@@ -156,6 +164,15 @@ bool fpref_tc_output_ok(const struct fpref_tc_model *m, const struct fpref_forma
  * at 23 fraction bits: at most 11 significand bits). */
 bool fpref_tc_input_ok(const struct fpref_format *input);
 
+/* A kernel built from one instruction shape of the model's ISA
+ * ("m16n8k8", "m64n128k16", "32x32x4"; any case): m's block becomes the
+ * shape's K where K is the smaller (the kernel chains blocks of K), and
+ * stays where the instruction's K is a multiple of it.  -1 with a message
+ * for a shape the ISA does not have for m's inputs, a model with no
+ * shapes to choose (custom, FP32-path and scalar rows), or a lowered
+ * output. */
+int fpref_tc_model_shape(struct fpref_tc_model *m, const struct fpref_format *output, const char *shape, char *err,
+			 size_t errlen);
 /* Whether an output takes the lowered path of a model (lowered_k > 0 and
  * the output in lowered_outputs). */
 bool fpref_tc_lowered(const struct fpref_tc_model *m, const struct fpref_format *output);
@@ -185,6 +202,16 @@ void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output,
  * outputs, rounding rtz or rne.  0, or -1 with a message in err. */
 int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding rounding, struct fpref_tc_model *m,
 			  char *err, size_t errlen);
+
+/* A custom model's conventions, a comma-separated list of zero-positive
+ * (every zero result +0), nan-ones (NaN = all ones), c-least-normal (a
+ * subnormal C aligned at its format's least normal) and product-inf
+ * (products of 2^128 or more are infinities): the row fields of those
+ * names set true.  0, or -1 with a message naming the unknown word.
+ * fpref_tc_model_describe writes them after "; traits " for a generic
+ * model, and fpref_tc_model_from_description reads them back. */
+int fpref_tc_model_traits(struct fpref_tc_model *m, const char *list, char *err, size_t errlen);
+const char *fpref_tc_model_trait_choices(void);
 
 /* A generic model read back from its description (the line
  * fpref_tc_model_describe writes for it, as golden files carry it).  0, or

@@ -2,6 +2,8 @@
  * of the plain accumulation orders: data, nothing else. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "fpref_formats_tc_model.h"
@@ -21,28 +23,28 @@
  * WGMMA unit, FP8 with FP16 output as mma.sync lowers it.  h100-mma and
  * h100-wgmma are what each instruction gives on sm_90 for every output. */
 static const struct fpref_tc_model models[] = {
-	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false },
-	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false },
-	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false },
-	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false },
-	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false },
+	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
 	{ "h100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16", 2,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: mma.sync as the compiler lowers it for sm_90, "
-	     "found by matching the published H100 measurements (" KM ", model_validation) and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false, true, true, false },
+	     "found by matching the published H100 measurements (" KM ", model_validation) and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
 	{ "h100-mma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false },
-	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
 	{ "h100-mma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
-	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, false },
+	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
 	{ "h100-wgmma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, true },
-	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true, 0, 0, 0, 0, 0, 0, false, false, true, true },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
+	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
 	{ "h100-wgmma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: the same block rounded to nearest even, C in the "
-	     "block" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, true },
-	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true },
-	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true },
-	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, true, true, true },
+	     "block" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false },
+	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
+	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
+	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false },
 	/* ---- Blackwell and AMD CDNA: instruction-level presets (docs/accumulation.md,
 	 * "Blackwell" and "AMD Instinct").  Parameters from Xie et al.'s published
 	 * models (MMA-Sim); floors none there (their alignment has none);
@@ -53,11 +55,11 @@ static const struct fpref_tc_model models[] = {
 	 * unscaled and mxf8f6f4 kinds: the FP8 row's parameters, inferred (the
 	 * published model was validated on FP8 only). ---- */
 	{ "tcgen05", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::f16, K = 16 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false },
+	  XIE " (tcgen05.mma kind::f16, K = 16 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
 	{ "tcgen05", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::tf32, K = 8 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false },
+	  XIE " (tcgen05.mma kind::tf32, K = 8 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
 	{ "tcgen05", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::f8f6f4, K = 32 in one block, 25 bits where Hopper's FP8 unit keeps 13)", true, 0, 0, 0, 0, 0, 0, false, true, true, false },
+	  XIE " (tcgen05.mma kind::f8f6f4, K = 32 in one block, 25 bits where Hopper's FP8 unit keeps 13)", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
 	{ .gpu = "tcgen05-mxf8f6f4", .inputs = F8F6F4, .block = 32, .frac = 25, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RTZ, .fp16_inputs = "",
 	  .source = XIE " (tcgen05.mma kind::mxf8f6f4.block_scale, E8M0 per 32: the scales move each product's exponent)",
@@ -71,28 +73,28 @@ static const struct fpref_tc_model models[] = {
 	 * the published Blackwell parameters (n = K, F = 25); its floors are the
 	 * H100's (Khattak & Mikaitis), not published for Blackwell: inferred */
 	{ "mma-sm100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (Blackwell mma.sync m16n8k16); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false },
+	  XIE " (Blackwell mma.sync m16n8k16); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
 	{ "mma-sm100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (Blackwell mma.sync m16n8k8); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false },
+	  XIE " (Blackwell mma.sync m16n8k8); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
 	{ "mma-sm100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
 	  "mma.sync FP8 as CUDA 13.0 lowers it for sm_100a: the sm_90 lowering (F2FP, two HMMA.16816, HADD2 / FADD; "
 	  "SASS read here, docs/accumulation.md), over this row's FP16 unit; not run on a GPU",
-	  true, 0, 0, 0, 0, 0, 0, false, true, true, false },
+	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
 	{ "mma-sm120", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (RTX Blackwell mma.sync m16n8k16)", true, 0, 0, 0, 0, 0, 0, false, false, true, false },
+	  XIE " (RTX Blackwell mma.sync m16n8k16)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
 	{ "mma-sm120", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (RTX Blackwell mma.sync m16n8k8)", true, 0, 0, 0, 0, 0, 0, false, false, true, false },
+	  XIE " (RTX Blackwell mma.sync m16n8k8)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
 	{ "mma-sm120", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  XIE " (RTX Blackwell mma.sync m16n8k32 kind::f8f6f4: native, one block; CUDA 13.0 emits QMMA.16832 for sm_120a)",
-	  true, 0, 0, 0, 0, 0, 0, false, true, true, false },
+	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
 	{ .gpu = "mfma-cdna3", .inputs = "float16,bfloat16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_f16 / _bf16, K >= 8: groups of 8, two-stage dot-add rounded down)",
-	  .halves = 1, .sum_frac = 31, .c_frac = 24 },
+	  .halves = 1, .sum_frac = 31, .c_frac = 24, .product_inf = true },
 	{ .gpu = "mfma-cdna3", .inputs = "tf32", .block = 4, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_xf32: FP32 inputs truncated to TF32 (give them as tf32), groups of 4)",
-	  .halves = 1, .sum_frac = 31, .c_frac = 24 },
+	  .halves = 1, .sum_frac = 31, .c_frac = 24, .product_inf = true },
 	{ .gpu = "mfma-cdna3", .inputs = "float8_e4m3fnuz,float8_e5m2fnuz", .block = 16, .frac = 24, .floor_fp32 = NONE,
 	  .floor_fp16 = NONE, .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_fp8 / _bf8, FNUZ encodings: groups of 16 in two interleaved halves)",
@@ -112,7 +114,7 @@ static const struct fpref_tc_model models[] = {
 	{ .gpu = "mfma-cdna4", .inputs = "float16,bfloat16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = CDNA4 " (v_mfma_f32_*_f16 / _bf16); CDNA3's row of " XIE ", inferred",
-	  .halves = 1, .sum_frac = 31, .c_frac = 24 },
+	  .halves = 1, .sum_frac = 31, .c_frac = 24, .product_inf = true },
 	{ .gpu = "mfma-cdna4", .inputs = F8F6F4, .block = 16, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = CDNA4 " (v_mfma_f32_*_f8f6f4 and _fp8/_bf8, OCP encodings); CDNA3's FP8 row of " XIE ", inferred",
@@ -143,12 +145,12 @@ static const struct fpref_tc_model models[] = {
 	 * FTZ of Intel's instructions, the order of TDPBF16PS's pairs. */
 	{ "tpu-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
 	  "Google Cloud blog, BFloat16: the secret to high performance on Cloud TPUs (bfloat16 multiplies, IEEE "
-	  "float32 accumulation)", false, 0, 0, 0, 0, 0, 0, false, false, false, false },
+	  "float32 accumulation)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false },
 	{ "intel-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
-	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false, false, false, false },
+	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false },
 };
 
-/* Chips by the instruction presets their GEMMs run (README's table); the
+/* Chips by the instruction presets their GEMMs run (docs/tensor-cores.md's chip table); the
  * published models name the architecture, so a chip maps only where its
  * architecture is the one measured or modelled: every sm_90 part runs
  * Hopper's tensor cores (the project's own measurements were taken on an
@@ -338,6 +340,39 @@ const struct fpref_tc_model *fpref_tc_model_lowered_blocks(const struct fpref_tc
 	return find_by_name(m->gpu, "float16");
 }
 
+/* The conventions a custom model can take (--traits): each a bool field
+ * of the row, false in a custom model (IEEE's sign of zero, the output's
+ * default NaN, C at FP32's least normal, exact products). */
+static const struct {
+	const char *name;
+	size_t offset;
+} traits[] = {
+	{ "zero-positive", offsetof(struct fpref_tc_model, zero_positive) },
+	{ "nan-ones", offsetof(struct fpref_tc_model, nan_ones) },
+	{ "c-least-normal", offsetof(struct fpref_tc_model, c_least_normal) },
+	{ "product-inf", offsetof(struct fpref_tc_model, product_inf) },
+};
+
+const char *fpref_tc_model_trait_choices(void)
+{
+	return "zero-positive, nan-ones, c-least-normal, product-inf";
+}
+
+int fpref_tc_model_traits(struct fpref_tc_model *m, const char *list, char *err, size_t errlen)
+{
+	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t n = strcspn(p, ","), i = 0;
+		while (i < sizeof traits / sizeof traits[0] && !(strlen(traits[i].name) == n && strncmp(traits[i].name, p, n) == 0))
+			i++;
+		if (i == sizeof traits / sizeof traits[0]) {
+			snprintf(err, errlen, "unknown trait '%.*s' (choices: %s)", (int)n, p, fpref_tc_model_trait_choices());
+			return -1;
+		}
+		*(bool *)((char *)m + traits[i].offset) = true;
+	}
+	return 0;
+}
+
 static void describe_native(const struct fpref_tc_model *m, bool fp16, char *buf, size_t len)
 {
 	int floor = fp16 ? m->floor_fp16 : m->floor_fp32;
@@ -358,6 +393,15 @@ static void describe_native(const struct fpref_tc_model *m, bool fp16, char *buf
 		snprintf(buf + used, len - used,
 			 "; two-stage: products in %d part(s), then the sum floored to %d and C to %d fraction bits%s",
 			 m->halves > 1 ? m->halves : 1, m->sum_frac, m->c_frac, m->c_drop ? " (small C dropped)" : "");
+	/* a custom model's conventions (a preset's are its row's, named by its gpu) */
+	if (strcmp(m->gpu, "generic") == 0) {
+		used = strlen(buf);
+		for (size_t i = 0, k = 0; i < sizeof traits / sizeof traits[0] && used < len; i++)
+			if (*(const bool *)((const char *)m + traits[i].offset)) {
+				int w = snprintf(buf + used, len - used, "%s%s", k++ ? "," : "; traits ", traits[i].name);
+				used += w < 0 ? len : (size_t)w;
+			}
+	}
 }
 
 void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output, char *buf, size_t len)
@@ -374,6 +418,122 @@ void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output,
 		return;
 	}
 	describe_native(m, fp16, buf, len);
+}
+
+/* The instruction shapes of each preset's ISA, for --shape: PTX mma.sync,
+ * wgmma and tcgen05.mma (the PTX ISA's shape tables), AMD's v_mfma_*
+ * (the CDNA3 and CDNA4 ISA guides).  '*' stands for any digits (wgmma's
+ * N).  A kernel built from an instruction whose K is below the preset's
+ * block chains blocks of that K: the block model's n becomes K, the rest
+ * of the row stays. */
+static const struct {
+	const char *gpu, *inputs, *shapes;
+} instruction_shapes[] = {
+	{ "v100", "float16", "m8n8k4" },
+	{ "a100", "float16,bfloat16", "m16n8k8,m16n8k16" },
+	{ "a100", "tf32", "m16n8k4,m16n8k8" },
+	{ "ada", "float16,bfloat16", "m16n8k8,m16n8k16" },
+	{ "ada", "tf32", "m16n8k4,m16n8k8" },
+	{ "ada", FP8, "m16n8k16,m16n8k32" },
+	{ "h100-mma", "float16,bfloat16", "m16n8k8,m16n8k16" },
+	{ "h100-mma", "tf32", "m16n8k4,m16n8k8" },
+	{ "h100-mma", FP8, "m16n8k16,m16n8k32" },
+	{ "mma-sm100", "float16,bfloat16", "m16n8k8,m16n8k16" },
+	{ "mma-sm100", "tf32", "m16n8k4,m16n8k8" },
+	{ "mma-sm100", FP8, "m16n8k16,m16n8k32" },
+	{ "mma-sm120", "float16,bfloat16", "m16n8k8,m16n8k16" },
+	{ "mma-sm120", "tf32", "m16n8k4,m16n8k8" },
+	{ "mma-sm120", F8F6F4, "m16n8k16,m16n8k32" },
+	{ "h100-wgmma", "float16,bfloat16", "m64n*k16" },
+	{ "h100-wgmma", "tf32", "m64n*k8" },
+	{ "h100-wgmma", FP8, "m64n*k32" },
+	{ "tcgen05", "float16,bfloat16", "k16" },
+	{ "tcgen05", "tf32", "k8" },
+	{ "tcgen05", F8F6F4, "k32" },
+	{ "tcgen05-mxf8f6f4", F8F6F4, "k32" },
+	{ "tcgen05-mxf4nvf4", "float4_e2m1fn", "k64" },
+	{ "mfma-cdna3", "float16,bfloat16", "32x32x8,16x16x16,32x32x4,16x16x4,4x4x4" },
+	{ "mfma-cdna3", "tf32", "32x32x4,16x16x8" },
+	{ "mfma-cdna3", "float8_e4m3fnuz,float8_e5m2fnuz", "32x32x16,16x16x32" },
+	{ "mfma-cdna4", "float16,bfloat16", "32x32x8,16x16x16,32x32x16,16x16x32" },
+	{ "mfma-cdna4", F8F6F4, "32x32x16,16x16x32,32x32x64,16x16x128" },
+	{ "mfma-cdna4-scale", F8F6F4, "32x32x64,16x16x128" },
+};
+
+/* Whether text (lower case) is the shape pattern pat ('*': one or more
+ * digits). */
+static bool shape_matches(const char *pat, size_t n, const char *text)
+{
+	size_t i = 0;
+	for (; i < n && *text; i++) {
+		if (pat[i] == '*') {
+			if (!isdigit((unsigned char)*text))
+				return false;
+			while (isdigit((unsigned char)*text))
+				text++;
+		} else if (pat[i] == *text) {
+			text++;
+		} else {
+			return false;
+		}
+	}
+	return i == n && !*text;
+}
+
+/* The K of a shape: the digits after the last 'k' or 'x'. */
+static long shape_k(const char *shape)
+{
+	const char *k = strrchr(shape, 'k'), *x = strrchr(shape, 'x');
+	const char *p = k > x ? k : x;
+	return p ? strtol(p + 1, NULL, 10) : 0;
+}
+
+int fpref_tc_model_shape(struct fpref_tc_model *m, const struct fpref_format *output, const char *shape, char *err,
+			 size_t errlen)
+{
+	char lower[32];
+	size_t n = strlen(shape);
+	if (n == 0 || n >= sizeof lower) {
+		snprintf(err, errlen, "bad instruction shape '%s'", shape);
+		return -1;
+	}
+	for (size_t i = 0; i <= n; i++)
+		lower[i] = (char)tolower((unsigned char)shape[i]);
+	const char *inputs = m->inputs ? m->inputs : "";
+	const char *list = NULL;
+	for (size_t i = 0; i < sizeof instruction_shapes / sizeof instruction_shapes[0] && !list; i++)
+		if (strcmp(instruction_shapes[i].gpu, m->gpu) == 0 && strcmp(instruction_shapes[i].inputs, inputs) == 0)
+			list = instruction_shapes[i].shapes;
+	if (!list) {
+		snprintf(err, errlen, "the %s model's instructions have no shape to choose: its block of %d products is the "
+			 "instruction's", m->gpu, m->block);
+		return -1;
+	}
+	if (fpref_tc_lowered(m, output)) {
+		snprintf(err, errlen, "the %s model lowers %s output to FP16 instructions: the compiler's shape, not a choice",
+			 m->gpu, output->name);
+		return -1;
+	}
+	bool known = false;
+	for (const char *p = list; *p && !known; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		known = shape_matches(p, strcspn(p, ","), lower);
+	long k = shape_k(lower);
+	if (!known || k < 1) {
+		snprintf(err, errlen, "the %s model's instructions for %s have the shapes %s, not '%s'", m->gpu, inputs,
+			 list, shape);
+		return -1;
+	}
+	/* an instruction of K products at least the block chains the row's own
+	 * blocks: nothing changes */
+	if (k < m->block) {
+		if (m->block % k != 0 || (m->group > 0 && k % m->group != 0) || (m->halves > 1 && k < m->halves)) {
+			snprintf(err, errlen, "shape %s: K = %ld does not split the %s model's block of %d", shape, k, m->gpu,
+				 m->block);
+			return -1;
+		}
+		m->block = (int)k;
+	}
+	return 0;
 }
 
 int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding rounding, struct fpref_tc_model *m,
@@ -396,7 +556,7 @@ int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding ro
 		return -1;
 	}
 	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, NULL, 0, NULL, 0,
-				      "custom parameters", false, 0, 0, 0, 0, 0, 0, false, true, false, false };
+				      "custom parameters", false, 0, 0, 0, 0, 0, 0, false, true, false, false, false };
 	return 0;
 }
 
@@ -404,8 +564,13 @@ int fpref_tc_model_from_description(const char *text, struct fpref_tc_model *m)
 {
 	int block, frac, used = 0;
 	char floor_text[16], round_text[8], err[128];
-	if (sscanf(text, "generic tensor core: blocks of %d, %d fraction bits, floor %15[^,], %7s%n", &block, &frac,
-		   floor_text, round_text, &used) != 4 || text[used] != '\0')
+	if (sscanf(text, "generic tensor core: blocks of %d, %d fraction bits, floor %15[^,], %7[a-z]%n", &block, &frac,
+		   floor_text, round_text, &used) != 4)
+		return -1;
+	static const char traits_head[] = "; traits ";
+	const char *rest = text + used;
+	bool with_traits = strncmp(rest, traits_head, sizeof traits_head - 1) == 0;
+	if (*rest != '\0' && !with_traits)
 		return -1;
 	int floor = FPREF_TC_NO_FLOOR;
 	char *end = NULL;
@@ -416,9 +581,9 @@ int fpref_tc_model_from_description(const char *text, struct fpref_tc_model *m)
 		floor = (int)v;
 	}
 	enum fpref_rounding r;
-	if (fpref_rounding_parse(round_text, &r) != 0)
+	if (fpref_rounding_parse(round_text, &r) != 0 || fpref_tc_model_custom(block, frac, floor, r, m, err, sizeof err) != 0)
 		return -1;
-	return fpref_tc_model_custom(block, frac, floor, r, m, err, sizeof err);
+	return with_traits ? fpref_tc_model_traits(m, rest + sizeof traits_head - 1, err, sizeof err) : 0;
 }
 
 static const char *const order_names[] = { "recursive", "pairwise", "blocked", "fma-chain", "kahan" };

@@ -263,19 +263,72 @@ int fpref_golden_job_of(const struct fpref_golden_file *g, struct fpref_golden_j
 
 /* ---- verification ---- */
 enum fpref_mismatch {
-	FPREF_MISMATCH_DIRECTION,    /* the other neighbour: rounded the wrong way */
-	FPREF_MISMATCH_FLUSHED,      /* a subnormal result given as zero, or a zero as a subnormal */
+	FPREF_MISMATCH_DIRECTION,    /* the golden's other neighbour, the exact value not consulted */
+	FPREF_MISMATCH_TIE,          /* the exact value a midpoint, the tie broken the other way */
+	FPREF_MISMATCH_DOUBLE_ROUNDING, /* what rounding to float32, float16, bfloat16 (or the target's
+				      * precision, unbounded exponent) and then to the target gives */
+	FPREF_MISMATCH_TRUNCATED,    /* the exact value's neighbour toward zero, where the golden is not */
+	FPREF_MISMATCH_AWAY,         /* its neighbour away from zero, where the golden is not (no tie) */
+	FPREF_MISMATCH_FLUSHED,      /* zero for a subnormal golden result (or for a tiny exact value) */
+	FPREF_MISMATCH_NOT_FLUSHED,  /* a subnormal for a zero golden result */
+	FPREF_MISMATCH_DAZ,          /* what the job gives with subnormal inputs read as zero */
 	FPREF_MISMATCH_NAN_ENCODING, /* both NaN, other bits */
-	FPREF_MISMATCH_SATURATION,   /* max finite against inf or NaN (or the reverse) */
+	FPREF_MISMATCH_SATURATION,   /* max finite for inf (formats with inf) */
+	FPREF_MISMATCH_INF_FOR_MAX,  /* inf for max finite (formats with inf) */
+	FPREF_MISMATCH_MAX_FOR_NAN,  /* max finite for NaN (E4M3FN's overflow, or a NaN lost) */
+	FPREF_MISMATCH_NAN_FOR_MAX,  /* NaN for max finite */
+	FPREF_MISMATCH_NAN_FOR_INF,  /* NaN for inf (an overflow to NaN in a format that has inf) */
 	FPREF_MISMATCH_ZERO_SIGN,    /* +0 against -0 */
 	FPREF_MISMATCH_FLAGS,        /* the same bits, other flags */
+	/* where the golden is a model's (dot products, GEMMs), not the
+	 * correct rounding: the result against the golden, both measured
+	 * against the exact value */
+	FPREF_MISMATCH_NEARER,       /* nearer the exact value than the golden (accumulated more precisely) */
+	FPREF_MISMATCH_FARTHER,      /* farther from it than the golden */
 	FPREF_MISMATCH_OTHER,
 	FPREF_MISMATCH_COUNT
 };
 const char *fpref_golden_mismatch_name(enum fpref_mismatch m);
 /* The class of a result r (with flags rf, or -1 when not given) against
- * the golden g (flags gf); call only when they differ. */
+ * the golden g (flags gf) from the bits alone (no tie, double rounding,
+ * truncation or DAZ: those need the exact value); call only when they
+ * differ. */
 enum fpref_mismatch fpref_golden_classify(const struct fpref_format *f, uint64_t g, unsigned gf, uint64_t r, int rf);
+/* Every class true of a mismatch on one line of job j (in: the line's
+ * inputs), as a mask of 1 << class, told against the exact value the
+ * oracle computes from them: a tie, double rounding, truncation, rounding
+ * away, subnormal inputs read as zero, where the bits alone say less.  A
+ * line can be several at once (a zero for a subnormal golden value can be
+ * truncation too); golden/classify.c. */
+unsigned fpref_golden_classes_exact(const struct fpref_golden_job *j, const uint64_t *in, uint64_t g, unsigned gf,
+				    uint64_t r, int rf);
+/* The first class of a mask in an order (NULL: the most specific first). */
+enum fpref_mismatch fpref_golden_class_first(unsigned classes, const enum fpref_mismatch *order);
+/* fpref_golden_class_first(fpref_golden_classes_exact(...), NULL): one line alone. */
+enum fpref_mismatch fpref_golden_classify_exact(const struct fpref_golden_job *j, const uint64_t *in, uint64_t g,
+						unsigned gf, uint64_t r, int rf);
+/* A GEMM element's class (fpref_golden_gemm_verify): the bits' class
+ * where it says more than "the other neighbour" or "other", else whether
+ * the result is nearer the exact value than the golden (the model's)
+ * or farther, from their absolute errors (NaN: not finite). */
+enum fpref_mismatch fpref_golden_classify_errors(const struct fpref_format *f, uint64_t g, uint64_t r, double golden_abs,
+						 double got_abs);
+/* A file's mismatches counted by their masks of classes (the distinct
+ * masks are few: a list). */
+struct fpref_class_tally {
+	unsigned *masks;
+	size_t *counts;
+	size_t n, cap;
+};
+/* Count one mismatch of these classes.  0, or -1 when out of memory. */
+int fpref_golden_class_tally_add(struct fpref_class_tally *t, unsigned classes);
+void fpref_golden_class_tally_free(struct fpref_class_tally *t);
+/* The mismatches told as few classes as are true of them:
+ * order[0..FPREF_MISMATCH_COUNT) is the greedy cover (the class true of
+ * most mismatches first, then of most of those left), so that one bug is
+ * one class, not three; fpref_golden_class_first(mask, order) is then each
+ * mismatch's class. */
+void fpref_golden_class_order(const struct fpref_class_tally *t, enum fpref_mismatch *order);
 
 /* One body line of a golden file: its inputs, the golden result and flags
  * (-1 for dot lines, which have none).  0, or -1 with a message. */

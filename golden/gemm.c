@@ -545,7 +545,7 @@ static void verify_fold(void *fold_ctx, const struct judge *J, size_t i0, size_t
 				v->within++;
 				continue;
 			}
-			enum fpref_mismatch kind = fpref_golden_classify(p->out, want, 0, got, -1);
+			enum fpref_mismatch kind = fpref_golden_classify_errors(p->out, want, got, model_abs, kernel_abs);
 			v->by_kind[kind]++;
 			double rel, ulps; /* the kernel's value against the model's, as verify measures against the golden one */
 			fpref_golden_verify_error(p->out, want, got, &rel, &ulps);

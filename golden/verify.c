@@ -1,6 +1,7 @@
 /* Verification: results from any implementation judged against a golden
  * file, bit for bit or within a tolerance, with every mismatch classified
- * and the errors measured against the golden and the exact values. */
+ * (golden/classify.c) and the errors measured against the golden and the
+ * exact values. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,44 +12,6 @@
 #include "fpref_formats_npy.h"
 #include "fpref_ref.h"
 #include "parse_internal.h"
-
-static const char *const mismatch_names[FPREF_MISMATCH_COUNT] = {
-	"rounding direction", "subnormal flushed (or kept)", "NaN encoding", "saturation vs inf", "sign of zero", "flags only",
-	"other",
-};
-
-const char *fpref_golden_mismatch_name(enum fpref_mismatch m)
-{
-	return mismatch_names[m];
-}
-
-enum fpref_mismatch fpref_golden_classify(const struct fpref_format *f, uint64_t g, unsigned gf, uint64_t r, int rf)
-{
-	(void)gf;
-	if (g == r)
-		return rf >= 0 ? FPREF_MISMATCH_FLAGS : FPREF_MISMATCH_OTHER;
-	struct fpref_unpacked x, y;
-	if (fpref_decode(f, g, &x) == FPREF_DECODE_INVALID || fpref_decode(f, r, &y) == FPREF_DECODE_INVALID)
-		return FPREF_MISMATCH_OTHER;
-	if (x.cls == FPREF_CLASS_NAN && y.cls == FPREF_CLASS_NAN)
-		return FPREF_MISMATCH_NAN_ENCODING;
-	if (x.cls == FPREF_CLASS_ZERO && y.cls == FPREF_CLASS_ZERO)
-		return FPREF_MISMATCH_ZERO_SIGN;
-	if ((x.cls == FPREF_CLASS_SUBNORMAL && y.cls == FPREF_CLASS_ZERO) ||
-	    (x.cls == FPREF_CLASS_ZERO && y.cls == FPREF_CLASS_SUBNORMAL))
-		return FPREF_MISMATCH_FLUSHED;
-	uint64_t max_g = fpref_format_max_bits(f, x.negative), max_r = fpref_format_max_bits(f, y.negative);
-	bool g_big = x.cls == FPREF_CLASS_INF || x.cls == FPREF_CLASS_NAN, r_big = y.cls == FPREF_CLASS_INF || y.cls == FPREF_CLASS_NAN;
-	if ((g == max_g && r_big) || (r == max_r && g_big))
-		return FPREF_MISMATCH_SATURATION;
-	/* adjacent finite values of one sign: the other neighbour */
-	bool finite = x.cls != FPREF_CLASS_INF && x.cls != FPREF_CLASS_NAN && y.cls != FPREF_CLASS_INF &&
-		      y.cls != FPREF_CLASS_NAN;
-	uint64_t step = 1ull << f->pad_bits;
-	if (finite && x.negative == y.negative && (g - r == step || r - g == step))
-		return FPREF_MISMATCH_DIRECTION;
-	return FPREF_MISMATCH_OTHER;
-}
 
 void fpref_golden_results_free(struct fpref_golden_results *r)
 {
@@ -331,8 +294,13 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 	}
 	rep->shown = malloc((o->show ? o->show : 1) * sizeof *rep->shown);
 	struct fpref_golden_line *l = malloc(sizeof *l);
-	if (!rep->shown || !l) {
+	/* each mismatch's classes, counted by mask, told apart at the end */
+	struct fpref_class_tally tally = { 0 };
+	unsigned *shown_classes = malloc((o->show ? o->show : 1) * sizeof *shown_classes);
+	if (!rep->shown || !l || !shown_classes) {
 		free(l);
+		free(shown_classes);
+		fpref_golden_verify_report_free(rep);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -382,9 +350,14 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 			rep->within++;
 			continue;
 		}
-		enum fpref_mismatch kind = fpref_golden_classify(&j->out, l->result, (unsigned)(l->flags < 0 ? 0 : l->flags), got,
-								 got_flags);
-		rep->by_kind[kind]++;
+		unsigned classes = fpref_golden_classes_exact(j, l->in, l->result, (unsigned)(l->flags < 0 ? 0 : l->flags),
+							      got, got_flags);
+		enum fpref_mismatch kind = fpref_golden_class_first(classes, NULL);
+		if (fpref_golden_class_tally_add(&tally, classes) != 0) {
+			snprintf(err, errlen, "out of memory");
+			status = -1;
+			break;
+		}
 		if (tolerant && !compare &&
 		    (fpref_golden_verify_tolerated(&j->out, l->result, got, ulps_g, rel_g, o) || (same_bits && !same_flags))) {
 			rep->within++;
@@ -392,6 +365,7 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 		}
 		rep->outside++;
 		if (rep->nshown < o->show) {
+			shown_classes[rep->nshown] = classes;
 			struct fpref_verify_case *c = &rep->shown[rep->nshown++];
 			*c = (struct fpref_verify_case){ i + 1, kind, l->result, got, l->flags, got_flags, ulps_g, "" };
 			size_t n = 0;
@@ -406,6 +380,14 @@ int fpref_golden_verify(const struct fpref_golden_file *g, const struct fpref_go
 		}
 	}
 	mpfr_clears(exact, bound, overflow, (mpfr_ptr)0);
+	enum fpref_mismatch order[FPREF_MISMATCH_COUNT];
+	fpref_golden_class_order(&tally, order);
+	for (size_t m = 0; m < tally.n; m++)
+		rep->by_kind[fpref_golden_class_first(tally.masks[m], order)] += tally.counts[m];
+	for (size_t i = 0; i < rep->nshown; i++)
+		rep->shown[i].kind = fpref_golden_class_first(shown_classes[i], order);
+	fpref_golden_class_tally_free(&tally);
+	free(shown_classes);
 	free(l);
 	if (status)
 		fpref_golden_verify_report_free(rep);

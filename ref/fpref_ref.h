@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <mpfr.h>
 
 #include "fpref_formats.h"
@@ -242,6 +243,16 @@ char *fpref_ref_shortest_value(const struct fpref_format *f, mpfr_srcptr value);
  * "3x2^-130 (~2.20405e-39)": the exact binary form and a 6-digit decimal.
  * Free with free(). */
 char *fpref_ref_readable(mpfr_srcptr x, size_t max_digits);
+
+/* The words `fpref explain` uses: a trace's rule and outcome (NULL for
+ * a plain outcome), an integer format's range, and the whole text of one
+ * rounding (input as the user wrote it; from NULL for a decimal). */
+const char *fpref_ref_rule_text(enum fpref_ref_rule r);
+const char *fpref_ref_outcome_text(enum fpref_ref_outcome o);
+void fpref_ref_put_int_range(FILE *out, const struct fpref_format *f);
+void fpref_ref_explain_print(FILE *out, const char *input, const struct fpref_format *from,
+			     const struct fpref_ref_value *v, const struct fpref_format *f, const struct fpref_env *env,
+			     const struct fpref_ref_trace *t, uint64_t bits, unsigned flags);
 /* Whether format f holds the finite value x exactly, and its bits. */
 bool fpref_ref_held(const struct fpref_format *f, mpfr_srcptr x, uint64_t *bits);
 /* The exact decimal of an unpacked finite value (sign included). */
@@ -258,6 +269,13 @@ char *fpref_ref_unpacked_approx(const struct fpref_unpacked *u, int digits);
 double fpref_ref_fraction(mpfr_srcptr lo, mpfr_srcptr hi, mpfr_srcptr x);
 /* x to digits significant digits ("%.*Rg", nearest); free with free(). */
 char *fpref_ref_short_decimal(mpfr_srcptr x, int digits);
+/* For a picture of a value beyond max finite (ref/picture.c): the
+ * format's two largest values of x's sign, the one nearer zero into lo and
+ * the largest into hi (their codes into *lo_bits, *hi_bits), and their
+ * midpoint, exactly, into mid (whose precisions are set).  0, or -1 when
+ * |x| is not beyond max finite or the format has no second value. */
+int fpref_ref_format_top(const struct fpref_format *f, mpfr_srcptr x, mpfr_ptr lo, mpfr_ptr hi, mpfr_ptr mid,
+			 uint64_t *lo_bits, uint64_t *hi_bits);
 
 #ifdef __cplusplus
 }

@@ -157,7 +157,7 @@ static void unrounded(enum fpref_op op, const struct fpref_ref_value *v, int n, 
 	const struct fpref_ref_value *nan = first_nan(v, n, flags);
 	if (invalid_product) {
 		/* before a NaN c: 0 * inf is invalid whatever c is, and an
-		 * invalid operation's NaN is positive (README, "Arithmetic") */
+		 * invalid operation's NaN is positive (docs/rounding.md, "Arithmetic") */
 		set_nan(r, false);
 	} else if (nan) {
 		set_nan(r, mpfr_signbit(nan->x));

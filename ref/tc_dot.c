@@ -329,6 +329,9 @@ static int dot_scaled(const struct fpref_tc_model *m, const struct fpref_format 
 			if (status == 0) {
 				mpfr_set_prec(terms[i], 64);
 				mpfr_mul(terms[i], x.x, y.x, MPFR_RNDN); /* exact: 22 bits at most */
+				/* product_inf: 2^128 or more is an infinity before the sum (0.m x 2^e, e > 128) */
+				if (m->product_inf && mpfr_regular_p(terms[i]) && mpfr_get_exp(terms[i]) > 128)
+					mpfr_set_inf(terms[i], mpfr_sgn(terms[i]));
 				if (mpfr_number_p(terms[i]) && !mpfr_zero_p(terms[i])) /* each operand's place in its own format */
 					lead[i] = lead_exponent(x.x, least_a) + lead_exponent(y.x, least_b);
 			}

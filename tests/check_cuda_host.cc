@@ -1,7 +1,7 @@
 /* The CUDA headers' host conversion functions (cuda_fp16.hpp, cuda_bf16.hpp,
  * cuda_fp8.hpp, cuda_fp6.hpp, cuda_fp4.hpp) against the emulator under the
  * `cuda` profile.  NVIDIA's host code is an oracle nobody here wrote, so any
- * difference in the bits is a finding (README.md, "CUDA host functions").
+ * difference in the bits is a finding (docs/profiles.md, "CUDA host functions").
  * CUDA has no flags, so only bits are compared.
  *
  * Every 16-, 8-, 6- and 4-bit source pattern is swept; FP32 and FP64

@@ -309,7 +309,7 @@ END_TEST
 
 /* Stochastic rounding's tininess after rounding: the value rounded with an
  * unbounded exponent by the same rule and the same R (IEEE 754 7.5 for
- * the rule; README, "Rules the tables leave implicit").  E4M3, r = 4:
+ * the rule; docs/rounding.md, "Rules the tables leave implicit").  E4M3, r = 4:
  * 0x1.f8p-7 rounds up to the least normal 2^-6 at R = 8, both bounded (T =
  * 14 of the subnormal step) and unbounded (T = 12), so it is not tiny;
  * 0x1.ep-7 is exact at precision 4 with an unbounded exponent, so it is

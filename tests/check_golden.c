@@ -573,13 +573,18 @@ START_TEST(mismatch_classes)
 	ck_assert_int_eq(fpref_golden_classify(&e4m3, 0x44, 0, 0x45, 1), FPREF_MISMATCH_DIRECTION);
 	ck_assert_int_eq(fpref_golden_classify(&e4m3, 0x44, 0, 0x43, -1), FPREF_MISMATCH_DIRECTION);
 	ck_assert_int_eq(fpref_golden_classify(&e4m3, 0x44, 0, 0x44, 1), FPREF_MISMATCH_FLAGS);
-	ck_assert_int_eq(fpref_golden_classify(&e4m3, 0x7F, 5, 0x7E, 5), FPREF_MISMATCH_SATURATION);
-	ck_assert_int_eq(fpref_golden_classify(&e4m3, 0x7E, 5, 0x7F, 5), FPREF_MISMATCH_SATURATION);
+	/* E4M3FN has no inf: its overflow is NaN, and saturation is max finite for NaN */
+	ck_assert_int_eq(fpref_golden_classify(&e4m3, 0x7F, 5, 0x7E, 5), FPREF_MISMATCH_MAX_FOR_NAN);
+	ck_assert_int_eq(fpref_golden_classify(&e4m3, 0x7E, 5, 0x7F, 5), FPREF_MISMATCH_NAN_FOR_MAX);
 	ck_assert_int_eq(fpref_golden_classify(&e4m3, 0x01, 3, 0x00, 3), FPREF_MISMATCH_FLUSHED);
+	ck_assert_int_eq(fpref_golden_classify(&e4m3, 0x00, 3, 0x01, 3), FPREF_MISMATCH_NOT_FLUSHED);
 	ck_assert_int_eq(fpref_golden_classify(&e4m3, 0x00, 0, 0x80, 0), FPREF_MISMATCH_ZERO_SIGN);
 	ck_assert_int_eq(fpref_golden_classify(&e4m3, 0x01, 0, 0x81, 0), FPREF_MISMATCH_OTHER);
 	ck_assert_int_eq(fpref_golden_classify(&f16, 0x7E00, 16, 0x7FFF, 16), FPREF_MISMATCH_NAN_ENCODING);
 	ck_assert_int_eq(fpref_golden_classify(&f16, 0x7C00, 5, 0x7BFF, 5), FPREF_MISMATCH_SATURATION);
+	ck_assert_int_eq(fpref_golden_classify(&f16, 0x7BFF, 5, 0x7C00, 5), FPREF_MISMATCH_INF_FOR_MAX);
+	/* a NaN (inf - inf) given as max finite, in a format with inf: what it is, not saturation */
+	ck_assert_int_eq(fpref_golden_classify(&f16, 0x7E00, 16, 0x7BFF, 16), FPREF_MISMATCH_MAX_FOR_NAN);
 	ck_assert_int_eq(fpref_golden_classify(&f16, 0x3C00, 0, 0x4000, 0), FPREF_MISMATCH_OTHER);
 }
 END_TEST

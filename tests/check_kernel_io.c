@@ -1,5 +1,5 @@
 /* fpref-cuda's standalone golden reader and results writer (kernels/io.c):
- * hand-written files in the README's format are read as written, results
+ * hand-written files in docs/golden.md's format are read as written, results
  * come out in the form `fpref verify` reads, damaged files are refused
  * with the line that is wrong, and a dot file of two formats (A*B) is read
  * with A's format and B's apart, its descriptors checked against both. */

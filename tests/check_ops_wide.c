@@ -258,7 +258,7 @@ START_TEST(fixed_point_path_matches_op)
 }
 END_TEST
 
-/* Hand-worked cases of the rules in README.md. */
+/* Hand-worked cases of the rules in docs/rounding.md. */
 START_TEST(rules)
 {
 	struct drv_sweep sweep = drv_sweep_from_env();

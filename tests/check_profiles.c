@@ -1,4 +1,4 @@
-/* Profiles: each cell of README.md's profile table, from the behaviours
+/* Profiles: each cell of docs/profiles.md's profile table, from the behaviours
  * that ../shared/SEMANTICS.md collects from CUDA's headers, the ONNX Cast
  * specification, ml_dtypes and the OCP specifications, through both
  * engines.  Inputs are FP32 bit patterns. */

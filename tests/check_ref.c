@@ -1,5 +1,5 @@
 /* The oracle against a brute-force model written here from the rules in
- * README.md: every representable value of a format is listed as an exact
+ * docs/rounding.md: every representable value of a format is listed as an exact
  * rational (GMP mpq, no MPFR rounding), the neighbours of an input are found
  * by search, and the mode, overflow, flush and special-value rules pick the
  * result and the flags.  Two independent computations of the same answer. */
@@ -188,7 +188,7 @@ static bool model_away(mpq_srcptr lo, uint64_t lo_sig, mpq_srcptr hi, mpq_srcptr
 		away = !(lo_sig & 1);
 		break;
 	case FPREF_SR: {
-		/* P3109's rules (README, "The environment"), nu = dlo / (hi - lo),
+		/* P3109's rules (docs/rounding.md, "The environment"), nu = dlo / (hi - lo),
 		 * N = sr_width: A, floor(nu 2^N) + R >= 2^N; B, floor(nu 2^(N+1))
 		 * + 2R + 1 >= 2^(N+1); C, rne(nu 2^N) + R >= 2^N */
 		unsigned N = c->env.sr_width + (c->env.sr_rule == FPREF_SR_B ? 1 : 0);
@@ -289,7 +289,7 @@ static void model_round_as(const struct model *m, mpq_srcptr x, const struct env
 	e->flags = 0;
 	e->zero = false;
 	if (negative && !m->f->is_signed && !mirror && c->env.p3109_sat_none && c->env.overflow != FPREF_OVERFLOW_SAT) {
-		/* P3109 SatNone (README, the saturation table): round x as a
+		/* P3109 SatNone (docs/rounding.md, the saturation table): round x as a
 		 * signed format of these magnitudes would; a zero result, or
 		 * rtz or rup, gives 0 with inexact, anything else NaN */
 		struct expected r;
@@ -600,7 +600,7 @@ START_TEST(decimal_inputs_round_correctly)
 }
 END_TEST
 
-/* The rules of README.md, one hand-worked cell each.  Input text, target,
+/* The rules of docs/rounding.md, one hand-worked cell each.  Input text, target,
  * mode, overflow policy, extra switches, expected bits and flags
  * (inexact 01, underflow 02, overflow 04, invalid 10). */
 struct cell {
@@ -695,7 +695,7 @@ static const struct cell cells[] = {
 	{ "f16", "65519", "rne", 0, 0, 0, 0x7BFF, 0x01 },
 	{ "f16", "1e-8", "rne", 0, 0, 0, 0x0000, 0x03 },
 	{ "f16", "inf", "rne", 1, 0, 0, 0x7BFF, 0x05 },
-	/* the rules README.md spells out under "Rules the tables leave implicit" */
+	/* the rules docs/rounding.md spells out under "Rules the tables leave implicit" */
 	{ "e2m2,specials=none,unsigned", "-1", "rne", 0, 0, 0, 0x0, 0x10 },     /* negative, unsigned, no NaN: 0, invalid */
 	{ "e2m2,specials=none,unsigned", "-1", "rne", 1, 0, 0, 0x0, 0x01 },     /* ... sat: 0, inexact */
 	{ "e2m2,specials=none,unsigned", "-0", "rne", 0, 0, 0, 0x0, 0x00 },     /* -0 is zero, not negative */
@@ -1158,6 +1158,49 @@ START_TEST(mixed_pair_bounds)
 }
 END_TEST
 
+/* The format's top for a picture of a value beyond max finite (ref/picture.c),
+ * worked by hand: FP4 E2M1's two largest are 4 (0 11 0) and 6 (0 11 1);
+ * E4M3's 416 (7D) and 448 (7E); INT4's 6 and 7, and at the negative end -8
+ * (code 8) with -7 (code 9) nearer zero; E8M0's 2^126 (FD) and 2^127 (FE). */
+START_TEST(format_top)
+{
+	static const struct {
+		const char *fmt;
+		double x;
+		int status;
+		uint64_t lo_bits, hi_bits;
+		double lo, hi, mid;
+	} cases[] = {
+		{ "e2m1", 465, 0, 0x6, 0x7, 4, 6, 5 },
+		{ "e2m1", -465, 0, 0xE, 0xF, -4, -6, -5 },
+		{ "e2m1", 6.5, 0, 0x6, 0x7, 4, 6, 5 },
+		{ "e2m1", 6, -1, 0, 0, 0, 0, 0 },
+		{ "e2m1", 5, -1, 0, 0, 0, 0, 0 },
+		{ "e4m3", 1000, 0, 0x7D, 0x7E, 416, 448, 432 },
+		{ "int4", 100, 0, 0x6, 0x7, 6, 7, 6.5 },
+		{ "int4", -100, 0, 0x9, 0x8, -7, -8, -7.5 },
+		{ "e8m0", 1e39, 0, 0xFD, 0xFE, 0x1p126, 0x1p127, 0x1.8p126 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fpref_format f = test_format(cases[i].fmt);
+		mpfr_t x, lo, hi, mid;
+		mpfr_inits2(64, x, lo, hi, mid, (mpfr_ptr)0);
+		mpfr_set_d(x, cases[i].x, MPFR_RNDN);
+		uint64_t lb = 0, hb = 0;
+		int st = fpref_ref_format_top(&f, x, lo, hi, mid, &lb, &hb);
+		ck_assert_msg(st == cases[i].status, "%s %g: status %d", cases[i].fmt, cases[i].x, st);
+		if (st == 0) {
+			ck_assert_msg(lb == cases[i].lo_bits && hb == cases[i].hi_bits, "%s %g: codes %llx %llx",
+				      cases[i].fmt, cases[i].x, (unsigned long long)lb, (unsigned long long)hb);
+			ck_assert(mpfr_cmp_d(lo, cases[i].lo) == 0);
+			ck_assert(mpfr_cmp_d(hi, cases[i].hi) == 0);
+			ck_assert(mpfr_cmp_d(mid, cases[i].mid) == 0);
+		}
+		mpfr_clears(x, lo, hi, mid, (mpfr_ptr)0);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ref");
@@ -1170,6 +1213,7 @@ int main(void)
 	tcase_add_test(tc, convert_bits);
 	tcase_add_test(tc, parse_errors);
 	tcase_add_test(tc, printing);
+	tcase_add_test(tc, format_top);
 	tcase_add_loop_test(tc, mixed_pair_dots, 0, (int)(sizeof mixed_cases / sizeof mixed_cases[0]));
 	tcase_add_test(tc, mixed_pair_refusals);
 	tcase_add_loop_test(tc, mixed_pair_bounds, 0, (int)(sizeof mixed_bound_cases / sizeof mixed_bound_cases[0]));

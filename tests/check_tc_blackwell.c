@@ -653,6 +653,64 @@ START_TEST(cdna3_zero_sign)
 }
 END_TEST
 
+/* Issue 37, class O1: CDNA3's bf16 and xf32 multipliers give a product of
+ * 2^128 or more as an infinity before the sum.  The issue's examples with
+ * the independent model's answers (Xie et al., validated on CDNA3): 2^128
+ * - 2^128 is NaN, not 0; 2^128 plus C = -2^127 is inf, not 2^127.  Beside
+ * them, worked by hand: a product just below 2^128 (bf16 5F7F x 5F80 =
+ * 1.9921875 x 2^127) stays finite, and with C = -max (FF7FFFFF) the exact
+ * sum -(2^120 - 2^104) = -(2^16 - 1) x 2^104 is an FP32: FB7FFF00.  The
+ * same row without the field gives the exact sums' answers (0, 7F000000).
+ * Then products near 2^128 at random, the emulator's GEMM (its tile
+ * kernel's slow lanes) against the dot products of both engines. */
+START_TEST(cdna3_product_overflow)
+{
+	struct fpref_format bf16 = test_format("bfloat16"), tf32 = test_format("tf32"), f32 = test_format("float32");
+	const struct fpref_tc_model *cdna3 = preset("mfma-cdna3", &bf16);
+	uint64_t a[8] = { 0x7180, 0x7180 }, b[8] = { 0x7180, 0xF180 };
+	uint64_t x[8] = { 0x5F80 }, y[8] = { 0x5F80 }, below[8] = { 0x5F7F };
+	ck_assert_uint_eq(dot_both(cdna3, &bf16, a, b, 8, NULL, 0, &f32), 0x7FC00000);
+	ck_assert_uint_eq(dot_both(cdna3, &bf16, x, y, 8, NULL, 0xFF000000, &f32), 0x7F800000);
+	ck_assert_uint_eq(dot_both(cdna3, &bf16, below, y, 8, NULL, 0xFF7FFFFF, &f32), 0xFB7FFF00);
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna4", &bf16), &bf16, a, b, 8, NULL, 0, &f32), 0x7FC00000);
+	uint64_t tx[4] = { 0x5F800000 }, ty[4] = { 0xDF800000 };
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna3", &tf32), &tf32, tx, ty, 4, NULL, 0x7F000000, &f32), 0xFF800000);
+	struct fpref_tc_model exact_products = *cdna3;
+	exact_products.product_inf = false;
+	ck_assert_uint_eq(dot_both(&exact_products, &bf16, a, b, 8, NULL, 0, &f32), 0x00000000);
+	ck_assert_uint_eq(dot_both(&exact_products, &bf16, x, y, 8, NULL, 0xFF000000, &f32), 0x7F000000);
+
+	enum { M = 3, N = 19, K = 24 };
+	uint64_t A[M * K], B[K * N], C[M * N], D[M * N], state = 0x0f10f10full;
+	unsigned infinite = 0;
+	for (int rep = 0; rep < 40; rep++) {
+		for (size_t i = 0; i < M * K; i++) /* exponents 2^60..2^67: products about 2^120..2^135 */
+			A[i] = (next_random(&state) & 0x807F) | (uint64_t)(187 + next_random(&state) % 8) << 7;
+		for (size_t i = 0; i < K * N; i++) /* now and then as large, else near 1 */
+			B[i] = (next_random(&state) & 0x807F) |
+			       (uint64_t)(next_random(&state) % 20 ? 124 + next_random(&state) % 8 : 187 + next_random(&state) % 8) << 7;
+		for (size_t i = 0; i < M * N; i++)
+			C[i] = next_random(&state) % 8 ? random_input(&f32, &state, 0, 254, 200) : 0x7F800000 | (next_random(&state) & 0x80000000);
+		ck_assert_int_eq(fpref_emu_tc_gemm(cdna3, &bf16, &bf16, &f32, M, N, K, A, B, C, 0, D), 0);
+		for (size_t i = 0; i < M; i++)
+			for (size_t j = 0; j < N; j++) {
+				uint64_t col[K];
+				for (size_t k = 0; k < K; k++)
+					col[k] = B[k * N + j];
+				uint64_t d = dot_both(cdna3, &bf16, A + i * K, col, K, NULL, C[i * N + j], &f32);
+				ck_assert_msg(D[i * N + j] == d, "GEMM (%zu, %zu): %llx, dot %llx", i, j,
+					      (unsigned long long)D[i * N + j], (unsigned long long)d);
+				infinite += (d & 0x7F800000) == 0x7F800000;
+			}
+	}
+	printf("mfma-cdna3 bfloat16: products near 2^128, GEMM = dot on both engines: %u of %d results infinite\n",
+	       infinite, 40 * M * N);
+	/* the cases reach both sides of 2^128 */
+	ck_assert_uint_gt(infinite, 40 * M * N / 8);
+	ck_assert_uint_lt(infinite, 40 * M * N * 7 / 8);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("Blackwell and CDNA3 presets");
@@ -672,6 +730,7 @@ int main(void)
 	tcase_add_test(tc, cublaslt_splitk);
 	tcase_add_test(tc, chip_aliases);
 	tcase_add_test(tc, cdna3_zero_sign);
+	tcase_add_test(tc, cdna3_product_overflow);
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);
 	return test_run(s);

@@ -568,7 +568,7 @@ START_TEST(lowered_rows)
 END_TEST
 
 /* The path each kind of model takes, as docs/accumulation.md and the
- * README name them: a tile kernel for the block, two-stage, group and
+ * docs/tensor-cores.md name them: a tile kernel for the block, two-stage, group and
  * FP32-tree models and the lowered FP8 paths (FP32 and FP16 output), the
  * wide block tile for F = 36 (tpu-bf16, intel-bf16), none for an input
  * the model does not take. */

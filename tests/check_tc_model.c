@@ -544,6 +544,172 @@ START_TEST(nan_pattern_per_row)
 }
 END_TEST
 
+/* Issue 37: a custom model states each convention with --traits.  Each
+ * trait flips the issue's hand-worked case of its class on both engines
+ * (Z1: 8000 -> 0000; N1: inf - inf, 7E00 -> 7FFF; A3: 0002 -> 0001; O1:
+ * 2^200 - 2^200, 0 -> NaN); v100's FP16 output is generic (4 products, 23
+ * bits, floor -19, rne) with zero-positive and nan-ones, on random cases;
+ * and the description a golden file carries reads back with its traits. */
+START_TEST(generic_traits)
+{
+	struct fpref_format f16 = test_format("float16"), e5m2 = test_format("float8_e5m2"),
+			    bf16 = test_format("bfloat16"), f32 = test_format("float32");
+	char err[256], desc[512];
+	const struct {
+		const char *traits;
+		const struct fpref_format *in, *out;
+		int block, frac;
+		uint64_t a[16], b[16], c, without, with;
+	} cases[] = {
+		{ "zero-positive", &f16, &f16, 4, 23, { 0x8800, 0x8001 }, { 0x3C00, 0x3400 }, 0x0800, 0x8000, 0x0000 },
+		{ "nan-ones", &f16, &f16, 4, 23, { 0x7C00, 0xFC00 }, { 0x3C00, 0x3C00 }, 0, 0x7E00, 0x7FFF },
+		{ "c-least-normal", &e5m2, &f16, 16, 13,
+		  { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 }, { 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 }, 0x0001,
+		  0x0002, 0x0001 },
+		{ "product-inf", &bf16, &f32, 8, 24, { 0x7180, 0x7180 }, { 0x7180, 0xF180 }, 0, 0x00000000, 0x7FC00000 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fpref_tc_model plain, traited, back;
+		ck_assert_int_eq(fpref_tc_model_custom(cases[i].block, cases[i].frac, FPREF_TC_NO_FLOOR, FPREF_RNE, &plain, err,
+						       sizeof err), 0);
+		traited = plain;
+		ck_assert_msg(fpref_tc_model_traits(&traited, cases[i].traits, err, sizeof err) == 0, "%s", err);
+		size_t K = cases[i].block > 2 ? (size_t)cases[i].block : 2;
+		for (int e = 0; e < 2; e++) {
+			uint64_t d = 1;
+			ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(&plain, cases[i].in, cases[i].in, cases[i].a,
+										    cases[i].b, K, cases[i].c, cases[i].out, &d), 0);
+			ck_assert_msg(d == cases[i].without, "%s off, engine %d: %llx", cases[i].traits, e, (unsigned long long)d);
+			ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(&traited, cases[i].in, cases[i].in, cases[i].a,
+										    cases[i].b, K, cases[i].c, cases[i].out, &d), 0);
+			ck_assert_msg(d == cases[i].with, "%s on, engine %d: %llx", cases[i].traits, e, (unsigned long long)d);
+		}
+		fpref_tc_model_describe(&traited, cases[i].out->name, desc, sizeof desc);
+		ck_assert_msg(strstr(desc, cases[i].traits) != NULL, "%s", desc);
+		ck_assert_int_eq(fpref_tc_model_from_description(desc, &back), 0);
+		ck_assert(back.zero_positive == traited.zero_positive && back.nan_ones == traited.nan_ones &&
+			  back.c_least_normal == traited.c_least_normal && back.product_inf == traited.product_inf);
+		fpref_tc_model_describe(&plain, cases[i].out->name, desc, sizeof desc);
+		ck_assert_ptr_null(strstr(desc, "traits"));
+	}
+	struct fpref_tc_model m;
+	ck_assert_int_ne(fpref_tc_model_traits(&m, "zero-positive,bogus", err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "'bogus'"));
+
+	/* v100's FP16 output, stated as a custom model with two traits */
+	const struct fpref_tc_model *v100 = fpref_tc_model_find("v100", &f16);
+	struct fpref_tc_model custom;
+	ck_assert_int_eq(fpref_tc_model_custom(4, 23, v100->floor_fp16, FPREF_RNE, &custom, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_tc_model_traits(&custom, "zero-positive,nan-ones", err, sizeof err), 0);
+	uint64_t state = 0x7ea175;
+	for (int rep = 0; rep < 3000; rep++) {
+		uint64_t a[12], b[12];
+		size_t K = 1 + next_random(&state) % 12;
+		uint64_t c = random_case(&f16, &f16, &state, K, a, b);
+		for (int e = 0; e < 2; e++) {
+			uint64_t want = 1, got = 2;
+			ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(v100, &f16, &f16, a, b, K, c, &f16, &want), 0);
+			ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(&custom, &f16, &f16, a, b, K, c, &f16, &got), 0);
+			ck_assert_msg(got == want, "case %d engine %d: v100 %llx, generic %llx", rep, e, (unsigned long long)want,
+				      (unsigned long long)got);
+		}
+	}
+}
+END_TEST
+
+/* Issue 37, class F1: the FP16-output floors come from targeted hardware
+ * vectors, which the independent model lacks; they stay.  Worked by hand:
+ * h100-mma f16 -> f16, a0 b0 = 2^-10 * 2^-15 = 2^-25 (half of FP16's least
+ * subnormal), a1 b1 = 2^-24 * 2^-24 = 2^-48.  The floor -21 aligns at 2^-21
+ * and keeps 25 bits down to 2^-46: 2^-48 is cut, 2^-25 is a tie, to even:
+ * 0000 (fpref).  With no floor the alignment is 2^-25 and 2^-48 stays: above
+ * the tie, 0001 (the independent model's answer). */
+START_TEST(fp16_floor_kept)
+{
+	struct fpref_format f16 = test_format("float16");
+	const struct fpref_tc_model *row = fpref_tc_model_find("h100-mma", &f16);
+	ck_assert_int_eq(row->floor_fp16, -21);
+	uint64_t a[16] = { 0x1400, 0x0001 }, b[16] = { 0x0200, 0x0001 }, d = 1;
+	struct fpref_tc_model no_floor = *row;
+	no_floor.floor_fp16 = FPREF_TC_NO_FLOOR;
+	for (int e = 0; e < 2; e++) {
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(row, &f16, &f16, a, b, 16, 0, &f16, &d), 0);
+		ck_assert_uint_eq(d, 0x0000);
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(&no_floor, &f16, &f16, a, b, 16, 0, &f16, &d), 0);
+		ck_assert_uint_eq(d, 0x0001);
+	}
+}
+END_TEST
+
+/* Issue 37, class D2: a kernel built from a smaller instruction chains
+ * blocks of that instruction's K.  Worked by hand: products 1 and -1 in
+ * the first K/2 of the row's block and 2^-30 in the second.  One block
+ * aligns everything at 2^0 and keeps F = 25 (24 on CDNA3) bits: 2^-30 is
+ * cut, d = +0.  Blocks of K/2: the first gives 0, the second 2^-30 alone,
+ * exactly: d = 30800000.  h100-mma m16n8k8 (f16) and m16n8k4 (tf32),
+ * mma-sm120 m16n8k16 (e5m2: 2^-16 * 2^-16 = 2^-32, 2F800000) and CDNA3's
+ * K = 4 f16 instruction 32x32x4; the preset's own shape changes nothing,
+ * and a shape the ISA lacks is refused. */
+START_TEST(instruction_shapes)
+{
+	struct fpref_format f16 = test_format("float16"), tf32 = test_format("tf32"), e5m2 = test_format("float8_e5m2"),
+			    f32 = test_format("float32");
+	const struct {
+		const char *gpu, *shape;
+		const struct fpref_format *in;
+		uint64_t one, minus_one, tiny, want;
+		size_t half;
+	} cases[] = {
+		{ "h100-mma", "m16n8k8", &f16, 0x3C00, 0xBC00, 0x0200, 0x30800000, 8 },
+		{ "h100-mma", "m16n8k4", &tf32, 0x3F800000, 0xBF800000, 0x38000000, 0x30800000, 4 },
+		{ "mma-sm120", "m16n8k16", &e5m2, 0x3C, 0xBC, 0x01, 0x2F800000, 16 },
+		{ "mfma-cdna3", "32x32x4", &f16, 0x3C00, 0xBC00, 0x0200, 0x30800000, 4 },
+	};
+	char err[256];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct fpref_tc_model *row = fpref_tc_model_find(cases[i].gpu, cases[i].in);
+		ck_assert_ptr_nonnull(row);
+		ck_assert_uint_eq((size_t)row->block, 2 * cases[i].half);
+		uint64_t a[64] = { cases[i].one, cases[i].one }, b[64] = { cases[i].one, cases[i].minus_one }, d = 1;
+		a[cases[i].half] = b[cases[i].half] = cases[i].tiny;
+		size_t K = 2 * cases[i].half;
+		struct fpref_tc_model shaped = *row, own = *row;
+		ck_assert_msg(fpref_tc_model_shape(&shaped, &f32, cases[i].shape, err, sizeof err) == 0, "%s", err);
+		ck_assert_int_eq(shaped.block, (int)cases[i].half);
+		for (int e = 0; e < 2; e++) {
+			ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(&shaped, cases[i].in, cases[i].in, a, b, K, 0, &f32, &d), 0);
+			ck_assert_msg(d == cases[i].want, "%s %s engine %d: %llx", cases[i].gpu, cases[i].shape, e,
+				      (unsigned long long)d);
+			ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(row, cases[i].in, cases[i].in, a, b, K, 0, &f32, &d), 0);
+			ck_assert_uint_eq(d, 0);
+		}
+		uint64_t B[64];
+		for (size_t k = 0; k < K; k++)
+			B[k] = b[k]; /* one column */
+		ck_assert_int_eq(fpref_emu_tc_gemm(&shaped, cases[i].in, cases[i].in, &f32, 1, 1, K, a, B, NULL, 0, &d), 0);
+		ck_assert_uint_eq(d, cases[i].want);
+		/* the instruction of the row's own K: the same model */
+		char own_shape[32];
+		snprintf(own_shape, sizeof own_shape, "%s", cases[i].shape);
+		if (own_shape[0] == 'm')
+			snprintf(strrchr(own_shape, 'k') + 1, 8, "%zu", K);
+		else
+			snprintf(strrchr(own_shape, 'x') + 1, 8, "%zu", K);
+		ck_assert_msg(fpref_tc_model_shape(&own, &f32, own_shape, err, sizeof err) == 0, "%s: %s", own_shape, err);
+		ck_assert_int_eq(own.block, row->block);
+	}
+	struct fpref_tc_model m = *fpref_tc_model_find("h100-mma", &f16);
+	ck_assert_int_ne(fpref_tc_model_shape(&m, &f32, "m16n8k4", err, sizeof err), 0); /* tf32's, not f16's */
+	ck_assert_int_ne(fpref_tc_model_shape(&m, &f32, "m16n8k", err, sizeof err), 0);
+	m = *fpref_tc_model_find("h100-wgmma", &f16);
+	ck_assert_int_eq(fpref_tc_model_shape(&m, &f32, "m64n256k16", err, sizeof err), 0);
+	ck_assert_int_eq(m.block, 16);
+	ck_assert_int_ne(fpref_tc_model_shape(&m, &f32, "m64nk16", err, sizeof err), 0);
+	m = *fpref_tc_model_find("h100-mma", &e5m2); /* FP8 on sm_90: lowered to FP16 instructions */
+	ck_assert_int_ne(fpref_tc_model_shape(&m, &f32, "m16n8k16", err, sizeof err), 0);
+}
+END_TEST
+
 /* A subnormal FP16 C (issue 37, A3) on ada and h100-wgmma, E5M2 in, FP16
  * out, K = 16: each a_k = 04 (2^-14) times b_k = 02 (2^-15), sixteen
  * products of 2^-29, 2^-25 together; C = 0001 (2^-24, FP16's least).  C
@@ -598,6 +764,9 @@ int main(void)
 	tcase_add_test(tc, zero_sign_measured);
 	tcase_add_test(tc, nan_pattern_per_row);
 	tcase_add_test(tc, subnormal_c_at_least_normal);
+	tcase_add_test(tc, instruction_shapes);
+	tcase_add_test(tc, fp16_floor_kept);
+	tcase_add_test(tc, generic_traits);
 	tcase_add_test(tc, overflow_to_inf_under_rtz);
 	tcase_add_loop_test(tc, zero_results_against_oracle, 0, 12);
 	tcase_set_timeout(tc, 600);

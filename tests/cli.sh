@@ -373,6 +373,16 @@ check_bad 'unknown overflow policy' 2 "'clamp'" 'ieee' 'sat'
 run convert --to e4m3 abc
 check_bad 'malformed number' 2 "'abc'"
 
+printf '38 38 0\n' >"$tmp/dot1"
+# --shape (issue 37, D2): a shape the preset's ISA lacks, a model with no
+# shapes, and a lowered output are refused, each saying why.
+run_in "$tmp/dot1" dot --model h100-mma --in e4m3 --shape m16n8k8
+check_bad 'dot --shape on a lowered output' 2 'lowers' 'FP16 instructions'
+run_in "$tmp/dot1" dot --model h100-mma --in f16 --shape m16n8k4
+check_bad 'dot --shape the ISA lacks' 2 "'m16n8k4'" 'm16n8k8,m16n8k16'
+run_in "$tmp/dot1" dot --model generic --block 8 --frac 25 --in f16 --shape m16n8k8
+check_bad 'dot --shape with generic' 2 '--shape' '--block'
+
 # A repeated option is refused, never silently replaced by its last value
 # (issue 36: --in e4m3 --in e5m2 read both operands as E5M2).
 printf '38 38 0\n' >"$tmp/dot1"
@@ -903,7 +913,7 @@ run_in "$tmp/scaled" dot --model mfma-cdna4-scale --in e4m3 --scale-a 2,4
 check_rc 'dot: two scales for one chunk: the line is rejected' 2
 check_has 'dot: the rejection says how many scales' "$tmp/err" 'takes 1 scale(s), one per 32 products; --scale-a gives 2'
 
-# 14. promotion (DeepSeek-V3): see README; 32 x 1*1 then 32 x 2^-9*2^-9 in E4M3 on H100.
+# 14. promotion (DeepSeek-V3): see docs/tensor-cores.md; 32 x 1*1 then 32 x 2^-9*2^-9 in E4M3 on H100.
 line=$(i=0; while [ $i -lt 32 ]; do printf '38 '; i=$((i + 1)); done; i=0; while [ $i -lt 32 ]; do printf '01 '; i=$((i + 1)); done)
 printf '%s%s%s0\n' "$line" "$line" "" >"$tmp/promo"
 run_in "$tmp/promo" dot --model h100 --in e4m3
@@ -944,7 +954,7 @@ check_result 'dot h100-mma e4m3: 1 + 2^-13' 0 "${ones}3F800000 3F800400"
 run_in "$tmp/sm90" dot --model h100-mma --in e4m3 --promote 32
 check_bad 'dot h100-mma: --promote refused' 2 'h100-wgmma'
 
-# Blackwell and CDNA presets (README, "Blackwell and AMD CDNA"): the chip
+# Blackwell and CDNA presets (docs/tensor-cores.md, "Blackwell and AMD CDNA"): the chip
 # name answers as its preset; tcgen05's FP8 keeps 25 bits (1 + 2^-13).
 run_in "$tmp/sm90" dot --model b200 --in e4m3
 check_result 'dot b200 (tcgen05) e4m3: 1 + 2^-13' 0 "${ones}3F800000 3F800400"
@@ -1303,12 +1313,12 @@ check_has 'verify: all exact' "$tmp/out" 'exact     256 of 256'
 grep -v '^#' "$tmp/g/add/float4_e2m1fn.rne.txt" | sed 's/^4 1 4 01$/4 1 5 01/' >"$tmp/mine"
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/mine"
 check_rc 'verify: a wrong result fails (exit 1)' 1
-check_has 'verify: classed as the other neighbour' "$tmp/out" 'rounding direction           1'
-check_has 'verify: the line shown' "$tmp/out" '4 1 -> golden 4 01, got 5 01 (rounding direction, 1 ulp)'
+check_has 'verify: classed as a tie broken the wrong way' "$tmp/out" 'tie broken the wrong way     1'
+check_has 'verify: the line shown' "$tmp/out" '4 1 -> golden 4 01, got 5 01 (tie broken the wrong way, 1 ulp)'
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/mine" --tolerance 1ulp
 check_rc 'verify --tolerance 1ulp: passes' 0
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/mine" --json
-check_match 'verify --json' "$tmp/out" '"outside": 1, "mismatches": {"rounding direction": 1}.*"pass": false}$'
+check_match 'verify --json' "$tmp/out" '"outside": 1, "mismatches": {"tie broken the wrong way": 1}.*"pass": false}$'
 head -5 "$tmp/mine" >"$tmp/short"
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/short"
 check_bad 'verify: too few results' 2 'short' '5 result lines for 256'
@@ -1336,7 +1346,7 @@ run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/gn/add/float4_e2m1fn.rne.res
 check_match 'verify --json, a .npy: "flags": "not given"' "$tmp/out" '"flags": "not given".*"pass": true}$'
 sed 's/^4 1 4$/4 1 5/' "$tmp/noflags" >"$tmp/noflags.bad"
 run verify "$tmp/g/add/float4_e2m1fn.rne.txt" "$tmp/noflags.bad" --json
-check_match 'verify --json, without flags: no flags-only mismatch' "$tmp/out" '"mismatches": {"rounding direction": 1}, '
+check_match 'verify --json, without flags: no flags-only mismatch' "$tmp/out" '"mismatches": {"tie broken the wrong way": 1}, '
 # A folder's --json is one JSON document, failures included.
 mkdir -p "$tmp/mine.d/add" "$tmp/mine.d/convert"
 cp "$tmp/mine" "$tmp/mine.d/add/float4_e2m1fn.rne.txt"

@@ -13,7 +13,7 @@
 #   E4M3 in [0, 1]: +0 .. 1.0 = 0x38 (56 + 1 codes) and -0 (which is >= 0): 58.
 #   float32 --at 1 --window 4: 1.0 and four codes each side: 9.
 #   rounding: two neighbours, one exact input, six modes (rne rna rtz rup rdn rod).
-#   formats: the catalogue's 16 rows (README, "Formats").
+#   formats: the catalogue's 16 rows (docs/formats.md).
 #   gemm: 7 ulps buckets + 11 tenths of the bound; verify: 7 + 7 buckets.
 #   promotion: four depths (128 .. 1024), each alone and promoted: 8 points;
 #     pytorch-tf32: three sizes (16, 32, 64), TF32 and FP32: 6 points.

@@ -105,7 +105,7 @@ void drv_compare_convert(struct drv_stats *st, const struct fpref_format *from, 
 /* One operation under envs[0..n): the oracle computes the unrounded result
  * once per (daz, rdn) class and rounds it under each environment.  Where
  * the answer is a NaN or the operation is invalid, the result is also
- * checked against the special-value rules of README.md ("Arithmetic"),
+ * checked against the special-value rules of docs/rounding.md ("Arithmetic"),
  * written here apart from both engines: an invalid operation gives the
  * positive NaN, fma(0, inf, c) whatever c is; otherwise the first NaN
  * operand's sign. */

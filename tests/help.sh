@@ -1,6 +1,6 @@
 #!/bin/sh
-# The help of fpref, its man page, its completion and the README's command
-# section, all made from (or compared with) the option tables of the
+# The help of fpref, its man page, its completion and the command reference's
+# summary (docs/command.md), all made from (or compared with) the option tables of the
 # subcommands: every option the parser accepts (fpref --list-options CMD,
 # printed from the table the parser reads) must be in the text people read.
 # Then the options that used to do nothing silently.  POSIX sh; uses grep,
@@ -108,12 +108,12 @@ while read -r opt; do
 	has "fpref.1 lists convert $opt" "$src/fpref.1" "\\fB$opt\\fR"
 done <"$tmp/manopts"
 
-# ---- the README's command section is fpref --help, verbatim ----
-sed -n '/^<!-- fpref --help/,/^<!-- end of fpref --help -->/p' "$src/README.md" | sed '1,2d;$d' | sed '$d' >"$tmp/readme"
+# ---- docs/command.md's summary is fpref --help, verbatim ----
+sed -n '/^<!-- fpref --help/,/^<!-- end of fpref --help -->/p' "$src/docs/command.md" | sed '1,2d;$d' | sed '$d' >"$tmp/readme"
 if cmp -s "$tmp/readme" "$tmp/top"; then
-	ok "README's command section is fpref --help"
+	ok "docs/command.md's summary is fpref --help"
 else
-	failed "README's command section is fpref --help (run: make update-help)"
+	failed "docs/command.md's summary is fpref --help (run: make update-help)"
 	diff "$tmp/readme" "$tmp/top" | head -n 10 | sed 's/^/#   | /'
 fi
 

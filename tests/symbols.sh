@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every exported symbol says its layer (README.md, "Using the library"):
+# Every exported symbol says its layer (docs/library.md):
 # the emulator's start fpref_emu_, the oracle's fpref_ref_, golden/'s
 # fpref_golden_; formats/, the vocabulary the others share, exports
 # fpref_<topic>_... names that claim no other layer's prefix.  Read with nm

@@ -5,7 +5,8 @@
 # A = [[1, 2], [3, 4]] and B = I as float16 (3C00 = 1, 4000 = 2, 4200 = 3,
 # 4400 = 4), so D = A B = A exactly, whatever the model; as float32 D is
 # 3F800000 40000000 40400000 40800000.  The wrong D has D[1][0] =
-# 40400001, the next float32 above 3: one ulp, "rounding direction".
+# 40400001, the next float32 above 3: one ulp, "farther from the exact value
+# than the golden" (the model's 3 is exact).
 FPREF=${FPREF:-"$(dirname "$0")/../fpref"}
 tap_name=verify-gemm
 . "$(dirname "$0")/tap.sh"
@@ -51,7 +52,7 @@ run verify-gemm --a "$tmp/A.npy" --b "$tmp/B.npy" --d "$tmp/Dbits.npy" --model h
 expect 'right D as uint32 bit patterns: exit 0' 0 '4 equal' PASS
 
 run verify-gemm --a "$tmp/A.npy" --b "$tmp/B.npy" --d "$tmp/Dwrong.npy" --model h100 --in f16 --out f32
-expect 'one element wrong: exit 1, found at row 1, column 0' 1 '3 equal' '1 outside' 'rounding direction  ' \
+expect 'one element wrong: exit 1, found at row 1, column 0' 1 '3 equal' '1 outside' 'farther from the exact value than the golden 1' \
 	'D[1][0]  model 40400000  kernel 40400001' FAIL
 expect 'one element wrong: the kernel error against the exact product' 1 "the kernel's D against the exact product" \
 	'ulps of output  max 1 '

@@ -94,24 +94,7 @@ void cli_put_code_value(FILE *out, const struct fpref_format *f, uint64_t code)
 
 void cli_put_int_range(FILE *out, const struct fpref_format *f)
 {
-	struct fpref_int_range r;
-	if (fpref_format_int_range(f, &r) != 0)
-		return;
-	uint64_t mask = (UINT64_C(1) << r.bits) - 1;
-	fprintf(out, "%s integer of %d bits, k %lld..%lld, value k", r.is_signed ? "two's complement" : "unsigned",
-		r.bits, (long long)r.k_min, (long long)r.k_max);
-	if (r.frac)
-		fprintf(out, " * 2^-%d", r.frac);
-	fputs(" (step ", out);
-	cli_put_code_value(out, f, 1);
-	fputs("), range ", out);
-	cli_put_code_value(out, f, (uint64_t)r.k_min & mask);
-	fputs("..", out);
-	cli_put_code_value(out, f, (uint64_t)r.k_max & mask);
-	if (r.symmetric)
-		fprintf(out, ", symmetric (the code of k = %lld is never produced)", (long long)(r.k_min - 1));
-	else if (r.is_signed)
-		fputs(", not symmetric", out);
+	fpref_ref_put_int_range(out, f);
 }
 
 static bool looks_like_number(const char *s)
@@ -176,6 +159,12 @@ static const struct cli_opt shared_opts[] = {
 	{ "--order", CLI_VALUE, "cublaslt-splitk=S", NULL,
 	  "cuBLASLt's split-K: slices of S products from zero, summed in FP32, C added last", SHARED(model.order),
 	  CLI_MODEL },
+	{ "--shape", CLI_VALUE, "SHAPE", NULL,
+	  "the instruction a kernel chains (m16n8k8, m64n128k16, 32x32x4; a preset's ISA): blocks of its K where K is "
+	  "below the preset's block", SHARED(model.shape), CLI_MODEL },
+	{ "--traits", CLI_VALUE, "LIST", NULL,
+	  "a generic model's conventions, of zero-positive, nan-ones, c-least-normal, product-inf (docs/accumulation.md)",
+	  SHARED(model.traits), CLI_MODEL },
 	{ "--scale-a", CLI_VALUE, "SA.npy", NULL,
 	  "block scales of A (M x K/E, E = --scale-every): uint8 patterns of --scale-format, or float values it holds "
 	  "exactly; without it (and with --scale-b), ones",

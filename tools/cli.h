@@ -15,7 +15,7 @@ enum cli_group {
 	CLI_JSON = 8,   /* --json */
 	CLI_ENGINE = 16,
 	CLI_FMT = 32,   /* --fmt FMT, stored as the target */
-	CLI_MODEL = 64, /* --model --block --frac --floor --final --promote --order */
+	CLI_MODEL = 64, /* --model --block --frac --floor --final --promote --order --shape --traits */
 	CLI_SCALE = 128, /* --pre-scale CODE: a conversion's scale step */
 	CLI_GEMM_SCALES = 256 /* --scale-a SA.npy --scale-b SB.npy --scale-every E --scale-format FMT */
 };
@@ -47,7 +47,7 @@ struct cli_opt {
 };
 
 /* A subcommand: its name, synopsis, options and examples, from which the
- * help, the man page, the completion and the README check are made. */
+ * help, the man page, the completion and the check of docs/command.md are made. */
 struct cli_command {
 	const char *name;
 	const char *synopsis;  /* after "fpref NAME " */
@@ -64,7 +64,7 @@ struct cli_command {
 #define CLI_NOPTS(t) (sizeof(t) / sizeof(t)[0])
 
 struct cli_model_text {
-	const char *model, *block, *frac, *floor, *final, *promote, *order;
+	const char *model, *block, *frac, *floor, *final, *promote, *order, *shape, *traits;
 };
 
 /* A GEMM's block scales as given (NULL: not given). */
@@ -246,7 +246,7 @@ int cli_save_patterns(const char *cmd, const char *path, const struct fpref_form
 		      const size_t *shape, int ndim);
 /* Whether a file can be written at path (its folder takes new files, it is
  * not a folder), before any work is done: 0, or CLI_EXIT_FAIL after a message
- * (an unwritable output, as the README's exit statuses say). */
+ * (an unwritable output, as docs/command.md's exit statuses say). */
 int cli_check_writable(const char *cmd, const char *path);
 /* Progress of a long command on stderr, only when stderr is a terminal and
  * the work is large (wanted). */

@@ -191,7 +191,7 @@ static void put_table(void)
 			putchar('\n');
 	}
 	printf("custom formats: custom:eXmY, or eXmY,OPTION[,OPTION...] with bias=N, specials=ieee|fn|fnuz|none,\n"
-	       "subnormals=on|off, zero=on|off, unsigned (README: Formats)\n");
+	       "subnormals=on|off, zero=on|off, unsigned (docs/formats.md)\n");
 	put_wrapped("family ", fpref_format_p3109_rule());
 	printf("integers (two's complement codes, saturating; no NaN: NaN gives the largest):\n");
 	for (size_t i = 0; fpref_format_int_at(i); i++)

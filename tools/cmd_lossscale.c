@@ -94,7 +94,7 @@ const struct cli_command cli_cmd_lossscale = {
 		    "       (--overflow-at 4,17,.. --steps N | --steps-file F | --grads G.npy [--grads H.npy ..] |\n"
 		    "       --simulate --steps N [--dist D] [--scale-log2 A] [--scale-log2-end B] [--values N] [--seed S])",
 	.summary = "Replay a loss scaler: each iteration's scale, applied or skipped, and its counters; with gradients,\n"
-		   "the FP16 underflow with and without the scale (README: Loss scaling).",
+		   "the FP16 underflow with and without the scale (docs/loss-scaling.md).",
 	.details = "A scaler's options for another scaler are errors; the defaults are each scaler's own.\n",
 	.opts = ls_opts,
 	.nopts = CLI_NOPTS(ls_opts),

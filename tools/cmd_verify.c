@@ -15,6 +15,8 @@ struct verify_args {
 	struct fpref_verify_options o;
 	bool json;
 	const char *svg; /* --svg FILE: the histograms of one golden file */
+	bool diagnose;   /* --diagnose: which mutant of the catalogue the results are */
+	unsigned threads;
 };
 
 int cli_parse_tolerance(const char *cmd, const char *text, struct fpref_verify_options *o)
@@ -49,8 +51,24 @@ static const char *flags_judged(const struct fpref_verify_report *r, bool dot)
 													       : "not given";
 }
 
+/* The diagnosis as a JSON list, best first. */
+static void print_diagnosis_json(const struct fpref_diagnosis_report *d)
+{
+	printf("[");
+	for (size_t i = 0; i < d->nrows; i++) {
+		printf("%s{\"mutant\": \"%s\", \"explains\": %zu, \"mismatches\": %zu, \"contradicts\": %zu, \"exact\": %s}",
+		       i ? ", " : "", d->rows[i].mutant->name, d->rows[i].explains, d->rows[i].mismatches,
+		       d->rows[i].contradicts, fpref_golden_diagnosis_exact(&d->rows[i]) ? "true" : "false");
+	}
+	printf("], \"diagnosis_cover\": [");
+	for (size_t i = 0; i < d->ncover; i++)
+		printf("%s{\"mutant\": \"%s\", \"adds\": %zu, \"contradicts\": %zu}", i ? ", " : "",
+		       d->cover[i].mutant->name, d->cover[i].explains, d->cover[i].contradicts);
+	printf("], \"diagnosis_covered\": %zu, \"diagnosis_mutants_run\": %zu", d->covered, d->applicable);
+}
+
 static void print_json(const char *golden, const struct fpref_golden_file *g, const char *results,
-		       const struct fpref_verify_report *r)
+		       const struct fpref_verify_report *r, const struct fpref_diagnosis_report *d)
 {
 	printf("{\"golden\": ");
 	cli_json_string(golden);
@@ -68,12 +86,17 @@ static void print_json(const char *golden, const struct fpref_golden_file *g, co
 		}
 	printf("}, \"max_ulps_golden\": %s, \"max_rel_golden\": %s, \"max_ulps_exact\": %s, "
 	       "\"max_rel_exact\": %s, \"mean_ulps_exact\": %s, \"measured_exact\": %zu, \"saturated\": %zu, "
-	       "\"zero_golden\": %zu, \"flags\": \"%s\", \"with_bound\": %zu, \"above_bound\": %zu, \"pass\": %s}\n",
+	       "\"zero_golden\": %zu, \"flags\": \"%s\", \"with_bound\": %zu, \"above_bound\": %zu, \"pass\": %s",
 	       cli_json_num(r->max_ulps_golden).text, cli_json_num(r->max_rel_golden).text,
 	       cli_json_num(r->max_ulps_exact).text, cli_json_num(r->max_rel_exact).text,
 	       cli_json_num(r->measured_exact ? r->sum_ulps_exact / (double)r->measured_exact : 0).text, r->measured_exact,
 	       r->saturated, r->zero_golden, flags_judged(r, strcmp(g->op, "dot") == 0), r->with_bound, r->above_bound,
 	       r->outside ? "false" : "true");
+	if (d) {
+		printf(", \"diagnosis\": ");
+		print_diagnosis_json(d);
+	}
+	printf("}\n");
 }
 
 static void print_errors(const struct fpref_verify_report *r)
@@ -106,14 +129,70 @@ static void print_case(const struct fpref_verify_case *c, const struct fpref_for
 	printf(")\n");
 }
 
+/* The diagnosis in one line (a folder's summary): the exact mutant, or
+ * the best and how far it goes; empty when nothing is to be said. */
+static void diagnosis_headline(const struct fpref_diagnosis_report *d, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!d->mismatches)
+		return;
+	if (!d->nrows) {
+		snprintf(buf, len, "no mutant of the %zu run explains a mismatch", d->applicable);
+		return;
+	}
+	const struct fpref_diagnosis *b = &d->rows[0];
+	if (fpref_golden_diagnosis_exact(b))
+		snprintf(buf, len, "exactly `%s`", b->mutant->name);
+	else if (d->ncover > 1 && d->covered == d->mismatches)
+		snprintf(buf, len, "%zu bugs together: `%s` + `%s`%s", d->ncover, d->cover[0].mutant->name,
+			 d->cover[1].mutant->name, d->ncover > 2 ? " + ..." : "");
+	else
+		snprintf(buf, len, "likely `%s` (explains %zu of %zu mismatches, contradicts %zu)", b->mutant->name, b->explains,
+			 b->mismatches, b->contradicts);
+}
+
+static void print_diagnosis(const struct fpref_diagnosis_report *d)
+{
+	if (!d->mismatches) {
+		printf("diagnosis none: no result differs from the golden bits\n");
+		return;
+	}
+	printf("diagnosis %zu mutants of the catalogue run on the golden inputs; %zu results differ in bits\n",
+	       d->applicable, d->mismatches);
+	if (!d->nrows) {
+		printf("  no mutant gives the kernel's result on any mismatch: a bug the catalogue does not hold\n");
+		return;
+	}
+	if (fpref_golden_diagnosis_exact(&d->rows[0])) {
+		printf("  these results are exactly `%s`: %s\n", d->rows[0].mutant->name, d->rows[0].mutant->bug);
+		for (size_t i = 1; i < d->nrows && fpref_golden_diagnosis_exact(&d->rows[i]); i++)
+			printf("  and equally `%s` (on these inputs the two give the same bits): %s\n",
+			       d->rows[i].mutant->name, d->rows[i].mutant->bug);
+		return;
+	}
+	printf("  no mutant reproduces every result; ranked by mismatches explained less results contradicted:\n");
+	for (size_t i = 0; i < d->nrows && i < 5; i++)
+		printf("  %-24s explains %zu of %zu mismatches, contradicts %zu (%s)\n", d->rows[i].mutant->name,
+		       d->rows[i].explains, d->rows[i].mismatches, d->rows[i].contradicts, d->rows[i].mutant->bug);
+	if (d->ncover > 1) {
+		printf("  more than one bug (greedy cover of the mismatches):");
+		for (size_t i = 0; i < d->ncover; i++)
+			printf("%s `%s` %zu%s", i ? " +" : "", d->cover[i].mutant->name, d->cover[i].explains, i ? " more" : "");
+		printf(": %zu of %zu mismatches explained; agreeing results contradicted:", d->covered, d->mismatches);
+		for (size_t i = 0; i < d->ncover; i++)
+			printf("%s %zu", i ? "," : "", d->cover[i].contradicts);
+		printf("\n");
+	}
+}
+
 static void print_report(const char *golden, const struct fpref_golden_file *g, const struct fpref_format *out,
 			 const char *results, const struct fpref_verify_report *r, const struct fpref_verify_options *o,
-			 bool json)
+			 bool json, const struct fpref_diagnosis_report *d)
 {
 	bool tolerant = o->tolerance_ulps >= 0 || o->tolerance_rel >= 0;
 	bool compare = !strcmp(g->op, "eq") || !strcmp(g->op, "lt") || !strcmp(g->op, "le");
 	if (json) {
-		print_json(golden, g, results, r);
+		print_json(golden, g, results, r, d);
 		return;
 	}
 	printf("golden    %s: %s, %s, %zu vectors, sha256 ok\n", golden, g->op, g->formats, g->nlines);
@@ -132,6 +211,8 @@ static void print_report(const char *golden, const struct fpref_golden_file *g, 
 		print_errors(r);
 	if (r->with_bound)
 		printf("a priori bound of the model: %zu of %zu results above it\n", r->above_bound, r->with_bound);
+	if (d)
+		print_diagnosis(d);
 	for (size_t i = 0; i < r->nshown; i++)
 		print_case(&r->shown[i], out, compare);
 	printf("verdict   %s\n", r->outside ? "FAIL" : tolerant ? "pass (within tolerance)" : "pass (bit-exact)");
@@ -139,7 +220,7 @@ static void print_report(const char *golden, const struct fpref_golden_file *g, 
 
 /* One golden file against results (NULL: the oracle).  Exit status. */
 static int verify_one(const char *golden, const char *results, const struct verify_args *a, bool quiet,
-		      size_t *vectors, size_t *outside)
+		      size_t *vectors, size_t *outside, struct fpref_diagnosis_report *diag_out)
 {
 	char err[2048];
 	struct fpref_golden_file g;
@@ -168,10 +249,18 @@ static int verify_one(const char *golden, const char *results, const struct veri
 	o.progress_ctx = &pr;
 	r = fpref_golden_verify(&g, &j, &res, &o, &rep, err, sizeof err);
 	cli_progress_done(&pr);
+	struct fpref_diagnosis_report diag = { 0 };
+	bool diagnosed = r == 0 && a->diagnose && results;
+	if (diagnosed && (r = fpref_golden_diagnose(&g, &j, &res, a->threads, &diag, err, sizeof err)) != 0)
+		diagnosed = false;
 	if (r != 0)
 		cli_fail(cli_cmd_verify.name, "%s", err);
 	else if (!quiet)
-		print_report(golden, &g, &j.out, results, &rep, &a->o, a->json);
+		print_report(golden, &g, &j.out, results, &rep, &a->o, a->json, diagnosed ? &diag : NULL);
+	if (diagnosed && diag_out)
+		*diag_out = diag; /* the caller's to free */
+	else if (diagnosed)
+		fpref_golden_diagnosis_free(&diag);
 	int status = r != 0 ? CLI_EXIT_USAGE : rep.outside ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	if (r == 0 && a->svg) {
 		char title[640];
@@ -214,20 +303,34 @@ static const char *manifest_state(const char *golden, bool json, size_t *listed)
 	return m == 1 ? "none" : "ok";
 }
 
-/* One line per file that fails or cannot be judged: text, or a JSON array's items. */
-static void print_problem(const char *path, int status, size_t cases, size_t outside, bool json, bool *first)
+/* One line per file that fails or cannot be judged: text, or a JSON
+ * array's items; with --diagnose (d not NULL), the diagnosis: its headline
+ * in text, its lists in JSON. */
+static void print_problem(const char *path, int status, size_t cases, size_t outside,
+			  const struct fpref_diagnosis_report *d, bool json, bool *first)
 {
 	if (status == CLI_EXIT_OK)
 		return;
+	char headline[256] = "";
+	if (d)
+		diagnosis_headline(d, headline, sizeof headline);
 	if (!json) {
 		if (status == CLI_EXIT_FAIL)
-			printf("FAIL %s: %zu of %zu outside\n", path, outside, cases);
+			printf("FAIL %s: %zu of %zu outside%s%s\n", path, outside, cases, headline[0] ? "; " : "", headline);
 		return;
 	}
 	printf("%s{\"file\": ", *first ? "" : ", ");
 	cli_json_string(path);
-	if (status == CLI_EXIT_FAIL)
-		printf(", \"verdict\": \"fail\", \"cases\": %zu, \"outside\": %zu}", cases, outside);
+	if (status == CLI_EXIT_FAIL) {
+		printf(", \"verdict\": \"fail\", \"cases\": %zu, \"outside\": %zu", cases, outside);
+		if (d) {
+			printf(", \"diagnosis_summary\": ");
+			cli_json_string(headline);
+			printf(", \"diagnosis\": ");
+			print_diagnosis_json(d);
+		}
+		printf("}");
+	}
 	else
 		printf(", \"verdict\": \"unreadable or mismatched\"}");
 	*first = false;
@@ -261,8 +364,11 @@ static int verify_dirs(const char *golden, const char *results, const struct ver
 		if (results)
 			snprintf(other, sizeof other, "%s/%s", results, list.paths[i]);
 		size_t cases = 0, out = 0;
-		int s = verify_one(path, results ? other : NULL, a, true, &cases, &out);
-		print_problem(path, s, cases, out, a->json, &first);
+		struct fpref_diagnosis_report diag = { 0 };
+		bool diagnosed = a->diagnose && results;
+		int s = verify_one(path, results ? other : NULL, a, true, &cases, &out, diagnosed ? &diag : NULL);
+		print_problem(path, s, cases, out, diagnosed && s == CLI_EXIT_FAIL ? &diag : NULL, a->json, &first);
+		fpref_golden_diagnosis_free(&diag);
 		vectors += cases;
 		outside += out;
 		failed_files += s == CLI_EXIT_FAIL;
@@ -284,7 +390,8 @@ static int verify_dirs(const char *golden, const char *results, const struct ver
 }
 
 struct verify_text {
-	const char *tolerance, *show, *svg;
+	const char *tolerance, *show, *svg, *threads;
+	bool diagnose;
 };
 
 static const struct cli_opt verify_opts[] = {
@@ -293,14 +400,21 @@ static const struct cli_opt verify_opts[] = {
 	{ "--show", CLI_VALUE, "N", "10", "print the first N mismatches", offsetof(struct verify_text, show), 0 },
 	{ "--svg", CLI_VALUE, "FILE.svg", NULL, "draw the error histograms of one golden file (as fpref draw verify)",
 	  offsetof(struct verify_text, svg), 0 },
+	{ "--diagnose", CLI_FLAG, NULL, NULL, "run the mutant catalogue on the golden inputs and name the bug that gives these "
+	  "results (docs/diagnose.md)", offsetof(struct verify_text, diagnose), 0 },
+	{ "--threads", CLI_VALUE, "N", "all cores", "threads running the mutants for --diagnose",
+	  offsetof(struct verify_text, threads), 0 },
 };
 
 const struct cli_command cli_cmd_verify = {
 	.name = "verify",
-	.synopsis = "GOLDEN [RESULTS] [--tolerance Nulp|Xrel] [--show N] [--json] [--svg FILE.svg]",
+	.synopsis = "GOLDEN [RESULTS] [--tolerance Nulp|Xrel] [--show N] [--diagnose [--threads N]] [--json] [--svg FILE.svg]",
 	.summary = "Judge RESULTS (lines, or .npy) against a golden file, or a folder of results against a folder\n"
 		   "of golden files; without RESULTS, recheck the golden file with the oracle.",
-	.details = "Exit status 0: every result matches; 1: a mismatch; 2: bad input.\n",
+	.details = "--diagnose runs every mutant of the catalogue (fpref mutants --list) that applies to the file on its\n"
+		   "inputs and ranks them by the mismatches each reproduces bit for bit, less the agreeing results it\n"
+		   "would spoil: \"these results are exactly `ties-away`\", or the best few with their counts.\n"
+		   "Exit status 0: every result matches; 1: a mismatch; 2: bad input.\n",
 	.groups = CLI_JSON,
 	.opts = verify_opts,
 	.nopts = CLI_NOPTS(verify_opts),
@@ -312,8 +426,8 @@ const struct cli_command cli_cmd_verify = {
 
 int cmd_verify(int argc, char **argv)
 {
-	struct verify_args a = { { -1, -1, 10, NULL, NULL }, false, NULL };
-	struct verify_text t = { NULL, NULL, NULL };
+	struct verify_args a = { { -1, -1, 10, NULL, NULL }, false, NULL, false, 1 };
+	struct verify_text t = { NULL, NULL, NULL, NULL, false };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_verify, argc, argv, &o, &t);
 	if (r)
@@ -339,6 +453,17 @@ int cmd_verify(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	a.svg = t.svg;
+	a.diagnose = t.diagnose;
+	if (t.threads && !t.diagnose) {
+		cli_fail(cli_cmd_verify.name, "--threads runs the mutants of --diagnose: give --diagnose too");
+		return CLI_EXIT_USAGE;
+	}
+	if (cli_parse_threads(cli_cmd_verify.name, t.threads, &a.threads) != 0)
+		return CLI_EXIT_USAGE;
+	if (a.diagnose && npaths < 2) {
+		cli_fail(cli_cmd_verify.name, "--diagnose explains RESULTS: give them (without, the oracle is judged)");
+		return CLI_EXIT_USAGE;
+	}
 	if (S_ISDIR(st.st_mode) && a.svg) {
 		cli_fail(cli_cmd_verify.name, "--svg draws one golden file, not the folder %s", paths[0]);
 		return CLI_EXIT_USAGE;
@@ -346,5 +471,5 @@ int cmd_verify(int argc, char **argv)
 	if (S_ISDIR(st.st_mode))
 		return verify_dirs(paths[0], paths[1], &a);
 	size_t vectors = 0, outside = 0;
-	return verify_one(paths[0], paths[1], &a, false, &vectors, &outside);
+	return verify_one(paths[0], paths[1], &a, false, &vectors, &outside, NULL);
 }

@@ -10,7 +10,7 @@
 
 struct vg_args {
 	const char *a, *b, *c, *d, *in, *out, *tolerance, *show, *in_a, *in_b, *threads;
-	bool progress;
+	bool diagnose, progress;
 };
 
 #define V(f) offsetof(struct vg_args, f)
@@ -28,16 +28,47 @@ static const struct cli_opt vg_opts[] = {
 	{ "--tolerance", CLI_VALUE, "Nulp|Xrel", "none (bit for bit)",
 	  "an element passes within N ulps or a relative X of the model's", V(tolerance), 0 },
 	{ "--show", CLI_VALUE, "N", "10", "how many of the largest differences to list", V(show), 0 },
+	{ "--diagnose", CLI_FLAG, NULL, NULL, "re-run variants of the model (fraction bits, block, rounding, promotion, C "
+	  "last, other rows) on a sample of the elements and name those that give the kernel's D (docs/diagnose.md)",
+	  V(diagnose), 0 },
 	{ "--threads", CLI_VALUE, "N", "all cores", "threads computing the model's D and the report (the same report on any "
 	  "number)", V(threads), 0 },
 	{ "--progress", CLI_FLAG, NULL, NULL, "rows done and the time left on stderr (default: on a terminal, for long runs)",
 	  V(progress), 0 },
 };
 
+/* --diagnose: the model's variants that fit the sampled elements, best first. */
+static void put_diagnosis(const struct fpref_gemm_diagnosis *dg, bool json)
+{
+	size_t all = dg->sampled_mismatches + dg->sampled_matches, fit = 0;
+	if (json) {
+		printf("\"diagnosis\": {\"sampled_mismatches\": %zu, \"sampled_matches\": %zu, \"candidates\": [",
+		       dg->sampled_mismatches, dg->sampled_matches);
+		for (size_t i = 0; i < dg->nrows; i++) {
+			printf("%s{\"what\": ", i ? ", " : "");
+			cli_json_string(dg->rows[i].what);
+			printf(", \"explains\": %zu, \"keeps\": %zu, \"fits\": %s}", dg->rows[i].explains, dg->rows[i].keeps,
+			       dg->rows[i].explains + dg->rows[i].keeps == all ? "true" : "false");
+		}
+		printf("]}, ");
+		return;
+	}
+	printf("diagnosis: the model's variants re-run on %zu of the %zu differing elements and %zu of the %zu agreeing\n",
+	       dg->sampled_mismatches, dg->mismatches, dg->sampled_matches, dg->matches);
+	for (size_t i = 0; i < dg->nrows; i++)
+		fit += dg->rows[i].explains + dg->rows[i].keeps == all;
+	if (!dg->sampled_mismatches)
+		return;
+	printf("  %s\n", fit ? "fits every sampled element:" : "no variant fits every sampled element; the nearest:");
+	for (size_t i = 0; i < dg->nrows && i < (fit ? fit : 5); i++)
+		printf("  %s (explains %zu of %zu, keeps %zu of %zu)\n", dg->rows[i].what, dg->rows[i].explains,
+		       dg->sampled_mismatches, dg->rows[i].keeps, dg->sampled_matches);
+}
+
 const struct cli_command cli_cmd_verify_gemm = {
 	.name = "verify-gemm",
 	.synopsis = "--a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL (--in FMT | --in-a FMT --in-b FMT)\n"
-		    "       --out FMT [MODEL OPTIONS] [ENV] [--tolerance Nulp|Xrel] [--show N] [--json] [--threads N] [--progress]\n"
+		    "       --out FMT [MODEL OPTIONS] [ENV] [--tolerance Nulp|Xrel] [--show N] [--diagnose] [--json] [--threads N] [--progress]\n"
 		    "       [--scale-a SA.npy] [--scale-b SB.npy] [--scale-every E] [--scale-format FMT]",
 	.summary = "Judge a kernel's D = A B + C element by element against an accumulation model's D, with\n"
 		   "both against the exact product and the model's bound (exit 0 pass, 1 fail, 2 bad input).",
@@ -91,7 +122,7 @@ static void put_summary_json(const char *name, const struct fpref_gemm_stats *st
 }
 
 static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_verdict *v, const char *model_text,
-		   const struct cli_gemm_scale_text *st, bool json)
+		   const struct cli_gemm_scale_text *st, bool json, const struct fpref_gemm_diagnosis *dg)
 {
 	const struct fpref_tc_gemm_scales *sc = p->scales;
 	if (json) {
@@ -128,7 +159,10 @@ static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_v
 			printf(i ? ", " : "");
 			put_case(p->out, &v->worst[i], true);
 		}
-		printf("], \"pass\": %s}\n", v->outside ? "false" : "true");
+		printf("], ");
+		if (dg)
+			put_diagnosis(dg, true);
+		printf("\"pass\": %s}\n", v->outside ? "false" : "true");
 		return;
 	}
 	printf("verify-gemm %zux%zux%zu (MxNxK), A: %s, B: %s -> %s\n", p->M, p->N, p->K, p->in_a->name, p->in_b->name,
@@ -155,6 +189,8 @@ static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_v
 	if (v->kernel_above_bound)
 		printf("%zu kernel elements are farther from the exact product than the model's bound allows\n",
 		       v->kernel_above_bound);
+	if (dg)
+		put_diagnosis(dg, false);
 	printf("%s\n", v->outside ? "FAIL" : "PASS");
 }
 
@@ -221,11 +257,21 @@ int cmd_verify_gemm(int argc, char **argv)
 			status = CLI_EXIT_USAGE;
 		} else {
 			cli_progress_done(&pr.base);
-			report(&p, &v, cli_model_describe(&m, out.name, desc, sizeof desc), &o.gemm_scales, o.json);
+			struct fpref_gemm_diagnosis dg = { 0 };
+			if (g.diagnose && fpref_golden_gemm_diagnose(&p, D, 64, &dg, err, sizeof err) != 0) {
+				cli_fail(cli_cmd_verify_gemm.name, "%s", err);
+				fpref_golden_gemm_verdict_free(&v);
+				status = CLI_EXIT_USAGE;
+				goto out;
+			}
+			report(&p, &v, cli_model_describe(&m, out.name, desc, sizeof desc), &o.gemm_scales, o.json,
+			       g.diagnose ? &dg : NULL);
+			fpref_golden_gemm_diagnosis_free(&dg);
 			status = v.outside ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 			fpref_golden_gemm_verdict_free(&v);
 		}
 	}
+out:
 	free(A);
 	free(B);
 	free(C);

@@ -2,6 +2,7 @@
  * per format and a scatter, on log2 axes (draw_log_place, which the
  * promotion plots share).  One picture kind of fpref draw
  * (tools/cmd_draw.c dispatches). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -29,6 +30,33 @@ static int format_extent(const struct fpref_format *f, double *least, double *to
 	    fpref_emu_binade_position(f, fpref_format_max_bits(f, false), top) != 0)
 		return -1;
 	return 0;
+}
+
+/* A label's box on the scatter: x0, y0, x1, y1 (10-px digits, about 6.4 px each). */
+struct label_box {
+	double x0, y0, x1, y1;
+};
+
+/* Where a point's number goes: the first place, going outward above and
+ * below the point, whose box meets none already placed (formats that share
+ * a range and a precision share a point). */
+static double label_place(struct label_box *placed, int n, double px, double py, int digits)
+{
+	static const double dy[] = { -5, 9, -17, 21, -29, 33, -41, 45 };
+	double w = 6.4 * digits + 1;
+	for (size_t k = 0; k < sizeof dy / sizeof dy[0]; k++) {
+		struct label_box b = { px + 5, py + dy[k] - 8, px + 5 + w, py + dy[k] + 2 };
+		bool free = true;
+		for (int i = 0; i < n && free; i++)
+			free = !(b.x0 < placed[i].x1 - 1 && placed[i].x0 < b.x1 - 1 && b.y0 < placed[i].y1 - 1 &&
+				 placed[i].y0 < b.y1 - 1);
+		if (free) {
+			placed[n] = b;
+			return py + dy[k];
+		}
+	}
+	placed[n] = (struct label_box){ px + 5, py - 13, px + 5 + w, py - 3 };
+	return py - 5;
 }
 
 int draw_formats(const struct cli_options *o, const struct draw_args *a)
@@ -84,6 +112,13 @@ int draw_formats(const struct cli_options *o, const struct draw_args *a)
 		 "Precision against dynamic range (binades from least positive to max finite), both on log2 axes");
 	struct draw_scale xr = { 1, 12, 220, 860 }, yp = { 0, 6, bottom, top0 };
 	svg_group(&s, "points");
+	struct label_box *placed = calloc(n, sizeof *placed);
+	if (!placed) {
+		cli_fail(cmd, "out of memory");
+		svg_end(&s, cmd, a->out);
+		return CLI_EXIT_FAIL;
+	}
+	int nplaced = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct fpref_format *f = fpref_format_at(i);
 		double top, sub;
@@ -91,8 +126,10 @@ int draw_formats(const struct cli_options *o, const struct draw_args *a)
 			continue;
 		double px = draw_map(&xr, draw_log_place(top - sub)), py = draw_map(&yp, draw_log_place(fpref_format_precision(f)));
 		svg_circle(&s, px, py, 4, f->subnormals ? DRAW_VERMILLION : DRAW_GREEN, "format-point", f->name);
-		svg_text(&s, px + 5 + 12.0 * (double)(i % 2), py - 5, "tick", "start", "%zu", i + 1);
+		double ly = label_place(placed, nplaced++, px, py, i + 1 >= 10 ? 2 : 1);
+		svg_text(&s, px + 5, ly, "tick", "start", "%zu", i + 1);
 	}
+	free(placed);
 	svg_group_end(&s);
 	nt = 0;
 	for (int b = 1; b <= 12; b++, nt++) {

@@ -2,6 +2,7 @@
  * format of at most 8 bits, else a window about --at), linear and log2
  * views, the classes coloured, the spacing as a step plot.  One picture
  * kind of fpref draw (tools/cmd_draw.c dispatches). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,17 +88,47 @@ static void list_codes(const struct fpref_format *f, const uint64_t *codes, size
 	size_t used = 0;
 	int shown = 0;
 	buf[0] = 0;
-	for (size_t i = 0; i < n && used + 24 < len; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct fpref_unpacked u;
 		if (fpref_decode(f, codes[i], &u) != FPREF_DECODE_OK || u.cls != cls)
 			continue;
 		char hex[32];
 		cli_hex(f, codes[i], hex, sizeof hex);
+		if (used + strlen(hex) + 5 >= len) { /* the line's room is spent */
+			snprintf(buf + used, len - used, " ...");
+			break;
+		}
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", shown ? " " : "", hex);
 		shown++;
 	}
 	if (!shown)
 		snprintf(buf, len, "none");
+}
+
+/* The log2 view's ticks: the powers of two inside pmin .. pmax; a window
+ * within one binade holds at most one, so then its two ends, labelled
+ * with the values of the codes there. */
+static int log_ticks(const struct nl_value *vals, size_t n, double pmin, double pmax, double *ticks, char **labels,
+		     char *buf)
+{
+	int lo = (int)pmin - (pmin < (int)pmin), hi = (int)pmax;
+	int all = draw_pow2_ticks(lo, hi, 10, ticks, labels, buf, 64), nt = 0;
+	for (int i = 0; i < all; i++)
+		if (ticks[i] >= pmin && ticks[i] <= pmax) {
+			ticks[nt] = ticks[i];
+			labels[nt++] = labels[i];
+		}
+	if (nt >= 2 || pmax - pmin < 1e-9)
+		return nt; /* ends that double cannot tell apart get no labels of their own */
+	nt = 0;
+	for (size_t i = 0; i < n; i++)
+		if (vals[i].has_pos && vals[i].v > 0 && (vals[i].pos == pmin || vals[i].pos == pmax) && nt < 2) {
+			ticks[nt] = vals[i].pos;
+			labels[nt] = buf + 16 * nt;
+			snprintf(labels[nt], 16, "%.6g", vals[i].v);
+			nt++;
+		}
+	return nt;
 }
 
 int draw_numberline(const struct cli_options *o, const struct draw_args *a)
@@ -156,10 +187,13 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 	/* the extent of each view */
 	double vmin = vals[0].v, pmin = 0, pmax = 0;
 	double vmax = vmin;
+	size_t imin = 0, imax = 0; /* the codes at the ends */
 	int umin = vals[0].ulp;
 	int umax = umin;
 	bool any_pos = false;
 	for (size_t i = 0; i < n; i++) {
+		imin = vals[i].v < vmin ? i : imin;
+		imax = vals[i].v > vmax ? i : imax;
 		vmin = vals[i].v < vmin ? vals[i].v : vmin;
 		vmax = vals[i].v > vmax ? vals[i].v : vmax;
 		umin = vals[i].ulp < umin ? vals[i].ulp : umin;
@@ -178,8 +212,7 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 		snprintf(title, sizeof title, "The values of %s around %s", f.name, a->at ? a->at : "1");
 	char fdesc[96];
 	fpref_format_descriptor(&f, fdesc, sizeof fdesc);
-	snprintf(sub, sizeof sub, "%s: %d exponent bits, %d mantissa bits, bias %d, specials %s; %zu finite codes shown%s",
-		 fdesc, f.exp_bits, f.man_bits, f.bias, fpref_specials_name(f.specials), n, a->range ? " (--range)" : "");
+	snprintf(sub, sizeof sub, "%s; %zu finite codes shown%s", fdesc, n, a->range ? " (--range)" : "");
 	struct svg s;
 	const char *path = a->out;
 	if ((status = svg_begin(&s, cmd, path, 900, 650, title, sub)) != 0) {
@@ -190,7 +223,7 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 	double ticks[64];
 	char *labels[64];
 	/* 1: the linear view, one mark per finite code */
-	struct draw_scale lin = { vmin, vmax, 70, 860 };
+	struct draw_scale lin = { vmin, vmax, 90, 840 };
 	svg_text(&s, 70, 76, "panel", "start", "Linear scale: one mark per finite code (+0 and -0 both)");
 	svg_group(&s, "marks linear");
 	for (size_t i = 0; i < n; i++) {
@@ -208,11 +241,38 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 		if (i == 2 && !(vmin < 0 && vmax > 0))
 			continue;
 		ticks[nt] = lt[i];
-		labels[nt] = buf + 16 * nt;
-		snprintf(labels[nt], 16, "%.6g", lt[i]);
+		labels[nt] = buf + 32 * nt;
 		nt++;
 	}
+	/* as many digits as it takes to tell the ends apart (a window of a
+	 * wide format lies within a few ulps) */
+	for (int digits = 6; digits <= 17; digits++) {
+		for (int i = 0; i < nt; i++)
+			snprintf(labels[i], 32, "%.*g", digits, ticks[i]);
+		if (nt < 2 || strcmp(labels[0], labels[1]) != 0)
+			break;
+	}
 	draw_axis(&s, true, &lin, 120, ticks, labels, nt, "value (linear)");
+	if (a->at) { /* the value asked for, where the oracle places it between the ends */
+		struct fpref_ref_value at, lo, hi;
+		fpref_ref_value_init(&lo);
+		fpref_ref_value_init(&hi);
+		if (draw_read_value("--at", a->at, &at) == 0) {
+			double fr = NAN;
+			if (fpref_ref_from_bits(&f, vals[imin].bits, false, &lo) == 0 &&
+			    fpref_ref_from_bits(&f, vals[imax].bits, false, &hi) == 0)
+				fr = fpref_ref_fraction(lo.x, hi.x, at.x);
+			if (fr >= 0 && fr <= 1) {
+				struct draw_scale unit = { 0, 1, lin.p0, lin.p1 };
+				double px = draw_map(&unit, fr);
+				svg_line(&s, px, 90, px, 124, DRAW_VERMILLION, 2, NULL);
+				svg_text(&s, px, 88, "note", "middle", "--at %.12s", a->at);
+			}
+			fpref_ref_value_clear(&at);
+		}
+		fpref_ref_value_clear(&lo);
+		fpref_ref_value_clear(&hi);
+	}
 	/* 2: the log2 view of the positive values */
 	struct draw_scale logs = { pmin, pmax, 70, 860 };
 	int bmin = fpref_format_min_exponent(&f);
@@ -230,8 +290,7 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 				svg_rect(&s, draw_map(&logs, vals[i].pos) - 0.75, 246, 1.5, 24,
 					 class_colour(vals[i].cls, vals[i].bits == maxbits), "value-log", NULL);
 		svg_group_end(&s);
-		int lo = (int)pmin - (pmin < (int)pmin), hi = (int)pmax;
-		nt = draw_pow2_ticks(lo, hi, 10, ticks, labels, buf, 64);
+		nt = log_ticks(vals, n, pmin, pmax, ticks, labels, buf);
 		draw_axis(&s, true, &logs, 276, ticks, labels, nt, "|value| (log2, binades)");
 	}
 	/* 3: the spacing as a step plot over the log2 view */
@@ -257,12 +316,11 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 		nt = draw_pow2_ticks(umin, umax, 8, ticks, labels, buf, 64);
 		draw_axis(&s, false, &us, 70, ticks, labels, nt, "ulp");
 		struct draw_scale again = logs;
-		int lo = (int)pmin - (pmin < (int)pmin), hi = (int)pmax;
-		nt = draw_pow2_ticks(lo, hi, 10, ticks, labels, buf, 64);
+		nt = log_ticks(vals, n, pmin, pmax, ticks, labels, buf);
 		draw_axis(&s, true, &again, 584, ticks, labels, nt, "|value| (log2, binades)");
 	}
 	/* the specials, the extremes and the legend */
-	char nan[256], inf[128];
+	char nan[72], inf[72];
 	list_codes(&f, codes, ncodes, FPREF_CLASS_NAN, nan, sizeof nan);
 	list_codes(&f, codes, ncodes, FPREF_CLASS_INF, inf, sizeof inf);
 	struct fpref_unpacked um, un, us;
@@ -289,13 +347,14 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 			show[i] = shortv[i];
 		}
 	}
-	svg_text(&s, 70, 172, "note", "start", "max finite %s (%s); least normal %s; least positive %s%s", show[0], hex,
-		 show[1], show[2], f.subnormals ? " (subnormal)" : " (no subnormals)");
+	svg_text(&s, 70, 168, "note", "start", "max finite %s (%s)", show[0], hex);
+	svg_text(&s, 70, 182, "note", "start", "least normal %s; least positive %s%s", show[1], show[2],
+		 f.subnormals ? " (subnormal)" : " (no subnormals)");
 	free(tm);
 	free(tn);
 	free(ts);
-	svg_text(&s, 70, 188, "note", "start", "NaN codes: %s%s", nan, narrow ? "" : " (in the window)");
-	svg_text(&s, 70, 204, "note", "start", "inf codes: %s%s", inf, narrow ? "" : " (in the window)");
+	svg_text(&s, 70, 196, "note", "start", "NaN codes: %s%s", nan, narrow ? "" : " (in the window)");
+	svg_text(&s, 70, 210, "note", "start", "inf codes: %s%s", inf, narrow ? "" : " (in the window)");
 	struct draw_key keys[] = {
 		{ DRAW_BLACK, "zero", false },
 		{ DRAW_VERMILLION, "subnormal", false },

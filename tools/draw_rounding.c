@@ -4,6 +4,7 @@
  * oracle's trace.  One picture kind of fpref draw (tools/cmd_draw.c
  * dispatches). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "draw.h"
@@ -16,6 +17,16 @@ static const enum fpref_rounding draw_modes[] = { FPREF_RNE, FPREF_RNA, FPREF_RT
 static char *value_label(mpfr_srcptr x)
 {
 	return fpref_ref_readable(x, 12);
+}
+
+/* The VALUE as typed, cut to fit a line of the picture: a decimal may
+ * have any number of digits (the exact value is in fpref explain). */
+static const char *typed(const char *text, char *buf, size_t len)
+{
+	if (strlen(text) <= 40)
+		return text;
+	snprintf(buf, len, "%.36s...", text);
+	return buf;
 }
 
 int draw_rounding(struct cli_options *o, const struct draw_args *a)
@@ -45,12 +56,13 @@ int draw_rounding(struct cli_options *o, const struct draw_args *a)
 		fpref_ref_value_clear(&v);
 		return CLI_EXIT_USAGE;
 	}
-	char title[200], sub[320], envtext[160];
+	char title[200], sub[320], envtext[160], cut[48];
 	fpref_env_describe(&o->env, envtext, sizeof envtext);
-	snprintf(title, sizeof title, "How %s rounds to %s", o->positional[1], f->name);
+	const char *shown = typed(o->positional[1], cut, sizeof cut);
+	snprintf(title, sizeof title, "How %s rounds to %s", shown, f->name);
 	char *ex = v.inexact ? NULL : value_label(v.x);
-	snprintf(sub, sizeof sub, "exact input %s%s; environment %s", ex ? ex : o->positional[1],
-		 v.inexact ? " (no finite binary form: held to 192 bits, rounded to odd)" : "", envtext);
+	snprintf(sub, sizeof sub, "exact input %s%s", ex ? ex : shown,
+		 v.inexact ? " (no finite binary form: held to 192 bits, rounded to odd)" : "");
 	free(ex);
 	struct svg s;
 	int status = svg_begin(&s, cmd, a->out, 900, 540, title, sub);
@@ -59,27 +71,46 @@ int draw_rounding(struct cli_options *o, const struct draw_args *a)
 		fpref_ref_value_clear(&v);
 		return status;
 	}
-	/* the axis from the neighbour nearer zero (0) to the one farther (1) */
-	struct draw_scale sc = { 0, 1, 120, 780 };
-	double fx = fpref_ref_fraction(t.lo, t.hi, v.x), fm = fpref_ref_fraction(t.lo, t.hi, t.mid);
+	svg_text(&s, 16, 58, "subtitle", "start", "environment %s", envtext);
+	/* the axis from the neighbour nearer zero (0) to the one farther (1);
+	 * right of it, room for each mode's result.  Beyond the format's top,
+	 * the axis is that top and the input is drawn past a break. */
+	double p_fx = fpref_ref_fraction(t.lo, t.hi, v.x);
+	/* 465 to FP4: its neighbours 384 and 512 are no FP4 values */
+	bool beyond = !t.lo_held && fpref_ref_format_top(f, v.x, t.lo, t.hi, t.mid, &t.lo_bits, &t.hi_bits) == 0;
+	if (beyond)
+		t.lo_held = t.hi_held = true;
+	struct draw_scale sc = { 0, 1, 130, beyond ? 430 : 530 };
+	double fx = beyond ? 1.2 : p_fx, fm = fpref_ref_fraction(t.lo, t.hi, t.mid);
 	char *llo = value_label(t.lo), *lhi = value_label(t.hi), *lmid = value_label(t.mid);
-	char lo_text[160], hi_text[160], hexlo[32], hexhi[32];
+	char hexlo[32], hexhi[32];
 	cli_hex(f, t.lo_bits, hexlo, sizeof hexlo);
 	cli_hex(f, t.hi_bits, hexhi, sizeof hexhi);
-	snprintf(lo_text, sizeof lo_text, "%s%s%s", llo ? llo : "?", t.lo_held ? " = " : " (not in the format)",
-		 t.lo_held ? hexlo : "");
-	snprintf(hi_text, sizeof hi_text, "%s%s%s", lhi ? lhi : "?", t.hi_held ? " = " : " (not in the format)",
-		 t.hi_held ? hexhi : "");
 	double ticks[3] = { 0, fm, 1 };
-	char *labels[3] = { lo_text, lmid ? lmid : "?", hi_text };
-	svg_text(&s, 120, 78, "panel", "start", "The two neighbours on %s's grid, the midpoint, and the exact input", f->name);
+	char *labels[3] = { llo ? llo : "?", lmid ? lmid : "?", lhi ? lhi : "?" };
+	if (beyond)
+		svg_text(&s, 120, 78, "panel", "start", "The top of %s's grid: its two largest values, and the exact input beyond",
+			 f->name);
+	else
+		svg_text(&s, 120, 78, "panel", "start", "The two neighbours on %s's grid, the midpoint, and the exact input",
+			 f->name);
 	svg_rect(&s, draw_map(&sc, 0) - 2, 96, 4, 44, DRAW_BLUE, "neighbour", "the neighbour nearer zero");
 	svg_rect(&s, draw_map(&sc, 1) - 2, 96, 4, 44, t.hi_held ? DRAW_BLUE : DRAW_GREY, "neighbour",
 		 "the neighbour farther from zero");
 	svg_line(&s, draw_map(&sc, fm), 96, draw_map(&sc, fm), 140, DRAW_GREY, 1.5, "4 3");
 	svg_circle(&s, draw_map(&sc, fx), 118, 6, DRAW_VERMILLION, "exact", "the exact input");
 	draw_axis(&s, true, &sc, 140, ticks, labels, 3, "nearer zero  <-  magnitude  ->  farther from zero");
-	svg_text(&s, draw_map(&sc, fx), 92, "note", "middle", "exact");
+	/* each neighbour's code, under its value */
+	svg_text(&s, draw_map(&sc, 0), 190, "note", "middle", "%s%s", t.lo_held ? "= " : "not in the format",
+		 t.lo_held ? hexlo : "");
+	svg_text(&s, draw_map(&sc, 1), 190, "note", "middle", "%s%s", t.hi_held ? "= " : "not in the format",
+		 t.hi_held ? hexhi : "");
+	svg_text(&s, draw_map(&sc, fx), 92, "note", "middle", "%s", beyond ? "exact, beyond max finite" : "exact");
+	if (beyond) { /* the break in the axis */
+		double xb = draw_map(&sc, 1.1);
+		svg_line(&s, xb - 6, 146, xb, 134, DRAW_BLACK, 1, NULL);
+		svg_line(&s, xb, 146, xb + 6, 134, DRAW_BLACK, 1, NULL);
+	}
 	/* where each mode sends it */
 	svg_text(&s, 120, 212, "panel", "start", "Where each rounding mode sends it (fpref's oracle, one rounding each)");
 	double y = 232;
@@ -103,19 +134,24 @@ int draw_rounding(struct cli_options *o, const struct draw_args *a)
 			svg_circle(&s, x1, y, 4, c, "destination", NULL);
 		} else {
 			/* overflow or a special: toward the neighbour beyond the format, then off the grid */
-			double xe = draw_map(&sc, 1);
+			double xe = draw_map(&sc, beyond ? 1.33 : 1);
 			svg_line(&s, x0, y, xe, y, c, 3, "6 4");
 			svg_rect(&s, xe - 4, y - 4, 8, 8, c, "destination", NULL);
 		}
-		svg_text(&s, 800, y + 4, "note", "start", "%s%s%s", hex, res && mpfr_number_p(tm.result) ? " = " : " (NaN)",
+		svg_text(&s, 550, y + 4, "note", "start", "%s%s%s", hex, res && mpfr_number_p(tm.result) ? " = " : " (NaN)",
 			 res && mpfr_number_p(tm.result) ? res : "");
 		free(res);
 		fpref_ref_trace_clear(&tm);
 	}
 	y += 10;
 	/* the probability of stochastic rounding and the error */
-	svg_text(&s, 120, y, "note", "start",
-		 "stochastic rounding (exact): to the farther neighbour with probability %.6g (where the input lies)", fx);
+	if (beyond)
+		svg_text(&s, 120, y, "note", "start",
+			 "beyond max finite: each mode gives what the format does there (saturate, NaN or inf)");
+	else
+		svg_text(&s, 120, y, "note", "start",
+			 "stochastic rounding (exact): to the farther neighbour with probability %.6g (where the input lies)",
+			 fx);
 	y += 18;
 	if (t.rule == FPREF_RULE_STOCHASTIC) {
 		char sr[160];
@@ -131,9 +167,11 @@ int draw_rounding(struct cli_options *o, const struct draw_args *a)
 		eulp = fpref_ref_short_decimal(t.err_ulp, 6);
 	char hex[32];
 	cli_hex(f, bits, hex, sizeof hex);
-	svg_text(&s, 120, y, "result", "start", "%s: the result is %s%s%s; error (result - exact) %s%s%s", envtext, hex,
-		 mpfr_number_p(t.result) ? " = " : " (NaN)", mpfr_number_p(t.result) && res ? res : "",
-		 eabs ? eabs : "n/a", eulp ? ", in ulps " : "", eulp ? eulp : "");
+	svg_text(&s, 120, y, "result", "start", "the result: %s%s%s", hex, mpfr_number_p(t.result) ? " = " : " (NaN)",
+		 mpfr_number_p(t.result) && res ? res : "");
+	y += 18;
+	svg_text(&s, 120, y, "result", "start", "error (result - exact) %s%s%s", eabs ? eabs : "n/a",
+		 eulp ? ", in ulps " : "", eulp ? eulp : "");
 	free(res);
 	free(eabs);
 	free(eulp);
@@ -145,7 +183,8 @@ int draw_rounding(struct cli_options *o, const struct draw_args *a)
 		{ DRAW_ORANGE, "rounds to the farther neighbour", true },
 		{ DRAW_PURPLE, "neither: overflow or a special", false },
 	};
-	draw_legend(&s, 620, y + 16, keys, 6);
+	draw_legend(&s, 120, y + 18, keys, 3);
+	draw_legend(&s, 470, y + 18, keys + 3, 3);
 	free(llo);
 	free(lhi);
 	free(lmid);

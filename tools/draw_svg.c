@@ -151,8 +151,11 @@ void draw_axis(struct svg *s, bool horizontal, const struct draw_scale *sc, doub
 		svg_line(s, sc->p0, at, sc->p1, at, DRAW_BLACK, 1, NULL);
 	else
 		svg_line(s, at, sc->p0, at, sc->p1, DRAW_BLACK, 1, NULL);
+	double pa = sc->p0 < sc->p1 ? sc->p0 : sc->p1, pb = sc->p0 < sc->p1 ? sc->p1 : sc->p0;
 	for (int i = 0; i < n; i++) {
 		double p = draw_map(sc, ticks[i]);
+		if (p < pa - 0.5 || p > pb + 0.5)
+			continue; /* a tick beyond the axis would be drawn off it, or off the canvas */
 		if (horizontal) {
 			svg_line(s, p, at, p, at + 5, DRAW_BLACK, 1, NULL);
 			svg_text(s, p, at + 17, "tick", "middle", "%s", labels[i]);
@@ -164,7 +167,7 @@ void draw_axis(struct svg *s, bool horizontal, const struct draw_scale *sc, doub
 	if (horizontal)
 		svg_text(s, (sc->p0 + sc->p1) / 2, at + 34, "axis-label", "middle", "%s", label);
 	else
-		svg_vtext(s, at - 44, (sc->p0 + sc->p1) / 2, "axis-label", label);
+		svg_vtext(s, at - 52, (sc->p0 + sc->p1) / 2, "axis-label", label);
 	svg_group_end(s);
 }
 

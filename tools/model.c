@@ -73,8 +73,8 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 	m->block = (size_t)block;
 	m->promote = (size_t)promote;
 	bool generic = strcasecmp(t->model, "generic") == 0;
-	if ((t->frac || t->floor || t->final) && !generic) {
-		cli_fail(cmd, "--frac, --floor and --final describe --model generic, not '%s'", t->model);
+	if ((t->frac || t->floor || t->final || t->traits) && !generic) {
+		cli_fail(cmd, "--frac, --floor, --final and --traits describe --model generic, not '%s'", t->model);
 		return CLI_EXIT_USAGE;
 	}
 	if (fpref_sum_order_parse(t->model, &m->order) == 0)
@@ -96,7 +96,8 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 			return CLI_EXIT_USAGE;
 		}
 		char err[256];
-		if (fpref_tc_model_custom((int)block, (int)frac, (int)floor, r, &m->tc, err, sizeof err) != 0) {
+		if (fpref_tc_model_custom((int)block, (int)frac, (int)floor, r, &m->tc, err, sizeof err) != 0 ||
+		    (t->traits && fpref_tc_model_traits(&m->tc, t->traits, err, sizeof err) != 0)) {
 			cli_fail(cmd, "--model generic: %s", err);
 			return CLI_EXIT_USAGE;
 		}
@@ -119,6 +120,18 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		}
 		m->kind = FPREF_ACCUM_TC;
 		m->tc = *row;
+	}
+	if (t->shape) {
+		char err[512];
+		if (m->kind != FPREF_ACCUM_TC || generic) {
+			cli_fail(cmd, "--shape chains a preset's instruction; --model %s has none (--block says its blocks)",
+				 t->model);
+			return CLI_EXIT_USAGE;
+		}
+		if (fpref_tc_model_shape(&m->tc, out, t->shape, err, sizeof err) != 0) {
+			cli_fail(cmd, "--shape: %s", err);
+			return CLI_EXIT_USAGE;
+		}
 	}
 	if (m->kind == FPREF_ACCUM_TC) {
 		for (int k = 0; k < 2; k++) {

@@ -26,7 +26,11 @@ fpref_install_dependencies() {
 
 fpref_build() {
 	if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
-		autoreconf -fi
+		# quiet (libtoolize's chatter is no news), but shown in full if it fails
+		if ! log=$(autoreconf -fi 2>&1); then
+			printf '%s\n' "$log" >&2
+			exit 1
+		fi
 	fi
 	if [ ! -f Makefile ] || [ configure -nt Makefile ]; then
 		./configure --quiet

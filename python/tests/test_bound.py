@@ -91,3 +91,24 @@ def test_bound_bad_arguments():
         fpref.bound(A, B, model="h100", promote=0)
     with pytest.raises(ValueError, match="unknown|float9"):
         fpref.bound(A, B, inp="float9")
+
+
+def test_bound_block_scaled_matches_cli(cli_json, tmp_path):
+    """fpref.bound with block scales against `fpref gemm --scale-a
+    --scale-b`: one element whose scaled exact value is a power of two."""
+    a = [1.0, 2.0 ** -7, -2.0 ** -7, 0.5] * 8 + [3.0, -1.0, 0.125, -0.125] * 8
+    b = [1.0, 1.0, 1.0, 2.0] * 8 + [1.0, 2.0, 1.0, 1.0] * 8
+    A = fpref.convert([a], "e4m3")
+    B = fpref.convert(np.array([b]).T, "e4m3")
+    sa, sb = np.array([[0.5, 2.0]]), np.array([[2.0], [1.0]])
+    kw = dict(model="tcgen05-mxf8f6f4", scale_a=sa, scale_b=sb)
+    exact = 16.0 * 0.5 * 2.0 + 8.0 * 2.0 * 1.0
+    assert exact == 32.0 and fpref.decode(fpref.gemm(A, B, **kw), "f32")[0, 0] == 32.0
+    for name, x in (("a", A), ("b", B), ("sa", fpref.convert(sa, "e8m0")), ("sb", fpref.convert(sb, "e8m0"))):
+        np.save(tmp_path / f"{name}.npy", x)
+    got = fpref.bound(A, B, **kw)
+    r = cli_json(["gemm", "--a", str(tmp_path / "a.npy"), "--b", str(tmp_path / "b.npy"), "--model",
+                  "tcgen05-mxf8f6f4", "--in", "e4m3", "--scale-a", str(tmp_path / "sa.npy"), "--scale-b",
+                  str(tmp_path / "sb.npy")])
+    assert r["without_bound"] == 0 and r["above_bound"] == 0
+    assert got[0, 0] / exact == r["bound_max_rel"]

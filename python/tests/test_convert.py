@@ -163,7 +163,7 @@ def test_flags_and_profile_sat():
     (lambda: fpref.convert([1.0], "e4m3", round="sr", sr_bits=3), TypeError, "sr_bits"),
     (lambda: fpref.convert([1, 2], "e4m3"), TypeError, "frm"),
     (lambda: fpref.convert([300], "f32", frm="e4m3"), ValueError, "fit"),
-    (lambda: fpref.convert(np.float32([1.0]), "f16", frm="f16"), ValueError, "float32"),
+    (lambda: fpref.convert(np.float32([0.1]), "f16", frm="f16"), ValueError, r"\[0\] = .* is not a float16 value"),
     (lambda: fpref.convert([0x7FC00001], "f32", frm="tf32"), ValueError, "invalid"),
     (lambda: fpref.convert(np.array([b"\x00"], dtype="V1"), "f16"), (TypeError, ValueError), "dtype"),
     (lambda: fpref.convert(["1.5", "one"], "f16"), ValueError, "element 1"),

@@ -302,3 +302,62 @@ def test_ml_dtypes_of_two_formats():
                                              r"^b is float8_e5m2, but inp\[1\]='e4m3'") as e:
             call()
         assert "frm" not in str(e.value)
+
+
+def test_shape_chains_the_instructions_k(cli):
+    """shape= (issue 37, D2), worked by hand as check_tc_model does: products
+    1, -1 and 2^-30 (at k = 8) in one block of 16 lose 2^-30 (d = +0); in
+    two blocks of 8 (h100-mma m16n8k8) the second keeps it, 30800000; the
+    command's --shape gives the same."""
+    a = np.zeros((1, 16), np.uint16)
+    b = np.zeros((16, 1), np.uint16)
+    a[0, :2], b[:2, 0] = 0x3C00, [0x3C00, 0xBC00]
+    a[0, 8] = b[8, 0] = 0x0200
+    assert fpref.gemm(a, b, model="h100-mma", inp="f16").tolist() == [[0]]
+    assert fpref.gemm(a, b, model="h100-mma", inp="f16", shape="m16n8k8").tolist() == [[0x30800000]]
+    assert fpref.gemm(a, b, model="h100-mma", inp="f16", shape="m16n8k16").tolist() == [[0]]
+    assert fpref.dot(a[0], b[:, 0], model="h100-mma", inp="f16", shape="m16n8k8").tolist() == 0x30800000
+    # the bound follows the blocks (two roundings of a chain, not one), and holds on both
+    two, one = (fpref.bound(a, b, model="h100-mma", inp="f16", shape=s)[0, 0] for s in ("m16n8k8", None))
+    assert two != one and 2.0 ** -30 <= one and 0 <= two
+    line = " ".join(f"{v:X}" for v in list(a[0]) + list(b[:, 0])) + " 0"
+    rows = cli(["dot", "--model", "h100-mma", "--in", "f16", "--shape", "m16n8k8"], [line])
+    assert int(rows[0][-1], 16) == 0x30800000
+
+
+@pytest.mark.parametrize("kw, words", [
+    (dict(model="h100-mma", inp="f16", shape="m16n8k4"), "m16n8k8,m16n8k16"),
+    (dict(model="h100-mma", inp="e4m3", shape="m16n8k16"), "lowers"),
+    (dict(model="generic", block=8, frac=25, inp="f16", shape="m16n8k8"), "preset"),
+    (dict(model="h100-mma", inp="f16", shape=8), "instruction shape"),
+])
+def test_shape_refused(kw, words):
+    A = fpref.convert([[1.0] * 16], kw["inp"])
+    B = fpref.convert([[1.0]] * 16, kw["inp"])
+    with pytest.raises((ValueError, TypeError), match=words):
+        fpref.gemm(A, B, **kw)
+
+
+def test_traits_state_a_generic_models_conventions(cli):
+    """traits= (the command's --traits): issue 37's Z1 case, v100 f16 -> f16,
+    is -0 (8000) under IEEE's sign and +0 with zero-positive; with
+    nan-ones too, generic (4, 23, floor -19, rne) is v100's FP16 output."""
+    A = np.array([[0x8800, 0x8001, 0, 0], [0x7C00, 0xFC00, 0, 0]], np.uint16)
+    B = np.array([[0x3C00, 0x3400, 0, 0], [0x3C00, 0x3C00, 0, 0]], np.uint16).T
+    C = np.array([[0x0800, 0], [0, 0]], np.uint16)
+    kw = dict(model="generic", block=4, frac=23, floor=-19, final="rne", inp="f16", out="f16")
+    plain = fpref.gemm(A, B, C, **kw)
+    both = fpref.gemm(A, B, C, traits=["zero-positive", "nan-ones"], **kw)
+    assert plain[0, 0] == 0x8000 and both[0, 0] == 0x0000
+    assert plain[1, 1] == 0x7E00 and both[1, 1] == 0x7FFF
+    assert np.array_equal(both, fpref.gemm(A, B, C, model="v100", inp="f16", out="f16"))
+    line = "8800 8001 0 0 3C00 3400 0 0 0800"
+    rows = cli(["dot", "--model", "generic", "--block", "4", "--frac", "23", "--in", "f16", "--out", "f16", "--traits",
+                "zero-positive"], [line])
+    assert rows[0][-1] == "0000"
+    with pytest.raises(ValueError, match="unknown trait 'bogus'"):
+        fpref.gemm(A, B, C, traits=["bogus"], **kw)
+    with pytest.raises(ValueError, match="traits describe model='generic'"):
+        fpref.gemm(A, B, model="v100", inp="f16", traits=["nan-ones"])
+    with pytest.raises(TypeError, match="list of names"):
+        fpref.gemm(A, B, C, traits="nan-ones", **kw)

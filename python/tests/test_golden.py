@@ -155,3 +155,25 @@ def test_verify_damaged_folder(golden, tmp_path):
 def test_golden_bad_arguments(golden, call, err, match):
     with pytest.raises(err, match=match):
         call(golden[0])
+
+
+def test_verify_diagnose_matches_cli(golden, cli, cli_json, tmp_path):
+    """diagnose=True: a kernel that breaks ties away (the command's own add
+    under rna, not the mutant catalogue) is named ties-away, as `fpref
+    verify --diagnose` names it; a correct kernel gets an empty diagnosis."""
+    d, _ = golden
+    g = str(d / "cli" / "add" / "float8_e4m3fn.rne.txt")
+    inputs = [" ".join(line.split()[:2]) for line in open(g) if not line.startswith("#")]
+    out = cli(["op", "add", "--fmt", "e4m3", "--round", "rna"], inputs)
+    (tmp_path / "rna.txt").write_text("".join(" ".join(t[:3]) + "\n" for t in out))
+    v = fpref.verify(g, tmp_path / "rna.txt", diagnose=True).files[0]
+    r = cli_json(["verify", g, str(tmp_path / "rna.txt"), "--diagnose"], check=False)
+    assert v.diagnosis == r["diagnosis"] and v.diagnosis_cover == r["diagnosis_cover"]
+    top = v.diagnosis[0]
+    assert top["mutant"] == "ties-away" and top["exact"] and top["explains"] == v.outside > 0
+    assert v.mismatches == {"tie broken the wrong way": v.outside}
+    right = fpref.verify(g, d / "cli" / "add" / "float8_e4m3fn.rne.results.npy", diagnose=True).files[0]
+    assert right.passed and right.diagnosis == [] and right.diagnosis_cover == []
+    assert fpref.verify(g, tmp_path / "rna.txt").files[0].diagnosis is None
+    with pytest.raises(ValueError, match="diagnose explains results"):
+        fpref.verify(g, diagnose=True)

@@ -8,7 +8,7 @@ container width (uint8 for FP8, FP6 and FP4; uint16 for FP16 and BF16 ...).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
@@ -17,7 +17,7 @@ from . import _fpref
 
 __version__: str = _fpref.__version__
 
-__all__ = ["convert", "decode", "formats", "format_info", "op", "explain", "Explanation", "dot", "gemm", "bound", "models",
+__all__ = ["convert", "decode", "formats", "format_info", "table", "op", "explain", "Explanation", "dot", "gemm", "bound", "models",
            "quantize", "Quantized", "lossscale", "LossScaleRun", "gen", "GenResult", "verify", "VerifyResult",
            "VerifyReport", "Mismatch", "suite_files",
            "flags_describe", "hex_codes", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE",
@@ -46,6 +46,19 @@ def format_info(fmt: str) -> Dict[str, Any]:
 def formats() -> List[Dict[str, Any]]:
     """The catalogue: one dict per format (fpref formats prints the same rows)."""
     return [_fpref.format_info(n) for n in _fpref.format_names()]
+
+
+def table(fmt: str) -> List[Dict[str, Any]]:
+    """Every code of a format of 8 bits or fewer, as `fpref table` lists
+    it: one dict per code with code, hex, the fields sign, exponent and
+    mantissa (k for an integer format such as int8), class (zero,
+    subnormal, normal, inf, nan; "unused" for a code the format never
+    produces) and value, the exact decimal (None for an unused code).
+
+    >>> [r["value"] for r in table("e2m1")][:8]
+    ['0', '0.5', '1', '1.5', '2', '3', '4', '6']
+    """
+    return _fpref.table(format_info(fmt)["name"])
 
 
 def models() -> List[Dict[str, Any]]:
@@ -163,6 +176,8 @@ def _codes_in(x: Any, frm: Optional[str], param: str = "frm", what: str = "the a
                             "(or pass floats, or an ml_dtypes array)")
         frm = own
     info = format_info(frm)
+    if own in _NATIVE_FLOAT and own != info["name"]:
+        return _exact_values(a, info["name"], what, said or f"{param}={frm!r}"), info["name"]
     if own is not None and own != info["name"]:
         raise ValueError(f"{what} is {own}, but {said or f'{param}={frm!r}'} ({info['name']})")
     code_dtype = _UINT[info["element_bytes"]]
@@ -182,9 +197,30 @@ def _codes_in(x: Any, frm: Optional[str], param: str = "frm", what: str = "the a
     return _contiguous(a), info["name"]
 
 
+def _exact_values(a: np.ndarray, fmt: str, what: str, said: str) -> np.ndarray:
+    """NumPy floats that are values of fmt, as fmt's codes, the way the
+    command reads a float .npy of an FP8 operand: each must be a value fmt
+    holds exactly (NaN stays NaN), or ValueError naming the first that is
+    not."""
+    codes, flags = convert(a, fmt, return_flags=True)
+    bad = np.flatnonzero(flags.reshape(-1) & FLAG_INEXACT)
+    if bad.size:
+        first = int(bad[0])
+        where = np.unravel_index(first, a.shape) if a.ndim else ()
+        more = f" (nor are {bad.size - 1} more)" if bad.size > 1 else ""
+        raise ValueError(f"{what}{list(int(k) for k in where)} = {a.reshape(-1)[first]!r} is not a {fmt} value{more}: "
+                         f"give values {said} holds exactly, or its bit patterns as integers")
+    return codes
+
+
 def _env(round: Optional[str], sat: Optional[bool], ftz: bool, daz: bool, profile: Optional[str],
          tininess: Optional[str], sr_seed: Optional[int], sr_width: int, sr_bits: Optional[str] = None,
-         pre_scale: Optional[int] = None) -> tuple:
+         pre_scale: Optional[int] = None, overflow: Optional[str] = None) -> tuple:
+    for name, v in (("sat", sat), ("ftz", ftz), ("daz", daz)):
+        if v is not None and not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{name} is True or False, not {v!r}")
+    if overflow is not None and not isinstance(overflow, str):
+        raise TypeError(f"overflow is a policy name such as 'sat' or 'satpropagate', not {type(overflow).__name__}")
     if round is not None and not isinstance(round, str):
         raise TypeError(f"round is a mode name such as 'rne', not {type(round).__name__}")
     if profile is not None and not isinstance(profile, str):
@@ -197,7 +233,7 @@ def _env(round: Optional[str], sat: Optional[bool], ftz: bool, daz: bool, profil
     if pre_scale is not None and not 0 <= int(pre_scale) <= 255:
         raise ValueError(f"pre_scale is an E8M0 code 0..255 (127 divides by 1, 255 is NaN), not {pre_scale}")
     return (round, -1 if sat is None else int(bool(sat)), int(bool(ftz)), int(bool(daz)), profile, tininess,
-            sr_seed, int(sr_width), sr_bits, -1 if pre_scale is None else int(pre_scale))
+            sr_seed, int(sr_width), sr_bits, -1 if pre_scale is None else int(pre_scale), overflow)
 
 
 def _check_engine(engine: str) -> None:
@@ -228,7 +264,7 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
             ftz: bool = False, daz: bool = False, profile: Optional[str] = None, tininess: Optional[str] = None,
             sr_seed: Optional[int] = None, sr_width: int = 32, sr_bits: Optional[str] = None, engine: str = "emu",
             return_flags: bool = False, as_ml_dtypes: bool = False,
-            pre_scale: Optional[int] = None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+            pre_scale: Optional[int] = None, overflow: Optional[str] = None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     """Round x to format `to`; the codes (bit patterns) as an unsigned array
     of x's shape.
 
@@ -249,7 +285,9 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     word), "seed=N" or "W:seed=N", or for an instruction
     "philox=SEED[:OFFSET[:THREAD[:ROUNDS]]]" (Transformer Engine's
     stream; element i is value i of the batch).  sat: clamp to max finite (default:
-    IEEE overflow, or the profile's).  profile: cuda, onnx-cast-19,
+    IEEE overflow, or the profile's).  overflow: the command's --overflow,
+    ieee, sat, satfinite (= sat), or P3109's satpropagate and satnone
+    (give sat or overflow, not both).  profile: cuda, onnx-cast-19,
     onnx-cast-24, ml_dtypes, ocp; round and sat given explicitly override
     it.  engine: "emu" (the bulk converter, GIL released) or "ref" (the MPFR
     oracle, element by element).  return_flags: also the IEEE flags of each
@@ -276,7 +314,7 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
         flags = np.empty(texts.shape, dtype=np.uint8) if return_flags else None
         _fpref.convert_decimal([str(t) for t in texts.reshape(-1)], to_name, out, flags,
                                *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits,
-                                     pre_scale))
+                                     pre_scale, overflow))
         if as_ml_dtypes:
             out = _ml_view(out, to_name)
         return (out, flags) if return_flags else out
@@ -285,7 +323,7 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     flags = np.empty(src.shape, dtype=np.uint8) if return_flags else None
     invalid, first = _fpref.convert(frm_name, to_name, engine, src, out, flags, src.size, 0,
                                     *_env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits,
-                                          pre_scale))
+                                          pre_scale, overflow))
     _raise_invalid(invalid, first, frm_name, src)
     if as_ml_dtypes:
         out = _ml_view(out, to_name)
@@ -326,7 +364,7 @@ _ARITY = {"add": 2, "sub": 2, "mul": 2, "div": 2, "sqrt": 1, "fma": 3, "min": 2,
 def op(name: str, a: Any, b: Any = None, c: Any = None, *, fmt: str, round: Optional[str] = None,
        sat: Optional[bool] = None, ftz: bool = False, daz: bool = False, tininess: Optional[str] = None,
        sr_seed: Optional[int] = None, sr_width: int = 32, sr_bits: Optional[str] = None, engine: str = "emu",
-       return_flags: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+       return_flags: bool = False, overflow: Optional[str] = None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     """One operation of `add sub mul div sqrt fma min max eq lt le` on codes of
     fmt (or float/ml_dtypes arrays of fmt), element by element, rounded once
     to fmt; comparisons give 1 or 0.  Operands broadcast against each other.
@@ -355,7 +393,8 @@ def op(name: str, a: Any, b: Any = None, c: Any = None, *, fmt: str, round: Opti
     flags = np.empty(shape, dtype=np.uint8) if return_flags else None
     operands = arrays + [None] * (3 - arity)
     invalid, first = _fpref.op(name, info["name"], engine, operands[0], operands[1], operands[2], out, flags,
-                               out.size, *_env(round, sat, ftz, daz, None, tininess, sr_seed, sr_width, sr_bits))
+                               out.size, *_env(round, sat, ftz, daz, None, tininess, sr_seed, sr_width, sr_bits,
+                                                         None, overflow))
     if invalid:
         raise ValueError(f"{invalid} invalid pattern(s) of {info['name']}, the first at flat index {first}")
     return (out, flags) if return_flags else out
@@ -374,7 +413,8 @@ class Explanation:
     nearest, tie_even, tie_away, toward_zero, toward_pos, toward_neg, odd,
     stochastic or special; outcome: what the format's overflow and special
     rules did (plain, overflow_nan, saturated, flushed, ...); tiny; flags
-    and flag_names; err_abs, err_rel, err_ulp (NaN where none applies)."""
+    and flag_names; err_abs, err_rel, err_ulp (NaN where none applies);
+    text, and str(): the text `fpref explain` prints for it."""
     exact: Optional[str]
     inexact_input: bool
     format: str
@@ -400,12 +440,18 @@ class Explanation:
     err_abs: float
     err_rel: float
     err_ulp: float
+    text: str = field(default="", repr=False, compare=False)
+
+    def __str__(self) -> str:
+        """The text `fpref explain` prints for the same rounding."""
+        return self.text
 
 
 def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional[str] = None,
             round: Optional[str] = None, sat: Optional[bool] = None, ftz: bool = False, daz: bool = False,
             profile: Optional[str] = None, tininess: Optional[str] = None, sr_seed: Optional[int] = None,
-            sr_width: int = 32, sr_bits: Optional[str] = None, pre_scale: Optional[int] = None) -> Explanation:
+            sr_width: int = 32, sr_bits: Optional[str] = None, pre_scale: Optional[int] = None,
+            overflow: Optional[str] = None) -> Explanation:
     """The teaching view of one rounding to `to`, by the oracle.
 
     value: a decimal string of any length ("0.1", "0x1.8p3", "nan"), a
@@ -415,8 +461,13 @@ def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional
     >>> e = explain("465", "e4m3")
     >>> e.hex, e.rule, e.outcome, e.flag_names
     ('7F', 'nearest', 'overflow_nan', 'inexact overflow')
+    >>> print(explain("1e-9", "bf16"))  # doctest: +ELLIPSIS
+    input        1e-9
+    ...
+    flags        01 (inexact)
+    ...
     """
-    env = _env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits, pre_scale)
+    env = _env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits, pre_scale, overflow)
     to_name = format_info(to)["name"]
     if isinstance(value, int) and not isinstance(value, bool) and frm is None:
         value = str(value)  # a Python int is a number, read exactly by the oracle
@@ -488,10 +539,19 @@ def _gemm_inputs(A: Any, B: Any, C: Any, inp: Any, out: str):
 
 
 def _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, rows,
-               bounds) -> None:
+               bounds, shape=None, traits=None) -> None:
     _check_gemm_args(model, promote, frac, floor, final, round)
+    _check_shape(shape)
+    if traits is not None and (isinstance(traits, str) or not all(isinstance(t, str) for t in traits)):
+        raise TypeError(f"traits is a list of names such as ['zero-positive', 'nan-ones'], not {traits!r}")
     _fpref.gemm(model, *inp_names, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor, final,
-                rows, bounds, *_env(round, None, False, False, None, None, None, 32))
+                rows, bounds, *_env(round, None, False, False, None, None, None, 32), shape,
+                None if traits is None else ",".join(traits))
+
+
+def _check_shape(shape: Optional[str]) -> None:
+    if shape is not None and not isinstance(shape, str):
+        raise TypeError(f"shape is an instruction shape such as 'm16n8k8' or '32x32x4', not {type(shape).__name__}")
 
 
 def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, Tuple[str, str]] = "e4m3",
@@ -499,7 +559,8 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
          promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None,
          as_ml_dtypes: bool = False, scale_a: Any = None, scale_b: Any = None, scale_every: Optional[int] = None,
-         scale_format: str = "e8m0") -> np.ndarray:
+         scale_format: str = "e8m0", shape: Optional[str] = None,
+         traits: Optional[List[str]] = None) -> np.ndarray:
     """D = A B + C as a tensor core computes it (fpref_emu_tc_gemm): A (M x K) and B
     (K x N) are codes (or float/ml_dtypes arrays) of inp, C (M x N, None:
     zeros) codes of out; D comes back as codes of out.  inp is one format
@@ -527,6 +588,13 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
     for ones.  scale_every None: 16 for e4m3 scales (NVFP4), else 32.
     Element (i, j) is dot(A[i], B[:, j]) with scale_a[i] and scale_b[:, j].
 
+    shape: the instruction a kernel chains, of the preset's ISA ("m16n8k8",
+    "m64n128k16", "32x32x4"; the command's --shape): the preset's block
+    becomes the shape's K where K is the smaller (ValueError for a shape
+    the ISA lacks, a lowered output, or a model that is not a preset).
+    traits: model="generic"'s conventions, of "zero-positive",
+    "nan-ones", "c-least-normal", "product-inf" (the command's --traits).
+
     >>> A = convert([[1.0, 2.0]], "e4m3"); B = convert([[3.0], [4.0]], "e4m3")
     >>> decode(gemm(A, B, model="h100"), "f32")
     array([[11.]])
@@ -539,27 +607,38 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
     inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
     d = np.empty((M, N), dtype=np.uint64)
     if scale_a is not None or scale_b is not None:
-        if promote or block or frac or floor is not None or round is not None:
-            raise ValueError("scale_a/scale_b take a tensor-core preset alone (no promote, block, frac, floor, round)")
-        sf = format_info(scale_format)["name"]
-        every = scale_every if scale_every is not None else (16 if sf == "float8_e4m3fn" else 32)
-        if every < 1:
-            raise ValueError("scale_every must be positive")
-        chunks = -(-K // every)
-        sa = _scale_codes(1.0 if scale_a is None else scale_a, sf, (M, chunks))
-        sb = _scale_codes(1.0 if scale_b is None else scale_b, sf, (chunks, N))
-        _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, sa, sb, every, sf)
+        scales = _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, block, frac, floor,
+                              round)
+        _check_shape(shape)
+        _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, *scales, False, shape)
     else:
         _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
-                   False)
+                   False, shape, traits)
     codes = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return _ml_view(codes, out_name) if as_ml_dtypes else codes
+
+
+def _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, block, frac, floor, round) -> tuple:
+    """gemm_scaled's trailing arguments: the scales as codes, every, the
+    scale format's name."""
+    if promote or block or frac or floor is not None or round is not None:
+        raise ValueError("scale_a/scale_b take a tensor-core preset alone (no promote, block, frac, floor, round)")
+    sf = format_info(scale_format)["name"]
+    every = scale_every if scale_every is not None else (16 if sf == "float8_e4m3fn" else 32)
+    if every < 1:
+        raise ValueError("scale_every must be positive")
+    chunks = -(-K // every)
+    sa = _scale_codes(1.0 if scale_a is None else scale_a, sf, (M, chunks))
+    sb = _scale_codes(1.0 if scale_b is None else scale_b, sf, (chunks, N))
+    return sa, sb, every, sf
 
 
 def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, Tuple[str, str]] = "e4m3",
           out: str = "f32",
           promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
-          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None) -> np.ndarray:
+          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None, scale_a: Any = None,
+          scale_b: Any = None, scale_every: Optional[int] = None, scale_format: str = "e8m0",
+          shape: Optional[str] = None, traits: Optional[List[str]] = None) -> np.ndarray:
     """The a priori error bound of each element of gemm(A, B, C, ...) with the
     same arguments: a float64 array (M x N) of bounds on |D - exact|, as
     `fpref gemm` checks every element against (docs/accumulation.md derives
@@ -568,7 +647,9 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str,
     for a plain order) rounding upward, and it comes back rounded up to
     float64: +inf where the sum may overflow, NaN where no bound applies
     (model="exact", kahan, an input NaN or inf, inputs a plain order's
-    accumulator does not hold).
+    accumulator does not hold).  scale_a, scale_b, scale_every,
+    scale_format: block scales as gemm takes them (fpref_ref_tc_bound_scaled;
+    NaN for a NaN scale).
 
     >>> A = convert([[1.0, 2.0**-7]], "e4m3"); B = convert([[1.0], [2.0**-7]], "e4m3")
     >>> bound(A, B, model="h100").tolist()
@@ -576,8 +657,14 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str,
     """
     inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
     d = np.empty((M, N), dtype=np.float64)
+    if scale_a is not None or scale_b is not None:
+        scales = _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, block, frac, floor,
+                              round)
+        _check_shape(shape)
+        _fpref.gemm_scaled(model, *inp_names, out_name, M, N, K, a, b, c, d, *scales, True, shape)
+        return d
     _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
-               True)
+               True, shape, traits)
     return d
 
 
@@ -603,7 +690,8 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, T
         out: str = "f32",
         promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
         floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None, scale_a: Any = None,
-        scale_b: Any = None, scale_every: int = 32, scale_format: str = "e8m0") -> np.ndarray:
+        scale_b: Any = None, scale_every: int = 32, scale_format: str = "e8m0",
+        shape: Optional[str] = None, traits: Optional[List[str]] = None) -> np.ndarray:
     """d = a . b + c over the last axis, as gemm computes each element: a and b
     of shape (..., K) (codes or arrays of inp), c (...) codes of out (None:
     +0); the codes of out with shape (...).  inp: one format, or a pair
@@ -643,15 +731,16 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, T
         if scale_every < 1:
             raise ValueError("scale_every must be positive")
         sf = format_info(scale_format)["name"]
-        shape = tuple(lead) + (-(-K // scale_every),)
+        per_row = tuple(lead) + (-(-K // scale_every),)
         one = 1.0
-        sa = _scale_codes(one if scale_a is None else scale_a, sf, shape)
-        sb = _scale_codes(one if scale_b is None else scale_b, sf, shape)
+        sa = _scale_codes(one if scale_a is None else scale_a, sf, per_row)
+        sb = _scale_codes(one if scale_b is None else scale_b, sf, per_row)
+        _check_shape(shape)
         _fpref.dot_scaled(model, in_a, in_b, out_name, rows_a.shape[0], K, rows_a, rows_b, cv, d, sa, sb, scale_every,
-                          sf)
+                          sf, shape)
     else:
         _gemm_call(model, (in_a, in_b), out_name, rows_a.shape[0], 1, K, rows_a, rows_b, cv, d, promote, block, frac,
-                   floor, final, round, True, False)
+                   floor, final, round, True, False, shape, traits)
     res = d.astype(_UINT[format_info(out_name)["element_bytes"]])
     return res.reshape(lead)
 
@@ -659,3 +748,9 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, T
 from ._scaling import LossScaleRun, Quantized, lossscale, quantize  # noqa: E402
 from ._golden import GenResult, Mismatch, VerifyReport, VerifyResult, gen, suite_files, verify  # noqa: E402
 from . import testing  # noqa: E402  (testing uses the functions above)
+
+
+def __dir__() -> List[str]:
+    """The public names (dir(fpref), tab completion): not the modules and
+    typing helpers this file imports."""
+    return sorted(__all__)

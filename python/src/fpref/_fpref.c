@@ -120,6 +120,15 @@ int fpref_py_make_env(const struct env_args *a, const struct fpref_format *from,
 	}
 	if (a->sat >= 0)
 		env->overflow = a->sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+	if (a->overflow && a->sat >= 0) {
+		PyErr_SetString(PyExc_ValueError, "sat and overflow say the same thing: give one (sat=True is overflow='sat')");
+		return -1;
+	}
+	if (a->overflow && fpref_env_parse_overflow(a->overflow, env) != 0) {
+		PyErr_Format(PyExc_ValueError, "unknown overflow policy '%s' (choices: %s)", a->overflow,
+			     fpref_env_overflow_choices());
+		return -1;
+	}
 	env->ftz = a->ftz != 0;
 	env->daz = a->daz != 0;
 	if (a->tininess) {
@@ -207,6 +216,7 @@ static PyMethodDef methods[] = {
 	{ "gemm_scaled", py_gemm_scaled, METH_VARARGS, "D = A B + C with block scales (fpref_emu_tc_gemm_scaled_threads)" },
 	{ "models", py_models, METH_NOARGS, "the tensor-core model rows" },
 	{ "classify", py_classify, METH_VARARGS, "fpref_golden_classify's mismatch class" },
+	{ "table", py_table, METH_VARARGS, "every code of a format of 8 bits or fewer (fpref table)" },
 	{ "flags_describe", py_flags_describe, METH_VARARGS, "flags as words" },
 	{ "hex", py_hex, METH_VARARGS, "a pattern in the container's hex digits" },
 	{ "quantize", py_quantize, METH_VARARGS, "a scaling scheme's codes, scales and report" },

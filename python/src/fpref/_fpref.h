@@ -32,6 +32,7 @@ struct env_args {
 	unsigned sr_width;
 	const char *sr_bits; /* --sr-bits' text, or NULL */
 	int pre_scale;       /* --pre-scale's E8M0 code, or -1 */
+	const char *overflow; /* --overflow's word, or NULL */
 };
 
 int fpref_py_make_env(const struct env_args *a, const struct fpref_format *from, const struct fpref_format *to,
@@ -39,11 +40,11 @@ int fpref_py_make_env(const struct env_args *a, const struct fpref_format *from,
 
 /* The environment's arguments, at the end of each call's tuple:
  * round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits, pre_scale
- * (conversions read it; -1: none). */
-#define ENV_FORMAT "zippzzOIzi"
+ * (conversions read it; -1: none), overflow (NULL: none). */
+#define ENV_FORMAT "zippzzOIziz"
 #define ENV_REFS(a)                                                                                                   \
 	&(a).round, &(a).sat, &(a).ftz, &(a).daz, &(a).profile, &(a).tininess, &(a).sr_seed, &(a).sr_width,             \
-		&(a).sr_bits, &(a).pre_scale
+		&(a).sr_bits, &(a).pre_scale, &(a).overflow
 
 /* ---- buffers ---- */
 
@@ -91,6 +92,7 @@ PyObject *py_convert_decimal(PyObject *self, PyObject *args);
 PyObject *py_op(PyObject *self, PyObject *args);
 PyObject *py_explain(PyObject *self, PyObject *args);
 PyObject *py_classify(PyObject *self, PyObject *args);
+PyObject *py_table(PyObject *self, PyObject *args);
 PyObject *py_flags_describe(PyObject *self, PyObject *args);
 PyObject *py_hex(PyObject *self, PyObject *args);
 PyObject *py_time_convert(PyObject *self, PyObject *args);

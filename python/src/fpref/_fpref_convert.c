@@ -331,11 +331,23 @@ PyObject *py_explain(PyObject *self, PyObject *args)
 						      : (Py_INCREF(none), none);
 	PyObject *lo = t.bracketed ? take_string(fpref_ref_decimal(t.lo)) : (Py_INCREF(none), none);
 	PyObject *hi = t.bracketed ? take_string(fpref_ref_decimal(t.hi)) : (Py_INCREF(none), none);
+	/* the command's text, for str(): the input as the command would be given it */
+	char input[64], *text_buf = NULL;
+	size_t text_len = 0;
+	if (!text)
+		fpref_format_hex(&from, in_bits, input, sizeof input);
+	FILE *mem = open_memstream(&text_buf, &text_len);
+	if (mem) {
+		fpref_ref_explain_print(mem, text ? text : input, text ? NULL : &from, &v, &to, &env, &t, bits, flags);
+		fclose(mem);
+	}
+	PyObject *text_obj = text_buf ? PyUnicode_FromStringAndSize(text_buf, (Py_ssize_t)text_len) : PyErr_NoMemory();
+	free(text_buf);
 	PyObject *d = NULL;
-	if (exact && result_dec && shortest && lo && hi)
+	if (exact && result_dec && shortest && lo && hi && text_obj)
 		d = Py_BuildValue(
 			"{s:O,s:O,s:s,s:s,s:K,s:s,s:(IKK),s:O,s:O,s:O,s:O,s:O,s:O,s:K,s:K,s:s,s:s,s:s,s:s,s:O,s:I,s:s,"
-			"s:N,s:N,s:N}",
+			"s:N,s:N,s:N,s:O}",
 			"exact", exact, "inexact_input", v.inexact ? Py_True : Py_False, "format", to.name, "environment",
 			envtext, "bits", (unsigned long long)bits, "hex", hex, "fields", sign, (unsigned long long)e,
 			(unsigned long long)m, "value", result_dec, "shortest", shortest, "lo", lo, "hi", hi, "lo_held",
@@ -344,7 +356,8 @@ PyObject *py_explain(PyObject *self, PyObject *args)
 			(unsigned long long)t.hi_bits, "lo_hex", lo_hex, "hi_hex", hi_hex, "rule", rule_name(t.rule),
 			"outcome", outcome_name(t.outcome), "tiny", t.tiny ? Py_True : Py_False, "flags", flags,
 			"flag_names", words, "err_abs", mpfr_float(t.err_abs), "err_rel", mpfr_float(t.err_rel), "err_ulp",
-			mpfr_float(t.err_ulp));
+			mpfr_float(t.err_ulp), "text", text_obj);
+	Py_XDECREF(text_obj);
 	Py_XDECREF(exact);
 	Py_XDECREF(result_dec);
 	Py_XDECREF(shortest);
@@ -353,6 +366,54 @@ PyObject *py_explain(PyObject *self, PyObject *args)
 	fpref_ref_trace_clear(&t);
 	fpref_ref_value_clear(&v);
 	return d;
+}
+
+/* ---- table ---- */
+
+/* table(fmt) -> [dict]: every code of a format of 8 bits or fewer, as
+ * fpref table lists it: code, hex, its fields (sign, exponent, mantissa)
+ * or, for an integer format, k; class ("unused" for a code never
+ * produced) and the exact value (None for an unused code). */
+PyObject *py_table(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *name;
+	struct fpref_format f;
+	if (!PyArg_ParseTuple(args, "s", &name) || fpref_py_get_format(name, &f) != 0)
+		return NULL;
+	int bits = fpref_format_container_bits(&f);
+	if (bits > 8) {
+		PyErr_Format(PyExc_ValueError, "table lists formats of 8 bits or fewer; %s has %d (explain takes single "
+			     "values)", f.name, bits);
+		return NULL;
+	}
+	PyObject *list = PyList_New(0);
+	for (uint64_t code = 0; list && code < ((uint64_t)1 << bits); code++) {
+		struct fpref_unpacked u;
+		enum fpref_decode_status st = fpref_decode(&f, code, &u);
+		bool unused = st == FPREF_DECODE_NONCANONICAL;
+		char hex[8];
+		fpref_format_hex(&f, code, hex, sizeof hex);
+		unsigned sign;
+		uint64_t e, m;
+		fpref_fields(&f, code, &sign, &e, &m);
+		int64_t k = fpref_format_int_k(&f, code);
+		const char *cls = unused ? "unused"
+			: f.integer ? (k == 0 ? "zero" : k < 0 ? "negative" : "positive") : fpref_class_name(u.cls);
+		PyObject *value = unused ? (Py_INCREF(Py_None), Py_None) : take_string(fpref_ref_unpacked_decimal(&u));
+		PyObject *row = !value ? NULL
+			: f.integer ? Py_BuildValue("{s:K,s:s,s:L,s:s,s:N}", "code", (unsigned long long)code, "hex", hex,
+						     "k", (long long)k, "class", cls, "value", value)
+				    : Py_BuildValue("{s:K,s:s,s:I,s:K,s:K,s:s,s:N}", "code", (unsigned long long)code, "hex",
+						     hex, "sign", sign, "exponent", (unsigned long long)e, "mantissa",
+						     (unsigned long long)m, "class", cls, "value", value);
+		if (!row || PyList_Append(list, row) != 0) {
+			Py_XDECREF(row);
+			Py_CLEAR(list);
+		}
+		Py_XDECREF(row);
+	}
+	return list;
 }
 
 /* ---- mismatch classes ---- */

@@ -46,6 +46,18 @@ static const struct fpref_tc_model *find_pair(const char *name, const struct fpr
 	return NULL;
 }
 
+/* The row chained in blocks of an instruction shape's K (shape NULL: the
+ * row as it is); 0, or -1 with a ValueError. */
+static int apply_shape(struct fpref_tc_model *m, const struct fpref_format *out, const char *shape)
+{
+	char err[512];
+	if (shape && fpref_tc_model_shape(m, out, shape, err, sizeof err) != 0) {
+		PyErr_Format(PyExc_ValueError, "shape: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- dot products and gemm ---- */
 
 /* A plain accumulation order (emu/accumulate.c) or the exact dot product,
@@ -155,9 +167,10 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 	bool have_c = false;
 	struct env_args ea;
 	int rows, bounds;
-	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*nnnOspp" ENV_FORMAT, &model_name, &in_a_name, &in_b_name, &out_name, &M,
-			      &N, &K, &A, &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, &bounds,
-			      ENV_REFS(ea)))
+	const char *shape = NULL, *traits = NULL;
+	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*nnnOspp" ENV_FORMAT "|zz", &model_name, &in_a_name, &in_b_name, &out_name,
+			      &M, &N, &K, &A, &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, &bounds,
+			      ENV_REFS(ea), &shape, &traits))
 		return NULL;
 	enum fpref_sum_order order = FPREF_SUM_RECURSIVE;
 	bool plain = fpref_sum_order_parse(model_name, &order) == 0, exact = strcmp(model_name, "exact") == 0;
@@ -198,7 +211,8 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 							  "(fraction bits kept)");
 			goto done;
 		}
-		if (fpref_tc_model_custom((int)block, (int)frac, (int)floor, r, &model, err, sizeof err) != 0) {
+		if (fpref_tc_model_custom((int)block, (int)frac, (int)floor, r, &model, err, sizeof err) != 0 ||
+		    (traits && fpref_tc_model_traits(&model, traits, err, sizeof err) != 0)) {
 			PyErr_Format(PyExc_ValueError, "model='generic': %s", err);
 			goto done;
 		}
@@ -212,6 +226,17 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 			goto done;
 		}
 		model = *row;
+		if (apply_shape(&model, &out, shape) != 0)
+			goto done;
+	}
+	if (traits && strcmp(model_name, "generic") != 0) {
+		PyErr_Format(PyExc_ValueError, "traits describe model='generic'; the %s model's conventions are its own",
+			     model_name);
+		goto done;
+	}
+	if (shape && (plain || exact || strcmp(model_name, "generic") == 0)) {
+		PyErr_Format(PyExc_ValueError, "shape chains a preset's instruction; model='%s' has none", model_name);
+		goto done;
 	}
 	for (int k = 0; k < 2 && !plain && !exact; k++) {
 		const struct fpref_format *f = k ? &in_b : &in_a;
@@ -303,8 +328,9 @@ PyObject *py_dot_scaled(PyObject *self, PyObject *args)
 	PyObject *c_obj;
 	Py_buffer A, B, C, D, SA, SB;
 	bool have_c = false;
-	if (!PyArg_ParseTuple(args, "ssssnny*y*Ow*y*y*ns", &model_name, &in_a_name, &in_b_name, &out_name, &R, &K, &A, &B, &c_obj, &D,
-			      &SA, &SB, &every, &scale_name))
+	const char *shape = NULL;
+	if (!PyArg_ParseTuple(args, "ssssnny*y*Ow*y*y*ns|z", &model_name, &in_a_name, &in_b_name, &out_name, &R, &K, &A, &B,
+			      &c_obj, &D, &SA, &SB, &every, &scale_name, &shape))
 		return NULL;
 	PyObject *result = NULL;
 	struct fpref_format in_a, in_b, out, sf;
@@ -320,6 +346,8 @@ PyObject *py_dot_scaled(PyObject *self, PyObject *args)
 		goto done;
 	m.kind = FPREF_ACCUM_TC;
 	m.tc = *row;
+	if (apply_shape(&m.tc, &out, shape) != 0)
+		goto done;
 	if (!fpref_tc_output_ok(row, &in_a, &out) || !fpref_tc_output_ok(row, &in_b, &out)) {
 		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", row->gpu, out.name,
 			     pair);
@@ -379,11 +407,50 @@ done:
 	return result;
 }
 
+/* The a priori bound of every element of D = A B + C with block scales
+ * (fpref_ref_tc_bound_scaled), each rounded up to a double; B's column
+ * and its scales gathered, since the bound reads one dot's operands. */
+static int bound_scaled_elements(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+				 const struct fpref_format *in_b, const struct fpref_format *out,
+				 const struct fpref_format *sf, size_t every, size_t M, size_t N, size_t K,
+				 const uint64_t *A, const uint64_t *B, const uint64_t *SA, const uint64_t *SB,
+				 const uint64_t *C, double *D)
+{
+	size_t chunks = (K + every - 1) / every;
+	uint64_t *col = malloc((K ? K : 1) * sizeof *col), *scol = malloc((chunks ? chunks : 1) * sizeof *scol);
+	if (!col || !scol) {
+		free(col);
+		free(scol);
+		return -2;
+	}
+	mpfr_t bound;
+	mpfr_init2(bound, 64);
+	uint64_t zero = fpref_format_zero_bits(out, false);
+	int rc = 0;
+	for (size_t j = 0; j < N && rc == 0; j++) {
+		for (size_t k = 0; k < K; k++)
+			col[k] = B[k * N + j];
+		for (size_t t = 0; t < chunks; t++)
+			scol[t] = SB[t * N + j];
+		for (size_t i = 0; i < M && rc == 0; i++) {
+			struct fpref_tc_scales s = { sf, SA + i * chunks, scol, every };
+			rc = fpref_ref_tc_bound_scaled(m, in_a, in_b, A + i * K, col, K, &s, C ? C[i * N + j] : zero, out, 0,
+						       bound);
+			D[i * N + j] = mpfr_get_d(bound, MPFR_RNDU);
+		}
+	}
+	mpfr_clear(bound);
+	free(col);
+	free(scol);
+	return rc;
+}
+
 /* gemm_scaled(model, inp_a, inp_b, out, M, N, K, A, B, C|None, D, SA, SB, every,
- * scale_format) -> description: D = A B + C (uint64 patterns, row-major)
- * with block scales, SA M x ceil(K / every) and SB ceil(K / every) x N
- * patterns of scale_format, by a tensor-core preset
- * (fpref_emu_tc_gemm_scaled_threads, as fpref gemm --scale-a runs it). */
+ * scale_format[, bounds]) -> description: D = A B + C (uint64 patterns,
+ * row-major) with block scales, SA M x ceil(K / every) and SB
+ * ceil(K / every) x N patterns of scale_format, by a tensor-core preset
+ * (fpref_emu_tc_gemm_scaled_threads, as fpref gemm --scale-a runs it);
+ * bounds: D is float64, each element's a priori bound instead. */
 PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -392,8 +459,10 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 	PyObject *c_obj;
 	Py_buffer A, B, C, D, SA, SB;
 	bool have_c = false;
-	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*y*y*ns", &model_name, &in_a_name, &in_b_name, &out_name, &M, &N, &K, &A, &B, &c_obj,
-			      &D, &SA, &SB, &every, &scale_name))
+	int bounds = 0;
+	const char *shape = NULL;
+	if (!PyArg_ParseTuple(args, "ssssnnny*y*Ow*y*y*ns|pz", &model_name, &in_a_name, &in_b_name, &out_name, &M, &N, &K, &A,
+			      &B, &c_obj, &D, &SA, &SB, &every, &scale_name, &bounds, &shape))
 		return NULL;
 	PyObject *result = NULL;
 	struct fpref_format in_a, in_b, out, sf;
@@ -409,6 +478,8 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 		goto done;
 	m.kind = FPREF_ACCUM_TC;
 	m.tc = *row;
+	if (apply_shape(&m.tc, &out, shape) != 0)
+		goto done;
 	if (!fpref_tc_output_ok(row, &in_a, &out) || !fpref_tc_output_ok(row, &in_b, &out)) {
 		PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", row->gpu, out.name,
 			     pair);
@@ -440,9 +511,17 @@ PyObject *py_gemm_scaled(PyObject *self, PyObject *args)
 	struct fpref_tc_gemm_scales s = { &sf, SA.buf, SB.buf, (size_t)every };
 	int rc;
 	Py_BEGIN_ALLOW_THREADS
-	rc = fpref_emu_tc_gemm_scaled_threads(row, &in_a, &in_b, &out, (size_t)M, (size_t)N, (size_t)K, A.buf, B.buf, &s,
-					      have_c ? C.buf : NULL, D.buf, 1);
+	if (bounds)
+		rc = bound_scaled_elements(&m.tc, &in_a, &in_b, &out, &sf, (size_t)every, (size_t)M, (size_t)N, (size_t)K,
+					   A.buf, B.buf, SA.buf, SB.buf, have_c ? C.buf : NULL, D.buf);
+	else
+		rc = fpref_emu_tc_gemm_scaled_threads(&m.tc, &in_a, &in_b, &out, (size_t)M, (size_t)N, (size_t)K, A.buf,
+						      B.buf, &s, have_c ? C.buf : NULL, D.buf, 1);
 	Py_END_ALLOW_THREADS
+	if (rc == -2) {
+		PyErr_NoMemory();
+		goto done;
+	}
 	if (rc != 0) {
 		PyErr_Format(PyExc_ValueError, "an invalid pattern of %s in A or B, of %s in C, or of %s in the scales",
 			     pair, out.name, sf.name);

@@ -104,11 +104,46 @@ PyObject *py_golden_folder(PyObject *self, PyObject *args)
 	return paths ? Py_BuildValue("(snN)", m == 1 ? "none" : "ok", (Py_ssize_t)listed, paths) : NULL;
 }
 
+/* The diagnosis (fpref_golden_diagnose) as the CLI's --json gives it:
+ * "diagnosis", a list of {mutant, explains, mismatches, contradicts,
+ * exact} best first, and "diagnosis_cover", {mutant, adds, contradicts}
+ * for each bug of the greedy cover; added to the report dict d. */
+static int put_diagnosis(PyObject *d, const struct fpref_diagnosis_report *rep)
+{
+	PyObject *rows = PyList_New(0), *cover = PyList_New(0);
+	for (size_t i = 0; rows && i < rep->nrows; i++) {
+		const struct fpref_diagnosis *r = &rep->rows[i];
+		PyObject *t = Py_BuildValue("{s:s,s:n,s:n,s:n,s:O}", "mutant", r->mutant->name, "explains",
+					    (Py_ssize_t)r->explains, "mismatches", (Py_ssize_t)r->mismatches, "contradicts",
+					    (Py_ssize_t)r->contradicts, "exact",
+					    fpref_golden_diagnosis_exact(r) ? Py_True : Py_False);
+		if (!t || PyList_Append(rows, t) != 0)
+			Py_CLEAR(rows);
+		Py_XDECREF(t);
+	}
+	for (size_t i = 0; cover && i < rep->ncover; i++) {
+		const struct fpref_diagnosis *r = &rep->cover[i];
+		PyObject *t = Py_BuildValue("{s:s,s:n,s:n}", "mutant", r->mutant->name, "adds", (Py_ssize_t)r->explains,
+					    "contradicts", (Py_ssize_t)r->contradicts);
+		if (!t || PyList_Append(cover, t) != 0)
+			Py_CLEAR(cover);
+		Py_XDECREF(t);
+	}
+	int status = rows && cover && PyDict_SetItemString(d, "diagnosis", rows) == 0 &&
+				     PyDict_SetItemString(d, "diagnosis_cover", cover) == 0
+			     ? 0
+			     : -1;
+	Py_XDECREF(rows);
+	Py_XDECREF(cover);
+	return status;
+}
+
 /* verify(golden, results_path|None, results_bits|None, results_flags|None,
- * tolerance_ulps, tolerance_rel, show) -> dict of fpref_golden_verify's
- * report.  Results: a file (fpref_golden_results_read), an array of one
- * pattern per golden line (uint64; flags int32, -1 where none), or None
- * (the oracle afresh). */
+ * tolerance_ulps, tolerance_rel, show[, diagnose_threads]) -> dict of
+ * fpref_golden_verify's report, with the diagnosis when diagnose_threads
+ * is not 0 (fpref verify --diagnose --threads N).  Results: a file
+ * (fpref_golden_results_read), an array of one pattern per golden line
+ * (uint64; flags int32, -1 where none), or None (the oracle afresh). */
 PyObject *py_verify(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -116,7 +151,9 @@ PyObject *py_verify(PyObject *self, PyObject *args)
 	PyObject *bits_obj, *flags_obj;
 	double tol_ulps, tol_rel;
 	Py_ssize_t show;
-	if (!PyArg_ParseTuple(args, "szOOddn", &golden, &results_path, &bits_obj, &flags_obj, &tol_ulps, &tol_rel, &show))
+	unsigned diagnose_threads = 0;
+	if (!PyArg_ParseTuple(args, "szOOddn|I", &golden, &results_path, &bits_obj, &flags_obj, &tol_ulps, &tol_rel, &show,
+			      &diagnose_threads))
 		return NULL;
 	char err[2048];
 	struct fpref_golden_file g;
@@ -183,6 +220,18 @@ PyObject *py_verify(PyObject *self, PyObject *args)
 		goto done;
 	}
 	have_rep = true;
+	struct fpref_diagnosis_report diag = { 0 };
+	bool have_diag = false;
+	if (diagnose_threads) {
+		Py_BEGIN_ALLOW_THREADS
+		rc = fpref_golden_diagnose(&g, &j, &res, diagnose_threads, &diag, err, sizeof err);
+		Py_END_ALLOW_THREADS
+		if (rc != 0) {
+			PyErr_Format(PyExc_ValueError, "verify: %s", err);
+			goto done;
+		}
+		have_diag = true;
+	}
 	PyObject *kinds = PyDict_New(), *shown = PyList_New(0);
 	for (int k = 0; kinds && k < FPREF_MISMATCH_COUNT; k++) {
 		if (!rep.by_kind[k])
@@ -216,6 +265,10 @@ PyObject *py_verify(PyObject *self, PyObject *args)
 			(Py_ssize_t)rep.above_bound, "shown", shown);
 	Py_XDECREF(kinds);
 	Py_XDECREF(shown);
+	if (result && have_diag && put_diagnosis(result, &diag) != 0)
+		Py_CLEAR(result);
+	if (have_diag)
+		fpref_golden_diagnosis_free(&diag);
 done:
 	if (have_rep)
 		fpref_golden_verify_report_free(&rep);

@@ -132,6 +132,12 @@ class VerifyReport:
     with_bound: int
     above_bound: int
     shown: List[Mismatch]
+    # verify(..., diagnose=True): the mutants that explain the mismatches,
+    # best first ({mutant, explains, mismatches, contradicts, exact}), and
+    # the greedy cover of the mismatches by bugs ({mutant, adds,
+    # contradicts}), as `fpref verify --diagnose --json`; None otherwise
+    diagnosis: Optional[List[Dict[str, Any]]] = None
+    diagnosis_cover: Optional[List[Dict[str, Any]]] = None
 
     @property
     def passed(self) -> bool:
@@ -190,10 +196,10 @@ def _report(golden: str, results: str, d: Dict[str, Any]) -> VerifyReport:
     return VerifyReport(golden=golden, results=results, shown=shown, **d)
 
 
-def _one(golden: str, results: Any, flags: Any, tol: Tuple[float, float], show: int) -> VerifyReport:
+def _one(golden: str, results: Any, flags: Any, tol: Tuple[float, float], show: int, threads: int = 0) -> VerifyReport:
     if results is None or isinstance(results, (str, os.PathLike)):
         path = None if results is None else os.fspath(results)
-        d = _fpref.verify(golden, path, None, None, tol[0], tol[1], show)
+        d = _fpref.verify(golden, path, None, None, tol[0], tol[1], show, threads)
         return _report(golden, path or "oracle", d)
     # an array of results, one per golden line: patterns of the output format (or its float type)
     from . import _codes_in  # noqa: PLC0415  (the package's own reader of codes)
@@ -205,12 +211,12 @@ def _one(golden: str, results: Any, flags: Any, tol: Tuple[float, float], show: 
         fl = np.ascontiguousarray(np.asarray(flags).reshape(-1), dtype=np.intc)
         if fl.shape != bits.shape:
             raise ValueError(f"verify: {fl.size} flags for {bits.size} results")
-    d = _fpref.verify(golden, None, bits, fl, tol[0], tol[1], show)
+    d = _fpref.verify(golden, None, bits, fl, tol[0], tol[1], show, threads)
     return _report(golden, "array", d)
 
 
 def verify(golden: PathLike, results: Any = None, *, flags: Any = None, tolerance: Optional[str] = None,
-           show: int = 10) -> VerifyResult:
+           show: int = 10, diagnose: bool = False) -> VerifyResult:
     """Judge results against golden files, as `fpref verify GOLDEN
     [RESULTS]` does (fpref_golden_verify): one file, or a folder (every
     golden file below it, the folder checked against its MANIFEST first;
@@ -223,16 +229,24 @@ def verify(golden: PathLike, results: Any = None, *, flags: Any = None, toleranc
     (codes of the output format, or an array of its float type), with
     optional flags (one per line, -1 where none).  tolerance: "2ulp" or
     "1e-3rel" (default: bit-exact).  show: how many mismatches to keep per
-    file.  The result is truthy when everything passed.
+    file.  diagnose: run the mutant catalogue on the golden inputs and
+    rank the mutants by the mismatches they reproduce (each report's
+    diagnosis and diagnosis_cover, as `fpref verify --diagnose`; needs
+    results).  The result is truthy when everything passed.
     """
     g = os.fspath(golden)
     if not isinstance(show, int) or isinstance(show, bool) or not 0 <= show <= 100000:
         raise ValueError(f"verify: show is a count of mismatches 0..100000, not {show!r}")
     tol = _tolerance(tolerance)
+    if not isinstance(diagnose, bool):
+        raise TypeError(f"verify: diagnose is True or False, not {diagnose!r}")
+    if diagnose and results is None:
+        raise ValueError("verify: diagnose explains results: give them (without, the oracle is judged)")
+    threads = (os.cpu_count() or 1) if diagnose else 0
     if not os.path.exists(g):
         raise ValueError(f"verify: {g}: no such file or folder")
     if not os.path.isdir(g):
-        r = _one(g, results, flags, tol, show)
+        r = _one(g, results, flags, tol, show, threads)
         return VerifyResult(golden=g, files=[r], vectors=r.cases, outside=r.outside,
                             failed_files=int(r.outside > 0))
     if results is not None and not isinstance(results, (str, os.PathLike)):
@@ -248,7 +262,7 @@ def verify(golden: PathLike, results: Any = None, *, flags: Any = None, toleranc
         path = os.path.join(g, rel)
         other = None if results is None else os.path.join(os.fspath(results), rel)
         try:
-            reports.append(_one(path, other, None, tol, show))
+            reports.append(_one(path, other, None, tol, show, threads))
         except ValueError as e:
             unreadable[path] = str(e)
     return VerifyResult(golden=g, files=reports, vectors=sum(r.cases for r in reports),
