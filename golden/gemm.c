@@ -350,6 +350,9 @@ static void exact_and_bound(const struct judge *J, size_t i, size_t j, mpfr_ptr 
 					   exact);
 	if (p->Aq != p->A || p->Bq != p->B)
 		mpfr_set_nan(bound); /* errors against other inputs than the model's: no bound applies */
+	else if (J->exact_ok && !p->scales && p->model->kind == FPREF_ACCUM_TC && p->model->splitk)
+		fpref_ref_exact_tc_bound_splitk(&p->model->tc, &J->xa, J->EA + i * K, p->Aq + i * K, &J->xb, J->EB + j * K, bq,
+						K, p->model->splitk, c, bound);
 	else if (J->exact_ok && (p->scales || (p->model->kind == FPREF_ACCUM_TC && !p->model->splitk)))
 		fpref_ref_exact_tc_bound(&p->model->tc, &J->xa, J->EA + i * K, p->Aq + i * K, &J->xb, J->EB + j * K, bq, K,
 					 p->scales ? &sc : NULL, c, p->out, p->scales ? 0 : p->model->promote, bound);

@@ -78,6 +78,13 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 			     const uint64_t *b_bits, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
 			     const struct fpref_format *output, size_t nc, mpfr_ptr bound);
 
+/* fpref_ref_tc_bound_splitk's bound (the same value) from decoded
+ * operands, as fpref_ref_exact_tc_bound. */
+int fpref_ref_exact_tc_bound_splitk(const struct fpref_tc_model *m, const struct fpref_exact_format *xa,
+				    const struct fpref_exact_operand *a, const uint64_t *a_bits,
+				    const struct fpref_exact_format *xb, const struct fpref_exact_operand *b,
+				    const uint64_t *b_bits, size_t K, size_t S, uint64_t c, mpfr_ptr bound);
+
 /* m 2^e (any m) += (hi 2^64 + lo) 2^ev, rounded upward to
  * 64 bits: mpfr_add at 64 bits, MPFR_RNDU, of nonnegative numbers, as
  * the bounds' sums take it (public for tests/check_exact.c). */

@@ -465,17 +465,42 @@ static int group_weight(const struct fpref_tc_scales *sc, size_t q, mpfr_ptr w)
 	return status;
 }
 
-int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_exact_format *xa,
-			     const struct fpref_exact_operand *a, const uint64_t *a_bits,
-			     const struct fpref_exact_format *xb, const struct fpref_exact_operand *b,
-			     const uint64_t *b_bits, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
-			     const struct fpref_format *output, size_t nc, mpfr_ptr bound)
+/* Split-K (fpref_ref_tc_bound_splitk's order): each slice of S from
+ * zero, added to the running sum by an FP32 addition, then C (in *acc on
+ * entry) by one more; *acc the result. */
+static int splitk_run(struct decoded_chain *d, size_t K, size_t S, struct running *acc)
+{
+	mpfr_t zero;
+	mpfr_init2(zero, 8);
+	mpfr_set_zero(zero, 1);
+	struct running sum, part;
+	fpref_ref_bound_running_init(&sum, zero);
+	int status = 0;
+	for (size_t k = 0; k < K && status == 0; k += S) {
+		fpref_ref_bound_running_init(&part, zero);
+		status = decoded_chain_run(d, k, K - k < S ? K - k : S, &part);
+		fpref_ref_bound_fp32_add(&sum, &part);
+		fpref_ref_bound_running_clear(&part);
+	}
+	fpref_ref_bound_fp32_add(&sum, acc); /* C: exact, no error of its own */
+	mpfr_set(acc->err, sum.err, MPFR_RNDN);
+	mpfr_set(acc->mag, sum.mag, MPFR_RNDN);
+	fpref_ref_bound_running_clear(&sum);
+	mpfr_clear(zero);
+	return status;
+}
+
+/* The bound of fpref_ref_tc_bound_scaled (S = 0) or of
+ * fpref_ref_tc_bound_splitk (slices of S, output FP32, no scales or
+ * promotion), the arguments checked, the paths from decoded operands taken
+ * here. */
+static int decoded_bound(const struct fpref_tc_model *m, const struct fpref_exact_format *xa,
+			 const struct fpref_exact_operand *a, const uint64_t *a_bits, const struct fpref_exact_format *xb,
+			 const struct fpref_exact_operand *b, const uint64_t *b_bits, size_t K,
+			 const struct fpref_tc_scales *scales, uint64_t c, const struct fpref_format *output, size_t nc,
+			 size_t S, mpfr_ptr bound)
 {
 	const struct fpref_format *in_a = xa->f, *in_b = xb->f;
-	if (!fpref_ref_bound_args_ok(m, in_a, in_b, scales, output, nc))
-		return -1;
-	if (fpref_tc_lowered(m, output) || m->tree > 0)
-		return fpref_ref_tc_bound_scaled(m, in_a, in_b, a_bits, b_bits, K, scales, c, output, nc, bound);
 	/* as bound_inputs_read and fpref_ref_tc_scale_weights: a NaN or inf input, then C, then the scales */
 	for (size_t k = 0; k < K; k++)
 		if (a[k].cls != FPREF_EXACT_FINITE || b[k].cls != FPREF_EXACT_FINITE) {
@@ -510,7 +535,9 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 			mpfr_init2(d.tmp[i], BOUND_PREC);
 		struct running acc;
 		fpref_ref_bound_running_init(&acc, cv.x);
-		if (nc == 0)
+		if (S > 0) /* split-K: the slices from zero, added in FP32, then C */
+			status = splitk_run(&d, K, S, &acc);
+		else if (nc == 0)
 			status = decoded_chain_run(&d, 0, K, &acc);
 		else
 			/* each chunk from zero, then acc = fma(1, partial, acc) in FP32, rne */
@@ -537,4 +564,28 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 	free_values(wv, chunks);
 	fpref_ref_value_clear(&cv);
 	return status < 0 ? -1 : 0;
+}
+
+int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_exact_format *xa,
+			     const struct fpref_exact_operand *a, const uint64_t *a_bits,
+			     const struct fpref_exact_format *xb, const struct fpref_exact_operand *b,
+			     const uint64_t *b_bits, size_t K, const struct fpref_tc_scales *scales, uint64_t c,
+			     const struct fpref_format *output, size_t nc, mpfr_ptr bound)
+{
+	if (!fpref_ref_bound_args_ok(m, xa->f, xb->f, scales, output, nc))
+		return -1;
+	if (fpref_tc_lowered(m, output) || m->tree > 0)
+		return fpref_ref_tc_bound_scaled(m, xa->f, xb->f, a_bits, b_bits, K, scales, c, output, nc, bound);
+	return decoded_bound(m, xa, a, a_bits, xb, b, b_bits, K, scales, c, output, nc, 0, bound);
+}
+
+int fpref_ref_exact_tc_bound_splitk(const struct fpref_tc_model *m, const struct fpref_exact_format *xa,
+				    const struct fpref_exact_operand *a, const uint64_t *a_bits,
+				    const struct fpref_exact_format *xb, const struct fpref_exact_operand *b,
+				    const uint64_t *b_bits, size_t K, size_t S, uint64_t c, mpfr_ptr bound)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	if (S == 0 || m->tree > 0 || fpref_tc_lowered(m, f32) || !fpref_ref_bound_args_ok(m, xa->f, xb->f, NULL, f32, 0))
+		return fpref_ref_tc_bound_splitk(m, xa->f, xb->f, a_bits, b_bits, K, S, c, bound);
+	return decoded_bound(m, xa, a, a_bits, xb, b, b_bits, K, NULL, c, f32, 0, S, bound);
 }

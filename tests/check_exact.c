@@ -6,7 +6,7 @@
  * zeros and sign bit) and C in three formats: the same number, NaN for
  * NaN, the same sign of zero.  Then the bound from decoded operands
  * (fpref_ref_exact_tc_bound) beside fpref_ref_tc_bound_scaled, bit for
- * bit, on every preset, input, --promote and MX scales. */
+ * bit, on every preset, input, --promote, split-K and MX scales. */
 #include <mpfr.h>
 
 #include "testutil.h"
@@ -370,6 +370,14 @@ START_TEST(bound_from_decoded_operands)
 					ck_abort_msg("bound of %s on %s, K %zu, promote %zu%s: decoded %.17g, MPFR %.17g", m->gpu, f->name,
 						     K, nc, scaled ? ", scaled" : "", mpfr_get_d(got, MPFR_RNDN), mpfr_get_d(want, MPFR_RNDN));
 				checked++;
+				if (!scaled && nc == 0) { /* cuBLASLt's split-K over slices of 48 */
+					s1 = fpref_ref_exact_tc_bound_splitk(m, &x, da, a, &x, db, b, K, 48, c, got);
+					s2 = fpref_ref_tc_bound_splitk(m, f, f, a, b, K, 48, c, want);
+					ck_assert_int_eq(s1, s2);
+					if (s2 == 0 && !same_bound(got, want))
+						ck_abort_msg("split-K bound of %s on %s, K %zu: decoded %.17g, MPFR %.17g", m->gpu, f->name, K,
+							     mpfr_get_d(got, MPFR_RNDN), mpfr_get_d(want, MPFR_RNDN));
+				}
 			}
 		}
 	}
