@@ -18,6 +18,7 @@
 #include "fpref_formats_e8m0.h"
 /* ref/: the MPFR oracle (needs mpfr.h) */
 #include "fpref_ref.h"
+#include "fpref_ref_exact.h"
 #include "fpref_ref_scale_mx.h"
 #include "fpref_ref_scale.h"
 #include "fpref_ref_e8m0.h"

@@ -58,7 +58,7 @@ struct fpref_gemm_problem {
 	const uint64_t *A, *B, *Aq, *Bq, *C;
 	const struct fpref_accum_model *model;
 	const struct fpref_env *env; /* the plain orders' and the exact model's environment */
-	unsigned threads;            /* for the tensor-core models' D (0: one); the errors are measured on one */
+	unsigned threads;            /* for D and the report (0: one): the same bits and report on any number */
 	/* block scales (NULL: none): a tensor-core model that takes them
 	 * (fpref_golden_model_scales_ok), no --source (A == Aq, B == Bq); D
 	 * by fpref_emu_tc_gemm_scaled_threads, the exact product and the

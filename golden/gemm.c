@@ -1,8 +1,11 @@
 /* A GEMM through an accumulation model, measured against the exact
  * product: fpref gemm's statistics and fpref verify-gemm's verdict, both
  * from the one per-element measurement below (fpref_ref_error, as verify
- * measures). */
+ * measures), each exact value by the oracle's exact engine and each bound
+ * from the operands it decoded (ref/fpref_ref_exact.h, docs/exact.md), the
+ * rows over p->threads threads and the statistics summed in row order. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,7 @@
 #include "fpref_emu.h"
 #include "fpref_golden_gemm.h"
 #include "fpref_ref.h"
+#include "fpref_ref_exact.h"
 #include "fpref_emu_tc.h"
 
 int fpref_golden_model_dot(const struct fpref_accum_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
@@ -170,38 +174,61 @@ static int ratio_bucket(double ratio)
 	return 10;
 }
 
-/* One element's errors against the exact value: abs (NaN when d or the
- * exact value is not finite) into the statistics, with the bound. */
-static double add_element(struct fpref_gemm_stats *s, const struct fpref_format *out, uint64_t d, mpfr_srcptr exact,
-			  mpfr_srcptr bound, mpfr_ptr t)
+/* One element's errors against the exact value and its bound, measured
+ * (in any thread), then added to the statistics in element order (so that
+ * the sums are the same doubles on any number of threads). */
+struct element {
+	bool finite, bounded, exact_zero;
+	double abs_err, rel_err, ulps, x, bound_d, bound_rel;
+};
+
+static void element_measure(const struct fpref_format *out, uint64_t d, mpfr_srcptr exact, mpfr_srcptr bound,
+			    mpfr_ptr t, struct element *e)
 {
 	double abs_err, rel_err, ulps;
+	bool finite = fpref_ref_error(out, d, exact, &abs_err, &rel_err, &ulps) == 0;
+	*e = (struct element){ .finite = finite, .abs_err = abs_err, .rel_err = rel_err, .ulps = ulps };
+	if (!finite)
+		return;
+	e->x = fabs(mpfr_get_d(exact, MPFR_RNDN));
+	e->bounded = mpfr_number_p(bound);
+	e->exact_zero = mpfr_zero_p(exact);
+	if (!e->bounded)
+		return;
+	e->bound_d = mpfr_get_d(bound, MPFR_RNDU);
+	if (!e->exact_zero) {
+		mpfr_div(t, bound, exact, MPFR_RNDU);
+		e->bound_rel = fabs(mpfr_get_d(t, MPFR_RNDU));
+	}
+}
+
+/* abs (NaN when d or the exact value is not finite) */
+static double element_add(struct fpref_gemm_stats *s, const struct element *e)
+{
 	s->count++;
-	if (fpref_ref_error(out, d, exact, &abs_err, &rel_err, &ulps) != 0) {
+	if (!e->finite) {
 		s->nonfinite++;
 		return NAN;
 	}
-	double x = fabs(mpfr_get_d(exact, MPFR_RNDN));
+	double abs_err = e->abs_err, x = e->x;
 	s->max_abs = fmax(s->max_abs, abs_err);
 	s->sum_abs_exact += x;
 	s->sum_sq_exact += x * x;
 	s->sum_sq_err += abs_err * abs_err;
-	s->max_rel = fmax(s->max_rel, rel_err);
-	s->sum_rel += rel_err;
-	s->max_ulps = fmax(s->max_ulps, ulps);
-	s->sum_ulps += ulps;
-	s->ulps_hist[fpref_golden_ulps_bucket(ulps)]++;
-	if (!mpfr_number_p(bound)) {
+	s->max_rel = fmax(s->max_rel, e->rel_err);
+	s->sum_rel += e->rel_err;
+	s->max_ulps = fmax(s->max_ulps, e->ulps);
+	s->sum_ulps += e->ulps;
+	s->ulps_hist[fpref_golden_ulps_bucket(e->ulps)]++;
+	if (!e->bounded) {
 		s->no_bound++;
 		return abs_err;
 	}
-	double bound_d = mpfr_get_d(bound, MPFR_RNDU);
+	double bound_d = e->bound_d;
 	if (abs_err > bound_d)
 		s->above_bound++;
-	if (!mpfr_zero_p(exact)) {
-		mpfr_div(t, bound, exact, MPFR_RNDU);
-		s->max_bound_rel = fmax(s->max_bound_rel, fabs(mpfr_get_d(t, MPFR_RNDU)));
-	}
+	if (!e->exact_zero)
+		s->max_bound_rel = fmax(s->max_bound_rel, e->bound_rel);
 	if (bound_d > 0) {
 		double ratio = abs_err / bound_d;
 		s->max_ratio = fmax(s->max_ratio, ratio);
@@ -246,38 +273,190 @@ static size_t scale_chunks(const struct fpref_gemm_problem *p)
 	return p->scales ? (p->K + p->scales->every - 1) / p->scales->every : 0;
 }
 
-/* Column j of B (quantised and source) gathered for the dot products,
- * then column j of the scales of B. */
-static void gather(const struct fpref_gemm_problem *p, size_t j, uint64_t *col)
+/* What every element's measurement reads, made once: B's columns (the
+ * model's, the source's, their scales) contiguous, and A and B decoded
+ * for the exact engine (exact_ok false: a format it does not take, and
+ * MPFR's fpref_ref_dot_value_scaled computes each exact value instead). */
+struct judge {
+	const struct fpref_gemm_problem *p;
+	const struct fpref_format *in_b, *fa, *fb; /* fa, fb: the formats of A and B (the exact products') */
+	uint64_t *Bqt, *Bt, *SBt;                  /* N x K, N x K (Bqt itself when B is Bq), N x chunks */
+	size_t chunks;
+	bool exact_ok, fast;
+	struct fpref_exact_format xa, xb;
+	struct fpref_exact_operand *EA, *EB; /* M x K, N x K */
+	uint64_t *D;                         /* the model's D */
+	const uint64_t *kernel;              /* verify-gemm: the kernel's D; NULL for gemm */
+	bool measure;                        /* the exact values and bounds wanted */
+};
+
+static void judge_free(struct judge *J)
 {
-	for (size_t k = 0; k < p->K; k++) {
-		col[k] = p->Bq[k * p->N + j];
-		col[p->K + k] = p->B[k * p->N + j];
-	}
-	for (size_t q = 0; q < scale_chunks(p); q++)
-		col[2 * p->K + q] = p->scales->b[q * p->N + j];
+	if (J->Bt != J->Bqt)
+		free(J->Bt);
+	free(J->Bqt);
+	free(J->SBt);
+	free(J->EA);
+	free(J->EB);
 }
 
-/* Element (i, j) against the exact product: its abs error into s (NaN:
- * none), the bound into bound (NaN: none). */
-static double measure(const struct fpref_gemm_problem *p, size_t i, size_t j, const uint64_t *col, uint64_t d,
-		      struct fpref_gemm_stats *s, mpfr_ptr exact, mpfr_ptr bound, mpfr_ptr t)
+static int judge_init(struct judge *J, const struct fpref_gemm_problem *p, uint64_t *D, const uint64_t *kernel,
+		      bool measure, bool fast)
 {
-	size_t K = p->K, chunks = scale_chunks(p);
-	uint64_t c = p->C ? p->C[i * p->N + j] : fpref_format_zero_bits(p->out, false);
-	struct fpref_tc_scales sc = { p->scales ? p->scales->format : NULL, p->scales ? p->scales->a + i * chunks : NULL,
-				     col + 2 * K, p->scales ? p->scales->every : 0 };
+	size_t M = p->M, N = p->N, K = p->K;
 	/* an operand not quantised holds patterns of its input format, one quantised of src */
-	const struct fpref_format *in_b = in_b_of(p), *fa = p->A == p->Aq ? p->in_a : p->src,
-				  *fb = p->B == p->Bq ? in_b : p->src;
-	fpref_ref_dot_value_scaled(fa, fb, p->A + i * K, col + K, K, p->scales ? &sc : NULL, c, p->out, exact);
+	*J = (struct judge){ .p = p, .in_b = in_b_of(p), .fa = p->A == p->Aq ? p->in_a : p->src,
+			     .fb = p->B == p->Bq ? in_b_of(p) : p->src, .chunks = scale_chunks(p), .fast = fast,
+			     .D = D, .kernel = kernel, .measure = measure };
+	J->Bqt = malloc((N * K + 1) * sizeof *J->Bqt);
+	J->Bt = p->B == p->Bq ? J->Bqt : malloc((N * K + 1) * sizeof *J->Bt);
+	J->SBt = malloc((N * J->chunks + 1) * sizeof *J->SBt);
+	if (!J->Bqt || !J->Bt || !J->SBt) {
+		judge_free(J);
+		return -1;
+	}
+	for (size_t k = 0; k < K; k++)
+		for (size_t j = 0; j < N; j++) {
+			J->Bqt[j * K + k] = p->Bq[k * N + j];
+			J->Bt[j * K + k] = p->B[k * N + j];
+		}
+	for (size_t q = 0; q < J->chunks; q++)
+		for (size_t j = 0; j < N; j++)
+			J->SBt[j * J->chunks + q] = p->scales->b[q * N + j];
+	if (!measure)
+		return 0;
+	J->exact_ok = fpref_ref_exact_format(J->fa, &J->xa) == 0 && fpref_ref_exact_format(J->fb, &J->xb) == 0;
+	if (J->exact_ok) {
+		J->EA = malloc((M * K + 1) * sizeof *J->EA);
+		J->EB = malloc((N * K + 1) * sizeof *J->EB);
+		J->exact_ok = J->EA && J->EB && fpref_ref_exact_decode(&J->xa, p->A, M * K, 1, J->EA, NULL) == 0 &&
+			      fpref_ref_exact_decode(&J->xb, J->Bt, N * K, 1, J->EB, NULL) == 0;
+	}
+	return 0;
+}
+
+/* Element (i, j)'s exact value and bound (NaN: none). */
+static void exact_and_bound(const struct judge *J, size_t i, size_t j, mpfr_ptr exact, mpfr_ptr bound)
+{
+	const struct fpref_gemm_problem *p = J->p;
+	size_t K = p->K;
+	uint64_t c = p->C ? p->C[i * p->N + j] : fpref_format_zero_bits(p->out, false);
+	struct fpref_tc_scales sc = { p->scales ? p->scales->format : NULL, p->scales ? p->scales->a + i * J->chunks : NULL,
+				     J->SBt + j * J->chunks, p->scales ? p->scales->every : 0 };
+	const uint64_t *bq = J->Bqt + j * K;
+	if (!J->exact_ok || fpref_ref_exact_dot(&J->xa, J->EA + i * K, &J->xb, J->EB + j * K, K, p->scales ? &sc : NULL,
+						  p->out, c, exact) != 0)
+		fpref_ref_dot_value_scaled(J->fa, J->fb, p->A + i * K, J->Bt + j * K, K, p->scales ? &sc : NULL, c, p->out,
+					   exact);
 	if (p->Aq != p->A || p->Bq != p->B)
 		mpfr_set_nan(bound); /* errors against other inputs than the model's: no bound applies */
+	else if (J->exact_ok && !p->scales && p->model->kind == FPREF_ACCUM_TC && p->model->splitk)
+		fpref_ref_exact_tc_bound_splitk(&p->model->tc, &J->xa, J->EA + i * K, p->Aq + i * K, &J->xb, J->EB + j * K, bq,
+						K, p->model->splitk, c, bound);
+	else if (J->exact_ok && (p->scales || (p->model->kind == FPREF_ACCUM_TC && !p->model->splitk)))
+		fpref_ref_exact_tc_bound(&p->model->tc, &J->xa, J->EA + i * K, p->Aq + i * K, &J->xb, J->EB + j * K, bq, K,
+					 p->scales ? &sc : NULL, c, p->out, p->scales ? 0 : p->model->promote, bound);
 	else if (p->scales)
-		fpref_ref_tc_bound_scaled(&p->model->tc, p->in_a, in_b, p->Aq + i * K, col, K, &sc, c, p->out, 0, bound);
+		fpref_ref_tc_bound_scaled(&p->model->tc, p->in_a, J->in_b, p->Aq + i * K, bq, K, &sc, c, p->out, 0, bound);
 	else
-		model_bound(p->model, p->in_a, in_b, p->Aq + i * K, col, K, c, p->out, p->env, bound);
-	return add_element(s, p->out, d, exact, bound, t);
+		model_bound(p->model, p->in_a, J->in_b, p->Aq + i * K, bq, K, c, p->out, p->env, bound);
+}
+
+/* Rows [i0, i1): thread t of T takes rows i0 + t, i0 + t + T, ...; each
+ * element's D (models without the fast path), and its measurements at
+ * [(i - i0) N + j] of model[] and kernel[] (the bound's double in bounds[]). */
+struct rows {
+	const struct judge *J;
+	size_t i0, i1;
+	unsigned t, T;
+	struct element *model, *kernel;
+	double *bounds;
+	int status;
+};
+
+static void *rows_run(void *arg)
+{
+	struct rows *r = arg;
+	const struct judge *J = r->J;
+	const struct fpref_gemm_problem *p = J->p;
+	size_t N = p->N, K = p->K;
+	mpfr_t exact, bound, t;
+	mpfr_inits2(64, exact, bound, t, (mpfr_ptr)0);
+	for (size_t i = r->i0 + r->t; i < r->i1 && !r->status; i += r->T)
+		for (size_t j = 0; j < N && !r->status; j++) {
+			size_t at = (i - r->i0) * N + j;
+			uint64_t c = p->C ? p->C[i * N + j] : fpref_format_zero_bits(p->out, false);
+			if (!J->fast)
+				r->status = fpref_golden_model_dot(p->model, p->in_a, J->in_b, p->Aq + i * K, J->Bqt + j * K, K, c,
+								   p->out, p->env, &J->D[i * N + j]);
+			if (r->status || !J->measure)
+				continue;
+			exact_and_bound(J, i, j, exact, bound);
+			element_measure(p->out, J->D[i * N + j], exact, bound, t, &r->model[at]);
+			if (J->kernel)
+				element_measure(p->out, J->kernel[i * N + j], exact, bound, t, &r->kernel[at]);
+			r->bounds[at] = mpfr_number_p(bound) ? mpfr_get_d(bound, MPFR_RNDU) : NAN;
+		}
+	mpfr_clears(exact, bound, t, (mpfr_ptr)0);
+	return NULL;
+}
+
+/* Called with each batch of rows, in order, after its measurements. */
+typedef void (*rows_fold)(void *fold_ctx, const struct judge *J, size_t i0, size_t i1, const struct element *model,
+			  const struct element *kernel, const double *bounds);
+
+/* Every row in batches over p->threads threads, each batch folded in
+ * row order.  0, or -1 (the model could not compute an element, no memory). */
+static int judge_run(const struct judge *J, rows_fold fold, void *fold_ctx, fpref_gemm_progress progress, void *ctx)
+{
+	const struct fpref_gemm_problem *p = J->p;
+	size_t M = p->M, N = p->N;
+	/* MPFR is called from every thread: one unless it keeps its state per thread */
+	unsigned T = p->threads > 1 && mpfr_buildopt_tls_p() ? p->threads : 1;
+	size_t batch = (size_t)T * (N < 4096 ? 4096 / N : 1);
+	batch = batch < M ? batch : M;
+	struct element *model = malloc((batch * N + 1) * sizeof *model), *kernel = malloc((batch * N + 1) * sizeof *kernel);
+	double *bounds = malloc((batch * N + 1) * sizeof *bounds);
+	struct rows *r = malloc(T * sizeof *r);
+	pthread_t *ids = malloc(T * sizeof *ids);
+	bool *started = malloc(T * sizeof *started);
+	int status = model && kernel && bounds && r && ids && started ? 0 : -1;
+	for (size_t i0 = 0; i0 < M && !status; i0 += batch) {
+		size_t i1 = i0 + batch < M ? i0 + batch : M;
+		unsigned n = i1 - i0 < T ? (unsigned)(i1 - i0) : T;
+		for (unsigned t = 0; t < n; t++) {
+			r[t] = (struct rows){ J, i0, i1, t, n, model, kernel, bounds, 0 };
+			started[t] = t > 0 && pthread_create(&ids[t], NULL, rows_run, &r[t]) == 0;
+		}
+		for (unsigned t = 0; t < n; t++)
+			if (!started[t]) /* thread 0, and any that could not start, here */
+				rows_run(&r[t]);
+		for (unsigned t = 0; t < n; t++) {
+			if (started[t])
+				pthread_join(ids[t], NULL);
+			status = status ? status : r[t].status;
+		}
+		if (!status && J->measure)
+			fold(fold_ctx, J, i0, i1, model, kernel, bounds);
+		if (progress)
+			progress(ctx, i1, M);
+	}
+	free(model);
+	free(kernel);
+	free(bounds);
+	free(r);
+	free(ids);
+	free(started);
+	return status;
+}
+
+static void gemm_fold(void *fold_ctx, const struct judge *J, size_t i0, size_t i1, const struct element *model,
+		      const struct element *kernel, const double *bounds)
+{
+	(void)kernel;
+	(void)bounds;
+	for (size_t at = 0; at < (i1 - i0) * J->p->N; at++)
+		element_add(fold_ctx, &model[at]);
 }
 
 int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fpref_gemm_stats *stats,
@@ -302,26 +481,11 @@ int fpref_golden_gemm(const struct fpref_gemm_problem *p, uint64_t *D, struct fp
 						   p->threads);
 	if (status || (!stats && fast))
 		return status;
-	uint64_t *col = malloc((2 * K + scale_chunks(p) + 1) * sizeof *col);
-	if (!col)
+	struct judge J;
+	if (judge_init(&J, p, D, NULL, stats != NULL, fast) != 0)
 		return -1;
-	mpfr_t exact, bound, t;
-	mpfr_inits2(64, exact, bound, t, (mpfr_ptr)0);
-	for (size_t i = 0; i < M && !status; i++) {
-		for (size_t j = 0; j < N && !status; j++) {
-			gather(p, j, col);
-			uint64_t c = p->C ? p->C[i * N + j] : fpref_format_zero_bits(p->out, false);
-			if (!fast)
-				status = fpref_golden_model_dot(m, in_a, in_b, p->Aq + i * K, col, K, c, p->out, p->env,
-								&D[i * N + j]);
-			if (!status && stats)
-				measure(p, i, j, col, D[i * N + j], stats, exact, bound, t);
-		}
-		if (progress)
-			progress(ctx, i + 1, M);
-	}
-	mpfr_clears(exact, bound, t, (mpfr_ptr)0);
-	free(col);
+	status = judge_run(&J, gemm_fold, stats, progress, ctx);
+	judge_free(&J);
 	return status;
 }
 
@@ -354,46 +518,29 @@ static void keep_worst(struct fpref_gemm_verdict *v, size_t show, const struct f
 		v->nworst++;
 }
 
-int fpref_golden_gemm_verify(const struct fpref_gemm_problem *p, const uint64_t *kernel_D,
-			     const struct fpref_verify_options *o, struct fpref_gemm_verdict *v,
-			     fpref_gemm_progress progress, void *ctx, char *err, size_t errlen)
+/* verify-gemm's fold: each element as fpref verify judges a result. */
+struct verify_fold {
+	const uint64_t *kernel;
+	const struct fpref_verify_options *o;
+	struct fpref_gemm_verdict *v;
+};
+
+static void verify_fold(void *fold_ctx, const struct judge *J, size_t i0, size_t i1, const struct element *model,
+			const struct element *kernel, const double *bounds)
 {
-	memset(v, 0, sizeof *v);
-	size_t M = p->M, N = p->N, K = p->K;
-	uint64_t *D = malloc((M * N + 1) * sizeof *D), *col = malloc((2 * K + scale_chunks(p) + 1) * sizeof *col);
-	v->worst = malloc((o->show ? o->show : 1) * sizeof *v->worst);
-	if (!D || !col || !v->worst) {
-		free(D);
-		free(col);
-		fpref_golden_gemm_verdict_free(v);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < M * N; i++) {
-		struct fpref_unpacked u;
-		if (fpref_decode(p->out, kernel_D[i], &u) == FPREF_DECODE_INVALID) {
-			snprintf(err, errlen, "element (%zu, %zu) of D (0x%llx) is not a pattern of %s", i / N, i % N,
-				 (unsigned long long)kernel_D[i], p->out->name);
-			free(D);
-			free(col);
-			fpref_golden_gemm_verdict_free(v);
-			return -1;
-		}
-	}
-	int status = fpref_golden_gemm(p, D, NULL, NULL, NULL);
-	if (status)
-		snprintf(err, errlen, "the model cannot compute these inputs");
+	struct verify_fold *f = fold_ctx;
+	struct fpref_gemm_verdict *v = f->v;
+	const struct fpref_verify_options *o = f->o;
+	const struct fpref_gemm_problem *p = J->p;
+	size_t N = p->N;
 	bool tolerant = o->tolerance_ulps >= 0 || o->tolerance_rel >= 0;
-	mpfr_t exact, bound, t;
-	mpfr_inits2(64, exact, bound, t, (mpfr_ptr)0);
-	for (size_t i = 0; i < M && !status; i++) {
+	for (size_t i = i0; i < i1; i++)
 		for (size_t j = 0; j < N; j++) {
-			size_t at = i * N + j;
-			uint64_t got = kernel_D[at], want = D[at];
-			gather(p, j, col);
-			double model_abs = measure(p, i, j, col, want, &v->model_error, exact, bound, t);
-			double kernel_abs = add_element(&v->kernel_error, p->out, got, exact, bound, t);
-			double bound_d = mpfr_number_p(bound) ? mpfr_get_d(bound, MPFR_RNDU) : NAN;
+			size_t at = i * N + j, here = (i - i0) * N + j;
+			uint64_t got = f->kernel[at], want = J->D[at];
+			double model_abs = element_add(&v->model_error, &model[here]);
+			double kernel_abs = element_add(&v->kernel_error, &kernel[here]);
+			double bound_d = bounds[here];
 			v->kernel_above_bound += !isnan(bound_d) && !isnan(kernel_abs) && kernel_abs > bound_d;
 			v->elements++;
 			if (got == want) {
@@ -413,12 +560,44 @@ int fpref_golden_gemm_verify(const struct fpref_gemm_problem *p, const uint64_t 
 			if (o->show)
 				keep_worst(v, o->show, &c);
 		}
-		if (progress)
-			progress(ctx, i + 1, M);
+}
+
+int fpref_golden_gemm_verify(const struct fpref_gemm_problem *p, const uint64_t *kernel_D,
+			     const struct fpref_verify_options *o, struct fpref_gemm_verdict *v,
+			     fpref_gemm_progress progress, void *ctx, char *err, size_t errlen)
+{
+	memset(v, 0, sizeof *v);
+	size_t M = p->M, N = p->N;
+	uint64_t *D = malloc((M * N + 1) * sizeof *D);
+	v->worst = malloc((o->show ? o->show : 1) * sizeof *v->worst);
+	if (!D || !v->worst) {
+		free(D);
+		fpref_golden_gemm_verdict_free(v);
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
-	mpfr_clears(exact, bound, t, (mpfr_ptr)0);
+	for (size_t i = 0; i < M * N; i++) {
+		struct fpref_unpacked u;
+		if (fpref_decode(p->out, kernel_D[i], &u) == FPREF_DECODE_INVALID) {
+			snprintf(err, errlen, "element (%zu, %zu) of D (0x%llx) is not a pattern of %s", i / N, i % N,
+				 (unsigned long long)kernel_D[i], p->out->name);
+			free(D);
+			fpref_golden_gemm_verdict_free(v);
+			return -1;
+		}
+	}
+	int status = fpref_golden_gemm(p, D, NULL, NULL, NULL);
+	struct judge J;
+	if (status == 0 && judge_init(&J, p, D, kernel_D, true, true) != 0)
+		status = -1;
+	if (status == 0) {
+		struct verify_fold f = { kernel_D, o, v };
+		status = judge_run(&J, verify_fold, &f, progress, ctx);
+		judge_free(&J);
+	}
+	if (status)
+		snprintf(err, errlen, "the model cannot compute these inputs");
 	free(D);
-	free(col);
 	if (status)
 		fpref_golden_gemm_verdict_free(v);
 	return status;

@@ -6,19 +6,13 @@
  * a bound reads only the inputs, never a computed result. */
 #include <stdlib.h>
 
-#include "tc_oracle.h"
+#include "tc_bound_steps.h"
 
 /* ---- a priori bounds ----
  * Every quantity below is nonnegative and every operation rounds upward,
  * so each running value is an upper bound of what it names. */
-#define BOUND_PREC 64
 
-struct running {
-	mpfr_t err;   /* bound on |computed - exact| so far */
-	mpfr_t mag;   /* bound on |computed| so far */
-};
-
-static void running_init(struct running *r, mpfr_srcptr start)
+void fpref_ref_bound_running_init(struct running *r, mpfr_srcptr start)
 {
 	mpfr_init2(r->err, BOUND_PREC);
 	mpfr_init2(r->mag, BOUND_PREC);
@@ -26,7 +20,7 @@ static void running_init(struct running *r, mpfr_srcptr start)
 	mpfr_abs(r->mag, start, MPFR_RNDU);
 }
 
-static void running_clear(struct running *r)
+void fpref_ref_bound_running_clear(struct running *r)
 {
 	mpfr_clear(r->err);
 	mpfr_clear(r->mag);
@@ -34,17 +28,15 @@ static void running_clear(struct running *r)
 
 /* One rounding of a value whose magnitude is at most t (that is, x with
  * |x| <= t): adds u*t + eta to err and sets *mag to t*(1+u) + eta. */
-static void rounding_step(mpfr_ptr err, mpfr_ptr mag, mpfr_srcptr t, long log2_u, long log2_eta)
+void fpref_ref_bound_rounding(mpfr_ptr err, mpfr_ptr mag, mpfr_srcptr t, long log2_u, long log2_eta)
 {
-	mpfr_t e;
-	mpfr_init2(e, BOUND_PREC);
+	MPFR_DECL_INIT(e, BOUND_PREC); /* on the stack: a step per block, no allocation */
 	mpfr_mul_2si(e, t, log2_u, MPFR_RNDU);
 	mpfr_add(err, err, e, MPFR_RNDU);
 	mpfr_add(mag, t, e, MPFR_RNDU);
 	mpfr_set_ui_2exp(e, 1, log2_eta, MPFR_RNDU);
 	mpfr_add(err, err, e, MPFR_RNDU);
 	mpfr_add(mag, mag, e, MPFR_RNDU);
-	mpfr_clear(e);
 }
 
 static long log2_unit_roundoff(int precision, enum fpref_rounding r)
@@ -125,11 +117,8 @@ static void bound_inputs_clear(struct bound_inputs *bi)
 
 /* The unit roundoff and underflow step of a block's one rounding (the
  * row's rounding to the output, narrowed to F bits when F is fewer). */
-struct block_rounding {
-	long log2_u, log2_eta;
-};
 
-static struct block_rounding block_rounding(const struct fpref_tc_model *m, const struct fpref_format *output)
+struct block_rounding fpref_ref_bound_block_rounding(const struct fpref_tc_model *m, const struct fpref_format *output)
 {
 	struct fpref_env env;
 	fpref_tc_model_env(m, output, &env);
@@ -139,7 +128,7 @@ static struct block_rounding block_rounding(const struct fpref_tc_model *m, cons
 }
 
 /* X = 2^floor, the alignment's least place (0 without a floor). */
-static void floor_place(mpfr_ptr X, const struct fpref_tc_model *m, const struct fpref_format *output)
+void fpref_ref_bound_floor_place(mpfr_ptr X, const struct fpref_tc_model *m, const struct fpref_format *output)
 {
 	int floor = fpref_tc_model_floor(m, output);
 	if (floor == FPREF_TC_NO_FLOOR)
@@ -151,16 +140,14 @@ static void floor_place(mpfr_ptr X, const struct fpref_tc_model *m, const struct
 /* The accumulator's place in a block's alignment: X = max(X, max(|c|,
  * 2^-126)) with |c| <= r->mag (c enters as an FP32), unless c is exactly
  * zero (r->mag = 0), which no alignment sees.  Whether it may be nonzero. */
-static bool acc_place(mpfr_ptr X, const struct running *r)
+bool fpref_ref_bound_acc_place(mpfr_ptr X, const struct running *r)
 {
 	if (mpfr_zero_p(r->mag))
 		return false;
-	mpfr_t t;
-	mpfr_init2(t, BOUND_PREC);
+	MPFR_DECL_INIT(t, BOUND_PREC);
 	mpfr_set_ui_2exp(t, 1, -126, MPFR_RNDU);
 	mpfr_max(t, t, r->mag, MPFR_RNDU);
 	mpfr_max(X, X, t, MPFR_RNDU);
-	mpfr_clear(t);
 	return true;
 }
 
@@ -184,50 +171,71 @@ static void place_bound(mpfr_ptr q, mpfr_srcptr x, mpfr_srcptr y, mpfr_srcptr w,
 	mpfr_clear(t);
 }
 
+/* The end of a block of the chain, from the block's unit 2^-F X and its
+ * sums S (of its products) and tau (of each nonzero product's truncation
+ * loss, min(p, unit)): the accumulator's loss (when it may be nonzero,
+ * as fpref_ref_bound_acc_place says), then one rounding. */
+void fpref_ref_bound_tc_block_end(struct block_rounding br, mpfr_srcptr unit, mpfr_ptr S, mpfr_ptr tau, mpfr_ptr t,
+			       struct running *r)
+{
+	if (!mpfr_zero_p(r->mag)) {
+		mpfr_min(t, r->mag, unit, MPFR_RNDU);
+		mpfr_add(tau, tau, t, MPFR_RNDU);
+	}
+	/* truncation never raises a magnitude: the truncated sum is at most
+	 * |acc| + S, then one rounding */
+	mpfr_add(t, r->mag, S, MPFR_RNDU);
+	mpfr_add(r->err, r->err, tau, MPFR_RNDU);
+	fpref_ref_bound_rounding(r->err, r->mag, t, br.log2_u, br.log2_eta);
+}
+
+/* One block of len products (abs_a, abs_b, w from the block's first). */
+void fpref_ref_bound_tc_block(const struct fpref_tc_model *m, struct block_rounding br, long least_a, long least_b,
+			   const struct fpref_format *output, mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t len,
+			   struct running *r, mpfr_t *tmp)
+{
+	mpfr_ptr X = tmp[0], q = tmp[1], p = tmp[2], tau = tmp[3], unit = tmp[4], t = tmp[5], S = tmp[6];
+	/* X bounds 2^E: the floor, each product's alignment place, the accumulator's */
+	fpref_ref_bound_floor_place(X, m, output);
+	mpfr_set_zero(S, 1);
+	for (size_t i = 0; i < len; i++) {
+		if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]))
+			continue;
+		/* E8M0 scales move the product's place by their exponents: exact */
+		place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_a, least_b);
+		mpfr_max(X, X, q, MPFR_RNDU);
+	}
+	fpref_ref_bound_acc_place(X, r);
+	mpfr_mul_2si(unit, X, -m->frac, MPFR_RNDU); /* a term loses less than 2^(E-F), and never more than itself */
+	mpfr_set_zero(tau, 1);
+	for (size_t i = 0; i < len; i++) {
+		mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
+		if (w)
+			mpfr_mul(p, p, w[i], MPFR_RNDU);
+		mpfr_add(S, S, p, MPFR_RNDU);
+		if (!mpfr_zero_p(p)) {
+			mpfr_min(t, p, unit, MPFR_RNDU);
+			mpfr_add(tau, tau, t, MPFR_RNDU);
+		}
+	}
+	fpref_ref_bound_tc_block_end(br, unit, S, tau, t, r);
+}
+
 static void tc_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *in_a,
 			   const struct fpref_format *in_b, const struct fpref_format *output, mpfr_t *abs_a,
 			   mpfr_t *abs_b, mpfr_t *w, size_t K, struct running *r)
 {
-	struct block_rounding br = block_rounding(m, output);
+	struct block_rounding br = fpref_ref_bound_block_rounding(m, output);
 	long least_a = least_normal_exponent(in_a), least_b = least_normal_exponent(in_b);
-	mpfr_t X, q, p, tau, unit, t, S;
-	mpfr_inits2(BOUND_PREC, X, q, p, tau, unit, t, S, (mpfr_ptr)0);
+	mpfr_t tmp[7];
+	for (int i = 0; i < 7; i++)
+		mpfr_init2(tmp[i], BOUND_PREC);
 	for (size_t k = 0; k < K; k += (size_t)m->block) {
 		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block;
-		/* X bounds 2^E: the floor, each product's alignment place, the accumulator's */
-		floor_place(X, m, output);
-		mpfr_set_zero(S, 1);
-		for (size_t i = k; i < k + len; i++) {
-			if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]))
-				continue;
-			/* E8M0 scales move the product's place by their exponents: exact */
-			place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_a, least_b);
-			mpfr_max(X, X, q, MPFR_RNDU);
-		}
-		bool acc_nonzero = acc_place(X, r);
-		mpfr_mul_2si(unit, X, -m->frac, MPFR_RNDU); /* a term loses less than 2^(E-F), and never more than itself */
-		mpfr_set_zero(tau, 1);
-		for (size_t i = k; i < k + len; i++) {
-			mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
-			if (w)
-				mpfr_mul(p, p, w[i], MPFR_RNDU);
-			mpfr_add(S, S, p, MPFR_RNDU);
-			if (!mpfr_zero_p(p)) {
-				mpfr_min(t, p, unit, MPFR_RNDU);
-				mpfr_add(tau, tau, t, MPFR_RNDU);
-			}
-		}
-		if (acc_nonzero) {
-			mpfr_min(t, r->mag, unit, MPFR_RNDU);
-			mpfr_add(tau, tau, t, MPFR_RNDU);
-		}
-		/* truncation never raises a magnitude: the truncated sum is at most
-		 * |acc| + S, then one rounding */
-		mpfr_add(t, r->mag, S, MPFR_RNDU);
-		mpfr_add(r->err, r->err, tau, MPFR_RNDU);
-		rounding_step(r->err, r->mag, t, br.log2_u, br.log2_eta);
+		fpref_ref_bound_tc_block(m, br, least_a, least_b, output, abs_a + k, abs_b + k, w ? w + k : NULL, len, r, tmp);
 	}
-	mpfr_clears(X, q, p, tau, unit, t, S, (mpfr_ptr)0);
+	for (int i = 0; i < 7; i++)
+		mpfr_clear(tmp[i]);
 }
 
 /* u * t + eta added to err, with t the bound of a quantity that a floor
@@ -255,60 +263,103 @@ static void floor_step(mpfr_ptr err, mpfr_ptr t, mpfr_srcptr unit)
  *    FP32: u |T| + eta.
  * So err_j = err_{j-1} + (truncations) + (floors) + u |T| + eta and
  * mag_j = |T| (1 + u) + eta, as tc_chain_bound's recurrence. */
+/* The end of a two-stage block, after stage 1 (T bounds the truncated
+ * products and C, r->err has their losses): the parts floored below E1,
+ * the sum floored below E2, C floored or dropped, one rounding. */
+void fpref_ref_bound_two_stage_block_end(const struct fpref_tc_model *m, struct block_rounding br, mpfr_srcptr X2,
+				mpfr_srcptr unit, mpfr_ptr T, mpfr_ptr t, size_t nonempty, bool acc_nonzero,
+				struct running *r)
+{
+	size_t parts = m->halves > 1 ? (size_t)m->halves : 1;
+	for (size_t h = 0; parts > 1 && h < nonempty; h++)
+		floor_step(r->err, T, unit);
+	if (nonempty > 0) {
+		mpfr_mul_2si(t, X2, -m->sum_frac, MPFR_RNDU);
+		floor_step(r->err, T, t);
+	}
+	if (acc_nonzero) {
+		int keep = m->c_drop > 0 && m->c_drop < m->c_frac ? m->c_drop : m->c_frac;
+		mpfr_mul_2si(t, X2, -keep, MPFR_RNDU);
+		floor_step(r->err, T, t);
+	}
+	fpref_ref_bound_rounding(r->err, r->mag, T, br.log2_u, br.log2_eta);
+}
+
+/* One block of the two-stage chain: len products (abs_a, abs_b, w from
+ * the block's first), tmp seven BOUND_PREC temporaries. */
+void fpref_ref_bound_two_stage_block(const struct fpref_tc_model *m, struct block_rounding br, long least_a, long least_b,
+			    mpfr_t *abs_a, mpfr_t *abs_b, mpfr_t *w, size_t len, struct running *r, mpfr_t *tmp)
+{
+	size_t parts = m->halves > 1 ? (size_t)m->halves : 1, nonempty = 0;
+	mpfr_ptr Q = tmp[0], X2 = tmp[1], q = tmp[2], p = tmp[3], unit = tmp[4], t = tmp[5], T = tmp[6];
+	bool part_used[FPREF_TC_MAX_BLOCK] = { false };
+	mpfr_set_zero(Q, 1);
+	for (size_t i = 0; i < len; i++) {
+		if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]) || (w && mpfr_zero_p(w[i])))
+			continue;
+		place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_a, least_b);
+		mpfr_max(Q, Q, q, MPFR_RNDU);
+		if (!part_used[i % parts])
+			nonempty++;
+		part_used[i % parts] = true;
+	}
+	mpfr_set(X2, Q, MPFR_RNDU);
+	bool acc_nonzero = fpref_ref_bound_acc_place(X2, r);
+	/* stage 1: truncations (toward zero) of the products */
+	mpfr_mul_2si(unit, Q, -m->frac, MPFR_RNDU);
+	mpfr_set(T, r->mag, MPFR_RNDU);
+	for (size_t i = 0; i < len; i++) {
+		mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
+		if (w)
+			mpfr_mul(p, p, w[i], MPFR_RNDU);
+		mpfr_add(T, T, p, MPFR_RNDU);
+		if (!mpfr_zero_p(p)) {
+			mpfr_min(t, p, unit, MPFR_RNDU);
+			mpfr_add(r->err, r->err, t, MPFR_RNDU);
+		}
+	}
+	fpref_ref_bound_two_stage_block_end(m, br, X2, unit, T, t, nonempty, acc_nonzero, r);
+}
+
 static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *in_a,
 				  const struct fpref_format *in_b, const struct fpref_format *output, mpfr_t *abs_a,
 				  mpfr_t *abs_b, mpfr_t *w, size_t K, struct running *r)
 {
-	struct block_rounding br = block_rounding(m, output);
+	struct block_rounding br = fpref_ref_bound_block_rounding(m, output);
 	long least_a = least_normal_exponent(in_a), least_b = least_normal_exponent(in_b);
-	size_t parts = m->halves > 1 ? (size_t)m->halves : 1;
-	mpfr_t Q, X2, q, p, unit, t, T;
-	mpfr_inits2(BOUND_PREC, Q, X2, q, p, unit, t, T, (mpfr_ptr)0);
+	mpfr_t tmp[7];
+	for (int i = 0; i < 7; i++)
+		mpfr_init2(tmp[i], BOUND_PREC);
 	for (size_t k = 0; k < K; k += (size_t)m->block) {
-		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block, nonempty = 0;
-		bool part_used[FPREF_TC_MAX_BLOCK] = { false };
-		mpfr_set_zero(Q, 1);
-		for (size_t i = k; i < k + len; i++) {
-			if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]) || (w && mpfr_zero_p(w[i])))
-				continue;
-			place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_a, least_b);
-			mpfr_max(Q, Q, q, MPFR_RNDU);
-			if (!part_used[(i - k) % parts])
-				nonempty++;
-			part_used[(i - k) % parts] = true;
-		}
-		bool products = nonempty > 0;
-		mpfr_set(X2, Q, MPFR_RNDU);
-		bool acc_nonzero = acc_place(X2, r);
-		/* stage 1: truncations (toward zero) of the products */
-		mpfr_mul_2si(unit, Q, -m->frac, MPFR_RNDU);
-		mpfr_set(T, r->mag, MPFR_RNDU);
-		for (size_t i = k; i < k + len; i++) {
-			mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
-			if (w)
-				mpfr_mul(p, p, w[i], MPFR_RNDU);
-			mpfr_add(T, T, p, MPFR_RNDU);
-			if (!mpfr_zero_p(p)) {
-				mpfr_min(t, p, unit, MPFR_RNDU);
-				mpfr_add(r->err, r->err, t, MPFR_RNDU);
-			}
-		}
-		/* the parts floored below E1 */
-		for (size_t h = 0; parts > 1 && h < nonempty; h++)
-			floor_step(r->err, T, unit);
-		/* stage 2: the sum floored below E2, and C floored or dropped */
-		if (products) {
-			mpfr_mul_2si(t, X2, -m->sum_frac, MPFR_RNDU);
-			floor_step(r->err, T, t);
-		}
-		if (acc_nonzero) {
-			int keep = m->c_drop > 0 && m->c_drop < m->c_frac ? m->c_drop : m->c_frac;
-			mpfr_mul_2si(t, X2, -keep, MPFR_RNDU);
-			floor_step(r->err, T, t);
-		}
-		rounding_step(r->err, r->mag, T, br.log2_u, br.log2_eta);
+		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block;
+		fpref_ref_bound_two_stage_block(m, br, least_a, least_b, abs_a + k, abs_b + k, w ? w + k : NULL, len, r, tmp);
 	}
-	mpfr_clears(Q, X2, q, p, unit, t, T, (mpfr_ptr)0);
+	for (int i = 0; i < 7; i++)
+		mpfr_clear(tmp[i]);
+}
+
+/* A group's sum G (times its weight w, NULL: 1) into the block's T, and
+ * its truncation loss min(G, unit) into tau. */
+void fpref_ref_bound_group_term(mpfr_ptr G, mpfr_srcptr w, mpfr_srcptr unit, mpfr_ptr T, mpfr_ptr tau, mpfr_ptr t)
+{
+	if (w)
+		mpfr_mul(G, G, w, MPFR_RNDU);
+	mpfr_add(T, T, G, MPFR_RNDU);
+	mpfr_min(t, G, unit, MPFR_RNDU);
+	mpfr_add(tau, tau, t, MPFR_RNDU);
+}
+
+/* The end of a group-path block: C's loss, the losses into err, one
+ * rounding of T. */
+void fpref_ref_bound_group_block_end(struct block_rounding br, mpfr_srcptr unit, mpfr_srcptr T, mpfr_ptr tau,
+				     mpfr_ptr t, bool acc_nonzero, struct running *r)
+{
+	if (acc_nonzero) {
+		mpfr_min(t, r->mag, unit, MPFR_RNDU);
+		mpfr_add(tau, tau, t, MPFR_RNDU);
+	}
+	mpfr_add(r->err, r->err, tau, MPFR_RNDU);
+	fpref_ref_bound_rounding(r->err, r->mag, T, br.log2_u, br.log2_eta);
 }
 
 /* The group path (group > 0): each group's exact sum times its scales
@@ -321,13 +372,13 @@ static void two_stage_chain_bound(const struct fpref_tc_model *m, const struct f
 static void group_chain_bound(const struct fpref_tc_model *m, const struct fpref_format *output, mpfr_t *abs_a,
 			      mpfr_t *abs_b, mpfr_t *w, size_t K, struct running *r)
 {
-	struct block_rounding br = block_rounding(m, output);
+	struct block_rounding br = fpref_ref_bound_block_rounding(m, output);
 	size_t g = (size_t)m->group;
 	mpfr_t X, G, p, unit, t, T, tau;
 	mpfr_inits2(BOUND_PREC, X, G, p, unit, t, T, tau, (mpfr_ptr)0);
 	for (size_t k = 0; k < K; k += (size_t)m->block) {
 		size_t len = K - k < (size_t)m->block ? K - k : (size_t)m->block;
-		floor_place(X, m, output);
+		fpref_ref_bound_floor_place(X, m, output);
 		for (size_t k0 = k; k0 < k + len; k0 += g) {
 			if (w && mpfr_zero_p(w[k0]))
 				continue;
@@ -337,7 +388,7 @@ static void group_chain_bound(const struct fpref_tc_model *m, const struct fpref
 				mpfr_set_ui(t, 1, MPFR_RNDU); /* unit scales: the place 0 */
 			mpfr_max(X, X, t, MPFR_RNDU);
 		}
-		bool acc_nonzero = acc_place(X, r);
+		bool acc_nonzero = fpref_ref_bound_acc_place(X, r);
 		mpfr_mul_2si(unit, X, -m->frac, MPFR_RNDU);
 		mpfr_set(T, r->mag, MPFR_RNDU);
 		mpfr_set_zero(tau, 1);
@@ -347,18 +398,9 @@ static void group_chain_bound(const struct fpref_tc_model *m, const struct fpref
 				mpfr_mul(p, abs_a[i], abs_b[i], MPFR_RNDU);
 				mpfr_add(G, G, p, MPFR_RNDU);
 			}
-			if (w)
-				mpfr_mul(G, G, w[k0], MPFR_RNDU);
-			mpfr_add(T, T, G, MPFR_RNDU);
-			mpfr_min(t, G, unit, MPFR_RNDU);
-			mpfr_add(tau, tau, t, MPFR_RNDU);
+			fpref_ref_bound_group_term(G, w ? w[k0] : NULL, unit, T, tau, t);
 		}
-		if (acc_nonzero) {
-			mpfr_min(t, r->mag, unit, MPFR_RNDU);
-			mpfr_add(tau, tau, t, MPFR_RNDU);
-		}
-		mpfr_add(r->err, r->err, tau, MPFR_RNDU);
-		rounding_step(r->err, r->mag, T, br.log2_u, br.log2_eta);
+		fpref_ref_bound_group_block_end(br, unit, T, tau, t, acc_nonzero, r);
 	}
 	mpfr_clears(X, G, p, unit, t, T, tau, (mpfr_ptr)0);
 }
@@ -376,7 +418,7 @@ static void pairwise_bound(const struct plain *pl, mpfr_t *abs_a, mpfr_t *abs_b,
  * each one rounding to nearest: u = 2^-24, eta = 2^-149.  CDNA2 (flush)
  * also flushes every subnormal result: such a result r (|r| < 2^-126)
  * becomes 0, so that operation's error is below 2^-126: eta = 2^-126
- * there (rounding_step's eta bounds the error of an operation whose result
+ * there (fpref_ref_bound_rounding's eta bounds the error of an operation whose result
  * underflows).  A subnormal input (below its own format's least normal)
  * read as +0 drops its product: error |a b|, computed 0; a subnormal C read
  * as +0: error |c|, C = 0. */
@@ -406,10 +448,10 @@ static void tree_chain_bound(const struct fpref_tc_model *m, const struct fpref_
 			}
 		}
 		struct running group;
-		running_init(&group, zero);
+		fpref_ref_bound_running_init(&group, zero);
 		pairwise_bound(&pl, x, y, len, &group);
 		add_bound(&pl, r, &group);
-		running_clear(&group);
+		fpref_ref_bound_running_clear(&group);
 	}
 	free_values(x, (size_t)m->block);
 	free_values(y, (size_t)m->block);
@@ -448,7 +490,7 @@ static void lowered_bound(const struct fpref_tc_model *m, mpfr_t *abs_a, mpfr_t 
 	mpfr_set_zero(zero, 1);
 	for (size_t k0 = 0; k0 < K; k0 += L) {
 		struct running part;
-		running_init(&part, zero);
+		fpref_ref_bound_running_init(&part, zero);
 		for (size_t h = 0; h < groups; h++) {
 			size_t n = 0;
 			for (size_t k = k0; k < K && k < k0 + L; k++)
@@ -460,8 +502,8 @@ static void lowered_bound(const struct fpref_tc_model *m, mpfr_t *abs_a, mpfr_t 
 		}
 		mpfr_add(acc->err, acc->err, part.err, MPFR_RNDU);
 		mpfr_add(t, acc->mag, part.mag, MPFR_RNDU);
-		rounding_step(acc->err, acc->mag, t, log2_u, log2_eta); /* the addition of C */
-		running_clear(&part);
+		fpref_ref_bound_rounding(acc->err, acc->mag, t, log2_u, log2_eta); /* the addition of C */
+		fpref_ref_bound_running_clear(&part);
 	}
 	mpfr_clear(zero);
 	mpfr_clear(t);
@@ -469,7 +511,7 @@ static void lowered_bound(const struct fpref_tc_model *m, mpfr_t *abs_a, mpfr_t 
 	free_values(y, L);
 }
 
-static void finish_bound(const struct fpref_format *out, const struct running *r, mpfr_ptr bound)
+void fpref_ref_bound_finish(const struct fpref_format *out, const struct running *r, mpfr_ptr bound)
 {
 	if (beyond_max(out, r->mag))
 		mpfr_set_inf(bound, 1); /* the result may overflow: no finite bound */
@@ -478,26 +520,34 @@ static void finish_bound(const struct fpref_format *out, const struct running *r
 }
 
 /* acc = fl32(acc + part) (rne): part's error carried, one rounding. */
-static void fp32_add_bound(struct running *acc, const struct running *part)
+void fpref_ref_bound_fp32_add(struct running *acc, const struct running *part)
 {
 	mpfr_t t;
 	mpfr_init2(t, BOUND_PREC);
 	mpfr_add(acc->err, acc->err, part->err, MPFR_RNDU);
 	mpfr_add(t, acc->mag, part->mag, MPFR_RNDU);
-	rounding_step(acc->err, acc->mag, t, -24, -149);
+	fpref_ref_bound_rounding(acc->err, acc->mag, t, -24, -149);
 	mpfr_clear(t);
+}
+
+/* Whether fpref_ref_tc_bound_scaled takes these arguments. */
+bool fpref_ref_bound_args_ok(const struct fpref_tc_model *m, const struct fpref_format *in_a,
+			  const struct fpref_format *in_b, const struct fpref_tc_scales *scales,
+			  const struct fpref_format *output, size_t nc)
+{
+	return !(!operands_ok(m, in_a, in_b, output) || !fpref_tc_scales_ok(m, scales) ||
+		 (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output) || m->tree > 0 ||
+			 scales)) ||
+		 (scales && fpref_tc_lowered(m, output)) ||
+		 (fpref_tc_lowered(m, output) &&
+		  (!fpref_tc_model_lowered_blocks(m) || !exact_in_fp16(in_a) || !exact_in_fp16(in_b))));
 }
 
 int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 			      const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
 			      uint64_t c, const struct fpref_format *output, size_t nc, mpfr_ptr bound)
 {
-	if (!operands_ok(m, in_a, in_b, output) || !fpref_tc_scales_ok(m, scales) ||
-	    (nc && (!fpref_format_is(output, FPREF_FORMAT_FLOAT32) || fpref_tc_lowered(m, output) || m->tree > 0 ||
-		    scales)) ||
-	    (scales && fpref_tc_lowered(m, output)) ||
-	    (fpref_tc_lowered(m, output) &&
-	     (!fpref_tc_model_lowered_blocks(m) || !exact_in_fp16(in_a) || !exact_in_fp16(in_b))))
+	if (!fpref_ref_bound_args_ok(m, in_a, in_b, scales, output, nc))
 		return -1;
 	struct bound_inputs bi;
 	int status = bound_inputs_read(in_a, in_b, a, b, K, output, c, &bi);
@@ -507,7 +557,7 @@ int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref
 		mpfr_set_nan(bound);
 	if (status == 0) {
 		struct running acc;
-		running_init(&acc, bi.c.x);
+		fpref_ref_bound_running_init(&acc, bi.c.x);
 		if (fpref_tc_lowered(m, output))
 			lowered_bound(m, abs_a, abs_b, K, output, &acc);
 		else if (nc == 0)
@@ -519,15 +569,15 @@ int fpref_ref_tc_bound_scaled(const struct fpref_tc_model *m, const struct fpref
 				mpfr_t zero;
 				mpfr_init2(zero, 8);
 				mpfr_set_zero(zero, 1);
-				running_init(&part, zero);
+				fpref_ref_bound_running_init(&part, zero);
 				chain_bound(m, in_a, in_b, output, abs_a + k, abs_b + k, NULL, K - k < nc ? K - k : nc, &part);
-				fp32_add_bound(&acc, &part);
-				running_clear(&part);
+				fpref_ref_bound_fp32_add(&acc, &part);
+				fpref_ref_bound_running_clear(&part);
 				mpfr_clear(zero);
 			}
 		}
-		finish_bound(output, &acc, bound);
-		running_clear(&acc);
+		fpref_ref_bound_finish(output, &acc, bound);
+		fpref_ref_bound_running_clear(&acc);
 	}
 	if (w)
 		free_values(w, K);
@@ -561,18 +611,18 @@ int fpref_ref_tc_bound_splitk(const struct fpref_tc_model *m, const struct fpref
 		mpfr_init2(zero, 8);
 		mpfr_set_zero(zero, 1);
 		struct running sum, part, cterm;
-		running_init(&sum, zero);
+		fpref_ref_bound_running_init(&sum, zero);
 		for (size_t k = 0; k < K; k += S) {
-			running_init(&part, zero);
+			fpref_ref_bound_running_init(&part, zero);
 			chain_bound(m, in_a, in_b, f32, bi.abs_a + k, bi.abs_b + k, NULL, K - k < S ? K - k : S, &part);
-			fp32_add_bound(&sum, &part);
-			running_clear(&part);
+			fpref_ref_bound_fp32_add(&sum, &part);
+			fpref_ref_bound_running_clear(&part);
 		}
-		running_init(&cterm, bi.c.x); /* C: exact, no error of its own */
-		fp32_add_bound(&sum, &cterm);
-		finish_bound(f32, &sum, bound);
-		running_clear(&cterm);
-		running_clear(&sum);
+		fpref_ref_bound_running_init(&cterm, bi.c.x); /* C: exact, no error of its own */
+		fpref_ref_bound_fp32_add(&sum, &cterm);
+		fpref_ref_bound_finish(f32, &sum, bound);
+		fpref_ref_bound_running_clear(&cterm);
+		fpref_ref_bound_running_clear(&sum);
 		mpfr_clear(zero);
 	}
 	bound_inputs_clear(&bi);
@@ -590,7 +640,7 @@ static void product_bound(const struct plain *pl, mpfr_srcptr x, mpfr_srcptr y, 
 		mpfr_t t;
 		mpfr_init2(t, BOUND_PREC);
 		mpfr_set(t, r->mag, MPFR_RNDU);
-		rounding_step(r->err, r->mag, t, pl->log2_u, pl->log2_eta);
+		fpref_ref_bound_rounding(r->err, r->mag, t, pl->log2_u, pl->log2_eta);
 		mpfr_clear(t);
 	}
 }
@@ -602,7 +652,7 @@ static void add_bound(const struct plain *pl, struct running *r, const struct ru
 	mpfr_init2(t, BOUND_PREC);
 	mpfr_add(r->err, r->err, s->err, MPFR_RNDU);
 	mpfr_add(t, r->mag, s->mag, MPFR_RNDU);
-	rounding_step(r->err, r->mag, t, pl->log2_u, pl->log2_eta);
+	fpref_ref_bound_rounding(r->err, r->mag, t, pl->log2_u, pl->log2_eta);
 	mpfr_clear(t);
 }
 
@@ -613,11 +663,11 @@ static void pairwise_bound(const struct plain *pl, mpfr_t *abs_a, mpfr_t *abs_b,
 		return;
 	}
 	struct running right;
-	running_init(&right, r->mag);
+	fpref_ref_bound_running_init(&right, r->mag);
 	pairwise_bound(pl, abs_a, abs_b, n / 2, r);
 	pairwise_bound(pl, abs_a + n / 2, abs_b + n / 2, n - n / 2, &right);
 	add_bound(pl, r, &right);
-	running_clear(&right);
+	fpref_ref_bound_running_clear(&right);
 }
 
 int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct fpref_format *in_a, const struct fpref_format *in_b,
@@ -642,8 +692,8 @@ int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct f
 	if (status == 0) {
 		struct plain pl = { log2_unit_roundoff(acc->man_bits + 1, env->rounding), log2_underflow(acc, env->ftz) };
 		struct running s, p;
-		running_init(&s, bi.c.x);
-		running_init(&p, bi.c.x);
+		fpref_ref_bound_running_init(&s, bi.c.x);
+		fpref_ref_bound_running_init(&p, bi.c.x);
 		if (order == FPREF_SUM_PAIRWISE && K > 0) {
 			pairwise_bound(&pl, abs_a, abs_b, K, &p);
 			add_bound(&pl, &s, &p);
@@ -651,12 +701,12 @@ int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct f
 			for (size_t k = 0; k < K; k += block) {
 				product_bound(&pl, abs_a[k], abs_b[k], true, &p);
 				struct running q;
-				running_init(&q, bi.c.x);
+				fpref_ref_bound_running_init(&q, bi.c.x);
 				for (size_t j = k + 1; j < K && j < k + block; j++) {
 					product_bound(&pl, abs_a[j], abs_b[j], true, &q);
 					add_bound(&pl, &p, &q);
 				}
-				running_clear(&q);
+				fpref_ref_bound_running_clear(&q);
 				add_bound(&pl, &s, &p);
 			}
 		} else if (order == FPREF_SUM_RECURSIVE || order == FPREF_SUM_FMA_CHAIN) {
@@ -665,9 +715,9 @@ int fpref_ref_sum_bound(enum fpref_sum_order order, size_t block, const struct f
 				add_bound(&pl, &s, &p); /* the fma's one rounding */
 			}
 		}
-		finish_bound(acc, &s, bound);
-		running_clear(&s);
-		running_clear(&p);
+		fpref_ref_bound_finish(acc, &s, bound);
+		fpref_ref_bound_running_clear(&s);
+		fpref_ref_bound_running_clear(&p);
 	}
 	bound_inputs_clear(&bi);
 	return status < 0 ? -1 : 0;

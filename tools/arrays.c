@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -179,6 +180,31 @@ void cli_progress(void *ctx, size_t done, size_t total)
 		return;
 	p->shown = true;
 	fprintf(stderr, "\r%s %zu of %zu", p->what, done, total);
+}
+
+void cli_progress_timed(void *ctx, size_t done, size_t total)
+{
+	struct cli_progress_timed *p = ctx;
+	bool tty = isatty(STDERR_FILENO);
+	if (!p->base.wanted || (!tty && !p->forced))
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	if (p->start == 0) { /* the rate is measured from here */
+		p->start = now;
+		p->at = done;
+	} else if (done < total && now - p->last < (tty ? 0.2 : 1.0))
+		return;
+	p->last = now;
+	p->base.shown = tty;
+	fprintf(stderr, "%s%s %zu of %zu", tty ? "\r\033[K" : "", p->base.what, done, total);
+	if (done > p->at && done < total) {
+		double left = (now - p->start) / (double)(done - p->at) * (double)(total - done);
+		fprintf(stderr, ", about %.0f s left", left < 1 ? 1 : left);
+	}
+	if (!tty)
+		fputc('\n', stderr);
 }
 
 void cli_progress_done(struct cli_progress *p)

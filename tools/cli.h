@@ -256,6 +256,16 @@ struct cli_progress {
 	bool wanted, shown;
 };
 void cli_progress(void *ctx, size_t done, size_t total); /* a fpref_gemm_progress */
+/* cli_progress with an estimate of the time left (gemm, verify-gemm):
+ * "what done of total, about N s left" at most every 0.2 s (1 s, a line
+ * each, when stderr is not a terminal and forced, as --progress asks). */
+struct cli_progress_timed {
+	struct cli_progress base;
+	bool forced;
+	double start, last; /* the first call's time (its count in at), the last shown */
+	size_t at;
+};
+void cli_progress_timed(void *ctx, size_t done, size_t total); /* a fpref_gemm_progress */
 void cli_progress_done(struct cli_progress *p);
 /* --tolerance N ulp | X rel (tools/cmd_verify.c). */
 int cli_parse_tolerance(const char *cmd, const char *text, struct fpref_verify_options *o);

@@ -311,6 +311,81 @@ static int bench_gemm_scaled(long repeats)
 	return CLI_EXIT_OK;
 }
 
+/* The exact GEMM of the oracle (fpref gemm's report, verify-gemm, the
+ * bounds: ref/exact_dot.c, docs/exact.md): each element's exact value by
+ * the exact engine (operands decoded once, as golden/gemm.c does), beside
+ * MPFR's sum of the exact terms per element (fpref_ref_dot_value, on a slice of rows);
+ * then with the model's a priori bound, the decoded one beside MPFR's.
+ * One thread: MAC/s per core. */
+static int bench_exact_gemm(long repeats)
+{
+	static const char *const inputs[] = { "float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "float32" };
+	const size_t M = 128, N = 128, K = 1024, slice = 2;
+	uint64_t *A = malloc(M * K * sizeof *A), *Bt = malloc(N * K * sizeof *Bt);
+	struct fpref_exact_operand *EA = malloc(M * K * sizeof *EA), *EB = malloc(N * K * sizeof *EB);
+	if (!A || !Bt || !EA || !EB) {
+		free(A), free(Bt), free(EA), free(EB);
+		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
+		return CLI_EXIT_FAIL;
+	}
+	printf("\n%-28s %12s %7s %12s %9s  %s\n", "exact gemm 128x128x1024", "MAC/s", "", "MPFR MAC/s", "ratio", "path");
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	struct fpref_ref_value xv, bv; /* the exact values and bounds, thrown away */
+	fpref_ref_value_init(&xv);
+	fpref_ref_value_init(&bv);
+	mpfr_ptr x = xv.x, bound = bv.x;
+	double t[100] = { 0 };
+	for (size_t r = 0; r < 2 * sizeof inputs / sizeof inputs[0]; r++) {
+		bool with_bound = r >= sizeof inputs / sizeof inputs[0];
+		struct fpref_format in;
+		fpref_format_parse(inputs[r % (sizeof inputs / sizeof inputs[0])], &in, NULL, 0);
+		const struct fpref_tc_model *m = fpref_tc_model_find("h100", &in);
+		if (with_bound && (!m || !fpref_tc_input_ok(&in) || fpref_format_is(&in, FPREF_FORMAT_FLOAT32)))
+			continue;
+		struct fpref_exact_format xf;
+		fpref_ref_exact_format(&in, &xf);
+		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, A);
+		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, N * K, Bt); /* B's columns, each contiguous */
+		fpref_ref_exact_decode(&xf, A, M * K, 1, EA, NULL);
+		fpref_ref_exact_decode(&xf, Bt, N * K, 1, EB, NULL);
+		for (long k = 0; k < repeats; k++) {
+			double t0 = bench_now();
+			for (size_t i = 0; i < M; i++)
+				for (size_t j = 0; j < N; j++) {
+					fpref_ref_exact_dot(&xf, EA + i * K, &xf, EB + j * K, K, NULL, f32, 0, x);
+					if (with_bound)
+						fpref_ref_exact_tc_bound(m, &xf, EA + i * K, A + i * K, &xf, EB + j * K, Bt + j * K, K,
+									 NULL, 0, f32, 0, bound);
+				}
+			t[k] = bench_now() - t0;
+		}
+		double fast = (double)(M * N * K) / bench_median(t, (int)repeats);
+		long slow_repeats = repeats < 3 ? repeats : 3;
+		for (long k = 0; k < slow_repeats; k++) {
+			double t0 = bench_now();
+			for (size_t i = 0; i < slice; i++)
+				for (size_t j = 0; j < N; j++) {
+					fpref_ref_dot_value(&in, &in, A + i * K, Bt + j * K, K, 0, f32, x);
+					if (with_bound)
+						fpref_ref_tc_bound(m, &in, &in, A + i * K, Bt + j * K, K, 0, f32, 0, bound);
+				}
+			t[k] = bench_now() - t0;
+		}
+		double slow = (double)(slice * N * K) / bench_median(t, (int)slow_repeats);
+		char what[96];
+		snprintf(what, sizeof what, "exact gemm %s%s", in.name, with_bound ? " + bound" : "");
+		printf("%-28s %12.3g %7s %12.3g %9.1f  %s\n", what, fast, "", slow, fast / slow,
+		       with_bound ? "+ h100's bound from decoded operands; MPFR: + fpref_ref_tc_bound"
+				  : xf.fixed ? "one integer sum; MPFR: fpref_ref_dot_value" : "a bucket per place; MPFR: fpref_ref_dot_value");
+	}
+	fpref_ref_value_clear(&xv);
+	fpref_ref_value_clear(&bv);
+	free(A), free(Bt), free(EA), free(EB);
+	return CLI_EXIT_OK;
+}
+
 static int bench_peers(long log2n, long repeats, const char *python);
 
 struct bench_args {
@@ -527,7 +602,8 @@ int cmd_bench(int argc, char **argv)
 	free(copy);
 	free(out);
 	int status = bench_gemm(repeats);
-	return status ? status : bench_gemm_scaled(repeats);
+	status = status ? status : bench_gemm_scaled(repeats);
+	return status ? status : bench_exact_gemm(repeats);
 }
 
 /* ---- fpref bench --peers: libfpref beside ml_dtypes, fpref's Python

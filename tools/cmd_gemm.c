@@ -12,7 +12,8 @@
 
 struct gemm_args {
 	const char *in, *out, *a, *b, *c, *size, *dist, *seed, *scale, *save, *source, *quantize, *report, *svg, *threads;
-	const char *in_a, *in_b;
+	const char *in_a, *in_b, *save_a, *save_b;
+	bool progress;
 };
 
 #define G(f) offsetof(struct gemm_args, f)
@@ -31,6 +32,9 @@ static const struct cli_opt gemm_opts[] = {
 	{ "--seed", CLI_VALUE, "N", "1", "the seed of generated inputs", G(seed), 0 },
 	{ "--scale-log2", CLI_VALUE, "P", "0", "generated inputs scaled by 2^P", G(scale), 0 },
 	{ "--save", CLI_VALUE, "D.npy", NULL, "write D as .npy", G(save), 0 },
+	{ "--save-a", CLI_VALUE, "A.npy", NULL, "write A (the model's input: --in-a patterns, or float16/32 values) as .npy",
+	  G(save_a), 0 },
+	{ "--save-b", CLI_VALUE, "B.npy", NULL, "write B (the model's input) as .npy", G(save_b), 0 },
 	{ "--source", CLI_VALUE, "FMT", NULL,
 	  "A and B are values of FMT (rounded to FMT, nearest even, where they are not), quantised to --in (--in-a, "
 	  "--in-b); errors against the exact product of the FMT values",
@@ -40,14 +44,17 @@ static const struct cli_opt gemm_opts[] = {
 	{ "--report", CLI_VALUE, "errors|none", "errors", "none: D alone, no exact product or bound (fast)", G(report),
 	  0 },
 	{ "--svg", CLI_VALUE, "FILE.svg", NULL, "draw the error histograms (as fpref draw gemm)", G(svg), 0 },
-	{ "--threads", CLI_VALUE, "N", "all cores", "threads computing D (tensor-core models; the same bits on any number)",
-	  G(threads), 0 },
+	{ "--threads", CLI_VALUE, "N", "all cores",
+	  "threads computing D and the report (the same bits and report on any number)", G(threads), 0 },
+	{ "--progress", CLI_FLAG, NULL, NULL, "rows done and the time left on stderr (default: on a terminal, for long runs)",
+	  G(progress), 0 },
 };
 
 const struct cli_command cli_cmd_gemm = {
 	.name = "gemm",
 	.synopsis = "--model MODEL (--in FMT | --in-a FMT --in-b FMT) [--out FMT] [MODEL OPTIONS] [ENV] [--json] [--save D.npy]\n"
-		    "       [--report errors|none] [--svg FILE.svg] [--threads N] (--a A.npy --b B.npy [--c C.npy] | --size MxNxK [--dist D] [--seed N]\n"
+		    "       [--save-a A.npy] [--save-b B.npy] [--report errors|none] [--svg FILE.svg] [--threads N] [--progress]\n"
+		    "       (--a A.npy --b B.npy [--c C.npy] | --size MxNxK [--dist D] [--seed N]\n"
 		    "       [--scale-log2 P]) [--source FMT [--quantize MODE]]\n"
 		    "       [--scale-a SA.npy] [--scale-b SB.npy] [--scale-every E] [--scale-format FMT]",
 	.summary = "D = A B + C through an accumulation model, with each element's error against the exact product\n"
@@ -219,10 +226,10 @@ static int quantize_inputs(const struct fpref_format *src, const struct fpref_fo
 	return 0;
 }
 
-static int save(const char *path, const struct fpref_format *out, const struct matrices *x)
+static int save(const char *path, const struct fpref_format *f, const uint64_t *bits, size_t rows, size_t cols)
 {
-	size_t shape[2] = { x->M, x->N };
-	return cli_save_patterns(cli_cmd_gemm.name, path, out, x->D, shape, 2);
+	size_t shape[2] = { rows, cols };
+	return cli_save_patterns(cli_cmd_gemm.name, path, f, bits, shape, 2);
 }
 
 int cmd_gemm(int argc, char **argv)
@@ -282,6 +289,10 @@ int cmd_gemm(int argc, char **argv)
 	struct matrices x = { 0 };
 	struct fpref_gemm_stats s = { 0 };
 	int status = g.save ? cli_check_writable(cli_cmd_gemm.name, g.save) : 0;
+	if (!status && g.save_a)
+		status = cli_check_writable(cli_cmd_gemm.name, g.save_a);
+	if (!status && g.save_b)
+		status = cli_check_writable(cli_cmd_gemm.name, g.save_b);
 	if (!status)
 		status = load_inputs(&g, src_a, src_b, &out, &x);
 	if (!status && sc.wanted)
@@ -325,14 +336,14 @@ int cmd_gemm(int argc, char **argv)
 						.C = x.C, .model = &m, .env = &o.env, .threads = threads,
 						.scales = sc.wanted ? &scales : NULL };
 		x.D = malloc(x.M * x.N * sizeof *x.D);
-		struct cli_progress pr = { "gemm: row", x.M * x.N * x.K > 1 << 22, false };
+		struct cli_progress_timed pr = { { "gemm: row", g.progress || (measure && x.M * x.N * x.K > 1 << 22), false }, g.progress, 0, 0, 0 };
 		if (!x.D)
 			status = out_of_memory();
-		else if (fpref_golden_gemm(&p, x.D, measure ? &s : NULL, cli_progress, &pr) != 0) {
+		else if (fpref_golden_gemm(&p, x.D, measure ? &s : NULL, cli_progress_timed, &pr) != 0) {
 			cli_fail(cli_cmd_gemm.name, "the model cannot compute these inputs");
 			status = CLI_EXIT_USAGE;
 		}
-		cli_progress_done(&pr);
+		cli_progress_done(&pr.base);
 		if (!status && measure)
 			print_report(&s, &p, o.json);
 	}
@@ -347,7 +358,11 @@ int cmd_gemm(int argc, char **argv)
 		status = draw_gemm(cli_cmd_gemm.name, g.svg, title, &s);
 	}
 	if (!status && g.save)
-		status = save(g.save, &out, &x);
+		status = save(g.save, &out, x.D, x.M, x.N);
+	if (!status && g.save_a)
+		status = save(g.save_a, &in_a, x.Aq, x.M, x.K);
+	if (!status && g.save_b)
+		status = save(g.save_b, &in_b, x.Bq, x.K, x.N);
 	if (!status && s.above_bound) {
 		cli_fail(cli_cmd_gemm.name, "%zu elements exceed their a priori bound: a defect in fpref; please report it", s.above_bound);
 		status = CLI_EXIT_FAIL;

@@ -9,8 +9,8 @@
 #include "cli.h"
 
 struct vg_args {
-	const char *a, *b, *c, *d, *in, *out, *tolerance, *show, *in_a, *in_b;
-	bool diagnose;
+	const char *a, *b, *c, *d, *in, *out, *tolerance, *show, *in_a, *in_b, *threads;
+	bool diagnose, progress;
 };
 
 #define V(f) offsetof(struct vg_args, f)
@@ -31,6 +31,10 @@ static const struct cli_opt vg_opts[] = {
 	{ "--diagnose", CLI_FLAG, NULL, NULL, "re-run variants of the model (fraction bits, block, rounding, promotion, C "
 	  "last, other rows) on a sample of the elements and name those that give the kernel's D (docs/diagnose.md)",
 	  V(diagnose), 0 },
+	{ "--threads", CLI_VALUE, "N", "all cores", "threads computing the model's D and the report (the same report on any "
+	  "number)", V(threads), 0 },
+	{ "--progress", CLI_FLAG, NULL, NULL, "rows done and the time left on stderr (default: on a terminal, for long runs)",
+	  V(progress), 0 },
 };
 
 /* --diagnose: the model's variants that fit the sampled elements, best first. */
@@ -64,7 +68,7 @@ static void put_diagnosis(const struct fpref_gemm_diagnosis *dg, bool json)
 const struct cli_command cli_cmd_verify_gemm = {
 	.name = "verify-gemm",
 	.synopsis = "--a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL (--in FMT | --in-a FMT --in-b FMT)\n"
-		    "       --out FMT [MODEL OPTIONS] [ENV] [--tolerance Nulp|Xrel] [--show N] [--json]\n"
+		    "       --out FMT [MODEL OPTIONS] [ENV] [--tolerance Nulp|Xrel] [--show N] [--diagnose] [--json] [--threads N] [--progress]\n"
 		    "       [--scale-a SA.npy] [--scale-b SB.npy] [--scale-every E] [--scale-format FMT]",
 	.summary = "Judge a kernel's D = A B + C element by element against an accumulation model's D, with\n"
 		   "both against the exact product and the model's bound (exit 0 pass, 1 fail, 2 bad input).",
@@ -221,6 +225,9 @@ int cmd_verify_gemm(int argc, char **argv)
 	    cli_parse_format(cli_cmd_verify_gemm.name, g.out, &out) != 0 ||
 	    cli_model_resolve(cli_cmd_verify_gemm.name, &text, &in_a, &in_b, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
+	unsigned threads;
+	if (cli_parse_threads(cli_cmd_verify_gemm.name, g.threads, &threads) != 0)
+		return CLI_EXIT_USAGE;
 	struct cli_gemm_scales sc;
 	if ((r = cli_gemm_scales_check(cli_cmd_verify_gemm.name, &o.gemm_scales, &m, &in_a, &in_b, &out, &sc)) != 0)
 		return r;
@@ -240,16 +247,16 @@ int cmd_verify_gemm(int argc, char **argv)
 		struct fpref_tc_gemm_scales scales = cli_gemm_scales_view(&sc);
 		struct fpref_gemm_problem p = { .M = M, .N = N, .K = K, .src = &in_a, .in_a = &in_a, .in_b = &in_b,
 						.out = &out, .A = A, .B = B, .Aq = A, .Bq = B, .C = C, .model = &m,
-						.env = &o.env, .threads = 1, .scales = sc.wanted ? &scales : NULL };
+						.env = &o.env, .threads = threads, .scales = sc.wanted ? &scales : NULL };
 		struct fpref_gemm_verdict v;
-		struct cli_progress pr = { "verify-gemm: row", M * N * K > 1 << 20, false };
+		struct cli_progress_timed pr = { { "verify-gemm: row", g.progress || M * N * K > 1 << 22, false }, g.progress, 0, 0, 0 };
 		char err[512], desc[256];
-		if (fpref_golden_gemm_verify(&p, D, &vo, &v, cli_progress, &pr, err, sizeof err) != 0) {
-			cli_progress_done(&pr);
+		if (fpref_golden_gemm_verify(&p, D, &vo, &v, cli_progress_timed, &pr, err, sizeof err) != 0) {
+			cli_progress_done(&pr.base);
 			cli_fail(cli_cmd_verify_gemm.name, "%s", err);
 			status = CLI_EXIT_USAGE;
 		} else {
-			cli_progress_done(&pr);
+			cli_progress_done(&pr.base);
 			struct fpref_gemm_diagnosis dg = { 0 };
 			if (g.diagnose && fpref_golden_gemm_diagnose(&p, D, 64, &dg, err, sizeof err) != 0) {
 				cli_fail(cli_cmd_verify_gemm.name, "%s", err);
