@@ -361,3 +361,57 @@ def test_traits_state_a_generic_models_conventions(cli):
         fpref.gemm(A, B, model="v100", inp="f16", traits=["nan-ones"])
     with pytest.raises(TypeError, match="list of names"):
         fpref.gemm(A, B, C, traits="nan-ones", **kw)
+
+
+VERIFY_CASES = [
+    (dict(model="h100"), "e4m3", "exact", None),
+    (dict(model="h100-wgmma", inp=("e5m2", "e4m3")), ("e5m2", "e4m3"), "h100-wgmma", "3ulp"),
+    (dict(model="a100", inp="bf16"), "bf16", "recursive", "1e-3rel"),
+    (dict(model="tcgen05-mxf8f6f4", scale_a=[[2.0, 0.5]] * 6, scale_b=[[1.0] * 5, [4.0] * 5]), "e4m3",
+     "tcgen05-mxf8f6f4", None),
+]
+
+
+@pytest.mark.parametrize("kw, inp, kernel, tol", VERIFY_CASES, ids=[c[0]["model"] for c in VERIFY_CASES])
+def test_verify_gemm_matches_cli(cli_json, tmp_path, kw, inp, kernel, tol):
+    """fpref.verify_gemm against `fpref verify-gemm --json` on the same
+    arrays: every field of the verdict, the worst elements included."""
+    rng = np.random.default_rng(12)
+    ia, ib = (inp, inp) if isinstance(inp, str) else inp
+    A = fpref.convert(rng.standard_normal((6, 64)), ia)
+    B = fpref.convert(rng.standard_normal((64, 5)), ib)
+    if kernel == kw["model"]:  # the model's own D, one element off by 3 ulps
+        D = fpref.gemm(A, B, **kw)
+        D[1, 2] ^= 3
+    else:
+        D = fpref.gemm(A, B, model=kernel, inp=kw.get("inp", inp))
+    got = fpref.verify_gemm(D, A, B, tolerance=tol, show=4, **kw)
+    for name, x in (("a", A), ("b", B), ("d", D)):
+        np.save(tmp_path / f"{name}.npy", x)
+    args = ["verify-gemm", "--a", str(tmp_path / "a.npy"), "--b", str(tmp_path / "b.npy"), "--d",
+            str(tmp_path / "d.npy"), "--model", kw["model"], "--out", "f32", "--show", "4"]
+    args += ["--in", ia] if ia == ib else ["--in-a", ia, "--in-b", ib]
+    if tol:
+        args += ["--tolerance", tol]
+    if "scale_a" in kw:
+        np.save(tmp_path / "sa.npy", fpref.convert(np.array(kw["scale_a"]), "e8m0"))
+        np.save(tmp_path / "sb.npy", fpref.convert(np.array(kw["scale_b"]), "e8m0"))
+        args += ["--scale-a", str(tmp_path / "sa.npy"), "--scale-b", str(tmp_path / "sb.npy")]
+    want = cli_json(args, check=False)
+    for key in ("model", "elements", "matches", "within", "outside", "mismatches", "kernel_above_bound"):
+        assert getattr(got, key) == want[key], key
+    for key in ("model_error", "kernel_error"):
+        assert got.__dict__[key] == pytest.approx(want[key], rel=0, abs=0), key
+    assert got.worst == want["worst"] and got.passed == want["pass"]
+    assert got.matches < got.elements  # the case has something to judge
+
+
+def test_verify_gemm_bad_arguments():
+    A = fpref.convert([[1.0, 2.0]], "e4m3")
+    B = fpref.convert([[3.0], [4.0]], "e4m3")
+    with pytest.raises(ValueError, match="D has shape"):
+        fpref.verify_gemm(np.zeros((2, 1), np.float32), A, B)
+    with pytest.raises(ValueError, match="bad tolerance"):
+        fpref.verify_gemm(np.zeros((1, 1), np.float32), A, B, tolerance="2 bits")
+    with pytest.raises(ValueError, match="threads"):
+        fpref.verify_gemm(np.zeros((1, 1), np.float32), A, B, threads=0)

@@ -17,7 +17,7 @@ from . import _fpref
 
 __version__: str = _fpref.__version__
 
-__all__ = ["convert", "decode", "formats", "format_info", "table", "op", "explain", "Explanation", "dot", "gemm", "bound", "models",
+__all__ = ["convert", "decode", "formats", "format_info", "table", "op", "explain", "Explanation", "dot", "gemm", "bound", "verify_gemm", "GemmVerdict", "models",
            "quantize", "Quantized", "lossscale", "LossScaleRun", "gen", "GenResult", "verify", "VerifyResult",
            "VerifyReport", "Mismatch", "suite_files",
            "flags_describe", "hex_codes", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE",
@@ -666,6 +666,76 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str,
     _gemm_call(model, inp_names, out_name, M, N, K, a, b, c, d, promote, block, frac, floor, final, round, False,
                True, shape, traits)
     return d
+
+
+@dataclass(frozen=True)
+class GemmVerdict:
+    """A kernel's D judged against a model's, as `fpref verify-gemm --json`
+    gives it: elements, matches (bit for bit), within (the tolerance),
+    outside; mismatches by class; kernel_above_bound (kernel elements
+    farther from the exact product than the model's bound); model_error and
+    kernel_error (each D against the exact product: max_abs, normwise_rel,
+    max_rel, max_ulps, mean_ulps, error_over_bound_max, above_bound,
+    with_bound, nonfinite); worst (the largest differences first: row, col,
+    both codes, kind, ulps, both errors, bound); model (its description)."""
+    model: str
+    elements: int
+    matches: int
+    within: int
+    outside: int
+    mismatches: Dict[str, int]
+    kernel_above_bound: int
+    model_error: Dict[str, Any]
+    kernel_error: Dict[str, Any]
+    worst: List[Dict[str, Any]]
+
+    @property
+    def passed(self) -> bool:
+        return self.outside == 0
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+
+def verify_gemm(D: Any, A: Any, B: Any, C: Any = None, *, model: str = "h100",
+                inp: Union[str, Tuple[str, str]] = "e4m3", out: str = "f32", promote: Optional[int] = None,
+                block: Optional[int] = None, frac: Optional[int] = None, floor: Optional[int] = None,
+                final: str = "rtz", round: Optional[str] = None, shape: Optional[str] = None,
+                traits: Optional[List[str]] = None, tolerance: Optional[str] = None, show: int = 10, threads: int = 1,
+                scale_a: Any = None, scale_b: Any = None, scale_every: Optional[int] = None,
+                scale_format: str = "e8m0") -> GemmVerdict:
+    """`fpref verify-gemm` on arrays: a kernel's D (M x N, codes or float
+    values of out) judged element by element against the model's D for A B
+    + C (the arguments of gemm), with both D's errors against the exact
+    product and the model's bound (fpref_golden_gemm_verify, the same call).
+    tolerance: None (bit for bit), "Nulp" or "Xrel"; show: how many of the
+    largest differences to keep; threads: for the model's D and the exact
+    values (the same verdict on any number).
+
+    >>> A = convert([[1.0, 2.0]], "e4m3"); B = convert([[3.0], [4.0]], "e4m3")
+    >>> verify_gemm(np.array([[11.0]], np.float32), A, B).passed
+    True
+    """
+    from ._golden import _tolerance
+    tol_ulps, tol_rel = _tolerance(tolerance)
+    inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
+    d = _gemm_codes(D, out_name, 2, "D", "out", f"out={out!r}")
+    if d.shape != (M, N):
+        raise ValueError(f"D has shape {d.shape}, A B has ({M}, {N})")
+    _check_gemm_args(model, promote, frac, floor, final, round)
+    _check_shape(shape)
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"threads is a count >= 1, not {threads!r}")
+    sa = sb = None
+    every, sf = 0, format_info(scale_format)["name"]
+    if scale_a is not None or scale_b is not None:
+        sa, sb, every, sf = _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, block, frac,
+                                         floor, round)
+    r = _fpref.verify_gemm(model, *inp_names, out_name, M, N, K, a, b, c, d, promote or 0, block or 0, frac or 0, floor,
+                           final, *_env(round, None, False, False, None, None, None, 32), shape,
+                           None if traits is None else ",".join(traits), tol_ulps, tol_rel, int(show), int(threads), sa,
+                           sb, every, sf)
+    return GemmVerdict(**r)
 
 
 def _scale_codes(s: Any, fmt: str, shape: Tuple[int, ...]) -> np.ndarray:

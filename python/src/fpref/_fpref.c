@@ -217,6 +217,7 @@ static PyMethodDef methods[] = {
 	{ "models", py_models, METH_NOARGS, "the tensor-core model rows" },
 	{ "classify", py_classify, METH_VARARGS, "fpref_golden_classify's mismatch class" },
 	{ "table", py_table, METH_VARARGS, "every code of a format of 8 bits or fewer (fpref table)" },
+	{ "verify_gemm", py_verify_gemm, METH_VARARGS, "a kernel's D judged against a model's (fpref_golden_gemm_verify)" },
 	{ "flags_describe", py_flags_describe, METH_VARARGS, "flags as words" },
 	{ "hex", py_hex, METH_VARARGS, "a pattern in the container's hex digits" },
 	{ "quantize", py_quantize, METH_VARARGS, "a scaling scheme's codes, scales and report" },

@@ -93,6 +93,7 @@ PyObject *py_op(PyObject *self, PyObject *args);
 PyObject *py_explain(PyObject *self, PyObject *args);
 PyObject *py_classify(PyObject *self, PyObject *args);
 PyObject *py_table(PyObject *self, PyObject *args);
+PyObject *py_verify_gemm(PyObject *self, PyObject *args);
 PyObject *py_flags_describe(PyObject *self, PyObject *args);
 PyObject *py_hex(PyObject *self, PyObject *args);
 PyObject *py_time_convert(PyObject *self, PyObject *args);

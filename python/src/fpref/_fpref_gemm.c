@@ -157,6 +157,107 @@ static int bound_elements(const struct fpref_tc_model *m, bool plain, bool exact
  * bound instead of its value.  model is a GPU preset, "generic" (block,
  * frac, floor, final), a plain order (recursive, pairwise, blocked,
  * fma-chain, kahan: rounded in out under env) or "exact". */
+/* The accumulation model of gemm, dot and verify_gemm's arguments, checked
+ * as the command checks them: a plain order, "exact", "generic" (block,
+ * frac, floor, final, traits) or a preset (its row for the pair, in blocks
+ * of the shape's K).  0, or -1 with a ValueError. */
+static int resolve_model(const char *model_name, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			 const struct fpref_format *outp, Py_ssize_t promote, Py_ssize_t block, Py_ssize_t frac,
+			 PyObject *floor_obj, const char *final, const char *shape, const char *traits,
+			 struct fpref_accum_model *am)
+{
+	memset(am, 0, sizeof *am);
+	enum fpref_sum_order order = FPREF_SUM_RECURSIVE;
+	bool plain = fpref_sum_order_parse(model_name, &order) == 0, exact = strcmp(model_name, "exact") == 0;
+	struct fpref_format in_a_v = *in_a, in_b_v = *in_b, out = *outp;
+	char err[256], pair[160];
+	describe_pair(&in_a_v, &in_b_v, pair, sizeof pair);
+	struct fpref_tc_model model;
+	memset(&model, 0, sizeof model);
+	if (plain || exact) {
+		if (promote > 0) {
+			PyErr_SetString(PyExc_ValueError, "promote needs a tensor-core model");
+			return -1;
+		}
+		if (out.man_bits > FPREF_OP_MAX_MAN_BITS) {
+			PyErr_Format(PyExc_ValueError, "%s has %d fraction bits; accumulators of up to %d compute",
+				     out.name, out.man_bits, FPREF_OP_MAX_MAN_BITS);
+			return -1;
+		}
+	} else if (strcmp(model_name, "generic") == 0) {
+		long floor = FPREF_TC_NO_FLOOR;
+		if (floor_obj != Py_None) {
+			floor = PyLong_AsLong(floor_obj);
+			if (PyErr_Occurred())
+				return -1;
+		}
+		enum fpref_rounding r;
+		if (fpref_rounding_parse(final, &r) != 0) {
+			PyErr_Format(PyExc_ValueError, "bad final rounding '%s' (rtz or rne)", final);
+			return -1;
+		}
+		if (block < 1 || frac < 1) {
+			PyErr_SetString(PyExc_ValueError, "model='generic' needs block=N (products per block) and frac=F "
+							  "(fraction bits kept)");
+			return -1;
+		}
+		if (fpref_tc_model_custom((int)block, (int)frac, (int)floor, r, &model, err, sizeof err) != 0 ||
+		    (traits && fpref_tc_model_traits(&model, traits, err, sizeof err) != 0)) {
+			PyErr_Format(PyExc_ValueError, "model='generic': %s", err);
+			return -1;
+		}
+	} else {
+		const struct fpref_tc_model *row = find_pair(model_name, &in_a_v, &in_b_v);
+		if (!row)
+			return -1;
+		if (block > 0) {
+			PyErr_Format(PyExc_ValueError, "block is part of the %s model (%d); use model='generic' to change it",
+				     model_name, row->block);
+			return -1;
+		}
+		model = *row;
+		if (apply_shape(&model, &out, shape) != 0)
+			return -1;
+	}
+	if (traits && strcmp(model_name, "generic") != 0) {
+		PyErr_Format(PyExc_ValueError, "traits describe model='generic'; the %s model's conventions are its own",
+			     model_name);
+		return -1;
+	}
+	if (shape && (plain || exact || strcmp(model_name, "generic") == 0)) {
+		PyErr_Format(PyExc_ValueError, "shape chains a preset's instruction; model='%s' has none", model_name);
+		return -1;
+	}
+	for (int k = 0; k < 2 && !plain && !exact; k++) {
+		const struct fpref_format *f = k ? &in_b_v : &in_a_v;
+		if (!fpref_tc_input_ok(f)) {
+			PyErr_Format(PyExc_ValueError,
+				     "tensor-core models take signed inputs of at most 10 fraction bits, not %s", f->name);
+			return -1;
+		}
+		if (!fpref_tc_output_ok(&model, f, &out)) {
+			PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", model.gpu,
+				     out.name, pair);
+			return -1;
+		}
+	}
+	if (promote > 0 && !fpref_format_is(&out, FPREF_FORMAT_FLOAT32)) {
+		PyErr_SetString(PyExc_ValueError, "promote needs out='float32'");
+		return -1;
+	}
+	if (promote > 0 && !plain && !exact && fpref_tc_lowered(&model, &out)) {
+		PyErr_Format(PyExc_ValueError, "promote: the %s model lowers %s inputs to FP16 instructions; promotion is "
+					       "modelled only for the native unit (try h100-wgmma)", model.gpu, pair);
+		return -1;
+	}
+	am->kind = plain ? FPREF_ACCUM_PLAIN : exact ? FPREF_ACCUM_EXACT : FPREF_ACCUM_TC;
+	am->tc = model;
+	am->order = order;
+	am->block = block > 0 ? (size_t)block : 32;
+	am->promote = (size_t)(promote > 0 ? promote : 0);
+	return 0;
+}
+
 PyObject *py_gemm(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -172,94 +273,19 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 			      &M, &N, &K, &A, &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final, &rows, &bounds,
 			      ENV_REFS(ea), &shape, &traits))
 		return NULL;
-	enum fpref_sum_order order = FPREF_SUM_RECURSIVE;
-	bool plain = fpref_sum_order_parse(model_name, &order) == 0, exact = strcmp(model_name, "exact") == 0;
 	struct fpref_env env;
 	PyObject *result = NULL;
 	struct fpref_format in_a, in_b, out;
-	struct fpref_tc_model model;
-	memset(&model, 0, sizeof model);
-	char err[256], pair[160];
+	struct fpref_accum_model am;
+	char pair[160];
 	if (fpref_py_get_format(in_a_name, &in_a) != 0 || fpref_py_get_format(in_b_name, &in_b) != 0 ||
-	    fpref_py_get_format(out_name, &out) != 0 || fpref_py_make_env(&ea, NULL, &out, &env) != 0)
+	    fpref_py_get_format(out_name, &out) != 0 || fpref_py_make_env(&ea, NULL, &out, &env) != 0 ||
+	    resolve_model(model_name, &in_a, &in_b, &out, promote, block, frac, floor_obj, final, shape, traits, &am) != 0)
 		goto done;
 	describe_pair(&in_a, &in_b, pair, sizeof pair);
-	if (plain || exact) {
-		if (promote > 0) {
-			PyErr_SetString(PyExc_ValueError, "promote needs a tensor-core model");
-			goto done;
-		}
-		if (out.man_bits > FPREF_OP_MAX_MAN_BITS) {
-			PyErr_Format(PyExc_ValueError, "%s has %d fraction bits; accumulators of up to %d compute",
-				     out.name, out.man_bits, FPREF_OP_MAX_MAN_BITS);
-			goto done;
-		}
-	} else if (strcmp(model_name, "generic") == 0) {
-		long floor = FPREF_TC_NO_FLOOR;
-		if (floor_obj != Py_None) {
-			floor = PyLong_AsLong(floor_obj);
-			if (PyErr_Occurred())
-				goto done;
-		}
-		enum fpref_rounding r;
-		if (fpref_rounding_parse(final, &r) != 0) {
-			PyErr_Format(PyExc_ValueError, "bad final rounding '%s' (rtz or rne)", final);
-			goto done;
-		}
-		if (block < 1 || frac < 1) {
-			PyErr_SetString(PyExc_ValueError, "model='generic' needs block=N (products per block) and frac=F "
-							  "(fraction bits kept)");
-			goto done;
-		}
-		if (fpref_tc_model_custom((int)block, (int)frac, (int)floor, r, &model, err, sizeof err) != 0 ||
-		    (traits && fpref_tc_model_traits(&model, traits, err, sizeof err) != 0)) {
-			PyErr_Format(PyExc_ValueError, "model='generic': %s", err);
-			goto done;
-		}
-	} else {
-		const struct fpref_tc_model *row = find_pair(model_name, &in_a, &in_b);
-		if (!row)
-			goto done;
-		if (block > 0) {
-			PyErr_Format(PyExc_ValueError, "block is part of the %s model (%d); use model='generic' to change it",
-				     model_name, row->block);
-			goto done;
-		}
-		model = *row;
-		if (apply_shape(&model, &out, shape) != 0)
-			goto done;
-	}
-	if (traits && strcmp(model_name, "generic") != 0) {
-		PyErr_Format(PyExc_ValueError, "traits describe model='generic'; the %s model's conventions are its own",
-			     model_name);
-		goto done;
-	}
-	if (shape && (plain || exact || strcmp(model_name, "generic") == 0)) {
-		PyErr_Format(PyExc_ValueError, "shape chains a preset's instruction; model='%s' has none", model_name);
-		goto done;
-	}
-	for (int k = 0; k < 2 && !plain && !exact; k++) {
-		const struct fpref_format *f = k ? &in_b : &in_a;
-		if (!fpref_tc_input_ok(f)) {
-			PyErr_Format(PyExc_ValueError,
-				     "tensor-core models take signed inputs of at most 10 fraction bits, not %s", f->name);
-			goto done;
-		}
-		if (!fpref_tc_output_ok(&model, f, &out)) {
-			PyErr_Format(PyExc_ValueError, "the %s tensor core has no %s output for %s inputs", model.gpu,
-				     out.name, pair);
-			goto done;
-		}
-	}
-	if (promote > 0 && !fpref_format_is(&out, FPREF_FORMAT_FLOAT32)) {
-		PyErr_SetString(PyExc_ValueError, "promote needs out='float32'");
-		goto done;
-	}
-	if (promote > 0 && !plain && !exact && fpref_tc_lowered(&model, &out)) {
-		PyErr_Format(PyExc_ValueError, "promote: the %s model lowers %s inputs to FP16 instructions; promotion is "
-					       "modelled only for the native unit (try h100-wgmma)", model.gpu, pair);
-		goto done;
-	}
+	bool plain = am.kind == FPREF_ACCUM_PLAIN, exact = am.kind == FPREF_ACCUM_EXACT;
+	enum fpref_sum_order order = am.order;
+	struct fpref_tc_model model = am.tc;
 	if (c_obj != Py_None) {
 		if (PyObject_GetBuffer(c_obj, &C, PyBUF_SIMPLE) != 0)
 			goto done;
@@ -562,4 +588,151 @@ PyObject *py_models(PyObject *self, PyObject *noargs)
 		Py_DECREF(row);
 	}
 	return list;
+}
+
+/* A gemm summary (fpref_golden_gemm_summarize) as a dict, as verify-gemm's
+ * JSON gives it. */
+static PyObject *summary_dict(const struct fpref_gemm_stats *st)
+{
+	struct fpref_gemm_summary s;
+	fpref_golden_gemm_summarize(st, &s);
+	return Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:d,s:n,s:n,s:n}", "max_abs", s.max_abs, "normwise_rel", s.normwise_rel,
+			     "max_rel", s.max_rel, "max_ulps", s.max_ulps, "mean_ulps", s.mean_ulps,
+			     "error_over_bound_max", s.error_over_bound_max, "above_bound", (Py_ssize_t)s.above_bound,
+			     "with_bound", (Py_ssize_t)s.with_bound, "nonfinite", (Py_ssize_t)s.nonfinite);
+}
+
+static PyObject *verdict_dict(const struct fpref_gemm_verdict *v, const struct fpref_format *out, const char *desc)
+{
+	PyObject *kinds = PyDict_New(), *worst = PyList_New(0);
+	for (int k = 0; kinds && k < FPREF_MISMATCH_COUNT; k++) {
+		PyObject *n = v->by_kind[k] ? PyLong_FromSize_t(v->by_kind[k]) : NULL;
+		if (n && PyDict_SetItemString(kinds, fpref_golden_mismatch_name((enum fpref_mismatch)k), n) != 0)
+			Py_CLEAR(kinds);
+		Py_XDECREF(n);
+	}
+	for (size_t i = 0; worst && i < v->nworst; i++) {
+		const struct fpref_gemm_case *c = &v->worst[i];
+		char m[32], k[32];
+		fpref_format_hex(out, c->model, m, sizeof m);
+		fpref_format_hex(out, c->kernel, k, sizeof k);
+		PyObject *row = Py_BuildValue("{s:n,s:n,s:s,s:s,s:s,s:d,s:d,s:d,s:d}", "row", (Py_ssize_t)c->row, "col",
+					      (Py_ssize_t)c->col, "model", m, "kernel", k, "kind",
+					      fpref_golden_mismatch_name(c->kind), "ulps", c->ulps, "kernel_error", c->kernel_abs,
+					      "model_error", c->model_abs, "bound", c->bound);
+		if (!row || PyList_Append(worst, row) != 0)
+			Py_CLEAR(worst);
+		Py_XDECREF(row);
+	}
+	PyObject *model_error = summary_dict(&v->model_error), *kernel_error = summary_dict(&v->kernel_error);
+	PyObject *d = NULL;
+	if (kinds && worst && model_error && kernel_error)
+		d = Py_BuildValue("{s:s,s:n,s:n,s:n,s:n,s:O,s:n,s:O,s:O,s:O}", "model", desc, "elements",
+				  (Py_ssize_t)v->elements, "matches", (Py_ssize_t)v->matches, "within", (Py_ssize_t)v->within,
+				  "outside", (Py_ssize_t)v->outside, "mismatches", kinds, "kernel_above_bound",
+				  (Py_ssize_t)v->kernel_above_bound, "model_error", model_error, "kernel_error", kernel_error,
+				  "worst", worst);
+	Py_XDECREF(kinds);
+	Py_XDECREF(worst);
+	Py_XDECREF(model_error);
+	Py_XDECREF(kernel_error);
+	return d;
+}
+
+/* verify_gemm(model, inp_a, inp_b, out, M, N, K, A, B, C|None, D, promote,
+ * block, frac, floor|None, final, env..., shape|None, traits|None,
+ * tol_ulps, tol_rel, show, threads, SA|None, SB|None, every, scale_format)
+ * -> dict: a kernel's D judged against the model's D with both against the
+ * exact product and the model's bound (fpref_golden_gemm_verify, as fpref
+ * verify-gemm runs it); tolerances < 0: none. */
+PyObject *py_verify_gemm(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *model_name, *in_a_name, *in_b_name, *out_name, *final, *shape, *traits, *scale_name;
+	Py_ssize_t M, N, K, promote, block, frac, show, threads, every;
+	double tol_ulps, tol_rel;
+	PyObject *c_obj, *floor_obj, *sa_obj, *sb_obj;
+	Py_buffer A, B, C, D, SA, SB;
+	bool have_c = false, have_s = false;
+	struct env_args ea;
+	if (!PyArg_ParseTuple(args, "ssssnnny*y*Oy*nnnOs" ENV_FORMAT "zzddnnOOns", &model_name, &in_a_name, &in_b_name,
+			      &out_name, &M, &N, &K, &A, &B, &c_obj, &D, &promote, &block, &frac, &floor_obj, &final,
+			      ENV_REFS(ea), &shape, &traits, &tol_ulps, &tol_rel, &show, &threads, &sa_obj, &sb_obj, &every,
+			      &scale_name))
+		return NULL;
+	PyObject *result = NULL;
+	struct fpref_env env;
+	struct fpref_format in_a, in_b, out, sf;
+	struct fpref_accum_model am;
+	if (fpref_py_get_format(in_a_name, &in_a) != 0 || fpref_py_get_format(in_b_name, &in_b) != 0 ||
+	    fpref_py_get_format(out_name, &out) != 0 || fpref_py_get_format(scale_name, &sf) != 0 ||
+	    fpref_py_make_env(&ea, NULL, &out, &env) != 0 ||
+	    resolve_model(model_name, &in_a, &in_b, &out, promote, block, frac, floor_obj, final, shape, traits, &am) != 0)
+		goto done;
+	if (c_obj != Py_None) {
+		if (PyObject_GetBuffer(c_obj, &C, PyBUF_SIMPLE) != 0)
+			goto done;
+		have_c = true;
+		if (check_elements(&C, 8, (size_t)(M * N), "C") != 0)
+			goto done;
+	}
+	size_t chunks = every > 0 ? ((size_t)K + (size_t)every - 1) / (size_t)every : 0;
+	if (sa_obj != Py_None) {
+		if (PyObject_GetBuffer(sa_obj, &SA, PyBUF_SIMPLE) != 0)
+			goto done;
+		if (PyObject_GetBuffer(sb_obj, &SB, PyBUF_SIMPLE) != 0) {
+			PyBuffer_Release(&SA);
+			goto done;
+		}
+		have_s = true;
+		if (check_elements(&SA, 8, (size_t)M * chunks, "scale_a") != 0 ||
+		    check_elements(&SB, 8, chunks * (size_t)N, "scale_b") != 0)
+			goto done;
+	}
+	if (check_elements(&A, 8, (size_t)(M * K), "A") != 0 || check_elements(&B, 8, (size_t)(K * N), "B") != 0 ||
+	    check_elements(&D, 8, (size_t)(M * N), "D") != 0)
+		goto done;
+	struct fpref_tc_gemm_scales scales = { &sf, have_s ? SA.buf : NULL, have_s ? SB.buf : NULL, (size_t)every };
+	char err[512], desc[512];
+	if (have_s) {
+		uint64_t none = 0;
+		struct fpref_tc_scales probe = { &sf, &none, &none, (size_t)every };
+		if (!fpref_golden_model_scales_ok(&am, &in_a, &in_b, &out, &probe, err, sizeof err)) {
+			PyErr_Format(PyExc_ValueError, "scales: %s", err);
+			goto done;
+		}
+	}
+	struct fpref_gemm_problem p = { .M = (size_t)M, .N = (size_t)N, .K = (size_t)K, .src = &in_a, .in_a = &in_a,
+					.in_b = &in_b, .out = &out, .A = A.buf, .B = B.buf, .Aq = A.buf, .Bq = B.buf,
+					.C = have_c ? C.buf : NULL, .model = &am, .env = &env,
+					.threads = (unsigned)(threads > 0 ? threads : 1), .scales = have_s ? &scales : NULL };
+	struct fpref_verify_options vo = { tol_ulps, tol_rel, (size_t)(show > 0 ? show : 0), NULL, NULL };
+	struct fpref_gemm_verdict v;
+	int rc;
+	Py_BEGIN_ALLOW_THREADS
+	rc = fpref_golden_gemm_verify(&p, D.buf, &vo, &v, NULL, NULL, err, sizeof err);
+	Py_END_ALLOW_THREADS
+	if (rc != 0) {
+		PyErr_Format(PyExc_ValueError, "%s", err);
+		goto done;
+	}
+	if (am.kind == FPREF_ACCUM_EXACT)
+		snprintf(desc, sizeof desc, "exact (MPFR, one rounding)");
+	else if (am.kind == FPREF_ACCUM_PLAIN)
+		snprintf(desc, sizeof desc, "%s", fpref_sum_order_name(am.order));
+	else
+		fpref_tc_model_describe(&am.tc, out.name, desc, sizeof desc);
+	result = verdict_dict(&v, &out, desc);
+	fpref_golden_gemm_verdict_free(&v);
+done:
+	PyBuffer_Release(&A);
+	PyBuffer_Release(&B);
+	PyBuffer_Release(&D);
+	if (have_c)
+		PyBuffer_Release(&C);
+	if (have_s) {
+		PyBuffer_Release(&SA);
+		PyBuffer_Release(&SB);
+	}
+	return result;
 }
