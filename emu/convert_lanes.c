@@ -180,33 +180,35 @@ bool fpref_lanes_plan(const struct fpref_format *from, const struct fpref_format
 	bool inf_ok = lane_signed(k, false, k->inf_mag, false) == core(p, k->inf_pattern) &&
 		      lane_signed(k, true, k->inf_mag, false) == core(p, k->inf_pattern | sign_bit);
 	k->inf_rare = inf_ok ? 0 : all;
-	/* Beyond max finite a lane clamps its code to the code the core gives
-	 * there (max or the code after it: inf, or a NaN without inf) by
-	 * min(); stochastic rounding, whose result there depends on the
-	 * direction it took, and any other code go to the core. */
+	/* Beyond max finite a lane takes the code the core gives there (max,
+	 * inf, or NaN where there is no inf); stochastic rounding's depends on the direction it took, as
+	 * the nearest modes' where it rounded up (or under P3109's SatNone),
+	 * as rtz's where it did not.  Any other code goes to the core. */
 	int emax = fpref_format_max_exponent(to);
-	uint64_t over[2];
-	for (int s = 0; s < 2; s++) {
+	struct fpref_env away = *env, trunc = *env;
+	away.rounding = FPREF_RNE;
+	trunc.rounding = env->p3109_sat_none ? FPREF_RNE : FPREF_RTZ;
+	const struct fpref_env *envs[2] = { sr ? &trunc : env, sr ? &away : env };
+	int64_t *clamps[4] = { &k->clamp_pos, &k->clamp_neg, &k->clamp_away_pos, &k->clamp_away_neg };
+	bool over_ok = true;
+	for (int i = 0; i < 4; i++) {
 		unsigned flags = 0;
-		over[s] = fpref_emu_round_pack(to, env, 0, s, emax + 2, 1, false, &flags);
-	}
-	k->clamp_pos = (int64_t)(over[0] & ~((uint64_t)1 << k->sign_shift));
-	k->clamp_neg = (int64_t)(over[1] & ~((uint64_t)1 << k->sign_shift));
-	bool over_ok = !sr;
-	for (int s = 0; s < 2; s++) {
-		int64_t c = s ? k->clamp_neg : k->clamp_pos;
-		over_ok = over_ok && (c == k->max_code || c == k->max_code + 1) &&
-			  lane_signed(k, s, (uint64_t)c, false) == over[s];
+		bool negative = i & 1;
+		uint64_t over = fpref_emu_round_pack(to, envs[i / 2], 0, negative, emax + 2, 1, false, &flags);
+		int64_t c = (int64_t)(over & ~((uint64_t)1 << k->sign_shift));
+		*clamps[i] = c;
+		over_ok = over_ok && lane_signed(k, negative, (uint64_t)c, false) == over;
 	}
 	k->over_rare = over_ok ? 0 : all;
-	if (!over_ok) /* the core redoes those lanes: no clamp below max */
-		k->clamp_pos = k->clamp_neg = k->max_code + 1;
-	/* rne on FP32 with nothing for the core: the shorter sequence, inf
-	 * through the clamp as any value beyond max */
-	p->rne_fast = env->rounding == FPREF_RNE && fpref_format_container_bits(from) == 32 && nan_ok && inf_ok &&
+	/* rne on FP32 or FP64 with nothing for the core: the shorter sequence,
+	 * inf through the clamp by min() as any value beyond max */
+	p->rne_fast = env->rounding == FPREF_RNE && fpref_format_container_bits(from) >= 32 && nan_ok && inf_ok &&
 		      over_ok && !k->sub_rare && k->clamp_pos == k->clamp_neg && (int64_t)k->inf_mag == k->clamp_pos &&
+		      (k->clamp_pos == k->max_code || k->clamp_pos == k->max_code + 1) &&
 		      fpref_format_max_exponent(to) <= src_bias;
 	p->rne_nan_signed = k->nan_signed != 0;
+	p->sr = sr;
+	p->rare = k->nan_rare || k->inf_rare || k->over_rare || k->sub_rare || k->deep_rare;
 	p->rne_zero_unsigned = k->zero_unsigned != 0;
 	return true;
 }
@@ -258,7 +260,8 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
  * want_flags *fl holds each lane's flags. */
 #define LANES(NAME, U, I, T, ST, W)                                                                                  \
 	static inline __attribute__((always_inline)) U NAME(const struct lanes_k *k, bool rne, bool ns, bool zu,      \
-							  bool want_flags, U x, U *rare, U *fl)                     \
+							  bool sr, bool may_rare, bool want_flags, U x, U *rare,    \
+							  U *fl)                                                    \
 	{                                                                                                            \
 		const U zero = { 0 };                                                                                \
 		const I izero = { 0 };                                                                               \
@@ -270,30 +273,35 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 		U shift = (T)W - (U)upc;                                                                             \
 		U r = PICK((U)((I)mag >= (ST)k->normal_from), mag - (T)k->rebias, (mag & (T)k->man_mask) | (T)k->implicit); \
 		U negm = zero - ((x >> (T)k->sign_at) & 1u);                                                         \
-		U q, dropped = zero;                                                                                 \
+		U q, dropped = zero, away = zero;                                                                    \
 		if (rne) { /* + half an ulp less one, + the kept lsb: ties to even */                               \
 			q = (r + ((ones >> 1u) >> (U)upc) + ((r >> shift) & 1u)) >> shift;                          \
 		} else {                                                                                             \
 			U low = ones >> (U)upc; /* the dropped places */                                             \
 			U inc = ((low >> 1u) & (T)k->near) + (((r >> shift) & 1u) & (T)k->even) + (T)k->away +       \
 				(low & PICK(negm, zero + (T)k->dir_neg, zero + (T)k->dir_pos));                      \
-			/* stochastic: R at the place sr_bits below the last kept one */                        \
-			I c = (I)shift - (ST)k->sr_bits;                                                             \
-			U cu = (U)LANE_MAX(c, izero), cd = (U)LANE_MAX(izero - c, izero);                            \
-			U R = zero + (T)k->sr_r;                                                                     \
-			inc += PICK((U)(c >= 0), R << cu, R >> cd);                                                  \
-			/* rule C: the dropped bits below those rounded to nearest even */                      \
-			U cm = (U)LANE_MAX(c - 1, izero);                                                            \
-			inc += (U)(c > 0) & (T)k->sr_c & (((zero + 1u) << cm) - 1u + ((r >> cu) & 1u));              \
+			if (sr) { /* R at the place sr_bits below the last kept one */                         \
+				I c = (I)shift - (ST)k->sr_bits;                                                     \
+				U cu = (U)LANE_MAX(c, izero), cd = (U)LANE_MAX(izero - c, izero);                    \
+				U R = zero + (T)k->sr_r;                                                             \
+				inc += PICK((U)(c >= 0), R << cu, R >> cd);                                          \
+				/* rule C: the dropped bits below those rounded to nearest even */              \
+				U cm = (U)LANE_MAX(c - 1, izero);                                                    \
+				inc += (U)(c > 0) & (T)k->sr_c & (((zero + 1u) << cm) - 1u + ((r >> cu) & 1u));      \
+			}                                                                                            \
 			q = (r + inc) >> shift;                                                                      \
+			away = (U)(q != (r >> shift));                                                               \
 			dropped = (U)((r & low) != 0);                                                               \
 			q |= dropped & (T)k->odd;                                                                    \
 			q = PICK((U)(mag == 0), zero, q);                                                            \
 		}                                                                                                    \
 		U over = (U)((I)q > (ST)k->max_code);                                                                \
-		/* beyond max: the code after it or max (fpref_lanes_plan) */                                       \
+		/* beyond max: the code the core gives there (fpref_lanes_plan); in the plain rne plan the code  \
+		 * after max or max itself, so that min() clamps */                                                 \
 		U clamp = rne ? zero + (T)k->clamp_pos : PICK(negm, zero + (T)k->clamp_neg, zero + (T)k->clamp_pos); \
-		q = (U)LANE_MIN((I)q, (I)clamp);                                                                     \
+		if (sr)                                                                                              \
+			clamp = PICK(away, PICK(negm, zero + (T)k->clamp_away_neg, zero + (T)k->clamp_away_pos), clamp); \
+		q = rne ? (U)LANE_MIN((I)q, (I)clamp) : PICK(over, clamp, q);                                        \
 		U nan = (U)((I)mag > (ST)k->inf_pattern);                                                            \
 		U inf = (U)(mag == (T)k->inf_pattern);                                                               \
 		if (rne)                                                                                             \
@@ -311,10 +319,13 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			sign &= (U)(q != 0u) | ~(T)k->zero_unsigned;                                                 \
 			U special = nan | inf;                                                                       \
 			over &= ~special;                                                                            \
-			U sub = (U)((mag >> (T)k->src_man) == 0u) & ~(U)(mag == 0u);                                 \
-			U deep = (U)(up < (ST)k->up_least) & ~(U)(mag == 0u);                                        \
-			U rr = (nan & (T)k->nan_rare) | (inf & (T)k->inf_rare) | (over & (T)k->over_rare) |          \
-			       (sub & (T)k->sub_rare) | (deep & (T)k->deep_rare);                                    \
+			U rr = zero;                                                                                 \
+			if (may_rare) {                                                                              \
+				U sub = (U)((mag >> (T)k->src_man) == 0u) & ~(U)(mag == 0u);                         \
+				U deep = (U)(up < (ST)k->up_least) & ~(U)(mag == 0u);                                \
+				rr = (nan & (T)k->nan_rare) | (inf & (T)k->inf_rare) | (over & (T)k->over_rare) |    \
+				     (sub & (T)k->sub_rare) | (deep & (T)k->deep_rare);                              \
+			}                                                                                            \
 			if (want_flags) {                                                                            \
 				/* specials and the underflow flag's candidates (at most the least normal, inexact) \
 				 * from the core */                                                                  \
@@ -330,11 +341,16 @@ LANES(lanes32x16, u32x16, i32x16, uint32_t, int32_t, 32)
 LANES(lanes64x4, u64x4, i64x4, uint64_t, int64_t, 64)
 LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 
-/* Whether any lane is set: the lanes ORed (GCC reduces in a few steps). */
-#define ANY_LANE(v, L, acc)                                                                                           \
+/* Whether any lane of the mask v is set: narrowed to a byte a lane (FLAG_V)
+ * and read as words, not lane by lane (a lane's extraction is an
+ * instruction of its own). */
+#define ANY_LANE(v, FLAG_V, acc)                                                                                      \
 	do {                                                                                                         \
-		for (int j_ = 0; j_ < (L); j_++)                                                                     \
-			(acc) |= (v)[j_];                                                                            \
+		FLAG_V b_ = __builtin_convertvector((v), FLAG_V);                                                    \
+		uint64_t w_[(sizeof b_ + 7) / 8] = { 0 };                                                            \
+		memcpy(w_, &b_, sizeof b_);                                                                          \
+		for (size_t k_ = 0; k_ < sizeof w_ / sizeof w_[0]; k_++)                                             \
+			(acc) |= w_[k_];                                                                             \
 	} while (0)
 
 /* One register of L lanes at element i: loaded from IN_T elements (IN_V
@@ -357,7 +373,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 			memcpy(&v_, part_, sizeof v_);                                                               \
 			x_ = __builtin_convertvector(v_, U);                                                         \
 		}                                                                                                    \
-		U y_ = LANES(&k, rne, ns, zu, want_flags, x_, &rare_, &fl_);                                         \
+		U y_ = LANES(&k, rne, ns, zu, sr, may_rare, want_flags, x_, &rare_, &fl_);                           \
 		if ((count) == (L)) {                                                                                \
 			OUT_V o_ = __builtin_convertvector(__builtin_convertvector(y_, NARROW), OUT_V);              \
 			memcpy((OUT_T *)out + (i), &o_, sizeof o_);                                                  \
@@ -372,9 +388,9 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 					flags[(i) + j_] = (uint8_t)fl_[j_];                                          \
 			}                                                                                            \
 		}                                                                                                    \
-		if (!rne) {                                                                                          \
+		if (may_rare || want_flags) {                                                                        \
 			uint64_t any_ = 0;                                                                           \
-			ANY_LANE(rare_, L, any_);                                                                    \
+			ANY_LANE(rare_, FLAG_V, any_);                                                                    \
 			for (size_t j_ = 0; any_ && j_ < (count); j_++)                                              \
 				if (rare_[j_])                                                                       \
 					lanes_fix(plan, in, out, flags, (i) + j_);                                   \
@@ -384,8 +400,8 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 /* Every element: whole registers, then the last partial one. */
 #define LANES_LOOP(NAME, LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V)                                     \
 	static inline __attribute__((always_inline)) void NAME(const struct lanes_plan *plan, bool rne, bool ns,      \
-							     bool zu, bool want_flags, const void *in, void *out,    \
-							     size_t n, uint8_t *flags)                               \
+							     bool zu, bool sr, bool may_rare, bool want_flags,       \
+							     const void *in, void *out, size_t n, uint8_t *flags)    \
 	{                                                                                                            \
 		const struct lanes_k k = plan->k;                                                                    \
 		size_t whole = n / (L) * (L);                                                                        \
@@ -412,22 +428,27 @@ LANES_LOOPS(loop8, 8, u32x8, u64x4, 4, u16x8, u32x8, u64x4, u8x8, u16x8, u32x8, 
 LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, u32x16, u16x16, u8x8, u16x8, u32x8,
 	    u16x8, u8x16, u8x8)
 
-/* The loop for the plan's sizes and variant: rne_fast with its sign rules
- * as constants for the usual targets (IEEE-style NaN keeps its sign; FNUZ
- * has neither -0 nor a signed NaN), else the rounding as data, with or
- * without flags. */
+/* The loop for the plan's sizes and variant: with flags, everything; else
+ * rne_fast with its sign rules as constants for the usual targets
+ * (IEEE-style NaN keeps its sign; FNUZ has neither -0 nor a signed NaN);
+ * else the rounding as data, the stochastic terms and the lanes for the
+ * core only where the plan has them. */
 #define LANES_VARIANT(LOOP, p, in, out, n, flags)                                                                  \
 	do {                                                                                                         \
 		if (flags)                                                                                           \
-			LOOP(p, false, false, false, true, in, out, n, flags);                                       \
-		else if (!(p)->rne_fast)                                                                             \
-			LOOP(p, false, false, false, false, in, out, n, NULL);                                       \
-		else if ((p)->rne_nan_signed && !(p)->rne_zero_unsigned)                                             \
-			LOOP(p, true, true, false, false, in, out, n, NULL);                                         \
-		else if (!(p)->rne_nan_signed && (p)->rne_zero_unsigned)                                             \
-			LOOP(p, true, false, true, false, in, out, n, NULL);                                         \
+			LOOP(p, false, false, false, true, true, true, in, out, n, flags);                           \
+		else if ((p)->rne_fast && (p)->rne_nan_signed && !(p)->rne_zero_unsigned)                            \
+			LOOP(p, true, true, false, false, false, false, in, out, n, NULL);                           \
+		else if ((p)->rne_fast && !(p)->rne_nan_signed && (p)->rne_zero_unsigned)                            \
+			LOOP(p, true, false, true, false, false, false, in, out, n, NULL);                           \
+		else if ((p)->rne_fast)                                                                              \
+			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, in, out, n, NULL); \
+		else if ((p)->sr)                                                                                    \
+			LOOP(p, false, false, false, true, true, false, in, out, n, NULL);                           \
+		else if ((p)->rare)                                                                                  \
+			LOOP(p, false, false, false, false, true, false, in, out, n, NULL);                          \
 		else                                                                                                 \
-			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, in, out, n, NULL);         \
+			LOOP(p, false, false, false, false, false, false, in, out, n, NULL);                         \
 	} while (0)
 
 #define LANES_DISPATCH(P, p, in, out, n, flags)                                                                    \

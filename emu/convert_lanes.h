@@ -29,7 +29,9 @@ struct lanes_k {
 	uint64_t rebias;
 	int64_t normal_from, up_from, up_least, up_most;
 	/* the results */
-	int64_t max_code, clamp_pos, clamp_neg, min_normal;
+	/* beyond max a code clamps to clamp_*, or under stochastic rounding,
+	 * where the direction decides, to clamp_away_* where it rounded up */
+	int64_t max_code, clamp_pos, clamp_neg, clamp_away_pos, clamp_away_neg, min_normal;
 	uint64_t nan_mag, inf_mag, sign_shift;
 	uint64_t nan_signed, zero_unsigned; /* masks */
 	/* the rounding as data: the increment added at the lane's shift is
@@ -50,6 +52,8 @@ struct lanes_plan {
 	/* rne with every lane exact, no core: a shorter sequence (the fp32 path
 	 * before the other roundings joined it), its sign rules constants */
 	bool rne_fast, rne_nan_signed, rne_zero_unsigned;
+	/* the other variants' constants: stochastic rounding, any lane for the core */
+	bool sr, rare;
 	struct lanes_k k;
 };
 

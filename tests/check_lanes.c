@@ -77,6 +77,12 @@ static size_t against_core(const struct fpref_format *from, const struct fpref_f
 	return n;
 }
 
+/* Whether f is an IEEE-style 16-bit format (FP16, BF16, custom:e6m9). */
+static bool fpref_format_is_ieee_like16(const struct fpref_format *f)
+{
+	return f->specials == FPREF_SPECIALS_IEEE && f->is_signed && f->subnormals && f->exp_bits + f->man_bits == 15;
+}
+
 /* Whether f is one of the IEEE-style sources the vector lanes take. */
 static bool lane_source(const struct fpref_format *f)
 {
@@ -122,7 +128,7 @@ START_TEST(sixteen_bit_sources)
 	for (size_t t = 0; t < NFORMATS; t++) {
 		struct fpref_format to = drv_format(t);
 		for (size_t c = 0; c < nenv; c++)
-			if ((sweep.exhaustive || (t + c) % 8 == 0) &&
+			if ((sweep.exhaustive || (t + c) % (8 * sweep.stride) == 0) &&
 			    drv_owns(&sweep, ((uint64_t)_i * NFORMATS + t) * DRV_MAX_ENVS + c))
 				compared += against_core(&from, &to, &envs[c].env, in, 65536, NULL);
 	}
@@ -142,9 +148,11 @@ START_TEST(wide_sources)
 	struct env_case envs[DRV_MAX_ENVS];
 	size_t nenv = drv_envs(DRV_ENVS_ALL, envs);
 	/* make check: 512 patterns a case; check-exhaustive 8192 */
-	const size_t N = sweep.exhaustive ? 8192 : 512;
-	uint64_t *in64 = malloc(N * sizeof *in64);
-	uint32_t *in32 = malloc(N * sizeof *in32);
+	const size_t N = sweep.exhaustive ? 8192 : 512 / sweep.stride;
+	/* N patterns, and past them what the tails below read */
+	const size_t filled = N + 80;
+	uint64_t *in64 = malloc(filled * sizeof *in64);
+	uint32_t *in32 = malloc(filled * sizeof *in32);
 	unsigned long long compared = 0;
 	for (size_t t = 0; t < NFORMATS; t++) {
 		struct fpref_format to = drv_format(t);
@@ -152,7 +160,7 @@ START_TEST(wide_sources)
 		for (size_t c = 0; c < nenv; c++) {
 			if (!drv_owns(&sweep, ((uint64_t)_i * NFORMATS + t) * DRV_MAX_ENVS + c))
 				continue;
-			for (size_t i = 0; i < N; i++) {
+			for (size_t i = 0; i < filled; i++) {
 				/* half aimed at the target (its edges, ties), half the source's own structure */
 				uint64_t b = i % 2 ? drv_structured(&from, &state) : aimed(&from, &to, &state);
 				in64[i] = b;
@@ -194,7 +202,7 @@ START_TEST(fp32_every_pattern)
 	env.sr_width = 13;
 	env.sr_random = 0x0A5B;
 	/* make check: every 65537th pattern; exhaustive: all of them */
-	uint64_t stride = sweep.exhaustive ? 1 : 65537;
+	uint64_t stride = sweep.exhaustive ? 1 : 65537 * (uint64_t)sweep.stride;
 	size_t chunk = (size_t)1 << 22;
 	uint32_t *in = malloc(chunk * sizeof *in);
 	unsigned long long compared = 0;
@@ -209,6 +217,154 @@ START_TEST(fp32_every_pattern)
 	}
 	free(in);
 	printf("lanes: f32 -> %s %s: %llu patterns against the core\n", to.name, modes[(size_t)_i / FP32_TARGETS], compared);
+}
+END_TEST
+
+/* n elements of op on (a, b, c) through the op context, with and without
+ * flags, against fpref_emu_op per element; returns n. */
+static size_t op_against_core(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
+			      const void *a, const void *b, const void *c, size_t n, const char *want_path)
+{
+	struct fpref_emu_op_context *ctx = fpref_emu_op_context_new(op, f, env);
+	ck_assert_ptr_nonnull(ctx);
+	if (want_path)
+		ck_assert_msg(strcmp(fpref_emu_op_context_path(ctx), want_path) == 0, "%s %s (%s): path %s, want %s",
+			      f->name, fpref_op_name(op), fpref_rounding_name(env->rounding),
+			      fpref_emu_op_context_path(ctx), want_path);
+	size_t bytes = fpref_emu_element_bytes(f);
+	unsigned char *out = malloc(n * bytes + 1), *out2 = malloc(n * bytes + 1);
+	uint8_t *flags = malloc(n + 1);
+	fpref_emu_op_array(ctx, a, b, c, out, n, NULL, 0);
+	fpref_emu_op_array(ctx, a, b, c, out2, n, flags, 0);
+	const void *operands[3] = { a, b, c };
+	unsigned long bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t in[3] = { 0, 0, 0 }, want = 0, got = 0, got2 = 0;
+		for (int k = 0; k < fpref_op_arity(op); k++)
+			memcpy(&in[k], (const unsigned char *)operands[k] + i * bytes, bytes);
+		unsigned wf = 0;
+		/* (no ck_assert per element: each one is a message through Check's pipe) */
+		if (fpref_emu_op(op, f, in, env, fpref_env_sr_random(env, i), &want, &wf) != 0) {
+			/* the documented result for a pattern the format does not have */
+			wf = FPREF_FLAG_INVALID;
+			if (!fpref_format_nan_result(f, env, false, &want))
+				want = 0;
+		}
+		memcpy(&got, out + i * bytes, bytes);
+		memcpy(&got2, out2 + i * bytes, bytes);
+		if ((got != want || got2 != want || flags[i] != wf) && bad++ < 10)
+			fprintf(stderr, "%s %s %s ovf %d sr %u/%d: %llx %llx %llx -> %llx/%llx %02x, core %llx %02x\n", f->name,
+				fpref_op_name(op), fpref_rounding_name(env->rounding), env->overflow, env->sr_width,
+				env->sr_rule, (unsigned long long)in[0], (unsigned long long)in[1],
+				(unsigned long long)in[2], (unsigned long long)got, (unsigned long long)got2, flags[i],
+				(unsigned long long)want, wf);
+	}
+	ck_assert_msg(bad == 0, "%s %s via %s: %lu elements differ from the core", f->name, fpref_op_name(op),
+		      fpref_emu_op_context_path(ctx), bad);
+	fpref_emu_op_context_free(ctx);
+	free(out);
+	free(out2);
+	free(flags);
+	return n;
+}
+
+static const enum fpref_op lane_ops[] = { FPREF_OP_ADD, FPREF_OP_SUB, FPREF_OP_MUL,
+					   FPREF_OP_DIV, FPREF_OP_SQRT, FPREF_OP_FMA };
+
+/* Formats of 8 bits or fewer: every pair (every operand of sqrt; fma a
+ * seeded sample of 2^16 triples) under the ops' modes where the context
+ * takes the lanes (fma, and stochastic rounding, which no table holds);
+ * every mode in make check-exhaustive (the tables' own check is
+ * tests/check_ops.c's). */
+START_TEST(ops_narrow)
+{
+	struct fpref_format f = drv_format((size_t)_i);
+	if (fpref_format_container_bits(&f) > 8)
+		return;
+	struct drv_sweep sweep = drv_sweep_from_env();
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(DRV_ENVS_MODES, envs);
+	enum { N = 65536 };
+	uint8_t *a = malloc(N), *b = malloc(N), *c = malloc(N);
+	uint64_t state = 5 + (uint64_t)_i;
+	unsigned long long compared = 0;
+	for (size_t o = 0; o < sizeof lane_ops / sizeof lane_ops[0]; o++)
+		for (size_t e = 0; e < nenv; e++) {
+			if (!drv_owns(&sweep, ((uint64_t)_i * 8 + o) * DRV_MAX_ENVS + e) ||
+			    (!sweep.exhaustive && lane_ops[o] != FPREF_OP_FMA && envs[e].env.rounding != FPREF_SR))
+				continue;
+			for (size_t i = 0; i < N; i++) {
+				a[i] = (uint8_t)i;
+				b[i] = (uint8_t)(i >> 8);
+				c[i] = (uint8_t)drv_random(&state);
+				if (lane_ops[o] == FPREF_OP_FMA) {
+					a[i] = (uint8_t)drv_random(&state);
+					b[i] = (uint8_t)drv_random(&state);
+				}
+			}
+			uint8_t mask = (uint8_t)((1u << fpref_format_container_bits(&f)) - 1);
+			for (size_t i = 0; i < N; i++) {
+				a[i] &= mask;
+				b[i] &= mask;
+				c[i] &= mask;
+			}
+			compared += op_against_core(lane_ops[o], &f, &envs[e].env, a, b, c,
+						    lane_ops[o] == FPREF_OP_SQRT ? 256 : N, NULL);
+		}
+	free(a);
+	free(b);
+	free(c);
+	printf("lanes: %s ops against the core: %llu comparisons\n", f.name, compared);
+}
+END_TEST
+
+/* 16-bit formats: every operand of sqrt; the others on 2^14 structured
+ * pairs (drv_structured and drv_partner: ties, cancellation, edges) a
+ * mode; make check-exhaustive: add, sub, mul and div under rne on every
+ * pair (2^32). */
+START_TEST(ops_sixteen_bit)
+{
+	struct fpref_format f = drv_format((size_t)_i);
+	if (fpref_format_container_bits(&f) != 16)
+		return;
+	struct drv_sweep sweep = drv_sweep_from_env();
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(DRV_ENVS_MODES, envs);
+	const size_t N = ((size_t)1 << 14) / sweep.stride;
+	size_t big = (size_t)1 << 24;
+	uint16_t *a = malloc(big * 2), *b = malloc(big * 2), *c = malloc(big * 2);
+	uint64_t state = 9 + (uint64_t)_i;
+	unsigned long long compared = 0;
+	for (size_t o = 0; o < sizeof lane_ops / sizeof lane_ops[0]; o++)
+		for (size_t e = 0; e < nenv; e++) {
+			if (!drv_owns(&sweep, ((uint64_t)_i * 8 + o) * DRV_MAX_ENVS + e))
+				continue;
+			size_t n = lane_ops[o] == FPREF_OP_SQRT ? 65536 : N;
+			for (size_t i = 0; i < n; i++) {
+				a[i] = lane_ops[o] == FPREF_OP_SQRT ? (uint16_t)i : (uint16_t)drv_structured(&f, &state);
+				b[i] = (uint16_t)drv_partner(&f, a[i], &state);
+				c[i] = (uint16_t)(i % 3 ? drv_partner(&f, a[i], &state) : drv_structured(&f, &state));
+			}
+			compared += op_against_core(lane_ops[o], &f, &envs[e].env, a, b, c, n, NULL);
+		}
+	if (sweep.exhaustive && fpref_format_is_ieee_like16(&f)) {
+		struct fpref_env env;
+		fpref_env_default(&env);
+		for (size_t o = 0; o < 4; o++)
+			for (uint64_t start = 0; start < (UINT64_C(1) << 32); start += big) {
+				if (!drv_owns(&sweep, ((uint64_t)_i * 8 + o) * 4096 + start / big))
+					continue;
+				for (size_t i = 0; i < big; i++) {
+					a[i] = (uint16_t)(start + i);
+					b[i] = (uint16_t)((start + i) >> 16);
+				}
+				compared += op_against_core(lane_ops[o], &f, &env, a, b, c, big, "fp64-lanes");
+			}
+	}
+	free(a);
+	free(b);
+	free(c);
+	printf("lanes: %s ops against the core: %llu comparisons\n", f.name, compared);
 }
 END_TEST
 
@@ -258,7 +414,10 @@ int main(void)
 	tcase_add_loop_test(sixteen, sixteen_bit_sources, 0, (int)NFORMATS);
 	tcase_add_loop_test(wide, wide_sources, 0, (int)NFORMATS);
 	tcase_add_loop_test(fp32, fp32_every_pattern, 0, (int)(9 * FP32_TARGETS));
-	TCase *cases[] = { paths, sixteen, wide, fp32 };
+	TCase *ops = tcase_create("ops");
+	tcase_add_loop_test(ops, ops_narrow, 0, (int)NFORMATS);
+	tcase_add_loop_test(ops, ops_sixteen_bit, 0, (int)NFORMATS);
+	TCase *cases[] = { paths, sixteen, wide, fp32, ops };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		tcase_set_timeout(cases[i], 3600);
 		suite_add_tcase(s, cases[i]);
