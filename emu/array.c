@@ -41,13 +41,13 @@ size_t fpref_emu_element_bytes(const struct fpref_format *f)
 
 const char *fpref_emu_converter_isa(const struct fpref_emu_converter *c)
 {
-	return fpref_lanes_isa_names[c->isa];
+	return fpref_emu_lanes_isa_names[c->isa];
 }
 
 int fpref_emu_converter_use_isa(struct fpref_emu_converter *c, const char *name)
 {
 	for (int i = 0; i < 3; i++)
-		if (strcmp(name, fpref_lanes_isa_names[i]) == 0 && fpref_lanes_isa_available((enum lanes_isa)i)) {
+		if (strcmp(name, fpref_emu_lanes_isa_names[i]) == 0 && fpref_emu_lanes_isa_available((enum lanes_isa)i)) {
 			c->isa = (enum lanes_isa)i;
 			return 0;
 		}
@@ -93,11 +93,11 @@ struct fpref_emu_converter *fpref_emu_converter_new(const struct fpref_format *f
 			c->table16[b] = (uint16_t)c->table_bits[b];
 			c->table32[b] = (uint32_t)c->table_bits[b];
 		}
-	} else if (fpref_lanes_plan(from, to, env, &c->plan)) {
+	} else if (fpref_emu_lanes_plan(from, to, env, &c->plan)) {
 		c->path = PATH_VECTOR;
 	}
-	c->isa = fpref_lanes_isa_available(LANES_ISA_AVX512) ? LANES_ISA_AVX512
-		 : fpref_lanes_isa_available(LANES_ISA_AVX2) ? LANES_ISA_AVX2
+	c->isa = fpref_emu_lanes_isa_available(LANES_ISA_AVX512) ? LANES_ISA_AVX512
+		 : fpref_emu_lanes_isa_available(LANES_ISA_AVX2) ? LANES_ISA_AVX2
 							     : LANES_ISA_BASE;
 	return c;
 }
@@ -157,7 +157,7 @@ size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *
 {
 	size_t invalid = 0;
 	if (c->path == PATH_VECTOR) { /* every source pattern valid */
-		fpref_lanes_convert(c->isa, &c->plan, in, out, n, flags);
+		fpref_emu_lanes_convert(c->isa, &c->plan, in, out, n, flags);
 		return 0;
 	}
 	if (c->path == PATH_TABLE)

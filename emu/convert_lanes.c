@@ -17,7 +17,7 @@
 #include "element.h"
 #include "round_core.h"
 
-const char *const fpref_lanes_isa_names[3] = { "base", "avx2", "avx512" };
+const char *const fpref_emu_lanes_isa_names[3] = { "base", "avx2", "avx512" };
 
 static bool ieee_source(const struct fpref_format *f)
 {
@@ -96,7 +96,7 @@ static bool plan_rounding(const struct fpref_env *env, unsigned word_bits, struc
 	return true;
 }
 
-bool fpref_lanes_plan(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
+bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
 		      struct lanes_plan *p)
 {
 	memset(p, 0, sizeof *p);
@@ -122,7 +122,7 @@ bool fpref_lanes_plan(const struct fpref_format *from, const struct fpref_format
 		return false;
 	p->word_bits = w;
 	p->in_bytes = (unsigned)fpref_format_container_bits(from) / 8;
-	p->out_bytes = (unsigned)fpref_emu_element_bytes(to);
+	p->out_bytes = to_bits <= 8 ? 1 : to_bits <= 16 ? 2 : 4; /* fpref_emu_element_bytes, which array.c (above) holds */
 	k->sign_at = fpref_format_container_bits(from) - 1;
 	k->src_man = sm;
 	k->abs_mask = k->sign_at == 63 ? all >> 1 : ((uint64_t)1 << k->sign_at) - 1;
@@ -296,7 +296,7 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			q = PICK((U)(mag == 0), zero, q);                                                            \
 		}                                                                                                    \
 		U over = (U)((I)q > (ST)k->max_code);                                                                \
-		/* beyond max: the code the core gives there (fpref_lanes_plan); in the plain rne plan the code  \
+		/* beyond max: the code the core gives there (fpref_emu_lanes_plan); in the plain rne plan the code  \
 		 * after max or max itself, so that min() clamps */                                                 \
 		U clamp = rne ? zero + (T)k->clamp_pos : PICK(negm, zero + (T)k->clamp_neg, zero + (T)k->clamp_pos); \
 		if (sr)                                                                                              \
@@ -492,7 +492,7 @@ lanes_avx512(const struct lanes_plan *p, const void *in, void *out, size_t n, ui
 }
 #endif
 
-bool fpref_lanes_isa_available(enum lanes_isa isa)
+bool fpref_emu_lanes_isa_available(enum lanes_isa isa)
 {
 #ifdef LANES_ISA_VARIANTS
 	__builtin_cpu_init();
@@ -505,7 +505,7 @@ bool fpref_lanes_isa_available(enum lanes_isa isa)
 	return isa == LANES_ISA_BASE;
 }
 
-void fpref_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
+void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
 			 uint8_t *flags)
 {
 #ifdef LANES_ISA_VARIANTS

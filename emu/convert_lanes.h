@@ -58,15 +58,15 @@ struct lanes_plan {
 };
 
 /* Whether the lanes take this conversion; fills p. */
-bool fpref_lanes_plan(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
+bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
 		      struct lanes_plan *p);
 
 /* Converts n elements (flags may be NULL) on isa; the elements the lanes
  * leave go through fpref_emu_convert. */
-void fpref_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
+void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
 			 uint8_t *flags);
 
-bool fpref_lanes_isa_available(enum lanes_isa isa);
-extern const char *const fpref_lanes_isa_names[3];
+bool fpref_emu_lanes_isa_available(enum lanes_isa isa);
+extern const char *const fpref_emu_lanes_isa_names[3];
 
 #endif

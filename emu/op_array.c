@@ -173,13 +173,13 @@ struct fpref_emu_op_context *fpref_emu_op_context_new(enum fpref_op op, const st
 	}
 	if (!c->codes_bits) {
 		c->lanes = malloc(sizeof *c->lanes);
-		if (c->lanes && !fpref_op_lanes_plan(op, f, env, c->lanes)) {
+		if (c->lanes && !fpref_emu_op_lanes_plan(op, f, env, c->lanes)) {
 			free(c->lanes);
 			c->lanes = NULL;
 		}
 	}
-	c->isa = fpref_lanes_isa_available(LANES_ISA_AVX512) ? LANES_ISA_AVX512
-		 : fpref_lanes_isa_available(LANES_ISA_AVX2) ? LANES_ISA_AVX2
+	c->isa = fpref_emu_lanes_isa_available(LANES_ISA_AVX512) ? LANES_ISA_AVX512
+		 : fpref_emu_lanes_isa_available(LANES_ISA_AVX2) ? LANES_ISA_AVX2
 							     : LANES_ISA_BASE;
 	c->fixed = c->lanes ? NULL : fixed_plan_new(op, f, env);
 	return c;
@@ -240,7 +240,7 @@ size_t fpref_emu_op_array(const struct fpref_emu_op_context *c, const void *a, c
 	}
 	if (c->lanes) {
 		struct core_call k = { c, a, b, cc, out, flags, first_index };
-		return fpref_op_lanes(c->lanes, c->isa, a, b, cc, out, n, flags, first_index, element_by_core, &k);
+		return fpref_emu_op_lanes(c->lanes, c->isa, a, b, cc, out, n, flags, first_index, element_by_core, &k);
 	}
 	if (c->fixed && !flags && c->bytes == 2) {
 		const uint16_t *x = a, *y = b;

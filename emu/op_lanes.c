@@ -50,7 +50,7 @@ enum { CHUNK = 256 };
 #define OP_LANES_CLONES
 #endif
 
-bool fpref_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
+bool fpref_emu_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
 			 struct op_lanes_plan *p)
 {
 	memset(p, 0, sizeof *p);
@@ -83,7 +83,7 @@ bool fpref_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, const s
 		}
 	}
 	const struct fpref_format *f64 = fpref_format_get(FPREF_FORMAT_FLOAT64);
-	return fpref_lanes_plan(f64, f, env, &p->conv);
+	return fpref_emu_lanes_plan(f64, f, env, &p->conv);
 }
 
 /* Whether the FPU rounds to nearest and keeps subnormals (this thread's
@@ -195,7 +195,7 @@ OP_LANES_CLONES static void compute(const struct op_lanes_plan *p, double x[3][C
 	}
 }
 
-size_t fpref_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, const void *a, const void *b,
+size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, const void *a, const void *b,
 		      const void *c, void *out, size_t n, uint8_t *flags, uint64_t first_index,
 		      size_t (*by_core)(const void *ctx, size_t i), const void *ctx)
 {
@@ -215,7 +215,7 @@ size_t fpref_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, const v
 		size_t m = n - i < CHUNK ? n - i : CHUNK;
 		decode(p, operands, arity, i, m, x, rare);
 		compute(p, x, m, d, rare);
-		fpref_lanes_convert(isa, &p->conv, d, (unsigned char *)out + i * p->bytes, m, flags ? flags + i : NULL);
+		fpref_emu_lanes_convert(isa, &p->conv, d, (unsigned char *)out + i * p->bytes, m, flags ? flags + i : NULL);
 		for (size_t j = 0; j < m; j++)
 			if (rare[j])
 				invalid += by_core(ctx, i + j);

@@ -19,13 +19,13 @@ struct op_lanes_plan {
 };
 
 /* Whether add, sub, mul, div, sqrt or fma in f under env takes this path. */
-bool fpref_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
+bool fpref_emu_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
 			 struct op_lanes_plan *p);
 
 /* out[i] = op(a[i], b[i], c[i]) for n elements, flags where asked; the
  * elements it cannot decide go to by_core(ctx, i) (which writes out[i] and
  * flags[i] and returns 1 for an invalid pattern).  The invalid count. */
-size_t fpref_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, const void *a, const void *b,
+size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, const void *a, const void *b,
 		      const void *c, void *out, size_t n, uint8_t *flags, uint64_t first_index,
 		      size_t (*by_core)(const void *ctx, size_t i), const void *ctx);
 
