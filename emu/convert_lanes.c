@@ -152,6 +152,11 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	bool sr = env->rounding == FPREF_SR;
 	k->sub_rare = !no_rebias && (!subnormals_below || sr) ? all : 0;
 	k->deep_rare = !no_rebias && sr ? all : 0;
+	/* R 2^(shift - r) is R_s >> (smax - shift) with R_s = R 2^(smax - r),
+	 * smax the greatest shift (up_least's): one variable shift a lane (a
+	 * floor of a floor where r > smax) */
+	int64_t smax = (int64_t)w - k->up_least;
+	k->sr_scaled = k->sr_bits <= smax ? k->sr_r << (smax - k->sr_bits) : k->sr_r >> (k->sr_bits - smax);
 	/* results */
 	k->max_code = (int64_t)fpref_format_max_bits(to, false);
 	k->min_normal = (int64_t)1 << m;
@@ -260,8 +265,8 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
  * want_flags *fl holds each lane's flags. */
 #define LANES(NAME, U, I, T, ST, W)                                                                                  \
 	static inline __attribute__((always_inline)) U NAME(const struct lanes_k *k, bool rne, bool ns, bool zu,      \
-							  bool sr, bool may_rare, bool want_flags, U x, U *rare,    \
-							  U *fl)                                                    \
+							  bool sr, bool sr_c, bool may_rare, bool want_flags, U x,  \
+							  U *rare, U *fl)                                           \
 	{                                                                                                            \
 		const U zero = { 0 };                                                                                \
 		const I izero = { 0 };                                                                               \
@@ -281,18 +286,18 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			U inc = ((low >> 1u) & (T)k->near) + (((r >> shift) & 1u) & (T)k->even) + (T)k->away +       \
 				(low & PICK(negm, zero + (T)k->dir_neg, zero + (T)k->dir_pos));                      \
 			if (sr) { /* R at the place sr_bits below the last kept one */                         \
-				I c = (I)shift - (ST)k->sr_bits;                                                     \
-				U cu = (U)LANE_MAX(c, izero), cd = (U)LANE_MAX(izero - c, izero);                    \
-				U R = zero + (T)k->sr_r;                                                             \
-				inc += PICK((U)(c >= 0), R << cu, R >> cd);                                          \
-				/* rule C: the dropped bits below those rounded to nearest even */              \
-				U cm = (U)LANE_MAX(c - 1, izero);                                                    \
-				inc += (U)(c > 0) & (T)k->sr_c & (((zero + 1u) << cm) - 1u + ((r >> cu) & 1u));      \
+				inc += (zero + (T)k->sr_scaled) >> (U)(upc - (ST)k->up_least);                       \
+				if (sr_c) { /* rule C: the dropped bits below those rounded to nearest even */  \
+					I c = (I)shift - (ST)k->sr_bits;                                             \
+					U cu = (U)LANE_MAX(c, izero), cm = (U)LANE_MAX(c - 1, izero);                \
+					inc += (U)(c > 0) & (((zero + 1u) << cm) - 1u + ((r >> cu) & 1u));           \
+				}                                                                                    \
 			}                                                                                            \
 			q = (r + inc) >> shift;                                                                      \
 			away = (U)(q != (r >> shift));                                                               \
 			dropped = (U)((r & low) != 0);                                                               \
-			q |= dropped & (T)k->odd;                                                                    \
+			if (!sr) /* round to odd is no stochastic rounding */                                        \
+				q |= dropped & (T)k->odd;                                                            \
 			q = PICK((U)(mag == 0), zero, q);                                                            \
 		}                                                                                                    \
 		U over = (U)((I)q > (ST)k->max_code);                                                                \
@@ -373,7 +378,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 			memcpy(&v_, part_, sizeof v_);                                                               \
 			x_ = __builtin_convertvector(v_, U);                                                         \
 		}                                                                                                    \
-		U y_ = LANES(&k, rne, ns, zu, sr, may_rare, want_flags, x_, &rare_, &fl_);                           \
+		U y_ = LANES(&k, rne, ns, zu, sr, sr_c, may_rare, want_flags, x_, &rare_, &fl_);                     \
 		if ((count) == (L)) {                                                                                \
 			OUT_V o_ = __builtin_convertvector(__builtin_convertvector(y_, NARROW), OUT_V);              \
 			memcpy((OUT_T *)out + (i), &o_, sizeof o_);                                                  \
@@ -400,7 +405,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 /* Every element: whole registers, then the last partial one. */
 #define LANES_LOOP(NAME, LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V)                                     \
 	static inline __attribute__((always_inline)) void NAME(const struct lanes_plan *plan, bool rne, bool ns,      \
-							     bool zu, bool sr, bool may_rare, bool want_flags,       \
+							     bool zu, bool sr, bool sr_c, bool may_rare, bool want_flags, \
 							     const void *in, void *out, size_t n, uint8_t *flags)    \
 	{                                                                                                            \
 		const struct lanes_k k = plan->k;                                                                    \
@@ -435,20 +440,24 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
  * core only where the plan has them. */
 #define LANES_VARIANT(LOOP, p, in, out, n, flags)                                                                  \
 	do {                                                                                                         \
+		bool c_ = (p)->k.sr_c != 0;                                                                          \
 		if (flags)                                                                                           \
-			LOOP(p, false, false, false, true, true, true, in, out, n, flags);                           \
+			LOOP(p, false, false, false, (p)->sr, c_, true, true, in, out, n, flags);                    \
 		else if ((p)->rne_fast && (p)->rne_nan_signed && !(p)->rne_zero_unsigned)                            \
-			LOOP(p, true, true, false, false, false, false, in, out, n, NULL);                           \
+			LOOP(p, true, true, false, false, false, false, false, in, out, n, NULL);                    \
 		else if ((p)->rne_fast && !(p)->rne_nan_signed && (p)->rne_zero_unsigned)                            \
-			LOOP(p, true, false, true, false, false, false, in, out, n, NULL);                           \
+			LOOP(p, true, false, true, false, false, false, false, in, out, n, NULL);                    \
 		else if ((p)->rne_fast)                                                                              \
-			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, in, out, n, NULL); \
+			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, false, in, out, n, \
+			     NULL);                                                                                  \
+		else if ((p)->sr && c_)                                                                              \
+			LOOP(p, false, false, false, true, true, true, false, in, out, n, NULL);                     \
 		else if ((p)->sr)                                                                                    \
-			LOOP(p, false, false, false, true, true, false, in, out, n, NULL);                           \
+			LOOP(p, false, false, false, true, false, true, false, in, out, n, NULL);                    \
 		else if ((p)->rare)                                                                                  \
-			LOOP(p, false, false, false, false, true, false, in, out, n, NULL);                          \
+			LOOP(p, false, false, false, false, false, true, false, in, out, n, NULL);                   \
 		else                                                                                                 \
-			LOOP(p, false, false, false, false, false, false, in, out, n, NULL);                         \
+			LOOP(p, false, false, false, false, false, false, false, in, out, n, NULL);                  \
 	} while (0)
 
 #define LANES_DISPATCH(P, p, in, out, n, flags)                                                                    \

@@ -40,6 +40,7 @@ struct lanes_k {
 	 * (+ with sr_c, rule C's rounding of the dropped bits to sr_bits),
 	 * then the result's last bit | (inexact & odd) */
 	uint64_t near, even, away, dir_pos, dir_neg, odd, sr_r, sr_c;
+	uint64_t sr_scaled; /* R 2^(smax - sr_bits), smax the greatest shift: R's term is it >> (smax - shift) */
 	int64_t sr_bits;
 	/* lanes that go to the core (masks) */
 	uint64_t nan_rare, inf_rare, over_rare, sub_rare, deep_rare;

@@ -37,7 +37,7 @@
 #include "round_core.h"
 
 /* the chunk the arrays of doubles are made in: on the stack, in cache */
-enum { CHUNK = 256 };
+enum { CHUNK = 512 };
 
 /* The decoding and computing loops once per instruction set, vectorised
  * (x86-64-v3 and v4 have fma as an instruction; sqrt without errno: a
@@ -216,9 +216,13 @@ size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, con
 		decode(p, operands, arity, i, m, x, rare);
 		compute(p, x, m, d, rare);
 		fpref_emu_lanes_convert(isa, &p->conv, d, (unsigned char *)out + i * p->bytes, m, flags ? flags + i : NULL);
-		for (size_t j = 0; j < m; j++)
-			if (rare[j])
-				invalid += by_core(ctx, i + j);
+		for (size_t j = 0; j < m; j += 8) { /* eight flags a word: most words are 0 */
+			uint64_t w = 0;
+			memcpy(&w, rare + j, m - j < 8 ? m - j : 8);
+			for (size_t t = j; w && t < j + 8 && t < m; t++)
+				if (rare[t])
+					invalid += by_core(ctx, i + t);
+		}
 	}
 	return invalid;
 }
