@@ -1,5 +1,9 @@
 /* Arithmetic on arrays.  A context is built once per (operation, format,
- * environment), with two fast paths beside fpref_emu_op:
+ * environment), with three fast paths beside fpref_emu_op:
+ *  - add, sub, mul, div, sqrt and fma through binary64, rounded to odd,
+ *    and the vector conversion lanes (op_lanes.c, where the argument is;
+ *    checked against fpref_emu_op by tests/check_lanes.c), before the
+ *    fixed-point path below;
  *  - formats of 8 bits or fewer: a table of every result, computed by
  *    fpref_emu_op (checked on every operand pair in tests/check_ops.c);
  *  - add, sub and mul in 16-bit formats whose whole range fits 62 bits of
@@ -11,6 +15,7 @@
 
 #include "fpref_emu.h"
 #include "element.h"
+#include "op_lanes.h"
 
 struct fpref_emu_op_context {
 	enum fpref_op op;
@@ -22,6 +27,8 @@ struct fpref_emu_op_context {
 	uint8_t *bits;        /* results, indexed a | b << codes_bits */
 	uint8_t *flags;
 	struct fixed_plan *fixed;
+	struct op_lanes_plan *lanes; /* through binary64 and the conversion lanes (op_lanes.c) */
+	enum lanes_isa isa;
 };
 
 /* The fixed-point path: values in units of the least subnormal. */
@@ -164,13 +171,23 @@ struct fpref_emu_op_context *fpref_emu_op_context_new(enum fpref_op op, const st
 			c->flags[k] = (uint8_t)fl;
 		}
 	}
-	c->fixed = fixed_plan_new(op, f, env);
+	if (!c->codes_bits) {
+		c->lanes = malloc(sizeof *c->lanes);
+		if (c->lanes && !fpref_emu_op_lanes_plan(op, f, env, c->lanes)) {
+			free(c->lanes);
+			c->lanes = NULL;
+		}
+	}
+	c->isa = fpref_emu_lanes_isa_available(LANES_ISA_AVX512) ? LANES_ISA_AVX512
+		 : fpref_emu_lanes_isa_available(LANES_ISA_AVX2) ? LANES_ISA_AVX2
+							     : LANES_ISA_BASE;
+	c->fixed = c->lanes ? NULL : fixed_plan_new(op, f, env);
 	return c;
 }
 
 const char *fpref_emu_op_context_path(const struct fpref_emu_op_context *c)
 {
-	return c->codes_bits ? "table" : c->fixed ? "fixed-point" : "generic";
+	return c->codes_bits ? "table" : c->lanes ? "fp64-lanes" : c->fixed ? "fixed-point" : "generic";
 }
 
 void fpref_emu_op_context_free(struct fpref_emu_op_context *c)
@@ -178,6 +195,7 @@ void fpref_emu_op_context_free(struct fpref_emu_op_context *c)
 	if (!c)
 		return;
 	free(c->fixed);
+	free(c->lanes);
 	free(c->bits);
 	free(c->flags);
 	free(c);
@@ -185,6 +203,21 @@ void fpref_emu_op_context_free(struct fpref_emu_op_context *c)
 
 static size_t elements_by_core(const struct fpref_emu_op_context *c, const void *a, const void *b, const void *cc,
 			       void *out, size_t start, size_t end, uint8_t *flags, uint64_t first_index);
+
+/* One element by the core, for the lanes' callback. */
+struct core_call {
+	const struct fpref_emu_op_context *c;
+	const void *a, *b, *cc;
+	void *out;
+	uint8_t *flags;
+	uint64_t first_index;
+};
+
+static size_t element_by_core(const void *ctx, size_t i)
+{
+	const struct core_call *k = ctx;
+	return elements_by_core(k->c, k->a, k->b, k->cc, k->out, i, i + 1, k->flags, k->first_index);
+}
 
 size_t fpref_emu_op_array(const struct fpref_emu_op_context *c, const void *a, const void *b, const void *cc,
 			  void *out, size_t n, uint8_t *flags, uint64_t first_index)
@@ -204,6 +237,10 @@ size_t fpref_emu_op_array(const struct fpref_emu_op_context *c, const void *a, c
 		if (!out_of_range)
 			return 0;
 		/* rare: patterns outside the format; redo those elements below */
+	}
+	if (c->lanes) {
+		struct core_call k = { c, a, b, cc, out, flags, first_index };
+		return fpref_emu_op_lanes(c->lanes, c->isa, a, b, cc, out, n, flags, first_index, element_by_core, &k);
 	}
 	if (c->fixed && !flags && c->bytes == 2) {
 		const uint16_t *x = a, *y = b;

@@ -1,8 +1,11 @@
 /* What the files of fpref bench share: the timer and the median that every
- * row reports, and the CPFloat half of --peers (tools/bench_cpfloat.c). */
+ * row reports, the rows themselves (printed as they come, or gathered for
+ * --json), the element rows (tools/bench_elements.c) and the CPFloat half
+ * of --peers (tools/bench_cpfloat.c). */
 #ifndef FPREF_TOOLS_BENCH_H
 #define FPREF_TOOLS_BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,6 +15,39 @@
 double bench_now(void);
 /* The median of v[0..n) (sorts v). */
 double bench_median(double *v, int n);
+
+/* One row: a section ("elements", "gemm", "scaled gemm"), what was timed,
+ * the emulator's rate (elements/s, MAC/s for the GEMM sections), the
+ * oracle's or, in "scaled gemm", the unscaled GEMM's, bytes read and
+ * written per element ("elements" only), and the code path that ran (the
+ * GEMM sections: the model's blocks or the scales). */
+struct bench_row {
+	char section[16];
+	char what[96];
+	double rate, ref, bytes;
+	char path[160];
+};
+
+/* The rows of one run: copy_rate is memcpy's bytes read and written per
+ * second; the reference row is the first "elements" row (FP32 -> E4M3 rne),
+ * every element row's ratio is to it. */
+struct bench_report {
+	bool json;
+	double copy_rate, reference;
+	struct bench_row *rows;
+	size_t n, cap;
+};
+
+/* Adds a row (text mode: prints it at once, in its section's columns).
+ * 0, or -1 when memory ran out. */
+int bench_report_add(struct bench_report *r, const struct bench_row *row);
+
+/* FP32 values spread over target's range (mostly in it, some beyond max,
+ * some tiny), the same on every run. */
+void bench_fill_fp32(uint32_t *x, size_t n, const struct fpref_format *target);
+
+/* The element rows (conversions, arithmetic) on n elements; 0 or -1. */
+int bench_elements(size_t n, long repeats, struct bench_report *r);
 
 /* Where this fpref's CPFloat headers came from (configure --with-cpfloat),
  * or NULL where it was built without CPFloat. */

@@ -9,7 +9,8 @@ Usage (fpref bench --peers runs it; by hand only for debugging):
 DIR holds FORMAT.in (the FP32 patterns, uint32 in native byte order) and
 FORMAT.out (libfpref's codes for them under the ml_dtypes profile, one or
 two bytes each) for each FORMAT, a catalogue name that ml_dtypes also uses
-(bfloat16, float16, float8_e4m3fn, float8_e5m2, ...).
+(bfloat16, float16, float8_e4m3fn, float8_e5m2, ...); for f64.FORMAT the
+patterns are FP64 (uint64) and only ml_dtypes (NumPy) casts them.
 
 It prints only lines for the command to read, one fact a line:
     version NAME VERSION            (numpy, ml_dtypes, fpref)
@@ -63,12 +64,16 @@ def main():
     ml_dtypes = import_optional("ml_dtypes")
     fpref = import_optional("fpref")
     for name in formats:
-        x = np.fromfile(f"{folder}/{name}.in", dtype=np.uint32).view(np.float32)
-        want = np.fromfile(f"{folder}/{name}.out", dtype=np.uint16 if name in ("bfloat16", "float16") else np.uint8)
+        # "f64.FORMAT": the same conversion from FP64 values (uint64 in .in)
+        wide = name.startswith("f64.")
+        target = name[4:] if wide else name
+        x = np.fromfile(f"{folder}/{name}.in", dtype=np.uint64 if wide else np.uint32)
+        x = x.view(np.float64 if wide else np.float32)
+        want = np.fromfile(f"{folder}/{name}.out", dtype=np.uint16 if target in ("bfloat16", "float16") else np.uint8)
         if want.size != x.size:
             print(f"missing {name} {folder}/{name}.out holds {want.size} codes for {x.size} inputs")
             continue
-        peer = peer_type(name, np, ml_dtypes)
+        peer = peer_type(target, np, ml_dtypes)
         if peer is not None:
             dtype, label = peer
             # Into an array made (and its pages touched) beforehand, as the
@@ -78,7 +83,7 @@ def main():
                 seconds = median_seconds(lambda: np.copyto(out, x, casting="unsafe"), repeats)
             same = int(np.count_nonzero(out.view(want.dtype) == want))
             print(f"row {name} {label} {seconds!r} {same} {x.size}")
-        if fpref is not None:
+        if fpref is not None and not wide:
             # The package's public call, a new array each time, as a user
             # of the binding gets it.
             got = fpref.convert(x, name, profile="ml_dtypes")

@@ -37,32 +37,9 @@ double bench_median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static uint64_t next_random(uint64_t *state)
-{
-	return fpref_sr_stream(12345, (*state)++);
-}
-
-/* FP32 inputs spread over the target's range: mostly within it, some
- * beyond max, some tiny. */
-static void fill_fp32(uint32_t *x, size_t n, const struct fpref_format *target)
-{
-	uint64_t state = 0;
-	int lo = fpref_format_min_exponent(target) - target->man_bits - 2;
-	int hi = fpref_format_max_exponent(target) + 2;
-	if (lo < -126)
-		lo = -126;
-	if (hi > 127)
-		hi = 127;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t r = next_random(&state);
-		int e = lo + (int)(r % (uint64_t)(hi - lo + 1));
-		x[i] = (uint32_t)((r >> 40) & 1) << 31 | (uint32_t)(e + 127) << 23 | (uint32_t)(r >> 8 & 0x7FFFFF);
-	}
-}
-
 /* The converter's elements per second on in (a median of `repeats` runs),
  * and its path's name with the vector path's instruction set. */
-static double convert_rate(const struct fpref_emu_converter *conv, const uint32_t *in, uint16_t *out, size_t n,
+static double convert_rate(const struct fpref_emu_converter *conv, const void *in, void *out, size_t n,
 			   long repeats, char *path, size_t path_size)
 {
 	double t[100] = { 0 };
@@ -71,29 +48,72 @@ static double convert_rate(const struct fpref_emu_converter *conv, const uint32_
 		fpref_emu_convert_array(conv, in, out, n, NULL, 0);
 		t[k] = bench_now() - t0;
 	}
-	snprintf(path, path_size, strcmp(fpref_emu_converter_path(conv), "fp32-vector") ? "%s" : "%s %s",
+	snprintf(path, path_size, strstr(fpref_emu_converter_path(conv), "vector") ? "%s %s" : "%s",
 		 fpref_emu_converter_path(conv), fpref_emu_converter_isa(conv));
 	return (double)n / bench_median(t, (int)repeats);
 }
 
-struct row {
-	const char *what;
-	double emu, ref;       /* elements per second */
-	double bytes;          /* bytes read and written per element */
-	const char *path;
-};
-
-static void print_row(const struct row *r, double copy_rate)
+/* The JSON document of a run's rows (bench --json). */
+static void print_json(long log2n, long repeats, const struct bench_report *r)
 {
-	double limit = copy_rate / r->bytes;
-	printf("%-28s %12.3g %7.3f %12.3g %9.0f  %s\n", r->what, r->emu, r->emu / limit, r->ref, r->emu / r->ref,
-	       r->path);
+	printf("{\"command\": \"bench\", \"log2n\": %ld, \"repeats\": %ld, \"memcpy_bytes_per_s\": %s,\n", log2n,
+	       repeats, cli_json_num(r->copy_rate).text);
+	printf(" \"timer\": \"thread CPU time, median of the runs, one thread\",\n \"reference_row\": ");
+	cli_json_string(r->n ? r->rows[0].what : "");
+	printf(",\n \"rows\": [");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct bench_row *w = &r->rows[i];
+		bool elements = strcmp(w->section, "elements") == 0;
+		printf("%s\n  {\"section\": ", i ? "," : "");
+		cli_json_string(w->section);
+		printf(", \"row\": ");
+		cli_json_string(w->what);
+		printf(", \"unit\": \"%s\", \"rate\": %s", elements ? "elements/s" : "MAC/s", cli_json_num(w->rate).text);
+		if (elements)
+			printf(", \"of_memcpy\": %s, \"of_reference\": %s, \"ref_rate\": %s, \"emu_over_ref\": %s",
+			       cli_json_num(w->rate / (r->copy_rate / w->bytes)).text, cli_json_num(w->rate / r->reference).text,
+			       cli_json_num(w->ref).text, cli_json_num(w->rate / w->ref).text);
+		else
+			printf(", \"%s\": %s", strcmp(w->section, "gemm") ? "unscaled_rate" : "ref_rate",
+			       cli_json_num(w->ref).text);
+		printf(", \"path\": ");
+		cli_json_string(w->path);
+		printf("}");
+	}
+	printf("\n ]\n}\n");
+}
+
+int bench_report_add(struct bench_report *r, const struct bench_row *row)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct bench_row *rows = realloc(r->rows, cap * sizeof *rows);
+		if (!rows)
+			return -1;
+		r->rows = rows;
+		r->cap = cap;
+	}
+	r->rows[r->n++] = *row;
+	bool elements = strcmp(row->section, "elements") == 0;
+	if (elements && r->reference == 0)
+		r->reference = row->rate;
+	if (r->json)
+		return 0;
+	if (elements)
+		printf("%-34s %12.3g %7.3f %7.3f %12.3g %9.0f  %s\n", row->what, row->rate,
+		       row->rate / (r->copy_rate / row->bytes), row->rate / r->reference, row->ref, row->rate / row->ref,
+		       row->path);
+	else
+		printf(strcmp(row->section, "gemm") ? "%-28s %12.3g %7s %12.3g %9.2f  %s\n" : "%-28s %12.3g %7s %12.3g %9.0f  %s\n",
+		       row->what, row->rate, "", row->ref, row->rate / row->ref, row->path);
+	fflush(stdout);
+	return 0;
 }
 
 /* Emulated GEMM (the tensor-core models, 512 x 512 x 512, normal inputs)
  * in multiply-accumulates per second, beside the exact product through the
  * oracle (timed on a slice of rows). */
-static int bench_gemm(long repeats)
+static int bench_gemm(long repeats, struct bench_report *rep)
 {
 	static const struct {
 		const char *gpu, *in;
@@ -107,8 +127,9 @@ static int bench_gemm(long repeats)
 		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
 		return CLI_EXIT_FAIL;
 	}
-	printf("\n%-28s %12s %7s %12s %9s  %s\n", "gemm 512x512x512", "emu MAC/s", "", "ref MAC/s", "emu/ref",
-	       "model");
+	if (!rep->json)
+		printf("\n%-28s %12s %7s %12s %9s  %s\n", "gemm 512x512x512", "emu MAC/s", "", "ref MAC/s", "emu/ref",
+		       "model");
 	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);
@@ -138,11 +159,12 @@ static int bench_gemm(long repeats)
 			t[k] = bench_now() - t0;
 		}
 		double ref = (double)(oracle_rows * N * K) / bench_median(t, (int)oracle_repeats);
-		char what[96], model[160];
-		snprintf(what, sizeof what, "%s %s -> f32", rows[r].gpu, in.name);
-		snprintf(model, sizeof model, "blocks of %d, %d fraction bits; ref: exact sum, one rounding", m->block,
+		struct bench_row row = { .section = "gemm", .rate = emu, .ref = ref };
+		snprintf(row.what, sizeof row.what, "%s %s -> f32", rows[r].gpu, in.name);
+		snprintf(row.path, sizeof row.path, "blocks of %d, %d fraction bits; ref: exact sum, one rounding", m->block,
 			 m->frac);
-		printf("%-28s %12.3g %7s %12.3g %9.0f  %s\n", what, emu, "", ref, emu / ref, model);
+		if (bench_report_add(rep, &row) != 0)
+			break;
 	}
 	free(A);
 	free(B);
@@ -253,7 +275,7 @@ static int bench_gemm_all(long repeats)
 /* The block-scaled GEMM (fpref_emu_tc_gemm_scaled_threads, one thread) on
  * the same 512 x 512 x 512 product, scales around 1, beside the same
  * model's unscaled GEMM: what the scales cost. */
-static int bench_gemm_scaled(long repeats)
+static int bench_gemm_scaled(long repeats, struct bench_report *rep)
 {
 	static const struct {
 		const char *gpu, *in, *scales;
@@ -269,8 +291,9 @@ static int bench_gemm_scaled(long repeats)
 		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
 		return CLI_EXIT_FAIL;
 	}
-	printf("\n%-28s %12s %7s %12s %9s  %s\n", "scaled gemm 512x512x512", "emu MAC/s", "", "unscaled", "ratio",
-	       "scales");
+	if (!rep->json)
+		printf("\n%-28s %12s %7s %12s %9s  %s\n", "scaled gemm 512x512x512", "emu MAC/s", "", "unscaled", "ratio",
+		       "scales");
 	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);
@@ -298,10 +321,11 @@ static int bench_gemm_scaled(long repeats)
 			}
 			rate[scaled] = (double)(M * N * K) / bench_median(t, (int)repeats);
 		}
-		char what[96], scales[96];
-		snprintf(what, sizeof what, "%s %s -> f32", rows[r].gpu, in.name);
-		snprintf(scales, sizeof scales, "%s per %zu", sf.name, rows[r].every);
-		printf("%-28s %12.3g %7s %12.3g %9.2f  %s\n", what, rate[1], "", rate[0], rate[1] / rate[0], scales);
+		struct bench_row row = { .section = "scaled gemm", .rate = rate[1], .ref = rate[0] };
+		snprintf(row.what, sizeof row.what, "%s %s -> f32", rows[r].gpu, in.name);
+		snprintf(row.path, sizeof row.path, "%s per %zu", sf.name, rows[r].every);
+		if (bench_report_add(rep, &row) != 0)
+			break;
 	}
 	free(A);
 	free(B);
@@ -317,7 +341,7 @@ static int bench_gemm_scaled(long repeats)
  * MPFR's sum of the exact terms per element (fpref_ref_dot_value, on a slice of rows);
  * then with the model's a priori bound, the decoded one beside MPFR's.
  * One thread: MAC/s per core. */
-static int bench_exact_gemm(long repeats)
+static int bench_exact_gemm(long repeats, struct bench_report *rep)
 {
 	static const char *const inputs[] = { "float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "float32" };
 	const size_t M = 128, N = 128, K = 1024, slice = 2;
@@ -328,7 +352,8 @@ static int bench_exact_gemm(long repeats)
 		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
 		return CLI_EXIT_FAIL;
 	}
-	printf("\n%-28s %12s %7s %12s %9s  %s\n", "exact gemm 128x128x1024", "MAC/s", "", "MPFR MAC/s", "ratio", "path");
+	if (!rep->json)
+		printf("\n%-28s %12s %7s %12s %9s  %s\n", "exact gemm 128x128x1024", "MAC/s", "", "MPFR MAC/s", "ratio", "path");
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);
@@ -374,11 +399,13 @@ static int bench_exact_gemm(long repeats)
 			t[k] = bench_now() - t0;
 		}
 		double slow = (double)(slice * N * K) / bench_median(t, (int)slow_repeats);
-		char what[96];
-		snprintf(what, sizeof what, "exact gemm %s%s", in.name, with_bound ? " + bound" : "");
-		printf("%-28s %12.3g %7s %12.3g %9.1f  %s\n", what, fast, "", slow, fast / slow,
-		       with_bound ? "+ h100's bound from decoded operands; MPFR: + fpref_ref_tc_bound"
-				  : xf.fixed ? "one integer sum; MPFR: fpref_ref_dot_value" : "a bucket per place; MPFR: fpref_ref_dot_value");
+		struct bench_row row = { .section = "exact gemm", .rate = fast, .ref = slow };
+		snprintf(row.what, sizeof row.what, "exact gemm %s%s", in.name, with_bound ? " + bound" : "");
+		snprintf(row.path, sizeof row.path, "%s",
+			 with_bound ? "+ h100's bound from decoded operands; MPFR: + fpref_ref_tc_bound"
+				    : xf.fixed ? "one integer sum; MPFR: fpref_ref_dot_value" : "a bucket per place; MPFR: fpref_ref_dot_value");
+		if (bench_report_add(rep, &row) != 0)
+			break;
 	}
 	fpref_ref_value_clear(&xv);
 	fpref_ref_value_clear(&bv);
@@ -409,14 +436,22 @@ static const struct cli_opt bench_opts[] = {
 
 const struct cli_command cli_cmd_bench = {
 	.name = "bench",
-	.synopsis = "[--size LOG2N] [--repeat N] [--peers [--python PATH] | --all-models]",
+	.synopsis = "[--size LOG2N] [--repeat N] [--json | --peers [--python PATH] | --all-models]",
 	.summary = "Elements per second of the emulator and the oracle, beside memcpy on the same machine (a\n"
 		   "benchmark, not a test).",
 	.details = "The older spellings size=LOG2N and repeat=N are the same options.\n"
 		   "\n"
+		   "The default bench times conversions (FP32, FP64, BF16, FP16 and narrow sources under each\n"
+		   "rounding and overflow policy; stochastic rows with 13 explicit random bits) and arithmetic on\n"
+		   "arrays, each row naming the code path that ran (a vector path and its instruction set, a\n"
+		   "table, fixed-point, or the generic loop over the core); 'of ref' is a row's rate over the\n"
+		   "first row's (FP32 -> float8_e4m3fn rne).  Then the emulated GEMMs beside the oracle.  --json\n"
+		   "writes the same rows as one JSON document (rate, of_memcpy, of_reference, ref_rate, path).\n"
+		   "\n"
 		   "--peers times, in one run, the FP32 -> bfloat16, float16, float8_e4m3fn and float8_e5m2\n"
 		   "conversions of the same values (ml_dtypes profile) in libfpref, in ml_dtypes (NumPy for\n"
-		   "float16) and in fpref's Python package, each peer run by the Python interpreter PATH\n"
+		   "float16) and in fpref's Python package, and the same four from FP64 values in libfpref and\n"
+		   "ml_dtypes (NumPy), each peer run by the Python interpreter PATH\n"
 		   "from a script installed with the command (tools/bench_peers.py); it prints each row's rate,\n"
 		   "libfpref's rate over it, and how many of the peer's results have libfpref's bits.  A peer\n"
 		   "that is not installed gives a 'not found' line, not an error.\n"
@@ -430,6 +465,7 @@ const struct cli_command cli_cmd_bench = {
 		   "scales) for every row of the tensor-core presets, each input it takes and each of FP32 and\n"
 		   "FP16 output it takes, in multiply-accumulates per second, with the code that ran (a tile\n"
 		   "kernel, per column or per element), and the slowest row last.\n",
+	.groups = CLI_JSON,
 	.opts = bench_opts,
 	.nopts = CLI_NOPTS(bench_opts),
 	.max_positional = -1,
@@ -478,23 +514,23 @@ int cmd_bench(int argc, char **argv)
 		cli_fail(cli_cmd_bench.name, "--peers and --all-models are two different benches: give one");
 		return CLI_EXIT_USAGE;
 	}
+	if (o.json && (a.peers || a.all_models)) {
+		cli_fail(cli_cmd_bench.name, "--json writes the default bench's rows; --peers and --all-models print text");
+		return CLI_EXIT_USAGE;
+	}
 	if (a.peers)
 		return bench_peers(log2n, repeats, a.python);
 	if (a.all_models)
 		return bench_gemm_all(repeats);
 	size_t n = (size_t)1 << log2n;
-	/* the oracle is timed on a slice: 2^18 values, some 50 ms a run, long
-	 * enough for a steady median on a shared machine */
-	size_t oracle_n = n < ((size_t)1 << 18) ? n : (size_t)1 << 18;
-	uint32_t *in = malloc(n * sizeof *in);
-	uint32_t *copy = malloc(n * sizeof *copy);
-	uint16_t *out = malloc(n * sizeof *out);
-	if (!in || !copy || !out) {
+	uint32_t *in = malloc(n * sizeof *in), *copy = malloc(n * sizeof *copy);
+	if (!in || !copy) {
+		free(in);
+		free(copy);
 		cli_fail(cli_cmd_bench.name, "cannot allocate %zu elements", n);
 		return CLI_EXIT_FAIL;
 	}
 	double t[100] = { 0 };
-
 	memset(in, 1, n * sizeof *in);
 	memset(copy, 0, n * sizeof *copy);
 	for (long k = 0; k < repeats; k++) {
@@ -502,108 +538,31 @@ int cmd_bench(int argc, char **argv)
 		memcpy(copy, in, n * sizeof *in);
 		t[k] = bench_now() - t0;
 	}
-	double copy_rate = 2.0 * (double)(n * sizeof *in) / bench_median(t, (int)repeats); /* bytes read + written per second */
-	printf("fpref bench: 2^%ld elements, median of %ld runs, one thread, its CPU time\n", log2n, repeats);
-	printf("memcpy: %.3g bytes/s read+written; 'of memcpy' = elements/s over (memcpy rate / bytes per element)\n\n",
-	       copy_rate);
-	printf("%-28s %12s %7s %12s %9s  %s\n", "row", "emu elem/s", "of mcpy", "ref elem/s", "emu/ref", "emulator path");
-
-	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
-	static const struct {
-		const char *to;
-		bool sat;
-	} conversions[] = { { "bf16", false }, { "f16", false }, { "e4m3", false }, { "e4m3", true }, { "e5m2", false },
-			    { "e2m1", false } };
-	for (size_t c = 0; c < sizeof conversions / sizeof conversions[0]; c++) {
-		struct fpref_format to;
-		fpref_format_parse(conversions[c].to, &to, NULL, 0);
-		struct fpref_env env;
-		fpref_env_default(&env);
-		env.overflow = conversions[c].sat ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
-		fill_fp32(in, n, &to);
-		struct fpref_emu_converter *conv = fpref_emu_converter_new(&f32, &to, &env);
-		char path[64];
-		struct row row = { NULL, convert_rate(conv, in, out, n, repeats, path, sizeof path), 0,
-				   (double)(4 + fpref_emu_element_bytes(&to)), path };
-		for (long k = 0; k < repeats; k++) { /* the oracle's own figure (issue 20): a median of all the runs */
-			double t0 = bench_now();
-			for (size_t i = 0; i < oracle_n; i++) {
-				uint64_t bits;
-				unsigned flags = 0;
-				fpref_ref_convert(&f32, in[i], &to, &env, 0, &bits, &flags);
-			}
-			t[k] = bench_now() - t0;
-		}
-		row.ref = (double)oracle_n / bench_median(t, (int)repeats);
-		char what[128];
-		snprintf(what, sizeof what, "f32 -> %s rne%s", to.name, conversions[c].sat ? " sat" : "");
-		row.what = what;
-		print_row(&row, copy_rate);
-		fpref_emu_converter_free(conv);
-	}
-
-	static const struct {
-		const char *fmt;
-		enum fpref_op op;
-	} ops[] = { { "f16", FPREF_OP_ADD }, { "f16", FPREF_OP_MUL }, { "e4m3", FPREF_OP_ADD }, { "e4m3", FPREF_OP_MUL } };
-	for (size_t c = 0; c < sizeof ops / sizeof ops[0]; c++) {
-		struct fpref_format f;
-		fpref_format_parse(ops[c].fmt, &f, NULL, 0);
-		struct fpref_env env;
-		fpref_env_default(&env);
-		uint64_t state = 0, mask = ((uint64_t)1 << fpref_format_container_bits(&f)) - 1;
-		size_t elem = fpref_emu_element_bytes(&f);
-		/* operands a and b side by side in `copy`, results in `out` */
-		unsigned char *a = (unsigned char *)copy, *b = a + n * elem;
-		/* finite operands, as in a tensor: NaN and inf patterns are redrawn */
-		struct fpref_unpacked u;
-		for (size_t i = 0; i < n; i++) {
-			uint64_t x;
-			do
-				x = next_random(&state);
-			while (fpref_decode(&f, x & mask, &u) != FPREF_DECODE_OK || u.cls >= FPREF_CLASS_INF ||
-			       fpref_decode(&f, (x >> 32) & mask, &u) != FPREF_DECODE_OK || u.cls >= FPREF_CLASS_INF);
-			for (size_t k = 0; k < elem; k++) {
-				a[i * elem + k] = (unsigned char)((x & mask) >> (8 * k));
-				b[i * elem + k] = (unsigned char)(((x >> 32) & mask) >> (8 * k));
-			}
-		}
-		struct fpref_emu_op_context *ctx = fpref_emu_op_context_new(ops[c].op, &f, &env);
-		for (long k = 0; k < repeats; k++) {
-			double t0 = bench_now();
-			fpref_emu_op_array(ctx, a, b, NULL, out, n, NULL, 0);
-			t[k] = bench_now() - t0;
-		}
-		struct row row = { NULL, (double)n / bench_median(t, (int)repeats), 0, (double)(3 * elem),
-				   fpref_emu_op_context_path(ctx) };
-		fpref_emu_op_context_free(ctx);
-		uint64_t sink = 0;
-		for (long k = 0; k < (repeats < 3 ? repeats : 3); k++) {
-			double t0 = bench_now();
-			for (size_t i = 0; i < oracle_n; i++) {
-				uint64_t operands[3] = { 0, 0, 0 }, res;
-				for (size_t e = 0; e < elem; e++) {
-					operands[0] |= (uint64_t)a[i * elem + e] << (8 * e);
-					operands[1] |= (uint64_t)b[i * elem + e] << (8 * e);
-				}
-				unsigned flags = 0;
-				fpref_ref_op(ops[c].op, &f, operands, &env, 0, &res, &flags);
-				sink += res;
-			}
-			t[k] = bench_now() - t0;
-		}
-		row.ref = (double)oracle_n / bench_median(t, (int)(repeats < 3 ? repeats : 3));
-		char what[128];
-		snprintf(what, sizeof what, "%s %s rne%s", f.name, fpref_op_name(ops[c].op), sink == 1 ? " " : "");
-		row.what = what;
-		print_row(&row, copy_rate);
-	}
 	free(in);
 	free(copy);
-	free(out);
-	int status = bench_gemm(repeats);
-	status = status ? status : bench_gemm_scaled(repeats);
-	return status ? status : bench_exact_gemm(repeats);
+	struct bench_report rep = { .json = o.json };
+	rep.copy_rate = 2.0 * (double)(n * sizeof *in) / bench_median(t, (int)repeats); /* bytes read + written per second */
+	if (!rep.json) {
+		printf("fpref bench: 2^%ld elements, median of %ld runs, one thread, its CPU time\n", log2n, repeats);
+		printf("memcpy: %.3g bytes/s read+written; 'of mcpy' = elements/s over (memcpy rate / bytes per element);\n"
+		       "'of ref' = elements/s over the first row's\n\n",
+		       rep.copy_rate);
+		printf("%-34s %12s %7s %7s %12s %9s  %s\n", "row", "emu elem/s", "of mcpy", "of ref", "ref elem/s", "emu/ref",
+		       "emulator path");
+	}
+	int status = bench_elements(n, repeats, &rep) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	if (status)
+		cli_fail(cli_cmd_bench.name, "cannot allocate or set up the element rows");
+	if (!status)
+		status = bench_gemm(repeats, &rep);
+	if (!status)
+		status = bench_gemm_scaled(repeats, &rep);
+	if (!status)
+		status = bench_exact_gemm(repeats, &rep);
+	if (!status && rep.json)
+		print_json(log2n, repeats, &rep);
+	free(rep.rows);
+	return status;
 }
 
 /* ---- fpref bench --peers: libfpref beside ml_dtypes, fpref's Python
@@ -617,7 +576,10 @@ int cmd_bench(int argc, char **argv)
 
 /* The conversions ml_dtypes (NumPy for float16) also has, under the
  * ml_dtypes profile so that both sides compute the same results. */
-static const char *const peer_formats[] = { "bfloat16", "float16", "float8_e4m3fn", "float8_e5m2" };
+/* "f64." in front: the same conversion from FP64 values (issue 38), no
+ * CPFloat row (cpfloatf rounds FP32) and no fpref Python row. */
+static const char *const peer_formats[] = { "bfloat16",        "float16",        "float8_e4m3fn",        "float8_e5m2",
+					    "f64.bfloat16",    "f64.float16",    "f64.float8_e4m3fn",    "f64.float8_e5m2" };
 #define PEER_FORMATS (sizeof peer_formats / sizeof peer_formats[0])
 #define PEER_ROWS 5 /* per conversion: CPFloat's and the Python half's rows */
 
@@ -774,7 +736,7 @@ static const char *peer_label(const char *impl, char *buf, size_t size)
 
 static void peer_print(long log2n, long repeats, const char *python, const struct peer_results *r)
 {
-	printf("fpref bench --peers: 2^%ld FP32 values per conversion (profile ml_dtypes), median of %ld runs, one "
+	printf("fpref bench --peers: 2^%ld FP32 (f64 rows: FP64) values per conversion (profile ml_dtypes), median of %ld runs, one "
 	       "thread, its CPU time\n",
 	       log2n, repeats);
 	printf("Python: %s%s%s%s\n", python, *r->versions ? " (" : "", r->versions, *r->versions ? ")" : "");
@@ -787,7 +749,8 @@ static void peer_print(long log2n, long repeats, const char *python, const struc
 	long rows = 0, differ = 0;
 	for (size_t f = 0; f < PEER_FORMATS; f++) {
 		char what[48], impl[48];
-		snprintf(what, sizeof what, "f32 -> %s", peer_formats[f]);
+		bool f64 = strncmp(peer_formats[f], "f64.", 4) == 0;
+		snprintf(what, sizeof what, "%s -> %s", f64 ? "f64" : "f32", peer_formats[f] + (f64 ? 4 : 0));
 		snprintf(impl, sizeof impl, "libfpref (%s)", r->path[f]);
 		printf("%-24s %-30s %12.3g %12s  %s\n", what, impl, r->rate[f], "1", "-");
 		for (int k = 0; k < r->nrows[f]; k++) {
@@ -839,11 +802,12 @@ static int bench_peers(long log2n, long repeats, const char *python)
 {
 	size_t n = (size_t)1 << log2n;
 	uint32_t *in = malloc(n * sizeof *in);
+	uint64_t *in64 = malloc(n * sizeof *in64);
 	uint16_t *out = malloc(n * sizeof *out);
 	struct peer_results *r = calloc(1, sizeof *r);
 	const char *tmp = getenv("TMPDIR");
 	char dir[1024];
-	bool allocated = in && out && r;
+	bool allocated = in && in64 && out && r;
 	if (!allocated || snprintf(dir, sizeof dir, "%s/fpref-peers-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= (int)sizeof dir ||
 	    !mkdtemp(dir)) {
 		if (allocated)
@@ -851,29 +815,38 @@ static int bench_peers(long log2n, long repeats, const char *python)
 		else
 			cli_fail(cli_cmd_bench.name, "cannot allocate %zu elements", n);
 		free(in);
+		free(in64);
 		free(out);
 		free(r);
 		return CLI_EXIT_FAIL;
 	}
-	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32), f64 = *fpref_format_get(FPREF_FORMAT_FLOAT64);
 	int rc = CLI_EXIT_OK;
 	for (size_t f = 0; f < PEER_FORMATS && rc == CLI_EXIT_OK; f++) {
 		struct fpref_format to;
 		struct fpref_env env;
-		fpref_format_parse(peer_formats[f], &to, NULL, 0);
+		bool wide = strncmp(peer_formats[f], "f64.", 4) == 0;
+		const struct fpref_format *from = wide ? &f64 : &f32;
+		fpref_format_parse(peer_formats[f] + (wide ? 4 : 0), &to, NULL, 0);
 		fpref_env_default(&env);
-		fpref_profile_apply_conversion("ml_dtypes", &f32, &to, &env);
-		fill_fp32(in, n, &to);
-		struct fpref_emu_converter *conv = fpref_emu_converter_new(&f32, &to, &env);
-		r->rate[f] = convert_rate(conv, in, out, n, repeats, r->path[f], sizeof r->path[f]);
+		fpref_profile_apply_conversion("ml_dtypes", from, &to, &env);
+		bench_fill_fp32(in, n, &to);
+		for (size_t i = 0; wide && i < n; i++) /* FP32's values with random bits below FP32's last place */
+			in64[i] = (uint64_t)(in[i] >> 31) << 63 | (uint64_t)((in[i] >> 23 & 0xFF) - 127 + 1023) << 52 |
+				  (uint64_t)(in[i] & 0x7FFFFF) << 29 | (fpref_sr_stream(99, i) & 0x1FFFFFFF);
+		struct fpref_emu_converter *conv = fpref_emu_converter_new(from, &to, &env);
+		r->rate[f] = convert_rate(conv, wide ? (const void *)in64 : in, out, n, repeats, r->path[f], sizeof r->path[f]);
 		fpref_emu_converter_free(conv);
-		peer_cpfloat(&to, &env, in, out, n, repeats, f, r);
-		if (peer_write(dir, peer_formats[f], "in", in, sizeof *in, n) != 0 ||
+		if (!wide)
+			peer_cpfloat(&to, &env, in, out, n, repeats, f, r);
+		if ((wide ? peer_write(dir, peer_formats[f], "in", in64, sizeof *in64, n)
+			  : peer_write(dir, peer_formats[f], "in", in, sizeof *in, n)) != 0 ||
 		    peer_write(dir, peer_formats[f], "out", out, fpref_emu_element_bytes(&to), n) != 0) {
 			cli_fail(cli_cmd_bench.name, "cannot write the values to %s", dir);
 			rc = CLI_EXIT_FAIL;
 		}
 	}
+	free(in64);
 	free(in);
 	free(out);
 	/* The project's own venv (python/check makes it) where it exists: it

@@ -1,0 +1,532 @@
+/* The vectorised bulk conversion: an IEEE-style source of 16, 32 or 64
+ * bits (FP16, BF16, FP32, FP64) to a narrower floating-point format, every
+ * rounding (rne, rna, rtz, rup, rdn, rod, stochastic A/B/C with explicit
+ * bits), every overflow policy, flags where asked.  One lane sequence in
+ * GCC/Clang vector extensions, eight or sixteen lanes a register, whose
+ * rounding is data of the plan (struct lanes_k): each lane picks its
+ * operand and its shift, adds the increment the rounding gives for its
+ * sign and dropped bits, and shifts once.  The plan is checked against the
+ * core as it is made (NaN, inf and overflow results), and what the lanes
+ * do not model (a NaN style that keeps payloads, the underflow flag,
+ * stochastic rounding's far tail and overflow) is marked per lane and
+ * converted by the core, element by element.  tests/check_emu.c holds the
+ * whole against the core, every FP32 pattern in make check-exhaustive. */
+#include <string.h>
+
+#include "convert_lanes.h"
+#include "element.h"
+#include "round_core.h"
+
+const char *const fpref_emu_lanes_isa_names[3] = { "base", "avx2", "avx512" };
+
+static bool ieee_source(const struct fpref_format *f)
+{
+	int bits = fpref_format_container_bits(f);
+	return f->is_signed && f->has_zero && f->subnormals && f->specials == FPREF_SPECIALS_IEEE && f->pad_bits == 0 &&
+	       !f->integer && !f->inf_at_top && (bits == 16 || bits == 32 || bits == 64) &&
+	       1 + f->exp_bits + f->man_bits == bits;
+}
+
+/* The sign a lane puts on a result q (magnitude code, or the whole NaN or
+ * inf code a special takes), as the lanes do: the source's sign, but none
+ * on a NaN unless nan_signed, nor on a zero without -0. */
+static uint64_t lane_signed(const struct lanes_k *k, bool negative, uint64_t q, bool nan)
+{
+	uint64_t sign = negative ? (uint64_t)1 << k->sign_shift : 0;
+	if (nan && !k->nan_signed)
+		sign = 0;
+	if (k->zero_unsigned && q == 0)
+		sign = 0;
+	return q | sign;
+}
+
+/* The core's result for a source pattern. */
+static uint64_t core(const struct lanes_plan *p, uint64_t bits)
+{
+	uint64_t out = 0;
+	unsigned flags = 0;
+	fpref_emu_convert(&p->from, bits, &p->to, &p->env, fpref_env_sr_random(&p->env, 0), &out, &flags);
+	return out;
+}
+
+/* The rounding as data (struct lanes_k); false for a stream the lanes do
+ * not have (seeded or per-instruction stochastic bits). */
+static bool plan_rounding(const struct fpref_env *env, unsigned word_bits, struct lanes_k *k)
+{
+	const uint64_t all = ~(uint64_t)0;
+	switch (env->rounding) {
+	case FPREF_RNE:
+		k->near = all, k->even = 1;
+		break;
+	case FPREF_RNA:
+		k->near = all, k->away = 1;
+		break;
+	case FPREF_RTZ:
+		break;
+	case FPREF_RUP:
+		k->dir_pos = all;
+		break;
+	case FPREF_RDN:
+		k->dir_neg = all;
+		break;
+	case FPREF_ROD:
+		k->odd = 1;
+		break;
+	case FPREF_SR: {
+		if (env->sr_seeded || env->sr_lanes || env->sr_width < 1 || env->sr_width > 64)
+			return false;
+		/* B: one bit more, R centred (2R + 1); the others R itself */
+		unsigned r = env->sr_width + (env->sr_rule == FPREF_SR_B ? 1 : 0);
+		fpref_u128 R = env->sr_rule == FPREF_SR_B ? 2 * (fpref_u128)env->sr_random + 1 : env->sr_random;
+		/* a shift never reaches word_bits - 1, so R's bits below that
+		 * many places under the top add nothing: floor(floor(R / 2^a) /
+		 * 2^b) = floor(R / 2^(a + b)) (and rule C differs from A only
+		 * where the shift exceeds r) */
+		unsigned most = word_bits - 1;
+		if (r > most) {
+			R >>= r - most;
+			r = most;
+		}
+		k->sr_r = (uint64_t)R;
+		k->sr_bits = r;
+		k->sr_c = env->sr_rule == FPREF_SR_C ? all : 0;
+		break;
+	}
+	}
+	return true;
+}
+
+bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
+		      struct lanes_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	p->from = *from;
+	p->to = *to;
+	p->env = *env;
+	struct lanes_k *k = &p->k;
+	const uint64_t all = ~(uint64_t)0;
+	if (!ieee_source(from) || env->ftz || env->daz || env->zero_positive || env->pre_scale)
+		return false;
+	int to_bits = fpref_format_container_bits(to), m = to->man_bits, sm = from->man_bits;
+	if (!to->is_signed || to->integer || !to->has_zero || !to->subnormals || to->pad_bits != 0 || m < 1 ||
+	    m > sm - 1 || to_bits > 32)
+		return false;
+	int least_normal = fpref_format_min_exponent(to), src_bias = from->bias, src_emin = 1 - src_bias;
+	if (least_normal != 1 - to->bias)
+		return false;
+	unsigned w = fpref_format_container_bits(from) == 64 ? 64 : 32;
+	/* in 32-bit words r = |x| - rebias stays below 2^31 */
+	if (fpref_format_container_bits(from) == 32 && to->bias > src_bias)
+		return false;
+	if (!plan_rounding(env, w, k))
+		return false;
+	p->word_bits = w;
+	p->in_bytes = (unsigned)fpref_format_container_bits(from) / 8;
+	p->out_bytes = to_bits <= 8 ? 1 : to_bits <= 16 ? 2 : 4; /* fpref_emu_element_bytes, which array.c (above) holds */
+	k->sign_at = fpref_format_container_bits(from) - 1;
+	k->src_man = sm;
+	k->abs_mask = k->sign_at == 63 ? all >> 1 : ((uint64_t)1 << k->sign_at) - 1;
+	k->inf_pattern = (((uint64_t)1 << from->exp_bits) - 1) << sm;
+	k->man_mask = ((uint64_t)1 << sm) - 1;
+	k->implicit = (uint64_t)1 << sm;
+	/* The shift.  A result in the target's normal range rounds |x|
+	 * itself, rebiased, at the target's last place, so that a carry out
+	 * of the significand steps the exponent; one below it rounds the
+	 * source's significand with its implicit bit set, at
+	 *   shift = (sm - m) + (least normal - exponent),
+	 * clamped to [sm - m, sm + 2] (the source's field 0 counted as
+	 * exponent -bias, one place deeper).  At the cap any significand
+	 * rounds as a value in (0, half the least subnormal) does, which is
+	 * exact for every rounding but the stochastic ones where all the
+	 * source's subnormals lie within half the target's least subnormal;
+	 * or, with no rebias (the same bias), |x| goes through unchanged,
+	 * the source's subnormals landing on the target's own.  Otherwise
+	 * the source's subnormals go to the core. */
+	bool no_rebias = to->bias == src_bias;
+	bool subnormals_below = least_normal - m >= src_emin + 1;
+	k->rebias = (uint64_t)(int64_t)(src_bias - to->bias) << sm;
+	k->normal_from = no_rebias ? 0 : (int64_t)(src_bias + least_normal) * ((int64_t)1 << sm);
+	k->up_from = (int64_t)w - sm + m - least_normal - src_bias;
+	k->up_most = (int64_t)w - (sm - m);
+	k->up_least = no_rebias ? k->up_most : (int64_t)w - (sm + 2);
+	bool sr = env->rounding == FPREF_SR;
+	k->sub_rare = !no_rebias && (!subnormals_below || sr) ? all : 0;
+	k->deep_rare = !no_rebias && sr ? all : 0;
+	/* R 2^(shift - r) is R_s >> (smax - shift) with R_s = R 2^(smax - r),
+	 * smax the greatest shift (up_least's): one variable shift a lane (a
+	 * floor of a floor where r > smax) */
+	int64_t smax = (int64_t)w - k->up_least;
+	k->sr_scaled = k->sr_bits <= smax ? k->sr_r << (smax - k->sr_bits) : k->sr_r >> (k->sr_bits - smax);
+	/* results */
+	k->max_code = (int64_t)fpref_format_max_bits(to, false);
+	k->min_normal = (int64_t)1 << m;
+	k->sign_shift = (uint64_t)(to->exp_bits + to->man_bits);
+	k->zero_unsigned = to->specials == FPREF_SPECIALS_FNUZ ? all : 0;
+	uint64_t sign_bit = (uint64_t)1 << k->sign_at, quiet = k->inf_pattern | (k->implicit >> 1);
+	if (lane_signed(k, true, 0, false) != core(p, sign_bit))
+		return false; /* -0 not as the lanes make it */
+	/* NaN: one code, signed or not; payload styles to the core */
+	k->nan_mag = core(p, quiet);
+	bool nan_ok = env->nan_style != FPREF_NAN_PROPAGATE && env->nan_style != FPREF_NAN_KEEP_BITS;
+	for (int signed_nan = 1; signed_nan >= 0; signed_nan--) {
+		k->nan_signed = signed_nan ? all : 0;
+		bool same = true;
+		const uint64_t nans[] = { quiet, quiet | 1, k->inf_pattern | 1, k->inf_pattern | (k->man_mask >> 1) };
+		for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
+			for (int s = 0; s < 2; s++)
+				same = same && core(p, nans[i] | (s ? sign_bit : 0)) == lane_signed(k, s, k->nan_mag, true);
+		if (same)
+			break;
+		nan_ok = nan_ok && signed_nan; /* neither sign rule gives the core's NaNs */
+	}
+	k->nan_rare = nan_ok ? 0 : all;
+	/* inf: one magnitude for both signs, as the core gives it */
+	k->inf_mag = core(p, k->inf_pattern) & ~((uint64_t)1 << k->sign_shift);
+	bool inf_ok = lane_signed(k, false, k->inf_mag, false) == core(p, k->inf_pattern) &&
+		      lane_signed(k, true, k->inf_mag, false) == core(p, k->inf_pattern | sign_bit);
+	k->inf_rare = inf_ok ? 0 : all;
+	/* Beyond max finite a lane takes the code the core gives there (max,
+	 * inf, or NaN where there is no inf); stochastic rounding's depends on the direction it took, as
+	 * the nearest modes' where it rounded up (or under P3109's SatNone),
+	 * as rtz's where it did not.  Any other code goes to the core. */
+	int emax = fpref_format_max_exponent(to);
+	struct fpref_env away = *env, trunc = *env;
+	away.rounding = FPREF_RNE;
+	trunc.rounding = env->p3109_sat_none ? FPREF_RNE : FPREF_RTZ;
+	const struct fpref_env *envs[2] = { sr ? &trunc : env, sr ? &away : env };
+	int64_t *clamps[4] = { &k->clamp_pos, &k->clamp_neg, &k->clamp_away_pos, &k->clamp_away_neg };
+	bool over_ok = true;
+	for (int i = 0; i < 4; i++) {
+		unsigned flags = 0;
+		bool negative = i & 1;
+		uint64_t over = fpref_emu_round_pack(to, envs[i / 2], 0, negative, emax + 2, 1, false, &flags);
+		int64_t c = (int64_t)(over & ~((uint64_t)1 << k->sign_shift));
+		*clamps[i] = c;
+		over_ok = over_ok && lane_signed(k, negative, (uint64_t)c, false) == over;
+	}
+	k->over_rare = over_ok ? 0 : all;
+	/* rne on FP32 or FP64 with nothing for the core: the shorter sequence,
+	 * inf through the clamp by min() as any value beyond max */
+	p->rne_fast = env->rounding == FPREF_RNE && fpref_format_container_bits(from) >= 32 && nan_ok && inf_ok &&
+		      over_ok && !k->sub_rare && k->clamp_pos == k->clamp_neg && (int64_t)k->inf_mag == k->clamp_pos &&
+		      (k->clamp_pos == k->max_code || k->clamp_pos == k->max_code + 1) &&
+		      fpref_format_max_exponent(to) <= src_bias;
+	p->rne_nan_signed = k->nan_signed != 0;
+	p->sr = sr;
+	p->rare = k->nan_rare || k->inf_rare || k->over_rare || k->sub_rare || k->deep_rare;
+	p->rne_zero_unsigned = k->zero_unsigned != 0;
+	return true;
+}
+
+/* One element by the core, where a lane marked it. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void lanes_fix(const struct lanes_plan *p, const void *in, void *out, uint8_t *flags, size_t i)
+{
+	uint64_t x = fpref_element_load(in, i, p->in_bytes), y = 0;
+	unsigned f = 0;
+	fpref_emu_convert(&p->from, x, &p->to, &p->env, fpref_env_sr_random(&p->env, i), &y, &f);
+	fpref_element_store(out, i, p->out_bytes, y);
+	if (flags)
+		flags[i] = (uint8_t)f;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi" /* the vector helpers are always inlined: no call passes a vector; GCC reports at the end of the file */
+typedef uint32_t u32x8 __attribute__((vector_size(32)));
+typedef int32_t i32x8 __attribute__((vector_size(32)));
+typedef uint16_t u16x8 __attribute__((vector_size(16)));
+typedef uint8_t u8x8 __attribute__((vector_size(8)));
+typedef uint32_t u32x16 __attribute__((vector_size(64)));
+typedef int32_t i32x16 __attribute__((vector_size(64)));
+typedef uint16_t u16x16 __attribute__((vector_size(32)));
+typedef uint8_t u8x16 __attribute__((vector_size(16)));
+typedef uint64_t u64x4 __attribute__((vector_size(32)));
+typedef int64_t i64x4 __attribute__((vector_size(32)));
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+typedef uint16_t u16x4 __attribute__((vector_size(8)));
+typedef uint8_t u8x4 __attribute__((vector_size(4)));
+typedef uint64_t u64x8 __attribute__((vector_size(64)));
+typedef int64_t i64x8 __attribute__((vector_size(64)));
+
+/* mask ? yes : no, lane by lane (masks are all ones or all zeros); GCC
+ * turns the compare-and-pick forms into blends and min/max instructions */
+#define PICK(mask, yes, no) (((mask) & (yes)) | (~(mask) & (no)))
+#define LANE_MIN(a, b) PICK((a) < (b), a, b)
+#define LANE_MAX(a, b) PICK((a) > (b), a, b)
+
+/* The lane sequence, once per word (U unsigned, I signed lanes of T and
+ * ST, W bits): the same source, so the same bits.  Every value compared
+ * is below 2^(W-1), so the compares are signed ones, which AVX2 has.  rne
+ * (a constant where called) takes the shorter sequence of the plain rne
+ * plan, whose sign rules ns and zu are then constants too; otherwise the
+ * rounding comes from k and *rare marks the lanes for the core, and with
+ * want_flags *fl holds each lane's flags. */
+#define LANES(NAME, U, I, T, ST, W)                                                                                  \
+	static inline __attribute__((always_inline)) U NAME(const struct lanes_k *k, bool rne, bool ns, bool zu,      \
+							  bool sr, bool sr_c, bool may_rare, bool want_flags, U x,  \
+							  U *rare, U *fl)                                           \
+	{                                                                                                            \
+		const U zero = { 0 };                                                                                \
+		const I izero = { 0 };                                                                               \
+		const U ones = zero + (T)~(T)0;                                                                      \
+		U mag = x & (T)k->abs_mask;                                                                          \
+		I up = (I)(mag >> (T)k->src_man) + (ST)k->up_from;                                                   \
+		I upc = LANE_MAX(up, izero + (ST)k->up_least);                                                       \
+		upc = LANE_MIN(upc, izero + (ST)k->up_most);                                                         \
+		U shift = (T)W - (U)upc;                                                                             \
+		U r = PICK((U)((I)mag >= (ST)k->normal_from), mag - (T)k->rebias, (mag & (T)k->man_mask) | (T)k->implicit); \
+		U negm = zero - ((x >> (T)k->sign_at) & 1u);                                                         \
+		U q, dropped = zero, away = zero;                                                                    \
+		if (rne) { /* + half an ulp less one, + the kept lsb: ties to even */                               \
+			q = (r + ((ones >> 1u) >> (U)upc) + ((r >> shift) & 1u)) >> shift;                          \
+		} else {                                                                                             \
+			U low = ones >> (U)upc; /* the dropped places */                                             \
+			U inc = ((low >> 1u) & (T)k->near) + (((r >> shift) & 1u) & (T)k->even) + (T)k->away +       \
+				(low & PICK(negm, zero + (T)k->dir_neg, zero + (T)k->dir_pos));                      \
+			if (sr) { /* R at the place sr_bits below the last kept one */                         \
+				inc += (zero + (T)k->sr_scaled) >> (U)(upc - (ST)k->up_least);                       \
+				if (sr_c) { /* rule C: the dropped bits below those rounded to nearest even */  \
+					I c = (I)shift - (ST)k->sr_bits;                                             \
+					U cu = (U)LANE_MAX(c, izero), cm = (U)LANE_MAX(c - 1, izero);                \
+					inc += (U)(c > 0) & (((zero + 1u) << cm) - 1u + ((r >> cu) & 1u));           \
+				}                                                                                    \
+			}                                                                                            \
+			q = (r + inc) >> shift;                                                                      \
+			away = (U)(q != (r >> shift));                                                               \
+			dropped = (U)((r & low) != 0);                                                               \
+			if (!sr) /* round to odd is no stochastic rounding */                                        \
+				q |= dropped & (T)k->odd;                                                            \
+			q = PICK((U)(mag == 0), zero, q);                                                            \
+		}                                                                                                    \
+		U over = (U)((I)q > (ST)k->max_code);                                                                \
+		/* beyond max: the code the core gives there (fpref_emu_lanes_plan); in the plain rne plan the code  \
+		 * after max or max itself, so that min() clamps */                                                 \
+		U clamp = rne ? zero + (T)k->clamp_pos : PICK(negm, zero + (T)k->clamp_neg, zero + (T)k->clamp_pos); \
+		if (sr)                                                                                              \
+			clamp = PICK(away, PICK(negm, zero + (T)k->clamp_away_neg, zero + (T)k->clamp_away_pos), clamp); \
+		q = rne ? (U)LANE_MIN((I)q, (I)clamp) : PICK(over, clamp, q);                                        \
+		U nan = (U)((I)mag > (ST)k->inf_pattern);                                                            \
+		U inf = (U)(mag == (T)k->inf_pattern);                                                               \
+		if (rne)                                                                                             \
+			q = PICK(nan, zero + (T)k->nan_mag, q);                                                      \
+		else                                                                                                 \
+			q = PICK(nan, zero + (T)k->nan_mag, PICK(inf, zero + (T)k->inf_mag, q));                     \
+		U sign = ((x >> (T)k->sign_at) & 1u) << (T)k->sign_shift;                                            \
+		if (rne) {                                                                                           \
+			if (!ns)                                                                                     \
+				sign &= ~nan;                                                                        \
+			if (zu)                                                                                      \
+				sign &= (U)(q != 0u);                                                                \
+		} else {                                                                                             \
+			sign &= ~(nan & ~(T)k->nan_signed);                                                          \
+			sign &= (U)(q != 0u) | ~(T)k->zero_unsigned;                                                 \
+			U special = nan | inf;                                                                       \
+			over &= ~special;                                                                            \
+			U rr = zero;                                                                                 \
+			if (may_rare) {                                                                              \
+				U sub = (U)((mag >> (T)k->src_man) == 0u) & ~(U)(mag == 0u);                         \
+				U deep = (U)(up < (ST)k->up_least) & ~(U)(mag == 0u);                                \
+				rr = (nan & (T)k->nan_rare) | (inf & (T)k->inf_rare) | (over & (T)k->over_rare) |    \
+				     (sub & (T)k->sub_rare) | (deep & (T)k->deep_rare);                              \
+			}                                                                                            \
+			if (want_flags) {                                                                            \
+				/* specials and the underflow flag's candidates (at most the least normal, inexact) \
+				 * from the core */                                                                  \
+				rr |= special | ((U)((I)q <= (ST)k->min_normal) & dropped);                          \
+				*fl = ((dropped | over) & 1u) | (over & 4u);                                         \
+			}                                                                                            \
+			*rare = rr;                                                                                  \
+		}                                                                                                    \
+		return q | sign;                                                                                     \
+	}
+LANES(lanes32x8, u32x8, i32x8, uint32_t, int32_t, 32)
+LANES(lanes32x16, u32x16, i32x16, uint32_t, int32_t, 32)
+LANES(lanes64x4, u64x4, i64x4, uint64_t, int64_t, 64)
+LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
+
+/* Whether any lane of the mask v is set: narrowed to a byte a lane (FLAG_V)
+ * and read as words, not lane by lane (a lane's extraction is an
+ * instruction of its own). */
+#define ANY_LANE(v, FLAG_V, acc)                                                                                      \
+	do {                                                                                                         \
+		FLAG_V b_ = __builtin_convertvector((v), FLAG_V);                                                    \
+		uint64_t w_[(sizeof b_ + 7) / 8] = { 0 };                                                            \
+		memcpy(w_, &b_, sizeof b_);                                                                          \
+		for (size_t k_ = 0; k_ < sizeof w_ / sizeof w_[0]; k_++)                                             \
+			(acc) |= w_[k_];                                                                             \
+	} while (0)
+
+/* One register of L lanes at element i: loaded from IN_T elements (IN_V
+ * a vector of L of them, widened to U), stored as OUT_T through OUT_V by
+ * way of NARROW (GCC narrows 32-bit lanes to bytes in one step with some
+ * thirty scalar instructions on AVX2, in two with two packs), flags as
+ * bytes; count below L: a zero-padded partial register, stored element by
+ * element. */
+#define LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, i, count)                                 \
+	do {                                                                                                         \
+		U x_, rare_ = { 0 }, fl_ = { 0 };                                                                    \
+		if ((count) == (L)) {                                                                                \
+			IN_V v_;                                                                                     \
+			memcpy(&v_, (const IN_T *)in + (i), sizeof v_);                                              \
+			x_ = __builtin_convertvector(v_, U);                                                         \
+		} else {                                                                                             \
+			IN_T part_[L] = { 0 };                                                                       \
+			memcpy(part_, (const IN_T *)in + (i), (count) * sizeof(IN_T));                               \
+			IN_V v_;                                                                                     \
+			memcpy(&v_, part_, sizeof v_);                                                               \
+			x_ = __builtin_convertvector(v_, U);                                                         \
+		}                                                                                                    \
+		U y_ = LANES(&k, rne, ns, zu, sr, sr_c, may_rare, want_flags, x_, &rare_, &fl_);                     \
+		if ((count) == (L)) {                                                                                \
+			OUT_V o_ = __builtin_convertvector(__builtin_convertvector(y_, NARROW), OUT_V);              \
+			memcpy((OUT_T *)out + (i), &o_, sizeof o_);                                                  \
+			if (want_flags) {                                                                            \
+				FLAG_V f_ = __builtin_convertvector(fl_, FLAG_V);                                    \
+				memcpy(flags + (i), &f_, sizeof f_);                                                 \
+			}                                                                                            \
+		} else {                                                                                             \
+			for (size_t j_ = 0; j_ < (count); j_++) {                                                    \
+				((OUT_T *)out)[(i) + j_] = (OUT_T)y_[j_];                                            \
+				if (want_flags)                                                                      \
+					flags[(i) + j_] = (uint8_t)fl_[j_];                                          \
+			}                                                                                            \
+		}                                                                                                    \
+		if (may_rare || want_flags) {                                                                        \
+			uint64_t any_ = 0;                                                                           \
+			ANY_LANE(rare_, FLAG_V, any_);                                                                    \
+			for (size_t j_ = 0; any_ && j_ < (count); j_++)                                              \
+				if (rare_[j_])                                                                       \
+					lanes_fix(plan, in, out, flags, (i) + j_);                                   \
+		}                                                                                                    \
+	} while (0)
+
+/* Every element: whole registers, then the last partial one. */
+#define LANES_LOOP(NAME, LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V)                                     \
+	static inline __attribute__((always_inline)) void NAME(const struct lanes_plan *plan, bool rne, bool ns,      \
+							     bool zu, bool sr, bool sr_c, bool may_rare, bool want_flags, \
+							     const void *in, void *out, size_t n, uint8_t *flags)    \
+	{                                                                                                            \
+		const struct lanes_k k = plan->k;                                                                    \
+		size_t whole = n / (L) * (L);                                                                        \
+		for (size_t i = 0; i < whole; i += (L))                                                              \
+			LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, i, (size_t)(L));           \
+		if (whole < n)                                                                                       \
+			LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, whole, n - whole);         \
+	}
+
+/* The loops of one register width: by the source's and the target's
+ * element sizes. */
+#define LANES_LOOPS(P, L, U32, U64, L64, I16V, I32V, I64V, O8, O16, O32, N16, O8_64, O16_64, O32_64, N16_64, F8, F8_64) \
+	LANES_LOOP(P##_16_8, lanes32x##L, U32, L, uint16_t, I16V, uint8_t, O8, N16, F8)                           \
+	LANES_LOOP(P##_16_16, lanes32x##L, U32, L, uint16_t, I16V, uint16_t, O16, N16, F8)                        \
+	LANES_LOOP(P##_16_32, lanes32x##L, U32, L, uint16_t, I16V, uint32_t, O32, U32, F8)                        \
+	LANES_LOOP(P##_32_8, lanes32x##L, U32, L, uint32_t, I32V, uint8_t, O8, N16, F8)                           \
+	LANES_LOOP(P##_32_16, lanes32x##L, U32, L, uint32_t, I32V, uint16_t, O16, N16, F8)                        \
+	LANES_LOOP(P##_32_32, lanes32x##L, U32, L, uint32_t, I32V, uint32_t, O32, U32, F8)                        \
+	LANES_LOOP(P##_64_8, lanes64x##L64, U64, L64, uint64_t, I64V, uint8_t, O8_64, N16_64, F8_64)              \
+	LANES_LOOP(P##_64_16, lanes64x##L64, U64, L64, uint64_t, I64V, uint16_t, O16_64, N16_64, F8_64)           \
+	LANES_LOOP(P##_64_32, lanes64x##L64, U64, L64, uint64_t, I64V, uint32_t, O32_64, O32_64, F8_64)
+LANES_LOOPS(loop8, 8, u32x8, u64x4, 4, u16x8, u32x8, u64x4, u8x8, u16x8, u32x8, u16x8, u8x4, u16x4, u32x4, u16x4, u8x8,
+	    u8x4)
+LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, u32x16, u16x16, u8x8, u16x8, u32x8,
+	    u16x8, u8x16, u8x8)
+
+/* The loop for the plan's sizes and variant: with flags, everything; else
+ * rne_fast with its sign rules as constants for the usual targets
+ * (IEEE-style NaN keeps its sign; FNUZ has neither -0 nor a signed NaN);
+ * else the rounding as data, the stochastic terms and the lanes for the
+ * core only where the plan has them. */
+#define LANES_VARIANT(LOOP, p, in, out, n, flags)                                                                  \
+	do {                                                                                                         \
+		bool c_ = (p)->k.sr_c != 0;                                                                          \
+		if (flags)                                                                                           \
+			LOOP(p, false, false, false, (p)->sr, c_, true, true, in, out, n, flags);                    \
+		else if ((p)->rne_fast && (p)->rne_nan_signed && !(p)->rne_zero_unsigned)                            \
+			LOOP(p, true, true, false, false, false, false, false, in, out, n, NULL);                    \
+		else if ((p)->rne_fast && !(p)->rne_nan_signed && (p)->rne_zero_unsigned)                            \
+			LOOP(p, true, false, true, false, false, false, false, in, out, n, NULL);                    \
+		else if ((p)->rne_fast)                                                                              \
+			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, false, in, out, n, \
+			     NULL);                                                                                  \
+		else if ((p)->sr && c_)                                                                              \
+			LOOP(p, false, false, false, true, true, true, false, in, out, n, NULL);                     \
+		else if ((p)->sr)                                                                                    \
+			LOOP(p, false, false, false, true, false, true, false, in, out, n, NULL);                    \
+		else if ((p)->rare)                                                                                  \
+			LOOP(p, false, false, false, false, false, true, false, in, out, n, NULL);                   \
+		else                                                                                                 \
+			LOOP(p, false, false, false, false, false, false, false, in, out, n, NULL);                  \
+	} while (0)
+
+#define LANES_DISPATCH(P, p, in, out, n, flags)                                                                    \
+	do {                                                                                                         \
+		unsigned sizes_ = (p)->in_bytes * 8 + (p)->out_bytes;                                                \
+		switch (sizes_) {                                                                                    \
+		case 2 * 8 + 1: LANES_VARIANT(P##_16_8, p, in, out, n, flags); break;                              \
+		case 2 * 8 + 2: LANES_VARIANT(P##_16_16, p, in, out, n, flags); break;                             \
+		case 2 * 8 + 4: LANES_VARIANT(P##_16_32, p, in, out, n, flags); break;                             \
+		case 4 * 8 + 1: LANES_VARIANT(P##_32_8, p, in, out, n, flags); break;                              \
+		case 4 * 8 + 2: LANES_VARIANT(P##_32_16, p, in, out, n, flags); break;                             \
+		case 4 * 8 + 4: LANES_VARIANT(P##_32_32, p, in, out, n, flags); break;                             \
+		case 8 * 8 + 1: LANES_VARIANT(P##_64_8, p, in, out, n, flags); break;                              \
+		case 8 * 8 + 2: LANES_VARIANT(P##_64_16, p, in, out, n, flags); break;                             \
+		default: LANES_VARIANT(P##_64_32, p, in, out, n, flags); break;                                    \
+		}                                                                                                    \
+	} while (0)
+
+/* Compiled once per instruction set (the same source, so the same bits);
+ * the converter runs the widest the CPU has, and the tests run each
+ * against the core. */
+static void lanes_base(const struct lanes_plan *p, const void *in, void *out, size_t n, uint8_t *flags)
+{
+	LANES_DISPATCH(loop8, p, in, out, n, flags);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define LANES_ISA_VARIANTS 1
+__attribute__((target("avx2"))) static void lanes_avx2(const struct lanes_plan *p, const void *in, void *out,
+							size_t n, uint8_t *flags)
+{
+	LANES_DISPATCH(loop8, p, in, out, n, flags);
+}
+
+/* AVX-512 BW and VL: sixteen lanes a register, the compares into mask
+ * registers and the narrowing stores (vpmovdb, vpmovdw, vpmovqb) */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+lanes_avx512(const struct lanes_plan *p, const void *in, void *out, size_t n, uint8_t *flags)
+{
+	LANES_DISPATCH(loop16, p, in, out, n, flags);
+}
+#endif
+
+bool fpref_emu_lanes_isa_available(enum lanes_isa isa)
+{
+#ifdef LANES_ISA_VARIANTS
+	__builtin_cpu_init();
+	if (isa == LANES_ISA_AVX512)
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		       __builtin_cpu_supports("avx512vl");
+	if (isa == LANES_ISA_AVX2)
+		return __builtin_cpu_supports("avx2");
+#endif
+	return isa == LANES_ISA_BASE;
+}
+
+void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
+			 uint8_t *flags)
+{
+#ifdef LANES_ISA_VARIANTS
+	if (isa == LANES_ISA_AVX512) {
+		lanes_avx512(p, in, out, n, flags);
+		return;
+	}
+	if (isa == LANES_ISA_AVX2) {
+		lanes_avx2(p, in, out, n, flags);
+		return;
+	}
+#endif
+	(void)isa;
+	lanes_base(p, in, out, n, flags);
+}

@@ -1,0 +1,73 @@
+/* The vectorised bulk conversion (emu/convert_lanes.c): an IEEE-style
+ * source of 16, 32 or 64 bits to a narrower floating-point format, every
+ * rounding but the seeded stochastic stream, as branch-free integer lanes
+ * whose rounding increment is data of the plan; the values the lanes do
+ * not model (marked per plan: NaN styles, underflow flags, stochastic
+ * rounding's deep tail ...) go to the one rounding core, element by
+ * element.  Internal to emu/: the converter (array.c) holds a plan. */
+#ifndef FPREF_EMU_CONVERT_LANES_H
+#define FPREF_EMU_CONVERT_LANES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fpref_emu.h"
+
+/* The instruction sets the lanes are compiled for. */
+enum lanes_isa { LANES_ISA_BASE, LANES_ISA_AVX2, LANES_ISA_AVX512 };
+
+/* What a lane reads, derived once from (from, to, env), in the lane's
+ * word (32 bits for 16- and 32-bit sources, 64 for FP64); the fields named
+ * as masks are all ones or zero. */
+struct lanes_k {
+	/* the source's layout */
+	uint64_t abs_mask, inf_pattern, man_mask, implicit;
+	int64_t sign_at, src_man;
+	/* the lane's shift: 32 (64) minus it is the source's exponent field
+	 * plus up_from, clamped to [up_least, up_most] (plan_shift) */
+	uint64_t rebias;
+	int64_t normal_from, up_from, up_least, up_most;
+	/* the results */
+	/* beyond max a code clamps to clamp_*, or under stochastic rounding,
+	 * where the direction decides, to clamp_away_* where it rounded up */
+	int64_t max_code, clamp_pos, clamp_neg, clamp_away_pos, clamp_away_neg, min_normal;
+	uint64_t nan_mag, inf_mag, sign_shift;
+	uint64_t nan_signed, zero_unsigned; /* masks */
+	/* the rounding as data: the increment added at the lane's shift is
+	 * (half - 1 & near) + (the kept last bit & even) + away
+	 * + (all the dropped places & dir[sign]) + R 2^(shift - sr_bits)
+	 * (+ with sr_c, rule C's rounding of the dropped bits to sr_bits),
+	 * then the result's last bit | (inexact & odd) */
+	uint64_t near, even, away, dir_pos, dir_neg, odd, sr_r, sr_c;
+	uint64_t sr_scaled; /* R 2^(smax - sr_bits), smax the greatest shift: R's term is it >> (smax - shift) */
+	int64_t sr_bits;
+	/* lanes that go to the core (masks) */
+	uint64_t nan_rare, inf_rare, over_rare, sub_rare, deep_rare;
+};
+
+struct lanes_plan {
+	struct fpref_format from, to;
+	struct fpref_env env;
+	unsigned word_bits, in_bytes, out_bytes;
+	/* rne with every lane exact, no core: a shorter sequence (the fp32 path
+	 * before the other roundings joined it), its sign rules constants */
+	bool rne_fast, rne_nan_signed, rne_zero_unsigned;
+	/* the other variants' constants: stochastic rounding, any lane for the core */
+	bool sr, rare;
+	struct lanes_k k;
+};
+
+/* Whether the lanes take this conversion; fills p. */
+bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
+		      struct lanes_plan *p);
+
+/* Converts n elements (flags may be NULL) on isa; the elements the lanes
+ * leave go through fpref_emu_convert. */
+void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
+			 uint8_t *flags);
+
+bool fpref_emu_lanes_isa_available(enum lanes_isa isa);
+extern const char *const fpref_emu_lanes_isa_names[3];
+
+#endif

@@ -1,0 +1,32 @@
+/* Arithmetic on arrays through binary64 and the conversion lanes
+ * (emu/op_lanes.c says why the results are correctly rounded).  Internal
+ * to emu/: an op context (op_array.c) holds a plan. */
+#ifndef FPREF_EMU_OP_LANES_H
+#define FPREF_EMU_OP_LANES_H
+
+#include "convert_lanes.h"
+
+struct op_lanes_plan {
+	enum fpref_op op;
+	struct fpref_format f;
+	struct fpref_env env;
+	size_t bytes;
+	bool ieee16;              /* decoded from the bits; else from the tables */
+	double sub_scale;         /* ieee16: the least subnormal */
+	double value[256];        /* formats of 8 bits or fewer: each pattern's value */
+	uint8_t special[256];     /* ... and whether it is NaN, inf or no pattern of the format */
+	struct lanes_plan conv;   /* FP64 to f */
+};
+
+/* Whether add, sub, mul, div, sqrt or fma in f under env takes this path. */
+bool fpref_emu_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
+			 struct op_lanes_plan *p);
+
+/* out[i] = op(a[i], b[i], c[i]) for n elements, flags where asked; the
+ * elements it cannot decide go to by_core(ctx, i) (which writes out[i] and
+ * flags[i] and returns 1 for an invalid pattern).  The invalid count. */
+size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, const void *a, const void *b,
+		      const void *c, void *out, size_t n, uint8_t *flags, uint64_t first_index,
+		      size_t (*by_core)(const void *ctx, size_t i), const void *ctx);
+
+#endif

@@ -1,0 +1,426 @@
+/* The bulk paths against the generic core, bits and flags: the array
+ * converter (its vector lanes for FP16, BF16, FP32 and FP64 sources under
+ * every rounding and policy, its tables for narrow sources) on every
+ * instruction set this CPU has, each element against fpref_emu_convert.
+ * make check: every 16-bit pattern under the driver's LIGHT environments
+ * and samples of FP32 and FP64; make check-exhaustive (FPREF_EXHAUSTIVE):
+ * every environment, and every FP32 pattern under each rounding. */
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+
+#define NFORMATS drv_format_count()
+
+static const char *const isas[] = { "base", "avx2", "avx512" };
+
+/* n elements of `in` through the converter on each instruction set, with
+ * and without flags, against the core; returns the count compared.
+ * want_path, where given, is the path the converter must take. */
+static size_t against_core(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
+			   const void *in, size_t n, const char *want_path)
+{
+	struct fpref_emu_converter *c = fpref_emu_converter_new(from, to, env);
+	ck_assert_ptr_nonnull(c);
+	if (want_path)
+		ck_assert_msg(strcmp(fpref_emu_converter_path(c), want_path) == 0, "%s -> %s (%s): path %s, want %s",
+			      from->name, to->name, fpref_rounding_name(env->rounding), fpref_emu_converter_path(c),
+			      want_path);
+	size_t ob = fpref_emu_element_bytes(to), ib = fpref_emu_element_bytes(from);
+	uint64_t *want = malloc(n * sizeof *want);
+	uint8_t *want_flags = malloc(n), *flags = malloc(n);
+	unsigned char *out = malloc(n * ob + 1), *out2 = malloc(n * ob + 1);
+	ck_assert(want && want_flags && flags && out && out2);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = 0;
+		unsigned f = 0;
+		memcpy(&x, (const unsigned char *)in + i * ib, ib);
+		want[i] = 0;
+		if (fpref_emu_convert(from, x, to, env, fpref_env_sr_random(env, i), &want[i], &f) != 0) {
+			f = FPREF_FLAG_INVALID;
+			if (!fpref_format_nan_result(to, env, false, &want[i]))
+				want[i] = 0;
+		}
+		want_flags[i] = (uint8_t)f;
+	}
+	unsigned long bad = 0;
+	/* the instruction sets matter to the vector path alone */
+	bool vector = strstr(fpref_emu_converter_path(c), "vector") != NULL;
+	for (size_t k = 0; k < sizeof isas / sizeof isas[0]; k++) {
+		if ((vector && fpref_emu_converter_use_isa(c, isas[k]) != 0) ||
+		    (!vector && strcmp(isas[k], fpref_emu_converter_isa(c)) != 0))
+			continue; /* not on this CPU, or not the path's */
+		fpref_emu_convert_array(c, in, out, n, NULL, 0);
+		fpref_emu_convert_array(c, in, out2, n, flags, 0);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t got = 0, got2 = 0;
+			memcpy(&got, out + i * ob, ob);
+			memcpy(&got2, out2 + i * ob, ob);
+			if ((got != want[i] || got2 != want[i] || flags[i] != want_flags[i]) && bad++ < 10) {
+				uint64_t x = 0;
+				memcpy(&x, (const unsigned char *)in + i * ib, ib);
+				fprintf(stderr, "%s %llx -> %s %s/%s ovf %d sr %u/%d: %llx/%llx flags %02x, core %llx %02x\n",
+					from->name, (unsigned long long)x, to->name, fpref_rounding_name(env->rounding),
+					isas[k], env->overflow, env->sr_width, env->sr_rule, (unsigned long long)got,
+					(unsigned long long)got2, flags[i], (unsigned long long)want[i], want_flags[i]);
+			}
+		}
+	}
+	ck_assert_msg(bad == 0, "%s -> %s via %s: %lu elements differ from the core", from->name, to->name,
+		      fpref_emu_converter_path(c), bad);
+	fpref_emu_converter_free(c);
+	free(want);
+	free(want_flags);
+	free(flags);
+	free(out);
+	free(out2);
+	return n;
+}
+
+/* Whether f is an IEEE-style 16-bit format (FP16, BF16, custom:e6m9). */
+static bool fpref_format_is_ieee_like16(const struct fpref_format *f)
+{
+	return f->specials == FPREF_SPECIALS_IEEE && f->is_signed && f->subnormals && f->exp_bits + f->man_bits == 15;
+}
+
+/* Whether f is one of the IEEE-style sources the vector lanes take. */
+static bool lane_source(const struct fpref_format *f)
+{
+	int bits = fpref_format_container_bits(f);
+	return f->specials == FPREF_SPECIALS_IEEE && f->is_signed && f->subnormals && f->pad_bits == 0 &&
+	       1 + f->exp_bits + f->man_bits == bits && (bits == 16 || bits == 32 || bits == 64);
+}
+
+/* A pattern of `from` near where `to` decides: its least subnormal, least
+ * normal, max or a random binade, give or take a few, with the bits below
+ * the target's last place a tie, just off one, or random. */
+static uint64_t aimed(const struct fpref_format *from, const struct fpref_format *to, uint64_t *state)
+{
+	uint64_t r = drv_random(state), low_bits = drv_random(state);
+	int edges[4] = { fpref_format_min_exponent(to) - to->man_bits, fpref_format_min_exponent(to),
+			 fpref_format_max_exponent(to), (int)(r >> 32 & 0xff) - 128 };
+	int64_t field = edges[r & 3] + (int)(r >> 2 & 7) - 3 + from->bias, top = ((int64_t)1 << from->exp_bits) - 1;
+	field = field < 0 ? 0 : field > top ? top : field;
+	int cut = from->man_bits - to->man_bits;
+	uint64_t man = low_bits & (((uint64_t)1 << from->man_bits) - 1), half = (uint64_t)1 << (cut - 1);
+	static const int64_t offsets[4] = { 0, -1, 1, 0 };
+	if ((r >> 5 & 3) != 3)
+		man = (man & ~((half << 1) - 1)) + (uint64_t)((int64_t)half + offsets[r >> 5 & 3]);
+	uint64_t sign = (uint64_t)(r >> 9 & 1) << (from->exp_bits + from->man_bits);
+	return sign | (uint64_t)field << from->man_bits | man;
+}
+
+/* Every pattern of each 16-bit source to every format, under an eighth of
+ * the LIGHT environments, a different eighth for each target (every
+ * environment in make check-exhaustive). */
+START_TEST(sixteen_bit_sources)
+{
+	struct fpref_format from = drv_format((size_t)_i);
+	if (!lane_source(&from) || fpref_format_container_bits(&from) != 16)
+		return;
+	struct drv_sweep sweep = drv_sweep_from_env();
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(sweep.exhaustive ? DRV_ENVS_ALL : DRV_ENVS_LIGHT, envs);
+	static uint16_t in[65536];
+	for (uint32_t b = 0; b < 65536; b++)
+		in[b] = (uint16_t)b;
+	unsigned long long compared = 0;
+	for (size_t t = 0; t < NFORMATS; t++) {
+		struct fpref_format to = drv_format(t);
+		for (size_t c = 0; c < nenv; c++)
+			if ((sweep.exhaustive || (t + c) % (8 * sweep.stride) == 0) &&
+			    drv_owns(&sweep, ((uint64_t)_i * NFORMATS + t) * DRV_MAX_ENVS + c))
+				compared += against_core(&from, &to, &envs[c].env, in, 65536, NULL);
+	}
+	printf("lanes: every %s pattern against the core: %llu comparisons\n", from.name, compared);
+}
+END_TEST
+
+/* FP32 and FP64 sources: structured patterns (zeros, subnormals, ties,
+ * the edges of every target) and, for FP32 in make check-exhaustive,
+ * every pattern under each rounding of the ALL_MODES set. */
+START_TEST(wide_sources)
+{
+	struct fpref_format from = drv_format((size_t)_i);
+	if (!lane_source(&from) || fpref_format_container_bits(&from) < 32)
+		return;
+	struct drv_sweep sweep = drv_sweep_from_env();
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(DRV_ENVS_ALL, envs);
+	/* make check: 512 patterns a case; check-exhaustive 8192 */
+	const size_t N = sweep.exhaustive ? 8192 : 512 / sweep.stride;
+	/* N patterns, and past them what the tails below read */
+	const size_t filled = N + 80;
+	uint64_t *in64 = malloc(filled * sizeof *in64);
+	uint32_t *in32 = malloc(filled * sizeof *in32);
+	unsigned long long compared = 0;
+	for (size_t t = 0; t < NFORMATS; t++) {
+		struct fpref_format to = drv_format(t);
+		uint64_t state = 11 + t;
+		for (size_t c = 0; c < nenv; c++) {
+			if (!drv_owns(&sweep, ((uint64_t)_i * NFORMATS + t) * DRV_MAX_ENVS + c))
+				continue;
+			for (size_t i = 0; i < filled; i++) {
+				/* half aimed at the target (its edges, ties), half the source's own structure */
+				uint64_t b = i % 2 ? drv_structured(&from, &state) : aimed(&from, &to, &state);
+				in64[i] = b;
+				in32[i] = (uint32_t)b;
+			}
+			const void *in = fpref_format_container_bits(&from) == 64 ? (const void *)in64 : (const void *)in32;
+			compared += against_core(&from, &to, &envs[c].env, in, N, NULL);
+			/* lengths that are no multiple of a register, from an odd offset */
+			static const size_t tails[] = { 1, 7, 9, 15, 17, 63 };
+			for (size_t k = 0; k < sizeof tails / sizeof tails[0]; k++)
+				compared += against_core(&from, &to, &envs[c].env,
+							 (const unsigned char *)in + fpref_emu_element_bytes(&from) * (1 + k),
+							 tails[k], NULL);
+		}
+	}
+	free(in64);
+	free(in32);
+	printf("lanes: %s structured patterns against the core: %llu comparisons\n", from.name, compared);
+}
+END_TEST
+
+/* make check-exhaustive: every FP32 pattern to each target under each
+ * rounding (ieee overflow; sat and the rest of the policies are the
+ * structured sweep's), one chunk a case. */
+static const char *const fp32_targets[] = { "bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn",
+					    "float8_e4m3fnuz", "float6_e3m2fn" };
+#define FP32_TARGETS (sizeof fp32_targets / sizeof fp32_targets[0])
+
+START_TEST(fp32_every_pattern)
+{
+	struct drv_sweep sweep = drv_sweep_from_env();
+	struct fpref_format f32, to;
+	fpref_format_parse("float32", &f32, NULL, 0);
+	fpref_format_parse(fp32_targets[(size_t)_i % FP32_TARGETS], &to, NULL, 0);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	static const char *const modes[] = { "rne", "rna", "rtz", "rup", "rdn", "rod", "sra", "srb", "src" };
+	fpref_env_parse_rounding(modes[(size_t)_i / FP32_TARGETS], &env);
+	env.sr_width = 13;
+	env.sr_random = 0x0A5B;
+	/* make check: every 65537th pattern; exhaustive: all of them */
+	uint64_t stride = sweep.exhaustive ? 1 : 65537 * (uint64_t)sweep.stride;
+	size_t chunk = (size_t)1 << 22;
+	uint32_t *in = malloc(chunk * sizeof *in);
+	unsigned long long compared = 0;
+	uint64_t total = (UINT64_C(1) << 32) / stride;
+	for (uint64_t start = 0; start < total; start += chunk) {
+		if (!drv_owns(&sweep, (uint64_t)_i * 4096 + start / chunk))
+			continue;
+		size_t n = total - start < chunk ? (size_t)(total - start) : chunk;
+		for (size_t i = 0; i < n; i++)
+			in[i] = (uint32_t)((start + i) * stride);
+		compared += against_core(&f32, &to, &env, in, n, "fp32-vector");
+	}
+	free(in);
+	printf("lanes: f32 -> %s %s: %llu patterns against the core\n", to.name, modes[(size_t)_i / FP32_TARGETS], compared);
+}
+END_TEST
+
+/* n elements of op on (a, b, c) through the op context, with and without
+ * flags, against fpref_emu_op per element; returns n. */
+static size_t op_against_core(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
+			      const void *a, const void *b, const void *c, size_t n, const char *want_path)
+{
+	struct fpref_emu_op_context *ctx = fpref_emu_op_context_new(op, f, env);
+	ck_assert_ptr_nonnull(ctx);
+	if (want_path)
+		ck_assert_msg(strcmp(fpref_emu_op_context_path(ctx), want_path) == 0, "%s %s (%s): path %s, want %s",
+			      f->name, fpref_op_name(op), fpref_rounding_name(env->rounding),
+			      fpref_emu_op_context_path(ctx), want_path);
+	size_t bytes = fpref_emu_element_bytes(f);
+	unsigned char *out = malloc(n * bytes + 1), *out2 = malloc(n * bytes + 1);
+	uint8_t *flags = malloc(n + 1);
+	fpref_emu_op_array(ctx, a, b, c, out, n, NULL, 0);
+	fpref_emu_op_array(ctx, a, b, c, out2, n, flags, 0);
+	const void *operands[3] = { a, b, c };
+	unsigned long bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t in[3] = { 0, 0, 0 }, want = 0, got = 0, got2 = 0;
+		for (int k = 0; k < fpref_op_arity(op); k++)
+			memcpy(&in[k], (const unsigned char *)operands[k] + i * bytes, bytes);
+		unsigned wf = 0;
+		/* (no ck_assert per element: each one is a message through Check's pipe) */
+		if (fpref_emu_op(op, f, in, env, fpref_env_sr_random(env, i), &want, &wf) != 0) {
+			/* the documented result for a pattern the format does not have */
+			wf = FPREF_FLAG_INVALID;
+			if (!fpref_format_nan_result(f, env, false, &want))
+				want = 0;
+		}
+		memcpy(&got, out + i * bytes, bytes);
+		memcpy(&got2, out2 + i * bytes, bytes);
+		if ((got != want || got2 != want || flags[i] != wf) && bad++ < 10)
+			fprintf(stderr, "%s %s %s ovf %d sr %u/%d: %llx %llx %llx -> %llx/%llx %02x, core %llx %02x\n", f->name,
+				fpref_op_name(op), fpref_rounding_name(env->rounding), env->overflow, env->sr_width,
+				env->sr_rule, (unsigned long long)in[0], (unsigned long long)in[1],
+				(unsigned long long)in[2], (unsigned long long)got, (unsigned long long)got2, flags[i],
+				(unsigned long long)want, wf);
+	}
+	ck_assert_msg(bad == 0, "%s %s via %s: %lu elements differ from the core", f->name, fpref_op_name(op),
+		      fpref_emu_op_context_path(ctx), bad);
+	fpref_emu_op_context_free(ctx);
+	free(out);
+	free(out2);
+	free(flags);
+	return n;
+}
+
+static const enum fpref_op lane_ops[] = { FPREF_OP_ADD, FPREF_OP_SUB, FPREF_OP_MUL,
+					   FPREF_OP_DIV, FPREF_OP_SQRT, FPREF_OP_FMA };
+
+/* Formats of 8 bits or fewer: every pair (every operand of sqrt; fma a
+ * seeded sample of 2^16 triples) under the ops' modes where the context
+ * takes the lanes (fma, and stochastic rounding, which no table holds);
+ * every mode in make check-exhaustive (the tables' own check is
+ * tests/check_ops.c's). */
+START_TEST(ops_narrow)
+{
+	struct fpref_format f = drv_format((size_t)_i);
+	if (fpref_format_container_bits(&f) > 8)
+		return;
+	struct drv_sweep sweep = drv_sweep_from_env();
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(DRV_ENVS_MODES, envs);
+	enum { N = 65536 };
+	uint8_t *a = malloc(N), *b = malloc(N), *c = malloc(N);
+	uint64_t state = 5 + (uint64_t)_i;
+	unsigned long long compared = 0;
+	for (size_t o = 0; o < sizeof lane_ops / sizeof lane_ops[0]; o++)
+		for (size_t e = 0; e < nenv; e++) {
+			if (!drv_owns(&sweep, ((uint64_t)_i * 8 + o) * DRV_MAX_ENVS + e) ||
+			    (!sweep.exhaustive && lane_ops[o] != FPREF_OP_FMA && envs[e].env.rounding != FPREF_SR))
+				continue;
+			for (size_t i = 0; i < N; i++) {
+				a[i] = (uint8_t)i;
+				b[i] = (uint8_t)(i >> 8);
+				c[i] = (uint8_t)drv_random(&state);
+				if (lane_ops[o] == FPREF_OP_FMA) {
+					a[i] = (uint8_t)drv_random(&state);
+					b[i] = (uint8_t)drv_random(&state);
+				}
+			}
+			uint8_t mask = (uint8_t)((1u << fpref_format_container_bits(&f)) - 1);
+			for (size_t i = 0; i < N; i++) {
+				a[i] &= mask;
+				b[i] &= mask;
+				c[i] &= mask;
+			}
+			compared += op_against_core(lane_ops[o], &f, &envs[e].env, a, b, c,
+						    lane_ops[o] == FPREF_OP_SQRT ? 256 : N, NULL);
+		}
+	free(a);
+	free(b);
+	free(c);
+	printf("lanes: %s ops against the core: %llu comparisons\n", f.name, compared);
+}
+END_TEST
+
+/* 16-bit formats: every operand of sqrt; the others on 2^14 structured
+ * pairs (drv_structured and drv_partner: ties, cancellation, edges) a
+ * mode; make check-exhaustive: add, sub, mul and div under rne on every
+ * pair (2^32). */
+START_TEST(ops_sixteen_bit)
+{
+	struct fpref_format f = drv_format((size_t)_i);
+	if (fpref_format_container_bits(&f) != 16)
+		return;
+	struct drv_sweep sweep = drv_sweep_from_env();
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nenv = drv_envs(DRV_ENVS_MODES, envs);
+	const size_t N = ((size_t)1 << 14) / sweep.stride;
+	size_t big = (size_t)1 << 24;
+	uint16_t *a = malloc(big * 2), *b = malloc(big * 2), *c = malloc(big * 2);
+	uint64_t state = 9 + (uint64_t)_i;
+	unsigned long long compared = 0;
+	for (size_t o = 0; o < sizeof lane_ops / sizeof lane_ops[0]; o++)
+		for (size_t e = 0; e < nenv; e++) {
+			if (!drv_owns(&sweep, ((uint64_t)_i * 8 + o) * DRV_MAX_ENVS + e))
+				continue;
+			size_t n = lane_ops[o] == FPREF_OP_SQRT ? 65536 : N;
+			for (size_t i = 0; i < n; i++) {
+				a[i] = lane_ops[o] == FPREF_OP_SQRT ? (uint16_t)i : (uint16_t)drv_structured(&f, &state);
+				b[i] = (uint16_t)drv_partner(&f, a[i], &state);
+				c[i] = (uint16_t)(i % 3 ? drv_partner(&f, a[i], &state) : drv_structured(&f, &state));
+			}
+			compared += op_against_core(lane_ops[o], &f, &envs[e].env, a, b, c, n, NULL);
+		}
+	if (sweep.exhaustive && fpref_format_is_ieee_like16(&f)) {
+		struct fpref_env env;
+		fpref_env_default(&env);
+		for (size_t o = 0; o < 4; o++)
+			for (uint64_t start = 0; start < (UINT64_C(1) << 32); start += big) {
+				if (!drv_owns(&sweep, ((uint64_t)_i * 8 + o) * 4096 + start / big))
+					continue;
+				for (size_t i = 0; i < big; i++) {
+					a[i] = (uint16_t)(start + i);
+					b[i] = (uint16_t)((start + i) >> 16);
+				}
+				compared += op_against_core(lane_ops[o], &f, &env, a, b, c, big, "fp64-lanes");
+			}
+	}
+	free(a);
+	free(b);
+	free(c);
+	printf("lanes: %s ops against the core: %llu comparisons\n", f.name, compared);
+}
+END_TEST
+
+/* The paths the bench rows name: each conversion and rounding the issue
+ * lists is on a vector or table path, not the generic loop. */
+START_TEST(bulk_paths_taken)
+{
+	static const struct {
+		const char *from, *to, *mode, *overflow, *path;
+	} rows[] = {
+		{ "f32", "e4m3", "rne", "ieee", "fp32-vector" }, { "f32", "e4m3", "rtz", "sat", "fp32-vector" },
+		{ "f32", "e5m2", "rup", "ieee", "fp32-vector" }, { "f32", "e2m1", "rdn", "sat", "fp32-vector" },
+		{ "f32", "bf16", "rna", "ieee", "fp32-vector" }, { "f32", "f16", "rod", "ieee", "fp32-vector" },
+		{ "f32", "e4m3", "sra", "sat", "fp32-vector" },  { "f32", "e4m3", "srb", "ieee", "fp32-vector" },
+		{ "f32", "e4m3", "src", "satfinite", "fp32-vector" }, { "f32", "e4m3fnuz", "rne", "ieee", "fp32-vector" },
+		{ "f32", "e5m2", "rne", "satpropagate", "fp32-vector" }, { "f32", "e5m2", "rne", "satnone", "fp32-vector" },
+		{ "f64", "e4m3", "rne", "ieee", "fp64-vector" }, { "f64", "f32", "rtz", "ieee", "fp64-vector" },
+		{ "f64", "bf16", "rne", "ieee", "fp64-vector" }, { "f16", "e4m3", "rne", "sat", "fp16-vector" },
+		{ "bf16", "e4m3", "rup", "ieee", "bf16-vector" }, { "bf16", "e2m1", "sra", "sat", "bf16-vector" },
+		{ "e4m3", "f32", "rne", "ieee", "table" },       { "e5m2", "e4m3", "sra", "sat", "table" },
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct fpref_format from, to;
+		struct fpref_env env;
+		fpref_env_default(&env);
+		ck_assert_int_eq(fpref_format_parse(rows[i].from, &from, NULL, 0), 0);
+		ck_assert_int_eq(fpref_format_parse(rows[i].to, &to, NULL, 0), 0);
+		ck_assert_int_eq(fpref_env_parse_rounding(rows[i].mode, &env), 0);
+		ck_assert_int_eq(fpref_env_parse_overflow(rows[i].overflow, &env), 0);
+		env.sr_width = 13;
+		env.sr_random = 0x1234;
+		struct fpref_emu_converter *c = fpref_emu_converter_new(&from, &to, &env);
+		ck_assert_msg(strcmp(fpref_emu_converter_path(c), rows[i].path) == 0, "%s -> %s %s %s: %s, want %s",
+			      rows[i].from, rows[i].to, rows[i].mode, rows[i].overflow, fpref_emu_converter_path(c),
+			      rows[i].path);
+		fpref_emu_converter_free(c);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("lanes");
+	TCase *paths = tcase_create("paths"), *sixteen = tcase_create("sixteen"), *wide = tcase_create("wide"),
+	      *fp32 = tcase_create("fp32");
+	tcase_add_test(paths, bulk_paths_taken);
+	tcase_add_loop_test(sixteen, sixteen_bit_sources, 0, (int)NFORMATS);
+	tcase_add_loop_test(wide, wide_sources, 0, (int)NFORMATS);
+	tcase_add_loop_test(fp32, fp32_every_pattern, 0, (int)(9 * FP32_TARGETS));
+	TCase *ops = tcase_create("ops");
+	tcase_add_loop_test(ops, ops_narrow, 0, (int)NFORMATS);
+	tcase_add_loop_test(ops, ops_sixteen_bit, 0, (int)NFORMATS);
+	TCase *cases[] = { paths, sixteen, wide, fp32, ops };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tcase_set_timeout(cases[i], 3600);
+		suite_add_tcase(s, cases[i]);
+	}
+	return test_run(s);
+}
