@@ -58,7 +58,9 @@ bool fpref_emu_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, con
 	    op != FPREF_OP_FMA)
 		return false;
 	int bits = fpref_format_container_bits(f), p_bits = f->man_bits + 1;
-	if (f->integer || f->pad_bits || 2 * p_bits > 53 || bits > 16)
+	/* one byte through the 256-entry table, or IEEE's 16-bit layout; the
+	 * widths between (custom e4m9, e5m8 ...) stay on the core's paths */
+	if (f->integer || f->pad_bits || 2 * p_bits > 53 || (bits > 8 && bits != 16))
 		return false;
 	if (env->rounding == FPREF_SR && p_bits + (int)env->sr_width + 3 > 53)
 		return false;

@@ -28,13 +28,14 @@ def test_peers_agree_bit_for_bit():
     cpfloat = [row for row in rows if row[0] == "CPFloat cpfloatf"]
     rows = [row for row in rows if row[0] != "CPFloat cpfloatf"]
     labels = [label for label, _, _, _ in rows]
-    # four conversions: ml_dtypes for three, NumPy for float16, and the package for each
-    assert labels.count("ml_dtypes copyto") == 3, out
-    assert labels.count("NumPy copyto") == 1, out
+    # four conversions from FP32 and the same four from FP64: ml_dtypes for three, NumPy for float16;
+    # the package for each FP32 one
+    assert labels.count("ml_dtypes copyto") == 6, out
+    assert labels.count("NumPy copyto") == 2, out
     assert labels.count("fpref Python convert()") == 4, out
     for label, same, n, rest in rows:
         assert int(n) == 4096 and same == n and "DIFFER" not in rest, (label, out)
     if cpfloat:
-        assert "bits: 1 of 12 peer rows differ from libfpref (marked DIFFER)" in out
+        assert "bits: 1 of 16 peer rows differ from libfpref (marked DIFFER)" in out
     else:
-        assert "bits: all 8 peer rows gave libfpref's bits on every timed value" in out
+        assert "bits: all 12 peer rows gave libfpref's bits on every timed value" in out
