@@ -101,10 +101,10 @@ static uint64_t aimed(const struct fpref_format *from, const struct fpref_format
 			 fpref_format_max_exponent(to), (int)(r >> 32 & 0xff) - 128 };
 	int64_t field = edges[r & 3] + (int)(r >> 2 & 7) - 3 + from->bias, top = ((int64_t)1 << from->exp_bits) - 1;
 	field = field < 0 ? 0 : field > top ? top : field;
-	int cut = from->man_bits - to->man_bits;
-	uint64_t man = low_bits & (((uint64_t)1 << from->man_bits) - 1), half = (uint64_t)1 << (cut - 1);
+	int cut = from->man_bits - to->man_bits; /* below 1 for a wider target: no tie to aim at */
+	uint64_t man = low_bits & (((uint64_t)1 << from->man_bits) - 1), half = cut > 0 ? (uint64_t)1 << (cut - 1) : 0;
 	static const int64_t offsets[4] = { 0, -1, 1, 0 };
-	if ((r >> 5 & 3) != 3)
+	if (cut > 0 && (r >> 5 & 3) != 3)
 		man = (man & ~((half << 1) - 1)) + (uint64_t)((int64_t)half + offsets[r >> 5 & 3]);
 	uint64_t sign = (uint64_t)(r >> 9 & 1) << (from->exp_bits + from->man_bits);
 	return sign | (uint64_t)field << from->man_bits | man;
