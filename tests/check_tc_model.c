@@ -544,6 +544,54 @@ START_TEST(nan_pattern_per_row)
 }
 END_TEST
 
+/* The rows decoded once (fpref_emu_tc_rows_dot, which probe inference
+ * runs under thousands of models) give fpref_emu_tc_dot's status and bits:
+ * every row, every pair of its inputs, both outputs, random operands with
+ * specials and a row holding a pattern no format has. */
+START_TEST(rows_dot_matches_dot)
+{
+	const size_t K = 16, count = 48, w = 2 * K + 1;
+	uint64_t rows[48 * 33], state = 37;
+	unsigned long compared = 0;
+	for (size_t r = 0; r < fpref_tc_model_count(); r++) {
+		const struct fpref_tc_model *m = fpref_tc_model_at(r);
+		char names[256];
+		snprintf(names, sizeof names, "%s", *m->inputs ? m->inputs : "float16,bfloat16");
+		for (char *sa, *pa = strtok_r(names, ",", &sa); pa; pa = strtok_r(NULL, ",", &sa)) {
+			char copy[256];
+			snprintf(copy, sizeof copy, "%s", *m->inputs ? m->inputs : "float16,bfloat16");
+			for (char *sb, *pb = strtok_r(copy, ",", &sb); pb; pb = strtok_r(NULL, ",", &sb)) {
+				struct fpref_format a = test_format(pa), b = test_format(pb);
+				for (int o = 0; o < 2; o++) {
+					struct fpref_format out = test_format(o ? "float16" : "float32");
+					for (size_t i = 0; i < count * w; i++) {
+						size_t col = i % w;
+						const struct fpref_format *f = col < K ? &a : col < 2 * K ? &b : &out;
+						rows[i] = random_input(f, &state, 0, max_field(f), 6);
+					}
+					rows[5 * w + 3] = UINT64_C(1) << 40; /* no format's pattern */
+					struct fpref_emu_tc_rows *pre = fpref_emu_tc_rows_new(&a, &b, rows, count, K);
+					ck_assert_ptr_nonnull(pre);
+					unsigned long differ = 0;
+					for (size_t i = 0; i < count; i++) {
+						const uint64_t *row = rows + i * w;
+						uint64_t d1 = 0, d2 = 0;
+						int s1 = fpref_emu_tc_dot(m, &a, &b, row, row + K, K, row[2 * K], &out, &d1);
+						int s2 = fpref_emu_tc_rows_dot(m, pre, i, &out, &d2);
+						differ += s1 != s2 || (s1 == 0 && d1 != d2);
+						compared += s1 == 0;
+					}
+					fpref_emu_tc_rows_free(pre);
+					ck_assert_msg(differ == 0, "%s %s x %s -> %s: %lu rows differ", m->gpu, pa, pb,
+						      out.name, differ);
+				}
+			}
+		}
+	}
+	ck_assert_uint_gt(compared, 10000);
+}
+END_TEST
+
 /* Issue 37: a custom model states each convention with --traits.  Each
  * trait flips the issue's hand-worked case of its class on both engines
  * (Z1: 8000 -> 0000; N1: inf - inf, 7E00 -> 7FFF; A3: 0002 -> 0001; O1:
@@ -765,6 +813,7 @@ int main(void)
 	tcase_add_test(tc, nan_pattern_per_row);
 	tcase_add_test(tc, subnormal_c_at_least_normal);
 	tcase_add_test(tc, instruction_shapes);
+	tcase_add_test(tc, rows_dot_matches_dot);
 	tcase_add_test(tc, fp16_floor_kept);
 	tcase_add_test(tc, generic_traits);
 	tcase_add_test(tc, overflow_to_inf_under_rtz);
