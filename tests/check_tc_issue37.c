@@ -1,7 +1,8 @@
 /* Issue 37's example lines (its table: one `fpref dot` line per class,
  * fpref's answer beside the independent model's, MMA-Sim) that no other
  * suite works by hand: N1's two lines as the issue writes them (K = 16),
- * A1 on every BF16 row the issue names, A2's two, and D2's chain of four
+ * A1 on every BF16 row the issue names (and two H200 lines that settle it
+ * on sm_90), A2's two, and D2's chain of four
  * m16n8k8 instructions.  Each pattern is worked by hand in the comment
  * above it and checked on both engines (the emulator and the MPFR oracle)
  * and the emulator's GEMM.  The other examples are worked in check_tc_model
@@ -73,6 +74,32 @@ START_TEST(a1_zero_c_alignment)
 }
 END_TEST
 
+/* A1 on sm_90, measured: the H200's probe results (golden/hw/nvidia-h200,
+ * results/probe.mma.bf16.f32.txt and probe.wgmma.bf16.f32.txt, body lines
+ * 2301 and 2320, C = +0, K = 16).  Line 2301: a0 = 1A00 (2^-75) times b0 =
+ * 1A80 (2^-74) is 2^-149, a1 = 9900 (-2^-77) times b1 = 1980 (2^-76) is
+ * -2^-153; the sum 15 x 2^-153 is exact at the floor 2^-133 (quantum
+ * 2^-158) and truncates (rtz) below FP32's least subnormal to +0: the H200
+ * gave 00000000.  A zero C at 2^-126 (quantum 2^-151) would cut -2^-153 and
+ * give 2^-149, 00000001.  Line 2320: 2^-74 * 2^-74 = 2^-148 and 9980 (-2^-76)
+ * times 1980 is -2^-152: 15 x 2^-152 = 1.875 x 2^-149 truncates to
+ * 00000001, as the H200 gave; with A1, 2^-148 alone, 00000002.  So on sm_90
+ * the zero C does not enter the alignment (fpref's row); 36 such lines in
+ * each of the BF16 mma.sync, BF16 WGMMA and TF32 mma.sync probe sets, all
+ * fpref's (docs/accumulation.md). */
+START_TEST(a1_measured_h200)
+{
+	struct fpref_format bf16 = test_format("bfloat16"), f32 = test_format("float32");
+	uint64_t a[16] = { 0x1A00, 0x9900 }, b[16] = { 0x1A80, 0x1980 };
+	uint64_t x[16] = { 0x1A80, 0x9980 }, y[16] = { 0x1A80, 0x1980 };
+	const char *rows[] = { "h100-mma", "h100-wgmma" };
+	for (int r = 0; r < 2; r++) {
+		ck_assert_uint_eq(dot3(fpref_tc_model_find(rows[r], &bf16), &bf16, a, b, 16, 0, &f32), 0x00000000);
+		ck_assert_uint_eq(dot3(fpref_tc_model_find(rows[r], &bf16), &bf16, x, y, 16, 0, &f32), 0x00000001);
+	}
+}
+END_TEST
+
 /* A2, `--model tcgen05 --in bf16`: a0 = 0000 times b0 = 7F00 (2^127), C =
  * 30800000 (2^-30).  fpref: the zero product is nothing, C alone is exact:
  * 30800000.  The independent model gives the zero factor the exponent
@@ -125,6 +152,7 @@ int main(void)
 	TCase *tc = tcase_create("examples");
 	tcase_add_test(tc, n1_nan_bits);
 	tcase_add_test(tc, a1_zero_c_alignment);
+	tcase_add_test(tc, a1_measured_h200);
 	tcase_add_test(tc, a2_zero_operand_alignment);
 	tcase_add_test(tc, d2_chain_of_four);
 	suite_add_tcase(s, tc);
