@@ -617,13 +617,19 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 			*hash = '\0';
 		char *w[FPREF_GOLDEN_CASE_WORDS];
 		int n = 0;
-		for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t && n < FPREF_GOLDEN_CASE_WORDS;
-		     t = strtok_r(NULL, " \t\r\n", &save))
-			w[n++] = t;
+		bool more = false; /* words past the last slot: refused, not dropped */
+		for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t && !more; t = strtok_r(NULL, " \t\r\n", &save))
+			if (n < FPREF_GOLDEN_CASE_WORDS)
+				w[n++] = t;
+			else
+				more = true;
 		if (n == 0)
 			continue;
 		msg[0] = '\0';
-		if ((strcmp(w[0], "suite") == 0 || strcmp(w[0], "campaign") == 0) && n == 2 && s->njobs == 0) {
+		if (more) {
+			snprintf(msg, sizeof msg, "more than %d words (write a run of terms as a0..a7=HEX)", FPREF_GOLDEN_CASE_WORDS);
+			status = -1;
+		} else if ((strcmp(w[0], "suite") == 0 || strcmp(w[0], "campaign") == 0) && n == 2 && s->njobs == 0) {
 			snprintf(s->name, sizeof s->name, "%s", w[1]);
 			s->campaign = w[0][0] == 'c';
 		} else if (strcmp(w[0], "chunk") == 0 && n == 2 && s->campaign) {

@@ -151,4 +151,9 @@ refuse "no label" "the label first" "dot h100 float16 float32 cases:16
 case a0=3C00"
 refuse "a word that is no term" "'d=3C00' is not aI=HEX" "dot h100 float16 float32 cases:16
 case X1 d=3C00"
+words="case X1"
+i=0
+while [ $i -lt 200 ]; do words="$words c=0"; i=$((i + 1)); done
+refuse "a line of more words than a suite reads" "more than 192 words" "dot h100 float16 float32 cases:16
+$words"
 tap_end
