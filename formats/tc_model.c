@@ -322,9 +322,22 @@ uint64_t fpref_tc_model_nan(const struct fpref_tc_model *m, const struct fpref_f
 	return ((1ull << (output->exp_bits + output->man_bits)) - 1) << output->pad_bits;
 }
 
+int fpref_tc_model_c_least(const struct fpref_tc_model *m, const struct fpref_format *output)
+{
+	return m->c_least_normal ? 1 - output->bias : -126;
+}
+
 int fpref_tc_model_floor(const struct fpref_tc_model *m, const struct fpref_format *output)
 {
-	return fpref_format_is(output, FPREF_FORMAT_FLOAT16) ? m->floor_fp16 : m->floor_fp32;
+	int floor = fpref_format_is(output, FPREF_FORMAT_FLOAT16) ? m->floor_fp16 : m->floor_fp32;
+	int c_least = fpref_tc_model_c_least(m, output);
+	return m->zero_c_aligns && c_least > floor ? c_least : floor;
+}
+
+bool fpref_tc_model_conventions_ok(const struct fpref_tc_model *m)
+{
+	bool other_path = m->sum_frac > 0 || m->tree > 0;
+	return !(m->zero_c_aligns && other_path) && !(m->zero_operand_aligns && (other_path || m->group > 0));
 }
 
 void fpref_tc_model_env(const struct fpref_tc_model *m, const struct fpref_format *output, struct fpref_env *env)
@@ -342,7 +355,8 @@ const struct fpref_tc_model *fpref_tc_model_lowered_blocks(const struct fpref_tc
 
 /* The conventions a custom model can take (--traits): each a bool field
  * of the row, false in a custom model (IEEE's sign of zero, the output's
- * default NaN, C at FP32's least normal, exact products). */
+ * default NaN, C at FP32's least normal, exact products, zeros outside the
+ * alignment). */
 static const struct {
 	const char *name;
 	size_t offset;
@@ -351,11 +365,13 @@ static const struct {
 	{ "nan-ones", offsetof(struct fpref_tc_model, nan_ones) },
 	{ "c-least-normal", offsetof(struct fpref_tc_model, c_least_normal) },
 	{ "product-inf", offsetof(struct fpref_tc_model, product_inf) },
+	{ "zero-c-aligns", offsetof(struct fpref_tc_model, zero_c_aligns) },
+	{ "zero-operand-aligns", offsetof(struct fpref_tc_model, zero_operand_aligns) },
 };
 
 const char *fpref_tc_model_trait_choices(void)
 {
-	return "zero-positive, nan-ones, c-least-normal, product-inf";
+	return "zero-positive, nan-ones, c-least-normal, product-inf, zero-c-aligns, zero-operand-aligns";
 }
 
 int fpref_tc_model_traits(struct fpref_tc_model *m, const char *list, char *err, size_t errlen)

@@ -617,6 +617,106 @@ START_TEST(generic_traits)
 }
 END_TEST
 
+/* Issue 37, classes A1 and A2, worked by hand with tcgen05's parameters
+ * (16 products, 25 bits, no floor, rtz) as a custom model:
+ *  - A1, bf16, a0..a7 = 19C0 (1.5 * 2^-76), b0..b7 = 1980 (2^-76), c = 0:
+ *    eight products 1.5 * 2^-152.  fpref aligns at 2^-152 and keeps them:
+ *    12 * 2^-152 = 1.5 * 2^-149, to zero 2^-149, 00000001.  A zero C at
+ *    2^-126 keeps bits down to 2^-151 only: each product is cut, 00000000.
+ *  - A2, bf16, a0 = 0, b0 = 7F00 (2^127), c = 30800000 (2^-30): the zero at
+ *    2^-126 puts the product at 2^1; C lies 31 places below, past 25 bits:
+ *    00000000; without, C alone: 30800000.
+ *  - A2, f16, a0 = 0, b0 = 7800 (2^15), c = 00800001 (2^-126 (1 + 2^-23)):
+ *    the product at 2^-111 keeps C down to 2^-136: its last bit is cut,
+ *    00800000; without, 00800001.
+ * Each trait gives the independent model's answer on both engines, off
+ * fpref's (the presets', tcgen05's among them); the rows keep them off
+ * (no hardware measurement yet).  Then random cases with zeros on both
+ * traits, emulator against oracle, and the GEMM against the dot product;
+ * and the paths without an alignment of this kind refuse them. */
+START_TEST(zero_alignment_traits)
+{
+	struct fpref_format bf16 = test_format("bfloat16"), f16 = test_format("float16"), f32 = test_format("float32");
+	const struct {
+		const char *traits;
+		const struct fpref_format *in;
+		uint64_t a[16], b[16], c, without, with;
+	} cases[] = {
+		{ "zero-c-aligns", &bf16, { 0x19C0, 0x19C0, 0x19C0, 0x19C0, 0x19C0, 0x19C0, 0x19C0, 0x19C0 },
+		  { 0x1980, 0x1980, 0x1980, 0x1980, 0x1980, 0x1980, 0x1980, 0x1980 }, 0, 0x00000001, 0x00000000 },
+		{ "zero-operand-aligns", &bf16, { 0x0000 }, { 0x7F00 }, 0x30800000, 0x30800000, 0x00000000 },
+		{ "zero-operand-aligns", &f16, { 0x0000 }, { 0x7800 }, 0x00800001, 0x00800001, 0x00800000 },
+	};
+	char err[256], desc[512];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fpref_tc_model plain, traited, back;
+		ck_assert_int_eq(fpref_tc_model_custom(16, 25, FPREF_TC_NO_FLOOR, FPREF_RTZ, &plain, err, sizeof err), 0);
+		traited = plain;
+		ck_assert_msg(fpref_tc_model_traits(&traited, cases[i].traits, err, sizeof err) == 0, "%s", err);
+		const struct fpref_tc_model *preset = fpref_tc_model_find("tcgen05", cases[i].in);
+		ck_assert(!preset->zero_c_aligns && !preset->zero_operand_aligns);
+		for (int e = 0; e < 2; e++) {
+			int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const struct fpref_format *,
+				   const uint64_t *, const uint64_t *, size_t, uint64_t, const struct fpref_format *,
+				   uint64_t *) = e ? fpref_ref_tc_dot : fpref_emu_tc_dot;
+			uint64_t d = 2;
+			ck_assert_int_eq(dot(&plain, cases[i].in, cases[i].in, cases[i].a, cases[i].b, 16, cases[i].c, &f32, &d), 0);
+			ck_assert_msg(d == cases[i].without, "%s off, engine %d: %llx", cases[i].traits, e, (unsigned long long)d);
+			ck_assert_int_eq(dot(preset, cases[i].in, cases[i].in, cases[i].a, cases[i].b, 16, cases[i].c, &f32, &d), 0);
+			ck_assert_msg(d == cases[i].without, "%s tcgen05, engine %d: %llx", cases[i].traits, e,
+				      (unsigned long long)d);
+			ck_assert_int_eq(dot(&traited, cases[i].in, cases[i].in, cases[i].a, cases[i].b, 16, cases[i].c, &f32, &d), 0);
+			ck_assert_msg(d == cases[i].with, "%s on, engine %d: %llx", cases[i].traits, e, (unsigned long long)d);
+		}
+		fpref_tc_model_describe(&traited, "float32", desc, sizeof desc);
+		ck_assert_int_eq(fpref_tc_model_from_description(desc, &back), 0);
+		ck_assert(back.zero_c_aligns == traited.zero_c_aligns && back.zero_operand_aligns == traited.zero_operand_aligns);
+	}
+
+	/* random blocks, a quarter of the operands zero, C zero half the time:
+	 * the two engines, and the emulator's GEMM (its per-column path) */
+	struct fpref_tc_model both;
+	ck_assert_int_eq(fpref_tc_model_custom(8, 24, -133, FPREF_RTZ, &both, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_tc_model_traits(&both, "zero-c-aligns,zero-operand-aligns,zero-positive", err, sizeof err), 0);
+	const struct fpref_format *ins[] = { &bf16, &f16 };
+	uint64_t state = 0xa1a2;
+	size_t differ_from_plain = 0;
+	for (int rep = 0; rep < 4000; rep++) {
+		const struct fpref_format *in = ins[rep % 2];
+		uint64_t a[24], b[24], want = 1, got = 2;
+		size_t K = 1 + next_random(&state) % 24;
+		uint64_t c = random_case(in, &f32, &state, K, a, b);
+		for (size_t k = 0; k < K; k++) {
+			if (next_random(&state) % 4 == 0)
+				a[k] = 0;
+			if (next_random(&state) % 4 == 0)
+				b[k] = 0;
+		}
+		ck_assert_int_eq(fpref_ref_tc_dot(&both, in, in, a, b, K, c, &f32, &want), 0);
+		ck_assert_int_eq(fpref_emu_tc_dot(&both, in, in, a, b, K, c, &f32, &got), 0);
+		ck_assert_msg(got == want, "case %d: oracle %llx, emulator %llx", rep, (unsigned long long)want,
+			      (unsigned long long)got);
+		ck_assert_int_eq(fpref_emu_tc_gemm(&both, in, in, &f32, 1, 1, K, a, b, &c, 0, &got), 0);
+		ck_assert_msg(got == want, "case %d: gemm %llx, dot %llx", rep, (unsigned long long)got, (unsigned long long)want);
+		struct fpref_tc_model plain = both;
+		plain.zero_c_aligns = plain.zero_operand_aligns = false;
+		ck_assert_int_eq(fpref_emu_tc_dot(&plain, in, in, a, b, K, c, &f32, &got), 0);
+		differ_from_plain += got != want;
+	}
+	ck_assert_uint_gt(differ_from_plain, 10); /* the random cases reach the conventions (20 of 4000 here) */
+
+	/* the two-stage and FP32 paths have no such alignment: refused */
+	const struct fpref_tc_model *paths[] = { fpref_tc_model_find("mfma-cdna3", &f16), fpref_tc_model_find("mfma-cdna2", &f16) };
+	for (size_t i = 0; i < 2; i++) {
+		struct fpref_tc_model m = *paths[i];
+		m.zero_operand_aligns = true;
+		uint64_t a[1] = { 0 }, b[1] = { 0x3C00 }, d;
+		ck_assert_int_eq(fpref_emu_tc_dot(&m, &f16, &f16, a, b, 1, 0, &f32, &d), -1);
+		ck_assert_int_eq(fpref_ref_tc_dot(&m, &f16, &f16, a, b, 1, 0, &f32, &d), -1);
+	}
+}
+END_TEST
+
 /* Issue 37, class F1: the FP16-output floors come from targeted hardware
  * vectors, which the independent model lacks; they stay.  Worked by hand:
  * h100-mma f16 -> f16, a0 b0 = 2^-10 * 2^-15 = 2^-25 (half of FP16's least
@@ -767,6 +867,7 @@ int main(void)
 	tcase_add_test(tc, instruction_shapes);
 	tcase_add_test(tc, fp16_floor_kept);
 	tcase_add_test(tc, generic_traits);
+	tcase_add_test(tc, zero_alignment_traits);
 	tcase_add_test(tc, overflow_to_inf_under_rtz);
 	tcase_add_loop_test(tc, zero_results_against_oracle, 0, 12);
 	tcase_set_timeout(tc, 600);
