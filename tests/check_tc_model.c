@@ -632,8 +632,9 @@ END_TEST
  * Each trait gives the independent model's answer on both engines, off
  * fpref's (the presets', tcgen05's among them); the rows keep them off
  * (no hardware measurement yet).  Then random cases with zeros on both
- * traits, emulator against oracle, and the GEMM against the dot product;
- * and the paths without an alignment of this kind refuse them. */
+ * traits, emulator against oracle, the GEMM against the dot product and
+ * the a priori bound held; and the paths without an alignment of this
+ * kind refuse them. */
 START_TEST(zero_alignment_traits)
 {
 	struct fpref_format bf16 = test_format("bfloat16"), f16 = test_format("float16"), f32 = test_format("float32");
@@ -681,6 +682,9 @@ START_TEST(zero_alignment_traits)
 	const struct fpref_format *ins[] = { &bf16, &f16 };
 	uint64_t state = 0xa1a2;
 	size_t differ_from_plain = 0;
+	struct tightness t = { 0, 0, 0 };
+	mpfr_t bound;
+	mpfr_init2(bound, 64);
 	for (int rep = 0; rep < 4000; rep++) {
 		const struct fpref_format *in = ins[rep % 2];
 		uint64_t a[24], b[24], want = 1, got = 2;
@@ -698,12 +702,18 @@ START_TEST(zero_alignment_traits)
 			      (unsigned long long)got);
 		ck_assert_int_eq(fpref_emu_tc_gemm(&both, in, in, &f32, 1, 1, K, a, b, &c, 0, &got), 0);
 		ck_assert_msg(got == want, "case %d: gemm %llx, dot %llx", rep, (unsigned long long)got, (unsigned long long)want);
+		ck_assert_int_eq(fpref_ref_tc_bound(&both, in, in, a, b, K, c, &f32, 0, bound), 0);
+		if (!mpfr_inf_p(bound) && !mpfr_nan_p(bound))
+			check_bound(in, a, b, K, c, &f32, want, bound, &t, in->name);
 		struct fpref_tc_model plain = both;
 		plain.zero_c_aligns = plain.zero_operand_aligns = false;
 		ck_assert_int_eq(fpref_emu_tc_dot(&plain, in, in, a, b, K, c, &f32, &got), 0);
 		differ_from_plain += got != want;
 	}
 	ck_assert_uint_gt(differ_from_plain, 10); /* the random cases reach the conventions (20 of 4000 here) */
+	report("zero-c-aligns,zero-operand-aligns (bound)", &t);
+	ck_assert_uint_gt(t.cases, 1000);
+	mpfr_clear(bound);
 
 	/* the two-stage and FP32 paths have no such alignment: refused */
 	const struct fpref_tc_model *paths[] = { fpref_tc_model_find("mfma-cdna3", &f16), fpref_tc_model_find("mfma-cdna2", &f16) };
