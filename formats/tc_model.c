@@ -42,6 +42,16 @@ static const struct fpref_tc_model models[] = {
 	{ "h100-wgmma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: the same block rounded to nearest even, C in the "
 	     "block" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false },
+	/* Turing (sm_75): mma.sync m16n8k8 f16 as one block of 8 with 24
+	 * fraction bits, the published model's (validated on a Turing GPU);
+	 * m8n8k4 (--shape) chains blocks of 4 of the same unit, as that model
+	 * takes it, not measured on its own.  No floor (the model's: the
+	 * targeted vectors that found V100's and A100's FP16-output floors did
+	 * not cover Turing); +0 and all-ones NaN as on the other NVIDIA rows. */
+	{ .gpu = "turing", .inputs = "float16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RNE, .fp16_inputs = "float16",
+	  .source = XIE " (Turing mma.sync m16n8k8 f16: one block of 8, 24 fraction bits); no FP16-output floor measured",
+	  .zero_positive = true, .nan_ones = true },
 	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
 	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
 	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false },
@@ -133,6 +143,11 @@ static const struct fpref_tc_model models[] = {
 	{ .gpu = "mfma-cdna2", .inputs = "float16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA2 v_mfma_f32_*f16: as CDNA1, subnormals flushed)", .tree = 1, .flush = true },
+	{ .gpu = "mfma-cdna2-legacy", .inputs = "bfloat16", .block = 2, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = XIE " (CDNA2 v_mfma_f32_*bf16 without _1k, CDNA1's encodings: groups of 2 as CDNA1's, subnormals "
+			"flushed as CDNA2's _1k)",
+	  .tree = 1, .flush = true },
 	{ .gpu = "mfma-cdna2", .inputs = "bfloat16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA2 v_mfma_f32_*bf16_1k: groups of 4, subnormals flushed)", .tree = 1, .flush = true },
@@ -154,12 +169,15 @@ static const struct fpref_tc_model models[] = {
  * published models name the architecture, so a chip maps only where its
  * architecture is the one measured or modelled: every sm_90 part runs
  * Hopper's tensor cores (the project's own measurements were taken on an
- * H200), every sm_89 part Ada's, GA100 parts the A100's, GV100 the V100's.
- * GA10x (sm_86) and Turing parts have no preset, so no alias. */
+ * H200), every sm_89 part Ada's, GA100 parts the A100's, GV100 the V100's,
+ * TU10x (sm_75) Turing's.  GA10x (sm_86) parts have no preset, so no
+ * alias. */
 static const struct {
 	const char *chip, *preset;
 } chips[] = {
 	{ "v100s", "v100" },            { "titan-v", "v100" },
+	{ "t4", "turing" },             { "titan-rtx", "turing" },      { "rtx-2080-ti", "turing" },
+	{ "quadro-rtx-8000", "turing" },
 	{ "a800", "a100" },             { "a30", "a100" },
 	{ "h200", "h100" },             { "h800", "h100" },             { "h20", "h100" },
 	{ "gh200", "h100" },            { "h100-sxm", "h100" },         { "h100-pcie", "h100" },
@@ -438,7 +456,8 @@ void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output,
 
 /* The instruction shapes of each preset's ISA, for --shape: PTX mma.sync,
  * wgmma and tcgen05.mma (the PTX ISA's shape tables), AMD's v_mfma_*
- * (the CDNA3 and CDNA4 ISA guides).  '*' stands for any digits (wgmma's
+ * (the CDNA1 to CDNA4 ISA guides; CDNA1 and CDNA2 as Xie et al.'s model
+ * lists them).  '*' stands for any digits (wgmma's
  * N).  A kernel built from an instruction whose K is below the preset's
  * block chains blocks of that K: the block model's n becomes K, the rest
  * of the row stays. */
@@ -446,6 +465,7 @@ static const struct {
 	const char *gpu, *inputs, *shapes;
 } instruction_shapes[] = {
 	{ "v100", "float16", "m8n8k4" },
+	{ "turing", "float16", "m16n8k8,m8n8k4" },
 	{ "a100", "float16,bfloat16", "m16n8k8,m16n8k16" },
 	{ "a100", "tf32", "m16n8k4,m16n8k8" },
 	{ "ada", "float16,bfloat16", "m16n8k8,m16n8k16" },
@@ -474,6 +494,11 @@ static const struct {
 	{ "mfma-cdna4", "float16,bfloat16", "32x32x8,16x16x16,32x32x16,16x16x32" },
 	{ "mfma-cdna4", F8F6F4, "32x32x16,16x16x32,32x32x64,16x16x128" },
 	{ "mfma-cdna4-scale", F8F6F4, "32x32x64,16x16x128" },
+	{ "mfma-cdna1", "float16", "32x32x4,16x16x4,4x4x4,32x32x8,16x16x16" },
+	{ "mfma-cdna1", "bfloat16", "32x32x2,16x16x2,4x4x2,32x32x4,16x16x8" },
+	{ "mfma-cdna2", "float16", "32x32x4,16x16x4,4x4x4,32x32x8,16x16x16" },
+	{ "mfma-cdna2", "bfloat16", "32x32x4,16x16x4,4x4x4,32x32x8,16x16x16" },
+	{ "mfma-cdna2-legacy", "bfloat16", "32x32x2,16x16x2,4x4x2,32x32x4,16x16x8" },
 };
 
 /* Whether text (lower case) is the shape pattern pat ('*': one or more

@@ -18,6 +18,7 @@ struct model_case {
 /* Every preset (by GPU and input) and custom parameter sets. */
 static const struct model_case models[] = {
 	{ "v100", "float16", 0, 0, 0, 0 },
+	{ "turing", "float16", 0, 0, 0, 0 },
 	{ "a100", "float16", 0, 0, 0, 0 },
 	{ "a100", "bfloat16", 0, 0, 0, 0 },
 	{ "a100", "tf32", 0, 0, 0, 0 },
@@ -727,6 +728,48 @@ START_TEST(zero_alignment_traits)
 }
 END_TEST
 
+/* Turing (sm_75): one block of 8 with 24 fraction bits (Xie et al.'s
+ * model).  Worked by hand: products 1, 2^-24, 2^-24 (3C00, 0C00, 0C00
+ * squared), C = 0: aligned at 2^0, 24 bits keep both 2^-24: 1 + 2^-23,
+ * 3F800001; v100's 23 bits cut them: 3F800000.  m8n8k4 chains blocks of 4:
+ * products 1, -1 in the first four and 2^-30 (0200 squared) in the next:
+ * one block of 8 cuts 2^-30 against 2^0 (+0), blocks of 4 keep it
+ * (30800000), the GEMM's path too.  FP16 output, f16 inputs only; the
+ * chips' names resolve to it. */
+START_TEST(turing_preset)
+{
+	struct fpref_format f16 = test_format("float16"), bf16 = test_format("bfloat16"), f32 = test_format("float32");
+	const struct fpref_tc_model *turing = fpref_tc_model_find("turing", &f16), *v100 = fpref_tc_model_find("v100", &f16);
+	ck_assert_ptr_nonnull(turing);
+	ck_assert_ptr_null(fpref_tc_model_find("turing", &bf16));
+	ck_assert(fpref_tc_output_ok(turing, &f16, &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("T4", &f16), turing);
+	uint64_t a[8] = { 0x3C00, 0x0C00, 0x0C00 }, d = 1;
+	for (int e = 0; e < 2; e++) {
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(turing, &f16, &f16, a, a, 3, 0, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0x3F800001);
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(v100, &f16, &f16, a, a, 3, 0, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0x3F800000);
+	}
+	uint64_t x[8] = { 0x3C00, 0x3C00, 0, 0, 0x0200 }, y[8] = { 0x3C00, 0xBC00, 0, 0, 0x0200 };
+	char err[256];
+	struct fpref_tc_model k4 = *turing, k8 = *turing;
+	ck_assert_msg(fpref_tc_model_shape(&k4, &f32, "m8n8k4", err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(fpref_tc_model_shape(&k8, &f32, "m16n8k8", err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(k4.block, 4);
+	ck_assert_int_eq(k8.block, 8);
+	ck_assert_int_ne(fpref_tc_model_shape(&k8, &f32, "m16n8k16", err, sizeof err), 0); /* Ampere's */
+	for (int e = 0; e < 2; e++) {
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(turing, &f16, &f16, x, y, 8, 0, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0);
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(&k4, &f16, &f16, x, y, 8, 0, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0x30800000);
+	}
+	ck_assert_int_eq(fpref_emu_tc_gemm(&k4, &f16, &f16, &f32, 1, 1, 8, x, y, NULL, 0, &d), 0);
+	ck_assert_uint_eq(d, 0x30800000);
+}
+END_TEST
+
 /* Issue 37, class F1: the FP16-output floors come from targeted hardware
  * vectors, which the independent model lacks; they stay.  Worked by hand:
  * h100-mma f16 -> f16, a0 b0 = 2^-10 * 2^-15 = 2^-25 (half of FP16's least
@@ -878,6 +921,7 @@ int main(void)
 	tcase_add_test(tc, fp16_floor_kept);
 	tcase_add_test(tc, generic_traits);
 	tcase_add_test(tc, zero_alignment_traits);
+	tcase_add_test(tc, turing_preset);
 	tcase_add_test(tc, overflow_to_inf_under_rtz);
 	tcase_add_loop_test(tc, zero_results_against_oracle, 0, 12);
 	tcase_set_timeout(tc, 600);
