@@ -274,6 +274,27 @@ struct fpref_accum_model {
 	size_t splitk;
 };
 
+/* Instructions that are FMA chains, not block models: NVIDIA's FP64 mma
+ * (DMMA) and AMD's FP32 and FP64 v_mfma_* compute d = fma(a_k, b_k, d) in
+ * K order from C, each step rounded (to nearest even) in the inputs'
+ * format, which is C's and D's: the plain order FPREF_SUM_FMA_CHAIN with
+ * --out the input format.  A row: the preset's name (a chip's resolves as
+ * for the block rows), the one input it takes, its instruction shapes
+ * (any of them: every K chains the same FMAs) and what it rests on. */
+struct fpref_tc_fma_row {
+	const char *gpu, *input, *shapes, *source;
+};
+const struct fpref_tc_fma_row *fpref_tc_fma_at(size_t i);
+/* The FMA-chain row of a preset (or a chip's name) for an input, or NULL. */
+const struct fpref_tc_fma_row *fpref_tc_fma_find(const char *gpu, const struct fpref_format *input);
+/* The accumulation model of an FMA-chain row for A, B and the output, and
+ * an instruction shape (NULL: none): the plain FMA chain.  0, or -1 with a
+ * message (A or B not the row's input, an output other than it, a shape
+ * its ISA lacks). */
+int fpref_tc_fma_model(const struct fpref_tc_fma_row *r, const struct fpref_format *a, const struct fpref_format *b,
+		       const struct fpref_format *output, const char *shape, struct fpref_accum_model *m, char *err,
+		       size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

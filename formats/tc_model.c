@@ -23,25 +23,25 @@
  * WGMMA unit, FP8 with FP16 output as mma.sync lowers it.  h100-mma and
  * h100-wgmma are what each instruction gives on sm_90 for every output. */
 static const struct fpref_tc_model models[] = {
-	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
-	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
-	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
-	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
-	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "h100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16", 2,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: mma.sync as the compiler lowers it for sm_90, "
-	     "found by matching the published H100 measurements (" KM ", model_validation) and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
+	     "found by matching the published H100 measurements (" KM ", model_validation) and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
 	{ "h100-mma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
-	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "h100-mma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
-	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
+	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
 	{ "h100-wgmma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
-	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
+	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
 	{ "h100-wgmma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: the same block rounded to nearest even, C in the "
-	     "block" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false },
+	     "block" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false, false, false },
 	/* Turing (sm_75): mma.sync m16n8k8 f16 as one block of 8 with 24
 	 * fraction bits, the published model's (validated on a Turing GPU);
 	 * m8n8k4 (--shape) chains blocks of 4 of the same unit, as that model
@@ -52,9 +52,9 @@ static const struct fpref_tc_model models[] = {
 	  .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RNE, .fp16_inputs = "float16",
 	  .source = XIE " (Turing mma.sync m16n8k8 f16: one block of 8, 24 fraction bits); no FP16-output floor measured",
 	  .zero_positive = true, .nan_ones = true },
-	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
-	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
-	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false },
+	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
+	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
+	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false, false, false },
 	/* ---- Blackwell and AMD CDNA: instruction-level presets (docs/accumulation.md,
 	 * "Blackwell" and "AMD Instinct").  Parameters from Xie et al.'s published
 	 * models (MMA-Sim); floors none there (their alignment has none);
@@ -65,11 +65,11 @@ static const struct fpref_tc_model models[] = {
 	 * unscaled and mxf8f6f4 kinds: the FP8 row's parameters, inferred (the
 	 * published model was validated on FP8 only). ---- */
 	{ "tcgen05", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::f16, K = 16 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (tcgen05.mma kind::f16, K = 16 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "tcgen05", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::tf32, K = 8 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (tcgen05.mma kind::tf32, K = 8 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "tcgen05", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::f8f6f4, K = 32 in one block, 25 bits where Hopper's FP8 unit keeps 13)", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
+	  XIE " (tcgen05.mma kind::f8f6f4, K = 32 in one block, 25 bits where Hopper's FP8 unit keeps 13)", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
 	{ .gpu = "tcgen05-mxf8f6f4", .inputs = F8F6F4, .block = 32, .frac = 25, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RTZ, .fp16_inputs = "",
 	  .source = XIE " (tcgen05.mma kind::mxf8f6f4.block_scale, E8M0 per 32: the scales move each product's exponent)",
@@ -83,20 +83,20 @@ static const struct fpref_tc_model models[] = {
 	 * the published Blackwell parameters (n = K, F = 25); its floors are the
 	 * H100's (Khattak & Mikaitis), not published for Blackwell: inferred */
 	{ "mma-sm100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (Blackwell mma.sync m16n8k16); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (Blackwell mma.sync m16n8k16); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "mma-sm100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (Blackwell mma.sync m16n8k8); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (Blackwell mma.sync m16n8k8); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "mma-sm100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
 	  "mma.sync FP8 as CUDA 13.0 lowers it for sm_100a: the sm_90 lowering (F2FP, two HMMA.16816, HADD2 / FADD; "
 	  "SASS read here, docs/accumulation.md), over this row's FP16 unit; not run on a GPU",
-	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
+	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
 	{ "mma-sm120", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (RTX Blackwell mma.sync m16n8k16)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (RTX Blackwell mma.sync m16n8k16)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "mma-sm120", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (RTX Blackwell mma.sync m16n8k8)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (RTX Blackwell mma.sync m16n8k8)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "mma-sm120", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  XIE " (RTX Blackwell mma.sync m16n8k32 kind::f8f6f4: native, one block; CUDA 13.0 emits QMMA.16832 for sm_120a)",
-	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
+	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
 	{ .gpu = "mfma-cdna3", .inputs = "float16,bfloat16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_f16 / _bf16, K >= 8: groups of 8, two-stage dot-add rounded down)",
@@ -160,9 +160,9 @@ static const struct fpref_tc_model models[] = {
 	 * FTZ of Intel's instructions, the order of TDPBF16PS's pairs. */
 	{ "tpu-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
 	  "Google Cloud blog, BFloat16: the secret to high performance on Cloud TPUs (bfloat16 multiplies, IEEE "
-	  "float32 accumulation)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false },
+	  "float32 accumulation)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false, false, false },
 	{ "intel-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
-	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false },
+	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false, false, false },
 };
 
 /* Chips by the instruction presets their GEMMs run (docs/tensor-cores.md's chip table); the
@@ -597,7 +597,7 @@ int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding ro
 		return -1;
 	}
 	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, NULL, 0, NULL, 0,
-				      "custom parameters", false, 0, 0, 0, 0, 0, 0, false, true, false, false, false };
+				      "custom parameters", false, 0, 0, 0, 0, 0, 0, false, true, false, false, false, false, false };
 	return 0;
 }
 
@@ -625,6 +625,69 @@ int fpref_tc_model_from_description(const char *text, struct fpref_tc_model *m)
 	if (fpref_rounding_parse(round_text, &r) != 0 || fpref_tc_model_custom(block, frac, floor, r, m, err, sizeof err) != 0)
 		return -1;
 	return with_traits ? fpref_tc_model_traits(m, rest + sizeof traits_head - 1, err, sizeof err) : 0;
+}
+
+/* The FMA-chain instructions (fpref_formats_tc_model.h): Xie et al.'s
+ * model computes NVIDIA's mma .f64 (m8n8k4 on sm_80, m16n8k4/k8/k16 on
+ * sm_90) and AMD's v_mfma_f32_*_f32 (CDNA1 to CDNA3) and v_mfma_f64_*
+ * (CDNA2, CDNA3) as one FMA per product in K order; the PTX ISA gives
+ * .f64 mma the precision of fma.f64. */
+#define FMA_XIE XIE ", fma chain (its MMA_FMA)"
+static const struct fpref_tc_fma_row fma_rows[] = {
+	{ "dmma", "float64", "m8n8k4,m16n8k4,m16n8k8,m16n8k16",
+	  FMA_XIE " for mma .f64 (sm_80 m8n8k4, sm_90 m16n8k4/k8/k16); PTX ISA, mma: .f64 as fma.f64, .rn" },
+	{ "mfma-cdna1", "float32", "32x32x1,16x16x1,4x4x1,32x32x2,16x16x4", FMA_XIE " for CDNA1 v_mfma_f32_*f32" },
+	{ "mfma-cdna2", "float32", "32x32x1,16x16x1,4x4x1,32x32x2,16x16x4",
+	  FMA_XIE " for CDNA2 v_mfma_f32_*f32 (no flush: CDNA2 flushes its f16 and bf16 instructions only)" },
+	{ "mfma-cdna2", "float64", "16x16x4,4x4x4", FMA_XIE " for CDNA2 v_mfma_f64_16x16x4f64, 4x4x4f64" },
+	{ "mfma-cdna3", "float32", "32x32x1,16x16x1,4x4x1,32x32x2,16x16x4", FMA_XIE " for CDNA3 v_mfma_f32_*_f32" },
+	{ "mfma-cdna3", "float64", "16x16x4,4x4x4", FMA_XIE " for CDNA3 v_mfma_f64_16x16x4_f64, 4x4x4_4b_f64" },
+};
+
+const struct fpref_tc_fma_row *fpref_tc_fma_at(size_t i)
+{
+	return i < sizeof fma_rows / sizeof fma_rows[0] ? &fma_rows[i] : NULL;
+}
+
+const struct fpref_tc_fma_row *fpref_tc_fma_find(const char *gpu, const struct fpref_format *input)
+{
+	gpu = fpref_tc_model_alias(gpu);
+	for (size_t i = 0; i < sizeof fma_rows / sizeof fma_rows[0]; i++)
+		if (same_name(fma_rows[i].gpu, gpu) && strcmp(fma_rows[i].input, input->name) == 0)
+			return &fma_rows[i];
+	return NULL;
+}
+
+int fpref_tc_fma_model(const struct fpref_tc_fma_row *r, const struct fpref_format *a, const struct fpref_format *b,
+		       const struct fpref_format *output, const char *shape, struct fpref_accum_model *m, char *err,
+		       size_t errlen)
+{
+	if (strcmp(a->name, r->input) != 0 || strcmp(b->name, r->input) != 0) {
+		snprintf(err, errlen, "the %s model's %s instruction takes %s x %s", r->gpu, r->input, r->input, r->input);
+		return -1;
+	}
+	if (strcmp(output->name, r->input) != 0) {
+		snprintf(err, errlen, "the %s model's %s instruction accumulates in %s (C and D), not %s", r->gpu, r->input,
+			 r->input, output->name);
+		return -1;
+	}
+	bool known = !shape;
+	char lower[32];
+	size_t n = shape ? strlen(shape) : 0;
+	for (size_t i = 0; shape && i <= n && n < sizeof lower; i++)
+		lower[i] = (char)tolower((unsigned char)shape[i]);
+	for (const char *p = r->shapes; shape && n < sizeof lower && *p && !known;
+	     p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		known = shape_matches(p, strcspn(p, ","), lower);
+	if (!known) {
+		snprintf(err, errlen, "the %s model's instructions for %s have the shapes %s, not '%s'", r->gpu, r->input,
+			 r->shapes, shape);
+		return -1;
+	}
+	memset(m, 0, sizeof *m);
+	m->kind = FPREF_ACCUM_PLAIN;
+	m->order = FPREF_SUM_FMA_CHAIN;
+	return 0;
 }
 
 static const char *const order_names[] = { "recursive", "pairwise", "blocked", "fma-chain", "kahan" };

@@ -770,6 +770,82 @@ START_TEST(turing_preset)
 }
 END_TEST
 
+/* The FMA-chain instructions (dmma, CDNA's FP32 and FP64 v_mfma_*): the
+ * emulator's model against a chain of the oracle's fma, step by step (MPFR,
+ * rne), on random operands of the whole range, specials included.  Worked
+ * by hand: (1 + 2^-52)^2 - (1 + 2^-51) is 2^-104 exactly (3970000000000000)
+ * only if the product is not rounded; FP32's (1 + 2^-23)^2 - (1 + 2^-22) is
+ * 2^-46 (28800000); and K order from C: 1 + 2^-53 + 2^-53 stays 1 (each
+ * step a tie to even) where the exact sum is 1 + 2^-52.  Other outputs and
+ * shapes the ISA lacks are refused. */
+START_TEST(fma_chain_presets)
+{
+	struct fpref_format f32 = test_format("float32"), f64 = test_format("float64"), f16 = test_format("float16");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	char err[256];
+	size_t rows = 0;
+	for (size_t r = 0; fpref_tc_fma_at(r); r++, rows++) {
+		const struct fpref_tc_fma_row *row = fpref_tc_fma_at(r);
+		struct fpref_format in = test_format(row->input);
+		ck_assert_ptr_eq(fpref_tc_fma_find(row->gpu, &in), row);
+		ck_assert_ptr_null(fpref_tc_fma_find(row->gpu, &f16));
+		struct fpref_accum_model m;
+		ck_assert_msg(fpref_tc_fma_model(row, &in, &in, &in, NULL, &m, err, sizeof err) == 0, "%s", err);
+		ck_assert(m.kind == FPREF_ACCUM_PLAIN && m.order == FPREF_SUM_FMA_CHAIN);
+		ck_assert_int_ne(fpref_tc_fma_model(row, &in, &in, fpref_format_is(&in, FPREF_FORMAT_FLOAT32) ? &f64 : &f32,
+						    NULL, &m, err, sizeof err), 0);
+		ck_assert_int_ne(fpref_tc_fma_model(row, &in, &in, &in, "m16n8k3", &m, err, sizeof err), 0);
+		char first[32];
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(row->shapes, ","), row->shapes);
+		ck_assert_msg(fpref_tc_fma_model(row, &in, &in, &in, first, &m, err, sizeof err) == 0, "%s", err);
+		uint64_t state = 0xf3a0 + r;
+		for (int rep = 0; rep < 1500; rep++) {
+			uint64_t a[40], b[40], want, got;
+			size_t K = 1 + next_random(&state) % 40;
+			uint64_t c = random_case(&in, &in, &state, K, a, b);
+			unsigned flags = 0;
+			want = c;
+			for (size_t k = 0; k < K; k++) {
+				uint64_t args[3] = { a[k], b[k], want };
+				ck_assert_int_eq(fpref_ref_op(FPREF_OP_FMA, &in, args, &env, 0, &want, &flags), 0);
+			}
+			ck_assert_int_eq(fpref_emu_model_dot(&m, &in, &in, a, b, K, c, &in, &env, &got), 0);
+			ck_assert_msg(got == want, "%s %s case %d: emulator %llx, oracle's fma chain %llx", row->gpu, in.name, rep,
+				      (unsigned long long)got, (unsigned long long)want);
+		}
+	}
+	ck_assert_uint_eq(rows, 6);
+	const struct {
+		const char *gpu;
+		const struct fpref_format *f;
+		uint64_t a[2], b[2], c, want;
+		size_t K;
+	} worked[] = {
+		{ "dmma", &f64, { 0x3FF0000000000001 }, { 0x3FF0000000000001 }, 0xBFF0000000000002, 0x3970000000000000, 1 },
+		{ "mi300x", &f32, { 0x3F800001 }, { 0x3F800001 }, 0xBF800002, 0x28800000, 1 },
+		{ "mfma-cdna2", &f64, { 0x3CA0000000000000, 0x3CA0000000000000 }, { 0x3FF0000000000000, 0x3FF0000000000000 },
+		  0x3FF0000000000000, 0x3FF0000000000000, 2 },
+	};
+	for (size_t i = 0; i < sizeof worked / sizeof worked[0]; i++) {
+		struct fpref_accum_model m;
+		const struct fpref_tc_fma_row *row = fpref_tc_fma_find(worked[i].gpu, worked[i].f);
+		ck_assert_ptr_nonnull(row);
+		ck_assert_int_eq(fpref_tc_fma_model(row, worked[i].f, worked[i].f, worked[i].f, NULL, &m, err, sizeof err), 0);
+		uint64_t d = 0, acc = worked[i].c;
+		unsigned flags = 0;
+		ck_assert_int_eq(fpref_emu_model_dot(&m, worked[i].f, worked[i].f, worked[i].a, worked[i].b, worked[i].K,
+						     worked[i].c, worked[i].f, &env, &d), 0);
+		ck_assert_msg(d == worked[i].want, "%s: %llx", worked[i].gpu, (unsigned long long)d);
+		for (size_t k = 0; k < worked[i].K; k++) {
+			uint64_t args[3] = { worked[i].a[k], worked[i].b[k], acc };
+			ck_assert_int_eq(fpref_ref_op(FPREF_OP_FMA, worked[i].f, args, &env, 0, &acc, &flags), 0);
+		}
+		ck_assert_uint_eq(acc, worked[i].want);
+	}
+}
+END_TEST
+
 /* Issue 37, class F1: the FP16-output floors come from targeted hardware
  * vectors, which the independent model lacks; they stay.  Worked by hand:
  * h100-mma f16 -> f16, a0 b0 = 2^-10 * 2^-15 = 2^-25 (half of FP16's least
@@ -922,6 +998,7 @@ int main(void)
 	tcase_add_test(tc, generic_traits);
 	tcase_add_test(tc, zero_alignment_traits);
 	tcase_add_test(tc, turing_preset);
+	tcase_add_test(tc, fma_chain_presets);
 	tcase_add_test(tc, overflow_to_inf_under_rtz);
 	tcase_add_loop_test(tc, zero_results_against_oracle, 0, 12);
 	tcase_set_timeout(tc, 600);
