@@ -431,3 +431,15 @@ def test_traits_zero_alignment():
     B = np.array([[0x1980] * 8 + [0] * 8], np.uint16).T
     assert fpref.gemm(A, B, inp="bf16", **kw)[0, 0] == 0x00000001
     assert fpref.gemm(A, B, inp="bf16", traits=["zero-c-aligns"], **kw)[0, 0] == 0x00000000
+
+
+def test_fma_chain_presets():
+    """dmma and CDNA's FP32/FP64 instructions are FMA chains with C and D in
+    the input format: (1 + 2^-52)^2 - (1 + 2^-51) = 2^-104 only unrounded
+    (tests/check_tc_model.c works it); another output is refused."""
+    A = np.array([[0x3FF0000000000001]], np.uint64)
+    C = np.array([[0xBFF0000000000002]], np.uint64)
+    assert fpref.gemm(A, A, C, model="dmma", inp="f64", out="f64")[0, 0] == 0x3970000000000000
+    assert fpref.gemm(A, A, C, model="mi300x", inp="f64", out="f64", shape="16x16x4")[0, 0] == 0x3970000000000000
+    with pytest.raises(ValueError, match="accumulates in float64"):
+        fpref.gemm(A, A, model="dmma", inp="f64", out="f32")
