@@ -630,12 +630,13 @@ int fpref_tc_model_from_description(const char *text, struct fpref_tc_model *m)
 /* The FMA-chain instructions (fpref_formats_tc_model.h): Xie et al.'s
  * model computes NVIDIA's mma .f64 (m8n8k4 on sm_80, m16n8k4/k8/k16 on
  * sm_90) and AMD's v_mfma_f32_*_f32 (CDNA1 to CDNA3) and v_mfma_f64_*
- * (CDNA2, CDNA3) as one FMA per product in K order; the PTX ISA gives
- * .f64 mma the precision of fma.f64. */
+ * (CDNA2, CDNA3) as one FMA per product in K order, rounded to nearest
+ * even (the PTX ISA's wording on .f64 mma's precision was not checked
+ * here). */
 #define FMA_XIE XIE ", fma chain (its MMA_FMA)"
 static const struct fpref_tc_fma_row fma_rows[] = {
 	{ "dmma", "float64", "m8n8k4,m16n8k4,m16n8k8,m16n8k16",
-	  FMA_XIE " for mma .f64 (sm_80 m8n8k4, sm_90 m16n8k4/k8/k16); PTX ISA, mma: .f64 as fma.f64, .rn" },
+	  FMA_XIE " for mma .f64 (sm_80 m8n8k4, sm_90 m16n8k4/k8/k16)" },
 	{ "mfma-cdna1", "float32", "32x32x1,16x16x1,4x4x1,32x32x2,16x16x4", FMA_XIE " for CDNA1 v_mfma_f32_*f32" },
 	{ "mfma-cdna2", "float32", "32x32x1,16x16x1,4x4x1,32x32x2,16x16x4",
 	  FMA_XIE " for CDNA2 v_mfma_f32_*f32 (no flush: CDNA2 flushes its f16 and bf16 instructions only)" },
