@@ -163,7 +163,7 @@ static const struct cli_opt shared_opts[] = {
 	  "the instruction a kernel chains (m16n8k8, m64n128k16, 32x32x4; a preset's ISA): blocks of its K where K is "
 	  "below the preset's block", SHARED(model.shape), CLI_MODEL },
 	{ "--traits", CLI_VALUE, "LIST", NULL,
-	  "a generic model's conventions, of zero-positive, nan-ones, c-least-normal, product-inf (docs/accumulation.md)",
+	  "a generic model's conventions, of zero-positive, nan-ones, c-least-normal, product-inf, zero-c-aligns, zero-operand-aligns (docs/accumulation.md)",
 	  SHARED(model.traits), CLI_MODEL },
 	{ "--scale-a", CLI_VALUE, "SA.npy", NULL,
 	  "block scales of A (M x K/E, E = --scale-every): uint8 patterns of --scale-format, or float values it holds "

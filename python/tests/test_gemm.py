@@ -415,3 +415,31 @@ def test_verify_gemm_bad_arguments():
         fpref.verify_gemm(np.zeros((1, 1), np.float32), A, B, tolerance="2 bits")
     with pytest.raises(ValueError, match="threads"):
         fpref.verify_gemm(np.zeros((1, 1), np.float32), A, B, threads=0)
+
+
+def test_traits_zero_alignment():
+    """traits= for issue 37's classes A1 and A2, tcgen05's parameters as a
+    generic model (16, 25, no floor, rtz; worked in tests/check_tc_model.c):
+    each trait gives the independent model's answer, off fpref's."""
+    kw = dict(model="generic", block=16, frac=25, final="rtz")
+    A = np.array([[0x0000] + [0] * 15], np.uint16)
+    B = np.array([[0x7800] + [0] * 15], np.uint16).T
+    C = np.array([[0x00800001]], np.uint32)
+    assert fpref.gemm(A, B, C, inp="f16", **kw)[0, 0] == 0x00800001
+    assert fpref.gemm(A, B, C, inp="f16", traits=["zero-operand-aligns"], **kw)[0, 0] == 0x00800000
+    A = np.array([[0x19C0] * 8 + [0] * 8], np.uint16)
+    B = np.array([[0x1980] * 8 + [0] * 8], np.uint16).T
+    assert fpref.gemm(A, B, inp="bf16", **kw)[0, 0] == 0x00000001
+    assert fpref.gemm(A, B, inp="bf16", traits=["zero-c-aligns"], **kw)[0, 0] == 0x00000000
+
+
+def test_fma_chain_presets():
+    """dmma and CDNA's FP32/FP64 instructions are FMA chains with C and D in
+    the input format: (1 + 2^-52)^2 - (1 + 2^-51) = 2^-104 only unrounded
+    (tests/check_tc_model.c works it); another output is refused."""
+    A = np.array([[0x3FF0000000000001]], np.uint64)
+    C = np.array([[0xBFF0000000000002]], np.uint64)
+    assert fpref.gemm(A, A, C, model="dmma", inp="f64", out="f64")[0, 0] == 0x3970000000000000
+    assert fpref.gemm(A, A, C, model="mi300x", inp="f64", out="f64", shape="16x16x4")[0, 0] == 0x3970000000000000
+    with pytest.raises(ValueError, match="accumulates in float64"):
+        fpref.gemm(A, A, model="dmma", inp="f64", out="f32")

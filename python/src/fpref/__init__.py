@@ -593,7 +593,8 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
     becomes the shape's K where K is the smaller (ValueError for a shape
     the ISA lacks, a lowered output, or a model that is not a preset).
     traits: model="generic"'s conventions, of "zero-positive",
-    "nan-ones", "c-least-normal", "product-inf" (the command's --traits).
+    "nan-ones", "c-least-normal", "product-inf", "zero-c-aligns",
+    "zero-operand-aligns" (the command's --traits).
 
     >>> A = convert([[1.0, 2.0]], "e4m3"); B = convert([[3.0], [4.0]], "e4m3")
     >>> decode(gemm(A, B, model="h100"), "f32")

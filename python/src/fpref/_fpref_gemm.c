@@ -206,6 +206,18 @@ static int resolve_model(const char *model_name, const struct fpref_format *in_a
 			PyErr_Format(PyExc_ValueError, "model='generic': %s", err);
 			return -1;
 		}
+	} else if (fpref_tc_fma_find(model_name, &in_a_v)) { /* an FMA-chain instruction: the plain FMA chain */
+		if (block > 0 || promote > 0 || traits) {
+			PyErr_Format(PyExc_ValueError, "the %s model's %s instructions are FMA chains: no block, promote or "
+						       "traits", model_name, in_a_v.name);
+			return -1;
+		}
+		if (fpref_tc_fma_model(fpref_tc_fma_find(model_name, &in_a_v), &in_a_v, &in_b_v, &out, shape, am, err,
+				       sizeof err) != 0) {
+			PyErr_SetString(PyExc_ValueError, err);
+			return -1;
+		}
+		return 0;
 	} else {
 		const struct fpref_tc_model *row = find_pair(model_name, &in_a_v, &in_b_v);
 		if (!row)
