@@ -14,7 +14,7 @@ enum cli_group {
 	CLI_ENV = 4,    /* --round --sat --overflow --ftz --daz --tininess --sr-bits --profile */
 	CLI_JSON = 8,   /* --json */
 	CLI_ENGINE = 16,
-	CLI_FMT = 32,   /* --fmt FMT, stored as the target */
+	CLI_FMT = 32,   /* --format FMT, stored as the target */
 	CLI_MODEL = 64, /* --model --block --frac --floor --final --promote --order --shape --traits */
 	CLI_SCALE = 128, /* --pre-scale CODE: a conversion's scale step */
 	CLI_GEMM_SCALES = 256 /* --scale-a SA.npy --scale-b SB.npy --scale-every E --scale-format FMT */
@@ -97,6 +97,12 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
  * command's own options into own.  Returns 0, or prints a message naming
  * the subcommand and the bad token and returns CLI_EXIT_USAGE. */
 int cli_parse_command(const struct cli_command *c, int argc, char **argv, struct cli_options *o, void *own);
+/* Whether argv[*i] is option name of c doing action (NULL: none), as
+ * spelled or by an old spelling (said on stderr), given a value: the value,
+ * *i moved past it; else NULL.  For a command that passes most of its words
+ * on (fpref draw gemm). */
+const char *cli_option_value(const struct cli_command *c, const char *action, const char *name, int argc, char **argv,
+			     int *i);
 /* Each of c's own options given in own whose tag (nonzero) lacks tag:
  * a message "OPT does not apply to WHAT" and CLI_EXIT_USAGE; else 0. */
 int cli_check_tags(const struct cli_command *c, const void *own, unsigned tag, const char *what);

@@ -16,15 +16,15 @@ struct vg_args {
 #define V(f) offsetof(struct vg_args, f)
 
 static const struct cli_opt vg_opts[] = {
-	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): bit patterns of --in (--in-a), or float16/32/64 values it holds exactly "
+	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): bit patterns of --in-format (--a-format), or float16/32/64 values it holds exactly "
 	  "(others are refused)", V(a), 0 },
-	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N), as A in --in (--in-b)", V(b), 0 },
-	{ "--c", CLI_VALUE, "C.npy", NULL, "C (M x N) in --out (default: zero)", V(c), 0 },
-	{ "--d", CLI_VALUE, "D.npy", NULL, "the kernel's D (M x N) in --out", V(d), 0 },
-	{ "--in", CLI_VALUE, "FMT", NULL, "the format of A and B", V(in), 0 },
-	{ "--in-a", CLI_VALUE, "FMT", NULL, "the format of A, with --in-b (instead of --in)", V(in_a), 0 },
-	{ "--in-b", CLI_VALUE, "FMT", NULL, "the format of B, with --in-a", V(in_b), 0 },
-	{ "--out", CLI_VALUE, "FMT", NULL, "the format of C and D", V(out), 0 },
+	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N), as A in --in-format (--b-format)", V(b), 0 },
+	{ "--c", CLI_VALUE, "C.npy", NULL, "C (M x N) in --out-format (default: zero)", V(c), 0 },
+	{ "--d", CLI_VALUE, "D.npy", NULL, "the kernel's D (M x N) in --out-format", V(d), 0 },
+	{ "--in-format", CLI_VALUE, "FMT", NULL, "the format of A and B", V(in), 0 },
+	{ "--a-format", CLI_VALUE, "FMT", NULL, "the format of A, with --b-format (instead of --in-format)", V(in_a), 0 },
+	{ "--b-format", CLI_VALUE, "FMT", NULL, "the format of B, with --a-format", V(in_b), 0 },
+	{ "--out-format", CLI_VALUE, "FMT", NULL, "the format of C and D", V(out), 0 },
 	{ "--tolerance", CLI_VALUE, "Nulp|Xrel", "none (bit for bit)",
 	  "an element passes within N ulps or a relative X of the model's", V(tolerance), 0 },
 	{ "--show", CLI_VALUE, "N", "10", "how many of the largest differences to list", V(show), 0 },
@@ -67,8 +67,9 @@ static void put_diagnosis(const struct fpref_gemm_diagnosis *dg, bool json)
 
 const struct cli_command cli_cmd_verify_gemm = {
 	.name = "verify-gemm",
-	.synopsis = "--a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL (--in FMT | --in-a FMT --in-b FMT)\n"
-		    "       --out FMT [MODEL OPTIONS] [ENV] [--tolerance Nulp|Xrel] [--show N] [--diagnose] [--json] [--threads N] [--progress]\n"
+	.synopsis = "--a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL (--in-format FMT | --a-format FMT --b-format FMT)\n"
+		    "       --out-format FMT [MODEL OPTIONS] [ENV] [--tolerance Nulp|Xrel] [--show N] [--diagnose] [--json]\n"
+		    "       [--threads N] [--progress]\n"
 		    "       [--scale-a SA.npy] [--scale-b SB.npy] [--scale-every E] [--scale-format FMT]",
 	.summary = "Judge a kernel's D = A B + C element by element against an accumulation model's D, with\n"
 		   "both against the exact product and the model's bound (exit 0 pass, 1 fail, 2 bad input).",
@@ -76,8 +77,8 @@ const struct cli_command cli_cmd_verify_gemm = {
 	.opts = vg_opts,
 	.nopts = CLI_NOPTS(vg_opts),
 	.max_positional = 0,
-	.examples = { "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model recursive --in bf16 --out f32 --tolerance 2ulp --json",
-		      "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model tcgen05-mxf8f6f4 --in e4m3 --out f32 --scale-a SA.npy "
+	.examples = { "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model recursive --in-format bf16 --out-format f32 --tolerance 2ulp --json",
+		      "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model tcgen05-mxf8f6f4 --in-format e4m3 --out-format f32 --scale-a SA.npy "
 		      "--scale-b SB.npy" },
 	.run = cmd_verify_gemm,
 };
@@ -203,8 +204,8 @@ int cmd_verify_gemm(int argc, char **argv)
 		return r;
 	struct cli_model_text text = o.model;
 	if (!g.a || !g.b || !g.d || (!g.in && !g.in_a && !g.in_b) || !g.out) {
-		cli_fail(cli_cmd_verify_gemm.name, "needs --a A.npy --b B.npy --d D.npy --model MODEL --in FMT (or --in-a FMT "
-			  "--in-b FMT) --out FMT ([--c C.npy] [--promote N] [--tolerance N ulp|X rel] [--show N] [--json])");
+		cli_fail(cli_cmd_verify_gemm.name, "needs --a A.npy --b B.npy --d D.npy --model MODEL --in-format FMT (or --a-format FMT "
+			  "--b-format FMT) --out-format FMT ([--c C.npy] [--promote N] [--tolerance N ulp|X rel] [--show N] [--json])");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_verify_options vo = { -1, -1, 10, NULL, NULL };

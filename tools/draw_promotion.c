@@ -151,8 +151,8 @@ static int plot_two(const char *path, const struct two_series *t)
 int draw_promotion(struct cli_options *o, const struct draw_args *a)
 {
 	if (o->npositional != 1 || !a->in || !o->model.model || !o->model.promote) {
-		cli_fail(cmd, "promotion needs --model MODEL --promote NC --in FMT, e.g. fpref draw promotion --model h100 "
-			 "--promote 128 --in e4m3 --out p.svg");
+		cli_fail(cmd, "promotion needs --model MODEL --promote NC --in-format FMT, e.g. fpref draw promotion --model h100 "
+			 "--promote 128 --in-format e4m3 --out-file p.svg");
 		return CLI_EXIT_USAGE;
 	}
 	size_t ks[KS_MAX], M = 8, N = 8;
