@@ -841,9 +841,6 @@ FILE *cli_open_input(const char *cmd, const char *path, int *status)
 struct cli_json_num cli_text_num(double x, int digits)
 {
 	struct cli_json_num n;
-	if (isfinite(x))
-		snprintf(n.text, sizeof n.text, "%.*g", digits, x);
-	else
-		snprintf(n.text, sizeof n.text, "n/a");
+	fpref_golden_num_text(x, digits, n.text, sizeof n.text);
 	return n;
 }

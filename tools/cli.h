@@ -224,7 +224,6 @@ int cli_gemm_scales_load(const char *cmd, const struct cli_gemm_scale_text *t, s
 void cli_gemm_scales_free(struct cli_gemm_scales *s);
 struct fpref_tc_gemm_scales cli_gemm_scales_view(const struct cli_gemm_scales *s);
 
-const char *cli_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len);
 
 /* Arrays (tools/arrays.c).  Convert n patterns in place (env NULL: round
  * to nearest even); how many were inexact. */
@@ -275,7 +274,6 @@ void cli_progress_timed(void *ctx, size_t done, size_t total); /* a fpref_gemm_p
 void cli_progress_done(struct cli_progress *p);
 /* --tolerance N ulp | X rel (tools/cmd_verify.c). */
 int cli_parse_tolerance(const char *cmd, const char *text, struct fpref_verify_options *o);
-void cli_print_gemm_errors(const char *title, const struct fpref_gemm_summary *s);
 
 int cmd_formats(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
@@ -294,8 +292,6 @@ int cmd_probe(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
 int cmd_verify_gemm(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
-/* The names of the buckets of fpref_golden_ulps_bucket (tools/cmd_verify.c). */
-extern const char *const cli_ulps_bucket_labels[FPREF_VERIFY_BUCKETS];
 
 extern const struct cli_command cli_cmd_formats;
 extern const struct cli_command cli_cmd_convert;

@@ -122,7 +122,7 @@ static void print_report(const struct fpref_gemm_stats *st, const struct fpref_g
 		       s.without_bound);
 		return;
 	}
-	cli_print_gemm_errors("error against the exact product, per element", &s);
+	fpref_golden_gemm_errors_print(stdout, "error against the exact product, per element", &s);
 	if (s.without_bound)
 		printf("no a priori bound for %zu elements (exact model, Kahan, --source-format, inputs the accumulator does not "
 		       "hold, possible overflow, NaN/inf, or a model path without one)\n", s.without_bound);
@@ -307,7 +307,7 @@ int cmd_gemm(int argc, char **argv)
 	if (!status && !o.json) {
 		char desc[256];
 		printf("gemm %zux%zux%zu (MxNxK), A: %s, B: %s -> %s\n", x.M, x.N, x.K, in_a.name, in_b.name, out.name);
-		printf("model: %s\n", cli_model_describe(&m, out.name, desc, sizeof desc));
+		printf("model: %s\n", fpref_golden_model_describe(&m, out.name, desc, sizeof desc));
 		char drawn[160];
 		if (fpref_format_same(src_a, src_b))
 			snprintf(drawn, sizeof drawn, "%s", src_a->name);

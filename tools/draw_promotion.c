@@ -200,7 +200,7 @@ int draw_promotion(struct cli_options *o, const struct draw_args *a)
 	snprintf(title, sizeof title, "Error against K: %s alone and promoted every %s products", o->model.model,
 		 o->model.promote);
 	snprintf(sub, sizeof sub, "%zux%zu outputs, %s inputs (%s, seed %llu) -> float32; %s", M, N, in.name,
-		 fpref_emu_dist_name(dist), seed, cli_model_describe(&alone, out.name, desc, sizeof desc));
+		 fpref_emu_dist_name(dist), seed, fpref_golden_model_describe(&alone, out.name, desc, sizeof desc));
 	snprintf(ka, sizeof ka, "%s alone", o->model.model);
 	snprintf(kp, sizeof kp, "promoted to FP32 every %s", o->model.promote);
 	struct two_series t = { title, sub, ks, nk, ea, ep, ka, kp, "K (products per output, log2 axis)",

@@ -687,7 +687,8 @@ class GemmVerdict:
     kernel_error (each D against the exact product: max_abs, normwise_rel,
     max_rel, max_ulps, mean_ulps, error_over_bound_max, above_bound,
     with_bound, nonfinite); worst (the largest differences first: row, col,
-    both codes, kind, ulps, both errors, bound); model (its description)."""
+    both codes, kind, ulps, both errors, bound); model (its description);
+    text, and str(): the report `fpref verify-gemm` prints for it."""
     model: str
     elements: int
     matches: int
@@ -698,6 +699,7 @@ class GemmVerdict:
     model_error: Dict[str, Any]
     kernel_error: Dict[str, Any]
     worst: List[Dict[str, Any]]
+    text: str = field(default="", repr=False, compare=False)
 
     @property
     def passed(self) -> bool:
@@ -705,6 +707,11 @@ class GemmVerdict:
 
     def __bool__(self) -> bool:
         return self.passed
+
+    def __str__(self) -> str:
+        """The report `fpref verify-gemm` prints for the same arrays (block
+        scales named scale_a and scale_b)."""
+        return self.text
 
 
 @renamed(inp="in_format", out="out_format")
