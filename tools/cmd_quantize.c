@@ -25,7 +25,7 @@ struct quantize_args {
 static const struct cli_opt quantize_opts[] = {
 	{ "--scheme", CLI_VALUE, "tensor|delayed|tile128|block128|mxfp8|mxfp6|mxfp4|mxint8|nvfp4", NULL,
 	  "the scaling recipe (docs/scaling.md, docs/scaling-mx.md)", Q(scheme), 0 },
-	{ "--in", CLI_VALUE, "X.npy", NULL, "the tensor: float32, float16, bfloat16 (V2), or float64 holding float32 values", Q(in), 0 },
+	{ "--in-file", CLI_VALUE, "X.npy", NULL, "the tensor: float32, float16, bfloat16 (V2), or float64 holding float32 values", Q(in), 0 },
 	{ "--codes", CLI_VALUE, "C.npy", NULL, "where to write the element codes", Q(codes), 0 },
 	{ "--scales", CLI_VALUE, "S.npy", NULL, "where to write the scales", Q(scales), 0 },
 	{ "--dequant", CLI_VALUE, "D.npy", NULL, "where to write the dequantised values", Q(dequant), 0 },
@@ -70,7 +70,7 @@ static const struct cli_opt quantize_opts[] = {
 
 const struct cli_command cli_cmd_quantize = {
 	.name = "quantize",
-	.synopsis = "--scheme SCHEME --in X.npy --codes C.npy --scales S.npy [--dequant D.npy] [--format FMT] "
+	.synopsis = "--scheme SCHEME --in-file X.npy --codes C.npy --scales S.npy [--dequant D.npy] [--format FMT] "
 		    "[SCHEME OPTIONS] [--nan keep|reject] [--json] [--svg FILE.svg]",
 	.summary = "Quantise a tensor with a scaling recipe: the codes, the scales, and the error of the round trip\n"
 		   "(docs/scaling.md).",
@@ -78,8 +78,8 @@ const struct cli_command cli_cmd_quantize = {
 	.opts = quantize_opts,
 	.nopts = CLI_NOPTS(quantize_opts),
 	.max_positional = 0,
-	.examples = { "fpref quantize --scheme tensor --in x.npy --codes c.npy --scales s.npy",
-		      "fpref quantize --scheme mxfp4 --in x.npy --codes c.npy --scales s.npy --dequant d.npy --json" },
+	.examples = { "fpref quantize --scheme tensor --in-file x.npy --codes c.npy --scales s.npy",
+		      "fpref quantize --scheme mxfp4 --in-file x.npy --codes c.npy --scales s.npy --dequant d.npy --json" },
 	.run = cmd_quantize,
 };
 
@@ -103,7 +103,7 @@ static int parse_args(int argc, char **argv, struct quantize_args *a)
 	if (r)
 		return r;
 	if (!a->scheme || !a->in || !a->codes || !a->scales)
-		return usage_error("--scheme, --in, --codes and --scales are required (see fpref quantize --help)", NULL);
+		return usage_error("--scheme, --in-file, --codes and --scales are required (see fpref quantize --help)", NULL);
 	if (a->pow2 && a->no_pow2)
 		return usage_error("--pow2 and --no-pow2 contradict each other", NULL);
 	return 0;

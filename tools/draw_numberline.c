@@ -134,7 +134,7 @@ static int log_ticks(const struct nl_value *vals, size_t n, double pmin, double 
 int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 {
 	if (o->npositional != 2) {
-		cli_fail(cmd, "numberline needs one FMT, e.g. fpref draw numberline e4m3 --out e4m3.svg");
+		cli_fail(cmd, "numberline needs one FMT, e.g. fpref draw numberline e4m3 --out-file e4m3.svg");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_format f;

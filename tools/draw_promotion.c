@@ -151,8 +151,8 @@ static int plot_two(const char *path, const struct two_series *t)
 int draw_promotion(struct cli_options *o, const struct draw_args *a)
 {
 	if (o->npositional != 1 || !a->in || !o->model.model || !o->model.promote) {
-		cli_fail(cmd, "promotion needs --model MODEL --promote NC --in FMT, e.g. fpref draw promotion --model h100 "
-			 "--promote 128 --in e4m3 --out p.svg");
+		cli_fail(cmd, "promotion needs --model MODEL --promote NC --in-format FMT, e.g. fpref draw promotion --model h100 "
+			 "--promote 128 --in-format e4m3 --out-file p.svg");
 		return CLI_EXIT_USAGE;
 	}
 	size_t ks[KS_MAX], M = 8, N = 8;
@@ -200,7 +200,7 @@ int draw_promotion(struct cli_options *o, const struct draw_args *a)
 	snprintf(title, sizeof title, "Error against K: %s alone and promoted every %s products", o->model.model,
 		 o->model.promote);
 	snprintf(sub, sizeof sub, "%zux%zu outputs, %s inputs (%s, seed %llu) -> float32; %s", M, N, in.name,
-		 fpref_emu_dist_name(dist), seed, cli_model_describe(&alone, out.name, desc, sizeof desc));
+		 fpref_emu_dist_name(dist), seed, fpref_golden_model_describe(&alone, out.name, desc, sizeof desc));
 	snprintf(ka, sizeof ka, "%s alone", o->model.model);
 	snprintf(kp, sizeof kp, "promoted to FP32 every %s", o->model.promote);
 	struct two_series t = { title, sub, ks, nk, ea, ep, ka, kp, "K (products per output, log2 axis)",

@@ -32,7 +32,7 @@ static const char *typed(const char *text, char *buf, size_t len)
 int draw_rounding(struct cli_options *o, const struct draw_args *a)
 {
 	if (o->npositional != 2 || !o->have_to) {
-		cli_fail(cmd, "rounding needs one VALUE and --to FMT, e.g. fpref draw rounding 465 --to e4m3 --out r.svg");
+		cli_fail(cmd, "rounding needs one VALUE and --to FMT, e.g. fpref draw rounding 465 --to e4m3 --out-file r.svg");
 		return CLI_EXIT_USAGE;
 	}
 	const struct fpref_format *f = &o->to;

@@ -16,8 +16,8 @@ static const char model_choices[] =
 	"any case (h200, l40s, b200, mi300x ...; fpref --help lists them); BF16 units: tpu-bf16, "
 	"intel-bf16 (bfloat16); "
 	"generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
-	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact; tree (fpref dot only: --tree SPEC, "
-	"a summation tree as fpref probe order prints it). A and B of two formats (--in-a, --in-b): "
+	"--out-format: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact; tree (fpref dot only: --tree SPEC, "
+	"a summation tree as fpref probe order prints it). A and B of two formats (--a-format, --b-format): "
 	"the pairs a preset's instruction takes (its FP8, FP6 and FP4 rows; a refusal lists them), generic, the plain orders and "
 	"exact";
 
@@ -180,7 +180,7 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		return CLI_EXIT_USAGE;
 	}
 	if (promote && (m->kind != FPREF_ACCUM_TC || !fpref_format_is(out, FPREF_FORMAT_FLOAT32))) {
-		cli_fail(cmd, "--promote needs a tensor-core model and --out float32");
+		cli_fail(cmd, "--promote needs a tensor-core model and --out-format float32");
 		return CLI_EXIT_USAGE;
 	}
 	if (t->order) {
@@ -194,7 +194,7 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 			return CLI_EXIT_USAGE;
 		if (m->kind != FPREF_ACCUM_TC || !fpref_format_is(out, FPREF_FORMAT_FLOAT32) || promote ||
 		    fpref_tc_lowered(&m->tc, out)) {
-			cli_fail(cmd, "--order %s needs a tensor-core model that is not lowered, --out float32 and no --promote",
+			cli_fail(cmd, "--order %s needs a tensor-core model that is not lowered, --out-format float32 and no --promote",
 				  t->order);
 			return CLI_EXIT_USAGE;
 		}
@@ -208,22 +208,3 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 	return 0;
 }
 
-const char *cli_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len)
-{
-	if (m->kind == FPREF_ACCUM_EXACT)
-		snprintf(buf, len, "exact (MPFR, one rounding)");
-	else if (m->kind == FPREF_ACCUM_PLAIN && m->order == FPREF_SUM_BLOCKED)
-		snprintf(buf, len, "blocked, blocks of %zu", m->block);
-	else if (m->kind == FPREF_ACCUM_PLAIN)
-		snprintf(buf, len, "%s", fpref_sum_order_name(m->order));
-	else {
-		fpref_tc_model_describe(&m->tc, out_name, buf, len);
-		size_t n = strlen(buf);
-		if (m->promote && n < len)
-			snprintf(buf + n, len - n, ", promoted to FP32 every %zu", m->promote);
-		if (m->splitk && n < len)
-			snprintf(buf + n, len - n, ", cuBLASLt split-K: slices of %zu from zero, summed in FP32, C last",
-				 m->splitk);
-	}
-	return buf;
-}

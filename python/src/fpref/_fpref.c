@@ -229,6 +229,7 @@ static PyMethodDef methods[] = {
 	{ "reveal_order", py_reveal_order, METH_VARARGS, "a black box's summation tree (fpref_golden_reveal_order)" },
 	{ "tree_dot", py_tree_dot, METH_VARARGS, "lines of products through a summation tree (fpref_emu_tree_dot)" },
 	{ "verify", py_verify, METH_VARARGS, "results judged against a golden file (fpref_golden_verify)" },
+	{ "verify_folder_text", py_verify_folder_text, METH_VARARGS, "what fpref verify prints for a folder" },
 	{ NULL, NULL, 0, NULL }
 };
 
