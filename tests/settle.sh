@@ -43,7 +43,7 @@ tap_check "every case line well formed" "$([ -z "$bad" ] && echo 0 || echo 1)" "
 classes=$(grep -v '^BAD' "$tmp/cases" | cut -f3 | sort -u | tr '\n' ' ')
 tap_check "the suite holds N1, Z1, A1, A2, A3 and F1" "$([ "$classes" = "A1 A2 A3 F1 N1 Z1 " ] && echo 0 || echo 1)" "classes: $classes"
 
-"$FPREF" gen --suite "$suite" --out "$tmp/g" >"$tmp/gen.log" 2>&1
+"$FPREF" gen --suite "$suite" --out-dir "$tmp/g" >"$tmp/gen.log" 2>&1
 tap_check "fpref gen makes the suite's files (emulator and oracle agree on every d)" $? "$(cat "$tmp/gen.log")"
 
 # The expansion of a case line, worked by hand: A1 on mma.sync bf16 is
@@ -85,7 +85,7 @@ EOF
 			continue
 		fi
 		got=$(echo "$line" | sed 's/ [^ ]*$//' | "$FPREF" dot --model generic --block "$blk" --frac "$frac" --floor "$floor" \
-			--final "$final" ${traits:+--traits "$traits"} --in "$in" --out "$out" 2>&1 | awk '{print $NF}')
+			--final "$final" ${traits:+--traits "$traits"} --in-format "$in" --out-format "$out" 2>&1 | awk '{print $NF}')
 		tap_check "$name case $idx ($label): $by gives alt $alt" "$([ "$got" = "$alt" ] && echo 0 || echo 1)" "it gives $got"
 	done <"$tmp/mine"
 done
@@ -126,7 +126,7 @@ tap_check "settle-report: a file of no case, exit 1" "$([ $? = 1 ] && grep -q 'n
 # ---- fpref gen refuses malformed case lines, naming them ----
 refuse() { # NAME EXPECTED-TEXT SUITE-BODY
 	printf 'suite t\n%s\n' "$3" >"$tmp/bad.suite"
-	"$FPREF" gen --suite "$tmp/bad.suite" --out "$tmp/bad" >"$tmp/out" 2>&1
+	"$FPREF" gen --suite "$tmp/bad.suite" --out-dir "$tmp/bad" >"$tmp/out" 2>&1
 	rc=$?
 	tap_check "refused: $1" "$([ $rc != 0 ] && grep -qF -- "$2" "$tmp/out" && echo 0 || echo 1)" "exit $rc: $(cat "$tmp/out")"
 }
