@@ -1,0 +1,137 @@
+/* The quantisers' bulk paths (emu/quant_lanes.h: block amax and scale in
+ * one pass, the scaled elements rounded by the array converter's lanes)
+ * against their element-by-element paths, which stay the specification:
+ * codes, scales and the tensor scale bit for bit, on edge-heavy tensors
+ * (zeros of both signs, subnormals, values whose scaled result is
+ * subnormal or overflows, powers of two and their neighbours, max finite,
+ * NaN and inf in some blocks), for every MX element, scale rule, recipe
+ * and rounding, every NVFP4 recipe (1x16 and 16x16 blocks), per-tensor
+ * FP8 and DeepSeek-V3 / TE tiles and blocks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "fpref_emu_scale_mx.h"
+#include "quant_lanes.h"
+
+#define F32_NAN 0x7FC00000u
+#define F32_INF 0x7F800000u
+
+/* A shape: rows x cols, a short last block where cols is not a multiple. */
+static const struct {
+	size_t rows, cols;
+} shapes[] = { { 33, 100 }, { 20, 37 }, { 3, 256 }, { 130, 130 }, { 1, 5 } };
+#define NSHAPES (sizeof shapes / sizeof shapes[0])
+
+/* Element i of an edge-heavy tensor: each run of 16 has its own scale of
+ * magnitude (from FP32's least subnormal to its top), and holds its edges:
+ * zeros, powers of two and their neighbours, values far below the run's
+ * top (whose scaled value is subnormal), subnormals, max finite; specials
+ * (NaN, inf) where asked, in some runs only. */
+static uint32_t edge_value(uint64_t seed, size_t i, bool specials)
+{
+	uint64_t run = fpref_sr_stream(seed, i / 16), r = fpref_sr_stream(seed + 1, i);
+	int top = (int)(run % 280) - 150; /* 2^-150 .. 2^129, clamped below */
+	uint32_t sign = (uint32_t)(r >> 63) << 31, man = (uint32_t)(r >> 20) & 0x7FFFFFu;
+	int e = top - (int)((r >> 8) % (run & 64 ? 40 : 6));
+	switch ((r >> 4) % 16) {
+	case 0:
+		return sign;
+	case 1:
+		man = 0; /* a power of two */
+		break;
+	case 2:
+		man = 0x7FFFFFu;
+		break;
+	case 3:
+		man = 1;
+		break;
+	case 4:
+		return sign | (man >> (r >> 32) % 23); /* a subnormal */
+	case 5:
+		if (specials && (run >> 20) % 4 == 0)
+			return (r >> 40) & 1 ? sign | F32_INF : sign | F32_NAN | (man & 0x3FFFFF);
+		break;
+	case 6:
+		return sign | 0x7F7FFFFFu;
+	default:
+		break;
+	}
+	if (e > 127)
+		e = 127;
+	if (e < -126)
+		return sign | ((0x800000u | man) >> (e < -150 ? 24 : -126 - e + 1));
+	return sign | (uint32_t)(e + 127) << 23 | man;
+}
+
+static uint32_t *edge_tensor(uint64_t seed, size_t n, bool specials)
+{
+	uint32_t *x = malloc((n ? n : 1) * sizeof *x);
+	ck_assert_ptr_nonnull(x);
+	for (size_t i = 0; i < n; i++)
+		x[i] = edge_value(seed, i, specials);
+	return x;
+}
+
+/* n bytes that must be equal; the first difference reported. */
+static void same_bytes(const char *what, const char *how, const uint8_t *got, const uint8_t *want, size_t n,
+		       const uint32_t *x)
+{
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(got[i] == want[i], "%s (%s): %s %zu is 0x%02X, the element path's 0x%02X (x 0x%08X)",
+			      how, what, x ? "code" : "scale", i, got[i], want[i], x ? x[i] : 0u);
+}
+
+/* ---- MX ---- */
+
+static const char *const mx_elements[] = { "float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float6_e3m2fn",
+					   "float4_e2m1fn", "int8" };
+static const enum fpref_mx_scale_rule mx_rules[] = { FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_SCALE_NV_CEIL,
+						     FPREF_MX_SCALE_RNE, FPREF_MX_SCALE_CEIL,
+						     FPREF_MX_SCALE_RCEIL_LOG2 };
+static const enum fpref_mx_recipe mx_recipes[] = { FPREF_MX_OCP, FPREF_MX_TORCHAO, FPREF_MX_MODELOPT };
+
+START_TEST(mx_against_element_path)
+{
+	const char *element = mx_elements[_i];
+	char err[256], how[160];
+	for (size_t sh = 0; sh < NSHAPES; sh++) {
+		size_t rows = shapes[sh].rows, cols = shapes[sh].cols, n = rows * cols;
+		size_t ns = fpref_emu_mx_scale_count(rows, cols);
+		uint32_t *x = edge_tensor(100 + sh, n, sh % 2 == 0);
+		uint8_t *c = malloc(n), *cw = malloc(n), *s = malloc(ns), *sw = malloc(ns);
+		ck_assert(c && cw && s && sw);
+		for (size_t ru = 0; ru < sizeof mx_rules / sizeof mx_rules[0]; ru++)
+			for (size_t re = 0; re < sizeof mx_recipes / sizeof mx_recipes[0]; re++)
+				for (int rna = 0; rna < 2; rna++) {
+					struct fpref_mx_params p = { element, mx_rules[ru], rna ? FPREF_RNA : FPREF_RNE,
+								     mx_recipes[re] };
+					int want = fpref_emu_mx_quantize_reference(&p, x, rows, cols, cw, sw, err, sizeof err);
+					int got = fpref_emu_mx_quantize_lanes(&p, x, rows, cols, c, s, err, sizeof err);
+					snprintf(how, sizeof how, "%s %s %s %s %zux%zu", element,
+						 fpref_emu_mx_scale_rule_name(p.rule), fpref_emu_mx_recipe_name(p.recipe),
+						 rna ? "rna" : "rne", rows, cols);
+					ck_assert_msg(got == want, "%s: bulk path %d, element path %d", how, got, want);
+					if (want != 0)
+						continue; /* ModelOpt's E4M3-only refusal, both ways */
+					same_bytes("MX", how, s, sw, ns, NULL);
+					same_bytes("MX", how, c, cw, n, x);
+				}
+		free(x);
+		free(c);
+		free(cw);
+		free(s);
+		free(sw);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("quant_lanes");
+	TCase *mx = tcase_create("mx");
+	tcase_set_timeout(mx, 120);
+	tcase_add_loop_test(mx, mx_against_element_path, 0, (int)(sizeof mx_elements / sizeof mx_elements[0]));
+	suite_add_tcase(s, mx);
+	return test_run(s);
+}
