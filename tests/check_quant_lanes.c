@@ -126,6 +126,79 @@ START_TEST(mx_against_element_path)
 }
 END_TEST
 
+/* ---- FP8: per-tensor, tiles and blocks ---- */
+
+static const char *const fp8_elements[] = { "float8_e4m3fn", "float8_e5m2" };
+static const enum fpref_amax_nan nan_policies[] = { FPREF_AMAX_NAN_DEFAULT, FPREF_AMAX_NAN_IGNORE,
+						    FPREF_AMAX_NAN_PROPAGATE };
+
+/* Whole tensors (amax near FP32's top), and slices of one run or a few
+ * (each with an amax of its own, over FP32's range). */
+START_TEST(fp8_tensor_against_element_path)
+{
+	struct fpref_format el;
+	char err[256];
+	ck_assert_int_eq(fpref_format_parse(fp8_elements[_i % 2], &el, err, sizeof err), 0);
+	const size_t N = 4000;
+	uint32_t *x = edge_tensor(7 + (uint64_t)_i, N, _i >= 2);
+	uint8_t *c = malloc(N), *cw = malloc(N);
+	ck_assert(c && cw);
+	const uint32_t eps[] = { 0, 0x3F800000u, 0x00000001u };
+	for (size_t k = 0; k < 180; k++) {
+		size_t first = k < 4 ? 0 : 16 * k, n = k < 4 ? N : 1 + k % 40;
+		struct fpref_current_params p = { &el, k % 2 == 1, eps[k % 3], nan_policies[(k / 3) % 3] };
+		uint32_t a[3], aw[3];
+		ck_assert_int_eq(fpref_emu_current_quantize_reference(&p, x + first, n, cw, &aw[0], &aw[1], &aw[2], err,
+								      sizeof err), 0);
+		ck_assert_int_eq(fpref_emu_current_quantize_lanes(&p, x + first, n, c, &a[0], &a[1], &a[2], err, sizeof err),
+				 0);
+		char how[160];
+		snprintf(how, sizeof how, "%s tensor of %zu at %zu pow2 %d eps 0x%08X", el.name, n, first, (int)p.pow2,
+			 p.eps);
+		for (int f = 0; f < 3; f++)
+			ck_assert_msg(a[f] == aw[f], "%s: amax/scale/scale_inv %d 0x%08X, the element path's 0x%08X", how, f,
+				      a[f], aw[f]);
+		same_bytes("FP8", how, c, cw, n, x + first);
+	}
+	free(x);
+	free(c);
+	free(cw);
+}
+END_TEST
+
+START_TEST(fp8_blocks_against_element_path)
+{
+	struct fpref_format el;
+	char err[256];
+	ck_assert_int_eq(fpref_format_parse(fp8_elements[_i % 2], &el, err, sizeof err), 0);
+	const size_t rows = 260, cols = 300, n = rows * cols;
+	uint32_t *x = edge_tensor(11 + (uint64_t)_i, n, true);
+	uint8_t *c = malloc(n), *cw = malloc(n);
+	uint32_t *f = malloc(n * sizeof *f), *fw = malloc(n * sizeof *fw);
+	ck_assert(c && cw && f && fw);
+	for (int k = 0; k < 12; k++) {
+		bool te = k % 2 || _i == 1, pow2 = te && (k / 2) % 2; /* DeepSeek-V3's element is E4M3 */
+		size_t block_rows = k % 4 < 2 ? 1 : 128;
+		struct fpref_block_params p = { &el,  te ? FPREF_BLOCK_TE : FPREF_BLOCK_DEEPSEEK, block_rows, 128, pow2,
+						k >= 8 ? 0 : te ? 0x00800000u : FPREF_F32_DEEPSEEK_EPS, nan_policies[k % 3] };
+		ck_assert_msg(fpref_emu_block_quantize_reference(&p, x, rows, cols, cw, fw, err, sizeof err) == 0, "%d: %s", k, err);
+		ck_assert_int_eq(fpref_emu_block_quantize_lanes(&p, x, rows, cols, c, f, err, sizeof err), 0);
+		size_t nf = fpref_scale_blocks(rows, block_rows) * fpref_scale_blocks(cols, 128);
+		char how[160];
+		snprintf(how, sizeof how, "%s %s %zux128 pow2 %d eps 0x%08X", el.name, te ? "te" : "deepseek", block_rows,
+			 (int)pow2, p.eps);
+		for (size_t b = 0; b < nf; b++)
+			ck_assert_msg(f[b] == fw[b], "%s: factor %zu 0x%08X, the element path's 0x%08X", how, b, f[b], fw[b]);
+		same_bytes("FP8 blocks", how, c, cw, n, x);
+	}
+	free(x);
+	free(c);
+	free(cw);
+	free(f);
+	free(fw);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("quant_lanes");
@@ -133,5 +206,10 @@ int main(void)
 	tcase_set_timeout(mx, 120);
 	tcase_add_loop_test(mx, mx_against_element_path, 0, (int)(sizeof mx_elements / sizeof mx_elements[0]));
 	suite_add_tcase(s, mx);
+	TCase *fp8 = tcase_create("fp8");
+	tcase_set_timeout(fp8, 120);
+	tcase_add_loop_test(fp8, fp8_tensor_against_element_path, 0, 4);
+	tcase_add_loop_test(fp8, fp8_blocks_against_element_path, 0, 2);
+	suite_add_tcase(s, fp8);
 	return test_run(s);
 }
