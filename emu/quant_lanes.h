@@ -40,6 +40,24 @@ static inline bool quant_is_nan(uint32_t bits)
 	return (bits & 0x7FFFFFFFu) > 0x7F800000u;
 }
 
+/* The loops of the bulk paths, vectorised for each instruction set (as
+ * emu/op_lanes.c's are) and chosen by what the CPU has. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define QUANT_CLONES                                                                                          \
+	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),                          \
+		       optimize("tree-vectorize", "vect-cost-model=dynamic")))
+#else
+#define QUANT_CLONES
+#endif
+
+/* The largest magnitude of x[0..n) as bits: a NaN's above inf's. */
+uint32_t fpref_emu_quant_magnitude_max(const uint32_t *x, size_t n);
+
+/* y[i] = x[i] * by, or x[i] / by where divide, by the host's FP32
+ * arithmetic; whether a result is NaN (the caller makes each NaN again by
+ * the emulator). */
+bool fpref_emu_quant_scale(const uint32_t *x, size_t n, uint32_t by, bool divide, uint32_t *y);
+
 /* Scaled values gathered a chunk at a time and rounded to the element by
  * one call of the converter into codes[at ...]. */
 #define QUANT_CHUNK 4096
@@ -47,6 +65,7 @@ struct quant_sink {
 	struct fpref_emu_converter *c;
 	uint8_t *codes;
 	size_t at, n;
+	bool minus_zero_to_plus; /* a value -0 written as code 0 (ModelOpt's NVFP4: the sign is x < 0) */
 	uint32_t y[QUANT_CHUNK];
 };
 

@@ -187,18 +187,7 @@ int fpref_emu_dequantize_scaled(const struct fpref_format *element, const uint8_
 static void scale_values(const struct f32_engine *e, const uint32_t *x, size_t n, uint32_t by, bool divide,
 			 uint32_t *y)
 {
-	float f = quant_f32(by);
-	uint32_t nan = 0;
-	if (divide)
-		for (size_t i = 0; i < n; i++) {
-			y[i] = quant_bits(quant_f32(x[i]) / f);
-			nan |= quant_is_nan(y[i]);
-		}
-	else
-		for (size_t i = 0; i < n; i++) {
-			y[i] = quant_bits(quant_f32(x[i]) * f);
-			nan |= quant_is_nan(y[i]);
-		}
+	bool nan = fpref_emu_quant_scale(x, n, by, divide, y);
 	for (size_t i = 0; nan && i < n; i++)
 		if (quant_is_nan(y[i]))
 			y[i] = f32_op(e, divide ? FPREF_OP_DIV : FPREF_OP_MUL, x[i], by);
@@ -223,18 +212,6 @@ static int scaled_cast(const struct f32_engine *e, const uint32_t *x, size_t n, 
 	return 0;
 }
 
-/* The largest magnitude of x as bits (NaN above inf): fpref_emu_amax's
- * loop without its early return, so that it vectorises. */
-static uint32_t magnitude_max(const uint32_t *x, size_t n)
-{
-	uint32_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t v = x[i] & ~F32_SIGN;
-		m = v > m ? v : m;
-	}
-	return m;
-}
-
 int fpref_emu_current_quantize_lanes(const struct fpref_current_params *p, const uint32_t *x, size_t n,
 				     uint8_t *codes, uint32_t *amax, uint32_t *scale, uint32_t *scale_inv, char *err,
 				     size_t errlen)
@@ -244,7 +221,7 @@ int fpref_emu_current_quantize_lanes(const struct fpref_current_params *p, const
 		return -1;
 	if (!fpref_emu_quant_fpu_plain())
 		return 1;
-	uint32_t a = magnitude_max(x, n);
+	uint32_t a = fpref_emu_quant_magnitude_max(x, n);
 	if (a > F32_INF) /* a NaN: the recipe's policy decides */
 		a = fpref_emu_amax(x, n, fpref_amax_nan_ignored(p->amax_nan, true));
 	uint32_t s = te_scale(&e, a, p->eps, p->pow2);
@@ -404,7 +381,7 @@ int fpref_emu_block_quantize_lanes(const struct fpref_block_params *p, const uin
 		memset(am, 0, grid_cols * sizeof *am);
 		for (size_t r = r0; r < r1; r++)
 			for (size_t j = 0; j < grid_cols; j++) {
-				uint32_t m = magnitude_max(x + r * cols + j * bc, min_size(cols, j * bc + bc) - j * bc);
+				uint32_t m = fpref_emu_quant_magnitude_max(x + r * cols + j * bc, min_size(cols, j * bc + bc) - j * bc);
 				am[j] = m > am[j] ? m : am[j];
 			}
 		for (size_t j = 0; j < grid_cols; j++) {
