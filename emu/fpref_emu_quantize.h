@@ -63,12 +63,13 @@ struct fpref_emu_quantize_request {
 	enum fpref_mx_recipe mx_recipe;         /* MX: whose quantiser (OCP by default) */
 	enum fpref_rounding element_rounding;
 	struct fpref_nvfp4_params nvfp4;
+	bool codes_only; /* codes and scales without the dequantised values (dequant stays NULL) */
 };
 
 /* What a scheme hands back (malloc'd; fpref_emu_quantize_result_free). */
 struct fpref_emu_quantize_result {
 	uint8_t *codes;     /* count */
-	uint32_t *dequant;  /* count */
+	uint32_t *dequant;  /* count; NULL where the request was codes_only */
 	void *scales;       /* scales_count items of scales_item_bytes */
 	const char *scales_descr; /* "<f4" (FP32) or "|u1" (one-byte codes) */
 	size_t scales_item_bytes, scales_count;
