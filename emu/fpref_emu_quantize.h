@@ -91,6 +91,10 @@ struct fpref_emu_quantize_result {
 		uint32_t bits;
 	} facts[4];
 	int nfacts;
+	/* Which path made the codes: "bulk" (emu/quant_lanes.h) or "element"
+	 * (element by element: stochastic rounding, the transform, Four Over
+	 * Six, an NVFP4 tensor holding inf or NaN, an FPU not in IEEE's mode). */
+	const char *path;
 	/* NVFP4: the FP32 tensor scale S. */
 	bool has_tensor_scale;
 	uint32_t tensor_scale;

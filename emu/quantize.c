@@ -8,6 +8,7 @@
 
 #include "fpref_emu_quantize.h"
 #include "fpref_emu_scale.h"
+#include "quant_lanes.h"
 
 /* A runner's state: the request, the result, where a message goes. */
 struct run {
@@ -78,7 +79,12 @@ static int run_tensor(struct run *u)
 	int status = alloc_result(u, 1);
 	if (status)
 		return status;
-	if (fpref_emu_current_quantize(&p, q->x, q->count, r->codes, &amax, &scale, &scale_inv, u->err, u->errlen) != 0 ||
+	int bulk = fpref_emu_current_quantize_lanes(&p, q->x, q->count, r->codes, &amax, &scale, &scale_inv, u->err,
+						    u->errlen);
+	r->path = bulk == 1 ? "element" : "bulk";
+	if ((bulk == 1 ? fpref_emu_current_quantize_reference(&p, q->x, q->count, r->codes, &amax, &scale, &scale_inv,
+							      u->err, u->errlen)
+		       : bulk) != 0 ||
 	    (!q->codes_only && fpref_emu_dequantize_scaled(&q->element, r->codes, q->count, scale_inv, r->dequant, u->err, u->errlen) != 0))
 		return library_error();
 	((uint32_t *)r->scales)[0] = scale_inv;
@@ -112,6 +118,7 @@ static int run_delayed(struct run *u)
 		return status;
 	if (fpref_delayed_init(&s, &p, u->err, u->errlen) != 0)
 		return library_error();
+	r->path = fpref_emu_quant_fpu_plain() ? "bulk" : "element"; /* as fpref_emu_delayed_step chooses */
 	for (size_t t = 0; t < T && status == 0; t++)
 		if (fpref_emu_delayed_step(&s, q->x + t * n, n, r->codes + t * n, &r->step_scale_inv[t],
 					   &r->step_amax[t], u->err, u->errlen) != 0 ||
@@ -142,7 +149,10 @@ static int run_blocks(struct run *u, size_t block_rows)
 	int status = alloc_result(u, grid_rows * grid_cols);
 	if (status)
 		return status;
-	if (fpref_emu_block_quantize(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen) != 0 ||
+	int bulk = fpref_emu_block_quantize_lanes(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen);
+	r->path = bulk == 1 ? "element" : "bulk";
+	if ((bulk == 1 ? fpref_emu_block_quantize_reference(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen)
+		       : bulk) != 0 ||
 	    (!q->codes_only &&
 	     fpref_emu_block_dequantize(&p, r->codes, r->scales, rows, cols, r->dequant, u->err, u->errlen) != 0))
 		return library_error();
@@ -187,7 +197,10 @@ static int run_mx(struct run *u)
 	int status = alloc_items(u, fpref_emu_mx_scale_count(rows, cols), 1);
 	if (status)
 		return status;
-	if (fpref_emu_mx_quantize(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen) != 0 ||
+	int bulk = fpref_emu_mx_quantize_lanes(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen);
+	r->path = bulk == 1 ? "element" : "bulk";
+	if ((bulk == 1 ? fpref_emu_mx_quantize_reference(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen)
+		       : bulk) != 0 ||
 	    (!q->codes_only &&
 	     fpref_emu_mx_dequantize(&p, r->codes, r->scales, rows, cols, r->dequant, u->err, u->errlen) != 0))
 		return library_error();
@@ -229,8 +242,12 @@ static int run_nvfp4(struct run *u)
 	int status = alloc_items(u, fpref_emu_nvfp4_scale_count(&q->nvfp4, rows, cols), 1);
 	if (status)
 		return status;
-	if (fpref_emu_nvfp4_quantize(&q->nvfp4, q->x, rows, cols, r->codes, r->scales, &r->tensor_scale, u->err,
-				     u->errlen) != 0 ||
+	int bulk = fpref_emu_nvfp4_quantize_lanes(&q->nvfp4, q->x, rows, cols, r->codes, r->scales, &r->tensor_scale,
+						  u->err, u->errlen);
+	r->path = bulk == 1 ? "element" : "bulk";
+	if ((bulk == 1 ? fpref_emu_nvfp4_quantize_reference(&q->nvfp4, q->x, rows, cols, r->codes, r->scales,
+							    &r->tensor_scale, u->err, u->errlen)
+		       : bulk) != 0 ||
 	    (!q->codes_only && fpref_emu_nvfp4_dequantize(&q->nvfp4, r->codes, r->scales, r->tensor_scale, rows, cols,
 							  r->dequant, u->err, u->errlen) != 0))
 		return library_error();
