@@ -406,7 +406,8 @@ static int table_exponent(const struct f32_arith *a, const struct mx_element *el
 static inline __attribute__((always_inline)) bool block_lanes(const struct f32_arith *a, const struct mx_element *el,
 							      const struct fpref_mx_params *p,
 							      const struct mx_recipe_row *row, struct exp_table *t,
-							      const uint32_t *x, size_t n, uint32_t *y, uint8_t *scale)
+							      const uint32_t *restrict x, size_t n, uint32_t *restrict y,
+							      uint8_t *scale)
 {
 	uint32_t m = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -418,11 +419,11 @@ static inline __attribute__((always_inline)) bool block_lanes(const struct f32_a
 	int s = table_exponent(a, el, p->rule, t, m), shift = scaled_shift(p->rule, row, s);
 	*scale = (uint8_t)(s + E8M0_BIAS);
 	uint32_t add = (uint32_t)shift << 23, bad = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t e = x[i] >> 23 & 0xFFu, nonzero = (x[i] & F32_ABS_MASK) != 0;
+	for (size_t i = 0; i < n; i++) { /* branch-free, in 32-bit lanes */
+		uint32_t v = x[i], e = v >> 23 & 0xFFu, nonzero = (uint32_t)((v & F32_ABS_MASK) != 0);
 		uint32_t moved = e + (uint32_t)shift; /* a normal exponent field: 1 ... 254 */
-		bad |= nonzero & (e == 0 || moved - 1u > 253u);
-		y[i] = x[i] + (nonzero ? add : 0);
+		bad |= nonzero & ((uint32_t)(e == 0) | (uint32_t)(moved - 1u > 253u));
+		y[i] = v + (add & (0u - nonzero));
 	}
 	for (size_t i = 0; bad && i < n; i++) {
 		uint32_t e = x[i] >> 23 & 0xFFu, moved = e + (uint32_t)shift;
@@ -432,14 +433,8 @@ static inline __attribute__((always_inline)) bool block_lanes(const struct f32_a
 	return true;
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define MX_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define MX_CLONES
-#endif
-
 /* The blocks of rows [r0, r1): a whole block's n a constant. */
-MX_CLONES static void rows_lanes(const struct f32_arith *a, const struct mx_element *el,
+QUANT_CLONES static void rows_lanes(const struct f32_arith *a, const struct mx_element *el,
 				 const struct fpref_mx_params *p, const struct mx_recipe_row *row, struct exp_table *t,
 				 const uint32_t *x, size_t r0, size_t r1, size_t cols, struct quant_sink *sink,
 				 uint8_t *scales)
