@@ -539,8 +539,49 @@ static void bulk_free(struct nvfp4_bulk *b)
 	fpref_emu_converter_free(b->scales);
 }
 
-static void bulk_elements(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b,
-			  const uint32_t *x, size_t rows, size_t cols, const uint8_t *scales)
+/* The largest magnitude of a block's n values in a row (n a constant where inlined). */
+static inline __attribute__((always_inline)) uint32_t block_max(const uint32_t *x, size_t n)
+{
+	uint32_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = x[i] & F32_ABS_MASK;
+		m = v > m ? v : m;
+	}
+	return m;
+}
+
+/* y = x times (or divided by) by, for n values (a constant where inlined);
+ * whether one is NaN. */
+static inline __attribute__((always_inline)) bool block_scaled(const uint32_t *restrict x, size_t n, float by,
+							       bool divide, uint32_t *restrict y)
+{
+	uint32_t nan = 0;
+	for (size_t i = 0; i < n; i++) {
+		y[i] = quant_bits(divide ? quant_f32(x[i]) / by : quant_f32(x[i]) * by);
+		nan |= (uint32_t)((y[i] & F32_ABS_MASK) > F32_INF);
+	}
+	return nan != 0;
+}
+
+/* Each block's amax into amax[] (zeroed), and the tensor's. */
+QUANT_CLONES static uint32_t bulk_maxima(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows,
+					 size_t cols, uint32_t *amax)
+{
+	uint32_t global = 0;
+	for (size_t r = 0; r < rows; r++)
+		for (size_t c0 = 0; c0 < cols; c0 += FPREF_NVFP4_BLOCK) {
+			size_t i = block_of(p, cols, r, c0), n = cols - c0;
+			uint32_t m = n >= FPREF_NVFP4_BLOCK ? block_max(x + r * cols + c0, FPREF_NVFP4_BLOCK)
+							    : block_max(x + r * cols + c0, n);
+			amax[i] = m > amax[i] ? m : amax[i];
+			global = m > global ? m : global;
+		}
+	return global;
+}
+
+QUANT_CLONES static void bulk_elements(const struct nvfp4 *q, const struct fpref_nvfp4_params *p,
+				       struct nvfp4_bulk *b, const uint32_t *x, size_t rows, size_t cols,
+				       const uint8_t *scales)
 {
 	struct quant_sink *sink = b->sink;
 	for (size_t r = 0; r < rows; r++)
@@ -551,7 +592,11 @@ static void bulk_elements(const struct nvfp4 *q, const struct fpref_nvfp4_params
 				fpref_emu_quant_sink_flush(sink, first);
 				y = sink->y;
 			}
-			if (fpref_emu_quant_scale(x + first, n, by, b->divide, y))
+			float f = quant_f32(by);
+			bool nan = n == FPREF_NVFP4_BLOCK ? b->divide ? block_scaled(x + first, FPREF_NVFP4_BLOCK, f, true, y)
+								      : block_scaled(x + first, FPREF_NVFP4_BLOCK, f, false, y)
+							  : block_scaled(x + first, n, f, b->divide, y);
+			if (nan)
 				for (size_t i = 0; i < n; i++)
 					if (quant_is_nan(y[i]))
 						y[i] = f32_op(&q->a, b->divide ? FPREF_OP_DIV : FPREF_OP_MUL, x[first + i], by);
@@ -577,14 +622,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		snprintf(err, errlen, "out of memory for %zu blocks", blocks);
 		return -1;
 	}
-	uint32_t global = 0;
-	for (size_t r = 0; r < rows; r++)
-		for (size_t c0 = 0; c0 < cols; c0 += FPREF_NVFP4_BLOCK) {
-			size_t i = block_of(p, cols, r, c0), n = cols - c0 < FPREF_NVFP4_BLOCK ? cols - c0 : FPREF_NVFP4_BLOCK;
-			uint32_t m = fpref_emu_quant_magnitude_max(x + r * cols + c0, n);
-			b.amax[i] = m > b.amax[i] ? m : b.amax[i];
-			global = m > global ? m : global;
-		}
+	uint32_t global = bulk_maxima(p, x, rows, cols, b.amax);
 	if (global >= F32_INF) { /* the recipes' NaN and inf rules: the element path's */
 		bulk_free(&b);
 		return 1;
@@ -595,8 +633,11 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	for (unsigned c = 0; c < 256; c++)
 		b.factor[c] = element_factor(&q, (uint8_t)c, &b.divide);
 	q.a.host = true;
-	for (size_t i = 0; i < blocks; i++)
-		b.hp[i] = block_scale_value(&q, b.amax[i], false);
+	if (q.row->block == BS_MUL_S_RCP6 && !q.row->zero_scale_is_one && !q.row->scale_floor)
+		fpref_emu_quant_scale(b.amax, blocks, q.block_encode, false, b.hp); /* TE's m * (S / 6): no NaN of finite m */
+	else
+		for (size_t i = 0; i < blocks; i++)
+			b.hp[i] = block_scale_value(&q, b.amax[i], false);
 	fpref_emu_convert_array(b.scales, b.hp, block_scales_e4m3, blocks, NULL, 0);
 	q.a.host = false;
 	b.sink->minus_zero_to_plus = q.row->minus_zero_to_plus;
