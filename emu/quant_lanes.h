@@ -16,6 +16,7 @@
 #include "fpref_emu.h"
 #include "fpref_emu_scale.h"
 #include "fpref_emu_scale_mx.h"
+#include "fpref_emu_quant_report.h"
 
 /* Whether this thread's FPU rounds FP32 to nearest and keeps subnormals:
  * where it does not, the bulk paths step aside for the element paths. */
@@ -88,6 +89,16 @@ int fpref_emu_current_quantize_reference(const struct fpref_current_params *p, c
 int fpref_emu_block_quantize_reference(const struct fpref_block_params *p, const uint32_t *x, size_t rows,
 				       size_t cols, uint8_t *codes, uint32_t *factors, char *err, size_t errlen);
 
+int fpref_emu_quant_report_compute_reference(const uint32_t *x, const uint32_t *dequant, size_t n,
+					     const struct fpref_format *element, const uint8_t *codes,
+					     struct fpref_quant_report *r);
+
+int fpref_emu_mx_dequantize_reference(const struct fpref_mx_params *p, const uint8_t *codes, const uint8_t *scales,
+				      size_t rows, size_t cols, uint32_t *out_f32, char *err, size_t errlen);
+int fpref_emu_nvfp4_dequantize_reference(const struct fpref_nvfp4_params *p, const uint8_t *codes,
+					 const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows,
+					 size_t cols, uint32_t *out_f32, char *err, size_t errlen);
+
 /* The bulk paths: 0 done, 1 where this one does not take the request (the
  * public call then takes the element path), -1 with a message. */
 int fpref_emu_mx_quantize_lanes(const struct fpref_mx_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
@@ -98,6 +109,11 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 int fpref_emu_current_quantize_lanes(const struct fpref_current_params *p, const uint32_t *x, size_t n,
 				     uint8_t *codes, uint32_t *amax, uint32_t *scale, uint32_t *scale_inv, char *err,
 				     size_t errlen);
+int fpref_emu_mx_dequantize_lanes(const struct fpref_mx_params *p, const uint8_t *codes, const uint8_t *scales,
+				  size_t rows, size_t cols, uint32_t *out_f32, char *err, size_t errlen);
+int fpref_emu_nvfp4_dequantize_lanes(const struct fpref_nvfp4_params *p, const uint8_t *codes,
+				     const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows, size_t cols,
+				     uint32_t *out_f32, char *err, size_t errlen);
 int fpref_emu_block_quantize_lanes(const struct fpref_block_params *p, const uint32_t *x, size_t rows, size_t cols,
 				   uint8_t *codes, uint32_t *factors, char *err, size_t errlen);
 

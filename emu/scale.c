@@ -172,10 +172,14 @@ int fpref_emu_dequantize_scaled(const struct fpref_format *element, const uint8_
 				uint32_t *out, char *err, size_t errlen)
 {
 	struct f32_engine e;
+	uint32_t value[256];
 	if (engine_init(&e, element, err, errlen) != 0)
 		return -1;
+	for (unsigned c = 0; c < 256; c++)
+		value[c] = element_to_f32(&e, (uint8_t)c);
+	e.host = fpref_emu_quant_fpu_plain(); /* the bulk path: the host's products, a NaN made again */
 	for (size_t i = 0; i < n; i++)
-		out[i] = f32_op(&e, FPREF_OP_MUL, element_to_f32(&e, codes[i]), factor);
+		out[i] = f32_op(&e, FPREF_OP_MUL, value[codes[i]], factor);
 	return 0;
 }
 
@@ -422,10 +426,14 @@ int fpref_emu_block_dequantize(const struct fpref_block_params *p, const uint8_t
 	if (fpref_block_params_check(p, err, errlen) != 0 || engine_init(&e, p->element, err, errlen) != 0)
 		return -1;
 	size_t grid_cols = fpref_scale_blocks(cols, p->block_cols);
+	uint32_t value[256];
+	for (unsigned c = 0; c < 256; c++)
+		value[c] = element_to_f32(&e, (uint8_t)c);
+	e.host = fpref_emu_quant_fpu_plain(); /* the bulk path: the host's products, a NaN made again */
 	for (size_t r = 0; r < rows; r++)
 		for (size_t c = 0; c < cols; c++) {
 			uint32_t factor = factors[(r / p->block_rows) * grid_cols + c / p->block_cols];
-			out[r * cols + c] = f32_op(&e, FPREF_OP_MUL, element_to_f32(&e, codes[r * cols + c]), factor);
+			out[r * cols + c] = f32_op(&e, FPREF_OP_MUL, value[codes[r * cols + c]], factor);
 		}
 	return 0;
 }

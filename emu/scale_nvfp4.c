@@ -658,9 +658,58 @@ int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t 
 			   : status;
 }
 
+/* The bulk path (but Four Over Six's and the transform's): each block
+ * scale code's factor and each E2M1 code's value made once by the
+ * emulator, each product by the host (a NaN is the quiet NaN either way);
+ * a code outside E2M1 is the element path's to report. */
+int fpref_emu_nvfp4_dequantize_lanes(const struct fpref_nvfp4_params *p, const uint8_t *codes,
+				     const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows, size_t cols,
+				     uint32_t *out_f32, char *err, size_t errlen)
+{
+	struct nvfp4 q;
+	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
+		return -1;
+	if (p->rht || q.row->tensor == TS_AMAX || !fpref_emu_quant_fpu_plain())
+		return 1;
+	uint32_t decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, tensor_scale_f32), factor[256], value[16];
+	for (unsigned c = 0; c < 256; c++)
+		factor[c] = q.row->tensor == TS_ENCODE ? f32_op(&q.a, FPREF_OP_MUL, e4m3_value(&q, (uint8_t)c), decode)
+						       : f32_op(&q.a, FPREF_OP_MUL, tensor_scale_f32, e4m3_value(&q, (uint8_t)c));
+	for (unsigned c = 0; c < 16; c++) {
+		uint64_t v = 0;
+		unsigned flags = 0;
+		fpref_emu_convert(&q.e2m1, c, &q.a.f32, &q.a.env, 0, &v, &flags);
+		value[c] = q.row->minus_zero_to_plus && v == 0x80000000u ? 0 : (uint32_t)v;
+	}
+	uint8_t high = 0;
+	for (size_t i = 0; i < rows * cols; i++)
+		high |= codes[i];
+	if (high >= 16)
+		return 1;
+	for (size_t r = 0; r < rows; r++)
+		for (size_t c = 0; c < cols; c++) {
+			size_t i = r * cols + c;
+			float f = quant_f32(factor[block_scales_e4m3[block_of(p, cols, r, c)]]);
+			uint32_t out = quant_bits(quant_f32(value[codes[i]]) * f);
+			out_f32[i] = f32_is_nan(out) ? F32_QUIET_NAN : out;
+		}
+	return 0;
+}
+
 int fpref_emu_nvfp4_dequantize(const struct fpref_nvfp4_params *p, const uint8_t *codes,
 			       const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows, size_t cols,
 			       uint32_t *out_f32, char *err, size_t errlen)
+{
+	int status = fpref_emu_nvfp4_dequantize_lanes(p, codes, block_scales_e4m3, tensor_scale_f32, rows, cols,
+						      out_f32, err, errlen);
+	return status == 1 ? fpref_emu_nvfp4_dequantize_reference(p, codes, block_scales_e4m3, tensor_scale_f32, rows,
+								   cols, out_f32, err, errlen)
+			   : status;
+}
+
+int fpref_emu_nvfp4_dequantize_reference(const struct fpref_nvfp4_params *p, const uint8_t *codes,
+					 const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows,
+					 size_t cols, uint32_t *out_f32, char *err, size_t errlen)
 {
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)

@@ -84,6 +84,31 @@ static void same_bytes(const char *what, const char *how, const uint8_t *got, co
 			      how, what, x ? "code" : "scale", i, got[i], want[i], x ? x[i] : 0u);
 }
 
+static void same_words(const char *what, const char *how, const uint32_t *got, const uint32_t *want, size_t n)
+{
+	if (memcmp(got, want, n * sizeof *got) == 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(got[i] == want[i], "%s (%s): %zu is 0x%08X, the element path's 0x%08X", how, what, i, got[i],
+			      want[i]);
+}
+
+/* The report of the bulk path (the host's binary64) against the emulator's, every figure's bits. */
+static void same_report(const char *how, const uint32_t *x, const uint32_t *dq, size_t n,
+			const struct fpref_format *element, const uint8_t *codes)
+{
+	struct fpref_quant_report got, want;
+	memset(&got, 0, sizeof got);
+	memset(&want, 0, sizeof want);
+	ck_assert_int_eq(fpref_emu_quant_report_compute_reference(x, dq, n, element, codes, &want), 0);
+	ck_assert_int_eq(fpref_emu_quant_report_compute(x, dq, n, element, codes, &got), 0);
+	ck_assert_msg(memcmp(&got, &want, sizeof got) == 0,
+		      "%s: report max_abs %a mean_abs %a max_rel %a mean_rel %a compared %zu saturated %zu, the element "
+		      "path's %a %a %a %a %zu %zu",
+		      how, got.max_abs, got.mean_abs, got.max_rel, got.mean_rel, got.compared, got.saturated,
+		      want.max_abs, want.mean_abs, want.max_rel, want.mean_rel, want.compared, want.saturated);
+}
+
 /* ---- MX ---- */
 
 static const char *const mx_elements[] = { "float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float6_e3m2fn",
@@ -102,7 +127,8 @@ START_TEST(mx_against_element_path)
 		size_t ns = fpref_emu_mx_scale_count(rows, cols);
 		uint32_t *x = edge_tensor(100 + sh, n, sh % 2 == 0);
 		uint8_t *c = malloc(n), *cw = malloc(n), *s = malloc(ns), *sw = malloc(ns);
-		ck_assert(c && cw && s && sw);
+		uint32_t *d = malloc(n * sizeof *d), *dw = malloc(n * sizeof *dw);
+		ck_assert(c && cw && s && sw && d && dw);
 		for (size_t ru = 0; ru < sizeof mx_rules / sizeof mx_rules[0]; ru++)
 			for (size_t re = 0; re < sizeof mx_recipes / sizeof mx_recipes[0]; re++)
 				for (int rna = 0; rna < 2; rna++) {
@@ -118,12 +144,38 @@ START_TEST(mx_against_element_path)
 						continue; /* ModelOpt's E4M3-only refusal, both ways */
 					same_bytes("MX", how, s, sw, ns, NULL);
 					same_bytes("MX", how, c, cw, n, x);
+					if (ru != 0 || rna)
+						continue; /* the dequantisation and the report read codes and scales alone */
+					ck_assert_int_eq(fpref_emu_mx_dequantize_reference(&p, cw, sw, rows, cols, dw, err,
+											   sizeof err), 0);
+					ck_assert_int_eq(fpref_emu_mx_dequantize_lanes(&p, cw, sw, rows, cols, d, err,
+										       sizeof err), 0);
+					same_words("MX dequantised", how, d, dw, n);
+					struct fpref_format f;
+					bool int8 = strcmp(element, "int8") == 0;
+					if (!int8)
+						ck_assert_int_eq(fpref_format_parse(element, &f, err, sizeof err), 0);
+					same_report(how, x, dw, n, int8 ? NULL : &f, cw);
 				}
+		/* a code outside the element: the element path's error */
+		if (strcmp(element, "float4_e2m1fn") == 0 || strcmp(element, "float6_e2m3fn") == 0) {
+			struct fpref_mx_params p = { element, FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE, FPREF_MX_OCP };
+			sw[0] = FPREF_E8M0_NAN; /* a NaN scale over codes that are not zero */
+			cw[0] = 1;
+			ck_assert_int_eq(fpref_emu_mx_dequantize_reference(&p, cw, sw, rows, cols, dw, err, sizeof err), 0);
+			ck_assert_int_eq(fpref_emu_mx_dequantize_lanes(&p, cw, sw, rows, cols, d, err, sizeof err), 0);
+			same_words("MX dequantised, NaN scale", element, d, dw, n);
+			cw[n - 1] = 0xFF;
+			ck_assert_int_eq(fpref_emu_mx_dequantize_lanes(&p, cw, sw, rows, cols, d, err, sizeof err), 1);
+			ck_assert_int_eq(fpref_emu_mx_dequantize(&p, cw, sw, rows, cols, d, err, sizeof err), -1);
+		}
 		free(x);
 		free(c);
 		free(cw);
 		free(s);
 		free(sw);
+		free(d);
+		free(dw);
 	}
 }
 END_TEST
@@ -171,6 +223,14 @@ START_TEST(nvfp4_against_element_path)
 			ck_assert_msg(t == tw, "%s: tensor scale 0x%08X, the element path's 0x%08X", how, t, tw);
 			same_bytes("NVFP4", how, s, sw, ns, NULL);
 			same_bytes("NVFP4", how, c, cw, n, x);
+			uint32_t *d = malloc(n * sizeof *d), *dw = malloc(n * sizeof *dw);
+			ck_assert(d && dw);
+			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_reference(&p, cw, sw, tw, rows, cols, dw, err, sizeof err), 0);
+			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_lanes(&p, cw, sw, tw, rows, cols, d, err, sizeof err), 0);
+			same_words("NVFP4 dequantised", how, d, dw, n);
+			same_report(how, x, dw, n, fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN), cw);
+			free(d);
+			free(dw);
 			free(x);
 			free(c);
 			free(cw);
@@ -181,6 +241,21 @@ START_TEST(nvfp4_against_element_path)
 END_TEST
 
 /* ---- FP8: per-tensor, tiles and blocks ---- */
+
+/* float32(code) * factor rounded once, by the emulator's conversion and product. */
+static uint32_t emu_dequant(const struct fpref_format *el, uint8_t code, uint32_t factor)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	uint64_t v = 0, in[2], out = 0;
+	unsigned flags = 0;
+	fpref_emu_convert(el, code, f32, &env, 0, &v, &flags);
+	in[0] = v;
+	in[1] = factor;
+	fpref_emu_op(FPREF_OP_MUL, f32, in, &env, 0, &out, &flags);
+	return (uint32_t)out;
+}
 
 static const char *const fp8_elements[] = { "float8_e4m3fn", "float8_e5m2" };
 static const enum fpref_amax_nan nan_policies[] = { FPREF_AMAX_NAN_DEFAULT, FPREF_AMAX_NAN_IGNORE,
@@ -213,6 +288,12 @@ START_TEST(fp8_tensor_against_element_path)
 			ck_assert_msg(a[f] == aw[f], "%s: amax/scale/scale_inv %d 0x%08X, the element path's 0x%08X", how, f,
 				      a[f], aw[f]);
 		same_bytes("FP8", how, c, cw, n, x + first);
+		uint32_t d[4000], dw[4000];
+		ck_assert_int_eq(fpref_emu_dequantize_scaled(&el, cw, n, aw[2], d, err, sizeof err), 0);
+		for (size_t i = 0; i < n; i++)
+			dw[i] = emu_dequant(&el, cw[i], aw[2]);
+		same_words("FP8 dequantised", how, d, dw, n);
+		same_report(how, x + first, dw, n, &el, cw);
 	}
 	free(x);
 	free(c);
@@ -244,6 +325,14 @@ START_TEST(fp8_blocks_against_element_path)
 		for (size_t b = 0; b < nf && memcmp(f, fw, nf * sizeof *f) != 0; b++)
 			ck_assert_msg(f[b] == fw[b], "%s: factor %zu 0x%08X, the element path's 0x%08X", how, b, f[b], fw[b]);
 		same_bytes("FP8 blocks", how, c, cw, n, x);
+		uint32_t *d = malloc(n * sizeof *d), *dw = malloc(n * sizeof *dw);
+		ck_assert(d && dw);
+		ck_assert_int_eq(fpref_emu_block_dequantize(&p, cw, fw, rows, cols, d, err, sizeof err), 0);
+		for (size_t i = 0; i < n; i++)
+			dw[i] = emu_dequant(&el, cw[i], fw[(i / cols / block_rows) * fpref_scale_blocks(cols, 128) + i % cols / 128]);
+		same_words("FP8 blocks dequantised", how, d, dw, n);
+		free(d);
+		free(dw);
 	}
 	free(x);
 	free(c);
