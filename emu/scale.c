@@ -168,6 +168,30 @@ int fpref_emu_current_quantize_reference(const struct fpref_current_params *p, c
 	return 0;
 }
 
+/* The host's products value[code] * factor, vectorised; whether one is NaN. */
+QUANT_CLONES static bool host_products(const uint32_t *value, const uint8_t *restrict codes, size_t n, float factor,
+				       uint32_t *restrict out)
+{
+	uint32_t nan = 0;
+	for (size_t i = 0; i < n; i++) {
+		out[i] = quant_bits(quant_f32(value[codes[i]]) * factor);
+		nan |= (uint32_t)((out[i] & ~F32_SIGN) > F32_INF);
+	}
+	return nan != 0;
+}
+
+/* out[i] = float32(codes[i]) * factor rounded once: by the host where its
+ * arithmetic is IEEE's (each NaN made again by the emulator), else by the
+ * emulator. */
+static void dequantize_run(const struct f32_engine *e, const uint32_t *value, const uint8_t *codes, size_t n,
+			   uint32_t factor, uint32_t *out)
+{
+	bool host = fpref_emu_quant_fpu_plain(), nan = host && host_products(value, codes, n, quant_f32(factor), out);
+	for (size_t i = 0; i < n; i++)
+		if (!host || (nan && quant_is_nan(out[i])))
+			out[i] = f32_op(e, FPREF_OP_MUL, value[codes[i]], factor);
+}
+
 int fpref_emu_dequantize_scaled(const struct fpref_format *element, const uint8_t *codes, size_t n, uint32_t factor,
 				uint32_t *out, char *err, size_t errlen)
 {
@@ -177,9 +201,7 @@ int fpref_emu_dequantize_scaled(const struct fpref_format *element, const uint8_
 		return -1;
 	for (unsigned c = 0; c < 256; c++)
 		value[c] = element_to_f32(&e, (uint8_t)c);
-	e.host = fpref_emu_quant_fpu_plain(); /* the bulk path: the host's products, a NaN made again */
-	for (size_t i = 0; i < n; i++)
-		out[i] = f32_op(&e, FPREF_OP_MUL, value[codes[i]], factor);
+	dequantize_run(&e, value, codes, n, factor, out);
 	return 0;
 }
 
@@ -429,11 +451,9 @@ int fpref_emu_block_dequantize(const struct fpref_block_params *p, const uint8_t
 	uint32_t value[256];
 	for (unsigned c = 0; c < 256; c++)
 		value[c] = element_to_f32(&e, (uint8_t)c);
-	e.host = fpref_emu_quant_fpu_plain(); /* the bulk path: the host's products, a NaN made again */
 	for (size_t r = 0; r < rows; r++)
-		for (size_t c = 0; c < cols; c++) {
-			uint32_t factor = factors[(r / p->block_rows) * grid_cols + c / p->block_cols];
-			out[r * cols + c] = f32_op(&e, FPREF_OP_MUL, value[codes[r * cols + c]], factor);
-		}
+		for (size_t c0 = 0; c0 < cols; c0 += p->block_cols)
+			dequantize_run(&e, value, codes + r * cols + c0, min_size(cols - c0, p->block_cols),
+				       factors[(r / p->block_rows) * grid_cols + c0 / p->block_cols], out + r * cols + c0);
 	return 0;
 }

@@ -107,7 +107,7 @@ static int scheme_rows(size_t k, const uint32_t *x, size_t n, long repeats, stru
 		row.ref = ref;
 		row.bytes = report ? 4 + 1 + 4 : 4 + 1; /* the input and the codes (and the dequantised values) */
 		snprintf(row.what, sizeof row.what, "quantize %s%s", schemes[k].what, report ? " +report" : "");
-		snprintf(row.path, sizeof row.path, report ? "%s, %s; dequant and report element by element" : "%s, %s",
+		snprintf(row.path, sizeof row.path, report ? "%s, %s; dequantised values and report bulk" : "%s, %s",
 			 path, conv);
 		if (bench_report_add(rep, &row) != 0)
 			return -1;
