@@ -6,7 +6,9 @@
  * subnormal or overflows, powers of two and their neighbours, max finite,
  * NaN and inf in some blocks), for every MX element, scale rule, recipe
  * and rounding, every NVFP4 recipe (1x16 and 16x16 blocks), per-tensor
- * FP8 and DeepSeek-V3 / TE tiles and blocks. */
+ * and delayed FP8 and DeepSeek-V3 / TE tiles and blocks; the dequantised
+ * values and the error report (its host binary64) too. */
+#include <fenv.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -342,6 +344,44 @@ START_TEST(fp8_blocks_against_element_path)
 }
 END_TEST
 
+/* Delayed scaling's steps: the bulk path against the element path, which
+ * every quantiser takes where the FPU does not round to nearest (so that
+ * this also holds the step-aside to the element path). */
+START_TEST(delayed_against_element_path)
+{
+	struct fpref_format el;
+	char err[256];
+	ck_assert_int_eq(fpref_format_parse(fp8_elements[_i], &el, err, sizeof err), 0);
+	const size_t N = 600, T = 12;
+	uint32_t *x = edge_tensor(21 + (uint64_t)_i, N * T, true);
+	uint8_t c[600], cw[600];
+	struct fpref_delayed_params p = { &el, 4, FPREF_AMAX_MAX, 0, FPREF_AMAX_NAN_DEFAULT };
+	struct fpref_delayed_state s, sw;
+	ck_assert_int_eq(fpref_delayed_init(&s, &p, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_delayed_init(&sw, &p, err, sizeof err), 0);
+	for (size_t t = 0; t < T; t++) {
+		uint32_t used, usedw, a, aw;
+		ck_assert(fpref_emu_quant_fpu_plain());
+		ck_assert_int_eq(fpref_emu_delayed_step(&s, x + t * N, N, c, &used, &a, err, sizeof err), 0);
+		ck_assert_int_eq(fesetround(FE_UPWARD), 0);
+		ck_assert(!fpref_emu_quant_fpu_plain());
+		int status = fpref_emu_delayed_step(&sw, x + t * N, N, cw, &usedw, &aw, err, sizeof err);
+		uint8_t cb[600];
+		struct fpref_current_params cp = { &el, false, 0, FPREF_AMAX_NAN_DEFAULT };
+		int stepped_aside = fpref_emu_current_quantize_lanes(&cp, x + t * N, N, cb, NULL, NULL, NULL, err, sizeof err);
+		ck_assert_int_eq(fesetround(FE_TONEAREST), 0);
+		ck_assert_int_eq(status, 0);
+		ck_assert_int_eq(stepped_aside, 1);
+		ck_assert_msg(used == usedw && a == aw, "step %zu: scale_inv 0x%08X amax 0x%08X, the element path's 0x%08X 0x%08X",
+			      t, used, a, usedw, aw);
+		same_bytes("delayed", el.name, c, cw, N, x + t * N);
+	}
+	fpref_delayed_free(&s);
+	fpref_delayed_free(&sw);
+	free(x);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("quant_lanes");
@@ -357,6 +397,7 @@ int main(void)
 	tcase_set_timeout(fp8, 120);
 	tcase_add_loop_test(fp8, fp8_tensor_against_element_path, 0, 4);
 	tcase_add_loop_test(fp8, fp8_blocks_against_element_path, 0, 2);
+	tcase_add_loop_test(fp8, delayed_against_element_path, 0, 2);
 	suite_add_tcase(s, fp8);
 	return test_run(s);
 }
