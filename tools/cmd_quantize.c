@@ -17,7 +17,7 @@ struct quantize_args {
 	const char *rule, *element_rounding, *seed, *sr_bits, *tensor_scale; /* MX, NVFP4 */
 	const char *four_over_six, *scale_bound, *rht;             /* NVFP4 */
 	const char *svg;
-	bool json, pow2, no_pow2, two_d, sr, rht_fp32;
+	bool json, pow2, no_pow2, two_d, sr, rht_fp32, no_report;
 };
 
 #define Q(f) offsetof(struct quantize_args, f)
@@ -64,6 +64,8 @@ static const struct cli_opt quantize_opts[] = {
 	{ "--rht-fp32", CLI_FLAG, NULL, NULL, "nvfp4 --rht: keep the transform's output in FP32 (default: rounded "
 	  "to BF16, as TE's reference does)", Q(rht_fp32), 0 },
 	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", Q(json), 0 },
+	{ "--no-report", CLI_FLAG, NULL, NULL, "codes and scales only: no round-trip error report (the dequantised "
+	  "values are made only for --dequant)", Q(no_report), 0 },
 	{ "--svg", CLI_VALUE, "FILE.svg", NULL, "draw the round-trip error (a heat map) and the scales (as fpref draw quantize)",
 	  Q(svg), 0 },
 };
@@ -71,7 +73,7 @@ static const struct cli_opt quantize_opts[] = {
 const struct cli_command cli_cmd_quantize = {
 	.name = "quantize",
 	.synopsis = "--scheme SCHEME --in-file X.npy --codes C.npy --scales S.npy [--dequant D.npy] [--format FMT] "
-		    "[SCHEME OPTIONS] [--nan keep|reject] [--json] [--svg FILE.svg]",
+		    "[SCHEME OPTIONS] [--nan keep|reject] [--json] [--no-report] [--svg FILE.svg]",
 	.summary = "Quantise a tensor with a scaling recipe: the codes, the scales, and the error of the round trip\n"
 		   "(docs/scaling.md).",
 	.details = "Options that the scheme would ignore are errors.\n",
@@ -432,11 +434,15 @@ static void print_result(const struct quantize_args *a, const struct fpref_emu_q
 	print_steps(r, a->json);
 	for (int i = 0; i < r->nfacts; i++)
 		print_f32(r->facts[i].name, r->facts[i].bits, a->json, !a->json && i + 1 == r->nfacts);
-	if (a->json) {
+	if (a->json && !rep)
+		printf("\"report\": null}\n");
+	else if (a->json) {
 		print_report_json(rep, r->element != NULL);
 		printf("}\n");
-	} else
+	} else if (rep)
 		print_report_text(rep, r->element != NULL);
+	else
+		printf("report  not made (--no-report)\n");
 }
 
 /* Each file is written atomically; when one fails, those this run already
@@ -532,6 +538,7 @@ int cmd_quantize(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	q.x = x;
+	q.codes_only = a.no_report && !a.dequant && !a.svg;
 	struct fpref_emu_quantize_result r;
 	memset(&r, 0, sizeof r);
 	if (a.nan && strcmp(a.nan, "reject") == 0)
@@ -543,14 +550,14 @@ int cmd_quantize(int argc, char **argv)
 		status = rc == FPREF_EMU_QUANTIZE_NO_MEMORY ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 	}
 	struct fpref_quant_report rep;
-	if (!status && fpref_emu_quant_report_compute(q.x, r.dequant, q.count, r.element, r.codes, &rep) != 0) {
+	if (!status && !a.no_report && fpref_emu_quant_report_compute(q.x, r.dequant, q.count, r.element, r.codes, &rep) != 0) {
 		cli_fail(cli_cmd_quantize.name, "cannot report on codes of %s", r.element_name);
 		status = CLI_EXIT_FAIL;
 	}
 	if (!status)
 		status = write_outputs(&a, &q, &r);
 	if (!status)
-		print_result(&a, &q, &r, &rep);
+		print_result(&a, &q, &r, a.no_report ? NULL : &rep);
 	if (!status && a.svg)
 		status = draw_result(&a, scheme, &q, &r);
 	fpref_emu_quantize_result_free(&r);
