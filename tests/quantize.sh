@@ -529,6 +529,8 @@ grep -q '^rule rceil-log2  element_rounding rne  recipe modelopt$' "$tmp/out" &&
 blk32 "$tmp/m3.npy" 6A600001
 for r in ocp torchao modelopt; do
 	mxr "M3 rceil-log2 --recipe $r: CC, code 7E" cc7e 1 --scheme mxfp8 --recipe $r --rule rceil-log2 --in "$tmp/m3.npy"
+done
+for r in ocp torchao; do
 	mxr "M3 nv-ceil --recipe $r: CD, code 76" cd76 1 --scheme mxfp8 --recipe $r --rule nv-ceil --in "$tmp/m3.npy"
 done
 mxr 'M3 ocp-floor: CC, code 7E' cc7e 1 --scheme mxfp8 --in "$tmp/m3.npy"
@@ -542,20 +544,46 @@ mxr 'rceil-log2 {448, 3, -0}: log2 1 = 0, 7F' 7f7e4480 3 --scheme mxfp8 --rule r
 	--scales "$tmp/s.npy" --json >"$tmp/out"
 grep -q '"rule": "ceil", "element_rounding": "rne", "recipe": "torchao"' "$tmp/out" && ok 'MX --recipe --json: recipe' ||
 	not_ok 'MX --recipe --json: recipe' "$(cat "$tmp/out")"
-# Every MX scheme takes torchao and every rule; ModelOpt only E4M3.
+# Every MX float scheme takes torchao and every rule; ModelOpt has E4M3
+# (MXFP8QTensor) and E2M1 (MXFP4QTensor) under rceil-log2 only.  What no
+# library computes is refused (exit 2) with what the recipe has.
 for scheme in mxfp8 mxfp6 mxfp4; do
 	for rule in ocp-floor nv-ceil rne ceil rceil-log2; do
 		expect_status "$scheme --recipe torchao --rule $rule: exit 0" 0 --scheme $scheme --recipe torchao --rule $rule \
 			--in "$tmp/m3.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
 	done
 done
-for bad in 'mxfp8 --format e5m2' mxfp6 mxfp4 mxint8; do
+for bad in 'mxfp8 --format e5m2 --rule rceil-log2' 'mxfp6 --rule rceil-log2' 'mxint8 --rule rceil-log2' mxfp8 \
+	'mxfp4 --rule nv-ceil' 'mxfp4 --rule rceil-log2 --element-rounding rna'; do
 	# shellcheck disable=SC2086
 	expect_status "$bad --recipe modelopt: exit 2" 2 --scheme $bad --recipe modelopt --in "$tmp/m3.npy" \
 		--codes "$tmp/c.npy" --scales "$tmp/s.npy"
-	grep -q 'only the element float8_e4m3fn' "$tmp/err" && ok "$bad --recipe modelopt: says E4M3 only" ||
-		not_ok "$bad --recipe modelopt: says E4M3 only" "$(cat "$tmp/err")"
+	grep -q 'it has elements e4m3, e2m1; rules rceil-log2; element rounding rne' "$tmp/err" &&
+		ok "$bad --recipe modelopt: names what it has" ||
+		not_ok "$bad --recipe modelopt: names what it has" "$(cat "$tmp/err")"
 done
+for bad in mxint8 'mxfp8 --element-rounding rna'; do
+	# shellcheck disable=SC2086
+	expect_status "$bad --recipe torchao: exit 2" 2 --scheme $bad --recipe torchao --in "$tmp/m3.npy" \
+		--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+	grep -q 'it has elements e4m3, e5m2, e2m3, e3m2, e2m1; rules ocp-floor, nv-ceil, rne, ceil, rceil-log2' "$tmp/err" &&
+		ok "$bad --recipe torchao: names what it has" || not_ok "$bad --recipe torchao: names what it has" "$(cat "$tmp/err")"
+done
+expect_status 'mxint8 --element-rounding rna (ocp): exit 0' 0 --scheme mxint8 --element-rounding rna --in "$tmp/m3.npy" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+# ModelOpt's MXFP4 (MXFP4QTensor), {6, 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5,
+#   -0.75, -3.5, 0...}: d = fl(6 / 6) = 1, log2 0, scale 7F.  Its cast counts
+#   the E2M1 midpoints 0.25 0.75 1.25 1.75 2.5 3.5 5 strictly below |y|, so
+#   ties go toward zero: 07 00 01 02 03 04 05 06 09 0D; the sign bit is
+#   (2 - sign(y)) // 2, so a zero is 08.  OCP's ties to even: 07 00 02 02 04
+#   04 06 06 0A 0E, zero 00.  {inf, 1, 0...}: scale 00 (uint8 of ceil(log2
+#   inf)), every code 08 (x / inf = 0, inf / inf = NaN, sign 0).
+blk32 "$tmp/mt.npy" 40C00000 3E800000 3F400000 3FA00000 3FE00000 40200000 40600000 40A00000 BF400000 C0600000
+mxr 'ModelOpt MXFP4 ties toward zero, zero 08' 7f0700010203040506090d08 11 --scheme mxfp4 --recipe modelopt \
+	--rule rceil-log2 --in "$tmp/mt.npy"
+mxr 'OCP MXFP4 the same block: ties to even' 7f07000202040406060a0e00 11 --scheme mxfp4 --rule rceil-log2 --in "$tmp/mt.npy"
+mxr 'ModelOpt MXFP4 {inf, 1}: 00, codes 08' 000808 2 --scheme mxfp4 --recipe modelopt --rule rceil-log2 \
+	--in "$tmp/m2.npy"
 # NVFP4, N1: 1 x 32, x0 = 0x45698D22 (A = 3736.82), x16 = 0x42B7812D (m), x17 =
 #   0x4298EBA6: D = fl(A / 2688) = 0x3FB1F1A0; block 1's value fl(fl(m / 6) / D)
 #   = 11 exactly (E4M3 53), block 0's 448 (7E).  torchao 0.18: x17 *

@@ -36,7 +36,7 @@ static const struct cli_opt quantize_opts[] = {
 	{ "--no-pow2", CLI_FLAG, NULL, NULL, "FP8: scales not rounded to powers of two", Q(no_pow2), 0 },
 	{ "--recipe", CLI_VALUE, "deepseek|te|ocp|torchao|modelopt|...", NULL,
 	  "whose recipe: tile128, block128 deepseek (default) or te; MX ocp (default), torchao (0.18) or modelopt "
-	  "(0.47, e4m3); nvfp4 te (default), torchao (0.18), torchao-1level, modelopt (0.47), torchao-02a1bc44, "
+	  "(0.47: e4m3 or e2m1, rceil-log2); nvfp4 te (default), torchao (0.18), torchao-1level, modelopt (0.47), torchao-02a1bc44, "
 	  "modelopt-0ad6e5f0", Q(recipe), 0 },
 	{ "--eps", CLI_VALUE, "E", NULL, "FP8: amax below E counts as E (rounded to FP32; default 0, deepseek tiles 1e-4)", Q(eps), 0 },
 	{ "--margin", CLI_VALUE, "M", "0", "delayed: the scale's margin in powers of two, 0..126", Q(margin), 0 },
@@ -242,11 +242,14 @@ static int build_block_scaled(const struct quantize_args *a, const struct fpref_
 	if (a->element_rounding && (fpref_rounding_parse(a->element_rounding, &q->element_rounding) != 0 ||
 				    (q->element_rounding != FPREF_RNE && q->element_rounding != FPREF_RNA)))
 		return bad_value("--element-rounding", a->element_rounding, "rne or rna");
+	char err[256];
+	struct fpref_mx_params mx = { q->mx_element, q->mx_rule, q->element_rounding, q->mx_recipe };
+	if (scheme->family == FPREF_EMU_QUANTIZE_MX && fpref_emu_mx_params_check(&mx, err, sizeof err) != 0)
+		return usage_error(err, NULL);
 	q->nvfp4.two_d = a->two_d;
 	q->nvfp4.stochastic = a->sr;
 	if (a->seed && (status = parse_seed(a->seed, &q->nvfp4.seed)) != 0)
 		return status;
-	char err[256];
 	if (a->sr_bits && fpref_emu_nvfp4_parse_philox(a->sr_bits, &q->nvfp4, err, sizeof err) != 0)
 		return usage_error(err, NULL);
 	return scheme->family == FPREF_EMU_QUANTIZE_NVFP4 ? build_nvfp4(a, &q->nvfp4) : 0;
