@@ -640,4 +640,62 @@ done
 expect_status 'tile128 --recipe torchao-1level: exit 2' 2 --scheme tile128 --recipe torchao-1level --in "$tmp/n1.npy" \
 	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
 
+# ---- --scale-layout swizzled: cuBLAS's blocked 128x4 layout (torchao to_blocked, ModelOpt swizzle_nvfp4_scales) ----
+# Scale (r, c) of a rows x cols matrix goes to byte 512 (r / 128 * C / 4 + c /
+# 4) + 16 (r % 32) + 4 (r % 128 / 32) + c % 4 of the padded matrix (rows to
+# 128, columns C to 4), the padding zero.
+# A: 34 x 32, row r = {2^r, 0...}: E4M3 ocp-floor scale 127 + r - 8 = 77 + r
+#   (hex); one tile of 128 x 4: row 0 at 0 (77), row 32 at 4 (97), row 1 at 16
+#   (78), row 33 at 20 (98), row 31 at 496 (96); 34 nonzero bytes of 512.
+# B: 1 x 160, block b = {2^b, 0...}: scales 77 78 79 7A 7B, padded to 128 x
+#   8: two tiles, (0, 0..3) at 0..3, (0, 4) at 512 (7B).
+set --
+r=0
+while [ $r -lt 34 ]; do
+	set -- "$@" "$(printf '%08X' $(((127 + r) << 23)))"
+	k=1
+	while [ $k -lt 32 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+	r=$((r + 1))
+done
+npy "$tmp/swa.npy" '<f4' '34, 32' 4 "$@"
+set --
+b=0
+while [ $b -lt 5 ]; do
+	set -- "$@" "$(printf '%08X' $(((127 + b) << 23)))"
+	k=1
+	while [ $k -lt 32 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+	b=$((b + 1))
+done
+npy "$tmp/swb.npy" '<f4' '1, 160' 4 "$@"
+byte_at() { # byte_at FILE N: byte N of the last $3 bytes (the data) as hex
+	tail -c "$3" "$1" | od -An -tx1 -j "$2" -N 1 | tr -d ' \n'
+}
+nonzero() { # the count of nonzero bytes among the last $2 bytes of $1
+	tail -c "$2" "$1" | od -An -tx1 -v | tr -s ' ' '\n' | grep -c -v -e '^00$' -e '^$'
+}
+"$FPREF" quantize --scheme mxfp8 --in "$tmp/swa.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy" --scale-layout swizzled \
+	>/dev/null 2>"$tmp/err" || not_ok 'swizzled A: exit 0' "$(cat "$tmp/err")"
+check 'swizzled A: shape (128, 4)' 1 "$(head -c 128 "$tmp/s.npy" | grep -c "'shape': (128, 4)")"
+check 'swizzled A: rows 0 32 1 33 31 at 0 4 16 20 496' '77 97 78 98 96' \
+	"$(byte_at "$tmp/s.npy" 0 512) $(byte_at "$tmp/s.npy" 4 512) $(byte_at "$tmp/s.npy" 16 512) $(byte_at "$tmp/s.npy" 20 512) $(byte_at "$tmp/s.npy" 496 512)"
+check 'swizzled A: 34 nonzero bytes' 34 "$(nonzero "$tmp/s.npy" 512)"
+"$FPREF" quantize --scheme mxfp8 --in "$tmp/swa.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy" --scale-layout linear \
+	>/dev/null
+check 'linear A: shape (34, 1), row 33 last' 1-98 "$(head -c 128 "$tmp/s.npy" | grep -c "'shape': (34, 1)")-$(tail_hex "$tmp/s.npy" 1)"
+"$FPREF" quantize --scheme mxfp8 --in "$tmp/swb.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy" --scale-layout swizzled \
+	>/dev/null 2>"$tmp/err" || not_ok 'swizzled B: exit 0' "$(cat "$tmp/err")"
+check 'swizzled B: shape (128, 8)' 1 "$(head -c 128 "$tmp/s.npy" | grep -c "'shape': (128, 8)")"
+check 'swizzled B: 77 78 79 7a at 0..3, 7b at 512' '7778797a 7b 5' \
+	"$(tail -c 1024 "$tmp/s.npy" | head -c 4 | od -An -tx1 | tr -d ' \n') $(byte_at "$tmp/s.npy" 512 1024) $(nonzero "$tmp/s.npy" 1024)"
+# NVFP4, N1 (1 x 32, block scales 7E 53 under torchao): the two at bytes 0 and 1 of 512.
+"$FPREF" quantize --scheme nvfp4 --recipe torchao --in "$tmp/n1.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy" \
+	--tensor-scale "$tmp/t.npy" --scale-layout swizzled >/dev/null 2>"$tmp/err" || not_ok 'nvfp4 swizzled: exit 0' "$(cat "$tmp/err")"
+check 'nvfp4 swizzled N1: 7e 53, 2 nonzero of 512' '7e53 2' \
+	"$(tail -c 512 "$tmp/s.npy" | head -c 2 | od -An -tx1 | tr -d ' \n') $(nonzero "$tmp/s.npy" 512)"
+for bad in '--scheme tensor --scale-layout swizzled' '--scheme mxfp8 --scale-layout tiled' \
+	"--scheme nvfp4 --2d --scale-layout swizzled --tensor-scale $tmp/t.npy"; do
+	# shellcheck disable=SC2086
+	expect_status "$bad: exit 2" 2 $bad --in "$tmp/swb.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+done
+
 tap_end

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "fpref_emu_quant_report.h"
+#include "fpref_emu_scale_layout.h"
 #include "quantize.h"
 #include "draw.h"
 
@@ -16,6 +17,7 @@ struct quantize_args {
 	const char *scheme, *in, *codes, *scales, *dequant, *format, *eps, *margin, *history, *algo, *recipe, *nan, *amax_nan;
 	const char *rule, *element_rounding, *seed, *sr_bits, *tensor_scale; /* MX, NVFP4 */
 	const char *four_over_six, *scale_bound, *rht;             /* NVFP4 */
+	const char *scale_layout;                                  /* MX, NVFP4 */
 	const char *svg;
 	bool json, pow2, no_pow2, two_d, sr, rht_fp32;
 };
@@ -63,6 +65,9 @@ static const struct cli_opt quantize_opts[] = {
 	  "TE's sign vector 0xD7E8, or a 16-bit mask (bit i negates element i)", Q(rht), 0 },
 	{ "--rht-fp32", CLI_FLAG, NULL, NULL, "nvfp4 --rht: keep the transform's output in FP32 (default: rounded "
 	  "to BF16, as TE's reference does)", Q(rht_fp32), 0 },
+	{ "--scale-layout", CLI_VALUE, "linear|swizzled", "linear",
+	  "MX, nvfp4: the scales row-major, or in cuBLAS's blocked 128x4 layout as torchao and ModelOpt swizzle them "
+	  "(rows padded to 128, columns to 4)", Q(scale_layout), 0 },
 	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", Q(json), 0 },
 	{ "--svg", CLI_VALUE, "FILE.svg", NULL, "draw the round-trip error (a heat map) and the scales (as fpref draw quantize)",
 	  Q(svg), 0 },
@@ -304,6 +309,12 @@ static int check_block_scaled_options(const struct quantize_args *a, const struc
 	     a->rht || a->rht_fp32))
 		return usage_error("--2d, --sr, --seed, --sr-bits, --tensor-scale, --four-over-six, --scale-bound, --rht "
 				   "and --rht-fp32 belong to --scheme nvfp4, not", name);
+	if (a->scale_layout && strcmp(a->scale_layout, "linear") != 0 && strcmp(a->scale_layout, "swizzled") != 0)
+		return bad_value("--scale-layout", a->scale_layout, "linear or swizzled");
+	if (a->scale_layout && scheme->family == FPREF_EMU_QUANTIZE_FP8)
+		return usage_error("--scale-layout belongs to the MX schemes and nvfp4, not", name);
+	if (a->scale_layout && strcmp(a->scale_layout, "swizzled") == 0 && a->two_d)
+		return usage_error("--scale-layout swizzled is cuBLAS's layout of 1-D block scales: not with --2d", NULL);
 	if ((a->seed || a->sr_bits) && !a->sr)
 		return usage_error(a->seed ? "--seed seeds stochastic rounding: it needs --sr"
 					   : "--sr-bits feeds stochastic rounding: it needs --sr", NULL);
@@ -448,6 +459,25 @@ static int write_outputs(const struct quantize_args *a, const struct fpref_emu_q
 			 const struct fpref_emu_quantize_result *r)
 {
 	const size_t one[1] = { 1 };
+	/* --scale-layout swizzled: the scales as a rows x cols matrix (cols the
+	 * last axis), rearranged and written as the padded 2-D matrix */
+	const void *scales = r->scales;
+	const size_t *scales_shape = r->scales_shape;
+	int scales_ndim = r->scales_ndim;
+	size_t swz_shape[2] = { 0, 0 };
+	uint8_t *swz = NULL;
+	if (a->scale_layout && strcmp(a->scale_layout, "swizzled") == 0) {
+		size_t cols = r->scales_shape[r->scales_ndim - 1], rows = cols ? r->scales_count / cols : 0;
+		if (fpref_emu_scale_swizzled_shape(rows, cols, &swz_shape[0], &swz_shape[1]) != 0 ||
+		    !(swz = malloc(swz_shape[0] * swz_shape[1] + 1))) {
+			cli_fail(cli_cmd_quantize.name, "no memory for the swizzled scales");
+			return CLI_EXIT_FAIL;
+		}
+		fpref_emu_scale_swizzle(r->scales, rows, cols, swz);
+		scales = swz;
+		scales_shape = swz_shape;
+		scales_ndim = 2;
+	}
 	const struct {
 		const char *path, *descr;
 		const size_t *shape;
@@ -456,7 +486,7 @@ static int write_outputs(const struct quantize_args *a, const struct fpref_emu_q
 		size_t item_bytes;
 	} files[] = {
 		{ a->codes, "|u1", q->shape, q->ndim, r->codes, 1 },
-		{ a->scales, r->scales_descr, r->scales_shape, r->scales_ndim, r->scales, r->scales_item_bytes },
+		{ a->scales, r->scales_descr, scales_shape, scales_ndim, scales, r->scales_item_bytes },
 		{ r->has_tensor_scale ? a->tensor_scale : NULL, "<f4", one, 1, &r->tensor_scale, 4 },
 		{ a->dequant, "<f4", q->shape, q->ndim, r->dequant, 4 },
 	};
@@ -469,6 +499,7 @@ static int write_outputs(const struct quantize_args *a, const struct fpref_emu_q
 	for (size_t i = 0; status && i + 1 < done; i++) /* the last one tried was not written */
 		if (files[i].path)
 			remove(files[i].path);
+	free(swz);
 	return status;
 }
 
