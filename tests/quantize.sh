@@ -649,24 +649,20 @@ expect_status 'tile128 --recipe torchao-1level: exit 2' 2 --scheme tile128 --rec
 #   (78), row 33 at 20 (98), row 31 at 496 (96); 34 nonzero bytes of 512.
 # B: 1 x 160, block b = {2^b, 0...}: scales 77 78 79 7A 7B, padded to 128 x
 #   8: two tiles, (0, 0..3) at 0..3, (0, 4) at 512 (7B).
-set --
-r=0
-while [ $r -lt 34 ]; do
-	set -- "$@" "$(printf '%08X' $(((127 + r) << 23)))"
-	k=1
-	while [ $k -lt 32 ]; do set -- "$@" 00000000; k=$((k + 1)); done
-	r=$((r + 1))
-done
-npy "$tmp/swa.npy" '<f4' '34, 32' 4 "$@"
-set --
-b=0
-while [ $b -lt 5 ]; do
-	set -- "$@" "$(printf '%08X' $(((127 + b) << 23)))"
-	k=1
-	while [ $k -lt 32 ]; do set -- "$@" 00000000; k=$((k + 1)); done
-	b=$((b + 1))
-done
-npy "$tmp/swb.npy" '<f4' '1, 160' 4 "$@"
+pow2_blocks() { # pow2_blocks FILE SHAPE N: N runs of 32 words, run k = {2^k, 0...}
+	file=$1 shape=$2 n=$3
+	set --
+	b=0
+	while [ $b -lt "$n" ]; do
+		set -- "$@" "$(printf '%08X' $(((127 + b) << 23)))"
+		k=1
+		while [ $k -lt 32 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+		b=$((b + 1))
+	done
+	npy "$file" '<f4' "$shape" 4 "$@"
+}
+pow2_blocks "$tmp/swa.npy" '34, 32' 34
+pow2_blocks "$tmp/swb.npy" '1, 160' 5
 byte_at() { # byte_at FILE N: byte N of the last $3 bytes (the data) as hex
 	tail -c "$3" "$1" | od -An -tx1 -j "$2" -N 1 | tr -d ' \n'
 }
