@@ -134,6 +134,11 @@ struct fpref_nvfp4_params {
 	bool rht;                       /* a 16-point random Hadamard transform along rows first */
 	uint16_t rht_signs;             /* its sign vector, bit i for element i of each 16 */
 	bool rht_bf16;                  /* its output rounded to BF16 (ties to even), as TE's reference does */
+	/* torchao, modelopt: torch held x as BF16, so its reductions return
+	 * BF16's canonical NaN 0x7FC0 (0x7FC00000 in FP32), not the all-ones
+	 * NaN of its vectorised FP32 maximum (docs/scaling-mx.md, "NaN
+	 * patterns"). */
+	bool torch_bf16;
 };
 
 /* "te", "torchao", "modelopt", "fouroversix", "torchao-02a1bc44",

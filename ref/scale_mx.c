@@ -570,8 +570,10 @@ static uint32_t tensor_scale(struct nvfp4_oracle *n, enum nv_recipe r, uint32_t 
 	if (r == NV_TORCHAO_1)
 		return F32_ONE;
 	if (nv_torchao(r) || nv_modelopt(r)) { /* amax / (448 * 6) */
-		if (nv_x86(r) && f32_nan(o, amax)) /* torch.max's NaN on the CPU: all ones; ModelOpt's through abs */
-			return r == NV_MODELOPT ? 0x7FFFFFFFu : 0xFFFFFFFFu;
+		/* torch.max's NaN on the CPU: all ones (torchao); ModelOpt's
+		 * torch.maximum of two 0-d NaNs, and any BF16 result: 0x7FC00000 */
+		if (nv_x86(r) && f32_nan(o, amax))
+			return r == NV_MODELOPT || n->p->torch_bf16 ? QUIET_NAN_F32 : 0xFFFFFFFFu;
 		return f32_op(o, FPREF_OP_DIV, amax, F32_2688);
 	}
 	if (r == NV_46)
@@ -756,6 +758,13 @@ int fpref_ref_nvfp4_recipe_quantize(const struct fpref_ref_nvfp4 *p, const uint3
 	else
 		memcpy(xr, x_in, count * sizeof *xr);
 	n.T = tensor_scale(&n, r, block_maxima(&n, r != NV_TE, xr, rows, cols, amax));
+	/* ModelOpt's torch.maximum(|max|, |min|) over the blocks in memory order:
+	 * AVX-512's 16 lanes write a NaN as all ones, its scalar tail (n mod 16
+	 * blocks) as the default NaN; BF16 results are 0x7FC0 either way. */
+	size_t nb = nvfp4_blocks(p->two_d, rows, cols);
+	for (size_t b = 0; r == NV_MODELOPT && !p->torch_bf16 && b < nb - nb % 16; b++)
+		if (f32_nan(&n.o, amax[b]))
+			amax[b] = 0xFFFFFFFFu;
 	n.S_rcp6 = f32_op(o, FPREF_OP_MUL, n.T, f32_op(o, FPREF_OP_DIV, F32_ONE, F32_SIX));
 	n.S_rcp = f32_op(o, FPREF_OP_DIV, F32_ONE, n.T);
 	struct fpref_env element = n.sat;

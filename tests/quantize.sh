@@ -640,6 +640,33 @@ done
 expect_status 'tile128 --recipe torchao-1level: exit 2' 2 --scheme tile128 --recipe torchao-1level --in "$tmp/n1.npy" \
 	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
 
+# torch's NaN (docs/scaling-mx.md, "NaN patterns"; worked in
+#   tests/check_nvfp4_recipes.c, torch_nan_lanes): 1 x 272 of 1.0, NaN at
+#   elements 3 and 259 (blocks 0 and 16 of 17).  ModelOpt FP32: block 0 in
+#   torch.maximum's 16 lanes, all-ones NaN: FF; blocks 1 and 16 (tail) 7F; D
+#   0x7FC00000.  --torch-dtype bf16: all 7F.  torchao: D = 0xFFFFFFFF, the
+#   finite block 1 FF; bf16: 7F, D 0x7FC00000.
+set -- 3F800000 3F800000 3F800000 7FC00000
+k=4
+while [ $k -lt 272 ]; do
+	if [ $k -eq 259 ]; then set -- "$@" 7FC00000; else set -- "$@" 3F800000; fi
+	k=$((k + 1))
+done
+npy "$tmp/nl.npy" '<f4' '1, 272' 4 "$@"
+for c in 'modelopt fp32 ff7f7f 0000c07f' 'modelopt bf16 7f7f7f 0000c07f' 'torchao fp32 7fff7f ffffffff' \
+	'torchao bf16 7f7f7f 0000c07f'; do
+	set -- $c
+	"$FPREF" quantize --scheme nvfp4 --recipe "$1" --torch-dtype "$2" --in "$tmp/nl.npy" --codes "$tmp/c.npy" \
+		--scales "$tmp/s.npy" --tensor-scale "$tmp/t.npy" >/dev/null 2>"$tmp/err" ||
+		not_ok "nvfp4 $1 --torch-dtype $2: exit 0" "$(cat "$tmp/err")"
+	check "nvfp4 $1 --torch-dtype $2: scales 0 1 16, tensor scale" "$3 $4" \
+		"$(tail -c 17 "$tmp/s.npy" | head -c 2 | od -An -tx1 | tr -d ' \n')$(tail_hex "$tmp/s.npy" 1) $(tail_hex "$tmp/t.npy" 4)"
+done
+expect_status 'nvfp4 --recipe te --torch-dtype bf16: exit 2' 2 --scheme nvfp4 --recipe te --torch-dtype bf16 \
+	--in "$tmp/nl.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy" --tensor-scale "$tmp/t.npy"
+expect_status 'mxfp8 --torch-dtype bf16: exit 2' 2 --scheme mxfp8 --torch-dtype bf16 --in "$tmp/nl.npy" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+
 # ---- --scale-layout swizzled: cuBLAS's blocked 128x4 layout (torchao to_blocked, ModelOpt swizzle_nvfp4_scales) ----
 # Scale (r, c) of a rows x cols matrix goes to byte 512 (r / 128 * C / 4 + c /
 # 4) + 16 (r % 32) + 4 (r % 128 / 32) + c % 4 of the padded matrix (rows to

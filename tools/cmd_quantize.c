@@ -18,6 +18,7 @@ struct quantize_args {
 	const char *rule, *element_rounding, *seed, *sr_bits, *tensor_scale; /* MX, NVFP4 */
 	const char *four_over_six, *scale_bound, *rht;             /* NVFP4 */
 	const char *scale_layout;                                  /* MX, NVFP4 */
+	const char *torch_dtype;                                   /* NVFP4 torchao, modelopt */
 	const char *svg;
 	bool json, pow2, no_pow2, two_d, sr, rht_fp32;
 };
@@ -65,6 +66,9 @@ static const struct cli_opt quantize_opts[] = {
 	  "TE's sign vector 0xD7E8, or a 16-bit mask (bit i negates element i)", Q(rht), 0 },
 	{ "--rht-fp32", CLI_FLAG, NULL, NULL, "nvfp4 --rht: keep the transform's output in FP32 (default: rounded "
 	  "to BF16, as TE's reference does)", Q(rht_fp32), 0 },
+	{ "--torch-dtype", CLI_VALUE, "fp32|bf16", "fp32",
+	  "nvfp4 torchao, torchao-1level, modelopt: the dtype torch held x in, which decides the NaN its reductions "
+	  "return (bf16: 0x7FC0)", Q(torch_dtype), 0 },
 	{ "--scale-layout", CLI_VALUE, "linear|swizzled", "linear",
 	  "MX, nvfp4: the scales row-major, or in cuBLAS's blocked 128x4 layout as torchao and ModelOpt swizzle them "
 	  "(rows padded to 128, columns to 4)", Q(scale_layout), 0 },
@@ -206,6 +210,11 @@ static int build_nvfp4(const struct quantize_args *a, struct fpref_nvfp4_params 
 			return bad_value("--four-over-six", a->four_over_six, "abs_max, mae or mse");
 		p->recipe = FPREF_NVFP4_FOUR_OVER_SIX;
 	}
+	if (a->torch_dtype && strcmp(a->torch_dtype, "fp32") != 0 && strcmp(a->torch_dtype, "bf16") != 0)
+		return bad_value("--torch-dtype", a->torch_dtype, "fp32 or bf16");
+	p->torch_bf16 = a->torch_dtype && strcmp(a->torch_dtype, "bf16") == 0;
+	if (a->torch_dtype && !a->recipe)
+		return usage_error("--torch-dtype belongs to --recipe torchao, torchao-1level and modelopt", NULL);
 	if (a->scale_bound && !a->four_over_six)
 		return usage_error("--scale-bound belongs to --four-over-six", NULL);
 	if (a->scale_bound && strcmp(a->scale_bound, "256") != 0 && strcmp(a->scale_bound, "448") != 0)
@@ -306,9 +315,9 @@ static int check_block_scaled_options(const struct quantize_args *a, const struc
 				   "mxint8), not", name);
 	if (scheme->family != FPREF_EMU_QUANTIZE_NVFP4 &&
 	    (a->two_d || a->sr || a->seed || a->sr_bits || a->tensor_scale || a->four_over_six || a->scale_bound ||
-	     a->rht || a->rht_fp32))
-		return usage_error("--2d, --sr, --seed, --sr-bits, --tensor-scale, --four-over-six, --scale-bound, --rht "
-				   "and --rht-fp32 belong to --scheme nvfp4, not", name);
+	     a->rht || a->rht_fp32 || a->torch_dtype))
+		return usage_error("--2d, --sr, --seed, --sr-bits, --tensor-scale, --four-over-six, --scale-bound, --rht, "
+				   "--rht-fp32 and --torch-dtype belong to --scheme nvfp4, not", name);
 	if (a->scale_layout && strcmp(a->scale_layout, "linear") != 0 && strcmp(a->scale_layout, "swizzled") != 0)
 		return bad_value("--scale-layout", a->scale_layout, "linear or swizzled");
 	if (a->scale_layout && scheme->family == FPREF_EMU_QUANTIZE_FP8)
