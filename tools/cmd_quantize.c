@@ -210,9 +210,12 @@ static int build_nvfp4(const struct quantize_args *a, struct fpref_nvfp4_params 
 			return bad_value("--four-over-six", a->four_over_six, "abs_max, mae or mse");
 		p->recipe = FPREF_NVFP4_FOUR_OVER_SIX;
 	}
-	if (a->torch_dtype && strcmp(a->torch_dtype, "fp32") != 0 && strcmp(a->torch_dtype, "bf16") != 0)
-		return bad_value("--torch-dtype", a->torch_dtype, "fp32 or bf16");
-	p->torch_bf16 = a->torch_dtype && strcmp(a->torch_dtype, "bf16") == 0;
+	struct fpref_format dtype;
+	if (a->torch_dtype &&
+	    (fpref_format_parse(a->torch_dtype, &dtype, NULL, 0) != 0 ||
+	     !(fpref_format_is(&dtype, FPREF_FORMAT_FLOAT32) || fpref_format_is(&dtype, FPREF_FORMAT_BFLOAT16))))
+		return bad_value("--torch-dtype", a->torch_dtype, "fp32 or bf16 (float32, bfloat16)");
+	p->torch_bf16 = a->torch_dtype && fpref_format_is(&dtype, FPREF_FORMAT_BFLOAT16);
 	if (a->torch_dtype && !a->recipe)
 		return usage_error("--torch-dtype belongs to --recipe torchao, torchao-1level and modelopt", NULL);
 	if (a->scale_bound && !a->four_over_six)
