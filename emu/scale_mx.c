@@ -73,10 +73,15 @@ static int check_size(size_t rows, size_t cols, char *err, size_t errlen)
 }
 
 /* What a library does beside the scale rule.  The rows rest on the
- * sources named in docs/scaling-mx.md ("MX recipes"). */
+ * sources named in docs/scaling-mx.md ("MX recipes").  A recipe may have a
+ * row per element where the library has a quantiser per element
+ * (ModelOpt's MXFP8QTensor and MXFP4QTensor). */
 struct mx_recipe_row {
 	enum fpref_mx_recipe id;
 	const char *name;
+	/* The elements (an mx_float_elements index, 5 for INT8) and rules
+	 * (1 << enum fpref_mx_scale_rule) the library has; others are refused. */
+	unsigned elements, rules;
 	/* A block holding an inf or a NaN: OCP's NaN scale with zero codes; or,
 	 * as the library's arithmetic goes, an infinite amax read by its FP32
 	 * exponent field (2^128, so s = 128 - emax under the floor rules) or as
@@ -90,26 +95,61 @@ struct mx_recipe_row {
 	/* The rceil rules multiply by 2^-s, taking 1 for code 00 (TE, torchao);
 	 * ModelOpt multiplies by 2^127 there. */
 	bool code0_multiplies_by_one;
-	bool e4m3_only;
+	/* ModelOpt's MXFP4 cast: an element's magnitude code counts the
+	 * midpoints strictly below |y| (nearest, ties toward zero), and the sign
+	 * bit is set unless y > 0 (torch.sign of 0 and of NaN is 0, and (2 - 0)
+	 * // 2 is 1).  A block holding an inf or a NaN gets scale 00 (ceil(log2)
+	 * of inf or NaN cast to uint8) and every code the sign bit alone
+	 * (x / inf is a zero, inf / inf a NaN). */
+	bool ties_toward_zero;
 };
+
+#define MX_ALL_FLOATS 0x1Fu
+#define MX_ALL_ELEMENTS 0x3Fu
+#define MX_ELEMENT_E4M3 0x01u
+#define MX_ELEMENT_E2M1 0x10u
+#define MX_ALL_RULES 0x1Fu
 
 static const struct mx_recipe_row mx_recipes[] = {
-	{ FPREF_MX_OCP, "ocp", false, false, false, true, false },
-	{ FPREF_MX_TORCHAO, "torchao", true, false, true, true, false },
-	{ FPREF_MX_MODELOPT, "modelopt", true, true, false, false, true },
+	{ FPREF_MX_OCP, "ocp", MX_ALL_ELEMENTS, MX_ALL_RULES, false, false, false, true, false },
+	{ FPREF_MX_TORCHAO, "torchao", MX_ALL_FLOATS, MX_ALL_RULES, true, false, true, true, false },
+	{ FPREF_MX_MODELOPT, "modelopt", MX_ELEMENT_E4M3, 1u << FPREF_MX_SCALE_RCEIL_LOG2, true, true, false, false,
+	  false },
+	{ FPREF_MX_MODELOPT, "modelopt", MX_ELEMENT_E2M1, 1u << FPREF_MX_SCALE_RCEIL_LOG2, false, false, false, false,
+	  true },
 };
 
-static const struct mx_recipe_row *mx_recipe_row(enum fpref_mx_recipe id)
+/* The index of an element in mx_float_elements, 5 for INT8, -1 for none. */
+static int element_index(const char *name)
 {
+	struct fpref_format f;
+	if (name && strcasecmp(name, "int8") == 0)
+		return 5;
+	if (!name || fpref_format_parse(name, &f, NULL, 0) != 0)
+		return -1;
+	for (size_t i = 0; i < sizeof mx_float_elements / sizeof mx_float_elements[0]; i++)
+		if (fpref_format_is(&f, mx_float_elements[i]))
+			return (int)i;
+	return -1;
+}
+
+/* The recipe's row for the element (its first row if it has not the element). */
+static const struct mx_recipe_row *mx_recipe_row(enum fpref_mx_recipe id, const char *element)
+{
+	const struct mx_recipe_row *first = NULL;
+	int e = element_index(element);
 	for (size_t i = 0; i < sizeof mx_recipes / sizeof mx_recipes[0]; i++)
-		if (mx_recipes[i].id == id)
-			return &mx_recipes[i];
-	return NULL;
+		if (mx_recipes[i].id == id) {
+			if (e >= 0 && (mx_recipes[i].elements >> e & 1u))
+				return &mx_recipes[i];
+			first = first ? first : &mx_recipes[i];
+		}
+	return first;
 }
 
 const char *fpref_emu_mx_recipe_name(enum fpref_mx_recipe r)
 {
-	const struct mx_recipe_row *row = mx_recipe_row(r);
+	const struct mx_recipe_row *row = mx_recipe_row(r, NULL);
 	return row ? row->name : "?";
 }
 
@@ -128,7 +168,37 @@ static bool rule_is_rceil(enum fpref_mx_scale_rule rule)
 	return rule == FPREF_MX_SCALE_NV_CEIL || rule == FPREF_MX_SCALE_RCEIL_LOG2;
 }
 
-static int check_params(const struct fpref_mx_params *p, size_t rows, size_t cols, char *err, size_t errlen)
+/* What the recipe has, for a refusal: "elements e4m3, e2m1; rules rceil-log2". */
+static void recipe_support(enum fpref_mx_recipe id, char *out, size_t len)
+{
+	static const char *const short_names[] = { "e4m3", "e5m2", "e2m3", "e3m2", "e2m1", "int8" };
+	unsigned elements = 0, rules = 0;
+	for (size_t i = 0; i < sizeof mx_recipes / sizeof mx_recipes[0]; i++)
+		if (mx_recipes[i].id == id) {
+			elements |= mx_recipes[i].elements;
+			rules |= mx_recipes[i].rules;
+		}
+	size_t n = (size_t)snprintf(out, len, "elements");
+	const char *sep = " ";
+	for (int e = 0; e < 6 && n < len; e++)
+		if (elements >> e & 1u) {
+			n += (size_t)snprintf(out + n, len - n, "%s%s", sep, short_names[e]);
+			sep = ", ";
+		}
+	if (n < len)
+		n += (size_t)snprintf(out + n, len - n, "; rules");
+	sep = " ";
+	for (int r = 0; r <= FPREF_MX_SCALE_RCEIL_LOG2 && n < len; r++)
+		if (rules >> r & 1u) {
+			n += (size_t)snprintf(out + n, len - n, "%s%s", sep,
+					      fpref_emu_mx_scale_rule_name((enum fpref_mx_scale_rule)r));
+			sep = ", ";
+		}
+	if (n < len && id != FPREF_MX_OCP)
+		snprintf(out + n, len - n, "; element rounding rne (the library's own)");
+}
+
+int fpref_emu_mx_params_check(const struct fpref_mx_params *p, char *err, size_t errlen)
 {
 	if (p->element_rounding != FPREF_RNE && p->element_rounding != FPREF_RNA) {
 		snprintf(err, errlen, "MX element rounding must be rne or rna, not %s",
@@ -139,18 +209,30 @@ static int check_params(const struct fpref_mx_params *p, size_t rows, size_t col
 		snprintf(err, errlen, "unknown MX scale rule %d", (int)p->rule);
 		return -1;
 	}
-	const struct mx_recipe_row *row = mx_recipe_row(p->recipe);
+	const struct mx_recipe_row *row = mx_recipe_row(p->recipe, p->element);
 	if (!row) {
 		snprintf(err, errlen, "unknown MX recipe %d", (int)p->recipe);
 		return -1;
 	}
-	struct fpref_format f;
-	if (row->e4m3_only && (!p->element || fpref_format_parse(p->element, &f, NULL, 0) != 0 ||
-			       !fpref_format_is(&f, FPREF_FORMAT_FLOAT8_E4M3FN))) {
-		snprintf(err, errlen, "MX recipe %s has only the element float8_e4m3fn, not %s", row->name,
-			 p->element ? p->element : "(none)");
+	int e = element_index(p->element);
+	if (e < 0)
+		return unknown_element(p->element, err, errlen);
+	char has[160];
+	recipe_support(p->recipe, has, sizeof has);
+	if (!(row->elements >> e & 1u) || !(row->rules >> p->rule & 1u) ||
+	    (p->recipe != FPREF_MX_OCP && p->element_rounding != FPREF_RNE)) {
+		snprintf(err, errlen, "MX recipe %s has no %s with rule %s and element rounding %s (it has %s)",
+			 row->name, p->element, fpref_emu_mx_scale_rule_name(p->rule),
+			 fpref_rounding_name(p->element_rounding), has);
 		return -1;
 	}
+	return 0;
+}
+
+static int check_params(const struct fpref_mx_params *p, size_t rows, size_t cols, char *err, size_t errlen)
+{
+	if (fpref_emu_mx_params_check(p, err, errlen) != 0)
+		return -1;
 	return check_size(rows, cols, err, errlen);
 }
 
@@ -317,6 +399,35 @@ static uint32_t scaled_value(const struct f32_arith *a, enum fpref_mx_scale_rule
 	return f32_op(a, FPREF_OP_DIV, x, f32_pow2(-t));
 }
 
+/* ModelOpt's MXFP4 cast of y (already divided by the scale): nearest, a
+ * tie toward zero, from the core's roundings toward zero and to nearest
+ * away (they differ only above a midpoint, and a tie is the point where 2y
+ * equals the sum of the two neighbours, exact in FP32 for these small
+ * elements); the sign bit unless y > 0. */
+static uint8_t element_code_ties_toward_zero(const struct f32_arith *a, const struct mx_element *el,
+					     const struct fpref_env *env, uint32_t y)
+{
+	uint8_t sign = (uint8_t)(1u << (el->format.exp_bits + el->format.man_bits));
+	bool positive = !f32_is_nan(y) && !(y & ~F32_ABS_MASK) && y != 0;
+	if (f32_is_nan(y))
+		return sign;
+	uint32_t mag = y & F32_ABS_MASK;
+	struct fpref_env e = *env;
+	e.rounding = FPREF_RTZ;
+	uint8_t lo = element_code(a, el, &e, mag);
+	e.rounding = FPREF_RNA;
+	uint8_t hi = element_code(a, el, &e, mag);
+	if (lo != hi) {
+		uint64_t vlo = 0, vhi = 0;
+		unsigned flags = 0;
+		fpref_emu_convert(&el->format, lo, &a->f32, &a->env, 0, &vlo, &flags);
+		fpref_emu_convert(&el->format, hi, &a->f32, &a->env, 0, &vhi, &flags);
+		if (f32_op(a, FPREF_OP_ADD, mag, mag) == f32_op(a, FPREF_OP_ADD, (uint32_t)vlo, (uint32_t)vhi))
+			hi = lo;
+	}
+	return (uint8_t)(hi | (positive ? 0 : sign));
+}
+
 static void quantize_block(const struct f32_arith *a, const struct mx_element *el, const struct fpref_mx_params *p,
 			   const struct mx_recipe_row *row, const uint32_t *x, size_t n, uint8_t *codes, uint8_t *scale)
 {
@@ -326,6 +437,11 @@ static void quantize_block(const struct f32_arith *a, const struct mx_element *e
 		nan = nan || f32_is_nan(x[i]);
 		inf = inf || (x[i] & F32_ABS_MASK) == F32_INF;
 		amax = f32_amax_update(amax, x[i]);
+	}
+	if ((nan || inf) && row->ties_toward_zero) { /* ModelOpt's MXFP4: scale 00, every code -0 */
+		*scale = 0;
+		memset(codes, (int)element_code_ties_toward_zero(a, el, &a->env, F32_QUIET_NAN), n);
+		return;
 	}
 	/* OCP: the block's scale is NaN, its elements immaterial.  torchao's NaN
 	 * scale too, its codes not modelled (they decode to NaN). */
@@ -338,7 +454,11 @@ static void quantize_block(const struct f32_arith *a, const struct mx_element *e
 	*scale = (uint8_t)(s + E8M0_BIAS);
 	struct fpref_env env = element_env(a, p);
 	for (size_t i = 0; i < n; i++)
-		codes[i] = element_code(a, el, &env, scaled_value(a, p->rule, row, s, x[i]));
+		{
+		uint32_t y = scaled_value(a, p->rule, row, s, x[i]);
+		codes[i] = row->ties_toward_zero ? element_code_ties_toward_zero(a, el, &env, y)
+						 : element_code(a, el, &env, y);
+	}
 }
 
 int fpref_emu_mx_quantize_reference(const struct fpref_mx_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
@@ -349,7 +469,7 @@ int fpref_emu_mx_quantize_reference(const struct fpref_mx_params *p, const uint3
 	f32_arith_init(&a);
 	if (check_params(p, rows, cols, err, errlen) != 0 || mx_element_init(&a, p->element, &el, err, errlen) != 0)
 		return -1;
-	const struct mx_recipe_row *row = mx_recipe_row(p->recipe);
+	const struct mx_recipe_row *row = mx_recipe_row(p->recipe, p->element);
 	size_t per_row = (cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK;
 	for (size_t r = 0; r < rows; r++) {
 		for (size_t b = 0; b < per_row; b++) {
@@ -467,6 +587,9 @@ int fpref_emu_mx_quantize_lanes(const struct fpref_mx_params *p, const uint32_t 
 	f32_arith_init(&a);
 	if (check_params(p, rows, cols, err, errlen) != 0 || mx_element_init(&a, p->element, &el, err, errlen) != 0)
 		return -1;
+	const struct mx_recipe_row *row = mx_recipe_row(p->recipe, p->element);
+	if (row->ties_toward_zero) /* its two roundings and a comparison a code: the element path's */
+		return 1;
 	struct fpref_env env = element_env(&a, p);
 	struct quant_sink *sink = malloc(sizeof *sink);
 	struct exp_table *t = calloc(1, sizeof *t);
@@ -478,7 +601,7 @@ int fpref_emu_mx_quantize_lanes(const struct fpref_mx_params *p, const uint32_t 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	rows_lanes(&a, &el, p, mx_recipe_row(p->recipe), t, x_f32, 0, rows, cols, sink, scales_e8m0);
+	rows_lanes(&a, &el, p, row, t, x_f32, 0, rows, cols, sink, scales_e8m0);
 	fpref_emu_quant_sink_flush(sink, 0);
 	fpref_emu_quant_sink_close(sink);
 	free(sink);

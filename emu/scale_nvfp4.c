@@ -62,28 +62,34 @@ struct recipe_row {
 	 * block scale E4M3 0xFF. */
 	bool x86_default_nan;
 	/* The tensor's amax where it holds a NaN: torch.max's NaN on the CPU,
-	 * 0xFFFFFFFF (torchao), or that through abs, 0x7FFFFFFF (ModelOpt's
-	 * max(|max|, |min|)); 0: the quiet NaN. */
+	 * 0xFFFFFFFF (torchao), or the default NaN 0x7FC00000 that
+	 * torch.maximum of ModelOpt's two 0-d results |max| and |min| gives; 0:
+	 * the quiet NaN. */
 	uint32_t tensor_amax_nan;
+	/* ModelOpt's block amaxes come from torch.maximum(|max|, |min|) over the
+	 * tensor's blocks in row-major order: its vectorised loop (16 FP32
+	 * lanes on AVX-512) gives a NaN block 0xFFFFFFFF, its scalar tail (the
+	 * last n mod 16 of n blocks) the default NaN; 0: no lanes. */
+	unsigned block_nan_lanes;
 };
 
 #define F32_E4M3_MIN_SUB 0x3B000000u /* 2^-9: ModelOpt 0.47's floor */
 
 static const struct recipe_row recipe_rows[] = {
 	{ FPREF_NVFP4_TE, "te", false, TS_ENCODE, BS_MUL_S_RCP6, false, 0, true, EL_MUL_RCP, false, true, true, true,
-	  false, 0 },
+	  false, 0, 0 },
 	{ FPREF_NVFP4_TORCHAO, "torchao", true, TS_DECODE, BS_DIV6_DIV_D, false, F32_E4M3_TINY, true, EL_MUL_RCP_D_DIV_S,
-	  false, false, false, false, true, 0xFFFFFFFFu },
+	  false, false, false, false, true, 0xFFFFFFFFu, 0 },
 	{ FPREF_NVFP4_MODELOPT, "modelopt", true, TS_DECODE, BS_DIV_6D, true, F32_E4M3_MIN_SUB, true, EL_DIV_TOTAL, true,
-	  false, false, false, true, 0x7FFFFFFFu },
+	  false, false, false, true, F32_QUIET_NAN, 16 },
 	{ FPREF_NVFP4_FOUR_OVER_SIX, "fouroversix", true, TS_AMAX, BS_BOUND_DIV_A, false, 0, false, EL_DIV_46, false,
-	  true, false, true, false, 0 },
+	  true, false, true, false, 0, 0 },
 	{ FPREF_NVFP4_TORCHAO_02A1BC44, "torchao-02a1bc44", true, TS_DECODE, BS_DIV6_DIV_D, false, F32_E4M3_TINY, true,
-	  EL_DIV_TOTAL, false, false, false, false, false, 0 },
+	  EL_DIV_TOTAL, false, false, false, false, false, 0, 0 },
 	{ FPREF_NVFP4_TORCHAO_1LEVEL, "torchao-1level", true, TS_ONE, BS_DIV6_DIV_D, false, F32_E4M3_TINY, true,
-	  EL_MUL_RCP_D_DIV_S, false, false, false, false, true, 0xFFFFFFFFu },
+	  EL_MUL_RCP_D_DIV_S, false, false, false, false, true, 0xFFFFFFFFu, 0 },
 	{ FPREF_NVFP4_MODELOPT_0AD6E5F0, "modelopt-0ad6e5f0", true, TS_DECODE, BS_DIV_6D, true, 0, false, EL_DIV_TOTAL,
-	  true, false, false, false, false, 0 },
+	  true, false, false, false, false, 0, 0 },
 };
 
 static const struct recipe_row *recipe_row(enum fpref_nvfp4_recipe id)
@@ -160,6 +166,8 @@ int fpref_emu_nvfp4_params_check(const struct fpref_nvfp4_params *p, size_t cols
 		no = "stochastic rounding";
 	else if (p->rht && !row->has_rht)
 		no = "the random Hadamard transform";
+	else if (p->torch_bf16 && !row->x86_default_nan)
+		no = "--torch-dtype (torch's NaN: torchao, torchao-1level and modelopt only)";
 	if (no) {
 		snprintf(err, errlen, "NVFP4 recipe %s has no %s", row ? row->name : "?", no);
 		return -1;
@@ -191,6 +199,7 @@ struct nvfp4 {
 	uint32_t T;                 /* the tensor scale */
 	uint32_t block_encode;      /* TE: S * (1/6) */
 	uint32_t tensor_decode;     /* TE: 1/S */
+	bool torch_bf16;            /* fpref_nvfp4_params' */
 };
 
 static int nvfp4_init(struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_t rows, size_t cols, char *err,
@@ -236,6 +245,7 @@ static int nvfp4_init(struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_
 		q->element.sr_width = 32;
 	}
 	q->bound = p->scale_bound == 448 ? F32_448 : 0x43800000u; /* 256 */
+	q->torch_bf16 = p->torch_bf16;
 	return 0;
 }
 
@@ -315,7 +325,10 @@ static void hadamard(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, 
 static uint32_t tensor_scale(const struct nvfp4 *q, uint32_t amax)
 {
 	if (q->row->tensor == TS_DECODE)
-		return step(q, FPREF_OP_DIV, f32_is_nan(amax) && q->row->tensor_amax_nan ? q->row->tensor_amax_nan : amax,
+		return step(q, FPREF_OP_DIV,
+			    !f32_is_nan(amax) || !q->row->tensor_amax_nan ? amax
+			    : q->torch_bf16				   ? F32_QUIET_NAN
+									   : q->row->tensor_amax_nan,
 			    F32_2688);
 	if (q->row->tensor == TS_ONE)
 		return F32_ONE;
@@ -460,6 +473,10 @@ static uint32_t block_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_par
 		if (!f32_is_nan(global))
 			global = f32_amax_update(global, x[i]);
 	}
+	size_t n = fpref_emu_nvfp4_scale_count(p, rows, cols), lanes = q->row->block_nan_lanes;
+	for (size_t b = 0; lanes && !p->torch_bf16 && b < n / lanes * lanes; b++)
+		if (f32_is_nan(amax[b]))
+			amax[b] = 0xFFFFFFFFu;
 	return global;
 }
 
