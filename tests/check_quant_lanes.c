@@ -141,9 +141,14 @@ START_TEST(mx_against_element_path)
 					snprintf(how, sizeof how, "%s %s %s %s %zux%zu", element,
 						 fpref_emu_mx_scale_rule_name(p.rule), fpref_emu_mx_recipe_name(p.recipe),
 						 rna ? "rna" : "rne", rows, cols);
+					/* ModelOpt's MXFP4 (ties toward zero) is the one the bulk
+					 * path declines: the public call then takes the element path */
+					bool declined = p.recipe == FPREF_MX_MODELOPT && strcmp(element, "float4_e2m1fn") == 0;
+					if (declined && got == 1)
+						got = fpref_emu_mx_quantize(&p, x, rows, cols, c, s, err, sizeof err);
 					ck_assert_msg(got == want, "%s: bulk path %d, element path %d", how, got, want);
 					if (want != 0)
-						continue; /* ModelOpt's E4M3-only refusal, both ways */
+						continue; /* a combination the recipe lacks: refused both ways */
 					same_bytes("MX", how, s, sw, ns, NULL);
 					same_bytes("MX", how, c, cw, n, x);
 					if (ru != 0 || rna)
