@@ -1,11 +1,11 @@
 /* fpref draw: pictures for teaching and for reports, as SVG.  This file
- * is the command: its options, the KIND's checks and dispatch, and the
- * VALUE reading the kinds share.  numberline, rounding, formats,
- * promotion and pytorch-tf32 are drawn from the library's figures
- * (tools/draw_numberline.c, tools/draw_rounding.c, tools/draw_formats.c,
- * tools/draw_promotion.c); gemm, verify, lossscale, quantize and lab run
+ * is the command: its options, the KIND's checks and dispatch.
+ * numberline, rounding and formats are the library's pictures
+ * (fpref_golden_draw.h, which fpref.draw in Python calls too); promotion
+ * and pytorch-tf32 are drawn from the library's figures
+ * (tools/draw_promotion.c); gemm, verify, lossscale, quantize and lab run
  * their command with --svg (the same picture a report gives).
- * tools/draw_svg.c writes the SVG. */
+ * tools/draw_svg.c writes the SVG out. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,17 +60,58 @@ const struct cli_command cli_cmd_draw = {
 
 static const char *const cmd = "draw";
 
-/* VALUE as the oracle reads it: 0, or CLI_EXIT_USAGE after a message
- * naming what it is (v is cleared then). */
-int draw_read_value(const char *what, const char *text, struct fpref_ref_value *v)
+/* One of the library's pictures: its text written out, or its message
+ * and an exit status. */
+static int library_picture(int r, char *svg, const char *err, const char *path)
 {
-	char err[512];
-	fpref_ref_value_init(v);
-	if (fpref_ref_parse(text, v, err, sizeof err) == 0)
-		return 0;
-	cli_fail(cmd, "bad %s: %s", what, err);
-	fpref_ref_value_clear(v);
-	return CLI_EXIT_USAGE;
+	if (r == FPREF_DRAW_BAD_ARGS)
+		cli_fail(cmd, "%s", err);
+	else if (r != 0)
+		cli_fail(cmd, "out of memory");
+	int status = r == FPREF_DRAW_BAD_ARGS ? CLI_EXIT_USAGE : r != 0 ? CLI_EXIT_FAIL : draw_save(cmd, path, svg);
+	free(svg);
+	return status;
+}
+
+static int draw_numberline(const struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 2) {
+		cli_fail(cmd, "numberline needs one FMT, e.g. fpref draw numberline e4m3 --out e4m3.svg");
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_format f;
+	if (cli_parse_format(cmd, o->positional[1], &f) != 0)
+		return CLI_EXIT_USAGE;
+	char *svg, err[640] = "";
+	int r = fpref_golden_draw_numberline(&f, a->range, a->at, a->window, &svg, err, sizeof err);
+	return library_picture(r, svg, err, a->out);
+}
+
+static int draw_rounding(struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 2 || !o->have_to) {
+		cli_fail(cmd, "rounding needs one VALUE and --to FMT, e.g. fpref draw rounding 465 --to e4m3 --out r.svg");
+		return CLI_EXIT_USAGE;
+	}
+	o->env = cli_target_env(o, &o->to);
+	if (o->env.rounding == FPREF_SR && !o->text.sr_bits) {
+		cli_fail(cmd, "--round sr needs --sr-bits HEX, W:HEX or seed=N (the random bits decide the rounding)");
+		return CLI_EXIT_USAGE;
+	}
+	char *svg, err[640] = "";
+	int r = fpref_golden_draw_rounding(o->positional[1], &o->to, &o->env, &svg, err, sizeof err);
+	return library_picture(r, svg, err, a->out);
+}
+
+static int draw_formats(const struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 1) {
+		cli_fail(cmd, "formats takes no FMT: it draws the whole catalogue (fpref formats)");
+		return CLI_EXIT_USAGE;
+	}
+	char *svg, err[640] = "";
+	int r = fpref_golden_draw_formats(&svg, err, sizeof err);
+	return library_picture(r, svg, err, a->out);
 }
 
 /* ---- the reports of other commands: their --svg ---- */

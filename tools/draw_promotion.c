@@ -102,37 +102,35 @@ static int plot_two(const char *path, const struct two_series *t)
 {
 	double kx[KS_MAX], ya[KS_MAX], yb[KS_MAX], lo = 0, hi = 0;
 	for (int i = 0; i < t->n; i++) {
-		kx[i] = draw_log_place((double)t->x[i]);
+		kx[i] = fpref_golden_svg_log_place((double)t->x[i]);
 		/* an error of zero sits at the axis' foot (-60: below any of these) */
-		ya[i] = t->a[i] > 0 ? draw_log_place(t->a[i]) : -60;
-		yb[i] = t->b[i] > 0 ? draw_log_place(t->b[i]) : -60;
+		ya[i] = t->a[i] > 0 ? fpref_golden_svg_log_place(t->a[i]) : -60;
+		yb[i] = t->b[i] > 0 ? fpref_golden_svg_log_place(t->b[i]) : -60;
 		double l = ya[i] < yb[i] ? ya[i] : yb[i], h = ya[i] > yb[i] ? ya[i] : yb[i];
 		lo = i == 0 || l < lo ? l : lo;
 		hi = i == 0 || h > hi ? h : hi;
 	}
 	int blo = (int)lo - (lo < (int)lo) - 1, bhi = (int)hi + 1;
-	struct svg s;
-	int status = svg_begin(&s, cmd, path, 900, 520, t->title, t->sub);
-	if (status)
-		return status;
-	struct draw_scale xs = { kx[0], kx[t->n - 1], 100, 820 }, ys = { blo, bhi, 420, 80 };
+	struct fpref_svg s;
+	fpref_golden_svg_begin(&s, 900, 520, t->title, t->sub);
+	struct fpref_svg_scale xs = { kx[0], kx[t->n - 1], 100, 820 }, ys = { blo, bhi, 420, 80 };
 	double px[KS_MAX], pa[KS_MAX], pb[KS_MAX];
 	for (int i = 0; i < t->n; i++) {
-		px[i] = draw_map(&xs, kx[i]);
-		pa[i] = draw_map(&ys, ya[i]);
-		pb[i] = draw_map(&ys, yb[i]);
+		px[i] = fpref_golden_svg_map(&xs, kx[i]);
+		pa[i] = fpref_golden_svg_map(&ys, ya[i]);
+		pb[i] = fpref_golden_svg_map(&ys, yb[i]);
 	}
-	svg_polyline(&s, px, pa, t->n, DRAW_VERMILLION, 2, "series a");
-	svg_polyline(&s, px, pb, t->n, DRAW_BLUE, 2, "series b");
-	svg_group(&s, "points");
+	fpref_golden_svg_polyline(&s, px, pa, t->n, FPREF_SVG_VERMILLION, 2, "series a");
+	fpref_golden_svg_polyline(&s, px, pb, t->n, FPREF_SVG_BLUE, 2, "series b");
+	fpref_golden_svg_group(&s, "points");
 	for (int i = 0; i < t->n; i++) {
 		char tip[256];
 		snprintf(tip, sizeof tip, "%zu: %s %s, %s %s", t->x[i], t->key_a, cli_text_num(t->a[i], 4).text, t->key_b,
 			 cli_text_num(t->b[i], 4).text);
-		svg_circle(&s, px[i], pa[i], 4, DRAW_VERMILLION, "point", tip);
-		svg_rect(&s, px[i] - 4, pb[i] - 4, 8, 8, DRAW_BLUE, "point", tip);
+		fpref_golden_svg_circle(&s, px[i], pa[i], 4, FPREF_SVG_VERMILLION, "point", tip);
+		fpref_golden_svg_rect(&s, px[i] - 4, pb[i] - 4, 8, 8, FPREF_SVG_BLUE, "point", tip);
 	}
-	svg_group_end(&s);
+	fpref_golden_svg_group_end(&s);
 	double ticks[KS_MAX + 16];
 	char *labels[KS_MAX + 16], buf[(KS_MAX + 16) * 16];
 	for (int i = 0; i < t->n; i++) {
@@ -140,12 +138,12 @@ static int plot_two(const char *path, const struct two_series *t)
 		labels[i] = buf + 16 * i;
 		snprintf(labels[i], 16, "%zu", t->x[i]);
 	}
-	draw_axis(&s, true, &xs, 420, ticks, labels, t->n, t->xlabel);
-	int nt = draw_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 16);
-	draw_axis(&s, false, &ys, 100, ticks, labels, nt, t->ylabel);
-	struct draw_key keys[] = { { DRAW_VERMILLION, t->key_a, true }, { DRAW_BLUE, t->key_b, true } };
-	draw_legend(&s, 120, 470, keys, 2);
-	return svg_end(&s, cmd, path);
+	fpref_golden_svg_axis(&s, true, &xs, 420, ticks, labels, t->n, t->xlabel);
+	int nt = fpref_golden_svg_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 16);
+	fpref_golden_svg_axis(&s, false, &ys, 100, ticks, labels, nt, t->ylabel);
+	struct fpref_svg_key keys[] = { { FPREF_SVG_VERMILLION, t->key_a, true }, { FPREF_SVG_BLUE, t->key_b, true } };
+	fpref_golden_svg_legend(&s, 120, 470, keys, 2);
+	return draw_write(&s, cmd, path);
 }
 
 int draw_promotion(struct cli_options *o, const struct draw_args *a)
