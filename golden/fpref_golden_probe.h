@@ -95,6 +95,15 @@ struct fpref_probe_report {
 int fpref_golden_probe_infer(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen);
 void fpref_golden_probe_report_free(struct fpref_probe_report *r);
 
+/* The report as fpref probe infer prints it (results: the name its first
+ * line gives the cases, the results file's): malloc'ed text, or NULL (no
+ * memory). */
+char *fpref_golden_probe_report_text(const struct fpref_probe_report *r, const struct fpref_probe_data *d,
+				     const char *results);
+/* The input formats as golden headers name them: "A", or "A*B" for two. */
+const char *fpref_golden_probe_inputs_name(const struct fpref_format *a, const struct fpref_format *b, char *buf,
+					   size_t len);
+
 /* Whether a model lies in a class (block and floor in its ranges, the
  * same fraction count and rounding, or the same preset). */
 bool fpref_golden_probe_class_holds(const struct fpref_probe_class *c, const struct fpref_tc_model *m,

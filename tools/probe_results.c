@@ -22,15 +22,6 @@ static int grow(struct probe_cases *c)
 	return 0;
 }
 
-const char *probe_inputs_name(const struct fpref_format *a, const struct fpref_format *b, char *buf, size_t len)
-{
-	if (fpref_format_same(a, b))
-		snprintf(buf, len, "%s", a->name);
-	else
-		snprintf(buf, len, "%s*%s", a->name, b->name);
-	return buf;
-}
-
 /* The formats a file names against those of --in (--in-a, --in-b) and --out. */
 static int same_formats(const char *path, const struct probe_cases *c, const struct fpref_format *in,
 			const struct fpref_format *in_b, const struct fpref_format *out)
@@ -39,7 +30,7 @@ static int same_formats(const char *path, const struct probe_cases *c, const str
 		return 0;
 	char file[128], given[128];
 	cli_fail("probe infer", "%s: its cases are %s -> %s, not %s -> %s as the options say", path,
-		  probe_inputs_name(in, in_b, file, sizeof file), out->name, probe_inputs_name(&c->in, &c->in_b, given, sizeof given),
+		  fpref_golden_probe_inputs_name(in, in_b, file, sizeof file), out->name, fpref_golden_probe_inputs_name(&c->in, &c->in_b, given, sizeof given),
 		  c->out.name);
 	return CLI_EXIT_USAGE;
 }
