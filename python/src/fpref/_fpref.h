@@ -122,4 +122,12 @@ PyObject *py_golden_info(PyObject *self, PyObject *args);
 PyObject *py_reveal_order(PyObject *self, PyObject *args);
 PyObject *py_tree_dot(PyObject *self, PyObject *args);
 
+/* ---- pictures (_fpref_draw.c) ---- */
+PyObject *py_draw_numberline(PyObject *self, PyObject *args);
+PyObject *py_draw_rounding(PyObject *self, PyObject *args);
+PyObject *py_draw_formats(PyObject *self, PyObject *noargs);
+
+/* ---- probing a tensor core (_fpref_probe.c) ---- */
+PyObject *py_probe_infer(PyObject *self, PyObject *args);
+
 #endif
