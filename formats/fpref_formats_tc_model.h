@@ -246,6 +246,9 @@ struct fpref_accum_model {
 	 * C added by one FP32 addition (the reduction's epilogue). */
 	size_t splitk;
 };
+/* The model in words, as reports print it (out_name: the output format,
+ * whose fields a preset's row may depend on); returns buf. */
+const char *fpref_accum_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -602,3 +602,23 @@ int fpref_sum_order_parse(const char *s, enum fpref_sum_order *o)
 		}
 	return -1;
 }
+
+const char *fpref_accum_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len)
+{
+	if (m->kind == FPREF_ACCUM_EXACT)
+		snprintf(buf, len, "exact (MPFR, one rounding)");
+	else if (m->kind == FPREF_ACCUM_PLAIN && m->order == FPREF_SUM_BLOCKED)
+		snprintf(buf, len, "blocked, blocks of %zu", m->block);
+	else if (m->kind == FPREF_ACCUM_PLAIN)
+		snprintf(buf, len, "%s", fpref_sum_order_name(m->order));
+	else {
+		fpref_tc_model_describe(&m->tc, out_name, buf, len);
+		size_t n = strlen(buf);
+		if (m->promote && n < len)
+			snprintf(buf + n, len - n, ", promoted to FP32 every %zu", m->promote);
+		if (m->splitk && n < len)
+			snprintf(buf + n, len - n, ", cuBLASLt split-K: slices of %zu from zero, summed in FP32, C last",
+				 m->splitk);
+	}
+	return buf;
+}

@@ -1,5 +1,7 @@
-/* fpref — the teaching pictures, as SVG text: every value of a format on
- * a line, how one value rounds, the catalogue's range and precision.  The
+/* fpref — the pictures fpref draw composes from the library's figures,
+ * as SVG text: every value of a format on a line, how one value rounds,
+ * the catalogue's range and precision, and the error sweeps of promotion
+ * and PyTorch's TF32 protocol.  The
  * command (fpref draw) and the Python package (fpref.draw) call these, so
  * that both give the same bytes; the values, errors and spacings come
  * from the oracle and the emulator, and the pictures only place them
@@ -11,6 +13,7 @@
 
 #include "fpref_formats.h"
 #include "fpref_formats_env.h"
+#include "fpref_formats_tc_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +39,30 @@ int fpref_golden_draw_rounding(const char *value, const struct fpref_format *to,
 			       char **svg, char *err, size_t errlen);
 /* The whole catalogue's range against its precision. */
 int fpref_golden_draw_formats(char **svg, char *err, size_t errlen);
+
+/* The error of generated GEMMs (normwise, against the exact product) over
+ * the depths K of ks ("K,K,...", 2 to 12 of them, 1..65536; default
+ * 128,256,512,1024), for a tensor-core model alone and promoted to FP32
+ * every `promote` products (DeepSeek-V3's experiment): M x N outputs
+ * (size "MxN", default 8x8), FP32 D, A and B of `in` drawn from dist
+ * (normal, uniform, positive: the default) with seed (default 1).  The
+ * texts are the command's, NULL where not given; model and promote name
+ * the two models in the title and legend. */
+struct fpref_draw_promotion {
+	const struct fpref_accum_model *alone, *promoted;
+	const char *model, *promote;
+	const struct fpref_format *in;
+	const struct fpref_env *env;
+	const char *ks, *size, *dist, *seed;
+};
+int fpref_golden_draw_promotion(const struct fpref_draw_promotion *p, char **svg, char *err, size_t errlen);
+/* PyTorch's TF32 protocol (max |error| / mean |exact|) over N x N x N for
+ * the sizes N of ks (default 16,32,64, each at most 512): tf32_model (the
+ * a100 tensor core, FP32 inputs rounded to TF32) against f32_model (an
+ * FP32 fma chain); dist (default normal) and seed as for promotion. */
+int fpref_golden_draw_pytorch_tf32(const struct fpref_accum_model *tf32_model, const struct fpref_accum_model *f32_model,
+				   const char *ks, const char *dist, const char *seed, char **svg, char *err,
+				   size_t errlen);
 
 #ifdef __cplusplus
 }

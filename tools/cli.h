@@ -218,8 +218,6 @@ int cli_gemm_scales_load(const char *cmd, const struct cli_gemm_scale_text *t, s
 void cli_gemm_scales_free(struct cli_gemm_scales *s);
 struct fpref_tc_gemm_scales cli_gemm_scales_view(const struct cli_gemm_scales *s);
 
-const char *cli_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len);
-
 /* Arrays (tools/arrays.c).  Convert n patterns in place (env NULL: round
  * to nearest even); how many were inexact. */
 size_t cli_convert_values(const struct fpref_format *from, uint64_t *bits, size_t n, const struct fpref_format *to,

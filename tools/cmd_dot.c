@@ -162,7 +162,7 @@ int cmd_dot(int argc, char **argv)
 		else
 			printf("null");
 		printf(", \"in_a\": \"%s\", \"in_b\": \"%s\", \"out\": \"%s\", \"model\": ", in_a.name, in_b.name, out.name);
-		cli_json_string(tree ? "tree" : cli_model_describe(&m, out.name, desc, sizeof desc));
+		cli_json_string(tree ? "tree" : fpref_accum_model_describe(&m, out.name, desc, sizeof desc));
 		printf(", \"results\": [\n");
 	}
 	while ((n = cli_next_tokens(&lines, tokens, max_tokens, &status)) > 0) {

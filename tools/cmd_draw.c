@@ -1,9 +1,8 @@
 /* fpref draw: pictures for teaching and for reports, as SVG.  This file
  * is the command: its options, the KIND's checks and dispatch.
- * numberline, rounding and formats are the library's pictures
- * (fpref_golden_draw.h, which fpref.draw in Python calls too); promotion
- * and pytorch-tf32 are drawn from the library's figures
- * (tools/draw_promotion.c); gemm, verify, lossscale, quantize and lab run
+ * numberline, rounding, formats, promotion and pytorch-tf32 are the
+ * library's pictures (fpref_golden_draw.h, which fpref.draw in Python
+ * calls too); gemm, verify, lossscale, quantize and lab run
  * their command with --svg (the same picture a report gives).
  * tools/draw_svg.c writes the SVG out. */
 #include <stddef.h>
@@ -12,6 +11,12 @@
 
 #include "cli.h"
 #include "draw.h"
+
+/* the options fpref draw parses for the kinds it draws itself */
+struct draw_args {
+	const char *out, *range, *at, *window, *png;
+	const char *in, *ks, *size, *dist, *seed; /* promotion */
+};
 
 #define D(f) offsetof(struct draw_args, f)
 
@@ -111,6 +116,45 @@ static int draw_formats(const struct cli_options *o, const struct draw_args *a)
 	}
 	char *svg, err[640] = "";
 	int r = fpref_golden_draw_formats(&svg, err, sizeof err);
+	return library_picture(r, svg, err, a->out);
+}
+
+static int draw_promotion(struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 1 || !a->in || !o->model.model || !o->model.promote) {
+		cli_fail(cmd, "promotion needs --model MODEL --promote NC --in FMT, e.g. fpref draw promotion --model h100 "
+			 "--promote 128 --in e4m3 --out p.svg");
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_format in, out = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_accum_model promoted, alone;
+	struct cli_model_text plain = o->model;
+	plain.promote = NULL;
+	if (cli_parse_format(cmd, a->in, &in) != 0 || cli_model_resolve(cmd, &o->model, &in, &in, &out, &promoted) != 0 ||
+	    cli_model_resolve(cmd, &plain, &in, &in, &out, &alone) != 0)
+		return CLI_EXIT_USAGE;
+	o->env = cli_target_env(o, &out);
+	struct fpref_draw_promotion p = { .alone = &alone, .promoted = &promoted, .model = o->model.model,
+					  .promote = o->model.promote, .in = &in, .env = &o->env, .ks = a->ks,
+					  .size = a->size, .dist = a->dist, .seed = a->seed };
+	char *svg, err[640] = "";
+	int r = fpref_golden_draw_promotion(&p, &svg, err, sizeof err);
+	return library_picture(r, svg, err, a->out);
+}
+
+static int draw_tf32(const struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 1) {
+		cli_fail(cmd, "pytorch-tf32 takes no positional argument (sizes by --ks)");
+		return CLI_EXIT_USAGE;
+	}
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32), *tf32 = fpref_format_get(FPREF_FORMAT_TF32);
+	struct cli_model_text ta = { .model = "a100" }, tb = { .model = "fma-chain" };
+	struct fpref_accum_model ma, mb;
+	if (cli_model_resolve(cmd, &ta, tf32, tf32, f32, &ma) != 0 || cli_model_resolve(cmd, &tb, f32, f32, f32, &mb) != 0)
+		return CLI_EXIT_FAIL;
+	char *svg, err[640] = "";
+	int r = fpref_golden_draw_pytorch_tf32(&ma, &mb, a->ks, a->dist, a->seed, &svg, err, sizeof err);
 	return library_picture(r, svg, err, a->out);
 }
 

@@ -306,7 +306,7 @@ int cmd_gemm(int argc, char **argv)
 	if (!status && !o.json) {
 		char desc[256];
 		printf("gemm %zux%zux%zu (MxNxK), A: %s, B: %s -> %s\n", x.M, x.N, x.K, in_a.name, in_b.name, out.name);
-		printf("model: %s\n", cli_model_describe(&m, out.name, desc, sizeof desc));
+		printf("model: %s\n", fpref_accum_model_describe(&m, out.name, desc, sizeof desc));
 		char drawn[160];
 		if (fpref_format_same(src_a, src_b))
 			snprintf(drawn, sizeof drawn, "%s", src_a->name);

@@ -264,7 +264,7 @@ int cmd_verify_gemm(int argc, char **argv)
 				status = CLI_EXIT_USAGE;
 				goto out;
 			}
-			report(&p, &v, cli_model_describe(&m, out.name, desc, sizeof desc), &o.gemm_scales, o.json,
+			report(&p, &v, fpref_accum_model_describe(&m, out.name, desc, sizeof desc), &o.gemm_scales, o.json,
 			       g.diagnose ? &dg : NULL);
 			fpref_golden_gemm_diagnosis_free(&dg);
 			status = v.outside ? CLI_EXIT_FAIL : CLI_EXIT_OK;

@@ -1,7 +1,7 @@
-/* The pictures the command composes itself (tools/draw_*.c): the sweeps
- * of fpref draw promotion and pytorch-tf32, and the reports' --svg, with
- * the library's SVG writer (fpref_golden_svg.h); numberline, rounding and
- * formats are the library's own (fpref_golden_draw.h).  The pictures take
+/* The pictures the command composes itself (tools/draw_reports.c): the
+ * reports' --svg, with the library's SVG writer (fpref_golden_svg.h);
+ * numberline, rounding, formats, promotion and pytorch-tf32 are the
+ * library's own (fpref_golden_draw.h).  The pictures take
  * the library's figures and only place them: every value, error, spacing
  * and scale comes from a library call. */
 #ifndef FPREF_DRAW_H
@@ -18,16 +18,6 @@
  * finished text. */
 int draw_write(struct fpref_svg *s, const char *cmd, const char *path);
 int draw_save(const char *cmd, const char *path, const char *text);
-
-/* The sweeps: the command (tools/cmd_draw.c) parses its options into
- * draw_args and calls one; 0 or an exit status. */
-struct draw_args {
-	const char *out, *range, *at, *window, *png;
-	const char *in, *ks, *size, *dist, *seed; /* promotion */
-};
-struct cli_options;
-int draw_promotion(struct cli_options *o, const struct draw_args *a);        /* tools/draw_promotion.c */
-int draw_tf32(struct cli_options *o, const struct draw_args *a);             /* tools/draw_promotion.c */
 
 /* The pictures made from the reports of other commands (tools/draw_reports.c). */
 struct fpref_gemm_stats;

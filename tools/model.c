@@ -185,22 +185,3 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 	return 0;
 }
 
-const char *cli_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len)
-{
-	if (m->kind == FPREF_ACCUM_EXACT)
-		snprintf(buf, len, "exact (MPFR, one rounding)");
-	else if (m->kind == FPREF_ACCUM_PLAIN && m->order == FPREF_SUM_BLOCKED)
-		snprintf(buf, len, "blocked, blocks of %zu", m->block);
-	else if (m->kind == FPREF_ACCUM_PLAIN)
-		snprintf(buf, len, "%s", fpref_sum_order_name(m->order));
-	else {
-		fpref_tc_model_describe(&m->tc, out_name, buf, len);
-		size_t n = strlen(buf);
-		if (m->promote && n < len)
-			snprintf(buf + n, len - n, ", promoted to FP32 every %zu", m->promote);
-		if (m->splitk && n < len)
-			snprintf(buf + n, len - n, ", cuBLASLt split-K: slices of %zu from zero, summed in FP32, C last",
-				 m->splitk);
-	}
-	return buf;
-}

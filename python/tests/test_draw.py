@@ -55,11 +55,21 @@ BATTERY = [["numberline", f] for f in (
     ["rounding", "1e-9", "--to", "e4m3", "--ftz"],
     ["rounding", "-1e-3", "--to", "e5m2", "--round", "rdn", "--daz"],
     ["formats"],
+    ["promotion", "--model", "h100", "--promote", "128", "--in", "e4m3"],
+    ["promotion", "--model", "h100", "--promote", "128", "--in", "e4m3", "--ks", "64,128", "--size", "4x4", "--dist",
+     "normal", "--seed", "3"],
+    ["promotion", "--model", "generic", "--block", "32", "--frac", "13", "--promote", "64", "--in", "e5m2", "--ks",
+     "32,64,128"],
+    ["pytorch-tf32"],
+    ["pytorch-tf32", "--ks", "8,16", "--dist", "uniform", "--seed", "2"],
 ]
 
 # the command's options and the keywords of fpref.draw they become (a flag: True)
 OPTIONS = {"--to": "to", "--range": "range", "--at": "at", "--window": "window", "--round": "round",
-           "--overflow": "overflow", "--sr-bits": "sr_bits"}
+           "--overflow": "overflow", "--sr-bits": "sr_bits", "--model": "model", "--in": "inp", "--ks": "ks",
+           "--size": "size", "--dist": "dist", "--seed": "seed", "--promote": "promote", "--block": "block",
+           "--frac": "frac"}
+COUNTS = ("promote", "block", "frac")  # integers in Python
 FLAGS = {"--sat": "sat", "--ftz": "ftz", "--daz": "daz"}
 
 
@@ -69,7 +79,7 @@ def as_call(args):
     while i < len(args):
         a = args[i]
         if a in OPTIONS:
-            kw[OPTIONS[a]] = args[i + 1]
+            kw[OPTIONS[a]] = int(args[i + 1]) if OPTIONS[a] in COUNTS else args[i + 1]
             i += 2
         elif a in FLAGS:
             kw[FLAGS[a]] = True
@@ -134,6 +144,11 @@ BAD = [
     ["rounding", "0", "--to", "e4m3"],
     ["rounding", "nan", "--to", "e4m3"],
     ["rounding", "abc", "--to", "e4m3"],
+    ["promotion", "--model", "h100", "--promote", "128", "--in", "e4m3", "--ks", "5"],
+    ["promotion", "--model", "h100", "--promote", "128", "--in", "e4m3", "--size", "0x3"],
+    ["promotion", "--model", "h100", "--promote", "128", "--in", "e4m3", "--dist", "cauchy"],
+    ["pytorch-tf32", "--ks", "16,1024"],
+    ["pytorch-tf32", "--seed", "-1"],
 ]
 
 
@@ -164,8 +179,16 @@ def test_draw_refusals(tmp_path):
         fpref.draw("numberline", "bf16", window=True)
     with pytest.raises(ValueError, match="unknown kind"):
         fpref.draw("histogram")
-    with pytest.raises(ValueError, match="fpref draw promotion"):
-        fpref.draw("promotion")
+    with pytest.raises(ValueError, match="fpref draw gemm"):
+        fpref.draw("gemm")
+    with pytest.raises(TypeError, match="needs model=, promote= and inp="):
+        fpref.draw("promotion", model="h100")
+    with pytest.raises(TypeError, match="ks= is promotion's keyword, not rounding's"):
+        fpref.draw("rounding", "1", to="e4m3", ks=[1, 2])
+    with pytest.raises(TypeError, match="ks is a list of integers"):
+        fpref.draw("pytorch-tf32", ks=[1.5, 2])
+    # a list and a tuple stand for the command's texts
+    assert fpref.draw("pytorch-tf32", ks=(8, 16)) == fpref.draw("pytorch-tf32", ks="8,16")
     with pytest.raises(ValueError):
         fpref.draw("numberline", "e9m9")
     bad = tmp_path / "no" / "x.svg"

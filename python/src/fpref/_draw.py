@@ -13,16 +13,21 @@ import numpy as np
 
 from . import _fpref
 
-# kind -> {keyword: the command's option}; rounding also takes the
+# kind -> {keyword: the command's option}; rounding and promotion also take the
 # environment's keywords (_ENV_KEYWORDS), as fpref.explain does
 _KEYWORDS: Dict[str, Dict[str, str]] = {
     "numberline": {"range": "--range", "at": "--at", "window": "--window"},
     "rounding": {"to": "--to"},
     "formats": {},
+    "promotion": {"model": "--model", "promote": "--promote", "inp": "--in", "block": "--block", "frac": "--frac",
+                  "floor": "--floor", "final": "--final", "ks": "--ks", "size": "--size", "dist": "--dist",
+                  "seed": "--seed"},
+    "pytorch-tf32": {"ks": "--ks", "dist": "--dist", "seed": "--seed"},
 }
 _ENV_KEYWORDS = ("round", "sat", "ftz", "daz", "profile", "tininess", "sr_seed", "sr_width", "sr_bits", "overflow")
-# what the command draws that this binding does not yet
-_COMMAND_ONLY = ("promotion", "pytorch-tf32", "gemm", "verify", "lossscale", "quantize", "lab")
+_WITH_ENV = ("rounding", "promotion")
+# what the command draws from another command's report (fpref draw gemm ... is fpref gemm ... --svg)
+_COMMAND_ONLY = ("gemm", "verify", "lossscale", "quantize", "lab")
 
 
 def _number_text(x: Any, what: str) -> str:
@@ -60,8 +65,33 @@ def _window_text(w: Any) -> str:
     return str(int(w))
 
 
+def _list_text(v: Any, name: str) -> str:
+    """--ks: "K,K,..." or a sequence of integers."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (list, tuple)) and all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in v):
+        return ",".join(str(int(k)) for k in v)
+    raise TypeError(f"{name} is a list of integers or the text 'K,K,...', not {v!r}")
+
+
+def _size_text(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(k, (int, np.integer)) for k in v):
+        return f"{int(v[0])}x{int(v[1])}"
+    raise TypeError(f"size is (M, N) or the text 'MxN', not {v!r}")
+
+
+def _count(v: Any, name: str) -> int:
+    if v is None:
+        return 0
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or int(v) < 1:
+        raise ValueError(f"{name} is a count >= 1, not {v!r}")
+    return int(v)
+
+
 def _check_keywords(kind: str, given: Dict[str, Any]) -> None:
-    allowed = set(_KEYWORDS[kind]) | (set(_ENV_KEYWORDS) if kind == "rounding" else set())
+    allowed = set(_KEYWORDS[kind]) | (set(_ENV_KEYWORDS) if kind in _WITH_ENV else set())
     for k in given:
         if k not in allowed:
             owner = [name for name, kw in _KEYWORDS.items() if k in kw] or (["rounding"] if k in _ENV_KEYWORDS else [])
@@ -83,7 +113,10 @@ def _write(out: str, text: str) -> None:
 
 
 def draw(kind: str, what: Any = None, *, out: Optional[str] = None, to: Optional[str] = None, range: Any = None,
-         at: Any = None, window: Any = None, round: Optional[str] = None, sat: Optional[bool] = None,
+         at: Any = None, window: Any = None, model: Optional[str] = None, promote: Optional[int] = None,
+         inp: Optional[str] = None, block: Optional[int] = None, frac: Optional[int] = None,
+         floor: Optional[int] = None, final: Optional[str] = None, ks: Any = None, size: Any = None,
+         dist: Optional[str] = None, seed: Optional[int] = None, round: Optional[str] = None, sat: Optional[bool] = None,
          ftz: Optional[bool] = None, daz: Optional[bool] = None, profile: Optional[str] = None,
          tininess: Optional[str] = None, sr_seed: Optional[int] = None, sr_width: Optional[int] = None,
          sr_bits: Optional[str] = None, overflow: Optional[str] = None) -> str:
@@ -97,8 +130,14 @@ def draw(kind: str, what: Any = None, *, out: Optional[str] = None, to: Optional
     how one value rounds (a decimal string as typed; an int or a float is
     its exact value), with the environment's keywords of fpref.explain
     (round="sr" needs sr_bits or sr_seed).  formats: draw("formats"), the
-    catalogue's range and precision.  Bad arguments raise ValueError with
-    the command's message; a keyword of another kind, TypeError.
+    catalogue's range and precision.  promotion: draw("promotion",
+    model="h100", promote=128, inp="e4m3", ks=[128, 256], size=(8, 8),
+    dist="positive", seed=1), the error over K of a tensor-core model alone
+    and promoted to FP32 (block, frac, floor, final for model="generic";
+    the environment's keywords).  pytorch-tf32: draw("pytorch-tf32",
+    ks=[16, 32, 64], dist="normal", seed=1).  Bad arguments raise
+    ValueError with the command's message; a keyword of another kind,
+    TypeError.
 
     >>> svg = draw("numberline", "e2m1")
     >>> svg.startswith('<?xml') and 'Every value of float4_e2m1fn' in svg
@@ -109,16 +148,44 @@ def draw(kind: str, what: Any = None, *, out: Optional[str] = None, to: Optional
     if kind in _COMMAND_ONLY:
         raise ValueError(f"draw('{kind}') is drawn by the command only: fpref draw {kind} --out FILE.svg ...")
     if kind not in _KEYWORDS:
-        raise ValueError(f"unknown kind '{kind}' (numberline, rounding, formats; the command also draws "
+        raise ValueError(f"unknown kind '{kind}' ({', '.join(_KEYWORDS)}; the command also draws "
                          f"{', '.join(_COMMAND_ONLY)})")
-    given = {k: v for k, v in (("to", to), ("range", range), ("at", at), ("window", window), ("round", round),
+    given = {k: v for k, v in (("to", to), ("range", range), ("at", at), ("window", window), ("model", model),
+                               ("promote", promote), ("inp", inp), ("block", block), ("frac", frac),
+                               ("floor", floor), ("final", final), ("ks", ks), ("size", size), ("dist", dist),
+                               ("seed", seed), ("round", round),
                                ("sat", sat), ("ftz", ftz), ("daz", daz), ("profile", profile),
                                ("tininess", tininess), ("sr_seed", sr_seed), ("sr_width", sr_width),
                                ("sr_bits", sr_bits), ("overflow", overflow)) if v is not None}
     _check_keywords(kind, given)
     if out is not None and not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"out is a path, not {type(out).__name__}")
-    if kind == "numberline":
+    env = None
+    if kind in _WITH_ENV:
+        from . import _env
+        env = _env(round, sat, bool(ftz), bool(daz), profile, tininess, sr_seed, 32 if sr_width is None else sr_width,
+                   sr_bits, None, overflow)
+    ks_text = None if ks is None else _list_text(ks, "ks")
+    dist_text = None if dist is None else str(dist)
+    seed_text = None if seed is None else _number_text(seed, "seed")
+    if kind == "promotion":
+        if what is not None:
+            raise TypeError("draw('promotion') takes no positional argument: model=, promote=, inp=")
+        if model is None or promote is None or inp is None:
+            raise TypeError("draw('promotion') needs model=, promote= and inp=, e.g. model='h100', promote=128, "
+                            "inp='e4m3'")
+        if not isinstance(model, str) or not isinstance(inp, str):
+            raise TypeError("model and inp are names such as 'h100' and 'e4m3'")
+        n = _count(promote, "promote")
+        from . import format_info
+        svg = _fpref.draw_promotion(model, str(n), n, _count(block, "block"), _count(frac, "frac"), floor,
+                                    "rtz" if final is None else final, format_info(inp)["name"], ks_text,
+                                    None if size is None else _size_text(size), dist_text, seed_text, *env)
+    elif kind == "pytorch-tf32":
+        if what is not None:
+            raise TypeError("draw('pytorch-tf32') takes no positional argument (sizes by ks=)")
+        svg = _fpref.draw_pytorch_tf32(ks_text, dist_text, seed_text)
+    elif kind == "numberline":
         if what is None:
             raise TypeError("draw('numberline') needs a format, e.g. draw('numberline', 'e4m3')")
         svg = _fpref.draw_numberline(str(what), None if range is None else _range_text(range),
@@ -127,9 +194,7 @@ def draw(kind: str, what: Any = None, *, out: Optional[str] = None, to: Optional
     elif kind == "rounding":
         if what is None or to is None:
             raise TypeError("draw('rounding') needs a value and to=, e.g. draw('rounding', '465', to='e4m3')")
-        from . import _env, format_info
-        env = _env(round, sat, bool(ftz), bool(daz), profile, tininess, sr_seed, 32 if sr_width is None else sr_width,
-                   sr_bits, None, overflow)
+        from . import format_info
         svg = _fpref.draw_rounding(_number_text(what, "the value"), format_info(to)["name"], *env)
     else:
         if what is not None:

@@ -233,6 +233,9 @@ static PyMethodDef methods[] = {
 	{ "draw_rounding", py_draw_rounding, METH_VARARGS, "fpref draw rounding's SVG (fpref_golden_draw_rounding)" },
 	{ "probe_infer", py_probe_infer, METH_VARARGS, "the block models that reproduce measured dots (fpref_golden_probe_infer)" },
 	{ "draw_formats", py_draw_formats, METH_NOARGS, "fpref draw formats' SVG (fpref_golden_draw_formats)" },
+	{ "draw_promotion", py_draw_promotion, METH_VARARGS, "fpref draw promotion's SVG (fpref_golden_draw_promotion)" },
+	{ "draw_pytorch_tf32", py_draw_pytorch_tf32, METH_VARARGS,
+	  "fpref draw pytorch-tf32's SVG (fpref_golden_draw_pytorch_tf32)" },
 	{ NULL, NULL, 0, NULL }
 };
 

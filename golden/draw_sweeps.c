@@ -1,15 +1,17 @@
-/* fpref draw promotion and pytorch-tf32: the error of generated GEMMs
- * over a list of sizes, two series on log2 axes (the model alone and
- * promoted; TF32 tensor cores and FP32), from the library's summaries.
- * Both kinds in one file: they share the sweep and the plot.  Picture
- * kinds of fpref draw (tools/cmd_draw.c dispatches). */
+/* fpref draw promotion and pytorch-tf32 (fpref_golden_draw.h): the
+ * error of generated GEMMs over a list of sizes, two series on log2 axes
+ * (the model alone and promoted; TF32 tensor cores and FP32), from the
+ * library's summaries.  Both kinds in one file: they share the sweep and
+ * the plot. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "draw.h"
-
-static const char *const cmd = "draw";
+#include "fpref_emu.h"
+#include "fpref_golden_draw.h"
+#include "fpref_golden_gemm.h"
+#include "fpref_golden_svg.h"
 
 /* ---- promotion: error against K, alone and promoted ---- */
 
@@ -30,34 +32,49 @@ static int parse_ks(const char *text, size_t *ks, int *n)
 }
 
 /* --dist and --seed of the sweeps (each keeps its default when not given).
- * 0, or -1 after a message. */
-static int parse_inputs(const struct draw_args *a, enum fpref_dist *dist, unsigned long long *seed)
+ * 0, or -1 with a message. */
+static int parse_inputs(const char *dist_text, const char *seed_text, enum fpref_dist *dist, unsigned long long *seed,
+			char *err, size_t errlen)
 {
 	char *end;
-	if (a->dist && fpref_emu_dist_parse(a->dist, dist) != 0) {
-		cli_fail(cmd, "bad --dist '%s' (normal, uniform or positive)", a->dist);
+	if (dist_text && fpref_emu_dist_parse(dist_text, dist) != 0) {
+		snprintf(err, errlen, "bad --dist '%s' (normal, uniform or positive)", dist_text);
 		return -1;
 	}
-	if (a->seed && (*seed = strtoull(a->seed, &end, 10), !*a->seed || *end || *a->seed == '-')) {
-		cli_fail(cmd, "bad --seed '%s' (an unsigned integer)", a->seed);
+	if (seed_text && (*seed = strtoull(seed_text, &end, 10), !*seed_text || *end || *seed_text == '-')) {
+		snprintf(err, errlen, "bad --seed '%s' (an unsigned integer)", seed_text);
 		return -1;
 	}
 	return 0;
 }
 
+/* The values of n patterns of from rounded to `to`, nearest even (as
+ * fpref gemm --source rounds its generated inputs). */
+static void round_values(const struct fpref_format *from, uint64_t *bits, size_t n, const struct fpref_format *to)
+{
+	struct fpref_env rne;
+	fpref_env_default(&rne);
+	for (size_t i = 0; i < n; i++) {
+		unsigned flags = 0;
+		fpref_emu_convert(from, bits[i], to, &rne, 0, &bits[i], &flags);
+	}
+}
+
 /* One K: generated A and B (as fpref gemm --size generates them), D
- * through the model, the summary of its errors.  0 or an exit status. */
+ * through the model, the summary of its errors.  0, or FPREF_DRAW_* with
+ * a message. */
 static int sweep_run(const struct fpref_accum_model *m, const struct fpref_format *src, const struct fpref_format *in,
 		     const struct fpref_format *out, size_t M, size_t N, size_t K, enum fpref_dist dist,
-		     unsigned long long seed, const struct fpref_env *env, struct fpref_gemm_summary *sum)
+		     unsigned long long seed, const struct fpref_env *env, struct fpref_gemm_summary *sum, char *err,
+		     size_t errlen)
 {
 	uint64_t *A = malloc(M * K * sizeof *A), *B = malloc(K * N * sizeof *B), *D = malloc(M * N * sizeof *D);
 	uint64_t *Aq = malloc(M * K * sizeof *Aq), *Bq = malloc(K * N * sizeof *Bq);
 	int status = 0;
 	struct fpref_gemm_stats st = { 0 };
 	if (!A || !B || !D || !Aq || !Bq) {
-		cli_fail(cmd, "out of memory");
-		status = CLI_EXIT_FAIL;
+		snprintf(err, errlen, "out of memory");
+		status = FPREF_DRAW_NO_MEMORY;
 	} else {
 		/* as fpref gemm --size [--source src] makes them: src values, rounded to in (nearest even) */
 		struct fpref_env rne;
@@ -68,15 +85,15 @@ static int sweep_run(const struct fpref_accum_model *m, const struct fpref_forma
 		memcpy(Bq, B, K * N * sizeof *B);
 		bool same = fpref_format_same(src, in);
 		if (!same) {
-			cli_convert_values(src, Aq, M * K, in, &rne);
-			cli_convert_values(src, Bq, K * N, in, &rne);
+			round_values(src, Aq, M * K, in);
+			round_values(src, Bq, K * N, in);
 		}
 		struct fpref_gemm_problem p = { .M = M, .N = N, .K = K, .src = src, .in_a = in, .in_b = in, .out = out, .A = A,
 						.B = B, .Aq = same ? A : Aq, .Bq = same ? B : Bq, .model = m, .env = env,
 						.threads = 1 };
 		if (fpref_golden_gemm(&p, D, &st, NULL, NULL) != 0) {
-			cli_fail(cmd, "the model cannot compute these inputs");
-			status = CLI_EXIT_USAGE;
+			snprintf(err, errlen, "the model cannot compute these inputs");
+			status = FPREF_DRAW_BAD_ARGS;
 		}
 		fpref_golden_gemm_summarize(&st, sum);
 	}
@@ -98,7 +115,7 @@ struct two_series {
 	const char *key_a, *key_b, *xlabel, *ylabel;
 };
 
-static int plot_two(const char *path, const struct two_series *t)
+static int plot_two(const struct two_series *t, char **svg)
 {
 	double kx[KS_MAX], ya[KS_MAX], yb[KS_MAX], lo = 0, hi = 0;
 	for (int i = 0; i < t->n; i++) {
@@ -125,8 +142,12 @@ static int plot_two(const char *path, const struct two_series *t)
 	fpref_golden_svg_group(&s, "points");
 	for (int i = 0; i < t->n; i++) {
 		char tip[256];
-		snprintf(tip, sizeof tip, "%zu: %s %s, %s %s", t->x[i], t->key_a, cli_text_num(t->a[i], 4).text, t->key_b,
-			 cli_text_num(t->b[i], 4).text);
+		char na[32] = "n/a", nb[32] = "n/a";
+		if (isfinite(t->a[i]))
+			snprintf(na, sizeof na, "%.4g", t->a[i]);
+		if (isfinite(t->b[i]))
+			snprintf(nb, sizeof nb, "%.4g", t->b[i]);
+		snprintf(tip, sizeof tip, "%zu: %s %s, %s %s", t->x[i], t->key_a, na, t->key_b, nb);
 		fpref_golden_svg_circle(&s, px[i], pa[i], 4, FPREF_SVG_VERMILLION, "point", tip);
 		fpref_golden_svg_rect(&s, px[i] - 4, pb[i] - 4, 8, 8, FPREF_SVG_BLUE, "point", tip);
 	}
@@ -143,49 +164,38 @@ static int plot_two(const char *path, const struct two_series *t)
 	fpref_golden_svg_axis(&s, false, &ys, 100, ticks, labels, nt, t->ylabel);
 	struct fpref_svg_key keys[] = { { FPREF_SVG_VERMILLION, t->key_a, true }, { FPREF_SVG_BLUE, t->key_b, true } };
 	fpref_golden_svg_legend(&s, 120, 470, keys, 2);
-	return draw_write(&s, cmd, path);
+	return fpref_golden_svg_finish(&s, svg) == 0 ? 0 : FPREF_DRAW_NO_MEMORY;
 }
 
-int draw_promotion(struct cli_options *o, const struct draw_args *a)
+int fpref_golden_draw_promotion(const struct fpref_draw_promotion *p, char **svg, char *err, size_t errlen)
 {
-	if (o->npositional != 1 || !a->in || !o->model.model || !o->model.promote) {
-		cli_fail(cmd, "promotion needs --model MODEL --promote NC --in FMT, e.g. fpref draw promotion --model h100 "
-			 "--promote 128 --in e4m3 --out p.svg");
-		return CLI_EXIT_USAGE;
-	}
+	*svg = NULL;
 	size_t ks[KS_MAX], M = 8, N = 8;
 	int nk = 0;
-	if (parse_ks(a->ks ? a->ks : "128,256,512,1024", ks, &nk) != 0) {
-		cli_fail(cmd, "bad --ks '%s' (2 to %d depths, each 1..65536, comma-separated)", a->ks, KS_MAX);
-		return CLI_EXIT_USAGE;
+	if (parse_ks(p->ks ? p->ks : "128,256,512,1024", ks, &nk) != 0) {
+		snprintf(err, errlen, "bad --ks '%s' (2 to %d depths, each 1..65536, comma-separated)", p->ks, KS_MAX);
+		return FPREF_DRAW_BAD_ARGS;
 	}
 	unsigned long m = 0, n = 0;
 	char tail;
-	if (a->size && (sscanf(a->size, "%lux%lu%c", &m, &n, &tail) != 2 || !m || !n || m > 256 || n > 256)) {
-		cli_fail(cmd, "bad --size '%s' (MxN, each 1..256)", a->size);
-		return CLI_EXIT_USAGE;
+	if (p->size && (sscanf(p->size, "%lux%lu%c", &m, &n, &tail) != 2 || !m || !n || m > 256 || n > 256)) {
+		snprintf(err, errlen, "bad --size '%s' (MxN, each 1..256)", p->size);
+		return FPREF_DRAW_BAD_ARGS;
 	}
-	if (a->size) {
+	if (p->size) {
 		M = m;
 		N = n;
 	}
 	enum fpref_dist dist = FPREF_DIST_POSITIVE;
 	unsigned long long seed = 1;
-	if (parse_inputs(a, &dist, &seed) != 0)
-		return CLI_EXIT_USAGE;
-	struct fpref_format in, out = *fpref_format_get(FPREF_FORMAT_FLOAT32);
-	struct fpref_accum_model promoted, alone;
-	struct cli_model_text plain = o->model;
-	plain.promote = NULL;
-	if (cli_parse_format(cmd, a->in, &in) != 0 || cli_model_resolve(cmd, &o->model, &in, &in, &out, &promoted) != 0 ||
-	    cli_model_resolve(cmd, &plain, &in, &in, &out, &alone) != 0)
-		return CLI_EXIT_USAGE;
-	o->env = cli_target_env(o, &out);
+	if (parse_inputs(p->dist, p->seed, &dist, &seed, err, errlen) != 0)
+		return FPREF_DRAW_BAD_ARGS;
+	const struct fpref_format *in = p->in, *out = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_gemm_summary sa[KS_MAX], sp[KS_MAX];
 	for (int i = 0; i < nk; i++) {
-		int status = sweep_run(&alone, &in, &in, &out, M, N, ks[i], dist, seed, &o->env, &sa[i]);
+		int status = sweep_run(p->alone, in, in, out, M, N, ks[i], dist, seed, p->env, &sa[i], err, errlen);
 		if (!status)
-			status = sweep_run(&promoted, &in, &in, &out, M, N, ks[i], dist, seed, &o->env, &sp[i]);
+			status = sweep_run(p->promoted, in, in, out, M, N, ks[i], dist, seed, p->env, &sp[i], err, errlen);
 		if (status)
 			return status;
 	}
@@ -195,53 +205,48 @@ int draw_promotion(struct cli_options *o, const struct draw_args *a)
 		ep[i] = sp[i].normwise_rel;
 	}
 	char title[200], sub[320], desc[256], ka[64], kp[64];
-	snprintf(title, sizeof title, "Error against K: %s alone and promoted every %s products", o->model.model,
-		 o->model.promote);
-	snprintf(sub, sizeof sub, "%zux%zu outputs, %s inputs (%s, seed %llu) -> float32; %s", M, N, in.name,
-		 fpref_emu_dist_name(dist), seed, cli_model_describe(&alone, out.name, desc, sizeof desc));
-	snprintf(ka, sizeof ka, "%s alone", o->model.model);
-	snprintf(kp, sizeof kp, "promoted to FP32 every %s", o->model.promote);
+	snprintf(title, sizeof title, "Error against K: %s alone and promoted every %s products", p->model, p->promote);
+	snprintf(sub, sizeof sub, "%zux%zu outputs, %s inputs (%s, seed %llu) -> float32; %s", M, N, in->name,
+		 fpref_emu_dist_name(dist), seed, fpref_accum_model_describe(p->alone, out->name, desc, sizeof desc));
+	snprintf(ka, sizeof ka, "%s alone", p->model);
+	snprintf(kp, sizeof kp, "promoted to FP32 every %s", p->promote);
 	struct two_series t = { title, sub, ks, nk, ea, ep, ka, kp, "K (products per output, log2 axis)",
 				"||D - exact||_F / ||exact||_F" };
-	return plot_two(a->out, &t);
+	return plot_two(&t, svg);
 }
 
 /* ---- pytorch-tf32: PyTorch's protocol, TF32 tensor cores against FP32 ---- */
 
-int draw_tf32(struct cli_options *o, const struct draw_args *a)
+int fpref_golden_draw_pytorch_tf32(const struct fpref_accum_model *tf32_model, const struct fpref_accum_model *f32_model,
+				   const char *ks_text, const char *dist_text, const char *seed_text, char **svg, char *err,
+				   size_t errlen)
 {
-	if (o->npositional != 1) {
-		cli_fail(cmd, "pytorch-tf32 takes no positional argument (sizes by --ks)");
-		return CLI_EXIT_USAGE;
-	}
+	*svg = NULL;
 	size_t ns[KS_MAX];
 	int n = 0;
-	if (parse_ks(a->ks ? a->ks : "16,32,64", ns, &n) != 0) {
-		cli_fail(cmd, "bad --ks '%s' (2 to %d sizes N of N x N x N, comma-separated)", a->ks, KS_MAX);
-		return CLI_EXIT_USAGE;
+	if (parse_ks(ks_text ? ks_text : "16,32,64", ns, &n) != 0) {
+		snprintf(err, errlen, "bad --ks '%s' (2 to %d sizes N of N x N x N, comma-separated)", ks_text, KS_MAX);
+		return FPREF_DRAW_BAD_ARGS;
 	}
 	for (int i = 0; i < n; i++)
 		if (ns[i] > 512) {
-			cli_fail(cmd, "pytorch-tf32: --ks %zu: at most 512 (the exact product of every element is computed)", ns[i]);
-			return CLI_EXIT_USAGE;
+			snprintf(err, errlen, "pytorch-tf32: --ks %zu: at most 512 (the exact product of every element is computed)",
+				 ns[i]);
+			return FPREF_DRAW_BAD_ARGS;
 		}
 	unsigned long long seed = 1;
 	enum fpref_dist dist = FPREF_DIST_NORMAL;
-	if (parse_inputs(a, &dist, &seed) != 0)
-		return CLI_EXIT_USAGE;
+	if (parse_inputs(dist_text, seed_text, &dist, &seed, err, errlen) != 0)
+		return FPREF_DRAW_BAD_ARGS;
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32), *tf32 = fpref_format_get(FPREF_FORMAT_TF32);
-	struct cli_model_text ta = { .model = "a100" }, tb = { .model = "fma-chain" };
-	struct fpref_accum_model ma, mb;
-	if (cli_model_resolve(cmd, &ta, tf32, tf32, f32, &ma) != 0 || cli_model_resolve(cmd, &tb, f32, f32, f32, &mb) != 0)
-		return CLI_EXIT_FAIL;
 	struct fpref_env env;
 	fpref_env_default(&env);
 	double ea[KS_MAX], eb[KS_MAX];
 	for (int i = 0; i < n; i++) {
 		struct fpref_gemm_summary sa, sb;
-		int status = sweep_run(&ma, f32, tf32, f32, ns[i], ns[i], ns[i], dist, seed, &env, &sa);
+		int status = sweep_run(tf32_model, f32, tf32, f32, ns[i], ns[i], ns[i], dist, seed, &env, &sa, err, errlen);
 		if (!status)
-			status = sweep_run(&mb, f32, f32, f32, ns[i], ns[i], ns[i], dist, seed, &env, &sb);
+			status = sweep_run(f32_model, f32, f32, f32, ns[i], ns[i], ns[i], dist, seed, &env, &sb, err, errlen);
 		if (status)
 			return status;
 		ea[i] = sa.max_abs_over_mean_exact;
@@ -253,5 +258,5 @@ int draw_tf32(struct cli_options *o, const struct draw_args *a)
 	struct two_series t = { "PyTorch's TF32 protocol: max |error| / mean |exact|", sub, ns, n, ea, eb,
 				"TF32 (a100 tensor core, inputs rounded to tf32)", "FP32 (fma chain)",
 				"N (log2 axis)", "max |D - exact| / mean |exact|" };
-	return plot_two(a->out, &t);
+	return plot_two(&t, svg);
 }
