@@ -5,12 +5,13 @@ formats) has the command's text byte for byte and its --json's fields;
 order is reveal_order."""
 import json
 import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import fpref
-from conftest import CLI
+from conftest import CLI, TOP
 
 
 def run(args, stdin=None):
@@ -131,6 +132,19 @@ def test_probe_refusals(answered):
         fpref.probe("gen")
     with pytest.raises(ValueError, match="'infer' or 'order'"):
         fpref.probe("guess")
+
+
+@pytest.mark.parametrize("n, what", [(16, "sum"), (7, "sum"), (33, "dot")])
+def test_order_text_as_the_command(cli, n, what):
+    # the same black box, NumPy's float32 reduction, run by the command
+    # (tests/order_numpy_box.py on lines of hex) and called here
+    box = TOP / "tests" / "order_numpy_box.py"
+    rc, text, err = run(["probe", "order", "--cmd", f"{sys.executable} {box} {what}", "--n", str(n), "--in", "f32"])
+    assert rc == 0, err
+    ones = np.ones(n, dtype=np.float32)
+    fn = np.sum if what == "sum" else (lambda x: np.dot(x, ones))
+    r = fpref.probe("order", fn, n, "float32")
+    assert str(r) == text and text.startswith(f"tree: {r.tree}\n")
 
 
 def test_probe_order_is_reveal_order():
