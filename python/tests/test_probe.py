@@ -65,6 +65,7 @@ def answered(tmp_path_factory):
         results = d / f"{name}.txt"
         results.write_text("".join(body.splitlines(keepends=True)[:keep]))
         files[name] = (results, dot_in, out, K)
+        files[name + ".probe"] = probe_file
     return files
 
 
@@ -89,6 +90,38 @@ def test_infer_text_and_json_as_the_command(cli, answered, name):
            "c_zero_cases": rep.c_zero_cases, "c_zero_classes": list(rep.c_zero_classes),
            "presets": list(rep.presets), "found": rep.found}
     assert got == want
+
+
+@pytest.mark.parametrize("name, formats", [("generic", True), ("h100-fp8", False), ("pair", False), ("fp16-out", True)])
+def test_infer_golden_as_the_command(cli, answered, name, formats):
+    # the probe file and the results judged against it, as --golden G --results R
+    results, dot_in, out, K = answered[name]
+    golden = answered[name + ".probe"]
+    given = dot_in + ["--out", out] if formats else []
+    rc, text, err = run(["probe", "infer", "--results", str(results), "--golden", str(golden)] + given)
+    assert rc in (0, 1), err
+    inp = dot_in[1] if dot_in[0] == "--in" else (dot_in[1], dot_in[3])
+    kw = {"inp": inp, "out": out} if formats else {}
+    rep = fpref.probe("infer", golden=golden, results=str(results), **kw)
+    assert str(rep) == text and rep.found == (rc == 0) and rep.K == K
+
+
+def test_infer_golden_refusals(answered):
+    results, _, _, _ = answered["generic"]
+    golden = answered["generic.probe"]
+    cmd = ["probe", "infer", "--results", str(results), "--golden", str(golden), "--in", "e4m3", "--out", "f32"]
+    rc, _, err = run(cmd)
+    with pytest.raises(ValueError) as e:
+        fpref.probe("infer", golden=str(golden), results=str(results), inp="e4m3", out="f32")
+    assert rc == 2 and err == f"fpref probe infer: {e.value}\n"
+    rc, _, err = run(["probe", "infer", "--results", str(results), "--golden", str(results)])
+    with pytest.raises(ValueError) as e:
+        fpref.probe("infer", golden=str(results), results=str(results))
+    assert rc == 2 and err == f"fpref probe infer: {e.value}\n"
+    with pytest.raises(TypeError, match="go together"):
+        fpref.probe("infer", golden=str(golden), results=str(results), inp="f16")
+    with pytest.raises(TypeError, match="no a, b, c, d"):
+        fpref.probe("infer", 1, golden=str(golden), results=str(results))
 
 
 def test_infer_known_parameters(cli, answered):

@@ -139,5 +139,6 @@ PyObject *py_draw_pytorch_tf32(PyObject *self, PyObject *args);
 
 /* ---- probing a tensor core (_fpref_probe.c) ---- */
 PyObject *py_probe_infer(PyObject *self, PyObject *args);
+PyObject *py_probe_infer_golden(PyObject *self, PyObject *args);
 
 #endif

@@ -70,6 +70,27 @@ static PyObject *report_dict(const struct fpref_probe_report *r, const struct fp
 	return d;
 }
 
+/* The search over the cases, and its report as a dict; NULL with an
+ * exception. */
+static PyObject *infer(struct fpref_probe_data *data, const char *results)
+{
+	struct fpref_probe_report rep;
+	char err[512] = "";
+	int failed;
+	Py_BEGIN_ALLOW_THREADS
+	failed = fpref_golden_probe_infer(data, &rep, err, sizeof err);
+	Py_END_ALLOW_THREADS
+	if (failed) {
+		PyErr_SetString(PyExc_ValueError, err);
+		return NULL;
+	}
+	char *text = fpref_golden_probe_report_text(&rep, data, results);
+	PyObject *ret = text ? report_dict(&rep, data, text) : PyErr_NoMemory();
+	free(text);
+	fpref_golden_probe_report_free(&rep);
+	return ret;
+}
+
 PyObject *py_probe_infer(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -82,29 +103,54 @@ PyObject *py_probe_infer(PyObject *self, PyObject *args)
 		return NULL;
 	struct fpref_probe_data data = { .K = (size_t)K, .count = (size_t)count, .block = block, .frac = frac };
 	PyObject *ret = NULL;
-	if (fpref_py_get_format(in_a_name, &data.in) != 0 || fpref_py_get_format(in_b_name, &data.in_b) != 0 ||
-	    fpref_py_get_format(out_name, &data.out) != 0 ||
-	    check_elements(&rows, sizeof(uint64_t), (size_t)count * (2 * (size_t)K + 1), "rows") != 0 ||
-	    check_elements(&d, sizeof(uint64_t), (size_t)count, "d") != 0)
-		goto done;
-	data.rows = rows.buf;
-	data.d = d.buf;
-	struct fpref_probe_report rep;
-	char err[512] = "";
-	int failed;
-	Py_BEGIN_ALLOW_THREADS
-	failed = fpref_golden_probe_infer(&data, &rep, err, sizeof err);
-	Py_END_ALLOW_THREADS
-	if (failed) {
-		PyErr_SetString(PyExc_ValueError, err);
-		goto done;
+	if (fpref_py_get_format(in_a_name, &data.in) == 0 && fpref_py_get_format(in_b_name, &data.in_b) == 0 &&
+	    fpref_py_get_format(out_name, &data.out) == 0 &&
+	    check_elements(&rows, sizeof(uint64_t), (size_t)count * (2 * (size_t)K + 1), "rows") == 0 &&
+	    check_elements(&d, sizeof(uint64_t), (size_t)count, "d") == 0) {
+		data.rows = rows.buf;
+		data.d = d.buf;
+		ret = infer(&data, results);
 	}
-	char *text = fpref_golden_probe_report_text(&rep, &data, results);
-	ret = text ? report_dict(&rep, &data, text) : PyErr_NoMemory();
-	free(text);
-	fpref_golden_probe_report_free(&rep);
-done:
 	PyBuffer_Release(&rows);
 	PyBuffer_Release(&d);
+	return ret;
+}
+
+/* probe_infer_golden(golden, results, in_a, in_b, out, block, frac): the
+ * cases of a golden dot file and its results file (formats None: the
+ * file's), as fpref probe infer --golden G --results R reads them; the
+ * report's dict, with the file's formats (A's, B's, out's) as "formats". */
+PyObject *py_probe_infer_golden(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *golden, *results, *in_a_name, *in_b_name, *out_name;
+	int block, frac;
+	if (!PyArg_ParseTuple(args, "sszzzii", &golden, &results, &in_a_name, &in_b_name, &out_name, &block, &frac))
+		return NULL;
+	struct fpref_format given[3];
+	bool have = in_a_name && in_b_name && out_name;
+	if (have && (fpref_py_get_format(in_a_name, &given[0]) != 0 || fpref_py_get_format(in_b_name, &given[1]) != 0 ||
+		     fpref_py_get_format(out_name, &given[2]) != 0))
+		return NULL;
+	struct fpref_probe_cases c;
+	char err[640] = "";
+	int r;
+	Py_BEGIN_ALLOW_THREADS
+	r = fpref_golden_probe_read_golden(golden, results, have ? given : NULL, &c, err, sizeof err);
+	Py_END_ALLOW_THREADS
+	if (r == -2)
+		return PyErr_NoMemory();
+	if (r != 0) {
+		PyErr_SetString(PyExc_ValueError, err);
+		return NULL;
+	}
+	struct fpref_probe_data data = { .in = c.in, .in_b = c.in_b, .out = c.out, .K = c.K, .count = c.count,
+					 .rows = c.rows, .d = c.d, .block = block, .frac = frac };
+	PyObject *ret = infer(&data, results);
+	PyObject *names = ret ? Py_BuildValue("(sss)", c.in.name, c.in_b.name, c.out.name) : NULL;
+	if (ret && (!names || PyDict_SetItemString(ret, "formats", names) != 0))
+		Py_CLEAR(ret);
+	Py_XDECREF(names);
+	fpref_golden_probe_cases_free(&c);
 	return ret;
 }

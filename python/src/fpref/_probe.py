@@ -7,6 +7,7 @@ fpref.reveal_order.  The keywords are the command's options (--in: inp,
 lists them."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple, Union
 
@@ -16,7 +17,7 @@ from . import _fpref
 
 # probe("infer", ...)'s keywords and the options of fpref probe infer they stand for
 _INFER_KEYWORDS = {"inp": "--in (or --in-a/--in-b)", "out": "--out", "block": "--block", "frac": "--frac",
-                   "results": "--results (the name the report gives the cases)"}
+                   "results": "--results", "golden": "--golden"}
 _TC_MAX_FRAC = 36  # FPREF_TC_MAX_FRAC: the largest fraction count the search takes
 
 
@@ -89,8 +90,28 @@ def _infer(a: Any, b: Any, c: Any, d: Any, inp: Any, out: Optional[str], block: 
                        tuple(r["c_zero_classes"]), tuple(r["presets"]), r["text"])
 
 
+def _infer_golden(golden: Any, results: Any, inp: Any, out: Optional[str], block: Any, frac: Any) -> ProbeReport:
+    from . import _inp_pair, format_info
+    if not isinstance(golden, (str, os.PathLike)) or not isinstance(results, (str, os.PathLike)):
+        raise TypeError("with golden=, results= is the results file judged against it (both paths)")
+    if (inp is None) != (out is None):
+        raise TypeError("probe('infer'): inp= and out= go together (or neither: the golden file's formats)")
+    in_a = in_b = out_name = None
+    if inp is not None:
+        in_a, in_b, _, _ = _inp_pair(inp)
+        out_name = format_info(out)["name"]
+    name = os.fspath(results)
+    r = _fpref.probe_infer_golden(os.fspath(golden), name, in_a, in_b, out_name, _known(block, "block", 1 << 20),
+                                  _known(frac, "frac", _TC_MAX_FRAC))
+    a, b, o = r["formats"]
+    return ProbeReport(name, r["cases"], r["K"], a if a == b else f"{a}*{b}", a, b, o, r["models_run"],
+                       tuple(r["classes"]), len(r["classes"]) == 1, tuple(r["nearest"]), r["c_zero_cases"],
+                       tuple(r["c_zero_classes"]), tuple(r["presets"]), r["text"])
+
+
 def probe(action: str, *args: Any, inp: Union[str, Tuple[str, str], None] = None, out: Optional[str] = None,
-          block: Optional[int] = None, frac: Optional[int] = None, results: str = "results", **order: Any) -> Any:
+          block: Optional[int] = None, frac: Optional[int] = None, results: Any = "results", golden: Any = None,
+          **order: Any) -> Any:
     """`fpref probe ACTION` from Python.
 
     probe("infer", a, b, c, d, inp=..., out=...): the block models that
@@ -102,6 +123,11 @@ def probe(action: str, *args: Any, inp: Union[str, Tuple[str, str], None] = None
     --results R --in INP --out OUT` for the same cases, whose first line
     names them `results`.
 
+    probe("infer", golden=G, results=R): the cases of a golden dot file
+    (`fpref probe gen`'s probe file, run on the unit) and the results file
+    judged against it, as `fpref probe infer --golden G --results R`; inp=
+    and out=, when given, must be the file's.
+
     probe("order", fn, n, fmt, out=..., models=..., verify=..., seed=...,
     batch=...): fpref.reveal_order (`fpref probe order`), the summation
     tree of a black box; a RevealedOrder.
@@ -110,11 +136,16 @@ def probe(action: str, *args: Any, inp: Union[str, Tuple[str, str], None] = None
         if order:
             raise TypeError(f"probe('infer') takes no {', '.join(k + '=' for k in order)} "
                             f"(its keywords: {', '.join(_INFER_KEYWORDS)})")
+        if golden is not None:
+            if args:
+                raise TypeError("probe('infer', golden=...) reads its cases from the file: no a, b, c, d")
+            return _infer_golden(golden, results, inp, out, block, frac)
         if len(args) != 4:
-            raise TypeError(f"probe('infer') takes the cases a, b, c, d, not {len(args)} arguments")
+            raise TypeError(f"probe('infer') takes the cases a, b, c, d (or golden= and results=), not {len(args)} "
+                            "arguments")
         return _infer(*args, inp, out, block, frac, results)
     if action == "order":
-        if inp is not None or block is not None or frac is not None or results != "results":
+        if inp is not None or block is not None or frac is not None or results != "results" or golden is not None:
             raise TypeError("probe('order') takes fn, n, fmt and reveal_order's keywords (out, models, verify, seed, "
                             "batch)")
         from .order import reveal_order
