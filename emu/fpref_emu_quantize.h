@@ -63,12 +63,13 @@ struct fpref_emu_quantize_request {
 	enum fpref_mx_recipe mx_recipe;         /* MX: whose quantiser (OCP by default) */
 	enum fpref_rounding element_rounding;
 	struct fpref_nvfp4_params nvfp4;
+	bool codes_only; /* codes and scales without the dequantised values (dequant stays NULL) */
 };
 
 /* What a scheme hands back (malloc'd; fpref_emu_quantize_result_free). */
 struct fpref_emu_quantize_result {
 	uint8_t *codes;     /* count */
-	uint32_t *dequant;  /* count */
+	uint32_t *dequant;  /* count; NULL where the request was codes_only */
 	void *scales;       /* scales_count items of scales_item_bytes */
 	const char *scales_descr; /* "<f4" (FP32) or "|u1" (one-byte codes) */
 	size_t scales_item_bytes, scales_count;
@@ -90,6 +91,10 @@ struct fpref_emu_quantize_result {
 		uint32_t bits;
 	} facts[4];
 	int nfacts;
+	/* Which path made the codes: "bulk" (emu/quant_lanes.h) or "element"
+	 * (element by element: stochastic rounding, the transform, Four Over
+	 * Six, an NVFP4 tensor holding inf or NaN, an FPU not in IEEE's mode). */
+	const char *path;
 	/* NVFP4: the FP32 tensor scale S. */
 	bool has_tensor_scale;
 	uint32_t tensor_scale;

@@ -55,7 +55,7 @@ enum fpref_mx_scale_rule {
 enum fpref_mx_recipe {
 	FPREF_MX_OCP,      /* OCP MX v1.0 (the default: zero) */
 	FPREF_MX_TORCHAO,  /* torchao 0.18 to_mx, its PyTorch path */
-	FPREF_MX_MODELOPT  /* NVIDIA ModelOpt 0.47 MXFP8QTensor (E4M3 only) */
+	FPREF_MX_MODELOPT  /* NVIDIA ModelOpt 0.47: MXFP8QTensor (E4M3) and MXFP4QTensor (E2M1) */
 };
 
 struct fpref_mx_params {
@@ -73,6 +73,12 @@ int fpref_emu_mx_recipe_parse(const char *name, enum fpref_mx_recipe *r);
 const char *fpref_emu_mx_scale_rule_name(enum fpref_mx_scale_rule rule);
 int fpref_emu_mx_scale_rule_parse(const char *name, enum fpref_mx_scale_rule *rule);
 const char *fpref_emu_mx_scale_rule_choices(void);
+
+/* 0, or -1 with a message naming what the recipe has: an element, rule or
+ * element rounding that the recipe's library does not compute (torchao:
+ * the float elements, every rule; modelopt: e4m3 and e2m1 under
+ * rceil-log2; the libraries round elements their own way, so rne only). */
+int fpref_emu_mx_params_check(const struct fpref_mx_params *p, char *err, size_t errlen);
 
 /* rows x ceil(cols / 32). */
 size_t fpref_emu_mx_scale_count(size_t rows, size_t cols);
@@ -128,6 +134,11 @@ struct fpref_nvfp4_params {
 	bool rht;                       /* a 16-point random Hadamard transform along rows first */
 	uint16_t rht_signs;             /* its sign vector, bit i for element i of each 16 */
 	bool rht_bf16;                  /* its output rounded to BF16 (ties to even), as TE's reference does */
+	/* torchao, modelopt: torch held x as BF16, so its reductions return
+	 * BF16's canonical NaN 0x7FC0 (0x7FC00000 in FP32), not the all-ones
+	 * NaN of its vectorised FP32 maximum (docs/scaling-mx.md, "NaN
+	 * patterns"). */
+	bool torch_bf16;
 };
 
 /* "te", "torchao", "modelopt", "fouroversix", "torchao-02a1bc44",

@@ -31,6 +31,18 @@ int fpref_emu_tc_dot_scaled(const struct fpref_tc_model *m, const struct fpref_f
 			    const uint64_t *a, const uint64_t *b, size_t K, const struct fpref_tc_scales *scales,
 			    uint64_t c, const struct fpref_format *output, uint64_t *d);
 
+/* Rows of 2K + 1 patterns (a in in_a, b in in_b, then c), their operands
+ * decoded once, for a caller that runs the same rows under many models:
+ * fpref_emu_tc_rows_dot(m, r, i, output, d) gives what fpref_emu_tc_dot
+ * gives for row i (0, or -1 likewise).  The rows must outlive r.  NULL on
+ * allocation failure. */
+struct fpref_emu_tc_rows;
+struct fpref_emu_tc_rows *fpref_emu_tc_rows_new(const struct fpref_format *in_a, const struct fpref_format *in_b,
+						const uint64_t *rows, size_t count, size_t K);
+int fpref_emu_tc_rows_dot(const struct fpref_tc_model *m, const struct fpref_emu_tc_rows *r, size_t i,
+			  const struct fpref_format *output, uint64_t *d);
+void fpref_emu_tc_rows_free(struct fpref_emu_tc_rows *r);
+
 /* D = A B + C: A row-major M x K, B row-major K x N (patterns of input),
  * C (NULL: zeros) and D row-major M x N patterns of output; every element
  * is fpref_emu_tc_dot of a row and a column, or fpref_emu_tc_dot_promoted (no

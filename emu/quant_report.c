@@ -1,10 +1,12 @@
 /* The quantisation report (fpref_emu_quant_report.h), in binary64 through the
  * emulator's operations. */
+#include <math.h>
 #include <string.h>
 
 #include "fpref_emu.h"
 #include "round_core.h"
 #include "fpref_emu_quant_report.h"
+#include "quant_lanes.h"
 
 #define F32_SIGN 0x80000000u
 #define F32_INF 0x7F800000u
@@ -94,8 +96,66 @@ static bool code_saturated(const struct fpref_format *element, uint8_t code)
 	       (element->is_signed && code == fpref_format_max_bits(element, true));
 }
 
-int fpref_emu_quant_report_compute(const uint32_t *x, const uint32_t *dequant, size_t n,
-			       const struct fpref_format *element, const uint8_t *codes, struct fpref_quant_report *r)
+/* The bulk path: the same binary64 figures by the host, where its
+ * arithmetic is IEEE's (fpref_emu_quant_fpu_plain): each operand is a
+ * finite FP32 value, exact in binary64, and each difference, quotient and
+ * running sum a finite binary64 result rounded once, to nearest even, in
+ * the same order, so the bits are the emulator's. */
+static double f64_of(uint32_t bits)
+{
+	float f;
+	memcpy(&f, &bits, sizeof f);
+	return (double)f;
+}
+
+static uint64_t f64_bits(double d)
+{
+	uint64_t b;
+	memcpy(&b, &d, sizeof b);
+	return b;
+}
+
+QUANT_CLONES static void host_errors(const uint32_t *x, const uint32_t *dequant, size_t n,
+				     const struct fpref_format *element, const uint8_t *codes, struct sums *s,
+				     struct fpref_quant_report *r)
+{
+	double max_abs = 0, sum_abs = 0, max_rel = 0, sum_rel = 0;
+	uint8_t top = element ? (uint8_t)fpref_format_max_bits(element, false) : 0;
+	uint8_t top_neg = element && element->is_signed ? (uint8_t)fpref_format_max_bits(element, true) : top;
+	for (size_t i = 0; i < n; i++) {
+		if (codes && element)
+			r->saturated += codes[i] == top || codes[i] == top_neg;
+		if (!f32_finite(x[i])) {
+			r->nonfinite_inputs++;
+			continue;
+		}
+		if (!f32_zero(x[i])) {
+			r->nonzero_inputs++;
+			r->flushed += f32_zero(dequant[i]);
+		}
+		if (!f32_finite(dequant[i])) {
+			r->nonfinite_outputs++;
+			continue;
+		}
+		double xd = f64_of(x[i]), abs_err = fabs(f64_of(dequant[i]) - xd);
+		r->compared++;
+		max_abs = abs_err > max_abs ? abs_err : max_abs;
+		sum_abs += abs_err;
+		if (f32_zero(x[i]))
+			continue;
+		double rel = abs_err / fabs(xd);
+		r->compared_nonzero++;
+		max_rel = rel > max_rel ? rel : max_rel;
+		sum_rel += rel;
+	}
+	s->max_abs = f64_bits(max_abs);
+	s->sum_abs = f64_bits(sum_abs);
+	s->max_rel = f64_bits(max_rel);
+	s->sum_rel = f64_bits(sum_rel);
+}
+
+static int report_compute(const uint32_t *x, const uint32_t *dequant, size_t n, const struct fpref_format *element,
+			  const uint8_t *codes, struct fpref_quant_report *r, bool host)
 {
 	struct f64_engine e;
 	memset(r, 0, sizeof *r);
@@ -106,7 +166,9 @@ int fpref_emu_quant_report_compute(const uint32_t *x, const uint32_t *dequant, s
 	fpref_env_default(&e.env);
 	struct sums s = { 0, 0, 0, 0 };
 	r->count = n;
-	for (size_t i = 0; i < n; i++) {
+	if (host)
+		host_errors(x, dequant, n, element, codes, &s, r);
+	for (size_t i = 0; !host && i < n; i++) {
 		if (codes && element && code_saturated(element, codes[i]))
 			r->saturated++;
 		if (!f32_finite(x[i])) {
@@ -131,6 +193,19 @@ int fpref_emu_quant_report_compute(const uint32_t *x, const uint32_t *dequant, s
 	r->flushed_fraction = fraction(&e, r->flushed, r->nonzero_inputs);
 	r->saturated_fraction = fraction(&e, r->saturated, r->count);
 	return 0;
+}
+
+int fpref_emu_quant_report_compute(const uint32_t *x, const uint32_t *dequant, size_t n,
+				   const struct fpref_format *element, const uint8_t *codes, struct fpref_quant_report *r)
+{
+	return report_compute(x, dequant, n, element, codes, r, fpref_emu_quant_fpu_plain());
+}
+
+int fpref_emu_quant_report_compute_reference(const uint32_t *x, const uint32_t *dequant, size_t n,
+					     const struct fpref_format *element, const uint8_t *codes,
+					     struct fpref_quant_report *r)
+{
+	return report_compute(x, dequant, n, element, codes, r, false);
 }
 
 void fpref_emu_quant_abs_errors(const uint32_t *x, const uint32_t *dequant, size_t n, double *out)

@@ -8,6 +8,7 @@
 
 #include "fpref_emu_quantize.h"
 #include "fpref_emu_scale.h"
+#include "quant_lanes.h"
 
 /* A runner's state: the request, the result, where a message goes. */
 struct run {
@@ -35,7 +36,7 @@ static int alloc_items(struct run *u, size_t nscales, size_t item_bytes)
 	const struct fpref_emu_quantize_request *q = u->q;
 	struct fpref_emu_quantize_result *r = u->r;
 	r->codes = malloc(q->count);
-	r->dequant = malloc(q->count * sizeof *r->dequant);
+	r->dequant = q->codes_only ? NULL : malloc(q->count * sizeof *r->dequant);
 	r->scales = malloc(nscales * item_bytes);
 	r->scales_descr = item_bytes == 1 ? "|u1" : "<f4";
 	r->scales_item_bytes = item_bytes;
@@ -43,7 +44,7 @@ static int alloc_items(struct run *u, size_t nscales, size_t item_bytes)
 	r->element_store = q->element;
 	r->element = &r->element_store;
 	r->element_name = r->element_store.name;
-	if (r->codes && r->dequant && r->scales)
+	if (r->codes && (r->dequant || q->codes_only) && r->scales)
 		return 0;
 	snprintf(u->err, u->errlen, "out of memory");
 	return FPREF_EMU_QUANTIZE_NO_MEMORY;
@@ -78,8 +79,13 @@ static int run_tensor(struct run *u)
 	int status = alloc_result(u, 1);
 	if (status)
 		return status;
-	if (fpref_emu_current_quantize(&p, q->x, q->count, r->codes, &amax, &scale, &scale_inv, u->err, u->errlen) != 0 ||
-	    fpref_emu_dequantize_scaled(&q->element, r->codes, q->count, scale_inv, r->dequant, u->err, u->errlen) != 0)
+	int bulk = fpref_emu_current_quantize_lanes(&p, q->x, q->count, r->codes, &amax, &scale, &scale_inv, u->err,
+						    u->errlen);
+	r->path = bulk == 1 ? "element" : "bulk";
+	if ((bulk == 1 ? fpref_emu_current_quantize_reference(&p, q->x, q->count, r->codes, &amax, &scale, &scale_inv,
+							      u->err, u->errlen)
+		       : bulk) != 0 ||
+	    (!q->codes_only && fpref_emu_dequantize_scaled(&q->element, r->codes, q->count, scale_inv, r->dequant, u->err, u->errlen) != 0))
 		return library_error();
 	((uint32_t *)r->scales)[0] = scale_inv;
 	r->scales_ndim = 1;
@@ -112,11 +118,12 @@ static int run_delayed(struct run *u)
 		return status;
 	if (fpref_delayed_init(&s, &p, u->err, u->errlen) != 0)
 		return library_error();
+	r->path = fpref_emu_quant_fpu_plain() ? "bulk" : "element"; /* as fpref_emu_delayed_step chooses */
 	for (size_t t = 0; t < T && status == 0; t++)
 		if (fpref_emu_delayed_step(&s, q->x + t * n, n, r->codes + t * n, &r->step_scale_inv[t],
 					   &r->step_amax[t], u->err, u->errlen) != 0 ||
-		    fpref_emu_dequantize_scaled(&q->element, r->codes + t * n, n, r->step_scale_inv[t],
-						r->dequant + t * n, u->err, u->errlen) != 0)
+		    (!q->codes_only && fpref_emu_dequantize_scaled(&q->element, r->codes + t * n, n, r->step_scale_inv[t],
+								   r->dequant + t * n, u->err, u->errlen) != 0))
 			status = library_error();
 	r->steps = T;
 	r->scales_ndim = 1;
@@ -142,8 +149,12 @@ static int run_blocks(struct run *u, size_t block_rows)
 	int status = alloc_result(u, grid_rows * grid_cols);
 	if (status)
 		return status;
-	if (fpref_emu_block_quantize(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen) != 0 ||
-	    fpref_emu_block_dequantize(&p, r->codes, r->scales, rows, cols, r->dequant, u->err, u->errlen) != 0)
+	int bulk = fpref_emu_block_quantize_lanes(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen);
+	r->path = bulk == 1 ? "element" : "bulk";
+	if ((bulk == 1 ? fpref_emu_block_quantize_reference(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen)
+		       : bulk) != 0 ||
+	    (!q->codes_only &&
+	     fpref_emu_block_dequantize(&p, r->codes, r->scales, rows, cols, r->dequant, u->err, u->errlen) != 0))
 		return library_error();
 	if (block_rows == 1) { /* tiles keep the leading axes */
 		r->scales_ndim = q->ndim;
@@ -186,8 +197,12 @@ static int run_mx(struct run *u)
 	int status = alloc_items(u, fpref_emu_mx_scale_count(rows, cols), 1);
 	if (status)
 		return status;
-	if (fpref_emu_mx_quantize(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen) != 0 ||
-	    fpref_emu_mx_dequantize(&p, r->codes, r->scales, rows, cols, r->dequant, u->err, u->errlen) != 0)
+	int bulk = fpref_emu_mx_quantize_lanes(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen);
+	r->path = bulk == 1 ? "element" : "bulk";
+	if ((bulk == 1 ? fpref_emu_mx_quantize_reference(&p, q->x, rows, cols, r->codes, r->scales, u->err, u->errlen)
+		       : bulk) != 0 ||
+	    (!q->codes_only &&
+	     fpref_emu_mx_dequantize(&p, r->codes, r->scales, rows, cols, r->dequant, u->err, u->errlen) != 0))
 		return library_error();
 	row_block_shape(q, r, FPREF_MX_BLOCK);
 	if (strcmp(q->mx_element, "int8") == 0) { /* two's complement: no format for a report to count */
@@ -227,10 +242,14 @@ static int run_nvfp4(struct run *u)
 	int status = alloc_items(u, fpref_emu_nvfp4_scale_count(&q->nvfp4, rows, cols), 1);
 	if (status)
 		return status;
-	if (fpref_emu_nvfp4_quantize(&q->nvfp4, q->x, rows, cols, r->codes, r->scales, &r->tensor_scale, u->err,
-				     u->errlen) != 0 ||
-	    fpref_emu_nvfp4_dequantize(&q->nvfp4, r->codes, r->scales, r->tensor_scale, rows, cols, r->dequant, u->err,
-				       u->errlen) != 0)
+	int bulk = fpref_emu_nvfp4_quantize_lanes(&q->nvfp4, q->x, rows, cols, r->codes, r->scales, &r->tensor_scale,
+						  u->err, u->errlen);
+	r->path = bulk == 1 ? "element" : "bulk";
+	if ((bulk == 1 ? fpref_emu_nvfp4_quantize_reference(&q->nvfp4, q->x, rows, cols, r->codes, r->scales,
+							    &r->tensor_scale, u->err, u->errlen)
+		       : bulk) != 0 ||
+	    (!q->codes_only && fpref_emu_nvfp4_dequantize(&q->nvfp4, r->codes, r->scales, r->tensor_scale, rows, cols,
+							  r->dequant, u->err, u->errlen) != 0))
 		return library_error();
 	r->has_tensor_scale = true;
 	if (q->nvfp4.two_d) {

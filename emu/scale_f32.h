@@ -6,6 +6,7 @@
 #define FPREF_EMU_SCALE_F32_H
 
 #include "fpref_emu.h"
+#include "quant_lanes.h"
 
 #define F32_ABS_MASK 0x7FFFFFFFu
 #define F32_INF 0x7F800000u
@@ -16,16 +17,44 @@
 struct f32_arith {
 	struct fpref_format f32;
 	struct fpref_env env;
+	/* the bulk paths: products, quotients, min and max of two values
+	 * that are neither NaN nor both zeros by the host's FP32 arithmetic
+	 * (where fpref_emu_quant_fpu_plain), a NaN result made again by the
+	 * emulator */
+	bool host;
 };
 
 static inline void f32_arith_init(struct f32_arith *a)
 {
 	fpref_env_default(&a->env);
 	a->f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	a->host = false;
+}
+
+static inline uint32_t f32_host_op(enum fpref_op op, uint32_t x, uint32_t y, bool *done)
+{
+	float fx = quant_f32(x), fy = quant_f32(y);
+	bool ordered = !quant_is_nan(x) && !quant_is_nan(y) && ((x | y) & 0x7FFFFFFFu) != 0;
+	uint32_t r = 0;
+	*done = false;
+	if (op == FPREF_OP_MUL || op == FPREF_OP_DIV) {
+		r = quant_bits(op == FPREF_OP_MUL ? fx * fy : fx / fy);
+		*done = !quant_is_nan(r);
+	} else if ((op == FPREF_OP_MIN || op == FPREF_OP_MAX) && ordered) {
+		r = (fx < fy) == (op == FPREF_OP_MIN) ? x : y;
+		*done = true;
+	}
+	return r;
 }
 
 static inline uint32_t f32_op(const struct f32_arith *a, enum fpref_op op, uint32_t x, uint32_t y)
 {
+	bool done = false;
+	if (a->host) {
+		uint32_t r = f32_host_op(op, x, y, &done);
+		if (done)
+			return r;
+	}
 	uint64_t in[2] = { x, y }, out = 0;
 	unsigned flags = 0;
 	fpref_emu_op(op, &a->f32, in, &a->env, 0, &out, &flags);

@@ -2,10 +2,12 @@
  * row, one E8M0 scale per block, by one of five scale rules, as OCP,
  * torchao or ModelOpt treats specials and tiny scales (docs/scaling-mx.md). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "fpref_emu_scale_mx.h"
+#include "quant_lanes.h"
 #include "scale_f32.h"
 
 #define E8M0_BIAS 127
@@ -71,10 +73,15 @@ static int check_size(size_t rows, size_t cols, char *err, size_t errlen)
 }
 
 /* What a library does beside the scale rule.  The rows rest on the
- * sources named in docs/scaling-mx.md ("MX recipes"). */
+ * sources named in docs/scaling-mx.md ("MX recipes").  A recipe may have a
+ * row per element where the library has a quantiser per element
+ * (ModelOpt's MXFP8QTensor and MXFP4QTensor). */
 struct mx_recipe_row {
 	enum fpref_mx_recipe id;
 	const char *name;
+	/* The elements (an mx_float_elements index, 5 for INT8) and rules
+	 * (1 << enum fpref_mx_scale_rule) the library has; others are refused. */
+	unsigned elements, rules;
 	/* A block holding an inf or a NaN: OCP's NaN scale with zero codes; or,
 	 * as the library's arithmetic goes, an infinite amax read by its FP32
 	 * exponent field (2^128, so s = 128 - emax under the floor rules) or as
@@ -88,26 +95,61 @@ struct mx_recipe_row {
 	/* The rceil rules multiply by 2^-s, taking 1 for code 00 (TE, torchao);
 	 * ModelOpt multiplies by 2^127 there. */
 	bool code0_multiplies_by_one;
-	bool e4m3_only;
+	/* ModelOpt's MXFP4 cast: an element's magnitude code counts the
+	 * midpoints strictly below |y| (nearest, ties toward zero), and the sign
+	 * bit is set unless y > 0 (torch.sign of 0 and of NaN is 0, and (2 - 0)
+	 * // 2 is 1).  A block holding an inf or a NaN gets scale 00 (ceil(log2)
+	 * of inf or NaN cast to uint8) and every code the sign bit alone
+	 * (x / inf is a zero, inf / inf a NaN). */
+	bool ties_toward_zero;
 };
+
+#define MX_ALL_FLOATS 0x1Fu
+#define MX_ALL_ELEMENTS 0x3Fu
+#define MX_ELEMENT_E4M3 0x01u
+#define MX_ELEMENT_E2M1 0x10u
+#define MX_ALL_RULES 0x1Fu
 
 static const struct mx_recipe_row mx_recipes[] = {
-	{ FPREF_MX_OCP, "ocp", false, false, false, true, false },
-	{ FPREF_MX_TORCHAO, "torchao", true, false, true, true, false },
-	{ FPREF_MX_MODELOPT, "modelopt", true, true, false, false, true },
+	{ FPREF_MX_OCP, "ocp", MX_ALL_ELEMENTS, MX_ALL_RULES, false, false, false, true, false },
+	{ FPREF_MX_TORCHAO, "torchao", MX_ALL_FLOATS, MX_ALL_RULES, true, false, true, true, false },
+	{ FPREF_MX_MODELOPT, "modelopt", MX_ELEMENT_E4M3, 1u << FPREF_MX_SCALE_RCEIL_LOG2, true, true, false, false,
+	  false },
+	{ FPREF_MX_MODELOPT, "modelopt", MX_ELEMENT_E2M1, 1u << FPREF_MX_SCALE_RCEIL_LOG2, false, false, false, false,
+	  true },
 };
 
-static const struct mx_recipe_row *mx_recipe_row(enum fpref_mx_recipe id)
+/* The index of an element in mx_float_elements, 5 for INT8, -1 for none. */
+static int element_index(const char *name)
 {
+	struct fpref_format f;
+	if (name && strcasecmp(name, "int8") == 0)
+		return 5;
+	if (!name || fpref_format_parse(name, &f, NULL, 0) != 0)
+		return -1;
+	for (size_t i = 0; i < sizeof mx_float_elements / sizeof mx_float_elements[0]; i++)
+		if (fpref_format_is(&f, mx_float_elements[i]))
+			return (int)i;
+	return -1;
+}
+
+/* The recipe's row for the element (its first row if it has not the element). */
+static const struct mx_recipe_row *mx_recipe_row(enum fpref_mx_recipe id, const char *element)
+{
+	const struct mx_recipe_row *first = NULL;
+	int e = element_index(element);
 	for (size_t i = 0; i < sizeof mx_recipes / sizeof mx_recipes[0]; i++)
-		if (mx_recipes[i].id == id)
-			return &mx_recipes[i];
-	return NULL;
+		if (mx_recipes[i].id == id) {
+			if (e >= 0 && (mx_recipes[i].elements >> e & 1u))
+				return &mx_recipes[i];
+			first = first ? first : &mx_recipes[i];
+		}
+	return first;
 }
 
 const char *fpref_emu_mx_recipe_name(enum fpref_mx_recipe r)
 {
-	const struct mx_recipe_row *row = mx_recipe_row(r);
+	const struct mx_recipe_row *row = mx_recipe_row(r, NULL);
 	return row ? row->name : "?";
 }
 
@@ -126,7 +168,37 @@ static bool rule_is_rceil(enum fpref_mx_scale_rule rule)
 	return rule == FPREF_MX_SCALE_NV_CEIL || rule == FPREF_MX_SCALE_RCEIL_LOG2;
 }
 
-static int check_params(const struct fpref_mx_params *p, size_t rows, size_t cols, char *err, size_t errlen)
+/* What the recipe has, for a refusal: "elements e4m3, e2m1; rules rceil-log2". */
+static void recipe_support(enum fpref_mx_recipe id, char *out, size_t len)
+{
+	static const char *const short_names[] = { "e4m3", "e5m2", "e2m3", "e3m2", "e2m1", "int8" };
+	unsigned elements = 0, rules = 0;
+	for (size_t i = 0; i < sizeof mx_recipes / sizeof mx_recipes[0]; i++)
+		if (mx_recipes[i].id == id) {
+			elements |= mx_recipes[i].elements;
+			rules |= mx_recipes[i].rules;
+		}
+	size_t n = (size_t)snprintf(out, len, "elements");
+	const char *sep = " ";
+	for (int e = 0; e < 6 && n < len; e++)
+		if (elements >> e & 1u) {
+			n += (size_t)snprintf(out + n, len - n, "%s%s", sep, short_names[e]);
+			sep = ", ";
+		}
+	if (n < len)
+		n += (size_t)snprintf(out + n, len - n, "; rules");
+	sep = " ";
+	for (int r = 0; r <= FPREF_MX_SCALE_RCEIL_LOG2 && n < len; r++)
+		if (rules >> r & 1u) {
+			n += (size_t)snprintf(out + n, len - n, "%s%s", sep,
+					      fpref_emu_mx_scale_rule_name((enum fpref_mx_scale_rule)r));
+			sep = ", ";
+		}
+	if (n < len && id != FPREF_MX_OCP)
+		snprintf(out + n, len - n, "; element rounding rne (the library's own)");
+}
+
+int fpref_emu_mx_params_check(const struct fpref_mx_params *p, char *err, size_t errlen)
 {
 	if (p->element_rounding != FPREF_RNE && p->element_rounding != FPREF_RNA) {
 		snprintf(err, errlen, "MX element rounding must be rne or rna, not %s",
@@ -137,18 +209,30 @@ static int check_params(const struct fpref_mx_params *p, size_t rows, size_t col
 		snprintf(err, errlen, "unknown MX scale rule %d", (int)p->rule);
 		return -1;
 	}
-	const struct mx_recipe_row *row = mx_recipe_row(p->recipe);
+	const struct mx_recipe_row *row = mx_recipe_row(p->recipe, p->element);
 	if (!row) {
 		snprintf(err, errlen, "unknown MX recipe %d", (int)p->recipe);
 		return -1;
 	}
-	struct fpref_format f;
-	if (row->e4m3_only && (!p->element || fpref_format_parse(p->element, &f, NULL, 0) != 0 ||
-			       !fpref_format_is(&f, FPREF_FORMAT_FLOAT8_E4M3FN))) {
-		snprintf(err, errlen, "MX recipe %s has only the element float8_e4m3fn, not %s", row->name,
-			 p->element ? p->element : "(none)");
+	int e = element_index(p->element);
+	if (e < 0)
+		return unknown_element(p->element, err, errlen);
+	char has[160];
+	recipe_support(p->recipe, has, sizeof has);
+	if (!(row->elements >> e & 1u) || !(row->rules >> p->rule & 1u) ||
+	    (p->recipe != FPREF_MX_OCP && p->element_rounding != FPREF_RNE)) {
+		snprintf(err, errlen, "MX recipe %s has no %s with rule %s and element rounding %s (it has %s)",
+			 row->name, p->element, fpref_emu_mx_scale_rule_name(p->rule),
+			 fpref_rounding_name(p->element_rounding), has);
 		return -1;
 	}
+	return 0;
+}
+
+static int check_params(const struct fpref_mx_params *p, size_t rows, size_t cols, char *err, size_t errlen)
+{
+	if (fpref_emu_mx_params_check(p, err, errlen) != 0)
+		return -1;
 	return check_size(rows, cols, err, errlen);
 }
 
@@ -286,6 +370,64 @@ static uint8_t element_code(const struct f32_arith *a, const struct mx_element *
 	return (uint8_t)out;
 }
 
+/* How the rounding to the element goes. */
+static struct fpref_env element_env(const struct f32_arith *a, const struct fpref_mx_params *p)
+{
+	struct fpref_env env = a->env;
+	env.rounding = p->element_rounding;
+	env.overflow = FPREF_OVERFLOW_SAT;
+	return env;
+}
+
+/* The power of two t by which the recipe scales an element: x 2^-s, with
+ * 1 for code 0 (TE, torchao), under the rceil rules; x / max(2^s, 2^-126)
+ * (torchao) or x / 2^s under the others.  Either is x 2^t rounded once. */
+static int scaled_shift(enum fpref_mx_scale_rule rule, const struct mx_recipe_row *row, int s)
+{
+	if (rule_is_rceil(rule))
+		return s == E8M0_MIN_EXP && row->code0_multiplies_by_one ? 0 : -s;
+	return -(row->divisor_min_normal && s < -126 ? -126 : s);
+}
+
+/* x scaled as the recipe does it, in its own FP32 operation. */
+static uint32_t scaled_value(const struct f32_arith *a, enum fpref_mx_scale_rule rule, const struct mx_recipe_row *row,
+			     int s, uint32_t x)
+{
+	int t = scaled_shift(rule, row, s);
+	if (rule_is_rceil(rule))
+		return f32_op(a, FPREF_OP_MUL, x, f32_pow2(t));
+	return f32_op(a, FPREF_OP_DIV, x, f32_pow2(-t));
+}
+
+/* ModelOpt's MXFP4 cast of y (already divided by the scale): nearest, a
+ * tie toward zero, from the core's roundings toward zero and to nearest
+ * away (they differ only above a midpoint, and a tie is the point where 2y
+ * equals the sum of the two neighbours, exact in FP32 for these small
+ * elements); the sign bit unless y > 0. */
+static uint8_t element_code_ties_toward_zero(const struct f32_arith *a, const struct mx_element *el,
+					     const struct fpref_env *env, uint32_t y)
+{
+	uint8_t sign = (uint8_t)(1u << (el->format.exp_bits + el->format.man_bits));
+	bool positive = !f32_is_nan(y) && !(y & ~F32_ABS_MASK) && y != 0;
+	if (f32_is_nan(y))
+		return sign;
+	uint32_t mag = y & F32_ABS_MASK;
+	struct fpref_env e = *env;
+	e.rounding = FPREF_RTZ;
+	uint8_t lo = element_code(a, el, &e, mag);
+	e.rounding = FPREF_RNA;
+	uint8_t hi = element_code(a, el, &e, mag);
+	if (lo != hi) {
+		uint64_t vlo = 0, vhi = 0;
+		unsigned flags = 0;
+		fpref_emu_convert(&el->format, lo, &a->f32, &a->env, 0, &vlo, &flags);
+		fpref_emu_convert(&el->format, hi, &a->f32, &a->env, 0, &vhi, &flags);
+		if (f32_op(a, FPREF_OP_ADD, mag, mag) == f32_op(a, FPREF_OP_ADD, (uint32_t)vlo, (uint32_t)vhi))
+			hi = lo;
+	}
+	return (uint8_t)(hi | (positive ? 0 : sign));
+}
+
 static void quantize_block(const struct f32_arith *a, const struct mx_element *el, const struct fpref_mx_params *p,
 			   const struct mx_recipe_row *row, const uint32_t *x, size_t n, uint8_t *codes, uint8_t *scale)
 {
@@ -296,6 +438,11 @@ static void quantize_block(const struct f32_arith *a, const struct mx_element *e
 		inf = inf || (x[i] & F32_ABS_MASK) == F32_INF;
 		amax = f32_amax_update(amax, x[i]);
 	}
+	if ((nan || inf) && row->ties_toward_zero) { /* ModelOpt's MXFP4: scale 00, every code -0 */
+		*scale = 0;
+		memset(codes, (int)element_code_ties_toward_zero(a, el, &a->env, F32_QUIET_NAN), n);
+		return;
+	}
 	/* OCP: the block's scale is NaN, its elements immaterial.  torchao's NaN
 	 * scale too, its codes not modelled (they decode to NaN). */
 	if ((nan || inf) && (!row->specials_computed || (nan && !row->nan_scale_zero))) {
@@ -305,29 +452,24 @@ static void quantize_block(const struct f32_arith *a, const struct mx_element *e
 	}
 	int s = nan ? E8M0_MIN_EXP : shared_exponent(a, el, p->rule, amax); /* ModelOpt: a NaN amax gives 00 */
 	*scale = (uint8_t)(s + E8M0_BIAS);
-	struct fpref_env env = a->env;
-	env.rounding = p->element_rounding;
-	env.overflow = FPREF_OVERFLOW_SAT;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t y;
-		if (rule_is_rceil(p->rule)) /* 2^-s, or 1 for code 0 (TE, torchao) */
-			y = f32_op(a, FPREF_OP_MUL, x[i],
-				   s == E8M0_MIN_EXP && row->code0_multiplies_by_one ? F32_ONE : f32_pow2(-s));
-		else
-			y = f32_op(a, FPREF_OP_DIV, x[i], f32_pow2(row->divisor_min_normal && s < -126 ? -126 : s));
-		codes[i] = element_code(a, el, &env, y);
+	struct fpref_env env = element_env(a, p);
+	for (size_t i = 0; i < n; i++)
+		{
+		uint32_t y = scaled_value(a, p->rule, row, s, x[i]);
+		codes[i] = row->ties_toward_zero ? element_code_ties_toward_zero(a, el, &env, y)
+						 : element_code(a, el, &env, y);
 	}
 }
 
-int fpref_emu_mx_quantize(const struct fpref_mx_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
-			  uint8_t *codes, uint8_t *scales_e8m0, char *err, size_t errlen)
+int fpref_emu_mx_quantize_reference(const struct fpref_mx_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
+				    uint8_t *codes, uint8_t *scales_e8m0, char *err, size_t errlen)
 {
 	struct f32_arith a;
 	struct mx_element el;
 	f32_arith_init(&a);
 	if (check_params(p, rows, cols, err, errlen) != 0 || mx_element_init(&a, p->element, &el, err, errlen) != 0)
 		return -1;
-	const struct mx_recipe_row *row = mx_recipe_row(p->recipe);
+	const struct mx_recipe_row *row = mx_recipe_row(p->recipe, p->element);
 	size_t per_row = (cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK;
 	for (size_t r = 0; r < rows; r++) {
 		for (size_t b = 0; b < per_row; b++) {
@@ -337,6 +479,142 @@ int fpref_emu_mx_quantize(const struct fpref_mx_params *p, const uint32_t *x_f32
 		}
 	}
 	return 0;
+}
+
+/* The bulk path.  A rule's scale exponent rises with amax, at most a step
+ * per binade for FP32 amax of one exponent field (checked as the table is
+ * made, binade by binade as blocks meet them): its start and the least
+ * amax of the step, found by bisection with shared_exponent itself.  A
+ * binade of more steps, or subnormal amax, asks shared_exponent. */
+struct exp_table {
+	uint8_t state[256]; /* 0: not made; 1: made; 2: shared_exponent's */
+	int s[256];
+	uint32_t step[256]; /* the least amax of s + 1 (0xFFFFFFFF: none) */
+};
+
+static int table_exponent(const struct f32_arith *a, const struct mx_element *el, enum fpref_mx_scale_rule rule,
+			  struct exp_table *t, uint32_t amax)
+{
+	unsigned e = amax >> 23;
+	if (e == 0 || e == 255)
+		return shared_exponent(a, el, rule, amax);
+	if (!t->state[e]) {
+		uint32_t lo = e << 23, hi = lo | 0x7FFFFFu;
+		int slo = shared_exponent(a, el, rule, lo), shi = shared_exponent(a, el, rule, hi);
+		t->s[e] = slo;
+		t->step[e] = 0xFFFFFFFFu;
+		t->state[e] = shi == slo || shi == slo + 1 ? 1 : 2;
+		while (shi == slo + 1 && hi - lo > 1) { /* s(lo) = slo, s(hi) = slo + 1 */
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (shared_exponent(a, el, rule, mid) > slo)
+				hi = mid;
+			else
+				lo = mid;
+			t->step[e] = hi;
+		}
+	}
+	if (t->state[e] == 2)
+		return shared_exponent(a, el, rule, amax);
+	return t->s[e] + (amax >= t->step[e]);
+}
+
+/* One block of n (constant where inlined for a whole block, so that the
+ * loops vectorise): its scale, and each element times 2^t into y, which
+ * is exact, an exponent field moved, wherever the result is a normal
+ * number (or x is zero); elsewhere the recipe's FP32 operation.  false for
+ * a block holding an inf or a NaN, left to quantize_block. */
+static inline __attribute__((always_inline)) bool block_lanes(const struct f32_arith *a, const struct mx_element *el,
+							      const struct fpref_mx_params *p,
+							      const struct mx_recipe_row *row, struct exp_table *t,
+							      const uint32_t *restrict x, size_t n, uint32_t *restrict y,
+							      uint8_t *scale)
+{
+	uint32_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = x[i] & F32_ABS_MASK;
+		m = v > m ? v : m;
+	}
+	if (m >= F32_INF)
+		return false;
+	int s = table_exponent(a, el, p->rule, t, m), shift = scaled_shift(p->rule, row, s);
+	*scale = (uint8_t)(s + E8M0_BIAS);
+	uint32_t add = (uint32_t)shift << 23, bad = 0;
+	for (size_t i = 0; i < n; i++) { /* branch-free, in 32-bit lanes */
+		uint32_t v = x[i], e = v >> 23 & 0xFFu, nonzero = (uint32_t)((v & F32_ABS_MASK) != 0);
+		uint32_t moved = e + (uint32_t)shift; /* a normal exponent field: 1 ... 254 */
+		bad |= nonzero & ((uint32_t)(e == 0) | (uint32_t)(moved - 1u > 253u));
+		y[i] = v + (add & (0u - nonzero));
+	}
+	for (size_t i = 0; bad && i < n; i++) {
+		uint32_t e = x[i] >> 23 & 0xFFu, moved = e + (uint32_t)shift;
+		if ((x[i] & F32_ABS_MASK) != 0 && (e == 0 || moved - 1u > 253u))
+			y[i] = scaled_value(a, p->rule, row, s, x[i]);
+	}
+	return true;
+}
+
+/* The blocks of rows [r0, r1): a whole block's n a constant. */
+QUANT_CLONES static void rows_lanes(const struct f32_arith *a, const struct mx_element *el,
+				 const struct fpref_mx_params *p, const struct mx_recipe_row *row, struct exp_table *t,
+				 const uint32_t *x, size_t r0, size_t r1, size_t cols, struct quant_sink *sink,
+				 uint8_t *scales)
+{
+	size_t per_row = (cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK;
+	for (size_t r = r0; r < r1; r++)
+		for (size_t b = 0; b < per_row; b++) {
+			size_t first = r * cols + b * FPREF_MX_BLOCK, n = cols - b * FPREF_MX_BLOCK;
+			uint8_t *scale = scales + r * per_row + b;
+			n = n < FPREF_MX_BLOCK ? n : FPREF_MX_BLOCK;
+			if (sink->n + n > QUANT_CHUNK)
+				fpref_emu_quant_sink_flush(sink, first);
+			bool done = n == FPREF_MX_BLOCK
+					    ? block_lanes(a, el, p, row, t, x + first, FPREF_MX_BLOCK, sink->y + sink->n, scale)
+					    : block_lanes(a, el, p, row, t, x + first, n, sink->y + sink->n, scale);
+			if (done) {
+				sink->n += n;
+				continue;
+			}
+			fpref_emu_quant_sink_flush(sink, first + n);
+			quantize_block(a, el, p, row, x + first, n, sink->codes + first, scale);
+		}
+}
+
+int fpref_emu_mx_quantize_lanes(const struct fpref_mx_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
+				uint8_t *codes, uint8_t *scales_e8m0, char *err, size_t errlen)
+{
+	struct f32_arith a;
+	struct mx_element el;
+	f32_arith_init(&a);
+	if (check_params(p, rows, cols, err, errlen) != 0 || mx_element_init(&a, p->element, &el, err, errlen) != 0)
+		return -1;
+	const struct mx_recipe_row *row = mx_recipe_row(p->recipe, p->element);
+	if (row->ties_toward_zero) /* its two roundings and a comparison a code: the element path's */
+		return 1;
+	struct fpref_env env = element_env(&a, p);
+	struct quant_sink *sink = malloc(sizeof *sink);
+	struct exp_table *t = calloc(1, sizeof *t);
+	if (!sink || !t || fpref_emu_quant_sink_open(sink, &el.format, &env, codes) != 0) {
+		if (sink && sink->c)
+			fpref_emu_quant_sink_close(sink);
+		free(sink);
+		free(t);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rows_lanes(&a, &el, p, row, t, x_f32, 0, rows, cols, sink, scales_e8m0);
+	fpref_emu_quant_sink_flush(sink, 0);
+	fpref_emu_quant_sink_close(sink);
+	free(sink);
+	free(t);
+	return 0;
+}
+
+int fpref_emu_mx_quantize(const struct fpref_mx_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
+			  uint8_t *codes, uint8_t *scales_e8m0, char *err, size_t errlen)
+{
+	int status = fpref_emu_mx_quantize_lanes(p, x_f32, rows, cols, codes, scales_e8m0, err, errlen);
+	return status == 1 ? fpref_emu_mx_quantize_reference(p, x_f32, rows, cols, codes, scales_e8m0, err, errlen)
+			   : status;
 }
 
 /* An element code's value in FP32 (exact), or -1 for a code outside it. */
@@ -350,8 +628,50 @@ static int element_value(const struct f32_arith *a, const struct mx_element *el,
 	return 0;
 }
 
+/* The bulk path: each code's value once, each product by the host (an
+ * exact power of two's: a NaN only from a NaN value, which the element
+ * path makes the quiet NaN too); a code outside the element is the
+ * element path's to report. */
+int fpref_emu_mx_dequantize_lanes(const struct fpref_mx_params *p, const uint8_t *codes, const uint8_t *scales,
+				  size_t rows, size_t cols, uint32_t *out_f32, char *err, size_t errlen)
+{
+	struct f32_arith a;
+	struct mx_element el;
+	f32_arith_init(&a);
+	if (check_size(rows, cols, err, errlen) != 0 || mx_element_init(&a, p->element, &el, err, errlen) != 0)
+		return -1;
+	if (!fpref_emu_quant_fpu_plain())
+		return 1;
+	uint32_t value[256];
+	uint8_t valid[256];
+	for (unsigned c = 0; c < 256; c++)
+		valid[c] = element_value(&a, &el, (uint8_t)c, &value[c]) == 0;
+	uint8_t all = 1;
+	for (size_t i = 0; i < rows * cols; i++)
+		all &= valid[codes[i]];
+	if (!all)
+		return 1;
+	size_t per_row = (cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK;
+	for (size_t r = 0; r < rows; r++)
+		for (size_t c = 0; c < cols; c++) {
+			size_t i = r * cols + c;
+			uint8_t e = scales[r * per_row + c / FPREF_MX_BLOCK];
+			uint32_t v = quant_bits(quant_f32(value[codes[i]]) * quant_f32(f32_pow2(e - E8M0_BIAS)));
+			out_f32[i] = e == FPREF_E8M0_NAN || f32_is_nan(v) ? F32_QUIET_NAN : v;
+		}
+	return 0;
+}
+
 int fpref_emu_mx_dequantize(const struct fpref_mx_params *p, const uint8_t *codes, const uint8_t *scales,
 			    size_t rows, size_t cols, uint32_t *out_f32, char *err, size_t errlen)
+{
+	int status = fpref_emu_mx_dequantize_lanes(p, codes, scales, rows, cols, out_f32, err, errlen);
+	return status == 1 ? fpref_emu_mx_dequantize_reference(p, codes, scales, rows, cols, out_f32, err, errlen)
+			   : status;
+}
+
+int fpref_emu_mx_dequantize_reference(const struct fpref_mx_params *p, const uint8_t *codes, const uint8_t *scales,
+				      size_t rows, size_t cols, uint32_t *out_f32, char *err, size_t errlen)
 {
 	struct f32_arith a;
 	struct mx_element el; /* the scale rule and the rounding play no part here */

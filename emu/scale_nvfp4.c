@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fpref_emu_scale_mx.h"
+#include "quant_lanes.h"
 #include "scale_f32.h"
 
 #define F32_2688 0x45280000u /* 448 * 6: E4M3's max times E2M1's */
@@ -61,28 +62,34 @@ struct recipe_row {
 	 * block scale E4M3 0xFF. */
 	bool x86_default_nan;
 	/* The tensor's amax where it holds a NaN: torch.max's NaN on the CPU,
-	 * 0xFFFFFFFF (torchao), or that through abs, 0x7FFFFFFF (ModelOpt's
-	 * max(|max|, |min|)); 0: the quiet NaN. */
+	 * 0xFFFFFFFF (torchao), or the default NaN 0x7FC00000 that
+	 * torch.maximum of ModelOpt's two 0-d results |max| and |min| gives; 0:
+	 * the quiet NaN. */
 	uint32_t tensor_amax_nan;
+	/* ModelOpt's block amaxes come from torch.maximum(|max|, |min|) over the
+	 * tensor's blocks in row-major order: its vectorised loop (16 FP32
+	 * lanes on AVX-512) gives a NaN block 0xFFFFFFFF, its scalar tail (the
+	 * last n mod 16 of n blocks) the default NaN; 0: no lanes. */
+	unsigned block_nan_lanes;
 };
 
 #define F32_E4M3_MIN_SUB 0x3B000000u /* 2^-9: ModelOpt 0.47's floor */
 
 static const struct recipe_row recipe_rows[] = {
 	{ FPREF_NVFP4_TE, "te", false, TS_ENCODE, BS_MUL_S_RCP6, false, 0, true, EL_MUL_RCP, false, true, true, true,
-	  false, 0 },
+	  false, 0, 0 },
 	{ FPREF_NVFP4_TORCHAO, "torchao", true, TS_DECODE, BS_DIV6_DIV_D, false, F32_E4M3_TINY, true, EL_MUL_RCP_D_DIV_S,
-	  false, false, false, false, true, 0xFFFFFFFFu },
+	  false, false, false, false, true, 0xFFFFFFFFu, 0 },
 	{ FPREF_NVFP4_MODELOPT, "modelopt", true, TS_DECODE, BS_DIV_6D, true, F32_E4M3_MIN_SUB, true, EL_DIV_TOTAL, true,
-	  false, false, false, true, 0x7FFFFFFFu },
+	  false, false, false, true, F32_QUIET_NAN, 16 },
 	{ FPREF_NVFP4_FOUR_OVER_SIX, "fouroversix", true, TS_AMAX, BS_BOUND_DIV_A, false, 0, false, EL_DIV_46, false,
-	  true, false, true, false, 0 },
+	  true, false, true, false, 0, 0 },
 	{ FPREF_NVFP4_TORCHAO_02A1BC44, "torchao-02a1bc44", true, TS_DECODE, BS_DIV6_DIV_D, false, F32_E4M3_TINY, true,
-	  EL_DIV_TOTAL, false, false, false, false, false, 0 },
+	  EL_DIV_TOTAL, false, false, false, false, false, 0, 0 },
 	{ FPREF_NVFP4_TORCHAO_1LEVEL, "torchao-1level", true, TS_ONE, BS_DIV6_DIV_D, false, F32_E4M3_TINY, true,
-	  EL_MUL_RCP_D_DIV_S, false, false, false, false, true, 0xFFFFFFFFu },
+	  EL_MUL_RCP_D_DIV_S, false, false, false, false, true, 0xFFFFFFFFu, 0 },
 	{ FPREF_NVFP4_MODELOPT_0AD6E5F0, "modelopt-0ad6e5f0", true, TS_DECODE, BS_DIV_6D, true, 0, false, EL_DIV_TOTAL,
-	  true, false, false, false, false, 0 },
+	  true, false, false, false, false, 0, 0 },
 };
 
 static const struct recipe_row *recipe_row(enum fpref_nvfp4_recipe id)
@@ -159,6 +166,8 @@ int fpref_emu_nvfp4_params_check(const struct fpref_nvfp4_params *p, size_t cols
 		no = "stochastic rounding";
 	else if (p->rht && !row->has_rht)
 		no = "the random Hadamard transform";
+	else if (p->torch_bf16 && !row->x86_default_nan)
+		no = "--torch-dtype (torch's NaN: torchao, torchao-1level and modelopt only)";
 	if (no) {
 		snprintf(err, errlen, "NVFP4 recipe %s has no %s", row ? row->name : "?", no);
 		return -1;
@@ -190,6 +199,7 @@ struct nvfp4 {
 	uint32_t T;                 /* the tensor scale */
 	uint32_t block_encode;      /* TE: S * (1/6) */
 	uint32_t tensor_decode;     /* TE: 1/S */
+	bool torch_bf16;            /* fpref_nvfp4_params' */
 };
 
 static int nvfp4_init(struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_t rows, size_t cols, char *err,
@@ -235,6 +245,7 @@ static int nvfp4_init(struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_
 		q->element.sr_width = 32;
 	}
 	q->bound = p->scale_bound == 448 ? F32_448 : 0x43800000u; /* 256 */
+	q->torch_bf16 = p->torch_bf16;
 	return 0;
 }
 
@@ -314,7 +325,10 @@ static void hadamard(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, 
 static uint32_t tensor_scale(const struct nvfp4 *q, uint32_t amax)
 {
 	if (q->row->tensor == TS_DECODE)
-		return step(q, FPREF_OP_DIV, f32_is_nan(amax) && q->row->tensor_amax_nan ? q->row->tensor_amax_nan : amax,
+		return step(q, FPREF_OP_DIV,
+			    !f32_is_nan(amax) || !q->row->tensor_amax_nan ? amax
+			    : q->torch_bf16				   ? F32_QUIET_NAN
+									   : q->row->tensor_amax_nan,
 			    F32_2688);
 	if (q->row->tensor == TS_ONE)
 		return F32_ONE;
@@ -334,8 +348,9 @@ static uint32_t e4m3_value(const struct nvfp4 *q, uint8_t code)
 	return (uint32_t)v;
 }
 
-/* A block's E4M3 scale from its amax m (four: the candidate that scales to 4). */
-static uint8_t block_scale(const struct nvfp4 *q, uint32_t m, bool four)
+/* The FP32 value a block's E4M3 scale is rounded from, from the block's
+ * amax m (four: the candidate that scales to 4). */
+static uint32_t block_scale_value(const struct nvfp4 *q, uint32_t m, bool four)
 {
 	const struct f32_arith *a = &q->a;
 	uint32_t hp;
@@ -358,26 +373,44 @@ static uint8_t block_scale(const struct nvfp4 *q, uint32_t m, bool four)
 		hp = F32_ONE;
 	if (q->row->scale_floor && !f32_is_nan(hp)) /* torch.clamp: a NaN stays NaN, its sign too */
 		hp = f32_op(a, FPREF_OP_MIN, f32_op(a, FPREF_OP_MAX, hp, q->row->scale_floor), F32_448);
+	return hp;
+}
+
+/* A block's E4M3 scale from its amax m (four: the candidate that scales to 4). */
+static uint8_t block_scale(const struct nvfp4 *q, uint32_t m, bool four)
+{
 	uint64_t out = 0;
 	unsigned flags = 0;
-	fpref_emu_convert(&a->f32, hp, &q->e4m3, &q->scale_env, 0, &out, &flags);
+	fpref_emu_convert(&q->a.f32, block_scale_value(q, m, four), &q->e4m3, &q->scale_env, 0, &out, &flags);
 	return (uint8_t)out;
+}
+
+/* What the elements of a block with scale code sb are multiplied by (or
+ * divided by, where *divide), but Four Over Six's. */
+static uint32_t element_factor(const struct nvfp4 *q, uint8_t sb, bool *divide)
+{
+	const struct f32_arith *a = &q->a;
+	uint32_t s = e4m3_value(q, sb);
+	*divide = q->row->element == EL_DIV_TOTAL;
+	if (q->row->element == EL_MUL_RCP) {
+		uint32_t decode = f32_op(a, FPREF_OP_MUL, s, q->tensor_decode);
+		return f32_op(a, FPREF_OP_MIN, f32_op(a, FPREF_OP_DIV, F32_ONE, decode), F32_MAX);
+	}
+	if (q->row->element == EL_DIV_TOTAL)
+		return f32_op(a, FPREF_OP_MUL, q->T, s);
+	return f32_op(a, FPREF_OP_DIV, f32_op(a, FPREF_OP_DIV, F32_ONE, q->T), s);
 }
 
 /* x as the block with scale code sb makes it, before the E2M1 rounding. */
 static uint32_t scaled_element(const struct nvfp4 *q, uint8_t sb, uint32_t x)
 {
 	const struct f32_arith *a = &q->a;
-	uint32_t s = e4m3_value(q, sb);
-	if (q->row->element == EL_MUL_RCP) {
-		uint32_t decode = f32_op(a, FPREF_OP_MUL, s, q->tensor_decode);
-		uint32_t enc = f32_op(a, FPREF_OP_MIN, f32_op(a, FPREF_OP_DIV, F32_ONE, decode), F32_MAX);
-		return f32_op(a, FPREF_OP_MUL, x, enc);
+	if (q->row->element != EL_DIV_46) {
+		bool divide;
+		uint32_t by = element_factor(q, sb, &divide);
+		return f32_op(a, divide ? FPREF_OP_DIV : FPREF_OP_MUL, x, by);
 	}
-	if (q->row->element == EL_DIV_TOTAL)
-		return f32_op(a, FPREF_OP_DIV, x, f32_op(a, FPREF_OP_MUL, q->T, s));
-	if (q->row->element == EL_MUL_RCP_D_DIV_S)
-		return f32_op(a, FPREF_OP_MUL, x, f32_op(a, FPREF_OP_DIV, f32_op(a, FPREF_OP_DIV, F32_ONE, q->T), s));
+	uint32_t s = e4m3_value(q, sb);
 	if (f32_abs(s) == 0)
 		return 0;
 	uint32_t num = f32_op(a, FPREF_OP_MUL, f32_op(a, FPREF_OP_MUL, x, F32_SIX), q->bound);
@@ -440,12 +473,16 @@ static uint32_t block_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_par
 		if (!f32_is_nan(global))
 			global = f32_amax_update(global, x[i]);
 	}
+	size_t n = fpref_emu_nvfp4_scale_count(p, rows, cols), lanes = q->row->block_nan_lanes;
+	for (size_t b = 0; lanes && !p->torch_bf16 && b < n / lanes * lanes; b++)
+		if (f32_is_nan(amax[b]))
+			amax[b] = 0xFFFFFFFFu;
 	return global;
 }
 
-int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t *x_in, size_t rows, size_t cols,
-			     uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32, char *err,
-			     size_t errlen)
+int fpref_emu_nvfp4_quantize_reference(const struct fpref_nvfp4_params *p, const uint32_t *x_in, size_t rows,
+				       size_t cols, uint8_t *codes, uint8_t *block_scales_e4m3,
+				       uint32_t *tensor_scale_f32, char *err, size_t errlen)
 {
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
@@ -495,9 +532,201 @@ int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t 
 	return 0;
 }
 
+/* The bulk path, for the recipes but Four Over Six without stochastic
+ * rounding or the transform, on a tensor without inf or NaN: each block's
+ * amax, the tensor scale and the FP32 block scales as the element path
+ * makes them (the products and quotients by the host), the block scales
+ * rounded to E4M3 by one call of the converter, the elements' factor for
+ * each scale code made once by the emulator, each element's product or
+ * quotient by the host and its rounding by the converter. */
+struct nvfp4_bulk {
+	uint32_t *amax, *hp, factor[256];
+	bool divide;
+	struct quant_sink *sink;
+	struct fpref_emu_converter *scales;
+};
+
+static void bulk_free(struct nvfp4_bulk *b)
+{
+	free(b->amax);
+	free(b->hp);
+	if (b->sink && b->sink->c)
+		fpref_emu_quant_sink_close(b->sink);
+	free(b->sink);
+	fpref_emu_converter_free(b->scales);
+}
+
+/* The largest magnitude of a block's n values in a row (n a constant where inlined). */
+static inline __attribute__((always_inline)) uint32_t block_max(const uint32_t *x, size_t n)
+{
+	uint32_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = x[i] & F32_ABS_MASK;
+		m = v > m ? v : m;
+	}
+	return m;
+}
+
+/* y = x times (or divided by) by, for n values (a constant where inlined);
+ * whether one is NaN. */
+static inline __attribute__((always_inline)) bool block_scaled(const uint32_t *restrict x, size_t n, float by,
+							       bool divide, uint32_t *restrict y)
+{
+	uint32_t nan = 0;
+	for (size_t i = 0; i < n; i++) {
+		y[i] = quant_bits(divide ? quant_f32(x[i]) / by : quant_f32(x[i]) * by);
+		nan |= (uint32_t)((y[i] & F32_ABS_MASK) > F32_INF);
+	}
+	return nan != 0;
+}
+
+/* Each block's amax into amax[] (zeroed), and the tensor's. */
+QUANT_CLONES static uint32_t bulk_maxima(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows,
+					 size_t cols, uint32_t *amax)
+{
+	uint32_t global = 0;
+	for (size_t r = 0; r < rows; r++)
+		for (size_t c0 = 0; c0 < cols; c0 += FPREF_NVFP4_BLOCK) {
+			size_t i = block_of(p, cols, r, c0), n = cols - c0;
+			uint32_t m = n >= FPREF_NVFP4_BLOCK ? block_max(x + r * cols + c0, FPREF_NVFP4_BLOCK)
+							    : block_max(x + r * cols + c0, n);
+			amax[i] = m > amax[i] ? m : amax[i];
+			global = m > global ? m : global;
+		}
+	return global;
+}
+
+QUANT_CLONES static void bulk_elements(const struct nvfp4 *q, const struct fpref_nvfp4_params *p,
+				       struct nvfp4_bulk *b, const uint32_t *x, size_t rows, size_t cols,
+				       const uint8_t *scales)
+{
+	struct quant_sink *sink = b->sink;
+	for (size_t r = 0; r < rows; r++)
+		for (size_t c0 = 0; c0 < cols; c0 += FPREF_NVFP4_BLOCK) {
+			size_t first = r * cols + c0, n = cols - c0 < FPREF_NVFP4_BLOCK ? cols - c0 : FPREF_NVFP4_BLOCK;
+			uint32_t by = b->factor[scales[block_of(p, cols, r, c0)]], *y = sink->y + sink->n;
+			if (sink->n + n > QUANT_CHUNK) {
+				fpref_emu_quant_sink_flush(sink, first);
+				y = sink->y;
+			}
+			float f = quant_f32(by);
+			bool nan = n == FPREF_NVFP4_BLOCK ? b->divide ? block_scaled(x + first, FPREF_NVFP4_BLOCK, f, true, y)
+								      : block_scaled(x + first, FPREF_NVFP4_BLOCK, f, false, y)
+							  : block_scaled(x + first, n, f, b->divide, y);
+			if (nan)
+				for (size_t i = 0; i < n; i++)
+					if (quant_is_nan(y[i]))
+						y[i] = f32_op(&q->a, b->divide ? FPREF_OP_DIV : FPREF_OP_MUL, x[first + i], by);
+			sink->n += n;
+		}
+	fpref_emu_quant_sink_flush(sink, 0);
+}
+
+int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows, size_t cols,
+				   uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32, char *err,
+				   size_t errlen)
+{
+	struct nvfp4 q;
+	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
+		return -1;
+	if (p->stochastic || p->rht || p->recipe == FPREF_NVFP4_FOUR_OVER_SIX || !fpref_emu_quant_fpu_plain())
+		return 1;
+	size_t blocks = fpref_emu_nvfp4_scale_count(p, rows, cols);
+	struct nvfp4_bulk b = { calloc(blocks + 1, sizeof *b.amax), malloc((blocks + 1) * sizeof *b.hp), { 0 }, false,
+				malloc(sizeof *b.sink), fpref_emu_converter_new(&q.a.f32, &q.e4m3, &q.scale_env) };
+	if (!b.amax || !b.hp || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes)) {
+		bulk_free(&b);
+		snprintf(err, errlen, "out of memory for %zu blocks", blocks);
+		return -1;
+	}
+	uint32_t global = bulk_maxima(p, x, rows, cols, b.amax);
+	if (global >= F32_INF) { /* the recipes' NaN and inf rules: the element path's */
+		bulk_free(&b);
+		return 1;
+	}
+	q.T = tensor_scale(&q, global);
+	q.block_encode = f32_op(&q.a, FPREF_OP_MUL, q.T, f32_op(&q.a, FPREF_OP_DIV, F32_ONE, F32_SIX));
+	q.tensor_decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, q.T);
+	for (unsigned c = 0; c < 256; c++)
+		b.factor[c] = element_factor(&q, (uint8_t)c, &b.divide);
+	q.a.host = true;
+	if (q.row->block == BS_MUL_S_RCP6 && !q.row->zero_scale_is_one && !q.row->scale_floor)
+		fpref_emu_quant_scale(b.amax, blocks, q.block_encode, false, b.hp); /* TE's m * (S / 6): no NaN of finite m */
+	else
+		for (size_t i = 0; i < blocks; i++)
+			b.hp[i] = block_scale_value(&q, b.amax[i], false);
+	fpref_emu_convert_array(b.scales, b.hp, block_scales_e4m3, blocks, NULL, 0);
+	q.a.host = false;
+	b.sink->minus_zero_to_plus = q.row->minus_zero_to_plus;
+	bulk_elements(&q, p, &b, x, rows, cols, block_scales_e4m3);
+	bulk_free(&b);
+	*tensor_scale_f32 = q.T;
+	return 0;
+}
+
+int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t *x_f32, size_t rows, size_t cols,
+			     uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32, char *err,
+			     size_t errlen)
+{
+	int status = fpref_emu_nvfp4_quantize_lanes(p, x_f32, rows, cols, codes, block_scales_e4m3, tensor_scale_f32,
+						    err, errlen);
+	return status == 1 ? fpref_emu_nvfp4_quantize_reference(p, x_f32, rows, cols, codes, block_scales_e4m3,
+								 tensor_scale_f32, err, errlen)
+			   : status;
+}
+
+/* The bulk path (but Four Over Six's and the transform's): each block
+ * scale code's factor and each E2M1 code's value made once by the
+ * emulator, each product by the host (a NaN is the quiet NaN either way);
+ * a code outside E2M1 is the element path's to report. */
+int fpref_emu_nvfp4_dequantize_lanes(const struct fpref_nvfp4_params *p, const uint8_t *codes,
+				     const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows, size_t cols,
+				     uint32_t *out_f32, char *err, size_t errlen)
+{
+	struct nvfp4 q;
+	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
+		return -1;
+	if (p->rht || q.row->tensor == TS_AMAX || !fpref_emu_quant_fpu_plain())
+		return 1;
+	uint32_t decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, tensor_scale_f32), factor[256], value[16];
+	for (unsigned c = 0; c < 256; c++)
+		factor[c] = q.row->tensor == TS_ENCODE ? f32_op(&q.a, FPREF_OP_MUL, e4m3_value(&q, (uint8_t)c), decode)
+						       : f32_op(&q.a, FPREF_OP_MUL, tensor_scale_f32, e4m3_value(&q, (uint8_t)c));
+	for (unsigned c = 0; c < 16; c++) {
+		uint64_t v = 0;
+		unsigned flags = 0;
+		fpref_emu_convert(&q.e2m1, c, &q.a.f32, &q.a.env, 0, &v, &flags);
+		value[c] = q.row->minus_zero_to_plus && v == 0x80000000u ? 0 : (uint32_t)v;
+	}
+	uint8_t high = 0;
+	for (size_t i = 0; i < rows * cols; i++)
+		high |= codes[i];
+	if (high >= 16)
+		return 1;
+	for (size_t r = 0; r < rows; r++)
+		for (size_t c = 0; c < cols; c++) {
+			size_t i = r * cols + c;
+			float f = quant_f32(factor[block_scales_e4m3[block_of(p, cols, r, c)]]);
+			uint32_t out = quant_bits(quant_f32(value[codes[i]]) * f);
+			out_f32[i] = f32_is_nan(out) ? F32_QUIET_NAN : out;
+		}
+	return 0;
+}
+
 int fpref_emu_nvfp4_dequantize(const struct fpref_nvfp4_params *p, const uint8_t *codes,
 			       const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows, size_t cols,
 			       uint32_t *out_f32, char *err, size_t errlen)
+{
+	int status = fpref_emu_nvfp4_dequantize_lanes(p, codes, block_scales_e4m3, tensor_scale_f32, rows, cols,
+						      out_f32, err, errlen);
+	return status == 1 ? fpref_emu_nvfp4_dequantize_reference(p, codes, block_scales_e4m3, tensor_scale_f32, rows,
+								   cols, out_f32, err, errlen)
+			   : status;
+}
+
+int fpref_emu_nvfp4_dequantize_reference(const struct fpref_nvfp4_params *p, const uint8_t *codes,
+					 const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows,
+					 size_t cols, uint32_t *out_f32, char *err, size_t errlen)
 {
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)

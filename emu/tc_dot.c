@@ -44,7 +44,10 @@ int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const
 	p->c_drop = m->c_drop;
 	p->tree = m->tree;
 	p->flush = m->flush;
-	p->c_least = m->c_least_normal ? 1 - output->bias : -126;
+	p->c_least = fpref_tc_model_c_least(m, output);
+	p->zero_operand = m->zero_operand_aligns;
+	if (!fpref_tc_model_conventions_ok(m))
+		return -1;
 	p->product_inf = m->product_inf;
 	p->slow_above = m->product_inf ? 126 : SPECIAL_SEEN;
 	fpref_env_default(&p->fp32_env);
@@ -251,6 +254,23 @@ static uint64_t two_stage_block(const struct plan *p, const uint64_t *mag, const
 	       << p->target_shift;
 }
 
+/* zero_operand_aligns: each product with a zero factor (and no inf or
+ * NaN: those took the special path) at the zero's place -126 plus the
+ * other factor's, for the alignment only (its magnitude stays 0).
+ * Returns the largest exponent, not below E. */
+static int32_t zero_operand_places(const struct operands *a, const struct operands *b, size_t n, int32_t *exp,
+				   int32_t E)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned kinds = a->kind[i] | b->kind[i];
+		if (!(kinds & ZERO) || (kinds & (INF | NOT_A_NUMBER)))
+			continue;
+		exp[i] = (a->kind[i] == ZERO ? -126 : a->exp[i]) + (b->kind[i] == ZERO ? -126 : b->exp[i]);
+		E = exp[i] > E ? exp[i] : E;
+	}
+	return E;
+}
+
 /* One block: n products a_i * b_i and the accumulator c, rounded once;
  * sc the block's scales (its groups' with the group path), or NULL. */
 uint64_t fpref_emu_tc_block(const struct plan *p, const struct operands *a, const struct operands *b, size_t n,
@@ -276,6 +296,8 @@ uint64_t fpref_emu_tc_block(const struct plan *p, const struct operands *a, cons
 				  p->floor - shift, mag, exp, neg);
 		if (E > p->slow_above && special_result(p, a, b, n, c, mag, exp, &bits))
 			return bits;
+		if (p->zero_operand)
+			E = zero_operand_places(a, b, n, exp, E);
 		for (size_t i = 0; shift && i < n; i++)
 			exp[i] += shift;
 		E += shift;

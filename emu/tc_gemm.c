@@ -78,6 +78,8 @@ static bool tree_range_needed(const struct plan *p)
 
 static enum tile_kind tile_kind_of(const struct plan *p)
 {
+	if (p->zero_operand) /* the tiles keep no zero product's place: the block routine does */
+		return TILE_NONE;
 	if (p->tree > 0)
 		return tile_tree_fits(p) ? TILE_TREE : TILE_NONE;
 	if (p->group > 0)

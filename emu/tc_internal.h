@@ -102,6 +102,7 @@ struct plan {
 	bool flush;
 	int32_t c_least;            /* the least place C is normalised to: FP32's least normal, or its own format's
 				     * (c_least_normal) */
+	bool zero_operand;          /* a product with a zero factor enters the alignment (zero_operand_aligns) */
 	bool product_inf;           /* products of 2^128 or more are infinities (fpref_formats_tc_model.h) */
 	int32_t slow_above;         /* a block whose largest product exponent is above this takes the slow path:
 				     * SPECIAL_SEEN (an inf or NaN operand), or 126 with product_inf (a product

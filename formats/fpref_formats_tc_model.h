@@ -106,6 +106,21 @@ struct fpref_tc_model {
 	 * products are exact whatever their size, and only the result
 	 * overflows. */
 	bool product_inf;
+	/* A zero C enters the alignment at the place a C is read from (FP32's
+	 * least normal, 2^-126; with c_least_normal, its own format's), so
+	 * the block aligns at max(floor, largest product, that place) and
+	 * nothing aligns below it: what the independent model does (Xie et
+	 * al., arXiv:2511.10909; issue 37, class A1).  No hardware measurement
+	 * decides it: every preset leaves it false (a zero C is no term).
+	 * The block model only (not the two-stage or FP32 paths). */
+	bool zero_c_aligns;
+	/* A product with a zero factor enters the alignment: the zero factor
+	 * takes exponent -126 (FP32's least normal, whatever its own format),
+	 * the other its own, so 0 * 2^127 aligns the block at 2^1 and can
+	 * truncate C: what the independent model does (issue 37, class A2).
+	 * Undecided pending hardware: every preset leaves it false (a zero
+	 * product never sets the alignment).  The block model only. */
+	bool zero_operand_aligns;
 };
 
 /* The block scales of a dot product: one pair per `every` products along
@@ -185,8 +200,18 @@ const struct fpref_tc_model *fpref_tc_model_lowered_blocks(const struct fpref_tc
 uint64_t fpref_tc_model_nan(const struct fpref_tc_model *m, const struct fpref_format *output, uint64_t d);
 
 /* The alignment floor of a block with this output (float16: floor_fp16,
- * else floor_fp32). */
+ * else floor_fp32), raised to the place a zero C takes where the row says
+ * zero_c_aligns (a nonzero C is never read below that place, so a zero
+ * C's term is the same as that floor). */
 int fpref_tc_model_floor(const struct fpref_tc_model *m, const struct fpref_format *output);
+/* The least place a C of this output is read at: FP32's least normal
+ * exponent (-126), or the output's own with c_least_normal. */
+int fpref_tc_model_c_least(const struct fpref_tc_model *m, const struct fpref_format *output);
+/* Whether the row's conventions suit its path: zero_c_aligns and
+ * zero_operand_aligns are the block model's (not the two-stage or FP32
+ * tree paths; zero_operand_aligns not the group path either).  Both
+ * engines refuse a row where this is false. */
+bool fpref_tc_model_conventions_ok(const struct fpref_tc_model *m);
 /* The environment of a block's one rounding, which each engine's rounding
  * core applies: the row's rounding for this output, overflow to inf
  * whatever the rounding (the units give inf even when rounding toward
@@ -205,9 +230,11 @@ int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding ro
 
 /* A custom model's conventions, a comma-separated list of zero-positive
  * (every zero result +0), nan-ones (NaN = all ones), c-least-normal (a
- * subnormal C aligned at its format's least normal) and product-inf
- * (products of 2^128 or more are infinities): the row fields of those
- * names set true.  0, or -1 with a message naming the unknown word.
+ * subnormal C aligned at its format's least normal), product-inf
+ * (products of 2^128 or more are infinities), zero-c-aligns (a zero C
+ * enters the alignment) and zero-operand-aligns (a product with a zero
+ * factor does, the zero at 2^-126): the row fields of those names set
+ * true.  0, or -1 with a message naming the unknown word.
  * fpref_tc_model_describe writes them after "; traits " for a generic
  * model, and fpref_tc_model_from_description reads them back. */
 int fpref_tc_model_traits(struct fpref_tc_model *m, const char *list, char *err, size_t errlen);
@@ -246,9 +273,27 @@ struct fpref_accum_model {
 	 * C added by one FP32 addition (the reduction's epilogue). */
 	size_t splitk;
 };
-/* The model in words, as reports print it (out_name: the output format,
- * whose fields a preset's row may depend on); returns buf. */
-const char *fpref_accum_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len);
+
+/* Instructions that are FMA chains, not block models: NVIDIA's FP64 mma
+ * (DMMA) and AMD's FP32 and FP64 v_mfma_* compute d = fma(a_k, b_k, d) in
+ * K order from C, each step rounded (to nearest even) in the inputs'
+ * format, which is C's and D's: the plain order FPREF_SUM_FMA_CHAIN with
+ * --out the input format.  A row: the preset's name (a chip's resolves as
+ * for the block rows), the one input it takes, its instruction shapes
+ * (any of them: every K chains the same FMAs) and what it rests on. */
+struct fpref_tc_fma_row {
+	const char *gpu, *input, *shapes, *source;
+};
+const struct fpref_tc_fma_row *fpref_tc_fma_at(size_t i);
+/* The FMA-chain row of a preset (or a chip's name) for an input, or NULL. */
+const struct fpref_tc_fma_row *fpref_tc_fma_find(const char *gpu, const struct fpref_format *input);
+/* The accumulation model of an FMA-chain row for A, B and the output, and
+ * an instruction shape (NULL: none): the plain FMA chain.  0, or -1 with a
+ * message (A or B not the row's input, an output other than it, a shape
+ * its ISA lacks). */
+int fpref_tc_fma_model(const struct fpref_tc_fma_row *r, const struct fpref_format *a, const struct fpref_format *b,
+		       const struct fpref_format *output, const char *shape, struct fpref_accum_model *m, char *err,
+		       size_t errlen);
 
 #ifdef __cplusplus
 }

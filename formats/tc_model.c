@@ -23,28 +23,38 @@
  * WGMMA unit, FP8 with FP16 output as mma.sync lowers it.  h100-mma and
  * h100-wgmma are what each instruction gives on sm_90 for every output. */
 static const struct fpref_tc_model models[] = {
-	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
-	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
-	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
-	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
-	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "h100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16", 2,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: mma.sync as the compiler lowers it for sm_90, "
-	     "found by matching the published H100 measurements (" KM ", model_validation) and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
+	     "found by matching the published H100 measurements (" KM ", model_validation) and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
 	{ "h100-mma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
-	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "h100-mma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
-	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
+	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
 	{ "h100-wgmma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
-	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
+	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
 	{ "h100-wgmma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: the same block rounded to nearest even, C in the "
-	     "block" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false },
-	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
-	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false },
-	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false },
+	     "block" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false, false, false },
+	/* Turing (sm_75): mma.sync m16n8k8 f16 as one block of 8 with 24
+	 * fraction bits, the published model's (validated on a Turing GPU);
+	 * m8n8k4 (--shape) chains blocks of 4 of the same unit, as that model
+	 * takes it, not measured on its own.  No floor (the model's: the
+	 * targeted vectors that found V100's and A100's FP16-output floors did
+	 * not cover Turing); +0 and all-ones NaN as on the other NVIDIA rows. */
+	{ .gpu = "turing", .inputs = "float16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RNE, .fp16_inputs = "float16",
+	  .source = XIE " (Turing mma.sync m16n8k8 f16: one block of 8, 24 fraction bits); no FP16-output floor measured",
+	  .zero_positive = true, .nan_ones = true },
+	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
+	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
+	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false, false, false },
 	/* ---- Blackwell and AMD CDNA: instruction-level presets (docs/accumulation.md,
 	 * "Blackwell" and "AMD Instinct").  Parameters from Xie et al.'s published
 	 * models (MMA-Sim); floors none there (their alignment has none);
@@ -55,11 +65,11 @@ static const struct fpref_tc_model models[] = {
 	 * unscaled and mxf8f6f4 kinds: the FP8 row's parameters, inferred (the
 	 * published model was validated on FP8 only). ---- */
 	{ "tcgen05", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::f16, K = 16 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (tcgen05.mma kind::f16, K = 16 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "tcgen05", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::tf32, K = 8 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (tcgen05.mma kind::tf32, K = 8 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "tcgen05", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::f8f6f4, K = 32 in one block, 25 bits where Hopper's FP8 unit keeps 13)", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
+	  XIE " (tcgen05.mma kind::f8f6f4, K = 32 in one block, 25 bits where Hopper's FP8 unit keeps 13)", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
 	{ .gpu = "tcgen05-mxf8f6f4", .inputs = F8F6F4, .block = 32, .frac = 25, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RTZ, .fp16_inputs = "",
 	  .source = XIE " (tcgen05.mma kind::mxf8f6f4.block_scale, E8M0 per 32: the scales move each product's exponent)",
@@ -73,20 +83,20 @@ static const struct fpref_tc_model models[] = {
 	 * the published Blackwell parameters (n = K, F = 25); its floors are the
 	 * H100's (Khattak & Mikaitis), not published for Blackwell: inferred */
 	{ "mma-sm100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (Blackwell mma.sync m16n8k16); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (Blackwell mma.sync m16n8k16); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "mma-sm100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (Blackwell mma.sync m16n8k8); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (Blackwell mma.sync m16n8k8); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "mma-sm100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
 	  "mma.sync FP8 as CUDA 13.0 lowers it for sm_100a: the sm_90 lowering (F2FP, two HMMA.16816, HADD2 / FADD; "
 	  "SASS read here, docs/accumulation.md), over this row's FP16 unit; not run on a GPU",
-	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
+	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
 	{ "mma-sm120", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (RTX Blackwell mma.sync m16n8k16)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (RTX Blackwell mma.sync m16n8k16)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "mma-sm120", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (RTX Blackwell mma.sync m16n8k8)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false },
+	  XIE " (RTX Blackwell mma.sync m16n8k8)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
 	{ "mma-sm120", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  XIE " (RTX Blackwell mma.sync m16n8k32 kind::f8f6f4: native, one block; CUDA 13.0 emits QMMA.16832 for sm_120a)",
-	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false },
+	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
 	{ .gpu = "mfma-cdna3", .inputs = "float16,bfloat16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_f16 / _bf16, K >= 8: groups of 8, two-stage dot-add rounded down)",
@@ -133,6 +143,11 @@ static const struct fpref_tc_model models[] = {
 	{ .gpu = "mfma-cdna2", .inputs = "float16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA2 v_mfma_f32_*f16: as CDNA1, subnormals flushed)", .tree = 1, .flush = true },
+	{ .gpu = "mfma-cdna2-legacy", .inputs = "bfloat16", .block = 2, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
+	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
+	  .source = XIE " (CDNA2 v_mfma_f32_*bf16 without _1k, CDNA1's encodings: groups of 2 as CDNA1's, subnormals "
+			"flushed as CDNA2's _1k)",
+	  .tree = 1, .flush = true },
 	{ .gpu = "mfma-cdna2", .inputs = "bfloat16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA2 v_mfma_f32_*bf16_1k: groups of 4, subnormals flushed)", .tree = 1, .flush = true },
@@ -145,21 +160,24 @@ static const struct fpref_tc_model models[] = {
 	 * FTZ of Intel's instructions, the order of TDPBF16PS's pairs. */
 	{ "tpu-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
 	  "Google Cloud blog, BFloat16: the secret to high performance on Cloud TPUs (bfloat16 multiplies, IEEE "
-	  "float32 accumulation)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false },
+	  "float32 accumulation)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false, false, false },
 	{ "intel-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
-	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false },
+	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false, false, false },
 };
 
 /* Chips by the instruction presets their GEMMs run (docs/tensor-cores.md's chip table); the
  * published models name the architecture, so a chip maps only where its
  * architecture is the one measured or modelled: every sm_90 part runs
  * Hopper's tensor cores (the project's own measurements were taken on an
- * H200), every sm_89 part Ada's, GA100 parts the A100's, GV100 the V100's.
- * GA10x (sm_86) and Turing parts have no preset, so no alias. */
+ * H200), every sm_89 part Ada's, GA100 parts the A100's, GV100 the V100's,
+ * TU10x (sm_75) Turing's.  GA10x (sm_86) parts have no preset, so no
+ * alias. */
 static const struct {
 	const char *chip, *preset;
 } chips[] = {
 	{ "v100s", "v100" },            { "titan-v", "v100" },
+	{ "t4", "turing" },             { "titan-rtx", "turing" },      { "rtx-2080-ti", "turing" },
+	{ "quadro-rtx-8000", "turing" },
 	{ "a800", "a100" },             { "a30", "a100" },
 	{ "h200", "h100" },             { "h800", "h100" },             { "h20", "h100" },
 	{ "gh200", "h100" },            { "h100-sxm", "h100" },         { "h100-pcie", "h100" },
@@ -322,9 +340,22 @@ uint64_t fpref_tc_model_nan(const struct fpref_tc_model *m, const struct fpref_f
 	return ((1ull << (output->exp_bits + output->man_bits)) - 1) << output->pad_bits;
 }
 
+int fpref_tc_model_c_least(const struct fpref_tc_model *m, const struct fpref_format *output)
+{
+	return m->c_least_normal ? 1 - output->bias : -126;
+}
+
 int fpref_tc_model_floor(const struct fpref_tc_model *m, const struct fpref_format *output)
 {
-	return fpref_format_is(output, FPREF_FORMAT_FLOAT16) ? m->floor_fp16 : m->floor_fp32;
+	int floor = fpref_format_is(output, FPREF_FORMAT_FLOAT16) ? m->floor_fp16 : m->floor_fp32;
+	int c_least = fpref_tc_model_c_least(m, output);
+	return m->zero_c_aligns && c_least > floor ? c_least : floor;
+}
+
+bool fpref_tc_model_conventions_ok(const struct fpref_tc_model *m)
+{
+	bool other_path = m->sum_frac > 0 || m->tree > 0;
+	return !(m->zero_c_aligns && other_path) && !(m->zero_operand_aligns && (other_path || m->group > 0));
 }
 
 void fpref_tc_model_env(const struct fpref_tc_model *m, const struct fpref_format *output, struct fpref_env *env)
@@ -342,7 +373,8 @@ const struct fpref_tc_model *fpref_tc_model_lowered_blocks(const struct fpref_tc
 
 /* The conventions a custom model can take (--traits): each a bool field
  * of the row, false in a custom model (IEEE's sign of zero, the output's
- * default NaN, C at FP32's least normal, exact products). */
+ * default NaN, C at FP32's least normal, exact products, zeros outside the
+ * alignment). */
 static const struct {
 	const char *name;
 	size_t offset;
@@ -351,11 +383,13 @@ static const struct {
 	{ "nan-ones", offsetof(struct fpref_tc_model, nan_ones) },
 	{ "c-least-normal", offsetof(struct fpref_tc_model, c_least_normal) },
 	{ "product-inf", offsetof(struct fpref_tc_model, product_inf) },
+	{ "zero-c-aligns", offsetof(struct fpref_tc_model, zero_c_aligns) },
+	{ "zero-operand-aligns", offsetof(struct fpref_tc_model, zero_operand_aligns) },
 };
 
 const char *fpref_tc_model_trait_choices(void)
 {
-	return "zero-positive, nan-ones, c-least-normal, product-inf";
+	return "zero-positive, nan-ones, c-least-normal, product-inf, zero-c-aligns, zero-operand-aligns";
 }
 
 int fpref_tc_model_traits(struct fpref_tc_model *m, const char *list, char *err, size_t errlen)
@@ -422,7 +456,8 @@ void fpref_tc_model_describe(const struct fpref_tc_model *m, const char *output,
 
 /* The instruction shapes of each preset's ISA, for --shape: PTX mma.sync,
  * wgmma and tcgen05.mma (the PTX ISA's shape tables), AMD's v_mfma_*
- * (the CDNA3 and CDNA4 ISA guides).  '*' stands for any digits (wgmma's
+ * (the CDNA1 to CDNA4 ISA guides; CDNA1 and CDNA2 as Xie et al.'s model
+ * lists them).  '*' stands for any digits (wgmma's
  * N).  A kernel built from an instruction whose K is below the preset's
  * block chains blocks of that K: the block model's n becomes K, the rest
  * of the row stays. */
@@ -430,6 +465,7 @@ static const struct {
 	const char *gpu, *inputs, *shapes;
 } instruction_shapes[] = {
 	{ "v100", "float16", "m8n8k4" },
+	{ "turing", "float16", "m16n8k8,m8n8k4" },
 	{ "a100", "float16,bfloat16", "m16n8k8,m16n8k16" },
 	{ "a100", "tf32", "m16n8k4,m16n8k8" },
 	{ "ada", "float16,bfloat16", "m16n8k8,m16n8k16" },
@@ -458,6 +494,11 @@ static const struct {
 	{ "mfma-cdna4", "float16,bfloat16", "32x32x8,16x16x16,32x32x16,16x16x32" },
 	{ "mfma-cdna4", F8F6F4, "32x32x16,16x16x32,32x32x64,16x16x128" },
 	{ "mfma-cdna4-scale", F8F6F4, "32x32x64,16x16x128" },
+	{ "mfma-cdna1", "float16", "32x32x4,16x16x4,4x4x4,32x32x8,16x16x16" },
+	{ "mfma-cdna1", "bfloat16", "32x32x2,16x16x2,4x4x2,32x32x4,16x16x8" },
+	{ "mfma-cdna2", "float16", "32x32x4,16x16x4,4x4x4,32x32x8,16x16x16" },
+	{ "mfma-cdna2", "bfloat16", "32x32x4,16x16x4,4x4x4,32x32x8,16x16x16" },
+	{ "mfma-cdna2-legacy", "bfloat16", "32x32x2,16x16x2,4x4x2,32x32x4,16x16x8" },
 };
 
 /* Whether text (lower case) is the shape pattern pat ('*': one or more
@@ -556,7 +597,7 @@ int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding ro
 		return -1;
 	}
 	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, NULL, 0, NULL, 0,
-				      "custom parameters", false, 0, 0, 0, 0, 0, 0, false, true, false, false, false };
+				      "custom parameters", false, 0, 0, 0, 0, 0, 0, false, true, false, false, false, false, false };
 	return 0;
 }
 
@@ -586,6 +627,70 @@ int fpref_tc_model_from_description(const char *text, struct fpref_tc_model *m)
 	return with_traits ? fpref_tc_model_traits(m, rest + sizeof traits_head - 1, err, sizeof err) : 0;
 }
 
+/* The FMA-chain instructions (fpref_formats_tc_model.h): Xie et al.'s
+ * model computes NVIDIA's mma .f64 (m8n8k4 on sm_80, m16n8k4/k8/k16 on
+ * sm_90) and AMD's v_mfma_f32_*_f32 (CDNA1 to CDNA3) and v_mfma_f64_*
+ * (CDNA2, CDNA3) as one FMA per product in K order, rounded to nearest
+ * even (the PTX ISA's wording on .f64 mma's precision was not checked
+ * here). */
+#define FMA_XIE XIE ", fma chain (its MMA_FMA)"
+static const struct fpref_tc_fma_row fma_rows[] = {
+	{ "dmma", "float64", "m8n8k4,m16n8k4,m16n8k8,m16n8k16",
+	  FMA_XIE " for mma .f64 (sm_80 m8n8k4, sm_90 m16n8k4/k8/k16)" },
+	{ "mfma-cdna1", "float32", "32x32x1,16x16x1,4x4x1,32x32x2,16x16x4", FMA_XIE " for CDNA1 v_mfma_f32_*f32" },
+	{ "mfma-cdna2", "float32", "32x32x1,16x16x1,4x4x1,32x32x2,16x16x4",
+	  FMA_XIE " for CDNA2 v_mfma_f32_*f32 (no flush: CDNA2 flushes its f16 and bf16 instructions only)" },
+	{ "mfma-cdna2", "float64", "16x16x4,4x4x4", FMA_XIE " for CDNA2 v_mfma_f64_16x16x4f64, 4x4x4f64" },
+	{ "mfma-cdna3", "float32", "32x32x1,16x16x1,4x4x1,32x32x2,16x16x4", FMA_XIE " for CDNA3 v_mfma_f32_*_f32" },
+	{ "mfma-cdna3", "float64", "16x16x4,4x4x4", FMA_XIE " for CDNA3 v_mfma_f64_16x16x4_f64, 4x4x4_4b_f64" },
+};
+
+const struct fpref_tc_fma_row *fpref_tc_fma_at(size_t i)
+{
+	return i < sizeof fma_rows / sizeof fma_rows[0] ? &fma_rows[i] : NULL;
+}
+
+const struct fpref_tc_fma_row *fpref_tc_fma_find(const char *gpu, const struct fpref_format *input)
+{
+	gpu = fpref_tc_model_alias(gpu);
+	for (size_t i = 0; i < sizeof fma_rows / sizeof fma_rows[0]; i++)
+		if (same_name(fma_rows[i].gpu, gpu) && strcmp(fma_rows[i].input, input->name) == 0)
+			return &fma_rows[i];
+	return NULL;
+}
+
+int fpref_tc_fma_model(const struct fpref_tc_fma_row *r, const struct fpref_format *a, const struct fpref_format *b,
+		       const struct fpref_format *output, const char *shape, struct fpref_accum_model *m, char *err,
+		       size_t errlen)
+{
+	if (strcmp(a->name, r->input) != 0 || strcmp(b->name, r->input) != 0) {
+		snprintf(err, errlen, "the %s model's %s instruction takes %s x %s", r->gpu, r->input, r->input, r->input);
+		return -1;
+	}
+	if (strcmp(output->name, r->input) != 0) {
+		snprintf(err, errlen, "the %s model's %s instruction accumulates in %s (C and D), not %s", r->gpu, r->input,
+			 r->input, output->name);
+		return -1;
+	}
+	bool known = !shape;
+	char lower[32];
+	size_t n = shape ? strlen(shape) : 0;
+	for (size_t i = 0; shape && i <= n && n < sizeof lower; i++)
+		lower[i] = (char)tolower((unsigned char)shape[i]);
+	for (const char *p = r->shapes; shape && n < sizeof lower && *p && !known;
+	     p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		known = shape_matches(p, strcspn(p, ","), lower);
+	if (!known) {
+		snprintf(err, errlen, "the %s model's instructions for %s have the shapes %s, not '%s'", r->gpu, r->input,
+			 r->shapes, shape);
+		return -1;
+	}
+	memset(m, 0, sizeof *m);
+	m->kind = FPREF_ACCUM_PLAIN;
+	m->order = FPREF_SUM_FMA_CHAIN;
+	return 0;
+}
+
 static const char *const order_names[] = { "recursive", "pairwise", "blocked", "fma-chain", "kahan" };
 
 const char *fpref_sum_order_name(enum fpref_sum_order o)
@@ -601,24 +706,4 @@ int fpref_sum_order_parse(const char *s, enum fpref_sum_order *o)
 			return 0;
 		}
 	return -1;
-}
-
-const char *fpref_accum_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len)
-{
-	if (m->kind == FPREF_ACCUM_EXACT)
-		snprintf(buf, len, "exact (MPFR, one rounding)");
-	else if (m->kind == FPREF_ACCUM_PLAIN && m->order == FPREF_SUM_BLOCKED)
-		snprintf(buf, len, "blocked, blocks of %zu", m->block);
-	else if (m->kind == FPREF_ACCUM_PLAIN)
-		snprintf(buf, len, "%s", fpref_sum_order_name(m->order));
-	else {
-		fpref_tc_model_describe(&m->tc, out_name, buf, len);
-		size_t n = strlen(buf);
-		if (m->promote && n < len)
-			snprintf(buf + n, len - n, ", promoted to FP32 every %zu", m->promote);
-		if (m->splitk && n < len)
-			snprintf(buf + n, len - n, ", cuBLASLt split-K: slices of %zu from zero, summed in FP32, C last",
-				 m->splitk);
-	}
-	return buf;
 }

@@ -207,7 +207,7 @@ int fpref_golden_draw_promotion(const struct fpref_draw_promotion *p, char **svg
 	char title[200], sub[320], desc[256], ka[64], kp[64];
 	snprintf(title, sizeof title, "Error against K: %s alone and promoted every %s products", p->model, p->promote);
 	snprintf(sub, sizeof sub, "%zux%zu outputs, %s inputs (%s, seed %llu) -> float32; %s", M, N, in->name,
-		 fpref_emu_dist_name(dist), seed, fpref_accum_model_describe(p->alone, out->name, desc, sizeof desc));
+		 fpref_emu_dist_name(dist), seed, fpref_golden_model_describe(p->alone, out->name, desc, sizeof desc));
 	snprintf(ka, sizeof ka, "%s alone", p->model);
 	snprintf(kp, sizeof kp, "promoted to FP32 every %s", p->promote);
 	struct two_series t = { title, sub, ks, nk, ea, ep, ka, kp, "K (products per output, log2 axis)",

@@ -82,7 +82,14 @@ void fpref_golden_sha256_hex(struct fpref_sha256 *s, char hex[65]);
  * An ENV is '+'-joined: a rounding mode, sat, ftz, daz, before (tininess),
  * or a profile name (cuda, onnx-cast-19, ...) applied for the target.
  * GENERATOR: exhaustive, edge, random:N, edge+random:N; for dot,
- * random:N:K, or probe:K (the probe inputs of golden/fpref_golden_probe.h).  Each line expands to one job (one file) per combination. */
+ * random:N:K, probe:K (the probe inputs of golden/fpref_golden_probe.h), or
+ * cases:K, the cases written out on the "case" lines that follow it (the
+ * dot line then names one model, one input and one output):
+ *   case LABEL WORD... [| NOTES]
+ * each WORD a0=HEX (a_1's pattern; products counted from 0, as issue 37's
+ * examples are), a0..a7=HEX (a run of them), the same with b, or c=HEX;
+ * terms not written are +0; the words after '|' are notes for other
+ * readers (kernels/settle-report), not read here.  Each line expands to one job (one file) per combination. */
 struct fpref_mutant;
 enum fpref_golden_kind {
 	FPREF_GOLDEN_CONVERT,
@@ -104,6 +111,9 @@ struct fpref_golden_job {
 	unsigned long random_count;
 	unsigned K;                  /* DOT: products per case */
 	bool probe;                  /* DOT: the probe inputs instead of random ones */
+	bool cases;                  /* DOT: the suite's "case" lines instead of random ones */
+	uint64_t *case_in;           /* ... ncases of them, 2 K + 1 patterns each (a, b, c); owned by the suite */
+	size_t ncases;
 	uint64_t seed;
 	char path[256];              /* relative to the output folder: "add/float8_e4m3fn.rne.txt" */
 	unsigned omit;               /* edge targets left out (FPREF_GOLDEN_OMIT_*): 0 but in tests of the suite's strength */

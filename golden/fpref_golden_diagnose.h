@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "fpref_golden.h"
 #include "fpref_golden_gemm.h"
@@ -81,6 +82,23 @@ struct fpref_gemm_diagnosis {
 int fpref_golden_gemm_diagnose(const struct fpref_gemm_problem *p, const uint64_t *kernel_D, size_t sample,
 			       struct fpref_gemm_diagnosis *d, char *err, size_t errlen);
 void fpref_golden_gemm_diagnosis_free(struct fpref_gemm_diagnosis *d);
+
+/* golden/verify_text.c: the words of fpref verify, shared with the Python
+ * package's str().  The names of fpref_golden_ulps_bucket's buckets. */
+extern const char *const fpref_golden_ulps_bucket_labels[FPREF_VERIFY_BUCKETS];
+/* One golden file's report (results NULL: the oracle; d NULL: no diagnosis). */
+void fpref_golden_verify_print(FILE *out, const char *golden, const struct fpref_golden_file *g,
+			       const struct fpref_format *f, const char *results, const struct fpref_verify_report *r,
+			       const struct fpref_verify_options *o, const struct fpref_diagnosis_report *d);
+/* A diagnosis in one line (a folder's): the exact mutant, or the best and
+ * how far it goes; empty when nothing is to be said. */
+void fpref_golden_diagnosis_headline(const struct fpref_diagnosis_report *d, char *buf, size_t len);
+/* A folder's line for a file outside the tolerance (headline NULL or empty: none). */
+void fpref_golden_verify_problem_print(FILE *out, const char *path, size_t cases, size_t outside, const char *headline);
+/* A folder's first line when it has no MANIFEST, and its last line. */
+void fpref_golden_verify_no_manifest_print(FILE *out, const char *golden);
+void fpref_golden_verify_folder_print(FILE *out, const char *golden, size_t files, size_t vectors, size_t outside,
+				      size_t failed_files, size_t bad_files, bool manifest, bool pass);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #define FPREF_GOLDEN_GEMM_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -126,6 +127,23 @@ void fpref_golden_gemm_verdict_free(struct fpref_gemm_verdict *v);
 int fpref_golden_gemm_verify(const struct fpref_gemm_problem *p, const uint64_t *kernel_D,
 			     const struct fpref_verify_options *o, struct fpref_gemm_verdict *v,
 			     fpref_gemm_progress progress, void *ctx, char *err, size_t errlen);
+
+/* golden/gemm_text.c: the words of fpref gemm and verify-gemm, shared with
+ * the Python package's str().  A number for text: "%.*g", or "n/a" where x
+ * is not finite (a ratio of zeros), never "-nan". */
+void fpref_golden_num_text(double x, int digits, char *buf, size_t len);
+/* A model in one line ("blocked, blocks of
+ * 32", a preset's row with its promotion or split-K); buf, filled. */
+const char *fpref_golden_model_describe(const struct fpref_accum_model *m, const char *out_name, char *buf, size_t len);
+/* An error summary under its title: absolute, normwise, relative, ulps and
+ * the a priori bound, as fpref gemm and verify-gemm print them. */
+void fpref_golden_gemm_errors_print(FILE *out, const char *title, const struct fpref_gemm_summary *s);
+struct fpref_gemm_diagnosis;
+/* fpref verify-gemm's text report: scale_a, scale_b name the block scales
+ * (NULL: ones; shown only when p has scales), dg the diagnosis (NULL: none). */
+void fpref_golden_gemm_verdict_print(FILE *out, const struct fpref_gemm_problem *p, const struct fpref_gemm_verdict *v,
+				     const char *model_text, const char *scale_a, const char *scale_b,
+				     const struct fpref_gemm_diagnosis *dg);
 
 #ifdef __cplusplus
 }

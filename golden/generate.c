@@ -286,6 +286,10 @@ static void dot_cases(struct job_state *st)
 		else
 			snprintf(st->err, st->errlen, "%s: no probe inputs for %s*%s", j->path, j->in.name, j->in_b.name);
 	}
+	if (j->cases) { /* the suite's own lines, computed like the rest */
+		probe = j->case_in;
+		cases = j->ncases;
+	}
 	unsigned long structured = j->edge && !probe && !(j->omit & FPREF_GOLDEN_OMIT_DOT_CASES) ? DOT_STRUCTURED : 0;
 	for (unsigned long c = 0; c < cases + structured && !st->status; c++) {
 		if (c >= cases) {
@@ -324,7 +328,8 @@ static void dot_cases(struct job_state *st)
 		put(&st->body, "\n", 1);
 		st->vectors++;
 	}
-	free(probe);
+	if (!j->cases)
+		free(probe);
 	free(v);
 }
 

@@ -18,7 +18,7 @@ char *fpref_golden_order_report_text(const struct fpref_order_report *r, const s
 		if (r->model[0])
 			fprintf(out, "block model: %s\n", r->model);
 		fprintf(out,
-			"run it: fpref dot --model tree --tree '%s' --in %s --out %s   (lines 'a_1..a_%zu b_1..b_%zu +0'; a "
+			"run it: fpref dot --model tree --tree '%s' --in-format %s --out-format %s   (lines 'a_1..a_%zu b_1..b_%zu +0'; a "
 			"sum has every b = 1)\n",
 			r->text, o->in.name, o->out.name, o->n, o->n);
 		fprintf(out,

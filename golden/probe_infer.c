@@ -15,17 +15,15 @@
 
 struct search {
 	const struct fpref_probe_data *data;
+	const struct fpref_emu_tc_rows *rows; /* data's operands, decoded once for every model */
 	size_t killers[KILLERS], nkillers, next;
 	size_t tried;
 };
 
 static bool same_on(const struct search *s, const struct fpref_tc_model *m, size_t i)
 {
-	const struct fpref_probe_data *d = s->data;
-	const uint64_t *row = d->rows + i * (2 * d->K + 1);
 	uint64_t got;
-	return fpref_emu_tc_dot(m, &d->in, &d->in_b, row, row + d->K, d->K, row[2 * d->K], &d->out, &got) == 0 &&
-	       got == d->d[i];
+	return fpref_emu_tc_rows_dot(m, s->rows, i, &s->data->out, &got) == 0 && got == s->data->d[i];
 }
 
 static void remember(struct search *s, size_t i)
@@ -410,7 +408,8 @@ static int search_all(const struct fpref_probe_data *data, struct fpref_probe_re
 			 data->in.name, data->in_b.name, data->out.name);
 		return -1;
 	}
-	struct search s = { data, { 0 }, 0, 0, 0 };
+	struct fpref_emu_tc_rows *rows = fpref_emu_tc_rows_new(&data->in, &data->in_b, data->rows, data->count, data->K);
+	struct search s = { data, rows, { 0 }, 0, 0, 0 };
 	int term_floor = fpref_golden_probe_term_floor(&data->in, &data->in_b, &data->out);
 	struct grid g = { term_floor + 1, data_top(data) + 1, 0, data->K < FPREF_TC_MAX_BLOCK ? (int)data->K : FPREF_TC_MAX_BLOCK,
 			  NULL };
@@ -418,7 +417,9 @@ static int search_all(const struct fpref_probe_data *data, struct fpref_probe_re
 		g.floor_max = g.floor_min;
 	g.nfloors = g.floor_max - g.floor_min + 2;
 	g.ok = calloc(2 * FPREF_TC_MAX_FRAC * (size_t)g.blocks * (size_t)g.nfloors, sizeof *g.ok);
-	if (!g.ok) {
+	if (!g.ok || !rows) {
+		free(g.ok);
+		fpref_emu_tc_rows_free(rows);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -430,6 +431,7 @@ static int search_all(const struct fpref_probe_data *data, struct fpref_probe_re
 		nearest(&s, &g, r);
 	r->tried = s.tried;
 	free(g.ok);
+	fpref_emu_tc_rows_free(rows);
 	if (status != 0) {
 		fpref_golden_probe_report_free(r);
 		snprintf(err, errlen, "out of memory");

@@ -17,13 +17,13 @@ const char *fpref_golden_probe_inputs_name(const struct fpref_format *a, const s
 	return buf;
 }
 
-/* What fpref dot takes for these inputs: "--in A", or "--in-a A --in-b B". */
+/* What fpref dot takes for these inputs: "--in-format A", or "--a-format A --b-format B". */
 static void put_in_options(FILE *out, const struct fpref_format *a, const struct fpref_format *b)
 {
 	if (fpref_format_same(a, b))
-		fprintf(out, "--in %s", a->name);
+		fprintf(out, "--in-format %s", a->name);
 	else
-		fprintf(out, "--in-a %s --in-b %s", a->name, b->name);
+		fprintf(out, "--a-format %s --b-format %s", a->name, b->name);
 }
 
 static void print_floor(FILE *out, int floor)
@@ -43,7 +43,7 @@ static void print_class(FILE *out, const struct fpref_probe_class *c, const stru
 		fprintf(out, "model %zu: the %s preset (outside the generic space): %s\n  fpref dot --model %s ", index,
 		       c->preset->gpu, text, c->preset->gpu);
 		put_in_options(out, &d->in, &d->in_b);
-		fprintf(out, " --out %s\n", d->out.name);
+		fprintf(out, " --out-format %s\n", d->out.name);
 		return;
 	}
 	int floor = c->floor_none ? FPREF_TC_NO_FLOOR : c->floor_lo;
@@ -55,7 +55,7 @@ static void print_class(FILE *out, const struct fpref_probe_class *c, const stru
 		fprintf(out, "%d", floor);
 	fprintf(out, " --final %s ", round);
 	put_in_options(out, &d->in, &d->in_b);
-	fprintf(out, " --out %s\n", d->out.name);
+	fprintf(out, " --out-format %s\n", d->out.name);
 	fprintf(out, "  block: %d", c->block_lo);
 	if (c->block_hi > c->block_lo)
 		fprintf(out, "..%d", c->block_hi);

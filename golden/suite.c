@@ -183,7 +183,8 @@ static int generator(const char *text, bool dot, struct fpref_golden_job *j, cha
 	j->random_count = 0;
 	j->K = 0;
 	j->probe = dot && strncmp(text, "probe:", 6) == 0;
-	if (j->probe) {
+	j->cases = dot && strncmp(text, "cases:", 6) == 0;
+	if (j->probe || j->cases) {
 		char *end;
 		errno = 0;
 		j->K = (unsigned)strtoul(text + 6, &end, 10);
@@ -206,7 +207,7 @@ static int generator(const char *text, bool dot, struct fpref_golden_job *j, cha
 	return 0;
 bad:
 	snprintf(err, errlen, "bad generator '%s' (%s)", text,
-		 dot ? "random:N:K, with N cases of K products, or probe:K; K at most 512"
+		 dot ? "random:N:K, with N cases of K products, probe:K or cases:K; K at most 512"
 		     : "exhaustive, edge, random:N or edge+random:N");
 	return -1;
 }
@@ -485,6 +486,7 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 	}
 	if (dot) {
 		proto.kind = FPREF_GOLDEN_DOT;
+		size_t before = s->njobs;
 		char copy[1024];
 		snprintf(copy, sizeof copy, "%s", w[1]);
 		for (char *save = NULL, *g = strtok_r(copy, ",", &save); g; g = strtok_r(NULL, ",", &save))
@@ -515,6 +517,12 @@ static int expand(struct fpref_golden_suite *s, char **w, int n, size_t *cap, ch
 					if (add_job(s, &j, cap) != 0)
 						return -1;
 				}
+		/* the case lines that follow belong to one file */
+		if (proto.cases && s->njobs != before + 1) {
+			snprintf(err, errlen, "a cases:K line names one model, one input and one output that the model "
+					      "takes (this one makes %zu files)", s->njobs - before);
+			return -1;
+		}
 		return 0;
 	}
 	proto.kind = FPREF_GOLDEN_OP;
@@ -607,14 +615,21 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 		char *hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
-		char *w[8];
+		char *w[FPREF_GOLDEN_CASE_WORDS];
 		int n = 0;
-		for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t && n < 8; t = strtok_r(NULL, " \t\r\n", &save))
-			w[n++] = t;
+		bool more = false; /* words past the last slot: refused, not dropped */
+		for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t && !more; t = strtok_r(NULL, " \t\r\n", &save))
+			if (n < FPREF_GOLDEN_CASE_WORDS)
+				w[n++] = t;
+			else
+				more = true;
 		if (n == 0)
 			continue;
 		msg[0] = '\0';
-		if ((strcmp(w[0], "suite") == 0 || strcmp(w[0], "campaign") == 0) && n == 2 && s->njobs == 0) {
+		if (more) {
+			snprintf(msg, sizeof msg, "more than %d words (write a run of terms as a0..a7=HEX)", FPREF_GOLDEN_CASE_WORDS);
+			status = -1;
+		} else if ((strcmp(w[0], "suite") == 0 || strcmp(w[0], "campaign") == 0) && n == 2 && s->njobs == 0) {
 			snprintf(s->name, sizeof s->name, "%s", w[1]);
 			s->campaign = w[0][0] == 'c';
 		} else if (strcmp(w[0], "chunk") == 0 && n == 2 && s->campaign) {
@@ -632,6 +647,13 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 				snprintf(msg, sizeof msg, "no mutant '%s' (fpref mutants --list)", w[1]);
 				status = -1;
 			}
+		} else if (strcmp(w[0], "case") == 0) {
+			struct fpref_golden_job *last = s->njobs ? &s->jobs[s->njobs - 1] : NULL;
+			if (!last || !last->cases) {
+				snprintf(msg, sizeof msg, "a 'case' line follows a 'dot ... cases:K' line or another case");
+				status = -1;
+			} else
+				status = fpref_golden_suite_case(last, w + 1, n - 1, msg, sizeof msg);
 		} else if (strcmp(w[0], "npy") == 0 && n == 1)
 			s->npy = true;
 		else if (strcmp(w[0], "seed") == 0 && n == 2) {
@@ -655,6 +677,11 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 		snprintf(err, errlen, "%s: no jobs", path);
 		status = -1;
 	}
+	for (size_t i = 0; status == 0 && i < s->njobs; i++)
+		if (s->jobs[i].cases && s->jobs[i].ncases == 0) {
+			snprintf(err, errlen, "%s: %s: a cases:K line without 'case' lines", path, s->jobs[i].path);
+			status = -1;
+		}
 	for (size_t i = 0; status == 0 && s->mutant && i < s->njobs; i++)
 		if (s->jobs[i].kind == FPREF_GOLDEN_E8M0 || !fpref_golden_mutant_applies(s->mutant, &s->jobs[i])) {
 			/* it would change nothing there: the campaign would test nothing */
@@ -685,6 +712,8 @@ int fpref_golden_suite_read(const char *path, struct fpref_golden_suite *s, char
 
 void fpref_golden_suite_free(struct fpref_golden_suite *s)
 {
+	for (size_t i = 0; i < s->njobs; i++)
+		free(s->jobs[i].case_in);
 	free(s->jobs);
 	free(s->chunk_start);
 	s->jobs = NULL;

@@ -59,6 +59,8 @@ void fpref_golden_header(const struct fpref_golden_job *j, const char *suite, un
 		n += snprintf(gen + n, sizeof gen - (size_t)n, "%sedge", n ? "+" : "");
 	if (j->probe)
 		snprintf(gen + n, sizeof gen - (size_t)n, "probe:%u seed %llu", j->K, (unsigned long long)j->seed);
+	else if (j->cases)
+		snprintf(gen + n, sizeof gen - (size_t)n, "cases:%u (%zu, written out in the suite)", j->K, j->ncases);
 	else if (j->random_count && j->K)
 		snprintf(gen + n, sizeof gen - (size_t)n, "random:%lu:%u seed %llu", j->random_count, j->K,
 			 (unsigned long long)j->seed);

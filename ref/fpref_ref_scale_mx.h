@@ -49,6 +49,7 @@ struct fpref_ref_nvfp4 {
 	bool philox;
 	uint64_t philox_offset, philox_thread;
 	unsigned philox_rounds;
+	bool torch_bf16; /* torchao, modelopt: x held as BF16 by torch, whose NaN results are 0x7FC0 */
 };
 
 int fpref_ref_nvfp4_recipe_quantize(const struct fpref_ref_nvfp4 *p, const uint32_t *x_f32, size_t rows, size_t cols,

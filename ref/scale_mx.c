@@ -43,7 +43,7 @@ enum scale_rule { RULE_FLOOR, RULE_CEIL, RULE_RNE, RULE_EXP_CEIL, RULE_LOG2_CEIL
 
 /* The libraries' MX recipes, written out from their sources
  * (docs/scaling-mx.md, "MX recipes"). */
-enum mx_recipe { MX_OCP, MX_TORCHAO, MX_MODELOPT };
+enum mx_recipe { MX_OCP, MX_TORCHAO, MX_MODELOPT, MX_MODELOPT_FP4 };
 
 /* Scratch for one call: formats, the FP32 environment, a rounding operand. */
 struct oracle {
@@ -201,7 +201,8 @@ static uint8_t element_code(struct oracle *o, mpfr_ptr y, enum fpref_rounding ro
  * from its arithmetic and computed codes; floor-type rules divide by
  * max(2^s, 2^-126).  ModelOpt: a NaN amax gives scale 00 (log2 only where
  * amax / 448 > 0), an inf FE, and every rceil code multiplies by 2^-s, 2^127
- * for code 00. */
+ * for code 00.  ModelOpt's MXFP4: an inf or a NaN gives scale 00 and codes
+ * of the sign bit alone. */
 /* The element code of a NaN input (its sign kept), for a format with NaN. */
 static uint64_t round_nan(struct oracle *o, uint32_t x)
 {
@@ -211,6 +212,28 @@ static uint64_t round_nan(struct oracle *o, uint32_t x)
 	env.overflow = FPREF_OVERFLOW_SAT;
 	fpref_ref_convert(&o->f32, x, &o->element, &env, 0, &out, &flags);
 	return out;
+}
+
+static int element_value(struct oracle *o, uint8_t code, mpfr_ptr out);
+
+/* ModelOpt's MXFP4 cast as its source writes it: the magnitude code is the
+ * number of midpoints between neighbouring element values strictly below
+ * |y|, and the sign bit is (2 - sign(y)) // 2, set for y <= 0. */
+static uint8_t modelopt_fp4_code(struct oracle *o, mpfr_srcptr y)
+{
+	unsigned sign = 1u << (o->element.exp_bits + o->element.man_bits), count = 0;
+	mpfr_t lo, hi;
+	mpfr_inits2(FPREF_REF_WORK_PREC, lo, hi, (mpfr_ptr)0);
+	for (unsigned k = 0; k + 1 < sign; k++) {
+		element_value(o, (uint8_t)k, lo);
+		element_value(o, (uint8_t)(k + 1), hi);
+		mpfr_add(lo, lo, hi, MPFR_RNDN);
+		mpfr_div_2ui(lo, lo, 1, MPFR_RNDN);
+		if (mpfr_cmpabs(y, lo) > 0)
+			count++;
+	}
+	mpfr_clears(lo, hi, (mpfr_ptr)0);
+	return (uint8_t)(count | (mpfr_sgn(y) > 0 ? 0 : sign));
 }
 
 static void quantize_block(struct oracle *o, enum scale_rule rule, enum mx_recipe recipe, enum fpref_rounding rounding,
@@ -230,7 +253,10 @@ static void quantize_block(struct oracle *o, enum scale_rule rule, enum mx_recip
 	if (inf && !nan)
 		mpfr_set_inf(amax, 1);
 	bool rceil = rule == RULE_CEIL || rule == RULE_LOG2_CEIL;
-	if ((nan || inf) && (recipe == MX_OCP || (nan && recipe == MX_TORCHAO))) {
+	if ((nan || inf) && recipe == MX_MODELOPT_FP4) { /* uint8(log2 inf or NaN) is 0; x / inf, NaN: sign(0) */
+		*scale = 0;
+		memset(codes, (int)(1u << (o->element.exp_bits + o->element.man_bits)), n);
+	} else if ((nan || inf) && (recipe == MX_OCP || (nan && recipe == MX_TORCHAO))) {
 		*scale = E8M0_NAN;
 		memset(codes, 0, n);
 	} else {
@@ -239,14 +265,15 @@ static void quantize_block(struct oracle *o, enum scale_rule rule, enum mx_recip
 		for (size_t i = 0; i < n; i++) {
 			f32_value(o, x[i], y);
 			if (rceil) { /* FP32 product with 2^-s, or with 1 for code 0 (not ModelOpt) */
-				if (s != SCALE_EXP_MIN || recipe == MX_MODELOPT)
+				if (s != SCALE_EXP_MIN || recipe == MX_MODELOPT || recipe == MX_MODELOPT_FP4)
 					mpfr_mul_2si(y, y, -s, MPFR_RNDN);
 				f32_value(o, f32_round(o, y), y);
 			} else {
 				long d = recipe == MX_TORCHAO && s < -126 ? -126 : s;
 				mpfr_mul_2si(y, y, -d, MPFR_RNDN);
 			}
-			codes[i] = mpfr_nan_p(y) ? 0 : element_code(o, y, rounding);
+			codes[i] = mpfr_nan_p(y) ? 0 : recipe == MX_MODELOPT_FP4 ? modelopt_fp4_code(o, y)
+									   : element_code(o, y, rounding);
 			if (mpfr_nan_p(y)) /* ModelOpt's 00 block: a NaN element is the element's NaN */
 				codes[i] = (uint8_t)round_nan(o, x[i]);
 		}
@@ -308,6 +335,8 @@ int fpref_ref_mx_recipe_quantize(const char *element, const char *scale_rule, co
 		oracle_clear(&o);
 		return -1;
 	}
+	if (recipe == MX_MODELOPT && !o.row->int8 && fpref_format_is(&o.element, FPREF_FORMAT_FLOAT4_E2M1FN))
+		recipe = MX_MODELOPT_FP4; /* MXFP4QTensor, not MXFP8QTensor */
 	if (recipe == MX_MODELOPT && (o.row->int8 || !fpref_format_is(&o.element, FPREF_FORMAT_FLOAT8_E4M3FN))) {
 		snprintf(err, errlen, "unknown MX recipe '%s', or an element it does not have", recipe_name);
 		oracle_clear(&o);
@@ -541,8 +570,10 @@ static uint32_t tensor_scale(struct nvfp4_oracle *n, enum nv_recipe r, uint32_t 
 	if (r == NV_TORCHAO_1)
 		return F32_ONE;
 	if (nv_torchao(r) || nv_modelopt(r)) { /* amax / (448 * 6) */
-		if (nv_x86(r) && f32_nan(o, amax)) /* torch.max's NaN on the CPU: all ones; ModelOpt's through abs */
-			return r == NV_MODELOPT ? 0x7FFFFFFFu : 0xFFFFFFFFu;
+		/* torch.max's NaN on the CPU: all ones (torchao); ModelOpt's
+		 * torch.maximum of two 0-d NaNs, and any BF16 result: 0x7FC00000 */
+		if (nv_x86(r) && f32_nan(o, amax))
+			return r == NV_MODELOPT || n->p->torch_bf16 ? QUIET_NAN_F32 : 0xFFFFFFFFu;
 		return f32_op(o, FPREF_OP_DIV, amax, F32_2688);
 	}
 	if (r == NV_46)
@@ -727,6 +758,13 @@ int fpref_ref_nvfp4_recipe_quantize(const struct fpref_ref_nvfp4 *p, const uint3
 	else
 		memcpy(xr, x_in, count * sizeof *xr);
 	n.T = tensor_scale(&n, r, block_maxima(&n, r != NV_TE, xr, rows, cols, amax));
+	/* ModelOpt's torch.maximum(|max|, |min|) over the blocks in memory order:
+	 * AVX-512's 16 lanes write a NaN as all ones, its scalar tail (n mod 16
+	 * blocks) as the default NaN; BF16 results are 0x7FC0 either way. */
+	size_t nb = nvfp4_blocks(p->two_d, rows, cols);
+	for (size_t b = 0; r == NV_MODELOPT && !p->torch_bf16 && b < nb - nb % 16; b++)
+		if (f32_nan(&n.o, amax[b]))
+			amax[b] = 0xFFFFFFFFu;
 	n.S_rcp6 = f32_op(o, FPREF_OP_MUL, n.T, f32_op(o, FPREF_OP_DIV, F32_ONE, F32_SIX));
 	n.S_rcp = f32_op(o, FPREF_OP_DIV, F32_ONE, n.T);
 	struct fpref_env element = n.sat;

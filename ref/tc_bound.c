@@ -199,10 +199,13 @@ void fpref_ref_bound_tc_block(const struct fpref_tc_model *m, struct block_round
 	fpref_ref_bound_floor_place(X, m, output);
 	mpfr_set_zero(S, 1);
 	for (size_t i = 0; i < len; i++) {
-		if (mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]))
+		bool zero = mpfr_zero_p(abs_a[i]) || mpfr_zero_p(abs_b[i]);
+		if (zero && !m->zero_operand_aligns)
 			continue;
-		/* E8M0 scales move the product's place by their exponents: exact */
-		place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, least_a, least_b);
+		/* E8M0 scales move the product's place by their exponents: exact;
+		 * zero_operand_aligns: a zero factor's place is 2^-126 */
+		place_bound(q, abs_a[i], abs_b[i], w ? w[i] : NULL, zero && mpfr_zero_p(abs_a[i]) ? -126 : least_a,
+			    zero && mpfr_zero_p(abs_b[i]) ? -126 : least_b);
 		mpfr_max(X, X, q, MPFR_RNDU);
 	}
 	fpref_ref_bound_acc_place(X, r);

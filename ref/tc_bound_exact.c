@@ -574,7 +574,8 @@ int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_
 {
 	if (!fpref_ref_bound_args_ok(m, xa->f, xb->f, scales, output, nc))
 		return -1;
-	if (fpref_tc_lowered(m, output) || m->tree > 0)
+	/* a zero factor's place (zero_operand_aligns): the MPFR bound's */
+	if (fpref_tc_lowered(m, output) || m->tree > 0 || m->zero_operand_aligns)
 		return fpref_ref_tc_bound_scaled(m, xa->f, xb->f, a_bits, b_bits, K, scales, c, output, nc, bound);
 	return decoded_bound(m, xa, a, a_bits, xb, b, b_bits, K, scales, c, output, nc, 0, bound);
 }
@@ -585,7 +586,8 @@ int fpref_ref_exact_tc_bound_splitk(const struct fpref_tc_model *m, const struct
 				    const uint64_t *b_bits, size_t K, size_t S, uint64_t c, mpfr_ptr bound)
 {
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
-	if (S == 0 || m->tree > 0 || fpref_tc_lowered(m, f32) || !fpref_ref_bound_args_ok(m, xa->f, xb->f, NULL, f32, 0))
+	if (S == 0 || m->tree > 0 || m->zero_operand_aligns || fpref_tc_lowered(m, f32) ||
+	    !fpref_ref_bound_args_ok(m, xa->f, xb->f, NULL, f32, 0))
 		return fpref_ref_tc_bound_splitk(m, xa->f, xb->f, a_bits, b_bits, K, S, c, bound);
 	return decoded_bound(m, xa, a, a_bits, xb, b, b_bits, K, NULL, c, f32, 0, S, bound);
 }

@@ -334,6 +334,11 @@ static int dot_scaled(const struct fpref_tc_model *m, const struct fpref_format 
 					mpfr_set_inf(terms[i], mpfr_sgn(terms[i]));
 				if (mpfr_number_p(terms[i]) && !mpfr_zero_p(terms[i])) /* each operand's place in its own format */
 					lead[i] = lead_exponent(x.x, least_a) + lead_exponent(y.x, least_b);
+				/* zero_operand_aligns: a zero factor at 2^-126, whatever its format */
+				counts[i] = !mpfr_zero_p(terms[i]) || m->zero_operand_aligns;
+				if (m->zero_operand_aligns && mpfr_zero_p(terms[i]))
+					lead[i] = (mpfr_zero_p(x.x) ? -126 : lead_exponent(x.x, least_a)) +
+						  (mpfr_zero_p(y.x) ? -126 : lead_exponent(y.x, least_b));
 			}
 		}
 		if (status == 0)
@@ -368,7 +373,7 @@ static int dot_scaled(const struct fpref_tc_model *m, const struct fpref_format 
 			cur = two_stage_block(m, output, terms, len, acc.x, lead);
 		else
 			cur = model_block(m, output, &target, terms, (size_t)count, acc.x, lead,
-					  m->group > 0 && !special ? counts : NULL);
+					  (m->group > 0 && !special) || m->zero_operand_aligns ? counts : NULL);
 	}
 	if (status == 0)
 		*d = cur;

@@ -56,7 +56,8 @@ static inline bool exact_in_fp16(const struct fpref_format *f)
 static inline bool operands_ok(const struct fpref_tc_model *m, const struct fpref_format *in_a,
 			       const struct fpref_format *in_b, const struct fpref_format *output)
 {
-	return (fpref_format_same(in_a, in_b) || fpref_tc_pair_ok(m, in_a, in_b)) && fpref_tc_input_ok(in_a) &&
+	return (fpref_format_same(in_a, in_b) || fpref_tc_pair_ok(m, in_a, in_b)) && fpref_tc_model_conventions_ok(m) &&
+	       fpref_tc_input_ok(in_a) &&
 	       fpref_tc_input_ok(in_b) &&
 	       fpref_tc_output_ok(m, in_a, output) && fpref_tc_output_ok(m, in_b, output);
 }

@@ -26,7 +26,8 @@ static struct fpref_ref_nvfp4 ref_params(const struct fpref_nvfp4_params *p)
 {
 	struct fpref_ref_nvfp4 r = { fpref_emu_nvfp4_recipe_name(p->recipe), p->two_d, p->stochastic, p->seed,
 				     fpref_emu_nvfp4_choice_name(p->choice), p->scale_bound, p->rht, p->rht_bf16,
-				     p->rht_signs, p->philox, p->philox_offset, p->philox_thread, p->philox_rounds };
+				     p->rht_signs, p->philox, p->philox_offset, p->philox_thread, p->philox_rounds,
+				     p->torch_bf16 };
 	return r;
 }
 
@@ -73,6 +74,8 @@ static const struct fpref_nvfp4_params configs[] = {
 	{ .recipe = TE, .rht = true, .rht_signs = 0x1234, .two_d = true },
 	{ .recipe = TA },
 	{ .recipe = MO },
+	{ .recipe = TA, .torch_bf16 = true },
+	{ .recipe = MO, .torch_bf16 = true },
 	{ .recipe = FPREF_NVFP4_TORCHAO_02A1BC44 },
 	{ .recipe = FPREF_NVFP4_TORCHAO_1LEVEL },
 	{ .recipe = FPREF_NVFP4_MODELOPT_0AD6E5F0 },
@@ -262,16 +265,17 @@ END_TEST
 /* The same tensors under the current releases, whose FP32 steps run on x86
  * (crosscheck-torchao found the NaN signs): an invalid operation gives the
  * negative default NaN 0xFFC00000, a NaN operand passes its own on, and
- * torch.max of a tensor holding a NaN gives 0xFFFFFFFF (ModelOpt takes its
- * abs: 0x7FFFFFFF).
+ * torch.max of a tensor holding a NaN gives 0xFFFFFFFF (ModelOpt's
+ * torch.maximum of the 0-d |max| and |min| gives the default NaN 0x7FC00000).
  * - All zero: torchao (0 / 6) / 0 and ModelOpt 0 / (6 * 0) are 0 / 0, the
  *   default NaN, which neither the clamp nor ModelOpt's "== 0" changes:
  *   E4M3 0xFF (negative NaN).
  * - {2688, NaN, 0...} | {1, 0...}: torchao D = 0xFFFFFFFF / 2688 keeps
  *   that NaN.  Block 0's amax is torch.amax of |x|, +NaN 0x7FC00000, and
  *   (+NaN / 6) / D passes on the first NaN: 0x7F.  Block 1: (1 / 6) / D is
- *   D's negative NaN: 0xFF.  ModelOpt: D = 0x7FFFFFFF / 2688, positive, so
- *   both blocks 0x7F. */
+ *   D's negative NaN: 0xFF.  ModelOpt: D = 0x7FC00000 / 2688, positive;
+ *   two blocks lie in the scalar tail of torch.maximum (below 16 lanes), so
+ *   block 0's amax is 0x7FC00000 too: both blocks 0x7F. */
 START_TEST(x86_nan_signs)
 {
 	uint32_t z[16] = { 0 }, nan[32] = { f32(2688.0f), F32_NAN }, T;
@@ -281,7 +285,7 @@ START_TEST(x86_nan_signs)
 		{ TA, 0xFF, 0x7F, 0xFF, 0xFFFFFFFFu },
 		/* single level: 0 / 6 clamps to 2^-6 (0x08); 1 / 6 = 1.333 * 2^-3 rounds to 1.375 * 2^-3 (0x23) */
 		{ FPREF_NVFP4_TORCHAO_1LEVEL, 0x08, 0x7F, 0x23, F32_ONE },
-		{ MO, 0xFF, 0x7F, 0x7F, 0x7FFFFFFFu },
+		{ MO, 0xFF, 0x7F, 0x7F, 0x7FC00000u },
 	};
 	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
 		struct fpref_nvfp4_params p = { .recipe = want[k].r };
@@ -291,6 +295,45 @@ START_TEST(x86_nan_signs)
 		ck_assert_msg(s[0] == want[k].s0 && s[1] == want[k].s1 && T == want[k].T, "%s NaN: 0x%02X 0x%02X T 0x%08X",
 			      fpref_emu_nvfp4_recipe_name(p.recipe), s[0], s[1], T);
 	}
+}
+END_TEST
+
+/* torch's NaN as the lanes and the dtype make it (docs/scaling-mx.md, "NaN
+ * patterns"), on 1 x 272 (17 blocks) of 1.0 with a NaN at elements 3 (block
+ * 0) and 259 (block 16):
+ * - ModelOpt, FP32: D = 0x7FC00000 / 2688 = 0x7FC00000 (positive).  Block
+ *   amaxes come from torch.maximum over the 17 blocks: blocks 0..15 fill
+ *   AVX-512's 16 lanes, whose NaN is all ones, so block 0's amax is
+ *   0xFFFFFFFF and fl(m / fl(6 D)) passes it on: 0xFF; block 16 lies in the
+ *   scalar tail: 0x7FC00000, 0x7F.  The finite blocks: 1 / fl(6 D) is D's
+ *   NaN, 0x7F.
+ * - ModelOpt, torch_bf16: every NaN is 0x7FC0: all 0x7F.
+ * - torchao, FP32: D = 0xFFFFFFFF (torch.max); the NaN blocks' amax
+ *   (torch.amax) 0x7FC00000 comes first in (m / 6) / D: 0x7F; the finite
+ *   blocks take D's: 0xFF.  torch_bf16: D = 0x7FC00000, all 0x7F. */
+START_TEST(torch_nan_lanes)
+{
+	uint32_t x[272], T;
+	uint8_t c[272], s[17];
+	for (int i = 0; i < 272; i++)
+		x[i] = F32_ONE;
+	x[3] = x[259] = F32_NAN;
+	static const struct { enum fpref_nvfp4_recipe r; bool bf16; uint8_t s0, s1, s16; uint32_t T; } want[] = {
+		{ MO, false, 0xFF, 0x7F, 0x7F, 0x7FC00000u },
+		{ MO, true, 0x7F, 0x7F, 0x7F, 0x7FC00000u },
+		{ TA, false, 0x7F, 0xFF, 0x7F, 0xFFFFFFFFu },
+		{ TA, true, 0x7F, 0x7F, 0x7F, 0x7FC00000u },
+	};
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		struct fpref_nvfp4_params p = { .recipe = want[k].r, .torch_bf16 = want[k].bf16 };
+		quantize(&p, x, 272, c, s, &T);
+		ck_assert_msg(s[0] == want[k].s0 && s[1] == want[k].s1 && s[16] == want[k].s16 && T == want[k].T,
+			      "%s%s: 0x%02X 0x%02X 0x%02X T 0x%08X", fpref_emu_nvfp4_recipe_name(p.recipe),
+			      want[k].bf16 ? " bf16" : "", s[0], s[1], s[16], T);
+	}
+	struct fpref_nvfp4_params te = { .recipe = TE, .torch_bf16 = true };
+	char err[160];
+	ck_assert_int_eq(fpref_emu_nvfp4_params_check(&te, 16, err, sizeof err), -1);
 }
 END_TEST
 
@@ -540,6 +583,7 @@ int main(void)
 	tcase_add_test(ex, zero_block_and_minus_zero);
 	tcase_add_test(ex, zero_tensor_and_nan);
 	tcase_add_test(ex, x86_nan_signs);
+	tcase_add_test(ex, torch_nan_lanes);
 	tcase_add_test(ex, torchao_element_step);
 	tcase_add_test(ex, modelopt_scale_floor);
 	tcase_add_test(ex, four_over_six_choice);

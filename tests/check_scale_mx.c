@@ -102,9 +102,10 @@ static void check_mx_all(const uint32_t *x, size_t rows, size_t cols, const char
 		for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
 			for (size_t k = 0; k < sizeof roundings / sizeof roundings[0]; k++)
 				for (size_t m = 0; m < sizeof recipes / sizeof recipes[0]; m++) {
-					if (recipes[m] == FPREF_MX_MODELOPT && e != 0)
-						continue; /* ModelOpt's MXFP8 has E4M3 only */
 					struct fpref_mx_params p = { elements[e], rules[r], roundings[k], recipes[m] };
+					char err[256];
+					if (fpref_emu_mx_params_check(&p, err, sizeof err) != 0)
+						continue; /* no library computes it (test mx_recipe_refusals) */
 					check_mx_case(&p, x, rows, cols, what);
 				}
 }
@@ -544,6 +545,95 @@ START_TEST(example_library_recipes)
 }
 END_TEST
 
+/* ModelOpt 0.47's MXFP4QTensor, worked by hand from its source:
+ * - {6, 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5, -0.75, -3.5, 0...}: d = fl(6 /
+ *   6) = 1, ceil(log2 1) = 0, scale 0x7F.  Each midpoint (0.25, 0.75, 1.25,
+ *   1.75, 2.5, 3.5, 5) counts only strictly below |y|, so every tie goes
+ *   toward zero: 7, 0, 1, 2, 3, 4, 5, 6, then 9 and D.  Ties to even (OCP)
+ *   give 7 0 2 2 4 4 6 6, A and E.  The zeros of the block are 8: sign(0) = 0
+ *   and (2 - 0) // 2 = 1.
+ * - {2^-100, -2^-100, -0, 0...} with 3 at the end: scale ceil(log2 0.5) =
+ *   -1 (0x7E); 2^-99 rounds to +0 (code 0), its negative and every zero to 8,
+ *   and 3 to 6 (7).
+ * - {inf, 1, 0...} and {NaN, 1, 0...}: scale 00 (uint8 of inf or NaN), and
+ *   every code 8 (x / inf is a zero, inf / inf and NaN are NaN, sign 0).
+ * - {0 x 32}: log2 0 = -inf, max(-inf, -127) = -127: scale 00, codes 8. */
+START_TEST(example_modelopt_mxfp4)
+{
+	struct fpref_mx_params p = { "float4_e2m1fn", FPREF_MX_SCALE_RCEIL_LOG2, FPREF_RNE, FPREF_MX_MODELOPT };
+	struct fpref_mx_params ocp = p;
+	ocp.recipe = FPREF_MX_OCP;
+	uint32_t ties[32] = { 0x40C00000u, 0x3E800000u, 0x3F400000u, 0x3FA00000u, 0x3FE00000u,
+			      0x40200000u, 0x40600000u, 0x40A00000u, 0xBF400000u, 0xC0600000u };
+	static const uint8_t want_mo[10] = { 7, 0, 1, 2, 3, 4, 5, 6, 9, 0xD }, want_ocp[10] = { 7, 0, 2, 2, 4, 4, 6, 6, 0xA, 0xE };
+	uint32_t tiny[32] = { 0x0D800000u, 0x8D800000u, 0x80000000u };
+	tiny[31] = 0x40400000u;
+	uint32_t inf[32] = { 0x7F800000u, F32_ONE }, nan[32] = { 0xFFC00000u, F32_ONE }, zero[32] = { 0 };
+	uint8_t c[32], s;
+	char err[256];
+	ck_assert_msg(fpref_emu_mx_quantize(&p, ties, 1, 32, c, &s, err, sizeof err) == 0, "%s", err);
+	ck_assert_uint_eq(s, 0x7F);
+	for (int i = 0; i < 32; i++)
+		ck_assert_msg(c[i] == (i < 10 ? want_mo[i] : 8), "modelopt tie %d: code 0x%X", i, c[i]);
+	ck_assert_msg(fpref_emu_mx_quantize(&ocp, ties, 1, 32, c, &s, err, sizeof err) == 0, "%s", err);
+	for (int i = 0; i < 32; i++)
+		ck_assert_msg(c[i] == (i < 10 ? want_ocp[i] : 0), "ocp tie %d: code 0x%X", i, c[i]);
+	ck_assert_msg(fpref_emu_mx_quantize(&p, tiny, 1, 32, c, &s, err, sizeof err) == 0, "%s", err);
+	ck_assert_uint_eq(s, 0x7E);
+	ck_assert_msg(c[0] == 0 && c[1] == 8 && c[2] == 8 && c[3] == 8 && c[31] == 7, "tiny: %X %X %X %X %X", c[0],
+		      c[1], c[2], c[3], c[31]);
+	const uint32_t *special[] = { inf, nan, zero };
+	for (int k = 0; k < 3; k++) {
+		ck_assert_msg(fpref_emu_mx_quantize(&p, special[k], 1, 32, c, &s, err, sizeof err) == 0, "%s", err);
+		ck_assert_msg(s == 0x00, "special %d: scale 0x%02X", k, s);
+		for (int i = 0; i < 32; i++)
+			ck_assert_msg(c[i] == 8, "special %d element %d: 0x%X", k, i, c[i]);
+		check_mx_case(&p, special[k], 1, 32, "modelopt mxfp4 special");
+	}
+	check_mx_case(&p, ties, 1, 32, "modelopt mxfp4 ties");
+	check_mx_case(&p, tiny, 1, 32, "modelopt mxfp4 tiny");
+}
+END_TEST
+
+/* Recipe x rule x element combinations no library computes are refused
+ * with what the recipe has; those it has pass. */
+START_TEST(mx_recipe_refusals)
+{
+	static const struct {
+		const char *element;
+		enum fpref_mx_scale_rule rule;
+		enum fpref_rounding rounding;
+		enum fpref_mx_recipe recipe;
+		bool ok;
+	} cases[] = {
+		{ "float8_e4m3fn", FPREF_MX_SCALE_RCEIL_LOG2, FPREF_RNE, FPREF_MX_MODELOPT, true },
+		{ "float4_e2m1fn", FPREF_MX_SCALE_RCEIL_LOG2, FPREF_RNE, FPREF_MX_MODELOPT, true },
+		{ "float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE, FPREF_MX_MODELOPT, false },
+		{ "float4_e2m1fn", FPREF_MX_SCALE_NV_CEIL, FPREF_RNE, FPREF_MX_MODELOPT, false },
+		{ "float8_e5m2", FPREF_MX_SCALE_RCEIL_LOG2, FPREF_RNE, FPREF_MX_MODELOPT, false },
+		{ "float8_e4m3fn", FPREF_MX_SCALE_RCEIL_LOG2, FPREF_RNA, FPREF_MX_MODELOPT, false },
+		{ "float6_e3m2fn", FPREF_MX_SCALE_CEIL, FPREF_RNE, FPREF_MX_TORCHAO, true },
+		{ "float4_e2m1fn", FPREF_MX_SCALE_NV_CEIL, FPREF_RNE, FPREF_MX_TORCHAO, true },
+		{ "int8", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE, FPREF_MX_TORCHAO, false },
+		{ "float8_e5m2", FPREF_MX_SCALE_RNE, FPREF_RNA, FPREF_MX_TORCHAO, false },
+		{ "int8", FPREF_MX_SCALE_CEIL, FPREF_RNA, FPREF_MX_OCP, true },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fpref_mx_params p = { cases[i].element, cases[i].rule, cases[i].rounding, cases[i].recipe };
+		char err[256] = "";
+		int rc = fpref_emu_mx_params_check(&p, err, sizeof err);
+		ck_assert_msg((rc == 0) == cases[i].ok, "case %zu: %d %s", i, rc, err);
+		uint32_t x[32] = { F32_ONE };
+		uint8_t c[32], s;
+		ck_assert_int_eq(fpref_emu_mx_quantize(&p, x, 1, 32, c, &s, err, sizeof err), rc);
+	}
+	struct fpref_mx_params p = { "float8_e5m2", FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE, FPREF_MX_MODELOPT };
+	char err[256];
+	ck_assert_int_eq(fpref_emu_mx_params_check(&p, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "elements e4m3, e2m1; rules rceil-log2") != NULL, "%s", err);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("scale_mx");
@@ -566,6 +656,8 @@ int main(void)
 	tcase_add_test(ex, nvfp4_stochastic_rate);
 	tcase_add_test(ex, bad_parameters);
 	tcase_add_test(ex, example_library_recipes);
+	tcase_add_test(ex, example_modelopt_mxfp4);
+	tcase_add_test(ex, mx_recipe_refusals);
 	suite_add_tcase(s, ex);
 	return test_run(s);
 }

@@ -27,6 +27,7 @@ static const struct {
 	{ "mfma-cdna3", "float16" },       { "mfma-cdna3", "bfloat16" },     { "mfma-cdna3", "tf32" },
 	{ "mfma-cdna3", "float8_e4m3fnuz" }, { "mfma-cdna3", "float8_e5m2fnuz" }, { "mfma-cdna1", "float16" },
 	{ "mfma-cdna1", "bfloat16" },      { "mfma-cdna2", "float16" },      { "mfma-cdna2", "bfloat16" },
+	{ "mfma-cdna2-legacy", "bfloat16" },
 	{ "mfma-cdna4", "float16" },       { "mfma-cdna4", "bfloat16" },     { "mfma-cdna4", "float8_e4m3fn" },
 	{ "mfma-cdna4", "float8_e5m2" },   { "mfma-cdna4", "float6_e2m3fn" }, { "mfma-cdna4", "float6_e3m2fn" },
 	{ "mfma-cdna4", "float4_e2m1fn" }, { "mfma-cdna4-scale", "float8_e4m3fn" },
@@ -297,6 +298,36 @@ START_TEST(cdna12_pairwise_and_flush)
 }
 END_TEST
 
+/* CDNA2's legacy bf16 instructions (v_mfma_f32_*bf16 without _1k):
+ * CDNA1's groups of 2 with CDNA2's flushing.  Worked by hand, bf16
+ * products 1, 2^-24, 2^-25, 2^-25 (3F80, 3380, 3300, 3300 times 1) and
+ * C = -1: groups of 2 give 1 + 2^-24 = 1 (a tie, to even), C + 1 = +0,
+ * then 2^-25 + 2^-25 = 2^-24 added: 33800000 (CDNA1's bf16 too); the _1k
+ * group of 4 sums (1 + 2^-24) + 2^-24 = 1 first, so C + 1 = +0:
+ * 00000000.  A subnormal bf16 2^-133 (0001) times 2^127 (7F00) is 2^-6
+ * (3C800000) on CDNA1, +0 on the legacy row (flushed as CDNA2 reads it). */
+START_TEST(cdna2_legacy_bf16)
+{
+	struct fpref_format bf16 = test_format("bfloat16"), f32 = test_format("float32");
+	const struct fpref_tc_model *legacy = preset("mfma-cdna2-legacy", &bf16);
+	ck_assert_int_eq(legacy->block, 2);
+	ck_assert(legacy->flush && legacy->tree > 0);
+	uint64_t a[4] = { 0x3F80, 0x3380, 0x3300, 0x3300 }, one[4] = { 0x3F80, 0x3F80, 0x3F80, 0x3F80 };
+	ck_assert_uint_eq(dot_both(legacy, &bf16, a, one, 4, NULL, 0xBF800000, &f32), 0x33800000);
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna1", &bf16), &bf16, a, one, 4, NULL, 0xBF800000, &f32), 0x33800000);
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna2", &bf16), &bf16, a, one, 4, NULL, 0xBF800000, &f32), 0);
+	uint64_t tiny[1] = { 0x0001 }, big[1] = { 0x7F00 };
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna1", &bf16), &bf16, tiny, big, 1, NULL, 0, &f32), 0x3C800000);
+	ck_assert_uint_eq(dot_both(legacy, &bf16, tiny, big, 1, NULL, 0, &f32), 0);
+	/* its instructions' K (2 to 8) never split its group of 2 */
+	char err[256];
+	struct fpref_tc_model m = *legacy;
+	ck_assert_msg(fpref_tc_model_shape(&m, &f32, "32x32x2", err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(m.block, 2);
+	ck_assert_int_ne(fpref_tc_model_shape(&m, &f32, "32x32x8", err, sizeof err), 0); /* a _1k shape */
+}
+END_TEST
+
 /* CDNA4's OCP inputs (mfma-cdna4, the encodings AMD documents for CDNA4;
  * the arithmetic is CDNA3's FP8 row, inferred).  0x80 is -0 in
  * float8_e4m3fn: -0 * 2 (0x40) with C = 1 gives 1 (3F800000), where the
@@ -450,7 +481,8 @@ static const struct {
 	{ "mfma-cdna3", "float8_e4m3fnuz" }, { "mfma-cdna3", "float8_e5m2fnuz" }, { "mfma-cdna4", "float8_e4m3fn" },
 	{ "mfma-cdna4", "float4_e2m1fn" }, { "mfma-cdna4", "float6_e3m2fn" }, { "mfma-cdna4-scale", "float8_e5m2" },
 	{ "mfma-cdna4-scale", "float6_e2m3fn" }, { "mfma-cdna1", "float16" }, { "mfma-cdna1", "bfloat16" },
-	{ "mfma-cdna2", "float16" },       { "mfma-cdna2", "bfloat16" },     { "tcgen05-mxf4nvf4", "float4_e2m1fn" },
+	{ "mfma-cdna2", "float16" },       { "mfma-cdna2", "bfloat16" },     { "mfma-cdna2-legacy", "bfloat16" },
+	{ "tcgen05-mxf4nvf4", "float4_e2m1fn" },
 	{ "tcgen05-mxf8f6f4", "float8_e4m3fn" }, { "tcgen05", "float8_e5m2" }, { "h100-wgmma", "float8_e4m3fn" },
 };
 
@@ -723,6 +755,7 @@ int main(void)
 	tcase_add_test(tc, fnuz_nan);
 	tcase_add_test(tc, round_down_dot_add);
 	tcase_add_test(tc, cdna12_pairwise_and_flush);
+	tcase_add_test(tc, cdna2_legacy_bf16);
 	tcase_add_test(tc, cdna4_ocp_inputs);
 	tcase_add_test(tc, cdna4_scale_before_accumulation);
 	tcase_add_test(tc, scales_from_text_against_oracle);

@@ -206,7 +206,7 @@ START_TEST(report_against_scaled_exact)
 		struct fpref_env env;
 		fpref_env_default(&env);
 		struct fpref_tc_gemm_scales s = { &sf, SA, SB, every };
-		struct fpref_gemm_problem p = { Mr, Nr, K, &in, &in, &f32, A, B, A, B, C, &m, &env, 2, &s };
+		struct fpref_gemm_problem p = { Mr, Nr, K, &in, &in, &f32, A, B, A, B, C, &m, &env, 2, &s, NULL };
 		struct fpref_gemm_stats st;
 		memset(&st, 0, sizeof st);
 		ck_assert_int_eq(fpref_golden_gemm(&p, D, &st, NULL, NULL), 0);
@@ -275,7 +275,7 @@ START_TEST(scaled_gemm_refusals)
 	fpref_env_default(&env);
 	struct fpref_accum_model plain = { .kind = FPREF_ACCUM_PLAIN, .order = FPREF_SUM_RECURSIVE };
 	struct fpref_accum_model promoted = { .kind = FPREF_ACCUM_TC, .tc = *mx, .promote = 32 };
-	struct fpref_gemm_problem p = { 1, 1, 64, &e4m3, &e4m3, &f32, A, B, A, B, NULL, &plain, &env, 1, &ok };
+	struct fpref_gemm_problem p = { 1, 1, 64, &e4m3, &e4m3, &f32, A, B, A, B, NULL, &plain, &env, 1, &ok, NULL };
 	ck_assert_int_eq(fpref_golden_gemm(&p, D, NULL, NULL, NULL), -1);
 	p.model = &promoted;
 	ck_assert_int_eq(fpref_golden_gemm(&p, D, NULL, NULL, NULL), -1);

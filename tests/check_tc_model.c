@@ -18,6 +18,7 @@ struct model_case {
 /* Every preset (by GPU and input) and custom parameter sets. */
 static const struct model_case models[] = {
 	{ "v100", "float16", 0, 0, 0, 0 },
+	{ "turing", "float16", 0, 0, 0, 0 },
 	{ "a100", "float16", 0, 0, 0, 0 },
 	{ "a100", "bfloat16", 0, 0, 0, 0 },
 	{ "a100", "tf32", 0, 0, 0, 0 },
@@ -544,6 +545,54 @@ START_TEST(nan_pattern_per_row)
 }
 END_TEST
 
+/* The rows decoded once (fpref_emu_tc_rows_dot, which probe inference
+ * runs under thousands of models) give fpref_emu_tc_dot's status and bits:
+ * every row, every pair of its inputs, both outputs, random operands with
+ * specials and a row holding a pattern no format has. */
+START_TEST(rows_dot_matches_dot)
+{
+	const size_t K = 16, count = 48, w = 2 * K + 1;
+	uint64_t rows[48 * 33], state = 37;
+	unsigned long compared = 0;
+	for (size_t r = 0; r < fpref_tc_model_count(); r++) {
+		const struct fpref_tc_model *m = fpref_tc_model_at(r);
+		char names[256];
+		snprintf(names, sizeof names, "%s", *m->inputs ? m->inputs : "float16,bfloat16");
+		for (char *sa, *pa = strtok_r(names, ",", &sa); pa; pa = strtok_r(NULL, ",", &sa)) {
+			char copy[256];
+			snprintf(copy, sizeof copy, "%s", *m->inputs ? m->inputs : "float16,bfloat16");
+			for (char *sb, *pb = strtok_r(copy, ",", &sb); pb; pb = strtok_r(NULL, ",", &sb)) {
+				struct fpref_format a = test_format(pa), b = test_format(pb);
+				for (int o = 0; o < 2; o++) {
+					struct fpref_format out = test_format(o ? "float16" : "float32");
+					for (size_t i = 0; i < count * w; i++) {
+						size_t col = i % w;
+						const struct fpref_format *f = col < K ? &a : col < 2 * K ? &b : &out;
+						rows[i] = random_input(f, &state, 0, max_field(f), 6);
+					}
+					rows[5 * w + 3] = UINT64_C(1) << 40; /* no format's pattern */
+					struct fpref_emu_tc_rows *pre = fpref_emu_tc_rows_new(&a, &b, rows, count, K);
+					ck_assert_ptr_nonnull(pre);
+					unsigned long differ = 0;
+					for (size_t i = 0; i < count; i++) {
+						const uint64_t *row = rows + i * w;
+						uint64_t d1 = 0, d2 = 0;
+						int s1 = fpref_emu_tc_dot(m, &a, &b, row, row + K, K, row[2 * K], &out, &d1);
+						int s2 = fpref_emu_tc_rows_dot(m, pre, i, &out, &d2);
+						differ += s1 != s2 || (s1 == 0 && d1 != d2);
+						compared += s1 == 0;
+					}
+					fpref_emu_tc_rows_free(pre);
+					ck_assert_msg(differ == 0, "%s %s x %s -> %s: %lu rows differ", m->gpu, pa, pb,
+						      out.name, differ);
+				}
+			}
+		}
+	}
+	ck_assert_uint_gt(compared, 10000);
+}
+END_TEST
+
 /* Issue 37: a custom model states each convention with --traits.  Each
  * trait flips the issue's hand-worked case of its class on both engines
  * (Z1: 8000 -> 0000; N1: inf - inf, 7E00 -> 7FFF; A3: 0002 -> 0001; O1:
@@ -613,6 +662,234 @@ START_TEST(generic_traits)
 			ck_assert_msg(got == want, "case %d engine %d: v100 %llx, generic %llx", rep, e, (unsigned long long)want,
 				      (unsigned long long)got);
 		}
+	}
+}
+END_TEST
+
+/* Issue 37, classes A1 and A2, worked by hand with tcgen05's parameters
+ * (16 products, 25 bits, no floor, rtz) as a custom model:
+ *  - A1, bf16, a0..a7 = 19C0 (1.5 * 2^-76), b0..b7 = 1980 (2^-76), c = 0:
+ *    eight products 1.5 * 2^-152.  fpref aligns at 2^-152 and keeps them:
+ *    12 * 2^-152 = 1.5 * 2^-149, to zero 2^-149, 00000001.  A zero C at
+ *    2^-126 keeps bits down to 2^-151 only: each product is cut, 00000000.
+ *  - A2, bf16, a0 = 0, b0 = 7F00 (2^127), c = 30800000 (2^-30): the zero at
+ *    2^-126 puts the product at 2^1; C lies 31 places below, past 25 bits:
+ *    00000000; without, C alone: 30800000.
+ *  - A2, f16, a0 = 0, b0 = 7800 (2^15), c = 00800001 (2^-126 (1 + 2^-23)):
+ *    the product at 2^-111 keeps C down to 2^-136: its last bit is cut,
+ *    00800000; without, 00800001.
+ * Each trait gives the independent model's answer on both engines, off
+ * fpref's (the presets', tcgen05's among them); the rows keep them off
+ * (no hardware measurement yet).  Then random cases with zeros on both
+ * traits, emulator against oracle, the GEMM against the dot product and
+ * the a priori bound held; and the paths without an alignment of this
+ * kind refuse them. */
+START_TEST(zero_alignment_traits)
+{
+	struct fpref_format bf16 = test_format("bfloat16"), f16 = test_format("float16"), f32 = test_format("float32");
+	const struct {
+		const char *traits;
+		const struct fpref_format *in;
+		uint64_t a[16], b[16], c, without, with;
+	} cases[] = {
+		{ "zero-c-aligns", &bf16, { 0x19C0, 0x19C0, 0x19C0, 0x19C0, 0x19C0, 0x19C0, 0x19C0, 0x19C0 },
+		  { 0x1980, 0x1980, 0x1980, 0x1980, 0x1980, 0x1980, 0x1980, 0x1980 }, 0, 0x00000001, 0x00000000 },
+		{ "zero-operand-aligns", &bf16, { 0x0000 }, { 0x7F00 }, 0x30800000, 0x30800000, 0x00000000 },
+		{ "zero-operand-aligns", &f16, { 0x0000 }, { 0x7800 }, 0x00800001, 0x00800001, 0x00800000 },
+	};
+	char err[256], desc[512];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fpref_tc_model plain, traited, back;
+		ck_assert_int_eq(fpref_tc_model_custom(16, 25, FPREF_TC_NO_FLOOR, FPREF_RTZ, &plain, err, sizeof err), 0);
+		traited = plain;
+		ck_assert_msg(fpref_tc_model_traits(&traited, cases[i].traits, err, sizeof err) == 0, "%s", err);
+		const struct fpref_tc_model *preset = fpref_tc_model_find("tcgen05", cases[i].in);
+		ck_assert(!preset->zero_c_aligns && !preset->zero_operand_aligns);
+		for (int e = 0; e < 2; e++) {
+			int (*dot)(const struct fpref_tc_model *, const struct fpref_format *, const struct fpref_format *,
+				   const uint64_t *, const uint64_t *, size_t, uint64_t, const struct fpref_format *,
+				   uint64_t *) = e ? fpref_ref_tc_dot : fpref_emu_tc_dot;
+			uint64_t d = 2;
+			ck_assert_int_eq(dot(&plain, cases[i].in, cases[i].in, cases[i].a, cases[i].b, 16, cases[i].c, &f32, &d), 0);
+			ck_assert_msg(d == cases[i].without, "%s off, engine %d: %llx", cases[i].traits, e, (unsigned long long)d);
+			ck_assert_int_eq(dot(preset, cases[i].in, cases[i].in, cases[i].a, cases[i].b, 16, cases[i].c, &f32, &d), 0);
+			ck_assert_msg(d == cases[i].without, "%s tcgen05, engine %d: %llx", cases[i].traits, e,
+				      (unsigned long long)d);
+			ck_assert_int_eq(dot(&traited, cases[i].in, cases[i].in, cases[i].a, cases[i].b, 16, cases[i].c, &f32, &d), 0);
+			ck_assert_msg(d == cases[i].with, "%s on, engine %d: %llx", cases[i].traits, e, (unsigned long long)d);
+		}
+		fpref_tc_model_describe(&traited, "float32", desc, sizeof desc);
+		ck_assert_int_eq(fpref_tc_model_from_description(desc, &back), 0);
+		ck_assert(back.zero_c_aligns == traited.zero_c_aligns && back.zero_operand_aligns == traited.zero_operand_aligns);
+	}
+
+	/* random blocks, a quarter of the operands zero, C zero half the time:
+	 * the two engines, and the emulator's GEMM (its per-column path) */
+	struct fpref_tc_model both;
+	ck_assert_int_eq(fpref_tc_model_custom(8, 24, -133, FPREF_RTZ, &both, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_tc_model_traits(&both, "zero-c-aligns,zero-operand-aligns,zero-positive", err, sizeof err), 0);
+	const struct fpref_format *ins[] = { &bf16, &f16 };
+	uint64_t state = 0xa1a2;
+	size_t differ_from_plain = 0;
+	struct tightness t = { 0, 0, 0 };
+	mpfr_t bound;
+	mpfr_init2(bound, 64);
+	for (int rep = 0; rep < 4000; rep++) {
+		const struct fpref_format *in = ins[rep % 2];
+		uint64_t a[24], b[24], want = 1, got = 2;
+		size_t K = 1 + next_random(&state) % 24;
+		uint64_t c = random_case(in, &f32, &state, K, a, b);
+		for (size_t k = 0; k < K; k++) {
+			if (next_random(&state) % 4 == 0)
+				a[k] = 0;
+			if (next_random(&state) % 4 == 0)
+				b[k] = 0;
+		}
+		ck_assert_int_eq(fpref_ref_tc_dot(&both, in, in, a, b, K, c, &f32, &want), 0);
+		ck_assert_int_eq(fpref_emu_tc_dot(&both, in, in, a, b, K, c, &f32, &got), 0);
+		ck_assert_msg(got == want, "case %d: oracle %llx, emulator %llx", rep, (unsigned long long)want,
+			      (unsigned long long)got);
+		ck_assert_int_eq(fpref_emu_tc_gemm(&both, in, in, &f32, 1, 1, K, a, b, &c, 0, &got), 0);
+		ck_assert_msg(got == want, "case %d: gemm %llx, dot %llx", rep, (unsigned long long)got, (unsigned long long)want);
+		ck_assert_int_eq(fpref_ref_tc_bound(&both, in, in, a, b, K, c, &f32, 0, bound), 0);
+		if (!mpfr_inf_p(bound) && !mpfr_nan_p(bound))
+			check_bound(in, a, b, K, c, &f32, want, bound, &t, in->name);
+		struct fpref_tc_model plain = both;
+		plain.zero_c_aligns = plain.zero_operand_aligns = false;
+		ck_assert_int_eq(fpref_emu_tc_dot(&plain, in, in, a, b, K, c, &f32, &got), 0);
+		differ_from_plain += got != want;
+	}
+	ck_assert_uint_gt(differ_from_plain, 10); /* the random cases reach the conventions (20 of 4000 here) */
+	report("zero-c-aligns,zero-operand-aligns (bound)", &t);
+	ck_assert_uint_gt(t.cases, 1000);
+	mpfr_clear(bound);
+
+	/* the two-stage and FP32 paths have no such alignment: refused */
+	const struct fpref_tc_model *paths[] = { fpref_tc_model_find("mfma-cdna3", &f16), fpref_tc_model_find("mfma-cdna2", &f16) };
+	for (size_t i = 0; i < 2; i++) {
+		struct fpref_tc_model m = *paths[i];
+		m.zero_operand_aligns = true;
+		uint64_t a[1] = { 0 }, b[1] = { 0x3C00 }, d;
+		ck_assert_int_eq(fpref_emu_tc_dot(&m, &f16, &f16, a, b, 1, 0, &f32, &d), -1);
+		ck_assert_int_eq(fpref_ref_tc_dot(&m, &f16, &f16, a, b, 1, 0, &f32, &d), -1);
+	}
+}
+END_TEST
+
+/* Turing (sm_75): one block of 8 with 24 fraction bits (Xie et al.'s
+ * model).  Worked by hand: products 1, 2^-24, 2^-24 (3C00, 0C00, 0C00
+ * squared), C = 0: aligned at 2^0, 24 bits keep both 2^-24: 1 + 2^-23,
+ * 3F800001; v100's 23 bits cut them: 3F800000.  m8n8k4 chains blocks of 4:
+ * products 1, -1 in the first four and 2^-30 (0200 squared) in the next:
+ * one block of 8 cuts 2^-30 against 2^0 (+0), blocks of 4 keep it
+ * (30800000), the GEMM's path too.  FP16 output, f16 inputs only; the
+ * chips' names resolve to it. */
+START_TEST(turing_preset)
+{
+	struct fpref_format f16 = test_format("float16"), bf16 = test_format("bfloat16"), f32 = test_format("float32");
+	const struct fpref_tc_model *turing = fpref_tc_model_find("turing", &f16), *v100 = fpref_tc_model_find("v100", &f16);
+	ck_assert_ptr_nonnull(turing);
+	ck_assert_ptr_null(fpref_tc_model_find("turing", &bf16));
+	ck_assert(fpref_tc_output_ok(turing, &f16, &f16));
+	ck_assert_ptr_eq(fpref_tc_model_find("T4", &f16), turing);
+	uint64_t a[8] = { 0x3C00, 0x0C00, 0x0C00 }, d = 1;
+	for (int e = 0; e < 2; e++) {
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(turing, &f16, &f16, a, a, 3, 0, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0x3F800001);
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(v100, &f16, &f16, a, a, 3, 0, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0x3F800000);
+	}
+	uint64_t x[8] = { 0x3C00, 0x3C00, 0, 0, 0x0200 }, y[8] = { 0x3C00, 0xBC00, 0, 0, 0x0200 };
+	char err[256];
+	struct fpref_tc_model k4 = *turing, k8 = *turing;
+	ck_assert_msg(fpref_tc_model_shape(&k4, &f32, "m8n8k4", err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(fpref_tc_model_shape(&k8, &f32, "m16n8k8", err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(k4.block, 4);
+	ck_assert_int_eq(k8.block, 8);
+	ck_assert_int_ne(fpref_tc_model_shape(&k8, &f32, "m16n8k16", err, sizeof err), 0); /* Ampere's */
+	for (int e = 0; e < 2; e++) {
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(turing, &f16, &f16, x, y, 8, 0, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0);
+		ck_assert_int_eq((e ? fpref_ref_tc_dot : fpref_emu_tc_dot)(&k4, &f16, &f16, x, y, 8, 0, &f32, &d), 0);
+		ck_assert_uint_eq(d, 0x30800000);
+	}
+	ck_assert_int_eq(fpref_emu_tc_gemm(&k4, &f16, &f16, &f32, 1, 1, 8, x, y, NULL, 0, &d), 0);
+	ck_assert_uint_eq(d, 0x30800000);
+}
+END_TEST
+
+/* The FMA-chain instructions (dmma, CDNA's FP32 and FP64 v_mfma_*): the
+ * emulator's model against a chain of the oracle's fma, step by step (MPFR,
+ * rne), on random operands of the whole range, specials included.  Worked
+ * by hand: (1 + 2^-52)^2 - (1 + 2^-51) is 2^-104 exactly (3970000000000000)
+ * only if the product is not rounded; FP32's (1 + 2^-23)^2 - (1 + 2^-22) is
+ * 2^-46 (28800000); and K order from C: 1 + 2^-53 + 2^-53 stays 1 (each
+ * step a tie to even) where the exact sum is 1 + 2^-52.  Other outputs and
+ * shapes the ISA lacks are refused. */
+START_TEST(fma_chain_presets)
+{
+	struct fpref_format f32 = test_format("float32"), f64 = test_format("float64"), f16 = test_format("float16");
+	struct fpref_env env;
+	fpref_env_default(&env);
+	char err[256];
+	size_t rows = 0;
+	for (size_t r = 0; fpref_tc_fma_at(r); r++, rows++) {
+		const struct fpref_tc_fma_row *row = fpref_tc_fma_at(r);
+		struct fpref_format in = test_format(row->input);
+		ck_assert_ptr_eq(fpref_tc_fma_find(row->gpu, &in), row);
+		ck_assert_ptr_null(fpref_tc_fma_find(row->gpu, &f16));
+		struct fpref_accum_model m;
+		ck_assert_msg(fpref_tc_fma_model(row, &in, &in, &in, NULL, &m, err, sizeof err) == 0, "%s", err);
+		ck_assert(m.kind == FPREF_ACCUM_PLAIN && m.order == FPREF_SUM_FMA_CHAIN);
+		ck_assert_int_ne(fpref_tc_fma_model(row, &in, &in, fpref_format_is(&in, FPREF_FORMAT_FLOAT32) ? &f64 : &f32,
+						    NULL, &m, err, sizeof err), 0);
+		ck_assert_int_ne(fpref_tc_fma_model(row, &in, &in, &in, "m16n8k3", &m, err, sizeof err), 0);
+		char first[32];
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(row->shapes, ","), row->shapes);
+		ck_assert_msg(fpref_tc_fma_model(row, &in, &in, &in, first, &m, err, sizeof err) == 0, "%s", err);
+		uint64_t state = 0xf3a0 + r;
+		for (int rep = 0; rep < 1500; rep++) {
+			uint64_t a[40], b[40], want, got;
+			size_t K = 1 + next_random(&state) % 40;
+			uint64_t c = random_case(&in, &in, &state, K, a, b);
+			unsigned flags = 0;
+			want = c;
+			for (size_t k = 0; k < K; k++) {
+				uint64_t args[3] = { a[k], b[k], want };
+				ck_assert_int_eq(fpref_ref_op(FPREF_OP_FMA, &in, args, &env, 0, &want, &flags), 0);
+			}
+			ck_assert_int_eq(fpref_emu_model_dot(&m, &in, &in, a, b, K, c, &in, &env, &got), 0);
+			ck_assert_msg(got == want, "%s %s case %d: emulator %llx, oracle's fma chain %llx", row->gpu, in.name, rep,
+				      (unsigned long long)got, (unsigned long long)want);
+		}
+	}
+	ck_assert_uint_eq(rows, 6);
+	const struct {
+		const char *gpu;
+		const struct fpref_format *f;
+		uint64_t a[2], b[2], c, want;
+		size_t K;
+	} worked[] = {
+		{ "dmma", &f64, { 0x3FF0000000000001 }, { 0x3FF0000000000001 }, 0xBFF0000000000002, 0x3970000000000000, 1 },
+		{ "mi300x", &f32, { 0x3F800001 }, { 0x3F800001 }, 0xBF800002, 0x28800000, 1 },
+		{ "mfma-cdna2", &f64, { 0x3CA0000000000000, 0x3CA0000000000000 }, { 0x3FF0000000000000, 0x3FF0000000000000 },
+		  0x3FF0000000000000, 0x3FF0000000000000, 2 },
+	};
+	for (size_t i = 0; i < sizeof worked / sizeof worked[0]; i++) {
+		struct fpref_accum_model m;
+		const struct fpref_tc_fma_row *row = fpref_tc_fma_find(worked[i].gpu, worked[i].f);
+		ck_assert_ptr_nonnull(row);
+		ck_assert_int_eq(fpref_tc_fma_model(row, worked[i].f, worked[i].f, worked[i].f, NULL, &m, err, sizeof err), 0);
+		uint64_t d = 0, acc = worked[i].c;
+		unsigned flags = 0;
+		ck_assert_int_eq(fpref_emu_model_dot(&m, worked[i].f, worked[i].f, worked[i].a, worked[i].b, worked[i].K,
+						     worked[i].c, worked[i].f, &env, &d), 0);
+		ck_assert_msg(d == worked[i].want, "%s: %llx", worked[i].gpu, (unsigned long long)d);
+		for (size_t k = 0; k < worked[i].K; k++) {
+			uint64_t args[3] = { worked[i].a[k], worked[i].b[k], acc };
+			ck_assert_int_eq(fpref_ref_op(FPREF_OP_FMA, worked[i].f, args, &env, 0, &acc, &flags), 0);
+		}
+		ck_assert_uint_eq(acc, worked[i].want);
 	}
 }
 END_TEST
@@ -765,8 +1042,12 @@ int main(void)
 	tcase_add_test(tc, nan_pattern_per_row);
 	tcase_add_test(tc, subnormal_c_at_least_normal);
 	tcase_add_test(tc, instruction_shapes);
+	tcase_add_test(tc, rows_dot_matches_dot);
 	tcase_add_test(tc, fp16_floor_kept);
 	tcase_add_test(tc, generic_traits);
+	tcase_add_test(tc, zero_alignment_traits);
+	tcase_add_test(tc, turing_preset);
+	tcase_add_test(tc, fma_chain_presets);
 	tcase_add_test(tc, overflow_to_inf_under_rtz);
 	tcase_add_loop_test(tc, zero_results_against_oracle, 0, 12);
 	tcase_set_timeout(tc, 600);

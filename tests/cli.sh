@@ -423,9 +423,9 @@ check_bad 'dot: h100 takes no bf16 x f16' 2 'bfloat16 x float16' 'bfloat16 x bfl
 run_in "$tmp/mixed" dot --model h100-wgmma --in e4m3 --in-a e5m2 --in-b e4m3
 check_bad 'dot: --in with --in-a' 2 '--in' '--in-a'
 run_in "$tmp/mixed" dot --model h100-wgmma --in-a e5m2
-check_bad 'dot: --in-a without --in-b' 2 '--in-a' '--in-b'
+check_bad 'dot: --in-a without --in-b' 2 '--a-format needs --b-format'
 run_in "$tmp/mixed" dot --model h100-wgmma
-check_bad 'dot: no input format' 2 '--in FMT' '--in-a'
+check_bad 'dot: no input format' 2 '--in-format FMT' '--a-format'
 run probe gen --in-a e5m2 --in-b e4m3 --output f32 --k 32 --out "$tmp/probe-ab.txt"
 check_rc 'probe gen: two formats make one probe file (exit 0)' 0
 check_has 'probe gen: its header names the pair' "$tmp/probe-ab.txt" '# formats h100 float8_e5m2*float8_e4m3fn -> float32'
@@ -812,7 +812,7 @@ check_bad 'op: wrong operand count' 2 'takes 2 operands'
 run op frob --fmt f16 3C00
 check_bad 'op: unknown operation' 2 "'frob'" 'add, sub'
 run op add 3C00 3C00
-check_bad 'op: missing --fmt' 2 '--fmt'
+check_bad 'op: missing --fmt' 2 'needs --format FMT'
 run op add --fmt custom:e8m55 0 0
 check_bad 'op: too wide for the arithmetic' 2 'up to 52'
 run op add --fmt f16 3C00 GG
@@ -1232,7 +1232,7 @@ check_bad 'gemm: scales with --promote' 2 '--promote'
 run gemm $mx --scale-every 32
 check_bad 'gemm: --scale-every without scales' 2 'give --scale-a'
 run gemm $mx --scale-a "$tmp/SA.npy" --source f16
-check_bad 'gemm: scales with --source' 2 '--source with block scales'
+check_bad 'gemm: scales with --source' 2 '--source-format with block scales'
 
 # 15c. verify-gemm with the same block scales: a kernel that applied
 # SA = 2^-10 passes, one that ignored it (D = 1) fails, and the converse;

@@ -136,10 +136,10 @@ check 'gen: a pair the preset does not take is refused, naming its pairs' $? "$(
 # optimisation levels: the sanitizer pass of tools/check builds at -O0):
 # golden/experiments.txt holds what these commands printed.
 {
-	"$FPREF" gemm --model h100 --in e4m3 --size 8x8x512 --dist positive --seed 3 --json
-	"$FPREF" gemm --model h100 --in e4m3 --size 8x8x512 --dist positive --seed 3 --promote 128 --json
-	"$FPREF" gemm --model a100 --in tf32 --source float32 --size 8x8x128 --seed 4 --json
-	"$FPREF" gemm --model recursive --in f16 --out f16 --size 4x4x64 --seed 5 --round rtz --json
+	"$FPREF" gemm --model h100 --in-format e4m3 --size 8x8x512 --dist positive --seed 3 --json
+	"$FPREF" gemm --model h100 --in-format e4m3 --size 8x8x512 --dist positive --seed 3 --promote 128 --json
+	"$FPREF" gemm --model a100 --in-format tf32 --source-format float32 --size 8x8x128 --seed 4 --json
+	"$FPREF" gemm --model recursive --in-format f16 --out-format f16 --size 4x4x64 --seed 5 --round rtz --json
 } >"$tmp/experiments" 2>&1
 cmp -s "$tmp/experiments" "$top/golden/experiments.txt"
 check 'seeded gemm experiments print golden/experiments.txt byte for byte' $? "$(diff "$top/golden/experiments.txt" "$tmp/experiments" | head -4)"

@@ -39,11 +39,12 @@ exit_is() { # expected status, then a command
 	[ "$got" -eq "$want" ] || { echo "exit status $got, wanted $want"; return 1; }
 }
 
-mkdir -p "$tmp/gen/hw" "$tmp/gen/chain" "$tmp/gen/probe" "$tmp/gen/tcgen05"
+mkdir -p "$tmp/gen/hw" "$tmp/gen/chain" "$tmp/gen/probe" "$tmp/gen/tcgen05" "$tmp/gen/settle"
 check 'fpref gen --suite kernels/hw.suite' "$FPREF" gen --suite "$top/kernels/hw.suite" --out "$tmp/gen/hw"
 check 'fpref gen --suite kernels/hw-chain.suite' "$FPREF" gen --suite "$top/kernels/hw-chain.suite" --out "$tmp/gen/chain"
 check 'fpref gen --suite kernels/hw-probe.suite' "$FPREF" gen --suite "$top/kernels/hw-probe.suite" --out "$tmp/gen/probe"
 check 'fpref gen --suite kernels/hw-tcgen05.suite' "$FPREF" gen --suite "$top/kernels/hw-tcgen05.suite" --out "$tmp/gen/tcgen05"
+check 'fpref gen --suite kernels/hw-settle.suite' "$FPREF" gen --suite "$top/kernels/hw-settle.suite" --out "$tmp/gen/settle"
 
 if [ ! -x "$FPREF_CUDA" ]; then
 	printf '%s passed, %s failed; fpref-cuda not built (no nvcc): the rest skipped\n' "$pass" "$fail"
@@ -65,7 +66,16 @@ gc="$top/kernels/gpu-check --dry-run --bin $bin --fpref $FPREF --golden $tmp/gen
 check 'gpu-check --dry-run exits 0' $gc
 summary=$tmp/run/SUMMARY.txt
 rows() { grep -v '^#' "$summary" | grep -v '^kernel ' ; }
-check "SUMMARY.txt: all $kernels90 kernels of compute capability 9.0 verified" test "$(rows | awk '$2 == "verified"' | wc -l)" -eq "$kernels90"
+# issue 37's cases (kernels/hw-settle.suite): each mma.sync and WGMMA kernel
+# whose file settle/ has, once more as settle.KERNEL
+settle=$("$FPREF_CUDA" --list | while IFS='	' read -r name g _; do
+	case $g in hw/dot/*) [ -f "$tmp/gen/settle/dot/${g#hw/dot/}" ] && echo "$name" ;; esac
+done | wc -l)
+check "SUMMARY.txt: all $kernels90 kernels of compute capability 9.0 verified, and $settle settle rows" \
+	test "$(rows | awk '$2 == "verified" && $1 !~ /^settle\./' | wc -l)" -eq "$kernels90" -a \
+	"$(rows | awk '$2 == "verified" && $1 ~ /^settle\./' | wc -l)" -eq "$settle" -a "$settle" -eq 12
+check "SUMMARY.txt of 9.0: the six classes of issue 37 fpref's row (the dry run's d are fpref's)" test \
+	"$(grep -c "^# class [A-Z][0-9]: fpref's row" "$summary")" -eq 6
 check 'SUMMARY.txt of 9.0: no tcgen05 row, no tcgen05 header line' test -z "$(grep tcgen05 "$summary" "$tmp/run/status.tsv")"
 check 'SUMMARY.txt: every vector an exact match' test -z "$(rows | awk '$3 != $4 || $5 != 0')"
 check 'results carry the golden header and the kernel' grep -q '^# kernel mma4.f16.f32: 4 chained mma.sync' "$tmp/run/results/mma4.f16.f32.txt"

@@ -76,7 +76,7 @@ check_bad 'lab: --compare twice' 'fpref lab: --compare: fp8-deepseek is drawn al
 	lab bf16 --compare fp8-deepseek,fp8-deepseek --svg "$tmp/l.svg"
 check_bad 'lab: --compare of six' 'fpref lab: --compare: at most 5 recipes' lab bf16 \
 	--compare fp16-noscale,fp16-gradscaler,fp16-no-master,fp8-deepseek,fp8-tensor-current,fp8-uncalibrated --svg "$tmp/l.svg"
-check_bad 'draw lab without --out' 'lab needs --out FILE.svg' draw lab bf16
+check_bad 'draw lab without --out' 'lab needs --out-file FILE.svg' draw lab bf16
 if [ ! -e "$tmp/l.svg" ]; then ok 'lab: no picture written after a refusal'; else failed 'lab: a picture written after a refusal'; fi
 check_bad 'policy: unknown framework' "unknown framework 'jax'" policy --framework jax
 

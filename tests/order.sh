@@ -85,7 +85,7 @@ not_tree "a double accumulator" double "sums exactly or compensates"
 # ---- JSON ----
 "$FPREF" probe order --cmd "$BOX pairwise" --n 4 --in f32 --verify 10 --json >"$tmp/out" 2>"$tmp/err"
 grep -F '"tree": "((0,1),(2,3))"' "$tmp/out" >/dev/null &&
-	grep -F '"dot_args": ["--model", "tree", "--tree", "((0,1),(2,3))", "--in", "float32", "--out", "float32"]' "$tmp/out" >/dev/null &&
+	grep -F '"dot_args": ["--model", "tree", "--tree", "((0,1),(2,3))", "--in-format", "float32", "--out-format", "float32"]' "$tmp/out" >/dev/null &&
 	grep -F '"verify_lines": 10' "$tmp/out" >/dev/null && ok "--json: the tree, the dot arguments, the counts" ||
 	not_ok "--json"
 "$FPREF" probe order --cmd "$BOX kahan" --n 8 --in f32 --json >"$tmp/out" 2>"$tmp/err"

@@ -57,7 +57,7 @@ check "verify the suite's probe file" 0 "$FPREF" verify "$tmp/suite/dot/h100.flo
 # ---- infer: a unit unlike any preset, its results from fpref dot ----
 answer "$tmp/p16.txt" --model generic --block 4 --frac 27 --floor none --final rne --in f16 --out f32 >"$tmp/r.txt"
 check "infer against the golden file finds one class" 0 "$FPREF" probe infer --results "$tmp/r.txt" --golden "$tmp/p16.txt"
-has "and names the model" "fpref dot --model generic --block 4 --frac 27 --floor none --final rne --in float16 --out float32"
+has "and names the model" "fpref dot --model generic --block 4 --frac 27 --floor none --final rne --in-format float16 --out-format float32"
 has "as a row" "row: { \"probed\", \"float16\", 4, 27, FPREF_TC_NO_FLOOR"
 has "no preset fits it" "presets that reproduce every case: none"
 check "infer from dot lines with --in/--out" 0 "$FPREF" probe infer --results "$tmp/r.txt" --in f16 --out f32
@@ -113,7 +113,7 @@ mixed="$(dirname "$0")/../golden/vectors/dot/h100.float8_e5m2-x-float8_e4m3fn-fl
 check "infer reads a golden file of two formats" 1 "$FPREF" probe infer --results "$mixed"
 has "names the pair" "cases of 32 products, float8_e5m2*float8_e4m3fn -> float32"
 has "the pair's presets fit it" "presets that reproduce every case: h100 h100-wgmma"
-has "the model as fpref dot options of the pair" "--in-a float8_e5m2 --in-b float8_e4m3fn --out float32"
+has "the model as fpref dot options of the pair" "--a-format float8_e5m2 --b-format float8_e4m3fn --out-format float32"
 grep -v '^#' "$mixed" >"$tmp/mixed.txt"
 check "infer from dot lines with --in-a/--in-b" 1 "$FPREF" probe infer --results "$tmp/mixed.txt" --in-a e5m2 --in-b e4m3 --out f32
 has "the same presets" "presets that reproduce every case: h100 h100-wgmma"

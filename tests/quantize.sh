@@ -529,6 +529,8 @@ grep -q '^rule rceil-log2  element_rounding rne  recipe modelopt$' "$tmp/out" &&
 blk32 "$tmp/m3.npy" 6A600001
 for r in ocp torchao modelopt; do
 	mxr "M3 rceil-log2 --recipe $r: CC, code 7E" cc7e 1 --scheme mxfp8 --recipe $r --rule rceil-log2 --in "$tmp/m3.npy"
+done
+for r in ocp torchao; do
 	mxr "M3 nv-ceil --recipe $r: CD, code 76" cd76 1 --scheme mxfp8 --recipe $r --rule nv-ceil --in "$tmp/m3.npy"
 done
 mxr 'M3 ocp-floor: CC, code 7E' cc7e 1 --scheme mxfp8 --in "$tmp/m3.npy"
@@ -542,20 +544,46 @@ mxr 'rceil-log2 {448, 3, -0}: log2 1 = 0, 7F' 7f7e4480 3 --scheme mxfp8 --rule r
 	--scales "$tmp/s.npy" --json >"$tmp/out"
 grep -q '"rule": "ceil", "element_rounding": "rne", "recipe": "torchao"' "$tmp/out" && ok 'MX --recipe --json: recipe' ||
 	not_ok 'MX --recipe --json: recipe' "$(cat "$tmp/out")"
-# Every MX scheme takes torchao and every rule; ModelOpt only E4M3.
+# Every MX float scheme takes torchao and every rule; ModelOpt has E4M3
+# (MXFP8QTensor) and E2M1 (MXFP4QTensor) under rceil-log2 only.  What no
+# library computes is refused (exit 2) with what the recipe has.
 for scheme in mxfp8 mxfp6 mxfp4; do
 	for rule in ocp-floor nv-ceil rne ceil rceil-log2; do
 		expect_status "$scheme --recipe torchao --rule $rule: exit 0" 0 --scheme $scheme --recipe torchao --rule $rule \
 			--in "$tmp/m3.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
 	done
 done
-for bad in 'mxfp8 --format e5m2' mxfp6 mxfp4 mxint8; do
+for bad in 'mxfp8 --format e5m2 --rule rceil-log2' 'mxfp6 --rule rceil-log2' 'mxint8 --rule rceil-log2' mxfp8 \
+	'mxfp4 --rule nv-ceil' 'mxfp4 --rule rceil-log2 --element-rounding rna'; do
 	# shellcheck disable=SC2086
 	expect_status "$bad --recipe modelopt: exit 2" 2 --scheme $bad --recipe modelopt --in "$tmp/m3.npy" \
 		--codes "$tmp/c.npy" --scales "$tmp/s.npy"
-	grep -q 'only the element float8_e4m3fn' "$tmp/err" && ok "$bad --recipe modelopt: says E4M3 only" ||
-		not_ok "$bad --recipe modelopt: says E4M3 only" "$(cat "$tmp/err")"
+	grep -q 'it has elements e4m3, e2m1; rules rceil-log2; element rounding rne' "$tmp/err" &&
+		ok "$bad --recipe modelopt: names what it has" ||
+		not_ok "$bad --recipe modelopt: names what it has" "$(cat "$tmp/err")"
 done
+for bad in mxint8 'mxfp8 --element-rounding rna'; do
+	# shellcheck disable=SC2086
+	expect_status "$bad --recipe torchao: exit 2" 2 --scheme $bad --recipe torchao --in "$tmp/m3.npy" \
+		--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+	grep -q 'it has elements e4m3, e5m2, e2m3, e3m2, e2m1; rules ocp-floor, nv-ceil, rne, ceil, rceil-log2' "$tmp/err" &&
+		ok "$bad --recipe torchao: names what it has" || not_ok "$bad --recipe torchao: names what it has" "$(cat "$tmp/err")"
+done
+expect_status 'mxint8 --element-rounding rna (ocp): exit 0' 0 --scheme mxint8 --element-rounding rna --in "$tmp/m3.npy" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+# ModelOpt's MXFP4 (MXFP4QTensor), {6, 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5,
+#   -0.75, -3.5, 0...}: d = fl(6 / 6) = 1, log2 0, scale 7F.  Its cast counts
+#   the E2M1 midpoints 0.25 0.75 1.25 1.75 2.5 3.5 5 strictly below |y|, so
+#   ties go toward zero: 07 00 01 02 03 04 05 06 09 0D; the sign bit is
+#   (2 - sign(y)) // 2, so a zero is 08.  OCP's ties to even: 07 00 02 02 04
+#   04 06 06 0A 0E, zero 00.  {inf, 1, 0...}: scale 00 (uint8 of ceil(log2
+#   inf)), every code 08 (x / inf = 0, inf / inf = NaN, sign 0).
+blk32 "$tmp/mt.npy" 40C00000 3E800000 3F400000 3FA00000 3FE00000 40200000 40600000 40A00000 BF400000 C0600000
+mxr 'ModelOpt MXFP4 ties toward zero, zero 08' 7f0700010203040506090d08 11 --scheme mxfp4 --recipe modelopt \
+	--rule rceil-log2 --in "$tmp/mt.npy"
+mxr 'OCP MXFP4 the same block: ties to even' 7f07000202040406060a0e00 11 --scheme mxfp4 --rule rceil-log2 --in "$tmp/mt.npy"
+mxr 'ModelOpt MXFP4 {inf, 1}: 00, codes 08' 000808 2 --scheme mxfp4 --recipe modelopt --rule rceil-log2 \
+	--in "$tmp/m2.npy"
 # NVFP4, N1: 1 x 32, x0 = 0x45698D22 (A = 3736.82), x16 = 0x42B7812D (m), x17 =
 #   0x4298EBA6: D = fl(A / 2688) = 0x3FB1F1A0; block 1's value fl(fl(m / 6) / D)
 #   = 11 exactly (E4M3 53), block 0's 448 (7E).  torchao 0.18: x17 *
@@ -611,5 +639,86 @@ for bad in '--recipe torchao-1level --2d' '--recipe torchao-02a1bc44 --sr' '--re
 done
 expect_status 'tile128 --recipe torchao-1level: exit 2' 2 --scheme tile128 --recipe torchao-1level --in "$tmp/n1.npy" \
 	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+
+# torch's NaN (docs/scaling-mx.md, "NaN patterns"; worked in
+#   tests/check_nvfp4_recipes.c, torch_nan_lanes): 1 x 272 of 1.0, NaN at
+#   elements 3 and 259 (blocks 0 and 16 of 17).  ModelOpt FP32: block 0 in
+#   torch.maximum's 16 lanes, all-ones NaN: FF; blocks 1 and 16 (tail) 7F; D
+#   0x7FC00000.  --torch-dtype bf16: all 7F.  torchao: D = 0xFFFFFFFF, the
+#   finite block 1 FF; bf16: 7F, D 0x7FC00000.
+set -- 3F800000 3F800000 3F800000 7FC00000
+k=4
+while [ $k -lt 272 ]; do
+	if [ $k -eq 259 ]; then set -- "$@" 7FC00000; else set -- "$@" 3F800000; fi
+	k=$((k + 1))
+done
+npy "$tmp/nl.npy" '<f4' '1, 272' 4 "$@"
+for c in 'modelopt fp32 ff7f7f 0000c07f' 'modelopt bf16 7f7f7f 0000c07f' 'torchao fp32 7fff7f ffffffff' \
+	'torchao bf16 7f7f7f 0000c07f'; do
+	set -- $c
+	"$FPREF" quantize --scheme nvfp4 --recipe "$1" --torch-dtype "$2" --in "$tmp/nl.npy" --codes "$tmp/c.npy" \
+		--scales "$tmp/s.npy" --tensor-scale "$tmp/t.npy" >/dev/null 2>"$tmp/err" ||
+		not_ok "nvfp4 $1 --torch-dtype $2: exit 0" "$(cat "$tmp/err")"
+	check "nvfp4 $1 --torch-dtype $2: scales 0 1 16, tensor scale" "$3 $4" \
+		"$(tail -c 17 "$tmp/s.npy" | head -c 2 | od -An -tx1 | tr -d ' \n')$(tail_hex "$tmp/s.npy" 1) $(tail_hex "$tmp/t.npy" 4)"
+done
+expect_status 'nvfp4 --recipe te --torch-dtype bf16: exit 2' 2 --scheme nvfp4 --recipe te --torch-dtype bf16 \
+	--in "$tmp/nl.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy" --tensor-scale "$tmp/t.npy"
+expect_status 'mxfp8 --torch-dtype bf16: exit 2' 2 --scheme mxfp8 --torch-dtype bf16 --in "$tmp/nl.npy" \
+	--codes "$tmp/c.npy" --scales "$tmp/s.npy"
+
+# ---- --scale-layout swizzled: cuBLAS's blocked 128x4 layout (torchao to_blocked, ModelOpt swizzle_nvfp4_scales) ----
+# Scale (r, c) of a rows x cols matrix goes to byte 512 (r / 128 * C / 4 + c /
+# 4) + 16 (r % 32) + 4 (r % 128 / 32) + c % 4 of the padded matrix (rows to
+# 128, columns C to 4), the padding zero.
+# A: 34 x 32, row r = {2^r, 0...}: E4M3 ocp-floor scale 127 + r - 8 = 77 + r
+#   (hex); one tile of 128 x 4: row 0 at 0 (77), row 32 at 4 (97), row 1 at 16
+#   (78), row 33 at 20 (98), row 31 at 496 (96); 34 nonzero bytes of 512.
+# B: 1 x 160, block b = {2^b, 0...}: scales 77 78 79 7A 7B, padded to 128 x
+#   8: two tiles, (0, 0..3) at 0..3, (0, 4) at 512 (7B).
+pow2_blocks() { # pow2_blocks FILE SHAPE N: N runs of 32 words, run k = {2^k, 0...}
+	file=$1 shape=$2 n=$3
+	set --
+	b=0
+	while [ $b -lt "$n" ]; do
+		set -- "$@" "$(printf '%08X' $(((127 + b) << 23)))"
+		k=1
+		while [ $k -lt 32 ]; do set -- "$@" 00000000; k=$((k + 1)); done
+		b=$((b + 1))
+	done
+	npy "$file" '<f4' "$shape" 4 "$@"
+}
+pow2_blocks "$tmp/swa.npy" '34, 32' 34
+pow2_blocks "$tmp/swb.npy" '1, 160' 5
+byte_at() { # byte_at FILE N: byte N of the last $3 bytes (the data) as hex
+	tail -c "$3" "$1" | od -An -tx1 -j "$2" -N 1 | tr -d ' \n'
+}
+nonzero() { # the count of nonzero bytes among the last $2 bytes of $1
+	tail -c "$2" "$1" | od -An -tx1 -v | tr -s ' ' '\n' | grep -c -v -e '^00$' -e '^$'
+}
+"$FPREF" quantize --scheme mxfp8 --in "$tmp/swa.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy" --scale-layout swizzled \
+	>/dev/null 2>"$tmp/err" || not_ok 'swizzled A: exit 0' "$(cat "$tmp/err")"
+check 'swizzled A: shape (128, 4)' 1 "$(head -c 128 "$tmp/s.npy" | grep -c "'shape': (128, 4)")"
+check 'swizzled A: rows 0 32 1 33 31 at 0 4 16 20 496' '77 97 78 98 96' \
+	"$(byte_at "$tmp/s.npy" 0 512) $(byte_at "$tmp/s.npy" 4 512) $(byte_at "$tmp/s.npy" 16 512) $(byte_at "$tmp/s.npy" 20 512) $(byte_at "$tmp/s.npy" 496 512)"
+check 'swizzled A: 34 nonzero bytes' 34 "$(nonzero "$tmp/s.npy" 512)"
+"$FPREF" quantize --scheme mxfp8 --in "$tmp/swa.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy" --scale-layout linear \
+	>/dev/null
+check 'linear A: shape (34, 1), row 33 last' 1-98 "$(head -c 128 "$tmp/s.npy" | grep -c "'shape': (34, 1)")-$(tail_hex "$tmp/s.npy" 1)"
+"$FPREF" quantize --scheme mxfp8 --in "$tmp/swb.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy" --scale-layout swizzled \
+	>/dev/null 2>"$tmp/err" || not_ok 'swizzled B: exit 0' "$(cat "$tmp/err")"
+check 'swizzled B: shape (128, 8)' 1 "$(head -c 128 "$tmp/s.npy" | grep -c "'shape': (128, 8)")"
+check 'swizzled B: 77 78 79 7a at 0..3, 7b at 512' '7778797a 7b 5' \
+	"$(tail -c 1024 "$tmp/s.npy" | head -c 4 | od -An -tx1 | tr -d ' \n') $(byte_at "$tmp/s.npy" 512 1024) $(nonzero "$tmp/s.npy" 1024)"
+# NVFP4, N1 (1 x 32, block scales 7E 53 under torchao): the two at bytes 0 and 1 of 512.
+"$FPREF" quantize --scheme nvfp4 --recipe torchao --in "$tmp/n1.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy" \
+	--tensor-scale "$tmp/t.npy" --scale-layout swizzled >/dev/null 2>"$tmp/err" || not_ok 'nvfp4 swizzled: exit 0' "$(cat "$tmp/err")"
+check 'nvfp4 swizzled N1: 7e 53, 2 nonzero of 512' '7e53 2' \
+	"$(tail -c 512 "$tmp/s.npy" | head -c 2 | od -An -tx1 | tr -d ' \n') $(nonzero "$tmp/s.npy" 512)"
+for bad in '--scheme tensor --scale-layout swizzled' '--scheme mxfp8 --scale-layout tiled' \
+	"--scheme nvfp4 --2d --scale-layout swizzled --tensor-scale $tmp/t.npy"; do
+	# shellcheck disable=SC2086
+	expect_status "$bad: exit 2" 2 $bad --in "$tmp/swb.npy" --codes "$tmp/c.npy" --scales "$tmp/s.npy"
+done
 
 tap_end

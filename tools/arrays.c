@@ -213,20 +213,3 @@ void cli_progress_done(struct cli_progress *p)
 		fprintf(stderr, "\r\033[K");
 	p->shown = false;
 }
-
-void cli_print_gemm_errors(const char *title, const struct fpref_gemm_summary *s)
-{
-	printf("%s (%zu elements", title, s->elements);
-	if (s->nonfinite)
-		printf(", %zu not finite and left out", s->nonfinite);
-	printf("):\n");
-	printf("  absolute        max %s   max / mean |exact| %s (PyTorch's TF32 protocol)\n", cli_text_num(s->max_abs, 6).text,
-	       cli_text_num(s->max_abs_over_mean_exact, 6).text);
-	printf("  normwise        ||D - exact||_F / ||exact||_F %s\n", cli_text_num(s->normwise_rel, 6).text);
-	printf("  relative        max %s   mean %s\n", cli_text_num(s->max_rel, 6).text, cli_text_num(s->mean_rel, 6).text);
-	printf("  ulps of output  max %s   mean %s\n", cli_text_num(s->max_ulps, 6).text, cli_text_num(s->mean_ulps, 6).text);
-	if (s->with_bound || s->above_bound)
-		printf("a priori bound:   max bound/|exact| %s; error/bound max %s, mean %s; above the bound: %zu\n",
-		       cli_text_num(s->bound_max_rel, 6).text, cli_text_num(s->error_over_bound_max, 4).text,
-		       cli_text_num(s->error_over_bound_mean, 4).text, s->above_bound);
-}

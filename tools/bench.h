@@ -49,6 +49,9 @@ void bench_fill_fp32(uint32_t *x, size_t n, const struct fpref_format *target);
 /* The element rows (conversions, arithmetic) on n elements; 0 or -1. */
 int bench_elements(size_t n, long repeats, struct bench_report *r);
 
+/* The quantisation rows (tools/bench_quantize.c) on about n elements; 0 or -1. */
+int bench_quantize(size_t n, long repeats, struct bench_report *r);
+
 /* Where this fpref's CPFloat headers came from (configure --with-cpfloat),
  * or NULL where it was built without CPFloat. */
 const char *bench_cpfloat_where(void);

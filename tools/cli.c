@@ -38,15 +38,15 @@ int cli_parse_operands(const char *cmd, const char *in, const char *in_a, const 
 		       struct fpref_format *b)
 {
 	if (in && (in_a || in_b)) {
-		cli_fail(cmd, "--in names the format of both A and B: give --in FMT, or --in-a FMT --in-b FMT, not both");
+		cli_fail(cmd, "--in-format names the format of both A and B: give --in-format FMT, or --a-format FMT --b-format FMT, not both");
 		return CLI_EXIT_USAGE;
 	}
 	if (!in && !in_a && !in_b) {
-		cli_fail(cmd, "needs --in FMT (the format of A and B), or --in-a FMT --in-b FMT");
+		cli_fail(cmd, "needs --in-format FMT (the format of A and B), or --a-format FMT --b-format FMT");
 		return CLI_EXIT_USAGE;
 	}
 	if (!in && (!in_a || !in_b)) {
-		cli_fail(cmd, "%s needs %s too (or --in FMT for both)", in_a ? "--in-a" : "--in-b", in_a ? "--in-b" : "--in-a");
+		cli_fail(cmd, "%s needs %s too (or --in-format FMT for both)", in_a ? "--a-format" : "--b-format", in_a ? "--b-format" : "--a-format");
 		return CLI_EXIT_USAGE;
 	}
 	if (cli_parse_format(cmd, in ? in : in_a, a) != 0 || cli_parse_format(cmd, in ? in : in_b, b) != 0)
@@ -121,7 +121,7 @@ void cli_fail(const char *cmd, const char *fmt, ...)
 /* The options shared by several subcommands, each in its group. */
 static const struct cli_opt shared_opts[] = {
 	{ "--to", CLI_VALUE, "FMT", NULL, "the target format (fpref formats lists them)", SHARED(text.to), CLI_TO },
-	{ "--fmt", CLI_VALUE, "FMT", NULL, "the format of the operands and the result", SHARED(text.to), CLI_FMT },
+	{ "--format", CLI_VALUE, "FMT", NULL, "the format of the operands and the result", SHARED(text.to), CLI_FMT },
 	{ "--from", CLI_VALUE, "FMT", NULL, "read each VALUE as a hex bit pattern of FMT", SHARED(text.from), CLI_FROM },
 	{ "--engine", CLI_VALUE, "emu|ref", "emu",
 	  "who computes from bit patterns: emu, the integer emulator; ref, the MPFR oracle", SHARED(text.engine),
@@ -163,7 +163,7 @@ static const struct cli_opt shared_opts[] = {
 	  "the instruction a kernel chains (m16n8k8, m64n128k16, 32x32x4; a preset's ISA): blocks of its K where K is "
 	  "below the preset's block", SHARED(model.shape), CLI_MODEL },
 	{ "--traits", CLI_VALUE, "LIST", NULL,
-	  "a generic model's conventions, of zero-positive, nan-ones, c-least-normal, product-inf (docs/accumulation.md)",
+	  "a generic model's conventions, of zero-positive, nan-ones, c-least-normal, product-inf, zero-c-aligns, zero-operand-aligns (docs/accumulation.md)",
 	  SHARED(model.traits), CLI_MODEL },
 	{ "--scale-a", CLI_VALUE, "SA.npy", NULL,
 	  "block scales of A (M x K/E, E = --scale-every): uint8 patterns of --scale-format, or float values it holds "
@@ -181,7 +181,7 @@ static const struct cli_opt shared_opts[] = {
 
 /* The row named name (the part before any '='), searched in c's own table
  * and then its groups; *shared tells which. */
-static const struct cli_opt *find_opt(const struct cli_command *c, const char *name, size_t len, bool *shared)
+static const struct cli_opt *find_row(const struct cli_command *c, const char *name, size_t len, bool *shared)
 {
 	for (size_t i = 0; i < c->nopts; i++)
 		if (strlen(c->opts[i].name) == len && strncmp(c->opts[i].name, name, len) == 0) {
@@ -195,6 +195,149 @@ static const struct cli_opt *find_opt(const struct cli_command *c, const char *n
 			return &shared_opts[i];
 		}
 	return NULL;
+}
+
+/* The vocabulary (docs/vocabulary.md): a format is --from/--to where a value
+ * changes format and --...-format elsewhere; a file is --in-file/--out-file
+ * (-i, -o), a folder --out-dir (-o).  The spellings it replaced are read
+ * here, by subcommand, as their replacements, each saying so once on stderr;
+ * a short form (one '-') is no old spelling and says nothing.  where: the
+ * subcommands, '|'-separated, each "CMD" or "CMD ACTION" (ACTION: the word
+ * right after CMD, as in probe gen), because the same old word meant a file
+ * in one place and a format in another. */
+struct cli_alias {
+	const char *where, *old, *now;
+};
+
+static const struct cli_alias aliases[] = {
+	{ "convert|quantize", "-i", "--in-file" },
+	{ "convert|gemm|draw|probe gen", "-o", "--out-file" },
+	{ "gen|sweep", "-o", "--out-dir" },
+	{ "convert|quantize", "--in", "--in-file" },
+	{ "convert|draw|probe gen", "--out", "--out-file" },
+	{ "gemm", "--save", "--out-file" },
+	{ "gen|sweep", "--out", "--out-dir" },
+	{ "dot|gemm|verify-gemm|probe|draw", "--in", "--in-format" },
+	{ "probe", "--inputs", "--in-format" },
+	{ "dot|gemm|verify-gemm|probe infer|probe order", "--out", "--out-format" },
+	{ "probe", "--output", "--out-format" },
+	{ "dot|gemm|verify-gemm|probe", "--in-a", "--a-format" },
+	{ "dot|gemm|verify-gemm|probe", "--in-b", "--b-format" },
+	{ "op", "--fmt", "--format" },
+	{ "gemm", "--source", "--source-format" },
+	{ "convert", "--element", "--element-format" },
+};
+
+/* Whether c (doing action, NULL: none) is among where's subcommands. */
+static bool alias_applies(const char *where, const struct cli_command *c, const char *action)
+{
+	size_t n = strlen(c->name);
+	for (const char *p = where; *p;) {
+		size_t w = strcspn(p, "|");
+		if (w >= n && strncmp(p, c->name, n) == 0 &&
+		    (w == n || (p[n] == ' ' && action && strlen(action) == w - n - 1 && strncmp(p + n + 1, action, w - n - 1) == 0)))
+			return true;
+		p += w + (p[w] == '|');
+	}
+	return false;
+}
+
+static const struct cli_alias *find_alias(const struct cli_command *c, const char *action, const char *name, size_t len)
+{
+	for (size_t i = 0; i < CLI_NOPTS(aliases); i++)
+		if (strlen(aliases[i].old) == len && strncmp(aliases[i].old, name, len) == 0 &&
+		    alias_applies(aliases[i].where, c, action))
+			return &aliases[i];
+	return NULL;
+}
+
+/* The action of a subcommand that has them: its first word, unless an option. */
+static const char *action_of(int argc, char **argv)
+{
+	return argc > 0 && argv[0][0] != '-' ? argv[0] : NULL;
+}
+
+/* A row by its name, or by an old spelling or short form of it (*alias). */
+static const struct cli_opt *find_opt(const struct cli_command *c, const char *action, const char *name, size_t len,
+				      bool *shared, const struct cli_alias **alias)
+{
+	*alias = NULL;
+	const struct cli_opt *r = find_row(c, name, len, shared);
+	if (r)
+		return r;
+	*alias = find_alias(c, action, name, len);
+	return *alias ? find_row(c, (*alias)->now, strlen((*alias)->now), shared) : NULL;
+}
+
+/* Whether alias a is c's (in any action): then scope holds "" or the
+ * actions it is for, " (infer, order)". */
+static bool alias_scope(const struct cli_command *c, const struct cli_alias *a, char *scope, size_t len)
+{
+	size_t n = strlen(c->name), used = 0;
+	bool mine = false;
+	scope[0] = '\0';
+	for (const char *p = a->where; *p;) {
+		size_t w = strcspn(p, "|");
+		if (w >= n && strncmp(p, c->name, n) == 0 && (w == n || p[n] == ' ')) {
+			mine = true;
+			if (w == n) {
+				scope[0] = '\0';
+				return true;
+			}
+			int k = snprintf(scope + used, len - used, "%s%.*s", used ? ", " : " (", (int)(w - n - 1), p + n + 1);
+			used += k > 0 && (size_t)k < len - used ? (size_t)k : 0;
+		}
+		p += w + (p[w] == '|');
+	}
+	if (used && used + 2 <= len)
+		strcat(scope, ")");
+	return mine;
+}
+
+/* A row's short form for c ("-o"), or NULL. */
+static const char *short_of(const struct cli_command *c, const struct cli_opt *r)
+{
+	char scope[64];
+	for (size_t i = 0; i < CLI_NOPTS(aliases); i++)
+		if (aliases[i].old[1] != '-' && strcmp(aliases[i].now, r->name) == 0 &&
+		    alias_scope(c, &aliases[i], scope, sizeof scope))
+			return aliases[i].old;
+	return NULL;
+}
+
+/* A row's name as help shows it: "-o, --out-file" where c has the short form. */
+static void row_name(const struct cli_command *c, const struct cli_opt *r, char *buf, size_t len)
+{
+	const char *s = short_of(c, r);
+	snprintf(buf, len, "%s%s%s", s ? s : "", s ? ", " : "", r->name);
+}
+
+static void note_old(const struct cli_command *c, const struct cli_alias *alias, bool *noted)
+{
+	/* stderr only, so that what an old command line printed on stdout stays byte for byte */
+	if (alias && alias->old[1] == '-' && !noted[alias - aliases]) {
+		noted[alias - aliases] = true;
+		cli_fail(c->name, "note: %s is now %s (the old spelling still works; docs/vocabulary.md)", alias->old,
+			 alias->now);
+	}
+}
+
+const char *cli_option_value(const struct cli_command *c, const char *action, const char *name, int argc, char **argv,
+			     int *i)
+{
+	const char *a = argv[*i], *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+	size_t len = eq ? (size_t)(eq - a) : strlen(a);
+	const struct cli_alias *alias = NULL;
+	bool named = strlen(name) == len && strncmp(a, name, len) == 0;
+	if (!named) {
+		alias = find_alias(c, action, a, len);
+		named = alias && strcmp(alias->now, name) == 0;
+	}
+	if (!named || (!eq && *i + 1 >= argc))
+		return NULL;
+	bool noted[CLI_NOPTS(aliases)] = { false };
+	note_old(c, alias, noted);
+	return eq ? eq + 1 : argv[++*i];
 }
 
 static bool is_positional(const char *a)
@@ -353,8 +496,9 @@ static int store(const struct cli_command *c, const struct cli_opt *r, void *bas
 }
 
 static int parse_words(const struct cli_command *c, int argc, char **argv, struct cli_options *o, void *own,
-		       bool *seen_own, bool *seen_shared)
+		       bool *seen_own, bool *seen_shared, bool *noted)
 {
+	const char *action = action_of(argc, argv);
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--") == 0) {
@@ -371,11 +515,23 @@ static int parse_words(const struct cli_command *c, int argc, char **argv, struc
 		/* --name=value as well as --name value */
 		const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
 		bool shared = false;
-		const struct cli_opt *r = find_opt(c, a, eq ? (size_t)(eq - a) : strlen(a), &shared);
+		const struct cli_alias *alias;
+		const struct cli_opt *r = find_opt(c, action, a, eq ? (size_t)(eq - a) : strlen(a), &shared, &alias);
 		if (!r) {
+			char scope[64];
+			for (size_t k = 0; k < CLI_NOPTS(aliases); k++)
+				if (strlen(aliases[k].old) == (eq ? (size_t)(eq - a) : strlen(a)) &&
+				    strncmp(aliases[k].old, a, strlen(aliases[k].old)) == 0 &&
+				    alias_scope(c, &aliases[k], scope, sizeof scope) && scope[0]) {
+					cli_fail(c->name, "'%s' is an old spelling whose meaning depends on the action: write the "
+						 "action first (fpref %s ACTION ...), or the new spelling (see fpref %s --help)",
+						 a, c->name, c->name);
+					return CLI_EXIT_USAGE;
+				}
 			cli_fail(c->name, "unknown option '%s' (see fpref %s --help)", a, c->name);
 			return CLI_EXIT_USAGE;
 		}
+		note_old(c, alias, noted);
 		const char *value = NULL;
 		if (r->kind == CLI_FLAG && eq) {
 			cli_fail(c->name, "option %s takes no value: '%s'", r->name, a);
@@ -418,12 +574,13 @@ int cli_parse_command(const struct cli_command *c, int argc, char **argv, struct
 	memset(o, 0, sizeof *o);
 	fpref_env_default(&o->env);
 	bool seen_shared[CLI_NOPTS(shared_opts)] = { false };
+	bool noted[CLI_NOPTS(aliases)] = { false };
 	bool *seen_own = calloc(c->nopts ? c->nopts : 1, sizeof *seen_own);
 	if (!seen_own) {
 		cli_fail(c->name, "out of memory");
 		return CLI_EXIT_USAGE;
 	}
-	int r = parse_words(c, argc, argv, o, own, seen_own, seen_shared);
+	int r = parse_words(c, argc, argv, o, own, seen_own, seen_shared, noted);
 	free(seen_own);
 	return r ? r : resolve_shared(c, o);
 }
@@ -446,6 +603,7 @@ int cli_check_tags(const struct cli_command *c, const void *own, unsigned tag, c
 
 bool cli_help_wanted(const struct cli_command *c, int argc, char **argv)
 {
+	const char *action = action_of(argc, argv);
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--") == 0)
@@ -453,7 +611,9 @@ bool cli_help_wanted(const struct cli_command *c, int argc, char **argv)
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
 			return true;
 		bool shared;
-		const struct cli_opt *r = is_positional(a) || strchr(a, '=') ? NULL : find_opt(c, a, strlen(a), &shared);
+		const struct cli_alias *alias;
+		const struct cli_opt *r =
+			is_positional(a) || strchr(a, '=') ? NULL : find_opt(c, action, a, strlen(a), &shared, &alias);
 		if (r && r->kind != CLI_FLAG)
 			i++; /* its value, whatever it says */
 	}
@@ -518,8 +678,9 @@ void cli_print_help(FILE *out, const struct cli_command *c)
 	fputs("\noptions:\n", out);
 	const struct cli_opt *r;
 	for (size_t n = 0; (r = nth_opt(c, n)); n++) {
-		char left[96];
-		snprintf(left, sizeof left, "%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+		char left[96], name[48];
+		row_name(c, r, name, sizeof name);
+		snprintf(left, sizeof left, "%s%s%s", name, r->arg ? " " : "", r->arg ? r->arg : "");
 		if (strlen(left) > 26)
 			fprintf(out, "  %s\n  %-26s ", left, "");
 		else
@@ -529,7 +690,19 @@ void cli_print_help(FILE *out, const struct cli_command *c)
 			fprintf(out, " (default: %s)", r->def);
 		fputc('\n', out);
 	}
-	fputs("  -h, --help                 this help\n\nexamples:\n", out);
+	fputs("  -h, --help                 this help\n", out);
+	bool any = false;
+	for (size_t i = 0; i < CLI_NOPTS(aliases); i++) {
+		char scope[64], left[96];
+		if (aliases[i].old[1] != '-' || !alias_scope(c, &aliases[i], scope, sizeof scope))
+			continue;
+		if (!any)
+			fputs("\nold spellings (still read, each with a note on stderr):\n", out);
+		any = true;
+		snprintf(left, sizeof left, "%s%s", aliases[i].old, scope);
+		fprintf(out, "  %-26s %s\n", left, aliases[i].now);
+	}
+	fputs("\nexamples:\n", out);
 	for (int k = 0; k < 2; k++)
 		fprintf(out, "  %s\n", c->examples[k]);
 }
@@ -566,7 +739,14 @@ void cli_print_man(FILE *out, const struct cli_command *c)
 	}
 	const struct cli_opt *r;
 	for (size_t n = 0; (r = nth_opt(c, n)); n++) {
-		fputs(".TP\n\\fB", out);
+		const char *sh = short_of(c, r);
+		fputs(".TP\n", out);
+		if (sh) { /* the short form first, each in bold */
+			fputs("\\fB", out);
+			cli_man_text(out, sh);
+			fputs("\\fR, ", out);
+		}
+		fputs("\\fB", out);
 		cli_man_text(out, r->name);
 		fputs("\\fR", out);
 		if (r->arg) {
@@ -583,6 +763,20 @@ void cli_print_man(FILE *out, const struct cli_command *c)
 		}
 		fputc('\n', out);
 	}
+	bool any = false;
+	for (size_t i = 0; i < CLI_NOPTS(aliases); i++) {
+		char scope[64];
+		if (aliases[i].old[1] != '-' || !alias_scope(c, &aliases[i], scope, sizeof scope))
+			continue;
+		fputs(any ? ", " : ".PP\nOld spellings, still read (each with a note on stderr): ", out);
+		any = true;
+		cli_man_text(out, aliases[i].old);
+		cli_man_text(out, scope);
+		fputs(" is ", out);
+		cli_man_text(out, aliases[i].now);
+	}
+	if (any)
+		fputs(".\n", out);
 	fputs(".PP\nExamples:\n.RS\n.nf\n", out);
 	for (int k = 0; k < 2; k++) {
 		cli_man_text(out, c->examples[k]);
@@ -647,9 +841,6 @@ FILE *cli_open_input(const char *cmd, const char *path, int *status)
 struct cli_json_num cli_text_num(double x, int digits)
 {
 	struct cli_json_num n;
-	if (isfinite(x))
-		snprintf(n.text, sizeof n.text, "%.*g", digits, x);
-	else
-		snprintf(n.text, sizeof n.text, "n/a");
+	fpref_golden_num_text(x, digits, n.text, sizeof n.text);
 	return n;
 }

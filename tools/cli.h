@@ -14,7 +14,7 @@ enum cli_group {
 	CLI_ENV = 4,    /* --round --sat --overflow --ftz --daz --tininess --sr-bits --profile */
 	CLI_JSON = 8,   /* --json */
 	CLI_ENGINE = 16,
-	CLI_FMT = 32,   /* --fmt FMT, stored as the target */
+	CLI_FMT = 32,   /* --format FMT, stored as the target */
 	CLI_MODEL = 64, /* --model --block --frac --floor --final --promote --order --shape --traits */
 	CLI_SCALE = 128, /* --pre-scale CODE: a conversion's scale step */
 	CLI_GEMM_SCALES = 256 /* --scale-a SA.npy --scale-b SB.npy --scale-every E --scale-format FMT */
@@ -97,6 +97,12 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
  * command's own options into own.  Returns 0, or prints a message naming
  * the subcommand and the bad token and returns CLI_EXIT_USAGE. */
 int cli_parse_command(const struct cli_command *c, int argc, char **argv, struct cli_options *o, void *own);
+/* Whether argv[*i] is option name of c doing action (NULL: none), as
+ * spelled or by an old spelling (said on stderr), given a value: the value,
+ * *i moved past it; else NULL.  For a command that passes most of its words
+ * on (fpref draw gemm). */
+const char *cli_option_value(const struct cli_command *c, const char *action, const char *name, int argc, char **argv,
+			     int *i);
 /* Each of c's own options given in own whose tag (nonzero) lacks tag:
  * a message "OPT does not apply to WHAT" and CLI_EXIT_USAGE; else 0. */
 int cli_check_tags(const struct cli_command *c, const void *own, unsigned tag, const char *what);
@@ -218,6 +224,7 @@ int cli_gemm_scales_load(const char *cmd, const struct cli_gemm_scale_text *t, s
 void cli_gemm_scales_free(struct cli_gemm_scales *s);
 struct fpref_tc_gemm_scales cli_gemm_scales_view(const struct cli_gemm_scales *s);
 
+
 /* Arrays (tools/arrays.c).  Convert n patterns in place (env NULL: round
  * to nearest even); how many were inexact. */
 size_t cli_convert_values(const struct fpref_format *from, uint64_t *bits, size_t n, const struct fpref_format *to,
@@ -267,7 +274,6 @@ void cli_progress_timed(void *ctx, size_t done, size_t total); /* a fpref_gemm_p
 void cli_progress_done(struct cli_progress *p);
 /* --tolerance N ulp | X rel (tools/cmd_verify.c). */
 int cli_parse_tolerance(const char *cmd, const char *text, struct fpref_verify_options *o);
-void cli_print_gemm_errors(const char *title, const struct fpref_gemm_summary *s);
 
 int cmd_formats(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
@@ -286,8 +292,6 @@ int cmd_probe(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
 int cmd_verify_gemm(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
-/* The names of the buckets of fpref_golden_ulps_bucket (tools/cmd_verify.c). */
-extern const char *const cli_ulps_bucket_labels[FPREF_VERIFY_BUCKETS];
 
 extern const struct cli_command cli_cmd_formats;
 extern const struct cli_command cli_cmd_convert;

@@ -550,7 +550,8 @@ int cmd_bench(int argc, char **argv)
 		printf("%-34s %12s %7s %7s %12s %9s  %s\n", "row", "emu elem/s", "of mcpy", "of ref", "ref elem/s", "emu/ref",
 		       "emulator path");
 	}
-	int status = bench_elements(n, repeats, &rep) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	int status = bench_elements(n, repeats, &rep) == 0 && bench_quantize(n, repeats, &rep) == 0 ? CLI_EXIT_OK
+												  : CLI_EXIT_FAIL;
 	if (status)
 		cli_fail(cli_cmd_bench.name, "cannot allocate or set up the element rows");
 	if (!status)

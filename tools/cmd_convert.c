@@ -20,22 +20,22 @@ struct scale_rule {
 };
 
 static const struct cli_opt convert_opts[] = {
-	{ "--in", CLI_VALUE, "X.npy", NULL,
+	{ "--in-file", CLI_VALUE, "X.npy", NULL,
 	  "convert a whole array: float16/32/64 values (or bfloat16 as V2), or bit patterns of --from in unsigned "
 	  "items of its width", offsetof(struct convert_args, in), 0 },
-	{ "--out", CLI_VALUE, "Y.npy", NULL,
-	  "where --in's array goes: float16/32/64 as NumPy floats, other formats as unsigned codes "
+	{ "--out-file", CLI_VALUE, "Y.npy", NULL,
+	  "where --in-file's array goes: float16/32/64 as NumPy floats, other formats as unsigned codes "
 	  "(np.load(Y).view(ml_dtypes.TYPE))", offsetof(struct convert_args, out), 0 },
 	{ "--scale-rule", CLI_VALUE, "NAME", NULL,
 	  "an E8M0 rule instead of --to e8m0's rounding (floor, ceil, rceil, even, cvt-rp, cvt-rz, onnx-up, "
 	  "onnx-up-nosat, onnx-down, onnx-down-nosat, onnx-nearest, onnx-nearest-nosat, pytorch, ml_dtypes; "
 	  "NAME/bf16: the input rounded to bfloat16 first); inputs are float32 or bfloat16, flags are not computed",
 	  offsetof(struct convert_args, scale_rule), 0 },
-	{ "--element", CLI_VALUE, "FMT", NULL,
+	{ "--element-format", CLI_VALUE, "FMT", NULL,
 	  "the MX element of an amax rule (floor, ceil, rceil, even): e4m3, e5m2, e2m3, e3m2, e2m1 or mxint8_sym",
 	  offsetof(struct convert_args, element), 0 },
 	{ "--threads", CLI_VALUE, "N", "all cores",
-	  "threads converting --in's array through the emulator (the same bits and flags on any number)",
+	  "threads converting --in-file's array through the emulator (the same bits and flags on any number)",
 	  offsetof(struct convert_args, threads), 0 },
 };
 
@@ -211,7 +211,7 @@ static int convert_bulk(const struct cli_options *o, uint64_t *bits, size_t n, u
 
 /* A whole .npy array: its items read as --from patterns or as values of
  * their own float type, each converted as a batch line would be (the SR
- * stream indexed by the element), written as --out. */
+ * stream indexed by the element), written as --out-file. */
 static int convert_array(struct cli_options *o, const struct scale_rule *sr, const struct convert_args *a)
 {
 	const char *cmd = cli_cmd_convert.name;
@@ -291,12 +291,13 @@ static int convert_array(struct cli_options *o, const struct scale_rule *sr, con
 
 const struct cli_command cli_cmd_convert = {
 	.name = "convert",
-	.synopsis = "--to FMT [--from FMT] [ENV] [--engine emu|ref] [--json] [VALUE... | --in X.npy --out Y.npy [--threads N]]",
+	.synopsis = "--to FMT [--from FMT] [ENV] [--engine emu|ref] [--json]\n"
+		    "       [VALUE... | --in-file X.npy --out-file Y.npy [--threads N]]",
 	.summary = "Round values to FMT.  With no VALUE, read TestFloat lines (the operand first) from stdin and\n"
 		   "write 'operand result flags'.",
 	.details = "VALUEs are decimals or hex floats, rounded by the MPFR oracle; with --from FMT they are hex bit\n"
-		   "patterns of FMT, converted by the emulator unless --engine ref.  --in/--out convert a whole .npy\n"
-		   "array, element i as batch line i would be.  --json: one JSON document (an array of results for\n"
+		   "patterns of FMT, converted by the emulator unless --engine ref.  --in-file/--out-file convert a\n"
+		   "whole .npy array, element i as batch line i would be.  --json: one JSON document (an array of results for\n"
 		   "VALUEs, {\"results\": [...]} for lines, a summary for arrays).\n",
 	.groups = CLI_TO | CLI_FROM | CLI_ENV | CLI_SCALE | CLI_ENGINE | CLI_JSON,
 	.opts = convert_opts,
@@ -306,7 +307,7 @@ const struct cli_command cli_cmd_convert = {
 	.run = cmd_convert,
 };
 
-/* --scale-rule and --element: 0, or a message naming the bad token and CLI_EXIT_USAGE. */
+/* --scale-rule and --element-format: 0, or a message naming the bad token and CLI_EXIT_USAGE. */
 static int parse_scale_rule(const struct cli_options *o, const struct convert_args *a, struct scale_rule *sr)
 {
 	const char *cmd = cli_cmd_convert.name;
@@ -314,7 +315,7 @@ static int parse_scale_rule(const struct cli_options *o, const struct convert_ar
 	memset(sr, 0, sizeof *sr);
 	if (!a->scale_rule) {
 		if (a->element) {
-			cli_fail(cmd, "--element %s needs --scale-rule", a->element);
+			cli_fail(cmd, "--element-format %s needs --scale-rule", a->element);
 			return CLI_EXIT_USAGE;
 		}
 		return 0;
@@ -338,21 +339,21 @@ static int parse_scale_rule(const struct cli_options *o, const struct convert_ar
 		return CLI_EXIT_USAGE;
 	}
 	if (a->in) {
-		cli_fail(cmd, "--scale-rule converts VALUEs or batch lines, not --in arrays");
+		cli_fail(cmd, "--scale-rule converts VALUEs or batch lines, not --in-file arrays");
 		return CLI_EXIT_USAGE;
 	}
 	if (fpref_e8m0_rule_needs_element(&sr->rule)) {
 		if (!a->element) {
-			cli_fail(cmd, "--scale-rule %s turns an amax into a scale: it needs --element FMT", a->scale_rule);
+			cli_fail(cmd, "--scale-rule %s turns an amax into a scale: it needs --element-format FMT", a->scale_rule);
 			return CLI_EXIT_USAGE;
 		}
 		if (fpref_format_parse(a->element, &sr->element, err, sizeof err) != 0 ||
 		    fpref_e8m0_element_check(&sr->element, err, sizeof err) != 0) {
-			cli_fail(cmd, "--element %s: %s", a->element, err);
+			cli_fail(cmd, "--element-format %s: %s", a->element, err);
 			return CLI_EXIT_USAGE;
 		}
 	} else if (a->element) {
-		cli_fail(cmd, "--element %s: --scale-rule %s converts a value and takes no element", a->element,
+		cli_fail(cmd, "--element-format %s: --scale-rule %s converts a value and takes no element", a->element,
 			 a->scale_rule);
 		return CLI_EXIT_USAGE;
 	}
@@ -372,7 +373,7 @@ int cmd_convert(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	if (!a.in != !a.out || (a.in && o.npositional)) {
-		cli_fail(cli_cmd_convert.name, "--in X.npy and --out Y.npy go together, and without VALUEs");
+		cli_fail(cli_cmd_convert.name, "--in-file X.npy and --out-file Y.npy go together, and without VALUEs");
 		return CLI_EXIT_USAGE;
 	}
 	if (o.text.engine && !o.have_from && !a.in) {

@@ -1,7 +1,7 @@
 /* fpref dot: dot products, one case per line: "a_1 ... a_K b_1 ... b_K c"
- * in hex patterns of --in (a, b; or a of --in-a, b of --in-b) and --out (c), answered by the same line
+ * in hex patterns of --in-format (a, b; or a of --a-format, b of --b-format) and --out-format (c), answered by the same line
  * with d appended.  The model is a GPU's tensor core, the generic block
- * model, a plain accumulation order rounded in --out under ENV, or exact. */
+ * model, a plain accumulation order rounded in --out-format under ENV, or exact. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +17,11 @@ struct dot_args {
 };
 
 static const struct cli_opt dot_opts[] = {
-	{ "--in", CLI_VALUE, "FMT", NULL, "the format of a and b", offsetof(struct dot_args, in), 0 },
-	{ "--in-a", CLI_VALUE, "FMT", NULL, "the format of a, with --in-b (instead of --in)", offsetof(struct dot_args, in_a),
+	{ "--in-format", CLI_VALUE, "FMT", NULL, "the format of a and b", offsetof(struct dot_args, in), 0 },
+	{ "--a-format", CLI_VALUE, "FMT", NULL, "the format of a, with --b-format (instead of --in-format)", offsetof(struct dot_args, in_a),
 	  0 },
-	{ "--in-b", CLI_VALUE, "FMT", NULL, "the format of b, with --in-a", offsetof(struct dot_args, in_b), 0 },
-	{ "--out", CLI_VALUE, "FMT", "float32", "the format of c and d", offsetof(struct dot_args, out), 0 },
+	{ "--b-format", CLI_VALUE, "FMT", NULL, "the format of b, with --a-format", offsetof(struct dot_args, in_b), 0 },
+	{ "--out-format", CLI_VALUE, "FMT", "float32", "the format of c and d", offsetof(struct dot_args, out), 0 },
 	{ "--scale-a", CLI_VALUE, "S1,S2,...", NULL,
 	  "block scales of a, one per --scale-every products: patterns (0x7F), 2^N or exact values (0.25); "
 	  "without it, ones",
@@ -34,7 +34,7 @@ static const struct cli_opt dot_opts[] = {
 	  offsetof(struct dot_args, scale_format), 0 },
 	{ "--tree", CLI_VALUE, "SPEC", NULL,
 	  "with --model tree: the summation tree, as fpref probe order prints it (K a product, (x,y) one addition in "
-	  "--out, MODEL[c,k,...] one block-model call, seq:float64[x,y,...] additions in float64 rounded once; "
+	  "--out-format, MODEL[c,k,...] one block-model call, seq:float64[x,y,...] additions in float64 rounded once; "
 	  "docs/order.md); c must be +0",
 	  offsetof(struct dot_args, tree), 0 },
 };
@@ -102,16 +102,16 @@ static bool line_scales(const struct dot_scales *s, size_t K, uint64_t *sa, uint
 
 const struct cli_command cli_cmd_dot = {
 	.name = "dot",
-	.synopsis = "--model MODEL (--in FMT | --in-a FMT --in-b FMT) [--out FMT] [--scale-a S,... --scale-b S,... [--scale-every N]\n"
-		    "       [--scale-format FMT]] [MODEL OPTIONS] [ENV] [--json]",
+	.synopsis = "--model MODEL (--in-format FMT | --a-format FMT --b-format FMT) [--out-format FMT]\n"
+		    "       [--scale-a S,... --scale-b S,... [--scale-every N] [--scale-format FMT]] [MODEL OPTIONS] [ENV] [--json]",
 	.summary = "Dot products through an accumulation model: lines 'a_1..a_K b_1..b_K c' (hex) on stdin,\n"
 		   "answered with d appended.",
 	.groups = CLI_ENV | CLI_MODEL | CLI_JSON,
 	.opts = dot_opts,
 	.nopts = CLI_NOPTS(dot_opts),
 	.max_positional = 0,
-	.examples = { "printf '3C00 3C00 3C00 3C00 0\\n' | fpref dot --model h100 --in f16",
-		      "printf '3C 40 0\\n' | fpref dot --model h100-wgmma --in-a e5m2 --in-b e4m3" },
+	.examples = { "printf '3C00 3C00 3C00 3C00 0\\n' | fpref dot --model h100 --in-format f16",
+		      "printf '3C 40 0\\n' | fpref dot --model h100-wgmma --a-format e5m2 --b-format e4m3" },
 	.run = cmd_dot,
 };
 
@@ -162,7 +162,7 @@ int cmd_dot(int argc, char **argv)
 		else
 			printf("null");
 		printf(", \"in_a\": \"%s\", \"in_b\": \"%s\", \"out\": \"%s\", \"model\": ", in_a.name, in_b.name, out.name);
-		cli_json_string(tree ? "tree" : fpref_accum_model_describe(&m, out.name, desc, sizeof desc));
+		cli_json_string(tree ? "tree" : fpref_golden_model_describe(&m, out.name, desc, sizeof desc));
 		printf(", \"results\": [\n");
 	}
 	while ((n = cli_next_tokens(&lines, tokens, max_tokens, &status)) > 0) {

@@ -21,12 +21,12 @@ struct draw_args {
 #define D(f) offsetof(struct draw_args, f)
 
 static const struct cli_opt draw_opts[] = {
-	{ "--out", CLI_VALUE, "FILE.svg", NULL, "where to write the picture (- for standard output)", D(out), 0 },
+	{ "--out-file", CLI_VALUE, "FILE.svg", NULL, "where to write the picture (- for standard output)", D(out), 0 },
 	{ "--png", CLI_VALUE, "FILE.png", NULL, "also a PNG, by rsvg-convert where it is installed", D(png), 0 },
 	{ "--range", CLI_VALUE, "LO:HI", NULL, "numberline: only the values in [LO, HI]", D(range), 1 },
 	{ "--at", CLI_VALUE, "VALUE", "1", "numberline, formats wider than 8 bits: the window's centre", D(at), 1 },
 	{ "--window", CLI_VALUE, "N", "16", "numberline, formats wider than 8 bits: values each side of --at", D(window), 1 },
-	{ "--in", CLI_VALUE, "FMT", NULL, "promotion: the format of A and B", D(in), 2 },
+	{ "--in-format", CLI_VALUE, "FMT", NULL, "promotion: the format of A and B", D(in), 2 },
 	{ "--ks", CLI_VALUE, "K,K,...", "128,256,512,1024", "promotion: the depths K (2 to 12); pytorch-tf32: the sizes N (16,32,64)",
 	  D(ks), 2 },
 	{ "--size", CLI_VALUE, "MxN", "8x8", "promotion: the output's shape", D(size), 2 },
@@ -37,11 +37,11 @@ static const struct cli_opt draw_opts[] = {
 
 const struct cli_command cli_cmd_draw = {
 	.name = "draw",
-	.synopsis = "numberline FMT [--range LO:HI] [--at VALUE --window N] --out FILE.svg\n"
-		    "       rounding VALUE --to FMT [ENV] --out FILE.svg | formats --out FILE.svg\n"
-		    "       promotion --model MODEL --promote NC --in FMT [--ks K,K,..] [--size MxN] --out FILE.svg\n"
-		    "       pytorch-tf32 [--ks N,N,..] --out FILE.svg\n"
-		    "       gemm|verify|lossscale|quantize|lab --out FILE.svg [that command's options]",
+	.synopsis = "numberline FMT [--range LO:HI] [--at VALUE --window N] --out-file FILE.svg\n"
+		    "       rounding VALUE --to FMT [ENV] --out-file FILE.svg | formats --out-file FILE.svg\n"
+		    "       promotion --model MODEL --promote NC --in-format FMT [--ks K,K,..] [--size MxN] --out-file FILE.svg\n"
+		    "       pytorch-tf32 [--ks N,N,..] --out-file FILE.svg\n"
+		    "       gemm|verify|lossscale|quantize|lab --out-file FILE.svg [that command's options]",
 	.summary = "Pictures as SVG (deterministic, text as text, a colour-blind-safe palette): every value of a\n"
 		   "format on a line, how one value rounds, the catalogue's range and precision, and the reports of\n"
 		   "gemm, verify, lossscale, quantize and lab.",
@@ -51,15 +51,15 @@ const struct cli_command cli_cmd_draw = {
 		   "promoted to FP32 every NC products (DeepSeek-V3's experiment; docs/experiments.md).\n"
 		   "pytorch-tf32: PyTorch's TF32 protocol (max |error| / mean |exact|) over N x N x N, the A100's TF32\n"
 		   "tensor core against an FP32 fma chain (docs/experiments.md, section 2).  gemm,\n"
-		   "verify, lossscale, quantize and lab: the first --out names the picture, the rest is the command's\n"
-		   "own (fpref draw gemm --out g.svg --model h100 ... is fpref gemm ... --svg g.svg; fpref draw lab\n"
-		   "fp16-gradscaler --compare fp16-noscale --out l.svg is fpref lab ... --svg l.svg).\n"
+		   "verify, lossscale, quantize and lab: the first --out-file names the picture, the rest is the command's\n"
+		   "own (fpref draw gemm --out-file g.svg --model h100 ... is fpref gemm ... --svg g.svg; fpref draw lab\n"
+		   "fp16-gradscaler --compare fp16-noscale --out-file l.svg is fpref lab ... --svg l.svg).\n"
 		   "--png needs rsvg-convert; without it draw says so and exits 1 (the SVG is written).\n",
 	.groups = CLI_TO | CLI_ENV | CLI_MODEL,
 	.opts = draw_opts,
 	.nopts = CLI_NOPTS(draw_opts),
 	.max_positional = 2,
-	.examples = { "fpref draw numberline e4m3 --out e4m3.svg", "fpref draw rounding 465 --to e4m3 --out r.svg" },
+	.examples = { "fpref draw numberline e4m3 --out-file e4m3.svg", "fpref draw rounding 465 --to e4m3 --out-file r.svg" },
 	.run = cmd_draw,
 };
 
@@ -81,7 +81,7 @@ static int library_picture(int r, char *svg, const char *err, const char *path)
 static int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 {
 	if (o->npositional != 2) {
-		cli_fail(cmd, "numberline needs one FMT, e.g. fpref draw numberline e4m3 --out e4m3.svg");
+		cli_fail(cmd, "numberline needs one FMT, e.g. fpref draw numberline e4m3 --out-file e4m3.svg");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_format f;
@@ -95,7 +95,7 @@ static int draw_numberline(const struct cli_options *o, const struct draw_args *
 static int draw_rounding(struct cli_options *o, const struct draw_args *a)
 {
 	if (o->npositional != 2 || !o->have_to) {
-		cli_fail(cmd, "rounding needs one VALUE and --to FMT, e.g. fpref draw rounding 465 --to e4m3 --out r.svg");
+		cli_fail(cmd, "rounding needs one VALUE and --to FMT, e.g. fpref draw rounding 465 --to e4m3 --out-file r.svg");
 		return CLI_EXIT_USAGE;
 	}
 	o->env = cli_target_env(o, &o->to);
@@ -122,8 +122,8 @@ static int draw_formats(const struct cli_options *o, const struct draw_args *a)
 static int draw_promotion(struct cli_options *o, const struct draw_args *a)
 {
 	if (o->npositional != 1 || !a->in || !o->model.model || !o->model.promote) {
-		cli_fail(cmd, "promotion needs --model MODEL --promote NC --in FMT, e.g. fpref draw promotion --model h100 "
-			 "--promote 128 --in e4m3 --out p.svg");
+		cli_fail(cmd, "promotion needs --model MODEL --promote NC --in-format FMT, e.g. fpref draw promotion --model h100 "
+			 "--promote 128 --in-format e4m3 --out-file p.svg");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_format in, out = *fpref_format_get(FPREF_FORMAT_FLOAT32);
@@ -162,7 +162,7 @@ static int draw_tf32(const struct cli_options *o, const struct draw_args *a)
 
 static int delegate(const struct cli_command *c, int argc, char **argv)
 {
-	/* argv: the options after KIND; the first --out (or --out=FILE) names the picture */
+	/* argv: the options after KIND; the first --out-file (or --out-file=FILE) names the picture */
 	char **args = calloc((size_t)argc + 2, sizeof *args);
 	if (!args) {
 		cli_fail(cmd, "out of memory");
@@ -171,16 +171,15 @@ static int delegate(const struct cli_command *c, int argc, char **argv)
 	const char *out = NULL;
 	int n = 0;
 	for (int i = 0; i < argc; i++) {
-		if (!out && strcmp(argv[i], "--out") == 0 && i + 1 < argc)
-			out = argv[++i];
-		else if (!out && strncmp(argv[i], "--out=", 6) == 0)
-			out = argv[i] + 6;
+		const char *v = out ? NULL : cli_option_value(&cli_cmd_draw, c->name, "--out-file", argc, argv, &i);
+		if (v)
+			out = v;
 		else
 			args[n++] = argv[i];
 	}
 	if (!out) {
 		free(args);
-		cli_fail(cmd, "%s needs --out FILE.svg (the first --out names the picture)", c->name);
+		cli_fail(cmd, "%s needs --out-file FILE.svg (the first --out-file names the picture)", c->name);
 		return CLI_EXIT_USAGE;
 	}
 	args[n++] = "--svg";
@@ -244,7 +243,7 @@ int cmd_draw(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	if (!a.out) {
-		cli_fail(cmd, "%s needs --out FILE.svg", kind);
+		cli_fail(cmd, "%s needs --out-file FILE.svg", kind);
 		return CLI_EXIT_USAGE;
 	}
 	if (!nl && (a.range || a.at || a.window)) {
@@ -262,7 +261,7 @@ int cmd_draw(int argc, char **argv)
 	}
 	const struct cli_model_text *mt = &o.model;
 	if (!pr && (mt->model || mt->block || mt->frac || mt->floor || mt->final || mt->promote || a.in || a.size)) {
-		cli_fail(cmd, "the model, --in and --size are promotion's options, not %s's", kind);
+		cli_fail(cmd, "the model, --in-format and --size are promotion's options, not %s's", kind);
 		return CLI_EXIT_USAGE;
 	}
 	if (!pr && !tf && (a.ks || a.dist || a.seed)) {
@@ -270,7 +269,7 @@ int cmd_draw(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	if (a.png && strcmp(a.out, "-") == 0) {
-		cli_fail(cmd, "--png needs --out FILE.svg (a file, not -)");
+		cli_fail(cmd, "--png needs --out-file FILE.svg (a file, not -)");
 		return CLI_EXIT_USAGE;
 	}
 	int status = nl ? draw_numberline(&o, &a)

@@ -1,7 +1,7 @@
 /* fpref gemm: D = A B + C through an accumulation model, with the error of
  * every element against the exact product and its a priori bound.  A, B
  * and C come from .npy files or are generated from a seed.  With --report
- * none (a caller that wants D alone, as in --save) neither the exact
+ * none (a caller that wants D alone, as in --out-file) neither the exact
  * products nor the bounds are computed: they cost far more than D. */
 #include <stddef.h>
 #include <stdlib.h>
@@ -19,27 +19,27 @@ struct gemm_args {
 #define G(f) offsetof(struct gemm_args, f)
 
 static const struct cli_opt gemm_opts[] = {
-	{ "--in", CLI_VALUE, "FMT", NULL, "the format of A and B", G(in), 0 },
-	{ "--in-a", CLI_VALUE, "FMT", NULL, "the format of A, with --in-b (instead of --in)", G(in_a), 0 },
-	{ "--in-b", CLI_VALUE, "FMT", NULL, "the format of B, with --in-a", G(in_b), 0 },
-	{ "--out", CLI_VALUE, "FMT", "float32", "the format of C and D", G(out), 0 },
-	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): bit patterns of --in (--in-a), or float16/32/64 values it holds exactly (others are refused; --source rounds them)",
+	{ "--in-format", CLI_VALUE, "FMT", NULL, "the format of A and B", G(in), 0 },
+	{ "--a-format", CLI_VALUE, "FMT", NULL, "the format of A, with --b-format (instead of --in-format)", G(in_a), 0 },
+	{ "--b-format", CLI_VALUE, "FMT", NULL, "the format of B, with --a-format", G(in_b), 0 },
+	{ "--out-format", CLI_VALUE, "FMT", "float32", "the format of C and D", G(out), 0 },
+	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): bit patterns of --in-format (--a-format), or float16/32/64 values it holds exactly (others are refused; --source-format rounds them)",
 	  G(a), 0 },
-	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N), as A in --in (--in-b)", G(b), 0 },
-	{ "--c", CLI_VALUE, "C.npy", "zero", "C (M x N), in --out", G(c), 0 },
+	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N), as A in --in-format (--b-format)", G(b), 0 },
+	{ "--c", CLI_VALUE, "C.npy", "zero", "C (M x N), in --out-format", G(c), 0 },
 	{ "--size", CLI_VALUE, "MxNxK", NULL, "generate A and B from a seed instead", G(size), 0 },
 	{ "--dist", CLI_VALUE, "normal|uniform|positive", "normal", "the distribution of generated inputs", G(dist), 0 },
 	{ "--seed", CLI_VALUE, "N", "1", "the seed of generated inputs", G(seed), 0 },
 	{ "--scale-log2", CLI_VALUE, "P", "0", "generated inputs scaled by 2^P", G(scale), 0 },
-	{ "--save", CLI_VALUE, "D.npy", NULL, "write D as .npy", G(save), 0 },
-	{ "--save-a", CLI_VALUE, "A.npy", NULL, "write A (the model's input: --in-a patterns, or float16/32 values) as .npy",
+	{ "--out-file", CLI_VALUE, "D.npy", NULL, "write D as .npy", G(save), 0 },
+	{ "--save-a", CLI_VALUE, "A.npy", NULL, "write A (the model's input: --a-format patterns, or float16/32 values) as .npy",
 	  G(save_a), 0 },
 	{ "--save-b", CLI_VALUE, "B.npy", NULL, "write B (the model's input) as .npy", G(save_b), 0 },
-	{ "--source", CLI_VALUE, "FMT", NULL,
-	  "A and B are values of FMT (rounded to FMT, nearest even, where they are not), quantised to --in (--in-a, "
-	  "--in-b); errors against the exact product of the FMT values",
+	{ "--source-format", CLI_VALUE, "FMT", NULL,
+	  "A and B are values of FMT (rounded to FMT, nearest even, where they are not), quantised to --in-format (--a-format, "
+	  "--b-format); errors against the exact product of the FMT values",
 	  G(source), 0 },
-	{ "--quantize", CLI_VALUE, "rne|rna|rtz|rup|rdn|rod", "rne", "the rounding of --source values to --in",
+	{ "--quantize", CLI_VALUE, "rne|rna|rtz|rup|rdn|rod", "rne", "the rounding of --source-format values to --in-format",
 	  G(quantize), 0 },
 	{ "--report", CLI_VALUE, "errors|none", "errors", "none: D alone, no exact product or bound (fast)", G(report),
 	  0 },
@@ -52,10 +52,11 @@ static const struct cli_opt gemm_opts[] = {
 
 const struct cli_command cli_cmd_gemm = {
 	.name = "gemm",
-	.synopsis = "--model MODEL (--in FMT | --in-a FMT --in-b FMT) [--out FMT] [MODEL OPTIONS] [ENV] [--json] [--save D.npy]\n"
-		    "       [--save-a A.npy] [--save-b B.npy] [--report errors|none] [--svg FILE.svg] [--threads N] [--progress]\n"
+	.synopsis = "--model MODEL (--in-format FMT | --a-format FMT --b-format FMT) [--out-format FMT] [MODEL OPTIONS]\n"
+		    "       [ENV] [--json] [--out-file D.npy] [--save-a A.npy] [--save-b B.npy] [--report errors|none] [--svg FILE.svg]\n"
+		    "       [--threads N] [--progress]\n"
 		    "       (--a A.npy --b B.npy [--c C.npy] | --size MxNxK [--dist D] [--seed N]\n"
-		    "       [--scale-log2 P]) [--source FMT [--quantize MODE]]\n"
+		    "       [--scale-log2 P]) [--source-format FMT [--quantize MODE]]\n"
 		    "       [--scale-a SA.npy] [--scale-b SB.npy] [--scale-every E] [--scale-format FMT]",
 	.summary = "D = A B + C through an accumulation model, with each element's error against the exact product\n"
 		   "and its a priori bound.",
@@ -63,8 +64,8 @@ const struct cli_command cli_cmd_gemm = {
 	.opts = gemm_opts,
 	.nopts = CLI_NOPTS(gemm_opts),
 	.max_positional = 0,
-	.examples = { "fpref gemm --model h100 --in e4m3 --size 64x64x256",
-		      "fpref gemm --model h100-wgmma --in-a e5m2 --in-b e4m3 --a dY.npy --b W.npy --save D.npy" },
+	.examples = { "fpref gemm --model h100 --in-format e4m3 --size 64x64x256",
+		      "fpref gemm --model h100-wgmma --a-format e5m2 --b-format e4m3 --a dY.npy --b W.npy --out-file D.npy" },
 	.run = cmd_gemm,
 };
 
@@ -74,13 +75,13 @@ static int out_of_memory(void)
 	return CLI_EXIT_FAIL;
 }
 
-/* inexact NULL: values f does not hold are refused (no --source). */
+/* inexact NULL: values f does not hold are refused (no --source-format). */
 static int load_matrix(const char *path, const char *what, const struct fpref_format *f, size_t rows_want,
 		       size_t *rows, size_t *cols, uint64_t **out, size_t *inexact)
 {
 	struct cli_matrix m;
 	int status = cli_load_matrix(cli_cmd_gemm.name, path, what, f, rows_want, 0, &m, inexact,
-				     "--source FMT (their format) to round them to --in");
+				     "--source-format FMT (their format) to round them to --in-format");
 	*out = m.bits;
 	*rows = m.rows;
 	*cols = m.cols;
@@ -121,14 +122,14 @@ static void print_report(const struct fpref_gemm_stats *st, const struct fpref_g
 		       s.without_bound);
 		return;
 	}
-	cli_print_gemm_errors("error against the exact product, per element", &s);
+	fpref_golden_gemm_errors_print(stdout, "error against the exact product, per element", &s);
 	if (s.without_bound)
-		printf("no a priori bound for %zu elements (exact model, Kahan, --source, inputs the accumulator does not "
+		printf("no a priori bound for %zu elements (exact model, Kahan, --source-format, inputs the accumulator does not "
 		       "hold, possible overflow, NaN/inf, or a model path without one)\n", s.without_bound);
 }
 
-/* The matrices: A, B (source values), Aq, Bq (quantised to --in: the same
- * arrays when there is no --source), C (or NULL), D. */
+/* The matrices: A, B (source values), Aq, Bq (quantised to --in-format: the same
+ * arrays when there is no --source-format), C (or NULL), D. */
 struct matrices {
 	size_t M, N, K;
 	uint64_t *A, *B, *Aq, *Bq, *C, *D;
@@ -149,7 +150,7 @@ static void matrices_free(struct matrices *x)
 	free(x->D);
 }
 
-/* A and B as read (src_a, src_b: their formats; with --source both the
+/* A and B as read (src_a, src_b: their formats; with --source-format both the
  * source format, its values rounded to it and counted in x->inexact),
  * C in out. */
 static int load_inputs(const struct gemm_args *g, const struct fpref_format *src_a, const struct fpref_format *src_b,
@@ -253,7 +254,7 @@ int cmd_gemm(int argc, char **argv)
 	    (g.source && cli_parse_format(cli_cmd_gemm.name, g.source, &src) != 0) ||
 	    cli_model_resolve(cli_cmd_gemm.name, &text, &in_a, &in_b, &out, &m) != 0)
 		return CLI_EXIT_USAGE;
-	/* without --source each operand is read in its own input format */
+	/* without --source-format each operand is read in its own input format */
 	const struct fpref_format *src_a = g.source ? &src : &in_a, *src_b = g.source ? &src : &in_b;
 	bool measure = !g.report || strcmp(g.report, "errors") == 0;
 	if (g.report && !measure && strcmp(g.report, "none") != 0) {
@@ -265,7 +266,7 @@ int cmd_gemm(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	if (g.quantize && !g.source) {
-		cli_fail(cli_cmd_gemm.name, "--quantize rounds --source values to --in: it needs --source");
+		cli_fail(cli_cmd_gemm.name, "--quantize rounds --source-format values to --in-format: it needs --source-format");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_env quantize;
@@ -278,7 +279,7 @@ int cmd_gemm(int argc, char **argv)
 	if (cli_parse_threads(cli_cmd_gemm.name, g.threads, &threads) != 0)
 		return CLI_EXIT_USAGE;
 	if (g.source && (o.gemm_scales.a || o.gemm_scales.b)) {
-		cli_fail(cli_cmd_gemm.name, "--source with block scales is not modelled: give A and B in --in, with their "
+		cli_fail(cli_cmd_gemm.name, "--source-format with block scales is not modelled: give A and B in --in-format, with their "
 					    "scales");
 		return CLI_EXIT_USAGE;
 	}
@@ -306,7 +307,7 @@ int cmd_gemm(int argc, char **argv)
 	if (!status && !o.json) {
 		char desc[256];
 		printf("gemm %zux%zux%zu (MxNxK), A: %s, B: %s -> %s\n", x.M, x.N, x.K, in_a.name, in_b.name, out.name);
-		printf("model: %s\n", fpref_accum_model_describe(&m, out.name, desc, sizeof desc));
+		printf("model: %s\n", fpref_golden_model_describe(&m, out.name, desc, sizeof desc));
 		char drawn[160];
 		if (fpref_format_same(src_a, src_b))
 			snprintf(drawn, sizeof drawn, "%s", src_a->name);

@@ -82,7 +82,7 @@ struct gen_args {
 static const struct cli_opt gen_opts[] = {
 	{ "--suite", CLI_VALUE, "NAME|FILE", "default", "the suite (a file, or a name in golden/suites)",
 	  offsetof(struct gen_args, suite), 0 },
-	{ "--out", CLI_VALUE, "DIR", NULL, "the folder to write (needed unless --list)", offsetof(struct gen_args, out),
+	{ "--out-dir", CLI_VALUE, "DIR", NULL, "the folder to write (needed unless --list)", offsetof(struct gen_args, out),
 	  0 },
 	{ "--shard", CLI_VALUE, "i/N", "0/1", "only the jobs k with k mod N = i", offsetof(struct gen_args, shard), 0 },
 	{ "--jobs", CLI_VALUE, "N", "1", "threads, 1..256", offsetof(struct gen_args, jobs), 0 },
@@ -96,12 +96,12 @@ static const struct cli_opt gen_opts[] = {
 
 const struct cli_command cli_cmd_gen = {
 	.name = "gen",
-	.synopsis = "[--suite NAME|FILE] --out DIR [--shard i/N] [--jobs N] [--npy] [--list] [--merge-manifests]",
+	.synopsis = "[--suite NAME|FILE] --out-dir DIR [--shard i/N] [--jobs N] [--npy] [--list] [--merge-manifests]",
 	.summary = "The golden files of a suite, every vector computed by the emulator and the oracle.",
 	.opts = gen_opts,
 	.nopts = CLI_NOPTS(gen_opts),
 	.max_positional = 0,
-	.examples = { "fpref gen --out golden/vectors --jobs 2", "fpref gen --suite full --out /tmp/g --shard 0/4" },
+	.examples = { "fpref gen --out-dir golden/vectors --jobs 2", "fpref gen --suite full --out-dir /tmp/g --shard 0/4" },
 	.run = cmd_gen,
 };
 
@@ -146,7 +146,7 @@ int cmd_gen(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	if (!out) {
-		cli_fail(cli_cmd_gen.name, "needs --out DIR (where the golden files go)");
+		cli_fail(cli_cmd_gen.name, "needs --out-dir DIR (where the golden files go)");
 		fpref_golden_suite_free(&s);
 		return CLI_EXIT_USAGE;
 	}

@@ -196,14 +196,14 @@ static const struct cli_opt op_opts[] = {
 
 const struct cli_command cli_cmd_op = {
 	.name = "op",
-	.synopsis = "OP --fmt FMT [ENV] [--engine emu|ref] [--numbers] [--json] [A [B [C]]]",
+	.synopsis = "OP --format FMT [ENV] [--engine emu|ref] [--numbers] [--json] [A [B [C]]]",
 	.summary = "One operation (add sub mul div sqrt fma min max eq lt le) on hex patterns of FMT.  With no\n"
 		   "operands, read TestFloat lines 'a b' from stdin and write 'a b result flags'.",
 	.groups = CLI_FMT | CLI_ENV | CLI_ENGINE | CLI_JSON,
 	.opts = op_opts,
 	.nopts = CLI_NOPTS(op_opts),
 	.max_positional = -1,
-	.examples = { "fpref op add --fmt f16 3C00 3C01", "printf '7E 01\\n' | fpref op mul --fmt e4m3 --sat" },
+	.examples = { "fpref op add --format f16 3C00 3C01", "printf '7E 01\\n' | fpref op mul --format e4m3 --sat" },
 	.run = cmd_op,
 };
 
@@ -229,7 +229,7 @@ int cmd_op(int argc, char **argv)
 		o.positional[i - 1] = o.positional[i];
 	o.npositional--;
 	if (!o.have_to) {
-		cli_fail(cli_cmd_op.name, "needs --fmt FMT (see fpref formats)");
+		cli_fail(cli_cmd_op.name, "needs --format FMT (see fpref formats)");
 		return CLI_EXIT_USAGE;
 	}
 	if (numbers && o.npositional == 0) {

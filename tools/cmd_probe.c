@@ -15,50 +15,49 @@
 enum { PROBE_GEN = 1, PROBE_INFER = 2, PROBE_ORDER = 4 };
 
 struct probe_args {
-	const char *inputs, *output, *k, *out, *seed, *results, *golden, *in, *in_a, *in_b;
+	const char *k, *out_file, *seed, *results, *golden, *in, *out, *in_a, *in_b;
 	struct probe_order_text order;
 };
 
 #define P(f) offsetof(struct probe_args, f)
 
 static const struct cli_opt probe_opts[] = {
-	{ "--inputs", CLI_VALUE, "FMT", NULL, "gen: the format of a and b", P(inputs), PROBE_GEN },
-	{ "--output", CLI_VALUE, "FMT", NULL, "gen: the format of c and d", P(output), PROBE_GEN },
+	{ "--in-format", CLI_VALUE, "FMT", NULL, "gen, infer: the format of a and b; order: of the box's values", P(in),
+	  PROBE_GEN | PROBE_INFER | PROBE_ORDER },
+	{ "--out-format", CLI_VALUE, "FMT", NULL, "gen, infer: the format of c and d; order: of the box's result", P(out),
+	  PROBE_GEN | PROBE_INFER | PROBE_ORDER },
 	{ "--k", CLI_VALUE, "K", NULL, "gen: products per dot, 1..512 (the instruction's k)", P(k), PROBE_GEN },
 	{ "--seed", CLI_VALUE, "N", "20261130", "gen: the seed of the random cases; order: of the pivots and the random lines",
 	  P(seed), PROBE_GEN | PROBE_ORDER },
-	{ "--out", CLI_VALUE, "FILE|FMT", NULL, "gen: the probe file (default: stdout); infer, order: the output format",
-	  P(out), PROBE_GEN | PROBE_INFER | PROBE_ORDER },
+	{ "--out-file", CLI_VALUE, "FILE", NULL, "gen: the probe file (default: stdout)", P(out_file), PROBE_GEN },
 	{ "--results", CLI_VALUE, "R", NULL, "infer: the measured results (dot lines, or d alone with --golden)",
 	  P(results), PROBE_INFER },
 	{ "--golden", CLI_VALUE, "G", NULL, "infer: the probe file the results answer", P(golden), PROBE_INFER },
-	{ "--in", CLI_VALUE, "FMT", NULL, "infer: the format of a and b (with --out); order: of the box's values", P(in),
-	  PROBE_INFER | PROBE_ORDER },
 	{ "--cmd", CLI_VALUE, "'PROGRAM ARGS'", NULL,
-	  "order: the black box, run by sh once per batch: lines of N hex values of --in in, one hex result of --out "
+	  "order: the black box, run by sh once per batch: lines of N hex values of --in-format in, one hex result of --out-format "
 	  "per line out",
 	  P(order.cmd), PROBE_ORDER },
 	{ "--n", CLI_VALUE, "N", NULL, "order: values per line, 2..65536", P(order.n), PROBE_ORDER },
 	{ "--tc", CLI_VALUE, "MODEL,...", NULL,
-	  "order: block models to try on nodes of more than two terms (default: every preset for --in, --out; "
+	  "order: block models to try on nodes of more than two terms (default: every preset for --in-format, --out-format; "
 	  "generic:N:F:FLOOR|none:rtz|rne for a custom one)",
 	  P(order.tc), PROBE_ORDER },
 	{ "--verify", CLI_VALUE, "V", "1000", "order: random lines the revealed tree must reproduce bit for bit", P(order.verify),
 	  PROBE_ORDER },
 	{ "--batch", CLI_VALUE, "L", "4096", "order: the most lines per start of the box", P(order.batch), PROBE_ORDER },
-	{ "--in-a", CLI_VALUE, "FMT", NULL, "gen, infer: the format of a, with --in-b (instead of --inputs, --in)",
+	{ "--a-format", CLI_VALUE, "FMT", NULL, "gen, infer: the format of a, with --b-format (instead of --in-format)",
 	  P(in_a), PROBE_GEN | PROBE_INFER },
-	{ "--in-b", CLI_VALUE, "FMT", NULL, "gen, infer: the format of b, with --in-a", P(in_b), PROBE_GEN | PROBE_INFER },
+	{ "--b-format", CLI_VALUE, "FMT", NULL, "gen, infer: the format of b, with --a-format", P(in_b), PROBE_GEN | PROBE_INFER },
 };
 
 const struct cli_command cli_cmd_probe = {
 	.name = "probe",
-	.synopsis = "gen (--inputs FMT | --in-a FMT --in-b FMT) --output FMT --k K [--out FILE] [--seed N]\n"
+	.synopsis = "gen (--in-format FMT | --a-format FMT --b-format FMT) --out-format FMT --k K [--out-file FILE] [--seed N]\n"
 		    "       [--model MODEL [MODEL OPTIONS]]\n"
-		    "       | infer --results R [--golden G] [(--in FMT | --in-a FMT --in-b FMT) --out FMT] [--block N] [--frac F]\n"
-		    "       [--json]\n"
-		    "       | order --cmd 'PROGRAM ARGS' --n N --in FMT [--out FMT] [--tc MODEL,...] [--verify V] [--seed N]\n"
-		    "       [--batch L] [--json]",
+		    "       | infer --results R [--golden G] [(--in-format FMT | --a-format FMT --b-format FMT) --out-format FMT]\n"
+		    "       [--block N] [--frac F] [--json]\n"
+		    "       | order --cmd 'PROGRAM ARGS' --n N --in-format FMT [--out-format FMT] [--tc MODEL,...] [--verify V]\n"
+		    "       [--seed N] [--batch L] [--json]",
 	.summary = "gen: a golden dot file of inputs that reveal a tensor core's numerics (d by --model, default the\n"
 		   "newest preset).  infer: the block models that reproduce measured results (exit 0: exactly one\n"
 		   "class).  order: the summation tree of a black box that sums N values, as fpref dot --model tree\n"
@@ -67,7 +66,7 @@ const struct cli_command cli_cmd_probe = {
 	.opts = probe_opts,
 	.nopts = CLI_NOPTS(probe_opts),
 	.max_positional = 1,
-	.examples = { "fpref probe gen --inputs f16 --output f32 --k 16 --out probe.txt",
+	.examples = { "fpref probe gen --in-format f16 --out-format f32 --k 16 --out-file probe.txt",
 		      "fpref probe infer --results measured.txt --golden probe.txt" },
 	.run = cmd_probe,
 };
@@ -104,8 +103,8 @@ static int reference_model(const struct cli_model_text *t, const struct fpref_fo
 	return CLI_EXIT_USAGE;
 }
 
-/* The formats of a (f) and b (fb) from FMT (--inputs or --in, both) or
- * --in-a/--in-b.  0, or an exit status after a message; *given false when
+/* The formats of a (f) and b (fb) from FMT (--in-format, both) or
+ * --a-format/--b-format.  0, or an exit status after a message; *given false when
  * none was given. */
 static int probe_inputs(const char *what, const char *one, const char *one_name, const char *in_a, const char *in_b,
 			struct fpref_format *f, struct fpref_format *fb, bool *given)
@@ -114,7 +113,7 @@ static int probe_inputs(const char *what, const char *one, const char *one_name,
 	if (!*given)
 		return 0;
 	if (one && (in_a || in_b)) {
-		cli_fail(what, "%s names the format of both a and b: give %s FMT, or --in-a FMT --in-b FMT, not both", one_name,
+		cli_fail(what, "%s names the format of both a and b: give %s FMT, or --a-format FMT --b-format FMT, not both", one_name,
 			 one_name);
 		return CLI_EXIT_USAGE;
 	}
@@ -125,7 +124,7 @@ static int probe_inputs(const char *what, const char *one, const char *one_name,
 		return 0;
 	}
 	if (!in_a || !in_b) {
-		cli_fail(what, "%s needs %s too (or %s FMT for both)", in_a ? "--in-a" : "--in-b", in_a ? "--in-b" : "--in-a",
+		cli_fail(what, "%s needs %s too (or %s FMT for both)", in_a ? "--a-format" : "--b-format", in_a ? "--b-format" : "--a-format",
 			 one_name);
 		return CLI_EXIT_USAGE;
 	}
@@ -136,7 +135,7 @@ static int probe_inputs(const char *what, const char *one, const char *one_name,
 
 static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 {
-	const char *inputs = a->inputs, *output = a->output, *k_text = a->k, *file = a->out, *seed_text = a->seed;
+	const char *inputs = a->in, *output = a->out, *k_text = a->k, *file = a->out_file, *seed_text = a->seed;
 	struct cli_model_text t = o->model;
 	int r;
 	if (o->json) {
@@ -145,10 +144,10 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 	}
 	struct fpref_golden_job j = { .kind = FPREF_GOLDEN_DOT, .probe = true };
 	bool have_in;
-	if ((r = probe_inputs("probe gen", inputs, "--inputs", a->in_a, a->in_b, &j.in, &j.in_b, &have_in)) != 0)
+	if ((r = probe_inputs("probe gen", inputs, "--in-format", a->in_a, a->in_b, &j.in, &j.in_b, &have_in)) != 0)
 		return r;
 	if (!have_in || !output || !k_text) {
-		cli_fail("probe gen", "needs --inputs FMT (or --in-a FMT --in-b FMT), --output FMT and --k K (see fpref probe "
+		cli_fail("probe gen", "needs --in-format FMT (or --a-format FMT --b-format FMT), --out-format FMT and --k K (see fpref probe "
 			 "--help)");
 		return CLI_EXIT_USAGE;
 	}
@@ -284,11 +283,11 @@ static int probe_infer(const struct probe_args *a, const struct cli_options *o)
 	struct fpref_probe_data data = { 0 };
 	struct probe_cases c = { 0 };
 	bool have_in;
-	if ((r = probe_inputs("probe infer", in, "--in", a->in_a, a->in_b, &c.in, &c.in_b, &have_in)) != 0)
+	if ((r = probe_inputs("probe infer", in, "--in-format", a->in_a, a->in_b, &c.in, &c.in_b, &have_in)) != 0)
 		return r;
 	if (!results || (!have_in != !out) || parse_known(block, "--block", 1 << 20, &data.block) ||
 	    parse_known(frac, "--frac", FPREF_TC_MAX_FRAC, &data.frac)) {
-		cli_fail("probe infer", "needs --results R (and --in FMT or --in-a FMT --in-b FMT with --out, or neither) "
+		cli_fail("probe infer", "needs --results R (and --in-format FMT or --a-format FMT --b-format FMT with --out-format, or neither) "
 			 "(see fpref probe --help)");
 		return CLI_EXIT_USAGE;
 	}

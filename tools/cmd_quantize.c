@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "fpref_emu_quant_report.h"
+#include "fpref_emu_scale_layout.h"
 #include "quantize.h"
 #include "draw.h"
 
@@ -16,8 +17,10 @@ struct quantize_args {
 	const char *scheme, *in, *codes, *scales, *dequant, *format, *eps, *margin, *history, *algo, *recipe, *nan, *amax_nan;
 	const char *rule, *element_rounding, *seed, *sr_bits, *tensor_scale; /* MX, NVFP4 */
 	const char *four_over_six, *scale_bound, *rht;             /* NVFP4 */
+	const char *scale_layout;                                  /* MX, NVFP4 */
+	const char *torch_dtype;                                   /* NVFP4 torchao, modelopt */
 	const char *svg;
-	bool json, pow2, no_pow2, two_d, sr, rht_fp32;
+	bool json, pow2, no_pow2, two_d, sr, rht_fp32, no_report;
 };
 
 #define Q(f) offsetof(struct quantize_args, f)
@@ -25,7 +28,7 @@ struct quantize_args {
 static const struct cli_opt quantize_opts[] = {
 	{ "--scheme", CLI_VALUE, "tensor|delayed|tile128|block128|mxfp8|mxfp6|mxfp4|mxint8|nvfp4", NULL,
 	  "the scaling recipe (docs/scaling.md, docs/scaling-mx.md)", Q(scheme), 0 },
-	{ "--in", CLI_VALUE, "X.npy", NULL, "the tensor: float32, float16, bfloat16 (V2), or float64 holding float32 values", Q(in), 0 },
+	{ "--in-file", CLI_VALUE, "X.npy", NULL, "the tensor: float32, float16, bfloat16 (V2), or float64 holding float32 values", Q(in), 0 },
 	{ "--codes", CLI_VALUE, "C.npy", NULL, "where to write the element codes", Q(codes), 0 },
 	{ "--scales", CLI_VALUE, "S.npy", NULL, "where to write the scales", Q(scales), 0 },
 	{ "--dequant", CLI_VALUE, "D.npy", NULL, "where to write the dequantised values", Q(dequant), 0 },
@@ -36,7 +39,7 @@ static const struct cli_opt quantize_opts[] = {
 	{ "--no-pow2", CLI_FLAG, NULL, NULL, "FP8: scales not rounded to powers of two", Q(no_pow2), 0 },
 	{ "--recipe", CLI_VALUE, "deepseek|te|ocp|torchao|modelopt|...", NULL,
 	  "whose recipe: tile128, block128 deepseek (default) or te; MX ocp (default), torchao (0.18) or modelopt "
-	  "(0.47, e4m3); nvfp4 te (default), torchao (0.18), torchao-1level, modelopt (0.47), torchao-02a1bc44, "
+	  "(0.47: e4m3 or e2m1, rceil-log2); nvfp4 te (default), torchao (0.18), torchao-1level, modelopt (0.47), torchao-02a1bc44, "
 	  "modelopt-0ad6e5f0", Q(recipe), 0 },
 	{ "--eps", CLI_VALUE, "E", NULL, "FP8: amax below E counts as E (rounded to FP32; default 0, deepseek tiles 1e-4)", Q(eps), 0 },
 	{ "--margin", CLI_VALUE, "M", "0", "delayed: the scale's margin in powers of two, 0..126", Q(margin), 0 },
@@ -63,23 +66,31 @@ static const struct cli_opt quantize_opts[] = {
 	  "TE's sign vector 0xD7E8, or a 16-bit mask (bit i negates element i)", Q(rht), 0 },
 	{ "--rht-fp32", CLI_FLAG, NULL, NULL, "nvfp4 --rht: keep the transform's output in FP32 (default: rounded "
 	  "to BF16, as TE's reference does)", Q(rht_fp32), 0 },
+	{ "--torch-dtype", CLI_VALUE, "fp32|bf16", "fp32",
+	  "nvfp4 torchao, torchao-1level, modelopt: the dtype torch held x in, which decides the NaN its reductions "
+	  "return (bf16: 0x7FC0)", Q(torch_dtype), 0 },
+	{ "--scale-layout", CLI_VALUE, "linear|swizzled", "linear",
+	  "MX, nvfp4: the scales row-major, or in cuBLAS's blocked 128x4 layout as torchao and ModelOpt swizzle them "
+	  "(rows padded to 128, columns to 4)", Q(scale_layout), 0 },
 	{ "--json", CLI_FLAG, NULL, NULL, "one JSON document on stdout", Q(json), 0 },
+	{ "--no-report", CLI_FLAG, NULL, NULL, "codes and scales only: no round-trip error report (the dequantised "
+	  "values are made only for --dequant)", Q(no_report), 0 },
 	{ "--svg", CLI_VALUE, "FILE.svg", NULL, "draw the round-trip error (a heat map) and the scales (as fpref draw quantize)",
 	  Q(svg), 0 },
 };
 
 const struct cli_command cli_cmd_quantize = {
 	.name = "quantize",
-	.synopsis = "--scheme SCHEME --in X.npy --codes C.npy --scales S.npy [--dequant D.npy] [--format FMT] "
-		    "[SCHEME OPTIONS] [--nan keep|reject] [--json] [--svg FILE.svg]",
+	.synopsis = "--scheme SCHEME --in-file X.npy --codes C.npy --scales S.npy [--dequant D.npy] [--format FMT] "
+		    "[SCHEME OPTIONS] [--nan keep|reject] [--json] [--no-report] [--svg FILE.svg]",
 	.summary = "Quantise a tensor with a scaling recipe: the codes, the scales, and the error of the round trip\n"
 		   "(docs/scaling.md).",
 	.details = "Options that the scheme would ignore are errors.\n",
 	.opts = quantize_opts,
 	.nopts = CLI_NOPTS(quantize_opts),
 	.max_positional = 0,
-	.examples = { "fpref quantize --scheme tensor --in x.npy --codes c.npy --scales s.npy",
-		      "fpref quantize --scheme mxfp4 --in x.npy --codes c.npy --scales s.npy --dequant d.npy --json" },
+	.examples = { "fpref quantize --scheme tensor --in-file x.npy --codes c.npy --scales s.npy",
+		      "fpref quantize --scheme mxfp4 --in-file x.npy --codes c.npy --scales s.npy --dequant d.npy --json" },
 	.run = cmd_quantize,
 };
 
@@ -103,7 +114,7 @@ static int parse_args(int argc, char **argv, struct quantize_args *a)
 	if (r)
 		return r;
 	if (!a->scheme || !a->in || !a->codes || !a->scales)
-		return usage_error("--scheme, --in, --codes and --scales are required (see fpref quantize --help)", NULL);
+		return usage_error("--scheme, --in-file, --codes and --scales are required (see fpref quantize --help)", NULL);
 	if (a->pow2 && a->no_pow2)
 		return usage_error("--pow2 and --no-pow2 contradict each other", NULL);
 	return 0;
@@ -201,6 +212,14 @@ static int build_nvfp4(const struct quantize_args *a, struct fpref_nvfp4_params 
 			return bad_value("--four-over-six", a->four_over_six, "abs_max, mae or mse");
 		p->recipe = FPREF_NVFP4_FOUR_OVER_SIX;
 	}
+	struct fpref_format dtype;
+	if (a->torch_dtype &&
+	    (fpref_format_parse(a->torch_dtype, &dtype, NULL, 0) != 0 ||
+	     !(fpref_format_is(&dtype, FPREF_FORMAT_FLOAT32) || fpref_format_is(&dtype, FPREF_FORMAT_BFLOAT16))))
+		return bad_value("--torch-dtype", a->torch_dtype, "fp32 or bf16 (float32, bfloat16)");
+	p->torch_bf16 = a->torch_dtype && fpref_format_is(&dtype, FPREF_FORMAT_BFLOAT16);
+	if (a->torch_dtype && !a->recipe)
+		return usage_error("--torch-dtype belongs to --recipe torchao, torchao-1level and modelopt", NULL);
 	if (a->scale_bound && !a->four_over_six)
 		return usage_error("--scale-bound belongs to --four-over-six", NULL);
 	if (a->scale_bound && strcmp(a->scale_bound, "256") != 0 && strcmp(a->scale_bound, "448") != 0)
@@ -242,11 +261,14 @@ static int build_block_scaled(const struct quantize_args *a, const struct fpref_
 	if (a->element_rounding && (fpref_rounding_parse(a->element_rounding, &q->element_rounding) != 0 ||
 				    (q->element_rounding != FPREF_RNE && q->element_rounding != FPREF_RNA)))
 		return bad_value("--element-rounding", a->element_rounding, "rne or rna");
+	char err[256];
+	struct fpref_mx_params mx = { q->mx_element, q->mx_rule, q->element_rounding, q->mx_recipe };
+	if (scheme->family == FPREF_EMU_QUANTIZE_MX && fpref_emu_mx_params_check(&mx, err, sizeof err) != 0)
+		return usage_error(err, NULL);
 	q->nvfp4.two_d = a->two_d;
 	q->nvfp4.stochastic = a->sr;
 	if (a->seed && (status = parse_seed(a->seed, &q->nvfp4.seed)) != 0)
 		return status;
-	char err[256];
 	if (a->sr_bits && fpref_emu_nvfp4_parse_philox(a->sr_bits, &q->nvfp4, err, sizeof err) != 0)
 		return usage_error(err, NULL);
 	return scheme->family == FPREF_EMU_QUANTIZE_NVFP4 ? build_nvfp4(a, &q->nvfp4) : 0;
@@ -298,9 +320,15 @@ static int check_block_scaled_options(const struct quantize_args *a, const struc
 				   "mxint8), not", name);
 	if (scheme->family != FPREF_EMU_QUANTIZE_NVFP4 &&
 	    (a->two_d || a->sr || a->seed || a->sr_bits || a->tensor_scale || a->four_over_six || a->scale_bound ||
-	     a->rht || a->rht_fp32))
-		return usage_error("--2d, --sr, --seed, --sr-bits, --tensor-scale, --four-over-six, --scale-bound, --rht "
-				   "and --rht-fp32 belong to --scheme nvfp4, not", name);
+	     a->rht || a->rht_fp32 || a->torch_dtype))
+		return usage_error("--2d, --sr, --seed, --sr-bits, --tensor-scale, --four-over-six, --scale-bound, --rht, "
+				   "--rht-fp32 and --torch-dtype belong to --scheme nvfp4, not", name);
+	if (a->scale_layout && strcmp(a->scale_layout, "linear") != 0 && strcmp(a->scale_layout, "swizzled") != 0)
+		return bad_value("--scale-layout", a->scale_layout, "linear or swizzled");
+	if (a->scale_layout && scheme->family == FPREF_EMU_QUANTIZE_FP8)
+		return usage_error("--scale-layout belongs to the MX schemes and nvfp4, not", name);
+	if (a->scale_layout && strcmp(a->scale_layout, "swizzled") == 0 && a->two_d)
+		return usage_error("--scale-layout swizzled is cuBLAS's layout of 1-D block scales: not with --2d", NULL);
 	if ((a->seed || a->sr_bits) && !a->sr)
 		return usage_error(a->seed ? "--seed seeds stochastic rounding: it needs --sr"
 					   : "--sr-bits feeds stochastic rounding: it needs --sr", NULL);
@@ -432,11 +460,15 @@ static void print_result(const struct quantize_args *a, const struct fpref_emu_q
 	print_steps(r, a->json);
 	for (int i = 0; i < r->nfacts; i++)
 		print_f32(r->facts[i].name, r->facts[i].bits, a->json, !a->json && i + 1 == r->nfacts);
-	if (a->json) {
+	if (a->json && !rep)
+		printf("\"report\": null}\n");
+	else if (a->json) {
 		print_report_json(rep, r->element != NULL);
 		printf("}\n");
-	} else
+	} else if (rep)
 		print_report_text(rep, r->element != NULL);
+	else
+		printf("report  not made (--no-report)\n");
 }
 
 /* Each file is written atomically; when one fails, those this run already
@@ -445,6 +477,25 @@ static int write_outputs(const struct quantize_args *a, const struct fpref_emu_q
 			 const struct fpref_emu_quantize_result *r)
 {
 	const size_t one[1] = { 1 };
+	/* --scale-layout swizzled: the scales as a rows x cols matrix (cols the
+	 * last axis), rearranged and written as the padded 2-D matrix */
+	const void *scales = r->scales;
+	const size_t *scales_shape = r->scales_shape;
+	int scales_ndim = r->scales_ndim;
+	size_t swz_shape[2] = { 0, 0 };
+	uint8_t *swz = NULL;
+	if (a->scale_layout && strcmp(a->scale_layout, "swizzled") == 0) {
+		size_t cols = r->scales_shape[r->scales_ndim - 1], rows = cols ? r->scales_count / cols : 0;
+		if (fpref_emu_scale_swizzled_shape(rows, cols, &swz_shape[0], &swz_shape[1]) != 0 ||
+		    !(swz = malloc(swz_shape[0] * swz_shape[1] + 1))) {
+			cli_fail(cli_cmd_quantize.name, "no memory for the swizzled scales");
+			return CLI_EXIT_FAIL;
+		}
+		fpref_emu_scale_swizzle(r->scales, rows, cols, swz);
+		scales = swz;
+		scales_shape = swz_shape;
+		scales_ndim = 2;
+	}
 	const struct {
 		const char *path, *descr;
 		const size_t *shape;
@@ -453,7 +504,7 @@ static int write_outputs(const struct quantize_args *a, const struct fpref_emu_q
 		size_t item_bytes;
 	} files[] = {
 		{ a->codes, "|u1", q->shape, q->ndim, r->codes, 1 },
-		{ a->scales, r->scales_descr, r->scales_shape, r->scales_ndim, r->scales, r->scales_item_bytes },
+		{ a->scales, r->scales_descr, scales_shape, scales_ndim, scales, r->scales_item_bytes },
 		{ r->has_tensor_scale ? a->tensor_scale : NULL, "<f4", one, 1, &r->tensor_scale, 4 },
 		{ a->dequant, "<f4", q->shape, q->ndim, r->dequant, 4 },
 	};
@@ -466,6 +517,7 @@ static int write_outputs(const struct quantize_args *a, const struct fpref_emu_q
 	for (size_t i = 0; status && i + 1 < done; i++) /* the last one tried was not written */
 		if (files[i].path)
 			remove(files[i].path);
+	free(swz);
 	return status;
 }
 
@@ -532,6 +584,7 @@ int cmd_quantize(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	q.x = x;
+	q.codes_only = a.no_report && !a.dequant && !a.svg;
 	struct fpref_emu_quantize_result r;
 	memset(&r, 0, sizeof r);
 	if (a.nan && strcmp(a.nan, "reject") == 0)
@@ -543,14 +596,14 @@ int cmd_quantize(int argc, char **argv)
 		status = rc == FPREF_EMU_QUANTIZE_NO_MEMORY ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 	}
 	struct fpref_quant_report rep;
-	if (!status && fpref_emu_quant_report_compute(q.x, r.dequant, q.count, r.element, r.codes, &rep) != 0) {
+	if (!status && !a.no_report && fpref_emu_quant_report_compute(q.x, r.dequant, q.count, r.element, r.codes, &rep) != 0) {
 		cli_fail(cli_cmd_quantize.name, "cannot report on codes of %s", r.element_name);
 		status = CLI_EXIT_FAIL;
 	}
 	if (!status)
 		status = write_outputs(&a, &q, &r);
 	if (!status)
-		print_result(&a, &q, &r, &rep);
+		print_result(&a, &q, &r, a.no_report ? NULL : &rep);
 	if (!status && a.svg)
 		status = draw_result(&a, scheme, &q, &r);
 	fpref_emu_quantize_result_free(&r);

@@ -38,7 +38,7 @@ static int show_progress(const struct fpref_golden_sweep_progress *p, void *arg)
 }
 
 static const struct cli_opt sweep_opts[] = {
-	{ "--out", CLI_VALUE, "DIR", NULL, "the folder of the chunk files and the MANIFEST (needed)",
+	{ "--out-dir", CLI_VALUE, "DIR", NULL, "the folder of the chunk files and the MANIFEST (needed)",
 	  offsetof(struct sweep_args, out), 0 },
 	{ "--shard", CLI_VALUE, "i/N", "0/1", "only the chunks c with c mod N = i", offsetof(struct sweep_args, shard),
 	  0 },
@@ -50,7 +50,7 @@ static const struct cli_opt sweep_opts[] = {
 
 const struct cli_command cli_cmd_sweep = {
 	.name = "sweep",
-	.synopsis = "CAMPAIGN --out DIR [--shard i/N] [--resume] | --list",
+	.synopsis = "CAMPAIGN --out-dir DIR [--shard i/N] [--resume] | --list",
 	.summary = "Run a campaign: the emulator against the oracle on every input, bit for bit and flag for\n"
 		   "flag, in checksummed chunk files and a manifest (docs/sweeps.md).",
 	.details = "CAMPAIGN is a file, or a name in golden/sweeps (docs/sweeps.md lists them).  The MANIFEST is\n"
@@ -59,7 +59,7 @@ const struct cli_command cli_cmd_sweep = {
 	.opts = sweep_opts,
 	.nopts = CLI_NOPTS(sweep_opts),
 	.max_positional = 1,
-	.examples = { "fpref sweep mpi-test --out /tmp/s", "fpref sweep fp32-narrow --out /tmp/s --shard 0/8 --resume" },
+	.examples = { "fpref sweep mpi-test --out-dir /tmp/s", "fpref sweep fp32-narrow --out-dir /tmp/s --shard 0/8 --resume" },
 	.run = cmd_sweep,
 };
 
@@ -141,7 +141,7 @@ int cmd_sweep(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	if (!a.out) {
-		cli_fail(cli_cmd_sweep.name, "--out DIR is needed");
+		cli_fail(cli_cmd_sweep.name, "--out-dir DIR is needed");
 		return CLI_EXIT_USAGE;
 	}
 	if (sweep_parse_shard(a.shard, &index, &count) != 0) {

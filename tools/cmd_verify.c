@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "draw.h"
 #include "fpref_golden.h"
+#include "fpref_golden_diagnose.h"
 
 struct verify_args {
 	struct fpref_verify_options o;
@@ -32,16 +33,6 @@ int cli_parse_tolerance(const char *cmd, const char *text, struct fpref_verify_o
 		return CLI_EXIT_USAGE;
 	}
 	return 0;
-}
-
-const char *const cli_ulps_bucket_labels[FPREF_VERIFY_BUCKETS] = { "0", "<=0.5", "<=1", "<=2", "<=4", "<=16", ">16" };
-
-static void print_buckets(const char *what, const size_t *b)
-{
-	printf("  %-22s", what);
-	for (int i = 0; i < FPREF_VERIFY_BUCKETS; i++)
-		printf(" %s:%zu", cli_ulps_bucket_labels[i], b[i]);
-	printf("\n");
 }
 
 /* How the flags were judged: on every case, on some, or not at all. */
@@ -99,123 +90,15 @@ static void print_json(const char *golden, const struct fpref_golden_file *g, co
 	printf("}\n");
 }
 
-static void print_errors(const struct fpref_verify_report *r)
-{
-	printf("error in ulps of the output (%zu finite cases):\n", r->cases - r->nonfinite);
-	print_buckets("against the golden", r->ulps_golden);
-	print_buckets("against the exact", r->ulps_exact);
-	printf("  max %.4g ulp (relative %.3g) against the golden; max %.4g ulp (relative %.3g), mean %.4g "
-	       "against the exact\n", r->max_ulps_golden, r->max_rel_golden, r->max_ulps_exact, r->max_rel_exact,
-	       r->measured_exact ? r->sum_ulps_exact / (double)r->measured_exact : 0.0);
-	if (r->saturated || r->zero_golden)
-		printf("  against the exact, apart: %zu saturated (exact beyond the largest finite), %zu with a zero "
-		       "golden value\n", r->saturated, r->zero_golden);
-}
-
-static void print_case(const struct fpref_verify_case *c, const struct fpref_format *out, bool compare)
-{
-	char golden_hex[24], got_hex[24];
-	fpref_format_hex(out, c->golden, golden_hex, sizeof golden_hex);
-	fpref_format_hex(out, c->got, got_hex, sizeof got_hex);
-	printf("  line %zu: %s -> golden %s", c->line, c->inputs, compare ? (c->golden ? "1" : "0") : golden_hex);
-	if (c->golden_flags >= 0)
-		printf(" %02X", c->golden_flags);
-	printf(", got %s", compare ? (c->got ? "1" : "0") : got_hex);
-	if (c->got_flags >= 0)
-		printf(" %02X", c->got_flags);
-	printf(" (%s", fpref_golden_mismatch_name(c->kind));
-	if (!isnan(c->ulps))
-		printf(", %.3g ulp", c->ulps);
-	printf(")\n");
-}
-
-/* The diagnosis in one line (a folder's summary): the exact mutant, or
- * the best and how far it goes; empty when nothing is to be said. */
-static void diagnosis_headline(const struct fpref_diagnosis_report *d, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (!d->mismatches)
-		return;
-	if (!d->nrows) {
-		snprintf(buf, len, "no mutant of the %zu run explains a mismatch", d->applicable);
-		return;
-	}
-	const struct fpref_diagnosis *b = &d->rows[0];
-	if (fpref_golden_diagnosis_exact(b))
-		snprintf(buf, len, "exactly `%s`", b->mutant->name);
-	else if (d->ncover > 1 && d->covered == d->mismatches)
-		snprintf(buf, len, "%zu bugs together: `%s` + `%s`%s", d->ncover, d->cover[0].mutant->name,
-			 d->cover[1].mutant->name, d->ncover > 2 ? " + ..." : "");
-	else
-		snprintf(buf, len, "likely `%s` (explains %zu of %zu mismatches, contradicts %zu)", b->mutant->name, b->explains,
-			 b->mismatches, b->contradicts);
-}
-
-static void print_diagnosis(const struct fpref_diagnosis_report *d)
-{
-	if (!d->mismatches) {
-		printf("diagnosis none: no result differs from the golden bits\n");
-		return;
-	}
-	printf("diagnosis %zu mutants of the catalogue run on the golden inputs; %zu results differ in bits\n",
-	       d->applicable, d->mismatches);
-	if (!d->nrows) {
-		printf("  no mutant gives the kernel's result on any mismatch: a bug the catalogue does not hold\n");
-		return;
-	}
-	if (fpref_golden_diagnosis_exact(&d->rows[0])) {
-		printf("  these results are exactly `%s`: %s\n", d->rows[0].mutant->name, d->rows[0].mutant->bug);
-		for (size_t i = 1; i < d->nrows && fpref_golden_diagnosis_exact(&d->rows[i]); i++)
-			printf("  and equally `%s` (on these inputs the two give the same bits): %s\n",
-			       d->rows[i].mutant->name, d->rows[i].mutant->bug);
-		return;
-	}
-	printf("  no mutant reproduces every result; ranked by mismatches explained less results contradicted:\n");
-	for (size_t i = 0; i < d->nrows && i < 5; i++)
-		printf("  %-24s explains %zu of %zu mismatches, contradicts %zu (%s)\n", d->rows[i].mutant->name,
-		       d->rows[i].explains, d->rows[i].mismatches, d->rows[i].contradicts, d->rows[i].mutant->bug);
-	if (d->ncover > 1) {
-		printf("  more than one bug (greedy cover of the mismatches):");
-		for (size_t i = 0; i < d->ncover; i++)
-			printf("%s `%s` %zu%s", i ? " +" : "", d->cover[i].mutant->name, d->cover[i].explains, i ? " more" : "");
-		printf(": %zu of %zu mismatches explained; agreeing results contradicted:", d->covered, d->mismatches);
-		for (size_t i = 0; i < d->ncover; i++)
-			printf("%s %zu", i ? "," : "", d->cover[i].contradicts);
-		printf("\n");
-	}
-}
-
 static void print_report(const char *golden, const struct fpref_golden_file *g, const struct fpref_format *out,
 			 const char *results, const struct fpref_verify_report *r, const struct fpref_verify_options *o,
 			 bool json, const struct fpref_diagnosis_report *d)
 {
-	bool tolerant = o->tolerance_ulps >= 0 || o->tolerance_rel >= 0;
-	bool compare = !strcmp(g->op, "eq") || !strcmp(g->op, "lt") || !strcmp(g->op, "le");
 	if (json) {
 		print_json(golden, g, results, r, d);
 		return;
 	}
-	printf("golden    %s: %s, %s, %zu vectors, sha256 ok\n", golden, g->op, g->formats, g->nlines);
-	printf("results   %s\n", results ? results : "the oracle, computed afresh");
-	if (strcmp(g->op, "dot") != 0 && r->with_flags < r->cases)
-		printf("flags     %s: %s\n", r->with_flags ? "given on only some lines" : "not given",
-		       r->with_flags ? "judged where given, the rest on the values alone" : "judged on the values alone");
-	printf("exact     %zu of %zu\n", r->exact, r->cases);
-	if (tolerant)
-		printf("within    %zu (tolerance %g %s)\n", r->within,
-		       o->tolerance_ulps >= 0 ? o->tolerance_ulps : o->tolerance_rel, o->tolerance_ulps >= 0 ? "ulp" : "rel");
-	for (int k = 0; k < FPREF_MISMATCH_COUNT; k++)
-		if (r->by_kind[k])
-			printf("  %-28s %zu\n", fpref_golden_mismatch_name((enum fpref_mismatch)k), r->by_kind[k]);
-	if (r->cases > r->nonfinite && !compare)
-		print_errors(r);
-	if (r->with_bound)
-		printf("a priori bound of the model: %zu of %zu results above it\n", r->above_bound, r->with_bound);
-	if (d)
-		print_diagnosis(d);
-	for (size_t i = 0; i < r->nshown; i++)
-		print_case(&r->shown[i], out, compare);
-	printf("verdict   %s\n", r->outside ? "FAIL" : tolerant ? "pass (within tolerance)" : "pass (bit-exact)");
+	fpref_golden_verify_print(stdout, golden, g, out, results, r, o, d);
 }
 
 /* One golden file against results (NULL: the oracle).  Exit status. */
@@ -299,7 +182,7 @@ static const char *manifest_state(const char *golden, bool json, size_t *listed)
 		return NULL;
 	}
 	if (m == 1 && !json)
-		printf("%s: no MANIFEST: the files found are checked, not whether any is missing\n", golden);
+		fpref_golden_verify_no_manifest_print(stdout, golden);
 	return m == 1 ? "none" : "ok";
 }
 
@@ -313,10 +196,10 @@ static void print_problem(const char *path, int status, size_t cases, size_t out
 		return;
 	char headline[256] = "";
 	if (d)
-		diagnosis_headline(d, headline, sizeof headline);
+		fpref_golden_diagnosis_headline(d, headline, sizeof headline);
 	if (!json) {
 		if (status == CLI_EXIT_FAIL)
-			printf("FAIL %s: %zu of %zu outside%s%s\n", path, outside, cases, headline[0] ? "; " : "", headline);
+			fpref_golden_verify_problem_print(stdout, path, cases, outside, headline);
 		return;
 	}
 	printf("%s{\"file\": ", *first ? "" : ", ");
@@ -381,10 +264,8 @@ static int verify_dirs(const char *golden, const char *results, const struct ver
 		       "\"unreadable_files\": %zu, \"pass\": %s}\n", manifest, list.n, vectors, outside, failed_files, bad_files,
 		       status ? "false" : "true");
 	else
-		printf("%s: %zu files, %zu vectors; %zu outside tolerance in %zu files; %zu files unreadable or "
-		       "mismatched; MANIFEST %s -> %s\n", golden, list.n, vectors, outside, failed_files, bad_files,
-		       strcmp(manifest, "ok") == 0 ? "matches" : "absent (completeness unknown)",
-		       status ? "FAIL" : "pass");
+		fpref_golden_verify_folder_print(stdout, golden, list.n, vectors, outside, failed_files, bad_files,
+						 strcmp(manifest, "ok") == 0, status == 0);
 	fpref_golden_list_free(&list);
 	return status;
 }

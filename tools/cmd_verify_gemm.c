@@ -16,15 +16,15 @@ struct vg_args {
 #define V(f) offsetof(struct vg_args, f)
 
 static const struct cli_opt vg_opts[] = {
-	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): bit patterns of --in (--in-a), or float16/32/64 values it holds exactly "
+	{ "--a", CLI_VALUE, "A.npy", NULL, "A (M x K): bit patterns of --in-format (--a-format), or float16/32/64 values it holds exactly "
 	  "(others are refused)", V(a), 0 },
-	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N), as A in --in (--in-b)", V(b), 0 },
-	{ "--c", CLI_VALUE, "C.npy", NULL, "C (M x N) in --out (default: zero)", V(c), 0 },
-	{ "--d", CLI_VALUE, "D.npy", NULL, "the kernel's D (M x N) in --out", V(d), 0 },
-	{ "--in", CLI_VALUE, "FMT", NULL, "the format of A and B", V(in), 0 },
-	{ "--in-a", CLI_VALUE, "FMT", NULL, "the format of A, with --in-b (instead of --in)", V(in_a), 0 },
-	{ "--in-b", CLI_VALUE, "FMT", NULL, "the format of B, with --in-a", V(in_b), 0 },
-	{ "--out", CLI_VALUE, "FMT", NULL, "the format of C and D", V(out), 0 },
+	{ "--b", CLI_VALUE, "B.npy", NULL, "B (K x N), as A in --in-format (--b-format)", V(b), 0 },
+	{ "--c", CLI_VALUE, "C.npy", NULL, "C (M x N) in --out-format (default: zero)", V(c), 0 },
+	{ "--d", CLI_VALUE, "D.npy", NULL, "the kernel's D (M x N) in --out-format", V(d), 0 },
+	{ "--in-format", CLI_VALUE, "FMT", NULL, "the format of A and B", V(in), 0 },
+	{ "--a-format", CLI_VALUE, "FMT", NULL, "the format of A, with --b-format (instead of --in-format)", V(in_a), 0 },
+	{ "--b-format", CLI_VALUE, "FMT", NULL, "the format of B, with --a-format", V(in_b), 0 },
+	{ "--out-format", CLI_VALUE, "FMT", NULL, "the format of C and D", V(out), 0 },
 	{ "--tolerance", CLI_VALUE, "Nulp|Xrel", "none (bit for bit)",
 	  "an element passes within N ulps or a relative X of the model's", V(tolerance), 0 },
 	{ "--show", CLI_VALUE, "N", "10", "how many of the largest differences to list", V(show), 0 },
@@ -37,38 +37,26 @@ static const struct cli_opt vg_opts[] = {
 	  V(progress), 0 },
 };
 
-/* --diagnose: the model's variants that fit the sampled elements, best first. */
-static void put_diagnosis(const struct fpref_gemm_diagnosis *dg, bool json)
+/* --diagnose in JSON: the model's variants that fit the sampled elements, best first. */
+static void put_diagnosis_json(const struct fpref_gemm_diagnosis *dg)
 {
-	size_t all = dg->sampled_mismatches + dg->sampled_matches, fit = 0;
-	if (json) {
-		printf("\"diagnosis\": {\"sampled_mismatches\": %zu, \"sampled_matches\": %zu, \"candidates\": [",
-		       dg->sampled_mismatches, dg->sampled_matches);
-		for (size_t i = 0; i < dg->nrows; i++) {
-			printf("%s{\"what\": ", i ? ", " : "");
-			cli_json_string(dg->rows[i].what);
-			printf(", \"explains\": %zu, \"keeps\": %zu, \"fits\": %s}", dg->rows[i].explains, dg->rows[i].keeps,
-			       dg->rows[i].explains + dg->rows[i].keeps == all ? "true" : "false");
-		}
-		printf("]}, ");
-		return;
+	size_t all = dg->sampled_mismatches + dg->sampled_matches;
+	printf("\"diagnosis\": {\"sampled_mismatches\": %zu, \"sampled_matches\": %zu, \"candidates\": [",
+	       dg->sampled_mismatches, dg->sampled_matches);
+	for (size_t i = 0; i < dg->nrows; i++) {
+		printf("%s{\"what\": ", i ? ", " : "");
+		cli_json_string(dg->rows[i].what);
+		printf(", \"explains\": %zu, \"keeps\": %zu, \"fits\": %s}", dg->rows[i].explains, dg->rows[i].keeps,
+		       dg->rows[i].explains + dg->rows[i].keeps == all ? "true" : "false");
 	}
-	printf("diagnosis: the model's variants re-run on %zu of the %zu differing elements and %zu of the %zu agreeing\n",
-	       dg->sampled_mismatches, dg->mismatches, dg->sampled_matches, dg->matches);
-	for (size_t i = 0; i < dg->nrows; i++)
-		fit += dg->rows[i].explains + dg->rows[i].keeps == all;
-	if (!dg->sampled_mismatches)
-		return;
-	printf("  %s\n", fit ? "fits every sampled element:" : "no variant fits every sampled element; the nearest:");
-	for (size_t i = 0; i < dg->nrows && i < (fit ? fit : 5); i++)
-		printf("  %s (explains %zu of %zu, keeps %zu of %zu)\n", dg->rows[i].what, dg->rows[i].explains,
-		       dg->sampled_mismatches, dg->rows[i].keeps, dg->sampled_matches);
+	printf("]}, ");
 }
 
 const struct cli_command cli_cmd_verify_gemm = {
 	.name = "verify-gemm",
-	.synopsis = "--a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL (--in FMT | --in-a FMT --in-b FMT)\n"
-		    "       --out FMT [MODEL OPTIONS] [ENV] [--tolerance Nulp|Xrel] [--show N] [--diagnose] [--json] [--threads N] [--progress]\n"
+	.synopsis = "--a A.npy --b B.npy [--c C.npy] --d D.npy --model MODEL (--in-format FMT | --a-format FMT --b-format FMT)\n"
+		    "       --out-format FMT [MODEL OPTIONS] [ENV] [--tolerance Nulp|Xrel] [--show N] [--diagnose] [--json]\n"
+		    "       [--threads N] [--progress]\n"
 		    "       [--scale-a SA.npy] [--scale-b SB.npy] [--scale-every E] [--scale-format FMT]",
 	.summary = "Judge a kernel's D = A B + C element by element against an accumulation model's D, with\n"
 		   "both against the exact product and the model's bound (exit 0 pass, 1 fail, 2 bad input).",
@@ -76,8 +64,8 @@ const struct cli_command cli_cmd_verify_gemm = {
 	.opts = vg_opts,
 	.nopts = CLI_NOPTS(vg_opts),
 	.max_positional = 0,
-	.examples = { "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model recursive --in bf16 --out f32 --tolerance 2ulp --json",
-		      "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model tcgen05-mxf8f6f4 --in e4m3 --out f32 --scale-a SA.npy "
+	.examples = { "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model recursive --in-format bf16 --out-format f32 --tolerance 2ulp --json",
+		      "fpref verify-gemm --a A.npy --b B.npy --d D.npy --model tcgen05-mxf8f6f4 --in-format e4m3 --out-format f32 --scale-a SA.npy "
 		      "--scale-b SB.npy" },
 	.run = cmd_verify_gemm,
 };
@@ -93,21 +81,15 @@ static int load(const char *path, const char *what, const struct fpref_format *f
 	return status;
 }
 
-static void put_case(const struct fpref_format *out, const struct fpref_gemm_case *c, bool json)
+static void put_case_json(const struct fpref_format *out, const struct fpref_gemm_case *c)
 {
 	char m[32], k[32];
 	cli_hex(out, c->model, m, sizeof m);
 	cli_hex(out, c->kernel, k, sizeof k);
-	if (json) {
-		printf("{\"row\": %zu, \"col\": %zu, \"model\": \"%s\", \"kernel\": \"%s\", \"kind\": \"%s\", \"ulps\": %s, "
-		       "\"kernel_error\": %s, \"model_error\": %s, \"bound\": %s}",
-		       c->row, c->col, m, k, fpref_golden_mismatch_name(c->kind), cli_json_num(c->ulps).text,
-		       cli_json_num(c->kernel_abs).text, cli_json_num(c->model_abs).text, cli_json_num(c->bound).text);
-		return;
-	}
-	printf("  D[%zu][%zu]  model %s  kernel %s  %s, %s ulp; |error| kernel %s, model %s, bound %s\n", c->row, c->col,
-	       m, k, fpref_golden_mismatch_name(c->kind), cli_text_num(c->ulps, 4).text, cli_text_num(c->kernel_abs, 6).text,
-	       cli_text_num(c->model_abs, 6).text, cli_text_num(c->bound, 6).text);
+	printf("{\"row\": %zu, \"col\": %zu, \"model\": \"%s\", \"kernel\": \"%s\", \"kind\": \"%s\", \"ulps\": %s, "
+	       "\"kernel_error\": %s, \"model_error\": %s, \"bound\": %s}",
+	       c->row, c->col, m, k, fpref_golden_mismatch_name(c->kind), cli_json_num(c->ulps).text,
+	       cli_json_num(c->kernel_abs).text, cli_json_num(c->model_abs).text, cli_json_num(c->bound).text);
 }
 
 static void put_summary_json(const char *name, const struct fpref_gemm_stats *st)
@@ -157,41 +139,15 @@ static void report(const struct fpref_gemm_problem *p, const struct fpref_gemm_v
 		printf(", \"worst\": [");
 		for (size_t i = 0; i < v->nworst; i++) {
 			printf(i ? ", " : "");
-			put_case(p->out, &v->worst[i], true);
+			put_case_json(p->out, &v->worst[i]);
 		}
 		printf("], ");
 		if (dg)
-			put_diagnosis(dg, true);
+			put_diagnosis_json(dg);
 		printf("\"pass\": %s}\n", v->outside ? "false" : "true");
 		return;
 	}
-	printf("verify-gemm %zux%zux%zu (MxNxK), A: %s, B: %s -> %s\n", p->M, p->N, p->K, p->in_a->name, p->in_b->name,
-	       p->out->name);
-	printf("model: %s\n", model_text);
-	if (sc)
-		printf("block scales: A %s, B %s (%s, one pair per %zu products)\n", st->a ? st->a : "ones",
-		       st->b ? st->b : "ones", sc->format->name, sc->every);
-	printf("D: %zu elements, %zu equal to the model's, %zu within tolerance, %zu outside\n", v->elements, v->matches,
-	       v->within, v->outside);
-	for (int k = 0; k < FPREF_MISMATCH_COUNT; k++)
-		if (v->by_kind[k])
-			printf("  %-28s %zu\n", fpref_golden_mismatch_name((enum fpref_mismatch)k), v->by_kind[k]);
-	if (v->nworst) {
-		printf("the largest differences (row, column from 0):\n");
-		for (size_t i = 0; i < v->nworst; i++)
-			put_case(p->out, &v->worst[i], false);
-	}
-	struct fpref_gemm_summary s;
-	fpref_golden_gemm_summarize(&v->model_error, &s);
-	cli_print_gemm_errors("the model's D against the exact product", &s);
-	fpref_golden_gemm_summarize(&v->kernel_error, &s);
-	cli_print_gemm_errors("the kernel's D against the exact product", &s);
-	if (v->kernel_above_bound)
-		printf("%zu kernel elements are farther from the exact product than the model's bound allows\n",
-		       v->kernel_above_bound);
-	if (dg)
-		put_diagnosis(dg, false);
-	printf("%s\n", v->outside ? "FAIL" : "PASS");
+	fpref_golden_gemm_verdict_print(stdout, p, v, model_text, st->a, st->b, dg);
 }
 
 int cmd_verify_gemm(int argc, char **argv)
@@ -203,8 +159,8 @@ int cmd_verify_gemm(int argc, char **argv)
 		return r;
 	struct cli_model_text text = o.model;
 	if (!g.a || !g.b || !g.d || (!g.in && !g.in_a && !g.in_b) || !g.out) {
-		cli_fail(cli_cmd_verify_gemm.name, "needs --a A.npy --b B.npy --d D.npy --model MODEL --in FMT (or --in-a FMT "
-			  "--in-b FMT) --out FMT ([--c C.npy] [--promote N] [--tolerance N ulp|X rel] [--show N] [--json])");
+		cli_fail(cli_cmd_verify_gemm.name, "needs --a A.npy --b B.npy --d D.npy --model MODEL --in-format FMT (or --a-format FMT "
+			  "--b-format FMT) --out-format FMT ([--c C.npy] [--promote N] [--tolerance N ulp|X rel] [--show N] [--json])");
 		return CLI_EXIT_USAGE;
 	}
 	struct fpref_verify_options vo = { -1, -1, 10, NULL, NULL };
@@ -264,7 +220,7 @@ int cmd_verify_gemm(int argc, char **argv)
 				status = CLI_EXIT_USAGE;
 				goto out;
 			}
-			report(&p, &v, fpref_accum_model_describe(&m, out.name, desc, sizeof desc), &o.gemm_scales, o.json,
+			report(&p, &v, fpref_golden_model_describe(&m, out.name, desc, sizeof desc), &o.gemm_scales, o.json,
 			       g.diagnose ? &dg : NULL);
 			fpref_golden_gemm_diagnosis_free(&dg);
 			status = v.outside ? CLI_EXIT_FAIL : CLI_EXIT_OK;

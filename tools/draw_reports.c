@@ -59,7 +59,7 @@ int draw_gemm(const char *cmd, const char *path, const char *title, const struct
 	struct fpref_svg s;
 	fpref_golden_svg_begin(&s, 900, 440, title, sub);
 	fpref_golden_svg_text(&s, 80, 74, "panel", "start", "|D - exact| in ulps of the output format");
-	bars(&s, 80, 84, 340, 250, st->ulps_hist, FPREF_VERIFY_BUCKETS, (char *const *)cli_ulps_bucket_labels, 1, false,
+	bars(&s, 80, 84, 340, 250, st->ulps_hist, FPREF_VERIFY_BUCKETS, (char *const *)fpref_golden_ulps_bucket_labels, 1, false,
 	     FPREF_SVG_BLUE, "hist ulps", "error (ulps)", "elements");
 	static char *const tenths[FPREF_GEMM_RATIO_BUCKETS] = { "0.1", "0.2", "0.3", "0.4", "0.5", "0.6",
 								 "0.7", "0.8", "0.9", "1",   ">1" };
@@ -84,10 +84,10 @@ int draw_verify(const char *cmd, const char *path, const struct draw_verify *v)
 	struct fpref_svg s;
 	fpref_golden_svg_begin(&s, 900, 420, v->title, sub);
 	fpref_golden_svg_text(&s, 80, 74, "panel", "start", "results against the golden values");
-	bars(&s, 80, 84, 340, 250, v->ulps_golden, FPREF_VERIFY_BUCKETS, (char *const *)cli_ulps_bucket_labels, 1, false,
+	bars(&s, 80, 84, 340, 250, v->ulps_golden, FPREF_VERIFY_BUCKETS, (char *const *)fpref_golden_ulps_bucket_labels, 1, false,
 	     FPREF_SVG_BLUE, "hist golden", "error (ulps)", "cases");
 	fpref_golden_svg_text(&s, 520, 74, "panel", "start", "results against the exact values");
-	bars(&s, 520, 84, 340, 250, v->ulps_exact, FPREF_VERIFY_BUCKETS, (char *const *)cli_ulps_bucket_labels, 1, false,
+	bars(&s, 520, 84, 340, 250, v->ulps_exact, FPREF_VERIFY_BUCKETS, (char *const *)fpref_golden_ulps_bucket_labels, 1, false,
 	     FPREF_SVG_GREEN, "hist exact", "error (ulps)", "cases");
 	struct fpref_svg_key keys[] = { { FPREF_SVG_BLUE, "against the golden file", false },
 				   { FPREF_SVG_GREEN, "against the exact value (oracle)", false } };

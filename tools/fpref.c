@@ -41,14 +41,16 @@ static void notation(FILE *out)
 	      "       or IEEE P3109 binaryKpP{s,u}{e,f} (binary8p4se, binary8p3sf, ...)\n",
 	      out);
 	cli_print_group(out, CLI_ENV, "ENV:");
-	fputs("MODEL: v100, a100, h100, h100-mma, h100-wgmma, ada (tensor cores; --out float32 or float16),\n"
-	      "       tpu-bf16, intel-bf16 (BF16 units: bfloat16 in, float32 out),\n"
+	fputs("MODEL: v100, turing, a100, h100, h100-mma, h100-wgmma, ada (tensor cores; --out-format float32\n"
+	      "       or float16), tpu-bf16, intel-bf16 (BF16 units: bfloat16 in, float32 out),\n"
 	      "       tcgen05, tcgen05-mxf8f6f4, tcgen05-mxf4nvf4, mma-sm100, mma-sm120, mfma-cdna1, mfma-cdna2,\n"
-	      "       mfma-cdna3, mfma-cdna4, mfma-cdna4-scale (Blackwell and CDNA instructions; CDNA4 inferred),\n",
+	      "       mfma-cdna2-legacy, mfma-cdna3, mfma-cdna4, mfma-cdna4-scale (Blackwell and CDNA\n"
+	      "       instructions; CDNA4 inferred), dmma (float64), mfma-cdna1..3 with float32, mfma-cdna2..3\n"
+	      "       with float64 (FMA chains: --out-format the input format),\n",
 	      out);
 	put_chips(out);
 	fputs("       generic (--block N --frac F [--floor E|none] [--final rtz|rne]); recursive, pairwise,\n"
-	      "       blocked [--block N], fma-chain, kahan (rounded in --out under ENV); exact (the oracle).\n",
+	      "       blocked [--block N], fma-chain, kahan (rounded in --out-format under ENV); exact (the oracle).\n",
 	      out);
 	cli_print_group(out, CLI_MODEL, "MODEL OPTIONS:");
 	fputs("Flags (two hex digits): inexact 01, underflow 02, overflow 04, infinite 08, invalid 10.\n"

@@ -10,12 +10,14 @@ static const char model_choices[] =
 	"tensor cores: v100 (float16), a100, h100, h100-mma, h100-wgmma, ada (float16, bfloat16, tf32; h100* and ada also float8_e4m3fn, "
 	"float8_e5m2); tcgen05, mma-sm100, mma-sm120 (also FP6/FP4 but on mma-sm100), tcgen05-mxf8f6f4, tcgen05-mxf4nvf4 "
 	"(--scale-a/--scale-b, or unit scales), mfma-cdna3 (float16, bfloat16, tf32, FNUZ FP8), mfma-cdna1, mfma-cdna2 (float16, "
-	"bfloat16), mfma-cdna4 (float16, bfloat16, OCP FP8, FP6, FP4; inferred), mfma-cdna4-scale (OCP FP8, FP6, FP4); a chip's name, in "
+	"bfloat16), mfma-cdna2-legacy (bfloat16), mfma-cdna4 (float16, bfloat16, OCP FP8, FP6, FP4; inferred), mfma-cdna4-scale (OCP "
+	"FP8, FP6, FP4); turing (float16); FMA chains, --out the input: dmma (float64), mfma-cdna1..3 (float32), mfma-cdna2, "
+	"mfma-cdna3 (float64); a chip's name, in "
 	"any case (h200, l40s, b200, mi300x ...; fpref --help lists them); BF16 units: tpu-bf16, "
 	"intel-bf16 (bfloat16); "
 	"generic (--block N --frac F [--floor E|none] [--final rtz|rne]); plain orders rounded in "
-	"--out: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact; tree (fpref dot only: --tree SPEC, "
-	"a summation tree as fpref probe order prints it). A and B of two formats (--in-a, --in-b): "
+	"--out-format: recursive, pairwise, blocked [--block N], fma-chain, kahan; exact; tree (fpref dot only: --tree SPEC, "
+	"a summation tree as fpref probe order prints it). A and B of two formats (--a-format, --b-format): "
 	"the pairs a preset's instruction takes (its FP8, FP6 and FP4 rows; a refusal lists them), generic, the plain orders and "
 	"exact";
 
@@ -47,6 +49,11 @@ static bool preset_pairs(const char *name, char *buf, size_t len)
 		if (used + 1 < len)
 			fpref_tc_model_pairs(row, buf + used, len - used);
 		used = strlen(buf);
+	}
+	for (size_t i = 0; fpref_tc_fma_at(i) && used + 1 < len; i++) { /* its FMA-chain instructions */
+		const struct fpref_tc_fma_row *row = fpref_tc_fma_at(i);
+		if (strcasecmp(row->gpu, preset) == 0)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s x %s", used ? "; " : "", row->input, row->input);
 	}
 	return used > 0;
 }
@@ -106,6 +113,22 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 			cli_fail(cmd, "--model generic: %s", err);
 			return CLI_EXIT_USAGE;
 		}
+	} else if (fpref_tc_fma_find(t->model, in_a)) {
+		char err[256];
+		if (t->block) {
+			cli_fail(cmd, "--block: the %s model's %s instructions are FMA chains, one product at a time", t->model,
+				 in_a->name);
+			return CLI_EXIT_USAGE;
+		}
+		if (fpref_tc_fma_model(fpref_tc_fma_find(t->model, in_a), in_a, in_b, out, t->shape, m, err, sizeof err) != 0) {
+			cli_fail(cmd, "%s", err);
+			return CLI_EXIT_USAGE;
+		}
+		if (promote || t->order) {
+			cli_fail(cmd, "--promote and --order take a block model, not the FMA chain of %s", t->model);
+			return CLI_EXIT_USAGE;
+		}
+		return 0;
 	} else {
 		const struct fpref_tc_model *row = fpref_tc_model_find_pair(t->model, in_a, in_b);
 		char pairs[2048];
@@ -157,7 +180,7 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		return CLI_EXIT_USAGE;
 	}
 	if (promote && (m->kind != FPREF_ACCUM_TC || !fpref_format_is(out, FPREF_FORMAT_FLOAT32))) {
-		cli_fail(cmd, "--promote needs a tensor-core model and --out float32");
+		cli_fail(cmd, "--promote needs a tensor-core model and --out-format float32");
 		return CLI_EXIT_USAGE;
 	}
 	if (t->order) {
@@ -171,7 +194,7 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 			return CLI_EXIT_USAGE;
 		if (m->kind != FPREF_ACCUM_TC || !fpref_format_is(out, FPREF_FORMAT_FLOAT32) || promote ||
 		    fpref_tc_lowered(&m->tc, out)) {
-			cli_fail(cmd, "--order %s needs a tensor-core model that is not lowered, --out float32 and no --promote",
+			cli_fail(cmd, "--order %s needs a tensor-core model that is not lowered, --out-format float32 and no --promote",
 				  t->order);
 			return CLI_EXIT_USAGE;
 		}

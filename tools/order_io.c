@@ -164,7 +164,7 @@ static void print_json(const struct fpref_order_report *r, const struct fpref_or
 		printf("null");
 	printf(", \"dot_args\": ");
 	if (r->text) {
-		const char *args[] = { "--model", "tree", "--tree", r->text, "--in", o->in.name, "--out", o->out.name };
+		const char *args[] = { "--model", "tree", "--tree", r->text, "--in-format", o->in.name, "--out-format", o->out.name };
 		for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
 			printf(i ? ", " : "[");
 			cli_json_string(args[i]);
@@ -185,7 +185,7 @@ int probe_order(const struct probe_order_text *t, const struct cli_options *o)
 	struct fpref_order_options opt = { .seed = 20261130, .verify = 1000 };
 	size_t seed = 0;
 	if (!t->cmd || !t->n || !t->in) {
-		cli_fail(cmd, "needs --cmd 'PROGRAM ARGS' (the black box), --n N (values per line) and --in FMT");
+		cli_fail(cmd, "needs --cmd 'PROGRAM ARGS' (the black box), --n N (values per line) and --in-format FMT");
 		return CLI_EXIT_USAGE;
 	}
 	if (count_option("--n", t->n, 2, 65536, &opt.n) || (t->verify && count_option("--verify", t->verify, 0, 100000000, &opt.verify)) ||

@@ -7,7 +7,7 @@
 
 struct probe_cases {
 	struct fpref_format in, in_b, out; /* A's, B's (in's for one format), c's and d's */
-	bool have_formats; /* set by the caller from --in and --out, or by the file */
+	bool have_formats; /* set by the caller from --in-format and --out-format, or by the file */
 	size_t K, count, cap;
 	uint64_t *rows, *d;
 };

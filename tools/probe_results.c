@@ -22,7 +22,7 @@ static int grow(struct probe_cases *c)
 	return 0;
 }
 
-/* The formats a file names against those of --in (--in-a, --in-b) and --out. */
+/* The formats a file names against those of --in-format (--a-format, --b-format) and --out-format. */
 static int same_formats(const char *path, const struct probe_cases *c, const struct fpref_format *in,
 			const struct fpref_format *in_b, const struct fpref_format *out)
 {
@@ -57,7 +57,7 @@ int probe_cases_from_golden(const char *golden, const char *results, struct prob
 
 /* "# formats MODEL IN -> OUT" names the file's formats (IN is A*B for
  * two, as golden headers write it): they are taken where none were given,
- * and must agree where --in and --out were.  Other comment lines are
+ * and must agree where --in-format and --out-format were.  Other comment lines are
  * skipped. */
 static int formats_line(const struct cli_lines *lines, char **tok, int n, struct probe_cases *c)
 {
@@ -87,7 +87,7 @@ static int formats_line(const struct cli_lines *lines, char **tok, int n, struct
 static int dot_line(const struct cli_lines *lines, char **tok, int n, struct probe_cases *c)
 {
 	if (!c->have_formats) {
-		cli_fail("probe infer", "%s: no formats: give --in FMT --out FMT, or --golden G, or a '# formats' line", lines->name);
+		cli_fail("probe infer", "%s: no formats: give --in-format FMT --out-format FMT, or --golden G, or a '# formats' line", lines->name);
 		return CLI_EXIT_USAGE;
 	}
 	if (n % 2 || n < 4 || (c->K && (size_t)n != 2 * c->K + 2)) {

@@ -5,7 +5,7 @@
  * one MANIFEST that a serial run writes, byte for byte.  The other ranks
  * compute.  A killed run leaves only whole chunk files; --resume keeps them.
  *
- *   mpirun -n N fpref-sweep-mpi CAMPAIGN --out DIR [--resume]
+ *   mpirun -n N fpref-sweep-mpi CAMPAIGN --out-dir DIR [--resume]
  *
  * FPREF_SWEEP_MPI_KILL=R:K (for tests/sweep-mpi.sh) makes worker rank R
  * send itself SIGKILL when its K-th chunk arrives: a rank dying midway, at
@@ -31,7 +31,7 @@ static int usage(int rank, const char *fmt, const char *token)
 	if (rank == 0) {
 		fprintf(stderr, "fpref-sweep-mpi: ");
 		fprintf(stderr, fmt, token);
-		fprintf(stderr, "\nusage: mpirun -n N fpref-sweep-mpi CAMPAIGN --out DIR [--resume]\n");
+		fprintf(stderr, "\nusage: mpirun -n N fpref-sweep-mpi CAMPAIGN --out-dir DIR [--resume]\n");
 	}
 	return 2;
 }
@@ -172,8 +172,15 @@ int main(int argc, char **argv)
 	bool resume = false;
 	int status = 0;
 	for (int i = 1; i < argc && status == 0; i++) {
-		if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+		if ((strcmp(argv[i], "--out-dir") == 0 || strcmp(argv[i], "-o") == 0) && i + 1 < argc)
 			out = argv[++i];
+		else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+			/* the old spelling, as fpref sweep reads it (docs/vocabulary.md) */
+			if (rank == 0)
+				fprintf(stderr, "fpref-sweep-mpi: note: --out is now --out-dir (the old spelling still works; "
+						"docs/vocabulary.md)\n");
+			out = argv[++i];
+		}
 		else if (strcmp(argv[i], "--resume") == 0)
 			resume = true;
 		else if (argv[i][0] != '-' && !campaign)
@@ -182,7 +189,7 @@ int main(int argc, char **argv)
 			status = usage(rank, "unexpected argument '%s'", argv[i]);
 	}
 	if (status == 0 && (!campaign || !out))
-		status = usage(rank, "%s", "a CAMPAIGN and --out DIR are needed");
+		status = usage(rank, "%s", "a CAMPAIGN and --out-dir DIR are needed");
 	char path[1024], err[2048];
 	struct fpref_golden_suite s = { .njobs = 0 };
 	if (status == 0 && sweep_find_campaign(campaign, path, sizeof path) != 0)

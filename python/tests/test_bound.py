@@ -19,15 +19,15 @@ CASES = [
     ([3.0, -1.0, 0.125, -0.125] * 8, [1.0, 2.0, 1.0, 1.0] * 8, 8.0),
     ([1.5, 2.0 ** -6, -2.0 ** -6, 0.5, 0.25, -0.25], [1.0] * 6, 2.0),
 ]
-MODELS = [("h100", {}), ("a100", {"inp": "bf16"}), ("v100", {"inp": "f16"}), ("h100-wgmma", {}), ("ada", {}),
+MODELS = [("h100", {}), ("a100", {"in_format": "bf16"}), ("v100", {"in_format": "f16"}), ("h100-wgmma", {}), ("ada", {}),
           ("h100", {"promote": 2}), ("generic", {"block": 4, "frac": 10}), ("recursive", {}), ("pairwise", {}),
           ("blocked", {"block": 2}), ("fma-chain", {})]
 
 
 def _cli_args(model, kw):
-    args = ["--model", model, "--in", kw.get("inp", "e4m3")]
+    args = ["--model", model, "--in", kw.get("in_format", "e4m3")]
     for k, v in kw.items():
-        if k == "inp":
+        if k == "in_format":
             continue
         args += [f"--{k}", str(v)]
     return args
@@ -37,10 +37,10 @@ def _cli_args(model, kw):
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_bound_matches_cli(cli_json, tmp_path, model, kw, case):
     a, b, exact = CASES[case]
-    inp = kw.get("inp", "e4m3")
+    inp = kw.get("in_format", "e4m3")
     A = fpref.convert([a], inp)
     B = fpref.convert(np.array([b]).T, inp)
-    assert fpref.decode(fpref.gemm(A, B, model="exact", inp=inp, out="f64"), "f64")[0, 0] == exact
+    assert fpref.decode(fpref.gemm(A, B, model="exact", in_format=inp, out_format="f64"), "f64")[0, 0] == exact
     np.save(tmp_path / "a.npy", A)
     np.save(tmp_path / "b.npy", B)
     got = fpref.bound(A, B, model=model, **kw)
@@ -54,10 +54,10 @@ def test_bound_matches_cli(cli_json, tmp_path, model, kw, case):
 def test_bound_holds_on_random_matrices():
     rng = np.random.default_rng(3)
     for model, kw in MODELS:
-        inp = kw.get("inp", "e4m3")
+        inp = kw.get("in_format", "e4m3")
         A = fpref.convert(rng.standard_normal((6, 40)), inp)
         B = fpref.convert(rng.standard_normal((40, 5)), inp)
-        exact = fpref.decode(fpref.gemm(A, B, model="exact", inp=inp, out="f64"), "f64")
+        exact = fpref.decode(fpref.gemm(A, B, model="exact", in_format=inp, out_format="f64"), "f64")
         D = fpref.decode(fpref.gemm(A, B, model=model, **kw), "f32")
         bnd = fpref.bound(A, B, model=model, **kw)
         assert np.all(np.isfinite(bnd)) and np.all(bnd > 0), model
@@ -77,7 +77,7 @@ def test_bound_with_c_matches_gemm_shape():
     A = fpref.convert(np.ones((3, 4)), "bf16")
     B = fpref.convert(np.ones((4, 2)), "bf16")
     C = fpref.convert(np.full((3, 2), 0.5), "f32")
-    assert fpref.bound(A, B, C, model="a100", inp="bf16").shape == (3, 2)
+    assert fpref.bound(A, B, C, model="a100", in_format="bf16").shape == (3, 2)
 
 
 def test_bound_bad_arguments():
@@ -90,7 +90,7 @@ def test_bound_bad_arguments():
     with pytest.raises(ValueError, match="promote"):
         fpref.bound(A, B, model="h100", promote=0)
     with pytest.raises(ValueError, match="unknown|float9"):
-        fpref.bound(A, B, inp="float9")
+        fpref.bound(A, B, in_format="float9")
 
 
 def test_bound_block_scaled_matches_cli(cli_json, tmp_path):

@@ -70,8 +70,8 @@ def test_float_sources_are_their_own_format():
 
 
 def test_integer_codes_with_frm():
-    assert fpref.convert([0x3C00, 0xBC00], "f32", frm="f16").tolist() == [0x3F800000, 0xBF800000]
-    assert fpref.convert(np.array([0x7E], np.uint8), "f32", frm="e4m3").tolist() == [0x43E00000]
+    assert fpref.convert([0x3C00, 0xBC00], "f32", from_="f16").tolist() == [0x3F800000, 0xBF800000]
+    assert fpref.convert(np.array([0x7E], np.uint8), "f32", from_="e4m3").tolist() == [0x43E00000]
 
 
 def test_non_contiguous_and_big_endian():
@@ -123,8 +123,8 @@ def test_sr_instruction_bits_match_cli(cli, mode, to, bits):
     x = f32_edge_and_random(300, seed=5)
     if frm == "f16":
         x = fpref.convert(x.view(np.float32), "f16")
-    codes = fpref.convert(x, to, frm=frm, round=mode, sr_bits=bits)
-    ref = fpref.convert(x, to, frm=frm, round=mode, sr_bits=bits, engine="ref")
+    codes = fpref.convert(x, to, from_=frm, round=mode, sr_bits=bits)
+    ref = fpref.convert(x, to, from_=frm, round=mode, sr_bits=bits, engine="ref")
     assert codes.tolist() == ref.tolist()
     rows = cli(["convert", "--from", frm, "--to", to, "--round", mode, "--sr-bits", bits],
                [f"{v:0{2 * x.dtype.itemsize}X}" for v in x.tolist()])
@@ -138,8 +138,8 @@ def test_sr_bits_plain_sr_and_explain():
     assert fpref.convert(x, "e4m3", round="sr", sr_bits="seed=11").tolist() == \
         fpref.convert(x, "e4m3", round="sr", sr_seed=11).tolist()
     assert fpref.explain("1.03125", "e4m3", round="sr", sr_bits="2:3").hex == "39"
-    assert fpref.op("add", [0x38], [0x08], fmt="e4m3", round="sr", sr_bits="2:3").tolist() == \
-        fpref.op("add", [0x38], [0x08], fmt="e4m3", round="sr", sr_bits="2:3", engine="ref").tolist()
+    assert fpref.op("add", [0x38], [0x08], format="e4m3", round="sr", sr_bits="2:3").tolist() == \
+        fpref.op("add", [0x38], [0x08], format="e4m3", round="sr", sr_bits="2:3", engine="ref").tolist()
 
 
 def test_flags_and_profile_sat():
@@ -161,13 +161,13 @@ def test_flags_and_profile_sat():
     (lambda: fpref.convert([1.0], "e4m3", round="sr", sr_seed=1, sr_bits="0x3"), ValueError, "not both"),
     (lambda: fpref.convert([1.0], "e4m3", round="ptx-rs", sr_bits="philox=1:2:3:99"), ValueError, "ROUNDS"),
     (lambda: fpref.convert([1.0], "e4m3", round="sr", sr_bits=3), TypeError, "sr_bits"),
-    (lambda: fpref.convert([1, 2], "e4m3"), TypeError, "frm"),
-    (lambda: fpref.convert([300], "f32", frm="e4m3"), ValueError, "fit"),
-    (lambda: fpref.convert(np.float32([0.1]), "f16", frm="f16"), ValueError, r"\[0\] = .* is not a float16 value"),
-    (lambda: fpref.convert([0x7FC00001], "f32", frm="tf32"), ValueError, "invalid"),
+    (lambda: fpref.convert([1, 2], "e4m3"), TypeError, "from_"),
+    (lambda: fpref.convert([300], "f32", from_="e4m3"), ValueError, "fit"),
+    (lambda: fpref.convert(np.float32([0.1]), "f16", from_="f16"), ValueError, r"\[0\] = .* is not a float16 value"),
+    (lambda: fpref.convert([0x7FC00001], "f32", from_="tf32"), ValueError, "invalid"),
     (lambda: fpref.convert(np.array([b"\x00"], dtype="V1"), "f16"), (TypeError, ValueError), "dtype"),
     (lambda: fpref.convert(["1.5", "one"], "f16"), ValueError, "element 1"),
-    (lambda: fpref.convert(["1.5"], "f16", frm="f32"), ValueError, "strings"),
+    (lambda: fpref.convert(["1.5"], "f16", from_="f32"), ValueError, "strings"),
     (lambda: fpref.convert([1.0], 5), TypeError, "format"),
 ])
 def test_bad_arguments(call, exc, words):
@@ -199,8 +199,8 @@ def test_pre_scale():
     x = f32_edge_and_random(300, seed=8)
     for code in (0, 120, 126, 131, 255):
         for mode, bits in ((None, None), ("amd-sr", "seed=3")):
-            emu = fpref.convert(x, "e4m3", frm="f32", round=mode, sr_bits=bits, pre_scale=code)
-            ref = fpref.convert(x, "e4m3", frm="f32", round=mode, sr_bits=bits, pre_scale=code, engine="ref")
+            emu = fpref.convert(x, "e4m3", from_="f32", round=mode, sr_bits=bits, pre_scale=code)
+            ref = fpref.convert(x, "e4m3", from_="f32", round=mode, sr_bits=bits, pre_scale=code, engine="ref")
             assert emu.tolist() == ref.tolist()
     e = fpref.explain("4", "e4m3", pre_scale=128)
     assert e.hex == "40"

@@ -31,9 +31,9 @@ def test_decode_rejects_invalid_patterns():
 
 
 def test_decode_needs_a_format_for_integers():
-    with pytest.raises(TypeError, match="fmt=FMT"):
+    with pytest.raises(TypeError, match="format=FMT"):
         fpref.decode([1, 2])
-    with pytest.raises(ValueError, match=r"is not a float16 value: give values fmt='f16' holds exactly"):
+    with pytest.raises(ValueError, match=r"is not a float16 value: give values format='f16' holds exactly"):
         fpref.decode(np.float32([0.1]), "f16")
     # a float array of the format's values is read as those values (issue 34)
     assert fpref.decode(np.float32([1.5, -0.0]), "f16").tolist() == [1.5, -0.0]

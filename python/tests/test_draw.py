@@ -55,10 +55,10 @@ BATTERY = [["numberline", f] for f in (
     ["rounding", "1e-9", "--to", "e4m3", "--ftz"],
     ["rounding", "-1e-3", "--to", "e5m2", "--round", "rdn", "--daz"],
     ["formats"],
-    ["promotion", "--model", "h100", "--promote", "128", "--in", "e4m3"],
-    ["promotion", "--model", "h100", "--promote", "128", "--in", "e4m3", "--ks", "64,128", "--size", "4x4", "--dist",
+    ["promotion", "--model", "h100", "--promote", "128", "--in-format", "e4m3"],
+    ["promotion", "--model", "h100", "--promote", "128", "--in-format", "e4m3", "--ks", "64,128", "--size", "4x4", "--dist",
      "normal", "--seed", "3"],
-    ["promotion", "--model", "generic", "--block", "32", "--frac", "13", "--promote", "64", "--in", "e5m2", "--ks",
+    ["promotion", "--model", "generic", "--block", "32", "--frac", "13", "--promote", "64", "--in-format", "e5m2", "--ks",
      "32,64,128"],
     ["pytorch-tf32"],
     ["pytorch-tf32", "--ks", "8,16", "--dist", "uniform", "--seed", "2"],
@@ -66,7 +66,7 @@ BATTERY = [["numberline", f] for f in (
 
 # the command's options and the keywords of fpref.draw they become (a flag: True)
 OPTIONS = {"--to": "to", "--range": "range", "--at": "at", "--window": "window", "--round": "round",
-           "--overflow": "overflow", "--sr-bits": "sr_bits", "--model": "model", "--in": "inp", "--ks": "ks",
+           "--overflow": "overflow", "--sr-bits": "sr_bits", "--model": "model", "--in-format": "in_format", "--ks": "ks",
            "--size": "size", "--dist": "dist", "--seed": "seed", "--promote": "promote", "--block": "block",
            "--frac": "frac"}
 COUNTS = ("promote", "block", "frac")  # integers in Python
@@ -92,7 +92,7 @@ def as_call(args):
 
 def command(args):
     """fpref draw ARGS --out -: (exit status, SVG text, message)."""
-    r = subprocess.run([CLI, "draw"] + list(args) + ["--out", "-"], capture_output=True, text=True)
+    r = subprocess.run([CLI, "draw"] + list(args) + ["--out-file", "-"], capture_output=True, text=True)
     return r.returncode, r.stdout, r.stderr
 
 
@@ -106,7 +106,7 @@ def test_draw_same_bytes_as_the_command(cli, args):
 
 def test_draw_writes_out(cli, tmp_path):
     path = tmp_path / "r.svg"
-    svg = fpref.draw("rounding", "465", to="e4m3", out=str(path))
+    svg = fpref.draw("rounding", "465", to="e4m3", out_file=str(path))
     assert path.read_text() == svg == command(["rounding", "465", "--to", "e4m3"])[1]
     assert list(tmp_path.iterdir()) == [path]  # nothing beside it
 
@@ -144,9 +144,9 @@ BAD = [
     ["rounding", "0", "--to", "e4m3"],
     ["rounding", "nan", "--to", "e4m3"],
     ["rounding", "abc", "--to", "e4m3"],
-    ["promotion", "--model", "h100", "--promote", "128", "--in", "e4m3", "--ks", "5"],
-    ["promotion", "--model", "h100", "--promote", "128", "--in", "e4m3", "--size", "0x3"],
-    ["promotion", "--model", "h100", "--promote", "128", "--in", "e4m3", "--dist", "cauchy"],
+    ["promotion", "--model", "h100", "--promote", "128", "--in-format", "e4m3", "--ks", "5"],
+    ["promotion", "--model", "h100", "--promote", "128", "--in-format", "e4m3", "--size", "0x3"],
+    ["promotion", "--model", "h100", "--promote", "128", "--in-format", "e4m3", "--dist", "cauchy"],
     ["pytorch-tf32", "--ks", "16,1024"],
     ["pytorch-tf32", "--seed", "-1"],
 ]
@@ -181,7 +181,7 @@ def test_draw_refusals(tmp_path):
         fpref.draw("histogram")
     with pytest.raises(ValueError, match="fpref draw gemm"):
         fpref.draw("gemm")
-    with pytest.raises(TypeError, match="needs model=, promote= and inp="):
+    with pytest.raises(TypeError, match="needs model=, promote= and in_format="):
         fpref.draw("promotion", model="h100")
     with pytest.raises(TypeError, match="ks= is promotion's keyword, not rounding's"):
         fpref.draw("rounding", "1", to="e4m3", ks=[1, 2])
@@ -193,5 +193,5 @@ def test_draw_refusals(tmp_path):
         fpref.draw("numberline", "e9m9")
     bad = tmp_path / "no" / "x.svg"
     with pytest.raises(OSError):
-        fpref.draw("formats", out=str(bad))
+        fpref.draw("formats", out_file=str(bad))
     assert not bad.parent.exists()

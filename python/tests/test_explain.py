@@ -47,8 +47,8 @@ def test_explain_value_kinds():
     a = fpref.explain(0.1, "bf16")
     assert a.exact == "0.1000000000000000055511151231257827021181583404541015625"
     assert fpref.explain(np.float32(0.1), "bf16").exact != a.exact
-    assert fpref.explain("3c00", "e4m3", frm="f16").hex == "38"
-    assert fpref.explain(0x3C00, "e4m3", frm="f16").hex == "38"
+    assert fpref.explain("3c00", "e4m3", from_="f16").hex == "38"
+    assert fpref.explain(0x3C00, "e4m3", from_="f16").hex == "38"
     assert fpref.explain(465, "e4m3").hex == "7F"
 
 

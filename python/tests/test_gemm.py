@@ -28,21 +28,21 @@ def test_every_preset_matches_cli_dot(cli, gpu, inp, out):
     model = next(m for m in fpref.models() if m["gpu"] == gpu and inp in m["inputs"].split(","))
     if out == "f16" and inp not in model["fp16_inputs"].split(","):
         with pytest.raises(ValueError, match="output"):
-            fpref.gemm(np.zeros((1, 1), np.uint64), np.zeros((1, 1), np.uint64), model=gpu, inp=inp, out=out)
+            fpref.gemm(np.zeros((1, 1), np.uint64), np.zeros((1, 1), np.uint64), model=gpu, in_format=inp, out_format=out)
         return
     A, B = _random(inp, (3, 40), 1), _random(inp, (40, 2), 2)
     C = fpref.convert(np.random.default_rng(3).standard_normal((3, 2)), out)
-    D = fpref.gemm(A, B, C, model=gpu, inp=inp, out=out)
+    D = fpref.gemm(A, B, C, model=gpu, in_format=inp, out_format=out)
     assert D.dtype == (np.uint32 if out == "f32" else np.uint16)
     assert D.tolist() == _cli_dot(cli, ["--model", gpu], inp, out, A, B, C).tolist()
-    fpref.testing.assert_matches_model(D, A, B, C, model=gpu, inp=inp, out=out)
+    fpref.testing.assert_matches_model(D, A, B, C, model=gpu, in_format=inp, out_format=out)
 
 
 @pytest.mark.parametrize("block, frac, floor, final", [(4, 24, None, "rtz"), (16, 25, -130, "rne"), (1, 3, None, "rtz")])
 def test_generic_model_matches_cli(cli, block, frac, floor, final):
     A, B = _random("bf16", (2, 33), 4), _random("bf16", (33, 3), 5)
     C = np.zeros((2, 3), np.uint32)
-    D = fpref.gemm(A, B, model="generic", inp="bf16", block=block, frac=frac, floor=floor, final=final)
+    D = fpref.gemm(A, B, model="generic", in_format="bf16", block=block, frac=frac, floor=floor, final=final)
     args = ["--model", "generic", "--block", str(block), "--frac", str(frac), "--final", final]
     if floor is not None:
         args += ["--floor", str(floor)]
@@ -57,11 +57,11 @@ def test_promote_matches_cli(cli):
 
 
 @pytest.mark.parametrize("kw", [dict(model="h100"), dict(model="h100-wgmma", promote=32), dict(model="pairwise"),
-                                dict(model="exact", out="bf16"), dict(model="generic", block=8, frac=20),
-                                dict(model="h100", out="f16"), dict(model="blocked", block=4, round="rtz")])
+                                dict(model="exact", out_format="bf16"), dict(model="generic", block=8, frac=20),
+                                dict(model="h100", out_format="f16"), dict(model="blocked", block=4, round="rtz")])
 def test_dot_rows_are_gemm_elements(kw):
     a, b = _random("e4m3", (5, 70), 13), _random("e4m3", (5, 70), 14)
-    out = kw.get("out", "f32")
+    out = kw.get("out_format", "f32")
     c = fpref.convert(np.random.default_rng(15).standard_normal(5), out)
     d = fpref.dot(a, b, c, **kw)
     for i in range(5):
@@ -83,8 +83,8 @@ def test_dot_is_gemm_per_row():
 def test_gemm_takes_float_and_ml_dtypes_arrays():
     A = np.array([[1.0, 2.0]], np.float16)
     B = np.array([[3.0], [4.0]], np.float16)
-    assert fpref.decode(fpref.gemm(A, B, model="v100", inp="f16"), "f32").tolist() == [[11.0]]
-    assert fpref.gemm(A, B, model="v100", inp="f16", as_ml_dtypes=True).dtype == np.float32
+    assert fpref.decode(fpref.gemm(A, B, model="v100", in_format="f16"), "f32").tolist() == [[11.0]]
+    assert fpref.gemm(A, B, model="v100", in_format="f16", as_ml_dtypes=True).dtype == np.float32
 
 
 @pytest.mark.parametrize("kw, words", [
@@ -93,12 +93,12 @@ def test_gemm_takes_float_and_ml_dtypes_arrays():
     (dict(model="generic"), "block"),
     (dict(model="h100", frac=3), "generic"),
     (dict(model="h100", block=8), "part of"),
-    (dict(model="h100", promote=4, out="f16"), "output|float32"),
-    (dict(model="generic", block=4, frac=24, inp="f32"), "10 fraction bits"),
+    (dict(model="h100", promote=4, out_format="f16"), "output|float32"),
+    (dict(model="generic", block=4, frac=24, in_format="f32"), "10 fraction bits"),
     (dict(model="h100", promote=0), "promote"),
     (dict(model="pairwise", promote=4), "tensor-core"),
     (dict(model="h100", round="rtz"), "plain orders"),
-    (dict(model="exact", out="custom:e11m60"), "fit|fraction bits"),
+    (dict(model="exact", out_format="custom:e11m60"), "fit|fraction bits"),
 ])
 def test_gemm_bad_arguments(kw, words):
     A = np.zeros((2, 4), np.uint8)
@@ -124,14 +124,14 @@ def test_gemm_shape_errors():
 def test_plain_orders_match_cli_dot(cli, model, extra, out):
     A, B = _random("e4m3", (3, 37), 10), _random("e4m3", (37, 2), 11)
     C = fpref.convert(np.random.default_rng(12).standard_normal((3, 2)), out)
-    D = fpref.gemm(A, B, C, model=model, out=out, **extra)
+    D = fpref.gemm(A, B, C, model=model, out_format=out, **extra)
     args = ["--model", model]
     if "block" in extra:
         args += ["--block", str(extra["block"])]
     if "round" in extra:
         args += ["--round", extra["round"]]
     assert D.tolist() == _cli_dot(cli, args, "e4m3", out, A, B, C).tolist()
-    fpref.testing.assert_matches_model(D, A, B, C, model=model, out=out, **extra)
+    fpref.testing.assert_matches_model(D, A, B, C, model=model, out_format=out, **extra)
 
 
 def test_dot_block_scales_by_hand():
@@ -141,14 +141,14 @@ def test_dot_block_scales_by_hand():
     # (3F7FFFF0), as tests/cli.sh works it for fpref dot --scale-a
     one = fpref.convert([1.0], "e4m3")
     c = np.array(0xB5800000, np.uint32)
-    kw = dict(model="mfma-cdna4-scale", inp="e4m3")
+    kw = dict(model="mfma-cdna4-scale", in_format="e4m3")
     assert int(fpref.dot(one, one, c, scale_a=32.0, **kw)) == 0x41FFFFFF
     assert int(fpref.dot(one, one, c, scale_a=np.array([132], np.uint8), **kw)) == 0x41FFFFFF
     assert int(fpref.dot(one, one, c, **kw)) == 0x3F7FFFF0
     assert int(fpref.dot(one, one, c, scale_a=1.0, **kw)) == 0x3F7FFFF0
     # tcgen05-mxf4nvf4, e2m1 1 * 1 with UE4M3 scales 1.5 and 1.5: 2.25
     e = fpref.convert([1.0], "e2m1")
-    assert int(fpref.dot(e, e, model="tcgen05-mxf4nvf4", inp="e2m1", scale_a=1.5, scale_b=1.5, scale_every=16,
+    assert int(fpref.dot(e, e, model="tcgen05-mxf4nvf4", in_format="e2m1", scale_a=1.5, scale_b=1.5, scale_every=16,
                          scale_format="e4m3")) == 0x40100000
 
 
@@ -170,7 +170,7 @@ def test_dot_block_scales_match_cli(cli, model, inp):
     a, b = _random(inp, (4, 70), 21), _random(inp, (4, 70), 22)
     c = fpref.convert(np.random.default_rng(23).standard_normal(4), "f32")
     sa, sb = np.array([120, 131, 127], np.uint8), np.array([127, 0x7F - 9, 140], np.uint8)
-    d = fpref.dot(a, b, c, model=model, inp=inp, scale_a=sa, scale_b=sb)
+    d = fpref.dot(a, b, c, model=model, in_format=inp, scale_a=sa, scale_b=sb)
     lines = [" ".join(fpref.hex_codes(a[i], inp) + fpref.hex_codes(b[i], inp) + fpref.hex_codes([c[i]], "f32"))
              for i in range(4)]
     rows = cli(["dot", "--model", model, "--in", inp, "--scale-a", ",".join(f"0x{x:02X}" for x in sa),
@@ -197,15 +197,15 @@ def test_gemm_block_scales_match_dot(model, inp, sf, every):
     A, B = _random(inp, (3, K), 31), _random(inp, (K, 4), 32)
     C = fpref.convert(np.random.default_rng(33).standard_normal((3, 4)), "f32")
     sa, sb = _random_scales(sf, (3, 3), 34), _random_scales(sf, (3, 4), 35)
-    D = fpref.gemm(A, B, C, model=model, inp=inp, scale_a=sa, scale_b=sb, scale_every=every, scale_format=sf)
+    D = fpref.gemm(A, B, C, model=model, in_format=inp, scale_a=sa, scale_b=sb, scale_every=every, scale_format=sf)
     for i in range(3):
         for j in range(4):
-            d = fpref.dot(A[i], B[:, j], C[i, j], model=model, inp=inp, scale_a=sa[i], scale_b=sb[:, j],
+            d = fpref.dot(A[i], B[:, j], C[i, j], model=model, in_format=inp, scale_a=sa[i], scale_b=sb[:, j],
                           scale_every=every, scale_format=sf)
             assert int(D[i, j]) == int(d), (i, j)
     # unit scales are the unscaled product; scales change it
-    ones = fpref.gemm(A, B, C, model=model, inp=inp, scale_a=1.0, scale_every=every, scale_format=sf)
-    assert ones.tolist() == fpref.gemm(A, B, C, model=model, inp=inp).tolist()
+    ones = fpref.gemm(A, B, C, model=model, in_format=inp, scale_a=1.0, scale_every=every, scale_format=sf)
+    assert ones.tolist() == fpref.gemm(A, B, C, model=model, in_format=inp).tolist()
     assert D.tolist() != ones.tolist()
 
 
@@ -220,7 +220,7 @@ def test_gemm_block_scales_match_cli(cli, tmp_path, model, inp, sf, every):
          "--scale-a", str(tmp_path / "SA.npy"), "--scale-b", str(tmp_path / "SB.npy"), "--scale-every", str(every),
          "--scale-format", sf, "--threads", "3", "--save", str(tmp_path / "D.npy")])
     want = np.load(tmp_path / "D.npy").view(np.uint32)
-    D = fpref.gemm(A, B, model=model, inp=inp, scale_a=sa, scale_b=sb, scale_every=every, scale_format=sf)
+    D = fpref.gemm(A, B, model=model, in_format=inp, scale_a=sa, scale_b=sb, scale_every=every, scale_format=sf)
     assert D.tolist() == want.tolist()
 
 
@@ -232,7 +232,7 @@ def test_gemm_block_scales_by_hand():
     A = fpref.convert([[1.0] + [0.0] * 31], "e4m3")
     B = fpref.convert([[1.0]] + [[0.0]] * 31, "e4m3")
     C = np.array([[0x30800000]], np.uint32)
-    kw = dict(model="tcgen05-mxf8f6f4", inp="e4m3")
+    kw = dict(model="tcgen05-mxf8f6f4", in_format="e4m3")
     assert fpref.gemm(A, B, C, **kw).tolist() == [[0x3F800000]]
     assert fpref.gemm(A, B, C, scale_a=[[2.0**-10]], **kw).tolist() == [[0x3A800008]]
     assert fpref.gemm(A, B, C, scale_b=np.array([[117]], np.uint8), **kw).tolist() == [[0x3A800008]]
@@ -261,47 +261,47 @@ def test_gemm_block_scales_errors():
                                        (("e4m3", "e5m2"), 6.0), (["float8_e5m2", "float8_e4m3fn"], 3.0)])
 def test_mixed_pair_by_hand(inp, want):
     A, B = np.array([[0x3C]], np.uint8), np.array([[0x44]], np.uint8)
-    assert fpref.decode(fpref.gemm(A, B, model="h100-wgmma", inp=inp), "f32").tolist() == [[want]]
-    assert fpref.decode(fpref.dot(A[0], B[:, 0], model="h100-wgmma", inp=inp), "f32").tolist() == want
+    assert fpref.decode(fpref.gemm(A, B, model="h100-wgmma", in_format=inp), "f32").tolist() == [[want]]
+    assert fpref.decode(fpref.dot(A[0], B[:, 0], model="h100-wgmma", in_format=inp), "f32").tolist() == want
 
 
 @pytest.mark.parametrize("model", ["exact", "recursive", "h100", "tcgen05"])
 def test_mixed_pair_matches_cli(cli, model):
     A, B = _random("e5m2", (3, 64), 1), _random("e4m3", (64, 2), 2)
-    D = fpref.gemm(A, B, model=model, inp=("e5m2", "e4m3"))
+    D = fpref.gemm(A, B, model=model, in_format=("e5m2", "e4m3"))
     lines = [" ".join(fpref.hex_codes(A[i], "e5m2") + fpref.hex_codes(B[:, j], "e4m3") + ["0"])
              for i in range(3) for j in range(2)]
     rows = cli(["dot", "--in-a", "e5m2", "--in-b", "e4m3", "--model", model], lines)
     assert D.reshape(-1).tolist() == [int(r[-1], 16) for r in rows]
-    fpref.testing.assert_matches_model(D, A, B, model=model, inp=("e5m2", "e4m3"))
+    fpref.testing.assert_matches_model(D, A, B, model=model, in_format=("e5m2", "e4m3"))
     if model != "exact":
-        assert np.all(np.isfinite(fpref.bound(A, B, model=model, inp=("e5m2", "e4m3"))))
+        assert np.all(np.isfinite(fpref.bound(A, B, model=model, in_format=("e5m2", "e4m3"))))
 
 
 def test_mixed_pair_the_preset_does_not_take():
     A, B = np.zeros((1, 1), np.uint16), np.zeros((1, 1), np.uint8)
     with pytest.raises(ValueError, match=r"float16 x float8_e4m3fn.*float8_e5m2 x float8_e4m3fn"):
-        fpref.gemm(A, B, model="h100-wgmma", inp=("f16", "e4m3"))
+        fpref.gemm(A, B, model="h100-wgmma", in_format=("f16", "e4m3"))
     with pytest.raises(TypeError, match="pair"):
-        fpref.gemm(A, B, model="h100", inp=("e4m3",))
+        fpref.gemm(A, B, model="h100", in_format=("e4m3",))
 
 
 def test_ml_dtypes_of_two_formats():
     ml_dtypes = pytest.importorskip("ml_dtypes")
     A = np.array([[1.0]], ml_dtypes.float8_e5m2)
     B = np.array([[3.0]], ml_dtypes.float8_e4m3fn)
-    D = fpref.gemm(A, B, model="h100-wgmma", inp=("e5m2", "e4m3"))
+    D = fpref.gemm(A, B, model="h100-wgmma", in_format=("e5m2", "e4m3"))
     assert fpref.decode(D, "f32").tolist() == [[3.0]]
     # an E5M2 B where inp says E4M3: the error names inp, the caller's argument, never frm
     Bwrong = np.array([[4.0]], ml_dtypes.float8_e5m2)
-    for call in (lambda: fpref.gemm(A.astype(ml_dtypes.float8_e4m3fn), Bwrong, model="h100", inp="e4m3"),
-                 lambda: fpref.gemm(A, Bwrong, model="h100", inp=("e5m2", "e4m3")),
-                 lambda: fpref.dot(A[0], Bwrong[:, 0], model="h100", inp=("e5m2", "e4m3")),
-                 lambda: fpref.testing.assert_matches_model(D, A, Bwrong, model="h100", inp=("e5m2", "e4m3"))):
+    for call in (lambda: fpref.gemm(A.astype(ml_dtypes.float8_e4m3fn), Bwrong, model="h100", in_format="e4m3"),
+                 lambda: fpref.gemm(A, Bwrong, model="h100", in_format=("e5m2", "e4m3")),
+                 lambda: fpref.dot(A[0], Bwrong[:, 0], model="h100", in_format=("e5m2", "e4m3")),
+                 lambda: fpref.testing.assert_matches_model(D, A, Bwrong, model="h100", in_format=("e5m2", "e4m3"))):
         with pytest.raises(ValueError, match=r"^B is float8_e5m2, but inp(\[1\])?='e4m3' \(float8_e4m3fn\)$|"
                                              r"^b is float8_e5m2, but inp\[1\]='e4m3'") as e:
             call()
-        assert "frm" not in str(e.value)
+        assert "from_" not in str(e.value)
 
 
 def test_shape_chains_the_instructions_k(cli):
@@ -313,12 +313,12 @@ def test_shape_chains_the_instructions_k(cli):
     b = np.zeros((16, 1), np.uint16)
     a[0, :2], b[:2, 0] = 0x3C00, [0x3C00, 0xBC00]
     a[0, 8] = b[8, 0] = 0x0200
-    assert fpref.gemm(a, b, model="h100-mma", inp="f16").tolist() == [[0]]
-    assert fpref.gemm(a, b, model="h100-mma", inp="f16", shape="m16n8k8").tolist() == [[0x30800000]]
-    assert fpref.gemm(a, b, model="h100-mma", inp="f16", shape="m16n8k16").tolist() == [[0]]
-    assert fpref.dot(a[0], b[:, 0], model="h100-mma", inp="f16", shape="m16n8k8").tolist() == 0x30800000
+    assert fpref.gemm(a, b, model="h100-mma", in_format="f16").tolist() == [[0]]
+    assert fpref.gemm(a, b, model="h100-mma", in_format="f16", shape="m16n8k8").tolist() == [[0x30800000]]
+    assert fpref.gemm(a, b, model="h100-mma", in_format="f16", shape="m16n8k16").tolist() == [[0]]
+    assert fpref.dot(a[0], b[:, 0], model="h100-mma", in_format="f16", shape="m16n8k8").tolist() == 0x30800000
     # the bound follows the blocks (two roundings of a chain, not one), and holds on both
-    two, one = (fpref.bound(a, b, model="h100-mma", inp="f16", shape=s)[0, 0] for s in ("m16n8k8", None))
+    two, one = (fpref.bound(a, b, model="h100-mma", in_format="f16", shape=s)[0, 0] for s in ("m16n8k8", None))
     assert two != one and 2.0 ** -30 <= one and 0 <= two
     line = " ".join(f"{v:X}" for v in list(a[0]) + list(b[:, 0])) + " 0"
     rows = cli(["dot", "--model", "h100-mma", "--in", "f16", "--shape", "m16n8k8"], [line])
@@ -326,14 +326,14 @@ def test_shape_chains_the_instructions_k(cli):
 
 
 @pytest.mark.parametrize("kw, words", [
-    (dict(model="h100-mma", inp="f16", shape="m16n8k4"), "m16n8k8,m16n8k16"),
-    (dict(model="h100-mma", inp="e4m3", shape="m16n8k16"), "lowers"),
-    (dict(model="generic", block=8, frac=25, inp="f16", shape="m16n8k8"), "preset"),
-    (dict(model="h100-mma", inp="f16", shape=8), "instruction shape"),
+    (dict(model="h100-mma", in_format="f16", shape="m16n8k4"), "m16n8k8,m16n8k16"),
+    (dict(model="h100-mma", in_format="e4m3", shape="m16n8k16"), "lowers"),
+    (dict(model="generic", block=8, frac=25, in_format="f16", shape="m16n8k8"), "preset"),
+    (dict(model="h100-mma", in_format="f16", shape=8), "instruction shape"),
 ])
 def test_shape_refused(kw, words):
-    A = fpref.convert([[1.0] * 16], kw["inp"])
-    B = fpref.convert([[1.0]] * 16, kw["inp"])
+    A = fpref.convert([[1.0] * 16], kw["in_format"])
+    B = fpref.convert([[1.0]] * 16, kw["in_format"])
     with pytest.raises((ValueError, TypeError), match=words):
         fpref.gemm(A, B, **kw)
 
@@ -345,12 +345,12 @@ def test_traits_state_a_generic_models_conventions(cli):
     A = np.array([[0x8800, 0x8001, 0, 0], [0x7C00, 0xFC00, 0, 0]], np.uint16)
     B = np.array([[0x3C00, 0x3400, 0, 0], [0x3C00, 0x3C00, 0, 0]], np.uint16).T
     C = np.array([[0x0800, 0], [0, 0]], np.uint16)
-    kw = dict(model="generic", block=4, frac=23, floor=-19, final="rne", inp="f16", out="f16")
+    kw = dict(model="generic", block=4, frac=23, floor=-19, final="rne", in_format="f16", out_format="f16")
     plain = fpref.gemm(A, B, C, **kw)
     both = fpref.gemm(A, B, C, traits=["zero-positive", "nan-ones"], **kw)
     assert plain[0, 0] == 0x8000 and both[0, 0] == 0x0000
     assert plain[1, 1] == 0x7E00 and both[1, 1] == 0x7FFF
-    assert np.array_equal(both, fpref.gemm(A, B, C, model="v100", inp="f16", out="f16"))
+    assert np.array_equal(both, fpref.gemm(A, B, C, model="v100", in_format="f16", out_format="f16"))
     line = "8800 8001 0 0 3C00 3400 0 0 0800"
     rows = cli(["dot", "--model", "generic", "--block", "4", "--frac", "23", "--in", "f16", "--out", "f16", "--traits",
                 "zero-positive"], [line])
@@ -358,15 +358,15 @@ def test_traits_state_a_generic_models_conventions(cli):
     with pytest.raises(ValueError, match="unknown trait 'bogus'"):
         fpref.gemm(A, B, C, traits=["bogus"], **kw)
     with pytest.raises(ValueError, match="traits describe model='generic'"):
-        fpref.gemm(A, B, model="v100", inp="f16", traits=["nan-ones"])
+        fpref.gemm(A, B, model="v100", in_format="f16", traits=["nan-ones"])
     with pytest.raises(TypeError, match="list of names"):
         fpref.gemm(A, B, C, traits="nan-ones", **kw)
 
 
 VERIFY_CASES = [
     (dict(model="h100"), "e4m3", "exact", None),
-    (dict(model="h100-wgmma", inp=("e5m2", "e4m3")), ("e5m2", "e4m3"), "h100-wgmma", "3ulp"),
-    (dict(model="a100", inp="bf16"), "bf16", "recursive", "1e-3rel"),
+    (dict(model="h100-wgmma", in_format=("e5m2", "e4m3")), ("e5m2", "e4m3"), "h100-wgmma", "3ulp"),
+    (dict(model="a100", in_format="bf16"), "bf16", "recursive", "1e-3rel"),
     (dict(model="tcgen05-mxf8f6f4", scale_a=[[2.0, 0.5]] * 6, scale_b=[[1.0] * 5, [4.0] * 5]), "e4m3",
      "tcgen05-mxf8f6f4", None),
 ]
@@ -384,7 +384,7 @@ def test_verify_gemm_matches_cli(cli_json, tmp_path, kw, inp, kernel, tol):
         D = fpref.gemm(A, B, **kw)
         D[1, 2] ^= 3
     else:
-        D = fpref.gemm(A, B, model=kernel, inp=kw.get("inp", inp))
+        D = fpref.gemm(A, B, model=kernel, in_format=kw.get("in_format", inp))
     got = fpref.verify_gemm(D, A, B, tolerance=tol, show=4, **kw)
     for name, x in (("a", A), ("b", B), ("d", D)):
         np.save(tmp_path / f"{name}.npy", x)
@@ -415,3 +415,31 @@ def test_verify_gemm_bad_arguments():
         fpref.verify_gemm(np.zeros((1, 1), np.float32), A, B, tolerance="2 bits")
     with pytest.raises(ValueError, match="threads"):
         fpref.verify_gemm(np.zeros((1, 1), np.float32), A, B, threads=0)
+
+
+def test_traits_zero_alignment():
+    """traits= for issue 37's classes A1 and A2, tcgen05's parameters as a
+    generic model (16, 25, no floor, rtz; worked in tests/check_tc_model.c):
+    each trait gives the independent model's answer, off fpref's."""
+    kw = dict(model="generic", block=16, frac=25, final="rtz")
+    A = np.array([[0x0000] + [0] * 15], np.uint16)
+    B = np.array([[0x7800] + [0] * 15], np.uint16).T
+    C = np.array([[0x00800001]], np.uint32)
+    assert fpref.gemm(A, B, C, inp="f16", **kw)[0, 0] == 0x00800001
+    assert fpref.gemm(A, B, C, inp="f16", traits=["zero-operand-aligns"], **kw)[0, 0] == 0x00800000
+    A = np.array([[0x19C0] * 8 + [0] * 8], np.uint16)
+    B = np.array([[0x1980] * 8 + [0] * 8], np.uint16).T
+    assert fpref.gemm(A, B, inp="bf16", **kw)[0, 0] == 0x00000001
+    assert fpref.gemm(A, B, inp="bf16", traits=["zero-c-aligns"], **kw)[0, 0] == 0x00000000
+
+
+def test_fma_chain_presets():
+    """dmma and CDNA's FP32/FP64 instructions are FMA chains with C and D in
+    the input format: (1 + 2^-52)^2 - (1 + 2^-51) = 2^-104 only unrounded
+    (tests/check_tc_model.c works it); another output is refused."""
+    A = np.array([[0x3FF0000000000001]], np.uint64)
+    C = np.array([[0xBFF0000000000002]], np.uint64)
+    assert fpref.gemm(A, A, C, model="dmma", inp="f64", out="f64")[0, 0] == 0x3970000000000000
+    assert fpref.gemm(A, A, C, model="mi300x", inp="f64", out="f64", shape="16x16x4")[0, 0] == 0x3970000000000000
+    with pytest.raises(ValueError, match="accumulates in float64"):
+        fpref.gemm(A, A, model="dmma", inp="f64", out="f32")

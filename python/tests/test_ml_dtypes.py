@@ -47,7 +47,7 @@ def test_ml_dtypes_arrays_are_read_as_their_format(name):
     same = (got == want) | (np.isnan(got) & np.isnan(want))
     assert np.all(same)
     assert np.array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))
-    assert fpref.convert(arr, "f32").tolist() == fpref.convert(codes, "f32", frm=name).tolist()
+    assert fpref.convert(arr, "f32").tolist() == fpref.convert(codes, "f32", from_=name).tolist()
 
 
 @pytest.mark.parametrize("name", ["int2", "uint2", "int4", "uint4"])

@@ -20,8 +20,8 @@ def _operands(fmt, n, arity, seed):
 def test_op_matches_cli_and_oracle(cli, fmt, name):
     arity = 1 if name in UNARY else 3 if name == "fma" else 2
     ins = _operands(fmt, 300, arity, seed=hash((fmt, name)) % 1000)
-    got, flags = fpref.op(name, *ins, fmt=fmt, return_flags=True)
-    ref, rflags = fpref.op(name, *ins, fmt=fmt, return_flags=True, engine="ref")
+    got, flags = fpref.op(name, *ins, format=fmt, return_flags=True)
+    ref, rflags = fpref.op(name, *ins, format=fmt, return_flags=True, engine="ref")
     assert got.tolist() == ref.tolist() and flags.tolist() == rflags.tolist()
     lines = [" ".join(fpref.hex_codes([v[i] for v in ins], fmt)) for i in range(ins[0].size)]
     rows = cli(["op", name, "--fmt", fmt], lines)
@@ -33,21 +33,21 @@ def test_op_matches_cli_and_oracle(cli, fmt, name):
 def test_op_environment_and_broadcast():
     one = fpref.convert([1.0], "e4m3")
     tiny = fpref.convert([2.0 ** -9], "e4m3")
-    assert fpref.op("add", one, tiny, fmt="e4m3").tolist() == [0x38]
-    assert fpref.op("add", one, tiny, fmt="e4m3", round="rup").tolist() == [0x39]
-    out = fpref.op("mul", fpref.convert([[1.0], [2.0]], "f16"), fpref.convert([1.0, 3.0], "f16"), fmt="f16")
+    assert fpref.op("add", one, tiny, format="e4m3").tolist() == [0x38]
+    assert fpref.op("add", one, tiny, format="e4m3", round="rup").tolist() == [0x39]
+    out = fpref.op("mul", fpref.convert([[1.0], [2.0]], "f16"), fpref.convert([1.0, 3.0], "f16"), format="f16")
     assert fpref.decode(out, "f16").tolist() == [[1.0, 3.0], [2.0, 6.0]]
-    assert fpref.op("add", np.float16([1.0]), np.float16([2.0]), fmt="f16").tolist() == [0x4200]
+    assert fpref.op("add", np.float16([1.0]), np.float16([2.0]), format="f16").tolist() == [0x4200]
 
 
 @pytest.mark.parametrize("call, exc, words", [
-    (lambda: fpref.op("pow", [1], [1], fmt="f16"), ValueError, "unknown operation"),
-    (lambda: fpref.op("add", [1], fmt="f16"), TypeError, "operand"),
-    (lambda: fpref.op("sqrt", [1], [1], fmt="f16"), TypeError, "operand"),
-    (lambda: fpref.op("add", [1, 2], [1, 2, 3], fmt="f16"), ValueError, "broadcast"),
-    (lambda: fpref.op("add", [1], [1], fmt="f16", round="up"), ValueError, "rounding"),
-    (lambda: fpref.op("add", [1], [1], fmt="custom:e2m60"), ValueError, "fraction bits"),
-    (lambda: fpref.op("add", [1], [1], fmt="nope"), ValueError, "nope"),
+    (lambda: fpref.op("pow", [1], [1], format="f16"), ValueError, "unknown operation"),
+    (lambda: fpref.op("add", [1], format="f16"), TypeError, "operand"),
+    (lambda: fpref.op("sqrt", [1], [1], format="f16"), TypeError, "operand"),
+    (lambda: fpref.op("add", [1, 2], [1, 2, 3], format="f16"), ValueError, "broadcast"),
+    (lambda: fpref.op("add", [1], [1], format="f16", round="up"), ValueError, "rounding"),
+    (lambda: fpref.op("add", [1], [1], format="custom:e2m60"), ValueError, "fraction bits"),
+    (lambda: fpref.op("add", [1], [1], format="nope"), ValueError, "nope"),
 ])
 def test_op_bad_arguments(call, exc, words):
     with pytest.raises(exc, match=words):
@@ -60,6 +60,6 @@ def test_op_environments_engines_agree(env):
     ins = _operands("e5m2", 500, 3, seed=9)
     for name in ("add", "mul", "div", "fma", "sqrt"):
         arity = {"sqrt": 1, "fma": 3}.get(name, 2)
-        emu = fpref.op(name, *ins[:arity], fmt="e5m2", return_flags=True, **env)
-        ref = fpref.op(name, *ins[:arity], fmt="e5m2", return_flags=True, engine="ref", **env)
+        emu = fpref.op(name, *ins[:arity], format="e5m2", return_flags=True, **env)
+        ref = fpref.op(name, *ins[:arity], format="e5m2", return_flags=True, engine="ref", **env)
         assert emu[0].tolist() == ref[0].tolist() and emu[1].tolist() == ref[1].tolist(), name

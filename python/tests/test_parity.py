@@ -29,8 +29,8 @@ def test_overflow_changes_the_answer():
     a = fpref.convert(inf, "binary8p3se", overflow="satfinite").tolist()
     b = fpref.convert(inf, "binary8p3se", overflow="ieee").tolist()
     assert a != b
-    assert fpref.op("mul", [0x70], [0x70], fmt="binary8p3se", overflow="satfinite").tolist() != \
-        fpref.op("mul", [0x70], [0x70], fmt="binary8p3se").tolist()
+    assert fpref.op("mul", [0x70], [0x70], format="binary8p3se", overflow="satfinite").tolist() != \
+        fpref.op("mul", [0x70], [0x70], format="binary8p3se").tolist()
 
 
 def test_overflow_bad_arguments():
@@ -51,7 +51,7 @@ def test_flags_are_booleans(kw):
 EXPLAIN = [
     (("465", "e4m3"), {}, ["465", "--to", "e4m3"]),
     (("0.1", "bf16"), dict(round="rtz"), ["0.1", "--to", "bf16", "--round", "rtz"]),
-    (("3C01", "e4m3"), dict(frm="f16", round="rtz"), ["3C01", "--from", "f16", "--to", "e4m3", "--round", "rtz"]),
+    (("3C01", "e4m3"), dict(from_="f16", round="rtz"), ["3C01", "--from", "f16", "--to", "e4m3", "--round", "rtz"]),
     (("1e-9", "e4m3"), dict(round="sr", sr_bits="0x3a"), ["1e-9", "--to", "e4m3", "--round", "sr", "--sr-bits", "0x3a"]),
     (("0.3", "int8"), {}, ["0.3", "--to", "int8"]),
     (("1e300", "binary8p3se"), dict(overflow="satpropagate"), ["1e300", "--to", "binary8p3se", "--overflow",

@@ -36,9 +36,9 @@ RULES = ["ocp-floor", "nv-ceil", "rne", "ceil", "rceil-log2"]
 CASES = [(s, {"recipe": r, "rule": rule}) for s in ("mxfp8", "mxfp6", "mxfp4") for r in ("ocp", "torchao")
          for rule in RULES]
 CASES += [("mxfp8", {"recipe": "torchao", "format": "e5m2", "rule": "ceil"}),
-          ("mxfp6", {"recipe": "torchao", "format": "e3m2", "element_rounding": "rna"}),
+          ("mxfp6", {"recipe": "ocp", "format": "e3m2", "element_rounding": "rna"}),
           ("mxint8", {"rule": "rceil-log2"}), ("mxint8", {"rule": "ceil"}),
-          ("mxfp8", {"recipe": "modelopt", "rule": "rceil-log2"}), ("mxfp8", {"recipe": "modelopt"}),
+          ("mxfp8", {"recipe": "modelopt", "rule": "rceil-log2"}), ("mxfp4", {"recipe": "modelopt", "rule": "rceil-log2"}),
           ("mxfp8", {"rule": "ceil"}), ("mxfp8", {"rule": "rceil-log2"})]
 CASES += [("nvfp4", {"recipe": r}) for r in ("te", "torchao", "torchao-1level", "modelopt", "torchao-02a1bc44",
                                               "modelopt-0ad6e5f0")]
@@ -100,6 +100,11 @@ HAND = [
     ("mxfp8", {"rule": "nv-ceil"}, [0x6A600001], (0xCD, [0x76])),
     ("mxfp8", {"recipe": "torchao", "rule": "rceil-log2"}, [0x6A600001], (0xCC, [0x7E])),
     ("mxfp8", {"recipe": "modelopt", "rule": "rceil-log2"}, [0x6A600001], (0xCC, [0x7E])),
+    # ModelOpt's MXFP4: d = fl(6 / 6), scale 7F; the midpoints 0.75, 1.75 go toward zero, a zero is 8;
+    # {inf, 1}: scale 00, codes 8
+    ("mxfp4", {"recipe": "modelopt", "rule": "rceil-log2"}, [0x40C00000, 0x3F400000, 0x3FE00000, 0, 0xC0600000],
+     (0x7F, [0x07, 0x01, 0x03, 0x08, 0x0D])),
+    ("mxfp4", {"recipe": "modelopt", "rule": "rceil-log2"}, [0x7F800000, 0x3F800000], (0x00, [0x08, 0x08])),
     # CEIL {448, 3, -0}: ceil(log2 448) - 8 = 1; the floor gives 0
     ("mxfp8", {"rule": "ceil"}, [0x43E00000, 0x40400000, 0x80000000], (0x80, [0x76, 0x3C, 0x80])),
     ("mxfp8", {"rule": "ocp-floor"}, [0x43E00000, 0x40400000, 0x80000000], (0x7F, [0x7E, 0x44, 0x80])),
@@ -140,9 +145,12 @@ def test_nvfp4_recipes_by_hand(x, recipe, scales, codes, tensor_scale):
     ("nvfp4", {"recipe": "torchao-0.18"}, "'torchao-1level', 'torchao-02a1bc44', 'modelopt-0ad6e5f0'"),
     ("nvfp4", {"recipe": "ocp"}, "for nvfp4"),
     ("nvfp4", {"recipe": "fouroversix"}, "for nvfp4"),
-    ("mxfp8", {"recipe": "modelopt", "format": "e5m2"}, "only the element float8_e4m3fn"),
-    ("mxfp6", {"recipe": "modelopt"}, "only the element float8_e4m3fn"),
-    ("mxint8", {"recipe": "modelopt"}, "only the element float8_e4m3fn"),
+    ("mxfp8", {"recipe": "modelopt", "format": "e5m2", "rule": "rceil-log2"}, "elements e4m3, e2m1; rules rceil-log2"),
+    ("mxfp6", {"recipe": "modelopt", "rule": "rceil-log2"}, "elements e4m3, e2m1; rules rceil-log2"),
+    ("mxint8", {"recipe": "modelopt"}, "elements e4m3, e2m1; rules rceil-log2"),
+    ("mxfp8", {"recipe": "modelopt"}, "elements e4m3, e2m1; rules rceil-log2"),
+    ("mxint8", {"recipe": "torchao"}, "elements e4m3, e5m2, e2m3, e3m2, e2m1; rules"),
+    ("mxfp8", {"recipe": "torchao", "element_rounding": "rna"}, "element rounding rne"),
     ("nvfp4", {"recipe": "torchao-1level", "two_d": True}, "no two_d or sr"),
     ("nvfp4", {"recipe": "modelopt-0ad6e5f0", "sr": True}, "no two_d or sr"),
     ("nvfp4", {"recipe": "torchao-02a1bc44", "rht": "te"}, "Hadamard"),

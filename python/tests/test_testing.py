@@ -27,7 +27,7 @@ def test_assert_bitexact_reads_dtypes():
     assert_bitexact(a, [0x38, 0x44])
     with pytest.raises(AssertionError, match="rounding direction"):
         assert_bitexact(a, [0x38, 0x45])
-    with pytest.raises(TypeError, match="fmt"):
+    with pytest.raises(TypeError, match="format="):
         assert_bitexact([1], [1])
     with pytest.raises(AssertionError, match="shapes"):
         assert_bitexact([1, 2], [1], "e4m3")
@@ -84,14 +84,14 @@ def test_message_values_are_the_oracles():
     rng = np.random.default_rng(8)
     A = fpref.convert(rng.standard_normal((3, 96)), "e5m2")
     B = fpref.convert(rng.standard_normal((96, 2)), "e4m3")
-    D = fpref.gemm(A, B, model="h100-wgmma", inp=("e5m2", "e4m3"))
+    D = fpref.gemm(A, B, model="h100-wgmma", in_format=("e5m2", "e4m3"))
     wrong = D.copy()
     wrong[2, 1] ^= 1
     with pytest.raises(AssertionError) as info:
-        assert_matches_model(wrong, A, B, model="h100-wgmma", inp=("e5m2", "e4m3"))
+        assert_matches_model(wrong, A, B, model="h100-wgmma", in_format=("e5m2", "e4m3"))
     text = str(info.value)
     exact = _dot_exact(A, B, "e5m2", "e4m3")[2, 1]
-    bnd = fpref.bound(A, B, model="h100-wgmma", inp=("e5m2", "e4m3"))[2, 1]
+    bnd = fpref.bound(A, B, model="h100-wgmma", in_format=("e5m2", "e4m3"))[2, 1]
     assert f"exact {exact:.9g}," in text and f"bound {bnd:.3g}," in text
     got = fpref.decode(wrong, "f32")[2, 1]
     assert f"errors {got - exact:+.3g} / " in text
@@ -130,7 +130,7 @@ def test_float_arrays_holding_exact_values():
     assert_matches_model(fpref.decode(D, "f32").astype(np.float32), Af, Bf, model="h100")
     assert_bitexact(Af, A, "e4m3")
     Af[2, 3] = np.float32(0.3)
-    with pytest.raises(ValueError, match=r"^A\[2, 3\] = .*0\.3.* is not a float8_e4m3fn value: give values inp='e4m3'"):
+    with pytest.raises(ValueError, match=r"^A\[2, 3\] = .*0\.3.* is not a float8_e4m3fn value: give values in_format='e4m3'"):
         fpref.gemm(Af, B, model="h100")
     with pytest.raises(ValueError, match=r"^actual\[2, 3\] = .* is not a float8_e4m3fn value"):
         assert_bitexact(Af, A, "e4m3")

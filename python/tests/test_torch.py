@@ -95,10 +95,10 @@ def test_cpu_scaled_mm_on_exact_inputs():
     A, B = _fp8_operands(16, 16, 64, 3, integers=True)
     one = torch.tensor(1.0)
     D = torch._scaled_mm(A, B, scale_a=one, scale_b=one, out_dtype=torch.float32)
-    assert_matches_model(D, A, B, model="h100", inp="e4m3", out="f32", promote=32)
+    assert_matches_model(D, A, B, model="h100", in_format="e4m3", out_format="f32", promote=32)
     D[2, 5] = torch.nextafter(D[2, 5], torch.tensor(float("inf")))
     with pytest.raises(AssertionError, match=r"at \(2, 5\).*rounding direction"):
-        assert_matches_model(D, A, B, model="h100", inp="e4m3", out="f32", promote=32)
+        assert_matches_model(D, A, B, model="h100", in_format="e4m3", out_format="f32", promote=32)
 
 
 def test_scaled_mm_on_an_h100():
@@ -109,7 +109,7 @@ def test_scaled_mm_on_an_h100():
     A, B = _fp8_operands(64, 64, 256, 4, integers=False)
     one = torch.tensor(1.0, device="cuda")
     D = torch._scaled_mm(A.cuda(), B.cuda(), scale_a=one, scale_b=one, out_dtype=torch.float32).cpu()
-    assert_matches_model(D, A, B, model="h100", inp="e4m3", out="f32")
+    assert_matches_model(D, A, B, model="h100", in_format="e4m3", out_format="f32")
 
 
 def test_quantize_and_lossscale_take_tensors():

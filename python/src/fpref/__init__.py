@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from . import _fpref
+from ._vocabulary import renamed
 
 __version__: str = _fpref.__version__
 
@@ -35,13 +36,14 @@ _NATIVE_FLOAT = {"float16": np.float16, "float32": np.float32, "float64": np.flo
 _ENGINES = ("emu", "ref")
 
 
-def format_info(fmt: str) -> Dict[str, Any]:
+@renamed(fmt="format")
+def format_info(format: str) -> Dict[str, Any]:
     """The row of a format (a name, an alias or a custom spelling such as
     "e3m2" or "e5m2,bias=16"): exp_bits, man_bits, bias, specials, width,
     element_bytes ... as the library holds it.  ValueError if unknown."""
-    if not isinstance(fmt, str):
-        raise TypeError(f"a format is a name such as 'e4m3', not {type(fmt).__name__}")
-    return _fpref.format_info(fmt)
+    if not isinstance(format, str):
+        raise TypeError(f"a format is a name such as 'e4m3', not {type(format).__name__}")
+    return _fpref.format_info(format)
 
 
 def formats() -> List[Dict[str, Any]]:
@@ -49,7 +51,8 @@ def formats() -> List[Dict[str, Any]]:
     return [_fpref.format_info(n) for n in _fpref.format_names()]
 
 
-def table(fmt: str) -> List[Dict[str, Any]]:
+@renamed(fmt="format")
+def table(format: str) -> List[Dict[str, Any]]:
     """Every code of a format of 8 bits or fewer, as `fpref table` lists
     it: one dict per code with code, hex, the fields sign, exponent and
     mantissa (k for an integer format such as int8), class (zero,
@@ -59,7 +62,7 @@ def table(fmt: str) -> List[Dict[str, Any]]:
     >>> [r["value"] for r in table("e2m1")][:8]
     ['0', '0.5', '1', '1.5', '2', '3', '4', '6']
     """
-    return _fpref.table(format_info(fmt)["name"])
+    return _fpref.table(format_info(format)["name"])
 
 
 def models() -> List[Dict[str, Any]]:
@@ -72,9 +75,10 @@ def flags_describe(flags: int) -> str:
     return _fpref.flags_describe(int(flags))
 
 
-def hex_codes(codes: Any, fmt: str) -> List[str]:
+@renamed(fmt="format")
+def hex_codes(codes: Any, format: str) -> List[str]:
     """Codes as hex strings in the container's width, as the CLI prints them."""
-    name = format_info(fmt)["name"]
+    name = format_info(format)["name"]
     return [_fpref.hex(name, int(c)) for c in np.asarray(codes).ravel()]
 
 
@@ -134,7 +138,7 @@ def _as_array(x: Any) -> np.ndarray:
         if ml is not None and hasattr(ml, fmt):
             return codes.view(getattr(ml, fmt))
         raise TypeError(f"a torch.{fmt} tensor: pass its bit patterns, t.view(torch.{_TORCH_BITS[codes.itemsize]}), "
-                        f"with frm='{fmt}' (or install ml_dtypes)")
+                        f"with from_='{fmt}' (or install ml_dtypes)")
     if hasattr(x, "__array__") or isinstance(x, (list, tuple, int, float)):
         return np.asarray(x)
     if hasattr(x, "__dlpack__"):
@@ -159,7 +163,7 @@ def _decimal_texts(x: Any) -> Optional[np.ndarray]:
     return None
 
 
-def _codes_in(x: Any, frm: Optional[str], param: str = "frm", what: str = "the array",
+def _codes_in(x: Any, frm: Optional[str], param: str = "from_", what: str = "the array",
               said: Optional[str] = None) -> Tuple[np.ndarray, str]:
     """The input as contiguous little-endian codes of its format, without a
     copy when it is already so.  Messages name the caller's argument: param
@@ -261,7 +265,8 @@ def _ml_view(codes: np.ndarray, fmt: str) -> np.ndarray:
     return codes.view(t)
 
 
-def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] = None, sat: Optional[bool] = None,
+@renamed(frm="from_")
+def convert(x: Any, to: str, *, from_: Optional[str] = None, round: Optional[str] = None, sat: Optional[bool] = None,
             ftz: bool = False, daz: bool = False, profile: Optional[str] = None, tininess: Optional[str] = None,
             sr_seed: Optional[int] = None, sr_width: int = 32, sr_bits: Optional[str] = None, engine: str = "emu",
             return_flags: bool = False, as_ml_dtypes: bool = False,
@@ -271,8 +276,8 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
 
     x: a NumPy array of float16/32/64, an ml_dtypes array (read as its bit
     patterns, the format from the dtype), a list, or anything with
-    __array__ or __dlpack__.  With frm given, an integer array holds bit
-    patterns of frm.  Strings ("0.1", "1e-50", "0x1.8p3", "nan") are
+    __array__ or __dlpack__.  With from_ given, an integer array holds bit
+    patterns of from_.  Strings ("0.1", "1e-50", "0x1.8p3", "nan") are
     numbers read exactly and rounded once by the oracle, as `fpref convert
     VALUE` does.  round: rne (default), rna, rtz, rup, rdn, rod, sr
     (needs sr_seed: element i takes the counter-based stream's bits
@@ -309,8 +314,8 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     to_name = format_info(to)["name"]
     texts = _decimal_texts(x)
     if texts is not None:
-        if frm is not None:
-            raise ValueError("strings are numbers, read exactly; frm= is for integer bit patterns")
+        if from_ is not None:
+            raise ValueError("strings are numbers, read exactly; from_= is for integer bit patterns")
         out = np.empty(texts.shape, dtype=_UINT[format_info(to_name)["element_bytes"]])
         flags = np.empty(texts.shape, dtype=np.uint8) if return_flags else None
         _fpref.convert_decimal([str(t) for t in texts.reshape(-1)], to_name, out, flags,
@@ -319,7 +324,7 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
         if as_ml_dtypes:
             out = _ml_view(out, to_name)
         return (out, flags) if return_flags else out
-    src, frm_name = _codes_in(x, frm)
+    src, frm_name = _codes_in(x, from_)
     out = np.empty(src.shape, dtype=_UINT[format_info(to_name)["element_bytes"]])
     flags = np.empty(src.shape, dtype=np.uint8) if return_flags else None
     invalid, first = _fpref.convert(frm_name, to_name, engine, src, out, flags, src.size, 0,
@@ -331,8 +336,9 @@ def convert(x: Any, to: str, *, frm: Optional[str] = None, round: Optional[str] 
     return (out, flags) if return_flags else out
 
 
-def decode(codes: Any, fmt: Optional[str] = None, *, exact: bool = True) -> np.ndarray:
-    """The values of codes of fmt as float64 (fmt may be left out for an
+@renamed(fmt="format")
+def decode(codes: Any, format: Optional[str] = None, *, exact: bool = True) -> np.ndarray:
+    """The values of codes of format as float64 (format may be left out for an
     ml_dtypes array).  The library converts them (fpref_emu_convert_array
     to float64, no rounding mode involved for the formats float64 holds:
     every format of the catalogue but the custom ones wider than float64).
@@ -345,7 +351,7 @@ def decode(codes: Any, fmt: Optional[str] = None, *, exact: bool = True) -> np.n
     >>> decode([0x7E, 0x7F, 0x01], "e4m3").tolist()
     [448.0, nan, 0.001953125]
     """
-    src, name = _codes_in(codes, fmt, "fmt")
+    src, name = _codes_in(codes, format, "format")
     out = np.empty(src.shape, dtype="<u8")
     flags = np.empty(src.shape, dtype=np.uint8)
     invalid, first = _fpref.convert(name, "float64", "emu", src, out, flags, src.size, 0,
@@ -362,29 +368,30 @@ _ARITY = {"add": 2, "sub": 2, "mul": 2, "div": 2, "sqrt": 1, "fma": 3, "min": 2,
           "le": 2}
 
 
-def op(name: str, a: Any, b: Any = None, c: Any = None, *, fmt: str, round: Optional[str] = None,
+@renamed(fmt="format")
+def op(name: str, a: Any, b: Any = None, c: Any = None, *, format: str, round: Optional[str] = None,
        sat: Optional[bool] = None, ftz: bool = False, daz: bool = False, tininess: Optional[str] = None,
        sr_seed: Optional[int] = None, sr_width: int = 32, sr_bits: Optional[str] = None, engine: str = "emu",
        return_flags: bool = False, overflow: Optional[str] = None) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     """One operation of `add sub mul div sqrt fma min max eq lt le` on codes of
-    fmt (or float/ml_dtypes arrays of fmt), element by element, rounded once
-    to fmt; comparisons give 1 or 0.  Operands broadcast against each other.
+    format (or float/ml_dtypes arrays of format), element by element, rounded once
+    to format; comparisons give 1 or 0.  Operands broadcast against each other.
     The environment's keywords are convert's.
 
-    >>> op("add", [0x3C00], [0x3C00], fmt="f16")   # 1 + 1 in float16
+    >>> op("add", [0x3C00], [0x3C00], format="f16")   # 1 + 1 in float16
     array([16384], dtype=uint16)
     """
     if not isinstance(name, str) or name not in _ARITY:
         raise ValueError(f"unknown operation {name!r} (choices: {' '.join(_ARITY)})")
     _check_engine(engine)
-    info = format_info(fmt)
+    info = format_info(format)
     arity = _ARITY[name]
     given = [a, b, c][:arity]
     if any(v is None for v in given):
         raise TypeError(f"{name} takes {arity} operand(s)")
     if any(v is not None for v in [a, b, c][arity:]):
         raise TypeError(f"{name} takes {arity} operand(s), more were given")
-    arrays = [_codes_in(v, info["name"], "fmt")[0] for v in given]
+    arrays = [_codes_in(v, info["name"], "format")[0] for v in given]
     try:
         arrays = [_contiguous(v) for v in np.broadcast_arrays(*arrays)]
     except ValueError:
@@ -448,7 +455,8 @@ class Explanation:
         return self.text
 
 
-def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional[str] = None,
+@renamed(frm="from_")
+def explain(value: Union[str, float, int, np.generic], to: str, *, from_: Optional[str] = None,
             round: Optional[str] = None, sat: Optional[bool] = None, ftz: bool = False, daz: bool = False,
             profile: Optional[str] = None, tininess: Optional[str] = None, sr_seed: Optional[int] = None,
             sr_width: int = 32, sr_bits: Optional[str] = None, pre_scale: Optional[int] = None,
@@ -457,7 +465,7 @@ def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional
 
     value: a decimal string of any length ("0.1", "0x1.8p3", "nan"), a
     Python float (its float64 value), a NumPy or ml_dtypes scalar (its own
-    format), or with frm an integer bit pattern of frm.
+    format), or with from_ an integer bit pattern of from_.
 
     >>> e = explain("465", "e4m3")
     >>> e.hex, e.rule, e.outcome, e.flag_names
@@ -470,17 +478,17 @@ def explain(value: Union[str, float, int, np.generic], to: str, *, frm: Optional
     """
     env = _env(round, sat, ftz, daz, profile, tininess, sr_seed, sr_width, sr_bits, pre_scale, overflow)
     to_name = format_info(to)["name"]
-    if isinstance(value, int) and not isinstance(value, bool) and frm is None:
+    if isinstance(value, int) and not isinstance(value, bool) and from_ is None:
         value = str(value)  # a Python int is a number, read exactly by the oracle
     if isinstance(value, str):
-        if frm is not None:
-            d = _fpref.explain(None, format_info(frm)["name"], int(value, 16), to_name, *env)
+        if from_ is not None:
+            d = _fpref.explain(None, format_info(from_)["name"], int(value, 16), to_name, *env)
         else:
             d = _fpref.explain(value, None, 0, to_name, *env)
     elif isinstance(value, (bool,)) or not isinstance(value, (int, float, np.generic)):
         raise TypeError(f"explain takes one value (a decimal string, a float, a scalar), not {type(value).__name__}")
     else:
-        codes, frm_name = _codes_in(value, frm)
+        codes, frm_name = _codes_in(value, from_)
         d = _fpref.explain(None, frm_name, int(codes), to_name, *env)
     d["fields"] = tuple(d["fields"])
     return Explanation(**d)
@@ -513,11 +521,11 @@ def _inp_pair(inp: Any) -> Tuple[str, str, str, str]:
     names, and how the caller wrote each (for messages)."""
     if isinstance(inp, str):
         name = format_info(inp)["name"]
-        return name, name, f"inp={inp!r}", f"inp={inp!r}"
+        return name, name, f"in_format={inp!r}", f"in_format={inp!r}"
     if isinstance(inp, (tuple, list)) and len(inp) == 2 and all(isinstance(f, str) for f in inp):
-        return (format_info(inp[0])["name"], format_info(inp[1])["name"], f"inp[0]={inp[0]!r}",
-                f"inp[1]={inp[1]!r}")
-    raise TypeError(f"inp is a format name such as 'e4m3', or a pair (A's, B's) such as ('e5m2', 'e4m3'), "
+        return (format_info(inp[0])["name"], format_info(inp[1])["name"], f"in_format[0]={inp[0]!r}",
+                f"in_format[1]={inp[1]!r}")
+    raise TypeError(f"in_format is a format name such as 'e4m3', or a pair (A's, B's) such as ('e5m2', 'e4m3'), "
                     f"not {inp!r}")
 
 
@@ -525,15 +533,15 @@ def _gemm_inputs(A: Any, B: Any, C: Any, inp: Any, out: str):
     """A, B, C as uint64 patterns (M x K, K x N, M x N or None), checked."""
     in_a, in_b, said_a, said_b = _inp_pair(inp)
     out_name = format_info(out)["name"]
-    a = _gemm_codes(A, in_a, 2, "A", "inp", said_a)
-    b = _gemm_codes(B, in_b, 2, "B", "inp", said_b)
+    a = _gemm_codes(A, in_a, 2, "A", "in_format", said_a)
+    b = _gemm_codes(B, in_b, 2, "B", "in_format", said_b)
     M, K = a.shape
     if b.shape[0] != K:
         raise ValueError(f"shapes {a.shape} and {b.shape} do not multiply (A's columns must be B's rows)")
     N = b.shape[1]
     c = None
     if C is not None:
-        c = _gemm_codes(C, out_name, 2, "C", "out", f"out={out!r}")
+        c = _gemm_codes(C, out_name, 2, "C", "out_format", f"out_format={out!r}")
         if c.shape != (M, N):
             raise ValueError(f"C has shape {c.shape}, A B has ({M}, {N})")
     return (in_a, in_b), out_name, a, b, c, M, N, K
@@ -555,17 +563,18 @@ def _check_shape(shape: Optional[str]) -> None:
         raise TypeError(f"shape is an instruction shape such as 'm16n8k8' or '32x32x4', not {type(shape).__name__}")
 
 
-def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, Tuple[str, str]] = "e4m3",
-         out: str = "f32",
+@renamed(inp="in_format", out="out_format")
+def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", in_format: Union[str, Tuple[str, str]] = "e4m3",
+         out_format: str = "f32",
          promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
          floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None,
          as_ml_dtypes: bool = False, scale_a: Any = None, scale_b: Any = None, scale_every: Optional[int] = None,
          scale_format: str = "e8m0", shape: Optional[str] = None,
          traits: Optional[List[str]] = None) -> np.ndarray:
     """D = A B + C as a tensor core computes it (fpref_emu_tc_gemm): A (M x K) and B
-    (K x N) are codes (or float/ml_dtypes arrays) of inp, C (M x N, None:
-    zeros) codes of out; D comes back as codes of out.  inp is one format
-    for both, or a pair (A's, B's): inp=("e5m2", "e4m3") multiplies E5M2 A
+    (K x N) are codes (or float/ml_dtypes arrays) of in_format, C (M x N, None:
+    zeros) codes of out_format; D comes back as codes of out_format.  in_format is one format
+    for both, or a pair (A's, B's): in_format=("e5m2", "e4m3") multiplies E5M2 A
     by E4M3 B, as FP8 training's backward GEMMs do, on the presets whose
     instruction takes the pair (a pair it does not take is a ValueError
     listing those it does), generic, the plain orders and exact.  An
@@ -574,11 +583,11 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
     model: a GPU preset (v100, a100, h100, h100-mma, h100-wgmma, ada; see
     models()) or "generic" with block=N products per block, frac=F fraction
     bits kept, floor=E (None: no floor) and final="rtz" or "rne"; or, for
-    comparison, a plain order whose every step rounds in out under `round`:
+    comparison, a plain order whose every step rounds in out_format under `round`:
     recursive, pairwise, blocked (block=N, default 32), fma-chain, kahan;
     or "exact" (the oracle: the exact sum, rounded once).  promote=nc:
     DeepSeek-V3's promotion to an FP32 accumulator every nc products
-    (out="f32" only).
+    (out_format="f32" only).
 
     scale_a, scale_b: block scales (a tensor-core preset only, as fpref gemm
     --scale-a/--scale-b; tcgen05-mxf8f6f4, tcgen05-mxf4nvf4 and
@@ -594,7 +603,8 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
     becomes the shape's K where K is the smaller (ValueError for a shape
     the ISA lacks, a lowered output, or a model that is not a preset).
     traits: model="generic"'s conventions, of "zero-positive",
-    "nan-ones", "c-least-normal", "product-inf" (the command's --traits).
+    "nan-ones", "c-least-normal", "product-inf", "zero-c-aligns",
+    "zero-operand-aligns" (the command's --traits).
 
     >>> A = convert([[1.0, 2.0]], "e4m3"); B = convert([[3.0], [4.0]], "e4m3")
     >>> decode(gemm(A, B, model="h100"), "f32")
@@ -602,10 +612,10 @@ def gemm(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, 
     >>> decode(gemm(A, B, model="tcgen05-mxf8f6f4", scale_a=[[0.25]], scale_b=[[2.0]]), "f32")
     array([[5.5]])
     >>> dY, W = convert([[1.0]], "e5m2"), convert([[3.0]], "e4m3")
-    >>> decode(gemm(dY, W, model="h100-wgmma", inp=("e5m2", "e4m3")), "f32")
+    >>> decode(gemm(dY, W, model="h100-wgmma", in_format=("e5m2", "e4m3")), "f32")
     array([[3.]])
     """
-    inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
+    inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, in_format, out_format)
     d = np.empty((M, N), dtype=np.uint64)
     if scale_a is not None or scale_b is not None:
         scales = _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, block, frac, floor,
@@ -634,8 +644,9 @@ def _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, 
     return sa, sb, every, sf
 
 
-def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str, Tuple[str, str]] = "e4m3",
-          out: str = "f32",
+@renamed(inp="in_format", out="out_format")
+def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", in_format: Union[str, Tuple[str, str]] = "e4m3",
+          out_format: str = "f32",
           promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
           floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None, scale_a: Any = None,
           scale_b: Any = None, scale_every: Optional[int] = None, scale_format: str = "e8m0",
@@ -656,7 +667,7 @@ def bound(A: Any, B: Any, C: Any = None, *, model: str = "h100", inp: Union[str,
     >>> bound(A, B, model="h100").tolist()
     [[0.000305183231830597]]
     """
-    inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
+    inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, in_format, out_format)
     d = np.empty((M, N), dtype=np.float64)
     if scale_a is not None or scale_b is not None:
         scales = _gemm_scales(scale_a, scale_b, scale_every, scale_format, M, N, K, promote, block, frac, floor,
@@ -678,7 +689,8 @@ class GemmVerdict:
     kernel_error (each D against the exact product: max_abs, normwise_rel,
     max_rel, max_ulps, mean_ulps, error_over_bound_max, above_bound,
     with_bound, nonfinite); worst (the largest differences first: row, col,
-    both codes, kind, ulps, both errors, bound); model (its description)."""
+    both codes, kind, ulps, both errors, bound); model (its description);
+    text, and str(): the report `fpref verify-gemm` prints for it."""
     model: str
     elements: int
     matches: int
@@ -689,6 +701,7 @@ class GemmVerdict:
     model_error: Dict[str, Any]
     kernel_error: Dict[str, Any]
     worst: List[Dict[str, Any]]
+    text: str = field(default="", repr=False, compare=False)
 
     @property
     def passed(self) -> bool:
@@ -697,16 +710,22 @@ class GemmVerdict:
     def __bool__(self) -> bool:
         return self.passed
 
+    def __str__(self) -> str:
+        """The report `fpref verify-gemm` prints for the same arrays (block
+        scales named scale_a and scale_b)."""
+        return self.text
 
+
+@renamed(inp="in_format", out="out_format")
 def verify_gemm(D: Any, A: Any, B: Any, C: Any = None, *, model: str = "h100",
-                inp: Union[str, Tuple[str, str]] = "e4m3", out: str = "f32", promote: Optional[int] = None,
+                in_format: Union[str, Tuple[str, str]] = "e4m3", out_format: str = "f32", promote: Optional[int] = None,
                 block: Optional[int] = None, frac: Optional[int] = None, floor: Optional[int] = None,
                 final: str = "rtz", round: Optional[str] = None, shape: Optional[str] = None,
                 traits: Optional[List[str]] = None, tolerance: Optional[str] = None, show: int = 10, threads: int = 1,
                 scale_a: Any = None, scale_b: Any = None, scale_every: Optional[int] = None,
                 scale_format: str = "e8m0") -> GemmVerdict:
     """`fpref verify-gemm` on arrays: a kernel's D (M x N, codes or float
-    values of out) judged element by element against the model's D for A B
+    values of out_format) judged element by element against the model's D for A B
     + C (the arguments of gemm), with both D's errors against the exact
     product and the model's bound (fpref_golden_gemm_verify, the same call).
     tolerance: None (bit for bit), "Nulp" or "Xrel"; show: how many of the
@@ -719,8 +738,8 @@ def verify_gemm(D: Any, A: Any, B: Any, C: Any = None, *, model: str = "h100",
     """
     from ._golden import _tolerance
     tol_ulps, tol_rel = _tolerance(tolerance)
-    inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, inp, out)
-    d = _gemm_codes(D, out_name, 2, "D", "out", f"out={out!r}")
+    inp_names, out_name, a, b, c, M, N, K = _gemm_inputs(A, B, C, in_format, out_format)
+    d = _gemm_codes(D, out_name, 2, "D", "out_format", f"out_format={out_format!r}")
     if d.shape != (M, N):
         raise ValueError(f"D has shape {d.shape}, A B has ({M}, {N})")
     _check_gemm_args(model, promote, frac, floor, final, round)
@@ -757,15 +776,16 @@ def _scale_codes(s: Any, fmt: str, shape: Tuple[int, ...]) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.uint64).reshape(-1)
 
 
-def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, Tuple[str, str]] = "e4m3",
-        out: str = "f32",
+@renamed(inp="in_format", out="out_format")
+def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", in_format: Union[str, Tuple[str, str]] = "e4m3",
+        out_format: str = "f32",
         promote: Optional[int] = None, block: Optional[int] = None, frac: Optional[int] = None,
         floor: Optional[int] = None, final: str = "rtz", round: Optional[str] = None, scale_a: Any = None,
         scale_b: Any = None, scale_every: int = 32, scale_format: str = "e8m0",
         shape: Optional[str] = None, traits: Optional[List[str]] = None) -> np.ndarray:
     """d = a . b + c over the last axis, as gemm computes each element: a and b
-    of shape (..., K) (codes or arrays of inp), c (...) codes of out (None:
-    +0); the codes of out with shape (...).  inp: one format, or a pair
+    of shape (..., K) (codes or arrays of in_format), c (...) codes of out_format (None:
+    +0); the codes of out_format with shape (...).  in_format: one format, or a pair
     (a's, b's) as gemm takes it.
 
     scale_a, scale_b: block scales (a tensor-core preset only, as fpref dot
@@ -779,10 +799,10 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, T
     >>> decode(dot(convert([1.0], "e4m3"), convert([1.0], "e4m3"), model="mfma-cdna4-scale", scale_a=32.0), "f32")
     array(32.)
     """
-    in_a, in_b, said_a, said_b = _inp_pair(inp)
-    out_name = format_info(out)["name"]
-    av, _ = _codes_in(a, in_a, "inp", "a", said_a)
-    bv, _ = _codes_in(b, in_b, "inp", "b", said_b)
+    in_a, in_b, said_a, said_b = _inp_pair(in_format)
+    out_name = format_info(out_format)["name"]
+    av, _ = _codes_in(a, in_a, "in_format", "a", said_a)
+    bv, _ = _codes_in(b, in_b, "in_format", "b", said_b)
     if av.shape != bv.shape or av.ndim < 1:
         raise ValueError(f"a and b must have one shape (..., K), not {av.shape} and {bv.shape}")
     lead, K = av.shape[:-1], av.shape[-1]
@@ -791,7 +811,7 @@ def dot(a: Any, b: Any, c: Any = None, *, model: str = "h100", inp: Union[str, T
     rows_b = np.ascontiguousarray(bv.reshape(R, K), dtype=np.uint64)
     cv = None
     if c is not None:
-        cv, _ = _codes_in(c, out_name, "out", "c", f"out={out!r}")
+        cv, _ = _codes_in(c, out_name, "out_format", "c", f"out_format={out_format!r}")
         if cv.shape != lead:
             raise ValueError(f"c has shape {cv.shape}, the dot products {lead}")
         cv = np.ascontiguousarray(cv.reshape(-1), dtype=np.uint64)

@@ -19,7 +19,7 @@ _KEYWORDS: Dict[str, Dict[str, str]] = {
     "numberline": {"range": "--range", "at": "--at", "window": "--window"},
     "rounding": {"to": "--to"},
     "formats": {},
-    "promotion": {"model": "--model", "promote": "--promote", "inp": "--in", "block": "--block", "frac": "--frac",
+    "promotion": {"model": "--model", "promote": "--promote", "in_format": "--in-format", "block": "--block", "frac": "--frac",
                   "floor": "--floor", "final": "--final", "ks": "--ks", "size": "--size", "dist": "--dist",
                   "seed": "--seed"},
     "pytorch-tf32": {"ks": "--ks", "dist": "--dist", "seed": "--seed"},
@@ -99,29 +99,29 @@ def _check_keywords(kind: str, given: Dict[str, Any]) -> None:
             raise TypeError(f"draw('{kind}'): {k}= is {said}, not {kind}'s")
 
 
-def _write(out: str, text: str) -> None:
-    """The picture to out, whole: written beside it, then renamed over it."""
-    tmp = f"{out}.tmp{os.getpid()}"
+def _write(path: str, text: str) -> None:
+    """The picture to path, whole: written beside it, then renamed over it."""
+    tmp = f"{path}.tmp{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8", newline="") as f:
             f.write(text)
-        os.replace(tmp, out)
+        os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
 
 
-def draw(kind: str, what: Any = None, *, out: Optional[str] = None, to: Optional[str] = None, range: Any = None,
+def draw(kind: str, what: Any = None, *, out_file: Optional[str] = None, to: Optional[str] = None, range: Any = None,
          at: Any = None, window: Any = None, model: Optional[str] = None, promote: Optional[int] = None,
-         inp: Optional[str] = None, block: Optional[int] = None, frac: Optional[int] = None,
+         in_format: Optional[str] = None, block: Optional[int] = None, frac: Optional[int] = None,
          floor: Optional[int] = None, final: Optional[str] = None, ks: Any = None, size: Any = None,
          dist: Optional[str] = None, seed: Optional[int] = None, round: Optional[str] = None, sat: Optional[bool] = None,
          ftz: Optional[bool] = None, daz: Optional[bool] = None, profile: Optional[str] = None,
          tininess: Optional[str] = None, sr_seed: Optional[int] = None, sr_width: Optional[int] = None,
          sr_bits: Optional[str] = None, overflow: Optional[str] = None) -> str:
-    """The SVG text of `fpref draw KIND ...`, byte for byte; out (a path)
-    also writes it there.
+    """The SVG text of `fpref draw KIND ...`, byte for byte; out_file (a
+    path, --out-file) also writes it there.
 
     numberline: draw("numberline", "e4m3"), every value of a format of at
     most 8 bits (range=(lo, hi) or "LO:HI": only those in [lo, hi]); of a
@@ -131,7 +131,7 @@ def draw(kind: str, what: Any = None, *, out: Optional[str] = None, to: Optional
     its exact value), with the environment's keywords of fpref.explain
     (round="sr" needs sr_bits or sr_seed).  formats: draw("formats"), the
     catalogue's range and precision.  promotion: draw("promotion",
-    model="h100", promote=128, inp="e4m3", ks=[128, 256], size=(8, 8),
+    model="h100", promote=128, in_format="e4m3", ks=[128, 256], size=(8, 8),
     dist="positive", seed=1), the error over K of a tensor-core model alone
     and promoted to FP32 (block, frac, floor, final for model="generic";
     the environment's keywords).  pytorch-tf32: draw("pytorch-tf32",
@@ -146,20 +146,20 @@ def draw(kind: str, what: Any = None, *, out: Optional[str] = None, to: Optional
     if not isinstance(kind, str):
         raise TypeError(f"kind is a name such as 'numberline', not {type(kind).__name__}")
     if kind in _COMMAND_ONLY:
-        raise ValueError(f"draw('{kind}') is drawn by the command only: fpref draw {kind} --out FILE.svg ...")
+        raise ValueError(f"draw('{kind}') is drawn by the command only: fpref draw {kind} --out-file FILE.svg ...")
     if kind not in _KEYWORDS:
         raise ValueError(f"unknown kind '{kind}' ({', '.join(_KEYWORDS)}; the command also draws "
                          f"{', '.join(_COMMAND_ONLY)})")
     given = {k: v for k, v in (("to", to), ("range", range), ("at", at), ("window", window), ("model", model),
-                               ("promote", promote), ("inp", inp), ("block", block), ("frac", frac),
+                               ("promote", promote), ("in_format", in_format), ("block", block), ("frac", frac),
                                ("floor", floor), ("final", final), ("ks", ks), ("size", size), ("dist", dist),
                                ("seed", seed), ("round", round),
                                ("sat", sat), ("ftz", ftz), ("daz", daz), ("profile", profile),
                                ("tininess", tininess), ("sr_seed", sr_seed), ("sr_width", sr_width),
                                ("sr_bits", sr_bits), ("overflow", overflow)) if v is not None}
     _check_keywords(kind, given)
-    if out is not None and not isinstance(out, (str, os.PathLike)):
-        raise TypeError(f"out is a path, not {type(out).__name__}")
+    if out_file is not None and not isinstance(out_file, (str, os.PathLike)):
+        raise TypeError(f"out_file is a path, not {type(out_file).__name__}")
     env = None
     if kind in _WITH_ENV:
         from . import _env
@@ -170,16 +170,16 @@ def draw(kind: str, what: Any = None, *, out: Optional[str] = None, to: Optional
     seed_text = None if seed is None else _number_text(seed, "seed")
     if kind == "promotion":
         if what is not None:
-            raise TypeError("draw('promotion') takes no positional argument: model=, promote=, inp=")
-        if model is None or promote is None or inp is None:
-            raise TypeError("draw('promotion') needs model=, promote= and inp=, e.g. model='h100', promote=128, "
-                            "inp='e4m3'")
-        if not isinstance(model, str) or not isinstance(inp, str):
-            raise TypeError("model and inp are names such as 'h100' and 'e4m3'")
+            raise TypeError("draw('promotion') takes no positional argument: model=, promote=, in_format=")
+        if model is None or promote is None or in_format is None:
+            raise TypeError("draw('promotion') needs model=, promote= and in_format=, e.g. model='h100', promote=128, "
+                            "in_format='e4m3'")
+        if not isinstance(model, str) or not isinstance(in_format, str):
+            raise TypeError("model and in_format are names such as 'h100' and 'e4m3'")
         n = _count(promote, "promote")
         from . import format_info
         svg = _fpref.draw_promotion(model, str(n), n, _count(block, "block"), _count(frac, "frac"), floor,
-                                    "rtz" if final is None else final, format_info(inp)["name"], ks_text,
+                                    "rtz" if final is None else final, format_info(in_format)["name"], ks_text,
                                     None if size is None else _size_text(size), dist_text, seed_text, *env)
     elif kind == "pytorch-tf32":
         if what is not None:
@@ -200,6 +200,6 @@ def draw(kind: str, what: Any = None, *, out: Optional[str] = None, to: Optional
         if what is not None:
             raise TypeError("draw('formats') takes no format: it draws the whole catalogue")
         svg = _fpref.draw_formats()
-    if out is not None:
-        _write(os.fspath(out), svg)
+    if out_file is not None:
+        _write(os.fspath(out_file), svg)
     return svg

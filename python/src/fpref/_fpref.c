@@ -238,6 +238,7 @@ static PyMethodDef methods[] = {
 	{ "draw_promotion", py_draw_promotion, METH_VARARGS, "fpref draw promotion's SVG (fpref_golden_draw_promotion)" },
 	{ "draw_pytorch_tf32", py_draw_pytorch_tf32, METH_VARARGS,
 	  "fpref draw pytorch-tf32's SVG (fpref_golden_draw_pytorch_tf32)" },
+	{ "verify_folder_text", py_verify_folder_text, METH_VARARGS, "what fpref verify prints for a folder" },
 	{ NULL, NULL, 0, NULL }
 };
 

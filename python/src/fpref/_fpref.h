@@ -124,6 +124,7 @@ PyObject *py_gen(PyObject *self, PyObject *args);
 PyObject *py_suite_jobs(PyObject *self, PyObject *args);
 PyObject *py_golden_folder(PyObject *self, PyObject *args);
 PyObject *py_verify(PyObject *self, PyObject *args);
+PyObject *py_verify_folder_text(PyObject *self, PyObject *args);
 PyObject *py_golden_info(PyObject *self, PyObject *args);
 
 /* ---- summation orders (_fpref_order.c) ---- */

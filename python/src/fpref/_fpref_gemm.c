@@ -206,6 +206,18 @@ int fpref_py_resolve_model(const char *model_name, const struct fpref_format *in
 			PyErr_Format(PyExc_ValueError, "model='generic': %s", err);
 			return -1;
 		}
+	} else if (fpref_tc_fma_find(model_name, &in_a_v)) { /* an FMA-chain instruction: the plain FMA chain */
+		if (block > 0 || promote > 0 || traits) {
+			PyErr_Format(PyExc_ValueError, "the %s model's %s instructions are FMA chains: no block, promote or "
+						       "traits", model_name, in_a_v.name);
+			return -1;
+		}
+		if (fpref_tc_fma_model(fpref_tc_fma_find(model_name, &in_a_v), &in_a_v, &in_b_v, &out, shape, am, err,
+				       sizeof err) != 0) {
+			PyErr_SetString(PyExc_ValueError, err);
+			return -1;
+		}
+		return 0;
 	} else {
 		const struct fpref_tc_model *row = find_pair(model_name, &in_a_v, &in_b_v);
 		if (!row)
@@ -602,7 +614,8 @@ static PyObject *summary_dict(const struct fpref_gemm_stats *st)
 			     "with_bound", (Py_ssize_t)s.with_bound, "nonfinite", (Py_ssize_t)s.nonfinite);
 }
 
-static PyObject *verdict_dict(const struct fpref_gemm_verdict *v, const struct fpref_format *out, const char *desc)
+static PyObject *verdict_dict(const struct fpref_gemm_verdict *v, const struct fpref_format *out, const char *desc,
+			      PyObject *text)
 {
 	PyObject *kinds = PyDict_New(), *worst = PyList_New(0);
 	for (int k = 0; kinds && k < FPREF_MISMATCH_COUNT; k++) {
@@ -627,11 +640,11 @@ static PyObject *verdict_dict(const struct fpref_gemm_verdict *v, const struct f
 	PyObject *model_error = summary_dict(&v->model_error), *kernel_error = summary_dict(&v->kernel_error);
 	PyObject *d = NULL;
 	if (kinds && worst && model_error && kernel_error)
-		d = Py_BuildValue("{s:s,s:n,s:n,s:n,s:n,s:O,s:n,s:O,s:O,s:O}", "model", desc, "elements",
+		d = Py_BuildValue("{s:s,s:n,s:n,s:n,s:n,s:O,s:n,s:O,s:O,s:O,s:O}", "model", desc, "elements",
 				  (Py_ssize_t)v->elements, "matches", (Py_ssize_t)v->matches, "within", (Py_ssize_t)v->within,
 				  "outside", (Py_ssize_t)v->outside, "mismatches", kinds, "kernel_above_bound",
 				  (Py_ssize_t)v->kernel_above_bound, "model_error", model_error, "kernel_error", kernel_error,
-				  "worst", worst);
+				  "worst", worst, "text", text);
 	Py_XDECREF(kinds);
 	Py_XDECREF(worst);
 	Py_XDECREF(model_error);
@@ -716,13 +729,20 @@ PyObject *py_verify_gemm(PyObject *self, PyObject *args)
 		PyErr_Format(PyExc_ValueError, "%s", err);
 		goto done;
 	}
-	if (am.kind == FPREF_ACCUM_EXACT)
-		snprintf(desc, sizeof desc, "exact (MPFR, one rounding)");
-	else if (am.kind == FPREF_ACCUM_PLAIN)
-		snprintf(desc, sizeof desc, "%s", fpref_sum_order_name(am.order));
-	else
-		fpref_tc_model_describe(&am.tc, out.name, desc, sizeof desc);
-	result = verdict_dict(&v, &out, desc);
+	fpref_golden_model_describe(&am, out.name, desc, sizeof desc);
+	/* fpref verify-gemm's words (golden/gemm_text.c), for str() */
+	char *text_buf = NULL;
+	size_t text_len = 0;
+	FILE *mem = open_memstream(&text_buf, &text_len);
+	if (mem) {
+		fpref_golden_gemm_verdict_print(mem, &p, &v, desc, "scale_a", "scale_b", NULL);
+		fclose(mem);
+	}
+	PyObject *text = text_buf ? PyUnicode_FromStringAndSize(text_buf, (Py_ssize_t)text_len) : PyErr_NoMemory();
+	free(text_buf);
+	if (text)
+		result = verdict_dict(&v, &out, desc, text);
+	Py_XDECREF(text);
 	fpref_golden_gemm_verdict_free(&v);
 done:
 	PyBuffer_Release(&A);

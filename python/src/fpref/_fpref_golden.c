@@ -267,6 +267,25 @@ PyObject *py_verify(PyObject *self, PyObject *args)
 	Py_XDECREF(shown);
 	if (result && have_diag && put_diagnosis(result, &diag) != 0)
 		Py_CLEAR(result);
+	/* fpref verify's words (golden/verify_text.c), for str(); results as
+	 * the command names them, an array as "array" */
+	char *text_buf = NULL, headline[256] = "";
+	size_t text_len = 0;
+	FILE *mem = result ? open_memstream(&text_buf, &text_len) : NULL;
+	if (mem) {
+		fpref_golden_verify_print(mem, golden, &g, &j.out, have_bits ? "array" : results_path, &rep, &o,
+					  have_diag ? &diag : NULL);
+		fclose(mem);
+	}
+	if (have_diag)
+		fpref_golden_diagnosis_headline(&diag, headline, sizeof headline);
+	PyObject *text = !result ? NULL : text_buf ? PyUnicode_FromStringAndSize(text_buf, (Py_ssize_t)text_len) : PyErr_NoMemory();
+	PyObject *head = text ? PyUnicode_FromString(headline) : NULL;
+	if (!head || PyDict_SetItemString(result, "text", text) != 0 || PyDict_SetItemString(result, "headline", head) != 0)
+		Py_CLEAR(result);
+	Py_XDECREF(text);
+	Py_XDECREF(head);
+	free(text_buf);
 	if (have_diag)
 		fpref_golden_diagnosis_free(&diag);
 done:
@@ -280,6 +299,45 @@ done:
 		PyBuffer_Release(&flags);
 	fpref_golden_file_free(&g);
 	return result;
+}
+
+/* verify_folder_text(golden, manifest_ok, problems, files, vectors,
+ * outside, failed_files, bad_files, pass) -> str: what fpref verify prints
+ * for a folder (problems: (path, cases, outside, headline) of each file
+ * outside the tolerance). */
+PyObject *py_verify_folder_text(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *golden;
+	int manifest_ok, pass;
+	PyObject *problems;
+	Py_ssize_t files, vectors, outside, failed, bad;
+	if (!PyArg_ParseTuple(args, "spO!nnnnnp", &golden, &manifest_ok, &PyList_Type, &problems, &files, &vectors,
+			      &outside, &failed, &bad, &pass))
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	if (!mem)
+		return PyErr_NoMemory();
+	if (!manifest_ok)
+		fpref_golden_verify_no_manifest_print(mem, golden);
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(problems); i++) {
+		const char *path, *headline;
+		Py_ssize_t cases, out;
+		if (!PyArg_ParseTuple(PyList_GET_ITEM(problems, i), "snns", &path, &cases, &out, &headline)) {
+			fclose(mem);
+			free(buf);
+			return NULL;
+		}
+		fpref_golden_verify_problem_print(mem, path, (size_t)cases, (size_t)out, headline);
+	}
+	fpref_golden_verify_folder_print(mem, golden, (size_t)files, (size_t)vectors, (size_t)outside, (size_t)failed,
+					 (size_t)bad, manifest_ok, pass);
+	fclose(mem);
+	PyObject *text = buf ? PyUnicode_FromStringAndSize(buf, (Py_ssize_t)len) : PyErr_NoMemory();
+	free(buf);
+	return text;
 }
 
 /* golden_info(path) -> (op, output format, vectors) of a golden file. */

@@ -138,10 +138,17 @@ class VerifyReport:
     # contradicts}), as `fpref verify --diagnose --json`; None otherwise
     diagnosis: Optional[List[Dict[str, Any]]] = None
     diagnosis_cover: Optional[List[Dict[str, Any]]] = None
+    # text, and str(): the report `fpref verify GOLDEN RESULTS` prints for
+    # this file; headline: the diagnosis in one line (a folder's), or ""
+    text: str = field(default="", repr=False, compare=False)
+    headline: str = field(default="", repr=False, compare=False)
 
     @property
     def passed(self) -> bool:
         return self.outside == 0
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)
@@ -163,6 +170,16 @@ class VerifyResult:
     @property
     def passed(self) -> bool:
         return self.outside == 0 and not self.unreadable
+
+    def __str__(self) -> str:
+        """What `fpref verify` prints for the same golden file (its report)
+        or folder (the files outside the tolerance and the summary)."""
+        if self.manifest == "file":
+            return str(self.files[0])
+        problems = [(r.golden, r.cases, r.outside, r.headline) for r in self.files if r.outside]
+        return _fpref.verify_folder_text(self.golden, self.manifest == "ok", problems,
+                                         len(self.files) + len(self.unreadable), self.vectors, self.outside,
+                                         self.failed_files, len(self.unreadable), self.passed)
 
     @property
     def mismatches(self) -> Dict[str, int]:

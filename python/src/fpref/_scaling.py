@@ -112,7 +112,8 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
     scaling, one step per slice of x's first axis), tile128, block128
     (DeepSeek-V3; recipe="te" for TE's), mxfp8, mxfp6, mxfp4, mxint8 (OCP
     MX; recipe "ocp", the default, "torchao" for torchao 0.18's to_mx or
-    "modelopt" for ModelOpt 0.47's MXFP8, E4M3 only), nvfp4 (recipe "te",
+    "modelopt" for ModelOpt 0.47's MXFP8 E4M3 and MXFP4 E2M1, rule
+    "rceil-log2" only; what no library computes is a ValueError), nvfp4 (recipe "te",
     the default, "torchao" (torchao 0.18), "torchao-1level" (its path
     without a per-tensor scale), "modelopt" (ModelOpt 0.47), or the older
     "torchao-02a1bc44" and "modelopt-0ad6e5f0"; docs/scaling-mx.md, "MX

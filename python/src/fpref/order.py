@@ -11,6 +11,7 @@ from typing import Any, Callable, List, Optional, Sequence
 import numpy as np
 
 from . import _fpref
+from ._vocabulary import renamed
 
 _NATIVE = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
 
@@ -47,23 +48,25 @@ class RevealedOrder:
 
     def dot_args(self) -> List[str]:
         """The fpref dot arguments that run the tree (lines 'a.. b.. +0')."""
-        return ["--model", "tree", "--tree", self.tree, "--in", self.inp, "--out", self.out]
+        return ["--model", "tree", "--tree", self.tree, "--in-format", self.inp, "--out-format", self.out]
 
 
 def _name(fmt: str) -> str:
     return _fpref.format_info(fmt)["name"]
 
 
-def reveal_order(fn: Callable[[np.ndarray], Any], n: int, fmt: str = "float32", *, out: Optional[str] = None,
+@renamed(fmt="in_format", out="out_format")
+def reveal_order(fn: Callable[[np.ndarray], Any], n: int, in_format: str = "float32", *,
+                 out_format: Optional[str] = None,
                  models: Optional[Sequence[str]] = None, verify: int = 1000, seed: int = 20261130,
                  batch: int = 4096) -> RevealedOrder:
     """The summation tree of fn, a black box that sums the n values of a 1-D
-    array of format fmt (np.float16 / np.float32 / np.float64 arrays for
+    array of format in_format (np.float16 / np.float32 / np.float64 arrays for
     those formats, float64 values otherwise) and returns one number that
-    format out (default fmt) holds exactly.  A dot product is revealed as
+    format out_format (default in_format) holds exactly.  A dot product is revealed as
     the sum of its products: call it with b = ones.  models: block models
-    to try on nodes of more than two terms (default: every preset for fmt,
-    out).  Raises NoFixedTree, saying what was seen, when fn is no fixed
+    to try on nodes of more than two terms (default: every preset for in_format,
+    out_format).  Raises NoFixedTree, saying what was seen, when fn is no fixed
     tree.
 
     >>> import numpy as np
@@ -72,7 +75,7 @@ def reveal_order(fn: Callable[[np.ndarray], Any], n: int, fmt: str = "float32", 
     '(((0,1),2),3)'
     """
     from . import convert, decode
-    inp, outp = _name(fmt), _name(out or fmt)
+    inp, outp = _name(in_format), _name(out_format or in_format)
     native_in, native_out = _NATIVE.get(inp), _NATIVE.get(outp)
     width = _fpref.format_info(inp)["element_bytes"]
     udt = {1: "<u1", 2: "<u2", 4: "<u4", 8: "<u8"}[width]
@@ -100,15 +103,17 @@ def reveal_order(fn: Callable[[np.ndarray], Any], n: int, fmt: str = "float32", 
                          r["verify_lines"], r["inner_nodes"], r["block_nodes"], r["depth"], r["text"])
 
 
-def tree_dot(tree: str, a: Any, b: Any = None, *, inp: str = "float32", out: Optional[str] = None) -> np.ndarray:
+@renamed(inp="in_format", out="out_format")
+def tree_dot(tree: str, a: Any, b: Any = None, *, in_format: str = "float32",
+             out_format: Optional[str] = None) -> np.ndarray:
     """Each row of a (lines x K, or one line of K) dotted with the same row
     of b (default ones, a sum) through the tree (its text, or a
-    RevealedOrder), c = +0: the result codes of out (default inp), as
+    RevealedOrder), c = +0: the result codes of out_format (default in_format), as
     fpref dot --model tree gives them."""
     from . import convert
     if isinstance(tree, RevealedOrder):
-        inp, out, tree = tree.inp, tree.out, tree.tree
-    inp, outp = _name(inp), _name(out or inp)
+        in_format, out_format, tree = tree.inp, tree.out, tree.tree
+    inp, outp = _name(in_format), _name(out_format or in_format)
     a2 = np.atleast_2d(np.asarray(a))
     ca = convert(a2.astype(np.float64) if a2.dtype.kind != "u" else a2, inp).astype("<u8") \
         if a2.dtype.kind != "u" else a2.astype("<u8")

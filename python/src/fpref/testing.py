@@ -12,6 +12,7 @@ from typing import Any, Callable, List, Optional, Tuple, Union
 
 import numpy as np
 
+from ._vocabulary import renamed
 from . import _codes_in, _fpref, _gemm_scales, _inp_pair, bound, decode, format_info, gemm
 
 __all__ = ["assert_bitexact", "assert_matches_model"]
@@ -49,12 +50,13 @@ def _report(title: str, name: str, fmt: str, got: np.ndarray, want: np.ndarray,
     raise AssertionError("\n".join(lines))
 
 
-def assert_bitexact(actual: Any, expected_codes: Any, fmt: Optional[str] = None, *, inputs: Any = None,
+@renamed(fmt="format")
+def assert_bitexact(actual: Any, expected_codes: Any, format: Optional[str] = None, *, inputs: Any = None,
                     show: int = 10) -> None:
     """Assert that actual holds exactly the codes expected_codes.
 
-    actual: codes, a NumPy float array holding values of fmt exactly, or an
-    array of an ml_dtypes type (its bit patterns); fmt: the format (needed
+    actual: codes, a NumPy float array holding values of format exactly, or an
+    array of an ml_dtypes type (its bit patterns); format: the format (needed
     for integer codes unless actual's dtype names it).  inputs: optional
     array of the same shape shown beside each mismatch.
 
@@ -62,18 +64,18 @@ def assert_bitexact(actual: Any, expected_codes: Any, fmt: Optional[str] = None,
     >>> assert_bitexact(fpref.convert([1.0], "bf16"), [0x3F80], "bf16")
     """
     __tracebackhide__ = True
-    if fmt is None:
+    if format is None:
         for v in (actual, expected_codes):
             try:  # a float, ml_dtypes or torch array names its format; integer codes do not
-                fmt = _codes_in(v, None)[1]
+                format = _codes_in(v, None)[1]
                 break
             except TypeError:
                 continue
-    if fmt is None:
-        raise TypeError("assert_bitexact needs fmt= when both arrays hold integer codes")
-    name = format_info(fmt)["name"]
-    got, _ = _codes_in(actual, name, "fmt", "actual")
-    want, _ = _codes_in(expected_codes, name, "fmt", "expected_codes")
+    if format is None:
+        raise TypeError("assert_bitexact needs format= when both arrays hold integer codes")
+    name = format_info(format)["name"]
+    got, _ = _codes_in(actual, name, "format", "actual")
+    want, _ = _codes_in(expected_codes, name, "format", "expected_codes")
     if got.shape != want.shape:
         raise AssertionError(f"shapes differ: actual {got.shape}, expected {want.shape}")
     shown = None if inputs is None else np.asarray(inputs).reshape(-1)
@@ -102,17 +104,18 @@ def _err(x: Optional[Fraction], exact: Optional[Fraction]) -> str:
     return "-" if x is None or exact is None else f"{float(x - exact):+.3g}"
 
 
+@renamed(inp="in_format", out="out_format")
 def assert_matches_model(D: Any, A: Any, B: Any, C: Any = None, *, model: str = "h100",
-                         inp: Union[str, Tuple[str, str]] = "e4m3", out: str = "f32", promote: Optional[int] = None,
+                         in_format: Union[str, Tuple[str, str]] = "e4m3", out_format: str = "f32", promote: Optional[int] = None,
                          block: Optional[int] = None, frac: Optional[int] = None, floor: Optional[int] = None,
                          final: str = "rtz", round: Optional[str] = None, scale_a: Any = None, scale_b: Any = None,
                          scale_every: Optional[int] = None, scale_format: str = "e8m0", shape: Optional[str] = None,
                          traits: Optional[List[str]] = None, show: int = 10) -> None:
-    """Assert that D (M x N, codes or a float array of out's values) is what
+    """Assert that D (M x N, codes or a float array of out_format's values) is what
     the tensor-core model computes for A B + C: fpref.gemm with the same
     arguments, block scales (scale_a, scale_b, scale_every, scale_format)
     and the instruction shape included.  A, B: codes, ml_dtypes arrays, or float arrays holding
-    values of inp exactly; inp: one format, or a pair (A's, B's) such as
+    values of in_format exactly; in_format: one format, or a pair (A's, B's) such as
     ("e5m2", "e4m3").  Each mismatch line gives the element, got and
     expected (hex and value), the exact A B + C there, both errors against
     it, the model's bound (fpref.bound) and the dot's largest product.
@@ -122,18 +125,18 @@ def assert_matches_model(D: Any, A: Any, B: Any, C: Any = None, *, model: str = 
     >>> assert_matches_model(np.array([[11.0]], np.float32), A, B)
     """
     __tracebackhide__ = True
-    out_name = format_info(out)["name"]
-    in_a, in_b, said_a, said_b = _inp_pair(inp)
-    args = dict(model=model, inp=inp, out=out_name, promote=promote, block=block, frac=frac, floor=floor, final=final,
+    out_name = format_info(out_format)["name"]
+    in_a, in_b, said_a, said_b = _inp_pair(in_format)
+    args = dict(model=model, in_format=in_format, out_format=out_name, promote=promote, block=block, frac=frac, floor=floor, final=final,
                 round=round, shape=shape, traits=traits)
     scales = dict(scale_a=scale_a, scale_b=scale_b, scale_every=scale_every, scale_format=scale_format)
     want = gemm(A, B, C, **args, **scales)
-    got, _ = _codes_in(D, out_name, "out", "D", f"out={out!r}")
+    got, _ = _codes_in(D, out_name, "out_format", "D", f"out_format={out_format!r}")
     if got.shape != want.shape:
         raise AssertionError(f"D has shape {got.shape}, A B has {want.shape}")
-    a, _ = _codes_in(A, in_a, "inp", "A", said_a)
-    b, _ = _codes_in(B, in_b, "inp", "B", said_b)
-    c = None if C is None else _codes_in(C, out_name, "out", "C", f"out={out!r}")[0]
+    a, _ = _codes_in(A, in_a, "in_format", "A", said_a)
+    b, _ = _codes_in(B, in_b, "in_format", "B", said_b)
+    c = None if C is None else _codes_in(C, out_name, "out_format", "C", f"out_format={out_format!r}")[0]
     M, K = a.shape
     N = want.shape[1]
     av, bv = decode(a, in_a), decode(b, in_b)

@@ -1,0 +1,403 @@
+/* The quantisers' bulk paths (emu/quant_lanes.h: block amax and scale in
+ * one pass, the scaled elements rounded by the array converter's lanes)
+ * against their element-by-element paths, which stay the specification:
+ * codes, scales and the tensor scale bit for bit, on edge-heavy tensors
+ * (zeros of both signs, subnormals, values whose scaled result is
+ * subnormal or overflows, powers of two and their neighbours, max finite,
+ * NaN and inf in some blocks), for every MX element, scale rule, recipe
+ * and rounding, every NVFP4 recipe (1x16 and 16x16 blocks), per-tensor
+ * and delayed FP8 and DeepSeek-V3 / TE tiles and blocks; the dequantised
+ * values and the error report (its host binary64) too. */
+#include <fenv.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "fpref_emu_scale_mx.h"
+#include "quant_lanes.h"
+
+#define F32_NAN 0x7FC00000u
+#define F32_INF 0x7F800000u
+
+/* A shape: rows x cols, a short last block where cols is not a multiple. */
+static const struct {
+	size_t rows, cols;
+} shapes[] = { { 33, 100 }, { 20, 37 }, { 3, 256 }, { 130, 130 }, { 1, 5 } };
+#define NSHAPES (sizeof shapes / sizeof shapes[0])
+
+/* Element i of an edge-heavy tensor: each run of 16 has its own scale of
+ * magnitude (from FP32's least subnormal to its top), and holds its edges:
+ * zeros, powers of two and their neighbours, values far below the run's
+ * top (whose scaled value is subnormal), subnormals, max finite; specials
+ * (NaN, inf) where asked, in some runs only. */
+static uint32_t edge_value(uint64_t seed, size_t i, bool specials)
+{
+	uint64_t run = fpref_sr_stream(seed, i / 16), r = fpref_sr_stream(seed + 1, i);
+	int top = (int)(run % 280) - 150; /* 2^-150 .. 2^129, clamped below */
+	uint32_t sign = (uint32_t)(r >> 63) << 31, man = (uint32_t)(r >> 20) & 0x7FFFFFu;
+	int e = top - (int)((r >> 8) % (run & 64 ? 40 : 6));
+	switch ((r >> 4) % 16) {
+	case 0:
+		return sign;
+	case 1:
+		man = 0; /* a power of two */
+		break;
+	case 2:
+		man = 0x7FFFFFu;
+		break;
+	case 3:
+		man = 1;
+		break;
+	case 4:
+		return sign | (man >> (r >> 32) % 23); /* a subnormal */
+	case 5:
+		if (specials && (run >> 20) % 4 == 0)
+			return (r >> 40) & 1 ? sign | F32_INF : sign | F32_NAN | (man & 0x3FFFFF);
+		break;
+	case 6:
+		return sign | 0x7F7FFFFFu;
+	default:
+		break;
+	}
+	if (e > 127)
+		e = 127;
+	if (e < -126)
+		return sign | ((0x800000u | man) >> (e < -150 ? 24 : -126 - e + 1));
+	return sign | (uint32_t)(e + 127) << 23 | man;
+}
+
+static uint32_t *edge_tensor(uint64_t seed, size_t n, bool specials)
+{
+	uint32_t *x = malloc((n ? n : 1) * sizeof *x);
+	ck_assert_ptr_nonnull(x);
+	for (size_t i = 0; i < n; i++)
+		x[i] = edge_value(seed, i, specials);
+	return x;
+}
+
+/* n bytes that must be equal; the first difference reported. */
+static void same_bytes(const char *what, const char *how, const uint8_t *got, const uint8_t *want, size_t n,
+		       const uint32_t *x)
+{
+	if (memcmp(got, want, n) == 0)
+		return; /* (Check records each assertion it passes: one a tensor, not one a byte) */
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(got[i] == want[i], "%s (%s): %s %zu is 0x%02X, the element path's 0x%02X (x 0x%08X)",
+			      how, what, x ? "code" : "scale", i, got[i], want[i], x ? x[i] : 0u);
+}
+
+static void same_words(const char *what, const char *how, const uint32_t *got, const uint32_t *want, size_t n)
+{
+	if (memcmp(got, want, n * sizeof *got) == 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(got[i] == want[i], "%s (%s): %zu is 0x%08X, the element path's 0x%08X", how, what, i, got[i],
+			      want[i]);
+}
+
+/* The report of the bulk path (the host's binary64) against the emulator's, every figure's bits. */
+static void same_report(const char *how, const uint32_t *x, const uint32_t *dq, size_t n,
+			const struct fpref_format *element, const uint8_t *codes)
+{
+	struct fpref_quant_report got, want;
+	memset(&got, 0, sizeof got);
+	memset(&want, 0, sizeof want);
+	ck_assert_int_eq(fpref_emu_quant_report_compute_reference(x, dq, n, element, codes, &want), 0);
+	ck_assert_int_eq(fpref_emu_quant_report_compute(x, dq, n, element, codes, &got), 0);
+	ck_assert_msg(memcmp(&got, &want, sizeof got) == 0,
+		      "%s: report max_abs %a mean_abs %a max_rel %a mean_rel %a compared %zu saturated %zu, the element "
+		      "path's %a %a %a %a %zu %zu",
+		      how, got.max_abs, got.mean_abs, got.max_rel, got.mean_rel, got.compared, got.saturated,
+		      want.max_abs, want.mean_abs, want.max_rel, want.mean_rel, want.compared, want.saturated);
+}
+
+/* ---- MX ---- */
+
+static const char *const mx_elements[] = { "float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float6_e3m2fn",
+					   "float4_e2m1fn", "int8" };
+static const enum fpref_mx_scale_rule mx_rules[] = { FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_SCALE_NV_CEIL,
+						     FPREF_MX_SCALE_RNE, FPREF_MX_SCALE_CEIL,
+						     FPREF_MX_SCALE_RCEIL_LOG2 };
+static const enum fpref_mx_recipe mx_recipes[] = { FPREF_MX_OCP, FPREF_MX_TORCHAO, FPREF_MX_MODELOPT };
+
+START_TEST(mx_against_element_path)
+{
+	const char *element = mx_elements[_i];
+	char err[256], how[160];
+	for (size_t sh = 0; sh < NSHAPES; sh++) {
+		size_t rows = shapes[sh].rows, cols = shapes[sh].cols, n = rows * cols;
+		size_t ns = fpref_emu_mx_scale_count(rows, cols);
+		uint32_t *x = edge_tensor(100 + sh, n, sh % 2 == 0);
+		uint8_t *c = malloc(n), *cw = malloc(n), *s = malloc(ns), *sw = malloc(ns);
+		uint32_t *d = malloc(n * sizeof *d), *dw = malloc(n * sizeof *dw);
+		ck_assert(c && cw && s && sw && d && dw);
+		for (size_t ru = 0; ru < sizeof mx_rules / sizeof mx_rules[0]; ru++)
+			for (size_t re = 0; re < sizeof mx_recipes / sizeof mx_recipes[0]; re++)
+				for (int rna = 0; rna < 2; rna++) {
+					struct fpref_mx_params p = { element, mx_rules[ru], rna ? FPREF_RNA : FPREF_RNE,
+								     mx_recipes[re] };
+					int want = fpref_emu_mx_quantize_reference(&p, x, rows, cols, cw, sw, err, sizeof err);
+					int got = fpref_emu_mx_quantize_lanes(&p, x, rows, cols, c, s, err, sizeof err);
+					snprintf(how, sizeof how, "%s %s %s %s %zux%zu", element,
+						 fpref_emu_mx_scale_rule_name(p.rule), fpref_emu_mx_recipe_name(p.recipe),
+						 rna ? "rna" : "rne", rows, cols);
+					ck_assert_msg(got == want, "%s: bulk path %d, element path %d", how, got, want);
+					if (want != 0)
+						continue; /* ModelOpt's E4M3-only refusal, both ways */
+					same_bytes("MX", how, s, sw, ns, NULL);
+					same_bytes("MX", how, c, cw, n, x);
+					if (ru != 0 || rna)
+						continue; /* the dequantisation and the report read codes and scales alone */
+					ck_assert_int_eq(fpref_emu_mx_dequantize_reference(&p, cw, sw, rows, cols, dw, err,
+											   sizeof err), 0);
+					ck_assert_int_eq(fpref_emu_mx_dequantize_lanes(&p, cw, sw, rows, cols, d, err,
+										       sizeof err), 0);
+					same_words("MX dequantised", how, d, dw, n);
+					struct fpref_format f;
+					bool int8 = strcmp(element, "int8") == 0;
+					if (!int8)
+						ck_assert_int_eq(fpref_format_parse(element, &f, err, sizeof err), 0);
+					same_report(how, x, dw, n, int8 ? NULL : &f, cw);
+				}
+		/* a code outside the element: the element path's error */
+		if (strcmp(element, "float4_e2m1fn") == 0 || strcmp(element, "float6_e2m3fn") == 0) {
+			struct fpref_mx_params p = { element, FPREF_MX_SCALE_OCP_FLOOR, FPREF_RNE, FPREF_MX_OCP };
+			sw[0] = FPREF_E8M0_NAN; /* a NaN scale over codes that are not zero */
+			cw[0] = 1;
+			ck_assert_int_eq(fpref_emu_mx_dequantize_reference(&p, cw, sw, rows, cols, dw, err, sizeof err), 0);
+			ck_assert_int_eq(fpref_emu_mx_dequantize_lanes(&p, cw, sw, rows, cols, d, err, sizeof err), 0);
+			same_words("MX dequantised, NaN scale", element, d, dw, n);
+			cw[n - 1] = 0xFF;
+			ck_assert_int_eq(fpref_emu_mx_dequantize_lanes(&p, cw, sw, rows, cols, d, err, sizeof err), 1);
+			ck_assert_int_eq(fpref_emu_mx_dequantize(&p, cw, sw, rows, cols, d, err, sizeof err), -1);
+		}
+		free(x);
+		free(c);
+		free(cw);
+		free(s);
+		free(sw);
+		free(d);
+		free(dw);
+	}
+}
+END_TEST
+
+/* ---- NVFP4 ---- */
+
+static const enum fpref_nvfp4_recipe nvfp4_recipes[] = { FPREF_NVFP4_TE, FPREF_NVFP4_TORCHAO, FPREF_NVFP4_MODELOPT,
+							 FPREF_NVFP4_TORCHAO_02A1BC44, FPREF_NVFP4_TORCHAO_1LEVEL,
+							 FPREF_NVFP4_MODELOPT_0AD6E5F0 };
+
+/* Tensors of one magnitude (runs over 2^-40 of its top, the scaled
+ * values' subnormals and flushes included) and of FP32's whole range; with
+ * a NaN or inf the bulk path steps aside (1), and the public call is the
+ * element path's. */
+START_TEST(nvfp4_against_element_path)
+{
+	enum fpref_nvfp4_recipe recipe = nvfp4_recipes[_i];
+	char err[256], how[160];
+	for (size_t sh = 0; sh < NSHAPES; sh++)
+		for (int k = 0; k < 6; k++) {
+			size_t rows = shapes[sh].rows, cols = shapes[sh].cols, n = rows * cols;
+			struct fpref_nvfp4_params p;
+			memset(&p, 0, sizeof p);
+			p.recipe = recipe;
+			p.two_d = k % 2 && recipe == FPREF_NVFP4_TE;
+			uint32_t *x = edge_tensor(300 + sh * 8 + (size_t)k, n, k >= 4);
+			if (k == 2 || k == 3) /* one magnitude: FP32's range shifted near 2^e */
+				for (size_t i = 0; i < n; i++)
+					if ((x[i] & 0x7F800000u) != 0x7F800000u && (x[i] & 0x7F800000u) > 0x3F800000u)
+						x[i] = (x[i] & 0x807FFFFFu) | (uint32_t)(0x3F800000u + (x[i] & 0x0F800000u));
+			size_t ns = fpref_emu_nvfp4_scale_count(&p, rows, cols);
+			uint8_t *c = malloc(n), *cw = malloc(n), *s = malloc(ns), *sw = malloc(ns);
+			ck_assert(c && cw && s && sw);
+			uint32_t t = 0, tw = 0;
+			ck_assert_int_eq(fpref_emu_nvfp4_quantize_reference(&p, x, rows, cols, cw, sw, &tw, err, sizeof err), 0);
+			int got = fpref_emu_nvfp4_quantize_lanes(&p, x, rows, cols, c, s, &t, err, sizeof err);
+			bool special = false;
+			for (size_t i = 0; i < n; i++)
+				special = special || (x[i] & 0x7F800000u) == 0x7F800000u;
+			snprintf(how, sizeof how, "nvfp4 %s %s %zux%zu case %d", fpref_emu_nvfp4_recipe_name(recipe),
+				 p.two_d ? "16x16" : "1x16", rows, cols, k);
+			ck_assert_msg(got == (special ? 1 : 0), "%s: the bulk path gave %d", how, got);
+			if (special)
+				ck_assert_int_eq(fpref_emu_nvfp4_quantize(&p, x, rows, cols, c, s, &t, err, sizeof err), 0);
+			ck_assert_msg(t == tw, "%s: tensor scale 0x%08X, the element path's 0x%08X", how, t, tw);
+			same_bytes("NVFP4", how, s, sw, ns, NULL);
+			same_bytes("NVFP4", how, c, cw, n, x);
+			uint32_t *d = malloc(n * sizeof *d), *dw = malloc(n * sizeof *dw);
+			ck_assert(d && dw);
+			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_reference(&p, cw, sw, tw, rows, cols, dw, err, sizeof err), 0);
+			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_lanes(&p, cw, sw, tw, rows, cols, d, err, sizeof err), 0);
+			same_words("NVFP4 dequantised", how, d, dw, n);
+			same_report(how, x, dw, n, fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN), cw);
+			free(d);
+			free(dw);
+			free(x);
+			free(c);
+			free(cw);
+			free(s);
+			free(sw);
+		}
+}
+END_TEST
+
+/* ---- FP8: per-tensor, tiles and blocks ---- */
+
+/* float32(code) * factor rounded once, by the emulator's conversion and product. */
+static uint32_t emu_dequant(const struct fpref_format *el, uint8_t code, uint32_t factor)
+{
+	struct fpref_env env;
+	fpref_env_default(&env);
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	uint64_t v = 0, in[2], out = 0;
+	unsigned flags = 0;
+	fpref_emu_convert(el, code, f32, &env, 0, &v, &flags);
+	in[0] = v;
+	in[1] = factor;
+	fpref_emu_op(FPREF_OP_MUL, f32, in, &env, 0, &out, &flags);
+	return (uint32_t)out;
+}
+
+static const char *const fp8_elements[] = { "float8_e4m3fn", "float8_e5m2" };
+static const enum fpref_amax_nan nan_policies[] = { FPREF_AMAX_NAN_DEFAULT, FPREF_AMAX_NAN_IGNORE,
+						    FPREF_AMAX_NAN_PROPAGATE };
+
+/* Whole tensors (amax near FP32's top), and slices of one run or a few
+ * (each with an amax of its own, over FP32's range). */
+START_TEST(fp8_tensor_against_element_path)
+{
+	struct fpref_format el;
+	char err[256];
+	ck_assert_int_eq(fpref_format_parse(fp8_elements[_i % 2], &el, err, sizeof err), 0);
+	const size_t N = 4000;
+	uint32_t *x = edge_tensor(7 + (uint64_t)_i, N, _i >= 2);
+	uint8_t *c = malloc(N), *cw = malloc(N);
+	ck_assert(c && cw);
+	const uint32_t eps[] = { 0, 0x3F800000u, 0x00000001u };
+	for (size_t k = 0; k < 180; k++) {
+		size_t first = k < 4 ? 0 : 16 * k, n = k < 4 ? N : 1 + k % 40;
+		struct fpref_current_params p = { &el, k % 2 == 1, eps[k % 3], nan_policies[(k / 3) % 3] };
+		uint32_t a[3], aw[3];
+		ck_assert_int_eq(fpref_emu_current_quantize_reference(&p, x + first, n, cw, &aw[0], &aw[1], &aw[2], err,
+								      sizeof err), 0);
+		ck_assert_int_eq(fpref_emu_current_quantize_lanes(&p, x + first, n, c, &a[0], &a[1], &a[2], err, sizeof err),
+				 0);
+		char how[160];
+		snprintf(how, sizeof how, "%s tensor of %zu at %zu pow2 %d eps 0x%08X", el.name, n, first, (int)p.pow2,
+			 p.eps);
+		for (int f = 0; f < 3; f++)
+			ck_assert_msg(a[f] == aw[f], "%s: amax/scale/scale_inv %d 0x%08X, the element path's 0x%08X", how, f,
+				      a[f], aw[f]);
+		same_bytes("FP8", how, c, cw, n, x + first);
+		uint32_t d[4000], dw[4000];
+		ck_assert_int_eq(fpref_emu_dequantize_scaled(&el, cw, n, aw[2], d, err, sizeof err), 0);
+		for (size_t i = 0; i < n; i++)
+			dw[i] = emu_dequant(&el, cw[i], aw[2]);
+		same_words("FP8 dequantised", how, d, dw, n);
+		same_report(how, x + first, dw, n, &el, cw);
+	}
+	free(x);
+	free(c);
+	free(cw);
+}
+END_TEST
+
+START_TEST(fp8_blocks_against_element_path)
+{
+	struct fpref_format el;
+	char err[256];
+	ck_assert_int_eq(fpref_format_parse(fp8_elements[_i % 2], &el, err, sizeof err), 0);
+	const size_t rows = 260, cols = 300, n = rows * cols;
+	uint32_t *x = edge_tensor(11 + (uint64_t)_i, n, true);
+	uint8_t *c = malloc(n), *cw = malloc(n);
+	uint32_t *f = malloc(n * sizeof *f), *fw = malloc(n * sizeof *fw);
+	ck_assert(c && cw && f && fw);
+	for (int k = 0; k < 12; k++) {
+		bool te = k % 2 || _i == 1, pow2 = te && (k / 2) % 2; /* DeepSeek-V3's element is E4M3 */
+		size_t block_rows = k % 4 < 2 ? 1 : 128;
+		struct fpref_block_params p = { &el,  te ? FPREF_BLOCK_TE : FPREF_BLOCK_DEEPSEEK, block_rows, 128, pow2,
+						k >= 8 ? 0 : te ? 0x00800000u : FPREF_F32_DEEPSEEK_EPS, nan_policies[k % 3] };
+		ck_assert_msg(fpref_emu_block_quantize_reference(&p, x, rows, cols, cw, fw, err, sizeof err) == 0, "%d: %s", k, err);
+		ck_assert_int_eq(fpref_emu_block_quantize_lanes(&p, x, rows, cols, c, f, err, sizeof err), 0);
+		size_t nf = fpref_scale_blocks(rows, block_rows) * fpref_scale_blocks(cols, 128);
+		char how[160];
+		snprintf(how, sizeof how, "%s %s %zux128 pow2 %d eps 0x%08X", el.name, te ? "te" : "deepseek", block_rows,
+			 (int)pow2, p.eps);
+		for (size_t b = 0; b < nf && memcmp(f, fw, nf * sizeof *f) != 0; b++)
+			ck_assert_msg(f[b] == fw[b], "%s: factor %zu 0x%08X, the element path's 0x%08X", how, b, f[b], fw[b]);
+		same_bytes("FP8 blocks", how, c, cw, n, x);
+		uint32_t *d = malloc(n * sizeof *d), *dw = malloc(n * sizeof *dw);
+		ck_assert(d && dw);
+		ck_assert_int_eq(fpref_emu_block_dequantize(&p, cw, fw, rows, cols, d, err, sizeof err), 0);
+		for (size_t i = 0; i < n; i++)
+			dw[i] = emu_dequant(&el, cw[i], fw[(i / cols / block_rows) * fpref_scale_blocks(cols, 128) + i % cols / 128]);
+		same_words("FP8 blocks dequantised", how, d, dw, n);
+		free(d);
+		free(dw);
+	}
+	free(x);
+	free(c);
+	free(cw);
+	free(f);
+	free(fw);
+}
+END_TEST
+
+/* Delayed scaling's steps: the bulk path against the element path, which
+ * every quantiser takes where the FPU does not round to nearest (so that
+ * this also holds the step-aside to the element path). */
+START_TEST(delayed_against_element_path)
+{
+	struct fpref_format el;
+	char err[256];
+	ck_assert_int_eq(fpref_format_parse(fp8_elements[_i], &el, err, sizeof err), 0);
+	const size_t N = 600, T = 12;
+	uint32_t *x = edge_tensor(21 + (uint64_t)_i, N * T, true);
+	uint8_t c[600], cw[600];
+	struct fpref_delayed_params p = { &el, 4, FPREF_AMAX_MAX, 0, FPREF_AMAX_NAN_DEFAULT };
+	struct fpref_delayed_state s, sw;
+	ck_assert_int_eq(fpref_delayed_init(&s, &p, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_delayed_init(&sw, &p, err, sizeof err), 0);
+	for (size_t t = 0; t < T; t++) {
+		uint32_t used, usedw, a, aw;
+		ck_assert(fpref_emu_quant_fpu_plain());
+		ck_assert_int_eq(fpref_emu_delayed_step(&s, x + t * N, N, c, &used, &a, err, sizeof err), 0);
+		ck_assert_int_eq(fesetround(FE_UPWARD), 0);
+		ck_assert(!fpref_emu_quant_fpu_plain());
+		int status = fpref_emu_delayed_step(&sw, x + t * N, N, cw, &usedw, &aw, err, sizeof err);
+		uint8_t cb[600];
+		struct fpref_current_params cp = { &el, false, 0, FPREF_AMAX_NAN_DEFAULT };
+		int stepped_aside = fpref_emu_current_quantize_lanes(&cp, x + t * N, N, cb, NULL, NULL, NULL, err, sizeof err);
+		ck_assert_int_eq(fesetround(FE_TONEAREST), 0);
+		ck_assert_int_eq(status, 0);
+		ck_assert_int_eq(stepped_aside, 1);
+		ck_assert_msg(used == usedw && a == aw, "step %zu: scale_inv 0x%08X amax 0x%08X, the element path's 0x%08X 0x%08X",
+			      t, used, a, usedw, aw);
+		same_bytes("delayed", el.name, c, cw, N, x + t * N);
+	}
+	fpref_delayed_free(&s);
+	fpref_delayed_free(&sw);
+	free(x);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("quant_lanes");
+	TCase *mx = tcase_create("mx");
+	tcase_set_timeout(mx, 120);
+	tcase_add_loop_test(mx, mx_against_element_path, 0, (int)(sizeof mx_elements / sizeof mx_elements[0]));
+	suite_add_tcase(s, mx);
+	TCase *nv = tcase_create("nvfp4");
+	tcase_set_timeout(nv, 120);
+	tcase_add_loop_test(nv, nvfp4_against_element_path, 0, (int)(sizeof nvfp4_recipes / sizeof nvfp4_recipes[0]));
+	suite_add_tcase(s, nv);
+	TCase *fp8 = tcase_create("fp8");
+	tcase_set_timeout(fp8, 120);
+	tcase_add_loop_test(fp8, fp8_tensor_against_element_path, 0, 4);
+	tcase_add_loop_test(fp8, fp8_blocks_against_element_path, 0, 2);
+	tcase_add_loop_test(fp8, delayed_against_element_path, 0, 2);
+	suite_add_tcase(s, fp8);
+	return test_run(s);
+}

@@ -1,0 +1,133 @@
+/* fpref bench's quantisation rows: each scheme through fpref_emu_quantize
+ * on FP32 values spread over the element's range (rows of 2048), codes and
+ * scales alone, then with the dequantised values and the error report
+ * (fpref quantize without and with --no-report); the path names the one
+ * that made the codes (the result's) and the converter that rounded them.
+ * The oracle's figure is its codes and scales on a slice.  A row is a line
+ * of the table below. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+static const struct {
+	const char *what, *scheme, *element;
+} schemes[] = {
+	{ "mxfp8", "mxfp8", "float8_e4m3fn" },      { "mxfp4", "mxfp4", "float4_e2m1fn" },
+	{ "nvfp4", "nvfp4", "float4_e2m1fn" },      { "fp8 per-tensor", "tensor", "float8_e4m3fn" },
+	{ "deepseek 1x128", "tile128", "float8_e4m3fn" }, { "deepseek 128x128", "block128", "float8_e4m3fn" },
+};
+
+#define QUANT_COLS 2048
+
+static double median_of(double *t, long repeats)
+{
+	return bench_median(t, (int)repeats);
+}
+
+static int scheme_rows(size_t k, const uint32_t *x, size_t n, long repeats, struct bench_report *rep)
+{
+	const struct fpref_emu_quantize_scheme *s = fpref_emu_quantize_scheme_find(schemes[k].scheme);
+	struct fpref_emu_quantize_request q;
+	memset(&q, 0, sizeof q);
+	q.x = x;
+	q.count = n;
+	q.ndim = 2;
+	q.shape[0] = n / QUANT_COLS;
+	q.shape[1] = QUANT_COLS;
+	q.pow2 = -1;
+	q.element_rounding = FPREF_RNE;
+	q.mx_rule = FPREF_MX_SCALE_OCP_FLOOR;
+	q.amax_nan = FPREF_AMAX_NAN_DEFAULT;
+	if (!s || fpref_format_parse(schemes[k].element, &q.element, NULL, 0) != 0)
+		return -1;
+	if (s->family != FPREF_EMU_QUANTIZE_FP8)
+		q.mx_element = schemes[k].element;
+	char err[256], path[160] = "";
+	double t[2][100] = { { 0 } };
+	for (int report = 0; report < 2; report++) {
+		q.codes_only = !report;
+		for (long r = 0; r < repeats; r++) {
+			struct fpref_emu_quantize_result res;
+			struct fpref_quant_report qr;
+			double t0 = bench_now();
+			int status = fpref_emu_quantize(s, &q, &res, err, sizeof err);
+			if (!status && report)
+				status = fpref_emu_quant_report_compute(x, res.dequant, n, res.element, res.codes, &qr);
+			t[report][r] = bench_now() - t0;
+			if (!status && !path[0])
+				snprintf(path, sizeof path, "%s", res.path);
+			fpref_emu_quantize_result_free(&res);
+			if (status)
+				return -1;
+		}
+	}
+	/* the converter the bulk path rounds with: its path and instruction set */
+	struct fpref_env env;
+	fpref_env_default(&env);
+	env.overflow = FPREF_OVERFLOW_SAT;
+	struct fpref_emu_converter *c = fpref_emu_converter_new(fpref_format_get(FPREF_FORMAT_FLOAT32), &q.element, &env);
+	if (!c)
+		return -1;
+	char conv[64];
+	snprintf(conv, sizeof conv, "%s %s", fpref_emu_converter_path(c), fpref_emu_converter_isa(c));
+	fpref_emu_converter_free(c);
+	/* the oracle: four rows (a band of blocks of 128) */
+	struct fpref_current_params cp = { &q.element, false, 0, FPREF_AMAX_NAN_DEFAULT };
+	struct fpref_block_params bp = { &q.element, FPREF_BLOCK_DEEPSEEK, strcmp(s->name, "block128") ? 1 : 128, 128,
+					 false, FPREF_F32_DEEPSEEK_EPS, FPREF_AMAX_NAN_DEFAULT };
+	size_t rows = bp.block_rows == 128 ? 128 : 4, on = rows * QUANT_COLS;
+	uint8_t *codes = malloc(on);
+	uint32_t *scales = malloc(on * sizeof *scales); /* FP32 factors, or E8M0 and E4M3 bytes */
+	double ref = 0, to[3] = { 0 };
+	long oracle_repeats = repeats < 3 ? repeats : 3;
+	int status = codes && scales ? 0 : -1;
+	for (long r = 0; r < oracle_repeats && !status; r++) {
+		double t0 = bench_now();
+		uint32_t ts;
+		if (strcmp(s->name, "nvfp4") == 0)
+			status = fpref_ref_nvfp4_quantize(false, false, 0, x, rows, QUANT_COLS, codes, (uint8_t *)scales, &ts,
+							  err, sizeof err);
+		else if (s->family == FPREF_EMU_QUANTIZE_MX)
+			status = fpref_ref_mx_quantize(q.mx_element, "ocp-floor", FPREF_RNE, x, rows, QUANT_COLS, codes,
+						       (uint8_t *)scales, err, sizeof err);
+		else if (strcmp(s->name, "tensor") == 0)
+			status = fpref_ref_current_quantize(&cp, x, on, codes, NULL, NULL, NULL, err, sizeof err);
+		else
+			status = fpref_ref_block_quantize(&bp, x, rows, QUANT_COLS, codes, scales, err, sizeof err);
+		to[r] = bench_now() - t0;
+	}
+	if (!status)
+		ref = (double)on / median_of(to, oracle_repeats);
+	free(codes);
+	free(scales);
+	for (int report = 0; report < 2; report++) {
+		struct bench_row row = { .section = "elements" };
+		row.rate = (double)n / median_of(t[report], repeats);
+		row.ref = ref;
+		row.bytes = report ? 4 + 1 + 4 : 4 + 1; /* the input and the codes (and the dequantised values) */
+		snprintf(row.what, sizeof row.what, "quantize %s%s", schemes[k].what, report ? " +report" : "");
+		snprintf(row.path, sizeof row.path, report ? "%s, %s; dequantised values and report bulk" : "%s, %s",
+			 path, conv);
+		if (bench_report_add(rep, &row) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int bench_quantize(size_t n, long repeats, struct bench_report *rep)
+{
+	n = n / QUANT_COLS * QUANT_COLS;
+	if (n < 128 * QUANT_COLS)
+		n = 128 * QUANT_COLS;
+	uint32_t *x = malloc(n * sizeof *x);
+	if (!x)
+		return -1;
+	int status = 0;
+	for (size_t k = 0; k < sizeof schemes / sizeof schemes[0] && !status; k++) {
+		bench_fill_fp32(x, n, fpref_format_get(FPREF_FORMAT_FLOAT8_E4M3FN));
+		status = scheme_rows(k, x, n, repeats, rep);
+	}
+	free(x);
+	return status;
+}
