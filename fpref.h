@@ -41,5 +41,7 @@
 #include "fpref_golden_diagnose.h"
 #include "fpref_golden_lab.h"
 #include "fpref_golden_order.h"
+#include "fpref_golden_svg.h"
+#include "fpref_golden_draw.h"
 
 #endif

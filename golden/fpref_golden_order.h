@@ -61,6 +61,10 @@ struct fpref_order_report {
 enum fpref_order_status fpref_golden_reveal_order(const struct fpref_order_options *o, fpref_order_box_fn box,
 						  void *ctx, struct fpref_order_report *r);
 void fpref_golden_order_report_free(struct fpref_order_report *r);
+/* The answer as fpref probe order prints it (the tree, how to run it,
+ * what revealing it cost; "" unless r found a tree): malloc'ed text, or
+ * NULL (no memory). */
+char *fpref_golden_order_report_text(const struct fpref_order_report *r, const struct fpref_order_options *o);
 
 #ifdef __cplusplus
 }

@@ -95,6 +95,31 @@ struct fpref_probe_report {
 int fpref_golden_probe_infer(const struct fpref_probe_data *data, struct fpref_probe_report *r, char *err, size_t errlen);
 void fpref_golden_probe_report_free(struct fpref_probe_report *r);
 
+/* Measured cases read back (the data of fpref_probe_data): rows of 2K+1
+ * patterns a_1..a_K b_1..b_K c and the results d, malloc'ed. */
+struct fpref_probe_cases {
+	struct fpref_format in, in_b, out;
+	size_t K, count;
+	uint64_t *rows, *d;
+};
+/* The cases of a golden dot file (a probe file, or any dot file) with the
+ * results judged against it (a results file, as fpref verify reads it).
+ * given, when not NULL, are the formats the caller was told (A's, B's,
+ * c's and d's), which must be the file's.  0; -1 with a message (the
+ * files or the formats); -2 (no memory). */
+int fpref_golden_probe_read_golden(const char *golden, const char *results, const struct fpref_format *given,
+				   struct fpref_probe_cases *c, char *err, size_t errlen);
+void fpref_golden_probe_cases_free(struct fpref_probe_cases *c);
+
+/* The report as fpref probe infer prints it (results: the name its first
+ * line gives the cases, the results file's): malloc'ed text, or NULL (no
+ * memory). */
+char *fpref_golden_probe_report_text(const struct fpref_probe_report *r, const struct fpref_probe_data *d,
+				     const char *results);
+/* The input formats as golden headers name them: "A", or "A*B" for two. */
+const char *fpref_golden_probe_inputs_name(const struct fpref_format *a, const struct fpref_format *b, char *buf,
+					   size_t len);
+
 /* Whether a model lies in a class (block and floor in its ranges, the
  * same fraction count and rounding, or the same preset). */
 bool fpref_golden_probe_class_holds(const struct fpref_probe_class *c, const struct fpref_tc_model *m,

@@ -79,7 +79,8 @@ VERSION = version()
 # and init), and the header they share; MANIFEST.in carries the header
 # into an sdist (setuptools carries the sources).
 EXTENSION_SOURCES = ["src/fpref/_fpref.c", "src/fpref/_fpref_convert.c", "src/fpref/_fpref_gemm.c",
-                     "src/fpref/_fpref_quantize.c", "src/fpref/_fpref_golden.c", "src/fpref/_fpref_order.c"]
+                     "src/fpref/_fpref_quantize.c", "src/fpref/_fpref_golden.c", "src/fpref/_fpref_order.c",
+                     "src/fpref/_fpref_draw.c", "src/fpref/_fpref_probe.c"]
 EXTENSION_HEADERS = ["src/fpref/_fpref.h"]
 
 extension = Extension(

@@ -1,17 +1,22 @@
 /* fpref draw: pictures for teaching and for reports, as SVG.  This file
- * is the command: its options, the KIND's checks and dispatch, and the
- * VALUE reading the kinds share.  numberline, rounding, formats,
- * promotion and pytorch-tf32 are drawn from the library's figures
- * (tools/draw_numberline.c, tools/draw_rounding.c, tools/draw_formats.c,
- * tools/draw_promotion.c); gemm, verify, lossscale, quantize and lab run
+ * is the command: its options, the KIND's checks and dispatch.
+ * numberline, rounding, formats, promotion and pytorch-tf32 are the
+ * library's pictures (fpref_golden_draw.h, which fpref.draw in Python
+ * calls too); gemm, verify, lossscale, quantize and lab run
  * their command with --svg (the same picture a report gives).
- * tools/draw_svg.c writes the SVG. */
+ * tools/draw_svg.c writes the SVG out. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "draw.h"
+
+/* the options fpref draw parses for the kinds it draws itself */
+struct draw_args {
+	const char *out, *range, *at, *window, *png;
+	const char *in, *ks, *size, *dist, *seed; /* promotion */
+};
 
 #define D(f) offsetof(struct draw_args, f)
 
@@ -60,17 +65,97 @@ const struct cli_command cli_cmd_draw = {
 
 static const char *const cmd = "draw";
 
-/* VALUE as the oracle reads it: 0, or CLI_EXIT_USAGE after a message
- * naming what it is (v is cleared then). */
-int draw_read_value(const char *what, const char *text, struct fpref_ref_value *v)
+/* One of the library's pictures: its text written out, or its message
+ * and an exit status. */
+static int library_picture(int r, char *svg, const char *err, const char *path)
 {
-	char err[512];
-	fpref_ref_value_init(v);
-	if (fpref_ref_parse(text, v, err, sizeof err) == 0)
-		return 0;
-	cli_fail(cmd, "bad %s: %s", what, err);
-	fpref_ref_value_clear(v);
-	return CLI_EXIT_USAGE;
+	if (r == FPREF_DRAW_BAD_ARGS)
+		cli_fail(cmd, "%s", err);
+	else if (r != 0)
+		cli_fail(cmd, "out of memory");
+	int status = r == FPREF_DRAW_BAD_ARGS ? CLI_EXIT_USAGE : r != 0 ? CLI_EXIT_FAIL : draw_save(cmd, path, svg);
+	free(svg);
+	return status;
+}
+
+static int draw_numberline(const struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 2) {
+		cli_fail(cmd, "numberline needs one FMT, e.g. fpref draw numberline e4m3 --out-file e4m3.svg");
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_format f;
+	if (cli_parse_format(cmd, o->positional[1], &f) != 0)
+		return CLI_EXIT_USAGE;
+	char *svg, err[640] = "";
+	int r = fpref_golden_draw_numberline(&f, a->range, a->at, a->window, &svg, err, sizeof err);
+	return library_picture(r, svg, err, a->out);
+}
+
+static int draw_rounding(struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 2 || !o->have_to) {
+		cli_fail(cmd, "rounding needs one VALUE and --to FMT, e.g. fpref draw rounding 465 --to e4m3 --out-file r.svg");
+		return CLI_EXIT_USAGE;
+	}
+	o->env = cli_target_env(o, &o->to);
+	if (o->env.rounding == FPREF_SR && !o->text.sr_bits) {
+		cli_fail(cmd, "--round sr needs --sr-bits HEX, W:HEX or seed=N (the random bits decide the rounding)");
+		return CLI_EXIT_USAGE;
+	}
+	char *svg, err[640] = "";
+	int r = fpref_golden_draw_rounding(o->positional[1], &o->to, &o->env, &svg, err, sizeof err);
+	return library_picture(r, svg, err, a->out);
+}
+
+static int draw_formats(const struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 1) {
+		cli_fail(cmd, "formats takes no FMT: it draws the whole catalogue (fpref formats)");
+		return CLI_EXIT_USAGE;
+	}
+	char *svg, err[640] = "";
+	int r = fpref_golden_draw_formats(&svg, err, sizeof err);
+	return library_picture(r, svg, err, a->out);
+}
+
+static int draw_promotion(struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 1 || !a->in || !o->model.model || !o->model.promote) {
+		cli_fail(cmd, "promotion needs --model MODEL --promote NC --in-format FMT, e.g. fpref draw promotion --model h100 "
+			 "--promote 128 --in-format e4m3 --out-file p.svg");
+		return CLI_EXIT_USAGE;
+	}
+	struct fpref_format in, out = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_accum_model promoted, alone;
+	struct cli_model_text plain = o->model;
+	plain.promote = NULL;
+	if (cli_parse_format(cmd, a->in, &in) != 0 || cli_model_resolve(cmd, &o->model, &in, &in, &out, &promoted) != 0 ||
+	    cli_model_resolve(cmd, &plain, &in, &in, &out, &alone) != 0)
+		return CLI_EXIT_USAGE;
+	o->env = cli_target_env(o, &out);
+	struct fpref_draw_promotion p = { .alone = &alone, .promoted = &promoted, .model = o->model.model,
+					  .promote = o->model.promote, .in = &in, .env = &o->env, .ks = a->ks,
+					  .size = a->size, .dist = a->dist, .seed = a->seed };
+	char *svg, err[640] = "";
+	int r = fpref_golden_draw_promotion(&p, &svg, err, sizeof err);
+	return library_picture(r, svg, err, a->out);
+}
+
+static int draw_tf32(const struct cli_options *o, const struct draw_args *a)
+{
+	if (o->npositional != 1) {
+		cli_fail(cmd, "pytorch-tf32 takes no positional argument (sizes by --ks)");
+		return CLI_EXIT_USAGE;
+	}
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32), *tf32 = fpref_format_get(FPREF_FORMAT_TF32);
+	struct cli_model_text ta = { .model = "a100" }, tb = { .model = "fma-chain" };
+	struct fpref_accum_model ma, mb;
+	if (cli_model_resolve(cmd, &ta, tf32, tf32, f32, &ma) != 0 || cli_model_resolve(cmd, &tb, f32, f32, f32, &mb) != 0)
+		return CLI_EXIT_FAIL;
+	char *svg, err[640] = "";
+	int r = fpref_golden_draw_pytorch_tf32(&ma, &mb, a->ks, a->dist, a->seed, &svg, err, sizeof err);
+	return library_picture(r, svg, err, a->out);
 }
 
 /* ---- the reports of other commands: their --svg ---- */

@@ -99,7 +99,7 @@ static int reference_model(const struct cli_model_text *t, const struct fpref_fo
 	}
 	char inputs[128];
 	cli_fail("probe gen", "no preset has %s inputs with %s output; name one with --model generic --block N --frac F",
-		  probe_inputs_name(in, in_b, inputs, sizeof inputs), out->name);
+		  fpref_golden_probe_inputs_name(in, in_b, inputs, sizeof inputs), out->name);
 	return CLI_EXIT_USAGE;
 }
 
@@ -131,15 +131,6 @@ static int probe_inputs(const char *what, const char *one, const char *one_name,
 	if (cli_parse_format(what, in_a, f) != 0 || cli_parse_format(what, in_b, fb) != 0)
 		return CLI_EXIT_USAGE;
 	return 0;
-}
-
-/* What fpref dot takes for these inputs: "--in-format A", or "--a-format A --b-format B". */
-static void put_in_options(const struct fpref_format *a, const struct fpref_format *b)
-{
-	if (fpref_format_same(a, b))
-		printf("--in-format %s", a->name);
-	else
-		printf("--a-format %s --b-format %s", a->name, b->name);
 }
 
 static int probe_gen(const struct probe_args *a, const struct cli_options *o)
@@ -209,102 +200,8 @@ static int probe_gen(const struct probe_args *a, const struct cli_options *o)
 	}
 	char names[128];
 	fprintf(stderr, "%s: %lu probe cases of %ld products, %s -> %s, d by the %s model\n", file, vectors, K,
-		probe_inputs_name(&j.in, &j.in_b, names, sizeof names), j.out.name, j.model.gpu);
+		fpref_golden_probe_inputs_name(&j.in, &j.in_b, names, sizeof names), j.out.name, j.model.gpu);
 	return CLI_EXIT_OK;
-}
-
-/* ---- infer: printing ---- */
-static void print_floor(int floor)
-{
-	if (floor == FPREF_TC_NO_FLOOR)
-		printf("FPREF_TC_NO_FLOOR");
-	else
-		printf("%d", floor);
-}
-
-static void print_class(const struct fpref_probe_class *c, const struct probe_cases *d, size_t index)
-{
-	bool fp16 = fpref_format_is(&d->out, FPREF_FORMAT_FLOAT16);
-	if (c->preset) {
-		char text[512];
-		fpref_tc_model_describe(c->preset, d->out.name, text, sizeof text);
-		printf("model %zu: the %s preset (outside the generic space): %s\n  fpref dot --model %s ", index,
-		       c->preset->gpu, text, c->preset->gpu);
-		put_in_options(&d->in, &d->in_b);
-		printf(" --out-format %s\n", d->out.name);
-		return;
-	}
-	int floor = c->floor_none ? FPREF_TC_NO_FLOOR : c->floor_lo;
-	const char *round = fpref_rounding_name(c->rounding);
-	printf("model %zu: fpref dot --model generic --block %d --frac %d --floor ", index, c->block_lo, c->frac);
-	if (floor == FPREF_TC_NO_FLOOR)
-		printf("none");
-	else
-		printf("%d", floor);
-	printf(" --final %s ", round);
-	put_in_options(&d->in, &d->in_b);
-	printf(" --out-format %s\n", d->out.name);
-	printf("  block: %d", c->block_lo);
-	if (c->block_hi > c->block_lo)
-		printf("..%d", c->block_hi);
-	if (c->block_open)
-		printf(" or more (cases of K = %zu products cannot tell larger blocks apart)", d->K);
-	printf("; fraction bits: %d; block rounding: %s; floor: ", c->frac, round);
-	if (c->floor_none)
-		printf("none (or any floor up to %d", c->has_floor_range ? c->floor_hi : c->none_up_to);
-	else if (c->floor_lo == c->floor_hi)
-		printf("%d", c->floor_lo);
-	else
-		printf("any of %d..%d", c->floor_lo, c->floor_hi);
-	printf("%s\n", c->floor_none ? ")" : "");
-	/* a row of formats/tc_model.c; the other output's fields are not probed */
-	const char *probed = c->rounding == FPREF_RNE ? "FPREF_RNE" : "FPREF_RTZ";
-	char inputs[128];
-	if (fpref_format_same(&d->in, &d->in_b))
-		snprintf(inputs, sizeof inputs, "%s", d->in.name);
-	else /* a mixed row lists both */
-		snprintf(inputs, sizeof inputs, "%s,%s", d->in.name, d->in_b.name);
-	printf("  row: { \"probed\", \"%s\", %d, %d, ", inputs, c->block_lo, c->frac);
-	print_floor(fp16 ? FPREF_TC_NO_FLOOR : floor);
-	printf(", ");
-	print_floor(fp16 ? floor : FPREF_TC_NO_FLOOR);
-	printf(", %s, %s, \"%s\", 0, 0, 0, 0, 0, \"fpref probe\" },\n", fp16 ? "FPREF_RTZ" : probed,
-	       fp16 ? probed : "FPREF_RNE", fp16 ? d->in.name : "");
-	printf("  (the %s output was probed; the other output's floor and rounding are placeholders%s)\n", d->out.name,
-	       fpref_format_same(&d->in, &d->in_b) ? "" : "; a row of two inputs sets mixed");
-}
-
-static void print_report(const struct fpref_probe_report *r, const struct probe_cases *d, const char *path)
-{
-	char inputs[128];
-	printf("%s: %zu cases of %zu products, %s -> %s; %zu models run\n", path, d->count, d->K,
-	       probe_inputs_name(&d->in, &d->in_b, inputs, sizeof inputs), d->out.name, r->tried);
-	if (r->nclasses == 1)
-		printf("one model class reproduces every case:\n");
-	else if (r->nclasses > 1)
-		printf("%zu model classes reproduce every case (ambiguous: the cases cannot tell them apart):\n", r->nclasses);
-	for (size_t i = 0; i < r->nclasses && i < 10; i++)
-		print_class(&r->classes[i], d, i + 1);
-	if (r->nclasses > 10)
-		printf("... and %zu more: more cases are needed (fpref probe gen makes them)\n", r->nclasses - 10);
-	if (r->nclasses == 0) {
-		printf("no model reproduces every case; the nearest:\n");
-		for (size_t i = 0; i < r->nnear; i++) {
-			char text[512];
-			fpref_tc_model_describe(&r->near[i].model, d->out.name, text, sizeof text);
-			printf("  %zu of %zu cases missed: %s\n", r->near[i].misses, d->count, text);
-		}
-		if (r->c_zero_nclasses)
-			printf("but %zu class%s fit%s the %zu cases with c = 0, so C enters otherwise than aligned with the "
-			       "first block's products:\n", r->c_zero_nclasses, r->c_zero_nclasses == 1 ? "" : "es",
-			       r->c_zero_nclasses == 1 ? "s" : "", r->c_zero_cases);
-		for (size_t i = 0; i < r->c_zero_nclasses && i < 10; i++)
-			print_class(&r->c_zero_classes[i], d, i + 1);
-	}
-	printf("presets that reproduce every case:");
-	for (size_t i = 0; i < r->npresets; i++)
-		printf(" %s", r->presets[i]->gpu);
-	printf("%s\n", r->npresets ? "" : " none");
 }
 
 static void class_json(const struct fpref_probe_class *c, const struct probe_cases *d)
@@ -341,7 +238,7 @@ static void report_json(const struct fpref_probe_report *r, const struct probe_c
 	cli_json_string(path);
 	char inputs[128];
 	printf(", \"cases\": %zu, \"K\": %zu, \"in\": \"%s\", \"in_a\": \"%s\", \"in_b\": \"%s\", \"out\": \"%s\", "
-	       "\"models_run\": %zu", d->count, d->K, probe_inputs_name(&d->in, &d->in_b, inputs, sizeof inputs), d->in.name,
+	       "\"models_run\": %zu", d->count, d->K, fpref_golden_probe_inputs_name(&d->in, &d->in_b, inputs, sizeof inputs), d->in.name,
 	       d->in_b.name, d->out.name, r->tried);
 	classes_json("classes", r->classes, r->nclasses, d);
 	printf(", \"nearest\": [");
@@ -419,11 +316,19 @@ static int probe_infer(const struct probe_args *a, const struct cli_options *o)
 		}
 	}
 	if (r == 0) {
-		if (o->json)
+		if (o->json) {
 			report_json(&rep, &c, results);
-		else
-			print_report(&rep, &c, results);
-		r = rep.nclasses == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+		} else {
+			char *text = fpref_golden_probe_report_text(&rep, &data, results);
+			if (!text) {
+				cli_fail("probe infer", "out of memory");
+				r = CLI_EXIT_FAIL;
+			} else {
+				fputs(text, stdout);
+				free(text);
+			}
+		}
+		r = r ? r : rep.nclasses == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 		fpref_golden_probe_report_free(&rep);
 	}
 	probe_cases_free(&c);

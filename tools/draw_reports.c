@@ -15,7 +15,7 @@
 /* A bar chart of n counts in a box at x, y (w x h), labels under the bars
  * (every `every`-th; at a bar's left edge when it names where a bin starts,
  * else under its middle), and the axes' names. */
-static void bars(struct svg *s, double x, double y, double w, double h, const size_t *counts, int n,
+static void bars(struct fpref_svg *s, double x, double y, double w, double h, const size_t *counts, int n,
 		 char *const *labels, int every, bool edge, const char *colour, const char *cls, const char *xlabel,
 		 const char *ylabel)
 {
@@ -24,28 +24,28 @@ static void bars(struct svg *s, double x, double y, double w, double h, const si
 		max = counts[i] > max ? counts[i] : max;
 	double ticks[16];
 	char *tl[16], buf[16 * 16];
-	int nt = draw_count_ticks(max, ticks, tl, buf, 16);
-	struct draw_scale ys = { 0, ticks[nt - 1], y + h, y };
+	int nt = fpref_golden_svg_count_ticks(max, ticks, tl, buf, 16);
+	struct fpref_svg_scale ys = { 0, ticks[nt - 1], y + h, y };
 	double bw = w / n;
-	svg_group(s, cls);
+	fpref_golden_svg_group(s, cls);
 	for (int i = 0; i < n; i++) {
 		char tip[64];
 		snprintf(tip, sizeof tip, "%s: %zu", labels[i], counts[i]);
-		double top = draw_map(&ys, (double)counts[i]);
-		svg_rect(s, x + bw * i + 1, top, bw - 2, y + h - top, colour, "bar", tip);
+		double top = fpref_golden_svg_map(&ys, (double)counts[i]);
+		fpref_golden_svg_rect(s, x + bw * i + 1, top, bw - 2, y + h - top, colour, "bar", tip);
 	}
-	svg_group_end(s);
+	fpref_golden_svg_group_end(s);
 	/* the category axis: a tick under every `every`-th bar */
 	double ct[64];
 	char *cl[64];
 	int nc = 0;
-	struct draw_scale xs = { 0, n, x, x + w };
+	struct fpref_svg_scale xs = { 0, n, x, x + w };
 	for (int i = 0; i < n && nc < 64; i += every) {
 		ct[nc] = edge ? i : i + 0.5;
 		cl[nc++] = labels[i];
 	}
-	draw_axis(s, true, &xs, y + h, ct, cl, nc, xlabel);
-	draw_axis(s, false, &ys, x, ticks, tl, nt, ylabel);
+	fpref_golden_svg_axis(s, true, &xs, y + h, ct, cl, nc, xlabel);
+	fpref_golden_svg_axis(s, false, &ys, x, ticks, tl, nt, ylabel);
 }
 
 int draw_gemm(const char *cmd, const char *path, const char *title, const struct fpref_gemm_stats *st)
@@ -56,26 +56,24 @@ int draw_gemm(const char *cmd, const char *path, const char *title, const struct
 	snprintf(sub, sizeof sub, "%zu elements; max %s ulps, mean %s; error / bound max %s (%zu with a bound)",
 		 sum.elements, cli_text_num(sum.max_ulps, 4).text, cli_text_num(sum.mean_ulps, 4).text,
 		 cli_text_num(sum.error_over_bound_max, 4).text, sum.with_bound);
-	struct svg s;
-	int status = svg_begin(&s, cmd, path, 900, 440, title, sub);
-	if (status)
-		return status;
-	svg_text(&s, 80, 74, "panel", "start", "|D - exact| in ulps of the output format");
+	struct fpref_svg s;
+	fpref_golden_svg_begin(&s, 900, 440, title, sub);
+	fpref_golden_svg_text(&s, 80, 74, "panel", "start", "|D - exact| in ulps of the output format");
 	bars(&s, 80, 84, 340, 250, st->ulps_hist, FPREF_VERIFY_BUCKETS, (char *const *)fpref_golden_ulps_bucket_labels, 1, false,
-	     DRAW_BLUE, "hist ulps", "error (ulps)", "elements");
+	     FPREF_SVG_BLUE, "hist ulps", "error (ulps)", "elements");
 	static char *const tenths[FPREF_GEMM_RATIO_BUCKETS] = { "0.1", "0.2", "0.3", "0.4", "0.5", "0.6",
 								 "0.7", "0.8", "0.9", "1",   ">1" };
-	svg_text(&s, 520, 74, "panel", "start", "|D - exact| over the model's a priori bound (up to ...)");
-	bars(&s, 520, 84, 340, 250, st->ratio_hist, FPREF_GEMM_RATIO_BUCKETS, tenths, 1, false, DRAW_ORANGE, "hist bound",
+	fpref_golden_svg_text(&s, 520, 74, "panel", "start", "|D - exact| over the model's a priori bound (up to ...)");
+	bars(&s, 520, 84, 340, 250, st->ratio_hist, FPREF_GEMM_RATIO_BUCKETS, tenths, 1, false, FPREF_SVG_ORANGE, "hist bound",
 	     "error / bound", "elements");
-	struct draw_scale xs = { 0, FPREF_GEMM_RATIO_BUCKETS, 520, 860 };
-	svg_line(&s, draw_map(&xs, 10), 84, draw_map(&xs, 10), 334, DRAW_VERMILLION, 2, "5 3");
-	svg_text(&s, draw_map(&xs, 10) - 4, 98, "note", "end", "the bound");
-	struct draw_key keys[] = { { DRAW_BLUE, "error in ulps", false },
-				   { DRAW_ORANGE, "error / a priori bound", false },
-				   { DRAW_VERMILLION, "bound (1): nothing may lie right of it", true } };
-	draw_legend(&s, 80, 384, keys, 3);
-	return svg_end(&s, cmd, path);
+	struct fpref_svg_scale xs = { 0, FPREF_GEMM_RATIO_BUCKETS, 520, 860 };
+	fpref_golden_svg_line(&s, fpref_golden_svg_map(&xs, 10), 84, fpref_golden_svg_map(&xs, 10), 334, FPREF_SVG_VERMILLION, 2, "5 3");
+	fpref_golden_svg_text(&s, fpref_golden_svg_map(&xs, 10) - 4, 98, "note", "end", "the bound");
+	struct fpref_svg_key keys[] = { { FPREF_SVG_BLUE, "error in ulps", false },
+				   { FPREF_SVG_ORANGE, "error / a priori bound", false },
+				   { FPREF_SVG_VERMILLION, "bound (1): nothing may lie right of it", true } };
+	fpref_golden_svg_legend(&s, 80, 384, keys, 3);
+	return draw_write(&s, cmd, path);
 }
 
 int draw_verify(const char *cmd, const char *path, const struct draw_verify *v)
@@ -83,20 +81,18 @@ int draw_verify(const char *cmd, const char *path, const struct draw_verify *v)
 	char sub[256];
 	snprintf(sub, sizeof sub, "%zu cases: %zu bit-exact, %zu outside the tolerance; %zu without an error in ulps",
 		 v->cases, v->exact, v->outside, v->nonfinite);
-	struct svg s;
-	int status = svg_begin(&s, cmd, path, 900, 420, v->title, sub);
-	if (status)
-		return status;
-	svg_text(&s, 80, 74, "panel", "start", "results against the golden values");
+	struct fpref_svg s;
+	fpref_golden_svg_begin(&s, 900, 420, v->title, sub);
+	fpref_golden_svg_text(&s, 80, 74, "panel", "start", "results against the golden values");
 	bars(&s, 80, 84, 340, 250, v->ulps_golden, FPREF_VERIFY_BUCKETS, (char *const *)fpref_golden_ulps_bucket_labels, 1, false,
-	     DRAW_BLUE, "hist golden", "error (ulps)", "cases");
-	svg_text(&s, 520, 74, "panel", "start", "results against the exact values");
+	     FPREF_SVG_BLUE, "hist golden", "error (ulps)", "cases");
+	fpref_golden_svg_text(&s, 520, 74, "panel", "start", "results against the exact values");
 	bars(&s, 520, 84, 340, 250, v->ulps_exact, FPREF_VERIFY_BUCKETS, (char *const *)fpref_golden_ulps_bucket_labels, 1, false,
-	     DRAW_GREEN, "hist exact", "error (ulps)", "cases");
-	struct draw_key keys[] = { { DRAW_BLUE, "against the golden file", false },
-				   { DRAW_GREEN, "against the exact value (oracle)", false } };
-	draw_legend(&s, 80, 380, keys, 2);
-	return svg_end(&s, cmd, path);
+	     FPREF_SVG_GREEN, "hist exact", "error (ulps)", "cases");
+	struct fpref_svg_key keys[] = { { FPREF_SVG_BLUE, "against the golden file", false },
+				   { FPREF_SVG_GREEN, "against the exact value (oracle)", false } };
+	fpref_golden_svg_legend(&s, 80, 380, keys, 2);
+	return draw_write(&s, cmd, path);
 }
 
 int draw_lossscale(const char *cmd, const char *path, const struct draw_lossscale *d)
@@ -107,11 +103,9 @@ int draw_lossscale(const char *cmd, const char *path, const struct draw_lossscal
 	char sub[200];
 	snprintf(sub, sizeof sub, "%zu iterations, %zu skipped (marked); scale kept in %s", d->steps, skipped,
 		 d->scale_format->name);
-	struct svg s;
+	struct fpref_svg s;
 	double h = d->nbins ? 750 : 400;
-	int status = svg_begin(&s, cmd, path, 900, h, d->title, sub);
-	if (status)
-		return status;
+	fpref_golden_svg_begin(&s, 900, h, d->title, sub);
 	/* the scale on a log2 axis, step by step */
 	double *px = calloc(2 * d->steps + 2, sizeof *px), *py = calloc(2 * d->steps + 2, sizeof *py),
 	       *pos = calloc(d->steps + 1, sizeof *pos);
@@ -120,7 +114,7 @@ int draw_lossscale(const char *cmd, const char *path, const struct draw_lossscal
 		free(py);
 		free(pos);
 		cli_fail(cmd, "out of memory");
-		svg_end(&s, cmd, path);
+		fpref_golden_svg_discard(&s);
 		return CLI_EXIT_FAIL;
 	}
 	double lo = 0, hi = 0;
@@ -131,28 +125,28 @@ int draw_lossscale(const char *cmd, const char *path, const struct draw_lossscal
 		hi = k == 0 || pos[k] > hi ? pos[k] : hi;
 	}
 	int blo = (int)lo - (lo < (int)lo) - 1, bhi = (int)hi + 1;
-	struct draw_scale xs = { 0.5, (double)d->steps + 0.5, 90, 860 }, ys = { blo, bhi, 320, 80 };
+	struct fpref_svg_scale xs = { 0.5, (double)d->steps + 0.5, 90, 860 }, ys = { blo, bhi, 320, 80 };
 	int n = 0;
 	for (size_t k = 0; k < d->steps; k++) {
-		px[n] = draw_map(&xs, (double)k + 0.5);
-		py[n++] = draw_map(&ys, pos[k]);
-		px[n] = draw_map(&xs, (double)k + 1.5);
-		py[n++] = draw_map(&ys, pos[k]);
+		px[n] = fpref_golden_svg_map(&xs, (double)k + 0.5);
+		py[n++] = fpref_golden_svg_map(&ys, pos[k]);
+		px[n] = fpref_golden_svg_map(&xs, (double)k + 1.5);
+		py[n++] = fpref_golden_svg_map(&ys, pos[k]);
 	}
-	svg_text(&s, 90, 70, "panel", "start", "The loss scale used at each iteration (log2 axis)");
-	svg_polyline(&s, px, py, n, DRAW_BLUE, 2, "scale");
-	svg_group(&s, "skipped");
+	fpref_golden_svg_text(&s, 90, 70, "panel", "start", "The loss scale used at each iteration (log2 axis)");
+	fpref_golden_svg_polyline(&s, px, py, n, FPREF_SVG_BLUE, 2, "scale");
+	fpref_golden_svg_group(&s, "skipped");
 	for (size_t k = 0; k < d->steps; k++)
 		if (d->skipped[k]) {
 			char tip[48];
 			snprintf(tip, sizeof tip, "iteration %zu skipped", k + 1);
-			svg_circle(&s, draw_map(&xs, (double)k + 1), draw_map(&ys, pos[k]), 4, DRAW_VERMILLION, "skip", tip);
+			fpref_golden_svg_circle(&s, fpref_golden_svg_map(&xs, (double)k + 1), fpref_golden_svg_map(&ys, pos[k]), 4, FPREF_SVG_VERMILLION, "skip", tip);
 		}
-	svg_group_end(&s);
+	fpref_golden_svg_group_end(&s);
 	double ticks[32];
 	char *labels[32], buf[32 * 16];
-	int nt = draw_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 32);
-	draw_axis(&s, false, &ys, 90, ticks, labels, nt, "loss scale");
+	int nt = fpref_golden_svg_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 32);
+	fpref_golden_svg_axis(&s, false, &ys, 90, ticks, labels, nt, "loss scale");
 	nt = 0;
 	size_t kstride = 1;
 	while (d->steps / kstride > 10)
@@ -163,46 +157,46 @@ int draw_lossscale(const char *cmd, const char *path, const struct draw_lossscal
 		labels[nt] = kbuf + 16 * nt;
 		snprintf(labels[nt], 16, "%zu", k);
 	}
-	draw_axis(&s, true, &xs, 320, ticks, labels, nt, "iteration");
+	fpref_golden_svg_axis(&s, true, &xs, 320, ticks, labels, nt, "iteration");
 	free(px);
 	free(py);
 	free(pos);
-	struct draw_key keys[] = { { DRAW_BLUE, "scale used", true }, { DRAW_VERMILLION, "skipped step (inf/NaN)", false } };
-	draw_legend(&s, 700, 60, keys, 2);
+	struct fpref_svg_key keys[] = { { FPREF_SVG_BLUE, "scale used", true }, { FPREF_SVG_VERMILLION, "skipped step (inf/NaN)", false } };
+	fpref_golden_svg_legend(&s, 700, 60, keys, 2);
 	if (d->nbins) {
 		/* the gradients' binades against FP16's least normal and least subnormal */
 		char title[200];
 		snprintf(title, sizeof title,
 			 "The gradients' binades (unscaled, all iterations): %zu finite nonzero, %zu below 2^%d, %zu above",
 			 d->counted, d->below, d->lo, d->above);
-		svg_text(&s, 90, 410, "panel", "start", "%s", title);
+		fpref_golden_svg_text(&s, 90, 410, "panel", "start", "%s", title);
 		char **bl = calloc(d->nbins, sizeof *bl), *bb = calloc(d->nbins, 16);
 		if (bl && bb) {
 			for (size_t i = 0; i < d->nbins; i++) {
 				bl[i] = bb + 16 * i;
 				snprintf(bl[i], 16, "2^%d", d->lo + (int)i);
 			}
-			bars(&s, 90, 420, 770, 220, d->counts, (int)d->nbins, bl, (int)(d->nbins / 10 + 1), true, DRAW_SKY,
+			bars(&s, 90, 420, 770, 220, d->counts, (int)d->nbins, bl, (int)(d->nbins / 10 + 1), true, FPREF_SVG_SKY,
 			     "hist binades", "|g| (binade, log2)", "gradients");
-			struct draw_scale bs = { d->lo, d->lo + (double)d->nbins, 90, 860 };
+			struct fpref_svg_scale bs = { d->lo, d->lo + (double)d->nbins, 90, 860 };
 			const struct fpref_format *f16 = fpref_format_get(FPREF_FORMAT_FLOAT16);
 			int normal = fpref_format_min_exponent(f16), least = normal - f16->man_bits;
-			svg_line(&s, draw_map(&bs, normal), 420, draw_map(&bs, normal), 640, DRAW_GREEN, 2, "5 3");
-			svg_line(&s, draw_map(&bs, least), 420, draw_map(&bs, least), 640, DRAW_VERMILLION, 2, "5 3");
+			fpref_golden_svg_line(&s, fpref_golden_svg_map(&bs, normal), 420, fpref_golden_svg_map(&bs, normal), 640, FPREF_SVG_GREEN, 2, "5 3");
+			fpref_golden_svg_line(&s, fpref_golden_svg_map(&bs, least), 420, fpref_golden_svg_map(&bs, least), 640, FPREF_SVG_VERMILLION, 2, "5 3");
 			/* each label on the side of its line with room */
-			bool right = draw_map(&bs, normal) < 700;
-			svg_text(&s, draw_map(&bs, normal) + (right ? 3 : -3), 432, "note", right ? "start" : "end",
+			bool right = fpref_golden_svg_map(&bs, normal) < 700;
+			fpref_golden_svg_text(&s, fpref_golden_svg_map(&bs, normal) + (right ? 3 : -3), 432, "note", right ? "start" : "end",
 				 "FP16 least normal 2^%d", normal);
-			svg_text(&s, draw_map(&bs, least) - 3, 446, "note", "end", "FP16 least subnormal 2^%d", least);
+			fpref_golden_svg_text(&s, fpref_golden_svg_map(&bs, least) - 3, 446, "note", "end", "FP16 least subnormal 2^%d", least);
 		}
 		free(bl);
 		free(bb);
-		struct draw_key k2[] = { { DRAW_SKY, "gradients per binade", false },
-					 { DRAW_GREEN, "FP16's least normal: below it, subnormal in FP16", true },
-					 { DRAW_VERMILLION, "FP16's least subnormal: below half of it, zero in FP16", true } };
-		draw_legend(&s, 90, 680, k2, 3);
+		struct fpref_svg_key k2[] = { { FPREF_SVG_SKY, "gradients per binade", false },
+					 { FPREF_SVG_GREEN, "FP16's least normal: below it, subnormal in FP16", true },
+					 { FPREF_SVG_VERMILLION, "FP16's least subnormal: below half of it, zero in FP16", true } };
+		fpref_golden_svg_legend(&s, 90, 680, k2, 3);
 	}
-	return svg_end(&s, cmd, path);
+	return draw_write(&s, cmd, path);
 }
 
 /* A sequential colour from white to Okabe-Ito blue by t in [0, 1]. */
@@ -233,16 +227,14 @@ int draw_quantize(const char *cmd, const char *path, const struct draw_quantize 
 	char sub[200];
 	snprintf(sub, sizeof sub, "%zu x %zu elements, %zu scales (%s); colour: |dequantised - x| on a log2 scale",
 		 d->rows, d->cols, d->nscales, d->scale_format->name);
-	struct svg s;
-	int status = svg_begin(&s, cmd, path, 900, 640, d->title, sub);
-	if (status)
-		return status;
+	struct fpref_svg s;
+	fpref_golden_svg_begin(&s, 900, 640, d->title, sub);
 	/* the heat map: at most 400 x 300 pixels of cells */
 	double cw = 400.0 / (double)d->cols, ch = 300.0 / (double)d->rows;
 	cw = cw > 24 ? 24 : cw;
 	ch = ch > 24 ? 24 : ch;
-	svg_text(&s, 80, 70, "panel", "start", "Round-trip error per element (white: exact)");
-	svg_group(&s, "heatmap");
+	fpref_golden_svg_text(&s, 80, 70, "panel", "start", "Round-trip error per element (white: exact)");
+	fpref_golden_svg_group(&s, "heatmap");
 	for (size_t r = 0; r < d->rows; r++)
 		for (size_t c = 0; c < d->cols; c++) {
 			uint64_t b;
@@ -253,34 +245,34 @@ int draw_quantize(const char *cmd, const char *path, const struct draw_quantize 
 				snprintf(colour, sizeof colour, "#FFFFFF");
 			else
 				ramp(hi > lo ? (p - lo) / (hi - lo) * 0.85 + 0.15 : 1, colour, sizeof colour);
-			svg_rect(&s, 80 + cw * (double)c, 80 + ch * (double)r, cw, ch, colour, "cell", NULL);
+			fpref_golden_svg_rect(&s, 80 + cw * (double)c, 80 + ch * (double)r, cw, ch, colour, "cell", NULL);
 		}
-	svg_group_end(&s);
+	fpref_golden_svg_group_end(&s);
 	double ticks[4];
 	char *labels[4], b0[16], b1[16];
-	struct draw_scale cs = { 0, (double)d->cols, 80, 80 + cw * (double)d->cols };
-	struct draw_scale rs = { 0, (double)d->rows, 80, 80 + ch * (double)d->rows };
+	struct fpref_svg_scale cs = { 0, (double)d->cols, 80, 80 + cw * (double)d->cols };
+	struct fpref_svg_scale rs = { 0, (double)d->rows, 80, 80 + ch * (double)d->rows };
 	snprintf(b0, sizeof b0, "0");
 	snprintf(b1, sizeof b1, "%zu", d->cols);
 	ticks[0] = 0, ticks[1] = (double)d->cols, labels[0] = b0, labels[1] = b1;
-	draw_axis(&s, true, &cs, 80 + ch * (double)d->rows, ticks, labels, 2, "column");
+	fpref_golden_svg_axis(&s, true, &cs, 80 + ch * (double)d->rows, ticks, labels, 2, "column");
 	char r1[16];
 	snprintf(r1, sizeof r1, "%zu", d->rows);
 	ticks[1] = (double)d->rows, labels[1] = r1;
-	draw_axis(&s, false, &rs, 80, ticks, labels, 2, "row");
+	fpref_golden_svg_axis(&s, false, &rs, 80, ticks, labels, 2, "row");
 	/* the colour key */
-	svg_group(&s, "legend colour-key");
+	fpref_golden_svg_group(&s, "legend colour-key");
 	for (int i = 0; i <= 10; i++) {
 		char colour[16];
 		ramp(0.15 + 0.085 * i, colour, sizeof colour);
-		svg_rect(&s, 560 + 22 * i, 90, 22, 14, colour, "key", NULL);
+		fpref_golden_svg_rect(&s, 560 + 22 * i, 90, 22, 14, colour, "key", NULL);
 	}
 	if (any) {
-		svg_text(&s, 560, 120, "tick", "start", "2^%.1f", lo);
-		svg_text(&s, 802, 120, "tick", "end", "2^%.1f", hi);
+		fpref_golden_svg_text(&s, 560, 120, "tick", "start", "2^%.1f", lo);
+		fpref_golden_svg_text(&s, 802, 120, "tick", "end", "2^%.1f", hi);
 	}
-	svg_text(&s, 560, 84, "axis-label", "start", "|error| (log2 scale)");
-	svg_group_end(&s);
+	fpref_golden_svg_text(&s, 560, 84, "axis-label", "start", "|error| (log2 scale)");
+	fpref_golden_svg_group_end(&s);
 	/* the scales, block by block, on a log2 axis */
 	if (d->nscales) {
 		double slo = 0, shi = 0;
@@ -296,34 +288,34 @@ int draw_quantize(const char *cmd, const char *path, const struct draw_quantize 
 			seen = true;
 		}
 		int blo = (int)slo - (slo < (int)slo) - 1, bhi = (int)shi + 1;
-		struct draw_scale xs = { 0, (double)d->nscales, 80, 860 }, ys = { blo, bhi, 600, 450 };
-		svg_text(&s, 80, 440, "panel", "start", "The scale of each block, in order (log2 axis)");
-		svg_group(&s, "scales");
+		struct fpref_svg_scale xs = { 0, (double)d->nscales, 80, 860 }, ys = { blo, bhi, 600, 450 };
+		fpref_golden_svg_text(&s, 80, 440, "panel", "start", "The scale of each block, in order (log2 axis)");
+		fpref_golden_svg_group(&s, "scales");
 		for (size_t i = 0; pos && ok && i < d->nscales; i++)
 			if (ok[i])
-				svg_circle(&s, draw_map(&xs, (double)i + 0.5), draw_map(&ys, pos[i]), 2.5, DRAW_ORANGE, "scale",
+				fpref_golden_svg_circle(&s, fpref_golden_svg_map(&xs, (double)i + 0.5), fpref_golden_svg_map(&ys, pos[i]), 2.5, FPREF_SVG_ORANGE, "scale",
 					   NULL);
-		svg_group_end(&s);
+		fpref_golden_svg_group_end(&s);
 		free(pos);
 		free(ok);
 		double yt[32];
 		char *yl[32], buf[32 * 16];
-		int nt = draw_pow2_ticks(blo, bhi, 6, yt, yl, buf, 32);
-		draw_axis(&s, false, &ys, 80, yt, yl, nt, "scale");
+		int nt = fpref_golden_svg_pow2_ticks(blo, bhi, 6, yt, yl, buf, 32);
+		fpref_golden_svg_axis(&s, false, &ys, 80, yt, yl, nt, "scale");
 		char n1[24];
 		snprintf(n1, sizeof n1, "%zu", d->nscales);
 		ticks[0] = 0, ticks[1] = (double)d->nscales, labels[0] = b0, labels[1] = n1;
-		draw_axis(&s, true, &xs, 600, ticks, labels, 2, "block (C order of the scales)");
+		fpref_golden_svg_axis(&s, true, &xs, 600, ticks, labels, 2, "block (C order of the scales)");
 	}
-	return svg_end(&s, cmd, path);
+	return draw_write(&s, cmd, path);
 }
 
 /* ---- the training lab: the runs step by step ---- */
 
 /* runs[0], the fp32 baseline, in black; then Okabe-Ito's colours that read
  * well as thin lines on white (yellow left out). */
-static const char *const lab_colours[DRAW_LAB_RUNS] = { DRAW_BLACK,  DRAW_BLUE,   DRAW_VERMILLION, DRAW_GREEN,
-							DRAW_ORANGE, DRAW_PURPLE, DRAW_SKY };
+static const char *const lab_colours[DRAW_LAB_RUNS] = { FPREF_SVG_BLACK,  FPREF_SVG_BLUE,   FPREF_SVG_VERMILLION, FPREF_SVG_GREEN,
+							FPREF_SVG_ORANGE, FPREF_SVG_PURPLE, FPREF_SVG_SKY };
 
 /* Ticks at step 1 and at the multiples of a stride (1, 2 or 5 times a
  * power of ten) up to steps, about `most` of them. */
@@ -366,17 +358,17 @@ static double lab_width(int run)
 
 /* A per-step figure as a step plot: value[k] held from step k + 0.5 to
  * k + 1.5 (px, py: room for 2 steps points). */
-static void lab_steps(struct svg *s, const struct draw_scale *xs, const struct draw_scale *ys, const double *value,
+static void lab_steps(struct fpref_svg *s, const struct fpref_svg_scale *xs, const struct fpref_svg_scale *ys, const double *value,
 		      size_t steps, double *px, double *py, int run, const char *cls)
 {
 	int n = 0;
 	for (size_t k = 0; k < steps; k++) {
-		px[n] = draw_map(xs, (double)k + 0.5);
-		py[n++] = draw_map(ys, value[k]);
-		px[n] = draw_map(xs, (double)k + 1.5);
-		py[n++] = draw_map(ys, value[k]);
+		px[n] = fpref_golden_svg_map(xs, (double)k + 0.5);
+		py[n++] = fpref_golden_svg_map(ys, value[k]);
+		px[n] = fpref_golden_svg_map(xs, (double)k + 1.5);
+		py[n++] = fpref_golden_svg_map(ys, value[k]);
 	}
-	svg_polyline(s, px, py, n, lab_colours[run], lab_width(run), cls);
+	fpref_golden_svg_polyline(s, px, py, n, lab_colours[run], lab_width(run), cls);
 }
 
 enum lab_count { LAB_UNCHANGED, LAB_FLUSHED, LAB_NONFINITE };
@@ -387,7 +379,7 @@ static size_t lab_count(const struct fpref_lab_step *st, enum lab_count which)
 }
 
 /* One of the small panels under the loss: a count per step, every run. */
-static void lab_count_panel(struct svg *s, const struct draw_lab *d, int n, enum lab_count which, double x, double w,
+static void lab_count_panel(struct fpref_svg *s, const struct draw_lab *d, int n, enum lab_count which, double x, double w,
 			    const char *title, const char *ylabel, double *value, double *px, double *py)
 {
 	size_t max = 1;
@@ -396,18 +388,18 @@ static void lab_count_panel(struct svg *s, const struct draw_lab *d, int n, enum
 			max = lab_count(&d->runs[r].trace[k], which) > max ? lab_count(&d->runs[r].trace[k], which) : max;
 	double ticks[16];
 	char *labels[16], buf[16 * 16];
-	int nt = draw_count_ticks(max, ticks, labels, buf, 16);
-	struct draw_scale xs = { 0.5, (double)d->steps + 0.5, x, x + w }, ys = { 0, ticks[nt - 1], 700, 570 };
-	svg_text(s, x, 560, "panel", "start", "%s", title);
+	int nt = fpref_golden_svg_count_ticks(max, ticks, labels, buf, 16);
+	struct fpref_svg_scale xs = { 0.5, (double)d->steps + 0.5, x, x + w }, ys = { 0, ticks[nt - 1], 700, 570 };
+	fpref_golden_svg_text(s, x, 560, "panel", "start", "%s", title);
 	static const char *const cls[] = { "unchanged", "flushed", "nonfinite" };
 	for (int r = 0; r < n; r++) {
 		for (size_t k = 0; k < d->steps; k++)
 			value[k] = (double)lab_count(&d->runs[r].trace[k], which);
 		lab_steps(s, &xs, &ys, value, d->steps, px, py, r, cls[which]);
 	}
-	draw_axis(s, false, &ys, x, ticks, labels, nt, ylabel);
+	fpref_golden_svg_axis(s, false, &ys, x, ticks, labels, nt, ylabel);
 	nt = step_ticks(d->steps, 4, ticks, labels, buf, 16);
-	draw_axis(s, true, &xs, 700, ticks, labels, nt, "step");
+	fpref_golden_svg_axis(s, true, &xs, 700, ticks, labels, nt, "step");
 }
 
 int draw_lab(const char *cmd, const char *path, const struct draw_lab *d)
@@ -451,41 +443,37 @@ int draw_lab(const char *cmd, const char *path, const struct draw_lab *d)
 	}
 	int blo = any ? (int)lo - (lo < (int)lo) : -1, bhi = any ? (int)hi + 1 : 1;
 	int sblo = scaled ? (int)slo - (slo < (int)slo) - 1 : -1, sbhi = scaled ? (int)shi + 1 : 1;
-	struct svg s;
+	struct fpref_svg s;
 	double height = 770 + 16.0 * (n + 2);
-	int status = svg_begin(&s, cmd, path, 900, height, d->title, d->subtitle);
-	if (status) {
-		free(pos), free(value), free(px), free(py), free(ok);
-		return status;
-	}
-	struct draw_scale xs = { 0.5, (double)steps + 0.5, 90, 860 }, ys = { blo, bhi, 290, 90 },
+	fpref_golden_svg_begin(&s, 900, height, d->title, d->subtitle);
+	struct fpref_svg_scale xs = { 0.5, (double)steps + 0.5, 90, 860 }, ys = { blo, bhi, 290, 90 },
 			  ss = { sblo, sbhi, 490, 360 };
 	double ticks[32];
 	char *labels[32], buf[32 * 16];
 
 	/* the loss: a line through the finite steps, non-finite ones as squares above the plot */
-	svg_text(&s, 90, 66, "panel", "start",
+	fpref_golden_svg_text(&s, 90, 66, "panel", "start",
 		 "The loss at each step, before its update (log2 axis); a loss of inf or NaN: a square above");
 	for (int r = 0; r < n; r++) {
 		const char *colour = lab_colours[r];
 		const struct fpref_lab_step *t = d->runs[r].trace;
 		const double *p = pos + (size_t)r * steps;
 		const bool *f = ok + (size_t)r * steps;
-		svg_group(&s, r == 0 ? "run baseline" : "run");
+		fpref_golden_svg_group(&s, r == 0 ? "run baseline" : "run");
 		for (size_t k = 0; k < steps;) {
 			int m = 0;
 			for (; k < steps && f[k]; k++, m++) {
-				px[m] = draw_map(&xs, (double)k + 1);
-				py[m] = draw_map(&ys, p[k]);
+				px[m] = fpref_golden_svg_map(&xs, (double)k + 1);
+				py[m] = fpref_golden_svg_map(&ys, p[k]);
 			}
 			if (m > 1)
-				svg_polyline(&s, px, py, m, colour, lab_width(r), "loss");
+				fpref_golden_svg_polyline(&s, px, py, m, colour, lab_width(r), "loss");
 			else if (m == 1)
-				svg_circle(&s, px[0], py[0], lab_width(r), colour, "loss", NULL);
+				fpref_golden_svg_circle(&s, px[0], py[0], lab_width(r), colour, "loss", NULL);
 			for (; k < steps && !f[k]; k++) {
 				char tip[160];
 				snprintf(tip, sizeof tip, "%s, step %zu: loss %s", d->runs[r].recipe, k + 1, lab_num(t[k].loss).text);
-				svg_rect(&s, draw_map(&xs, (double)k + 1) - 3, 77, 6, 6, colour, "nonfinite-loss", tip);
+				fpref_golden_svg_rect(&s, fpref_golden_svg_map(&xs, (double)k + 1) - 3, 77, 6, 6, colour, "nonfinite-loss", tip);
 			}
 		}
 		for (size_t k = 0; k < steps; k++)
@@ -493,19 +481,19 @@ int draw_lab(const char *cmd, const char *path, const struct draw_lab *d)
 				char tip[160];
 				snprintf(tip, sizeof tip, "%s, step %zu skipped: loss %s", d->runs[r].recipe, k + 1,
 					 lab_num(t[k].loss).text);
-				svg_circle(&s, draw_map(&xs, (double)k + 1), draw_map(&ys, p[k]), 4, colour, "skip-loss", tip);
+				fpref_golden_svg_circle(&s, fpref_golden_svg_map(&xs, (double)k + 1), fpref_golden_svg_map(&ys, p[k]), 4, colour, "skip-loss", tip);
 			}
-		svg_group_end(&s);
+		fpref_golden_svg_group_end(&s);
 	}
-	int nt = draw_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 32);
-	draw_axis(&s, false, &ys, 90, ticks, labels, nt, "loss (MSE)");
+	int nt = fpref_golden_svg_pow2_ticks(blo, bhi, 8, ticks, labels, buf, 32);
+	fpref_golden_svg_axis(&s, false, &ys, 90, ticks, labels, nt, "loss (MSE)");
 	nt = step_ticks(steps, 12, ticks, labels, buf, 32);
-	draw_axis(&s, true, &xs, 290, ticks, labels, nt, "step");
+	fpref_golden_svg_axis(&s, true, &xs, 290, ticks, labels, nt, "step");
 
 	/* the loss scale of the runs that have a scaler; the skipped steps on it */
 	if (used > 50) /* too long for the line: the legend names them */
 		snprintf(unscaled, sizeof unscaled, "the other runs");
-	svg_text(&s, 90, 350, "panel", "start", "The loss scale each step used (log2 axis)%s%s",
+	fpref_golden_svg_text(&s, 90, 350, "panel", "start", "The loss scale each step used (log2 axis)%s%s",
 		 unscaled[0] ? "; no loss scaler (scale 1): " : "", unscaled);
 	for (int r = 0; r < n; r++) {
 		if (!d->runs[r].result->scaled)
@@ -515,22 +503,22 @@ int draw_lab(const char *cmd, const char *path, const struct draw_lab *d)
 			if (fpref_emu_binade_position(f32, t[k].scale, &value[k]) != 0)
 				value[k] = sblo;
 		lab_steps(&s, &xs, &ss, value, steps, px, py, r, "scale");
-		svg_group(&s, "skipped");
+		fpref_golden_svg_group(&s, "skipped");
 		for (size_t k = 0; k < steps; k++)
 			if (t[k].skipped) {
 				char tip[160];
 				snprintf(tip, sizeof tip, "%s, step %zu skipped (inf/NaN in the gradients), scale %s",
 					 d->runs[r].recipe, k + 1, lab_num(t[k].scale).text);
-				svg_circle(&s, draw_map(&xs, (double)k + 1), draw_map(&ss, value[k]), 4, lab_colours[r], "skip", tip);
+				fpref_golden_svg_circle(&s, fpref_golden_svg_map(&xs, (double)k + 1), fpref_golden_svg_map(&ss, value[k]), 4, lab_colours[r], "skip", tip);
 			}
-		svg_group_end(&s);
+		fpref_golden_svg_group_end(&s);
 	}
 	if (!scaled)
-		svg_text(&s, 475, 430, "note", "middle", "no run here has a loss scaler");
-	nt = draw_pow2_ticks(sblo, sbhi, 6, ticks, labels, buf, 32);
-	draw_axis(&s, false, &ss, 90, ticks, labels, nt, "loss scale");
+		fpref_golden_svg_text(&s, 475, 430, "note", "middle", "no run here has a loss scaler");
+	nt = fpref_golden_svg_pow2_ticks(sblo, sbhi, 6, ticks, labels, buf, 32);
+	fpref_golden_svg_axis(&s, false, &ss, 90, ticks, labels, nt, "loss scale");
 	nt = step_ticks(steps, 12, ticks, labels, buf, 32);
-	draw_axis(&s, true, &xs, 490, ticks, labels, nt, "step");
+	fpref_golden_svg_axis(&s, true, &xs, 490, ticks, labels, nt, "step");
 
 	/* what the loss does not show */
 	char wt[64];
@@ -540,7 +528,7 @@ int draw_lab(const char *cmd, const char *path, const struct draw_lab *d)
 	lab_count_panel(&s, d, n, LAB_NONFINITE, 660, 190, "Inf and NaN values produced", "per step", value, px, py);
 
 	/* the legend: each run's totals, then the marks */
-	struct draw_key keys[DRAW_LAB_RUNS];
+	struct fpref_svg_key keys[DRAW_LAB_RUNS];
 	char texts[DRAW_LAB_RUNS][320];
 	for (int r = 0; r < n; r++) {
 		const struct fpref_lab_result *res = d->runs[r].result;
@@ -548,17 +536,17 @@ int draw_lab(const char *cmd, const char *path, const struct draw_lab *d)
 			 "%s%s: final loss %s; %zu skipped; %zu of %zu weights never moved; %zu gradients flushed; %zu Inf/NaN",
 			 d->runs[r].recipe, r == 0 ? " (the baseline)" : "", lab_num(res->final_loss).text, res->skipped_steps,
 			 res->weights_unchanged, res->weights, res->grads_flushed, res->nonfinite);
-		keys[r] = (struct draw_key){ lab_colours[r], texts[r], true };
+		keys[r] = (struct fpref_svg_key){ lab_colours[r], texts[r], true };
 	}
 	double ly = 760;
-	draw_legend(&s, 90, ly, keys, n);
-	svg_group(&s, "legend marks");
+	fpref_golden_svg_legend(&s, 90, ly, keys, n);
+	fpref_golden_svg_group(&s, "legend marks");
 	double my = ly + 16.0 * n;
-	svg_circle(&s, 99, my + 5, 4, DRAW_GREY, "key", NULL);
-	svg_text(&s, 114, my + 9, "key-text", "start", "a step the loss scaler skipped (inf/NaN in its gradients)");
-	svg_rect(&s, 476, my + 2, 6, 6, DRAW_GREY, "key", NULL);
-	svg_text(&s, 490, my + 9, "key-text", "start", "a loss of inf or NaN (above the loss plot)");
-	svg_group_end(&s);
+	fpref_golden_svg_circle(&s, 99, my + 5, 4, FPREF_SVG_GREY, "key", NULL);
+	fpref_golden_svg_text(&s, 114, my + 9, "key-text", "start", "a step the loss scaler skipped (inf/NaN in its gradients)");
+	fpref_golden_svg_rect(&s, 476, my + 2, 6, 6, FPREF_SVG_GREY, "key", NULL);
+	fpref_golden_svg_text(&s, 490, my + 9, "key-text", "start", "a loss of inf or NaN (above the loss plot)");
+	fpref_golden_svg_group_end(&s);
 	free(pos), free(value), free(px), free(py), free(ok);
-	return svg_end(&s, cmd, path);
+	return draw_write(&s, cmd, path);
 }

@@ -209,16 +209,12 @@ int probe_order(const struct probe_order_text *t, const struct cli_options *o)
 	if (o->json)
 		print_json(&r, &opt);
 	else if (st == FPREF_ORDER_TREE) {
-		printf("tree: %s\n", r.text);
-		if (r.model[0])
-			printf("block model: %s\n", r.model);
-		printf("run it: fpref dot --model tree --tree '%s' --in-format %s --out-format %s   (lines 'a_1..a_%zu b_1..b_%zu +0'; a sum "
-		       "has every b = 1)\n",
-		       r.text, opt.in.name, opt.out.name, opt.n, opt.n);
-		printf("black box: %zu lines in %zu starts: %zu probes (M = %g, u = %g), %zu random lines reproduced bit for "
-		       "bit\n",
-		       r.lines, r.batches, r.probe_lines, r.large, r.small, r.verify_lines);
-		printf("nodes: %zu inner (%zu block-model calls), depth %zu\n", r.inner, r.blocks, r.depth);
+		char *text = fpref_golden_order_report_text(&r, &opt);
+		if (text)
+			fputs(text, stdout);
+		else
+			cli_fail(cmd, "out of memory");
+		free(text);
 	}
 	if (st != FPREF_ORDER_TREE)
 		cli_fail(cmd, "%s%s (after %zu black-box lines in %zu starts)",

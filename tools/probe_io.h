@@ -19,7 +19,5 @@ struct probe_cases {
 int probe_cases_from_golden(const char *golden, const char *results, struct probe_cases *c);
 int probe_cases_from_lines(const char *path, struct probe_cases *c);
 void probe_cases_free(struct probe_cases *c);
-/* The input formats as golden headers name them: "A", or "A*B" for two. */
-const char *probe_inputs_name(const struct fpref_format *a, const struct fpref_format *b, char *buf, size_t len);
 
 #endif

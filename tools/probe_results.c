@@ -22,15 +22,6 @@ static int grow(struct probe_cases *c)
 	return 0;
 }
 
-const char *probe_inputs_name(const struct fpref_format *a, const struct fpref_format *b, char *buf, size_t len)
-{
-	if (fpref_format_same(a, b))
-		snprintf(buf, len, "%s", a->name);
-	else
-		snprintf(buf, len, "%s*%s", a->name, b->name);
-	return buf;
-}
-
 /* The formats a file names against those of --in-format (--a-format, --b-format) and --out-format. */
 static int same_formats(const char *path, const struct probe_cases *c, const struct fpref_format *in,
 			const struct fpref_format *in_b, const struct fpref_format *out)
@@ -39,61 +30,29 @@ static int same_formats(const char *path, const struct probe_cases *c, const str
 		return 0;
 	char file[128], given[128];
 	cli_fail("probe infer", "%s: its cases are %s -> %s, not %s -> %s as the options say", path,
-		  probe_inputs_name(in, in_b, file, sizeof file), out->name, probe_inputs_name(&c->in, &c->in_b, given, sizeof given),
+		  fpref_golden_probe_inputs_name(in, in_b, file, sizeof file), out->name, fpref_golden_probe_inputs_name(&c->in, &c->in_b, given, sizeof given),
 		  c->out.name);
 	return CLI_EXIT_USAGE;
 }
 
 int probe_cases_from_golden(const char *golden, const char *results, struct probe_cases *c)
 {
-	struct fpref_golden_file g;
-	struct fpref_golden_job j;
-	struct fpref_golden_results res;
-	char err[512];
-	if (fpref_golden_read(golden, &g, err, sizeof err) != 0) {
+	const struct fpref_format given[3] = { c->in, c->in_b, c->out };
+	struct fpref_probe_cases read;
+	char err[640];
+	int r = fpref_golden_probe_read_golden(golden, results, c->have_formats ? given : NULL, &read, err, sizeof err);
+	if (r != 0) {
 		cli_fail("probe infer", "%s", err);
-		return CLI_EXIT_USAGE;
+		return r == -1 ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 	}
-	int status = 0;
-	bool have_results;
-	if (fpref_golden_job_of(&g, &j, err, sizeof err) != 0) {
-		cli_fail("probe infer", "%s", err);
-		status = CLI_EXIT_USAGE;
-	} else if (j.kind != FPREF_GOLDEN_DOT) {
-		cli_fail("probe infer", "%s: a %s file, not a dot file", golden, g.op);
-		status = CLI_EXIT_USAGE;
-	} else if (c->have_formats)
-		status = same_formats(golden, c, &j.in, &j.in_b, &j.out);
-	if (status == 0 && fpref_golden_results_read(results, &g, &j, &res, err, sizeof err) != 0) {
-		cli_fail("probe infer", "%s", err);
-		status = CLI_EXIT_USAGE;
-	}
-	have_results = status == 0;
-	struct fpref_golden_line *l = malloc(sizeof *l);
-	if (!status) {
-		c->in = j.in;
-		c->in_b = j.in_b;
-		c->out = j.out;
-		c->K = j.K;
-	}
-	for (size_t i = 0; status == 0 && i < g.nlines; i++) {
-		if (!l || grow(c) != 0) {
-			status = CLI_EXIT_FAIL;
-			break;
-		}
-		if (fpref_golden_parse_line(&j, g.lines[i], l, err, sizeof err) != 0) {
-			cli_fail("probe infer", "%s, line %zu: %s", golden, i + 1, err);
-			status = CLI_EXIT_USAGE;
-			break;
-		}
-		memcpy(c->rows + c->count * (2 * c->K + 1), l->in, (2 * c->K + 1) * sizeof *l->in);
-		c->d[c->count++] = res.bits[i];
-	}
-	if (have_results)
-		fpref_golden_results_free(&res);
-	free(l);
-	fpref_golden_file_free(&g);
-	return status;
+	c->in = read.in;
+	c->in_b = read.in_b;
+	c->out = read.out;
+	c->K = read.K;
+	c->count = c->cap = read.count;
+	c->rows = read.rows;
+	c->d = read.d;
+	return 0;
 }
 
 /* "# formats MODEL IN -> OUT" names the file's formats (IN is A*B for

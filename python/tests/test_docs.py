@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 import fpref
+import fpref._draw
 import fpref._golden
 import fpref._scaling
 import fpref.testing
@@ -12,7 +13,7 @@ import fpref.testing
 DOC = Path(__file__).resolve().parents[2] / "docs" / "python.md"
 
 
-@pytest.mark.parametrize("module", [fpref, fpref.testing, fpref._scaling, fpref._golden])
+@pytest.mark.parametrize("module", [fpref, fpref.testing, fpref._scaling, fpref._golden, fpref._draw])
 def test_docstrings(module):
     r = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert r.attempted > 0 and r.failed == 0

@@ -22,7 +22,8 @@ __all__ = ["convert", "decode", "formats", "format_info", "table", "op", "explai
            "quantize", "Quantized", "lossscale", "LossScaleRun", "gen", "GenResult", "verify", "VerifyResult",
            "VerifyReport", "Mismatch", "suite_files",
            "flags_describe", "hex_codes", "FLAG_INEXACT", "FLAG_UNDERFLOW", "FLAG_OVERFLOW", "FLAG_INFINITE",
-           "FLAG_INVALID", "testing", "reveal_order", "tree_dot", "RevealedOrder", "NoFixedTree"]
+           "FLAG_INVALID", "testing", "reveal_order", "tree_dot", "RevealedOrder", "NoFixedTree", "draw", "probe",
+           "ProbeReport"]
 
 FLAG_INEXACT = 1
 FLAG_UNDERFLOW = 2
@@ -839,6 +840,8 @@ from ._scaling import LossScaleRun, Quantized, lossscale, quantize  # noqa: E402
 from ._golden import GenResult, Mismatch, VerifyReport, VerifyResult, gen, suite_files, verify  # noqa: E402
 from . import testing  # noqa: E402  (testing uses the functions above)
 from .order import NoFixedTree, RevealedOrder, reveal_order, tree_dot  # noqa: E402
+from ._draw import draw  # noqa: E402
+from ._probe import ProbeReport, probe  # noqa: E402
 
 
 def __dir__() -> List[str]:

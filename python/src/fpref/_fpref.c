@@ -229,6 +229,15 @@ static PyMethodDef methods[] = {
 	{ "reveal_order", py_reveal_order, METH_VARARGS, "a black box's summation tree (fpref_golden_reveal_order)" },
 	{ "tree_dot", py_tree_dot, METH_VARARGS, "lines of products through a summation tree (fpref_emu_tree_dot)" },
 	{ "verify", py_verify, METH_VARARGS, "results judged against a golden file (fpref_golden_verify)" },
+	{ "draw_numberline", py_draw_numberline, METH_VARARGS, "fpref draw numberline's SVG (fpref_golden_draw_numberline)" },
+	{ "draw_rounding", py_draw_rounding, METH_VARARGS, "fpref draw rounding's SVG (fpref_golden_draw_rounding)" },
+	{ "probe_infer_golden", py_probe_infer_golden, METH_VARARGS,
+	  "probe_infer on a golden dot file and its results file (fpref_golden_probe_read_golden)" },
+	{ "probe_infer", py_probe_infer, METH_VARARGS, "the block models that reproduce measured dots (fpref_golden_probe_infer)" },
+	{ "draw_formats", py_draw_formats, METH_NOARGS, "fpref draw formats' SVG (fpref_golden_draw_formats)" },
+	{ "draw_promotion", py_draw_promotion, METH_VARARGS, "fpref draw promotion's SVG (fpref_golden_draw_promotion)" },
+	{ "draw_pytorch_tf32", py_draw_pytorch_tf32, METH_VARARGS,
+	  "fpref draw pytorch-tf32's SVG (fpref_golden_draw_pytorch_tf32)" },
 	{ "verify_folder_text", py_verify_folder_text, METH_VARARGS, "what fpref verify prints for a folder" },
 	{ NULL, NULL, 0, NULL }
 };

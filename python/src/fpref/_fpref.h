@@ -100,6 +100,14 @@ PyObject *py_time_convert(PyObject *self, PyObject *args);
 
 /* ---- dot products and gemm (_fpref_gemm.c) ---- */
 
+/* The accumulation model of gemm, dot and verify_gemm's arguments (and
+ * draw's promotion), checked as the command checks them; floor_obj None:
+ * no floor; shape, traits NULL: none.  0, or -1 with a ValueError. */
+int fpref_py_resolve_model(const char *model_name, const struct fpref_format *in_a, const struct fpref_format *in_b,
+			   const struct fpref_format *outp, Py_ssize_t promote, Py_ssize_t block, Py_ssize_t frac,
+			   PyObject *floor_obj, const char *final, const char *shape, const char *traits,
+			   struct fpref_accum_model *am);
+
 PyObject *py_gemm(PyObject *self, PyObject *args);
 PyObject *py_dot_scaled(PyObject *self, PyObject *args);
 PyObject *py_gemm_scaled(PyObject *self, PyObject *args);
@@ -122,5 +130,16 @@ PyObject *py_golden_info(PyObject *self, PyObject *args);
 /* ---- summation orders (_fpref_order.c) ---- */
 PyObject *py_reveal_order(PyObject *self, PyObject *args);
 PyObject *py_tree_dot(PyObject *self, PyObject *args);
+
+/* ---- pictures (_fpref_draw.c) ---- */
+PyObject *py_draw_numberline(PyObject *self, PyObject *args);
+PyObject *py_draw_rounding(PyObject *self, PyObject *args);
+PyObject *py_draw_formats(PyObject *self, PyObject *noargs);
+PyObject *py_draw_promotion(PyObject *self, PyObject *args);
+PyObject *py_draw_pytorch_tf32(PyObject *self, PyObject *args);
+
+/* ---- probing a tensor core (_fpref_probe.c) ---- */
+PyObject *py_probe_infer(PyObject *self, PyObject *args);
+PyObject *py_probe_infer_golden(PyObject *self, PyObject *args);
 
 #endif

@@ -161,7 +161,7 @@ static int bound_elements(const struct fpref_tc_model *m, bool plain, bool exact
  * as the command checks them: a plain order, "exact", "generic" (block,
  * frac, floor, final, traits) or a preset (its row for the pair, in blocks
  * of the shape's K).  0, or -1 with a ValueError. */
-static int resolve_model(const char *model_name, const struct fpref_format *in_a, const struct fpref_format *in_b,
+int fpref_py_resolve_model(const char *model_name, const struct fpref_format *in_a, const struct fpref_format *in_b,
 			 const struct fpref_format *outp, Py_ssize_t promote, Py_ssize_t block, Py_ssize_t frac,
 			 PyObject *floor_obj, const char *final, const char *shape, const char *traits,
 			 struct fpref_accum_model *am)
@@ -292,7 +292,7 @@ PyObject *py_gemm(PyObject *self, PyObject *args)
 	char pair[160];
 	if (fpref_py_get_format(in_a_name, &in_a) != 0 || fpref_py_get_format(in_b_name, &in_b) != 0 ||
 	    fpref_py_get_format(out_name, &out) != 0 || fpref_py_make_env(&ea, NULL, &out, &env) != 0 ||
-	    resolve_model(model_name, &in_a, &in_b, &out, promote, block, frac, floor_obj, final, shape, traits, &am) != 0)
+	    fpref_py_resolve_model(model_name, &in_a, &in_b, &out, promote, block, frac, floor_obj, final, shape, traits, &am) != 0)
 		goto done;
 	describe_pair(&in_a, &in_b, pair, sizeof pair);
 	bool plain = am.kind == FPREF_ACCUM_PLAIN, exact = am.kind == FPREF_ACCUM_EXACT;
@@ -680,7 +680,7 @@ PyObject *py_verify_gemm(PyObject *self, PyObject *args)
 	if (fpref_py_get_format(in_a_name, &in_a) != 0 || fpref_py_get_format(in_b_name, &in_b) != 0 ||
 	    fpref_py_get_format(out_name, &out) != 0 || fpref_py_get_format(scale_name, &sf) != 0 ||
 	    fpref_py_make_env(&ea, NULL, &out, &env) != 0 ||
-	    resolve_model(model_name, &in_a, &in_b, &out, promote, block, frac, floor_obj, final, shape, traits, &am) != 0)
+	    fpref_py_resolve_model(model_name, &in_a, &in_b, &out, promote, block, frac, floor_obj, final, shape, traits, &am) != 0)
 		goto done;
 	if (c_obj != Py_None) {
 		if (PyObject_GetBuffer(c_obj, &C, PyBUF_SIMPLE) != 0)

@@ -79,12 +79,18 @@ PyObject *py_reveal_order(PyObject *self, PyObject *args)
 			     : st == FPREF_ORDER_NOT_TREE ? "not a tree"
 			     : st == FPREF_ORDER_BOX_FAILED ? "box failed"
 							    : "error";
-	PyObject *d = Py_BuildValue("{s:s,s:z,s:z,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:d,s:d,s:s}", "status", status, "tree",
+	char *text = fpref_golden_order_report_text(&r, &o);
+	if (!text) {
+		fpref_golden_order_report_free(&r);
+		return PyErr_NoMemory();
+	}
+	PyObject *d = Py_BuildValue("{s:s,s:z,s:z,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:d,s:d,s:s,s:s}", "status", status, "tree",
 				    r.text, "block_model", r.model[0] ? r.model : NULL, "lines", (Py_ssize_t)r.lines,
 				    "starts", (Py_ssize_t)r.batches, "probe_lines", (Py_ssize_t)r.probe_lines,
 				    "verify_lines", (Py_ssize_t)r.verify_lines, "inner_nodes", (Py_ssize_t)r.inner,
 				    "block_nodes", (Py_ssize_t)r.blocks, "depth", (Py_ssize_t)r.depth, "probe_small",
-				    r.small, "probe_large", r.large, "message", r.message);
+				    r.small, "probe_large", r.large, "message", r.message, "text", text);
+	free(text);
 	fpref_golden_order_report_free(&r);
 	return d;
 }

@@ -5,7 +5,7 @@ emu/tree.c); this module only calls the black box, a Python callable, one
 batch of lines at a time, and moves patterns in and out."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, List, Optional, Sequence
 
 import numpy as np
@@ -27,7 +27,7 @@ class RevealedOrder:
     """A revealed tree, in the text fpref dot --model tree --tree takes, and
     what revealing it cost: lines (calls of the black box, one line each),
     starts (batches), probe_lines and verify_lines (random lines the tree
-    reproduced bit for bit)."""
+    reproduced bit for bit).  str(): the text of fpref probe order."""
     tree: str
     block_model: Optional[str]
     n: int
@@ -40,6 +40,11 @@ class RevealedOrder:
     inner_nodes: int
     block_nodes: int
     depth: int
+    text: str = field(default="", repr=False, compare=False)
+
+    def __str__(self) -> str:
+        """The text `fpref probe order` prints for the same tree."""
+        return self.text
 
     def dot_args(self) -> List[str]:
         """The fpref dot arguments that run the tree (lines 'a.. b.. +0')."""
@@ -95,7 +100,7 @@ def reveal_order(fn: Callable[[np.ndarray], Any], n: int, in_format: str = "floa
     if r["status"] != "tree":
         raise NoFixedTree(f"{r['message']} (after {r['lines']} calls in {r['starts']} batches)")
     return RevealedOrder(r["tree"], r["block_model"], int(n), inp, outp, r["lines"], r["starts"], r["probe_lines"],
-                         r["verify_lines"], r["inner_nodes"], r["block_nodes"], r["depth"])
+                         r["verify_lines"], r["inner_nodes"], r["block_nodes"], r["depth"], r["text"])
 
 
 @renamed(inp="in_format", out="out_format")

@@ -1,15 +1,18 @@
 /* fpref draw numberline: every value of a format on a line (all codes of a
  * format of at most 8 bits, else a window about --at), linear and log2
- * views, the classes coloured, the spacing as a step plot.  One picture
- * kind of fpref draw (tools/cmd_draw.c dispatches). */
+ * views, the classes coloured, the spacing as a step plot
+ * (fpref_golden_draw.h). */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "draw.h"
-
-static const char *const cmd = "draw";
+#include "draw_internal.h"
+#include "fpref_emu.h"
+#include "fpref_golden_draw.h"
+#include "fpref_golden_svg.h"
+#include "fpref_ref.h"
 
 #define NL_MAX 1024
 
@@ -33,7 +36,8 @@ static int parse_range(const char *text, double *lo, double *hi)
 }
 
 /* The codes to show: all of a format of at most 8 bits, else a window. */
-static int nl_codes(const struct fpref_format *f, const struct draw_args *a, uint64_t *codes, size_t *n)
+static int nl_codes(const struct fpref_format *f, const char *at, const char *window_text, uint64_t *codes, size_t *n,
+		    char *err, size_t errlen)
 {
 	int width = fpref_format_container_bits(f);
 	*n = 0;
@@ -44,16 +48,16 @@ static int nl_codes(const struct fpref_format *f, const struct draw_args *a, uin
 		return 0;
 	}
 	struct fpref_ref_value v;
-	if (draw_read_value("--at", a->at ? a->at : "1", &v) != 0)
-		return CLI_EXIT_USAGE;
+	if (fpref_golden_draw_read_value("--at", at ? at : "1", &v, err, errlen) != 0)
+		return FPREF_DRAW_BAD_ARGS;
 	long window = 16;
-	if (a->window) {
+	if (window_text) {
 		char *end;
-		window = strtol(a->window, &end, 10);
-		if (!*a->window || *end || window < 1 || window > 200) {
-			cli_fail(cmd, "bad --window '%s' (1 to 200)", a->window);
+		window = strtol(window_text, &end, 10);
+		if (!*window_text || *end || window < 1 || window > 200) {
+			snprintf(err, errlen, "bad --window '%s' (1 to 200)", window_text);
 			fpref_ref_value_clear(&v);
-			return CLI_EXIT_USAGE;
+			return FPREF_DRAW_BAD_ARGS;
 		}
 	}
 	struct fpref_env env;
@@ -78,8 +82,8 @@ static int nl_codes(const struct fpref_format *f, const struct draw_args *a, uin
 static const char *class_colour(enum fpref_class c, bool max)
 {
 	if (max)
-		return DRAW_ORANGE;
-	return c == FPREF_CLASS_SUBNORMAL ? DRAW_VERMILLION : c == FPREF_CLASS_ZERO ? DRAW_BLACK : DRAW_BLUE;
+		return FPREF_SVG_ORANGE;
+	return c == FPREF_CLASS_SUBNORMAL ? FPREF_SVG_VERMILLION : c == FPREF_CLASS_ZERO ? FPREF_SVG_BLACK : FPREF_SVG_BLUE;
 }
 
 static void list_codes(const struct fpref_format *f, const uint64_t *codes, size_t n, enum fpref_class cls, char *buf,
@@ -93,7 +97,7 @@ static void list_codes(const struct fpref_format *f, const uint64_t *codes, size
 		if (fpref_decode(f, codes[i], &u) != FPREF_DECODE_OK || u.cls != cls)
 			continue;
 		char hex[32];
-		cli_hex(f, codes[i], hex, sizeof hex);
+		fpref_format_hex(f, codes[i], hex, sizeof hex);
 		if (used + strlen(hex) + 5 >= len) { /* the line's room is spent */
 			snprintf(buf + used, len - used, " ...");
 			break;
@@ -112,7 +116,7 @@ static int log_ticks(const struct nl_value *vals, size_t n, double pmin, double 
 		     char *buf)
 {
 	int lo = (int)pmin - (pmin < (int)pmin), hi = (int)pmax;
-	int all = draw_pow2_ticks(lo, hi, 10, ticks, labels, buf, 64), nt = 0;
+	int all = fpref_golden_svg_pow2_ticks(lo, hi, 10, ticks, labels, buf, 64), nt = 0;
 	for (int i = 0; i < all; i++)
 		if (ticks[i] >= pmin && ticks[i] <= pmax) {
 			ticks[nt] = ticks[i];
@@ -131,33 +135,29 @@ static int log_ticks(const struct nl_value *vals, size_t n, double pmin, double 
 	return nt;
 }
 
-int draw_numberline(const struct cli_options *o, const struct draw_args *a)
+int fpref_golden_draw_numberline(const struct fpref_format *format, const char *range, const char *at, const char *window,
+				 char **svg, char *err, size_t errlen)
 {
-	if (o->npositional != 2) {
-		cli_fail(cmd, "numberline needs one FMT, e.g. fpref draw numberline e4m3 --out-file e4m3.svg");
-		return CLI_EXIT_USAGE;
-	}
-	struct fpref_format f;
-	if (cli_parse_format(cmd, o->positional[1], &f) != 0)
-		return CLI_EXIT_USAGE;
+	*svg = NULL;
+	const struct fpref_format f = *format;
 	double rlo = 0, rhi = 0;
-	if (a->range && parse_range(a->range, &rlo, &rhi) != 0) {
-		cli_fail(cmd, "bad --range '%s' (LO:HI, two numbers, LO <= HI)", a->range);
-		return CLI_EXIT_USAGE;
+	if (range && parse_range(range, &rlo, &rhi) != 0) {
+		snprintf(err, errlen, "bad --range '%s' (LO:HI, two numbers, LO <= HI)", range);
+		return FPREF_DRAW_BAD_ARGS;
 	}
 	bool narrow = fpref_format_container_bits(&f) <= 8;
-	if (!narrow && a->range) {
-		cli_fail(cmd, "--range is for formats of at most 8 bits; %s is drawn as a window (--at, --window)", f.name);
-		return CLI_EXIT_USAGE;
+	if (!narrow && range) {
+		snprintf(err, errlen, "--range is for formats of at most 8 bits; %s is drawn as a window (--at, --window)", f.name);
+		return FPREF_DRAW_BAD_ARGS;
 	}
-	if (narrow && (a->at || a->window)) {
-		cli_fail(cmd, "--at and --window are for formats wider than 8 bits: every value of %s is drawn", f.name);
-		return CLI_EXIT_USAGE;
+	if (narrow && (at || window)) {
+		snprintf(err, errlen, "--at and --window are for formats wider than 8 bits: every value of %s is drawn", f.name);
+		return FPREF_DRAW_BAD_ARGS;
 	}
 	uint64_t *codes = calloc(NL_MAX, sizeof *codes);
 	struct nl_value *vals = calloc(NL_MAX, sizeof *vals);
 	size_t ncodes = 0, n = 0;
-	int status = !codes || !vals ? CLI_EXIT_FAIL : nl_codes(&f, a, codes, &ncodes);
+	int status = !codes || !vals ? FPREF_DRAW_NO_MEMORY : nl_codes(&f, at, window, codes, &ncodes, err, errlen);
 	if (status) {
 		free(codes);
 		free(vals);
@@ -172,17 +172,17 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 		x->bits = codes[i];
 		x->cls = u.cls;
 		fpref_emu_value_f64(&f, codes[i], &x->v);
-		if (a->range && (x->v < rlo || x->v > rhi))
+		if (range && (x->v < rlo || x->v > rhi))
 			continue;
 		x->has_pos = fpref_emu_binade_position(&f, codes[i], &x->pos) == 0;
 		fpref_emu_spacing_log2(&f, codes[i], &x->ulp);
 		n++;
 	}
 	if (n == 0) {
-		cli_fail(cmd, "no value of %s lies in --range %s", f.name, a->range);
+		snprintf(err, errlen, "no value of %s lies in --range %s", f.name, range);
 		free(codes);
 		free(vals);
-		return CLI_EXIT_USAGE;
+		return FPREF_DRAW_BAD_ARGS;
 	}
 	/* the extent of each view */
 	double vmin = vals[0].v, pmin = 0, pmax = 0;
@@ -209,32 +209,27 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 	char title[160], sub[320], buf[64 * 16];
 	snprintf(title, sizeof title, "Every value of %s on a line", f.name);
 	if (!narrow)
-		snprintf(title, sizeof title, "The values of %s around %s", f.name, a->at ? a->at : "1");
+		snprintf(title, sizeof title, "The values of %s around %s", f.name, at ? at : "1");
 	char fdesc[96];
 	fpref_format_descriptor(&f, fdesc, sizeof fdesc);
-	snprintf(sub, sizeof sub, "%s; %zu finite codes shown%s", fdesc, n, a->range ? " (--range)" : "");
-	struct svg s;
-	const char *path = a->out;
-	if ((status = svg_begin(&s, cmd, path, 900, 650, title, sub)) != 0) {
-		free(codes);
-		free(vals);
-		return status;
-	}
+	snprintf(sub, sizeof sub, "%s; %zu finite codes shown%s", fdesc, n, range ? " (--range)" : "");
+	struct fpref_svg s;
+	fpref_golden_svg_begin(&s, 900, 650, title, sub);
 	double ticks[64];
 	char *labels[64];
 	/* 1: the linear view, one mark per finite code */
-	struct draw_scale lin = { vmin, vmax, 90, 840 };
-	svg_text(&s, 70, 76, "panel", "start", "Linear scale: one mark per finite code (+0 and -0 both)");
-	svg_group(&s, "marks linear");
+	struct fpref_svg_scale lin = { vmin, vmax, 90, 840 };
+	fpref_golden_svg_text(&s, 70, 76, "panel", "start", "Linear scale: one mark per finite code (+0 and -0 both)");
+	fpref_golden_svg_group(&s, "marks linear");
 	for (size_t i = 0; i < n; i++) {
 		char hex[32], tip[96];
-		cli_hex(&f, vals[i].bits, hex, sizeof hex);
+		fpref_format_hex(&f, vals[i].bits, hex, sizeof hex);
 		snprintf(tip, sizeof tip, "%s = %.17g", hex, vals[i].v);
 		bool max = vals[i].bits == maxbits || (f.is_signed && vals[i].bits == minmax);
-		double x = draw_map(&lin, vals[i].v);
-		svg_rect(&s, x - 0.75, max ? 88 : 96, 1.5, max ? 30 : 22, class_colour(vals[i].cls, max), "value", tip);
+		double x = fpref_golden_svg_map(&lin, vals[i].v);
+		fpref_golden_svg_rect(&s, x - 0.75, max ? 88 : 96, 1.5, max ? 30 : 22, class_colour(vals[i].cls, max), "value", tip);
 	}
-	svg_group_end(&s);
+	fpref_golden_svg_group_end(&s);
 	int nt = 0;
 	double lt[3] = { vmin, vmax, 0 };
 	for (int i = 0; i < 3; i++) {
@@ -252,72 +247,73 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 		if (nt < 2 || strcmp(labels[0], labels[1]) != 0)
 			break;
 	}
-	draw_axis(&s, true, &lin, 120, ticks, labels, nt, "value (linear)");
-	if (a->at) { /* the value asked for, where the oracle places it between the ends */
-		struct fpref_ref_value at, lo, hi;
+	fpref_golden_svg_axis(&s, true, &lin, 120, ticks, labels, nt, "value (linear)");
+	if (at) { /* the value asked for, where the oracle places it between the ends */
+		struct fpref_ref_value atv, lo, hi;
 		fpref_ref_value_init(&lo);
 		fpref_ref_value_init(&hi);
-		if (draw_read_value("--at", a->at, &at) == 0) {
+		char unused[8];
+		if (fpref_golden_draw_read_value("--at", at, &atv, unused, sizeof unused) == 0) {
 			double fr = NAN;
 			if (fpref_ref_from_bits(&f, vals[imin].bits, false, &lo) == 0 &&
 			    fpref_ref_from_bits(&f, vals[imax].bits, false, &hi) == 0)
-				fr = fpref_ref_fraction(lo.x, hi.x, at.x);
+				fr = fpref_ref_fraction(lo.x, hi.x, atv.x);
 			if (fr >= 0 && fr <= 1) {
-				struct draw_scale unit = { 0, 1, lin.p0, lin.p1 };
-				double px = draw_map(&unit, fr);
-				svg_line(&s, px, 90, px, 124, DRAW_VERMILLION, 2, NULL);
-				svg_text(&s, px, 88, "note", "middle", "--at %.12s", a->at);
+				struct fpref_svg_scale unit = { 0, 1, lin.p0, lin.p1 };
+				double px = fpref_golden_svg_map(&unit, fr);
+				fpref_golden_svg_line(&s, px, 90, px, 124, FPREF_SVG_VERMILLION, 2, NULL);
+				fpref_golden_svg_text(&s, px, 88, "note", "middle", "--at %.12s", at);
 			}
-			fpref_ref_value_clear(&at);
+			fpref_ref_value_clear(&atv);
 		}
 		fpref_ref_value_clear(&lo);
 		fpref_ref_value_clear(&hi);
 	}
 	/* 2: the log2 view of the positive values */
-	struct draw_scale logs = { pmin, pmax, 70, 860 };
+	struct fpref_svg_scale logs = { pmin, pmax, 70, 860 };
 	int bmin = fpref_format_min_exponent(&f);
 	if (any_pos) {
-		svg_text(&s, 70, 230, "panel", "start", "log2 scale (each binade as wide, linear inside): the positive values");
-		double xs = draw_map(&logs, bmin);
+		fpref_golden_svg_text(&s, 70, 230, "panel", "start", "log2 scale (each binade as wide, linear inside): the positive values");
+		double xs = fpref_golden_svg_map(&logs, bmin);
 		if (xs > 70)
-			svg_rect(&s, 70, 240, (xs < 860 ? xs : 860) - 70, 36, "#FBE3D6", "range subnormal", "subnormal range");
+			fpref_golden_svg_rect(&s, 70, 240, (xs < 860 ? xs : 860) - 70, 36, "#FBE3D6", "range subnormal", "subnormal range");
 		if (xs < 860)
-			svg_rect(&s, xs > 70 ? xs : 70, 240, 860 - (xs > 70 ? xs : 70), 36, "#DCEBF5", "range normal",
+			fpref_golden_svg_rect(&s, xs > 70 ? xs : 70, 240, 860 - (xs > 70 ? xs : 70), 36, "#DCEBF5", "range normal",
 				 "normal range");
-		svg_group(&s, "marks log");
+		fpref_golden_svg_group(&s, "marks log");
 		for (size_t i = 0; i < n; i++)
 			if (vals[i].has_pos && vals[i].v > 0)
-				svg_rect(&s, draw_map(&logs, vals[i].pos) - 0.75, 246, 1.5, 24,
+				fpref_golden_svg_rect(&s, fpref_golden_svg_map(&logs, vals[i].pos) - 0.75, 246, 1.5, 24,
 					 class_colour(vals[i].cls, vals[i].bits == maxbits), "value-log", NULL);
-		svg_group_end(&s);
+		fpref_golden_svg_group_end(&s);
 		nt = log_ticks(vals, n, pmin, pmax, ticks, labels, buf);
-		draw_axis(&s, true, &logs, 276, ticks, labels, nt, "|value| (log2, binades)");
+		fpref_golden_svg_axis(&s, true, &logs, 276, ticks, labels, nt, "|value| (log2, binades)");
 	}
 	/* 3: the spacing as a step plot over the log2 view */
 	if (any_pos) {
-		struct draw_scale us = { umin - 0.5, umax + 0.5, 584, 360 };
-		svg_text(&s, 70, 348, "panel", "start", "Spacing (ulp) between neighbouring values: a step plot");
+		struct fpref_svg_scale us = { umin - 0.5, umax + 0.5, 584, 360 };
+		fpref_golden_svg_text(&s, 70, 348, "panel", "start", "Spacing (ulp) between neighbouring values: a step plot");
 		double px[2 * NL_MAX], py[2 * NL_MAX];
 		int np = 0;
 		for (size_t i = 0; i < n && np + 2 <= 2 * NL_MAX; i++) {
 			if (!vals[i].has_pos || vals[i].v <= 0)
 				continue;
-			double x0 = draw_map(&logs, vals[i].pos);
+			double x0 = fpref_golden_svg_map(&logs, vals[i].pos);
 			size_t j = i + 1;
 			while (j < n && !(vals[j].has_pos && vals[j].v > 0))
 				j++;
-			double x1 = j < n ? draw_map(&logs, vals[j].pos) : x0;
+			double x1 = j < n ? fpref_golden_svg_map(&logs, vals[j].pos) : x0;
 			px[np] = x0;
-			py[np++] = draw_map(&us, vals[i].ulp);
+			py[np++] = fpref_golden_svg_map(&us, vals[i].ulp);
 			px[np] = x1;
-			py[np++] = draw_map(&us, vals[i].ulp);
+			py[np++] = fpref_golden_svg_map(&us, vals[i].ulp);
 		}
-		svg_polyline(&s, px, py, np, DRAW_GREEN, 2, "spacing");
-		nt = draw_pow2_ticks(umin, umax, 8, ticks, labels, buf, 64);
-		draw_axis(&s, false, &us, 70, ticks, labels, nt, "ulp");
-		struct draw_scale again = logs;
+		fpref_golden_svg_polyline(&s, px, py, np, FPREF_SVG_GREEN, 2, "spacing");
+		nt = fpref_golden_svg_pow2_ticks(umin, umax, 8, ticks, labels, buf, 64);
+		fpref_golden_svg_axis(&s, false, &us, 70, ticks, labels, nt, "ulp");
+		struct fpref_svg_scale again = logs;
 		nt = log_ticks(vals, n, pmin, pmax, ticks, labels, buf);
-		draw_axis(&s, true, &again, 584, ticks, labels, nt, "|value| (log2, binades)");
+		fpref_golden_svg_axis(&s, true, &again, 584, ticks, labels, nt, "|value| (log2, binades)");
 	}
 	/* the specials, the extremes and the legend */
 	char nan[72], inf[72];
@@ -330,7 +326,7 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 	char *tm = fpref_ref_unpacked_decimal(&um), *tn = fpref_ref_unpacked_decimal(&un),
 	     *ts = fpref_ref_unpacked_decimal(&us);
 	char hex[32];
-	cli_hex(&f, maxbits, hex, sizeof hex);
+	fpref_format_hex(&f, maxbits, hex, sizeof hex);
 	/* exact decimals, but those of the wide formats are hundreds of digits: ~9 digits then */
 	char *text[3] = { tm, tn, ts };
 	uint64_t least_normal = 0, least = 0;
@@ -347,24 +343,23 @@ int draw_numberline(const struct cli_options *o, const struct draw_args *a)
 			show[i] = shortv[i];
 		}
 	}
-	svg_text(&s, 70, 168, "note", "start", "max finite %s (%s)", show[0], hex);
-	svg_text(&s, 70, 182, "note", "start", "least normal %s; least positive %s%s", show[1], show[2],
+	fpref_golden_svg_text(&s, 70, 168, "note", "start", "max finite %s (%s)", show[0], hex);
+	fpref_golden_svg_text(&s, 70, 182, "note", "start", "least normal %s; least positive %s%s", show[1], show[2],
 		 f.subnormals ? " (subnormal)" : " (no subnormals)");
 	free(tm);
 	free(tn);
 	free(ts);
-	svg_text(&s, 70, 196, "note", "start", "NaN codes: %s%s", nan, narrow ? "" : " (in the window)");
-	svg_text(&s, 70, 210, "note", "start", "inf codes: %s%s", inf, narrow ? "" : " (in the window)");
-	struct draw_key keys[] = {
-		{ DRAW_BLACK, "zero", false },
-		{ DRAW_VERMILLION, "subnormal", false },
-		{ DRAW_BLUE, "normal", false },
-		{ DRAW_ORANGE, "max finite", false },
-		{ DRAW_GREEN, "spacing (ulp)", true },
+	fpref_golden_svg_text(&s, 70, 196, "note", "start", "NaN codes: %s%s", nan, narrow ? "" : " (in the window)");
+	fpref_golden_svg_text(&s, 70, 210, "note", "start", "inf codes: %s%s", inf, narrow ? "" : " (in the window)");
+	struct fpref_svg_key keys[] = {
+		{ FPREF_SVG_BLACK, "zero", false },
+		{ FPREF_SVG_VERMILLION, "subnormal", false },
+		{ FPREF_SVG_BLUE, "normal", false },
+		{ FPREF_SVG_ORANGE, "max finite", false },
+		{ FPREF_SVG_GREEN, "spacing (ulp)", true },
 	};
-	draw_legend(&s, 720, 164, keys, 5);
-	status = svg_end(&s, cmd, path);
+	fpref_golden_svg_legend(&s, 720, 164, keys, 5);
 	free(codes);
 	free(vals);
-	return status;
+	return fpref_golden_svg_finish(&s, svg) == 0 ? 0 : FPREF_DRAW_NO_MEMORY;
 }
