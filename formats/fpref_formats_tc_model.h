@@ -262,6 +262,7 @@ int fpref_sum_order_parse(const char *s, enum fpref_sum_order *o);
  * rounded in the output format (blocks of `block` for FPREF_SUM_BLOCKED),
  * or one correct rounding of the exact value. */
 enum fpref_accum_kind { FPREF_ACCUM_TC, FPREF_ACCUM_PLAIN, FPREF_ACCUM_EXACT };
+struct fpref_tc_fma_row;
 struct fpref_accum_model {
 	enum fpref_accum_kind kind;
 	struct fpref_tc_model tc;
@@ -272,6 +273,10 @@ struct fpref_accum_model {
 	 * slices' sums added in K order by FP32 additions (rne) from zero, then
 	 * C added by one FP32 addition (the reduction's epilogue). */
 	size_t splitk;
+	/* The preset's FMA-chain row a plain FPREF_SUM_FMA_CHAIN stands for
+	 * (fpref_tc_fma_model sets it), so that a report names the preset;
+	 * NULL for every other model. */
+	const struct fpref_tc_fma_row *fma;
 };
 
 /* Instructions that are FMA chains, not block models: NVIDIA's FP64 mma

@@ -688,6 +688,7 @@ int fpref_tc_fma_model(const struct fpref_tc_fma_row *r, const struct fpref_form
 	memset(m, 0, sizeof *m);
 	m->kind = FPREF_ACCUM_PLAIN;
 	m->order = FPREF_SUM_FMA_CHAIN;
+	m->fma = r;
 	return 0;
 }
 

@@ -200,6 +200,12 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		}
 		m->splitk = (size_t)slices;
 	}
+	if (promote && m->tc.tree > 0) {
+		cli_fail(cmd, "--promote: the %s model computes %s inputs in FP32 arithmetic (each product rounded to FP32, "
+			  "its groups summed in FP32); promotion to an FP32 accumulator is not modelled on these rows",
+			  m->tc.gpu, pair);
+		return CLI_EXIT_USAGE;
+	}
 	if (promote && fpref_tc_lowered(&m->tc, out)) {
 		cli_fail(cmd, "--promote: the %s model lowers %s inputs to FP16 instructions; promotion is modelled only for "
 			  "the native unit (try h100-wgmma)", m->tc.gpu, pair);
@@ -212,6 +218,9 @@ const char *cli_model_describe(const struct fpref_accum_model *m, const char *ou
 {
 	if (m->kind == FPREF_ACCUM_EXACT)
 		snprintf(buf, len, "exact (MPFR, one rounding)");
+	else if (m->kind == FPREF_ACCUM_PLAIN && m->fma)
+		snprintf(buf, len, "%s %s instructions: an FMA chain (fma-chain), each step rounded in %s", m->fma->gpu,
+			 m->fma->input, m->fma->input);
 	else if (m->kind == FPREF_ACCUM_PLAIN && m->order == FPREF_SUM_BLOCKED)
 		snprintf(buf, len, "blocked, blocks of %zu", m->block);
 	else if (m->kind == FPREF_ACCUM_PLAIN)
