@@ -192,9 +192,65 @@ struct all_models {
 	size_t M, N, K;
 	uint64_t *A, *B, *D;
 	long repeats;
-	double t[100], slowest;
-	char slowest_what[200];
+	double t[100], slowest, slowest_fma;
+	char slowest_what[200], slowest_fma_what[200];
 };
+
+/* A row of bench --all-models printed at once (a long run shows its
+ * progress), and kept as the slowest (of 200 characters) if it is. */
+static void print_row(const char *what, double rate, const char *path, double *slowest, char *slowest_what)
+{
+	printf("%-48s %12.3g  %s\n", what, rate, path);
+	fflush(stdout);
+	if (*slowest == 0 || rate < *slowest) {
+		*slowest = rate;
+		snprintf(slowest_what, 200, "%s", what);
+	}
+}
+
+/* The FMA-chain presets' GEMM runs per element, some fifty times slower
+ * than the block rows' tile kernels: timed on 128 x 128 x 512 (the same K,
+ * a sixteenth of the products) so the bench stays minutes long. */
+enum { FMA_ROWS_MN = 128 };
+
+/* One FMA-chain row of bench --all-models (dmma, CDNA's f32 and f64
+ * instructions): A and B of its input through fpref_golden_gemm's
+ * per-element path, one thread, D in the same format.  0, or
+ * CLI_EXIT_FAIL after a message. */
+static int time_fma_row(struct all_models *s, const struct fpref_tc_fma_row *row)
+{
+	struct fpref_format f;
+	struct fpref_accum_model am;
+	char err[256];
+	if (fpref_format_parse(row->input, &f, NULL, 0) != 0 ||
+	    fpref_tc_fma_model(row, &f, &f, &f, NULL, &am, err, sizeof err) != 0) {
+		cli_fail(cli_cmd_bench.name, "the %s row for %s: no model", row->gpu, row->input);
+		return CLI_EXIT_FAIL;
+	}
+	size_t M = FMA_ROWS_MN, N = FMA_ROWS_MN, K = s->K;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	fpref_emu_random(&f, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, s->A);
+	fpref_emu_random(&f, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, s->B);
+	struct fpref_gemm_problem p = { .M = M, .N = N, .K = K, .src = &f, .in_a = &f, .in_b = &f, .out = &f,
+					.A = s->A, .B = s->B, .Aq = s->A, .Bq = s->B, .model = &am, .env = &env,
+					.threads = 1 };
+	for (long k = 0; k < s->repeats; k++) {
+		double t0 = bench_now();
+		if (fpref_golden_gemm(&p, s->D, NULL, NULL, NULL) != 0) {
+			cli_fail(cli_cmd_bench.name, "the %s GEMM of %s failed", row->gpu, f.name);
+			return CLI_EXIT_FAIL;
+		}
+		s->t[k] = bench_now() - t0;
+	}
+	double rate = (double)(M * N * K) / bench_median(s->t, (int)s->repeats);
+	char what[200], path[64];
+	snprintf(what, sizeof what, "%s %s -> %s", row->gpu, f.name,
+		 fpref_format_is(&f, FPREF_FORMAT_FLOAT64) ? "f64" : "f32");
+	snprintf(path, sizeof path, "fma chain, per element (%dx%dx%zu)", FMA_ROWS_MN, FMA_ROWS_MN, K);
+	print_row(what, rate, path, &s->slowest_fma, s->slowest_fma_what);
+	return 0;
+}
 
 /* One row of bench --all-models: A of fa and B of fb through m, both
  * outputs where the row has them.  0, or CLI_EXIT_FAIL after a message. */
@@ -227,12 +283,7 @@ static int time_row(struct all_models *s, const struct fpref_tc_model *m, const 
 			snprintf(what, sizeof what, "%s %s -> %s", m->gpu, fa->name, out_names[o]);
 		else
 			snprintf(what, sizeof what, "%s %s x %s -> %s", m->gpu, fa->name, fb->name, out_names[o]);
-		printf("%-48s %12.3g  %s\n", what, rate, path);
-		fflush(stdout);
-		if (s->slowest == 0 || rate < s->slowest) {
-			s->slowest = rate;
-			snprintf(s->slowest_what, sizeof s->slowest_what, "%s", what);
-		}
+		print_row(what, rate, path, &s->slowest, s->slowest_what);
 	}
 	return 0;
 }
@@ -264,8 +315,11 @@ static int bench_gemm_all(long repeats)
 				if (x != y && fpref_format_width(&fa) == 8 && fpref_format_width(&fb) == 8)
 					status = time_row(&s, m, &fa, &fb);
 	}
+	for (size_t i = 0; fpref_tc_fma_at(i) && !status; i++)
+		status = time_fma_row(&s, fpref_tc_fma_at(i));
 	if (!status)
-		printf("\nslowest: %s, %.3g MAC/s\n", s.slowest_what, s.slowest);
+		printf("\nslowest: %s, %.3g MAC/s; of the FMA chains: %s, %.3g MAC/s\n", s.slowest_what, s.slowest,
+		       s.slowest_fma_what, s.slowest_fma);
 	free(s.A);
 	free(s.B);
 	free(s.D);
@@ -464,7 +518,9 @@ const struct cli_command cli_cmd_bench = {
 		   "--all-models times the emulator's 512 x 512 x 512 GEMM (normal inputs, one thread, no\n"
 		   "scales) for every row of the tensor-core presets, each input it takes and each of FP32 and\n"
 		   "FP16 output it takes, in multiply-accumulates per second, with the code that ran (a tile\n"
-		   "kernel, per column or per element), and the slowest row last.\n",
+		   "kernel, per column or per element); then the FMA-chain presets (dmma, CDNA's f32 and f64\n"
+		   "instructions), per element on 128 x 128 x 512, their output their input; the slowest\n"
+		   "block row and the slowest FMA chain last.\n",
 	.groups = CLI_JSON,
 	.opts = bench_opts,
 	.nopts = CLI_NOPTS(bench_opts),
