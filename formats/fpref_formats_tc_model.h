@@ -290,6 +290,9 @@ struct fpref_tc_fma_row {
 	const char *gpu, *input, *shapes, *source;
 };
 const struct fpref_tc_fma_row *fpref_tc_fma_at(size_t i);
+/* The model line of an FMA-chain row (gpu, fpref gemm, verify-gemm and the
+ * Python package print it): the preset, its input and the order. */
+const char *fpref_tc_fma_describe(const struct fpref_tc_fma_row *r, char *buf, size_t len);
 /* The FMA-chain row of a preset (or a chip's name) for an input, or NULL. */
 const struct fpref_tc_fma_row *fpref_tc_fma_find(const char *gpu, const struct fpref_format *input);
 /* The accumulation model of an FMA-chain row for A, B and the output, and

@@ -650,6 +650,13 @@ const struct fpref_tc_fma_row *fpref_tc_fma_at(size_t i)
 	return i < sizeof fma_rows / sizeof fma_rows[0] ? &fma_rows[i] : NULL;
 }
 
+const char *fpref_tc_fma_describe(const struct fpref_tc_fma_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s instructions: an FMA chain (fma-chain), each step rounded in %s", r->gpu, r->input,
+		 r->input);
+	return buf;
+}
+
 const struct fpref_tc_fma_row *fpref_tc_fma_find(const char *gpu, const struct fpref_format *input)
 {
 	gpu = fpref_tc_model_alias(gpu);

@@ -219,8 +219,7 @@ const char *cli_model_describe(const struct fpref_accum_model *m, const char *ou
 	if (m->kind == FPREF_ACCUM_EXACT)
 		snprintf(buf, len, "exact (MPFR, one rounding)");
 	else if (m->kind == FPREF_ACCUM_PLAIN && m->fma)
-		snprintf(buf, len, "%s %s instructions: an FMA chain (fma-chain), each step rounded in %s", m->fma->gpu,
-			 m->fma->input, m->fma->input);
+		fpref_tc_fma_describe(m->fma, buf, len);
 	else if (m->kind == FPREF_ACCUM_PLAIN && m->order == FPREF_SUM_BLOCKED)
 		snprintf(buf, len, "blocked, blocks of %zu", m->block);
 	else if (m->kind == FPREF_ACCUM_PLAIN)

@@ -472,3 +472,12 @@ def test_every_fma_chain_preset_matches_cli_dot(cli, gpu, inp):
     other = "float64" if inp == "float32" else "float32"
     with pytest.raises(ValueError, match="accumulates in"):
         fpref.gemm(A, B, model=gpu, inp=inp, out=other)
+
+
+def test_verify_gemm_names_the_fma_chain_preset(cli):
+    # the model's own D passes, and the verdict's model is the CLI's model line
+    A, B = _random("float64", (2, 8), 7), _random("float64", (8, 3), 8)
+    D = fpref.gemm(A, B, model="mi300x", inp="float64", out="float64")
+    v = fpref.verify_gemm(D, A, B, model="mi300x", inp="float64", out="float64")
+    assert v.passed
+    assert v.model == "mfma-cdna3 float64 instructions: an FMA chain (fma-chain), each step rounded in float64"

@@ -744,6 +744,8 @@ PyObject *py_verify_gemm(PyObject *self, PyObject *args)
 	}
 	if (am.kind == FPREF_ACCUM_EXACT)
 		snprintf(desc, sizeof desc, "exact (MPFR, one rounding)");
+	else if (am.fma)
+		fpref_tc_fma_describe(am.fma, desc, sizeof desc);
 	else if (am.kind == FPREF_ACCUM_PLAIN)
 		snprintf(desc, sizeof desc, "%s", fpref_sum_order_name(am.order));
 	else
