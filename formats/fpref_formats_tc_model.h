@@ -290,6 +290,11 @@ struct fpref_tc_fma_row {
 	const char *gpu, *input, *shapes, *source;
 };
 const struct fpref_tc_fma_row *fpref_tc_fma_at(size_t i);
+/* Whether promotion to an FP32 accumulator every N products (DeepSeek-V3's)
+ * is modelled on a row: not on CDNA1/2's FP32-arithmetic rows (tree), where
+ * false comes with the reason for a refusal (pair: the inputs, as a
+ * message names them). */
+bool fpref_tc_promote_ok(const struct fpref_tc_model *m, const char *pair, char *err, size_t errlen);
 /* The model line of an FMA-chain row (gpu, fpref gemm, verify-gemm and the
  * Python package print it): the preset, its input and the order. */
 const char *fpref_tc_fma_describe(const struct fpref_tc_fma_row *r, char *buf, size_t len);

@@ -200,10 +200,9 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		}
 		m->splitk = (size_t)slices;
 	}
-	if (promote && m->tc.tree > 0) {
-		cli_fail(cmd, "--promote: the %s model computes %s inputs in FP32 arithmetic (each product rounded to FP32, "
-			  "its groups summed in FP32); promotion to an FP32 accumulator is not modelled on these rows",
-			  m->tc.gpu, pair);
+	char why[256];
+	if (promote && !fpref_tc_promote_ok(&m->tc, pair, why, sizeof why)) {
+		cli_fail(cmd, "--promote: %s", why);
 		return CLI_EXIT_USAGE;
 	}
 	if (promote && fpref_tc_lowered(&m->tc, out)) {

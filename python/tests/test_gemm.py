@@ -481,3 +481,11 @@ def test_verify_gemm_names_the_fma_chain_preset(cli):
     v = fpref.verify_gemm(D, A, B, model="mi300x", inp="float64", out="float64")
     assert v.passed
     assert v.model == "mfma-cdna3 float64 instructions: an FMA chain (fma-chain), each step rounded in float64"
+
+
+def test_promote_on_an_fp32_arithmetic_row_is_refused_naming_why():
+    # CDNA1/2's f16 and bf16 rows compute in FP32 arithmetic: no promotion
+    # (the emulator's failure used to surface as "an invalid pattern")
+    A, B = np.full((1, 8), 0x3C00, np.uint64), np.full((8, 1), 0x3C00, np.uint64)
+    with pytest.raises(ValueError, match="FP32 arithmetic.*not modelled"):
+        fpref.gemm(A, B, model="mfma-cdna1", inp="f16", out="f32", promote=4)

@@ -257,6 +257,11 @@ static int resolve_model(const char *model_name, const struct fpref_format *in_a
 		PyErr_SetString(PyExc_ValueError, "promote needs out='float32'");
 		return -1;
 	}
+	char why[256];
+	if (promote > 0 && !plain && !exact && !fpref_tc_promote_ok(&model, pair, why, sizeof why)) {
+		PyErr_Format(PyExc_ValueError, "promote: %s", why);
+		return -1;
+	}
 	if (promote > 0 && !plain && !exact && fpref_tc_lowered(&model, &out)) {
 		PyErr_Format(PyExc_ValueError, "promote: the %s model lowers %s inputs to FP16 instructions; promotion is "
 					       "modelled only for the native unit (try h100-wgmma)", model.gpu, pair);
