@@ -262,6 +262,7 @@ int fpref_sum_order_parse(const char *s, enum fpref_sum_order *o);
  * rounded in the output format (blocks of `block` for FPREF_SUM_BLOCKED),
  * or one correct rounding of the exact value. */
 enum fpref_accum_kind { FPREF_ACCUM_TC, FPREF_ACCUM_PLAIN, FPREF_ACCUM_EXACT };
+struct fpref_tc_fma_row;
 struct fpref_accum_model {
 	enum fpref_accum_kind kind;
 	struct fpref_tc_model tc;
@@ -272,6 +273,10 @@ struct fpref_accum_model {
 	 * slices' sums added in K order by FP32 additions (rne) from zero, then
 	 * C added by one FP32 addition (the reduction's epilogue). */
 	size_t splitk;
+	/* The preset's FMA-chain row a plain FPREF_SUM_FMA_CHAIN stands for
+	 * (fpref_tc_fma_model sets it), so that a report names the preset;
+	 * NULL for every other model. */
+	const struct fpref_tc_fma_row *fma;
 };
 
 /* Instructions that are FMA chains, not block models: NVIDIA's FP64 mma
@@ -285,6 +290,14 @@ struct fpref_tc_fma_row {
 	const char *gpu, *input, *shapes, *source;
 };
 const struct fpref_tc_fma_row *fpref_tc_fma_at(size_t i);
+/* Whether promotion to an FP32 accumulator every N products (DeepSeek-V3's)
+ * is modelled on a row: not on CDNA1/2's FP32-arithmetic rows (tree), where
+ * false comes with the reason for a refusal (pair: the inputs, as a
+ * message names them). */
+bool fpref_tc_promote_ok(const struct fpref_tc_model *m, const char *pair, char *err, size_t errlen);
+/* The model line of an FMA-chain row (gpu, fpref gemm, verify-gemm and the
+ * Python package print it): the preset, its input and the order. */
+const char *fpref_tc_fma_describe(const struct fpref_tc_fma_row *r, char *buf, size_t len);
 /* The FMA-chain row of a preset (or a chip's name) for an input, or NULL. */
 const struct fpref_tc_fma_row *fpref_tc_fma_find(const char *gpu, const struct fpref_format *input);
 /* The accumulation model of an FMA-chain row for A, B and the output, and

@@ -650,6 +650,22 @@ const struct fpref_tc_fma_row *fpref_tc_fma_at(size_t i)
 	return i < sizeof fma_rows / sizeof fma_rows[0] ? &fma_rows[i] : NULL;
 }
 
+bool fpref_tc_promote_ok(const struct fpref_tc_model *m, const char *pair, char *err, size_t errlen)
+{
+	if (m->tree <= 0)
+		return true;
+	snprintf(err, errlen, "the %s model computes %s inputs in FP32 arithmetic (each product rounded to FP32, its "
+		 "groups summed in FP32); promotion to an FP32 accumulator is not modelled on these rows", m->gpu, pair);
+	return false;
+}
+
+const char *fpref_tc_fma_describe(const struct fpref_tc_fma_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s instructions: an FMA chain (fma-chain), each step rounded in %s", r->gpu, r->input,
+		 r->input);
+	return buf;
+}
+
 const struct fpref_tc_fma_row *fpref_tc_fma_find(const char *gpu, const struct fpref_format *input)
 {
 	gpu = fpref_tc_model_alias(gpu);
@@ -688,6 +704,7 @@ int fpref_tc_fma_model(const struct fpref_tc_fma_row *r, const struct fpref_form
 	memset(m, 0, sizeof *m);
 	m->kind = FPREF_ACCUM_PLAIN;
 	m->order = FPREF_SUM_FMA_CHAIN;
+	m->fma = r;
 	return 0;
 }
 

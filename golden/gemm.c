@@ -30,6 +30,11 @@ bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struc
 				  const struct fpref_format *out, const struct fpref_tc_scales *scales, char *err,
 				  size_t errlen)
 {
+	if (m->fma) {
+		snprintf(err, errlen, "the %s model's %s instructions are FMA chains, which take no block scales", m->fma->gpu,
+			 m->fma->input);
+		return false;
+	}
 	if (m->kind != FPREF_ACCUM_TC) {
 		snprintf(err, errlen, "block scales need a tensor-core model (a preset or generic), not a plain order");
 		return false;

@@ -32,6 +32,8 @@ const char *fpref_golden_model_describe(const struct fpref_accum_model *m, const
 {
 	if (m->kind == FPREF_ACCUM_EXACT)
 		snprintf(buf, len, "exact (MPFR, one rounding)");
+	else if (m->kind == FPREF_ACCUM_PLAIN && m->fma)
+		fpref_tc_fma_describe(m->fma, buf, len);
 	else if (m->kind == FPREF_ACCUM_PLAIN && m->order == FPREF_SUM_BLOCKED)
 		snprintf(buf, len, "blocked, blocks of %zu", m->block);
 	else if (m->kind == FPREF_ACCUM_PLAIN)

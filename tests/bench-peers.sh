@@ -141,4 +141,21 @@ tap_check '--python without --peers: a usage error' "$?"
 [ $? = 2 ] && grep -q 'two different benches' "$tmp/err" && [ ! -s "$tmp/out" ]
 tap_check '--peers with --all-models: a usage error, nothing run' "$?"
 
+# --all-models --only: one preset's rows; dmma has one, an FMA chain (about
+# 8e6 multiply-accumulates, under a second), timed per element on
+# 128 x 128 x 512 with a positive rate, and the summary names it.
+"$FPREF" bench --all-models --only dmma --repeat 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+rows=$(grep -E '^[^ ]+ [^ ]+ (x [^ ]+ )?-> [^ ]+ +[0-9.]+e' "$tmp/out")
+[ $rc = 0 ] && [ "$(echo "$rows" | wc -l)" = 1 ] &&
+	echo "$rows" | grep -Eq '^dmma float64 -> f64 +[0-9.]+e\+0[6-9] +fma chain, per element \(128x128x512\)$' &&
+	grep -q '^slowest FMA chain: dmma float64 -> f64, ' "$tmp/out" && ! grep -q '^slowest:' "$tmp/out"
+tap_check '--all-models --only dmma: its one FMA-chain row and the summary' "$?" "exit $rc: $(cat "$tmp/out" "$tmp/err")"
+"$FPREF" bench --all-models --only nosuch >"$tmp/out" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "no preset 'nosuch'" "$tmp/err" && [ ! -s "$tmp/out" ]
+tap_check '--only of no preset: a usage error, nothing run' "$?"
+"$FPREF" bench --only dmma >"$tmp/out" 2>"$tmp/err"
+[ $? = 2 ] && grep -q 'applies to --all-models' "$tmp/err" && [ ! -s "$tmp/out" ]
+tap_check '--only without --all-models: a usage error, nothing run' "$?"
+
 tap_end

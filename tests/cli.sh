@@ -1234,6 +1234,32 @@ check_bad 'gemm: --scale-every without scales' 2 'give --scale-a'
 run gemm $mx --scale-a "$tmp/SA.npy" --source f16
 check_bad 'gemm: scales with --source' 2 '--source-format with block scales'
 
+# 15b'. Options a preset's path does not model are usage errors naming
+# why, before any line is read: --promote on CDNA1/2's FP32-arithmetic rows
+# (dot used to reject each line as "the model cannot compute this line"),
+# block scales on an FMA-chain preset.  An FMA-chain preset's model line
+# names the preset (not the bare order), in gemm and verify-gemm.
+printf '3C00 3C00 3C00 3C00 3C00 3C00 3C00 3C00 00000000\n' >"$tmp/cdna1"
+run_in "$tmp/cdna1" dot --model mfma-cdna1 --in f16 --promote 4
+check_bad 'dot --promote on mfma-cdna1 f16' 2 '--promote: the mfma-cdna1 model' 'FP32 arithmetic' 'not modelled'
+run gemm --model mfma-cdna2-legacy --in bf16 --size 2x2x8 --promote 4
+check_bad 'gemm --promote on mfma-cdna2-legacy bf16' 2 '--promote: the mfma-cdna2-legacy model' 'not modelled'
+run gemm --model mfma-cdna3 --in f32 --out f32 --size 2x2x32 --scale-a "$tmp/SA.npy"
+check_bad 'gemm: scales on an FMA-chain preset' 2 'mfma-cdna3 model' 'FMA chains, which take no block scales'
+run gemm --model mi300x --in f64 --out f64 --size 3x2x5 --seed 4 --save "$tmp/fD.npy" --save-a "$tmp/fA.npy" \
+	--save-b "$tmp/fB.npy"
+check_has 'gemm mi300x f64: the model line names the preset' "$tmp/out" \
+	'model: mfma-cdna3 float64 instructions: an FMA chain (fma-chain), each step rounded in float64'
+run gemm --model dmma --in f64 --out f64 --size 2x2x4
+check_has 'gemm dmma: the model line names the preset' "$tmp/out" 'model: dmma float64 instructions: an FMA chain'
+run gemm --model fma-chain --in f64 --out f64 --size 2x2x4
+check_has 'gemm fma-chain (no preset): the bare order' "$tmp/out" 'model: fma-chain'
+run verify-gemm --model mfma-cdna3 --in f64 --out f64 --a "$tmp/fA.npy" --b "$tmp/fB.npy" --d "$tmp/fD.npy"
+check_rc 'verify-gemm reads back gemm mi300x f64: exit 0' 0
+check_has 'verify-gemm: the model line names the preset' "$tmp/out" 'model: mfma-cdna3 float64 instructions: an FMA chain'
+run verify-gemm --model mfma-cdna3 --in f64 --out f64 --a "$tmp/fA.npy" --b "$tmp/fB.npy" --d "$tmp/fD.npy" --json
+check_has 'verify-gemm --json: "model" names the preset' "$tmp/out" '"model": "mfma-cdna3 float64 instructions: an FMA chain'
+
 # 15c. verify-gemm with the same block scales: a kernel that applied
 # SA = 2^-10 passes, one that ignored it (D = 1) fails, and the converse;
 # the scale files are read and refused as gemm reads them.

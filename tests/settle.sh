@@ -2,7 +2,9 @@
 # kernels/hw-settle.suite (issue 37's cases for an sm_90 GPU) against the
 # emulator: every case line well formed; fpref gen makes its files (both
 # engines agreeing on each d) and each d is the suite's fpref=; each alt=
-# is what its alt-by= model gives; kernels/settle-report reads results and
+# is what its alt-by= model gives; on A1 and A2 lines alt-by= names the
+# class's trait, without it gives fpref=, and the floor spelling
+# (alt-floor=) gives alt= too; kernels/settle-report reads results and
 # names the answer given; and fpref gen refuses malformed case lines.
 # POSIX sh; run by make check (no GPU, no nvcc).
 
@@ -13,9 +15,9 @@ report=$top/kernels/settle-report
 tap_name=settle
 . "$(dirname "$0")/tap.sh"
 
-# ---- the suite's notes: one line per case, "KEY<TAB>INDEX<TAB>LABEL<TAB>FPREF<TAB>ALT<TAB>ALT-IS<TAB>ALT-BY",
+# ---- the suite's notes: one line per case, "KEY<TAB>INDEX<TAB>LABEL<TAB>FPREF<TAB>ALT<TAB>ALT-IS<TAB>ALT-BY<TAB>ALT-FLOOR",
 # KEY the file's "MODEL IN OUT"; a malformed case becomes a line "BAD <TAB>why" ----
-awk '
+notes() { awk '
 function note(key,    i) {
 	for (i = 1; i <= NF; i++)
 		if (index($i, key "=") == 1)
@@ -26,7 +28,8 @@ function note(key,    i) {
 $1 == "dot" { key = $2 " " $3 " " $4; width = $4 == "float32" ? 8 : $4 == "float16" ? 4 : 0; n = 0; next }
 $1 == "case" {
 	n++
-	f = note("fpref"); a = note("alt"); is = note("alt-is"); by = note("alt-by")
+	f = note("fpref"); a = note("alt"); is = note("alt-is"); by = note("alt-by"); af = note("alt-floor")
+	trait = $2 == "A1" ? "zero-c-aligns" : $2 == "A2" ? "zero-operand-aligns" : ""
 	why = ""
 	if ($2 !~ /^(N1|Z1|A1|A2|A3|F1)$/) why = "label " $2 " is not a class sm_90 settles"
 	else if (index($0, "|") == 0) why = "no notes after |"
@@ -35,11 +38,28 @@ $1 == "case" {
 	else if (f == a) why = "fpref= and alt= are the same answer: the case settles nothing"
 	else if (is != "model" && is != "former") why = "alt-is=" is " (model or former)"
 	else if (by != "none" && by !~ /^generic:[0-9]+:[0-9]+:(-?[0-9]+|none):(rtz|rne)(:[a-z-]+(,[a-z-]+)*)?$/) why = "alt-by=" by
+	else if (trait != "" && by !~ ("[:,]" trait "(,|$)")) why = "alt-by=" by " does not name " trait
+	else if (trait != "" && af !~ /^-?[0-9]+$/) why = "alt-floor=" af " (" $2 " needs the floor its trait implies)"
+	else if (trait == "" && af != "") why = "alt-floor= on a " $2 " line (A1 and A2 only)"
 	if (why != "") printf "BAD\t%s: case %d of %s: %s\n", FILENAME, n, key, why
-	else printf "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", key, n, $2, f, a, is, by
-}' "$suite" >"$tmp/cases"
+	else printf "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", key, n, $2, f, a, is, by, af
+}' "$1"; }
+notes "$suite" >"$tmp/cases"
 bad=$(grep '^BAD' "$tmp/cases" | cut -f2-)
 tap_check "every case line well formed" "$([ -z "$bad" ] && echo 0 || echo 1)" "$bad"
+# the A1 / A2 notes' own checks, on lines that break them
+badnote() { # NAME EXPECTED-TEXT CASE-LINE
+	printf 'dot h100-mma bfloat16 float32 cases:16\n%s\n' "$3" >"$tmp/notes.suite"
+	tap_check "notes refused: $1" "$(notes "$tmp/notes.suite" | grep '^BAD' | grep -qF -- "$2" && echo 0 || echo 1)" "$(notes "$tmp/notes.suite")"
+}
+badnote "A1 without its trait" "does not name zero-c-aligns" \
+	"case A1 a0=19C0 | fpref=00000001 alt=00000000 alt-is=model alt-by=generic:16:25:-126:rtz:nan-ones alt-floor=-126"
+badnote "A2 naming A1's trait" "does not name zero-operand-aligns" \
+	"case A2 a0=0000 | fpref=30800000 alt=00000000 alt-is=model alt-by=generic:16:25:-133:rtz:zero-c-aligns alt-floor=1"
+badnote "A1 without alt-floor" "needs the floor" \
+	"case A1 a0=19C0 | fpref=00000001 alt=00000000 alt-is=model alt-by=generic:16:25:-133:rtz:zero-c-aligns"
+badnote "alt-floor on an N1 line" "A1 and A2 only" \
+	"case N1 a0=7F80 | fpref=7FFFFFFF alt=7FC00000 alt-is=former alt-by=generic:16:25:-133:rtz:zero-positive alt-floor=-126"
 classes=$(grep -v '^BAD' "$tmp/cases" | cut -f3 | sort -u | tr '\n' ' ')
 tap_check "the suite holds N1, Z1, A1, A2, A3 and F1" "$([ "$classes" = "A1 A2 A3 F1 N1 Z1 " ] && echo 0 || echo 1)" "classes: $classes"
 
@@ -55,6 +75,10 @@ tap_check "a0..a7=19C0 b0..b7=1980 c=0 is the line written out" "$([ "$got" = "$
 
 # ---- each d is the suite's fpref=, each alt= its alt-by= model's ----
 traits_known=$("$FPREF" dot --help | sed -n 's/.*--traits LIST.*of \(.*\) (docs.*/\1/p' | tr -d ' ')
+generic() { # LINE FLOOR TRAITS: d of LINE's terms through alt-by='s generic model ($blk $frac $final $in $out)
+	echo "$1" | sed 's/ [^ ]*$//' | "$FPREF" dot --model generic --block "$blk" --frac "$frac" --floor "$2" \
+		--final "$final" ${3:+--traits "$3"} --in-format "$in" --out-format "$out" 2>&1 | awk '{print $NF}'
+}
 files=0
 for f in "$tmp"/g/dot/*.txt; do
 	files=$((files + 1))
@@ -66,7 +90,7 @@ for f in "$tmp"/g/dot/*.txt; do
 	n=$(wc -l <"$tmp/mine") lines=$(wc -l <"$tmp/body")
 	tap_check "$name: one line per case ($n)" "$([ "$n" = "$lines" ] && [ "$n" -gt 0 ] && echo 0 || echo 1)" "$lines lines"
 	i=0
-	while IFS='	' read -r _ idx label fp alt is by; do
+	while IFS='	' read -r _ idx label fp alt is by af; do
 		i=$((i + 1))
 		line=$(sed -n "${i}p" "$tmp/body")
 		d=$(echo "$line" | awk '{print $NF}')
@@ -80,13 +104,17 @@ EOF
 		for t in $(echo "$traits" | tr ',' ' '); do
 			case ",$traits_known," in *",$t,"*) ;; *) unknown="$unknown $t" ;; esac
 		done
-		if [ -n "$unknown" ]; then
-			skip "$name case $idx ($label): alt $alt by $by" "this fpref has no trait$unknown (the alternative is the hand-worked one)"
-			continue
-		fi
-		got=$(echo "$line" | sed 's/ [^ ]*$//' | "$FPREF" dot --model generic --block "$blk" --frac "$frac" --floor "$floor" \
-			--final "$final" ${traits:+--traits "$traits"} --in-format "$in" --out-format "$out" 2>&1 | awk '{print $NF}')
+		tap_check "$name case $idx ($label): $by names traits fpref dot knows" "$([ -z "$unknown" ] && echo 0 || echo 1)" "unknown:$unknown"
+		got=$(generic "$line" "$floor" "$traits")
 		tap_check "$name case $idx ($label): $by gives alt $alt" "$([ "$got" = "$alt" ] && echo 0 || echo 1)" "it gives $got"
+		[ -n "$af" ] || continue
+		# the trait is the whole difference, and the floor it implies on
+		# this line is the same alternative
+		rest=$(echo ",$traits," | sed 's/,zero-c-aligns,/,/; s/,zero-operand-aligns,/,/; s/^,//; s/,$//')
+		got=$(generic "$line" "$floor" "$rest")
+		tap_check "$name case $idx ($label): without its trait, $by gives fpref $fp" "$([ "$got" = "$fp" ] && echo 0 || echo 1)" "it gives $got"
+		got=$(generic "$line" "$af" "$rest")
+		tap_check "$name case $idx ($label): the floor spelling (floor $af, no trait) gives alt $alt too" "$([ "$got" = "$alt" ] && echo 0 || echo 1)" "it gives $got"
 	done <"$tmp/mine"
 done
 tap_check "a file for every dot line of the suite" "$([ "$files" = "$(grep -c '^dot ' "$suite")" ] && echo 0 || echo 1)" "$files files"

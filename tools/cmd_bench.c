@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -192,9 +193,65 @@ struct all_models {
 	size_t M, N, K;
 	uint64_t *A, *B, *D;
 	long repeats;
-	double t[100], slowest;
-	char slowest_what[200];
+	double t[100], slowest, slowest_fma;
+	char slowest_what[200], slowest_fma_what[200];
 };
+
+/* A row of bench --all-models printed at once (a long run shows its
+ * progress), and kept as the slowest (of 200 characters) if it is. */
+static void print_row(const char *what, double rate, const char *path, double *slowest, char *slowest_what)
+{
+	printf("%-48s %12.3g  %s\n", what, rate, path);
+	fflush(stdout);
+	if (*slowest == 0 || rate < *slowest) {
+		*slowest = rate;
+		snprintf(slowest_what, 200, "%s", what);
+	}
+}
+
+/* The FMA-chain presets' GEMM runs per element, some fifty times slower
+ * than the block rows' tile kernels: timed on 128 x 128 x 512 (the same K,
+ * a sixteenth of the products) so the bench stays minutes long. */
+enum { FMA_ROWS_MN = 128 };
+
+/* One FMA-chain row of bench --all-models (dmma, CDNA's f32 and f64
+ * instructions): A and B of its input through fpref_golden_gemm's
+ * per-element path, one thread, D in the same format.  0, or
+ * CLI_EXIT_FAIL after a message. */
+static int time_fma_row(struct all_models *s, const struct fpref_tc_fma_row *row)
+{
+	struct fpref_format f;
+	struct fpref_accum_model am;
+	char err[256];
+	if (fpref_format_parse(row->input, &f, NULL, 0) != 0 ||
+	    fpref_tc_fma_model(row, &f, &f, &f, NULL, &am, err, sizeof err) != 0) {
+		cli_fail(cli_cmd_bench.name, "the %s row for %s: no model", row->gpu, row->input);
+		return CLI_EXIT_FAIL;
+	}
+	size_t M = FMA_ROWS_MN, N = FMA_ROWS_MN, K = s->K;
+	struct fpref_env env;
+	fpref_env_default(&env);
+	fpref_emu_random(&f, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, s->A);
+	fpref_emu_random(&f, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, s->B);
+	struct fpref_gemm_problem p = { .M = M, .N = N, .K = K, .src = &f, .in_a = &f, .in_b = &f, .out = &f,
+					.A = s->A, .B = s->B, .Aq = s->A, .Bq = s->B, .model = &am, .env = &env,
+					.threads = 1 };
+	for (long k = 0; k < s->repeats; k++) {
+		double t0 = bench_now();
+		if (fpref_golden_gemm(&p, s->D, NULL, NULL, NULL) != 0) {
+			cli_fail(cli_cmd_bench.name, "the %s GEMM of %s failed", row->gpu, f.name);
+			return CLI_EXIT_FAIL;
+		}
+		s->t[k] = bench_now() - t0;
+	}
+	double rate = (double)(M * N * K) / bench_median(s->t, (int)s->repeats);
+	char what[200], path[64];
+	snprintf(what, sizeof what, "%s %s -> %s", row->gpu, f.name,
+		 fpref_format_is(&f, FPREF_FORMAT_FLOAT64) ? "f64" : "f32");
+	snprintf(path, sizeof path, "fma chain, per element (%dx%dx%zu)", FMA_ROWS_MN, FMA_ROWS_MN, K);
+	print_row(what, rate, path, &s->slowest_fma, s->slowest_fma_what);
+	return 0;
+}
 
 /* One row of bench --all-models: A of fa and B of fb through m, both
  * outputs where the row has them.  0, or CLI_EXIT_FAIL after a message. */
@@ -227,12 +284,7 @@ static int time_row(struct all_models *s, const struct fpref_tc_model *m, const 
 			snprintf(what, sizeof what, "%s %s -> %s", m->gpu, fa->name, out_names[o]);
 		else
 			snprintf(what, sizeof what, "%s %s x %s -> %s", m->gpu, fa->name, fb->name, out_names[o]);
-		printf("%-48s %12.3g  %s\n", what, rate, path);
-		fflush(stdout);
-		if (s->slowest == 0 || rate < s->slowest) {
-			s->slowest = rate;
-			snprintf(s->slowest_what, sizeof s->slowest_what, "%s", what);
-		}
+		print_row(what, rate, path, &s->slowest, s->slowest_what);
 	}
 	return 0;
 }
@@ -241,8 +293,20 @@ static int time_row(struct all_models *s, const struct fpref_tc_model *m, const 
  * output (FP32, FP16), and on the rows that take two formats apart, every
  * pair of two different 8-bit formats (FP8 training's hybrid E5M2 x E4M3,
  * CDNA3's bf8 x fp8). */
-static int bench_gemm_all(long repeats)
+static int bench_gemm_all(long repeats, const char *only)
 {
+	/* --only: one preset's rows (a chip's name resolved), refused before
+	 * any work when no row has that name */
+	const char *want = only ? fpref_tc_model_alias(only) : NULL;
+	bool known = !want;
+	for (size_t i = 0; want && i < fpref_tc_model_count(); i++)
+		known |= strcasecmp(fpref_tc_model_at(i)->gpu, want) == 0;
+	for (size_t i = 0; want && fpref_tc_fma_at(i); i++)
+		known |= strcasecmp(fpref_tc_fma_at(i)->gpu, want) == 0;
+	if (!known) {
+		cli_fail(cli_cmd_bench.name, "--only: no preset '%s' (fpref --help lists them)", only);
+		return CLI_EXIT_USAGE;
+	}
 	struct all_models s = { .M = 512, .N = 512, .K = 512, .repeats = repeats };
 	s.A = malloc(s.M * s.K * sizeof *s.A);
 	s.B = malloc(s.K * s.N * sizeof *s.B);
@@ -257,6 +321,8 @@ static int bench_gemm_all(long repeats)
 	for (size_t i = 0; i < fpref_tc_model_count() && !status; i++) {
 		const struct fpref_tc_model *m = fpref_tc_model_at(i);
 		struct fpref_format fa, fb;
+		if (want && strcasecmp(m->gpu, want) != 0)
+			continue;
 		for (size_t x = 0; row_input(m, x, &fa) && !status; x++)
 			status = time_row(&s, m, &fa, &fa);
 		for (size_t x = 0; m->mixed && row_input(m, x, &fa) && !status; x++)
@@ -264,8 +330,14 @@ static int bench_gemm_all(long repeats)
 				if (x != y && fpref_format_width(&fa) == 8 && fpref_format_width(&fb) == 8)
 					status = time_row(&s, m, &fa, &fb);
 	}
-	if (!status)
+	for (size_t i = 0; fpref_tc_fma_at(i) && !status; i++)
+		if (!want || strcasecmp(fpref_tc_fma_at(i)->gpu, want) == 0)
+			status = time_fma_row(&s, fpref_tc_fma_at(i));
+	if (!status && s.slowest > 0)
 		printf("\nslowest: %s, %.3g MAC/s\n", s.slowest_what, s.slowest);
+	if (!status && s.slowest_fma > 0)
+		printf("%sslowest FMA chain: %s, %.3g MAC/s\n", s.slowest > 0 ? "" : "\n", s.slowest_fma_what,
+		       s.slowest_fma);
 	free(s.A);
 	free(s.B);
 	free(s.D);
@@ -416,7 +488,7 @@ static int bench_exact_gemm(long repeats, struct bench_report *rep)
 static int bench_peers(long log2n, long repeats, const char *python);
 
 struct bench_args {
-	const char *size, *repeat, *python;
+	const char *size, *repeat, *python, *only;
 	bool peers, all_models;
 };
 
@@ -430,13 +502,15 @@ static const struct cli_opt bench_opts[] = {
 	{ "--all-models", CLI_FLAG, NULL, NULL,
 	  "the GEMM of every tensor-core preset and input instead, emulator alone (below)",
 	  offsetof(struct bench_args, all_models), 0 },
+	{ "--only", CLI_VALUE, "PRESET", NULL, "with --all-models: that preset's rows alone",
+	  offsetof(struct bench_args, only), 0 },
 	{ "--python", CLI_VALUE, "PATH", NULL, "the interpreter for --peers (build-python/venv's, else python3)",
 	  offsetof(struct bench_args, python), 0 },
 };
 
 const struct cli_command cli_cmd_bench = {
 	.name = "bench",
-	.synopsis = "[--size LOG2N] [--repeat N] [--json | --peers [--python PATH] | --all-models]",
+	.synopsis = "[--size LOG2N] [--repeat N] [--json | --peers [--python PATH] | --all-models [--only PRESET]]",
 	.summary = "Elements per second of the emulator and the oracle, beside memcpy on the same machine (a\n"
 		   "benchmark, not a test).",
 	.details = "The older spellings size=LOG2N and repeat=N are the same options.\n"
@@ -464,7 +538,9 @@ const struct cli_command cli_cmd_bench = {
 		   "--all-models times the emulator's 512 x 512 x 512 GEMM (normal inputs, one thread, no\n"
 		   "scales) for every row of the tensor-core presets, each input it takes and each of FP32 and\n"
 		   "FP16 output it takes, in multiply-accumulates per second, with the code that ran (a tile\n"
-		   "kernel, per column or per element), and the slowest row last.\n",
+		   "kernel, per column or per element); then the FMA-chain presets (dmma, CDNA's f32 and f64\n"
+		   "instructions), per element on 128 x 128 x 512, their output their input; the slowest\n"
+		   "block row and the slowest FMA chain last.  --only PRESET times that preset's rows alone.\n",
 	.groups = CLI_JSON,
 	.opts = bench_opts,
 	.nopts = CLI_NOPTS(bench_opts),
@@ -483,7 +559,7 @@ static long count(const char *text, long lo, long hi)
 
 int cmd_bench(int argc, char **argv)
 {
-	struct bench_args a = { NULL, NULL, NULL, false, false };
+	struct bench_args a = { 0 };
 	struct cli_options o;
 	int r = cli_parse_command(&cli_cmd_bench, argc, argv, &o, &a);
 	if (r)
@@ -510,6 +586,10 @@ int cmd_bench(int argc, char **argv)
 		cli_fail(cli_cmd_bench.name, "--python applies to --peers only");
 		return CLI_EXIT_USAGE;
 	}
+	if (a.only && !a.all_models) {
+		cli_fail(cli_cmd_bench.name, "--only applies to --all-models");
+		return CLI_EXIT_USAGE;
+	}
 	if (a.peers && a.all_models) {
 		cli_fail(cli_cmd_bench.name, "--peers and --all-models are two different benches: give one");
 		return CLI_EXIT_USAGE;
@@ -521,7 +601,7 @@ int cmd_bench(int argc, char **argv)
 	if (a.peers)
 		return bench_peers(log2n, repeats, a.python);
 	if (a.all_models)
-		return bench_gemm_all(repeats);
+		return bench_gemm_all(repeats, a.only);
 	size_t n = (size_t)1 << log2n;
 	uint32_t *in = malloc(n * sizeof *in), *copy = malloc(n * sizeof *copy);
 	if (!in || !copy) {

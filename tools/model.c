@@ -200,6 +200,11 @@ int cli_model_resolve(const char *cmd, const struct cli_model_text *t, const str
 		}
 		m->splitk = (size_t)slices;
 	}
+	char why[256];
+	if (promote && !fpref_tc_promote_ok(&m->tc, pair, why, sizeof why)) {
+		cli_fail(cmd, "--promote: %s", why);
+		return CLI_EXIT_USAGE;
+	}
 	if (promote && fpref_tc_lowered(&m->tc, out)) {
 		cli_fail(cmd, "--promote: the %s model lowers %s inputs to FP16 instructions; promotion is modelled only for "
 			  "the native unit (try h100-wgmma)", m->tc.gpu, pair);

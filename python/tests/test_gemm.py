@@ -3,8 +3,9 @@ import pytest
 
 import fpref
 
-PRESETS = sorted({(m["gpu"], name) for m in fpref.models() if m["gpu"] != "generic"
+PRESETS = sorted({(m["gpu"], name) for m in fpref.models() if m["gpu"] != "generic" and not m["fma_chain"]
                   for name in (m["inputs"].split(",") if m["inputs"] else ["float16"])})
+FMA_PRESETS = [(m["gpu"], m["inputs"]) for m in fpref.models() if m["fma_chain"]]
 
 
 def _random(fmt, shape, seed):
@@ -443,3 +444,48 @@ def test_fma_chain_presets():
     assert fpref.gemm(A, A, C, model="mi300x", inp="f64", out="f64", shape="16x16x4")[0, 0] == 0x3970000000000000
     with pytest.raises(ValueError, match="accumulates in float64"):
         fpref.gemm(A, A, model="dmma", inp="f64", out="f32")
+
+
+def test_models_lists_the_fma_chain_presets():
+    # the six rows of formats/tc_model.c's fma_rows, written out: a seventh
+    # or a missing one is a change to say
+    assert sorted(FMA_PRESETS) == [("dmma", "float64"), ("mfma-cdna1", "float32"), ("mfma-cdna2", "float32"),
+                                   ("mfma-cdna2", "float64"), ("mfma-cdna3", "float32"), ("mfma-cdna3", "float64")]
+    for m in fpref.models():
+        assert isinstance(m["fma_chain"], bool)
+        if m["fma_chain"]:
+            assert m["block"] is None and m["frac"] is None and m["fp16_inputs"] == ""
+        else:
+            assert m["block"] > 0 and m["frac"] > 0
+
+
+@pytest.mark.parametrize("gpu, inp", FMA_PRESETS)
+def test_every_fma_chain_preset_matches_cli_dot(cli, gpu, inp):
+    A, B = _random(inp, (3, 20), 4), _random(inp, (20, 2), 5)
+    C = _random(inp, (3, 2), 6)
+    D = fpref.gemm(A, B, C, model=gpu, inp=inp, out=inp)
+    lines = [" ".join(fpref.hex_codes(A[i], inp) + fpref.hex_codes(B[:, j], inp) + fpref.hex_codes([C[i, j]], inp))
+             for i in range(3) for j in range(2)]
+    # ints, not _cli_dot's array: FP64 patterns above 2^63 would become floats
+    want = [int(r[-1], 16) for r in cli(["dot", "--in", inp, "--out", inp, "--model", gpu], lines)]
+    assert [int(d) for d in D.ravel()] == want
+    other = "float64" if inp == "float32" else "float32"
+    with pytest.raises(ValueError, match="accumulates in"):
+        fpref.gemm(A, B, model=gpu, inp=inp, out=other)
+
+
+def test_verify_gemm_names_the_fma_chain_preset(cli):
+    # the model's own D passes, and the verdict's model is the CLI's model line
+    A, B = _random("float64", (2, 8), 7), _random("float64", (8, 3), 8)
+    D = fpref.gemm(A, B, model="mi300x", inp="float64", out="float64")
+    v = fpref.verify_gemm(D, A, B, model="mi300x", inp="float64", out="float64")
+    assert v.passed
+    assert v.model == "mfma-cdna3 float64 instructions: an FMA chain (fma-chain), each step rounded in float64"
+
+
+def test_promote_on_an_fp32_arithmetic_row_is_refused_naming_why():
+    # CDNA1/2's f16 and bf16 rows compute in FP32 arithmetic: no promotion
+    # (the emulator's failure used to surface as "an invalid pattern")
+    A, B = np.full((1, 8), 0x3C00, np.uint64), np.full((8, 1), 0x3C00, np.uint64)
+    with pytest.raises(ValueError, match="FP32 arithmetic.*not modelled"):
+        fpref.gemm(A, B, model="mfma-cdna1", inp="f16", out="f32", promote=4)

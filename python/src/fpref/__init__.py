@@ -66,7 +66,10 @@ def table(format: str) -> List[Dict[str, Any]]:
 
 
 def models() -> List[Dict[str, Any]]:
-    """The tensor-core model rows (gpu, inputs, block, frac, fp16_inputs)."""
+    """The tensor-core model rows (gpu, inputs, block, frac, fp16_inputs,
+    fma_chain): the block rows (fma_chain False), then the FMA-chain presets
+    (dmma, CDNA's f32 and f64 instructions: fma_chain True, block and frac
+    None, out the one input)."""
     return _fpref.models()
 
 

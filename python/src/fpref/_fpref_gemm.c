@@ -257,6 +257,11 @@ int fpref_py_resolve_model(const char *model_name, const struct fpref_format *in
 		PyErr_SetString(PyExc_ValueError, "promote needs out='float32'");
 		return -1;
 	}
+	char why[256];
+	if (promote > 0 && !plain && !exact && !fpref_tc_promote_ok(&model, pair, why, sizeof why)) {
+		PyErr_Format(PyExc_ValueError, "promote: %s", why);
+		return -1;
+	}
 	if (promote > 0 && !plain && !exact && fpref_tc_lowered(&model, &out)) {
 		PyErr_Format(PyExc_ValueError, "promote: the %s model lowers %s inputs to FP16 instructions; promotion is "
 					       "modelled only for the native unit (try h100-wgmma)", model.gpu, pair);
@@ -589,9 +594,23 @@ PyObject *py_models(PyObject *self, PyObject *noargs)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct fpref_tc_model *m = fpref_tc_model_at(i);
-		PyObject *row = Py_BuildValue("{s:s,s:s,s:i,s:i,s:s}", "gpu", m->gpu, "inputs", m->inputs ? m->inputs : "",
+		PyObject *row = Py_BuildValue("{s:s,s:s,s:i,s:i,s:s,s:O}", "gpu", m->gpu, "inputs", m->inputs ? m->inputs : "",
 					      "block", m->block, "frac", m->frac, "fp16_inputs",
-					      m->fp16_inputs ? m->fp16_inputs : "");
+					      m->fp16_inputs ? m->fp16_inputs : "", "fma_chain", Py_False);
+		if (!row || PyList_Append(list, row) != 0) {
+			Py_XDECREF(row);
+			Py_DECREF(list);
+			return NULL;
+		}
+		Py_DECREF(row);
+	}
+	/* The FMA-chain presets (dmma, CDNA's f32 and f64 instructions): no
+	 * block and no fraction width (None), one input that is also the
+	 * output. */
+	for (size_t i = 0; fpref_tc_fma_at(i); i++) {
+		const struct fpref_tc_fma_row *r = fpref_tc_fma_at(i);
+		PyObject *row = Py_BuildValue("{s:s,s:s,s:O,s:O,s:s,s:O}", "gpu", r->gpu, "inputs", r->input, "block",
+					      Py_None, "frac", Py_None, "fp16_inputs", "", "fma_chain", Py_True);
 		if (!row || PyList_Append(list, row) != 0) {
 			Py_XDECREF(row);
 			Py_DECREF(list);
