@@ -514,6 +514,16 @@ bool fpref_emu_lanes_isa_available(enum lanes_isa isa)
 	return isa == LANES_ISA_BASE;
 }
 
+int fpref_emu_lanes_isa_parse(const char *name, enum lanes_isa *isa)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(name, fpref_emu_lanes_isa_names[i]) == 0 && fpref_emu_lanes_isa_available((enum lanes_isa)i)) {
+			*isa = (enum lanes_isa)i;
+			return 0;
+		}
+	return -1;
+}
+
 void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
 			 uint8_t *flags)
 {

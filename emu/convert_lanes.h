@@ -68,6 +68,9 @@ void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, con
 			 uint8_t *flags);
 
 bool fpref_emu_lanes_isa_available(enum lanes_isa isa);
+/* The instruction set named (fpref_emu_lanes_isa_names) into *isa where
+ * this build and CPU have it: 0, else -1 (*isa unchanged). */
+int fpref_emu_lanes_isa_parse(const char *name, enum lanes_isa *isa);
 extern const char *const fpref_emu_lanes_isa_names[3];
 
 #endif

@@ -202,12 +202,7 @@ const char *fpref_emu_op_context_isa(const struct fpref_emu_op_context *c)
 
 int fpref_emu_op_context_use_isa(struct fpref_emu_op_context *c, const char *name)
 {
-	for (int i = 0; i < 3; i++)
-		if (strcmp(name, fpref_emu_lanes_isa_names[i]) == 0 && fpref_emu_lanes_isa_available((enum lanes_isa)i)) {
-			c->isa = (enum lanes_isa)i;
-			return 0;
-		}
-	return -1;
+	return fpref_emu_lanes_isa_parse(name, &c->isa);
 }
 
 void fpref_emu_op_context_free(struct fpref_emu_op_context *c)
