@@ -185,26 +185,32 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	bool inf_ok = lane_signed(k, false, k->inf_mag, false) == core(p, k->inf_pattern) &&
 		      lane_signed(k, true, k->inf_mag, false) == core(p, k->inf_pattern | sign_bit);
 	k->inf_rare = inf_ok ? 0 : all;
-	/* Beyond max finite a lane takes the code the core gives there (max,
-	 * inf, or NaN where there is no inf); stochastic rounding's depends on the direction it took, as
-	 * the nearest modes' where it rounded up (or under P3109's SatNone),
-	 * as rtz's where it did not.  Any other code goes to the core. */
+	/* Beyond max finite a lane takes the code the core gives there, sign
+	 * and all (max, inf, or NaN where there is no inf, unsigned in FNUZ);
+	 * stochastic rounding's depends on the direction it took, as the
+	 * nearest modes' where it rounded up (or under P3109's SatNone), as
+	 * rtz's where it did not.  The plain rne plan clamps by min() to a
+	 * magnitude that takes the lane's sign: over_ok where that gives them. */
 	int emax = fpref_format_max_exponent(to);
 	struct fpref_env away = *env, trunc = *env;
 	away.rounding = FPREF_RNE;
 	trunc.rounding = env->p3109_sat_none ? FPREF_RNE : FPREF_RTZ;
 	const struct fpref_env *envs[2] = { sr ? &trunc : env, sr ? &away : env };
-	int64_t *clamps[4] = { &k->clamp_pos, &k->clamp_neg, &k->clamp_away_pos, &k->clamp_away_neg };
+	uint64_t *codes[4] = { &k->over_pos, &k->over_neg, &k->over_away_pos, &k->over_away_neg };
+	int64_t *clamps[2] = { &k->clamp_pos, &k->clamp_neg };
 	bool over_ok = true;
 	for (int i = 0; i < 4; i++) {
 		unsigned flags = 0;
 		bool negative = i & 1;
 		uint64_t over = fpref_emu_round_pack(to, envs[i / 2], 0, negative, emax + 2, 1, false, &flags);
-		int64_t c = (int64_t)(over & ~((uint64_t)1 << k->sign_shift));
-		*clamps[i] = c;
-		over_ok = over_ok && lane_signed(k, negative, (uint64_t)c, false) == over;
+		*codes[i] = over;
+		if (i < 2) {
+			int64_t c = (int64_t)(over & ~((uint64_t)1 << k->sign_shift));
+			*clamps[i] = c;
+			over_ok = over_ok && lane_signed(k, negative, (uint64_t)c, false) == over;
+		}
 	}
-	k->over_rare = over_ok ? 0 : all;
+	k->over_rare = 0; /* every lane beyond max takes the core's own code */
 	/* rne on FP32 or FP64 with nothing for the core: the shorter sequence,
 	 * inf through the clamp by min() as any value beyond max */
 	p->rne_fast = env->rounding == FPREF_RNE && fpref_format_container_bits(from) >= 32 && nan_ok && inf_ok &&
@@ -301,14 +307,18 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			q = PICK((U)(mag == 0), zero, q);                                                            \
 		}                                                                                                    \
 		U over = (U)((I)q > (ST)k->max_code);                                                                \
-		/* beyond max: the code the core gives there (fpref_emu_lanes_plan); in the plain rne plan the code  \
-		 * after max or max itself, so that min() clamps */                                                 \
-		U clamp = rne ? zero + (T)k->clamp_pos : PICK(negm, zero + (T)k->clamp_neg, zero + (T)k->clamp_pos); \
+		/* beyond max: the code the core gives there, sign and all (fpref_emu_lanes_plan), put in place of  \
+		 * the signed result at the end; in the plain rne plan the code after max or max itself, so that    \
+		 * min() clamps */                                                                                   \
+		U clamp = rne ? zero + (T)k->clamp_pos : PICK(negm, zero + (T)k->over_neg, zero + (T)k->over_pos);   \
 		if (sr)                                                                                              \
-			clamp = PICK(away, PICK(negm, zero + (T)k->clamp_away_neg, zero + (T)k->clamp_away_pos), clamp); \
-		q = rne ? (U)LANE_MIN((I)q, (I)clamp) : PICK(over, clamp, q);                                        \
+			clamp = PICK(away, PICK(negm, zero + (T)k->over_away_neg, zero + (T)k->over_away_pos), clamp); \
+		if (rne)                                                                                             \
+			q = (U)LANE_MIN((I)q, (I)clamp);                                                             \
 		U nan = (U)((I)mag > (ST)k->inf_pattern);                                                            \
 		U inf = (U)(mag == (T)k->inf_pattern);                                                               \
+		if (!rne)                                                                                            \
+			over &= ~(nan | inf);                                                                        \
 		if (rne)                                                                                             \
 			q = PICK(nan, zero + (T)k->nan_mag, q);                                                      \
 		else                                                                                                 \
@@ -323,7 +333,6 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			sign &= ~(nan & ~(T)k->nan_signed);                                                          \
 			sign &= (U)(q != 0u) | ~(T)k->zero_unsigned;                                                 \
 			U special = nan | inf;                                                                       \
-			over &= ~special;                                                                            \
 			U rr = zero;                                                                                 \
 			if (may_rare) {                                                                              \
 				U sub = (U)((mag >> (T)k->src_man) == 0u) & ~(U)(mag == 0u);                         \
@@ -339,7 +348,7 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			}                                                                                            \
 			*rare = rr;                                                                                  \
 		}                                                                                                    \
-		return q | sign;                                                                                     \
+		return rne ? q | sign : PICK(over, clamp, q | sign);                                                 \
 	}
 LANES(lanes32x8, u32x8, i32x8, uint32_t, int32_t, 32)
 LANES(lanes32x16, u32x16, i32x16, uint32_t, int32_t, 32)

@@ -29,9 +29,12 @@ struct lanes_k {
 	uint64_t rebias;
 	int64_t normal_from, up_from, up_least, up_most;
 	/* the results */
-	/* beyond max a code clamps to clamp_*, or under stochastic rounding,
-	 * where the direction decides, to clamp_away_* where it rounded up */
-	int64_t max_code, clamp_pos, clamp_neg, clamp_away_pos, clamp_away_neg, min_normal;
+	/* beyond max a lane's result is over_pos or over_neg, the core's whole
+	 * code for each sign, or under stochastic rounding, where the
+	 * direction decides, over_away_* where it rounded up; the plain rne
+	 * plan clamps magnitudes to clamp_* (then signed) */
+	int64_t max_code, clamp_pos, clamp_neg, min_normal;
+	uint64_t over_pos, over_neg, over_away_pos, over_away_neg;
 	uint64_t nan_mag, inf_mag, sign_shift;
 	uint64_t nan_signed, zero_unsigned; /* masks */
 	/* the rounding as data: the increment added at the lane's shift is
