@@ -165,26 +165,31 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	uint64_t sign_bit = (uint64_t)1 << k->sign_at, quiet = k->inf_pattern | (k->implicit >> 1);
 	if (lane_signed(k, true, 0, false) != core(p, sign_bit))
 		return false; /* -0 not as the lanes make it */
-	/* NaN: one code, signed or not; payload styles to the core */
+	/* NaN: one code for each sign, as the core gives it (nan_pos,
+	 * nan_neg); the plain rne plan signs one magnitude (nan_mag) by one
+	 * of two rules, nan_signed or not.  Payload styles go to the core. */
 	k->nan_mag = core(p, quiet);
+	k->nan_pos = core(p, quiet);
+	k->nan_neg = core(p, quiet | sign_bit);
+	const uint64_t nans[] = { quiet, quiet | 1, k->inf_pattern | 1, k->inf_pattern | (k->man_mask >> 1) };
 	bool nan_ok = env->nan_style != FPREF_NAN_PROPAGATE && env->nan_style != FPREF_NAN_KEEP_BITS;
-	for (int signed_nan = 1; signed_nan >= 0; signed_nan--) {
+	for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
+		nan_ok = nan_ok && core(p, nans[i]) == k->nan_pos && core(p, nans[i] | sign_bit) == k->nan_neg;
+	bool nan_rule = false;
+	for (int signed_nan = 1; signed_nan >= 0 && !nan_rule; signed_nan--) {
 		k->nan_signed = signed_nan ? all : 0;
-		bool same = true;
-		const uint64_t nans[] = { quiet, quiet | 1, k->inf_pattern | 1, k->inf_pattern | (k->man_mask >> 1) };
-		for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
-			for (int s = 0; s < 2; s++)
-				same = same && core(p, nans[i] | (s ? sign_bit : 0)) == lane_signed(k, s, k->nan_mag, true);
-		if (same)
-			break;
-		nan_ok = nan_ok && signed_nan; /* neither sign rule gives the core's NaNs */
+		nan_rule = lane_signed(k, false, k->nan_mag, true) == k->nan_pos &&
+			   lane_signed(k, true, k->nan_mag, true) == k->nan_neg;
 	}
 	k->nan_rare = nan_ok ? 0 : all;
-	/* inf: one magnitude for both signs, as the core gives it */
-	k->inf_mag = core(p, k->inf_pattern) & ~((uint64_t)1 << k->sign_shift);
-	bool inf_ok = lane_signed(k, false, k->inf_mag, false) == core(p, k->inf_pattern) &&
-		      lane_signed(k, true, k->inf_mag, false) == core(p, k->inf_pattern | sign_bit);
-	k->inf_rare = inf_ok ? 0 : all;
+	/* inf: the core's code for each sign; the plain rne plan's one
+	 * magnitude, signed (inf_ok where that gives them) */
+	k->inf_pos = core(p, k->inf_pattern);
+	k->inf_neg = core(p, k->inf_pattern | sign_bit);
+	k->inf_mag = k->inf_pos & ~((uint64_t)1 << k->sign_shift);
+	bool inf_ok = lane_signed(k, false, k->inf_mag, false) == k->inf_pos &&
+		      lane_signed(k, true, k->inf_mag, false) == k->inf_neg;
+	k->inf_rare = 0;
 	/* Beyond max finite a lane takes the code the core gives there, sign
 	 * and all (max, inf, or NaN where there is no inf, unsigned in FNUZ);
 	 * stochastic rounding's depends on the direction it took, as the
@@ -213,7 +218,7 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	k->over_rare = 0; /* every lane beyond max takes the core's own code */
 	/* rne on FP32 or FP64 with nothing for the core: the shorter sequence,
 	 * inf through the clamp by min() as any value beyond max */
-	p->rne_fast = env->rounding == FPREF_RNE && fpref_format_container_bits(from) >= 32 && nan_ok && inf_ok &&
+	p->rne_fast = env->rounding == FPREF_RNE && fpref_format_container_bits(from) >= 32 && nan_ok && nan_rule && inf_ok &&
 		      over_ok && !k->sub_rare && k->clamp_pos == k->clamp_neg && (int64_t)k->inf_mag == k->clamp_pos &&
 		      (k->clamp_pos == k->max_code || k->clamp_pos == k->max_code + 1) &&
 		      fpref_format_max_exponent(to) <= src_bias;
@@ -321,8 +326,6 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			over &= ~(nan | inf);                                                                        \
 		if (rne)                                                                                             \
 			q = PICK(nan, zero + (T)k->nan_mag, q);                                                      \
-		else                                                                                                 \
-			q = PICK(nan, zero + (T)k->nan_mag, PICK(inf, zero + (T)k->inf_mag, q));                     \
 		U sign = ((x >> (T)k->sign_at) & 1u) << (T)k->sign_shift;                                            \
 		if (rne) {                                                                                           \
 			if (!ns)                                                                                     \
@@ -330,7 +333,6 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			if (zu)                                                                                      \
 				sign &= (U)(q != 0u);                                                                \
 		} else {                                                                                             \
-			sign &= ~(nan & ~(T)k->nan_signed);                                                          \
 			sign &= (U)(q != 0u) | ~(T)k->zero_unsigned;                                                 \
 			U special = nan | inf;                                                                       \
 			U rr = zero;                                                                                 \
@@ -348,7 +350,12 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			}                                                                                            \
 			*rare = rr;                                                                                  \
 		}                                                                                                    \
-		return rne ? q | sign : PICK(over, clamp, q | sign);                                                 \
+		if (rne)                                                                                             \
+			return q | sign;                                                                             \
+		/* beyond max, inf and NaN: the core's whole codes for the lane's sign */                             \
+		U inf_code = PICK(negm, zero + (T)k->inf_neg, zero + (T)k->inf_pos);                                 \
+		U nan_code = PICK(negm, zero + (T)k->nan_neg, zero + (T)k->nan_pos);                                 \
+		return PICK(over | nan | inf, PICK(nan, nan_code, PICK(inf, inf_code, clamp)), q | sign);            \
 	}
 LANES(lanes32x8, u32x8, i32x8, uint32_t, int32_t, 32)
 LANES(lanes32x16, u32x16, i32x16, uint32_t, int32_t, 32)

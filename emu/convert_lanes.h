@@ -35,7 +35,8 @@ struct lanes_k {
 	 * plan clamps magnitudes to clamp_* (then signed) */
 	int64_t max_code, clamp_pos, clamp_neg, min_normal;
 	uint64_t over_pos, over_neg, over_away_pos, over_away_neg;
-	uint64_t nan_mag, inf_mag, sign_shift;
+	uint64_t nan_pos, nan_neg, inf_pos, inf_neg; /* the core's codes for NaN and inf of each sign */
+	uint64_t nan_mag, inf_mag, sign_shift;       /* the plain rne plan's magnitudes, signed as lane_signed */
 	uint64_t nan_signed, zero_unsigned; /* masks */
 	/* the rounding as data: the increment added at the lane's shift is
 	 * (half - 1 & near) + (the kept last bit & even) + away
