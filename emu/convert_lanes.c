@@ -96,6 +96,30 @@ static bool plan_rounding(const struct fpref_env *env, unsigned word_bits, struc
 	return true;
 }
 
+/* Whether an FP64 plan may take the FP32 lanes on values rounded to odd
+ * into FP32 (struct lanes_plan's via32): the target's precision p and
+ * least subnormal 2 places (stochastic: r + 3) above FP32's, and an FP32
+ * plan for it; that plan's fields into p->p32. */
+static void plan_via32(struct lanes_plan *p)
+{
+	const struct fpref_format *to = &p->to;
+	if (p->word_bits != 64 || p->rne_fast) /* the plain rne plan is faster on its own 64-bit lanes */
+		return;
+	int extra = p->env.rounding == FPREF_SR ? (int)p->env.sr_width + 3 : 2;
+	if (to->man_bits + 1 + extra > 24 || fpref_format_min_exponent(to) - to->man_bits - extra < -149)
+		return;
+	struct lanes_plan q;
+	if (!fpref_emu_lanes_plan(fpref_format_get(FPREF_FORMAT_FLOAT32), to, &p->env, &q))
+		return;
+	p->via32 = true;
+	p->p32.rne_fast = q.rne_fast;
+	p->p32.rne_nan_signed = q.rne_nan_signed;
+	p->p32.rne_zero_unsigned = q.rne_zero_unsigned;
+	p->p32.sr = q.sr;
+	p->p32.rare = q.rare;
+	p->p32.k = q.k;
+}
+
 bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
 		      struct lanes_plan *p)
 {
@@ -226,6 +250,7 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	p->sr = sr;
 	p->rare = k->nan_rare || k->inf_rare || k->over_rare || k->sub_rare || k->deep_rare;
 	p->rne_zero_unsigned = k->zero_unsigned != 0;
+	plan_via32(p);
 	return true;
 }
 
@@ -530,6 +555,9 @@ bool fpref_emu_lanes_isa_available(enum lanes_isa isa)
 	return isa == LANES_ISA_BASE;
 }
 
+static void lanes_isa_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
+			      uint8_t *flags);
+
 int fpref_emu_lanes_isa_parse(const char *name, enum lanes_isa *isa)
 {
 	for (int i = 0; i < 3; i++)
@@ -540,8 +568,60 @@ int fpref_emu_lanes_isa_parse(const char *name, enum lanes_isa *isa)
 	return -1;
 }
 
+/* FP64 values x[0..n) rounded to odd into FP32 y[0..n): true where every
+ * one is a zero or has |x| in [2^-126, 2^128), where the FP32 value is
+ * the truncation with the sticky bit ORed into its last place. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#endif
+static bool narrow_to_odd(const uint64_t *x, uint32_t *y, size_t n)
+{
+	const uint64_t least = (uint64_t)(1023 - 126) << 52, span = (uint64_t)(128 + 126) << 52,
+		       rebias = (uint64_t)(1023 - 127) << 52;
+	uint64_t outside = 0;
+	for (size_t j = 0; j < n; j++) {
+		uint64_t v = x[j], a = v & ~((uint64_t)1 << 63), sign = (v >> 32) & 0x80000000u;
+		outside |= (uint64_t)(a - least >= span) & (uint64_t)(a != 0);
+		uint64_t b = ((a - rebias) >> 29) | (uint64_t)((a & 0x1FFFFFFF) != 0);
+		y[j] = (uint32_t)(sign | (a ? b : 0));
+	}
+	return !outside;
+}
+
 void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
 			 uint8_t *flags)
+{
+	if (p->via32 && !flags) {
+		struct lanes_plan q = *p;
+		q.from = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+		q.word_bits = 32;
+		q.in_bytes = 4;
+		q.rne_fast = p->p32.rne_fast;
+		q.rne_nan_signed = p->p32.rne_nan_signed;
+		q.rne_zero_unsigned = p->p32.rne_zero_unsigned;
+		q.sr = p->p32.sr;
+		q.rare = p->p32.rare;
+		q.k = p->p32.k;
+		q.via32 = false;
+		enum { CHUNK = 512 };
+		uint32_t y[CHUNK];
+		for (size_t i = 0; i < n; i += CHUNK) {
+			size_t m = n - i < CHUNK ? n - i : CHUNK;
+			const uint64_t *x = (const uint64_t *)in + i;
+			void *o = (unsigned char *)out + i * p->out_bytes;
+			bool odd = narrow_to_odd(x, y, m);
+			/* the next chunk on its way from memory while the lanes work on this one (in cache) */
+			for (size_t b = CHUNK; b < 2 * CHUNK && i + b < n; b += 8)
+				__builtin_prefetch(x + b);
+			lanes_isa_convert(isa, odd ? &q : p, odd ? (const void *)y : (const void *)x, o, m, NULL);
+		}
+		return;
+	}
+	lanes_isa_convert(isa, p, in, out, n, flags);
+}
+
+static void lanes_isa_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
+			      uint8_t *flags)
 {
 #ifdef LANES_ISA_VARIANTS
 	if (isa == LANES_ISA_AVX512) {

@@ -60,6 +60,18 @@ struct lanes_plan {
 	/* the other variants' constants: stochastic rounding, any lane for the core */
 	bool sr, rare;
 	struct lanes_k k;
+	/* FP64 sources, bits only: each chunk of 512 rounded to odd into
+	 * FP32 (exact where it can be: zeros and |x| in [2^-126, 2^128)) and
+	 * converted by the 32-bit lanes of the FP32 plan below, twice the
+	 * lanes a register; a chunk with any other value keeps this plan.
+	 * A value rounded to odd at 24 bits rounds to p bits as the exact one
+	 * does for p + 2 <= 24 (stochastic rounding with r bits: p + r + 3 <=
+	 * 24), as in emu/op_lanes.c. */
+	bool via32;
+	struct {
+		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare;
+		struct lanes_k k;
+	} p32;
 };
 
 /* Whether the lanes take this conversion; fills p. */
