@@ -6,10 +6,12 @@
  * rounding is data of the plan (struct lanes_k): each lane picks its
  * operand and its shift, adds the increment the rounding gives for its
  * sign and dropped bits, and shifts once.  The plan is checked against the
- * core as it is made (NaN, inf and overflow results), and what the lanes
- * do not model (a NaN style that keeps payloads, the underflow flag,
- * stochastic rounding's far tail and overflow) is marked per lane and
- * converted by the core, element by element.  tests/check_emu.c holds the
+ * core as it is made (the whole codes of NaN, inf and overflow for each
+ * sign), and what the lanes do not model (a NaN style that keeps
+ * payloads, the underflow flag, stochastic rounding's far tail) is marked
+ * per lane and converted by the core, element by element.  FP64 sources
+ * off the plain rne plan take the 32-bit lanes after rounding to odd
+ * into FP32, chunk by chunk (struct lanes_plan's via32).  tests/check_emu.c holds the
  * whole against the core, every FP32 pattern in make check-exhaustive. */
 #include <string.h>
 
