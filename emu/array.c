@@ -46,12 +46,7 @@ const char *fpref_emu_converter_isa(const struct fpref_emu_converter *c)
 
 int fpref_emu_converter_use_isa(struct fpref_emu_converter *c, const char *name)
 {
-	for (int i = 0; i < 3; i++)
-		if (strcmp(name, fpref_emu_lanes_isa_names[i]) == 0 && fpref_emu_lanes_isa_available((enum lanes_isa)i)) {
-			c->isa = (enum lanes_isa)i;
-			return 0;
-		}
-	return -1;
+	return fpref_emu_lanes_isa_parse(name, &c->isa);
 }
 
 static uint64_t invalid_result(const struct fpref_format *to, const struct fpref_env *env)

@@ -6,10 +6,12 @@
  * rounding is data of the plan (struct lanes_k): each lane picks its
  * operand and its shift, adds the increment the rounding gives for its
  * sign and dropped bits, and shifts once.  The plan is checked against the
- * core as it is made (NaN, inf and overflow results), and what the lanes
- * do not model (a NaN style that keeps payloads, the underflow flag,
- * stochastic rounding's far tail and overflow) is marked per lane and
- * converted by the core, element by element.  tests/check_emu.c holds the
+ * core as it is made (the whole codes of NaN, inf and overflow for each
+ * sign), and what the lanes do not model (a NaN style that keeps
+ * payloads, the underflow flag, stochastic rounding's far tail) is marked
+ * per lane and converted by the core, element by element.  FP64 sources
+ * off the plain rne plan take the 32-bit lanes after rounding to odd
+ * into FP32, chunk by chunk (struct lanes_plan's via32).  tests/check_emu.c holds the
  * whole against the core, every FP32 pattern in make check-exhaustive. */
 #include <string.h>
 
@@ -96,6 +98,30 @@ static bool plan_rounding(const struct fpref_env *env, unsigned word_bits, struc
 	return true;
 }
 
+/* Whether an FP64 plan may take the FP32 lanes on values rounded to odd
+ * into FP32 (struct lanes_plan's via32): the target's precision p and
+ * least subnormal 2 places (stochastic: r + 3) above FP32's, and an FP32
+ * plan for it; that plan's fields into p->p32. */
+static void plan_via32(struct lanes_plan *p)
+{
+	const struct fpref_format *to = &p->to;
+	if (p->word_bits != 64 || p->rne_fast) /* the plain rne plan is faster on its own 64-bit lanes */
+		return;
+	int extra = p->env.rounding == FPREF_SR ? (int)p->env.sr_width + 3 : 2;
+	if (to->man_bits + 1 + extra > 24 || fpref_format_min_exponent(to) - to->man_bits - extra < -149)
+		return;
+	struct lanes_plan q;
+	if (!fpref_emu_lanes_plan(fpref_format_get(FPREF_FORMAT_FLOAT32), to, &p->env, &q))
+		return;
+	p->via32 = true;
+	p->p32.rne_fast = q.rne_fast;
+	p->p32.rne_nan_signed = q.rne_nan_signed;
+	p->p32.rne_zero_unsigned = q.rne_zero_unsigned;
+	p->p32.sr = q.sr;
+	p->p32.rare = q.rare;
+	p->p32.k = q.k;
+}
+
 bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
 		      struct lanes_plan *p)
 {
@@ -165,49 +191,60 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	uint64_t sign_bit = (uint64_t)1 << k->sign_at, quiet = k->inf_pattern | (k->implicit >> 1);
 	if (lane_signed(k, true, 0, false) != core(p, sign_bit))
 		return false; /* -0 not as the lanes make it */
-	/* NaN: one code, signed or not; payload styles to the core */
+	/* NaN: one code for each sign, as the core gives it (nan_pos,
+	 * nan_neg); the plain rne plan signs one magnitude (nan_mag) by one
+	 * of two rules, nan_signed or not.  Payload styles go to the core. */
 	k->nan_mag = core(p, quiet);
+	k->nan_pos = core(p, quiet);
+	k->nan_neg = core(p, quiet | sign_bit);
+	const uint64_t nans[] = { quiet, quiet | 1, k->inf_pattern | 1, k->inf_pattern | (k->man_mask >> 1) };
 	bool nan_ok = env->nan_style != FPREF_NAN_PROPAGATE && env->nan_style != FPREF_NAN_KEEP_BITS;
-	for (int signed_nan = 1; signed_nan >= 0; signed_nan--) {
+	for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
+		nan_ok = nan_ok && core(p, nans[i]) == k->nan_pos && core(p, nans[i] | sign_bit) == k->nan_neg;
+	bool nan_rule = false;
+	for (int signed_nan = 1; signed_nan >= 0 && !nan_rule; signed_nan--) {
 		k->nan_signed = signed_nan ? all : 0;
-		bool same = true;
-		const uint64_t nans[] = { quiet, quiet | 1, k->inf_pattern | 1, k->inf_pattern | (k->man_mask >> 1) };
-		for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
-			for (int s = 0; s < 2; s++)
-				same = same && core(p, nans[i] | (s ? sign_bit : 0)) == lane_signed(k, s, k->nan_mag, true);
-		if (same)
-			break;
-		nan_ok = nan_ok && signed_nan; /* neither sign rule gives the core's NaNs */
+		nan_rule = lane_signed(k, false, k->nan_mag, true) == k->nan_pos &&
+			   lane_signed(k, true, k->nan_mag, true) == k->nan_neg;
 	}
 	k->nan_rare = nan_ok ? 0 : all;
-	/* inf: one magnitude for both signs, as the core gives it */
-	k->inf_mag = core(p, k->inf_pattern) & ~((uint64_t)1 << k->sign_shift);
-	bool inf_ok = lane_signed(k, false, k->inf_mag, false) == core(p, k->inf_pattern) &&
-		      lane_signed(k, true, k->inf_mag, false) == core(p, k->inf_pattern | sign_bit);
-	k->inf_rare = inf_ok ? 0 : all;
-	/* Beyond max finite a lane takes the code the core gives there (max,
-	 * inf, or NaN where there is no inf); stochastic rounding's depends on the direction it took, as
-	 * the nearest modes' where it rounded up (or under P3109's SatNone),
-	 * as rtz's where it did not.  Any other code goes to the core. */
+	/* inf: the core's code for each sign; the plain rne plan's one
+	 * magnitude, signed (inf_ok where that gives them) */
+	k->inf_pos = core(p, k->inf_pattern);
+	k->inf_neg = core(p, k->inf_pattern | sign_bit);
+	k->inf_mag = k->inf_pos & ~((uint64_t)1 << k->sign_shift);
+	bool inf_ok = lane_signed(k, false, k->inf_mag, false) == k->inf_pos &&
+		      lane_signed(k, true, k->inf_mag, false) == k->inf_neg;
+	k->inf_rare = 0;
+	/* Beyond max finite a lane takes the code the core gives there, sign
+	 * and all (max, inf, or NaN where there is no inf, unsigned in FNUZ);
+	 * stochastic rounding's depends on the direction it took, as the
+	 * nearest modes' where it rounded up (or under P3109's SatNone), as
+	 * rtz's where it did not.  The plain rne plan clamps by min() to a
+	 * magnitude that takes the lane's sign: over_ok where that gives them. */
 	int emax = fpref_format_max_exponent(to);
 	struct fpref_env away = *env, trunc = *env;
 	away.rounding = FPREF_RNE;
 	trunc.rounding = env->p3109_sat_none ? FPREF_RNE : FPREF_RTZ;
 	const struct fpref_env *envs[2] = { sr ? &trunc : env, sr ? &away : env };
-	int64_t *clamps[4] = { &k->clamp_pos, &k->clamp_neg, &k->clamp_away_pos, &k->clamp_away_neg };
+	uint64_t *codes[4] = { &k->over_pos, &k->over_neg, &k->over_away_pos, &k->over_away_neg };
+	int64_t *clamps[2] = { &k->clamp_pos, &k->clamp_neg };
 	bool over_ok = true;
 	for (int i = 0; i < 4; i++) {
 		unsigned flags = 0;
 		bool negative = i & 1;
 		uint64_t over = fpref_emu_round_pack(to, envs[i / 2], 0, negative, emax + 2, 1, false, &flags);
-		int64_t c = (int64_t)(over & ~((uint64_t)1 << k->sign_shift));
-		*clamps[i] = c;
-		over_ok = over_ok && lane_signed(k, negative, (uint64_t)c, false) == over;
+		*codes[i] = over;
+		if (i < 2) {
+			int64_t c = (int64_t)(over & ~((uint64_t)1 << k->sign_shift));
+			*clamps[i] = c;
+			over_ok = over_ok && lane_signed(k, negative, (uint64_t)c, false) == over;
+		}
 	}
-	k->over_rare = over_ok ? 0 : all;
+	k->over_rare = 0; /* every lane beyond max takes the core's own code */
 	/* rne on FP32 or FP64 with nothing for the core: the shorter sequence,
 	 * inf through the clamp by min() as any value beyond max */
-	p->rne_fast = env->rounding == FPREF_RNE && fpref_format_container_bits(from) >= 32 && nan_ok && inf_ok &&
+	p->rne_fast = env->rounding == FPREF_RNE && fpref_format_container_bits(from) >= 32 && nan_ok && nan_rule && inf_ok &&
 		      over_ok && !k->sub_rare && k->clamp_pos == k->clamp_neg && (int64_t)k->inf_mag == k->clamp_pos &&
 		      (k->clamp_pos == k->max_code || k->clamp_pos == k->max_code + 1) &&
 		      fpref_format_max_exponent(to) <= src_bias;
@@ -215,6 +252,7 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	p->sr = sr;
 	p->rare = k->nan_rare || k->inf_rare || k->over_rare || k->sub_rare || k->deep_rare;
 	p->rne_zero_unsigned = k->zero_unsigned != 0;
+	plan_via32(p);
 	return true;
 }
 
@@ -301,18 +339,20 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			q = PICK((U)(mag == 0), zero, q);                                                            \
 		}                                                                                                    \
 		U over = (U)((I)q > (ST)k->max_code);                                                                \
-		/* beyond max: the code the core gives there (fpref_emu_lanes_plan); in the plain rne plan the code  \
-		 * after max or max itself, so that min() clamps */                                                 \
-		U clamp = rne ? zero + (T)k->clamp_pos : PICK(negm, zero + (T)k->clamp_neg, zero + (T)k->clamp_pos); \
+		/* beyond max: the code the core gives there, sign and all (fpref_emu_lanes_plan), put in place of  \
+		 * the signed result at the end; in the plain rne plan the code after max or max itself, so that    \
+		 * min() clamps */                                                                                   \
+		U clamp = rne ? zero + (T)k->clamp_pos : PICK(negm, zero + (T)k->over_neg, zero + (T)k->over_pos);   \
 		if (sr)                                                                                              \
-			clamp = PICK(away, PICK(negm, zero + (T)k->clamp_away_neg, zero + (T)k->clamp_away_pos), clamp); \
-		q = rne ? (U)LANE_MIN((I)q, (I)clamp) : PICK(over, clamp, q);                                        \
+			clamp = PICK(away, PICK(negm, zero + (T)k->over_away_neg, zero + (T)k->over_away_pos), clamp); \
+		if (rne)                                                                                             \
+			q = (U)LANE_MIN((I)q, (I)clamp);                                                             \
 		U nan = (U)((I)mag > (ST)k->inf_pattern);                                                            \
 		U inf = (U)(mag == (T)k->inf_pattern);                                                               \
+		if (!rne)                                                                                            \
+			over &= ~(nan | inf);                                                                        \
 		if (rne)                                                                                             \
 			q = PICK(nan, zero + (T)k->nan_mag, q);                                                      \
-		else                                                                                                 \
-			q = PICK(nan, zero + (T)k->nan_mag, PICK(inf, zero + (T)k->inf_mag, q));                     \
 		U sign = ((x >> (T)k->sign_at) & 1u) << (T)k->sign_shift;                                            \
 		if (rne) {                                                                                           \
 			if (!ns)                                                                                     \
@@ -320,10 +360,8 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			if (zu)                                                                                      \
 				sign &= (U)(q != 0u);                                                                \
 		} else {                                                                                             \
-			sign &= ~(nan & ~(T)k->nan_signed);                                                          \
 			sign &= (U)(q != 0u) | ~(T)k->zero_unsigned;                                                 \
 			U special = nan | inf;                                                                       \
-			over &= ~special;                                                                            \
 			U rr = zero;                                                                                 \
 			if (may_rare) {                                                                              \
 				U sub = (U)((mag >> (T)k->src_man) == 0u) & ~(U)(mag == 0u);                         \
@@ -339,7 +377,12 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			}                                                                                            \
 			*rare = rr;                                                                                  \
 		}                                                                                                    \
-		return q | sign;                                                                                     \
+		if (rne)                                                                                             \
+			return q | sign;                                                                             \
+		/* beyond max, inf and NaN: the core's whole codes for the lane's sign */                             \
+		U inf_code = PICK(negm, zero + (T)k->inf_neg, zero + (T)k->inf_pos);                                 \
+		U nan_code = PICK(negm, zero + (T)k->nan_neg, zero + (T)k->nan_pos);                                 \
+		return PICK(over | nan | inf, PICK(nan, nan_code, PICK(inf, inf_code, clamp)), q | sign);            \
 	}
 LANES(lanes32x8, u32x8, i32x8, uint32_t, int32_t, 32)
 LANES(lanes32x16, u32x16, i32x16, uint32_t, int32_t, 32)
@@ -514,8 +557,73 @@ bool fpref_emu_lanes_isa_available(enum lanes_isa isa)
 	return isa == LANES_ISA_BASE;
 }
 
+static void lanes_isa_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
+			      uint8_t *flags);
+
+int fpref_emu_lanes_isa_parse(const char *name, enum lanes_isa *isa)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(name, fpref_emu_lanes_isa_names[i]) == 0 && fpref_emu_lanes_isa_available((enum lanes_isa)i)) {
+			*isa = (enum lanes_isa)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* FP64 values x[0..n) rounded to odd into FP32 y[0..n): true where every
+ * one is a zero or has |x| in [2^-126, 2^128), where the FP32 value is
+ * the truncation with the sticky bit ORed into its last place. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#endif
+static bool narrow_to_odd(const uint64_t *x, uint32_t *y, size_t n)
+{
+	const uint64_t least = (uint64_t)(1023 - 126) << 52, span = (uint64_t)(128 + 126) << 52,
+		       rebias = (uint64_t)(1023 - 127) << 52;
+	uint64_t outside = 0;
+	for (size_t j = 0; j < n; j++) {
+		uint64_t v = x[j], a = v & ~((uint64_t)1 << 63), sign = (v >> 32) & 0x80000000u;
+		outside |= (uint64_t)(a - least >= span) & (uint64_t)(a != 0);
+		uint64_t b = ((a - rebias) >> 29) | (uint64_t)((a & 0x1FFFFFFF) != 0);
+		y[j] = (uint32_t)(sign | (a ? b : 0));
+	}
+	return !outside;
+}
+
 void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
 			 uint8_t *flags)
+{
+	if (p->via32 && !flags) {
+		struct lanes_plan q = *p;
+		q.from = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+		q.word_bits = 32;
+		q.in_bytes = 4;
+		q.rne_fast = p->p32.rne_fast;
+		q.rne_nan_signed = p->p32.rne_nan_signed;
+		q.rne_zero_unsigned = p->p32.rne_zero_unsigned;
+		q.sr = p->p32.sr;
+		q.rare = p->p32.rare;
+		q.k = p->p32.k;
+		q.via32 = false;
+		enum { CHUNK = 512 };
+		uint32_t y[CHUNK];
+		for (size_t i = 0; i < n; i += CHUNK) {
+			size_t m = n - i < CHUNK ? n - i : CHUNK;
+			const uint64_t *x = (const uint64_t *)in + i;
+			void *o = (unsigned char *)out + i * p->out_bytes;
+			bool odd = narrow_to_odd(x, y, m);
+			/* the next chunk on its way from memory while the lanes work on this one (in cache) */
+			for (size_t b = CHUNK; b < 2 * CHUNK && i + b < n; b += 8)
+				__builtin_prefetch(x + b);
+			lanes_isa_convert(isa, odd ? &q : p, odd ? (const void *)y : (const void *)x, o, m, NULL);
+		}
+		return;
+	}
+	lanes_isa_convert(isa, p, in, out, n, flags);
+}
+
+static void lanes_isa_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
+			      uint8_t *flags)
 {
 #ifdef LANES_ISA_VARIANTS
 	if (isa == LANES_ISA_AVX512) {

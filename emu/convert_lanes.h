@@ -29,10 +29,14 @@ struct lanes_k {
 	uint64_t rebias;
 	int64_t normal_from, up_from, up_least, up_most;
 	/* the results */
-	/* beyond max a code clamps to clamp_*, or under stochastic rounding,
-	 * where the direction decides, to clamp_away_* where it rounded up */
-	int64_t max_code, clamp_pos, clamp_neg, clamp_away_pos, clamp_away_neg, min_normal;
-	uint64_t nan_mag, inf_mag, sign_shift;
+	/* beyond max a lane's result is over_pos or over_neg, the core's whole
+	 * code for each sign, or under stochastic rounding, where the
+	 * direction decides, over_away_* where it rounded up; the plain rne
+	 * plan clamps magnitudes to clamp_* (then signed) */
+	int64_t max_code, clamp_pos, clamp_neg, min_normal;
+	uint64_t over_pos, over_neg, over_away_pos, over_away_neg;
+	uint64_t nan_pos, nan_neg, inf_pos, inf_neg; /* the core's codes for NaN and inf of each sign */
+	uint64_t nan_mag, inf_mag, sign_shift;       /* the plain rne plan's magnitudes, signed as lane_signed */
 	uint64_t nan_signed, zero_unsigned; /* masks */
 	/* the rounding as data: the increment added at the lane's shift is
 	 * (half - 1 & near) + (the kept last bit & even) + away
@@ -56,6 +60,18 @@ struct lanes_plan {
 	/* the other variants' constants: stochastic rounding, any lane for the core */
 	bool sr, rare;
 	struct lanes_k k;
+	/* FP64 sources, bits only: each chunk of 512 rounded to odd into
+	 * FP32 (exact where it can be: zeros and |x| in [2^-126, 2^128)) and
+	 * converted by the 32-bit lanes of the FP32 plan below, twice the
+	 * lanes a register; a chunk with any other value keeps this plan.
+	 * A value rounded to odd at 24 bits rounds to p bits as the exact one
+	 * does for p + 2 <= 24 (stochastic rounding with r bits: p + r + 3 <=
+	 * 24), as in emu/op_lanes.c. */
+	bool via32;
+	struct {
+		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare;
+		struct lanes_k k;
+	} p32;
 };
 
 /* Whether the lanes take this conversion; fills p. */
@@ -68,6 +84,9 @@ void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, con
 			 uint8_t *flags);
 
 bool fpref_emu_lanes_isa_available(enum lanes_isa isa);
+/* The instruction set named (fpref_emu_lanes_isa_names) into *isa where
+ * this build and CPU have it: 0, else -1 (*isa unchanged). */
+int fpref_emu_lanes_isa_parse(const char *name, enum lanes_isa *isa);
 extern const char *const fpref_emu_lanes_isa_names[3];
 
 #endif

@@ -86,8 +86,13 @@ struct fpref_emu_op_context;
 struct fpref_emu_op_context *fpref_emu_op_context_new(enum fpref_op op, const struct fpref_format *f,
 						      const struct fpref_env *env);
 void fpref_emu_op_context_free(struct fpref_emu_op_context *c);
-/* Which path the context takes: "table", "fixed-point" (bits only) or "generic". */
+/* Which path the context takes: "table", "fp64-lanes", "fixed-point" (bits only) or "generic". */
 const char *fpref_emu_op_context_path(const struct fpref_emu_op_context *c);
+/* The instruction set its vector code runs on (the lanes, the tables'
+ * gathers), as fpref_emu_converter_isa; fpref_emu_op_context_use_isa picks
+ * another: 0, or -1 when this build or CPU lacks it. */
+const char *fpref_emu_op_context_isa(const struct fpref_emu_op_context *c);
+int fpref_emu_op_context_use_isa(struct fpref_emu_op_context *c, const char *isa);
 /* out[i] = op(a[i], b[i], c[i]) for n elements (b and c unused below the
  * operation's arity), comparisons as 1 or 0; flags and stochastic bits as
  * in fpref_emu_convert_array.  Returns the number of invalid patterns met. */

@@ -12,6 +12,10 @@
  *    fpref_emu_op on millions of pairs in make check, every pair in make
  *    check-exhaustive). */
 #include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "fpref_emu.h"
 #include "element.h"
@@ -155,8 +159,9 @@ struct fpref_emu_op_context *fpref_emu_op_context_new(enum fpref_op op, const st
 	unsigned bits = (unsigned)fpref_format_container_bits(f);
 	if (bits <= 8 && c->arity <= 2 && env->rounding != FPREF_SR) {
 		size_t entries = (size_t)1 << (bits * (unsigned)c->arity);
-		c->bits = malloc(entries);
-		c->flags = malloc(entries);
+		/* 3 bytes beyond the last entry: a gather reads 32 bits at a byte's index */
+		c->bits = calloc(entries + 3, 1);
+		c->flags = calloc(entries + 3, 1);
 		if (!c->bits || !c->flags) {
 			fpref_emu_op_context_free(c);
 			return NULL;
@@ -190,6 +195,16 @@ const char *fpref_emu_op_context_path(const struct fpref_emu_op_context *c)
 	return c->codes_bits ? "table" : c->lanes ? "fp64-lanes" : c->fixed ? "fixed-point" : "generic";
 }
 
+const char *fpref_emu_op_context_isa(const struct fpref_emu_op_context *c)
+{
+	return fpref_emu_lanes_isa_names[c->isa];
+}
+
+int fpref_emu_op_context_use_isa(struct fpref_emu_op_context *c, const char *name)
+{
+	return fpref_emu_lanes_isa_parse(name, &c->isa);
+}
+
 void fpref_emu_op_context_free(struct fpref_emu_op_context *c)
 {
 	if (!c)
@@ -219,22 +234,109 @@ static size_t element_by_core(const void *ctx, size_t i)
 	return elements_by_core(k->c, k->a, k->b, k->cc, k->out, i, i + 1, k->flags, k->first_index);
 }
 
+#if defined(__GNUC__) && defined(__x86_64__)
+#define TABLE_GATHER 1
+/* Binary tables by gathers: 8 (AVX2) or 16 (AVX-512) lanes of 32-bit
+ * indices a | b << cb, each reading the 32 bits at its byte of the table
+ * (padded by 3 bytes) and keeping the low byte.  Returns how many leading
+ * elements it did; the rest are the scalar loop's. */
+__attribute__((target("avx2"))) static size_t gather_avx2(const uint8_t *table, unsigned cb, const uint8_t *x,
+							    const uint8_t *y, uint8_t *z, size_t n)
+{
+	const __m256i m = _mm256_set1_epi32((1 << cb) - 1), low = _mm256_set1_epi32(0xFF);
+	const __m128i shift = _mm_cvtsi32_si128((int)cb);
+	const __m256i pack = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12,
+					      -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		__m256i a = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(x + i)));
+		__m256i b = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(y + i)));
+		__m256i k = _mm256_or_si256(_mm256_and_si256(a, m), _mm256_sll_epi32(_mm256_and_si256(b, m), shift));
+		__m256i v = _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)table, k, 1), low);
+		v = _mm256_shuffle_epi8(v, pack); /* each half's four bytes at its bottom */
+		uint32_t lo = (uint32_t)_mm256_extract_epi32(v, 0), hi = (uint32_t)_mm256_extract_epi32(v, 4);
+		memcpy(z + i, &lo, 4);
+		memcpy(z + i + 4, &hi, 4);
+	}
+	return i;
+}
+
+__attribute__((target("avx512f,avx512bw"))) static size_t gather_avx512(const uint8_t *table, unsigned cb,
+									 const uint8_t *x, const uint8_t *y, uint8_t *z,
+									 size_t n)
+{
+	const __m512i m = _mm512_set1_epi32((1 << cb) - 1);
+	const __m128i shift = _mm_cvtsi32_si128((int)cb);
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		__m512i a = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(x + i)));
+		__m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(y + i)));
+		__m512i k = _mm512_or_si512(_mm512_and_si512(a, m), _mm512_sll_epi32(_mm512_and_si512(b, m), shift));
+		__m512i v = _mm512_i32gather_epi32(k, (const void *)table, 1);
+		_mm_storeu_si128((__m128i *)(z + i), _mm512_cvtepi32_epi8(v)); /* the low byte of each */
+	}
+	return i;
+}
+#endif
+
+/* The tabled results of n elements; the count of operands outside the
+ * format's codes (whose elements the caller redoes).  Everything the loop
+ * reads is a local restrict pointer or value: through the byte stores the
+ * compiler would otherwise reload the context every element. */
+static size_t table_lookup(const struct fpref_emu_op_context *c, const uint8_t *restrict x, const uint8_t *restrict y,
+			   uint8_t *restrict z, size_t n, uint8_t *restrict flags)
+{
+	const uint8_t *restrict bits = c->bits, *restrict tflags = c->flags;
+	const unsigned cb = c->codes_bits;
+	const uint8_t outside = (uint8_t)~((1u << cb) - 1);
+	size_t out_of_range = 0;
+	if (outside) { /* a pass of its own, eight codes a word */
+		uint64_t any = 0;
+		for (int k = 0; k < c->arity; k++) {
+			const uint8_t *v = k ? y : x;
+			size_t i = 0;
+			for (; i + 8 <= n; i += 8) {
+				uint64_t w;
+				memcpy(&w, v + i, 8);
+				any |= w;
+			}
+			for (; i < n; i++)
+				any |= v[i];
+		}
+		out_of_range = (any & (0x0101010101010101u * outside)) != 0;
+	}
+	if (c->arity == 2 && !flags) {
+		size_t i = 0;
+#ifdef TABLE_GATHER
+		if (c->isa == LANES_ISA_AVX512)
+			i = gather_avx512(bits, cb, x, y, z, n);
+		else if (c->isa == LANES_ISA_AVX2)
+			i = gather_avx2(bits, cb, x, y, z, n);
+#endif
+		for (; i < n; i++)
+			z[i] = bits[(size_t)(x[i] & (uint8_t)~outside) | (size_t)(y[i] & (uint8_t)~outside) << cb];
+	} else if (c->arity == 2) {
+		for (size_t i = 0; i < n; i++) {
+			size_t k = (size_t)(x[i] & (uint8_t)~outside) | (size_t)(y[i] & (uint8_t)~outside) << cb;
+			z[i] = bits[k];
+			flags[i] = tflags[k];
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			size_t k = x[i] & (uint8_t)~outside;
+			z[i] = bits[k];
+			if (flags)
+				flags[i] = tflags[k];
+		}
+	}
+	return out_of_range;
+}
+
 size_t fpref_emu_op_array(const struct fpref_emu_op_context *c, const void *a, const void *b, const void *cc,
 			  void *out, size_t n, uint8_t *flags, uint64_t first_index)
 {
 	if (c->codes_bits && c->bytes == 1) {
-		const uint8_t *x = a, *y = b;
-		uint8_t *z = out;
-		uint8_t mask = (uint8_t)((1u << c->codes_bits) - 1);
-		size_t out_of_range = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t k = (size_t)(x[i] & mask) | (c->arity == 2 ? (size_t)(y[i] & mask) << c->codes_bits : 0);
-			out_of_range += (x[i] & ~mask) != 0 || (c->arity == 2 && (y[i] & ~mask) != 0);
-			z[i] = c->bits[k];
-			if (flags)
-				flags[i] = c->flags[k];
-		}
-		if (!out_of_range)
+		if (table_lookup(c, a, b, out, n, flags) == 0)
 			return 0;
 		/* rare: patterns outside the format; redo those elements below */
 	}

@@ -69,6 +69,12 @@ bool fpref_emu_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, con
 	p->env = *env;
 	p->bytes = fpref_emu_element_bytes(f);
 	p->ieee16 = bits == 16;
+	p->bfloat16 = p->ieee16 && f->exp_bits == 8 && f->man_bits == 7 && f->bias == 127;
+#if defined(__GNUC__) && defined(__x86_64__)
+	__builtin_cpu_init();
+	p->binary16_f16c = p->ieee16 && f->exp_bits == 5 && f->man_bits == 10 && f->bias == 15 &&
+			   __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+#endif
 	p->sub_scale = ldexp(1, 1 - f->bias - f->man_bits);
 	if (p->ieee16) {
 		if (f->specials != FPREF_SPECIALS_IEEE || !f->is_signed || !f->has_zero || !f->subnormals ||
@@ -116,6 +122,23 @@ static inline __attribute__((always_inline)) double to_odd(double d, bool inexac
 	return d;
 }
 
+#if defined(__GNUC__) && defined(__x86_64__)
+/* FP16 to double by F16C, eight at a time: both conversions exact
+ * (binary32 holds every FP16 value as a normal number; with FTZ/DAZ off,
+ * which fpu_plain checks). */
+__attribute__((target("avx,f16c"))) static void binary16_to_double(const uint16_t *a, size_t n, double *y)
+{
+	size_t j = 0;
+	for (; j + 8 <= n; j += 8) {
+		__m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + j)));
+		_mm256_storeu_pd(y + j, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+		_mm256_storeu_pd(y + j + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+	}
+	for (; j < n; j++)
+		y[j] = (double)_cvtsh_ss(a[j]);
+}
+#endif
+
 /* The operands of elements [i, i + n) decoded into x[k][0..n), special[]
  * set where one is NaN or inf. */
 OP_LANES_CLONES static void decode(const struct op_lanes_plan *p, const void *const *operands, int arity, size_t i,
@@ -136,6 +159,21 @@ OP_LANES_CLONES static void decode(const struct op_lanes_plan *p, const void *co
 			continue;
 		}
 		const uint16_t *a = (const uint16_t *)operands[k] + i;
+		if (p->bfloat16 || p->binary16_f16c) { /* by the conversion instructions; NaN and inf marked */
+#if defined(__GNUC__) && defined(__x86_64__)
+			if (p->binary16_f16c)
+				binary16_to_double(a, n, y);
+#endif
+			for (size_t j = 0; p->bfloat16 && j < n; j++) {
+				uint32_t w = (uint32_t)a[j] << 16; /* exact: BF16 is FP32 with 16 bits fewer */
+				float v;
+				memcpy(&v, &w, sizeof v);
+				y[j] = (double)v;
+			}
+			for (size_t j = 0; j < n; j++)
+				special[j] |= (uint8_t)((a[j] >> m & top) == top);
+			continue;
+		}
 		for (size_t j = 0; j < n; j++) {
 			uint64_t v = a[j], field = (v >> m) & top, man = v & (((uint64_t)1 << m) - 1), sign = v >> (e + m) << 63;
 			uint64_t normal = sign | (field + rebias) << 52 | man << (52 - m), sub;

@@ -12,6 +12,8 @@ struct op_lanes_plan {
 	struct fpref_env env;
 	size_t bytes;
 	bool ieee16;              /* decoded from the bits; else from the tables */
+	bool binary16_f16c;       /* FP16 itself on a CPU with F16C: by its conversion instructions */
+	bool bfloat16;            /* BF16: its bits are FP32's upper half */
 	double sub_scale;         /* ieee16: the least subnormal */
 	double value[256];        /* formats of 8 bits or fewer: each pattern's value */
 	uint8_t special[256];     /* ... and whether it is NaN, inf or no pattern of the format */

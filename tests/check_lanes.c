@@ -151,7 +151,8 @@ START_TEST(wide_sources)
 	const size_t N = sweep.exhaustive ? 8192 : 512 / sweep.stride;
 	/* N patterns, and past them what the tails below read */
 	const size_t filled = N + 80;
-	uint64_t *in64 = malloc(filled * sizeof *in64);
+	enum { CLEAN = 512 + 41 };
+	uint64_t *in64 = malloc((filled > CLEAN ? filled : CLEAN) * sizeof *in64);
 	uint32_t *in32 = malloc(filled * sizeof *in32);
 	unsigned long long compared = 0;
 	for (size_t t = 0; t < NFORMATS; t++) {
@@ -174,6 +175,19 @@ START_TEST(wide_sources)
 				compared += against_core(&from, &to, &envs[c].env,
 							 (const unsigned char *)in + fpref_emu_element_bytes(&from) * (1 + k),
 							 tails[k], NULL);
+			if (fpref_format_container_bits(&from) != 64)
+				continue;
+			/* FP64 aimed values all zeros or in FP32's normal range, so that whole chunks of 512 take
+			 * the FP32 lanes after rounding to odd (struct lanes_plan's via32): a chunk and a tail */
+			for (size_t i = 0; i < CLEAN; i++) {
+				uint64_t b = aimed(&from, &to, &state), e = b >> 52 & 0x7FF;
+				if (e != 0 && (e < 1023 - 126 || e >= 1023 + 128)) /* outside: a random binade inside */
+					b = (b & ~((uint64_t)0x7FF << 52)) | (uint64_t)(1023 - 120 + (int)(drv_random(&state) % 240)) << 52;
+				else if (e == 0)
+					b &= (uint64_t)1 << 63; /* a subnormal: its zero */
+				in64[i] = b;
+			}
+			compared += against_core(&from, &to, &envs[c].env, in64, CLEAN, NULL);
 		}
 	}
 	free(in64);
@@ -220,8 +234,9 @@ START_TEST(fp32_every_pattern)
 }
 END_TEST
 
-/* n elements of op on (a, b, c) through the op context, with and without
- * flags, against fpref_emu_op per element; returns n. */
+/* n elements of op on (a, b, c) through the op context, with and
+ * without flags (and a table's gathers on each instruction set this CPU
+ * has), against fpref_emu_op per element; returns n. */
 static size_t op_against_core(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
 			      const void *a, const void *b, const void *c, size_t n, const char *want_path)
 {
@@ -233,31 +248,51 @@ static size_t op_against_core(enum fpref_op op, const struct fpref_format *f, co
 			      fpref_emu_op_context_path(ctx), want_path);
 	size_t bytes = fpref_emu_element_bytes(f);
 	unsigned char *out = malloc(n * bytes + 1), *out2 = malloc(n * bytes + 1);
-	uint8_t *flags = malloc(n + 1);
-	fpref_emu_op_array(ctx, a, b, c, out, n, NULL, 0);
-	fpref_emu_op_array(ctx, a, b, c, out2, n, flags, 0);
+	uint8_t *flags = malloc(n + 1), *want_flags = malloc(n + 1);
+	uint64_t *want = malloc(n * sizeof *want + 1);
 	const void *operands[3] = { a, b, c };
-	unsigned long bad = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t in[3] = { 0, 0, 0 }, want = 0, got = 0, got2 = 0;
+		uint64_t in[3] = { 0, 0, 0 };
 		for (int k = 0; k < fpref_op_arity(op); k++)
 			memcpy(&in[k], (const unsigned char *)operands[k] + i * bytes, bytes);
 		unsigned wf = 0;
-		/* (no ck_assert per element: each one is a message through Check's pipe) */
-		if (fpref_emu_op(op, f, in, env, fpref_env_sr_random(env, i), &want, &wf) != 0) {
+		want[i] = 0;
+		if (fpref_emu_op(op, f, in, env, fpref_env_sr_random(env, i), &want[i], &wf) != 0) {
 			/* the documented result for a pattern the format does not have */
 			wf = FPREF_FLAG_INVALID;
-			if (!fpref_format_nan_result(f, env, false, &want))
-				want = 0;
+			if (!fpref_format_nan_result(f, env, false, &want[i]))
+				want[i] = 0;
 		}
-		memcpy(&got, out + i * bytes, bytes);
-		memcpy(&got2, out2 + i * bytes, bytes);
-		if ((got != want || got2 != want || flags[i] != wf) && bad++ < 10)
-			fprintf(stderr, "%s %s %s ovf %d sr %u/%d: %llx %llx %llx -> %llx/%llx %02x, core %llx %02x\n", f->name,
-				fpref_op_name(op), fpref_rounding_name(env->rounding), env->overflow, env->sr_width,
-				env->sr_rule, (unsigned long long)in[0], (unsigned long long)in[1],
-				(unsigned long long)in[2], (unsigned long long)got, (unsigned long long)got2, flags[i],
-				(unsigned long long)want, wf);
+		want_flags[i] = (uint8_t)wf;
+	}
+	unsigned long bad = 0;
+	/* The widest instruction set first, with and without flags; then the
+	 * others where the choice is the context's own (the tables' gathers,
+	 * bits only): the fp64 lanes' conversion on each is check_lanes'
+	 * FP64-source cases', and their arithmetic is cloned by CPU, not by
+	 * the context's choice. */
+	const char *own = fpref_emu_op_context_isa(ctx);
+	bool table = strcmp(fpref_emu_op_context_path(ctx), "table") == 0;
+	for (size_t k = 0; k <= sizeof isas / sizeof isas[0]; k++) {
+		const char *isa = k == 0 ? own : isas[k - 1];
+		if (k > 0 && (!table || strcmp(isa, own) == 0 || fpref_emu_op_context_use_isa(ctx, isa) != 0))
+			continue; /* done, not the context's choice, or not on this CPU */
+		fpref_emu_op_array(ctx, a, b, c, out, n, NULL, 0);
+		if (k == 0)
+			fpref_emu_op_array(ctx, a, b, c, out2, n, flags, 0);
+		else
+			memcpy(out2, out, n * bytes); /* the flags as the widest set gave them */
+		for (size_t i = 0; i < n; i++) {
+			uint64_t got = 0, got2 = 0;
+			memcpy(&got, out + i * bytes, bytes);
+			memcpy(&got2, out2 + i * bytes, bytes);
+			/* (no ck_assert per element: each one is a message through Check's pipe) */
+			if ((got != want[i] || got2 != want[i] || flags[i] != want_flags[i]) && bad++ < 10)
+				fprintf(stderr, "%s %s %s/%s ovf %d sr %u/%d: element %zu -> %llx/%llx %02x, core %llx %02x\n",
+					f->name, fpref_op_name(op), fpref_rounding_name(env->rounding), isa, env->overflow,
+					env->sr_width, env->sr_rule, i, (unsigned long long)got, (unsigned long long)got2,
+					flags[i], (unsigned long long)want[i], want_flags[i]);
+		}
 	}
 	ck_assert_msg(bad == 0, "%s %s via %s: %lu elements differ from the core", f->name, fpref_op_name(op),
 		      fpref_emu_op_context_path(ctx), bad);
@@ -265,6 +300,8 @@ static size_t op_against_core(enum fpref_op op, const struct fpref_format *f, co
 	free(out);
 	free(out2);
 	free(flags);
+	free(want_flags);
+	free(want);
 	return n;
 }
 
@@ -273,7 +310,8 @@ static const enum fpref_op lane_ops[] = { FPREF_OP_ADD, FPREF_OP_SUB, FPREF_OP_M
 
 /* Formats of 8 bits or fewer: every pair (every operand of sqrt; fma a
  * seeded sample of 2^16 triples) under the ops' modes where the context
- * takes the lanes (fma, and stochastic rounding, which no table holds);
+ * takes the lanes (fma, and stochastic rounding, which no table holds),
+ * and add under the first mode (the tables' gathers);
  * every mode in make check-exhaustive (the tables' own check is
  * tests/check_ops.c's). */
 START_TEST(ops_narrow)
@@ -290,8 +328,11 @@ START_TEST(ops_narrow)
 	unsigned long long compared = 0;
 	for (size_t o = 0; o < sizeof lane_ops / sizeof lane_ops[0]; o++)
 		for (size_t e = 0; e < nenv; e++) {
+			/* add under the first mode: the tables' gathers on each instruction set */
+			bool gathered = e == 0 && lane_ops[o] == FPREF_OP_ADD;
 			if (!drv_owns(&sweep, ((uint64_t)_i * 8 + o) * DRV_MAX_ENVS + e) ||
-			    (!sweep.exhaustive && lane_ops[o] != FPREF_OP_FMA && envs[e].env.rounding != FPREF_SR))
+			    (!sweep.exhaustive && lane_ops[o] != FPREF_OP_FMA && envs[e].env.rounding != FPREF_SR &&
+			     !gathered))
 				continue;
 			for (size_t i = 0; i < N; i++) {
 				a[i] = (uint8_t)i;

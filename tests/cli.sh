@@ -373,6 +373,11 @@ check_bad 'unknown overflow policy' 2 "'clamp'" 'ieee' 'sat'
 run convert --to e4m3 abc
 check_bad 'malformed number' 2 "'abc'"
 
+run bench --isa avx3
+check_bad 'bench --isa: an instruction set no build has' 2 "'avx3'" 'avx512' 'avx2' 'base'
+run bench --isa base --peers
+check_bad 'bench --isa with --peers' 2 '--isa'
+
 printf '38 38 0\n' >"$tmp/dot1"
 # --shape (issue 37, D2): a shape the preset's ISA lacks, a model with no
 # shapes, and a lowered output are refused, each saying why.

@@ -33,6 +33,7 @@ struct bench_row {
  * every element row's ratio is to it. */
 struct bench_report {
 	bool json;
+	const char *isa; /* the element rows' instruction set (bench --isa), or NULL: the widest */
 	double copy_rate, reference;
 	struct bench_row *rows;
 	size_t n, cap;

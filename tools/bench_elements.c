@@ -124,6 +124,10 @@ static int conversion_row(size_t r, void *in, uint32_t *f32, void *out, size_t n
 	struct fpref_emu_converter *c = fpref_emu_converter_new(&from, &to, &env);
 	if (!c)
 		return -1;
+	if (rep->isa && fpref_emu_converter_use_isa(c, rep->isa) != 0) { /* cmd_bench checked it */
+		fpref_emu_converter_free(c);
+		return -1;
+	}
 	double t[100] = { 0 };
 	for (long k = 0; k < repeats; k++) {
 		double t0 = bench_now();
@@ -186,6 +190,10 @@ static int op_row(size_t r, unsigned char *a, unsigned char *b, unsigned char *c
 	struct fpref_emu_op_context *ctx = fpref_emu_op_context_new(ops[r].op, &f, &env);
 	if (!ctx)
 		return -1;
+	if (rep->isa && fpref_emu_op_context_use_isa(ctx, rep->isa) != 0) {
+		fpref_emu_op_context_free(ctx);
+		return -1;
+	}
 	double t[100] = { 0 };
 	for (long k = 0; k < repeats; k++) {
 		double t0 = bench_now();
@@ -197,7 +205,10 @@ static int op_row(size_t r, unsigned char *a, unsigned char *b, unsigned char *c
 	struct bench_row row = { .section = "elements" };
 	row.rate = (double)n / bench_median(t, (int)repeats);
 	row.bytes = (double)((size_t)(arity + 1) * elem);
-	snprintf(row.path, sizeof row.path, "%s", fpref_emu_op_context_path(ctx));
+	const char *op_path = fpref_emu_op_context_path(ctx);
+	/* the instruction set where the context's vector code ran: the lanes, the binary tables' gathers */
+	bool vector = strcmp(op_path, "fp64-lanes") == 0 || (strcmp(op_path, "table") == 0 && arity == 2);
+	snprintf(row.path, sizeof row.path, vector ? "%s %s" : "%s", op_path, fpref_emu_op_context_isa(ctx));
 	fpref_emu_op_context_free(ctx);
 	long oracle_repeats = repeats < 3 ? repeats : 3;
 	for (long k = 0; k < oracle_repeats; k++) {

@@ -59,6 +59,9 @@ static void print_json(long log2n, long repeats, const struct bench_report *r)
 {
 	printf("{\"command\": \"bench\", \"log2n\": %ld, \"repeats\": %ld, \"memcpy_bytes_per_s\": %s,\n", log2n,
 	       repeats, cli_json_num(r->copy_rate).text);
+	printf(" \"isa\": ");
+	cli_json_string(r->isa ? r->isa : "widest");
+	printf(",\n");
 	printf(" \"timer\": \"thread CPU time, median of the runs, one thread\",\n \"reference_row\": ");
 	cli_json_string(r->n ? r->rows[0].what : "");
 	printf(",\n \"rows\": [");
@@ -488,7 +491,7 @@ static int bench_exact_gemm(long repeats, struct bench_report *rep)
 static int bench_peers(long log2n, long repeats, const char *python);
 
 struct bench_args {
-	const char *size, *repeat, *python, *only;
+	const char *size, *repeat, *python, *only, *isa;
 	bool peers, all_models;
 };
 
@@ -497,6 +500,9 @@ static const struct cli_opt bench_opts[] = {
 	  0 },
 	{ "--repeat", CLI_VALUE, "N", "5", "runs per figure, 1..100, the median reported",
 	  offsetof(struct bench_args, repeat), 0 },
+	{ "--isa", CLI_VALUE, "NAME", NULL,
+	  "the element rows' vector code on avx512, avx2 or base instead of the widest the CPU has",
+	  offsetof(struct bench_args, isa), 0 },
 	{ "--peers", CLI_FLAG, NULL, NULL, "fpref beside ml_dtypes, its Python package and CPFloat instead (above)",
 	  offsetof(struct bench_args, peers), 0 },
 	{ "--all-models", CLI_FLAG, NULL, NULL,
@@ -510,7 +516,7 @@ static const struct cli_opt bench_opts[] = {
 
 const struct cli_command cli_cmd_bench = {
 	.name = "bench",
-	.synopsis = "[--size LOG2N] [--repeat N] [--json | --peers [--python PATH] | --all-models [--only PRESET]]",
+	.synopsis = "[--size LOG2N] [--repeat N] [--isa NAME] [--json | --peers [--python PATH] | --all-models [--only PRESET]]",
 	.summary = "Elements per second of the emulator and the oracle, beside memcpy on the same machine (a\n"
 		   "benchmark, not a test).",
 	.details = "The older spellings size=LOG2N and repeat=N are the same options.\n"
@@ -521,6 +527,10 @@ const struct cli_command cli_cmd_bench = {
 		   "table, fixed-point, or the generic loop over the core); 'of ref' is a row's rate over the\n"
 		   "first row's (FP32 -> float8_e4m3fn rne).  Then the emulated GEMMs beside the oracle.  --json\n"
 		   "writes the same rows as one JSON document (rate, of_memcpy, of_reference, ref_rate, path).\n"
+		   "--isa avx2 (or base) runs the element rows' vector code (the conversion lanes, the\n"
+		   "arithmetic's lanes and tables) on that instruction set instead of the widest the CPU has, so\n"
+		   "that an AVX-512 machine also gives the AVX2 figures; the same bits on each.  The GEMM rows\n"
+		   "do not change with it.  An instruction set this build or CPU lacks is a usage error.\n"
 		   "\n"
 		   "--peers times, in one run, the FP32 -> bfloat16, float16, float8_e4m3fn and float8_e5m2\n"
 		   "conversions of the same values (ml_dtypes profile) in libfpref, in ml_dtypes (NumPy for\n"
@@ -582,6 +592,22 @@ int cmd_bench(int argc, char **argv)
 		cli_fail(cli_cmd_bench.name, "bad --repeat '%s' (N, 1..100)", a.repeat);
 	if (log2n < 0 || repeats < 0)
 		return CLI_EXIT_USAGE;
+	if (a.isa && (a.peers || a.all_models)) {
+		cli_fail(cli_cmd_bench.name, "--isa applies to the default bench's element rows only");
+		return CLI_EXIT_USAGE;
+	}
+	if (a.isa) { /* a converter answers whether this build and CPU have it */
+		struct fpref_env env;
+		fpref_env_default(&env);
+		struct fpref_emu_converter *c = fpref_emu_converter_new(fpref_format_get(FPREF_FORMAT_FLOAT32),
+									 fpref_format_get(FPREF_FORMAT_FLOAT8_E4M3FN), &env);
+		int have = c ? fpref_emu_converter_use_isa(c, a.isa) : -1;
+		fpref_emu_converter_free(c);
+		if (have != 0) {
+			cli_fail(cli_cmd_bench.name, "no instruction set '%s' in this build or CPU (avx512, avx2, base)", a.isa);
+			return CLI_EXIT_USAGE;
+		}
+	}
 	if (a.python && !a.peers) {
 		cli_fail(cli_cmd_bench.name, "--python applies to --peers only");
 		return CLI_EXIT_USAGE;
@@ -620,10 +646,11 @@ int cmd_bench(int argc, char **argv)
 	}
 	free(in);
 	free(copy);
-	struct bench_report rep = { .json = o.json };
+	struct bench_report rep = { .json = o.json, .isa = a.isa };
 	rep.copy_rate = 2.0 * (double)(n * sizeof *in) / bench_median(t, (int)repeats); /* bytes read + written per second */
 	if (!rep.json) {
-		printf("fpref bench: 2^%ld elements, median of %ld runs, one thread, its CPU time\n", log2n, repeats);
+		printf("fpref bench: 2^%ld elements, median of %ld runs, one thread, its CPU time%s%s\n", log2n, repeats,
+		       a.isa ? "; element rows on " : "", a.isa ? a.isa : "");
 		printf("memcpy: %.3g bytes/s read+written; 'of mcpy' = elements/s over (memcpy rate / bytes per element);\n"
 		       "'of ref' = elements/s over the first row's\n\n",
 		       rep.copy_rate);
