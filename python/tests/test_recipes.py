@@ -222,3 +222,18 @@ def test_scale_layout_by_hand():
     assert flat.tobytes() == want.tobytes()
     linear = fpref.quantize(x, "mxfp8")
     assert linear.codes.tobytes() == q.codes.tobytes() and linear.report == q.report
+
+
+def test_half_nan_payload_as_the_cli(cli, tmp_path):
+    """A float16 NaN widens with its bits, as torch's .float() and the command
+    widen it: 0xFF01 is 0xFFE02000, whose bits torchao's FP4 cast rounds to
+    (130 << 1) = 0x104, kept 4, with the sign 0C (the canonical 0xFFC00000
+    would give 0B); 1.0 and -1.0 under the scale FF give 00 and 08."""
+    x = np.zeros((1, 32), np.uint16)
+    x[0, :3] = [0xFF01, 0x3C00, 0xBC00]
+    x = x.view(np.float16)
+    q = fpref.quantize(x, "mxfp4", recipe="torchao")
+    assert q.scales[0, 0] == 0xFF and q.codes[0, :3].tolist() == [0x0C, 0x00, 0x08]
+    args, out = _npy_outputs(tmp_path, "mxfp4", {"recipe": "torchao"}, x)
+    assert subprocess.run([CLI] + args, capture_output=True, text=True).returncode == 0
+    assert np.load(out["codes"]).tobytes() == q.codes.tobytes()

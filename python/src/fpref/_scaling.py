@@ -73,7 +73,7 @@ def _f32_patterns(x: Any) -> np.ndarray:
     if a.dtype.kind == "f" and a.dtype.itemsize == 4 and a.dtype.name == "float32":
         return np.ascontiguousarray(a.astype("<f4", copy=False)).view("<u4").reshape(a.shape)
     if a.dtype.name in ("float16", "bfloat16"):
-        return convert(a, "float32").reshape(a.shape)
+        return _keep_nan_bits(a, convert(a, "float32").reshape(a.shape))
     if a.dtype.name == "float64":
         codes, flags = convert(a, "float32", return_flags=True)
         if np.any(flags & 1):
@@ -82,6 +82,19 @@ def _f32_patterns(x: Any) -> np.ndarray:
                              "round it first (x.astype(np.float32)) if that is meant")
         return codes.reshape(a.shape)
     raise TypeError(f"quantize takes float16, bfloat16, float32 or float64 values, not {a.dtype}")
+
+
+def _keep_nan_bits(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """A float16/bfloat16 NaN widened as the command widens it (and torch's
+    .float()): its sign and fraction bits shifted into FP32's, not the
+    canonical NaN that convert gives."""
+    src = a.view(np.uint16).astype(np.uint32)
+    m = 10 if a.dtype.name == "float16" else 7
+    nan = (src & 0x7FFF) > (0x7C00 if m == 10 else 0x7F80)
+    if nan.any():
+        out = out.copy()
+        out[nan] = ((src[nan] & 0x8000) << 16) | 0x7F800000 | ((src[nan] & ((1 << m) - 1)) << (23 - m))
+    return out
 
 
 def _eps_bits(eps: Union[str, float]) -> int:
