@@ -9,6 +9,7 @@
 #include "fpref_emu_scale_mx.h"
 #include "quant_lanes.h"
 #include "scale_f32.h"
+#include "torch_nan.h"
 
 #define E8M0_BIAS 127
 #define E8M0_MIN_EXP (-127)
@@ -102,6 +103,9 @@ struct mx_recipe_row {
 	 * of inf or NaN cast to uint8) and every code the sign bit alone
 	 * (x / inf is a zero, inf / inf a NaN). */
 	bool ties_toward_zero;
+	/* A NaN block's codes as torchao's arithmetic makes them (they decode to
+	 * NaN under scale FF either way): see torch_nan_block_code. */
+	bool nan_codes_computed;
 };
 
 #define MX_ALL_FLOATS 0x1Fu
@@ -111,12 +115,12 @@ struct mx_recipe_row {
 #define MX_ALL_RULES 0x1Fu
 
 static const struct mx_recipe_row mx_recipes[] = {
-	{ FPREF_MX_OCP, "ocp", MX_ALL_ELEMENTS, MX_ALL_RULES, false, false, false, true, false },
-	{ FPREF_MX_TORCHAO, "torchao", MX_ALL_FLOATS, MX_ALL_RULES, true, false, true, true, false },
+	{ FPREF_MX_OCP, "ocp", MX_ALL_ELEMENTS, MX_ALL_RULES, false, false, false, true, false, false },
+	{ FPREF_MX_TORCHAO, "torchao", MX_ALL_FLOATS, MX_ALL_RULES, true, false, true, true, false, true },
 	{ FPREF_MX_MODELOPT, "modelopt", MX_ELEMENT_E4M3, 1u << FPREF_MX_SCALE_RCEIL_LOG2, true, true, false, false,
-	  false },
+	  false, false },
 	{ FPREF_MX_MODELOPT, "modelopt", MX_ELEMENT_E2M1, 1u << FPREF_MX_SCALE_RCEIL_LOG2, false, false, false, false,
-	  true },
+	  true, false },
 };
 
 /* The index of an element in mx_float_elements, 5 for INT8, -1 for none. */
@@ -428,6 +432,26 @@ static uint8_t element_code_ties_toward_zero(const struct f32_arith *a, const st
 	return (uint8_t)(hi | (positive ? 0 : sign));
 }
 
+/* torchao's code for x in a block whose amax is NaN (scale FF).  The floor
+ * rules divide by the FF scale read as FP32, +inf: a finite x gives a signed
+ * zero, a NaN passes on itself, inf / inf is x86's default NaN 0xFFC00000.
+ * The rceil rules multiply by amax / max, the block amax's NaN (0x7FC00000
+ * from torch.amax on the CPU, FP32 or BF16), and the product is that NaN
+ * whatever x is (measured with torch 2.15: a NaN x does not pass). */
+static uint8_t torch_nan_block_code(const struct mx_element *el, enum fpref_mx_scale_rule rule, uint32_t x)
+{
+	uint32_t y;
+	if (rule_is_rceil(rule))
+		y = F32_QUIET_NAN;
+	else if (f32_is_nan(x))
+		y = x | 0x00400000u;
+	else if ((x & F32_ABS_MASK) == F32_INF)
+		y = 0xFFC00000u;
+	else
+		return (uint8_t)((x >> 31) << (el->format.exp_bits + el->format.man_bits));
+	return fpref_torch_nan_code(&el->format, y);
+}
+
 static void quantize_block(const struct f32_arith *a, const struct mx_element *el, const struct fpref_mx_params *p,
 			   const struct mx_recipe_row *row, const uint32_t *x, size_t n, uint8_t *codes, uint8_t *scale)
 {
@@ -443,11 +467,12 @@ static void quantize_block(const struct f32_arith *a, const struct mx_element *e
 		memset(codes, (int)element_code_ties_toward_zero(a, el, &a->env, F32_QUIET_NAN), n);
 		return;
 	}
-	/* OCP: the block's scale is NaN, its elements immaterial.  torchao's NaN
-	 * scale too, its codes not modelled (they decode to NaN). */
+	/* OCP: the block's scale is NaN, its elements immaterial (zero codes).
+	 * torchao's NaN scale too, its codes as its arithmetic makes them. */
 	if ((nan || inf) && (!row->specials_computed || (nan && !row->nan_scale_zero))) {
 		*scale = FPREF_E8M0_NAN;
-		memset(codes, 0, n);
+		for (size_t i = 0; i < n; i++)
+			codes[i] = row->nan_codes_computed ? torch_nan_block_code(el, p->rule, x[i]) : 0;
 		return;
 	}
 	int s = nan ? E8M0_MIN_EXP : shared_exponent(a, el, p->rule, amax); /* ModelOpt: a NaN amax gives 00 */

@@ -11,6 +11,7 @@
 #include "fpref_emu_scale_mx.h"
 #include "quant_lanes.h"
 #include "scale_f32.h"
+#include "torch_nan.h"
 
 #define F32_2688 0x45280000u /* 448 * 6: E4M3's max times E2M1's */
 #define F32_SIX 0x40C00000u
@@ -408,6 +409,8 @@ static uint32_t scaled_element(const struct nvfp4 *q, uint8_t sb, uint32_t x)
 	if (q->row->element != EL_DIV_46) {
 		bool divide;
 		uint32_t by = element_factor(q, sb, &divide);
+		if (q->row->element == EL_MUL_RCP_D_DIV_S) /* torchao 0.18: 0 * inf is x86's NaN (D = 0) */
+			return step(q, FPREF_OP_MUL, x, by);
 		return f32_op(a, divide ? FPREF_OP_DIV : FPREF_OP_MUL, x, by);
 	}
 	uint32_t s = e4m3_value(q, sb);
@@ -421,10 +424,27 @@ static uint8_t element_code(const struct nvfp4 *q, uint32_t y, uint64_t random)
 {
 	uint64_t out = 0;
 	unsigned flags = 0;
+	if (q->row->element == EL_MUL_RCP_D_DIV_S && f32_is_nan(y)) /* torchao's FP4 cast of the NaN's bits */
+		return fpref_torch_nan_code(&q->e2m1, y);
 	fpref_emu_convert(&q->a.f32, y, &q->e2m1, &q->element, random, &out, &flags);
 	if (q->row->minus_zero_to_plus && y == 0x80000000u)
 		out = 0;
 	return (uint8_t)out;
+}
+
+/* torchao 0.18's codes in a block whose E4M3 scale sb is NaN: every
+ * element becomes x * fl(fl(1/D) / s_b), and the product is that factor's
+ * NaN whatever x is (measured with torch 2.15 on the CPU, as for MX).  The
+ * factor's NaN is x86's: 1/D passes on D's NaN, else the division passes on
+ * s_b's, which torch's E4M3 cast reads as 0x7FF00000 with the code's sign.
+ * torchao's FP4 cast then makes a code of its bits (fpref_torch_nan_code). */
+static bool torch_nan_block(const struct nvfp4 *q, uint8_t sb, uint8_t *code)
+{
+	if (q->row->element != EL_MUL_RCP_D_DIV_S || (sb & 0x7Fu) != 0x7Fu)
+		return false;
+	uint32_t s = ((uint32_t)(sb >> 7) << 31) | 0x7FF00000u;
+	*code = fpref_torch_nan_code(&q->e2m1, step(q, FPREF_OP_DIV, step(q, FPREF_OP_DIV, F32_ONE, q->T), s));
+	return true;
 }
 
 /* Four Over Six's dequantisation: ((e2m1 * s_b) * amax) / (6 M). */
@@ -522,6 +542,12 @@ int fpref_emu_nvfp4_quantize_reference(const struct fpref_nvfp4_params *p, const
 			continue;
 		}
 		block_scales_e4m3[b] = block_scale(&q, amax[b], false);
+		uint8_t nan_code;
+		if (torch_nan_block(&q, block_scales_e4m3[b], &nan_code)) {
+			for (size_t i = 0; i < m; i++)
+				codes[idx[i]] = nan_code;
+			continue;
+		}
 		for (size_t i = 0; i < m; i++)
 			codes[idx[i]] = element_code(&q, scaled_element(&q, block_scales_e4m3[b], x[idx[i]]),
 						     fpref_env_sr_random(&q.element, idx[i]));
@@ -656,6 +682,15 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		for (size_t i = 0; i < blocks; i++)
 			b.hp[i] = block_scale_value(&q, b.amax[i], false);
 	fpref_emu_convert_array(b.scales, b.hp, block_scales_e4m3, blocks, NULL, 0);
+	uint8_t nan_code;
+	bool torch_nan = q.row->element == EL_MUL_RCP_D_DIV_S &&
+			 (f32_op(&q.a, FPREF_OP_DIV, F32_ONE, q.T) & F32_ABS_MASK) >= F32_INF;
+	for (size_t i = 0; i < blocks && !torch_nan; i++)
+		torch_nan = torch_nan_block(&q, block_scales_e4m3[i], &nan_code);
+	if (torch_nan) { /* torchao with 1/D inf (D = 0): its NaN codes are the element path's */
+		bulk_free(&b);
+		return 1;
+	}
 	q.a.host = false;
 	b.sink->minus_zero_to_plus = q.row->minus_zero_to_plus;
 	bulk_elements(&q, p, &b, x, rows, cols, block_scales_e4m3);

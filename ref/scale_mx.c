@@ -197,7 +197,7 @@ static uint8_t element_code(struct oracle *o, mpfr_ptr y, enum fpref_rounding ro
 }
 
 /* OCP: a block with an inf or a NaN gets the NaN scale and zero codes.
- * torchao: a NaN gives FF (its codes not modelled: zero), an inf a scale
+ * torchao: a NaN gives FF (codes: torch_nan_block_code), an inf a scale
  * from its arithmetic and computed codes; floor-type rules divide by
  * max(2^s, 2^-126).  ModelOpt: a NaN amax gives scale 00 (log2 only where
  * amax / 448 > 0), an inf FE, and every rceil code multiplies by 2^-s, 2^127
@@ -236,6 +236,49 @@ static uint8_t modelopt_fp4_code(struct oracle *o, mpfr_srcptr y)
 	return (uint8_t)(count | (mpfr_sgn(y) > 0 ? 0 : sign));
 }
 
+/* torchao's element code for an FP32 NaN with bits y.  FP8 (a format with
+ * NaN): torch's cast gives the all-ones magnitude, y's sign kept.  FP6 and
+ * FP4: torchao's cast reads the bit pattern as a normal number, 2^(field -
+ * 127) (1 + fraction / 2^23) with the exponent field 255, rounds it to the
+ * element's precision (nearest, ties to even), writes the exponent with the
+ * element's bias 2^(ebits-1) - 1 above the fraction field, keeps the low 8
+ * bits and sets y's sign. */
+static uint8_t torch_nan_code(const struct fpref_format *f, uint32_t y)
+{
+	unsigned ebits = (unsigned)f->exp_bits, mbits = (unsigned)f->man_bits;
+	unsigned sign = (y >> 31) << (ebits + mbits);
+	if (fpref_format_has_nan(f))
+		return (uint8_t)(((1u << (ebits + mbits)) - 1) | sign);
+	mpfr_t v;
+	mpfr_init2(v, (mpfr_prec_t)(mbits + 1));
+	long field = (long)((y >> 23) & 0xFFu);
+	mpfr_set_ui_2exp(v, (y & 0x7FFFFFu) | 0x800000u, field - 127 - 23, MPFR_RNDN); /* rounds to mbits + 1 bits */
+	long e = (long)mpfr_get_exp(v) - 1; /* v = 1.f 2^e */
+	mpfr_mul_2si(v, v, (long)mbits - e, MPFR_RNDN);
+	long frac = (long)mpfr_get_ui(v, MPFR_RNDN) - (1L << mbits);
+	mpfr_clear(v);
+	long code = ((e + (1L << (ebits - 1)) - 1) << mbits) + frac;
+	return (uint8_t)(((unsigned long)code & 0xFFu) | sign);
+}
+
+/* torchao's code for x in a NaN-amax block (scale FF).  The floor rules
+ * divide by FF read as an FP32 scale, +inf: a number gives a signed zero,
+ * a NaN stays itself, an inf gives x86's invalid-operation NaN 0xFFC00000.
+ * The rceil rules multiply by amax / max, which is the block amax's NaN
+ * 0x7FC00000 (torch.amax on the CPU), and the product is that NaN for
+ * every x, a NaN x included (as torch 2.15 computes it). */
+static uint8_t torch_nan_block_code(struct oracle *o, bool rceil, uint32_t x)
+{
+	bool x_nan = (x & 0x7FFFFFFFu) > 0x7F800000u, x_inf = (x & 0x7FFFFFFFu) == 0x7F800000u;
+	if (rceil)
+		return torch_nan_code(&o->element, 0x7FC00000u);
+	if (x_nan)
+		return torch_nan_code(&o->element, x | 0x00400000u);
+	if (x_inf)
+		return torch_nan_code(&o->element, 0xFFC00000u);
+	return (uint8_t)((x >> 31) << (o->element.exp_bits + o->element.man_bits));
+}
+
 static void quantize_block(struct oracle *o, enum scale_rule rule, enum mx_recipe recipe, enum fpref_rounding rounding,
 			   const uint32_t *x, size_t n, uint8_t *codes, uint8_t *scale)
 {
@@ -256,9 +299,13 @@ static void quantize_block(struct oracle *o, enum scale_rule rule, enum mx_recip
 	if ((nan || inf) && recipe == MX_MODELOPT_FP4) { /* uint8(log2 inf or NaN) is 0; x / inf, NaN: sign(0) */
 		*scale = 0;
 		memset(codes, (int)(1u << (o->element.exp_bits + o->element.man_bits)), n);
-	} else if ((nan || inf) && (recipe == MX_OCP || (nan && recipe == MX_TORCHAO))) {
+	} else if ((nan || inf) && recipe == MX_OCP) {
 		*scale = E8M0_NAN;
 		memset(codes, 0, n);
+	} else if (nan && recipe == MX_TORCHAO) {
+		*scale = E8M0_NAN;
+		for (size_t i = 0; i < n; i++)
+			codes[i] = torch_nan_block_code(o, rceil, x[i]);
 	} else {
 		long s = nan ? SCALE_EXP_MIN : shared_exponent(o, rule, amax);
 		*scale = (uint8_t)(s + E8M0_BIAS);
@@ -643,8 +690,15 @@ static uint32_t scaled(struct nvfp4_oracle *n, enum nv_recipe r, uint8_t sb, uin
 		uint32_t dec = f32_op(o, FPREF_OP_MUL, s, n->S_rcp);
 		return f32_op(o, FPREF_OP_MUL, x, f32_min_max_finite(o, f32_op(o, FPREF_OP_DIV, F32_ONE, dec)));
 	}
-	if (r == NV_TORCHAO || r == NV_TORCHAO_1) /* 0.18: x * ((1 / D) / s) */
-		return f32_op(o, FPREF_OP_MUL, x, f32_op(o, FPREF_OP_DIV, f32_op(o, FPREF_OP_DIV, F32_ONE, n->T), s));
+	if ((r == NV_TORCHAO || r == NV_TORCHAO_1) && (sb & 0x7Fu) == 0x7Fu) {
+		/* A NaN scale, read by torch's cast as 0x7FF00000 with the code's
+		 * sign; the factor's NaN is x86's, and x times it is that NaN for
+		 * every x (as torch 2.15 computes it on the CPU). */
+		uint32_t s_nan = ((uint32_t)(sb >> 7) << 31) | 0x7FF00000u;
+		return nan_x86(n, r, FPREF_OP_DIV, nan_x86(n, r, FPREF_OP_DIV, F32_ONE, n->T), s_nan);
+	}
+	if (r == NV_TORCHAO || r == NV_TORCHAO_1) /* 0.18: x * ((1 / D) / s); 0 * inf is x86's NaN */
+		return nan_x86(n, r, FPREF_OP_MUL, x, f32_op(o, FPREF_OP_DIV, f32_op(o, FPREF_OP_DIV, F32_ONE, n->T), s));
 	if (r == NV_TORCHAO_OLD || nv_modelopt(r))
 		return f32_op(o, FPREF_OP_DIV, x, f32_op(o, FPREF_OP_MUL, n->T, s));
 	f32_value(o, s, o->a);
@@ -661,6 +715,8 @@ static uint8_t e2m1_code(struct nvfp4_oracle *n, enum nv_recipe r, uint32_t y, c
 	if (nv_modelopt(r) && y == 0x80000000u) /* sign bit from (x < 0): -0 is +0 */
 		return 0;
 	f32_value(o, y, o->a);
+	if (mpfr_nan_p(o->a) && (r == NV_TORCHAO || r == NV_TORCHAO_1))
+		return torch_nan_code(&o->e2m1, y); /* torchao's cast of the NaN's bits */
 	if (mpfr_nan_p(o->a))
 		return 0x7; /* satfinite: a NaN is +6 */
 	return (uint8_t)round_exact(o, o->a, &o->e2m1, env, random);

@@ -298,6 +298,57 @@ START_TEST(x86_nan_signs)
 }
 END_TEST
 
+/* torchao 0.18's codes where its element factor fl(fl(1/D) / s_b) or the
+ * product is NaN, worked by hand and given byte for byte by torchao itself
+ * (torch 2.15 on the CPU).  Every element of such a block becomes the
+ * factor's NaN (x * NaN is the factor's NaN, a NaN x included); 0 * inf is
+ * x86's default NaN 0xFFC00000.  torch reads an E4M3 NaN scale as
+ * 0x7FF00000 with its sign.  torchao's FP4 cast rounds a NaN's bit pattern
+ * as a number 2^128 (1.f): 0x7FC00000 is 1.1b, code (129 << 1) + 1 = 0x103,
+ * kept 3; 0x7FF00000 and 0xFFFFFFFF round up to 2 * 2^128, (130 << 1) =
+ * 0x104, kept 4; a negative NaN adds the sign: B, C.
+ * - 48 elements, a NaN in block 0 (torch_nan_lanes' x with 2 in blocks 1
+ *   and 2), two levels: D = 0xFFFFFFFF (torch.max), 1/D passes it on: every
+ *   code C.  With torch_bf16, D = 0x7FC00000: every code 3.  One level: block
+ *   0's scale 7F reads 0x7FF00000, 1 / it: code 4.
+ * - 32 zeros, two levels: D = 0, 0 / 0 is 0xFFC00000, scales FF (0xFFF00000):
+ *   inf / it is it, code C.
+ * - {0x10, 0, -0, 0x1, 0 x 12} and 16 zeros, two levels: D = 0 (2^-145 /
+ *   2688 underflows); block 0's scale clamps inf to 448 (7E), 1/D / 448 is
+ *   inf: 0x10 and 0x1 give inf, 6 (7); 0 and -0 give 0 * inf, 0xFFC00000
+ *   (B).  Block 1 as the zeros above (C). */
+START_TEST(torchao_nan_codes)
+{
+	uint32_t x[48], T;
+	uint8_t c[48], s[3];
+	for (int i = 0; i < 48; i++)
+		x[i] = 0x40000000u;
+	x[0] = F32_NAN;
+	x[1] = 0xBF800000u;
+	static const struct { bool two, bf16; uint8_t s0, code0; } nan_cases[] = {
+		{ true, false, 0x7F, 0xC }, { true, true, 0x7F, 0x3 }, { false, false, 0x7F, 0x4 }, { false, true, 0x7F, 0x4 },
+	};
+	for (size_t k = 0; k < sizeof nan_cases / sizeof nan_cases[0]; k++) {
+		struct fpref_nvfp4_params p = { .recipe = nan_cases[k].two ? TA : FPREF_NVFP4_TORCHAO_1LEVEL,
+						.torch_bf16 = nan_cases[k].bf16 };
+		quantize(&p, x, 48, c, s, &T);
+		ck_assert_uint_eq(s[0], nan_cases[k].s0);
+		for (int i = 0; i < (nan_cases[k].two ? 48 : 16); i++)
+			ck_assert_msg(c[i] == nan_cases[k].code0, "case %zu element %d: 0x%X", k, i, c[i]);
+	}
+	struct fpref_nvfp4_params p = { .recipe = TA };
+	uint32_t z[32] = { 0 }, sub[32] = { 0x10u, 0, 0x80000000u, 0x1u };
+	quantize(&p, z, 32, c, s, &T);
+	ck_assert(s[0] == 0xFF && s[1] == 0xFF);
+	for (int i = 0; i < 32; i++)
+		ck_assert_uint_eq(c[i], 0xC);
+	quantize(&p, sub, 32, c, s, &T);
+	ck_assert(s[0] == 0x7E && s[1] == 0xFF);
+	for (int i = 0; i < 32; i++)
+		ck_assert_msg(c[i] == (i >= 16 ? 0xC : i == 0 || i == 3 ? 0x7 : 0xB), "sub %d: 0x%X", i, c[i]);
+}
+END_TEST
+
 /* torch's NaN as the lanes and the dtype make it (docs/scaling-mx.md, "NaN
  * patterns"), on 1 x 272 (17 blocks) of 1.0 with a NaN at elements 3 (block
  * 0) and 259 (block 16):
@@ -584,6 +635,7 @@ int main(void)
 	tcase_add_test(ex, zero_tensor_and_nan);
 	tcase_add_test(ex, x86_nan_signs);
 	tcase_add_test(ex, torch_nan_lanes);
+	tcase_add_test(ex, torchao_nan_codes);
 	tcase_add_test(ex, torchao_element_step);
 	tcase_add_test(ex, modelopt_scale_floor);
 	tcase_add_test(ex, four_over_six_choice);

@@ -535,13 +535,67 @@ START_TEST(example_library_recipes)
 	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_OCP, inf, 0xFF, 0x00, 0x00);
 	uint32_t nan[32] = { 0x7FC00000u, F32_ONE };
 	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_RCEIL_LOG2, FPREF_MX_MODELOPT, nan, 0x00, 0x7F, 0x7E);
-	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_TORCHAO, nan, 0xFF, 0x00, 0x00);
+	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_TORCHAO, nan, 0xFF, 0x7F, 0x00);
 	uint32_t m3[32] = { 0x6A600001u };
 	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_RCEIL_LOG2, FPREF_MX_TORCHAO, m3, 0xCC, 0x7E, 0x00);
 	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_NV_CEIL, FPREF_MX_TORCHAO, m3, 0xCD, 0x76, 0x00);
 	uint32_t c300[32] = { 0x43960000u /* 300 */ };
 	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_CEIL, FPREF_MX_TORCHAO, c300, 0x80, 0x71, 0x00);
 	mx_expect("float8_e4m3fn", FPREF_MX_SCALE_CEIL, FPREF_MX_OCP, c300, 0x80, 0x71, 0x00);
+}
+END_TEST
+
+/* torchao 0.18's codes in a block whose amax is NaN (scale FF), for x =
+ * {+qNaN, -qNaN, 0x7FC10001, 0xFFC10001, 1, -1, inf, -inf, 0, -0,
+ * 0xFFFF0000 (the NaN torch's BF16 cast writes), 2...}, worked by hand:
+ * - Floor rules divide by FF read as FP32, +inf: numbers give signed zeros
+ *   (00, the sign bit), a NaN passes on itself, inf / inf is 0xFFC00000.
+ *   RCEIL multiplies by amax / max, the NaN 0x7FC00000, and every product
+ *   is that NaN.
+ * - FP8 casts write 7F with the NaN's sign (E4M3 and E5M2 alike).
+ * - FP6/FP4: the NaN's bits rounded as a normal number.  E2M1, 0x7FC00000:
+ *   2^128 * 1.5 has one fraction bit, 1; exponent 128 + bias 1 = 129; (129
+ *   << 1) + 1 = 0x103, low byte 03.  E2M3: 1.5 = 1.100b, (129 << 3) + 4 =
+ *   0x40C: 0C.  E3M2 (bias 3): (131 << 2) + 2 = 0x20E: 0E.  0xFFFF0000:
+ *   1.11111111b rounds up to 2, exponent 129: E2M1 (130 << 1) = 0x104: 04,
+ *   with the sign 0C; E2M3 (130 << 3) = 0x410 and E3M2 (132 << 2) = 0x210:
+ *   10, with the sign 30.
+ * torchao itself gave these bytes (torch 2.15 CPU, to_mx, FP32 and BF16). */
+START_TEST(example_torchao_nan_blocks)
+{
+	static const uint32_t x[32] = { 0x7FC00000u, 0xFFC00000u, 0x7FC10001u, 0xFFC10001u, F32_ONE, 0xBF800000u,
+					0x7F800000u, 0xFF800000u, 0, 0x80000000u, 0xFFFF0000u, 0x40000000u };
+	static const struct {
+		const char *element;
+		uint8_t floor[12], rceil;
+	} want[] = {
+		{ "float8_e4m3fn", { 0x7F, 0xFF, 0x7F, 0xFF, 0, 0x80, 0xFF, 0xFF, 0, 0x80, 0xFF, 0 }, 0x7F },
+		{ "float8_e5m2", { 0x7F, 0xFF, 0x7F, 0xFF, 0, 0x80, 0xFF, 0xFF, 0, 0x80, 0xFF, 0 }, 0x7F },
+		{ "float6_e2m3fn", { 0x0C, 0x2C, 0x0C, 0x2C, 0, 0x20, 0x2C, 0x2C, 0, 0x20, 0x30, 0 }, 0x0C },
+		{ "float6_e3m2fn", { 0x0E, 0x2E, 0x0E, 0x2E, 0, 0x20, 0x2E, 0x2E, 0, 0x20, 0x30, 0 }, 0x0E },
+		{ "float4_e2m1fn", { 0x3, 0xB, 0x3, 0xB, 0, 0x8, 0xB, 0xB, 0, 0x8, 0xC, 0 }, 0x3 },
+	};
+	static const enum fpref_mx_scale_rule rules[] = { FPREF_MX_SCALE_OCP_FLOOR, FPREF_MX_SCALE_RNE, FPREF_MX_SCALE_CEIL,
+							  FPREF_MX_SCALE_RCEIL_LOG2, FPREF_MX_SCALE_NV_CEIL };
+	for (size_t e = 0; e < sizeof want / sizeof want[0]; e++)
+		for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+			struct fpref_mx_params p = { want[e].element, rules[r], FPREF_RNE, FPREF_MX_TORCHAO };
+			bool rceil = rules[r] == FPREF_MX_SCALE_RCEIL_LOG2 || rules[r] == FPREF_MX_SCALE_NV_CEIL;
+			uint8_t c[32], s;
+			char err[256];
+			ck_assert_msg(fpref_emu_mx_quantize(&p, x, 1, 32, c, &s, err, sizeof err) == 0, "%s", err);
+			ck_assert_uint_eq(s, 0xFF);
+			for (int i = 0; i < 32; i++) {
+				uint8_t w = rceil ? want[e].rceil : i < 12 ? want[e].floor[i] : 0;
+				ck_assert_msg(c[i] == w, "%s %s x[%d]: code 0x%02X, torchao 0x%02X", want[e].element,
+					      fpref_emu_mx_scale_rule_name(rules[r]), i, c[i], w);
+			}
+			check_mx_case(&p, x, 1, 32, "torchao NaN block");
+			p.recipe = FPREF_MX_OCP; /* OCP leaves the codes zero */
+			ck_assert_msg(fpref_emu_mx_quantize(&p, x, 1, 32, c, &s, err, sizeof err) == 0, "%s", err);
+			for (int i = 0; i < 32; i++)
+				ck_assert_uint_eq(c[i], 0);
+		}
 }
 END_TEST
 
@@ -657,6 +711,7 @@ int main(void)
 	tcase_add_test(ex, bad_parameters);
 	tcase_add_test(ex, example_library_recipes);
 	tcase_add_test(ex, example_modelopt_mxfp4);
+	tcase_add_test(ex, example_torchao_nan_blocks);
 	tcase_add_test(ex, mx_recipe_refusals);
 	suite_add_tcase(s, ex);
 	return test_run(s);

@@ -526,6 +526,21 @@ mxr 'M2 rceil-log2 --recipe modelopt: FE, codes 7E 00' fe7e00 2 --scheme mxfp8 -
 	--in "$tmp/m2.npy"
 grep -q '^rule rceil-log2  element_rounding rne  recipe modelopt$' "$tmp/out" && ok 'MX --recipe modelopt: printed' ||
 	not_ok 'MX --recipe modelopt: printed' "$(cat "$tmp/out")"
+# torchao's codes in a NaN block (worked in tests/check_scale_mx.c,
+# example_torchao_nan_blocks): {0xFFFF0000, 1, -1, 0...} keeps its NaN's
+# payload from the file; floor rules divide by +inf, FP4's cast of the NaN's
+# bits gives 4 with the sign (0C), 1 and -1 give 00 and 08; RCEIL multiplies
+# every element by the amax NaN 0x7FC00000 (03); E2M3 gives 30 (0x10 | sign).
+blk32 "$tmp/nanpay.npy" FFFF0000 3F800000 BF800000
+mxr 'NaN block, mxfp4 --recipe torchao: FF, codes 0C 00 08' ff0c0008 3 --scheme mxfp4 --recipe torchao \
+	--in-file "$tmp/nanpay.npy"
+mxr 'NaN block, mxfp4 --recipe torchao rceil-log2: FF, codes 03 03 03' ff030303 3 --scheme mxfp4 --recipe torchao \
+	--rule rceil-log2 --in-file "$tmp/nanpay.npy"
+mxr 'NaN block, mxfp6 --recipe torchao: FF, codes 30 00 20' ff300020 3 --scheme mxfp6 --recipe torchao \
+	--in-file "$tmp/nanpay.npy"
+mxr 'NaN block, mxfp8 --recipe torchao: FF, codes FF 00 80' ffff0080 3 --scheme mxfp8 --recipe torchao \
+	--in-file "$tmp/nanpay.npy"
+mxr 'NaN block, mxfp4 (ocp): FF, zero codes' ff000000 3 --scheme mxfp4 --in-file "$tmp/nanpay.npy"
 blk32 "$tmp/m3.npy" 6A600001
 for r in ocp torchao modelopt; do
 	mxr "M3 rceil-log2 --recipe $r: CC, code 7E" cc7e 1 --scheme mxfp8 --recipe $r --rule rceil-log2 --in "$tmp/m3.npy"

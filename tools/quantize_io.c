@@ -13,13 +13,16 @@ static int widen(const char *path, const struct fpref_npy *a, const struct fpref
 	cli_parse_format(cli_cmd_quantize.name, "float32", &f32);
 	bool same = fpref_format_is(from, FPREF_FORMAT_FLOAT32) && a->item_bytes == sizeof *x &&
 		    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__; /* the items are little-endian */
-	if (same) /* float32 already: the items as they are, each NaN through the conversion below */
+	if (same) { /* float32 already: the items as they are, a NaN's payload too (torchao's codes depend on it) */
 		memcpy(x, a->data, a->count * sizeof *x);
+		return 0;
+	}
+	struct fpref_env widening; /* a NaN widens as torch's .float() widens it: its bits shifted, not made canonical */
+	fpref_env_default(&widening);
+	widening.nan_style = FPREF_NAN_KEEP_BITS;
 	for (size_t i = 0; i < a->count; i++) {
-		if (same && (x[i] & 0x7FFFFFFFu) <= 0x7F800000u)
-			continue;
 		uint64_t item = fpref_npy_item(a, i), out = item;
-		if (cli_convert_values(from, &out, 1, &f32, NULL) != 0) {
+		if (cli_convert_values(from, &out, 1, &f32, &widening) != 0) {
 			cli_fail(cli_cmd_quantize.name, "%s: element %zu (%s 0x%016llX) is not exactly a float32; the recipes "
 				 "quantise float32, and rounding it here first would round twice: convert the tensor to "
 				 "float32 yourself", path, i, from->name, (unsigned long long)item);

@@ -42,12 +42,17 @@ CASES += [("mxfp8", {"recipe": "torchao", "format": "e5m2", "rule": "ceil"}),
           ("mxfp8", {"rule": "ceil"}), ("mxfp8", {"rule": "rceil-log2"})]
 CASES += [("nvfp4", {"recipe": r}) for r in ("te", "torchao", "torchao-1level", "modelopt", "torchao-02a1bc44",
                                               "modelopt-0ad6e5f0")]
+# scale_layout (--scale-layout) and torch_dtype (--torch-dtype)
+CASES += [("mxfp8", {"recipe": "torchao", "scale_layout": "swizzled"}), ("mxfp4", {"scale_layout": "swizzled"}),
+          ("mxint8", {"scale_layout": "linear"}), ("nvfp4", {"recipe": "modelopt", "scale_layout": "swizzled"}),
+          ("nvfp4", {"scale_layout": "swizzled"}), ("nvfp4", {"recipe": "torchao", "torch_dtype": "bf16"}),
+          ("nvfp4", {"recipe": "modelopt", "torch_dtype": "fp32", "scale_layout": "linear"})]
 
 
-def _npy_outputs(tmp_path, scheme, kw):
-    np.save(tmp_path / "x.npy", X)
+def _npy_outputs(tmp_path, scheme, kw, x=None):
+    np.save(tmp_path / "x.npy", X if x is None else x)
     out = {n: str(tmp_path / f"{n}.npy") for n in ("codes", "scales", "dequant", "tensor")}
-    args = ["quantize", "--scheme", scheme, "--in", str(tmp_path / "x.npy"), "--codes", out["codes"], "--scales",
+    args = ["quantize", "--scheme", scheme, "--in-file", str(tmp_path / "x.npy"), "--codes", out["codes"], "--scales",
             out["scales"], "--dequant", out["dequant"]]
     for k, v in kw.items():
         if v is True:  # two_d, sr: flags
@@ -157,6 +162,13 @@ def test_nvfp4_recipes_by_hand(x, recipe, scales, codes, tensor_scale):
     ("tensor", {"recipe": "torchao"}, "recipe belongs to"),
     ("tile128", {"recipe": "ocp"}, "'deepseek' or 'te'"),
     ("tile128", {"recipe": "torchao-1level"}, "'deepseek' or 'te'"),
+    ("mxfp8", {"scale_layout": "blocked"}, "scale_layout must be"),
+    ("tensor", {"scale_layout": "swizzled"}, "scale_layout belongs"),
+    ("nvfp4", {"scale_layout": "swizzled", "two_d": True}, "not with two_d"),
+    ("mxfp8", {"torch_dtype": "bf16"}, "torch_dtype belongs to scheme nvfp4"),
+    ("nvfp4", {"torch_dtype": "bf16"}, "torch_dtype belongs to recipe"),
+    ("nvfp4", {"recipe": "torchao", "torch_dtype": "fp16"}, "torch_dtype must be"),
+    ("nvfp4", {"recipe": "te", "torch_dtype": "bf16"}, "torch's NaN"),
 ])
 def test_recipe_refusals_as_the_cli(cli, tmp_path, scheme, kw, match):
     """What the command refuses (exit 2), the binding refuses too."""
@@ -178,3 +190,50 @@ def test_recipe_names_read_as_the_cli_reads_them(cli, cli_json, tmp_path):
     assert subprocess.run([CLI] + args, capture_output=True, text=True).returncode == 2
     with pytest.raises(ValueError, match="recipe is a name"):
         fpref.quantize(X, "mxfp8", recipe=3)
+
+
+def test_torch_dtype_as_the_cli(cli, tmp_path):
+    """torch_dtype reaches the library as --torch-dtype does: on 4 x 96 with a
+    NaN in block 0, ModelOpt's FP32 block amax there is AVX-512's all-ones NaN
+    (scale FF), its BF16 one 0x7FC0 (7F); docs/scaling-mx.md, "NaN patterns"."""
+    x = X.copy()
+    x[0, 3] = np.nan
+    for dtype, want in (("fp32", 0xFF), ("bf16", 0x7F)):
+        args, out = _npy_outputs(tmp_path, "nvfp4", {"recipe": "modelopt", "torch_dtype": dtype}, x)
+        assert subprocess.run([CLI] + args, capture_output=True, text=True).returncode == 0
+        q = fpref.quantize(x, "nvfp4", recipe="modelopt", torch_dtype=dtype)
+        assert q.scales[0, 0] == want
+        for got, name in ((q.codes, "codes"), (q.scales, "scales"), (q.dequant, "dequant")):
+            assert got.tobytes() == np.load(out[name]).tobytes(), (dtype, name)
+
+
+def test_scale_layout_by_hand():
+    """Worked as tests/quantize.sh works it: 34 rows of 32, row r = {2^r, 0...}:
+    E4M3 ocp-floor scales 0x77 + r, padded to 128 x 4; row r at byte 16 (r mod
+    32) + 4 (r div 32), the rest zero."""
+    x = np.zeros((34, 32), np.float32)
+    x[:, 0] = np.exp2(np.arange(34, dtype=np.float32))
+    q = fpref.quantize(x, "mxfp8", scale_layout="swizzled")
+    assert q.scales.shape == (128, 4)
+    flat = q.scales.reshape(-1)
+    want = np.zeros(512, np.uint8)
+    for r in range(34):
+        want[16 * (r % 32) + 4 * (r // 32)] = 0x77 + r
+    assert flat.tobytes() == want.tobytes()
+    linear = fpref.quantize(x, "mxfp8")
+    assert linear.codes.tobytes() == q.codes.tobytes() and linear.report == q.report
+
+
+def test_half_nan_payload_as_the_cli(cli, tmp_path):
+    """A float16 NaN widens with its bits, as torch's .float() and the command
+    widen it: 0xFF01 is 0xFFE02000, whose bits torchao's FP4 cast rounds to
+    (130 << 1) = 0x104, kept 4, with the sign 0C (the canonical 0xFFC00000
+    would give 0B); 1.0 and -1.0 under the scale FF give 00 and 08."""
+    x = np.zeros((1, 32), np.uint16)
+    x[0, :3] = [0xFF01, 0x3C00, 0xBC00]
+    x = x.view(np.float16)
+    q = fpref.quantize(x, "mxfp4", recipe="torchao")
+    assert q.scales[0, 0] == 0xFF and q.codes[0, :3].tolist() == [0x0C, 0x00, 0x08]
+    args, out = _npy_outputs(tmp_path, "mxfp4", {"recipe": "torchao"}, x)
+    assert subprocess.run([CLI] + args, capture_output=True, text=True).returncode == 0
+    assert np.load(out["codes"]).tobytes() == q.codes.tobytes()

@@ -6,6 +6,7 @@
 
 #include "fpref_emu_quant_report.h"
 #include "fpref_emu_scale.h"
+#include "fpref_emu_scale_layout.h"
 
 /* ---- quantize ---- */
 
@@ -51,8 +52,9 @@ static PyObject *bytes_of(const void *data, size_t n)
 /* quantize(scheme, element, x, steps, rows, cols, nscales, scale_bytes,
  * pow2, te, eps|None, history, algo, margin, amax_nan, rule, element_rounding,
  * two_d, sr, seed, nvfp4_recipe, four_over_six, scale_bound, rht, rht_fp32, sr_bits,
- * mx_recipe) -> dict: the scheme's codes, dequantised FP32, scales
- * (bytearrays), its facts, the step records (delayed) and the report
+ * mx_recipe, torch_bf16, swizzled) -> dict: the scheme's codes, dequantised
+ * FP32, scales (bytearrays; swizzled: in cuBLAS's blocked layout,
+ * fpref_emu_scale_swizzle, with their 2-D "swizzled_shape"), its facts, the step records (delayed) and the report
  * (fpref_emu_quant_report_compute), all from one call of the library,
  * fpref_emu_quantize.  x: FP32 patterns; rows x cols the tensor as the
  * block schemes see it, steps its first axis (delayed); nscales and
@@ -67,13 +69,13 @@ PyObject *py_quantize(PyObject *self, PyObject *args)
 	const char *four_over_six, *sr_bits, *mx_recipe_name;
 	Py_buffer x;
 	Py_ssize_t steps, rows, cols, nscales, scale_bytes, history, margin, scale_bound, rht;
-	int pow2, te, two_d, sr, rht_fp32;
+	int pow2, te, two_d, sr, rht_fp32, torch_bf16, swizzled;
 	PyObject *eps_obj;
 	unsigned long long seed;
-	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppKssnnpzs", &scheme_name, &element_name, &x, &steps, &rows, &cols,
+	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppKssnnpzspp", &scheme_name, &element_name, &x, &steps, &rows, &cols,
 			      &nscales, &scale_bytes, &pow2, &te, &eps_obj, &history, &algo_name, &margin, &amax_nan_name,
 			      &rule_name, &er_name, &two_d, &sr, &seed, &nv_recipe_name, &four_over_six, &scale_bound, &rht,
-			      &rht_fp32, &sr_bits, &mx_recipe_name))
+			      &rht_fp32, &sr_bits, &mx_recipe_name, &torch_bf16, &swizzled))
 		return NULL;
 	PyObject *result = NULL, *codes = NULL, *dequant = NULL, *scales = NULL, *amaxes = NULL, *scale_invs = NULL;
 	struct fpref_emu_quantize_request q;
@@ -143,6 +145,7 @@ PyObject *py_quantize(PyObject *self, PyObject *args)
 	q.nvfp4.two_d = two_d != 0;
 	q.nvfp4.stochastic = sr != 0;
 	q.nvfp4.seed = seed;
+	q.nvfp4.torch_bf16 = torch_bf16 != 0;
 	if (*nv_recipe_name && (fpref_emu_nvfp4_recipe_parse(nv_recipe_name, &q.nvfp4.recipe) != 0 ||
 				q.nvfp4.recipe == FPREF_NVFP4_FOUR_OVER_SIX)) {
 		PyErr_Format(PyExc_ValueError,
@@ -192,8 +195,20 @@ PyObject *py_quantize(PyObject *self, PyObject *args)
 			     scheme_name, r.scales_count, r.scales_item_bytes, nscales, scale_bytes);
 		goto done;
 	}
+	size_t swz_rows = 0, swz_cols = 0;
+	if (swizzled) { /* the scales as a rows x cols matrix, cols the last axis, as the command writes them */
+		size_t c = r.scales_shape[r.scales_ndim - 1], rws = c ? r.scales_count / c : 0;
+		void *to;
+		if (fpref_emu_scale_swizzled_shape(rws, c, &swz_rows, &swz_cols) != 0 ||
+		    !(scales = new_bytes(swz_rows * swz_cols, &to))) {
+			if (!PyErr_Occurred())
+				PyErr_NoMemory();
+			goto done;
+		}
+		fpref_emu_scale_swizzle(r.scales, rws, c, to);
+	}
 	if (!(codes = bytes_of(r.codes, count)) || !(dequant = bytes_of(r.dequant, count * 4)) ||
-	    !(scales = bytes_of(r.scales, r.scales_count * r.scales_item_bytes)))
+	    (!scales && !(scales = bytes_of(r.scales, r.scales_count * r.scales_item_bytes))))
 		goto done;
 	PyObject *facts = PyDict_New();
 	for (int i = 0; facts && i < r.nfacts; i++) {
@@ -224,9 +239,10 @@ PyObject *py_quantize(PyObject *self, PyObject *args)
 	}
 	PyObject *report = amaxes && scale_invs && labels ? report_dict(&rep, !int8) : NULL;
 	if (report)
-		result = Py_BuildValue("{s:O,s:O,s:O,s:N,s:O,s:O,s:N,s:k,s:N}", "codes", codes, "dequant", dequant, "scales",
-				       scales, "facts", facts, "step_amax", amaxes, "step_scale_inv", scale_invs, "report",
-				       report, "tensor_scale", (unsigned long)r.tensor_scale, "settings", labels);
+		result = Py_BuildValue("{s:O,s:O,s:O,s:N,s:O,s:O,s:N,s:k,s:N,s:(nn)}", "codes", codes, "dequant", dequant,
+				       "scales", scales, "facts", facts, "step_amax", amaxes, "step_scale_inv", scale_invs,
+				       "report", report, "tensor_scale", (unsigned long)r.tensor_scale, "settings", labels,
+				       "swizzled_shape", (Py_ssize_t)swz_rows, (Py_ssize_t)swz_cols);
 	else {
 		Py_DECREF(facts);
 		Py_XDECREF(labels);

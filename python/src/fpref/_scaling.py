@@ -73,7 +73,7 @@ def _f32_patterns(x: Any) -> np.ndarray:
     if a.dtype.kind == "f" and a.dtype.itemsize == 4 and a.dtype.name == "float32":
         return np.ascontiguousarray(a.astype("<f4", copy=False)).view("<u4").reshape(a.shape)
     if a.dtype.name in ("float16", "bfloat16"):
-        return convert(a, "float32").reshape(a.shape)
+        return _keep_nan_bits(a, convert(a, "float32").reshape(a.shape))
     if a.dtype.name == "float64":
         codes, flags = convert(a, "float32", return_flags=True)
         if np.any(flags & 1):
@@ -82,6 +82,19 @@ def _f32_patterns(x: Any) -> np.ndarray:
                              "round it first (x.astype(np.float32)) if that is meant")
         return codes.reshape(a.shape)
     raise TypeError(f"quantize takes float16, bfloat16, float32 or float64 values, not {a.dtype}")
+
+
+def _keep_nan_bits(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """A float16/bfloat16 NaN widened as the command widens it (and torch's
+    .float()): its sign and fraction bits shifted into FP32's, not the
+    canonical NaN that convert gives."""
+    src = a.view(np.uint16).astype(np.uint32)
+    m = 10 if a.dtype.name == "float16" else 7
+    nan = (src & 0x7FFF) > (0x7C00 if m == 10 else 0x7F80)
+    if nan.any():
+        out = out.copy()
+        out[nan] = ((src[nan] & 0x8000) << 16) | 0x7F800000 | ((src[nan] & ((1 << m) - 1)) << (23 - m))
+    return out
 
 
 def _eps_bits(eps: Union[str, float]) -> int:
@@ -103,7 +116,8 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
              nan: str = "keep", rule: Optional[str] = None, element_rounding: Optional[str] = None,
              two_d: bool = False, sr: bool = False, seed: Optional[int] = None,
              four_over_six: Optional[str] = None, scale_bound: Optional[int] = None,
-             rht: Union[str, int, None] = None, rht_fp32: bool = False, sr_bits: Optional[str] = None) -> Quantized:
+             rht: Union[str, int, None] = None, rht_fp32: bool = False, sr_bits: Optional[str] = None,
+             scale_layout: Optional[str] = None, torch_dtype: Optional[str] = None) -> Quantized:
     """Quantise x with a scaling scheme, as `fpref quantize --scheme SCHEME`
     does (docs/scaling.md, docs/scaling-mx.md): the codes, the scales, the
     dequantised values and the report, in a Quantized.
@@ -132,7 +146,15 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
     negating element i of each 16), rht_fp32 (the transform's output kept
     in FP32, not rounded to BF16), sr_bits ("philox=SEED[:OFFSET[:THREAD[:
     ROUNDS]]]" with sr=True: Transformer Engine's Philox stream, element i
-    rounding as value i of convert(..., round="te-nvfp4", sr_bits=...)).
+    rounding as value i of convert(..., round="te-nvfp4", sr_bits=...)),
+    torch_dtype ("fp32", the default, or "bf16": the dtype torch held x in,
+    which decides the NaN its reductions return; nvfp4 with recipe
+    "torchao", "torchao-1level" or "modelopt"; --torch-dtype).  The MX
+    schemes' and nvfp4's scale_layout ("linear", the default, or "swizzled":
+    the scales in cuBLAS's blocked 128x4 layout as torchao and ModelOpt
+    swizzle them, shape (128 ceil(rows/128), 4 ceil(cols/4)) of the linear
+    scales' rows x cols; not with two_d; --scale-layout) changes only
+    Quantized.scales.
     An option the scheme does not take is a ValueError, as on the command
     line.
 
@@ -146,6 +168,7 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
     _check_quantize_options(scheme, family, pow2, recipe, eps, margin, history, amax_algo, amax_nan, nan, rule,
                             element_rounding, two_d, sr, seed)
     rht_mask = _check_nvfp4_options(family, recipe, sr, seed, four_over_six, scale_bound, rht, rht_fp32, sr_bits)
+    swizzled, torch_bf16 = _check_layout_dtype(scheme, family, recipe, two_d, scale_layout, torch_dtype)
     bits = _f32_patterns(x)
     if bits.ndim < 1 or bits.size == 0:
         raise ValueError(f"quantize: x must have at least one dimension and one element, not shape {bits.shape}")
@@ -193,8 +216,11 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
                         amax_algo or "", 0 if margin is None else margin, amax_nan or "", rule or "",
                         element_rounding or "", bool(two_d), bool(sr), 0 if seed is None else seed,
                         (recipe or "") if family == "nvfp4" else "", four_over_six or "", scale_bound or 0,
-                        rht_mask, bool(rht_fp32), sr_bits, (recipe or "") if family == "mx" else "")
+                        rht_mask, bool(rht_fp32), sr_bits, (recipe or "") if family == "mx" else "", torch_bf16,
+                        swizzled)
     f32 = np.dtype("<f4")
+    if swizzled:
+        scales_shape = tuple(d["swizzled_shape"])
     scales = np.frombuffer(d["scales"], dtype=f32 if scale_bytes == 4 else np.uint8).reshape(scales_shape)
     settings: Dict[str, Union[str, int]] = d["settings"]  # the command's labels, from the library
     delayed = scheme == "delayed"
@@ -209,6 +235,29 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
         step_amax=np.array(d["step_amax"], dtype=np.uint32).view(np.float32) if delayed else None,
         step_scale_inv=np.array(d["step_scale_inv"], dtype=np.uint32).view(np.float32) if delayed else None,
         report=d["report"])
+
+
+def _check_layout_dtype(scheme, family, recipe, two_d, scale_layout, torch_dtype) -> tuple:
+    """The rules of --scale-layout and --torch-dtype (tools/cmd_quantize.c):
+    (swizzled, torch_bf16).  Which nvfp4 recipe takes torch_dtype="bf16" is
+    the library's check."""
+    def no(what: str) -> None:
+        raise ValueError(f"quantize: {what}")
+
+    if scale_layout is not None and scale_layout not in ("linear", "swizzled"):
+        no(f"scale_layout must be 'linear' or 'swizzled', not {scale_layout!r}")
+    if scale_layout is not None and family == "fp8":
+        no(f"scale_layout belongs to the MX schemes and nvfp4, not {scheme}")
+    if scale_layout == "swizzled" and two_d:
+        no("scale_layout='swizzled' is cuBLAS's layout of 1-D block scales: not with two_d")
+    dtypes = {"fp32": False, "float32": False, "bf16": True, "bfloat16": True}
+    if torch_dtype is not None and (not isinstance(torch_dtype, str) or torch_dtype not in dtypes):
+        no(f"torch_dtype must be 'fp32' or 'bf16' (float32, bfloat16), not {torch_dtype!r}")
+    if torch_dtype is not None and family != "nvfp4":
+        no(f"torch_dtype belongs to scheme nvfp4, not {scheme}")
+    if torch_dtype is not None and recipe is None:
+        no("torch_dtype belongs to recipe 'torchao', 'torchao-1level' and 'modelopt'")
+    return scale_layout == "swizzled", torch_dtype is not None and dtypes[torch_dtype]
 
 
 def _check_nvfp4_options(family, recipe, sr, seed, four_over_six, scale_bound, rht, rht_fp32, sr_bits) -> int:
