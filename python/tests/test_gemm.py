@@ -293,14 +293,14 @@ def test_ml_dtypes_of_two_formats():
     B = np.array([[3.0]], ml_dtypes.float8_e4m3fn)
     D = fpref.gemm(A, B, model="h100-wgmma", in_format=("e5m2", "e4m3"))
     assert fpref.decode(D, "f32").tolist() == [[3.0]]
-    # an E5M2 B where inp says E4M3: the error names inp, the caller's argument, never frm
+    # an E5M2 B where in_format says E4M3: the error names in_format, the caller's argument, never from_
     Bwrong = np.array([[4.0]], ml_dtypes.float8_e5m2)
     for call in (lambda: fpref.gemm(A.astype(ml_dtypes.float8_e4m3fn), Bwrong, model="h100", in_format="e4m3"),
                  lambda: fpref.gemm(A, Bwrong, model="h100", in_format=("e5m2", "e4m3")),
                  lambda: fpref.dot(A[0], Bwrong[:, 0], model="h100", in_format=("e5m2", "e4m3")),
                  lambda: fpref.testing.assert_matches_model(D, A, Bwrong, model="h100", in_format=("e5m2", "e4m3"))):
-        with pytest.raises(ValueError, match=r"^B is float8_e5m2, but inp(\[1\])?='e4m3' \(float8_e4m3fn\)$|"
-                                             r"^b is float8_e5m2, but inp\[1\]='e4m3'") as e:
+        with pytest.raises(ValueError, match=r"^B is float8_e5m2, but in_format(\[1\])?='e4m3' \(float8_e4m3fn\)$|"
+                                             r"^b is float8_e5m2, but in_format\[1\]='e4m3'") as e:
             call()
         assert "from_" not in str(e.value)
 
