@@ -23,7 +23,7 @@ struct num_text {
 
 static struct num_text num(double x, int digits)
 {
-	struct num_text n;
+	struct num_text n = { { 0 } };
 	fpref_golden_num_text(x, digits, n.text, sizeof n.text);
 	return n;
 }

@@ -74,7 +74,7 @@ int fpref_golden_suite_case(struct fpref_golden_job *j, char **w, int n, char *e
 	int status = 0;
 	for (int i = 1; i < n && status == 0 && strcmp(w[i], "|") != 0; i++) {
 		char *eq = strchr(w[i], '=');
-		size_t lo = 2 * K, hi = 2 * K; /* c */
+		size_t lo = 2 * K, hi = lo; /* c */
 		const struct fpref_format *f = &j->out;
 		char name[32];
 		snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - w[i]) : 0, w[i]);

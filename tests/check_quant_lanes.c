@@ -295,7 +295,7 @@ START_TEST(fp8_tensor_against_element_path)
 			ck_assert_msg(a[f] == aw[f], "%s: amax/scale/scale_inv %d 0x%08X, the element path's 0x%08X", how, f,
 				      a[f], aw[f]);
 		same_bytes("FP8", how, c, cw, n, x + first);
-		uint32_t d[4000], dw[4000];
+		uint32_t d[4000], dw[4000] = { 0 };
 		ck_assert_int_eq(fpref_emu_dequantize_scaled(&el, cw, n, aw[2], d, err, sizeof err), 0);
 		for (size_t i = 0; i < n; i++)
 			dw[i] = emu_dequant(&el, cw[i], aw[2]);

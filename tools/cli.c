@@ -840,7 +840,7 @@ FILE *cli_open_input(const char *cmd, const char *path, int *status)
 
 struct cli_json_num cli_text_num(double x, int digits)
 {
-	struct cli_json_num n;
+	struct cli_json_num n = { { 0 } };
 	fpref_golden_num_text(x, digits, n.text, sizeof n.text);
 	return n;
 }
