@@ -7,167 +7,23 @@
 
 #include "fpref_ref_exact.h"
 #include "tc_bound_steps.h"
+#include "up64.h"
 
 /* ---- the block model's bound from decoded operands ----
- * The same recurrence as tc_chain_bound, block by block, with each
- * block's per-product work in integers: over 2^base (the block's least
- * product place) each product and place bound is an integer, below 2^120
- * (else the block runs fpref_ref_bound_tc_block in MPFR: a wide format's block
- * spread over too many binades), and the largest place bound, each
- * min(p, unit) and the sums S and tau come out of integer compares and
- * additions.  The sums are MPFR's: each of fpref_ref_bound_tc_block's additions
- * rounds upward to BOUND_PREC bits, and up64_add below is that addition
- * (the least BOUND_PREC-bit number at or above the exact sum of two
- * nonnegative numbers), taken in the same order, so S and tau are the
- * same numbers bit for bit; tests/check_exact.c holds up64_add against
- * mpfr_add and this bound against fpref_ref_tc_bound_scaled.  The
- * per-block steps (the accumulator's place, the rounding step) stay
- * MPFR's, as in tc_chain_bound. */
-typedef unsigned __int128 u128;
-
-static int bitlen128(u128 v)
-{
-	uint64_t hi = (uint64_t)(v >> 64);
-	return hi ? 128 - __builtin_clzll(hi) : v ? 64 - __builtin_clzll((uint64_t)v) : 0;
-}
-
-static int ctz128(u128 v)
-{
-	uint64_t lo = (uint64_t)v;
-	return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll((uint64_t)(v >> 64));
-}
-
-/* x = v 2^e, exactly: v has at most BOUND_PREC significant bits */
-static void set_u128(mpfr_ptr x, u128 v, long e)
-{
-	if (!v) {
-		mpfr_set_zero(x, 1);
-		return;
-	}
-	int tz = ctz128(v);
-	mpfr_set_uj_2exp(x, (uintmax_t)(v >> tz), e + tz, MPFR_RNDN);
-}
-
-/* A nonnegative BOUND_PREC-bit number m 2^e (m < 2^64, not normalised:
- * a sum of integers on one place stays on it, in one 64-bit addition). */
-struct up64 {
-	uint64_t m;
-	long e;
-};
-
-/* 256 bits, least significant limb first */
-static void put_bits(uint64_t w[5], u128 v, long at, bool *sticky)
-{
-	if (at < 0) { /* the bits below the window: only sticky */
-		if (at <= -128) {
-			*sticky = *sticky || v;
-			return;
-		}
-		*sticky = *sticky || (v & (((u128)1 << -at) - 1));
-		v >>= -at;
-		at = 0;
-	}
-	for (int part = 0; part < 2; part++, at += 64) {
-		uint64_t x = (uint64_t)(part ? v >> 64 : v);
-		int limb = (int)(at / 64), off = (int)(at % 64);
-		u128 add = (u128)x << off;
-		for (int i = limb; add && i < 5; i++) {
-			u128 sum = (u128)w[i] + (uint64_t)add;
-			w[i] = (uint64_t)sum;
-			add = (add >> 64) + (sum >> 64);
-		}
-	}
-}
-
-/* up64_add beyond its first cases: the 128-bit sum, or the wide window. */
-static void up64_add_wide(struct up64 *x, u128 v, long ev)
-{
-	long d = ev - x->e;
-	int bits = bitlen128(v);
-	if (x->m && ((d >= 0 && d + bits <= 127) || (d < 0 && d >= -63 && bits <= 127))) {
-		/* the exact sum in 128 bits at the lower of the two places, then
-		 * its leading 64 bits, one more if any bit below them is set */
-		u128 sum = d >= 0 ? (u128)x->m + (v << d) : ((u128)x->m << -d) + v;
-		long e = d >= 0 ? x->e : ev;
-		int over = bitlen128(sum) - 64;
-		if (over > 0) {
-			bool dropped = (sum & (((u128)1 << over) - 1)) != 0;
-			sum >>= over;
-			e += over;
-			if (dropped && ++sum >> 64) {
-				sum >>= 1;
-				e++;
-			}
-		}
-		x->m = (uint64_t)sum;
-		x->e = e;
-		return;
-	}
-	long top_v = ev + bits, top_x = x->m ? x->e + 64 - __builtin_clzll(x->m) : top_v;
-	long T = top_v > top_x ? top_v : top_x, w0 = T - 250; /* the larger operand lies whole in [w0, T) */
-	uint64_t w[5] = { 0, 0, 0, 0, 0 };
-	bool sticky = false;
-	if (x->m)
-		put_bits(w, x->m, x->e - w0, &sticky);
-	put_bits(w, v, ev - w0, &sticky);
-	int top = 4;
-	while (!w[top])
-		top--;
-	int t = top * 64 + 63 - __builtin_clzll(w[top]); /* the leading bit */
-	int lo = t - 63;                                 /* the last kept bit */
-	int limb = lo / 64, off = lo % 64;
-	uint64_t m = w[limb] >> off | (off ? w[limb + 1] << (64 - off) : 0); /* bits lo .. t */
-	for (int i = 0; i < lo / 64; i++)
-		sticky = sticky || w[i];
-	sticky = sticky || (lo % 64 && (w[lo / 64] & (((uint64_t)1 << (lo % 64)) - 1)));
-	long e = w0 + lo;
-	if (sticky && ++m == 0) {
-		m = (uint64_t)1 << 63;
-		e++;
-	}
-	x->m = m;
-	x->e = e;
-}
-
-/* x += v 2^ev, rounded upward to BOUND_PREC bits (mpfr_add, MPFR_RNDU) */
-static inline void up64_add(struct up64 *x, u128 v, long ev)
-{
-	if (!v)
-		return;
-	if (!x->m && !(v >> 64)) {
-		x->m = (uint64_t)v;
-		x->e = ev;
-		return;
-	}
-	long d = ev - x->e;
-	if (x->m && !(v >> 64) && d >= 0 && d < 64 && !((uint64_t)v >> (63 - d) >> 1)) {
-		/* v on x's places within 64 bits: the sum, and on a carry out the
-		 * one bit that falls off */
-		uint64_t sum;
-		if (!__builtin_add_overflow(x->m, (uint64_t)v << d, &sum)) {
-			x->m = sum;
-			return;
-		}
-		bool dropped = sum & 1;
-		x->m = sum >> 1 | (uint64_t)1 << 63;
-		x->e++;
-		if (dropped && ++x->m == 0) {
-			x->m = (uint64_t)1 << 63;
-			x->e++;
-		}
-		return;
-	}
-	up64_add_wide(x, v, ev);
-}
-
-void fpref_ref_exact_add_up(uint64_t *m, long *e, uint64_t hi, uint64_t lo, long ev)
-{
-	struct up64 x = { *m, *e };
-	up64_add(&x, (u128)hi << 64 | lo, ev);
-	*m = x.m;
-	*e = x.e;
-}
-
+ * The same recurrence as tc_chain_bound, block by block, in integers:
+ * over 2^base (the block's least product place) each product and place
+ * bound is an integer, below 2^120 (else the block runs
+ * fpref_ref_bound_tc_block in MPFR: a wide format's block spread over too
+ * many binades), and every number of the recurrence (the running error
+ * and magnitude, the block's place X, its unit, the sums S and tau) is an
+ * up64 (ref/up64.h): each of MPFR's steps there is an addition rounded
+ * upward to BOUND_PREC bits, a max, a min or a power-of-two scaling of
+ * nonnegative numbers, which up64 takes the same way, in the same order,
+ * so that every number is MPFR's bit for bit.  A sum whose exact value
+ * (and so each partial sum, all multiples of its least term's place)
+ * fits in 64 bits is the exact integer sum, as MPFR's additions, none
+ * rounding, give it; tests/check_exact.c holds up64_add against mpfr_add
+ * and this bound against fpref_ref_tc_bound_scaled. */
 struct decoded_chain {
 	const struct fpref_tc_model *m;
 	const struct fpref_format *output;
@@ -177,12 +33,17 @@ struct decoded_chain {
 	size_t every;
 	struct block_rounding br;
 	long least_a, least_b;
+	struct up64 floor_place; /* 2^floor, 0 without a floor (fpref_ref_bound_floor_place) */
 	mpfr_t tmp[7];
 	mpfr_t *va, *vb, *vw; /* a block's values for fpref_ref_bound_tc_block, made on first need */
 	mpfr_t *wv;           /* the group path: each scale chunk's weight sa sb (NULL: none) */
 };
 
-/* The block [k, k + len), as fpref_ref_bound_tc_block computes it. */
+/* struct running in integers */
+struct up_running {
+	struct up64 err, mag;
+};
+
 /* max(|x|, 2^least) of one operand as sig 2^sh over 2^q, least = q + m */
 static void place_factor(const struct fpref_exact_operand *x, int m, uint64_t *sig, int *sh)
 {
@@ -192,125 +53,157 @@ static void place_factor(const struct fpref_exact_operand *x, int m, uint64_t *s
 	*sh = above ? x->shift : m;
 }
 
-/* |a_i b_i| over 2^(qa + qb + low): below 2^120 once block_places has
- * passed the block. */
-static u128 block_product(const struct decoded_chain *d, size_t i, int low)
-{
-	uint64_t fa = (uint64_t)(d->a[i].sig < 0 ? -d->a[i].sig : d->a[i].sig),
-		 fb = (uint64_t)(d->b[i].sig < 0 ? -d->b[i].sig : d->b[i].sig);
-	return fa && fb ? ((u128)fa * fb) << (d->a[i].shift + d->b[i].shift - low) : 0;
-}
+/* One block's products and places: the least product place (low: a wide
+ * format's operands carry shifts), 2^base that place with the block's
+ * scales, each |a_i b_i| over 2^base in P[i - k] (0 for a zero), their
+ * exact sum and the OR of them, the largest place bound max(|a|,
+ * 2^least_a) max(|b|, 2^least_b) over 2^base, and how many of `parts`
+ * interleaved parts hold a nonzero product: false when a place bound
+ * needs more than 120 bits (the block runs in MPFR). */
+struct block_products {
+	int low;
+	long base;
+	u128 Qmax, sum, any;
+	size_t nonempty;
+	u128 P[FPREF_TC_MAX_BLOCK];
+};
 
-/* The block's least product place (low: a wide format's operands carry
- * shifts), 2^base that place with the block's scales, the largest place
- * bound max(|a|, 2^least_a) max(|b|, 2^least_b) over 2^base, and how many
- * of `parts` interleaved parts hold a nonzero product: false when a place
- * bound needs more than 120 bits (the block runs in MPFR). */
-static bool block_places(const struct decoded_chain *d, size_t k, size_t len, size_t parts, int *low, long *base,
-			 u128 *Qmax, size_t *nonempty)
+static bool block_places(const struct decoded_chain *d, size_t k, size_t len, size_t parts, struct block_products *bp)
 {
 	int ma = (int)(d->least_a - d->xa->q), mb = (int)(d->least_b - d->xb->q);
-	bool used[FPREF_TC_MAX_BLOCK] = { false };
+	const struct fpref_exact_operand *a = d->a + k, *b = d->b + k;
+	long we = d->we ? d->we[k / d->every] : 0;
+	u128 Qmax = 0, sum = 0, any = 0;
+	uint64_t used = 0; /* parts <= FPREF_TC_MAX_BLOCK */
+	size_t part = 0;   /* i % parts, without a division per product */
 	if (d->xa->fixed && d->xb->fixed) { /* no shifts: every bound below 2^84 */
 		uint64_t la = (uint64_t)1 << ma, lb = (uint64_t)1 << mb;
-		*low = 0;
-		*base = (long)d->xa->q + d->xb->q + (d->we ? d->we[k / d->every] : 0);
-		*Qmax = 0;
-		*nonempty = 0;
-		for (size_t i = k; i < k + len; i++) {
-			uint64_t fa = (uint64_t)(d->a[i].sig < 0 ? -d->a[i].sig : d->a[i].sig),
-				 fb = (uint64_t)(d->b[i].sig < 0 ? -d->b[i].sig : d->b[i].sig);
-			if (!fa || !fb)
-				continue;
-			u128 Q = (u128)(fa > la ? fa : la) * (fb > lb ? fb : lb);
-			*Qmax = Q > *Qmax ? Q : *Qmax;
-			*nonempty += !used[(i - k) % parts];
-			used[(i - k) % parts] = true;
+		for (size_t i = 0; i < len; i++) {
+			uint64_t fa = (uint64_t)(a[i].sig < 0 ? -a[i].sig : a[i].sig),
+				 fb = (uint64_t)(b[i].sig < 0 ? -b[i].sig : b[i].sig);
+			u128 P = (u128)fa * fb, Q = (u128)(fa > la ? fa : la) * (fb > lb ? fb : lb);
+			bp->P[i] = P;
+			Q = P ? Q : 0;
+			Qmax = Q > Qmax ? Q : Qmax;
+			sum += P;
+			any |= P;
+			used |= (uint64_t)(P != 0) << part;
+			part = part + 1 == parts ? 0 : part + 1;
 		}
-		return true;
+		bp->low = 0;
+	} else {
+		int low = INT_MAX;
+		for (size_t i = 0; i < len; i++)
+			if (a[i].sig && b[i].sig && a[i].shift + b[i].shift < low)
+				low = a[i].shift + b[i].shift;
+		bp->low = low = low == INT_MAX ? 0 : low;
+		for (size_t i = 0; i < len; i++) {
+			bp->P[i] = 0;
+			size_t this_part = part;
+			part = part + 1 == parts ? 0 : part + 1;
+			if (!a[i].sig || !b[i].sig)
+				continue;
+			uint64_t sa, sb;
+			int ha, hb;
+			place_factor(&a[i], ma, &sa, &ha);
+			place_factor(&b[i], mb, &sb, &hb);
+			u128 Q = (u128)sa * sb;
+			int sh = ha + hb - low;
+			if (up64_bitlen128(Q) + sh > 120)
+				return false;
+			Q <<= sh;
+			Qmax = Q > Qmax ? Q : Qmax;
+			uint64_t fa = (uint64_t)(a[i].sig < 0 ? -a[i].sig : a[i].sig),
+				 fb = (uint64_t)(b[i].sig < 0 ? -b[i].sig : b[i].sig);
+			u128 P = ((u128)fa * fb) << (a[i].shift + b[i].shift - low); /* at most Q */
+			bp->P[i] = P;
+			sum += P;
+			any |= P;
+			used |= (uint64_t)1 << this_part;
+		}
 	}
-	*low = INT_MAX;
-	for (size_t i = k; i < k + len; i++)
-		if (d->a[i].sig && d->b[i].sig && d->a[i].shift + d->b[i].shift < *low)
-			*low = d->a[i].shift + d->b[i].shift;
-	if (*low == INT_MAX)
-		*low = 0;
-	*base = (long)d->xa->q + d->xb->q + (d->we ? d->we[k / d->every] : 0) + *low;
-	*Qmax = 0;
-	*nonempty = 0;
-	for (size_t i = k; i < k + len; i++) {
-		if (!d->a[i].sig || !d->b[i].sig)
-			continue;
-		uint64_t sa, sb;
-		int ha, hb;
-		place_factor(&d->a[i], ma, &sa, &ha);
-		place_factor(&d->b[i], mb, &sb, &hb);
-		u128 Q = (u128)sa * sb;
-		int sh = ha + hb - *low;
-		if (bitlen128(Q) + sh > 120)
-			return false;
-		Q <<= sh;
-		*Qmax = Q > *Qmax ? Q : *Qmax;
-		*nonempty += !used[(i - k) % parts];
-		used[(i - k) % parts] = true;
-	}
+	bp->base = (long)d->xa->q + d->xb->q + we + bp->low;
+	bp->Qmax = Qmax;
+	bp->sum = sum; /* below 2^126: 64 products below 2^120 */
+	bp->any = any;
+	bp->nonempty = (size_t)__builtin_popcountll(used);
 	return true;
 }
 
-/* x (BOUND_PREC bits, nonnegative) as an up64 */
-static struct up64 up64_of(mpfr_srcptr x, mpfr_ptr t)
+/* The block's S: MPFR's upward sum of its products in order, which is
+ * their exact sum when that fits in 64 bits on their least place. */
+static struct up64 products_sum(const struct block_products *bp, size_t len)
 {
-	struct up64 u = { 0, 0 };
-	if (!mpfr_zero_p(x)) {
-		u.e = (long)mpfr_get_exp(x) - BOUND_PREC;
-		mpfr_mul_2si(t, x, -u.e, MPFR_RNDN);
-		u.m = (uint64_t)mpfr_get_uj(t, MPFR_RNDN); /* exact: BOUND_PREC bits */
+	if (!bp->any)
+		return (struct up64){ 0, 0 };
+	int z = up64_ctz128(bp->any);
+	if (!(bp->sum >> z >> 64))
+		return (struct up64){ (uint64_t)(bp->sum >> z), bp->base + z };
+	struct up64 S = { 0, 0 };
+	for (size_t i = 0; i < len; i++)
+		up64_add(&S, bp->P[i], bp->base);
+	return S;
+}
+
+/* The end of a block from its unit and sums, as
+ * fpref_ref_bound_tc_block_end and fpref_ref_bound_rounding take it. */
+static void block_end(struct block_rounding br, struct up64 unit, struct up64 S, struct up64 tau, struct up_running *r)
+{
+	if (r->mag.m) {
+		struct up64 t = up64_min(r->mag, unit);
+		up64_add(&tau, t.m, t.e);
 	}
-	return u;
+	struct up64 t = r->mag; /* the truncated sum is at most |acc| + S */
+	up64_add(&t, S.m, S.e);
+	up64_add(&r->err, tau.m, tau.e);
+	/* one rounding of a value at most t: err += u t + eta, mag = t (1 + u) + eta */
+	struct up64 ut = { t.m, t.e + br.log2_u };
+	up64_add(&r->err, ut.m, ut.e);
+	r->mag = t;
+	up64_add(&r->mag, ut.m, ut.e);
+	up64_add(&r->err, 1, br.log2_eta);
+	up64_add(&r->mag, 1, br.log2_eta);
+}
+
+/* floor(v / 2^base) of an up64, saturated at 2^124 and more */
+static u128 up64_floor_at(struct up64 v, long base)
+{
+	if (!v.m)
+		return 0;
+	long rel = v.e - base;
+	if (rel >= 0)
+		return rel + 64 - __builtin_clzll(v.m) > 124 ? ~(u128)0 : (u128)v.m << rel;
+	return rel > -64 ? v.m >> -rel : 0;
 }
 
 /* The block [k, k + len), as fpref_ref_bound_tc_block computes it: false (nothing
  * changed) when block_places says it is too wide. */
-static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct running *r)
+static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct up_running *r)
 {
-	mpfr_ptr X = d->tmp[0], q = d->tmp[1], tau = d->tmp[3], unit = d->tmp[4], t = d->tmp[5], S = d->tmp[6];
-	int low;
-	long base;
-	u128 Qmax;
-	size_t nonempty;
-	if (!block_places(d, k, len, 1, &low, &base, &Qmax, &nonempty))
+	struct block_products bp;
+	if (!block_places(d, k, len, 1, &bp))
 		return false;
-	fpref_ref_bound_floor_place(X, d->m, d->output);
-	if (Qmax) {
-		set_u128(q, Qmax, base);
-		mpfr_max(X, X, q, MPFR_RNDU);
+	/* X bounds 2^E: the floor, each product's place, the accumulator's (max(|c|, 2^-126)) */
+	struct up64 X = d->floor_place;
+	if (bp.Qmax)
+		X = up64_max(X, up64_of_u128(bp.Qmax, bp.base));
+	if (r->mag.m)
+		X = up64_max(X, up64_max((struct up64){ 1, -126 }, r->mag));
+	struct up64 unit = { X.m, X.e - d->m->frac };
+	/* a product P <= U loses P, one above it unit */
+	u128 U = up64_floor_at(unit, bp.base);
+	struct up64 S = products_sum(&bp, len), tau = S;
+	if (bp.Qmax > U) { /* some product may be above U */
+		tau = (struct up64){ 0, 0 };
+		for (size_t i = 0; i < len; i++) {
+			u128 P = bp.P[i];
+			if (P <= U)
+				up64_add(&tau, P, bp.base);
+			else
+				up64_add(&tau, unit.m, unit.e);
+		}
 	}
-	fpref_ref_bound_acc_place(X, r);
-	mpfr_mul_2si(unit, X, -d->m->frac, MPFR_RNDU);
-	/* U = floor(unit / 2^base): a product P <= U loses P, one above it unit */
-	struct up64 u = up64_of(unit, t);
-	u128 U = 0;
-	if (u.m) {
-		long rel = u.e - base;
-		if (rel >= 0)
-			U = rel + 64 - __builtin_clzll(u.m) > 124 ? ~(u128)0 : (u128)u.m << rel;
-		else
-			U = rel > -64 ? u.m >> -rel : 0;
-	}
-	struct up64 Ssum = { 0, 0 }, Tsum = { 0, 0 };
-	for (size_t i = k; i < k + len; i++) {
-		u128 P = block_product(d, i, low);
-		if (!P)
-			continue;
-		up64_add(&Ssum, P, base);
-		if (P <= U)
-			up64_add(&Tsum, P, base);
-		else
-			up64_add(&Tsum, u.m, u.e);
-	}
-	mpfr_set_uj_2exp(S, Ssum.m, Ssum.e, MPFR_RNDN);
-	mpfr_set_uj_2exp(tau, Tsum.m, Tsum.e, MPFR_RNDN);
-	fpref_ref_bound_tc_block_end(d->br, unit, S, tau, t, r);
+	block_end(d->br, unit, S, tau, r);
 	return true;
 }
 
@@ -320,32 +213,30 @@ static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 static bool integer_two_stage_block(struct decoded_chain *d, size_t k, size_t len, struct running *r)
 {
 	mpfr_ptr Q = d->tmp[0], X2 = d->tmp[1], unit = d->tmp[4], t = d->tmp[5], T = d->tmp[6];
-	size_t parts = d->m->halves > 1 ? (size_t)d->m->halves : 1, nonempty;
-	int low;
-	long base;
-	u128 Qmax;
-	if (!block_places(d, k, len, parts, &low, &base, &Qmax, &nonempty))
+	size_t parts = d->m->halves > 1 ? (size_t)d->m->halves : 1;
+	struct block_products bp;
+	if (!block_places(d, k, len, parts, &bp))
 		return false;
-	set_u128(Q, Qmax, base);
+	fpref_ref_up64_get(Q, up64_of_u128(bp.Qmax, bp.base));
 	mpfr_set(X2, Q, MPFR_RNDU);
 	bool acc_nonzero = fpref_ref_bound_acc_place(X2, r);
 	mpfr_mul_2si(unit, Q, -d->m->frac, MPFR_RNDU);
 	/* a product P loses min(P, unit): P itself when P 2^F <= Qmax */
-	u128 U = d->m->frac < 120 ? Qmax >> d->m->frac : 0;
-	struct up64 Tsum = up64_of(r->mag, t), Esum = up64_of(r->err, t);
-	for (size_t i = k; i < k + len; i++) {
-		u128 P = block_product(d, i, low);
+	u128 U = d->m->frac < 120 ? bp.Qmax >> d->m->frac : 0;
+	struct up64 Tsum = fpref_ref_up64_of(r->mag), Esum = fpref_ref_up64_of(r->err);
+	for (size_t i = 0; i < len; i++) {
+		u128 P = bp.P[i];
 		if (!P)
 			continue;
-		up64_add(&Tsum, P, base);
+		up64_add(&Tsum, P, bp.base);
 		if (P <= U)
-			up64_add(&Esum, P, base);
+			up64_add(&Esum, P, bp.base);
 		else
-			up64_add(&Esum, Qmax, base - d->m->frac);
+			up64_add(&Esum, bp.Qmax, bp.base - d->m->frac);
 	}
-	mpfr_set_uj_2exp(T, Tsum.m, Tsum.e, MPFR_RNDN);
-	mpfr_set_uj_2exp(r->err, Esum.m, Esum.e, MPFR_RNDN);
-	fpref_ref_bound_two_stage_block_end(d->m, d->br, X2, unit, T, t, nonempty, acc_nonzero, r);
+	fpref_ref_up64_get(T, Tsum);
+	fpref_ref_up64_get(r->err, Esum);
+	fpref_ref_bound_two_stage_block_end(d->m, d->br, X2, unit, T, t, bp.nonempty, acc_nonzero, r);
 	return true;
 }
 
@@ -386,19 +277,33 @@ static void integer_group_block(struct decoded_chain *d, size_t k, size_t len, s
 }
 
 /* The chain over products [k0, k0 + K) from the accumulator r: each block
- * in integers, or, spread too wide, in MPFR (fpref_ref_bound_tc_block) from the
+ * in integers (the block model's running bound held as up64s from one
+ * block to the next), or, spread too wide, in MPFR (fpref_ref_bound_tc_block) from the
  * operands' values.  0, or -1 for no memory. */
 static int decoded_chain_run(struct decoded_chain *d, size_t k0, size_t K, struct running *r)
 {
 	size_t n = (size_t)d->m->block;
+	bool held = false; /* r's numbers in ur, not yet written back */
+	struct up_running ur;
 	for (size_t k = k0; k < k0 + K; k += n) {
 		size_t len = k0 + K - k < n ? k0 + K - k : n;
 		if (d->m->group > 0) {
 			integer_group_block(d, k, len, r);
 			continue;
 		}
-		if (d->m->sum_frac > 0 ? integer_two_stage_block(d, k, len, r) : integer_block(d, k, len, r))
-			continue;
+		if (d->m->sum_frac > 0) {
+			if (integer_two_stage_block(d, k, len, r))
+				continue;
+		} else {
+			if (!held)
+				ur = (struct up_running){ fpref_ref_up64_of(r->err), fpref_ref_up64_of(r->mag) };
+			held = true;
+			if (integer_block(d, k, len, &ur))
+				continue;
+			fpref_ref_up64_get(r->err, ur.err);
+			fpref_ref_up64_get(r->mag, ur.mag);
+			held = false;
+		}
 		if (!d->va) {
 			d->va = new_values(n);
 			d->vb = new_values(n);
@@ -418,6 +323,10 @@ static int decoded_chain_run(struct decoded_chain *d, size_t k0, size_t K, struc
 			fpref_ref_bound_two_stage_block(d->m, d->br, d->least_a, d->least_b, d->va, d->vb, w, len, r, d->tmp);
 		else
 			fpref_ref_bound_tc_block(d->m, d->br, d->least_a, d->least_b, d->output, d->va, d->vb, w, len, r, d->tmp);
+	}
+	if (held) {
+		fpref_ref_up64_get(r->err, ur.err);
+		fpref_ref_up64_get(r->mag, ur.mag);
 	}
 	return 0;
 }
@@ -531,6 +440,9 @@ static int decoded_bound(const struct fpref_tc_model *m, const struct fpref_exac
 		struct decoded_chain d = { .m = m, .output = output, .xa = xa, .xb = xb, .a = a, .b = b, .we = wv ? NULL : we, .wv = wv,
 					   .every = scales ? scales->every : 1, .br = fpref_ref_bound_block_rounding(m, output),
 					   .least_a = least_normal_exponent(in_a), .least_b = least_normal_exponent(in_b) };
+		int floor = fpref_tc_model_floor(m, output);
+		if (floor != FPREF_TC_NO_FLOOR)
+			d.floor_place = (struct up64){ 1, floor };
 		for (int i = 0; i < 7; i++)
 			mpfr_init2(d.tmp[i], BOUND_PREC);
 		struct running acc;
