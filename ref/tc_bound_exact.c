@@ -139,10 +139,10 @@ static struct up64 products_sum(const struct block_products *bp, size_t len)
 	int z = up64_ctz128(bp->any);
 	if (!(bp->sum >> z >> 64))
 		return (struct up64){ (uint64_t)(bp->sum >> z), bp->base + z };
-	struct up64 S = { 0, 0 };
+	u128 S = 0; /* below 2^126 */
 	for (size_t i = 0; i < len; i++)
-		up64_add(&S, bp->P[i], bp->base);
-	return S;
+		S = up64_add_on_place(S, bp->P[i]);
+	return up64_of_u128(S, bp->base);
 }
 
 /* The end of a block from its unit and sums, as
@@ -195,12 +195,17 @@ static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 	struct up64 S = products_sum(&bp, len), tau = S;
 	if (bp.Qmax > U) { /* some product may be above U */
 		tau = (struct up64){ 0, 0 };
-		for (size_t i = 0; i < len; i++) {
-			u128 P = bp.P[i];
-			if (P <= U)
-				up64_add(&tau, P, bp.base);
-			else
-				up64_add(&tau, unit.m, unit.e);
+		/* on one place L, when every term fits 120 bits there */
+		long L = unit.e < bp.base ? unit.e : bp.base;
+		int sp = (int)(bp.base - L), su = (int)(unit.e - L);
+		if (up64_bitlen128(bp.Qmax) + sp <= 120 && 64 - __builtin_clzll(unit.m) + su <= 120) {
+			u128 unit_at = (u128)unit.m << su, sum = 0;
+			for (size_t i = 0; i < len; i++)
+				sum = up64_add_on_place(sum, bp.P[i] <= U ? bp.P[i] << sp : unit_at);
+			tau = up64_of_u128(sum, L);
+		} else {
+			for (size_t i = 0; i < len; i++)
+				up64_add(&tau, bp.P[i] <= U ? bp.P[i] : unit.m, bp.P[i] <= U ? bp.base : unit.e);
 		}
 	}
 	block_end(d->br, unit, S, tau, r);

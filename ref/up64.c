@@ -29,7 +29,7 @@ static void put_bits(uint64_t w[5], u128 v, long at, bool *sticky)
 }
 
 /* 64 bits of the exact sum v 2^e (v > 0, at most 128 bits), rounded
- * upward */
+ * upward, normalised (up64_add's sticky case takes the next sums) */
 static void round_up64(struct up64 *x, u128 sum, long e)
 {
 	int over = up64_bitlen128(sum) - 64;
@@ -42,8 +42,9 @@ static void round_up64(struct up64 *x, u128 sum, long e)
 			e++;
 		}
 	}
-	x->m = (uint64_t)sum;
-	x->e = e;
+	int s = __builtin_clzll((uint64_t)sum);
+	x->m = (uint64_t)sum << s;
+	x->e = e - s;
 }
 
 /* up64_add beyond its first cases: x normalised to 64 bits, then v wholly

@@ -38,7 +38,13 @@ static inline int up64_ctz128(u128 v)
 /* up64_add beyond its first cases */
 void fpref_ref_up64_add_wide(struct up64 *x, u128 v, long ev);
 
-/* x += v 2^ev, rounded upward to 64 bits (mpfr_add, MPFR_RNDU) */
+/* x += v 2^ev, rounded upward to 64 bits (mpfr_add, MPFR_RNDU).  Here
+ * the cases a 64-bit addition on x's places takes: v on them (no bit
+ * lost), or v below x's last place with x normalised (that place is then
+ * x's 64-bit ulp: the bits of v below it count as one more there, the
+ * least such number at or above the sum); a carry out moves the sum one
+ * place up, rounded upward again, which is the same as rounding the exact
+ * sum there since the places nest. */
 static inline void up64_add(struct up64 *x, u128 v, long ev)
 {
 	if (!v)
@@ -49,24 +55,51 @@ static inline void up64_add(struct up64 *x, u128 v, long ev)
 		return;
 	}
 	long d = ev - x->e;
-	if (x->m && !(v >> 64) && d >= 0 && d < 64 && !((uint64_t)v >> (63 - d) >> 1)) {
-		/* v on x's places within 64 bits: the sum, and on a carry out the
-		 * one bit that falls off */
-		uint64_t sum;
-		if (!__builtin_add_overflow(x->m, (uint64_t)v << d, &sum)) {
-			x->m = sum;
-			return;
-		}
-		bool dropped = sum & 1;
-		x->m = sum >> 1 | (uint64_t)1 << 63;
-		x->e++;
-		if (dropped && ++x->m == 0) {
-			x->m = (uint64_t)1 << 63;
-			x->e++;
-		}
+	uint64_t h, below = 0;
+	if (!x->m || v >> 64)
+		goto wide;
+	if (d >= 0) {
+		if (d >= 64 || (uint64_t)v >> (63 - d) >> 1)
+			goto wide;
+		h = (uint64_t)v << d;
+	} else {
+		if (!(x->m >> 63))
+			goto wide;
+		h = d > -64 ? (uint64_t)v >> -d : 0;
+		below = d > -64 ? ((uint64_t)v & (((uint64_t)1 << -d) - 1)) != 0 : 1;
+	}
+	uint64_t sum;
+	bool carry = __builtin_add_overflow(x->m, h, &sum);
+	carry |= __builtin_add_overflow(sum, below, &sum);
+	if (!carry) {
+		x->m = sum;
 		return;
 	}
+	bool dropped = sum & 1; /* 2^64 + sum, one place up */
+	x->m = sum >> 1 | (uint64_t)1 << 63;
+	x->e++;
+	if (dropped && ++x->m == 0) {
+		x->m = (uint64_t)1 << 63;
+		x->e++;
+	}
+	return;
+wide:
 	fpref_ref_up64_add_wide(x, v, ev);
+}
+
+/* s + t (integers on one place, the sum below 2^127) rounded upward to
+ * 64 significant bits: up64_add of two numbers on a common place, taken
+ * as one 128-bit addition and a round up to the sum's own 64-bit grid
+ * (no branch on the data but the grid's). */
+static inline u128 up64_add_on_place(u128 s, u128 t)
+{
+	u128 x = s + t;
+	int g = up64_bitlen128(x) - 64;
+	if (g > 0) {
+		u128 mask = ((u128)1 << g) - 1;
+		x = (x + mask) & ~mask;
+	}
+	return x;
 }
 
 /* v 2^e exactly, v with at most 64 significant bits */
