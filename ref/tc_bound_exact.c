@@ -139,10 +139,10 @@ static struct up64 products_sum(const struct block_products *bp, size_t len)
 	int z = up64_ctz128(bp->any);
 	if (!(bp->sum >> z >> 64))
 		return (struct up64){ (uint64_t)(bp->sum >> z), bp->base + z };
-	u128 S = 0; /* below 2^126 */
+	struct up64_place S = { 0, 0 }; /* below 2^126 */
 	for (size_t i = 0; i < len; i++)
-		S = up64_add_on_place(S, bp->P[i]);
-	return up64_of_u128(S, bp->base);
+		up64_place_add(&S, bp->P[i]);
+	return (struct up64){ S.m, bp->base + S.g };
 }
 
 /* The end of a block from its unit and sums, as
@@ -199,10 +199,11 @@ static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 		long L = unit.e < bp.base ? unit.e : bp.base;
 		int sp = (int)(bp.base - L), su = (int)(unit.e - L);
 		if (up64_bitlen128(bp.Qmax) + sp <= 120 && 64 - __builtin_clzll(unit.m) + su <= 120) {
-			u128 unit_at = (u128)unit.m << su, sum = 0;
+			u128 unit_at = (u128)unit.m << su;
+			struct up64_place sum = { 0, 0 };
 			for (size_t i = 0; i < len; i++)
-				sum = up64_add_on_place(sum, bp.P[i] <= U ? bp.P[i] << sp : unit_at);
-			tau = up64_of_u128(sum, L);
+				up64_place_add(&sum, bp.P[i] <= U ? bp.P[i] << sp : unit_at);
+			tau = (struct up64){ sum.m, L + sum.g };
 		} else {
 			for (size_t i = 0; i < len; i++)
 				up64_add(&tau, bp.P[i] <= U ? bp.P[i] : unit.m, bp.P[i] <= U ? bp.base : unit.e);

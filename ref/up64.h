@@ -87,19 +87,50 @@ wide:
 	fpref_ref_up64_add_wide(x, v, ev);
 }
 
-/* s + t (integers on one place, the sum below 2^127) rounded upward to
- * 64 significant bits: up64_add of two numbers on a common place, taken
- * as one 128-bit addition and a round up to the sum's own 64-bit grid
- * (no branch on the data but the grid's). */
-static inline u128 up64_add_on_place(u128 s, u128 t)
+/* A sum of integers on one place (below 2^126 there), rounded upward to
+ * 64 significant bits after each addition as up64_add rounds it: m 2^g
+ * on that place, m >= 2^63 once g > 0.  A sum on the grid 2^g plus a term
+ * is that sum plus the term rounded up to the grid (ceil(t / 2^g) more),
+ * and a carry out moves it one place up, rounded up again (the places
+ * nest): one 64-bit addition per term, the general case when the term is
+ * too large for that. */
+struct up64_place {
+	uint64_t m;
+	int g;
+};
+
+static inline void up64_place_exact(struct up64_place *s, u128 x)
 {
-	u128 x = s + t;
 	int g = up64_bitlen128(x) - 64;
-	if (g > 0) {
-		u128 mask = ((u128)1 << g) - 1;
-		x = (x + mask) & ~mask;
+	if (g <= 0) {
+		s->m = (uint64_t)x;
+		s->g = 0;
+		return;
 	}
-	return x;
+	u128 m = (x + (((u128)1 << g) - 1)) >> g;
+	s->m = m >> 64 ? (uint64_t)1 << 63 : (uint64_t)m;
+	s->g = m >> 64 ? g + 1 : g;
+}
+
+static inline void up64_place_add(struct up64_place *s, u128 t)
+{
+	u128 c = (t + (((u128)1 << s->g) - 1)) >> s->g;
+	if (c >> 64) {
+		up64_place_exact(s, ((u128)s->m << s->g) + t);
+		return;
+	}
+	uint64_t sum;
+	if (!__builtin_add_overflow(s->m, (uint64_t)c, &sum)) {
+		s->m = sum;
+		return;
+	}
+	bool dropped = sum & 1; /* 2^64 + sum, one place up */
+	s->m = sum >> 1 | (uint64_t)1 << 63;
+	s->g++;
+	if (dropped && ++s->m == 0) {
+		s->m = (uint64_t)1 << 63;
+		s->g++;
+	}
 }
 
 /* v 2^e exactly, v with at most 64 significant bits */
