@@ -56,27 +56,37 @@ static void place_factor(const struct fpref_exact_operand *x, int m, uint64_t *s
 /* One block's products and places: the least product place (low: a wide
  * format's operands carry shifts), 2^base that place with the block's
  * scales, each |a_i b_i| over 2^base in P[i - k] (0 for a zero), their
- * exact sum and the OR of them, the largest place bound max(|a|,
- * 2^least_a) max(|b|, 2^least_b) over 2^base, and how many of `parts`
- * interleaved parts hold a nonzero product: false when a place bound
+ * exact sum and the OR of them, and the largest place bound max(|a|,
+ * 2^least_a) max(|b|, 2^least_b) over 2^base: false when a place bound
  * needs more than 120 bits (the block runs in MPFR). */
 struct block_products {
 	int low;
 	long base;
 	u128 Qmax, sum, any;
-	size_t nonempty;
 	u128 P[FPREF_TC_MAX_BLOCK];
 };
 
-static bool block_places(const struct decoded_chain *d, size_t k, size_t len, size_t parts, struct block_products *bp)
+static bool block_places(const struct decoded_chain *d, size_t k, size_t len, struct block_products *bp)
 {
 	int ma = (int)(d->least_a - d->xa->q), mb = (int)(d->least_b - d->xb->q);
 	const struct fpref_exact_operand *a = d->a + k, *b = d->b + k;
 	long we = d->we ? d->we[k / d->every] : 0;
 	u128 Qmax = 0, sum = 0, any = 0;
-	uint64_t used = 0; /* parts <= FPREF_TC_MAX_BLOCK */
-	size_t part = 0;   /* i % parts, without a division per product */
-	if (d->xa->fixed && d->xb->fixed) { /* no shifts: every bound below 2^84 */
+	bp->low = 0;
+	if (d->xa->fixed && d->xb->fixed && d->xa->width + d->xb->width <= 64) { /* FP8: all in 64 bits */
+		uint64_t la = (uint64_t)1 << ma, lb = (uint64_t)1 << mb, Qmax64 = 0, any64 = 0;
+		for (size_t i = 0; i < len; i++) {
+			uint64_t fa = (uint64_t)(a[i].sig < 0 ? -a[i].sig : a[i].sig),
+				 fb = (uint64_t)(b[i].sig < 0 ? -b[i].sig : b[i].sig);
+			uint64_t P = fa * fb, Q = (fa > la ? fa : la) * (fb > lb ? fb : lb);
+			bp->P[i] = P;
+			Qmax64 = P && Q > Qmax64 ? Q : Qmax64;
+			sum += P;
+			any64 |= P;
+		}
+		Qmax = Qmax64;
+		any = any64;
+	} else if (d->xa->fixed && d->xb->fixed) { /* no shifts: every bound below 2^84 */
 		uint64_t la = (uint64_t)1 << ma, lb = (uint64_t)1 << mb;
 		for (size_t i = 0; i < len; i++) {
 			uint64_t fa = (uint64_t)(a[i].sig < 0 ? -a[i].sig : a[i].sig),
@@ -87,10 +97,7 @@ static bool block_places(const struct decoded_chain *d, size_t k, size_t len, si
 			Qmax = Q > Qmax ? Q : Qmax;
 			sum += P;
 			any |= P;
-			used |= (uint64_t)(P != 0) << part;
-			part = part + 1 == parts ? 0 : part + 1;
 		}
-		bp->low = 0;
 	} else {
 		int low = INT_MAX;
 		for (size_t i = 0; i < len; i++)
@@ -99,8 +106,6 @@ static bool block_places(const struct decoded_chain *d, size_t k, size_t len, si
 		bp->low = low = low == INT_MAX ? 0 : low;
 		for (size_t i = 0; i < len; i++) {
 			bp->P[i] = 0;
-			size_t this_part = part;
-			part = part + 1 == parts ? 0 : part + 1;
 			if (!a[i].sig || !b[i].sig)
 				continue;
 			uint64_t sa, sb;
@@ -119,15 +124,23 @@ static bool block_places(const struct decoded_chain *d, size_t k, size_t len, si
 			bp->P[i] = P;
 			sum += P;
 			any |= P;
-			used |= (uint64_t)1 << this_part;
 		}
 	}
 	bp->base = (long)d->xa->q + d->xb->q + we + bp->low;
 	bp->Qmax = Qmax;
 	bp->sum = sum; /* below 2^126: 64 products below 2^120 */
 	bp->any = any;
-	bp->nonempty = (size_t)__builtin_popcountll(used);
 	return true;
+}
+
+/* How many of `parts` interleaved parts (k mod parts) hold a nonzero
+ * product. */
+static size_t nonempty_parts(const struct block_products *bp, size_t len, size_t parts)
+{
+	uint64_t used = 0; /* parts <= FPREF_TC_MAX_BLOCK */
+	for (size_t i = 0; i < len; i++)
+		used |= (uint64_t)(bp->P[i] != 0) << (i % parts);
+	return (size_t)__builtin_popcountll(used);
 }
 
 /* The block's S: MPFR's upward sum of its products in order, which is
@@ -176,12 +189,55 @@ static u128 up64_floor_at(struct up64 v, long base)
 	return rel > -64 ? v.m >> -rel : 0;
 }
 
+/* The block's tau: each nonzero product's loss min(P, unit) (P itself
+ * when P <= U), summed upward in order; on one place L, the lower of
+ * unit's and the products', when every term fits 120 bits there, and in
+ * 64-bit words when unit lies on L and the products in 64 bits (then each
+ * loss is at most unit, below 2^64 on L, and the sum below 2^70). */
+static struct up64 losses_sum(const struct block_products *bp, size_t len, u128 U, struct up64 unit)
+{
+	long L = unit.e < bp->base ? unit.e : bp->base;
+	int sp = (int)(bp->base - L), su = (int)(unit.e - L);
+	if (su == 0 && !(bp->Qmax >> 64)) {
+		/* a P <= U is P 2^sp <= unit.m here (U = 0 when sp >= 64: no such P but 0) */
+		uint64_t U64 = (uint64_t)U, m = 0;
+		int g = 0, s = sp & 63;
+		for (size_t i = 0; i < len; i++) {
+			uint64_t P = (uint64_t)bp->P[i], t = P <= U64 ? P << s : unit.m;
+			uint64_t c = (t >> g) + ((t & (((uint64_t)1 << g) - 1)) != 0), sum; /* ceil(t / 2^g) */
+			if (!__builtin_add_overflow(m, c, &sum)) {
+				m = sum;
+				continue;
+			}
+			bool dropped = sum & 1; /* 2^64 + sum, one place up */
+			m = sum >> 1 | (uint64_t)1 << 63;
+			g++;
+			if (dropped && ++m == 0) {
+				m = (uint64_t)1 << 63;
+				g++;
+			}
+		}
+		return (struct up64){ m, L + g };
+	}
+	struct up64 tau = { 0, 0 };
+	if (up64_bitlen128(bp->Qmax) + sp <= 120 && 64 - __builtin_clzll(unit.m) + su <= 120) {
+		u128 unit_at = (u128)unit.m << su;
+		struct up64_place sum = { 0, 0 };
+		for (size_t i = 0; i < len; i++)
+			up64_place_add(&sum, bp->P[i] <= U ? bp->P[i] << sp : unit_at);
+		return (struct up64){ sum.m, L + sum.g };
+	}
+	for (size_t i = 0; i < len; i++)
+		up64_add(&tau, bp->P[i] <= U ? bp->P[i] : unit.m, bp->P[i] <= U ? bp->base : unit.e);
+	return tau;
+}
+
 /* The block [k, k + len), as fpref_ref_bound_tc_block computes it: false (nothing
  * changed) when block_places says it is too wide. */
 static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct up_running *r)
 {
 	struct block_products bp;
-	if (!block_places(d, k, len, 1, &bp))
+	if (!block_places(d, k, len, &bp))
 		return false;
 	/* X bounds 2^E: the floor, each product's place, the accumulator's (max(|c|, 2^-126)) */
 	struct up64 X = d->floor_place;
@@ -192,23 +248,9 @@ static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 	struct up64 unit = { X.m, X.e - d->m->frac };
 	/* a product P <= U loses P, one above it unit */
 	u128 U = up64_floor_at(unit, bp.base);
-	struct up64 S = products_sum(&bp, len), tau = S;
-	if (bp.Qmax > U) { /* some product may be above U */
-		tau = (struct up64){ 0, 0 };
-		/* on one place L, when every term fits 120 bits there */
-		long L = unit.e < bp.base ? unit.e : bp.base;
-		int sp = (int)(bp.base - L), su = (int)(unit.e - L);
-		if (up64_bitlen128(bp.Qmax) + sp <= 120 && 64 - __builtin_clzll(unit.m) + su <= 120) {
-			u128 unit_at = (u128)unit.m << su;
-			struct up64_place sum = { 0, 0 };
-			for (size_t i = 0; i < len; i++)
-				up64_place_add(&sum, bp.P[i] <= U ? bp.P[i] << sp : unit_at);
-			tau = (struct up64){ sum.m, L + sum.g };
-		} else {
-			for (size_t i = 0; i < len; i++)
-				up64_add(&tau, bp.P[i] <= U ? bp.P[i] : unit.m, bp.P[i] <= U ? bp.base : unit.e);
-		}
-	}
+	struct up64 S = products_sum(&bp, len);
+	/* with no product above U, tau takes S's terms */
+	struct up64 tau = bp.Qmax > U ? losses_sum(&bp, len, U, unit) : S;
 	block_end(d->br, unit, S, tau, r);
 	return true;
 }
@@ -221,7 +263,7 @@ static bool integer_two_stage_block(struct decoded_chain *d, size_t k, size_t le
 	mpfr_ptr Q = d->tmp[0], X2 = d->tmp[1], unit = d->tmp[4], t = d->tmp[5], T = d->tmp[6];
 	size_t parts = d->m->halves > 1 ? (size_t)d->m->halves : 1;
 	struct block_products bp;
-	if (!block_places(d, k, len, parts, &bp))
+	if (!block_places(d, k, len, &bp))
 		return false;
 	fpref_ref_up64_get(Q, up64_of_u128(bp.Qmax, bp.base));
 	mpfr_set(X2, Q, MPFR_RNDU);
@@ -242,7 +284,7 @@ static bool integer_two_stage_block(struct decoded_chain *d, size_t k, size_t le
 	}
 	fpref_ref_up64_get(T, Tsum);
 	fpref_ref_up64_get(r->err, Esum);
-	fpref_ref_bound_two_stage_block_end(d->m, d->br, X2, unit, T, t, bp.nonempty, acc_nonzero, r);
+	fpref_ref_bound_two_stage_block_end(d->m, d->br, X2, unit, T, t, nonempty_parts(&bp, len, parts), acc_nonzero, r);
 	return true;
 }
 
