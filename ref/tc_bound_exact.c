@@ -99,32 +99,58 @@ static bool block_places(const struct decoded_chain *d, size_t k, size_t len, st
 			any |= P;
 		}
 	} else {
-		int low = INT_MAX;
-		for (size_t i = 0; i < len; i++)
-			if (a[i].sig && b[i].sig && a[i].shift + b[i].shift < low)
-				low = a[i].shift + b[i].shift;
-		bp->low = low = low == INT_MAX ? 0 : low;
+		/* the least and largest shift of a nonzero product, and its
+		 * operands' least shifts: an operand whose shift is at least m is
+		 * at or above 2^least (its significand is at least 1), so that
+		 * its place factor is itself */
+		int low = INT_MAX, high = INT_MIN, least_sa = INT_MAX, least_sb = INT_MAX;
 		for (size_t i = 0; i < len; i++) {
-			bp->P[i] = 0;
-			if (!a[i].sig || !b[i].sig)
-				continue;
-			uint64_t sa, sb;
-			int ha, hb;
-			place_factor(&a[i], ma, &sa, &ha);
-			place_factor(&b[i], mb, &sb, &hb);
-			u128 Q = (u128)sa * sb;
-			int sh = ha + hb - low;
-			if (up64_bitlen128(Q) + sh > 120)
-				return false;
-			Q <<= sh;
-			Qmax = Q > Qmax ? Q : Qmax;
-			uint64_t fa = (uint64_t)(a[i].sig < 0 ? -a[i].sig : a[i].sig),
-				 fb = (uint64_t)(b[i].sig < 0 ? -b[i].sig : b[i].sig);
-			u128 P = ((u128)fa * fb) << (a[i].shift + b[i].shift - low); /* at most Q */
-			bp->P[i] = P;
-			sum += P;
-			any |= P;
+			bool nonzero = a[i].sig && b[i].sig;
+			int s = a[i].shift + b[i].shift;
+			low = nonzero && s < low ? s : low;
+			high = nonzero && s > high ? s : high;
+			least_sa = nonzero && a[i].shift < least_sa ? a[i].shift : least_sa;
+			least_sb = nonzero && b[i].shift < least_sb ? b[i].shift : least_sb;
 		}
+		bp->low = low = low == INT_MAX ? 0 : low;
+		int bits = d->xa->sig_bits + d->xb->sig_bits;
+		if (least_sa >= ma && least_sb >= mb && high - low + bits <= 64) {
+			/* no operand below 2^least (each bound its product), all in 64 bits */
+			uint64_t Qmax64 = 0, any64 = 0;
+			for (size_t i = 0; i < len; i++) {
+				uint64_t fa = (uint64_t)(a[i].sig < 0 ? -a[i].sig : a[i].sig),
+					 fb = (uint64_t)(b[i].sig < 0 ? -b[i].sig : b[i].sig);
+				int s = a[i].shift + b[i].shift - low;
+				uint64_t P = (fa * fb) << (s & 63); /* a zero's shift may be anything */
+				bp->P[i] = P;
+				Qmax64 = P > Qmax64 ? P : Qmax64;
+				sum += P;
+				any64 |= P;
+			}
+			Qmax = Qmax64;
+			any = any64;
+		} else
+			for (size_t i = 0; i < len; i++) {
+				bp->P[i] = 0;
+				if (!a[i].sig || !b[i].sig)
+					continue;
+				uint64_t sa, sb;
+				int ha, hb;
+				place_factor(&a[i], ma, &sa, &ha);
+				place_factor(&b[i], mb, &sb, &hb);
+				u128 Q = (u128)sa * sb;
+				int sh = ha + hb - low;
+				if (up64_bitlen128(Q) + sh > 120)
+					return false;
+				Q <<= sh;
+				Qmax = Q > Qmax ? Q : Qmax;
+				uint64_t fa = (uint64_t)(a[i].sig < 0 ? -a[i].sig : a[i].sig),
+					 fb = (uint64_t)(b[i].sig < 0 ? -b[i].sig : b[i].sig);
+				u128 P = ((u128)fa * fb) << (a[i].shift + b[i].shift - low); /* at most Q */
+				bp->P[i] = P;
+				sum += P;
+				any |= P;
+			}
 	}
 	bp->base = (long)d->xa->q + d->xb->q + we + bp->low;
 	bp->Qmax = Qmax;
