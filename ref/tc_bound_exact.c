@@ -215,11 +215,17 @@ static u128 up64_floor_at(struct up64 v, long base)
 	return rel > -64 ? v.m >> -rel : 0;
 }
 
-/* The block's tau: each nonzero product's loss min(P, unit) (P itself
- * when P <= U), summed upward in order; on one place L, the lower of
- * unit's and the products', when every term fits 120 bits there, and in
- * 64-bit words when unit lies on L and the products in 64 bits (then each
- * loss is at most unit, below 2^64 on L, and the sum below 2^70). */
+/* The block's tau (called when some P > U): each nonzero product's loss
+ * min(P, unit) (P itself when P <= U), summed upward in order on one
+ * place L, the lower of unit's and the products'.  Every term fits 120
+ * bits there: with L = base, some P > U = floor(unit / 2^base) and P <
+ * 2^120 put unit below 2^120 2^base; with L below base, X >= Qmax 2^base
+ * and unit = X 2^-F put Qmax below 2^(64 + F) on L (F is at most 36 in
+ * every preset, which tests/check_exact.c runs, and in a custom model).  In 64-bit
+ * words when unit lies on L and the products in 64 bits (then each loss
+ * is at most unit, below 2^64 on L, and the sum below 2^70). */
+_Static_assert(FPREF_TC_MAX_FRAC <= 56, "a block's losses fit 120 bits on one place");
+
 static struct up64 losses_sum(const struct block_products *bp, size_t len, u128 U, struct up64 unit)
 {
 	long L = unit.e < bp->base ? unit.e : bp->base;
@@ -235,27 +241,16 @@ static struct up64 losses_sum(const struct block_products *bp, size_t len, u128 
 				m = sum;
 				continue;
 			}
-			bool dropped = sum & 1; /* 2^64 + sum, one place up */
-			m = sum >> 1 | (uint64_t)1 << 63;
+			m = up64_carry(sum);
 			g++;
-			if (dropped && ++m == 0) {
-				m = (uint64_t)1 << 63;
-				g++;
-			}
 		}
 		return (struct up64){ m, L + g };
 	}
-	struct up64 tau = { 0, 0 };
-	if (up64_bitlen128(bp->Qmax) + sp <= 120 && 64 - __builtin_clzll(unit.m) + su <= 120) {
-		u128 unit_at = (u128)unit.m << su;
-		struct up64_place sum = { 0, 0 };
-		for (size_t i = 0; i < len; i++)
-			up64_place_add(&sum, bp->P[i] <= U ? bp->P[i] << sp : unit_at);
-		return (struct up64){ sum.m, L + sum.g };
-	}
+	u128 unit_at = (u128)unit.m << su;
+	struct up64_place sum = { 0, 0 };
 	for (size_t i = 0; i < len; i++)
-		up64_add(&tau, bp->P[i] <= U ? bp->P[i] : unit.m, bp->P[i] <= U ? bp->base : unit.e);
-	return tau;
+		up64_place_add(&sum, bp->P[i] <= U ? bp->P[i] << sp : unit_at);
+	return (struct up64){ sum.m, L + sum.g };
 }
 
 /* The block [k, k + len), as fpref_ref_bound_tc_block computes it: false (nothing

@@ -38,6 +38,14 @@ static inline int up64_ctz128(u128 v)
 /* up64_add beyond its first cases */
 void fpref_ref_up64_add_wide(struct up64 *x, u128 v, long ev);
 
+/* 2^64 + sum (a carry out of a 64-bit addition of at most 2^65 - 2, or of
+ * a word, half a word and one) one place up, rounded upward: sum is at
+ * most 2^64 - 2, so the result stays below 2^64. */
+static inline uint64_t up64_carry(uint64_t sum)
+{
+	return (sum >> 1 | (uint64_t)1 << 63) + (sum & 1);
+}
+
 /* x += v 2^ev, rounded upward to 64 bits (mpfr_add, MPFR_RNDU).  Here
  * the cases a 64-bit addition on x's places takes: v on them (no bit
  * lost), or v below x's last place with x normalised (that place is then
@@ -75,13 +83,8 @@ static inline void up64_add(struct up64 *x, u128 v, long ev)
 		x->m = sum;
 		return;
 	}
-	bool dropped = sum & 1; /* 2^64 + sum, one place up */
-	x->m = sum >> 1 | (uint64_t)1 << 63;
+	x->m = up64_carry(sum);
 	x->e++;
-	if (dropped && ++x->m == 0) {
-		x->m = (uint64_t)1 << 63;
-		x->e++;
-	}
 	return;
 wide:
 	fpref_ref_up64_add_wide(x, v, ev);
@@ -99,14 +102,11 @@ struct up64_place {
 	int g;
 };
 
+/* s = x rounded upward to 64 bits, x at least 2^64 (a term whose share
+ * ceil(t / 2^g) is 2^64 or more) */
 static inline void up64_place_exact(struct up64_place *s, u128 x)
 {
 	int g = up64_bitlen128(x) - 64;
-	if (g <= 0) {
-		s->m = (uint64_t)x;
-		s->g = 0;
-		return;
-	}
 	u128 m = (x + (((u128)1 << g) - 1)) >> g;
 	s->m = m >> 64 ? (uint64_t)1 << 63 : (uint64_t)m;
 	s->g = m >> 64 ? g + 1 : g;
@@ -124,13 +124,8 @@ static inline void up64_place_add(struct up64_place *s, u128 t)
 		s->m = sum;
 		return;
 	}
-	bool dropped = sum & 1; /* 2^64 + sum, one place up */
-	s->m = sum >> 1 | (uint64_t)1 << 63;
+	s->m = up64_carry(sum);
 	s->g++;
-	if (dropped && ++s->m == 0) {
-		s->m = (uint64_t)1 << 63;
-		s->g++;
-	}
 }
 
 /* v 2^e exactly, v with at most 64 significant bits */

@@ -267,7 +267,7 @@ END_TEST
 /* The bounds' upward sum against mpfr_add (64 bits, MPFR_RNDU): sequences
  * of terms of up to 128 bits, at places near each other (the 128-bit path)
  * and far apart (the wide window, a term wholly below the sum's last
- * place), from zero. */
+ * place), from zero; then the carries that round up to 2^64. */
 START_TEST(upward_sum_is_mpfrs)
 {
 	uint64_t state = 5;
@@ -305,6 +305,32 @@ START_TEST(upward_sum_is_mpfrs)
 			ck_assert_msg(mpfr_equal_p(got, want), "sequence %d, term %d: %llx 2^%ld", seq, i, (unsigned long long)m, e);
 			mpfr_clear(got);
 		}
+	}
+	/* the carries that end on 2^64 exactly: a 65-bit term of ones from
+	 * zero, a term wholly below a sum of 64 ones, and the 256-bit
+	 * window's sum of 64 ones and a sticky bit */
+	static const struct {
+		uint64_t m;
+		long e;
+		uint64_t hi, lo;
+		long ev;
+	} edge[] = { { 0, 0, 1, ~0ull, 0 },
+		     { ~0ull, 0, 1, 0, -200 },
+		     { ~0ull - (1ull << 27), 0, 1ull << 63, 1, -100 } };
+	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+		uint64_t m = edge[i].m;
+		long e = edge[i].e;
+		fpref_ref_exact_add_up(&m, &e, edge[i].hi, edge[i].lo, edge[i].ev);
+		mpfr_set_ui_2exp(term, (unsigned long)edge[i].hi, edge[i].ev + 64, MPFR_RNDN);
+		mpfr_t x;
+		mpfr_init2(x, 64);
+		mpfr_set_ui_2exp(x, (unsigned long)edge[i].lo, edge[i].ev, MPFR_RNDN);
+		mpfr_add(term, term, x, MPFR_RNDN); /* exact: 128 bits */
+		mpfr_set_ui_2exp(want, (unsigned long)edge[i].m, edge[i].e, MPFR_RNDN);
+		mpfr_add(want, want, term, MPFR_RNDU);
+		mpfr_set_ui_2exp(x, (unsigned long)m, e, MPFR_RNDN);
+		ck_assert_msg(mpfr_equal_p(x, want), "edge %zu: %llx 2^%ld", i, (unsigned long long)m, e);
+		mpfr_clear(x);
 	}
 	mpfr_clear(want);
 	mpfr_clear(term);
