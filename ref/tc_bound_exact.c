@@ -66,6 +66,40 @@ struct block_products {
 	u128 P[FPREF_TC_MAX_BLOCK];
 };
 
+/* A wide format's block in one pass, on a place chosen before it from
+ * the first product's (any place at or below every product's serves: each
+ * use of base is by value): true when every nonzero product lies within
+ * the room that 64 bits leave above that place and its operands are at or
+ * above 2^least (each product its own place bound); else nothing is
+ * kept. */
+static bool wide_window(const struct decoded_chain *d, const struct fpref_exact_operand *a,
+			const struct fpref_exact_operand *b, size_t len, int ma, int mb, struct block_products *bp)
+{
+	int room = 64 - d->xa->sig_bits - d->xb->sig_bits;
+	if (!a[0].sig || !b[0].sig || room < 0)
+		return false;
+	int low = a[0].shift + b[0].shift - room / 2;
+	uint64_t Qmax = 0, any = 0;
+	u128 sum = 0;
+	bool out = false;
+	for (size_t i = 0; i < len; i++) {
+		uint64_t fa = (uint64_t)(a[i].sig < 0 ? -a[i].sig : a[i].sig),
+			 fb = (uint64_t)(b[i].sig < 0 ? -b[i].sig : b[i].sig);
+		int rel = a[i].shift + b[i].shift - low;
+		out |= fa && fb && ((unsigned)rel > (unsigned)room || a[i].shift < ma || b[i].shift < mb);
+		uint64_t P = (fa * fb) << (rel & 63); /* a zero's shift may be anything */
+		bp->P[i] = P;
+		Qmax = P > Qmax ? P : Qmax;
+		sum += P;
+		any |= P;
+	}
+	bp->low = low;
+	bp->Qmax = Qmax;
+	bp->sum = sum;
+	bp->any = any;
+	return !out;
+}
+
 static bool block_places(const struct decoded_chain *d, size_t k, size_t len, struct block_products *bp)
 {
 	int ma = (int)(d->least_a - d->xa->q), mb = (int)(d->least_b - d->xb->q);
@@ -98,6 +132,10 @@ static bool block_places(const struct decoded_chain *d, size_t k, size_t len, st
 			sum += P;
 			any |= P;
 		}
+	} else if (wide_window(d, a, b, len, ma, mb, bp)) {
+		Qmax = bp->Qmax;
+		sum = bp->sum;
+		any = bp->any;
 	} else {
 		/* the least and largest shift of a nonzero product, and its
 		 * operands' least shifts: an operand whose shift is at least m is
