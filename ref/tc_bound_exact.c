@@ -518,11 +518,13 @@ static int decoded_bound(const struct fpref_tc_model *m, const struct fpref_exac
 {
 	const struct fpref_format *in_a = xa->f, *in_b = xb->f;
 	/* as bound_inputs_read and fpref_ref_tc_scale_weights: a NaN or inf input, then C, then the scales */
+	unsigned special = 0; /* FPREF_EXACT_FINITE is 0: one OR over both, no branch per input */
 	for (size_t k = 0; k < K; k++)
-		if (a[k].cls != FPREF_EXACT_FINITE || b[k].cls != FPREF_EXACT_FINITE) {
-			mpfr_set_nan(bound);
-			return 0;
-		}
+		special |= (unsigned)a[k].cls | b[k].cls;
+	if (special) {
+		mpfr_set_nan(bound);
+		return 0;
+	}
 	struct fpref_ref_value cv;
 	fpref_ref_value_init(&cv);
 	if (fpref_ref_from_bits(output, c, false, &cv) != 0) {
