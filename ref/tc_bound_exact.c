@@ -552,8 +552,17 @@ static int decoded_bound(const struct fpref_tc_model *m, const struct fpref_exac
 		int floor = fpref_tc_model_floor(m, output);
 		if (floor != FPREF_TC_NO_FLOOR)
 			d.floor_place = (struct up64){ 1, floor };
+		/* on the stack: no allocation per call (the integer blocks never use them) */
+		MPFR_DECL_INIT(t0, BOUND_PREC);
+		MPFR_DECL_INIT(t1, BOUND_PREC);
+		MPFR_DECL_INIT(t2, BOUND_PREC);
+		MPFR_DECL_INIT(t3, BOUND_PREC);
+		MPFR_DECL_INIT(t4, BOUND_PREC);
+		MPFR_DECL_INIT(t5, BOUND_PREC);
+		MPFR_DECL_INIT(t6, BOUND_PREC);
+		mpfr_ptr t[7] = { t0, t1, t2, t3, t4, t5, t6 };
 		for (int i = 0; i < 7; i++)
-			mpfr_init2(d.tmp[i], BOUND_PREC);
+			d.tmp[i][0] = t[i][0];
 		struct running acc;
 		fpref_ref_bound_running_init(&acc, cv.x);
 		if (S > 0) /* split-K: the slices from zero, added in FP32, then C */
@@ -575,8 +584,6 @@ static int decoded_bound(const struct fpref_tc_model *m, const struct fpref_exac
 			}
 		fpref_ref_bound_finish(output, &acc, bound);
 		fpref_ref_bound_running_clear(&acc);
-		for (int i = 0; i < 7; i++)
-			mpfr_clear(d.tmp[i]);
 		free_values(d.va, (size_t)m->block);
 		free_values(d.vb, (size_t)m->block);
 		free_values(d.vw, (size_t)m->block);
