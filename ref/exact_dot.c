@@ -88,6 +88,22 @@ int fpref_ref_exact_decode(const struct fpref_exact_format *x, const uint64_t *b
 	return 0;
 }
 
+bool fpref_ref_exact_any_special(const struct fpref_exact_operand *a, const struct fpref_exact_operand *b, size_t K)
+{
+	/* four independent ORs: the loop runs at the loads' pace, not an OR chain's */
+	unsigned s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	size_t k = 0;
+	for (; k + 2 <= K; k += 2) {
+		s0 |= a[k].cls;
+		s1 |= b[k].cls;
+		s2 |= a[k + 1].cls;
+		s3 |= b[k + 1].cls;
+	}
+	for (; k < K; k++)
+		s0 |= (unsigned)a[k].cls | b[k].cls;
+	return (s0 | s1 | s2 | s3) != FPREF_EXACT_FINITE;
+}
+
 /* ---- the long accumulator ---- */
 
 #define ACC_LIMBS 112 /* 3584 bits: FP32 products (554 places), two E8M0 scales each way (508), C and carries */
@@ -286,9 +302,7 @@ int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_
 	}
 	/* specials: any NaN, or both infinities, is NaN; else an infinity */
 	struct specials sp = { false, false, false };
-	uint8_t any = 0;
-	for (size_t k = 0; k < K; k++)
-		any |= a[k].cls | b[k].cls;
+	bool any = fpref_ref_exact_any_special(a, b, K);
 	for (size_t k = 0; any && k < K; k++)
 		if (a[k].cls | b[k].cls) {
 			bool zw = false;

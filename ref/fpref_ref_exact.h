@@ -53,6 +53,10 @@ int fpref_ref_exact_format(const struct fpref_format *f, struct fpref_exact_form
 int fpref_ref_exact_decode(const struct fpref_exact_format *x, const uint64_t *bits, size_t n, size_t stride,
 			   struct fpref_exact_operand *out, size_t *bad);
 
+/* Whether any of a[0..K) and b[0..K) is a NaN or an infinity
+ * (FPREF_EXACT_FINITE is 0: classes ORed, no branch per operand). */
+bool fpref_ref_exact_any_special(const struct fpref_exact_operand *a, const struct fpref_exact_operand *b, size_t K);
+
 /* exact = a . b + c, exactly (its precision set as needed): a of fa, b of
  * fb (decoded), c a pattern of acc, with block scales (NULL: none; their a
  * and b point at this row's and this column's chunks) multiplying each

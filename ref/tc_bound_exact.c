@@ -518,10 +518,7 @@ static int decoded_bound(const struct fpref_tc_model *m, const struct fpref_exac
 {
 	const struct fpref_format *in_a = xa->f, *in_b = xb->f;
 	/* as bound_inputs_read and fpref_ref_tc_scale_weights: a NaN or inf input, then C, then the scales */
-	unsigned special = 0; /* FPREF_EXACT_FINITE is 0: one OR over both, no branch per input */
-	for (size_t k = 0; k < K; k++)
-		special |= (unsigned)a[k].cls | b[k].cls;
-	if (special) {
+	if (fpref_ref_exact_any_special(a, b, K)) {
 		mpfr_set_nan(bound);
 		return 0;
 	}
