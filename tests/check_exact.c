@@ -6,7 +6,8 @@
  * zeros and sign bit) and C in three formats: the same number, NaN for
  * NaN, the same sign of zero.  Then the bound from decoded operands
  * (fpref_ref_exact_tc_bound) beside fpref_ref_tc_bound_scaled, bit for
- * bit, on every preset, input, --promote, split-K and MX scales. */
+ * bit, on every preset, input, --promote, split-K and MX scales; the
+ * bounds' upward sum against mpfr_add, and the scan for specials. */
 #include <mpfr.h>
 
 #include "testutil.h"
@@ -412,6 +413,25 @@ START_TEST(bound_from_decoded_operands)
 }
 END_TEST
 
+/* The scan for specials: a NaN or an infinity at each place of A or B,
+ * K odd and even, is found; none, not. */
+START_TEST(specials_found_anywhere)
+{
+	struct fpref_exact_operand a[7], b[7];
+	for (size_t K = 0; K <= 7; K++)
+		for (size_t at = 0; at <= 2 * K; at++)
+			for (uint8_t cls = FPREF_EXACT_NAN; cls <= FPREF_EXACT_INF; cls++) {
+				for (size_t k = 0; k < K; k++) {
+					a[k] = (struct fpref_exact_operand){ (int64_t)k + 1, 0, FPREF_EXACT_FINITE, false };
+					b[k] = a[k];
+				}
+				if (at < 2 * K) /* at == 2K: none */
+					(at % 2 ? b : a)[at / 2].cls = cls;
+				ck_assert_msg(fpref_ref_exact_any_special(a, b, K) == (at < 2 * K), "K %zu, special at %zu", K, at);
+			}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("exact engine");
@@ -421,6 +441,7 @@ int main(void)
 	tcase_add_test(tc, edges);
 	tcase_add_test(tc, scaled);
 	tcase_add_test(tc, upward_sum_is_mpfrs);
+	tcase_add_test(tc, specials_found_anywhere);
 	tcase_add_test(tc, bound_from_decoded_operands);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
