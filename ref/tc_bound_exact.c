@@ -72,7 +72,7 @@ struct block_products {
  * the room that 64 bits leave above that place and its operands are at or
  * above 2^least (each product its own place bound); else nothing is
  * kept. */
-static bool wide_window(const struct decoded_chain *d, const struct fpref_exact_operand *a,
+static inline __attribute__((always_inline)) bool wide_window(const struct decoded_chain *d, const struct fpref_exact_operand *a,
 			const struct fpref_exact_operand *b, size_t len, int ma, int mb, struct block_products *bp)
 {
 	int room = 64 - d->xa->sig_bits - d->xb->sig_bits;
@@ -100,7 +100,9 @@ static bool wide_window(const struct decoded_chain *d, const struct fpref_exact_
 	return !out;
 }
 
-static bool block_places(const struct decoded_chain *d, size_t k, size_t len, struct block_products *bp)
+/* inlined: its results then stay in registers (read back from memory,
+ * a 128-bit field written in two halves stalls the load) */
+static inline __attribute__((always_inline)) bool block_places(const struct decoded_chain *d, size_t k, size_t len, struct block_products *bp)
 {
 	int ma = (int)(d->least_a - d->xa->q), mb = (int)(d->least_b - d->xb->q);
 	const struct fpref_exact_operand *a = d->a + k, *b = d->b + k;
