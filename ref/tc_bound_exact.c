@@ -34,6 +34,7 @@ struct decoded_chain {
 	struct block_rounding br;
 	long least_a, least_b;
 	struct up64 floor_place; /* 2^floor, 0 without a floor (fpref_ref_bound_floor_place) */
+	bool zero_product;       /* a product of a zero or special operand, or a block not seen whole */
 	mpfr_t tmp[7];
 	mpfr_t *va, *vb, *vw; /* a block's values for fpref_ref_bound_tc_block, made on first need */
 	mpfr_t *wv;           /* the group path: each scale chunk's weight sa sb (NULL: none) */
@@ -63,6 +64,7 @@ struct block_products {
 	int low;
 	long base;
 	u128 Qmax, sum, any;
+	bool zero; /* some product is 0 (an operand zero, or a NaN or inf: sig 0) */
 	u128 P[FPREF_TC_MAX_BLOCK];
 };
 
@@ -81,7 +83,7 @@ static inline __attribute__((always_inline)) bool wide_window(const struct decod
 	int low = a[0].shift + b[0].shift - room / 2;
 	uint64_t Qmax = 0, any = 0;
 	u128 sum = 0;
-	bool out = false;
+	bool out = false, zero = false;
 	for (size_t i = 0; i < len; i++) {
 		uint64_t fa = (uint64_t)(a[i].sig < 0 ? -a[i].sig : a[i].sig),
 			 fb = (uint64_t)(b[i].sig < 0 ? -b[i].sig : b[i].sig);
@@ -90,9 +92,11 @@ static inline __attribute__((always_inline)) bool wide_window(const struct decod
 		uint64_t P = (fa * fb) << (rel & 63); /* a zero's shift may be anything */
 		bp->P[i] = P;
 		Qmax = P > Qmax ? P : Qmax;
+		zero |= !P;
 		sum += P;
 		any |= P;
 	}
+	bp->zero = zero;
 	bp->low = low;
 	bp->Qmax = Qmax;
 	bp->sum = sum;
@@ -108,6 +112,7 @@ static inline __attribute__((always_inline)) bool block_places(const struct deco
 	const struct fpref_exact_operand *a = d->a + k, *b = d->b + k;
 	long we = d->we ? d->we[k / d->every] : 0;
 	u128 Qmax = 0, sum = 0, any = 0;
+	bool zero = false;
 	bp->low = 0;
 	if (d->xa->fixed && d->xb->fixed && d->xa->width + d->xb->width <= 64) { /* FP8: all in 64 bits */
 		uint64_t la = (uint64_t)1 << ma, lb = (uint64_t)1 << mb, Qmax64 = 0, any64 = 0;
@@ -117,6 +122,7 @@ static inline __attribute__((always_inline)) bool block_places(const struct deco
 			uint64_t P = fa * fb, Q = (fa > la ? fa : la) * (fb > lb ? fb : lb);
 			bp->P[i] = P;
 			Qmax64 = P && Q > Qmax64 ? Q : Qmax64;
+			zero |= !P;
 			sum += P;
 			any64 |= P;
 		}
@@ -131,6 +137,7 @@ static inline __attribute__((always_inline)) bool block_places(const struct deco
 			bp->P[i] = P;
 			Q = P ? Q : 0;
 			Qmax = Q > Qmax ? Q : Qmax;
+			zero |= !P;
 			sum += P;
 			any |= P;
 		}
@@ -138,6 +145,7 @@ static inline __attribute__((always_inline)) bool block_places(const struct deco
 		Qmax = bp->Qmax;
 		sum = bp->sum;
 		any = bp->any;
+		zero = bp->zero;
 	} else {
 		/* the least and largest shift of a nonzero product, and its
 		 * operands' least shifts: an operand whose shift is at least m is
@@ -164,6 +172,7 @@ static inline __attribute__((always_inline)) bool block_places(const struct deco
 				uint64_t P = (fa * fb) << (s & 63); /* a zero's shift may be anything */
 				bp->P[i] = P;
 				Qmax64 = P > Qmax64 ? P : Qmax64;
+				zero |= !P;
 				sum += P;
 				any64 |= P;
 			}
@@ -172,8 +181,10 @@ static inline __attribute__((always_inline)) bool block_places(const struct deco
 		} else
 			for (size_t i = 0; i < len; i++) {
 				bp->P[i] = 0;
-				if (!a[i].sig || !b[i].sig)
+				if (!a[i].sig || !b[i].sig) {
+					zero = true;
 					continue;
+				}
 				uint64_t sa, sb;
 				int ha, hb;
 				place_factor(&a[i], ma, &sa, &ha);
@@ -193,6 +204,7 @@ static inline __attribute__((always_inline)) bool block_places(const struct deco
 			}
 	}
 	bp->base = (long)d->xa->q + d->xb->q + we + bp->low;
+	bp->zero = zero;
 	bp->Qmax = Qmax;
 	bp->sum = sum; /* below 2^126: 64 products below 2^120 */
 	bp->any = any;
@@ -300,6 +312,7 @@ static bool integer_block(struct decoded_chain *d, size_t k, size_t len, struct 
 	struct block_products bp;
 	if (!block_places(d, k, len, &bp))
 		return false;
+	d->zero_product |= bp.zero;
 	/* X bounds 2^E: the floor, each product's place, the accumulator's (max(|c|, 2^-126)) */
 	struct up64 X = d->floor_place;
 	if (bp.Qmax)
@@ -326,6 +339,7 @@ static bool integer_two_stage_block(struct decoded_chain *d, size_t k, size_t le
 	struct block_products bp;
 	if (!block_places(d, k, len, &bp))
 		return false;
+	d->zero_product |= bp.zero;
 	fpref_ref_up64_get(Q, up64_of_u128(bp.Qmax, bp.base));
 	mpfr_set(X2, Q, MPFR_RNDU);
 	bool acc_nonzero = fpref_ref_bound_acc_place(X2, r);
@@ -397,6 +411,7 @@ static int decoded_chain_run(struct decoded_chain *d, size_t k0, size_t K, struc
 	for (size_t k = k0; k < k0 + K; k += n) {
 		size_t len = k0 + K - k < n ? k0 + K - k : n;
 		if (d->m->group > 0) {
+			d->zero_product = true; /* its products unseen: the specials' scan runs */
 			integer_group_block(d, k, len, r);
 			continue;
 		}
@@ -413,6 +428,7 @@ static int decoded_chain_run(struct decoded_chain *d, size_t k0, size_t K, struc
 			fpref_ref_up64_get(r->mag, ur.mag);
 			held = false;
 		}
+		d->zero_product = true;
 		if (!d->va) {
 			d->va = new_values(n);
 			d->vb = new_values(n);
@@ -519,15 +535,18 @@ static int decoded_bound(const struct fpref_tc_model *m, const struct fpref_exac
 			 size_t S, mpfr_ptr bound)
 {
 	const struct fpref_format *in_a = xa->f, *in_b = xb->f;
-	/* as bound_inputs_read and fpref_ref_tc_scale_weights: a NaN or inf input, then C, then the scales */
-	if (fpref_ref_exact_any_special(a, b, K)) {
-		mpfr_set_nan(bound);
-		return 0;
-	}
+	/* as bound_inputs_read and fpref_ref_tc_scale_weights: a NaN or inf
+	 * input, then C, then the scales.  A NaN or inf operand has sig 0, so
+	 * that the scan for them runs only where a product was 0 (or a block
+	 * went unseen) or before another answer. */
 	struct fpref_ref_value cv;
 	fpref_ref_value_init(&cv);
 	if (fpref_ref_from_bits(output, c, false, &cv) != 0) {
 		fpref_ref_value_clear(&cv);
+		if (fpref_ref_exact_any_special(a, b, K)) {
+			mpfr_set_nan(bound);
+			return 0;
+		}
 		return -1;
 	}
 	size_t chunks = scales ? (K + scales->every - 1) / scales->every : 0;
@@ -536,6 +555,8 @@ static int decoded_bound(const struct fpref_tc_model *m, const struct fpref_exac
 	int status = !mpfr_number_p(cv.x) ? 1 : scales && (!we || (m->group > 0 && !wv)) ? -1 : 0;
 	for (size_t q = 0; q < chunks && status == 0; q++)
 		status = wv ? group_weight(scales, q, wv[q]) : scale_weight(scales, q, &we[q]);
+	if (status != 0 && fpref_ref_exact_any_special(a, b, K))
+		status = 1; /* NaN */
 	if (status == 2) { /* not a power of two: MPFR's weights */
 		free(we);
 		free_values(wv, chunks);
@@ -581,7 +602,11 @@ static int decoded_bound(const struct fpref_tc_model *m, const struct fpref_exac
 				fpref_ref_bound_running_clear(&part);
 				mpfr_clear(zero);
 			}
-		fpref_ref_bound_finish(output, &acc, bound);
+		if ((d.zero_product || status != 0) && fpref_ref_exact_any_special(a, b, K)) {
+			mpfr_set_nan(bound);
+			status = 0;
+		} else
+			fpref_ref_bound_finish(output, &acc, bound);
 		fpref_ref_bound_running_clear(&acc);
 		free_values(d.va, (size_t)m->block);
 		free_values(d.vb, (size_t)m->block);
