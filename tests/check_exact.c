@@ -413,6 +413,63 @@ START_TEST(bound_from_decoded_operands)
 }
 END_TEST
 
+/* A NaN or inf operand makes the bound NaN before an invalid C or scale
+ * pattern is an error, as fpref_ref_tc_bound_scaled orders them; without
+ * one the error stands: every preset and input, a special among zeros and
+ * among nonzero products. */
+START_TEST(bound_specials_before_errors)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	uint64_t state = 11, a[40], b[40], sa[2] = { 127, 127 }, sb[2] = { 127, 0x1ff }; /* 0x1ff: no E8M0 pattern */
+	size_t checked = 0;
+	mpfr_t got, want;
+	mpfr_inits2(64, got, want, (mpfr_ptr)0);
+	for (size_t mi = 0; mi < fpref_tc_model_count(); mi++) {
+		const struct fpref_tc_model *m = fpref_tc_model_at(mi);
+		for (size_t fi = 0; fi < fpref_format_count(); fi++) {
+			const struct fpref_format *f = fpref_format_at(fi);
+			struct fpref_exact_format x;
+			uint64_t zero = 0, special = 0;
+			if (fpref_ref_exact_format(f, &x) != 0 || fpref_ref_tc_bound(m, f, f, &zero, &zero, 1, 0, f32, 0, want) != 0)
+				continue;
+			for (int tries = 0; tries < 4000 && !special; tries++) {
+				uint64_t p = any_pattern(f, &state, 1);
+				struct fpref_unpacked u;
+				fpref_decode(f, p, &u);
+				special = u.cls == FPREF_CLASS_NAN || u.cls == FPREF_CLASS_INF ? p : 0;
+			}
+			if (!special)
+				continue; /* no NaN or inf in f */
+			struct fpref_tc_scales sc = { fpref_format_get(FPREF_FORMAT_FLOAT8_E8M0FNU), sa, sb, 20 };
+			for (int t = 0; t < 8; t++) { /* a special in t / 2 odd; a bad scale (else C) from 4 */
+				bool has_special = t / 2 % 2;
+				for (size_t k = 0; k < 40; k++) {
+					a[k] = t % 2 ? fpref_format_zero_bits(f, false) : random_input(f, &state, 1, max_field(f), 0);
+					b[k] = random_input(f, &state, 1, max_field(f), 0);
+				}
+				if (has_special)
+					a[t * 4] = special;
+				bool scaled = t >= 4 && fpref_tc_scales_ok(m, &sc);
+				uint64_t c = scaled ? 0 : (uint64_t)1 << 40; /* no FP32 pattern */
+				struct fpref_exact_operand da[40], db[40];
+				ck_assert_int_eq(fpref_ref_exact_decode(&x, a, 40, 1, da, NULL), 0);
+				ck_assert_int_eq(fpref_ref_exact_decode(&x, b, 40, 1, db, NULL), 0);
+				mpfr_set_zero(got, 1);
+				mpfr_set_zero(want, 1);
+				int s1 = fpref_ref_exact_tc_bound(m, &x, da, a, &x, db, b, 40, scaled ? &sc : NULL, c, f32, 0, got);
+				int s2 = fpref_ref_tc_bound_scaled(m, f, f, a, b, 40, scaled ? &sc : NULL, c, f32, 0, want);
+				ck_assert_msg(s1 == s2, "%s on %s, case %d: status %d (decoded), %d (MPFR)", m->gpu, f->name, t, s1, s2);
+				ck_assert_msg(s2 != 0 || same_bound(got, want), "%s on %s, case %d", m->gpu, f->name, t);
+				ck_assert_int_eq(s2, has_special ? 0 : -1);
+				checked++;
+			}
+		}
+	}
+	ck_assert_uint_ge(checked, 50);
+	mpfr_clears(got, want, (mpfr_ptr)0);
+}
+END_TEST
+
 /* The scan for specials: a NaN or an infinity at each place of A or B,
  * K odd and even, is found; none, not. */
 START_TEST(specials_found_anywhere)
@@ -442,6 +499,7 @@ int main(void)
 	tcase_add_test(tc, scaled);
 	tcase_add_test(tc, upward_sum_is_mpfrs);
 	tcase_add_test(tc, specials_found_anywhere);
+	tcase_add_test(tc, bound_specials_before_errors);
 	tcase_add_test(tc, bound_from_decoded_operands);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
