@@ -343,6 +343,26 @@ static bool same_bound(mpfr_srcptr x, mpfr_srcptr y)
 	return (mpfr_nan_p(x) && mpfr_nan_p(y)) || (!mpfr_nan_p(x) && !mpfr_nan_p(y) && mpfr_equal_p(x, y));
 }
 
+/* The next (model, input) pair, model-major from *at, whose bound with
+ * FP32 output the engine and MPFR take; *at then past it.  False past
+ * the last. */
+static bool next_bound_pair(size_t *at, const struct fpref_tc_model **m, const struct fpref_format **f,
+			    struct fpref_exact_format *x)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	mpfr_t bound;
+	mpfr_init2(bound, 64);
+	bool found = false;
+	for (; !found && *at < fpref_tc_model_count() * fpref_format_count(); ++*at) {
+		uint64_t zero = 0;
+		*m = fpref_tc_model_at(*at / fpref_format_count());
+		*f = fpref_format_at(*at % fpref_format_count());
+		found = fpref_ref_exact_format(*f, x) == 0 && fpref_ref_tc_bound(*m, *f, *f, &zero, &zero, 1, 0, f32, 0, bound) == 0;
+	}
+	mpfr_clear(bound);
+	return found;
+}
+
 /* The bound from decoded operands is fpref_ref_tc_bound_scaled's, bit for
  * bit: every preset and input it takes, inputs at three scales
  * (all near one place; spread over the whole range, specials one time in
@@ -354,57 +374,49 @@ START_TEST(bound_from_decoded_operands)
 	size_t checked = 0;
 	mpfr_t got, want;
 	mpfr_inits2(64, got, want, (mpfr_ptr)0);
-	for (size_t mi = 0; mi < fpref_tc_model_count(); mi++) {
-		const struct fpref_tc_model *m = fpref_tc_model_at(mi);
-		for (size_t fi = 0; fi < fpref_format_count(); fi++) {
-			const struct fpref_format *f = fpref_format_at(fi);
-			struct fpref_exact_format x;
-			if (fpref_ref_exact_format(f, &x) != 0)
-				continue;
-			uint64_t zero = 0, c0 = 0;
-			mpfr_set_nan(want);
-			if (fpref_ref_tc_bound(m, f, f, &zero, &zero, 1, c0, f32, 0, want) != 0)
-				continue; /* a format or output this model does not take */
-			struct fpref_exact_operand da[300], db[300];
-			for (int t = 0; t < 12; t++) {
-				size_t K = t % 4 == 3 ? 300 : (size_t)(17 + 23 * t), nc = t % 3 == 2 ? 64 : 0;
-				int lo = t % 2 ? 0 : 1 + (int)(next_random(&state) % (unsigned)max_field(f)), hi = t % 2 ? max_field(f) : lo;
-				for (size_t k = 0; k < K; k++) {
-					a[k] = t == 5 ? any_pattern(f, &state, 200) : random_input(f, &state, lo, hi, 0);
-					b[k] = random_input(f, &state, t % 2 ? 0 : lo, t % 2 ? max_field(f) : hi, 0);
-					if (t == 7) /* the lower half of the binades: a wide block spread past 120 bits, no overflow */
-						a[k] = random_input(f, &state, 1, max_field(f) / 2, 0), b[k] = random_input(f, &state, 1, max_field(f) / 2, 0);
-				}
-				uint64_t c = t % 4 == 0 ? 0 : any_pattern(f32, &state, 0) >> (t % 4 == 1 ? 3 : 0);
-				/* E8M0 per block; on the group path (NVFP4) UE4M3 per group half the time, its
-				 * zeros and sign bit included */
-				bool ue4m3 = m->group > 0 && t % 2;
-				struct fpref_tc_scales sc = { fpref_format_get(ue4m3 ? FPREF_FORMAT_FLOAT8_E4M3FN : FPREF_FORMAT_FLOAT8_E8M0FNU),
-							      sa, sb, ue4m3 ? (size_t)m->group : (size_t)m->block };
-				for (size_t q = 0; q < 64; q++) {
-					uint64_t r = next_random(&state);
-					sa[q] = ue4m3 ? (r % 10 == 0 ? 0 : r % 127) | (r >> 20 & 0x80) : 100 + r % 55;
-					sb[q] = ue4m3 ? (r >> 8) % 127 : 100 + (r >> 8) % 55;
-				}
-				bool scaled = (t % 3 == 1 || ue4m3) && fpref_tc_scales_ok(m, &sc) && K <= 64 * sc.every;
-				size_t bad = 0;
-				ck_assert_msg(fpref_ref_exact_decode(&x, a, K, 1, da, &bad) == 0, "A[%zu] = %llx", bad, (unsigned long long)a[bad]);
-				ck_assert_msg(fpref_ref_exact_decode(&x, b, K, 1, db, &bad) == 0, "%s B[%zu] = %llx", f->name, bad, (unsigned long long)b[bad]);
-				int s1 = fpref_ref_exact_tc_bound(m, &x, da, a, &x, db, b, K, scaled ? &sc : NULL, c, f32, nc, got);
-				int s2 = fpref_ref_tc_bound_scaled(m, f, f, a, b, K, scaled ? &sc : NULL, c, f32, nc, want);
+	const struct fpref_tc_model *m;
+	const struct fpref_format *f;
+	struct fpref_exact_format x;
+	for (size_t at = 0; next_bound_pair(&at, &m, &f, &x);) {
+		struct fpref_exact_operand da[300], db[300];
+		for (int t = 0; t < 12; t++) {
+			size_t K = t % 4 == 3 ? 300 : (size_t)(17 + 23 * t), nc = t % 3 == 2 ? 64 : 0;
+			int lo = t % 2 ? 0 : 1 + (int)(next_random(&state) % (unsigned)max_field(f)), hi = t % 2 ? max_field(f) : lo;
+			for (size_t k = 0; k < K; k++) {
+				a[k] = t == 5 ? any_pattern(f, &state, 200) : random_input(f, &state, lo, hi, 0);
+				b[k] = random_input(f, &state, t % 2 ? 0 : lo, t % 2 ? max_field(f) : hi, 0);
+				if (t == 7) /* the lower half of the binades: a wide block spread past 120 bits, no overflow */
+					a[k] = random_input(f, &state, 1, max_field(f) / 2, 0), b[k] = random_input(f, &state, 1, max_field(f) / 2, 0);
+			}
+			uint64_t c = t % 4 == 0 ? 0 : any_pattern(f32, &state, 0) >> (t % 4 == 1 ? 3 : 0);
+			/* E8M0 per block; on the group path (NVFP4) UE4M3 per group half the time, its
+			 * zeros and sign bit included */
+			bool ue4m3 = m->group > 0 && t % 2;
+			struct fpref_tc_scales sc = { fpref_format_get(ue4m3 ? FPREF_FORMAT_FLOAT8_E4M3FN : FPREF_FORMAT_FLOAT8_E8M0FNU),
+						      sa, sb, ue4m3 ? (size_t)m->group : (size_t)m->block };
+			for (size_t q = 0; q < 64; q++) {
+				uint64_t r = next_random(&state);
+				sa[q] = ue4m3 ? (r % 10 == 0 ? 0 : r % 127) | (r >> 20 & 0x80) : 100 + r % 55;
+				sb[q] = ue4m3 ? (r >> 8) % 127 : 100 + (r >> 8) % 55;
+			}
+			bool scaled = (t % 3 == 1 || ue4m3) && fpref_tc_scales_ok(m, &sc) && K <= 64 * sc.every;
+			size_t bad = 0;
+			ck_assert_msg(fpref_ref_exact_decode(&x, a, K, 1, da, &bad) == 0, "A[%zu] = %llx", bad, (unsigned long long)a[bad]);
+			ck_assert_msg(fpref_ref_exact_decode(&x, b, K, 1, db, &bad) == 0, "%s B[%zu] = %llx", f->name, bad, (unsigned long long)b[bad]);
+			int s1 = fpref_ref_exact_tc_bound(m, &x, da, a, &x, db, b, K, scaled ? &sc : NULL, c, f32, nc, got);
+			int s2 = fpref_ref_tc_bound_scaled(m, f, f, a, b, K, scaled ? &sc : NULL, c, f32, nc, want);
+			ck_assert_int_eq(s1, s2);
+			if (s2 == 0 && !same_bound(got, want))
+				ck_abort_msg("bound of %s on %s, K %zu, promote %zu%s: decoded %.17g, MPFR %.17g", m->gpu, f->name,
+					     K, nc, scaled ? ", scaled" : "", mpfr_get_d(got, MPFR_RNDN), mpfr_get_d(want, MPFR_RNDN));
+			checked++;
+			if (!scaled && nc == 0) { /* cuBLASLt's split-K over slices of 48 */
+				s1 = fpref_ref_exact_tc_bound_splitk(m, &x, da, a, &x, db, b, K, 48, c, got);
+				s2 = fpref_ref_tc_bound_splitk(m, f, f, a, b, K, 48, c, want);
 				ck_assert_int_eq(s1, s2);
 				if (s2 == 0 && !same_bound(got, want))
-					ck_abort_msg("bound of %s on %s, K %zu, promote %zu%s: decoded %.17g, MPFR %.17g", m->gpu, f->name,
-						     K, nc, scaled ? ", scaled" : "", mpfr_get_d(got, MPFR_RNDN), mpfr_get_d(want, MPFR_RNDN));
-				checked++;
-				if (!scaled && nc == 0) { /* cuBLASLt's split-K over slices of 48 */
-					s1 = fpref_ref_exact_tc_bound_splitk(m, &x, da, a, &x, db, b, K, 48, c, got);
-					s2 = fpref_ref_tc_bound_splitk(m, f, f, a, b, K, 48, c, want);
-					ck_assert_int_eq(s1, s2);
-					if (s2 == 0 && !same_bound(got, want))
-						ck_abort_msg("split-K bound of %s on %s, K %zu: decoded %.17g, MPFR %.17g", m->gpu, f->name, K,
-							     mpfr_get_d(got, MPFR_RNDN), mpfr_get_d(want, MPFR_RNDN));
-				}
+					ck_abort_msg("split-K bound of %s on %s, K %zu: decoded %.17g, MPFR %.17g", m->gpu, f->name, K,
+						     mpfr_get_d(got, MPFR_RNDN), mpfr_get_d(want, MPFR_RNDN));
 			}
 		}
 	}
@@ -424,45 +436,41 @@ START_TEST(bound_specials_before_errors)
 	size_t checked = 0;
 	mpfr_t got, want;
 	mpfr_inits2(64, got, want, (mpfr_ptr)0);
-	for (size_t mi = 0; mi < fpref_tc_model_count(); mi++) {
-		const struct fpref_tc_model *m = fpref_tc_model_at(mi);
-		for (size_t fi = 0; fi < fpref_format_count(); fi++) {
-			const struct fpref_format *f = fpref_format_at(fi);
-			struct fpref_exact_format x;
-			uint64_t zero = 0, special = 0;
-			if (fpref_ref_exact_format(f, &x) != 0 || fpref_ref_tc_bound(m, f, f, &zero, &zero, 1, 0, f32, 0, want) != 0)
-				continue;
-			for (int tries = 0; tries < 4000 && !special; tries++) {
-				uint64_t p = any_pattern(f, &state, 1);
-				struct fpref_unpacked u;
-				fpref_decode(f, p, &u);
-				special = u.cls == FPREF_CLASS_NAN || u.cls == FPREF_CLASS_INF ? p : 0;
+	const struct fpref_tc_model *m;
+	const struct fpref_format *f;
+	struct fpref_exact_format x;
+	for (size_t at = 0; next_bound_pair(&at, &m, &f, &x);) {
+		uint64_t special = 0;
+		for (int tries = 0; tries < 4000 && !special; tries++) {
+			uint64_t p = any_pattern(f, &state, 1);
+			struct fpref_unpacked u;
+			fpref_decode(f, p, &u);
+			special = u.cls == FPREF_CLASS_NAN || u.cls == FPREF_CLASS_INF ? p : 0;
+		}
+		if (!special)
+			continue; /* no NaN or inf in f */
+		struct fpref_tc_scales sc = { fpref_format_get(FPREF_FORMAT_FLOAT8_E8M0FNU), sa, sb, 20 };
+		for (int t = 0; t < 8; t++) { /* a special in t / 2 odd; a bad scale (else C) from 4 */
+			bool has_special = t / 2 % 2;
+			for (size_t k = 0; k < 40; k++) {
+				a[k] = t % 2 ? fpref_format_zero_bits(f, false) : random_input(f, &state, 1, max_field(f), 0);
+				b[k] = random_input(f, &state, 1, max_field(f), 0);
 			}
-			if (!special)
-				continue; /* no NaN or inf in f */
-			struct fpref_tc_scales sc = { fpref_format_get(FPREF_FORMAT_FLOAT8_E8M0FNU), sa, sb, 20 };
-			for (int t = 0; t < 8; t++) { /* a special in t / 2 odd; a bad scale (else C) from 4 */
-				bool has_special = t / 2 % 2;
-				for (size_t k = 0; k < 40; k++) {
-					a[k] = t % 2 ? fpref_format_zero_bits(f, false) : random_input(f, &state, 1, max_field(f), 0);
-					b[k] = random_input(f, &state, 1, max_field(f), 0);
-				}
-				if (has_special)
-					a[t * 4] = special;
-				bool scaled = t >= 4 && fpref_tc_scales_ok(m, &sc);
-				uint64_t c = scaled ? 0 : (uint64_t)1 << 40; /* no FP32 pattern */
-				struct fpref_exact_operand da[40], db[40];
-				ck_assert_int_eq(fpref_ref_exact_decode(&x, a, 40, 1, da, NULL), 0);
-				ck_assert_int_eq(fpref_ref_exact_decode(&x, b, 40, 1, db, NULL), 0);
-				mpfr_set_zero(got, 1);
-				mpfr_set_zero(want, 1);
-				int s1 = fpref_ref_exact_tc_bound(m, &x, da, a, &x, db, b, 40, scaled ? &sc : NULL, c, f32, 0, got);
-				int s2 = fpref_ref_tc_bound_scaled(m, f, f, a, b, 40, scaled ? &sc : NULL, c, f32, 0, want);
-				ck_assert_msg(s1 == s2, "%s on %s, case %d: status %d (decoded), %d (MPFR)", m->gpu, f->name, t, s1, s2);
-				ck_assert_msg(s2 != 0 || same_bound(got, want), "%s on %s, case %d", m->gpu, f->name, t);
-				ck_assert_int_eq(s2, has_special ? 0 : -1);
-				checked++;
-			}
+			if (has_special)
+				a[t * 4] = special;
+			bool scaled = t >= 4 && fpref_tc_scales_ok(m, &sc);
+			uint64_t c = scaled ? 0 : (uint64_t)1 << 40; /* no FP32 pattern */
+			struct fpref_exact_operand da[40], db[40];
+			ck_assert_int_eq(fpref_ref_exact_decode(&x, a, 40, 1, da, NULL), 0);
+			ck_assert_int_eq(fpref_ref_exact_decode(&x, b, 40, 1, db, NULL), 0);
+			mpfr_set_zero(got, 1);
+			mpfr_set_zero(want, 1);
+			int s1 = fpref_ref_exact_tc_bound(m, &x, da, a, &x, db, b, 40, scaled ? &sc : NULL, c, f32, 0, got);
+			int s2 = fpref_ref_tc_bound_scaled(m, f, f, a, b, 40, scaled ? &sc : NULL, c, f32, 0, want);
+			ck_assert_msg(s1 == s2, "%s on %s, case %d: status %d (decoded), %d (MPFR)", m->gpu, f->name, t, s1, s2);
+			ck_assert_msg(s2 != 0 || same_bound(got, want), "%s on %s, case %d", m->gpu, f->name, t);
+			ck_assert_int_eq(s2, has_special ? 0 : -1);
+			checked++;
 		}
 	}
 	ck_assert_uint_ge(checked, 50);
