@@ -243,19 +243,27 @@ struct chunk_sums {
 	int lo, hi;
 };
 
-/* Products [k0, k1) of two narrow formats: one integer over 2^(qa + qb). */
+/* Products [k0, k1) of two narrow formats: one integer over 2^(qa + qb);
+ * *zero set when one of them may be 0. */
 static i128 fixed_sum(const struct fpref_exact_operand *a, const struct fpref_exact_operand *b, size_t k0, size_t k1,
-		      bool narrow)
+		      bool narrow, bool *zero)
 {
-	if (narrow) { /* the products and their sum fit 63 bits */
+	if (narrow) { /* the products and their sum fit 63 bits; a test per
+		       * product costs this loop more than the scan does */
 		int64_t s = 0;
 		for (size_t k = k0; k < k1; k++)
 			s += a[k].sig * b[k].sig;
+		*zero = true;
 		return s;
 	}
+	bool z = false;
 	i128 s = 0;
-	for (size_t k = k0; k < k1; k++)
-		s += (i128)a[k].sig * b[k].sig;
+	for (size_t k = k0; k < k1; k++) {
+		i128 p = (i128)a[k].sig * b[k].sig;
+		z |= !p;
+		s += p;
+	}
+	*zero = *zero || z;
 	return s;
 }
 
@@ -270,6 +278,39 @@ static void flush_buckets(struct chunk_sums *c, struct acc *s, int64_t wsig, lon
 	}
 	c->lo = MAX_BUCKETS;
 	c->hi = -1;
+}
+
+/* The sum's specials, as mpfr_sum of the exact terms gives them: any NaN,
+ * or both infinities, is NaN; else an infinity.  Whether there was one
+ * (exact set). */
+static bool special_sum(const struct fpref_exact_operand *a, const struct fpref_exact_operand *b, size_t K,
+			const struct fpref_tc_scales *scales, const struct fpref_unpacked *cu, mpfr_ptr exact)
+{
+	struct specials sp = { false, false, false };
+	bool any = fpref_ref_exact_any_special(a, b, K);
+	for (size_t k = 0; any && k < K; k++)
+		if (a[k].cls | b[k].cls) {
+			bool zw = false;
+			if (scales) {
+				struct scale sa, sb;
+				read_scale(scales->format, scales->a[k / scales->every], &sa);
+				read_scale(scales->format, scales->b[k / scales->every], &sb);
+				zw = sa.sig == 0 || sb.sig == 0;
+			}
+			special_product(&a[k], &b[k], zw, &sp);
+		}
+	if (cu->cls == FPREF_CLASS_NAN)
+		sp.nan = true;
+	else if (cu->cls == FPREF_CLASS_INF)
+		*(cu->negative ? &sp.neg_inf : &sp.pos_inf) = true;
+	if (!sp.nan && !sp.pos_inf && !sp.neg_inf)
+		return false;
+	mpfr_set_prec(exact, 64);
+	if (sp.nan || (sp.pos_inf && sp.neg_inf))
+		mpfr_set_nan(exact);
+	else
+		mpfr_set_inf(exact, sp.neg_inf ? -1 : 1);
+	return true;
 }
 
 int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_exact_operand *a,
@@ -300,31 +341,10 @@ int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_
 		we_max = q == 0 || e > we_max ? e : we_max;
 		zero_weight = zero_weight || sa.sig == 0 || sb.sig == 0;
 	}
-	/* specials: any NaN, or both infinities, is NaN; else an infinity */
-	struct specials sp = { false, false, false };
-	bool any = fpref_ref_exact_any_special(a, b, K);
-	for (size_t k = 0; any && k < K; k++)
-		if (a[k].cls | b[k].cls) {
-			bool zw = false;
-			if (scales) {
-				read_scale(scales->format, scales->a[k / every], &sa);
-				read_scale(scales->format, scales->b[k / every], &sb);
-				zw = sa.sig == 0 || sb.sig == 0;
-			}
-			special_product(&a[k], &b[k], zw, &sp);
-		}
-	if (cu.cls == FPREF_CLASS_NAN)
-		sp.nan = true;
-	else if (cu.cls == FPREF_CLASS_INF)
-		*(cu.negative ? &sp.neg_inf : &sp.pos_inf) = true;
-	if (sp.nan || (sp.pos_inf && sp.neg_inf) || sp.pos_inf || sp.neg_inf) {
-		mpfr_set_prec(exact, 64);
-		if (sp.nan || (sp.pos_inf && sp.neg_inf))
-			mpfr_set_nan(exact);
-		else
-			mpfr_set_inf(exact, sp.neg_inf ? -1 : 1);
+	/* a NaN or inf C: the specials now (a NaN or inf operand has sig 0, so
+	 * that their scan waits for a zero product, or for another answer) */
+	if ((cu.cls == FPREF_CLASS_NAN || cu.cls == FPREF_CLASS_INF) && special_sum(a, b, K, scales, &cu, exact))
 		return 0;
-	}
 	/* where the sum lives: the least place of the products (and their
 	 * scales) and of C, and the most, with room for K carries */
 	bool c_nonzero = cu.cls != FPREF_CLASS_ZERO && cu.significand != 0;
@@ -340,13 +360,13 @@ int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_
 	if (c_nonzero && cu.exponent + 64 > top)
 		top = cu.exponent + 64;
 	if (top - base + 72 > MAX_PLACE || (!both_fixed && pa + pb > 50))
-		return 1;
+		return special_sum(a, b, K, scales, &cu, exact) ? 0 : 1;
 	struct acc *s = malloc(sizeof *s);
 	struct chunk_sums *cs = !both_fixed ? malloc(sizeof *cs) : NULL;
 	if (!s || (!both_fixed && !cs)) {
 		free(s);
 		free(cs);
-		return 1;
+		return special_sum(a, b, K, scales, &cu, exact) ? 0 : 1;
 	}
 	memset(s->limb, 0, sizeof s->limb);
 	s->lo = ACC_LIMBS;
@@ -362,6 +382,7 @@ int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_
 	}
 	/* a bucket takes 2^(62 - pa - pb) products before it is emptied */
 	size_t room = cs ? (size_t)1 << (62 - pa - pb > 40 ? 40 : 62 - pa - pb) : 0;
+	bool zero = false; /* a zero product: an operand zero, or a NaN or inf */
 	for (size_t q = 0; q < chunks; q++) {
 		struct scale w = one;
 		if (scales) {
@@ -372,7 +393,7 @@ int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_
 		}
 		size_t k0 = q * every, k1 = k0 + every < K ? k0 + every : K;
 		if (!cs) {
-			acc_add_i128(s, fixed_sum(a, b, k0, k1, narrow) * w.sig, (int)(fa->q + fb->q + w.e - base));
+			acc_add_i128(s, fixed_sum(a, b, k0, k1, narrow, &zero) * w.sig, (int)(fa->q + fb->q + w.e - base));
 			continue;
 		}
 		size_t used = 0;
@@ -389,6 +410,7 @@ int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_
 				y /= (int64_t)1 << z;
 				i += z;
 			}
+			zero |= !x || !y;
 			cs->bucket[i] += x * y;
 			cs->lo = i < cs->lo ? i : cs->lo;
 			cs->hi = i > cs->hi ? i : cs->hi;
@@ -398,6 +420,11 @@ int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_
 			}
 		}
 		flush_buckets(cs, s, w.sig, w.e, base);
+	}
+	if (zero && special_sum(a, b, K, scales, &cu, exact)) {
+		free(s);
+		free(cs);
+		return 0;
 	}
 	if (c_nonzero)
 		acc_add_i64(s, cu.negative ? -(int64_t)cu.significand : (int64_t)cu.significand, (int)(cu.exponent - base));
