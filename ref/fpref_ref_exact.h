@@ -73,9 +73,9 @@ int fpref_ref_exact_dot(const struct fpref_exact_format *fa, const struct fpref_
 /* fpref_ref_tc_bound_scaled's bound (the same value, bit for bit) from
  * operands decoded by fpref_ref_exact_decode (a of xa, b of xb: the
  * model's inputs; a_bits and b_bits their patterns, for the paths taken
- * from them): the block model's per-block sums are taken in integers
- * where MPFR's upward sums would not round (ref/tc_bound.c says why that
- * is the same value).  0, or -1 as fpref_ref_tc_bound_scaled. */
+ * from them): the block model's recurrence is taken in integers, each
+ * of MPFR's upward steps at 64 bits done the same way (docs/exact.md says
+ * why that is the same value).  0, or -1 as fpref_ref_tc_bound_scaled. */
 int fpref_ref_exact_tc_bound(const struct fpref_tc_model *m, const struct fpref_exact_format *xa,
 			     const struct fpref_exact_operand *a, const uint64_t *a_bits,
 			     const struct fpref_exact_format *xb, const struct fpref_exact_operand *b,

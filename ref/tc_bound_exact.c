@@ -1,7 +1,8 @@
 /* The a priori bounds of the block model, AMD's two-stage dot-add and the
  * group path from operands the exact engine decoded
  * (fpref_ref_exact_tc_bound): the same recurrence and the same values as
- * ref/tc_bound.c's, with each block's per-product work in integers. */
+ * ref/tc_bound.c's, with each block's per-product work in integers, and
+ * the block model's per-block steps too (ref/up64.h). */
 #include <limits.h>
 #include <stdlib.h>
 
