@@ -80,8 +80,8 @@ static enum tile_kind tile_kind_of(const struct plan *p)
 {
 	if (p->zero_operand) /* the tiles keep no zero product's place: the block routine does */
 		return TILE_NONE;
-	if (p->tree > 0)
-		return tile_tree_fits(p) ? TILE_TREE : TILE_NONE;
+	if (p->tree > 0) /* the tree tile has no fused groups: those go element by element */
+		return !p->fused && tile_tree_fits(p) ? TILE_TREE : TILE_NONE;
 	if (p->group > 0)
 		return tile_groups_fit(p) ? TILE_GROUPS : TILE_NONE;
 	if (!tile_fits(p))
