@@ -102,61 +102,48 @@ static bool fits(const struct fpref_format *in_a, const struct fpref_format *in_
 	       top_place(in_a) + top_place(in_b) + 8 < FUSED_BASE + FUSED_WORDS * 64 - 1;
 }
 
-int fpref_emu_tc_fused_step(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
-			    const uint64_t *b, size_t bstride, size_t len, uint64_t *acc)
+/* The group's finite nonzero terms: magnitude sig * 2^place, and sign. */
+struct term {
+	uint64_t sig;
+	int32_t place;
+	bool negative;
+};
+
+/* The terms summed exactly, rounded once to FP32 (nearest even).  When
+ * they all lie within 120 bits of the least one's place (FP16 products
+ * always do, and C near them), a 128-bit two's-complement sum holds the
+ * exact value with room for the carries of FPREF_TC_MAX_BLOCK + 1 terms;
+ * otherwise the word array does. */
+static uint64_t sum_terms(const struct term *t, size_t n, bool all_neg_zero)
 {
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
-	if (!fits(in_a, in_b))
-		return -1;
-	struct wide sum = { { 0 } };
-	bool nan = false, pos_inf = false, neg_inf = false, all_neg_zero = true;
-	for (size_t i = 0; i <= len; i++) {
-		struct fpref_unpacked x, y;
-		bool negative;
-		if (i < len) {
-			if (fpref_decode(in_a, a[i], &x) == FPREF_DECODE_INVALID ||
-			    fpref_decode(in_b, b[i * bstride], &y) == FPREF_DECODE_INVALID)
-				return -1;
-			negative = x.negative != y.negative;
-			bool zero = x.cls == FPREF_CLASS_ZERO || y.cls == FPREF_CLASS_ZERO;
-			bool inf = x.cls == FPREF_CLASS_INF || y.cls == FPREF_CLASS_INF;
-			if (x.cls == FPREF_CLASS_NAN || y.cls == FPREF_CLASS_NAN || (inf && zero)) {
-				nan = true;
-				continue;
-			}
-			if (inf) {
-				*(negative ? &neg_inf : &pos_inf) = true;
-				continue;
-			}
-			all_neg_zero = all_neg_zero && zero && negative;
-			if (!zero)
-				wide_add(&sum, negative, x.significand * y.significand, x.exponent + y.exponent);
-		} else {
-			if (fpref_decode(f32, *acc, &x) == FPREF_DECODE_INVALID)
-				return -1;
-			if (x.cls == FPREF_CLASS_NAN) {
-				nan = true;
-			} else if (x.cls == FPREF_CLASS_INF) {
-				*(x.negative ? &neg_inf : &pos_inf) = true;
-			} else {
-				all_neg_zero = all_neg_zero && x.cls == FPREF_CLASS_ZERO && x.negative;
-				if (x.cls != FPREF_CLASS_ZERO)
-					wide_add(&sum, x.negative, x.significand, x.exponent);
-			}
+	struct fpref_env env;
+	fpref_env_default(&env);
+	unsigned flags = 0;
+	if (n == 0) /* an exact zero: IEEE's sign under nearest even */
+		return all_neg_zero ? 0x80000000 : 0;
+	int32_t least = t[0].place, top = t[0].place + 64 - __builtin_clzll(t[0].sig);
+	for (size_t i = 1; i < n; i++) {
+		least = t[i].place < least ? t[i].place : least;
+		int32_t lead = t[i].place + 64 - __builtin_clzll(t[i].sig);
+		top = lead > top ? lead : top;
+	}
+	if (top - least <= 120) {
+		fpref_u128 sum = 0;
+		for (size_t i = 0; i < n; i++) {
+			fpref_u128 v = (fpref_u128)t[i].sig << (t[i].place - least);
+			sum = t[i].negative ? sum - v : sum + v;
 		}
+		if (sum == 0)
+			return all_neg_zero ? 0x80000000 : 0;
+		bool negative = sum >> 127;
+		return fpref_emu_round_pack(f32, &env, 0, negative, least, negative ? 0 - sum : sum, false, &flags);
 	}
-	if (nan || (pos_inf && neg_inf)) {
-		fpref_format_nan_bits(f32, false, acc);
-		return 0;
-	}
-	if (pos_inf || neg_inf) {
-		*acc = neg_inf ? 0xFF800000 : 0x7F800000;
-		return 0;
-	}
-	if (wide_zero(&sum)) { /* an exact zero: IEEE's sign under nearest even */
-		*acc = all_neg_zero ? 0x80000000 : 0;
-		return 0;
-	}
+	struct wide sum = { { 0 } };
+	for (size_t i = 0; i < n; i++)
+		wide_add(&sum, t[i].negative, t[i].sig, t[i].place);
+	if (wide_zero(&sum))
+		return all_neg_zero ? 0x80000000 : 0;
 	bool negative = sum.w[FUSED_WORDS - 1] >> 63;
 	if (negative) { /* the magnitude: ~sum + 1 */
 		for (size_t i = 0; i < FUSED_WORDS; i++)
@@ -164,10 +151,82 @@ int fpref_emu_tc_fused_step(const struct fpref_format *in_a, const struct fpref_
 		wide_add(&sum, false, 1, FUSED_BASE);
 	}
 	int32_t lo = wide_top(&sum) - 63;
-	struct fpref_env env;
-	fpref_env_default(&env);
-	unsigned flags = 0;
-	*acc = fpref_emu_round_pack(f32, &env, 0, negative, FUSED_BASE + lo, (fpref_u128)wide_bits(&sum, lo),
+	return fpref_emu_round_pack(f32, &env, 0, negative, FUSED_BASE + lo, (fpref_u128)wide_bits(&sum, lo),
 				    lo > 0 && wide_below(&sum, lo), &flags);
-	return 0;
+}
+
+/* One group: *acc (FP32 bits) plus the len products of a and b (decoded,
+ * operand i of each at i * stride), summed exactly and rounded once. */
+static uint64_t fused_group(const struct fpref_format *in_a, const struct fpref_format *in_b, const struct operands *a,
+			    const struct operands *b, size_t stride, size_t len, uint64_t acc)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct term t[FPREF_TC_MAX_BLOCK + 1];
+	size_t n = 0;
+	bool nan = false, pos_inf = false, neg_inf = false, all_neg_zero = true;
+	for (size_t i = 0; i < len; i++) {
+		size_t ia = i * stride, ib = i * stride;
+		unsigned kinds = (unsigned)a->kind[ia] | (unsigned)b->kind[ib];
+		bool negative = (a->negative[ia] ^ b->negative[ib]) != 0;
+		if ((kinds & NOT_A_NUMBER) || ((kinds & INF) && (kinds & ZERO)))
+			nan = true;
+		else if (kinds & INF)
+			*(negative ? &neg_inf : &pos_inf) = true;
+		else if (!(kinds & ZERO))
+			t[n++] = (struct term){ (uint64_t)a->sig[ia] * b->sig[ib],
+						 a->exp[ia] - in_a->man_bits + b->exp[ib] - in_b->man_bits, negative };
+		all_neg_zero = all_neg_zero && (kinds & ZERO) && negative;
+	}
+	struct fpref_unpacked c;
+	fpref_decode(f32, acc, &c);
+	if (c.cls == FPREF_CLASS_NAN)
+		nan = true;
+	else if (c.cls == FPREF_CLASS_INF)
+		*(c.negative ? &neg_inf : &pos_inf) = true;
+	else if (c.cls != FPREF_CLASS_ZERO)
+		t[n++] = (struct term){ c.significand, c.exponent, c.negative };
+	all_neg_zero = all_neg_zero && c.cls == FPREF_CLASS_ZERO && c.negative;
+	uint64_t bits;
+	if (nan || (pos_inf && neg_inf))
+		fpref_format_nan_bits(f32, false, &bits);
+	else if (pos_inf || neg_inf)
+		bits = neg_inf ? 0xFF800000 : 0x7F800000;
+	else
+		bits = sum_terms(t, n, all_neg_zero);
+	return bits;
+}
+
+uint64_t fpref_emu_tc_fused_chain(const struct plan *p, const struct operands *a, const struct operands *b, size_t K,
+				  uint64_t c)
+{
+	size_t n = (size_t)p->block;
+	for (size_t k0 = 0; k0 < K; k0 += n) {
+		struct operands x = operands_at(a, k0), y = operands_at(b, k0);
+		c = fused_group(p->in_a, p->in_b, &x, &y, 1, K - k0 < n ? K - k0 : n, c);
+	}
+	return c;
+}
+
+int fpref_emu_tc_fused_step(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
+			    const uint64_t *b, size_t bstride, size_t len, uint64_t *acc)
+{
+	struct fpref_unpacked u;
+	if (!fits(in_a, in_b) || len > FPREF_TC_MAX_BLOCK ||
+	    fpref_decode(fpref_format_get(FPREF_FORMAT_FLOAT32), *acc, &u) == FPREF_DECODE_INVALID)
+		return -1;
+	struct operands x, y;
+	if (operands_new(&x, len) != 0)
+		return -1;
+	if (operands_new(&y, len) != 0) {
+		operands_free(&x);
+		return -1;
+	}
+	int r = 0;
+	for (size_t i = 0; i < len && r == 0; i++)
+		r = decode_one(in_a, a[i], &x, i) | decode_one(in_b, b[i * bstride], &y, i);
+	if (r == 0)
+		*acc = fused_group(in_a, in_b, &x, &y, 1, len, *acc);
+	operands_free(&x);
+	operands_free(&y);
+	return r ? -1 : 0;
 }

@@ -209,6 +209,10 @@ int fpref_emu_tc_tree_dot(const struct fpref_tc_model *m, const struct fpref_for
  * once to FP32, nearest even.  -1 for an invalid pattern. */
 int fpref_emu_tc_fused_step(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
 			    const uint64_t *b, size_t bstride, size_t len, uint64_t *acc);
+/* The same over a whole dot product of decoded operands (the GEMM's
+ * columns), from C's FP32 bits c; the plan's formats fit (plan_init). */
+uint64_t fpref_emu_tc_fused_chain(const struct plan *p, const struct operands *a, const struct operands *b, size_t K,
+				  uint64_t c);
 int fpref_emu_tc_decode_pair(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
 			     const uint64_t *b, size_t K,
 			     struct operands *all, struct operands *x, struct operands *y);

@@ -312,7 +312,10 @@ END_TEST
  * CE1E8B9C.  In bf16, C = 2^-24 plus products 1 and 2^-24 is 1 + 2^-23
  * (3F800001), where FP32 steps tie to 1 twice; a zero sum of -0 terms
  * alone stays -0, of mixed zeros +0; +inf against a -inf C is the
- * default NaN, -inf against 1 stays -inf. */
+ * default NaN, -inf against 1 stays -inf.  Terms 266 places apart (the
+ * word array's case): C = 1 with 2^-24 is a tie, and 2^-133 * 2^-133 =
+ * 2^-266 beside them decides it: up (3F800001), or, negative, down
+ * (3F800000). */
 START_TEST(cdna1_fused_groups)
 {
 	struct fpref_format f16 = test_format("float16"), bf16 = test_format("bfloat16"), f32 = test_format("float32");
@@ -328,6 +331,9 @@ START_TEST(cdna1_fused_groups)
 	uint64_t nz[2] = { 0x8000, 0x8000 }, pz[2] = { 0x3F80, 0x8000 };
 	ck_assert_uint_eq(dot_both(b1, &bf16, nz, one, 2, NULL, 0x80000000, &f32), 0x80000000);
 	ck_assert_uint_eq(dot_both(b1, &bf16, nz, pz, 2, NULL, 0x80000000, &f32), 0);
+	uint64_t tie[2] = { 0x3380, 0x0001 }, far[2] = { 0x3F80, 0x0001 }, nfar[2] = { 0x3F80, 0x8001 };
+	ck_assert_uint_eq(dot_both(b1, &bf16, tie, far, 2, NULL, 0x3F800000, &f32), 0x3F800001);
+	ck_assert_uint_eq(dot_both(b1, &bf16, tie, nfar, 2, NULL, 0x3F800000, &f32), 0x3F800000);
 	uint64_t inf[2] = { 0x7F80, 0xFF80 };
 	ck_assert_uint_eq(dot_both(b1, &bf16, inf, one, 1, NULL, 0xFF800000, &f32), 0x7FC00000);
 	ck_assert_uint_eq(dot_both(b1, &bf16, inf + 1, one, 1, NULL, 0x3F800000, &f32), 0xFF800000);
