@@ -114,9 +114,8 @@ struct term {
  * always do, and C near them), a 128-bit two's-complement sum holds the
  * exact value with room for the carries of FPREF_TC_MAX_BLOCK + 1 terms;
  * otherwise the word array does. */
-static uint64_t sum_terms(const struct term *t, size_t n, bool all_neg_zero)
+static uint64_t sum_terms(const struct fpref_emu_round_target *f32, const struct term *t, size_t n, bool all_neg_zero)
 {
-	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);
 	unsigned flags = 0;
@@ -137,7 +136,7 @@ static uint64_t sum_terms(const struct term *t, size_t n, bool all_neg_zero)
 		if (sum == 0)
 			return all_neg_zero ? 0x80000000 : 0;
 		bool negative = sum >> 127;
-		return fpref_emu_round_pack(f32, &env, 0, negative, least, negative ? 0 - sum : sum, false, &flags);
+		return fpref_emu_round_pack_target(f32, &env, 0, negative, least, negative ? 0 - sum : sum, false, &flags);
 	}
 	struct wide sum = { { 0 } };
 	for (size_t i = 0; i < n; i++)
@@ -151,16 +150,16 @@ static uint64_t sum_terms(const struct term *t, size_t n, bool all_neg_zero)
 		wide_add(&sum, false, 1, FUSED_BASE);
 	}
 	int32_t lo = wide_top(&sum) - 63;
-	return fpref_emu_round_pack(f32, &env, 0, negative, FUSED_BASE + lo, (fpref_u128)wide_bits(&sum, lo),
-				    lo > 0 && wide_below(&sum, lo), &flags);
+	return fpref_emu_round_pack_target(f32, &env, 0, negative, FUSED_BASE + lo, (fpref_u128)wide_bits(&sum, lo),
+					   lo > 0 && wide_below(&sum, lo), &flags);
 }
 
 /* One group: *acc (FP32 bits) plus the len products of a and b (decoded,
  * operand i of each at i * stride), summed exactly and rounded once. */
-static uint64_t fused_group(const struct fpref_format *in_a, const struct fpref_format *in_b, const struct operands *a,
-			    const struct operands *b, size_t stride, size_t len, uint64_t acc)
+static uint64_t fused_group(const struct fpref_emu_round_target *f32, const struct fpref_format *in_a,
+			    const struct fpref_format *in_b, const struct operands *a, const struct operands *b, size_t stride,
+			    size_t len, uint64_t acc)
 {
-	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct term t[FPREF_TC_MAX_BLOCK + 1];
 	size_t n = 0;
 	bool nan = false, pos_inf = false, neg_inf = false, all_neg_zero = true;
@@ -177,22 +176,24 @@ static uint64_t fused_group(const struct fpref_format *in_a, const struct fpref_
 						 a->exp[ia] - in_a->man_bits + b->exp[ib] - in_b->man_bits, negative };
 		all_neg_zero = all_neg_zero && (kinds & ZERO) && negative;
 	}
-	struct fpref_unpacked c;
-	fpref_decode(f32, acc, &c);
-	if (c.cls == FPREF_CLASS_NAN)
+	/* the accumulator, an FP32 pattern (the only output of these rows): its
+	 * fields read in place, as tree_start reads them */
+	uint32_t field = (uint32_t)(acc >> 23) & 0xFF, man = (uint32_t)acc & 0x7FFFFF;
+	bool c_negative = (acc >> 31) & 1;
+	if (field == 0xFF && man)
 		nan = true;
-	else if (c.cls == FPREF_CLASS_INF)
-		*(c.negative ? &neg_inf : &pos_inf) = true;
-	else if (c.cls != FPREF_CLASS_ZERO)
-		t[n++] = (struct term){ c.significand, c.exponent, c.negative };
-	all_neg_zero = all_neg_zero && c.cls == FPREF_CLASS_ZERO && c.negative;
+	else if (field == 0xFF)
+		*(c_negative ? &neg_inf : &pos_inf) = true;
+	else if (field || man)
+		t[n++] = (struct term){ field ? man | 0x800000 : man, field ? (int32_t)field - 150 : -149, c_negative };
+	all_neg_zero = all_neg_zero && !field && !man && c_negative;
 	uint64_t bits;
 	if (nan || (pos_inf && neg_inf))
-		fpref_format_nan_bits(f32, false, &bits);
+		fpref_format_nan_bits(f32->format, false, &bits);
 	else if (pos_inf || neg_inf)
 		bits = neg_inf ? 0xFF800000 : 0x7F800000;
 	else
-		bits = sum_terms(t, n, all_neg_zero);
+		bits = sum_terms(f32, t, n, all_neg_zero);
 	return bits;
 }
 
@@ -200,9 +201,11 @@ uint64_t fpref_emu_tc_fused_chain(const struct plan *p, const struct operands *a
 				  uint64_t c)
 {
 	size_t n = (size_t)p->block;
+	struct fpref_emu_round_target f32; /* not the plan's target, narrowed to the row's F */
+	fpref_emu_round_target_init(&f32, fpref_format_get(FPREF_FORMAT_FLOAT32));
 	for (size_t k0 = 0; k0 < K; k0 += n) {
 		struct operands x = operands_at(a, k0), y = operands_at(b, k0);
-		c = fused_group(p->in_a, p->in_b, &x, &y, 1, K - k0 < n ? K - k0 : n, c);
+		c = fused_group(&f32, p->in_a, p->in_b, &x, &y, 1, K - k0 < n ? K - k0 : n, c);
 	}
 	return c;
 }
@@ -224,8 +227,10 @@ int fpref_emu_tc_fused_step(const struct fpref_format *in_a, const struct fpref_
 	int r = 0;
 	for (size_t i = 0; i < len && r == 0; i++)
 		r = decode_one(in_a, a[i], &x, i) | decode_one(in_b, b[i * bstride], &y, i);
+	struct fpref_emu_round_target f32;
+	fpref_emu_round_target_init(&f32, fpref_format_get(FPREF_FORMAT_FLOAT32));
 	if (r == 0)
-		*acc = fused_group(in_a, in_b, &x, &y, 1, len, *acc);
+		*acc = fused_group(&f32, in_a, in_b, &x, &y, 1, len, *acc);
 	operands_free(&x);
 	operands_free(&y);
 	return r ? -1 : 0;
