@@ -109,15 +109,15 @@ struct term {
 	bool negative;
 };
 
-/* The terms summed exactly, rounded once to FP32 (nearest even).  When
- * they all lie within 120 bits of the least one's place (FP16 products
- * always do, and C near them), a 128-bit two's-complement sum holds the
- * exact value with room for the carries of FPREF_TC_MAX_BLOCK + 1 terms;
- * otherwise the word array does. */
-static uint64_t sum_terms(const struct fpref_emu_round_target *f32, const struct term *t, size_t n, bool all_neg_zero)
+/* The terms summed exactly, rounded once to FP32 (nearest even, env).
+ * When they all lie within 56 bits of the least one's place (most groups
+ * of values of like size), a 64-bit sum holds the exact value with room
+ * for the carries of FPREF_TC_MAX_BLOCK + 1 terms; within 120 bits (FP16
+ * products always are, and C near them), a 128-bit sum; otherwise the
+ * word array. */
+static uint64_t sum_terms(const struct fpref_emu_round_target *f32, const struct fpref_env *env, const struct term *t,
+			  size_t n, bool all_neg_zero)
 {
-	struct fpref_env env;
-	fpref_env_default(&env);
 	unsigned flags = 0;
 	if (n == 0) /* an exact zero: IEEE's sign under nearest even */
 		return all_neg_zero ? 0x80000000 : 0;
@@ -126,6 +126,17 @@ static uint64_t sum_terms(const struct fpref_emu_round_target *f32, const struct
 		least = t[i].place < least ? t[i].place : least;
 		int32_t lead = t[i].place + 64 - __builtin_clzll(t[i].sig);
 		top = lead > top ? lead : top;
+	}
+	if (top - least <= 56) { /* 65 terms below 2^56 sum below 2^63: 64 bits hold it */
+		int64_t sum = 0;
+		for (size_t i = 0; i < n; i++) {
+			int64_t v = (int64_t)(t[i].sig << (t[i].place - least));
+			sum = t[i].negative ? sum - v : sum + v;
+		}
+		if (sum == 0)
+			return all_neg_zero ? 0x80000000 : 0;
+		return fpref_emu_round_pack_target(f32, env, 0, sum < 0, least,
+						   (fpref_u128)(sum < 0 ? 0 - (uint64_t)sum : (uint64_t)sum), false, &flags);
 	}
 	if (top - least <= 120) {
 		fpref_u128 sum = 0;
@@ -136,7 +147,7 @@ static uint64_t sum_terms(const struct fpref_emu_round_target *f32, const struct
 		if (sum == 0)
 			return all_neg_zero ? 0x80000000 : 0;
 		bool negative = sum >> 127;
-		return fpref_emu_round_pack_target(f32, &env, 0, negative, least, negative ? 0 - sum : sum, false, &flags);
+		return fpref_emu_round_pack_target(f32, env, 0, negative, least, negative ? 0 - sum : sum, false, &flags);
 	}
 	struct wide sum = { { 0 } };
 	for (size_t i = 0; i < n; i++)
@@ -150,15 +161,15 @@ static uint64_t sum_terms(const struct fpref_emu_round_target *f32, const struct
 		wide_add(&sum, false, 1, FUSED_BASE);
 	}
 	int32_t lo = wide_top(&sum) - 63;
-	return fpref_emu_round_pack_target(f32, &env, 0, negative, FUSED_BASE + lo, (fpref_u128)wide_bits(&sum, lo),
+	return fpref_emu_round_pack_target(f32, env, 0, negative, FUSED_BASE + lo, (fpref_u128)wide_bits(&sum, lo),
 					   lo > 0 && wide_below(&sum, lo), &flags);
 }
 
 /* One group: *acc (FP32 bits) plus the len products of a and b (decoded,
  * operand i of each at i * stride), summed exactly and rounded once. */
-static uint64_t fused_group(const struct fpref_emu_round_target *f32, const struct fpref_format *in_a,
-			    const struct fpref_format *in_b, const struct operands *a, const struct operands *b, size_t stride,
-			    size_t len, uint64_t acc)
+static uint64_t fused_group(const struct fpref_emu_round_target *f32, const struct fpref_env *env,
+			    const struct fpref_format *in_a, const struct fpref_format *in_b, const struct operands *a,
+			    const struct operands *b, size_t stride, size_t len, uint64_t acc)
 {
 	struct term t[FPREF_TC_MAX_BLOCK + 1];
 	size_t n = 0;
@@ -193,7 +204,7 @@ static uint64_t fused_group(const struct fpref_emu_round_target *f32, const stru
 	else if (pos_inf || neg_inf)
 		bits = neg_inf ? 0xFF800000 : 0x7F800000;
 	else
-		bits = sum_terms(f32, t, n, all_neg_zero);
+		bits = sum_terms(f32, env, t, n, all_neg_zero);
 	return bits;
 }
 
@@ -203,9 +214,11 @@ uint64_t fpref_emu_tc_fused_chain(const struct plan *p, const struct operands *a
 	size_t n = (size_t)p->block;
 	struct fpref_emu_round_target f32; /* not the plan's target, narrowed to the row's F */
 	fpref_emu_round_target_init(&f32, fpref_format_get(FPREF_FORMAT_FLOAT32));
+	struct fpref_env env;
+	fpref_env_default(&env);
 	for (size_t k0 = 0; k0 < K; k0 += n) {
 		struct operands x = operands_at(a, k0), y = operands_at(b, k0);
-		c = fused_group(&f32, p->in_a, p->in_b, &x, &y, 1, K - k0 < n ? K - k0 : n, c);
+		c = fused_group(&f32, &env, p->in_a, p->in_b, &x, &y, 1, K - k0 < n ? K - k0 : n, c);
 	}
 	return c;
 }
@@ -229,8 +242,10 @@ int fpref_emu_tc_fused_step(const struct fpref_format *in_a, const struct fpref_
 		r = decode_one(in_a, a[i], &x, i) | decode_one(in_b, b[i * bstride], &y, i);
 	struct fpref_emu_round_target f32;
 	fpref_emu_round_target_init(&f32, fpref_format_get(FPREF_FORMAT_FLOAT32));
+	struct fpref_env env;
+	fpref_env_default(&env);
 	if (r == 0)
-		*acc = fused_group(&f32, in_a, in_b, &x, &y, 1, len, *acc);
+		*acc = fused_group(&f32, &env, in_a, in_b, &x, &y, 1, len, *acc);
 	operands_free(&x);
 	operands_free(&y);
 	return r ? -1 : 0;

@@ -315,7 +315,9 @@ END_TEST
  * default NaN, -inf against 1 stays -inf.  Terms 266 places apart (the
  * word array's case): C = 1 with 2^-24 is a tie, and 2^-133 * 2^-133 =
  * 2^-266 beside them decides it: up (3F800001), or, negative, down
- * (3F800000). */
+ * (3F800000).  The same 59 places apart (the 128-bit sum's case): f16 C =
+ * 1024 with 2^-14 (0400 * 3C00) is a tie, 2^-24 * 2^-24 = 2^-48 decides
+ * it: 44800001, or 44800000. */
 START_TEST(cdna1_fused_groups)
 {
 	struct fpref_format f16 = test_format("float16"), bf16 = test_format("bfloat16"), f32 = test_format("float32");
@@ -334,6 +336,9 @@ START_TEST(cdna1_fused_groups)
 	uint64_t tie[2] = { 0x3380, 0x0001 }, far[2] = { 0x3F80, 0x0001 }, nfar[2] = { 0x3F80, 0x8001 };
 	ck_assert_uint_eq(dot_both(b1, &bf16, tie, far, 2, NULL, 0x3F800000, &f32), 0x3F800001);
 	ck_assert_uint_eq(dot_both(b1, &bf16, tie, nfar, 2, NULL, 0x3F800000, &f32), 0x3F800000);
+	uint64_t tie16[2] = { 0x0400, 0x0001 }, far16[2] = { 0x3C00, 0x0001 }, nfar16[2] = { 0x3C00, 0x8001 };
+	ck_assert_uint_eq(dot_both(c1, &f16, tie16, far16, 2, NULL, 0x44800000, &f32), 0x44800001);
+	ck_assert_uint_eq(dot_both(c1, &f16, tie16, nfar16, 2, NULL, 0x44800000, &f32), 0x44800000);
 	uint64_t inf[2] = { 0x7F80, 0xFF80 };
 	ck_assert_uint_eq(dot_both(b1, &bf16, inf, one, 1, NULL, 0xFF800000, &f32), 0x7FC00000);
 	ck_assert_uint_eq(dot_both(b1, &bf16, inf + 1, one, 1, NULL, 0x3F800000, &f32), 0xFF800000);
