@@ -420,6 +420,11 @@ int fpref_tc_model_traits(struct fpref_tc_model *m, const char *list, char *err,
 
 static void describe_native(const struct fpref_tc_model *m, bool fp16, char *buf, size_t len)
 {
+	if (m->tree > 0 && m->fused) { /* no block: F and the floor do not apply */
+		snprintf(buf, len, "%s tensor core: groups of %d, each group and C summed exactly, rounded once to FP32, %s",
+			 m->gpu, m->block, fpref_rounding_name(fp16 ? m->round_fp16 : m->round_fp32));
+		return;
+	}
 	int floor = fp16 ? m->floor_fp16 : m->floor_fp32;
 	char floor_text[16];
 	if (floor == FPREF_TC_NO_FLOOR)
@@ -429,9 +434,7 @@ static void describe_native(const struct fpref_tc_model *m, bool fp16, char *buf
 	int n = snprintf(buf, len, "%s tensor core: blocks of %d, %d fraction bits, floor %s, %s", m->gpu, m->block,
 			 m->frac, floor_text, fpref_rounding_name(fp16 ? m->round_fp16 : m->round_fp32));
 	size_t used = n < 0 ? len : (size_t)n;
-	if (m->tree > 0 && m->fused && used < len)
-		snprintf(buf + used, len - used, "; each group and C summed exactly, rounded once to FP32");
-	else if (m->tree > 0 && used < len)
+	if (m->tree > 0 && used < len)
 		snprintf(buf + used, len - used, "; FP32 pairwise sums of each group, added to C%s",
 			 m->flush ? ", subnormals flushed" : "");
 	else if (m->group > 0 && used < len)
