@@ -44,6 +44,7 @@ int fpref_emu_tc_plan_init(struct plan *p, const struct fpref_tc_model *m, const
 	p->c_drop = m->c_drop;
 	p->tree = m->tree;
 	p->flush = m->flush;
+	p->fused = m->fused;
 	p->c_least = fpref_tc_model_c_least(m, output);
 	p->zero_operand = m->zero_operand_aligns;
 	if (!fpref_tc_model_conventions_ok(m))
@@ -385,7 +386,8 @@ int fpref_emu_tc_lowered_dot(const struct fpref_tc_model *m, const struct fpref_
 	return status ? -1 : 0;
 }
 
-/* CDNA1/2 (fpref_formats_tc_model.h, tree): FP32 arithmetic, nearest even. */
+/* CDNA2 (fpref_formats_tc_model.h, tree): FP32 arithmetic, nearest even;
+ * CDNA1's fused groups are tc_fused.c's. */
 static uint64_t flush32(uint64_t x, bool flush)
 {
 	return flush && (x & 0x7F800000) == 0 ? x & 0x80000000 : x; /* a zero of its sign */
@@ -419,6 +421,8 @@ int fpref_emu_tc_tree_step(const struct fpref_tc_model *m, const struct fpref_fo
 			   const struct fpref_format *in_b, const uint64_t *a, const uint64_t *b, size_t bstride, size_t len,
 			   uint64_t *acc)
 {
+	if (m->fused)
+		return fpref_emu_tc_fused_step(in_a, in_b, a, b, bstride, len, acc);
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);

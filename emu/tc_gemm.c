@@ -80,8 +80,8 @@ static enum tile_kind tile_kind_of(const struct plan *p)
 {
 	if (p->zero_operand) /* the tiles keep no zero product's place: the block routine does */
 		return TILE_NONE;
-	if (p->tree > 0)
-		return tile_tree_fits(p) ? TILE_TREE : TILE_NONE;
+	if (p->tree > 0) /* the tree tile has no fused groups: those go column by column */
+		return !p->fused && tile_tree_fits(p) ? TILE_TREE : TILE_NONE;
 	if (p->group > 0)
 		return tile_groups_fit(p) ? TILE_GROUPS : TILE_NONE;
 	if (!tile_fits(p))
@@ -201,8 +201,9 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 				struct operands x = operands_at(&g->a, i * K), y = operands_at(&g->b, j * K);
 				uint64_t c = g->C ? g->C[i * N + j] : 0;
 				g->D[i * N + j] =
-					g->nc ? fpref_emu_tc_chain_promoted(g->p, &env, &x, &y, K, g->nc, NULL, NULL, c)
-					      : fpref_emu_tc_chain(g->p, &x, &y, K, c, NULL);
+					g->p->fused ? fpref_emu_tc_fused_chain(g->p, &x, &y, K, c)
+					: g->nc	    ? fpref_emu_tc_chain_promoted(g->p, &env, &x, &y, K, g->nc, NULL, NULL, c)
+						    : fpref_emu_tc_chain(g->p, &x, &y, K, c, NULL);
 			}
 		return 0;
 	}
@@ -364,7 +365,8 @@ static enum tile_kind gemm_tiles(const struct fpref_tc_model *m, const struct pl
 	enum tile_kind tiles = nc || lowered ? TILE_NONE : tile_kind_of(p);
 	if (lowered && nc == 0 && lowered_tiles_fit(m, p->output))
 		tiles = TILE_LOWERED;
-	*element_wise = (lowered && tiles == TILE_NONE) || (m->tree > 0 && tiles == TILE_NONE);
+	/* the fused groups run on the decoded columns (fpref_emu_tc_fused_chain) */
+	*element_wise = (lowered && tiles == TILE_NONE) || (m->tree > 0 && !m->fused && tiles == TILE_NONE);
 	return tiles;
 }
 

@@ -99,7 +99,7 @@ struct plan {
 	int group_shift;            /* group sum (units of 2^(least_a + least_b - man_a - man_b)) to 23 + lift
 				     * fraction bits, before the scales' */
 	int tree;                   /* the FP32 path (fpref_formats_tc_model.h, tree) */
-	bool flush;
+	bool flush, fused;
 	int32_t c_least;            /* the least place C is normalised to: FP32's least normal, or its own format's
 				     * (c_least_normal) */
 	bool zero_operand;          /* a product with a zero factor enters the alignment (zero_operand_aligns) */
@@ -204,6 +204,15 @@ int fpref_emu_tc_tree_step(const struct fpref_tc_model *m, const struct fpref_fo
 int fpref_emu_tc_tree_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a,
 			  const struct fpref_format *in_b, const uint64_t *a, const uint64_t *b, size_t K, uint64_t c,
 			  uint64_t *d);
+/* tc_fused.c: one group of the FP32 path's fused rows (fused): *acc plus
+ * len products, b's operands bstride apart, summed exactly and rounded
+ * once to FP32, nearest even.  -1 for an invalid pattern. */
+int fpref_emu_tc_fused_step(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
+			    const uint64_t *b, size_t bstride, size_t len, uint64_t *acc);
+/* The same over a whole dot product of decoded operands (the GEMM's
+ * columns), from C's FP32 bits c; the plan's formats fit (plan_init). */
+uint64_t fpref_emu_tc_fused_chain(const struct plan *p, const struct operands *a, const struct operands *b, size_t K,
+				  uint64_t c);
 int fpref_emu_tc_decode_pair(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
 			     const uint64_t *b, size_t K,
 			     struct operands *all, struct operands *x, struct operands *y);

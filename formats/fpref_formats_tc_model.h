@@ -72,8 +72,9 @@ struct fpref_tc_model {
 	 * that exponent minus c_drop; the two are added exactly and rounded
 	 * once (round_fp32). */
 	int halves, sum_frac, c_frac, c_drop;
-	/* AMD CDNA1/CDNA2 v_mfma_* f16 and bf16 (the same paper): tree > 0 is
-	 * no block model but FP32 arithmetic, nearest even: per group of
+	/* AMD CDNA2 v_mfma_* f16 and bf16 (the same paper; CDNA1 with fused
+	 * below): tree > 0 is no block model but FP32 arithmetic, nearest
+	 * even: per group of
 	 * `block` products, each product rounded to FP32 (fma(a, b, 0)), the
 	 * group summed as a balanced pairwise tree (the first half's sum plus
 	 * the rest's), then added to C.  flush (CDNA2): subnormal or zero
@@ -121,6 +122,16 @@ struct fpref_tc_model {
 	 * Undecided pending hardware: every preset leaves it false (a zero
 	 * product never sets the alignment).  The block model only. */
 	bool zero_operand_aligns;
+	/* With tree > 0: each group's products and the accumulator are
+	 * summed exactly and rounded once to FP32 (nearest even), instead of
+	 * the FP32 operations above; an exact zero takes IEEE's sign (-0 only
+	 * from -0 terms), a NaN or inf * 0 or +inf - inf among them gives
+	 * the default NaN, an inf otherwise that inf.  AMD CDNA1 v_mfma_*
+	 * f16 and bf16 as the independent model has it from its version 2.0.0
+	 * on (MMA_E_FDPA, arXiv:2511.10909's code, with a CDNA1 hardware
+	 * equivalence test); its earlier versions, where the tree comes from,
+	 * took CDNA1 as CDNA2 without the flush.  Not with flush. */
+	bool fused;
 };
 
 /* The block scales of a dot product: one pair per `every` products along
@@ -209,8 +220,9 @@ int fpref_tc_model_floor(const struct fpref_tc_model *m, const struct fpref_form
 int fpref_tc_model_c_least(const struct fpref_tc_model *m, const struct fpref_format *output);
 /* Whether the row's conventions suit its path: zero_c_aligns and
  * zero_operand_aligns are the block model's (not the two-stage or FP32
- * tree paths; zero_operand_aligns not the group path either).  Both
- * engines refuse a row where this is false. */
+ * tree paths; zero_operand_aligns not the group path either); fused is
+ * the tree path's, without flush.  Both engines refuse a row where this
+ * is false. */
 bool fpref_tc_model_conventions_ok(const struct fpref_tc_model *m);
 /* The environment of a block's one rounding, which each engine's rounding
  * core applies: the row's rounding for this output, overflow to inf

@@ -23,25 +23,25 @@
  * WGMMA unit, FP8 with FP16 output as mma.sync lowers it.  h100-mma and
  * h100-wgmma are what each instruction gives on sm_90 for every output. */
 static const struct fpref_tc_model models[] = {
-	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
-	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
-	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
-	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
-	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	{ "v100", "float16", 4, 23, FPREF_TC_NO_FLOOR, -19, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (V100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
+	{ "a100", "float16,bfloat16", 8, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
+	{ "a100", "tf32", 4, 24, -132, -20, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (A100)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
+	{ "h100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
+	{ "h100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
 	{ "h100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16", 2,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: mma.sync as the compiler lowers it for sm_90, "
-	     "found by matching the published H100 measurements (" KM ", model_validation) and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
+	     "found by matching the published H100 measurements (" KM ", model_validation) and the SASS of that instruction", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false, false },
 	{ "h100-mma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
-	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
+	{ "h100-mma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
 	{ "h100-mma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
-	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
+	  "mma.sync FP8 as the compiler lowers it for sm_90, both outputs: FP16 HMMA blocks, then C added" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false, false },
 	{ "h100-wgmma", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
-	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
+	  KM " (H100)" H200, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false, false },
+	{ "h100-wgmma", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (H100; not measured here)", true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false, false },
 	{ "h100-wgmma", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
 	  KM " (H100 FP8: the 14-bit accumulator); FP16 output: the same block rounded to nearest even, C in the "
-	     "block" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false, false, false },
+	     "block" H200, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false, false, false, false },
 	/* Turing (sm_75): mma.sync m16n8k8 f16 as one block of 8 with 24
 	 * fraction bits, the published model's (validated on a Turing GPU);
 	 * m8n8k4 (--shape) chains blocks of 4 of the same unit, as that model
@@ -52,9 +52,9 @@ static const struct fpref_tc_model models[] = {
 	  .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RNE, .fp16_inputs = "float16",
 	  .source = XIE " (Turing mma.sync m16n8k8 f16: one block of 8, 24 fraction bits); no FP16-output floor measured",
 	  .zero_positive = true, .nan_ones = true },
-	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
-	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false },
-	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false, false, false },
+	{ "ada", "float16,bfloat16", 8, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false, false },
+	{ "ada", "tf32", 4, 24, -132, -132, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0, KM " (Ada)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, false, true, true, false, false, false, false },
+	{ "ada", FP8, 16, 13, -132, -132, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0, KM " (Ada FP8)" ZERO_XIE, true, 0, 0, 0, 0, 0, 0, false, true, true, true, false, false, false, false },
 	/* ---- Blackwell and AMD CDNA: instruction-level presets (docs/accumulation.md,
 	 * "Blackwell" and "AMD Instinct").  Parameters from Xie et al.'s published
 	 * models (MMA-Sim); floors none there (their alignment has none);
@@ -65,11 +65,16 @@ static const struct fpref_tc_model models[] = {
 	 * unscaled and mxf8f6f4 kinds: the FP8 row's parameters, inferred (the
 	 * published model was validated on FP8 only). ---- */
 	{ "tcgen05", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::f16, K = 16 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	  XIE " (tcgen05.mma kind::f16, K = 16 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
 	{ "tcgen05", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::tf32, K = 8 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
-	{ "tcgen05", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
-	  XIE " (tcgen05.mma kind::f8f6f4, K = 32 in one block, 25 bits where Hopper's FP8 unit keeps 13)", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
+	  XIE " (tcgen05.mma kind::tf32, K = 8 in one block)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
+	/* FP16 output for every f8f6f4 pair, FP6 and FP4 too: the PTX ISA names
+	 * .dtype apart from the operand types (mma.sync: ".e4m3 or .e5m2 or
+	 * .e3m2 or .e2m3 or .e2m1" with accumulators ".f16, .f32"; tcgen05:
+	 * the instruction descriptor's dtype and atype/btype fields); the
+	 * FP8 pairs' FP16 floor and rounding, as MMA-Sim runs them */
+	{ "tcgen05", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, F8F6F4, 0, NULL, 0,
+	  XIE " (tcgen05.mma kind::f8f6f4, K = 32 in one block, 25 bits where Hopper's FP8 unit keeps 13)", true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false, false },
 	{ .gpu = "tcgen05-mxf8f6f4", .inputs = F8F6F4, .block = 32, .frac = 25, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RTZ, .round_fp16 = FPREF_RTZ, .fp16_inputs = "",
 	  .source = XIE " (tcgen05.mma kind::mxf8f6f4.block_scale, E8M0 per 32: the scales move each product's exponent)",
@@ -83,20 +88,20 @@ static const struct fpref_tc_model models[] = {
 	 * the published Blackwell parameters (n = K, F = 25); its floors are the
 	 * H100's (Khattak & Mikaitis), not published for Blackwell: inferred */
 	{ "mma-sm100", "float16,bfloat16", 16, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (Blackwell mma.sync m16n8k16); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	  XIE " (Blackwell mma.sync m16n8k16); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
 	{ "mma-sm100", "tf32", 8, 25, -133, -21, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (Blackwell mma.sync m16n8k8); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	  XIE " (Blackwell mma.sync m16n8k8); floors of " KM " (H100), inferred", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
 	{ "mma-sm100", FP8, 32, 13, -133, -133, FPREF_RTZ, FPREF_RNE, FP8, 32, "float16,float32", 2,
 	  "mma.sync FP8 as CUDA 13.0 lowers it for sm_100a: the sm_90 lowering (F2FP, two HMMA.16816, HADD2 / FADD; "
 	  "SASS read here, docs/accumulation.md), over this row's FP16 unit; not run on a GPU",
-	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
+	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false, false },
 	{ "mma-sm120", "float16,bfloat16", 16, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "float16", 0, NULL, 0,
-	  XIE " (RTX Blackwell mma.sync m16n8k16)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
+	  XIE " (RTX Blackwell mma.sync m16n8k16)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
 	{ "mma-sm120", "tf32", 8, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, "", 0, NULL, 0,
-	  XIE " (RTX Blackwell mma.sync m16n8k8)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false },
-	{ "mma-sm120", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, FP8, 0, NULL, 0,
+	  XIE " (RTX Blackwell mma.sync m16n8k8)", true, 0, 0, 0, 0, 0, 0, false, false, true, false, false, false, false, false },
+	{ "mma-sm120", F8F6F4, 32, 25, NONE, NONE, FPREF_RTZ, FPREF_RNE, F8F6F4, 0, NULL, 0,
 	  XIE " (RTX Blackwell mma.sync m16n8k32 kind::f8f6f4: native, one block; CUDA 13.0 emits QMMA.16832 for sm_120a)",
-	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false },
+	  true, 0, 0, 0, 0, 0, 0, false, true, true, false, false, false, false, false },
 	{ .gpu = "mfma-cdna3", .inputs = "float16,bfloat16", .block = 8, .frac = 24, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
 	  .source = XIE " (CDNA3 v_mfma_f32_*_f16 / _bf16, K >= 8: groups of 8, two-stage dot-add rounded down)",
@@ -136,17 +141,22 @@ static const struct fpref_tc_model models[] = {
 	  .halves = 2, .sum_frac = 31, .c_frac = 24, .c_drop = 25, .mixed = true },
 	{ .gpu = "mfma-cdna1", .inputs = "float16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
-	  .source = XIE " (CDNA1 v_mfma_f32_*f16: FP32 pairwise sums of groups of 4)", .tree = 1 },
+	  .source = XIE " (CDNA1 v_mfma_f32_*f16: each group of 4 products and C summed exactly, rounded once to "
+			"FP32: the model's MMA_E_FDPA, mmasim 2.0.0 to 2.1.1)",
+	  .tree = 1, .fused = true },
 	{ .gpu = "mfma-cdna1", .inputs = "bfloat16", .block = 2, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
-	  .source = XIE " (CDNA1 v_mfma_f32_*bf16: FP32 pairwise sums of groups of 2)", .tree = 1 },
+	  .source = XIE " (CDNA1 v_mfma_f32_*bf16: each group of 2 products and C summed exactly, rounded once to "
+			"FP32: the model's MMA_E_FDPA, mmasim 2.0.0 to 2.1.1)",
+	  .tree = 1, .fused = true },
 	{ .gpu = "mfma-cdna2", .inputs = "float16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
-	  .source = XIE " (CDNA2 v_mfma_f32_*f16: as CDNA1, subnormals flushed)", .tree = 1, .flush = true },
+	  .source = XIE " (CDNA2 v_mfma_f32_*f16: FP32 pairwise sums of groups of 4, subnormals flushed)", .tree = 1,
+	  .flush = true },
 	{ .gpu = "mfma-cdna2-legacy", .inputs = "bfloat16", .block = 2, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
-	  .source = XIE " (CDNA2 v_mfma_f32_*bf16 without _1k, CDNA1's encodings: groups of 2 as CDNA1's, subnormals "
-			"flushed as CDNA2's _1k)",
+	  .source = XIE " (CDNA2 v_mfma_f32_*bf16 without _1k, CDNA1's encodings: FP32 pairwise sums of groups of 2, "
+			"subnormals flushed as CDNA2's _1k)",
 	  .tree = 1, .flush = true },
 	{ .gpu = "mfma-cdna2", .inputs = "bfloat16", .block = 4, .frac = 23, .floor_fp32 = NONE, .floor_fp16 = NONE,
 	  .round_fp32 = FPREF_RNE, .round_fp16 = FPREF_RNE, .fp16_inputs = "",
@@ -160,9 +170,9 @@ static const struct fpref_tc_model models[] = {
 	 * FTZ of Intel's instructions, the order of TDPBF16PS's pairs. */
 	{ "tpu-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
 	  "Google Cloud blog, BFloat16: the secret to high performance on Cloud TPUs (bfloat16 multiplies, IEEE "
-	  "float32 accumulation)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false, false, false },
+	  "float32 accumulation)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false, false, false, false },
 	{ "intel-bf16", "bfloat16", 1, 36, FPREF_TC_NO_FLOOR, FPREF_TC_NO_FLOOR, FPREF_RNE, FPREF_RNE, "", 0, NULL, 0,
-	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false, false, false },
+	  "Intel SDM, TDPBF16PS / VDPBF16PS (FP32 FMA per product, rne)", false, 0, 0, 0, 0, 0, 0, false, false, false, false, false, false, false, false },
 };
 
 /* Chips by the instruction presets their GEMMs run (docs/tensor-cores.md's chip table); the
@@ -355,7 +365,8 @@ int fpref_tc_model_floor(const struct fpref_tc_model *m, const struct fpref_form
 bool fpref_tc_model_conventions_ok(const struct fpref_tc_model *m)
 {
 	bool other_path = m->sum_frac > 0 || m->tree > 0;
-	return !(m->zero_c_aligns && other_path) && !(m->zero_operand_aligns && (other_path || m->group > 0));
+	return !(m->zero_c_aligns && other_path) && !(m->zero_operand_aligns && (other_path || m->group > 0)) &&
+	       !(m->fused && (m->tree <= 0 || m->flush));
 }
 
 void fpref_tc_model_env(const struct fpref_tc_model *m, const struct fpref_format *output, struct fpref_env *env)
@@ -409,6 +420,11 @@ int fpref_tc_model_traits(struct fpref_tc_model *m, const char *list, char *err,
 
 static void describe_native(const struct fpref_tc_model *m, bool fp16, char *buf, size_t len)
 {
+	if (m->tree > 0 && m->fused) { /* no block: F and the floor do not apply */
+		snprintf(buf, len, "%s tensor core: groups of %d, each group and C summed exactly, rounded once to FP32, %s",
+			 m->gpu, m->block, fpref_rounding_name(fp16 ? m->round_fp16 : m->round_fp32));
+		return;
+	}
 	int floor = fp16 ? m->floor_fp16 : m->floor_fp32;
 	char floor_text[16];
 	if (floor == FPREF_TC_NO_FLOOR)
@@ -612,7 +628,7 @@ int fpref_tc_model_custom(int block, int frac, int floor, enum fpref_rounding ro
 		return -1;
 	}
 	*m = (struct fpref_tc_model){ "generic", "", block, frac, floor, floor, rounding, rounding, NULL, 0, NULL, 0,
-				      "custom parameters", false, 0, 0, 0, 0, 0, 0, false, true, false, false, false, false, false };
+				      "custom parameters", false, 0, 0, 0, 0, 0, 0, false, true, false, false, false, false, false, false };
 	return 0;
 }
 
@@ -669,8 +685,10 @@ bool fpref_tc_promote_ok(const struct fpref_tc_model *m, const char *pair, char 
 {
 	if (m->tree <= 0)
 		return true;
-	snprintf(err, errlen, "the %s model computes %s inputs in FP32 arithmetic (each product rounded to FP32, its "
-		 "groups summed in FP32); promotion to an FP32 accumulator is not modelled on these rows", m->gpu, pair);
+	snprintf(err, errlen, "the %s model computes %s inputs in FP32 arithmetic (%s); promotion to an FP32 "
+		 "accumulator is not modelled on these rows", m->gpu, pair,
+		 m->fused ? "each group and C summed exactly, rounded once to FP32"
+			  : "each product rounded to FP32, its groups summed in FP32");
 	return false;
 }
 

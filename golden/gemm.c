@@ -46,7 +46,8 @@ bool fpref_golden_model_scales_ok(const struct fpref_accum_model *m, const struc
 	if (fpref_tc_lowered(&m->tc, out) || m->tc.tree > 0) {
 		snprintf(err, errlen, "the %s model runs %s%s%s inputs with %s output through %s, which takes no block scales",
 			 m->tc.gpu, in_a->name, fpref_format_same(in_a, in_b) ? "" : " x ",
-			 fpref_format_same(in_a, in_b) ? "" : in_b->name, out->name, m->tc.tree > 0 ? "FP32 arithmetic" : "the compiler's lowering");
+			 fpref_format_same(in_a, in_b) ? "" : in_b->name, out->name, m->tc.tree > 0 ? (m->tc.fused ? "exact group sums rounded to FP32" : "FP32 arithmetic")
+					  : "the compiler's lowering");
 		return false;
 	}
 	if (!fpref_tc_scales_ok(&m->tc, scales)) {

@@ -254,7 +254,7 @@ static bool same_rows(const struct fpref_tc_model *x, const struct fpref_tc_mode
 	       x->floor_fp16 == y->floor_fp16 && x->round_fp32 == y->round_fp32 && x->round_fp16 == y->round_fp16 &&
 	       x->zero_positive == y->zero_positive && x->group == y->group && x->halves == y->halves &&
 	       x->sum_frac == y->sum_frac && x->c_frac == y->c_frac && x->c_drop == y->c_drop && x->tree == y->tree &&
-	       x->flush == y->flush && x->product_inf == y->product_inf;
+	       x->flush == y->flush && x->fused == y->fused && x->product_inf == y->product_inf;
 }
 
 static bool preset_class_known(const struct fpref_probe_report *r, const struct fpref_tc_model *m,

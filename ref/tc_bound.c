@@ -418,7 +418,9 @@ static void pairwise_bound(const struct plain *pl, mpfr_t *abs_a, mpfr_t *abs_b,
 
 /* CDNA1/2 (tree > 0): FP32 operations in the engines' order (each group's
  * products, fma(a, b, 0), summed as the pairwise tree, then added to C),
- * each one rounding to nearest: u = 2^-24, eta = 2^-149.  CDNA2 (flush)
+ * each one rounding to nearest: u = 2^-24, eta = 2^-149; CDNA1's fused
+ * groups (fused) are exact up to their one rounding, C plus the group's
+ * sum, bounded as that addition alone.  CDNA2 (flush)
  * also flushes every subnormal result: such a result r (|r| < 2^-126)
  * becomes 0, so that operation's error is below 2^-126: eta = 2^-126
  * there (fpref_ref_bound_rounding's eta bounds the error of an operation whose result
@@ -452,7 +454,13 @@ static void tree_chain_bound(const struct fpref_tc_model *m, const struct fpref_
 		}
 		struct running group;
 		fpref_ref_bound_running_init(&group, zero);
-		pairwise_bound(&pl, x, y, len, &group);
+		if (m->fused) /* the group's exact sum: no error before the one rounding */
+			for (size_t i = 0; i < len; i++) {
+				mpfr_mul(p, x[i], y[i], MPFR_RNDU);
+				mpfr_add(group.mag, group.mag, p, MPFR_RNDU);
+			}
+		else
+			pairwise_bound(&pl, x, y, len, &group);
 		add_bound(&pl, r, &group);
 		fpref_ref_bound_running_clear(&group);
 	}

@@ -1,7 +1,7 @@
 /* The oracle's side of the tensor-core block model: one dot product
  * computed a second way (MPFR exponents and exact integer sums instead of
  * the emulator's shifts), block by block, on every path of the models
- * (the block model, AMD's two-stage dot-add, the CDNA1/2 FP32 tree, the
+ * (the block model, AMD's two-stage dot-add, the CDNA1/2 FP32 path, the
  * lowered path) and split-K.  The block scales are ref/tc_scale.c's, the
  * a priori bounds ref/tc_bound.c's. */
 #include <gmp.h>
@@ -150,8 +150,9 @@ static uint64_t two_stage_block(const struct fpref_tc_model *m, const struct fpr
 	return bits;
 }
 
-/* CDNA1/2 (fpref_formats_tc_model.h, tree): the oracle's FP32 operations
- * in the same order: products, the pairwise tree, the addition to C. */
+/* CDNA2 (fpref_formats_tc_model.h, tree): the oracle's FP32 operations
+ * in the same order: products, the pairwise tree, the addition to C;
+ * CDNA1's fused groups one MPFR sum each. */
 static bool below_power(mpfr_srcptr x, long e) /* |x| < 2^e */
 {
 	mpfr_t t;
@@ -201,6 +202,33 @@ static bool flushed_input(const struct fpref_format *f, uint64_t bits)
 	return tiny;
 }
 
+/* CDNA1 (fused): a group's products and *acc summed exactly and rounded
+ * once to FP32 by MPFR (fpref_ref_dot_exact); a zero sum of -0 terms
+ * alone is -0, as IEEE's additions of them give. */
+static int fused_group(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
+		       const uint64_t *b, size_t len, const struct fpref_env *env, uint64_t *acc)
+{
+	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
+	struct fpref_ref_value x, y;
+	fpref_ref_value_init(&x);
+	fpref_ref_value_init(&y);
+	int status = fpref_ref_from_bits(f32, *acc, false, &x);
+	bool neg_zeros = status == 0 && mpfr_zero_p(x.x) && mpfr_signbit(x.x);
+	for (size_t i = 0; i < len && status == 0; i++) {
+		status = fpref_ref_from_bits(in_a, a[i], false, &x) | fpref_ref_from_bits(in_b, b[i], false, &y);
+		neg_zeros = neg_zeros && status == 0 && mpfr_number_p(x.x) && mpfr_number_p(y.x) &&
+			    (mpfr_zero_p(x.x) || mpfr_zero_p(y.x)) && mpfr_signbit(x.x) != mpfr_signbit(y.x);
+	}
+	fpref_ref_value_clear(&x);
+	fpref_ref_value_clear(&y);
+	unsigned flags = 0;
+	if (status == 0)
+		status = fpref_ref_dot_exact(in_a, in_b, a, b, len, *acc, f32, env, acc, &flags);
+	if (status == 0 && neg_zeros)
+		*acc = 0x80000000;
+	return status;
+}
+
 static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *in_a, const struct fpref_format *in_b,
 		    const uint64_t *a, const uint64_t *b, size_t K, uint64_t c, uint64_t *d)
 {
@@ -212,6 +240,10 @@ static int tree_dot(const struct fpref_tc_model *m, const struct fpref_format *i
 	int status = 0;
 	for (size_t k0 = 0; k0 < K && status == 0; k0 += n) {
 		size_t len = K - k0 < n ? K - k0 : n;
+		if (m->fused) {
+			status = fused_group(in_a, in_b, a + k0, b + k0, len, &env, &acc);
+			continue;
+		}
 		unsigned flags = 0;
 		for (size_t i = 0; i < len && status == 0; i++) {
 			status = fpref_ref_convert(in_a, a[k0 + i], f32, &env, 0, &x[i], &flags) |

@@ -272,10 +272,10 @@ START_TEST(no_floor)
 }
 END_TEST
 
-/* CDNA1/2: FP32 pairwise sums of each group.  f16 products 1, 0, 2^-24,
- * 2^-24 (2^-12 = 0x0C00 squared), C = 0: (1 + 0) + (2^-24 + 2^-24) = 1 +
- * 2^-23 (3F800001), where a recursive FP32 sum gives 1 (each 2^-24 a tie
- * to even).  CDNA2 flushes: a subnormal input 2^-24 (0x0001) times 1 gives
+/* CDNA2: FP32 pairwise sums of each group; CDNA1: each group's exact sum.
+ * f16 products 1, 0, 2^-24, 2^-24 (2^-12 = 0x0C00 squared), C = 0: (1 +
+ * 0) + (2^-24 + 2^-24) = 1 + 2^-23 (3F800001), the exact sum too, where a
+ * recursive FP32 sum gives 1 (each 2^-24 a tie to even).  CDNA2 flushes: a subnormal input 2^-24 (0x0001) times 1 gives
  * 2^-24 (33800000) on CDNA1 and 0 on CDNA2; a subnormal C (00000001) with
  * no products stays on CDNA1 and reads as +0 on CDNA2; the bf16 product
  * -2^-70 * 2^-70 is the FP32 subnormal -2^-140 (80000200) on CDNA1,
@@ -298,13 +298,75 @@ START_TEST(cdna12_pairwise_and_flush)
 }
 END_TEST
 
+/* CDNA1 (fused): each group of 4 f16 (2 bf16) products and C summed
+ * exactly, rounded once to FP32, as the independent model has it from
+ * mmasim 2.0.0 on (docs/accumulation.md).  Issue 37's example, worked
+ * with exact rationals (Python's fractions, not fpref): K = 8 f16, C =
+ * C2964C28 = -75.14874267578125.  Group 1: products -460597/1024,
+ * 1636417536, -716079/2048, 122831/32; C plus them is
+ * 1636420499.87..., to FP32 1636420480 (4EC31397).  Group 2: products
+ * -1648151/4096, -2301407232, 2312339/16384, -2312339/16384; the sum
+ * with 1636420480 is -664987154.38..., 64's ulp: -10390424.28 ulps, to
+ * -664987136 = CE1E8B98.  FP32 steps (the pairwise tree, CDNA2's
+ * arithmetic on these inputs) lose -402.38 against -2301407232 (ulp 256):
+ * CE1E8B9C.  In bf16, C = 2^-24 plus products 1 and 2^-24 is 1 + 2^-23
+ * (3F800001), where FP32 steps tie to 1 twice; a zero sum of -0 terms
+ * alone stays -0, of mixed zeros +0; +inf against a -inf C is the
+ * default NaN, -inf against 1 stays -inf.  Terms 266 places apart (the
+ * word array's case): C = 1 with 2^-24 is a tie, and 2^-133 * 2^-133 =
+ * 2^-266 beside them decides it: up (3F800001), or, negative, down
+ * (3F800000).  The same 59 places apart (the 128-bit sum's case): f16 C =
+ * 1024 with 2^-14 (0400 * 3C00) is a tie, 2^-24 * 2^-24 = 2^-48 decides
+ * it: 44800001, or 44800000. */
+START_TEST(cdna1_fused_groups)
+{
+	struct fpref_format f16 = test_format("float16"), bf16 = test_format("bfloat16"), f32 = test_format("float32");
+	const struct fpref_tc_model *c1 = preset("mfma-cdna1", &f16), *c2 = preset("mfma-cdna2", &f16);
+	ck_assert(c1->fused && c1->tree > 0 && !c2->fused);
+	uint64_t a[8] = { 0x7903, 0xF89E, 0x728D, 0x7B10, 0x6E5B, 0x799D, 0xF6A3, 0x76A3 };
+	uint64_t b[8] = { 0xA19C, 0xF948, 0xA6AC, 0x2C3F, 0xABEA, 0xFA1C, 0x9D51, 0x9D51 };
+	ck_assert_uint_eq(dot_both(c1, &f16, a, b, 8, NULL, 0xC2964C28, &f32), 0xCE1E8B98);
+	ck_assert_uint_eq(dot_both(c2, &f16, a, b, 8, NULL, 0xC2964C28, &f32), 0xCE1E8B9C);
+	const struct fpref_tc_model *b1 = preset("mfma-cdna1", &bf16);
+	uint64_t x[3] = { 0x3F80, 0x3380, 0x3380 }, one[3] = { 0x3F80, 0x3F80, 0x3F80 };
+	ck_assert_uint_eq(dot_both(b1, &bf16, x, one, 2, NULL, 0x33800000, &f32), 0x3F800001);
+	uint64_t nz[2] = { 0x8000, 0x8000 }, pz[2] = { 0x3F80, 0x8000 };
+	ck_assert_uint_eq(dot_both(b1, &bf16, nz, one, 2, NULL, 0x80000000, &f32), 0x80000000);
+	ck_assert_uint_eq(dot_both(b1, &bf16, nz, pz, 2, NULL, 0x80000000, &f32), 0);
+	uint64_t tie[2] = { 0x3380, 0x0001 }, far[2] = { 0x3F80, 0x0001 }, nfar[2] = { 0x3F80, 0x8001 };
+	ck_assert_uint_eq(dot_both(b1, &bf16, tie, far, 2, NULL, 0x3F800000, &f32), 0x3F800001);
+	ck_assert_uint_eq(dot_both(b1, &bf16, tie, nfar, 2, NULL, 0x3F800000, &f32), 0x3F800000);
+	uint64_t tie16[2] = { 0x0400, 0x0001 }, far16[2] = { 0x3C00, 0x0001 }, nfar16[2] = { 0x3C00, 0x8001 };
+	ck_assert_uint_eq(dot_both(c1, &f16, tie16, far16, 2, NULL, 0x44800000, &f32), 0x44800001);
+	ck_assert_uint_eq(dot_both(c1, &f16, tie16, nfar16, 2, NULL, 0x44800000, &f32), 0x44800000);
+	uint64_t inf[2] = { 0x7F80, 0xFF80 };
+	ck_assert_uint_eq(dot_both(b1, &bf16, inf, one, 1, NULL, 0xFF800000, &f32), 0x7FC00000);
+	ck_assert_uint_eq(dot_both(b1, &bf16, inf + 1, one, 1, NULL, 0x3F800000, &f32), 0xFF800000);
+}
+END_TEST
+
+/* kind::f8f6f4 with FP4 operands and FP16 output (the PTX ISA's .f16
+ * accumulator for every f8f6f4 type), the FP8 pairs' FP16 rounding, rne.
+ * Worked by hand: e2m1 products 2 * 1 (0x4 * 0x2) and 0.5 * 2 (0x1 * 0x4)
+ * sum to 3; with C = 2048 (6800), 2051 lies halfway between 2050 (6801,
+ * odd) and 2052 (6802): to even, 6802, where truncation would give 6801. */
+START_TEST(f8f6f4_fp4_fp16_output)
+{
+	struct fpref_format e2m1 = test_format("float4_e2m1fn"), f16 = test_format("float16");
+	uint64_t a[2] = { 0x4, 0x1 }, b[2] = { 0x2, 0x4 };
+	ck_assert_uint_eq(dot_both(preset("tcgen05", &e2m1), &e2m1, a, b, 2, NULL, 0x6800, &f16), 0x6802);
+	ck_assert_uint_eq(dot_both(preset("mma-sm120", &e2m1), &e2m1, a, b, 2, NULL, 0x6800, &f16), 0x6802);
+}
+END_TEST
+
 /* CDNA2's legacy bf16 instructions (v_mfma_f32_*bf16 without _1k):
- * CDNA1's groups of 2 with CDNA2's flushing.  Worked by hand, bf16
- * products 1, 2^-24, 2^-25, 2^-25 (3F80, 3380, 3300, 3300 times 1) and
- * C = -1: groups of 2 give 1 + 2^-24 = 1 (a tie, to even), C + 1 = +0,
- * then 2^-25 + 2^-25 = 2^-24 added: 33800000 (CDNA1's bf16 too); the _1k
+ * CDNA1's groups of 2 in FP32 arithmetic with CDNA2's flushing.  Worked by
+ * hand, bf16 products 1, 2^-24, 2^-25, 2^-25 (3F80, 3380, 3300, 3300
+ * times 1) and C = -1: FP32 groups of 2 give 1 + 2^-24 = 1 (a tie, to
+ * even), C + 1 = +0, then 2^-25 + 2^-25 = 2^-24 added: 33800000; the _1k
  * group of 4 sums (1 + 2^-24) + 2^-24 = 1 first, so C + 1 = +0:
- * 00000000.  A subnormal bf16 2^-133 (0001) times 2^127 (7F00) is 2^-6
+ * 00000000.  CDNA1's exact groups: -1 + 1 + 2^-24 = 2^-24, then 2^-24 +
+ * 2^-25 + 2^-25 = 2^-23: 34000000.  A subnormal bf16 2^-133 (0001) times 2^127 (7F00) is 2^-6
  * (3C800000) on CDNA1, +0 on the legacy row (flushed as CDNA2 reads it). */
 START_TEST(cdna2_legacy_bf16)
 {
@@ -314,7 +376,7 @@ START_TEST(cdna2_legacy_bf16)
 	ck_assert(legacy->flush && legacy->tree > 0);
 	uint64_t a[4] = { 0x3F80, 0x3380, 0x3300, 0x3300 }, one[4] = { 0x3F80, 0x3F80, 0x3F80, 0x3F80 };
 	ck_assert_uint_eq(dot_both(legacy, &bf16, a, one, 4, NULL, 0xBF800000, &f32), 0x33800000);
-	ck_assert_uint_eq(dot_both(preset("mfma-cdna1", &bf16), &bf16, a, one, 4, NULL, 0xBF800000, &f32), 0x33800000);
+	ck_assert_uint_eq(dot_both(preset("mfma-cdna1", &bf16), &bf16, a, one, 4, NULL, 0xBF800000, &f32), 0x34000000);
 	ck_assert_uint_eq(dot_both(preset("mfma-cdna2", &bf16), &bf16, a, one, 4, NULL, 0xBF800000, &f32), 0);
 	uint64_t tiny[1] = { 0x0001 }, big[1] = { 0x7F00 };
 	ck_assert_uint_eq(dot_both(preset("mfma-cdna1", &bf16), &bf16, tiny, big, 1, NULL, 0, &f32), 0x3C800000);
@@ -755,6 +817,8 @@ int main(void)
 	tcase_add_test(tc, fnuz_nan);
 	tcase_add_test(tc, round_down_dot_add);
 	tcase_add_test(tc, cdna12_pairwise_and_flush);
+	tcase_add_test(tc, cdna1_fused_groups);
+	tcase_add_test(tc, f8f6f4_fp4_fp16_output);
 	tcase_add_test(tc, cdna2_legacy_bf16);
 	tcase_add_test(tc, cdna4_ocp_inputs);
 	tcase_add_test(tc, cdna4_scale_before_accumulation);

@@ -570,8 +570,9 @@ END_TEST
 /* The path each kind of model takes, as docs/accumulation.md and the
  * docs/tensor-cores.md name them: a tile kernel for the block, two-stage, group and
  * FP32-tree models and the lowered FP8 paths (FP32 and FP16 output), the
- * wide block tile for F = 36 (tpu-bf16, intel-bf16), none for an input
- * the model does not take. */
+ * wide block tile for F = 36 (tpu-bf16, intel-bf16), CDNA1's exact groups
+ * (fused) column by column on decoded operands (the tree tile has no exact
+ * sums), none for an input the model does not take. */
 START_TEST(gemm_paths)
 {
 	static const struct {
@@ -579,8 +580,9 @@ START_TEST(gemm_paths)
 	} want[] = { { "h100", "float8_e4m3fn", "float32", "block tile" },
 		     { "mfma-cdna3", "float16", "float32", "two-stage tile" },
 		     { "tcgen05-mxf4nvf4", "float4_e2m1fn", "float32", "group tile" },
-		     { "mfma-cdna1", "float16", "float32", "fp32-tree tile" },
-		     { "mfma-cdna1", "bfloat16", "float32", "fp32-tree tile" },
+		     { "mfma-cdna1", "float16", "float32", "per column" },
+		     { "mfma-cdna1", "bfloat16", "float32", "per column" },
+		     { "mfma-cdna2", "float16", "float32", "fp32-tree tile" },
 		     { "mfma-cdna2", "bfloat16", "float32", "fp32-tree tile" },
 		     { "h100-mma", "float8_e4m3fn", "float32", "lowered block tile" },
 		     { "mma-sm100", "float8_e5m2", "float32", "lowered block tile" },

@@ -131,8 +131,11 @@ check "probe alone" 2 "$FPREF" probe
 check "gen without --k" 2 "$FPREF" probe gen --inputs f16 --output f32
 check "gen with a bad --k" 2 "$FPREF" probe gen --inputs f16 --output f32 --k 0
 check "gen with inputs no model takes" 2 "$FPREF" probe gen --inputs f32 --output f32 --k 8
-check "gen with no preset for the formats" 2 "$FPREF" probe gen --inputs e3m2 --output f16 --k 32
-has "names the formats" "no preset has float6_e3m2fn inputs with float16 output"
+check "gen with no preset for the formats" 2 "$FPREF" probe gen --inputs e4m3fnuz --output f16 --k 16
+has "names the formats" "no preset has float8_e4m3fnuz inputs with float16 output"
+# FP6 with FP16 output: kind::f8f6f4's .f16 accumulator (PTX ISA), tcgen05 first
+check "gen for FP6 inputs, FP16 output" 0 "$FPREF" probe gen --inputs e3m2 --output f16 --k 32
+has "FP6 to FP16: the tcgen05 preset" "# formats tcgen05 float6_e3m2fn -> float16"
 # inputs only the 2025-26 instruction presets take get one of them by default
 check "gen for FP4 inputs" 0 "$FPREF" probe gen --inputs e2m1 --output f32 --k 32
 has "FP4: the tcgen05 preset" "# formats tcgen05 float4_e2m1fn -> float32"
