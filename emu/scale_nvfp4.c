@@ -477,6 +477,31 @@ static uint32_t candidate_46(const struct nvfp4 *q, const struct fpref_nvfp4_par
 	return err;
 }
 
+/* The codes of a block's m elements at idx with scale code sb, but Four
+ * Over Six's. */
+static void block_codes(const struct nvfp4 *q, const uint32_t *x, const size_t *idx, size_t m, uint8_t sb,
+			uint8_t *codes)
+{
+	uint8_t nan_code;
+	if (torch_nan_block(q, sb, &nan_code)) {
+		for (size_t i = 0; i < m; i++)
+			codes[idx[i]] = nan_code;
+		return;
+	}
+	for (size_t i = 0; i < m; i++)
+		codes[idx[i]] = element_code(q, scaled_element(q, sb, x[idx[i]]), fpref_env_sr_random(&q->element, idx[i]));
+}
+
+/* ModelOpt's vectorised reduction: a NaN amax among the first n / lanes *
+ * lanes blocks is 0xFFFFFFFF (recipe_row's block_nan_lanes). */
+static void block_nan_lanes(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_t n, uint32_t *amax)
+{
+	size_t lanes = q->row->block_nan_lanes;
+	for (size_t b = 0; lanes && !p->torch_bf16 && b < n / lanes * lanes; b++)
+		if (f32_is_nan(amax[b]))
+			amax[b] = 0xFFFFFFFFu;
+}
+
 /* Each block's amax into amax[], and the tensor's. */
 static uint32_t block_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x,
 			     size_t rows, size_t cols, uint32_t *amax)
@@ -493,10 +518,7 @@ static uint32_t block_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_par
 		if (!f32_is_nan(global))
 			global = f32_amax_update(global, x[i]);
 	}
-	size_t n = fpref_emu_nvfp4_scale_count(p, rows, cols), lanes = q->row->block_nan_lanes;
-	for (size_t b = 0; lanes && !p->torch_bf16 && b < n / lanes * lanes; b++)
-		if (f32_is_nan(amax[b]))
-			amax[b] = 0xFFFFFFFFu;
+	block_nan_lanes(q, p, fpref_emu_nvfp4_scale_count(p, rows, cols), amax);
 	return global;
 }
 
@@ -542,15 +564,7 @@ int fpref_emu_nvfp4_quantize_reference(const struct fpref_nvfp4_params *p, const
 			continue;
 		}
 		block_scales_e4m3[b] = block_scale(&q, amax[b], false);
-		uint8_t nan_code;
-		if (torch_nan_block(&q, block_scales_e4m3[b], &nan_code)) {
-			for (size_t i = 0; i < m; i++)
-				codes[idx[i]] = nan_code;
-			continue;
-		}
-		for (size_t i = 0; i < m; i++)
-			codes[idx[i]] = element_code(&q, scaled_element(&q, block_scales_e4m3[b], x[idx[i]]),
-						     fpref_env_sr_random(&q.element, idx[i]));
+		block_codes(&q, x, idx, m, block_scales_e4m3[b], codes);
 	}
 	free(amax);
 	free(rht);
@@ -558,13 +572,16 @@ int fpref_emu_nvfp4_quantize_reference(const struct fpref_nvfp4_params *p, const
 	return 0;
 }
 
-/* The bulk path, for the recipes but Four Over Six without stochastic
- * rounding or the transform, on a tensor without inf or NaN: each block's
- * amax, the tensor scale and the FP32 block scales as the element path
- * makes them (the products and quotients by the host), the block scales
- * rounded to E4M3 by one call of the converter, the elements' factor for
- * each scale code made once by the emulator, each element's product or
- * quotient by the host and its rounding by the converter. */
+/* The bulk path, for every recipe but Four Over Six, without the transform:
+ * each block's amax (a block holding an inf or a NaN reduced as the element
+ * path reduces it), the tensor scale and the FP32 block scales as the
+ * element path makes them (the products and quotients by the host), the
+ * block scales rounded to E4M3 by one call of the converter, the elements'
+ * factor for each scale code made once by the emulator, each element's
+ * product or quotient by the host and its rounding by the converter (under
+ * stochastic rounding with the element's index in the stream).  A stretch
+ * of a block whose scaled values hold a NaN (a NaN element, a NaN scale,
+ * 0 times inf) is the element path's, stretch by stretch. */
 struct nvfp4_bulk {
 	uint32_t *amax, *hp, factor[256];
 	bool divide;
@@ -582,7 +599,8 @@ static void bulk_free(struct nvfp4_bulk *b)
 	fpref_emu_converter_free(b->scales);
 }
 
-/* The largest magnitude of a block's n values in a row (n a constant where inlined). */
+/* The largest magnitude of a block's n values in a row as bits, a NaN's
+ * above inf's (n a constant where inlined). */
 static inline __attribute__((always_inline)) uint32_t block_max(const uint32_t *x, size_t n)
 {
 	uint32_t m = 0;
@@ -593,33 +611,77 @@ static inline __attribute__((always_inline)) uint32_t block_max(const uint32_t *
 	return m;
 }
 
-/* y = x times (or divided by) by, for n values (a constant where inlined);
- * whether one is NaN. */
-static inline __attribute__((always_inline)) bool block_scaled(const uint32_t *restrict x, size_t n, float by,
+/* y = x times (or divided by) by, for n values (a constant where inlined). */
+static inline __attribute__((always_inline)) void block_scaled(const uint32_t *restrict x, size_t n, float by,
 							       bool divide, uint32_t *restrict y)
 {
-	uint32_t nan = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		y[i] = quant_bits(divide ? quant_f32(x[i]) / by : quant_f32(x[i]) * by);
-		nan |= (uint32_t)((y[i] & F32_ABS_MASK) > F32_INF);
-	}
-	return nan != 0;
 }
 
-/* Each block's amax into amax[] (zeroed), and the tensor's. */
-QUANT_CLONES static uint32_t bulk_maxima(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows,
-					 size_t cols, uint32_t *amax)
+/* Each block's largest magnitude as bits into amax[] (zeroed): the rows'
+ * stretches of 16 in turn, a 16x16 block the largest of its 16 stretches. */
+QUANT_CLONES static void bulk_maxima(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows,
+				     size_t cols, uint32_t *amax)
 {
-	uint32_t global = 0;
-	for (size_t r = 0; r < rows; r++)
-		for (size_t c0 = 0; c0 < cols; c0 += FPREF_NVFP4_BLOCK) {
-			size_t i = block_of(p, cols, r, c0), n = cols - c0;
-			uint32_t m = n >= FPREF_NVFP4_BLOCK ? block_max(x + r * cols + c0, FPREF_NVFP4_BLOCK)
-							    : block_max(x + r * cols + c0, n);
-			amax[i] = m > amax[i] ? m : amax[i];
-			global = m > global ? m : global;
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK), full = cols / FPREF_NVFP4_BLOCK;
+	for (size_t r = 0; r < rows; r++) {
+		const uint32_t *row = x + r * cols;
+		uint32_t *a = amax + (p->two_d ? r / FPREF_NVFP4_BLOCK : r) * across;
+		for (size_t j = 0; j < full; j++) {
+			uint32_t m = block_max(row + j * FPREF_NVFP4_BLOCK, FPREF_NVFP4_BLOCK);
+			a[j] = m > a[j] ? m : a[j];
 		}
-	return global;
+		if (full < across) {
+			uint32_t m = block_max(row + full * FPREF_NVFP4_BLOCK, cols - full * FPREF_NVFP4_BLOCK);
+			a[full] = m > a[full] ? m : a[full];
+		}
+	}
+}
+
+/* The blocks holding a NaN, as the element path reduces them (TE's fmaxf
+ * passes over a NaN; the others' NaN wins), and the tensor's amax. */
+static uint32_t special_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x,
+			       size_t rows, size_t cols, uint32_t *amax)
+{
+	size_t blocks = fpref_emu_nvfp4_scale_count(p, rows, cols), idx[MAX_BLOCK];
+	uint32_t global = 0;
+	bool nan = false;
+	for (size_t b = 0; b < blocks; b++) {
+		if (f32_is_nan(amax[b])) {
+			nan = true;
+			uint32_t m = 0;
+			size_t n = block_members(p, rows, cols, b, idx);
+			for (size_t i = 0; i < n; i++)
+				m = f32_amax_update(m, x[idx[i]]);
+			amax[b] = q->row->amax_nan_propagates ? F32_QUIET_NAN : m;
+		}
+		global = f32_amax_update(global, amax[b]);
+	}
+	block_nan_lanes(q, p, blocks, amax);
+	return nan && q->row->amax_nan_propagates ? F32_QUIET_NAN : global;
+}
+
+/* Rounds the chunk gathered, then gives each stretch of 16 (or the row's
+ * last, shorter one) holding a NaN scaled value to the element path. */
+static void bulk_flush(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b,
+		       const uint32_t *x, size_t cols, const uint8_t *scales, size_t next)
+{
+	struct quant_sink *s = b->sink;
+	size_t at = s->at, n = s->n, idx[FPREF_NVFP4_BLOCK];
+	fpref_emu_quant_sink_flush(s, next);
+	if (fpref_emu_quant_magnitude_max(s->y, n) <= F32_INF)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		if (!quant_is_nan(s->y[k]))
+			continue;
+		size_t i = at + k, r = i / cols, c0 = i % cols / FPREF_NVFP4_BLOCK * FPREF_NVFP4_BLOCK;
+		size_t m = cols - c0 < FPREF_NVFP4_BLOCK ? cols - c0 : FPREF_NVFP4_BLOCK;
+		for (size_t j = 0; j < m; j++)
+			idx[j] = r * cols + c0 + j;
+		block_codes(q, x, idx, m, scales[block_of(p, cols, r, c0)], s->codes);
+		k = r * cols + c0 + m - 1 - at; /* on past the stretch */
+	}
 }
 
 QUANT_CLONES static void bulk_elements(const struct nvfp4 *q, const struct fpref_nvfp4_params *p,
@@ -627,25 +689,26 @@ QUANT_CLONES static void bulk_elements(const struct nvfp4 *q, const struct fpref
 				       const uint8_t *scales)
 {
 	struct quant_sink *sink = b->sink;
-	for (size_t r = 0; r < rows; r++)
-		for (size_t c0 = 0; c0 < cols; c0 += FPREF_NVFP4_BLOCK) {
-			size_t first = r * cols + c0, n = cols - c0 < FPREF_NVFP4_BLOCK ? cols - c0 : FPREF_NVFP4_BLOCK;
-			uint32_t by = b->factor[scales[block_of(p, cols, r, c0)]], *y = sink->y + sink->n;
-			if (sink->n + n > QUANT_CHUNK) {
-				fpref_emu_quant_sink_flush(sink, first);
-				y = sink->y;
-			}
-			float f = quant_f32(by);
-			bool nan = n == FPREF_NVFP4_BLOCK ? b->divide ? block_scaled(x + first, FPREF_NVFP4_BLOCK, f, true, y)
-								      : block_scaled(x + first, FPREF_NVFP4_BLOCK, f, false, y)
-							  : block_scaled(x + first, n, f, b->divide, y);
-			if (nan)
-				for (size_t i = 0; i < n; i++)
-					if (quant_is_nan(y[i]))
-						y[i] = f32_op(&q->a, b->divide ? FPREF_OP_DIV : FPREF_OP_MUL, x[first + i], by);
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK);
+	for (size_t r = 0; r < rows; r++) {
+		const uint8_t *srow = scales + (p->two_d ? r / FPREF_NVFP4_BLOCK : r) * across;
+		for (size_t j = 0; j < across; j++) {
+			size_t c0 = j * FPREF_NVFP4_BLOCK, first = r * cols + c0;
+			size_t n = cols - c0 < FPREF_NVFP4_BLOCK ? cols - c0 : FPREF_NVFP4_BLOCK;
+			if (sink->n + n > QUANT_CHUNK)
+				bulk_flush(q, p, b, x, cols, scales, first);
+			float f = quant_f32(b->factor[srow[j]]);
+			uint32_t *y = sink->y + sink->n;
+			if (n < FPREF_NVFP4_BLOCK)
+				block_scaled(x + first, n, f, b->divide, y);
+			else if (b->divide)
+				block_scaled(x + first, FPREF_NVFP4_BLOCK, f, true, y);
+			else
+				block_scaled(x + first, FPREF_NVFP4_BLOCK, f, false, y);
 			sink->n += n;
 		}
-	fpref_emu_quant_sink_flush(sink, 0);
+	}
+	bulk_flush(q, p, b, x, cols, scales, 0);
 }
 
 int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows, size_t cols,
@@ -655,7 +718,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
 		return -1;
-	if (p->stochastic || p->rht || p->recipe == FPREF_NVFP4_FOUR_OVER_SIX || !fpref_emu_quant_fpu_plain())
+	if (p->rht || p->recipe == FPREF_NVFP4_FOUR_OVER_SIX || !fpref_emu_quant_fpu_plain())
 		return 1;
 	size_t blocks = fpref_emu_nvfp4_scale_count(p, rows, cols);
 	struct nvfp4_bulk b = { calloc(blocks + 1, sizeof *b.amax), malloc((blocks + 1) * sizeof *b.hp), { 0 }, false,
@@ -665,32 +728,22 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		snprintf(err, errlen, "out of memory for %zu blocks", blocks);
 		return -1;
 	}
-	uint32_t global = bulk_maxima(p, x, rows, cols, b.amax);
-	if (global >= F32_INF) { /* the recipes' NaN and inf rules: the element path's */
-		bulk_free(&b);
-		return 1;
-	}
+	bulk_maxima(p, x, rows, cols, b.amax);
+	uint32_t global = fpref_emu_quant_magnitude_max(b.amax, blocks);
+	if (global > F32_INF)
+		global = special_maxima(&q, p, x, rows, cols, b.amax);
 	q.T = tensor_scale(&q, global);
 	q.block_encode = f32_op(&q.a, FPREF_OP_MUL, q.T, f32_op(&q.a, FPREF_OP_DIV, F32_ONE, F32_SIX));
 	q.tensor_decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, q.T);
 	for (unsigned c = 0; c < 256; c++)
 		b.factor[c] = element_factor(&q, (uint8_t)c, &b.divide);
 	q.a.host = true;
-	if (q.row->block == BS_MUL_S_RCP6 && !q.row->zero_scale_is_one && !q.row->scale_floor)
-		fpref_emu_quant_scale(b.amax, blocks, q.block_encode, false, b.hp); /* TE's m * (S / 6): no NaN of finite m */
-	else
+	/* TE's m * (S / 6): a NaN only from a NaN m, which its reduction skips */
+	if (q.row->block != BS_MUL_S_RCP6 || q.row->zero_scale_is_one || q.row->scale_floor ||
+	    fpref_emu_quant_scale(b.amax, blocks, q.block_encode, false, b.hp))
 		for (size_t i = 0; i < blocks; i++)
 			b.hp[i] = block_scale_value(&q, b.amax[i], false);
 	fpref_emu_convert_array(b.scales, b.hp, block_scales_e4m3, blocks, NULL, 0);
-	uint8_t nan_code;
-	bool torch_nan = q.row->element == EL_MUL_RCP_D_DIV_S &&
-			 (f32_op(&q.a, FPREF_OP_DIV, F32_ONE, q.T) & F32_ABS_MASK) >= F32_INF;
-	for (size_t i = 0; i < blocks && !torch_nan; i++)
-		torch_nan = torch_nan_block(&q, block_scales_e4m3[i], &nan_code);
-	if (torch_nan) { /* torchao with 1/D inf (D = 0): its NaN codes are the element path's */
-		bulk_free(&b);
-		return 1;
-	}
 	q.a.host = false;
 	b.sink->minus_zero_to_plus = q.row->minus_zero_to_plus;
 	bulk_elements(&q, p, &b, x, rows, cols, block_scales_e4m3);

@@ -194,22 +194,26 @@ static const enum fpref_nvfp4_recipe nvfp4_recipes[] = { FPREF_NVFP4_TE, FPREF_N
 							 FPREF_NVFP4_MODELOPT_0AD6E5F0 };
 
 /* Tensors of one magnitude (runs over 2^-40 of its top, the scaled
- * values' subnormals and flushes included) and of FP32's whole range; with
- * a NaN or inf the bulk path steps aside (1), and the public call is the
- * element path's. */
+ * values' subnormals and flushes included) and of FP32's whole range, some
+ * with NaN and inf; TE's under stochastic rounding too (the seeded stream
+ * and the Philox one).  The bulk path takes them all. */
 START_TEST(nvfp4_against_element_path)
 {
 	enum fpref_nvfp4_recipe recipe = nvfp4_recipes[_i];
 	char err[256], how[160];
 	for (size_t sh = 0; sh < NSHAPES; sh++)
-		for (int k = 0; k < 6; k++) {
+		for (int k = 0; k < (recipe == FPREF_NVFP4_TE ? 12 : 6); k++) {
 			size_t rows = shapes[sh].rows, cols = shapes[sh].cols, n = rows * cols;
 			struct fpref_nvfp4_params p;
 			memset(&p, 0, sizeof p);
 			p.recipe = recipe;
 			p.two_d = k % 2 && recipe == FPREF_NVFP4_TE;
-			uint32_t *x = edge_tensor(300 + sh * 8 + (size_t)k, n, k >= 4);
-			if (k == 2 || k == 3) /* one magnitude: FP32's range shifted near 2^e */
+			p.stochastic = k >= 6;
+			p.seed = 77 + (uint64_t)k;
+			if (k >= 9)
+				ck_assert_int_eq(fpref_emu_nvfp4_parse_philox("philox=12345:3:1", &p, err, sizeof err), 0);
+			uint32_t *x = edge_tensor(300 + sh * 8 + (size_t)k, n, k % 6 >= 4);
+			if (k % 6 == 2 || k % 6 == 3) /* one magnitude: FP32's range shifted near 2^e */
 				for (size_t i = 0; i < n; i++)
 					if ((x[i] & 0x7F800000u) != 0x7F800000u && (x[i] & 0x7F800000u) > 0x3F800000u)
 						x[i] = (x[i] & 0x807FFFFFu) | (uint32_t)(0x3F800000u + (x[i] & 0x0F800000u));
@@ -219,14 +223,10 @@ START_TEST(nvfp4_against_element_path)
 			uint32_t t = 0, tw = 0;
 			ck_assert_int_eq(fpref_emu_nvfp4_quantize_reference(&p, x, rows, cols, cw, sw, &tw, err, sizeof err), 0);
 			int got = fpref_emu_nvfp4_quantize_lanes(&p, x, rows, cols, c, s, &t, err, sizeof err);
-			bool special = false;
-			for (size_t i = 0; i < n; i++)
-				special = special || (x[i] & 0x7F800000u) == 0x7F800000u;
-			snprintf(how, sizeof how, "nvfp4 %s %s %zux%zu case %d", fpref_emu_nvfp4_recipe_name(recipe),
-				 p.two_d ? "16x16" : "1x16", rows, cols, k);
-			ck_assert_msg(got == (special ? 1 : 0), "%s: the bulk path gave %d", how, got);
-			if (special)
-				ck_assert_int_eq(fpref_emu_nvfp4_quantize(&p, x, rows, cols, c, s, &t, err, sizeof err), 0);
+			snprintf(how, sizeof how, "nvfp4 %s %s%s %zux%zu case %d", fpref_emu_nvfp4_recipe_name(recipe),
+				 p.two_d ? "16x16" : "1x16", p.philox ? " sr philox" : p.stochastic ? " sr" : "", rows,
+				 cols, k);
+			ck_assert_msg(got == 0, "%s: the bulk path gave %d", how, got);
 			ck_assert_msg(t == tw, "%s: tensor scale 0x%08X, the element path's 0x%08X", how, t, tw);
 			same_bytes("NVFP4", how, s, sw, ns, NULL);
 			same_bytes("NVFP4", how, c, cw, n, x);
