@@ -492,14 +492,12 @@ static void block_codes(const struct nvfp4 *q, const uint32_t *x, const size_t *
 		codes[idx[i]] = element_code(q, scaled_element(q, sb, x[idx[i]]), fpref_env_sr_random(&q->element, idx[i]));
 }
 
-/* ModelOpt's vectorised reduction: a NaN amax among the first n / lanes *
- * lanes blocks is 0xFFFFFFFF (recipe_row's block_nan_lanes). */
-static void block_nan_lanes(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_t n, uint32_t *amax)
+/* Whether a NaN amax of block b of n is ModelOpt's vectorised reduction's
+ * 0xFFFFFFFF (recipe_row's block_nan_lanes). */
+static bool nan_lane(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_t n, size_t b)
 {
 	size_t lanes = q->row->block_nan_lanes;
-	for (size_t b = 0; lanes && !p->torch_bf16 && b < n / lanes * lanes; b++)
-		if (f32_is_nan(amax[b]))
-			amax[b] = 0xFFFFFFFFu;
+	return lanes && !p->torch_bf16 && b < n / lanes * lanes;
 }
 
 /* Each block's amax into amax[], and the tensor's. */
@@ -518,7 +516,10 @@ static uint32_t block_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_par
 		if (!f32_is_nan(global))
 			global = f32_amax_update(global, x[i]);
 	}
-	block_nan_lanes(q, p, fpref_emu_nvfp4_scale_count(p, rows, cols), amax);
+	size_t n = fpref_emu_nvfp4_scale_count(p, rows, cols);
+	for (size_t b = 0; b < n; b++)
+		if (f32_is_nan(amax[b]) && nan_lane(q, p, n, b))
+			amax[b] = 0xFFFFFFFFu;
 	return global;
 }
 
@@ -572,18 +573,22 @@ int fpref_emu_nvfp4_quantize_reference(const struct fpref_nvfp4_params *p, const
 	return 0;
 }
 
-/* The bulk path, for every recipe but Four Over Six, without the transform:
- * each block's amax (a block holding an inf or a NaN reduced as the element
- * path reduces it), the tensor scale and the FP32 block scales as the
- * element path makes them (the products and quotients by the host), the
- * block scales rounded to E4M3 by one call of the converter, the elements'
- * factor for each scale code made once by the emulator, each element's
- * product or quotient by the host and its rounding by the converter (under
- * stochastic rounding with the element's index in the stream).  A stretch
- * of a block whose scaled values hold a NaN (a NaN element, a NaN scale,
- * 0 times inf) is the element path's, stretch by stretch. */
+/* The bulk path, for every recipe but Four Over Six, without the transform.
+ * One pass gives the tensor's amax as the element path's reduction does
+ * (a NaN skipped by TE's fmaxf, winning in the others).  Then a band of
+ * rows at a time (about a chunk of elements, 16 rows for 16x16 blocks, so
+ * that the second reading of x comes from the cache): each block's amax
+ * (a block holding a NaN reduced as the element path reduces it), its FP32
+ * scale as the element path makes it (the products and quotients by the
+ * host) and the band's scales rounded to E4M3 by one call of the
+ * converter; each element's product or quotient by its scale code's
+ * factor (made once by the emulator) by the host, and its rounding by the
+ * converter (under stochastic rounding with the element's index in the
+ * stream).  A stretch of a block whose scaled values hold a NaN (a NaN
+ * element, a NaN scale, 0 times inf) is the element path's, stretch by
+ * stretch. */
 struct nvfp4_bulk {
-	uint32_t *amax, *hp, factor[256];
+	uint32_t *amax, factor[256]; /* amax: a band's blocks, then their FP32 scales */
 	bool divide;
 	struct quant_sink *sink;
 	struct fpref_emu_converter *scales;
@@ -592,7 +597,6 @@ struct nvfp4_bulk {
 static void bulk_free(struct nvfp4_bulk *b)
 {
 	free(b->amax);
-	free(b->hp);
 	if (b->sink && b->sink->c)
 		fpref_emu_quant_sink_close(b->sink);
 	free(b->sink);
@@ -619,9 +623,23 @@ static inline __attribute__((always_inline)) void block_scaled(const uint32_t *r
 		y[i] = quant_bits(divide ? quant_f32(x[i]) / by : quant_f32(x[i]) * by);
 }
 
-/* Each block's largest magnitude as bits into amax[] (zeroed): the rows'
- * stretches of 16 in turn, a 16x16 block the largest of its 16 stretches. */
-QUANT_CLONES static void bulk_maxima(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows,
+/* The largest magnitude of x[0..n) as bits, and the largest but NaN's. */
+QUANT_CLONES static uint32_t tensor_maxima(const uint32_t *x, size_t n, uint32_t *not_nan)
+{
+	uint32_t m = 0, f = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = x[i] & F32_ABS_MASK, w = v & (0u - (uint32_t)(v <= F32_INF)); /* branch-free: it vectorises */
+		m = v > m ? v : m;
+		f = w > f ? w : f;
+	}
+	*not_nan = f;
+	return m;
+}
+
+/* Each block's largest magnitude as bits (a NaN's above inf's) into
+ * amax[] (zeroed) for rows [0, rows) of x: each row's stretches of 16 in
+ * turn, a 16x16 block the largest of its 16 stretches. */
+QUANT_CLONES static void band_maxima(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows,
 				     size_t cols, uint32_t *amax)
 {
 	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK), full = cols / FPREF_NVFP4_BLOCK;
@@ -639,27 +657,17 @@ QUANT_CLONES static void bulk_maxima(const struct fpref_nvfp4_params *p, const u
 	}
 }
 
-/* The blocks holding a NaN, as the element path reduces them (TE's fmaxf
- * passes over a NaN; the others' NaN wins), and the tensor's amax. */
-static uint32_t special_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x,
-			       size_t rows, size_t cols, uint32_t *amax)
+/* Block b's amax where it holds a NaN, as the element path reduces it. */
+static uint32_t nan_block_amax(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x,
+			       size_t rows, size_t cols, size_t b)
 {
-	size_t blocks = fpref_emu_nvfp4_scale_count(p, rows, cols), idx[MAX_BLOCK];
-	uint32_t global = 0;
-	bool nan = false;
-	for (size_t b = 0; b < blocks; b++) {
-		if (f32_is_nan(amax[b])) {
-			nan = true;
-			uint32_t m = 0;
-			size_t n = block_members(p, rows, cols, b, idx);
-			for (size_t i = 0; i < n; i++)
-				m = f32_amax_update(m, x[idx[i]]);
-			amax[b] = q->row->amax_nan_propagates ? F32_QUIET_NAN : m;
-		}
-		global = f32_amax_update(global, amax[b]);
-	}
-	block_nan_lanes(q, p, blocks, amax);
-	return nan && q->row->amax_nan_propagates ? F32_QUIET_NAN : global;
+	if (q->row->amax_nan_propagates)
+		return nan_lane(q, p, fpref_emu_nvfp4_scale_count(p, rows, cols), b) ? 0xFFFFFFFFu : F32_QUIET_NAN;
+	size_t idx[MAX_BLOCK], n = block_members(p, rows, cols, b, idx);
+	uint32_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		m = f32_amax_update(m, x[idx[i]]);
+	return m;
 }
 
 /* Rounds the chunk gathered, then gives each stretch of 16 (or the row's
@@ -684,13 +692,14 @@ static void bulk_flush(const struct nvfp4 *q, const struct fpref_nvfp4_params *p
 	}
 }
 
-QUANT_CLONES static void bulk_elements(const struct nvfp4 *q, const struct fpref_nvfp4_params *p,
-				       struct nvfp4_bulk *b, const uint32_t *x, size_t rows, size_t cols,
+/* The elements of rows [r0, r1) into the sink, scaled by their blocks' factors. */
+QUANT_CLONES static void band_elements(const struct nvfp4 *q, const struct fpref_nvfp4_params *p,
+				       struct nvfp4_bulk *b, const uint32_t *x, size_t r0, size_t r1, size_t cols,
 				       const uint8_t *scales)
 {
 	struct quant_sink *sink = b->sink;
 	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK);
-	for (size_t r = 0; r < rows; r++) {
+	for (size_t r = r0; r < r1; r++) {
 		const uint8_t *srow = scales + (p->two_d ? r / FPREF_NVFP4_BLOCK : r) * across;
 		for (size_t j = 0; j < across; j++) {
 			size_t c0 = j * FPREF_NVFP4_BLOCK, first = r * cols + c0;
@@ -708,7 +717,29 @@ QUANT_CLONES static void bulk_elements(const struct nvfp4 *q, const struct fpref
 			sink->n += n;
 		}
 	}
-	bulk_flush(q, p, b, x, cols, scales, 0);
+}
+
+/* The scales of rows [r0, r1) (a whole band of 16 for 16x16 blocks), then
+ * their elements. */
+static void band(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b, const uint32_t *x,
+		 size_t rows, size_t cols, size_t r0, size_t r1, uint8_t *scales)
+{
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK);
+	size_t first = (p->two_d ? r0 / FPREF_NVFP4_BLOCK : r0) * across, n = p->two_d ? across : (r1 - r0) * across;
+	memset(b->amax, 0, n * sizeof *b->amax);
+	band_maxima(p, x + r0 * cols, r1 - r0, cols, b->amax);
+	q->a.host = true;
+	/* TE's m * (S / 6): a NaN only from a NaN m */
+	if (q->row->block != BS_MUL_S_RCP6 || q->row->zero_scale_is_one || q->row->scale_floor ||
+	    fpref_emu_quant_magnitude_max(b->amax, n) > F32_INF ||
+	    fpref_emu_quant_scale(b->amax, n, q->block_encode, false, b->amax))
+		for (size_t i = 0; i < n; i++)
+			b->amax[i] = block_scale_value(q, f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i)
+										 : b->amax[i],
+						       false);
+	q->a.host = false;
+	fpref_emu_convert_array(b->scales, b->amax, scales + first, n, NULL, 0);
+	band_elements(q, p, b, x, r0, r1, cols, scales);
 }
 
 int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows, size_t cols,
@@ -720,33 +751,27 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		return -1;
 	if (p->rht || p->recipe == FPREF_NVFP4_FOUR_OVER_SIX || !fpref_emu_quant_fpu_plain())
 		return 1;
-	size_t blocks = fpref_emu_nvfp4_scale_count(p, rows, cols);
-	struct nvfp4_bulk b = { calloc(blocks + 1, sizeof *b.amax), malloc((blocks + 1) * sizeof *b.hp), { 0 }, false,
-				malloc(sizeof *b.sink), fpref_emu_converter_new(&q.a.f32, &q.e4m3, &q.scale_env) };
-	if (!b.amax || !b.hp || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes)) {
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK), step = QUANT_CHUNK / (cols ? cols : 1);
+	step = p->two_d ? FPREF_NVFP4_BLOCK : step ? step : 1;
+	struct nvfp4_bulk b = { malloc((step * across + 1) * sizeof *b.amax), { 0 }, false, malloc(sizeof *b.sink),
+				fpref_emu_converter_new(&q.a.f32, &q.e4m3, &q.scale_env) };
+	if (!b.amax || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes)) {
 		bulk_free(&b);
-		snprintf(err, errlen, "out of memory for %zu blocks", blocks);
+		snprintf(err, errlen, "out of memory for %zu blocks", step * across);
 		return -1;
 	}
-	bulk_maxima(p, x, rows, cols, b.amax);
-	uint32_t global = fpref_emu_quant_magnitude_max(b.amax, blocks);
+	uint32_t not_nan, global = tensor_maxima(x, rows * cols, &not_nan);
 	if (global > F32_INF)
-		global = special_maxima(&q, p, x, rows, cols, b.amax);
+		global = q.row->amax_nan_propagates ? F32_QUIET_NAN : not_nan;
 	q.T = tensor_scale(&q, global);
 	q.block_encode = f32_op(&q.a, FPREF_OP_MUL, q.T, f32_op(&q.a, FPREF_OP_DIV, F32_ONE, F32_SIX));
 	q.tensor_decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, q.T);
 	for (unsigned c = 0; c < 256; c++)
 		b.factor[c] = element_factor(&q, (uint8_t)c, &b.divide);
-	q.a.host = true;
-	/* TE's m * (S / 6): a NaN only from a NaN m, which its reduction skips */
-	if (q.row->block != BS_MUL_S_RCP6 || q.row->zero_scale_is_one || q.row->scale_floor ||
-	    fpref_emu_quant_scale(b.amax, blocks, q.block_encode, false, b.hp))
-		for (size_t i = 0; i < blocks; i++)
-			b.hp[i] = block_scale_value(&q, b.amax[i], false);
-	fpref_emu_convert_array(b.scales, b.hp, block_scales_e4m3, blocks, NULL, 0);
-	q.a.host = false;
 	b.sink->minus_zero_to_plus = q.row->minus_zero_to_plus;
-	bulk_elements(&q, p, &b, x, rows, cols, block_scales_e4m3);
+	for (size_t r0 = 0; r0 < rows; r0 += step)
+		band(&q, p, &b, x, rows, cols, r0, r0 + step < rows ? r0 + step : rows, block_scales_e4m3);
+	bulk_flush(&q, p, &b, x, cols, block_scales_e4m3, 0);
 	bulk_free(&b);
 	*tensor_scale_f32 = q.T;
 	return 0;
