@@ -9,6 +9,7 @@
  * and delayed FP8 and DeepSeek-V3 / TE tiles and blocks; the dequantised
  * values and the error report (its host binary64) too. */
 #include <fenv.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,17 +142,12 @@ START_TEST(mx_against_element_path)
 					snprintf(how, sizeof how, "%s %s %s %s %zux%zu", element,
 						 fpref_emu_mx_scale_rule_name(p.rule), fpref_emu_mx_recipe_name(p.recipe),
 						 rna ? "rna" : "rne", rows, cols);
-					/* ModelOpt's MXFP4 (ties toward zero) is the one the bulk
-					 * path declines: the public call then takes the element path */
-					bool declined = p.recipe == FPREF_MX_MODELOPT && strcmp(element, "float4_e2m1fn") == 0;
-					if (declined && got == 1)
-						got = fpref_emu_mx_quantize(&p, x, rows, cols, c, s, err, sizeof err);
 					ck_assert_msg(got == want, "%s: bulk path %d, element path %d", how, got, want);
 					if (want != 0)
 						continue; /* a combination the recipe lacks: refused both ways */
 					same_bytes("MX", how, s, sw, ns, NULL);
 					same_bytes("MX", how, c, cw, n, x);
-					if (ru != 0 || rna)
+					if ((ru != 0 && p.recipe != FPREF_MX_MODELOPT) || rna)
 						continue; /* the dequantisation and the report read codes and scales alone */
 					ck_assert_int_eq(fpref_emu_mx_dequantize_reference(&p, cw, sw, rows, cols, dw, err,
 											   sizeof err), 0);
@@ -184,6 +180,40 @@ START_TEST(mx_against_element_path)
 		free(d);
 		free(dw);
 	}
+}
+END_TEST
+
+/* Blocks of 32 whose amax is 6 * 2^e and whose others are multiples of
+ * 2^(e - 2) up to it: after the scale, a tie of E2M1 in most places (0.25,
+ * 0.75 ... 5), where ModelOpt's cast (ties toward zero) and rne part. */
+START_TEST(mx_ties_against_element_path)
+{
+	size_t rows = 7, cols = 200, n = rows * cols, ns = fpref_emu_mx_scale_count(rows, cols);
+	uint32_t *x = malloc(n * sizeof *x);
+	uint8_t *c = malloc(n), *cw = malloc(n), *s = malloc(ns), *sw = malloc(ns);
+	char err[256];
+	ck_assert(x && c && cw && s && sw);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = fpref_sr_stream(5, i);
+		int e = (int)(fpref_sr_stream(6, i / 32) % 60) - 30;
+		float v = i % 32 == 0 ? 6.0f : (float)(r % 25) * 0.25f;
+		v = ldexpf((r >> 32) & 1 ? -v : v, e);
+		memcpy(&x[i], &v, sizeof v);
+	}
+	for (size_t re = 0; re < sizeof mx_recipes / sizeof mx_recipes[0]; re++) {
+		enum fpref_mx_scale_rule rule = mx_recipes[re] == FPREF_MX_MODELOPT ? FPREF_MX_SCALE_RCEIL_LOG2
+										    : FPREF_MX_SCALE_OCP_FLOOR;
+		struct fpref_mx_params p = { "float4_e2m1fn", rule, FPREF_RNE, mx_recipes[re] };
+		ck_assert_int_eq(fpref_emu_mx_quantize_reference(&p, x, rows, cols, cw, sw, err, sizeof err), 0);
+		ck_assert_int_eq(fpref_emu_mx_quantize_lanes(&p, x, rows, cols, c, s, err, sizeof err), 0);
+		same_bytes("MX ties", fpref_emu_mx_recipe_name(p.recipe), s, sw, ns, NULL);
+		same_bytes("MX ties", fpref_emu_mx_recipe_name(p.recipe), c, cw, n, x);
+	}
+	free(x);
+	free(c);
+	free(cw);
+	free(s);
+	free(sw);
 }
 END_TEST
 
@@ -393,6 +423,7 @@ int main(void)
 	TCase *mx = tcase_create("mx");
 	tcase_set_timeout(mx, 120);
 	tcase_add_loop_test(mx, mx_against_element_path, 0, (int)(sizeof mx_elements / sizeof mx_elements[0]));
+	tcase_add_test(mx, mx_ties_against_element_path);
 	suite_add_tcase(s, mx);
 	TCase *nv = tcase_create("nvfp4");
 	tcase_set_timeout(nv, 120);
