@@ -190,9 +190,9 @@ START_TEST(mx_ties_against_element_path)
 {
 	size_t rows = 7, cols = 200, n = rows * cols, ns = fpref_emu_mx_scale_count(rows, cols);
 	uint32_t *x = malloc(n * sizeof *x);
-	uint8_t *c = malloc(n), *cw = malloc(n), *s = malloc(ns), *sw = malloc(ns);
+	uint8_t *c = malloc(2 * (n + ns)), *cw = c + n, *s = cw + n, *sw = s + ns; /* one block: codes, scales */
 	char err[256];
-	ck_assert(x && c && cw && s && sw);
+	ck_assert(x && c);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t r = fpref_sr_stream(5, i);
 		int e = (int)(fpref_sr_stream(6, i / 32) % 60) - 30;
@@ -211,9 +211,6 @@ START_TEST(mx_ties_against_element_path)
 	}
 	free(x);
 	free(c);
-	free(cw);
-	free(s);
-	free(sw);
 }
 END_TEST
 
