@@ -742,6 +742,74 @@ static void band(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvf
 	band_elements(q, p, b, x, r0, r1, cols, scales);
 }
 
+/* The transform in bulk: each group of 16 as hadamard makes it, by the
+ * host's FP32 arithmetic (each product by +-1/4 and each sum, in order of
+ * j from +0, rounded once: a statement each, and no contraction, C11's
+ * default); whether an output is NaN. */
+typedef float f32x16 __attribute__((vector_size(64)));
+
+QUANT_CLONES static bool hadamard_host(unsigned signs, const uint32_t *x, size_t n, uint32_t *out)
+{
+	f32x16 m[FPREF_NVFP4_BLOCK]; /* row j: the signs of x_j's terms, times 1/4 */
+	for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++)
+		for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++)
+			m[j][k] = ((signs >> j) & 1u) != ((unsigned)__builtin_popcount(j & k) & 1u) ? -0.25f : 0.25f;
+	size_t groups = n / FPREF_NVFP4_BLOCK;
+	for (size_t g = 0; g < groups; g += 4) { /* four groups' sums side by side: four chains of additions */
+		size_t h = groups - g < 4 ? groups - g : 4;
+		const uint32_t *x0 = x + g * FPREF_NVFP4_BLOCK, *x1 = x0 + (h > 1 ? FPREF_NVFP4_BLOCK : 0);
+		const uint32_t *x2 = x0 + (h > 2 ? 2 * FPREF_NVFP4_BLOCK : 0), *x3 = x0 + (h > 3 ? 3 * FPREF_NVFP4_BLOCK : 0);
+		f32x16 acc[4] = { { 0 }, { 0 }, { 0 }, { 0 } }, a0 = acc[0], a1 = a0, a2 = a0, a3 = a0;
+		for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++) { /* out_k for the 16 k, in lanes */
+			f32x16 p0 = quant_f32(x0[j]) * m[j], p1 = quant_f32(x1[j]) * m[j];
+			f32x16 p2 = quant_f32(x2[j]) * m[j], p3 = quant_f32(x3[j]) * m[j];
+			a0 = a0 + p0;
+			a1 = a1 + p1;
+			a2 = a2 + p2;
+			a3 = a3 + p3;
+		}
+		acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+		memcpy(out + g * FPREF_NVFP4_BLOCK, acc, h * sizeof acc[0]);
+	}
+	return fpref_emu_quant_magnitude_max(out, n / FPREF_NVFP4_BLOCK * FPREF_NVFP4_BLOCK) > F32_INF;
+}
+
+/* BF16 to FP32: exact, but a NaN's (made again by hadamard_bulk). */
+QUANT_CLONES static void bf16_widen(const uint16_t *restrict b, size_t n, uint32_t *restrict out)
+{
+	for (size_t k = 0; k < n; k++)
+		out[k] = (uint32_t)b[k] << 16;
+}
+
+/* hadamard_host, rounded to BF16 by the converter where asked; a group
+ * whose outputs hold a NaN is the emulator's (hadamard), whose NaNs are
+ * its own.  0, or -1 where the converter cannot be made. */
+static int hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x, size_t n,
+			 uint32_t *out)
+{
+	bool nan = hadamard_host((unsigned)p->rht_signs, x, n, out);
+	if (p->rht_bf16) {
+		struct fpref_emu_converter *c = fpref_emu_converter_new(&q->a.f32, &q->bf16, &q->a.env);
+		uint16_t b[QUANT_CHUNK];
+		if (!c)
+			return -1;
+		for (size_t i = 0; i < n; i += QUANT_CHUNK) {
+			size_t m = n - i < QUANT_CHUNK ? n - i : QUANT_CHUNK;
+			fpref_emu_convert_array(c, out + i, b, m, NULL, 0);
+			bf16_widen(b, m, out + i);
+		}
+		fpref_emu_converter_free(c);
+	}
+	for (size_t g = 0; nan && g + FPREF_NVFP4_BLOCK <= n; g += FPREF_NVFP4_BLOCK) {
+		bool here = false;
+		for (size_t k = 0; k < FPREF_NVFP4_BLOCK; k++)
+			here = here || quant_is_nan(out[g + k]);
+		if (here)
+			hadamard(q, p, false, x + g, FPREF_NVFP4_BLOCK, out + g);
+	}
+	return 0;
+}
+
 int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows, size_t cols,
 				   uint8_t *codes, uint8_t *block_scales_e4m3, uint32_t *tensor_scale_f32, char *err,
 				   size_t errlen)
@@ -749,14 +817,23 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
 		return -1;
-	if (p->rht || p->recipe == FPREF_NVFP4_FOUR_OVER_SIX || !fpref_emu_quant_fpu_plain())
+	if (p->recipe == FPREF_NVFP4_FOUR_OVER_SIX || !fpref_emu_quant_fpu_plain())
 		return 1;
+	uint32_t *rht = p->rht ? malloc((rows * cols + 1) * sizeof *rht) : NULL;
+	if (p->rht && (!rht || hadamard_bulk(&q, p, x, rows * cols, rht) != 0)) {
+		free(rht);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (rht)
+		x = rht; /* the transformed tensor is quantised */
 	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK), step = QUANT_CHUNK / (cols ? cols : 1);
 	step = p->two_d ? FPREF_NVFP4_BLOCK : step ? step : 1;
 	struct nvfp4_bulk b = { malloc((step * across + 1) * sizeof *b.amax), { 0 }, false, malloc(sizeof *b.sink),
 				fpref_emu_converter_new(&q.a.f32, &q.e4m3, &q.scale_env) };
 	if (!b.amax || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes)) {
 		bulk_free(&b);
+		free(rht);
 		snprintf(err, errlen, "out of memory for %zu blocks", step * across);
 		return -1;
 	}
@@ -773,6 +850,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		band(&q, p, &b, x, rows, cols, r0, r0 + step < rows ? r0 + step : rows, block_scales_e4m3);
 	bulk_flush(&q, p, &b, x, cols, block_scales_e4m3, 0);
 	bulk_free(&b);
+	free(rht);
 	*tensor_scale_f32 = q.T;
 	return 0;
 }

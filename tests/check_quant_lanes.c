@@ -229,15 +229,20 @@ START_TEST(nvfp4_against_element_path)
 	enum fpref_nvfp4_recipe recipe = nvfp4_recipes[_i];
 	char err[256], how[160];
 	for (size_t sh = 0; sh < NSHAPES; sh++)
-		for (int k = 0; k < (recipe == FPREF_NVFP4_TE ? 12 : 6); k++) {
-			size_t rows = shapes[sh].rows, cols = shapes[sh].cols, n = rows * cols;
+		for (int k = 0; k < (recipe == FPREF_NVFP4_TE ? 18 : 6); k++) {
 			struct fpref_nvfp4_params p;
 			memset(&p, 0, sizeof p);
+			p.rht = k >= 12; /* TE's transform: rows of a multiple of 16, BF16 or FP32, stochastic or not */
+			p.rht_signs = k % 3 ? 0xD7E8u : 0x1234u;
+			p.rht_bf16 = k % 4 != 1;
+			size_t rows = shapes[sh].rows, cols = shapes[sh].cols;
+			cols = p.rht ? (cols + 15) / 16 * 16 : cols;
+			size_t n = rows * cols;
 			p.recipe = recipe;
 			p.two_d = k % 2 && recipe == FPREF_NVFP4_TE;
-			p.stochastic = k >= 6;
+			p.stochastic = k >= 6 && k != 12 && k != 13 && k != 14;
 			p.seed = 77 + (uint64_t)k;
-			if (k >= 9)
+			if (k >= 9 && k < 12)
 				ck_assert_int_eq(fpref_emu_nvfp4_parse_philox("philox=12345:3:1", &p, err, sizeof err), 0);
 			uint32_t *x = edge_tensor(300 + sh * 8 + (size_t)k, n, k % 6 >= 4);
 			if (k % 6 == 2 || k % 6 == 3) /* one magnitude: FP32's range shifted near 2^e */
@@ -250,9 +255,9 @@ START_TEST(nvfp4_against_element_path)
 			uint32_t t = 0, tw = 0;
 			ck_assert_int_eq(fpref_emu_nvfp4_quantize_reference(&p, x, rows, cols, cw, sw, &tw, err, sizeof err), 0);
 			int got = fpref_emu_nvfp4_quantize_lanes(&p, x, rows, cols, c, s, &t, err, sizeof err);
-			snprintf(how, sizeof how, "nvfp4 %s %s%s %zux%zu case %d", fpref_emu_nvfp4_recipe_name(recipe),
-				 p.two_d ? "16x16" : "1x16", p.philox ? " sr philox" : p.stochastic ? " sr" : "", rows,
-				 cols, k);
+			snprintf(how, sizeof how, "nvfp4 %s %s%s%s %zux%zu case %d", fpref_emu_nvfp4_recipe_name(recipe),
+				 p.two_d ? "16x16" : "1x16", p.philox ? " sr philox" : p.stochastic ? " sr" : "",
+				 p.rht ? " rht" : "", rows, cols, k);
 			ck_assert_msg(got == 0, "%s: the bulk path gave %d", how, got);
 			ck_assert_msg(t == tw, "%s: tensor scale 0x%08X, the element path's 0x%08X", how, t, tw);
 			same_bytes("NVFP4", how, s, sw, ns, NULL);
@@ -260,8 +265,11 @@ START_TEST(nvfp4_against_element_path)
 			uint32_t *d = malloc(n * sizeof *d), *dw = malloc(n * sizeof *dw);
 			ck_assert(d && dw);
 			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_reference(&p, cw, sw, tw, rows, cols, dw, err, sizeof err), 0);
-			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_lanes(&p, cw, sw, tw, rows, cols, d, err, sizeof err), 0);
-			same_words("NVFP4 dequantised", how, d, dw, n);
+			/* the transform's inverse is the element path's (the dequantisation steps aside) */
+			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_lanes(&p, cw, sw, tw, rows, cols, d, err, sizeof err),
+					 p.rht ? 1 : 0);
+			if (!p.rht)
+				same_words("NVFP4 dequantised", how, d, dw, n);
 			same_report(how, x, dw, n, fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN), cw);
 			free(d);
 			free(dw);
