@@ -635,7 +635,14 @@ static inline __attribute__((always_inline)) void ties16(const tz_u32x16 *table,
 	h = __builtin_convertvector(__builtin_convertvector(c8, tz_u16x16), tz_u32x16) & ((sign - 1u) & 15u);
 	mag = v & F32_ABS_MASK;
 	twice = (tz_u32x16)((tz_f32x16)mag + (tz_f32x16)mag);
-	tz_u32x16 tie = (tz_u32x16)(twice == __builtin_shuffle(*table, h)) & 1u;
+#if defined(__clang__) /* no variable shuffle: the lookup lane by lane */
+	tz_u32x16 mid;
+	for (int k = 0; k < 16; k++)
+		mid[k] = (*table)[h[k]];
+#else
+	tz_u32x16 mid = __builtin_shuffle(*table, h);
+#endif
+	tz_u32x16 tie = (tz_u32x16)(twice == mid) & 1u;
 	tz_u32x16 nan = (tz_u32x16)(mag > F32_INF) & 1u;
 	tz_u32x16 positive = (tz_u32x16)((tz_i32x16)v > 0) & (nan ^ 1u);
 	tz_u32x16 c = (h - tie) | (sign & (positive - 1u));
