@@ -500,6 +500,23 @@ static bool nan_lane(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, 
 	return lanes && !p->torch_bf16 && b < n / lanes * lanes;
 }
 
+/* A Four Over Six block (its m elements at idx, amax m_b): the candidate
+ * of the smaller error, its scale and codes (ties and NaN keep 6). */
+static void block_46(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x, const size_t *idx,
+		     size_t m, uint32_t m_b, uint8_t *scale, uint8_t *codes)
+{
+	uint8_t s4, s6, four[MAX_BLOCK], six[MAX_BLOCK];
+	uint32_t e6 = candidate_46(q, p, x, idx, m, m_b, false, &s6, six);
+	uint32_t e4 = candidate_46(q, p, x, idx, m, m_b, true, &s4, four);
+	uint64_t lt = 0;
+	unsigned flags = 0;
+	uint64_t in[2] = { e4, e6 };
+	fpref_emu_op(FPREF_OP_LT, &q->a.f32, in, &q->a.env, 0, &lt, &flags);
+	*scale = lt ? s4 : s6;
+	for (size_t i = 0; i < m; i++)
+		codes[idx[i]] = lt ? four[i] : six[i];
+}
+
 /* Each block's amax into amax[], and the tensor's. */
 static uint32_t block_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x,
 			     size_t rows, size_t cols, uint32_t *amax)
@@ -548,20 +565,10 @@ int fpref_emu_nvfp4_quantize_reference(const struct fpref_nvfp4_params *p, const
 	q.block_encode = f32_op(&q.a, FPREF_OP_MUL, q.T, f32_op(&q.a, FPREF_OP_DIV, F32_ONE, F32_SIX));
 	q.tensor_decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, q.T);
 	size_t idx[MAX_BLOCK];
-	uint8_t four[MAX_BLOCK], six[MAX_BLOCK];
 	for (size_t b = 0; b < blocks; b++) {
 		size_t m = block_members(p, rows, cols, b, idx);
 		if (p->recipe == FPREF_NVFP4_FOUR_OVER_SIX) {
-			uint8_t s4, s6;
-			uint32_t e6 = candidate_46(&q, p, x, idx, m, amax[b], false, &s6, six);
-			uint32_t e4 = candidate_46(&q, p, x, idx, m, amax[b], true, &s4, four);
-			uint64_t lt = 0;
-			unsigned flags = 0;
-			uint64_t in[2] = { e4, e6 };
-			fpref_emu_op(FPREF_OP_LT, &q.a.f32, in, &q.a.env, 0, &lt, &flags); /* ties and NaN keep 6 */
-			block_scales_e4m3[b] = lt ? s4 : s6;
-			for (size_t i = 0; i < m; i++)
-				codes[idx[i]] = lt ? four[i] : six[i];
+			block_46(&q, p, x, idx, m, amax[b], &block_scales_e4m3[b], codes);
 			continue;
 		}
 		block_scales_e4m3[b] = block_scale(&q, amax[b], false);
@@ -743,6 +750,122 @@ static void band(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvf
 	band_elements(q, p, b, x, r0, r1, cols, scales);
 }
 
+/* Four Over Six in bulk, a band at a time: both candidates' FP32 scales
+ * (block_scale_value, the host's products and quotients) rounded to E4M3
+ * by one call of the converter; each element's ((x * 6) * M) / (T s_b)
+ * for both by the host and rounded to E2M1 by the converter; each block's
+ * errors by the host in the element path's order (dequant_46's steps, a
+ * difference, a running sum from +0 or the largest magnitude, each a
+ * statement of its own: no contraction), the smaller kept.  A block whose
+ * amax, scales, scaled values or differences hold a NaN is the element
+ * path's (block_46).  The element path rounds these elements with R = 0:
+ * under stochastic rounding the bulk path steps aside. */
+struct four_six {
+	uint32_t *hp, *y, *raw, value[16], scale[256], six_m; /* value: E2M1's codes; scale: E4M3's */
+	uint8_t *sc, *c;
+	size_t *idx;
+};
+
+static void four_six_free(struct four_six *f)
+{
+	free(f->hp);
+	free(f->y);
+	free(f->raw);
+	free(f->sc);
+	free(f->c);
+	free(f->idx);
+}
+
+/* A candidate's error over the block's m elements (xs gathered, codes c),
+ * scale s: false where a NaN arises. */
+static bool host_error_46(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const struct four_six *f,
+			  const uint32_t *xs, const uint8_t *c, size_t m, uint32_t s, float *err)
+{
+	float sf = quant_f32(s), t = quant_f32(q->T), six_m = quant_f32(f->six_m), acc = 0.0f;
+	uint32_t largest = 0;
+	for (size_t i = 0; i < m; i++) {
+		float v = quant_f32(f->value[c[i] & 15u]);
+		float vs = v * sf;
+		float vst = vs * t;
+		float deq = vst / six_m;
+		float d = deq - quant_f32(xs[i]);
+		uint32_t mag = quant_bits(d) & F32_ABS_MASK;
+		if (mag > F32_INF)
+			return false;
+		if (p->choice == FPREF_NVFP4_ABS_MAX) {
+			largest = mag > largest ? mag : largest;
+			continue;
+		}
+		float term = p->choice == FPREF_NVFP4_MAE ? quant_f32(mag) : d * d;
+		acc = acc + term;
+	}
+	*err = p->choice == FPREF_NVFP4_ABS_MAX ? quant_f32(largest) : acc;
+	return !quant_is_nan(quant_bits(*err));
+}
+
+/* ((x * 6) * M) / (T s) for the n values xs, or 0 where s is zero; whether one is NaN. */
+static bool scaled_46(const struct nvfp4 *q, const uint32_t *xs, size_t n, uint32_t s, uint32_t *y)
+{
+	float den = quant_f32(q->T) * quant_f32(s), bound = quant_f32(q->bound);
+	uint32_t nan = 0;
+	for (size_t i = 0; i < n; i++) {
+		float x6 = quant_f32(xs[i]) * 6.0f;
+		float num = x6 * bound;
+		y[i] = (s & F32_ABS_MASK) == 0 ? 0 : quant_bits(num / den);
+		nan |= (uint32_t)quant_is_nan(y[i]);
+	}
+	return nan != 0;
+}
+
+static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b, struct four_six *f,
+		    const uint32_t *x, size_t rows, size_t cols, size_t r0, size_t r1, uint8_t *codes, uint8_t *scales)
+{
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK);
+	size_t first = (p->two_d ? r0 / FPREF_NVFP4_BLOCK : r0) * across, nb = p->two_d ? across : (r1 - r0) * across;
+	memset(b->amax, 0, nb * sizeof *b->amax);
+	band_maxima(p, x + r0 * cols, r1 - r0, cols, b->amax);
+	q->a.host = true;
+	for (size_t i = 0; i < nb; i++) {
+		uint32_t m = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i) : b->amax[i];
+		f->hp[2 * i] = block_scale_value(q, m, false);
+		f->hp[2 * i + 1] = block_scale_value(q, m, true);
+	}
+	q->a.host = false;
+	fpref_emu_convert_array(b->scales, f->hp, f->sc, 2 * nb, NULL, 0);
+	/* both candidates' scaled values, block after block, and their codes */
+	size_t at = 0;
+	uint32_t xs[MAX_BLOCK];
+	for (size_t i = 0; i < nb; i++) {
+		size_t m = block_members(p, rows, cols, first + i, f->idx + at);
+		for (size_t k = 0; k < m; k++)
+			xs[k] = x[f->idx[at + k]];
+		bool nan = scaled_46(q, xs, m, f->scale[f->sc[2 * i]], f->y + 2 * at);
+		nan = scaled_46(q, xs, m, f->scale[f->sc[2 * i + 1]], f->y + 2 * at + m) || nan;
+		f->raw[i] = nan ? 0xFFFFFFFFu : b->amax[i]; /* above inf: the element path's block */
+		at += m;
+	}
+	fpref_emu_convert_array(b->sink->c, f->y, f->c, 2 * at, NULL, 0);
+	at = 0;
+	for (size_t i = 0; i < nb; i++) {
+		size_t m = block_members(p, rows, cols, first + i, f->idx + at), *idx = f->idx + at;
+		for (size_t k = 0; k < m; k++)
+			xs[k] = x[idx[k]];
+		float e6 = 0, e4 = 0;
+		const uint8_t *c6 = f->c + 2 * at, *c4 = c6 + m;
+		at += m;
+		if (f->raw[i] > F32_INF || !host_error_46(q, p, f, xs, c6, m, f->scale[f->sc[2 * i]], &e6) ||
+		    !host_error_46(q, p, f, xs, c4, m, f->scale[f->sc[2 * i + 1]], &e4)) {
+			uint32_t m_b = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i) : b->amax[i];
+			block_46(q, p, x, idx, m, m_b, &scales[first + i], codes);
+			continue;
+		}
+		bool four = e4 < e6; /* ties keep 6 */
+		scales[first + i] = f->sc[2 * i + (four ? 1 : 0)];
+		for (size_t k = 0; k < m; k++)
+			codes[idx[k]] = four ? c4[k] : c6[k];
+	}
+}
+
 /* The transform in bulk: each group of 16 as hadamard makes it, by the
  * host's FP32 arithmetic (each product by +-1/4 and each sum, in order of
  * j from +0, rounded once: a statement each, and no contraction, C11's
@@ -818,7 +941,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
 		return -1;
-	if (p->recipe == FPREF_NVFP4_FOUR_OVER_SIX || !fpref_emu_quant_fpu_plain())
+	if ((p->recipe == FPREF_NVFP4_FOUR_OVER_SIX && p->stochastic) || !fpref_emu_quant_fpu_plain())
 		return 1;
 	uint32_t *rht = p->rht ? malloc((rows * cols + 1) * sizeof *rht) : NULL;
 	if (p->rht && (!rht || hadamard_bulk(&q, p, x, rows * cols, rht) != 0)) {
@@ -832,8 +955,21 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	step = p->two_d ? FPREF_NVFP4_BLOCK : step ? step : 1;
 	struct nvfp4_bulk b = { malloc((step * across + 1) * sizeof *b.amax), { 0 }, false, malloc(sizeof *b.sink),
 				fpref_emu_converter_new(&q.a.f32, &q.e4m3, &q.scale_env) };
-	if (!b.amax || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes)) {
+	struct four_six f = { 0 };
+	bool four_six = p->recipe == FPREF_NVFP4_FOUR_OVER_SIX;
+	size_t band_blocks = p->two_d ? across : step * across, band_elements_max = step * cols + 1;
+	if (four_six) {
+		f.hp = malloc(2 * band_blocks * sizeof *f.hp);
+		f.raw = malloc(band_blocks * sizeof *f.raw);
+		f.sc = malloc(2 * band_blocks);
+		f.y = malloc(2 * band_elements_max * sizeof *f.y);
+		f.c = malloc(2 * band_elements_max);
+		f.idx = malloc(band_elements_max * sizeof *f.idx);
+	}
+	if (!b.amax || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes) ||
+	    (four_six && (!f.hp || !f.raw || !f.sc || !f.y || !f.c || !f.idx))) {
 		bulk_free(&b);
+		four_six_free(&f);
 		free(rht);
 		snprintf(err, errlen, "out of memory for %zu blocks", step * across);
 		return -1;
@@ -847,10 +983,27 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	for (unsigned c = 0; c < 256; c++)
 		b.factor[c] = element_factor(&q, (uint8_t)c, &b.divide);
 	b.sink->minus_zero_to_plus = q.row->minus_zero_to_plus;
-	for (size_t r0 = 0; r0 < rows; r0 += step)
-		band(&q, p, &b, x, rows, cols, r0, r0 + step < rows ? r0 + step : rows, block_scales_e4m3);
+	if (four_six) {
+		f.six_m = f32_op(&q.a, FPREF_OP_MUL, F32_SIX, q.bound);
+		for (unsigned c = 0; c < 256; c++)
+			f.scale[c] = e4m3_value(&q, (uint8_t)c);
+		for (unsigned c = 0; c < 16; c++) {
+			uint64_t v = 0;
+			unsigned flags = 0;
+			fpref_emu_convert(&q.e2m1, c, &q.a.f32, &q.a.env, 0, &v, &flags);
+			f.value[c] = (uint32_t)v;
+		}
+	}
+	for (size_t r0 = 0; r0 < rows; r0 += step) {
+		size_t r1 = r0 + step < rows ? r0 + step : rows;
+		if (four_six)
+			band_46(&q, p, &b, &f, x, rows, cols, r0, r1, codes, block_scales_e4m3);
+		else
+			band(&q, p, &b, x, rows, cols, r0, r1, block_scales_e4m3);
+	}
 	bulk_flush(&q, p, &b, x, cols, block_scales_e4m3, 0);
 	bulk_free(&b);
+	four_six_free(&f);
 	free(rht);
 	*tensor_scale_f32 = q.T;
 	return 0;

@@ -218,7 +218,7 @@ END_TEST
 
 static const enum fpref_nvfp4_recipe nvfp4_recipes[] = { FPREF_NVFP4_TE, FPREF_NVFP4_TORCHAO, FPREF_NVFP4_MODELOPT,
 							 FPREF_NVFP4_TORCHAO_02A1BC44, FPREF_NVFP4_TORCHAO_1LEVEL,
-							 FPREF_NVFP4_MODELOPT_0AD6E5F0 };
+							 FPREF_NVFP4_MODELOPT_0AD6E5F0, FPREF_NVFP4_FOUR_OVER_SIX };
 
 /* Tensors of one magnitude (runs over 2^-40 of its top, the scaled
  * values' subnormals and flushes included) and of FP32's whole range, some
@@ -239,7 +239,9 @@ START_TEST(nvfp4_against_element_path)
 			cols = p.rht ? (cols + 15) / 16 * 16 : cols;
 			size_t n = rows * cols;
 			p.recipe = recipe;
-			p.two_d = k % 2 && recipe == FPREF_NVFP4_TE;
+			p.two_d = k % 2 && (recipe == FPREF_NVFP4_TE || recipe == FPREF_NVFP4_FOUR_OVER_SIX);
+			p.choice = (enum fpref_nvfp4_choice)(k % 3); /* Four Over Six: abs_max, mae, mse; bound 256 or 448 */
+			p.scale_bound = recipe == FPREF_NVFP4_FOUR_OVER_SIX && k % 4 >= 2 ? 448 : 0;
 			/* torch's BF16 reductions' NaN, on a tensor with NaN */
 			p.torch_bf16 = k == 5 && (recipe == FPREF_NVFP4_TORCHAO || recipe == FPREF_NVFP4_TORCHAO_1LEVEL ||
 						  recipe == FPREF_NVFP4_MODELOPT);
@@ -261,6 +263,9 @@ START_TEST(nvfp4_against_element_path)
 			snprintf(how, sizeof how, "nvfp4 %s %s%s%s %zux%zu case %d", fpref_emu_nvfp4_recipe_name(recipe),
 				 p.two_d ? "16x16" : "1x16", p.philox ? " sr philox" : p.stochastic ? " sr" : "",
 				 p.rht ? " rht" : p.torch_bf16 ? " torch bf16" : "", rows, cols, k);
+			if (recipe == FPREF_NVFP4_FOUR_OVER_SIX)
+				snprintf(how + strlen(how), sizeof how - strlen(how), " %s/%u",
+					 fpref_emu_nvfp4_choice_name(p.choice), p.scale_bound);
 			ck_assert_msg(got == 0, "%s: the bulk path gave %d", how, got);
 			ck_assert_msg(t == tw, "%s: tensor scale 0x%08X, the element path's 0x%08X", how, t, tw);
 			same_bytes("NVFP4", how, s, sw, ns, NULL);
@@ -268,10 +273,12 @@ START_TEST(nvfp4_against_element_path)
 			uint32_t *d = malloc(n * sizeof *d), *dw = malloc(n * sizeof *dw);
 			ck_assert(d && dw);
 			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_reference(&p, cw, sw, tw, rows, cols, dw, err, sizeof err), 0);
-			/* the transform's inverse is the element path's (the dequantisation steps aside) */
+			/* the transform's inverse and Four Over Six's are the element path's (the dequantisation
+			 * steps aside) */
+			bool element = p.rht || recipe == FPREF_NVFP4_FOUR_OVER_SIX;
 			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_lanes(&p, cw, sw, tw, rows, cols, d, err, sizeof err),
-					 p.rht ? 1 : 0);
-			if (!p.rht)
+					 element ? 1 : 0);
+			if (!element)
 				same_words("NVFP4 dequantised", how, d, dw, n);
 			same_report(how, x, dw, n, fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN), cw);
 			free(d);
