@@ -776,19 +776,50 @@ static void four_six_free(struct four_six *f)
 	free(f->idx);
 }
 
+/* ((x * 6) * M) / (T s) for the n values xs, or 0 where s is zero; whether one is NaN. */
+QUANT_CLONES static bool scaled_46(const struct nvfp4 *q, const uint32_t *restrict xs, size_t n, uint32_t s,
+				   uint32_t *restrict y)
+{
+	float den = quant_f32(q->T) * quant_f32(s), bound = quant_f32(q->bound);
+	if ((s & F32_ABS_MASK) == 0) {
+		memset(y, 0, n * sizeof *y);
+		return false;
+	}
+	uint32_t nan = 0;
+	for (size_t i = 0; i < n; i++) {
+		float x6 = quant_f32(xs[i]) * 6.0f;
+		float num = x6 * bound;
+		y[i] = quant_bits(num / den);
+		nan |= (uint32_t)((y[i] & F32_ABS_MASK) > F32_INF);
+	}
+	return nan != 0;
+}
+
+/* The differences dequant_46(c[i], s) - xs[i] of a block's m elements. */
+QUANT_CLONES static void differences_46(const struct nvfp4 *q, const uint32_t *value, uint32_t six_m,
+					const uint32_t *restrict xs, const uint8_t *restrict c, size_t m, uint32_t s,
+					float *restrict d)
+{
+	float sf = quant_f32(s), t = quant_f32(q->T), sm = quant_f32(six_m);
+	for (size_t i = 0; i < m; i++) {
+		float v = quant_f32(value[c[i] & 15u]);
+		float vs = v * sf;
+		float vst = vs * t;
+		float deq = vst / sm;
+		d[i] = deq - quant_f32(xs[i]);
+	}
+}
+
 /* A candidate's error over the block's m elements (xs gathered, codes c),
  * scale s: false where a NaN arises. */
 static bool host_error_46(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const struct four_six *f,
 			  const uint32_t *xs, const uint8_t *c, size_t m, uint32_t s, float *err)
 {
-	float sf = quant_f32(s), t = quant_f32(q->T), six_m = quant_f32(f->six_m), acc = 0.0f;
+	float diff[MAX_BLOCK], acc = 0.0f;
 	uint32_t largest = 0;
+	differences_46(q, f->value, f->six_m, xs, c, m, s, diff);
 	for (size_t i = 0; i < m; i++) {
-		float v = quant_f32(f->value[c[i] & 15u]);
-		float vs = v * sf;
-		float vst = vs * t;
-		float deq = vst / six_m;
-		float d = deq - quant_f32(xs[i]);
+		float d = diff[i];
 		uint32_t mag = quant_bits(d) & F32_ABS_MASK;
 		if (mag > F32_INF)
 			return false;
@@ -803,19 +834,6 @@ static bool host_error_46(const struct nvfp4 *q, const struct fpref_nvfp4_params
 	return !quant_is_nan(quant_bits(*err));
 }
 
-/* ((x * 6) * M) / (T s) for the n values xs, or 0 where s is zero; whether one is NaN. */
-static bool scaled_46(const struct nvfp4 *q, const uint32_t *xs, size_t n, uint32_t s, uint32_t *y)
-{
-	float den = quant_f32(q->T) * quant_f32(s), bound = quant_f32(q->bound);
-	uint32_t nan = 0;
-	for (size_t i = 0; i < n; i++) {
-		float x6 = quant_f32(xs[i]) * 6.0f;
-		float num = x6 * bound;
-		y[i] = (s & F32_ABS_MASK) == 0 ? 0 : quant_bits(num / den);
-		nan |= (uint32_t)quant_is_nan(y[i]);
-	}
-	return nan != 0;
-}
 
 static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b, struct four_six *f,
 		    const uint32_t *x, size_t rows, size_t cols, size_t r0, size_t r1, uint8_t *codes, uint8_t *scales)
