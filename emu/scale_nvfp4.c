@@ -580,8 +580,8 @@ int fpref_emu_nvfp4_quantize_reference(const struct fpref_nvfp4_params *p, const
 	return 0;
 }
 
-/* The bulk path, for every recipe but Four Over Six (the transform first,
- * where asked: hadamard_bulk below, its output the tensor quantised).
+/* The bulk path (the transform first, where asked: hadamard_bulk below,
+ * its output the tensor quantised; Four Over Six's bands: band_46).
  * One pass gives the tensor's amax as the element path's reduction does
  * (a NaN skipped by TE's fmaxf, winning in the others).  Then a band of
  * rows at a time (about a chunk of elements, 16 rows for 16x16 blocks, so
