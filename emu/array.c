@@ -88,7 +88,7 @@ struct fpref_emu_converter *fpref_emu_converter_new(const struct fpref_format *f
 			c->table16[b] = (uint16_t)c->table_bits[b];
 			c->table32[b] = (uint32_t)c->table_bits[b];
 		}
-	} else if (fpref_emu_lanes_plan(from, to, env, &c->plan)) {
+	} else if (fpref_emu_lanes_plan_stream(from, to, env, &c->plan)) {
 		c->path = PATH_VECTOR;
 	}
 	c->isa = fpref_emu_lanes_isa_available(LANES_ISA_AVX512) ? LANES_ISA_AVX512
@@ -151,6 +151,20 @@ size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *
 			       uint8_t *flags, uint64_t first_index)
 {
 	size_t invalid = 0;
+	if (c->path == PATH_VECTOR && c->plan.sr_stream) { /* every source pattern valid; R a chunk at a time */
+		enum { CHUNK = 512 };
+		uint32_t r[CHUNK];
+		struct lanes_plan p = c->plan;
+		p.rbits = r;
+		for (size_t i = 0; i < n; i += CHUNK) {
+			size_t m = n - i < CHUNK ? n - i : CHUNK;
+			p.first_index = first_index + i;
+			fpref_emu_lanes_sr_bits(&p, p.first_index, m, r);
+			fpref_emu_lanes_convert(c->isa, &p, (const unsigned char *)in + i * c->in_bytes,
+						(unsigned char *)out + i * c->out_bytes, m, flags ? flags + i : NULL);
+		}
+		return 0;
+	}
 	if (c->path == PATH_VECTOR) { /* every source pattern valid */
 		fpref_emu_lanes_convert(c->isa, &c->plan, in, out, n, flags);
 		return 0;

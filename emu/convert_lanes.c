@@ -1,7 +1,8 @@
 /* The vectorised bulk conversion: an IEEE-style source of 16, 32 or 64
  * bits (FP16, BF16, FP32, FP64) to a narrower floating-point format, every
  * rounding (rne, rna, rtz, rup, rdn, rod, stochastic A/B/C with explicit
- * bits), every overflow policy, flags where asked.  One lane sequence in
+ * bits, and from the seeded stream for 16- and 32-bit sources, each lane
+ * its own R), every overflow policy, flags where asked.  One lane sequence in
  * GCC/Clang vector extensions, eight or sixteen lanes a register, whose
  * rounding is data of the plan (struct lanes_k): each lane picks its
  * operand and its shift, adds the increment the rounding gives for its
@@ -256,6 +257,45 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	return true;
 }
 
+bool fpref_emu_lanes_plan_stream(const struct fpref_format *from, const struct fpref_format *to,
+				 const struct fpref_env *env, struct lanes_plan *p)
+{
+	if (env->rounding != FPREF_SR || !env->sr_seeded || env->sr_lanes || env->sr_philox)
+		return fpref_emu_lanes_plan(from, to, env, p);
+	/* the plan of R = 0: each lane adds its own R's term */
+	struct fpref_env fixed = *env;
+	fixed.sr_seeded = false;
+	fixed.sr_random = 0;
+	if (env->sr_width + (env->sr_rule == FPREF_SR_B ? 1u : 0u) > 64 || !fpref_emu_lanes_plan(from, to, &fixed, p) ||
+	    p->word_bits != 32)
+		return false;
+	p->env = *env;
+	p->sr_stream = true;
+	return true;
+}
+
+/* The terms as the plan makes its constant one (plan_rounding, then
+ * k->sr_scaled), element by element, in lanes. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+#endif
+static void sr_terms(uint64_t seed, unsigned width, unsigned rule_b, unsigned drop, unsigned up, unsigned down,
+		     uint64_t first, size_t n, uint32_t *out)
+{
+	for (size_t i = 0; i < n; i++) { /* the same shifts in every lane: it vectorises */
+		uint64_t r = fpref_sr_stream_inline(seed, first + i) >> (64 - width);
+		out[i] = (uint32_t)((((r << rule_b) + rule_b) >> drop) << up >> down);
+	}
+}
+
+void fpref_emu_lanes_sr_bits(const struct lanes_plan *p, uint64_t first, size_t n, uint32_t *out)
+{
+	unsigned r = p->env.sr_width + (p->env.sr_rule == FPREF_SR_B ? 1u : 0u);
+	int64_t smax = (int64_t)p->word_bits - p->k.up_least, bits = p->k.sr_bits;
+	sr_terms(p->env.sr_seed, p->env.sr_width, p->env.sr_rule == FPREF_SR_B, r - (unsigned)bits,
+		 (unsigned)(bits <= smax ? smax - bits : 0), (unsigned)(bits <= smax ? 0 : bits - smax), first, n, out);
+}
+
 /* One element by the core, where a lane marked it. */
 #if defined(__GNUC__)
 __attribute__((noinline))
@@ -264,7 +304,7 @@ static void lanes_fix(const struct lanes_plan *p, const void *in, void *out, uin
 {
 	uint64_t x = fpref_element_load(in, i, p->in_bytes), y = 0;
 	unsigned f = 0;
-	fpref_emu_convert(&p->from, x, &p->to, &p->env, fpref_env_sr_random(&p->env, i), &y, &f);
+	fpref_emu_convert(&p->from, x, &p->to, &p->env, fpref_env_sr_random(&p->env, p->first_index + i), &y, &f);
 	fpref_element_store(out, i, p->out_bytes, y);
 	if (flags)
 		flags[i] = (uint8_t)f;
@@ -300,11 +340,12 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
  * (a constant where called) takes the shorter sequence of the plain rne
  * plan, whose sign rules ns and zu are then constants too; otherwise the
  * rounding comes from k and *rare marks the lanes for the core, and with
- * want_flags *fl holds each lane's flags. */
+ * want_flags *fl holds each lane's flags.  srv is each lane's stochastic
+ * term, k->sr_scaled or its own from the stream. */
 #define LANES(NAME, U, I, T, ST, W)                                                                                  \
 	static inline __attribute__((always_inline)) U NAME(const struct lanes_k *k, bool rne, bool ns, bool zu,      \
 							  bool sr, bool sr_c, bool may_rare, bool want_flags, U x,  \
-							  U *rare, U *fl)                                           \
+							  U srv, U *rare, U *fl)                                    \
 	{                                                                                                            \
 		const U zero = { 0 };                                                                                \
 		const I izero = { 0 };                                                                               \
@@ -324,7 +365,7 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			U inc = ((low >> 1u) & (T)k->near) + (((r >> shift) & 1u) & (T)k->even) + (T)k->away +       \
 				(low & PICK(negm, zero + (T)k->dir_neg, zero + (T)k->dir_pos));                      \
 			if (sr) { /* R at the place sr_bits below the last kept one */                         \
-				inc += (zero + (T)k->sr_scaled) >> (U)(upc - (ST)k->up_least);                       \
+				inc += srv >> (U)(upc - (ST)k->up_least);                                            \
 				if (sr_c) { /* rule C: the dropped bits below those rounded to nearest even */  \
 					I c = (I)shift - (ST)k->sr_bits;                                             \
 					U cu = (U)LANE_MAX(c, izero), cm = (U)LANE_MAX(c - 1, izero);                \
@@ -407,9 +448,16 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
  * thirty scalar instructions on AVX2, in two with two packs), flags as
  * bytes; count below L: a zero-padded partial register, stored element by
  * element. */
-#define LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, i, count)                                 \
+#define LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V, i, count)                            \
 	do {                                                                                                         \
-		U x_, rare_ = { 0 }, fl_ = { 0 };                                                                    \
+		U x_, rare_ = { 0 }, fl_ = { 0 }, srv_ = (U){ 0 } + (__typeof__(((U){ 0 })[0]))k.sr_scaled;          \
+		if (sr && plan->sr_stream) { /* each lane's R term (R_V: L of them) */                               \
+			uint32_t r_[L] = { 0 };                                                                      \
+			memcpy(r_, plan->rbits + (i), (count) * sizeof *r_);                                         \
+			R_V rv_;                                                                                     \
+			memcpy(&rv_, r_, sizeof rv_);                                                                \
+			srv_ = __builtin_convertvector(rv_, U);                                                      \
+		}                                                                                                    \
 		if ((count) == (L)) {                                                                                \
 			IN_V v_;                                                                                     \
 			memcpy(&v_, (const IN_T *)in + (i), sizeof v_);                                              \
@@ -421,7 +469,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 			memcpy(&v_, part_, sizeof v_);                                                               \
 			x_ = __builtin_convertvector(v_, U);                                                         \
 		}                                                                                                    \
-		U y_ = LANES(&k, rne, ns, zu, sr, sr_c, may_rare, want_flags, x_, &rare_, &fl_);                     \
+		U y_ = LANES(&k, rne, ns, zu, sr, sr_c, may_rare, want_flags, x_, srv_, &rare_, &fl_);               \
 		if ((count) == (L)) {                                                                                \
 			OUT_V o_ = __builtin_convertvector(__builtin_convertvector(y_, NARROW), OUT_V);              \
 			memcpy((OUT_T *)out + (i), &o_, sizeof o_);                                                  \
@@ -446,7 +494,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 	} while (0)
 
 /* Every element: whole registers, then the last partial one. */
-#define LANES_LOOP(NAME, LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V)                                     \
+#define LANES_LOOP(NAME, LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V)                                \
 	static inline __attribute__((always_inline)) void NAME(const struct lanes_plan *plan, bool rne, bool ns,      \
 							     bool zu, bool sr, bool sr_c, bool may_rare, bool want_flags, \
 							     const void *in, void *out, size_t n, uint8_t *flags)    \
@@ -454,23 +502,23 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 		const struct lanes_k k = plan->k;                                                                    \
 		size_t whole = n / (L) * (L);                                                                        \
 		for (size_t i = 0; i < whole; i += (L))                                                              \
-			LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, i, (size_t)(L));           \
+			LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V, i, (size_t)(L));      \
 		if (whole < n)                                                                                       \
-			LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, whole, n - whole);         \
+			LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V, whole, n - whole);    \
 	}
 
 /* The loops of one register width: by the source's and the target's
  * element sizes. */
 #define LANES_LOOPS(P, L, U32, U64, L64, I16V, I32V, I64V, O8, O16, O32, N16, O8_64, O16_64, O32_64, N16_64, F8, F8_64) \
-	LANES_LOOP(P##_16_8, lanes32x##L, U32, L, uint16_t, I16V, uint8_t, O8, N16, F8)                           \
-	LANES_LOOP(P##_16_16, lanes32x##L, U32, L, uint16_t, I16V, uint16_t, O16, N16, F8)                        \
-	LANES_LOOP(P##_16_32, lanes32x##L, U32, L, uint16_t, I16V, uint32_t, O32, U32, F8)                        \
-	LANES_LOOP(P##_32_8, lanes32x##L, U32, L, uint32_t, I32V, uint8_t, O8, N16, F8)                           \
-	LANES_LOOP(P##_32_16, lanes32x##L, U32, L, uint32_t, I32V, uint16_t, O16, N16, F8)                        \
-	LANES_LOOP(P##_32_32, lanes32x##L, U32, L, uint32_t, I32V, uint32_t, O32, U32, F8)                        \
-	LANES_LOOP(P##_64_8, lanes64x##L64, U64, L64, uint64_t, I64V, uint8_t, O8_64, N16_64, F8_64)              \
-	LANES_LOOP(P##_64_16, lanes64x##L64, U64, L64, uint64_t, I64V, uint16_t, O16_64, N16_64, F8_64)           \
-	LANES_LOOP(P##_64_32, lanes64x##L64, U64, L64, uint64_t, I64V, uint32_t, O32_64, O32_64, F8_64)
+	LANES_LOOP(P##_16_8, lanes32x##L, U32, L, uint16_t, I16V, uint8_t, O8, N16, F8, I32V)                     \
+	LANES_LOOP(P##_16_16, lanes32x##L, U32, L, uint16_t, I16V, uint16_t, O16, N16, F8, I32V)                  \
+	LANES_LOOP(P##_16_32, lanes32x##L, U32, L, uint16_t, I16V, uint32_t, O32, U32, F8, I32V)                  \
+	LANES_LOOP(P##_32_8, lanes32x##L, U32, L, uint32_t, I32V, uint8_t, O8, N16, F8, I32V)                     \
+	LANES_LOOP(P##_32_16, lanes32x##L, U32, L, uint32_t, I32V, uint16_t, O16, N16, F8, I32V)                  \
+	LANES_LOOP(P##_32_32, lanes32x##L, U32, L, uint32_t, I32V, uint32_t, O32, U32, F8, I32V)                  \
+	LANES_LOOP(P##_64_8, lanes64x##L64, U64, L64, uint64_t, I64V, uint8_t, O8_64, N16_64, F8_64, O32_64)      \
+	LANES_LOOP(P##_64_16, lanes64x##L64, U64, L64, uint64_t, I64V, uint16_t, O16_64, N16_64, F8_64, O32_64)   \
+	LANES_LOOP(P##_64_32, lanes64x##L64, U64, L64, uint64_t, I64V, uint32_t, O32_64, O32_64, F8_64, O32_64)
 LANES_LOOPS(loop8, 8, u32x8, u64x4, 4, u16x8, u32x8, u64x4, u8x8, u16x8, u32x8, u16x8, u8x4, u16x4, u32x4, u16x4, u8x8,
 	    u8x4)
 LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, u32x16, u16x16, u8x8, u16x8, u32x8,

@@ -72,11 +72,27 @@ struct lanes_plan {
 		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare;
 		struct lanes_k k;
 	} p32;
+	/* Stochastic rounding from the seeded stream, one R a value
+	 * (fpref_emu_lanes_plan_stream): the plan's own R is 0 and each lane
+	 * adds its R's term (R 2^(smax - r), k.sr_scaled's form) from rbits,
+	 * a chunk's set by the caller (fpref_emu_lanes_sr_bits) for elements
+	 * first_index on; a lane for the core takes element first_index + i
+	 * of the stream. */
+	bool sr_stream;
+	const uint32_t *rbits;
+	uint64_t first_index;
 };
 
 /* Whether the lanes take this conversion; fills p. */
 bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
 		      struct lanes_plan *p);
+
+/* As fpref_emu_lanes_plan, and stochastic rounding from the seeded stream
+ * too (sr_stream: 32-bit lanes, r bits and rule B's one within 64). */
+bool fpref_emu_lanes_plan_stream(const struct fpref_format *from, const struct fpref_format *to,
+				 const struct fpref_env *env, struct lanes_plan *p);
+/* out[i]: the term of element first + i's R in a stream plan's lanes. */
+void fpref_emu_lanes_sr_bits(const struct lanes_plan *p, uint64_t first, size_t n, uint32_t *out);
 
 /* Converts n elements (flags may be NULL) on isa; the elements the lanes
  * leave go through fpref_emu_convert. */

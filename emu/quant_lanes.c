@@ -32,7 +32,7 @@ int fpref_emu_quant_sink_open(struct quant_sink *s, const struct fpref_format *e
 void fpref_emu_quant_sink_flush(struct quant_sink *s, size_t next)
 {
 	if (s->n)
-		fpref_emu_convert_array(s->c, s->y, s->codes + s->at, s->n, NULL, 0);
+		fpref_emu_convert_array(s->c, s->y, s->codes + s->at, s->n, NULL, s->at);
 	for (size_t i = 0; s->minus_zero_to_plus && i < s->n; i++)
 		if (s->y[i] == 0x80000000u)
 			s->codes[s->at + i] = 0;

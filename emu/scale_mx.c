@@ -578,11 +578,121 @@ static inline __attribute__((always_inline)) bool block_lanes(const struct f32_a
 	return true;
 }
 
+/* An element code's value in FP32 (exact), or -1 for a code outside it. */
+static int element_value(const struct f32_arith *a, const struct mx_element *el, uint8_t code, uint32_t *value)
+{
+	uint64_t out = 0;
+	unsigned flags = 0;
+	if (fpref_emu_convert(&el->format, code, &a->f32, &a->env, 0, &out, &flags) != 0)
+		return -1;
+	*value = (uint32_t)out;
+	return 0;
+}
+
+/* ModelOpt's MXFP4 cast in bulk (element_code_ties_toward_zero's
+ * result): nearest, a tie toward zero, is the rounding to nearest even but
+ * where that went up from a tie, and a tie rounded up to code h is where
+ * 2|y| is the sum of the values of codes h - 1 and h (made once by the
+ * emulator; 2|y| exact by the host); the sign bit unless y > 0. */
+struct ties_toward_zero {
+	uint32_t twice_mid[16]; /* [h]: the FP32 sum of code h - 1's value and code h's; [0] none */
+	uint32_t sign;
+	/* FP32's fraction bits below the element's precision and one place
+	 * more: zero in a tie (a normal number), and in +0, whose code the
+	 * rounding to nearest even does not give; any other y's code is its */
+	uint32_t below_mid;
+};
+
+static void ties_init(const struct f32_arith *a, const struct mx_element *el, struct ties_toward_zero *z)
+{
+	z->sign = 1u << (el->format.exp_bits + el->format.man_bits);
+	z->below_mid = (1u << (23 - el->format.man_bits - 1)) - 1u;
+	z->twice_mid[0] = 0xFFFFFFFFu; /* a NaN's pattern: no 2|y| of a number */
+	for (unsigned h = 1; h < 16; h++) {
+		uint32_t v = 0, w = 0;
+		if (h >= z->sign || element_value(a, el, (uint8_t)(h - 1), &v) != 0 ||
+		    element_value(a, el, (uint8_t)h, &w) != 0)
+			v = w = 0xFFFFFFFFu;
+		z->twice_mid[h] = v == 0xFFFFFFFFu ? v : f32_op(a, FPREF_OP_ADD, v, w);
+	}
+}
+
+/* codes[i], y[i] rounded to nearest even, made ModelOpt's: sixteen lanes
+ * a step (the last step's padded), the table looked up by a shuffle. */
+typedef uint32_t tz_u32x16 __attribute__((vector_size(64)));
+typedef int32_t tz_i32x16 __attribute__((vector_size(64)));
+typedef float tz_f32x16 __attribute__((vector_size(64)));
+typedef uint16_t tz_u16x16 __attribute__((vector_size(32)));
+typedef uint8_t tz_u8x16 __attribute__((vector_size(16)));
+
+static inline __attribute__((always_inline)) void ties16(const tz_u32x16 *table, uint32_t sign,
+							 const uint32_t *y, uint8_t *codes)
+{
+	tz_u32x16 v, h, mag, twice;
+	tz_u8x16 c8;
+	memcpy(&v, y, sizeof v);
+	memcpy(&c8, codes, sizeof c8);
+	h = __builtin_convertvector(__builtin_convertvector(c8, tz_u16x16), tz_u32x16) & ((sign - 1u) & 15u);
+	mag = v & F32_ABS_MASK;
+	twice = (tz_u32x16)((tz_f32x16)mag + (tz_f32x16)mag);
+#if defined(__clang__) /* no variable shuffle: the lookup lane by lane */
+	tz_u32x16 mid;
+	for (int k = 0; k < 16; k++)
+		mid[k] = (*table)[h[k]];
+#else
+	tz_u32x16 mid = __builtin_shuffle(*table, h);
+#endif
+	tz_u32x16 tie = (tz_u32x16)(twice == mid) & 1u;
+	tz_u32x16 nan = (tz_u32x16)(mag > F32_INF) & 1u;
+	tz_u32x16 positive = (tz_u32x16)((tz_i32x16)v > 0) & (nan ^ 1u);
+	tz_u32x16 c = (h - tie) | (sign & (positive - 1u));
+	c = (c & (nan - 1u)) | (sign & (0u - nan));
+	c8 = __builtin_convertvector(__builtin_convertvector(c, tz_u16x16), tz_u8x16);
+	memcpy(codes, &c8, sizeof c8);
+}
+
+QUANT_CLONES static void ties_codes(const struct ties_toward_zero *z, const uint32_t *restrict y, size_t n,
+				    uint8_t *restrict codes)
+{
+	tz_u32x16 table;
+	memcpy(&table, z->twice_mid, sizeof table);
+	size_t whole = n / 16 * 16;
+	for (size_t i = 0; i < whole; i += 16)
+		ties16(&table, z->sign, y + i, codes + i);
+	if (whole < n) {
+		uint32_t part[16] = { 0 };
+		uint8_t out[16] = { 0 };
+		memcpy(part, y + whole, (n - whole) * sizeof *part);
+		memcpy(out, codes + whole, n - whole);
+		ties16(&table, z->sign, part, out);
+		memcpy(codes + whole, out, n - whole);
+	}
+}
+
+/* Whether some y[i] may be a tie or +0: its bits under below_mid zero. */
+QUANT_CLONES static bool ties_may(uint32_t below_mid, const uint32_t *y, size_t n)
+{
+	uint32_t any = 0;
+	for (size_t i = 0; i < n; i++)
+		any |= (uint32_t)((y[i] & below_mid) == 0);
+	return any != 0;
+}
+
+/* The sink's flush, then ModelOpt's MXFP4 cast where asked. */
+static void mx_flush(struct quant_sink *sink, const struct ties_toward_zero *z, size_t next)
+{
+	uint8_t *codes = sink->codes + sink->at;
+	size_t n = sink->n;
+	fpref_emu_quant_sink_flush(sink, next);
+	if (z && ties_may(z->below_mid, sink->y, n))
+		ties_codes(z, sink->y, n, codes);
+}
+
 /* The blocks of rows [r0, r1): a whole block's n a constant. */
 QUANT_CLONES static void rows_lanes(const struct f32_arith *a, const struct mx_element *el,
 				 const struct fpref_mx_params *p, const struct mx_recipe_row *row, struct exp_table *t,
 				 const uint32_t *x, size_t r0, size_t r1, size_t cols, struct quant_sink *sink,
-				 uint8_t *scales)
+				 const struct ties_toward_zero *z, uint8_t *scales)
 {
 	size_t per_row = (cols + FPREF_MX_BLOCK - 1) / FPREF_MX_BLOCK;
 	for (size_t r = r0; r < r1; r++)
@@ -591,7 +701,7 @@ QUANT_CLONES static void rows_lanes(const struct f32_arith *a, const struct mx_e
 			uint8_t *scale = scales + r * per_row + b;
 			n = n < FPREF_MX_BLOCK ? n : FPREF_MX_BLOCK;
 			if (sink->n + n > QUANT_CHUNK)
-				fpref_emu_quant_sink_flush(sink, first);
+				mx_flush(sink, z, first);
 			bool done = n == FPREF_MX_BLOCK
 					    ? block_lanes(a, el, p, row, t, x + first, FPREF_MX_BLOCK, sink->y + sink->n, scale)
 					    : block_lanes(a, el, p, row, t, x + first, n, sink->y + sink->n, scale);
@@ -599,7 +709,7 @@ QUANT_CLONES static void rows_lanes(const struct f32_arith *a, const struct mx_e
 				sink->n += n;
 				continue;
 			}
-			fpref_emu_quant_sink_flush(sink, first + n);
+			mx_flush(sink, z, first + n);
 			quantize_block(a, el, p, row, x + first, n, sink->codes + first, scale);
 		}
 }
@@ -613,9 +723,12 @@ int fpref_emu_mx_quantize_lanes(const struct fpref_mx_params *p, const uint32_t 
 	if (check_params(p, rows, cols, err, errlen) != 0 || mx_element_init(&a, p->element, &el, err, errlen) != 0)
 		return -1;
 	const struct mx_recipe_row *row = mx_recipe_row(p->recipe, p->element);
-	if (row->ties_toward_zero) /* its two roundings and a comparison a code: the element path's */
-		return 1;
 	struct fpref_env env = element_env(&a, p);
+	struct ties_toward_zero ties;
+	if (row->ties_toward_zero) {
+		ties_init(&a, &el, &ties);
+		env.rounding = FPREF_RNE;
+	}
 	struct quant_sink *sink = malloc(sizeof *sink);
 	struct exp_table *t = calloc(1, sizeof *t);
 	if (!sink || !t || fpref_emu_quant_sink_open(sink, &el.format, &env, codes) != 0) {
@@ -626,8 +739,9 @@ int fpref_emu_mx_quantize_lanes(const struct fpref_mx_params *p, const uint32_t 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	rows_lanes(&a, &el, p, row, t, x_f32, 0, rows, cols, sink, scales_e8m0);
-	fpref_emu_quant_sink_flush(sink, 0);
+	const struct ties_toward_zero *z = row->ties_toward_zero ? &ties : NULL;
+	rows_lanes(&a, &el, p, row, t, x_f32, 0, rows, cols, sink, z, scales_e8m0);
+	mx_flush(sink, z, 0);
 	fpref_emu_quant_sink_close(sink);
 	free(sink);
 	free(t);
@@ -640,17 +754,6 @@ int fpref_emu_mx_quantize(const struct fpref_mx_params *p, const uint32_t *x_f32
 	int status = fpref_emu_mx_quantize_lanes(p, x_f32, rows, cols, codes, scales_e8m0, err, errlen);
 	return status == 1 ? fpref_emu_mx_quantize_reference(p, x_f32, rows, cols, codes, scales_e8m0, err, errlen)
 			   : status;
-}
-
-/* An element code's value in FP32 (exact), or -1 for a code outside it. */
-static int element_value(const struct f32_arith *a, const struct mx_element *el, uint8_t code, uint32_t *value)
-{
-	uint64_t out = 0;
-	unsigned flags = 0;
-	if (fpref_emu_convert(&el->format, code, &a->f32, &a->env, 0, &out, &flags) != 0)
-		return -1;
-	*value = (uint32_t)out;
-	return 0;
 }
 
 /* The bulk path: each code's value once, each product by the host (an

@@ -477,6 +477,46 @@ static uint32_t candidate_46(const struct nvfp4 *q, const struct fpref_nvfp4_par
 	return err;
 }
 
+/* The codes of a block's m elements at idx with scale code sb, but Four
+ * Over Six's. */
+static void block_codes(const struct nvfp4 *q, const uint32_t *x, const size_t *idx, size_t m, uint8_t sb,
+			uint8_t *codes)
+{
+	uint8_t nan_code;
+	if (torch_nan_block(q, sb, &nan_code)) {
+		for (size_t i = 0; i < m; i++)
+			codes[idx[i]] = nan_code;
+		return;
+	}
+	for (size_t i = 0; i < m; i++)
+		codes[idx[i]] = element_code(q, scaled_element(q, sb, x[idx[i]]), fpref_env_sr_random(&q->element, idx[i]));
+}
+
+/* Whether a NaN amax of block b of n is ModelOpt's vectorised reduction's
+ * 0xFFFFFFFF (recipe_row's block_nan_lanes). */
+static bool nan_lane(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_t n, size_t b)
+{
+	size_t lanes = q->row->block_nan_lanes;
+	return lanes && !p->torch_bf16 && b < n / lanes * lanes;
+}
+
+/* A Four Over Six block (its m elements at idx, amax m_b): the candidate
+ * of the smaller error, its scale and codes (ties and NaN keep 6). */
+static void block_46(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x, const size_t *idx,
+		     size_t m, uint32_t m_b, uint8_t *scale, uint8_t *codes)
+{
+	uint8_t s4, s6, four[MAX_BLOCK], six[MAX_BLOCK];
+	uint32_t e6 = candidate_46(q, p, x, idx, m, m_b, false, &s6, six);
+	uint32_t e4 = candidate_46(q, p, x, idx, m, m_b, true, &s4, four);
+	uint64_t lt = 0;
+	unsigned flags = 0;
+	uint64_t in[2] = { e4, e6 };
+	fpref_emu_op(FPREF_OP_LT, &q->a.f32, in, &q->a.env, 0, &lt, &flags);
+	*scale = lt ? s4 : s6;
+	for (size_t i = 0; i < m; i++)
+		codes[idx[i]] = lt ? four[i] : six[i];
+}
+
 /* Each block's amax into amax[], and the tensor's. */
 static uint32_t block_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x,
 			     size_t rows, size_t cols, uint32_t *amax)
@@ -493,9 +533,9 @@ static uint32_t block_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_par
 		if (!f32_is_nan(global))
 			global = f32_amax_update(global, x[i]);
 	}
-	size_t n = fpref_emu_nvfp4_scale_count(p, rows, cols), lanes = q->row->block_nan_lanes;
-	for (size_t b = 0; lanes && !p->torch_bf16 && b < n / lanes * lanes; b++)
-		if (f32_is_nan(amax[b]))
+	size_t n = fpref_emu_nvfp4_scale_count(p, rows, cols);
+	for (size_t b = 0; b < n; b++)
+		if (f32_is_nan(amax[b]) && nan_lane(q, p, n, b))
 			amax[b] = 0xFFFFFFFFu;
 	return global;
 }
@@ -525,32 +565,14 @@ int fpref_emu_nvfp4_quantize_reference(const struct fpref_nvfp4_params *p, const
 	q.block_encode = f32_op(&q.a, FPREF_OP_MUL, q.T, f32_op(&q.a, FPREF_OP_DIV, F32_ONE, F32_SIX));
 	q.tensor_decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, q.T);
 	size_t idx[MAX_BLOCK];
-	uint8_t four[MAX_BLOCK], six[MAX_BLOCK];
 	for (size_t b = 0; b < blocks; b++) {
 		size_t m = block_members(p, rows, cols, b, idx);
 		if (p->recipe == FPREF_NVFP4_FOUR_OVER_SIX) {
-			uint8_t s4, s6;
-			uint32_t e6 = candidate_46(&q, p, x, idx, m, amax[b], false, &s6, six);
-			uint32_t e4 = candidate_46(&q, p, x, idx, m, amax[b], true, &s4, four);
-			uint64_t lt = 0;
-			unsigned flags = 0;
-			uint64_t in[2] = { e4, e6 };
-			fpref_emu_op(FPREF_OP_LT, &q.a.f32, in, &q.a.env, 0, &lt, &flags); /* ties and NaN keep 6 */
-			block_scales_e4m3[b] = lt ? s4 : s6;
-			for (size_t i = 0; i < m; i++)
-				codes[idx[i]] = lt ? four[i] : six[i];
+			block_46(&q, p, x, idx, m, amax[b], &block_scales_e4m3[b], codes);
 			continue;
 		}
 		block_scales_e4m3[b] = block_scale(&q, amax[b], false);
-		uint8_t nan_code;
-		if (torch_nan_block(&q, block_scales_e4m3[b], &nan_code)) {
-			for (size_t i = 0; i < m; i++)
-				codes[idx[i]] = nan_code;
-			continue;
-		}
-		for (size_t i = 0; i < m; i++)
-			codes[idx[i]] = element_code(&q, scaled_element(&q, block_scales_e4m3[b], x[idx[i]]),
-						     fpref_env_sr_random(&q.element, idx[i]));
+		block_codes(&q, x, idx, m, block_scales_e4m3[b], codes);
 	}
 	free(amax);
 	free(rht);
@@ -558,15 +580,23 @@ int fpref_emu_nvfp4_quantize_reference(const struct fpref_nvfp4_params *p, const
 	return 0;
 }
 
-/* The bulk path, for the recipes but Four Over Six without stochastic
- * rounding or the transform, on a tensor without inf or NaN: each block's
- * amax, the tensor scale and the FP32 block scales as the element path
- * makes them (the products and quotients by the host), the block scales
- * rounded to E4M3 by one call of the converter, the elements' factor for
- * each scale code made once by the emulator, each element's product or
- * quotient by the host and its rounding by the converter. */
+/* The bulk path (the transform first, where asked: hadamard_bulk below,
+ * its output the tensor quantised; Four Over Six's bands: band_46).
+ * One pass gives the tensor's amax as the element path's reduction does
+ * (a NaN skipped by TE's fmaxf, winning in the others).  Then a band of
+ * rows at a time (about a chunk of elements, 16 rows for 16x16 blocks, so
+ * that the second reading of x comes from the cache): each block's amax
+ * (a block holding a NaN reduced as the element path reduces it), its FP32
+ * scale as the element path makes it (the products and quotients by the
+ * host) and the band's scales rounded to E4M3 by one call of the
+ * converter; each element's product or quotient by its scale code's
+ * factor (made once by the emulator) by the host, and its rounding by the
+ * converter (under stochastic rounding with the element's index in the
+ * stream).  A stretch of a block whose scaled values hold a NaN (a NaN
+ * element, a NaN scale, 0 times inf) is the element path's, stretch by
+ * stretch. */
 struct nvfp4_bulk {
-	uint32_t *amax, *hp, factor[256];
+	uint32_t *amax, factor[256]; /* amax: a band's blocks, then their FP32 scales */
 	bool divide;
 	struct quant_sink *sink;
 	struct fpref_emu_converter *scales;
@@ -575,14 +605,14 @@ struct nvfp4_bulk {
 static void bulk_free(struct nvfp4_bulk *b)
 {
 	free(b->amax);
-	free(b->hp);
 	if (b->sink && b->sink->c)
 		fpref_emu_quant_sink_close(b->sink);
 	free(b->sink);
 	fpref_emu_converter_free(b->scales);
 }
 
-/* The largest magnitude of a block's n values in a row (n a constant where inlined). */
+/* The largest magnitude of a block's n values in a row as bits, a NaN's
+ * above inf's (n a constant where inlined). */
 static inline __attribute__((always_inline)) uint32_t block_max(const uint32_t *x, size_t n)
 {
 	uint32_t m = 0;
@@ -593,59 +623,333 @@ static inline __attribute__((always_inline)) uint32_t block_max(const uint32_t *
 	return m;
 }
 
-/* y = x times (or divided by) by, for n values (a constant where inlined);
- * whether one is NaN. */
-static inline __attribute__((always_inline)) bool block_scaled(const uint32_t *restrict x, size_t n, float by,
+/* y = x times (or divided by) by, for n values (a constant where inlined). */
+static inline __attribute__((always_inline)) void block_scaled(const uint32_t *restrict x, size_t n, float by,
 							       bool divide, uint32_t *restrict y)
 {
+	for (size_t i = 0; i < n; i++)
+		y[i] = quant_bits(divide ? quant_f32(x[i]) / by : quant_f32(x[i]) * by);
+}
+
+/* The largest magnitude of x[0..n) as bits, and the largest but NaN's. */
+QUANT_CLONES static uint32_t tensor_maxima(const uint32_t *x, size_t n, uint32_t *not_nan)
+{
+	uint32_t m = 0, f = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = x[i] & F32_ABS_MASK, w = v & (0u - (uint32_t)(v <= F32_INF)); /* branch-free: it vectorises */
+		m = v > m ? v : m;
+		f = w > f ? w : f;
+	}
+	*not_nan = f;
+	return m;
+}
+
+/* Each block's largest magnitude as bits (a NaN's above inf's) into
+ * amax[] (zeroed) for rows [0, rows) of x: each row's stretches of 16 in
+ * turn, a 16x16 block the largest of its 16 stretches. */
+QUANT_CLONES static void band_maxima(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows,
+				     size_t cols, uint32_t *amax)
+{
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK), full = cols / FPREF_NVFP4_BLOCK;
+	for (size_t r = 0; r < rows; r++) {
+		const uint32_t *row = x + r * cols;
+		uint32_t *a = amax + (p->two_d ? r / FPREF_NVFP4_BLOCK : r) * across;
+		for (size_t j = 0; j < full; j++) {
+			uint32_t m = block_max(row + j * FPREF_NVFP4_BLOCK, FPREF_NVFP4_BLOCK);
+			a[j] = m > a[j] ? m : a[j];
+		}
+		if (full < across) {
+			uint32_t m = block_max(row + full * FPREF_NVFP4_BLOCK, cols - full * FPREF_NVFP4_BLOCK);
+			a[full] = m > a[full] ? m : a[full];
+		}
+	}
+}
+
+/* Block b's amax where it holds a NaN, as the element path reduces it. */
+static uint32_t nan_block_amax(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x,
+			       size_t rows, size_t cols, size_t b)
+{
+	if (q->row->amax_nan_propagates)
+		return nan_lane(q, p, fpref_emu_nvfp4_scale_count(p, rows, cols), b) ? 0xFFFFFFFFu : F32_QUIET_NAN;
+	size_t idx[MAX_BLOCK], n = block_members(p, rows, cols, b, idx);
+	uint32_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		m = f32_amax_update(m, x[idx[i]]);
+	return m;
+}
+
+/* Rounds the chunk gathered, then gives each stretch of 16 (or the row's
+ * last, shorter one) holding a NaN scaled value to the element path. */
+static void bulk_flush(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b,
+		       const uint32_t *x, size_t cols, const uint8_t *scales, size_t next)
+{
+	struct quant_sink *s = b->sink;
+	size_t at = s->at, n = s->n, idx[FPREF_NVFP4_BLOCK];
+	fpref_emu_quant_sink_flush(s, next);
+	if (fpref_emu_quant_magnitude_max(s->y, n) <= F32_INF)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		if (!quant_is_nan(s->y[k]))
+			continue;
+		size_t i = at + k, r = i / cols, c0 = i % cols / FPREF_NVFP4_BLOCK * FPREF_NVFP4_BLOCK;
+		size_t m = cols - c0 < FPREF_NVFP4_BLOCK ? cols - c0 : FPREF_NVFP4_BLOCK;
+		for (size_t j = 0; j < m; j++)
+			idx[j] = r * cols + c0 + j;
+		block_codes(q, x, idx, m, scales[block_of(p, cols, r, c0)], s->codes);
+		k = r * cols + c0 + m - 1 - at; /* on past the stretch */
+	}
+}
+
+/* The elements of rows [r0, r1) into the sink, scaled by their blocks' factors. */
+QUANT_CLONES static void band_elements(const struct nvfp4 *q, const struct fpref_nvfp4_params *p,
+				       struct nvfp4_bulk *b, const uint32_t *x, size_t r0, size_t r1, size_t cols,
+				       const uint8_t *scales)
+{
+	struct quant_sink *sink = b->sink;
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK);
+	for (size_t r = r0; r < r1; r++) {
+		const uint8_t *srow = scales + (p->two_d ? r / FPREF_NVFP4_BLOCK : r) * across;
+		for (size_t j = 0; j < across; j++) {
+			size_t c0 = j * FPREF_NVFP4_BLOCK, first = r * cols + c0;
+			size_t n = cols - c0 < FPREF_NVFP4_BLOCK ? cols - c0 : FPREF_NVFP4_BLOCK;
+			if (sink->n + n > QUANT_CHUNK)
+				bulk_flush(q, p, b, x, cols, scales, first);
+			float f = quant_f32(b->factor[srow[j]]);
+			uint32_t *y = sink->y + sink->n;
+			if (n < FPREF_NVFP4_BLOCK)
+				block_scaled(x + first, n, f, b->divide, y);
+			else if (b->divide)
+				block_scaled(x + first, FPREF_NVFP4_BLOCK, f, true, y);
+			else
+				block_scaled(x + first, FPREF_NVFP4_BLOCK, f, false, y);
+			sink->n += n;
+		}
+	}
+}
+
+/* The scales of rows [r0, r1) (a whole band of 16 for 16x16 blocks), then
+ * their elements. */
+static void band(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b, const uint32_t *x,
+		 size_t rows, size_t cols, size_t r0, size_t r1, uint8_t *scales)
+{
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK);
+	size_t first = (p->two_d ? r0 / FPREF_NVFP4_BLOCK : r0) * across, n = p->two_d ? across : (r1 - r0) * across;
+	memset(b->amax, 0, n * sizeof *b->amax);
+	band_maxima(p, x + r0 * cols, r1 - r0, cols, b->amax);
+	q->a.host = true;
+	/* TE's m * (S / 6): a NaN only from a NaN m */
+	if (q->row->block != BS_MUL_S_RCP6 || q->row->zero_scale_is_one || q->row->scale_floor ||
+	    fpref_emu_quant_magnitude_max(b->amax, n) > F32_INF ||
+	    fpref_emu_quant_scale(b->amax, n, q->block_encode, false, b->amax))
+		for (size_t i = 0; i < n; i++)
+			b->amax[i] = block_scale_value(q, f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i)
+										 : b->amax[i],
+						       false);
+	q->a.host = false;
+	fpref_emu_convert_array(b->scales, b->amax, scales + first, n, NULL, 0);
+	band_elements(q, p, b, x, r0, r1, cols, scales);
+}
+
+/* Four Over Six in bulk, a band at a time: both candidates' FP32 scales
+ * (block_scale_value, the host's products and quotients) rounded to E4M3
+ * by one call of the converter; each element's ((x * 6) * M) / (T s_b)
+ * for both by the host and rounded to E2M1 by the converter; each block's
+ * errors by the host in the element path's order (dequant_46's steps, a
+ * difference, a running sum from +0 or the largest magnitude, each a
+ * statement of its own: no contraction), the smaller kept.  A block whose
+ * amax, scales, scaled values or differences hold a NaN is the element
+ * path's (block_46).  The element path rounds these elements with R = 0:
+ * under stochastic rounding the bulk path steps aside. */
+struct four_six {
+	uint32_t *hp, *y, *raw, value[16], scale[256], six_m; /* value: E2M1's codes; scale: E4M3's */
+	uint8_t *sc, *c;
+	size_t *idx;
+};
+
+static void four_six_free(struct four_six *f)
+{
+	free(f->hp);
+	free(f->y);
+	free(f->raw);
+	free(f->sc);
+	free(f->c);
+	free(f->idx);
+}
+
+/* ((x * 6) * M) / (T s) for the n values xs, or 0 where s is zero; whether one is NaN. */
+QUANT_CLONES static bool scaled_46(const struct nvfp4 *q, const uint32_t *restrict xs, size_t n, uint32_t s,
+				   uint32_t *restrict y)
+{
+	float den = quant_f32(q->T) * quant_f32(s), bound = quant_f32(q->bound);
+	if ((s & F32_ABS_MASK) == 0) {
+		memset(y, 0, n * sizeof *y);
+		return false;
+	}
 	uint32_t nan = 0;
 	for (size_t i = 0; i < n; i++) {
-		y[i] = quant_bits(divide ? quant_f32(x[i]) / by : quant_f32(x[i]) * by);
+		float x6 = quant_f32(xs[i]) * 6.0f;
+		float num = x6 * bound;
+		y[i] = quant_bits(num / den);
 		nan |= (uint32_t)((y[i] & F32_ABS_MASK) > F32_INF);
 	}
 	return nan != 0;
 }
 
-/* Each block's amax into amax[] (zeroed), and the tensor's. */
-QUANT_CLONES static uint32_t bulk_maxima(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows,
-					 size_t cols, uint32_t *amax)
+/* The differences dequant_46(c[i], s) - xs[i] of a block's m elements. */
+QUANT_CLONES static void differences_46(const struct nvfp4 *q, const uint32_t *value, uint32_t six_m,
+					const uint32_t *restrict xs, const uint8_t *restrict c, size_t m, uint32_t s,
+					float *restrict d)
 {
-	uint32_t global = 0;
-	for (size_t r = 0; r < rows; r++)
-		for (size_t c0 = 0; c0 < cols; c0 += FPREF_NVFP4_BLOCK) {
-			size_t i = block_of(p, cols, r, c0), n = cols - c0;
-			uint32_t m = n >= FPREF_NVFP4_BLOCK ? block_max(x + r * cols + c0, FPREF_NVFP4_BLOCK)
-							    : block_max(x + r * cols + c0, n);
-			amax[i] = m > amax[i] ? m : amax[i];
-			global = m > global ? m : global;
-		}
-	return global;
+	float sf = quant_f32(s), t = quant_f32(q->T), sm = quant_f32(six_m);
+	for (size_t i = 0; i < m; i++) {
+		float v = quant_f32(value[c[i] & 15u]);
+		float vs = v * sf;
+		float vst = vs * t;
+		float deq = vst / sm;
+		d[i] = deq - quant_f32(xs[i]);
+	}
 }
 
-QUANT_CLONES static void bulk_elements(const struct nvfp4 *q, const struct fpref_nvfp4_params *p,
-				       struct nvfp4_bulk *b, const uint32_t *x, size_t rows, size_t cols,
-				       const uint8_t *scales)
+/* A candidate's error over the block's m elements (xs gathered, codes c),
+ * scale s: false where a NaN arises. */
+static bool host_error_46(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const struct four_six *f,
+			  const uint32_t *xs, const uint8_t *c, size_t m, uint32_t s, float *err)
 {
-	struct quant_sink *sink = b->sink;
-	for (size_t r = 0; r < rows; r++)
-		for (size_t c0 = 0; c0 < cols; c0 += FPREF_NVFP4_BLOCK) {
-			size_t first = r * cols + c0, n = cols - c0 < FPREF_NVFP4_BLOCK ? cols - c0 : FPREF_NVFP4_BLOCK;
-			uint32_t by = b->factor[scales[block_of(p, cols, r, c0)]], *y = sink->y + sink->n;
-			if (sink->n + n > QUANT_CHUNK) {
-				fpref_emu_quant_sink_flush(sink, first);
-				y = sink->y;
-			}
-			float f = quant_f32(by);
-			bool nan = n == FPREF_NVFP4_BLOCK ? b->divide ? block_scaled(x + first, FPREF_NVFP4_BLOCK, f, true, y)
-								      : block_scaled(x + first, FPREF_NVFP4_BLOCK, f, false, y)
-							  : block_scaled(x + first, n, f, b->divide, y);
-			if (nan)
-				for (size_t i = 0; i < n; i++)
-					if (quant_is_nan(y[i]))
-						y[i] = f32_op(&q->a, b->divide ? FPREF_OP_DIV : FPREF_OP_MUL, x[first + i], by);
-			sink->n += n;
+	float diff[MAX_BLOCK], acc = 0.0f;
+	uint32_t largest = 0;
+	differences_46(q, f->value, f->six_m, xs, c, m, s, diff);
+	for (size_t i = 0; i < m; i++) {
+		float d = diff[i];
+		uint32_t mag = quant_bits(d) & F32_ABS_MASK;
+		if (mag > F32_INF)
+			return false;
+		if (p->choice == FPREF_NVFP4_ABS_MAX) {
+			largest = mag > largest ? mag : largest;
+			continue;
 		}
-	fpref_emu_quant_sink_flush(sink, 0);
+		float term = p->choice == FPREF_NVFP4_MAE ? quant_f32(mag) : d * d;
+		acc = acc + term;
+	}
+	*err = p->choice == FPREF_NVFP4_ABS_MAX ? quant_f32(largest) : acc;
+	return !quant_is_nan(quant_bits(*err));
+}
+
+
+static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b, struct four_six *f,
+		    const uint32_t *x, size_t rows, size_t cols, size_t r0, size_t r1, uint8_t *codes, uint8_t *scales)
+{
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK);
+	size_t first = (p->two_d ? r0 / FPREF_NVFP4_BLOCK : r0) * across, nb = p->two_d ? across : (r1 - r0) * across;
+	memset(b->amax, 0, nb * sizeof *b->amax);
+	band_maxima(p, x + r0 * cols, r1 - r0, cols, b->amax);
+	q->a.host = true;
+	for (size_t i = 0; i < nb; i++) {
+		uint32_t m = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i) : b->amax[i];
+		f->hp[2 * i] = block_scale_value(q, m, false);
+		f->hp[2 * i + 1] = block_scale_value(q, m, true);
+	}
+	q->a.host = false;
+	fpref_emu_convert_array(b->scales, f->hp, f->sc, 2 * nb, NULL, 0);
+	/* both candidates' scaled values, block after block, and their codes */
+	size_t at = 0;
+	uint32_t xs[MAX_BLOCK];
+	for (size_t i = 0; i < nb; i++) {
+		size_t m = block_members(p, rows, cols, first + i, f->idx + at);
+		for (size_t k = 0; k < m; k++)
+			xs[k] = x[f->idx[at + k]];
+		bool nan = scaled_46(q, xs, m, f->scale[f->sc[2 * i]], f->y + 2 * at);
+		nan = scaled_46(q, xs, m, f->scale[f->sc[2 * i + 1]], f->y + 2 * at + m) || nan;
+		f->raw[i] = nan ? 0xFFFFFFFFu : b->amax[i]; /* above inf: the element path's block */
+		at += m;
+	}
+	fpref_emu_convert_array(b->sink->c, f->y, f->c, 2 * at, NULL, 0);
+	at = 0;
+	for (size_t i = 0; i < nb; i++) {
+		size_t m = block_members(p, rows, cols, first + i, f->idx + at), *idx = f->idx + at;
+		for (size_t k = 0; k < m; k++)
+			xs[k] = x[idx[k]];
+		float e6 = 0, e4 = 0;
+		const uint8_t *c6 = f->c + 2 * at, *c4 = c6 + m;
+		at += m;
+		if (f->raw[i] > F32_INF || !host_error_46(q, p, f, xs, c6, m, f->scale[f->sc[2 * i]], &e6) ||
+		    !host_error_46(q, p, f, xs, c4, m, f->scale[f->sc[2 * i + 1]], &e4)) {
+			uint32_t m_b = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i) : b->amax[i];
+			block_46(q, p, x, idx, m, m_b, &scales[first + i], codes);
+			continue;
+		}
+		bool four = e4 < e6; /* ties keep 6 */
+		scales[first + i] = f->sc[2 * i + (four ? 1 : 0)];
+		for (size_t k = 0; k < m; k++)
+			codes[idx[k]] = four ? c4[k] : c6[k];
+	}
+}
+
+/* The transform in bulk: each group of 16 as hadamard makes it, by the
+ * host's FP32 arithmetic (each product by +-1/4 and each sum, in order of
+ * j from +0, rounded once: a statement each, and no contraction, C11's
+ * default); whether an output is NaN. */
+typedef float f32x16 __attribute__((vector_size(64)));
+
+QUANT_CLONES static bool hadamard_host(unsigned signs, const uint32_t *x, size_t n, uint32_t *out)
+{
+	f32x16 m[FPREF_NVFP4_BLOCK]; /* row j: the signs of x_j's terms, times 1/4 */
+	for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++)
+		for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++)
+			m[j][k] = ((signs >> j) & 1u) != ((unsigned)__builtin_popcount(j & k) & 1u) ? -0.25f : 0.25f;
+	size_t groups = n / FPREF_NVFP4_BLOCK;
+	for (size_t g = 0; g < groups; g += 4) { /* four groups' sums side by side: four chains of additions */
+		size_t h = groups - g < 4 ? groups - g : 4;
+		const uint32_t *x0 = x + g * FPREF_NVFP4_BLOCK, *x1 = x0 + (h > 1 ? FPREF_NVFP4_BLOCK : 0);
+		const uint32_t *x2 = x0 + (h > 2 ? 2 * FPREF_NVFP4_BLOCK : 0), *x3 = x0 + (h > 3 ? 3 * FPREF_NVFP4_BLOCK : 0);
+		f32x16 acc[4] = { { 0 }, { 0 }, { 0 }, { 0 } }, a0 = acc[0], a1 = a0, a2 = a0, a3 = a0;
+		for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++) { /* out_k for the 16 k, in lanes */
+			f32x16 p0 = quant_f32(x0[j]) * m[j], p1 = quant_f32(x1[j]) * m[j];
+			f32x16 p2 = quant_f32(x2[j]) * m[j], p3 = quant_f32(x3[j]) * m[j];
+			a0 = a0 + p0;
+			a1 = a1 + p1;
+			a2 = a2 + p2;
+			a3 = a3 + p3;
+		}
+		acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+		memcpy(out + g * FPREF_NVFP4_BLOCK, acc, h * sizeof acc[0]);
+	}
+	return fpref_emu_quant_magnitude_max(out, n / FPREF_NVFP4_BLOCK * FPREF_NVFP4_BLOCK) > F32_INF;
+}
+
+/* BF16 to FP32: exact, but a NaN's (made again by hadamard_bulk). */
+QUANT_CLONES static void bf16_widen(const uint16_t *restrict b, size_t n, uint32_t *restrict out)
+{
+	for (size_t k = 0; k < n; k++)
+		out[k] = (uint32_t)b[k] << 16;
+}
+
+/* hadamard_host, rounded to BF16 by the converter where asked; a group
+ * whose outputs hold a NaN is the emulator's (hadamard), whose NaNs are
+ * its own.  0, or -1 where the converter cannot be made. */
+static int hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x, size_t n,
+			 uint32_t *out)
+{
+	bool nan = hadamard_host((unsigned)p->rht_signs, x, n, out);
+	if (p->rht_bf16) {
+		struct fpref_emu_converter *c = fpref_emu_converter_new(&q->a.f32, &q->bf16, &q->a.env);
+		uint16_t b[QUANT_CHUNK];
+		if (!c)
+			return -1;
+		for (size_t i = 0; i < n; i += QUANT_CHUNK) {
+			size_t m = n - i < QUANT_CHUNK ? n - i : QUANT_CHUNK;
+			fpref_emu_convert_array(c, out + i, b, m, NULL, 0);
+			bf16_widen(b, m, out + i);
+		}
+		fpref_emu_converter_free(c);
+	}
+	for (size_t g = 0; nan && g + FPREF_NVFP4_BLOCK <= n; g += FPREF_NVFP4_BLOCK) {
+		bool here = false;
+		for (size_t k = 0; k < FPREF_NVFP4_BLOCK; k++)
+			here = here || quant_is_nan(out[g + k]);
+		if (here)
+			hadamard(q, p, false, x + g, FPREF_NVFP4_BLOCK, out + g);
+	}
+	return 0;
 }
 
 int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows, size_t cols,
@@ -655,46 +959,70 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
 		return -1;
-	if (p->stochastic || p->rht || p->recipe == FPREF_NVFP4_FOUR_OVER_SIX || !fpref_emu_quant_fpu_plain())
+	if ((p->recipe == FPREF_NVFP4_FOUR_OVER_SIX && p->stochastic) || !fpref_emu_quant_fpu_plain())
 		return 1;
-	size_t blocks = fpref_emu_nvfp4_scale_count(p, rows, cols);
-	struct nvfp4_bulk b = { calloc(blocks + 1, sizeof *b.amax), malloc((blocks + 1) * sizeof *b.hp), { 0 }, false,
-				malloc(sizeof *b.sink), fpref_emu_converter_new(&q.a.f32, &q.e4m3, &q.scale_env) };
-	if (!b.amax || !b.hp || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes)) {
-		bulk_free(&b);
-		snprintf(err, errlen, "out of memory for %zu blocks", blocks);
+	uint32_t *rht = p->rht ? malloc((rows * cols + 1) * sizeof *rht) : NULL;
+	if (p->rht && (!rht || hadamard_bulk(&q, p, x, rows * cols, rht) != 0)) {
+		free(rht);
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	uint32_t global = bulk_maxima(p, x, rows, cols, b.amax);
-	if (global >= F32_INF) { /* the recipes' NaN and inf rules: the element path's */
-		bulk_free(&b);
-		return 1;
+	if (rht)
+		x = rht; /* the transformed tensor is quantised */
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK), step = QUANT_CHUNK / (cols ? cols : 1);
+	step = p->two_d ? FPREF_NVFP4_BLOCK : step ? step : 1;
+	struct nvfp4_bulk b = { malloc((step * across + 1) * sizeof *b.amax), { 0 }, false, malloc(sizeof *b.sink),
+				fpref_emu_converter_new(&q.a.f32, &q.e4m3, &q.scale_env) };
+	struct four_six f = { 0 };
+	bool four_six = p->recipe == FPREF_NVFP4_FOUR_OVER_SIX;
+	size_t band_blocks = p->two_d ? across : step * across, band_elements_max = step * cols + 1;
+	if (four_six) {
+		f.hp = malloc(2 * band_blocks * sizeof *f.hp);
+		f.raw = malloc(band_blocks * sizeof *f.raw);
+		f.sc = malloc(2 * band_blocks);
+		f.y = malloc(2 * band_elements_max * sizeof *f.y);
+		f.c = malloc(2 * band_elements_max);
+		f.idx = malloc(band_elements_max * sizeof *f.idx);
 	}
+	if (!b.amax || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes) ||
+	    (four_six && (!f.hp || !f.raw || !f.sc || !f.y || !f.c || !f.idx))) {
+		bulk_free(&b);
+		four_six_free(&f);
+		free(rht);
+		snprintf(err, errlen, "out of memory for %zu blocks", step * across);
+		return -1;
+	}
+	uint32_t not_nan, global = tensor_maxima(x, rows * cols, &not_nan);
+	if (global > F32_INF)
+		global = q.row->amax_nan_propagates ? F32_QUIET_NAN : not_nan;
 	q.T = tensor_scale(&q, global);
 	q.block_encode = f32_op(&q.a, FPREF_OP_MUL, q.T, f32_op(&q.a, FPREF_OP_DIV, F32_ONE, F32_SIX));
 	q.tensor_decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, q.T);
 	for (unsigned c = 0; c < 256; c++)
 		b.factor[c] = element_factor(&q, (uint8_t)c, &b.divide);
-	q.a.host = true;
-	if (q.row->block == BS_MUL_S_RCP6 && !q.row->zero_scale_is_one && !q.row->scale_floor)
-		fpref_emu_quant_scale(b.amax, blocks, q.block_encode, false, b.hp); /* TE's m * (S / 6): no NaN of finite m */
-	else
-		for (size_t i = 0; i < blocks; i++)
-			b.hp[i] = block_scale_value(&q, b.amax[i], false);
-	fpref_emu_convert_array(b.scales, b.hp, block_scales_e4m3, blocks, NULL, 0);
-	uint8_t nan_code;
-	bool torch_nan = q.row->element == EL_MUL_RCP_D_DIV_S &&
-			 (f32_op(&q.a, FPREF_OP_DIV, F32_ONE, q.T) & F32_ABS_MASK) >= F32_INF;
-	for (size_t i = 0; i < blocks && !torch_nan; i++)
-		torch_nan = torch_nan_block(&q, block_scales_e4m3[i], &nan_code);
-	if (torch_nan) { /* torchao with 1/D inf (D = 0): its NaN codes are the element path's */
-		bulk_free(&b);
-		return 1;
-	}
-	q.a.host = false;
 	b.sink->minus_zero_to_plus = q.row->minus_zero_to_plus;
-	bulk_elements(&q, p, &b, x, rows, cols, block_scales_e4m3);
+	if (four_six) {
+		f.six_m = f32_op(&q.a, FPREF_OP_MUL, F32_SIX, q.bound);
+		for (unsigned c = 0; c < 256; c++)
+			f.scale[c] = e4m3_value(&q, (uint8_t)c);
+		for (unsigned c = 0; c < 16; c++) {
+			uint64_t v = 0;
+			unsigned flags = 0;
+			fpref_emu_convert(&q.e2m1, c, &q.a.f32, &q.a.env, 0, &v, &flags);
+			f.value[c] = (uint32_t)v;
+		}
+	}
+	for (size_t r0 = 0; r0 < rows; r0 += step) {
+		size_t r1 = r0 + step < rows ? r0 + step : rows;
+		if (four_six)
+			band_46(&q, p, &b, &f, x, rows, cols, r0, r1, codes, block_scales_e4m3);
+		else
+			band(&q, p, &b, x, rows, cols, r0, r1, block_scales_e4m3);
+	}
+	bulk_flush(&q, p, &b, x, cols, block_scales_e4m3, 0);
 	bulk_free(&b);
+	four_six_free(&f);
+	free(rht);
 	*tensor_scale_f32 = q.T;
 	return 0;
 }

@@ -236,14 +236,9 @@ int fpref_env_parse_pre_scale(const char *s, struct fpref_env *env, char *err, s
 	return 0;
 }
 
-/* A counter-based generator (the SplitMix64 finaliser applied to the
- * counter): no state, so any value of a batch can be computed alone. */
 uint64_t fpref_sr_stream(uint64_t seed, uint64_t index)
 {
-	uint64_t z = seed + (index + 1) * UINT64_C(0x9e3779b97f4a7c15);
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
+	return fpref_sr_stream_inline(seed, index);
 }
 
 /* An instruction's lane: word index / lanes, its bits from the lane's shift up. */

@@ -180,6 +180,16 @@ uint64_t fpref_env_sr_random(const struct fpref_env *env, uint64_t index);
 /* Counter-based generator: the same (seed, index) gives the same bits on any
  * machine and any thread count. */
 uint64_t fpref_sr_stream(uint64_t seed, uint64_t index);
+/* Its body (the SplitMix64 finaliser applied to the counter: no state, so
+ * any value of a batch can be computed alone), inline so that a loop over
+ * indices vectorises (emu/convert_lanes.c). */
+static inline uint64_t fpref_sr_stream_inline(uint64_t seed, uint64_t index)
+{
+	uint64_t z = seed + (index + 1) * UINT64_C(0x9e3779b97f4a7c15);
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
 
 /* Profiles: the environment that reproduces a known implementation when
  * converting to `target` (docs/profiles.md tables them).  Sets rounding, overflow

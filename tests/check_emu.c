@@ -275,7 +275,7 @@ START_TEST(fp32_vector_path_matches_core)
 END_TEST
 
 /* Stochastic arrays: the seeded stream gives the same bits whatever the
- * split of the array into calls. */
+ * split of the array into calls (the lanes, each with its own R). */
 START_TEST(seeded_stream_is_split_invariant)
 {
 	struct drv_sweep sweep = drv_sweep_from_env();
@@ -300,7 +300,7 @@ START_TEST(seeded_stream_is_split_invariant)
 	fpref_emu_convert_array(c, in + 333, parts + 333, N - 333, NULL, 333);
 	ck_assert_mem_eq(whole, parts, sizeof whole);
 	fpref_emu_converter_free(c);
-	check_array_against_core(&f32, &bf16, &env, in, N, "generic");
+	check_array_against_core(&f32, &bf16, &env, in, N, "fp32-vector");
 }
 END_TEST
 

@@ -15,10 +15,11 @@
 static const char *const isas[] = { "base", "avx2", "avx512" };
 
 /* n elements of `in` through the converter on each instruction set, with
- * and without flags, against the core; returns the count compared.
- * want_path, where given, is the path the converter must take. */
-static size_t against_core(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
-			   const void *in, size_t n, const char *want_path)
+ * and without flags, against the core, element i being first + i of a
+ * stochastic stream; returns the count compared.  want_path, where given,
+ * is the path the converter must take. */
+static size_t against_core_from(const struct fpref_format *from, const struct fpref_format *to,
+				const struct fpref_env *env, const void *in, size_t n, const char *want_path, uint64_t first)
 {
 	struct fpref_emu_converter *c = fpref_emu_converter_new(from, to, env);
 	ck_assert_ptr_nonnull(c);
@@ -36,7 +37,7 @@ static size_t against_core(const struct fpref_format *from, const struct fpref_f
 		unsigned f = 0;
 		memcpy(&x, (const unsigned char *)in + i * ib, ib);
 		want[i] = 0;
-		if (fpref_emu_convert(from, x, to, env, fpref_env_sr_random(env, i), &want[i], &f) != 0) {
+		if (fpref_emu_convert(from, x, to, env, fpref_env_sr_random(env, first + i), &want[i], &f) != 0) {
 			f = FPREF_FLAG_INVALID;
 			if (!fpref_format_nan_result(to, env, false, &want[i]))
 				want[i] = 0;
@@ -50,8 +51,8 @@ static size_t against_core(const struct fpref_format *from, const struct fpref_f
 		if ((vector && fpref_emu_converter_use_isa(c, isas[k]) != 0) ||
 		    (!vector && strcmp(isas[k], fpref_emu_converter_isa(c)) != 0))
 			continue; /* not on this CPU, or not the path's */
-		fpref_emu_convert_array(c, in, out, n, NULL, 0);
-		fpref_emu_convert_array(c, in, out2, n, flags, 0);
+		fpref_emu_convert_array(c, in, out, n, NULL, first);
+		fpref_emu_convert_array(c, in, out2, n, flags, first);
 		for (size_t i = 0; i < n; i++) {
 			uint64_t got = 0, got2 = 0;
 			memcpy(&got, out + i * ob, ob);
@@ -75,6 +76,12 @@ static size_t against_core(const struct fpref_format *from, const struct fpref_f
 	free(out);
 	free(out2);
 	return n;
+}
+
+static size_t against_core(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
+			   const void *in, size_t n, const char *want_path)
+{
+	return against_core_from(from, to, env, in, n, want_path, 0);
 }
 
 /* Whether f is an IEEE-style 16-bit format (FP16, BF16, custom:e6m9). */
@@ -231,6 +238,56 @@ START_TEST(fp32_every_pattern)
 	}
 	free(in);
 	printf("lanes: f32 -> %s %s: %llu patterns against the core\n", to.name, modes[(size_t)_i / FP32_TARGETS], compared);
+}
+END_TEST
+
+/* Stochastic rounding from the seeded stream (one R a value, each lane its
+ * own; NVFP4's --sr): FP32, BF16 and FP16 sources, each rule, R of 13, 32
+ * and 64 bits (63 under rule B), saturating and not, a start inside the
+ * stream; the FP32 patterns every 65537th and values near the targets'
+ * least subnormal (the lanes' far tail goes to the core). */
+static const char *const stream_targets[] = { "float4_e2m1fn", "float8_e4m3fn", "float8_e5m2", "bfloat16", "float16",
+					      "float6_e3m2fn" };
+#define STREAM_TARGETS (sizeof stream_targets / sizeof stream_targets[0])
+
+START_TEST(seeded_stream)
+{
+	struct fpref_format to, f32 = test_format("f32"), sources[2] = { test_format("bf16"), test_format("f16") };
+	fpref_format_parse(stream_targets[_i], &to, NULL, 0);
+	enum { N = 65536 + 4096 };
+	uint32_t *in = malloc(N * sizeof *in);
+	uint16_t *in16 = malloc(N * sizeof *in16);
+	ck_assert(in && in16);
+	for (size_t i = 0; i < 65536; i++)
+		in[i] = (uint32_t)(i * 65537u);
+	for (size_t i = 65536; i < N; i++) { /* 2^-12 .. 2^4 times the least subnormal, both signs */
+		uint64_t r = fpref_sr_stream(11, i);
+		int e = fpref_format_min_exponent(&to) - to.man_bits - 12 + (int)(r % 17);
+		in[i] = (uint32_t)(r >> 63) << 31 | (uint32_t)(e + 127) << 23 | (uint32_t)(r >> 20 & 0x7FFFFF);
+	}
+	static const enum fpref_sr_rule rules[] = { FPREF_SR_A, FPREF_SR_B, FPREF_SR_C };
+	static const unsigned widths[] = { 13, 32, 64 };
+	unsigned long long compared = 0;
+	for (size_t r = 0; r < 3; r++)
+		for (size_t w = 0; w < 3; w++) {
+			struct fpref_env env;
+			fpref_env_default(&env);
+			env.rounding = FPREF_SR;
+			env.sr_rule = rules[r];
+			env.sr_seeded = true;
+			env.sr_seed = 99 + r * 3 + w;
+			env.sr_width = widths[w] == 64 && rules[r] == FPREF_SR_B ? 63 : widths[w];
+			env.overflow = w == 1 ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+			compared += against_core_from(&f32, &to, &env, in, N, "fp32-vector", 1000003);
+			for (size_t k = 0; k < 2 && fpref_format_container_bits(&to) < 16; k++) {
+				for (size_t i = 0; i < N; i++) /* the FP32 values' top halves: every 16-bit pattern */
+					in16[i] = (uint16_t)(i < 65536 ? i : in[i] >> 16);
+				compared += against_core_from(&sources[k], &to, &env, in16, N, NULL, 77);
+			}
+		}
+	free(in);
+	free(in16);
+	printf("lanes: seeded stream -> %s: %llu elements against the core\n", to.name, compared);
 }
 END_TEST
 
@@ -455,6 +512,7 @@ int main(void)
 	tcase_add_loop_test(sixteen, sixteen_bit_sources, 0, (int)NFORMATS);
 	tcase_add_loop_test(wide, wide_sources, 0, (int)NFORMATS);
 	tcase_add_loop_test(fp32, fp32_every_pattern, 0, (int)(9 * FP32_TARGETS));
+	tcase_add_loop_test(fp32, seeded_stream, 0, (int)STREAM_TARGETS);
 	TCase *ops = tcase_create("ops");
 	tcase_add_loop_test(ops, ops_narrow, 0, (int)NFORMATS);
 	tcase_add_loop_test(ops, ops_sixteen_bit, 0, (int)NFORMATS);

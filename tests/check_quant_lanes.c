@@ -9,6 +9,7 @@
  * and delayed FP8 and DeepSeek-V3 / TE tiles and blocks; the dequantised
  * values and the error report (its host binary64) too. */
 #include <fenv.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,17 +142,12 @@ START_TEST(mx_against_element_path)
 					snprintf(how, sizeof how, "%s %s %s %s %zux%zu", element,
 						 fpref_emu_mx_scale_rule_name(p.rule), fpref_emu_mx_recipe_name(p.recipe),
 						 rna ? "rna" : "rne", rows, cols);
-					/* ModelOpt's MXFP4 (ties toward zero) is the one the bulk
-					 * path declines: the public call then takes the element path */
-					bool declined = p.recipe == FPREF_MX_MODELOPT && strcmp(element, "float4_e2m1fn") == 0;
-					if (declined && got == 1)
-						got = fpref_emu_mx_quantize(&p, x, rows, cols, c, s, err, sizeof err);
 					ck_assert_msg(got == want, "%s: bulk path %d, element path %d", how, got, want);
 					if (want != 0)
 						continue; /* a combination the recipe lacks: refused both ways */
 					same_bytes("MX", how, s, sw, ns, NULL);
 					same_bytes("MX", how, c, cw, n, x);
-					if (ru != 0 || rna)
+					if ((ru != 0 && p.recipe != FPREF_MX_MODELOPT) || rna)
 						continue; /* the dequantisation and the report read codes and scales alone */
 					ck_assert_int_eq(fpref_emu_mx_dequantize_reference(&p, cw, sw, rows, cols, dw, err,
 											   sizeof err), 0);
@@ -187,29 +183,74 @@ START_TEST(mx_against_element_path)
 }
 END_TEST
 
+/* Blocks of 32 whose amax is 6 * 2^e and whose others are multiples of
+ * 2^(e - 2) up to it: after the scale, a tie of E2M1 in most places (0.25,
+ * 0.75 ... 5), where ModelOpt's cast (ties toward zero) and rne part. */
+START_TEST(mx_ties_against_element_path)
+{
+	size_t rows = 7, cols = 200, n = rows * cols, ns = fpref_emu_mx_scale_count(rows, cols);
+	uint32_t *x = malloc(n * sizeof *x);
+	uint8_t *c = malloc(2 * (n + ns)), *cw = c + n, *s = cw + n, *sw = s + ns; /* one block: codes, scales */
+	char err[256];
+	ck_assert(x && c);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = fpref_sr_stream(5, i);
+		int e = (int)(fpref_sr_stream(6, i / 32) % 60) - 30;
+		float v = i % 32 == 0 ? 6.0f : (float)(r % 25) * 0.25f;
+		v = ldexpf((r >> 32) & 1 ? -v : v, e);
+		memcpy(&x[i], &v, sizeof v);
+	}
+	for (size_t re = 0; re < sizeof mx_recipes / sizeof mx_recipes[0]; re++) {
+		enum fpref_mx_scale_rule rule = mx_recipes[re] == FPREF_MX_MODELOPT ? FPREF_MX_SCALE_RCEIL_LOG2
+										    : FPREF_MX_SCALE_OCP_FLOOR;
+		struct fpref_mx_params p = { "float4_e2m1fn", rule, FPREF_RNE, mx_recipes[re] };
+		ck_assert_int_eq(fpref_emu_mx_quantize_reference(&p, x, rows, cols, cw, sw, err, sizeof err), 0);
+		ck_assert_int_eq(fpref_emu_mx_quantize_lanes(&p, x, rows, cols, c, s, err, sizeof err), 0);
+		same_bytes("MX ties", fpref_emu_mx_recipe_name(p.recipe), s, sw, ns, NULL);
+		same_bytes("MX ties", fpref_emu_mx_recipe_name(p.recipe), c, cw, n, x);
+	}
+	free(x);
+	free(c);
+}
+END_TEST
+
 /* ---- NVFP4 ---- */
 
 static const enum fpref_nvfp4_recipe nvfp4_recipes[] = { FPREF_NVFP4_TE, FPREF_NVFP4_TORCHAO, FPREF_NVFP4_MODELOPT,
 							 FPREF_NVFP4_TORCHAO_02A1BC44, FPREF_NVFP4_TORCHAO_1LEVEL,
-							 FPREF_NVFP4_MODELOPT_0AD6E5F0 };
+							 FPREF_NVFP4_MODELOPT_0AD6E5F0, FPREF_NVFP4_FOUR_OVER_SIX };
 
 /* Tensors of one magnitude (runs over 2^-40 of its top, the scaled
- * values' subnormals and flushes included) and of FP32's whole range; with
- * a NaN or inf the bulk path steps aside (1), and the public call is the
- * element path's. */
+ * values' subnormals and flushes included) and of FP32's whole range, some
+ * with NaN and inf; TE's under stochastic rounding too (the seeded stream
+ * and the Philox one).  The bulk path takes them all. */
 START_TEST(nvfp4_against_element_path)
 {
 	enum fpref_nvfp4_recipe recipe = nvfp4_recipes[_i];
 	char err[256], how[160];
 	for (size_t sh = 0; sh < NSHAPES; sh++)
-		for (int k = 0; k < 6; k++) {
-			size_t rows = shapes[sh].rows, cols = shapes[sh].cols, n = rows * cols;
+		for (int k = 0; k < (recipe == FPREF_NVFP4_TE ? 18 : 6); k++) {
 			struct fpref_nvfp4_params p;
 			memset(&p, 0, sizeof p);
+			p.rht = k >= 12; /* TE's transform: rows of a multiple of 16, BF16 or FP32, stochastic or not */
+			p.rht_signs = k % 3 ? 0xD7E8u : 0x1234u;
+			p.rht_bf16 = k % 4 != 1;
+			size_t rows = shapes[sh].rows, cols = shapes[sh].cols;
+			cols = p.rht ? (cols + 15) / 16 * 16 : cols;
+			size_t n = rows * cols;
 			p.recipe = recipe;
-			p.two_d = k % 2 && recipe == FPREF_NVFP4_TE;
-			uint32_t *x = edge_tensor(300 + sh * 8 + (size_t)k, n, k >= 4);
-			if (k == 2 || k == 3) /* one magnitude: FP32's range shifted near 2^e */
+			p.two_d = k % 2 && (recipe == FPREF_NVFP4_TE || recipe == FPREF_NVFP4_FOUR_OVER_SIX);
+			p.choice = (enum fpref_nvfp4_choice)(k % 3); /* Four Over Six: abs_max, mae, mse; bound 256 or 448 */
+			p.scale_bound = recipe == FPREF_NVFP4_FOUR_OVER_SIX && k % 4 >= 2 ? 448 : 0;
+			/* torch's BF16 reductions' NaN, on a tensor with NaN */
+			p.torch_bf16 = k == 5 && (recipe == FPREF_NVFP4_TORCHAO || recipe == FPREF_NVFP4_TORCHAO_1LEVEL ||
+						  recipe == FPREF_NVFP4_MODELOPT);
+			p.stochastic = k >= 6 && k != 12 && k != 13 && k != 14;
+			p.seed = 77 + (uint64_t)k;
+			if (k >= 9 && k < 12)
+				ck_assert_int_eq(fpref_emu_nvfp4_parse_philox("philox=12345:3:1", &p, err, sizeof err), 0);
+			uint32_t *x = edge_tensor(300 + sh * 8 + (size_t)k, n, k % 6 >= 4);
+			if (k % 6 == 2 || k % 6 == 3) /* one magnitude: FP32's range shifted near 2^e */
 				for (size_t i = 0; i < n; i++)
 					if ((x[i] & 0x7F800000u) != 0x7F800000u && (x[i] & 0x7F800000u) > 0x3F800000u)
 						x[i] = (x[i] & 0x807FFFFFu) | (uint32_t)(0x3F800000u + (x[i] & 0x0F800000u));
@@ -219,22 +260,26 @@ START_TEST(nvfp4_against_element_path)
 			uint32_t t = 0, tw = 0;
 			ck_assert_int_eq(fpref_emu_nvfp4_quantize_reference(&p, x, rows, cols, cw, sw, &tw, err, sizeof err), 0);
 			int got = fpref_emu_nvfp4_quantize_lanes(&p, x, rows, cols, c, s, &t, err, sizeof err);
-			bool special = false;
-			for (size_t i = 0; i < n; i++)
-				special = special || (x[i] & 0x7F800000u) == 0x7F800000u;
-			snprintf(how, sizeof how, "nvfp4 %s %s %zux%zu case %d", fpref_emu_nvfp4_recipe_name(recipe),
-				 p.two_d ? "16x16" : "1x16", rows, cols, k);
-			ck_assert_msg(got == (special ? 1 : 0), "%s: the bulk path gave %d", how, got);
-			if (special)
-				ck_assert_int_eq(fpref_emu_nvfp4_quantize(&p, x, rows, cols, c, s, &t, err, sizeof err), 0);
+			snprintf(how, sizeof how, "nvfp4 %s %s%s%s %zux%zu case %d", fpref_emu_nvfp4_recipe_name(recipe),
+				 p.two_d ? "16x16" : "1x16", p.philox ? " sr philox" : p.stochastic ? " sr" : "",
+				 p.rht ? " rht" : p.torch_bf16 ? " torch bf16" : "", rows, cols, k);
+			if (recipe == FPREF_NVFP4_FOUR_OVER_SIX)
+				snprintf(how + strlen(how), sizeof how - strlen(how), " %s/%u",
+					 fpref_emu_nvfp4_choice_name(p.choice), p.scale_bound);
+			ck_assert_msg(got == 0, "%s: the bulk path gave %d", how, got);
 			ck_assert_msg(t == tw, "%s: tensor scale 0x%08X, the element path's 0x%08X", how, t, tw);
 			same_bytes("NVFP4", how, s, sw, ns, NULL);
 			same_bytes("NVFP4", how, c, cw, n, x);
 			uint32_t *d = malloc(n * sizeof *d), *dw = malloc(n * sizeof *dw);
 			ck_assert(d && dw);
 			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_reference(&p, cw, sw, tw, rows, cols, dw, err, sizeof err), 0);
-			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_lanes(&p, cw, sw, tw, rows, cols, d, err, sizeof err), 0);
-			same_words("NVFP4 dequantised", how, d, dw, n);
+			/* the transform's inverse and Four Over Six's are the element path's (the dequantisation
+			 * steps aside) */
+			bool element = p.rht || recipe == FPREF_NVFP4_FOUR_OVER_SIX;
+			ck_assert_int_eq(fpref_emu_nvfp4_dequantize_lanes(&p, cw, sw, tw, rows, cols, d, err, sizeof err),
+					 element ? 1 : 0);
+			if (!element)
+				same_words("NVFP4 dequantised", how, d, dw, n);
 			same_report(how, x, dw, n, fpref_format_get(FPREF_FORMAT_FLOAT4_E2M1FN), cw);
 			free(d);
 			free(dw);
@@ -393,6 +438,7 @@ int main(void)
 	TCase *mx = tcase_create("mx");
 	tcase_set_timeout(mx, 120);
 	tcase_add_loop_test(mx, mx_against_element_path, 0, (int)(sizeof mx_elements / sizeof mx_elements[0]));
+	tcase_add_test(mx, mx_ties_against_element_path);
 	suite_add_tcase(s, mx);
 	TCase *nv = tcase_create("nvfp4");
 	tcase_set_timeout(nv, 120);

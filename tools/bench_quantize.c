@@ -10,12 +10,23 @@
 
 #include "bench.h"
 
+/* A scheme's row; modelopt: ModelOpt's MX recipe and rule; sr: NVFP4's
+ * stochastic rounding (the seeded stream); specials: a NaN and an inf in
+ * the tensor (NVFP4's recipe then reduces each block holding one as the
+ * element path does). */
 static const struct {
 	const char *what, *scheme, *element;
+	bool modelopt, sr, specials;
 } schemes[] = {
-	{ "mxfp8", "mxfp8", "float8_e4m3fn" },      { "mxfp4", "mxfp4", "float4_e2m1fn" },
-	{ "nvfp4", "nvfp4", "float4_e2m1fn" },      { "fp8 per-tensor", "tensor", "float8_e4m3fn" },
-	{ "deepseek 1x128", "tile128", "float8_e4m3fn" }, { "deepseek 128x128", "block128", "float8_e4m3fn" },
+	{ "mxfp8", "mxfp8", "float8_e4m3fn", false, false, false },
+	{ "mxfp4", "mxfp4", "float4_e2m1fn", false, false, false },
+	{ "mxfp4 modelopt", "mxfp4", "float4_e2m1fn", true, false, false },
+	{ "nvfp4", "nvfp4", "float4_e2m1fn", false, false, false },
+	{ "nvfp4 sr", "nvfp4", "float4_e2m1fn", false, true, false },
+	{ "nvfp4 inf/nan", "nvfp4", "float4_e2m1fn", false, false, true },
+	{ "fp8 per-tensor", "tensor", "float8_e4m3fn", false, false, false },
+	{ "deepseek 1x128", "tile128", "float8_e4m3fn", false, false, false },
+	{ "deepseek 128x128", "block128", "float8_e4m3fn", false, false, false },
 };
 
 #define QUANT_COLS 2048
@@ -43,6 +54,12 @@ static int scheme_rows(size_t k, const uint32_t *x, size_t n, long repeats, stru
 		return -1;
 	if (s->family != FPREF_EMU_QUANTIZE_FP8)
 		q.mx_element = schemes[k].element;
+	if (schemes[k].modelopt) {
+		q.mx_recipe = FPREF_MX_MODELOPT;
+		q.mx_rule = FPREF_MX_SCALE_RCEIL_LOG2;
+	}
+	q.nvfp4.stochastic = schemes[k].sr;
+	q.nvfp4.seed = 1;
 	char err[256], path[160] = "";
 	double t[2][100] = { { 0 } };
 	for (int report = 0; report < 2; report++) {
@@ -66,11 +83,18 @@ static int scheme_rows(size_t k, const uint32_t *x, size_t n, long repeats, stru
 	struct fpref_env env;
 	fpref_env_default(&env);
 	env.overflow = FPREF_OVERFLOW_SAT;
+	if (schemes[k].sr) { /* NVFP4's stream (emu/scale_nvfp4.c) */
+		env.rounding = FPREF_SR;
+		env.sr_seeded = true;
+		env.sr_seed = q.nvfp4.seed;
+		env.sr_width = 32;
+	}
 	struct fpref_emu_converter *c = fpref_emu_converter_new(fpref_format_get(FPREF_FORMAT_FLOAT32), &q.element, &env);
 	if (!c)
 		return -1;
-	char conv[64];
-	snprintf(conv, sizeof conv, "%s %s", fpref_emu_converter_path(c), fpref_emu_converter_isa(c));
+	char conv[96];
+	snprintf(conv, sizeof conv, "%s %s%s", fpref_emu_converter_path(c), fpref_emu_converter_isa(c),
+		 schemes[k].modelopt ? ", ties toward zero in lanes" : "");
 	fpref_emu_converter_free(c);
 	/* the oracle: four rows (a band of blocks of 128) */
 	struct fpref_current_params cp = { &q.element, false, 0, FPREF_AMAX_NAN_DEFAULT };
@@ -86,11 +110,12 @@ static int scheme_rows(size_t k, const uint32_t *x, size_t n, long repeats, stru
 		double t0 = bench_now();
 		uint32_t ts;
 		if (strcmp(s->name, "nvfp4") == 0)
-			status = fpref_ref_nvfp4_quantize(false, false, 0, x, rows, QUANT_COLS, codes, (uint8_t *)scales, &ts,
-							  err, sizeof err);
+			status = fpref_ref_nvfp4_quantize(false, q.nvfp4.stochastic, q.nvfp4.seed, x, rows, QUANT_COLS, codes,
+							  (uint8_t *)scales, &ts, err, sizeof err);
 		else if (s->family == FPREF_EMU_QUANTIZE_MX)
-			status = fpref_ref_mx_quantize(q.mx_element, "ocp-floor", FPREF_RNE, x, rows, QUANT_COLS, codes,
-						       (uint8_t *)scales, err, sizeof err);
+			status = fpref_ref_mx_recipe_quantize(q.mx_element, fpref_emu_mx_scale_rule_name(q.mx_rule),
+							      fpref_emu_mx_recipe_name(q.mx_recipe), FPREF_RNE, x, rows,
+							      QUANT_COLS, codes, (uint8_t *)scales, err, sizeof err);
 		else if (strcmp(s->name, "tensor") == 0)
 			status = fpref_ref_current_quantize(&cp, x, on, codes, NULL, NULL, NULL, err, sizeof err);
 		else
@@ -126,6 +151,11 @@ int bench_quantize(size_t n, long repeats, struct bench_report *rep)
 	int status = 0;
 	for (size_t k = 0; k < sizeof schemes / sizeof schemes[0] && !status; k++) {
 		bench_fill_fp32(x, n, fpref_format_get(FPREF_FORMAT_FLOAT8_E4M3FN));
+		if (schemes[k].specials) { /* in the oracle's slice too */
+			x[100] = 0x7FC00000u;
+			x[n / 2 + 7] = 0xFF800000u;
+			x[QUANT_COLS + 3] = 0x7F800000u;
+		}
 		status = scheme_rows(k, x, n, repeats, rep);
 	}
 	free(x);
