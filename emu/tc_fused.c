@@ -250,11 +250,6 @@ int fpref_emu_tc_fused_step(const struct fpref_format *in_a, const struct fpref_
 	int r = 0;
 	for (size_t i = 0; i < len && r == 0; i++)
 		r = decode_one(in_a, a[i], &x, i) | decode_one(in_b, b[i * bstride], &y, i);
-	if (r == 0 && fpref_emu_tc_fused_fast_step(in_a, in_b, a, b, bstride, len, acc) == 0) {
-		operands_free(&x);
-		operands_free(&y);
-		return 0;
-	}
 	struct fpref_emu_round_target f32;
 	fpref_emu_round_target_init(&f32, fpref_format_get(FPREF_FORMAT_FLOAT32));
 	struct fpref_env env;

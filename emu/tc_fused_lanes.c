@@ -156,6 +156,11 @@ int fpref_emu_tc_fused_fast_step(const struct fpref_format *in_a, const struct f
 		return 1;
 	bool half_a = fpref_format_is(in_a, FPREF_FORMAT_FLOAT16), half_b = fpref_format_is(in_b, FPREF_FORMAT_FLOAT16);
 	double x[FPREF_TC_MAX_BLOCK], y[FPREF_TC_MAX_BLOCK];
+	uint64_t wide = *acc >> 32; /* a pattern wider than its format: the word array refuses it */
+	for (size_t i = 0; i < len; i++)
+		wide |= (a[i] | b[i * bstride]) >> 16;
+	if (wide)
+		return 1;
 	for (size_t i = 0; i < len; i++) {
 		x[i] = value_of(half_a, a[i]);
 		y[i] = value_of(half_b, b[i * bstride]);

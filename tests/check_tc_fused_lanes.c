@@ -5,9 +5,9 @@
  * by tiny products, C subnormal, zero of either sign and huge, overflow
  * to inf, -0 products, FP16 and BF16 extremes, BF16 products beyond
  * 2^128, NaN and inf.  One group through fpref_emu_tc_fused_fast_step
- * (where it answers) against fpref_emu_tc_fused_step with the FPU rounding
- * upward, where the fast path steps aside for the word array (the word
- * array is integer arithmetic: the FPU's mode does not reach it); one in
+ * (where it answers) against the word array's fpref_emu_tc_fused_step
+ * (integer arithmetic: the FPU's mode does not reach it; run with the FPU
+ * rounding upward, where the fast path must step aside); one in
  * sixteen against the oracle too; and whole GEMMs (the sixteen-column
  * lanes, short tiles and groups, a lane sent to the word array in the
  * middle of a chain) the same way.  Linked to the library's parts, not to
@@ -134,8 +134,8 @@ static void make_group(bool half, size_t n, uint64_t *x, bool specials, struct g
 	g->c = accumulator(next(x), g->p, n, specials);
 }
 
-/* The word array's answer: the FPU rounding upward turns the fast path
- * away (which this checks too). */
+/* The word array's answer, with the FPU rounding upward, which turns
+ * the fast path away (this checks that too). */
 static uint64_t word_array(const struct fpref_format *f, const struct group *g, size_t n)
 {
 	uint64_t acc = g->c, probe = g->c;
@@ -236,6 +236,13 @@ START_TEST(hand_worked)
 		ck_assert_msg(got == cases[i].want && want == cases[i].want, "case %zu: fast %08llx, word array %08llx",
 			      i, (unsigned long long)got, (unsigned long long)want);
 	}
+	/* a pattern wider than its format is the word array's to refuse */
+	uint64_t a[4] = { 0x13C00 }, b[4] = { 0x3C00 }, acc = 0, c = 0x100000000;
+	ck_assert_int_eq(fpref_emu_tc_fused_fast_step(f16, f16, a, b, 1, 4, &acc), 1);
+	ck_assert_int_eq(fpref_emu_tc_fused_step(f16, f16, a, b, 1, 4, &acc), -1);
+	a[0] = 0x3C00;
+	ck_assert_int_eq(fpref_emu_tc_fused_fast_step(f16, f16, a, b, 1, 4, &c), 1);
+	ck_assert_int_eq(fpref_emu_tc_fused_step(f16, f16, a, b, 1, 4, &c), -1);
 }
 END_TEST
 
