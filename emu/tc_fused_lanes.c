@@ -105,47 +105,63 @@ HOST_FPU_CLONES static size_t chain_lanes(const double *a, const double *b, size
 	return K;
 }
 
+/* D's row i in columns t .. t + width - 1 (a: row i's values; b: the
+ * tile's, TILE of each k), the groups the lanes leave to the word array
+ * from the decoded operands. */
+static void row_tile(const struct gemm_job *g, const double *a, const double *b, size_t i, size_t t, size_t width)
+{
+	size_t N = g->N, K = g->K, n = (size_t)g->p->block;
+	float c[TILE] = { 0 };
+	uint8_t bad[TILE];
+	for (size_t j = 0; g->C && j < width; j++)
+		c[j] = quant_f32((uint32_t)g->C[i * N + t + j]);
+	for (size_t k0 = 0; (k0 = chain_lanes(a, b, k0, K, n, c, bad)) < K; k0 += n) {
+		size_t len = K - k0 < n ? K - k0 : n;
+		for (size_t j = 0; j < width; j++) {
+			if (!bad[j])
+				continue;
+			uint32_t bits;
+			memcpy(&bits, &c[j], sizeof bits);
+			struct operands x = operands_at(&g->a, i * K + k0), y = operands_at(&g->b, (t + j) * K + k0);
+			bits = (uint32_t)fpref_emu_tc_fused_group(g->p, &x, &y, len, bits);
+			memcpy(&c[j], &bits, sizeof bits);
+		}
+	}
+	for (size_t j = 0; j < width; j++) {
+		uint32_t bits;
+		memcpy(&bits, &c[j], sizeof bits);
+		g->D[i * N + t + j] = bits;
+	}
+}
+
+/* A's rows converted ROWS at a time (each block then meets every tile of
+ * B, which is converted once: memory about B's columns', not A's). */
+enum { ROWS = 64 };
+
 int fpref_emu_tc_fused_columns(const struct gemm_job *g, size_t j0, size_t j1)
 {
-	size_t M = g->M, N = g->N, K = g->K, n = (size_t)g->p->block;
+	size_t M = g->M, N = g->N, K = g->K, tiles = (j1 - j0 + TILE - 1) / TILE;
 	if (!takes(g->in_a) || !takes(g->in_b) || !fpref_emu_quant_fpu_plain())
 		return 1;
 	bool half_a = fpref_format_is(g->in_a, FPREF_FORMAT_FLOAT16), half_b = fpref_format_is(g->in_b, FPREF_FORMAT_FLOAT16);
-	double *da = malloc((M * K + K * TILE + 1) * sizeof *da), *db = da + M * K;
-	if (!da)
+	double *db = malloc((tiles * TILE + ROWS) * K * sizeof *db + 1), *da = db + tiles * TILE * K;
+	if (!db)
 		return -1;
-	for (size_t i = 0; i < M * K; i++)
-		da[i] = value_of(half_a, g->A[i]);
-	for (size_t t = j0; t < j1; t += TILE) {
-		size_t width = j1 - t < TILE ? j1 - t : TILE;
+	for (size_t q = 0; q < tiles; q++)
 		for (size_t k = 0; k < K; k++)
-			for (size_t j = 0; j < TILE; j++) /* padding lanes: zero products */
-				db[k * TILE + j] = j < width ? value_of(half_b, g->B[k * N + t + j]) : 0;
-		for (size_t i = 0; i < M; i++) {
-			float c[TILE] = { 0 };
-			uint8_t bad[TILE];
-			for (size_t j = 0; g->C && j < width; j++)
-				c[j] = quant_f32((uint32_t)g->C[i * N + t + j]);
-			for (size_t k0 = 0; (k0 = chain_lanes(da + i * K, db, k0, K, n, c, bad)) < K; k0 += n) {
-				size_t len = K - k0 < n ? K - k0 : n;
-				for (size_t j = 0; j < width; j++) {
-					if (!bad[j])
-						continue;
-					uint32_t bits;
-					memcpy(&bits, &c[j], sizeof bits);
-					struct operands x = operands_at(&g->a, i * K + k0), y = operands_at(&g->b, (t + j) * K + k0);
-					bits = (uint32_t)fpref_emu_tc_fused_group(g->p, &x, &y, len, bits);
-					memcpy(&c[j], &bits, sizeof bits);
-				}
-			}
-			for (size_t j = 0; j < width; j++) {
-				uint32_t bits;
-				memcpy(&bits, &c[j], sizeof bits);
-				g->D[i * N + t + j] = bits;
-			}
+			for (size_t j = 0, col = j0 + q * TILE; j < TILE; j++) /* padding lanes: zero products */
+				db[(q * K + k) * TILE + j] = col + j < j1 ? value_of(half_b, g->B[k * N + col + j]) : 0;
+	for (size_t i0 = 0; i0 < M; i0 += ROWS) {
+		size_t rows = M - i0 < ROWS ? M - i0 : ROWS;
+		for (size_t i = 0; i < rows * K; i++)
+			da[i] = value_of(half_a, g->A[i0 * K + i]);
+		for (size_t q = 0; q < tiles; q++) {
+			size_t t = j0 + q * TILE, width = j1 - t < TILE ? j1 - t : TILE;
+			for (size_t i = 0; i < rows; i++)
+				row_tile(g, da + i * K, db + q * K * TILE, i0 + i, t, width);
 		}
 	}
-	free(da);
+	free(db);
 	return 0;
 }
 
