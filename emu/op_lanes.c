@@ -33,22 +33,12 @@
 #endif
 
 #include "element.h"
+#include "host_fpu.h"
 #include "op_lanes.h"
 #include "round_core.h"
 
 /* the chunk the arrays of doubles are made in: on the stack, in cache */
 enum { CHUNK = 512 };
-
-/* The decoding and computing loops once per instruction set, vectorised
- * (x86-64-v3 and v4 have fma as an instruction; sqrt without errno: a
- * negative operand's element goes to the core) */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define OP_LANES_CLONES                                                                                       \
-	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),                          \
-		       optimize("tree-vectorize", "vect-cost-model=dynamic", "no-math-errno")))
-#else
-#define OP_LANES_CLONES
-#endif
 
 bool fpref_emu_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
 			 struct op_lanes_plan *p)
@@ -110,20 +100,6 @@ static bool fpu_plain(void)
 	return true;
 }
 
-/* d moved to its neighbour toward the exact value (above d where up) where
- * d's last bit is even and the exact value is not d: the exact value
- * rounded to odd.  No branch, so that the loops vectorise; d = 0 comes
- * with inexact false (an exact zero sum, quotient or root). */
-static inline __attribute__((always_inline)) double to_odd(double d, bool inexact, bool up)
-{
-	uint64_t b;
-	memcpy(&b, &d, sizeof b);
-	uint64_t step = (uint64_t)inexact & ~b & 1, down = 0 - (uint64_t)(up == (b >> 63)); /* toward zero */
-	b += (step ^ down) - down;
-	memcpy(&d, &b, sizeof d);
-	return d;
-}
-
 #if defined(__GNUC__) && defined(__x86_64__)
 /* FP16 to double by F16C, eight at a time: both conversions exact
  * (binary32 holds every FP16 value as a normal number; with FTZ/DAZ off,
@@ -143,7 +119,7 @@ __attribute__((target("avx,f16c"))) static void binary16_to_double(const uint16_
 
 /* The operands of elements [i, i + n) decoded into x[k][0..n), special[]
  * set where one is NaN or inf. */
-OP_LANES_CLONES static void decode(const struct op_lanes_plan *p, const void *const *operands, int arity, size_t i,
+HOST_FPU_CLONES static void decode(const struct op_lanes_plan *p, const void *const *operands, int arity, size_t i,
 				   size_t n, double x[3][CHUNK], uint8_t *special)
 {
 	memset(special, 0, n);
@@ -190,7 +166,7 @@ OP_LANES_CLONES static void decode(const struct op_lanes_plan *p, const void *co
 
 /* The results rounded to odd at 53 bits into d[0..n); rare[j] set where
  * the core must decide.  One loop per operation, without a branch. */
-OP_LANES_CLONES static void compute(const struct op_lanes_plan *p, double x[3][CHUNK], size_t n, double *d,
+HOST_FPU_CLONES static void compute(const struct op_lanes_plan *p, double x[3][CHUNK], size_t n, double *d,
 				    uint8_t *rare)
 {
 	const double *a = x[0], *b = x[1], *c = x[2];

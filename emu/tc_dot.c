@@ -421,8 +421,10 @@ int fpref_emu_tc_tree_step(const struct fpref_tc_model *m, const struct fpref_fo
 			   const struct fpref_format *in_b, const uint64_t *a, const uint64_t *b, size_t bstride, size_t len,
 			   uint64_t *acc)
 {
-	if (m->fused)
-		return fpref_emu_tc_fused_step(in_a, in_b, a, b, bstride, len, acc);
+	if (m->fused) /* the host FPU's path where it decides, else the word array */
+		return fpref_emu_tc_fused_fast_step(in_a, in_b, a, b, bstride, len, acc) == 0
+			       ? 0
+			       : fpref_emu_tc_fused_step(in_a, in_b, a, b, bstride, len, acc);
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);

@@ -208,6 +208,16 @@ static uint64_t fused_group(const struct fpref_emu_round_target *f32, const stru
 	return bits;
 }
 
+uint64_t fpref_emu_tc_fused_group(const struct plan *p, const struct operands *a, const struct operands *b, size_t len,
+				  uint64_t c)
+{
+	struct fpref_emu_round_target f32;
+	fpref_emu_round_target_init(&f32, fpref_format_get(FPREF_FORMAT_FLOAT32));
+	struct fpref_env env;
+	fpref_env_default(&env);
+	return fused_group(&f32, &env, p->in_a, p->in_b, a, b, 1, len, c);
+}
+
 uint64_t fpref_emu_tc_fused_chain(const struct plan *p, const struct operands *a, const struct operands *b, size_t K,
 				  uint64_t c)
 {

@@ -193,6 +193,9 @@ static int gemm_columns(const struct gemm_job *g, size_t j0, size_t j1)
 		free(col);
 		return r;
 	}
+	int fast = !g->tiles && g->p->fused ? fpref_emu_tc_fused_columns(g, j0, j1) : 1;
+	if (fast <= 0)
+		return fast;
 	if (!g->tiles) {
 		struct fpref_env env;
 		fpref_env_default(&env);

@@ -213,6 +213,15 @@ int fpref_emu_tc_fused_step(const struct fpref_format *in_a, const struct fpref_
  * columns), from C's FP32 bits c; the plan's formats fit (plan_init). */
 uint64_t fpref_emu_tc_fused_chain(const struct plan *p, const struct operands *a, const struct operands *b, size_t K,
 				  uint64_t c);
+/* One group of the GEMM's decoded operands (len of each), the same. */
+uint64_t fpref_emu_tc_fused_group(const struct plan *p, const struct operands *a, const struct operands *b, size_t len,
+				  uint64_t c);
+/* tc_fused_lanes.c: fpref_emu_tc_fused_step on the host FPU for FP16 and
+ * BF16 operands: 0, or 1 where the group is the word array's (other
+ * formats, a pattern of neither, a NaN or inf, a sum the FPU cannot hold,
+ * the FPU not IEEE's), *acc untouched. */
+int fpref_emu_tc_fused_fast_step(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
+				 const uint64_t *b, size_t bstride, size_t len, uint64_t *acc);
 int fpref_emu_tc_decode_pair(const struct fpref_format *in_a, const struct fpref_format *in_b, const uint64_t *a,
 			     const uint64_t *b, size_t K,
 			     struct operands *all, struct operands *x, struct operands *y);

@@ -140,6 +140,13 @@ int fpref_emu_tc_tile_block_tree(const struct gemm_job *g, size_t i, size_t rows
 void fpref_emu_tc_tile_lowered_step(const struct gemm_job *g, size_t i, size_t rows, size_t t, size_t k,
 				    const struct tile_scales *ts, uint64_t *c);
 
+/* tc_fused_lanes.c: columns j0 .. j1 - 1 of a fused row's GEMM (not
+ * tiled: B's decoded operands transposed) on the host FPU, TILE columns
+ * at a time, the groups it cannot decide by fpref_emu_tc_fused_group: 0,
+ * -1 (no memory), or 1 where the job is not its own (other formats, the
+ * FPU not IEEE's), nothing written. */
+int fpref_emu_tc_fused_columns(const struct gemm_job *g, size_t j0, size_t j1);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
