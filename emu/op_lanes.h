@@ -18,11 +18,34 @@ struct op_lanes_plan {
 	double value[256];        /* formats of 8 bits or fewer: each pattern's value */
 	uint8_t special[256];     /* ... and whether it is NaN, inf or no pattern of the format */
 	struct lanes_plan conv;   /* FP64 to f */
+	/* the FP32 route (op_lanes32.c), where the format fits it */
+	bool via32;
+	bool byte_fields;         /* a byte decoded by its fields (dec32), else through value32 */
+	float value32[256];       /* value[] as floats, NaN where special[] is set */
+	struct dec {              /* decoding by fields (op_lanes32.c's by_fields) */
+		uint32_t m, top, rebias, sign_shift, mag_mask, special_from, odd_special, beyond;
+		float sub_scale;
+	} dec32;
+	struct lanes_plan conv32; /* FP32 to f */
 };
 
 /* Whether add, sub, mul, div, sqrt or fma in f under env takes this path. */
 bool fpref_emu_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
 			 struct op_lanes_plan *p);
+
+/* the elements a chunk holds: its arrays on the stack, in cache */
+enum { OP_LANES_CHUNK = 512 };
+
+/* The FP32 route's part of p, its other fields set: whether f under env
+ * takes it (op_lanes32.c says where and why). */
+bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p);
+
+/* The operands of elements [i, i + n) decoded and op applied, rounded to
+ * odd at 24 bits, as FP32 bits in y[0..n), n <= OP_LANES_CHUNK; rare[j]
+ * set where the core must decide (a NaN or inf operand, a division by
+ * zero ...), and true where any is. */
+bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, const void *const *operands, size_t i, size_t n,
+				  uint32_t *y, uint8_t *rare);
 
 /* out[i] = op(a[i], b[i], c[i]) for n elements, flags where asked; the
  * elements it cannot decide go to by_core(ctx, i) (which writes out[i] and

@@ -399,7 +399,7 @@ START_TEST(ops_sixteen_bit)
 					a[i] = (uint16_t)(start + i);
 					b[i] = (uint16_t)((start + i) >> 16);
 				}
-				compared += op_against_core(lane_ops[o], &f, &env, a, b, c, big, "fp64-lanes");
+				compared += op_against_core(lane_ops[o], &f, &env, a, b, c, big, NULL);
 			}
 	}
 	free(a);

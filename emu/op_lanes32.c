@@ -1,0 +1,304 @@
+/* The FP32 route of arithmetic on arrays: emu/op_lanes.c's argument at 24
+ * bits instead of 53, for the formats where it holds, so that a register
+ * holds twice the lanes and a chunk is one pass (decode, operate, round to
+ * odd) before the FP32 conversion lanes round it to the format.  It holds
+ * where (fpref_emu_op_lanes32_fits):
+ *  - p <= 12: a product of two significands is exact in 24 bits;
+ *  - p + 2 <= 24 (stochastic rounding with r bits: p + r + 3 <= 24), so
+ *    that the value rounded to odd at 24 bits rounds as the exact one;
+ *  - every finite value lies in [2^-40, 2^41) (least subnormal, top of
+ *    the largest binade): products, quotients, roots and fma sums then
+ *    lie in [2^-81, 2^83) and are normal FP32 numbers or exact zeros, and
+ *    the remainders a - q b (a multiple of 2^L ulp(q) >= 2^-144) and
+ *    a - s^2 (of ulp(s)^2 >= 2^-86) are exact, as TwoSum's error is.
+ * FP16, the FP8, FP6 and FP4 formats and P3109's narrow ones qualify;
+ * BF16's range is FP32's own, and stays on the FP64 route. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "op_lanes.h"
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define OP_LANES32_CLONES                                                                                     \
+	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),                          \
+		       optimize("tree-vectorize", "vect-cost-model=dynamic", "no-math-errno")))
+#define OP_LANES32_INLINE __attribute__((always_inline)) inline
+#else
+#define OP_LANES32_CLONES
+#define OP_LANES32_INLINE inline
+#endif
+
+/* What an operand is read from: a byte by its fields (the usual
+ * layouts), a byte through the plan's table (the others), the 16 bits of
+ * an IEEE-style format, or floats FP16 was converted to by F16C. */
+enum source { BYTE_FIELDS, BYTE_TABLE, IEEE16, FLOATS };
+
+/* The constants of decoding by fields, held in locals so that the loops
+ * keep them in registers: the value from the sign, exponent field and
+ * trailing significand (subnormal where the field is 0); NaN and inf
+ * where the field is all ones (IEEE16), else where the magnitude is
+ * special_from or more, the pattern is odd_special (FNUZ's and P3109's
+ * NaN at -0) or beyond the format's patterns (struct dec, op_lanes.h). */
+static inline __attribute__((always_inline)) float by_fields(const struct dec *d, bool ieee16, uint32_t v,
+							     uint8_t *special)
+{
+	uint32_t field = (v >> d->m) & d->top, man = v & ((1u << d->m) - 1), sign = v >> d->sign_shift << 31;
+	uint32_t normal = sign | (field + d->rebias) << 23 | man << (23 - d->m), sub;
+	float sub_value = (float)(int32_t)man * d->sub_scale; /* a power of two times an integer */
+	memcpy(&sub, &sub_value, sizeof sub);
+	uint32_t is_sub = 0 - (uint32_t)(field == 0), bits = (is_sub & (sub | sign)) | (~is_sub & normal);
+	if (ieee16)
+		*special |= (uint8_t)(field == d->top);
+	else
+		*special |= (uint8_t)(((v & d->mag_mask) >= d->special_from) | (v == d->odd_special) | (v > d->beyond));
+	float x;
+	memcpy(&x, &bits, sizeof x);
+	return x;
+}
+
+/* Operand j as a float (exact), *special set where it is NaN or inf. */
+static inline __attribute__((always_inline)) float operand(const struct op_lanes_plan *p, const struct dec *d,
+							   enum source s, const void *src, size_t j, uint8_t *special)
+{
+	if (s == BYTE_TABLE) {
+		/* one gather (none of bytes, p->special), of a 32-bit index:
+		 * GCC gathers by none narrower, and only where the stores cannot
+		 * reach the table (run's restrict) */
+		int32_t k = ((const uint8_t *)src)[j];
+		float x = p->value32[k];
+		*special |= (uint8_t)(x != x);
+		return x;
+	}
+	if (s == BYTE_FIELDS)
+		return by_fields(d, false, ((const uint8_t *)src)[j], special);
+	if (s == FLOATS) {
+		float x = ((const float *)src)[j];
+		*special |= (uint8_t)!(fabsf(x) <= FLT_MAX);
+		return x;
+	}
+	return by_fields(d, true, ((const uint16_t *)src)[j], special);
+}
+
+/* d's bits, moved to the neighbour toward the exact value (above d where
+ * up) where d's last bit is even and the exact value is not d: the exact
+ * value rounded to odd (op_lanes.c's to_odd at 24 bits). */
+static inline __attribute__((always_inline)) uint32_t to_odd32(float d, bool inexact, bool up)
+{
+	uint32_t b;
+	memcpy(&b, &d, sizeof b);
+	uint32_t step = (uint32_t)inexact & ~b & 1, down = 0 - (uint32_t)(up == (b >> 31));
+	return b + ((step ^ down) - down);
+}
+
+/* q[j] = sqrt(u[j]), j < n (-0 for -0; NaN below, for the core): by the instruction where the CPU has a
+ * vector one (GCC keeps sqrtf scalar while it may set errno, and the
+ * clones' no-math-errno does not reach it) */
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target("avx512f"))) static void roots_avx512(const float *u, float *q, size_t n)
+{
+	size_t j = 0;
+	for (; j + 16 <= n; j += 16)
+		_mm512_storeu_ps(q + j, _mm512_sqrt_ps(_mm512_loadu_ps(u + j)));
+	for (; j < n; j++)
+		q[j] = sqrtf(u[j]);
+}
+
+__attribute__((target("avx"))) static void roots_avx(const float *u, float *q, size_t n)
+{
+	size_t j = 0;
+	for (; j + 8 <= n; j += 8)
+		_mm256_storeu_ps(q + j, _mm256_sqrt_ps(_mm256_loadu_ps(u + j)));
+	for (; j < n; j++)
+		q[j] = sqrtf(u[j]);
+}
+
+/* FP16 to FP32 by F16C, exact */
+__attribute__((target("avx512f,f16c"))) static void halves_avx512(const uint16_t *a, size_t n, float *y)
+{
+	size_t j = 0;
+	for (; j + 16 <= n; j += 16)
+		_mm512_storeu_ps(y + j, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(a + j))));
+	for (; j < n; j++)
+		y[j] = _cvtsh_ss(a[j]);
+}
+
+__attribute__((target("avx,f16c"))) static void halves_f16c(const uint16_t *a, size_t n, float *y)
+{
+	size_t j = 0;
+	for (; j + 8 <= n; j += 8)
+		_mm256_storeu_ps(y + j, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(a + j))));
+	for (; j < n; j++)
+		y[j] = _cvtsh_ss(a[j]);
+}
+#endif
+
+static void roots(const float *u, float *q, size_t n)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+	if (__builtin_cpu_supports("avx512f")) {
+		roots_avx512(u, q, n);
+		return;
+	}
+	if (__builtin_cpu_supports("avx2")) {
+		roots_avx(u, q, n);
+		return;
+	}
+#endif
+	for (size_t j = 0; j < n; j++)
+		q[j] = sqrtf(u[j]);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+static void halves_to_floats(const uint16_t *a, size_t n, float *y)
+{
+	if (__builtin_cpu_supports("avx512f"))
+		halves_avx512(a, n, y);
+	else
+		halves_f16c(a, n, y);
+}
+#endif
+
+/* The chunk's results from its operands a, b, c (as s says); whether any
+ * element is rare. */
+static OP_LANES32_INLINE uint8_t run(const struct op_lanes_plan *p, enum source s, const void *a, const void *b,
+				     const void *c, size_t n, uint32_t *restrict y, uint8_t *restrict rare)
+{
+	const struct dec d = p->dec32;
+	uint8_t any = 0;
+	const uint8_t rdn = p->env.rounding == FPREF_RDN;
+	const float negate = p->op == FPREF_OP_SUB ? -1 : 1;
+	switch (p->op) {
+	case FPREF_OP_MUL:
+		for (size_t j = 0; j < n; j++) {
+			uint8_t sp = 0;
+			float u = operand(p, &d, s, a, j, &sp), v = operand(p, &d, s, b, j, &sp), r = u * v; /* exact */
+			memcpy(&y[j], &r, sizeof r);
+			rare[j] = sp;
+			any |= sp;
+		}
+		break;
+	case FPREF_OP_ADD:
+	case FPREF_OP_SUB:
+		for (size_t j = 0; j < n; j++) {
+			uint8_t sp = 0;
+			float u = operand(p, &d, s, a, j, &sp), v = operand(p, &d, s, b, j, &sp) * negate;
+			float sum = u + v, vv = sum - u, err = (u - (sum - vv)) + (v - vv); /* TwoSum */
+			y[j] = to_odd32(sum, err != 0, err > 0);
+			rare[j] = sp | (uint8_t)(rdn & (sum == 0)); /* the sign of an exact zero sum */
+			any |= rare[j];
+		}
+		break;
+	case FPREF_OP_FMA:
+		for (size_t j = 0; j < n; j++) {
+			uint8_t sp = 0;
+			float u = operand(p, &d, s, a, j, &sp) * operand(p, &d, s, b, j, &sp), v = operand(p, &d, s, c, j, &sp);
+			float sum = u + v, vv = sum - u, err = (u - (sum - vv)) + (v - vv);
+			y[j] = to_odd32(sum, err != 0, err > 0);
+			rare[j] = sp | (uint8_t)(rdn & (sum == 0));
+			any |= rare[j];
+		}
+		break;
+	case FPREF_OP_DIV:
+		for (size_t j = 0; j < n; j++) {
+			uint8_t sp = 0;
+			float u = operand(p, &d, s, a, j, &sp), v = operand(p, &d, s, b, j, &sp);
+			float q = u / v, r = fmaf(-q, v, u); /* u - q v, exact */
+			y[j] = to_odd32(q, r != 0, (r > 0) == (v > 0));
+			rare[j] = sp | (uint8_t)(v == 0);
+			any |= rare[j];
+		}
+		break;
+	default: { /* sqrt; a negative operand goes to the core */
+		float u[OP_LANES_CHUNK] = { 0 }, q[OP_LANES_CHUNK];
+		for (size_t j = 0; j < n; j++) {
+			uint8_t sp = 0;
+			u[j] = operand(p, &d, s, a, j, &sp);
+			rare[j] = sp | (uint8_t)(u[j] < 0);
+			any |= rare[j];
+		}
+		roots(u, q, n);
+		for (size_t j = 0; j < n; j++) {
+			float r = fmaf(-q[j], q[j], u[j]); /* u - q^2, exact */
+			y[j] = to_odd32(q[j], r != 0, r > 0);
+		}
+		break;
+	}
+	}
+	return any;
+}
+
+OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, const void *const *operands,
+						    size_t i, size_t n, uint32_t *restrict y, uint8_t *restrict rare)
+{
+	const void *src[3];
+	for (int k = 0; k < 3; k++) /* sqrt has no b, add no c */
+		src[k] = operands[k] ? (const unsigned char *)operands[k] + i * p->bytes : NULL;
+#if defined(__GNUC__) && defined(__x86_64__)
+	if (p->binary16_f16c) {
+		float x[3][OP_LANES_CHUNK];
+		for (int k = 0; k < fpref_op_arity(p->op); k++)
+			halves_to_floats(src[k], n, x[k]);
+		return run(p, FLOATS, x[0], x[1], x[2], n, y, rare);
+	}
+#endif
+	if (p->ieee16)
+		return run(p, IEEE16, src[0], src[1], src[2], n, y, rare);
+	if (p->byte_fields)
+		return run(p, BYTE_FIELDS, src[0], src[1], src[2], n, y, rare);
+	return run(p, BYTE_TABLE, src[0], src[1], src[2], n, y, rare);
+}
+
+/* Whether f under env fits the route (the header comment's conditions). */
+static bool fits(const struct fpref_format *f, const struct fpref_env *env)
+{
+	int p = f->man_bits + 1;
+	int least = fpref_format_min_exponent(f) - f->man_bits, top = fpref_format_max_exponent(f) + 1;
+	if (p > 12 || least < -40 || top > 41)
+		return false;
+	return env->rounding != FPREF_SR || p + (int)env->sr_width + 3 <= 24;
+}
+
+/* The decoding by fields of a byte format, kept where it gives every
+ * pattern's value and specialness as the tables do. */
+static bool byte_fields(struct op_lanes_plan *p)
+{
+	struct dec *d = &p->dec32;
+	uint32_t bits = (uint32_t)fpref_format_container_bits(&p->f);
+	d->mag_mask = (1u << (p->f.exp_bits + p->f.man_bits)) - 1;
+	d->beyond = (1u << bits) - 1;
+	d->special_from = d->mag_mask + 1;
+	while (d->special_from > 0 && p->special[d->special_from - 1])
+		d->special_from--;
+	d->odd_special = UINT32_MAX;
+	for (uint32_t b = 0; b <= d->beyond; b++)
+		if (p->special[b] && (b & d->mag_mask) < d->special_from) {
+			if (d->odd_special != UINT32_MAX)
+				return false;
+			d->odd_special = b;
+		}
+	for (uint32_t b = 0; b < 256; b++) {
+		uint8_t special = 0;
+		float x = by_fields(d, false, b, &special);
+		if (special != p->special[b] || (!special && memcmp(&x, &p->value32[b], sizeof x) != 0))
+			return false;
+	}
+	return true;
+}
+
+bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p)
+{
+	if (!fits(&p->f, &p->env))
+		return false;
+	struct dec *d = &p->dec32;
+	d->m = (uint32_t)p->f.man_bits;
+	d->top = (1u << p->f.exp_bits) - 1;
+	d->rebias = (uint32_t)(127 - p->f.bias);
+	d->sign_shift = (uint32_t)(p->f.exp_bits + p->f.man_bits);
+	d->sub_scale = (float)p->sub_scale;
+	p->byte_fields = !p->ieee16 && byte_fields(p);
+	return fpref_emu_lanes_plan(fpref_format_get(FPREF_FORMAT_FLOAT32), &p->f, &p->env, &p->conv32);
+}
