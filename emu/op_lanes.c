@@ -260,7 +260,7 @@ size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, con
 		size_t m = n - i < CHUNK ? n - i : CHUNK;
 		unsigned char *o = (unsigned char *)out + i * p->bytes;
 		if (p->via32) {
-			bool any = fpref_emu_op_lanes32_compute(p, operands, i, m, y, rare);
+			bool any = fpref_emu_op_lanes32_compute(p, isa, operands, i, m, y, rare);
 			fpref_emu_lanes_convert(isa, &p->conv32, y, o, m, flags ? flags + i : NULL);
 			if (!any)
 				continue;

@@ -21,10 +21,11 @@ struct op_lanes_plan {
 	/* the FP32 route (op_lanes32.c), where the format fits it */
 	bool via32;
 	bool byte_fields;         /* a byte decoded by its fields (dec32), else through value32 */
+	bool byte_halves;         /* ... by FP16's fields and F16C (op_lanes32.c's as_halves) */
 	float value32[256];       /* value[] as floats, NaN where special[] is set */
 	struct dec {              /* decoding by fields (op_lanes32.c's by_fields) */
 		uint32_t m, top, rebias, sign_shift, mag_mask, special_from, odd_special, beyond;
-		float sub_scale;
+		float sub_scale, half_scale;
 	} dec32;
 	struct lanes_plan conv32; /* FP32 to f */
 };
@@ -43,8 +44,10 @@ bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p);
 /* The operands of elements [i, i + n) decoded and op applied, rounded to
  * odd at 24 bits, as FP32 bits in y[0..n), n <= OP_LANES_CHUNK; rare[j]
  * set where the core must decide (a NaN or inf operand, a division by
- * zero ...), and true where any is. */
-bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, const void *const *operands, size_t i, size_t n,
+ * zero ...), and true where any is; isa's steps (the FP32 values are the
+ * same on each). */
+bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, enum lanes_isa isa, const void *const *operands,
+				  size_t i, size_t n,
 				  uint32_t *y, uint8_t *rare);
 
 /* out[i] = op(a[i], b[i], c[i]) for n elements, flags where asked; the

@@ -34,7 +34,9 @@
 
 /* What an operand is read from: a byte by its fields (the usual
  * layouts), a byte through the plan's table (the others), the 16 bits of
- * an IEEE-style format, or floats FP16 was converted to by F16C. */
+ * an IEEE-style format, or floats converted by F16C from FP16 itself or
+ * from a byte format's fields placed in FP16's (the value over 2^(15 -
+ * bias), so scaled back by half_scale). */
 enum source { BYTE_FIELDS, BYTE_TABLE, IEEE16, FLOATS };
 
 /* The constants of decoding by fields, held in locals so that the loops
@@ -75,11 +77,8 @@ static inline __attribute__((always_inline)) float operand(const struct op_lanes
 	}
 	if (s == BYTE_FIELDS)
 		return by_fields(d, false, ((const uint8_t *)src)[j], special);
-	if (s == FLOATS) {
-		float x = ((const float *)src)[j];
-		*special |= (uint8_t)!(fabsf(x) <= FLT_MAX);
-		return x;
-	}
+	if (s == FLOATS) /* scaled to the format's value, its specials marked by the caller */
+		return ((const float *)src)[j] * d->half_scale;
 	return by_fields(d, true, ((const uint16_t *)src)[j], special);
 }
 
@@ -136,36 +135,130 @@ __attribute__((target("avx,f16c"))) static void halves_f16c(const uint16_t *a, s
 }
 #endif
 
-static void roots(const float *u, float *q, size_t n)
+/* fma by AVX-512's rounding in the instruction: a b + c rounded toward
+ * zero, its last bit set where the results rounded down and up differ
+ * (the exact value is not representable): rounded to odd without TwoSum,
+ * on floats already decoded (times scale).  rare[] gets the elements for
+ * the core as in run; whether any is.  (Faster than run for fma only:
+ * three divisions or roots cost more than one and a remainder.) */
+#define R_DN (_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
+#define R_UP (_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
+#define R_ZERO (_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
+__attribute__((target("avx512f"))) static bool fma_avx512(bool rdn, float scale, const float *x0, const float *x1,
+							   const float *x2, size_t n, uint32_t *y, uint8_t *rare)
+{
+	const __m512 s = _mm512_set1_ps(scale), zero = _mm512_setzero_ps();
+	const __m512i one = _mm512_set1_epi32(1);
+	for (size_t j = 0; j < n; j += 16) {
+		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
+		__m512 a = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x0 + j), s),
+		       b = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x1 + j), s),
+		       c = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x2 + j), s);
+		__m512 dn = _mm512_fmadd_round_ps(a, b, c, R_DN), up = _mm512_fmadd_round_ps(a, b, c, R_UP),
+		       z = _mm512_fmadd_round_ps(a, b, c, R_ZERO);
+		__mmask16 inexact = _mm512_cmp_ps_mask(dn, up, _CMP_NEQ_UQ);
+		__m512i bits = _mm512_castps_si512(z);
+		_mm512_mask_storeu_epi32(y + j, m, _mm512_mask_or_epi32(bits, inexact, bits, one));
+		/* the sign of an exact zero sum under rdn */
+		for (unsigned t = rdn ? _mm512_mask_cmp_ps_mask(m, z, zero, _CMP_EQ_OQ) : 0; t; t &= t - 1)
+			rare[j + (unsigned)__builtin_ctz(t)] = 1;
+	}
+	uint64_t any = 0; /* eight flags a word */
+	size_t t = 0;
+	for (; t + 8 <= n; t += 8) {
+		uint64_t w;
+		memcpy(&w, rare + t, 8);
+		any |= w;
+	}
+	for (; t < n; t++)
+		any |= rare[t];
+	return any != 0;
+}
+#undef R_DN
+#undef R_UP
+#undef R_ZERO
+
+static void roots(enum lanes_isa isa, const float *u, float *q, size_t n)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
-	if (__builtin_cpu_supports("avx512f")) {
+	if (isa == LANES_ISA_AVX512) {
 		roots_avx512(u, q, n);
 		return;
 	}
-	if (__builtin_cpu_supports("avx2")) {
+	if (isa == LANES_ISA_AVX2) {
 		roots_avx(u, q, n);
 		return;
 	}
+#else
+	(void)isa;
 #endif
 	for (size_t j = 0; j < n; j++)
 		q[j] = sqrtf(u[j]);
 }
 
 #if defined(__GNUC__) && defined(__x86_64__)
-static void halves_to_floats(const uint16_t *a, size_t n, float *y)
+static void halves_to_floats(enum lanes_isa isa, const uint16_t *a, size_t n, float *y)
 {
-	if (__builtin_cpu_supports("avx512f"))
+	if (isa == LANES_ISA_AVX512)
 		halves_avx512(a, n, y);
 	else
 		halves_f16c(a, n, y);
 }
 #endif
 
+/* A byte format's patterns as FP16 patterns of the same fields (sign,
+ * exponent field, trailing significand at FP16's top), its NaN and inf
+ * marked in special[] (by_fields' rule). */
+static OP_LANES32_INLINE void as_halves(const struct dec *d, const uint8_t *a, size_t n, uint16_t *restrict h,
+					uint8_t *restrict special)
+{
+	/* in 16-bit lanes, twice as many a register (every constant fits) */
+	const uint16_t sign_shift = (uint16_t)d->sign_shift, mag = (uint16_t)d->mag_mask, up = (uint16_t)(10 - d->m),
+		       from = (uint16_t)d->special_from, beyond = (uint16_t)d->beyond;
+	const uint16_t odd = d->odd_special > 0xFF ? 0xFFFF : (uint16_t)d->odd_special;
+	for (size_t j = 0; j < n; j++) {
+		uint16_t v = a[j], m = (uint16_t)(v & mag);
+		h[j] = (uint16_t)((uint16_t)(v >> sign_shift << 15) | (uint16_t)(m << up));
+		special[j] |= (uint8_t)((m >= from) | (v == odd) | (v > beyond));
+	}
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+/* as_halves then F16C in one pass on AVX-512 BW: 32 bytes a step, their
+ * specials ORed into special[] */
+__attribute__((target("avx512f,avx512bw,avx512vl,f16c"))) static void bytes_avx512(const struct dec *d, const uint8_t *a,
+										    size_t n, float *y, uint8_t *special)
+{
+	const __m512i mag = _mm512_set1_epi16((short)d->mag_mask), from = _mm512_set1_epi16((short)d->special_from),
+		      odd = _mm512_set1_epi16(d->odd_special > 0xFF ? -1 : (short)d->odd_special),
+		      beyond = _mm512_set1_epi16((short)d->beyond);
+	const __m128i sign_shift = _mm_cvtsi32_si128((int)d->sign_shift), up = _mm_cvtsi32_si128((int)(10 - d->m));
+	size_t j = 0;
+	for (; j + 32 <= n; j += 32) {
+		__m512i v = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(a + j)));
+		__m512i m = _mm512_and_si512(v, mag);
+		__m512i h = _mm512_or_si512(_mm512_slli_epi16(_mm512_srl_epi16(v, sign_shift), 15), _mm512_sll_epi16(m, up));
+		__mmask32 sp = _mm512_cmpge_epu16_mask(m, from) | _mm512_cmpeq_epi16_mask(v, odd) |
+			       _mm512_cmpgt_epu16_mask(v, beyond);
+		__m256i old = _mm256_loadu_si256((const __m256i *)(void *)(special + j));
+		_mm256_storeu_si256((__m256i *)(void *)(special + j),
+				    _mm256_or_si256(old, _mm256_and_si256(_mm256_movm_epi8(sp), _mm256_set1_epi8(1))));
+		_mm512_storeu_ps(y + j, _mm512_cvtph_ps(_mm512_castsi512_si256(h)));
+		_mm512_storeu_ps(y + j + 16, _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1)));
+	}
+	if (j < n) {
+		uint16_t h[32];
+		as_halves(d, a + j, n - j, h, special + j);
+		halves_avx512(h, n - j, y + j);
+	}
+}
+#endif
+
 /* The chunk's results from its operands a, b, c (as s says); whether any
  * element is rare. */
-static OP_LANES32_INLINE uint8_t run(const struct op_lanes_plan *p, enum source s, const void *a, const void *b,
-				     const void *c, size_t n, uint32_t *restrict y, uint8_t *restrict rare)
+static OP_LANES32_INLINE uint8_t run(const struct op_lanes_plan *p, enum lanes_isa isa, enum source s, const void *a,
+				     const void *b, const void *c, size_t n, uint32_t *restrict y,
+				     uint8_t *restrict rare)
 {
 	const struct dec d = p->dec32;
 	uint8_t any = 0;
@@ -174,7 +267,7 @@ static OP_LANES32_INLINE uint8_t run(const struct op_lanes_plan *p, enum source 
 	switch (p->op) {
 	case FPREF_OP_MUL:
 		for (size_t j = 0; j < n; j++) {
-			uint8_t sp = 0;
+			uint8_t sp = s == FLOATS ? rare[j] : 0;
 			float u = operand(p, &d, s, a, j, &sp), v = operand(p, &d, s, b, j, &sp), r = u * v; /* exact */
 			memcpy(&y[j], &r, sizeof r);
 			rare[j] = sp;
@@ -184,7 +277,7 @@ static OP_LANES32_INLINE uint8_t run(const struct op_lanes_plan *p, enum source 
 	case FPREF_OP_ADD:
 	case FPREF_OP_SUB:
 		for (size_t j = 0; j < n; j++) {
-			uint8_t sp = 0;
+			uint8_t sp = s == FLOATS ? rare[j] : 0;
 			float u = operand(p, &d, s, a, j, &sp), v = operand(p, &d, s, b, j, &sp) * negate;
 			float sum = u + v, vv = sum - u, err = (u - (sum - vv)) + (v - vv); /* TwoSum */
 			y[j] = to_odd32(sum, err != 0, err > 0);
@@ -194,7 +287,7 @@ static OP_LANES32_INLINE uint8_t run(const struct op_lanes_plan *p, enum source 
 		break;
 	case FPREF_OP_FMA:
 		for (size_t j = 0; j < n; j++) {
-			uint8_t sp = 0;
+			uint8_t sp = s == FLOATS ? rare[j] : 0;
 			float u = operand(p, &d, s, a, j, &sp) * operand(p, &d, s, b, j, &sp), v = operand(p, &d, s, c, j, &sp);
 			float sum = u + v, vv = sum - u, err = (u - (sum - vv)) + (v - vv);
 			y[j] = to_odd32(sum, err != 0, err > 0);
@@ -204,7 +297,7 @@ static OP_LANES32_INLINE uint8_t run(const struct op_lanes_plan *p, enum source 
 		break;
 	case FPREF_OP_DIV:
 		for (size_t j = 0; j < n; j++) {
-			uint8_t sp = 0;
+			uint8_t sp = s == FLOATS ? rare[j] : 0;
 			float u = operand(p, &d, s, a, j, &sp), v = operand(p, &d, s, b, j, &sp);
 			float q = u / v, r = fmaf(-q, v, u); /* u - q v, exact */
 			y[j] = to_odd32(q, r != 0, (r > 0) == (v > 0));
@@ -215,12 +308,12 @@ static OP_LANES32_INLINE uint8_t run(const struct op_lanes_plan *p, enum source 
 	default: { /* sqrt; a negative operand goes to the core */
 		float u[OP_LANES_CHUNK] = { 0 }, q[OP_LANES_CHUNK];
 		for (size_t j = 0; j < n; j++) {
-			uint8_t sp = 0;
+			uint8_t sp = s == FLOATS ? rare[j] : 0;
 			u[j] = operand(p, &d, s, a, j, &sp);
 			rare[j] = sp | (uint8_t)(u[j] < 0);
 			any |= rare[j];
 		}
-		roots(u, q, n);
+		roots(isa, u, q, n);
 		for (size_t j = 0; j < n; j++) {
 			float r = fmaf(-q[j], q[j], u[j]); /* u - q^2, exact */
 			y[j] = to_odd32(q[j], r != 0, r > 0);
@@ -231,25 +324,45 @@ static OP_LANES32_INLINE uint8_t run(const struct op_lanes_plan *p, enum source 
 	return any;
 }
 
-OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, const void *const *operands,
-						    size_t i, size_t n, uint32_t *restrict y, uint8_t *restrict rare)
+OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, enum lanes_isa isa,
+						    const void *const *operands, size_t i, size_t n,
+						    uint32_t *restrict y, uint8_t *restrict rare)
 {
 	const void *src[3];
 	for (int k = 0; k < 3; k++) /* sqrt has no b, add no c */
 		src[k] = operands[k] ? (const unsigned char *)operands[k] + i * p->bytes : NULL;
 #if defined(__GNUC__) && defined(__x86_64__)
-	if (p->binary16_f16c) {
+	/* F16C where the plan found it (with AVX2); AVX-512's own steps where
+	 * the context runs on it */
+	if ((p->binary16_f16c || p->byte_halves) && isa != LANES_ISA_BASE) {
 		float x[3][OP_LANES_CHUNK];
-		for (int k = 0; k < fpref_op_arity(p->op); k++)
-			halves_to_floats(src[k], n, x[k]);
-		return run(p, FLOATS, x[0], x[1], x[2], n, y, rare);
+		uint16_t h[OP_LANES_CHUNK];
+		memset(rare, 0, n);
+		for (int k = 0; k < fpref_op_arity(p->op); k++) {
+			const uint16_t *halves = src[k];
+			if (p->byte_halves && isa == LANES_ISA_AVX512) {
+				bytes_avx512(&p->dec32, src[k], n, x[k], rare);
+				continue;
+			}
+			if (p->byte_halves) {
+				as_halves(&p->dec32, src[k], n, h, rare);
+				halves = h;
+			} else {
+				for (size_t j = 0; j < n; j++) /* NaN and inf */
+					rare[j] |= (uint8_t)((halves[j] & 0x7C00) == 0x7C00);
+			}
+			halves_to_floats(isa, halves, n, x[k]);
+		}
+		if (p->op == FPREF_OP_FMA && isa == LANES_ISA_AVX512)
+			return fma_avx512(p->env.rounding == FPREF_RDN, p->dec32.half_scale, x[0], x[1], x[2], n, y, rare);
+		return run(p, isa, FLOATS, x[0], x[1], x[2], n, y, rare);
 	}
 #endif
 	if (p->ieee16)
-		return run(p, IEEE16, src[0], src[1], src[2], n, y, rare);
+		return run(p, isa, IEEE16, src[0], src[1], src[2], n, y, rare);
 	if (p->byte_fields)
-		return run(p, BYTE_FIELDS, src[0], src[1], src[2], n, y, rare);
-	return run(p, BYTE_TABLE, src[0], src[1], src[2], n, y, rare);
+		return run(p, isa, BYTE_FIELDS, src[0], src[1], src[2], n, y, rare);
+	return run(p, isa, BYTE_TABLE, src[0], src[1], src[2], n, y, rare);
 }
 
 /* Whether f under env fits the route (the header comment's conditions). */
@@ -289,6 +402,35 @@ static bool byte_fields(struct op_lanes_plan *p)
 	return true;
 }
 
+/* Whether a byte format's patterns convert through FP16's fields
+ * (as_halves, then F16C) to its values: a CPU with F16C, at most 5
+ * exponent bits and 10 trailing significand bits, checked on every
+ * pattern. */
+static bool byte_halves(struct op_lanes_plan *p)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+	const struct dec *d = &p->dec32;
+	if (!__builtin_cpu_supports("avx2") || p->f.exp_bits > 5 || p->f.man_bits > 10)
+		return false;
+	uint8_t b[256], special[256] = { 0 };
+	uint16_t h[256];
+	float x[256];
+	for (int k = 0; k < 256; k++)
+		b[k] = (uint8_t)k;
+	as_halves(d, b, 256, h, special);
+	halves_to_floats(LANES_ISA_AVX2, h, 256, x);
+	for (int k = 0; k < 256; k++) {
+		float v = x[k] * d->half_scale;
+		if (!special[k] && memcmp(&v, &p->value32[k], sizeof v) != 0)
+			return false;
+	}
+	return true;
+#else
+	(void)p;
+	return false;
+#endif
+}
+
 bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p)
 {
 	if (!fits(&p->f, &p->env))
@@ -300,5 +442,7 @@ bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p)
 	d->sign_shift = (uint32_t)(p->f.exp_bits + p->f.man_bits);
 	d->sub_scale = (float)p->sub_scale;
 	p->byte_fields = !p->ieee16 && byte_fields(p);
+	d->half_scale = p->binary16_f16c ? 1 : (float)ldexp(1, 15 - p->f.bias);
+	p->byte_halves = p->byte_fields && byte_halves(p);
 	return fpref_emu_lanes_plan(fpref_format_get(FPREF_FORMAT_FLOAT32), &p->f, &p->env, &p->conv32);
 }
