@@ -28,6 +28,12 @@ struct op_lanes_plan {
 		float sub_scale, half_scale;
 	} dec32;
 	struct lanes_plan conv32; /* FP32 to f */
+	/* BF16 on AVX-512 (op_lanes32.c): FP32's own range, rounded to odd by
+	 * the instructions; an exact value beyond FLT_MAX takes the core's
+	 * result for 2^200 of its sign */
+	bool wide32;
+	uint64_t over_code[2];
+	uint8_t over_flags[2];
 };
 
 /* Whether add, sub, mul, div, sqrt or fma in f under env takes this path. */
@@ -44,11 +50,14 @@ bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p);
 /* The operands of elements [i, i + n) decoded and op applied, rounded to
  * odd at 24 bits, as FP32 bits in y[0..n), n <= OP_LANES_CHUNK; rare[j]
  * set where the core must decide (a NaN or inf operand, a division by
- * zero ...), and true where any is; isa's steps (the FP32 values are the
- * same on each). */
+ * zero ...), and true where any is; over[j] (wide32) set where the exact
+ * value is beyond FP32's range; isa's steps (the FP32 values are the same
+ * on each). */
+/* Whether the FP32 route runs on isa. */
+bool fpref_emu_op_lanes_fp32(const struct op_lanes_plan *p, enum lanes_isa isa);
+
 bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, enum lanes_isa isa, const void *const *operands,
-				  size_t i, size_t n,
-				  uint32_t *y, uint8_t *rare);
+				  size_t i, size_t n, uint32_t *y, uint8_t *rare, uint8_t *over);
 
 /* out[i] = op(a[i], b[i], c[i]) for n elements, flags where asked; the
  * elements it cannot decide go to by_core(ctx, i) (which writes out[i] and

@@ -135,33 +135,92 @@ __attribute__((target("avx,f16c"))) static void halves_f16c(const uint16_t *a, s
 }
 #endif
 
-/* fma by AVX-512's rounding in the instruction: a b + c rounded toward
+/* BF16 to FP32 (its upper half, exact), NaN and inf marked in special[] */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void bfloat16_avx512(const uint16_t *a, size_t n, float *y,
+										     uint8_t *special)
+{
+	const __m256i field = _mm256_set1_epi16(0x7F80);
+	size_t j = 0;
+	for (; j + 16 <= n; j += 16) {
+		__m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(a + j));
+		_mm512_storeu_ps(y + j, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
+		__mmask16 sp = _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, field), field);
+		for (unsigned t = sp; t; t &= t - 1)
+			special[j + (unsigned)__builtin_ctz(t)] = 1;
+	}
+	for (; j < n; j++) {
+		uint32_t w = (uint32_t)a[j] << 16;
+		memcpy(&y[j], &w, sizeof w);
+		special[j] |= (uint8_t)((a[j] & 0x7F80) == 0x7F80);
+	}
+}
+
+/* AVX-512's rounding in the instruction: op's result rounded toward
  * zero, its last bit set where the results rounded down and up differ
- * (the exact value is not representable): rounded to odd without TwoSum,
- * on floats already decoded (times scale).  rare[] gets the elements for
- * the core as in run; whether any is.  (Faster than run for fma only:
- * three divisions or roots cost more than one and a remainder.) */
+ * (the exact value is not representable): rounded to odd at FP32's
+ * precision, on its subnormal grid too, without TwoSum, remainders or
+ * exact products; on floats already decoded (times scale).  rare[] gets
+ * the elements for the core as in run, over[] (where not NULL) 1 where
+ * the exact value is beyond FP32's range (its result then stands for
+ * nothing); whether any element is rare.  (For FP16 and the bytes, faster
+ * than run for fma only: three divisions or roots cost more than one and
+ * a remainder.) */
 #define R_DN (_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #define R_UP (_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
 #define R_ZERO (_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
-__attribute__((target("avx512f"))) static bool fma_avx512(bool rdn, float scale, const float *x0, const float *x1,
-							   const float *x2, size_t n, uint32_t *y, uint8_t *rare)
+#define THREE(OP)                                                                                                 \
+	do {                                                                                                     \
+		dn = OP(R_DN);                                                                                   \
+		up = OP(R_UP);                                                                                   \
+		z = OP(R_ZERO);                                                                                  \
+	} while (0)
+#define ADD(R) _mm512_add_round_ps(a, b, R)
+#define SUB(R) _mm512_sub_round_ps(a, b, R)
+#define MUL(R) _mm512_mul_round_ps(a, b, R)
+#define DIV(R) _mm512_div_round_ps(a, b, R)
+#define SQRT(R) _mm512_sqrt_round_ps(a, R)
+#define FMA(R) _mm512_fmadd_round_ps(a, b, c, R)
+__attribute__((target("avx512f"))) static bool odd_avx512(enum fpref_op op, bool rdn, float scale, const float *x0,
+							   const float *x1, const float *x2, size_t n, uint32_t *y,
+							   uint8_t *rare, uint8_t *over)
 {
-	const __m512 s = _mm512_set1_ps(scale), zero = _mm512_setzero_ps();
+	const __m512 s = _mm512_set1_ps(scale), zero = _mm512_setzero_ps(), inf = _mm512_set1_ps(INFINITY);
 	const __m512i one = _mm512_set1_epi32(1);
+	const bool sum = op == FPREF_OP_ADD || op == FPREF_OP_SUB || op == FPREF_OP_FMA;
 	for (size_t j = 0; j < n; j += 16) {
 		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
-		__m512 a = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x0 + j), s),
-		       b = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x1 + j), s),
-		       c = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x2 + j), s);
-		__m512 dn = _mm512_fmadd_round_ps(a, b, c, R_DN), up = _mm512_fmadd_round_ps(a, b, c, R_UP),
-		       z = _mm512_fmadd_round_ps(a, b, c, R_ZERO);
+		__m512 a = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x0 + j), s), b = zero, c = zero, dn, up, z;
+		if (x1)
+			b = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x1 + j), s);
+		if (x2)
+			c = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x2 + j), s);
+		__mmask16 r = 0;
+		switch (op) {
+		case FPREF_OP_ADD: THREE(ADD); break;
+		case FPREF_OP_SUB: THREE(SUB); break;
+		case FPREF_OP_MUL: THREE(MUL); break;
+		case FPREF_OP_DIV:
+			THREE(DIV);
+			r = _mm512_cmp_ps_mask(b, zero, _CMP_EQ_OQ);
+			break;
+		case FPREF_OP_SQRT:
+			THREE(SQRT);
+			r = _mm512_cmp_ps_mask(a, zero, _CMP_LT_OQ);
+			break;
+		default: THREE(FMA); break;
+		}
+		if (rdn && sum)
+			r |= _mm512_cmp_ps_mask(z, zero, _CMP_EQ_OQ); /* the sign of an exact zero sum */
 		__mmask16 inexact = _mm512_cmp_ps_mask(dn, up, _CMP_NEQ_UQ);
 		__m512i bits = _mm512_castps_si512(z);
 		_mm512_mask_storeu_epi32(y + j, m, _mm512_mask_or_epi32(bits, inexact, bits, one));
-		/* the sign of an exact zero sum under rdn */
-		for (unsigned t = rdn ? _mm512_mask_cmp_ps_mask(m, z, zero, _CMP_EQ_OQ) : 0; t; t &= t - 1)
+		for (unsigned t = r & m; t; t &= t - 1)
 			rare[j + (unsigned)__builtin_ctz(t)] = 1;
+		if (over) /* rounded up to +inf or down to -inf: the exact value is beyond FLT_MAX */
+			for (unsigned t = (_mm512_cmp_ps_mask(up, inf, _CMP_EQ_OQ) |
+					   _mm512_cmp_ps_mask(dn, _mm512_sub_ps(zero, inf), _CMP_EQ_OQ)) & m;
+			     t; t &= t - 1)
+				over[j + (unsigned)__builtin_ctz(t)] = 1;
 	}
 	uint64_t any = 0; /* eight flags a word */
 	size_t t = 0;
@@ -174,6 +233,13 @@ __attribute__((target("avx512f"))) static bool fma_avx512(bool rdn, float scale,
 		any |= rare[t];
 	return any != 0;
 }
+#undef THREE
+#undef ADD
+#undef SUB
+#undef MUL
+#undef DIV
+#undef SQRT
+#undef FMA
 #undef R_DN
 #undef R_UP
 #undef R_ZERO
@@ -326,12 +392,22 @@ static OP_LANES32_INLINE uint8_t run(const struct op_lanes_plan *p, enum lanes_i
 
 OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, enum lanes_isa isa,
 						    const void *const *operands, size_t i, size_t n,
-						    uint32_t *restrict y, uint8_t *restrict rare)
+						    uint32_t *restrict y, uint8_t *restrict rare, uint8_t *over)
 {
 	const void *src[3];
 	for (int k = 0; k < 3; k++) /* sqrt has no b, add no c */
 		src[k] = operands[k] ? (const unsigned char *)operands[k] + i * p->bytes : NULL;
 #if defined(__GNUC__) && defined(__x86_64__)
+	if (p->wide32 && isa == LANES_ISA_AVX512) {
+		float x[3][OP_LANES_CHUNK];
+		memset(rare, 0, n);
+		memset(over, 0, n);
+		int arity = fpref_op_arity(p->op);
+		for (int k = 0; k < arity; k++)
+			bfloat16_avx512(src[k], n, x[k], rare);
+		return odd_avx512(p->op, p->env.rounding == FPREF_RDN, 1, x[0], arity > 1 ? x[1] : NULL,
+				  arity > 2 ? x[2] : NULL, n, y, rare, over);
+	}
 	/* F16C where the plan found it (with AVX2); AVX-512's own steps where
 	 * the context runs on it */
 	if ((p->binary16_f16c || p->byte_halves) && isa != LANES_ISA_BASE) {
@@ -354,9 +430,12 @@ OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *
 			halves_to_floats(isa, halves, n, x[k]);
 		}
 		if (p->op == FPREF_OP_FMA && isa == LANES_ISA_AVX512)
-			return fma_avx512(p->env.rounding == FPREF_RDN, p->dec32.half_scale, x[0], x[1], x[2], n, y, rare);
+			return odd_avx512(p->op, p->env.rounding == FPREF_RDN, p->dec32.half_scale, x[0], x[1], x[2], n,
+					  y, rare, NULL);
 		return run(p, isa, FLOATS, x[0], x[1], x[2], n, y, rare);
 	}
+#else
+	(void)over;
 #endif
 	if (p->ieee16)
 		return run(p, isa, IEEE16, src[0], src[1], src[2], n, y, rare);
@@ -431,8 +510,40 @@ static bool byte_halves(struct op_lanes_plan *p)
 #endif
 }
 
+/* BF16's part: add, sub and sqrt (mul, div and fma go beyond FP32's
+ * range or below its normals, which the FP32 lanes give to the core, too
+ * often: a random pair's product one time in two) on a CPU with AVX-512
+ * (its rounding in the instruction: BF16's subnormals are FP32's, and a
+ * remainder below them is not exact), stochastic rounding where p + r + 3
+ * <= 24, and the core's results for 2^200 of each sign, which every exact
+ * value beyond FLT_MAX shares (BF16 overflows below FLT_MAX: max + half an
+ * ulp is 2^128 (1 - 2^-9)). */
+static bool wide(struct op_lanes_plan *p)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+	if (!p->bfloat16 || !fpref_emu_lanes_isa_available(LANES_ISA_AVX512) ||
+	    (p->op != FPREF_OP_ADD && p->op != FPREF_OP_SUB && p->op != FPREF_OP_SQRT) ||
+	    (p->env.rounding == FPREF_SR && 8 + (int)p->env.sr_width + 3 > 24))
+		return false;
+	const struct fpref_format *f64 = fpref_format_get(FPREF_FORMAT_FLOAT64);
+	for (int negative = 0; negative < 2; negative++) {
+		unsigned flags = 0;
+		uint64_t big = (uint64_t)negative << 63 | (uint64_t)(1023 + 200) << 52;
+		if (fpref_emu_convert(f64, big, &p->f, &p->env, fpref_env_sr_random(&p->env, 0), &p->over_code[negative],
+				      &flags) != 0)
+			return false;
+		p->over_flags[negative] = (uint8_t)flags;
+	}
+	return fpref_emu_lanes_plan(fpref_format_get(FPREF_FORMAT_FLOAT32), &p->f, &p->env, &p->conv32);
+#else
+	(void)p;
+	return false;
+#endif
+}
+
 bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p)
 {
+	p->wide32 = !fits(&p->f, &p->env) && wide(p);
 	if (!fits(&p->f, &p->env))
 		return false;
 	struct dec *d = &p->dec32;
