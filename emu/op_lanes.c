@@ -244,25 +244,6 @@ bool fpref_emu_op_lanes_fp32(const struct op_lanes_plan *p, enum lanes_isa isa)
 	return p->via32 || (p->wide32 && isa == LANES_ISA_AVX512);
 }
 
-/* The elements whose exact value is beyond FP32's range (over[j]; rare
- * in the ops that take this route): the core's code and flags for any
- * such value of their sign (the plan's). */
-static void beyond_fp32(const struct op_lanes_plan *p, const uint32_t *y, const uint8_t *over, unsigned char *o,
-			uint8_t *flags, size_t m)
-{
-	for (size_t j = 0; j < m; j += 8) { /* eight a word */
-		uint64_t w = 0;
-		memcpy(&w, over + j, m - j < 8 ? m - j : 8);
-		for (size_t t = j; w && t < j + 8 && t < m; t++)
-			if (over[t]) {
-				int negative = (int)(y[t] >> 31);
-				fpref_element_store(o, t, p->bytes, p->over_code[negative]);
-				if (flags)
-					flags[t] = p->over_flags[negative];
-			}
-	}
-}
-
 size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, const void *a, const void *b,
 		      const void *c, void *out, size_t n, uint8_t *flags, uint64_t first_index,
 		      size_t (*by_core)(const void *ctx, size_t i), const void *ctx)
@@ -278,16 +259,17 @@ size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, con
 	(void)first_index; /* explicit stochastic bits: one R for every element */
 	double x[3][CHUNK], d[CHUNK];
 	uint32_t y[CHUNK];
-	uint8_t rare[CHUNK], over[CHUNK];
+	uint8_t rare[CHUNK];
+	struct wide_out w;
 	size_t invalid = 0;
 	for (size_t i = 0; i < n; i += CHUNK) {
 		size_t m = n - i < CHUNK ? n - i : CHUNK;
 		unsigned char *o = (unsigned char *)out + i * p->bytes;
 		if (fpref_emu_op_lanes_fp32(p, isa)) {
-			bool any = fpref_emu_op_lanes32_compute(p, isa, operands, i, m, y, rare, over);
+			bool any = fpref_emu_op_lanes32_compute(p, isa, operands, i, m, y, rare, &w);
 			fpref_emu_lanes_convert(isa, &p->conv32, y, o, m, flags ? flags + i : NULL);
 			if (p->wide32)
-				beyond_fp32(p, y, over, o, flags ? flags + i : NULL, m);
+				fpref_emu_op_lanes32_finish(p, isa, &w, o, flags ? flags + i : NULL);
 			if (!any)
 				continue;
 		} else {

@@ -160,9 +160,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void bfloat16_avx512
  * (the exact value is not representable): rounded to odd at FP32's
  * precision, on its subnormal grid too, without TwoSum, remainders or
  * exact products; on floats already decoded (times scale).  rare[] gets
- * the elements for the core as in run, over[] (where not NULL) 1 where
- * the exact value is beyond FP32's range (its result then stands for
- * nothing); whether any element is rare.  (For FP16 and the bytes, faster
+ * the elements for the core as in run; w (where not NULL) those beyond
+ * FP32's range and below its normals (struct wide_out), whose y is then
+ * 0; whether any element is rare.  (For FP16 and the bytes, faster
  * than run for fma only: three divisions or roots cost more than one and
  * a remainder.) */
 #define R_DN (_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
@@ -180,12 +180,14 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void bfloat16_avx512
 #define DIV(R) _mm512_div_round_ps(a, b, R)
 #define SQRT(R) _mm512_sqrt_round_ps(a, R)
 #define FMA(R) _mm512_fmadd_round_ps(a, b, c, R)
-__attribute__((target("avx512f"))) static bool odd_avx512(enum fpref_op op, bool rdn, float scale, const float *x0,
+__attribute__((target("avx512f,avx512dq"))) static bool odd_avx512(enum fpref_op op, bool rdn, float scale, const float *x0,
 							   const float *x1, const float *x2, size_t n, uint32_t *y,
-							   uint8_t *rare, uint8_t *over)
+							   uint8_t *rare, struct wide_out *w)
 {
 	const __m512 s = _mm512_set1_ps(scale), zero = _mm512_setzero_ps(), inf = _mm512_set1_ps(INFINITY);
-	const __m512i one = _mm512_set1_epi32(1);
+	const __m512i one = _mm512_set1_epi32(1),
+		      iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	size_t lows = 0;
 	const bool sum = op == FPREF_OP_ADD || op == FPREF_OP_SUB || op == FPREF_OP_FMA;
 	for (size_t j = 0; j < n; j += 16) {
 		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
@@ -213,15 +215,57 @@ __attribute__((target("avx512f"))) static bool odd_avx512(enum fpref_op op, bool
 			r |= _mm512_cmp_ps_mask(z, zero, _CMP_EQ_OQ); /* the sign of an exact zero sum */
 		__mmask16 inexact = _mm512_cmp_ps_mask(dn, up, _CMP_NEQ_UQ);
 		__m512i bits = _mm512_castps_si512(z);
-		_mm512_mask_storeu_epi32(y + j, m, _mm512_mask_or_epi32(bits, inexact, bits, one));
+		bits = _mm512_mask_or_epi32(bits, inexact, bits, one);
 		for (unsigned t = r & m; t; t &= t - 1)
 			rare[j + (unsigned)__builtin_ctz(t)] = 1;
-		if (over) /* rounded up to +inf or down to -inf: the exact value is beyond FLT_MAX */
-			for (unsigned t = (_mm512_cmp_ps_mask(up, inf, _CMP_EQ_OQ) |
-					   _mm512_cmp_ps_mask(dn, _mm512_sub_ps(zero, inf), _CMP_EQ_OQ)) & m;
-			     t; t &= t - 1)
-				over[j + (unsigned)__builtin_ctz(t)] = 1;
+		if (w) {
+			/* rounded up to +inf or down to -inf: the exact value is beyond
+			 * FLT_MAX; 2^128 or more where half of it, rounded toward zero,
+			 * is 2^127 or more (halving a and c is exact); those between
+			 * round as no value beyond them does (rtz: max, no overflow),
+			 * and go to the core */
+			__mmask16 pos = _mm512_cmp_ps_mask(up, inf, _CMP_EQ_OQ) & m,
+				  neg = _mm512_cmp_ps_mask(dn, _mm512_sub_ps(zero, inf), _CMP_EQ_OQ) & m;
+			if (pos | neg) {
+				__m512 h = _mm512_set1_ps(0.5f), half;
+				a = _mm512_mul_ps(a, h);
+				switch (op) {
+				case FPREF_OP_ADD: half = _mm512_add_round_ps(a, _mm512_mul_ps(b, h), R_ZERO); break;
+				case FPREF_OP_SUB: half = _mm512_sub_round_ps(a, _mm512_mul_ps(b, h), R_ZERO); break;
+				case FPREF_OP_MUL: half = MUL(R_ZERO); break;
+				case FPREF_OP_DIV: half = DIV(R_ZERO); break;
+				case FPREF_OP_SQRT: half = zero; break; /* never beyond */
+				default: half = _mm512_fmadd_round_ps(a, b, _mm512_mul_ps(c, h), R_ZERO); break;
+				}
+				__mmask16 big = _mm512_cmp_ps_mask(_mm512_abs_ps(half), _mm512_set1_ps(0x1p127f), _CMP_GE_OQ);
+				for (unsigned t = (pos | neg) & ~big; t; t &= t - 1)
+					rare[j + (unsigned)__builtin_ctz(t)] = 1;
+				pos &= big;
+				neg &= big;
+			}
+			w->over_pos[j / 16] = (uint16_t)pos;
+			w->over_neg[j / 16] = (uint16_t)neg;
+			/* nonzero, below 2^-126 */
+			__m512i mag = _mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF));
+			__mmask16 low = _mm512_mask_cmplt_epu32_mask(_mm512_test_epi32_mask(mag, mag) & m, mag,
+								     _mm512_set1_epi32(0x00800000)),
+				  tiny = _mm512_mask_cmpeq_epi32_mask(low, mag, one),
+				  negative = _mm512_movepi32_mask(bits);
+			w->tiny_pos[j / 16] = (uint16_t)(tiny & ~negative);
+			w->tiny_neg[j / 16] = (uint16_t)(tiny & negative);
+			low &= (__mmask16)~tiny;
+			/* compressed in registers, stored whole (the buffers have 16
+			 * places to spare): Zen 4's compress to memory is microcoded */
+			_mm512_storeu_ps(w->low + lows, _mm512_maskz_compress_ps(low, _mm512_castsi512_ps(bits)));
+			_mm512_storeu_si512(w->at + lows, _mm512_maskz_compress_epi32(
+								  low, _mm512_add_epi32(_mm512_set1_epi32((int)j), iota)));
+			lows += (size_t)__builtin_popcount(low);
+			bits = _mm512_maskz_mov_epi32((__mmask16)~low, bits);
+		}
+		_mm512_mask_storeu_epi32(y + j, m, bits);
 	}
+	if (w)
+		w->lows = lows;
 	uint64_t any = 0; /* eight flags a word */
 	size_t t = 0;
 	for (; t + 8 <= n; t += 8) {
@@ -392,7 +436,7 @@ static OP_LANES32_INLINE uint8_t run(const struct op_lanes_plan *p, enum lanes_i
 
 OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, enum lanes_isa isa,
 						    const void *const *operands, size_t i, size_t n,
-						    uint32_t *restrict y, uint8_t *restrict rare, uint8_t *over)
+						    uint32_t *restrict y, uint8_t *restrict rare, struct wide_out *w)
 {
 	const void *src[3];
 	for (int k = 0; k < 3; k++) /* sqrt has no b, add no c */
@@ -401,12 +445,11 @@ OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *
 	if (p->wide32 && isa == LANES_ISA_AVX512) {
 		float x[3][OP_LANES_CHUNK];
 		memset(rare, 0, n);
-		memset(over, 0, n);
 		int arity = fpref_op_arity(p->op);
 		for (int k = 0; k < arity; k++)
 			bfloat16_avx512(src[k], n, x[k], rare);
 		return odd_avx512(p->op, p->env.rounding == FPREF_RDN, 1, x[0], arity > 1 ? x[1] : NULL,
-				  arity > 2 ? x[2] : NULL, n, y, rare, over);
+				  arity > 2 ? x[2] : NULL, n, y, rare, w);
 	}
 	/* F16C where the plan found it (with AVX2); AVX-512's own steps where
 	 * the context runs on it */
@@ -435,13 +478,59 @@ OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *
 		return run(p, isa, FLOATS, x[0], x[1], x[2], n, y, rare);
 	}
 #else
-	(void)over;
+	(void)w;
 #endif
 	if (p->ieee16)
 		return run(p, isa, IEEE16, src[0], src[1], src[2], n, y, rare);
 	if (p->byte_fields)
 		return run(p, isa, BYTE_FIELDS, src[0], src[1], src[2], n, y, rare);
 	return run(p, isa, BYTE_TABLE, src[0], src[1], src[2], n, y, rare);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+/* The codes of the elements of a class (beyond FLT_MAX, the least
+ * subnormal), sixteen at a time (BF16's two bytes a code) */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void classes_avx512(const uint16_t *pos_mask,
+										    const uint16_t *neg_mask,
+										    const uint64_t code[2],
+										    const uint8_t fl[2], uint16_t *o,
+										    uint8_t *flags)
+{
+	const __m256i pos = _mm256_set1_epi16((short)code[0]), neg = _mm256_set1_epi16((short)code[1]);
+	const __m128i fpos = _mm_set1_epi8((char)fl[0]), fneg = _mm_set1_epi8((char)fl[1]);
+	for (size_t k = 0; k < OP_LANES_CHUNK / 16; k++) {
+		if (!(pos_mask[k] | neg_mask[k]))
+			continue;
+		_mm256_mask_storeu_epi16(o + 16 * k, pos_mask[k], pos);
+		_mm256_mask_storeu_epi16(o + 16 * k, neg_mask[k], neg);
+		if (flags) {
+			_mm_mask_storeu_epi8(flags + 16 * k, pos_mask[k], fpos);
+			_mm_mask_storeu_epi8(flags + 16 * k, neg_mask[k], fneg);
+		}
+	}
+}
+#endif
+
+void fpref_emu_op_lanes32_finish(const struct op_lanes_plan *p, enum lanes_isa isa, const struct wide_out *w,
+				 void *out, uint8_t *flags)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+	classes_avx512(w->over_pos, w->over_neg, p->over_code, p->over_flags, out, flags);
+	classes_avx512(w->tiny_pos, w->tiny_neg, p->tiny_code, p->tiny_flags, out, flags);
+#endif
+	if (!w->lows)
+		return;
+	double d[OP_LANES_CHUNK];
+	uint16_t code[OP_LANES_CHUNK];
+	uint8_t fl[OP_LANES_CHUNK];
+	for (size_t t = 0; t < w->lows; t++)
+		d[t] = w->low[t]; /* exact */
+	fpref_emu_lanes_convert(isa, &p->conv, d, code, w->lows, flags ? fl : NULL);
+	for (size_t t = 0; t < w->lows; t++) {
+		((uint16_t *)out)[w->at[t]] = code[t];
+		if (flags)
+			flags[w->at[t]] = fl[t];
+	}
 }
 
 /* Whether f under env fits the route (the header comment's conditions). */
@@ -510,19 +599,22 @@ static bool byte_halves(struct op_lanes_plan *p)
 #endif
 }
 
-/* BF16's part: add, sub and sqrt (mul, div and fma go beyond FP32's
- * range or below its normals, which the FP32 lanes give to the core, too
- * often: a random pair's product one time in two) on a CPU with AVX-512
- * (its rounding in the instruction: BF16's subnormals are FP32's, and a
- * remainder below them is not exact), stochastic rounding where p + r + 3
- * <= 24, and the core's results for 2^200 of each sign, which every exact
- * value beyond FLT_MAX shares (BF16 overflows below FLT_MAX: max + half an
- * ulp is 2^128 (1 - 2^-9)). */
+/* BF16's part: on a CPU with AVX-512 (its rounding in the instruction:
+ * BF16's subnormals are FP32's, and a remainder below them is not exact),
+ * stochastic rounding where p + r + 3 <= 24, and the core's results for
+ * 2^200 of each sign, which every exact value of 2^128 or more shares
+ * (beyond max + half an ulp, 2^128 (1 - 2^-9), and rounded toward zero
+ * with an unbounded exponent still beyond max).  The
+ * results below FP32's normals (rounded to odd on its subnormal grid,
+ * 2^-149, 16 places below BF16's least subnormal: enough, as 2 are) go
+ * through the FP64 lanes, which take them without the core, but for the
+ * least subnormal, 2^-149 (every exact value below it), which takes the
+ * core's code for it; the FP32 lanes give them all to the core (a random
+ * pair's product is beyond FP32's range one time in two). */
 static bool wide(struct op_lanes_plan *p)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
 	if (!p->bfloat16 || !fpref_emu_lanes_isa_available(LANES_ISA_AVX512) ||
-	    (p->op != FPREF_OP_ADD && p->op != FPREF_OP_SUB && p->op != FPREF_OP_SQRT) ||
 	    (p->env.rounding == FPREF_SR && 8 + (int)p->env.sr_width + 3 > 24))
 		return false;
 	const struct fpref_format *f64 = fpref_format_get(FPREF_FORMAT_FLOAT64);
@@ -533,6 +625,11 @@ static bool wide(struct op_lanes_plan *p)
 				      &flags) != 0)
 			return false;
 		p->over_flags[negative] = (uint8_t)flags;
+		flags = 0;
+		if (fpref_emu_convert(fpref_format_get(FPREF_FORMAT_FLOAT32), (uint64_t)negative << 31 | 1, &p->f, &p->env,
+				      fpref_env_sr_random(&p->env, 0), &p->tiny_code[negative], &flags) != 0)
+			return false;
+		p->tiny_flags[negative] = (uint8_t)flags;
 	}
 	return fpref_emu_lanes_plan(fpref_format_get(FPREF_FORMAT_FLOAT32), &p->f, &p->env, &p->conv32);
 #else
