@@ -610,11 +610,16 @@ static bool byte_halves(struct op_lanes_plan *p)
  * through the FP64 lanes, which take them without the core, but for the
  * least subnormal, 2^-149 (every exact value below it), which takes the
  * core's code for it; the FP32 lanes give them all to the core (a random
- * pair's product is beyond FP32's range one time in two). */
+ * pair's product is beyond FP32's range one time in two).  Not mul and
+ * div, slower here than on the FP64 route in fpref bench (3.7e8 and 3.0e8
+ * elements/s against 6.3e8 and 4.7e8: half the products are beyond
+ * FP32's range or below its normals, and a quotient takes three
+ * divisions). */
 static bool wide(struct op_lanes_plan *p)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
-	if (!p->bfloat16 || !fpref_emu_lanes_isa_available(LANES_ISA_AVX512) ||
+	if (!p->bfloat16 || !fpref_emu_lanes_isa_available(LANES_ISA_AVX512) || p->op == FPREF_OP_MUL ||
+	    p->op == FPREF_OP_DIV ||
 	    (p->env.rounding == FPREF_SR && 8 + (int)p->env.sr_width + 3 > 24))
 		return false;
 	const struct fpref_format *f64 = fpref_format_get(FPREF_FORMAT_FLOAT64);
