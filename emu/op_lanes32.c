@@ -601,7 +601,9 @@ static bool byte_halves(struct op_lanes_plan *p)
 
 /* BF16's part: on a CPU with AVX-512 (its rounding in the instruction:
  * BF16's subnormals are FP32's, and a remainder below them is not exact),
- * stochastic rounding where p + r + 3 <= 24, and the core's results for
+ * not under stochastic rounding (beyond max, P3109's saturation follows
+ * the direction the value rounded, which differs within the class below:
+ * check_lanes found it under rule B), and the core's results for
  * 2^200 of each sign, which every exact value of 2^128 or more shares
  * (beyond max + half an ulp, 2^128 (1 - 2^-9), and rounded toward zero
  * with an unbounded exponent still beyond max).  The
@@ -619,8 +621,7 @@ static bool wide(struct op_lanes_plan *p)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
 	if (!p->bfloat16 || !fpref_emu_lanes_isa_available(LANES_ISA_AVX512) || p->op == FPREF_OP_MUL ||
-	    p->op == FPREF_OP_DIV ||
-	    (p->env.rounding == FPREF_SR && 8 + (int)p->env.sr_width + 3 > 24))
+	    p->op == FPREF_OP_DIV || p->env.rounding == FPREF_SR)
 		return false;
 	const struct fpref_format *f64 = fpref_format_get(FPREF_FORMAT_FLOAT64);
 	for (int negative = 0; negative < 2; negative++) {

@@ -322,7 +322,10 @@ START_TEST(ops_narrow)
 		return;
 	struct drv_sweep sweep = drv_sweep_from_env();
 	struct env_case envs[DRV_MAX_ENVS];
-	size_t nenv = drv_envs(DRV_ENVS_MODES, envs);
+	/* the modes, then the overflow policies, knobs and P3109's environments
+	 * (disjoint sets of the driver's, so within DRV_MAX_ENVS) */
+	size_t nmodes = drv_envs(DRV_ENVS_MODES, envs);
+	size_t nenv = nmodes + drv_envs(DRV_ENVS_OPS_POLICIES, envs + nmodes);
 	enum { N = 65536 };
 	uint8_t *a = malloc(N), *b = malloc(N), *c = malloc(N);
 	uint64_t state = 5 + (uint64_t)_i;
@@ -373,8 +376,9 @@ START_TEST(ops_narrow)
 				b[i] &= mask;
 				c[i] &= mask;
 			}
+			/* the policies' environments on 2^12 of the sample */
 			compared += op_against_core(lane_ops[o], &f, &envs[e].env, a, b, c,
-						    lane_ops[o] == FPREF_OP_SQRT ? 256 : N, NULL);
+						    lane_ops[o] == FPREF_OP_SQRT ? 256 : e >= nmodes ? 4096 : N, NULL);
 		}
 	free(a);
 	free(b);
@@ -385,7 +389,7 @@ END_TEST
 
 /* 16-bit formats: every operand of sqrt; the others on 2^14 structured
  * pairs (drv_structured and drv_partner: ties, cancellation, edges) a
- * mode; make check-exhaustive: add, sub, mul and div under rne on every
+ * mode, overflow policy and P3109 environment; make check-exhaustive: add, sub, mul and div under rne on every
  * pair (2^32). */
 START_TEST(ops_sixteen_bit)
 {
@@ -394,7 +398,10 @@ START_TEST(ops_sixteen_bit)
 		return;
 	struct drv_sweep sweep = drv_sweep_from_env();
 	struct env_case envs[DRV_MAX_ENVS];
-	size_t nenv = drv_envs(DRV_ENVS_MODES, envs);
+	/* the modes, then the overflow policies, knobs and P3109's environments
+	 * (disjoint sets of the driver's, so within DRV_MAX_ENVS) */
+	size_t nmodes = drv_envs(DRV_ENVS_MODES, envs);
+	size_t nenv = nmodes + drv_envs(DRV_ENVS_OPS_POLICIES, envs + nmodes);
 	const size_t N = ((size_t)1 << 14) / sweep.stride;
 	size_t big = (size_t)1 << 24;
 	uint16_t *a = malloc(big * 2), *b = malloc(big * 2), *c = malloc(big * 2);
@@ -404,9 +411,11 @@ START_TEST(ops_sixteen_bit)
 		for (size_t e = 0; e < nenv; e++) {
 			if (!drv_owns(&sweep, ((uint64_t)_i * 8 + o) * DRV_MAX_ENVS + e))
 				continue;
-			size_t n = lane_ops[o] == FPREF_OP_SQRT ? 65536 : N;
+			/* the policies' environments on 2^10 structured operands (sqrt's too) */
+			bool every = lane_ops[o] == FPREF_OP_SQRT && e < nmodes;
+			size_t n = e >= nmodes ? 1024 : every ? 65536 : N;
 			for (size_t i = 0; i < n; i++) {
-				a[i] = lane_ops[o] == FPREF_OP_SQRT ? (uint16_t)i : (uint16_t)drv_structured(&f, &state);
+				a[i] = every ? (uint16_t)i : (uint16_t)drv_structured(&f, &state);
 				b[i] = (uint16_t)drv_partner(&f, a[i], &state);
 				c[i] = (uint16_t)(i % 3 ? drv_partner(&f, a[i], &state) : drv_structured(&f, &state));
 			}
