@@ -135,6 +135,24 @@ __attribute__((target("avx,f16c"))) static void halves_f16c(const uint16_t *a, s
 }
 #endif
 
+/* FP16 to FP32 by F16C in one pass with the marks of NaN and inf */
+__attribute__((target("avx512f,avx512bw,avx512vl,f16c"))) static void binary16_avx512(const uint16_t *a, size_t n,
+										      float *y, uint8_t *special)
+{
+	const __m256i field = _mm256_set1_epi16(0x7C00);
+	size_t j = 0;
+	for (; j + 16 <= n; j += 16) {
+		__m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(a + j));
+		_mm512_storeu_ps(y + j, _mm512_cvtph_ps(h));
+		for (unsigned t = _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, field), field); t; t &= t - 1)
+			special[j + (unsigned)__builtin_ctz(t)] = 1;
+	}
+	for (; j < n; j++) {
+		y[j] = _cvtsh_ss(a[j]);
+		special[j] |= (uint8_t)((a[j] & 0x7C00) == 0x7C00);
+	}
+}
+
 /* BF16 to FP32 (its upper half, exact), NaN and inf marked in special[] */
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static void bfloat16_avx512(const uint16_t *a, size_t n, float *y,
 										     uint8_t *special)
@@ -191,11 +209,16 @@ __attribute__((target("avx512f,avx512dq"))) static bool odd_avx512(enum fpref_op
 	const bool sum = op == FPREF_OP_ADD || op == FPREF_OP_SUB || op == FPREF_OP_FMA;
 	for (size_t j = 0; j < n; j += 16) {
 		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
-		__m512 a = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x0 + j), s), b = zero, c = zero, dn, up, z;
+		__m512 a = _mm512_maskz_loadu_ps(m, x0 + j), b = zero, c = zero, dn, up, z;
 		if (x1)
-			b = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x1 + j), s);
+			b = _mm512_maskz_loadu_ps(m, x1 + j);
 		if (x2)
-			c = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x2 + j), s);
+			c = _mm512_maskz_loadu_ps(m, x2 + j);
+		if (scale != 1) {
+			a = _mm512_mul_ps(a, s);
+			b = _mm512_mul_ps(b, s);
+			c = _mm512_mul_ps(c, s);
+		}
 		__mmask16 r = 0;
 		switch (op) {
 		case FPREF_OP_ADD: THREE(ADD); break;
@@ -459,8 +482,11 @@ OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *
 		memset(rare, 0, n);
 		for (int k = 0; k < fpref_op_arity(p->op); k++) {
 			const uint16_t *halves = src[k];
-			if (p->byte_halves && isa == LANES_ISA_AVX512) {
-				bytes_avx512(&p->dec32, src[k], n, x[k], rare);
+			if (isa == LANES_ISA_AVX512) {
+				if (p->byte_halves)
+					bytes_avx512(&p->dec32, src[k], n, x[k], rare);
+				else
+					binary16_avx512(src[k], n, x[k], rare);
 				continue;
 			}
 			if (p->byte_halves) {
