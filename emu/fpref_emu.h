@@ -86,7 +86,7 @@ struct fpref_emu_op_context;
 struct fpref_emu_op_context *fpref_emu_op_context_new(enum fpref_op op, const struct fpref_format *f,
 						      const struct fpref_env *env);
 void fpref_emu_op_context_free(struct fpref_emu_op_context *c);
-/* Which path the context takes: "table", "fp64-lanes", "fixed-point" (bits only) or "generic". */
+/* Which path the context takes: "table", "fp32-lanes", "fp64-lanes", "fixed-point" (bits only) or "generic". */
 const char *fpref_emu_op_context_path(const struct fpref_emu_op_context *c);
 /* The instruction set its vector code runs on (the lanes, the tables'
  * gathers), as fpref_emu_converter_isa; fpref_emu_op_context_use_isa picks

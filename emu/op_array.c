@@ -192,7 +192,7 @@ struct fpref_emu_op_context *fpref_emu_op_context_new(enum fpref_op op, const st
 
 const char *fpref_emu_op_context_path(const struct fpref_emu_op_context *c)
 {
-	return c->codes_bits ? "table" : c->lanes ? "fp64-lanes" : c->fixed ? "fixed-point" : "generic";
+	return c->codes_bits ? "table" : c->lanes ? (fpref_emu_op_lanes_fp32(c->lanes, c->isa) ? "fp32-lanes" : "fp64-lanes") : c->fixed ? "fixed-point" : "generic";
 }
 
 const char *fpref_emu_op_context_isa(const struct fpref_emu_op_context *c)

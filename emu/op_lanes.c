@@ -37,8 +37,7 @@
 #include "op_lanes.h"
 #include "round_core.h"
 
-/* the chunk the arrays of doubles are made in: on the stack, in cache */
-enum { CHUNK = 512 };
+enum { CHUNK = OP_LANES_CHUNK };
 
 bool fpref_emu_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
 			 struct op_lanes_plan *p)
@@ -80,10 +79,13 @@ bool fpref_emu_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, con
 			p->special[b] = !finite;
 			double v = finite ? ldexp((double)u.significand, u.exponent) : 0;
 			p->value[b] = u.negative ? -v : v;
+			/* exact where the FP32 route takes f; NaN marks the patterns for the core */
+			p->value32[b] = finite ? (float)p->value[b] : NAN;
 		}
 	}
 	const struct fpref_format *f64 = fpref_format_get(FPREF_FORMAT_FLOAT64);
-	return fpref_emu_lanes_plan(f64, f, env, &p->conv);
+	p->via32 = fpref_emu_op_lanes32_plan(p);
+	return fpref_emu_lanes_plan(f64, f, env, &p->conv) || p->via32;
 }
 
 /* Whether the FPU rounds to nearest and keeps subnormals (this thread's
@@ -213,6 +215,11 @@ HOST_FPU_CLONES static void compute(const struct op_lanes_plan *p, double x[3][C
 	}
 }
 
+bool fpref_emu_op_lanes_fp32(const struct op_lanes_plan *p, enum lanes_isa isa)
+{
+	return p->via32 || (p->wide32 && isa == LANES_ISA_AVX512);
+}
+
 size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, const void *a, const void *b,
 		      const void *c, void *out, size_t n, uint8_t *flags, uint64_t first_index,
 		      size_t (*by_core)(const void *ctx, size_t i), const void *ctx)
@@ -227,13 +234,25 @@ size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, con
 	}
 	(void)first_index; /* explicit stochastic bits: one R for every element */
 	double x[3][CHUNK], d[CHUNK];
+	uint32_t y[CHUNK];
 	uint8_t rare[CHUNK];
+	struct wide_out w;
 	size_t invalid = 0;
 	for (size_t i = 0; i < n; i += CHUNK) {
 		size_t m = n - i < CHUNK ? n - i : CHUNK;
-		decode(p, operands, arity, i, m, x, rare);
-		compute(p, x, m, d, rare);
-		fpref_emu_lanes_convert(isa, &p->conv, d, (unsigned char *)out + i * p->bytes, m, flags ? flags + i : NULL);
+		unsigned char *o = (unsigned char *)out + i * p->bytes;
+		if (fpref_emu_op_lanes_fp32(p, isa)) {
+			bool any = fpref_emu_op_lanes32_compute(p, isa, operands, i, m, y, rare, &w);
+			fpref_emu_lanes_convert(isa, &p->conv32, y, o, m, flags ? flags + i : NULL);
+			if (p->wide32)
+				fpref_emu_op_lanes32_finish(p, isa, &w, o, flags ? flags + i : NULL);
+			if (!any)
+				continue;
+		} else {
+			decode(p, operands, arity, i, m, x, rare);
+			compute(p, x, m, d, rare);
+			fpref_emu_lanes_convert(isa, &p->conv, d, o, m, flags ? flags + i : NULL);
+		}
 		for (size_t j = 0; j < m; j += 8) { /* eight flags a word: most words are 0 */
 			uint64_t w = 0;
 			memcpy(&w, rare + j, m - j < 8 ? m - j : 8);

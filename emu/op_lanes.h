@@ -18,11 +18,66 @@ struct op_lanes_plan {
 	double value[256];        /* formats of 8 bits or fewer: each pattern's value */
 	uint8_t special[256];     /* ... and whether it is NaN, inf or no pattern of the format */
 	struct lanes_plan conv;   /* FP64 to f */
+	/* the FP32 route (op_lanes32.c), where the format fits it */
+	bool via32;
+	bool byte_fields;         /* a byte decoded by its fields (dec32), else through value32 */
+	bool byte_halves;         /* ... by FP16's fields and F16C (op_lanes32.c's as_halves) */
+	float value32[256];       /* value[] as floats, NaN where special[] is set */
+	struct dec {              /* decoding by fields (op_lanes32.c's by_fields) */
+		uint32_t m, top, rebias, sign_shift, mag_mask, special_from, odd_special, beyond;
+		float sub_scale, half_scale;
+	} dec32;
+	struct lanes_plan conv32; /* FP32 to f */
+	/* BF16 on AVX-512 (op_lanes32.c): FP32's own range, rounded to odd by
+	 * the instructions (struct wide_out) */
+	bool wide32;
+	uint64_t over_code[2], tiny_code[2]; /* the core's, by sign, for 2^200 and 2^-149 */
+	uint8_t over_flags[2], tiny_flags[2];
 };
 
 /* Whether add, sub, mul, div, sqrt or fma in f under env takes this path. */
 bool fpref_emu_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, const struct fpref_env *env,
 			 struct op_lanes_plan *p);
+
+/* the elements a chunk holds: its arrays on the stack, in cache */
+enum { OP_LANES_CHUNK = 512 };
+
+/* The FP32 route's part of p, its other fields set: whether f under env
+ * takes it (op_lanes32.c says where and why). */
+bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p);
+
+/* The operands of elements [i, i + n) decoded and op applied, rounded to
+ * odd at 24 bits, as FP32 bits in y[0..n), n <= OP_LANES_CHUNK; rare[j]
+ * set where the core must decide (a NaN or inf operand, a division by
+ * zero ...), and true where any is; w (wide32) what y cannot hold;
+ * isa's steps (the FP32 values are the same
+ * on each). */
+/* What the BF16 route (wide32) leaves beside its FP32 results, a chunk's
+ * worth: the elements whose exact value is beyond FLT_MAX (bit t % 16 of
+ * word t / 16, by sign), and those below FP32's normals (moved out of y,
+ * zero left there): their values, rounded to odd on FP32's subnormal grid,
+ * and places. */
+struct wide_out {
+	uint16_t over_pos[OP_LANES_CHUNK / 16], over_neg[OP_LANES_CHUNK / 16];
+	/* ... and those whose value rounded to odd is FP32's least subnormal
+	 * (every exact value below it, one class as the ones beyond are) */
+	uint16_t tiny_pos[OP_LANES_CHUNK / 16], tiny_neg[OP_LANES_CHUNK / 16];
+	float low[OP_LANES_CHUNK + 16];
+	uint32_t at[OP_LANES_CHUNK + 16];
+	size_t lows;
+};
+
+/* Whether the FP32 route runs on isa. */
+bool fpref_emu_op_lanes_fp32(const struct op_lanes_plan *p, enum lanes_isa isa);
+
+bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, enum lanes_isa isa, const void *const *operands,
+				  size_t i, size_t n, uint32_t *y, uint8_t *rare, struct wide_out *w);
+
+/* wide32, after the FP32 lanes have converted y: the elements w holds,
+ * beyond FLT_MAX by the plan's codes for 2^200, below FP32's normals by
+ * the FP64 lanes (p->conv), into out[0..) and flags (may be NULL). */
+void fpref_emu_op_lanes32_finish(const struct op_lanes_plan *p, enum lanes_isa isa, const struct wide_out *w,
+				 void *out, uint8_t *flags);
 
 /* out[i] = op(a[i], b[i], c[i]) for n elements, flags where asked; the
  * elements it cannot decide go to by_core(ctx, i) (which writes out[i] and

@@ -324,15 +324,16 @@ static size_t op_against_core(enum fpref_op op, const struct fpref_format *f, co
 	}
 	unsigned long bad = 0;
 	/* The widest instruction set first, with and without flags; then the
-	 * others where the choice is the context's own (the tables' gathers,
-	 * bits only): the fp64 lanes' conversion on each is check_lanes'
-	 * FP64-source cases', and their arithmetic is cloned by CPU, not by
-	 * the context's choice. */
+	 * others where the choice is the context's own (the tables' gathers
+	 * and the fp32 lanes' steps, bits only): the fp64 lanes' conversion on
+	 * each is check_lanes' FP64-source cases', and their arithmetic is
+	 * cloned by CPU, not by the context's choice. */
 	const char *own = fpref_emu_op_context_isa(ctx);
-	bool table = strcmp(fpref_emu_op_context_path(ctx), "table") == 0;
+	bool table = strcmp(fpref_emu_op_context_path(ctx), "table") == 0,
+	     fp32 = strcmp(fpref_emu_op_context_path(ctx), "fp32-lanes") == 0; /* its steps by instruction set */
 	for (size_t k = 0; k <= sizeof isas / sizeof isas[0]; k++) {
 		const char *isa = k == 0 ? own : isas[k - 1];
-		if (k > 0 && (!table || strcmp(isa, own) == 0 || fpref_emu_op_context_use_isa(ctx, isa) != 0))
+		if (k > 0 && ((!table && !fp32) || strcmp(isa, own) == 0 || fpref_emu_op_context_use_isa(ctx, isa) != 0))
 			continue; /* done, not the context's choice, or not on this CPU */
 		fpref_emu_op_array(ctx, a, b, c, out, n, NULL, 0);
 		if (k == 0)
@@ -366,11 +367,11 @@ static const enum fpref_op lane_ops[] = { FPREF_OP_ADD, FPREF_OP_SUB, FPREF_OP_M
 					   FPREF_OP_DIV, FPREF_OP_SQRT, FPREF_OP_FMA };
 
 /* Formats of 8 bits or fewer: every pair (every operand of sqrt; fma a
- * seeded sample of 2^16 triples) under the ops' modes where the context
- * takes the lanes (fma, and stochastic rounding, which no table holds),
- * and add under the first mode (the tables' gathers);
- * every mode in make check-exhaustive (the tables' own check is
- * tests/check_ops.c's). */
+ * seeded sample of 2^16 triples, half of them with a product from the
+ * lowest binades) under the ops' modes where the context takes the lanes
+ * (fma, and stochastic rounding, which no table holds), and add under the
+ * first mode (the tables' gathers); every mode, and fma on every triple,
+ * in make check-exhaustive (the tables' own check is tests/check_ops.c's). */
 START_TEST(ops_narrow)
 {
 	struct fpref_format f = drv_format((size_t)_i);
@@ -378,7 +379,10 @@ START_TEST(ops_narrow)
 		return;
 	struct drv_sweep sweep = drv_sweep_from_env();
 	struct env_case envs[DRV_MAX_ENVS];
-	size_t nenv = drv_envs(DRV_ENVS_MODES, envs);
+	/* the modes, then the overflow policies, knobs and P3109's environments
+	 * (disjoint sets of the driver's, so within DRV_MAX_ENVS) */
+	size_t nmodes = drv_envs(DRV_ENVS_MODES, envs);
+	size_t nenv = nmodes + drv_envs(DRV_ENVS_OPS_POLICIES, envs + nmodes);
 	enum { N = 65536 };
 	uint8_t *a = malloc(N), *b = malloc(N), *c = malloc(N);
 	uint64_t state = 5 + (uint64_t)_i;
@@ -391,6 +395,26 @@ START_TEST(ops_narrow)
 			    (!sweep.exhaustive && lane_ops[o] != FPREF_OP_FMA && envs[e].env.rounding != FPREF_SR &&
 			     !gathered))
 				continue;
+			unsigned bits = (unsigned)fpref_format_container_bits(&f);
+			uint8_t mask = (uint8_t)((1u << bits) - 1);
+			if (sweep.exhaustive && lane_ops[o] == FPREF_OP_FMA) { /* every triple, 2^16 at a time */
+				for (uint64_t start = 0; start < (UINT64_C(1) << (3 * bits)); start += N) {
+					for (size_t i = 0; i < N; i++) {
+						uint64_t t = start + i;
+						a[i] = (uint8_t)(t & mask);
+						b[i] = (uint8_t)((t >> bits) & mask);
+						c[i] = (uint8_t)((t >> (2 * bits)) & mask);
+					}
+					size_t n = (UINT64_C(1) << (3 * bits)) - start < N ? (size_t)((UINT64_C(1) << (3 * bits)) - start) : N;
+					compared += op_against_core(lane_ops[o], &f, &envs[e].env, a, b, c, n, NULL);
+				}
+				continue;
+			}
+			/* fma's odd triples: a product from the lowest binades beside any
+			 * c, whose exact sum needs more than FP32's 24 bits (the fp32
+			 * lanes' rounding to odd decides those) */
+			uint8_t sign = f.is_signed ? (uint8_t)(1u << (f.exp_bits + f.man_bits)) : 0;
+			uint8_t low = (uint8_t)(((1u << (f.exp_bits + f.man_bits)) - 1) >> 3);
 			for (size_t i = 0; i < N; i++) {
 				a[i] = (uint8_t)i;
 				b[i] = (uint8_t)(i >> 8);
@@ -398,16 +422,20 @@ START_TEST(ops_narrow)
 				if (lane_ops[o] == FPREF_OP_FMA) {
 					a[i] = (uint8_t)drv_random(&state);
 					b[i] = (uint8_t)drv_random(&state);
+					if (i & 1) {
+						a[i] &= (uint8_t)(sign | low);
+						b[i] &= (uint8_t)(sign | low);
+					}
 				}
 			}
-			uint8_t mask = (uint8_t)((1u << fpref_format_container_bits(&f)) - 1);
 			for (size_t i = 0; i < N; i++) {
 				a[i] &= mask;
 				b[i] &= mask;
 				c[i] &= mask;
 			}
+			/* the policies' environments on 2^12 of the sample */
 			compared += op_against_core(lane_ops[o], &f, &envs[e].env, a, b, c,
-						    lane_ops[o] == FPREF_OP_SQRT ? 256 : N, NULL);
+						    lane_ops[o] == FPREF_OP_SQRT ? 256 : e >= nmodes ? 4096 : N, NULL);
 		}
 	free(a);
 	free(b);
@@ -418,7 +446,7 @@ END_TEST
 
 /* 16-bit formats: every operand of sqrt; the others on 2^14 structured
  * pairs (drv_structured and drv_partner: ties, cancellation, edges) a
- * mode; make check-exhaustive: add, sub, mul and div under rne on every
+ * mode, overflow policy and P3109 environment; make check-exhaustive: add, sub, mul and div under rne on every
  * pair (2^32). */
 START_TEST(ops_sixteen_bit)
 {
@@ -427,7 +455,10 @@ START_TEST(ops_sixteen_bit)
 		return;
 	struct drv_sweep sweep = drv_sweep_from_env();
 	struct env_case envs[DRV_MAX_ENVS];
-	size_t nenv = drv_envs(DRV_ENVS_MODES, envs);
+	/* the modes, then the overflow policies, knobs and P3109's environments
+	 * (disjoint sets of the driver's, so within DRV_MAX_ENVS) */
+	size_t nmodes = drv_envs(DRV_ENVS_MODES, envs);
+	size_t nenv = nmodes + drv_envs(DRV_ENVS_OPS_POLICIES, envs + nmodes);
 	const size_t N = ((size_t)1 << 14) / sweep.stride;
 	size_t big = (size_t)1 << 24;
 	uint16_t *a = malloc(big * 2), *b = malloc(big * 2), *c = malloc(big * 2);
@@ -437,9 +468,11 @@ START_TEST(ops_sixteen_bit)
 		for (size_t e = 0; e < nenv; e++) {
 			if (!drv_owns(&sweep, ((uint64_t)_i * 8 + o) * DRV_MAX_ENVS + e))
 				continue;
-			size_t n = lane_ops[o] == FPREF_OP_SQRT ? 65536 : N;
+			/* the policies' environments on 2^10 structured operands (sqrt's too) */
+			bool every = lane_ops[o] == FPREF_OP_SQRT && e < nmodes;
+			size_t n = e >= nmodes ? 1024 : every ? 65536 : N;
 			for (size_t i = 0; i < n; i++) {
-				a[i] = lane_ops[o] == FPREF_OP_SQRT ? (uint16_t)i : (uint16_t)drv_structured(&f, &state);
+				a[i] = every ? (uint16_t)i : (uint16_t)drv_structured(&f, &state);
 				b[i] = (uint16_t)drv_partner(&f, a[i], &state);
 				c[i] = (uint16_t)(i % 3 ? drv_partner(&f, a[i], &state) : drv_structured(&f, &state));
 			}
@@ -456,7 +489,7 @@ START_TEST(ops_sixteen_bit)
 					a[i] = (uint16_t)(start + i);
 					b[i] = (uint16_t)((start + i) >> 16);
 				}
-				compared += op_against_core(lane_ops[o], &f, &env, a, b, c, big, "fp64-lanes");
+				compared += op_against_core(lane_ops[o], &f, &env, a, b, c, big, NULL);
 			}
 	}
 	free(a);

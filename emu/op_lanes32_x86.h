@@ -1,0 +1,31 @@
+/* The FP32 route's x86 steps (emu/op_lanes32_x86.c), for op_lanes32.c:
+ * each for the instruction set its name says, which the caller checks.
+ * Internal to emu/. */
+#ifndef FPREF_EMU_OP_LANES32_X86_H
+#define FPREF_EMU_OP_LANES32_X86_H
+
+#include "op_lanes.h"
+
+/* q[j] = sqrt(u[j]), j < n (-0 for -0; NaN below, for the core) */
+void fpref_emu_op32_roots_avx512(const float *u, float *q, size_t n);
+void fpref_emu_op32_roots_avx(const float *u, float *q, size_t n);
+/* FP16 to FP32 by F16C, exact */
+void fpref_emu_op32_halves_avx512(const uint16_t *a, size_t n, float *y);
+void fpref_emu_op32_halves_f16c(const uint16_t *a, size_t n, float *y);
+/* ... with NaN and inf marked in special[] (AVX-512 BW) */
+void fpref_emu_op32_binary16_avx512(const uint16_t *a, size_t n, float *y, uint8_t *special);
+/* BF16 to FP32 (its upper half), NaN and inf marked */
+void fpref_emu_op32_bfloat16_avx512(const uint16_t *a, size_t n, float *y, uint8_t *special);
+/* a byte format through FP16's fields and F16C (op_lanes32.c's
+ * as_halves), its specials marked: 32 bytes a step */
+void fpref_emu_op32_bytes_avx512(const struct dec *d, const uint8_t *a, size_t n, float *y, uint8_t *special);
+/* op rounded to odd at FP32's precision by the rounding in the
+ * instruction, on decoded floats times scale; rare[] and w as
+ * fpref_emu_op_lanes32_compute's; whether any element is rare */
+bool fpref_emu_op32_odd_avx512(enum fpref_op op, bool rdn, float scale, const float *x0, const float *x1,
+			       const float *x2, size_t n, uint32_t *y, uint8_t *rare, struct wide_out *w);
+/* a class's codes and flags (by sign) where its masks say */
+void fpref_emu_op32_classes_avx512(const uint16_t *pos_mask, const uint16_t *neg_mask, const uint64_t code[2],
+				   const uint8_t fl[2], uint16_t *o, uint8_t *flags);
+
+#endif
