@@ -406,7 +406,8 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
  * way of NARROW (GCC narrows 32-bit lanes to bytes in one step with some
  * thirty scalar instructions on AVX2, in two with two packs), flags as
  * bytes; count below L: a zero-padded partial register, stored element by
- * element. */
+ * element.  The lanes for the core are marked in rb (a byte each, from
+ * element b) and ORed into any, for after the block. */
 #define LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, i, count)                                 \
 	do {                                                                                                         \
 		U x_, rare_ = { 0 }, fl_ = { 0 };                                                                    \
@@ -437,26 +438,38 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 			}                                                                                            \
 		}                                                                                                    \
 		if (may_rare || want_flags) {                                                                        \
-			uint64_t any_ = 0;                                                                           \
-			ANY_LANE(rare_, FLAG_V, any_);                                                                    \
-			for (size_t j_ = 0; any_ && j_ < (count); j_++)                                              \
-				if (rare_[j_])                                                                       \
-					lanes_fix(plan, in, out, flags, (i) + j_);                                   \
+			FLAG_V r_ = __builtin_convertvector(rare_, FLAG_V);                                          \
+			memcpy(rb + ((i) - b), &r_, sizeof r_);                                                      \
+			any |= rare_;                                                                                \
 		}                                                                                                    \
 	} while (0)
 
-/* Every element: whole registers, then the last partial one. */
+/* Every element, in blocks of LANES_BLOCK: whole registers, then the last
+ * partial one; then the block's lanes for the core.  No call inside a
+ * block, so that the plan's constants stay in registers. */
+enum { LANES_BLOCK = 512 };
 #define LANES_LOOP(NAME, LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V)                                     \
 	static inline __attribute__((always_inline)) void NAME(const struct lanes_plan *plan, bool rne, bool ns,      \
 							     bool zu, bool sr, bool sr_c, bool may_rare, bool want_flags, \
 							     const void *in, void *out, size_t n, uint8_t *flags)    \
 	{                                                                                                            \
 		const struct lanes_k k = plan->k;                                                                    \
-		size_t whole = n / (L) * (L);                                                                        \
-		for (size_t i = 0; i < whole; i += (L))                                                              \
-			LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, i, (size_t)(L));           \
-		if (whole < n)                                                                                       \
-			LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, whole, n - whole);         \
+		for (size_t b = 0; b < n; b += LANES_BLOCK) {                                                        \
+			size_t end = n - b < LANES_BLOCK ? n : b + LANES_BLOCK, whole = b + (end - b) / (L) * (L);   \
+			uint8_t rb[LANES_BLOCK + (L)];                                                               \
+			U any = { 0 };                                                                               \
+			for (size_t i = b; i < whole; i += (L))                                                      \
+				LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, i, (size_t)(L));   \
+			if (whole < end)                                                                             \
+				LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, whole, end - whole); \
+			if (may_rare || want_flags) {                                                                \
+				uint64_t any_ = 0;                                                                   \
+				ANY_LANE(any, FLAG_V, any_);                                                         \
+				for (size_t j_ = b; any_ && j_ < end; j_++)                                          \
+					if (rb[j_ - b])                                                              \
+						lanes_fix(plan, in, out, flags, j_);                                 \
+			}                                                                                            \
+		}                                                                                                    \
 	}
 
 /* The loops of one register width: by the source's and the target's
