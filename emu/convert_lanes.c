@@ -119,6 +119,7 @@ static void plan_via32(struct lanes_plan *p)
 	p->p32.rne_zero_unsigned = q.rne_zero_unsigned;
 	p->p32.sr = q.sr;
 	p->p32.rare = q.rare;
+	p->p32.mag = q.mag;
 	p->p32.k = q.k;
 }
 
@@ -215,7 +216,6 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	k->inf_mag = k->inf_pos & ~((uint64_t)1 << k->sign_shift);
 	bool inf_ok = lane_signed(k, false, k->inf_mag, false) == k->inf_pos &&
 		      lane_signed(k, true, k->inf_mag, false) == k->inf_neg;
-	k->inf_rare = 0;
 	/* Beyond max finite a lane takes the code the core gives there, sign
 	 * and all (max, inf, or NaN where there is no inf, unsigned in FNUZ);
 	 * stochastic rounding's depends on the direction it took, as the
@@ -241,7 +241,30 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 			over_ok = over_ok && lane_signed(k, negative, (uint64_t)c, false) == over;
 		}
 	}
-	k->over_rare = 0; /* every lane beyond max takes the core's own code */
+	/* the magnitude plan: every code beyond max (stochastic rounding's for
+	 * each direction too), inf's and NaN's a magnitude the lane's sign rule
+	 * signs, the codes beyond max reached from any q > max_code by min() */
+	bool mag_ok = nan_rule || k->nan_rare;
+	int64_t *ends[5] = { &k->mclamp_pos, &k->mclamp_neg, &k->clamp_away_pos, &k->clamp_away_neg, &k->inf_m };
+	for (int i = 0; i < 5; i++) {
+		bool negative = i & 1;
+		uint64_t code = i < 4 ? *codes[i] : k->inf_pos;
+		/* the magnitude, or the whole code where the sign is in it (FNUZ's NaN) */
+		int64_t c = (int64_t)(code & ~((uint64_t)1 << k->sign_shift));
+		if (lane_signed(k, negative, (uint64_t)c, false) != code)
+			c = (int64_t)code;
+		*ends[i] = c;
+		mag_ok = mag_ok && lane_signed(k, negative, (uint64_t)c, false) == code &&
+			 (i == 4 || c == k->max_code || c == k->max_code + 1);
+	}
+	mag_ok = mag_ok && lane_signed(k, true, (uint64_t)k->inf_m, false) == k->inf_neg;
+	p->mag = mag_ok;
+	k->sr_away = sr && (k->clamp_away_pos != k->mclamp_pos || k->clamp_away_neg != k->mclamp_neg);
+	k->half_shift = k->near ? 1 : 0;
+	k->up_pos = k->near | k->dir_pos;
+	k->up_neg = k->near | k->dir_neg;
+	k->sign_down = (uint64_t)k->sign_at - k->sign_shift;
+	k->sign_out = (uint64_t)1 << k->sign_shift;
 	/* rne on FP32 or FP64 with nothing for the core: the shorter sequence,
 	 * inf through the clamp by min() as any value beyond max */
 	p->rne_fast = env->rounding == FPREF_RNE && fpref_format_container_bits(from) >= 32 && nan_ok && nan_rule && inf_ok &&
@@ -250,7 +273,7 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 		      fpref_format_max_exponent(to) <= src_bias;
 	p->rne_nan_signed = k->nan_signed != 0;
 	p->sr = sr;
-	p->rare = k->nan_rare || k->inf_rare || k->over_rare || k->sub_rare || k->deep_rare;
+	p->rare = k->nan_rare || k->sub_rare || k->deep_rare;
 	p->rne_zero_unsigned = k->zero_unsigned != 0;
 	plan_via32(p);
 	return true;
@@ -303,8 +326,8 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
  * want_flags *fl holds each lane's flags. */
 #define LANES(NAME, U, I, T, ST, W)                                                                                  \
 	static inline __attribute__((always_inline)) U NAME(const struct lanes_k *k, bool rne, bool ns, bool zu,      \
-							  bool sr, bool sr_c, bool may_rare, bool want_flags, U x,  \
-							  U *rare, U *fl)                                           \
+							  bool mg, bool sr, bool sr_c, bool may_rare, bool want_flags, \
+							  U x, U *rare, U *fl)                                      \
 	{                                                                                                            \
 		const U zero = { 0 };                                                                                \
 		const I izero = { 0 };                                                                               \
@@ -316,6 +339,40 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 		U shift = (T)W - (U)upc;                                                                             \
 		U r = PICK((U)((I)mag >= (ST)k->normal_from), mag - (T)k->rebias, (mag & (T)k->man_mask) | (T)k->implicit); \
 		U negm = zero - ((x >> (T)k->sign_at) & 1u);                                                         \
+		if (mg) {                                                                                            \
+			U low = ones >> (U)upc, inc;                                                                 \
+			if (sr) {                                                                                    \
+				inc = (zero + (T)k->sr_scaled) >> (U)(upc - (ST)k->up_least);                        \
+				if (sr_c) {                                                                          \
+					I c = (I)shift - (ST)k->sr_bits;                                             \
+					U cu = (U)LANE_MAX(c, izero), cm = (U)LANE_MAX(c - 1, izero);                \
+					inc += (U)(c > 0) & (((zero + 1u) << cm) - 1u + ((r >> cu) & 1u));           \
+				}                                                                                    \
+			} else {                                                                                     \
+				inc = ((low >> (T)k->half_shift) & PICK(negm, zero + (T)k->up_neg, zero + (T)k->up_pos)) + \
+				      ((r >> shift) & (T)k->even) + (T)k->away;                                      \
+			}                                                                                            \
+			U q = (r + inc) >> shift;                                                                    \
+			if (!sr && k->odd) /* a branch the whole call takes alike */                                 \
+				q |= (U)((r & low) != 0) & 1u;                                                       \
+			q = PICK((U)(mag == 0), zero, q);                                                            \
+			U cl = PICK(negm, zero + (T)k->mclamp_neg, zero + (T)k->mclamp_pos);                         \
+			if (sr && k->sr_away)                                                                        \
+				cl = PICK((U)(q != (r >> shift)),                                                    \
+					  PICK(negm, zero + (T)k->clamp_away_neg, zero + (T)k->clamp_away_pos), cl); \
+			q = (U)LANE_MIN((I)q, (I)cl);                                                                \
+			U nan = (U)((I)mag > (ST)k->inf_pattern), inf = (U)(mag == (T)k->inf_pattern);               \
+			q = PICK(inf, zero + (T)k->inf_m, q);                                                        \
+			q = PICK(nan, zero + (T)k->nan_mag, q);                                                      \
+			U sign = (x >> (T)k->sign_down) & (T)k->sign_out;                                            \
+			sign &= (~nan | (T)k->nan_signed) & ((U)(q != 0u) | ~(T)k->zero_unsigned);                   \
+			if (may_rare) {                                                                              \
+				U sub = (U)((mag >> (T)k->src_man) == 0u) & ~(U)(mag == 0u);                         \
+				U deep = (U)(up < (ST)k->up_least) & ~(U)(mag == 0u);                                \
+				*rare = (nan & (T)k->nan_rare) | (sub & (T)k->sub_rare) | (deep & (T)k->deep_rare); \
+			}                                                                                            \
+			return q | sign;                                                                             \
+		}                                                                                                    \
 		U q, dropped = zero, away = zero;                                                                    \
 		if (rne) { /* + half an ulp less one, + the kept lsb: ties to even */                               \
 			q = (r + ((ones >> 1u) >> (U)upc) + ((r >> shift) & 1u)) >> shift;                          \
@@ -366,8 +423,7 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			if (may_rare) {                                                                              \
 				U sub = (U)((mag >> (T)k->src_man) == 0u) & ~(U)(mag == 0u);                         \
 				U deep = (U)(up < (ST)k->up_least) & ~(U)(mag == 0u);                                \
-				rr = (nan & (T)k->nan_rare) | (inf & (T)k->inf_rare) | (over & (T)k->over_rare) |    \
-				     (sub & (T)k->sub_rare) | (deep & (T)k->deep_rare);                              \
+				rr = (nan & (T)k->nan_rare) | (sub & (T)k->sub_rare) | (deep & (T)k->deep_rare);    \
 			}                                                                                            \
 			if (want_flags) {                                                                            \
 				/* specials and the underflow flag's candidates (at most the least normal, inexact) \
@@ -422,7 +478,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 			memcpy(&v_, part_, sizeof v_);                                                               \
 			x_ = __builtin_convertvector(v_, U);                                                         \
 		}                                                                                                    \
-		U y_ = LANES(&k, rne, ns, zu, sr, sr_c, may_rare, want_flags, x_, &rare_, &fl_);                     \
+		U y_ = LANES(&k, rne, ns, zu, mg, sr, sr_c, may_rare, want_flags, x_, &rare_, &fl_);                     \
 		if ((count) == (L)) {                                                                                \
 			OUT_V o_ = __builtin_convertvector(__builtin_convertvector(y_, NARROW), OUT_V);              \
 			memcpy((OUT_T *)out + (i), &o_, sizeof o_);                                                  \
@@ -450,7 +506,8 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 enum { LANES_BLOCK = 512 };
 #define LANES_LOOP(NAME, LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V)                                     \
 	static inline __attribute__((always_inline)) void NAME(const struct lanes_plan *plan, bool rne, bool ns,      \
-							     bool zu, bool sr, bool sr_c, bool may_rare, bool want_flags, \
+							     bool zu, bool mg, bool sr, bool sr_c, bool may_rare,    \
+							     bool want_flags,                                        \
 							     const void *in, void *out, size_t n, uint8_t *flags)    \
 	{                                                                                                            \
 		const struct lanes_k k = plan->k;                                                                    \
@@ -498,22 +555,22 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
 	do {                                                                                                         \
 		bool c_ = (p)->k.sr_c != 0;                                                                          \
 		if (flags)                                                                                           \
-			LOOP(p, false, false, false, (p)->sr, c_, true, true, in, out, n, flags);                    \
+			LOOP(p, false, false, false, false, (p)->sr, c_, true, true, in, out, n, flags);             \
 		else if ((p)->rne_fast && (p)->rne_nan_signed && !(p)->rne_zero_unsigned)                            \
-			LOOP(p, true, true, false, false, false, false, false, in, out, n, NULL);                    \
+			LOOP(p, true, true, false, false, false, false, false, false, in, out, n, NULL);             \
 		else if ((p)->rne_fast && !(p)->rne_nan_signed && (p)->rne_zero_unsigned)                            \
-			LOOP(p, true, false, true, false, false, false, false, in, out, n, NULL);                    \
+			LOOP(p, true, false, true, false, false, false, false, false, in, out, n, NULL);             \
 		else if ((p)->rne_fast)                                                                              \
-			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, false, in, out, n, \
-			     NULL);                                                                                  \
-		else if ((p)->sr && c_)                                                                              \
-			LOOP(p, false, false, false, true, true, true, false, in, out, n, NULL);                     \
-		else if ((p)->sr)                                                                                    \
-			LOOP(p, false, false, false, true, false, true, false, in, out, n, NULL);                    \
-		else if ((p)->rare)                                                                                  \
-			LOOP(p, false, false, false, false, false, true, false, in, out, n, NULL);                   \
+			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, false, false, in, \
+			     out, n, NULL);                                                                          \
+		else if ((p)->mag && (p)->sr)                                                                        \
+			LOOP(p, false, false, false, true, true, c_, true, false, in, out, n, NULL);                 \
+		else if ((p)->mag && (p)->rare)                                                                      \
+			LOOP(p, false, false, false, true, false, false, true, false, in, out, n, NULL);             \
+		else if ((p)->mag)                                                                                   \
+			LOOP(p, false, false, false, true, false, false, false, false, in, out, n, NULL);            \
 		else                                                                                                 \
-			LOOP(p, false, false, false, false, false, false, false, in, out, n, NULL);                  \
+			LOOP(p, false, false, false, false, (p)->sr, c_, true, false, in, out, n, NULL);             \
 	} while (0)
 
 #define LANES_DISPATCH(P, p, in, out, n, flags)                                                                    \
@@ -616,6 +673,7 @@ void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, con
 		q.rne_zero_unsigned = p->p32.rne_zero_unsigned;
 		q.sr = p->p32.sr;
 		q.rare = p->p32.rare;
+		q.mag = p->p32.mag;
 		q.k = p->p32.k;
 		q.via32 = false;
 		enum { CHUNK = 512 };

@@ -47,7 +47,16 @@ struct lanes_k {
 	uint64_t sr_scaled; /* R 2^(smax - sr_bits), smax the greatest shift: R's term is it >> (smax - shift) */
 	int64_t sr_bits;
 	/* lanes that go to the core (masks) */
-	uint64_t nan_rare, inf_rare, over_rare, sub_rare, deep_rare;
+	uint64_t nan_rare, sub_rare, deep_rare;
+	/* the magnitude plan's (struct lanes_plan's mag): the increment is
+	 * (the dropped places >> half_shift & up[sign]) + (the kept last bit &
+	 * even) + away, or stochastic rounding's; beyond max a magnitude
+	 * mclamp_* (clamp_away_* where stochastic rounding rounded up, if
+	 * sr_away), inf inf_m, NaN nan_mag; the sign is (x >> sign_down) &
+	 * sign_out */
+	uint64_t half_shift, up_pos, up_neg, sign_down, sign_out;
+	int64_t mclamp_pos, mclamp_neg, clamp_away_pos, clamp_away_neg, inf_m;
+	bool sr_away;
 };
 
 struct lanes_plan {
@@ -59,6 +68,9 @@ struct lanes_plan {
 	bool rne_fast, rne_nan_signed, rne_zero_unsigned;
 	/* the other variants' constants: stochastic rounding, any lane for the core */
 	bool sr, rare;
+	/* every special result a signed magnitude (struct lanes_k): the
+	 * shorter ending of the general lanes */
+	bool mag;
 	struct lanes_k k;
 	/* FP64 sources, bits only: each chunk of 512 rounded to odd into
 	 * FP32 (exact where it can be: zeros and |x| in [2^-126, 2^128)) and
@@ -69,7 +81,7 @@ struct lanes_plan {
 	 * 24), as in emu/op_lanes.c. */
 	bool via32;
 	struct {
-		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare;
+		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare, mag;
 		struct lanes_k k;
 	} p32;
 };
