@@ -260,9 +260,11 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	mag_ok = mag_ok && lane_signed(k, true, (uint64_t)k->inf_m, false) == k->inf_neg;
 	p->mag = mag_ok;
 	k->sr_away = sr && (k->clamp_away_pos != k->mclamp_pos || k->clamp_away_neg != k->mclamp_neg);
-	k->half_shift = k->near ? 1 : 0;
-	k->up_pos = k->near | k->dir_pos;
-	k->up_neg = k->near | k->dir_neg;
+	/* a zero reaches the cap with r the implicit bit alone, or |x| itself
+	 * with no rebias: rne, rna and rtz give 0 there, the others may not */
+	bool zero_low = (k->normal_from > 0 && k->up_from <= k->up_least) || (k->normal_from <= 0 && k->rebias == 0);
+	k->lift_zero = k->dir_pos || k->dir_neg || k->odd || !zero_low;
+	k->inf_clamps = k->inf_m == k->mclamp_pos && k->inf_m == k->mclamp_neg && !k->sr_away && emax <= src_bias;
 	k->sign_down = (uint64_t)k->sign_at - k->sign_shift;
 	k->sign_out = (uint64_t)1 << k->sign_shift;
 	/* rne on FP32 or FP64 with nothing for the core: the shorter sequence,
@@ -340,32 +342,46 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 		U r = PICK((U)((I)mag >= (ST)k->normal_from), mag - (T)k->rebias, (mag & (T)k->man_mask) | (T)k->implicit); \
 		U negm = zero - ((x >> (T)k->sign_at) & 1u);                                                         \
 		if (mg) {                                                                                            \
-			U low = ones >> (U)upc, inc;                                                                 \
+			/* the branches on k go the same way for the whole call: each leaves out a term \
+			 * the plan's rounding or codes do not need */                                              \
+			U low = ones >> (U)upc, inc = zero + (T)k->away;                                             \
 			if (sr) {                                                                                    \
 				inc = (zero + (T)k->sr_scaled) >> (U)(upc - (ST)k->up_least);                        \
 				if (sr_c) {                                                                          \
-					I c = (I)shift - (ST)k->sr_bits;                                             \
-					U cu = (U)LANE_MAX(c, izero), cm = (U)LANE_MAX(c - 1, izero);                \
-					inc += (U)(c > 0) & (((zero + 1u) << cm) - 1u + ((r >> cu) & 1u));           \
+					/* the full path's term, c = shift - sr_bits: where c > 0, h = 2^(c-1) - 1   \
+					 * plus r's bit c, which is max(h, r >> 1 & 2^(c-1)); else 0 = h = top */   \
+					U top = low >> (T)k->sr_bits, h = top >> 1u, b = (r >> 1u) & (top - h);     \
+					inc += PICK((U)((I)b > (I)h), b, h);                                         \
 				}                                                                                    \
-			} else {                                                                                     \
-				inc = ((low >> (T)k->half_shift) & PICK(negm, zero + (T)k->up_neg, zero + (T)k->up_pos)) + \
-				      ((r >> shift) & (T)k->even) + (T)k->away;                                      \
+			} else if (k->near) {                                                                        \
+				inc += low >> 1u;                                                                    \
+				if (k->even)                                                                         \
+					inc += (r >> shift) & 1u;                                                    \
+			} else if (k->dir_pos | k->dir_neg) { /* rup: the positive lanes, rdn the negative */       \
+				inc = low & (negm ^ (T)k->dir_pos);                                                  \
 			}                                                                                            \
 			U q = (r + inc) >> shift;                                                                    \
-			if (!sr && k->odd) /* a branch the whole call takes alike */                                 \
+			if (!sr && k->odd)                                                                           \
 				q |= (U)((r & low) != 0) & 1u;                                                       \
-			q = PICK((U)(mag == 0), zero, q);                                                            \
-			U cl = PICK(negm, zero + (T)k->mclamp_neg, zero + (T)k->mclamp_pos);                         \
+			if (sr || k->lift_zero) /* a zero's r is the implicit bit: the rounding may lift it */     \
+				q = PICK((U)(mag == 0), zero, q);                                                    \
+			U cl = zero + (T)k->mclamp_pos;                                                              \
+			if (k->mclamp_neg != k->mclamp_pos)                                                          \
+				cl = PICK(negm, zero + (T)k->mclamp_neg, cl);                                        \
 			if (sr && k->sr_away)                                                                        \
 				cl = PICK((U)(q != (r >> shift)),                                                    \
 					  PICK(negm, zero + (T)k->clamp_away_neg, zero + (T)k->clamp_away_pos), cl); \
 			q = (U)LANE_MIN((I)q, (I)cl);                                                                \
-			U nan = (U)((I)mag > (ST)k->inf_pattern), inf = (U)(mag == (T)k->inf_pattern);               \
-			q = PICK(inf, zero + (T)k->inf_m, q);                                                        \
+			/* inf and NaN: inf through the clamp where its code is the clamp's */                      \
+			U nan = (U)((I)mag > (ST)k->inf_pattern);                                                    \
+			if (!k->inf_clamps)                                                                          \
+				q = PICK((U)(mag == (T)k->inf_pattern), zero + (T)k->inf_m, q);                      \
 			q = PICK(nan, zero + (T)k->nan_mag, q);                                                      \
 			U sign = (x >> (T)k->sign_down) & (T)k->sign_out;                                            \
-			sign &= (~nan | (T)k->nan_signed) & ((U)(q != 0u) | ~(T)k->zero_unsigned);                   \
+			if (!k->nan_signed)                                                                          \
+				sign &= ~nan;                                                                        \
+			if (k->zero_unsigned)                                                                        \
+				sign &= (U)(q != 0u);                                                                \
 			if (may_rare) {                                                                              \
 				U sub = (U)((mag >> (T)k->src_man) == 0u) & ~(U)(mag == 0u);                         \
 				U deep = (U)(up < (ST)k->up_least) & ~(U)(mag == 0u);                                \
@@ -642,22 +658,43 @@ int fpref_emu_lanes_isa_parse(const char *name, enum lanes_isa *isa)
 
 /* FP64 values x[0..n) rounded to odd into FP32 y[0..n): true where every
  * one is a zero or has |x| in [2^-126, 2^128), where the FP32 value is
- * the truncation with the sticky bit ORed into its last place. */
+ * the truncation with the sticky bit ORed into its last place.  In 32-bit
+ * halves, sixteen at a time: for such x, ((|x| - (896 << 52)) >> 29) is
+ * (hi << 3 | lo >> 29) + 0x40000000 mod 2^32, and its bit 31 is clear, so
+ * the XOR leaves bits 30..0 as the sum does and bit 31 takes the sign. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 static bool narrow_to_odd(const uint64_t *x, uint32_t *y, size_t n)
 {
 	const uint64_t least = (uint64_t)(1023 - 126) << 52, span = (uint64_t)(128 + 126) << 52,
 		       rebias = (uint64_t)(1023 - 127) << 52;
-	uint64_t outside = 0;
-	for (size_t j = 0; j < n; j++) {
+	typedef uint32_t v16 __attribute__((vector_size(64)));
+	v16 outside = { 0 };
+	size_t j = 0;
+	for (; j + 16 <= n; j += 16) {
+		v16 a, b;
+		memcpy(&a, x + j, sizeof a);
+		memcpy(&b, x + j + 8, sizeof b);
+		v16 lo = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+		v16 hi = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+		v16 ah = hi & 0x7FFFFFFFu, zero = (v16)((ah | lo) == 0u);
+		outside |= (v16)(ah - (uint32_t)(least >> 32) >= (uint32_t)(span >> 32)) & ~zero;
+		v16 t = ((hi << 3u) | (lo >> 29u)) ^ 0x40000000u;
+		v16 v = (hi & 0x80000000u) | (t & 0x7FFFFFFFu) | ((v16)((lo & 0x1FFFFFFFu) != 0u) & 1u);
+		v = (zero & hi) | (~zero & v);
+		memcpy(y + j, &v, sizeof v);
+	}
+	uint64_t out = 0;
+	for (size_t w = 0; w < 16; w++)
+		out |= outside[w];
+	for (; j < n; j++) {
 		uint64_t v = x[j], a = v & ~((uint64_t)1 << 63), sign = (v >> 32) & 0x80000000u;
-		outside |= (uint64_t)(a - least >= span) & (uint64_t)(a != 0);
+		out |= (uint64_t)(a - least >= span) & (uint64_t)(a != 0);
 		uint64_t b = ((a - rebias) >> 29) | (uint64_t)((a & 0x1FFFFFFF) != 0);
 		y[j] = (uint32_t)(sign | (a ? b : 0));
 	}
-	return !outside;
+	return !out;
 }
 
 void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,

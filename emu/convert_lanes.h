@@ -48,15 +48,15 @@ struct lanes_k {
 	int64_t sr_bits;
 	/* lanes that go to the core (masks) */
 	uint64_t nan_rare, sub_rare, deep_rare;
-	/* the magnitude plan's (struct lanes_plan's mag): the increment is
-	 * (the dropped places >> half_shift & up[sign]) + (the kept last bit &
-	 * even) + away, or stochastic rounding's; beyond max a magnitude
-	 * mclamp_* (clamp_away_* where stochastic rounding rounded up, if
-	 * sr_away), inf inf_m, NaN nan_mag; the sign is (x >> sign_down) &
-	 * sign_out */
-	uint64_t half_shift, up_pos, up_neg, sign_down, sign_out;
+	/* the magnitude plan's (struct lanes_plan's mag): the increment as
+	 * above, each term only where the rounding has it (a zero's result
+	 * forced to 0 where lift_zero); beyond max a magnitude mclamp_*
+	 * (clamp_away_* where stochastic rounding rounded up, if sr_away), inf
+	 * inf_m (through the clamp where inf_clamps), NaN nan_mag; the sign is
+	 * (x >> sign_down) & sign_out */
+	uint64_t sign_down, sign_out;
 	int64_t mclamp_pos, mclamp_neg, clamp_away_pos, clamp_away_neg, inf_m;
-	bool sr_away;
+	bool sr_away, lift_zero, inf_clamps;
 };
 
 struct lanes_plan {
