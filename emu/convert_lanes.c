@@ -105,7 +105,7 @@ static bool plan_rounding(const struct fpref_env *env, unsigned word_bits, struc
 static void plan_via32(struct lanes_plan *p)
 {
 	const struct fpref_format *to = &p->to;
-	if (p->word_bits != 64 || p->rne_fast) /* the plain rne plan is faster on its own 64-bit lanes */
+	if (p->word_bits != 64)
 		return;
 	int extra = p->env.rounding == FPREF_SR ? (int)p->env.sr_width + 3 : 2;
 	if (to->man_bits + 1 + extra > 24 || fpref_format_min_exponent(to) - to->man_bits - extra < -149)
@@ -264,6 +264,11 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	 * with no rebias: rne, rna and rtz give 0 there, the others may not */
 	bool zero_low = (k->normal_from > 0 && k->up_from <= k->up_least) || (k->normal_from <= 0 && k->rebias == 0);
 	k->lift_zero = k->dir_pos || k->dir_neg || k->odd || !zero_low;
+	/* sub: field 0, below the implicit bit; deep: up below up_least */
+	uint64_t deep_below = k->up_least > k->up_from ? (uint64_t)(k->up_least - k->up_from) << sm : 0;
+	k->rare_below = k->sub_rare ? k->implicit : 0;
+	if (k->deep_rare && deep_below > k->rare_below)
+		k->rare_below = deep_below;
 	k->inf_clamps = k->inf_m == k->mclamp_pos && k->inf_m == k->mclamp_neg && !k->sr_away && emax <= src_bias;
 	k->sign_down = (uint64_t)k->sign_at - k->sign_shift;
 	k->sign_out = (uint64_t)1 << k->sign_shift;
@@ -382,10 +387,13 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 				sign &= ~nan;                                                                        \
 			if (k->zero_unsigned)                                                                        \
 				sign &= (U)(q != 0u);                                                                \
-			if (may_rare) {                                                                              \
-				U sub = (U)((mag >> (T)k->src_man) == 0u) & ~(U)(mag == 0u);                         \
-				U deep = (U)(up < (ST)k->up_least) & ~(U)(mag == 0u);                                \
-				*rare = (nan & (T)k->nan_rare) | (sub & (T)k->sub_rare) | (deep & (T)k->deep_rare); \
+			if (may_rare) { /* the marked subnormal and deep lanes: |x| in [1, rare_below) */            \
+				U rr = zero;                                                                         \
+				if (k->rare_below)                                                                   \
+					rr = (U)(mag - 1u < (T)(k->rare_below - 1));                                 \
+				if (k->nan_rare)                                                                     \
+					rr |= nan;                                                                   \
+				*rare = rr;                                                                          \
 			}                                                                                            \
 			return q | sign;                                                                             \
 		}                                                                                                    \
@@ -579,8 +587,10 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
 		else if ((p)->rne_fast)                                                                              \
 			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, false, false, in, \
 			     out, n, NULL);                                                                          \
+		else if ((p)->mag && (p)->sr && c_)                                                                  \
+			LOOP(p, false, false, false, true, true, true, true, false, in, out, n, NULL);               \
 		else if ((p)->mag && (p)->sr)                                                                        \
-			LOOP(p, false, false, false, true, true, c_, true, false, in, out, n, NULL);                 \
+			LOOP(p, false, false, false, true, true, false, true, false, in, out, n, NULL);              \
 		else if ((p)->mag && (p)->rare)                                                                      \
 			LOOP(p, false, false, false, true, false, false, true, false, in, out, n, NULL);             \
 		else if ((p)->mag)                                                                                   \

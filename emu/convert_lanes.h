@@ -57,6 +57,7 @@ struct lanes_k {
 	uint64_t sign_down, sign_out;
 	int64_t mclamp_pos, mclamp_neg, clamp_away_pos, clamp_away_neg, inf_m;
 	bool sr_away, lift_zero, inf_clamps;
+	uint64_t rare_below; /* the sub_rare and deep_rare lanes: nonzero |x| below it */
 };
 
 struct lanes_plan {
