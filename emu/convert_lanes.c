@@ -10,8 +10,8 @@
  * sign), and what the lanes do not model (a NaN style that keeps
  * payloads, the underflow flag, stochastic rounding's far tail) is marked
  * per lane and converted by the core, element by element.  FP64 sources
- * off the plain rne plan take the 32-bit lanes after rounding to odd
- * into FP32, chunk by chunk (struct lanes_plan's via32).  tests/check_emu.c holds the
+ * take the 32-bit lanes after rounding to odd into FP32, chunk by chunk,
+ * where the target is narrow enough (struct lanes_plan's via32).  tests/check_emu.c holds the
  * whole against the core, every FP32 pattern in make check-exhaustive. */
 #include <string.h>
 
@@ -573,8 +573,8 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
 /* The loop for the plan's sizes and variant: with flags, everything; else
  * rne_fast with its sign rules as constants for the usual targets
  * (IEEE-style NaN keeps its sign; FNUZ has neither -0 nor a signed NaN);
- * else the rounding as data, the stochastic terms and the lanes for the
- * core only where the plan has them. */
+ * else the magnitude plan, the stochastic terms (rule C's apart) and the
+ * lanes for the core only where the plan has them; else the whole codes. */
 #define LANES_VARIANT(LOOP, p, in, out, n, flags)                                                                  \
 	do {                                                                                                         \
 		bool c_ = (p)->k.sr_c != 0;                                                                          \
