@@ -11,8 +11,8 @@
  * sign), and what the lanes do not model (a NaN style that keeps
  * payloads, the underflow flag, stochastic rounding's far tail) is marked
  * per lane and converted by the core, element by element.  FP64 sources
- * off the plain rne plan take the 32-bit lanes after rounding to odd
- * into FP32, chunk by chunk (struct lanes_plan's via32).  tests/check_emu.c holds the
+ * take the 32-bit lanes after rounding to odd into FP32, chunk by chunk,
+ * where the target is narrow enough (struct lanes_plan's via32).  tests/check_emu.c holds the
  * whole against the core, every FP32 pattern in make check-exhaustive. */
 #include <string.h>
 
@@ -106,7 +106,7 @@ static bool plan_rounding(const struct fpref_env *env, unsigned word_bits, struc
 static void plan_via32(struct lanes_plan *p)
 {
 	const struct fpref_format *to = &p->to;
-	if (p->word_bits != 64 || p->rne_fast) /* the plain rne plan is faster on its own 64-bit lanes */
+	if (p->word_bits != 64)
 		return;
 	int extra = p->env.rounding == FPREF_SR ? (int)p->env.sr_width + 3 : 2;
 	if (to->man_bits + 1 + extra > 24 || fpref_format_min_exponent(to) - to->man_bits - extra < -149)
@@ -120,6 +120,7 @@ static void plan_via32(struct lanes_plan *p)
 	p->p32.rne_zero_unsigned = q.rne_zero_unsigned;
 	p->p32.sr = q.sr;
 	p->p32.rare = q.rare;
+	p->p32.mag = q.mag;
 	p->p32.k = q.k;
 }
 
@@ -216,7 +217,6 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	k->inf_mag = k->inf_pos & ~((uint64_t)1 << k->sign_shift);
 	bool inf_ok = lane_signed(k, false, k->inf_mag, false) == k->inf_pos &&
 		      lane_signed(k, true, k->inf_mag, false) == k->inf_neg;
-	k->inf_rare = 0;
 	/* Beyond max finite a lane takes the code the core gives there, sign
 	 * and all (max, inf, or NaN where there is no inf, unsigned in FNUZ);
 	 * stochastic rounding's depends on the direction it took, as the
@@ -242,7 +242,37 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 			over_ok = over_ok && lane_signed(k, negative, (uint64_t)c, false) == over;
 		}
 	}
-	k->over_rare = 0; /* every lane beyond max takes the core's own code */
+	/* the magnitude plan: every code beyond max (stochastic rounding's for
+	 * each direction too), inf's and NaN's a magnitude the lane's sign rule
+	 * signs, the codes beyond max reached from any q > max_code by min() */
+	bool mag_ok = nan_rule || k->nan_rare;
+	int64_t *ends[5] = { &k->mclamp_pos, &k->mclamp_neg, &k->clamp_away_pos, &k->clamp_away_neg, &k->inf_m };
+	for (int i = 0; i < 5; i++) {
+		bool negative = i & 1;
+		uint64_t code = i < 4 ? *codes[i] : k->inf_pos;
+		/* the magnitude, or the whole code where the sign is in it (FNUZ's NaN) */
+		int64_t c = (int64_t)(code & ~((uint64_t)1 << k->sign_shift));
+		if (lane_signed(k, negative, (uint64_t)c, false) != code)
+			c = (int64_t)code;
+		*ends[i] = c;
+		mag_ok = mag_ok && lane_signed(k, negative, (uint64_t)c, false) == code &&
+			 (i == 4 || c == k->max_code || c == k->max_code + 1);
+	}
+	mag_ok = mag_ok && lane_signed(k, true, (uint64_t)k->inf_m, false) == k->inf_neg;
+	p->mag = mag_ok;
+	k->sr_away = sr && (k->clamp_away_pos != k->mclamp_pos || k->clamp_away_neg != k->mclamp_neg);
+	/* a zero reaches the cap with r the implicit bit alone, or |x| itself
+	 * with no rebias: rne, rna and rtz give 0 there, the others may not */
+	bool zero_low = (k->normal_from > 0 && k->up_from <= k->up_least) || (k->normal_from <= 0 && k->rebias == 0);
+	k->lift_zero = k->dir_pos || k->dir_neg || k->odd || !zero_low;
+	/* sub: field 0, below the implicit bit; deep: up below up_least */
+	uint64_t deep_below = k->up_least > k->up_from ? (uint64_t)(k->up_least - k->up_from) << sm : 0;
+	k->rare_below = k->sub_rare ? k->implicit : 0;
+	if (k->deep_rare && deep_below > k->rare_below)
+		k->rare_below = deep_below;
+	k->inf_clamps = k->inf_m == k->mclamp_pos && k->inf_m == k->mclamp_neg && !k->sr_away && emax <= src_bias;
+	k->sign_down = (uint64_t)k->sign_at - k->sign_shift;
+	k->sign_out = (uint64_t)1 << k->sign_shift;
 	/* rne on FP32 or FP64 with nothing for the core: the shorter sequence,
 	 * inf through the clamp by min() as any value beyond max */
 	p->rne_fast = env->rounding == FPREF_RNE && fpref_format_container_bits(from) >= 32 && nan_ok && nan_rule && inf_ok &&
@@ -251,7 +281,7 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 		      fpref_format_max_exponent(to) <= src_bias;
 	p->rne_nan_signed = k->nan_signed != 0;
 	p->sr = sr;
-	p->rare = k->nan_rare || k->inf_rare || k->over_rare || k->sub_rare || k->deep_rare;
+	p->rare = k->nan_rare || k->sub_rare || k->deep_rare;
 	p->rne_zero_unsigned = k->zero_unsigned != 0;
 	plan_via32(p);
 	return true;
@@ -344,8 +374,8 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
  * term, k->sr_scaled or its own from the stream. */
 #define LANES(NAME, U, I, T, ST, W)                                                                                  \
 	static inline __attribute__((always_inline)) U NAME(const struct lanes_k *k, bool rne, bool ns, bool zu,      \
-							  bool sr, bool sr_c, bool may_rare, bool want_flags, U x,  \
-							  U srv, U *rare, U *fl)                                    \
+							  bool mg, bool sr, bool sr_c, bool may_rare, bool want_flags, \
+							  U x, U srv, U *rare, U *fl)                               \
 	{                                                                                                            \
 		const U zero = { 0 };                                                                                \
 		const I izero = { 0 };                                                                               \
@@ -357,6 +387,57 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 		U shift = (T)W - (U)upc;                                                                             \
 		U r = PICK((U)((I)mag >= (ST)k->normal_from), mag - (T)k->rebias, (mag & (T)k->man_mask) | (T)k->implicit); \
 		U negm = zero - ((x >> (T)k->sign_at) & 1u);                                                         \
+		if (mg) {                                                                                            \
+			/* the branches on k go the same way for the whole call: each leaves out a term \
+			 * the plan's rounding or codes do not need */                                              \
+			U low = ones >> (U)upc, inc = zero + (T)k->away;                                             \
+			if (sr) {                                                                                    \
+				inc = srv >> (U)(upc - (ST)k->up_least);                                             \
+				if (sr_c) {                                                                          \
+					/* the full path's term, c = shift - sr_bits: where c > 0, h = 2^(c-1) - 1   \
+					 * plus r's bit c, which is max(h, r >> 1 & 2^(c-1)); else 0 = h = top */   \
+					U top = low >> (T)k->sr_bits, h = top >> 1u, b = (r >> 1u) & (top - h);     \
+					inc += PICK((U)((I)b > (I)h), b, h);                                         \
+				}                                                                                    \
+			} else if (k->near) {                                                                        \
+				inc += low >> 1u;                                                                    \
+				if (k->even)                                                                         \
+					inc += (r >> shift) & 1u;                                                    \
+			} else if (k->dir_pos | k->dir_neg) { /* rup: the positive lanes, rdn the negative */       \
+				inc = low & (negm ^ (T)k->dir_pos);                                                  \
+			}                                                                                            \
+			U q = (r + inc) >> shift;                                                                    \
+			if (!sr && k->odd)                                                                           \
+				q |= (U)((r & low) != 0) & 1u;                                                       \
+			if (sr || k->lift_zero) /* a zero's r is the implicit bit: the rounding may lift it */     \
+				q = PICK((U)(mag == 0), zero, q);                                                    \
+			U cl = zero + (T)k->mclamp_pos;                                                              \
+			if (k->mclamp_neg != k->mclamp_pos)                                                          \
+				cl = PICK(negm, zero + (T)k->mclamp_neg, cl);                                        \
+			if (sr && k->sr_away)                                                                        \
+				cl = PICK((U)(q != (r >> shift)),                                                    \
+					  PICK(negm, zero + (T)k->clamp_away_neg, zero + (T)k->clamp_away_pos), cl); \
+			q = (U)LANE_MIN((I)q, (I)cl);                                                                \
+			/* inf and NaN: inf through the clamp where its code is the clamp's */                      \
+			U nan = (U)((I)mag > (ST)k->inf_pattern);                                                    \
+			if (!k->inf_clamps)                                                                          \
+				q = PICK((U)(mag == (T)k->inf_pattern), zero + (T)k->inf_m, q);                      \
+			q = PICK(nan, zero + (T)k->nan_mag, q);                                                      \
+			U sign = (x >> (T)k->sign_down) & (T)k->sign_out;                                            \
+			if (!k->nan_signed)                                                                          \
+				sign &= ~nan;                                                                        \
+			if (k->zero_unsigned)                                                                        \
+				sign &= (U)(q != 0u);                                                                \
+			if (may_rare) { /* the marked subnormal and deep lanes: |x| in [1, rare_below) */            \
+				U rr = zero;                                                                         \
+				if (k->rare_below)                                                                   \
+					rr = (U)(mag - 1u < (T)(k->rare_below - 1));                                 \
+				if (k->nan_rare)                                                                     \
+					rr |= nan;                                                                   \
+				*rare = rr;                                                                          \
+			}                                                                                            \
+			return q | sign;                                                                             \
+		}                                                                                                    \
 		U q, dropped = zero, away = zero;                                                                    \
 		if (rne) { /* + half an ulp less one, + the kept lsb: ties to even */                               \
 			q = (r + ((ones >> 1u) >> (U)upc) + ((r >> shift) & 1u)) >> shift;                          \
@@ -407,8 +488,7 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			if (may_rare) {                                                                              \
 				U sub = (U)((mag >> (T)k->src_man) == 0u) & ~(U)(mag == 0u);                         \
 				U deep = (U)(up < (ST)k->up_least) & ~(U)(mag == 0u);                                \
-				rr = (nan & (T)k->nan_rare) | (inf & (T)k->inf_rare) | (over & (T)k->over_rare) |    \
-				     (sub & (T)k->sub_rare) | (deep & (T)k->deep_rare);                              \
+				rr = (nan & (T)k->nan_rare) | (sub & (T)k->sub_rare) | (deep & (T)k->deep_rare);    \
 			}                                                                                            \
 			if (want_flags) {                                                                            \
 				/* specials and the underflow flag's candidates (at most the least normal, inexact) \
@@ -447,7 +527,8 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
  * way of NARROW (GCC narrows 32-bit lanes to bytes in one step with some
  * thirty scalar instructions on AVX2, in two with two packs), flags as
  * bytes; count below L: a zero-padded partial register, stored element by
- * element. */
+ * element.  The lanes for the core are marked in rb (a byte each, from
+ * element b) and ORed into any, for after the block. */
 #define LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V, i, count)                            \
 	do {                                                                                                         \
 		U x_, rare_ = { 0 }, fl_ = { 0 }, srv_ = (U){ 0 } + (__typeof__(((U){ 0 })[0]))k.sr_scaled;          \
@@ -469,7 +550,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 			memcpy(&v_, part_, sizeof v_);                                                               \
 			x_ = __builtin_convertvector(v_, U);                                                         \
 		}                                                                                                    \
-		U y_ = LANES(&k, rne, ns, zu, sr, sr_c, may_rare, want_flags, x_, srv_, &rare_, &fl_);               \
+		U y_ = LANES(&k, rne, ns, zu, mg, sr, sr_c, may_rare, want_flags, x_, srv_, &rare_, &fl_);           \
 		if ((count) == (L)) {                                                                                \
 			OUT_V o_ = __builtin_convertvector(__builtin_convertvector(y_, NARROW), OUT_V);              \
 			memcpy((OUT_T *)out + (i), &o_, sizeof o_);                                                  \
@@ -485,26 +566,39 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 			}                                                                                            \
 		}                                                                                                    \
 		if (may_rare || want_flags) {                                                                        \
-			uint64_t any_ = 0;                                                                           \
-			ANY_LANE(rare_, FLAG_V, any_);                                                                    \
-			for (size_t j_ = 0; any_ && j_ < (count); j_++)                                              \
-				if (rare_[j_])                                                                       \
-					lanes_fix(plan, in, out, flags, (i) + j_);                                   \
+			FLAG_V r_ = __builtin_convertvector(rare_, FLAG_V);                                          \
+			memcpy(rb + ((i) - b), &r_, sizeof r_);                                                      \
+			any |= rare_;                                                                                \
 		}                                                                                                    \
 	} while (0)
 
-/* Every element: whole registers, then the last partial one. */
+/* Every element, in blocks of LANES_BLOCK: whole registers, then the last
+ * partial one; then the block's lanes for the core.  No call inside a
+ * block, so that the plan's constants stay in registers. */
+enum { LANES_BLOCK = 512 };
 #define LANES_LOOP(NAME, LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V)                                \
 	static inline __attribute__((always_inline)) void NAME(const struct lanes_plan *plan, bool rne, bool ns,      \
-							     bool zu, bool sr, bool sr_c, bool may_rare, bool want_flags, \
+							     bool zu, bool mg, bool sr, bool sr_c, bool may_rare,    \
+							     bool want_flags,                                        \
 							     const void *in, void *out, size_t n, uint8_t *flags)    \
 	{                                                                                                            \
 		const struct lanes_k k = plan->k;                                                                    \
-		size_t whole = n / (L) * (L);                                                                        \
-		for (size_t i = 0; i < whole; i += (L))                                                              \
-			LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V, i, (size_t)(L));      \
-		if (whole < n)                                                                                       \
-			LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V, whole, n - whole);    \
+		for (size_t b = 0; b < n; b += LANES_BLOCK) {                                                        \
+			size_t end = n - b < LANES_BLOCK ? n : b + LANES_BLOCK, whole = b + (end - b) / (L) * (L);   \
+			uint8_t rb[LANES_BLOCK + (L)];                                                               \
+			U any = { 0 };                                                                               \
+			for (size_t i = b; i < whole; i += (L))                                                      \
+				LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V, i, (size_t)(L)); \
+			if (whole < end)                                                                             \
+				LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V, whole, end - whole); \
+			if (may_rare || want_flags) {                                                                \
+				uint64_t any_ = 0;                                                                   \
+				ANY_LANE(any, FLAG_V, any_);                                                         \
+				for (size_t j_ = b; any_ && j_ < end; j_++)                                          \
+					if (rb[j_ - b])                                                              \
+						lanes_fix(plan, in, out, flags, j_);                                 \
+			}                                                                                            \
+		}                                                                                                    \
 	}
 
 /* The loops of one register width: by the source's and the target's
@@ -527,28 +621,30 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
 /* The loop for the plan's sizes and variant: with flags, everything; else
  * rne_fast with its sign rules as constants for the usual targets
  * (IEEE-style NaN keeps its sign; FNUZ has neither -0 nor a signed NaN);
- * else the rounding as data, the stochastic terms and the lanes for the
- * core only where the plan has them. */
+ * else the magnitude plan, the stochastic terms (rule C's apart) and the
+ * lanes for the core only where the plan has them; else the whole codes. */
 #define LANES_VARIANT(LOOP, p, in, out, n, flags)                                                                  \
 	do {                                                                                                         \
 		bool c_ = (p)->k.sr_c != 0;                                                                          \
 		if (flags)                                                                                           \
-			LOOP(p, false, false, false, (p)->sr, c_, true, true, in, out, n, flags);                    \
+			LOOP(p, false, false, false, false, (p)->sr, c_, true, true, in, out, n, flags);             \
 		else if ((p)->rne_fast && (p)->rne_nan_signed && !(p)->rne_zero_unsigned)                            \
-			LOOP(p, true, true, false, false, false, false, false, in, out, n, NULL);                    \
+			LOOP(p, true, true, false, false, false, false, false, false, in, out, n, NULL);             \
 		else if ((p)->rne_fast && !(p)->rne_nan_signed && (p)->rne_zero_unsigned)                            \
-			LOOP(p, true, false, true, false, false, false, false, in, out, n, NULL);                    \
+			LOOP(p, true, false, true, false, false, false, false, false, in, out, n, NULL);             \
 		else if ((p)->rne_fast)                                                                              \
-			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, false, in, out, n, \
-			     NULL);                                                                                  \
-		else if ((p)->sr && c_)                                                                              \
-			LOOP(p, false, false, false, true, true, true, false, in, out, n, NULL);                     \
-		else if ((p)->sr)                                                                                    \
-			LOOP(p, false, false, false, true, false, true, false, in, out, n, NULL);                    \
-		else if ((p)->rare)                                                                                  \
-			LOOP(p, false, false, false, false, false, true, false, in, out, n, NULL);                   \
+			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, false, false, in, \
+			     out, n, NULL);                                                                          \
+		else if ((p)->mag && (p)->sr && c_)                                                                  \
+			LOOP(p, false, false, false, true, true, true, true, false, in, out, n, NULL);               \
+		else if ((p)->mag && (p)->sr)                                                                        \
+			LOOP(p, false, false, false, true, true, false, true, false, in, out, n, NULL);              \
+		else if ((p)->mag && (p)->rare)                                                                      \
+			LOOP(p, false, false, false, true, false, false, true, false, in, out, n, NULL);             \
+		else if ((p)->mag)                                                                                   \
+			LOOP(p, false, false, false, true, false, false, false, false, in, out, n, NULL);            \
 		else                                                                                                 \
-			LOOP(p, false, false, false, false, false, false, false, in, out, n, NULL);                  \
+			LOOP(p, false, false, false, false, (p)->sr, c_, true, false, in, out, n, NULL);             \
 	} while (0)
 
 #define LANES_DISPATCH(P, p, in, out, n, flags)                                                                    \
@@ -620,22 +716,43 @@ int fpref_emu_lanes_isa_parse(const char *name, enum lanes_isa *isa)
 
 /* FP64 values x[0..n) rounded to odd into FP32 y[0..n): true where every
  * one is a zero or has |x| in [2^-126, 2^128), where the FP32 value is
- * the truncation with the sticky bit ORed into its last place. */
+ * the truncation with the sticky bit ORed into its last place.  In 32-bit
+ * halves, sixteen at a time: for such x, ((|x| - (896 << 52)) >> 29) is
+ * (hi << 3 | lo >> 29) + 0x40000000 mod 2^32, and its bit 31 is clear, so
+ * the XOR leaves bits 30..0 as the sum does and bit 31 takes the sign. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 static bool narrow_to_odd(const uint64_t *x, uint32_t *y, size_t n)
 {
 	const uint64_t least = (uint64_t)(1023 - 126) << 52, span = (uint64_t)(128 + 126) << 52,
 		       rebias = (uint64_t)(1023 - 127) << 52;
-	uint64_t outside = 0;
-	for (size_t j = 0; j < n; j++) {
+	typedef uint32_t v16 __attribute__((vector_size(64)));
+	v16 outside = { 0 };
+	size_t j = 0;
+	for (; j + 16 <= n; j += 16) {
+		v16 a, b;
+		memcpy(&a, x + j, sizeof a);
+		memcpy(&b, x + j + 8, sizeof b);
+		v16 lo = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+		v16 hi = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+		v16 ah = hi & 0x7FFFFFFFu, zero = (v16)((ah | lo) == 0u);
+		outside |= (v16)(ah - (uint32_t)(least >> 32) >= (uint32_t)(span >> 32)) & ~zero;
+		v16 t = ((hi << 3u) | (lo >> 29u)) ^ 0x40000000u;
+		v16 v = (hi & 0x80000000u) | (t & 0x7FFFFFFFu) | ((v16)((lo & 0x1FFFFFFFu) != 0u) & 1u);
+		v = (zero & hi) | (~zero & v);
+		memcpy(y + j, &v, sizeof v);
+	}
+	uint64_t out = 0;
+	for (size_t w = 0; w < 16; w++)
+		out |= outside[w];
+	for (; j < n; j++) {
 		uint64_t v = x[j], a = v & ~((uint64_t)1 << 63), sign = (v >> 32) & 0x80000000u;
-		outside |= (uint64_t)(a - least >= span) & (uint64_t)(a != 0);
+		out |= (uint64_t)(a - least >= span) & (uint64_t)(a != 0);
 		uint64_t b = ((a - rebias) >> 29) | (uint64_t)((a & 0x1FFFFFFF) != 0);
 		y[j] = (uint32_t)(sign | (a ? b : 0));
 	}
-	return !outside;
+	return !out;
 }
 
 void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
@@ -651,6 +768,7 @@ void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, con
 		q.rne_zero_unsigned = p->p32.rne_zero_unsigned;
 		q.sr = p->p32.sr;
 		q.rare = p->p32.rare;
+		q.mag = p->p32.mag;
 		q.k = p->p32.k;
 		q.via32 = false;
 		enum { CHUNK = 512 };

@@ -47,7 +47,17 @@ struct lanes_k {
 	uint64_t sr_scaled; /* R 2^(smax - sr_bits), smax the greatest shift: R's term is it >> (smax - shift) */
 	int64_t sr_bits;
 	/* lanes that go to the core (masks) */
-	uint64_t nan_rare, inf_rare, over_rare, sub_rare, deep_rare;
+	uint64_t nan_rare, sub_rare, deep_rare;
+	/* the magnitude plan's (struct lanes_plan's mag): the increment as
+	 * above, each term only where the rounding has it (a zero's result
+	 * forced to 0 where lift_zero); beyond max a magnitude mclamp_*
+	 * (clamp_away_* where stochastic rounding rounded up, if sr_away), inf
+	 * inf_m (through the clamp where inf_clamps), NaN nan_mag; the sign is
+	 * (x >> sign_down) & sign_out */
+	uint64_t sign_down, sign_out;
+	int64_t mclamp_pos, mclamp_neg, clamp_away_pos, clamp_away_neg, inf_m;
+	bool sr_away, lift_zero, inf_clamps;
+	uint64_t rare_below; /* the sub_rare and deep_rare lanes: nonzero |x| below it */
 };
 
 struct lanes_plan {
@@ -59,6 +69,9 @@ struct lanes_plan {
 	bool rne_fast, rne_nan_signed, rne_zero_unsigned;
 	/* the other variants' constants: stochastic rounding, any lane for the core */
 	bool sr, rare;
+	/* every special result a signed magnitude (struct lanes_k): the
+	 * shorter ending of the general lanes */
+	bool mag;
 	struct lanes_k k;
 	/* FP64 sources, bits only: each chunk of 512 rounded to odd into
 	 * FP32 (exact where it can be: zeros and |x| in [2^-126, 2^128)) and
@@ -69,7 +82,7 @@ struct lanes_plan {
 	 * 24), as in emu/op_lanes.c. */
 	bool via32;
 	struct {
-		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare;
+		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare, mag;
 		struct lanes_k k;
 	} p32;
 	/* Stochastic rounding from the seeded stream, one R a value
