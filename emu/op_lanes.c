@@ -35,6 +35,7 @@
 #include "element.h"
 #include "host_fpu.h"
 #include "op_lanes.h"
+#include "op_lanes32_x86.h"
 #include "round_core.h"
 
 enum { CHUNK = OP_LANES_CHUNK };
@@ -241,6 +242,13 @@ size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, con
 	for (size_t i = 0; i < n; i += CHUNK) {
 		size_t m = n - i < CHUNK ? n - i : CHUNK;
 		unsigned char *o = (unsigned char *)out + i * p->bytes;
+#if defined(__GNUC__) && defined(__x86_64__)
+		if (p->exact32 && isa == LANES_ISA_AVX512 &&
+		    fpref_emu_op32_bf16_products_avx512((const uint16_t *)a + i, (const uint16_t *)b + i, m, y)) {
+			fpref_emu_lanes_convert(isa, &p->conv32, y, o, m, flags ? flags + i : NULL);
+			continue;
+		}
+#endif
 		if (fpref_emu_op_lanes_fp32(p, isa)) {
 			bool any = fpref_emu_op_lanes32_compute(p, isa, operands, i, m, y, rare, &w);
 			fpref_emu_lanes_convert(isa, &p->conv32, y, o, m, flags ? flags + i : NULL);

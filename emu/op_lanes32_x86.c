@@ -259,6 +259,34 @@ __attribute__((target("avx512f,avx512bw,avx512vl,f16c"))) void fpref_emu_op32_by
 }
 
 
+/* Two BF16 significands' product has at most 16 bits, so it is exact in
+ * FP32 wherever it is an FP32 normal (rounded to nearest, a finite result
+ * from a product of 2^128 or more is impossible); a nonzero product that
+ * lands below the normals or at inf, or a NaN, makes the whole chunk
+ * false, for the FP64 route: one mask test a chunk, no per-lane classes */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) bool fpref_emu_op32_bf16_products_avx512(const uint16_t *a,
+												   const uint16_t *b, size_t n,
+												   uint32_t *y)
+{
+	const __m512i abs = _mm512_set1_epi32(0x7FFFFFFF), least = _mm512_set1_epi32(0x00800000),
+		      span = _mm512_set1_epi32(0x7F800000 - 0x00800000);
+	__mmask16 bad = 0;
+	for (size_t j = 0; j < n; j += 16) {
+		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
+		__m512i u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, a + j)), 16),
+			v = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, b + j)), 16);
+		__m512i r = _mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(u), _mm512_castsi512_ps(v)));
+		__m512i mag = _mm512_and_si512(r, abs);
+		/* normal: mag - least below inf - least, unsigned */
+		__mmask16 normal = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(mag, least), span);
+		__mmask16 zero = _mm512_testn_epi32_mask(mag, mag) &
+				 (_mm512_testn_epi32_mask(u, abs) | _mm512_testn_epi32_mask(v, abs));
+		bad |= (__mmask16)(m & ~(normal | zero));
+		_mm512_mask_storeu_epi32(y + j, m, r);
+	}
+	return bad == 0;
+}
+
 /* The codes of the elements of a class (beyond FLT_MAX, the least
  * subnormal), sixteen at a time (BF16's two bytes a code) */
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void fpref_emu_op32_classes_avx512(const uint16_t *pos_mask,
