@@ -244,7 +244,8 @@ size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, con
 		unsigned char *o = (unsigned char *)out + i * p->bytes;
 #if defined(__GNUC__) && defined(__x86_64__)
 		if (p->exact32 && isa == LANES_ISA_AVX512 &&
-		    fpref_emu_op32_bf16_products_avx512((const uint16_t *)a + i, (const uint16_t *)b + i, m, y)) {
+		    (p->op == FPREF_OP_MUL ? fpref_emu_op32_bf16_products_avx512 : fpref_emu_op32_bf16_quotients_avx512)(
+			    (const uint16_t *)a + i, (const uint16_t *)b + i, m, y)) {
 			fpref_emu_lanes_convert(isa, &p->conv32, y, o, m, flags ? flags + i : NULL);
 			continue;
 		}

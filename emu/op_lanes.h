@@ -33,8 +33,9 @@ struct op_lanes_plan {
 	bool wide32;
 	uint64_t over_code[2], tiny_code[2]; /* the core's, by sign, for 2^200 and 2^-149 */
 	uint8_t over_flags[2], tiny_flags[2];
-	/* BF16 mul on AVX-512 (op_lanes32.c): a chunk whose products are all
-	 * FP32 normals or exact zeros (so exact) converted from FP32 by conv32 */
+	/* BF16 mul and div on AVX-512 (op_lanes32.c): a chunk whose products
+	 * are all FP32 normals or exact zeros (so exact), or its quotients
+	 * rounded to odd at 24 bits, converted from FP32 by conv32 */
 	bool exact32;
 };
 

@@ -399,9 +399,13 @@ bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p)
 	p->wide32 = !fits(&p->f, &p->env) && wide(p);
 #if defined(__GNUC__) && defined(__x86_64__)
 	/* BF16 mul: its exact products need no rounding to odd (every mode,
-	 * sr too: the conversion lanes round the exact value), the chunks out
-	 * of FP32's normals go on by the FP64 route */
-	p->exact32 = p->bfloat16 && p->op == FPREF_OP_MUL && fpref_emu_lanes_isa_available(LANES_ISA_AVX512) &&
+	 * sr too: the conversion lanes round the exact value); div: rounded to
+	 * odd at 24 bits, which stands for the quotient where 8 + 2 <= 24 (sr
+	 * with r bits: 8 + r + 3 <= 24, fits' rule); the chunks out of FP32's
+	 * normals go on by the FP64 route */
+	bool div_fits = p->env.rounding != FPREF_SR || 8 + (int)p->env.sr_width + 3 <= 24;
+	p->exact32 = p->bfloat16 && (p->op == FPREF_OP_MUL || (p->op == FPREF_OP_DIV && div_fits)) &&
+		     fpref_emu_lanes_isa_available(LANES_ISA_AVX512) &&
 		     fpref_emu_lanes_plan(fpref_format_get(FPREF_FORMAT_FLOAT32), &p->f, &p->env, &p->conv32);
 #endif
 	if (!fits(&p->f, &p->env))

@@ -287,6 +287,45 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) bool fpref_emu_op32_bf16_pr
 	return true;
 }
 
+/* BF16 quotients rounded to odd at 24 bits: q = a / b rounded to nearest,
+ * the exact remainder a - q b by one fma, q moved to its odd neighbour
+ * toward the quotient where that is not 0 (op_lanes32.c's to_odd32).
+ * The remainder is a multiple of ulp(q) ulp(b) >= 2^(ea - 31), exact where
+ * |a| >= 2^-100 and b is normal; q in [2^-125, 2^127) keeps the odd
+ * neighbour an FP32 normal.  A lane outside (nor a zero a over such a b)
+ * makes the chunk false, as above. */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) bool fpref_emu_op32_bf16_quotients_avx512(const uint16_t *a,
+												    const uint16_t *b, size_t n,
+												    uint32_t *y)
+{
+	const __m512i abs = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1),
+		      least = _mm512_set1_epi32(0x00800000), normals = _mm512_set1_epi32(0x7F800000 - 0x00800000),
+		      q_least = _mm512_set1_epi32(0x01000000), q_span = _mm512_set1_epi32(0x7F000000 - 0x01000000),
+		      a_least = _mm512_set1_epi32(0x0D800000); /* 2^-100 */
+	for (size_t j = 0; j < n; j += 16) {
+		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
+		__m512i u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, a + j)), 16),
+			v = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, b + j)), 16);
+		__m512 x = _mm512_castsi512_ps(u), d = _mm512_castsi512_ps(v), q = _mm512_div_ps(x, d);
+		__m512 r = _mm512_fnmadd_ps(q, d, x); /* a - q b, exact */
+		__m512i qi = _mm512_castps_si512(q), ri = _mm512_castps_si512(r), ua = _mm512_and_si512(u, abs);
+		__mmask16 fine = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(v, abs), least), normals) &
+				 ((_mm512_cmplt_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(qi, abs), q_least), q_span) &
+				   _mm512_cmpge_epu32_mask(ua, a_least)) |
+				  _mm512_testn_epi32_mask(ua, ua));
+		if (m & ~fine)
+			return false;
+		/* an even q with a remainder moves by one: down in magnitude where
+		 * the signs of r, b and q say the quotient lies toward zero */
+		__mmask16 step = _mm512_test_epi32_mask(ri, abs) & _mm512_testn_epi32_mask(qi, one),
+			  toward_zero = _mm512_cmplt_epi32_mask(_mm512_xor_si512(_mm512_xor_si512(ri, v), qi), _mm512_setzero_si512());
+		qi = _mm512_mask_sub_epi32(qi, step & toward_zero, qi, one);
+		qi = _mm512_mask_add_epi32(qi, step & (__mmask16)~toward_zero, qi, one);
+		_mm512_mask_storeu_epi32(y + j, m, qi);
+	}
+	return true;
+}
+
 /* The codes of the elements of a class (beyond FLT_MAX, the least
  * subnormal), sixteen at a time (BF16's two bytes a code) */
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void fpref_emu_op32_classes_avx512(const uint16_t *pos_mask,

@@ -27,6 +27,9 @@ bool fpref_emu_op32_odd_avx512(enum fpref_op op, bool rdn, float scale, const fl
 /* y[j] = a[j] * b[j] in FP32 from BF16 operands, j < n; whether every
  * product is exact: an FP32 normal, or a zero of a zero operand */
 bool fpref_emu_op32_bf16_products_avx512(const uint16_t *a, const uint16_t *b, size_t n, uint32_t *y);
+/* y[j] = a[j] / b[j] rounded to odd at 24 bits from BF16 operands;
+ * whether every one is (a normal b, |a| >= 2^-100 or 0, an FP32-normal q) */
+bool fpref_emu_op32_bf16_quotients_avx512(const uint16_t *a, const uint16_t *b, size_t n, uint32_t *y);
 /* a class's codes and flags (by sign) where its masks say */
 void fpref_emu_op32_classes_avx512(const uint16_t *pos_mask, const uint16_t *neg_mask, const uint64_t code[2],
 				   const uint8_t fl[2], uint16_t *o, uint8_t *flags);

@@ -499,41 +499,64 @@ START_TEST(ops_sixteen_bit)
 }
 END_TEST
 
-/* BF16 mul's chunks of FP32-normal products (converted from FP32 where
- * the whole chunk's products are exact, else by the FP64 route): chunks of
- * products in range, each with one edge beside them (past FP32's max,
- * just above and below its least normal, just below 2^128, subnormal
- * operands, zeros, a zero product of nonzero operands, 0 times inf, NaN),
- * under every mode, overflow policy and P3109 environment, with flags. */
-START_TEST(bf16_mul_chunks)
+/* BF16 mul's and div's chunks on the FP32 route (converted from FP32
+ * where every product in the chunk is an exact FP32 normal, or every
+ * quotient rounds to odd at 24 bits with an exact remainder; else by the
+ * FP64 route): chunks of in-range operands, each with one edge beside them
+ * (past FP32's range, at and beyond the bounds the chunk test draws,
+ * subnormal operands, zeros, 0 times inf, 0 / 0, NaN), under every mode,
+ * overflow policy and P3109 environment, with flags. */
+static const uint16_t mul_edges[][2] = {
+	{ 0x3F80, 0x3F80 }, /* none: the whole chunk in range */
+	{ 0x7F00, 0x4000 }, /* 2^128: inf in FP32 */
+	{ 0xFF7F, 0x7F7F }, /* -max * max */
+	{ 0x2000, 0x2000 }, /* 2^-126, FP32's least normal */
+	{ 0x2000, 0x9FFF }, /* -(1 - 2^-8) 2^-126: below it */
+	{ 0x5F7F, 0x5F7F }, /* 2^128 (1 - 2^-7 + 2^-16): FP32 normal, beyond BF16's max */
+	{ 0x0001, 0x5F00 }, /* a subnormal operand, a normal product */
+	{ 0x807F, 0x5F80 }, /* the largest subnormal, negative */
+	{ 0x0001, 0x0001 }, /* a zero product of nonzero operands */
+	{ 0x8000, 0x1234 }, /* -0 */
+	{ 0x0000, 0x7F80 }, /* 0 * inf */
+	{ 0x7FC1, 0x3F80 }, /* NaN */
+	{ 0xFF80, 0x4000 }, /* -inf */
+};
+static const uint16_t div_edges[][2] = {
+	{ 0x3F80, 0x3F80 }, /* none */
+	{ 0x3F80, 0x0000 }, /* by zero */
+	{ 0x0000, 0x0000 }, /* 0 / 0 */
+	{ 0x8000, 0x4000 }, /* -0 */
+	{ 0x2000, 0x0040 }, /* a subnormal divisor, 2^64 */
+	{ 0x0D80, 0x3FC0 }, /* 2^-100 / 1.5, the least a */
+	{ 0x8D7F, 0x3FC0 }, /* just below it */
+	{ 0x0D80, 0x4C00 }, /* 2^-125, the least quotient */
+	{ 0x0D80, 0xCC01 }, /* just below it */
+	{ 0x7F00, 0x3F81 }, /* just below 2^127 */
+	{ 0x7F00, 0xBF80 }, /* -2^127 */
+	{ 0x7F7F, 0x3F00 }, /* beyond FP32's max */
+	{ 0x0001, 0x3F80 }, /* a subnormal dividend */
+	{ 0x7FC1, 0x3F80 }, /* NaN */
+	{ 0x3F80, 0xFF80 }, /* 1 / -inf */
+};
+
+START_TEST(bf16_chunks)
 {
 	struct fpref_format f;
 	ck_assert_int_eq(fpref_format_parse("bfloat16", &f, NULL, 0), 0);
-	static const uint16_t edge[][2] = {
-		{ 0x3F80, 0x3F80 }, /* none: the whole chunk in range */
-		{ 0x7F00, 0x4000 }, /* 2^128: inf in FP32 */
-		{ 0xFF7F, 0x7F7F }, /* -max * max */
-		{ 0x2000, 0x2000 }, /* 2^-126, FP32's least normal */
-		{ 0x2000, 0x9FFF }, /* -(1 - 2^-8) 2^-126: below it */
-		{ 0x5F7F, 0x5F7F }, /* 2^128 (1 - 2^-7 + 2^-16): FP32 normal, beyond BF16's max */
-		{ 0x0001, 0x5F00 }, /* a subnormal operand, a normal product */
-		{ 0x807F, 0x5F80 }, /* the largest subnormal, negative */
-		{ 0x0001, 0x0001 }, /* a zero product of nonzero operands */
-		{ 0x8000, 0x1234 }, /* -0 */
-		{ 0x0000, 0x7F80 }, /* 0 * inf */
-		{ 0x7FC1, 0x3F80 }, /* NaN */
-		{ 0xFF80, 0x4000 }, /* -inf */
-	};
-	enum { CHUNK = 512, NEDGE = sizeof edge / sizeof edge[0], N = NEDGE * CHUNK };
-	uint16_t *a = malloc(N * 2), *b = malloc(N * 2);
+	enum fpref_op op = _i ? FPREF_OP_DIV : FPREF_OP_MUL;
+	const uint16_t(*edge)[2] = _i ? div_edges : mul_edges;
+	size_t nedge = _i ? sizeof div_edges / sizeof div_edges[0] : sizeof mul_edges / sizeof mul_edges[0];
+	enum { CHUNK = 512 };
+	size_t n = nedge * CHUNK;
+	uint16_t *a = malloc(n * 2), *b = malloc(n * 2);
 	uint64_t state = 38;
-	for (size_t i = 0; i < N; i++) {
-		/* exponents within 2^-60 .. 2^60: products FP32 normals, BF16 inexact */
+	for (size_t i = 0; i < n; i++) {
+		/* exponents within 2^-60 .. 2^60: products and quotients FP32 normals, BF16 inexact */
 		uint64_t r = drv_random(&state);
 		a[i] = (uint16_t)((r & 0x807F) | (uint16_t)(67 + (r >> 16) % 121) << 7);
 		b[i] = (uint16_t)((r >> 32 & 0x807F) | (uint16_t)(67 + (r >> 48) % 121) << 7);
 	}
-	for (size_t k = 0; k < NEDGE; k++) {
+	for (size_t k = 0; k < nedge; k++) {
 		size_t at = k * CHUNK + (k * 37) % CHUNK; /* anywhere in its chunk */
 		a[at] = edge[k][0];
 		b[at] = edge[k][1];
@@ -543,10 +566,10 @@ START_TEST(bf16_mul_chunks)
 	size_t nenv = nmodes + drv_envs(DRV_ENVS_OPS_POLICIES, envs + nmodes);
 	unsigned long long compared = 0;
 	for (size_t e = 0; e < nenv; e++)
-		compared += op_against_core(FPREF_OP_MUL, &f, &envs[e].env, a, b, NULL, N, NULL);
+		compared += op_against_core(op, &f, &envs[e].env, a, b, NULL, n, NULL);
 	free(a);
 	free(b);
-	printf("lanes: bfloat16 mul chunks against the core: %llu comparisons\n", compared);
+	printf("lanes: bfloat16 %s chunks against the core: %llu comparisons\n", fpref_op_name(op), compared);
 }
 END_TEST
 
@@ -600,7 +623,7 @@ int main(void)
 	TCase *ops = tcase_create("ops");
 	tcase_add_loop_test(ops, ops_narrow, 0, (int)NFORMATS);
 	tcase_add_loop_test(ops, ops_sixteen_bit, 0, (int)NFORMATS);
-	tcase_add_test(ops, bf16_mul_chunks);
+	tcase_add_loop_test(ops, bf16_chunks, 0, 2);
 	TCase *cases[] = { paths, sixteen, wide, fp32, ops };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		tcase_set_timeout(cases[i], 3600);
