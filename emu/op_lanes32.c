@@ -366,7 +366,7 @@ static bool byte_halves(struct op_lanes_plan *p)
  * div, slower here than on the FP64 route in fpref bench (3.7e8 and 3.0e8
  * elements/s against 6.3e8 and 4.7e8: half the products are beyond
  * FP32's range or below its normals, and a quotient takes three
- * divisions). */
+ * divisions); their chunks of FP32-normal results take exact32 instead. */
 static bool wide(struct op_lanes_plan *p)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
