@@ -251,6 +251,13 @@ size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, con
 		}
 #endif
 		if (fpref_emu_op_lanes_fp32(p, isa)) {
+			/* no class left from the chunk before: a shorter last chunk, or a
+			 * route that does not fill them, must not store past m */
+			memset(w.over_pos, 0, sizeof w.over_pos);
+			memset(w.over_neg, 0, sizeof w.over_neg);
+			memset(w.tiny_pos, 0, sizeof w.tiny_pos);
+			memset(w.tiny_neg, 0, sizeof w.tiny_neg);
+			w.lows = 0;
 			bool any = fpref_emu_op_lanes32_compute(p, isa, operands, i, m, y, rare, &w);
 			fpref_emu_lanes_convert(isa, &p->conv32, y, o, m, flags ? flags + i : NULL);
 			if (p->wide32)

@@ -304,8 +304,14 @@ static size_t op_against_core(enum fpref_op op, const struct fpref_format *f, co
 			      f->name, fpref_op_name(op), fpref_rounding_name(env->rounding),
 			      fpref_emu_op_context_path(ctx), want_path);
 	size_t bytes = fpref_emu_element_bytes(f);
-	unsigned char *out = malloc(n * bytes + 1), *out2 = malloc(n * bytes + 1);
-	uint8_t *flags = malloc(n + 1), *want_flags = malloc(n + 1);
+	/* GUARD bytes past each result array, which no path may write */
+	enum { GUARD = 64 };
+	unsigned char *out = malloc(n * bytes + GUARD), *out2 = malloc(n * bytes + GUARD);
+	uint8_t *flags = malloc(n + GUARD), *want_flags = malloc(n + 1);
+	ck_assert(out && out2 && flags && want_flags);
+	memset(out + n * bytes, 0xA5, GUARD);
+	memset(out2 + n * bytes, 0xA5, GUARD);
+	memset(flags + n, 0xA5, GUARD);
 	uint64_t *want = malloc(n * sizeof *want + 1);
 	const void *operands[3] = { a, b, c };
 	for (size_t i = 0; i < n; i++) {
@@ -354,6 +360,10 @@ static size_t op_against_core(enum fpref_op op, const struct fpref_format *f, co
 	}
 	ck_assert_msg(bad == 0, "%s %s via %s: %lu elements differ from the core", f->name, fpref_op_name(op),
 		      fpref_emu_op_context_path(ctx), bad);
+	for (size_t g = 0; g < GUARD; g++)
+		ck_assert_msg(out[n * bytes + g] == 0xA5 && out2[n * bytes + g] == 0xA5 && flags[n + g] == 0xA5,
+			      "%s %s via %s, n = %zu: written past the arrays' end (byte %zu)", f->name,
+			      fpref_op_name(op), fpref_emu_op_context_path(ctx), n, g);
 	fpref_emu_op_context_free(ctx);
 	free(out);
 	free(out2);
@@ -573,6 +583,37 @@ START_TEST(bf16_chunks)
 }
 END_TEST
 
+/* Lengths that end inside a chunk after a full one, for every op on the
+ * 16-bit formats and an 8-bit one: a shorter last chunk must not reuse what
+ * the chunk before left (the FP32 route's classes wrote past the arrays'
+ * end so, for BF16 fma with n = 519, before 2026-12-06). */
+START_TEST(ops_lengths)
+{
+	static const char *const names[] = { "float16", "bfloat16", "float8_e4m3fn" };
+	static const size_t lengths[] = { 7, 300, 519, 1031 };
+	struct fpref_format f;
+	ck_assert_int_eq(fpref_format_parse(names[_i], &f, NULL, 0), 0);
+	size_t bytes = fpref_emu_element_bytes(&f), n = 1031;
+	unsigned char *x[3];
+	uint64_t state = 519;
+	for (int k = 0; k < 3; k++) {
+		x[k] = malloc(n * bytes);
+		ck_assert_ptr_nonnull(x[k]);
+		for (size_t i = 0; i < n * bytes; i++)
+			x[k][i] = (unsigned char)drv_random(&state);
+	}
+	struct fpref_env env;
+	fpref_env_default(&env);
+	unsigned long long compared = 0;
+	for (size_t o = 0; o < sizeof lane_ops / sizeof lane_ops[0]; o++)
+		for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
+			compared += op_against_core(lane_ops[o], &f, &env, x[0], x[1], x[2], lengths[l], NULL);
+	for (int k = 0; k < 3; k++)
+		free(x[k]);
+	printf("lanes: %s ops on partial chunks against the core: %llu comparisons\n", f.name, compared);
+}
+END_TEST
+
 /* The paths the bench rows name: each conversion and rounding the issue
  * lists is on a vector or table path, not the generic loop. */
 START_TEST(bulk_paths_taken)
@@ -624,6 +665,7 @@ int main(void)
 	tcase_add_loop_test(ops, ops_narrow, 0, (int)NFORMATS);
 	tcase_add_loop_test(ops, ops_sixteen_bit, 0, (int)NFORMATS);
 	tcase_add_loop_test(ops, bf16_chunks, 0, 2);
+	tcase_add_loop_test(ops, ops_lengths, 0, 3);
 	TCase *cases[] = { paths, sixteen, wide, fp32, ops };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		tcase_set_timeout(cases[i], 3600);
