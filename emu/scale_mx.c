@@ -636,7 +636,7 @@ static inline __attribute__((always_inline)) void ties16(const tz_u32x16 *table,
 	mag = v & F32_ABS_MASK;
 	twice = (tz_u32x16)((tz_f32x16)mag + (tz_f32x16)mag);
 #if defined(__clang__) /* no variable shuffle: the lookup lane by lane */
-	tz_u32x16 mid;
+	tz_u32x16 mid = { 0 };
 	for (int k = 0; k < 16; k++)
 		mid[k] = (*table)[h[k]];
 #else

@@ -175,7 +175,8 @@ static uint64_t fused_group(const struct fpref_emu_round_target *f32, const stru
 	size_t n = 0;
 	bool nan = false, pos_inf = false, neg_inf = false, all_neg_zero = true;
 	for (size_t i = 0; i < len; i++) {
-		size_t ia = i * stride, ib = i * stride;
+		size_t ia = i * stride;
+		size_t ib = ia;
 		unsigned kinds = (unsigned)a->kind[ia] | (unsigned)b->kind[ib];
 		bool negative = (a->negative[ia] ^ b->negative[ib]) != 0;
 		if ((kinds & NOT_A_NUMBER) || ((kinds & INF) && (kinds & ZERO)))

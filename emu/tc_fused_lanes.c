@@ -144,9 +144,10 @@ int fpref_emu_tc_fused_columns(const struct gemm_job *g, size_t j0, size_t j1)
 	if (!takes(g->in_a) || !takes(g->in_b) || !fpref_emu_quant_fpu_plain())
 		return 1;
 	bool half_a = fpref_format_is(g->in_a, FPREF_FORMAT_FLOAT16), half_b = fpref_format_is(g->in_b, FPREF_FORMAT_FLOAT16);
-	double *db = malloc((tiles * TILE + ROWS) * K * sizeof *db + 1), *da = db + tiles * TILE * K;
+	double *db = malloc((tiles * TILE + ROWS) * K * sizeof *db + 1);
 	if (!db)
 		return -1;
+	double *da = db + tiles * TILE * K;
 	for (size_t q = 0; q < tiles; q++)
 		for (size_t k = 0; k < K; k++)
 			for (size_t j = 0, col = j0 + q * TILE; j < TILE; j++) /* padding lanes: zero products */

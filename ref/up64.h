@@ -74,7 +74,7 @@ static inline void up64_add(struct up64 *x, u128 v, long ev)
 		if (!(x->m >> 63))
 			goto wide;
 		h = d > -64 ? (uint64_t)v >> -d : 0;
-		below = d > -64 ? ((uint64_t)v & (((uint64_t)1 << -d) - 1)) != 0 : 1;
+		below = (d <= -64 || ((uint64_t)v & (((uint64_t)1 << -d) - 1)) != 0) ? 1u : 0u;
 	}
 	uint64_t sum;
 	bool carry = __builtin_add_overflow(x->m, h, &sum);

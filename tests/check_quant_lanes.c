@@ -190,9 +190,10 @@ START_TEST(mx_ties_against_element_path)
 {
 	size_t rows = 7, cols = 200, n = rows * cols, ns = fpref_emu_mx_scale_count(rows, cols);
 	uint32_t *x = malloc(n * sizeof *x);
-	uint8_t *c = malloc(2 * (n + ns)), *cw = c + n, *s = cw + n, *sw = s + ns; /* one block: codes, scales */
-	char err[256];
+	uint8_t *c = malloc(2 * (n + ns)); /* one block: codes, scales */
 	ck_assert(x && c);
+	uint8_t *cw = c + n, *s = cw + n, *sw = s + ns;
+	char err[256];
 	for (size_t i = 0; i < n; i++) {
 		uint64_t r = fpref_sr_stream(5, i);
 		int e = (int)(fpref_sr_stream(6, i / 32) % 60) - 30;
