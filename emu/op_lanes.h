@@ -31,8 +31,11 @@ struct op_lanes_plan {
 	/* BF16 on AVX-512 (op_lanes32.c): FP32's own range, rounded to odd by
 	 * the instructions (struct wide_out) */
 	bool wide32;
-	uint64_t over_code[2], tiny_code[2]; /* the core's, by sign, for 2^200 and 2^-149 */
-	uint8_t over_flags[2], tiny_flags[2];
+	/* the core's, for 2^200, -2^200, 2^-149 and -2^-149 (struct wide_out's
+	 * over_pos, over_neg, tiny_pos, tiny_neg) */
+	uint64_t class_code[4];
+	uint8_t class_flags[4];
+	bool codes_in_y; /* ... which, without flags, y's values give (struct wide_out) */
 	/* BF16 mul and div on AVX-512 (op_lanes32.c): a chunk whose products
 	 * are all FP32 normals or exact zeros (so exact), or its quotients
 	 * rounded to odd at 24 bits, converted from FP32 by conv32 */
@@ -58,17 +61,14 @@ bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p);
  * on each). */
 /* What the BF16 route (wide32) leaves beside its FP32 results, a chunk's
  * worth: the elements whose exact value is beyond FLT_MAX (bit t % 16 of
- * word t / 16, by sign), and those below FP32's normals (moved out of y,
- * zero left there): their values, rounded to odd on FP32's subnormal grid,
- * and places. */
+ * word t / 16, by sign), and those whose value rounded to odd is FP32's
+ * least subnormal (every exact value below it, one class as the ones
+ * beyond are); y holds FLT_MAX and 2^-149 there, of their signs.  The
+ * subnormals above it stay in y, rounded to odd on FP32's subnormal
+ * grid. */
 struct wide_out {
 	uint16_t over_pos[OP_LANES_CHUNK / 16], over_neg[OP_LANES_CHUNK / 16];
-	/* ... and those whose value rounded to odd is FP32's least subnormal
-	 * (every exact value below it, one class as the ones beyond are) */
 	uint16_t tiny_pos[OP_LANES_CHUNK / 16], tiny_neg[OP_LANES_CHUNK / 16];
-	float low[OP_LANES_CHUNK + 16];
-	uint32_t at[OP_LANES_CHUNK + 16];
-	size_t lows;
 };
 
 /* Whether the FP32 route runs on isa. */
@@ -77,11 +77,11 @@ bool fpref_emu_op_lanes_fp32(const struct op_lanes_plan *p, enum lanes_isa isa);
 bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, enum lanes_isa isa, const void *const *operands,
 				  size_t i, size_t n, uint32_t *y, uint8_t *rare, struct wide_out *w);
 
-/* wide32, after the FP32 lanes have converted y: the elements w holds,
- * beyond FLT_MAX by the plan's codes for 2^200, below FP32's normals by
- * the FP64 lanes (p->conv), into out[0..) and flags (may be NULL). */
+/* wide32, after the FP32 lanes have converted y: the elements w holds, by
+ * the plan's codes for +-2^200 and +-2^-149, into out[0..n) and flags
+ * (may be NULL). */
 void fpref_emu_op_lanes32_finish(const struct op_lanes_plan *p, enum lanes_isa isa, const struct wide_out *w,
-				 void *out, uint8_t *flags);
+				 void *out, uint8_t *flags, size_t n);
 
 /* out[i] = op(a[i], b[i], c[i]) for n elements, flags where asked; the
  * elements it cannot decide go to by_core(ctx, i) (which writes out[i] and

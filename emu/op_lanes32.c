@@ -11,8 +11,9 @@
  *    lie in [2^-81, 2^83) and are normal FP32 numbers or exact zeros, and
  *    the remainders a - q b (a multiple of 2^L ulp(q) >= 2^-144) and
  *    a - s^2 (of ulp(s)^2 >= 2^-86) are exact, as TwoSum's error is.
- * FP16, the FP8, FP6 and FP4 formats and P3109's narrow ones qualify;
- * BF16's range is FP32's own, and stays on the FP64 route. */
+ * FP16, the FP8, FP6 and FP4 formats and P3109's narrow ones qualify.
+ * BF16's range is FP32's own: on AVX-512 it takes this route by the
+ * rounding in the instructions and classes of its own (wide below). */
 #include <math.h>
 #include <string.h>
 
@@ -214,13 +215,9 @@ OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *
 		src[k] = operands[k] ? (const unsigned char *)operands[k] + i * p->bytes : NULL;
 #if defined(__GNUC__) && defined(__x86_64__)
 	if (p->wide32 && isa == LANES_ISA_AVX512) {
-		float x[3][OP_LANES_CHUNK];
-		memset(rare, 0, n);
 		int arity = fpref_op_arity(p->op);
-		for (int k = 0; k < arity; k++)
-			fpref_emu_op32_bfloat16_avx512(src[k], n, x[k], rare);
-		return fpref_emu_op32_odd_avx512(p->op, p->env.rounding == FPREF_RDN, 1, x[0], arity > 1 ? x[1] : NULL,
-				  arity > 2 ? x[2] : NULL, n, y, rare, w);
+		return fpref_emu_op32_bf16_odd_avx512(p->op, p->env.rounding == FPREF_RDN, src[0], arity > 1 ? src[1] : NULL,
+						      arity > 2 ? src[2] : NULL, n, y, rare, w);
 	}
 	/* F16C where the plan found it (with AVX2); AVX-512's own steps where
 	 * the context runs on it */
@@ -262,25 +259,14 @@ OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *
 }
 
 void fpref_emu_op_lanes32_finish(const struct op_lanes_plan *p, enum lanes_isa isa, const struct wide_out *w,
-				 void *out, uint8_t *flags)
+				 void *out, uint8_t *flags, size_t n)
 {
+	(void)isa;
 #if defined(__GNUC__) && defined(__x86_64__)
-	fpref_emu_op32_classes_avx512(w->over_pos, w->over_neg, p->over_code, p->over_flags, out, flags);
-	fpref_emu_op32_classes_avx512(w->tiny_pos, w->tiny_neg, p->tiny_code, p->tiny_flags, out, flags);
+	fpref_emu_op32_classes_avx512(w, p->class_code, p->class_flags, out, flags, n);
+#else
+	(void)p, (void)w, (void)out, (void)flags, (void)n;
 #endif
-	if (!w->lows)
-		return;
-	double d[OP_LANES_CHUNK];
-	uint16_t code[OP_LANES_CHUNK];
-	uint8_t fl[OP_LANES_CHUNK];
-	for (size_t t = 0; t < w->lows; t++)
-		d[t] = w->low[t]; /* exact */
-	fpref_emu_lanes_convert(isa, &p->conv, d, code, w->lows, flags ? fl : NULL);
-	for (size_t t = 0; t < w->lows; t++) {
-		((uint16_t *)out)[w->at[t]] = code[t];
-		if (flags)
-			flags[w->at[t]] = fl[t];
-	}
 }
 
 /* Whether f under env fits the route (the header comment's conditions). */
@@ -356,36 +342,45 @@ static bool byte_halves(struct op_lanes_plan *p)
  * check_lanes found it under rule B), and the core's results for
  * 2^200 of each sign, which every exact value of 2^128 or more shares
  * (beyond max + half an ulp, 2^128 (1 - 2^-9), and rounded toward zero
- * with an unbounded exponent still beyond max).  The
- * results below FP32's normals (rounded to odd on its subnormal grid,
- * 2^-149, 16 places below BF16's least subnormal: enough, as 2 are) go
- * through the FP64 lanes, which take them without the core, but for the
- * least subnormal, 2^-149 (every exact value below it), which takes the
- * core's code for it; the FP32 lanes give them all to the core (a random
- * pair's product is beyond FP32's range one time in two).  Not mul and
- * div, slower here than on the FP64 route in fpref bench (3.7e8 and 3.0e8
- * elements/s against 6.3e8 and 4.7e8: half the products are beyond
- * FP32's range or below its normals, and a quotient takes three
- * divisions); their chunks of FP32-normal results take exact32 instead. */
+ * with an unbounded exponent still beyond max), and for 2^-149, which
+ * every exact value below it shares (below half BF16's least subnormal,
+ * 2^-133).  The results between 2^-149 and FP32's normals stay in y,
+ * rounded to odd on FP32's subnormal grid (16 places below BF16's least
+ * subnormal: enough, as 2 are), and the FP32 lanes take them as BF16's own
+ * subnormals (the same bias).  mul and div find where each result lies
+ * without an instruction that rounds below FP32's normals (Zen 4 takes
+ * several times as long over one: op_lanes32_x86.c's mul_step); their
+ * chunks of FP32-normal results take exact32 first, faster still. */
 static bool wide(struct op_lanes_plan *p)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
-	if (!p->bfloat16 || !fpref_emu_lanes_isa_available(LANES_ISA_AVX512) || p->op == FPREF_OP_MUL ||
-	    p->op == FPREF_OP_DIV || p->env.rounding == FPREF_SR)
+	if (!p->bfloat16 || !fpref_emu_lanes_isa_available(LANES_ISA_AVX512) || p->env.rounding == FPREF_SR)
 		return false;
 	const struct fpref_format *f64 = fpref_format_get(FPREF_FORMAT_FLOAT64);
 	for (int negative = 0; negative < 2; negative++) {
 		unsigned flags = 0;
 		uint64_t big = (uint64_t)negative << 63 | (uint64_t)(1023 + 200) << 52;
-		if (fpref_emu_convert(f64, big, &p->f, &p->env, fpref_env_sr_random(&p->env, 0), &p->over_code[negative],
+		if (fpref_emu_convert(f64, big, &p->f, &p->env, fpref_env_sr_random(&p->env, 0), &p->class_code[negative],
 				      &flags) != 0)
 			return false;
-		p->over_flags[negative] = (uint8_t)flags;
+		p->class_flags[negative] = (uint8_t)flags;
 		flags = 0;
 		if (fpref_emu_convert(fpref_format_get(FPREF_FORMAT_FLOAT32), (uint64_t)negative << 31 | 1, &p->f, &p->env,
-				      fpref_env_sr_random(&p->env, 0), &p->tiny_code[negative], &flags) != 0)
+				      fpref_env_sr_random(&p->env, 0), &p->class_code[2 + negative], &flags) != 0)
 			return false;
-		p->tiny_flags[negative] = (uint8_t)flags;
+		p->class_flags[2 + negative] = (uint8_t)flags;
+	}
+	/* without flags the classes' codes are those of values y can hold:
+	 * 2^-149 itself, and FLT_MAX (y's value for those beyond it) where it
+	 * takes 2^200's code, as it does unless a policy tells them apart */
+	p->codes_in_y = true;
+	for (int negative = 0; negative < 2; negative++) {
+		uint64_t code = 0;
+		unsigned flags = 0;
+		if (fpref_emu_convert(fpref_format_get(FPREF_FORMAT_FLOAT32), (uint64_t)negative << 31 | 0x7F7FFFFF, &p->f,
+				      &p->env, fpref_env_sr_random(&p->env, 0), &code, &flags) != 0 ||
+		    code != p->class_code[negative])
+			p->codes_in_y = false;
 	}
 	return fpref_emu_lanes_plan(fpref_format_get(FPREF_FORMAT_FLOAT32), &p->f, &p->env, &p->conv32);
 #else

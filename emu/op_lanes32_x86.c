@@ -3,6 +3,7 @@
  * conversions, AVX-512's rounding in the instruction, its masked stores.
  * Each is compiled for its own target; the caller checks the CPU. */
 #if defined(__GNUC__) && defined(__x86_64__)
+#include <float.h>
 #include <immintrin.h>
 #include <math.h>
 #include <string.h>
@@ -67,44 +68,25 @@ __attribute__((target("avx512f,avx512bw,avx512vl,f16c"))) void fpref_emu_op32_bi
 	}
 }
 
-/* BF16 to FP32 (its upper half, exact), NaN and inf marked in special[] */
-__attribute__((target("avx512f,avx512bw,avx512vl"))) void fpref_emu_op32_bfloat16_avx512(const uint16_t *a, size_t n, float *y,
-										     uint8_t *special)
-{
-	const __m256i field = _mm256_set1_epi16(0x7F80);
-	size_t j = 0;
-	for (; j + 16 <= n; j += 16) {
-		__m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(a + j));
-		_mm512_storeu_ps(y + j, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
-		__mmask16 sp = _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, field), field);
-		for (unsigned t = sp; t; t &= t - 1)
-			special[j + (unsigned)__builtin_ctz(t)] = 1;
-	}
-	for (; j < n; j++) {
-		uint32_t w = (uint32_t)a[j] << 16;
-		memcpy(&y[j], &w, sizeof w);
-		special[j] |= (uint8_t)((a[j] & 0x7F80) == 0x7F80);
-	}
-}
-
 /* AVX-512's rounding in the instruction: op's result rounded toward
  * zero, its last bit set where the results rounded down and up differ
  * (the exact value is not representable): rounded to odd at FP32's
  * precision, on its subnormal grid too, without TwoSum, remainders or
- * exact products; on floats already decoded (times scale).  rare[] gets
- * the elements for the core as in run; w (where not NULL) those beyond
- * FP32's range and below its normals (struct wide_out), whose y is then
- * 0; whether any element is rare.  (For FP16 and the bytes, faster
- * than run for fma only: three divisions or roots cost more than one and
- * a remainder.) */
+ * exact products.  Toward zero is the one of the two whose sign is the
+ * exact value's (down where down is not negative, else up: an exact zero
+ * sum, -0 rounded down, takes up's +0 as toward zero does), so each
+ * element costs two roundings, not three.  rare[] gets the elements for
+ * the core as in run; w (where not NULL) those beyond FP32's range and
+ * below its normals (struct wide_out), whose y is then 0.  (For FP16 and
+ * the bytes, faster than run for fma only: three divisions or roots cost
+ * more than one and a remainder.) */
 #define R_DN (_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #define R_UP (_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
 #define R_ZERO (_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
-#define THREE(OP)                                                                                                 \
+#define TWO(OP)                                                                                                   \
 	do {                                                                                                     \
 		dn = OP(R_DN);                                                                                   \
 		up = OP(R_UP);                                                                                   \
-		z = OP(R_ZERO);                                                                                  \
 	} while (0)
 #define ADD(R) _mm512_add_round_ps(a, b, R)
 #define SUB(R) _mm512_sub_round_ps(a, b, R)
@@ -112,98 +94,207 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void fpref_emu_op32_bfloat1
 #define DIV(R) _mm512_div_round_ps(a, b, R)
 #define SQRT(R) _mm512_sqrt_round_ps(a, R)
 #define FMA(R) _mm512_fmadd_round_ps(a, b, c, R)
-__attribute__((target("avx512f,avx512dq"))) bool fpref_emu_op32_odd_avx512(enum fpref_op op, bool rdn, float scale, const float *x0,
-							   const float *x1, const float *x2, size_t n, uint32_t *y,
-							   uint8_t *rare, struct wide_out *w)
+
+/* A value of binade 2^t (t below -126) from its FP32 bits at another
+ * exponent (those of sig_bits' significand, the sign kept): rounded to
+ * odd on FP32's subnormal grid, 2^-149, as the FP32 bits of a subnormal
+ * (2^-149 itself for every value below it).  16 places below BF16's least
+ * subnormal, where 2 suffice, so that the conversion lanes round it as the
+ * value (they take FP32's subnormals themselves: BF16's bias is FP32's);
+ * an integer step, no instruction rounding below FP32's normals (see
+ * mul_step) */
+static inline __attribute__((always_inline, target("avx512f"))) __m512i subnormal_odd(__m512i sig_bits, __m512i t)
 {
-	const __m512 s = _mm512_set1_ps(scale), zero = _mm512_setzero_ps(), inf = _mm512_set1_ps(INFINITY);
-	const __m512i one = _mm512_set1_epi32(1),
-		      iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-	size_t lows = 0;
+	const __m512i man = _mm512_set1_epi32(0x7FFFFF), implicit = _mm512_set1_epi32(0x800000);
+	__m512i sig = _mm512_or_si512(_mm512_and_si512(sig_bits, man), implicit);
+	__m512i shift = _mm512_sub_epi32(_mm512_set1_epi32(-126), t); /* 1 and up; 32 and up shift all out */
+	__m512i k = _mm512_srlv_epi32(sig, shift);
+	__mmask16 sticky = _mm512_cmpneq_epi32_mask(_mm512_sllv_epi32(k, shift), sig);
+	k = _mm512_mask_or_epi32(k, sticky, k, _mm512_set1_epi32(1));
+	return _mm512_or_si512(k, _mm512_and_si512(sig_bits, _mm512_set1_epi32((int)0x80000000)));
+}
+
+/* Sixteen elements from j (lanes m) of operands a, b, c (b and c zero
+ * where the op has none): their results into y and w as above; the mask
+ * of elements for the core */
+static inline __attribute__((always_inline, target("avx512f,avx512dq"))) __mmask16
+odd_step(enum fpref_op op, bool rdn, __m512 a, __m512 b, __m512 c, __mmask16 m, __mmask16 r, size_t j, uint32_t *y,
+	 struct wide_out *w)
+{
+	const __m512 zero = _mm512_setzero_ps(), inf = _mm512_set1_ps(INFINITY);
+	const __m512i one = _mm512_set1_epi32(1);
 	const bool sum = op == FPREF_OP_ADD || op == FPREF_OP_SUB || op == FPREF_OP_FMA;
-	for (size_t j = 0; j < n; j += 16) {
-		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
-		__m512 a = _mm512_maskz_loadu_ps(m, x0 + j), b = zero, c = zero, dn, up, z;
-		if (x1)
-			b = _mm512_maskz_loadu_ps(m, x1 + j);
-		if (x2)
-			c = _mm512_maskz_loadu_ps(m, x2 + j);
-		if (scale != 1) {
-			a = _mm512_mul_ps(a, s);
-			b = _mm512_mul_ps(b, s);
-			c = _mm512_mul_ps(c, s);
-		}
-		__mmask16 r = 0;
-		switch (op) {
-		case FPREF_OP_ADD: THREE(ADD); break;
-		case FPREF_OP_SUB: THREE(SUB); break;
-		case FPREF_OP_MUL: THREE(MUL); break;
-		case FPREF_OP_DIV:
-			THREE(DIV);
-			r = _mm512_cmp_ps_mask(b, zero, _CMP_EQ_OQ);
-			break;
-		case FPREF_OP_SQRT:
-			THREE(SQRT);
-			r = _mm512_cmp_ps_mask(a, zero, _CMP_LT_OQ);
-			break;
-		default: THREE(FMA); break;
-		}
-		if (rdn && sum)
-			r |= _mm512_cmp_ps_mask(z, zero, _CMP_EQ_OQ); /* the sign of an exact zero sum */
-		__mmask16 inexact = _mm512_cmp_ps_mask(dn, up, _CMP_NEQ_UQ);
-		__m512i bits = _mm512_castps_si512(z);
-		bits = _mm512_mask_or_epi32(bits, inexact, bits, one);
-		for (unsigned t = r & m; t; t &= t - 1)
-			rare[j + (unsigned)__builtin_ctz(t)] = 1;
-		if (w) {
-			/* rounded up to +inf or down to -inf: the exact value is beyond
-			 * FLT_MAX; 2^128 or more where half of it, rounded toward zero,
-			 * is 2^127 or more (halving a and c is exact); those between
-			 * round as no value beyond them does (rtz: max, no overflow),
-			 * and go to the core */
-			__mmask16 pos = _mm512_cmp_ps_mask(up, inf, _CMP_EQ_OQ) & m,
-				  neg = _mm512_cmp_ps_mask(dn, _mm512_sub_ps(zero, inf), _CMP_EQ_OQ) & m;
-			if (pos | neg) {
-				__m512 h = _mm512_set1_ps(0.5f), half;
-				a = _mm512_mul_ps(a, h);
-				switch (op) {
-				case FPREF_OP_ADD: half = _mm512_add_round_ps(a, _mm512_mul_ps(b, h), R_ZERO); break;
-				case FPREF_OP_SUB: half = _mm512_sub_round_ps(a, _mm512_mul_ps(b, h), R_ZERO); break;
-				case FPREF_OP_MUL: half = MUL(R_ZERO); break;
-				case FPREF_OP_DIV: half = DIV(R_ZERO); break;
-				case FPREF_OP_SQRT: half = zero; break; /* never beyond */
-				default: half = _mm512_fmadd_round_ps(a, b, _mm512_mul_ps(c, h), R_ZERO); break;
-				}
-				__mmask16 big = _mm512_cmp_ps_mask(_mm512_abs_ps(half), _mm512_set1_ps(0x1p127f), _CMP_GE_OQ);
-				for (unsigned t = (pos | neg) & ~big; t; t &= t - 1)
-					rare[j + (unsigned)__builtin_ctz(t)] = 1;
-				pos &= big;
-				neg &= big;
-			}
-			w->over_pos[j / 16] = (uint16_t)pos;
-			w->over_neg[j / 16] = (uint16_t)neg;
-			/* nonzero, below 2^-126 */
-			__m512i mag = _mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF));
-			__mmask16 low = _mm512_mask_cmplt_epu32_mask(_mm512_test_epi32_mask(mag, mag) & m, mag,
-								     _mm512_set1_epi32(0x00800000)),
-				  tiny = _mm512_mask_cmpeq_epi32_mask(low, mag, one),
-				  negative = _mm512_movepi32_mask(bits);
-			w->tiny_pos[j / 16] = (uint16_t)(tiny & ~negative);
-			w->tiny_neg[j / 16] = (uint16_t)(tiny & negative);
-			low &= (__mmask16)~tiny;
-			/* compressed in registers, stored whole (the buffers have 16
-			 * places to spare): Zen 4's compress to memory is microcoded */
-			_mm512_storeu_ps(w->low + lows, _mm512_maskz_compress_ps(low, _mm512_castsi512_ps(bits)));
-			_mm512_storeu_si512(w->at + lows, _mm512_maskz_compress_epi32(
-								  low, _mm512_add_epi32(_mm512_set1_epi32((int)j), iota)));
-			lows += (size_t)__builtin_popcount(low);
-			bits = _mm512_maskz_mov_epi32((__mmask16)~low, bits);
-		}
-		_mm512_mask_storeu_epi32(y + j, m, bits);
+	__m512 dn, up;
+	switch (op) {
+	case FPREF_OP_ADD: TWO(ADD); break;
+	case FPREF_OP_SUB: TWO(SUB); break;
+	case FPREF_OP_MUL: TWO(MUL); break;
+	case FPREF_OP_DIV:
+		TWO(DIV);
+		r |= _mm512_cmp_ps_mask(b, zero, _CMP_EQ_OQ);
+		break;
+	case FPREF_OP_SQRT:
+		TWO(SQRT);
+		r |= _mm512_cmp_ps_mask(a, zero, _CMP_LT_OQ);
+		break;
+	default: TWO(FMA); break;
 	}
-	if (w)
-		w->lows = lows;
-	uint64_t any = 0; /* eight flags a word */
+	__m512 z = _mm512_mask_mov_ps(dn, _mm512_movepi32_mask(_mm512_castps_si512(dn)), up);
+	if (rdn && sum)
+		r |= _mm512_cmp_ps_mask(z, zero, _CMP_EQ_OQ); /* the sign of an exact zero sum */
+	__mmask16 inexact = _mm512_cmp_ps_mask(dn, up, _CMP_NEQ_UQ);
+	__m512i bits = _mm512_castps_si512(z);
+	bits = _mm512_mask_or_epi32(bits, inexact, bits, one);
+	if (w) {
+		/* rounded up to +inf or down to -inf: the exact value is beyond
+		 * FLT_MAX; 2^128 or more where half of it, rounded toward zero,
+		 * is 2^127 or more (halving a and c is exact); those between
+		 * round as no value beyond them does (rtz: max, no overflow),
+		 * and go to the core */
+		__mmask16 pos = _mm512_cmp_ps_mask(up, inf, _CMP_EQ_OQ) & m,
+			  neg = _mm512_cmp_ps_mask(dn, _mm512_sub_ps(zero, inf), _CMP_EQ_OQ) & m;
+		if (pos | neg) {
+			__m512 h = _mm512_set1_ps(0.5f), half;
+			a = _mm512_mul_ps(a, h);
+			switch (op) {
+			case FPREF_OP_ADD: half = _mm512_add_round_ps(a, _mm512_mul_ps(b, h), R_ZERO); break;
+			case FPREF_OP_SUB: half = _mm512_sub_round_ps(a, _mm512_mul_ps(b, h), R_ZERO); break;
+			case FPREF_OP_MUL: half = MUL(R_ZERO); break;
+			case FPREF_OP_DIV: half = DIV(R_ZERO); break;
+			case FPREF_OP_SQRT: half = zero; break; /* never beyond */
+			default: half = _mm512_fmadd_round_ps(a, b, _mm512_mul_ps(c, h), R_ZERO); break;
+			}
+			__mmask16 big = _mm512_cmp_ps_mask(_mm512_abs_ps(half), _mm512_set1_ps(0x1p127f), _CMP_GE_OQ);
+			r |= (pos | neg) & ~big;
+			pos &= big;
+			neg &= big;
+		}
+		w->over_pos[j / 16] = (uint16_t)pos;
+		w->over_neg[j / 16] = (uint16_t)neg;
+		/* the least subnormal, every exact value below it (rounded to odd
+		 * there), by sign; the subnormals above it stay in y */
+		__m512i mag = _mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF));
+		__mmask16 tiny = _mm512_mask_cmpeq_epi32_mask(m, mag, one), negative = _mm512_movepi32_mask(bits);
+		w->tiny_pos[j / 16] = (uint16_t)(tiny & ~negative);
+		w->tiny_neg[j / 16] = (uint16_t)(tiny & negative);
+	}
+	_mm512_mask_storeu_epi32(y + j, m, bits);
+	return r & m;
+}
+
+/* BF16 mul: its products are exact wherever they are FP32 normals, and
+ * every product is found without a rounding below them (on Zen 4 a
+ * multiplication that rounds there, even to nearest, takes several times
+ * as long, and at random BF16 operands a third of the products lie
+ * there): first the operands scaled by 2^64 each (exact, or inf from
+ * 2^64 up), whose product is 2^128 times the exact one: an FP32 normal for
+ * every product of 2^-254 or more (below, of a subnormal operand, a value
+ * below 2^-149 whatever it rounds to), inf from 1 up; then, where that is
+ * not finite, the operands themselves rounded toward zero: exact (2^-69
+ * or more where an operand is 2^64 or more), or FLT_MAX at 2^128 or
+ * more.  Results: the normals' exponent fields less 128, those below
+ * rounded to odd on FP32's subnormal grid (subnormal_odd), y's values
+ * for the classes as odd_step leaves them. */
+static inline __attribute__((always_inline, target("avx512f,avx512dq"))) __mmask16
+mul_step(__m512 a, __m512 b, __mmask16 m, __mmask16 r, size_t j, uint32_t *y, struct wide_out *w)
+{
+	const __m512 up64 = _mm512_set1_ps(0x1p64f), one = _mm512_set1_ps(1), inf = _mm512_set1_ps(INFINITY);
+	__m512 scaled = _mm512_mul_ps(_mm512_mul_ps(a, up64), _mm512_mul_ps(b, up64)), mag = _mm512_abs_ps(scaled);
+	__mmask16 big = _mm512_cmp_ps_mask(mag, inf, _CMP_NLT_UQ) & m; /* inf, or NaN: 0 times inf */
+	/* rounded toward zero: exact, or FLT_MAX (y's value there) where the
+	 * product is 2^128 or more */
+	__m512 big_p = _mm512_mul_round_ps(_mm512_mask_mov_ps(one, big, a), _mm512_mask_mov_ps(one, big, b),
+					   _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+	__mmask16 over = _mm512_mask_cmp_ps_mask(big, _mm512_abs_ps(big_p), _mm512_set1_ps(FLT_MAX), _CMP_EQ_OQ),
+		  normal = _mm512_mask_cmp_ps_mask((__mmask16)~big & m, mag, _mm512_set1_ps(4), _CMP_GE_OQ),
+		  low = _mm512_mask_cmp_ps_mask((__mmask16)~(big | normal) & m, mag, _mm512_setzero_ps(), _CMP_GT_OQ),
+		  tiny = _mm512_mask_cmp_ps_mask(low, mag, _mm512_set1_ps(0x1p-21f), _CMP_LE_OQ),
+		  negative = _mm512_movepi32_mask(_mm512_castps_si512(_mm512_mask_mov_ps(scaled, big, big_p)));
+	w->over_pos[j / 16] = (uint16_t)(over & ~negative);
+	w->over_neg[j / 16] = (uint16_t)(over & negative);
+	w->tiny_pos[j / 16] = (uint16_t)(tiny & ~negative);
+	w->tiny_neg[j / 16] = (uint16_t)(tiny & negative);
+	/* the normals scaled back (their exponent fields less 128), those
+	 * below them rounded to odd on FP32's subnormal grid, the products of
+	 * the operands themselves, the zeros as the scaled product has them;
+	 * the rest 0 */
+	__m512i res = _mm512_castps_si512(scaled), field = _mm512_srli_epi32(_mm512_and_si512(res, _mm512_set1_epi32(0x7F800000)), 23);
+	__m512i below = subnormal_odd(res, _mm512_sub_epi32(field, _mm512_set1_epi32(127 + 128)));
+	res = _mm512_mask_sub_epi32(res, normal, res, _mm512_set1_epi32(128 << 23));
+	res = _mm512_mask_mov_epi32(res, low, below); /* the least subnormal for the tiny */
+	res = _mm512_mask_mov_epi32(res, big, _mm512_castps_si512(big_p));
+	_mm512_mask_storeu_epi32(y + j, m, res);
+	return r & m;
+}
+
+/* BF16 div (split_step is mul's way once): the operands' significands in
+ * [1, 2) (with their signs) and their exponents apart, the exponents'
+ * difference taken as an integer: the significands' quotient rounded to
+ * odd by its exact remainder is never beyond FP32's normals, so that no
+ * instruction here rounds below them (see mul_step), and where the result
+ * lies follows from exponents: beyond FLT_MAX (2^128 or more: the value
+ * rounded to odd is 2^k or more where the exact one is), below FP32's
+ * normals (rounded to odd on its subnormal grid by subnormal_odd), or an
+ * FP32 normal (scaled by its exponent, exact). */
+static inline __attribute__((always_inline, target("avx512f,avx512dq"))) __mmask16
+split_step(enum fpref_op op, __m512 a, __m512 b, __mmask16 m, __mmask16 r, size_t j, uint32_t *y,
+	   struct wide_out *w)
+{
+	const __m512 zero = _mm512_setzero_ps();
+	const __m512i one = _mm512_set1_epi32(1);
+	__m512 sa = _mm512_getmant_ps(a, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src),
+	       sb = _mm512_getmant_ps(b, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src), v, e;
+	__mmask16 zeros = _mm512_cmp_ps_mask(a, zero, _CMP_EQ_OQ), plain;
+	if (op == FPREF_OP_MUL) {
+		zeros |= _mm512_cmp_ps_mask(b, zero, _CMP_EQ_OQ);
+		e = _mm512_add_ps(_mm512_getexp_ps(a), _mm512_getexp_ps(b));
+		v = _mm512_mul_ps(sa, sb); /* exact */
+	} else {
+		r |= _mm512_cmp_ps_mask(b, zero, _CMP_EQ_OQ);
+		e = _mm512_sub_ps(_mm512_getexp_ps(a), _mm512_getexp_ps(b));
+		__m512 q = _mm512_div_ps(sa, sb), rem = _mm512_fnmadd_ps(q, sb, sa); /* sa - q sb, exact */
+		/* an even q with a remainder moves by one: down in magnitude
+		 * where the signs of rem, sb and q say the quotient lies toward
+		 * zero */
+		__m512i qi = _mm512_castps_si512(q), ri = _mm512_castps_si512(rem);
+		__mmask16 step = _mm512_cmp_ps_mask(rem, zero, _CMP_NEQ_UQ) & _mm512_testn_epi32_mask(qi, one),
+			  toward_zero = _mm512_movepi32_mask(
+				  _mm512_xor_si512(_mm512_xor_si512(ri, _mm512_castps_si512(sb)), qi));
+		qi = _mm512_mask_sub_epi32(qi, step & toward_zero, qi, one);
+		qi = _mm512_mask_add_epi32(qi, step & (__mmask16)~toward_zero, qi, one);
+		v = _mm512_castsi512_ps(qi);
+	}
+	zeros &= (__mmask16)~r;
+	__m512 top = _mm512_add_ps(e, _mm512_getexp_ps(v)); /* the result's binade */
+	__mmask16 over = _mm512_cmp_ps_mask(top, _mm512_set1_ps(128), _CMP_GE_OQ) & m & ~zeros,
+		  low = _mm512_cmp_ps_mask(top, _mm512_set1_ps(-126), _CMP_LT_OQ) & m & ~zeros,
+		  tiny = _mm512_mask_cmp_ps_mask(low, top, _mm512_set1_ps(-150), _CMP_LE_OQ),
+		  negative = _mm512_movepi32_mask(_mm512_castps_si512(v));
+	plain = (__mmask16)~(over | low);
+	w->over_pos[j / 16] = (uint16_t)(over & ~negative);
+	w->over_neg[j / 16] = (uint16_t)(over & negative);
+	w->tiny_pos[j / 16] = (uint16_t)(tiny & ~negative);
+	w->tiny_neg[j / 16] = (uint16_t)(tiny & negative);
+	/* the normals scaled (their exponents only: no lane rounds), those
+	 * below them rounded to odd on FP32's subnormal grid (the least
+	 * subnormal for the tiny), those beyond FLT_MAX at it, the zeros signed
+	 * as the operands' signs say */
+	__m512i vi = _mm512_castps_si512(v), t = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_maskz_mov_ps(low, e)),
+		_mm512_sub_epi32(_mm512_srli_epi32(_mm512_and_si512(vi, _mm512_set1_epi32(0x7F800000)), 23), _mm512_set1_epi32(127)));
+	__m512i res = _mm512_castps_si512(_mm512_scalef_ps(v, _mm512_maskz_mov_ps(plain & ~zeros, e)));
+	res = _mm512_mask_mov_epi32(res, low, subnormal_odd(vi, t));
+	res = _mm512_mask_or_epi32(res, over, _mm512_and_si512(vi, _mm512_set1_epi32((int)0x80000000)),
+				   _mm512_set1_epi32(0x7F7FFFFF));
+	res = _mm512_mask_and_epi32(res, zeros, _mm512_xor_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)),
+				    _mm512_set1_epi32((int)0x80000000));
+	_mm512_mask_storeu_epi32(y + j, m, res);
+	return r & m;
+}
+
+/* whether any of rare[0..n) is set, eight a word */
+static bool any_rare(const uint8_t *rare, size_t n)
+{
+	uint64_t any = 0;
 	size_t t = 0;
 	for (; t + 8 <= n; t += 8) {
 		uint64_t w;
@@ -214,7 +305,85 @@ __attribute__((target("avx512f,avx512dq"))) bool fpref_emu_op32_odd_avx512(enum 
 		any |= rare[t];
 	return any != 0;
 }
-#undef THREE
+
+/* on floats already decoded (times scale) */
+__attribute__((target("avx512f,avx512dq"))) bool fpref_emu_op32_odd_avx512(enum fpref_op op, bool rdn, float scale, const float *x0,
+							   const float *x1, const float *x2, size_t n, uint32_t *y,
+							   uint8_t *rare, struct wide_out *w)
+{
+	const __m512 s = _mm512_set1_ps(scale), zero = _mm512_setzero_ps();
+	for (size_t j = 0; j < n; j += 16) {
+		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
+		__m512 a = _mm512_maskz_loadu_ps(m, x0 + j), b = zero, c = zero;
+		if (x1)
+			b = _mm512_maskz_loadu_ps(m, x1 + j);
+		if (x2)
+			c = _mm512_maskz_loadu_ps(m, x2 + j);
+		if (scale != 1) {
+			a = _mm512_mul_ps(a, s);
+			b = _mm512_mul_ps(b, s);
+			c = _mm512_mul_ps(c, s);
+		}
+		for (unsigned t = odd_step(op, rdn, a, b, c, m, 0, j, y, w); t; t &= t - 1)
+			rare[j + (unsigned)__builtin_ctz(t)] = 1;
+	}
+	return any_rare(rare, n);
+}
+
+/* BF16 operands (FP32's upper halves, exact) decoded in the registers,
+ * NaN and inf among them marked rare; one pass, no decoded arrays */
+static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl"))) __m512
+bf16_lanes(const uint16_t *x, size_t j, __mmask16 m, __mmask16 *special)
+{
+	const __m256i field = _mm256_set1_epi16(0x7F80);
+	__m256i h = _mm256_maskz_loadu_epi16(m, x + j);
+	*special |= _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, field), field);
+	return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+/* one op's loop, op a constant where it is inlined, so that each op's
+ * steps are compiled apart */
+static inline __attribute__((always_inline, target("avx512f,avx512dq,avx512bw,avx512vl"))) bool
+bf16_loop(enum fpref_op op, bool rdn, const uint16_t *x0, const uint16_t *x1, const uint16_t *x2, size_t n,
+	  uint32_t *y, uint8_t *rare, struct wide_out *w)
+{
+	const __m512 zero = _mm512_setzero_ps();
+	const int arity = op == FPREF_OP_SQRT ? 1 : op == FPREF_OP_FMA ? 3 : 2;
+	__mmask16 any = 0;
+	for (size_t j = 0; j < n; j += 16) {
+		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1), special = 0;
+		__m512 a = bf16_lanes(x0, j, m, &special), b = zero, c = zero;
+		if (arity > 1)
+			b = bf16_lanes(x1, j, m, &special);
+		if (arity > 2)
+			c = bf16_lanes(x2, j, m, &special);
+		special &= m;
+		__mmask16 r = op == FPREF_OP_MUL   ? mul_step(a, b, m, special, j, y, w)
+			      : op == FPREF_OP_DIV ? split_step(op, a, b, m, special, j, y, w)
+						   : odd_step(op, rdn, a, b, c, m, special, j, y, w);
+		_mm_mask_storeu_epi8(rare + j, m, _mm_maskz_set1_epi8(r, 1)); /* the register's rare[], 0 or 1 */
+		any |= r;
+	}
+	return any != 0;
+}
+
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) bool
+fpref_emu_op32_bf16_odd_avx512(enum fpref_op op, bool rdn, const uint16_t *x0, const uint16_t *x1, const uint16_t *x2,
+			       size_t n, uint32_t *y, uint8_t *rare, struct wide_out *w)
+{
+	switch (op) {
+	case FPREF_OP_ADD: return rdn ? bf16_loop(FPREF_OP_ADD, true, x0, x1, x2, n, y, rare, w)
+				      : bf16_loop(FPREF_OP_ADD, false, x0, x1, x2, n, y, rare, w);
+	case FPREF_OP_SUB: return rdn ? bf16_loop(FPREF_OP_SUB, true, x0, x1, x2, n, y, rare, w)
+				      : bf16_loop(FPREF_OP_SUB, false, x0, x1, x2, n, y, rare, w);
+	case FPREF_OP_FMA: return rdn ? bf16_loop(FPREF_OP_FMA, true, x0, x1, x2, n, y, rare, w)
+				      : bf16_loop(FPREF_OP_FMA, false, x0, x1, x2, n, y, rare, w);
+	case FPREF_OP_MUL: return bf16_loop(FPREF_OP_MUL, false, x0, x1, x2, n, y, rare, w);
+	case FPREF_OP_DIV: return bf16_loop(FPREF_OP_DIV, false, x0, x1, x2, n, y, rare, w);
+	default: return bf16_loop(FPREF_OP_SQRT, false, x0, x1, x2, n, y, rare, w);
+	}
+}
+#undef TWO
 #undef ADD
 #undef SUB
 #undef MUL
@@ -326,24 +495,33 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) bool fpref_emu_op32_bf16_qu
 	return true;
 }
 
-/* The codes of the elements of a class (beyond FLT_MAX, the least
- * subnormal), sixteen at a time (BF16's two bytes a code) */
-__attribute__((target("avx512f,avx512bw,avx512vl"))) void fpref_emu_op32_classes_avx512(const uint16_t *pos_mask,
-										    const uint16_t *neg_mask,
-										    const uint64_t code[2],
-										    const uint8_t fl[2], uint16_t *o,
-										    uint8_t *flags)
+/* The codes and flags of the elements of w's classes (beyond FLT_MAX,
+ * the least subnormal; by sign: code[0..3] for over_pos, over_neg,
+ * tiny_pos, tiny_neg) over out[0..n), sixteen at a time (BF16's two bytes
+ * a code), without a test: at random operands it would be a coin toss */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void fpref_emu_op32_classes_avx512(const struct wide_out *w, const uint64_t code[4],
+										    const uint8_t fl[4], uint16_t *o, uint8_t *flags,
+										    size_t n)
 {
-	const __m256i pos = _mm256_set1_epi16((short)code[0]), neg = _mm256_set1_epi16((short)code[1]);
-	const __m128i fpos = _mm_set1_epi8((char)fl[0]), fneg = _mm_set1_epi8((char)fl[1]);
-	for (size_t k = 0; k < OP_LANES_CHUNK / 16; k++) {
-		if (!(pos_mask[k] | neg_mask[k]))
-			continue;
-		_mm256_mask_storeu_epi16(o + 16 * k, pos_mask[k], pos);
-		_mm256_mask_storeu_epi16(o + 16 * k, neg_mask[k], neg);
+	const __m256i c0 = _mm256_set1_epi16((short)code[0]), c1 = _mm256_set1_epi16((short)code[1]),
+		      c2 = _mm256_set1_epi16((short)code[2]), c3 = _mm256_set1_epi16((short)code[3]);
+	const __m128i f0 = _mm_set1_epi8((char)fl[0]), f1 = _mm_set1_epi8((char)fl[1]), f2 = _mm_set1_epi8((char)fl[2]),
+		      f3 = _mm_set1_epi8((char)fl[3]);
+	for (size_t k = 0; 16 * k < n; k++) {
+		__mmask16 m = n - 16 * k >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - 16 * k)) - 1);
+		__m256i v = _mm256_maskz_loadu_epi16(m, o + 16 * k);
+		v = _mm256_mask_mov_epi16(v, w->over_pos[k], c0);
+		v = _mm256_mask_mov_epi16(v, w->over_neg[k], c1);
+		v = _mm256_mask_mov_epi16(v, w->tiny_pos[k], c2);
+		v = _mm256_mask_mov_epi16(v, w->tiny_neg[k], c3);
+		_mm256_mask_storeu_epi16(o + 16 * k, m, v);
 		if (flags) {
-			_mm_mask_storeu_epi8(flags + 16 * k, pos_mask[k], fpos);
-			_mm_mask_storeu_epi8(flags + 16 * k, neg_mask[k], fneg);
+			__m128i f = _mm_maskz_loadu_epi8(m, flags + 16 * k);
+			f = _mm_mask_mov_epi8(f, w->over_pos[k], f0);
+			f = _mm_mask_mov_epi8(f, w->over_neg[k], f1);
+			f = _mm_mask_mov_epi8(f, w->tiny_pos[k], f2);
+			f = _mm_mask_mov_epi8(f, w->tiny_neg[k], f3);
+			_mm_mask_storeu_epi8(flags + 16 * k, m, f);
 		}
 	}
 }

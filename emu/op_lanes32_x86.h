@@ -14,8 +14,6 @@ void fpref_emu_op32_halves_avx512(const uint16_t *a, size_t n, float *y);
 void fpref_emu_op32_halves_f16c(const uint16_t *a, size_t n, float *y);
 /* ... with NaN and inf marked in special[] (AVX-512 BW) */
 void fpref_emu_op32_binary16_avx512(const uint16_t *a, size_t n, float *y, uint8_t *special);
-/* BF16 to FP32 (its upper half), NaN and inf marked */
-void fpref_emu_op32_bfloat16_avx512(const uint16_t *a, size_t n, float *y, uint8_t *special);
 /* a byte format through FP16's fields and F16C (op_lanes32.c's
  * as_halves), its specials marked: 32 bytes a step */
 void fpref_emu_op32_bytes_avx512(const struct dec *d, const uint8_t *a, size_t n, float *y, uint8_t *special);
@@ -24,14 +22,19 @@ void fpref_emu_op32_bytes_avx512(const struct dec *d, const uint8_t *a, size_t n
  * fpref_emu_op_lanes32_compute's; whether any element is rare */
 bool fpref_emu_op32_odd_avx512(enum fpref_op op, bool rdn, float scale, const float *x0, const float *x1,
 			       const float *x2, size_t n, uint32_t *y, uint8_t *rare, struct wide_out *w);
+/* ... on BF16 operands (x1, x2 NULL where the op has none), decoded in
+ * the registers, their NaN and inf rare; w not NULL */
+bool fpref_emu_op32_bf16_odd_avx512(enum fpref_op op, bool rdn, const uint16_t *x0, const uint16_t *x1,
+				    const uint16_t *x2, size_t n, uint32_t *y, uint8_t *rare, struct wide_out *w);
 /* y[j] = a[j] * b[j] in FP32 from BF16 operands, j < n; whether every
  * product is exact: an FP32 normal, or a zero of a zero operand */
 bool fpref_emu_op32_bf16_products_avx512(const uint16_t *a, const uint16_t *b, size_t n, uint32_t *y);
 /* y[j] = a[j] / b[j] rounded to odd at 24 bits from BF16 operands;
  * whether every one is (a normal b, |a| >= 2^-100 or 0, an FP32-normal q) */
 bool fpref_emu_op32_bf16_quotients_avx512(const uint16_t *a, const uint16_t *b, size_t n, uint32_t *y);
-/* a class's codes and flags (by sign) where its masks say */
-void fpref_emu_op32_classes_avx512(const uint16_t *pos_mask, const uint16_t *neg_mask, const uint64_t code[2],
-				   const uint8_t fl[2], uint16_t *o, uint8_t *flags);
+/* w's classes' codes and flags (over_pos, over_neg, tiny_pos, tiny_neg)
+ * where its masks say, over out[0..n) */
+void fpref_emu_op32_classes_avx512(const struct wide_out *w, const uint64_t code[4], const uint8_t fl[4], uint16_t *o,
+				   uint8_t *flags, size_t n);
 
 #endif

@@ -583,6 +583,45 @@ START_TEST(bf16_chunks)
 }
 END_TEST
 
+/* BF16 ops on random patterns of the whole range (a NaN or inf one time
+ * in 64), as fpref bench draws them: a register mixes results beyond
+ * FP32's range, below its least subnormal, on its subnormal grid and
+ * normal, and the AVX-512 route (op_lanes32_x86.c: the classes, the
+ * scaled products, the quotients' significands, rounding to odd onto the
+ * subnormal grid) takes them in one pass; every op under every mode,
+ * overflow policy and P3109 environment, with and without flags (where
+ * the classes' codes come from y's values). */
+START_TEST(bf16_random)
+{
+	struct fpref_format f;
+	ck_assert_int_eq(fpref_format_parse("bfloat16", &f, NULL, 0), 0);
+	enum fpref_op op = lane_ops[_i];
+	enum { N = 4096 };
+	uint16_t *x[3];
+	uint64_t state = 2026 + (uint64_t)_i;
+	for (int k = 0; k < 3; k++) {
+		x[k] = malloc(N * 2);
+		ck_assert_ptr_nonnull(x[k]);
+		for (size_t i = 0; i < N; i++) {
+			uint64_t r = drv_random(&state);
+			uint16_t v = (uint16_t)r;
+			if ((v & 0x7F80) == 0x7F80 && (r >> 16) % 64 != 0)
+				v ^= 0x0080; /* finite but for one in 64 */
+			x[k][i] = v;
+		}
+	}
+	struct env_case envs[DRV_MAX_ENVS];
+	size_t nmodes = drv_envs(DRV_ENVS_MODES, envs);
+	size_t nenv = nmodes + drv_envs(DRV_ENVS_OPS_POLICIES, envs + nmodes);
+	unsigned long long compared = 0;
+	for (size_t e = 0; e < nenv; e++)
+		compared += op_against_core(op, &f, &envs[e].env, x[0], x[1], x[2], N, NULL);
+	for (int k = 0; k < 3; k++)
+		free(x[k]);
+	printf("lanes: bfloat16 %s on random patterns against the core: %llu comparisons\n", fpref_op_name(op), compared);
+}
+END_TEST
+
 /* Lengths that end inside a chunk after a full one, for every op on the
  * 16-bit formats and an 8-bit one: a shorter last chunk must not reuse what
  * the chunk before left (the FP32 route's classes wrote past the arrays'
@@ -665,6 +704,7 @@ int main(void)
 	tcase_add_loop_test(ops, ops_narrow, 0, (int)NFORMATS);
 	tcase_add_loop_test(ops, ops_sixteen_bit, 0, (int)NFORMATS);
 	tcase_add_loop_test(ops, bf16_chunks, 0, 2);
+	tcase_add_loop_test(ops, bf16_random, 0, (int)(sizeof lane_ops / sizeof lane_ops[0]));
 	tcase_add_loop_test(ops, ops_lengths, 0, 3);
 	TCase *cases[] = { paths, sixteen, wide, fp32, ops };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
