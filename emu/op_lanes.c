@@ -257,9 +257,11 @@ size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, con
 			memset(w.over_neg, 0, sizeof w.over_neg);
 			memset(w.tiny_pos, 0, sizeof w.tiny_pos);
 			memset(w.tiny_neg, 0, sizeof w.tiny_neg);
-			bool any = fpref_emu_op_lanes32_compute(p, isa, operands, i, m, y, rare, &w);
+			/* BF16's classes where their codes are not y's values' */
+			bool classes = p->wide32 && (flags || !p->codes_in_y);
+			bool any = fpref_emu_op_lanes32_compute(p, isa, operands, i, m, y, rare, classes ? &w : NULL);
 			fpref_emu_lanes_convert(isa, &p->conv32, y, o, m, flags ? flags + i : NULL);
-			if (p->wide32 && (flags || !p->codes_in_y))
+			if (classes)
 				fpref_emu_op_lanes32_finish(p, isa, &w, o, flags ? flags + i : NULL, m);
 			if (!any)
 				continue;

@@ -56,7 +56,9 @@ bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p);
 /* The operands of elements [i, i + n) decoded and op applied, rounded to
  * odd at 24 bits, as FP32 bits in y[0..n), n <= OP_LANES_CHUNK; rare[j]
  * set where the core must decide (a NaN or inf operand, a division by
- * zero ...), and true where any is; w (wide32) what y cannot hold;
+ * zero ...), and true where any is; w (wide32; NULL where the classes'
+ * codes are y's values', codes_in_y, and no flags are asked) what y
+ * cannot hold;
  * isa's steps (the FP32 values are the same
  * on each). */
 /* What the BF16 route (wide32) leaves beside its FP32 results, a chunk's

@@ -150,7 +150,8 @@ odd_step(enum fpref_op op, bool rdn, __m512 a, __m512 b, __m512 c, __mmask16 m, 
 		 * FLT_MAX; 2^128 or more where half of it, rounded toward zero,
 		 * is 2^127 or more (halving a and c is exact); those between
 		 * round as no value beyond them does (rtz: max, no overflow),
-		 * and go to the core */
+		 * and go to the core.  (Without w, y's FLT_MAX there has the
+		 * code of every value from it up: the plan's codes_in_y.) */
 		__mmask16 pos = _mm512_cmp_ps_mask(up, inf, _CMP_EQ_OQ) & m,
 			  neg = _mm512_cmp_ps_mask(dn, _mm512_sub_ps(zero, inf), _CMP_EQ_OQ) & m;
 		if (pos | neg) {
@@ -210,10 +211,12 @@ mul_step(__m512 a, __m512 b, __mmask16 m, __mmask16 r, size_t j, uint32_t *y, st
 		  low = _mm512_mask_cmp_ps_mask((__mmask16)~(big | normal) & m, mag, _mm512_setzero_ps(), _CMP_GT_OQ),
 		  tiny = _mm512_mask_cmp_ps_mask(low, mag, _mm512_set1_ps(0x1p-21f), _CMP_LE_OQ),
 		  negative = _mm512_movepi32_mask(_mm512_castps_si512(_mm512_mask_mov_ps(scaled, big, big_p)));
-	w->over_pos[j / 16] = (uint16_t)(over & ~negative);
-	w->over_neg[j / 16] = (uint16_t)(over & negative);
-	w->tiny_pos[j / 16] = (uint16_t)(tiny & ~negative);
-	w->tiny_neg[j / 16] = (uint16_t)(tiny & negative);
+	if (w) {
+		w->over_pos[j / 16] = (uint16_t)(over & ~negative);
+		w->over_neg[j / 16] = (uint16_t)(over & negative);
+		w->tiny_pos[j / 16] = (uint16_t)(tiny & ~negative);
+		w->tiny_neg[j / 16] = (uint16_t)(tiny & negative);
+	}
 	/* the normals scaled back (their exponent fields less 128), those
 	 * below them rounded to odd on FP32's subnormal grid, the products of
 	 * the operands themselves, the zeros as the scaled product has them;
@@ -271,10 +274,12 @@ split_step(enum fpref_op op, __m512 a, __m512 b, __mmask16 m, __mmask16 r, size_
 		  tiny = _mm512_mask_cmp_ps_mask(low, top, _mm512_set1_ps(-150), _CMP_LE_OQ),
 		  negative = _mm512_movepi32_mask(_mm512_castps_si512(v));
 	plain = (__mmask16)~(over | low);
-	w->over_pos[j / 16] = (uint16_t)(over & ~negative);
-	w->over_neg[j / 16] = (uint16_t)(over & negative);
-	w->tiny_pos[j / 16] = (uint16_t)(tiny & ~negative);
-	w->tiny_neg[j / 16] = (uint16_t)(tiny & negative);
+	if (w) {
+		w->over_pos[j / 16] = (uint16_t)(over & ~negative);
+		w->over_neg[j / 16] = (uint16_t)(over & negative);
+		w->tiny_pos[j / 16] = (uint16_t)(tiny & ~negative);
+		w->tiny_neg[j / 16] = (uint16_t)(tiny & negative);
+	}
 	/* the normals scaled (their exponents only: no lane rounds), those
 	 * below them rounded to odd on FP32's subnormal grid (the least
 	 * subnormal for the tiny), those beyond FLT_MAX at it, the zeros signed
@@ -367,22 +372,23 @@ bf16_loop(enum fpref_op op, bool rdn, const uint16_t *x0, const uint16_t *x1, co
 	return any != 0;
 }
 
+/* each op's loop compiled apart, with and without w (without it the
+ * classes are y's values: see odd_step) */
+#define BF16_LOOP(OP, RDN) (w ? bf16_loop(OP, RDN, x0, x1, x2, n, y, rare, w) : bf16_loop(OP, RDN, x0, x1, x2, n, y, rare, NULL))
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) bool
 fpref_emu_op32_bf16_odd_avx512(enum fpref_op op, bool rdn, const uint16_t *x0, const uint16_t *x1, const uint16_t *x2,
 			       size_t n, uint32_t *y, uint8_t *rare, struct wide_out *w)
 {
 	switch (op) {
-	case FPREF_OP_ADD: return rdn ? bf16_loop(FPREF_OP_ADD, true, x0, x1, x2, n, y, rare, w)
-				      : bf16_loop(FPREF_OP_ADD, false, x0, x1, x2, n, y, rare, w);
-	case FPREF_OP_SUB: return rdn ? bf16_loop(FPREF_OP_SUB, true, x0, x1, x2, n, y, rare, w)
-				      : bf16_loop(FPREF_OP_SUB, false, x0, x1, x2, n, y, rare, w);
-	case FPREF_OP_FMA: return rdn ? bf16_loop(FPREF_OP_FMA, true, x0, x1, x2, n, y, rare, w)
-				      : bf16_loop(FPREF_OP_FMA, false, x0, x1, x2, n, y, rare, w);
-	case FPREF_OP_MUL: return bf16_loop(FPREF_OP_MUL, false, x0, x1, x2, n, y, rare, w);
-	case FPREF_OP_DIV: return bf16_loop(FPREF_OP_DIV, false, x0, x1, x2, n, y, rare, w);
-	default: return bf16_loop(FPREF_OP_SQRT, false, x0, x1, x2, n, y, rare, w);
+	case FPREF_OP_ADD: return rdn ? BF16_LOOP(FPREF_OP_ADD, true) : BF16_LOOP(FPREF_OP_ADD, false);
+	case FPREF_OP_SUB: return rdn ? BF16_LOOP(FPREF_OP_SUB, true) : BF16_LOOP(FPREF_OP_SUB, false);
+	case FPREF_OP_FMA: return rdn ? BF16_LOOP(FPREF_OP_FMA, true) : BF16_LOOP(FPREF_OP_FMA, false);
+	case FPREF_OP_MUL: return BF16_LOOP(FPREF_OP_MUL, false);
+	case FPREF_OP_DIV: return BF16_LOOP(FPREF_OP_DIV, false);
+	default: return BF16_LOOP(FPREF_OP_SQRT, false);
 	}
 }
+#undef BF16_LOOP
 #undef TWO
 #undef ADD
 #undef SUB

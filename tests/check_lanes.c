@@ -610,6 +610,18 @@ START_TEST(bf16_random)
 			x[k][i] = v;
 		}
 	}
+	/* and exact values between FLT_MAX and 2^128 (fma: 2^128 - 2^100,
+	 * 2^128 - 2^-133; the others have none), at 2^128, just below FLT_MAX,
+	 * at and beside 2^-149 */
+	static const uint16_t edges[][3] = {
+		{ 0x7F00, 0x4000, 0xF180 }, { 0xFF00, 0x4000, 0x7180 }, { 0x7F00, 0x4000, 0x8001 },
+		{ 0x7F7F, 0x3F80, 0x7380 }, { 0x7F7F, 0x3F81, 0x0000 }, { 0x7F7F, 0x7F7F, 0xFF7F },
+		{ 0x1A00, 0x1A80, 0x0000 }, { 0x9A00, 0x1A80, 0x8000 }, { 0x1A00, 0x1A00, 0x0001 },
+		{ 0x1A00, 0x1A7F, 0x8001 }, { 0x0001, 0x0001, 0x0001 }, { 0x8001, 0x0001, 0x0000 },
+	};
+	for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+		for (int k = 0; k < 3; k++)
+			x[k][e * 331 % N] = edges[e][k];
 	struct env_case envs[DRV_MAX_ENVS];
 	size_t nmodes = drv_envs(DRV_ENVS_MODES, envs);
 	size_t nenv = nmodes + drv_envs(DRV_ENVS_OPS_POLICIES, envs + nmodes);
