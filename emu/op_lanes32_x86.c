@@ -230,43 +230,29 @@ mul_step(__m512 a, __m512 b, __mmask16 m, __mmask16 r, size_t j, uint32_t *y, st
 	return r & m;
 }
 
-/* BF16 div (split_step is mul's way once): the operands' significands in
- * [1, 2) (with their signs) and their exponents apart, the exponents'
- * difference taken as an integer: the significands' quotient rounded to
- * odd by its exact remainder is never beyond FP32's normals, so that no
+/* BF16 div: the operands' significands in [1, 2) (with their signs) and
+ * their exponents apart, the exponents' difference taken as an integer:
+ * the significands' quotient is never beyond FP32's normals, so that no
  * instruction here rounds below them (see mul_step), and where the result
- * lies follows from exponents: beyond FLT_MAX (2^128 or more: the value
- * rounded to odd is 2^k or more where the exact one is), below FP32's
- * normals (rounded to odd on its subnormal grid by subnormal_odd), or an
- * FP32 normal (scaled by its exponent, exact). */
+ * lies follows from exponents: beyond FLT_MAX (2^128 or more: the quotient
+ * rounded is 2^k or more where the exact one is), below FP32's normals
+ * (rounded to odd on its subnormal grid by subnormal_odd), or an FP32
+ * normal (scaled by its exponent, exact).  The quotient rounded to
+ * nearest at 24 bits stands for the exact one (no rounding to odd): of
+ * 8-bit significands A and B, A / B is either on the grid of 9-bit
+ * significands (BF16's values and the midpoints between them) or
+ * 1 / (2^8 B) >= 2^-16 from it, relative, while rounding moves it by at
+ * most 2^-24: on the same side of every point of that grid, off it where
+ * the exact one is. */
 static inline __attribute__((always_inline, target("avx512f,avx512dq"))) __mmask16
-split_step(enum fpref_op op, __m512 a, __m512 b, __mmask16 m, __mmask16 r, size_t j, uint32_t *y,
-	   struct wide_out *w)
+div_step(__m512 a, __m512 b, __mmask16 m, __mmask16 r, size_t j, uint32_t *y, struct wide_out *w)
 {
 	const __m512 zero = _mm512_setzero_ps();
-	const __m512i one = _mm512_set1_epi32(1);
 	__m512 sa = _mm512_getmant_ps(a, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src),
-	       sb = _mm512_getmant_ps(b, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src), v, e;
+	       sb = _mm512_getmant_ps(b, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
 	__mmask16 zeros = _mm512_cmp_ps_mask(a, zero, _CMP_EQ_OQ), plain;
-	if (op == FPREF_OP_MUL) {
-		zeros |= _mm512_cmp_ps_mask(b, zero, _CMP_EQ_OQ);
-		e = _mm512_add_ps(_mm512_getexp_ps(a), _mm512_getexp_ps(b));
-		v = _mm512_mul_ps(sa, sb); /* exact */
-	} else {
-		r |= _mm512_cmp_ps_mask(b, zero, _CMP_EQ_OQ);
-		e = _mm512_sub_ps(_mm512_getexp_ps(a), _mm512_getexp_ps(b));
-		__m512 q = _mm512_div_ps(sa, sb), rem = _mm512_fnmadd_ps(q, sb, sa); /* sa - q sb, exact */
-		/* an even q with a remainder moves by one: down in magnitude
-		 * where the signs of rem, sb and q say the quotient lies toward
-		 * zero */
-		__m512i qi = _mm512_castps_si512(q), ri = _mm512_castps_si512(rem);
-		__mmask16 step = _mm512_cmp_ps_mask(rem, zero, _CMP_NEQ_UQ) & _mm512_testn_epi32_mask(qi, one),
-			  toward_zero = _mm512_movepi32_mask(
-				  _mm512_xor_si512(_mm512_xor_si512(ri, _mm512_castps_si512(sb)), qi));
-		qi = _mm512_mask_sub_epi32(qi, step & toward_zero, qi, one);
-		qi = _mm512_mask_add_epi32(qi, step & (__mmask16)~toward_zero, qi, one);
-		v = _mm512_castsi512_ps(qi);
-	}
+	r |= _mm512_cmp_ps_mask(b, zero, _CMP_EQ_OQ);
+	__m512 e = _mm512_sub_ps(_mm512_getexp_ps(a), _mm512_getexp_ps(b)), v = _mm512_div_ps(sa, sb);
 	zeros &= (__mmask16)~r;
 	__m512 top = _mm512_add_ps(e, _mm512_getexp_ps(v)); /* the result's binade */
 	__mmask16 over = _mm512_cmp_ps_mask(top, _mm512_set1_ps(128), _CMP_GE_OQ) & m & ~zeros,
@@ -364,7 +350,7 @@ bf16_loop(enum fpref_op op, bool rdn, const uint16_t *x0, const uint16_t *x1, co
 			c = bf16_lanes(x2, j, m, &special);
 		special &= m;
 		__mmask16 r = op == FPREF_OP_MUL   ? mul_step(a, b, m, special, j, y, w)
-			      : op == FPREF_OP_DIV ? split_step(op, a, b, m, special, j, y, w)
+			      : op == FPREF_OP_DIV ? div_step(a, b, m, special, j, y, w)
 						   : odd_step(op, rdn, a, b, c, m, special, j, y, w);
 		_mm_mask_storeu_epi8(rare + j, m, _mm_maskz_set1_epi8(r, 1)); /* the register's rare[], 0 or 1 */
 		any |= r;
