@@ -53,14 +53,6 @@ enum { OP_LANES_CHUNK = 512 };
  * takes it (op_lanes32.c says where and why). */
 bool fpref_emu_op_lanes32_plan(struct op_lanes_plan *p);
 
-/* The operands of elements [i, i + n) decoded and op applied, rounded to
- * odd at 24 bits, as FP32 bits in y[0..n), n <= OP_LANES_CHUNK; rare[j]
- * set where the core must decide (a NaN or inf operand, a division by
- * zero ...), and true where any is; w (wide32; NULL where the classes'
- * codes are y's values', codes_in_y, and no flags are asked) what y
- * cannot hold;
- * isa's steps (the FP32 values are the same
- * on each). */
 /* What the BF16 route (wide32) leaves beside its FP32 results, a chunk's
  * worth: the elements whose exact value is beyond FLT_MAX (bit t % 16 of
  * word t / 16, by sign), and those whose value rounded to odd is FP32's
@@ -76,6 +68,13 @@ struct wide_out {
 /* Whether the FP32 route runs on isa. */
 bool fpref_emu_op_lanes_fp32(const struct op_lanes_plan *p, enum lanes_isa isa);
 
+/* The operands of elements [i, i + n) decoded and op applied, rounded to
+ * odd at 24 bits, as FP32 bits in y[0..n), n <= OP_LANES_CHUNK; whether
+ * the core must decide any element (a NaN or inf operand, a division by
+ * zero ...), and where it is true, rare[j] set for those; w (wide32;
+ * NULL where the classes' codes are y's values, codes_in_y, and no flags
+ * are asked) what y cannot hold; isa's steps (the FP32 values are the
+ * same on each). */
 bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *p, enum lanes_isa isa, const void *const *operands,
 				  size_t i, size_t n, uint32_t *y, uint8_t *rare, struct wide_out *w);
 

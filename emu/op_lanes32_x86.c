@@ -352,8 +352,14 @@ bf16_loop(enum fpref_op op, bool rdn, const uint16_t *x0, const uint16_t *x1, co
 		__mmask16 r = op == FPREF_OP_MUL   ? mul_step(a, b, m, special, j, y, w)
 			      : op == FPREF_OP_DIV ? div_step(a, b, m, special, j, y, w)
 						   : odd_step(op, rdn, a, b, c, m, special, j, y, w);
-		_mm_mask_storeu_epi8(rare + j, m, _mm_maskz_set1_epi8(r, 1)); /* the register's rare[], 0 or 1 */
-		any |= r;
+		/* rare[] is read only where some element is rare: written from
+		 * the first rare register on, zeros before it */
+		if (r | any) {
+			if (!any)
+				memset(rare, 0, j);
+			_mm_mask_storeu_epi8(rare + j, m, _mm_maskz_set1_epi8(r, 1));
+			any |= r;
+		}
 	}
 	return any != 0;
 }
