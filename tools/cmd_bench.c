@@ -165,8 +165,12 @@ static int bench_gemm(long repeats, struct bench_report *rep)
 		double ref = (double)(oracle_rows * N * K) / bench_median(t, (int)oracle_repeats);
 		struct bench_row row = { .section = "gemm", .rate = emu, .ref = ref };
 		snprintf(row.what, sizeof row.what, "%s %s -> f32", rows[r].gpu, in.name);
-		snprintf(row.path, sizeof row.path, "blocks of %d, %d fraction bits; ref: exact sum, one rounding", m->block,
-			 m->frac);
+		if (m->fused) /* one rounding a group: no fraction bits kept between */
+			snprintf(row.path, sizeof row.path, "groups of %d summed exactly, one rounding; ref: exact sum, one rounding",
+				 m->block);
+		else
+			snprintf(row.path, sizeof row.path, "blocks of %d, %d fraction bits; ref: exact sum, one rounding", m->block,
+				 m->frac);
 		if (bench_report_add(rep, &row) != 0)
 			break;
 	}
