@@ -250,32 +250,28 @@ div_step(__m512 a, __m512 b, __mmask16 m, __mmask16 r, size_t j, uint32_t *y, st
 	const __m512 zero = _mm512_setzero_ps();
 	__m512 sa = _mm512_getmant_ps(a, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src),
 	       sb = _mm512_getmant_ps(b, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
-	__mmask16 zeros = _mm512_cmp_ps_mask(a, zero, _CMP_EQ_OQ), plain;
+	__mmask16 zeros = _mm512_cmp_ps_mask(a, zero, _CMP_EQ_OQ);
 	r |= _mm512_cmp_ps_mask(b, zero, _CMP_EQ_OQ);
 	__m512 e = _mm512_sub_ps(_mm512_getexp_ps(a), _mm512_getexp_ps(b)), v = _mm512_div_ps(sa, sb);
 	zeros &= (__mmask16)~r;
 	__m512 top = _mm512_add_ps(e, _mm512_getexp_ps(v)); /* the result's binade */
-	__mmask16 over = _mm512_cmp_ps_mask(top, _mm512_set1_ps(128), _CMP_GE_OQ) & m & ~zeros,
-		  low = _mm512_cmp_ps_mask(top, _mm512_set1_ps(-126), _CMP_LT_OQ) & m & ~zeros,
-		  tiny = _mm512_mask_cmp_ps_mask(low, top, _mm512_set1_ps(-150), _CMP_LE_OQ),
-		  negative = _mm512_movepi32_mask(_mm512_castps_si512(v));
-	plain = (__mmask16)~(over | low);
+	__mmask16 low = _mm512_cmp_ps_mask(top, _mm512_set1_ps(-126), _CMP_LT_OQ) & m & ~zeros;
 	if (w) {
+		__mmask16 over = _mm512_cmp_ps_mask(top, _mm512_set1_ps(128), _CMP_GE_OQ) & m & ~zeros,
+			  tiny = _mm512_mask_cmp_ps_mask(low, top, _mm512_set1_ps(-150), _CMP_LE_OQ),
+			  negative = _mm512_movepi32_mask(_mm512_castps_si512(v));
 		w->over_pos[j / 16] = (uint16_t)(over & ~negative);
 		w->over_neg[j / 16] = (uint16_t)(over & negative);
 		w->tiny_pos[j / 16] = (uint16_t)(tiny & ~negative);
 		w->tiny_neg[j / 16] = (uint16_t)(tiny & negative);
 	}
-	/* the normals scaled (their exponents only: no lane rounds), those
-	 * below them rounded to odd on FP32's subnormal grid (the least
-	 * subnormal for the tiny), those beyond FLT_MAX at it, the zeros signed
-	 * as the operands' signs say */
-	__m512i vi = _mm512_castps_si512(v), t = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_maskz_mov_ps(low, e)),
-		_mm512_sub_epi32(_mm512_srli_epi32(_mm512_and_si512(vi, _mm512_set1_epi32(0x7F800000)), 23), _mm512_set1_epi32(127)));
-	__m512i res = _mm512_castps_si512(_mm512_scalef_ps(v, _mm512_maskz_mov_ps(plain & ~zeros, e)));
-	res = _mm512_mask_mov_epi32(res, low, subnormal_odd(vi, t));
-	res = _mm512_mask_or_epi32(res, over, _mm512_and_si512(vi, _mm512_set1_epi32((int)0x80000000)),
-				   _mm512_set1_epi32(0x7F7FFFFF));
+	/* the normals scaled (their exponents only: no lane rounds; toward
+	 * zero, so that those beyond FLT_MAX are FLT_MAX), those below them
+	 * rounded to odd on FP32's subnormal grid (the least subnormal for the
+	 * tiny), the zeros signed as the operands' signs say */
+	__m512i res = _mm512_castps_si512(_mm512_scalef_round_ps(v, _mm512_maskz_mov_ps((__mmask16)~(low | zeros), e),
+								 _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+	res = _mm512_mask_mov_epi32(res, low, subnormal_odd(_mm512_castps_si512(v), _mm512_cvtps_epi32(top)));
 	res = _mm512_mask_and_epi32(res, zeros, _mm512_xor_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)),
 				    _mm512_set1_epi32((int)0x80000000));
 	_mm512_mask_storeu_epi32(y + j, m, res);
