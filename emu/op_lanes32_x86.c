@@ -206,12 +206,12 @@ mul_step(__m512 a, __m512 b, __mmask16 m, __mmask16 r, size_t j, uint32_t *y, st
 	 * product is 2^128 or more */
 	__m512 big_p = _mm512_mul_round_ps(_mm512_mask_mov_ps(one, big, a), _mm512_mask_mov_ps(one, big, b),
 					   _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-	__mmask16 over = _mm512_mask_cmp_ps_mask(big, _mm512_abs_ps(big_p), _mm512_set1_ps(FLT_MAX), _CMP_EQ_OQ),
-		  normal = _mm512_mask_cmp_ps_mask((__mmask16)~big & m, mag, _mm512_set1_ps(4), _CMP_GE_OQ),
-		  low = _mm512_mask_cmp_ps_mask((__mmask16)~(big | normal) & m, mag, _mm512_setzero_ps(), _CMP_GT_OQ),
-		  tiny = _mm512_mask_cmp_ps_mask(low, mag, _mm512_set1_ps(0x1p-21f), _CMP_LE_OQ),
-		  negative = _mm512_movepi32_mask(_mm512_castps_si512(_mm512_mask_mov_ps(scaled, big, big_p)));
+	__mmask16 normal = _mm512_mask_cmp_ps_mask((__mmask16)~big & m, mag, _mm512_set1_ps(4), _CMP_GE_OQ),
+		  low = _mm512_mask_cmp_ps_mask((__mmask16)~(big | normal) & m, mag, _mm512_setzero_ps(), _CMP_GT_OQ);
 	if (w) {
+		__mmask16 over = _mm512_mask_cmp_ps_mask(big, _mm512_abs_ps(big_p), _mm512_set1_ps(FLT_MAX), _CMP_EQ_OQ),
+			  tiny = _mm512_mask_cmp_ps_mask(low, mag, _mm512_set1_ps(0x1p-21f), _CMP_LE_OQ),
+			  negative = _mm512_movepi32_mask(_mm512_castps_si512(_mm512_mask_mov_ps(scaled, big, big_p)));
 		w->over_pos[j / 16] = (uint16_t)(over & ~negative);
 		w->over_neg[j / 16] = (uint16_t)(over & negative);
 		w->tiny_pos[j / 16] = (uint16_t)(tiny & ~negative);
