@@ -25,7 +25,6 @@
  * a root of a negative number and an exact zero sum under rdn (whose sign
  * is -0) go to the core, element by element, as do the elements the
  * conversion lanes send there. */
-#include <fenv.h>
 #include <math.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -36,6 +35,7 @@
 #include "host_fpu.h"
 #include "op_lanes.h"
 #include "op_lanes32_x86.h"
+#include "quant_lanes.h"
 #include "round_core.h"
 
 enum { CHUNK = OP_LANES_CHUNK };
@@ -89,24 +89,11 @@ bool fpref_emu_op_lanes_plan(enum fpref_op op, const struct fpref_format *f, con
 	return fpref_emu_lanes_plan(f64, f, env, &p->conv) || p->via32;
 }
 
-/* Whether the FPU rounds to nearest and keeps subnormals (this thread's
- * state, read once a call). */
-static bool fpu_plain(void)
-{
-	if (fegetround() != FE_TONEAREST)
-		return false;
-#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
-	/* FTZ (bit 15) and DAZ (bit 6) */
-	if (_mm_getcsr() & 0x8040u)
-		return false;
-#endif
-	return true;
-}
 
 #if defined(__GNUC__) && defined(__x86_64__)
 /* FP16 to double by F16C, eight at a time: both conversions exact
  * (binary32 holds every FP16 value as a normal number; with FTZ/DAZ off,
- * which fpu_plain checks). */
+ * which fpref_emu_quant_fpu_plain checks). */
 __attribute__((target("avx,f16c"))) static void binary16_to_double(const uint16_t *a, size_t n, double *y)
 {
 	size_t j = 0;
@@ -227,7 +214,7 @@ size_t fpref_emu_op_lanes(const struct op_lanes_plan *p, enum lanes_isa isa, con
 {
 	const void *operands[3] = { a, b, c };
 	int arity = fpref_op_arity(p->op);
-	if (!fpu_plain()) {
+	if (!fpref_emu_quant_fpu_plain()) {
 		size_t invalid = 0;
 		for (size_t i = 0; i < n; i++)
 			invalid += by_core(ctx, i);

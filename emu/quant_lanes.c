@@ -15,6 +15,11 @@ bool fpref_emu_quant_fpu_plain(void)
 #if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
 	if (_mm_getcsr() & 0x8040u) /* FTZ (bit 15), DAZ (bit 6) */
 		return false;
+#elif defined(__aarch64__) && defined(__GNUC__)
+	uint64_t fpcr;
+	__asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+	if (fpcr & (UINT64_C(1) << 24)) /* FZ: subnormal operands and results flushed */
+		return false;
 #endif
 	return true;
 }

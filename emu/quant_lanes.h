@@ -18,8 +18,10 @@
 #include "fpref_emu_scale_mx.h"
 #include "fpref_emu_quant_report.h"
 
-/* Whether this thread's FPU rounds FP32 to nearest and keeps subnormals:
- * where it does not, the bulk paths step aside for the element paths. */
+/* Whether this thread's FPU rounds to nearest and keeps subnormals (x86:
+ * MXCSR's FTZ and DAZ clear; AArch64: FPCR's FZ clear): where it does not,
+ * the bulk paths that compute on the host FPU (quantisers, arithmetic on
+ * arrays, fused groups) step aside for the element paths. */
 bool fpref_emu_quant_fpu_plain(void);
 
 static inline float quant_f32(uint32_t bits)

@@ -7,6 +7,9 @@
  * every environment, and every FP32 pattern under each rounding. */
 #include <stdio.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "driver.h"
 
@@ -634,6 +637,39 @@ START_TEST(bf16_random)
 }
 END_TEST
 
+/* With the FPU flushing subnormals (x86: MXCSR's FTZ and DAZ) the paths
+ * that compute on it step aside: BF16 and FP16 ops on patterns half of
+ * which are subnormal still give the core's bits and flags (were the
+ * lanes to run, BF16's subnormal operands would read as zeros). */
+START_TEST(ops_under_ftz)
+{
+#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
+	static const char *const names[] = { "bfloat16", "float16" };
+	static const enum fpref_op ops[] = { FPREF_OP_ADD, FPREF_OP_MUL, FPREF_OP_DIV, FPREF_OP_FMA };
+	struct fpref_format f;
+	ck_assert_int_eq(fpref_format_parse(names[_i], &f, NULL, 0), 0);
+	enum { N = 2048 };
+	uint16_t x[3][N];
+	uint64_t state = 44 + (uint64_t)_i;
+	uint16_t man = (uint16_t)((1u << f.man_bits) - 1);
+	for (int k = 0; k < 3; k++)
+		for (size_t i = 0; i < N; i++) {
+			uint64_t r = drv_random(&state);
+			x[k][i] = i % 2 ? (uint16_t)((r & man) | (r >> 20 & 1) << 15) : (uint16_t)(0x3000 + r % 0x1000);
+		}
+	struct fpref_env env;
+	fpref_env_default(&env);
+	unsigned csr = _mm_getcsr();
+	_mm_setcsr(csr | 0x8040u);
+	size_t compared = 0;
+	for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+		compared += op_against_core(ops[o], &f, &env, x[0], x[1], x[2], N, NULL);
+	_mm_setcsr(csr);
+	ck_assert_uint_gt(compared, 0);
+#endif
+}
+END_TEST
+
 /* Lengths that end inside a chunk after a full one, for every op on the
  * 16-bit formats and an 8-bit one: a shorter last chunk must not reuse what
  * the chunk before left (the FP32 route's classes wrote past the arrays'
@@ -717,6 +753,7 @@ int main(void)
 	tcase_add_loop_test(ops, ops_sixteen_bit, 0, (int)NFORMATS);
 	tcase_add_loop_test(ops, bf16_chunks, 0, 2);
 	tcase_add_loop_test(ops, bf16_random, 0, (int)(sizeof lane_ops / sizeof lane_ops[0]));
+	tcase_add_loop_test(ops, ops_under_ftz, 0, 2);
 	tcase_add_loop_test(ops, ops_lengths, 0, 3);
 	TCase *cases[] = { paths, sixteen, wide, fp32, ops };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
