@@ -457,6 +457,11 @@ def test_models_lists_the_fma_chain_presets():
             assert m["block"] is None and m["frac"] is None and m["fp16_inputs"] == ""
         else:
             assert m["block"] > 0 and m["frac"] > 0
+    # fused: CDNA1's f16 and bf16 rows alone (docs/accumulation.md), whose
+    # GEMM the bench names by its rounding
+    fused = sorted((m["gpu"], m["inputs"]) for m in fpref.models() if m["fused"])
+    assert [g for g, _ in fused] and {g for g, _ in fused} == {"mfma-cdna1"}
+    assert all(not m["fma_chain"] for m in fpref.models() if m["fused"])
 
 
 @pytest.mark.parametrize("gpu, inp", FMA_PRESETS)

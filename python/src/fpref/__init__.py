@@ -67,9 +67,10 @@ def table(format: str) -> List[Dict[str, Any]]:
 
 def models() -> List[Dict[str, Any]]:
     """The tensor-core model rows (gpu, inputs, block, frac, fp16_inputs,
-    fma_chain): the block rows (fma_chain False), then the FMA-chain presets
-    (dmma, CDNA's f32 and f64 instructions: fma_chain True, block and frac
-    None, out the one input)."""
+    fma_chain, fused): the block rows (fma_chain False), then the FMA-chain
+    presets (dmma, CDNA's f32 and f64 instructions: fma_chain True, block and
+    frac None, out the one input).  fused: each group of block products and
+    C summed exactly and rounded once (CDNA1's f16 and bf16; frac unused)."""
     return _fpref.models()
 
 

@@ -594,9 +594,10 @@ PyObject *py_models(PyObject *self, PyObject *noargs)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct fpref_tc_model *m = fpref_tc_model_at(i);
-		PyObject *row = Py_BuildValue("{s:s,s:s,s:i,s:i,s:s,s:O}", "gpu", m->gpu, "inputs", m->inputs ? m->inputs : "",
+		PyObject *row = Py_BuildValue("{s:s,s:s,s:i,s:i,s:s,s:O,s:O}", "gpu", m->gpu, "inputs", m->inputs ? m->inputs : "",
 					      "block", m->block, "frac", m->frac, "fp16_inputs",
-					      m->fp16_inputs ? m->fp16_inputs : "", "fma_chain", Py_False);
+					      m->fp16_inputs ? m->fp16_inputs : "", "fma_chain", Py_False, "fused",
+					      m->fused ? Py_True : Py_False);
 		if (!row || PyList_Append(list, row) != 0) {
 			Py_XDECREF(row);
 			Py_DECREF(list);
@@ -609,8 +610,8 @@ PyObject *py_models(PyObject *self, PyObject *noargs)
 	 * output. */
 	for (size_t i = 0; fpref_tc_fma_at(i); i++) {
 		const struct fpref_tc_fma_row *r = fpref_tc_fma_at(i);
-		PyObject *row = Py_BuildValue("{s:s,s:s,s:O,s:O,s:s,s:O}", "gpu", r->gpu, "inputs", r->input, "block",
-					      Py_None, "frac", Py_None, "fp16_inputs", "", "fma_chain", Py_True);
+		PyObject *row = Py_BuildValue("{s:s,s:s,s:O,s:O,s:s,s:O,s:O}", "gpu", r->gpu, "inputs", r->input, "block",
+					      Py_None, "frac", Py_None, "fp16_inputs", "", "fma_chain", Py_True, "fused", Py_False);
 		if (!row || PyList_Append(list, row) != 0) {
 			Py_XDECREF(row);
 			Py_DECREF(list);
