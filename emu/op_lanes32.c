@@ -220,7 +220,11 @@ OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *
 						      arity > 2 ? src[2] : NULL, n, y, rare, w);
 	}
 	/* F16C where the plan found it (with AVX2); AVX-512's own steps where
-	 * the context runs on it */
+	 * the context runs on it (fma decoded in the registers, rounded in the
+	 * instruction) */
+	if ((p->binary16_f16c || p->byte_halves) && p->op == FPREF_OP_FMA && isa == LANES_ISA_AVX512)
+		return fpref_emu_op32_fma_avx512(&p->dec32, p->byte_halves, p->env.rounding == FPREF_RDN, src[0], src[1], src[2],
+						 n, y, rare);
 	if ((p->binary16_f16c || p->byte_halves) && isa != LANES_ISA_BASE) {
 		float x[3][OP_LANES_CHUNK];
 		uint16_t h[OP_LANES_CHUNK];
@@ -243,9 +247,6 @@ OP_LANES32_CLONES bool fpref_emu_op_lanes32_compute(const struct op_lanes_plan *
 			}
 			halves_to_floats(isa, halves, n, x[k]);
 		}
-		if (p->op == FPREF_OP_FMA && isa == LANES_ISA_AVX512)
-			return fpref_emu_op32_odd_avx512(p->op, p->env.rounding == FPREF_RDN, p->dec32.half_scale, x[0], x[1], x[2], n,
-					  y, rare, NULL);
 		return run(p, isa, FLOATS, x[0], x[1], x[2], n, y, rare);
 	}
 #else

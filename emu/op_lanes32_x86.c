@@ -278,43 +278,65 @@ div_step(__m512 a, __m512 b, __mmask16 m, __mmask16 r, size_t j, uint32_t *y, st
 	return r & m;
 }
 
-/* whether any of rare[0..n) is set, eight a word */
-static bool any_rare(const uint8_t *rare, size_t n)
+/* FP16 (by F16C) or a byte format (its fields placed in FP16's, then
+ * F16C, times half_scale: op_lanes32.c's as_halves) decoded in the
+ * registers, sixteen elements from j, their NaN and inf marked in
+ * *special; exact */
+static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,f16c"))) __m512
+half_lanes(const struct dec *d, bool bytes, const void *x, size_t j, __mmask16 m, __mmask16 *special)
 {
-	uint64_t any = 0;
-	size_t t = 0;
-	for (; t + 8 <= n; t += 8) {
-		uint64_t w;
-		memcpy(&w, rare + t, 8);
-		any |= w;
+	if (!bytes) {
+		__m256i h = _mm256_maskz_loadu_epi16(m, (const uint16_t *)x + j);
+		const __m256i field = _mm256_set1_epi16(0x7C00);
+		*special |= _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, field), field);
+		return _mm512_cvtph_ps(h);
 	}
-	for (; t < n; t++)
-		any |= rare[t];
+	const __m256i mag = _mm256_set1_epi16((short)d->mag_mask), from = _mm256_set1_epi16((short)d->special_from),
+		      odd = _mm256_set1_epi16(d->odd_special > 0xFF ? -1 : (short)d->odd_special),
+		      beyond = _mm256_set1_epi16((short)d->beyond);
+	const __m128i sign_shift = _mm_cvtsi32_si128((int)d->sign_shift), up = _mm_cvtsi32_si128((int)(10 - d->m));
+	__m256i v = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(m, (const uint8_t *)x + j));
+	__m256i mg = _mm256_and_si256(v, mag);
+	__m256i h = _mm256_or_si256(_mm256_slli_epi16(_mm256_srl_epi16(v, sign_shift), 15), _mm256_sll_epi16(mg, up));
+	*special |= _mm256_cmpge_epu16_mask(mg, from) | _mm256_cmpeq_epi16_mask(v, odd) | _mm256_cmpgt_epu16_mask(v, beyond);
+	return _mm512_mul_ps(_mm512_cvtph_ps(h), _mm512_set1_ps(d->half_scale));
+}
+
+/* rare[] from a register's mask r at j, written only from the chunk's
+ * first rare register on (zeros before it): the caller reads it only
+ * where some element is rare */
+static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl"))) void
+mark_rare(uint8_t *rare, size_t j, __mmask16 m, __mmask16 r, __mmask16 *any)
+{
+	if (r | *any) {
+		if (!*any)
+			memset(rare, 0, j);
+		_mm_mask_storeu_epi8(rare + j, m, _mm_maskz_set1_epi8(r, 1));
+		*any |= r;
+	}
+}
+
+static inline __attribute__((always_inline, target("avx512f,avx512dq,avx512bw,avx512vl,f16c"))) bool
+fma_loop(const struct dec *d, bool bytes, bool rdn, const void *x0, const void *x1, const void *x2, size_t n,
+	 uint32_t *y, uint8_t *rare)
+{
+	__mmask16 any = 0;
+	for (size_t j = 0; j < n; j += 16) {
+		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1), special = 0;
+		__m512 a = half_lanes(d, bytes, x0, j, m, &special), b = half_lanes(d, bytes, x1, j, m, &special),
+		       c = half_lanes(d, bytes, x2, j, m, &special);
+		mark_rare(rare, j, m, odd_step(FPREF_OP_FMA, rdn, a, b, c, m, special & m, j, y, NULL), &any);
+	}
 	return any != 0;
 }
 
-/* on floats already decoded (times scale) */
-__attribute__((target("avx512f,avx512dq"))) bool fpref_emu_op32_odd_avx512(enum fpref_op op, bool rdn, float scale, const float *x0,
-							   const float *x1, const float *x2, size_t n, uint32_t *y,
-							   uint8_t *rare, struct wide_out *w)
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,f16c"))) bool
+fpref_emu_op32_fma_avx512(const struct dec *d, bool bytes, bool rdn, const void *x0, const void *x1, const void *x2,
+			  size_t n, uint32_t *y, uint8_t *rare)
 {
-	const __m512 s = _mm512_set1_ps(scale), zero = _mm512_setzero_ps();
-	for (size_t j = 0; j < n; j += 16) {
-		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
-		__m512 a = _mm512_maskz_loadu_ps(m, x0 + j), b = zero, c = zero;
-		if (x1)
-			b = _mm512_maskz_loadu_ps(m, x1 + j);
-		if (x2)
-			c = _mm512_maskz_loadu_ps(m, x2 + j);
-		if (scale != 1) {
-			a = _mm512_mul_ps(a, s);
-			b = _mm512_mul_ps(b, s);
-			c = _mm512_mul_ps(c, s);
-		}
-		for (unsigned t = odd_step(op, rdn, a, b, c, m, 0, j, y, w); t; t &= t - 1)
-			rare[j + (unsigned)__builtin_ctz(t)] = 1;
-	}
-	return any_rare(rare, n);
+	if (bytes)
+		return rdn ? fma_loop(d, true, true, x0, x1, x2, n, y, rare) : fma_loop(d, true, false, x0, x1, x2, n, y, rare);
+	return rdn ? fma_loop(d, false, true, x0, x1, x2, n, y, rare) : fma_loop(d, false, false, x0, x1, x2, n, y, rare);
 }
 
 /* BF16 operands (FP32's upper halves, exact) decoded in the registers,
@@ -348,14 +370,7 @@ bf16_loop(enum fpref_op op, bool rdn, const uint16_t *x0, const uint16_t *x1, co
 		__mmask16 r = op == FPREF_OP_MUL   ? mul_step(a, b, m, special, j, y, w)
 			      : op == FPREF_OP_DIV ? div_step(a, b, m, special, j, y, w)
 						   : odd_step(op, rdn, a, b, c, m, special, j, y, w);
-		/* rare[] is read only where some element is rare: written from
-		 * the first rare register on, zeros before it */
-		if (r | any) {
-			if (!any)
-				memset(rare, 0, j);
-			_mm_mask_storeu_epi8(rare + j, m, _mm_maskz_set1_epi8(r, 1));
-			any |= r;
-		}
+		mark_rare(rare, j, m, r, &any);
 	}
 	return any != 0;
 }

@@ -17,13 +17,16 @@ void fpref_emu_op32_binary16_avx512(const uint16_t *a, size_t n, float *y, uint8
 /* a byte format through FP16's fields and F16C (op_lanes32.c's
  * as_halves), its specials marked: 32 bytes a step */
 void fpref_emu_op32_bytes_avx512(const struct dec *d, const uint8_t *a, size_t n, float *y, uint8_t *special);
-/* op rounded to odd at FP32's precision by the rounding in the
- * instruction, on decoded floats times scale; rare[] and w as
- * fpref_emu_op_lanes32_compute's; whether any element is rare */
-bool fpref_emu_op32_odd_avx512(enum fpref_op op, bool rdn, float scale, const float *x0, const float *x1,
-			       const float *x2, size_t n, uint32_t *y, uint8_t *rare, struct wide_out *w);
-/* ... on BF16 operands (x1, x2 NULL where the op has none), decoded in
- * the registers, their NaN and inf rare; w not NULL */
+/* fma rounded to odd at FP32's precision by the rounding in the
+ * instruction, on FP16 (bytes false) or a byte format decoded by FP16's
+ * fields (bytes: dec's constants) in the registers; whether any element
+ * is rare, and if so rare[] (NaN or inf operands, an exact zero sum under
+ * rdn) */
+bool fpref_emu_op32_fma_avx512(const struct dec *d, bool bytes, bool rdn, const void *x0, const void *x1, const void *x2,
+			       size_t n, uint32_t *y, uint8_t *rare);
+/* BF16's op rounded to odd at FP32's precision (x1, x2 NULL where the op
+ * has none), decoded in the registers, NaN and inf operands rare; rare[]
+ * as fpref_emu_op32_fma_avx512's; w as fpref_emu_op_lanes32_compute's */
 bool fpref_emu_op32_bf16_odd_avx512(enum fpref_op op, bool rdn, const uint16_t *x0, const uint16_t *x1,
 				    const uint16_t *x2, size_t n, uint32_t *y, uint8_t *rare, struct wide_out *w);
 /* y[j] = a[j] * b[j] in FP32 from BF16 operands, j < n; whether every
