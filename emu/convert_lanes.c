@@ -9,8 +9,9 @@
  * sign and dropped bits, and shifts once.  The plan is checked against the
  * core as it is made (the whole codes of NaN, inf and overflow for each
  * sign), and what the lanes do not model (a NaN style that keeps
- * payloads, the underflow flag, stochastic rounding's far tail) is marked
- * per lane and converted by the core, element by element.  FP64 sources
+ * payloads, the underflow flag, stochastic rounding's far tail under rule
+ * C or with R wider than 32 bits: plan_deep) is marked per lane and
+ * converted by the core, element by element.  FP64 sources
  * take the 32-bit lanes after rounding to odd into FP32, chunk by chunk,
  * where the target is narrow enough (struct lanes_plan's via32).  tests/check_emu.c holds the
  * whole against the core, every FP32 pattern in make check-exhaustive. */
@@ -124,6 +125,27 @@ static void plan_via32(struct lanes_plan *p)
 	p->p32.k = q.k;
 }
 
+/* Stochastic rounding's deep tail in the lanes (struct lanes_k's
+ * deep_lanes) where R' (R, or rule B's 2R + 1, of r bits) fits a 32-bit
+ * word at its top, R 2^(32 - r) (sr_top; the seeded stream's lanes each
+ * their own): rules A and B, r <= 32, 32-bit words.  Below the shift's cap
+ * the core's T is the whole value at r places below the least subnormal,
+ * floor(sig 2^(r - s)) at the core's shift s, and it rounds up to the least
+ * subnormal where T + R' >= 2^r: where T 2^(32 - r) + R 2^(32 - r) carries
+ * out of 32 bits, that is, where floor(sig 2^(32 - s)) + R 2^(32 - r) does
+ * (adding fewer than 2^(32 - r) to a multiple of it carries no further).
+ * Rule C rounds T itself to r places: its lanes stay the core's. */
+static void plan_deep(const struct fpref_env *env, unsigned w, struct lanes_k *k)
+{
+	unsigned r = env->sr_width + (env->sr_rule == FPREF_SR_B ? 1u : 0u);
+	if (!k->deep_rare || w != 32 || env->sr_rule == FPREF_SR_C || r > 32 || env->sr_random >> env->sr_width != 0)
+		return;
+	uint64_t R = env->sr_rule == FPREF_SR_B ? 2 * env->sr_random + 1 : env->sr_random;
+	k->sr_top = R << (32 - r);
+	k->deep_lanes = ~(uint64_t)0;
+	k->deep_rare = 0;
+}
+
 bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
 		      struct lanes_plan *p)
 {
@@ -180,6 +202,7 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	bool sr = env->rounding == FPREF_SR;
 	k->sub_rare = !no_rebias && (!subnormals_below || sr) ? all : 0;
 	k->deep_rare = !no_rebias && sr ? all : 0;
+	plan_deep(env, w, k);
 	/* R 2^(shift - r) is R_s >> (smax - shift) with R_s = R 2^(smax - r),
 	 * smax the greatest shift (up_least's): one variable shift a lane (a
 	 * floor of a floor where r > smax) */
@@ -304,26 +327,25 @@ bool fpref_emu_lanes_plan_stream(const struct fpref_format *from, const struct f
 	return true;
 }
 
-/* The terms as the plan makes its constant one (plan_rounding, then
- * k->sr_scaled), element by element, in lanes. */
+/* Each element's R' (R, or rule B's 2R + 1, of r bits) at the top of a
+ * 32-bit word, R' 2^(32 - r), or its top 32 bits where r > 32
+ * (struct lanes_plan's rbits): the stream's top 32 bits, those below the
+ * R's width cleared (keep) and rule B's 1 set (half), in lanes. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
 #endif
-static void sr_terms(uint64_t seed, unsigned width, unsigned rule_b, unsigned drop, unsigned up, unsigned down,
-		     uint64_t first, size_t n, uint32_t *out)
+static void sr_tops(uint64_t seed, uint32_t keep, uint32_t half, uint64_t first, size_t n, uint32_t *out)
 {
-	for (size_t i = 0; i < n; i++) { /* the same shifts in every lane: it vectorises */
-		uint64_t r = fpref_sr_stream_inline(seed, first + i) >> (64 - width);
-		out[i] = (uint32_t)((((r << rule_b) + rule_b) >> drop) << up >> down);
-	}
+	for (size_t i = 0; i < n; i++) /* the same operations in every lane: it vectorises */
+		out[i] = ((uint32_t)(fpref_sr_stream_inline(seed, first + i) >> 32) & keep) | half;
 }
 
 void fpref_emu_lanes_sr_bits(const struct lanes_plan *p, uint64_t first, size_t n, uint32_t *out)
 {
-	unsigned r = p->env.sr_width + (p->env.sr_rule == FPREF_SR_B ? 1u : 0u);
-	int64_t smax = (int64_t)p->word_bits - p->k.up_least, bits = p->k.sr_bits;
-	sr_terms(p->env.sr_seed, p->env.sr_width, p->env.sr_rule == FPREF_SR_B, r - (unsigned)bits,
-		 (unsigned)(bits <= smax ? smax - bits : 0), (unsigned)(bits <= smax ? 0 : bits - smax), first, n, out);
+	unsigned width = p->env.sr_width;
+	bool b = p->env.sr_rule == FPREF_SR_B;
+	uint32_t keep = width >= 32 ? ~(uint32_t)0 : ~(((uint32_t)1 << (32 - width)) - 1);
+	sr_tops(p->env.sr_seed, keep, b && width < 32 ? (uint32_t)1 << (31 - width) : 0, first, n, out);
 }
 
 /* One element by the core, where a lane marked it. */
@@ -338,6 +360,16 @@ static void lanes_fix(const struct lanes_plan *p, const void *in, void *out, uin
 	fpref_element_store(out, i, p->out_bytes, y);
 	if (flags)
 		flags[i] = (uint8_t)f;
+}
+
+/* Whether the magnitude plan's lanes mark x for the core, as they do
+ * (LANES' may_rare): a nonzero |x| below rare_below, or a NaN where
+ * nan_rare; found again only in a block where a lane was marked, so that
+ * the lanes store no mark per element. */
+static inline bool mag_rare(const struct lanes_k *k, uint64_t x)
+{
+	uint64_t mag = x & k->abs_mask;
+	return (k->rare_below && mag - 1 < k->rare_below - 1) || (k->nan_rare && mag > k->inf_pattern);
 }
 
 #pragma GCC diagnostic push
@@ -364,6 +396,24 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 #define LANE_MIN(a, b) PICK((a) < (b), a, b)
 #define LANE_MAX(a, b) PICK((a) > (b), a, b)
 
+/* Stochastic rounding's deep tail in 32-bit lanes (plan_deep): where up is
+ * below the cap, q is 1 (the least subnormal) where T = floor(r 2^up) and
+ * the lane's R' 2^(32 - r), srt, carry out of the word, else 0; deep marks
+ * those lanes (a zero's and the source's subnormals' aside, which keep
+ * their ways).  T in one variable shift: r 2^(up_least - 1) is below 2^30
+ * (r of the source's precision, up_least its place under the word's top
+ * less 2), then down by the depth, at most 31 places (0 past them); a lane
+ * not deep shifts by 31 too, unsigned, and is not picked. */
+#define LANES_DEEP(U, I, T, ST, k, up, r, srt, mag, q, deep)                                                        \
+	do {                                                                                                         \
+		const U uz_ = { 0 };                                                                                 \
+		U d_ = (U)((ST)((k)->up_least - 1) - (up));                                                          \
+		d_ = PICK(d_ < 31u, d_, uz_ + 31u);                                                                  \
+		U t_ = ((r) << (T)((k)->up_least - 1)) >> d_;                                                        \
+		(deep) = (U)((up) < (ST)(k)->up_least) & ~(U)(((mag) >> (T)(k)->src_man) == 0u);                  \
+		(q) = PICK((deep), (U)((srt) + t_ < (srt)) & 1u, (q));                                               \
+	} while (0)
+
 /* The lane sequence, once per word (U unsigned, I signed lanes of T and
  * ST, W bits): the same source, so the same bits.  Every value compared
  * is below 2^(W-1), so the compares are signed ones, which AVX2 has.  rne
@@ -371,11 +421,12 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
  * plan, whose sign rules ns and zu are then constants too; otherwise the
  * rounding comes from k and *rare marks the lanes for the core, and with
  * want_flags *fl holds each lane's flags.  srv is each lane's stochastic
- * term, k->sr_scaled or its own from the stream. */
+ * term, k->sr_scaled or its own from the stream, and srt its R' at the top
+ * of 32 bits for the deep tail (k->sr_top or the stream's). */
 #define LANES(NAME, U, I, T, ST, W)                                                                                  \
 	static inline __attribute__((always_inline)) U NAME(const struct lanes_k *k, bool rne, bool ns, bool zu,      \
 							  bool mg, bool sr, bool sr_c, bool may_rare, bool want_flags, \
-							  U x, U srv, U *rare, U *fl)                               \
+							  U x, U srv, U srt, U *rare, U *fl)                        \
 	{                                                                                                            \
 		const U zero = { 0 };                                                                                \
 		const I izero = { 0 };                                                                               \
@@ -407,6 +458,10 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 				inc = low & (negm ^ (T)k->dir_pos);                                                  \
 			}                                                                                            \
 			U q = (r + inc) >> shift;                                                                    \
+			if (W == 32 && sr && k->deep_lanes) {                                                        \
+				U deep_;                                                                             \
+				LANES_DEEP(U, I, T, ST, k, up, r, srt, mag, q, deep_);                                  \
+			}                                                                                            \
 			if (!sr && k->odd)                                                                           \
 				q |= (U)((r & low) != 0) & 1u;                                                       \
 			if (sr || k->lift_zero) /* a zero's r is the implicit bit: the rounding may lift it */     \
@@ -438,7 +493,7 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			}                                                                                            \
 			return q | sign;                                                                             \
 		}                                                                                                    \
-		U q, dropped = zero, away = zero;                                                                    \
+		U q, dropped = zero, away = zero, in_deep = zero;                                                     \
 		if (rne) { /* + half an ulp less one, + the kept lsb: ties to even */                               \
 			q = (r + ((ones >> 1u) >> (U)upc) + ((r >> shift) & 1u)) >> shift;                          \
 		} else {                                                                                             \
@@ -454,6 +509,8 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 				}                                                                                    \
 			}                                                                                            \
 			q = (r + inc) >> shift;                                                                      \
+			if (W == 32 && sr && k->deep_lanes)                                                          \
+				LANES_DEEP(U, I, T, ST, k, up, r, srt, mag, q, in_deep);                                \
 			away = (U)(q != (r >> shift));                                                               \
 			dropped = (U)((r & low) != 0);                                                               \
 			if (!sr) /* round to odd is no stochastic rounding */                                        \
@@ -493,8 +550,10 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			if (want_flags) {                                                                            \
 				/* specials and the underflow flag's candidates (at most the least normal, inexact) \
 				 * from the core */                                                                  \
-				rr |= special | ((U)((I)q <= (ST)k->min_normal) & dropped);                          \
-				*fl = ((dropped | over) & 1u) | (over & 4u);                                         \
+				rr |= special | ((U)((I)q <= (ST)k->min_normal) & dropped & ~in_deep);               \
+				/* a deep lane: inexact, and tiny however tininess is read (its value \
+				 * below half the least subnormal) */                                               \
+				*fl = ((dropped | over) & 1u) | (over & 4u) | (in_deep & 2u);                        \
 			}                                                                                            \
 			*rare = rr;                                                                                  \
 		}                                                                                                    \
@@ -532,12 +591,14 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 #define LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V, i, count)                            \
 	do {                                                                                                         \
 		U x_, rare_ = { 0 }, fl_ = { 0 }, srv_ = (U){ 0 } + (__typeof__(((U){ 0 })[0]))k.sr_scaled;          \
-		if (sr && plan->sr_stream) { /* each lane's R term (R_V: L of them) */                               \
+		U srt_ = (U){ 0 } + (__typeof__(((U){ 0 })[0]))k.sr_top;                                             \
+		if (sr && plan->sr_stream) { /* each lane's R' at the top of 32 bits (R_V: L of them), its term */  \
 			uint32_t r_[L] = { 0 };                                                                      \
 			memcpy(r_, plan->rbits + (i), (count) * sizeof *r_);                                         \
 			R_V rv_;                                                                                     \
 			memcpy(&rv_, r_, sizeof rv_);                                                                \
-			srv_ = __builtin_convertvector(rv_, U);                                                      \
+			srt_ = __builtin_convertvector(rv_, U);                                                      \
+			srv_ = srt_ >> (__typeof__(((U){ 0 })[0]))k.up_least; /* R' 2^(smax - r), smax = 32 - up_least */ \
 		}                                                                                                    \
 		if ((count) == (L)) {                                                                                \
 			IN_V v_;                                                                                     \
@@ -550,7 +611,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 			memcpy(&v_, part_, sizeof v_);                                                               \
 			x_ = __builtin_convertvector(v_, U);                                                         \
 		}                                                                                                    \
-		U y_ = LANES(&k, rne, ns, zu, mg, sr, sr_c, may_rare, want_flags, x_, srv_, &rare_, &fl_);           \
+		U y_ = LANES(&k, rne, ns, zu, mg, sr, sr_c, may_rare, want_flags, x_, srv_, srt_, &rare_, &fl_);           \
 		if ((count) == (L)) {                                                                                \
 			OUT_V o_ = __builtin_convertvector(__builtin_convertvector(y_, NARROW), OUT_V);              \
 			memcpy((OUT_T *)out + (i), &o_, sizeof o_);                                                  \
@@ -566,8 +627,10 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 			}                                                                                            \
 		}                                                                                                    \
 		if (may_rare || want_flags) {                                                                        \
-			FLAG_V r_ = __builtin_convertvector(rare_, FLAG_V);                                          \
-			memcpy(rb + ((i) - b), &r_, sizeof r_);                                                      \
+			if (!mg) { /* the magnitude plan's are found again from x (mag_rare) */                     \
+				FLAG_V r_ = __builtin_convertvector(rare_, FLAG_V);                                  \
+				memcpy(rb + ((i) - b), &r_, sizeof r_);                                              \
+			}                                                                                            \
 			any |= rare_;                                                                                \
 		}                                                                                                    \
 	} while (0)
@@ -595,7 +658,7 @@ enum { LANES_BLOCK = 512 };
 				uint64_t any_ = 0;                                                                   \
 				ANY_LANE(any, FLAG_V, any_);                                                         \
 				for (size_t j_ = b; any_ && j_ < end; j_++)                                          \
-					if (rb[j_ - b])                                                              \
+					if (mg ? mag_rare(&k, fpref_element_load(in, j_, sizeof(IN_T))) : rb[j_ - b] != 0) \
 						lanes_fix(plan, in, out, flags, j_);                                 \
 			}                                                                                            \
 		}                                                                                                    \
@@ -622,53 +685,61 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
  * rne_fast with its sign rules as constants for the usual targets
  * (IEEE-style NaN keeps its sign; FNUZ has neither -0 nor a signed NaN);
  * else the magnitude plan, the stochastic terms (rule C's apart) and the
- * lanes for the core only where the plan has them; else the whole codes. */
-#define LANES_VARIANT(LOOP, p, in, out, n, flags)                                                                  \
+ * lanes for the core only where the plan has them; else the whole codes.
+ * SR, a constant, is the plan's sr: the stochastic variants are compiled
+ * in functions of their own (lanes_sr_*), so that their longer sequences
+ * leave the others' registers as they were. */
+#define LANES_VARIANT(LOOP, p, in, out, n, flags, SR)                                                              \
 	do {                                                                                                         \
-		bool c_ = (p)->k.sr_c != 0;                                                                          \
+		bool c_ = (SR) && (p)->k.sr_c != 0;                                                                  \
 		if (flags)                                                                                           \
-			LOOP(p, false, false, false, false, (p)->sr, c_, true, true, in, out, n, flags);             \
-		else if ((p)->rne_fast && (p)->rne_nan_signed && !(p)->rne_zero_unsigned)                            \
+			LOOP(p, false, false, false, false, SR, c_, true, true, in, out, n, flags);                  \
+		else if (!(SR) && (p)->rne_fast && (p)->rne_nan_signed && !(p)->rne_zero_unsigned)                   \
 			LOOP(p, true, true, false, false, false, false, false, false, in, out, n, NULL);             \
-		else if ((p)->rne_fast && !(p)->rne_nan_signed && (p)->rne_zero_unsigned)                            \
+		else if (!(SR) && (p)->rne_fast && !(p)->rne_nan_signed && (p)->rne_zero_unsigned)                   \
 			LOOP(p, true, false, true, false, false, false, false, false, in, out, n, NULL);             \
-		else if ((p)->rne_fast)                                                                              \
+		else if (!(SR) && (p)->rne_fast)                                                                     \
 			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, false, false, in, \
 			     out, n, NULL);                                                                          \
-		else if ((p)->mag && (p)->sr && c_)                                                                  \
+		else if ((SR) && (p)->mag && c_)                                                                     \
 			LOOP(p, false, false, false, true, true, true, true, false, in, out, n, NULL);               \
-		else if ((p)->mag && (p)->sr)                                                                        \
+		else if ((SR) && (p)->mag)                                                                           \
 			LOOP(p, false, false, false, true, true, false, true, false, in, out, n, NULL);              \
-		else if ((p)->mag && (p)->rare)                                                                      \
+		else if (!(SR) && (p)->mag && (p)->rare)                                                             \
 			LOOP(p, false, false, false, true, false, false, true, false, in, out, n, NULL);             \
-		else if ((p)->mag)                                                                                   \
+		else if (!(SR) && (p)->mag)                                                                          \
 			LOOP(p, false, false, false, true, false, false, false, false, in, out, n, NULL);            \
 		else                                                                                                 \
-			LOOP(p, false, false, false, false, (p)->sr, c_, true, false, in, out, n, NULL);             \
+			LOOP(p, false, false, false, false, SR, c_, true, false, in, out, n, NULL);                  \
 	} while (0)
 
-#define LANES_DISPATCH(P, p, in, out, n, flags)                                                                    \
+#define LANES_DISPATCH(P, p, in, out, n, flags, SR)                                                                \
 	do {                                                                                                         \
 		unsigned sizes_ = (p)->in_bytes * 8 + (p)->out_bytes;                                                \
 		switch (sizes_) {                                                                                    \
-		case 2 * 8 + 1: LANES_VARIANT(P##_16_8, p, in, out, n, flags); break;                              \
-		case 2 * 8 + 2: LANES_VARIANT(P##_16_16, p, in, out, n, flags); break;                             \
-		case 2 * 8 + 4: LANES_VARIANT(P##_16_32, p, in, out, n, flags); break;                             \
-		case 4 * 8 + 1: LANES_VARIANT(P##_32_8, p, in, out, n, flags); break;                              \
-		case 4 * 8 + 2: LANES_VARIANT(P##_32_16, p, in, out, n, flags); break;                             \
-		case 4 * 8 + 4: LANES_VARIANT(P##_32_32, p, in, out, n, flags); break;                             \
-		case 8 * 8 + 1: LANES_VARIANT(P##_64_8, p, in, out, n, flags); break;                              \
-		case 8 * 8 + 2: LANES_VARIANT(P##_64_16, p, in, out, n, flags); break;                             \
-		default: LANES_VARIANT(P##_64_32, p, in, out, n, flags); break;                                    \
+		case 2 * 8 + 1: LANES_VARIANT(P##_16_8, p, in, out, n, flags, SR); break;                          \
+		case 2 * 8 + 2: LANES_VARIANT(P##_16_16, p, in, out, n, flags, SR); break;                         \
+		case 2 * 8 + 4: LANES_VARIANT(P##_16_32, p, in, out, n, flags, SR); break;                         \
+		case 4 * 8 + 1: LANES_VARIANT(P##_32_8, p, in, out, n, flags, SR); break;                          \
+		case 4 * 8 + 2: LANES_VARIANT(P##_32_16, p, in, out, n, flags, SR); break;                         \
+		case 4 * 8 + 4: LANES_VARIANT(P##_32_32, p, in, out, n, flags, SR); break;                         \
+		case 8 * 8 + 1: LANES_VARIANT(P##_64_8, p, in, out, n, flags, SR); break;                          \
+		case 8 * 8 + 2: LANES_VARIANT(P##_64_16, p, in, out, n, flags, SR); break;                         \
+		default: LANES_VARIANT(P##_64_32, p, in, out, n, flags, SR); break;                                \
 		}                                                                                                    \
 	} while (0)
 
-/* Compiled once per instruction set (the same source, so the same bits);
- * the converter runs the widest the CPU has, and the tests run each
- * against the core. */
+/* Compiled once per instruction set (the same source, so the same bits),
+ * the stochastic plans' apart; the converter runs the widest the CPU has,
+ * and the tests run each against the core. */
 static void lanes_base(const struct lanes_plan *p, const void *in, void *out, size_t n, uint8_t *flags)
 {
-	LANES_DISPATCH(loop8, p, in, out, n, flags);
+	LANES_DISPATCH(loop8, p, in, out, n, flags, false);
+}
+
+static void lanes_sr_base(const struct lanes_plan *p, const void *in, void *out, size_t n, uint8_t *flags)
+{
+	LANES_DISPATCH(loop8, p, in, out, n, flags, true);
 }
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -676,7 +747,13 @@ static void lanes_base(const struct lanes_plan *p, const void *in, void *out, si
 __attribute__((target("avx2"))) static void lanes_avx2(const struct lanes_plan *p, const void *in, void *out,
 							size_t n, uint8_t *flags)
 {
-	LANES_DISPATCH(loop8, p, in, out, n, flags);
+	LANES_DISPATCH(loop8, p, in, out, n, flags, false);
+}
+
+__attribute__((target("avx2"))) static void lanes_sr_avx2(const struct lanes_plan *p, const void *in, void *out,
+							   size_t n, uint8_t *flags)
+{
+	LANES_DISPATCH(loop8, p, in, out, n, flags, true);
 }
 
 /* AVX-512 BW and VL: sixteen lanes a register, the compares into mask
@@ -684,7 +761,13 @@ __attribute__((target("avx2"))) static void lanes_avx2(const struct lanes_plan *
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static void
 lanes_avx512(const struct lanes_plan *p, const void *in, void *out, size_t n, uint8_t *flags)
 {
-	LANES_DISPATCH(loop16, p, in, out, n, flags);
+	LANES_DISPATCH(loop16, p, in, out, n, flags, false);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+lanes_sr_avx512(const struct lanes_plan *p, const void *in, void *out, size_t n, uint8_t *flags)
+{
+	LANES_DISPATCH(loop16, p, in, out, n, flags, true);
 }
 #endif
 
@@ -793,14 +876,14 @@ static void lanes_isa_convert(enum lanes_isa isa, const struct lanes_plan *p, co
 {
 #ifdef LANES_ISA_VARIANTS
 	if (isa == LANES_ISA_AVX512) {
-		lanes_avx512(p, in, out, n, flags);
+		(p->sr ? lanes_sr_avx512 : lanes_avx512)(p, in, out, n, flags);
 		return;
 	}
 	if (isa == LANES_ISA_AVX2) {
-		lanes_avx2(p, in, out, n, flags);
+		(p->sr ? lanes_sr_avx2 : lanes_avx2)(p, in, out, n, flags);
 		return;
 	}
 #endif
 	(void)isa;
-	lanes_base(p, in, out, n, flags);
+	(p->sr ? lanes_sr_base : lanes_base)(p, in, out, n, flags);
 }

@@ -3,8 +3,8 @@
  * rounding but the seeded stochastic stream, as branch-free integer lanes
  * whose rounding increment is data of the plan; the values the lanes do
  * not model (marked per plan: NaN styles, underflow flags, stochastic
- * rounding's deep tail ...) go to the one rounding core, element by
- * element.  Internal to emu/: the converter (array.c) holds a plan. */
+ * rounding's deep tail under rule C or R wider than 32 bits ...) go to the
+ * one rounding core, element by element.  Internal to emu/: the converter (array.c) holds a plan. */
 #ifndef FPREF_EMU_CONVERT_LANES_H
 #define FPREF_EMU_CONVERT_LANES_H
 
@@ -58,6 +58,9 @@ struct lanes_k {
 	int64_t mclamp_pos, mclamp_neg, clamp_away_pos, clamp_away_neg, inf_m;
 	bool sr_away, lift_zero, inf_clamps;
 	uint64_t rare_below; /* the sub_rare and deep_rare lanes: nonzero |x| below it */
+	/* stochastic rounding's deep tail decided in the lanes instead (a mask;
+	 * plan_deep in convert_lanes.c), with R' 2^(32 - r) (the plan's R) */
+	uint64_t deep_lanes, sr_top;
 };
 
 struct lanes_plan {
@@ -87,10 +90,11 @@ struct lanes_plan {
 	} p32;
 	/* Stochastic rounding from the seeded stream, one R a value
 	 * (fpref_emu_lanes_plan_stream): the plan's own R is 0 and each lane
-	 * adds its R's term (R 2^(smax - r), k.sr_scaled's form) from rbits,
-	 * a chunk's set by the caller (fpref_emu_lanes_sr_bits) for elements
-	 * first_index on; a lane for the core takes element first_index + i
-	 * of the stream. */
+	 * reads its R' (R, or rule B's 2R + 1, of r bits) at the top of 32 bits,
+	 * R' 2^(32 - r) (its top 32 bits where r > 32), from rbits, a chunk's
+	 * set by the caller (fpref_emu_lanes_sr_bits) for elements first_index
+	 * on, and adds its term (k.sr_scaled's form, R' 2^(smax - r)); a lane
+	 * for the core takes element first_index + i of the stream. */
 	bool sr_stream;
 	const uint32_t *rbits;
 	uint64_t first_index;
@@ -104,7 +108,7 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
  * too (sr_stream: 32-bit lanes, r bits and rule B's one within 64). */
 bool fpref_emu_lanes_plan_stream(const struct fpref_format *from, const struct fpref_format *to,
 				 const struct fpref_env *env, struct lanes_plan *p);
-/* out[i]: the term of element first + i's R in a stream plan's lanes. */
+/* out[i]: element first + i's R' at the top of 32 bits (rbits above). */
 void fpref_emu_lanes_sr_bits(const struct lanes_plan *p, uint64_t first, size_t n, uint32_t *out);
 
 /* Converts n elements (flags may be NULL) on isa; the elements the lanes

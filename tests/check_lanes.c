@@ -294,6 +294,178 @@ START_TEST(seeded_stream)
 }
 END_TEST
 
+/* Stochastic rounding's deep tail (plan_deep in emu/convert_lanes.c):
+ * values below the lanes' shift cap, which round to 0 or the least
+ * subnormal, decided in the lanes from R and the value's bits instead of
+ * by the core.  FP32, BF16 and FP16 sources, every depth from above the
+ * cap to the source's subnormals, rules A, B and C, R fixed (classes: 0, 1,
+ * the top, its half, all ones but a low stretch, random) and from the
+ * seeded stream (a start inside it), and values placed on each side of
+ * the point where T + R' reaches 2^r, as far down as R lets them. */
+/* What the sweep met: deep values the core rounded up and down, and
+ * boundary values placed below the cap. */
+struct tally {
+	unsigned long long compared, up, down, boundary;
+};
+
+/* Element i's R' at the top of 32 bits, from the core's definition (R, or
+ * rule B's 2R + 1, of r bits): only where the inputs are aimed, the results
+ * are the core's. */
+static uint64_t r_top(const struct fpref_env *env, uint64_t index)
+{
+	uint64_t R = fpref_env_sr_random(env, index);
+	bool b = env->sr_rule == FPREF_SR_B;
+	unsigned r = env->sr_width + (b ? 1u : 0u);
+	uint64_t Rp = b ? 2 * R + 1 : R; /* r <= 64: no overflow for the widths below */
+	return r <= 32 ? Rp << (32 - r) : Rp >> (r - 32);
+}
+
+/* n source patterns sweeping the depths below the target's least
+ * subnormal, six kinds a field (on each side of the boundary, random, the
+ * implicit bit alone, all ones, the last bit), both signs. */
+static void deep_inputs(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
+			uint64_t first, size_t n, uint64_t *in, uint64_t *state, unsigned long long *boundary)
+{
+	int sm = from->man_bits, bias = from->bias, least = fpref_format_min_exponent(to) - to->man_bits;
+	int64_t top = least + 2 + bias; /* a field above the cap, down to 0 */
+	uint64_t one = (uint64_t)1 << sm, man_mask = one - 1;
+	for (size_t i = 0; i < n; i++) {
+		int64_t field = top - (int64_t)(i / 12) % (top + 1);
+		unsigned kind = (unsigned)(i % 6);
+		uint64_t man = drv_random(state) & man_mask, sign = (uint64_t)(i / 6 % 2) << (sm + from->exp_bits);
+		if (kind == 3)
+			man = 0;
+		else if (kind == 4)
+			man = man_mask;
+		else if (kind == 5)
+			man = 1;
+		else if (kind < 2 && field > 0) {
+			/* the core's shift s; T = floor(sig 2^(32 - s)) reaches D = 2^32 - R' 2^(32 - r) at sig_b */
+			int64_t s = least - (field - bias - sm);
+			uint64_t D = ((uint64_t)1 << 32) - r_top(env, first + i), sig;
+			if (s <= 32)
+				sig = (D + ((uint64_t)1 << (32 - s)) - 1) >> (32 - s);
+			else
+				sig = s - 32 < 40 && D < ((uint64_t)1 << 24) ? D << (s - 32) : 0;
+			sig -= kind; /* kind 1: one below, T short of D */
+			if (sig >= one && sig < 2 * one) {
+				man = sig & man_mask;
+				*boundary += s >= sm + 3; /* below the cap */
+			}
+		}
+		if (field == 0 && man == 0)
+			man = 1;
+		in[i] = sign | (uint64_t)field << sm | man;
+	}
+}
+
+/* The deep values' outcomes under the core (the sweep's own check that it
+ * met both), then the converter against the core. */
+static void deep_against_core(const struct fpref_format *from, const struct fpref_format *to,
+			      const struct fpref_env *env, const uint64_t *in64, size_t n, uint64_t first, struct tally *t)
+{
+	size_t ib = fpref_emu_element_bytes(from);
+	unsigned char *in = malloc(n * ib);
+	ck_assert_ptr_nonnull(in);
+	int least = fpref_format_min_exponent(to) - to->man_bits;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(in + i * ib, &in64[i], ib);
+		int64_t field = (int64_t)(in64[i] >> from->man_bits) & ((1 << from->exp_bits) - 1);
+		uint64_t y = 0;
+		unsigned f = 0;
+		fpref_emu_convert(from, in64[i], to, env, fpref_env_sr_random(env, first + i), &y, &f);
+		if (field - from->bias <= least - 3) { /* below the lanes' cap */
+			bool up = (y & (((uint64_t)1 << (to->exp_bits + to->man_bits)) - 1)) != 0;
+			t->up += up;
+			t->down += !up;
+		}
+	}
+	static const char *const paths[] = { "fp16-vector", "bf16-vector", "fp32-vector" };
+	const char *path = fpref_format_container_bits(from) == 32 ? paths[2] : from->man_bits == 7 ? paths[1] : paths[0];
+	t->compared += against_core_from(from, to, env, in, n, path, first);
+	free(in);
+}
+
+static const char *const deep_sources[] = { "f32", "bf16", "f16" };
+static const char *const deep_targets[] = { "e2m1", "e4m3", "e5m2", "e3m2", "f16" };
+static const enum fpref_sr_rule deep_rules[] = { FPREF_SR_A, FPREF_SR_B, FPREF_SR_C };
+static const unsigned deep_widths[] = { 1, 8, 13, 31, 32 };
+
+/* Fixed R: each class of R for each rule and width. */
+START_TEST(deep_fixed_r)
+{
+	struct fpref_format from = test_format(deep_sources[_i]);
+	struct tally t = { 0 };
+	uint64_t state = 5 + (uint64_t)_i;
+	enum { N = 3072 };
+	uint64_t *in = malloc(N * sizeof *in);
+	ck_assert_ptr_nonnull(in);
+	for (size_t g = 0; g < sizeof deep_targets / sizeof deep_targets[0]; g++) {
+		struct fpref_format to = test_format(deep_targets[g]);
+		if (fpref_format_container_bits(&to) >= fpref_format_container_bits(&from))
+			continue;
+		for (size_t r = 0; r < 3; r++)
+			for (size_t w = 0; w < sizeof deep_widths / sizeof deep_widths[0]; w++) {
+				uint64_t top = ((uint64_t)1 << deep_widths[w]) - 1;
+				uint64_t classes[] = { 0, 1, top, top - 1, top >> 1, drv_random(&state) & top,
+						       top & ~((uint64_t)0xFFF >> (deep_widths[w] > 12 ? 0 : 12 - deep_widths[w])) };
+				for (size_t k = 0; k < sizeof classes / sizeof classes[0]; k++) {
+					struct fpref_env env;
+					fpref_env_default(&env);
+					env.rounding = FPREF_SR;
+					env.sr_rule = deep_rules[r];
+					env.sr_width = deep_widths[w];
+					env.sr_random = classes[k];
+					env.overflow = k % 2 ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+					deep_inputs(&from, &to, &env, 0, N, in, &state, &t.boundary);
+					deep_against_core(&from, &to, &env, in, N, 0, &t);
+				}
+			}
+	}
+	free(in);
+	printf("sr deep tail, fixed R, %s: %llu comparisons (deep: %llu up, %llu down; %llu on a boundary)\n",
+	       from.name, t.compared, t.up, t.down, t.boundary);
+	ck_assert_msg(t.up > 1000 && t.down > 1000 && t.boundary > 100, "the sweep missed the deep tail's cases");
+}
+END_TEST
+
+/* The seeded stream (NVFP4's --sr): R element by element, from an index
+ * inside the stream and not a chunk's multiple. */
+START_TEST(deep_seeded)
+{
+	struct fpref_format from = test_format(deep_sources[_i]);
+	struct tally t = { 0 };
+	uint64_t state = 17 + (uint64_t)_i;
+	enum { N = 8192 + 77 };
+	uint64_t *in = malloc(N * sizeof *in);
+	ck_assert_ptr_nonnull(in);
+	static const unsigned stream_widths[] = { 13, 31, 32, 64 };
+	for (size_t g = 0; g < sizeof deep_targets / sizeof deep_targets[0]; g++) {
+		struct fpref_format to = test_format(deep_targets[g]);
+		if (fpref_format_container_bits(&to) >= fpref_format_container_bits(&from))
+			continue;
+		for (size_t r = 0; r < 3; r++)
+			for (size_t w = 0; w < sizeof stream_widths / sizeof stream_widths[0]; w++) {
+				struct fpref_env env;
+				fpref_env_default(&env);
+				env.rounding = FPREF_SR;
+				env.sr_rule = deep_rules[r];
+				env.sr_seeded = true;
+				env.sr_seed = 1 + g * 16 + r * 4 + w;
+				env.sr_width = stream_widths[w] == 64 && deep_rules[r] == FPREF_SR_B ? 63 : stream_widths[w];
+				env.overflow = w % 2 ? FPREF_OVERFLOW_SAT : FPREF_OVERFLOW_IEEE;
+				uint64_t first = 1000003 + 311 * w;
+				deep_inputs(&from, &to, &env, first, N, in, &state, &t.boundary);
+				deep_against_core(&from, &to, &env, in, N, first, &t);
+			}
+	}
+	free(in);
+	printf("sr deep tail, seeded stream, %s: %llu comparisons (deep: %llu up, %llu down; %llu on a boundary)\n",
+	       from.name, t.compared, t.up, t.down, t.boundary);
+	ck_assert_msg(t.up > 100 && t.down > 1000 && t.boundary > 100, "the sweep missed the deep tail's cases");
+}
+END_TEST
+
 /* n elements of op on (a, b, c) through the op context, with and
  * without flags (and a table's gathers on each instruction set this CPU
  * has), against fpref_emu_op per element; returns n. */
@@ -748,6 +920,8 @@ int main(void)
 	tcase_add_loop_test(wide, wide_sources, 0, (int)NFORMATS);
 	tcase_add_loop_test(fp32, fp32_every_pattern, 0, (int)(9 * FP32_TARGETS));
 	tcase_add_loop_test(fp32, seeded_stream, 0, (int)STREAM_TARGETS);
+	tcase_add_loop_test(fp32, deep_fixed_r, 0, 3);
+	tcase_add_loop_test(fp32, deep_seeded, 0, 3);
 	TCase *ops = tcase_create("ops");
 	tcase_add_loop_test(ops, ops_narrow, 0, (int)NFORMATS);
 	tcase_add_loop_test(ops, ops_sixteen_bit, 0, (int)NFORMATS);
