@@ -126,28 +126,40 @@ static void plan_via32(struct lanes_plan *p)
 }
 
 /* Stochastic rounding's deep tail in the lanes (struct lanes_k's
- * deep_lanes) where R' (R, or rule B's 2R + 1, of r bits) fits a 32-bit
- * word at its top, R 2^(32 - r) (sr_top; the seeded stream's lanes each
- * their own): rules A and B, r <= 32, 32-bit words.  Below the shift's cap
- * the core's T is the whole value at r places below the least subnormal,
- * floor(sig 2^(r - s)) at the core's shift s, and it rounds up to the least
- * subnormal where T + R' >= 2^r: where T 2^(32 - r) + R 2^(32 - r) carries
- * out of 32 bits, that is, where floor(sig 2^(32 - s)) + R 2^(32 - r) does
- * (adding fewer than 2^(32 - r) to a multiple of it carries no further).
- * Rule C rounds T itself to r places: its lanes stay the core's. */
-static void plan_deep(const struct fpref_env *env, unsigned w, struct lanes_k *k)
+ * deep_lanes) for the seeded stream's plans (stream), whose lanes each read
+ * their R' (R, or rule B's 2R + 1, of r bits) at the top of a 32-bit word,
+ * R' 2^(32 - r): rules A and B, r <= 32, 32-bit words.  Below the shift's
+ * cap the core's T is the whole value at r places below the least
+ * subnormal, floor(sig 2^(r - s)) at the core's shift s, and it rounds up
+ * to the least subnormal where T + R' >= 2^r: where T 2^(32 - r) +
+ * R' 2^(32 - r) carries out of 32 bits, that is, where floor(sig 2^(32 - s))
+ * + R' 2^(32 - r) does (adding fewer than 2^(32 - r) to a multiple of it
+ * carries no further).  Rule C rounds T itself to r places: its lanes stay
+ * the core's.  A fixed R's plan keeps its deep lanes for the core too:
+ * measured, the decision in every register cost its conversions a quarter
+ * of their rate, and their values seldom lie there (NVFP4's scaled values
+ * mostly do). */
+static void plan_deep(const struct fpref_env *env, unsigned w, bool stream, struct lanes_k *k)
 {
 	unsigned r = env->sr_width + (env->sr_rule == FPREF_SR_B ? 1u : 0u);
-	if (!k->deep_rare || w != 32 || env->sr_rule == FPREF_SR_C || r > 32 || env->sr_random >> env->sr_width != 0)
+	if (!stream || !k->deep_rare || w != 32 || env->sr_rule == FPREF_SR_C || r > 32)
 		return;
-	uint64_t R = env->sr_rule == FPREF_SR_B ? 2 * env->sr_random + 1 : env->sr_random;
-	k->sr_top = R << (32 - r);
 	k->deep_lanes = ~(uint64_t)0;
 	k->deep_rare = 0;
 }
 
+static bool plan_impl(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
+		      bool stream, struct lanes_plan *p);
+
 bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
 		      struct lanes_plan *p)
+{
+	return plan_impl(from, to, env, false, p);
+}
+
+/* stream: the seeded stream's plan (R 0 here, each lane's its own) */
+static bool plan_impl(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
+		      bool stream, struct lanes_plan *p)
 {
 	memset(p, 0, sizeof *p);
 	p->from = *from;
@@ -202,7 +214,7 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
 	bool sr = env->rounding == FPREF_SR;
 	k->sub_rare = !no_rebias && (!subnormals_below || sr) ? all : 0;
 	k->deep_rare = !no_rebias && sr ? all : 0;
-	plan_deep(env, w, k);
+	plan_deep(env, w, stream, k);
 	/* R 2^(shift - r) is R_s >> (smax - shift) with R_s = R 2^(smax - r),
 	 * smax the greatest shift (up_least's): one variable shift a lane (a
 	 * floor of a floor where r > smax) */
@@ -319,7 +331,7 @@ bool fpref_emu_lanes_plan_stream(const struct fpref_format *from, const struct f
 	struct fpref_env fixed = *env;
 	fixed.sr_seeded = false;
 	fixed.sr_random = 0;
-	if (env->sr_width + (env->sr_rule == FPREF_SR_B ? 1u : 0u) > 64 || !fpref_emu_lanes_plan(from, to, &fixed, p) ||
+	if (env->sr_width + (env->sr_rule == FPREF_SR_B ? 1u : 0u) > 64 || !plan_impl(from, to, &fixed, true, p) ||
 	    p->word_bits != 32)
 		return false;
 	p->env = *env;
@@ -421,8 +433,8 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
  * plan, whose sign rules ns and zu are then constants too; otherwise the
  * rounding comes from k and *rare marks the lanes for the core, and with
  * want_flags *fl holds each lane's flags.  srv is each lane's stochastic
- * term, k->sr_scaled or its own from the stream, and srt its R' at the top
- * of 32 bits for the deep tail (k->sr_top or the stream's). */
+ * term, k->sr_scaled or its own from the stream, and srt the stream's R' at
+ * the top of 32 bits for the deep tail. */
 #define LANES(NAME, U, I, T, ST, W)                                                                                  \
 	static inline __attribute__((always_inline)) U NAME(const struct lanes_k *k, bool rne, bool ns, bool zu,      \
 							  bool mg, bool sr, bool sr_c, bool may_rare, bool want_flags, \
@@ -591,7 +603,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 #define LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V, i, count)                            \
 	do {                                                                                                         \
 		U x_, rare_ = { 0 }, fl_ = { 0 }, srv_ = (U){ 0 } + (__typeof__(((U){ 0 })[0]))k.sr_scaled;          \
-		U srt_ = (U){ 0 } + (__typeof__(((U){ 0 })[0]))k.sr_top;                                             \
+		U srt_ = { 0 }; /* the deep tail's R', the stream's alone (plan_deep) */                              \
 		if (sr && plan->sr_stream) { /* each lane's R' at the top of 32 bits (R_V: L of them), its term */  \
 			uint32_t r_[L] = { 0 };                                                                      \
 			memcpy(r_, plan->rbits + (i), (count) * sizeof *r_);                                         \

@@ -58,9 +58,9 @@ struct lanes_k {
 	int64_t mclamp_pos, mclamp_neg, clamp_away_pos, clamp_away_neg, inf_m;
 	bool sr_away, lift_zero, inf_clamps;
 	uint64_t rare_below; /* the sub_rare and deep_rare lanes: nonzero |x| below it */
-	/* stochastic rounding's deep tail decided in the lanes instead (a mask;
-	 * plan_deep in convert_lanes.c), with R' 2^(32 - r) (the plan's R) */
-	uint64_t deep_lanes, sr_top;
+	/* stochastic rounding's deep tail decided in the lanes instead, from
+	 * each lane's R' of the stream (a mask; plan_deep in convert_lanes.c) */
+	uint64_t deep_lanes;
 };
 
 struct lanes_plan {

@@ -297,11 +297,12 @@ END_TEST
 /* Stochastic rounding's deep tail (plan_deep in emu/convert_lanes.c):
  * values below the lanes' shift cap, which round to 0 or the least
  * subnormal, decided in the lanes from R and the value's bits instead of
- * by the core.  FP32, BF16 and FP16 sources, every depth from above the
- * cap to the source's subnormals, rules A, B and C, R fixed (classes: 0, 1,
- * the top, its half, all ones but a low stretch, random) and from the
- * seeded stream (a start inside it), and values placed on each side of
- * the point where T + R' reaches 2^r, as far down as R lets them. */
+ * by the core, for the seeded stream's plans.  FP32, BF16 and FP16
+ * sources, every depth from above the cap to the source's subnormals,
+ * rules A, B and C, R from the seeded stream (a start inside it) and fixed
+ * (classes: 0, 1, the top, its half, all ones but a low stretch, random:
+ * those plans' deep lanes are the core's), and values placed on each side
+ * of the point where T + R' reaches 2^r, as deep as R lets them. */
 /* What the sweep met: deep values the core rounded up and down, and
  * boundary values placed below the cap. */
 struct tally {
@@ -322,7 +323,8 @@ static uint64_t r_top(const struct fpref_env *env, uint64_t index)
 
 /* n source patterns sweeping the depths below the target's least
  * subnormal, six kinds a field (on each side of the boundary, random, the
- * implicit bit alone, all ones, the last bit), both signs. */
+ * implicit bit alone, all ones, the last bit), both signs; the two on the
+ * boundary at the deepest place R lets them lie, where there is one. */
 static void deep_inputs(const struct fpref_format *from, const struct fpref_format *to, const struct fpref_env *env,
 			uint64_t first, size_t n, uint64_t *in, uint64_t *state, unsigned long long *boundary)
 {
@@ -339,18 +341,20 @@ static void deep_inputs(const struct fpref_format *from, const struct fpref_form
 			man = man_mask;
 		else if (kind == 5)
 			man = 1;
-		else if (kind < 2 && field > 0) {
-			/* the core's shift s; T = floor(sig 2^(32 - s)) reaches D = 2^32 - R' 2^(32 - r) at sig_b */
-			int64_t s = least - (field - bias - sm);
-			uint64_t D = ((uint64_t)1 << 32) - r_top(env, first + i), sig;
-			if (s <= 32)
-				sig = (D + ((uint64_t)1 << (32 - s)) - 1) >> (32 - s);
-			else
-				sig = s - 32 < 40 && D < ((uint64_t)1 << 24) ? D << (s - 32) : 0;
-			sig -= kind; /* kind 1: one below, T short of D */
-			if (sig >= one && sig < 2 * one) {
-				man = sig & man_mask;
-				*boundary += s >= sm + 3; /* below the cap */
+		else if (kind < 2) {
+			/* T = floor(sig 2^(32 - s)) at the core's shift s reaches D = 2^32 - R' 2^(32 - r) at
+			 * sig_b: the deepest s where sig_b (and one below it) is a significand, the field its */
+			uint64_t D = ((uint64_t)1 << 32) - r_top(env, first + i);
+			for (int64_t s = sm + 72; s >= sm + 3; s--) {
+				uint64_t sig = s <= 32 ? (D + ((uint64_t)1 << (32 - s)) - 1) >> (32 - s)
+					       : s - 32 < 40 && D < ((uint64_t)1 << 24) ? D << (s - 32) : 0;
+				int64_t f = least - s + sm + bias;
+				if (sig > one && sig < 2 * one && f >= 1 && f <= top) {
+					field = f;
+					man = (sig - kind) & man_mask; /* kind 1: one below, T short of D */
+					*boundary += 1;
+					break;
+				}
 			}
 		}
 		if (field == 0 && man == 0)
