@@ -884,18 +884,19 @@ static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct 
 	}
 }
 
-/* The transform in bulk: each group of 16 as hadamard makes it, by the
- * host's FP32 arithmetic (each product by +-1/4 and each sum, in order of
- * j from +0, rounded once: a statement each, and no contraction, C11's
- * default); whether an output is NaN. */
+/* The transform or its inverse in bulk: each group of 16 as hadamard
+ * makes it, by the host's FP32 arithmetic (each product by +-1/4 and each
+ * sum, in order of j from +0, rounded once: a statement each, and no
+ * contraction, C11's default); whether an output is NaN. */
 typedef float f32x16 __attribute__((vector_size(64)));
 
-QUANT_CLONES static bool hadamard_host(unsigned signs, const uint32_t *x, size_t n, uint32_t *out)
+QUANT_CLONES static bool hadamard_host(unsigned signs, bool inverse, const uint32_t *x, size_t n, uint32_t *out)
 {
 	f32x16 m[FPREF_NVFP4_BLOCK]; /* row j: the signs of x_j's terms, times 1/4 */
 	for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++)
 		for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++)
-			m[j][k] = ((signs >> j) & 1u) != ((unsigned)__builtin_popcount(j & k) & 1u) ? -0.25f : 0.25f;
+			m[j][k] = ((signs >> (inverse ? k : j)) & 1u) != ((unsigned)__builtin_popcount(j & k) & 1u) ? -0.25f
+														     : 0.25f;
 	size_t groups = n / FPREF_NVFP4_BLOCK;
 	for (size_t g = 0; g < groups; g += 4) { /* four groups' sums side by side: four chains of additions */
 		size_t h = groups - g < 4 ? groups - g : 4;
@@ -923,14 +924,14 @@ QUANT_CLONES static void bf16_widen(const uint16_t *restrict b, size_t n, uint32
 		out[k] = (uint32_t)b[k] << 16;
 }
 
-/* hadamard_host, rounded to BF16 by the converter where asked; a group
- * whose outputs hold a NaN is the emulator's (hadamard), whose NaNs are
- * its own.  0, or -1 where the converter cannot be made. */
-static int hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x, size_t n,
-			 uint32_t *out)
+/* hadamard_host, rounded to BF16 by the converter where asked (not the
+ * inverse); a group whose outputs hold a NaN is the emulator's (hadamard),
+ * whose NaNs are its own.  0, or -1 where the converter cannot be made. */
+static int hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, bool inverse, const uint32_t *x,
+			 size_t n, uint32_t *out)
 {
-	bool nan = hadamard_host((unsigned)p->rht_signs, x, n, out);
-	if (p->rht_bf16) {
+	bool nan = hadamard_host((unsigned)p->rht_signs, inverse, x, n, out);
+	if (p->rht_bf16 && !inverse) {
 		struct fpref_emu_converter *c = fpref_emu_converter_new(&q->a.f32, &q->bf16, &q->a.env);
 		uint16_t b[QUANT_CHUNK];
 		if (!c)
@@ -947,7 +948,7 @@ static int hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvfp4_params 
 		for (size_t k = 0; k < FPREF_NVFP4_BLOCK; k++)
 			here = here || quant_is_nan(out[g + k]);
 		if (here)
-			hadamard(q, p, false, x + g, FPREF_NVFP4_BLOCK, out + g);
+			hadamard(q, p, inverse, x + g, FPREF_NVFP4_BLOCK, out + g);
 	}
 	return 0;
 }
@@ -962,7 +963,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	if ((p->recipe == FPREF_NVFP4_FOUR_OVER_SIX && p->stochastic) || !fpref_emu_quant_fpu_plain())
 		return 1;
 	uint32_t *rht = p->rht ? malloc((rows * cols + 1) * sizeof *rht) : NULL;
-	if (p->rht && (!rht || hadamard_bulk(&q, p, x, rows * cols, rht) != 0)) {
+	if (p->rht && (!rht || hadamard_bulk(&q, p, false, x, rows * cols, rht) != 0)) {
 		free(rht);
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -1038,10 +1039,11 @@ int fpref_emu_nvfp4_quantize(const struct fpref_nvfp4_params *p, const uint32_t 
 			   : status;
 }
 
-/* The bulk path (but Four Over Six's and the transform's): each block
- * scale code's factor and each E2M1 code's value made once by the
- * emulator, each product by the host (a NaN is the quiet NaN either way);
- * a code outside E2M1 is the element path's to report. */
+/* The bulk path: each block scale code's factor (Four Over Six: its
+ * value) and each E2M1 code's value made once by the emulator, each
+ * product and quotient by the host as the element path orders them (a NaN
+ * is the quiet NaN either way), then the transform's inverse in bulk; a
+ * code outside E2M1 is the element path's to report. */
 int fpref_emu_nvfp4_dequantize_lanes(const struct fpref_nvfp4_params *p, const uint8_t *codes,
 				     const uint8_t *block_scales_e4m3, uint32_t tensor_scale_f32, size_t rows, size_t cols,
 				     uint32_t *out_f32, char *err, size_t errlen)
@@ -1049,12 +1051,15 @@ int fpref_emu_nvfp4_dequantize_lanes(const struct fpref_nvfp4_params *p, const u
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
 		return -1;
-	if (p->rht || q.row->tensor == TS_AMAX || !fpref_emu_quant_fpu_plain())
+	if (!fpref_emu_quant_fpu_plain())
 		return 1;
+	bool four_six = q.row->tensor == TS_AMAX; /* ((v * s) * T) / (6 * M), as dequant_46 */
 	uint32_t decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, tensor_scale_f32), factor[256], value[16];
 	for (unsigned c = 0; c < 256; c++)
-		factor[c] = q.row->tensor == TS_ENCODE ? f32_op(&q.a, FPREF_OP_MUL, e4m3_value(&q, (uint8_t)c), decode)
+		factor[c] = four_six		       ? e4m3_value(&q, (uint8_t)c)
+			    : q.row->tensor == TS_ENCODE ? f32_op(&q.a, FPREF_OP_MUL, e4m3_value(&q, (uint8_t)c), decode)
 						       : f32_op(&q.a, FPREF_OP_MUL, tensor_scale_f32, e4m3_value(&q, (uint8_t)c));
+	float T = quant_f32(tensor_scale_f32), six_m = quant_f32(f32_op(&q.a, FPREF_OP_MUL, F32_SIX, q.bound));
 	for (unsigned c = 0; c < 16; c++) {
 		uint64_t v = 0;
 		unsigned flags = 0;
@@ -1070,9 +1075,20 @@ int fpref_emu_nvfp4_dequantize_lanes(const struct fpref_nvfp4_params *p, const u
 		for (size_t c = 0; c < cols; c++) {
 			size_t i = r * cols + c;
 			float f = quant_f32(factor[block_scales_e4m3[block_of(p, cols, r, c)]]);
-			uint32_t out = quant_bits(quant_f32(value[codes[i]]) * f);
+			float vf = quant_f32(value[codes[i]]) * f;
+			uint32_t out = quant_bits(four_six ? vf * T / six_m : vf);
 			out_f32[i] = f32_is_nan(out) ? F32_QUIET_NAN : out;
 		}
+	if (p->rht) { /* back to x's domain */
+		uint32_t *t = malloc((rows * cols + 1) * sizeof *t);
+		if (!t || hadamard_bulk(&q, p, true, out_f32, rows * cols, t) != 0) {
+			free(t);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		memcpy(out_f32, t, rows * cols * sizeof *t);
+		free(t);
+	}
 	return 0;
 }
 
