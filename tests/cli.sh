@@ -377,6 +377,16 @@ run bench --isa avx3
 check_bad 'bench --isa: an instruction set no build has' 2 "'avx3'" 'avx512' 'avx2' 'base'
 run bench --isa base --peers
 check_bad 'bench --isa with --peers' 2 '--isa'
+# --only: the rows whose name holds the text, and the reference row
+run bench --only 'quantize mxfp8' --size 12 --repeat 1 --json
+check_rc 'bench --only: runs' 0
+check_count 'bench --only: the reference row and the two quantize mxfp8 rows' "$tmp/out" '"row": ' 3
+check_has 'bench --only: the reference row first' "$tmp/out" '"reference_row": "f32 -> float8_e4m3fn rne"'
+check_has 'bench --only: the report row' "$tmp/out" '"row": "quantize mxfp8 +report"'
+run bench --only no-such-row --size 4 --repeat 1 --json
+check_bad 'bench --only: text no row holds' 2 "'no-such-row'" 'no row'
+run bench --only float16 --peers
+check_bad 'bench --only with --peers' 2 '--only' '--peers'
 
 printf '38 38 0\n' >"$tmp/dot1"
 # --shape (issue 37, D2): a shape the preset's ISA lacks, a model with no

@@ -33,11 +33,24 @@ struct bench_row {
  * every element row's ratio is to it. */
 struct bench_report {
 	bool json;
-	const char *isa; /* the element rows' instruction set (bench --isa), or NULL: the widest */
+	const char *isa;  /* the element rows' instruction set (bench --isa), or NULL: the widest */
+	const char *only; /* bench --only: the rows whose name holds it (and the reference row), or NULL: all */
 	double copy_rate, reference;
 	struct bench_row *rows;
 	size_t n, cap;
+	size_t chosen;      /* rows added that --only chose (the reference row not counted) */
+	char header[160];   /* a GEMM section's header, printed before its first row ("" once printed) */
 };
+
+/* Whether the row named `what` of section is timed: every row without
+ * --only; with it, the reference row (the first element row, before any is
+ * added) and the rows whose name holds the text.  A caller names its row
+ * before it times it. */
+bool bench_wanted(const struct bench_report *r, const char *section, const char *what);
+
+/* A GEMM section's header (text mode), printed with its first row: a
+ * section --only leaves empty prints nothing. */
+void bench_section(struct bench_report *r, const char *header);
 
 /* Adds a row (text mode: prints it at once, in its section's columns).
  * 0, or -1 when memory ran out. */

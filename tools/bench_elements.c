@@ -119,6 +119,12 @@ static int conversion_row(size_t r, void *in, uint32_t *f32, void *out, size_t n
 		return -1;
 	env.sr_width = 13;
 	env.sr_random = 0x0A5B;
+	struct bench_row row = { .section = "elements" };
+	bool plain = strcmp(conversions[r].overflow, "ieee") == 0;
+	snprintf(row.what, sizeof row.what, "%s -> %s %s%s%s", conversions[r].from, to.name, conversions[r].round,
+		 plain ? "" : " ", plain ? "" : conversions[r].overflow);
+	if (!bench_wanted(rep, row.section, row.what))
+		return 0;
 	if (fill_source(&from, &to, in, f32, n) != 0)
 		return -1;
 	struct fpref_emu_converter *c = fpref_emu_converter_new(&from, &to, &env);
@@ -134,7 +140,6 @@ static int conversion_row(size_t r, void *in, uint32_t *f32, void *out, size_t n
 		fpref_emu_convert_array(c, in, out, n, NULL, 0);
 		t[k] = bench_now() - t0;
 	}
-	struct bench_row row = { .section = "elements" };
 	row.rate = (double)n / bench_median(t, (int)repeats);
 	row.bytes = (double)(fpref_emu_element_bytes(&from) + fpref_emu_element_bytes(&to));
 	converter_path(c, row.path, sizeof row.path);
@@ -151,9 +156,6 @@ static int conversion_row(size_t r, void *in, uint32_t *f32, void *out, size_t n
 		t[k] = bench_now() - t0;
 	}
 	row.ref = (double)oracle_n / bench_median(t, (int)repeats);
-	bool plain = strcmp(conversions[r].overflow, "ieee") == 0;
-	snprintf(row.what, sizeof row.what, "%s -> %s %s%s%s", conversions[r].from, to.name, conversions[r].round,
-		 plain ? "" : " ", plain ? "" : conversions[r].overflow);
 	return bench_report_add(rep, &row);
 }
 
@@ -186,6 +188,10 @@ static int op_row(size_t r, unsigned char *a, unsigned char *b, unsigned char *c
 		return -1;
 	struct fpref_env env;
 	fpref_env_default(&env);
+	struct bench_row row = { .section = "elements" };
+	snprintf(row.what, sizeof row.what, "%s %s rne", f.name, fpref_op_name(ops[r].op));
+	if (!bench_wanted(rep, row.section, row.what))
+		return 0;
 	fill_operands(&f, ops[r].op, a, b, c, n);
 	struct fpref_emu_op_context *ctx = fpref_emu_op_context_new(ops[r].op, &f, &env);
 	if (!ctx)
@@ -202,7 +208,6 @@ static int op_row(size_t r, unsigned char *a, unsigned char *b, unsigned char *c
 	}
 	int arity = fpref_op_arity(ops[r].op);
 	size_t elem = fpref_emu_element_bytes(&f);
-	struct bench_row row = { .section = "elements" };
 	row.rate = (double)n / bench_median(t, (int)repeats);
 	row.bytes = (double)((size_t)(arity + 1) * elem);
 	const char *op_path = fpref_emu_op_context_path(ctx);
@@ -226,7 +231,6 @@ static int op_row(size_t r, unsigned char *a, unsigned char *b, unsigned char *c
 		t[k] = bench_now() - t0;
 	}
 	row.ref = (double)oracle_n / bench_median(t, (int)oracle_repeats);
-	snprintf(row.what, sizeof row.what, "%s %s rne", f.name, fpref_op_name(ops[r].op));
 	return bench_report_add(rep, &row);
 }
 

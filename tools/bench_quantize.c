@@ -13,21 +13,30 @@
 /* A scheme's row; modelopt: ModelOpt's MX recipe and rule; sr: NVFP4's
  * stochastic rounding (the seeded stream); specials: a NaN and an inf in
  * the tensor (NVFP4's recipe then reduces each block holding one as the
- * element path does). */
+ * element path does); rht: NVFP4 after Transformer Engine's 16-point
+ * Hadamard transform (its sign vector, the output rounded to BF16);
+ * four_over_six: NVFP4's Four Over Six (row "4/6") with that choice of error. */
 static const struct {
 	const char *what, *scheme, *element;
-	bool modelopt, sr, specials;
+	bool modelopt, sr, specials, rht;
+	const char *four_over_six;
 } schemes[] = {
-	{ "mxfp8", "mxfp8", "float8_e4m3fn", false, false, false },
-	{ "mxfp4", "mxfp4", "float4_e2m1fn", false, false, false },
-	{ "mxfp4 modelopt", "mxfp4", "float4_e2m1fn", true, false, false },
-	{ "nvfp4", "nvfp4", "float4_e2m1fn", false, false, false },
-	{ "nvfp4 sr", "nvfp4", "float4_e2m1fn", false, true, false },
-	{ "nvfp4 inf/nan", "nvfp4", "float4_e2m1fn", false, false, true },
-	{ "fp8 per-tensor", "tensor", "float8_e4m3fn", false, false, false },
-	{ "deepseek 1x128", "tile128", "float8_e4m3fn", false, false, false },
-	{ "deepseek 128x128", "block128", "float8_e4m3fn", false, false, false },
+	{ "mxfp8", "mxfp8", "float8_e4m3fn", false, false, false, false, NULL },
+	{ "mxfp4", "mxfp4", "float4_e2m1fn", false, false, false, false, NULL },
+	{ "mxfp4 modelopt", "mxfp4", "float4_e2m1fn", true, false, false, false, NULL },
+	{ "nvfp4", "nvfp4", "float4_e2m1fn", false, false, false, false, NULL },
+	{ "nvfp4 sr", "nvfp4", "float4_e2m1fn", false, true, false, false, NULL },
+	{ "nvfp4 inf/nan", "nvfp4", "float4_e2m1fn", false, false, true, false, NULL },
+	{ "nvfp4 rht", "nvfp4", "float4_e2m1fn", false, false, false, true, NULL },
+	{ "nvfp4 4/6 mse", "nvfp4", "float4_e2m1fn", false, false, false, false, "mse" },
+	{ "fp8 per-tensor", "tensor", "float8_e4m3fn", false, false, false, false, NULL },
+	{ "deepseek 1x128", "tile128", "float8_e4m3fn", false, false, false, false, NULL },
+	{ "deepseek 128x128", "block128", "float8_e4m3fn", false, false, false, false, NULL },
 };
+
+/* Transformer Engine's sign vector of the random Hadamard transform
+ * (fpref quantize --rht te). */
+#define TE_RHT_SIGNS 0xD7E8u
 
 #define QUANT_COLS 2048
 
@@ -38,6 +47,14 @@ static double median_of(double *t, long repeats)
 
 static int scheme_rows(size_t k, const uint32_t *x, size_t n, long repeats, struct bench_report *rep)
 {
+	char what[2][96]; /* without and with the report */
+	bool wanted[2];
+	for (int report = 0; report < 2; report++) {
+		snprintf(what[report], sizeof what[report], "quantize %s%s", schemes[k].what, report ? " +report" : "");
+		wanted[report] = bench_wanted(rep, "elements", what[report]);
+	}
+	if (!wanted[0] && !wanted[1])
+		return 0;
 	const struct fpref_emu_quantize_scheme *s = fpref_emu_quantize_scheme_find(schemes[k].scheme);
 	struct fpref_emu_quantize_request q;
 	memset(&q, 0, sizeof q);
@@ -60,11 +77,23 @@ static int scheme_rows(size_t k, const uint32_t *x, size_t n, long repeats, stru
 	}
 	q.nvfp4.stochastic = schemes[k].sr;
 	q.nvfp4.seed = 1;
+	q.nvfp4.rht = schemes[k].rht;
+	q.nvfp4.rht_signs = TE_RHT_SIGNS;
+	q.nvfp4.rht_bf16 = true;
+	struct fpref_ref_nvfp4 ref_nvfp4 = { .recipe = "te", .stochastic = schemes[k].sr, .seed = 1, .rht = schemes[k].rht,
+					     .rht_bf16 = true, .rht_signs = TE_RHT_SIGNS };
+	if (schemes[k].four_over_six) {
+		q.nvfp4.recipe = FPREF_NVFP4_FOUR_OVER_SIX;
+		ref_nvfp4.recipe = "fouroversix";
+		ref_nvfp4.choice = schemes[k].four_over_six;
+		if (fpref_emu_nvfp4_choice_parse(schemes[k].four_over_six, &q.nvfp4.choice) != 0)
+			return -1;
+	}
 	char err[256], path[160] = "";
 	double t[2][100] = { { 0 } };
 	for (int report = 0; report < 2; report++) {
 		q.codes_only = !report;
-		for (long r = 0; r < repeats; r++) {
+		for (long r = 0; r < repeats && wanted[report]; r++) {
 			struct fpref_emu_quantize_result res;
 			struct fpref_quant_report qr;
 			double t0 = bench_now();
@@ -110,8 +139,8 @@ static int scheme_rows(size_t k, const uint32_t *x, size_t n, long repeats, stru
 		double t0 = bench_now();
 		uint32_t ts;
 		if (strcmp(s->name, "nvfp4") == 0)
-			status = fpref_ref_nvfp4_quantize(false, q.nvfp4.stochastic, q.nvfp4.seed, x, rows, QUANT_COLS, codes,
-							  (uint8_t *)scales, &ts, err, sizeof err);
+			status = fpref_ref_nvfp4_recipe_quantize(&ref_nvfp4, x, rows, QUANT_COLS, codes, (uint8_t *)scales, &ts,
+								 err, sizeof err);
 		else if (s->family == FPREF_EMU_QUANTIZE_MX)
 			status = fpref_ref_mx_recipe_quantize(q.mx_element, fpref_emu_mx_scale_rule_name(q.mx_rule),
 							      fpref_emu_mx_recipe_name(q.mx_recipe), FPREF_RNE, x, rows,
@@ -127,11 +156,13 @@ static int scheme_rows(size_t k, const uint32_t *x, size_t n, long repeats, stru
 	free(codes);
 	free(scales);
 	for (int report = 0; report < 2; report++) {
+		if (!wanted[report])
+			continue;
 		struct bench_row row = { .section = "elements" };
 		row.rate = (double)n / median_of(t[report], repeats);
 		row.ref = ref;
 		row.bytes = report ? 4 + 1 + 4 : 4 + 1; /* the input and the codes (and the dequantised values) */
-		snprintf(row.what, sizeof row.what, "quantize %s%s", schemes[k].what, report ? " +report" : "");
+		memcpy(row.what, what[report], sizeof row.what);
 		snprintf(row.path, sizeof row.path, report ? "%s, %s; dequantised values and report bulk" : "%s, %s",
 			 path, conv);
 		if (bench_report_add(rep, &row) != 0)

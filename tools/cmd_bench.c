@@ -87,6 +87,17 @@ static void print_json(long log2n, long repeats, const struct bench_report *r)
 	printf("\n ]\n}\n");
 }
 
+bool bench_wanted(const struct bench_report *r, const char *section, const char *what)
+{
+	bool reference = strcmp(section, "elements") == 0 && r->reference == 0;
+	return !r->only || reference || strstr(what, r->only) != NULL;
+}
+
+void bench_section(struct bench_report *r, const char *header)
+{
+	snprintf(r->header, sizeof r->header, "%s", header);
+}
+
 int bench_report_add(struct bench_report *r, const struct bench_row *row)
 {
 	if (r->n == r->cap) {
@@ -101,8 +112,14 @@ int bench_report_add(struct bench_report *r, const struct bench_row *row)
 	bool elements = strcmp(row->section, "elements") == 0;
 	if (elements && r->reference == 0)
 		r->reference = row->rate;
+	else if (r->only)
+		r->chosen++;
 	if (r->json)
 		return 0;
+	if (r->header[0]) {
+		printf("%s", r->header);
+		r->header[0] = '\0';
+	}
 	if (elements)
 		printf("%-34s %12.3g %7.3f %7.3f %12.3g %9.0f  %s\n", row->what, row->rate,
 		       row->rate / (r->copy_rate / row->bytes), row->rate / r->reference, row->ref, row->rate / row->ref,
@@ -131,9 +148,10 @@ static int bench_gemm(long repeats, struct bench_report *rep)
 		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
 		return CLI_EXIT_FAIL;
 	}
-	if (!rep->json)
-		printf("\n%-28s %12s %7s %12s %9s  %s\n", "gemm 512x512x512", "emu MAC/s", "", "ref MAC/s", "emu/ref",
-		       "model");
+	char header[160];
+	snprintf(header, sizeof header, "\n%-28s %12s %7s %12s %9s  %s\n", "gemm 512x512x512", "emu MAC/s", "", "ref MAC/s",
+		 "emu/ref", "model");
+	bench_section(rep, header);
 	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);
@@ -141,6 +159,10 @@ static int bench_gemm(long repeats, struct bench_report *rep)
 	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
 		struct fpref_format in;
 		fpref_format_parse(rows[r].in, &in, NULL, 0);
+		struct bench_row row = { .section = "gemm" };
+		snprintf(row.what, sizeof row.what, "%s %s -> f32", rows[r].gpu, in.name);
+		if (!bench_wanted(rep, row.section, row.what))
+			continue;
 		const struct fpref_tc_model *m = fpref_tc_model_find(rows[r].gpu, &in);
 		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, A);
 		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, B);
@@ -163,8 +185,8 @@ static int bench_gemm(long repeats, struct bench_report *rep)
 			t[k] = bench_now() - t0;
 		}
 		double ref = (double)(oracle_rows * N * K) / bench_median(t, (int)oracle_repeats);
-		struct bench_row row = { .section = "gemm", .rate = emu, .ref = ref };
-		snprintf(row.what, sizeof row.what, "%s %s -> f32", rows[r].gpu, in.name);
+		row.rate = emu;
+		row.ref = ref;
 		if (m->fused) /* one rounding a group: no fraction bits kept between */
 			snprintf(row.path, sizeof row.path, "groups of %d summed exactly, one rounding; ref: exact sum, one rounding",
 				 m->block);
@@ -370,9 +392,10 @@ static int bench_gemm_scaled(long repeats, struct bench_report *rep)
 		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
 		return CLI_EXIT_FAIL;
 	}
-	if (!rep->json)
-		printf("\n%-28s %12s %7s %12s %9s  %s\n", "scaled gemm 512x512x512", "emu MAC/s", "", "unscaled", "ratio",
-		       "scales");
+	char header[160];
+	snprintf(header, sizeof header, "\n%-28s %12s %7s %12s %9s  %s\n", "scaled gemm 512x512x512", "emu MAC/s", "",
+		 "unscaled", "ratio", "scales");
+	bench_section(rep, header);
 	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);
@@ -381,6 +404,10 @@ static int bench_gemm_scaled(long repeats, struct bench_report *rep)
 		struct fpref_format in, sf;
 		fpref_format_parse(rows[r].in, &in, NULL, 0);
 		fpref_format_parse(rows[r].scales, &sf, NULL, 0);
+		struct bench_row row = { .section = "scaled gemm" };
+		snprintf(row.what, sizeof row.what, "%s %s -> f32", rows[r].gpu, in.name);
+		if (!bench_wanted(rep, row.section, row.what))
+			continue;
 		const struct fpref_tc_model *m = fpref_tc_model_find(rows[r].gpu, &in);
 		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, 0, M * K, A);
 		fpref_emu_random(&in, &env, FPREF_DIST_NORMAL, 0, 7, M * K, K * N, B);
@@ -400,8 +427,8 @@ static int bench_gemm_scaled(long repeats, struct bench_report *rep)
 			}
 			rate[scaled] = (double)(M * N * K) / bench_median(t, (int)repeats);
 		}
-		struct bench_row row = { .section = "scaled gemm", .rate = rate[1], .ref = rate[0] };
-		snprintf(row.what, sizeof row.what, "%s %s -> f32", rows[r].gpu, in.name);
+		row.rate = rate[1];
+		row.ref = rate[0];
 		snprintf(row.path, sizeof row.path, "%s per %zu", sf.name, rows[r].every);
 		if (bench_report_add(rep, &row) != 0)
 			break;
@@ -431,8 +458,10 @@ static int bench_exact_gemm(long repeats, struct bench_report *rep)
 		cli_fail(cli_cmd_bench.name, "cannot allocate the GEMM operands");
 		return CLI_EXIT_FAIL;
 	}
-	if (!rep->json)
-		printf("\n%-28s %12s %7s %12s %9s  %s\n", "exact gemm 128x128x1024", "MAC/s", "", "MPFR MAC/s", "ratio", "path");
+	char header[160];
+	snprintf(header, sizeof header, "\n%-28s %12s %7s %12s %9s  %s\n", "exact gemm 128x128x1024", "MAC/s", "",
+		 "MPFR MAC/s", "ratio", "path");
+	bench_section(rep, header);
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
 	struct fpref_env env;
 	fpref_env_default(&env);
@@ -447,6 +476,10 @@ static int bench_exact_gemm(long repeats, struct bench_report *rep)
 		fpref_format_parse(inputs[r % (sizeof inputs / sizeof inputs[0])], &in, NULL, 0);
 		const struct fpref_tc_model *m = fpref_tc_model_find("h100", &in);
 		if (with_bound && (!m || !fpref_tc_input_ok(&in) || fpref_format_is(&in, FPREF_FORMAT_FLOAT32)))
+			continue;
+		struct bench_row row = { .section = "exact gemm" };
+		snprintf(row.what, sizeof row.what, "exact gemm %s%s", in.name, with_bound ? " + bound" : "");
+		if (!bench_wanted(rep, row.section, row.what))
 			continue;
 		struct fpref_exact_format xf;
 		fpref_ref_exact_format(&in, &xf);
@@ -478,8 +511,8 @@ static int bench_exact_gemm(long repeats, struct bench_report *rep)
 			t[k] = bench_now() - t0;
 		}
 		double slow = (double)(slice * N * K) / bench_median(t, (int)slow_repeats);
-		struct bench_row row = { .section = "exact gemm", .rate = fast, .ref = slow };
-		snprintf(row.what, sizeof row.what, "exact gemm %s%s", in.name, with_bound ? " + bound" : "");
+		row.rate = fast;
+		row.ref = slow;
 		snprintf(row.path, sizeof row.path, "%s",
 			 with_bound ? "+ h100's bound from decoded operands; MPFR: + fpref_ref_tc_bound"
 				    : xf.fixed ? "one integer sum; MPFR: fpref_ref_dot_value" : "a bucket per place; MPFR: fpref_ref_dot_value");
@@ -512,7 +545,8 @@ static const struct cli_opt bench_opts[] = {
 	{ "--all-models", CLI_FLAG, NULL, NULL,
 	  "the GEMM of every tensor-core preset and input instead, emulator alone (below)",
 	  offsetof(struct bench_args, all_models), 0 },
-	{ "--only", CLI_VALUE, "PRESET", NULL, "with --all-models: that preset's rows alone",
+	{ "--only", CLI_VALUE, "TEXT", NULL,
+	  "the rows whose name holds TEXT (and the reference row); with --all-models: preset TEXT's rows alone",
 	  offsetof(struct bench_args, only), 0 },
 	{ "--python", CLI_VALUE, "PATH", NULL, "the interpreter for --peers (build-python/venv's, else python3)",
 	  offsetof(struct bench_args, python), 0 },
@@ -520,7 +554,7 @@ static const struct cli_opt bench_opts[] = {
 
 const struct cli_command cli_cmd_bench = {
 	.name = "bench",
-	.synopsis = "[--size LOG2N] [--repeat N] [--isa NAME] [--json | --peers [--python PATH] | --all-models [--only PRESET]]",
+	.synopsis = "[--size LOG2N] [--repeat N] [--isa NAME] [--only TEXT] [--json | --peers [--python PATH] | --all-models]",
 	.summary = "Elements per second of the emulator and the oracle, beside memcpy on the same machine (a\n"
 		   "benchmark, not a test).",
 	.details = "The older spellings size=LOG2N and repeat=N are the same options.\n"
@@ -535,6 +569,8 @@ const struct cli_command cli_cmd_bench = {
 		   "arithmetic's lanes and tables) on that instruction set instead of the widest the CPU has, so\n"
 		   "that an AVX-512 machine also gives the AVX2 figures; the same bits on each.  The GEMM rows\n"
 		   "do not change with it.  An instruction set this build or CPU lacks is a usage error.\n"
+		   "--only TEXT times the rows whose name holds TEXT ('quantize nvfp4', 'f64 ->', 'exact gemm'),\n"
+		   "and the reference row, which every ratio needs; TEXT that no row's name holds is an error.\n"
 		   "\n"
 		   "--peers times, in one run, the FP32 -> bfloat16, float16, float8_e4m3fn and float8_e5m2\n"
 		   "conversions of the same values (ml_dtypes profile) in libfpref, in ml_dtypes (NumPy for\n"
@@ -554,7 +590,7 @@ const struct cli_command cli_cmd_bench = {
 		   "FP16 output it takes, in multiply-accumulates per second, with the code that ran (a tile\n"
 		   "kernel, per column or per element); then the FMA-chain presets (dmma, CDNA's f32 and f64\n"
 		   "instructions), per element on 128 x 128 x 512, their output their input; the slowest\n"
-		   "block row and the slowest FMA chain last.  --only PRESET times that preset's rows alone.\n",
+		   "block row and the slowest FMA chain last.  With it, --only PRESET times that preset's rows alone.\n",
 	.groups = CLI_JSON,
 	.opts = bench_opts,
 	.nopts = CLI_NOPTS(bench_opts),
@@ -616,8 +652,9 @@ int cmd_bench(int argc, char **argv)
 		cli_fail(cli_cmd_bench.name, "--python applies to --peers only");
 		return CLI_EXIT_USAGE;
 	}
-	if (a.only && !a.all_models) {
-		cli_fail(cli_cmd_bench.name, "--only applies to --all-models");
+	if (a.only && (a.peers || !*a.only)) {
+		cli_fail(cli_cmd_bench.name, a.peers ? "--only applies to the default bench and --all-models, not --peers"
+						     : "--only needs some text of a row's name");
 		return CLI_EXIT_USAGE;
 	}
 	if (a.peers && a.all_models) {
@@ -650,7 +687,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	free(in);
 	free(copy);
-	struct bench_report rep = { .json = o.json, .isa = a.isa };
+	struct bench_report rep = { .json = o.json, .isa = a.isa, .only = a.only };
 	rep.copy_rate = 2.0 * (double)(n * sizeof *in) / bench_median(t, (int)repeats); /* bytes read + written per second */
 	if (!rep.json) {
 		printf("fpref bench: 2^%ld elements, median of %ld runs, one thread, its CPU time%s%s\n", log2n, repeats,
@@ -671,6 +708,10 @@ int cmd_bench(int argc, char **argv)
 		status = bench_gemm_scaled(repeats, &rep);
 	if (!status)
 		status = bench_exact_gemm(repeats, &rep);
+	if (!status && rep.only && rep.chosen == 0) {
+		cli_fail(cli_cmd_bench.name, "--only '%s': no row's name holds it (fpref bench without it lists them)", rep.only);
+		status = CLI_EXIT_USAGE;
+	}
 	if (!status && rep.json)
 		print_json(log2n, repeats, &rep);
 	free(rep.rows);
