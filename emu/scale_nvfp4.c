@@ -764,10 +764,15 @@ struct four_six {
 	uint32_t *hp, *y, *raw, value[16], scale[256], six_m; /* value: E2M1's codes; scale: E4M3's */
 	uint8_t *sc, *c;
 	size_t *idx;
+	/* rows of whole blocks of 16 (band_46_flat): each chain's differences and
+	 * error; NULL otherwise */
+	float *d, *err;
 };
 
 static void four_six_free(struct four_six *f)
 {
+	free(f->d);
+	free(f->err);
 	free(f->hp);
 	free(f->y);
 	free(f->raw);
@@ -835,6 +840,109 @@ static bool host_error_46(const struct nvfp4 *q, const struct fpref_nvfp4_params
 }
 
 
+/* Errors of chains 2i (6's) and 2i + 1 (4's) of nb blocks of 16:
+ * host_error_46's sums and maxima (each step rounded, in order of the
+ * elements), sixteen chains in the lanes of a vector.  d holds, for each
+ * group of 16 chains, the differences of element 0 of each, then of
+ * element 1 ...  A NaN difference makes the error NaN: a sum's NaN stays,
+ * and a NaN's magnitude as bits is above every other. */
+typedef float f32x16 __attribute__((vector_size(64)));
+typedef uint32_t u32x16 __attribute__((vector_size(64)));
+
+QUANT_CLONES static void flat_errors_46(enum fpref_nvfp4_choice choice, const float *restrict d, size_t nb,
+					float *restrict err)
+{
+	enum { CHAINS = 16 };
+	for (size_t i = 0; i < 2 * nb; i += CHAINS) {
+		f32x16 acc = { 0 };
+		u32x16 largest = { 0 };
+		const float *di = d + i * FPREF_NVFP4_BLOCK; /* the buffer holds whole groups of 16 chains */
+		for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++) {
+			f32x16 dk;
+			memcpy(&dk, di + k * CHAINS, sizeof dk);
+			u32x16 mag;
+			memcpy(&mag, &dk, sizeof mag);
+			mag &= F32_ABS_MASK;
+			u32x16 above = (u32x16)(mag > largest);
+			largest = (mag & above) | (largest & ~above);
+			f32x16 term;
+			if (choice == FPREF_NVFP4_MAE)
+				memcpy(&term, &mag, sizeof term);
+			else
+				term = dk * dk;
+			acc = acc + term;
+		}
+		f32x16 e;
+		if (choice == FPREF_NVFP4_ABS_MAX)
+			memcpy(&e, &largest, sizeof e);
+		else
+			e = acc;
+		for (unsigned j = 0; j < CHAINS && i + j < 2 * nb; j++)
+			err[i + j] = e[j];
+	}
+}
+
+/* differences_46 of one block of 16, in the lanes of a vector; element k's
+ * into d[16 k] (flat_errors_46's order). */
+QUANT_CLONES static void differences_46_block(const struct nvfp4 *q, const uint32_t *value, uint32_t six_m,
+					      const uint32_t *restrict xs, const uint8_t *restrict c, uint32_t s,
+					      float *restrict d)
+{
+	f32x16 v, x;
+#if defined(__GNUC__) && !defined(__clang__) /* E2M1's 16 values permuted by the codes, not 16 loads */
+	typedef uint8_t u8x16 __attribute__((vector_size(16)));
+	u8x16 code;
+	f32x16 table;
+	memcpy(&code, c, sizeof code);
+	memcpy(&table, value, sizeof table);
+	v = __builtin_shuffle(table, __builtin_convertvector(code, u32x16) & 15u);
+#else
+	for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++)
+		v[k] = quant_f32(value[c[k] & 15u]);
+#endif
+	memcpy(&x, xs, sizeof x);
+	f32x16 vs = v * quant_f32(s);
+	f32x16 vst = vs * quant_f32(q->T);
+	f32x16 deq = vst / quant_f32(six_m);
+	f32x16 diff = deq - x;
+	for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++)
+		d[k * FPREF_NVFP4_BLOCK] = diff[k];
+}
+
+/* band_46 for rows of whole blocks of 16 (1x16): each block's elements
+ * side by side in x, no gathering; the same steps. */
+static void band_46_flat(struct nvfp4 *q, const struct fpref_nvfp4_params *p, const struct nvfp4_bulk *b,
+			 struct four_six *f, const uint32_t *x, size_t rows, size_t cols, size_t r0, size_t nb,
+			 uint8_t *codes, uint8_t *scales)
+{
+	const size_t B = FPREF_NVFP4_BLOCK, first = r0 * cols / B;
+	const uint32_t *xb = x + r0 * cols;
+	uint8_t *cb = codes + r0 * cols;
+	for (size_t i = 0; i < nb; i++) {
+		bool nan = scaled_46(q, xb + i * B, B, f->scale[f->sc[2 * i]], f->y + 2 * i * B);
+		nan = scaled_46(q, xb + i * B, B, f->scale[f->sc[2 * i + 1]], f->y + 2 * i * B + B) || nan;
+		f->raw[i] = nan ? 0xFFFFFFFFu : b->amax[i];
+	}
+	fpref_emu_convert_array(b->sink->c, f->y, f->c, 2 * nb * B, NULL, 0);
+	for (size_t i = 0; i < nb; i++)
+		for (unsigned four = 0; four < 2; four++)
+			differences_46_block(q, f->value, f->six_m, xb + i * B, f->c + (2 * i + four) * B,
+					     f->scale[f->sc[2 * i + four]], f->d + (2 * i + four) / B * B * B + (2 * i + four) % B);
+	flat_errors_46(p->choice, f->d, nb, f->err);
+	for (size_t i = 0; i < nb; i++) {
+		float e6 = f->err[2 * i], e4 = f->err[2 * i + 1];
+		if (f->raw[i] > F32_INF || quant_is_nan(quant_bits(e6)) || quant_is_nan(quant_bits(e4))) {
+			size_t idx[FPREF_NVFP4_BLOCK], m = block_members(p, rows, cols, first + i, idx);
+			uint32_t m_b = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i) : b->amax[i];
+			block_46(q, p, x, idx, m, m_b, &scales[first + i], codes);
+			continue;
+		}
+		bool four = e4 < e6; /* ties keep 6 */
+		scales[first + i] = f->sc[2 * i + (four ? 1 : 0)];
+		memcpy(cb + i * B, f->c + (2 * i + (four ? 1 : 0)) * B, B);
+	}
+}
+
 static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b, struct four_six *f,
 		    const uint32_t *x, size_t rows, size_t cols, size_t r0, size_t r1, uint8_t *codes, uint8_t *scales)
 {
@@ -850,6 +958,10 @@ static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct 
 	}
 	q->a.host = false;
 	fpref_emu_convert_array(b->scales, f->hp, f->sc, 2 * nb, NULL, 0);
+	if (f->d) {
+		band_46_flat(q, p, b, f, x, rows, cols, r0, nb, codes, scales);
+		return;
+	}
 	/* both candidates' scaled values, block after block, and their codes */
 	size_t at = 0;
 	uint32_t xs[MAX_BLOCK];
@@ -888,7 +1000,6 @@ static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct 
  * makes it, by the host's FP32 arithmetic (each product by +-1/4 and each
  * sum, in order of j from +0, rounded once: a statement each, and no
  * contraction, C11's default); whether an output is NaN. */
-typedef float f32x16 __attribute__((vector_size(64)));
 
 QUANT_CLONES static bool hadamard_host(unsigned signs, bool inverse, const uint32_t *x, size_t n, uint32_t *out)
 {
@@ -984,9 +1095,16 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		f.y = malloc(2 * band_elements_max * sizeof *f.y);
 		f.c = malloc(2 * band_elements_max);
 		f.idx = malloc(band_elements_max * sizeof *f.idx);
+		if (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0) { /* whole groups of 16 chains */
+			f.d = malloc((2 * band_blocks + 16) * FPREF_NVFP4_BLOCK * sizeof *f.d);
+			f.err = malloc((2 * band_blocks + 16) * sizeof *f.err);
+			if (f.d && f.err)
+				memset(f.d, 0, (2 * band_blocks + 16) * FPREF_NVFP4_BLOCK * sizeof *f.d);
+		}
 	}
 	if (!b.amax || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes) ||
-	    (four_six && (!f.hp || !f.raw || !f.sc || !f.y || !f.c || !f.idx))) {
+	    (four_six && (!f.hp || !f.raw || !f.sc || !f.y || !f.c || !f.idx ||
+			  (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0 && (!f.d || !f.err))))) {
 		bulk_free(&b);
 		four_six_free(&f);
 		free(rht);

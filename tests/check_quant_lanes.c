@@ -289,6 +289,58 @@ START_TEST(nvfp4_against_element_path)
 }
 END_TEST
 
+/* Four Over Six where the two candidates' errors tie or nearly do: each
+ * block's elements are multiples of amax / 24 (amax among a few
+ * magnitudes), so that both scalings often land on E2M1's grid and the
+ * choice turns on equal errors (6 kept) or on the last bit of a step of
+ * the error.  Rows of whole blocks (1x16, the flat path), a ragged row
+ * and 16x16 blocks; every choice and bound. */
+START_TEST(nvfp4_four_over_six_near_ties)
+{
+	static const struct {
+		size_t rows, cols;
+		bool two_d;
+	} shape[] = { { 64, 256, false }, { 16, 250, false }, { 32, 64, true } };
+	static const uint32_t amax[] = { 0x40C00000u, 0x40A00000u, 0x40F00000u, 0x3DCCCCCDu, 0x4E6E6B28u }; /* 6 5 7.5 0.1 1e9 */
+	char err[256], how[128];
+	for (size_t sh = 0; sh < sizeof shape / sizeof shape[0]; sh++)
+		for (int k = 0; k < 6; k++) {
+			struct fpref_nvfp4_params p;
+			memset(&p, 0, sizeof p);
+			p.recipe = FPREF_NVFP4_FOUR_OVER_SIX;
+			p.choice = (enum fpref_nvfp4_choice)(k % 3);
+			p.scale_bound = k >= 3 ? 448 : 256;
+			p.two_d = shape[sh].two_d;
+			size_t rows = shape[sh].rows, cols = shape[sh].cols, n = rows * cols;
+			uint32_t *x = malloc(n * sizeof *x);
+			ck_assert_ptr_nonnull(x);
+			for (size_t i = 0; i < n; i++) {
+				uint64_t r = fpref_sr_stream(900 + (uint64_t)k, i);
+				size_t blk = (i / cols) / (p.two_d ? 16 : 1) * cols + i % cols / 16; /* one amax a block */
+				float a = quant_f32(amax[fpref_sr_stream(950 + (uint64_t)k, blk) % 5]);
+				float v = i % 16 == 3 ? a : a * (float)(r % 25) / 24.0f;
+				x[i] = quant_bits(v) | (uint32_t)((r >> 40) & 1) << 31;
+			}
+			size_t ns = fpref_emu_nvfp4_scale_count(&p, rows, cols);
+			uint8_t *c = malloc(n), *cw = malloc(n), *s = malloc(ns), *sw = malloc(ns);
+			ck_assert(c && cw && s && sw);
+			uint32_t t = 0, tw = 0;
+			ck_assert_int_eq(fpref_emu_nvfp4_quantize_reference(&p, x, rows, cols, cw, sw, &tw, err, sizeof err), 0);
+			ck_assert_int_eq(fpref_emu_nvfp4_quantize_lanes(&p, x, rows, cols, c, s, &t, err, sizeof err), 0);
+			snprintf(how, sizeof how, "four over six near ties %zux%zu%s %s/%u", rows, cols, p.two_d ? " 16x16" : "",
+				 fpref_emu_nvfp4_choice_name(p.choice), p.scale_bound);
+			ck_assert_msg(t == tw, "%s: tensor scale 0x%08X, the element path's 0x%08X", how, t, tw);
+			same_bytes("NVFP4", how, s, sw, ns, NULL);
+			same_bytes("NVFP4", how, c, cw, n, x);
+			free(x);
+			free(c);
+			free(cw);
+			free(s);
+			free(sw);
+		}
+}
+END_TEST
+
 /* Dequantised values that overflow to +-inf in one group of 16: the
  * transform's inverse sums inf and -inf, whose NaN the host gives
  * negative (x86's default NaN) and the emulator its own; the bulk path must
@@ -475,6 +527,7 @@ int main(void)
 	tcase_set_timeout(nv, 120);
 	tcase_add_loop_test(nv, nvfp4_against_element_path, 0, (int)(sizeof nvfp4_recipes / sizeof nvfp4_recipes[0]));
 	tcase_add_test(nv, nvfp4_rht_inverse_of_infinities);
+	tcase_add_test(nv, nvfp4_four_over_six_near_ties);
 	suite_add_tcase(s, nv);
 	TCase *fp8 = tcase_create("fp8");
 	tcase_set_timeout(fp8, 120);
