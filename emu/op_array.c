@@ -236,10 +236,11 @@ static size_t element_by_core(const void *ctx, size_t i)
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #define TABLE_GATHER 1
-/* Binary tables by gathers: 8 (AVX2) or 16 (AVX-512) lanes of 32-bit
- * indices a | b << cb, each reading the 32 bits at its byte of the table
- * (padded by 3 bytes) and keeping the low byte.  Returns how many leading
- * elements it did; the rest are the scalar loop's. */
+/* Tables by gathers: 8 (AVX2) or 16 (AVX-512) lanes of 32-bit indices
+ * a | b << cb (a alone where y is NULL: a unary table), each reading the
+ * 32 bits at its byte of the table (padded by 3 bytes) and keeping the low
+ * byte.  Returns how many leading elements it did; the rest are the scalar
+ * loop's. */
 __attribute__((target("avx2"))) static size_t gather_avx2(const uint8_t *table, unsigned cb, const uint8_t *x,
 							    const uint8_t *y, uint8_t *z, size_t n)
 {
@@ -250,7 +251,7 @@ __attribute__((target("avx2"))) static size_t gather_avx2(const uint8_t *table, 
 	size_t i = 0;
 	for (; i + 8 <= n; i += 8) {
 		__m256i a = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(x + i)));
-		__m256i b = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(y + i)));
+		__m256i b = y ? _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(y + i))) : _mm256_setzero_si256();
 		__m256i k = _mm256_or_si256(_mm256_and_si256(a, m), _mm256_sll_epi32(_mm256_and_si256(b, m), shift));
 		__m256i v = _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)table, k, 1), low);
 		v = _mm256_shuffle_epi8(v, pack); /* each half's four bytes at its bottom */
@@ -270,7 +271,7 @@ __attribute__((target("avx512f,avx512bw"))) static size_t gather_avx512(const ui
 	size_t i = 0;
 	for (; i + 16 <= n; i += 16) {
 		__m512i a = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(x + i)));
-		__m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(y + i)));
+		__m512i b = y ? _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(y + i))) : _mm512_setzero_si512();
 		__m512i k = _mm512_or_si512(_mm512_and_si512(a, m), _mm512_sll_epi32(_mm512_and_si512(b, m), shift));
 		__m512i v = _mm512_i32gather_epi32(k, (const void *)table, 1);
 		_mm_storeu_si128((__m128i *)(z + i), _mm512_cvtepi32_epi8(v)); /* the low byte of each */
@@ -321,12 +322,21 @@ static size_t table_lookup(const struct fpref_emu_op_context *c, const uint8_t *
 			z[i] = bits[k];
 			flags[i] = tflags[k];
 		}
+	} else if (!flags) {
+		size_t i = 0;
+#ifdef TABLE_GATHER
+		if (c->isa == LANES_ISA_AVX512)
+			i = gather_avx512(bits, cb, x, NULL, z, n);
+		else if (c->isa == LANES_ISA_AVX2)
+			i = gather_avx2(bits, cb, x, NULL, z, n);
+#endif
+		for (; i < n; i++)
+			z[i] = bits[x[i] & (uint8_t)~outside];
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			size_t k = x[i] & (uint8_t)~outside;
 			z[i] = bits[k];
-			if (flags)
-				flags[i] = tflags[k];
+			flags[i] = tflags[k];
 		}
 	}
 	return out_of_range;

@@ -558,8 +558,8 @@ static const enum fpref_op lane_ops[] = { FPREF_OP_ADD, FPREF_OP_SUB, FPREF_OP_M
 /* Formats of 8 bits or fewer: every pair (every operand of sqrt; fma a
  * seeded sample of 2^16 triples, half of them with a product from the
  * lowest binades) under the ops' modes where the context takes the lanes
- * (fma, and stochastic rounding, which no table holds), and add under the
- * first mode (the tables' gathers); every mode, and fma on every triple,
+ * (fma, and stochastic rounding, which no table holds), and add and sqrt
+ * under the first mode (the tables' gathers); every mode, and fma on every triple,
  * in make check-exhaustive (the tables' own check is tests/check_ops.c's). */
 START_TEST(ops_narrow)
 {
@@ -578,8 +578,9 @@ START_TEST(ops_narrow)
 	unsigned long long compared = 0;
 	for (size_t o = 0; o < sizeof lane_ops / sizeof lane_ops[0]; o++)
 		for (size_t e = 0; e < nenv; e++) {
-			/* add under the first mode: the tables' gathers on each instruction set */
-			bool gathered = e == 0 && lane_ops[o] == FPREF_OP_ADD;
+			/* add and sqrt under the first mode: the binary and unary tables' gathers on each
+			 * instruction set */
+			bool gathered = e == 0 && (lane_ops[o] == FPREF_OP_ADD || lane_ops[o] == FPREF_OP_SQRT);
 			if (!drv_owns(&sweep, ((uint64_t)_i * 8 + o) * DRV_MAX_ENVS + e) ||
 			    (!sweep.exhaustive && lane_ops[o] != FPREF_OP_FMA && envs[e].env.rounding != FPREF_SR &&
 			     !gathered))

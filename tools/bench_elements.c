@@ -211,8 +211,8 @@ static int op_row(size_t r, unsigned char *a, unsigned char *b, unsigned char *c
 	row.rate = (double)n / bench_median(t, (int)repeats);
 	row.bytes = (double)((size_t)(arity + 1) * elem);
 	const char *op_path = fpref_emu_op_context_path(ctx);
-	/* the instruction set where the context's vector code ran: the lanes, the binary tables' gathers */
-	bool vector = strstr(op_path, "-lanes") != NULL || (strcmp(op_path, "table") == 0 && arity == 2);
+	/* the instruction set where the context's vector code ran: the lanes, the tables' gathers */
+	bool vector = strstr(op_path, "-lanes") != NULL || strcmp(op_path, "table") == 0;
 	snprintf(row.path, sizeof row.path, vector ? "%s %s" : "%s", op_path, fpref_emu_op_context_isa(ctx));
 	fpref_emu_op_context_free(ctx);
 	long oracle_repeats = repeats < 3 ? repeats : 3;
