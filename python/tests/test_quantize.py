@@ -78,6 +78,31 @@ def test_quantize_matches_cli(cli_json, tmp_path, scheme, kw):
     assert q.codes.flags.writeable and q.scales.flags.writeable and q.dequant.flags.writeable
 
 
+@pytest.mark.parametrize("scheme,kw", CASES, ids=[s + "".join(f"-{k}={v}" for k, v in kw.items()) for s, kw in CASES])
+def test_quantize_codes_only_is_no_report(cli_json, tmp_path, scheme, kw):
+    """codes_only=True: the codes, scales, facts and settings of the whole
+    call and of `fpref quantize --no-report`; no dequantised values, no
+    report."""
+    np.save(tmp_path / "x.npy", X)
+    out = {n: str(tmp_path / f"{n}.npy") for n in ("codes", "scales", "tensor")}
+    args = ["quantize", "--scheme", scheme, "--in", str(tmp_path / "x.npy"), "--codes", out["codes"], "--scales",
+            out["scales"], "--no-report"] + _cli_options(kw)
+    if scheme == "nvfp4":
+        args += ["--tensor-scale", out["tensor"]]
+    r = cli_json(args)
+    assert r["report"] is None
+    q = fpref.quantize(X, scheme, codes_only=True, **kw)
+    whole = fpref.quantize(X, scheme, **kw)
+    assert q.dequant is None and q.report is None
+    assert q.codes.tobytes() == whole.codes.tobytes() == np.load(out["codes"]).tobytes()
+    assert q.scales.tobytes() == whole.scales.tobytes() == np.load(out["scales"]).tobytes()
+    assert q.facts.keys() == whole.facts.keys()
+    assert all(q.facts[k].tobytes() == whole.facts[k].tobytes() for k in q.facts)
+    assert q.settings == whole.settings
+    if scheme == "nvfp4":
+        assert np.load(out["tensor"]).tobytes() == np.float32(q.tensor_scale).tobytes()
+
+
 @pytest.mark.parametrize("stream", ["philox=1234:0:0", "philox=1234:5:3", "philox=99:0:7:7"])
 def test_nvfp4_philox_is_convert_te_nvfp4(cli, stream):
     """sr_bits='philox=...': element i of the tensor rounds as value i of

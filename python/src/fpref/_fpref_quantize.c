@@ -52,10 +52,11 @@ static PyObject *bytes_of(const void *data, size_t n)
 /* quantize(scheme, element, x, steps, rows, cols, nscales, scale_bytes,
  * pow2, te, eps|None, history, algo, margin, amax_nan, rule, element_rounding,
  * two_d, sr, seed, nvfp4_recipe, four_over_six, scale_bound, rht, rht_fp32, sr_bits,
- * mx_recipe, torch_bf16, swizzled) -> dict: the scheme's codes, dequantised
+ * mx_recipe, torch_bf16, swizzled, codes_only) -> dict: the scheme's codes, dequantised
  * FP32, scales (bytearrays; swizzled: in cuBLAS's blocked layout,
  * fpref_emu_scale_swizzle, with their 2-D "swizzled_shape"), its facts, the step records (delayed) and the report
- * (fpref_emu_quant_report_compute), all from one call of the library,
+ * (fpref_emu_quant_report_compute; codes_only: no dequantised values and no
+ * report, both None, as fpref quantize --no-report), all from one call of the library,
  * fpref_emu_quantize.  x: FP32 patterns; rows x cols the tensor as the
  * block schemes see it, steps its first axis (delayed); nscales and
  * scale_bytes the caller's count of the scales, checked against the
@@ -69,13 +70,13 @@ PyObject *py_quantize(PyObject *self, PyObject *args)
 	const char *four_over_six, *sr_bits, *mx_recipe_name;
 	Py_buffer x;
 	Py_ssize_t steps, rows, cols, nscales, scale_bytes, history, margin, scale_bound, rht;
-	int pow2, te, two_d, sr, rht_fp32, torch_bf16, swizzled;
+	int pow2, te, two_d, sr, rht_fp32, torch_bf16, swizzled, codes_only;
 	PyObject *eps_obj;
 	unsigned long long seed;
-	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppKssnnpzspp", &scheme_name, &element_name, &x, &steps, &rows, &cols,
-			      &nscales, &scale_bytes, &pow2, &te, &eps_obj, &history, &algo_name, &margin, &amax_nan_name,
-			      &rule_name, &er_name, &two_d, &sr, &seed, &nv_recipe_name, &four_over_six, &scale_bound, &rht,
-			      &rht_fp32, &sr_bits, &mx_recipe_name, &torch_bf16, &swizzled))
+	if (!PyArg_ParseTuple(args, "ssy*nnnnnipOnsnsssppKssnnpzsppp", &scheme_name, &element_name, &x, &steps, &rows,
+			      &cols, &nscales, &scale_bytes, &pow2, &te, &eps_obj, &history, &algo_name, &margin,
+			      &amax_nan_name, &rule_name, &er_name, &two_d, &sr, &seed, &nv_recipe_name, &four_over_six,
+			      &scale_bound, &rht, &rht_fp32, &sr_bits, &mx_recipe_name, &torch_bf16, &swizzled, &codes_only))
 		return NULL;
 	PyObject *result = NULL, *codes = NULL, *dequant = NULL, *scales = NULL, *amaxes = NULL, *scale_invs = NULL;
 	struct fpref_emu_quantize_request q;
@@ -146,6 +147,7 @@ PyObject *py_quantize(PyObject *self, PyObject *args)
 	q.nvfp4.stochastic = sr != 0;
 	q.nvfp4.seed = seed;
 	q.nvfp4.torch_bf16 = torch_bf16 != 0;
+	q.codes_only = codes_only != 0;
 	if (*nv_recipe_name && (fpref_emu_nvfp4_recipe_parse(nv_recipe_name, &q.nvfp4.recipe) != 0 ||
 				q.nvfp4.recipe == FPREF_NVFP4_FOUR_OVER_SIX)) {
 		PyErr_Format(PyExc_ValueError,
@@ -177,7 +179,8 @@ PyObject *py_quantize(PyObject *self, PyObject *args)
 	int rc;
 	Py_BEGIN_ALLOW_THREADS
 	rc = fpref_emu_quantize(scheme, &q, &r, err, sizeof err);
-	if (rc == 0 && fpref_emu_quant_report_compute(q.x, r.dequant, count, r.element, r.codes, &rep) != 0) {
+	if (rc == 0 && !codes_only &&
+	    fpref_emu_quant_report_compute(q.x, r.dequant, count, r.element, r.codes, &rep) != 0) {
 		snprintf(err, sizeof err, "cannot report on codes of %s", r.element_name);
 		rc = FPREF_EMU_QUANTIZE_BAD;
 	}
@@ -207,7 +210,11 @@ PyObject *py_quantize(PyObject *self, PyObject *args)
 		}
 		fpref_emu_scale_swizzle(r.scales, rws, c, to);
 	}
-	if (!(codes = bytes_of(r.codes, count)) || !(dequant = bytes_of(r.dequant, count * 4)) ||
+	if (codes_only) {
+		dequant = Py_None;
+		Py_INCREF(dequant);
+	}
+	if (!(codes = bytes_of(r.codes, count)) || (!dequant && !(dequant = bytes_of(r.dequant, count * 4))) ||
 	    (!scales && !(scales = bytes_of(r.scales, r.scales_count * r.scales_item_bytes))))
 		goto done;
 	PyObject *facts = PyDict_New();
@@ -237,7 +244,9 @@ PyObject *py_quantize(PyObject *self, PyObject *args)
 			Py_CLEAR(labels);
 		Py_XDECREF(v);
 	}
-	PyObject *report = amaxes && scale_invs && labels ? report_dict(&rep, !int8) : NULL;
+	PyObject *report = !amaxes || !scale_invs || !labels ? NULL
+			   : codes_only				? (Py_INCREF(Py_None), Py_None)
+								: report_dict(&rep, !int8);
 	if (report)
 		result = Py_BuildValue("{s:O,s:O,s:O,s:N,s:O,s:O,s:N,s:k,s:N,s:(nn)}", "codes", codes, "dequant", dequant,
 				       "scales", scales, "facts", facts, "step_amax", amaxes, "step_scale_inv", scale_invs,

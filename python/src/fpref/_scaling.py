@@ -43,19 +43,20 @@ class Quantized:
     default), blocks, rounding, seed;
     step_amax, step_scale_inv: delayed scaling's per-step records (float32);
     report: the round trip's error figures (fpref_emu_quant_report_compute, the
-    keys of the CLI's JSON "report")."""
+    keys of the CLI's JSON "report").  dequant and report are None where
+    quantize was asked for the codes alone (codes_only=True)."""
     scheme: str
     format: str
     shape: tuple
     codes: np.ndarray
     scales: np.ndarray
-    dequant: np.ndarray
+    dequant: Optional[np.ndarray]
     tensor_scale: Optional[np.float32]
     facts: Dict[str, np.float32]
     settings: Dict[str, Union[str, int]]
     step_amax: Optional[np.ndarray]
     step_scale_inv: Optional[np.ndarray]
-    report: Dict[str, Any]
+    report: Optional[Dict[str, Any]]
 
 
 def _f32_patterns(x: Any) -> np.ndarray:
@@ -117,7 +118,8 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
              two_d: bool = False, sr: bool = False, seed: Optional[int] = None,
              four_over_six: Optional[str] = None, scale_bound: Optional[int] = None,
              rht: Union[str, int, None] = None, rht_fp32: bool = False, sr_bits: Optional[str] = None,
-             scale_layout: Optional[str] = None, torch_dtype: Optional[str] = None) -> Quantized:
+             scale_layout: Optional[str] = None, torch_dtype: Optional[str] = None,
+             codes_only: bool = False) -> Quantized:
     """Quantise x with a scaling scheme, as `fpref quantize --scheme SCHEME`
     does (docs/scaling.md, docs/scaling-mx.md): the codes, the scales, the
     dequantised values and the report, in a Quantized.
@@ -154,7 +156,9 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
     the scales in cuBLAS's blocked 128x4 layout as torchao and ModelOpt
     swizzle them, shape (128 ceil(rows/128), 4 ceil(cols/4)) of the linear
     scales' rows x cols; not with two_d; --scale-layout) changes only
-    Quantized.scales.
+    Quantized.scales.  codes_only=True makes the codes, the scales and the
+    facts alone, as `fpref quantize --no-report`: dequant and report are
+    None (the round trip costs several times the quantisation).
     An option the scheme does not take is a ValueError, as on the command
     line.
 
@@ -217,7 +221,7 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
                         element_rounding or "", bool(two_d), bool(sr), 0 if seed is None else seed,
                         (recipe or "") if family == "nvfp4" else "", four_over_six or "", scale_bound or 0,
                         rht_mask, bool(rht_fp32), sr_bits, (recipe or "") if family == "mx" else "", torch_bf16,
-                        swizzled)
+                        swizzled, bool(codes_only))
     f32 = np.dtype("<f4")
     if swizzled:
         scales_shape = tuple(d["swizzled_shape"])
@@ -228,7 +232,7 @@ def quantize(x: Any, scheme: str = "tensor", *, format: Optional[str] = None, po
         scheme=scheme, format=element, shape=tuple(shape),
         codes=np.frombuffer(d["codes"], dtype=np.uint8).reshape(shape),
         scales=scales,
-        dequant=np.frombuffer(d["dequant"], dtype=f32).reshape(shape),
+        dequant=None if d["dequant"] is None else np.frombuffer(d["dequant"], dtype=f32).reshape(shape),
         tensor_scale=np.uint32(d["tensor_scale"]).view(np.float32) if family == "nvfp4" else None,
         facts={k: np.uint32(v).view(np.float32) for k, v in d["facts"].items()},
         settings=settings,
