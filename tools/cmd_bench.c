@@ -125,7 +125,7 @@ int bench_report_add(struct bench_report *r, const struct bench_row *row)
 		       row->rate / (r->copy_rate / row->bytes), row->rate / r->reference, row->ref, row->rate / row->ref,
 		       row->path);
 	else
-		printf(strcmp(row->section, "gemm") ? "%-28s %12.3g %7s %12.3g %9.2f  %s\n" : "%-28s %12.3g %7s %12.3g %9.0f  %s\n",
+		printf(strcmp(row->section, "gemm") ? "%-38s %12.3g %7s %12.3g %9.2f  %s\n" : "%-38s %12.3g %7s %12.3g %9.0f  %s\n",
 		       row->what, row->rate, "", row->ref, row->rate / row->ref, row->path);
 	fflush(stdout);
 	return 0;
@@ -149,7 +149,7 @@ static int bench_gemm(long repeats, struct bench_report *rep)
 		return CLI_EXIT_FAIL;
 	}
 	char header[160];
-	snprintf(header, sizeof header, "\n%-28s %12s %7s %12s %9s  %s\n", "gemm 512x512x512", "emu MAC/s", "", "ref MAC/s",
+	snprintf(header, sizeof header, "\n%-38s %12s %7s %12s %9s  %s\n", "gemm 512x512x512", "emu MAC/s", "", "ref MAC/s",
 		 "emu/ref", "model");
 	bench_section(rep, header);
 	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
@@ -393,7 +393,7 @@ static int bench_gemm_scaled(long repeats, struct bench_report *rep)
 		return CLI_EXIT_FAIL;
 	}
 	char header[160];
-	snprintf(header, sizeof header, "\n%-28s %12s %7s %12s %9s  %s\n", "scaled gemm 512x512x512", "emu MAC/s", "",
+	snprintf(header, sizeof header, "\n%-38s %12s %7s %12s %9s  %s\n", "scaled gemm 512x512x512", "emu MAC/s", "",
 		 "unscaled", "ratio", "scales");
 	bench_section(rep, header);
 	struct fpref_format f32 = *fpref_format_get(FPREF_FORMAT_FLOAT32);
@@ -459,7 +459,7 @@ static int bench_exact_gemm(long repeats, struct bench_report *rep)
 		return CLI_EXIT_FAIL;
 	}
 	char header[160];
-	snprintf(header, sizeof header, "\n%-28s %12s %7s %12s %9s  %s\n", "exact gemm 128x128x1024", "MAC/s", "",
+	snprintf(header, sizeof header, "\n%-38s %12s %7s %12s %9s  %s\n", "exact gemm 128x128x1024", "MAC/s", "",
 		 "MPFR MAC/s", "ratio", "path");
 	bench_section(rep, header);
 	const struct fpref_format *f32 = fpref_format_get(FPREF_FORMAT_FLOAT32);
