@@ -943,6 +943,28 @@ static void band_46_flat(struct nvfp4 *q, const struct fpref_nvfp4_params *p, co
 	}
 }
 
+/* Both candidates' FP32 scales of nb blocks, block_scale_value's (m * M) /
+ * T and its times 1.5 by the host, into hp[2i], hp[2i + 1]; false (hp
+ * then the caller's to make) where an amax or a scale is NaN. */
+QUANT_CLONES static bool scales_46(const struct nvfp4 *q, const uint32_t *restrict amax, size_t nb,
+				   uint32_t *restrict hp)
+{
+	if (q->row->block != BS_BOUND_DIV_A || q->row->zero_scale_is_one || q->row->scale_floor)
+		return false;
+	float M = quant_f32(q->bound), T = quant_f32(q->T);
+	uint32_t nan = 0;
+	for (size_t i = 0; i < nb; i++) {
+		float mM = quant_f32(amax[i]) * M;
+		float six = mM / T;
+		float four = six * 1.5f;
+		hp[2 * i] = quant_bits(six);
+		hp[2 * i + 1] = quant_bits(four);
+		nan |= (uint32_t)((amax[i] & F32_ABS_MASK) > F32_INF) | (uint32_t)((hp[2 * i] & F32_ABS_MASK) > F32_INF) |
+		       (uint32_t)((hp[2 * i + 1] & F32_ABS_MASK) > F32_INF);
+	}
+	return nan == 0;
+}
+
 static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b, struct four_six *f,
 		    const uint32_t *x, size_t rows, size_t cols, size_t r0, size_t r1, uint8_t *codes, uint8_t *scales)
 {
@@ -951,7 +973,8 @@ static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct 
 	memset(b->amax, 0, nb * sizeof *b->amax);
 	band_maxima(p, x + r0 * cols, r1 - r0, cols, b->amax);
 	q->a.host = true;
-	for (size_t i = 0; i < nb; i++) {
+	bool made = scales_46(q, b->amax, nb, f->hp);
+	for (size_t i = 0; !made && i < nb; i++) {
 		uint32_t m = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i) : b->amax[i];
 		f->hp[2 * i] = block_scale_value(q, m, false);
 		f->hp[2 * i + 1] = block_scale_value(q, m, true);
