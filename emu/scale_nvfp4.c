@@ -478,9 +478,9 @@ static uint32_t candidate_46(const struct nvfp4 *q, const struct fpref_nvfp4_par
 }
 
 /* The codes of a block's m elements at idx with scale code sb, but Four
- * Over Six's. */
-static void block_codes(const struct nvfp4 *q, const uint32_t *x, const size_t *idx, size_t m, uint8_t sb,
-			uint8_t *codes)
+ * Over Six's; x holds the tensor's elements from index origin on. */
+static void block_codes(const struct nvfp4 *q, const uint32_t *x, size_t origin, const size_t *idx, size_t m,
+			uint8_t sb, uint8_t *codes)
 {
 	uint8_t nan_code;
 	if (torch_nan_block(q, sb, &nan_code)) {
@@ -489,7 +489,8 @@ static void block_codes(const struct nvfp4 *q, const uint32_t *x, const size_t *
 		return;
 	}
 	for (size_t i = 0; i < m; i++)
-		codes[idx[i]] = element_code(q, scaled_element(q, sb, x[idx[i]]), fpref_env_sr_random(&q->element, idx[i]));
+		codes[idx[i]] =
+			element_code(q, scaled_element(q, sb, x[idx[i] - origin]), fpref_env_sr_random(&q->element, idx[i]));
 }
 
 /* Whether a NaN amax of block b of n is ModelOpt's vectorised reduction's
@@ -572,7 +573,7 @@ int fpref_emu_nvfp4_quantize_reference(const struct fpref_nvfp4_params *p, const
 			continue;
 		}
 		block_scales_e4m3[b] = block_scale(&q, amax[b], false);
-		block_codes(&q, x, idx, m, block_scales_e4m3[b], codes);
+		block_codes(&q, x, 0, idx, m, block_scales_e4m3[b], codes);
 	}
 	free(amax);
 	free(rht);
@@ -600,6 +601,7 @@ struct nvfp4_bulk {
 	bool divide;
 	struct quant_sink *sink;
 	struct fpref_emu_converter *scales;
+	size_t origin; /* the tensor's index of x[0]: 0, or a band's first where x holds that band alone */
 };
 
 static void bulk_free(struct nvfp4_bulk *b)
@@ -665,16 +667,17 @@ QUANT_CLONES static void band_maxima(const struct fpref_nvfp4_params *p, const u
 	}
 }
 
-/* Block b's amax where it holds a NaN, as the element path reduces it. */
+/* Block b's amax where it holds a NaN, as the element path reduces it
+ * (x holds the tensor's elements from index origin on). */
 static uint32_t nan_block_amax(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x,
-			       size_t rows, size_t cols, size_t b)
+			       size_t origin, size_t rows, size_t cols, size_t b)
 {
 	if (q->row->amax_nan_propagates)
 		return nan_lane(q, p, fpref_emu_nvfp4_scale_count(p, rows, cols), b) ? 0xFFFFFFFFu : F32_QUIET_NAN;
 	size_t idx[MAX_BLOCK], n = block_members(p, rows, cols, b, idx);
 	uint32_t m = 0;
 	for (size_t i = 0; i < n; i++)
-		m = f32_amax_update(m, x[idx[i]]);
+		m = f32_amax_update(m, x[idx[i] - origin]);
 	return m;
 }
 
@@ -695,7 +698,7 @@ static void bulk_flush(const struct nvfp4 *q, const struct fpref_nvfp4_params *p
 		size_t m = cols - c0 < FPREF_NVFP4_BLOCK ? cols - c0 : FPREF_NVFP4_BLOCK;
 		for (size_t j = 0; j < m; j++)
 			idx[j] = r * cols + c0 + j;
-		block_codes(q, x, idx, m, scales[block_of(p, cols, r, c0)], s->codes);
+		block_codes(q, x, b->origin, idx, m, scales[block_of(p, cols, r, c0)], s->codes);
 		k = r * cols + c0 + m - 1 - at; /* on past the stretch */
 	}
 }
@@ -716,12 +719,13 @@ QUANT_CLONES static void band_elements(const struct nvfp4 *q, const struct fpref
 				bulk_flush(q, p, b, x, cols, scales, first);
 			float f = quant_f32(b->factor[srow[j]]);
 			uint32_t *y = sink->y + sink->n;
+			const uint32_t *xb = x + (first - b->origin);
 			if (n < FPREF_NVFP4_BLOCK)
-				block_scaled(x + first, n, f, b->divide, y);
+				block_scaled(xb, n, f, b->divide, y);
 			else if (b->divide)
-				block_scaled(x + first, FPREF_NVFP4_BLOCK, f, true, y);
+				block_scaled(xb, FPREF_NVFP4_BLOCK, f, true, y);
 			else
-				block_scaled(x + first, FPREF_NVFP4_BLOCK, f, false, y);
+				block_scaled(xb, FPREF_NVFP4_BLOCK, f, false, y);
 			sink->n += n;
 		}
 	}
@@ -735,16 +739,16 @@ static void band(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvf
 	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK);
 	size_t first = (p->two_d ? r0 / FPREF_NVFP4_BLOCK : r0) * across, n = p->two_d ? across : (r1 - r0) * across;
 	memset(b->amax, 0, n * sizeof *b->amax);
-	band_maxima(p, x + r0 * cols, r1 - r0, cols, b->amax);
+	band_maxima(p, x + (r0 * cols - b->origin), r1 - r0, cols, b->amax);
 	q->a.host = true;
 	/* TE's m * (S / 6): a NaN only from a NaN m */
 	if (q->row->block != BS_MUL_S_RCP6 || q->row->zero_scale_is_one || q->row->scale_floor ||
 	    fpref_emu_quant_magnitude_max(b->amax, n) > F32_INF ||
 	    fpref_emu_quant_scale(b->amax, n, q->block_encode, false, b->amax))
 		for (size_t i = 0; i < n; i++)
-			b->amax[i] = block_scale_value(q, f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i)
-										 : b->amax[i],
-						       false);
+			b->amax[i] = block_scale_value(
+				q, f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, b->origin, rows, cols, first + i) : b->amax[i],
+				false);
 	q->a.host = false;
 	fpref_emu_convert_array(b->scales, b->amax, scales + first, n, NULL, 0);
 	band_elements(q, p, b, x, r0, r1, cols, scales);
@@ -933,7 +937,7 @@ static void band_46_flat(struct nvfp4 *q, const struct fpref_nvfp4_params *p, co
 		float e6 = f->err[2 * i], e4 = f->err[2 * i + 1];
 		if (f->raw[i] > F32_INF || quant_is_nan(quant_bits(e6)) || quant_is_nan(quant_bits(e4))) {
 			size_t idx[FPREF_NVFP4_BLOCK], m = block_members(p, rows, cols, first + i, idx);
-			uint32_t m_b = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i) : b->amax[i];
+			uint32_t m_b = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, 0, rows, cols, first + i) : b->amax[i];
 			block_46(q, p, x, idx, m, m_b, &scales[first + i], codes);
 			continue;
 		}
@@ -975,7 +979,7 @@ static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct 
 	q->a.host = true;
 	bool made = scales_46(q, b->amax, nb, f->hp);
 	for (size_t i = 0; !made && i < nb; i++) {
-		uint32_t m = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i) : b->amax[i];
+		uint32_t m = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, 0, rows, cols, first + i) : b->amax[i];
 		f->hp[2 * i] = block_scale_value(q, m, false);
 		f->hp[2 * i + 1] = block_scale_value(q, m, true);
 	}
@@ -1008,7 +1012,7 @@ static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct 
 		at += m;
 		if (f->raw[i] > F32_INF || !host_error_46(q, p, f, xs, c6, m, f->scale[f->sc[2 * i]], &e6) ||
 		    !host_error_46(q, p, f, xs, c4, m, f->scale[f->sc[2 * i + 1]], &e4)) {
-			uint32_t m_b = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, rows, cols, first + i) : b->amax[i];
+			uint32_t m_b = f32_is_nan(b->amax[i]) ? nan_block_amax(q, p, x, 0, rows, cols, first + i) : b->amax[i];
 			block_46(q, p, x, idx, m, m_b, &scales[first + i], codes);
 			continue;
 		}
@@ -1058,24 +1062,19 @@ QUANT_CLONES static void bf16_widen(const uint16_t *restrict b, size_t n, uint32
 		out[k] = (uint32_t)b[k] << 16;
 }
 
-/* hadamard_host, rounded to BF16 by the converter where asked (not the
- * inverse); a group whose outputs hold a NaN is the emulator's (hadamard),
- * whose NaNs are its own.  0, or -1 where the converter cannot be made. */
-static int hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, bool inverse, const uint32_t *x,
-			 size_t n, uint32_t *out)
+/* hadamard_host, rounded to BF16 by the converter to_bf16 where one is
+ * given (FP32 to BF16, rne: the forward transform's, as asked); a group
+ * whose outputs hold a NaN is the emulator's (hadamard), whose NaNs are
+ * its own. */
+static void hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, bool inverse,
+			  const struct fpref_emu_converter *to_bf16, const uint32_t *x, size_t n, uint32_t *out)
 {
 	bool nan = hadamard_host((unsigned)p->rht_signs, inverse, x, n, out);
-	if (p->rht_bf16 && !inverse) {
-		struct fpref_emu_converter *c = fpref_emu_converter_new(&q->a.f32, &q->bf16, &q->a.env);
-		uint16_t b[QUANT_CHUNK];
-		if (!c)
-			return -1;
-		for (size_t i = 0; i < n; i += QUANT_CHUNK) {
-			size_t m = n - i < QUANT_CHUNK ? n - i : QUANT_CHUNK;
-			fpref_emu_convert_array(c, out + i, b, m, NULL, 0);
-			bf16_widen(b, m, out + i);
-		}
-		fpref_emu_converter_free(c);
+	uint16_t b[QUANT_CHUNK];
+	for (size_t i = 0; to_bf16 && i < n; i += QUANT_CHUNK) {
+		size_t m = n - i < QUANT_CHUNK ? n - i : QUANT_CHUNK;
+		fpref_emu_convert_array(to_bf16, out + i, b, m, NULL, 0);
+		bf16_widen(b, m, out + i);
 	}
 	for (size_t g = 0; nan && g + FPREF_NVFP4_BLOCK <= n; g += FPREF_NVFP4_BLOCK) {
 		bool here = false;
@@ -1084,7 +1083,6 @@ static int hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvfp4_params 
 		if (here)
 			hadamard(q, p, inverse, x + g, FPREF_NVFP4_BLOCK, out + g);
 	}
-	return 0;
 }
 
 int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows, size_t cols,
@@ -1096,20 +1094,31 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		return -1;
 	if ((p->recipe == FPREF_NVFP4_FOUR_OVER_SIX && p->stochastic) || !fpref_emu_quant_fpu_plain())
 		return 1;
-	uint32_t *rht = p->rht ? malloc((rows * cols + 1) * sizeof *rht) : NULL;
-	if (p->rht && (!rht || hadamard_bulk(&q, p, false, x, rows * cols, rht) != 0)) {
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK), step = QUANT_CHUNK / (cols ? cols : 1);
+	step = p->two_d ? FPREF_NVFP4_BLOCK : step ? step : 1;
+	bool four_six = p->recipe == FPREF_NVFP4_FOUR_OVER_SIX;
+	/* The transformed tensor, a band at a time into a buffer of one band
+	 * (twice: for the tensor's maxima, then to quantise it), not a buffer of
+	 * the whole tensor, whose first writing costs more than the transform;
+	 * Four Over Six's bands read it whole. */
+	bool banded = p->rht && !four_six;
+	const uint32_t *x_in = x;
+	struct fpref_emu_converter *to_bf16 =
+		p->rht && p->rht_bf16 ? fpref_emu_converter_new(&q.a.f32, &q.bf16, &q.a.env) : NULL;
+	uint32_t *rht = p->rht ? malloc(((banded ? step * cols : rows * cols) + 1) * sizeof *rht) : NULL;
+	if (p->rht && (!rht || (p->rht_bf16 && !to_bf16))) {
 		free(rht);
+		fpref_emu_converter_free(to_bf16);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (rht)
+	if (p->rht && !banded) {
+		hadamard_bulk(&q, p, false, to_bf16, x, rows * cols, rht);
 		x = rht; /* the transformed tensor is quantised */
-	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK), step = QUANT_CHUNK / (cols ? cols : 1);
-	step = p->two_d ? FPREF_NVFP4_BLOCK : step ? step : 1;
+	}
 	struct nvfp4_bulk b = { malloc((step * across + 1) * sizeof *b.amax), { 0 }, false, malloc(sizeof *b.sink),
-				fpref_emu_converter_new(&q.a.f32, &q.e4m3, &q.scale_env) };
+				fpref_emu_converter_new(&q.a.f32, &q.e4m3, &q.scale_env), 0 };
 	struct four_six f = { 0 };
-	bool four_six = p->recipe == FPREF_NVFP4_FOUR_OVER_SIX;
 	size_t band_blocks = p->two_d ? across : step * across, band_elements_max = step * cols + 1;
 	if (four_six) {
 		f.hp = malloc(2 * band_blocks * sizeof *f.hp);
@@ -1131,10 +1140,21 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		bulk_free(&b);
 		four_six_free(&f);
 		free(rht);
+		fpref_emu_converter_free(to_bf16);
 		snprintf(err, errlen, "out of memory for %zu blocks", step * across);
 		return -1;
 	}
-	uint32_t not_nan, global = tensor_maxima(x, rows * cols, &not_nan);
+	uint32_t not_nan = 0, global = 0;
+	for (size_t r0 = 0; banded && r0 < rows; r0 += step) {
+		size_t n = ((r0 + step < rows ? r0 + step : rows) - r0) * cols;
+		uint32_t band_not_nan;
+		hadamard_bulk(&q, p, false, to_bf16, x_in + r0 * cols, n, rht);
+		uint32_t band_max = tensor_maxima(rht, n, &band_not_nan);
+		global = band_max > global ? band_max : global;
+		not_nan = band_not_nan > not_nan ? band_not_nan : not_nan;
+	}
+	if (!banded)
+		global = tensor_maxima(x, rows * cols, &not_nan);
 	if (global > F32_INF)
 		global = q.row->amax_nan_propagates ? F32_QUIET_NAN : not_nan;
 	q.T = tensor_scale(&q, global);
@@ -1156,15 +1176,23 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	}
 	for (size_t r0 = 0; r0 < rows; r0 += step) {
 		size_t r1 = r0 + step < rows ? r0 + step : rows;
+		if (banded) { /* the band's elements alone in rht, their NaN stretches flushed with them */
+			hadamard_bulk(&q, p, false, to_bf16, x_in + r0 * cols, (r1 - r0) * cols, rht);
+			x = rht;
+			b.origin = r0 * cols;
+		}
 		if (four_six)
 			band_46(&q, p, &b, &f, x, rows, cols, r0, r1, codes, block_scales_e4m3);
 		else
 			band(&q, p, &b, x, rows, cols, r0, r1, block_scales_e4m3);
+		if (banded)
+			bulk_flush(&q, p, &b, x, cols, block_scales_e4m3, r1 * cols);
 	}
 	bulk_flush(&q, p, &b, x, cols, block_scales_e4m3, 0);
 	bulk_free(&b);
 	four_six_free(&f);
 	free(rht);
+	fpref_emu_converter_free(to_bf16);
 	*tensor_scale_f32 = q.T;
 	return 0;
 }
@@ -1222,11 +1250,11 @@ int fpref_emu_nvfp4_dequantize_lanes(const struct fpref_nvfp4_params *p, const u
 		}
 	if (p->rht) { /* back to x's domain */
 		uint32_t *t = malloc((rows * cols + 1) * sizeof *t);
-		if (!t || hadamard_bulk(&q, p, true, out_f32, rows * cols, t) != 0) {
-			free(t);
+		if (!t) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
+		hadamard_bulk(&q, p, true, NULL, out_f32, rows * cols, t);
 		memcpy(out_f32, t, rows * cols * sizeof *t);
 		free(t);
 	}
