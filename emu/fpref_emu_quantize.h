@@ -92,8 +92,7 @@ struct fpref_emu_quantize_result {
 	} facts[4];
 	int nfacts;
 	/* Which path made the codes: "bulk" (emu/quant_lanes.h) or "element"
-	 * (element by element: Four Over Six under stochastic rounding, an FPU
-	 * not in IEEE's mode). */
+	 * (element by element: an FPU not in IEEE's mode). */
 	const char *path;
 	/* NVFP4: the FP32 tensor scale S. */
 	bool has_tensor_scale;

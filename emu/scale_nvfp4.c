@@ -762,8 +762,8 @@ static void band(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvf
  * difference, a running sum from +0 or the largest magnitude, each a
  * statement of its own: no contraction), the smaller kept.  A block whose
  * amax, scales, scaled values or differences hold a NaN is the element
- * path's (block_46).  The element path rounds these elements with R = 0:
- * under stochastic rounding the bulk path steps aside. */
+ * path's (block_46).  (Four Over Six has no stochastic rounding: its
+ * recipe row refuses it.) */
 struct four_six {
 	uint32_t *hp, *y, *raw, value[16], scale[256], six_m; /* value: E2M1's codes; scale: E4M3's */
 	uint8_t *sc, *c;
@@ -1092,7 +1092,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	struct nvfp4 q;
 	if (nvfp4_init(&q, p, rows, cols, err, errlen) != 0)
 		return -1;
-	if ((p->recipe == FPREF_NVFP4_FOUR_OVER_SIX && p->stochastic) || !fpref_emu_quant_fpu_plain())
+	if (!fpref_emu_quant_fpu_plain())
 		return 1;
 	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK), step = QUANT_CHUNK / (cols ? cols : 1);
 	step = p->two_d ? FPREF_NVFP4_BLOCK : step ? step : 1;
