@@ -1248,15 +1248,13 @@ int fpref_emu_nvfp4_dequantize_lanes(const struct fpref_nvfp4_params *p, const u
 			uint32_t out = quant_bits(four_six ? vf * T / six_m : vf);
 			out_f32[i] = f32_is_nan(out) ? F32_QUIET_NAN : out;
 		}
-	if (p->rht) { /* back to x's domain */
-		uint32_t *t = malloc((rows * cols + 1) * sizeof *t);
-		if (!t) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		hadamard_bulk(&q, p, true, NULL, out_f32, rows * cols, t);
-		memcpy(out_f32, t, rows * cols * sizeof *t);
-		free(t);
+	/* back to x's domain, a chunk (whole groups of 16) at a time */
+	_Static_assert(QUANT_CHUNK % FPREF_NVFP4_BLOCK == 0, "a chunk holds whole groups of the transform");
+	uint32_t t[QUANT_CHUNK];
+	for (size_t i = 0; p->rht && i < rows * cols; i += QUANT_CHUNK) {
+		size_t m = rows * cols - i < QUANT_CHUNK ? rows * cols - i : QUANT_CHUNK;
+		hadamard_bulk(&q, p, true, NULL, out_f32 + i, m, t);
+		memcpy(out_f32 + i, t, m * sizeof *t);
 	}
 	return 0;
 }
