@@ -628,7 +628,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 		U y_ = LANES(&k, rne, ns, zu, mg, sr, sr_c, may_rare, want_flags, x_, srv_, srt_, &rare_, &fl_);           \
 		if ((count) == (L)) {                                                                                \
 			OUT_V o_;                                                                                    \
-			if (sr && sizeof(y_) == 64) /* AVX-512's one narrowing store (vpmovdb, vpmovdw) */           \
+			if (sizeof(y_) == 64) /* AVX-512: one narrowing store (vpmovdb, vpmovdw, vpmovqb) */        \
 				o_ = __builtin_convertvector(y_, OUT_V);                                             \
 			else                                                                                         \
 				o_ = __builtin_convertvector(__builtin_convertvector(y_, NARROW), OUT_V);            \
