@@ -151,18 +151,10 @@ size_t fpref_emu_convert_array(const struct fpref_emu_converter *c, const void *
 			       uint8_t *flags, uint64_t first_index)
 {
 	size_t invalid = 0;
-	if (c->path == PATH_VECTOR && c->plan.sr_stream) { /* every source pattern valid; R a chunk at a time */
-		enum { CHUNK = 512 };
-		uint32_t r[CHUNK];
+	if (c->path == PATH_VECTOR && c->plan.sr_stream) { /* every source pattern valid; R made in the lanes */
 		struct lanes_plan p = c->plan;
-		p.rbits = r;
-		for (size_t i = 0; i < n; i += CHUNK) {
-			size_t m = n - i < CHUNK ? n - i : CHUNK;
-			p.first_index = first_index + i;
-			fpref_emu_lanes_sr_bits(&p, p.first_index, m, r);
-			fpref_emu_lanes_convert(c->isa, &p, (const unsigned char *)in + i * c->in_bytes,
-						(unsigned char *)out + i * c->out_bytes, m, flags ? flags + i : NULL);
-		}
+		p.first_index = first_index;
+		fpref_emu_lanes_convert(c->isa, &p, in, out, n, flags);
 		return 0;
 	}
 	if (c->path == PATH_VECTOR) { /* every source pattern valid */

@@ -340,24 +340,20 @@ bool fpref_emu_lanes_plan_stream(const struct fpref_format *from, const struct f
 }
 
 /* Each element's R' (R, or rule B's 2R + 1, of r bits) at the top of a
- * 32-bit word, R' 2^(32 - r), or its top 32 bits where r > 32
- * (struct lanes_plan's rbits): the stream's top 32 bits, those below the
- * R's width cleared (keep) and rule B's 1 set (half), in lanes. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("tree-vectorize")))
-#endif
-static void sr_tops(uint64_t seed, uint32_t keep, uint32_t half, uint64_t first, size_t n, uint32_t *out)
-{
-	for (size_t i = 0; i < n; i++) /* the same operations in every lane: it vectorises */
-		out[i] = ((uint32_t)(fpref_sr_stream_inline(seed, first + i) >> 32) & keep) | half;
-}
-
-void fpref_emu_lanes_sr_bits(const struct lanes_plan *p, uint64_t first, size_t n, uint32_t *out)
+ * 32-bit word, R' 2^(32 - r), or its top 32 bits where r > 32: the
+ * stream's top 32 bits, those below the R's width cleared (keep) and rule
+ * B's 1 set (half).  The lanes make it themselves (LANES_STEP), from the
+ * stream's body (fpref_sr_stream_inline) less its first product: element
+ * e's counter term is seed + (e + 1) C, the register's first element's
+ * by the scalar unit plus j C for lane j (sr_times_c); tests/check_lanes
+ * holds every lane to fpref_sr_stream by way of the core. */
+#define SR_C UINT64_C(0x9e3779b97f4a7c15)
+static void sr_keep_half(const struct lanes_plan *p, uint32_t *keep, uint32_t *half)
 {
 	unsigned width = p->env.sr_width;
 	bool b = p->env.sr_rule == FPREF_SR_B;
-	uint32_t keep = width >= 32 ? ~(uint32_t)0 : ~(((uint32_t)1 << (32 - width)) - 1);
-	sr_tops(p->env.sr_seed, keep, b && width < 32 ? (uint32_t)1 << (31 - width) : 0, first, n, out);
+	*keep = width >= 32 ? ~(uint32_t)0 : ~(((uint32_t)1 << (32 - width)) - 1);
+	*half = b && width < 32 ? (uint32_t)1 << (31 - width) : 0;
 }
 
 /* One element by the core, where a lane marked it. */
@@ -607,10 +603,14 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 		U x_, rare_ = { 0 }, fl_ = { 0 }, srv_ = (U){ 0 } + (__typeof__(((U){ 0 })[0]))k.sr_scaled;          \
 		U srt_ = { 0 }; /* the deep tail's R', the stream's alone (plan_deep) */                              \
 		if (sr && plan->sr_stream) { /* each lane's R' at the top of 32 bits (R_V: L of them), its term */  \
-			uint32_t r_[L] = { 0 };                                                                      \
-			memcpy(r_, plan->rbits + (i), (count) * sizeof *r_);                                         \
-			R_V rv_;                                                                                     \
-			memcpy(&rv_, r_, sizeof rv_);                                                                \
+			SR64 z_ = sr_times_c + (sr_seed + (plan->first_index + (i) + 1) * SR_C);                     \
+			z_ = (z_ ^ (z_ >> 30u)) * UINT64_C(0xbf58476d1ce4e5b9);                                       \
+			z_ = (z_ ^ (z_ >> 27u)) * UINT64_C(0x94d049bb133111eb);                                       \
+			/* the top half of z ^ (z >> 31): h ^ (h >> 31), h z's top half */                          \
+			R_V rv_ = __builtin_convertvector(z_ >> 32u, R_V);                                           \
+			rv_ ^= rv_ >> 31u;                                                                           \
+			if (sr_keep != ~(uint32_t)0 || sr_half) /* R narrower than 32 bits, or rule B */             \
+				rv_ = (rv_ & sr_keep) | sr_half;                                                     \
 			srt_ = __builtin_convertvector(rv_, U);                                                      \
 			srv_ = srt_ >> (__typeof__(((U){ 0 })[0]))k.up_least; /* R' 2^(smax - r), smax = 32 - up_least */ \
 		}                                                                                                    \
@@ -627,7 +627,11 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 		}                                                                                                    \
 		U y_ = LANES(&k, rne, ns, zu, mg, sr, sr_c, may_rare, want_flags, x_, srv_, srt_, &rare_, &fl_);           \
 		if ((count) == (L)) {                                                                                \
-			OUT_V o_ = __builtin_convertvector(__builtin_convertvector(y_, NARROW), OUT_V);              \
+			OUT_V o_;                                                                                    \
+			if (sizeof(y_) == 64) /* AVX-512: one narrowing store (vpmovdb, vpmovdw, vpmovqb) */        \
+				o_ = __builtin_convertvector(y_, OUT_V);                                             \
+			else                                                                                         \
+				o_ = __builtin_convertvector(__builtin_convertvector(y_, NARROW), OUT_V);            \
 			memcpy((OUT_T *)out + (i), &o_, sizeof o_);                                                  \
 			if (want_flags) {                                                                            \
 				FLAG_V f_ = __builtin_convertvector(fl_, FLAG_V);                                    \
@@ -660,6 +664,15 @@ enum { LANES_BLOCK = 512 };
 							     const void *in, void *out, size_t n, uint8_t *flags)    \
 	{                                                                                                            \
 		const struct lanes_k k = plan->k;                                                                    \
+		typedef uint64_t SR64 __attribute__((vector_size((L) * 8)));                                         \
+		SR64 sr_times_c = { 0 }; /* the stream's lanes: lane j's j C */                                      \
+		uint32_t sr_keep = 0, sr_half = 0;                                                                   \
+		uint64_t sr_seed = plan->env.sr_seed;                                                                \
+		if (sr && plan->sr_stream) {                                                                         \
+			for (unsigned j_ = 0; j_ < (L); j_++)                                                        \
+				sr_times_c[j_] = j_ * SR_C;                                                          \
+			sr_keep_half(plan, &sr_keep, &sr_half);                                                      \
+		}                                                                                                    \
 		for (size_t b = 0; b < n; b += LANES_BLOCK) {                                                        \
 			size_t end = n - b < LANES_BLOCK ? n : b + LANES_BLOCK, whole = b + (end - b) / (L) * (L);   \
 			uint8_t rb[LANES_BLOCK + (L)];                                                               \
@@ -779,7 +792,9 @@ lanes_avx512(const struct lanes_plan *p, const void *in, void *out, size_t n, ui
 	LANES_DISPATCH(loop16, p, in, out, n, flags, false);
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+/* the stochastic ones with DQ too: the seeded stream's 64-bit products in
+ * one instruction (vpmullq), not three */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void
 lanes_sr_avx512(const struct lanes_plan *p, const void *in, void *out, size_t n, uint8_t *flags)
 {
 	LANES_DISPATCH(loop16, p, in, out, n, flags, true);
@@ -890,10 +905,12 @@ static void lanes_isa_convert(enum lanes_isa isa, const struct lanes_plan *p, co
 			      uint8_t *flags)
 {
 #ifdef LANES_ISA_VARIANTS
-	if (isa == LANES_ISA_AVX512) {
+	if (isa == LANES_ISA_AVX512 && (!p->sr || __builtin_cpu_supports("avx512dq"))) {
 		(p->sr ? lanes_sr_avx512 : lanes_avx512)(p, in, out, n, flags);
 		return;
 	}
+	if (isa == LANES_ISA_AVX512) /* AVX-512 without DQ: the stochastic lanes of AVX2 */
+		isa = LANES_ISA_AVX2;
 	if (isa == LANES_ISA_AVX2) {
 		(p->sr ? lanes_sr_avx2 : lanes_avx2)(p, in, out, n, flags);
 		return;

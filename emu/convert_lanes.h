@@ -91,12 +91,11 @@ struct lanes_plan {
 	/* Stochastic rounding from the seeded stream, one R a value
 	 * (fpref_emu_lanes_plan_stream): the plan's own R is 0 and each lane
 	 * reads its R' (R, or rule B's 2R + 1, of r bits) at the top of 32 bits,
-	 * R' 2^(32 - r) (its top 32 bits where r > 32), from rbits, a chunk's
-	 * set by the caller (fpref_emu_lanes_sr_bits) for elements first_index
-	 * on, and adds its term (k.sr_scaled's form, R' 2^(smax - r)); a lane
-	 * for the core takes element first_index + i of the stream. */
+	 * R' 2^(32 - r) (its top 32 bits where r > 32), made from the stream
+	 * in the lanes for elements first_index on, and adds its term
+	 * (k.sr_scaled's form, R' 2^(smax - r)); a lane for the core takes
+	 * element first_index + i of the stream. */
 	bool sr_stream;
-	const uint32_t *rbits;
 	uint64_t first_index;
 };
 
@@ -108,8 +107,6 @@ bool fpref_emu_lanes_plan(const struct fpref_format *from, const struct fpref_fo
  * too (sr_stream: 32-bit lanes, r bits and rule B's one within 64). */
 bool fpref_emu_lanes_plan_stream(const struct fpref_format *from, const struct fpref_format *to,
 				 const struct fpref_env *env, struct lanes_plan *p);
-/* out[i]: element first + i's R' at the top of 32 bits (rbits above). */
-void fpref_emu_lanes_sr_bits(const struct lanes_plan *p, uint64_t first, size_t n, uint32_t *out);
 
 /* Converts n elements (flags may be NULL) on isa; the elements the lanes
  * leave go through fpref_emu_convert. */

@@ -181,8 +181,8 @@ uint64_t fpref_env_sr_random(const struct fpref_env *env, uint64_t index);
  * machine and any thread count. */
 uint64_t fpref_sr_stream(uint64_t seed, uint64_t index);
 /* Its body (the SplitMix64 finaliser applied to the counter: no state, so
- * any value of a batch can be computed alone), inline so that a loop over
- * indices vectorises (emu/convert_lanes.c). */
+ * any value of a batch can be computed alone); emu/convert_lanes.c's
+ * lanes compute the same steps on registers of counters. */
 static inline uint64_t fpref_sr_stream_inline(uint64_t seed, uint64_t index)
 {
 	uint64_t z = seed + (index + 1) * UINT64_C(0x9e3779b97f4a7c15);
