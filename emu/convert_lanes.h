@@ -1,6 +1,7 @@
 /* The vectorised bulk conversion (emu/convert_lanes.c): an IEEE-style
  * source of 16, 32 or 64 bits to a narrower floating-point format, every
- * rounding but the seeded stochastic stream, as branch-free integer lanes
+ * rounding (stochastic rounding's random bits explicit or from the seeded
+ * stream, made in the lanes), as branch-free integer lanes
  * whose rounding increment is data of the plan; the values the lanes do
  * not model (marked per plan: NaN styles, underflow flags, stochastic
  * rounding's deep tail under rule C or R wider than 32 bits ...) go to the
