@@ -12,8 +12,7 @@
  * payloads, the underflow flag, stochastic rounding's far tail under rule
  * C or with R wider than 32 bits: plan_deep) is marked per lane and
  * converted by the core, element by element.  FP64 sources
- * take the 32-bit lanes after rounding to odd into FP32, chunk by chunk
- * (on AVX-512 register by register, as they are loaded: the via32 loop),
+ * take the 32-bit lanes after rounding to odd into FP32, chunk by chunk,
  * where the target is narrow enough (struct lanes_plan's via32).  tests/check_emu.c holds the
  * whole against the core, every FP32 pattern in make check-exhaustive. */
 #include <string.h>
@@ -405,27 +404,6 @@ typedef uint8_t u8x4 __attribute__((vector_size(4)));
 typedef uint64_t u64x8 __attribute__((vector_size(64)));
 typedef int64_t i64x8 __attribute__((vector_size(64)));
 
-/* Sixteen FP64 values from x rounded to odd into FP32, as FP32 bits (the
- * truncation with the sticky bit ORed into its last place) where a value
- * is a zero or has |x| in [2^-126, 2^128); the lanes of others set in
- * *outside.  In 32-bit halves: for such x, ((|x| - (896 << 52)) >> 29) is
- * (hi << 3 | lo >> 29) + 0x40000000 mod 2^32, and its bit 31 is clear, so
- * the XOR leaves bits 30..0 as the sum does and bit 31 takes the sign. */
-static inline __attribute__((always_inline)) u32x16 odd16(const uint64_t *x, u32x16 *outside)
-{
-	const uint64_t least = (uint64_t)(1023 - 126) << 52, span = (uint64_t)(128 + 126) << 52;
-	u32x16 a, b;
-	memcpy(&a, x, sizeof a);
-	memcpy(&b, x + 8, sizeof b);
-	u32x16 lo = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-	u32x16 hi = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-	u32x16 ah = hi & 0x7FFFFFFFu, zero = (u32x16)((ah | lo) == 0u);
-	*outside |= (u32x16)(ah - (uint32_t)(least >> 32) >= (uint32_t)(span >> 32)) & ~zero;
-	u32x16 t = ((hi << 3u) | (lo >> 29u)) ^ 0x40000000u;
-	u32x16 v = (hi & 0x80000000u) | (t & 0x7FFFFFFFu) | ((u32x16)((lo & 0x1FFFFFFFu) != 0u) & 1u);
-	return (zero & hi) | (~zero & v);
-}
-
 /* mask ? yes : no, lane by lane (masks are all ones or all zeros); GCC
  * turns the compare-and-pick forms into blends and min/max instructions */
 #define PICK(mask, yes, no) (((mask) & (yes)) | (~(mask) & (no)))
@@ -806,85 +784,6 @@ lanes_sr_avx512(const struct lanes_plan *p, const void *in, void *out, size_t n,
 {
 	LANES_DISPATCH(loop16, p, in, out, n, flags, true);
 }
-
-/* FP64 sources on the FP32 lanes (via32) in one pass, on AVX-512: each
- * register's sixteen values rounded to odd into FP32 as they are loaded
- * (odd16), so that no chunk is written and read again.  A block with a
- * value outside odd16's range is converted again by p's own 64-bit lanes;
- * the lanes marked for the core, by the core from the FP64 value (which
- * the value rounded to odd stands for).  plan: p's FP32 plan (plan32);
- * no flags (via32's condition). */
-#define VIA32_LOOP(NAME, OUT_T, OUT_V)                                                                              \
-	static inline __attribute__((always_inline)) void NAME(const struct lanes_plan *p, const struct lanes_plan *plan, \
-							     bool rne, bool ns, bool zu, bool mg, bool sr, bool sr_c, \
-							     bool may_rare, bool want_flags, const void *in, void *out, \
-							     size_t n, uint8_t *flags)                               \
-	{                                                                                                            \
-		(void)want_flags, (void)flags;                                                                       \
-		const struct lanes_k k = plan->k;                                                                    \
-		const u32x16 srv = (u32x16){ 0 } + (uint32_t)k.sr_scaled, srt = { 0 };                              \
-		const uint64_t *x = in;                                                                              \
-		for (size_t b = 0; b < n; b += LANES_BLOCK) {                                                        \
-			size_t end = n - b < LANES_BLOCK ? n : b + LANES_BLOCK;                                       \
-			uint8_t rb[LANES_BLOCK];                                                                     \
-			u32x16 any = { 0 }, outside = { 0 };                                                         \
-			for (size_t i = b; i < end; i += 16) {                                                       \
-				size_t count = end - i < 16 ? end - i : 16;                                          \
-				u32x16 v, rare = { 0 }, fl = { 0 };                                                  \
-				if (count == 16) {                                                                   \
-					v = odd16(x + i, &outside);                                                  \
-				} else { /* zero-padded: zeros are inside */                                         \
-					uint64_t part[16] = { 0 };                                                   \
-					memcpy(part, x + i, count * sizeof *part);                                   \
-					v = odd16(part, &outside);                                                   \
-				}                                                                                    \
-				u32x16 r = lanes32x16(&k, rne, ns, zu, mg, sr, sr_c, may_rare, false, v, srv, srt, &rare, &fl); \
-				OUT_V o = __builtin_convertvector(__builtin_convertvector(r, u16x16), OUT_V);         \
-				memcpy((OUT_T *)out + i, &o, count * sizeof(OUT_T));                                 \
-				if (may_rare) {                                                                      \
-					u8x16 m = __builtin_convertvector(rare, u8x16);                              \
-					memcpy(rb + (i - b), &m, count);                                             \
-					any |= rare;                                                                 \
-				}                                                                                    \
-			}                                                                                            \
-			uint64_t outside_ = 0, any_ = 0;                                                             \
-			ANY_LANE(outside, u8x16, outside_);                                                          \
-			if (outside_) {                                                                              \
-				(p->sr ? lanes_sr_avx512 : lanes_avx512)(p, x + b, (OUT_T *)out + b, end - b, NULL);   \
-				continue;                                                                            \
-			}                                                                                            \
-			if (may_rare)                                                                                \
-				ANY_LANE(any, u8x16, any_);                                                          \
-			for (size_t j = b; any_ && j < end; j++)                                                     \
-				if (rb[j - b])                                                                       \
-					lanes_fix(p, in, out, NULL, j);                                              \
-		}                                                                                                    \
-	}
-VIA32_LOOP(via32_8, uint8_t, u8x16)
-VIA32_LOOP(via32_16, uint16_t, u16x16)
-
-/* LANES_VARIANT's loops with fp64, the FP64 plan, beside the FP32 one */
-#define VIA32_8(plan, ...) via32_8(fp64, plan, __VA_ARGS__)
-#define VIA32_16(plan, ...) via32_16(fp64, plan, __VA_ARGS__)
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
-via32_avx512(const struct lanes_plan *fp64, const struct lanes_plan *q, const void *in, void *out, size_t n)
-{
-	if (q->out_bytes == 1)
-		LANES_VARIANT(VIA32_8, q, in, out, n, (uint8_t *)NULL, false);
-	else
-		LANES_VARIANT(VIA32_16, q, in, out, n, (uint8_t *)NULL, false);
-}
-
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
-via32_sr_avx512(const struct lanes_plan *fp64, const struct lanes_plan *q, const void *in, void *out, size_t n)
-{
-	if (q->out_bytes == 1)
-		LANES_VARIANT(VIA32_8, q, in, out, n, (uint8_t *)NULL, true);
-	else
-		LANES_VARIANT(VIA32_16, q, in, out, n, (uint8_t *)NULL, true);
-}
-#undef VIA32_8
-#undef VIA32_16
 #endif
 
 bool fpref_emu_lanes_isa_available(enum lanes_isa isa)
@@ -913,9 +812,12 @@ int fpref_emu_lanes_isa_parse(const char *name, enum lanes_isa *isa)
 	return -1;
 }
 
-/* FP64 values x[0..n) rounded to odd into FP32 y[0..n) (odd16, sixteen
- * at a time): true where every one is a zero or has |x| in [2^-126,
- * 2^128). */
+/* FP64 values x[0..n) rounded to odd into FP32 y[0..n): true where every
+ * one is a zero or has |x| in [2^-126, 2^128), where the FP32 value is
+ * the truncation with the sticky bit ORed into its last place.  In 32-bit
+ * halves, sixteen at a time: for such x, ((|x| - (896 << 52)) >> 29) is
+ * (hi << 3 | lo >> 29) + 0x40000000 mod 2^32, and its bit 31 is clear, so
+ * the XOR leaves bits 30..0 as the sum does and bit 31 takes the sign. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
@@ -923,10 +825,20 @@ static bool narrow_to_odd(const uint64_t *x, uint32_t *y, size_t n)
 {
 	const uint64_t least = (uint64_t)(1023 - 126) << 52, span = (uint64_t)(128 + 126) << 52,
 		       rebias = (uint64_t)(1023 - 127) << 52;
-	u32x16 outside = { 0 };
+	typedef uint32_t v16 __attribute__((vector_size(64)));
+	v16 outside = { 0 };
 	size_t j = 0;
 	for (; j + 16 <= n; j += 16) {
-		u32x16 v = odd16(x + j, &outside);
+		v16 a, b;
+		memcpy(&a, x + j, sizeof a);
+		memcpy(&b, x + j + 8, sizeof b);
+		v16 lo = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+		v16 hi = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+		v16 ah = hi & 0x7FFFFFFFu, zero = (v16)((ah | lo) == 0u);
+		outside |= (v16)(ah - (uint32_t)(least >> 32) >= (uint32_t)(span >> 32)) & ~zero;
+		v16 t = ((hi << 3u) | (lo >> 29u)) ^ 0x40000000u;
+		v16 v = (hi & 0x80000000u) | (t & 0x7FFFFFFFu) | ((v16)((lo & 0x1FFFFFFFu) != 0u) & 1u);
+		v = (zero & hi) | (~zero & v);
 		memcpy(y + j, &v, sizeof v);
 	}
 	uint64_t out = 0;
@@ -941,35 +853,22 @@ static bool narrow_to_odd(const uint64_t *x, uint32_t *y, size_t n)
 	return !out;
 }
 
-/* p's FP32 plan (p32) as a plan of its own */
-static struct lanes_plan plan32(const struct lanes_plan *p)
-{
-	struct lanes_plan q = *p;
-	q.from = *fpref_format_get(FPREF_FORMAT_FLOAT32);
-	q.word_bits = 32;
-	q.in_bytes = 4;
-	q.rne_fast = p->p32.rne_fast;
-	q.rne_nan_signed = p->p32.rne_nan_signed;
-	q.rne_zero_unsigned = p->p32.rne_zero_unsigned;
-	q.sr = p->p32.sr;
-	q.rare = p->p32.rare;
-	q.mag = p->p32.mag;
-	q.k = p->p32.k;
-	q.via32 = false;
-	return q;
-}
-
 void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
 			 uint8_t *flags)
 {
 	if (p->via32 && !flags) {
-		struct lanes_plan q = plan32(p);
-#ifdef LANES_ISA_VARIANTS
-		if (isa == LANES_ISA_AVX512) {
-			(q.sr ? via32_sr_avx512 : via32_avx512)(p, &q, in, out, n);
-			return;
-		}
-#endif
+		struct lanes_plan q = *p;
+		q.from = *fpref_format_get(FPREF_FORMAT_FLOAT32);
+		q.word_bits = 32;
+		q.in_bytes = 4;
+		q.rne_fast = p->p32.rne_fast;
+		q.rne_nan_signed = p->p32.rne_nan_signed;
+		q.rne_zero_unsigned = p->p32.rne_zero_unsigned;
+		q.sr = p->p32.sr;
+		q.rare = p->p32.rare;
+		q.mag = p->p32.mag;
+		q.k = p->p32.k;
+		q.via32 = false;
 		enum { CHUNK = 512 };
 		uint32_t y[CHUNK];
 		for (size_t i = 0; i < n; i += CHUNK) {

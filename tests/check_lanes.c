@@ -209,13 +209,15 @@ START_TEST(wide_sources)
 }
 END_TEST
 
-/* FP64 values all zeros or in FP32's normal range, so that every block
- * takes the FP32 lanes rounded to odd in the registers (convert_lanes.c's
- * via32 loop on AVX-512, odd16): binades across FP32's range and around
+/* FP64 values all zeros or in FP32's normal range, so that every chunk
+ * takes the FP32 lanes after rounding to odd (struct lanes_plan's via32):
+ * binades across FP32's range and around
  * the target's (its results mostly nonzero; values far below its least
  * subnormal, which stochastic rounding with a fixed R leaves to the core),
- * 1100 of them: two blocks of 512, then four registers and a partial one,
- * whose last element must land too. */
+ * 1100 of them: two chunks of 512, then four registers and a partial one,
+ * whose last element must land too (a fused FP64 load tried on
+ * 2026-12-06 lost it, unseen while the outputs kept the values of the
+ * instruction set before: against_core_from now poisons them). */
 static const char *const via32_targets[] = { "float4_e2m1fn", "float8_e4m3fn", "float8_e5m2", "bfloat16", "float16",
 					     "float6_e3m2fn" };
 #define VIA32_TARGETS (sizeof via32_targets / sizeof via32_targets[0])
