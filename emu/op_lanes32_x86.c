@@ -187,30 +187,42 @@ odd_step(enum fpref_op op, bool rdn, __m512 a, __m512 b, __m512 c, __mmask16 m, 
  * every product is found without a rounding below them (on Zen 4 a
  * multiplication that rounds there, even to nearest, takes several times
  * as long, and at random BF16 operands a third of the products lie
- * there): first the operands scaled by 2^64 each (exact, or inf from
- * 2^64 up), whose product is 2^128 times the exact one: an FP32 normal for
- * every product of 2^-254 or more (below, of a subnormal operand, a value
- * below 2^-149 whatever it rounds to), inf from 1 up; then, where that is
- * not finite, the operands themselves rounded toward zero: exact (2^-69
- * or more where an operand is 2^64 or more), or FLT_MAX at 2^128 or
- * more.  Results: the normals' exponent fields less 128, those below
- * rounded to odd on FP32's subnormal grid (subnormal_odd), y's values
- * for the classes as odd_step leaves them. */
+ * there): first the operands scaled by 2^64 each (by scalef: exact, or
+ * inf from 2^64 up; a multiplication by 2^64 costs as much again where an
+ * operand is subnormal), whose product is 2^128 times the exact one: an
+ * FP32 normal for every product of 2^-254 or more (below, of a subnormal
+ * operand, a value below 2^-149 whatever it rounds to), inf from 1 up;
+ * then, where that is not finite, the operands themselves rounded toward
+ * zero (masked: the other lanes, which may lie below the normals, are not
+ * computed): exact (2^-69 or more where an operand is 2^64 or more), or
+ * FLT_MAX at 2^128 or more.  Results: the normals' exponent fields less
+ * 128; those below, on FP32's subnormal grid (2^-149, 2^-21 once scaled),
+ * as 4 plus the scaled product's magnitude rounded toward zero, whose
+ * last 23 bits are the grid's integer (4's ulp is 2^-21), made odd where
+ * rounding up differs (the exact value is not on the grid), with the
+ * sign: rounded to odd there, zeros and values below 2^-149 included;
+ * y's values for the classes as odd_step leaves them. */
 static inline __attribute__((always_inline, target("avx512f,avx512dq"))) __mmask16
 mul_step(__m512 a, __m512 b, __mmask16 m, __mmask16 r, size_t j, uint32_t *y, struct wide_out *w)
 {
-	const __m512 up64 = _mm512_set1_ps(0x1p64f), one = _mm512_set1_ps(1), inf = _mm512_set1_ps(INFINITY);
-	__m512 scaled = _mm512_mul_ps(_mm512_mul_ps(a, up64), _mm512_mul_ps(b, up64)), mag = _mm512_abs_ps(scaled);
+	const __m512 e64 = _mm512_set1_ps(64), four = _mm512_set1_ps(4), inf = _mm512_set1_ps(INFINITY);
+	const __m512i sign = _mm512_set1_epi32((int)0x80000000);
+	__m512 scaled = _mm512_mul_ps(_mm512_scalef_ps(a, e64), _mm512_scalef_ps(b, e64)), mag = _mm512_abs_ps(scaled);
 	__mmask16 big = _mm512_cmp_ps_mask(mag, inf, _CMP_NLT_UQ) & m; /* inf, or NaN: 0 times inf */
 	/* rounded toward zero: exact, or FLT_MAX (y's value there) where the
 	 * product is 2^128 or more */
-	__m512 big_p = _mm512_mul_round_ps(_mm512_mask_mov_ps(one, big, a), _mm512_mask_mov_ps(one, big, b),
-					   _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-	__mmask16 normal = _mm512_mask_cmp_ps_mask((__mmask16)~big & m, mag, _mm512_set1_ps(4), _CMP_GE_OQ),
-		  low = _mm512_mask_cmp_ps_mask((__mmask16)~(big | normal) & m, mag, _mm512_setzero_ps(), _CMP_GT_OQ);
+	__m512 big_p = _mm512_maskz_mul_round_ps(big, a, b, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+	__mmask16 low = _mm512_cmp_ps_mask(mag, four, _CMP_LT_OQ);
+	__m512 dn = _mm512_add_round_ps(mag, four, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
+	       up = _mm512_add_round_ps(mag, four, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+	__m512i k = _mm512_sub_epi32(_mm512_castps_si512(dn), _mm512_castps_si512(four));
+	k = _mm512_mask_or_epi32(k, _mm512_cmp_ps_mask(dn, up, _CMP_NEQ_OQ), k, _mm512_set1_epi32(1));
 	if (w) {
+		/* tiny: those rounded to odd to the least subnormal, 2^-149 (below
+		 * 2^-148, where every mode treats them alike: BF16's least
+		 * subnormal is 2^-133) */
 		__mmask16 over = _mm512_mask_cmp_ps_mask(big, _mm512_abs_ps(big_p), _mm512_set1_ps(FLT_MAX), _CMP_EQ_OQ),
-			  tiny = _mm512_mask_cmp_ps_mask(low, mag, _mm512_set1_ps(0x1p-21f), _CMP_LE_OQ),
+			  tiny = _mm512_mask_cmpeq_epi32_mask(low & m, k, _mm512_set1_epi32(1)),
 			  negative = _mm512_movepi32_mask(_mm512_castps_si512(_mm512_mask_mov_ps(scaled, big, big_p)));
 		w->over_pos[j / 16] = (uint16_t)(over & ~negative);
 		w->over_neg[j / 16] = (uint16_t)(over & negative);
@@ -218,13 +230,10 @@ mul_step(__m512 a, __m512 b, __mmask16 m, __mmask16 r, size_t j, uint32_t *y, st
 		w->tiny_neg[j / 16] = (uint16_t)(tiny & negative);
 	}
 	/* the normals scaled back (their exponent fields less 128), those
-	 * below them rounded to odd on FP32's subnormal grid, the products of
-	 * the operands themselves, the zeros as the scaled product has them;
-	 * the rest 0 */
-	__m512i res = _mm512_castps_si512(scaled), field = _mm512_srli_epi32(_mm512_and_si512(res, _mm512_set1_epi32(0x7F800000)), 23);
-	__m512i below = subnormal_odd(res, _mm512_sub_epi32(field, _mm512_set1_epi32(127 + 128)));
-	res = _mm512_mask_sub_epi32(res, normal, res, _mm512_set1_epi32(128 << 23));
-	res = _mm512_mask_mov_epi32(res, low, below); /* the least subnormal for the tiny */
+	 * below with the scaled product's sign (k | sign), the products of the
+	 * operands themselves */
+	__m512i res = _mm512_sub_epi32(_mm512_castps_si512(scaled), _mm512_set1_epi32(128 << 23));
+	res = _mm512_mask_mov_epi32(res, low, _mm512_ternarylogic_epi32(k, _mm512_castps_si512(scaled), sign, 0xF8));
 	res = _mm512_mask_mov_epi32(res, big, _mm512_castps_si512(big_p));
 	_mm512_mask_storeu_epi32(y + j, m, res);
 	return r & m;
