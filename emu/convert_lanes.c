@@ -890,10 +890,9 @@ void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, con
 			size_t m = n - i < CHUNK ? n - i : CHUNK;
 			const uint64_t *x = (const uint64_t *)in + i;
 			void *o = (unsigned char *)out + i * p->out_bytes;
+			/* (no software prefetch of the next chunk: with one, f64 -> e2m1 sra ran 7 % slower on
+			 * Zen 4, whose hardware prefetcher follows this stream) */
 			bool odd = narrow_to_odd(x, y, m);
-			/* the next chunk on its way from memory while the lanes work on this one (in cache) */
-			for (size_t b = CHUNK; b < 2 * CHUNK && i + b < n; b += 8)
-				__builtin_prefetch(x + b);
 			lanes_isa_convert(isa, odd ? &q : p, odd ? (const void *)y : (const void *)x, o, m, NULL);
 		}
 		return;
