@@ -892,7 +892,7 @@ QUANT_CLONES static void differences_46_block(const struct nvfp4 *q, const uint3
 					      const uint32_t *restrict xs, const uint8_t *restrict c, uint32_t s,
 					      float *restrict d)
 {
-	f32x16 v, x;
+	f32x16 v = { 0 }, x;
 #if defined(__GNUC__) && !defined(__clang__) /* E2M1's 16 values permuted by the codes, not 16 loads */
 	typedef uint8_t u8x16 __attribute__((vector_size(16)));
 	u8x16 code;
