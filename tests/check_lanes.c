@@ -787,8 +787,8 @@ START_TEST(bf16_chunks)
 	for (size_t i = 0; i < n; i++) {
 		/* exponents within 2^-60 .. 2^60: products and quotients FP32 normals, BF16 inexact */
 		uint64_t r = drv_random(&state);
-		a[i] = (uint16_t)((r & 0x807F) | (uint16_t)(67 + (r >> 16) % 121) << 7);
-		b[i] = (uint16_t)((r >> 32 & 0x807F) | (uint16_t)(67 + (r >> 48) % 121) << 7);
+		a[i] = (uint16_t)((r & 0x807F) | (67 + (r >> 16) % 121) << 7);
+		b[i] = (uint16_t)((r >> 32 & 0x807F) | (67 + (r >> 48) % 121) << 7);
 	}
 	for (size_t k = 0; k < nedge; k++) {
 		size_t at = k * CHUNK + (k * 37) % CHUNK; /* anywhere in its chunk */
