@@ -1026,33 +1026,115 @@ static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct 
 /* The transform or its inverse in bulk: each group of 16 as hadamard
  * makes it, by the host's FP32 arithmetic (each product by +-1/4 and each
  * sum, in order of j from +0, rounded once: a statement each, and no
- * contraction, C11's default); whether an output is NaN. */
+ * contraction, C11's default). */
 
-QUANT_CLONES static bool hadamard_host(unsigned signs, bool inverse, const uint32_t *x, size_t n, uint32_t *out)
+/* Row j: the signs of x_j's terms, times 1/4. */
+static inline __attribute__((always_inline)) void hadamard_rows(unsigned signs, bool inverse,
+								 f32x16 m[FPREF_NVFP4_BLOCK])
 {
-	f32x16 m[FPREF_NVFP4_BLOCK]; /* row j: the signs of x_j's terms, times 1/4 */
 	for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++)
 		for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++)
 			m[j][k] = ((signs >> (inverse ? k : j)) & 1u) != ((unsigned)__builtin_popcount(j & k) & 1u) ? -0.25f
 														     : 0.25f;
+}
+
+/* Groups x[0..16), x[16..32) ... of h (1 to 4; past h, the first again)
+ * into acc: four groups' sums side by side, four chains of additions. */
+static inline __attribute__((always_inline)) void hadamard_four(const f32x16 m[FPREF_NVFP4_BLOCK], const uint32_t *x,
+								 size_t h, f32x16 acc[4])
+{
+	const uint32_t *x0 = x, *x1 = x0 + (h > 1 ? FPREF_NVFP4_BLOCK : 0);
+	const uint32_t *x2 = x0 + (h > 2 ? 2 * FPREF_NVFP4_BLOCK : 0), *x3 = x0 + (h > 3 ? 3 * FPREF_NVFP4_BLOCK : 0);
+	f32x16 a0 = { 0 }, a1 = a0, a2 = a0, a3 = a0;
+	for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++) { /* out_k for the 16 k, in lanes */
+		f32x16 p0 = quant_f32(x0[j]) * m[j], p1 = quant_f32(x1[j]) * m[j];
+		f32x16 p2 = quant_f32(x2[j]) * m[j], p3 = quant_f32(x3[j]) * m[j];
+		a0 = a0 + p0;
+		a1 = a1 + p1;
+		a2 = a2 + p2;
+		a3 = a3 + p3;
+	}
+	acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+/* The transform of x[0..n) into out; whether an output is NaN. */
+QUANT_CLONES static bool hadamard_host(unsigned signs, bool inverse, const uint32_t *x, size_t n, uint32_t *out)
+{
+	f32x16 m[FPREF_NVFP4_BLOCK], acc[4];
+	hadamard_rows(signs, inverse, m);
 	size_t groups = n / FPREF_NVFP4_BLOCK;
-	for (size_t g = 0; g < groups; g += 4) { /* four groups' sums side by side: four chains of additions */
+	for (size_t g = 0; g < groups; g += 4) {
 		size_t h = groups - g < 4 ? groups - g : 4;
-		const uint32_t *x0 = x + g * FPREF_NVFP4_BLOCK, *x1 = x0 + (h > 1 ? FPREF_NVFP4_BLOCK : 0);
-		const uint32_t *x2 = x0 + (h > 2 ? 2 * FPREF_NVFP4_BLOCK : 0), *x3 = x0 + (h > 3 ? 3 * FPREF_NVFP4_BLOCK : 0);
-		f32x16 acc[4] = { { 0 }, { 0 }, { 0 }, { 0 } }, a0 = acc[0], a1 = a0, a2 = a0, a3 = a0;
-		for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++) { /* out_k for the 16 k, in lanes */
-			f32x16 p0 = quant_f32(x0[j]) * m[j], p1 = quant_f32(x1[j]) * m[j];
-			f32x16 p2 = quant_f32(x2[j]) * m[j], p3 = quant_f32(x3[j]) * m[j];
-			a0 = a0 + p0;
-			a1 = a1 + p1;
-			a2 = a2 + p2;
-			a3 = a3 + p3;
-		}
-		acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
-		memcpy(out + g * FPREF_NVFP4_BLOCK, acc, h * sizeof acc[0]);
+		hadamard_four(m, x + g * FPREF_NVFP4_BLOCK, h, acc);
+		if (h == 4) /* four stores, not a copy of a length unknown */
+			memcpy(out + g * FPREF_NVFP4_BLOCK, acc, sizeof acc);
+		else
+			memcpy(out + g * FPREF_NVFP4_BLOCK, acc, h * sizeof acc[0]);
 	}
 	return fpref_emu_quant_magnitude_max(out, n / FPREF_NVFP4_BLOCK * FPREF_NVFP4_BLOCK) > F32_INF;
+}
+
+/* The largest magnitude as bits of the forward transform's outputs for
+ * x[0..n) (hadamard_host's, not stored), or a NaN's (some magnitude above
+ * inf's) once one is met.  The tensor's maxima need only this: a group
+ * whose outputs cannot exceed the largest so far, M, is skipped, 16 groups
+ * at a time.  Why a group is skipped safely: its products' magnitudes are
+ * a_j = fl(|x_j| / 4) (RNE is odd), and a sum's |fl(s + p_j)| = fl(|s +
+ * p_j|) <= fl(|s| + a_j) (RNE is monotone), so every |out_k| <= B, the
+ * a_j summed from +0 in order of j, each sum rounded.  With S their exact
+ * sum and u = 2^-24 (a sum is exact where it is subnormal), B <= S (1 +
+ * u)^15, and C, the a_j summed in pairs (four levels), >= S (1 - u)^4: B <
+ * C (1 + 2^-19).  So C <= L = fl(M (1 - 2^-17)), M finite and >= 2^-100
+ * (L then normal), gives B < M: no sum overflows and every |out_k| < M.  A
+ * NaN or infinite x_j makes C NaN or inf, above L: never skipped. */
+QUANT_CLONES static uint32_t hadamard_host_max(unsigned signs, const uint32_t *x, size_t n)
+{
+	enum { TILE = 16 * FPREF_NVFP4_BLOCK };
+	f32x16 m[FPREF_NVFP4_BLOCK], acc[4];
+	hadamard_rows(signs, false, m);
+	u32x16 most = { 0 };
+	uint32_t limit = 0, largest = 0; /* limit: L's bits, 0 while none */
+	size_t whole = n / FPREF_NVFP4_BLOCK * FPREF_NVFP4_BLOCK;
+	for (size_t i = 0; i < whole; i += TILE) {
+		size_t t = whole - i < TILE ? whole - i : TILE;
+		if (limit && t == TILE) { /* C of each of the 16 groups, its largest as bits */
+			float a[TILE], b[TILE / 2];
+			for (size_t k = 0; k < TILE; k++)
+				a[k] = quant_f32(x[i + k] & F32_ABS_MASK) * 0.25f;
+			for (size_t k = 0; k < TILE / 2; k++) /* pairs, then pairs of pairs ... */
+				b[k] = a[2 * k] + a[2 * k + 1];
+			for (size_t k = 0; k < TILE / 4; k++)
+				a[k] = b[2 * k] + b[2 * k + 1];
+			for (size_t k = 0; k < TILE / 8; k++)
+				b[k] = a[2 * k] + a[2 * k + 1];
+			for (size_t k = 0; k < TILE / 16; k++)
+				a[k] = b[2 * k] + b[2 * k + 1];
+			uint32_t c = 0;
+			for (size_t k = 0; k < 16; k++) { /* each >= +0 or NaN: its bits order it */
+				uint32_t v = quant_bits(a[k]);
+				c = v > c ? v : c;
+			}
+			if (c <= limit)
+				continue;
+		}
+		for (size_t g = 0; g < t; g += 4 * FPREF_NVFP4_BLOCK) {
+			size_t h = (t - g) / FPREF_NVFP4_BLOCK < 4 ? (t - g) / FPREF_NVFP4_BLOCK : 4;
+			hadamard_four(m, x + i + g, h, acc);
+			for (size_t k = 0; k < h; k++) {
+				u32x16 v;
+				memcpy(&v, &acc[k], sizeof v);
+				v &= F32_ABS_MASK;
+				u32x16 above = (u32x16)(v > most);
+				most = (v & above) | (most & ~above);
+			}
+		}
+		for (unsigned k = 0; k < 16; k++)
+			largest = most[k] > largest ? most[k] : largest;
+		if (largest > F32_INF)
+			return largest;
+		limit = largest >= 0x0D800000u && largest < F32_INF ? quant_bits(quant_f32(largest) * (1.0f - 0x1p-17f)) : 0;
+	}
+	return largest;
 }
 
 /* BF16 to FP32: exact, but a NaN's (made again by hadamard_bulk). */
@@ -1098,7 +1180,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	step = p->two_d ? FPREF_NVFP4_BLOCK : step ? step : 1;
 	bool four_six = p->recipe == FPREF_NVFP4_FOUR_OVER_SIX;
 	/* The transformed tensor, a band at a time into a buffer of one band
-	 * (twice: for the tensor's maxima, then to quantise it), not a buffer of
+	 * (to quantise it; its maxima first, below), not a buffer of
 	 * the whole tensor, whose first writing costs more than the transform;
 	 * Four Over Six's bands read it whole. */
 	bool banded = p->rht && !four_six;
@@ -1144,8 +1226,19 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		snprintf(err, errlen, "out of memory for %zu blocks", step * across);
 		return -1;
 	}
-	uint32_t not_nan = 0, global = 0;
-	for (size_t r0 = 0; banded && r0 < rows; r0 += step) {
+	/* The tensor's largest magnitude after the transform: BF16's RNE is
+	 * monotone and odd, so the largest of the rounded outputs' magnitudes is
+	 * the largest magnitude rounded (inf and BF16's overflow to inf included;
+	 * -0's magnitude is +0's); the transform's largest alone, then rounded
+	 * by the converter.  A NaN output: the transform a band at a time as it
+	 * is quantised (hadamard_bulk), for the largest but NaN's. */
+	uint32_t not_nan = 0, global = banded ? hadamard_host_max((unsigned)p->rht_signs, x, rows * cols) : 0;
+	if (banded && global <= F32_INF && to_bf16) {
+		uint16_t rounded;
+		fpref_emu_convert_array(to_bf16, &global, &rounded, 1, NULL, 0);
+		global = (uint32_t)rounded << 16;
+	}
+	for (size_t r0 = 0; banded && global > F32_INF && r0 < rows; r0 += step) {
 		size_t n = ((r0 + step < rows ? r0 + step : rows) - r0) * cols;
 		uint32_t band_not_nan;
 		hadamard_bulk(&q, p, false, to_bf16, x_in + r0 * cols, n, rht);
