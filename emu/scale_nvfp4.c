@@ -1028,20 +1028,59 @@ static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct 
  * sum, in order of j from +0, rounded once: a statement each, and no
  * contraction, C11's default). */
 
-/* Row j: the signs of x_j's terms, times 1/4. */
+/* Row j: the signs of x_j's terms, times 1/4: H16's row j (a sign bit
+ * where j & k has odd parity; Sylvester's: row j + b, b a power of two
+ * above j, is row j with the lanes k & b negated) on +-1/4, the sign of j
+ * (inverse: of k).  Vector operations: a band's call, not 256 popcounts. */
 static inline __attribute__((always_inline)) void hadamard_rows(unsigned signs, bool inverse,
 								 f32x16 m[FPREF_NVFP4_BLOCK])
 {
-	for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++)
-		for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++)
-			m[j][k] = ((signs >> (inverse ? k : j)) & 1u) != ((unsigned)__builtin_popcount(j & k) & 1u) ? -0.25f
-														     : 0.25f;
+	u32x16 lane, h[FPREF_NVFP4_BLOCK], quarter;
+	for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++)
+		lane[k] = k;
+	quarter = 0x3E800000u | (((u32x16){ 0 } + signs) >> lane & 1u) << 31;
+	h[0] = lane & 0u;
+	for (unsigned b = 1; b < FPREF_NVFP4_BLOCK; b *= 2)
+		for (unsigned j = 0; j < b; j++)
+			h[j + b] = h[j] ^ (lane & b) << (31 - __builtin_ctz(b));
+	for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++) {
+		u32x16 row = h[j] ^ (inverse ? quarter : (lane & 0u) + (0x3E800000u | ((signs >> j) & 1u) << 31));
+		memcpy(&m[j], &row, sizeof row);
+	}
 }
 
-/* Groups x[0..16), x[16..32) ... of h (1 to 4; past h, the first again)
- * into acc: four groups' sums side by side, four chains of additions. */
+/* most: the largest magnitudes as bits so far, lane by lane, with v's. */
+static inline __attribute__((always_inline)) void fold_magnitudes(u32x16 *most, f32x16 v)
+{
+	u32x16 u;
+	memcpy(&u, &v, sizeof u);
+	for (unsigned i = 0; i < 16; i++) /* a lane's maximum: one instruction where vectorised */
+		(*most)[i] = (u[i] & F32_ABS_MASK) > (*most)[i] ? u[i] & F32_ABS_MASK : (*most)[i];
+}
+
+/* A group's sums folded into most, and stored where out is given. */
+static inline __attribute__((always_inline)) void hadamard_fold(u32x16 *most, uint32_t *out, f32x16 v)
+{
+	fold_magnitudes(most, v);
+	if (out)
+		memcpy(out, &v, sizeof v);
+}
+
+/* The largest of most's lanes. */
+static inline __attribute__((always_inline)) uint32_t largest_lane(u32x16 most)
+{
+	uint32_t m = 0;
+	for (unsigned k = 0; k < 16; k++)
+		m = most[k] > m ? most[k] : m;
+	return m;
+}
+
+/* Groups x[0..16), x[16..32) ... of h (1 to 4; past h, the first again):
+ * four groups' sums side by side, four chains of additions; their
+ * magnitudes folded into most, and where out is given, stored there (h a
+ * constant where inlined: registers, not a copy). */
 static inline __attribute__((always_inline)) void hadamard_four(const f32x16 m[FPREF_NVFP4_BLOCK], const uint32_t *x,
-								 size_t h, f32x16 acc[4])
+								 size_t h, u32x16 *most, uint32_t *out)
 {
 	const uint32_t *x0 = x, *x1 = x0 + (h > 1 ? FPREF_NVFP4_BLOCK : 0);
 	const uint32_t *x2 = x0 + (h > 2 ? 2 * FPREF_NVFP4_BLOCK : 0), *x3 = x0 + (h > 3 ? 3 * FPREF_NVFP4_BLOCK : 0);
@@ -1054,24 +1093,36 @@ static inline __attribute__((always_inline)) void hadamard_four(const f32x16 m[F
 		a2 = a2 + p2;
 		a3 = a3 + p3;
 	}
-	acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+	hadamard_fold(most, out, a0);
+	if (h > 1) /* each written out: registers, not a loop over an array in memory */
+		hadamard_fold(most, out ? out + FPREF_NVFP4_BLOCK : NULL, a1);
+	if (h > 2)
+		hadamard_fold(most, out ? out + 2 * FPREF_NVFP4_BLOCK : NULL, a2);
+	if (h > 3)
+		hadamard_fold(most, out ? out + 3 * FPREF_NVFP4_BLOCK : NULL, a3);
 }
 
-/* The transform of x[0..n) into out; whether an output is NaN. */
-QUANT_CLONES static bool hadamard_host(unsigned signs, bool inverse, const uint32_t *x, size_t n, uint32_t *out)
+/* The transform of x[0..n) into out; whether an output is NaN (folded in,
+ * not a pass over out).  ahead: how many of x's elements follow x[n), of
+ * which the first n are fetched toward the cache as x's are read, so that
+ * the next band's reading from memory overlaps this band's rounding and
+ * quantising (the hardware's prefetcher stops with the reads). */
+QUANT_CLONES static bool hadamard_host(unsigned signs, bool inverse, const uint32_t *x, size_t n, uint32_t *out,
+				       size_t ahead)
 {
-	f32x16 m[FPREF_NVFP4_BLOCK], acc[4];
+	f32x16 m[FPREF_NVFP4_BLOCK];
 	hadamard_rows(signs, inverse, m);
-	size_t groups = n / FPREF_NVFP4_BLOCK;
-	for (size_t g = 0; g < groups; g += 4) {
-		size_t h = groups - g < 4 ? groups - g : 4;
-		hadamard_four(m, x + g * FPREF_NVFP4_BLOCK, h, acc);
-		if (h == 4) /* four stores, not a copy of a length unknown */
-			memcpy(out + g * FPREF_NVFP4_BLOCK, acc, sizeof acc);
-		else
-			memcpy(out + g * FPREF_NVFP4_BLOCK, acc, h * sizeof acc[0]);
+	u32x16 most = { 0 };
+	size_t groups = n / FPREF_NVFP4_BLOCK, g = 0;
+	for (; g + 4 <= groups; g += 4) {
+		if ((g + 4) * FPREF_NVFP4_BLOCK <= ahead) /* a line of 16 each */
+			for (size_t k = 0; k < 4; k++)
+				__builtin_prefetch(x + n + (g + k) * FPREF_NVFP4_BLOCK, 0, 2);
+		hadamard_four(m, x + g * FPREF_NVFP4_BLOCK, 4, &most, out + g * FPREF_NVFP4_BLOCK);
 	}
-	return fpref_emu_quant_magnitude_max(out, n / FPREF_NVFP4_BLOCK * FPREF_NVFP4_BLOCK) > F32_INF;
+	if (g < groups)
+		hadamard_four(m, x + g * FPREF_NVFP4_BLOCK, groups - g, &most, out + g * FPREF_NVFP4_BLOCK);
+	return largest_lane(most) > F32_INF;
 }
 
 /* The largest magnitude as bits of the forward transform's outputs for
@@ -1090,7 +1141,7 @@ QUANT_CLONES static bool hadamard_host(unsigned signs, bool inverse, const uint3
 QUANT_CLONES static uint32_t hadamard_host_max(unsigned signs, const uint32_t *x, size_t n)
 {
 	enum { TILE = 16 * FPREF_NVFP4_BLOCK };
-	f32x16 m[FPREF_NVFP4_BLOCK], acc[4];
+	f32x16 m[FPREF_NVFP4_BLOCK];
 	hadamard_rows(signs, false, m);
 	u32x16 most = { 0 };
 	uint32_t limit = 0, largest = 0; /* limit: L's bits, 0 while none */
@@ -1117,19 +1168,12 @@ QUANT_CLONES static uint32_t hadamard_host_max(unsigned signs, const uint32_t *x
 			if (c <= limit)
 				continue;
 		}
-		for (size_t g = 0; g < t; g += 4 * FPREF_NVFP4_BLOCK) {
-			size_t h = (t - g) / FPREF_NVFP4_BLOCK < 4 ? (t - g) / FPREF_NVFP4_BLOCK : 4;
-			hadamard_four(m, x + i + g, h, acc);
-			for (size_t k = 0; k < h; k++) {
-				u32x16 v;
-				memcpy(&v, &acc[k], sizeof v);
-				v &= F32_ABS_MASK;
-				u32x16 above = (u32x16)(v > most);
-				most = (v & above) | (most & ~above);
-			}
-		}
-		for (unsigned k = 0; k < 16; k++)
-			largest = most[k] > largest ? most[k] : largest;
+		size_t g = 0;
+		for (; g + 4 * FPREF_NVFP4_BLOCK <= t; g += 4 * FPREF_NVFP4_BLOCK)
+			hadamard_four(m, x + i + g, 4, &most, NULL);
+		if (g < t)
+			hadamard_four(m, x + i + g, (t - g) / FPREF_NVFP4_BLOCK, &most, NULL);
+		largest = largest_lane(most);
 		if (largest > F32_INF)
 			return largest;
 		limit = largest >= 0x0D800000u && largest < F32_INF ? quant_bits(quant_f32(largest) * (1.0f - 0x1p-17f)) : 0;
@@ -1149,9 +1193,10 @@ QUANT_CLONES static void bf16_widen(const uint16_t *restrict b, size_t n, uint32
  * whose outputs hold a NaN is the emulator's (hadamard), whose NaNs are
  * its own. */
 static void hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, bool inverse,
-			  const struct fpref_emu_converter *to_bf16, const uint32_t *x, size_t n, uint32_t *out)
+			  const struct fpref_emu_converter *to_bf16, const uint32_t *x, size_t n, uint32_t *out,
+			  size_t ahead)
 {
-	bool nan = hadamard_host((unsigned)p->rht_signs, inverse, x, n, out);
+	bool nan = hadamard_host((unsigned)p->rht_signs, inverse, x, n, out, ahead);
 	uint16_t b[QUANT_CHUNK];
 	for (size_t i = 0; to_bf16 && i < n; i += QUANT_CHUNK) {
 		size_t m = n - i < QUANT_CHUNK ? n - i : QUANT_CHUNK;
@@ -1195,7 +1240,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		return -1;
 	}
 	if (p->rht && !banded) {
-		hadamard_bulk(&q, p, false, to_bf16, x, rows * cols, rht);
+		hadamard_bulk(&q, p, false, to_bf16, x, rows * cols, rht, 0);
 		x = rht; /* the transformed tensor is quantised */
 	}
 	struct nvfp4_bulk b = { malloc((step * across + 1) * sizeof *b.amax), { 0 }, false, malloc(sizeof *b.sink),
@@ -1241,7 +1286,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	for (size_t r0 = 0; banded && global > F32_INF && r0 < rows; r0 += step) {
 		size_t n = ((r0 + step < rows ? r0 + step : rows) - r0) * cols;
 		uint32_t band_not_nan;
-		hadamard_bulk(&q, p, false, to_bf16, x_in + r0 * cols, n, rht);
+		hadamard_bulk(&q, p, false, to_bf16, x_in + r0 * cols, n, rht, 0);
 		uint32_t band_max = tensor_maxima(rht, n, &band_not_nan);
 		global = band_max > global ? band_max : global;
 		not_nan = band_not_nan > not_nan ? band_not_nan : not_nan;
@@ -1270,7 +1315,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	for (size_t r0 = 0; r0 < rows; r0 += step) {
 		size_t r1 = r0 + step < rows ? r0 + step : rows;
 		if (banded) { /* the band's elements alone in rht, their NaN stretches flushed with them */
-			hadamard_bulk(&q, p, false, to_bf16, x_in + r0 * cols, (r1 - r0) * cols, rht);
+			hadamard_bulk(&q, p, false, to_bf16, x_in + r0 * cols, (r1 - r0) * cols, rht, (rows - r1) * cols);
 			x = rht;
 			b.origin = r0 * cols;
 		}
@@ -1346,7 +1391,7 @@ int fpref_emu_nvfp4_dequantize_lanes(const struct fpref_nvfp4_params *p, const u
 	uint32_t t[QUANT_CHUNK];
 	for (size_t i = 0; p->rht && i < rows * cols; i += QUANT_CHUNK) {
 		size_t m = rows * cols - i < QUANT_CHUNK ? rows * cols - i : QUANT_CHUNK;
-		hadamard_bulk(&q, p, true, NULL, out_f32 + i, m, t);
+		hadamard_bulk(&q, p, true, NULL, out_f32 + i, m, t, 0);
 		memcpy(out_f32 + i, t, m * sizeof *t);
 	}
 	return 0;
