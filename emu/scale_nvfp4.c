@@ -1035,16 +1035,14 @@ static void band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct 
 static inline __attribute__((always_inline)) void hadamard_rows(unsigned signs, bool inverse,
 								 f32x16 m[FPREF_NVFP4_BLOCK])
 {
-	u32x16 lane, h[FPREF_NVFP4_BLOCK], quarter;
-	for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++)
-		lane[k] = k;
-	quarter = 0x3E800000u | (((u32x16){ 0 } + signs) >> lane & 1u) << 31;
-	h[0] = lane & 0u;
+	const u32x16 zero = { 0 }, lane = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	u32x16 h[FPREF_NVFP4_BLOCK], quarter = 0x3E800000u | ((zero + signs) >> lane & 1u) << 31;
+	h[0] = zero;
 	for (unsigned b = 1; b < FPREF_NVFP4_BLOCK; b *= 2)
 		for (unsigned j = 0; j < b; j++)
 			h[j + b] = h[j] ^ (lane & b) << (31 - __builtin_ctz(b));
 	for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++) {
-		u32x16 row = h[j] ^ (inverse ? quarter : (lane & 0u) + (0x3E800000u | ((signs >> j) & 1u) << 31));
+		u32x16 row = h[j] ^ (inverse ? quarter : zero + (0x3E800000u | ((signs >> j) & 1u) << 31));
 		memcpy(&m[j], &row, sizeof row);
 	}
 }
