@@ -289,6 +289,26 @@ START_TEST(nvfp4_against_element_path)
 }
 END_TEST
 
+/* The bulk path's codes, scales and tensor scale against the element path's. */
+static void nvfp4_same_as_element_path(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows, size_t cols,
+				       const char *how)
+{
+	char err[256];
+	size_t n = rows * cols, ns = fpref_emu_nvfp4_scale_count(p, rows, cols);
+	uint8_t *c = malloc(n), *cw = malloc(n), *s = malloc(ns), *sw = malloc(ns);
+	ck_assert(c && cw && s && sw);
+	uint32_t t = 0, tw = 0;
+	ck_assert_int_eq(fpref_emu_nvfp4_quantize_reference(p, x, rows, cols, cw, sw, &tw, err, sizeof err), 0);
+	ck_assert_int_eq(fpref_emu_nvfp4_quantize_lanes(p, x, rows, cols, c, s, &t, err, sizeof err), 0);
+	ck_assert_msg(t == tw, "%s: tensor scale 0x%08X, the element path's 0x%08X", how, t, tw);
+	same_bytes("NVFP4", how, s, sw, ns, NULL);
+	same_bytes("NVFP4", how, c, cw, n, x);
+	free(c);
+	free(cw);
+	free(s);
+	free(sw);
+}
+
 /* Four Over Six where the two candidates' errors tie or nearly do: each
  * block's elements are multiples of amax / 24 (amax among a few
  * magnitudes), so that both scalings often land on E2M1's grid and the
@@ -303,7 +323,7 @@ START_TEST(nvfp4_four_over_six_near_ties)
 		bool two_d;
 	} shape[] = { { 64, 256, false }, { 16, 250, false }, { 32, 64, true } };
 	static const uint32_t amax[] = { 0x40C00000u, 0x40A00000u, 0x40F00000u, 0x3DCCCCCDu, 0x4E6E6B28u }; /* 6 5 7.5 0.1 1e9 */
-	char err[256], how[128];
+	char how[128];
 	for (size_t sh = 0; sh < sizeof shape / sizeof shape[0]; sh++)
 		for (int k = 0; k < 6; k++) {
 			struct fpref_nvfp4_params p;
@@ -326,22 +346,10 @@ START_TEST(nvfp4_four_over_six_near_ties)
 				float v = i % 16 == 3 ? a : a * (float)(r % 25) / 24.0f;
 				x[i] = quant_bits(v) | (uint32_t)((r >> 40) & 1) << 31;
 			}
-			size_t ns = fpref_emu_nvfp4_scale_count(&p, rows, cols);
-			uint8_t *c = malloc(n), *cw = malloc(n), *s = malloc(ns), *sw = malloc(ns);
-			ck_assert(c && cw && s && sw);
-			uint32_t t = 0, tw = 0;
-			ck_assert_int_eq(fpref_emu_nvfp4_quantize_reference(&p, x, rows, cols, cw, sw, &tw, err, sizeof err), 0);
-			ck_assert_int_eq(fpref_emu_nvfp4_quantize_lanes(&p, x, rows, cols, c, s, &t, err, sizeof err), 0);
 			snprintf(how, sizeof how, "four over six near ties %zux%zu%s %s/%u", rows, cols, p.two_d ? " 16x16" : "",
 				 fpref_emu_nvfp4_choice_name(p.choice), p.scale_bound);
-			ck_assert_msg(t == tw, "%s: tensor scale 0x%08X, the element path's 0x%08X", how, t, tw);
-			same_bytes("NVFP4", how, s, sw, ns, NULL);
-			same_bytes("NVFP4", how, c, cw, n, x);
+			nvfp4_same_as_element_path(&p, x, rows, cols, how);
 			free(x);
-			free(c);
-			free(cw);
-			free(s);
-			free(sw);
 		}
 }
 END_TEST
@@ -377,6 +385,76 @@ START_TEST(nvfp4_rht_inverse_of_infinities)
 		snprintf(how, sizeof how, "rht inverse, tensor scale 0x%08X", tensor_scales[t]);
 		same_words("NVFP4 dequantised", how, d, dw, ROWS * COLS);
 	}
+}
+END_TEST
+
+/* Group g of x made so that the transform's output 0 is t (normal, from
+ * 2^-100): x_0..x_3 = A (t's top 12 bits) and x_4 = 4 (t - A), each signed
+ * as the sign vector's bit j, so that output 0 sums A / 4 four times, then
+ * t - A, each sum exact; the others zeros.  wide: x_j = t (FP32's top: the
+ * sum overflows).  Output 0 as the host sums it, in order from +0. */
+static uint32_t transform_peak(uint32_t *x, size_t g, uint32_t t, bool wide, unsigned signs)
+{
+	float top = quant_f32(t & 0xFFFFF000u), low = quant_f32(t) - top, sum = 0;
+	for (unsigned j = 0; j < 16; j++) {
+		float v = wide || j < 4 ? (wide ? quant_f32(t) : top) : j == 4 ? 4 * low : 0;
+		x[16 * g + j] = quant_bits(v) | ((signs >> j) & 1u) << 31;
+		sum = sum + quant_f32(x[16 * g + j]) * (((signs >> j) & 1u) ? -0.25f : 0.25f);
+	}
+	return quant_bits(sum);
+}
+
+/* The tensor's largest magnitude after the transform (the bulk path's
+ * first pass, which rounds only that maximum to BF16 and skips groups
+ * bounded below the largest so far) against the element path: maxima on
+ * BF16's ties (down and up), just below and at BF16's overflow, FP32's
+ * overflow to inf, NaN groups (a NaN input, inf - inf) beside a tie, a
+ * tensor of signed zeros, and a tie one float above an earlier maximum;
+ * (each sum checked by the host); the peak in the first 16 groups, in a later 16 (skipped but for it) and
+ * in the last, shorter run of groups; BF16 and FP32 outputs, 1x16 and 16x16. */
+START_TEST(nvfp4_rht_tensor_maxima)
+{
+	static const uint32_t peak[] = { 0x3F808000u, 0x3F818000u, 0x7F7F7FFFu, 0x7F7F8000u, 0x7F7FFFFFu,
+					 0x7F7FFFFFu, 0x3F818000u, 0x3F818000u, 0,	    0x3F818000u };
+	static const size_t at[] = { 0, 17, 60, 100 };
+	enum { ROWS = 37, COLS = 48, N = ROWS * COLS }; /* 111 groups: six of 16, then 15 */
+	const unsigned signs = 0xD7E8u;
+	char how[128];
+	uint32_t *x = malloc(N * sizeof *x);
+	ck_assert_ptr_nonnull(x);
+	for (int k = 0; k < (int)(sizeof peak / sizeof peak[0]); k++)
+		for (size_t a = 0; a < sizeof at / sizeof at[0]; a++)
+			for (int v = 0; v < 4; v++) {
+				for (size_t i = 0; i < N; i++) { /* below 2^-3 after the transform */
+					uint64_t r = fpref_sr_stream(4000 + (uint64_t)k, i);
+					x[i] = k == 8 ? (uint32_t)(r & 1) << 31 /* signed zeros */
+						      : (uint32_t)(r >> 63) << 31 | (uint32_t)(107 + r % 15) << 23 |
+								(uint32_t)(r >> 8 & 0x7FFFFF);
+				}
+				if (k == 9) /* an earlier maximum just below, rounded down to BF16 */
+					ck_assert_uint_eq(transform_peak(x, 5, 0x3F817000u, false, signs), 0x3F817000u);
+				if (k == 6)
+					x[16 * 40 + 3] = F32_NAN;
+				if (k == 7) { /* inf - inf in some outputs */
+					x[16 * 80] = F32_INF;
+					x[16 * 80 + 1] = F32_INF;
+				}
+				if (k != 8) /* the peak, and where it overflows, inf */
+					ck_assert_uint_eq(transform_peak(x, at[a], peak[k], k == 5, signs),
+							  k == 5 ? F32_INF : peak[k]);
+				struct fpref_nvfp4_params p;
+				memset(&p, 0, sizeof p);
+				p.recipe = FPREF_NVFP4_TE;
+				p.rht = true;
+				p.rht_signs = signs;
+				p.rht_bf16 = v % 2 == 0;
+				p.two_d = v >= 2;
+				snprintf(how, sizeof how, "rht maxima: peak 0x%08X%s in group %zu, %s, %s", peak[k],
+					 k == 5 ? " (overflow to inf)" : k == 6 || k == 7 ? " beside NaN" : "", at[a],
+					 p.rht_bf16 ? "bf16" : "fp32", p.two_d ? "16x16" : "1x16");
+				nvfp4_same_as_element_path(&p, x, ROWS, COLS, how);
+			}
+	free(x);
 }
 END_TEST
 
@@ -532,6 +610,7 @@ int main(void)
 	tcase_set_timeout(nv, 120);
 	tcase_add_loop_test(nv, nvfp4_against_element_path, 0, (int)(sizeof nvfp4_recipes / sizeof nvfp4_recipes[0]));
 	tcase_add_test(nv, nvfp4_rht_inverse_of_infinities);
+	tcase_add_test(nv, nvfp4_rht_tensor_maxima);
 	tcase_add_test(nv, nvfp4_four_over_six_near_ties);
 	suite_add_tcase(s, nv);
 	TCase *fp8 = tcase_create("fp8");
