@@ -56,6 +56,10 @@ static inline bool quant_is_nan(uint32_t bits)
 /* The largest magnitude of x[0..n) as bits: a NaN's above inf's. */
 uint32_t fpref_emu_quant_magnitude_max(const uint32_t *x, size_t n);
 
+/* most[j] = the larger of most[j] and the largest magnitude as bits (a
+ * NaN's above inf's) of x[16 j .. 16 j + 16), for j below count. */
+void fpref_emu_quant_stretch_maxima(const uint32_t *x, size_t count, uint32_t *most);
+
 /* y[i] = x[i] * by, or x[i] / by where divide, by the host's FP32
  * arithmetic; whether a result is NaN (the caller makes each NaN again by
  * the emulator). */

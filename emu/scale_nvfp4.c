@@ -602,6 +602,7 @@ struct nvfp4_bulk {
 	struct quant_sink *sink;
 	struct fpref_emu_converter *scales;
 	size_t origin; /* the tensor's index of x[0]: 0, or a band's first where x holds that band alone */
+	size_t ahead;  /* how many of x's elements follow the band being quantised */
 };
 
 static void bulk_free(struct nvfp4_bulk *b)
@@ -656,10 +657,7 @@ QUANT_CLONES static void band_maxima(const struct fpref_nvfp4_params *p, const u
 	for (size_t r = 0; r < rows; r++) {
 		const uint32_t *row = x + r * cols;
 		uint32_t *a = amax + (p->two_d ? r / FPREF_NVFP4_BLOCK : r) * across;
-		for (size_t j = 0; j < full; j++) {
-			uint32_t m = block_max(row + j * FPREF_NVFP4_BLOCK, FPREF_NVFP4_BLOCK);
-			a[j] = m > a[j] ? m : a[j];
-		}
+		fpref_emu_quant_stretch_maxima(row, full, a);
 		if (full < across) {
 			uint32_t m = block_max(row + full * FPREF_NVFP4_BLOCK, cols - full * FPREF_NVFP4_BLOCK);
 			a[full] = m > a[full] ? m : a[full];
@@ -709,7 +707,7 @@ QUANT_CLONES static void band_elements(const struct nvfp4 *q, const struct fpref
 				       const uint8_t *scales)
 {
 	struct quant_sink *sink = b->sink;
-	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK);
+	size_t across = fpref_scale_blocks(cols, FPREF_NVFP4_BLOCK), span = (r1 - r0) * cols;
 	for (size_t r = r0; r < r1; r++) {
 		const uint8_t *srow = scales + (p->two_d ? r / FPREF_NVFP4_BLOCK : r) * across;
 		for (size_t j = 0; j < across; j++) {
@@ -720,6 +718,10 @@ QUANT_CLONES static void band_elements(const struct nvfp4 *q, const struct fpref
 			float f = quant_f32(b->factor[srow[j]]);
 			uint32_t *y = sink->y + sink->n;
 			const uint32_t *xb = x + (first - b->origin);
+			/* the next band's line toward the cache: the hardware's prefetcher stops
+			 * with the reads, and the next band's maxima would wait on memory */
+			if (first - r0 * cols < b->ahead)
+				__builtin_prefetch(xb + span, 0, 2);
 			if (n < FPREF_NVFP4_BLOCK)
 				block_scaled(xb, n, f, b->divide, y);
 			else if (b->divide)
@@ -1242,7 +1244,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		x = rht; /* the transformed tensor is quantised */
 	}
 	struct nvfp4_bulk b = { malloc((step * across + 1) * sizeof *b.amax), { 0 }, false, malloc(sizeof *b.sink),
-				fpref_emu_converter_new(&q.a.f32, &q.e4m3, &q.scale_env), 0 };
+				fpref_emu_converter_new(&q.a.f32, &q.e4m3, &q.scale_env), 0, 0 };
 	struct four_six f = { 0 };
 	size_t band_blocks = p->two_d ? across : step * across, band_elements_max = step * cols + 1;
 	if (four_six) {
@@ -1317,6 +1319,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 			x = rht;
 			b.origin = r0 * cols;
 		}
+		b.ahead = banded ? 0 : (rows - r1) * cols;
 		if (four_six)
 			band_46(&q, p, &b, &f, x, rows, cols, r0, r1, codes, block_scales_e4m3);
 		else

@@ -598,6 +598,38 @@ START_TEST(delayed_against_element_path)
 }
 END_TEST
 
+/* The stretches' maxima (sixteen at a time by halving steps, the rest one
+ * by one) against each stretch's largest magnitude found element by
+ * element: every count from 0 to 40 (so that a group of sixteen and a tail
+ * are met), each stretch's largest in every lane in turn, NaN and inf
+ * among them, and a previous maximum above or below each. */
+START_TEST(stretch_maxima_each_lane)
+{
+	enum { MAXC = 40 };
+	static uint32_t x[MAXC * 16];
+	uint64_t draw = 0;
+	static const uint32_t peaks[] = { 0x7FC00001u, 0xFF800000u, 0x7F7FFFFFu, 0x00000001u, 0x80000000u, 0x3F800000u };
+	for (size_t count = 0; count <= MAXC; count++)
+		for (unsigned lane = 0; lane < 16; lane++) {
+			uint32_t most[MAXC], had[MAXC];
+			for (size_t i = 0; i < count * 16; i++) /* below every peak but the smallest */
+				x[i] = (uint32_t)(fpref_sr_stream(99, draw++) >> 32) & 0x807FFFFFu;
+			for (size_t j = 0; j < count; j++) {
+				x[16 * j + (lane + j) % 16] = peaks[(j + lane) % (sizeof peaks / sizeof peaks[0])];
+				had[j] = most[j] = j % 3 == 0 ? 0x3F800001u : 0;
+			}
+			fpref_emu_quant_stretch_maxima(x, count, most);
+			for (size_t j = 0; j < count; j++) {
+				uint32_t want = had[j];
+				for (unsigned k = 0; k < 16; k++)
+					want = (x[16 * j + k] & 0x7FFFFFFFu) > want ? x[16 * j + k] & 0x7FFFFFFFu : want;
+				ck_assert_msg(most[j] == want, "count %zu, lane %u: stretch %zu's largest 0x%08X, want 0x%08X",
+					      count, lane, j, most[j], want);
+			}
+		}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("quant_lanes");
@@ -612,6 +644,7 @@ int main(void)
 	tcase_add_test(nv, nvfp4_rht_inverse_of_infinities);
 	tcase_add_test(nv, nvfp4_rht_tensor_maxima);
 	tcase_add_test(nv, nvfp4_four_over_six_near_ties);
+	tcase_add_test(nv, stretch_maxima_each_lane);
 	suite_add_tcase(s, nv);
 	TCase *fp8 = tcase_create("fp8");
 	tcase_set_timeout(fp8, 120);
