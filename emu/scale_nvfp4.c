@@ -925,6 +925,8 @@ static void band_46_flat(struct nvfp4 *q, const struct fpref_nvfp4_params *p, co
 	const uint32_t *xb = x + r0 * cols;
 	uint8_t *cb = codes + r0 * cols;
 	for (size_t i = 0; i < nb; i++) {
+		if (i * B < b->ahead) /* the next band's line toward the cache (band_elements) */
+			__builtin_prefetch(xb + (nb + i) * B, 0, 2);
 		bool nan = scaled_46(q, xb + i * B, B, f->scale[f->sc[2 * i]], f->y + 2 * i * B);
 		nan = scaled_46(q, xb + i * B, B, f->scale[f->sc[2 * i + 1]], f->y + 2 * i * B + B) || nan;
 		f->raw[i] = nan ? 0xFFFFFFFFu : b->amax[i];
