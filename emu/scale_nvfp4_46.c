@@ -155,6 +155,17 @@ QUANT_CLONES static void differences_46_block(const struct nvfp4 *q, const uint3
 		d[k * FPREF_NVFP4_BLOCK] = diff[k];
 }
 
+/* Block blk (its m elements at idx, its amax as bits amax) by the element
+ * path, where the bulk path met a NaN: a NaN amax reduced again as the
+ * element path reduces it. */
+static void element_block_46(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, uint32_t amax,
+			     const uint32_t *x, size_t rows, size_t cols, size_t blk, const size_t *idx, size_t m,
+			     uint8_t *scales, uint8_t *codes)
+{
+	uint32_t m_b = f32_is_nan(amax) ? fpref_emu_nvfp4_nan_block_amax(q, p, x, 0, rows, cols, blk) : amax;
+	fpref_emu_nvfp4_block_46(q, p, x, idx, m, m_b, &scales[blk], codes);
+}
+
 /* band_46 for rows of whole blocks of 16 (1x16): each block's elements
  * side by side in x, no gathering; the same steps. */
 static void band_46_flat(struct nvfp4 *q, const struct fpref_nvfp4_params *p, const struct nvfp4_bulk *b,
@@ -182,10 +193,7 @@ static void band_46_flat(struct nvfp4 *q, const struct fpref_nvfp4_params *p, co
 		float e6 = f->err[2 * i], e4 = f->err[2 * i + 1];
 		if (f->raw[i] > F32_INF || quant_is_nan(quant_bits(e6)) || quant_is_nan(quant_bits(e4))) {
 			size_t idx[FPREF_NVFP4_BLOCK], m = fpref_emu_nvfp4_block_members(p, rows, cols, first + i, idx);
-			uint32_t m_b = f32_is_nan(b->amax[i])
-					       ? fpref_emu_nvfp4_nan_block_amax(q, p, x, 0, rows, cols, first + i)
-					       : b->amax[i];
-			fpref_emu_nvfp4_block_46(q, p, x, idx, m, m_b, &scales[first + i], codes);
+			element_block_46(q, p, b->amax[i], x, rows, cols, first + i, idx, m, scales, codes);
 			continue;
 		}
 		bool four = e4 < e6; /* ties keep 6 */
@@ -262,10 +270,7 @@ void fpref_emu_nvfp4_band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p
 		at += m;
 		if (f->raw[i] > F32_INF || !host_error_46(q, p, f, xs, c6, m, f->scale[f->sc[2 * i]], &e6) ||
 		    !host_error_46(q, p, f, xs, c4, m, f->scale[f->sc[2 * i + 1]], &e4)) {
-			uint32_t m_b = f32_is_nan(b->amax[i])
-					       ? fpref_emu_nvfp4_nan_block_amax(q, p, x, 0, rows, cols, first + i)
-					       : b->amax[i];
-			fpref_emu_nvfp4_block_46(q, p, x, idx, m, m_b, &scales[first + i], codes);
+			element_block_46(q, p, b->amax[i], x, rows, cols, first + i, idx, m, scales, codes);
 			continue;
 		}
 		bool four = e4 < e6; /* ties keep 6 */
