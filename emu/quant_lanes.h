@@ -1,5 +1,5 @@
 /* What the quantisers' bulk paths share (emu/scale.c, scale_mx.c,
- * scale_nvfp4.c): a chunk of FP32 values already scaled, handed to the
+ * scale_nvfp4_bulk.c): a chunk of FP32 values already scaled, handed to the
  * array converter (its vector lanes) for the element's rounding; the
  * host's FP32 arithmetic where it is IEEE's (round to nearest, subnormals
  * kept), which gives the emulator's bits for every result but a NaN; and

@@ -427,7 +427,7 @@ void fpref_emu_nvfp4_block_codes(const struct nvfp4 *q, const uint32_t *x, size_
 
 /* Whether a NaN amax of block b of n is ModelOpt's vectorised reduction's
  * 0xFFFFFFFF (recipe_row's block_nan_lanes). */
-bool fpref_emu_nvfp4_nan_lane(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_t n, size_t b)
+static bool nan_lane(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_t n, size_t b)
 {
 	size_t lanes = q->row->block_nan_lanes;
 	return lanes && !p->torch_bf16 && b < n / lanes * lanes;
@@ -468,7 +468,7 @@ static uint32_t block_maxima(const struct nvfp4 *q, const struct fpref_nvfp4_par
 	}
 	size_t n = fpref_emu_nvfp4_scale_count(p, rows, cols);
 	for (size_t b = 0; b < n; b++)
-		if (f32_is_nan(amax[b]) && fpref_emu_nvfp4_nan_lane(q, p, n, b))
+		if (f32_is_nan(amax[b]) && nan_lane(q, p, n, b))
 			amax[b] = 0xFFFFFFFFu;
 	return global;
 }
@@ -498,8 +498,7 @@ uint32_t fpref_emu_nvfp4_nan_block_amax(const struct nvfp4 *q, const struct fpre
 			       size_t origin, size_t rows, size_t cols, size_t b)
 {
 	if (q->row->amax_nan_propagates)
-		return fpref_emu_nvfp4_nan_lane(q, p, fpref_emu_nvfp4_scale_count(p, rows, cols), b) ? 0xFFFFFFFFu
-												     : F32_QUIET_NAN;
+		return nan_lane(q, p, fpref_emu_nvfp4_scale_count(p, rows, cols), b) ? 0xFFFFFFFFu : F32_QUIET_NAN;
 	size_t idx[MAX_BLOCK], n = fpref_emu_nvfp4_block_members(p, rows, cols, b, idx);
 	uint32_t m = 0;
 	for (size_t i = 0; i < n; i++)

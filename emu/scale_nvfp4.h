@@ -127,7 +127,6 @@ uint32_t fpref_emu_nvfp4_element_factor(const struct nvfp4 *q, uint8_t sb, bool 
 uint32_t fpref_emu_nvfp4_dequant_46(const struct nvfp4 *q, uint8_t code, uint32_t s);
 void fpref_emu_nvfp4_block_codes(const struct nvfp4 *q, const uint32_t *x, size_t origin, const size_t *idx, size_t m,
 			uint8_t sb, uint8_t *codes);
-bool fpref_emu_nvfp4_nan_lane(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_t n, size_t b);
 void fpref_emu_nvfp4_block_46(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const uint32_t *x,
 			      const size_t *idx, size_t m, uint32_t m_b, uint8_t *scale, uint8_t *codes);
 void fpref_emu_nvfp4_band_maxima(const struct fpref_nvfp4_params *p, const uint32_t *x, size_t rows,

@@ -1,12 +1,12 @@
 /* NVFP4 in the emulator: Four Over Six in bulk, a band at a time: both
- * candidates' FP32 scales (block_scale_value, the host's products and
+ * candidates' FP32 scales (fpref_emu_nvfp4_block_scale_value, the host's products and
  * quotients) rounded to E4M3 by one call of the converter; each element's
  * ((x * 6) * M) / (T s_b) for both by the host and rounded to E2M1 by the
  * converter; each block's errors by the host in the element path's order
- * (dequant_46's steps, a difference, a running sum from +0 or the largest
+ * (fpref_emu_nvfp4_dequant_46's steps, a difference, a running sum from +0 or the largest
  * magnitude, each a statement of its own: no contraction), the smaller
  * kept.  A block whose amax, scales, scaled values or differences hold a
- * NaN is the element path's (block_46).  (Four Over Six has no stochastic
+ * NaN is the element path's (fpref_emu_nvfp4_block_46).  (Four Over Six has no stochastic
  * rounding: its recipe row refuses it.) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,7 +176,7 @@ static void band_46_flat(struct nvfp4 *q, const struct fpref_nvfp4_params *p, co
 	const uint32_t *xb = x + r0 * cols;
 	uint8_t *cb = codes + r0 * cols;
 	for (size_t i = 0; i < nb; i++) {
-		if (i * B < b->ahead) /* the next band's line toward the cache (band_elements) */
+		if (i * B < b->ahead) /* the next band's line toward the cache (band_elements, scale_nvfp4_bulk.c) */
 			__builtin_prefetch(xb + (nb + i) * B, 0, 2);
 		bool nan = scaled_46(q, xb + i * B, B, f->scale[f->sc[2 * i]], f->y + 2 * i * B);
 		nan = scaled_46(q, xb + i * B, B, f->scale[f->sc[2 * i + 1]], f->y + 2 * i * B + B) || nan;
@@ -202,7 +202,7 @@ static void band_46_flat(struct nvfp4 *q, const struct fpref_nvfp4_params *p, co
 	}
 }
 
-/* Both candidates' FP32 scales of nb blocks, block_scale_value's (m * M) /
+/* Both candidates' FP32 scales of nb blocks, fpref_emu_nvfp4_block_scale_value's (m * M) /
  * T and its times 1.5 by the host, into hp[2i], hp[2i + 1]; false (hp
  * then the caller's to make) where an amax or a scale is NaN. */
 QUANT_CLONES static bool scales_46(const struct nvfp4 *q, const uint32_t *restrict amax, size_t nb,

@@ -199,9 +199,9 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	 * the largest magnitude rounded (inf and BF16's overflow to inf included;
 	 * -0's magnitude is +0's); the transform's largest alone, then rounded
 	 * by the converter.  A NaN output: the transform a band at a time as it
-	 * is quantised (hadamard_bulk), for the largest but NaN's. */
+	 * is quantised (fpref_emu_nvfp4_hadamard_bulk), for the largest but NaN's. */
 	uint32_t not_nan = 0,
-		 global = banded ? fpref_emu_nvfp4_hadamard_host_max((unsigned)p->rht_signs, x, rows * cols) : 0;
+		 global = banded ? fpref_emu_nvfp4_hadamard_host_max((unsigned)p->rht_signs, x_in, rows * cols) : 0;
 	if (banded && global <= F32_INF && to_bf16) {
 		uint16_t rounded;
 		fpref_emu_convert_array(to_bf16, &global, &rounded, 1, NULL, 0);
@@ -286,7 +286,7 @@ int fpref_emu_nvfp4_dequantize_lanes(const struct fpref_nvfp4_params *p, const u
 		return -1;
 	if (!fpref_emu_quant_fpu_plain())
 		return 1;
-	bool four_six = q.row->tensor == TS_AMAX; /* ((v * s) * T) / (6 * M), as dequant_46 */
+	bool four_six = q.row->tensor == TS_AMAX; /* ((v * s) * T) / (6 * M), as fpref_emu_nvfp4_dequant_46 */
 	uint32_t decode = f32_op(&q.a, FPREF_OP_DIV, F32_ONE, tensor_scale_f32), factor[256], value[16];
 	for (unsigned c = 0; c < 256; c++)
 		factor[c] = four_six ? fpref_emu_nvfp4_e4m3_value(&q, (uint8_t)c)

@@ -11,10 +11,10 @@
 #include "scale_nvfp4.h"
 #include "torch_nan.h"
 
-/* The transform or its inverse in bulk: each group of 16 as hadamard
- * makes it, by the host's FP32 arithmetic (each product by +-1/4 and each
- * sum, in order of j from +0, rounded once: a statement each, and no
- * contraction, C11's default). */
+/* The transform or its inverse in bulk: each group of 16 as
+ * fpref_emu_nvfp4_hadamard (scale_nvfp4.c) makes it, by the host's FP32
+ * arithmetic (each product by +-1/4 and each sum, in order of j from +0,
+ * rounded once: a statement each, and no contraction, C11's default). */
 
 /* Row j: the signs of x_j's terms, times 1/4: H16's row j (a sign bit
  * where j & k has odd parity; Sylvester's: row j + b, b a power of two
@@ -119,11 +119,13 @@ QUANT_CLONES static bool hadamard_host(unsigned signs, bool inverse, const uint3
  * a_j = fl(|x_j| / 4) (RNE is odd), and a sum's |fl(s + p_j)| = fl(|s +
  * p_j|) <= fl(|s| + a_j) (RNE is monotone), so every |out_k| <= B, the
  * a_j summed from +0 in order of j, each sum rounded.  With S their exact
- * sum and u = 2^-24 (a sum is exact where it is subnormal), B <= S (1 +
- * u)^15, and C, the a_j summed in pairs (four levels), >= S (1 - u)^4: B <
- * C (1 + 2^-19).  So C <= L = fl(M (1 - 2^-17)), M finite and >= 2^-100
- * (L then normal), gives B < M: no sum overflows and every |out_k| < M.  A
- * NaN or infinite x_j makes C NaN or inf, above L: never skipped. */
+ * sum and u = 2^-24 (a sum is exact where it is subnormal), while no sum
+ * overflows, B <= S (1 + u)^15, and C, the a_j summed in pairs (four
+ * levels), >= S (1 - u)^4: B < C (1 + 2^-19).  So C <= L = fl(M (1 -
+ * 2^-17)), M finite and >= 2^-100 (L then normal), gives B < M, each
+ * partial sum too by the same argument on its prefix (so none rounds to
+ * inf: M <= FLT_MAX), and every |out_k| < M.  A NaN or infinite x_j makes C
+ * NaN or inf, above L: never skipped. */
 QUANT_CLONES uint32_t fpref_emu_nvfp4_hadamard_host_max(unsigned signs, const uint32_t *x, size_t n)
 {
 	enum { TILE = 16 * FPREF_NVFP4_BLOCK };
@@ -168,7 +170,7 @@ QUANT_CLONES uint32_t fpref_emu_nvfp4_hadamard_host_max(unsigned signs, const ui
 	return largest;
 }
 
-/* BF16 to FP32: exact, but a NaN's (made again by hadamard_bulk). */
+/* BF16 to FP32: exact, but a NaN's (made again by fpref_emu_nvfp4_hadamard_bulk). */
 QUANT_CLONES static void bf16_widen(const uint16_t *restrict b, size_t n, uint32_t *restrict out)
 {
 	for (size_t k = 0; k < n; k++)
@@ -177,7 +179,7 @@ QUANT_CLONES static void bf16_widen(const uint16_t *restrict b, size_t n, uint32
 
 /* hadamard_host, rounded to BF16 by the converter to_bf16 where one is
  * given (FP32 to BF16, rne: the forward transform's, as asked); a group
- * whose outputs hold a NaN is the emulator's (hadamard), whose NaNs are
+ * whose outputs hold a NaN is the emulator's (fpref_emu_nvfp4_hadamard), whose NaNs are
  * its own. */
 void fpref_emu_nvfp4_hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, bool inverse,
 			  const struct fpref_emu_converter *to_bf16, const uint32_t *x, size_t n, uint32_t *out,

@@ -458,6 +458,37 @@ START_TEST(nvfp4_rht_tensor_maxima)
 }
 END_TEST
 
+/* The skip's margin: a tile whose outputs the pairwise bound C puts at
+ * the largest so far (1.5) but whose in-order sums round up fifteen times
+ * above it (out_0 of group 16: 1.5 - 8 2^-23, then fifteen terms just above
+ * half an ulp each), FP32 output (BF16 would round it back to 1.5): a
+ * bound without the margin skips that tile and misses its maximum. */
+START_TEST(nvfp4_rht_skip_margin)
+{
+	enum { ROWS = 32, COLS = 256 };
+	const unsigned signs = 0xD7E8u;
+	uint32_t *x = calloc(ROWS * COLS, sizeof *x);
+	ck_assert_ptr_nonnull(x);
+	x[0] = 0x40C00000u | (signs & 1u) << 31; /* 6: every output of group 0 +-1.5 */
+	for (unsigned j = 0; j < 16; j++) {
+		float a = j == 0 ? 1.5f - 8 * 0x1p-23f : 0x1p-24f + 0x1p-34f, v = 4 * a;
+		memcpy(&x[256 + j], &v, sizeof v);
+		x[256 + j] |= ((signs >> j) & 1u) << 31;
+	}
+	float out0 = 0; /* output 0 of group 16 by the host, in order: above 1.5 */
+	for (unsigned j = 0; j < 16; j++)
+		out0 = out0 + quant_f32(x[256 + j]) * (((signs >> j) & 1u) ? -0.25f : 0.25f);
+	ck_assert_uint_eq(quant_bits(out0), 0x3FC00007u);
+	struct fpref_nvfp4_params p;
+	memset(&p, 0, sizeof p);
+	p.recipe = FPREF_NVFP4_TE;
+	p.rht = true;
+	p.rht_signs = signs;
+	nvfp4_same_as_element_path(&p, x, ROWS, COLS, "rht maxima: fifteen roundings up past the largest so far");
+	free(x);
+}
+END_TEST
+
 /* ---- FP8: per-tensor, tiles and blocks ---- */
 
 /* float32(code) * factor rounded once, by the emulator's conversion and product. */
@@ -643,6 +674,7 @@ int main(void)
 	tcase_add_loop_test(nv, nvfp4_against_element_path, 0, (int)(sizeof nvfp4_recipes / sizeof nvfp4_recipes[0]));
 	tcase_add_test(nv, nvfp4_rht_inverse_of_infinities);
 	tcase_add_test(nv, nvfp4_rht_tensor_maxima);
+	tcase_add_test(nv, nvfp4_rht_skip_margin);
 	tcase_add_test(nv, nvfp4_four_over_six_near_ties);
 	tcase_add_test(nv, stretch_maxima_each_lane);
 	suite_add_tcase(s, nv);
