@@ -104,9 +104,9 @@ struct four_six {
 	uint32_t *hp, *y, *raw, value[16], scale[256], six_m; /* value: E2M1's codes; scale: E4M3's */
 	uint8_t *sc, *c;
 	size_t *idx;
-	/* rows of whole blocks of 16 (band_46_flat): each chain's differences and
-	 * error; NULL otherwise */
-	float *d, *err;
+	/* rows of whole blocks of 16 (band_46_flat): each chain's error; NULL
+	 * otherwise */
+	float *err;
 };
 
 typedef float f32x16 __attribute__((vector_size(64)));

@@ -20,7 +20,6 @@
 
 void fpref_emu_nvfp4_four_six_free(struct four_six *f)
 {
-	free(f->d);
 	free(f->err);
 	free(f->hp);
 	free(f->y);
@@ -88,51 +87,11 @@ static bool host_error_46(const struct nvfp4 *q, const struct fpref_nvfp4_params
 	return !quant_is_nan(quant_bits(*err));
 }
 
-/* Errors of chains 2i (6's) and 2i + 1 (4's) of nb blocks of 16:
- * host_error_46's sums and maxima (each step rounded, in order of the
- * elements), sixteen chains in the lanes of a vector.  d holds, for each
- * group of 16 chains, the differences of element 0 of each, then of
- * element 1 ...  A NaN difference makes the error NaN: a sum's NaN stays,
- * and a NaN's magnitude as bits is above every other. */
-
-QUANT_CLONES static void flat_errors_46(enum fpref_nvfp4_choice choice, const float *restrict d, size_t nb,
-					float *restrict err)
-{
-	enum { CHAINS = 16 };
-	for (size_t i = 0; i < 2 * nb; i += CHAINS) {
-		f32x16 acc = { 0 };
-		u32x16 largest = { 0 };
-		const float *di = d + i * FPREF_NVFP4_BLOCK; /* the buffer holds whole groups of 16 chains */
-		for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++) {
-			f32x16 dk;
-			memcpy(&dk, di + k * CHAINS, sizeof dk);
-			u32x16 mag;
-			memcpy(&mag, &dk, sizeof mag);
-			mag &= F32_ABS_MASK;
-			u32x16 above = (u32x16)(mag > largest);
-			largest = (mag & above) | (largest & ~above);
-			f32x16 term;
-			if (choice == FPREF_NVFP4_MAE)
-				memcpy(&term, &mag, sizeof term);
-			else
-				term = dk * dk;
-			acc = acc + term;
-		}
-		f32x16 e;
-		if (choice == FPREF_NVFP4_ABS_MAX)
-			memcpy(&e, &largest, sizeof e);
-		else
-			e = acc;
-		for (unsigned j = 0; j < CHAINS && i + j < 2 * nb; j++)
-			err[i + j] = e[j];
-	}
-}
-
-/* differences_46 of one block of 16, in the lanes of a vector; element k's
- * into d[16 k] (flat_errors_46's order). */
-QUANT_CLONES static void differences_46_block(const struct nvfp4 *q, const uint32_t *value, uint32_t six_m,
-					      const uint32_t *restrict xs, const uint8_t *restrict c, uint32_t s,
-					      float *restrict d)
+/* differences_46 of one block of 16 into *diff, element k in lane k. */
+static inline __attribute__((always_inline)) void differences_46_block(const struct nvfp4 *q, const uint32_t *value,
+								       uint32_t six_m, const uint32_t *restrict xs,
+								       const uint8_t *restrict c, uint32_t s,
+								       f32x16 *diff)
 {
 	f32x16 v = { 0 }, x;
 #if defined(__GNUC__) && !defined(__clang__) /* E2M1's 16 values permuted by the codes, not 16 loads */
@@ -150,9 +109,94 @@ QUANT_CLONES static void differences_46_block(const struct nvfp4 *q, const uint3
 	f32x16 vs = v * quant_f32(s);
 	f32x16 vst = vs * quant_f32(q->T);
 	f32x16 deq = vst / quant_f32(six_m);
-	f32x16 diff = deq - x;
-	for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++)
-		d[k * FPREF_NVFP4_BLOCK] = diff[k];
+	*diff = deq - x;
+}
+
+/* One step of a 16 x 16 transpose in registers: rows r and r + h (h = 2^s)
+ * trade the lanes c whose bit s differs from their row's. */
+#define T46_LO(h) T46_IDX_##h##_LO
+#define T46_HI(h) T46_IDX_##h##_HI
+#define T46_IDX_1_LO 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
+#define T46_IDX_1_HI 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
+#define T46_IDX_2_LO 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29
+#define T46_IDX_2_HI 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
+#define T46_IDX_4_LO 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
+#define T46_IDX_4_HI 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
+#define T46_IDX_8_LO 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
+#define T46_IDX_8_HI 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
+#define T46_STEP(d, h)                                                                                        \
+	_Pragma("GCC unroll 16") for (unsigned r_ = 0; r_ < 16; r_++)                                        \
+	{                                                                                                     \
+		if (r_ & (h))                                                                                 \
+			continue;                                                                             \
+		f32x16 lo_ = __builtin_shufflevector(d[r_], d[r_ + (h)], T46_LO(h));                          \
+		f32x16 hi_ = __builtin_shufflevector(d[r_], d[r_ + (h)], T46_HI(h));                          \
+		d[r_] = lo_;                                                                                  \
+		d[r_ + (h)] = hi_;                                                                            \
+	}
+
+/* Errors of chains 2i (6's) and 2i + 1 (4's) of eight blocks of 16 at xb
+ * (chains past `chains` zero): each chain's differences in a register,
+ * transposed so that element k of every chain shares a register, then
+ * host_error_46's sums and maxima in order of the elements, sixteen
+ * chains in the lanes of a vector.  A NaN difference makes the error NaN:
+ * a sum's NaN stays, and a NaN's magnitude as bits is above every other. */
+static inline __attribute__((always_inline)) void group_errors_46_as(const struct nvfp4 *q, const struct four_six *f,
+								      enum fpref_nvfp4_choice choice, const uint32_t *xb,
+								      const uint8_t *c, const uint8_t *sc, size_t chains,
+								      float *err)
+{
+	const size_t B = FPREF_NVFP4_BLOCK;
+	f32x16 d[16];
+	_Pragma("GCC unroll 16") for (unsigned j = 0; j < 16; j++)
+	{
+		d[j] = (f32x16){ 0 };
+		if (j < chains)
+			differences_46_block(q, f->value, f->six_m, xb + j / 2 * B, c + j * B, f->scale[sc[j]], &d[j]);
+	}
+	T46_STEP(d, 1)
+	T46_STEP(d, 2)
+	T46_STEP(d, 4)
+	T46_STEP(d, 8)
+	f32x16 acc = { 0 };
+	u32x16 largest = { 0 };
+	_Pragma("GCC unroll 16") for (unsigned k = 0; k < 16; k++)
+	{
+		u32x16 mag;
+		memcpy(&mag, &d[k], sizeof mag);
+		mag &= F32_ABS_MASK;
+		if (choice == FPREF_NVFP4_ABS_MAX) {
+			for (unsigned j = 0; j < 16; j++) /* a lane's maximum: one instruction where vectorised */
+				largest[j] = mag[j] > largest[j] ? mag[j] : largest[j];
+			continue;
+		}
+		f32x16 term;
+		if (choice == FPREF_NVFP4_MAE)
+			memcpy(&term, &mag, sizeof term);
+		else
+			term = d[k] * d[k];
+		acc = acc + term;
+	}
+	f32x16 e;
+	if (choice == FPREF_NVFP4_ABS_MAX)
+		memcpy(&e, &largest, sizeof e);
+	else
+		e = acc;
+	for (unsigned j = 0; j < chains; j++)
+		err[j] = e[j];
+}
+
+/* group_errors_46_as with the choice a constant in each. */
+QUANT_CLONES static void group_errors_46(const struct nvfp4 *q, const struct four_six *f,
+					 enum fpref_nvfp4_choice choice, const uint32_t *xb, const uint8_t *c,
+					 const uint8_t *sc, size_t chains, float *err)
+{
+	if (choice == FPREF_NVFP4_ABS_MAX)
+		group_errors_46_as(q, f, FPREF_NVFP4_ABS_MAX, xb, c, sc, chains, err);
+	else if (choice == FPREF_NVFP4_MAE)
+		group_errors_46_as(q, f, FPREF_NVFP4_MAE, xb, c, sc, chains, err);
+	else
+		group_errors_46_as(q, f, FPREF_NVFP4_MSE, xb, c, sc, chains, err);
 }
 
 /* Block blk (its m elements at idx, its amax as bits amax) by the element
@@ -183,12 +227,9 @@ static void band_46_flat(struct nvfp4 *q, const struct fpref_nvfp4_params *p, co
 		f->raw[i] = nan ? 0xFFFFFFFFu : b->amax[i];
 	}
 	fpref_emu_convert_array(b->sink->c, f->y, f->c, 2 * nb * B, NULL, 0);
-	for (size_t i = 0; i < nb; i++)
-		for (unsigned four = 0; four < 2; four++)
-			differences_46_block(q, f->value, f->six_m, xb + i * B, f->c + (2 * i + four) * B,
-					     f->scale[f->sc[2 * i + four]],
-					     f->d + (2 * i + four) / B * B * B + (2 * i + four) % B);
-	flat_errors_46(p->choice, f->d, nb, f->err);
+	for (size_t j = 0; j < 2 * nb; j += 16) /* sixteen chains: eight blocks' two candidates */
+		group_errors_46(q, f, p->choice, xb + j / 2 * B, f->c + j * B, f->sc + j, 2 * nb - j < 16 ? 2 * nb - j : 16,
+				f->err + j);
 	for (size_t i = 0; i < nb; i++) {
 		float e6 = f->err[2 * i], e4 = f->err[2 * i + 1];
 		if (f->raw[i] > F32_INF || quant_is_nan(quant_bits(e6)) || quant_is_nan(quant_bits(e4))) {
@@ -243,7 +284,7 @@ void fpref_emu_nvfp4_band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p
 	}
 	q->a.host = false;
 	fpref_emu_convert_array(b->scales, f->hp, f->sc, 2 * nb, NULL, 0);
-	if (f->d) {
+	if (f->err) {
 		band_46_flat(q, p, b, f, x, rows, cols, r0, nb, codes, scales);
 		return;
 	}

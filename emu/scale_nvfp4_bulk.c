@@ -177,16 +177,12 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		f.y = malloc(2 * band_elements_max * sizeof *f.y);
 		f.c = malloc(2 * band_elements_max);
 		f.idx = malloc(band_elements_max * sizeof *f.idx);
-		if (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0) { /* whole groups of 16 chains */
-			f.d = malloc((2 * band_blocks + 16) * FPREF_NVFP4_BLOCK * sizeof *f.d);
-			f.err = malloc((2 * band_blocks + 16) * sizeof *f.err);
-			if (f.d && f.err)
-				memset(f.d, 0, (2 * band_blocks + 16) * FPREF_NVFP4_BLOCK * sizeof *f.d);
-		}
+		if (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0) /* rows of whole blocks */
+			f.err = malloc(2 * band_blocks * sizeof *f.err);
 	}
 	if (!b.amax || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes) ||
 	    (four_six && (!f.hp || !f.raw || !f.sc || !f.y || !f.c || !f.idx ||
-			  (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0 && (!f.d || !f.err))))) {
+			  (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0 && !f.err)))) {
 		bulk_free(&b);
 		fpref_emu_nvfp4_four_six_free(&f);
 		free(rht);

@@ -321,7 +321,7 @@ START_TEST(nvfp4_four_over_six_near_ties)
 	static const struct {
 		size_t rows, cols;
 		bool two_d;
-	} shape[] = { { 64, 256, false }, { 16, 250, false }, { 32, 64, true } };
+	} shape[] = { { 64, 256, false }, { 16, 250, false }, { 32, 64, true }, { 5, 48, false }, { 3, 80, false }, { 1, 112, false } };
 	static const uint32_t amax[] = { 0x40C00000u, 0x40A00000u, 0x40F00000u, 0x3DCCCCCDu, 0x4E6E6B28u }; /* 6 5 7.5 0.1 1e9 */
 	char how[128];
 	for (size_t sh = 0; sh < sizeof shape / sizeof shape[0]; sh++)
