@@ -747,8 +747,10 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
 /* The loop for the plan's sizes and variant: with flags, everything; else
  * rne_fast with its sign rules as constants for the usual targets
  * (IEEE-style NaN keeps its sign; FNUZ has neither -0 nor a signed NaN);
- * else the magnitude plan, the stochastic terms (rule C's apart) and the
- * lanes for the core only where the plan has them; else the whole codes.
+ * else the magnitude plan, the stochastic terms (rule C's apart, and the
+ * seeded stream's usual shape, mag_usual, apart: NVFP4's --sr, whose
+ * loop then tests nothing on k) and the lanes for the core only where the
+ * plan has them; else the whole codes.
  * SR, a constant, is the plan's sr: the stochastic variants are compiled
  * in functions of their own (lanes_sr_*), so that their longer sequences
  * leave the others' registers as they were. */
