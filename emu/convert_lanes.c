@@ -499,7 +499,8 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 				q = PICK((U)(mag == (T)k->inf_pattern), zero + (T)k->inf_m, q);                      \
 			q = PICK(nan, zero + (T)k->nan_mag, q);                                                      \
 			U sign = (x >> (T)k->sign_down) & (T)k->sign_out;                                            \
-			sign &= ~(nan & ~(T)k->nan_signed); /* a mask: one instruction, no branch */                 \
+			if (!k->nan_signed) /* (a branch: the vector units are this loop's bound) */               \
+				sign &= ~nan;                                                                        \
 			if (!usual && k->zero_unsigned)                                                              \
 				sign &= (U)(q != 0u);                                                                \
 			if (may_rare) { /* the marked subnormal and deep lanes: |x| in [1, rare_below) */            \
