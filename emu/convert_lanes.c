@@ -336,6 +336,10 @@ bool fpref_emu_lanes_plan_stream(const struct fpref_format *from, const struct f
 		return false;
 	p->env = *env;
 	p->sr_stream = true;
+	const struct lanes_k *k = &p->k;
+	p->mag_usual = p->mag && k->deep_lanes && !k->sr_away && k->inf_clamps && !k->zero_unsigned &&
+		       k->mclamp_neg == k->mclamp_pos && !k->nan_rare && k->sub_rare && k->rare_below == k->implicit &&
+		       env->sr_width >= 32;
 	return true;
 }
 
@@ -344,9 +348,10 @@ bool fpref_emu_lanes_plan_stream(const struct fpref_format *from, const struct f
  * stream's top 32 bits, those below the R's width cleared (keep) and rule
  * B's 1 set (half).  The lanes make it themselves (LANES_STEP), from the
  * stream's body (fpref_sr_stream_inline) less its first product: element
- * e's counter term is seed + (e + 1) C, the register's first element's
- * by the scalar unit plus j C for lane j (sr_times_c); tests/check_lanes
- * holds every lane to fpref_sr_stream by way of the core. */
+ * e's counter term is seed + (e + 1) C, made for the first register's
+ * lanes and stepped by L C from one register to the next (sr_z);
+ * tests/check_lanes holds every lane to fpref_sr_stream by way of the
+ * core. */
 #define SR_C UINT64_C(0x9e3779b97f4a7c15)
 static void sr_keep_half(const struct lanes_plan *p, uint32_t *keep, uint32_t *half)
 {
@@ -410,17 +415,20 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
  * below the cap, q is 1 (the least subnormal) where T = floor(r 2^up) and
  * the lane's R' 2^(32 - r), srt, carry out of the word, else 0; deep marks
  * those lanes (a zero's and the source's subnormals' aside, which keep
- * their ways).  T in one variable shift: r 2^(up_least - 1) is below 2^30
+ * their ways: a zero's q is forced to 0 after, and sub_core, a constant,
+ * says the subnormals go to the core).  T in one variable shift: r 2^(up_least - 1) is below 2^30
  * (r of the source's precision, up_least its place under the word's top
  * less 2), then down by the depth, at most 31 places (0 past them); a lane
  * not deep shifts by 31 too, unsigned, and is not picked. */
-#define LANES_DEEP(U, I, T, ST, k, up, r, srt, mag, q, deep)                                                        \
+#define LANES_DEEP(U, I, T, ST, k, up, r, srt, mag, q, deep, sub_core)                                              \
 	do {                                                                                                         \
 		const U uz_ = { 0 };                                                                                 \
 		U d_ = (U)((ST)((k)->up_least - 1) - (up));                                                          \
 		d_ = PICK(d_ < 31u, d_, uz_ + 31u);                                                                  \
 		U t_ = ((r) << (T)((k)->up_least - 1)) >> d_;                                                        \
-		(deep) = (U)((up) < (ST)(k)->up_least) & ~(U)(((mag) >> (T)(k)->src_man) == 0u);                  \
+		(deep) = (U)((up) < (ST)(k)->up_least);                                                              \
+		if (!(sub_core)) /* (where the source's subnormals go to the core, their lanes' q is not read) */   \
+			(deep) &= ~(U)(((mag) >> (T)(k)->src_man) == 0u);                                            \
 		(q) = PICK((deep), (U)((srt) + t_ < (srt)) & 1u, (q));                                               \
 	} while (0)
 
@@ -432,11 +440,13 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
  * rounding comes from k and *rare marks the lanes for the core, and with
  * want_flags *fl holds each lane's flags.  srv is each lane's stochastic
  * term, k->sr_scaled or its own from the stream, and srt the stream's R' at
- * the top of 32 bits for the deep tail. */
+ * the top of 32 bits for the deep tail.  usual (a constant; struct
+ * lanes_plan's mag_usual) is the magnitude plan whose branches on k go
+ * the usual way, known here, so that its loop tests nothing. */
 #define LANES(NAME, U, I, T, ST, W)                                                                                  \
 	static inline __attribute__((always_inline)) U NAME(const struct lanes_k *k, bool rne, bool ns, bool zu,      \
-							  bool mg, bool sr, bool sr_c, bool may_rare, bool want_flags, \
-							  U x, U srv, U srt, U *rare, U *fl)                        \
+							  bool mg, bool usual, bool sr, bool sr_c, bool may_rare,    \
+							  bool want_flags, U x, U srv, U srt, U *rare, U *fl)       \
 	{                                                                                                            \
 		const U zero = { 0 };                                                                                \
 		const I izero = { 0 };                                                                               \
@@ -468,36 +478,36 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 				inc = low & (negm ^ (T)k->dir_pos);                                                  \
 			}                                                                                            \
 			U q = (r + inc) >> shift;                                                                    \
-			if (W == 32 && sr && k->deep_lanes) {                                                        \
+			if (W == 32 && sr && (usual || k->deep_lanes)) {                                             \
 				U deep_;                                                                             \
-				LANES_DEEP(U, I, T, ST, k, up, r, srt, mag, q, deep_);                                  \
+				LANES_DEEP(U, I, T, ST, k, up, r, srt, mag, q, deep_, usual);                           \
 			}                                                                                            \
 			if (!sr && k->odd)                                                                           \
 				q |= (U)((r & low) != 0) & 1u;                                                       \
 			if (sr || k->lift_zero) /* a zero's r is the implicit bit: the rounding may lift it */     \
 				q = PICK((U)(mag == 0), zero, q);                                                    \
 			U cl = zero + (T)k->mclamp_pos;                                                              \
-			if (k->mclamp_neg != k->mclamp_pos)                                                          \
+			if (!usual && k->mclamp_neg != k->mclamp_pos)                                                \
 				cl = PICK(negm, zero + (T)k->mclamp_neg, cl);                                        \
-			if (sr && k->sr_away)                                                                        \
+			if (sr && !usual && k->sr_away)                                                              \
 				cl = PICK((U)(q != (r >> shift)),                                                    \
 					  PICK(negm, zero + (T)k->clamp_away_neg, zero + (T)k->clamp_away_pos), cl); \
 			q = (U)LANE_MIN((I)q, (I)cl);                                                                \
 			/* inf and NaN: inf through the clamp where its code is the clamp's */                      \
 			U nan = (U)((I)mag > (ST)k->inf_pattern);                                                    \
-			if (!k->inf_clamps)                                                                          \
+			if (!usual && !k->inf_clamps)                                                                \
 				q = PICK((U)(mag == (T)k->inf_pattern), zero + (T)k->inf_m, q);                      \
 			q = PICK(nan, zero + (T)k->nan_mag, q);                                                      \
 			U sign = (x >> (T)k->sign_down) & (T)k->sign_out;                                            \
-			if (!k->nan_signed)                                                                          \
+			if (!k->nan_signed) /* (a branch: the vector units are this loop's bound) */               \
 				sign &= ~nan;                                                                        \
-			if (k->zero_unsigned)                                                                        \
+			if (!usual && k->zero_unsigned)                                                              \
 				sign &= (U)(q != 0u);                                                                \
 			if (may_rare) { /* the marked subnormal and deep lanes: |x| in [1, rare_below) */            \
 				U rr = zero;                                                                         \
-				if (k->rare_below)                                                                   \
+				if (usual || k->rare_below)                                                          \
 					rr = (U)(mag - 1u < (T)(k->rare_below - 1));                                 \
-				if (k->nan_rare)                                                                     \
+				if (!usual && k->nan_rare)                                                           \
 					rr |= nan;                                                                   \
 				*rare = rr;                                                                          \
 			}                                                                                            \
@@ -520,7 +530,7 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 			}                                                                                            \
 			q = (r + inc) >> shift;                                                                      \
 			if (W == 32 && sr && k->deep_lanes)                                                          \
-				LANES_DEEP(U, I, T, ST, k, up, r, srt, mag, q, in_deep);                                \
+				LANES_DEEP(U, I, T, ST, k, up, r, srt, mag, q, in_deep, false);                         \
 			away = (U)(q != (r >> shift));                                                               \
 			dropped = (U)((r & low) != 0);                                                               \
 			if (!sr) /* round to odd is no stochastic rounding */                                        \
@@ -579,6 +589,21 @@ LANES(lanes32x16, u32x16, i32x16, uint32_t, int32_t, 32)
 LANES(lanes64x4, u64x4, i64x4, uint64_t, int64_t, 64)
 LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 
+/* The top 32-bit halves of the 64-bit words of a then b, as one vector
+ * of L words (a and b as vectors of words): one permutation, no shifts. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define SR_HI 0
+#else
+#define SR_HI 1
+#endif
+#define SR_TOPS_4(a, b) __builtin_shufflevector(a, b, SR_HI, 2 + SR_HI, 4 + SR_HI, 6 + SR_HI)
+#define SR_TOPS_8(a, b) __builtin_shufflevector(a, b, SR_HI, 2 + SR_HI, 4 + SR_HI, 6 + SR_HI, 8 + SR_HI, 10 + SR_HI, \
+						12 + SR_HI, 14 + SR_HI)
+#define SR_TOPS_16(a, b)                                                                                          \
+	__builtin_shufflevector(a, b, SR_HI, 2 + SR_HI, 4 + SR_HI, 6 + SR_HI, 8 + SR_HI, 10 + SR_HI, 12 + SR_HI,  \
+				14 + SR_HI, 16 + SR_HI, 18 + SR_HI, 20 + SR_HI, 22 + SR_HI, 24 + SR_HI, 26 + SR_HI,      \
+				28 + SR_HI, 30 + SR_HI)
+
 /* Whether any lane of the mask v is set: narrowed to a byte a lane (FLAG_V)
  * and read as words, not lane by lane (a lane's extraction is an
  * instruction of its own). */
@@ -602,14 +627,18 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 	do {                                                                                                         \
 		U x_, rare_ = { 0 }, fl_ = { 0 }, srv_ = (U){ 0 } + (__typeof__(((U){ 0 })[0]))k.sr_scaled;          \
 		U srt_ = { 0 }; /* the deep tail's R', the stream's alone (plan_deep) */                              \
-		if (sr && plan->sr_stream) { /* each lane's R' at the top of 32 bits (R_V: L of them), its term */  \
-			SR64 z_ = sr_times_c + (sr_seed + (plan->first_index + (i) + 1) * SR_C);                     \
-			z_ = (z_ ^ (z_ >> 30u)) * UINT64_C(0xbf58476d1ce4e5b9);                                       \
-			z_ = (z_ ^ (z_ >> 27u)) * UINT64_C(0x94d049bb133111eb);                                       \
-			/* the top half of z ^ (z >> 31): h ^ (h >> 31), h z's top half */                          \
-			R_V rv_ = __builtin_convertvector(z_ >> 32u, R_V);                                           \
+		if (stream) { /* each lane's R' at the top of 32 bits (R_V: L of them), its term */                 \
+			SRH za_ = sr_lo, zb_ = sr_hi; /* element i's: the steps go in order, L elements apart */    \
+			sr_lo += (uint64_t)(L) * SR_C;                                                               \
+			sr_hi += (uint64_t)(L) * SR_C;                                                               \
+			za_ = (za_ ^ (za_ >> 30u)) * UINT64_C(0xbf58476d1ce4e5b9);                                    \
+			zb_ = (zb_ ^ (zb_ >> 30u)) * UINT64_C(0xbf58476d1ce4e5b9);                                    \
+			za_ = (za_ ^ (za_ >> 27u)) * UINT64_C(0x94d049bb133111eb);                                    \
+			zb_ = (zb_ ^ (zb_ >> 27u)) * UINT64_C(0x94d049bb133111eb);                                    \
+			/* the top half of z ^ (z >> 31): h ^ (h >> 31), h z's top half, picked as words */         \
+			R_V rv_ = SR_TOPS_##L((SRW)za_, (SRW)zb_);                                                   \
 			rv_ ^= rv_ >> 31u;                                                                           \
-			if (sr_keep != ~(uint32_t)0 || sr_half) /* R narrower than 32 bits, or rule B */             \
+			if (!usual && (sr_keep != ~(uint32_t)0 || sr_half)) /* R narrower than 32 bits, or rule B */ \
 				rv_ = (rv_ & sr_keep) | sr_half;                                                     \
 			srt_ = __builtin_convertvector(rv_, U);                                                      \
 			srv_ = srt_ >> (__typeof__(((U){ 0 })[0]))k.up_least; /* R' 2^(smax - r), smax = 32 - up_least */ \
@@ -625,7 +654,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 			memcpy(&v_, part_, sizeof v_);                                                               \
 			x_ = __builtin_convertvector(v_, U);                                                         \
 		}                                                                                                    \
-		U y_ = LANES(&k, rne, ns, zu, mg, sr, sr_c, may_rare, want_flags, x_, srv_, srt_, &rare_, &fl_);           \
+		U y_ = LANES(&k, rne, ns, zu, mg, usual, sr, sr_c, may_rare, want_flags, x_, srv_, srt_, &rare_, &fl_); \
 		if ((count) == (L)) {                                                                                \
 			OUT_V o_;                                                                                    \
 			if (sizeof(y_) == 64) /* AVX-512: one narrowing store (vpmovdb, vpmovdw, vpmovqb) */        \
@@ -645,7 +674,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 			}                                                                                            \
 		}                                                                                                    \
 		if (may_rare || want_flags) {                                                                        \
-			if (!mg || !plan->sr_stream) { /* the stream's magnitude plans': found again (mag_rare) */   \
+			if (!mg || !stream) { /* the stream's magnitude plans': found again (mag_rare) */            \
 				FLAG_V r_ = __builtin_convertvector(rare_, FLAG_V);                                  \
 				memcpy(rb + ((i) - b), &r_, sizeof r_);                                              \
 			}                                                                                            \
@@ -659,18 +688,25 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 enum { LANES_BLOCK = 512 };
 #define LANES_LOOP(NAME, LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V)                                \
 	static inline __attribute__((always_inline)) void NAME(const struct lanes_plan *plan, bool rne, bool ns,      \
-							     bool zu, bool mg, bool sr, bool sr_c, bool may_rare,    \
+							     bool zu, bool mg, bool usual, bool sr, bool sr_c,       \
+							     bool may_rare,                                          \
 							     bool want_flags,                                        \
 							     const void *in, void *out, size_t n, uint8_t *flags)    \
 	{                                                                                                            \
 		const struct lanes_k k = plan->k;                                                                    \
-		typedef uint64_t SR64 __attribute__((vector_size((L) * 8)));                                         \
-		SR64 sr_times_c = { 0 }; /* the stream's lanes: lane j's j C */                                      \
+		/* the stream's 64-bit words in two registers' worth, lanes [0, L/2) and [L/2, L) (one of         \
+		 * L words would be kept in memory), and as 32-bit words */                                        \
+		typedef uint64_t SRH __attribute__((vector_size((L) * 4)));                                          \
+		typedef uint32_t SRW __attribute__((vector_size((L) * 4)));                                          \
+		/* the plan's fields read in the loop, as locals: the stores to out might alias the plan */          \
+		const bool stream = sr && (usual || plan->sr_stream);                                                \
+		SRH sr_lo = { 0 }, sr_hi = { 0 }; /* the next step's counter terms, lane j's element's */             \
 		uint32_t sr_keep = 0, sr_half = 0;                                                                   \
-		uint64_t sr_seed = plan->env.sr_seed;                                                                \
-		if (sr && plan->sr_stream) {                                                                         \
-			for (unsigned j_ = 0; j_ < (L); j_++)                                                        \
-				sr_times_c[j_] = j_ * SR_C;                                                          \
+		if (stream) {                                                                                        \
+			for (unsigned j_ = 0; j_ < (L) / 2; j_++) {                                                  \
+				sr_lo[j_] = plan->env.sr_seed + (plan->first_index + j_ + 1) * SR_C;                 \
+				sr_hi[j_] = plan->env.sr_seed + (plan->first_index + (L) / 2 + j_ + 1) * SR_C;       \
+			}                                                                                            \
 			sr_keep_half(plan, &sr_keep, &sr_half);                                                      \
 		}                                                                                                    \
 		for (size_t b = 0; b < n; b += LANES_BLOCK) {                                                        \
@@ -685,7 +721,7 @@ enum { LANES_BLOCK = 512 };
 				uint64_t any_ = 0;                                                                   \
 				ANY_LANE(any, FLAG_V, any_);                                                         \
 				for (size_t j_ = b; any_ && j_ < end; j_++)                                          \
-					if (mg && plan->sr_stream ? mag_rare(&k, fpref_element_load(in, j_, sizeof(IN_T)))     \
+					if (mg && stream ? mag_rare(&k, fpref_element_load(in, j_, sizeof(IN_T)))              \
 								  : rb[j_ - b] != 0)                           \
 						lanes_fix(plan, in, out, flags, j_);                                 \
 			}                                                                                            \
@@ -712,8 +748,10 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
 /* The loop for the plan's sizes and variant: with flags, everything; else
  * rne_fast with its sign rules as constants for the usual targets
  * (IEEE-style NaN keeps its sign; FNUZ has neither -0 nor a signed NaN);
- * else the magnitude plan, the stochastic terms (rule C's apart) and the
- * lanes for the core only where the plan has them; else the whole codes.
+ * else the magnitude plan, the stochastic terms (rule C's apart, and the
+ * seeded stream's usual shape, mag_usual, apart: NVFP4's --sr, whose
+ * loop then tests nothing on k) and the lanes for the core only where the
+ * plan has them; else the whole codes.
  * SR, a constant, is the plan's sr: the stochastic variants are compiled
  * in functions of their own (lanes_sr_*), so that their longer sequences
  * leave the others' registers as they were. */
@@ -721,24 +759,26 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
 	do {                                                                                                         \
 		bool c_ = (SR) && (p)->k.sr_c != 0;                                                                  \
 		if (flags)                                                                                           \
-			LOOP(p, false, false, false, false, SR, c_, true, true, in, out, n, flags);                  \
+			LOOP(p, false, false, false, false, false, SR, c_, true, true, in, out, n, flags);                  \
 		else if (!(SR) && (p)->rne_fast && (p)->rne_nan_signed && !(p)->rne_zero_unsigned)                   \
-			LOOP(p, true, true, false, false, false, false, false, false, in, out, n, NULL);             \
+			LOOP(p, true, true, false, false, false, false, false, false, false, in, out, n, NULL);             \
 		else if (!(SR) && (p)->rne_fast && !(p)->rne_nan_signed && (p)->rne_zero_unsigned)                   \
-			LOOP(p, true, false, true, false, false, false, false, false, in, out, n, NULL);             \
+			LOOP(p, true, false, true, false, false, false, false, false, false, in, out, n, NULL);             \
 		else if (!(SR) && (p)->rne_fast)                                                                     \
-			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, false, false, in, \
+			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, false, false, false, in, \
 			     out, n, NULL);                                                                          \
+		else if ((SR) && (p)->mag_usual && !c_)                                                              \
+			LOOP(p, false, false, false, true, true, true, false, true, false, in, out, n, NULL);               \
 		else if ((SR) && (p)->mag && c_)                                                                     \
-			LOOP(p, false, false, false, true, true, true, true, false, in, out, n, NULL);               \
+			LOOP(p, false, false, false, true, false, true, true, true, false, in, out, n, NULL);               \
 		else if ((SR) && (p)->mag)                                                                           \
-			LOOP(p, false, false, false, true, true, false, true, false, in, out, n, NULL);              \
+			LOOP(p, false, false, false, true, false, true, false, true, false, in, out, n, NULL);              \
 		else if (!(SR) && (p)->mag && (p)->rare)                                                             \
-			LOOP(p, false, false, false, true, false, false, true, false, in, out, n, NULL);             \
+			LOOP(p, false, false, false, true, false, false, false, true, false, in, out, n, NULL);             \
 		else if (!(SR) && (p)->mag)                                                                          \
-			LOOP(p, false, false, false, true, false, false, false, false, in, out, n, NULL);            \
+			LOOP(p, false, false, false, true, false, false, false, false, false, in, out, n, NULL);            \
 		else                                                                                                 \
-			LOOP(p, false, false, false, false, SR, c_, true, false, in, out, n, NULL);                  \
+			LOOP(p, false, false, false, false, false, SR, c_, true, false, in, out, n, NULL);                  \
 	} while (0)
 
 #define LANES_DISPATCH(P, p, in, out, n, flags, SR)                                                                \

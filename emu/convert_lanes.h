@@ -98,6 +98,12 @@ struct lanes_plan {
 	 * element first_index + i of the stream. */
 	bool sr_stream;
 	uint64_t first_index;
+	/* the stream's magnitude plan in its usual shape (R of 32 bits or
+	 * more, its deep tail in the lanes; inf through the clamp, one clamp
+	 * for both signs and either direction, -0 kept, no NaN for the core,
+	 * the source's subnormals, and they alone, for the core): a loop of its
+	 * own, which tests none of these (LANES' usual) */
+	bool mag_usual;
 };
 
 /* Whether the lanes take this conversion; fills p. */
