@@ -65,11 +65,11 @@ QUANT_CLONES uint32_t fpref_emu_quant_magnitude_max(const uint32_t *x, size_t n)
 
 typedef uint32_t quant_u32x16 __attribute__((vector_size(64)));
 
-/* Lane by lane, the larger of *a and b (one vpmaxud where vectorised). */
-static inline __attribute__((always_inline)) void quant_larger_into(quant_u32x16 *a, quant_u32x16 b)
+/* Lane by lane, the larger of *a and *b (one vpmaxud where vectorised). */
+static inline __attribute__((always_inline)) void quant_larger_into(quant_u32x16 *a, const quant_u32x16 *b)
 {
 	for (unsigned k = 0; k < 16; k++)
-		(*a)[k] = b[k] > (*a)[k] ? b[k] : (*a)[k];
+		(*a)[k] = (*b)[k] > (*a)[k] ? (*b)[k] : (*a)[k];
 }
 
 /* The halving step's lanes of two vectors, a's 0..15 and b's 16..31:
@@ -87,7 +87,8 @@ static inline __attribute__((always_inline)) void quant_larger_into(quant_u32x16
 	_Pragma("GCC unroll 8") for (unsigned i_ = 0; i_ < (n); i_++)                                        \
 	{                                                                                                     \
 		quant_u32x16 lo_ = __builtin_shufflevector(v[2 * i_], v[2 * i_ + 1], QUANT_LO_##g);           \
-		quant_larger_into(&lo_, __builtin_shufflevector(v[2 * i_], v[2 * i_ + 1], QUANT_HI_##g));     \
+		quant_u32x16 hi_ = __builtin_shufflevector(v[2 * i_], v[2 * i_ + 1], QUANT_HI_##g);           \
+		quant_larger_into(&lo_, &hi_);                                                                \
 		v[i_] = lo_;                                                                                  \
 	}
 
@@ -107,7 +108,7 @@ static inline __attribute__((always_inline)) void quant_stretch_maxima16(const u
 	QUANT_HALVE(v, 4, 4)
 	QUANT_HALVE(v, 2, 2)
 	QUANT_HALVE(v, 1, 1)
-	quant_larger_into(most, v[0]);
+	quant_larger_into(most, &v[0]);
 }
 
 QUANT_CLONES void fpref_emu_quant_stretch_maxima(const uint32_t *x, size_t count, uint32_t *most)

@@ -36,28 +36,28 @@ static inline __attribute__((always_inline)) void hadamard_rows(unsigned signs, 
 }
 
 /* most: the largest magnitudes as bits so far, lane by lane, with v's. */
-static inline __attribute__((always_inline)) void fold_magnitudes(u32x16 *most, f32x16 v)
+static inline __attribute__((always_inline)) void fold_magnitudes(u32x16 *most, const f32x16 *v)
 {
 	u32x16 u;
-	memcpy(&u, &v, sizeof u);
+	memcpy(&u, v, sizeof u);
 	for (unsigned i = 0; i < 16; i++) /* a lane's maximum: one instruction where vectorised */
 		(*most)[i] = (u[i] & F32_ABS_MASK) > (*most)[i] ? u[i] & F32_ABS_MASK : (*most)[i];
 }
 
 /* A group's sums folded into most, and stored where out is given. */
-static inline __attribute__((always_inline)) void hadamard_fold(u32x16 *most, uint32_t *out, f32x16 v)
+static inline __attribute__((always_inline)) void hadamard_fold(u32x16 *most, uint32_t *out, const f32x16 *v)
 {
 	fold_magnitudes(most, v);
 	if (out)
-		memcpy(out, &v, sizeof v);
+		memcpy(out, v, sizeof *v);
 }
 
 /* The largest of most's lanes. */
-static inline __attribute__((always_inline)) uint32_t largest_lane(u32x16 most)
+static inline __attribute__((always_inline)) uint32_t largest_lane(const u32x16 *most)
 {
 	uint32_t m = 0;
 	for (unsigned k = 0; k < 16; k++)
-		m = most[k] > m ? most[k] : m;
+		m = (*most)[k] > m ? (*most)[k] : m;
 	return m;
 }
 
@@ -79,13 +79,13 @@ static inline __attribute__((always_inline)) void hadamard_four(const f32x16 m[F
 		a2 = a2 + p2;
 		a3 = a3 + p3;
 	}
-	hadamard_fold(most, out, a0);
+	hadamard_fold(most, out, &a0);
 	if (h > 1) /* each written out: registers, not a loop over an array in memory */
-		hadamard_fold(most, out ? out + FPREF_NVFP4_BLOCK : NULL, a1);
+		hadamard_fold(most, out ? out + FPREF_NVFP4_BLOCK : NULL, &a1);
 	if (h > 2)
-		hadamard_fold(most, out ? out + 2 * FPREF_NVFP4_BLOCK : NULL, a2);
+		hadamard_fold(most, out ? out + 2 * FPREF_NVFP4_BLOCK : NULL, &a2);
 	if (h > 3)
-		hadamard_fold(most, out ? out + 3 * FPREF_NVFP4_BLOCK : NULL, a3);
+		hadamard_fold(most, out ? out + 3 * FPREF_NVFP4_BLOCK : NULL, &a3);
 }
 
 /* The transform of x[0..n) into out; whether an output is NaN (folded in,
@@ -108,7 +108,7 @@ QUANT_CLONES static bool hadamard_host(unsigned signs, bool inverse, const uint3
 	}
 	if (g < groups)
 		hadamard_four(m, x + g * FPREF_NVFP4_BLOCK, groups - g, &most, out + g * FPREF_NVFP4_BLOCK);
-	return largest_lane(most) > F32_INF;
+	return largest_lane(&most) > F32_INF;
 }
 
 /* The largest magnitude as bits of the forward transform's outputs for
@@ -161,7 +161,7 @@ QUANT_CLONES uint32_t fpref_emu_nvfp4_hadamard_host_max(unsigned signs, const ui
 			hadamard_four(m, x + i + g, 4, &most, NULL);
 		if (g < t)
 			hadamard_four(m, x + i + g, (t - g) / FPREF_NVFP4_BLOCK, &most, NULL);
-		largest = largest_lane(most);
+		largest = largest_lane(&most);
 		if (largest > F32_INF)
 			return largest;
 		limit = largest >= 0x0D800000u && largest < F32_INF ? quant_bits(quant_f32(largest) * (1.0f - 0x1p-17f))
