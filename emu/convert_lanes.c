@@ -405,8 +405,10 @@ typedef uint8_t u8x4 __attribute__((vector_size(4)));
 typedef uint64_t u64x8 __attribute__((vector_size(64)));
 typedef int64_t i64x8 __attribute__((vector_size(64)));
 
-/* mask ? yes : no, lane by lane (masks are all ones or all zeros); GCC
- * turns the compare-and-pick forms into blends and min/max instructions */
+/* mask ? yes : no, lane by lane (masks are all ones or all zeros), which
+ * GCC makes a blend; LANE_MIN and LANE_MAX stay a compare and a blend
+ * under GCC 12 (written lane by lane to get one min or max instruction,
+ * they stopped GCC 12.2 with an internal compiler error in this file) */
 #define PICK(mask, yes, no) (((mask) & (yes)) | (~(mask) & (no)))
 #define LANE_MIN(a, b) PICK((a) < (b), a, b)
 #define LANE_MAX(a, b) PICK((a) > (b), a, b)
