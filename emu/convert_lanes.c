@@ -122,6 +122,7 @@ static void plan_via32(struct lanes_plan *p)
 	p->p32.sr = q.sr;
 	p->p32.rare = q.rare;
 	p->p32.mag = q.mag;
+	p->p32.mag_fixed = q.mag_fixed;
 	p->p32.k = q.k;
 }
 
@@ -318,6 +319,9 @@ static bool plan_impl(const struct fpref_format *from, const struct fpref_format
 	p->sr = sr;
 	p->rare = k->nan_rare || k->sub_rare || k->deep_rare;
 	p->rne_zero_unsigned = k->zero_unsigned != 0;
+	p->mag_fixed = sr && !stream && p->mag && !k->sr_c && !k->deep_lanes && !k->sr_away && k->inf_clamps &&
+		       !k->zero_unsigned && k->mclamp_neg == k->mclamp_pos && !k->nan_rare && k->sub_rare &&
+		       k->deep_rare && k->rare_below != 0;
 	plan_via32(p);
 	return true;
 }
@@ -442,12 +446,15 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
  * rounding comes from k and *rare marks the lanes for the core, and with
  * want_flags *fl holds each lane's flags.  srv is each lane's stochastic
  * term, k->sr_scaled or its own from the stream, and srt the stream's R' at
- * the top of 32 bits for the deep tail.  usual (a constant; struct
- * lanes_plan's mag_usual) is the magnitude plan whose branches on k go
- * the usual way, known here, so that its loop tests nothing. */
+ * the top of 32 bits for the deep tail.  usual (a constant) is the
+ * magnitude plan whose branches on k go the usual way, known here, so
+ * that its loop tests nothing: the stream's (struct lanes_plan's
+ * mag_usual, its deep tail in the lanes) or a fixed R's (mag_fixed, its
+ * deep tail the core's); NOT_USUAL reads them from k. */
+enum { NOT_USUAL, USUAL_STREAM, USUAL_FIXED };
 #define LANES(NAME, U, I, T, ST, W)                                                                                  \
 	static inline __attribute__((always_inline)) U NAME(const struct lanes_k *k, bool rne, bool ns, bool zu,      \
-							  bool mg, bool usual, bool sr, bool sr_c, bool may_rare,    \
+							  bool mg, int usual, bool sr, bool sr_c, bool may_rare,     \
 							  bool want_flags, U x, U srv, U srt, U *rare, U *fl)       \
 	{                                                                                                            \
 		const U zero = { 0 };                                                                                \
@@ -480,7 +487,7 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
 				inc = low & (negm ^ (T)k->dir_pos);                                                  \
 			}                                                                                            \
 			U q = (r + inc) >> shift;                                                                    \
-			if (W == 32 && sr && (usual || k->deep_lanes)) {                                             \
+			if (W == 32 && sr && (usual == USUAL_STREAM || (!usual && k->deep_lanes))) {                 \
 				U deep_;                                                                             \
 				LANES_DEEP(U, I, T, ST, k, up, r, srt, mag, q, deep_, usual);                           \
 			}                                                                                            \
@@ -677,7 +684,9 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 		}                                                                                                    \
 		if (may_rare || want_flags) {                                                                        \
 			if (!mg || !stream) { /* the stream's magnitude plans': found again (mag_rare) */            \
-				FLAG_V r_ = __builtin_convertvector(rare_, FLAG_V);                                  \
+				/* (a mark is any nonzero byte: from the mask's top bits, which GCC 12 narrows \
+				 * in one instruction where it built the mask itself lane by lane) */         \
+				FLAG_V r_ = __builtin_convertvector(rare_ >> 31u, FLAG_V);                           \
 				memcpy(rb + ((i) - b), &r_, sizeof r_);                                              \
 			}                                                                                            \
 			any |= rare_;                                                                                \
@@ -690,7 +699,7 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 enum { LANES_BLOCK = 512 };
 #define LANES_LOOP(NAME, LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V)                                \
 	static inline __attribute__((always_inline)) void NAME(const struct lanes_plan *plan, bool rne, bool ns,      \
-							     bool zu, bool mg, bool usual, bool sr, bool sr_c,       \
+							     bool zu, bool mg, int usual, bool sr, bool sr_c,        \
 							     bool may_rare,                                          \
 							     bool want_flags,                                        \
 							     const void *in, void *out, size_t n, uint8_t *flags)    \
@@ -701,7 +710,7 @@ enum { LANES_BLOCK = 512 };
 		typedef uint64_t SRH __attribute__((vector_size((L) * 4)));                                          \
 		typedef uint32_t SRW __attribute__((vector_size((L) * 4)));                                          \
 		/* the plan's fields read in the loop, as locals: the stores to out might alias the plan */          \
-		const bool stream = sr && (usual || plan->sr_stream);                                                \
+		const bool stream = sr && (usual == USUAL_STREAM || (!usual && plan->sr_stream));                    \
 		SRH sr_lo = { 0 }, sr_hi = { 0 }; /* the next step's counter terms, lane j's element's */             \
 		uint32_t sr_keep = 0, sr_half = 0;                                                                   \
 		if (stream) {                                                                                        \
@@ -752,7 +761,8 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
  * (IEEE-style NaN keeps its sign; FNUZ has neither -0 nor a signed NaN);
  * else the magnitude plan, the stochastic terms (rule C's apart, and the
  * seeded stream's usual shape, mag_usual, apart: NVFP4's --sr, whose
- * loop then tests nothing on k) and the lanes for the core only where the
+ * loop then tests nothing on k; a fixed R's, mag_fixed, apart too: the
+ * saturating conversions with explicit bits) and the lanes for the core only where the
  * plan has them; else the whole codes.
  * SR, a constant, is the plan's sr: the stochastic variants are compiled
  * in functions of their own (lanes_sr_*), so that their longer sequences
@@ -770,7 +780,9 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
 			LOOP(p, true, (p)->rne_nan_signed, (p)->rne_zero_unsigned, false, false, false, false, false, false, in, \
 			     out, n, NULL);                                                                          \
 		else if ((SR) && (p)->mag_usual && !c_)                                                              \
-			LOOP(p, false, false, false, true, true, true, false, true, false, in, out, n, NULL);               \
+			LOOP(p, false, false, false, true, USUAL_STREAM, true, false, true, false, in, out, n, NULL);       \
+		else if ((SR) && (p)->mag_fixed)                                                                     \
+			LOOP(p, false, false, false, true, USUAL_FIXED, true, false, true, false, in, out, n, NULL);        \
 		else if ((SR) && (p)->mag && c_)                                                                     \
 			LOOP(p, false, false, false, true, false, true, true, true, false, in, out, n, NULL);               \
 		else if ((SR) && (p)->mag)                                                                           \
@@ -924,6 +936,7 @@ void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, con
 		q.sr = p->p32.sr;
 		q.rare = p->p32.rare;
 		q.mag = p->p32.mag;
+		q.mag_fixed = p->p32.mag_fixed;
 		q.k = p->p32.k;
 		q.via32 = false;
 		enum { CHUNK = 512 };

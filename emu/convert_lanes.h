@@ -86,7 +86,7 @@ struct lanes_plan {
 	 * 24), as in emu/op_lanes.c. */
 	bool via32;
 	struct {
-		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare, mag;
+		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare, mag, mag_fixed;
 		struct lanes_k k;
 	} p32;
 	/* Stochastic rounding from the seeded stream, one R a value
@@ -104,6 +104,12 @@ struct lanes_plan {
 	 * the source's subnormals, and they alone, for the core): a loop of its
 	 * own, which tests none of these (LANES' usual) */
 	bool mag_usual;
+	/* The same shape under a fixed R (the plan's, not the stream's), rule
+	 * A or B: inf through the clamp, one clamp, -0 kept, no NaN for the
+	 * core, the source's subnormals and the deep tail (whose lanes stay
+	 * the core's under a fixed R: plan_deep) for the core: a loop of its
+	 * own as well (LANES' usual, USUAL_FIXED). */
+	bool mag_fixed;
 };
 
 /* Whether the lanes take this conversion; fills p. */

@@ -288,6 +288,53 @@ START_TEST(fp32_every_pattern)
 }
 END_TEST
 
+/* Stochastic rounding with a fixed R under saturation (the lanes' loop of
+ * its own, struct lanes_plan's mag_fixed): every FP32 sign, exponent and
+ * top seven fraction bits, with five low halves each (0, a tie's, the
+ * ones around it, all ones), rules A and B, R of 13 bits whose low bits
+ * are 0, 1 or random; the same values from FP64 with random bits below
+ * FP32's (the FP64 route's rounding to odd into FP32, then that loop). */
+static const char *const fixed_targets[] = { "float4_e2m1fn", "float8_e4m3fn", "float8_e5m2", "float6_e3m2fn",
+					     "float6_e2m3fn" };
+#define FIXED_TARGETS (sizeof fixed_targets / sizeof fixed_targets[0])
+
+START_TEST(fixed_r_saturating)
+{
+	struct fpref_format to, f32 = test_format("f32"), f64 = test_format("f64");
+	fpref_format_parse(fixed_targets[_i], &to, NULL, 0);
+	static const uint32_t lows[] = { 0, 0x8000, 0x7FFF, 0x8001, 0xFFFF };
+	enum { N = 65536 * 5 };
+	uint32_t *in = malloc(N * sizeof *in);
+	uint64_t *in64 = malloc(N * sizeof *in64), state = 38;
+	ck_assert(in && in64);
+	for (size_t i = 0; i < N; i++) {
+		in[i] = (uint32_t)(i / 5) << 16 | lows[i % 5];
+		uint64_t x = in[i], e = x >> 23 & 0xFF;
+		/* FP32's normals alone: the FP64 route's chunks with any other value keep the 64-bit lanes */
+		in64[i] = e == 0 || e == 0xFF ? (x >> 31) << 63
+					       : (x >> 31) << 63 | (e - 127 + 1023) << 52 | (x & 0x7FFFFF) << 29 |
+							 (drv_random(&state) & 0x1FFFFFFF);
+	}
+	static const uint64_t rs[] = { 0x0A5A, 0x0001, 0x1FFF };
+	unsigned long long compared = 0;
+	for (size_t rule = 0; rule < 2; rule++)
+		for (size_t r = 0; r < sizeof rs / sizeof rs[0]; r++) {
+			struct fpref_env env;
+			fpref_env_default(&env);
+			env.rounding = FPREF_SR;
+			env.sr_rule = rule ? FPREF_SR_B : FPREF_SR_A;
+			env.sr_width = 13;
+			env.sr_random = rs[r];
+			env.overflow = FPREF_OVERFLOW_SAT;
+			compared += against_core(&f32, &to, &env, in, N, "fp32-vector");
+			compared += against_core(&f64, &to, &env, in64, N, "fp64-vector");
+		}
+	free(in);
+	free(in64);
+	printf("lanes: fixed R, saturating -> %s: %llu elements against the core\n", to.name, compared);
+}
+END_TEST
+
 /* Stochastic rounding from the seeded stream (one R a value, each lane its
  * own; NVFP4's --sr): FP32, BF16 and FP16 sources, each rule, R of 13, 32
  * and 64 bits (63 under rule B), saturating and not, a start inside the
@@ -972,6 +1019,7 @@ int main(void)
 	tcase_add_loop_test(wide, wide_sources, 0, (int)NFORMATS);
 	tcase_add_loop_test(wide, fp64_in_fp32_range, 0, (int)VIA32_TARGETS);
 	tcase_add_loop_test(fp32, fp32_every_pattern, 0, (int)(9 * FP32_TARGETS));
+	tcase_add_loop_test(fp32, fixed_r_saturating, 0, (int)FIXED_TARGETS);
 	tcase_add_loop_test(fp32, seeded_stream, 0, (int)STREAM_TARGETS);
 	tcase_add_loop_test(fp32, deep_fixed_r, 0, 3);
 	tcase_add_loop_test(fp32, deep_seeded, 0, 3);
