@@ -19,6 +19,7 @@
 
 #include "convert_lanes.h"
 #include "element.h"
+#include "host_fpu.h"
 #include "round_core.h"
 
 const char *const fpref_emu_lanes_isa_names[3] = { "base", "avx2", "avx512" };
@@ -323,6 +324,9 @@ static bool plan_impl(const struct fpref_format *from, const struct fpref_format
 		       !k->zero_unsigned && k->mclamp_neg == k->mclamp_pos && !k->nan_rare && k->sub_rare &&
 		       k->deep_rare && k->rare_below != 0;
 	plan_via32(p);
+	p->host_f32 = fpref_format_is(from, FPREF_FORMAT_FLOAT64) && fpref_format_is(to, FPREF_FORMAT_FLOAT32) &&
+		      p->rne_fast && !p->rne_zero_unsigned && (uint64_t)k->clamp_pos == k->inf_mag &&
+		      k->clamp_pos == k->max_code + 1; /* beyond max: inf */
 	return true;
 }
 
@@ -922,9 +926,66 @@ static bool narrow_to_odd(const uint64_t *x, uint32_t *y, size_t n)
 	return !out;
 }
 
+/* FP64 x[0..n) to FP32 y[0..n) by the host's conversion (struct
+ * lanes_plan's host_f32), eight at a time, a NaN given the plan's code:
+ * nan_mag, with the NaN's sign where sign is 2^31.  Once per instruction
+ * set, as the lanes. */
+#define HOST_F32(NAME, ATTR)                                                                                       \
+	ATTR static void NAME(const uint64_t *x, uint32_t *y, size_t n, uint32_t nan_mag, uint32_t sign)           \
+	{                                                                                                            \
+		typedef double d8 __attribute__((vector_size(64)));                                                  \
+		typedef float f8 __attribute__((vector_size(32)));                                                   \
+		size_t j = 0;                                                                                        \
+		for (; j + 8 <= n; j += 8) {                                                                         \
+			d8 d;                                                                                        \
+			memcpy(&d, x + j, sizeof d);                                                                 \
+			f8 f = __builtin_convertvector(d, f8);                                                       \
+			u32x8 b;                                                                                     \
+			memcpy(&b, &f, sizeof b);                                                                    \
+			u32x8 nan = (u32x8)((b & 0x7FFFFFFFu) > 0x7F800000u);                                        \
+			b = PICK(nan, (b & sign) | nan_mag, b);                                                      \
+			memcpy(y + j, &b, sizeof b);                                                                 \
+		}                                                                                                    \
+		for (; j < n; j++) {                                                                                 \
+			double d;                                                                                    \
+			float f;                                                                                     \
+			uint32_t b;                                                                                  \
+			memcpy(&d, x + j, sizeof d);                                                                 \
+			f = (float)d;                                                                                \
+			memcpy(&b, &f, sizeof b);                                                                    \
+			y[j] = (b & 0x7FFFFFFFu) > 0x7F800000u ? (b & sign) | nan_mag : b;                           \
+		}                                                                                                    \
+	}
+HOST_F32(host_f32_base, )
+#ifdef LANES_ISA_VARIANTS
+HOST_F32(host_f32_avx2, __attribute__((target("avx2"))))
+HOST_F32(host_f32_avx512, __attribute__((target("avx512f,avx512vl"))))
+#endif
+
+static void host_f32(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n)
+{
+	uint32_t nan_mag = (uint32_t)p->k.nan_mag, sign = p->rne_nan_signed ? 0x80000000u : 0;
+#ifdef LANES_ISA_VARIANTS
+	if (isa == LANES_ISA_AVX512) {
+		host_f32_avx512(in, out, n, nan_mag, sign);
+		return;
+	}
+	if (isa == LANES_ISA_AVX2) {
+		host_f32_avx2(in, out, n, nan_mag, sign);
+		return;
+	}
+#endif
+	(void)isa;
+	host_f32_base(in, out, n, nan_mag, sign);
+}
+
 void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
 			 uint8_t *flags)
 {
+	if (p->host_f32 && !flags && host_fpu_plain()) {
+		host_f32(isa, p, in, out, n);
+		return;
+	}
 	if (p->via32 && !flags) {
 		struct lanes_plan q = *p;
 		q.from = *fpref_format_get(FPREF_FORMAT_FLOAT32);

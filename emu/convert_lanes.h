@@ -85,6 +85,12 @@ struct lanes_plan {
 	 * does for p + 2 <= 24 (stochastic rounding with r bits: p + r + 3 <=
 	 * 24), as in emu/op_lanes.c. */
 	bool via32;
+	/* IEEE binary64 to binary32 under rne, overflow to inf: the host's
+	 * own conversion, which is the core's but for a NaN's payload, where
+	 * the FPU rounds to nearest, keeps subnormals and traps nothing
+	 * (host_fpu_plain); a NaN then takes the plan's code (nan_mag, signed
+	 * as rne_nan_signed says).  Bits only. */
+	bool host_f32;
 	struct {
 		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare, mag, mag_fixed;
 		struct lanes_k k;

@@ -5,9 +5,13 @@
 #ifndef FPREF_EMU_HOST_FPU_H
 #define FPREF_EMU_HOST_FPU_H
 
+#include <fenv.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 /* The lane loops once per instruction set, vectorised (x86-64-v3 and v4
  * have fma as an instruction; sqrt without errno: a negative operand's
@@ -20,6 +24,27 @@
 #else
 #define HOST_FPU_CLONES
 #endif
+
+/* Whether this thread's FPU rounds to nearest, keeps subnormals (x86:
+ * MXCSR's FTZ and DAZ clear; AArch64: FPCR's FZ clear) and traps no
+ * exception (an inexact or overflowing step of a host path must not stop
+ * the program where the core would have gone on). */
+static inline bool host_fpu_plain(void)
+{
+	if (fegetround() != FE_TONEAREST)
+		return false;
+#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
+	unsigned csr = _mm_getcsr();
+	if ((csr & 0x8040u) || (csr & 0x1F80u) != 0x1F80u) /* FTZ (bit 15), DAZ (bit 6); the masks, bits 7-12 */
+		return false;
+#elif defined(__aarch64__) && defined(__GNUC__)
+	uint64_t fpcr;
+	__asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+	if (fpcr & ((UINT64_C(1) << 24) | (UINT64_C(0x9F) << 8))) /* FZ; the trap enables IDE, IXE ... IOE */
+		return false;
+#endif
+	return true;
+}
 
 /* d moved to its neighbour toward the exact value (above d where up) where
  * d's last bit is even and the exact value is not d: the exact value

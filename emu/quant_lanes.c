@@ -1,29 +1,14 @@
 /* What the quantisers' bulk paths share (emu/quant_lanes.h): the FPU's
  * state, read as emu/op_lanes.c reads it, and the chunk of scaled values
  * that the array converter rounds to the element. */
-#include <fenv.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 #include <string.h>
 
+#include "host_fpu.h"
 #include "quant_lanes.h"
 
 bool fpref_emu_quant_fpu_plain(void)
 {
-	if (fegetround() != FE_TONEAREST)
-		return false;
-#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
-	if (_mm_getcsr() & 0x8040u) /* FTZ (bit 15), DAZ (bit 6) */
-		return false;
-#elif defined(__aarch64__) && defined(__GNUC__)
-	uint64_t fpcr;
-	__asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
-	if (fpcr & (UINT64_C(1) << 24)) /* FZ: subnormal operands and results flushed */
-		return false;
-#endif
-	return true;
+	return host_fpu_plain();
 }
 
 int fpref_emu_quant_sink_open(struct quant_sink *s, const struct fpref_format *element, const struct fpref_env *env,

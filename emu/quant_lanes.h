@@ -18,8 +18,8 @@
 #include "fpref_emu_scale_mx.h"
 #include "fpref_emu_quant_report.h"
 
-/* Whether this thread's FPU rounds to nearest and keeps subnormals (x86:
- * MXCSR's FTZ and DAZ clear; AArch64: FPCR's FZ clear): where it does not,
+/* Whether this thread's FPU rounds to nearest, keeps subnormals and traps
+ * nothing (host_fpu_plain in emu/host_fpu.h): where it does not,
  * the bulk paths that compute on the host FPU (quantisers, arithmetic on
  * arrays, fused groups) step aside for the element paths. */
 bool fpref_emu_quant_fpu_plain(void);

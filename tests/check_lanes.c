@@ -5,6 +5,8 @@
  * make check: every 16-bit pattern under the driver's LIGHT environments
  * and samples of FP32 and FP64; make check-exhaustive (FPREF_EXHAUSTIVE):
  * every environment, and every FP32 pattern under each rounding. */
+#include <fenv.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -247,6 +249,95 @@ START_TEST(fp64_in_fp32_range)
 	for (size_t c = 0; c < nenv; c++)
 		compared += against_core(&from, &to, &envs[c].env, x, N, NULL);
 	printf("lanes: float64 -> %s within FP32's range against the core: %llu comparisons\n", to.name, compared);
+}
+END_TEST
+
+/* FP64 to FP32 under rne, overflow to inf: the host's conversion (struct
+ * lanes_plan's host_f32) against the core.  At every FP32 exponent
+ * (subnormals' too, and past the top) the exact values, the ties between
+ * neighbours and the FP64 values either side of them, with FP32's last
+ * place even and odd; FP64's subnormals, zeros, infinities, quiet and
+ * signalling NaNs of several payloads, both signs; random patterns.  Then
+ * again with the FPU rounding upward, flushing subnormals and trapping
+ * inexact results, where the host's conversion must step aside; and
+ * saturating or under rtz, which are not the host's conversion. */
+static size_t fp32_from_fp64_cases(uint64_t *x, size_t cap)
+{
+	size_t n = 0;
+	uint64_t state = 52;
+	for (int e = -160; e <= 130; e++)
+		for (int k = 0; k < 4; k++) {
+			/* a significand of 24 bits at 2^e, its last bit even or odd (k & 1), near 1 or 2 (k & 2) */
+			uint64_t sig = (k & 2 ? 0xFFFFFEu : 0x800000u) | (uint64_t)(k & 1) | (drv_random(&state) & 0x7FFF00u);
+			int exp = e - 23; /* the value is sig 2^exp, its half ulp 2^(exp - 1) */
+			for (int t = 0; t < 5; t++) {
+				if (n + 2 > cap)
+					return n;
+				/* sig 2^exp exactly, the tie above it, and the FP64 neighbours of the tie */
+				uint64_t m = sig << 28; /* 52-bit room: the value is m 2^(exp - 28) */
+				int64_t d = t == 0 ? 0 : t == 1 ? ((int64_t)1 << 27) : t == 2 ? ((int64_t)1 << 27) - 1 :
+					    t == 3 ? ((int64_t)1 << 27) + 1 : -((int64_t)1 << 27);
+				double v = ldexp((double)(m + (uint64_t)d), exp - 28);
+				uint64_t b;
+				memcpy(&b, &v, sizeof b);
+				x[n++] = b;
+				x[n++] = b | (uint64_t)1 << 63;
+			}
+		}
+	static const uint64_t specials[] = { 0, 1, 0x000FFFFFFFFFFFFF, 0x0010000000000000, 0x7FEFFFFFFFFFFFFF,
+					     0x7FF0000000000000, 0x7FF8000000000000, 0x7FF0000000000001,
+					     0x7FF4000000000000, 0x7FFFFFFFFFFFFFFF, 0x7FF8000020000000, 0x7FF0000020000000,
+					     0x47EFFFFFF0000000, 0x47EFFFFFEFFFFFFF, 0x47EFFFFFE0000000, 0x47F0000000000000,
+					     0x36A0000000000000, 0x36A0000000000001, 0x369FFFFFFFFFFFFF, 0x36B8000000000000 };
+	for (size_t i = 0; i < sizeof specials / sizeof specials[0] && n + 2 <= cap; i++) {
+		x[n++] = specials[i];
+		x[n++] = specials[i] | (uint64_t)1 << 63;
+	}
+	while (n < cap)
+		x[n++] = drv_random(&state);
+	return n;
+}
+
+START_TEST(fp64_to_fp32_host)
+{
+	struct fpref_format f64 = test_format("f64"), f32 = test_format("f32");
+	enum { N = 16384 };
+	uint64_t *x = malloc(N * sizeof *x);
+	ck_assert(x);
+	size_t n = fp32_from_fp64_cases(x, N);
+	struct fpref_env env;
+	fpref_env_default(&env);
+	unsigned long long compared = 0;
+	/* 0: the FPU as it is; 1: rounding upward; 2: FTZ and DAZ; 3: inexact trapped (x86) */
+	for (int state = 0; state < 4; state++) {
+#if defined(__x86_64__) || defined(__i386__)
+		unsigned csr = _mm_getcsr();
+		if (state == 2)
+			_mm_setcsr(csr | 0x8040u);
+		if (state == 3)
+			_mm_setcsr(csr & ~0x1000u); /* PM, inexact's mask, cleared */
+#else
+		if (state >= 2)
+			continue;
+#endif
+		if (state == 1)
+			ck_assert_int_eq(fesetround(FE_UPWARD), 0);
+		for (size_t at = 0; at < 3; at++) { /* tails of 0, 7 and 6 after whole registers */
+			/* the plan's own, then two that are not the host's conversion: saturating, rtz */
+			struct fpref_env envs[3] = { env, env, env };
+			envs[1].overflow = FPREF_OVERFLOW_SAT;
+			envs[2].rounding = FPREF_RTZ;
+			for (size_t k = 0; k < 3; k++)
+				compared += against_core(&f64, &f32, &envs[k], x + at, n - at - 8 * at, "fp64-vector");
+		}
+		if (state == 1)
+			fesetround(FE_TONEAREST);
+#if defined(__x86_64__) || defined(__i386__)
+		_mm_setcsr(csr);
+#endif
+	}
+	free(x);
+	printf("lanes: float64 -> float32 rne by the host's conversion: %llu comparisons\n", compared);
 }
 END_TEST
 
@@ -1018,6 +1109,7 @@ int main(void)
 	tcase_add_loop_test(sixteen, sixteen_bit_sources, 0, (int)NFORMATS);
 	tcase_add_loop_test(wide, wide_sources, 0, (int)NFORMATS);
 	tcase_add_loop_test(wide, fp64_in_fp32_range, 0, (int)VIA32_TARGETS);
+	tcase_add_test(wide, fp64_to_fp32_host);
 	tcase_add_loop_test(fp32, fp32_every_pattern, 0, (int)(9 * FP32_TARGETS));
 	tcase_add_loop_test(fp32, fixed_r_saturating, 0, (int)FIXED_TARGETS);
 	tcase_add_loop_test(fp32, seeded_stream, 0, (int)STREAM_TARGETS);
