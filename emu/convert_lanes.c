@@ -13,7 +13,9 @@
  * C or with R wider than 32 bits: plan_deep) is marked per lane and
  * converted by the core, element by element.  FP64 sources
  * take the 32-bit lanes after rounding to odd into FP32, chunk by chunk,
- * where the target is narrow enough (struct lanes_plan's via32).  tests/check_emu.c holds the
+ * where the target is narrow enough (struct lanes_plan's via32), and FP32
+ * itself under rne the host's conversion where the FPU allows (host_f32).
+ * tests/check_emu.c holds the
  * whole against the core, every FP32 pattern in make check-exhaustive. */
 #include <string.h>
 
