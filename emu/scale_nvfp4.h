@@ -104,9 +104,11 @@ struct four_six {
 	uint32_t *hp, *y, *raw, value[16], scale[256], six_m; /* value: E2M1's codes; scale: E4M3's */
 	uint8_t *sc, *c;
 	size_t *idx;
-	/* rows of whole blocks of 16 (band_46_flat): each chain's error; NULL
+	/* rows of whole blocks of 16 (band_46_flat): each chain's error, and
+	 * fpref_emu_nvfp4_dequant_46 of each E4M3 code c's scale and E2M1
+	 * code k at deq[16 c + k] (fpref_emu_nvfp4_four_six_dequant); NULL
 	 * otherwise */
-	float *err;
+	float *err, *deq;
 };
 
 typedef float f32x16 __attribute__((vector_size(64)));
@@ -135,6 +137,7 @@ uint32_t fpref_emu_nvfp4_nan_block_amax(const struct nvfp4 *q, const struct fpre
 			       size_t origin, size_t rows, size_t cols, size_t b);
 /* From Four Over Six in bulk (scale_nvfp4_46.c). */
 void fpref_emu_nvfp4_four_six_free(struct four_six *f);
+void fpref_emu_nvfp4_four_six_dequant(const struct nvfp4 *q, struct four_six *f);
 void fpref_emu_nvfp4_band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b,
 			     struct four_six *f, const uint32_t *x, size_t rows, size_t cols, size_t r0, size_t r1,
 			     uint8_t *codes, uint8_t *scales);

@@ -4,8 +4,10 @@
  * ((x * 6) * M) / (T s_b) for both by the host and rounded to E2M1 by the
  * converter; each block's errors by the host in the element path's order
  * (fpref_emu_nvfp4_dequant_46's steps, a difference, a running sum from +0 or the largest
- * magnitude, each a statement of its own: no contraction), the smaller
- * kept.  A block whose amax, scales, scaled values or differences hold a
+ * magnitude, each a statement of its own: no contraction; in rows of whole
+ * blocks the dequantised values come from a table of every scale code and
+ * element code made once a tensor by the same steps), the smaller kept,
+ * eight blocks at a time in vectors.  A block whose amax, scales, scaled values or differences hold a
  * NaN is the element path's (fpref_emu_nvfp4_block_46).  (Four Over Six has no stochastic
  * rounding: its recipe row refuses it.) */
 #include <stdio.h>
@@ -21,12 +23,28 @@
 void fpref_emu_nvfp4_four_six_free(struct four_six *f)
 {
 	free(f->err);
+	free(f->deq);
 	free(f->hp);
 	free(f->y);
 	free(f->raw);
 	free(f->sc);
 	free(f->c);
 	free(f->idx);
+}
+
+/* deq: fpref_emu_nvfp4_dequant_46's steps, as differences_46 takes them, for
+ * every scale code and element code, made once a tensor (a lookup a
+ * block, not a division). */
+void fpref_emu_nvfp4_four_six_dequant(const struct nvfp4 *q, struct four_six *f)
+{
+	float t = quant_f32(q->T), sm = quant_f32(f->six_m);
+	for (unsigned c = 0; f->deq && c < 256; c++)
+		for (unsigned k = 0; k < 16; k++) {
+			float v = quant_f32(f->value[k]);
+			float vs = v * quant_f32(f->scale[c]);
+			float vst = vs * t;
+			f->deq[16 * c + k] = vst / sm;
+		}
 }
 
 /* ((x * 6) * M) / (T s) for the n values xs, or 0 where s is zero; whether one is NaN. */
@@ -46,6 +64,50 @@ QUANT_CLONES static bool scaled_46(const struct nvfp4 *q, const uint32_t *restri
 		nan |= (uint32_t)((y[i] & F32_ABS_MASK) > F32_INF);
 	}
 	return nan != 0;
+}
+
+/* scaled_46 of nb whole blocks of 16 at xb for both candidates, block i's
+ * into y + 32 i (6's scale, code sc[2 i]) and y + 32 i + 16 (4's): a
+ * vector a block, not a call a block and candidate.  raw[i] = amax[i], or
+ * above inf where a value of block i is NaN (sought block by block only
+ * where the band holds one).  ahead: as band_elements' (scale_nvfp4_bulk.c). */
+QUANT_CLONES static void scaled_46_blocks(const struct nvfp4 *q, const struct four_six *f,
+					  const uint32_t *restrict xb, size_t nb, size_t ahead,
+					  const uint32_t *restrict amax, uint32_t *restrict raw,
+					  uint32_t *restrict y)
+{
+	const size_t B = FPREF_NVFP4_BLOCK;
+	const float T = quant_f32(q->T), bound = quant_f32(q->bound);
+	u32x16 nan = { 0 };
+	for (size_t i = 0; i < nb; i++) {
+		if (i * B < ahead) /* the next band's line toward the cache */
+			__builtin_prefetch(xb + (nb + i) * B, 0, 2);
+		f32x16 x, num;
+		memcpy(&x, xb + i * B, sizeof x);
+		f32x16 x6 = x * 6.0f;
+		num = x6 * bound;
+		for (unsigned k = 0; k < 2; k++) {
+			uint32_t s = f->scale[f->sc[2 * i + k]];
+			f32x16 r = { 0 };
+			if (s & F32_ABS_MASK) {
+				float den = T * quant_f32(s);
+				r = num / den;
+			}
+			u32x16 bits;
+			memcpy(&bits, &r, sizeof bits);
+			nan |= (bits & F32_ABS_MASK) > F32_INF;
+			memcpy(y + (2 * i + k) * B, &r, sizeof r);
+		}
+	}
+	uint32_t any = 0;
+	for (unsigned k = 0; k < 16; k++)
+		any |= nan[k];
+	for (size_t i = 0; i < nb; i++) {
+		bool here = false;
+		for (size_t k = 0; any && k < 2 * B; k++)
+			here = here || quant_is_nan(y[2 * i * B + k]);
+		raw[i] = here ? 0xFFFFFFFFu : amax[i];
+	}
 }
 
 /* The differences fpref_emu_nvfp4_dequant_46(c[i], s) - xs[i] of a block's m elements. */
@@ -87,29 +149,45 @@ static bool host_error_46(const struct nvfp4 *q, const struct fpref_nvfp4_params
 	return !quant_is_nan(quant_bits(*err));
 }
 
-/* differences_46 of one block of 16 into *diff, element k in lane k. */
-static inline __attribute__((always_inline)) void differences_46_block(const struct nvfp4 *q, const uint32_t *value,
-								       uint32_t six_m, const uint32_t *restrict xs,
-								       const uint8_t *restrict c, uint32_t s,
-								       f32x16 *diff)
+/* differences_46 of one block of 16 into *diff, element k in lane k;
+ * quad: the codes of four blocks as 16 words, this block's the words
+ * 4 part to 4 part + 3 (its bytes in order).  GCC, little-endian
+ * (element k's code the byte k % 4 of word k / 4): the words spread over
+ * the lanes by one permutation and shifted, and the block's 16 dequantised
+ * values permuted by the codes' low four bits (a permutation reads no
+ * more), where GCC 12 would widen 16 bytes to 16 words one at a time. */
+static inline __attribute__((always_inline)) void differences_46_block(const float *deq, const uint32_t *restrict xs,
+								       const u32x16 *quad, unsigned part, f32x16 *diff)
 {
 	f32x16 v = { 0 }, x;
-#if defined(__GNUC__) && !defined(__clang__) /* E2M1's 16 values permuted by the codes, not 16 loads */
-	typedef uint8_t u8x16 __attribute__((vector_size(16)));
-	u8x16 code;
+#if defined(__GNUC__) && !defined(__clang__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const u32x16 byte_shift = { 0, 8, 16, 24, 0, 8, 16, 24, 0, 8, 16, 24, 0, 8, 16, 24 };
+	u32x16 spread;
 	f32x16 table;
-	memcpy(&code, c, sizeof code);
-	memcpy(&table, value, sizeof table);
-	v = __builtin_shuffle(table, __builtin_convertvector(code, u32x16) & 15u);
+	switch (part) { /* the word of lane k: 4 part + k / 4 */
+	case 0:
+		spread = __builtin_shufflevector(*quad, *quad, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+		break;
+	case 1:
+		spread = __builtin_shufflevector(*quad, *quad, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7);
+		break;
+	case 2:
+		spread = __builtin_shufflevector(*quad, *quad, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 11, 11, 11, 11);
+		break;
+	default:
+		spread = __builtin_shufflevector(*quad, *quad, 12, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 14, 15, 15,
+						 15, 15);
+		break;
+	}
+	memcpy(&table, deq, sizeof table);
+	v = __builtin_shuffle(table, spread >> byte_shift);
 #else
+	const uint8_t *code = (const uint8_t *)quad + 16 * part;
 	for (unsigned k = 0; k < FPREF_NVFP4_BLOCK; k++)
-		v[k] = quant_f32(value[c[k] & 15u]);
+		v[k] = deq[code[k] & 15u];
 #endif
 	memcpy(&x, xs, sizeof x);
-	f32x16 vs = v * quant_f32(s);
-	f32x16 vst = vs * quant_f32(q->T);
-	f32x16 deq = vst / quant_f32(six_m);
-	*diff = deq - x;
+	*diff = v - x;
 }
 
 /* One step of a 16 x 16 transpose in registers: rows r and r + h (h = 2^s)
@@ -135,24 +213,48 @@ static inline __attribute__((always_inline)) void differences_46_block(const str
 		d[r_ + (h)] = hi_;                                                                            \
 	}
 
+typedef uint32_t u32x8 __attribute__((vector_size(32)));
+typedef int32_t s32x16 __attribute__((vector_size(64)));
+
+/* Blocks 2 t and 2 t + 1 of a group (their chains' codes quads[t]): each
+ * one's 16 codes of the candidate that four (lanes 4 t and 4 t + 2) picks,
+ * to cb. */
+#define PICK_46(t)                                                                                            \
+	do {                                                                                                  \
+		u32x8 six_ = __builtin_shufflevector(quads[t], quads[t], 0, 1, 2, 3, 8, 9, 10, 11);           \
+		u32x8 four_ = __builtin_shufflevector(quads[t], quads[t], 4, 5, 6, 7, 12, 13, 14, 15);        \
+		u32x8 m_ = __builtin_shufflevector(pick, pick, 4 * (t), 4 * (t), 4 * (t), 4 * (t), 4 * (t) + 2, \
+						   4 * (t) + 2, 4 * (t) + 2, 4 * (t) + 2);                    \
+		u32x8 r_ = (four_ & m_) | (six_ & ~m_);                                                       \
+		memcpy(cb + 32 * (t), &r_, sizeof r_);                                                        \
+	} while (0)
+
 /* Errors of chains 2i (6's) and 2i + 1 (4's) of eight blocks of 16 at xb
  * (chains past `chains` zero): each chain's differences in a register,
  * transposed so that element k of every chain shares a register, then
  * host_error_46's sums and maxima in order of the elements, sixteen
  * chains in the lanes of a vector.  A NaN difference makes the error NaN:
- * a sum's NaN stays, and a NaN's magnitude as bits is above every other. */
-static inline __attribute__((always_inline)) void group_errors_46_as(const struct nvfp4 *q, const struct four_six *f,
-								      enum fpref_nvfp4_choice choice, const uint32_t *xb,
-								      const uint8_t *c, const uint8_t *sc, size_t chains,
-								      float *err)
+ * a sum's NaN stays, and a NaN's magnitude as bits is above every other.
+ * With all sixteen chains, each block's codes (to cb) and scale code (to
+ * sb) are then its candidate's of the smaller error, ties keeping 6's, and
+ * the result has a bit for each block the caller must make again (a NaN
+ * error, or raw above inf); with fewer, the errors go to err and every
+ * block is the caller's. */
+static inline __attribute__((always_inline)) unsigned group_46_as(const struct four_six *f,
+								   enum fpref_nvfp4_choice choice, const uint32_t *xb,
+								   const uint8_t *c, const uint8_t *sc, size_t chains,
+								   const uint32_t *raw, uint8_t *cb, uint8_t *sb,
+								   float *err)
 {
 	const size_t B = FPREF_NVFP4_BLOCK;
 	f32x16 d[16];
+	u32x16 quads[4]; /* the codes of chains 4i to 4i + 3 (f->c has room for 16 chains past the last) */
+	memcpy(quads, c, sizeof quads);
 	_Pragma("GCC unroll 16") for (unsigned j = 0; j < 16; j++)
 	{
 		d[j] = (f32x16){ 0 };
 		if (j < chains)
-			differences_46_block(q, f->value, f->six_m, xb + j / 2 * B, c + j * B, f->scale[sc[j]], &d[j]);
+			differences_46_block(f->deq + 16 * sc[j], xb + j / 2 * B, &quads[j / 4], j % 4, &d[j]);
 	}
 	T46_STEP(d, 1)
 	T46_STEP(d, 2)
@@ -182,21 +284,38 @@ static inline __attribute__((always_inline)) void group_errors_46_as(const struc
 		memcpy(&e, &largest, sizeof e);
 	else
 		e = acc;
-	for (unsigned j = 0; j < chains; j++)
-		err[j] = e[j];
+	if (chains < 16) {
+		for (unsigned j = 0; j < chains; j++)
+			err[j] = e[j];
+		return (1u << (chains + 1) / 2) - 1;
+	}
+	f32x16 e6 = __builtin_shufflevector(e, e, 0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14);
+	f32x16 e4 = __builtin_shufflevector(e, e, 1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15);
+	s32x16 four = e4 < e6, nan = e != e; /* lanes 2 i and 2 i + 1: block i's */
+	u32x16 pick;
+	memcpy(&pick, &four, sizeof pick);
+	PICK_46(0);
+	PICK_46(1);
+	PICK_46(2);
+	PICK_46(3);
+	unsigned again = 0;
+	for (unsigned i = 0; i < 8; i++) {
+		sb[i] = sc[2 * i + (pick[2 * i] & 1u)];
+		again |= (unsigned)((nan[2 * i] | nan[2 * i + 1]) != 0 || raw[i] > F32_INF) << i;
+	}
+	return again;
 }
 
-/* group_errors_46_as with the choice a constant in each. */
-QUANT_CLONES static void group_errors_46(const struct nvfp4 *q, const struct four_six *f,
-					 enum fpref_nvfp4_choice choice, const uint32_t *xb, const uint8_t *c,
-					 const uint8_t *sc, size_t chains, float *err)
+/* group_46_as with the choice a constant in each. */
+QUANT_CLONES static unsigned group_46(const struct four_six *f, enum fpref_nvfp4_choice choice, const uint32_t *xb,
+				      const uint8_t *c, const uint8_t *sc, size_t chains, const uint32_t *raw,
+				      uint8_t *cb, uint8_t *sb, float *err)
 {
 	if (choice == FPREF_NVFP4_ABS_MAX)
-		group_errors_46_as(q, f, FPREF_NVFP4_ABS_MAX, xb, c, sc, chains, err);
-	else if (choice == FPREF_NVFP4_MAE)
-		group_errors_46_as(q, f, FPREF_NVFP4_MAE, xb, c, sc, chains, err);
-	else
-		group_errors_46_as(q, f, FPREF_NVFP4_MSE, xb, c, sc, chains, err);
+		return group_46_as(f, FPREF_NVFP4_ABS_MAX, xb, c, sc, chains, raw, cb, sb, err);
+	if (choice == FPREF_NVFP4_MAE)
+		return group_46_as(f, FPREF_NVFP4_MAE, xb, c, sc, chains, raw, cb, sb, err);
+	return group_46_as(f, FPREF_NVFP4_MSE, xb, c, sc, chains, raw, cb, sb, err);
 }
 
 /* Block blk (its m elements at idx, its amax as bits amax) by the element
@@ -219,27 +338,26 @@ static void band_46_flat(struct nvfp4 *q, const struct fpref_nvfp4_params *p, co
 	const size_t B = FPREF_NVFP4_BLOCK, first = r0 * cols / B;
 	const uint32_t *xb = x + r0 * cols;
 	uint8_t *cb = codes + r0 * cols;
-	for (size_t i = 0; i < nb; i++) {
-		if (i * B < b->ahead) /* the next band's line toward the cache (band_elements, scale_nvfp4_bulk.c) */
-			__builtin_prefetch(xb + (nb + i) * B, 0, 2);
-		bool nan = scaled_46(q, xb + i * B, B, f->scale[f->sc[2 * i]], f->y + 2 * i * B);
-		nan = scaled_46(q, xb + i * B, B, f->scale[f->sc[2 * i + 1]], f->y + 2 * i * B + B) || nan;
-		f->raw[i] = nan ? 0xFFFFFFFFu : b->amax[i];
-	}
+	scaled_46_blocks(q, f, xb, nb, b->ahead, b->amax, f->raw, f->y);
 	fpref_emu_convert_array(b->sink->c, f->y, f->c, 2 * nb * B, NULL, 0);
-	for (size_t j = 0; j < 2 * nb; j += 16) /* sixteen chains: eight blocks' two candidates */
-		group_errors_46(q, f, p->choice, xb + j / 2 * B, f->c + j * B, f->sc + j, 2 * nb - j < 16 ? 2 * nb - j : 16,
-				f->err + j);
-	for (size_t i = 0; i < nb; i++) {
-		float e6 = f->err[2 * i], e4 = f->err[2 * i + 1];
-		if (f->raw[i] > F32_INF || quant_is_nan(quant_bits(e6)) || quant_is_nan(quant_bits(e4))) {
-			size_t idx[FPREF_NVFP4_BLOCK], m = fpref_emu_nvfp4_block_members(p, rows, cols, first + i, idx);
-			element_block_46(q, p, b->amax[i], x, rows, cols, first + i, idx, m, scales, codes);
-			continue;
+	for (size_t j = 0; j < 2 * nb; j += 16) { /* sixteen chains: eight blocks' two candidates */
+		size_t g = j / 2; /* the group's first block */
+		unsigned again = group_46(f, p->choice, xb + g * B, f->c + j * B, f->sc + j, 2 * nb - j < 16 ? 2 * nb - j : 16,
+					  f->raw + g, cb + g * B, scales + first + g, f->err + j);
+		for (size_t i = g; again; i++, again >>= 1) {
+			if (!(again & 1u))
+				continue;
+			float e6 = f->err[2 * i], e4 = f->err[2 * i + 1];
+			if (2 * nb - j >= 16 || f->raw[i] > F32_INF || quant_is_nan(quant_bits(e6)) ||
+			    quant_is_nan(quant_bits(e4))) {
+				size_t idx[FPREF_NVFP4_BLOCK], m = fpref_emu_nvfp4_block_members(p, rows, cols, first + i, idx);
+				element_block_46(q, p, b->amax[i], x, rows, cols, first + i, idx, m, scales, codes);
+				continue;
+			}
+			bool four = e4 < e6; /* ties keep 6 */
+			scales[first + i] = f->sc[2 * i + (four ? 1 : 0)];
+			memcpy(cb + i * B, f->c + (2 * i + (four ? 1 : 0)) * B, B);
 		}
-		bool four = e4 < e6; /* ties keep 6 */
-		scales[first + i] = f->sc[2 * i + (four ? 1 : 0)];
-		memcpy(cb + i * B, f->c + (2 * i + (four ? 1 : 0)) * B, B);
 	}
 }
 

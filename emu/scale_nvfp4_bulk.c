@@ -175,14 +175,16 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		f.raw = malloc(band_blocks * sizeof *f.raw);
 		f.sc = malloc(2 * band_blocks);
 		f.y = malloc(2 * band_elements_max * sizeof *f.y);
-		f.c = malloc(2 * band_elements_max);
+		f.c = calloc(2 * band_elements_max + 16 * FPREF_NVFP4_BLOCK, 1); /* group_errors_46 reads 16 chains */
 		f.idx = malloc(band_elements_max * sizeof *f.idx);
-		if (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0) /* rows of whole blocks */
+		if (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0) { /* rows of whole blocks */
 			f.err = malloc(2 * band_blocks * sizeof *f.err);
+			f.deq = malloc(256 * 16 * sizeof *f.deq);
+		}
 	}
 	if (!b.amax || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes) ||
 	    (four_six && (!f.hp || !f.raw || !f.sc || !f.y || !f.c || !f.idx ||
-			  (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0 && !f.err)))) {
+			  (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0 && (!f.err || !f.deq))))) {
 		bulk_free(&b);
 		fpref_emu_nvfp4_four_six_free(&f);
 		free(rht);
@@ -231,6 +233,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 			fpref_emu_convert(&q.e2m1, c, &q.a.f32, &q.a.env, 0, &v, &flags);
 			f.value[c] = (uint32_t)v;
 		}
+		fpref_emu_nvfp4_four_six_dequant(&q, &f);
 	}
 	for (size_t r0 = 0; r0 < rows; r0 += step) {
 		size_t r1 = r0 + step < rows ? r0 + step : rows;
