@@ -107,7 +107,7 @@ const char *fpref_emu_converter_path(const struct fpref_emu_converter *c)
 	if (c->path != PATH_VECTOR)
 		return c->path == PATH_TABLE ? "table" : "generic";
 	if (c->in_bytes != 2)
-		return c->in_bytes == 4 ? "fp32-vector" : "fp64-vector";
+		return c->in_bytes == 4 ? "fp32-vector" : c->plan.host_f32 ? "fp64-host-vector" : "fp64-vector";
 	return c->from.man_bits == 10 ? "fp16-vector" : c->from.man_bits == 7 ? "bf16-vector" : "16-bit-vector";
 }
 

@@ -54,7 +54,12 @@ struct fpref_emu_converter;
 struct fpref_emu_converter *fpref_emu_converter_new(const struct fpref_format *from, const struct fpref_format *to,
 						    const struct fpref_env *env);
 void fpref_emu_converter_free(struct fpref_emu_converter *c);
-/* Which path the converter takes: "table", "fp32-vector" or "generic". */
+/* Which path the converter takes: "table", "generic", or a vector path
+ * named by its source ("fp32-vector", "fp64-vector", "fp16-vector",
+ * "bf16-vector", "16-bit-vector"); "fp64-host-vector": FP64 to FP32 under
+ * rne with overflow to inf, the host's conversion where no flags are asked
+ * and the FPU rounds to nearest, keeps subnormals and traps nothing, else
+ * the fp64-vector lanes. */
 const char *fpref_emu_converter_path(const struct fpref_emu_converter *c);
 /* The instruction set the fp32-vector path runs on: "avx512" (F, BW and
  * VL), "avx2" or "base" (x86-64's, or the machine's own elsewhere); the

@@ -328,7 +328,8 @@ START_TEST(fp64_to_fp32_host)
 			envs[1].overflow = FPREF_OVERFLOW_SAT;
 			envs[2].rounding = FPREF_RTZ;
 			for (size_t k = 0; k < 3; k++)
-				compared += against_core(&f64, &f32, &envs[k], x + at, n - at - 8 * at, "fp64-vector");
+				compared += against_core(&f64, &f32, &envs[k], x + at, n - at - 8 * at,
+							 k == 0 ? "fp64-host-vector" : "fp64-vector");
 		}
 		if (state == 1)
 			fesetround(FE_TONEAREST);
