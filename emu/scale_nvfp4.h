@@ -104,11 +104,16 @@ struct four_six {
 	uint32_t *hp, *y, *raw, value[16], scale[256], six_m; /* value: E2M1's codes; scale: E4M3's */
 	uint8_t *sc, *c;
 	size_t *idx;
-	/* rows of whole blocks of 16 (band_46_flat): each chain's error, and
-	 * fpref_emu_nvfp4_dequant_46 of each E4M3 code c's scale and E2M1
-	 * code k at deq[16 c + k] (fpref_emu_nvfp4_four_six_dequant); NULL
+	/* rows of whole blocks of 16 (band_46_flat): each chain's error; NULL
 	 * otherwise */
-	float *err, *deq;
+	float *err;
+	/* otherwise: the band's values gathered block after block, and each
+	 * block's member count */
+	uint32_t *xg;
+	size_t *members;
+	/* fpref_emu_nvfp4_dequant_46 of each E4M3 code c's scale and E2M1 code
+	 * k at deq[16 c + k] (fpref_emu_nvfp4_four_six_dequant) */
+	float *deq;
 };
 
 typedef float f32x16 __attribute__((vector_size(64)));

@@ -30,6 +30,8 @@ void fpref_emu_nvfp4_four_six_free(struct four_six *f)
 	free(f->sc);
 	free(f->c);
 	free(f->idx);
+	free(f->xg);
+	free(f->members);
 }
 
 /* deq: fpref_emu_nvfp4_dequant_46's steps, as differences_46 takes them, for
@@ -110,43 +112,58 @@ QUANT_CLONES static void scaled_46_blocks(const struct nvfp4 *q, const struct fo
 	}
 }
 
-/* The differences fpref_emu_nvfp4_dequant_46(c[i], s) - xs[i] of a block's m elements. */
-QUANT_CLONES static void differences_46(const struct nvfp4 *q, const uint32_t *value, uint32_t six_m,
-					const uint32_t *restrict xs, const uint8_t *restrict c, size_t m, uint32_t s,
-					float *restrict d)
+/* Both candidates' errors over a block's m elements (xs gathered; codes c6
+ * and c4 under the scale codes s6 and s4), each difference
+ * fpref_emu_nvfp4_dequant_46(c, s) - x (the deq table's value less x),
+ * summed from +0 in order of the elements or its largest magnitude taken,
+ * the two chains side by side; false where either error is NaN (a NaN
+ * difference makes its chain's: a sum's NaN stays, and a NaN's magnitude as
+ * bits is above every other). */
+static inline __attribute__((always_inline)) bool host_errors_46_as(enum fpref_nvfp4_choice choice, const float *deq,
+								     const uint32_t *restrict xs,
+								     const uint8_t *restrict c6,
+								     const uint8_t *restrict c4, size_t m, uint8_t s6,
+								     uint8_t s4, float *e6, float *e4)
 {
-	float sf = quant_f32(s), t = quant_f32(q->T), sm = quant_f32(six_m);
+	const float *d6 = deq + 16 * s6, *d4 = deq + 16 * s4;
+	float a6 = 0.0f, a4 = 0.0f;
+	uint32_t l6 = 0, l4 = 0;
 	for (size_t i = 0; i < m; i++) {
-		float v = quant_f32(value[c[i] & 15u]);
-		float vs = v * sf;
-		float vst = vs * t;
-		float deq = vst / sm;
-		d[i] = deq - quant_f32(xs[i]);
-	}
-}
-
-/* A candidate's error over the block's m elements (xs gathered, codes c),
- * scale s: false where a NaN arises. */
-static bool host_error_46(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, const struct four_six *f,
-			  const uint32_t *xs, const uint8_t *c, size_t m, uint32_t s, float *err)
-{
-	float diff[MAX_BLOCK], acc = 0.0f;
-	uint32_t largest = 0;
-	differences_46(q, f->value, f->six_m, xs, c, m, s, diff);
-	for (size_t i = 0; i < m; i++) {
-		float d = diff[i];
-		uint32_t mag = quant_bits(d) & F32_ABS_MASK;
-		if (mag > F32_INF)
-			return false;
-		if (p->choice == FPREF_NVFP4_ABS_MAX) {
-			largest = mag > largest ? mag : largest;
+		float x = quant_f32(xs[i]);
+		float t6 = d6[c6[i] & 15u] - x;
+		float t4 = d4[c4[i] & 15u] - x;
+		uint32_t g6 = quant_bits(t6) & F32_ABS_MASK, g4 = quant_bits(t4) & F32_ABS_MASK;
+		if (choice == FPREF_NVFP4_ABS_MAX) {
+			l6 = g6 > l6 ? g6 : l6;
+			l4 = g4 > l4 ? g4 : l4;
 			continue;
 		}
-		float term = p->choice == FPREF_NVFP4_MAE ? quant_f32(mag) : d * d;
-		acc = acc + term;
+		float u6, u4;
+		if (choice == FPREF_NVFP4_MAE) {
+			u6 = quant_f32(g6);
+			u4 = quant_f32(g4);
+		} else {
+			u6 = t6 * t6;
+			u4 = t4 * t4;
+		}
+		a6 = a6 + u6;
+		a4 = a4 + u4;
 	}
-	*err = p->choice == FPREF_NVFP4_ABS_MAX ? quant_f32(largest) : acc;
-	return !quant_is_nan(quant_bits(*err));
+	*e6 = choice == FPREF_NVFP4_ABS_MAX ? quant_f32(l6) : a6;
+	*e4 = choice == FPREF_NVFP4_ABS_MAX ? quant_f32(l4) : a4;
+	return !quant_is_nan(quant_bits(*e6)) && !quant_is_nan(quant_bits(*e4));
+}
+
+/* host_errors_46_as with the choice a constant in each. */
+QUANT_CLONES static bool host_errors_46(enum fpref_nvfp4_choice choice, const float *deq, const uint32_t *xs,
+					const uint8_t *c6, const uint8_t *c4, size_t m, uint8_t s6, uint8_t s4, float *e6,
+					float *e4)
+{
+	if (choice == FPREF_NVFP4_ABS_MAX)
+		return host_errors_46_as(FPREF_NVFP4_ABS_MAX, deq, xs, c6, c4, m, s6, s4, e6, e4);
+	if (choice == FPREF_NVFP4_MAE)
+		return host_errors_46_as(FPREF_NVFP4_MAE, deq, xs, c6, c4, m, s6, s4, e6, e4);
+	return host_errors_46_as(FPREF_NVFP4_MSE, deq, xs, c6, c4, m, s6, s4, e6, e4);
 }
 
 /* differences_46 of one block of 16 into *diff, element k in lane k;
@@ -232,7 +249,7 @@ typedef int32_t s32x16 __attribute__((vector_size(64)));
 /* Errors of chains 2i (6's) and 2i + 1 (4's) of eight blocks of 16 at xb
  * (chains past `chains` zero): each chain's differences in a register,
  * transposed so that element k of every chain shares a register, then
- * host_error_46's sums and maxima in order of the elements, sixteen
+ * host_errors_46's sums and maxima in order of the elements, sixteen
  * chains in the lanes of a vector.  A NaN difference makes the error NaN:
  * a sum's NaN stays, and a NaN's magnitude as bits is above every other.
  * With all sixteen chains, each block's codes (to cb) and scale code (to
@@ -406,29 +423,30 @@ void fpref_emu_nvfp4_band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p
 		band_46_flat(q, p, b, f, x, rows, cols, r0, nb, codes, scales);
 		return;
 	}
-	/* both candidates' scaled values, block after block, and their codes */
+	/* both candidates' scaled values, block after block, and their codes;
+	 * each block's members and gathered values kept for its errors */
 	size_t at = 0;
-	uint32_t xs[MAX_BLOCK];
 	for (size_t i = 0; i < nb; i++) {
 		size_t m = fpref_emu_nvfp4_block_members(p, rows, cols, first + i, f->idx + at);
+		uint32_t *xs = f->xg + at;
 		for (size_t k = 0; k < m; k++)
 			xs[k] = x[f->idx[at + k]];
 		bool nan = scaled_46(q, xs, m, f->scale[f->sc[2 * i]], f->y + 2 * at);
 		nan = scaled_46(q, xs, m, f->scale[f->sc[2 * i + 1]], f->y + 2 * at + m) || nan;
 		f->raw[i] = nan ? 0xFFFFFFFFu : b->amax[i]; /* above inf: the element path's block */
+		f->members[i] = m;
 		at += m;
 	}
 	fpref_emu_convert_array(b->sink->c, f->y, f->c, 2 * at, NULL, 0);
 	at = 0;
 	for (size_t i = 0; i < nb; i++) {
-		size_t m = fpref_emu_nvfp4_block_members(p, rows, cols, first + i, f->idx + at), *idx = f->idx + at;
-		for (size_t k = 0; k < m; k++)
-			xs[k] = x[idx[k]];
+		size_t m = f->members[i], *idx = f->idx + at;
+		const uint32_t *xs = f->xg + at;
 		float e6 = 0, e4 = 0;
 		const uint8_t *c6 = f->c + 2 * at, *c4 = c6 + m;
 		at += m;
-		if (f->raw[i] > F32_INF || !host_error_46(q, p, f, xs, c6, m, f->scale[f->sc[2 * i]], &e6) ||
-		    !host_error_46(q, p, f, xs, c4, m, f->scale[f->sc[2 * i + 1]], &e4)) {
+		if (f->raw[i] > F32_INF ||
+		    !host_errors_46(p->choice, f->deq, xs, c6, c4, m, f->sc[2 * i], f->sc[2 * i + 1], &e6, &e4)) {
 			element_block_46(q, p, b->amax[i], x, rows, cols, first + i, idx, m, scales, codes);
 			continue;
 		}
