@@ -112,7 +112,7 @@ struct four_six {
 	uint32_t *xg;
 	size_t *members;
 	/* fpref_emu_nvfp4_dequant_46 of each E4M3 code c's scale and E2M1 code
-	 * k at deq[16 c + k] (fpref_emu_nvfp4_four_six_dequant) */
+	 * k at deq[16 c + k] (fpref_emu_nvfp4_four_six_tables) */
 	float *deq;
 };
 
@@ -142,7 +142,7 @@ uint32_t fpref_emu_nvfp4_nan_block_amax(const struct nvfp4 *q, const struct fpre
 			       size_t origin, size_t rows, size_t cols, size_t b);
 /* From Four Over Six in bulk (scale_nvfp4_46.c). */
 void fpref_emu_nvfp4_four_six_free(struct four_six *f);
-void fpref_emu_nvfp4_four_six_dequant(const struct nvfp4 *q, struct four_six *f);
+void fpref_emu_nvfp4_four_six_tables(const struct nvfp4 *q, struct four_six *f);
 void fpref_emu_nvfp4_band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b,
 			     struct four_six *f, const uint32_t *x, size_t rows, size_t cols, size_t r0, size_t r1,
 			     uint8_t *codes, uint8_t *scales);

@@ -34,11 +34,21 @@ void fpref_emu_nvfp4_four_six_free(struct four_six *f)
 	free(f->members);
 }
 
-/* deq: fpref_emu_nvfp4_dequant_46's steps, as differences_46 takes them, for
- * every scale code and element code, made once a tensor (a lookup a
- * block, not a division). */
-void fpref_emu_nvfp4_four_six_dequant(const struct nvfp4 *q, struct four_six *f)
+/* Once a tensor (q->T made): 6 M, each E4M3 code's scale and each E2M1
+ * code's value by the emulator, then deq, fpref_emu_nvfp4_dequant_46's
+ * steps by the host for every scale code and element code (a lookup a
+ * block and element, not a division). */
+void fpref_emu_nvfp4_four_six_tables(const struct nvfp4 *q, struct four_six *f)
 {
+	f->six_m = f32_op(&q->a, FPREF_OP_MUL, F32_SIX, q->bound);
+	for (unsigned c = 0; c < 256; c++)
+		f->scale[c] = fpref_emu_nvfp4_e4m3_value(q, (uint8_t)c);
+	for (unsigned c = 0; c < 16; c++) {
+		uint64_t v = 0;
+		unsigned flags = 0;
+		fpref_emu_convert(&q->e2m1, c, &q->a.f32, &q->a.env, 0, &v, &flags);
+		f->value[c] = (uint32_t)v;
+	}
 	float t = quant_f32(q->T), sm = quant_f32(f->six_m);
 	for (unsigned c = 0; f->deq && c < 256; c++)
 		for (unsigned k = 0; k < 16; k++) {
@@ -104,9 +114,10 @@ QUANT_CLONES static void scaled_46_blocks(const struct nvfp4 *q, const struct fo
 	uint32_t any = 0;
 	for (unsigned k = 0; k < 16; k++)
 		any |= nan[k];
-	for (size_t i = 0; i < nb; i++) {
+	memcpy(raw, amax, nb * sizeof *raw);
+	for (size_t i = 0; any && i < nb; i++) {
 		bool here = false;
-		for (size_t k = 0; any && k < 2 * B; k++)
+		for (size_t k = 0; k < 2 * B; k++)
 			here = here || quant_is_nan(y[2 * i * B + k]);
 		raw[i] = here ? 0xFFFFFFFFu : amax[i];
 	}

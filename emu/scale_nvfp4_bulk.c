@@ -226,18 +226,8 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	for (unsigned c = 0; c < 256; c++)
 		b.factor[c] = fpref_emu_nvfp4_element_factor(&q, (uint8_t)c, &b.divide);
 	b.sink->minus_zero_to_plus = q.row->minus_zero_to_plus;
-	if (four_six) {
-		f.six_m = f32_op(&q.a, FPREF_OP_MUL, F32_SIX, q.bound);
-		for (unsigned c = 0; c < 256; c++)
-			f.scale[c] = fpref_emu_nvfp4_e4m3_value(&q, (uint8_t)c);
-		for (unsigned c = 0; c < 16; c++) {
-			uint64_t v = 0;
-			unsigned flags = 0;
-			fpref_emu_convert(&q.e2m1, c, &q.a.f32, &q.a.env, 0, &v, &flags);
-			f.value[c] = (uint32_t)v;
-		}
-		fpref_emu_nvfp4_four_six_dequant(&q, &f);
-	}
+	if (four_six)
+		fpref_emu_nvfp4_four_six_tables(&q, &f);
 	for (size_t r0 = 0; r0 < rows; r0 += step) {
 		size_t r1 = r0 + step < rows ? r0 + step : rows;
 		if (banded) { /* the band's elements alone in rht, their NaN stretches flushed with them */

@@ -16,6 +16,7 @@
 #include "testutil.h"
 #include "fpref_emu_scale_mx.h"
 #include "quant_lanes.h"
+#include "scale_nvfp4.h"
 
 #define F32_NAN 0x7FC00000u
 #define F32_INF 0x7F800000u
@@ -354,6 +355,46 @@ START_TEST(nvfp4_four_over_six_near_ties)
 }
 END_TEST
 
+/* Four Over Six's table of dequantised values (fpref_emu_nvfp4_four_six_tables:
+ * the host's FP32 steps), which both bulk paths' errors read, against the
+ * element path's fpref_emu_nvfp4_dequant_46 (the emulator's): every scale
+ * code and element code, both bounds, tensor scales from +0 and the least
+ * subnormal to FLT_MAX and inf; the same bits, or both NaN (a NaN error
+ * sends its block to the element path). */
+START_TEST(nvfp4_four_six_table)
+{
+	static const uint32_t tensor[] = { 0x00000000u, 0x00000001u, 0x00800000u, 0x3DCCCCCDu, 0x3F800000u,
+					   0x40C00000u, 0x4E6E6B28u, 0x7F7FFFFFu, 0x7F800000u };
+	char err[256];
+	for (int bound = 0; bound < 2; bound++)
+		for (size_t t = 0; t < sizeof tensor / sizeof tensor[0]; t++) {
+			struct fpref_nvfp4_params p;
+			memset(&p, 0, sizeof p);
+			p.recipe = FPREF_NVFP4_FOUR_OVER_SIX;
+			p.scale_bound = bound ? 448 : 0;
+			struct nvfp4 q;
+			ck_assert_int_eq(fpref_emu_nvfp4_init(&q, &p, 16, 16, err, sizeof err), 0);
+			ck_assert(!q.a.host); /* the element path's steps by the emulator, not the host */
+			q.T = tensor[t];
+			struct four_six f;
+			memset(&f, 0, sizeof f);
+			f.deq = malloc(256 * 16 * sizeof *f.deq);
+			ck_assert_ptr_nonnull(f.deq);
+			fpref_emu_nvfp4_four_six_tables(&q, &f);
+			for (unsigned c = 0; c < 256; c++)
+				for (unsigned k = 0; k < 16; k++) {
+					uint32_t got = quant_bits(f.deq[16 * c + k]);
+					uint32_t want = fpref_emu_nvfp4_dequant_46(&q, (uint8_t)k, f.scale[c]);
+					ck_assert_msg(got == want || (quant_is_nan(got) && quant_is_nan(want)),
+						      "bound %s, T 0x%08X, scale code 0x%02X, element code %u: table 0x%08X, "
+						      "the element path's 0x%08X",
+						      bound ? "448" : "256", tensor[t], c, k, got, want);
+				}
+			fpref_emu_nvfp4_four_six_free(&f);
+		}
+}
+END_TEST
+
 /* Dequantised values that overflow to +-inf in one group of 16: the
  * transform's inverse sums inf and -inf, whose NaN the host gives
  * negative (x86's default NaN) and the emulator its own; the bulk path must
@@ -676,6 +717,7 @@ int main(void)
 	tcase_add_test(nv, nvfp4_rht_tensor_maxima);
 	tcase_add_test(nv, nvfp4_rht_skip_margin);
 	tcase_add_test(nv, nvfp4_four_over_six_near_ties);
+	tcase_add_test(nv, nvfp4_four_six_table);
 	tcase_add_test(nv, stretch_maxima_each_lane);
 	suite_add_tcase(s, nv);
 	TCase *fp8 = tcase_create("fp8");
