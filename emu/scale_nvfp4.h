@@ -104,10 +104,10 @@ struct four_six {
 	uint32_t *hp, *y, *raw, value[16], scale[256], six_m; /* value: E2M1's codes; scale: E4M3's */
 	uint8_t *sc, *c;
 	size_t *idx;
-	/* rows of whole blocks of 16 (band_46_flat): each chain's error; NULL
-	 * otherwise */
+	/* rows of whole blocks of 16, and bands of 16 whole rows of 16x16
+	 * blocks (band_46_rows): each chain's error; NULL otherwise */
 	float *err;
-	/* otherwise: the band's values gathered block after block, and each
+	/* other bands: their values gathered block after block, and each
 	 * block's member count */
 	uint32_t *xg;
 	size_t *members;

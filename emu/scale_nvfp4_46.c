@@ -4,10 +4,11 @@
  * ((x * 6) * M) / (T s_b) for both by the host and rounded to E2M1 by the
  * converter; each block's errors by the host in the element path's order
  * (fpref_emu_nvfp4_dequant_46's steps, a difference, a running sum from +0 or the largest
- * magnitude, each a statement of its own: no contraction; in rows of whole
- * blocks the dequantised values come from a table of every scale code and
- * element code made once a tensor by the same steps), the smaller kept,
- * eight blocks at a time in vectors.  A block whose amax, scales, scaled values or differences hold a
+ * magnitude, each a statement of its own: no contraction; the dequantised
+ * values from a table of every scale code and element code made once a
+ * tensor by the same steps), the smaller kept; in rows of whole blocks and
+ * bands of 16 whole rows of 16x16 blocks, eight blocks at a time in
+ * vectors.  A block whose amax, scales, scaled values or differences hold a
  * NaN is the element path's (fpref_emu_nvfp4_block_46).  (Four Over Six has no stochastic
  * rounding: its recipe row refuses it.) */
 #include <stdio.h>
@@ -80,13 +81,10 @@ QUANT_CLONES static bool scaled_46(const struct nvfp4 *q, const uint32_t *restri
 
 /* scaled_46 of nb whole blocks of 16 at xb for both candidates, block i's
  * into y + 32 i (6's scale, code sc[2 i]) and y + 32 i + 16 (4's): a
- * vector a block, not a call a block and candidate.  raw[i] = amax[i], or
- * above inf where a value of block i is NaN (sought block by block only
- * where the band holds one).  ahead: as band_elements' (scale_nvfp4_bulk.c). */
-QUANT_CLONES static void scaled_46_blocks(const struct nvfp4 *q, const struct four_six *f,
-					  const uint32_t *restrict xb, size_t nb, size_t ahead,
-					  const uint32_t *restrict amax, uint32_t *restrict raw,
-					  uint32_t *restrict y)
+ * vector a block, not a call a block and candidate; whether a value is
+ * NaN.  ahead: as band_elements' (scale_nvfp4_bulk.c). */
+QUANT_CLONES static bool scaled_46_blocks(const struct nvfp4 *q, const struct four_six *f,
+					  const uint32_t *restrict xb, size_t nb, size_t ahead, uint32_t *restrict y)
 {
 	const size_t B = FPREF_NVFP4_BLOCK;
 	const float T = quant_f32(q->T), bound = quant_f32(q->bound);
@@ -114,13 +112,7 @@ QUANT_CLONES static void scaled_46_blocks(const struct nvfp4 *q, const struct fo
 	uint32_t any = 0;
 	for (unsigned k = 0; k < 16; k++)
 		any |= nan[k];
-	memcpy(raw, amax, nb * sizeof *raw);
-	for (size_t i = 0; any && i < nb; i++) {
-		bool here = false;
-		for (size_t k = 0; k < 2 * B; k++)
-			here = here || quant_is_nan(y[2 * i * B + k]);
-		raw[i] = here ? 0xFFFFFFFFu : amax[i];
-	}
+	return any != 0;
 }
 
 /* Both candidates' errors over a block's m elements (xs gathered; codes c6
@@ -244,9 +236,9 @@ static inline __attribute__((always_inline)) void differences_46_block(const flo
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
 typedef int32_t s32x16 __attribute__((vector_size(64)));
 
-/* Blocks 2 t and 2 t + 1 of a group (their chains' codes quads[t]): each
- * one's 16 codes of the candidate that four (lanes 4 t and 4 t + 2) picks,
- * to cb. */
+/* Blocks 2 t and 2 t + 1 of a group (their chains' codes of a row,
+ * quads[t]): each one's 16 codes of the candidate that four (lanes 4 t and
+ * 4 t + 2) picks, to cb. */
 #define PICK_46(t)                                                                                            \
 	do {                                                                                                  \
 		u32x8 six_ = __builtin_shufflevector(quads[t], quads[t], 0, 1, 2, 3, 8, 9, 10, 11);           \
@@ -257,55 +249,70 @@ typedef int32_t s32x16 __attribute__((vector_size(64)));
 		memcpy(cb + 32 * (t), &r_, sizeof r_);                                                        \
 	} while (0)
 
-/* Errors of chains 2i (6's) and 2i + 1 (4's) of eight blocks of 16 at xb
- * (chains past `chains` zero): each chain's differences in a register,
- * transposed so that element k of every chain shares a register, then
- * host_errors_46's sums and maxima in order of the elements, sixteen
- * chains in the lanes of a vector.  A NaN difference makes the error NaN:
- * a sum's NaN stays, and a NaN's magnitude as bits is above every other.
- * With all sixteen chains, each block's codes (to cb) and scale code (to
- * sb) are then its candidate's of the smaller error, ties keeping 6's, and
- * the result has a bit for each block the caller must make again (a NaN
- * error, or raw above inf); with fewer, the errors go to err and every
- * block is the caller's. */
+/* A band's layout for group_46: nb blocks of `rows` rows of 16 (1: rows
+ * of whole blocks; 16: 16x16 blocks), block g's row r at x + r stride + 16
+ * g, its codes to codes + r stride + 16 g; each row r of the band's chains
+ * (2 g for 6's, 2 g + 1 for 4's) side by side in the converter's output, 16
+ * codes each, from c + 16 (2 nb r + chain). */
+struct band_46 {
+	const uint32_t *x;
+	const uint8_t *c;
+	uint8_t *codes;
+	size_t nb, rows, stride;
+};
+
+/* Errors of chains 2i (6's) and 2i + 1 (4's) of eight blocks from block g0
+ * of the band (chains past `chains` zero): for each row of the blocks in
+ * turn, each chain's differences in a register, transposed so that element
+ * k of every chain shares a register, then host_errors_46's sums and maxima
+ * in order of the elements, sixteen chains in the lanes of a vector.  A NaN
+ * difference makes the error NaN: a sum's NaN stays, and a NaN's magnitude
+ * as bits is above every other.  With all sixteen chains, each block's
+ * codes and scale code (to sb) are then its candidate's of the smaller
+ * error, ties keeping 6's, and the result has a bit for each block the
+ * caller must make again (a NaN error, or raw above inf); with fewer, the
+ * errors go to err and every block is the caller's. */
 static inline __attribute__((always_inline)) unsigned group_46_as(const struct four_six *f,
-								   enum fpref_nvfp4_choice choice, const uint32_t *xb,
-								   const uint8_t *c, const uint8_t *sc, size_t chains,
-								   const uint32_t *raw, uint8_t *cb, uint8_t *sb,
+								   enum fpref_nvfp4_choice choice, size_t rows,
+								   const struct band_46 *w, size_t g0, size_t chains,
+								   const uint8_t *sc, const uint32_t *raw, uint8_t *sb,
 								   float *err)
 {
 	const size_t B = FPREF_NVFP4_BLOCK;
-	f32x16 d[16];
-	u32x16 quads[4]; /* the codes of chains 4i to 4i + 3 (f->c has room for 16 chains past the last) */
-	memcpy(quads, c, sizeof quads);
-	_Pragma("GCC unroll 16") for (unsigned j = 0; j < 16; j++)
-	{
-		d[j] = (f32x16){ 0 };
-		if (j < chains)
-			differences_46_block(f->deq + 16 * sc[j], xb + j / 2 * B, &quads[j / 4], j % 4, &d[j]);
-	}
-	T46_STEP(d, 1)
-	T46_STEP(d, 2)
-	T46_STEP(d, 4)
-	T46_STEP(d, 8)
 	f32x16 acc = { 0 };
 	u32x16 largest = { 0 };
-	_Pragma("GCC unroll 16") for (unsigned k = 0; k < 16; k++)
-	{
-		u32x16 mag;
-		memcpy(&mag, &d[k], sizeof mag);
-		mag &= F32_ABS_MASK;
-		if (choice == FPREF_NVFP4_ABS_MAX) {
-			for (unsigned j = 0; j < 16; j++) /* a lane's maximum: one instruction where vectorised */
-				largest[j] = mag[j] > largest[j] ? mag[j] : largest[j];
-			continue;
+	for (size_t r = 0; r < rows; r++) {
+		f32x16 d[16];
+		u32x16 quads[4]; /* the codes of chains 4i to 4i + 3 (f->c has room for 16 chains past the last) */
+		memcpy(quads, w->c + B * (2 * w->nb * r + 2 * g0), sizeof quads);
+		const uint32_t *xr = w->x + r * w->stride + g0 * B;
+		_Pragma("GCC unroll 16") for (unsigned j = 0; j < 16; j++)
+		{
+			d[j] = (f32x16){ 0 };
+			if (j < chains)
+				differences_46_block(f->deq + 16 * sc[j], xr + j / 2 * B, &quads[j / 4], j % 4, &d[j]);
 		}
-		f32x16 term;
-		if (choice == FPREF_NVFP4_MAE)
-			memcpy(&term, &mag, sizeof term);
-		else
-			term = d[k] * d[k];
-		acc = acc + term;
+		T46_STEP(d, 1)
+		T46_STEP(d, 2)
+		T46_STEP(d, 4)
+		T46_STEP(d, 8)
+		_Pragma("GCC unroll 16") for (unsigned k = 0; k < 16; k++)
+		{
+			u32x16 mag;
+			memcpy(&mag, &d[k], sizeof mag);
+			mag &= F32_ABS_MASK;
+			if (choice == FPREF_NVFP4_ABS_MAX) {
+				for (unsigned j = 0; j < 16; j++) /* a lane's maximum: one instruction where vectorised */
+					largest[j] = mag[j] > largest[j] ? mag[j] : largest[j];
+				continue;
+			}
+			f32x16 term;
+			if (choice == FPREF_NVFP4_MAE)
+				memcpy(&term, &mag, sizeof term);
+			else
+				term = d[k] * d[k];
+			acc = acc + term;
+		}
 	}
 	f32x16 e;
 	if (choice == FPREF_NVFP4_ABS_MAX)
@@ -322,10 +329,15 @@ static inline __attribute__((always_inline)) unsigned group_46_as(const struct f
 	s32x16 four = e4 < e6, nan = e != e; /* lanes 2 i and 2 i + 1: block i's */
 	u32x16 pick;
 	memcpy(&pick, &four, sizeof pick);
-	PICK_46(0);
-	PICK_46(1);
-	PICK_46(2);
-	PICK_46(3);
+	for (size_t r = 0; r < rows; r++) {
+		u32x16 quads[4];
+		memcpy(quads, w->c + B * (2 * w->nb * r + 2 * g0), sizeof quads);
+		uint8_t *cb = w->codes + r * w->stride + g0 * B;
+		PICK_46(0);
+		PICK_46(1);
+		PICK_46(2);
+		PICK_46(3);
+	}
 	unsigned again = 0;
 	for (unsigned i = 0; i < 8; i++) {
 		sb[i] = sc[2 * i + (pick[2 * i] & 1u)];
@@ -334,16 +346,23 @@ static inline __attribute__((always_inline)) unsigned group_46_as(const struct f
 	return again;
 }
 
-/* group_46_as with the choice a constant in each. */
-QUANT_CLONES static unsigned group_46(const struct four_six *f, enum fpref_nvfp4_choice choice, const uint32_t *xb,
-				      const uint8_t *c, const uint8_t *sc, size_t chains, const uint32_t *raw,
-				      uint8_t *cb, uint8_t *sb, float *err)
+/* group_46_as with the choice and the rows a constant in each. */
+QUANT_CLONES static unsigned group_46(const struct four_six *f, enum fpref_nvfp4_choice choice,
+				      const struct band_46 *w, size_t g0, size_t chains, const uint8_t *sc,
+				      const uint32_t *raw, uint8_t *sb, float *err)
 {
+	if (w->rows == 1) {
+		if (choice == FPREF_NVFP4_ABS_MAX)
+			return group_46_as(f, FPREF_NVFP4_ABS_MAX, 1, w, g0, chains, sc, raw, sb, err);
+		if (choice == FPREF_NVFP4_MAE)
+			return group_46_as(f, FPREF_NVFP4_MAE, 1, w, g0, chains, sc, raw, sb, err);
+		return group_46_as(f, FPREF_NVFP4_MSE, 1, w, g0, chains, sc, raw, sb, err);
+	}
 	if (choice == FPREF_NVFP4_ABS_MAX)
-		return group_46_as(f, FPREF_NVFP4_ABS_MAX, xb, c, sc, chains, raw, cb, sb, err);
+		return group_46_as(f, FPREF_NVFP4_ABS_MAX, FPREF_NVFP4_BLOCK, w, g0, chains, sc, raw, sb, err);
 	if (choice == FPREF_NVFP4_MAE)
-		return group_46_as(f, FPREF_NVFP4_MAE, xb, c, sc, chains, raw, cb, sb, err);
-	return group_46_as(f, FPREF_NVFP4_MSE, xb, c, sc, chains, raw, cb, sb, err);
+		return group_46_as(f, FPREF_NVFP4_MAE, FPREF_NVFP4_BLOCK, w, g0, chains, sc, raw, sb, err);
+	return group_46_as(f, FPREF_NVFP4_MSE, FPREF_NVFP4_BLOCK, w, g0, chains, sc, raw, sb, err);
 }
 
 /* Block blk (its m elements at idx, its amax as bits amax) by the element
@@ -357,34 +376,43 @@ static void element_block_46(const struct nvfp4 *q, const struct fpref_nvfp4_par
 	fpref_emu_nvfp4_block_46(q, p, x, idx, m, m_b, &scales[blk], codes);
 }
 
-/* band_46 for rows of whole blocks of 16 (1x16): each block's elements
- * side by side in x, no gathering; the same steps. */
-static void band_46_flat(struct nvfp4 *q, const struct fpref_nvfp4_params *p, const struct nvfp4_bulk *b,
+/* band_46 for rows of whole blocks of 16 (1x16), or a band of 16 whole
+ * rows of 16x16 blocks (rows 16): each block's rows side by side in x,
+ * no gathering; the same steps, a row of every block at a time. */
+static void band_46_rows(struct nvfp4 *q, const struct fpref_nvfp4_params *p, const struct nvfp4_bulk *b,
 			 struct four_six *f, const uint32_t *x, size_t rows, size_t cols, size_t r0, size_t nb,
-			 uint8_t *codes, uint8_t *scales)
+			 size_t brows, uint8_t *codes, uint8_t *scales)
 {
-	const size_t B = FPREF_NVFP4_BLOCK, first = r0 * cols / B;
-	const uint32_t *xb = x + r0 * cols;
-	uint8_t *cb = codes + r0 * cols;
-	scaled_46_blocks(q, f, xb, nb, b->ahead, b->amax, f->raw, f->y);
-	fpref_emu_convert_array(b->sink->c, f->y, f->c, 2 * nb * B, NULL, 0);
+	const size_t B = FPREF_NVFP4_BLOCK, first = (p->two_d ? r0 / B : r0) * cols / B;
+	const struct band_46 w = { x + r0 * cols, f->c, codes + r0 * cols, nb, brows, cols };
+	bool nan = false;
+	for (size_t r = 0; r < brows; r++)
+		nan = scaled_46_blocks(q, f, w.x + r * cols, nb, r + 1 == brows ? b->ahead : 0, f->y + r * 2 * nb * B) ||
+		      nan;
+	memcpy(f->raw, b->amax, nb * sizeof *f->raw);
+	for (size_t i = 0; nan && i < nb; i++) /* above inf: the element path's block */
+		for (size_t r = 0; r < brows; r++)
+			for (size_t k = 0; k < 2 * B; k++)
+				f->raw[i] = quant_is_nan(f->y[(r * 2 * nb + 2 * i) * B + k]) ? 0xFFFFFFFFu : f->raw[i];
+	fpref_emu_convert_array(b->sink->c, f->y, f->c, 2 * nb * B * brows, NULL, 0);
 	for (size_t j = 0; j < 2 * nb; j += 16) { /* sixteen chains: eight blocks' two candidates */
 		size_t g = j / 2; /* the group's first block */
-		unsigned again = group_46(f, p->choice, xb + g * B, f->c + j * B, f->sc + j, 2 * nb - j < 16 ? 2 * nb - j : 16,
-					  f->raw + g, cb + g * B, scales + first + g, f->err + j);
+		unsigned again = group_46(f, p->choice, &w, g, 2 * nb - j < 16 ? 2 * nb - j : 16, f->sc + j, f->raw + g,
+					  scales + first + g, f->err + j);
 		for (size_t i = g; again; i++, again >>= 1) {
 			if (!(again & 1u))
 				continue;
 			float e6 = f->err[2 * i], e4 = f->err[2 * i + 1];
 			if (2 * nb - j >= 16 || f->raw[i] > F32_INF || quant_is_nan(quant_bits(e6)) ||
 			    quant_is_nan(quant_bits(e4))) {
-				size_t idx[FPREF_NVFP4_BLOCK], m = fpref_emu_nvfp4_block_members(p, rows, cols, first + i, idx);
+				size_t idx[MAX_BLOCK], m = fpref_emu_nvfp4_block_members(p, rows, cols, first + i, idx);
 				element_block_46(q, p, b->amax[i], x, rows, cols, first + i, idx, m, scales, codes);
 				continue;
 			}
-			bool four = e4 < e6; /* ties keep 6 */
-			scales[first + i] = f->sc[2 * i + (four ? 1 : 0)];
-			memcpy(cb + i * B, f->c + (2 * i + (four ? 1 : 0)) * B, B);
+			size_t chain = 2 * i + (e4 < e6 ? 1 : 0); /* ties keep 6 */
+			scales[first + i] = f->sc[chain];
+			for (size_t r = 0; r < brows; r++)
+				memcpy(w.codes + r * cols + i * B, f->c + (2 * nb * r + chain) * B, B);
 		}
 	}
 }
@@ -430,8 +458,8 @@ void fpref_emu_nvfp4_band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p
 	}
 	q->a.host = false;
 	fpref_emu_convert_array(b->scales, f->hp, f->sc, 2 * nb, NULL, 0);
-	if (f->err) {
-		band_46_flat(q, p, b, f, x, rows, cols, r0, nb, codes, scales);
+	if (f->err && (!p->two_d || r1 - r0 == FPREF_NVFP4_BLOCK)) {
+		band_46_rows(q, p, b, f, x, rows, cols, r0, nb, p->two_d ? FPREF_NVFP4_BLOCK : 1, codes, scales);
 		return;
 	}
 	/* both candidates' scaled values, block after block, and their codes;

@@ -178,16 +178,14 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		f.c = calloc(2 * band_elements_max + 16 * FPREF_NVFP4_BLOCK, 1); /* group_errors_46 reads 16 chains */
 		f.idx = malloc(band_elements_max * sizeof *f.idx);
 		f.deq = malloc(256 * 16 * sizeof *f.deq);
-		if (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0) { /* rows of whole blocks */
+		if (cols % FPREF_NVFP4_BLOCK == 0) /* rows of whole blocks, and whole 16x16 blocks' bands */
 			f.err = malloc(2 * band_blocks * sizeof *f.err);
-		} else {
-			f.xg = malloc(band_elements_max * sizeof *f.xg);
-			f.members = malloc(band_blocks * sizeof *f.members);
-		}
+		f.xg = malloc(band_elements_max * sizeof *f.xg);
+		f.members = malloc(band_blocks * sizeof *f.members);
 	}
 	if (!b.amax || !b.sink || !b.scales || fpref_emu_quant_sink_open(b.sink, &q.e2m1, &q.element, codes) ||
 	    (four_six && (!f.hp || !f.raw || !f.sc || !f.y || !f.c || !f.idx || !f.deq ||
-			  (!p->two_d && cols % FPREF_NVFP4_BLOCK == 0 ? !f.err : !f.xg || !f.members)))) {
+			  !f.xg || !f.members || (cols % FPREF_NVFP4_BLOCK == 0 && !f.err)))) {
 		bulk_free(&b);
 		fpref_emu_nvfp4_four_six_free(&f);
 		free(rht);

@@ -314,15 +314,18 @@ static void nvfp4_same_as_element_path(const struct fpref_nvfp4_params *p, const
  * block's elements are multiples of amax / 24 (amax among a few
  * magnitudes), so that both scalings often land on E2M1's grid and the
  * choice turns on equal errors (6 kept) or on the last bit of a step of
- * the error.  Rows of whole blocks (1x16, the flat path), a ragged row
- * and 16x16 blocks; every choice and bound; and a tensor of signed zeros,
+ * the error.  Rows of whole blocks (1x16), a ragged row and 16x16 blocks
+ * (bands of four blocks, of eight and more, of ten, a last band of four
+ * rows); every choice and bound; and a tensor of signed zeros,
  * whose scales are 0 / 0 (the emulator's NaN, not the host's). */
 START_TEST(nvfp4_four_over_six_near_ties)
 {
 	static const struct {
 		size_t rows, cols;
 		bool two_d;
-	} shape[] = { { 64, 256, false }, { 16, 250, false }, { 32, 64, true }, { 5, 48, false }, { 3, 80, false }, { 1, 112, false } };
+	} shape[] = { { 64, 256, false }, { 16, 250, false }, { 32, 64, true },  { 5, 48, false },
+		      { 3, 80, false },	  { 1, 112, false }, { 32, 256, true }, { 16, 160, true },
+		      { 20, 128, true } };
 	static const uint32_t amax[] = { 0x40C00000u, 0x40A00000u, 0x40F00000u, 0x3DCCCCCDu, 0x4E6E6B28u }; /* 6 5 7.5 0.1 1e9 */
 	char how[128];
 	for (size_t sh = 0; sh < sizeof shape / sizeof shape[0]; sh++)
