@@ -137,8 +137,8 @@ QUANT_CLONES uint32_t fpref_emu_nvfp4_hadamard_host_max(unsigned signs, const ui
 	for (size_t i = 0; i < whole; i += TILE) {
 		size_t t = whole - i < TILE ? whole - i : TILE;
 		/* the tile four ahead toward the cache, a line of 16 at a time: this pass reads the
-		 * tensor from memory first, and most tiles are skipped (on this session's Zen 4 host
-		 * the rht row 8.8-8.9e8 -> 9.5-1.0e9 in a scratch driver; 2 to 16 tiles ahead alike) */
+		 * tensor from memory first, and most tiles are skipped (on a Zen 5 host the rht row
+		 * 8.8-8.9e8 -> 9.5e8-1.0e9 in a scratch driver; 2 to 16 tiles ahead alike) */
 		for (size_t k = 0; k < TILE && i + 4 * TILE + k < whole; k += 16)
 			__builtin_prefetch(x + i + 4 * TILE + k, 0, 0);
 		if (limit && t == TILE) { /* C of each of the 16 groups, its largest as bits */
