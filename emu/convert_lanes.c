@@ -322,9 +322,12 @@ static bool plan_impl(const struct fpref_format *from, const struct fpref_format
 	p->sr = sr;
 	p->rare = k->nan_rare || k->sub_rare || k->deep_rare;
 	p->rne_zero_unsigned = k->zero_unsigned != 0;
+	/* (with the same bias in source and target, as FP16 to E5M2, no lane is
+	 * the core's: sub_rare, deep_rare and rare_below all 0) */
 	p->mag_fixed = sr && !stream && p->mag && !k->sr_c && !k->deep_lanes && !k->sr_away && k->inf_clamps &&
-		       !k->zero_unsigned && k->mclamp_neg == k->mclamp_pos && !k->nan_rare && k->sub_rare &&
-		       k->deep_rare && k->rare_below != 0;
+		       !k->zero_unsigned && k->mclamp_neg == k->mclamp_pos && !k->nan_rare &&
+		       ((k->sub_rare && k->deep_rare && k->rare_below != 0) ||
+			(!k->sub_rare && !k->deep_rare && k->rare_below == 0));
 	plan_via32(p);
 	p->host_f32 = fpref_format_is(from, FPREF_FORMAT_FLOAT64) && fpref_format_is(to, FPREF_FORMAT_FLOAT32) &&
 		      p->rne_fast && !p->rne_zero_unsigned && (uint64_t)k->clamp_pos == k->inf_mag &&
@@ -787,6 +790,8 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
 			     out, n, NULL);                                                                          \
 		else if ((SR) && (p)->mag_usual && !c_)                                                              \
 			LOOP(p, false, false, false, true, USUAL_STREAM, true, false, true, false, in, out, n, NULL);       \
+		else if ((SR) && (p)->mag_fixed && !(p)->rare)                                                       \
+			LOOP(p, false, false, false, true, USUAL_FIXED, true, false, false, false, in, out, n, NULL);       \
 		else if ((SR) && (p)->mag_fixed)                                                                     \
 			LOOP(p, false, false, false, true, USUAL_FIXED, true, false, true, false, in, out, n, NULL);        \
 		else if ((SR) && (p)->mag && c_)                                                                     \

@@ -385,20 +385,25 @@ END_TEST
  * top seven fraction bits, with five low halves each (0, a tie's, the
  * ones around it, all ones), rules A and B, R of 13 bits whose low bits
  * are 0, 1 or random; the same values from FP64 with random bits below
- * FP32's (the FP64 route's rounding to odd into FP32, then that loop). */
+ * FP32's (the FP64 route's rounding to odd into FP32, then that loop);
+ * and every FP16 pattern.  BFloat16 from FP32 and E5M2 from FP16 keep the
+ * bias (the loop's variant without lanes for the core). */
 static const char *const fixed_targets[] = { "float4_e2m1fn", "float8_e4m3fn", "float8_e5m2", "float6_e3m2fn",
-					     "float6_e2m3fn" };
+					     "float6_e2m3fn", "bfloat16" };
 #define FIXED_TARGETS (sizeof fixed_targets / sizeof fixed_targets[0])
 
 START_TEST(fixed_r_saturating)
 {
-	struct fpref_format to, f32 = test_format("f32"), f64 = test_format("f64");
+	struct fpref_format to, f32 = test_format("f32"), f64 = test_format("f64"), f16 = test_format("f16");
 	fpref_format_parse(fixed_targets[_i], &to, NULL, 0);
 	static const uint32_t lows[] = { 0, 0x8000, 0x7FFF, 0x8001, 0xFFFF };
 	enum { N = 65536 * 5 };
 	uint32_t *in = malloc(N * sizeof *in);
 	uint64_t *in64 = malloc(N * sizeof *in64), state = 38;
-	ck_assert(in && in64);
+	uint16_t *in16 = malloc(65536 * sizeof *in16);
+	ck_assert(in && in64 && in16);
+	for (size_t i = 0; i < 65536; i++)
+		in16[i] = (uint16_t)i;
 	for (size_t i = 0; i < N; i++) {
 		in[i] = (uint32_t)(i / 5) << 16 | lows[i % 5];
 		uint64_t x = in[i], e = x >> 23 & 0xFF;
@@ -420,9 +425,12 @@ START_TEST(fixed_r_saturating)
 			env.overflow = FPREF_OVERFLOW_SAT;
 			compared += against_core(&f32, &to, &env, in, N, "fp32-vector");
 			compared += against_core(&f64, &to, &env, in64, N, "fp64-vector");
+			if (fpref_format_container_bits(&to) < 16)
+				compared += against_core(&f16, &to, &env, in16, 65536, "fp16-vector");
 		}
 	free(in);
 	free(in64);
+	free(in16);
 	printf("lanes: fixed R, saturating -> %s: %llu elements against the core\n", to.name, compared);
 }
 END_TEST
