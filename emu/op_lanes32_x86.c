@@ -68,6 +68,23 @@ __attribute__((target("avx512f,avx512bw,avx512vl,f16c"))) void fpref_emu_op32_bi
 	}
 }
 
+/* Sixteen 16-bit elements or bytes from p, the lanes off m zero: a plain
+ * load where the step is whole, the masked one only at an array's end.
+ * Masked loads do not lead the hardware's prefetcher on the Zen 5 host:
+ * with them in every step BF16 div ran at 9.4e8 elements/s, 1.7e9 with
+ * plain ones (mul 1.2e9 -> 1.9e9, add 1.4e9 -> 3.1e9). */
+static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl"))) __m256i
+load_halves(const uint16_t *p, __mmask16 m)
+{
+	return m == 0xFFFF ? _mm256_loadu_si256((const __m256i *)(const void *)p) : _mm256_maskz_loadu_epi16(m, p);
+}
+
+static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl"))) __m128i
+load_bytes(const uint8_t *p, __mmask16 m)
+{
+	return m == 0xFFFF ? _mm_loadu_si128((const __m128i *)(const void *)p) : _mm_maskz_loadu_epi8(m, p);
+}
+
 /* AVX-512's rounding in the instruction: op's result rounded toward
  * zero, its last bit set where the results rounded down and up differ
  * (the exact value is not representable): rounded to odd at FP32's
@@ -295,7 +312,7 @@ static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,f1
 half_lanes(const struct dec *d, bool bytes, const void *x, size_t j, __mmask16 m, __mmask16 *special)
 {
 	if (!bytes) {
-		__m256i h = _mm256_maskz_loadu_epi16(m, (const uint16_t *)x + j);
+		__m256i h = load_halves((const uint16_t *)x + j, m);
 		const __m256i field = _mm256_set1_epi16(0x7C00);
 		*special |= _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, field), field);
 		return _mm512_cvtph_ps(h);
@@ -304,7 +321,7 @@ half_lanes(const struct dec *d, bool bytes, const void *x, size_t j, __mmask16 m
 		      odd = _mm256_set1_epi16(d->odd_special > 0xFF ? -1 : (short)d->odd_special),
 		      beyond = _mm256_set1_epi16((short)d->beyond);
 	const __m128i sign_shift = _mm_cvtsi32_si128((int)d->sign_shift), up = _mm_cvtsi32_si128((int)(10 - d->m));
-	__m256i v = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(m, (const uint8_t *)x + j));
+	__m256i v = _mm256_cvtepu8_epi16(load_bytes((const uint8_t *)x + j, m));
 	__m256i mg = _mm256_and_si256(v, mag);
 	__m256i h = _mm256_or_si256(_mm256_slli_epi16(_mm256_srl_epi16(v, sign_shift), 15), _mm256_sll_epi16(mg, up));
 	*special |= _mm256_cmpge_epu16_mask(mg, from) | _mm256_cmpeq_epi16_mask(v, odd) | _mm256_cmpgt_epu16_mask(v, beyond);
@@ -354,7 +371,7 @@ static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl"))
 bf16_lanes(const uint16_t *x, size_t j, __mmask16 m, __mmask16 *special)
 {
 	const __m256i field = _mm256_set1_epi16(0x7F80);
-	__m256i h = _mm256_maskz_loadu_epi16(m, x + j);
+	__m256i h = load_halves(x + j, m);
 	*special |= _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, field), field);
 	return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
@@ -459,8 +476,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) bool fpref_emu_op32_bf16_pr
 		      span = _mm512_set1_epi32(0x7F800000 - 0x00800000);
 	for (size_t j = 0; j < n; j += 16) {
 		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
-		__m512i u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, a + j)), 16),
-			v = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, b + j)), 16);
+		__m512i u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(load_halves(a + j, m)), 16),
+			v = _mm512_slli_epi32(_mm512_cvtepu16_epi32(load_halves(b + j, m)), 16);
 		__m512i r = _mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(u), _mm512_castsi512_ps(v)));
 		__m512i mag = _mm512_and_si512(r, abs);
 		/* normal: mag - least below inf - least, unsigned */
@@ -491,8 +508,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) bool fpref_emu_op32_bf16_qu
 		      a_least = _mm512_set1_epi32(0x0D800000); /* 2^-100 */
 	for (size_t j = 0; j < n; j += 16) {
 		__mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
-		__m512i u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, a + j)), 16),
-			v = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, b + j)), 16);
+		__m512i u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(load_halves(a + j, m)), 16),
+			v = _mm512_slli_epi32(_mm512_cvtepu16_epi32(load_halves(b + j, m)), 16);
 		__m512 x = _mm512_castsi512_ps(u), d = _mm512_castsi512_ps(v), q = _mm512_div_ps(x, d);
 		__m512 r = _mm512_fnmadd_ps(q, d, x); /* a - q b, exact */
 		__m512i qi = _mm512_castps_si512(q), ri = _mm512_castps_si512(r), ua = _mm512_and_si512(u, abs);
