@@ -126,7 +126,10 @@ static void plan_via32(struct lanes_plan *p)
 	p->p32.rare = q.rare;
 	p->p32.mag = q.mag;
 	p->p32.mag_fixed = q.mag_fixed;
+	p->p32.deep_fixed = q.deep_fixed;
 	p->p32.k = q.k;
+	p->p32.kd = q.kd;
+	p->p32.sr_top = q.sr_top;
 }
 
 /* Stochastic rounding's deep tail in the lanes (struct lanes_k's
@@ -328,6 +331,16 @@ static bool plan_impl(const struct fpref_format *from, const struct fpref_format
 		       !k->zero_unsigned && k->mclamp_neg == k->mclamp_pos && !k->nan_rare &&
 		       ((k->sub_rare && k->deep_rare && k->rare_below != 0) ||
 			(!k->sub_rare && !k->deep_rare && k->rare_below == 0));
+	/* (plan_deep's conditions; r <= 31: R' whole at the top of 32 bits) */
+	if (p->mag_fixed && k->deep_rare && w == 32 && !k->sr_c &&
+	    (int64_t)(env->sr_width + (env->sr_rule == FPREF_SR_B ? 1u : 0u)) == k->sr_bits && k->sr_bits <= 31) {
+		p->deep_fixed = true;
+		p->kd = *k;
+		p->kd.deep_lanes = all;
+		p->kd.deep_rare = 0;
+		p->kd.rare_below = k->implicit; /* (sub_rare: every plan with deep_rare has it) */
+		p->sr_top = (uint32_t)(k->sr_r << (32 - k->sr_bits));
+	}
 	plan_via32(p);
 	p->host_f32 = fpref_format_is(from, FPREF_FORMAT_FLOAT64) && fpref_format_is(to, FPREF_FORMAT_FLOAT32) &&
 		      p->rne_fast && !p->rne_zero_unsigned && (uint64_t)k->clamp_pos == k->inf_mag &&
@@ -460,7 +473,7 @@ typedef int64_t i64x8 __attribute__((vector_size(64)));
  * that its loop tests nothing: the stream's (struct lanes_plan's
  * mag_usual, its deep tail in the lanes) or a fixed R's (mag_fixed, its
  * deep tail the core's); NOT_USUAL reads them from k. */
-enum { NOT_USUAL, USUAL_STREAM, USUAL_FIXED };
+enum { NOT_USUAL, USUAL_STREAM, USUAL_FIXED, USUAL_FIXED_DEEP };
 #define LANES(NAME, U, I, T, ST, W)                                                                                  \
 	static inline __attribute__((always_inline)) U NAME(const struct lanes_k *k, bool rne, bool ns, bool zu,      \
 							  bool mg, int usual, bool sr, bool sr_c, bool may_rare,     \
@@ -496,7 +509,7 @@ enum { NOT_USUAL, USUAL_STREAM, USUAL_FIXED };
 				inc = low & (negm ^ (T)k->dir_pos);                                                  \
 			}                                                                                            \
 			U q = (r + inc) >> shift;                                                                    \
-			if (W == 32 && sr && (usual == USUAL_STREAM || (!usual && k->deep_lanes))) {                 \
+			if (W == 32 && sr && (usual == USUAL_STREAM || usual == USUAL_FIXED_DEEP || (!usual && k->deep_lanes))) {           \
 				U deep_;                                                                             \
 				LANES_DEEP(U, I, T, ST, k, up, r, srt, mag, q, deep_, usual);                           \
 			}                                                                                            \
@@ -644,7 +657,8 @@ LANES(lanes64x8, u64x8, i64x8, uint64_t, int64_t, 64)
 #define LANES_STEP(LANES, U, L, IN_T, IN_V, OUT_T, OUT_V, NARROW, FLAG_V, R_V, i, count)                            \
 	do {                                                                                                         \
 		U x_, rare_ = { 0 }, fl_ = { 0 }, srv_ = (U){ 0 } + (__typeof__(((U){ 0 })[0]))k.sr_scaled;          \
-		U srt_ = { 0 }; /* the deep tail's R', the stream's alone (plan_deep) */                              \
+		/* the deep tail's R': the stream's (plan_deep), or the fixed one in the deep redo */               \
+		U srt_ = (U){ 0 } + (__typeof__(((U){ 0 })[0]))sr_top;                                               \
 		if (stream) { /* each lane's R' at the top of 32 bits (R_V: L of them), its term */                 \
 			SRH za_ = sr_lo, zb_ = sr_hi; /* element i's: the steps go in order, L elements apart */    \
 			sr_lo += (uint64_t)(L) * SR_C;                                                               \
@@ -713,7 +727,8 @@ enum { LANES_BLOCK = 512 };
 							     bool want_flags,                                        \
 							     const void *in, void *out, size_t n, uint8_t *flags)    \
 	{                                                                                                            \
-		const struct lanes_k k = plan->k;                                                                    \
+		const struct lanes_k k = *(usual == USUAL_FIXED_DEEP ? &plan->kd : &plan->k);                       \
+		const uint32_t sr_top = usual == USUAL_FIXED_DEEP ? plan->sr_top : 0;                                \
 		/* the stream's 64-bit words in two registers' worth, lanes [0, L/2) and [L/2, L) (one of         \
 		 * L words would be kept in memory), and as 32-bit words */                                        \
 		typedef uint64_t SRH __attribute__((vector_size((L) * 4)));                                          \
@@ -764,6 +779,35 @@ LANES_LOOPS(loop8, 8, u32x8, u64x4, 4, u16x8, u32x8, u64x4, u8x8, u16x8, u32x8, 
 	    u8x4)
 LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, u32x16, u16x16, u8x8, u16x8, u32x8,
 	    u16x8, u8x16, u8x8)
+
+/* Whether a fixed R's plan (deep_fixed: 16- or 32-bit sources) marks
+ * any of the n values at in for the core (a nonzero |x| below rare_below:
+ * the deep tail and the source's subnormals), sixteen at a time. */
+static inline __attribute__((always_inline)) bool any_rare(const struct lanes_plan *p, const void *in, size_t n)
+{
+	const uint32_t abs = (uint32_t)p->k.abs_mask, below = (uint32_t)p->k.rare_below - 1u;
+	u32x16 hit = { 0 };
+	size_t i = 0;
+	if (p->in_bytes == 2) {
+		for (; i + 16 <= n; i += 16) {
+			u16x16 v;
+			memcpy(&v, (const uint16_t *)in + i, sizeof v);
+			hit |= (u32x16)((__builtin_convertvector(v, u32x16) & abs) - 1u < below);
+		}
+	} else {
+		for (; i + 16 <= n; i += 16) {
+			u32x16 v;
+			memcpy(&v, (const uint32_t *)in + i, sizeof v);
+			hit |= (u32x16)((v & abs) - 1u < below);
+		}
+	}
+	uint32_t any = 0;
+	for (unsigned j = 0; j < 16; j++)
+		any |= hit[j];
+	for (; i < n; i++)
+		any |= (uint32_t)(((uint32_t)fpref_element_load(in, i, p->in_bytes) & abs) - 1u < below);
+	return any != 0;
+}
 
 /* The loop for the plan's sizes and variant: with flags, everything; else
  * rne_fast with its sign rules as constants for the usual targets
@@ -822,6 +866,37 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
 		}                                                                                                    \
 	} while (0)
 
+/* A fixed R's plan with deep_fixed, block by block: the deep tail in the
+ * lanes (kd, USUAL_FIXED_DEEP) in a block with any value for the core,
+ * the loop without marks elsewhere.  Compiled in functions of their own
+ * (lanes_deep_*): beside the other variants, GCC 12 kept their constants
+ * on the stack and the loop of mag_fixed ran at half its rate. */
+#define LANES_DEEP_BLOCKS(LOOP, p, in, out, n)                                                                     \
+	for (size_t b_ = 0; b_ < (n); b_ += LANES_BLOCK) {                                                           \
+		size_t m_ = (n) - b_ < LANES_BLOCK ? (n) - b_ : LANES_BLOCK;                                         \
+		const void *in_ = (const unsigned char *)(in) + b_ * (p)->in_bytes;                                  \
+		void *out_ = (unsigned char *)(out) + b_ * (p)->out_bytes;                                           \
+		if (any_rare(p, in_, m_))                                                                            \
+			LOOP(p, false, false, false, true, USUAL_FIXED_DEEP, true, false, true, false, in_, out_, m_, NULL); \
+		else                                                                                                 \
+			LOOP(p, false, false, false, true, USUAL_FIXED, true, false, false, false, in_, out_, m_, NULL);   \
+	}
+
+#define LANES_DEEP_DISPATCH(P, p, in, out, n)                                                                      \
+	do {                                                                                                         \
+		switch ((p)->in_bytes * 8 + (p)->out_bytes) {                                                        \
+		case 2 * 8 + 1: LANES_DEEP_BLOCKS(P##_16_8, p, in, out, n); break;                                 \
+		case 2 * 8 + 2: LANES_DEEP_BLOCKS(P##_16_16, p, in, out, n); break;                                \
+		case 4 * 8 + 1: LANES_DEEP_BLOCKS(P##_32_8, p, in, out, n); break;                                 \
+		default: LANES_DEEP_BLOCKS(P##_32_16, p, in, out, n); break;                                       \
+		}                                                                                                    \
+	} while (0)
+
+static void lanes_deep_base(const struct lanes_plan *p, const void *in, void *out, size_t n)
+{
+	LANES_DEEP_DISPATCH(loop8, p, in, out, n);
+}
+
 /* Compiled once per instruction set (the same source, so the same bits),
  * the stochastic plans' apart; the converter runs the widest the CPU has,
  * and the tests run each against the core. */
@@ -855,6 +930,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void
 lanes_avx512(const struct lanes_plan *p, const void *in, void *out, size_t n, uint8_t *flags)
 {
 	LANES_DISPATCH(loop16, p, in, out, n, flags, false);
+}
+
+__attribute__((target("avx2"))) static void lanes_deep_avx2(const struct lanes_plan *p, const void *in, void *out,
+							     size_t n)
+{
+	LANES_DEEP_DISPATCH(loop8, p, in, out, n);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void
+lanes_deep_avx512(const struct lanes_plan *p, const void *in, void *out, size_t n)
+{
+	LANES_DEEP_DISPATCH(loop16, p, in, out, n);
 }
 
 /* the stochastic ones with DQ too: the seeded stream's 64-bit products in
@@ -1011,6 +1098,9 @@ void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, con
 		q.rare = p->p32.rare;
 		q.mag = p->p32.mag;
 		q.mag_fixed = p->p32.mag_fixed;
+		q.deep_fixed = p->p32.deep_fixed;
+		q.kd = p->p32.kd;
+		q.sr_top = p->p32.sr_top;
 		q.k = p->p32.k;
 		q.via32 = false;
 		enum { CHUNK = 512 };
@@ -1034,18 +1124,28 @@ void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, con
 static void lanes_isa_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
 			      uint8_t *flags)
 {
+	bool deep = p->deep_fixed && !flags;
 #ifdef LANES_ISA_VARIANTS
 	if (isa == LANES_ISA_AVX512 && (!p->sr || __builtin_cpu_supports("avx512dq"))) {
-		(p->sr ? lanes_sr_avx512 : lanes_avx512)(p, in, out, n, flags);
+		if (deep)
+			lanes_deep_avx512(p, in, out, n);
+		else
+			(p->sr ? lanes_sr_avx512 : lanes_avx512)(p, in, out, n, flags);
 		return;
 	}
 	if (isa == LANES_ISA_AVX512) /* AVX-512 without DQ: the stochastic lanes of AVX2 */
 		isa = LANES_ISA_AVX2;
 	if (isa == LANES_ISA_AVX2) {
-		(p->sr ? lanes_sr_avx2 : lanes_avx2)(p, in, out, n, flags);
+		if (deep)
+			lanes_deep_avx2(p, in, out, n);
+		else
+			(p->sr ? lanes_sr_avx2 : lanes_avx2)(p, in, out, n, flags);
 		return;
 	}
 #endif
 	(void)isa;
-	(p->sr ? lanes_sr_base : lanes_base)(p, in, out, n, flags);
+	if (deep)
+		lanes_deep_base(p, in, out, n);
+	else
+		(p->sr ? lanes_sr_base : lanes_base)(p, in, out, n, flags);
 }

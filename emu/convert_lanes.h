@@ -92,8 +92,9 @@ struct lanes_plan {
 	 * as rne_nan_signed says).  Bits only. */
 	bool host_f32;
 	struct {
-		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare, mag, mag_fixed;
-		struct lanes_k k;
+		bool rne_fast, rne_nan_signed, rne_zero_unsigned, sr, rare, mag, mag_fixed, deep_fixed;
+		struct lanes_k k, kd;
+		uint32_t sr_top;
 	} p32;
 	/* Stochastic rounding from the seeded stream, one R a value
 	 * (fpref_emu_lanes_plan_stream): the plan's own R is 0 and each lane
@@ -116,6 +117,17 @@ struct lanes_plan {
 	 * the core's under a fixed R: plan_deep) for the core: a loop of its
 	 * own as well (LANES' usual, USUAL_FIXED). */
 	bool mag_fixed;
+	/* A block of that loop with a lane for the core is converted again by
+	 * kd: k with the deep tail in the lanes, every lane's R' the fixed
+	 * one (sr_top, R' 2^(32 - r); rules A and B, r <= 31, 32-bit words), the source's
+	 * subnormals alone left for the core (USUAL_FIXED_DEEP).  Values in
+	 * the deep tail are common (gradients, scaled values below a format's
+	 * least subnormal), and one by one through the core they ran at
+	 * 1/20 to 1/100 of the loop's rate; in every register the decision
+	 * cost the loop a quarter of it (plan_deep). */
+	bool deep_fixed;
+	struct lanes_k kd;
+	uint32_t sr_top;
 };
 
 /* Whether the lanes take this conversion; fills p. */
