@@ -386,15 +386,18 @@ END_TEST
  * ones around it, all ones), rules A and B, R of 13 bits whose low bits
  * are 0, 1 or random; the same values from FP64 with random bits below
  * FP32's (the FP64 route's rounding to odd into FP32, then that loop);
- * and every FP16 pattern.  BFloat16 from FP32 and E5M2 from FP16 keep the
- * bias (the loop's variant without lanes for the core). */
+ * and every FP16 and BF16 pattern (BF16's reach far below the narrow
+ * formats' least subnormals: the deep tail's variant, lanes_deep_*).
+ * BFloat16 from FP32 and E5M2 from FP16 keep the bias (the loop's variant
+ * without lanes for the core). */
 static const char *const fixed_targets[] = { "float4_e2m1fn", "float8_e4m3fn", "float8_e5m2", "float6_e3m2fn",
 					     "float6_e2m3fn", "bfloat16" };
 #define FIXED_TARGETS (sizeof fixed_targets / sizeof fixed_targets[0])
 
 START_TEST(fixed_r_saturating)
 {
-	struct fpref_format to, f32 = test_format("f32"), f64 = test_format("f64"), f16 = test_format("f16");
+	struct fpref_format to, f32 = test_format("f32"), f64 = test_format("f64"), f16 = test_format("f16"),
+			    bf16 = test_format("bf16");
 	fpref_format_parse(fixed_targets[_i], &to, NULL, 0);
 	static const uint32_t lows[] = { 0, 0x8000, 0x7FFF, 0x8001, 0xFFFF };
 	enum { N = 65536 * 5 };
@@ -425,8 +428,10 @@ START_TEST(fixed_r_saturating)
 			env.overflow = FPREF_OVERFLOW_SAT;
 			compared += against_core(&f32, &to, &env, in, N, "fp32-vector");
 			compared += against_core(&f64, &to, &env, in64, N, "fp64-vector");
-			if (fpref_format_container_bits(&to) < 16)
+			if (fpref_format_container_bits(&to) < 16) {
 				compared += against_core(&f16, &to, &env, in16, 65536, "fp16-vector");
+				compared += against_core(&bf16, &to, &env, in16, 65536, "bf16-vector");
+			}
 		}
 	free(in);
 	free(in64);
