@@ -235,6 +235,8 @@ static inline __attribute__((always_inline)) void differences_46_block(const flo
 
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
 typedef int32_t s32x16 __attribute__((vector_size(64)));
+typedef uint8_t u8x16 __attribute__((vector_size(16)));
+typedef uint8_t u8x8 __attribute__((vector_size(8)));
 
 /* Blocks 2 t and 2 t + 1 of a group (their chains' codes of a row,
  * quads[t]): each one's 16 codes of the candidate that four (lanes 4 t and
@@ -338,11 +340,32 @@ static inline __attribute__((always_inline)) unsigned group_46_as(const struct f
 		PICK_46(2);
 		PICK_46(3);
 	}
-	unsigned again = 0;
-	for (unsigned i = 0; i < 8; i++) {
+	/* each block's scale code by one byte shuffle, and whether any block
+	 * is the caller's by two words (lanes one at a time, an extraction
+	 * each, were a quarter of the group's instructions) */
+#if defined(__GNUC__) && !defined(__clang__)
+	u8x16 scv, four_lanes = __builtin_convertvector(pick & 1u, u8x16);
+	memcpy(&scv, sc, sizeof scv);
+	u8x16 at = __builtin_shufflevector(four_lanes, four_lanes, 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14) +
+		   (u8x16){ 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14 };
+	u8x16 picked = __builtin_shuffle(scv, at);
+	memcpy(sb, &picked, 8);
+#else
+	for (unsigned i = 0; i < 8; i++)
 		sb[i] = sc[2 * i + (pick[2 * i] & 1u)];
+#endif
+	u32x8 rawv;
+	memcpy(&rawv, raw, sizeof rawv);
+	u8x16 bad = __builtin_convertvector((u32x16)nan & 1u, u8x16);
+	u8x8 over = __builtin_convertvector((u32x8)(rawv > F32_INF) & 1u, u8x8);
+	uint64_t words[2], o;
+	memcpy(words, &bad, sizeof words);
+	memcpy(&o, &over, sizeof o);
+	if ((words[0] | words[1] | o) == 0)
+		return 0;
+	unsigned again = 0;
+	for (unsigned i = 0; i < 8; i++)
 		again |= (unsigned)((nan[2 * i] | nan[2 * i + 1]) != 0 || raw[i] > F32_INF) << i;
-	}
 	return again;
 }
 
