@@ -869,7 +869,7 @@ static inline __attribute__((always_inline)) bool any_rare(const struct lanes_pl
 /* A fixed R's plan with deep_fixed, block by block: the deep tail in the
  * lanes (kd, USUAL_FIXED_DEEP) in a block with any value for the core,
  * the loop without marks elsewhere.  Compiled in functions of their own
- * (lanes_deep_*): beside the other variants, GCC 12 kept their constants
+ * (lanes_deep_avx512): beside the other variants, GCC 12 kept their constants
  * on the stack and the loop of mag_fixed ran at half its rate. */
 #define LANES_DEEP_BLOCKS(LOOP, p, in, out, n)                                                                     \
 	for (size_t b_ = 0; b_ < (n); b_ += LANES_BLOCK) {                                                           \
@@ -891,11 +891,6 @@ static inline __attribute__((always_inline)) bool any_rare(const struct lanes_pl
 		default: LANES_DEEP_BLOCKS(P##_32_16, p, in, out, n); break;                                       \
 		}                                                                                                    \
 	} while (0)
-
-static void lanes_deep_base(const struct lanes_plan *p, const void *in, void *out, size_t n)
-{
-	LANES_DEEP_DISPATCH(loop8, p, in, out, n);
-}
 
 /* Compiled once per instruction set (the same source, so the same bits),
  * the stochastic plans' apart; the converter runs the widest the CPU has,
@@ -930,12 +925,6 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void
 lanes_avx512(const struct lanes_plan *p, const void *in, void *out, size_t n, uint8_t *flags)
 {
 	LANES_DISPATCH(loop16, p, in, out, n, flags, false);
-}
-
-__attribute__((target("avx2"))) static void lanes_deep_avx2(const struct lanes_plan *p, const void *in, void *out,
-							     size_t n)
-{
-	LANES_DEEP_DISPATCH(loop8, p, in, out, n);
 }
 
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void
@@ -1124,6 +1113,8 @@ void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, con
 static void lanes_isa_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
 			      uint8_t *flags)
 {
+	/* (AVX-512 alone: on AVX2, with 16 registers, the variant's block
+	 * split made the fixed R's loop half as fast on values in range) */
 	bool deep = p->deep_fixed && !flags;
 #ifdef LANES_ISA_VARIANTS
 	if (isa == LANES_ISA_AVX512 && (!p->sr || __builtin_cpu_supports("avx512dq"))) {
@@ -1136,16 +1127,10 @@ static void lanes_isa_convert(enum lanes_isa isa, const struct lanes_plan *p, co
 	if (isa == LANES_ISA_AVX512) /* AVX-512 without DQ: the stochastic lanes of AVX2 */
 		isa = LANES_ISA_AVX2;
 	if (isa == LANES_ISA_AVX2) {
-		if (deep)
-			lanes_deep_avx2(p, in, out, n);
-		else
-			(p->sr ? lanes_sr_avx2 : lanes_avx2)(p, in, out, n, flags);
+		(p->sr ? lanes_sr_avx2 : lanes_avx2)(p, in, out, n, flags);
 		return;
 	}
 #endif
-	(void)isa;
-	if (deep)
-		lanes_deep_base(p, in, out, n);
-	else
-		(p->sr ? lanes_sr_base : lanes_base)(p, in, out, n, flags);
+	(void)isa, (void)deep;
+	(p->sr ? lanes_sr_base : lanes_base)(p, in, out, n, flags);
 }

@@ -117,8 +117,8 @@ struct lanes_plan {
 	 * the core's under a fixed R: plan_deep) for the core: a loop of its
 	 * own as well (LANES' usual, USUAL_FIXED). */
 	bool mag_fixed;
-	/* A block of that loop with a lane for the core is converted again by
-	 * kd: k with the deep tail in the lanes, every lane's R' the fixed
+	/* On AVX-512, a block of that loop with a lane for the core is
+	 * converted by kd instead: k with the deep tail in the lanes, every lane's R' the fixed
 	 * one (sr_top, R' 2^(32 - r); rules A and B, r <= 31, 32-bit words), the source's
 	 * subnormals alone left for the core (USUAL_FIXED_DEEP).  Values in
 	 * the deep tail are common (gradients, scaled values below a format's

@@ -387,7 +387,7 @@ END_TEST
  * are 0, 1 or random; the same values from FP64 with random bits below
  * FP32's (the FP64 route's rounding to odd into FP32, then that loop);
  * and every FP16 and BF16 pattern (BF16's reach far below the narrow
- * formats' least subnormals: the deep tail's variant, lanes_deep_*).
+ * formats' least subnormals: the deep tail's variant, lanes_deep_avx512).
  * BFloat16 from FP32 and E5M2 from FP16 keep the bias (the loop's variant
  * without lanes for the core). */
 static const char *const fixed_targets[] = { "float4_e2m1fn", "float8_e4m3fn", "float8_e5m2", "float6_e3m2fn",
