@@ -342,6 +342,29 @@ START_TEST(fp64_to_fp32_host)
 }
 END_TEST
 
+/* FP64 to FP32 by the host's conversion on an output of 32 MiB and more,
+ * which it stores past the cache (convert_lanes.c's HOST_F32_STREAM_BYTES):
+ * fp32_from_fp64_cases over and over, a length no multiple of a register
+ * (the output's first elements before its 32-byte boundary, and its
+ * last, one at a time). */
+START_TEST(fp64_to_fp32_streamed)
+{
+	struct fpref_format f64 = test_format("f64"), f32 = test_format("f32");
+	enum { CASES = 16384 };
+	const size_t n = ((size_t)32 << 20) / sizeof(uint32_t) + 13;
+	uint64_t *x = malloc(n * sizeof *x);
+	ck_assert(x);
+	size_t m = fp32_from_fp64_cases(x, CASES);
+	for (size_t i = m; i < n; i++)
+		x[i] = x[i % m];
+	struct fpref_env env;
+	fpref_env_default(&env);
+	unsigned long long compared = against_core(&f64, &f32, &env, x, n, "fp64-host-vector");
+	free(x);
+	printf("lanes: float64 -> float32 rne by the host's conversion, streamed: %llu comparisons\n", compared);
+}
+END_TEST
+
 /* make check-exhaustive: every FP32 pattern to each target under each
  * rounding (ieee overflow; sat and the rest of the policies are the
  * structured sweep's), one chunk a case. */
@@ -1124,6 +1147,7 @@ int main(void)
 	tcase_add_loop_test(wide, wide_sources, 0, (int)NFORMATS);
 	tcase_add_loop_test(wide, fp64_in_fp32_range, 0, (int)VIA32_TARGETS);
 	tcase_add_test(wide, fp64_to_fp32_host);
+	tcase_add_test(wide, fp64_to_fp32_streamed);
 	tcase_add_loop_test(fp32, fp32_every_pattern, 0, (int)(9 * FP32_TARGETS));
 	tcase_add_loop_test(fp32, fixed_r_saturating, 0, (int)FIXED_TARGETS);
 	tcase_add_loop_test(fp32, seeded_stream, 0, (int)STREAM_TARGETS);
