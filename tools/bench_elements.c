@@ -9,9 +9,11 @@
 
 /* Conversions: source, target, rounding (--round's spelling, stochastic
  * rows with 13 explicit random bits) and overflow (--overflow's). */
-static const struct {
+struct conversion {
 	const char *from, *to, *round, *overflow;
-} conversions[] = {
+};
+
+static const struct conversion conversions[] = {
 	/* the reference row first: every ratio is to it */
 	{ "f32", "e4m3", "rne", "ieee" }, { "f32", "bf16", "rne", "ieee" }, { "f32", "f16", "rne", "ieee" },
 	{ "f32", "e4m3", "rne", "sat" }, { "f32", "e5m2", "rne", "ieee" }, { "f32", "e2m1", "rne", "ieee" },
@@ -25,6 +27,14 @@ static const struct {
 	{ "bf16", "e4m3", "rne", "ieee" }, { "bf16", "e4m3", "rdn", "sat" }, { "f16", "e4m3", "rne", "ieee" },
 	{ "f16", "e5m2", "sra", "sat" }, { "e4m3", "f32", "rne", "ieee" }, { "e4m3", "bf16", "rne", "ieee" },
 	{ "e5m2", "e4m3", "sra", "sat" },
+};
+
+/* The same on FP32 values spread as gradients are (exponents GRADIENT_LEAST
+ * to GRADIENT_MOST), most far below the target's least subnormal, where
+ * stochastic rounding with a fixed R decides a deep tail (rows "...
+ * gradients"). */
+static const struct conversion gradient_conversions[] = {
+	{ "f32", "e4m3", "sra", "sat" },
 };
 
 /* Arithmetic: format and operation, rne, finite operands. */
@@ -46,11 +56,14 @@ static uint64_t next_random(uint64_t *state)
 	return fpref_sr_stream(12345, (*state)++);
 }
 
-void bench_fill_fp32(uint32_t *x, size_t n, const struct fpref_format *target)
+#define GRADIENT_LEAST (-40)
+#define GRADIENT_MOST 8
+
+/* n FP32 values, random sign and significand, their exponents evenly
+ * over [lo, hi] (within FP32's normal range). */
+static void fill_fp32_exponents(uint32_t *x, size_t n, int lo, int hi)
 {
 	uint64_t state = 0;
-	int lo = fpref_format_min_exponent(target) - target->man_bits - 2;
-	int hi = fpref_format_max_exponent(target) + 2;
 	if (lo < -126)
 		lo = -126;
 	if (hi > 127)
@@ -62,11 +75,18 @@ void bench_fill_fp32(uint32_t *x, size_t n, const struct fpref_format *target)
 	}
 }
 
+void bench_fill_fp32(uint32_t *x, size_t n, const struct fpref_format *target)
+{
+	fill_fp32_exponents(x, n, fpref_format_min_exponent(target) - target->man_bits - 2,
+			    fpref_format_max_exponent(target) + 2);
+}
+
 /* n inputs of `from` for a conversion to `to` in buf: FP32 values aimed at
- * the target (bench_fill_fp32), FP64 ones with random bits below FP32's, 16-bit
- * ones rounded from them, narrow ones every pattern at random.  0 or -1. */
-static int fill_source(const struct fpref_format *from, const struct fpref_format *to, void *buf, uint32_t *f32,
-		       size_t n)
+ * the target (bench_fill_fp32) or spread as gradients are, FP64 ones with
+ * random bits below FP32's, 16-bit ones rounded from them, narrow ones
+ * every pattern at random.  0 or -1. */
+static int fill_source(const struct fpref_format *from, const struct fpref_format *to, bool gradients, void *buf,
+		       uint32_t *f32, size_t n)
 {
 	int bits = fpref_format_container_bits(from);
 	if (bits <= 8) {
@@ -75,7 +95,10 @@ static int fill_source(const struct fpref_format *from, const struct fpref_forma
 			((uint8_t *)buf)[i] = (uint8_t)next_random(&state);
 		return 0;
 	}
-	bench_fill_fp32(f32, n, to);
+	if (gradients)
+		fill_fp32_exponents(f32, n, GRADIENT_LEAST, GRADIENT_MOST);
+	else
+		bench_fill_fp32(f32, n, to);
 	if (bits == 32) {
 		memcpy(buf, f32, n * sizeof *f32);
 		return 0;
@@ -106,26 +129,26 @@ static void converter_path(const struct fpref_emu_converter *c, char *path, size
 	snprintf(path, size, strstr(p, "vector") ? "%s %s" : "%s", p, fpref_emu_converter_isa(c));
 }
 
-static int conversion_row(size_t r, void *in, uint32_t *f32, void *out, size_t n, size_t oracle_n, long repeats,
-			  struct bench_report *rep)
+static int conversion_row(const struct conversion *cv, bool gradients, void *in, uint32_t *f32, void *out, size_t n,
+			  size_t oracle_n, long repeats, struct bench_report *rep)
 {
 	struct fpref_format from, to;
 	struct fpref_env env;
 	fpref_env_default(&env);
-	if (fpref_format_parse(conversions[r].from, &from, NULL, 0) != 0 ||
-	    fpref_format_parse(conversions[r].to, &to, NULL, 0) != 0 ||
-	    fpref_env_parse_rounding(conversions[r].round, &env) != 0 ||
-	    fpref_env_parse_overflow(conversions[r].overflow, &env) != 0)
+	if (fpref_format_parse(cv->from, &from, NULL, 0) != 0 ||
+	    fpref_format_parse(cv->to, &to, NULL, 0) != 0 ||
+	    fpref_env_parse_rounding(cv->round, &env) != 0 ||
+	    fpref_env_parse_overflow(cv->overflow, &env) != 0)
 		return -1;
 	env.sr_width = 13;
 	env.sr_random = 0x0A5B;
 	struct bench_row row = { .section = "elements" };
-	bool plain = strcmp(conversions[r].overflow, "ieee") == 0;
-	snprintf(row.what, sizeof row.what, "%s -> %s %s%s%s", conversions[r].from, to.name, conversions[r].round,
-		 plain ? "" : " ", plain ? "" : conversions[r].overflow);
+	bool plain = strcmp(cv->overflow, "ieee") == 0;
+	snprintf(row.what, sizeof row.what, "%s -> %s %s%s%s%s", cv->from, to.name, cv->round,
+		 plain ? "" : " ", plain ? "" : cv->overflow, gradients ? " gradients" : "");
 	if (!bench_wanted(rep, row.section, row.what))
 		return 0;
-	if (fill_source(&from, &to, in, f32, n) != 0)
+	if (fill_source(&from, &to, gradients, in, f32, n) != 0)
 		return -1;
 	struct fpref_emu_converter *c = fpref_emu_converter_new(&from, &to, &env);
 	if (!c)
@@ -243,7 +266,9 @@ int bench_elements(size_t n, long repeats, struct bench_report *rep)
 	uint32_t *f32 = malloc(n * sizeof *f32);
 	int status = in && out && c && f32 ? 0 : -1;
 	for (size_t r = 0; r < sizeof conversions / sizeof conversions[0] && !status; r++)
-		status = conversion_row(r, in, f32, out, n, oracle_n, repeats, rep);
+		status = conversion_row(&conversions[r], false, in, f32, out, n, oracle_n, repeats, rep);
+	for (size_t r = 0; r < sizeof gradient_conversions / sizeof gradient_conversions[0] && !status; r++)
+		status = conversion_row(&gradient_conversions[r], true, in, f32, out, n, oracle_n, repeats, rep);
 	/* operands a and b in `in`, c apart, results in `out` */
 	for (size_t r = 0; r < sizeof ops / sizeof ops[0] && !status; r++)
 		status = op_row(r, in, in + n * 2, c, out, n, oracle_n, repeats, rep);

@@ -121,7 +121,7 @@ int bench_report_add(struct bench_report *r, const struct bench_row *row)
 		r->header[0] = '\0';
 	}
 	if (elements)
-		printf("%-34s %12.3g %7.3f %7.3f %12.3g %9.0f  %s\n", row->what, row->rate,
+		printf("%-38s %12.3g %7.3f %7.3f %12.3g %9.0f  %s\n", row->what, row->rate,
 		       row->rate / (r->copy_rate / row->bytes), row->rate / r->reference, row->ref, row->rate / row->ref,
 		       row->path);
 	else
@@ -560,11 +560,13 @@ const struct cli_command cli_cmd_bench = {
 	.details = "The older spellings size=LOG2N and repeat=N are the same options.\n"
 		   "\n"
 		   "The default bench times conversions (FP32, FP64, BF16, FP16 and narrow sources under each\n"
-		   "rounding and overflow policy; stochastic rows with 13 explicit random bits) and arithmetic on\n"
-		   "arrays, each row naming the code path that ran (a vector path and its instruction set, a\n"
-		   "table, fixed-point, or the generic loop over the core); 'of ref' is a row's rate over the\n"
-		   "first row's (FP32 -> float8_e4m3fn rne).  Then the emulated GEMMs beside the oracle.  --json\n"
-		   "writes the same rows as one JSON document (rate, of_memcpy, of_reference, ref_rate, path).\n"
+		   "rounding and overflow policy, on values drawn over the target's range; stochastic rows with\n"
+		   "13 explicit random bits; a 'gradients' row on FP32 values with exponents -40 to 8, most far\n"
+		   "below the target's least subnormal) and arithmetic on arrays, each row naming the code path\n"
+		   "that ran (a vector path and its instruction set, a table, fixed-point, or the generic loop\n"
+		   "over the core); 'of ref' is a row's rate over the first row's (FP32 -> float8_e4m3fn rne).\n"
+		   "Then the emulated GEMMs beside the oracle.  --json writes the same rows as one JSON\n"
+		   "document (rate, of_memcpy, of_reference, ref_rate, path).\n"
 		   "--isa avx2 (or base) runs the element rows' vector code (the conversion lanes, the\n"
 		   "arithmetic's lanes and tables) on that instruction set instead of the widest the CPU has, so\n"
 		   "that an AVX-512 machine also gives the AVX2 figures; the same bits on each.  The GEMM rows\n"
@@ -695,7 +697,7 @@ int cmd_bench(int argc, char **argv)
 		printf("memcpy: %.3g bytes/s read+written; 'of mcpy' = elements/s over (memcpy rate / bytes per element);\n"
 		       "'of ref' = elements/s over the first row's\n\n",
 		       rep.copy_rate);
-		printf("%-34s %12s %7s %7s %12s %9s  %s\n", "row", "emu elem/s", "of mcpy", "of ref", "ref elem/s", "emu/ref",
+		printf("%-38s %12s %7s %7s %12s %9s  %s\n", "row", "emu elem/s", "of mcpy", "of ref", "ref elem/s", "emu/ref",
 		       "emulator path");
 	}
 	int status = bench_elements(n, repeats, &rep) == 0 && bench_quantize(n, repeats, &rep) == 0 ? CLI_EXIT_OK
