@@ -782,32 +782,40 @@ LANES_LOOPS(loop16, 16, u32x16, u64x8, 8, u16x16, u32x16, u64x8, u8x16, u16x16, 
 
 /* Whether a fixed R's plan (deep_fixed: 16- or 32-bit sources) marks
  * any of the n values at in for the core (a nonzero |x| below rare_below:
- * the deep tail and the source's subnormals), sixteen at a time. */
-static inline __attribute__((always_inline)) bool any_rare(const struct lanes_plan *p, const void *in, size_t n)
-{
-	const uint32_t abs = (uint32_t)p->k.abs_mask, below = (uint32_t)p->k.rare_below - 1u;
-	u32x16 hit = { 0 };
-	size_t i = 0;
-	if (p->in_bytes == 2) {
-		for (; i + 16 <= n; i += 16) {
-			u16x16 v;
-			memcpy(&v, (const uint16_t *)in + i, sizeof v);
-			hit |= (u32x16)((__builtin_convertvector(v, u32x16) & abs) - 1u < below);
-		}
-	} else {
-		for (; i + 16 <= n; i += 16) {
-			u32x16 v;
-			memcpy(&v, (const uint32_t *)in + i, sizeof v);
-			hit |= (u32x16)((v & abs) - 1u < below);
-		}
+ * the deep tail and the source's subnormals), L at a time (the lanes'
+ * width: GCC 12 makes a compare of a vector wider than the instruction
+ * set's one compare a lane in general registers).  |x| - 1 < below
+ * unsigned is a signed compare with both sides offset by 2^31: AVX2 and
+ * SSE2 have no unsigned one. */
+#define ANY_RARE(NAME, L, U, I, H)                                                                                  \
+	static inline __attribute__((always_inline)) bool NAME(const struct lanes_plan *p, const void *in, size_t n) \
+	{                                                                                                            \
+		const uint32_t abs = (uint32_t)p->k.abs_mask, below = (uint32_t)p->k.rare_below - 1u;                \
+		const int32_t below_signed = (int32_t)(below ^ 0x80000000u);                                         \
+		U hit = { 0 };                                                                                       \
+		size_t i = 0;                                                                                        \
+		if (p->in_bytes == 2) {                                                                              \
+			for (; i + (L) <= n; i += (L)) {                                                             \
+				H v;                                                                                 \
+				memcpy(&v, (const uint16_t *)in + i, sizeof v);                                      \
+				hit |= (U)((I)((__builtin_convertvector(v, U) & abs) + 0x7FFFFFFFu) < below_signed); \
+			}                                                                                            \
+		} else {                                                                                             \
+			for (; i + (L) <= n; i += (L)) {                                                             \
+				U v;                                                                                 \
+				memcpy(&v, (const uint32_t *)in + i, sizeof v);                                      \
+				hit |= (U)((I)((v & abs) + 0x7FFFFFFFu) < below_signed);                             \
+			}                                                                                            \
+		}                                                                                                    \
+		uint32_t any = 0;                                                                                    \
+		for (unsigned j = 0; j < (L); j++)                                                                   \
+			any |= hit[j];                                                                               \
+		for (; i < n; i++)                                                                                   \
+			any |= (uint32_t)(((uint32_t)fpref_element_load(in, i, p->in_bytes) & abs) - 1u < below);    \
+		return any != 0;                                                                                     \
 	}
-	uint32_t any = 0;
-	for (unsigned j = 0; j < 16; j++)
-		any |= hit[j];
-	for (; i < n; i++)
-		any |= (uint32_t)(((uint32_t)fpref_element_load(in, i, p->in_bytes) & abs) - 1u < below);
-	return any != 0;
-}
+ANY_RARE(any_rare8, 8, u32x8, i32x8, u16x8)
+ANY_RARE(any_rare16, 16, u32x16, i32x16, u16x16)
 
 /* The loop for the plan's sizes and variant: with flags, everything; else
  * rne_fast with its sign rules as constants for the usual targets
@@ -876,10 +884,42 @@ static inline __attribute__((always_inline)) bool any_rare(const struct lanes_pl
 		size_t m_ = (n) - b_ < LANES_BLOCK ? (n) - b_ : LANES_BLOCK;                                         \
 		const void *in_ = (const unsigned char *)(in) + b_ * (p)->in_bytes;                                  \
 		void *out_ = (unsigned char *)(out) + b_ * (p)->out_bytes;                                           \
-		if (any_rare(p, in_, m_))                                                                            \
+		if (any_rare16(p, in_, m_))                                                                          \
 			LOOP(p, false, false, false, true, USUAL_FIXED_DEEP, true, false, true, false, in_, out_, m_, NULL); \
 		else                                                                                                 \
 			LOOP(p, false, false, false, true, USUAL_FIXED, true, false, false, false, in_, out_, m_, NULL);   \
+	}
+
+/* The same split with each block's loop a function of its own (ATTR
+ * noinline, P's loops) on AVX2 and base: a call a block.  (The first
+ * version, on AVX2 in one function, halved the loop on values in range;
+ * the cause was any_rare's compare, one a lane, not the split.) */
+#define LANES_FIXED_SIZES(P, p, in, out, n, USUAL, MAY_RARE)                                                        \
+	switch ((p)->in_bytes * 8 + (p)->out_bytes) {                                                                \
+	case 2 * 8 + 1: P##_16_8(p, false, false, false, true, USUAL, true, false, MAY_RARE, false, in, out, n, NULL); break; \
+	case 2 * 8 + 2: P##_16_16(p, false, false, false, true, USUAL, true, false, MAY_RARE, false, in, out, n, NULL); break; \
+	case 4 * 8 + 1: P##_32_8(p, false, false, false, true, USUAL, true, false, MAY_RARE, false, in, out, n, NULL); break; \
+	default: P##_32_16(p, false, false, false, true, USUAL, true, false, MAY_RARE, false, in, out, n, NULL); break;  \
+	}
+#define LANES_DEEP_SPLIT(NAME, ATTR, P)                                                                             \
+	ATTR __attribute__((noinline)) static void NAME##_in_range(const struct lanes_plan *p, const void *in,      \
+								   void *out, size_t n)                             \
+	{                                                                                                            \
+		LANES_FIXED_SIZES(P, p, in, out, n, USUAL_FIXED, false)                                              \
+	}                                                                                                            \
+	ATTR __attribute__((noinline)) static void NAME##_deep(const struct lanes_plan *p, const void *in, void *out, \
+							       size_t n)                                             \
+	{                                                                                                            \
+		LANES_FIXED_SIZES(P, p, in, out, n, USUAL_FIXED_DEEP, true)                                          \
+	}                                                                                                            \
+	ATTR static void NAME(const struct lanes_plan *p, const void *in, void *out, size_t n)                      \
+	{                                                                                                            \
+		for (size_t b_ = 0; b_ < n; b_ += LANES_BLOCK) {                                                     \
+			size_t m_ = n - b_ < LANES_BLOCK ? n - b_ : LANES_BLOCK;                                     \
+			const void *in_ = (const unsigned char *)in + b_ * p->in_bytes;                              \
+			void *out_ = (unsigned char *)out + b_ * p->out_bytes;                                       \
+			(any_rare8(p, in_, m_) ? NAME##_deep : NAME##_in_range)(p, in_, out_, m_);                   \
+		}                                                                                                    \
 	}
 
 #define LANES_DEEP_DISPATCH(P, p, in, out, n)                                                                      \
@@ -905,6 +945,8 @@ static void lanes_sr_base(const struct lanes_plan *p, const void *in, void *out,
 	LANES_DISPATCH(loop8, p, in, out, n, flags, true);
 }
 
+LANES_DEEP_SPLIT(lanes_deep_base, , loop8)
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #define LANES_ISA_VARIANTS 1
 __attribute__((target("avx2"))) static void lanes_avx2(const struct lanes_plan *p, const void *in, void *out,
@@ -918,6 +960,8 @@ __attribute__((target("avx2"))) static void lanes_sr_avx2(const struct lanes_pla
 {
 	LANES_DISPATCH(loop8, p, in, out, n, flags, true);
 }
+
+LANES_DEEP_SPLIT(lanes_deep_avx2, __attribute__((target("avx2"))), loop8)
 
 /* AVX-512 BW and VL: sixteen lanes a register, the compares into mask
  * registers and the narrowing stores (vpmovdb, vpmovdw, vpmovqb) */
@@ -1189,8 +1233,6 @@ void fpref_emu_lanes_convert(enum lanes_isa isa, const struct lanes_plan *p, con
 static void lanes_isa_convert(enum lanes_isa isa, const struct lanes_plan *p, const void *in, void *out, size_t n,
 			      uint8_t *flags)
 {
-	/* (AVX-512 alone: on AVX2, with 16 registers, the variant's block
-	 * split made the fixed R's loop half as fast on values in range) */
 	bool deep = p->deep_fixed && !flags;
 #ifdef LANES_ISA_VARIANTS
 	if (isa == LANES_ISA_AVX512 && (!p->sr || __builtin_cpu_supports("avx512dq"))) {
@@ -1203,10 +1245,16 @@ static void lanes_isa_convert(enum lanes_isa isa, const struct lanes_plan *p, co
 	if (isa == LANES_ISA_AVX512) /* AVX-512 without DQ: the stochastic lanes of AVX2 */
 		isa = LANES_ISA_AVX2;
 	if (isa == LANES_ISA_AVX2) {
-		(p->sr ? lanes_sr_avx2 : lanes_avx2)(p, in, out, n, flags);
+		if (deep)
+			lanes_deep_avx2(p, in, out, n);
+		else
+			(p->sr ? lanes_sr_avx2 : lanes_avx2)(p, in, out, n, flags);
 		return;
 	}
 #endif
-	(void)isa, (void)deep;
-	(p->sr ? lanes_sr_base : lanes_base)(p, in, out, n, flags);
+	(void)isa;
+	if (deep)
+		lanes_deep_base(p, in, out, n);
+	else
+		(p->sr ? lanes_sr_base : lanes_base)(p, in, out, n, flags);
 }

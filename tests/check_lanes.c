@@ -463,6 +463,50 @@ START_TEST(fixed_r_saturating)
 }
 END_TEST
 
+/* Fixed R, saturating: blocks of values in the target's range, each with
+ * one value for the core (any_rare's edges: the source's least subnormal,
+ * either sign), first, in the middle or last of a block of 512, the rest
+ * a plain 1.5, so that a block-by-block variant that misses it converts
+ * it in the loop without marks. */
+START_TEST(fixed_r_lone_rare)
+{
+	struct fpref_format to, f32 = test_format("f32"), f16 = test_format("f16"), bf16 = test_format("bf16");
+	fpref_format_parse(fixed_targets[_i], &to, NULL, 0);
+	enum { BLOCK = 512, N = 6 * BLOCK + 100 };
+	static const size_t at[] = { 0, BLOCK + 255, 3 * BLOCK - 1, 3 * BLOCK + 17, 5 * BLOCK + 511, 6 * BLOCK + 99 };
+	uint32_t in[N];
+	uint16_t in_f16[N], in_bf16[N];
+	for (size_t i = 0; i < N; i++) {
+		in[i] = 0x3FC00000u; /* 1.5 */
+		in_f16[i] = 0x3E00u;
+		in_bf16[i] = 0x3FC0u;
+	}
+	for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+		uint32_t sign = k % 2 ? 0x80000000u : 0;
+		in[at[k]] = sign | 1u;
+		in_f16[at[k]] = (uint16_t)(sign >> 16 | 1u);
+		in_bf16[at[k]] = (uint16_t)(sign >> 16 | 1u);
+	}
+	unsigned long long compared = 0;
+	for (size_t rule = 0; rule < 2; rule++) {
+		struct fpref_env env;
+		fpref_env_default(&env);
+		env.rounding = FPREF_SR;
+		env.sr_rule = rule ? FPREF_SR_B : FPREF_SR_A;
+		env.sr_width = 13;
+		env.sr_random = 0x1FFF; /* the least subnormals' R' carries: their results not 0 */
+		env.overflow = FPREF_OVERFLOW_SAT;
+		compared += against_core(&f32, &to, &env, in, N, "fp32-vector");
+		if (fpref_format_container_bits(&to) < 16) {
+			compared += against_core(&f16, &to, &env, in_f16, N, "fp16-vector");
+			compared += against_core(&bf16, &to, &env, in_bf16, N, "bf16-vector");
+		}
+	}
+	printf("lanes: fixed R, saturating -> %s, a value for the core alone in a block: %llu elements\n", to.name,
+	       compared);
+}
+END_TEST
+
 /* Stochastic rounding from the seeded stream (one R a value, each lane its
  * own; NVFP4's --sr): FP32, BF16 and FP16 sources, each rule, R of 13, 32
  * and 64 bits (63 under rule B), saturating and not, a start inside the
@@ -1150,6 +1194,7 @@ int main(void)
 	tcase_add_test(wide, fp64_to_fp32_streamed);
 	tcase_add_loop_test(fp32, fp32_every_pattern, 0, (int)(9 * FP32_TARGETS));
 	tcase_add_loop_test(fp32, fixed_r_saturating, 0, (int)FIXED_TARGETS);
+	tcase_add_loop_test(fp32, fixed_r_lone_rare, 0, (int)FIXED_TARGETS);
 	tcase_add_loop_test(fp32, seeded_stream, 0, (int)STREAM_TARGETS);
 	tcase_add_loop_test(fp32, deep_fixed_r, 0, 3);
 	tcase_add_loop_test(fp32, deep_seeded, 0, 3);
