@@ -1042,29 +1042,33 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 static bool narrow_to_odd(const uint64_t *x, uint32_t *y, size_t n, size_t ahead)
 {
+	/* eight at a time, 32-byte vectors: GCC 12 makes a compare of 64-byte
+	 * ones a compare a lane in general registers on AVX2 (its clone had 32) */
 	const uint64_t least = NARROW_LEAST, span = NARROW_SPAN;
-	typedef uint32_t v16 __attribute__((vector_size(64)));
-	v16 outside = { 0 };
+	u32x8 outside = { 0 };
 	size_t j = 0;
-	for (; j + 16 <= n; j += 16) {
-		v16 a, b;
-		if (j + 16 <= ahead) { /* the next chunk's two lines toward the cache */
+	for (; j + 8 <= n; j += 8) {
+		u32x8 a, b;
+		if (j % 16 == 0 && j + 16 <= ahead) { /* the next chunk's two lines toward the cache */
 			__builtin_prefetch(x + n + j, 0, 0);
 			__builtin_prefetch(x + n + j + 8, 0, 0);
 		}
 		memcpy(&a, x + j, sizeof a);
-		memcpy(&b, x + j + 8, sizeof b);
-		v16 lo = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-		v16 hi = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-		v16 ah = hi & 0x7FFFFFFFu, zero = (v16)((ah | lo) == 0u);
-		outside |= (v16)(ah - (uint32_t)(least >> 32) >= (uint32_t)(span >> 32)) & ~zero;
-		v16 t = ((hi << 3u) | (lo >> 29u)) ^ 0x40000000u;
-		v16 v = (hi & 0x80000000u) | (t & 0x7FFFFFFFu) | ((v16)((lo & 0x1FFFFFFFu) != 0u) & 1u);
+		memcpy(&b, x + j + 4, sizeof b);
+		u32x8 lo = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+		u32x8 hi = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+		u32x8 ah = hi & 0x7FFFFFFFu, zero = (u32x8)((ah | lo) == 0u);
+		/* ah - least >= span unsigned, as a signed compare offset by 2^31 (AVX2 has no unsigned one) */
+		outside |= (u32x8)((i32x8)((ah - (uint32_t)(least >> 32)) ^ 0x80000000u) >=
+				   (int32_t)((uint32_t)(span >> 32) ^ 0x80000000u)) &
+			   ~zero;
+		u32x8 t = ((hi << 3u) | (lo >> 29u)) ^ 0x40000000u;
+		u32x8 v = (hi & 0x80000000u) | (t & 0x7FFFFFFFu) | ((u32x8)((lo & 0x1FFFFFFFu) != 0u) & 1u);
 		v = (zero & hi) | (~zero & v);
 		memcpy(y + j, &v, sizeof v);
 	}
 	uint64_t out = 0;
-	for (size_t w = 0; w < 16; w++)
+	for (size_t w = 0; w < 8; w++)
 		out |= outside[w];
 	return !out && narrow_to_odd_tail(x, y, j, n);
 }
