@@ -48,61 +48,64 @@ QUANT_CLONES uint32_t fpref_emu_quant_magnitude_max(const uint32_t *x, size_t n)
 	return m;
 }
 
-typedef uint32_t quant_u32x16 __attribute__((vector_size(64)));
+typedef uint32_t quant_u32x8 __attribute__((vector_size(32)));
 
 /* Lane by lane, the larger of *a and *b (one vpmaxud where vectorised). */
-static inline __attribute__((always_inline)) void quant_larger_into(quant_u32x16 *a, const quant_u32x16 *b)
+static inline __attribute__((always_inline)) void quant_larger_into(quant_u32x8 *a, const quant_u32x8 *b)
 {
-	for (unsigned k = 0; k < 16; k++)
+	for (unsigned k = 0; k < 8; k++)
 		(*a)[k] = (*b)[k] > (*a)[k] ? (*b)[k] : (*a)[k];
 }
 
-/* The halving step's lanes of two vectors, a's 0..15 and b's 16..31:
- * those t with t mod 2g below g (LO), the others (HI). */
-#define QUANT_LO_8 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
-#define QUANT_HI_8 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
-#define QUANT_LO_4 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27
-#define QUANT_HI_4 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31
-#define QUANT_LO_2 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29
-#define QUANT_HI_2 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31
-#define QUANT_LO_1 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
-#define QUANT_HI_1 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
-/* v[i] = the larger of v[2i]'s and v[2i + 1]'s LO and HI lanes, i below n */
-#define QUANT_HALVE(v, n, g)                                                                                  \
-	_Pragma("GCC unroll 8") for (unsigned i_ = 0; i_ < (n); i_++)                                        \
-	{                                                                                                     \
-		quant_u32x16 lo_ = __builtin_shufflevector(v[2 * i_], v[2 * i_ + 1], QUANT_LO_##g);           \
-		quant_u32x16 hi_ = __builtin_shufflevector(v[2 * i_], v[2 * i_ + 1], QUANT_HI_##g);           \
-		quant_larger_into(&lo_, &hi_);                                                                \
-		v[i_] = lo_;                                                                                  \
-	}
-
-/* The largest magnitudes of sixteen stretches of 16 at x, as bits, lane j
- * stretch j's, into *most where larger: four halving steps, each pairing
- * vectors and keeping the larger of each lane's two candidates (45
- * operations, not sixteen reductions across a vector's lanes). */
-static inline __attribute__((always_inline)) void quant_stretch_maxima16(const uint32_t *x, quant_u32x16 *most)
+/* The largest magnitudes of eight stretches of 16 at x, as bits, lane j
+ * stretch j's, into *most where larger: each stretch's two halves' larger
+ * lanes, then three halving steps, each pairing vectors and keeping the
+ * larger of each lane's two candidates (not eight reductions across a
+ * vector's lanes).  Eight lanes, 32-byte vectors: at sixteen, GCC 12 made
+ * the shuffles and compares one lane at a time in the AVX2 clone (192 lane
+ * inserts and extracts), and on AVX-512 eight are as fast (scratch ./q
+ * plain and 46, three pairs). */
+static inline __attribute__((always_inline)) void quant_stretch_maxima8(const uint32_t *x, quant_u32x8 *most)
 {
-	quant_u32x16 v[16];
-	_Pragma("GCC unroll 16") for (unsigned s = 0; s < 16; s++)
+	quant_u32x8 v[8];
+	_Pragma("GCC unroll 8") for (unsigned s = 0; s < 8; s++)
 	{
-		memcpy(&v[s], x + 16 * s, sizeof v[s]);
-		v[s] &= 0x7FFFFFFFu;
+		quant_u32x8 a, b;
+		memcpy(&a, x + 16 * s, sizeof a);
+		memcpy(&b, x + 16 * s + 8, sizeof b);
+		a &= 0x7FFFFFFFu;
+		b &= 0x7FFFFFFFu;
+		quant_larger_into(&a, &b);
+		v[s] = a;
 	}
-	QUANT_HALVE(v, 8, 8)
-	QUANT_HALVE(v, 4, 4)
-	QUANT_HALVE(v, 2, 2)
-	QUANT_HALVE(v, 1, 1)
-	quant_larger_into(most, &v[0]);
+	/* lanes 4 apart, then 2, then 1: stretch j's candidates into lane j */
+	_Pragma("GCC unroll 4") for (unsigned i = 0; i < 4; i++)
+	{
+		quant_u32x8 lo = __builtin_shufflevector(v[2 * i], v[2 * i + 1], 0, 1, 2, 3, 8, 9, 10, 11);
+		quant_u32x8 hi = __builtin_shufflevector(v[2 * i], v[2 * i + 1], 4, 5, 6, 7, 12, 13, 14, 15);
+		quant_larger_into(&lo, &hi);
+		v[i] = lo;
+	}
+	_Pragma("GCC unroll 2") for (unsigned i = 0; i < 2; i++)
+	{
+		quant_u32x8 lo = __builtin_shufflevector(v[2 * i], v[2 * i + 1], 0, 1, 4, 5, 8, 9, 12, 13);
+		quant_u32x8 hi = __builtin_shufflevector(v[2 * i], v[2 * i + 1], 2, 3, 6, 7, 10, 11, 14, 15);
+		quant_larger_into(&lo, &hi);
+		v[i] = lo;
+	}
+	quant_u32x8 lo = __builtin_shufflevector(v[0], v[1], 0, 2, 4, 6, 8, 10, 12, 14);
+	quant_u32x8 hi = __builtin_shufflevector(v[0], v[1], 1, 3, 5, 7, 9, 11, 13, 15);
+	quant_larger_into(&lo, &hi);
+	quant_larger_into(most, &lo);
 }
 
 QUANT_CLONES void fpref_emu_quant_stretch_maxima(const uint32_t *x, size_t count, uint32_t *most)
 {
 	size_t j = 0;
-	for (; j + 16 <= count; j += 16) {
-		quant_u32x16 m;
+	for (; j + 8 <= count; j += 8) {
+		quant_u32x8 m;
 		memcpy(&m, most + j, sizeof m);
-		quant_stretch_maxima16(x + 16 * j, &m);
+		quant_stretch_maxima8(x + 16 * j, &m);
 		memcpy(most + j, &m, sizeof m);
 	}
 	for (; j < count; j++) {
