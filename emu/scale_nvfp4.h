@@ -114,10 +114,36 @@ struct four_six {
 	/* fpref_emu_nvfp4_dequant_46 of each E4M3 code c's scale and E2M1 code
 	 * k at deq[16 c + k] (fpref_emu_nvfp4_four_six_tables) */
 	float *deq;
+	/* the errors at eight lanes (fpref_emu_nvfp4_group_46_eight), not sixteen: a
+	 * CPU without AVX-512 (quant_sixteen_lanes) */
+	bool eight_lanes;
 };
 
 typedef float f32x16 __attribute__((vector_size(64)));
 typedef uint32_t u32x16 __attribute__((vector_size(64)));
+
+/* A band's layout for group_46: nb blocks of `rows` rows of 16 (1: rows
+ * of whole blocks; 16: 16x16 blocks), block g's row r at x + r stride + 16
+ * g, its codes to codes + r stride + 16 g; each row r of the band's chains
+ * (2 g for 6's, 2 g + 1 for 4's) side by side in the converter's output, 16
+ * codes each, from c + 16 (2 nb r + chain). */
+struct band_46 {
+	const uint32_t *x;
+	const uint8_t *c;
+	uint8_t *codes;
+	size_t nb, rows, stride;
+};
+
+/* Errors of chains 2i (6's) and 2i + 1 (4's) of eight blocks from block g0
+ * of the band w (chains past `chains` zero), each block's candidate of the
+ * smaller picked (scale_nvfp4_46.c); at sixteen lanes and at eight, the same
+ * results. */
+unsigned fpref_emu_nvfp4_group_46(const struct four_six *f, enum fpref_nvfp4_choice choice, const struct band_46 *w,
+				  size_t g0, size_t chains, const uint8_t *sc, const uint32_t *raw, uint8_t *sb,
+				  float *err);
+unsigned fpref_emu_nvfp4_group_46_eight(const struct four_six *f, enum fpref_nvfp4_choice choice,
+					const struct band_46 *w, size_t g0, size_t chains, const uint8_t *sc,
+					const uint32_t *raw, uint8_t *sb, float *err);
 
 /* From the element path (scale_nvfp4.c). */
 int fpref_emu_nvfp4_init(struct nvfp4 *q, const struct fpref_nvfp4_params *p, size_t rows, size_t cols, char *err,

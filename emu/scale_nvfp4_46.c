@@ -60,6 +60,11 @@ void fpref_emu_nvfp4_four_six_tables(const struct nvfp4 *q, struct four_six *f)
 		}
 }
 
+typedef int32_t s32x16 __attribute__((vector_size(64)));
+typedef int32_t s32x8 __attribute__((vector_size(32)));
+typedef float f32x8 __attribute__((vector_size(32)));
+typedef uint32_t u32x8 __attribute__((vector_size(32)));
+
 /* ((x * 6) * M) / (T s) for the n values xs, or 0 where s is zero; whether one is NaN. */
 QUANT_CLONES static bool scaled_46(const struct nvfp4 *q, const uint32_t *restrict xs, size_t n, uint32_t s,
 				   uint32_t *restrict y)
@@ -80,38 +85,44 @@ QUANT_CLONES static bool scaled_46(const struct nvfp4 *q, const uint32_t *restri
 }
 
 /* scaled_46 of nb whole blocks of 16 at xb for both candidates, block i's
- * into y + 32 i (6's scale, code sc[2 i]) and y + 32 i + 16 (4's): a
- * vector a block, not a call a block and candidate; whether a value is
- * NaN.  ahead: as band_elements' (scale_nvfp4_bulk.c). */
+ * into y + 32 i (6's scale, code sc[2 i]) and y + 32 i + 16 (4's): two
+ * vectors of eight a block, not a call a block and candidate (eight lanes:
+ * GCC 12 compares sixteen-lane vectors in its AVX2 clone a lane at a
+ * time); whether a value is NaN.  ahead: as band_elements'
+ * (scale_nvfp4_bulk.c). */
 QUANT_CLONES static bool scaled_46_blocks(const struct nvfp4 *q, const struct four_six *f,
 					  const uint32_t *restrict xb, size_t nb, size_t ahead, uint32_t *restrict y)
 {
 	const size_t B = FPREF_NVFP4_BLOCK;
 	const float T = quant_f32(q->T), bound = quant_f32(q->bound);
-	u32x16 nan = { 0 };
+	s32x8 nan = { 0 }; /* signed: a magnitude's bits are below 2^31, and AVX2 compares no unsigned words */
 	for (size_t i = 0; i < nb; i++) {
 		if (i * B < ahead) /* the next band's line toward the cache */
 			__builtin_prefetch(xb + (nb + i) * B, 0, 2);
-		f32x16 x, num;
-		memcpy(&x, xb + i * B, sizeof x);
-		f32x16 x6 = x * 6.0f;
-		num = x6 * bound;
+		f32x8 num[2];
+		for (unsigned h = 0; h < 2; h++) {
+			f32x8 x;
+			memcpy(&x, xb + i * B + 8 * h, sizeof x);
+			f32x8 x6 = x * 6.0f;
+			num[h] = x6 * bound;
+		}
 		for (unsigned k = 0; k < 2; k++) {
 			uint32_t s = f->scale[f->sc[2 * i + k]];
-			f32x16 r = { 0 };
-			if (s & F32_ABS_MASK) {
-				float den = T * quant_f32(s);
-				r = num / den;
+			float den = T * quant_f32(s);
+			for (unsigned h = 0; h < 2; h++) {
+				f32x8 r = { 0 };
+				if (s & F32_ABS_MASK)
+					r = num[h] / den;
+				s32x8 bits;
+				memcpy(&bits, &r, sizeof bits);
+				nan |= (bits & (int32_t)F32_ABS_MASK) > (int32_t)F32_INF;
+				memcpy(y + (2 * i + k) * B + 8 * h, &r, sizeof r);
 			}
-			u32x16 bits;
-			memcpy(&bits, &r, sizeof bits);
-			nan |= (bits & F32_ABS_MASK) > F32_INF;
-			memcpy(y + (2 * i + k) * B, &r, sizeof r);
 		}
 	}
 	uint32_t any = 0;
-	for (unsigned k = 0; k < 16; k++)
-		any |= nan[k];
+	for (unsigned k = 0; k < 8; k++)
+		any |= (uint32_t)nan[k];
 	return any != 0;
 }
 
@@ -233,8 +244,6 @@ static inline __attribute__((always_inline)) void differences_46_block(const flo
 		d[r_ + (h)] = hi_;                                                                            \
 	}
 
-typedef uint32_t u32x8 __attribute__((vector_size(32)));
-typedef int32_t s32x16 __attribute__((vector_size(64)));
 typedef uint8_t u8x16 __attribute__((vector_size(16)));
 typedef uint8_t u8x8 __attribute__((vector_size(8)));
 
@@ -251,17 +260,6 @@ typedef uint8_t u8x8 __attribute__((vector_size(8)));
 		memcpy(cb + 32 * (t), &r_, sizeof r_);                                                        \
 	} while (0)
 
-/* A band's layout for group_46: nb blocks of `rows` rows of 16 (1: rows
- * of whole blocks; 16: 16x16 blocks), block g's row r at x + r stride + 16
- * g, its codes to codes + r stride + 16 g; each row r of the band's chains
- * (2 g for 6's, 2 g + 1 for 4's) side by side in the converter's output, 16
- * codes each, from c + 16 (2 nb r + chain). */
-struct band_46 {
-	const uint32_t *x;
-	const uint8_t *c;
-	uint8_t *codes;
-	size_t nb, rows, stride;
-};
 
 /* Errors of chains 2i (6's) and 2i + 1 (4's) of eight blocks from block g0
  * of the band (chains past `chains` zero): for each row of the blocks in
@@ -369,23 +367,147 @@ static inline __attribute__((always_inline)) unsigned group_46_as(const struct f
 	return again;
 }
 
+/* AS(f, choice, rows, ...) with the choice and the rows (1 or 16) a
+ * constant in each call. */
+#define GROUP_46_CONSTANTS(AS)                                                                                   \
+	do {                                                                                                         \
+		if (w->rows == 1) {                                                                                  \
+			if (choice == FPREF_NVFP4_ABS_MAX)                                                           \
+				return AS(f, FPREF_NVFP4_ABS_MAX, 1, w, g0, chains, sc, raw, sb, err);               \
+			if (choice == FPREF_NVFP4_MAE)                                                               \
+				return AS(f, FPREF_NVFP4_MAE, 1, w, g0, chains, sc, raw, sb, err);                   \
+			return AS(f, FPREF_NVFP4_MSE, 1, w, g0, chains, sc, raw, sb, err);                           \
+		}                                                                                                    \
+		if (choice == FPREF_NVFP4_ABS_MAX)                                                                   \
+			return AS(f, FPREF_NVFP4_ABS_MAX, FPREF_NVFP4_BLOCK, w, g0, chains, sc, raw, sb, err);       \
+		if (choice == FPREF_NVFP4_MAE)                                                                       \
+			return AS(f, FPREF_NVFP4_MAE, FPREF_NVFP4_BLOCK, w, g0, chains, sc, raw, sb, err);           \
+		return AS(f, FPREF_NVFP4_MSE, FPREF_NVFP4_BLOCK, w, g0, chains, sc, raw, sb, err);                   \
+	} while (0)
+
 /* group_46_as with the choice and the rows a constant in each. */
-QUANT_CLONES static unsigned group_46(const struct four_six *f, enum fpref_nvfp4_choice choice,
-				      const struct band_46 *w, size_t g0, size_t chains, const uint8_t *sc,
-				      const uint32_t *raw, uint8_t *sb, float *err)
+QUANT_CLONES unsigned fpref_emu_nvfp4_group_46(const struct four_six *f, enum fpref_nvfp4_choice choice,
+					      const struct band_46 *w, size_t g0, size_t chains, const uint8_t *sc,
+					      const uint32_t *raw, uint8_t *sb, float *err)
 {
-	if (w->rows == 1) {
-		if (choice == FPREF_NVFP4_ABS_MAX)
-			return group_46_as(f, FPREF_NVFP4_ABS_MAX, 1, w, g0, chains, sc, raw, sb, err);
-		if (choice == FPREF_NVFP4_MAE)
-			return group_46_as(f, FPREF_NVFP4_MAE, 1, w, g0, chains, sc, raw, sb, err);
-		return group_46_as(f, FPREF_NVFP4_MSE, 1, w, g0, chains, sc, raw, sb, err);
+	GROUP_46_CONSTANTS(group_46_as);
+}
+
+/* An 8 x 8 transpose of r in registers, by the shuffles AVX has one
+ * instruction for (unpacks, then shufps, then vperm2f128): column k of
+ * the rows to r[k]. */
+static inline __attribute__((always_inline)) void transpose_8(f32x8 r[8])
+{
+	f32x8 t[8], u[8];
+	for (unsigned i = 0; i < 8; i += 2) {
+		t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+		t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
 	}
-	if (choice == FPREF_NVFP4_ABS_MAX)
-		return group_46_as(f, FPREF_NVFP4_ABS_MAX, FPREF_NVFP4_BLOCK, w, g0, chains, sc, raw, sb, err);
-	if (choice == FPREF_NVFP4_MAE)
-		return group_46_as(f, FPREF_NVFP4_MAE, FPREF_NVFP4_BLOCK, w, g0, chains, sc, raw, sb, err);
-	return group_46_as(f, FPREF_NVFP4_MSE, FPREF_NVFP4_BLOCK, w, g0, chains, sc, raw, sb, err);
+	for (unsigned i = 0; i < 8; i += 4)
+		for (unsigned h = 0; h < 2; h++) {
+			u[i + 2 * h] = __builtin_shufflevector(t[i + h], t[i + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+			u[i + 2 * h + 1] = __builtin_shufflevector(t[i + h], t[i + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+		}
+	for (unsigned k = 0; k < 4; k++) {
+		r[k] = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+		r[k + 4] = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+	}
+}
+
+/* group_46_as at eight lanes, for a CPU without AVX-512 (GCC 12 lowers
+ * group_46's sixteen-lane permutations for AVX2 a lane at a time, some
+ * 1500 inserts and extracts): the same sums in the same order, chains 0 to
+ * 7 and then 8 to 15, each chain's differences as two halves of eight
+ * elements, transposed in two 8 x 8 steps; the choice and the codes then
+ * block by block. */
+static inline __attribute__((always_inline)) unsigned group_46_eight_as(const struct four_six *f,
+									 enum fpref_nvfp4_choice choice, size_t rows,
+									 const struct band_46 *w, size_t g0, size_t chains,
+									 const uint8_t *sc, const uint32_t *raw,
+									 uint8_t *sb, float *err)
+{
+	const size_t B = FPREF_NVFP4_BLOCK;
+	float e[16];
+	for (unsigned half = 0; half < 2; half++) {
+		f32x8 acc = { 0 };
+		u32x8 largest = { 0 };
+		for (size_t r = 0; r < rows; r++) {
+			f32x8 d[2][8]; /* d[h][j]: chain 8 half + j's elements 8 h to 8 h + 7 */
+			const uint8_t *cr = w->c + B * (2 * w->nb * r + 2 * g0);
+			const uint32_t *xr = w->x + r * w->stride + g0 * B;
+			_Pragma("GCC unroll 8") for (unsigned j = 0; j < 8; j++)
+			{
+				unsigned chain = 8 * half + j;
+				d[0][j] = d[1][j] = (f32x8){ 0 };
+				if (chain >= chains)
+					continue;
+				f32x8 lo, hi, x;
+				memcpy(&lo, f->deq + 16 * sc[chain], sizeof lo);
+				memcpy(&hi, f->deq + 16 * sc[chain] + 8, sizeof hi);
+				for (unsigned h = 0; h < 2; h++) {
+					uint8_t code[8];
+					memcpy(code, cr + B * chain + 8 * h, sizeof code);
+					u32x8 at = { code[0], code[1], code[2], code[3], code[4], code[5], code[6], code[7] };
+					memcpy(&x, xr + chain / 2 * B + 8 * h, sizeof x);
+#if defined(__GNUC__) && !defined(__clang__)
+					f32x8 v = __builtin_shuffle(lo, hi, at & 15u);
+#else
+					f32x8 v;
+					for (unsigned k = 0; k < 8; k++)
+						v[k] = (at[k] & 8u) ? hi[at[k] & 7u] : lo[at[k] & 7u];
+#endif
+					d[h][j] = v - x;
+				}
+			}
+			transpose_8(d[0]);
+			transpose_8(d[1]);
+			_Pragma("GCC unroll 16") for (unsigned k = 0; k < 16; k++)
+			{
+				const f32x8 *t = &d[k / 8][k % 8];
+				u32x8 mag;
+				memcpy(&mag, t, sizeof mag);
+				mag &= F32_ABS_MASK;
+				if (choice == FPREF_NVFP4_ABS_MAX) {
+					for (unsigned j = 0; j < 8; j++)
+						largest[j] = mag[j] > largest[j] ? mag[j] : largest[j];
+					continue;
+				}
+				f32x8 term;
+				if (choice == FPREF_NVFP4_MAE)
+					memcpy(&term, &mag, sizeof term);
+				else
+					term = *t * *t;
+				acc = acc + term;
+			}
+		}
+		if (choice == FPREF_NVFP4_ABS_MAX)
+			memcpy(e + 8 * half, &largest, sizeof largest);
+		else
+			memcpy(e + 8 * half, &acc, sizeof acc);
+	}
+	if (chains < 16) {
+		for (unsigned j = 0; j < chains; j++)
+			err[j] = e[j];
+		return (1u << (chains + 1) / 2) - 1;
+	}
+	unsigned again = 0;
+	for (unsigned i = 0; i < 8; i++) {
+		unsigned four = e[2 * i + 1] < e[2 * i + 0]; /* ties keep 6 */
+		sb[i] = sc[2 * i + four];
+		again |= (unsigned)(e[2 * i] != e[2 * i] || e[2 * i + 1] != e[2 * i + 1] || raw[i] > F32_INF) << i;
+		for (size_t r = 0; r < rows; r++)
+			memcpy(w->codes + r * w->stride + (g0 + i) * B, w->c + B * (2 * w->nb * r + 2 * g0 + 2 * i + four),
+			       B);
+	}
+	return again;
+}
+
+/* group_46_eight_as with the choice and the rows a constant in each. */
+QUANT_CLONES unsigned fpref_emu_nvfp4_group_46_eight(const struct four_six *f, enum fpref_nvfp4_choice choice,
+						    const struct band_46 *w, size_t g0, size_t chains,
+						    const uint8_t *sc, const uint32_t *raw, uint8_t *sb, float *err)
+{
+	GROUP_46_CONSTANTS(group_46_eight_as);
 }
 
 /* Block blk (its m elements at idx, its amax as bits amax) by the element
@@ -420,8 +542,11 @@ static void band_46_rows(struct nvfp4 *q, const struct fpref_nvfp4_params *p, co
 	fpref_emu_convert_array(b->sink->c, f->y, f->c, 2 * nb * B * brows, NULL, 0);
 	for (size_t j = 0; j < 2 * nb; j += 16) { /* sixteen chains: eight blocks' two candidates */
 		size_t g = j / 2; /* the group's first block */
-		unsigned again = group_46(f, p->choice, &w, g, 2 * nb - j < 16 ? 2 * nb - j : 16, f->sc + j, f->raw + g,
-					  scales + first + g, f->err + j);
+		size_t chains = 2 * nb - j < 16 ? 2 * nb - j : 16;
+		unsigned again = f->eight_lanes ? fpref_emu_nvfp4_group_46_eight(f, p->choice, &w, g, chains, f->sc + j,
+										  f->raw + g, scales + first + g, f->err + j)
+						: fpref_emu_nvfp4_group_46(f, p->choice, &w, g, chains, f->sc + j, f->raw + g,
+									   scales + first + g, f->err + j);
 		for (size_t i = g; again; i++, again >>= 1) {
 			if (!(again & 1u))
 				continue;

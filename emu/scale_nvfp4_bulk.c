@@ -171,6 +171,7 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	struct four_six f = { 0 };
 	size_t band_blocks = p->two_d ? across : step * across, band_elements_max = step * cols + 1;
 	if (four_six) {
+		f.eight_lanes = !quant_sixteen_lanes();
 		f.hp = malloc(2 * band_blocks * sizeof *f.hp);
 		f.raw = malloc(band_blocks * sizeof *f.raw);
 		f.sc = malloc(2 * band_blocks);

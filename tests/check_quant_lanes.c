@@ -705,6 +705,95 @@ START_TEST(stretch_maxima_each_lane)
 }
 END_TEST
 
+/* Four Over Six's errors and choice for eight blocks at sixteen lanes
+ * (fpref_emu_nvfp4_group_46, which an AVX-512 CPU runs) and at eight
+ * (fpref_emu_nvfp4_group_46_eight, which an AVX2 CPU runs): the same
+ * returned bits, scale codes, element codes and errors (as bits), for each
+ * choice, rows of whole blocks and 16x16 blocks, every count of chains
+ * from 1 to 16 (errors equal as bits or both NaN: a NaN's payload is the
+ * order of an addition's operands, and its block the element path's), values with NaN and inf among them, dequantised values a
+ * real table's (T 1) with NaN, inf and -0 written over some, and amaxes
+ * above inf.  Only one runs in the element-path tests on a given CPU;
+ * this holds the other to it. */
+START_TEST(nvfp4_four_six_groups_agree)
+{
+	enum { NB = 8, B = FPREF_NVFP4_BLOCK, STRIDE = NB * B + 16 };
+	static const enum fpref_nvfp4_choice choices[] = { FPREF_NVFP4_MSE, FPREF_NVFP4_MAE, FPREF_NVFP4_ABS_MAX };
+	static const float specials[] = { NAN, INFINITY, -INFINITY, -0.0f, 0x1p-149f, 3.0e38f };
+	char err[256];
+	struct fpref_nvfp4_params p;
+	memset(&p, 0, sizeof p);
+	p.recipe = FPREF_NVFP4_FOUR_OVER_SIX;
+	struct nvfp4 q;
+	ck_assert_int_eq(fpref_emu_nvfp4_init(&q, &p, 16, 16, err, sizeof err), 0);
+	q.T = 0x3F800000u;
+	struct four_six f;
+	memset(&f, 0, sizeof f);
+	f.deq = malloc(256 * 16 * sizeof *f.deq);
+	uint32_t *x = malloc(B * STRIDE * sizeof *x);
+	uint8_t *c = malloc(2 * NB * B * B + 16 * B), *codes[2];
+	codes[0] = malloc(B * STRIDE);
+	codes[1] = malloc(B * STRIDE);
+	ck_assert(f.deq && x && c && codes[0] && codes[1]);
+	fpref_emu_nvfp4_four_six_tables(&q, &f);
+	uint64_t seed = 46;
+	for (unsigned trial = 0; trial < 48; trial++) {
+		bool wild = trial % 3 == 2; /* specials in the values, the table and the amaxes */
+		for (size_t i = 0; i < (size_t)B * STRIDE; i++) {
+			uint64_t r = fpref_sr_stream(seed, i);
+			x[i] = edge_value(seed, i, wild);
+			if (!wild && (r & 3))
+				x[i] = quant_bits(f.deq[16 * (r >> 8 & 255) + (r >> 16 & 15)]); /* a candidate's value: a tie */
+		}
+		for (size_t i = 0; i < 2 * NB * B * B + 16 * B; i++)
+			c[i] = (uint8_t)fpref_sr_stream(seed + 1, i);
+		uint8_t sc[16];
+		uint32_t raw[NB];
+		for (unsigned j = 0; j < 16; j++)
+			sc[j] = (uint8_t)(fpref_sr_stream(seed + 2, j) % 127); /* a finite scale: NaN's rows come below */
+		for (unsigned i = 0; i < NB; i++)
+			raw[i] = wild && i == trial % NB ? 0xFFFFFFFFu : 0x40000000u;
+		if (wild)
+			for (unsigned j = 0; j < 16; j += 5) /* some entries of the rows in use */
+				f.deq[16 * sc[j] + j % 16] = specials[(trial + j) % (sizeof specials / sizeof specials[0])];
+		for (size_t ch = 0; ch < sizeof choices / sizeof choices[0]; ch++)
+			for (size_t rows = 1; rows <= B; rows += B - 1)
+				for (size_t chains = 1; chains <= 16; chains++) {
+					uint8_t sb[2][NB];
+					float e[2][16];
+					unsigned again[2];
+					for (int w8 = 0; w8 < 2; w8++) {
+						memset(codes[w8], 0xEE, B * STRIDE);
+						memset(sb[w8], 0xEE, NB);
+						memset(e[w8], 0xEE, sizeof e[w8]);
+						const struct band_46 w = { x, c, codes[w8], NB, rows, STRIDE };
+						again[w8] = (w8 ? fpref_emu_nvfp4_group_46_eight
+								: fpref_emu_nvfp4_group_46)(&f, choices[ch], &w, 0, chains, sc, raw,
+											   sb[w8], e[w8]);
+					}
+					bool same_errors = true; /* the same bits, or both NaN (a NaN's block is the element path's) */
+					for (size_t j = 0; chains < 16 && j < chains; j++)
+						same_errors = same_errors && (quant_bits(e[0][j]) == quant_bits(e[1][j]) ||
+									      (e[0][j] != e[0][j] && e[1][j] != e[1][j]));
+					ck_assert_msg(again[0] == again[1] && !memcmp(sb[0], sb[1], NB) &&
+							      !memcmp(codes[0], codes[1], B * STRIDE) &&
+							      same_errors,
+						      "trial %u, choice %d, rows %zu, chains %zu: sixteen lanes' result "
+						      "0x%02X, eight lanes' 0x%02X (or their scales, codes or errors differ)",
+						      trial, (int)choices[ch], rows, chains, again[0], again[1]);
+				}
+		if (wild)
+			fpref_emu_nvfp4_four_six_tables(&q, &f);
+		seed += 3;
+	}
+	free(codes[0]);
+	free(codes[1]);
+	free(c);
+	free(x);
+	fpref_emu_nvfp4_four_six_free(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("quant_lanes");
@@ -721,6 +810,7 @@ int main(void)
 	tcase_add_test(nv, nvfp4_rht_skip_margin);
 	tcase_add_test(nv, nvfp4_four_over_six_near_ties);
 	tcase_add_test(nv, nvfp4_four_six_table);
+	tcase_add_test(nv, nvfp4_four_six_groups_agree);
 	tcase_add_test(nv, stretch_maxima_each_lane);
 	suite_add_tcase(s, nv);
 	TCase *fp8 = tcase_create("fp8");
