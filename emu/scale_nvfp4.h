@@ -173,7 +173,10 @@ void fpref_emu_nvfp4_band_46(struct nvfp4 *q, const struct fpref_nvfp4_params *p
 			     struct four_six *f, const uint32_t *x, size_t rows, size_t cols, size_t r0, size_t r1,
 			     uint8_t *codes, uint8_t *scales);
 /* From the transform in bulk (scale_nvfp4_rht.c). */
-uint32_t fpref_emu_nvfp4_hadamard_host_max(unsigned signs, const uint32_t *x, size_t n);
+/* (eight: at eight lanes, for a CPU without AVX-512; the same results) */
+bool fpref_emu_nvfp4_hadamard_host(unsigned signs, bool inverse, const uint32_t *x, size_t n, uint32_t *out,
+				   size_t ahead, bool eight);
+uint32_t fpref_emu_nvfp4_hadamard_host_max(unsigned signs, const uint32_t *x, size_t n, bool eight);
 void fpref_emu_nvfp4_hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, bool inverse,
 			  const struct fpref_emu_converter *to_bf16, const uint32_t *x, size_t n, uint32_t *out,
 			  size_t ahead);

@@ -200,8 +200,9 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 	 * -0's magnitude is +0's); the transform's largest alone, then rounded
 	 * by the converter.  A NaN output: the transform a band at a time as it
 	 * is quantised (fpref_emu_nvfp4_hadamard_bulk), for the largest but NaN's. */
+	const bool eight = !quant_sixteen_lanes();
 	uint32_t not_nan = 0,
-		 global = banded ? fpref_emu_nvfp4_hadamard_host_max((unsigned)p->rht_signs, x_in, rows * cols) : 0;
+		 global = banded ? fpref_emu_nvfp4_hadamard_host_max((unsigned)p->rht_signs, x_in, rows * cols, eight) : 0;
 	if (banded && global <= F32_INF && to_bf16) {
 		uint16_t rounded;
 		fpref_emu_convert_array(to_bf16, &global, &rounded, 1, NULL, 0);

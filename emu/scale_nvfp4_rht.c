@@ -88,32 +88,97 @@ static inline __attribute__((always_inline)) void hadamard_four(const f32x16 m[F
 		hadamard_fold(most, out ? out + 3 * FPREF_NVFP4_BLOCK : NULL, &a3);
 }
 
-/* The transform of x[0..n) into out; whether an output is NaN (folded in,
- * not a pass over out).  ahead: how many of x's elements follow x[n), of
+typedef float f32x8 __attribute__((vector_size(32)));
+typedef uint32_t u32x8 __attribute__((vector_size(32)));
+
+/* hadamard_four at eight lanes, for a CPU without AVX-512 (quant_sixteen_lanes;
+ * GCC 12 keeps hadamard_four's sixteen-lane rows and sums for AVX2 in memory,
+ * inserted and extracted a lane at a time): each group's sums as two
+ * halves, out_0..7 and out_8..15, the same products and sums in the same
+ * order; the rows m8[j][half] read from memory as operands, two halves of
+ * four groups in the sixteen registers. */
+static inline __attribute__((always_inline)) void hadamard_four_eight(const f32x8 m8[FPREF_NVFP4_BLOCK][2],
+								       const uint32_t *x, size_t h, u32x8 most[2],
+								       uint32_t *out)
+{
+	f32x8 a[4][2] = { { { 0 } } };
+	for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++)
+		_Pragma("GCC unroll 4") for (unsigned g = 0; g < 4; g++)
+		{
+			float xj = quant_f32(x[(g < h ? g : 0) * FPREF_NVFP4_BLOCK + j]);
+			for (unsigned half = 0; half < 2; half++) {
+				f32x8 p = xj * m8[j][half];
+				a[g][half] = a[g][half] + p;
+			}
+		}
+	_Pragma("GCC unroll 4") for (unsigned g = 0; g < 4; g++)
+	{
+		if (g >= h)
+			continue;
+		for (unsigned half = 0; half < 2; half++) {
+			u32x8 u;
+			memcpy(&u, &a[g][half], sizeof u);
+			u &= F32_ABS_MASK;
+			for (unsigned k = 0; k < 8; k++) /* a lane's maximum: one instruction where vectorised */
+				most[half][k] = u[k] > most[half][k] ? u[k] : most[half][k];
+			if (out)
+				memcpy(out + g * FPREF_NVFP4_BLOCK + 8 * half, &a[g][half], sizeof a[g][half]);
+		}
+	}
+}
+
+/* m's rows as halves of eight, for hadamard_four_eight. */
+static inline __attribute__((always_inline)) void rows_in_halves(const f32x16 m[FPREF_NVFP4_BLOCK],
+								  f32x8 m8[FPREF_NVFP4_BLOCK][2])
+{
+	for (unsigned j = 0; j < FPREF_NVFP4_BLOCK; j++)
+		memcpy(m8[j], &m[j], sizeof m8[j]);
+}
+
+/* The largest of both halves' lanes. */
+static inline __attribute__((always_inline)) uint32_t largest_of_halves(const u32x8 most[2])
+{
+	uint32_t m = 0;
+	for (unsigned half = 0; half < 2; half++)
+		for (unsigned k = 0; k < 8; k++)
+			m = most[half][k] > m ? most[half][k] : m;
+	return m;
+}
+
+/* The transform of x[0..n) into out, at eight lanes where eight (the same
+ * results); whether an output is NaN (folded in, not a pass over out).  ahead: how many of x's elements follow x[n), of
  * which the first n are fetched toward the cache as x's are read, so that
  * the next band's reading from memory overlaps this band's rounding and
  * quantising (the hardware's prefetcher stops with the reads). */
-QUANT_CLONES static bool hadamard_host(unsigned signs, bool inverse, const uint32_t *x, size_t n, uint32_t *out,
-				       size_t ahead)
+QUANT_CLONES bool fpref_emu_nvfp4_hadamard_host(unsigned signs, bool inverse, const uint32_t *x, size_t n,
+					       uint32_t *out, size_t ahead, bool eight)
 {
 	f32x16 m[FPREF_NVFP4_BLOCK];
 	hadamard_rows(signs, inverse, m);
+	f32x8 m8[FPREF_NVFP4_BLOCK][2];
+	rows_in_halves(m, m8);
 	u32x16 most = { 0 };
+	u32x8 most8[2] = { { 0 } };
 	size_t groups = n / FPREF_NVFP4_BLOCK, g = 0;
 	for (; g + 4 <= groups; g += 4) {
 		if ((g + 4) * FPREF_NVFP4_BLOCK <= ahead) /* a line of 16 each */
 			for (size_t k = 0; k < 4; k++)
 				__builtin_prefetch(x + n + (g + k) * FPREF_NVFP4_BLOCK, 0, 2);
-		hadamard_four(m, x + g * FPREF_NVFP4_BLOCK, 4, &most, out + g * FPREF_NVFP4_BLOCK);
+		if (eight)
+			hadamard_four_eight(m8, x + g * FPREF_NVFP4_BLOCK, 4, most8, out + g * FPREF_NVFP4_BLOCK);
+		else
+			hadamard_four(m, x + g * FPREF_NVFP4_BLOCK, 4, &most, out + g * FPREF_NVFP4_BLOCK);
 	}
-	if (g < groups)
+	if (g < groups && eight)
+		hadamard_four_eight(m8, x + g * FPREF_NVFP4_BLOCK, groups - g, most8, out + g * FPREF_NVFP4_BLOCK);
+	else if (g < groups)
 		hadamard_four(m, x + g * FPREF_NVFP4_BLOCK, groups - g, &most, out + g * FPREF_NVFP4_BLOCK);
-	return largest_lane(&most) > F32_INF;
+	return (eight ? largest_of_halves(most8) : largest_lane(&most)) > F32_INF;
 }
 
 /* The largest magnitude as bits of the forward transform's outputs for
- * x[0..n) (hadamard_host's, not stored), or a NaN's (some magnitude above
- * inf's) once one is met.  The tensor's maxima need only this: a group
+ * x[0..n) (fpref_emu_nvfp4_hadamard_host's, not stored), or a NaN's (some
+ * magnitude above inf's) once one is met.  The tensor's maxima need only this: a group
  * whose outputs cannot exceed the largest so far, M, is skipped, 16 groups
  * at a time.  Why a group is skipped safely: its products' magnitudes are
  * a_j = fl(|x_j| / 4) (RNE is odd), and a sum's |fl(s + p_j)| = fl(|s +
@@ -126,12 +191,15 @@ QUANT_CLONES static bool hadamard_host(unsigned signs, bool inverse, const uint3
  * partial sum too by the same argument on its prefix (so none rounds to
  * inf: M <= FLT_MAX), and every |out_k| < M.  A NaN or infinite x_j makes C
  * NaN or inf, above L: never skipped. */
-QUANT_CLONES uint32_t fpref_emu_nvfp4_hadamard_host_max(unsigned signs, const uint32_t *x, size_t n)
+QUANT_CLONES uint32_t fpref_emu_nvfp4_hadamard_host_max(unsigned signs, const uint32_t *x, size_t n, bool eight)
 {
 	enum { TILE = 16 * FPREF_NVFP4_BLOCK };
 	f32x16 m[FPREF_NVFP4_BLOCK];
 	hadamard_rows(signs, false, m);
+	f32x8 m8[FPREF_NVFP4_BLOCK][2];
+	rows_in_halves(m, m8);
 	u32x16 most = { 0 };
+	u32x8 most8[2] = { { 0 } };
 	uint32_t limit = 0, largest = 0; /* limit: L's bits, 0 while none */
 	size_t whole = n / FPREF_NVFP4_BLOCK * FPREF_NVFP4_BLOCK;
 	for (size_t i = 0; i < whole; i += TILE) {
@@ -161,12 +229,14 @@ QUANT_CLONES uint32_t fpref_emu_nvfp4_hadamard_host_max(unsigned signs, const ui
 			if (c <= limit)
 				continue;
 		}
-		size_t g = 0;
-		for (; g + 4 * FPREF_NVFP4_BLOCK <= t; g += 4 * FPREF_NVFP4_BLOCK)
-			hadamard_four(m, x + i + g, 4, &most, NULL);
-		if (g < t)
-			hadamard_four(m, x + i + g, (t - g) / FPREF_NVFP4_BLOCK, &most, NULL);
-		largest = largest_lane(&most);
+		for (size_t g = 0; g < t; g += 4 * FPREF_NVFP4_BLOCK) {
+			size_t h = (t - g) / FPREF_NVFP4_BLOCK < 4 ? (t - g) / FPREF_NVFP4_BLOCK : 4;
+			if (eight)
+				hadamard_four_eight(m8, x + i + g, h, most8, NULL);
+			else
+				hadamard_four(m, x + i + g, h, &most, NULL);
+		}
+		largest = eight ? largest_of_halves(most8) : largest_lane(&most);
 		if (largest > F32_INF)
 			return largest;
 		limit = largest >= 0x0D800000u && largest < F32_INF ? quant_bits(quant_f32(largest) * (1.0f - 0x1p-17f))
@@ -182,7 +252,7 @@ QUANT_CLONES static void bf16_widen(const uint16_t *restrict b, size_t n, uint32
 		out[k] = (uint32_t)b[k] << 16;
 }
 
-/* hadamard_host, rounded to BF16 by the converter to_bf16 where one is
+/* fpref_emu_nvfp4_hadamard_host, rounded to BF16 by the converter to_bf16 where one is
  * given (FP32 to BF16, rne: the forward transform's, as asked); a group
  * whose outputs hold a NaN is the emulator's (fpref_emu_nvfp4_hadamard), whose NaNs are
  * its own. */
@@ -190,7 +260,8 @@ void fpref_emu_nvfp4_hadamard_bulk(const struct nvfp4 *q, const struct fpref_nvf
 			  const struct fpref_emu_converter *to_bf16, const uint32_t *x, size_t n, uint32_t *out,
 			  size_t ahead)
 {
-	bool nan = hadamard_host((unsigned)p->rht_signs, inverse, x, n, out, ahead);
+	bool eight = !quant_sixteen_lanes(), nan = fpref_emu_nvfp4_hadamard_host((unsigned)p->rht_signs, inverse, x, n,
+										 out, ahead, eight);
 	uint16_t b[QUANT_CHUNK];
 	for (size_t i = 0; to_bf16 && i < n; i += QUANT_CHUNK) {
 		size_t m = n - i < QUANT_CHUNK ? n - i : QUANT_CHUNK;

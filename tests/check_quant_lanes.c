@@ -533,6 +533,61 @@ START_TEST(nvfp4_rht_skip_margin)
 }
 END_TEST
 
+/* The transform at sixteen lanes (an AVX-512 CPU's) and at eight (an AVX2
+ * CPU's): the same outputs (bits, or both NaN: a NaN's payload is the
+ * order of an addition's operands, and the bulk path makes a NaN group
+ * again by the emulator), the same answer to whether one is NaN, and the
+ * same tensor maximum (bits, or both above inf), forward and inverse, for
+ * counts of groups that end a run of four anywhere and span several tiles
+ * of the maximum's skip; values edge-heavy with and without NaN and inf,
+ * and runs of small values after a large one (tiles skipped).  Only one
+ * runs in the element-path tests on a given CPU; this holds the other to
+ * it. */
+START_TEST(nvfp4_rht_eight_lanes_agree)
+{
+	static const size_t groups[] = { 1, 2, 3, 4, 5, 7, 16, 17, 33, 80, 161 };
+	const size_t most = 161 * 16;
+	uint32_t *x = malloc(most * sizeof *x), *out[2];
+	out[0] = malloc(most * sizeof *out[0]);
+	out[1] = malloc(most * sizeof *out[1]);
+	ck_assert(x && out[0] && out[1]);
+	for (unsigned trial = 0; trial < 12; trial++) {
+		uint64_t seed = 9000 + trial;
+		for (size_t i = 0; i < most; i++) {
+			x[i] = edge_value(seed, i, trial % 3 == 1);
+			if (trial % 3 == 2) /* small after a large first group: the maximum's tiles skipped */
+				x[i] = i < 16 ? 0x4B000000u : (x[i] & 0x807FFFFFu) | 0x3C000000u;
+		}
+		unsigned signs = (unsigned)fpref_sr_stream(seed, most) & 0xFFFFu;
+		for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+			size_t n = 16 * groups[g];
+			for (int inverse = 0; inverse < 2; inverse++) {
+				bool nan[2];
+				for (int w8 = 0; w8 < 2; w8++) {
+					memset(out[w8], 0xEE, most * sizeof *out[w8]);
+					nan[w8] = fpref_emu_nvfp4_hadamard_host(signs, inverse, x, n, out[w8], 0, w8);
+				}
+				ck_assert_msg(nan[0] == nan[1], "trial %u, %zu groups%s: NaN %d at sixteen lanes, %d at eight",
+					      trial, groups[g], inverse ? ", inverse" : "", nan[0], nan[1]);
+				for (size_t i = 0; i < most; i++)
+					ck_assert_msg(out[0][i] == out[1][i] ||
+							      (i < n && quant_is_nan(out[0][i]) && quant_is_nan(out[1][i])),
+						      "trial %u, %zu groups%s, output %zu: 0x%08X at sixteen lanes, 0x%08X at eight",
+						      trial, groups[g], inverse ? ", inverse" : "", i, out[0][i], out[1][i]);
+			}
+			uint32_t m16 = fpref_emu_nvfp4_hadamard_host_max(signs, x, n, false);
+			uint32_t m8 = fpref_emu_nvfp4_hadamard_host_max(signs, x, n, true);
+			ck_assert_msg(m16 == m8 || (m16 > F32_INF && m8 > F32_INF),
+				      "trial %u, %zu groups: maximum 0x%08X at sixteen lanes, 0x%08X at eight", trial,
+				      groups[g], m16, m8);
+		}
+	}
+	free(out[0]);
+	free(out[1]);
+	free(x);
+}
+END_TEST
+
 /* ---- FP8: per-tensor, tiles and blocks ---- */
 
 /* float32(code) * factor rounded once, by the emulator's conversion and product. */
@@ -808,6 +863,7 @@ int main(void)
 	tcase_add_test(nv, nvfp4_rht_inverse_of_infinities);
 	tcase_add_test(nv, nvfp4_rht_tensor_maxima);
 	tcase_add_test(nv, nvfp4_rht_skip_margin);
+	tcase_add_test(nv, nvfp4_rht_eight_lanes_agree);
 	tcase_add_test(nv, nvfp4_four_over_six_near_ties);
 	tcase_add_test(nv, nvfp4_four_six_table);
 	tcase_add_test(nv, nvfp4_four_six_groups_agree);
