@@ -57,6 +57,48 @@ static inline __attribute__((always_inline)) void quant_larger_into(quant_u32x8 
 		(*a)[k] = (*b)[k] > (*a)[k] ? (*b)[k] : (*a)[k];
 }
 
+typedef int32_t quant_i32x8 __attribute__((vector_size(32)));
+
+/* A line of 16 a step, in two vectors of eight, each step fetching the
+ * line TENSOR_AHEAD elements on toward the cache: more lines on their way
+ * than the hardware's prefetcher keeps (a Zen 5 core, scratch driver, 64
+ * MiB: 30-34 GB/s without, 45-47 with 16 KiB ahead).  NaN or not by a
+ * signed compare: a magnitude's bits are below 2^31, and AVX2 compares no
+ * unsigned words. */
+enum { TENSOR_AHEAD = 4096 };
+QUANT_CLONES uint32_t fpref_emu_quant_tensor_maxima(const uint32_t *x, size_t n, uint32_t *not_nan)
+{
+	quant_u32x8 most = { 0 }, finite = { 0 };
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		if (n - i >= TENSOR_AHEAD + 16)
+			__builtin_prefetch(x + i + TENSOR_AHEAD, 0, 3);
+		for (unsigned h = 0; h < 2; h++) {
+			quant_u32x8 v;
+			memcpy(&v, x + i + 8 * h, sizeof v);
+			v &= 0x7FFFFFFFu;
+			quant_i32x8 s;
+			memcpy(&s, &v, sizeof s);
+			quant_u32x8 w = v & (quant_u32x8)(s <= (int32_t)0x7F800000);
+			quant_larger_into(&most, &v);
+			quant_larger_into(&finite, &w);
+		}
+	}
+	uint32_t m = 0, f = 0;
+	for (unsigned k = 0; k < 8; k++) {
+		m = most[k] > m ? most[k] : m;
+		f = finite[k] > f ? finite[k] : f;
+	}
+	for (; i < n; i++) {
+		uint32_t v = x[i] & 0x7FFFFFFFu, w = v <= 0x7F800000u ? v : 0;
+		m = v > m ? v : m;
+		f = w > f ? w : f;
+	}
+	if (not_nan)
+		*not_nan = f;
+	return m;
+}
+
 /* The largest magnitudes of eight stretches of 16 at x, as bits, lane j
  * stretch j's, into *most where larger: each stretch's two halves' larger
  * lanes, then three halving steps, each pairing vectors and keeping the

@@ -69,6 +69,10 @@ static inline bool quant_sixteen_lanes(void)
 /* The largest magnitude of x[0..n) as bits: a NaN's above inf's. */
 uint32_t fpref_emu_quant_magnitude_max(const uint32_t *x, size_t n);
 
+/* The same for a whole tensor read once from memory, and where not_nan is
+ * given, the largest that is not a NaN's (+0 where none) to it. */
+uint32_t fpref_emu_quant_tensor_maxima(const uint32_t *x, size_t n, uint32_t *not_nan);
+
 /* most[j] = the larger of most[j] and the largest magnitude as bits (a
  * NaN's above inf's) of x[16 j .. 16 j + 16), for j below count. */
 void fpref_emu_quant_stretch_maxima(const uint32_t *x, size_t count, uint32_t *most);

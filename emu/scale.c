@@ -247,7 +247,7 @@ int fpref_emu_current_quantize_lanes(const struct fpref_current_params *p, const
 		return -1;
 	if (!fpref_emu_quant_fpu_plain())
 		return 1;
-	uint32_t a = fpref_emu_quant_magnitude_max(x, n);
+	uint32_t a = fpref_emu_quant_tensor_maxima(x, n, NULL);
 	if (a > F32_INF) /* a NaN: the recipe's policy decides */
 		a = fpref_emu_amax(x, n, fpref_amax_nan_ignored(p->amax_nan, true));
 	uint32_t s = te_scale(&e, a, p->eps, p->pow2);

@@ -40,20 +40,6 @@ static inline __attribute__((always_inline)) void block_scaled(const uint32_t *r
 		y[i] = quant_bits(divide ? quant_f32(x[i]) / by : quant_f32(x[i]) * by);
 }
 
-/* The largest magnitude of x[0..n) as bits, and the largest but NaN's. */
-QUANT_CLONES static uint32_t tensor_maxima(const uint32_t *x, size_t n, uint32_t *not_nan)
-{
-	uint32_t m = 0, f = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t v = x[i] & F32_ABS_MASK,
-			 w = v & (0u - (uint32_t)(v <= F32_INF)); /* branch-free: it vectorises */
-		m = v > m ? v : m;
-		f = w > f ? w : f;
-	}
-	*not_nan = f;
-	return m;
-}
-
 /* Rounds the chunk gathered, then gives each stretch of 16 (or the row's
  * last, shorter one) holding a NaN scaled value to the element path. */
 static void bulk_flush(const struct nvfp4 *q, const struct fpref_nvfp4_params *p, struct nvfp4_bulk *b,
@@ -212,12 +198,12 @@ int fpref_emu_nvfp4_quantize_lanes(const struct fpref_nvfp4_params *p, const uin
 		size_t n = ((r0 + step < rows ? r0 + step : rows) - r0) * cols;
 		uint32_t band_not_nan;
 		fpref_emu_nvfp4_hadamard_bulk(&q, p, false, to_bf16, x_in + r0 * cols, n, rht, 0);
-		uint32_t band_max = tensor_maxima(rht, n, &band_not_nan);
+		uint32_t band_max = fpref_emu_quant_tensor_maxima(rht, n, &band_not_nan);
 		global = band_max > global ? band_max : global;
 		not_nan = band_not_nan > not_nan ? band_not_nan : not_nan;
 	}
 	if (!banded)
-		global = tensor_maxima(x, rows * cols, &not_nan);
+		global = fpref_emu_quant_tensor_maxima(x, rows * cols, &not_nan);
 	if (global > F32_INF)
 		global = q.row->amax_nan_propagates ? F32_QUIET_NAN : not_nan;
 	q.T = fpref_emu_nvfp4_tensor_scale(&q, global);

@@ -849,6 +849,46 @@ START_TEST(nvfp4_four_six_groups_agree)
 }
 END_TEST
 
+/* A tensor's largest magnitude and its largest but NaN's
+ * (fpref_emu_quant_tensor_maxima, vectors of eight and a scalar tail, the
+ * lines ahead fetched) against a loop here: every count to 80 and counts
+ * about the fetch's distance, each holding its largest, an inf or a NaN
+ * (quiet and signalling) in each place in turn, the rest edge-heavy values
+ * without specials. */
+START_TEST(tensor_maxima_each_place)
+{
+	static const size_t counts[] = { 4095, 4111, 4112, 4113, 4127, 4128, 8209 };
+	static const uint32_t special[] = { 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFBFFFFFu, 0x7F800001u };
+	uint32_t *x = malloc(8209 * sizeof *x);
+	ck_assert_ptr_nonnull(x);
+	for (size_t c = 0; c < 80 + sizeof counts / sizeof counts[0]; c++) {
+		size_t n = c < 80 ? c : counts[c - 80];
+		for (size_t at = 0; at < n; at += c < 80 ? 1 : 97)
+			for (size_t k = 0; k <= sizeof special / sizeof special[0]; k++) {
+				for (size_t i = 0; i < n; i++)
+					x[i] = edge_value(77 + c, i, false);
+				if (k < sizeof special / sizeof special[0])
+					x[at] = special[k];
+				else /* the largest: above every other */
+					x[at] = (x[at] & 0x80000000u) | 0x7F7FFFFFu;
+				uint32_t want = 0, want_finite = 0, finite = 0xEEEEEEEEu;
+				for (size_t i = 0; i < n; i++) {
+					uint32_t v = x[i] & 0x7FFFFFFFu;
+					want = v > want ? v : want;
+					if (v <= F32_INF)
+						want_finite = v > want_finite ? v : want_finite;
+				}
+				uint32_t got = fpref_emu_quant_tensor_maxima(x, n, &finite);
+				ck_assert_msg(got == want && finite == want_finite,
+					      "%zu values, 0x%08X at %zu: 0x%08X and 0x%08X, want 0x%08X and 0x%08X", n, x[at],
+					      at, got, finite, want, want_finite);
+				ck_assert_uint_eq(fpref_emu_quant_tensor_maxima(x, n, NULL), want);
+			}
+	}
+	free(x);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("quant_lanes");
@@ -868,6 +908,7 @@ int main(void)
 	tcase_add_test(nv, nvfp4_four_six_table);
 	tcase_add_test(nv, nvfp4_four_six_groups_agree);
 	tcase_add_test(nv, stretch_maxima_each_lane);
+	tcase_add_test(nv, tensor_maxima_each_place);
 	suite_add_tcase(s, nv);
 	TCase *fp8 = tcase_create("fp8");
 	tcase_set_timeout(fp8, 120);
