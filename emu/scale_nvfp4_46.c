@@ -452,7 +452,7 @@ static inline __attribute__((always_inline)) unsigned group_46_eight_as(const st
 #if defined(__GNUC__) && !defined(__clang__)
 					f32x8 v = __builtin_shuffle(lo, hi, at & 15u);
 #else
-					f32x8 v;
+					f32x8 v = { 0 };
 					for (unsigned k = 0; k < 8; k++)
 						v[k] = (at[k] & 8u) ? hi[at[k] & 7u] : lo[at[k] & 7u];
 #endif
